@@ -1,0 +1,398 @@
+//! Diagnostics and reports: plain data, rendered elsewhere.
+//!
+//! ## JSON shape (stable)
+//!
+//! A [`Diagnostic`] serialises as
+//! `{"code":"VAL014","severity":"error","message":"…","file":"x.mjs","line":4,"column":14,
+//!   "pointer":"/main/version","path":"main.version","variant":"v3","help":"…"}`;
+//! `variant`, `file`, `line`, `column`, `pointer`, `path` and `help` are left out when unknown.
+//! A [`FileReport`] is `{"file":…,"kind":…,"verdict":"valid"|"invalid","errors":N,"warnings":N,
+//! "infos":N,"diagnostics":[…]}`; a [`Report`] is `{"profile":…,"verdict":…,"files":N,"errors":N,
+//! "warnings":N,"infos":N,"reports":[FileReport…]}`.
+
+use serde::Serialize;
+
+use crate::profile::{Level, RuleSettings};
+use crate::registry::Code;
+
+/// The severity of an emitted diagnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+    pub fn from_level(level: Level) -> Option<Severity> {
+        match level {
+            Level::Off => None,
+            Level::Info => Some(Severity::Info),
+            Level::Warning => Some(Severity::Warning),
+            Level::Error => Some(Severity::Error),
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One segment of a location inside a JSON value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// A location inside an exported value, e.g. `main.tools.getAbi.parameters[0]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct JsonPath(pub Vec<Seg>);
+
+impl JsonPath {
+    pub fn root(key: &str) -> Self {
+        JsonPath(vec![Seg::Key(key.to_string())])
+    }
+    pub fn key(&self, key: &str) -> Self {
+        let mut v = self.0.clone();
+        v.push(Seg::Key(key.to_string()));
+        JsonPath(v)
+    }
+    pub fn index(&self, i: usize) -> Self {
+        let mut v = self.0.clone();
+        v.push(Seg::Index(i));
+        JsonPath(v)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// RFC 6901 JSON pointer: `/main/tools/getAbi`.
+    pub fn pointer(&self) -> String {
+        let mut out = String::new();
+        for s in &self.0 {
+            out.push('/');
+            match s {
+                Seg::Key(k) => out.push_str(&k.replace('~', "~0").replace('/', "~1")),
+                Seg::Index(i) => out.push_str(&i.to_string()),
+            }
+        }
+        out
+    }
+    /// Readable dotted form: `main.tools.getAbi.parameters[0]`, keys that are not identifiers quoted
+    /// in brackets (`main.tools["/block/:id"]`).
+    pub fn dotted(&self) -> String {
+        let mut out = String::new();
+        for s in &self.0 {
+            match s {
+                Seg::Key(k) if is_ident(k) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(k);
+                }
+                Seg::Key(k) => {
+                    out.push('[');
+                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                    out.push(']');
+                }
+                Seg::Index(i) => {
+                    out.push('[');
+                    out.push_str(&i.to_string());
+                    out.push(']');
+                }
+            }
+        }
+        out
+    }
+}
+
+fn is_ident(k: &str) -> bool {
+    let mut chars = k.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+impl std::fmt::Display for JsonPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.dotted())
+    }
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub code: Code,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<&'static str>,
+    pub severity: Severity,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "ser_pointer"
+    )]
+    pub pointer: Option<JsonPath>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+}
+
+fn ser_pointer<S: serde::Serializer>(p: &Option<JsonPath>, s: S) -> Result<S::Ok, S::Error> {
+    match p {
+        Some(p) => s.serialize_str(&p.pointer()),
+        None => s.serialize_none(),
+    }
+}
+
+impl Diagnostic {
+    pub fn with_location(mut self, line: u32, column: u32) -> Self {
+        self.line = Some(line);
+        self.column = Some(column);
+        self
+    }
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+/// Collects diagnostics for one file, resolving each code's severity under the active settings and
+/// dropping rules that are `off`.
+#[derive(Debug)]
+pub struct Collector<'s> {
+    settings: &'s RuleSettings,
+    file: Option<String>,
+    out: Vec<Diagnostic>,
+}
+
+impl<'s> Collector<'s> {
+    pub fn new(settings: &'s RuleSettings, file: Option<String>) -> Self {
+        Self {
+            settings,
+            file,
+            out: Vec::new(),
+        }
+    }
+
+    pub fn settings(&self) -> &RuleSettings {
+        self.settings
+    }
+
+    /// Emits `code` (default variant) at `path`. Returns the diagnostic for further decoration, or
+    /// `None` when the rule is off.
+    pub fn emit(
+        &mut self,
+        code: Code,
+        path: Option<&JsonPath>,
+        message: impl Into<String>,
+    ) -> Option<&mut Diagnostic> {
+        self.emit_variant(code, None, path, message)
+    }
+
+    /// Emits `code` in its named `variant`.
+    pub fn emit_variant(
+        &mut self,
+        code: Code,
+        variant: Option<&'static str>,
+        path: Option<&JsonPath>,
+        message: impl Into<String>,
+    ) -> Option<&mut Diagnostic> {
+        let severity = Severity::from_level(self.settings.level(code, variant))?;
+        self.out.push(Diagnostic {
+            code,
+            variant,
+            severity,
+            message: message.into(),
+            file: self.file.clone(),
+            line: None,
+            column: None,
+            pointer: path.filter(|p| !p.is_empty()).cloned(),
+            path: path.filter(|p| !p.is_empty()).map(|p| p.dotted()),
+            help: None,
+        });
+        self.out.last_mut()
+    }
+
+    /// Adds an already-built diagnostic, re-resolving its severity under these settings.
+    pub fn push(&mut self, mut d: Diagnostic) {
+        if let Some(sev) = Severity::from_level(self.settings.level(d.code, d.variant)) {
+            d.severity = sev;
+            if d.file.is_none() {
+                d.file = self.file.clone();
+            }
+            self.out.push(d);
+        }
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.out.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    pub fn len(&self) -> usize {
+        self.out.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.out.is_empty()
+    }
+
+    pub fn finish(self) -> Vec<Diagnostic> {
+        self.out
+    }
+}
+
+/// The outcome for a file or a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// No error-level diagnostics.
+    Valid,
+    /// At least one error: the artifact cannot be loaded.
+    Invalid,
+}
+
+/// Counts per severity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+impl Counts {
+    pub fn of(diags: &[Diagnostic]) -> Self {
+        let mut c = Counts::default();
+        for d in diags {
+            c.add(d.severity);
+        }
+        c
+    }
+    pub fn add(&mut self, s: Severity) {
+        match s {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
+            Severity::Info => self.infos += 1,
+        }
+    }
+    pub fn merge(&mut self, o: Counts) {
+        self.errors += o.errors;
+        self.warnings += o.warnings;
+        self.infos += o.infos;
+    }
+    pub fn verdict(&self) -> Verdict {
+        if self.errors > 0 {
+            Verdict::Invalid
+        } else {
+            Verdict::Valid
+        }
+    }
+}
+
+/// The diagnostics of one file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileReport {
+    pub file: String,
+    /// What the file turned out to be: `schema`, `list`, `skill`, `prompt`, `agent`, `selection`,
+    /// `content`, or `unknown` when it could not be loaded far enough to tell.
+    pub kind: String,
+    pub verdict: Verdict,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl FileReport {
+    pub fn new(
+        file: impl Into<String>,
+        kind: impl Into<String>,
+        mut diagnostics: Vec<Diagnostic>,
+    ) -> Self {
+        // Stable order: by line (unknown last), then by emission order.
+        diagnostics.sort_by_key(|d| d.line.unwrap_or(u32::MAX));
+        let counts = Counts::of(&diagnostics);
+        Self {
+            file: file.into(),
+            kind: kind.into(),
+            verdict: counts.verdict(),
+            counts,
+            diagnostics,
+        }
+    }
+}
+
+/// A whole run: many files under one profile.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub profile: crate::profile::Profile,
+    pub verdict: Verdict,
+    pub files: usize,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub reports: Vec<FileReport>,
+}
+
+impl Report {
+    pub fn new(profile: crate::profile::Profile, reports: Vec<FileReport>) -> Self {
+        let mut counts = Counts::default();
+        for r in &reports {
+            counts.merge(r.counts);
+        }
+        Self {
+            profile,
+            verdict: counts.verdict(),
+            files: reports.len(),
+            counts,
+            reports,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Profile;
+
+    #[test]
+    fn paths_render() {
+        let p = JsonPath::root("main")
+            .key("tools")
+            .key("/block/:id")
+            .key("parameters")
+            .index(0);
+        assert_eq!(p.dotted(), r#"main.tools["/block/:id"].parameters[0]"#);
+        assert_eq!(p.pointer(), "/main/tools/~1block~1:id/parameters/0");
+    }
+
+    #[test]
+    fn collector_resolves_and_drops_off() {
+        let mut s = RuleSettings::new(Profile::Compat);
+        s.overrides.set(Code::VAL036, Level::Off);
+        let mut c = Collector::new(&s, Some("x.mjs".into()));
+        assert!(c.emit(Code::VAL036, None, "x").is_none());
+        c.emit(Code::VAL030, Some(&JsonPath::root("main")), "bad name");
+        let d = c.finish();
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].severity, Severity::Warning);
+        let json = serde_json::to_value(&d[0]).unwrap();
+        assert_eq!(json["code"], "VAL030");
+        assert_eq!(json["pointer"], "/main");
+        assert_eq!(json["file"], "x.mjs");
+        assert!(json.get("line").is_none());
+    }
+}

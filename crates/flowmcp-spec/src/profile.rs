@@ -1,0 +1,184 @@
+//! Profiles and per-rule overrides.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::registry::Code;
+
+/// A rule's level: the severity it reports with, or `Off`. Ordered from least to most severe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Off,
+    Info,
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Off => "off",
+            Level::Info => "info",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+impl FromStr for Level {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "off" | "none" => Ok(Level::Off),
+            "info" => Ok(Level::Info),
+            "warning" | "warn" => Ok(Level::Warning),
+            "error" | "deny" => Ok(Level::Error),
+            other => Err(format!(
+                "unknown level {other:?} (expected error, warning, info or off)"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Level {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which reading of the specification applies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// The specification v4.2.0 as written, with the rulings.
+    #[default]
+    Spec,
+    /// Accepts what real catalogs written for the JavaScript reference need; never rejects what
+    /// `spec` accepts.
+    Compat,
+}
+
+impl Profile {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Spec => "spec",
+            Profile::Compat => "compat",
+        }
+    }
+    pub fn is_compat(self) -> bool {
+        self == Profile::Compat
+    }
+}
+
+impl FromStr for Profile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "spec" => Ok(Profile::Spec),
+            "compat" => Ok(Profile::Compat),
+            other => Err(format!(
+                "unknown profile {other:?} (expected spec or compat)"
+            )),
+        }
+    }
+}
+
+/// Per-rule overrides, as given with `--rule CODE=LEVEL` or in the config file. An override applies to
+/// every variant of the code.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overrides(HashMap<Code, Level>);
+
+impl Overrides {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn set(&mut self, code: Code, level: Level) {
+        self.0.insert(code, level);
+    }
+    pub fn get(&self, code: Code) -> Option<Level> {
+        self.0.get(&code).copied()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Parses one `CODE=LEVEL` item.
+    pub fn parse_item(item: &str) -> Result<(Code, Level), String> {
+        let (code, level) = item
+            .split_once('=')
+            .ok_or_else(|| format!("expected CODE=LEVEL, got {item:?}"))?;
+        let parsed =
+            Code::parse(code).ok_or_else(|| format!("unknown rule code {:?}", code.trim()))?;
+        Ok((parsed, level.parse()?))
+    }
+}
+
+/// A profile plus overrides: decides the level of every emitted diagnostic.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuleSettings {
+    pub profile: Profile,
+    pub overrides: Overrides,
+}
+
+impl RuleSettings {
+    pub fn new(profile: Profile) -> Self {
+        Self {
+            profile,
+            overrides: Overrides::default(),
+        }
+    }
+
+    /// The level of `code` (in its named `variant`, if any) under these settings.
+    pub fn level(&self, code: Code, variant: Option<&str>) -> Level {
+        if let Some(level) = self.overrides.get(code) {
+            return level;
+        }
+        let info = code.info();
+        let (spec, compat) = match variant.and_then(|v| info.variant(v)) {
+            Some(v) => (v.spec, v.compat),
+            None => (info.spec, info.compat),
+        };
+        match self.profile {
+            Profile::Spec => spec,
+            Profile::Compat => compat,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_order() {
+        assert!(
+            Level::Off < Level::Info
+                && Level::Info < Level::Warning
+                && Level::Warning < Level::Error
+        );
+    }
+
+    #[test]
+    fn override_beats_profile_and_variant() {
+        let mut s = RuleSettings::new(Profile::Spec);
+        assert_eq!(s.level(Code::VAL014, None), Level::Error);
+        assert_eq!(s.level(Code::VAL014, Some("v3")), Level::Warning);
+        s.overrides.set(Code::VAL014, Level::Off);
+        assert_eq!(s.level(Code::VAL014, Some("v3")), Level::Off);
+        assert_eq!(s.level(Code::VAL014, None), Level::Off);
+    }
+
+    #[test]
+    fn parse_items() {
+        assert_eq!(
+            Overrides::parse_item("val036=off"),
+            Ok((Code::VAL036, Level::Off))
+        );
+        assert!(Overrides::parse_item("VAL036").is_err());
+        assert!(Overrides::parse_item("NOPE001=off").is_err());
+        assert!(Overrides::parse_item("VAL036=loud").is_err());
+    }
+}

@@ -1,0 +1,264 @@
+//! The rule registry: every code, declared once.
+//!
+//! The table lives in [`table`] as one `declare_rules!` invocation. The macro generates the [`Code`] enum
+//! (one variant per code, so no diagnostic can carry a code that is not registered) and the static
+//! [`RULES`] slice with each rule's metadata.
+
+use serde::Serialize;
+
+use crate::profile::Level;
+
+mod table;
+
+pub use table::RULES;
+
+/// The family a code belongs to (its alphabetic prefix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Family {
+    Val,
+    Sec,
+    Lst,
+    Res,
+    Skl,
+    Dep,
+    Prm,
+    Agt,
+    Sel,
+    Cat,
+    Id,
+    Ph,
+    Tst,
+    Pre,
+    Ldr,
+    E,
+}
+
+impl Family {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Val => "VAL",
+            Family::Sec => "SEC",
+            Family::Lst => "LST",
+            Family::Res => "RES",
+            Family::Skl => "SKL",
+            Family::Dep => "DEP",
+            Family::Prm => "PRM",
+            Family::Agt => "AGT",
+            Family::Sel => "SEL",
+            Family::Cat => "CAT",
+            Family::Id => "ID",
+            Family::Ph => "PH",
+            Family::Tst => "TST",
+            Family::Pre => "PRE",
+            Family::Ldr => "LDR",
+            Family::E => "E",
+        }
+    }
+}
+
+/// Where a code comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Origin {
+    /// Defined by the specification v4.2.0.
+    Spec,
+    /// Added by this project (RULINGS.md "Codes the specification leaves out", CC-01's PRE family).
+    Extension,
+}
+
+/// Whether the code is produced by this implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", content = "detail", rename_all = "kebab-case")]
+pub enum Status {
+    /// Checked and emitted.
+    Implemented,
+    /// Never emitted; the string names the ruling (CC-nn / N-nn) that says so.
+    NotEmitted(&'static str),
+    /// Will be implemented by the named issue (`Planned(0)` means no issue has been filed yet).
+    Planned(u32),
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Status::Implemented => f.write_str("implemented"),
+            Status::NotEmitted(r) => write!(f, "not emitted ({r})"),
+            Status::Planned(0) => f.write_str("planned (no issue yet)"),
+            Status::Planned(n) => write!(f, "planned (issue #{n})"),
+        }
+    }
+}
+
+/// A named variant of a code with its own severities (e.g. VAL014 `v3`: a 3.x version is a deprecation
+/// warning). The unnamed default variant uses the rule's own severities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Variant {
+    pub name: &'static str,
+    pub spec: Level,
+    pub compat: Level,
+    pub summary: &'static str,
+}
+
+/// Everything known about one code.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RuleInfo {
+    pub code: Code,
+    pub family: Family,
+    pub origin: Origin,
+    /// The specification file that defines it (`09-validation-rules.md`) or `RULINGS.md`.
+    pub section: &'static str,
+    /// Severity under profile `spec`.
+    pub spec: Level,
+    /// Severity under profile `compat`.
+    pub compat: Level,
+    pub status: Status,
+    pub summary: &'static str,
+    pub variants: &'static [Variant],
+}
+
+impl RuleInfo {
+    pub fn variant(&self, name: &str) -> Option<&'static Variant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+}
+
+macro_rules! declare_rules {
+    ( $(
+        $code:ident : $fam:ident, $origin:ident, $section:literal, $spec:ident / $compat:ident, $status:expr,
+        $summary:literal
+        $( , [ $( $vname:literal => $vspec:ident / $vcompat:ident : $vsum:literal ),* $(,)? ] )?
+        ;
+    )* ) => {
+        /// Every diagnostic code known to flowmcp-rs. Generated from the registry table.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        pub enum Code { $( $code ),* }
+
+        impl Code {
+            /// The code as text, e.g. `"VAL014"`.
+            pub const fn as_str(self) -> &'static str {
+                match self { $( Code::$code => stringify!($code) ),* }
+            }
+        }
+
+        /// The registry, in declaration order.
+        pub static RULES: &[$crate::registry::RuleInfo] = &[ $(
+            $crate::registry::RuleInfo {
+                code: Code::$code,
+                family: $crate::registry::Family::$fam,
+                origin: $crate::registry::Origin::$origin,
+                section: $section,
+                spec: $crate::profile::Level::$spec,
+                compat: $crate::profile::Level::$compat,
+                status: $status,
+                summary: $summary,
+                variants: &[ $( $( $crate::registry::Variant {
+                    name: $vname,
+                    spec: $crate::profile::Level::$vspec,
+                    compat: $crate::profile::Level::$vcompat,
+                    summary: $vsum,
+                } ),* )? ],
+            }
+        ),* ];
+    };
+}
+pub(crate) use declare_rules;
+
+pub use table::Code;
+
+impl Code {
+    /// The registry entry of this code.
+    pub fn info(self) -> &'static RuleInfo {
+        // The table is declared in the same order as the enum, so the discriminant is the index.
+        &RULES[self as usize]
+    }
+
+    /// Looks a code up by its text (`"VAL014"`, case-insensitive).
+    pub fn parse(text: &str) -> Option<Code> {
+        let upper = text.trim().to_ascii_uppercase();
+        RULES
+            .iter()
+            .find(|r| r.code.as_str() == upper)
+            .map(|r| r.code)
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Code::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown rule code {s:?}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_order_matches_enum() {
+        for (i, r) in RULES.iter().enumerate() {
+            assert_eq!(r.code as usize, i, "{} is out of order", r.code);
+        }
+    }
+
+    #[test]
+    fn codes_are_unique_and_prefixed_by_family() {
+        let mut seen = std::collections::HashSet::new();
+        for r in RULES {
+            assert!(seen.insert(r.code.as_str()), "duplicate {}", r.code);
+            assert!(
+                r.code.as_str().starts_with(r.family.as_str()),
+                "{} not in {:?}",
+                r.code,
+                r.family
+            );
+            let digits = &r.code.as_str()[r.family.as_str().len()..];
+            assert!(
+                digits.len() == 3 && digits.chars().all(|c| c.is_ascii_digit()),
+                "{}",
+                r.code
+            );
+        }
+    }
+
+    #[test]
+    fn compat_never_stricter_than_spec() {
+        for r in RULES {
+            assert!(
+                r.compat <= r.spec,
+                "{}: compat is stricter than spec",
+                r.code
+            );
+            for v in r.variants {
+                assert!(
+                    v.compat <= v.spec,
+                    "{}/{}: compat is stricter than spec",
+                    r.code,
+                    v.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn parse_round_trips() {
+        for r in RULES {
+            assert_eq!(Code::parse(r.code.as_str()), Some(r.code));
+        }
+        assert_eq!(Code::parse("val014"), Some(Code::VAL014));
+        assert_eq!(Code::parse("VAL999"), None);
+    }
+}

@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("usage: cargo xtask <command>");
+    std::process::exit(2);
+}
