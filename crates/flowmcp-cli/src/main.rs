@@ -1,1 +1,311 @@
-fn main() {}
+//! `flowmcp`: validate FlowMCP schemas, list the rules.
+//!
+//! Exit codes: 0 = no errors, 1 = at least one error-level diagnostic, 2 = usage or I/O failure.
+
+mod config;
+mod walk;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use flowmcp_spec::{Code, Level, Overrides, Profile, RULES, Report, RuleSettings, Status};
+use flowmcp_validate::render::{self, HumanStyle};
+use flowmcp_validate::{Limits, Options};
+use rayon::prelude::*;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "flowmcp",
+    version,
+    about = "Validate and run FlowMCP v4.2.0 schemas",
+    long_about = "flowmcp checks FlowMCP schema files (.mjs modules exporting `main`) against the \
+                  FlowMCP specification v4.2.0. Every finding carries a rule code (see `flowmcp rules`), \
+                  a severity and a location.\n\nExit codes: 0 no errors, 1 errors found, 2 usage or I/O failure."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Validate schema files or directories of them.
+    #[command(
+        long_about = "Validate schema files. Directories are walked recursively for .mjs files \
+                      (node_modules and hidden directories are skipped). Files are checked in parallel.\n\n\
+                      Each diagnostic is printed as `CODE severity file[:line:col] [json.path]: message`, \
+                      followed by the counts and a verdict.\n\n\
+                      Settings are read from .flowmcp/config.json in the current directory or the nearest \
+                      parent that has one: {\"profile\": \"compat\", \"rules\": {\"VAL036\": \"off\"}, \
+                      \"security\": {\"allowedLibraries\": [\"my-lib\"]}}. Command-line options win.\n\n\
+                      A file whose name starts with `-` can be given after `--`: `flowmcp validate -- --odd.mjs`."
+    )]
+    Validate(ValidateArgs),
+    /// List the rule registry, or explain one rule.
+    Rules(RulesArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ProfileArg {
+    Spec,
+    Compat,
+}
+
+#[derive(Args, Debug)]
+struct ValidateArgs {
+    /// Files or directories to validate.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Which reading of the specification to apply: `spec` (as written, with the rulings) or `compat`
+    /// (accepts what catalogs written for the JavaScript reference rely on). Default: spec, or the config.
+    #[arg(long, value_enum)]
+    profile: Option<ProfileArg>,
+    /// Override one rule's level, e.g. `--rule VAL036=off` (error, warning, info, off). Repeatable.
+    #[arg(long = "rule", value_name = "CODE=LEVEL")]
+    rules: Vec<String>,
+    /// Print only errors and the summary.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Largest file to read, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_file_bytes)]
+    max_file_size: u64,
+    /// Time limit for evaluating one file, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = Limits::default().eval_timeout.as_millis() as u64)]
+    timeout_ms: u64,
+    /// Memory limit for evaluating one file, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = (Limits::default().memory_bytes >> 20) as u64)]
+    memory_mib: u64,
+}
+
+#[derive(Args, Debug)]
+struct RulesArgs {
+    /// A rule code to explain (e.g. VAL014). Without it, every rule is listed.
+    code: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+fn main() -> ExitCode {
+    let args = walk::reorder_dash_paths(std::env::args_os().collect());
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        Command::Validate(a) => validate(a),
+        Command::Rules(a) => rules(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("flowmcp: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let cfg = config::Config::discover(&cwd)?;
+
+    let profile = match a.profile {
+        Some(ProfileArg::Spec) => Profile::Spec,
+        Some(ProfileArg::Compat) => Profile::Compat,
+        None => cfg.profile.unwrap_or_default(),
+    };
+    let mut overrides = Overrides::new();
+    for (code, level) in &cfg.rules {
+        overrides.set(*code, *level);
+    }
+    for item in &a.rules {
+        let (code, level) =
+            Overrides::parse_item(item).map_err(|e| format!("--rule {item}: {e}"))?;
+        overrides.set(code, level);
+    }
+    if a.timeout_ms == 0 || a.memory_mib == 0 || a.max_file_size == 0 {
+        return Err("--timeout-ms, --memory-mib and --max-file-size must be greater than 0".into());
+    }
+    let opts = Options {
+        settings: RuleSettings { profile, overrides },
+        limits: Limits {
+            max_file_bytes: a.max_file_size,
+            memory_bytes: usize::try_from(a.memory_mib.saturating_mul(1 << 20))
+                .unwrap_or(usize::MAX),
+            eval_timeout: Duration::from_millis(a.timeout_ms),
+            ..Limits::default()
+        },
+        allowed_libraries: cfg.allowed_libraries.clone(),
+    };
+
+    let files = walk::collect(&a.paths)?;
+    if files.is_empty() {
+        return Err(format!(
+            "no .mjs files found in {}",
+            a.paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+
+    let show_progress =
+        a.format == Format::Human && files.len() > 8 && std::io::stderr().is_terminal();
+    let bar = if show_progress {
+        let b = indicatif::ProgressBar::new(files.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let reports: Vec<_> = files
+        .par_iter()
+        .map(|f| {
+            let r = flowmcp_validate::validate_path(&f.path, &f.display, &opts);
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            r
+        })
+        .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+
+    let report = Report::new(profile, reports);
+    let text = match a.format {
+        Format::Human => {
+            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            render::human(
+                &report.reports,
+                HumanStyle {
+                    color,
+                    quiet: a.quiet,
+                },
+            )
+        }
+        Format::Json => {
+            let mut s = render::json(&report);
+            s.push('\n');
+            s
+        }
+    };
+    write_stdout(&text)?;
+    Ok(if report.counts.errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn write_stdout(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`flowmcp … | head`) is not an error worth reporting.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(format!("cannot write output: {e}")),
+    }
+}
+
+fn status_text(s: Status) -> String {
+    s.to_string()
+}
+
+fn rules(a: RulesArgs) -> Result<ExitCode, String> {
+    let selected: Vec<_> = match &a.code {
+        Some(code) => {
+            let c = Code::parse(code)
+                .ok_or_else(|| format!("unknown rule code {code:?} (see `flowmcp rules`)"))?;
+            vec![c.info()]
+        }
+        None => RULES.iter().collect(),
+    };
+    if a.format == Format::Json {
+        let s = serde_json::to_string_pretty(&selected).map_err(|e| e.to_string())?;
+        write_stdout(&format!("{s}\n"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    if let [one] = selected.as_slice()
+        && a.code.is_some()
+    {
+        out.push_str(&format!("{}: {}\n\n", one.code, one.summary));
+        out.push_str(&format!("  family:   {}\n", one.family.as_str()));
+        out.push_str(&format!(
+            "  origin:   {}\n",
+            match one.origin {
+                flowmcp_spec::Origin::Spec => "specification v4.2.0",
+                flowmcp_spec::Origin::Extension => "project extension (RULINGS.md)",
+            }
+        ));
+        out.push_str(&format!("  section:  {}\n", one.section));
+        out.push_str(&format!(
+            "  severity: {} (spec), {} (compat)\n",
+            one.spec, one.compat
+        ));
+        for v in one.variants {
+            out.push_str(&format!(
+                "  variant {:?}: {} (spec), {} (compat) — {}\n",
+                v.name, v.spec, v.compat, v.summary
+            ));
+        }
+        out.push_str(&format!("  status:   {}\n", status_text(one.status)));
+        out.push_str(&format!(
+            "\nOverride it with `--rule {}=off|info|warning|error`.\n",
+            one.code
+        ));
+    } else {
+        out.push_str(&format!(
+            "{:<7} {:<8} {:<8} {:<24} {}\n",
+            "CODE", "SPEC", "COMPAT", "STATUS", "SUMMARY"
+        ));
+        for r in &selected {
+            let lvl = |l: Level| {
+                if r.variants.is_empty() {
+                    l.to_string()
+                } else {
+                    format!("{l}*")
+                }
+            };
+            out.push_str(&format!(
+                "{:<7} {:<8} {:<8} {:<24} {}\n",
+                r.code.as_str(),
+                lvl(r.spec),
+                lvl(r.compat),
+                status_text(r.status),
+                r.summary
+            ));
+        }
+        let implemented = selected
+            .iter()
+            .filter(|r| r.status == Status::Implemented)
+            .count();
+        out.push_str(&format!(
+            "\n{} rules, {implemented} implemented. * = has variants with other severities (`flowmcp rules CODE`).\n",
+            selected.len()
+        ));
+    }
+    write_stdout(&out)?;
+    Ok(ExitCode::SUCCESS)
+}

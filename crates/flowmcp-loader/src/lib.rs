@@ -1,1 +1,11 @@
-//! placeholder
+//! # flowmcp-loader
+//!
+//! Reads FlowMCP `.mjs` files without trusting them: UTF-8 and size checks, the static security scan
+//! (SEC0xx / SEC2xx) on blanked source text, and evaluation of the module inside a sandboxed QuickJS
+//! runtime with memory, stack and time limits. Exports come out as JSON.
+
+pub mod eval;
+pub mod scan;
+
+pub use eval::{EvalFailure, Exports, HandlersExport, Limits, PathItem, Unserializable, evaluate};
+pub mod file;

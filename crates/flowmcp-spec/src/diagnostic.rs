@@ -205,6 +205,19 @@ impl<'s> Collector<'s> {
         self.emit_variant(code, None, path, message)
     }
 
+    /// Emits `code` at `path` with a help line (when `help` is `Some`).
+    pub fn emit_help(
+        &mut self,
+        code: Code,
+        path: Option<&JsonPath>,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> Option<&mut Diagnostic> {
+        let d = self.emit_variant(code, None, path, message)?;
+        d.help = help;
+        Some(d)
+    }
+
     /// Emits `code` in its named `variant`.
     pub fn emit_variant(
         &mut self,

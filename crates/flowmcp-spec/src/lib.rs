@@ -15,3 +15,6 @@ pub use diagnostic::{
 };
 pub use profile::{Level, Overrides, Profile, RuleSettings};
 pub use registry::{Code, Family, Origin, RULES, RuleInfo, Status, Variant};
+pub mod hash;
+pub mod model;
+pub mod zod;

@@ -1,1 +1,91 @@
-//! placeholder
+//! # flowmcp-validate
+//!
+//! Rule-coded validation of FlowMCP files. Entry points never fail on bad input: they return a
+//! [`FileReport`] whose diagnostics say what is wrong, each with a code from the registry in
+//! `flowmcp-spec` and the severity of the active profile.
+//!
+//! ```no_run
+//! use flowmcp_validate::{Options, Profile, render, validate_path};
+//! let file = std::path::Path::new("providers/x/schema.mjs");
+//! let report = validate_path(file, "providers/x/schema.mjs", &Options::new(Profile::Compat));
+//! print!("{}", render::human(&[report], render::HumanStyle::default()));
+//! ```
+
+pub mod render;
+pub mod rules;
+
+use std::path::Path;
+
+pub use flowmcp_loader::Limits;
+use flowmcp_loader::file::{FileKind, LoadedFile, load_file, load_source};
+use flowmcp_spec::{Collector, Diagnostic};
+pub use flowmcp_spec::{FileReport, Profile, Report, RuleSettings};
+
+/// The libraries every runtime accepts in `requiredLibraries` (chapter 05, "Default Allowlist").
+pub const DEFAULT_ALLOWLIST: &[&str] = &[
+    "ethers",
+    "moment",
+    "indicatorts",
+    "@erc725/erc725.js",
+    "ccxt",
+    "axios",
+];
+
+/// How to validate.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub settings: RuleSettings,
+    pub limits: Limits,
+    /// Extra libraries allowed in `requiredLibraries` (`security.allowedLibraries` in
+    /// `.flowmcp/config.json`); the default allowlist always applies too.
+    pub allowed_libraries: Vec<String>,
+}
+
+impl Options {
+    pub fn new(profile: Profile) -> Self {
+        Options {
+            settings: RuleSettings::new(profile),
+            ..Options::default()
+        }
+    }
+
+    /// Whether `lib` is on the effective allowlist.
+    pub fn library_allowed(&self, lib: &str) -> bool {
+        DEFAULT_ALLOWLIST.contains(&lib) || self.allowed_libraries.iter().any(|l| l == lib)
+    }
+}
+
+/// Validates the file at `path`; `display` is the name diagnostics carry.
+pub fn validate_path(path: &Path, display: &str, opts: &Options) -> FileReport {
+    let loaded = load_file(path, display, &opts.limits, &opts.settings);
+    validate_loaded(loaded, opts)
+}
+
+/// Validates `source` as if it were the file at `path`.
+pub fn validate_source(path: &Path, display: &str, source: &str, opts: &Options) -> FileReport {
+    let loaded = load_source(path, display, source, &opts.limits, &opts.settings);
+    validate_loaded(loaded, opts)
+}
+
+/// Runs the rules that apply to an already loaded file.
+pub fn validate_loaded(loaded: LoadedFile, opts: &Options) -> FileReport {
+    let mut c = Collector::new(&opts.settings, Some(loaded.display.clone()));
+    if let Some(exports) = &loaded.exports {
+        match loaded.kind {
+            FileKind::Schema | FileKind::Unknown => {
+                let ctx = rules::SchemaCtx {
+                    exports,
+                    opts,
+                    loaded: &loaded,
+                };
+                rules::run_schema_rules(&ctx, &mut c);
+            }
+            // Lists, skills, prompts, agents, selections and content files get their rules with the
+            // catalog issue; loading them (scan, sandbox, SEC017) already happened.
+            _ => {}
+        }
+    }
+    let mut diagnostics: Vec<Diagnostic> = loaded.diagnostics;
+    diagnostics.extend(c.finish());
+    FileReport::new(loaded.display, loaded.kind.as_str(), diagnostics)
+}

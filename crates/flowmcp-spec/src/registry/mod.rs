@@ -68,8 +68,10 @@ pub enum Origin {
 }
 
 /// Whether the code is produced by this implementation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "status", content = "detail", rename_all = "kebab-case")]
+///
+/// Serialised as `{"state":"implemented"}`, `{"state":"not-emitted","ruling":"CC-31"}` or
+/// `{"state":"planned","issue":3}` (`"issue":null` when no issue has been filed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     /// Checked and emitted.
     Implemented,
@@ -77,6 +79,25 @@ pub enum Status {
     NotEmitted(&'static str),
     /// Will be implemented by the named issue (`Planned(0)` means no issue has been filed yet).
     Planned(u32),
+}
+
+impl Serialize for Status {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        match self {
+            Status::Implemented => m.serialize_entry("state", "implemented")?,
+            Status::NotEmitted(r) => {
+                m.serialize_entry("state", "not-emitted")?;
+                m.serialize_entry("ruling", r)?;
+            }
+            Status::Planned(n) => {
+                m.serialize_entry("state", "planned")?;
+                m.serialize_entry("issue", &(*n != 0).then_some(*n))?;
+            }
+        }
+        m.end()
+    }
 }
 
 impl std::fmt::Display for Status {

@@ -1,0 +1,290 @@
+//! The `flowmcp` binary end to end. Every run has a generous watchdog: a hang fails the test instead of
+//! blocking the suite (no timing assertions otherwise).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn flowmcp(args: &[&str], cwd: &Path) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flowmcp"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn flowmcp");
+    // Drain both pipes on their own threads so a large output cannot fill a pipe and stall the child.
+    let mut out_pipe = child.stdout.take().expect("stdout");
+    let mut err_pipe = child.stderr.take().expect("stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut out_pipe, &mut b);
+        b
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut err_pipe, &mut b);
+        b
+    });
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("flowmcp {args:?} did not finish within 180 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out_reader.join().expect("stdout reader")).into_owned(),
+        stderr: String::from_utf8_lossy(&err_reader.join().expect("stderr reader")).into_owned(),
+    }
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap()
+        .to_path_buf()
+}
+
+fn fixtures() -> PathBuf {
+    repo_root().join("crates/flowmcp-validate/tests/fixtures")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("flowmcp-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn examples_catalog_is_valid_under_spec() {
+    let r = flowmcp(&["validate", "examples/catalog"], &repo_root());
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("0 errors"), "{}", r.stdout);
+    assert!(r.stdout.trim_end().ends_with("are valid"), "{}", r.stdout);
+}
+
+/// Every hostile input of the foundation issue, validated in one run: each file gets its own report
+/// with the expected code, and the process exits 1.
+#[test]
+fn hostile_files_in_one_run() {
+    let dir = temp_dir("hostile");
+    let cases: &[(&str, &str, &str)] = &[
+        ("LDR005/fail_infinite_loop.mjs", "loop.mjs", "LDR005"),
+        ("LDR006/fail_allocation.mjs", "alloc.mjs", "LDR006"),
+        ("LDR006/fail_recursion.mjs", "recursion.mjs", "LDR006"),
+        ("LDR003/fail_syntax.mjs", "syntax.mjs", "LDR003"),
+        ("LDR001/fail_latin1.mjs", "latin1.mjs", "LDR001"),
+        ("SEC017/fail_cycle.mjs", "cycle.mjs", "SEC017"),
+        ("SEC017/fail_getter_throws.mjs", "getter.mjs", "SEC017"),
+        ("SEC017/fail_values.mjs", "values.mjs", "SEC017"),
+        ("LDR008/fail_default_export.mjs", "default.mjs", "LDR008"),
+        ("LDR008/fail_empty.mjs", "empty.mjs", "LDR008"),
+        ("LDR007/fail_await_forever.mjs", "tla.mjs", "LDR007"),
+        ("SEC001/fail.mjs", "static-import.mjs", "SEC001"),
+        (
+            "SEC001/fail_dynamic_import.mjs",
+            "dynamic-import.mjs",
+            "SEC001",
+        ),
+        ("SEC006/fail.mjs", "process.mjs", "SEC006"),
+        ("SEC002/fail.mjs", "require.mjs", "SEC002"),
+        ("LDR004/fail_fetch_at_top_level.mjs", "fetch.mjs", "LDR004"),
+        ("LDR005/fail_proxy_trap_loop.mjs", "proxy.mjs", "LDR005"),
+    ];
+    for (src, dst, _) in cases {
+        std::fs::copy(fixtures().join(src), dir.join(dst)).unwrap();
+    }
+    let mut big = String::from("export const main = { data: '");
+    big.push_str(&"x".repeat(50 * 1024 * 1024));
+    big.push_str("' }\n");
+    std::fs::write(dir.join("huge.mjs"), big).unwrap();
+
+    let r = flowmcp(
+        &["validate", "--format", "json", dir.to_str().unwrap()],
+        &repo_root(),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).expect("JSON report");
+    let reports = v["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), cases.len() + 1);
+    let mut expected: Vec<(&str, &str)> = cases.iter().map(|(_, d, c)| (*d, *c)).collect();
+    expected.push(("huge.mjs", "LDR002"));
+    for (file, code) in expected {
+        let rep = reports
+            .iter()
+            .find(|r| r["file"].as_str().unwrap().ends_with(file))
+            .unwrap_or_else(|| panic!("no report for {file}"));
+        assert_eq!(rep["verdict"], "invalid", "{file}");
+        let codes: Vec<&str> = rep["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap())
+            .collect();
+        assert!(
+            codes.contains(&code),
+            "{file}: expected {code}, got {codes:?}"
+        );
+    }
+}
+
+#[test]
+fn rules_lists_every_code_and_explains_one() {
+    let r = flowmcp(&["rules"], &repo_root());
+    assert_eq!(r.code, 0);
+    let rows = r
+        .stdout
+        .lines()
+        .filter(|l| l.len() > 6 && l.as_bytes()[0].is_ascii_uppercase() && !l.starts_with("CODE"))
+        .count();
+    assert_eq!(rows, flowmcp_spec::RULES.len());
+    for code in [
+        "VAL001", "SEC204", "LDR008", "PRE006", "E009", "AGT031", "TST013", "CAT007", "ID006",
+    ] {
+        assert!(
+            r.stdout.lines().any(|l| l.starts_with(code)),
+            "{code} missing"
+        );
+    }
+    let one = flowmcp(&["rules", "val014"], &repo_root());
+    assert_eq!(one.code, 0);
+    assert!(
+        one.stdout.contains("VAL014")
+            && one.stdout.contains("\"v3\"")
+            && one.stdout.contains("implemented")
+    );
+    let bad = flowmcp(&["rules", "NOPE001"], &repo_root());
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("unknown rule code"));
+    let json = flowmcp(&["rules", "--format", "json"], &repo_root());
+    let v: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), flowmcp_spec::RULES.len());
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    let root = repo_root();
+    assert_eq!(flowmcp(&["validate", "does/not/exist.mjs"], &root).code, 2);
+    assert_eq!(flowmcp(&["validate"], &root).code, 2);
+    assert_eq!(
+        flowmcp(&["validate", "--profile", "loose", "examples"], &root).code,
+        2
+    );
+    let r = flowmcp(&["validate", "--rule", "VAL999=off", "examples"], &root);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("VAL999"));
+    assert_eq!(flowmcp(&["bogus"], &root).code, 2);
+    assert_eq!(flowmcp(&["--help"], &root).code, 0);
+}
+
+#[test]
+fn rule_overrides_and_profiles() {
+    let root = repo_root();
+    let file = fixtures().join("VAL036/fail_no_output.mjs");
+    let f = file.to_str().unwrap();
+    let r = flowmcp(&["validate", f], &root);
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.contains("VAL036 warning"));
+    assert!(
+        r.stdout.contains("0 errors, 1 warning\nSchema is valid"),
+        "{}",
+        r.stdout
+    );
+    let r = flowmcp(&["validate", "--rule", "VAL036=error", f], &root);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("Schema cannot be loaded (has errors)"));
+    let r = flowmcp(&["validate", "--rule", "VAL036=off", f], &root);
+    assert!(!r.stdout.contains("VAL036"));
+
+    let name = fixtures().join("VAL030/fail_name.mjs");
+    assert_eq!(
+        flowmcp(&["validate", name.to_str().unwrap()], &root).code,
+        1
+    );
+    assert_eq!(
+        flowmcp(
+            &["validate", "--profile", "compat", name.to_str().unwrap()],
+            &root
+        )
+        .code,
+        0
+    );
+}
+
+#[test]
+fn config_file_sets_profile_and_rules() {
+    let dir = temp_dir("config");
+    std::fs::create_dir_all(dir.join(".flowmcp")).unwrap();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::copy(
+        fixtures().join("VAL030/fail_name.mjs"),
+        dir.join("sub/a.mjs"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join(".flowmcp/config.json"),
+        r#"{"profile":"compat","rules":{"VAL036":"error"}}"#,
+    )
+    .unwrap();
+    let r = flowmcp(&["validate", "a.mjs"], &dir.join("sub"));
+    assert!(r.stdout.contains("VAL030 warning"), "{}", r.stdout);
+    std::fs::write(dir.join(".flowmcp/config.json"), "{ not json").unwrap();
+    let r = flowmcp(&["validate", "a.mjs"], &dir.join("sub"));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("config.json"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn dash_named_files_work() {
+    let dir = temp_dir("dash");
+    std::fs::copy(fixtures().join("VAL014/pass.mjs"), dir.join("--odd.mjs")).unwrap();
+    let r = flowmcp(&["validate", "--", "--odd.mjs"], &dir);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let r = flowmcp(&["validate", "--odd.mjs"], &dir);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let r = flowmcp(&["validate", "."], &dir);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("Schema is valid"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn json_report_shape() {
+    let file = fixtures().join("VAL014/fail_wrong_major.mjs");
+    let r = flowmcp(
+        &["validate", "--format", "json", file.to_str().unwrap()],
+        &repo_root(),
+    );
+    assert_eq!(r.code, 1);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["profile"], "spec");
+    assert_eq!(v["verdict"], "invalid");
+    assert_eq!(v["files"], 1);
+    assert_eq!(v["errors"], 1);
+    let d = &v["reports"][0]["diagnostics"][0];
+    assert_eq!(d["code"], "VAL014");
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["pointer"], "/main/version");
+    assert_eq!(d["path"], "main.version");
+    assert_eq!(v["reports"][0]["kind"], "schema");
+}

@@ -1,0 +1,511 @@
+//! Evaluating a module inside a sandboxed QuickJS runtime and extracting its exports as JSON.
+//!
+//! Architecture invariants:
+//! - Every evaluation gets a fresh `Runtime` (about 70 µs) that is dropped afterwards, so a runtime that
+//!   hit a limit is never reused, and nothing leaks from one file to the next.
+//! - The runtime has no module loader that can find anything (every `import` fails), and QuickJS-NG as
+//!   compiled by rquickjs has no `std`/`os` modules, no `fetch`, `process`, `require` or timers.
+//! - Memory, stack and time are capped. The time limit is an interrupt deadline that covers module
+//!   evaluation, the job queue (top-level await), export extraction and the `handlers` factory call.
+//! - Any panic inside the engine bindings is caught and reported as a coded diagnostic.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use indexmap::IndexMap;
+use rquickjs::loader::{BuiltinLoader, BuiltinResolver};
+use rquickjs::{
+    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Runtime, Value,
+};
+use serde_json::Value as Json;
+
+/// Export names the loader recognises as data.
+pub const DATA_EXPORTS: &[&str] = &[
+    "main",
+    "list",
+    "skill",
+    "prompt",
+    "agent",
+    "selection",
+    "content",
+];
+
+const WALKER: &str = include_str!("js/walker.js");
+
+/// Sandbox limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest file read, in bytes (LDR002).
+    pub max_file_bytes: u64,
+    /// QuickJS heap cap, in bytes (LDR006). Kept generous: very small limits crash QuickJS itself.
+    pub memory_bytes: usize,
+    /// QuickJS stack cap, in bytes (LDR006). Must stay well below the thread's own stack.
+    pub stack_bytes: usize,
+    /// Deadline for evaluating one file, extraction and factory call included (LDR005).
+    pub eval_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_file_bytes: 4 * 1024 * 1024,
+            memory_bytes: 64 * 1024 * 1024,
+            stack_bytes: 512 * 1024,
+            eval_timeout: Duration::from_millis(1000),
+        }
+    }
+}
+
+/// Where in the source a failure was reported.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Position {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// Why evaluation failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalFailure {
+    /// LDR003
+    Syntax {
+        message: String,
+        at: Option<Position>,
+    },
+    /// LDR004 (an import is reported here too: nothing can be imported)
+    Threw {
+        message: String,
+        at: Option<Position>,
+    },
+    /// LDR005
+    Timeout,
+    /// LDR006
+    Memory { message: String },
+    /// LDR007
+    NeverSettles,
+}
+
+/// What `handlers` turned out to be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandlersExport {
+    Absent,
+    /// Exported, but not a function: `typeof` says what it is.
+    NotFunction(String),
+    /// A function. `shape` is the result of calling it with empty `sharedLists` and `libraries`:
+    /// each returned key with the names of its function-valued members, or the error it threw.
+    Function {
+        shape: Result<Vec<(String, Vec<String>)>, String>,
+    },
+}
+
+/// A value that did not survive the JSON round trip (SEC017).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unserializable {
+    /// The export it was found in, then the path inside it.
+    pub export: String,
+    pub path: Vec<PathItem>,
+    /// `function`, `undefined`, `symbol`, `symbol-key`, `bigint`, `number` (NaN/Infinity), `non-plain`,
+    /// `cycle`, `getter-threw`.
+    pub kind: String,
+    pub detail: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathItem {
+    Key(String),
+    Index(usize),
+}
+
+/// The exports of a module, as data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exports {
+    /// Every export name, in the module's order.
+    pub names: Vec<String>,
+    /// Recognised data exports as JSON. Unserialisable parts are replaced by `null`.
+    pub data: IndexMap<String, Json>,
+    pub handlers: HandlersExport,
+    pub unserializable: Vec<Unserializable>,
+}
+
+impl Exports {
+    pub fn get(&self, name: &str) -> Option<&Json> {
+        self.data.get(name)
+    }
+    pub fn has(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+}
+
+/// Evaluates `source` as an ES module named `name` and extracts its exports.
+pub fn evaluate(name: &str, source: &str, limits: &Limits) -> Result<Exports, EvalFailure> {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        evaluate_inner(name, source, limits)
+    }));
+    match outcome {
+        Ok(r) => r,
+        Err(_) => Err(EvalFailure::Threw {
+            message: "the JavaScript engine failed internally".into(),
+            at: None,
+        }),
+    }
+}
+
+fn evaluate_inner(name: &str, source: &str, limits: &Limits) -> Result<Exports, EvalFailure> {
+    let rt = Runtime::new().map_err(|e| EvalFailure::Memory {
+        message: e.to_string(),
+    })?;
+    rt.set_memory_limit(limits.memory_bytes);
+    rt.set_max_stack_size(limits.stack_bytes);
+    rt.set_loader(BuiltinResolver::default(), BuiltinLoader::default());
+    let deadline = Instant::now() + limits.eval_timeout;
+    let fired = Rc::new(Cell::new(false));
+    let fired_in = fired.clone();
+    rt.set_interrupt_handler(Some(Box::new(move || {
+        if Instant::now() > deadline {
+            fired_in.set(true);
+            true
+        } else {
+            false
+        }
+    })));
+    let ctx = Context::full(&rt).map_err(|e| EvalFailure::Memory {
+        message: e.to_string(),
+    })?;
+    let result = ctx.with(|ctx| run(&ctx, name, source, &fired));
+    // Drop order: context before runtime (both dropped here, explicitly for clarity).
+    drop(ctx);
+    drop(rt);
+    result
+}
+
+fn run(
+    ctx: &Ctx<'_>,
+    name: &str,
+    source: &str,
+    fired: &Rc<Cell<bool>>,
+) -> Result<Exports, EvalFailure> {
+    ctx.eval::<(), _>(WALKER)
+        .catch(ctx)
+        .map_err(|e| classify(e, name, fired, false))?;
+
+    let declared = Module::declare(ctx.clone(), name, source)
+        .catch(ctx)
+        .map_err(|e| classify(e, name, fired, true))?;
+    let (module, done) = declared
+        .eval()
+        .catch(ctx)
+        .map_err(|e| classify(e, name, fired, false))?;
+    match done.finish::<Value>().catch(ctx) {
+        Ok(_) => {}
+        Err(CaughtError::Error(rquickjs::Error::WouldBlock)) => {
+            return Err(EvalFailure::NeverSettles);
+        }
+        Err(e) => return Err(classify(e, name, fired, false)),
+    }
+
+    let ns: Object = module
+        .namespace()
+        .catch(ctx)
+        .map_err(|e| classify(e, name, fired, false))?;
+    let mut names = Vec::new();
+    for key in ns.keys::<String>() {
+        let key = key
+            .catch(ctx)
+            .map_err(|e| classify(e, name, fired, false))?;
+        names.push(key);
+    }
+
+    let extract: Function = ctx
+        .globals()
+        .get("__flowmcpExtract")
+        .catch(ctx)
+        .map_err(|e| classify(e, name, fired, false))?;
+    let mut data = IndexMap::new();
+    let mut unserializable = Vec::new();
+    for export in DATA_EXPORTS {
+        if !names.iter().any(|n| n == export) {
+            continue;
+        }
+        let value: Value = ns
+            .get(*export)
+            .catch(ctx)
+            .map_err(|e| classify(e, name, fired, false))?;
+        let out: Object = extract
+            .call((value,))
+            .catch(ctx)
+            .map_err(|e| classify(e, name, fired, false))?;
+        let json: Option<String> = out
+            .get("json")
+            .catch(ctx)
+            .map_err(|e| classify(e, name, fired, false))?;
+        let problems: Option<String> = ctx
+            .json_stringify(
+                out.get::<_, Value>("problems")
+                    .catch(ctx)
+                    .map_err(|e| classify(e, name, fired, false))?,
+            )
+            .catch(ctx)
+            .map_err(|e| classify(e, name, fired, false))?
+            .map(|s| s.to_string())
+            .transpose()
+            .catch(ctx)
+            .map_err(|e| classify(e, name, fired, false))?;
+        let parsed = match json {
+            Some(text) => serde_json::from_str::<Json>(&text).unwrap_or(Json::Null),
+            None => Json::Null,
+        };
+        data.insert((*export).to_string(), parsed);
+        if let Some(text) = problems {
+            unserializable.extend(parse_problems(export, &text));
+        }
+    }
+
+    let handlers = if names.iter().any(|n| n == "handlers") {
+        let value: Value = ns
+            .get("handlers")
+            .catch(ctx)
+            .map_err(|e| classify(e, name, fired, false))?;
+        if let Some(f) = value.as_function() {
+            let shape_fn: Function = ctx
+                .globals()
+                .get("__flowmcpHandlerShape")
+                .catch(ctx)
+                .map_err(|e| classify(e, name, fired, false))?;
+            let text: String = shape_fn
+                .call((f.clone(),))
+                .catch(ctx)
+                .map_err(|e| classify(e, name, fired, false))?;
+            HandlersExport::Function {
+                shape: parse_shape(&text),
+            }
+        } else {
+            HandlersExport::NotFunction(value.type_name().to_string())
+        }
+    } else {
+        HandlersExport::Absent
+    };
+
+    Ok(Exports {
+        names,
+        data,
+        handlers,
+        unserializable,
+    })
+}
+
+fn parse_problems(export: &str, text: &str) -> Vec<Unserializable> {
+    let Ok(Json::Array(items)) = serde_json::from_str::<Json>(text) else {
+        return Vec::new();
+    };
+    items
+        .into_iter()
+        .filter_map(|item| {
+            let Json::Array(parts) = item else {
+                return None;
+            };
+            let path = match parts.first() {
+                Some(Json::Array(p)) => p
+                    .iter()
+                    .map(|seg| match seg {
+                        Json::Number(n) => PathItem::Index(n.as_u64().unwrap_or(0) as usize),
+                        Json::String(s) => PathItem::Key(s.clone()),
+                        other => PathItem::Key(other.to_string()),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let kind = parts
+                .get(1)
+                .and_then(Json::as_str)
+                .unwrap_or("unknown")
+                .to_string();
+            let detail = parts
+                .get(2)
+                .and_then(Json::as_str)
+                .unwrap_or("")
+                .to_string();
+            Some(Unserializable {
+                export: export.to_string(),
+                path,
+                kind,
+                detail,
+            })
+        })
+        .collect()
+}
+
+fn parse_shape(text: &str) -> Result<Vec<(String, Vec<String>)>, String> {
+    let value: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    if value.get("ok").and_then(Json::as_bool) != Some(true) {
+        return Err(value
+            .get("error")
+            .and_then(Json::as_str)
+            .unwrap_or("the factory failed")
+            .to_string());
+    }
+    let tools = value
+        .get("tools")
+        .and_then(Json::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(tools
+        .into_iter()
+        .filter_map(|t| {
+            let name = t.get(0)?.as_str()?.to_string();
+            let hooks = t
+                .get(1)
+                .and_then(Json::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|h| h.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some((name, hooks))
+        })
+        .collect())
+}
+
+/// Turns an engine error into a failure class.
+fn classify(
+    err: CaughtError<'_>,
+    file: &str,
+    fired: &Rc<Cell<bool>>,
+    declaring: bool,
+) -> EvalFailure {
+    if fired.get() {
+        return EvalFailure::Timeout;
+    }
+    match err {
+        CaughtError::Error(rquickjs::Error::Allocation) => EvalFailure::Memory {
+            message: "out of memory".into(),
+        },
+        CaughtError::Error(rquickjs::Error::WouldBlock) => EvalFailure::NeverSettles,
+        CaughtError::Error(rquickjs::Error::Resolving { name, .. })
+        | CaughtError::Error(rquickjs::Error::Loading { name, .. }) => EvalFailure::Threw {
+            message: format!("imports are not available in the sandbox (module {name:?})"),
+            at: None,
+        },
+        CaughtError::Error(e) => EvalFailure::Threw {
+            message: e.to_string(),
+            at: None,
+        },
+        CaughtError::Exception(ex) => {
+            let message = ex.message().unwrap_or_default();
+            let stack = ex.stack().unwrap_or_default();
+            let at = position_in_stack(&stack, file);
+            let is_syntax = ex
+                .get::<_, String>("name")
+                .map(|n| n == "SyntaxError")
+                .unwrap_or(false);
+            exception_failure(&message, at, is_syntax, declaring)
+        }
+        CaughtError::Value(v) => {
+            let message = describe_thrown(&v);
+            exception_failure(&message, None, false, declaring)
+        }
+    }
+}
+
+fn exception_failure(
+    message: &str,
+    at: Option<Position>,
+    is_syntax: bool,
+    declaring: bool,
+) -> EvalFailure {
+    let lower = message.to_ascii_lowercase();
+    if lower.contains("out of memory") {
+        return EvalFailure::Memory {
+            message: message.to_string(),
+        };
+    }
+    if lower.contains("stack size exceeded") || lower.contains("stack overflow") {
+        return EvalFailure::Memory {
+            message: message.to_string(),
+        };
+    }
+    if lower.contains("interrupted") {
+        return EvalFailure::Timeout;
+    }
+    if lower.contains("could not load module") || lower.contains("error resolving module") {
+        return EvalFailure::Threw {
+            message: format!("imports are not available in the sandbox: {message}"),
+            at,
+        };
+    }
+    if is_syntax || declaring {
+        return EvalFailure::Syntax {
+            message: message.to_string(),
+            at,
+        };
+    }
+    EvalFailure::Threw {
+        message: message.to_string(),
+        at,
+    }
+}
+
+fn describe_thrown(v: &Value<'_>) -> String {
+    if let Some(s) = v.as_string() {
+        return s.to_string().unwrap_or_else(|_| "a string".into());
+    }
+    if let Some(n) = v.as_number() {
+        return n.to_string();
+    }
+    format!("a thrown {} value", v.type_name())
+}
+
+/// Finds `file:line:col` (QuickJS's stack format, `    at file:3:6`) for `file` in a stack trace.
+fn position_in_stack(stack: &str, file: &str) -> Option<Position> {
+    for line in stack.lines() {
+        let Some(idx) = line.find(file) else { continue };
+        let rest = &line[idx + file.len()..];
+        let mut parts = rest
+            .trim_start_matches(':')
+            .split(|c: char| !c.is_ascii_digit());
+        let l = parts.next().and_then(|s| s.parse::<u32>().ok());
+        let c = parts.next().and_then(|s| s.parse::<u32>().ok());
+        if let Some(l) = l {
+            return Some(Position {
+                line: l,
+                column: c.unwrap_or(1),
+            });
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eval(src: &str) -> Result<Exports, EvalFailure> {
+        evaluate(
+            "t.mjs",
+            src,
+            &Limits {
+                eval_timeout: Duration::from_millis(300),
+                ..Limits::default()
+            },
+        )
+    }
+
+    #[test]
+    fn extracts_plain_main() {
+        let e =
+            eval("export const main = { namespace: 'x', n: [1, 2.5, true, null, 'a'] };").unwrap();
+        assert_eq!(e.names, vec!["main".to_string()]);
+        assert_eq!(e.data["main"]["n"][1], serde_json::json!(2.5));
+        assert!(e.unserializable.is_empty());
+        assert_eq!(e.handlers, HandlersExport::Absent);
+    }
+
+    #[test]
+    fn stack_positions() {
+        assert_eq!(
+            position_in_stack("    at t.mjs:3:6\n", "t.mjs"),
+            Some(Position { line: 3, column: 6 })
+        );
+        assert_eq!(position_in_stack("    at <eval>:1:1\n", "t.mjs"), None);
+    }
+}

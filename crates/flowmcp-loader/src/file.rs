@@ -1,0 +1,364 @@
+//! Loading one file end to end: read (LDR001/LDR002), scan (SEC0xx/SEC2xx), evaluate (LDR003–LDR007),
+//! extract (SEC017, LDR008).
+//!
+//! Invariant: [`load_file`] never fails and never panics; whatever goes wrong is a diagnostic.
+
+use std::io::Read;
+use std::path::Path;
+
+use flowmcp_spec::{Code, Collector, Diagnostic, JsonPath, RuleSettings, Severity};
+
+use crate::eval::{self, DATA_EXPORTS, EvalFailure, Exports, Limits, PathItem};
+use crate::scan::{self, ScanKind};
+
+/// What the file is, judged from its exports (or, for a shared list, its location and text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    Schema,
+    List,
+    Skill,
+    Prompt,
+    Agent,
+    Selection,
+    Content,
+    Unknown,
+}
+
+impl FileKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileKind::Schema => "schema",
+            FileKind::List => "list",
+            FileKind::Skill => "skill",
+            FileKind::Prompt => "prompt",
+            FileKind::Agent => "agent",
+            FileKind::Selection => "selection",
+            FileKind::Content => "content",
+            FileKind::Unknown => "unknown",
+        }
+    }
+
+    fn from_exports(e: &Exports) -> FileKind {
+        let pairs = [
+            ("main", FileKind::Schema),
+            ("list", FileKind::List),
+            ("skill", FileKind::Skill),
+            ("prompt", FileKind::Prompt),
+            ("agent", FileKind::Agent),
+            ("selection", FileKind::Selection),
+            ("content", FileKind::Content),
+        ];
+        pairs
+            .iter()
+            .find(|(n, _)| e.has(n))
+            .map(|(_, k)| *k)
+            .unwrap_or(FileKind::Unknown)
+    }
+}
+
+/// The result of loading a file.
+#[derive(Clone, Debug)]
+pub struct LoadedFile {
+    /// The name used in diagnostics (usually the path as the user gave it).
+    pub display: String,
+    /// The source text, when it could be read as UTF-8 within the size cap.
+    pub source: Option<String>,
+    pub kind: FileKind,
+    /// The exports, when evaluation succeeded.
+    pub exports: Option<Exports>,
+    /// LDR, SEC scan and SEC017 diagnostics, with severities of the active settings.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl LoadedFile {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Reads and loads `path`. `display` is the name diagnostics carry.
+pub fn load_file(
+    path: &Path,
+    display: &str,
+    limits: &Limits,
+    settings: &RuleSettings,
+) -> LoadedFile {
+    let mut c = Collector::new(settings, Some(display.to_string()));
+    let bytes = match read_capped(path, limits.max_file_bytes) {
+        Ok(b) => b,
+        Err(ReadError::TooLarge(size)) => {
+            c.emit(
+                Code::LDR002,
+                None,
+                format!(
+                    "File is {size} bytes; the limit is {} bytes",
+                    limits.max_file_bytes
+                ),
+            );
+            return finish(display, None, FileKind::Unknown, None, c);
+        }
+        Err(ReadError::Io(e)) => {
+            // An unreadable file is reported as LDR001 (it cannot be read as UTF-8 text).
+            c.emit(Code::LDR001, None, format!("File cannot be read: {e}"));
+            return finish(display, None, FileKind::Unknown, None, c);
+        }
+    };
+    load_bytes(path, display, bytes, limits, c)
+}
+
+/// Loads in-memory `source` as if it were the file at `path`.
+pub fn load_source(
+    path: &Path,
+    display: &str,
+    source: &str,
+    limits: &Limits,
+    settings: &RuleSettings,
+) -> LoadedFile {
+    let c = Collector::new(settings, Some(display.to_string()));
+    if source.len() as u64 > limits.max_file_bytes {
+        let mut c = c;
+        c.emit(
+            Code::LDR002,
+            None,
+            format!(
+                "File is {} bytes; the limit is {} bytes",
+                source.len(),
+                limits.max_file_bytes
+            ),
+        );
+        return finish(display, None, FileKind::Unknown, None, c);
+    }
+    load_text(path, display, source.to_string(), limits, c)
+}
+
+fn load_bytes(
+    path: &Path,
+    display: &str,
+    bytes: Vec<u8>,
+    limits: &Limits,
+    mut c: Collector<'_>,
+) -> LoadedFile {
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let bytes = e.as_bytes();
+            let (line, column) = line_col(&String::from_utf8_lossy(&bytes[..valid]));
+            if let Some(d) = c.emit(
+                Code::LDR001,
+                None,
+                format!(
+                    "File is not valid UTF-8: invalid byte 0x{:02X} at offset {valid}",
+                    bytes[valid]
+                ),
+            ) {
+                d.line = Some(line);
+                d.column = Some(column);
+            }
+            return finish(display, None, FileKind::Unknown, None, c);
+        }
+    };
+    load_text(path, display, text, limits, c)
+}
+
+fn load_text(
+    path: &Path,
+    display: &str,
+    mut text: String,
+    limits: &Limits,
+    mut c: Collector<'_>,
+) -> LoadedFile {
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    let list = scan::is_shared_list(path, &text);
+    let kind_hint = if list {
+        FileKind::List
+    } else {
+        FileKind::Unknown
+    };
+    let scan_kind = if list {
+        ScanKind::SharedList
+    } else {
+        ScanKind::Module
+    };
+    for hit in scan::scan(&text, scan_kind) {
+        let message = format!(
+            "Forbidden pattern \"{}\" found at line {}",
+            hit.pattern, hit.line
+        );
+        if let Some(d) = c.emit(hit.code, None, message) {
+            d.line = Some(hit.line);
+            d.column = Some(hit.column);
+        }
+    }
+    if text.trim().is_empty() {
+        c.emit(
+            Code::LDR008,
+            None,
+            "File is empty: expected an export such as `export const main = { … }`",
+        );
+        return finish(display, Some(text), kind_hint, None, c);
+    }
+    // As the reference does, a file that fails the static scan is not evaluated at all.
+    if c.has_errors() {
+        return finish(display, Some(text), kind_hint, None, c);
+    }
+
+    let exports = match eval::evaluate(display, &text, limits) {
+        Ok(e) => e,
+        Err(failure) => {
+            report_failure(&mut c, failure, limits);
+            return finish(display, Some(text), kind_hint, None, c);
+        }
+    };
+
+    let kind = match FileKind::from_exports(&exports) {
+        FileKind::Unknown => kind_hint,
+        k => k,
+    };
+    if !DATA_EXPORTS.iter().any(|n| exports.has(n)) {
+        let found = if exports.names.is_empty() {
+            "no exports".to_string()
+        } else {
+            format!(
+                "exports {}",
+                exports
+                    .names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        c.emit(
+            Code::LDR008,
+            None,
+            format!(
+                "No recognised export (found {found}); expected a named export `main`, `list`, `skill`, `prompt`, `agent`, `selection` or `content`"
+            ),
+        );
+    }
+    for u in &exports.unserializable {
+        let mut p = JsonPath::root(&u.export);
+        for seg in &u.path {
+            p = match seg {
+                PathItem::Key(k) => p.key(k),
+                PathItem::Index(i) => p.index(*i),
+            };
+        }
+        let what = match u.kind.as_str() {
+            "function" => "function".to_string(),
+            "undefined" if u.detail == "hole" => "array hole (undefined)".to_string(),
+            "undefined" => "undefined".to_string(),
+            "symbol" => "symbol".to_string(),
+            "symbol-key" => "symbol-keyed property".to_string(),
+            "bigint" => "BigInt".to_string(),
+            "number" => format!("number {}", u.detail),
+            "non-plain" => format!("{} object", u.detail),
+            "cycle" => "circular reference".to_string(),
+            "getter-threw" => format!("getter that throws ({})", u.detail),
+            other => other.to_string(),
+        };
+        c.emit(
+            Code::SEC017,
+            Some(&p),
+            format!("Non-serializable value ({what})"),
+        );
+    }
+    finish(display, Some(text), kind, Some(exports), c)
+}
+
+fn report_failure(c: &mut Collector<'_>, failure: EvalFailure, limits: &Limits) {
+    let (code, message, at) = match failure {
+        EvalFailure::Syntax { message, at } => {
+            (Code::LDR003, format!("Syntax error: {message}"), at)
+        }
+        EvalFailure::Threw { message, at } => (
+            Code::LDR004,
+            format!("Module threw while evaluating: {message}"),
+            at,
+        ),
+        EvalFailure::Timeout => (
+            Code::LDR005,
+            format!(
+                "Evaluation did not finish within {} ms",
+                limits.eval_timeout.as_millis()
+            ),
+            None,
+        ),
+        EvalFailure::Memory { message } => (
+            Code::LDR006,
+            format!(
+                "Evaluation passed its memory ({} MiB) or stack ({} KiB) limit: {message}",
+                limits.memory_bytes >> 20,
+                limits.stack_bytes >> 10
+            ),
+            None,
+        ),
+        EvalFailure::NeverSettles => (
+            Code::LDR007,
+            "Top-level await never settles (nothing left to run)".to_string(),
+            None,
+        ),
+    };
+    if let Some(d) = c.emit(code, None, message)
+        && let Some(at) = at
+    {
+        d.line = Some(at.line);
+        d.column = Some(at.column);
+    }
+}
+
+fn finish(
+    display: &str,
+    source: Option<String>,
+    kind: FileKind,
+    exports: Option<Exports>,
+    c: Collector<'_>,
+) -> LoadedFile {
+    LoadedFile {
+        display: display.to_string(),
+        source,
+        kind,
+        exports,
+        diagnostics: c.finish(),
+    }
+}
+
+enum ReadError {
+    TooLarge(u64),
+    Io(std::io::Error),
+}
+
+fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    if let Ok(meta) = file.metadata()
+        && meta.len() > cap
+    {
+        return Err(ReadError::TooLarge(meta.len()));
+    }
+    let mut buf = Vec::new();
+    // Read at most cap + 1 bytes: the file may grow between the size check and the read.
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(ReadError::Io)?;
+    if buf.len() as u64 > cap {
+        return Err(ReadError::TooLarge(buf.len() as u64));
+    }
+    Ok(buf)
+}
+
+/// 1-based line and column of the end of `prefix`.
+fn line_col(prefix: &str) -> (u32, u32) {
+    let line = prefix.matches('\n').count() as u32 + 1;
+    let column = prefix
+        .rsplit('\n')
+        .next()
+        .map(|l| l.chars().count())
+        .unwrap_or(0) as u32
+        + 1;
+    (line, column)
+}

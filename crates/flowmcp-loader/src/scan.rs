@@ -1,0 +1,1207 @@
+//! The static security scan (RULINGS "The static scan, precisely").
+//!
+//! The scan runs on the raw text of a file before anything evaluates it. It works in two passes:
+//!
+//! 1. [`blank`] replaces the *contents* of comments, string literals and template-literal text with
+//!    spaces, so prose never triggers a rule. Every blanked character becomes exactly one space and line
+//!    terminators are kept, so a position in the blanked text has the same line and the same column (in
+//!    characters) as in the original. `${ … }` expressions inside templates stay visible, however deeply
+//!    templates, braces and strings nest inside them.
+//! 2. The matcher walks the blanked text token by token and reports every occurrence of a forbidden
+//!    pattern with its 1-based line and column ([`scan`]).
+//!
+//! Both passes are single forward walks over the bytes with small explicit stacks (no recursion), so the
+//! cost is linear in the input and no input can make them panic.
+//!
+//! # Blanking, precisely
+//!
+//! - `'…'` and `"…"`: the quotes stay, the contents (escapes included) become spaces. A string also ends
+//!   at an unescaped line break (`\n`, `\r`), as it would be a syntax error otherwise; this stops an
+//!   unterminated quote from hiding the rest of the file. `\` before a line break is a continuation.
+//! - `` `…` ``: the backticks stay, the text becomes spaces, `${` and its closing `}` stay, the expression
+//!   between them is code (and is blanked by the same rules, so nested templates and strings work).
+//! - `// …` and `/* … */`: the whole comment, delimiters included, becomes spaces (a comment is
+//!   whitespace to JavaScript, so `eval/**/(` is blanked to `eval    (` and still matches). A line
+//!   comment ends at `\n`, `\r`, U+2028 or U+2029, as in JavaScript. A leading `#!` line is a comment.
+//! - Regular-expression literals are recognised (the usual "previous significant token" rule, refined by
+//!   tracking whether a `)` closes an `if`/`for`/`while`/… head and whether a `}` closes a block, an
+//!   object literal, a function expression body or a template substitution) and **kept visible**: a
+//!   quote, backtick or `//` inside `/…/` does not open a string or comment, but the pattern itself is
+//!   matched like code. This is the conservative choice: a regex literal can never hide code, at the
+//!   price of rare false positives such as `/eval\s*\(/`.
+//!
+//! # Matching, precisely
+//!
+//! - A pattern that starts with an identifier character matches only at an identifier boundary: the
+//!   character before it is not `[A-Za-z0-9_$.]` (nor any other identifier character, since the matcher
+//!   reads whole identifiers; a spread `...process` is not a member access and does match).
+//! - Patterns that end in an identifier character match whole identifiers only (`importance`,
+//!   `__dirnameX`, `setTimeoutMock` do not match).
+//! - Whitespace (including blanked comments and line breaks) is allowed between an identifier and the
+//!   `(`, `.` or `[` that completes a pattern (`eval (x)`, `process\n  .env`), and optional chaining
+//!   counts (`process?.env`, `eval?.(x)`). A tagged template counts as a call (`` Function`…` ``).
+//! - Identifiers written with `\u` escapes are decoded before matching (`\u0065val(` is `eval(`).
+//! - SEC001 is the word `import` in any form (`import x from`, `import(`, `import{`, `import*`,
+//!   `import'…'`, `import.meta`) except a property key (`{ import: 1 }`).
+//! - `new Function` reports only SEC005 (at `new`), not also SEC004.
+//! - `fs[` counts as SEC008 (computed access, like `process[`).
+//! - `node:fs`, `fs/promises` and `child_process` usually appear inside module-specifier strings, which
+//!   are blanked; those files are still rejected, by SEC001 (`import … from 'node:fs'`, `import('…')`)
+//!   or SEC002 (`require('…')`). The three patterns match when they occur in code.
+//! - Line numbers count `\n` only (CRLF is one line break); columns count characters.
+//!
+//! Shared lists ([`ScanKind::SharedList`]) are scanned with SEC200–SEC204 instead: the `function`
+//! keyword and method definitions `name(…) {` (SEC200), `=>` (SEC201), `async`/`await` (SEC202, not as
+//! property keys), a template substitution `${` found by the blanker, so never inside a string or
+//! comment (SEC203), and every SEC001–SEC016 pattern reported as SEC204 with the original pattern.
+//!
+//! Known limits of any static scan (the sandbox is the real barrier): aliases (`const F = Function`),
+//! indirect access (`[].constructor.constructor(…)`, `(0, eval)(…)`) and code built at run time are not
+//! seen.
+
+use std::path::{Component, Path};
+
+use flowmcp_spec::Code;
+
+/// Which rule family a file is scanned with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScanKind {
+    /// A schema, skill, prompt or agent module: SEC001–SEC016.
+    Module,
+    /// A shared list file: SEC200–SEC204.
+    SharedList,
+}
+
+/// One forbidden pattern found by [`scan`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScanHit {
+    /// The rule (`SEC001` … `SEC016` for modules, `SEC200` … `SEC204` for shared lists).
+    pub code: Code,
+    /// The pattern as the specification spells it (`"import"`, `"eval("`, `"process["`, `"=>"`, …).
+    /// For SEC204 this is the pattern of the module rule that matched.
+    pub pattern: &'static str,
+    /// 1-based line (lines are separated by `\n`).
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+}
+
+impl ScanHit {
+    /// The message part of the diagnostic: `Forbidden pattern "import" found at line 12`.
+    pub fn message(&self) -> String {
+        format!(
+            "Forbidden pattern \"{}\" found at line {}",
+            self.pattern, self.line
+        )
+    }
+
+    /// The module rule behind this hit: the code itself, except that SEC204 maps back to the
+    /// SEC001–SEC016 rule whose pattern matched.
+    pub fn rule(&self) -> Code {
+        if self.code == Code::SEC204 {
+            module_code_of(self.pattern).unwrap_or(Code::SEC204)
+        } else {
+            self.code
+        }
+    }
+}
+
+/// Every pattern the module rules can report, with its code.
+const MODULE_PATTERNS: &[(&str, Code)] = &[
+    ("import", Code::SEC001),
+    ("require(", Code::SEC002),
+    ("eval(", Code::SEC003),
+    ("Function(", Code::SEC004),
+    ("new Function", Code::SEC005),
+    ("process.", Code::SEC006),
+    ("process[", Code::SEC006),
+    ("child_process", Code::SEC007),
+    ("fs.", Code::SEC008),
+    ("fs[", Code::SEC008),
+    ("node:fs", Code::SEC009),
+    ("fs/promises", Code::SEC010),
+    ("globalThis.", Code::SEC011),
+    ("globalThis[", Code::SEC011),
+    ("global.", Code::SEC012),
+    ("global[", Code::SEC012),
+    ("__dirname", Code::SEC013),
+    ("__filename", Code::SEC014),
+    ("setTimeout", Code::SEC015),
+    ("setInterval", Code::SEC016),
+];
+
+fn module_code_of(pattern: &str) -> Option<Code> {
+    MODULE_PATTERNS
+        .iter()
+        .find(|(p, _)| *p == pattern)
+        .map(|(_, c)| *c)
+}
+
+/// Returns `source` with the contents of comments, string literals and template-literal text replaced
+/// by spaces (see the module documentation for the exact rules). Line terminators are kept and every
+/// other blanked character becomes one space, so lines and character columns stay aligned with
+/// `source`.
+pub fn blank(source: &str) -> String {
+    Blanker::new(source).run().text
+}
+
+/// Scans `source` with the rules of `kind` and returns every match, sorted by line and column.
+pub fn scan(source: &str, kind: ScanKind) -> Vec<ScanHit> {
+    let blanked = Blanker::new(source).run();
+    scan_blanked(&blanked, kind)
+}
+
+/// Decides the kind with [`is_shared_list`] and scans, blanking `source` only once.
+pub fn scan_file(path: &Path, source: &str) -> (ScanKind, Vec<ScanHit>) {
+    let blanked = Blanker::new(source).run();
+    let kind = if under_lists_dir(path) || declares_list(&blanked.text) {
+        ScanKind::SharedList
+    } else {
+        ScanKind::Module
+    };
+    let hits = scan_blanked(&blanked, kind);
+    (kind, hits)
+}
+
+/// True when the file is a shared list: it lies under a directory named `_lists`, or its blanked text
+/// declares `export const list`.
+pub fn is_shared_list(path: &Path, source: &str) -> bool {
+    under_lists_dir(path) || declares_list(&blank(source))
+}
+
+/// True when a directory component of `path` (not the file name itself) is `_lists`.
+fn under_lists_dir(path: &Path) -> bool {
+    path.parent().is_some_and(|dir| {
+        dir.components()
+            .any(|c| matches!(c, Component::Normal(name) if name == "_lists"))
+    })
+}
+
+/// True when already-blanked text contains the declaration `export const list` (whole words, any
+/// whitespace or comments between them, not preceded by `.`).
+pub fn declares_list(blanked: &str) -> bool {
+    let b = blanked.as_bytes();
+    let mut from = 0;
+    while let Some(found) = blanked.get(from..).and_then(|rest| rest.find("export")) {
+        let start = from + found;
+        from = start + "export".len();
+        if start > 0 && !is_boundary_before(b, start) {
+            continue;
+        }
+        let Some(after_export) = word_at(blanked, start, "export") else {
+            continue;
+        };
+        let c = skip_ws(blanked, after_export);
+        if c == after_export {
+            continue;
+        }
+        let Some(after_const) = word_at(blanked, c, "const") else {
+            continue;
+        };
+        let l = skip_ws(blanked, after_const);
+        if l != after_const && word_at(blanked, l, "list").is_some() {
+            return true;
+        }
+    }
+    false
+}
+
+/// If the whole identifier starting at `at` is `word`, the offset after it.
+fn word_at(text: &str, at: usize, word: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    if !b.get(at..)?.starts_with(word.as_bytes()) {
+        return None;
+    }
+    let (end, _) = ident_end(text, at);
+    (end == at + word.len()).then_some(end)
+}
+
+fn is_boundary_before(b: &[u8], at: usize) -> bool {
+    match at.checked_sub(1).and_then(|p| b.get(p)) {
+        None => true,
+        Some(&p) => !(is_ascii_ident(p) || p == b'.'),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Character classes
+// ---------------------------------------------------------------------------------------------------
+
+fn is_ascii_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+/// A non-ASCII character that can be part of an identifier (an approximation of ID_Continue).
+fn is_unicode_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '\u{200C}' || c == '\u{200D}'
+}
+
+/// JavaScript whitespace and line terminators outside ASCII.
+fn is_js_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{FEFF}'
+}
+
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C)
+}
+
+/// The character starting at byte `at`, if `at` is a character boundary inside `s`.
+fn char_at(s: &str, at: usize) -> Option<char> {
+    s.get(at..).and_then(|t| t.chars().next())
+}
+
+/// True when an identifier starts at `at`.
+fn starts_ident(s: &str, at: usize) -> bool {
+    let b = s.as_bytes();
+    match b.get(at) {
+        None => false,
+        Some(&c) if c.is_ascii_digit() => false,
+        Some(&c) if is_ascii_ident(c) || c == b'#' => true,
+        Some(b'\\') => b.get(at + 1) == Some(&b'u'),
+        Some(&c) if c >= 0x80 => char_at(s, at).is_some_and(is_unicode_ident),
+        Some(_) => false,
+    }
+}
+
+/// The end of the identifier (or number, or private name) starting at `start`, and whether it contains
+/// `\u` escapes. Always returns an offset greater than `start` when `start < s.len()`.
+fn ident_end(s: &str, start: usize) -> (usize, bool) {
+    let b = s.as_bytes();
+    let mut j = start;
+    let mut escaped = false;
+    if b.get(j) == Some(&b'#') {
+        j += 1;
+    }
+    while let Some(&c) = b.get(j) {
+        if is_ascii_ident(c) {
+            j += 1;
+        } else if c == b'\\' {
+            if b.get(j + 1) != Some(&b'u') {
+                break;
+            }
+            escaped = true;
+            j += 2;
+            if b.get(j) == Some(&b'{') {
+                j += 1;
+                while b.get(j).is_some_and(u8::is_ascii_hexdigit) {
+                    j += 1;
+                }
+                if b.get(j) == Some(&b'}') {
+                    j += 1;
+                }
+            }
+        } else if c >= 0x80 {
+            match char_at(s, j) {
+                Some(ch) if is_unicode_ident(ch) => j += ch.len_utf8(),
+                _ => break,
+            }
+        } else {
+            break;
+        }
+    }
+    (j.max((start + 1).min(s.len())), escaped)
+}
+
+/// Decodes the `\uXXXX` and `\u{…}` escapes of an identifier into `buf`. Malformed escapes become
+/// U+FFFD.
+fn decode_ident(raw: &str, buf: &mut String) {
+    buf.clear();
+    let mut rest = raw;
+    while let Some(p) = rest.find('\\') {
+        buf.push_str(rest.get(..p).unwrap_or(""));
+        let after = rest.get(p + 1..).unwrap_or("");
+        let Some(tail) = after.strip_prefix('u') else {
+            buf.push('\\');
+            rest = after;
+            continue;
+        };
+        if let Some(braced) = tail.strip_prefix('{') {
+            let n = braced.bytes().take_while(u8::is_ascii_hexdigit).count();
+            let hex = braced.get(..n).unwrap_or("");
+            let decoded = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
+            buf.push(decoded.unwrap_or('\u{FFFD}'));
+            let after_hex = braced.get(n..).unwrap_or("");
+            rest = after_hex.strip_prefix('}').unwrap_or(after_hex);
+        } else {
+            let n = tail
+                .bytes()
+                .take(4)
+                .take_while(u8::is_ascii_hexdigit)
+                .count();
+            let decoded = if n == 4 {
+                tail.get(..4)
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .and_then(char::from_u32)
+            } else {
+                None
+            };
+            buf.push(decoded.unwrap_or('\u{FFFD}'));
+            rest = tail.get(n..).unwrap_or("");
+        }
+    }
+    buf.push_str(rest);
+}
+
+/// The first offset at or after `at` that is not JavaScript whitespace.
+fn skip_ws(s: &str, mut at: usize) -> usize {
+    let b = s.as_bytes();
+    while let Some(&c) = b.get(at) {
+        if is_ascii_space(c) {
+            at += 1;
+        } else if c >= 0x80 {
+            match char_at(s, at) {
+                Some(ch) if is_js_space(ch) => at += ch.len_utf8(),
+                _ => break,
+            }
+        } else {
+            break;
+        }
+    }
+    at
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Pass 1: blanking
+// ---------------------------------------------------------------------------------------------------
+
+/// What the previous significant token allows next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Prev {
+    /// A value ended (identifier, literal, `)`, `]`, `}` of an expression): `/` divides, `{` is a block.
+    Value,
+    /// An expression is expected (operator, `(`, `,`, `return`, …): `/` starts a regex, `{` an object.
+    Expr,
+    /// A statement starts (file start, `;`, block `}`, `=>`, `else`, …): `/` starts a regex, `{` a block.
+    Stmt,
+}
+
+/// An open bracket of the code being blanked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Frame {
+    Block,
+    Object,
+    /// The body of a function or class expression: a `/` after its `}` divides.
+    ExprBody,
+    Paren,
+    /// The head of `if`, `for`, `while`, `with`, `switch`, `catch`: a `/` after its `)` starts a regex.
+    ControlParen,
+    /// `${` inside a template literal: its `}` resumes the template text.
+    TemplateExpr,
+}
+
+struct Blanked {
+    text: String,
+    /// Offsets (in `text`) of the `$` of every template substitution `${`.
+    template_exprs: Vec<usize>,
+}
+
+struct Blanker<'a> {
+    src: &'a str,
+    b: &'a [u8],
+    out: Vec<u8>,
+    pos: usize,
+    stack: Vec<Frame>,
+    prev: Prev,
+    /// The previous token was `if`, `for`, … (its `(` is a control head).
+    control_kw: bool,
+    /// The previous token was `.` (the next identifier is a property name, never a keyword).
+    after_dot: bool,
+    /// A `function`/`class` keyword in expression position was seen at this stack depth; the next `{`
+    /// opened at that depth is its body.
+    pending_expr_body: Option<usize>,
+    template_exprs: Vec<usize>,
+}
+
+impl<'a> Blanker<'a> {
+    fn new(src: &'a str) -> Self {
+        Blanker {
+            src,
+            b: src.as_bytes(),
+            out: Vec::with_capacity(src.len()),
+            pos: 0,
+            stack: Vec::new(),
+            prev: Prev::Stmt,
+            control_kw: false,
+            after_dot: false,
+            pending_expr_body: None,
+            template_exprs: Vec::new(),
+        }
+    }
+
+    fn run(mut self) -> Blanked {
+        if self.b.starts_with(b"#!") {
+            self.line_comment();
+        }
+        while let Some(&c) = self.b.get(self.pos) {
+            match c {
+                b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => self.copy(1),
+                b'/' => match self.b.get(self.pos + 1) {
+                    Some(b'/') => self.line_comment(),
+                    Some(b'*') => self.block_comment(),
+                    _ if self.prev == Prev::Value => {
+                        self.copy(1);
+                        self.token(Prev::Expr);
+                    }
+                    _ => {
+                        self.regex();
+                        self.token(Prev::Value);
+                    }
+                },
+                b'\'' | b'"' => {
+                    self.string(c);
+                    self.token(Prev::Value);
+                }
+                b'`' => {
+                    self.copy(1);
+                    self.template_text();
+                }
+                b'{' => self.open_brace(),
+                b'}' => self.close_brace(),
+                b'(' => {
+                    let frame = if self.control_kw {
+                        Frame::ControlParen
+                    } else {
+                        Frame::Paren
+                    };
+                    self.stack.push(frame);
+                    self.copy(1);
+                    self.token(Prev::Expr);
+                }
+                b')' => {
+                    let next = match self.stack.last() {
+                        Some(Frame::ControlParen) => {
+                            self.stack.pop();
+                            Prev::Stmt
+                        }
+                        Some(Frame::Paren) => {
+                            self.stack.pop();
+                            Prev::Value
+                        }
+                        _ => Prev::Value,
+                    };
+                    self.copy(1);
+                    self.token(next);
+                }
+                b']' => {
+                    self.copy(1);
+                    self.token(Prev::Value);
+                }
+                b';' => {
+                    self.copy(1);
+                    self.token(Prev::Stmt);
+                }
+                b'.' if self.b.get(self.pos + 1).is_some_and(u8::is_ascii_digit) => self.number(),
+                b'.' => {
+                    self.copy(1);
+                    self.token(Prev::Expr);
+                    self.after_dot = true;
+                }
+                b'>' if self.pos > 0 && self.b.get(self.pos - 1) == Some(&b'=') => {
+                    // `=>`: an arrow body follows; `{` opens a block, `/` starts a regex.
+                    self.copy(1);
+                    self.token(Prev::Stmt);
+                }
+                b'+' | b'-' if self.b.get(self.pos + 1) == Some(&c) => {
+                    self.copy(2);
+                    self.token(Prev::Value);
+                }
+                b'0'..=b'9' => self.number(),
+                _ if starts_ident(self.src, self.pos) => self.identifier(),
+                0x80.. => match char_at(self.src, self.pos) {
+                    Some(ch) if is_js_space(ch) => self.copy(ch.len_utf8()),
+                    Some(ch) => {
+                        self.copy(ch.len_utf8());
+                        self.token(Prev::Expr);
+                    }
+                    None => self.copy(1),
+                },
+                _ => {
+                    self.copy(1);
+                    self.token(Prev::Expr);
+                }
+            }
+        }
+        let text = String::from_utf8(self.out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Blanked {
+            text,
+            template_exprs: self.template_exprs,
+        }
+    }
+
+    /// Records the end of a token.
+    fn token(&mut self, prev: Prev) {
+        self.prev = prev;
+        self.control_kw = false;
+        self.after_dot = false;
+    }
+
+    /// Copies `n` bytes of code unchanged.
+    fn copy(&mut self, n: usize) {
+        let end = (self.pos + n).min(self.b.len());
+        if let Some(bytes) = self.b.get(self.pos..end) {
+            self.out.extend_from_slice(bytes);
+        }
+        self.pos = end;
+    }
+
+    /// Blanks the character at `pos`: line terminators `\n`/`\r` are kept, anything else becomes one
+    /// space.
+    fn blank_char(&mut self) {
+        match self.b.get(self.pos) {
+            None => {}
+            Some(&c @ (b'\n' | b'\r')) => {
+                self.out.push(c);
+                self.pos += 1;
+            }
+            Some(&c) if c < 0x80 => {
+                self.out.push(b' ');
+                self.pos += 1;
+            }
+            Some(_) => {
+                self.out.push(b' ');
+                self.pos += char_at(self.src, self.pos).map_or(1, char::len_utf8);
+            }
+        }
+    }
+
+    /// True at `\n`, `\r`, U+2028 or U+2029.
+    fn at_line_terminator(&self) -> bool {
+        match self.b.get(self.pos) {
+            Some(b'\n' | b'\r') => true,
+            Some(0xE2) => matches!(
+                self.b.get(self.pos + 1..self.pos + 3),
+                Some([0x80, 0xA8 | 0xA9])
+            ),
+            _ => false,
+        }
+    }
+
+    /// `// …` (or the `#!` line): blanked up to, not including, the line terminator.
+    fn line_comment(&mut self) {
+        while self.pos < self.b.len() && !self.at_line_terminator() {
+            self.blank_char();
+        }
+    }
+
+    /// `/* … */`: blanked entirely, line breaks kept.
+    fn block_comment(&mut self) {
+        self.out.extend_from_slice(b"  ");
+        self.pos += 2;
+        while let Some(&c) = self.b.get(self.pos) {
+            if c == b'*' && self.b.get(self.pos + 1) == Some(&b'/') {
+                self.out.extend_from_slice(b"  ");
+                self.pos += 2;
+                return;
+            }
+            self.blank_char();
+        }
+    }
+
+    /// A `'…'` or `"…"` literal starting at `pos`.
+    fn string(&mut self, quote: u8) {
+        self.copy(1);
+        while let Some(&c) = self.b.get(self.pos) {
+            match c {
+                _ if c == quote => {
+                    self.copy(1);
+                    return;
+                }
+                // An unescaped line break ends the (invalid) literal; code resumes on the next line.
+                b'\n' | b'\r' => return,
+                b'\\' => {
+                    self.blank_char();
+                    if self.b.get(self.pos) == Some(&b'\r') {
+                        self.blank_char();
+                        if self.b.get(self.pos) == Some(&b'\n') {
+                            self.blank_char();
+                        }
+                    } else {
+                        self.blank_char();
+                    }
+                }
+                _ => self.blank_char(),
+            }
+        }
+    }
+
+    /// Template text after a backtick or after the `}` of a substitution. Ends at the closing backtick
+    /// (the literal is then a value) or at `${` (code resumes inside the substitution).
+    fn template_text(&mut self) {
+        while let Some(&c) = self.b.get(self.pos) {
+            match c {
+                b'`' => {
+                    self.copy(1);
+                    self.token(Prev::Value);
+                    return;
+                }
+                b'$' if self.b.get(self.pos + 1) == Some(&b'{') => {
+                    self.template_exprs.push(self.out.len());
+                    self.copy(2);
+                    self.stack.push(Frame::TemplateExpr);
+                    self.token(Prev::Expr);
+                    return;
+                }
+                b'\\' => {
+                    self.blank_char();
+                    self.blank_char();
+                }
+                _ => self.blank_char(),
+            }
+        }
+        self.token(Prev::Value);
+    }
+
+    /// A regular-expression literal starting at `pos`, copied unchanged. It ends after the closing `/`
+    /// (outside a `[…]` class) or before a line terminator.
+    fn regex(&mut self) {
+        self.copy(1);
+        let mut in_class = false;
+        while let Some(&c) = self.b.get(self.pos) {
+            if self.at_line_terminator() {
+                return;
+            }
+            match c {
+                b'\\' => {
+                    self.copy(1);
+                    if self.pos < self.b.len() && !self.at_line_terminator() {
+                        self.copy_char();
+                    }
+                }
+                b'[' => {
+                    in_class = true;
+                    self.copy(1);
+                }
+                b']' => {
+                    in_class = false;
+                    self.copy(1);
+                }
+                b'/' if !in_class => {
+                    self.copy(1);
+                    return;
+                }
+                _ => self.copy_char(),
+            }
+        }
+    }
+
+    /// Copies the whole character at `pos`.
+    fn copy_char(&mut self) {
+        let n = char_at(self.src, self.pos).map_or(1, char::len_utf8);
+        self.copy(n);
+    }
+
+    fn number(&mut self) {
+        let start = self.pos;
+        let mut j = start;
+        while let Some(&c) = self.b.get(j) {
+            if is_ascii_ident(c) || c == b'.' {
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        self.copy((j - start).max(1));
+        self.token(Prev::Value);
+    }
+
+    fn identifier(&mut self) {
+        let start = self.pos;
+        let (end, _) = ident_end(self.src, start);
+        let word = self.src.get(start..end).unwrap_or("");
+        let member = self.after_dot;
+        let was_expr = self.prev == Prev::Expr;
+        self.copy(end - start);
+        if member {
+            self.token(Prev::Value);
+            return;
+        }
+        match word {
+            "return" | "typeof" | "instanceof" | "in" | "of" | "new" | "delete" | "void"
+            | "throw" | "case" | "yield" | "await" | "default" => self.token(Prev::Expr),
+            "else" | "do" | "try" | "finally" => self.token(Prev::Stmt),
+            "if" | "for" | "while" | "with" | "switch" | "catch" => {
+                self.token(Prev::Value);
+                self.control_kw = true;
+            }
+            // A modifier: `x = async function () {}` keeps the expression position.
+            "async" => {}
+            "function" | "class" => {
+                if was_expr {
+                    self.pending_expr_body = Some(self.stack.len());
+                }
+                self.token(Prev::Value);
+            }
+            _ => self.token(Prev::Value),
+        }
+    }
+
+    fn open_brace(&mut self) {
+        let frame = if self.pending_expr_body == Some(self.stack.len()) {
+            self.pending_expr_body = None;
+            Frame::ExprBody
+        } else if self.prev == Prev::Expr {
+            Frame::Object
+        } else {
+            Frame::Block
+        };
+        self.stack.push(frame);
+        self.copy(1);
+        self.token(if frame == Frame::Object {
+            Prev::Expr
+        } else {
+            Prev::Stmt
+        });
+    }
+
+    fn close_brace(&mut self) {
+        // Unclosed parentheses inside the braces (invalid code) are dropped.
+        loop {
+            match self.stack.pop() {
+                Some(Frame::Paren | Frame::ControlParen) => continue,
+                Some(Frame::Block) | None => {
+                    self.copy(1);
+                    self.token(Prev::Stmt);
+                }
+                Some(Frame::Object | Frame::ExprBody) => {
+                    self.copy(1);
+                    self.token(Prev::Value);
+                }
+                Some(Frame::TemplateExpr) => {
+                    self.copy(1);
+                    self.template_text();
+                }
+            }
+            if self
+                .pending_expr_body
+                .is_some_and(|depth| depth > self.stack.len())
+            {
+                self.pending_expr_body = None;
+            }
+            return;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Pass 2: matching
+// ---------------------------------------------------------------------------------------------------
+
+/// What follows an identifier (after optional whitespace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Follow {
+    /// `.` or `?.name`
+    Dot,
+    /// `[` or `?.[`
+    Bracket,
+    /// `(` or `?.(`
+    Call,
+    /// `` ` `` (a tagged template, which calls the tag)
+    Tag,
+    /// `:` (the identifier is a property key)
+    Colon,
+    Other,
+}
+
+fn follow(s: &str, at: usize) -> Follow {
+    let b = s.as_bytes();
+    let j = skip_ws(s, at);
+    match b.get(j) {
+        Some(b'.') => Follow::Dot,
+        Some(b'?') if b.get(j + 1) == Some(&b'.') => match b.get(j + 2) {
+            Some(b'(') => Follow::Call,
+            Some(b'[') => Follow::Bracket,
+            // `a ?.5 : b` is a conditional, not optional chaining.
+            Some(c) if c.is_ascii_digit() => Follow::Other,
+            _ => Follow::Dot,
+        },
+        Some(b'[') => Follow::Bracket,
+        Some(b'(') => Follow::Call,
+        Some(b'`') => Follow::Tag,
+        Some(b':') => Follow::Colon,
+        _ => Follow::Other,
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RawHit {
+    offset: usize,
+    code: Code,
+    pattern: &'static str,
+}
+
+/// Upper bound of the parenthesis stack used for method detection in shared lists; deeper nesting is
+/// not tracked (such a file cannot be a plain data list anyway).
+const MAX_TRACKED_PARENS: usize = 1 << 16;
+
+struct Matcher<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    list: bool,
+    hits: Vec<RawHit>,
+    scratch: String,
+    /// Offset of a `Function` already reported as part of `new Function`.
+    skip_function_at: Option<usize>,
+    // Method detection (shared lists only).
+    /// Offset of the name-like token just before the current position.
+    last_name: Option<usize>,
+    /// The previous token was the `function` keyword (its name and parameters are not a method).
+    after_function_kw: bool,
+    depth: usize,
+    /// `(depth, name offset)` of every open parenthesis that directly follows a name.
+    named_parens: Vec<(usize, usize)>,
+}
+
+fn scan_blanked(blanked: &Blanked, kind: ScanKind) -> Vec<ScanHit> {
+    let list = kind == ScanKind::SharedList;
+    let mut m = Matcher {
+        text: &blanked.text,
+        b: blanked.text.as_bytes(),
+        list,
+        hits: Vec::new(),
+        scratch: String::new(),
+        skip_function_at: None,
+        last_name: None,
+        after_function_kw: false,
+        depth: 0,
+        named_parens: Vec::new(),
+    };
+    m.run();
+    if list {
+        m.hits
+            .extend(blanked.template_exprs.iter().map(|&offset| RawHit {
+                offset,
+                code: Code::SEC203,
+                pattern: "${",
+            }));
+    }
+    let mut hits = m.hits;
+    hits.sort_by_key(|h| (h.offset, h.code));
+    hits.dedup();
+    locate(&blanked.text, &hits)
+}
+
+impl Matcher<'_> {
+    fn run(&mut self) {
+        let mut i = 0;
+        while let Some(&c) = self.b.get(i) {
+            if is_ascii_space(c) {
+                i += 1;
+            } else if c.is_ascii_digit() {
+                let (end, _) = ident_end(self.text, i);
+                self.other_token();
+                i = end;
+            } else if starts_ident(self.text, i) {
+                i = self.identifier(i);
+            } else if c >= 0x80 {
+                let ch = char_at(self.text, i);
+                if !ch.is_some_and(is_js_space) {
+                    self.other_token();
+                }
+                i += ch.map_or(1, char::len_utf8);
+            } else {
+                if self.list {
+                    self.list_punct(i, c);
+                }
+                i += 1;
+            }
+        }
+    }
+
+    fn push(&mut self, offset: usize, code: Code, pattern: &'static str) {
+        // In a shared list every module rule is SEC204.
+        let code = if self.list && module_code_of(pattern).is_some() {
+            Code::SEC204
+        } else {
+            code
+        };
+        self.hits.push(RawHit {
+            offset,
+            code,
+            pattern,
+        });
+    }
+
+    fn identifier(&mut self, start: usize) -> usize {
+        let (end, escaped) = ident_end(self.text, start);
+        let raw = self.text.get(start..end).unwrap_or("");
+        let mut buf = std::mem::take(&mut self.scratch);
+        let name: &str = if escaped {
+            decode_ident(raw, &mut buf);
+            &buf
+        } else {
+            raw
+        };
+        // `x.eval(` is a member; `...process` is a spread, not a member.
+        let member = start > 0
+            && self.b.get(start - 1) == Some(&b'.')
+            && !(start >= 3 && self.b.get(start - 3..start - 1) == Some(b"..".as_slice()));
+        if !member {
+            self.module_rules(start, end, name);
+            if self.list {
+                self.list_rules(start, end, name);
+            }
+        }
+        if self.list {
+            self.track_name(start, name);
+        }
+        self.scratch = buf;
+        end
+    }
+
+    fn module_rules(&mut self, start: usize, end: usize, name: &str) {
+        let rest = self.b.get(end..).unwrap_or(&[]);
+        match name {
+            "import" if follow(self.text, end) != Follow::Colon => {
+                self.push(start, Code::SEC001, "import")
+            }
+            "require" if self.is_call(end) => self.push(start, Code::SEC002, "require("),
+            "eval" if self.is_call(end) => self.push(start, Code::SEC003, "eval("),
+            "Function" if self.skip_function_at != Some(start) && self.is_call(end) => {
+                self.push(start, Code::SEC004, "Function(")
+            }
+            "new" => {
+                let j = skip_ws(self.text, end);
+                if j > end && starts_ident(self.text, j) {
+                    let (e, escaped) = ident_end(self.text, j);
+                    let raw = self.text.get(j..e).unwrap_or("");
+                    let is_function = if escaped {
+                        let mut tmp = String::new();
+                        decode_ident(raw, &mut tmp);
+                        tmp == "Function"
+                    } else {
+                        raw == "Function"
+                    };
+                    if is_function {
+                        self.push(start, Code::SEC005, "new Function");
+                        self.skip_function_at = Some(j);
+                    }
+                }
+            }
+            "process" => self.member_rule(start, end, Code::SEC006, "process.", "process["),
+            "child_process" => self.push(start, Code::SEC007, "child_process"),
+            "fs" => {
+                if rest.starts_with(b"/promises") {
+                    self.push(start, Code::SEC010, "fs/promises");
+                } else {
+                    self.member_rule(start, end, Code::SEC008, "fs.", "fs[");
+                }
+            }
+            "node" if rest.starts_with(b":fs") => self.push(start, Code::SEC009, "node:fs"),
+            "globalThis" => {
+                self.member_rule(start, end, Code::SEC011, "globalThis.", "globalThis[")
+            }
+            "global" => self.member_rule(start, end, Code::SEC012, "global.", "global["),
+            "__dirname" => self.push(start, Code::SEC013, "__dirname"),
+            "__filename" => self.push(start, Code::SEC014, "__filename"),
+            "setTimeout" => self.push(start, Code::SEC015, "setTimeout"),
+            "setInterval" => self.push(start, Code::SEC016, "setInterval"),
+            _ => {}
+        }
+    }
+
+    /// True when a call (`(`, `?.(`) or a tagged template follows the identifier ending at `end`.
+    fn is_call(&self, end: usize) -> bool {
+        matches!(follow(self.text, end), Follow::Call | Follow::Tag)
+    }
+
+    fn member_rule(
+        &mut self,
+        start: usize,
+        end: usize,
+        code: Code,
+        dot: &'static str,
+        bracket: &'static str,
+    ) {
+        match follow(self.text, end) {
+            Follow::Dot => self.push(start, code, dot),
+            Follow::Bracket => self.push(start, code, bracket),
+            _ => {}
+        }
+    }
+
+    fn list_rules(&mut self, start: usize, end: usize, name: &str) {
+        match name {
+            "function" if follow(self.text, end) != Follow::Colon => {
+                self.push(start, Code::SEC200, "function")
+            }
+            "async" if follow(self.text, end) != Follow::Colon => {
+                self.push(start, Code::SEC202, "async")
+            }
+            "await" if follow(self.text, end) != Follow::Colon => {
+                self.push(start, Code::SEC202, "await")
+            }
+            _ => {}
+        }
+    }
+
+    /// Remembers a name that a following `(…) {` would turn into a method definition.
+    fn track_name(&mut self, start: usize, name: &str) {
+        let is_function = name == "function";
+        let control = matches!(name, "if" | "for" | "while" | "switch" | "catch" | "with");
+        self.last_name = if is_function || control || self.after_function_kw {
+            None
+        } else {
+            Some(start)
+        };
+        self.after_function_kw = is_function;
+    }
+
+    fn other_token(&mut self) {
+        self.last_name = None;
+        self.after_function_kw = false;
+    }
+
+    /// Punctuation in a shared list: `=>` and method definitions.
+    fn list_punct(&mut self, i: usize, c: u8) {
+        match c {
+            b'=' if self.b.get(i + 1) == Some(&b'>') => {
+                self.push(i, Code::SEC201, "=>");
+                self.other_token();
+            }
+            b'(' => {
+                self.depth += 1;
+                if let Some(name) = self.last_name
+                    && self.named_parens.len() < MAX_TRACKED_PARENS
+                {
+                    self.named_parens.push((self.depth, name));
+                }
+                self.other_token();
+            }
+            b')' => {
+                while self
+                    .named_parens
+                    .last()
+                    .is_some_and(|&(d, _)| d > self.depth)
+                {
+                    self.named_parens.pop();
+                }
+                if let Some(&(d, name)) = self.named_parens.last()
+                    && d == self.depth
+                {
+                    self.named_parens.pop();
+                    if self.b.get(skip_ws(self.text, i + 1)) == Some(&b'{') {
+                        self.push(name, Code::SEC200, "() {");
+                    }
+                }
+                self.depth = self.depth.saturating_sub(1);
+                self.other_token();
+            }
+            // Names of computed (`[k]() {}`) and quoted (`'k'() {}`) methods.
+            b']' | b'"' | b'\'' => {
+                self.last_name = Some(i);
+                self.after_function_kw = false;
+            }
+            // `function* name() {}` is one definition.
+            b'*' => {}
+            _ => self.other_token(),
+        }
+    }
+}
+
+/// Converts byte offsets (sorted) into 1-based lines and character columns in one forward walk.
+fn locate(text: &str, hits: &[RawHit]) -> Vec<ScanHit> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(hits.len());
+    let mut pos = 0usize;
+    let mut line = 1usize;
+    let mut col = 0usize;
+    for h in hits {
+        let target = h.offset.min(b.len());
+        if let Some(chunk) = b.get(pos..target) {
+            for &c in chunk {
+                if c == b'\n' {
+                    line += 1;
+                    col = 0;
+                } else if c & 0xC0 != 0x80 {
+                    col += 1;
+                }
+            }
+        }
+        pos = pos.max(target);
+        out.push(ScanHit {
+            code: h.code,
+            pattern: h.pattern,
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            column: u32::try_from(col + 1).unwrap_or(u32::MAX),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(src: &str, kind: ScanKind) -> Vec<(Code, &'static str)> {
+        scan(src, kind)
+            .into_iter()
+            .map(|h| (h.code, h.pattern))
+            .collect()
+    }
+
+    #[test]
+    fn blank_keeps_delimiters_and_lines() {
+        let src = "a('x y', \"z\") // c\n/* d\ne */ b`t${ c }u`";
+        let out = blank(src);
+        assert_eq!(out, "a('   ', \" \")     \n    \n     b` ${ c } `");
+    }
+
+    #[test]
+    fn blank_nested_template() {
+        let src = "`a${ `b${ {x: 'q'} }c` }d`";
+        assert_eq!(blank(src), "` ${ ` ${ {x: ' '} } ` } `");
+    }
+
+    #[test]
+    fn regex_literal_does_not_open_string_or_comment() {
+        let out = blank("x = /'/; y = /a\\/\\/b/; process.exit()");
+        assert!(out.ends_with("process.exit()"), "{out}");
+        let out = blank("if (a) /[/]'/.test(s); process.x");
+        assert!(out.ends_with("process.x"), "{out}");
+    }
+
+    #[test]
+    fn division_is_not_a_regex() {
+        let out = blank("a = b / 2 + '/'; c");
+        assert_eq!(out, "a = b / 2 + ' '; c");
+        let out = blank("x = function(){} / '/'.length; process.exit(); y = '/'");
+        assert!(out.contains("process.exit()"), "{out}");
+        let out = blank("x = {} / '/'.length; process.exit(); y = '/'");
+        assert!(out.contains("process.exit()"), "{out}");
+    }
+
+    #[test]
+    fn escaped_identifiers_are_decoded() {
+        assert_eq!(
+            codes("\\u0065val('x')", ScanKind::Module),
+            vec![(Code::SEC003, "eval(")]
+        );
+        assert_eq!(
+            codes("pro\\u{63}ess.env", ScanKind::Module),
+            vec![(Code::SEC006, "process.")]
+        );
+    }
+
+    #[test]
+    fn decode_malformed_escapes() {
+        let mut buf = String::new();
+        decode_ident("a\\u{110000}b\\u12\\x", &mut buf);
+        assert_eq!(buf, "a\u{FFFD}b\u{FFFD}\\x");
+    }
+
+    #[test]
+    fn rule_maps_sec204_back() {
+        let hits = scan(
+            "export const list = { a: process.env }",
+            ScanKind::SharedList,
+        );
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].code, Code::SEC204);
+        assert_eq!(hits[0].rule(), Code::SEC006);
+        assert_eq!(
+            hits[0].message(),
+            "Forbidden pattern \"process.\" found at line 1"
+        );
+    }
+}

@@ -1,0 +1,182 @@
+//! The engine-level behaviour on hostile modules: each ends in a failure class, never a crash or hang.
+
+use std::time::Duration;
+
+use flowmcp_loader::{EvalFailure, HandlersExport, Limits, evaluate};
+
+fn limits() -> Limits {
+    Limits {
+        eval_timeout: Duration::from_millis(300),
+        ..Limits::default()
+    }
+}
+
+fn eval(src: &str) -> Result<flowmcp_loader::Exports, EvalFailure> {
+    evaluate("hostile.mjs", src, &limits())
+}
+
+#[test]
+fn infinite_loop_times_out() {
+    assert_eq!(
+        eval("for(;;){}\nexport const main = {};").unwrap_err(),
+        EvalFailure::Timeout
+    );
+}
+
+#[test]
+fn unbounded_allocation_hits_memory_limit() {
+    let e = eval("const a = []; for(;;) { a.push('x'.repeat(1 << 20)); }\nexport const main = {};")
+        .unwrap_err();
+    assert!(matches!(e, EvalFailure::Memory { .. }), "{e:?}");
+}
+
+#[test]
+fn unbounded_recursion_hits_stack_limit() {
+    let e =
+        eval("function f(n) { return f(n + 1) + 1; }\nf(0);\nexport const main = {};").unwrap_err();
+    assert!(matches!(e, EvalFailure::Memory { .. }), "{e:?}");
+}
+
+#[test]
+fn syntax_error_has_position() {
+    let e = eval("export const main = {\n  a: 1,,\n};").unwrap_err();
+    match e {
+        EvalFailure::Syntax { at: Some(at), .. } => assert_eq!(at.line, 2),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn throwing_module() {
+    let e = eval("throw new Error('boom');\nexport const main = {};").unwrap_err();
+    match e {
+        EvalFailure::Threw { message, at } => {
+            assert!(message.contains("boom"));
+            assert_eq!(at.map(|p| p.line), Some(1));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn top_level_await_never_settles() {
+    assert_eq!(
+        eval("await new Promise(() => {});\nexport const main = {};").unwrap_err(),
+        EvalFailure::NeverSettles
+    );
+}
+
+#[test]
+fn static_and_dynamic_imports_fail() {
+    assert!(matches!(
+        eval("import fs from 'fs';\nexport const main = {};").unwrap_err(),
+        EvalFailure::Threw { .. }
+    ));
+    let e = eval("await import('fs');\nexport const main = {};").unwrap_err();
+    assert!(matches!(e, EvalFailure::Threw { .. }), "{e:?}");
+}
+
+#[test]
+fn host_globals_are_absent() {
+    for g in [
+        "process",
+        "fetch",
+        "require",
+        "setTimeout",
+        "setInterval",
+        "std",
+        "os",
+    ] {
+        let e = eval(&format!("export const main = {{ t: typeof {g} }};")).unwrap();
+        assert_eq!(
+            e.data["main"]["t"], "undefined",
+            "{g} exists in the sandbox"
+        );
+    }
+    let e = eval("process.exit(1);\nexport const main = {};").unwrap_err();
+    assert!(
+        matches!(e, EvalFailure::Threw { ref message, .. } if message.contains("process")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn proxy_trap_loop_times_out() {
+    let src = "export const main = new Proxy({}, { ownKeys() { for(;;){} } });";
+    assert_eq!(eval(src).unwrap_err(), EvalFailure::Timeout);
+}
+
+#[test]
+fn unserializable_values_are_listed_with_paths() {
+    let src = r#"
+        const cyc = { a: 1 }; cyc.self = cyc;
+        export const main = {
+            f: () => 1, u: undefined, s: Symbol('x'), b: 10n, n: NaN, i: Infinity,
+            d: new Date(0), c: cyc, list: [1, () => 2],
+            get boom() { throw new Error('nope'); },
+            ok: 'fine',
+        };"#;
+    let e = eval(src).unwrap();
+    let kinds: Vec<(String, String)> = e
+        .unserializable
+        .iter()
+        .map(|u| (format!("{:?}", u.path), u.kind.clone()))
+        .collect();
+    let has = |k: &str| e.unserializable.iter().any(|u| u.kind == k);
+    for k in [
+        "function",
+        "undefined",
+        "symbol",
+        "bigint",
+        "number",
+        "non-plain",
+        "cycle",
+        "getter-threw",
+    ] {
+        assert!(has(k), "missing {k} in {kinds:?}");
+    }
+    assert_eq!(e.data["main"]["ok"], "fine");
+    assert!(
+        e.unserializable
+            .iter()
+            .any(|u| u.kind == "function" && u.path.len() == 2)
+    );
+}
+
+#[test]
+fn handlers_shape_is_reported() {
+    let src = "export const main = {};\nexport const handlers = ({ sharedLists }) => ({ getX: { postRequest: async ({ response }) => ({ response }) }, other: 1 });";
+    let e = eval(src).unwrap();
+    match e.handlers {
+        HandlersExport::Function { shape: Ok(tools) } => {
+            assert_eq!(
+                tools[0],
+                ("getX".to_string(), vec!["postRequest".to_string()])
+            );
+            assert_eq!(tools[1], ("other".to_string(), vec![]));
+        }
+        other => panic!("{other:?}"),
+    }
+    let e = eval("export const main = {};\nexport const handlers = 5;").unwrap();
+    assert_eq!(e.handlers, HandlersExport::NotFunction("int".into()));
+}
+
+#[test]
+fn handler_factory_that_loops_times_out() {
+    let src = "export const main = {};\nexport const handlers = () => { for(;;){} };";
+    assert_eq!(eval(src).unwrap_err(), EvalFailure::Timeout);
+}
+
+#[test]
+fn poisoned_builtins_do_not_change_extraction() {
+    let src = "Object.keys = () => []; JSON.stringify = () => '{}'; Array.isArray = () => false;\nexport const main = { a: [1, 2] };";
+    let e = eval(src).unwrap();
+    assert_eq!(e.data["main"]["a"], serde_json::json!([1, 2]));
+}
+
+#[test]
+fn default_export_only_has_no_data() {
+    let e = eval("export default { main: {} };").unwrap();
+    assert_eq!(e.names, vec!["default".to_string()]);
+    assert!(e.data.is_empty());
+}

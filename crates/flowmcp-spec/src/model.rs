@@ -1,0 +1,753 @@
+//! The typed model of a schema `main`, built with serde only after validation.
+//!
+//! Validation works on the raw JSON and reports every problem with its location; this
+//! model is for the code that runs afterwards (loader, runtime, CLI). It is therefore
+//! lenient where that is harmless:
+//!
+//! * unknown keys are ignored (VAL003 has already reported them);
+//! * optional lists and maps default to empty, optional scalars to `None`;
+//! * deprecated `main.routes` is merged into [`SchemaMain::tools`] (entries of `tools`
+//!   win on a name clash; having both is a validation error anyway);
+//! * a tool's `outputSchema` (written by catalogs for the JavaScript reference) is read as
+//!   `output` when `output` is absent (compat table);
+//! * a shared-list reference may name its list with `ref` or `name`;
+//! * methods may be written in lower case.
+//!
+//! Required fields that are missing or of the wrong type still make
+//! [`SchemaMain::from_json`] fail.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::zod::{InterpolationKind, ZType, ZodError};
+
+/// A schema's `main` export.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "SchemaMainRaw", rename_all = "camelCase")]
+pub struct SchemaMain {
+    pub namespace: String,
+    pub name: String,
+    pub description: String,
+    /// FlowMCP specification version, e.g. `4.2.0`.
+    pub version: String,
+    /// Schema content version (semver), optional (N-20).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema_version: Option<String>,
+    /// 8 hex digits, optional (N-20); see [`crate::hash::schema_hash`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema_hash: Option<String>,
+    /// Base URL; absent for resource-only schemas.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
+    /// Tools by name, in declaration order (including deprecated `routes`).
+    pub tools: IndexMap<String, Tool>,
+    /// `main.resources`, as written (chapter 13).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Value>,
+    /// `main.prompts`, as written (chapter 12).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<Value>,
+    /// `main.skills`, as written (forbidden, VAL016; kept so callers can see it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skills: Option<Value>,
+    pub docs: Vec<String>,
+    pub tags: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terms_of_service: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terms_of_service_checked_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terms_of_service_language: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_license: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_license_name: Option<String>,
+    /// Environment variable names the tools need.
+    pub required_server_params: Vec<String>,
+    /// npm packages the handlers need.
+    pub required_libraries: Vec<String>,
+    /// Default HTTP headers for every tool.
+    pub headers: IndexMap<String, String>,
+    pub shared_lists: Vec<SharedListRef>,
+}
+
+/// The shape actually read from JSON; converted into [`SchemaMain`].
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SchemaMainRaw {
+    namespace: String,
+    name: String,
+    description: String,
+    version: String,
+    #[serde(default)]
+    schema_version: Option<String>,
+    #[serde(default)]
+    schema_hash: Option<String>,
+    #[serde(default)]
+    root: Option<String>,
+    #[serde(default)]
+    tools: Option<IndexMap<String, Tool>>,
+    #[serde(default)]
+    routes: Option<IndexMap<String, Tool>>,
+    #[serde(default)]
+    resources: Option<Value>,
+    #[serde(default)]
+    prompts: Option<Value>,
+    #[serde(default)]
+    skills: Option<Value>,
+    #[serde(default)]
+    docs: Vec<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    terms_of_service: Option<String>,
+    #[serde(default)]
+    terms_of_service_checked_at: Option<String>,
+    #[serde(default)]
+    terms_of_service_language: Option<String>,
+    #[serde(default)]
+    data_license: Option<String>,
+    #[serde(default)]
+    data_license_name: Option<String>,
+    #[serde(default)]
+    required_server_params: Vec<String>,
+    #[serde(default)]
+    required_libraries: Vec<String>,
+    #[serde(default)]
+    headers: IndexMap<String, String>,
+    #[serde(default)]
+    shared_lists: Vec<SharedListRef>,
+}
+
+impl From<SchemaMainRaw> for SchemaMain {
+    fn from(raw: SchemaMainRaw) -> Self {
+        let mut tools = raw.tools.unwrap_or_default();
+        for (name, tool) in raw.routes.unwrap_or_default() {
+            tools.entry(name).or_insert(tool);
+        }
+        SchemaMain {
+            namespace: raw.namespace,
+            name: raw.name,
+            description: raw.description,
+            version: raw.version,
+            schema_version: raw.schema_version,
+            schema_hash: raw.schema_hash,
+            root: raw.root,
+            tools,
+            resources: raw.resources,
+            prompts: raw.prompts,
+            skills: raw.skills,
+            docs: raw.docs,
+            tags: raw.tags,
+            terms_of_service: raw.terms_of_service,
+            terms_of_service_checked_at: raw.terms_of_service_checked_at,
+            terms_of_service_language: raw.terms_of_service_language,
+            data_license: raw.data_license,
+            data_license_name: raw.data_license_name,
+            required_server_params: raw.required_server_params,
+            required_libraries: raw.required_libraries,
+            headers: raw.headers,
+            shared_lists: raw.shared_lists,
+        }
+    }
+}
+
+impl SchemaMain {
+    /// Builds the model from the JSON of a validated `main`.
+    pub fn from_json(main: &Value) -> Result<SchemaMain, serde_json::Error> {
+        SchemaMain::deserialize(main)
+    }
+}
+
+/// One entry of `main.sharedLists` (chapter 03).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SharedListRef {
+    /// The list's name (`ref`; `name` is accepted as an alias).
+    #[serde(rename = "ref", alias = "name")]
+    pub ref_: String,
+    /// The pinned list version.
+    pub version: String,
+    /// Optional entry filter (N-11), as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<Value>,
+}
+
+/// HTTP method of a tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Method {
+    #[serde(rename = "GET", alias = "get")]
+    Get,
+    #[serde(rename = "POST", alias = "post")]
+    Post,
+    #[serde(rename = "PUT", alias = "put")]
+    Put,
+    #[serde(rename = "DELETE", alias = "delete")]
+    Delete,
+}
+
+impl Method {
+    /// The upper-case name: `GET`, `POST`, `PUT`, `DELETE`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+        }
+    }
+
+    /// True for POST and PUT, the methods that may carry `body` parameters.
+    pub fn allows_body(self) -> bool {
+        matches!(self, Method::Post | Method::Put)
+    }
+}
+
+/// One tool of `main.tools` (chapter 01).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "ToolRaw", rename_all = "camelCase")]
+pub struct Tool {
+    pub method: Method,
+    pub path: String,
+    pub description: String,
+    pub parameters: Vec<Parameter>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<Output>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preload: Option<Preload>,
+    /// Test cases: `_description` plus parameter values.
+    pub tests: Vec<IndexMap<String, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ToolMeta>,
+    /// Tool-level headers; they override `main.headers`.
+    pub headers: IndexMap<String, String>,
+    /// Reserved `async` field (chapter 07): preserved, ignored.
+    #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+    pub async_: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolRaw {
+    method: Method,
+    path: String,
+    description: String,
+    #[serde(default)]
+    parameters: Vec<Parameter>,
+    #[serde(default)]
+    output: Option<Output>,
+    #[serde(default)]
+    output_schema: Option<Output>,
+    #[serde(default)]
+    preload: Option<Preload>,
+    #[serde(default)]
+    tests: Vec<IndexMap<String, Value>>,
+    #[serde(default)]
+    meta: Option<ToolMeta>,
+    #[serde(default)]
+    headers: IndexMap<String, String>,
+    #[serde(default, rename = "async")]
+    async_: Option<Value>,
+}
+
+impl From<ToolRaw> for Tool {
+    fn from(raw: ToolRaw) -> Self {
+        Tool {
+            method: raw.method,
+            path: raw.path,
+            description: raw.description,
+            parameters: raw.parameters,
+            output: raw.output.or(raw.output_schema),
+            preload: raw.preload,
+            tests: raw.tests,
+            meta: raw.meta,
+            headers: raw.headers,
+            async_: raw.async_,
+        }
+    }
+}
+
+impl Tool {
+    /// The parameters whose value is `{{USER_PARAM}}`, in order.
+    pub fn user_parameters(&self) -> impl Iterator<Item = &Parameter> {
+        self.parameters.iter().filter(|p| p.is_user())
+    }
+}
+
+/// A tool's `output` (chapter 04).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Output {
+    /// `application/json`, `image/png` or `text/plain`.
+    pub mime_type: String,
+    /// The simplified JSON-Schema description of the response, as written.
+    pub schema: Value,
+}
+
+/// A tool's `preload` (chapter 11).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Preload {
+    pub enabled: bool,
+    /// Cache lifetime in seconds. An integral float such as `86400.0` is accepted.
+    #[serde(deserialize_with = "integral_u64")]
+    pub ttl: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// Reads a non-negative integer that may arrive as an integral float (a JavaScript engine
+/// may hand every number over as a double).
+fn integral_u64<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    let n = serde_json::Number::deserialize(deserializer)?;
+    if let Some(u) = n.as_u64() {
+        return Ok(u);
+    }
+    match n.as_f64() {
+        // Exact below 2^53; larger doubles are integral anyway.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Some(f) if f >= 0.0 && f.fract() == 0.0 && f <= u64::MAX as f64 => Ok(f as u64),
+        _ => Err(serde::de::Error::custom(format!(
+            "expected a non-negative integer, found {n}"
+        ))),
+    }
+}
+
+/// A tool's `meta` block (chapter 19). Missing fields take their default (`false`,
+/// empty) so that a partial block, already reported by VAL101–VAL106, still loads.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ToolMeta {
+    pub is_read_only: bool,
+    pub is_concurrency_safe: bool,
+    pub is_destructive: bool,
+    pub search_hint: String,
+    pub aliases: Vec<String>,
+    pub always_load: bool,
+}
+
+/// One entry of a tool's `parameters` (chapter 02).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Parameter {
+    pub position: Position,
+    pub z: ZBlock,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// Where a parameter's value comes from, judged from `position.value`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueSource<'a> {
+    /// `{{USER_PARAM}}`: supplied by the caller.
+    User,
+    /// `{{SERVER_PARAM:KEY}}`: read from the environment.
+    Server(&'a str),
+    /// Anything else: a fixed value sent as written (it may still contain other
+    /// placeholders, which the validator judges).
+    Fixed(&'a str),
+}
+
+impl Parameter {
+    /// Classifies `position.value`: the whole value must be the placeholder.
+    pub fn source(&self) -> ValueSource<'_> {
+        let value = self.position.value.as_str();
+        let inner = value.strip_prefix("{{").and_then(|v| v.strip_suffix("}}"));
+        match inner.map(InterpolationKind::of) {
+            Some(InterpolationKind::UserParam) => ValueSource::User,
+            Some(InterpolationKind::ServerParam(key)) => ValueSource::Server(key),
+            _ => ValueSource::Fixed(value),
+        }
+    }
+
+    /// True when `position.value` is `{{USER_PARAM}}`.
+    pub fn is_user(&self) -> bool {
+        self.source() == ValueSource::User
+    }
+}
+
+/// A parameter's `position` block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Position {
+    pub key: String,
+    pub value: String,
+    pub location: Location,
+}
+
+/// Where a value goes in the HTTP request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Location {
+    /// Into the path, replacing `{{key}}`.
+    Insert,
+    /// As a query parameter.
+    Query,
+    /// As a member of the JSON body.
+    Body,
+}
+
+/// A parameter's `z` block as written; parse it with [`ZBlock::parse`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZBlock {
+    pub primitive: String,
+    #[serde(default)]
+    pub options: Vec<String>,
+}
+
+impl ZBlock {
+    /// Parses the block into a [`ZType`] (see [`ZType::parse`]).
+    pub fn parse(&self, compat: bool) -> Result<ZType, ZodError> {
+        ZType::parse(&self.primitive, &self.options, compat)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn example_main() -> Value {
+        json!({
+            "namespace": "etherscan",
+            "name": "SmartContractExplorer",
+            "description": "Explore verified smart contracts on EVM-compatible chains via Etherscan APIs",
+            "version": "4.2.0",
+            "schemaVersion": "1.0.0",
+            "schemaHash": "a1b2c3d4",
+            "root": "https://api.etherscan.io",
+            "docs": ["https://docs.etherscan.io/api-endpoints/contracts"],
+            "tags": ["smart-contracts", "evm", "abi"],
+            "termsOfService": "https://etherscan.io/terms",
+            "termsOfServiceCheckedAt": "2026-01-15",
+            "termsOfServiceLanguage": "en",
+            "dataLicense": null,
+            "dataLicenseName": null,
+            "requiredServerParams": ["ETHERSCAN_API_KEY"],
+            "requiredLibraries": [],
+            "headers": {"Accept": "application/json"},
+            "sharedLists": [
+                {"ref": "evmChains", "version": "1.0.0", "filter": {"key": "etherscanAlias", "exists": true}}
+            ],
+            "tools": {
+                "getContractAbi": {
+                    "method": "GET",
+                    "path": "/api",
+                    "description": "Returns the Contract ABI of a verified smart contract",
+                    "parameters": [
+                        {"position": {"key": "module", "value": "contract", "location": "query"},
+                         "z": {"primitive": "string()", "options": []}},
+                        {"position": {"key": "address", "value": "{{USER_PARAM}}", "location": "query"},
+                         "z": {"primitive": "string()", "options": ["min(42)", "max(42)"]},
+                         "description": "Contract address"},
+                        {"position": {"key": "chain", "value": "{{USER_PARAM}}", "location": "query"},
+                         "z": {"primitive": "enum({{evmChains:etherscanAlias}})", "options": ["default(ETHEREUM_MAINNET)"]}},
+                        {"position": {"key": "apikey", "value": "{{SERVER_PARAM:ETHERSCAN_API_KEY}}", "location": "query"},
+                         "z": {"primitive": "string()", "options": []}}
+                    ],
+                    "output": {
+                        "mimeType": "application/json",
+                        "schema": {"type": "object", "properties": {"result": {"type": "string"}}}
+                    },
+                    "preload": {"enabled": true, "ttl": 604800, "description": "ABIs rarely change"},
+                    "tests": [
+                        {"_description": "USDT", "address": "0xdAC17F958D2ee523a2206206994597C13D831ec7"},
+                        {"_description": "USDC", "address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", "chain": "ETHEREUM_MAINNET"},
+                        {"_description": "WETH", "address": "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"}
+                    ],
+                    "meta": {
+                        "isReadOnly": true,
+                        "isConcurrencySafe": true,
+                        "isDestructive": false,
+                        "searchHint": "contract abi ethereum",
+                        "aliases": ["getAbi"],
+                        "alwaysLoad": false
+                    },
+                    "headers": {"X-Trace": "1"},
+                    "async": {"reserved": true}
+                },
+                "submitQuery": {
+                    "method": "POST",
+                    "path": "/api/v1/{{chainId}}/query",
+                    "description": "Runs a query",
+                    "parameters": [
+                        {"position": {"key": "chainId", "value": "{{USER_PARAM}}", "location": "insert"},
+                         "z": {"primitive": "number()", "options": []}},
+                        {"position": {"key": "query", "value": "{{USER_PARAM}}", "location": "body"},
+                         "z": {"primitive": "object()", "options": []}}
+                    ],
+                    "tests": [{"_description": "q", "chainId": 1, "query": {"sql": "SELECT 1"}}]
+                }
+            },
+            "resources": {"tokens": {"source": "sqlite"}},
+            "prompts": {"about": {"contentFile": "./prompts/about.mjs"}},
+            "unknownKey": "ignored"
+        })
+    }
+
+    #[test]
+    fn parses_a_realistic_main() {
+        let main = SchemaMain::from_json(&example_main()).unwrap();
+        assert_eq!(main.namespace, "etherscan");
+        assert_eq!(main.name, "SmartContractExplorer");
+        assert_eq!(main.version, "4.2.0");
+        assert_eq!(main.schema_version.as_deref(), Some("1.0.0"));
+        assert_eq!(main.schema_hash.as_deref(), Some("a1b2c3d4"));
+        assert_eq!(main.root.as_deref(), Some("https://api.etherscan.io"));
+        assert_eq!(main.docs.len(), 1);
+        assert_eq!(main.tags, vec!["smart-contracts", "evm", "abi"]);
+        assert_eq!(
+            main.terms_of_service_checked_at.as_deref(),
+            Some("2026-01-15")
+        );
+        assert_eq!(main.terms_of_service_language.as_deref(), Some("en"));
+        assert_eq!(main.data_license, None);
+        assert_eq!(main.data_license_name, None);
+        assert_eq!(main.required_server_params, vec!["ETHERSCAN_API_KEY"]);
+        assert!(main.required_libraries.is_empty());
+        assert_eq!(
+            main.headers.get("Accept").map(String::as_str),
+            Some("application/json")
+        );
+        assert_eq!(
+            main.shared_lists,
+            vec![SharedListRef {
+                ref_: "evmChains".into(),
+                version: "1.0.0".into(),
+                filter: Some(json!({"key": "etherscanAlias", "exists": true}))
+            }]
+        );
+        assert!(main.resources.is_some());
+        assert!(main.prompts.is_some());
+        assert!(main.skills.is_none());
+        assert_eq!(
+            main.tools.keys().collect::<Vec<_>>(),
+            vec!["getContractAbi", "submitQuery"]
+        );
+
+        let abi = &main.tools["getContractAbi"];
+        assert_eq!(abi.method, Method::Get);
+        assert_eq!(abi.path, "/api");
+        assert_eq!(abi.parameters.len(), 4);
+        assert_eq!(
+            abi.parameters[1].description.as_deref(),
+            Some("Contract address")
+        );
+        assert_eq!(abi.parameters[1].position.location, Location::Query);
+        assert_eq!(abi.parameters[1].z.options, vec!["min(42)", "max(42)"]);
+        assert_eq!(abi.parameters[0].source(), ValueSource::Fixed("contract"));
+        assert_eq!(abi.parameters[1].source(), ValueSource::User);
+        assert_eq!(
+            abi.parameters[3].source(),
+            ValueSource::Server("ETHERSCAN_API_KEY")
+        );
+        assert_eq!(
+            abi.user_parameters()
+                .map(|p| p.position.key.as_str())
+                .collect::<Vec<_>>(),
+            vec!["address", "chain"]
+        );
+        let output = abi.output.as_ref().unwrap();
+        assert_eq!(output.mime_type, "application/json");
+        assert_eq!(output.schema["type"], "object");
+        assert_eq!(
+            abi.preload,
+            Some(Preload {
+                enabled: true,
+                ttl: 604_800,
+                description: Some("ABIs rarely change".into())
+            })
+        );
+        assert_eq!(abi.tests.len(), 3);
+        assert_eq!(abi.tests[1]["chain"], "ETHEREUM_MAINNET");
+        assert_eq!(
+            abi.tests[0].keys().collect::<Vec<_>>(),
+            vec!["_description", "address"]
+        );
+        let meta = abi.meta.as_ref().unwrap();
+        assert!(meta.is_read_only && meta.is_concurrency_safe && !meta.is_destructive);
+        assert_eq!(meta.search_hint, "contract abi ethereum");
+        assert_eq!(meta.aliases, vec!["getAbi"]);
+        assert!(!meta.always_load);
+        assert_eq!(abi.headers["X-Trace"], "1");
+        assert_eq!(abi.async_, Some(json!({"reserved": true})));
+
+        let query = &main.tools["submitQuery"];
+        assert_eq!(query.method, Method::Post);
+        assert!(query.method.allows_body());
+        assert_eq!(query.parameters[0].position.location, Location::Insert);
+        assert_eq!(query.parameters[1].position.location, Location::Body);
+        assert!(query.output.is_none() && query.preload.is_none() && query.meta.is_none());
+        assert!(query.headers.is_empty());
+    }
+
+    #[test]
+    fn z_blocks_parse_into_ztypes() {
+        let main = SchemaMain::from_json(&example_main()).unwrap();
+        let abi = &main.tools["getContractAbi"];
+        let address = abi.parameters[1].z.parse(false).unwrap();
+        assert!(
+            address
+                .validate(&json!("0xdAC17F958D2ee523a2206206994597C13D831ec7"))
+                .is_ok()
+        );
+        let chain = abi.parameters[2].z.parse(false).unwrap();
+        assert!(chain.primitive.has_unresolved_lists());
+        assert!(ZBlock::default().parse(false).is_err());
+    }
+
+    #[test]
+    fn minimal_main_uses_defaults() {
+        let main = SchemaMain::from_json(&json!({
+            "namespace": "x", "name": "X", "description": "d", "version": "4.0.0"
+        }))
+        .unwrap();
+        assert!(main.tools.is_empty());
+        assert!(main.root.is_none());
+        assert!(main.docs.is_empty() && main.tags.is_empty());
+        assert!(main.headers.is_empty() && main.shared_lists.is_empty());
+        assert!(main.schema_hash.is_none() && main.schema_version.is_none());
+    }
+
+    #[test]
+    fn routes_are_merged_into_tools() {
+        let tool = |path: &str| json!({"method": "get", "path": path, "description": "d"});
+        let main = SchemaMain::from_json(&json!({
+            "namespace": "x", "name": "X", "description": "d", "version": "3.0.0",
+            "tools": {"a": tool("/tools-a")},
+            "routes": {"a": tool("/routes-a"), "b": tool("/routes-b")}
+        }))
+        .unwrap();
+        assert_eq!(main.tools.keys().collect::<Vec<_>>(), vec!["a", "b"]);
+        assert_eq!(main.tools["a"].path, "/tools-a");
+        assert_eq!(main.tools["b"].method, Method::Get);
+        let only_routes = SchemaMain::from_json(&json!({
+            "namespace": "x", "name": "X", "description": "d", "version": "3.0.0",
+            "routes": {"r": tool("/r")}
+        }))
+        .unwrap();
+        assert_eq!(only_routes.tools.keys().collect::<Vec<_>>(), vec!["r"]);
+    }
+
+    #[test]
+    fn output_schema_is_read_as_output() {
+        let output = json!({"mimeType": "text/plain", "schema": {"type": "string"}});
+        let alt = json!({"mimeType": "application/json", "schema": {"type": "array"}});
+        let tool: Tool = serde_json::from_value(json!({
+            "method": "GET", "path": "/", "description": "d", "outputSchema": output
+        }))
+        .unwrap();
+        assert_eq!(tool.output.as_ref().unwrap().mime_type, "text/plain");
+        let both: Tool = serde_json::from_value(json!({
+            "method": "GET", "path": "/", "description": "d", "output": alt, "outputSchema": output
+        }))
+        .unwrap();
+        assert_eq!(both.output.unwrap().mime_type, "application/json");
+    }
+
+    #[test]
+    fn preload_ttl_accepts_integral_floats() {
+        let p: Preload = serde_json::from_value(json!({"enabled": true, "ttl": 86400.0})).unwrap();
+        assert_eq!(p.ttl, 86_400);
+        assert_eq!(p.description, None);
+        for bad in [json!(1.5), json!(-1), json!(-2.0), json!("60")] {
+            assert!(
+                serde_json::from_value::<Preload>(json!({"enabled": true, "ttl": bad})).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn shared_list_name_alias_and_partial_meta() {
+        let list: SharedListRef =
+            serde_json::from_value(json!({"name": "evmChains", "version": "1.0.0"})).unwrap();
+        assert_eq!(list.ref_, "evmChains");
+        assert_eq!(list.filter, None);
+        let meta: ToolMeta = serde_json::from_value(json!({"isReadOnly": true})).unwrap();
+        assert!(meta.is_read_only);
+        assert_eq!(meta.search_hint, "");
+    }
+
+    #[test]
+    fn value_sources() {
+        let param = |value: &str| Parameter {
+            position: Position {
+                key: "k".into(),
+                value: value.into(),
+                location: Location::Query,
+            },
+            z: ZBlock {
+                primitive: "string()".into(),
+                options: vec![],
+            },
+            description: None,
+        };
+        assert_eq!(param("{{USER_PARAM}}").source(), ValueSource::User);
+        assert_eq!(
+            param("{{SERVER_PARAM:K}}").source(),
+            ValueSource::Server("K")
+        );
+        assert_eq!(
+            param("Bearer {{SERVER_PARAM:K}}").source(),
+            ValueSource::Fixed("Bearer {{SERVER_PARAM:K}}")
+        );
+        assert_eq!(param("{{CITY}}").source(), ValueSource::Fixed("{{CITY}}"));
+        assert_eq!(param("").source(), ValueSource::Fixed(""));
+        assert_eq!(
+            param("{{USER_PARAM}}{{USER_PARAM}}").source(),
+            ValueSource::Fixed("{{USER_PARAM}}{{USER_PARAM}}")
+        );
+        assert!(!param("x").is_user());
+    }
+
+    #[test]
+    fn methods() {
+        assert_eq!(Method::Get.as_str(), "GET");
+        assert_eq!(Method::Delete.as_str(), "DELETE");
+        assert!(Method::Put.allows_body());
+        assert!(!Method::Delete.allows_body());
+        assert_eq!(
+            serde_json::from_value::<Method>(json!("PUT")).unwrap(),
+            Method::Put
+        );
+        assert_eq!(
+            serde_json::from_value::<Method>(json!("delete")).unwrap(),
+            Method::Delete
+        );
+        assert!(serde_json::from_value::<Method>(json!("PATCH")).is_err());
+    }
+
+    #[test]
+    fn missing_required_fields_fail() {
+        assert!(SchemaMain::from_json(&json!({"namespace": "x"})).is_err());
+        assert!(SchemaMain::from_json(&json!([])).is_err());
+        let bad_location = json!({
+            "namespace": "x", "name": "X", "description": "d", "version": "4.0.0",
+            "tools": {"t": {"method": "GET", "path": "/", "description": "d", "parameters": [
+                {"position": {"key": "a", "value": "b", "location": "header"}, "z": {"primitive": "string()", "options": []}}
+            ]}}
+        });
+        assert!(SchemaMain::from_json(&bad_location).is_err());
+    }
+
+    #[test]
+    fn serialises_with_spec_names() {
+        let main = SchemaMain::from_json(&example_main()).unwrap();
+        let v = serde_json::to_value(&main).unwrap();
+        assert_eq!(v["schemaVersion"], "1.0.0");
+        assert_eq!(v["requiredServerParams"][0], "ETHERSCAN_API_KEY");
+        assert_eq!(v["sharedLists"][0]["ref"], "evmChains");
+        assert_eq!(v["tools"]["getContractAbi"]["method"], "GET");
+        assert_eq!(v["tools"]["getContractAbi"]["meta"]["isReadOnly"], true);
+        assert_eq!(
+            v["tools"]["getContractAbi"]["output"]["mimeType"],
+            "application/json"
+        );
+        assert_eq!(v["tools"]["getContractAbi"]["async"]["reserved"], true);
+        assert_eq!(
+            v["tools"]["getContractAbi"]["parameters"][0]["position"]["location"],
+            "query"
+        );
+        assert!(v.get("dataLicense").is_none());
+        // Serialising and reading back gives the same model.
+        assert_eq!(SchemaMain::from_json(&v).unwrap(), main);
+    }
+}

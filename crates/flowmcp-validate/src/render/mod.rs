@@ -1,0 +1,147 @@
+//! Renderers: human text and JSON. Diagnostics are plain data; rendering is separate.
+
+use flowmcp_spec::{Counts, Diagnostic, FileReport, Report, Severity};
+
+/// Options for the human renderer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HumanStyle {
+    /// ANSI colours (only when writing to a terminal).
+    pub color: bool,
+    /// Print only errors (and the footer).
+    pub quiet: bool,
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The footer counts: `2 errors, 1 warning` (`, 3 infos` when there are any).
+pub fn counts_line(c: &Counts) -> String {
+    let mut s = format!(
+        "{}, {}",
+        plural(c.errors, "error", "errors"),
+        plural(c.warnings, "warning", "warnings")
+    );
+    if c.infos > 0 {
+        s.push_str(&format!(", {}", plural(c.infos, "info", "infos")));
+    }
+    s
+}
+
+/// One diagnostic as `CODE severity file[:line:col] [json.path]: message`.
+pub fn diagnostic_line(d: &Diagnostic, color: bool) -> String {
+    let mut out = String::new();
+    let (on, off) = if color {
+        let c = match d.severity {
+            Severity::Error => "\x1b[1;31m",
+            Severity::Warning => "\x1b[1;33m",
+            Severity::Info => "\x1b[1;36m",
+        };
+        (c, "\x1b[0m")
+    } else {
+        ("", "")
+    };
+    out.push_str(&format!("{on}{} {}{off}", d.code, d.severity));
+    if let Some(f) = &d.file {
+        out.push(' ');
+        out.push_str(f);
+        if let Some(l) = d.line {
+            out.push_str(&format!(":{l}:{}", d.column.unwrap_or(1)));
+        }
+    }
+    if let Some(p) = &d.path {
+        out.push(' ');
+        out.push_str(p);
+    }
+    out.push_str(": ");
+    out.push_str(&d.message);
+    if let Some(h) = &d.help {
+        out.push_str(&format!("\n    help: {h}"));
+    }
+    out
+}
+
+fn noun(kind: &str) -> &'static str {
+    match kind {
+        "schema" => "Schema",
+        "list" => "List",
+        "skill" => "Skill",
+        "prompt" => "Prompt",
+        "agent" => "Agent",
+        "selection" => "Selection",
+        _ => "File",
+    }
+}
+
+/// Renders reports for people: every diagnostic, then the counts and a verdict.
+pub fn human(reports: &[FileReport], style: HumanStyle) -> String {
+    let mut out = String::new();
+    let mut total = Counts::default();
+    for r in reports {
+        total.merge(r.counts);
+        for d in &r.diagnostics {
+            if style.quiet && d.severity != Severity::Error {
+                continue;
+            }
+            out.push_str(&diagnostic_line(d, style.color));
+            out.push('\n');
+        }
+    }
+    out.push_str(&counts_line(&total));
+    out.push('\n');
+    match reports {
+        [one] => {
+            let n = noun(&one.kind);
+            if one.counts.errors == 0 {
+                out.push_str(&format!("{n} is valid\n"));
+            } else {
+                out.push_str(&format!("{n} cannot be loaded (has errors)\n"));
+            }
+        }
+        many => {
+            let bad = many.iter().filter(|r| r.counts.errors > 0).count();
+            if bad == 0 {
+                out.push_str(&format!(
+                    "All {} are valid\n",
+                    plural(many.len(), "file", "files")
+                ));
+            } else {
+                out.push_str(&format!(
+                    "{bad} of {} cannot be loaded (has errors)\n",
+                    plural(many.len(), "file", "files")
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Renders a run as pretty JSON (the shape documented in `flowmcp_spec::diagnostic`).
+pub fn json(report: &Report) -> String {
+    serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals() {
+        assert_eq!(
+            counts_line(&Counts {
+                errors: 1,
+                warnings: 0,
+                infos: 0
+            }),
+            "1 error, 0 warnings"
+        );
+        assert_eq!(
+            counts_line(&Counts {
+                errors: 2,
+                warnings: 1,
+                infos: 1
+            }),
+            "2 errors, 1 warning, 1 info"
+        );
+    }
+}

@@ -1,0 +1,465 @@
+//! Rules on `main` itself: VAL001–VAL003 (main level), VAL010–VAL025, VAL080, VAL081.
+
+use flowmcp_loader::HandlersExport;
+use flowmcp_spec::{Code, Collector, JsonPath};
+use serde_json::Value;
+
+use super::{SchemaCtx, check_string_array, main_path, shown, type_name};
+
+/// The keys `main` may hold (ruling N-19). `skills` is VAL016, not VAL003.
+pub const MAIN_KEYS: &[&str] = &[
+    "namespace",
+    "name",
+    "description",
+    "version",
+    "schemaVersion",
+    "schemaHash",
+    "root",
+    "tools",
+    "routes",
+    "resources",
+    "prompts",
+    "docs",
+    "tags",
+    "termsOfService",
+    "termsOfServiceCheckedAt",
+    "termsOfServiceLanguage",
+    "dataLicense",
+    "dataLicenseName",
+    "requiredServerParams",
+    "requiredLibraries",
+    "headers",
+    "sharedLists",
+];
+
+/// VAL001: a schema must export `main`. Reported when the module looks like a schema (it exports
+/// `handlers`) but has no `main`; a file with no recognised export at all is LDR008.
+pub fn val001_main_export(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    if !ctx.exports.has("main") && ctx.exports.has("handlers") {
+        c.emit(
+            Code::VAL001,
+            None,
+            "Schema must export `main` as a named export (`export const main = { … }`)",
+        );
+    }
+}
+
+/// VAL002: `main` must be an object.
+pub fn val002_main_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(main) = ctx.exports.get("main") else {
+        return;
+    };
+    // A non-serialisable `main` (a function, say) is SEC017 at `main`; do not report it twice.
+    let root_unserializable = ctx
+        .exports
+        .unserializable
+        .iter()
+        .any(|u| u.export == "main" && u.path.is_empty());
+    if !main.is_object() && !root_unserializable {
+        c.emit(
+            Code::VAL002,
+            Some(&JsonPath::root("main")),
+            format!("Must be an object (found {})", type_name(main)),
+        );
+    }
+}
+
+/// VAL003 at `main` level: unknown keys (N-19).
+pub fn val003_unknown_main_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(main) = ctx.main() else { return };
+    for key in main.keys() {
+        if key == "skills" || MAIN_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        let help = match key.as_str() {
+            "meta" => Some("`meta` belongs on each tool (`main.tools.<name>.meta`), not on `main`"),
+            "handlers" => Some(
+                "handlers are a separate export: `export const handlers = ( { sharedLists, libraries } ) => ( { … } )`",
+            ),
+            _ => None,
+        };
+        c.emit_help(
+            Code::VAL003,
+            Some(&main_path(key)),
+            format!("Unknown field \"{key}\" in main"),
+            help.map(str::to_string),
+        );
+    }
+}
+
+fn required_string(
+    ctx: &SchemaCtx<'_>,
+    c: &mut Collector<'_>,
+    key: &str,
+    code: Code,
+) -> Option<String> {
+    let main = ctx.main()?;
+    match main.get(key) {
+        None => {
+            c.emit(
+                code,
+                Some(&main_path(key)),
+                format!("Missing required field \"{key}\""),
+            );
+            None
+        }
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            c.emit(
+                code,
+                Some(&main_path(key)),
+                format!("Must be a string (found {})", type_name(other)),
+            );
+            None
+        }
+    }
+}
+
+/// VAL010: `main.namespace` is required and a string.
+pub fn val010_namespace_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    required_string(ctx, c, "namespace", Code::VAL010);
+}
+
+/// Whether `s` matches `^[a-z][a-z0-9-]*$`.
+pub fn is_namespace(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some('a'..='z'))
+        && chars.all(|ch| matches!(ch, 'a'..='z' | '0'..='9' | '-'))
+}
+
+/// VAL011: `main.namespace` matches `^[a-z][a-z0-9-]*$`.
+pub fn val011_namespace_format(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(Value::String(ns)) = ctx.main().and_then(|m| m.get("namespace")) else {
+        return;
+    };
+    if !is_namespace(ns) {
+        c.emit(
+            Code::VAL011,
+            Some(&main_path("namespace")),
+            format!(
+                "Must match ^[a-z][a-z0-9-]*$ (found {})",
+                shown(&Value::String(ns.clone()))
+            ),
+        );
+    }
+}
+
+/// VAL012: `main.name` is required and a string.
+pub fn val012_name_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    required_string(ctx, c, "name", Code::VAL012);
+}
+
+/// VAL013: `main.description` is required and a string.
+pub fn val013_description_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    required_string(ctx, c, "description", Code::VAL013);
+}
+
+/// `major.minor.patch` with a given major, digits only.
+fn version_with_major(v: &str, major: &str) -> bool {
+    let mut parts = v.split('.');
+    parts.next() == Some(major)
+        && (0..2).all(|_| {
+            parts
+                .next()
+                .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+        && parts.next().is_none()
+}
+
+/// VAL014: `main.version` matches `^4\.\d+\.\d+$`; `3.x.y` is the `v3` deprecation variant.
+pub fn val014_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(version) = required_string(ctx, c, "version", Code::VAL014) else {
+        return;
+    };
+    if version_with_major(&version, "4") {
+        return;
+    }
+    let path = main_path("version");
+    let found = shown(&Value::String(version.clone()));
+    if version_with_major(&version, "3") {
+        c.emit_variant(
+            Code::VAL014,
+            Some("v3"),
+            Some(&path),
+            format!("Version {found} is a v3 schema; migrate to ^4\\.\\d+\\.\\d+$"),
+        );
+    } else {
+        c.emit(
+            Code::VAL014,
+            Some(&path),
+            format!("Must match ^4\\.\\d+\\.\\d+$ (found {found})"),
+        );
+    }
+}
+
+/// Whether every tool has an `executeRequest` handler (then `root` is not used under compat).
+fn all_tools_execute(ctx: &SchemaCtx<'_>) -> bool {
+    let Some((_, tools)) = ctx.tools() else {
+        return false;
+    };
+    let HandlersExport::Function {
+        shape: Ok(handlers),
+    } = &ctx.exports.handlers
+    else {
+        return false;
+    };
+    !tools.is_empty()
+        && tools.keys().all(|t| {
+            handlers
+                .iter()
+                .any(|(name, hooks)| name == t && hooks.iter().any(|h| h == "executeRequest"))
+        })
+}
+
+fn has_tools(ctx: &SchemaCtx<'_>) -> bool {
+    ctx.tools().is_some_and(|(_, t)| !t.is_empty())
+}
+
+/// VAL015: `main.root` is required (a string) when there are tools.
+pub fn val015_root_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(main) = ctx.main() else { return };
+    let path = main_path("root");
+    match main.get("root") {
+        Some(Value::String(r)) if !r.is_empty() => {}
+        Some(Value::String(_)) | None => {
+            if has_tools(ctx) {
+                let variant = all_tools_execute(ctx).then_some("handlers-only");
+                let msg = if main.contains_key("root") {
+                    "Must not be empty when main.tools is not empty"
+                } else {
+                    "Missing required field \"root\" (main.tools is not empty)"
+                };
+                c.emit_variant(Code::VAL015, variant, Some(&path), msg);
+            }
+        }
+        Some(other) => {
+            c.emit(
+                Code::VAL015,
+                Some(&path),
+                format!("Must be a string (found {})", type_name(other)),
+            );
+        }
+    }
+}
+
+/// VAL016: `main.tools` (or `main.routes`) is an object whose entries are objects; `{}` only with
+/// resources or prompts; `main.skills` is forbidden.
+pub fn val016_tools_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(main) = ctx.main() else { return };
+    if main.contains_key("skills") {
+        c.emit_help(
+            Code::VAL016,
+            Some(&main_path("skills")),
+            "main.skills is not allowed in v4",
+            Some(
+                "register skills in a selection or agent (`skills: { name: { file } }`) \
+                 or place them under providers/<namespace>/skills/"
+                    .into(),
+            ),
+        );
+    }
+    let key = if main.contains_key("tools") {
+        "tools"
+    } else {
+        "routes"
+    };
+    let has_other_primitives = main.contains_key("resources") || main.contains_key("prompts");
+    match main.get(key) {
+        None => {
+            if !has_other_primitives {
+                c.emit(
+                    Code::VAL016,
+                    Some(&main_path("tools")),
+                    "Missing required field \"tools\"",
+                );
+            }
+        }
+        Some(Value::Object(tools)) => {
+            if tools.is_empty() && !has_other_primitives {
+                c.emit(
+                    Code::VAL016,
+                    Some(&main_path(key)),
+                    format!("main.{key} is empty and the schema defines no resources or prompts"),
+                );
+            }
+            for (name, tool) in tools {
+                if !tool.is_object() {
+                    c.emit(
+                        Code::VAL016,
+                        Some(&main_path(key).key(name)),
+                        format!("Tool must be an object (found {})", type_name(tool)),
+                    );
+                }
+            }
+        }
+        Some(other) => {
+            c.emit(
+                Code::VAL016,
+                Some(&main_path(key)),
+                format!("Must be an object (found {})", type_name(other)),
+            );
+        }
+    }
+}
+
+/// VAL017: not both `main.tools` and `main.routes`.
+pub fn val017_tools_and_routes(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(main) = ctx.main() else { return };
+    if main.contains_key("tools") && main.contains_key("routes") {
+        c.emit(
+            Code::VAL017,
+            Some(&main_path("routes")),
+            "main.tools and main.routes must not both be defined",
+        );
+    }
+}
+
+/// VAL018: `main.routes` is deprecated.
+pub fn val018_routes_deprecated(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(main) = ctx.main() else { return };
+    if main.contains_key("routes") && !main.contains_key("tools") {
+        c.emit(
+            Code::VAL018,
+            Some(&main_path("routes")),
+            "main.routes is deprecated, use main.tools",
+        );
+    }
+}
+
+/// VAL020: `main.docs` is an array of strings.
+pub fn val020_docs(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    check_string_array(ctx, c, "docs", Code::VAL020);
+}
+
+/// VAL021: `main.tags` is an array of strings.
+pub fn val021_tags(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    check_string_array(ctx, c, "tags", Code::VAL021);
+}
+
+/// VAL022: `main.requiredServerParams` is an array of strings.
+pub fn val022_required_server_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    check_string_array(ctx, c, "requiredServerParams", Code::VAL022);
+}
+
+/// VAL023: `main.headers` is a plain object (of strings).
+pub fn val023_headers(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(headers) = ctx.main().and_then(|m| m.get("headers")) else {
+        return;
+    };
+    let path = main_path("headers");
+    match headers {
+        Value::Object(map) => {
+            for (k, v) in map {
+                if !v.is_string() {
+                    c.emit(
+                        Code::VAL023,
+                        Some(&path.key(k)),
+                        format!("Header value must be a string (found {})", type_name(v)),
+                    );
+                }
+            }
+        }
+        other => {
+            c.emit(
+                Code::VAL023,
+                Some(&path),
+                format!("Must be a plain object (found {})", type_name(other)),
+            );
+        }
+    }
+}
+
+/// VAL024: `main.sharedLists` is an array of objects.
+pub fn val024_shared_lists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(lists) = ctx.main().and_then(|m| m.get("sharedLists")) else {
+        return;
+    };
+    let path = main_path("sharedLists");
+    match lists {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if !item.is_object() {
+                    c.emit(
+                        Code::VAL024,
+                        Some(&path.index(i)),
+                        format!("Must be an object (found {})", type_name(item)),
+                    );
+                }
+            }
+        }
+        other => {
+            c.emit(
+                Code::VAL024,
+                Some(&path),
+                format!("Must be an array of objects (found {})", type_name(other)),
+            );
+        }
+    }
+}
+
+/// VAL025: `main.requiredLibraries` is an array of strings.
+pub fn val025_required_libraries(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    check_string_array(ctx, c, "requiredLibraries", Code::VAL025);
+}
+
+/// VAL080: `root` starts with `https://` (an empty root is VAL015's business).
+pub fn val080_root_https(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(Value::String(root)) = ctx.main().and_then(|m| m.get("root")) else {
+        return;
+    };
+    if root.is_empty() || root.starts_with("https://") {
+        return;
+    }
+    let variant = all_tools_execute(ctx).then_some("handlers-only");
+    c.emit_variant(
+        Code::VAL080,
+        variant,
+        Some(&main_path("root")),
+        format!(
+            "Must start with https:// (found {})",
+            shown(&Value::String(root.clone()))
+        ),
+    );
+}
+
+/// VAL081: `root` does not end with `/`.
+pub fn val081_root_trailing_slash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(Value::String(root)) = ctx.main().and_then(|m| m.get("root")) else {
+        return;
+    };
+    if root.ends_with('/') {
+        c.emit(
+            Code::VAL081,
+            Some(&main_path("root")),
+            format!(
+                "Must not end with / (found {})",
+                shown(&Value::String(root.clone()))
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert!(version_with_major("4.2.0", "4"));
+        assert!(version_with_major("4.10.3", "4"));
+        assert!(!version_with_major("4.2", "4"));
+        assert!(!version_with_major("4.2.0-beta", "4"));
+        assert!(!version_with_major("14.2.0", "4"));
+        assert!(version_with_major("3.0.0", "3"));
+    }
+
+    #[test]
+    fn namespaces() {
+        assert!(is_namespace("etherscan-io"));
+        assert!(is_namespace("a1"));
+        assert!(!is_namespace("1a"));
+        assert!(!is_namespace("Etherscan"));
+        assert!(!is_namespace(""));
+        assert!(!is_namespace("a_b"));
+    }
+}

@@ -1,0 +1,28 @@
+//! Security rules evaluated on `main`: SEC020 (the static scan and SEC017 run in the loader).
+
+use flowmcp_spec::{Code, Collector};
+use serde_json::Value;
+
+use super::{SchemaCtx, main_path};
+
+/// SEC020: every `requiredLibraries` entry is on the allowlist (default list plus
+/// `security.allowedLibraries`).
+pub fn sec020_library_allowlist(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(Value::Array(libs)) = ctx.main().and_then(|m| m.get("requiredLibraries")) else {
+        return;
+    };
+    for (i, lib) in libs.iter().enumerate() {
+        let Some(name) = lib.as_str() else { continue };
+        if !ctx.opts.library_allowed(name) {
+            c.emit_help(
+                Code::SEC020,
+                Some(&main_path("requiredLibraries").index(i)),
+                format!("Library \"{name}\" is not on the allowlist"),
+                Some(format!(
+                    "allowed by default: {}; add more under security.allowedLibraries in .flowmcp/config.json",
+                    crate::DEFAULT_ALLOWLIST.join(", ")
+                )),
+            );
+        }
+    }
+}

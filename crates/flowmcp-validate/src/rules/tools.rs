@@ -1,0 +1,256 @@
+//! Rules on each tool: VAL003 (tool and parameter level), VAL030–VAL037.
+
+use flowmcp_spec::{Code, Collector, JsonPath};
+use serde_json::{Map, Value};
+
+use super::{SchemaCtx, main_path, shown, type_name};
+
+/// Keys a tool may hold (ruling N-19).
+pub const TOOL_KEYS: &[&str] = &[
+    "method",
+    "path",
+    "description",
+    "parameters",
+    "output",
+    "preload",
+    "tests",
+    "meta",
+    "headers",
+    "async",
+];
+
+/// Keys a parameter may hold (ruling N-19).
+pub const PARAMETER_KEYS: &[&str] = &["position", "z", "description"];
+
+/// The most tools one schema may define.
+pub const MAX_TOOLS: usize = 8;
+
+/// Every tool that is an object, with its path.
+fn each_tool<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a String, &'a Map<String, Value>, JsonPath)> {
+    let Some((key, tools)) = ctx.tools() else {
+        return Vec::new();
+    };
+    tools
+        .iter()
+        .filter_map(|(name, t)| t.as_object().map(|o| (name, o, main_path(key).key(name))))
+        .collect()
+}
+
+/// VAL003 for tools and parameters: unknown keys.
+pub fn val003_unknown_tool_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (name, tool, path) in each_tool(ctx) {
+        for key in tool.keys() {
+            if TOOL_KEYS.contains(&key.as_str()) {
+                continue;
+            }
+            let help = (key == "outputSchema")
+                .then(|| "the field is called `output` (`{ mimeType, schema }`)".to_string());
+            c.emit_help(
+                Code::VAL003,
+                Some(&path.key(key)),
+                format!("Unknown field \"{key}\" in tool \"{name}\""),
+                help,
+            );
+        }
+        let Some(Value::Array(params)) = tool.get("parameters") else {
+            continue;
+        };
+        for (i, p) in params.iter().enumerate() {
+            let Some(p) = p.as_object() else { continue };
+            for key in p.keys() {
+                if !PARAMETER_KEYS.contains(&key.as_str()) {
+                    c.emit(
+                        Code::VAL003,
+                        Some(&path.key("parameters").index(i).key(key)),
+                        format!("Unknown field \"{key}\" in a parameter of tool \"{name}\""),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Whether `s` matches `^[a-z][a-zA-Z0-9]*$`.
+pub fn is_tool_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some('a'..='z')) && chars.all(|ch| ch.is_ascii_alphanumeric())
+}
+
+/// VAL030: tool names match `^[a-z][a-zA-Z0-9]*$`.
+pub fn val030_tool_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some((key, tools)) = ctx.tools() else {
+        return;
+    };
+    for name in tools.keys() {
+        if !is_tool_name(name) {
+            c.emit(
+                Code::VAL030,
+                Some(&main_path(key).key(name)),
+                format!(
+                    "Tool name must match ^[a-z][a-zA-Z0-9]*$ (found {})",
+                    shown(&Value::String(name.clone()))
+                ),
+            );
+        }
+    }
+}
+
+/// VAL031: at most 8 tools.
+pub fn val031_max_tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some((key, tools)) = ctx.tools() else {
+        return;
+    };
+    if tools.len() > MAX_TOOLS {
+        c.emit(
+            Code::VAL031,
+            Some(&main_path(key)),
+            format!("Maximum {MAX_TOOLS} tools exceeded (found {})", tools.len()),
+        );
+    }
+}
+
+/// VAL032: `method` is GET, POST, PUT or DELETE.
+pub fn val032_method(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (_, tool, path) in each_tool(ctx) {
+        match tool.get("method") {
+            None => {
+                c.emit(
+                    Code::VAL032,
+                    Some(&path.key("method")),
+                    "Missing required field \"method\"",
+                );
+            }
+            Some(Value::String(m)) if ["GET", "POST", "PUT", "DELETE"].contains(&m.as_str()) => {}
+            Some(other) => {
+                c.emit(
+                    Code::VAL032,
+                    Some(&path.key("method")),
+                    format!(
+                        "Must be one of GET, POST, PUT, DELETE (found {})",
+                        shown(other)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// VAL033: `path` is a string starting with `/`.
+pub fn val033_path(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (_, tool, path) in each_tool(ctx) {
+        match tool.get("path") {
+            None => {
+                c.emit(
+                    Code::VAL033,
+                    Some(&path.key("path")),
+                    "Missing required field \"path\"",
+                );
+            }
+            Some(Value::String(p)) if p.starts_with('/') => {}
+            Some(Value::String(p)) => {
+                c.emit(
+                    Code::VAL033,
+                    Some(&path.key("path")),
+                    format!(
+                        "Must start with / (found {})",
+                        shown(&Value::String(p.clone()))
+                    ),
+                );
+            }
+            Some(other) => {
+                c.emit(
+                    Code::VAL033,
+                    Some(&path.key("path")),
+                    format!("Must be a string (found {})", type_name(other)),
+                );
+            }
+        }
+    }
+}
+
+/// VAL034: `description` is a string.
+pub fn val034_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (_, tool, path) in each_tool(ctx) {
+        match tool.get("description") {
+            None => {
+                c.emit(
+                    Code::VAL034,
+                    Some(&path.key("description")),
+                    "Missing required field \"description\"",
+                );
+            }
+            Some(Value::String(_)) => {}
+            Some(other) => {
+                c.emit(
+                    Code::VAL034,
+                    Some(&path.key("description")),
+                    format!("Must be a string (found {})", type_name(other)),
+                );
+            }
+        }
+    }
+}
+
+/// VAL035: `parameters` is an array.
+pub fn val035_parameters(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (_, tool, path) in each_tool(ctx) {
+        match tool.get("parameters") {
+            None => {
+                c.emit(
+                    Code::VAL035,
+                    Some(&path.key("parameters")),
+                    "Missing required field \"parameters\"",
+                );
+            }
+            Some(Value::Array(_)) => {}
+            Some(other) => {
+                c.emit(
+                    Code::VAL035,
+                    Some(&path.key("parameters")),
+                    format!("Must be an array (found {})", type_name(other)),
+                );
+            }
+        }
+    }
+}
+
+/// VAL036: `output` is recommended.
+pub fn val036_output_recommended(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (name, tool, path) in each_tool(ctx) {
+        if !tool.contains_key("output") {
+            c.emit(
+                Code::VAL036,
+                Some(&path),
+                format!("{name}: output schema is recommended"),
+            );
+        }
+    }
+}
+
+/// VAL037: `async` is reserved and not executed.
+pub fn val037_async_reserved(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (name, tool, path) in each_tool(ctx) {
+        if tool.contains_key("async") {
+            c.emit(
+                Code::VAL037,
+                Some(&path.key("async")),
+                format!("{name}: `async` is reserved and is not executed"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names() {
+        assert!(is_tool_name("getAbi"));
+        assert!(is_tool_name("get2"));
+        assert!(!is_tool_name("GetAbi"));
+        assert!(!is_tool_name("get_abi"));
+        assert!(!is_tool_name("/block/:id"));
+        assert!(!is_tool_name(""));
+    }
+}

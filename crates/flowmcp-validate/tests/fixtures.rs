@@ -1,0 +1,223 @@
+//! Rule fixtures: `tests/fixtures/<CODE>/{fail,pass}*.mjs`.
+//!
+//! Each fixture may start with directive comments:
+//! - `// profile: compat` — the profile to validate under (default `spec`);
+//! - `// max-file-size: N` — the file cap in bytes;
+//! - `// expect: CODE severity LOCATION` — one expected diagnostic of the directory's code, where
+//!   LOCATION is a JSON pointer (`/main/version`), `line:col` (`3:1`, or `3:*` for any column) or `-`
+//!   (no location).
+//!
+//! A `fail*` fixture must produce exactly its expected diagnostics of the directory's code; a `pass*`
+//! fixture must produce none of that code and no errors at all. Every code the registry marks
+//! `implemented` must have both kinds.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use flowmcp_spec::{Code, Diagnostic, Profile, RULES, Status};
+use flowmcp_validate::{Options, render, validate_path};
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("fixtures")
+}
+
+struct Fixture {
+    code: String,
+    name: String,
+    path: PathBuf,
+    profile: Profile,
+    max_file_size: Option<u64>,
+    expects: Vec<String>,
+}
+
+fn load_fixtures() -> Vec<Fixture> {
+    let mut out = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let code = dir.file_name().unwrap().to_string_lossy().to_string();
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for path in files {
+            let bytes = std::fs::read(&path).unwrap();
+            let text = String::from_utf8_lossy(&bytes);
+            let mut f = Fixture {
+                code: code.clone(),
+                name: path.file_stem().unwrap().to_string_lossy().to_string(),
+                path: path.clone(),
+                profile: Profile::Spec,
+                max_file_size: None,
+                expects: Vec::new(),
+            };
+            for line in text.lines().take_while(|l| l.starts_with("//")) {
+                let body = line.trim_start_matches('/').trim();
+                if let Some(p) = body.strip_prefix("profile:") {
+                    f.profile = p.trim().parse().unwrap();
+                } else if let Some(n) = body.strip_prefix("max-file-size:") {
+                    f.max_file_size = Some(n.trim().parse().unwrap());
+                } else if let Some(e) = body.strip_prefix("expect:") {
+                    f.expects.push(e.trim().to_string());
+                }
+            }
+            out.push(f);
+        }
+    }
+    out
+}
+
+fn display_name(f: &Fixture) -> String {
+    format!("fixtures/{}/{}.mjs", f.code, f.name)
+}
+
+fn run(f: &Fixture) -> flowmcp_spec::FileReport {
+    let mut opts = Options::new(f.profile);
+    if let Some(n) = f.max_file_size {
+        opts.limits.max_file_bytes = n;
+    }
+    validate_path(&f.path, &display_name(f), &opts)
+}
+
+/// The location part of an expectation for a diagnostic.
+fn matches(expect: &str, d: &Diagnostic) -> bool {
+    let mut parts = expect.split_whitespace();
+    let (Some(code), Some(sev), Some(loc)) = (parts.next(), parts.next(), parts.next()) else {
+        panic!("malformed expectation {expect:?}");
+    };
+    if d.code.as_str() != code || d.severity.as_str() != sev {
+        return false;
+    }
+    if loc == "-" {
+        return d.pointer.is_none() && d.line.is_none();
+    }
+    if loc.starts_with('/') {
+        return d.pointer.as_ref().map(|p| p.pointer()).as_deref() == Some(loc);
+    }
+    let (l, c) = loc.split_once(':').unwrap_or((loc, "*"));
+    let line_ok = d.line.map(|x| x.to_string()).as_deref() == Some(l);
+    let col_ok = c == "*" || d.column.map(|x| x.to_string()).as_deref() == Some(c);
+    line_ok && col_ok
+}
+
+#[test]
+fn every_fixture_behaves() {
+    let mut failures = Vec::new();
+    for f in load_fixtures() {
+        let report = run(&f);
+        let of_code: Vec<&Diagnostic> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code.as_str() == f.code)
+            .collect();
+        let render = render::human(std::slice::from_ref(&report), render::HumanStyle::default());
+        if f.name.starts_with("fail") {
+            assert!(
+                !f.expects.is_empty(),
+                "{}: a fail fixture needs `// expect:` lines",
+                display_name(&f)
+            );
+            let mut unmatched: Vec<&Diagnostic> = of_code.clone();
+            for e in &f.expects {
+                match unmatched.iter().position(|d| matches(e, d)) {
+                    Some(i) => {
+                        unmatched.remove(i);
+                    }
+                    None => failures.push(format!(
+                        "{}: expected `{e}`, got:\n{render}",
+                        display_name(&f)
+                    )),
+                }
+            }
+            for d in unmatched {
+                failures.push(format!(
+                    "{}: unexpected {:?}\n{render}",
+                    display_name(&f),
+                    d
+                ));
+            }
+        } else if f.name.starts_with("pass") {
+            if !of_code.is_empty() || report.counts.errors > 0 {
+                failures.push(format!("{}: should pass, got:\n{render}", display_name(&f)));
+            }
+        } else {
+            failures.push(format!(
+                "{}: fixture names start with fail or pass",
+                display_name(&f)
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} fixture failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_implemented_code_has_fail_and_pass_fixtures() {
+    let mut by_code: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for f in load_fixtures() {
+        let e = by_code.entry(f.code.clone()).or_default();
+        if f.name.starts_with("fail") {
+            e.0 += 1;
+        } else {
+            e.1 += 1;
+        }
+    }
+    let mut missing = Vec::new();
+    for r in RULES.iter().filter(|r| r.status == Status::Implemented) {
+        match by_code.get(r.code.as_str()) {
+            Some((fail, pass)) if *fail > 0 && *pass > 0 => {}
+            other => missing.push(format!("{} {:?}", r.code, other)),
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "implemented codes without fail+pass fixtures: {missing:?}"
+    );
+    for code in by_code.keys() {
+        let c = Code::parse(code)
+            .unwrap_or_else(|| panic!("fixture directory {code} is not a registry code"));
+        assert_eq!(
+            c.info().status,
+            Status::Implemented,
+            "{code} has fixtures but is not marked implemented"
+        );
+    }
+}
+
+#[test]
+fn rendered_fail_fixtures_snapshot() {
+    for f in load_fixtures()
+        .into_iter()
+        .filter(|f| f.name.starts_with("fail"))
+    {
+        let report = run(&f);
+        let text = render::human(std::slice::from_ref(&report), render::HumanStyle::default());
+        insta::assert_snapshot!(format!("{}__{}", f.code, f.name), text);
+    }
+}
+
+#[test]
+fn fifty_mib_file_is_ldr002() {
+    let dir = std::env::temp_dir().join(format!("flowmcp-ldr002-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("huge.mjs");
+    let mut text = String::from("export const main = { data: '");
+    text.push_str(&"x".repeat(50 * 1024 * 1024));
+    text.push_str("' }\n");
+    std::fs::write(&path, text).unwrap();
+    let report = validate_path(&path, "huge.mjs", &Options::default());
+    let _ = std::fs::remove_dir_all(&dir);
+    let codes: Vec<_> = report.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::LDR002]);
+    assert_eq!(report.counts.errors, 1);
+}
