@@ -1,4 +1,48 @@
-fn main() {
-    eprintln!("usage: cargo xtask <command>");
-    std::process::exit(2);
+//! `cargo xtask <command>`: project automation.
+//!
+//! - `docs [--check]` — generate `docs/rules/<CODE>.md` and the index from the registry and fixtures.
+//! - `conformance <dir> [--profile P] [--expect FILE] [--write FILE]` — validate a corpus and compare.
+//! - `bench validate <dir>` — time the release binary on a corpus.
+
+mod bench;
+mod conformance;
+mod docs;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("docs") => docs::run(&args[1..]),
+        Some("conformance") => conformance::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
+        Some("help") | Some("--help") | Some("-h") | None => {
+            println!(
+                "usage: cargo xtask <command>\n\n\
+                 commands:\n  \
+                 docs [--check]                                   generate docs/rules/ (or check it is current)\n  \
+                 conformance <dir> [--profile spec|compat] [--expect FILE] [--write FILE]\n  \
+                 bench validate <dir> [--runs N]                  time the release binary on a corpus"
+            );
+            Ok(())
+        }
+        Some(other) => Err(format!(
+            "unknown command {other:?} (try `cargo xtask help`)"
+        )),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (the parent of `xtask/`).
+pub fn workspace_root() -> std::path::PathBuf {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_else(|| here.to_path_buf())
 }

@@ -3,7 +3,19 @@
 use flowmcp_loader::HandlersExport;
 use flowmcp_spec::{Code, Collector, JsonPath};
 
-use super::SchemaCtx;
+use super::{SchemaCtx, SchemaRule};
+
+/// The rules of this module, in the order they run.
+pub static RULES: &[SchemaRule] = &[
+    SchemaRule {
+        codes: &[Code::VAL004],
+        check: val004_handlers_function,
+    },
+    SchemaRule {
+        codes: &[Code::VAL005],
+        check: val005_handler_keys,
+    },
+];
 
 /// VAL004: `handlers`, when exported, is a function.
 pub fn val004_handlers_function(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {

@@ -4,7 +4,91 @@ use flowmcp_loader::HandlersExport;
 use flowmcp_spec::{Code, Collector, JsonPath};
 use serde_json::Value;
 
-use super::{SchemaCtx, check_string_array, main_path, shown, type_name};
+use super::{SchemaCtx, SchemaRule, check_string_array, main_path, shown, type_name};
+
+/// The rules of this module, in the order they run.
+pub static RULES: &[SchemaRule] = &[
+    SchemaRule {
+        codes: &[Code::VAL001],
+        check: val001_main_export,
+    },
+    SchemaRule {
+        codes: &[Code::VAL002],
+        check: val002_main_object,
+    },
+    SchemaRule {
+        codes: &[Code::VAL003],
+        check: val003_unknown_main_keys,
+    },
+    SchemaRule {
+        codes: &[Code::VAL010],
+        check: val010_namespace_required,
+    },
+    SchemaRule {
+        codes: &[Code::VAL011],
+        check: val011_namespace_format,
+    },
+    SchemaRule {
+        codes: &[Code::VAL012],
+        check: val012_name_required,
+    },
+    SchemaRule {
+        codes: &[Code::VAL013],
+        check: val013_description_required,
+    },
+    SchemaRule {
+        codes: &[Code::VAL014],
+        check: val014_version,
+    },
+    SchemaRule {
+        codes: &[Code::VAL015],
+        check: val015_root_required,
+    },
+    SchemaRule {
+        codes: &[Code::VAL016],
+        check: val016_tools_object,
+    },
+    SchemaRule {
+        codes: &[Code::VAL017],
+        check: val017_tools_and_routes,
+    },
+    SchemaRule {
+        codes: &[Code::VAL018],
+        check: val018_routes_deprecated,
+    },
+    SchemaRule {
+        codes: &[Code::VAL020],
+        check: val020_docs,
+    },
+    SchemaRule {
+        codes: &[Code::VAL021],
+        check: val021_tags,
+    },
+    SchemaRule {
+        codes: &[Code::VAL022],
+        check: val022_required_server_params,
+    },
+    SchemaRule {
+        codes: &[Code::VAL023],
+        check: val023_headers,
+    },
+    SchemaRule {
+        codes: &[Code::VAL024],
+        check: val024_shared_lists,
+    },
+    SchemaRule {
+        codes: &[Code::VAL025],
+        check: val025_required_libraries,
+    },
+    SchemaRule {
+        codes: &[Code::VAL080],
+        check: val080_root_https,
+    },
+    SchemaRule {
+        codes: &[Code::VAL081],
+        check: val081_root_trailing_slash,
+    },
+];
 
 /// The keys `main` may hold (ruling N-19). `skills` is VAL016, not VAL003.
 pub const MAIN_KEYS: &[&str] = &[

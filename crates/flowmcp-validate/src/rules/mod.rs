@@ -1,4 +1,5 @@
-//! Every rule, one function each, registered once in [`SCHEMA_RULES`].
+//! Every rule, one function each, registered once in its family module's `RULES` table
+//! (see [`rule_tables`]).
 //!
 //! A rule reads the loaded exports through [`SchemaCtx`] and reports through a [`Collector`], which
 //! applies the profile's severity (or drops the diagnostic when the rule is off). Rules never panic
@@ -6,8 +7,14 @@
 //! another rule reports.
 
 mod handlers;
+mod lists;
 mod main_fields;
+mod meta;
+mod output;
+mod params;
+mod preload;
 mod security;
+mod tool_tests;
 mod tools;
 
 use flowmcp_loader::Exports;
@@ -53,149 +60,38 @@ pub struct SchemaRule {
     pub check: fn(&SchemaCtx<'_>, &mut Collector<'_>),
 }
 
-/// All schema rules, in the order they run.
-pub static SCHEMA_RULES: &[SchemaRule] = &[
-    SchemaRule {
-        codes: &[Code::VAL001],
-        check: main_fields::val001_main_export,
-    },
-    SchemaRule {
-        codes: &[Code::VAL002],
-        check: main_fields::val002_main_object,
-    },
-    SchemaRule {
-        codes: &[Code::VAL003],
-        check: main_fields::val003_unknown_main_keys,
-    },
-    SchemaRule {
-        codes: &[Code::VAL004],
-        check: handlers::val004_handlers_function,
-    },
-    SchemaRule {
-        codes: &[Code::VAL005],
-        check: handlers::val005_handler_keys,
-    },
-    SchemaRule {
-        codes: &[Code::VAL010],
-        check: main_fields::val010_namespace_required,
-    },
-    SchemaRule {
-        codes: &[Code::VAL011],
-        check: main_fields::val011_namespace_format,
-    },
-    SchemaRule {
-        codes: &[Code::VAL012],
-        check: main_fields::val012_name_required,
-    },
-    SchemaRule {
-        codes: &[Code::VAL013],
-        check: main_fields::val013_description_required,
-    },
-    SchemaRule {
-        codes: &[Code::VAL014],
-        check: main_fields::val014_version,
-    },
-    SchemaRule {
-        codes: &[Code::VAL015],
-        check: main_fields::val015_root_required,
-    },
-    SchemaRule {
-        codes: &[Code::VAL016],
-        check: main_fields::val016_tools_object,
-    },
-    SchemaRule {
-        codes: &[Code::VAL017],
-        check: main_fields::val017_tools_and_routes,
-    },
-    SchemaRule {
-        codes: &[Code::VAL018],
-        check: main_fields::val018_routes_deprecated,
-    },
-    SchemaRule {
-        codes: &[Code::VAL020],
-        check: main_fields::val020_docs,
-    },
-    SchemaRule {
-        codes: &[Code::VAL021],
-        check: main_fields::val021_tags,
-    },
-    SchemaRule {
-        codes: &[Code::VAL022],
-        check: main_fields::val022_required_server_params,
-    },
-    SchemaRule {
-        codes: &[Code::VAL023],
-        check: main_fields::val023_headers,
-    },
-    SchemaRule {
-        codes: &[Code::VAL024],
-        check: main_fields::val024_shared_lists,
-    },
-    SchemaRule {
-        codes: &[Code::VAL025],
-        check: main_fields::val025_required_libraries,
-    },
-    SchemaRule {
-        codes: &[Code::VAL080],
-        check: main_fields::val080_root_https,
-    },
-    SchemaRule {
-        codes: &[Code::VAL081],
-        check: main_fields::val081_root_trailing_slash,
-    },
-    SchemaRule {
-        codes: &[Code::SEC020],
-        check: security::sec020_library_allowlist,
-    },
-    SchemaRule {
-        codes: &[Code::VAL003],
-        check: tools::val003_unknown_tool_keys,
-    },
-    SchemaRule {
-        codes: &[Code::VAL030],
-        check: tools::val030_tool_name,
-    },
-    SchemaRule {
-        codes: &[Code::VAL031],
-        check: tools::val031_max_tools,
-    },
-    SchemaRule {
-        codes: &[Code::VAL032],
-        check: tools::val032_method,
-    },
-    SchemaRule {
-        codes: &[Code::VAL033],
-        check: tools::val033_path,
-    },
-    SchemaRule {
-        codes: &[Code::VAL034],
-        check: tools::val034_description,
-    },
-    SchemaRule {
-        codes: &[Code::VAL035],
-        check: tools::val035_parameters,
-    },
-    SchemaRule {
-        codes: &[Code::VAL036],
-        check: tools::val036_output_recommended,
-    },
-    SchemaRule {
-        codes: &[Code::VAL037],
-        check: tools::val037_async_reserved,
-    },
-];
+/// The rules of each family module, in the order they run. Each module declares its own `RULES`
+/// table, so adding a rule touches only its module.
+pub fn rule_tables() -> [&'static [SchemaRule]; 10] {
+    [
+        main_fields::RULES,
+        handlers::RULES,
+        security::RULES,
+        tools::RULES,
+        params::RULES,
+        output::RULES,
+        preload::RULES,
+        meta::RULES,
+        lists::RULES,
+        tool_tests::RULES,
+    ]
+}
+
+/// Every registered schema rule.
+pub fn schema_rules() -> impl Iterator<Item = &'static SchemaRule> {
+    rule_tables().into_iter().flatten()
+}
 
 /// Runs every schema rule.
 pub fn run_schema_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for rule in SCHEMA_RULES {
+    for rule in schema_rules() {
         (rule.check)(ctx, c);
     }
 }
 
 /// Every code some registered rule (or the loader) can emit; used to check the registry's statuses.
 pub fn emitted_codes() -> Vec<Code> {
-    let mut v: Vec<Code> = SCHEMA_RULES
-        .iter()
+    let mut v: Vec<Code> = schema_rules()
         .flat_map(|r| r.codes.iter().copied())
         .collect();
     v.sort();
@@ -261,4 +157,125 @@ pub(crate) fn check_string_array(
             );
         }
     }
+}
+
+/// Every tool that is an object: `(name, tool, path)` with path `main.tools.<name>`.
+pub(crate) fn each_tool<'a>(
+    ctx: &SchemaCtx<'a>,
+) -> Vec<(&'a String, &'a Map<String, Value>, JsonPath)> {
+    let Some((key, tools)) = ctx.tools() else {
+        return Vec::new();
+    };
+    tools
+        .iter()
+        .filter_map(|(name, t)| t.as_object().map(|o| (name, o, main_path(key).key(name))))
+        .collect()
+}
+
+/// One parameter of a tool, when the parameter is an object.
+pub(crate) struct ParamRef<'a> {
+    pub tool: &'a String,
+    pub tool_path: JsonPath,
+    pub index: usize,
+    pub param: &'a Map<String, Value>,
+    /// `main.tools.<tool>.parameters[<index>]`
+    pub path: JsonPath,
+}
+
+impl<'a> ParamRef<'a> {
+    /// `position` when it is an object.
+    pub fn position(&self) -> Option<&'a Map<String, Value>> {
+        self.param.get("position").and_then(Value::as_object)
+    }
+    /// `position.<field>` when it is a string.
+    pub fn position_str(&self, field: &str) -> Option<&'a str> {
+        self.position()
+            .and_then(|p| p.get(field))
+            .and_then(Value::as_str)
+    }
+    /// `z` when it is an object.
+    pub fn z(&self) -> Option<&'a Map<String, Value>> {
+        self.param.get("z").and_then(Value::as_object)
+    }
+}
+
+/// Every parameter object of every tool.
+pub(crate) fn each_parameter<'a>(ctx: &SchemaCtx<'a>) -> Vec<ParamRef<'a>> {
+    let mut out = Vec::new();
+    for (tool, t, tool_path) in each_tool(ctx) {
+        let Some(Value::Array(params)) = t.get("parameters") else {
+            continue;
+        };
+        for (index, p) in params.iter().enumerate() {
+            if let Some(param) = p.as_object() {
+                out.push(ParamRef {
+                    tool,
+                    path: tool_path.key("parameters").index(index),
+                    tool_path: tool_path.clone(),
+                    index,
+                    param,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// How a parameter gets its value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum ParamSource<'a> {
+    /// `position.value` is `{{USER_PARAM}}` (or, under compat, an undeclared bare `{{X}}`, which the
+    /// compat table treats as a user parameter named by `position.key`).
+    User,
+    /// `position.value` is `{{SERVER_PARAM:KEY}}` (or, under compat, a bare `{{KEY}}` naming a
+    /// `requiredServerParams` entry).
+    Server(&'a str),
+    /// Any other text: a fixed value (which may still contain placeholders other rules check).
+    Fixed(&'a str),
+}
+
+/// `main.requiredServerParams` entries that are strings.
+pub(crate) fn required_server_params<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
+    ctx.main()
+        .and_then(|m| m.get("requiredServerParams"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The source of a parameter's value under the active profile. `None` when `position.value` is
+/// missing or not a string (VAL042's business).
+pub(crate) fn param_source<'a>(ctx: &SchemaCtx<'a>, p: &ParamRef<'a>) -> Option<ParamSource<'a>> {
+    let value = p.position_str("value")?;
+    if value == "{{USER_PARAM}}" {
+        return Some(ParamSource::User);
+    }
+    if let Some(key) = value
+        .strip_prefix("{{SERVER_PARAM:")
+        .and_then(|r| r.strip_suffix("}}"))
+    {
+        return Some(ParamSource::Server(key));
+    }
+    if ctx.is_compat()
+        && let Some(inner) = value.strip_prefix("{{").and_then(|r| r.strip_suffix("}}"))
+        && !inner.is_empty()
+        && !inner.contains(['{', '}', ':'])
+    {
+        if required_server_params(ctx).contains(&inner) {
+            return Some(ParamSource::Server(inner));
+        }
+        return Some(ParamSource::User);
+    }
+    Some(ParamSource::Fixed(value))
+}
+
+/// The user-facing parameters of a tool: `(position.key, param)` for each parameter whose source is
+/// [`ParamSource::User`] and whose key is a string.
+pub(crate) fn user_params<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Vec<(&'a str, ParamRef<'a>)> {
+    each_parameter(ctx)
+        .into_iter()
+        .filter(|p| p.tool == tool)
+        .filter(|p| param_source(ctx, p) == Some(ParamSource::User))
+        .filter_map(|p| p.position_str("key").map(|k| (k, p)))
+        .collect()
 }

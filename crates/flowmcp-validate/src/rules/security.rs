@@ -3,7 +3,13 @@
 use flowmcp_spec::{Code, Collector};
 use serde_json::Value;
 
-use super::{SchemaCtx, main_path};
+use super::{SchemaCtx, SchemaRule, main_path};
+
+/// The rules of this module, in the order they run.
+pub static RULES: &[SchemaRule] = &[SchemaRule {
+    codes: &[Code::SEC020],
+    check: sec020_library_allowlist,
+}];
 
 /// SEC020: every `requiredLibraries` entry is on the allowlist (default list plus
 /// `security.allowedLibraries`).

@@ -1,9 +1,49 @@
 //! Rules on each tool: VAL003 (tool and parameter level), VAL030–VAL037.
 
-use flowmcp_spec::{Code, Collector, JsonPath};
-use serde_json::{Map, Value};
+use flowmcp_spec::{Code, Collector};
+use serde_json::Value;
 
-use super::{SchemaCtx, main_path, shown, type_name};
+use super::{SchemaCtx, SchemaRule, each_tool, main_path, shown, type_name};
+
+/// The rules of this module, in the order they run.
+pub static RULES: &[SchemaRule] = &[
+    SchemaRule {
+        codes: &[Code::VAL003],
+        check: val003_unknown_tool_keys,
+    },
+    SchemaRule {
+        codes: &[Code::VAL030],
+        check: val030_tool_name,
+    },
+    SchemaRule {
+        codes: &[Code::VAL031],
+        check: val031_max_tools,
+    },
+    SchemaRule {
+        codes: &[Code::VAL032],
+        check: val032_method,
+    },
+    SchemaRule {
+        codes: &[Code::VAL033],
+        check: val033_path,
+    },
+    SchemaRule {
+        codes: &[Code::VAL034],
+        check: val034_description,
+    },
+    SchemaRule {
+        codes: &[Code::VAL035],
+        check: val035_parameters,
+    },
+    SchemaRule {
+        codes: &[Code::VAL036],
+        check: val036_output_recommended,
+    },
+    SchemaRule {
+        codes: &[Code::VAL037],
+        check: val037_async_reserved,
+    },
+];
 
 /// Keys a tool may hold (ruling N-19).
 pub const TOOL_KEYS: &[&str] = &[
@@ -24,17 +64,6 @@ pub const PARAMETER_KEYS: &[&str] = &["position", "z", "description"];
 
 /// The most tools one schema may define.
 pub const MAX_TOOLS: usize = 8;
-
-/// Every tool that is an object, with its path.
-fn each_tool<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a String, &'a Map<String, Value>, JsonPath)> {
-    let Some((key, tools)) = ctx.tools() else {
-        return Vec::new();
-    };
-    tools
-        .iter()
-        .filter_map(|(name, t)| t.as_object().map(|o| (name, o, main_path(key).key(name))))
-        .collect()
-}
 
 /// VAL003 for tools and parameters: unknown keys.
 pub fn val003_unknown_tool_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {

@@ -1,0 +1,5 @@
+//! `cargo xtask bench`.
+
+pub fn run(_args: &[String]) -> Result<(), String> {
+    Err("not written yet".into())
+}
