@@ -1,5 +1,113 @@
-//! `cargo xtask bench`.
+//! `cargo xtask bench validate <dir> [--runs N] [--profile spec|compat]`
+//!
+//! Builds the release binary, then runs `flowmcp validate --format json <dir>` N times (default 10),
+//! process start included and nothing cached between runs, and reports the median and minimum wall
+//! time, files per second and the peak resident set size (read by the binary itself from
+//! /proc/self/status when `FLOWMCP_STATS` is set).
 
-pub fn run(_args: &[String]) -> Result<(), String> {
-    Err("not written yet".into())
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::conformance::corpus_files;
+use crate::workspace_root;
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    match args.first().map(String::as_str) {
+        Some("validate") => validate(&args[1..]),
+        _ => {
+            Err("usage: cargo xtask bench validate <dir> [--runs N] [--profile spec|compat]".into())
+        }
+    }
+}
+
+fn validate(args: &[String]) -> Result<(), String> {
+    let mut dir: Option<PathBuf> = None;
+    let mut runs = 10usize;
+    let mut profile = "compat".to_string();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--runs" => {
+                runs = it
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .filter(|n| *n > 0)
+                    .ok_or("--runs needs a positive number")?
+            }
+            "--profile" => profile = it.next().ok_or("--profile needs a value")?.clone(),
+            other if other.starts_with('-') => return Err(format!("unknown option {other}")),
+            other => dir = Some(PathBuf::from(other)),
+        }
+    }
+    let dir = dir.ok_or("usage: cargo xtask bench validate <dir>")?;
+    let files = corpus_files(&dir)?.len();
+
+    let root = workspace_root();
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--release", "--quiet", "-p", "flowmcp-cli"])
+        .current_dir(&root)
+        .status()
+        .map_err(|e| format!("cargo build: {e}"))?;
+    if !status.success() {
+        return Err("cargo build --release failed".into());
+    }
+    let bin = root.join("target/release/flowmcp");
+
+    let mut times: Vec<Duration> = Vec::with_capacity(runs);
+    let mut peak_kib = 0u64;
+    for _ in 0..runs {
+        let started = Instant::now();
+        let out = Command::new(&bin)
+            .args(["validate", "--format", "json", "--profile", &profile])
+            .arg(&dir)
+            .env("FLOWMCP_STATS", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|e| format!("{}: {e}", bin.display()))?;
+        times.push(started.elapsed());
+        let code = out.status.code().unwrap_or(-1);
+        if code != 0 && code != 1 {
+            return Err(format!(
+                "flowmcp exited with {code}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if let Some(kib) = stderr
+            .lines()
+            .find_map(|l| l.split("peak RSS ").nth(1))
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok())
+        {
+            peak_kib = peak_kib.max(kib);
+        }
+    }
+    times.sort();
+    let median = if runs % 2 == 1 {
+        times[runs / 2]
+    } else {
+        (times[runs / 2 - 1] + times[runs / 2]) / 2
+    };
+    let min = times[0];
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "bench validate {} (profile {profile}, {runs} runs, release, process start included)",
+        dir.display()
+    );
+    println!("files:      {files}");
+    println!(
+        "wall:       median {:.1} ms, min {:.1} ms, max {:.1} ms",
+        ms(median),
+        ms(min),
+        ms(times[runs - 1])
+    );
+    println!(
+        "throughput: {:.0} files/s (median)",
+        files as f64 / median.as_secs_f64().max(1e-9)
+    );
+    println!("peak RSS:   {:.1} MiB", peak_kib as f64 / 1024.0);
+    Ok(())
 }

@@ -7,6 +7,7 @@
 mod bench;
 mod conformance;
 mod docs;
+mod rationale;
 
 use std::process::ExitCode;
 

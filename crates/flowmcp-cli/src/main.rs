@@ -46,12 +46,26 @@ enum Command {
     Validate(ValidateArgs),
     /// List the rule registry, or explain one rule.
     Rules(RulesArgs),
+    /// Print the `schemaHash` of schema files (first 8 hex digits of SHA-256 over the canonical JSON of
+    /// `main` without its `schemaHash`), for pasting into `main.schemaHash`.
+    Hash(HashArgs),
+}
+
+#[derive(Args, Debug)]
+struct HashArgs {
+    /// Schema files.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
+    /// One line per finding, then counts and a verdict.
     Human,
+    /// The report as JSON (shape documented in flowmcp-spec's `diagnostic` module).
     Json,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -110,6 +124,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Validate(a) => validate(a),
         Command::Rules(a) => rules(a),
+        Command::Hash(a) => hash(a),
     };
     match result {
         Ok(code) => code,
@@ -154,6 +169,7 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
         allowed_libraries: cfg.allowed_libraries.clone(),
     };
 
+    let started = std::time::Instant::now();
     let files = walk::collect(&a.paths)?;
     if files.is_empty() {
         return Err(format!(
@@ -193,6 +209,16 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     }
 
     let report = Report::new(profile, reports);
+    if std::env::var_os("FLOWMCP_STATS").is_some() {
+        eprintln!(
+            "flowmcp: {} files in {:.1} ms, peak RSS {}",
+            report.files,
+            started.elapsed().as_secs_f64() * 1000.0,
+            peak_rss()
+                .map(|kb| format!("{} KiB", kb))
+                .unwrap_or_else(|| "unknown".into())
+        );
+    }
     let text = match a.format {
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -209,9 +235,63 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
             s.push('\n');
             s
         }
+        Format::Sarif => {
+            let mut s = render::sarif(&report);
+            s.push('\n');
+            s
+        }
     };
     write_stdout(&text)?;
     Ok(if report.counts.errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn hash(a: HashArgs) -> Result<ExitCode, String> {
+    let settings = RuleSettings::new(Profile::Compat);
+    let limits = Limits::default();
+    let mut out = String::new();
+    let mut failed = false;
+    for f in &a.files {
+        if !f.is_file() {
+            return Err(format!("{}: not a file", f.display()));
+        }
+        let display = f.display().to_string();
+        let loaded = flowmcp_loader::file::load_file(f, &display, &limits, &settings);
+        let main = loaded.exports.as_ref().and_then(|e| e.get("main"));
+        match main {
+            Some(main) if !loaded.has_errors() && main.is_object() => {
+                let h = flowmcp_spec::hash::schema_hash(main);
+                if a.files.len() == 1 {
+                    out.push_str(&format!("{h}\n"));
+                } else {
+                    out.push_str(&format!("{h}  {display}\n"));
+                }
+            }
+            _ => {
+                failed = true;
+                let report = flowmcp_spec::FileReport::new(
+                    display.clone(),
+                    loaded.kind.as_str(),
+                    loaded.diagnostics,
+                );
+                for d in report
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.severity == flowmcp_spec::Severity::Error)
+                {
+                    eprintln!("{}", render::diagnostic_line(d, false));
+                }
+                eprintln!(
+                    "{display}: no hash (the file does not load as a schema with an object `main`)"
+                );
+            }
+        }
+    }
+    write_stdout(&out)?;
+    Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -241,7 +321,7 @@ fn rules(a: RulesArgs) -> Result<ExitCode, String> {
         }
         None => RULES.iter().collect(),
     };
-    if a.format == Format::Json {
+    if a.format != Format::Human {
         let s = serde_json::to_string_pretty(&selected).map_err(|e| e.to_string())?;
         write_stdout(&format!("{s}\n"))?;
         return Ok(ExitCode::SUCCESS);
@@ -308,4 +388,11 @@ fn rules(a: RulesArgs) -> Result<ExitCode, String> {
     }
     write_stdout(&out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Peak resident set size of this process in KiB (Linux: `VmHWM` in /proc/self/status).
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -288,3 +288,57 @@ fn json_report_shape() {
     assert_eq!(d["path"], "main.version");
     assert_eq!(v["reports"][0]["kind"], "schema");
 }
+
+#[test]
+fn hash_prints_the_schema_hash() {
+    let root = repo_root();
+    let r = flowmcp(
+        &[
+            "hash",
+            "examples/catalog/providers/holidaykit-net/public-holidays.mjs",
+        ],
+        &root,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let h = r.stdout.trim();
+    assert_eq!(h.len(), 8);
+    let text = std::fs::read_to_string(
+        root.join("examples/catalog/providers/holidaykit-net/public-holidays.mjs"),
+    )
+    .unwrap();
+    assert!(
+        text.contains(&format!("schemaHash: '{h}'")),
+        "the example's schemaHash is not {h}"
+    );
+    let bad = flowmcp(
+        &[
+            "hash",
+            fixtures().join("LDR003/fail_syntax.mjs").to_str().unwrap(),
+        ],
+        &root,
+    );
+    assert_eq!(bad.code, 1);
+    assert!(bad.stderr.contains("LDR003"));
+    assert_eq!(flowmcp(&["hash", "nope.mjs"], &root).code, 2);
+}
+
+#[test]
+fn sarif_output_is_sarif() {
+    let file = fixtures().join("VAL014/fail_wrong_major.mjs");
+    let r = flowmcp(
+        &["validate", "--format", "sarif", file.to_str().unwrap()],
+        &repo_root(),
+    );
+    assert_eq!(r.code, 1);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    let result = &v["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "VAL014");
+    assert_eq!(result["level"], "error");
+    assert!(
+        result["locations"][0]["physicalLocation"]["region"]["startLine"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
+}

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 
 use indexmap::IndexMap;
 use rquickjs::loader::{BuiltinLoader, BuiltinResolver};
-use rquickjs::{
-    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Runtime, Value,
-};
+use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Module, Object, Runtime, Value};
 use serde_json::Value as Json;
+
+use crate::extract::{Abort, Extractor, Intrinsics, handler_shape};
 
 /// Export names the loader recognises as data.
 pub const DATA_EXPORTS: &[&str] = &[
@@ -30,8 +30,6 @@ pub const DATA_EXPORTS: &[&str] = &[
     "selection",
     "content",
 ];
-
-const WALKER: &str = include_str!("js/walker.js");
 
 /// Sandbox limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,108 +176,68 @@ fn evaluate_inner(name: &str, source: &str, limits: &Limits) -> Result<Exports, 
     result
 }
 
+/// A console that accepts everything and prints nothing: module bodies written for Node may log.
+const CONSOLE_SHIM: &str = "(() => { const n = () => undefined; globalThis.console = Object.freeze({ log: n, info: n, warn: n, error: n, debug: n, trace: n }); })();";
+
 fn run(
     ctx: &Ctx<'_>,
     name: &str,
     source: &str,
     fired: &Rc<Cell<bool>>,
 ) -> Result<Exports, EvalFailure> {
-    ctx.eval::<(), _>(WALKER)
-        .catch(ctx)
-        .map_err(|e| classify(e, name, fired, false))?;
+    let fail = |e: CaughtError<'_>| classify(e, name, fired, false);
+    let timeout = |_: Abort| {
+        if fired.get() {
+            EvalFailure::Timeout
+        } else {
+            EvalFailure::Memory {
+                message: "out of memory or stack while reading the exports".into(),
+            }
+        }
+    };
+    // Captured before any untrusted code runs.
+    let intrinsics = Intrinsics::capture(ctx).catch(ctx).map_err(fail)?;
+    ctx.eval::<(), _>(CONSOLE_SHIM).catch(ctx).map_err(fail)?;
 
     let declared = Module::declare(ctx.clone(), name, source)
         .catch(ctx)
         .map_err(|e| classify(e, name, fired, true))?;
-    let (module, done) = declared
-        .eval()
-        .catch(ctx)
-        .map_err(|e| classify(e, name, fired, false))?;
+    let (module, done) = declared.eval().catch(ctx).map_err(fail)?;
     match done.finish::<Value>().catch(ctx) {
         Ok(_) => {}
         Err(CaughtError::Error(rquickjs::Error::WouldBlock)) => {
             return Err(EvalFailure::NeverSettles);
         }
-        Err(e) => return Err(classify(e, name, fired, false)),
+        Err(e) => return Err(fail(e)),
     }
 
-    let ns: Object = module
-        .namespace()
-        .catch(ctx)
-        .map_err(|e| classify(e, name, fired, false))?;
+    let ns: Object = module.namespace().catch(ctx).map_err(fail)?;
     let mut names = Vec::new();
     for key in ns.keys::<String>() {
-        let key = key
-            .catch(ctx)
-            .map_err(|e| classify(e, name, fired, false))?;
-        names.push(key);
+        names.push(key.catch(ctx).map_err(fail)?);
     }
 
-    let extract: Function = ctx
-        .globals()
-        .get("__flowmcpExtract")
-        .catch(ctx)
-        .map_err(|e| classify(e, name, fired, false))?;
+    let interrupted = || fired.get();
     let mut data = IndexMap::new();
     let mut unserializable = Vec::new();
     for export in DATA_EXPORTS {
         if !names.iter().any(|n| n == export) {
             continue;
         }
-        let value: Value = ns
-            .get(*export)
-            .catch(ctx)
-            .map_err(|e| classify(e, name, fired, false))?;
-        let out: Object = extract
-            .call((value,))
-            .catch(ctx)
-            .map_err(|e| classify(e, name, fired, false))?;
-        let json: Option<String> = out
-            .get("json")
-            .catch(ctx)
-            .map_err(|e| classify(e, name, fired, false))?;
-        let problems: Option<String> = ctx
-            .json_stringify(
-                out.get::<_, Value>("problems")
-                    .catch(ctx)
-                    .map_err(|e| classify(e, name, fired, false))?,
-            )
-            .catch(ctx)
-            .map_err(|e| classify(e, name, fired, false))?
-            .map(|s| s.to_string())
-            .transpose()
-            .catch(ctx)
-            .map_err(|e| classify(e, name, fired, false))?;
-        let parsed = match json {
-            Some(text) => serde_json::from_str::<Json>(&text).unwrap_or(Json::Null),
-            None => Json::Null,
-        };
-        data.insert((*export).to_string(), parsed);
-        if let Some(text) = problems {
-            unserializable.extend(parse_problems(export, &text));
-        }
+        let value: Value = ns.get(*export).catch(ctx).map_err(fail)?;
+        let mut ex = Extractor::new(ctx.clone(), &intrinsics, &interrupted, export);
+        let json = ex.walk(value).map_err(timeout)?;
+        unserializable.extend(ex.problems);
+        data.insert((*export).to_string(), json);
     }
 
     let handlers = if names.iter().any(|n| n == "handlers") {
-        let value: Value = ns
-            .get("handlers")
-            .catch(ctx)
-            .map_err(|e| classify(e, name, fired, false))?;
-        if let Some(f) = value.as_function() {
-            let shape_fn: Function = ctx
-                .globals()
-                .get("__flowmcpHandlerShape")
-                .catch(ctx)
-                .map_err(|e| classify(e, name, fired, false))?;
-            let text: String = shape_fn
-                .call((f.clone(),))
-                .catch(ctx)
-                .map_err(|e| classify(e, name, fired, false))?;
-            HandlersExport::Function {
-                shape: parse_shape(&text),
-            }
-        } else {
-            HandlersExport::NotFunction(value.type_name().to_string())
+        let value: Value = ns.get("handlers").catch(ctx).map_err(fail)?;
+        match value.as_function() {
+            Some(f) => HandlersExport::Function {
+                shape: handler_shape(ctx, &intrinsics, &interrupted, f).map_err(timeout)?,
+            },
+            None => HandlersExport::NotFunction(value.type_name().to_string()),
         }
     } else {
         HandlersExport::Absent
@@ -291,79 +249,6 @@ fn run(
         handlers,
         unserializable,
     })
-}
-
-fn parse_problems(export: &str, text: &str) -> Vec<Unserializable> {
-    let Ok(Json::Array(items)) = serde_json::from_str::<Json>(text) else {
-        return Vec::new();
-    };
-    items
-        .into_iter()
-        .filter_map(|item| {
-            let Json::Array(parts) = item else {
-                return None;
-            };
-            let path = match parts.first() {
-                Some(Json::Array(p)) => p
-                    .iter()
-                    .map(|seg| match seg {
-                        Json::Number(n) => PathItem::Index(n.as_u64().unwrap_or(0) as usize),
-                        Json::String(s) => PathItem::Key(s.clone()),
-                        other => PathItem::Key(other.to_string()),
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
-            let kind = parts
-                .get(1)
-                .and_then(Json::as_str)
-                .unwrap_or("unknown")
-                .to_string();
-            let detail = parts
-                .get(2)
-                .and_then(Json::as_str)
-                .unwrap_or("")
-                .to_string();
-            Some(Unserializable {
-                export: export.to_string(),
-                path,
-                kind,
-                detail,
-            })
-        })
-        .collect()
-}
-
-fn parse_shape(text: &str) -> Result<Vec<(String, Vec<String>)>, String> {
-    let value: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    if value.get("ok").and_then(Json::as_bool) != Some(true) {
-        return Err(value
-            .get("error")
-            .and_then(Json::as_str)
-            .unwrap_or("the factory failed")
-            .to_string());
-    }
-    let tools = value
-        .get("tools")
-        .and_then(Json::as_array)
-        .cloned()
-        .unwrap_or_default();
-    Ok(tools
-        .into_iter()
-        .filter_map(|t| {
-            let name = t.get(0)?.as_str()?.to_string();
-            let hooks = t
-                .get(1)
-                .and_then(Json::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|h| h.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default();
-            Some((name, hooks))
-        })
-        .collect())
 }
 
 /// Turns an engine error into a failure class.

@@ -173,18 +173,13 @@ fn load_text(
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());
     }
-    let list = scan::is_shared_list(path, &text);
-    let kind_hint = if list {
+    let (scan_kind, hits) = scan::scan_file(path, &text);
+    let kind_hint = if scan_kind == ScanKind::SharedList {
         FileKind::List
     } else {
         FileKind::Unknown
     };
-    let scan_kind = if list {
-        ScanKind::SharedList
-    } else {
-        ScanKind::Module
-    };
-    for hit in scan::scan(&text, scan_kind) {
+    for hit in hits {
         let message = format!(
             "Forbidden pattern \"{}\" found at line {}",
             hit.pattern, hit.line

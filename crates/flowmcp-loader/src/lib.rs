@@ -5,7 +5,9 @@
 //! runtime with memory, stack and time limits. Exports come out as JSON.
 
 pub mod eval;
+mod extract;
 pub mod scan;
 
 pub use eval::{EvalFailure, Exports, HandlersExport, Limits, PathItem, Unserializable, evaluate};
 pub mod file;
+pub mod locate;

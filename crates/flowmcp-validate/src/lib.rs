@@ -18,7 +18,8 @@ use std::path::Path;
 
 pub use flowmcp_loader::Limits;
 use flowmcp_loader::file::{FileKind, LoadedFile, load_file, load_source};
-use flowmcp_spec::{Collector, Diagnostic};
+use flowmcp_loader::locate::{Key, locate_paths};
+use flowmcp_spec::{Code, Collector, Diagnostic, Seg};
 pub use flowmcp_spec::{FileReport, Profile, Report, RuleSettings};
 
 /// The libraries every runtime accepts in `requiredLibraries` (chapter 05, "Default Allowlist").
@@ -87,5 +88,66 @@ pub fn validate_loaded(loaded: LoadedFile, opts: &Options) -> FileReport {
     }
     let mut diagnostics: Vec<Diagnostic> = loaded.diagnostics;
     diagnostics.extend(c.finish());
+    drop_duplicate_sec017(&mut diagnostics);
+    if let Some(source) = &loaded.source {
+        add_source_positions(source, &mut diagnostics);
+    }
     FileReport::new(loaded.display, loaded.kind.as_str(), diagnostics)
+}
+
+/// A non-serialisable value inside a tool test is reported as TST005; the loader's SEC017 for the
+/// same place is dropped so one defect is reported once.
+fn drop_duplicate_sec017(diagnostics: &mut Vec<Diagnostic>) {
+    let tst005: Vec<String> = diagnostics
+        .iter()
+        .filter(|d| d.code == Code::TST005)
+        .filter_map(|d| d.pointer.as_ref().map(|p| p.pointer()))
+        .collect();
+    if tst005.is_empty() {
+        return;
+    }
+    diagnostics.retain(|d| {
+        d.code != Code::SEC017
+            || !d.pointer.as_ref().is_some_and(|p| {
+                let p = p.pointer();
+                tst005
+                    .iter()
+                    .any(|t| p == *t || p.starts_with(&format!("{t}/")))
+            })
+    });
+}
+
+/// Gives every diagnostic that has a JSON path but no line the position of that value in the source
+/// (or of its nearest enclosing value that can be found).
+fn add_source_positions(source: &str, diagnostics: &mut [Diagnostic]) {
+    let wanted: Vec<usize> = diagnostics
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.line.is_none() && d.pointer.is_some())
+        .map(|(i, _)| i)
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let paths: Vec<Vec<Key>> = wanted
+        .iter()
+        .map(|&i| {
+            diagnostics[i]
+                .pointer
+                .iter()
+                .flat_map(|p| p.0.iter())
+                .map(|s| match s {
+                    Seg::Key(k) => Key::Name(k.clone()),
+                    Seg::Index(i) => Key::Index(*i),
+                })
+                .collect()
+        })
+        .collect();
+    let found = locate_paths(source, &paths);
+    for (&i, pos) in wanted.iter().zip(found) {
+        if let Some(pos) = pos {
+            diagnostics[i].line = Some(pos.line);
+            diagnostics[i].column = Some(pos.column);
+        }
+    }
 }

@@ -2,6 +2,9 @@
 
 use flowmcp_spec::{Counts, Diagnostic, FileReport, Report, Severity};
 
+pub mod sarif;
+pub use sarif::sarif;
+
 /// Options for the human renderer.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HumanStyle {

@@ -1,6 +1,194 @@
-//! Rules on the per-tool `meta` block: VAL100–VAL106.
+//! Rules on the per-tool `meta` block: VAL100–VAL106 (chapter 19; N-17).
+//!
+//! `spec` requires the block on every tool; `compat` does not report a missing one (the registry
+//! turns VAL100's default variant off) but checks a block that is present. `meta: null` counts as
+//! missing, as in the JavaScript reference.
 
-use super::SchemaRule;
+use flowmcp_spec::{Code, Collector, JsonPath};
+use serde_json::{Map, Value};
+
+use super::{SchemaCtx, SchemaRule, each_tool, shown, type_name};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[];
+pub static RULES: &[SchemaRule] = &[
+    SchemaRule {
+        codes: &[Code::VAL100],
+        check: val100_meta_block,
+    },
+    SchemaRule {
+        codes: &[Code::VAL101],
+        check: val101_is_read_only,
+    },
+    SchemaRule {
+        codes: &[Code::VAL102],
+        check: val102_is_concurrency_safe,
+    },
+    SchemaRule {
+        codes: &[Code::VAL103],
+        check: val103_is_destructive,
+    },
+    SchemaRule {
+        codes: &[Code::VAL104],
+        check: val104_search_hint,
+    },
+    SchemaRule {
+        codes: &[Code::VAL105],
+        check: val105_aliases,
+    },
+    SchemaRule {
+        codes: &[Code::VAL106],
+        check: val106_always_load,
+    },
+];
+
+/// Every tool whose `meta` is an object: `(meta, path of meta)`.
+fn each_meta<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a Map<String, Value>, JsonPath)> {
+    each_tool(ctx)
+        .into_iter()
+        .filter_map(|(_, tool, path)| {
+            tool.get("meta")
+                .and_then(Value::as_object)
+                .map(|m| (m, path.key("meta")))
+        })
+        .collect()
+}
+
+/// VAL100: every tool has a `meta` object. Missing (or `null`): the default variant (error under
+/// `spec`, off under `compat`). Present but not an object: the `not-object` variant.
+pub fn val100_meta_block(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (name, tool, path) in each_tool(ctx) {
+        let path = path.key("meta");
+        match tool.get("meta") {
+            found @ (None | Some(Value::Null)) => {
+                let null = if found.is_some() { " (found null)" } else { "" };
+                c.emit_help(
+                    Code::VAL100,
+                    Some(&path),
+                    format!("Missing required field \"meta\" in tool \"{name}\"{null}"),
+                    Some(
+                        "add `meta: { isReadOnly: true, isConcurrencySafe: true, isDestructive: false, searchHint: '…', aliases: [], alwaysLoad: false }`"
+                            .to_string(),
+                    ),
+                );
+            }
+            Some(Value::Object(_)) => {}
+            Some(other) => {
+                c.emit_variant(
+                    Code::VAL100,
+                    Some("not-object"),
+                    Some(&path),
+                    format!("Must be an object (found {})", type_name(other)),
+                );
+            }
+        }
+    }
+}
+
+/// Checks that `meta.<field>` is present and a boolean.
+fn check_boolean(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>, code: Code, field: &str) {
+    for (meta, path) in each_meta(ctx) {
+        let path = path.key(field);
+        match meta.get(field) {
+            None => {
+                c.emit(
+                    code,
+                    Some(&path),
+                    format!("Missing required field \"{field}\""),
+                );
+            }
+            Some(Value::Bool(_)) => {}
+            Some(other) => {
+                c.emit(
+                    code,
+                    Some(&path),
+                    format!("Must be a boolean (found {})", shown(other)),
+                );
+            }
+        }
+    }
+}
+
+/// VAL101: `meta.isReadOnly` is required and a boolean.
+pub fn val101_is_read_only(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    check_boolean(ctx, c, Code::VAL101, "isReadOnly");
+}
+
+/// VAL102: `meta.isConcurrencySafe` is required and a boolean.
+pub fn val102_is_concurrency_safe(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    check_boolean(ctx, c, Code::VAL102, "isConcurrencySafe");
+}
+
+/// VAL103: `meta.isDestructive` is required and a boolean.
+pub fn val103_is_destructive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    check_boolean(ctx, c, Code::VAL103, "isDestructive");
+}
+
+/// VAL104: `meta.searchHint` is required and a non-empty string (whitespace only counts as empty).
+pub fn val104_search_hint(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (meta, path) in each_meta(ctx) {
+        let path = path.key("searchHint");
+        match meta.get("searchHint") {
+            None => {
+                c.emit(
+                    Code::VAL104,
+                    Some(&path),
+                    "Missing required field \"searchHint\"",
+                );
+            }
+            Some(Value::String(s)) if !s.trim().is_empty() => {}
+            Some(other @ Value::String(_)) => {
+                c.emit(
+                    Code::VAL104,
+                    Some(&path),
+                    format!("Must be a non-empty string (found {})", shown(other)),
+                );
+            }
+            Some(other) => {
+                c.emit(
+                    Code::VAL104,
+                    Some(&path),
+                    format!("Must be a non-empty string (found {})", type_name(other)),
+                );
+            }
+        }
+    }
+}
+
+/// VAL105: `meta.aliases` is required and an array of strings (`[]` is valid).
+pub fn val105_aliases(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (meta, path) in each_meta(ctx) {
+        let path = path.key("aliases");
+        match meta.get("aliases") {
+            None => {
+                c.emit(
+                    Code::VAL105,
+                    Some(&path),
+                    "Missing required field \"aliases\"",
+                );
+            }
+            Some(Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    if !item.is_string() {
+                        c.emit(
+                            Code::VAL105,
+                            Some(&path.index(i)),
+                            format!("Must be a string (found {})", type_name(item)),
+                        );
+                    }
+                }
+            }
+            Some(other) => {
+                c.emit(
+                    Code::VAL105,
+                    Some(&path),
+                    format!("Must be an array of strings (found {})", type_name(other)),
+                );
+            }
+        }
+    }
+}
+
+/// VAL106: `meta.alwaysLoad` is required and a boolean.
+pub fn val106_always_load(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    check_boolean(ctx, c, Code::VAL106, "alwaysLoad");
+}

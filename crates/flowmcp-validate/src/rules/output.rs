@@ -1,6 +1,451 @@
-//! Rules on output schemas: VAL060–VAL065.
+//! Rules on output schemas: VAL060–VAL065 (chapter 04; CC-01, CC-04).
+//!
+//! A tool's `output` is `{ mimeType, schema }`; `schema` is the simplified JSON-Schema subset of
+//! chapter 04. The schema is a tree of *nodes*: the root is `output.schema`, and every value of a
+//! node's `properties` object and a node's `items` object is a child node one level deeper.
+//!
+//! Profiles: `spec` checks every node. `compat` checks what the JavaScript reference checks — the
+//! `output` block, `mimeType`, and the root node's `type`, `format` (for `image/png`), `properties`
+//! and `items` — and leaves nested nodes, keyword value types and unsupported keywords unreported
+//! (real catalogs use nested `integer`, `oneOf`, `additionalProperties`). VAL063 (depth, a warning)
+//! is checked in both. A tool's `outputSchema` (the compat alias) is not checked here: real catalogs
+//! put free-form example shapes there and the reference does not validate it either.
 
-use super::SchemaRule;
+use flowmcp_spec::{Code, Collector, JsonPath};
+use serde_json::{Map, Value};
+
+use super::{SchemaCtx, SchemaRule, each_tool, shown, type_name};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[];
+pub static RULES: &[SchemaRule] = &[
+    SchemaRule {
+        codes: &[Code::VAL060],
+        check: val060_output_mime_type,
+    },
+    SchemaRule {
+        codes: &[Code::VAL061],
+        check: val061_output_schema_valid,
+    },
+    SchemaRule {
+        codes: &[Code::VAL062],
+        check: val062_output_type_fits_mime,
+    },
+    SchemaRule {
+        codes: &[Code::VAL063],
+        check: val063_output_depth,
+    },
+    SchemaRule {
+        codes: &[Code::VAL064],
+        check: val064_properties_only_on_object,
+    },
+    SchemaRule {
+        codes: &[Code::VAL065],
+        check: val065_items_only_on_array,
+    },
+];
+
+/// The supported MIME types (chapter 04, "Supported MIME-Types").
+pub const MIME_TYPES: &[&str] = &["application/json", "image/png", "text/plain"];
+
+/// The `type` values of the schema subset (chapter 04, "Type Values").
+pub const SCHEMA_TYPES: &[&str] = &["string", "number", "boolean", "object", "array"];
+
+/// The keywords of the schema subset (chapter 04, "Supported Keywords").
+pub const SCHEMA_KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "items",
+    "description",
+    "nullable",
+    "enum",
+    "format",
+];
+
+/// The deepest nesting level allowed without a warning (CC-04); the root is level 1.
+pub const MAX_DEPTH: usize = 4;
+
+/// Every tool whose `output` is an object: `(name, output, path of output)`.
+fn each_output<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a String, &'a Map<String, Value>, JsonPath)> {
+    each_tool(ctx)
+        .into_iter()
+        .filter_map(|(name, tool, path)| {
+            tool.get("output")
+                .and_then(Value::as_object)
+                .map(|o| (name, o, path.key("output")))
+        })
+        .collect()
+}
+
+/// One node of an output schema tree, found by [`schema_nodes`].
+struct Node<'a> {
+    /// The node's value (an object for a well-formed node).
+    value: &'a Value,
+    path: JsonPath,
+    /// 1 for the root.
+    depth: usize,
+}
+
+/// Every node of the schema tree under `root`, depth first in declaration order. Children are the
+/// values of `properties` (when it is an object) and `items` (when it is an object), whatever the
+/// node's `type` says. Uses an explicit stack, so a deeply nested input cannot exhaust the call stack.
+fn schema_nodes<'a>(root: &'a Value, root_path: JsonPath) -> Vec<Node<'a>> {
+    let mut out = Vec::new();
+    let mut stack = vec![Node {
+        value: root,
+        path: root_path,
+        depth: 1,
+    }];
+    while let Some(node) = stack.pop() {
+        if let Some(obj) = node.value.as_object() {
+            let mut children = Vec::new();
+            if let Some(Value::Object(props)) = obj.get("properties") {
+                let props_path = node.path.key("properties");
+                for (key, child) in props {
+                    children.push(Node {
+                        value: child,
+                        path: props_path.key(key),
+                        depth: node.depth + 1,
+                    });
+                }
+            }
+            if let Some(items @ Value::Object(_)) = obj.get("items") {
+                children.push(Node {
+                    value: items,
+                    path: node.path.key("items"),
+                    depth: node.depth + 1,
+                });
+            }
+            stack.extend(children.into_iter().rev());
+        }
+        out.push(node);
+    }
+    out
+}
+
+/// The node's `type` when it is one of [`SCHEMA_TYPES`].
+fn valid_type(node: &Map<String, Value>) -> Option<&str> {
+    node.get("type")
+        .and_then(Value::as_str)
+        .filter(|t| SCHEMA_TYPES.contains(t))
+}
+
+/// The nodes a profile checks for VAL061, VAL064 and VAL065: all of them under `spec`, the root only
+/// under `compat`.
+fn checked_nodes<'a>(ctx: &SchemaCtx<'_>, schema: &'a Value, path: JsonPath) -> Vec<Node<'a>> {
+    let mut nodes = schema_nodes(schema, path);
+    if ctx.is_compat() {
+        nodes.truncate(1);
+    }
+    nodes
+}
+
+/// VAL060: `output.mimeType` is required and one of `application/json`, `image/png`, `text/plain`.
+pub fn val060_output_mime_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (_, output, path) in each_output(ctx) {
+        let path = path.key("mimeType");
+        match output.get("mimeType") {
+            None => {
+                c.emit(
+                    Code::VAL060,
+                    Some(&path),
+                    "Missing required field \"mimeType\"",
+                );
+            }
+            Some(Value::String(m)) if MIME_TYPES.contains(&m.as_str()) => {}
+            Some(other) => {
+                c.emit(
+                    Code::VAL060,
+                    Some(&path),
+                    format!(
+                        "Must be one of {} (found {})",
+                        MIME_TYPES.join(", "),
+                        shown(other)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// VAL061: `output` is an object with a `schema` that is a valid schema definition: every node an
+/// object with a `type` from the subset; under `spec` also only the subset's keywords, with values
+/// of the right type (`description` and `format` strings, `nullable` a boolean, `enum` an array,
+/// `properties` and `items` objects).
+pub fn val061_output_schema_valid(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (_, tool, tool_path) in each_tool(ctx) {
+        let Some(output) = tool.get("output") else {
+            continue;
+        };
+        let path = tool_path.key("output");
+        let Some(output) = output.as_object() else {
+            c.emit(
+                Code::VAL061,
+                Some(&path),
+                format!(
+                    "Must be an object {{ mimeType, schema }} (found {})",
+                    type_name(output)
+                ),
+            );
+            continue;
+        };
+        let schema_path = path.key("schema");
+        let Some(schema) = output.get("schema") else {
+            c.emit(
+                Code::VAL061,
+                Some(&schema_path),
+                "Missing required field \"schema\"",
+            );
+            continue;
+        };
+        let deep = !ctx.is_compat();
+        for node in checked_nodes(ctx, schema, schema_path) {
+            let Some(obj) = node.value.as_object() else {
+                c.emit(
+                    Code::VAL061,
+                    Some(&node.path),
+                    format!("Must be an object (found {})", type_name(node.value)),
+                );
+                continue;
+            };
+            check_node_type(c, obj, &node.path);
+            if deep {
+                check_node_keywords(c, obj, &node.path);
+            }
+        }
+    }
+}
+
+/// VAL061 for one node's `type`.
+fn check_node_type(c: &mut Collector<'_>, node: &Map<String, Value>, path: &JsonPath) {
+    match node.get("type") {
+        None => {
+            c.emit(
+                Code::VAL061,
+                Some(&path.key("type")),
+                "Missing required field \"type\"",
+            );
+        }
+        Some(Value::String(t)) if SCHEMA_TYPES.contains(&t.as_str()) => {}
+        Some(other) => {
+            c.emit(
+                Code::VAL061,
+                Some(&path.key("type")),
+                format!(
+                    "Must be one of {} (found {})",
+                    SCHEMA_TYPES.join(", "),
+                    shown(other)
+                ),
+            );
+        }
+    }
+}
+
+/// VAL061 (`spec` only) for one node's keywords and their value types. `properties` and `items`
+/// are judged here only when the node's `type` does not already rule them out (VAL064/VAL065).
+fn check_node_keywords(c: &mut Collector<'_>, node: &Map<String, Value>, path: &JsonPath) {
+    let ty = valid_type(node);
+    for (key, value) in node {
+        let at = path.key(key);
+        let expected = match key.as_str() {
+            "type" => continue,
+            "description" | "format" => (!value.is_string()).then_some("a string"),
+            "nullable" => (!value.is_boolean()).then_some("a boolean"),
+            "enum" => (!value.is_array()).then_some("an array"),
+            "properties" if ty.is_none() || ty == Some("object") => {
+                (!value.is_object()).then_some("an object")
+            }
+            "items" if ty.is_none() || ty == Some("array") => {
+                (!value.is_object()).then_some("an object")
+            }
+            "properties" | "items" => continue,
+            _ => {
+                c.emit(
+                    Code::VAL061,
+                    Some(&at),
+                    format!(
+                        "Must be a supported keyword: {} (found \"{key}\")",
+                        SCHEMA_KEYWORDS.join(", ")
+                    ),
+                );
+                continue;
+            }
+        };
+        if let Some(expected) = expected {
+            c.emit(
+                Code::VAL061,
+                Some(&at),
+                format!("Must be {expected} (found {})", type_name(value)),
+            );
+        }
+    }
+}
+
+/// VAL062: the root `schema.type` fits `mimeType`: `application/json` → `object` or `array`,
+/// `text/plain` → `string`, `image/png` → `string` with `format: "base64"`. Checked only when the
+/// MIME type is supported (VAL060) and the root type is valid (VAL061).
+pub fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (_, output, path) in each_output(ctx) {
+        let Some(mime) = output
+            .get("mimeType")
+            .and_then(Value::as_str)
+            .filter(|m| MIME_TYPES.contains(m))
+        else {
+            continue;
+        };
+        let Some(schema) = output.get("schema").and_then(Value::as_object) else {
+            continue;
+        };
+        let Some(ty) = valid_type(schema) else {
+            continue;
+        };
+        let schema_path = path.key("schema");
+        let allowed: &[&str] = match mime {
+            "application/json" => &["object", "array"],
+            _ => &["string"],
+        };
+        if !allowed.contains(&ty) {
+            let expected = allowed
+                .iter()
+                .map(|t| format!("\"{t}\""))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            c.emit(
+                Code::VAL062,
+                Some(&schema_path.key("type")),
+                format!("Must be {expected} for mimeType \"{mime}\" (found \"{ty}\")"),
+            );
+            continue;
+        }
+        if mime == "image/png" {
+            match schema.get("format") {
+                Some(Value::String(f)) if f == "base64" => {}
+                None => {
+                    c.emit(
+                        Code::VAL062,
+                        Some(&schema_path.key("format")),
+                        "Missing required field \"format\" (must be \"base64\" for mimeType \"image/png\")",
+                    );
+                }
+                Some(other) => {
+                    c.emit(
+                        Code::VAL062,
+                        Some(&schema_path.key("format")),
+                        format!(
+                            "Must be \"base64\" for mimeType \"image/png\" (found {})",
+                            shown(other)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// VAL063: the schema nests at most 4 levels (the root is level 1; each step into a property or
+/// into `items` is one level). One warning per tool, at the first node on level 5, naming the
+/// deepest level found. A warning in both profiles (CC-04).
+pub fn val063_output_depth(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (_, output, path) in each_output(ctx) {
+        let Some(schema) = output.get("schema") else {
+            continue;
+        };
+        let nodes = schema_nodes(schema, path.key("schema"));
+        let deepest = nodes.iter().map(|n| n.depth).max().unwrap_or(0);
+        if deepest <= MAX_DEPTH {
+            continue;
+        }
+        if let Some(first) = nodes.iter().find(|n| n.depth == MAX_DEPTH + 1) {
+            c.emit(
+                Code::VAL063,
+                Some(&first.path),
+                format!("Nesting depth must be at most {MAX_DEPTH} levels (found {deepest})"),
+            );
+        }
+    }
+}
+
+/// Shared by VAL064 and VAL065: `keyword` appears on a node whose valid `type` is not `owner`.
+fn keyword_only_on(
+    ctx: &SchemaCtx<'_>,
+    c: &mut Collector<'_>,
+    code: Code,
+    keyword: &str,
+    owner: &str,
+) {
+    for (_, output, path) in each_output(ctx) {
+        let Some(schema) = output.get("schema") else {
+            continue;
+        };
+        for node in checked_nodes(ctx, schema, path.key("schema")) {
+            let Some(obj) = node.value.as_object() else {
+                continue;
+            };
+            let Some(ty) = valid_type(obj) else {
+                continue;
+            };
+            if ty != owner && obj.contains_key(keyword) {
+                c.emit(
+                    code,
+                    Some(&node.path.key(keyword)),
+                    format!("Must only appear when type is \"{owner}\" (found type \"{ty}\")"),
+                );
+            }
+        }
+    }
+}
+
+/// VAL064: `properties` only on a node whose `type` is `object`.
+pub fn val064_properties_only_on_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    keyword_only_on(ctx, c, Code::VAL064, "properties", "object");
+}
+
+/// VAL065: `items` only on a node whose `type` is `array`.
+pub fn val065_items_only_on_array(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    keyword_only_on(ctx, c, Code::VAL065, "items", "array");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn nodes_in_declaration_order_with_depth() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": { "type": "array", "items": { "type": "string" } },
+                "b": { "type": "object", "properties": { "c": { "type": "number" } } }
+            }
+        });
+        let nodes = schema_nodes(&schema, JsonPath::root("s"));
+        let seen: Vec<(String, usize)> = nodes.iter().map(|n| (n.path.dotted(), n.depth)).collect();
+        assert_eq!(
+            seen,
+            vec![
+                ("s".to_string(), 1),
+                ("s.properties.a".to_string(), 2),
+                ("s.properties.a.items".to_string(), 3),
+                ("s.properties.b".to_string(), 2),
+                ("s.properties.b.properties.c".to_string(), 3),
+            ]
+        );
+    }
+
+    #[test]
+    fn depth_counts_properties_and_items() {
+        // array → items → regions → items: depth 4 (the example catalog's deepest schema).
+        let schema = json!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": { "regions": { "type": "array", "items": { "type": "string" } } }
+            }
+        });
+        let nodes = schema_nodes(&schema, JsonPath::root("s"));
+        assert_eq!(nodes.iter().map(|n| n.depth).max(), Some(4));
+        // Children of a malformed node are not invented.
+        let odd = json!({ "type": "object", "properties": [ { "type": "string" } ], "items": "x" });
+        assert_eq!(schema_nodes(&odd, JsonPath::root("s")).len(), 1);
+    }
+}

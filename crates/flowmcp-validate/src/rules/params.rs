@@ -1,6 +1,1159 @@
 //! Rules on parameters: VAL040–VAL050, VAL082–VAL085, PH004.
+//!
+//! The placeholder rules (VAL047 outside `z`, VAL050 from the path side, VAL083, VAL085, PH004) share
+//! one reading of every `{{...}}` found in the five places the rulings name: `main.root`, each tool's
+//! `path`, `main.headers`, each tool's `headers` and each parameter's `position.value`. Each
+//! placeholder gets exactly one [`Verdict`], so a defect is reported under one code only.
 
-use super::SchemaRule;
+use flowmcp_loader::HandlersExport;
+use flowmcp_spec::zod::{
+    EnumItem, InterpolationKind, Options, Primitive, ZType, ZodError, enum_has_padded_values,
+    find_interpolations,
+};
+use flowmcp_spec::{Code, Collector, JsonPath};
+use serde_json::{Map, Value};
+
+use super::{
+    ParamRef, ParamSource, SchemaCtx, SchemaRule, each_parameter, each_tool, main_path,
+    param_source, required_server_params, shown, type_name,
+};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[];
+pub static RULES: &[SchemaRule] = &[
+    SchemaRule {
+        codes: &[Code::VAL040],
+        check: val040_position_and_z,
+    },
+    SchemaRule {
+        codes: &[Code::VAL041],
+        check: val041_position_key,
+    },
+    SchemaRule {
+        codes: &[Code::VAL042],
+        check: val042_position_value,
+    },
+    SchemaRule {
+        codes: &[Code::VAL043],
+        check: val043_position_location,
+    },
+    SchemaRule {
+        codes: &[Code::VAL044],
+        check: val044_primitive,
+    },
+    SchemaRule {
+        codes: &[Code::VAL045],
+        check: val045_options,
+    },
+    SchemaRule {
+        codes: &[Code::VAL046],
+        check: val046_empty_enum,
+    },
+    SchemaRule {
+        codes: &[Code::VAL047],
+        check: val047_interpolation_outside_enum,
+    },
+    SchemaRule {
+        codes: &[Code::VAL048],
+        check: val048_list_declared,
+    },
+    SchemaRule {
+        codes: &[Code::VAL050],
+        check: val050_insert_placeholders,
+    },
+    SchemaRule {
+        codes: &[Code::VAL082],
+        check: val082_body_on_get_delete,
+    },
+    SchemaRule {
+        codes: &[Code::VAL083],
+        check: val083_server_param_declared,
+    },
+    SchemaRule {
+        codes: &[Code::VAL084],
+        check: val084_fixed_value_fits_z,
+    },
+    SchemaRule {
+        codes: &[Code::VAL085],
+        check: val085_unknown_placeholder,
+    },
+    SchemaRule {
+        codes: &[Code::PH004],
+        check: ph004_prompt_placeholders_in_main,
+    },
+];
+
+/// The three values `position.location` may take.
+pub const LOCATIONS: &[&str] = &["insert", "query", "body"];
+
+/// The types of prompt placeholders (`{{type:ref}}`, ruling CC-25..CC-28).
+pub const PROMPT_PLACEHOLDER_TYPES: &[&str] =
+    &["tool", "resource", "prompt", "skill", "input", "prefill"];
+
+// ---------------------------------------------------------------------------------------
+// VAL040–VAL043: the shape of a parameter
+// ---------------------------------------------------------------------------------------
+
+/// VAL040: each parameter is an object with `position` and `z` objects.
+pub fn val040_position_and_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (_, tool, tool_path) in each_tool(ctx) {
+        let Some(Value::Array(params)) = tool.get("parameters") else {
+            continue;
+        };
+        for (i, p) in params.iter().enumerate() {
+            let path = tool_path.key("parameters").index(i);
+            let Some(param) = p.as_object() else {
+                c.emit(
+                    Code::VAL040,
+                    Some(&path),
+                    format!(
+                        "Must be an object with position and z (found {})",
+                        type_name(p)
+                    ),
+                );
+                continue;
+            };
+            for block in ["position", "z"] {
+                match param.get(block) {
+                    None => {
+                        c.emit(
+                            Code::VAL040,
+                            Some(&path.key(block)),
+                            format!("Missing required field \"{block}\""),
+                        );
+                    }
+                    Some(Value::Object(_)) => {}
+                    Some(other) => {
+                        c.emit(
+                            Code::VAL040,
+                            Some(&path.key(block)),
+                            format!("Must be an object (found {})", type_name(other)),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reports `position.<field>` when it is missing or not a string; returns the string otherwise.
+fn check_position_string<'a>(
+    p: &ParamRef<'a>,
+    c: &mut Collector<'_>,
+    code: Code,
+    field: &str,
+) -> Option<&'a str> {
+    let position = p.position()?;
+    let path = p.path.key("position").key(field);
+    match position.get(field) {
+        None => {
+            c.emit(
+                code,
+                Some(&path),
+                format!("Missing required field \"{field}\""),
+            );
+            None
+        }
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(other) => {
+            c.emit(
+                code,
+                Some(&path),
+                format!("Must be a string (found {})", type_name(other)),
+            );
+            None
+        }
+    }
+}
+
+/// VAL041: `position.key` is a non-empty string.
+pub fn val041_position_key(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for p in each_parameter(ctx) {
+        if check_position_string(&p, c, Code::VAL041, "key") == Some("") {
+            c.emit(
+                Code::VAL041,
+                Some(&p.path.key("position").key("key")),
+                "Must not be empty (found \"\")",
+            );
+        }
+    }
+}
+
+/// VAL042: `position.value` is a string (`{{USER_PARAM}}`, a server param or a fixed value).
+pub fn val042_position_value(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for p in each_parameter(ctx) {
+        check_position_string(&p, c, Code::VAL042, "value");
+    }
+}
+
+/// VAL043: `position.location` is `insert`, `query` or `body`.
+pub fn val043_position_location(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for p in each_parameter(ctx) {
+        let Some(position) = p.position() else {
+            continue;
+        };
+        let path = p.path.key("position").key("location");
+        match position.get("location") {
+            None => {
+                c.emit(
+                    Code::VAL043,
+                    Some(&path),
+                    "Missing required field \"location\"",
+                );
+            }
+            Some(Value::String(l)) if LOCATIONS.contains(&l.as_str()) => {}
+            Some(other) => {
+                c.emit(
+                    Code::VAL043,
+                    Some(&path),
+                    format!(
+                        "Must be one of insert, query, body (found {})",
+                        shown(other)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// VAL044–VAL048: the z block
+// ---------------------------------------------------------------------------------------
+
+/// `z.primitive` when it is a string.
+fn primitive_text<'a>(p: &ParamRef<'a>) -> Option<&'a str> {
+    p.z()?.get("primitive")?.as_str()
+}
+
+/// `z.options` when it is an array: each entry with its index, strings only.
+fn option_texts<'a>(p: &ParamRef<'a>) -> Option<Vec<(usize, &'a str)>> {
+    let options = p.z()?.get("options")?.as_array()?;
+    Some(
+        options
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| o.as_str().map(|s| (i, s)))
+            .collect(),
+    )
+}
+
+/// Whether the parameter's options include a `values(...)` option that supplies enum values
+/// (compat only; under spec `values(...)` is itself a VAL045 error).
+fn has_values_option(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> bool {
+    if !ctx.is_compat() {
+        return false;
+    }
+    let Some(options) = option_texts(p) else {
+        return false;
+    };
+    let texts: Vec<&str> = options.iter().map(|(_, s)| *s).collect();
+    let (parsed, _) = Options::parse_lenient(&texts, true);
+    !parsed.values_items().is_empty()
+}
+
+/// True for the text between `{{` and `}}` of a prompt placeholder: `tool:…`, `resource:…`,
+/// `prompt:…`, `skill:…`, `input:…` or `prefill:…` (PH004's business wherever it appears in `main`).
+fn is_prompt_placeholder(inner: &str) -> bool {
+    inner
+        .trim()
+        .split_once(':')
+        .is_some_and(|(t, _)| PROMPT_PLACEHOLDER_TYPES.contains(&t.trim()))
+}
+
+/// True when a primitive error is caused by a prompt placeholder (reported by PH004 instead).
+fn caused_by_prompt_placeholder(text: &str) -> bool {
+    find_interpolations(text)
+        .iter()
+        .any(|i| is_prompt_placeholder(&i.inner))
+}
+
+/// VAL044: `z.primitive` is present and one of `string()`, `number()`, `boolean()`, `enum(...)`,
+/// `array()`, `object()`. An empty `enum()` is VAL046 and a list interpolation outside `enum()` is
+/// VAL047; under `spec`, enum values padded with spaces (`enum(GET, POST)`) are invalid.
+pub fn val044_primitive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for p in each_parameter(ctx) {
+        let Some(z) = p.z() else { continue };
+        let path = p.path.key("z").key("primitive");
+        let text = match z.get("primitive") {
+            None => {
+                c.emit(
+                    Code::VAL044,
+                    Some(&path),
+                    "Missing required field \"primitive\"",
+                );
+                continue;
+            }
+            Some(Value::String(t)) => t,
+            Some(other) => {
+                c.emit(
+                    Code::VAL044,
+                    Some(&path),
+                    format!("Must be a string (found {})", type_name(other)),
+                );
+                continue;
+            }
+        };
+        let found = shown(&Value::String(text.clone()));
+        match Primitive::parse(text) {
+            Ok(_) => {
+                if !ctx.is_compat() && enum_has_padded_values(text) {
+                    c.emit_help(
+                        Code::VAL044,
+                        Some(&path),
+                        format!("Must not have spaces around enum values (found {found})"),
+                        Some("write enum(a,b) without spaces around the commas".to_string()),
+                    );
+                }
+            }
+            Err(ZodError::EmptyEnum | ZodError::InterpolationOutsideEnum { .. }) => {}
+            Err(_) if caused_by_prompt_placeholder(text) => {}
+            Err(e) => {
+                c.emit(Code::VAL044, Some(&path), primitive_message(&e, &found));
+            }
+        }
+    }
+}
+
+/// The VAL044 message for a primitive that does not parse; `found` is the quoted text.
+fn primitive_message(e: &ZodError, found: &str) -> String {
+    let quote = |t: &str| shown(&Value::String(t.to_string()));
+    match e {
+        ZodError::UnknownPrimitive { .. } => format!(
+            "Must be string(), number(), boolean(), enum(...), array() or object() (found {found})"
+        ),
+        ZodError::MissingParentheses { name } => {
+            format!("Must be written with parentheses, {name}() (found {found})")
+        }
+        ZodError::UnexpectedArgument { name, .. } => {
+            format!("Must be {name}() without an argument (found {found})")
+        }
+        ZodError::EmptyEnumValue { position } => {
+            format!("Must not have an empty enum value (found {found}: value #{position} is empty)")
+        }
+        ZodError::InvalidListInterpolation { item } => format!(
+            "Must write list values as {{{{listName:fieldName}}}} (found {})",
+            quote(item)
+        ),
+        other => format!("Must be a valid primitive (found {found}: {other})"),
+    }
+}
+
+/// The VAL045 message for an option error.
+fn option_message(e: &ZodError) -> String {
+    let quote = |t: &str| shown(&Value::String(t.to_string()));
+    match e {
+        ZodError::EmptyOption { .. } => "Must not be empty (found \"\")".to_string(),
+        ZodError::UnknownOption {
+            option, expected, ..
+        } => format!("Must be one of {expected} (found {})", quote(option)),
+        ZodError::CompatOnlyOption { option, name, .. } => format!(
+            "Must be one of min(n), max(n), length(n), optional(), default(value) (found {}; only the compat profile accepts {name}(...))",
+            quote(option)
+        ),
+        ZodError::MalformedOption { option, reason, .. } => {
+            format!(
+                "Must be a well-formed option (found {}: {reason})",
+                quote(option)
+            )
+        }
+        ZodError::InvalidRegex { option, reason, .. } => {
+            format!(
+                "Must be a valid pattern (found {}: {reason})",
+                quote(option)
+            )
+        }
+        ZodError::InvalidDefault {
+            option,
+            primitive,
+            reason,
+            ..
+        } => format!(
+            "Must be a default that fits {primitive} (found {}: {reason})",
+            quote(option)
+        ),
+        other => format!("Must be a well-formed option ({other})"),
+    }
+}
+
+/// VAL045: `z.options` is an array of well-formed option strings (`min(n)`, `max(n)`, `length(n)`,
+/// `optional()`, `default(value)`; `compat` also accepts `values(...)` and `regex(...)`), and a
+/// `default(...)` can be read as a value of the primitive's type.
+pub fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let compat = ctx.is_compat();
+    for p in each_parameter(ctx) {
+        let Some(z) = p.z() else { continue };
+        let path = p.path.key("z").key("options");
+        let items = match z.get("options") {
+            None => {
+                c.emit(
+                    Code::VAL045,
+                    Some(&path),
+                    "Missing required field \"options\" (use [] for none)",
+                );
+                continue;
+            }
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                c.emit(
+                    Code::VAL045,
+                    Some(&path),
+                    format!("Must be an array of strings (found {})", type_name(other)),
+                );
+                continue;
+            }
+        };
+        let mut all_strings = true;
+        for (i, item) in items.iter().enumerate() {
+            if !item.is_string() {
+                all_strings = false;
+                c.emit(
+                    Code::VAL045,
+                    Some(&path.index(i)),
+                    format!("Must be a string (found {})", type_name(item)),
+                );
+            }
+        }
+        let texts: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+        let indices: Vec<usize> = items
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.is_string())
+            .map(|(i, _)| i)
+            .collect();
+        let (_, errors) = Options::parse_lenient(&texts, compat);
+        let had_errors = !errors.is_empty();
+        for e in errors {
+            let Some(local) = option_error_index(&e) else {
+                continue;
+            };
+            let index = indices.get(local).copied().unwrap_or(local);
+            c.emit(Code::VAL045, Some(&path.index(index)), option_message(&e));
+        }
+        // A default(...) that cannot be read as the primitive's type; only judged when the
+        // primitive and every option are otherwise fine (other codes report those).
+        if had_errors || !all_strings {
+            continue;
+        }
+        let Some(primitive) = primitive_text(&p) else {
+            continue;
+        };
+        if let Err(e @ ZodError::InvalidDefault { .. }) = ZType::parse(primitive, &texts, compat)
+            && let Some(local) = option_error_index(&e)
+        {
+            let index = indices.get(local).copied().unwrap_or(local);
+            c.emit(Code::VAL045, Some(&path.index(index)), option_message(&e));
+        }
+    }
+}
+
+/// The index into the string options of an option error.
+fn option_error_index(e: &ZodError) -> Option<usize> {
+    match e {
+        ZodError::EmptyOption { index }
+        | ZodError::UnknownOption { index, .. }
+        | ZodError::CompatOnlyOption { index, .. }
+        | ZodError::MalformedOption { index, .. }
+        | ZodError::InvalidRegex { index, .. }
+        | ZodError::InvalidDefault { index, .. } => Some(*index),
+        _ => None,
+    }
+}
+
+/// VAL046: `enum()` has at least one value (under `compat`, a `values(...)` option may supply them).
+pub fn val046_empty_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for p in each_parameter(ctx) {
+        let Some(text) = primitive_text(&p) else {
+            continue;
+        };
+        if Primitive::parse(text) != Err(ZodError::EmptyEnum) || has_values_option(ctx, &p) {
+            continue;
+        }
+        let help = if ctx.is_compat() {
+            "list the values, enum(a,b), or add a values(a,b) option"
+        } else {
+            "list the values: enum(a,b)"
+        };
+        c.emit_help(
+            Code::VAL046,
+            Some(&p.path.key("z").key("primitive")),
+            format!(
+                "Must list at least one enum value (found {})",
+                shown(&Value::String(text.to_string()))
+            ),
+            Some(help.to_string()),
+        );
+    }
+}
+
+/// VAL047: a shared-list interpolation `{{list:field}}` appears only inside `enum(...)` (or, under
+/// `compat`, inside a `values(...)` option): not in another primitive, not in another option and
+/// not in `root`, `path`, headers or `position.value`.
+pub fn val047_interpolation_outside_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for p in each_parameter(ctx) {
+        if let Some(text) = primitive_text(&p)
+            && let Err(ZodError::InterpolationOutsideEnum {
+                name,
+                interpolation,
+            }) = Primitive::parse(text)
+            && !caused_by_prompt_placeholder(&interpolation)
+        {
+            c.emit(
+                Code::VAL047,
+                Some(&p.path.key("z").key("primitive")),
+                format!(
+                    "List interpolation must be inside enum() (found {interpolation} in {name}())"
+                ),
+            );
+        }
+        for (i, option) in option_texts(&p).unwrap_or_default() {
+            let name = option.trim().split('(').next().unwrap_or("").trim();
+            if ctx.is_compat() && name == "values" {
+                continue;
+            }
+            for found in find_interpolations(option) {
+                if is_list_interpolation(&found.inner) {
+                    c.emit(
+                        Code::VAL047,
+                        Some(&p.path.key("z").key("options").index(i)),
+                        format!(
+                            "List interpolation must be inside enum() (found {} in option {})",
+                            found.text(),
+                            shown(&Value::String(option.to_string()))
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    for site in placeholder_sites(ctx) {
+        for found in find_interpolations(site.text) {
+            if site.verdict(ctx, &found.inner) == Verdict::List {
+                c.emit(
+                    Code::VAL047,
+                    Some(&site.path),
+                    format!(
+                        "List interpolation must be inside enum() (found {} in {})",
+                        found.text(),
+                        site.place.describe()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// True for `{{list:field}}` (two names), excluding prompt placeholders.
+fn is_list_interpolation(inner: &str) -> bool {
+    matches!(
+        InterpolationKind::of(inner),
+        InterpolationKind::ListRef { .. }
+    ) && !is_prompt_placeholder(inner)
+}
+
+/// The list names declared in `main.sharedLists`: each entry's `ref` (or its `name`, as the
+/// parameters chapter writes it, when `ref` is absent).
+fn declared_lists<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
+    let Some(Value::Array(entries)) = ctx.main().and_then(|m| m.get("sharedLists")) else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter_map(Value::as_object)
+        .filter_map(|e| {
+            e.get("ref")
+                .and_then(Value::as_str)
+                .or_else(|| e.get("name").and_then(Value::as_str))
+        })
+        .collect()
+}
+
+/// VAL048: every list interpolated in an enum (or, under `compat`, in `values(...)`) is declared in
+/// `main.sharedLists`.
+pub fn val048_list_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let declared = declared_lists(ctx);
+    for p in each_parameter(ctx) {
+        let mut refs: Vec<(JsonPath, String, String)> = Vec::new();
+        if let Some(text) = primitive_text(&p)
+            && let Ok(primitive) = Primitive::parse(text)
+        {
+            for (list, field) in primitive.list_refs() {
+                refs.push((
+                    p.path.key("z").key("primitive"),
+                    list.to_string(),
+                    field.to_string(),
+                ));
+            }
+        }
+        if ctx.is_compat() {
+            for (i, option) in option_texts(&p).unwrap_or_default() {
+                let Ok(parsed) = Options::parse(&[option], true) else {
+                    continue;
+                };
+                for item in parsed.values_items() {
+                    if let EnumItem::List { list, field } = item {
+                        refs.push((
+                            p.path.key("z").key("options").index(i),
+                            list.clone(),
+                            field.clone(),
+                        ));
+                    }
+                }
+            }
+        }
+        for (path, list, field) in refs {
+            if PROMPT_PLACEHOLDER_TYPES.contains(&list.as_str())
+                || declared.contains(&list.as_str())
+            {
+                continue;
+            }
+            c.emit_help(
+                Code::VAL048,
+                Some(&path),
+                format!(
+                    "Shared list \"{list}\" must be declared in main.sharedLists (found {{{{{list}:{field}}}}})"
+                ),
+                Some(format!(
+                    "add {{ ref: '{list}', version: '…' }} to main.sharedLists"
+                )),
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// VAL050, VAL082: locations
+// ---------------------------------------------------------------------------------------
+
+/// The insert parameters of a tool: `(position.key, parameter)`.
+fn insert_params<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Vec<(&'a str, ParamRef<'a>)> {
+    each_parameter(ctx)
+        .into_iter()
+        .filter(|p| p.tool == tool && p.position_str("location") == Some("insert"))
+        .filter_map(|p| p.position_str("key").map(|k| (k, p)))
+        .collect()
+}
+
+fn is_ident_char(ch: char) -> bool {
+    ch.is_ascii_alphanumeric() || ch == '_'
+}
+
+/// Whether `path` has `:key` not followed by an identifier character (compat `:key` placeholders,
+/// replaced anywhere in the path by the JavaScript reference).
+fn has_colon_placeholder(path: &str, key: &str) -> bool {
+    if key.is_empty() {
+        return false;
+    }
+    let needle = format!(":{key}");
+    path.match_indices(&needle).any(|(at, _)| {
+        !path[at + needle.len()..]
+            .chars()
+            .next()
+            .is_some_and(is_ident_char)
+    })
+}
+
+/// The `/:name` segments of a path whose name matches no insert key (compat): `(name)` for each.
+/// Colons elsewhere (`claims:search`, `/Things(:id)` without an `id` insert parameter) are literal
+/// text.
+fn unmatched_colon_segments<'a>(path: &'a str, keys: &[&str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    for (at, _) in path.match_indices("/:") {
+        let rest = &path[at + 2..];
+        let matched = keys.iter().any(|k| {
+            !k.is_empty()
+                && rest.starts_with(k)
+                && !rest[k.len()..].chars().next().is_some_and(is_ident_char)
+        });
+        if matched {
+            continue;
+        }
+        let end = rest
+            .char_indices()
+            .find(|(_, ch)| !(is_ident_char(*ch) || *ch == '-'))
+            .map_or(rest.len(), |(i, _)| i);
+        let name = &rest[..end];
+        if name.starts_with(|ch: char| ch.is_ascii_alphabetic() || ch == '_') {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// The handler hooks of a tool: `Some(hooks)` when known (empty when there is no handler), `None`
+/// when the `handlers` factory could not be inspected (it threw or needs real shared lists).
+fn tool_hooks<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Option<Vec<&'a str>> {
+    match &ctx.exports.handlers {
+        HandlersExport::Function { shape: Ok(entries) } => Some(
+            entries
+                .iter()
+                .filter(|(name, _)| name == tool)
+                .flat_map(|(_, hooks)| hooks.iter().map(String::as_str))
+                .collect(),
+        ),
+        HandlersExport::Function { shape: Err(_) } => None,
+        HandlersExport::Absent | HandlersExport::NotFunction(_) => Some(Vec::new()),
+    }
+}
+
+/// VAL050: insert parameters and `{{key}}` placeholders in the tool's `path` match both ways.
+///
+/// Under `compat`, `:key` in the path is accepted for an insert parameter `key`, a `/:name` segment
+/// that names no insert parameter is reported, a bare `{{KEY}}` naming a `requiredServerParams`
+/// entry is that server param, and an insert parameter without a placeholder is accepted when the
+/// tool's handlers (`preRequest`, `executeRequest`) may consume it or cannot be inspected.
+pub fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let compat = ctx.is_compat();
+    for (name, tool, tool_path) in each_tool(ctx) {
+        let Some(Value::String(path)) = tool.get("path") else {
+            continue;
+        };
+        let inserts = insert_params(ctx, name);
+        let keys: Vec<&str> = inserts.iter().map(|(k, _)| *k).collect();
+        // Insert parameter → placeholder.
+        let handled_by_hooks = compat
+            && tool_hooks(ctx, name).is_none_or(|hooks| {
+                hooks
+                    .iter()
+                    .any(|h| *h == "preRequest" || *h == "executeRequest")
+            });
+        for (key, p) in &inserts {
+            let braces = find_interpolations(path).iter().any(|i| i.inner == *key);
+            if braces || (compat && has_colon_placeholder(path, key)) || handled_by_hooks {
+                continue;
+            }
+            let expected = if compat {
+                format!("{{{{{key}}}}} or :{key}")
+            } else {
+                format!("{{{{{key}}}}}")
+            };
+            let help = (!compat && has_colon_placeholder(path, key)).then(|| {
+                format!(
+                    "`:{key}` is the JavaScript reference's form; the compat profile accepts it"
+                )
+            });
+            c.emit_help(
+                Code::VAL050,
+                Some(&p.path.key("position").key("key")),
+                format!(
+                    "Insert parameter \"{key}\" must have a {expected} placeholder in the path (found {})",
+                    shown(&Value::String(path.clone()))
+                ),
+                help,
+            );
+        }
+        // Placeholder → insert parameter.
+        let site = Site {
+            place: Place::Path,
+            path: tool_path.key("path"),
+            text: path,
+            insert_keys: keys.clone(),
+        };
+        for found in find_interpolations(path) {
+            if let Verdict::PathWithoutInsert(x) = site.verdict(ctx, &found.inner) {
+                let help = (!compat && required_server_params(ctx).contains(&x.as_str()))
+                    .then(|| format!("a server param is written {{{{SERVER_PARAM:{x}}}}}"));
+                c.emit_help(
+                    Code::VAL050,
+                    Some(&site.path),
+                    format!(
+                        "Placeholder {} must name an insert parameter (found none with key \"{x}\")",
+                        found.text()
+                    ),
+                    help,
+                );
+            }
+        }
+        if compat {
+            for seg in unmatched_colon_segments(path, &keys) {
+                c.emit(
+                    Code::VAL050,
+                    Some(&site.path),
+                    format!(
+                        "Path segment :{seg} must name an insert parameter (found none with key \"{seg}\")"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// VAL082: `body` parameters only on POST and PUT tools (`compat`: a warning; they are not sent).
+pub fn val082_body_on_get_delete(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for (name, tool, _) in each_tool(ctx) {
+        let Some(method @ ("GET" | "DELETE")) = tool.get("method").and_then(Value::as_str) else {
+            continue;
+        };
+        for p in each_parameter(ctx).into_iter().filter(|p| p.tool == name) {
+            if p.position_str("location") != Some("body") {
+                continue;
+            }
+            let key = p.position_str("key").unwrap_or("?");
+            let help = ctx
+                .is_compat()
+                .then(|| "the parameter is not sent on GET and DELETE".to_string());
+            c.emit_help(
+                Code::VAL082,
+                Some(&p.path.key("position").key("location")),
+                format!("Body parameter \"{key}\" must be on a POST or PUT tool (found {method})"),
+                help,
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Placeholders in root, path, headers and position.value
+// ---------------------------------------------------------------------------------------
+
+/// One of the five places where request placeholders live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    Root,
+    Path,
+    MainHeader,
+    ToolHeader,
+    Value,
+}
+
+impl Place {
+    fn describe(self) -> &'static str {
+        match self {
+            Place::Root => "root",
+            Place::Path => "a tool path",
+            Place::MainHeader => "main.headers",
+            Place::ToolHeader => "tool headers",
+            Place::Value => "position.value",
+        }
+    }
+}
+
+/// A string in one of the five places.
+struct Site<'a> {
+    place: Place,
+    path: JsonPath,
+    text: &'a str,
+    /// The insert keys of the tool (for [`Place::Path`]).
+    insert_keys: Vec<&'a str>,
+}
+
+/// What one `{{...}}` in a [`Site`] is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// A placeholder that belongs here.
+    Known,
+    /// A prompt placeholder (PH004).
+    Prompt,
+    /// A shared-list interpolation outside `enum()` (VAL047).
+    List,
+    /// `{{SERVER_PARAM:KEY}}` with KEY not in `requiredServerParams` (VAL083).
+    UndeclaredServer(String),
+    /// `{{x}}` in a path with no insert parameter `x` (VAL050).
+    PathWithoutInsert(String),
+    /// Anything else (VAL085).
+    Unknown,
+}
+
+impl Site<'_> {
+    fn verdict(&self, ctx: &SchemaCtx<'_>, inner: &str) -> Verdict {
+        if is_prompt_placeholder(inner) {
+            return Verdict::Prompt;
+        }
+        let declared = |k: &str| required_server_params(ctx).contains(&k);
+        match InterpolationKind::of(inner) {
+            InterpolationKind::ServerParam(k) if declared(k) => Verdict::Known,
+            InterpolationKind::ServerParam(k) => Verdict::UndeclaredServer(k.to_string()),
+            InterpolationKind::ListRef { .. } => Verdict::List,
+            InterpolationKind::UserParam if self.place == Place::Value => Verdict::Known,
+            InterpolationKind::UserParam | InterpolationKind::Bare(_) => {
+                let insert_key = self.place == Place::Path && self.insert_keys.contains(&inner);
+                if insert_key || (ctx.is_compat() && declared(inner)) {
+                    Verdict::Known
+                } else if self.place == Place::Path {
+                    Verdict::PathWithoutInsert(inner.to_string())
+                } else {
+                    Verdict::Unknown
+                }
+            }
+            InterpolationKind::Other(_) => Verdict::Unknown,
+        }
+    }
+}
+
+/// Every string in the five places: `main.root`, each tool's `path`, each `main.headers` value,
+/// each tool `headers` value and each `position.value`.
+fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
+    let mut out = Vec::new();
+    let Some(main) = ctx.main() else {
+        return out;
+    };
+    if let Some(Value::String(root)) = main.get("root") {
+        out.push(Site {
+            place: Place::Root,
+            path: main_path("root"),
+            text: root,
+            insert_keys: Vec::new(),
+        });
+    }
+    let header_sites = |headers: Option<&'a Value>, base: JsonPath, place: Place| {
+        headers
+            .and_then(Value::as_object)
+            .map(|h: &'a Map<String, Value>| {
+                h.iter()
+                    .filter_map(|(k, v)| {
+                        v.as_str().map(|text| Site {
+                            place,
+                            path: base.key(k),
+                            text,
+                            insert_keys: Vec::new(),
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    out.extend(header_sites(
+        main.get("headers"),
+        main_path("headers"),
+        Place::MainHeader,
+    ));
+    for (name, tool, tool_path) in each_tool(ctx) {
+        if let Some(Value::String(path)) = tool.get("path") {
+            out.push(Site {
+                place: Place::Path,
+                path: tool_path.key("path"),
+                text: path,
+                insert_keys: insert_params(ctx, name)
+                    .into_iter()
+                    .map(|(k, _)| k)
+                    .collect(),
+            });
+        }
+        out.extend(header_sites(
+            tool.get("headers"),
+            tool_path.key("headers"),
+            Place::ToolHeader,
+        ));
+    }
+    for p in each_parameter(ctx) {
+        if let Some(value) = p.position_str("value") {
+            out.push(Site {
+                place: Place::Value,
+                path: p.path.key("position").key("value"),
+                text: value,
+                insert_keys: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
+/// VAL083: `{{SERVER_PARAM:KEY}}` in `root`, a path, headers or `position.value` names a key listed
+/// in `main.requiredServerParams`. (Under `compat` a bare `{{KEY}}` is a server param only when it
+/// is declared, so it is never VAL083.)
+pub fn val083_server_param_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for site in placeholder_sites(ctx) {
+        for found in find_interpolations(site.text) {
+            if let Verdict::UndeclaredServer(key) = site.verdict(ctx, &found.inner) {
+                c.emit_help(
+                    Code::VAL083,
+                    Some(&site.path),
+                    format!(
+                        "Server param \"{key}\" must be declared in main.requiredServerParams (found {})",
+                        found.text()
+                    ),
+                    Some(format!("add '{key}' to main.requiredServerParams")),
+                );
+            }
+        }
+    }
+}
+
+/// VAL085: every placeholder in `root`, a path, headers or `position.value` is `{{USER_PARAM}}` (as
+/// `position.value`), a server param, an insert key (in a path; otherwise VAL050) or a list
+/// interpolation (in an enum; otherwise VAL047). Under `compat` a bare `{{KEY}}` naming a
+/// `requiredServerParams` entry is that server param, and an undeclared `{{X}}` as the whole
+/// `position.value` is read as a user parameter (a warning).
+pub fn val085_unknown_placeholder(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let compat = ctx.is_compat();
+    let declared = required_server_params(ctx);
+    for site in placeholder_sites(ctx) {
+        for found in find_interpolations(site.text) {
+            if site.verdict(ctx, &found.inner) != Verdict::Unknown {
+                continue;
+            }
+            let text = found.text();
+            let expected = match site.place {
+                Place::Value => "{{USER_PARAM}}, {{SERVER_PARAM:KEY}} or fixed text",
+                _ => "{{SERVER_PARAM:KEY}} with KEY in main.requiredServerParams",
+            };
+            let whole_value =
+                site.place == Place::Value && found.start == 0 && found.end == site.text.len();
+            let help = if declared.contains(&found.inner.as_str()) && !compat {
+                Some(format!(
+                    "a server param is written {{{{SERVER_PARAM:{}}}}}",
+                    found.inner
+                ))
+            } else if found.inner == "USER_PARAM" {
+                Some("{{USER_PARAM}} is only meaningful as a whole position.value".to_string())
+            } else if compat && whole_value {
+                Some(
+                    "compat reads it as a user parameter named by position.key; write {{USER_PARAM}}"
+                        .to_string(),
+                )
+            } else {
+                None
+            };
+            c.emit_help(
+                Code::VAL085,
+                Some(&site.path),
+                format!(
+                    "Placeholder in {} must be {expected} (found {text})",
+                    site.place.describe()
+                ),
+                help,
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// VAL084: fixed values
+// ---------------------------------------------------------------------------------------
+
+/// VAL084: a fixed parameter value satisfies its own `z` (the text is read as the primitive's type,
+/// then validated). Values that contain placeholders are templates and are not checked; nor are
+/// parameters whose `z` block is itself invalid (VAL044–VAL047).
+pub fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let compat = ctx.is_compat();
+    for p in each_parameter(ctx) {
+        let Some(ParamSource::Fixed(value)) = param_source(ctx, &p) else {
+            continue;
+        };
+        if !find_interpolations(value).is_empty() {
+            continue;
+        }
+        let (Some(primitive), Some(Value::Array(options))) =
+            (primitive_text(&p), p.z().and_then(|z| z.get("options")))
+        else {
+            continue;
+        };
+        let Some(texts) = options
+            .iter()
+            .map(Value::as_str)
+            .collect::<Option<Vec<&str>>>()
+        else {
+            continue;
+        };
+        let Ok(zt) = ZType::parse(primitive, &texts, compat) else {
+            continue;
+        };
+        let result = zt
+            .coerce_str(value)
+            .and_then(|typed| zt.validate(&typed).map(|()| typed));
+        if let Err(e) = result {
+            c.emit(
+                Code::VAL084,
+                Some(&p.path.key("position").key("value")),
+                format!(
+                    "Fixed value {} must satisfy its z {}: {e}",
+                    shown(&Value::String(value.to_string())),
+                    zt.primitive,
+                ),
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// PH004: prompt placeholders in main
+// ---------------------------------------------------------------------------------------
+
+/// PH004: prompt placeholders (`{{tool:…}}`, `{{resource:…}}`, `{{prompt:…}}`, `{{skill:…}}`,
+/// `{{input:…}}`, `{{prefill:…}}`) belong in prompt and skill content, never in `main`. Every string
+/// value inside `main` is checked.
+pub fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(main) = ctx.exports.get("main") else {
+        return;
+    };
+    // An explicit stack: `main` may be nested arbitrarily deep.
+    let mut stack: Vec<(JsonPath, &Value)> = vec![(JsonPath::root("main"), main)];
+    let mut found_strings: Vec<(JsonPath, &str)> = Vec::new();
+    while let Some((path, value)) = stack.pop() {
+        match value {
+            Value::String(s) if s.contains("{{") => found_strings.push((path, s)),
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate().rev() {
+                    stack.push((path.index(i), v));
+                }
+            }
+            Value::Object(map) => {
+                let entries: Vec<_> = map.iter().collect();
+                for (k, v) in entries.into_iter().rev() {
+                    stack.push((path.key(k), v));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (path, text) in found_strings {
+        for found in find_interpolations(text) {
+            if is_prompt_placeholder(&found.inner) {
+                c.emit_help(
+                    Code::PH004,
+                    Some(&path),
+                    format!(
+                        "Must not contain prompt placeholders in main (found {})",
+                        found.text()
+                    ),
+                    Some(
+                        "prompt placeholders belong in prompt and skill content files".to_string(),
+                    ),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompt_placeholders() {
+        assert!(is_prompt_placeholder("tool:getX"));
+        assert!(is_prompt_placeholder("input:address"));
+        assert!(is_prompt_placeholder("prefill:ns/tool/x:field"));
+        assert!(is_prompt_placeholder("tool:"));
+        assert!(!is_prompt_placeholder("evmChains:alias"));
+        assert!(!is_prompt_placeholder("SERVER_PARAM:KEY"));
+        assert!(!is_prompt_placeholder("USER_PARAM"));
+        assert!(!is_prompt_placeholder("tools"));
+    }
+
+    #[test]
+    fn colon_placeholders() {
+        assert!(has_colon_placeholder("/feed/:city/", "city"));
+        assert!(has_colon_placeholder("/feed/:city", "city"));
+        assert!(has_colon_placeholder("/Things(:id)", "id"));
+        assert!(!has_colon_placeholder("/feed/:cityName", "city"));
+        assert!(!has_colon_placeholder("/v1/claims:search", "city"));
+        assert!(has_colon_placeholder("/v1/claims:search", "search"));
+        assert!(!has_colon_placeholder("/x", ""));
+    }
+
+    #[test]
+    fn colon_segments() {
+        assert_eq!(
+            unmatched_colon_segments("/a/:id/b/:other", &["id"]),
+            vec!["other"]
+        );
+        assert!(unmatched_colon_segments("/v1alpha1/claims:search", &[]).is_empty());
+        assert!(unmatched_colon_segments("/Things(:id)", &[]).is_empty());
+        assert_eq!(
+            unmatched_colon_segments("/x/:from-date", &[]),
+            vec!["from-date"]
+        );
+        assert!(unmatched_colon_segments("/x/:from-date", &["from-date"]).is_empty());
+        assert!(unmatched_colon_segments("/x/:1", &[]).is_empty());
+        assert!(unmatched_colon_segments("/x/:", &[]).is_empty());
+    }
+}

@@ -1,6 +1,504 @@
 //! Rules on tool tests: TST001–TST008.
+//!
+//! Decisions (chapter 10, rulings CC-06/CC-29/N-01 and the compat table):
+//! - A *user parameter* is what [`user_params`] says (including, under compat, an undeclared bare
+//!   `{{X}}` as `position.value`). It is *optional* when its `z.options` hold `optional()` or any
+//!   `default(...)` (chapter 10: "Optional parameters (`optional()` or `default()` in z options) may be
+//!   omitted"); every other user parameter is *required*, including one whose `z` is missing.
+//! - TST001: `tests` missing, `undefined` or `[]` is the `none` variant ("No tests found", an error in
+//!   both profiles). A `tests` that is not an array is also the `none` variant: it provides no usable
+//!   test. One or two entries are the default variant (spec error, compat warning). Every array entry
+//!   counts, whatever its type (a non-object entry is TST002's business).
+//! - TST002: a test that is not an object is reported here (`Must be an object`), as is a missing or
+//!   non-string `_description`. Any string passes, even an empty one.
+//! - TST003/TST004/TST006/TST002 stay quiet about values the loader replaced by `null` because they were
+//!   not serializable (TST005 reports them); a key that is present with such a value counts as given.
+//! - TST004 checks only keys that name a user parameter, against the first parameter with that key,
+//!   using [`ZType::parse`] under the active profile; a `z` that is missing or cannot be parsed is left
+//!   to the parameter rules. An enum with unresolved `{{list:field}}` items accepts any string.
+//! - TST005 is reported for every non-serializable value the loader found at or below
+//!   `main.tools.<tool>.tests[i]`.
+//! - TST006: fixed and server parameter keys are unknown test keys too (chapter 10: never included in
+//!   test objects); a help line says which they are. Under compat, a key that is the name inside a
+//!   bare `{{X}}` placeholder (tests keyed `CITY` for `{ key: 'city', value: '{{CITY}}' }`) is still
+//!   unknown, because the user parameter is named by `position.key`; a help line says so.
+//! - TST007: for each user parameter whose `z` is an enum with two or more values (or with unresolved
+//!   list items, whose values are not known yet), in a tool with at least two test objects: each test
+//!   object covers the string value it gives, or, when it leaves the parameter out, the parameter's
+//!   `default(...)`. Exactly one covered value is reported at the parameter; none at all is left to
+//!   TST003 (required) and TST008 (optional).
+//! - TST008: an optional user parameter that no test object gives, in a tool with at least one test
+//!   object, is reported at the parameter.
 
-use super::SchemaRule;
+use std::collections::BTreeSet;
+
+use flowmcp_loader::{PathItem, Unserializable};
+use flowmcp_spec::zod::{Options, Primitive, ZType};
+use flowmcp_spec::{Code, Collector, JsonPath};
+use serde_json::{Map, Value};
+
+use super::{
+    ParamRef, ParamSource, SchemaCtx, SchemaRule, each_parameter, each_tool, param_source, shown,
+    type_name, user_params,
+};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[];
+pub static RULES: &[SchemaRule] = &[
+    SchemaRule {
+        codes: &[Code::TST001],
+        check: tst001_test_count,
+    },
+    SchemaRule {
+        codes: &[Code::TST002],
+        check: tst002_description,
+    },
+    SchemaRule {
+        codes: &[Code::TST003],
+        check: tst003_required_params,
+    },
+    SchemaRule {
+        codes: &[Code::TST004],
+        check: tst004_values_pass_z,
+    },
+    SchemaRule {
+        codes: &[Code::TST005],
+        check: tst005_serializable,
+    },
+    SchemaRule {
+        codes: &[Code::TST006],
+        check: tst006_known_keys,
+    },
+    SchemaRule {
+        codes: &[Code::TST007],
+        check: tst007_enum_coverage,
+    },
+    SchemaRule {
+        codes: &[Code::TST008],
+        check: tst008_optional_usage,
+    },
+];
+
+/// The fewest tests a tool may have (CC-06).
+pub const MIN_TESTS: usize = 3;
+
+/// The key every test carries besides parameter values.
+const DESCRIPTION: &str = "_description";
+
+/// TST001: at least 3 tests per tool; none at all (or a `tests` that is not an array) is the `none`
+/// variant.
+pub fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let bad = unserializable_paths(ctx);
+    for (name, tool, path) in each_tool(ctx) {
+        let tests_path = path.key("tests");
+        let lost = bad
+            .iter()
+            .find(|(p, _)| *p == tests_path)
+            .map(|(_, u)| u.kind.as_str());
+        match tool.get("tests") {
+            None => no_tests(c, name, &tests_path),
+            Some(Value::Null) if lost == Some("undefined") => no_tests(c, name, &tests_path),
+            Some(Value::Array(tests)) if tests.is_empty() => no_tests(c, name, &tests_path),
+            Some(Value::Array(tests)) if tests.len() < MIN_TESTS => {
+                c.emit(
+                    Code::TST001,
+                    Some(&tests_path),
+                    format!(
+                        "Must have at least {MIN_TESTS} tests (found {})",
+                        tests.len()
+                    ),
+                );
+            }
+            Some(Value::Array(_)) => {}
+            Some(other) => {
+                let found = lost.unwrap_or_else(|| type_name(other));
+                c.emit_variant(
+                    Code::TST001,
+                    Some("none"),
+                    Some(&tests_path),
+                    format!("Must be an array of tests (found {found})"),
+                );
+            }
+        }
+    }
+}
+
+fn no_tests(c: &mut Collector<'_>, tool: &str, path: &JsonPath) {
+    c.emit_variant(
+        Code::TST001,
+        Some("none"),
+        Some(path),
+        format!("{tool}: No tests found"),
+    );
+}
+
+/// TST002: each test is an object with a `_description` string.
+pub fn tst002_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let bad = unserializable_paths(ctx);
+    for t in tool_tests(ctx) {
+        for (i, test) in t.tests.iter().enumerate() {
+            let path = t.path.index(i);
+            if touched(&bad, &path) && test.is_null() {
+                continue;
+            }
+            let Some(obj) = test.as_object() else {
+                c.emit(
+                    Code::TST002,
+                    Some(&path),
+                    format!(
+                        "Must be an object with `_description` and parameter values (found {})",
+                        type_name(test)
+                    ),
+                );
+                continue;
+            };
+            match obj.get(DESCRIPTION) {
+                None => {
+                    c.emit(
+                        Code::TST002,
+                        Some(&path),
+                        "Missing required field \"_description\"",
+                    );
+                }
+                Some(Value::String(_)) => {}
+                Some(other) => {
+                    let field = path.key(DESCRIPTION);
+                    if !touched(&bad, &field) {
+                        c.emit(
+                            Code::TST002,
+                            Some(&field),
+                            format!("Must be a string (found {})", type_name(other)),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// TST003: each test gives a value for every required user parameter.
+pub fn tst003_required_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for t in tool_tests(ctx) {
+        let mut required: Vec<&str> = Vec::new();
+        for (key, p) in user_params(ctx, t.name) {
+            if !is_optional(ctx, &p) && !required.contains(&key) {
+                required.push(key);
+            }
+        }
+        for (i, test) in t.objects() {
+            for key in &required {
+                if !test.contains_key(*key) {
+                    c.emit(
+                        Code::TST003,
+                        Some(&t.path.index(i)),
+                        format!("Missing value for required parameter \"{key}\""),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// TST004: each value given for a user parameter passes the parameter's `z`.
+pub fn tst004_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let bad = unserializable_paths(ctx);
+    for t in tool_tests(ctx) {
+        let mut types: Vec<(&str, Option<ZType>)> = Vec::new();
+        for (key, p) in user_params(ctx, t.name) {
+            if !types.iter().any(|(k, _)| *k == key) {
+                types.push((key, ztype(ctx, &p)));
+            }
+        }
+        for (i, test) in t.objects() {
+            for (key, value) in test {
+                let Some((_, Some(zt))) = types.iter().find(|(k, _)| k == key) else {
+                    continue;
+                };
+                let path = t.path.index(i).key(key);
+                if touched(&bad, &path) {
+                    continue;
+                }
+                if let Err(e) = zt.validate(value) {
+                    c.emit(
+                        Code::TST004,
+                        Some(&path),
+                        format!("Must pass the z validation of \"{key}\": {e}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// TST005: test objects are JSON-serializable (the loader lists what was not).
+pub fn tst005_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some((tools_key, _)) = ctx.tools() else {
+        return;
+    };
+    for u in &ctx.exports.unserializable {
+        if u.export != "main" {
+            continue;
+        }
+        let in_test = matches!(
+            u.path.as_slice(),
+            [PathItem::Key(k), PathItem::Key(_), PathItem::Key(tests), PathItem::Index(_), ..]
+                if k == tools_key && tests == "tests"
+        );
+        if in_test {
+            c.emit(
+                Code::TST005,
+                Some(&json_path(u)),
+                format!("Must be JSON-serializable (found {})", describe(u)),
+            );
+        }
+    }
+}
+
+/// TST006: test keys are user-parameter keys or `_description`.
+pub fn tst006_known_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for t in tool_tests(ctx) {
+        let params: Vec<(&str, Option<ParamSource<'_>>, Option<&str>)> = each_parameter(ctx)
+            .into_iter()
+            .filter(|p| p.tool == t.name)
+            .filter_map(|p| {
+                let key = p.position_str("key")?;
+                Some((key, param_source(ctx, &p), p.position_str("value")))
+            })
+            .collect();
+        let is_user = |key: &str| {
+            params
+                .iter()
+                .any(|(k, s, _)| *k == key && *s == Some(ParamSource::User))
+        };
+        for (i, test) in t.objects() {
+            for key in test.keys() {
+                if key == DESCRIPTION || is_user(key) {
+                    continue;
+                }
+                let placeholder = format!("{{{{{key}}}}}");
+                let help = params
+                    .iter()
+                    .find_map(|(k, s, v)| match s {
+                        Some(ParamSource::User) if *v == Some(placeholder.as_str()) => Some(format!(
+                            "\"{key}\" is the name inside the placeholder {placeholder}; the user parameter is named by its position.key \"{k}\""
+                        )),
+                        _ => None,
+                    })
+                    .or_else(|| {
+                        params.iter().find(|(k, _, _)| *k == key).and_then(|(_, s, _)| match s {
+                            Some(ParamSource::Server(_)) => Some(
+                                "this is a server parameter; the runtime supplies it from the environment"
+                                    .to_string(),
+                            ),
+                            Some(ParamSource::Fixed(_)) => Some(
+                                "this is a fixed parameter; the runtime supplies its value".to_string(),
+                            ),
+                            _ => None,
+                        })
+                    });
+                c.emit_help(
+                    Code::TST006,
+                    Some(&t.path.index(i).key(key)),
+                    format!(
+                        "Must be a user parameter key or _description (found {})",
+                        shown(&Value::String(key.clone()))
+                    ),
+                    help,
+                );
+            }
+        }
+    }
+}
+
+/// TST007: an enum parameter should be tested with more than one of its values (criterion in the
+/// module documentation).
+pub fn tst007_enum_coverage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for t in tool_tests(ctx) {
+        let objects: Vec<&Map<String, Value>> = t.objects().map(|(_, o)| o).collect();
+        if objects.len() < 2 {
+            continue;
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for (key, p) in user_params(ctx, t.name) {
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key);
+            let Some(zt) = ztype(ctx, &p) else { continue };
+            if !matches!(zt.primitive, Primitive::Enum(_))
+                || (zt.enum_values().len() < 2 && !zt.primitive.has_unresolved_lists())
+            {
+                continue;
+            }
+            let default = zt.default_value().ok().flatten();
+            let covered: BTreeSet<&str> = objects
+                .iter()
+                .filter_map(|o| o.get(key).or(default.as_ref()))
+                .filter_map(Value::as_str)
+                .collect();
+            if let [only] = covered.iter().collect::<Vec<_>>().as_slice() {
+                c.emit(
+                    Code::TST007,
+                    Some(&p.path),
+                    format!(
+                        "Tests should cover more than one value of enum parameter \"{key}\" (found only {})",
+                        shown(&Value::String((*only).to_string()))
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// TST008: an optional parameter that no test uses.
+pub fn tst008_optional_usage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for t in tool_tests(ctx) {
+        let objects: Vec<&Map<String, Value>> = t.objects().map(|(_, o)| o).collect();
+        if objects.is_empty() {
+            continue;
+        }
+        for (key, p) in user_params(ctx, t.name) {
+            if is_optional(ctx, &p) && !objects.iter().any(|o| o.contains_key(key)) {
+                c.emit(
+                    Code::TST008,
+                    Some(&p.path),
+                    format!("Optional parameter \"{key}\" is not used in any test; consider a test that demonstrates it"),
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------
+
+/// A tool whose `tests` is an array.
+struct ToolTests<'a> {
+    name: &'a String,
+    /// `main.tools.<tool>.tests`
+    path: JsonPath,
+    tests: &'a [Value],
+}
+
+impl<'a> ToolTests<'a> {
+    /// The tests that are objects, with their index.
+    fn objects(&self) -> impl Iterator<Item = (usize, &'a Map<String, Value>)> + use<'a> {
+        self.tests
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.as_object().map(|o| (i, o)))
+    }
+}
+
+/// Every tool whose `tests` is an array.
+fn tool_tests<'a>(ctx: &SchemaCtx<'a>) -> Vec<ToolTests<'a>> {
+    each_tool(ctx)
+        .into_iter()
+        .filter_map(|(name, tool, path)| match tool.get("tests") {
+            Some(Value::Array(tests)) => Some(ToolTests {
+                name,
+                path: path.key("tests"),
+                tests,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// True when the parameter's `z.options` hold `optional()` or a `default(...)`.
+fn is_optional(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> bool {
+    let Some(Value::Array(options)) = p.z().and_then(|z| z.get("options")) else {
+        return false;
+    };
+    let texts: Vec<&str> = options.iter().filter_map(Value::as_str).collect();
+    Options::parse_lenient(&texts, ctx.is_compat())
+        .0
+        .is_optional()
+}
+
+/// The parameter's `z` when it parses under the active profile (`options` may be absent).
+fn ztype(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> Option<ZType> {
+    let z = p.z()?;
+    let primitive = z.get("primitive")?.as_str()?;
+    let options: Vec<&str> = match z.get("options") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(Value::as_str)
+            .collect::<Option<Vec<_>>>()?,
+        Some(_) => return None,
+    };
+    ZType::parse(primitive, &options, ctx.is_compat()).ok()
+}
+
+/// The location of a value the loader could not serialize.
+fn json_path(u: &Unserializable) -> JsonPath {
+    let mut p = JsonPath::root(&u.export);
+    for seg in &u.path {
+        p = match seg {
+            PathItem::Key(k) => p.key(k),
+            PathItem::Index(i) => p.index(*i),
+        };
+    }
+    p
+}
+
+/// Every non-serializable value of `main`, with its location.
+fn unserializable_paths<'a>(ctx: &SchemaCtx<'a>) -> Vec<(JsonPath, &'a Unserializable)> {
+    ctx.exports
+        .unserializable
+        .iter()
+        .filter(|u| u.export == "main")
+        .map(|u| (json_path(u), u))
+        .collect()
+}
+
+/// True when a non-serializable value lies at or below `path`.
+fn touched(bad: &[(JsonPath, &Unserializable)], path: &JsonPath) -> bool {
+    bad.iter().any(|(p, _)| p.0.starts_with(&path.0))
+}
+
+/// What a non-serializable value was, for messages (as SEC017 words it).
+fn describe(u: &Unserializable) -> String {
+    match u.kind.as_str() {
+        "undefined" if u.detail == "hole" => "array hole (undefined)".to_string(),
+        "symbol-key" => "symbol-keyed property".to_string(),
+        "bigint" => "BigInt".to_string(),
+        "number" => format!("number {}", u.detail),
+        "non-plain" => format!("{} object", u.detail),
+        "cycle" => "circular reference".to_string(),
+        "getter-threw" => format!("getter that throws ({})", u.detail),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flowmcp_spec::Seg;
+
+    #[test]
+    fn touched_matches_prefixes() {
+        let u = Unserializable {
+            export: "main".into(),
+            path: vec![
+                PathItem::Key("tools".into()),
+                PathItem::Key("a".into()),
+                PathItem::Key("tests".into()),
+                PathItem::Index(1),
+                PathItem::Key("x".into()),
+            ],
+            kind: "function".into(),
+            detail: String::new(),
+        };
+        let bad = vec![(json_path(&u), &u)];
+        let tests = JsonPath::root("main").key("tools").key("a").key("tests");
+        assert!(touched(&bad, &tests));
+        assert!(touched(&bad, &tests.index(1)));
+        assert!(touched(&bad, &tests.index(1).key("x")));
+        assert!(!touched(&bad, &tests.index(1).key("y")));
+        assert!(!touched(&bad, &tests.index(0)));
+        assert_eq!(describe(&u), "function");
+        assert!(matches!(json_path(&u).0.last(), Some(Seg::Key(k)) if k == "x"));
+    }
+}
