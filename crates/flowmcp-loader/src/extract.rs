@@ -167,7 +167,7 @@ impl<'a, 'js> Extractor<'a, 'js> {
     }
 
     fn composite(&mut self, v: Value<'js>) -> Result<Json, Abort> {
-        if self.stack.iter().any(|a| *a == v) {
+        if self.stack.contains(&v) {
             self.report("cycle", "");
             return Ok(Json::Null);
         }
@@ -278,6 +278,10 @@ fn constructor_name(obj: &Object<'_>) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
+/// Each key the `handlers` factory returned with the names of its function-valued members, or the
+/// error the factory threw.
+pub(crate) type HandlerShape = Result<Vec<(String, Vec<String>)>, String>;
+
 /// Calls a `handlers` factory with frozen empty `sharedLists` and `libraries` and describes the
 /// result: each key with the names of its function-valued members, or the error.
 pub(crate) fn handler_shape<'js>(
@@ -285,7 +289,7 @@ pub(crate) fn handler_shape<'js>(
     intrinsics: &Intrinsics<'js>,
     interrupted: &dyn Fn() -> bool,
     factory: &Function<'js>,
-) -> Result<Result<Vec<(String, Vec<String>)>, String>, Abort> {
+) -> Result<HandlerShape, Abort> {
     let mut ex = Extractor::new(ctx.clone(), intrinsics, interrupted, "handlers");
     let build = || -> rquickjs::Result<Value<'js>> {
         let freeze =

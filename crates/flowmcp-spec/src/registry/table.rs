@@ -44,12 +44,16 @@ declare_rules! {
     VAL042: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`position.value` is required and must be a string";
     VAL043: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`position.location` must be insert, query or body";
     VAL044: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`z.primitive` is required and must be a valid primitive";
-    VAL045: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`z.options` must be an array of known option strings (compat accepts `values(...)`, `regex(...)`)";
+    VAL045: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`z.options` must be an array of known option strings (compat accepts `values(...)`, `regex(...)`)", [
+        "joined" => Error/Warning: "several options in one string (the reference reads the first by its prefix)",
+    ];
     VAL046: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`enum()` must not be empty";
     VAL047: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Shared-list interpolation `{{list:field}}` is only allowed inside `enum()`";
     VAL048: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "An interpolated shared list must be declared in `main.sharedLists`";
     VAL049: Val, Spec, "09-validation-rules.md", Error/Error, Planned(4), "An interpolated field must exist in the list's `meta.fields`";
-    VAL050: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Insert parameters and `{{key}}` placeholders in `path` must match both ways (compat reads `:key` as `{{key}}`)";
+    VAL050: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Insert parameters and `{{key}}` placeholders in `path` must match both ways (compat reads `:key` as `{{key}}`)", [
+        "unused-insert" => Error/Warning: "an insert parameter with no placeholder (its value is not sent)",
+    ];
     VAL060: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`output.mimeType` must be a supported MIME type (CC-01: preload rules are PRE001–PRE006)";
     VAL061: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`output.schema` must be a valid schema definition (CC-01)";
     VAL062: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`output.schema.type` must fit the MIME type (CC-01)";

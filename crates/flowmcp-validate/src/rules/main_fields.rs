@@ -165,7 +165,7 @@ pub fn val003_unknown_main_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         c.emit_help(
             Code::VAL003,
             Some(&main_path(key)),
-            format!("Unknown field \"{key}\" in main"),
+            format!("\"{key}\" is not a valid field of main"),
             help.map(str::to_string),
         );
     }

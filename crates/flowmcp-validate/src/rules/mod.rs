@@ -175,8 +175,6 @@ pub(crate) fn each_tool<'a>(
 /// One parameter of a tool, when the parameter is an object.
 pub(crate) struct ParamRef<'a> {
     pub tool: &'a String,
-    pub tool_path: JsonPath,
-    pub index: usize,
     pub param: &'a Map<String, Value>,
     /// `main.tools.<tool>.parameters[<index>]`
     pub path: JsonPath,
@@ -211,8 +209,6 @@ pub(crate) fn each_parameter<'a>(ctx: &SchemaCtx<'a>) -> Vec<ParamRef<'a>> {
                 out.push(ParamRef {
                     tool,
                     path: tool_path.key("parameters").index(index),
-                    tool_path: tool_path.clone(),
-                    index,
                     param,
                 });
             }

@@ -426,7 +426,15 @@ pub fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 continue;
             };
             let index = indices.get(local).copied().unwrap_or(local);
-            c.emit(Code::VAL045, Some(&path.index(index)), option_message(&e));
+            // Several options in one string (`'optional(), default(1000)'`): the reference reads
+            // the first by its prefix; a warning under compat (variant "joined").
+            let joined = texts.get(local).is_some_and(|t| t.contains("),"));
+            c.emit_variant(
+                Code::VAL045,
+                joined.then_some("joined"),
+                Some(&path.index(index)),
+                option_message(&e),
+            );
         }
         // A default(...) that cannot be read as the primitive's type; only judged when the
         // primitive and every option are otherwise fine (other codes report those).
@@ -730,15 +738,20 @@ pub fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                     "`:{key}` is the JavaScript reference's form; the compat profile accepts it"
                 )
             });
-            c.emit_help(
+            // Variant "unused-insert": the reference drops such a value silently; a warning under
+            // compat, where the value is not sent either.
+            let help = help.or_else(|| compat.then(|| "the value is not sent".to_string()));
+            if let Some(d) = c.emit_variant(
                 Code::VAL050,
+                Some("unused-insert"),
                 Some(&p.path.key("position").key("key")),
                 format!(
                     "Insert parameter \"{key}\" must have a {expected} placeholder in the path (found {})",
                     shown(&Value::String(path.clone()))
                 ),
-                help,
-            );
+            ) {
+                d.help = help;
+            }
         }
         // Placeholder → insert parameter.
         let site = Site {

@@ -77,7 +77,7 @@ pub fn val003_unknown_tool_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             c.emit_help(
                 Code::VAL003,
                 Some(&path.key(key)),
-                format!("Unknown field \"{key}\" in tool \"{name}\""),
+                format!("\"{key}\" is not a valid field of tool \"{name}\""),
                 help,
             );
         }
@@ -91,7 +91,7 @@ pub fn val003_unknown_tool_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                     c.emit(
                         Code::VAL003,
                         Some(&path.key("parameters").index(i).key(key)),
-                        format!("Unknown field \"{key}\" in a parameter of tool \"{name}\""),
+                        format!("\"{key}\" is not a valid field of a parameter of tool \"{name}\""),
                     );
                 }
             }
