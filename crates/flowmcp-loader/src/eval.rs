@@ -14,6 +14,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use indexmap::IndexMap;
+use rquickjs::context::intrinsic;
 use rquickjs::loader::{BuiltinLoader, BuiltinResolver};
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Module, Object, Runtime, Value};
 use serde_json::Value as Json;
@@ -166,9 +167,23 @@ fn evaluate_inner(name: &str, source: &str, limits: &Limits) -> Result<Exports, 
             false
         }
     })));
-    let ctx = Context::full(&rt).map_err(|e| EvalFailure::Memory {
-        message: e.to_string(),
-    })?;
+    let ctx = Context::builder()
+        // What schema modules and handler factories use. Left out: typed arrays, WeakRef,
+        // performance, DOMException (about 60 µs less per file).
+        .with::<(
+            intrinsic::Eval,
+            intrinsic::Date,
+            intrinsic::RegExpCompiler,
+            intrinsic::RegExp,
+            intrinsic::Json,
+            intrinsic::Proxy,
+            intrinsic::MapSet,
+            intrinsic::Promise,
+        )>()
+        .build(&rt)
+        .map_err(|e| EvalFailure::Memory {
+            message: e.to_string(),
+        })?;
     let result = ctx.with(|ctx| run(&ctx, name, source, &fired));
     // Drop order: context before runtime (both dropped here, explicitly for clarity).
     drop(ctx);

@@ -63,6 +63,8 @@ pub struct LoadedFile {
     pub display: String,
     /// The source text, when it could be read as UTF-8 within the size cap.
     pub source: Option<String>,
+    /// The source with comment and string contents blanked (`scan::blank`), when it was scanned.
+    pub blanked: Option<String>,
     pub kind: FileKind,
     /// The exports, when evaluation succeeded.
     pub exports: Option<Exports>,
@@ -173,7 +175,7 @@ fn load_text(
     if text.starts_with('\u{feff}') {
         text.drain(..'\u{feff}'.len_utf8());
     }
-    let (scan_kind, hits) = scan::scan_file(path, &text);
+    let (scan_kind, hits, blanked) = scan::scan_file_blanked(path, &text);
     let kind_hint = if scan_kind == ScanKind::SharedList {
         FileKind::List
     } else {
@@ -263,7 +265,9 @@ fn load_text(
             format!("Non-serializable value ({what})"),
         );
     }
-    finish(display, Some(text), kind, Some(exports), c)
+    let mut loaded = finish(display, Some(text), kind, Some(exports), c);
+    loaded.blanked = Some(blanked);
+    loaded
 }
 
 fn report_failure(c: &mut Collector<'_>, failure: EvalFailure, limits: &Limits) {
@@ -317,6 +321,7 @@ fn finish(
     LoadedFile {
         display: display.to_string(),
         source,
+        blanked: None,
         kind,
         exports,
         diagnostics: c.finish(),

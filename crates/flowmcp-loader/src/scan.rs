@@ -153,6 +153,12 @@ pub fn scan(source: &str, kind: ScanKind) -> Vec<ScanHit> {
 
 /// Decides the kind with [`is_shared_list`] and scans, blanking `source` only once.
 pub fn scan_file(path: &Path, source: &str) -> (ScanKind, Vec<ScanHit>) {
+    let (kind, hits, _) = scan_file_blanked(path, source);
+    (kind, hits)
+}
+
+/// As [`scan_file`], also returning the blanked text (see [`blank`]) for reuse.
+pub fn scan_file_blanked(path: &Path, source: &str) -> (ScanKind, Vec<ScanHit>, String) {
     let blanked = Blanker::new(source).run();
     let kind = if under_lists_dir(path) || declares_list(&blanked.text) {
         ScanKind::SharedList
@@ -160,7 +166,7 @@ pub fn scan_file(path: &Path, source: &str) -> (ScanKind, Vec<ScanHit>) {
         ScanKind::Module
     };
     let hits = scan_blanked(&blanked, kind);
-    (kind, hits)
+    (kind, hits, blanked.text)
 }
 
 /// True when the file is a shared list: it lies under a directory named `_lists`, or its blanked text

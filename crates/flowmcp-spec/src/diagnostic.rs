@@ -10,6 +10,8 @@
 //! "infos":N,"diagnostics":[…]}`; a [`Report`] is `{"profile":…,"verdict":…,"files":N,"errors":N,
 //! "warnings":N,"infos":N,"reports":[FileReport…]}`.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::profile::{Level, RuleSettings};
@@ -56,30 +58,76 @@ pub enum Seg {
 }
 
 /// A location inside an exported value, e.g. `main.tools.getAbi.parameters[0]`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct JsonPath(pub Vec<Seg>);
+///
+/// Paths share their prefixes (a child holds its parent by reference count), so deriving
+/// `path.key("x")` costs one small allocation whatever the depth, and cloning a path is free. Rules
+/// derive many paths that never end up in a diagnostic, so this matters.
+#[derive(Clone, Default)]
+pub struct JsonPath(Option<Arc<PathNode>>);
+
+struct PathNode {
+    parent: JsonPath,
+    seg: Seg,
+    len: usize,
+}
 
 impl JsonPath {
     pub fn root(key: &str) -> Self {
-        JsonPath(vec![Seg::Key(key.to_string())])
+        JsonPath::default().key(key)
+    }
+    /// Builds a path from segments.
+    pub fn from_segments(segs: impl IntoIterator<Item = Seg>) -> Self {
+        segs.into_iter().fold(JsonPath::default(), |p, s| p.push(s))
+    }
+    fn push(&self, seg: Seg) -> Self {
+        JsonPath(Some(Arc::new(PathNode {
+            parent: self.clone(),
+            seg,
+            len: self.len() + 1,
+        })))
     }
     pub fn key(&self, key: &str) -> Self {
-        let mut v = self.0.clone();
-        v.push(Seg::Key(key.to_string()));
-        JsonPath(v)
+        self.push(Seg::Key(key.to_string()))
     }
     pub fn index(&self, i: usize) -> Self {
-        let mut v = self.0.clone();
-        v.push(Seg::Index(i));
-        JsonPath(v)
+        self.push(Seg::Index(i))
+    }
+    pub fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |n| n.len)
     }
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.0.is_none()
+    }
+    /// The last segment.
+    pub fn last(&self) -> Option<&Seg> {
+        self.0.as_ref().map(|n| &n.seg)
+    }
+    /// The segments from the root.
+    pub fn segments(&self) -> Vec<Seg> {
+        let mut out = Vec::with_capacity(self.len());
+        let mut cur = self;
+        while let Some(n) = &cur.0 {
+            out.push(n.seg.clone());
+            cur = &n.parent;
+        }
+        out.reverse();
+        out
+    }
+    /// Whether `prefix` is this path or one of its ancestors.
+    pub fn starts_with(&self, prefix: &JsonPath) -> bool {
+        let mut cur = self;
+        while cur.len() > prefix.len() {
+            match &cur.0 {
+                Some(n) => cur = &n.parent,
+                None => return false,
+            }
+        }
+        cur == prefix
     }
     /// RFC 6901 JSON pointer: `/main/tools/getAbi`.
     pub fn pointer(&self) -> String {
         let mut out = String::new();
-        for s in &self.0 {
+        for s in self.segments() {
             out.push('/');
             match s {
                 Seg::Key(k) => out.push_str(&k.replace('~', "~0").replace('/', "~1")),
@@ -92,17 +140,17 @@ impl JsonPath {
     /// in brackets (`main.tools["/block/:id"]`).
     pub fn dotted(&self) -> String {
         let mut out = String::new();
-        for s in &self.0 {
+        for s in self.segments() {
             match s {
-                Seg::Key(k) if is_ident(k) => {
+                Seg::Key(k) if is_ident(&k) => {
                     if !out.is_empty() {
                         out.push('.');
                     }
-                    out.push_str(k);
+                    out.push_str(&k);
                 }
                 Seg::Key(k) => {
                     out.push('[');
-                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
+                    out.push_str(&serde_json::to_string(&k).unwrap_or_default());
                     out.push(']');
                 }
                 Seg::Index(i) => {
@@ -113,6 +161,42 @@ impl JsonPath {
             }
         }
         out
+    }
+}
+
+impl PartialEq for JsonPath {
+    fn eq(&self, other: &Self) -> bool {
+        let (mut a, mut b) = (self, other);
+        loop {
+            match (&a.0, &b.0) {
+                (None, None) => return true,
+                (Some(x), Some(y)) => {
+                    if Arc::ptr_eq(x, y) {
+                        return true;
+                    }
+                    if x.len != y.len || x.seg != y.seg {
+                        return false;
+                    }
+                    a = &x.parent;
+                    b = &y.parent;
+                }
+                _ => return false,
+            }
+        }
+    }
+}
+
+impl Eq for JsonPath {}
+
+impl std::hash::Hash for JsonPath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.segments().hash(state);
+    }
+}
+
+impl std::fmt::Debug for JsonPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "JsonPath({})", self.pointer())
     }
 }
 

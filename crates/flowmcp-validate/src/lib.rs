@@ -18,7 +18,7 @@ use std::path::Path;
 
 pub use flowmcp_loader::Limits;
 use flowmcp_loader::file::{FileKind, LoadedFile, load_file, load_source};
-use flowmcp_loader::locate::{Key, locate_paths};
+use flowmcp_loader::locate::{Key, locate_paths, locate_paths_blanked};
 use flowmcp_spec::{Code, Collector, Diagnostic, Seg};
 pub use flowmcp_spec::{FileReport, Profile, Report, RuleSettings};
 
@@ -74,11 +74,7 @@ pub fn validate_loaded(loaded: LoadedFile, opts: &Options) -> FileReport {
     if let Some(exports) = &loaded.exports {
         match loaded.kind {
             FileKind::Schema | FileKind::Unknown => {
-                let ctx = rules::SchemaCtx {
-                    exports,
-                    opts,
-                    loaded: &loaded,
-                };
+                let ctx = rules::SchemaCtx::new(exports, opts, &loaded);
                 rules::run_schema_rules(&ctx, &mut c);
             }
             // Lists, skills, prompts, agents, selections and content files get their rules with the
@@ -90,7 +86,7 @@ pub fn validate_loaded(loaded: LoadedFile, opts: &Options) -> FileReport {
     diagnostics.extend(c.finish());
     drop_duplicate_sec017(&mut diagnostics);
     if let Some(source) = &loaded.source {
-        add_source_positions(source, &mut diagnostics);
+        add_source_positions(source, loaded.blanked.as_deref(), &mut diagnostics);
     }
     FileReport::new(loaded.display, loaded.kind.as_str(), diagnostics)
 }
@@ -119,7 +115,7 @@ fn drop_duplicate_sec017(diagnostics: &mut Vec<Diagnostic>) {
 
 /// Gives every diagnostic that has a JSON path but no line the position of that value in the source
 /// (or of its nearest enclosing value that can be found).
-fn add_source_positions(source: &str, diagnostics: &mut [Diagnostic]) {
+fn add_source_positions(source: &str, blanked: Option<&str>, diagnostics: &mut [Diagnostic]) {
     let wanted: Vec<usize> = diagnostics
         .iter()
         .enumerate()
@@ -135,15 +131,18 @@ fn add_source_positions(source: &str, diagnostics: &mut [Diagnostic]) {
             diagnostics[i]
                 .pointer
                 .iter()
-                .flat_map(|p| p.0.iter())
+                .flat_map(|p| p.segments())
                 .map(|s| match s {
-                    Seg::Key(k) => Key::Name(k.clone()),
-                    Seg::Index(i) => Key::Index(*i),
+                    Seg::Key(k) => Key::Name(k),
+                    Seg::Index(i) => Key::Index(i),
                 })
                 .collect()
         })
         .collect();
-    let found = locate_paths(source, &paths);
+    let found = match blanked {
+        Some(b) => locate_paths_blanked(source, b, &paths),
+        None => locate_paths(source, &paths),
+    };
     for (&i, pos) in wanted.iter().zip(found) {
         if let Some(pos) = pos {
             diagnostics[i].line = Some(pos.line);

@@ -379,7 +379,7 @@ fn result(d: &Diagnostic, rule_index: usize) -> SarifResult {
         .as_ref()
         .filter(|p| !p.is_empty())
         .map(|p| LogicalLocation {
-            name: match p.0.last() {
+            name: match p.last() {
                 Some(Seg::Key(k)) => k.clone(),
                 Some(Seg::Index(i)) => format!("[{i}]"),
                 None => String::new(),

@@ -17,6 +17,8 @@ mod security;
 mod tool_tests;
 mod tools;
 
+use std::cell::OnceCell;
+
 use flowmcp_loader::Exports;
 use flowmcp_loader::file::LoadedFile;
 use flowmcp_spec::{Code, Collector, JsonPath};
@@ -29,9 +31,24 @@ pub struct SchemaCtx<'a> {
     pub exports: &'a Exports,
     pub opts: &'a Options,
     pub loaded: &'a LoadedFile,
+    tools_cache: OnceCell<Vec<ToolRef<'a>>>,
+    params_cache: OnceCell<Vec<ParamRef<'a>>>,
 }
 
+/// `(name, tool, path)` of a tool that is an object.
+pub(crate) type ToolRef<'a> = (&'a String, &'a Map<String, Value>, JsonPath);
+
 impl<'a> SchemaCtx<'a> {
+    pub fn new(exports: &'a Exports, opts: &'a Options, loaded: &'a LoadedFile) -> Self {
+        SchemaCtx {
+            exports,
+            opts,
+            loaded,
+            tools_cache: OnceCell::new(),
+            params_cache: OnceCell::new(),
+        }
+    }
+
     /// `main` when it is an object.
     pub fn main(&self) -> Option<&'a Map<String, Value>> {
         self.exports.get("main").and_then(Value::as_object)
@@ -159,20 +176,25 @@ pub(crate) fn check_string_array(
     }
 }
 
-/// Every tool that is an object: `(name, tool, path)` with path `main.tools.<name>`.
-pub(crate) fn each_tool<'a>(
-    ctx: &SchemaCtx<'a>,
-) -> Vec<(&'a String, &'a Map<String, Value>, JsonPath)> {
-    let Some((key, tools)) = ctx.tools() else {
-        return Vec::new();
-    };
-    tools
-        .iter()
-        .filter_map(|(name, t)| t.as_object().map(|o| (name, o, main_path(key).key(name))))
-        .collect()
+/// Every tool that is an object: `(name, tool, path)` with path `main.tools.<name>`. Computed once
+/// per file.
+pub(crate) fn each_tool<'a>(ctx: &SchemaCtx<'a>) -> Vec<ToolRef<'a>> {
+    ctx.tools_cache
+        .get_or_init(|| {
+            let Some((key, tools)) = ctx.tools() else {
+                return Vec::new();
+            };
+            let base = main_path(key);
+            tools
+                .iter()
+                .filter_map(|(name, t)| t.as_object().map(|o| (name, o, base.key(name))))
+                .collect()
+        })
+        .clone()
 }
 
 /// One parameter of a tool, when the parameter is an object.
+#[derive(Clone)]
 pub(crate) struct ParamRef<'a> {
     pub tool: &'a String,
     pub param: &'a Map<String, Value>,
@@ -197,24 +219,29 @@ impl<'a> ParamRef<'a> {
     }
 }
 
-/// Every parameter object of every tool.
+/// Every parameter object of every tool. Computed once per file.
 pub(crate) fn each_parameter<'a>(ctx: &SchemaCtx<'a>) -> Vec<ParamRef<'a>> {
-    let mut out = Vec::new();
-    for (tool, t, tool_path) in each_tool(ctx) {
-        let Some(Value::Array(params)) = t.get("parameters") else {
-            continue;
-        };
-        for (index, p) in params.iter().enumerate() {
-            if let Some(param) = p.as_object() {
-                out.push(ParamRef {
-                    tool,
-                    path: tool_path.key("parameters").index(index),
-                    param,
-                });
+    ctx.params_cache
+        .get_or_init(|| {
+            let mut out = Vec::new();
+            for (tool, t, tool_path) in each_tool(ctx) {
+                let Some(Value::Array(params)) = t.get("parameters") else {
+                    continue;
+                };
+                let base = tool_path.key("parameters");
+                for (index, p) in params.iter().enumerate() {
+                    if let Some(param) = p.as_object() {
+                        out.push(ParamRef {
+                            tool,
+                            path: base.index(index),
+                            param,
+                        });
+                    }
+                }
             }
-        }
-    }
-    out
+            out
+        })
+        .clone()
 }
 
 /// How a parameter gets its value.
