@@ -420,8 +420,8 @@ impl FileReport {
         kind: impl Into<String>,
         mut diagnostics: Vec<Diagnostic>,
     ) -> Self {
-        // Stable order: by line (unknown last), then by emission order.
-        diagnostics.sort_by_key(|d| d.line.unwrap_or(u32::MAX));
+        // Stable order: by position (unknown last), then by emission order.
+        diagnostics.sort_by_key(|d| (d.line.unwrap_or(u32::MAX), d.column.unwrap_or(u32::MAX)));
         let counts = Counts::of(&diagnostics);
         Self {
             file: file.into(),

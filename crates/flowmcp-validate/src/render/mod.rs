@@ -72,7 +72,10 @@ fn noun(kind: &str) -> &'static str {
         "prompt" => "Prompt",
         "agent" => "Agent",
         "selection" => "Selection",
-        _ => "File",
+        "content" => "File",
+        // `flowmcp validate` is about schemas: a file that could not be loaded far enough to tell
+        // what it is, is reported as one.
+        _ => "Schema",
     }
 }
 
