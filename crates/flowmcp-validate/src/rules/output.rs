@@ -132,11 +132,14 @@ fn valid_type(node: &Map<String, Value>) -> Option<&str> {
 /// The nodes a profile checks for VAL061, VAL064 and VAL065: all of them under `spec`, the root only
 /// under `compat`.
 fn checked_nodes<'a>(ctx: &SchemaCtx<'_>, schema: &'a Value, path: JsonPath) -> Vec<Node<'a>> {
-    let mut nodes = schema_nodes(schema, path);
     if ctx.is_compat() {
-        nodes.truncate(1);
+        return vec![Node {
+            value: schema,
+            path,
+            depth: 1,
+        }];
     }
-    nodes
+    schema_nodes(schema, path)
 }
 
 /// VAL060: `output.mimeType` is required and one of `application/json`, `image/png`, `text/plain`.

@@ -1087,6 +1087,15 @@ pub fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Collector<
     let Some(main) = ctx.exports.get("main") else {
         return;
     };
+    // Most schemas have none: find that out without building a path for every value.
+    if !any_string(main, |s| {
+        s.contains("{{")
+            && find_interpolations(s)
+                .iter()
+                .any(|f| is_prompt_placeholder(&f.inner))
+    }) {
+        return;
+    }
     // An explicit stack: `main` may be nested arbitrarily deep.
     let mut stack: Vec<(JsonPath, &Value)> = vec![(JsonPath::root("main"), main)];
     let mut found_strings: Vec<(JsonPath, &str)> = Vec::new();
@@ -1124,6 +1133,20 @@ pub fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Collector<
             }
         }
     }
+}
+
+/// Whether any string inside `v` satisfies `pred` (iterative, no allocation per value).
+fn any_string(v: &Value, pred: impl Fn(&str) -> bool) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if pred(s) => return true,
+            Value::Array(items) => stack.extend(items.iter()),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
 }
 
 #[cfg(test)]
