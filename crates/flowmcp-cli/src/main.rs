@@ -2,7 +2,10 @@
 //!
 //! Exit codes: 0 = no errors, 1 = at least one error-level diagnostic, 2 = usage or I/O failure.
 
+mod catalog_cmd;
 mod config;
+mod ids_cmd;
+mod lists_cmd;
 mod walk;
 
 use std::io::{IsTerminal, Write};
@@ -46,6 +49,10 @@ enum Command {
     Validate(ValidateArgs),
     /// List the rule registry, or explain one rule.
     Rules(RulesArgs),
+    /// Print which tools use a shared list (the reverse index of `{{list:field}}` references).
+    ListRefs(lists_cmd::ListRefsArgs),
+    /// Catalog maintenance: content hash, registry.json index.
+    Catalog(catalog_cmd::CatalogArgs),
     /// Print the `schemaHash` of schema files (first 8 hex digits of SHA-256 over the canonical JSON of
     /// `main` without its `schemaHash`), for pasting into `main.schemaHash`.
     Hash(HashArgs),
@@ -76,9 +83,12 @@ enum ProfileArg {
 
 #[derive(Args, Debug)]
 struct ValidateArgs {
-    /// Files or directories to validate.
-    #[arg(required = true, value_name = "PATH")]
+    /// Files or directories to validate. A directory with a `registry.json` is validated as a catalog.
+    #[arg(required_unless_present = "id", value_name = "PATH")]
     paths: Vec<PathBuf>,
+    /// Validate an ID (`namespace/type/name` or `namespace/schema-name`) instead of files.
+    #[arg(long, value_name = "ID", conflicts_with = "paths")]
+    id: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -125,6 +135,8 @@ fn main() -> ExitCode {
         Command::Validate(a) => validate(a),
         Command::Rules(a) => rules(a),
         Command::Hash(a) => hash(a),
+        Command::ListRefs(a) => lists_cmd::run(a),
+        Command::Catalog(a) => catalog_cmd::run(a),
     };
     match result {
         Ok(code) => code,
@@ -170,8 +182,17 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     };
 
     let started = std::time::Instant::now();
-    let files = walk::collect(&a.paths)?;
-    if files.is_empty() {
+    if let Some(id) = &a.id {
+        return ids_cmd::run(id, a.format != Format::Human, &opts);
+    }
+    // Catalog directories are validated as a whole; everything else file by file.
+    let (catalogs, plain): (Vec<PathBuf>, Vec<PathBuf>) = a
+        .paths
+        .iter()
+        .cloned()
+        .partition(|p| p.is_dir() && flowmcp_validate::catalog::is_catalog(p));
+    let files = walk::collect(&plain)?;
+    if files.is_empty() && catalogs.is_empty() {
         return Err(format!(
             "no .mjs files found in {}",
             a.paths
@@ -194,7 +215,13 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     } else {
         None
     };
-    let reports: Vec<_> = files
+    let mut reports: Vec<_> = catalogs
+        .iter()
+        .flat_map(|d| {
+            flowmcp_validate::catalog::validate_catalog(d, &d.display().to_string(), &opts)
+        })
+        .collect();
+    let file_reports: Vec<_> = files
         .par_iter()
         .map(|f| {
             let r = flowmcp_validate::validate_path(&f.path, &f.display, &opts);
@@ -207,6 +234,7 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    reports.extend(file_reports);
 
     let report = Report::new(profile, reports);
     if std::env::var_os("FLOWMCP_STATS").is_some() {

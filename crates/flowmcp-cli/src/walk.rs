@@ -67,6 +67,7 @@ pub fn reorder_dash_paths(args: Vec<OsString>) -> Vec<OsString> {
         "--max-file-size",
         "--timeout-ms",
         "--memory-mib",
+        "--id",
         "--help",
         "-h",
     ];

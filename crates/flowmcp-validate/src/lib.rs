@@ -11,6 +11,9 @@
 //! print!("{}", render::human(&[report], render::HumanStyle::default()));
 //! ```
 
+pub mod catalog;
+pub mod ids;
+pub mod lists;
 pub mod render;
 pub mod rules;
 

@@ -7,6 +7,11 @@
 //!   LOCATION is a JSON pointer (`/main/version`), `line:col` (`3:1`, or `3:*` for any column) or `-`
 //!   (no location).
 //!
+//! A fixture may also be a directory (a small catalog, validated with
+//! `flowmcp_validate::catalog::validate_catalog_fixture`; its directives live in `fixture.txt` inside
+//! it) or a `.id` file (its text is one ID, validated with `flowmcp_validate::ids::validate_id`;
+//! directives as in `.mjs` files, on lines starting with `//`).
+//!
 //! A `fail*` fixture must produce exactly its expected diagnostics of the directory's code; a `pass*`
 //! fixture must produce none of that code and no errors at all. Every code the registry marks
 //! `implemented` must have both kinds.
@@ -47,11 +52,20 @@ fn load_fixtures() -> Vec<Fixture> {
             .collect();
         files.sort();
         for path in files {
-            let bytes = std::fs::read(&path).unwrap();
+            let directives = if path.is_dir() {
+                path.join("fixture.txt")
+            } else {
+                path.clone()
+            };
+            let bytes = std::fs::read(&directives).unwrap_or_default();
             let text = String::from_utf8_lossy(&bytes);
             let mut f = Fixture {
                 code: code.clone(),
-                name: path.file_stem().unwrap().to_string_lossy().to_string(),
+                name: if path.is_dir() {
+                    path.file_name().unwrap().to_string_lossy().to_string()
+                } else {
+                    path.file_stem().unwrap().to_string_lossy().to_string()
+                },
                 path: path.clone(),
                 profile: Profile::Spec,
                 max_file_size: None,
@@ -74,13 +88,29 @@ fn load_fixtures() -> Vec<Fixture> {
 }
 
 fn display_name(f: &Fixture) -> String {
-    format!("fixtures/{}/{}.mjs", f.code, f.name)
+    match f.path.extension().and_then(|e| e.to_str()) {
+        Some(ext) => format!("fixtures/{}/{}.{ext}", f.code, f.name),
+        None => format!("fixtures/{}/{}", f.code, f.name),
+    }
 }
 
 fn run(f: &Fixture) -> flowmcp_spec::FileReport {
     let mut opts = Options::new(f.profile);
     if let Some(n) = f.max_file_size {
         opts.limits.max_file_bytes = n;
+    }
+    if f.path.is_dir() {
+        let diags = flowmcp_validate::catalog::validate_catalog_fixture(&f.path, &opts);
+        return flowmcp_spec::FileReport::new(display_name(f), "catalog", diags);
+    }
+    if f.path.extension().is_some_and(|e| e == "id") {
+        let text = std::fs::read_to_string(&f.path).unwrap();
+        let id: String = text
+            .lines()
+            .filter(|l| !l.starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return flowmcp_validate::ids::validate_id(id.trim_end_matches('\n'), &opts);
     }
     validate_path(&f.path, &display_name(f), &opts)
 }
