@@ -15,6 +15,8 @@ pub use diagnostic::{
 };
 pub use profile::{Level, Overrides, Profile, RuleSettings};
 pub use registry::{Code, Family, Origin, RULES, RuleInfo, Status, Variant};
+pub mod catalog;
 pub mod hash;
+pub mod id;
 pub mod model;
 pub mod zod;

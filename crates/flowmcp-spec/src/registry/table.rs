@@ -76,6 +76,7 @@ declare_rules! {
     VAL085: Val, Extension, "RULINGS.md", Error/Warning, Implemented, "Unknown placeholder (not user param, server param, insert key or list interpolation)";
     VAL086: Val, Extension, "RULINGS.md", Error/Error, Implemented, "`main.schemaVersion` is not semver (N-20)";
     VAL087: Val, Extension, "RULINGS.md", Warning/Warning, Implemented, "`main.schemaHash` differs from the recomputed hash (N-20)";
+    VAL088: Val, Extension, "RULINGS.md", Info/Info, Planned(4), "Shared-list rules skipped: the schema is outside any catalog (no `_lists/` found)";
     VAL100: Val, Spec, "19-mcp-integration.md", Error/Off, Implemented, "Every tool must have a `meta` block (N-17; compat: optional, checked when present)", [
         "not-object" => Error/Error: "`meta` is present but not an object",
     ];

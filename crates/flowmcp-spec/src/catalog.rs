@@ -1,0 +1,1 @@
+//! The catalog manifest `registry.json` and its `contentHash`. (Being written.)

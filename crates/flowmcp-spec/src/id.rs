@@ -1,0 +1,1 @@
+//! IDs: Primitive-IDs (`namespace/type/name`) and Schema-File-IDs (`namespace/schema-name`). (Being written.)
