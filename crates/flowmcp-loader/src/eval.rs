@@ -137,8 +137,25 @@ impl Exports {
 
 /// Evaluates `source` as an ES module named `name` and extracts its exports.
 pub fn evaluate(name: &str, source: &str, limits: &Limits) -> Result<Exports, EvalFailure> {
+    evaluate_with_blanked(name, source, None, limits)
+}
+
+/// As [`evaluate`], given the source already blanked by [`crate::scan::blank`]. With it, a `main`
+/// export that is a pure-data literal is read in Rust ([`crate::literal`]) and handed to QuickJS as
+/// a value instead of as source text: QuickJS parses nested literals in O(size × depth), which made
+/// it the largest cost of validating real catalogs. The module still runs in full.
+pub fn evaluate_with_blanked(
+    name: &str,
+    source: &str,
+    blanked: Option<&str>,
+    limits: &Limits,
+) -> Result<Exports, EvalFailure> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        evaluate_inner(name, source, limits)
+        let fast = blanked.and_then(|b| FastMain::prepare(source, b));
+        match &fast {
+            Some(f) => evaluate_inner(name, &f.source, Some(f), limits),
+            None => evaluate_inner(name, source, None, limits),
+        }
     }));
     match outcome {
         Ok(r) => r,
@@ -149,7 +166,105 @@ pub fn evaluate(name: &str, source: &str, limits: &Limits) -> Result<Exports, Ev
     }
 }
 
-fn evaluate_inner(name: &str, source: &str, limits: &Limits) -> Result<Exports, EvalFailure> {
+/// The name of the global that carries a pre-read `main` into the module.
+const MAIN_GLOBAL: &str = "__flowmcp_main__";
+
+/// A `main` literal read in Rust, and the source with the literal replaced by [`MAIN_GLOBAL`].
+struct FastMain {
+    source: String,
+    json: String,
+    value: Json,
+    /// Whether the rest of the module can reach `main` (it names it): then the export is read back
+    /// from the engine, as it may have been changed after its declaration.
+    referenced: bool,
+}
+
+impl FastMain {
+    fn prepare(source: &str, blanked: &str) -> Option<FastMain> {
+        let lit = crate::literal::read_data_export(source, blanked, "main")?;
+        let literal = source.get(lit.range.clone())?;
+        if literal.chars().count() < MAIN_GLOBAL.len() || source.contains(MAIN_GLOBAL) {
+            return None;
+        }
+        // Same lines and (character) columns after the literal: keep its line breaks, blank the rest.
+        let mut replacement = String::with_capacity(literal.len());
+        replacement.push_str(MAIN_GLOBAL);
+        for ch in literal.chars().skip(MAIN_GLOBAL.len()) {
+            replacement.push(if matches!(ch, '\n' | '\r' | '\u{2028}' | '\u{2029}') {
+                ch
+            } else {
+                ' '
+            });
+        }
+        let mut rewritten = String::with_capacity(source.len());
+        rewritten.push_str(&source[..lit.range.start]);
+        rewritten.push_str(&replacement);
+        rewritten.push_str(&source[lit.range.end..]);
+        let referenced =
+            mentions_identifier(blanked, "main", blanked_range(source, blanked, &lit.range));
+        let json = serde_json::to_string(&lit.value).ok()?;
+        Some(FastMain {
+            source: rewritten,
+            json,
+            value: lit.value,
+            referenced,
+        })
+    }
+}
+
+/// The character range in `blanked` that corresponds to the byte range `r` of `source` (the blanker
+/// keeps characters aligned, not bytes).
+fn blanked_range(
+    source: &str,
+    _blanked: &str,
+    r: &std::ops::Range<usize>,
+) -> std::ops::Range<usize> {
+    let start = source[..r.start].chars().count();
+    let len = source[r.clone()].chars().count();
+    start..start + len
+}
+
+/// Whether `blanked` names the identifier `word` anywhere outside the character range `skip`, other
+/// than in its own declaration (`const main`) or as a property name (`.main`, `main:`).
+fn mentions_identifier(blanked: &str, word: &str, skip: std::ops::Range<usize>) -> bool {
+    let chars: Vec<char> = blanked.chars().collect();
+    let w: Vec<char> = word.chars().collect();
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut i = 0;
+    while i + w.len() <= chars.len() {
+        if skip.contains(&i) {
+            i = skip.end;
+            continue;
+        }
+        if chars[i..i + w.len()] == w[..]
+            && (i == 0 || !is_ident(chars[i - 1]))
+            && chars.get(i + w.len()).is_none_or(|c| !is_ident(*c))
+        {
+            let before: String = chars[..i]
+                .iter()
+                .rev()
+                .skip_while(|c| c.is_whitespace())
+                .take(5)
+                .collect();
+            let after = chars[i + w.len()..].iter().find(|c| !c.is_whitespace());
+            let declaration = before == "tsnoc"; // "const" reversed: the declaration itself
+            let member = before.starts_with('.') && !before.starts_with("...");
+            let key = after == Some(&':');
+            if !(declaration || member || key) {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
+fn evaluate_inner(
+    name: &str,
+    source: &str,
+    fast: Option<&FastMain>,
+    limits: &Limits,
+) -> Result<Exports, EvalFailure> {
     let rt = Runtime::new().map_err(|e| EvalFailure::Memory {
         message: e.to_string(),
     })?;
@@ -184,7 +299,7 @@ fn evaluate_inner(name: &str, source: &str, limits: &Limits) -> Result<Exports, 
         .map_err(|e| EvalFailure::Memory {
             message: e.to_string(),
         })?;
-    let result = ctx.with(|ctx| run(&ctx, name, source, &fired));
+    let result = ctx.with(|ctx| run(&ctx, name, source, fast, &fired));
     // Drop order: context before runtime (both dropped here, explicitly for clarity).
     drop(ctx);
     drop(rt);
@@ -198,6 +313,7 @@ fn run(
     ctx: &Ctx<'_>,
     name: &str,
     source: &str,
+    fast: Option<&FastMain>,
     fired: &Rc<Cell<bool>>,
 ) -> Result<Exports, EvalFailure> {
     let fail = |e: CaughtError<'_>| classify(e, name, fired, false);
@@ -213,6 +329,14 @@ fn run(
     // Captured before any untrusted code runs.
     let intrinsics = Intrinsics::capture(ctx).catch(ctx).map_err(fail)?;
     ctx.eval::<(), _>(CONSOLE_SHIM).catch(ctx).map_err(fail)?;
+    if let Some(f) = fast {
+        // The engine's own JSON parser (not the global `JSON`, which nothing has touched yet anyway).
+        let value = ctx.json_parse(f.json.as_str()).catch(ctx).map_err(fail)?;
+        ctx.globals()
+            .set(MAIN_GLOBAL, value)
+            .catch(ctx)
+            .map_err(fail)?;
+    }
 
     let declared = Module::declare(ctx.clone(), name, source)
         .catch(ctx)
@@ -237,6 +361,11 @@ fn run(
     let mut unserializable = Vec::new();
     for export in DATA_EXPORTS {
         if !names.iter().any(|n| n == export) {
+            continue;
+        }
+        if let Some(f) = fast.filter(|f| *export == "main" && !f.referenced) {
+            // Nothing else in the module names `main`: the export is the value read from the source.
+            data.insert((*export).to_string(), f.value.clone());
             continue;
         }
         let value: Value = ns.get(*export).catch(ctx).map_err(fail)?;

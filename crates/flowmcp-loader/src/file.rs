@@ -204,7 +204,7 @@ fn load_text(
         return finish(display, Some(text), kind_hint, None, c);
     }
 
-    let exports = match eval::evaluate(display, &text, limits) {
+    let exports = match eval::evaluate_with_blanked(display, &text, Some(&blanked), limits) {
         Ok(e) => e,
         Err(failure) => {
             report_failure(&mut c, failure, limits);

@@ -6,6 +6,7 @@
 
 pub mod eval;
 mod extract;
+pub mod literal;
 pub mod scan;
 
 pub use eval::{EvalFailure, Exports, HandlersExport, Limits, PathItem, Unserializable, evaluate};

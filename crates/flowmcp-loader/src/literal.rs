@@ -1,0 +1,1231 @@
+//! Reading pure-data `export const NAME = { … }` literals natively, exactly as QuickJS would.
+//!
+//! QuickJS parses nested object literals in O(size × depth), which makes evaluating large schema files
+//! the dominant cost of loading them. Most `main` exports are plain data, so [`read_data_export`] reads
+//! such a literal here (linear time, no recursion); the caller can hand QuickJS a short placeholder in
+//! its place and inject the value with `JSON.parse`.
+//!
+//! The reader is exact or silent: for every literal it accepts, the value equals what QuickJS produces
+//! for the same text and the JSON extractor copies out (same strings, same numbers, same key order).
+//! Whatever it is not sure about, it declines ([`Decline`] says why), and the caller evaluates the file
+//! as before.
+//!
+//! # The declaration
+//!
+//! `export const NAME = LITERAL` where
+//! - `export` is at brace/bracket/parenthesis depth 0 of the blanked text, and only whitespace precedes
+//!   it on its line (comments are whitespace in the blanked text). This keeps a regular-expression
+//!   literal, which the blanker leaves visible and which cannot span lines, from posing as code;
+//! - it is the only such declaration of `NAME` (ES modules cannot declare a name twice, so a second
+//!   match means one of them is not code: decline);
+//! - any whitespace and comments may separate the tokens, `=` is not `==` or `=>`, and the literal
+//!   starts with `{` or `[`;
+//! - after the literal comes (whitespace and comments, then) a `;`, the end of the input, or a line
+//!   break followed by an identifier other than `in`/`instanceof` (a new statement by automatic
+//!   semicolon insertion; a line break followed by `.`, `[`, `(`, an operator or a template would
+//!   continue the expression, so those decline). A line comment ended by U+2028/U+2029 does not count
+//!   as a line break here (QuickJS does not count it either).
+//!
+//! The blanked text (see [`crate::scan::blank`]) is only used to find the candidate quickly; the
+//! tokens are then confirmed and the literal is read from `source` itself. The blanker replaces each
+//! blanked character by one space, so offsets are mapped by counting characters when a string or
+//! comment contained non-ASCII text.
+//!
+//! # Pure data, precisely
+//!
+//! Values:
+//! - objects `{ key: value, … }` and arrays `[value, …]`, each with an optional trailing comma, nested
+//!   at most [`MAX_NESTING`] levels deep (an empty `{}`/`[]` counts as a level);
+//! - `'…'` and `"…"` strings with every strict-mode escape: `\n \r \t \b \f \v`, `\0` not followed by
+//!   a digit, `\xHH`, `\uHHHH`, `\u{H…}` (up to U+10FFFF), line continuations (backslash before
+//!   LF, CR, CRLF, U+2028 or U+2029) and any other escaped character standing for itself. Surrogate
+//!   escapes must pair up (a high one directly followed by a low one, as UTF-16 code units; a line
+//!   continuation between them is empty). Raw U+2028/U+2029 are allowed inside strings;
+//! - template literals without `${` and without any backslash; CR and CRLF in them become LF, as in
+//!   JavaScript;
+//! - numbers: decimal with optional fraction and exponent (`1`, `1.5`, `.5`, `5.`, `5.e3`, `1E-7`),
+//!   `0x`/`0o`/`0b` integers (any case), numeric separators between digits (`1_000`), optionally
+//!   preceded by one `-` or `+` (whitespace and comments may follow the sign). Decimal values are
+//!   correctly rounded by `str::parse::<f64>`, which is what QuickJS does for up to 38 significant
+//!   digits; QuickJS drops any further digits before rounding, so a decimal literal with a non-zero
+//!   digit after the 38th significant one is declined. Radix integers are rounded to nearest, ties to
+//!   even, as QuickJS does. Stored as the extractor stores them: integral values below 2^53 in
+//!   magnitude as JSON integers (`-0` becomes `0`), everything else as a JSON float;
+//! - `true`, `false`, `null`.
+//!
+//! Keys:
+//! - identifiers made of ASCII letters, digits, `_`, `$`, and the Latin letters U+00C0–U+024F (except
+//!   `×` and `÷`), U+1E00–U+1EFF, `ª`, `µ`, `º` (all of which are identifier characters in every
+//!   Unicode version); reserved words are valid keys (`default`, `class`, `new`, …);
+//! - string literals (as above);
+//! - numeric literals, which name the property by their canonical JavaScript string
+//!   (`Number.prototype.toString`: `1.50` → `"1.5"`, `0x10` → `"16"`, `1e21` → `"1e+21"`,
+//!   see [`js_number_to_string`]);
+//! - the key order is JavaScript's: array-index keys (canonical decimal integers below 2^32 − 1)
+//!   first, ascending, then the other keys in first-insertion order. A repeated key keeps its first
+//!   position and takes its last value.
+//!
+//! Comments and any JavaScript whitespace (including U+2028, U+2029, NBSP, U+FEFF and the other Zs
+//! spaces) may appear between any two tokens.
+//!
+//! # Declined
+//!
+//! `__proto__` as a key in any spelling (it sets the prototype), computed keys, shorthand properties,
+//! methods, getters and setters, spreads, identifiers as values (`undefined`, `NaN`, `Infinity`,
+//! variables), array holes, operators, calls, parentheses, legacy octal numbers (`017`, `08`) and
+//! escapes (`\1`, `\01`, `\8`), BigInt (`10n`), misplaced numeric separators, numbers that are not
+//! finite (`1e400`), decimals with a non-zero digit after the 38th significant one, lone surrogates,
+//! identifiers with `\u` escapes or other non-ASCII characters than those listed, a raw NUL character
+//! anywhere in the literal (comments included), unterminated strings, comments or literals, and
+//! nesting deeper than [`MAX_NESTING`]. Anything else that is not listed above declines too.
+//!
+//! # Cost
+//!
+//! One forward pass over the blanked text to find the declaration, one over the literal; no recursion
+//! (an explicit stack bounded by [`MAX_NESTING`]). Allocation is only for the output value: elements
+//! and entries wait on two shared stacks, so every array and object is allocated once at its final
+//! size. Objects with array-index keys sort those keys (O(k log k) for k such keys).
+
+use std::fmt;
+use std::ops::Range;
+
+use serde_json::{Map, Number, Value};
+
+/// The deepest nesting of objects and arrays the reader accepts.
+pub const MAX_NESTING: usize = 200;
+
+/// The significant decimal digits QuickJS's `js_atod` keeps (`atod_max_digits_table` for radix 10).
+const QUICKJS_DECIMAL_DIGITS: usize = 38;
+
+/// 2^53: integral doubles below this magnitude are stored as JSON integers, as the extractor does.
+const EXACT_INT_LIMIT: f64 = 9_007_199_254_740_992.0;
+
+/// A top-level `export const <name> = <literal>` whose literal is pure data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataLiteral {
+    /// Byte range of the literal in the source (from its first `{`/`[` to just after the closing
+    /// bracket).
+    pub range: Range<usize>,
+    /// The value, as QuickJS would produce it and the extractor would copy it.
+    pub value: Value,
+}
+
+/// Why a literal was not read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// No `export const NAME = {` or `= [` at the top level.
+    NoDeclaration,
+    /// More than one candidate declaration of the name.
+    Ambiguous,
+    /// The declaration's tokens could not be confirmed in the source text.
+    Placement,
+    /// The literal is not followed by `;`, the end of the input, or a line break and a new statement.
+    Tail,
+    /// An identifier where a value is expected (`undefined`, `NaN`, `Infinity`, a variable, …).
+    Identifier,
+    /// A key that is not a plain identifier, string or number: computed, spread, generator,
+    /// identifier with escapes or unsupported characters.
+    Key,
+    /// `__proto__` as a key.
+    Proto,
+    /// A key not followed by `:` (shorthand property, method, getter or setter).
+    NotColon,
+    /// An array hole (`[1,,2]`, `[,]`).
+    Hole,
+    /// A number form that is not accepted: legacy octal, BigInt, misplaced separator, not finite, more
+    /// significant digits than QuickJS keeps, or directly followed by an identifier character.
+    Number,
+    /// A string escape that is not accepted: legacy octal, `\8`, `\9`, malformed `\x`/`\u`, a code
+    /// point above U+10FFFF.
+    Escape,
+    /// A lone surrogate in a string.
+    Surrogate,
+    /// A template literal with `${` or a backslash.
+    Template,
+    /// Nesting deeper than [`MAX_NESTING`].
+    TooDeep,
+    /// The input ends inside a literal, string or comment, or a `'…'`/`"…"` string contains a raw line
+    /// break.
+    Unterminated,
+    /// A raw NUL character in the literal (a string, template or comment): rquickjs refuses sources
+    /// that contain one, so removing it would change the outcome.
+    Nul,
+    /// Any other token: an operator, a call, a parenthesis, ….
+    Unexpected,
+}
+
+impl Reason {
+    /// A short name for reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::NoDeclaration => "no-declaration",
+            Reason::Ambiguous => "ambiguous",
+            Reason::Placement => "placement",
+            Reason::Tail => "tail",
+            Reason::Identifier => "identifier",
+            Reason::Key => "key",
+            Reason::Proto => "proto",
+            Reason::NotColon => "not-colon",
+            Reason::Hole => "hole",
+            Reason::Number => "number",
+            Reason::Escape => "escape",
+            Reason::Surrogate => "surrogate",
+            Reason::Template => "template",
+            Reason::TooDeep => "too-deep",
+            Reason::Unterminated => "unterminated",
+            Reason::Nul => "nul",
+            Reason::Unexpected => "unexpected",
+        }
+    }
+}
+
+/// A declined literal: why, and the byte offset in the source where the reader stopped (`0` when no
+/// declaration was found).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Decline {
+    pub reason: Reason,
+    pub at: usize,
+}
+
+impl fmt::Display for Decline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}", self.reason.as_str(), self.at)
+    }
+}
+
+impl std::error::Error for Decline {}
+
+/// Finds `export const <name> = <literal>` at the top level of `source` and reads the literal if it is
+/// pure data (see the module documentation for exactly what is accepted). `blanked` is `source` with
+/// comment and string contents replaced by spaces, character for character, as produced by
+/// [`crate::scan::blank`]; it is used to find the declaration quickly, the literal itself is read
+/// from `source`. Returns `None` whenever anything is uncertain.
+pub fn read_data_export(source: &str, blanked: &str, name: &str) -> Option<DataLiteral> {
+    try_read_data_export(source, blanked, name).ok()
+}
+
+/// As [`read_data_export`], saying why a literal was declined.
+pub fn try_read_data_export(
+    source: &str,
+    blanked: &str,
+    name: &str,
+) -> Result<DataLiteral, Decline> {
+    let export_at = find_declaration(source, blanked, name)?;
+    let mut p = Parser::new(source, export_at);
+    let start = p.declaration(name)?;
+    let value = p.literal()?;
+    let end = p.pos;
+    p.tail()?;
+    Ok(DataLiteral {
+        range: start..end,
+        value,
+    })
+}
+
+/// Reads the pure-data literal that starts with the `{` or `[` at byte `at` of `source`. Returns the
+/// value and the offset just after the closing bracket; nothing after it is looked at.
+pub fn read_literal(source: &str, at: usize) -> Result<(Value, usize), Decline> {
+    let mut p = Parser::new(source, at);
+    if !matches!(p.peek(), Some(b'{' | b'[')) {
+        return p.fail(Reason::Unexpected);
+    }
+    let value = p.literal()?;
+    Ok((value, p.pos))
+}
+
+/// JavaScript's `Number.prototype.toString()` (radix 10) for `x`: the shortest digits that round-trip,
+/// placed as ECMAScript's Number::toString places them (`1e+21`, `1.5e-7`, `0.000001`, `-0` → `"0"`).
+pub fn js_number_to_string(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".to_string();
+    }
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_string();
+    }
+    let mut out = String::new();
+    if x < 0.0 {
+        out.push('-');
+    }
+    // Rust's `{:e}` prints the shortest round-tripping digits, the closest to `x` among them, which is
+    // what ECMAScript asks for: `d[.ddd]e<exp>`.
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let exp: i64 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let k = digits.len() as i64;
+    let n = exp + 1;
+    let push_zeros = |out: &mut String, count: i64| {
+        for _ in 0..count {
+            out.push('0');
+        }
+    };
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        push_zeros(&mut out, n - k);
+    } else if 0 < n && n <= 21 {
+        // Here n < k: the point falls inside the digits.
+        let point = n as usize;
+        out.push_str(digits.get(..point).unwrap_or_default());
+        out.push('.');
+        out.push_str(digits.get(point..).unwrap_or_default());
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        push_zeros(&mut out, -n);
+        out.push_str(&digits);
+    } else {
+        // A finite non-zero number has at least one digit.
+        let first = digits.get(..1).unwrap_or("0");
+        let rest = digits.get(1..).unwrap_or_default();
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        out.push('e');
+        out.push(if n - 1 < 0 { '-' } else { '+' });
+        out.push_str(&(n - 1).abs().to_string());
+    }
+    out
+}
+
+/// The array index named by `key`: a canonical decimal integer `0 ≤ n < 2^32 − 1` (`"0"`, `"7"`, not
+/// `"07"`, `"-1"` or `"4294967295"`). JavaScript orders such keys first, ascending.
+pub fn array_index(key: &str) -> Option<u32> {
+    let b = key.as_bytes();
+    if b.is_empty() || b.len() > 10 || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    if b.len() > 1 && b.first() == Some(&b'0') {
+        return None;
+    }
+    let n: u64 = key.parse().ok()?;
+    u32::try_from(n).ok().filter(|&n| n != u32::MAX)
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Finding the declaration in the blanked text
+// ---------------------------------------------------------------------------------------------------
+
+/// The offset in `source` of the `export` of the only top-level `export const NAME = {`/`[` found in
+/// `blanked`.
+fn find_declaration(source: &str, blanked: &str, name: &str) -> Result<usize, Decline> {
+    let bb = blanked.as_bytes();
+    let mut depth: i64 = 0;
+    let mut found: Option<usize> = None;
+    let mut i = 0;
+    while let Some(&c) = bb.get(i) {
+        match c {
+            b'{' | b'[' | b'(' => depth += 1,
+            b'}' | b']' | b')' => depth -= 1,
+            b'e' if depth == 0 && bb.get(i..).is_some_and(|t| t.starts_with(b"export")) => {
+                if blanked_declaration(blanked, i, name) {
+                    if found.is_some() {
+                        return Err(Decline {
+                            reason: Reason::Ambiguous,
+                            at: 0,
+                        });
+                    }
+                    found = Some(i);
+                }
+                i += "export".len();
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let Some(at) = found else {
+        return Err(Decline {
+            reason: Reason::NoDeclaration,
+            at: 0,
+        });
+    };
+    let placement = Decline {
+        reason: Reason::Placement,
+        at: 0,
+    };
+    let mapped = if source.len() == blanked.len() {
+        // No multi-byte character was blanked: offsets agree.
+        at
+    } else {
+        let chars = blanked.get(..at).ok_or(placement)?.chars().count();
+        source
+            .char_indices()
+            .nth(chars)
+            .map(|(o, _)| o)
+            .ok_or(placement)?
+    };
+    Ok(mapped)
+}
+
+/// True when `blanked` holds, at `at`, `export const NAME = {` (or `[`) with only whitespace before it
+/// on its line.
+fn blanked_declaration(blanked: &str, at: usize, name: &str) -> bool {
+    let b = blanked.as_bytes();
+    // Only whitespace between the start of the line and `export`.
+    let line_start = b
+        .get(..at)
+        .and_then(|before| before.iter().rposition(|&c| c == b'\n' || c == b'\r'))
+        .map_or(0, |p| p + 1);
+    let mut j = line_start;
+    while j < at {
+        match space_at(b, j) {
+            Some((len, _)) => j += len,
+            None => return false,
+        }
+    }
+    if j != at {
+        return false;
+    }
+    let Some(j) = word(b, at, b"export") else {
+        return false;
+    };
+    let Some(j) = word(b, skip_spaces(b, j), b"const") else {
+        return false;
+    };
+    let Some(j) = word(b, skip_spaces(b, j), name.as_bytes()) else {
+        return false;
+    };
+    let j = skip_spaces(b, j);
+    if b.get(j) != Some(&b'=') || matches!(b.get(j + 1), Some(b'=' | b'>')) {
+        return false;
+    }
+    matches!(b.get(skip_spaces(b, j + 1)), Some(b'{' | b'['))
+}
+
+/// The offset after `w` when the whole identifier at `at` is `w`.
+fn word(b: &[u8], at: usize, w: &[u8]) -> Option<usize> {
+    let end = at + w.len();
+    if w.is_empty() || b.get(at..end)? != w {
+        return None;
+    }
+    match b.get(end) {
+        Some(&c) if is_ascii_ident(c) || c == b'\\' || (c >= 0x80 && !is_space_at(b, end)) => None,
+        _ => Some(end),
+    }
+}
+
+/// Skips whitespace (no comments: in blanked text they are spaces already).
+fn skip_spaces(b: &[u8], mut at: usize) -> usize {
+    while let Some((len, _)) = space_at(b, at) {
+        at += len;
+    }
+    at
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Character classes
+// ---------------------------------------------------------------------------------------------------
+
+fn is_ascii_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+}
+
+fn is_ascii_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_' || c == b'$'
+}
+
+/// Non-ASCII characters accepted in identifier keys: letters that are `ID_Start` (hence also
+/// `ID_Continue`) in every Unicode version, so QuickJS's tables agree whatever their version.
+fn is_safe_unicode_ident(c: char) -> bool {
+    matches!(c,
+        '\u{AA}' | '\u{B5}' | '\u{BA}'
+        | '\u{C0}'..='\u{D6}'
+        | '\u{D8}'..='\u{F6}'
+        | '\u{F8}'..='\u{24F}'
+        | '\u{1E00}'..='\u{1EFF}')
+}
+
+/// The JavaScript whitespace or line terminator at `at`: its length in bytes and whether it is a line
+/// terminator. Exactly QuickJS's set: TAB, LF, VT, FF, CR, space, U+00A0, U+1680, U+2000–U+200A,
+/// U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF.
+fn space_at(b: &[u8], at: usize) -> Option<(usize, bool)> {
+    match *b.get(at)? {
+        b' ' | b'\t' | 0x0B | 0x0C => Some((1, false)),
+        b'\n' | b'\r' => Some((1, true)),
+        0xC2 => (b.get(at + 1) == Some(&0xA0)).then_some((2, false)),
+        0xE1 => (b.get(at + 1..at + 3) == Some(&[0x9A, 0x80])).then_some((3, false)),
+        0xE2 => match b.get(at + 1..at + 3)? {
+            [0x80, 0x80..=0x8A | 0xAF] | [0x81, 0x9F] => Some((3, false)),
+            [0x80, 0xA8 | 0xA9] => Some((3, true)),
+            _ => None,
+        },
+        0xE3 => (b.get(at + 1..at + 3) == Some(&[0x80, 0x80])).then_some((3, false)),
+        0xEF => (b.get(at + 1..at + 3) == Some(&[0xBB, 0xBF])).then_some((3, false)),
+        _ => None,
+    }
+}
+
+fn is_space_at(b: &[u8], at: usize) -> bool {
+    space_at(b, at).is_some()
+}
+
+/// True at U+2028 or U+2029.
+fn is_ls_ps(b: &[u8], at: usize) -> bool {
+    matches!(b.get(at..at + 3), Some([0xE2, 0x80, 0xA8 | 0xA9]))
+}
+
+fn hex_value(c: u8) -> Option<u32> {
+    (c as char).to_digit(16)
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The reader
+// ---------------------------------------------------------------------------------------------------
+
+/// A key waiting for its value.
+enum Key {
+    Index(u32),
+    Name(String),
+}
+
+impl Key {
+    fn from_string(s: String) -> Key {
+        match array_index(&s) {
+            Some(n) => Key::Index(n),
+            None => Key::Name(s),
+        }
+    }
+}
+
+/// An open container. Elements and entries of all open containers live on two shared stacks, so
+/// each finished array or object is allocated once, at its exact size.
+enum Frame {
+    /// An array whose elements start at this index of the value stack.
+    Array(usize),
+    /// An object whose entries start at this index of the entry stack, and the key waiting for its
+    /// value.
+    Object(usize, Option<Key>),
+}
+
+/// Builds an object from its entries in source order: array-index keys first, ascending, then the
+/// other keys in first-insertion order; a repeated key keeps its first position and its last value.
+fn build_object(entries: impl ExactSizeIterator<Item = (Key, Value)>) -> Value {
+    let mut map = Map::with_capacity(entries.len());
+    let mut indexed: Vec<(u32, Value)> = Vec::new();
+    for (key, value) in entries {
+        match key {
+            Key::Index(n) => indexed.push((n, value)),
+            Key::Name(k) => {
+                // `Map` keeps insertion order (`preserve_order`): `insert` on a present key keeps
+                // its position and takes the new value.
+                map.insert(k, value);
+            }
+        }
+    }
+    if indexed.is_empty() {
+        return Value::Object(map);
+    }
+    // A stable sort keeps repeated indices in source order, so the last value is inserted last.
+    indexed.sort_by_key(|(n, _)| *n);
+    let mut ordered = Map::with_capacity(indexed.len() + map.len());
+    for (n, value) in indexed {
+        ordered.insert(n.to_string(), value);
+    }
+    for (k, value) in map {
+        ordered.insert(k, value);
+    }
+    Value::Object(ordered)
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    b: &'a [u8],
+    pos: usize,
+    /// Scratch space for numbers with separators.
+    digits: String,
+}
+
+impl<'a> Parser<'a> {
+    fn new(src: &'a str, pos: usize) -> Self {
+        Parser {
+            src,
+            b: src.as_bytes(),
+            pos,
+            digits: String::new(),
+        }
+    }
+
+    fn fail<T>(&self, reason: Reason) -> Result<T, Decline> {
+        Err(Decline {
+            reason,
+            at: self.pos,
+        })
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, offset: usize) -> Option<u8> {
+        self.b.get(self.pos + offset).copied()
+    }
+
+    /// The source text from `from` to the current position.
+    fn slice(&self, from: usize) -> Result<&'a str, Decline> {
+        match self.src.get(from..self.pos) {
+            Some(s) => Ok(s),
+            None => self.fail(Reason::Unexpected),
+        }
+    }
+
+    /// Skips whitespace and comments; returns whether a line break was among them (a raw LF, CR,
+    /// U+2028 or U+2029, or one inside a block comment).
+    fn skip_trivia(&mut self) -> Result<bool, Decline> {
+        let mut line_break = false;
+        loop {
+            if let Some((len, lt)) = space_at(self.b, self.pos) {
+                self.pos += len;
+                line_break |= lt;
+                continue;
+            }
+            if self.peek() != Some(b'/') {
+                return Ok(line_break);
+            }
+            match self.peek_at(1) {
+                Some(b'/') => {
+                    self.pos += 2;
+                    while let Some(c) = self.peek() {
+                        if c == b'\n' || c == b'\r' {
+                            break;
+                        }
+                        if c == 0 {
+                            return self.fail(Reason::Nul);
+                        }
+                        if is_ls_ps(self.b, self.pos) {
+                            // QuickJS ends the comment here but does not count the line break.
+                            self.pos += 3;
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                Some(b'*') => {
+                    let open = self.pos;
+                    self.pos += 2;
+                    loop {
+                        match self.peek() {
+                            None => {
+                                self.pos = open;
+                                return self.fail(Reason::Unterminated);
+                            }
+                            Some(b'*') if self.peek_at(1) == Some(b'/') => {
+                                self.pos += 2;
+                                break;
+                            }
+                            Some(b'\n' | b'\r') => {
+                                line_break = true;
+                                self.pos += 1;
+                            }
+                            Some(0) => return self.fail(Reason::Nul),
+                            Some(_) => {
+                                if is_ls_ps(self.b, self.pos) {
+                                    line_break = true;
+                                }
+                                self.pos += 1;
+                            }
+                        }
+                    }
+                }
+                _ => return Ok(line_break),
+            }
+        }
+    }
+
+    /// Consumes the identifier `w` (whole word) or fails with `Placement`.
+    fn expect_word(&mut self, w: &str) -> Result<(), Decline> {
+        match word(self.b, self.pos, w.as_bytes()) {
+            Some(end) => {
+                self.pos = end;
+                Ok(())
+            }
+            None => self.fail(Reason::Placement),
+        }
+    }
+
+    /// `export const NAME =` from the current position; returns the offset of the literal's bracket.
+    fn declaration(&mut self, name: &str) -> Result<usize, Decline> {
+        self.expect_word("export")?;
+        self.skip_trivia()?;
+        self.expect_word("const")?;
+        self.skip_trivia()?;
+        self.expect_word(name)?;
+        self.skip_trivia()?;
+        if self.peek() != Some(b'=') || matches!(self.peek_at(1), Some(b'=' | b'>')) {
+            return self.fail(Reason::Placement);
+        }
+        self.pos += 1;
+        self.skip_trivia()?;
+        if !matches!(self.peek(), Some(b'{' | b'[')) {
+            return self.fail(Reason::Placement);
+        }
+        Ok(self.pos)
+    }
+
+    /// What follows the literal must end the declaration.
+    fn tail(&mut self) -> Result<(), Decline> {
+        let line_break = self.skip_trivia()?;
+        match self.peek() {
+            None | Some(b';') => Ok(()),
+            Some(c) if line_break && is_ascii_ident_start(c) => {
+                let start = self.pos;
+                while self.peek().is_some_and(is_ascii_ident) {
+                    self.pos += 1;
+                }
+                let w = self.slice(start)?;
+                let next = self.peek();
+                self.pos = start;
+                if w == "in" || w == "instanceof" || next == Some(b'\\') {
+                    self.fail(Reason::Tail)
+                } else {
+                    Ok(())
+                }
+            }
+            Some(_) => self.fail(Reason::Tail),
+        }
+    }
+
+    /// Reads the literal at the current position (`{`, `[` or a scalar), without recursion.
+    fn literal(&mut self) -> Result<Value, Decline> {
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut values: Vec<Value> = Vec::new();
+        let mut entries: Vec<(Key, Value)> = Vec::new();
+        'value: loop {
+            // A value starts here (trivia already skipped).
+            let mut value = match self.peek() {
+                Some(b'{') => {
+                    if stack.len() >= MAX_NESTING {
+                        return self.fail(Reason::TooDeep);
+                    }
+                    self.pos += 1;
+                    self.skip_trivia()?;
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        Value::Object(Map::new())
+                    } else {
+                        let key = self.key()?;
+                        stack.push(Frame::Object(entries.len(), Some(key)));
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    if stack.len() >= MAX_NESTING {
+                        return self.fail(Reason::TooDeep);
+                    }
+                    self.pos += 1;
+                    self.skip_trivia()?;
+                    match self.peek() {
+                        Some(b']') => {
+                            self.pos += 1;
+                            Value::Array(Vec::new())
+                        }
+                        Some(b',') => return self.fail(Reason::Hole),
+                        _ => {
+                            stack.push(Frame::Array(values.len()));
+                            continue 'value;
+                        }
+                    }
+                }
+                _ => self.scalar()?,
+            };
+            // A value ended: attach it to its container and close finished containers.
+            loop {
+                let Some(top) = stack.last_mut() else {
+                    return Ok(value);
+                };
+                self.skip_trivia()?;
+                let close = match top {
+                    Frame::Array(_) => {
+                        values.push(value);
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_trivia()?;
+                                match self.peek() {
+                                    Some(b']') => true,
+                                    Some(b',') => return self.fail(Reason::Hole),
+                                    _ => false,
+                                }
+                            }
+                            Some(b']') => true,
+                            None => return self.fail(Reason::Unterminated),
+                            Some(_) => return self.fail(Reason::Unexpected),
+                        }
+                    }
+                    Frame::Object(_, key) => {
+                        if let Some(key) = key.take() {
+                            entries.push((key, value));
+                        }
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_trivia()?;
+                                if self.peek() == Some(b'}') {
+                                    true
+                                } else {
+                                    *key = Some(self.key()?);
+                                    false
+                                }
+                            }
+                            Some(b'}') => true,
+                            None => return self.fail(Reason::Unterminated),
+                            Some(_) => return self.fail(Reason::Unexpected),
+                        }
+                    }
+                };
+                if !close {
+                    continue 'value;
+                }
+                self.pos += 1;
+                value = match stack.pop() {
+                    Some(Frame::Array(start)) => {
+                        Value::Array(values.drain(start.min(values.len())..).collect())
+                    }
+                    Some(Frame::Object(start, _)) => {
+                        build_object(entries.drain(start.min(entries.len())..))
+                    }
+                    None => return self.fail(Reason::Unexpected),
+                };
+            }
+        }
+    }
+
+    /// A string, template, number, `true`, `false` or `null`.
+    fn scalar(&mut self) -> Result<Value, Decline> {
+        match self.peek() {
+            Some(q @ (b'"' | b'\'')) => Ok(Value::String(self.string(q)?)),
+            Some(b'`') => Ok(Value::String(self.template()?)),
+            Some(sign @ (b'-' | b'+')) => {
+                self.pos += 1;
+                self.skip_trivia()?;
+                if !self.at_number() {
+                    return self.fail(Reason::Unexpected);
+                }
+                let n = self.number()?;
+                Ok(number_value(if sign == b'-' { -n } else { n }))
+            }
+            _ if self.at_number() => Ok(number_value(self.number()?)),
+            Some(c) if is_ascii_ident_start(c) => {
+                let start = self.pos;
+                while self.peek().is_some_and(is_ascii_ident) {
+                    self.pos += 1;
+                }
+                let value = match self.slice(start)? {
+                    "true" => Value::Bool(true),
+                    "false" => Value::Bool(false),
+                    "null" => Value::Null,
+                    _ => {
+                        self.pos = start;
+                        return self.fail(Reason::Identifier);
+                    }
+                };
+                Ok(value)
+            }
+            None => self.fail(Reason::Unterminated),
+            Some(_) => self.fail(Reason::Unexpected),
+        }
+    }
+
+    /// A property key and its `:`, leaving the position at the value.
+    fn key(&mut self) -> Result<Key, Decline> {
+        let start = self.pos;
+        let key = match self.peek() {
+            Some(q @ (b'"' | b'\'')) => Key::from_string(self.string(q)?),
+            _ if self.at_number() => Key::from_string(js_number_to_string(self.number()?)),
+            Some(_) => {
+                let name = self.identifier()?;
+                Key::Name(name.to_string())
+            }
+            None => return self.fail(Reason::Unterminated),
+        };
+        if matches!(&key, Key::Name(k) if k == "__proto__") {
+            self.pos = start;
+            return self.fail(Reason::Proto);
+        }
+        self.skip_trivia()?;
+        if self.peek() != Some(b':') {
+            return self.fail(Reason::NotColon);
+        }
+        self.pos += 1;
+        self.skip_trivia()?;
+        Ok(key)
+    }
+
+    /// An identifier key: ASCII identifier characters and the safe Latin letters.
+    fn identifier(&mut self) -> Result<&'a str, Decline> {
+        let start = self.pos;
+        while let Some(c) = self.peek() {
+            if is_ascii_ident(c) {
+                self.pos += 1;
+            } else if c >= 0x80 {
+                match self.src.get(self.pos..).and_then(|t| t.chars().next()) {
+                    Some(ch) if is_safe_unicode_ident(ch) => self.pos += ch.len_utf8(),
+                    _ => break,
+                }
+            } else {
+                break;
+            }
+        }
+        let first_ok = self.b.get(start).is_some_and(|&c| !c.is_ascii_digit());
+        let next_ok = match self.peek() {
+            Some(b'\\') => false,
+            Some(c) if c >= 0x80 => is_space_at(self.b, self.pos),
+            _ => true,
+        };
+        if self.pos == start || !first_ok || !next_ok {
+            return self.fail(Reason::Key);
+        }
+        self.slice(start)
+    }
+
+    /// True when a numeric literal starts here (a digit, or `.` and a digit).
+    fn at_number(&self) -> bool {
+        match self.peek() {
+            Some(c) if c.is_ascii_digit() => true,
+            Some(b'.') => self.peek_at(1).is_some_and(|c| c.is_ascii_digit()),
+            _ => false,
+        }
+    }
+
+    /// Digits with numeric separators, starting at a digit accepted by `is_digit`. Returns whether a
+    /// separator was seen.
+    fn digits(&mut self, is_digit: impl Fn(u8) -> bool) -> Result<bool, Decline> {
+        let mut separated = false;
+        loop {
+            while self.peek().is_some_and(&is_digit) {
+                self.pos += 1;
+            }
+            if self.peek() == Some(b'_') && self.peek_at(1).is_some_and(&is_digit) {
+                self.pos += 1;
+                separated = true;
+                continue;
+            }
+            if self.peek() == Some(b'_') {
+                return self.fail(Reason::Number);
+            }
+            return Ok(separated);
+        }
+    }
+
+    /// An unsigned numeric literal (at a digit, or `.` and a digit).
+    fn number(&mut self) -> Result<f64, Decline> {
+        let start = self.pos;
+        let radix_bits = match (self.peek(), self.peek_at(1)) {
+            (Some(b'0'), Some(b'x' | b'X')) => Some(4),
+            (Some(b'0'), Some(b'o' | b'O')) => Some(3),
+            (Some(b'0'), Some(b'b' | b'B')) => Some(1),
+            _ => None,
+        };
+        let value = if let Some(bits) = radix_bits {
+            self.pos += 2;
+            self.radix_integer(bits)?
+        } else {
+            self.decimal(start)?
+        };
+        // "The SourceCharacter immediately following a NumericLiteral must not be an IdentifierStart
+        // or DecimalDigit" (and `n` would make it a BigInt).
+        if self.peek().is_some_and(|c| is_ascii_ident(c) || c == b'\\') {
+            return self.fail(Reason::Number);
+        }
+        if !value.is_finite() {
+            self.pos = start;
+            return self.fail(Reason::Number);
+        }
+        Ok(value)
+    }
+
+    /// The digits of a `0x`/`0o`/`0b` literal (after the prefix), rounded to nearest, ties to even.
+    fn radix_integer(&mut self, bits: u32) -> Result<f64, Decline> {
+        let radix = 1u32 << bits;
+        let is_digit = |c: u8| (c as char).is_digit(radix);
+        if !self.peek().is_some_and(is_digit) {
+            return self.fail(Reason::Number);
+        }
+        let digits_start = self.pos;
+        self.digits(is_digit)?;
+        let text = self.slice(digits_start)?;
+        // Keep at least 121 significant bits exactly; fold the rest into a sticky bit, which sits far
+        // below the 53-bit rounding position.
+        let mut mantissa: u128 = 0;
+        let mut shift: i32 = 0;
+        let mut sticky = false;
+        for d in text.bytes().filter_map(|c| (c as char).to_digit(radix)) {
+            if mantissa < (1u128 << 120) {
+                mantissa = (mantissa << bits) | u128::from(d);
+            } else {
+                shift = shift.saturating_add(bits as i32);
+                sticky |= d != 0;
+            }
+        }
+        if sticky {
+            mantissa |= 1;
+        }
+        // `as` rounds to nearest, ties to even; scaling by a power of two is exact (or overflows to
+        // infinity, which is declined).
+        Ok((mantissa as f64) * 2f64.powi(shift))
+    }
+
+    /// A decimal literal from `start` (at a digit or `.`).
+    fn decimal(&mut self, start: usize) -> Result<f64, Decline> {
+        let mut separated = false;
+        match self.peek() {
+            Some(b'0') => {
+                self.pos += 1;
+                // `017`, `08` (legacy, a syntax error in modules) and `0_1` are declined.
+                if self.peek().is_some_and(|c| c.is_ascii_digit() || c == b'_') {
+                    return self.fail(Reason::Number);
+                }
+            }
+            Some(c) if c.is_ascii_digit() => separated |= self.digits(|c| c.is_ascii_digit())?,
+            _ => {}
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            match self.peek() {
+                Some(c) if c.is_ascii_digit() => {
+                    separated |= self.digits(|c| c.is_ascii_digit())?;
+                }
+                Some(b'_') => return self.fail(Reason::Number),
+                _ => {}
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if !self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                return self.fail(Reason::Number);
+            }
+            separated |= self.digits(|c| c.is_ascii_digit())?;
+        }
+        let text = self.slice(start)?;
+        if !within_quickjs_digits(text) {
+            self.pos = start;
+            return self.fail(Reason::Number);
+        }
+        let parsed = if separated {
+            self.digits.clear();
+            self.digits.extend(text.chars().filter(|&c| c != '_'));
+            self.digits.parse::<f64>()
+        } else {
+            text.parse::<f64>()
+        };
+        match parsed {
+            Ok(v) => Ok(v),
+            Err(_) => self.fail(Reason::Number),
+        }
+    }
+
+    /// A `'…'` or `"…"` literal at the current position.
+    fn string(&mut self, quote: u8) -> Result<String, Decline> {
+        self.pos += 1;
+        let mut out = String::new();
+        // A high surrogate waiting for its low half.
+        let mut high: Option<u32> = None;
+        let mut run = self.pos;
+        loop {
+            let Some(c) = self.peek() else {
+                return self.fail(Reason::Unterminated);
+            };
+            if c == quote {
+                if high.is_some() {
+                    return self.fail(Reason::Surrogate);
+                }
+                out.push_str(self.slice(run)?);
+                self.pos += 1;
+                return Ok(out);
+            }
+            match c {
+                b'\\' => {
+                    out.push_str(self.slice(run)?);
+                    self.pos += 1;
+                    if let Some(unit) = self.escape()? {
+                        self.push_unit(&mut out, &mut high, unit)?;
+                    }
+                    run = self.pos;
+                }
+                b'\n' | b'\r' => return self.fail(Reason::Unterminated),
+                0 => return self.fail(Reason::Nul),
+                _ if high.is_some() => return self.fail(Reason::Surrogate),
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    /// Appends one escaped code unit or code point, pairing surrogates.
+    fn push_unit(
+        &self,
+        out: &mut String,
+        high: &mut Option<u32>,
+        unit: u32,
+    ) -> Result<(), Decline> {
+        let is_low = (0xDC00..=0xDFFF).contains(&unit);
+        let code_point = match high.take() {
+            Some(h) if is_low => 0x10000 + ((h - 0xD800) << 10) + (unit - 0xDC00),
+            Some(_) => return self.fail(Reason::Surrogate),
+            None if (0xD800..=0xDBFF).contains(&unit) => {
+                *high = Some(unit);
+                return Ok(());
+            }
+            None if is_low => return self.fail(Reason::Surrogate),
+            None => unit,
+        };
+        match char::from_u32(code_point) {
+            Some(ch) => {
+                out.push(ch);
+                Ok(())
+            }
+            None => self.fail(Reason::Escape),
+        }
+    }
+
+    /// The escape after a backslash: the code unit or code point it stands for, or `None` for a line
+    /// continuation.
+    fn escape(&mut self) -> Result<Option<u32>, Decline> {
+        let Some(c) = self.peek() else {
+            return self.fail(Reason::Unterminated);
+        };
+        let unit = match c {
+            b'b' => 0x08,
+            b'f' => 0x0C,
+            b'n' => 0x0A,
+            b'r' => 0x0D,
+            b't' => 0x09,
+            b'v' => 0x0B,
+            b'0' if !self.peek_at(1).is_some_and(|d| d.is_ascii_digit()) => 0,
+            b'0'..=b'9' => return self.fail(Reason::Escape),
+            b'x' => {
+                let hi = self.peek_at(1).and_then(hex_value);
+                let lo = self.peek_at(2).and_then(hex_value);
+                let (Some(hi), Some(lo)) = (hi, lo) else {
+                    return self.fail(Reason::Escape);
+                };
+                self.pos += 3;
+                return Ok(Some((hi << 4) | lo));
+            }
+            b'u' => return self.unicode_escape().map(Some),
+            b'\r' => {
+                self.pos += 1;
+                if self.peek() == Some(b'\n') {
+                    self.pos += 1;
+                }
+                return Ok(None);
+            }
+            b'\n' => {
+                self.pos += 1;
+                return Ok(None);
+            }
+            0 => return self.fail(Reason::Nul),
+            _ if c < 0x80 => u32::from(c),
+            _ => {
+                if is_ls_ps(self.b, self.pos) {
+                    self.pos += 3;
+                    return Ok(None);
+                }
+                let Some(ch) = self.src.get(self.pos..).and_then(|t| t.chars().next()) else {
+                    return self.fail(Reason::Escape);
+                };
+                self.pos += ch.len_utf8();
+                return Ok(Some(u32::from(ch)));
+            }
+        };
+        self.pos += 1;
+        Ok(Some(unit))
+    }
+
+    /// `\uHHHH` or `\u{H…}` (the position is at the `u`).
+    fn unicode_escape(&mut self) -> Result<u32, Decline> {
+        self.pos += 1;
+        if self.peek() == Some(b'{') {
+            self.pos += 1;
+            let mut value: u32 = 0;
+            let mut count = 0;
+            while let Some(d) = self.peek().and_then(hex_value) {
+                value = (value << 4) | d;
+                if value > 0x10FFFF {
+                    return self.fail(Reason::Escape);
+                }
+                count += 1;
+                self.pos += 1;
+            }
+            if count == 0 || self.peek() != Some(b'}') {
+                return self.fail(Reason::Escape);
+            }
+            self.pos += 1;
+            Ok(value)
+        } else {
+            let mut value: u32 = 0;
+            for i in 0..4 {
+                let Some(d) = self.peek_at(i).and_then(hex_value) else {
+                    return self.fail(Reason::Escape);
+                };
+                value = (value << 4) | d;
+            }
+            self.pos += 4;
+            Ok(value)
+        }
+    }
+
+    /// A template literal without substitutions or backslashes.
+    fn template(&mut self) -> Result<String, Decline> {
+        self.pos += 1;
+        let mut out = String::new();
+        let mut run = self.pos;
+        loop {
+            match self.peek() {
+                None => return self.fail(Reason::Unterminated),
+                Some(0) => return self.fail(Reason::Nul),
+                Some(b'`') => {
+                    out.push_str(self.slice(run)?);
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => return self.fail(Reason::Template),
+                Some(b'$') if self.peek_at(1) == Some(b'{') => return self.fail(Reason::Template),
+                Some(b'\r') => {
+                    // CR and CRLF are normalised to LF in template values.
+                    out.push_str(self.slice(run)?);
+                    out.push('\n');
+                    self.pos += 1;
+                    if self.peek() == Some(b'\n') {
+                        self.pos += 1;
+                    }
+                    run = self.pos;
+                }
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+}
+
+/// QuickJS keeps the first [`QUICKJS_DECIMAL_DIGITS`] significant digits of a decimal literal and
+/// drops the rest before rounding (`js_atod`), so a longer literal whose dropped digits are not all
+/// zero may round differently from the correctly rounded `str::parse`. Such literals are declined.
+fn within_quickjs_digits(text: &str) -> bool {
+    let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
+    let mut significant = 0usize;
+    for c in mantissa.bytes().filter(u8::is_ascii_digit) {
+        if significant == 0 && c == b'0' {
+            continue;
+        }
+        significant += 1;
+        if significant > QUICKJS_DECIMAL_DIGITS && c != b'0' {
+            return false;
+        }
+    }
+    true
+}
+
+/// A finite number as the extractor stores it: integral values below 2^53 in magnitude as integers
+/// (`-0` as `0`), everything else as a float.
+fn number_value(f: f64) -> Value {
+    if f.fract() == 0.0 && f.abs() < EXACT_INT_LIMIT {
+        Value::Number(Number::from(f as i64))
+    } else {
+        Number::from_f64(f).map_or(Value::Null, Value::Number)
+    }
+}
