@@ -183,18 +183,25 @@ impl FastMain {
     fn prepare(source: &str, blanked: &str) -> Option<FastMain> {
         let lit = crate::literal::read_data_export(source, blanked, "main")?;
         let literal = source.get(lit.range.clone())?;
-        if literal.chars().count() < MAIN_GLOBAL.len() || source.contains(MAIN_GLOBAL) {
+        if source.contains(MAIN_GLOBAL) {
             return None;
         }
-        // Same lines and (character) columns after the literal: keep its line breaks, blank the rest.
+        // Same lines after the literal: keep every line break, blank the rest, and make room for the
+        // global's name by dropping blanks from the earliest lines (the literal's own lines).
+        let mut to_drop = MAIN_GLOBAL.len();
         let mut replacement = String::with_capacity(literal.len());
         replacement.push_str(MAIN_GLOBAL);
-        for ch in literal.chars().skip(MAIN_GLOBAL.len()) {
-            replacement.push(if matches!(ch, '\n' | '\r' | '\u{2028}' | '\u{2029}') {
-                ch
+        for ch in literal.chars() {
+            if matches!(ch, '\n' | '\r' | '\u{2028}' | '\u{2029}') {
+                replacement.push(ch);
+            } else if to_drop > 0 {
+                to_drop -= 1;
             } else {
-                ' '
-            });
+                replacement.push(' ');
+            }
+        }
+        if to_drop > 0 {
+            return None;
         }
         let mut rewritten = String::with_capacity(source.len());
         rewritten.push_str(&source[..lit.range.start]);

@@ -180,3 +180,55 @@ fn default_export_only_has_no_data() {
     assert_eq!(e.names, vec!["default".to_string()]);
     assert!(e.data.is_empty());
 }
+
+mod fast_main {
+    use super::*;
+    use flowmcp_loader::eval::evaluate_with_blanked;
+    use flowmcp_loader::scan::blank;
+
+    fn eval_fast(src: &str) -> Result<flowmcp_loader::Exports, EvalFailure> {
+        evaluate_with_blanked("fast.mjs", src, Some(&blank(src)), &limits())
+    }
+
+    #[test]
+    fn same_exports_as_the_engine_path() {
+        let src = "export const main = {\n  b: [1, 2.5, -0, 'x\\ny', { z: null }],\n  a: true,\n  7: 'seven'\n};\nexport const handlers = () => ({ a: { postRequest: async ({ response }) => ({ response }) } });\n";
+        assert_eq!(eval_fast(src).unwrap(), eval(src).unwrap());
+    }
+
+    #[test]
+    fn a_main_changed_after_its_declaration_is_read_back() {
+        let src = "export const main = { namespace: 'x', tools: {} };\nmain.extra = () => 1;\nmain.namespace = 'y';\n";
+        let e = eval_fast(src).unwrap();
+        assert_eq!(e.data["main"]["namespace"], "y");
+        assert!(e.unserializable.iter().any(|u| u.kind == "function"));
+        assert_eq!(e, eval(src).unwrap());
+    }
+
+    #[test]
+    fn positions_after_the_literal_are_kept() {
+        let src = "export const main = {\n  a: 1,\n  b: 2\n};\n\nconst broken = ;\n";
+        assert_eq!(eval_fast(src), eval(src));
+        match eval_fast(src).unwrap_err() {
+            EvalFailure::Syntax { at: Some(at), .. } => assert_eq!(at.line, 6),
+            other => panic!("{other:?}"),
+        }
+        let src = "export const main = {\n  a: 1,\n  b: 2\n};\nthrow new Error('late');\n";
+        match eval_fast(src).unwrap_err() {
+            EvalFailure::Threw { at: Some(at), .. } => assert_eq!(at.line, 5),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn hostile_files_behave_the_same() {
+        for src in [
+            "export const main = { a: 1, b: 2, c: 3 };\nfor(;;){}\n",
+            "export const main = { a: 1, b: 2, c: 3 };\nawait new Promise(() => {});\n",
+            "export const main = { a: 1, b: 2, c: 3, d: undefined };\n",
+            "export const main = { a: 1, b: 2, c: 3 };\nexport const handlers = 5;\n",
+        ] {
+            assert_eq!(eval_fast(src), eval(src), "{src}");
+        }
+    }
+}
