@@ -1,8 +1,38 @@
-//! `flowmcp catalog hash|index <dir>`. (Being written for the catalog issue.)
+//! `flowmcp catalog hash <dir>` and `flowmcp catalog index <dir> [--check]`.
+//!
+//! `hash` prints the `contentHash` of the files `registry.json` references (chapter 15; RULINGS
+//! "Hashes").
+//!
+//! `index` writes `registry.json` from the directory: `_lists/*.mjs` (shared lists),
+//! `providers/<ns>/*.mjs` (schemas), `agents/<name>/agent.mjs` (agents) and `selections/<name>/*.mjs`
+//! (selections, N-41). Each file is loaded in the sandbox (profile `compat`) to read what the entry
+//! derives from it: a list's `meta.name`; a schema's `main.namespace`, `main.name`,
+//! `main.requiredServerParams`, whether it exports `handlers`, and the `ref`s of `main.sharedLists`;
+//! an agent's or selection's `description` (only when the entry has none yet). Existing entries whose
+//! files still exist outside this layout stay listed. Hand-written members (the top-level `name`,
+//! `version`, `description`, `schemaSpec`, entry descriptions, unknown members) are kept; entries are
+//! sorted by path; `contentHash` is recomputed. The file is replaced atomically (a temporary file in
+//! the same directory, flushed, then renamed over it) and only when its content changes.
+//!
+//! `index --check` writes nothing: it prints what `index` would change and exits 1 when anything
+//! would, 0 when `registry.json` is up to date (for CI). Errors (an unreadable directory, a
+//! `registry.json` that is not a JSON object) exit 2.
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
+use flowmcp_loader::file::{FileKind, LoadedFile, load_file};
+use flowmcp_spec::catalog::{
+    AgentEntry, CURRENT_SPEC_VERSION, LISTS_DIR, REGISTRY_FILE, Registry, SchemaEntry, Section,
+    SelectionEntry, SharedEntry, check_relative_path, content_hash, describe_changes, merge_index,
+    referenced_paths,
+};
+use flowmcp_spec::{Profile, RuleSettings};
+use flowmcp_validate::Limits;
+use rayon::prelude::*;
+use serde_json::{Map, Value};
 
 #[derive(Args, Debug)]
 pub struct CatalogArgs {
@@ -12,14 +42,600 @@ pub struct CatalogArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum CatalogCommand {
-    /// Print the catalog's `contentHash`.
+    /// Print the catalog's `contentHash` (SHA-256 over the files `registry.json` references).
     Hash {
         /// The catalog directory.
-        dir: std::path::PathBuf,
+        dir: PathBuf,
+    },
+    /// Write or update `registry.json` from the catalog directory.
+    #[command(
+        long_about = "Write or update registry.json from the catalog directory: _lists/*.mjs, \
+                      providers/<ns>/*.mjs, agents/<name>/agent.mjs and selections/<name>/*.mjs. \
+                      Hand-written fields (name, version, description, schemaSpec, entry descriptions, \
+                      unknown fields) are kept, entries are sorted by path and contentHash is \
+                      recomputed. The file is replaced atomically.\n\n\
+                      With --check nothing is written: the changes are printed and the exit status is \
+                      1 when registry.json is out of date, 0 when it is up to date."
+    )]
+    Index {
+        /// The catalog directory.
+        dir: PathBuf,
+        /// Print what would change and exit 1 if anything would, without writing.
+        #[arg(long)]
+        check: bool,
     },
 }
 
 pub fn run(a: CatalogArgs) -> Result<ExitCode, String> {
-    let _ = a;
-    Err("catalog commands are not implemented yet".into())
+    match a.command {
+        CatalogCommand::Hash { dir } => hash(&dir),
+        CatalogCommand::Index { dir, check } => index(&dir, check),
+    }
+}
+
+fn hash(dir: &Path) -> Result<ExitCode, String> {
+    let root = catalog_root(dir)?;
+    let registry_path = dir.join(REGISTRY_FILE);
+    let registry = read_registry(&registry_path)?.ok_or_else(|| {
+        format!(
+            "{}: not found (create it with `flowmcp catalog index {}`)",
+            registry_path.display(),
+            dir.display()
+        )
+    })?;
+    let mut contents: Vec<(String, Vec<u8>)> = Vec::new();
+    for r in referenced_paths(&Value::Object(registry)) {
+        let file = resolve(&root, &r.path)
+            .map_err(|e| format!("{}[{}]: {e}", r.section.key(), r.index))?;
+        let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", r.path))?;
+        contents.push((r.path, bytes));
+    }
+    let h = content_hash(contents.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
+    super::write_stdout(&format!("{h}\n"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The canonical catalog directory (an error when `dir` is not a directory).
+fn catalog_root(dir: &Path) -> Result<PathBuf, String> {
+    let root = dir
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !root.is_dir() {
+        return Err(format!("{}: not a directory", dir.display()));
+    }
+    Ok(root)
+}
+
+/// Reads `registry.json`: `None` when there is none, an error when it is not a JSON object.
+fn read_registry(path: &Path) -> Result<Option<Map<String, Value>>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    match serde_json::from_str::<Value>(body) {
+        Ok(Value::Object(m)) => Ok(Some(m)),
+        Ok(_) => Err(format!(
+            "{}: not a JSON object; fix or remove it first",
+            path.display()
+        )),
+        Err(e) => Err(format!(
+            "{}: not valid JSON ({e}); fix or remove it first",
+            path.display()
+        )),
+    }
+}
+
+/// The file a manifest path names, which must lie inside `root` (symbolic links included).
+fn resolve(root: &Path, rel: &str) -> Result<PathBuf, String> {
+    check_relative_path(rel).map_err(|p| format!("invalid path {rel:?}: {p}"))?;
+    let full = root.join(rel.split('/').collect::<PathBuf>());
+    let real = full.canonicalize().map_err(|e| format!("{rel:?}: {e}"))?;
+    if !real.starts_with(root) {
+        return Err(format!("{rel:?} leads outside the catalog"));
+    }
+    if !real.is_file() {
+        return Err(format!("{rel:?} is not a file"));
+    }
+    Ok(real)
+}
+
+/// A file found for the index, before loading.
+struct Found {
+    section: Section,
+    rel: String,
+    file: PathBuf,
+}
+
+fn index(dir: &Path, check: bool) -> Result<ExitCode, String> {
+    let root = catalog_root(dir)?;
+    let registry_path = dir.join(REGISTRY_FILE);
+    let existing = read_registry(&registry_path)?;
+    let dir_name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+
+    let mut notes: Vec<String> = Vec::new();
+    let mut found = discover(&root, &mut notes);
+    // Entries of the existing manifest whose files still exist outside the standard layout stay.
+    if let Some(old) = &existing {
+        for r in referenced_paths(&Value::Object(old.clone())) {
+            if found.iter().any(|f| f.rel == r.path) {
+                continue;
+            }
+            match resolve(&root, &r.path) {
+                Ok(file) if r.path.ends_with(".mjs") => found.push(Found {
+                    section: r.section,
+                    rel: r.path,
+                    file,
+                }),
+                Ok(_) => notes.push(format!("{}: not a .mjs file; entry dropped", r.path)),
+                Err(e) => notes.push(format!("{e}; entry dropped")),
+            }
+        }
+    }
+
+    let settings = RuleSettings::new(Profile::Compat);
+    let limits = Limits::default();
+    let loaded: Vec<(Found, LoadedFile)> = found
+        .into_par_iter()
+        .map(|f| {
+            let loaded = load_file(&f.file, &f.rel, &limits, &settings);
+            (f, loaded)
+        })
+        .collect();
+
+    let old_entry = |section: Section, rel: &str| -> Option<Map<String, Value>> {
+        existing
+            .as_ref()?
+            .get(section.key())?
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_object)
+            .find(|e| e.get(section.path_key()).and_then(Value::as_str) == Some(rel))
+            .cloned()
+    };
+
+    let mut fresh = Registry {
+        name: dir_name,
+        version: "1.0.0".into(),
+        description: String::new(),
+        schema_spec: CURRENT_SPEC_VERSION.into(),
+        ..Registry::default()
+    };
+    let mut selections: Vec<SelectionEntry> = Vec::new();
+    for (f, loaded) in &loaded {
+        let old = old_entry(f.section, &f.rel);
+        let old_str = |key: &str| -> Option<String> {
+            old.as_ref()
+                .and_then(|o| o.get(key))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let exports = loaded.exports.as_ref();
+        if exports.is_none() {
+            notes.push(format!(
+                "{}: does not load ({}); its entry keeps the values already listed",
+                f.rel,
+                first_error(loaded)
+            ));
+        }
+        let export = |name: &str| exports.and_then(|e| e.get(name)).and_then(Value::as_object);
+        let member = |obj: Option<&Map<String, Value>>, key: &str| -> Option<String> {
+            obj.and_then(|o| o.get(key))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let stem = file_stem(&f.rel);
+        match f.section {
+            Section::Shared => {
+                if exports.is_some() && loaded.kind != FileKind::List {
+                    notes.push(format!("{}: exports no `list`; left out", f.rel));
+                    continue;
+                }
+                let meta = export("list")
+                    .and_then(|l| l.get("meta"))
+                    .and_then(Value::as_object);
+                fresh.shared.push(SharedEntry {
+                    file: f.rel.clone(),
+                    name: member(meta, "name")
+                        .or_else(|| old_str("name"))
+                        .unwrap_or_else(|| camel_case(&stem)),
+                    extra: Map::new(),
+                });
+            }
+            Section::Schemas => {
+                if exports.is_some() && loaded.kind != FileKind::Schema {
+                    notes.push(format!("{}: exports no `main`; left out", f.rel));
+                    continue;
+                }
+                fresh.schemas.push(schema_entry(f, loaded, old.as_ref()));
+            }
+            Section::Agents => {
+                if exports.is_some() && loaded.kind != FileKind::Agent {
+                    notes.push(format!("{}: exports no `agent`; left out", f.rel));
+                    continue;
+                }
+                let name = f.rel.rsplit('/').nth(1).map(str::to_string).unwrap_or(stem);
+                fresh.agents.push(AgentEntry {
+                    name,
+                    description: member(export("agent"), "description").unwrap_or_default(),
+                    manifest: f.rel.clone(),
+                    extra: Map::new(),
+                });
+            }
+            Section::Selections => {
+                if exports.is_some() && loaded.kind != FileKind::Selection {
+                    // Skills and prompts next to a selection are not selections.
+                    continue;
+                }
+                let sel = export("selection");
+                selections.push(SelectionEntry {
+                    name: member(sel, "name")
+                        .or_else(|| old_str("name"))
+                        .unwrap_or(stem),
+                    description: member(sel, "description").unwrap_or_default(),
+                    file: f.rel.clone(),
+                    extra: Map::new(),
+                });
+            }
+        }
+    }
+    if !selections.is_empty() {
+        fresh.selections = Some(selections);
+    }
+
+    // contentHash over the files the new manifest lists.
+    let mut contents: Vec<(String, Vec<u8>)> = Vec::new();
+    for (section, rel) in fresh.referenced_paths() {
+        let file = resolve(&root, rel).map_err(|e| format!("{}: {e}", section.key()))?;
+        let bytes = std::fs::read(&file).map_err(|e| format!("{rel}: {e}"))?;
+        contents.push((rel.to_string(), bytes));
+    }
+    fresh.content_hash = Some(content_hash(
+        contents.iter().map(|(p, b)| (p.as_str(), b.as_slice())),
+    ));
+
+    let merged = Value::Object(merge_index(existing.as_ref(), &fresh));
+    for n in &notes {
+        eprintln!("flowmcp: {n}");
+    }
+    let shown = registry_path.display().to_string();
+    let changes = match &existing {
+        Some(old) => describe_changes(&Value::Object(old.clone()), &merged),
+        None => vec![format!("+ {REGISTRY_FILE} (new file)")],
+    };
+    if existing.as_ref().map(|o| Value::Object(o.clone())) == Some(merged.clone()) {
+        super::write_stdout(&format!("{shown} is up to date\n"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    if check {
+        out.push_str(&format!(
+            "{shown} is out of date; `flowmcp catalog index {}` would change:\n",
+            dir.display()
+        ));
+    } else {
+        let mut text = serde_json::to_string_pretty(&merged)
+            .map_err(|e| format!("cannot serialise {REGISTRY_FILE}: {e}"))?;
+        text.push('\n');
+        write_atomic(&registry_path, text.as_bytes())?;
+        out.push_str(&format!(
+            "Wrote {shown}: {} shared lists, {} schemas, {} agents, {} selections\n",
+            fresh.shared.len(),
+            fresh.schemas.len(),
+            fresh.agents.len(),
+            fresh.selections.as_ref().map_or(0, Vec::len),
+        ));
+    }
+    for c in &changes {
+        out.push_str(&format!("  {c}\n"));
+    }
+    super::write_stdout(&out)?;
+    Ok(if check {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The entry of one schema file: derived from `main` when the file loads, otherwise kept from the
+/// existing entry (or defaults).
+fn schema_entry(f: &Found, loaded: &LoadedFile, old: Option<&Map<String, Value>>) -> SchemaEntry {
+    let main = loaded
+        .exports
+        .as_ref()
+        .and_then(|e| e.get("main"))
+        .and_then(Value::as_object);
+    let old_typed: Option<SchemaEntry> =
+        old.and_then(|o| serde_json::from_value(Value::Object(o.clone())).ok());
+    let str_of = |o: Option<&Map<String, Value>>, key: &str| {
+        o.and_then(|o| o.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let strings = |v: Option<&Value>| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in v
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            if !out.iter().any(|x| x == s) {
+                out.push(s.to_string());
+            }
+        }
+        out
+    };
+    // `providers/<ns>/<file>.mjs`: the directory names the namespace when `main` cannot.
+    let dir_ns = f
+        .rel
+        .strip_prefix("providers/")
+        .and_then(|r| r.split_once('/'))
+        .map(|(ns, _)| ns.to_string());
+    match main {
+        Some(m) => SchemaEntry {
+            namespace: str_of(Some(m), "namespace")
+                .or_else(|| str_of(old, "namespace"))
+                .or(dir_ns)
+                .unwrap_or_default(),
+            file: f.rel.clone(),
+            name: str_of(Some(m), "name")
+                .or_else(|| str_of(old, "name"))
+                .unwrap_or_else(|| file_stem(&f.rel)),
+            required_server_params: strings(m.get("requiredServerParams")),
+            has_handlers: loaded.exports.as_ref().is_some_and(|e| e.has("handlers")),
+            shared_lists: strings(
+                m.get("sharedLists")
+                    .and_then(Value::as_array)
+                    .map(|a| Value::Array(a.iter().filter_map(|e| e.get("ref").cloned()).collect()))
+                    .as_ref(),
+            ),
+            extra: Map::new(),
+        },
+        None => match old_typed {
+            Some(mut e) => {
+                e.extra = Map::new();
+                e
+            }
+            None => SchemaEntry {
+                namespace: str_of(old, "namespace").or(dir_ns).unwrap_or_default(),
+                file: f.rel.clone(),
+                name: str_of(old, "name").unwrap_or_else(|| file_stem(&f.rel)),
+                ..SchemaEntry::default()
+            },
+        },
+    }
+}
+
+fn first_error(loaded: &LoadedFile) -> String {
+    loaded
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == flowmcp_spec::Severity::Error)
+        .map(|d| format!("{} {}", d.code, d.message))
+        .unwrap_or_else(|| "no recognised export".into())
+}
+
+fn file_stem(rel: &str) -> String {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.strip_suffix(".mjs").unwrap_or(name).to_string()
+}
+
+/// `evm-chains` → `evmChains` (chapter 03: the file name is the kebab-case form of the list name).
+fn camel_case(kebab: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for ch in kebab.chars() {
+        if ch == '-' || ch == '_' {
+            upper = !out.is_empty();
+        } else if upper {
+            out.extend(ch.to_uppercase());
+            upper = false;
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// The files of the standard layout, in a stable order.
+fn discover(root: &Path, notes: &mut Vec<String>) -> Vec<Found> {
+    let mut out = Vec::new();
+    let mut add = |section: Section, rel: String, notes: &mut Vec<String>| match resolve(root, &rel)
+    {
+        Ok(file) => out.push(Found { section, rel, file }),
+        Err(e) => notes.push(format!("{e}; skipped")),
+    };
+    for name in mjs_files(&root.join(LISTS_DIR)) {
+        add(Section::Shared, format!("{LISTS_DIR}/{name}"), notes);
+    }
+    for ns in subdirs(&root.join("providers")) {
+        for name in mjs_files(&root.join("providers").join(&ns)) {
+            add(Section::Schemas, format!("providers/{ns}/{name}"), notes);
+        }
+    }
+    for agent in subdirs(&root.join("agents")) {
+        if root.join("agents").join(&agent).join("agent.mjs").exists() {
+            add(Section::Agents, format!("agents/{agent}/agent.mjs"), notes);
+        }
+    }
+    for sel in subdirs(&root.join("selections")) {
+        for name in mjs_files(&root.join("selections").join(&sel)) {
+            add(
+                Section::Selections,
+                format!("selections/{sel}/{name}"),
+                notes,
+            );
+        }
+    }
+    out
+}
+
+/// Names of the visible subdirectories of `dir` (not symbolic links), sorted; none when `dir` is
+/// missing.
+fn subdirs(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| !n.starts_with('.') && n != "node_modules")
+        .collect();
+    out.sort();
+    out
+}
+
+/// Names of the `.mjs` files directly in `dir` (following file symbolic links), sorted.
+fn mjs_files(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_file())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n.ends_with(".mjs") && !n.starts_with('.'))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Replaces `path` with `bytes` atomically: a new temporary file in the same directory (the existing
+/// file's permissions copied), written and flushed to disk, then renamed over `path`. On any failure
+/// the temporary file is removed and `path` is left as it was.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .ok_or_else(|| format!("{}: not a file path", path.display()))?;
+    let mut attempt = 0u32;
+    let (tmp, mut file) = loop {
+        let tmp = dir.join(format!(".{name}.tmp-{}-{attempt}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
+                attempt += 1;
+            }
+            Err(e) => {
+                return Err(format!(
+                    "cannot create a temporary file in {}: {e}",
+                    dir.display()
+                ));
+            }
+        }
+    };
+    let result = (|| -> std::io::Result<()> {
+        file.write_all(bytes)?;
+        if let Ok(meta) = std::fs::metadata(path)
+            && meta.is_file()
+        {
+            file.set_permissions(meta.permissions())?;
+        }
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("cannot write {}: {e}", path.display()));
+    }
+    // Make the rename itself durable where the platform allows it (best effort).
+    if let Ok(d) = std::fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("flowmcp-catalog-cmd-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn leftovers(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.contains(".tmp-"))
+            .collect()
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temporary_file() {
+        let d = temp_dir("atomic");
+        let target = d.join("registry.json");
+        std::fs::write(&target, "old").unwrap();
+        write_atomic(&target, b"new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new\n");
+        assert!(leftovers(&d).is_empty());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn failed_atomic_write_changes_nothing() {
+        let d = temp_dir("atomic-fail");
+        // The rename cannot replace a non-empty directory: the write must fail cleanly.
+        let target = d.join("registry.json");
+        std::fs::create_dir_all(target.join("inside")).unwrap();
+        let err = write_atomic(&target, b"new").unwrap_err();
+        assert!(err.contains("cannot write"), "{err}");
+        assert!(target.join("inside").is_dir());
+        assert!(leftovers(&d).is_empty(), "{:?}", leftovers(&d));
+        // A directory that does not exist: nothing is created.
+        let missing = d.join("missing").join("registry.json");
+        assert!(write_atomic(&missing, b"x").is_err());
+        assert!(!d.join("missing").exists());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(camel_case("evm-chains"), "evmChains");
+        assert_eq!(camel_case("countries"), "countries");
+        assert_eq!(camel_case("iso-country-codes"), "isoCountryCodes");
+        assert_eq!(file_stem("_lists/evm-chains.mjs"), "evm-chains");
+    }
+
+    #[test]
+    fn resolve_keeps_paths_inside() {
+        let d = temp_dir("resolve");
+        std::fs::create_dir_all(d.join("providers/x")).unwrap();
+        std::fs::write(d.join("providers/x/a.mjs"), "").unwrap();
+        let root = d.canonicalize().unwrap();
+        assert!(resolve(&root, "providers/x/a.mjs").is_ok());
+        assert!(resolve(&root, "../a.mjs").is_err());
+        assert!(resolve(&root, "/etc/hostname").is_err());
+        assert!(resolve(&root, "providers/x/missing.mjs").is_err());
+        assert!(resolve(&root, "providers/x").is_err());
+        #[cfg(unix)]
+        {
+            let outside = temp_dir("resolve-outside");
+            std::fs::write(outside.join("o.mjs"), "").unwrap();
+            std::os::unix::fs::symlink(outside.join("o.mjs"), d.join("providers/x/link.mjs"))
+                .unwrap();
+            let err = resolve(&root, "providers/x/link.mjs").unwrap_err();
+            assert!(err.contains("outside"), "{err}");
+            let _ = std::fs::remove_dir_all(&outside);
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }

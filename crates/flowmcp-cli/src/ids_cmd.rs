@@ -1,9 +1,50 @@
-//! `flowmcp validate --id <ID>`. (Being written for the catalog issue.)
+//! `flowmcp validate --id <ID>`: validates one ID (chapter 16) without touching any file.
+//!
+//! Human output, as in the chapter's examples (in our `CODE severity: message` layout; an ID
+//! diagnostic has no location):
+//!
+//! ```text
+//! ID002 error: Namespace "COINGECKO" must match ^[a-z][a-z0-9-]*$
+//! 1 error, 0 warnings
+//! ID is invalid
+//! ```
+//!
+//! `--format json` (and `sarif`, which has no meaning for a lone ID) prints the `FileReport` JSON.
+//! Exit status: 0 valid, 1 invalid.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
-/// Validates one ID and prints the result in `format` (`human` or `json`).
+use flowmcp_validate::render;
+
+/// Validates one ID and prints the result as JSON (`json`) or for people.
 pub fn run(id: &str, json: bool, opts: &flowmcp_validate::Options) -> Result<ExitCode, String> {
-    let _ = (id, json, opts);
-    Err("--id is not implemented yet".into())
+    let report = flowmcp_validate::ids::validate_id(id, opts);
+    let text = if json {
+        let mut s = serde_json::to_string_pretty(&report)
+            .map_err(|e| format!("cannot serialise the report: {e}"))?;
+        s.push('\n');
+        s
+    } else {
+        let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        let mut s = String::new();
+        for d in &report.diagnostics {
+            s.push_str(&render::diagnostic_line(d, color));
+            s.push('\n');
+        }
+        s.push_str(&render::counts_line(&report.counts));
+        s.push('\n');
+        s.push_str(if report.counts.errors == 0 {
+            "ID is valid\n"
+        } else {
+            "ID is invalid\n"
+        });
+        s
+    };
+    super::write_stdout(&text)?;
+    Ok(if report.counts.errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -1,16 +1,217 @@
-//! `flowmcp list-refs <listName>`. (Being written for the catalog issue.)
+//! `flowmcp list-refs <listName> [--catalog DIR] [--json]`: which tools use a shared list (chapter
+//! 03, "Reverse-Lookup Index" and "CLI Access").
+//!
+//! The catalog is `--catalog DIR` (a catalog root, or its `_lists/` directory), or else the nearest
+//! directory, from the current one upwards, that has a `_lists/` directory or a `registry.json`. Its
+//! lists are read from `_lists/`; its schemas are every `.mjs` file below the root that mentions
+//! `sharedLists`, skipping directories and files whose names start with `_` or `.`, `node_modules`
+//! and `target` (as the JavaScript CLI skips `_` entries). Files that cannot be loaded are skipped
+//! with a note on stderr.
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use flowmcp_loader::Limits;
+use flowmcp_loader::file::load_source;
+use flowmcp_spec::{Profile, RuleSettings};
+use flowmcp_validate::lists::{LISTS_DIR, ListRegistry, ListUse, ReverseIndex, list_uses};
+use rayon::prelude::*;
 
 #[derive(Args, Debug)]
 pub struct ListRefsArgs {
     /// The shared list's name (e.g. `evmChains`).
     pub list: String,
+    /// The catalog directory (default: the nearest directory, from the current one upwards, with a
+    /// `_lists/` directory or a `registry.json`).
+    #[arg(long, value_name = "DIR")]
+    pub catalog: Option<PathBuf>,
+    /// Print JSON: `{ list, version, entries, fields, referencedBy: [ { tool, field, filter, schema } ],
+    /// index: { "list:field": [ tool IDs ] } }`.
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
-    let _ = a;
-    Err("list-refs is not implemented yet".into())
+    let root = match &a.catalog {
+        Some(dir) => catalog_root(dir)?,
+        None => {
+            let cwd = std::env::current_dir()
+                .map_err(|e| format!("cannot read the current directory: {e}"))?;
+            find_catalog_root(&cwd).ok_or_else(|| {
+                format!(
+                    "no catalog found: neither {} nor a parent has a `{LISTS_DIR}/` directory or a registry.json (use --catalog DIR)",
+                    cwd.display()
+                )
+            })?
+        }
+    };
+    let lists_dir = root.join(LISTS_DIR);
+    if !lists_dir.is_dir() {
+        return Err(format!(
+            "{}: the catalog has no `{LISTS_DIR}/` directory",
+            root.display()
+        ));
+    }
+    let settings = RuleSettings::new(Profile::Compat);
+    let limits = Limits::default();
+    let registry = ListRegistry::load_dir(&lists_dir, &settings, &limits);
+    let Some(list) = registry.get(&a.list) else {
+        let names = registry.names();
+        let available = if names.is_empty() {
+            "it holds no loadable lists".to_string()
+        } else {
+            format!("available: {}", names.join(", "))
+        };
+        return Err(format!(
+            "no shared list named \"{}\" in {} ({available})",
+            a.list,
+            lists_dir.display()
+        ));
+    };
+
+    let mut files = Vec::new();
+    collect_schemas(&root, &root, &mut files)
+        .map_err(|e| format!("{}: cannot read the catalog: {e}", root.display()))?;
+    let results: Vec<Result<Vec<ListUse>, String>> = files
+        .par_iter()
+        .filter_map(|(path, display)| uses_of_file(path, display, &settings, &limits))
+        .collect();
+    let mut index = ReverseIndex::new();
+    let mut skipped = Vec::new();
+    for r in results {
+        match r {
+            Ok(uses) => index.extend(uses),
+            Err(display) => skipped.push(display),
+        }
+    }
+    if !skipped.is_empty() {
+        skipped.sort();
+        eprintln!(
+            "flowmcp: {} schema file(s) that mention sharedLists could not be loaded and were skipped: {}",
+            skipped.len(),
+            skipped.join(", ")
+        );
+    }
+    let text = if a.json {
+        let mut s =
+            serde_json::to_string_pretty(&index.render_json(list)).map_err(|e| e.to_string())?;
+        s.push('\n');
+        s
+    } else {
+        index.render(list)
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(format!("cannot write output: {e}")),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The catalog root for `--catalog DIR`: `DIR`, or its parent when `DIR` is the `_lists/` directory.
+fn catalog_root(dir: &Path) -> Result<PathBuf, String> {
+    if !dir.is_dir() {
+        return Err(format!("{}: not a directory", dir.display()));
+    }
+    if dir.file_name().is_some_and(|n| n == LISTS_DIR) {
+        return Ok(dir
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| dir.to_path_buf()));
+    }
+    Ok(dir.to_path_buf())
+}
+
+/// The nearest of `start` and its parents that has `_lists/` or `registry.json`.
+fn find_catalog_root(start: &Path) -> Option<PathBuf> {
+    if start.file_name().is_some_and(|n| n == LISTS_DIR) {
+        return start.parent().map(Path::to_path_buf);
+    }
+    start
+        .ancestors()
+        .find(|d| d.join(LISTS_DIR).is_dir() || d.join("registry.json").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// Every `.mjs` file below `dir` (sorted), with its path relative to `root` for display.
+fn collect_schemas(
+    root: &Path,
+    dir: &Path,
+    out: &mut Vec<(PathBuf, String)>,
+) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('_') || name.starts_with('.') {
+            continue;
+        }
+        let ft = e.file_type()?;
+        let path = e.path();
+        if ft.is_dir() {
+            if name == "node_modules" || name == "target" {
+                continue;
+            }
+            collect_schemas(root, &path, out)?;
+        } else if name.ends_with(".mjs") && path.is_file() {
+            let display = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            out.push((path, display));
+        }
+    }
+    Ok(())
+}
+
+/// The list uses of one file: `None` when it does not mention `sharedLists` (so cannot reference a
+/// list), `Err(display)` when it mentions it but does not load as a schema.
+fn uses_of_file(
+    path: &Path,
+    display: &str,
+    settings: &RuleSettings,
+    limits: &Limits,
+) -> Option<Result<Vec<ListUse>, String>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    if !text.contains("sharedLists") {
+        return None;
+    }
+    let loaded = load_source(path, display, &text, limits, settings);
+    let main = loaded.exports.as_ref().and_then(|e| e.get("main"));
+    Some(match main {
+        Some(main) => Ok(list_uses(main, display)),
+        // An agent manifest's `sharedLists` is a list of names, not a schema's references.
+        None if loaded.exports.as_ref().is_some_and(|e| !e.has("main")) => Ok(Vec::new()),
+        None => Err(display.to_string()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_catalog_root() {
+        let dir = std::env::temp_dir().join(format!("flowmcp-listrefs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("_lists")).unwrap();
+        std::fs::create_dir_all(dir.join("providers/x/_skip")).unwrap();
+        std::fs::write(dir.join("providers/x/a.mjs"), "export const main = {}").unwrap();
+        std::fs::write(dir.join("providers/x/_skip/b.mjs"), "").unwrap();
+        std::fs::write(dir.join("providers/x/_c.mjs"), "").unwrap();
+        assert_eq!(find_catalog_root(&dir.join("providers/x")).unwrap(), dir);
+        assert_eq!(find_catalog_root(&dir.join("_lists")).unwrap(), dir);
+        assert_eq!(catalog_root(&dir.join("_lists")).unwrap(), dir);
+        assert!(catalog_root(&dir.join("missing")).is_err());
+        let mut files = Vec::new();
+        collect_schemas(&dir, &dir, &mut files).unwrap();
+        let names: Vec<&str> = files.iter().map(|(_, d)| d.as_str()).collect();
+        assert_eq!(names, vec!["providers/x/a.mjs"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

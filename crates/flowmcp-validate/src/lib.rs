@@ -10,6 +10,11 @@
 //! let report = validate_path(file, "providers/x/schema.mjs", &Options::new(Profile::Compat));
 //! print!("{}", render::human(&[report], render::HumanStyle::default()));
 //! ```
+//!
+//! Shared lists: [`validate_path`] and [`validate_source`] find the list registry a file sees by
+//! walking up from its directory to the nearest `_lists/` ([`lists::ListDiscovery`], cached per
+//! directory for the whole process). A catalog that has its registry already passes it to
+//! [`validate_loaded_in`].
 
 pub mod catalog;
 pub mod ids;
@@ -59,28 +64,61 @@ impl Options {
     }
 }
 
-/// Validates the file at `path`; `display` is the name diagnostics carry.
+/// Validates the file at `path`; `display` is the name diagnostics carry. Shared lists come from the
+/// nearest `_lists/` above the file.
 pub fn validate_path(path: &Path, display: &str, opts: &Options) -> FileReport {
     let loaded = load_file(path, display, &opts.limits, &opts.settings);
-    validate_loaded(loaded, opts)
+    let scope = discover_lists(&loaded, path, opts);
+    validate_loaded_in(loaded, opts, &scope, Some(path))
 }
 
-/// Validates `source` as if it were the file at `path`.
+/// Validates `source` as if it were the file at `path` (shared lists as for [`validate_path`]).
 pub fn validate_source(path: &Path, display: &str, source: &str, opts: &Options) -> FileReport {
     let loaded = load_source(path, display, source, &opts.limits, &opts.settings);
-    validate_loaded(loaded, opts)
+    let scope = discover_lists(&loaded, path, opts);
+    validate_loaded_in(loaded, opts, &scope, Some(path))
 }
 
-/// Runs the rules that apply to an already loaded file.
+/// Runs the rules that apply to an already loaded file. Its display name is taken as its path to
+/// find shared lists; [`validate_loaded_in`] takes them explicitly.
 pub fn validate_loaded(loaded: LoadedFile, opts: &Options) -> FileReport {
+    let path = std::path::PathBuf::from(&loaded.display);
+    let scope = discover_lists(&loaded, &path, opts);
+    validate_loaded_in(loaded, opts, &scope, Some(&path))
+}
+
+/// The shared lists a loaded file sees, when its rules need them (schemas and lists).
+fn discover_lists(loaded: &LoadedFile, path: &Path, opts: &Options) -> lists::ListScope {
+    match (&loaded.exports, loaded.kind) {
+        (Some(_), FileKind::Schema | FileKind::Unknown | FileKind::List) => {
+            lists::ListDiscovery::global().scope_for(path, &loaded.display, opts)
+        }
+        _ => lists::ListScope::NotSearched,
+    }
+}
+
+/// Runs the rules that apply to an already loaded file, with the shared lists of `lists` (e.g. the
+/// registry of the catalog being validated). `path` is the file on disk, which tells a list file
+/// apart from the registry's other files (LST002, LST009–LST011).
+pub fn validate_loaded_in(
+    loaded: LoadedFile,
+    opts: &Options,
+    lists: &lists::ListScope,
+    path: Option<&Path>,
+) -> FileReport {
     let mut c = Collector::new(&opts.settings, Some(loaded.display.clone()));
+    let mut list_file = false;
     if let Some(exports) = &loaded.exports {
         match loaded.kind {
             FileKind::Schema | FileKind::Unknown => {
-                let ctx = rules::SchemaCtx::new(exports, opts, &loaded);
+                let ctx = rules::SchemaCtx::new(exports, opts, &loaded).with_lists(lists);
                 rules::run_schema_rules(&ctx, &mut c);
             }
-            // Lists, skills, prompts, agents, selections and content files get their rules with the
+            FileKind::List => {
+                list_file = true;
+                lists::check_list_file(exports, lists, path, &loaded.display, &mut c);
+            }
+            // Skills, prompts, agents, selections and content files get their rules with the
             // catalog issue; loading them (scan, sandbox, SEC017) already happened.
             _ => {}
         }
@@ -88,10 +126,21 @@ pub fn validate_loaded(loaded: LoadedFile, opts: &Options) -> FileReport {
     let mut diagnostics: Vec<Diagnostic> = loaded.diagnostics;
     diagnostics.extend(c.finish());
     drop_duplicate_sec017(&mut diagnostics);
+    if list_file {
+        drop_ldr008_for_lists(&mut diagnostics);
+    }
     if let Some(source) = &loaded.source {
         add_source_positions(source, loaded.blanked.as_deref(), &mut diagnostics);
     }
     FileReport::new(loaded.display, loaded.kind.as_str(), diagnostics)
+}
+
+/// A list file without a `list` export gets LST001; the loader's LDR008 (no recognised export) for the
+/// same defect is dropped.
+fn drop_ldr008_for_lists(diagnostics: &mut Vec<Diagnostic>) {
+    if diagnostics.iter().any(|d| d.code == Code::LST001) {
+        diagnostics.retain(|d| d.code != Code::LDR008);
+    }
 }
 
 /// A non-serialisable value inside a tool test is reported as TST005; the loader's SEC017 for the

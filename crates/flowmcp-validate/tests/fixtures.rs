@@ -7,6 +7,9 @@
 //!   LOCATION is a JSON pointer (`/main/version`), `line:col` (`3:1`, or `3:*` for any column) or `-`
 //!   (no location).
 //!
+//! Entries whose names start with `_` (e.g. `fixtures/VAL072/_lists/`) are support files the fixtures
+//! use, not fixtures.
+//!
 //! A fixture may also be a directory (a small catalog, validated with
 //! `flowmcp_validate::catalog::validate_catalog_fixture`; its directives live in `fixture.txt` inside
 //! it) or a `.id` file (its text is one ID, validated with `flowmcp_validate::ids::validate_id`;
@@ -37,11 +40,19 @@ struct Fixture {
     expects: Vec<String>,
 }
 
+/// Entries whose names start with `_` are support files, not fixtures: e.g. a `_lists/` directory
+/// that the fixtures next to it (or below it) find by walking up.
+fn is_support(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with('_'))
+}
+
 fn load_fixtures() -> Vec<Fixture> {
     let mut out = Vec::new();
     let mut dirs: Vec<_> = std::fs::read_dir(fixtures_dir())
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| !is_support(p))
         .collect();
     dirs.sort();
     for dir in dirs {
@@ -49,6 +60,7 @@ fn load_fixtures() -> Vec<Fixture> {
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
+            .filter(|p| !is_support(p))
             .collect();
         files.sort();
         for path in files {

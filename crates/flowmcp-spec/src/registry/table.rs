@@ -50,7 +50,7 @@ declare_rules! {
     VAL046: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`enum()` must not be empty";
     VAL047: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Shared-list interpolation `{{list:field}}` is only allowed inside `enum()`";
     VAL048: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "An interpolated shared list must be declared in `main.sharedLists`";
-    VAL049: Val, Spec, "09-validation-rules.md", Error/Error, Planned(4), "An interpolated field must exist in the list's `meta.fields`";
+    VAL049: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "An interpolated field must exist in the list's `meta.fields`";
     VAL050: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Insert parameters and `{{key}}` placeholders in `path` must match both ways (compat reads `:key` as `{{key}}`)", [
         "unused-insert" => Error/Warning: "an insert parameter with no placeholder (its value is not sent)",
     ];
@@ -62,8 +62,8 @@ declare_rules! {
     VAL065: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`items` is only valid when `type` is array (CC-01)";
     VAL070: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`sharedLists[].ref` is required and must be a string";
     VAL071: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`sharedLists[].version` is required and must be semver";
-    VAL072: Val, Spec, "09-validation-rules.md", Error/Error, Planned(4), "Referenced shared list must exist in the list registry";
-    VAL073: Val, Spec, "09-validation-rules.md", Error/Error, Planned(4), "Referenced shared-list version must match";
+    VAL072: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Referenced shared list must exist in the list registry";
+    VAL073: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Referenced shared-list version must match";
     VAL074: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`sharedLists[].filter` must have a valid `key` (`field` accepted as alias, N-11)";
     VAL075: Val, Spec, "09-validation-rules.md", Warning/Warning, Implemented, "Shared list declared but used by no parameter or handler";
     VAL080: Val, Extension, "RULINGS.md", Error/Error, Implemented, "`root` must start with https://", [
@@ -76,7 +76,7 @@ declare_rules! {
     VAL085: Val, Extension, "RULINGS.md", Error/Warning, Implemented, "Unknown placeholder (not user param, server param, insert key or list interpolation)";
     VAL086: Val, Extension, "RULINGS.md", Error/Error, Implemented, "`main.schemaVersion` is not semver (N-20)";
     VAL087: Val, Extension, "RULINGS.md", Warning/Warning, Implemented, "`main.schemaHash` differs from the recomputed hash (N-20)";
-    VAL088: Val, Extension, "RULINGS.md", Info/Info, Planned(4), "Shared-list rules skipped: the schema is outside any catalog (no `_lists/` found)";
+    VAL088: Val, Extension, "RULINGS.md", Info/Info, Implemented, "Shared-list rules skipped: the schema is outside any catalog (no `_lists/` found)";
     VAL100: Val, Spec, "19-mcp-integration.md", Error/Off, Implemented, "Every tool must have a `meta` block (N-17; compat: optional, checked when present)", [
         "not-object" => Error/Error: "`meta` is present but not an object",
     ];
@@ -86,7 +86,7 @@ declare_rules! {
     VAL104: Val, Spec, "19-mcp-integration.md", Error/Error, Implemented, "`meta.searchHint` is required and must be a non-empty string";
     VAL105: Val, Spec, "19-mcp-integration.md", Error/Error, Implemented, "`meta.aliases` is required and must be an array of strings";
     VAL106: Val, Spec, "19-mcp-integration.md", Error/Error, Implemented, "`meta.alwaysLoad` is required and must be a boolean";
-    VAL107: Val, Spec, "09-validation-rules.md", Error/Error, Planned(4), "Hardcoded enum values that duplicate a shared list must use `{{list:alias}}`";
+    VAL107: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Hardcoded enum values that duplicate a shared list must use `{{list:alias}}`";
     VAL110: Val, Spec, "09-validation-rules.md", Error/Error, Planned(0), "Slash rule: reference keys must contain /, inline skill keys must not (object form, N-10)";
     SEC001: Sec, Spec, "05-security.md", Error/Error, Implemented, "Forbidden `import` (static, dynamic or `import{`)";
     SEC002: Sec, Spec, "05-security.md", Error/Error, Implemented, "Forbidden `require(` call";
@@ -118,17 +118,17 @@ declare_rules! {
     SEC202: Sec, Spec, "05-security.md", Error/Error, Implemented, "async/await in a shared list";
     SEC203: Sec, Spec, "05-security.md", Error/Error, Implemented, "Template literal with an expression in a shared list";
     SEC204: Sec, Spec, "05-security.md", Error/Error, Implemented, "Forbidden pattern (as SEC001–SEC016) in a shared list";
-    LST001: Lst, Spec, "09-validation-rules.md", Error/Error, Planned(4), "List file must export `list` as a named export";
-    LST002: Lst, Spec, "09-validation-rules.md", Error/Error, Planned(4), "`list.meta.name` is required and must be unique";
-    LST003: Lst, Spec, "09-validation-rules.md", Error/Error, Planned(4), "`list.meta.version` is required and must be semver";
-    LST004: Lst, Spec, "09-validation-rules.md", Error/Error, Planned(4), "`list.meta.fields` is required and must be a non-empty array";
-    LST005: Lst, Spec, "09-validation-rules.md", Error/Error, Planned(4), "Each field needs `key`, `type` and `description`";
-    LST006: Lst, Spec, "09-validation-rules.md", Error/Error, Planned(4), "`list.entries` is required and must be a non-empty array";
-    LST007: Lst, Spec, "09-validation-rules.md", Error/Error, Planned(4), "Each entry must have every required field";
-    LST008: Lst, Spec, "09-validation-rules.md", Error/Error, Planned(4), "Entry field values must match the `meta.fields` types";
-    LST009: Lst, Spec, "09-validation-rules.md", Error/Error, Planned(4), "`dependsOn` must name existing lists";
-    LST010: Lst, Spec, "09-validation-rules.md", Error/Error, Planned(4), "Circular list dependencies are forbidden";
-    LST011: Lst, Spec, "09-validation-rules.md", Error/Error, Planned(4), "List dependency depth is at most 3";
+    LST001: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "List file must export `list` as a named export";
+    LST002: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "`list.meta.name` is required and must be unique";
+    LST003: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "`list.meta.version` is required and must be semver";
+    LST004: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "`list.meta.fields` is required and must be a non-empty array";
+    LST005: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "Each field needs `key`, `type` and `description`";
+    LST006: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "`list.entries` is required and must be a non-empty array";
+    LST007: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "Each entry must have every required field";
+    LST008: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "Entry field values must match the `meta.fields` types";
+    LST009: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "`dependsOn` must name existing lists";
+    LST010: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "Circular list dependencies are forbidden";
+    LST011: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "List dependency depth is at most 3";
     RES001: Res, Spec, "13-resources.md", Error/Error, Planned(0), "`source` must be sqlite, sqlite-gtfs, markdown or http (CC-10)";
     RES002: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Resource `description` must be a non-empty string";
     RES003: Res, Spec, "09-validation-rules.md", Error/Error, Planned(0), "Resource `name` must end in .db (CC-09)";
@@ -244,20 +244,20 @@ declare_rules! {
     SEL002: Sel, Spec, "17-selections.md", Error/Error, Planned(0), "Selection must include at least one primitive";
     SEL003: Sel, Spec, "17-selections.md", Error/Error, Planned(0), "Every referenced primitive ID must resolve in the catalog";
     SEL004: Sel, Spec, "17-selections.md", Info/Info, Planned(0), "Inline skills were validated with the skill rules";
-    CAT001: Cat, Spec, "15-catalog.md", Error/Error, Planned(4), "`registry.json` must exist in the catalog root";
-    CAT002: Cat, Spec, "15-catalog.md", Error/Error, Planned(4), "Registry `name` must equal the catalog directory name";
-    CAT003: Cat, Spec, "15-catalog.md", Error/Error, Planned(4), "Every `shared[].file` must exist";
-    CAT004: Cat, Spec, "15-catalog.md", Error/Error, Planned(4), "Every `schemas[].file` must exist";
-    CAT005: Cat, Spec, "15-catalog.md", Error/Error, Planned(4), "Every `agents[].manifest` must exist";
-    CAT006: Cat, Spec, "15-catalog.md", Warning/Warning, Planned(4), "File in the catalog is not listed in `registry.json`";
-    CAT007: Cat, Spec, "15-catalog.md", Error/Error, Planned(4), "`schemaSpec` must be a concrete FlowMCP spec version";
-    CAT008: Cat, Extension, "RULINGS.md", Error/Error, Planned(4), "registry.json `contentHash` does not match the recomputed hash";
-    ID001: Id, Spec, "16-id-schema.md", Error/Error, Planned(4), "Wrong segment count: Primitive-ID needs 3, Schema-File-ID 2 (CC-24)";
-    ID002: Id, Spec, "16-id-schema.md", Error/Error, Planned(4), "ID namespace must match ^[a-z][a-z0-9-]*$";
-    ID003: Id, Spec, "16-id-schema.md", Error/Error, Planned(4), "ID type must be tool, resource, prompt, list, skill, selection or agent (CC-21)";
-    ID004: Id, Spec, "16-id-schema.md", Error/Error, Planned(4), "ID name must not be empty";
-    ID005: Id, Spec, "16-id-schema.md", Error/Error, Planned(4), "Short-form IDs are not supported (CC-22: error)";
-    ID006: Id, Spec, "16-id-schema.md", Error/Error, Planned(4), "Full-form IDs are required everywhere (CC-23)";
+    CAT001: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "`registry.json` must exist in the catalog root";
+    CAT002: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "Registry `name` must equal the catalog directory name";
+    CAT003: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "Every `shared[].file` must exist";
+    CAT004: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "Every `schemas[].file` must exist";
+    CAT005: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "Every `agents[].manifest` must exist";
+    CAT006: Cat, Spec, "15-catalog.md", Warning/Warning, Implemented, "File in the catalog is not listed in `registry.json`";
+    CAT007: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "`schemaSpec` must be a concrete FlowMCP spec version";
+    CAT008: Cat, Extension, "RULINGS.md", Error/Error, Implemented, "registry.json `contentHash` does not match the recomputed hash";
+    ID001: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Wrong segment count: Primitive-ID needs 3, Schema-File-ID 2 (CC-24)";
+    ID002: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID namespace must match ^[a-z][a-z0-9-]*$";
+    ID003: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID type must be tool, resource, prompt, list, skill, selection or agent (CC-21)";
+    ID004: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID name must not be empty";
+    ID005: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Short-form IDs are not supported (CC-22: error)";
+    ID006: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Full-form IDs are required everywhere (CC-23)";
     PH001: Ph, Spec, "02-parameters.md", Error/Error, Planned(0), "Placeholder `{{type:ref}}` must not have an empty ref";
     PH002: Ph, Spec, "02-parameters.md", Error/Error, Planned(0), "Placeholder reference must resolve: bare name in scope, slash name in catalog (CC-25)";
     PH003: Ph, Spec, "02-parameters.md", Error/Error, Planned(0), "`{{input:key}}` key must match ^[a-z][a-zA-Z0-9]*$ and be declared (CC-26)";

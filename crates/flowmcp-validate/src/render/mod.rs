@@ -72,10 +72,20 @@ fn noun(kind: &str) -> &'static str {
         "prompt" => "Prompt",
         "agent" => "Agent",
         "selection" => "Selection",
+        "catalog" => "Catalog",
         "content" => "File",
+        "id" => "ID",
         // `flowmcp validate` is about schemas: a file that could not be loaded far enough to tell
         // what it is, is reported as one.
         _ => "Schema",
+    }
+}
+
+/// The verdict of one invalid report: an ID is not loaded, so it is simply invalid (chapter 16).
+fn invalid_verdict(kind: &str) -> &'static str {
+    match kind {
+        "id" => "is invalid",
+        _ => "cannot be loaded (has errors)",
     }
 }
 
@@ -101,7 +111,7 @@ pub fn human(reports: &[FileReport], style: HumanStyle) -> String {
             if one.counts.errors == 0 {
                 out.push_str(&format!("{n} is valid\n"));
             } else {
-                out.push_str(&format!("{n} cannot be loaded (has errors)\n"));
+                out.push_str(&format!("{n} {}\n", invalid_verdict(&one.kind)));
             }
         }
         many => {

@@ -1,17 +1,20 @@
-//! Rules on shared-list references (structure only): VAL070, VAL071, VAL074, VAL075; and
-//! `schemaVersion`/`schemaHash`: VAL086, VAL087 (N-20).
+//! Rules on shared-list references: the structure (VAL070, VAL071, VAL074, VAL075), and, with the
+//! list registry the schema sees ([`SchemaCtx::registry`]), existence (VAL072), version (VAL073),
+//! fields (VAL049) and hard-coded duplicates (VAL107); VAL088 says when the registry rules were
+//! skipped. Also `schemaVersion`/`schemaHash`: VAL086, VAL087 (N-20).
 //!
-//! Whether a referenced list exists and its version matches (VAL072, VAL073) needs the list
-//! registry and is checked elsewhere.
+//! Without a registry (no `_lists/` found walking up from the schema, see [`crate::lists`]), VAL049,
+//! VAL072, VAL073 and VAL107 are not checked, TST004 accepts any string for a list-interpolated
+//! enum, and a schema that declares shared lists gets one VAL088 info saying so.
 
 use std::collections::HashSet;
 
 use flowmcp_loader::scan;
-use flowmcp_spec::zod::find_interpolations;
+use flowmcp_spec::zod::{EnumItem, Options, Primitive, find_interpolations};
 use flowmcp_spec::{Code, Collector, JsonPath, hash};
 use serde_json::{Map, Value};
 
-use super::{SchemaCtx, SchemaRule, main_path, shown, type_name};
+use super::{SchemaCtx, SchemaRule, each_parameter, main_path, shown, type_name};
 
 /// The rules of this module, in the order they run.
 pub static RULES: &[SchemaRule] = &[
@@ -30,6 +33,26 @@ pub static RULES: &[SchemaRule] = &[
     SchemaRule {
         codes: &[Code::VAL075],
         check: val075_unused_list,
+    },
+    SchemaRule {
+        codes: &[Code::VAL088],
+        check: val088_registry_rules_skipped,
+    },
+    SchemaRule {
+        codes: &[Code::VAL072],
+        check: val072_list_exists,
+    },
+    SchemaRule {
+        codes: &[Code::VAL073],
+        check: val073_list_version_matches,
+    },
+    SchemaRule {
+        codes: &[Code::VAL049],
+        check: val049_list_field_exists,
+    },
+    SchemaRule {
+        codes: &[Code::VAL107],
+        check: val107_hardcoded_list_values,
     },
     SchemaRule {
         codes: &[Code::VAL086],
@@ -492,6 +515,262 @@ fn main_literal(b: &[char]) -> Option<(usize, usize)> {
         return None;
     }
     None
+}
+
+// ---------------------------------------------------------------------------------------
+// Rules that need the list registry
+// ---------------------------------------------------------------------------------------
+
+/// VAL088 (info): a schema that declares shared lists (a non-empty `main.sharedLists` array) but
+/// sees no list registry gets one diagnostic saying which checks were skipped and why.
+pub fn val088_registry_rules_skipped(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(reason) = ctx.lists.missing_reason() else {
+        return;
+    };
+    let declares = matches!(
+        ctx.main().and_then(|m| m.get("sharedLists")),
+        Some(Value::Array(items)) if !items.is_empty()
+    );
+    if !declares {
+        return;
+    }
+    c.emit_help(
+        Code::VAL088,
+        Some(&main_path("sharedLists")),
+        format!(
+            "Shared-list checks skipped (VAL049, VAL072, VAL073, VAL107, TST004 on list enums): {reason}"
+        ),
+        Some(
+            "validate the schema inside its catalog, where `_lists/` lies next to or above it"
+                .to_string(),
+        ),
+    );
+}
+
+/// At most this many names in a help line.
+const NAMES_SHOWN: usize = 12;
+
+/// `a, b, c` (and `… (N more)` beyond [`NAMES_SHOWN`]).
+fn name_list<'n>(names: impl IntoIterator<Item = &'n str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
+    let mut text = names
+        .iter()
+        .take(NAMES_SHOWN)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > NAMES_SHOWN {
+        text.push_str(&format!(", … ({} more)", names.len() - NAMES_SHOWN));
+    }
+    text
+}
+
+/// VAL072: every `sharedLists[].ref` names a list of the registry.
+pub fn val072_list_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(registry) = ctx.registry() else {
+        return;
+    };
+    for r in ctx.list_refs() {
+        if registry.get(&r.list).is_some() {
+            continue;
+        }
+        let help = if registry.is_empty() {
+            "the list registry (_lists/) holds no lists".to_string()
+        } else {
+            format!("available lists: {}", name_list(registry.names()))
+        };
+        c.emit_help(
+            Code::VAL072,
+            Some(&main_path("sharedLists").index(r.index).key("ref")),
+            format!("Shared list \"{}\" not found in the list registry", r.list),
+            Some(help),
+        );
+    }
+}
+
+/// VAL073: a reference's `version`, when it is semver, equals the list's `meta.version` exactly
+/// (string equality; "compatible" versions are not accepted, see [`crate::lists`]).
+pub fn val073_list_version_matches(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(registry) = ctx.registry() else {
+        return;
+    };
+    for r in ctx.list_refs() {
+        let (Some(list), Some(wanted)) = (registry.get(&r.list), r.version.as_deref()) else {
+            continue;
+        };
+        // A list without a version is reported on the list itself (LST003).
+        let Some(have) = list.version.as_deref() else {
+            continue;
+        };
+        if !is_semver(wanted) || wanted == have {
+            continue;
+        }
+        c.emit_help(
+            Code::VAL073,
+            Some(&main_path("sharedLists").index(r.index).key("version")),
+            format!(
+                "Must equal the version of shared list \"{}\" (\"{have}\"; found \"{wanted}\")",
+                r.list
+            ),
+            Some(format!("pin version: '{have}'")),
+        );
+    }
+}
+
+/// The enum items of every tool parameter: `z.primitive` when it parses as `enum(...)`, and under
+/// compat each `values(...)` option; with the path of the text they come from.
+fn enum_sites(ctx: &SchemaCtx<'_>) -> Vec<(JsonPath, Vec<EnumItem>)> {
+    let mut out = Vec::new();
+    for p in each_parameter(ctx) {
+        let Some(z) = p.z() else { continue };
+        let z_path = p.path.key("z");
+        if let Some(text) = z.get("primitive").and_then(Value::as_str)
+            && let Ok(Primitive::Enum(items)) = Primitive::parse(text)
+        {
+            out.push((z_path.key("primitive"), items));
+        }
+        if ctx.is_compat()
+            && let Some(Value::Array(options)) = z.get("options")
+        {
+            for (i, option) in options.iter().enumerate() {
+                let Some(text) = option.as_str() else {
+                    continue;
+                };
+                let Ok(parsed) = Options::parse(&[text], true) else {
+                    continue;
+                };
+                let items: Vec<EnumItem> = parsed.values_items().into_iter().cloned().collect();
+                if !items.is_empty() {
+                    out.push((z_path.key("options").index(i), items));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// VAL049: every field a schema names on a shared list exists in the list's `meta.fields`: the
+/// `field` of each `{{list:field}}` enum interpolation (of a list the registry has; an unknown list
+/// is VAL072's or VAL048's business), and the `key` (or `field`) of each reference's filter.
+pub fn val049_list_field_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(registry) = ctx.registry() else {
+        return;
+    };
+    let fields_help = |list: &crate::lists::SharedList| {
+        Some(format!(
+            "fields of \"{}\": {}",
+            list.name,
+            name_list(list.fields.iter().map(|f| f.key.as_str()))
+        ))
+    };
+    for (path, items) in enum_sites(ctx) {
+        for item in items {
+            let EnumItem::List { list, field } = item else {
+                continue;
+            };
+            let Some(l) = registry.get(&list) else {
+                continue;
+            };
+            if l.field(&field).is_none() {
+                c.emit_help(
+                    Code::VAL049,
+                    Some(&path),
+                    format!(
+                        "Field \"{field}\" is not in the fields of shared list \"{list}\" (found {{{{{list}:{field}}}}})"
+                    ),
+                    fields_help(l),
+                );
+            }
+        }
+    }
+    let Some(Value::Array(entries)) = ctx.main().and_then(|m| m.get("sharedLists")) else {
+        return;
+    };
+    for r in ctx.list_refs() {
+        let Some(l) = registry.get(&r.list) else {
+            continue;
+        };
+        let Some(filter) = entries
+            .get(r.index)
+            .and_then(|e| e.get("filter"))
+            .and_then(Value::as_object)
+        else {
+            continue;
+        };
+        let (name, key) = match (filter.get("key"), filter.get("field")) {
+            (Some(Value::String(k)), _) => ("key", k),
+            (None, Some(Value::String(k))) => ("field", k),
+            _ => continue,
+        };
+        if key.is_empty() || l.field(key).is_some() {
+            continue;
+        }
+        c.emit_help(
+            Code::VAL049,
+            Some(
+                &main_path("sharedLists")
+                    .index(r.index)
+                    .key("filter")
+                    .key(name),
+            ),
+            format!(
+                "Filter field \"{key}\" is not in the fields of shared list \"{}\"",
+                r.list
+            ),
+            fields_help(l),
+        );
+    }
+}
+
+/// The fewest hard-coded values VAL107 looks at.
+pub const VAL107_MIN_VALUES: usize = 3;
+
+/// VAL107: hard-coded enum values that duplicate a shared list.
+///
+/// Criterion: an `enum(...)` primitive (or, under compat, a `values(...)` option) whose literal
+/// values, at least [`VAL107_MIN_VALUES`] distinct ones, are **all** values of one `string` field of
+/// one list of the registry (compared exactly, over all the list's entries, no filter). When several
+/// fields qualify, the one named is chosen as [`crate::lists::ListRegistry::duplicated_field`] says
+/// (a field that identifies entries first, then the fewest distinct values). Interpolated items of the same
+/// enum are ignored (only the literal part counts). Number and boolean fields are not compared, so a
+/// few digits cannot match `chainId` by chance; fewer than three values (`enum(asc,desc)`) are
+/// never reported. Subsets count: `enum(1h,4h,1d)` duplicates part of a timeframe list just as much
+/// as the whole list would.
+pub fn val107_hardcoded_list_values(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(registry) = ctx.registry() else {
+        return;
+    };
+    for (path, items) in enum_sites(ctx) {
+        let literals: Vec<&str> = items
+            .iter()
+            .filter_map(|i| match i {
+                EnumItem::Literal(v) => Some(v.as_str()),
+                EnumItem::List { .. } => None,
+            })
+            .collect();
+        let Some((list, field, total)) = registry.duplicated_field(&literals, VAL107_MIN_VALUES)
+        else {
+            continue;
+        };
+        let distinct: HashSet<&str> = literals.iter().copied().collect();
+        let version = list.version.as_deref().unwrap_or("…");
+        c.emit_help(
+            Code::VAL107,
+            Some(&path),
+            format!(
+                "Hard-coded enum values duplicate shared list field \"{}:{}\" (all {} values are among its {total}); use {{{{{}:{}}}}}",
+                list.name,
+                field.key,
+                distinct.len(),
+                list.name,
+                field.key
+            ),
+            Some(format!(
+                "declare {{ ref: '{}', version: '{version}' }} in main.sharedLists (with a filter to narrow it) and write enum({{{{{}:{}}}}})",
+                list.name, list.name, field.key
+            )),
+        );
+    }
 }
 
 /// VAL086: `main.schemaVersion`, when present, is a semver string (N-20).

@@ -25,14 +25,22 @@ use flowmcp_spec::{Code, Collector, JsonPath};
 use serde_json::{Map, Value};
 
 use crate::Options;
+use crate::lists::{ListRef, ListRegistry, ListScope, Resolved};
+
+/// The scope of a context built without one.
+static NOT_SEARCHED: ListScope = ListScope::NotSearched;
 
 /// What a schema rule sees.
 pub struct SchemaCtx<'a> {
     pub exports: &'a Exports,
     pub opts: &'a Options,
     pub loaded: &'a LoadedFile,
+    /// The shared lists the schema sees (a `_lists/` found by walking up, or a catalog's).
+    pub lists: &'a ListScope,
     tools_cache: OnceCell<Vec<ToolRef<'a>>>,
     params_cache: OnceCell<Vec<ParamRef<'a>>>,
+    list_refs_cache: OnceCell<Vec<ListRef>>,
+    resolved_cache: OnceCell<Option<Resolved<'a>>>,
 }
 
 /// `(name, tool, path)` of a tool that is an object.
@@ -44,9 +52,45 @@ impl<'a> SchemaCtx<'a> {
             exports,
             opts,
             loaded,
+            lists: &NOT_SEARCHED,
             tools_cache: OnceCell::new(),
             params_cache: OnceCell::new(),
+            list_refs_cache: OnceCell::new(),
+            resolved_cache: OnceCell::new(),
         }
+    }
+
+    /// The same context with the shared lists of `lists`.
+    pub fn with_lists(mut self, lists: &'a ListScope) -> Self {
+        self.lists = lists;
+        self.resolved_cache = OnceCell::new();
+        self
+    }
+
+    /// The list registry, when the schema sees one.
+    pub fn registry(&self) -> Option<&'a ListRegistry> {
+        self.lists.registry()
+    }
+
+    /// The entries of `main.sharedLists` that name a list. Computed once per file.
+    pub fn list_refs(&self) -> &[ListRef] {
+        self.list_refs_cache.get_or_init(|| {
+            self.exports
+                .get("main")
+                .map(ListRef::from_main)
+                .unwrap_or_default()
+        })
+    }
+
+    /// The schema's shared lists resolved against the registry (filters applied), when there is a
+    /// registry. Computed once per file.
+    pub fn resolved_lists(&self) -> Option<&Resolved<'a>> {
+        self.resolved_cache
+            .get_or_init(|| {
+                let registry = self.registry()?;
+                Some(registry.resolve(self.list_refs()))
+            })
+            .as_ref()
     }
 
     /// `main` when it is an object.

@@ -15,7 +15,10 @@
 //!   not serializable (TST005 reports them); a key that is present with such a value counts as given.
 //! - TST004 checks only keys that name a user parameter, against the first parameter with that key,
 //!   using [`ZType::parse`] under the active profile; a `z` that is missing or cannot be parsed is left
-//!   to the parameter rules. An enum with unresolved `{{list:field}}` items accepts any string.
+//!   to the parameter rules. `{{list:field}}` enum items are replaced by the values of the schema's
+//!   shared lists, filtered as the schema's `sharedLists` references say, when the schema sees a list
+//!   registry (a `_lists/` above it, or its catalog's); without one, or when an item does not
+//!   resolve, the enum accepts any string.
 //! - TST005 is reported for every non-serializable value the loader found at or below
 //!   `main.tools.<tool>.tests[i]`.
 //! - TST006: fixed and server parameter keys are unknown test keys too (chapter 10: never included in
@@ -33,7 +36,7 @@
 use std::collections::BTreeSet;
 
 use flowmcp_loader::{PathItem, Unserializable};
-use flowmcp_spec::zod::{Options, Primitive, ZType};
+use flowmcp_spec::zod::{Options, Primitive, ZType, ZodError};
 use flowmcp_spec::{Code, Collector, JsonPath};
 use serde_json::{Map, Value};
 
@@ -416,7 +419,9 @@ fn is_optional(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> bool {
         .is_optional()
 }
 
-/// The parameter's `z` when it parses under the active profile (`options` may be absent).
+/// The parameter's `z` when it parses under the active profile (`options` may be absent), with its
+/// `{{list:field}}` enum items replaced by the values of the schema's resolved shared lists when the
+/// schema sees a list registry (see [`resolve_list_items`]).
 fn ztype(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> Option<ZType> {
     let z = p.z()?;
     let primitive = z.get("primitive")?.as_str()?;
@@ -428,7 +433,29 @@ fn ztype(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> Option<ZType> {
             .collect::<Option<Vec<_>>>()?,
         Some(_) => return None,
     };
-    ZType::parse(primitive, &options, ctx.is_compat()).ok()
+    let zt = ZType::parse(primitive, &options, ctx.is_compat()).ok()?;
+    Some(resolve_list_items(ctx, zt))
+}
+
+/// Replaces the list items of an enum by the filtered values of the schema's shared lists
+/// ([`SchemaCtx::resolved_lists`]). Left as it is (any string accepted) when there is no registry
+/// or an item does not resolve (an undeclared or unknown list, an unknown field: VAL048, VAL072,
+/// VAL049 report those). An enum whose lists give no values at all accepts nothing.
+fn resolve_list_items(ctx: &SchemaCtx<'_>, zt: ZType) -> ZType {
+    if !zt.primitive.has_unresolved_lists() {
+        return zt;
+    }
+    let Some(resolved) = ctx.resolved_lists() else {
+        return zt;
+    };
+    match zt.resolve_lists(|list, field| resolved.field_values(list, field)) {
+        Ok(z) => z,
+        Err(ZodError::EmptyEnum) => ZType {
+            primitive: Primitive::Enum(Vec::new()),
+            options: zt.options,
+        },
+        Err(_) => zt,
+    }
 }
 
 /// The location of a value the loader could not serialize.

@@ -1,10 +1,10 @@
 export const main = {
     namespace: 'holidaykit-net',
     name: 'PublicHolidays',
-    description: 'Public holidays, upcoming days off and working-day checks for about 100 countries from the (fictional) HolidayKit API.',
+    description: 'Public holidays, upcoming days off and working-day checks for the countries the (fictional) HolidayKit API covers.',
     version: '4.2.0',
     schemaVersion: '1.0.0',
-    schemaHash: 'a91ee727',
+    schemaHash: 'da2897c5',
     root: 'https://api.holidaykit.net/v1',
     docs: [ 'https://holidaykit.net/docs' ],
     tags: [ 'calendar', 'holidays', 'open-data' ],
@@ -12,6 +12,10 @@ export const main = {
     headers: {
         'Accept': 'application/json'
     },
+    sharedLists: [
+        { ref: 'countries', version: '1.0.0', filter: { key: 'holidays', value: true } },
+        { ref: 'subdivisions', version: '1.0.0' }
+    ],
     tools: {
         listCountries: {
             method: 'GET',
@@ -66,7 +70,7 @@ export const main = {
                 },
                 {
                     position: { key: 'countryCode', value: '{{USER_PARAM}}', location: 'insert' },
-                    z: { primitive: 'string()', options: [ 'length(2)' ] },
+                    z: { primitive: 'enum({{countries:alpha2}})', options: [] },
                     description: 'ISO 3166-1 alpha-2 country code, e.g. DE'
                 },
                 {
@@ -76,7 +80,7 @@ export const main = {
                 },
                 {
                     position: { key: 'region', value: '{{USER_PARAM}}', location: 'query' },
-                    z: { primitive: 'string()', options: [ 'min(2)', 'max(10)', 'optional()' ] },
+                    z: { primitive: 'enum({{subdivisions:code}})', options: [ 'optional()' ] },
                     description: 'ISO 3166-2 region code, e.g. DE-BY'
                 }
             ],
@@ -104,7 +108,7 @@ export const main = {
             },
             tests: [
                 { _description: 'All holidays in Germany for 2025', year: 2025, countryCode: 'DE' },
-                { _description: 'Bank holidays in the United Kingdom for 2024', year: 2024, countryCode: 'GB', type: 'bank' },
+                { _description: 'Bank holidays in Scotland for 2024', year: 2024, countryCode: 'GB', type: 'bank', region: 'GB-SCT' },
                 { _description: 'Public holidays of one Austrian state in 2026', year: 2026, countryCode: 'AT', type: 'public', region: 'AT-9' }
             ],
             meta: {
@@ -123,7 +127,7 @@ export const main = {
             parameters: [
                 {
                     position: { key: 'countryCode', value: '{{USER_PARAM}}', location: 'insert' },
-                    z: { primitive: 'string()', options: [ 'length(2)' ] },
+                    z: { primitive: 'enum({{countries:alpha2}})', options: [] },
                     description: 'ISO 3166-1 alpha-2 country code'
                 },
                 {
@@ -179,7 +183,7 @@ export const main = {
             parameters: [
                 {
                     position: { key: 'countryCode', value: '{{USER_PARAM}}', location: 'insert' },
-                    z: { primitive: 'string()', options: [ 'length(2)' ] },
+                    z: { primitive: 'enum({{countries:alpha2}})', options: [] },
                     description: 'ISO 3166-1 alpha-2 country code'
                 },
                 {

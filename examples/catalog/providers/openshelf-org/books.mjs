@@ -13,6 +13,9 @@ export const main = {
         'Accept': 'application/json',
         'X-Client': 'flowmcp-example-catalog'
     },
+    sharedLists: [
+        { ref: 'languages', version: '1.0.0', filter: { key: 'code', in: [ 'de', 'en', 'es', 'fr', 'it' ] } }
+    ],
     tools: {
         searchBooks: {
             method: 'POST',
@@ -42,7 +45,7 @@ export const main = {
                 },
                 {
                     position: { key: 'language', value: '{{USER_PARAM}}', location: 'body' },
-                    z: { primitive: 'enum(en,de,fr,es,it)', options: [ 'optional()' ] },
+                    z: { primitive: 'enum({{languages:code}})', options: [ 'optional()' ] },
                     description: 'Language of the edition'
                 },
                 {

@@ -12,6 +12,10 @@ export const main = {
         'Accept': 'application/json',
         'X-Api-Key': '{{SERVER_PARAM:SKYCAST_API_KEY}}'
     },
+    sharedLists: [
+        { ref: 'countries', version: '1.0.0', filter: { key: 'alertAuthority', exists: true } },
+        { ref: 'languages', version: '1.0.0', filter: { key: 'code', in: [ 'de', 'en', 'es', 'fr', 'ja' ] } }
+    ],
     tools: {
         getCurrentConditions: {
             method: 'GET',
@@ -33,7 +37,7 @@ export const main = {
                 },
                 {
                     position: { key: 'lang', value: '{{USER_PARAM}}', location: 'query' },
-                    z: { primitive: 'enum(en,de,fr,es,ja)', options: [ 'optional()' ] },
+                    z: { primitive: 'enum({{languages:code}})', options: [ 'optional()' ] },
                     description: 'Language of the condition text'
                 }
             ],
@@ -157,7 +161,7 @@ export const main = {
             parameters: [
                 {
                     position: { key: 'countryCode', value: '{{USER_PARAM}}', location: 'insert' },
-                    z: { primitive: 'string()', options: [ 'length(2)' ] },
+                    z: { primitive: 'enum({{countries:alpha2}})', options: [] },
                     description: 'ISO 3166-1 alpha-2 country code, e.g. DE'
                 },
                 {

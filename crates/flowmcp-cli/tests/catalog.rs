@@ -1,0 +1,448 @@
+//! `flowmcp validate <catalog>`, `flowmcp catalog hash` and `flowmcp catalog index [--check]` end to
+//! end, on the example catalog and on copies of it in temporary directories.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn flowmcp(args: &[&str], cwd: &Path) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flowmcp"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn flowmcp");
+    // Drain both pipes on their own threads so a large output cannot fill a pipe and stall the child.
+    let mut out_pipe = child.stdout.take().expect("stdout");
+    let mut err_pipe = child.stderr.take().expect("stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut out_pipe, &mut b);
+        b
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut err_pipe, &mut b);
+        b
+    });
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("flowmcp {args:?} did not finish within 180 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out_reader.join().expect("stdout reader")).into_owned(),
+        stderr: String::from_utf8_lossy(&err_reader.join().expect("stderr reader")).into_owned(),
+    }
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap()
+        .to_path_buf()
+}
+
+/// A fresh temporary directory for one test.
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("flowmcp-catalog-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A copy of `examples/catalog` at `<tmp>/catalog` (the directory name is the catalog's name).
+fn example_copy(test: &str) -> (PathBuf, PathBuf) {
+    let base = temp_dir(test);
+    let cat = base.join("catalog");
+    copy_dir(&repo_root().join("examples/catalog"), &cat);
+    (base, cat)
+}
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn example_catalog_validates_under_spec() {
+    let root = repo_root();
+    let r = flowmcp(
+        &["validate", "--profile", "spec", "examples/catalog"],
+        &root,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("0 errors, 0 warnings"), "{}", r.stdout);
+
+    let r = flowmcp(&["validate", "--format", "json", "examples/catalog"], &root);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let reports = v["reports"].as_array().unwrap();
+    let files: Vec<(&str, &str)> = reports
+        .iter()
+        .map(|r| (r["file"].as_str().unwrap(), r["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        files,
+        vec![
+            ("examples/catalog/registry.json", "catalog"),
+            ("examples/catalog/_lists/countries.mjs", "list"),
+            ("examples/catalog/_lists/languages.mjs", "list"),
+            ("examples/catalog/_lists/subdivisions.mjs", "list"),
+            (
+                "examples/catalog/providers/holidaykit-net/public-holidays.mjs",
+                "schema"
+            ),
+            (
+                "examples/catalog/providers/openshelf-org/books.mjs",
+                "schema"
+            ),
+            (
+                "examples/catalog/providers/skycast-io/forecast.mjs",
+                "schema"
+            ),
+        ]
+    );
+    assert!(reports.iter().all(|r| r["verdict"] == "valid"));
+    assert_eq!(v["errors"], 0);
+}
+
+#[test]
+fn example_catalog_index_is_current() {
+    let root = repo_root();
+    let r = flowmcp(&["catalog", "index", "--check", "examples/catalog"], &root);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("is up to date"), "{}", r.stdout);
+
+    let r = flowmcp(&["catalog", "hash", "examples/catalog"], &root);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let registry = read_json(&root.join("examples/catalog/registry.json"));
+    assert_eq!(r.stdout.trim(), registry["contentHash"].as_str().unwrap());
+}
+
+/// The example's contentHash, recomputed here from the chapter's recipe (independently of the
+/// implementation's sorting and concatenation).
+#[test]
+fn example_content_hash_follows_the_recipe() {
+    let root = repo_root().join("examples/catalog");
+    let registry = read_json(&root.join("registry.json"));
+    let mut paths: Vec<String> = Vec::new();
+    for (section, key) in [
+        ("shared", "file"),
+        ("schemas", "file"),
+        ("agents", "manifest"),
+        ("selections", "file"),
+    ] {
+        for e in registry[section].as_array().into_iter().flatten() {
+            paths.push(e[key].as_str().unwrap().to_string());
+        }
+    }
+    paths.sort();
+    let mut input = Vec::new();
+    for p in &paths {
+        input.extend_from_slice(p.as_bytes());
+        input.push(b':');
+        input.extend_from_slice(&std::fs::read(root.join(p)).unwrap());
+        input.push(b'\n');
+    }
+    let r = flowmcp(&["catalog", "hash", s(&root)], &repo_root());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // sha256sum of the concatenation, when the tool is available, as a second opinion.
+    if let Ok(mut child) = Command::new("sha256sum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let hex = String::from_utf8_lossy(&out.stdout);
+        let hex = hex.split_whitespace().next().unwrap_or_default();
+        assert_eq!(r.stdout.trim(), format!("sha256:{hex}"));
+    }
+}
+
+#[test]
+fn check_reports_changes_without_writing_and_index_fixes_them() {
+    let (base, cat) = example_copy("check");
+    let registry = cat.join("registry.json");
+    let before = std::fs::read(&registry).unwrap();
+
+    // A changed schema file: the contentHash is stale (CAT008), a new file is unlisted (CAT006).
+    let schema = cat.join("providers/openshelf-org/books.mjs");
+    let text = std::fs::read_to_string(&schema).unwrap();
+    std::fs::write(&schema, text.replace("Search words", "Words to search for")).unwrap();
+    std::fs::copy(
+        cat.join("providers/skycast-io/forecast.mjs"),
+        cat.join("providers/skycast-io/forecast-extra.mjs"),
+    )
+    .unwrap();
+
+    let r = flowmcp(&["validate", s(&cat)], &base);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let expected_hash = flowmcp(&["catalog", "hash", s(&cat)], &base);
+    assert!(
+        r.stdout
+            .contains(&format!("CAT008 error {}/registry.json", cat.display()))
+            && r.stdout.contains(expected_hash.stdout.trim()),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains(
+            "File \"providers/skycast-io/forecast-extra.mjs\" is in the catalog but not listed"
+        ),
+        "{}",
+        r.stdout
+    );
+
+    let r = flowmcp(&["catalog", "index", "--check", s(&cat)], &base);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("is out of date"), "{}", r.stdout);
+    assert!(r.stdout.contains("~ contentHash:"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("+ schemas: providers/skycast-io/forecast-extra.mjs"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(std::fs::read(&registry).unwrap(), before, "--check wrote");
+
+    // The copy duplicates every tool ID of the original: index lists it, validation rejects it.
+    let r = flowmcp(&["catalog", "index", s(&cat)], &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("Wrote"), "{}", r.stdout);
+    let r = flowmcp(&["validate", s(&cat)], &base);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("Tool ID \"skycast-io/tool/getCurrentConditions\""),
+        "{}",
+        r.stdout
+    );
+
+    std::fs::remove_file(cat.join("providers/skycast-io/forecast-extra.mjs")).unwrap();
+    let r = flowmcp(&["catalog", "index", s(&cat)], &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("- schemas: providers/skycast-io/forecast-extra.mjs"),
+        "{}",
+        r.stdout
+    );
+    let after = read_json(&registry);
+    let original: Value = serde_json::from_slice(&before).unwrap();
+    // Hand-written fields survive; only the hash changed.
+    assert_eq!(after["description"], original["description"]);
+    assert_ne!(after["contentHash"], original["contentHash"]);
+    let r = flowmcp(&["catalog", "index", "--check", s(&cat)], &base);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = flowmcp(&["validate", s(&cat)], &base);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let leftovers: Vec<_> = std::fs::read_dir(&cat)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn index_creates_a_registry_and_keeps_hand_written_fields() {
+    let (base, cat) = example_copy("create");
+    std::fs::remove_file(cat.join("registry.json")).unwrap();
+    let r = flowmcp(&["catalog", "index", "--check", s(&cat)], &base);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(!cat.join("registry.json").exists());
+
+    let r = flowmcp(&["catalog", "index", s(&cat)], &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let created = read_json(&cat.join("registry.json"));
+    assert_eq!(created["name"], "catalog");
+    assert_eq!(created["schemaSpec"], "4.2.0");
+    let example = read_json(&repo_root().join("examples/catalog/registry.json"));
+    for key in ["shared", "schemas", "agents", "contentHash"] {
+        assert_eq!(created[key], example[key], "{key}");
+    }
+
+    // Hand edits: a description, an unknown field on an entry and on the top level.
+    let mut edited = created.clone();
+    edited["description"] = "Mine".into();
+    edited["schemas"][0]["notes"] = "reviewed".into();
+    edited["homepage"] = "https://example.org".into();
+    std::fs::write(
+        cat.join("registry.json"),
+        serde_json::to_string(&edited).unwrap(),
+    )
+    .unwrap();
+    // Formatting differs from what index writes, the content does not: nothing to do.
+    let r = flowmcp(&["catalog", "index", "--check", s(&cat)], &base);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = flowmcp(&["catalog", "index", s(&cat)], &base);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.contains("is up to date"), "{}", r.stdout);
+    assert_eq!(read_json(&cat.join("registry.json")), edited);
+    let r = flowmcp(&["validate", s(&cat)], &base);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn index_refuses_an_unreadable_registry() {
+    let (base, cat) = example_copy("broken");
+    std::fs::write(cat.join("registry.json"), "{ \"name\": ").unwrap();
+    for args in [
+        &["catalog", "index"][..],
+        &["catalog", "index", "--check"][..],
+    ] {
+        let mut a = args.to_vec();
+        a.push(s(&cat));
+        let r = flowmcp(&a, &base);
+        assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+        assert!(r.stderr.contains("not valid JSON"), "{}", r.stderr);
+    }
+    assert_eq!(
+        std::fs::read_to_string(cat.join("registry.json")).unwrap(),
+        "{ \"name\": "
+    );
+    let r = flowmcp(&["validate", s(&cat)], &base);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("CAT001 error"), "{}", r.stdout);
+
+    let missing = base.join("nowhere");
+    assert_eq!(flowmcp(&["catalog", "index", s(&missing)], &base).code, 2);
+    assert_eq!(flowmcp(&["catalog", "hash", s(&missing)], &base).code, 2);
+    let empty = base.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let r = flowmcp(&["catalog", "hash", s(&empty)], &base);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("not found"), "{}", r.stderr);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn paths_that_leave_the_catalog_are_errors() {
+    let (base, cat) = example_copy("escape");
+    std::fs::write(
+        base.join("outside.mjs"),
+        "export const list = { meta: {} }\n",
+    )
+    .unwrap();
+    let registry = cat.join("registry.json");
+    let mut v = read_json(&registry);
+    v["shared"][0]["file"] = "../outside.mjs".into();
+    v["schemas"][0]["file"] = s(&base.join("outside.mjs")).into();
+    std::fs::write(&registry, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let r = flowmcp(&["validate", s(&cat)], &base);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("CAT003 error")
+            && r.stdout
+                .contains("shared[0].file: Invalid path \"../outside.mjs\""),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("CAT004 error") && r.stdout.contains("absolute paths are forbidden"),
+        "{}",
+        r.stdout
+    );
+    let r = flowmcp(&["catalog", "hash", s(&cat)], &base);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+
+    #[cfg(unix)]
+    {
+        // A symbolic link inside the catalog that leads out of it.
+        let (base2, cat2) = example_copy("escape-link");
+        std::fs::write(
+            base2.join("outside.mjs"),
+            "export const list = { meta: {} }\n",
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(base2.join("outside.mjs"), cat2.join("_lists/linked.mjs"))
+            .unwrap();
+        let registry = cat2.join("registry.json");
+        let mut v = read_json(&registry);
+        v["shared"][0]["file"] = "_lists/linked.mjs".into();
+        std::fs::write(&registry, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+        let r = flowmcp(&["validate", s(&cat2)], &base2);
+        assert_eq!(r.code, 1, "{}", r.stdout);
+        assert!(
+            r.stdout.contains("leads outside the catalog"),
+            "{}",
+            r.stdout
+        );
+        // index leaves the link out (with a note) instead of listing it.
+        let r = flowmcp(&["catalog", "index", s(&cat2)], &base2);
+        assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr.contains("leads outside the catalog"),
+            "{}",
+            r.stderr
+        );
+        let v = read_json(&registry);
+        assert!(
+            !v["shared"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["file"] == "_lists/linked.mjs"),
+            "{v}"
+        );
+        let _ = std::fs::remove_dir_all(&base2);
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn a_renamed_catalog_directory_is_cat002() {
+    let base = temp_dir("rename");
+    let cat = base.join("my-catalog");
+    copy_dir(&repo_root().join("examples/catalog"), &cat);
+    let r = flowmcp(&["validate", s(&cat)], &base);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "name: Must equal the catalog directory name \"my-catalog\" (found \"catalog\")"
+        ),
+        "{}",
+        r.stdout
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
