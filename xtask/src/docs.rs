@@ -2,9 +2,20 @@
 //!
 //! One page per registry code (`docs/rules/<CODE>.md`) and an index (`docs/rules/README.md`), built from
 //! the registry in `flowmcp-spec`, the prose in [`crate::rationale`] and the rule fixtures in
-//! `crates/flowmcp-validate/tests/fixtures/<CODE>/`: the first `fail*.mjs` and the first `pass*.mjs`
-//! (sorted by name) become the examples, with their `// expect:`, `// profile:` and `// max-file-size:`
-//! directive lines removed, and the failing example is validated (QuickJS) and its human output shown.
+//! `crates/flowmcp-validate/tests/fixtures/<CODE>/`: the first `fail*` and the first `pass*` fixture
+//! (sorted by name; entries starting with `_` are support files) become the examples, and the failing
+//! one is validated and its human output shown. A fixture comes in one of three forms, run as
+//! `crates/flowmcp-validate/tests/fixtures.rs` runs it:
+//!
+//! - a `.mjs` file: shown without its `// expect:`, `// profile:` and `// max-file-size:` directive
+//!   lines, validated as `example.mjs` (QuickJS) at its real path, so that it sees the `_lists/` next
+//!   to it, whose files are listed once per page;
+//! - a `.id` file: its text without `//` lines is one ID, shown as `flowmcp validate --id "<ID>"` with
+//!   that command's output (`flowmcp_validate::ids::validate_id`);
+//! - a directory: a small catalog (directives in its `fixture.txt`), shown as a listing of its files
+//!   (`registry.json` first, `fixture.txt` left out, long files shortened) and validated with
+//!   `flowmcp_validate::catalog::validate_catalog_fixture`. The catalog keeps its directory name, which
+//!   its `registry.json` `name` must equal (CAT002); absolute paths never reach the pages.
 //!
 //! Output is deterministic. Files are written atomically (temporary file + rename) and only when their
 //! content changes; `.md` files in `docs/rules/` that no code produces any more are removed. With
@@ -17,7 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use flowmcp_spec::{Level, Origin, Profile, RULES, RuleInfo, Status};
 use flowmcp_validate::render::{self, HumanStyle};
-use flowmcp_validate::{Options, validate_path, validate_source};
+use flowmcp_validate::{FileReport, Options, catalog, ids, validate_path, validate_source};
 
 use crate::rationale;
 
@@ -302,31 +313,15 @@ fn rule_page(info: &RuleInfo, examples: &Examples) -> String {
     out.push_str(&why);
     out.push_str("\n\n");
 
+    let mut lists_shown = false;
     out.push_str("## Failing example\n\n");
     match &examples.fail {
-        Some(ex) => {
-            code_block(&mut out, "js", &ex.text);
-            if let Some(note) = &ex.note {
-                out.push_str(note);
-                out.push_str("\n\n");
-            }
-            let _ = writeln!(out, "`{}` reports:\n", ex.command());
-            code_block(&mut out, "text", &ex.evaluate());
-        }
+        Some(ex) => example_section(&mut out, ex, true, &mut lists_shown),
         None => out.push_str(&no_example(info, "failing")),
     }
     out.push_str("## Passing example\n\n");
     match &examples.pass {
-        Some(ex) => {
-            code_block(&mut out, "js", &ex.text);
-            if let Some(note) = &ex.note {
-                out.push_str(note);
-                out.push_str("\n\n");
-            }
-            if ex.profile != Profile::Spec || ex.max_file_size.is_some() {
-                let _ = writeln!(out, "Validated with `{}`.\n", ex.command());
-            }
-        }
+        Some(ex) => example_section(&mut out, ex, false, &mut lists_shown),
         None => out.push_str(&no_example(info, "passing")),
     }
 
@@ -481,25 +476,40 @@ struct Examples {
 }
 
 impl Examples {
-    /// The first `fail*.mjs` and `pass*.mjs` in `dir`, sorted by name; nothing when `dir` is missing
-    /// or unreadable.
+    /// The first `fail*` and `pass*` fixture in `dir` (sorted by name) that can be read: a `.mjs` or
+    /// `.id` file, or a catalog directory. Entries whose names start with `_` are support files (such
+    /// as `_lists/`), not fixtures. Nothing when `dir` is missing or unreadable.
     fn find(dir: &Path) -> Examples {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
+        let mut entries: Vec<(String, bool)> = std::fs::read_dir(dir)
             .map(|entries| {
                 entries
                     .flatten()
-                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .filter(|n| n.ends_with(".mjs"))
+                    .filter_map(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        let kind = e.file_type().ok()?;
+                        let usable = kind.is_dir()
+                            || (kind.is_file()
+                                && (name.ends_with(".mjs") || name.ends_with(".id")));
+                        (usable && !name.starts_with('_')).then_some((name, kind.is_dir()))
+                    })
                     .collect()
             })
             .unwrap_or_default();
-        names.sort();
+        entries.sort();
         let first = |prefix: &str| {
-            names
+            entries
                 .iter()
-                .find(|n| n.starts_with(prefix))
-                .and_then(|n| Example::read(&dir.join(n)))
+                .filter(|(name, _)| name.starts_with(prefix))
+                .find_map(|(name, is_dir)| {
+                    let path = dir.join(name);
+                    if *is_dir {
+                        Example::read_catalog(&path)
+                    } else if name.ends_with(".id") {
+                        Example::read_id(&path)
+                    } else {
+                        Example::read(&path)
+                    }
+                })
         };
         Examples {
             fail: first("fail"),
@@ -508,13 +518,34 @@ impl Examples {
     }
 }
 
+/// The three forms of fixture.
+enum Form {
+    /// A `.mjs` file.
+    Module {
+        /// The fixture file (kept so that rules that look at the path see the real one, and the
+        /// shared lists next to it are found).
+        path: PathBuf,
+        /// The file without directive lines, as bytes (it may not be UTF-8: see LDR001).
+        bytes: Vec<u8>,
+        /// The shared lists in the `_lists/` directory next to the fixture, if there is one.
+        lists: Vec<Listed>,
+    },
+    /// A `.id` file: one ID, validated as `flowmcp validate --id` does.
+    Id { id: String },
+    /// A directory: a small catalog, validated as a whole.
+    Catalog {
+        dir: PathBuf,
+        /// The directory's name, which is also how the catalog is named in diagnostics.
+        name: String,
+        /// Its files, `registry.json` first, without `fixture.txt`.
+        files: Vec<Listed>,
+    },
+}
+
 /// One fixture, with its directives applied and removed.
 struct Example {
-    /// The fixture file (kept so that rules that look at the path see the real one).
-    path: PathBuf,
-    /// The file without directive lines, as bytes (it may not be UTF-8: see LDR001).
-    bytes: Vec<u8>,
-    /// The same, as shown on the page.
+    form: Form,
+    /// The example as shown on the page (for a module, its text; for an ID, the ID).
     text: String,
     /// A remark shown under the code (non-UTF-8 content).
     note: Option<String>,
@@ -522,11 +553,59 @@ struct Example {
     max_file_size: Option<u64>,
 }
 
+/// One file of a listing: a catalog's files, or the shared lists next to a module.
+struct Listed {
+    /// The path shown, relative to the listed directory's parent (`fail_x/registry.json`,
+    /// `_lists/evm-chains.mjs`).
+    rel: String,
+    body: ListedBody,
+}
+
+enum ListedBody {
+    /// The (possibly shortened) text and remarks about it.
+    Text { text: String, notes: Vec<String> },
+    /// A symbolic link, with its target.
+    Link(String),
+    /// The file could not be read.
+    Unreadable(String),
+}
+
+/// At most this many lines of a listed file are shown.
+const MAX_LISTED_LINES: usize = 60;
+/// At most this many bytes of a listed file are shown.
+const MAX_LISTED_BYTES: usize = 4000;
+/// At most this many files of a directory are listed.
+const MAX_LISTED_FILES: usize = 24;
+/// Directories deeper than this below a listed directory are not entered.
+const MAX_LISTED_DEPTH: usize = 8;
+/// The file in a catalog fixture that holds its directives.
+const CATALOG_DIRECTIVES: &str = "fixture.txt";
+/// The catalog manifest, listed first.
+const REGISTRY_FILE: &str = "registry.json";
+/// The directory of shared lists a module fixture sees when it lies next to it.
+const LISTS_DIR: &str = "_lists";
+
 /// Distinguishes temporary directories of evaluations in one process.
 static TEMP_SEQ: AtomicUsize = AtomicUsize::new(0);
 
+/// The directives of a fixture: `// profile:` and `// max-file-size:` on the leading `//` lines
+/// (`// expect:` lines are the test's business).
+fn directives(text: &str) -> (Profile, Option<u64>) {
+    let mut profile = Profile::Spec;
+    let mut max_file_size = None;
+    for line in text.lines().take_while(|l| l.starts_with("//")) {
+        let body = line.trim_start_matches('/').trim();
+        if let Some(p) = body.strip_prefix("profile:") {
+            profile = p.trim().parse().unwrap_or(Profile::Spec);
+        } else if let Some(n) = body.strip_prefix("max-file-size:") {
+            max_file_size = n.trim().parse().ok();
+        }
+    }
+    (profile, max_file_size)
+}
+
 impl Example {
-    /// Reads a fixture; `None` when it cannot be read.
+    /// Reads a `.mjs` fixture; `None` when it cannot be read.
     fn read(path: &Path) -> Option<Example> {
         let raw = std::fs::read(path).ok()?;
         let mut profile = Profile::Spec;
@@ -567,14 +646,75 @@ impl Example {
                 ),
             ),
         };
+        let lists = match path.parent() {
+            Some(parent) if parent.join(LISTS_DIR).is_dir() => {
+                list_files(&parent.join(LISTS_DIR), LISTS_DIR, None)
+            }
+            _ => Vec::new(),
+        };
         Some(Example {
-            path: path.to_path_buf(),
-            bytes,
+            form: Form::Module {
+                path: path.to_path_buf(),
+                bytes,
+                lists,
+            },
             text,
             note,
             profile,
             max_file_size,
         })
+    }
+
+    /// Reads a `.id` fixture: its text without the `//` lines is the ID (as the fixture test reads
+    /// it); `None` when it cannot be read.
+    fn read_id(path: &Path) -> Option<Example> {
+        let raw = std::fs::read(path).ok()?;
+        let text = String::from_utf8_lossy(&raw);
+        let (profile, max_file_size) = directives(&text);
+        let id = text
+            .lines()
+            .filter(|l| !l.starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let id = id.trim_end_matches('\n').to_string();
+        Some(Example {
+            form: Form::Id { id: id.clone() },
+            text: id,
+            note: None,
+            profile,
+            max_file_size,
+        })
+    }
+
+    /// Reads a catalog fixture (a directory; directives in its `fixture.txt`); `None` when the
+    /// directory has no usable name.
+    fn read_catalog(dir: &Path) -> Option<Example> {
+        let name = dir.file_name()?.to_string_lossy().into_owned();
+        let directives_text = std::fs::read(dir.join(CATALOG_DIRECTIVES))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let (profile, max_file_size) = directives(&directives_text);
+        let files = list_files(dir, &name, Some(CATALOG_DIRECTIVES));
+        Some(Example {
+            form: Form::Catalog {
+                dir: dir.to_path_buf(),
+                name,
+                files,
+            },
+            text: String::new(),
+            note: None,
+            profile,
+            max_file_size,
+        })
+    }
+
+    /// The options the example is validated with.
+    fn options(&self) -> Options {
+        let mut opts = Options::new(self.profile);
+        if let Some(n) = self.max_file_size {
+            opts.limits.max_file_bytes = n;
+        }
+        opts
     }
 
     /// The command line that reproduces the example's output.
@@ -586,45 +726,344 @@ impl Example {
         if let Some(n) = self.max_file_size {
             let _ = write!(cmd, " --max-file-size {n}");
         }
-        let _ = write!(cmd, " {EXAMPLE_NAME}");
+        match &self.form {
+            Form::Module { .. } => {
+                let _ = write!(cmd, " {EXAMPLE_NAME}");
+            }
+            Form::Id { id } => {
+                let _ = write!(cmd, " --id {}", shell_quote(id));
+            }
+            Form::Catalog { name, .. } => {
+                let _ = write!(cmd, " {}/", shell_word(name));
+            }
+        }
         cmd
     }
 
     /// Validates the example as shown (directives removed) and renders the human output.
     fn evaluate(&self) -> String {
-        let mut opts = Options::new(self.profile);
-        if let Some(n) = self.max_file_size {
-            opts.limits.max_file_bytes = n;
+        let opts = self.options();
+        match &self.form {
+            Form::Module { path, bytes, .. } => {
+                let report = match std::str::from_utf8(bytes) {
+                    Ok(text) => validate_source(path, EXAMPLE_NAME, text, &opts),
+                    // Text that is not UTF-8 cannot be passed as source; validate a temporary copy.
+                    Err(_) => match validate_copy(path, bytes, &opts) {
+                        Ok(report) => report,
+                        Err(e) => return format!("(the example could not be validated: {e})\n"),
+                    },
+                };
+                let text = render::human(std::slice::from_ref(&report), HumanStyle::default());
+                match path.parent() {
+                    Some(parent) => scrub_paths(&text, parent, "."),
+                    None => text,
+                }
+            }
+            Form::Id { id } => {
+                let report = ids::validate_id(id, &opts);
+                render::human(std::slice::from_ref(&report), HumanStyle::default())
+            }
+            Form::Catalog { dir, name, .. } => {
+                let diags = catalog::validate_catalog_fixture(dir, &opts);
+                let report = FileReport::new(format!("{name}/{REGISTRY_FILE}"), "catalog", diags);
+                let text = render::human(std::slice::from_ref(&report), HumanStyle::default());
+                scrub_paths(&text, dir, name)
+            }
         }
-        let report = match std::str::from_utf8(&self.bytes) {
-            Ok(text) => validate_source(&self.path, EXAMPLE_NAME, text, &opts),
-            // Text that is not UTF-8 cannot be passed as source; validate a temporary copy.
-            Err(_) => match self.validate_copy(&opts) {
-                Ok(report) => report,
-                Err(e) => return format!("(the example could not be validated: {e})\n"),
-            },
-        };
-        render::human(std::slice::from_ref(&report), HumanStyle::default())
     }
+}
 
-    fn validate_copy(&self, opts: &Options) -> Result<flowmcp_validate::FileReport, String> {
-        let dir = std::env::temp_dir().join(format!(
-            "flowmcp-xtask-docs-{}-{}",
-            std::process::id(),
-            TEMP_SEQ.fetch_add(1, Ordering::Relaxed)
+/// Validates a copy of `bytes` in a temporary directory, under the name of `path`.
+fn validate_copy(
+    path: &Path,
+    bytes: &[u8],
+    opts: &Options,
+) -> Result<flowmcp_validate::FileReport, String> {
+    let dir = std::env::temp_dir().join(format!(
+        "flowmcp-xtask-docs-{}-{}",
+        std::process::id(),
+        TEMP_SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| EXAMPLE_NAME.into());
+    let copy = dir.join(name);
+    let result = std::fs::write(&copy, bytes)
+        .map_err(|e| format!("{}: {e}", copy.display()))
+        .map(|()| validate_path(&copy, EXAMPLE_NAME, opts));
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// Replaces every spelling of the absolute path of `dir` in `text` (as given, absolute and
+/// canonical) with `replacement`, so that no machine path reaches the pages.
+fn scrub_paths(text: &str, dir: &Path, replacement: &str) -> String {
+    let mut spellings: Vec<String> = [
+        Some(dir.to_path_buf()),
+        std::path::absolute(dir).ok(),
+        std::fs::canonicalize(dir).ok(),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|p| p.is_absolute())
+    .map(|p| p.to_string_lossy().into_owned())
+    .filter(|s| s.len() > 1)
+    .collect();
+    // Longest first, so that a path is not half-replaced by one of its prefixes.
+    spellings.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    spellings.dedup();
+    let mut out = text.to_string();
+    for s in &spellings {
+        out = out.replace(s.as_str(), replacement);
+    }
+    out
+}
+
+/// The files below `dir`, shown as `<label>/<relative path>`: `registry.json` first, then the others
+/// sorted by path; `skip` (a name directly in `dir`) is left out. Symbolic links are listed, not
+/// followed; very long files are shortened, and at most [`MAX_LISTED_FILES`] files are listed.
+fn list_files(dir: &Path, label: &str, skip: Option<&str>) -> Vec<Listed> {
+    let mut found: Vec<(String, PathBuf, bool)> = Vec::new();
+    collect_files(dir, "", 0, &mut found);
+    found.retain(|(rel, _, _)| Some(rel.as_str()) != skip);
+    found.sort_by(|a, b| {
+        let first = |rel: &str| rel != REGISTRY_FILE;
+        first(&a.0).cmp(&first(&b.0)).then_with(|| a.0.cmp(&b.0))
+    });
+    let total = found.len();
+    let mut out: Vec<Listed> = found
+        .into_iter()
+        .take(MAX_LISTED_FILES)
+        .map(|(rel, path, is_link)| Listed {
+            rel: format!("{label}/{rel}"),
+            body: if is_link {
+                let target = std::fs::read_link(&path)
+                    .map(|t| t.to_string_lossy().into_owned())
+                    .unwrap_or_else(|_| "?".to_string());
+                ListedBody::Link(target)
+            } else {
+                read_listed(&path)
+            },
+        })
+        .collect();
+    if total > MAX_LISTED_FILES {
+        out.push(Listed {
+            rel: String::new(),
+            body: ListedBody::Unreadable(format!(
+                "{} more files are not shown.",
+                total - MAX_LISTED_FILES
+            )),
+        });
+    }
+    out
+}
+
+/// Collects the files below `dir` (relative paths with `/`), without following symbolic links.
+fn collect_files(dir: &Path, prefix: &str, depth: usize, out: &mut Vec<(String, PathBuf, bool)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let rel = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_symlink() {
+            out.push((rel, entry.path(), true));
+        } else if kind.is_dir() {
+            if depth < MAX_LISTED_DEPTH {
+                collect_files(&entry.path(), &rel, depth + 1, out);
+            }
+        } else if kind.is_file() {
+            out.push((rel, entry.path(), false));
+        }
+    }
+}
+
+/// Reads one listed file, shortened to [`MAX_LISTED_LINES`] lines and [`MAX_LISTED_BYTES`] bytes.
+fn read_listed(path: &Path) -> ListedBody {
+    let raw = match std::fs::read(path) {
+        Ok(raw) => raw,
+        Err(e) => return ListedBody::Unreadable(format!("cannot be read ({})", e.kind())),
+    };
+    let mut notes = Vec::new();
+    let mut text = match String::from_utf8(raw) {
+        Ok(t) => t,
+        Err(e) => {
+            notes.push(
+                "The file contains bytes that are not valid UTF-8; they are shown as `\u{FFFD}` here."
+                    .to_string(),
+            );
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
+        }
+    };
+    let lines = text.lines().count();
+    let mut shortened = false;
+    if lines > MAX_LISTED_LINES {
+        let keep: usize = text
+            .split_inclusive('\n')
+            .take(MAX_LISTED_LINES)
+            .map(str::len)
+            .sum();
+        text.truncate(keep);
+        shortened = true;
+    }
+    if text.len() > MAX_LISTED_BYTES {
+        let mut cut = MAX_LISTED_BYTES;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        shortened = true;
+    }
+    if shortened {
+        notes.push(format!(
+            "Shortened: the file has {lines} {}; the beginning is shown.",
+            if lines == 1 { "line" } else { "lines" }
         ));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let name = self
-            .path
-            .file_name()
-            .map(|n| n.to_os_string())
-            .unwrap_or_else(|| EXAMPLE_NAME.into());
-        let copy = dir.join(name);
-        let result = std::fs::write(&copy, &self.bytes)
-            .map_err(|e| format!("{}: {e}", copy.display()))
-            .map(|()| validate_path(&copy, EXAMPLE_NAME, opts));
-        let _ = std::fs::remove_dir_all(&dir);
-        result
+    }
+    ListedBody::Text { text, notes }
+}
+
+/// The language of a code block for a listed file.
+fn listed_lang(rel: &str) -> &'static str {
+    match rel.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("json") => "json",
+        Some("mjs" | "js") => "js",
+        Some("md") => "md",
+        _ => "text",
+    }
+}
+
+/// Appends a listing: each file's path, then its content in a code block.
+fn listing(out: &mut String, files: &[Listed]) {
+    for f in files {
+        match &f.body {
+            ListedBody::Text { text, notes } => {
+                let _ = writeln!(out, "{}:\n", code_span(&f.rel));
+                code_block(out, listed_lang(&f.rel), text);
+                for note in notes {
+                    out.push_str(note);
+                    out.push_str("\n\n");
+                }
+            }
+            ListedBody::Link(target) => {
+                let _ = writeln!(
+                    out,
+                    "{} is a symbolic link to {}.\n",
+                    code_span(&f.rel),
+                    code_span(target)
+                );
+            }
+            ListedBody::Unreadable(what) if f.rel.is_empty() => {
+                let _ = writeln!(out, "{what}\n");
+            }
+            ListedBody::Unreadable(what) => {
+                let _ = writeln!(out, "{} {what}.\n", code_span(&f.rel));
+            }
+        }
+    }
+}
+
+/// One example (failing or passing) of a rule page. The shared lists next to module examples are
+/// listed once per page (`lists_shown`).
+fn example_section(out: &mut String, ex: &Example, failing: bool, lists_shown: &mut bool) {
+    match &ex.form {
+        Form::Module { lists, .. } => {
+            code_block(out, "js", &ex.text);
+            if let Some(note) = &ex.note {
+                out.push_str(note);
+                out.push_str("\n\n");
+            }
+            if !lists.is_empty() {
+                if *lists_shown {
+                    let _ = writeln!(
+                        out,
+                        "It sees the same shared lists (`{LISTS_DIR}/` next to it) as the failing \
+                         example.\n"
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "It sees the shared lists in the `{LISTS_DIR}/` directory next to it:\n"
+                    );
+                    listing(out, lists);
+                    *lists_shown = true;
+                }
+            }
+            if failing {
+                let _ = writeln!(out, "{} reports:\n", code_span(&ex.command()));
+                code_block(out, "text", &ex.evaluate());
+            } else if ex.profile != Profile::Spec || ex.max_file_size.is_some() {
+                let _ = writeln!(out, "Validated with {}.\n", code_span(&ex.command()));
+            }
+        }
+        Form::Id { .. } => {
+            code_block(out, "sh", &ex.command());
+            out.push_str("reports:\n\n");
+            code_block(out, "text", &ex.evaluate());
+        }
+        Form::Catalog { name, files, .. } => {
+            let dir = code_span(&format!("{name}/"));
+            if files.is_empty() {
+                let _ = writeln!(out, "An empty catalog directory, {dir}.\n");
+            } else {
+                let _ = writeln!(out, "A catalog directory, {dir}, with these files:\n");
+                listing(out, files);
+            }
+            if failing {
+                let _ = writeln!(
+                    out,
+                    "{} reports for the catalog itself (the files in it are validated too, each \
+                     in a report of its own, not shown here):\n",
+                    code_span(&ex.command())
+                );
+                code_block(out, "text", &ex.evaluate());
+            } else if ex.profile != Profile::Spec || ex.max_file_size.is_some() {
+                let _ = writeln!(out, "Validated with {}.\n", code_span(&ex.command()));
+            }
+        }
+    }
+}
+
+/// An inline code span whose backtick fence is longer than any backtick run in `text`.
+fn code_span(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    if longest == 0 {
+        format!("{fence}{text}{fence}")
+    } else {
+        format!("{fence} {text} {fence}")
+    }
+}
+
+/// `text` as one shell word in double quotes (`"…"`), or in single quotes when it holds a
+/// character that double quotes do not protect.
+fn shell_quote(text: &str) -> String {
+    if text.contains(['"', '\\', '$', '`', '!', '\n']) {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    } else {
+        format!("\"{text}\"")
+    }
+}
+
+/// `text` as a shell word: as it is when it is plain, quoted otherwise.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+'));
+    if plain {
+        text.to_string()
+    } else {
+        shell_quote(text)
     }
 }
 

@@ -172,6 +172,7 @@ const MAIN_GLOBAL: &str = "__flowmcp_main__";
 /// A `main` literal read in Rust, and the source with the literal replaced by [`MAIN_GLOBAL`].
 struct FastMain {
     source: String,
+    /// The value as JSON text for the engine (`{}` when the module cannot reach it).
     json: String,
     value: Json,
     /// Whether the rest of the module can reach `main` (it names it): then the export is read back
@@ -209,7 +210,12 @@ impl FastMain {
         rewritten.push_str(&source[lit.range.end..]);
         let referenced =
             mentions_identifier(blanked, "main", blanked_range(source, blanked, &lit.range));
-        let json = serde_json::to_string(&lit.value).ok()?;
+        // The value only has to exist inside the engine when the module can reach it.
+        let json = if referenced {
+            serde_json::to_string(&lit.value).ok()?
+        } else {
+            "{}".to_string()
+        };
         Some(FastMain {
             source: rewritten,
             json,
