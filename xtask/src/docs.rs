@@ -566,8 +566,10 @@ enum ListedBody {
     Text { text: String, notes: Vec<String> },
     /// A symbolic link, with its target.
     Link(String),
-    /// The file could not be read.
+    /// The file could not be read (why).
     Unreadable(String),
+    /// Stands for this many further files that are not listed.
+    Omitted(usize),
 }
 
 /// At most this many lines of a listed file are shown.
@@ -648,7 +650,10 @@ impl Example {
         };
         let lists = match path.parent() {
             Some(parent) if parent.join(LISTS_DIR).is_dir() => {
-                list_files(&parent.join(LISTS_DIR), LISTS_DIR, None)
+                // The registry is the `.mjs` files directly inside `_lists/`.
+                list_files(&parent.join(LISTS_DIR), LISTS_DIR, &|rel| {
+                    rel.ends_with(".mjs") && !rel.contains('/')
+                })
             }
             _ => Vec::new(),
         };
@@ -694,7 +699,7 @@ impl Example {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
         let (profile, max_file_size) = directives(&directives_text);
-        let files = list_files(dir, &name, Some(CATALOG_DIRECTIVES));
+        let files = list_files(dir, &name, &|rel| rel != CATALOG_DIRECTIVES);
         Some(Example {
             form: Form::Catalog {
                 dir: dir.to_path_buf(),
@@ -821,13 +826,13 @@ fn scrub_paths(text: &str, dir: &Path, replacement: &str) -> String {
     out
 }
 
-/// The files below `dir`, shown as `<label>/<relative path>`: `registry.json` first, then the others
-/// sorted by path; `skip` (a name directly in `dir`) is left out. Symbolic links are listed, not
-/// followed; very long files are shortened, and at most [`MAX_LISTED_FILES`] files are listed.
-fn list_files(dir: &Path, label: &str, skip: Option<&str>) -> Vec<Listed> {
+/// The files below `dir` whose relative path `keep` accepts, shown as `<label>/<relative path>`:
+/// `registry.json` first, then the others sorted by path. Symbolic links are listed, not followed;
+/// very long files are shortened, and at most [`MAX_LISTED_FILES`] files are listed.
+fn list_files(dir: &Path, label: &str, keep: &dyn Fn(&str) -> bool) -> Vec<Listed> {
     let mut found: Vec<(String, PathBuf, bool)> = Vec::new();
     collect_files(dir, "", 0, &mut found);
-    found.retain(|(rel, _, _)| Some(rel.as_str()) != skip);
+    found.retain(|(rel, _, _)| keep(rel));
     found.sort_by(|a, b| {
         let first = |rel: &str| rel != REGISTRY_FILE;
         first(&a.0).cmp(&first(&b.0)).then_with(|| a.0.cmp(&b.0))
@@ -851,10 +856,7 @@ fn list_files(dir: &Path, label: &str, skip: Option<&str>) -> Vec<Listed> {
     if total > MAX_LISTED_FILES {
         out.push(Listed {
             rel: String::new(),
-            body: ListedBody::Unreadable(format!(
-                "{} more files are not shown.",
-                total - MAX_LISTED_FILES
-            )),
+            body: ListedBody::Omitted(total - MAX_LISTED_FILES),
         });
     }
     out
@@ -891,7 +893,7 @@ fn collect_files(dir: &Path, prefix: &str, depth: usize, out: &mut Vec<(String, 
 fn read_listed(path: &Path) -> ListedBody {
     let raw = match std::fs::read(path) {
         Ok(raw) => raw,
-        Err(e) => return ListedBody::Unreadable(format!("cannot be read ({})", e.kind())),
+        Err(e) => return ListedBody::Unreadable(e.kind().to_string()),
     };
     let mut notes = Vec::new();
     let mut text = match String::from_utf8(raw) {
@@ -962,11 +964,12 @@ fn listing(out: &mut String, files: &[Listed]) {
                     code_span(target)
                 );
             }
-            ListedBody::Unreadable(what) if f.rel.is_empty() => {
-                let _ = writeln!(out, "{what}\n");
+            ListedBody::Unreadable(why) => {
+                let _ = writeln!(out, "{} cannot be read ({why}).\n", code_span(&f.rel));
             }
-            ListedBody::Unreadable(what) => {
-                let _ = writeln!(out, "{} {what}.\n", code_span(&f.rel));
+            ListedBody::Omitted(n) => {
+                let files = if *n == 1 { "file is" } else { "files are" };
+                let _ = writeln!(out, "{n} more {files} not shown.\n");
             }
         }
     }
@@ -1007,7 +1010,7 @@ fn example_section(out: &mut String, ex: &Example, failing: bool, lists_shown: &
         }
         Form::Id { .. } => {
             code_block(out, "sh", &ex.command());
-            out.push_str("reports:\n\n");
+            out.push_str("Output:\n\n");
             code_block(out, "text", &ex.evaluate());
         }
         Form::Catalog { name, files, .. } => {
@@ -1015,14 +1018,25 @@ fn example_section(out: &mut String, ex: &Example, failing: bool, lists_shown: &
             if files.is_empty() {
                 let _ = writeln!(out, "An empty catalog directory, {dir}.\n");
             } else {
-                let _ = writeln!(out, "A catalog directory, {dir}, with these files:\n");
+                let what = if files.len() == 1 {
+                    "this file"
+                } else {
+                    "these files"
+                };
+                let _ = writeln!(out, "A catalog directory, {dir}, with {what}:\n");
                 listing(out, files);
             }
             if failing {
+                let has_modules = files.iter().any(|f| f.rel.ends_with(".mjs"));
+                let others = if has_modules {
+                    " (its `.mjs` files are validated too, each in a report of its own, not shown \
+                     here)"
+                } else {
+                    ""
+                };
                 let _ = writeln!(
                     out,
-                    "{} reports for the catalog itself (the files in it are validated too, each \
-                     in a report of its own, not shown here):\n",
+                    "{} reports for the catalog itself{others}:\n",
                     code_span(&ex.command())
                 );
                 code_block(out, "text", &ex.evaluate());
@@ -1116,6 +1130,133 @@ mod tests {
             "flowmcp validate --profile compat --max-file-size 10 example.mjs"
         );
         assert!(ex.evaluate().starts_with("LDR002 error example.mjs: "));
+    }
+
+    /// A fresh temporary directory for one test.
+    fn temp_dir(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "flowmcp-xtask-docs-{tag}-{}-{}",
+            std::process::id(),
+            TEMP_SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn id_fixtures_become_commands() {
+        let dir = temp_dir("id");
+        let path = dir.join("fail_upper.id");
+        std::fs::write(
+            &path,
+            "// expect: ID002 error -\nCOINGECKO/tool/simplePrice\n",
+        )
+        .unwrap();
+        let ex = Example::read_id(&path).unwrap();
+        assert_eq!(ex.text, "COINGECKO/tool/simplePrice");
+        assert_eq!(
+            ex.command(),
+            "flowmcp validate --id \"COINGECKO/tool/simplePrice\""
+        );
+        let out = ex.evaluate();
+        assert!(out.starts_with("ID002 error"), "{out}");
+        assert!(out.ends_with("ID is invalid\n"), "{out}");
+
+        // An empty ID, and one that needs single quotes.
+        std::fs::write(&path, "// profile: compat\n// expect: ID001 error -\n").unwrap();
+        let ex = Example::read_id(&path).unwrap();
+        assert_eq!(ex.command(), "flowmcp validate --profile compat --id \"\"");
+        std::fs::write(&path, "a/tool/$x\n").unwrap();
+        let ex = Example::read_id(&path).unwrap();
+        assert_eq!(ex.command(), "flowmcp validate --id 'a/tool/$x'");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn catalog_fixtures_are_listed_and_validated_without_machine_paths() {
+        let root = temp_dir("cat");
+        let dir = root.join("fail_demo");
+        std::fs::create_dir_all(dir.join("providers/demo")).unwrap();
+        std::fs::write(dir.join("fixture.txt"), "// expect: CAT002 error /name\n").unwrap();
+        std::fs::write(
+            dir.join("registry.json"),
+            r#"{ "name": "other", "version": "1.0.0", "description": "d", "schemaSpec": "4.2.0",
+  "shared": [], "schemas": [], "agents": [] }"#,
+        )
+        .unwrap();
+        let long: String = (0..200).map(|i| format!("// line {i}\n")).collect();
+        std::fs::write(dir.join("providers/demo/a.mjs"), &long).unwrap();
+        std::fs::write(dir.join("aaa.txt"), "first by name\n").unwrap();
+
+        let ex = Example::read_catalog(&dir).unwrap();
+        let Form::Catalog { files, .. } = &ex.form else {
+            panic!("not a catalog");
+        };
+        let rels: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(
+            rels,
+            [
+                "fail_demo/registry.json",
+                "fail_demo/aaa.txt",
+                "fail_demo/providers/demo/a.mjs"
+            ]
+        );
+        assert_eq!(ex.command(), "flowmcp validate fail_demo/");
+        let out = ex.evaluate();
+        assert!(
+            out.contains("CAT002 error fail_demo/registry.json"),
+            "{out}"
+        );
+        assert!(!out.contains(&root.to_string_lossy().into_owned()), "{out}");
+
+        let mut page = String::new();
+        let mut shown = false;
+        example_section(&mut page, &ex, true, &mut shown);
+        assert!(page.contains("A catalog directory, `fail_demo/`, with these files:"));
+        assert!(page.contains("```json\n{ \"name\": \"other\""));
+        assert!(page.contains("// line 59\n```"), "{page}");
+        assert!(!page.contains("// line 60"));
+        assert!(page.contains("Shortened: the file has 200 lines"));
+        assert!(!page.contains("fixture.txt"));
+        assert!(!page.contains(&root.to_string_lossy().into_owned()));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn all_three_forms_are_found_and_support_entries_skipped() {
+        let dir = temp_dir("find");
+        std::fs::create_dir_all(dir.join("_lists")).unwrap();
+        std::fs::create_dir_all(dir.join("fail_a_catalog")).unwrap();
+        std::fs::write(dir.join("fail_b.id"), "x\n").unwrap();
+        std::fs::write(dir.join("pass.mjs"), "export const main = {}\n").unwrap();
+        std::fs::write(dir.join("pass_a.txt"), "ignored\n").unwrap();
+        std::fs::write(dir.join("_lists/colors.mjs"), "export const list = {}\n").unwrap();
+        std::fs::write(dir.join("_lists/notes.txt"), "not a list\n").unwrap();
+        let found = Examples::find(&dir);
+        assert!(matches!(
+            found.fail.as_ref().map(|e| &e.form),
+            Some(Form::Catalog { .. })
+        ));
+        match found.pass.as_ref().map(|e| &e.form) {
+            Some(Form::Module { lists, .. }) => {
+                let rels: Vec<&str> = lists.iter().map(|f| f.rel.as_str()).collect();
+                assert_eq!(rels, ["_lists/colors.mjs"]);
+            }
+            _ => panic!("pass.mjs not found"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("a/tool/b"), "\"a/tool/b\"");
+        assert_eq!(shell_quote("it's"), "\"it's\"");
+        assert_eq!(shell_quote("a\"b'c"), r#"'a"b'\''c'"#);
+        assert_eq!(shell_word("fail_x"), "fail_x");
+        assert_eq!(shell_word("a b"), "\"a b\"");
+        assert_eq!(code_span("a`b"), "`` a`b ``");
+        assert_eq!(code_span("ab"), "`ab`");
     }
 
     #[test]

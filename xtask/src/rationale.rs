@@ -246,6 +246,15 @@ pub fn rationale(code: Code) -> Option<(&'static str, &'static str)> {
             "Lists are resolved, version-checked and filtered from the `main.sharedLists` \
              declarations at load time; a list that is not declared cannot be resolved.",
         ),
+        VAL049 => (
+            "A `{{list:field}}` interpolation, or the `key` of a `main.sharedLists` filter, names a \
+             field that the referenced list does not declare in its `meta.fields`; the help lists the \
+             fields it has. Checked only when the schema sees a list registry (a `_lists/` directory \
+             found walking up from it, see VAL088).",
+            "Interpolation replaces the placeholder with that field's values across the list's \
+             entries, and a filter keeps the entries whose field matches. A field the list does not \
+             have yields nothing: an enum that accepts no value, or a filter that drops every entry.",
+        ),
         VAL050 => (
             "Insert parameters and path placeholders must match both ways: every parameter with \
              `location: 'insert'` needs a `{{key}}` in the tool's `path`, and every `{{key}}` in the \
@@ -307,6 +316,22 @@ pub fn rationale(code: Code) -> Option<(&'static str, &'static str)> {
             "`sharedLists[].version` is missing or not a semantic version such as `1.0.0`.",
             "A schema pins the exact list version it was written against and the runtime rejects a \
              mismatch, so the pin has to be a valid version.",
+        ),
+        VAL072 => (
+            "An entry of `main.sharedLists` names (`ref`) a list that is not in the list registry the \
+             schema sees: no list in the nearest `_lists/` directory has that `meta.name`. The help \
+             names the lists that are available. Without a registry the check is skipped (VAL088).",
+            "The runtime resolves every reference by name when it loads the schema, and a list that \
+             does not exist makes the load fail (chapter 03). Validation points at the typo or the \
+             missing list file before a server start does.",
+        ),
+        VAL073 => (
+            "The `version` of a `main.sharedLists` entry is not the `meta.version` of the list it \
+             names. The two must be equal; no range of compatible versions is accepted. A version \
+             that is not semver at all is left to VAL071.",
+            "A schema pins the list version it was written against. A new major version may remove \
+             or rename entries and fields, so chapter 03 makes any mismatch a hard error: the schema \
+             has to be checked against the current list and its pin updated, as the help suggests.",
         ),
         VAL074 => (
             "The `filter` of a shared-list reference is not one of the three forms \
@@ -377,6 +402,15 @@ pub fn rationale(code: Code) -> Option<(&'static str, &'static str)> {
             "The hash lets catalogs and agents notice that a schema changed. A stale hash means the \
              schema was edited without being re-hashed, so that signal is wrong.",
         ),
+        VAL088 => (
+            "A schema declares `main.sharedLists`, but no `_lists/` directory is found walking up \
+             from its directory, so the checks that need the lists' contents (VAL049, VAL072, VAL073, \
+             VAL107, and TST004 for list-interpolated enums) are skipped. Reported once, at \
+             `main.sharedLists`, as info.",
+            "A schema validated on its own, away from the catalog it belongs to, cannot see its \
+             lists. Failing it for what cannot be judged would be wrong, and passing it silently \
+             would hide that checks did not run; validating it inside its catalog runs them.",
+        ),
         // --- MCP meta block ---------------------------------------------------------------------
         VAL100 => (
             "A tool has no `meta` block (`meta: null` counts as missing). Under `compat` a missing \
@@ -416,6 +450,16 @@ pub fn rationale(code: Code) -> Option<(&'static str, &'static str)> {
             "It decides whether the tool is registered eagerly (`_meta[\"anthropic/alwaysLoad\"]`) \
              or loaded on demand; eager tools fill every session's tool list, so the choice must be \
              explicit.",
+        ),
+        VAL107 => (
+            "An enum written out by hand (`enum(ETH,POLYGON,ARBITRUM)`, under `compat` also a \
+             `values(…)` option) whose literal values, several distinct ones, all appear among the \
+             values of one string field of a list in the registry. The message names the \
+             `{{list:field}}` interpolation to use instead. Checked only when the schema sees a list \
+             registry.",
+            "Shared lists exist so that common value sets are maintained in one place. A copied enum \
+             drifts when the list gains or renames entries, and it bypasses the alias mapping that \
+             chapter 03 prescribes, whereas an interpolated enum follows the list automatically.",
         ),
         // --- security: static scan --------------------------------------------------------------
         SEC001 => (
@@ -637,6 +681,211 @@ pub fn rationale(code: Code) -> Option<(&'static str, &'static str)> {
             "An optional user parameter that no test gives (reported as info).",
             "A test that sets the optional parameter shows readers what it does, and captures the \
              response shape with it in effect.",
+        ),
+        // --- shared lists ---------------------------------------------------------------------
+        LST001 => (
+            "A shared-list file does not have the shape chapter 03 prescribes: it has no named \
+             `list` export, `list` is not an object with an object `meta`, `meta.description` is \
+             missing or empty, or the file exports something besides `list`.",
+            "The runtime reads a list only through its `list` export, and a list file holds exactly \
+             one list and nothing else: lists are pure data. The description is what tells people \
+             and AI clients what the values mean.",
+        ),
+        LST002 => (
+            "`list.meta.name` is missing, not a string, not camelCase (`evmChains`), or also the name \
+             of another list in the same registry; every file that shares the name is reported.",
+            "Schemas reference lists by name (`ref: 'evmChains'`) and IDs spell them \
+             `shared/list/evmChains`. Two lists with one name would make every reference ambiguous; \
+             chapter 03 treats them as a version conflict, not as two lists.",
+        ),
+        LST003 => (
+            "`list.meta.version` is missing or not a semantic version such as `1.0.0`.",
+            "Schemas pin the list versions they use, and chapter 03 ties each kind of change to a \
+             kind of bump: patch for corrections, minor for additions, major for removals and \
+             renames. A version that is not semver cannot be compared with a pin.",
+        ),
+        LST004 => (
+            "`list.meta.fields` is missing, not an array, or empty.",
+            "The fields declare the columns of every entry: their keys, types and whether they are \
+             required. Entries, interpolations (`{{list:field}}`) and filters are all checked \
+             against them, so a list without fields describes nothing.",
+        ),
+        LST005 => (
+            "An entry of `meta.fields` is not an object with a string `key`, a `type` of `string`, \
+             `number` or `boolean`, and a `description`; also a key declared twice and an \
+             `optional` that is not a boolean.",
+            "Lists are flat tables of primitive values by design. A field's type is what entries \
+             are checked against (LST008) and its key is what schemas interpolate and filter on, so \
+             both must be unambiguous, and the description documents the column.",
+        ),
+        LST006 => (
+            "`list.entries` is missing, not an array, or empty.",
+            "The entries are the list's values. Without any, every enum interpolated from the list \
+             accepts nothing and every schema that references it receives an empty list.",
+        ),
+        LST007 => (
+            "An entry lacks a field that `meta.fields` declares without `optional: true`, or sets it \
+             to `null`; an entry that is not an object is reported here too.",
+            "Schemas rely on required fields being present in every entry: an enum built from the \
+             field or a handler that maps `alias` to a provider's value would otherwise skip entries \
+             silently. Columns that only some entries have are what `optional: true` is for.",
+        ),
+        LST008 => (
+            "A value in an entry does not have the type its field declares (a `chainId` of `'1'` \
+             where `number` is declared), is a nested object or array, or belongs to a key that \
+             `meta.fields` does not declare.",
+            "Filters compare values strictly, so `'1'` and `1` are different values, and handlers \
+             rely on the declared types. Chapter 03 keeps entries flat maps of declared fields, \
+             which is what makes them safe to interpolate, filter and compare.",
+        ),
+        LST009 => (
+            "An entry of `meta.dependsOn` does not resolve: it is not an object \
+             `{ ref, version, condition? }`, its `ref` names no list in the registry, its `version` \
+             is not that list's `meta.version`, or its `condition` names a field the parent list \
+             does not have or matches none of its entries.",
+            "Dependencies build hierarchies such as states within a country. Chapter 03 has the \
+             runtime verify them before the list is made available, so an unresolvable dependency \
+             fails the load; validation names the entry at fault first.",
+        ),
+        LST010 => (
+            "Following `meta.dependsOn` from a list leads back to the list itself, directly (a list \
+             that depends on itself) or through other lists; the message shows the cycle.",
+            "Chapter 03 forbids circular dependencies: a cycle has no list that can be resolved \
+             first, so none of its lists could be loaded.",
+        ),
+        LST011 => (
+            "A chain of `meta.dependsOn` is deeper than three levels: a list without dependencies \
+             is level 1, and a list is one level above its deepest dependency. The message shows the \
+             longest chain; lists in a cycle get LST010 instead.",
+            "Chapter 03 caps dependencies at three levels to keep resolution simple and the \
+             dependency graph shallow, so that the effect of changing a list stays easy to follow.",
+        ),
+        // --- catalogs -------------------------------------------------------------------------
+        CAT001 => (
+            "The catalog directory has no `registry.json`, or the file cannot be read, is not valid \
+             JSON or not a JSON object, or its `version` (semver) or `description` (a string) is \
+             missing or malformed.",
+            "`registry.json` is the entry point of a catalog: the runtime and the import commands \
+             read the manifest instead of scanning directories. A directory without one is not a \
+             catalog, and a manifest without a version and a description cannot be published.",
+        ),
+        CAT002 => (
+            "`name` in `registry.json` is missing, not a string, or not exactly the name of the \
+             catalog's directory.",
+            "Several catalogs can sit side by side, and the runtime qualifies tool names with the \
+             catalog name to keep them apart. A manifest whose name differs from its directory \
+             leaves it unclear which catalog is meant.",
+        ),
+        CAT003 => (
+            "`shared` is not an array, or one of its entries is wrong: not an object \
+             `{ file, name }`; a `file` that does not exist, is absolute, leaves the catalog, lies \
+             outside `_lists/`, is listed twice or is not a shared list; or a `name` that differs \
+             from the list's `meta.name`.",
+            "Schemas in the catalog get their lists through these entries, and shared lists live \
+             only in the catalog's root `_lists/` directory. A broken entry usually means the \
+             manifest was not regenerated after files changed; `flowmcp catalog index` rewrites it.",
+        ),
+        CAT004 => (
+            "An entry of `schemas` is wrong: a member is missing or has the wrong type; its `file` \
+             does not exist, is absolute, uses `\\` or leaves the catalog, is listed twice, or is \
+             not a schema; or the entry disagrees with the file (`namespace` and `main.namespace`, \
+             `requiredServerParams`, `hasHandlers`, `sharedLists`). A schema in the reserved \
+             namespace `shared`, and a second schema defining an ID that another already defines, \
+             are reported here too.",
+            "The runtime loads schemas through these entries, and tools trust the derived members \
+             (which API keys are needed, whether handlers run) without opening the files. A stale \
+             entry misinforms them, and a duplicate ID would make `namespace/tool/name` ambiguous.",
+        ),
+        CAT005 => (
+            "An entry of `agents` is wrong: a member is missing or has the wrong type; its \
+             `manifest` does not exist, is not the `agent.mjs` in the agent's own directory \
+             (`agents/<name>/agent.mjs`), leaves the catalog, or does not export `agent`; or the \
+             agent is named `shared`. Entries of `selections` are checked here the same way (ruling \
+             N-41).",
+            "Agents are activated from their manifest, so one that cannot be found cannot be \
+             imported. Chapter 15 makes the agent's name its directory name, so that the layout \
+             alone tells where an agent lives.",
+        ),
+        CAT006 => (
+            "A `.mjs` file in the catalog that no entry of `registry.json` lists; a warning. Files \
+             that belong to a listed entry (such as the `prompts/` of a listed provider or agent), \
+             `_shared/` helper modules and hidden directories are not counted.",
+            "A file nobody lists is invisible to the runtime: often a schema someone forgot to \
+             register, or a leftover from development. The catalog still works, hence a warning; \
+             `flowmcp catalog index` lists the file, or it can be removed.",
+        ),
+        CAT007 => (
+            "`schemaSpec` is missing or is not a released FlowMCP specification version: tags such as \
+             `latest`, ranges such as `2.x` and versions that do not exist yet are rejected. The \
+             message lists the known versions.",
+            "The runtime chooses validation rules and loading behaviour by this version, so it must \
+             name one concrete edition of the specification. A moving target would change what the \
+             catalog means without anyone editing it.",
+        ),
+        CAT008 => (
+            "`contentHash` in `registry.json` is present but is not `sha256:` followed by 64 \
+             lowercase hex digits, or differs from the hash recomputed from the files the manifest \
+             references (chapter 15's algorithm: the files sorted by path, `path:content` for each, \
+             SHA-256). A manifest without `contentHash` is not checked.",
+            "The hash lets importers and the runtime notice that a referenced file changed since the \
+             manifest was written, which means the catalog needs validating again. Chapter 15 \
+             defines the hash but no code for a mismatch; this project extension makes the \
+             integrity check actually happen.",
+        ),
+        // --- IDs ------------------------------------------------------------------------------
+        ID001 => (
+            "An ID whose number of `/`-separated segments is wrong, where nothing says what was \
+             meant: no `/` at all (`simplePrice`), more than three segments, or three segments \
+             where only a Schema-File-ID is accepted. It is then the only finding for the ID.",
+            "Chapter 16 tells the two forms apart by their slashes alone: two make a Primitive-ID \
+             (`namespace/type/name`), one a Schema-File-ID (`namespace/schema-name`). With any other \
+             count the segments cannot be assigned to their roles, so nothing else can be checked.",
+        ),
+        ID002 => (
+            "The namespace, the first segment, does not match `^[a-z][a-z0-9-]*$`: it has uppercase \
+             letters, underscores or dots, or starts with a digit (`COINGECKO`, `coin_gecko`, \
+             `1inch`).",
+            "The namespace names the owner of a primitive and reappears in directory names and in \
+             MCP tool names (`getAbi_etherscan-io`), where an underscore would make the name \
+             ambiguous. One portable spelling keeps IDs, paths and tool names in step.",
+        ),
+        ID003 => (
+            "The type, the middle segment of a Primitive-ID, is not one of `tool`, `resource`, \
+             `prompt`, `list`, `skill`, `selection` and `agent` (compared case-sensitively, so \
+             `Tool` is wrong too), or the namespace is the reserved `shared` and the type is not \
+             `list`.",
+            "The type says what kind of primitive the ID points at, and resolution looks in the \
+             matching place (`main.tools`, a list's `meta.name`, `agents/<name>/agent.mjs`, …). The \
+             namespace `shared` is reserved for shared lists, so `shared/list/<name>` is its only \
+             valid shape.",
+        ),
+        ID004 => (
+            "The name, the last segment, is empty (`coingecko/tool/`, `coingecko/`) or does not \
+             match the chapter's pattern: `^[a-zA-Z][a-zA-Z0-9-]*$` for a primitive, lowercase \
+             kebab-case for a schema name. The camelCase or kebab-case convention of each primitive \
+             type is checked where the primitive is defined, not here.",
+            "The name identifies one item within its namespace and type, so an empty name \
+             identifies nothing. Keeping names to letters, digits and hyphens lets them appear \
+             unchanged in file names, on command lines and in MCP tool names, where the namespace is \
+             attached after an underscore (`simplePrice_coingecko`).",
+        ),
+        ID005 => (
+            "A short-form ID: a primitive written `namespace/name` with the type left out \
+             (`moralis/getTokenBalance`). Reported where a Primitive-ID is expected, and by \
+             `flowmcp validate --id` when the second segment looks like a primitive name (it has an \
+             uppercase letter, which a kebab-case schema name never has); otherwise two segments are \
+             read as a Schema-File-ID.",
+            "Without its type, `namespace/name` could be a tool, a resource or a prompt of that \
+             name, and it looks like a Schema-File-ID. Chapter 16 drops the short form in v4: the \
+             full ID shows at a glance what is meant and where the data comes from.",
+        ),
+        ID006 => (
+            "An ID that leaves out the namespace and relies on its context to supply it: `type/name`, \
+             such as `tool/simplePrice` or `skill/quick-summary`, wherever a Primitive-ID is \
+             accepted. The message shows the full form to write.",
+            "An ID must mean the same wherever it appears: in a selection, an agent, a registry or \
+             on the command line. One completed from its context changes meaning when it is copied \
+             elsewhere, so chapter 16 requires the full form everywhere.",
         ),
         // --- loader (project extensions) --------------------------------------------------------
         LDR001 => (

@@ -19,7 +19,7 @@ use rquickjs::loader::{BuiltinLoader, BuiltinResolver};
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Module, Object, Runtime, Value};
 use serde_json::Value as Json;
 
-use crate::extract::{Abort, Extractor, Intrinsics, handler_shape};
+use crate::extract::{Abort, Extractor, Intrinsics, deep_freeze, handler_shape};
 
 /// Export names the loader recognises as data.
 pub const DATA_EXPORTS: &[&str] = &[
@@ -150,11 +150,26 @@ pub fn evaluate_with_blanked(
     blanked: Option<&str>,
     limits: &Limits,
 ) -> Result<Exports, EvalFailure> {
+    evaluate_with(name, source, blanked, limits, None)
+}
+
+/// As [`evaluate_with_blanked`]; `shared_lists` (a JSON object of resolved lists) is deep-frozen and
+/// given to the `handlers` factory as `sharedLists`, as the runtime will (a mutation attempt throws a
+/// `TypeError` in the module's strict code).
+pub fn evaluate_with(
+    name: &str,
+    source: &str,
+    blanked: Option<&str>,
+    limits: &Limits,
+    shared_lists: Option<&Json>,
+) -> Result<Exports, EvalFailure> {
+    let lists_json = shared_lists.and_then(|v| serde_json::to_string(v).ok());
+    let lists = lists_json.as_deref();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let fast = blanked.and_then(|b| FastMain::prepare(source, b));
         match &fast {
-            Some(f) => evaluate_inner(name, &f.source, Some(f), limits),
-            None => evaluate_inner(name, source, None, limits),
+            Some(f) => evaluate_inner(name, &f.source, Some(f), lists, limits),
+            None => evaluate_inner(name, source, None, lists, limits),
         }
     }));
     match outcome {
@@ -276,6 +291,7 @@ fn evaluate_inner(
     name: &str,
     source: &str,
     fast: Option<&FastMain>,
+    shared_lists: Option<&str>,
     limits: &Limits,
 ) -> Result<Exports, EvalFailure> {
     let rt = Runtime::new().map_err(|e| EvalFailure::Memory {
@@ -312,7 +328,7 @@ fn evaluate_inner(
         .map_err(|e| EvalFailure::Memory {
             message: e.to_string(),
         })?;
-    let result = ctx.with(|ctx| run(&ctx, name, source, fast, &fired));
+    let result = ctx.with(|ctx| run(&ctx, name, source, fast, shared_lists, &fired));
     // Drop order: context before runtime (both dropped here, explicitly for clarity).
     drop(ctx);
     drop(rt);
@@ -327,6 +343,7 @@ fn run(
     name: &str,
     source: &str,
     fast: Option<&FastMain>,
+    shared_lists: Option<&str>,
     fired: &Rc<Cell<bool>>,
 ) -> Result<Exports, EvalFailure> {
     let fail = |e: CaughtError<'_>| classify(e, name, fired, false);
@@ -350,6 +367,18 @@ fn run(
             .catch(ctx)
             .map_err(fail)?;
     }
+
+    // Resolved shared lists, parsed and deep-frozen before any untrusted code runs.
+    let lists = match shared_lists {
+        Some(text) => {
+            let v = ctx.json_parse(text).catch(ctx).map_err(fail)?;
+            deep_freeze(&intrinsics, v.clone())
+                .catch(ctx)
+                .map_err(fail)?;
+            Some(v)
+        }
+        None => None,
+    };
 
     let declared = Module::declare(ctx.clone(), name, source)
         .catch(ctx)
@@ -392,7 +421,8 @@ fn run(
         let value: Value = ns.get("handlers").catch(ctx).map_err(fail)?;
         match value.as_function() {
             Some(f) => HandlersExport::Function {
-                shape: handler_shape(ctx, &intrinsics, &interrupted, f).map_err(timeout)?,
+                shape: handler_shape(ctx, &intrinsics, &interrupted, f, lists.clone())
+                    .map_err(timeout)?,
             },
             None => HandlersExport::NotFunction(value.type_name().to_string()),
         }

@@ -289,13 +289,17 @@ pub(crate) fn handler_shape<'js>(
     intrinsics: &Intrinsics<'js>,
     interrupted: &dyn Fn() -> bool,
     factory: &Function<'js>,
+    shared_lists: Option<Value<'js>>,
 ) -> Result<HandlerShape, Abort> {
     let mut ex = Extractor::new(ctx.clone(), intrinsics, interrupted, "handlers");
     let build = || -> rquickjs::Result<Value<'js>> {
         let freeze =
             |o: Object<'js>| -> rquickjs::Result<Value<'js>> { intrinsics.freeze.call((o,)) };
         let arg = Object::new(ctx.clone())?;
-        arg.set("sharedLists", freeze(Object::new(ctx.clone())?)?)?;
+        match shared_lists {
+            Some(lists) => arg.set("sharedLists", lists)?,
+            None => arg.set("sharedLists", freeze(Object::new(ctx.clone())?)?)?,
+        }
         arg.set("libraries", freeze(Object::new(ctx.clone())?)?)?;
         let arg = freeze(arg)?;
         factory.call((arg,))
@@ -348,4 +352,29 @@ pub(crate) fn handler_shape<'js>(
         tools.push((key, hooks));
     }
     Ok(Ok(tools))
+}
+
+/// Freezes `root` and every object and array reachable from it (iteratively; shared data is plain
+/// JSON, so there are no cycles, but a visited check keeps that an assumption rather than a risk).
+pub(crate) fn deep_freeze<'js>(
+    intrinsics: &Intrinsics<'js>,
+    root: Value<'js>,
+) -> rquickjs::Result<()> {
+    let mut stack = vec![root];
+    let mut seen: Vec<Value<'js>> = Vec::new();
+    while let Some(v) = stack.pop() {
+        let Some(obj) = v.as_object() else { continue };
+        if seen.contains(&v) {
+            continue;
+        }
+        seen.push(v.clone());
+        for item in obj.own_props::<Atom, Value>(Filter::default()) {
+            let (_, child) = item?;
+            if child.is_object() {
+                stack.push(child);
+            }
+        }
+        let _: Value = intrinsics.freeze.call((obj.clone(),))?;
+    }
+    Ok(())
 }

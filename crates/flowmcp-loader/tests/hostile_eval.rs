@@ -232,3 +232,52 @@ mod fast_main {
         }
     }
 }
+
+mod shared_lists {
+    use super::*;
+    use flowmcp_loader::eval::evaluate_with;
+
+    fn eval_lists(
+        src: &str,
+        lists: serde_json::Value,
+    ) -> Result<flowmcp_loader::Exports, EvalFailure> {
+        evaluate_with("lists.mjs", src, None, &limits(), Some(&lists))
+    }
+
+    #[test]
+    fn factory_sees_the_lists() {
+        let src = "export const main = { tools: { a: {} } };\nexport const handlers = ({ sharedLists }) => { const n = sharedLists.evmChains.length; return n === 2 ? { a: { postRequest: async (x) => x } } : {}; };";
+        let lists = serde_json::json!({ "evmChains": [ { "alias": "ETH" }, { "alias": "BASE" } ] });
+        match eval_lists(src, lists).unwrap().handlers {
+            HandlersExport::Function { shape: Ok(tools) } => assert_eq!(
+                tools,
+                vec![("a".to_string(), vec!["postRequest".to_string()])]
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn lists_are_deep_frozen() {
+        let lists = serde_json::json!({ "evmChains": [ { "alias": "ETH", "ids": [1] } ] });
+        for mutation in [
+            "sharedLists.evmChains.push({ alias: 'X' })",
+            "sharedLists.evmChains[0].alias = 'X'",
+            "sharedLists.evmChains[0].ids.push(2)",
+            "sharedLists.other = []",
+            "delete sharedLists.evmChains",
+        ] {
+            let src = format!(
+                "export const main = {{}};\nexport const handlers = ({{ sharedLists }}) => {{ {mutation}; return {{}}; }};"
+            );
+            match eval_lists(&src, lists.clone()).unwrap().handlers {
+                HandlersExport::Function {
+                    shape: Err(message),
+                } => {
+                    assert!(!message.is_empty(), "{mutation}");
+                }
+                other => panic!("{mutation} did not fail: {other:?}"),
+            }
+        }
+    }
+}

@@ -101,11 +101,12 @@ fn discover_lists(loaded: &LoadedFile, path: &Path, opts: &Options) -> lists::Li
 /// registry of the catalog being validated). `path` is the file on disk, which tells a list file
 /// apart from the registry's other files (LST002, LST009–LST011).
 pub fn validate_loaded_in(
-    loaded: LoadedFile,
+    mut loaded: LoadedFile,
     opts: &Options,
     lists: &lists::ListScope,
     path: Option<&Path>,
 ) -> FileReport {
+    rerun_factory_with_lists(&mut loaded, opts, lists);
     let mut c = Collector::new(&opts.settings, Some(loaded.display.clone()));
     let mut list_file = false;
     if let Some(exports) = &loaded.exports {
@@ -140,6 +141,41 @@ pub fn validate_loaded_in(
 fn drop_ldr008_for_lists(diagnostics: &mut Vec<Diagnostic>) {
     if diagnostics.iter().any(|d| d.code == Code::LST001) {
         diagnostics.retain(|d| d.code != Code::LDR008);
+    }
+}
+
+/// The loader calls a `handlers` factory with empty `sharedLists`; a factory that reads its lists
+/// throws there. When the schema's lists can be resolved, the module is evaluated once more with them
+/// (deep-frozen, as the runtime will pass them) so that VAL005 sees what the factory really returns.
+fn rerun_factory_with_lists(loaded: &mut LoadedFile, opts: &Options, lists: &lists::ListScope) {
+    let Some(exports) = &loaded.exports else {
+        return;
+    };
+    if !matches!(
+        exports.handlers,
+        flowmcp_loader::HandlersExport::Function { shape: Err(_) }
+    ) {
+        return;
+    }
+    let (Some(registry), Some(main), Some(source)) =
+        (lists.registry(), exports.get("main"), &loaded.source)
+    else {
+        return;
+    };
+    let refs = lists::ListRef::from_main(main);
+    if refs.is_empty() {
+        return;
+    }
+    let shared = registry.resolve(&refs).to_json();
+    if let Ok(again) = flowmcp_loader::eval::evaluate_with(
+        &loaded.display,
+        source,
+        loaded.blanked.as_deref(),
+        &opts.limits,
+        Some(&shared),
+    ) && let Some(exports) = loaded.exports.as_mut()
+    {
+        exports.handlers = again.handlers;
     }
 }
 
