@@ -1,0 +1,12 @@
+//! # flowmcp-runtime
+//!
+//! Executing FlowMCP tools (work in progress for the runtime issue): tool descriptors, input
+//! validation, request building with server parameters that never leak, HTTP through a `Transport`,
+//! and the response envelope. Synchronous; no async runtime.
+
+pub mod descriptor;
+pub mod envelope;
+pub mod input;
+pub mod request;
+pub mod secret;
+pub mod transport;
