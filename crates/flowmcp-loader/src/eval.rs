@@ -240,49 +240,55 @@ impl FastMain {
     }
 }
 
-/// The character range in `blanked` that corresponds to the byte range `r` of `source` (the blanker
+/// The byte range in `blanked` that corresponds to the byte range `r` of `source` (the blanker
 /// keeps characters aligned, not bytes).
 fn blanked_range(
     source: &str,
-    _blanked: &str,
+    blanked: &str,
     r: &std::ops::Range<usize>,
 ) -> std::ops::Range<usize> {
-    let start = source[..r.start].chars().count();
-    let len = source[r.clone()].chars().count();
-    start..start + len
+    let start_char = source[..r.start].chars().count();
+    let len_chars = source[r.clone()].chars().count();
+    let mut indices = blanked
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain(std::iter::once(blanked.len()));
+    let start = indices.nth(start_char).unwrap_or(blanked.len());
+    let end = if len_chars == 0 {
+        start
+    } else {
+        indices.nth(len_chars - 1).unwrap_or(blanked.len())
+    };
+    start..end
 }
 
-/// Whether `blanked` names the identifier `word` anywhere outside the character range `skip`, other
-/// than in its own declaration (`const main`) or as a property name (`.main`, `main:`).
+/// Whether `blanked` names the identifier `word` (ASCII) anywhere outside the byte range `skip`,
+/// other than in its own declaration (`const main`) or as a property name (`.main`, `main:`).
+/// Non-ASCII bytes count as identifier characters, so `émain` is not `main`.
 fn mentions_identifier(blanked: &str, word: &str, skip: std::ops::Range<usize>) -> bool {
-    let chars: Vec<char> = blanked.chars().collect();
-    let w: Vec<char> = word.chars().collect();
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    let mut i = 0;
-    while i + w.len() <= chars.len() {
-        if skip.contains(&i) {
-            i = skip.end;
+    let b = blanked.as_bytes();
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
+    for (i, _) in blanked.match_indices(word) {
+        let end = i + word.len();
+        if skip.contains(&i)
+            || (i > 0 && is_ident(b[i - 1]))
+            || b.get(end).is_some_and(|c| is_ident(*c))
+        {
             continue;
         }
-        if chars[i..i + w.len()] == w[..]
-            && (i == 0 || !is_ident(chars[i - 1]))
-            && chars.get(i + w.len()).is_none_or(|c| !is_ident(*c))
-        {
-            let before: String = chars[..i]
-                .iter()
-                .rev()
-                .skip_while(|c| c.is_whitespace())
-                .take(5)
-                .collect();
-            let after = chars[i + w.len()..].iter().find(|c| !c.is_whitespace());
-            let declaration = before == "tsnoc"; // "const" reversed: the declaration itself
-            let member = before.starts_with('.') && !before.starts_with("...");
-            let key = after == Some(&':');
-            if !(declaration || member || key) {
-                return true;
-            }
+        let mut k = i;
+        while k > 0 && b[k - 1].is_ascii_whitespace() {
+            k -= 1;
         }
-        i += 1;
+        let before = &b[..k];
+        let declaration = before.ends_with(b"const") && (k < 6 || !is_ident(b[k - 6]));
+        let member = before.ends_with(b".") && !before.ends_with(b"...");
+        // A property name in an object literal (`{ main: … }`), not `cond ? main : other`.
+        let key = b[end..].iter().find(|c| !c.is_ascii_whitespace()) == Some(&b':')
+            && (before.ends_with(b"{") || before.ends_with(b","));
+        if !(declaration || member || key) {
+            return true;
+        }
     }
     false
 }

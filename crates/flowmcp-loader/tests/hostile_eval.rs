@@ -281,3 +281,24 @@ mod shared_lists {
         }
     }
 }
+
+mod fast_main_references {
+    use super::*;
+    use flowmcp_loader::eval::evaluate_with_blanked;
+    use flowmcp_loader::scan::blank;
+
+    #[test]
+    fn every_way_of_reaching_main_reads_it_back() {
+        for tail in [
+            "const alias = true ? main : null; alias.extra = 1;",
+            "export { main as other };",
+            "const f = (m) => { m.extra = 1; }; f(main);",
+            "const o = { main }; o.main.extra = 1;",
+        ] {
+            let src = format!("export const main = {{ a: 1, b: 2, c: 3 }};\n{tail}\n");
+            let fast = evaluate_with_blanked("m.mjs", &src, Some(&blank(&src)), &limits());
+            let slow = evaluate("m.mjs", &src, &limits());
+            assert_eq!(fast, slow, "{tail}");
+        }
+    }
+}
