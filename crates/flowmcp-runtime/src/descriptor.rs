@@ -1,1 +1,732 @@
-//! (Being written for the runtime issue.)
+//! Tool descriptors: everything a caller (CLI `call`, MCP `serve`, `search`) needs to know about a
+//! tool, computed once from a validated [`SchemaMain`].
+//!
+//! * Primitive-ID `namespace/tool/name`; under `compat` a tool name that is not a valid ID name
+//!   (VAL030, e.g. `'/block/:id'`) is sanitised: characters other than ASCII letters, digits and
+//!   `-` are dropped, then leading non-letters (`tool` if nothing is left), with a warning.
+//! * Wire name `<tool>_<namespace>` (RULINGS "wire names"), at most [`WIRE_NAME_MAX`] characters;
+//!   a longer name is cut and gets `_` + a 6-hex-digit suffix (SHA-256 of the Primitive-ID), and
+//!   [`assign_wire_names`] gives every member of a collision group such a suffix.
+//! * The input JSON Schema from the user parameters only.
+//! * MCP annotations and `_meta` from `meta` (RULINGS "Runtime details").
+//! * Exposure: the server parameters the tool needs and which of them are missing.
+
+use std::collections::{BTreeMap, HashMap};
+
+use flowmcp_spec::Profile;
+use flowmcp_spec::id::{IdType, PrimitiveId};
+use flowmcp_spec::model::{Location, Parameter, SchemaMain, Tool, ValueSource};
+use flowmcp_spec::zod::{InterpolationKind, Primitive, ZOption, ZType, find_interpolations};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::secret::ServerParams;
+
+/// Longest wire name (MCP tool-name limit).
+pub const WIRE_NAME_MAX: usize = 64;
+
+/// Hex digits of the disambiguating hash suffix.
+pub const WIRE_HASH_LEN: usize = 6;
+
+/// Resolves a shared-list interpolation `{{list:field}}` to its (already filtered) values.
+pub type ListResolver<'a> = dyn Fn(&str, &str) -> Option<Vec<String>> + 'a;
+
+/// Options for building descriptors.
+#[derive(Clone, Copy, Default)]
+pub struct DescribeOptions<'a> {
+    /// `spec` or `compat`.
+    pub profile: Profile,
+    /// Shared-list values for `enum({{list:field}})`; without it such parameters accept any
+    /// string and the descriptor carries a warning.
+    pub lists: Option<&'a ListResolver<'a>>,
+}
+
+/// Where a parameter's value comes from, after the profile's reading of bare placeholders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamRole<'a> {
+    /// Supplied by the caller: `{{USER_PARAM}}`, or (compat) an undeclared bare `{{X}}`.
+    User,
+    /// A server parameter: `{{SERVER_PARAM:KEY}}`, or (compat) a bare `{{KEY}}` naming a
+    /// `requiredServerParams` entry.
+    Server(&'a str),
+    /// A fixed value (it may contain placeholders inside a longer text).
+    Fixed(&'a str),
+}
+
+/// Classifies a parameter's `position.value` under `profile`.
+pub fn param_role<'a>(param: &'a Parameter, main: &SchemaMain, profile: Profile) -> ParamRole<'a> {
+    match param.source() {
+        ValueSource::User => ParamRole::User,
+        ValueSource::Server(key) => ParamRole::Server(key),
+        ValueSource::Fixed(value) => {
+            if profile.is_compat()
+                && let Some(inner) = value.strip_prefix("{{").and_then(|v| v.strip_suffix("}}"))
+                && let InterpolationKind::Bare(name) = InterpolationKind::of(inner)
+            {
+                if main.required_server_params.iter().any(|k| k == name) {
+                    return ParamRole::Server(name);
+                }
+                return ParamRole::User;
+            }
+            ParamRole::Fixed(value)
+        }
+    }
+}
+
+/// The server-parameter name a placeholder's inner text denotes, if any: `SERVER_PARAM:KEY`, or
+/// (compat) a bare `KEY` declared in `requiredServerParams`.
+pub(crate) fn server_key<'t>(
+    inner: &'t str,
+    main: &SchemaMain,
+    profile: Profile,
+) -> Option<&'t str> {
+    match InterpolationKind::of(inner) {
+        InterpolationKind::ServerParam(key) => Some(key),
+        InterpolationKind::Bare(name)
+            if profile.is_compat() && main.required_server_params.iter().any(|k| k == name) =>
+        {
+            Some(name)
+        }
+        _ => None,
+    }
+}
+
+/// Every server parameter `tool` needs: all of `main.requiredServerParams` (handlers may use any of
+/// them), then any other referenced in root, path, headers and parameter values. No duplicates.
+pub fn required_server_params(main: &SchemaMain, tool: &Tool, profile: Profile) -> Vec<String> {
+    let mut out: Vec<String> = main.required_server_params.clone();
+    let mut add = |text: &str| {
+        for i in find_interpolations(text) {
+            if let Some(key) = server_key(&i.inner, main, profile)
+                && !out.iter().any(|k| k == key)
+            {
+                out.push(key.to_string());
+            }
+        }
+    };
+    if let Some(root) = &main.root {
+        add(root);
+    }
+    add(&tool.path);
+    main.headers.values().for_each(|v| add(v));
+    tool.headers.values().for_each(|v| add(v));
+    for p in &tool.parameters {
+        add(&p.position.value);
+    }
+    out
+}
+
+/// One user-facing parameter of a tool, with its (list-resolved) type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserParam {
+    /// `position.key`: the input name.
+    pub key: String,
+    pub location: Location,
+    pub z: ZType,
+    pub description: Option<String>,
+}
+
+/// A tool as callers see it. Contains no server-parameter values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolDescriptor {
+    /// `namespace/tool/name` (name sanitised under compat when needed).
+    pub id: PrimitiveId,
+    /// The key in `main.tools`, as written.
+    pub tool: String,
+    pub namespace: String,
+    /// `<tool>_<namespace>`; see [`assign_wire_names`] for collisions.
+    pub wire_name: String,
+    pub description: String,
+    /// User parameters in declaration order.
+    pub params: Vec<UserParam>,
+    /// JSON Schema of the input object.
+    pub input_schema: Value,
+    /// `tool.output.schema`, when present.
+    pub output_schema: Option<Value>,
+    /// MCP `annotations` (`readOnlyHint`, `destructiveHint`), when the tool has `meta`.
+    pub annotations: Option<Value>,
+    /// MCP `_meta` (`anthropic/alwaysLoad`, `anthropic/searchHint`, `flowmcp/aliases`), when the
+    /// tool has `meta`.
+    pub meta: Option<Value>,
+    /// Server parameters the tool needs (names only).
+    pub required_server_params: Vec<String>,
+    /// Those of them without a value; non-empty means the tool is not exposed.
+    pub missing_server_params: Vec<String>,
+    /// Notes for the user (sanitised name, unresolved lists, …).
+    pub warnings: Vec<String>,
+}
+
+impl ToolDescriptor {
+    /// True when every required server parameter has a value.
+    pub fn is_exposed(&self) -> bool {
+        self.missing_server_params.is_empty()
+    }
+
+    /// The MCP `tools/list` entry. `outputSchema` is included only when it is an object schema
+    /// (MCP requires `type: object`).
+    pub fn mcp_tool(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("name".into(), json!(self.wire_name));
+        m.insert("description".into(), json!(self.description));
+        m.insert("inputSchema".into(), self.input_schema.clone());
+        if let Some(out) = &self.output_schema
+            && out.get("type").and_then(Value::as_str) == Some("object")
+        {
+            m.insert("outputSchema".into(), out.clone());
+        }
+        if let Some(a) = &self.annotations {
+            m.insert("annotations".into(), a.clone());
+        }
+        if let Some(meta) = &self.meta {
+            m.insert("_meta".into(), meta.clone());
+        }
+        Value::Object(m)
+    }
+
+    /// The user parameter named `key`.
+    pub fn param(&self, key: &str) -> Option<&UserParam> {
+        self.params.iter().find(|p| p.key == key)
+    }
+}
+
+/// Why a descriptor could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DescriptorError {
+    #[error("tool \"{tool}\" does not exist in namespace \"{namespace}\"")]
+    UnknownTool { namespace: String, tool: String },
+    #[error("tool \"{tool}\": no valid ID: {reason}")]
+    InvalidId { tool: String, reason: String },
+    #[error("tool \"{tool}\", parameter \"{key}\": {reason}")]
+    InvalidParameter {
+        tool: String,
+        key: String,
+        reason: String,
+    },
+}
+
+/// Under compat, a tool name made valid for an ID: only ASCII letters, digits and `-`, starting
+/// with a letter; `tool` when nothing is left.
+pub fn sanitize_tool_name(name: &str) -> String {
+    let kept: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    let trimmed = kept.trim_start_matches(|c: char| !c.is_ascii_alphabetic());
+    if trimmed.is_empty() {
+        "tool".to_string()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// Builds the descriptor of `main.tools[tool_name]`. The wire name is the plain one; run
+/// [`assign_wire_names`] over the whole set of exposed tools.
+pub fn describe_tool(
+    main: &SchemaMain,
+    tool_name: &str,
+    server_params: &ServerParams,
+    opts: DescribeOptions<'_>,
+) -> Result<ToolDescriptor, DescriptorError> {
+    let tool = main
+        .tools
+        .get(tool_name)
+        .ok_or_else(|| DescriptorError::UnknownTool {
+            namespace: main.namespace.clone(),
+            tool: tool_name.to_string(),
+        })?;
+    let mut warnings = Vec::new();
+    let id = match PrimitiveId::new(main.namespace.clone(), IdType::Tool, tool_name) {
+        Ok(id) => id,
+        Err(e) if opts.profile.is_compat() => {
+            let clean = sanitize_tool_name(tool_name);
+            let id = PrimitiveId::new(main.namespace.clone(), IdType::Tool, clean.clone())
+                .map_err(|e2| DescriptorError::InvalidId {
+                    tool: tool_name.to_string(),
+                    reason: e2.to_string(),
+                })?;
+            warnings.push(format!(
+                "tool name \"{tool_name}\" is not a valid ID name ({e}); using \"{clean}\""
+            ));
+            id
+        }
+        Err(e) => {
+            return Err(DescriptorError::InvalidId {
+                tool: tool_name.to_string(),
+                reason: e.to_string(),
+            });
+        }
+    };
+
+    let compat = opts.profile.is_compat();
+    let mut params = Vec::new();
+    for p in &tool.parameters {
+        if param_role(p, main, opts.profile) != ParamRole::User {
+            continue;
+        }
+        let invalid = |reason: String| DescriptorError::InvalidParameter {
+            tool: tool_name.to_string(),
+            key: p.position.key.clone(),
+            reason,
+        };
+        let mut z = p.z.parse(compat).map_err(|e| invalid(e.to_string()))?;
+        if z.primitive.has_unresolved_lists() {
+            let resolved = opts.lists.map(|f| z.resolve_lists(|l, fld| f(l, fld)));
+            match resolved {
+                Some(Ok(r)) => z = r,
+                Some(Err(e)) => warnings.push(format!(
+                    "parameter \"{}\": {e}; any string is accepted",
+                    p.position.key
+                )),
+                None => warnings.push(format!(
+                    "parameter \"{}\": shared-list values are not loaded; any string is accepted",
+                    p.position.key
+                )),
+            }
+        }
+        params.push(UserParam {
+            key: p.position.key.clone(),
+            location: p.position.location,
+            z,
+            description: p.description.clone(),
+        });
+    }
+
+    let input_schema = input_schema(&params);
+    let required = required_server_params(main, tool, opts.profile);
+    let missing = server_params.missing(required.iter().map(String::as_str));
+    let (annotations, meta) = match &tool.meta {
+        Some(m) => {
+            let mut meta = Map::new();
+            meta.insert("anthropic/alwaysLoad".into(), json!(m.always_load));
+            if !m.search_hint.is_empty() {
+                meta.insert("anthropic/searchHint".into(), json!(m.search_hint));
+            }
+            if !m.aliases.is_empty() {
+                meta.insert("flowmcp/aliases".into(), json!(m.aliases));
+            }
+            (
+                Some(json!({"readOnlyHint": m.is_read_only, "destructiveHint": m.is_destructive})),
+                Some(Value::Object(meta)),
+            )
+        }
+        None => (None, None),
+    };
+    Ok(ToolDescriptor {
+        wire_name: wire_name(&id),
+        tool: tool_name.to_string(),
+        namespace: main.namespace.clone(),
+        id,
+        description: tool.description.clone(),
+        params,
+        input_schema,
+        output_schema: tool.output.as_ref().map(|o| o.schema.clone()),
+        annotations,
+        meta,
+        required_server_params: required,
+        missing_server_params: missing,
+        warnings,
+    })
+}
+
+/// Builds the descriptors of every tool of `main`, in declaration order, with wire names
+/// assigned among them. Tools that fail are returned as errors next to the others.
+pub fn describe_schema(
+    main: &SchemaMain,
+    server_params: &ServerParams,
+    opts: DescribeOptions<'_>,
+) -> (Vec<ToolDescriptor>, Vec<DescriptorError>) {
+    let mut ok = Vec::new();
+    let mut errors = Vec::new();
+    for name in main.tools.keys() {
+        match describe_tool(main, name, server_params, opts) {
+            Ok(d) => ok.push(d),
+            Err(e) => errors.push(e),
+        }
+    }
+    assign_wire_names(&mut ok);
+    (ok, errors)
+}
+
+/// A JSON number from an `f64`, integral values as integers (`1900`, not `1900.0`).
+fn num(f: f64) -> Value {
+    if f.fract() == 0.0 && f.abs() < 9.0e15 {
+        #[allow(clippy::cast_possible_truncation)]
+        let i = f as i64;
+        json!(i)
+    } else {
+        serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// A length bound from an `f64` option value (`min` rounds up, `max` rounds down, never negative).
+fn len_bound(f: f64, up: bool) -> Value {
+    let v = if up { f.ceil() } else { f.floor() };
+    num(v.max(0.0))
+}
+
+/// The JSON Schema of one parameter's type.
+pub fn param_schema(z: &ZType, description: Option<&str>) -> Value {
+    let mut s = Map::new();
+    let kind = match &z.primitive {
+        Primitive::String | Primitive::Enum(_) => "string",
+        Primitive::Number => "number",
+        Primitive::Boolean => "boolean",
+        Primitive::Array => "array",
+        Primitive::Object => "object",
+    };
+    s.insert("type".into(), json!(kind));
+    if matches!(z.primitive, Primitive::Enum(_)) && !z.primitive.has_unresolved_lists() {
+        s.insert("enum".into(), json!(z.enum_values()));
+    }
+    let (min_key, max_key) = match z.primitive {
+        Primitive::Number => ("minimum", "maximum"),
+        Primitive::String => ("minLength", "maxLength"),
+        Primitive::Array => ("minItems", "maxItems"),
+        _ => ("", ""),
+    };
+    for o in &z.options.items {
+        match o {
+            ZOption::Min(v) if !min_key.is_empty() => {
+                let b = if min_key == "minimum" {
+                    num(*v)
+                } else {
+                    len_bound(*v, true)
+                };
+                s.insert(min_key.into(), b);
+            }
+            ZOption::Max(v) if !max_key.is_empty() => {
+                let b = if max_key == "maximum" {
+                    num(*v)
+                } else {
+                    len_bound(*v, false)
+                };
+                s.insert(max_key.into(), b);
+            }
+            ZOption::Length(n) if matches!(z.primitive, Primitive::String | Primitive::Array) => {
+                s.insert(min_key.into(), json!(n));
+                s.insert(max_key.into(), json!(n));
+            }
+            ZOption::Regex(r) if matches!(z.primitive, Primitive::String) => {
+                s.insert("pattern".into(), json!(r.source()));
+            }
+            _ => {}
+        }
+    }
+    if let Ok(Some(d)) = z.default_value() {
+        s.insert("default".into(), d);
+    }
+    if let Some(d) = description {
+        s.insert("description".into(), json!(d));
+    }
+    Value::Object(s)
+}
+
+/// The input JSON Schema: an object of the user parameters, `required` listing those without
+/// `optional()` / `default()`, no additional properties.
+pub fn input_schema(params: &[UserParam]) -> Value {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for p in params {
+        props.insert(p.key.clone(), param_schema(&p.z, p.description.as_deref()));
+        if !p.z.is_optional() && !required.contains(&p.key) {
+            required.push(p.key.clone());
+        }
+    }
+    json!({
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": false
+    })
+}
+
+/// The first [`WIRE_HASH_LEN`] hex digits of SHA-256 over `text`.
+fn hash6(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    hex[..WIRE_HASH_LEN].to_string()
+}
+
+/// `full` cut so that `_` + `hash` fits in [`WIRE_NAME_MAX`], then the suffix appended.
+fn suffixed(full: &str, hash: &str) -> String {
+    let keep = WIRE_NAME_MAX - 1 - hash.len();
+    let base: String = full.chars().take(keep).collect();
+    format!("{base}_{hash}")
+}
+
+/// The wire name of a tool ID: `<name>_<namespace>`; over [`WIRE_NAME_MAX`] characters it is cut
+/// and ends in `_` + the 6-hex-digit hash of the ID.
+pub fn wire_name(id: &PrimitiveId) -> String {
+    let full = format!("{}_{}", id.name, id.namespace);
+    if full.chars().count() <= WIRE_NAME_MAX {
+        full
+    } else {
+        suffixed(&full, &hash6(&id.to_string()))
+    }
+}
+
+/// Makes the wire names of a set of tools unique, independent of their order: every tool whose
+/// plain name collides with another gets the hash suffix of its own ID; if suffixed names still
+/// collide (the same ID twice, or a suffixed name equal to a plain one), the later tools in ID
+/// order get the hash of `<id>#<n>` with the smallest `n` that makes them unique.
+pub fn assign_wire_names(descriptors: &mut [ToolDescriptor]) {
+    let ids: Vec<PrimitiveId> = descriptors.iter().map(|d| d.id.clone()).collect();
+    let names = assign_wire_names_for(&ids);
+    for (d, n) in descriptors.iter_mut().zip(names) {
+        d.wire_name = n;
+    }
+}
+
+/// [`assign_wire_names`] on bare IDs; the result is parallel to `ids`.
+pub fn assign_wire_names_for(ids: &[PrimitiveId]) -> Vec<String> {
+    let mut names: Vec<String> = ids.iter().map(wire_name).collect();
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for n in &names {
+        *count.entry(n.as_str()).or_default() += 1;
+    }
+    let colliding: Vec<bool> = names.iter().map(|n| count[n.as_str()] > 1).collect();
+    drop(count);
+    for (i, c) in colliding.iter().enumerate() {
+        if *c {
+            let full = format!("{}_{}", ids[i].name, ids[i].namespace);
+            names[i] = suffixed(&full, &hash6(&ids[i].to_string()));
+        }
+    }
+    // Remaining duplicates: process in ID order (then input order) for determinism.
+    let mut order: Vec<usize> = (0..ids.len()).collect();
+    order.sort_by(|a, b| ids[*a].cmp(&ids[*b]).then(a.cmp(b)));
+    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+    for &i in &order {
+        if !taken.contains_key(&names[i]) {
+            taken.insert(names[i].clone(), i);
+            continue;
+        }
+        let full = format!("{}_{}", ids[i].name, ids[i].namespace);
+        let mut n = 2u32;
+        loop {
+            let candidate = suffixed(&full, &hash6(&format!("{}#{n}", ids[i])));
+            if !taken.contains_key(&candidate) && !names.contains(&candidate) {
+                names[i] = candidate.clone();
+                taken.insert(candidate, i);
+                break;
+            }
+            n += 1;
+        }
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn main_with(tools: Value, extra: Value) -> SchemaMain {
+        let mut m = json!({
+            "namespace": "demo-ns", "name": "Demo", "description": "d", "version": "4.2.0",
+            "root": "https://api.example.com", "tools": tools
+        });
+        if let (Some(obj), Some(extra)) = (m.as_object_mut(), extra.as_object()) {
+            for (k, v) in extra {
+                obj.insert(k.clone(), v.clone());
+            }
+        }
+        SchemaMain::from_json(&m).expect("test schema")
+    }
+
+    fn id(ns: &str, name: &str) -> PrimitiveId {
+        PrimitiveId::new(ns, IdType::Tool, name).expect("valid id")
+    }
+
+    #[test]
+    fn plain_wire_name() {
+        assert_eq!(
+            wire_name(&id("etherscan-io", "getAbi")),
+            "getAbi_etherscan-io"
+        );
+    }
+
+    #[test]
+    fn long_wire_name_is_cut_with_hash() {
+        let long = "a".repeat(70);
+        let i = id("ns", &long);
+        let w = wire_name(&i);
+        assert_eq!(w.len(), WIRE_NAME_MAX);
+        let (base, hash) = w.split_at(WIRE_NAME_MAX - 7);
+        assert_eq!(base, "a".repeat(57));
+        assert!(hash.starts_with('_'));
+        assert_eq!(&hash[1..], hash6(&format!("ns/tool/{long}")));
+        assert_eq!(wire_name(&i), w, "stable");
+        // Exactly 64 stays as is.
+        let exact = "b".repeat(61);
+        assert_eq!(wire_name(&id("ns", &exact)).len(), 64);
+        assert_eq!(wire_name(&id("ns", &exact)), format!("{exact}_ns"));
+    }
+
+    #[test]
+    fn collisions_get_suffixes_independent_of_order() {
+        // `a_b` + namespace `c` vs `a` + namespace `b_c` cannot happen (namespaces have no `_`),
+        // but two long names sharing the first 57 characters, and duplicate IDs, can.
+        let p = "x".repeat(60);
+        let a = id("ns", &format!("{p}A"));
+        let b = id("ns", &format!("{p}B"));
+        let c = id("other", "short");
+        let n1 = assign_wire_names_for(&[a.clone(), b.clone(), c.clone()]);
+        let n2 = assign_wire_names_for(&[c.clone(), b.clone(), a.clone()]);
+        assert_eq!(n1[0], n2[2]);
+        assert_eq!(n1[1], n2[1]);
+        assert_eq!(n1[2], "short_other");
+        assert_ne!(n1[0], n1[1]);
+        // Same ID twice: still unique, deterministic.
+        let d = assign_wire_names_for(&[c.clone(), c.clone()]);
+        assert_ne!(d[0], d[1]);
+        assert!(d.iter().all(|n| n.len() <= WIRE_NAME_MAX));
+        assert!(d[0].starts_with("short_other_") && d[0].len() == "short_other_".len() + 6);
+        assert_eq!(d, assign_wire_names_for(&[c.clone(), c]));
+    }
+
+    #[test]
+    fn plain_name_colliding_with_suffixed_name() {
+        // A tool literally named like another's suffixed wire name.
+        let c = id("ns", "dup");
+        let suffixed_name = suffixed("dup_ns", &hash6("ns/tool/dup"));
+        let tricky_tool = suffixed_name.trim_end_matches("_ns").to_string();
+        // `tricky_tool` contains `_`, not a valid ID name: build the ID by hand.
+        let tricky = PrimitiveId {
+            namespace: "ns".into(),
+            kind: IdType::Tool,
+            name: tricky_tool,
+        };
+        let names = assign_wire_names_for(&[c.clone(), c, tricky]);
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 3, "{names:?}");
+    }
+
+    #[test]
+    fn input_schema_types_and_bounds() {
+        let main = main_with(
+            json!({"t": {"method": "GET", "path": "/x", "description": "D", "parameters": [
+                {"position": {"key": "n", "value": "{{USER_PARAM}}", "location": "query"},
+                 "z": {"primitive": "number()", "options": ["min(1)", "max(2.5)", "default(2)"]}, "description": "N"},
+                {"position": {"key": "s", "value": "{{USER_PARAM}}", "location": "query"},
+                 "z": {"primitive": "string()", "options": ["min(2)", "max(5)"]}},
+                {"position": {"key": "l", "value": "{{USER_PARAM}}", "location": "query"},
+                 "z": {"primitive": "string()", "options": ["length(10)", "optional()"]}},
+                {"position": {"key": "a", "value": "{{USER_PARAM}}", "location": "query"},
+                 "z": {"primitive": "array()", "options": ["min(1)", "max(3)"]}},
+                {"position": {"key": "e", "value": "{{USER_PARAM}}", "location": "query"},
+                 "z": {"primitive": "enum(x,y)", "options": []}},
+                {"position": {"key": "b", "value": "{{USER_PARAM}}", "location": "query"},
+                 "z": {"primitive": "boolean()", "options": ["default(false)"]}},
+                {"position": {"key": "o", "value": "{{USER_PARAM}}", "location": "body"},
+                 "z": {"primitive": "object()", "options": ["optional()"]}},
+                {"position": {"key": "fixed", "value": "v", "location": "query"},
+                 "z": {"primitive": "string()", "options": []}},
+                {"position": {"key": "key", "value": "{{SERVER_PARAM:K}}", "location": "query"},
+                 "z": {"primitive": "string()", "options": []}}
+            ]}}),
+            json!({"requiredServerParams": ["K"]}),
+        );
+        let d = describe_tool(&main, "t", &ServerParams::new(), DescribeOptions::default())
+            .expect("descriptor");
+        assert_eq!(
+            d.input_schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "n": {"type": "number", "minimum": 1, "maximum": 2.5, "default": 2, "description": "N"},
+                    "s": {"type": "string", "minLength": 2, "maxLength": 5},
+                    "l": {"type": "string", "minLength": 10, "maxLength": 10},
+                    "a": {"type": "array", "minItems": 1, "maxItems": 3},
+                    "e": {"type": "string", "enum": ["x", "y"]},
+                    "b": {"type": "boolean", "default": false},
+                    "o": {"type": "object"}
+                },
+                "required": ["s", "a", "e"],
+                "additionalProperties": false
+            })
+        );
+        assert_eq!(d.wire_name, "t_demo-ns");
+        assert_eq!(d.id.to_string(), "demo-ns/tool/t");
+        assert_eq!(d.missing_server_params, vec!["K"]);
+        assert!(!d.is_exposed());
+        assert!(d.annotations.is_none() && d.meta.is_none());
+        assert!(d.mcp_tool().get("annotations").is_none());
+    }
+
+    #[test]
+    fn lists_resolved_or_degraded_with_warning() {
+        let main = main_with(
+            json!({"t": {"method": "GET", "path": "/x", "description": "D", "parameters": [
+                {"position": {"key": "c", "value": "{{USER_PARAM}}", "location": "query"},
+                 "z": {"primitive": "enum(ZZ,{{countries:alpha2}})", "options": []}}
+            ]}}),
+            json!({}),
+        );
+        let plain = describe_tool(&main, "t", &ServerParams::new(), DescribeOptions::default())
+            .expect("descriptor");
+        assert_eq!(
+            plain.input_schema["properties"]["c"],
+            json!({"type": "string"})
+        );
+        assert_eq!(plain.warnings.len(), 1);
+        let lists = |l: &str, f: &str| {
+            (l == "countries" && f == "alpha2").then(|| vec!["DE".to_string(), "ZZ".into()])
+        };
+        let opts = DescribeOptions {
+            profile: Profile::Spec,
+            lists: Some(&lists),
+        };
+        let d = describe_tool(&main, "t", &ServerParams::new(), opts).expect("descriptor");
+        assert_eq!(
+            d.input_schema["properties"]["c"],
+            json!({"type": "string", "enum": ["ZZ", "DE"]})
+        );
+        assert!(d.warnings.is_empty());
+        let none = |_: &str, _: &str| None;
+        let opts = DescribeOptions {
+            profile: Profile::Spec,
+            lists: Some(&none),
+        };
+        let d = describe_tool(&main, "t", &ServerParams::new(), opts).expect("descriptor");
+        assert_eq!(d.warnings.len(), 1);
+    }
+
+    #[test]
+    fn compat_bare_placeholders_and_sanitised_names() {
+        let main = main_with(
+            json!({"/feed/:city": {"method": "GET", "path": "/feed/:city", "description": "D", "parameters": [
+                {"position": {"key": "city", "value": "{{CITY}}", "location": "insert"},
+                 "z": {"primitive": "string()", "options": []}},
+                {"position": {"key": "token", "value": "{{API_TOKEN}}", "location": "query"},
+                 "z": {"primitive": "string()", "options": []}}
+            ]}}),
+            json!({"requiredServerParams": ["API_TOKEN"]}),
+        );
+        let compat = DescribeOptions {
+            profile: Profile::Compat,
+            lists: None,
+        };
+        let mut sp = ServerParams::new();
+        sp.insert("API_TOKEN", "x");
+        let d = describe_tool(&main, "/feed/:city", &sp, compat).expect("descriptor");
+        assert_eq!(d.id.name, "feedcity");
+        assert_eq!(d.wire_name, "feedcity_demo-ns");
+        assert_eq!(d.params.len(), 1);
+        assert_eq!(d.params[0].key, "city");
+        assert_eq!(d.required_server_params, vec!["API_TOKEN"]);
+        assert!(d.is_exposed());
+        assert_eq!(d.warnings.len(), 1);
+        assert!(matches!(
+            describe_tool(&main, "/feed/:city", &sp, DescribeOptions::default()),
+            Err(DescriptorError::InvalidId { .. })
+        ));
+        assert!(matches!(
+            describe_tool(&main, "nope", &sp, compat),
+            Err(DescriptorError::UnknownTool { .. })
+        ));
+        assert_eq!(sanitize_tool_name("/123"), "tool");
+    }
+}

@@ -1,1 +1,290 @@
-//! (Being written for the runtime issue.)
+//! Server parameters (API keys and the like) that must never leak.
+//!
+//! A [`Secret`] prints as `[redacted]` in `Debug` and `Display`, has no `Serialize`, and hands its
+//! value out only through [`Secret::expose`]. [`ServerParams`] collects the values a schema's
+//! `requiredServerParams` name from three sources, in this order (RULINGS "where server params come
+//! from"): the process environment, the `--env-file` / `.env` file, the config file. The first
+//! source with a non-empty value wins.
+
+use std::fmt;
+use std::path::Path;
+
+use indexmap::IndexMap;
+
+/// The text every secret prints as.
+pub const REDACTED: &str = "[redacted]";
+
+/// A server-parameter value. Never printed; read it with [`Secret::expose`].
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a value.
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+
+    /// The value itself. Call only where the value is sent upstream.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// True for the empty string.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(REDACTED)
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(REDACTED)
+    }
+}
+
+/// Where a server parameter's value came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamSource {
+    /// The process environment.
+    Environment,
+    /// The `--env-file` / `.env` file.
+    EnvFile,
+    /// The config file.
+    Config,
+    /// Set directly by the caller (tests, embedding).
+    Explicit,
+}
+
+/// Server parameters by name. `Debug` shows the names and sources only.
+#[derive(Clone, Default)]
+pub struct ServerParams {
+    values: IndexMap<String, (Secret, ParamSource)>,
+}
+
+impl fmt::Debug for ServerParams {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.values.iter().map(|(k, (s, src))| (k, (s, src))))
+            .finish()
+    }
+}
+
+impl ServerParams {
+    /// No parameters.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `name` directly (source [`ParamSource::Explicit`]); an empty value is ignored.
+    pub fn insert(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        let value = value.into();
+        if !value.is_empty() {
+            self.values
+                .insert(name.into(), (Secret(value), ParamSource::Explicit));
+        }
+    }
+
+    /// Looks up each of `names` in `env` (the process environment, injectable for tests), then
+    /// `env_file`, then `config`; the first non-empty value wins. Names without a value are left
+    /// out (see [`ServerParams::missing`]).
+    pub fn resolve<'n, F>(
+        names: impl IntoIterator<Item = &'n str>,
+        env: F,
+        env_file: &IndexMap<String, String>,
+        config: &IndexMap<String, String>,
+    ) -> Self
+    where
+        F: Fn(&str) -> Option<String>,
+    {
+        let mut values = IndexMap::new();
+        for name in names {
+            if values.contains_key(name) {
+                continue;
+            }
+            let found = env(name)
+                .filter(|v| !v.is_empty())
+                .map(|v| (v, ParamSource::Environment))
+                .or_else(|| {
+                    env_file
+                        .get(name)
+                        .filter(|v| !v.is_empty())
+                        .map(|v| (v.clone(), ParamSource::EnvFile))
+                })
+                .or_else(|| {
+                    config
+                        .get(name)
+                        .filter(|v| !v.is_empty())
+                        .map(|v| (v.clone(), ParamSource::Config))
+                });
+            if let Some((value, source)) = found {
+                values.insert(name.to_string(), (Secret(value), source));
+            }
+        }
+        ServerParams { values }
+    }
+
+    /// [`ServerParams::resolve`] with the real process environment.
+    pub fn from_process<'n>(
+        names: impl IntoIterator<Item = &'n str>,
+        env_file: &IndexMap<String, String>,
+        config: &IndexMap<String, String>,
+    ) -> Self {
+        Self::resolve(names, |k| std::env::var(k).ok(), env_file, config)
+    }
+
+    /// The value of `name`, if it has one.
+    pub fn get(&self, name: &str) -> Option<&Secret> {
+        self.values.get(name).map(|(s, _)| s)
+    }
+
+    /// Where the value of `name` came from.
+    pub fn source(&self, name: &str) -> Option<ParamSource> {
+        self.values.get(name).map(|(_, src)| *src)
+    }
+
+    /// True when `name` has a value.
+    pub fn contains(&self, name: &str) -> bool {
+        self.values.contains_key(name)
+    }
+
+    /// The names of `names` that have no value, in order, without duplicates.
+    pub fn missing<'n>(&self, names: impl IntoIterator<Item = &'n str>) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for name in names {
+            if !self.contains(name) && !out.iter().any(|n| n == name) {
+                out.push(name.to_string());
+            }
+        }
+        out
+    }
+
+    /// The parameter names that have values.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.values.keys().map(String::as_str)
+    }
+
+    /// Replaces every occurrence of every (non-empty) value in `text` by `[redacted]`. Longer
+    /// values are replaced first so that a value containing another is fully hidden.
+    pub fn redact(&self, text: &str) -> String {
+        let mut secrets: Vec<&str> = self
+            .values
+            .values()
+            .map(|(s, _)| s.expose())
+            .filter(|s| !s.is_empty())
+            .collect();
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        let mut out = text.to_string();
+        for s in secrets {
+            if out.contains(s) {
+                out = out.replace(s, REDACTED);
+            }
+        }
+        out
+    }
+}
+
+/// Parses `.env` text like the reference: one `KEY=VALUE` per line, split at the first `=`, key
+/// and value trimmed, no unquoting; blank lines, lines starting with `#` and lines without `=`
+/// or with an empty key are skipped. A later line overrides an earlier one.
+pub fn parse_env_file(text: &str) -> IndexMap<String, String> {
+    let mut out = IndexMap::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim();
+        if key.is_empty() {
+            continue;
+        }
+        out.insert(key.to_string(), value.trim().to_string());
+    }
+    out
+}
+
+/// Reads and parses an env file (see [`parse_env_file`]). The error names the path only.
+pub fn read_env_file(path: &Path) -> std::io::Result<IndexMap<String, String>> {
+    std::fs::read_to_string(path).map(|t| parse_env_file(&t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn secret_never_prints() {
+        let s = Secret::new("CANARY-9f3a");
+        assert_eq!(format!("{s:?}"), "[redacted]");
+        assert_eq!(format!("{s}"), "[redacted]");
+        assert_eq!(s.expose(), "CANARY-9f3a");
+        assert!(!s.is_empty());
+    }
+
+    #[test]
+    fn sources_in_order_first_value_wins() {
+        let env = |k: &str| match k {
+            "A" => Some("from-env".to_string()),
+            "E" => Some(String::new()),
+            _ => None,
+        };
+        let file = map(&[("A", "file-a"), ("B", "file-b"), ("E", "file-e")]);
+        let config = map(&[("B", "cfg-b"), ("C", "cfg-c"), ("D", "")]);
+        let p = ServerParams::resolve(["A", "B", "C", "D", "E"], env, &file, &config);
+        assert_eq!(p.get("A").map(Secret::expose), Some("from-env"));
+        assert_eq!(p.source("A"), Some(ParamSource::Environment));
+        assert_eq!(p.get("B").map(Secret::expose), Some("file-b"));
+        assert_eq!(p.source("B"), Some(ParamSource::EnvFile));
+        assert_eq!(p.get("C").map(Secret::expose), Some("cfg-c"));
+        assert_eq!(p.source("C"), Some(ParamSource::Config));
+        // Empty values count as missing; an empty env value falls through to the file.
+        assert!(!p.contains("D"));
+        assert_eq!(p.get("E").map(Secret::expose), Some("file-e"));
+        assert_eq!(p.missing(["A", "D", "X", "D"]), vec!["D", "X"]);
+        assert_eq!(p.names().collect::<Vec<_>>(), vec!["A", "B", "C", "E"]);
+    }
+
+    #[test]
+    fn env_file_parsing_is_like_the_reference() {
+        let text = "# comment\n  KEY = value with spaces  \nQUOTED=\"x\"\nEQ=a=b\n\nnoequals\n =nokey\n  # indented comment\nKEY=second\n";
+        let m = parse_env_file(text);
+        assert_eq!(m.get("KEY").map(String::as_str), Some("second"));
+        assert_eq!(m.get("QUOTED").map(String::as_str), Some("\"x\""));
+        assert_eq!(m.get("EQ").map(String::as_str), Some("a=b"));
+        assert_eq!(m.len(), 3);
+        assert!(read_env_file(Path::new("/nonexistent/.env")).is_err());
+    }
+
+    #[test]
+    fn redact_replaces_every_value() {
+        let mut p = ServerParams::new();
+        p.insert("K", "CANARY-9f3a");
+        p.insert("SHORT", "CANARY");
+        p.insert("EMPTY", "");
+        assert!(!p.contains("EMPTY"));
+        let text = "url=https://x/?k=CANARY-9f3a&again=CANARY-9f3a and CANARY";
+        let r = p.redact(text);
+        assert!(!r.contains("CANARY"), "{r}");
+        assert_eq!(
+            r,
+            "url=https://x/?k=[redacted]&again=[redacted] and [redacted]"
+        );
+        let dbg = format!("{p:?}");
+        assert!(!dbg.contains("CANARY"), "{dbg}");
+        assert!(dbg.contains("K"));
+    }
+}

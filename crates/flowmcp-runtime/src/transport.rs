@@ -1,1 +1,878 @@
-//! (Being written for the runtime issue.)
+//! HTTP transport for tool calls.
+//!
+//! The runtime talks to upstream APIs only through the [`Transport`] trait, so tests and embedders
+//! can substitute their own implementation. [`UreqTransport`] is the production implementation on
+//! top of `ureq` 3 and enforces the project's runtime rulings:
+//!
+//! * only `https://` URLs are fetched; plain `http://` is allowed solely for loopback hosts
+//!   (`127.0.0.0/8`, `::1`, `localhost`) when [`TransportConfig::allow_http_loopback`] is set;
+//!   anything else is refused with E009 before a connection is made;
+//! * redirects are followed by this module (never by `ureq`), only HTTPS → HTTPS (or loopback
+//!   HTTP → loopback HTTP when allowed), at most [`TransportConfig::max_redirects`] times; headers
+//!   marked secret (and `Authorization` / `Cookie`) are dropped as soon as the origin changes;
+//! * proxies from the environment are ignored; gzip responses are decoded;
+//! * the decoded body is capped while it is read (E008).
+//!
+//! Error messages never contain header values or query strings: URLs are shown as origin + path
+//! only (see [`redact_url`]).
+//!
+//! [`decode_body`] turns a response body into JSON per MIME type (chapter 04 of the
+//! specification) and [`status_error`] formats the E001 message for non-2xx statuses.
+
+use std::fmt;
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use url::{Host, Url};
+
+/// Default cap on a decoded response body: 10 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: u64 = 10 * 1024 * 1024;
+/// Default number of redirects followed before giving up.
+pub const DEFAULT_MAX_REDIRECTS: u32 = 5;
+
+/// Runtime error codes produced by the transport and body decoding (project extension codes, see
+/// the rulings, "Codes the specification leaves out").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// Upstream answered with a non-2xx status.
+    E001,
+    /// Network failure (DNS, connection refused, TLS, protocol, too many redirects).
+    E002,
+    /// Timeout.
+    E003,
+    /// Invalid response body.
+    E004,
+    /// Response too large.
+    E008,
+    /// Refused URL (not HTTPS, or a redirect that leaves HTTPS).
+    E009,
+}
+
+impl ErrorCode {
+    /// The code as it appears in envelope messages, e.g. `"E002"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::E001 => "E001",
+            ErrorCode::E002 => "E002",
+            ErrorCode::E003 => "E003",
+            ErrorCode::E004 => "E004",
+            ErrorCode::E008 => "E008",
+            ErrorCode::E009 => "E009",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// HTTP method of a tool request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// `GET`
+    Get,
+    /// `POST`
+    Post,
+    /// `PUT`
+    Put,
+    /// `PATCH`
+    Patch,
+    /// `DELETE`
+    Delete,
+    /// `HEAD`
+    Head,
+}
+
+impl Method {
+    /// The method name in upper case.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Patch => "PATCH",
+            Method::Delete => "DELETE",
+            Method::Head => "HEAD",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A header value that may be marked secret.
+///
+/// Secret values print as `[redacted]` in `Debug` output and are dropped from the request when a
+/// redirect changes the origin.
+#[derive(Clone, PartialEq, Eq)]
+pub struct HeaderValue {
+    value: String,
+    secret: bool,
+}
+
+impl HeaderValue {
+    /// A non-secret header value.
+    pub fn plain(value: impl Into<String>) -> Self {
+        HeaderValue {
+            value: value.into(),
+            secret: false,
+        }
+    }
+
+    /// A secret header value (for example one that carries a server parameter).
+    pub fn secret(value: impl Into<String>) -> Self {
+        HeaderValue {
+            value: value.into(),
+            secret: true,
+        }
+    }
+
+    /// The value to put on the wire.
+    pub fn expose(&self) -> &str {
+        &self.value
+    }
+
+    /// Whether this value is secret.
+    pub fn is_secret(&self) -> bool {
+        self.secret
+    }
+}
+
+impl fmt::Debug for HeaderValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.secret {
+            f.write_str("[redacted]")
+        } else {
+            fmt::Debug::fmt(&self.value, f)
+        }
+    }
+}
+
+/// An outgoing HTTP request.
+#[derive(Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    /// The method.
+    pub method: Method,
+    /// The absolute URL, query string included.
+    pub url: String,
+    /// Request headers in order; names are case-insensitive.
+    pub headers: Vec<(String, HeaderValue)>,
+    /// Optional request body.
+    pub body: Option<Vec<u8>>,
+}
+
+impl HttpRequest {
+    /// A request without headers or body.
+    pub fn new(method: Method, url: impl Into<String>) -> Self {
+        HttpRequest {
+            method,
+            url: url.into(),
+            headers: Vec::new(),
+            body: None,
+        }
+    }
+
+    /// Adds a header (builder style).
+    pub fn with_header(mut self, name: impl Into<String>, value: HeaderValue) -> Self {
+        self.headers.push((name.into(), value));
+        self
+    }
+
+    /// Sets the body (builder style).
+    pub fn with_body(mut self, body: impl Into<Vec<u8>>) -> Self {
+        self.body = Some(body.into());
+        self
+    }
+}
+
+/// `Debug` shows the URL without its query string, secret headers as `[redacted]` and the body
+/// length only.
+impl fmt::Debug for HttpRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpRequest")
+            .field("method", &self.method)
+            .field("url", &redact_url(&self.url))
+            .field("headers", &self.headers)
+            .field("body_len", &self.body.as_ref().map(Vec::len))
+            .finish()
+    }
+}
+
+/// A response from upstream, body fully read and decompressed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct HttpResponse {
+    /// The HTTP status code (non-2xx statuses are returned, not turned into errors).
+    pub status: u16,
+    /// The `Content-Type` header, if present and valid text.
+    pub content_type: Option<String>,
+    /// The body bytes (after content decoding).
+    pub body: Vec<u8>,
+    /// The URL that produced this response, after redirects.
+    pub final_url: String,
+}
+
+/// `Debug` shows the final URL without its query string and the body length only.
+impl fmt::Debug for HttpResponse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpResponse")
+            .field("status", &self.status)
+            .field("content_type", &self.content_type)
+            .field("body_len", &self.body.len())
+            .field("final_url", &redact_url(&self.final_url))
+            .finish()
+    }
+}
+
+/// A transport failure. `url` fields hold a redacted URL (origin + path, see [`redact_url`]);
+/// no variant carries header values.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TransportError {
+    /// The URL is not allowed (E009): unparsable, not HTTPS, or HTTP to a non-loopback host.
+    #[error("refused URL {url}: {reason}")]
+    RefusedUrl {
+        /// Redacted URL.
+        url: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A redirect target is not allowed (E009).
+    #[error("refused redirect from {from} to {to}: {reason}")]
+    RefusedRedirect {
+        /// Redacted URL that answered with the redirect.
+        from: String,
+        /// Redacted redirect target.
+        to: String,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// The request could not be built (E002), for example an invalid header name or value.
+    #[error("invalid request to {url}: {reason}")]
+    InvalidRequest {
+        /// Redacted URL.
+        url: String,
+        /// What is wrong (never contains header values).
+        reason: String,
+    },
+    /// DNS, connection, TLS or protocol failure (E002).
+    #[error("network failure for {url}: {reason}")]
+    Network {
+        /// Redacted URL.
+        url: String,
+        /// A fixed description of the failure.
+        reason: String,
+    },
+    /// More redirects than allowed (E002).
+    #[error("too many redirects (more than {max}) starting at {url}")]
+    TooManyRedirects {
+        /// Redacted URL of the original request.
+        url: String,
+        /// The configured maximum.
+        max: u32,
+    },
+    /// The call did not finish within the configured time (E003).
+    #[error("timeout for {url}: {reason}")]
+    Timeout {
+        /// Redacted URL.
+        url: String,
+        /// Which timeout fired.
+        reason: String,
+    },
+    /// The body could not be decoded, e.g. broken gzip data (E004).
+    #[error("invalid response body from {url}: {reason}")]
+    InvalidBody {
+        /// Redacted URL.
+        url: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The body is larger than the configured cap (E008).
+    #[error("response from {url} is larger than {limit} bytes")]
+    TooLarge {
+        /// Redacted URL.
+        url: String,
+        /// The configured cap in bytes.
+        limit: u64,
+    },
+}
+
+impl TransportError {
+    /// The runtime error code for this failure.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            TransportError::RefusedUrl { .. } | TransportError::RefusedRedirect { .. } => {
+                ErrorCode::E009
+            }
+            TransportError::InvalidRequest { .. }
+            | TransportError::Network { .. }
+            | TransportError::TooManyRedirects { .. } => ErrorCode::E002,
+            TransportError::Timeout { .. } => ErrorCode::E003,
+            TransportError::InvalidBody { .. } => ErrorCode::E004,
+            TransportError::TooLarge { .. } => ErrorCode::E008,
+        }
+    }
+
+    /// The envelope message: `<code> <tool>: <description>`, in the same shape as
+    /// [`status_error`].
+    pub fn envelope_message(&self, tool: &str) -> String {
+        format!("{} {tool}: {self}", self.code())
+    }
+}
+
+/// The E001 message for a non-2xx upstream status: `E001 <tool>: API returned <status>`.
+pub fn status_error(tool: &str, status: u16) -> String {
+    format!("E001 {tool}: API returned {status}")
+}
+
+/// Shows a URL as `scheme://host[:port]/path`, without user info, query string or fragment
+/// (query strings may carry API keys). Unparsable input becomes `[invalid URL]`.
+pub fn redact_url(url: &str) -> String {
+    match Url::parse(url) {
+        Ok(u) => {
+            let host = match u.host() {
+                Some(Host::Ipv6(ip)) => format!("[{ip}]"),
+                Some(h) => h.to_string(),
+                None => String::new(),
+            };
+            let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
+            let mut out = format!("{}://{host}{port}{}", u.scheme(), u.path());
+            if u.query().is_some() {
+                out.push_str("?[redacted]");
+            }
+            out
+        }
+        Err(_) => "[invalid URL]".to_string(),
+    }
+}
+
+/// Sends [`HttpRequest`]s. Implementations must not turn non-2xx statuses into errors.
+pub trait Transport {
+    /// Performs the request, following redirects as the implementation's policy allows.
+    fn send(&self, req: &HttpRequest) -> Result<HttpResponse, TransportError>;
+}
+
+/// Settings for [`UreqTransport`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransportConfig {
+    /// Time allowed to establish a connection (DNS, TCP, TLS).
+    pub connect_timeout: Duration,
+    /// Time allowed for the whole call, redirects and body included.
+    pub total_timeout: Duration,
+    /// Cap on the decoded body; larger responses fail with E008.
+    pub max_body_bytes: u64,
+    /// Number of redirects followed; one more fails with E002.
+    pub max_redirects: u32,
+    /// `User-Agent` header value.
+    pub user_agent: String,
+    /// Allow plain `http://` to loopback hosts (local tests, `--upstream` demos).
+    pub allow_http_loopback: bool,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            connect_timeout: Duration::from_secs(10),
+            total_timeout: Duration::from_secs(30),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_redirects: DEFAULT_MAX_REDIRECTS,
+            user_agent: format!("flowmcp-rs/{}", env!("CARGO_PKG_VERSION")),
+            allow_http_loopback: false,
+        }
+    }
+}
+
+/// The production [`Transport`] on top of a `ureq` agent.
+#[derive(Debug)]
+pub struct UreqTransport {
+    agent: ureq::Agent,
+    config: TransportConfig,
+}
+
+impl Default for UreqTransport {
+    fn default() -> Self {
+        UreqTransport::new(TransportConfig::default())
+    }
+}
+
+/// Header names dropped on an origin change even when not marked secret.
+const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "proxy-authorization", "cookie"];
+
+impl UreqTransport {
+    /// Builds the agent: statuses are not errors, no automatic redirects, no proxy from the
+    /// environment, connect timeout and user agent from `config`.
+    pub fn new(config: TransportConfig) -> Self {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .https_only(false)
+            .proxy(None)
+            .timeout_connect(Some(config.connect_timeout))
+            .user_agent(config.user_agent.as_str())
+            .build()
+            .into();
+        UreqTransport { agent, config }
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &TransportConfig {
+        &self.config
+    }
+
+    /// Checks a URL against the scheme policy and parses it.
+    fn check_url(&self, raw: &str) -> Result<Url, String> {
+        let url = Url::parse(raw).map_err(|e| format!("not a valid absolute URL ({e})"))?;
+        match url.scheme() {
+            "https" => {
+                if url.host().is_none() {
+                    return Err("URL has no host".to_string());
+                }
+                Ok(url)
+            }
+            "http" if self.config.allow_http_loopback && is_loopback(&url) => Ok(url),
+            "http" if self.config.allow_http_loopback => {
+                Err("plain http:// is only allowed to loopback hosts".to_string())
+            }
+            "http" => Err("only https:// URLs are allowed".to_string()),
+            other => Err(format!("scheme {other:?} is not allowed")),
+        }
+    }
+
+    /// Checks a redirect target: HTTPS may only lead to HTTPS; otherwise the same scheme policy
+    /// as for the original URL applies.
+    fn check_redirect(&self, from: &Url, to: &Url) -> Result<Url, String> {
+        if from.scheme() == "https" && to.scheme() != "https" {
+            return Err("redirect leaves HTTPS".to_string());
+        }
+        self.check_url(to.as_str())
+    }
+
+    /// Performs one exchange (no redirect handling) and reads the capped body.
+    fn exchange(
+        &self,
+        method: Method,
+        url: &Url,
+        headers: &[(String, HeaderValue)],
+        body: Option<&[u8]>,
+        remaining: Duration,
+    ) -> Result<Exchange, TransportError> {
+        let shown = redact_url(url.as_str());
+        let mut builder = ureq::http::Request::builder()
+            .method(method.as_str())
+            .uri(url.as_str());
+        for (name, value) in headers {
+            let name = ureq::http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+                TransportError::InvalidRequest {
+                    url: shown.clone(),
+                    reason: "invalid header name".to_string(),
+                }
+            })?;
+            let value = ureq::http::HeaderValue::from_str(value.expose()).map_err(|_| {
+                TransportError::InvalidRequest {
+                    url: shown.clone(),
+                    reason: format!("invalid value for header {name}"),
+                }
+            })?;
+            builder = builder.header(name, value);
+        }
+        let result = match body {
+            Some(bytes) => {
+                let request = builder.body(bytes).map_err(|_| invalid_request(&shown))?;
+                let request = self
+                    .agent
+                    .configure_request(request)
+                    .timeout_global(Some(remaining))
+                    .build();
+                self.agent.run(request)
+            }
+            None => {
+                let request = builder.body(()).map_err(|_| invalid_request(&shown))?;
+                let request = self
+                    .agent
+                    .configure_request(request)
+                    .timeout_global(Some(remaining))
+                    .build();
+                self.agent.run(request)
+            }
+        };
+        let mut response =
+            result.map_err(|e| map_ureq_error(e, &shown, self.config.max_body_bytes))?;
+        let status = response.status().as_u16();
+        let content_type = header_text(&response, "content-type");
+        let location = header_text(&response, "location");
+        let limit = self.config.max_body_bytes;
+        let body = if is_redirect(status) && location.is_some() {
+            // The body of a redirect is never used; do not read it.
+            Vec::new()
+        } else {
+            read_capped(response.body_mut(), limit).map_err(|e| map_ureq_error(e, &shown, limit))?
+        };
+        let location = location.filter(|_| is_redirect(status));
+        Ok(Exchange {
+            response: HttpResponse {
+                status,
+                content_type,
+                body,
+                final_url: url.as_str().to_string(),
+            },
+            location,
+        })
+    }
+}
+
+/// One exchange: the response and, for a followable redirect, its `Location` value.
+struct Exchange {
+    response: HttpResponse,
+    location: Option<String>,
+}
+
+impl Transport for UreqTransport {
+    fn send(&self, req: &HttpRequest) -> Result<HttpResponse, TransportError> {
+        let deadline = Instant::now() + self.config.total_timeout;
+        let start_shown = redact_url(&req.url);
+        let mut url = self
+            .check_url(&req.url)
+            .map_err(|reason| TransportError::RefusedUrl {
+                url: start_shown.clone(),
+                reason,
+            })?;
+        let mut method = req.method;
+        let mut headers: Vec<(String, HeaderValue)> = req.headers.clone();
+        let mut body: Option<Vec<u8>> = req.body.clone();
+        let mut redirects = 0u32;
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err(TransportError::Timeout {
+                    url: redact_url(url.as_str()),
+                    reason: "total timeout".to_string(),
+                });
+            }
+            let exchange = self.exchange(method, &url, &headers, body.as_deref(), remaining)?;
+            let Some(location) = exchange.location else {
+                return Ok(exchange.response);
+            };
+            let status = exchange.response.status;
+            let from_shown = redact_url(url.as_str());
+            let Ok(next) = url.join(&location) else {
+                return Err(TransportError::RefusedRedirect {
+                    from: from_shown,
+                    to: "[invalid URL]".to_string(),
+                    reason: "Location is not a valid URL".to_string(),
+                });
+            };
+            if redirects >= self.config.max_redirects {
+                return Err(TransportError::TooManyRedirects {
+                    url: start_shown,
+                    max: self.config.max_redirects,
+                });
+            }
+            redirects += 1;
+            let next = self.check_redirect(&url, &next).map_err(|reason| {
+                TransportError::RefusedRedirect {
+                    from: from_shown,
+                    to: redact_url(next.as_str()),
+                    reason,
+                }
+            })?;
+            if !same_origin(&url, &next) {
+                headers.retain(|(name, value)| {
+                    !value.is_secret()
+                        && !CREDENTIAL_HEADERS
+                            .iter()
+                            .any(|c| c.eq_ignore_ascii_case(name))
+                });
+            }
+            // 303 always, and 301/302 for anything but GET/HEAD, continue as a body-less GET.
+            let to_get = status == 303
+                || (matches!(status, 301 | 302) && !matches!(method, Method::Get | Method::Head));
+            if to_get {
+                if method != Method::Head {
+                    method = Method::Get;
+                }
+                body = None;
+                headers.retain(|(name, _)| {
+                    !name.eq_ignore_ascii_case("content-type")
+                        && !name.eq_ignore_ascii_case("content-length")
+                });
+            }
+            url = next;
+        }
+    }
+}
+
+/// Whether the status is a redirect this transport follows.
+fn is_redirect(status: u16) -> bool {
+    matches!(status, 301 | 302 | 303 | 307 | 308)
+}
+
+/// Whether two URLs share scheme, host and (effective) port.
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host() == b.host()
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
+/// Whether the URL's host is a loopback address or `localhost`.
+fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}
+
+/// A header as text, if present and visible ASCII.
+fn header_text(response: &ureq::http::Response<ureq::Body>, name: &str) -> Option<String> {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+fn invalid_request(shown: &str) -> TransportError {
+    TransportError::InvalidRequest {
+        url: shown.to_string(),
+        reason: "request could not be built".to_string(),
+    }
+}
+
+/// Reads the body, capping both the raw (possibly compressed) and the decoded size at `limit`.
+///
+/// ureq's own limit fails as soon as `limit` bytes have been read and more are asked for, even at
+/// end of stream, so the raw cap is one byte higher and the decoded size is checked here.
+fn read_capped(body: &mut ureq::Body, limit: u64) -> Result<Vec<u8>, ureq::Error> {
+    let reader = body.with_config().limit(limit.saturating_add(1)).reader();
+    let mut buf = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(ureq::Error::from)?;
+    if buf.len() as u64 > limit {
+        return Err(ureq::Error::BodyExceedsLimit(limit));
+    }
+    Ok(buf)
+}
+
+/// Maps a `ureq` error to a [`TransportError`] with a fixed description (ureq's own messages may
+/// quote URLs, so they are not reused).
+fn map_ureq_error(err: ureq::Error, shown: &str, limit: u64) -> TransportError {
+    let url = shown.to_string();
+    let network = |reason: &str| TransportError::Network {
+        url: shown.to_string(),
+        reason: reason.to_string(),
+    };
+    match err {
+        ureq::Error::Timeout(which) => TransportError::Timeout {
+            url,
+            reason: format!("timeout ({which})"),
+        },
+        ureq::Error::BodyExceedsLimit(_) => TransportError::TooLarge { url, limit },
+        ureq::Error::Decompress(kind, _) => TransportError::InvalidBody {
+            url,
+            reason: format!("could not decompress {kind} body"),
+        },
+        ureq::Error::HostNotFound => network("host not found"),
+        ureq::Error::ConnectionFailed => network("connection failed"),
+        ureq::Error::Io(e) => match e.kind() {
+            std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
+                TransportError::Timeout {
+                    url,
+                    reason: "I/O timed out".to_string(),
+                }
+            }
+            kind => network(&format!("I/O error ({kind})")),
+        },
+        ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::Pem(_) => network("TLS error"),
+        ureq::Error::TlsRequired => network("TLS required"),
+        ureq::Error::Protocol(_) => network("HTTP protocol error"),
+        ureq::Error::LargeResponseHeader(_, _) => network("response header too large"),
+        ureq::Error::BodyStalled => network("response body stalled"),
+        ureq::Error::BadUri(_) | ureq::Error::Http(_) => TransportError::InvalidRequest {
+            url,
+            reason: "request could not be built".to_string(),
+        },
+        _ => network("HTTP error"),
+    }
+}
+
+/// Decodes a response body to JSON by MIME type (chapter 04):
+///
+/// * `application/json` and `*/*+json` are parsed (invalid → E004);
+/// * `text/plain` becomes a JSON string (invalid UTF-8 → E004);
+/// * `image/png` becomes a base64 (standard alphabet, padded) string;
+/// * anything else (or no `Content-Type`) is parsed as JSON if possible, otherwise returned as a
+///   string; an empty body is `null`; non-UTF-8 data is E004.
+///
+/// The message never quotes the body.
+pub fn decode_body(resp: &HttpResponse) -> Result<serde_json::Value, (ErrorCode, String)> {
+    let mime = resp
+        .content_type
+        .as_deref()
+        .and_then(|ct| ct.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    let is_json = mime == "application/json" || (mime.contains('/') && mime.ends_with("+json"));
+    if is_json {
+        return serde_json::from_slice(&resp.body).map_err(|e| {
+            let kind = match e.classify() {
+                serde_json::error::Category::Eof => "unexpected end of input",
+                serde_json::error::Category::Io => "I/O error",
+                serde_json::error::Category::Syntax | serde_json::error::Category::Data => {
+                    "syntax error"
+                }
+            };
+            (
+                ErrorCode::E004,
+                format!(
+                    "invalid JSON response body ({kind} at line {} column {})",
+                    e.line(),
+                    e.column()
+                ),
+            )
+        });
+    }
+    match mime.as_str() {
+        "text/plain" => utf8(&resp.body).map(serde_json::Value::String),
+        "image/png" => Ok(serde_json::Value::String(base64_encode(&resp.body))),
+        _ => {
+            if resp.body.iter().all(u8::is_ascii_whitespace) {
+                return Ok(serde_json::Value::Null);
+            }
+            if let Ok(v) = serde_json::from_slice(&resp.body) {
+                return Ok(v);
+            }
+            utf8(&resp.body).map(serde_json::Value::String)
+        }
+    }
+}
+
+fn utf8(bytes: &[u8]) -> Result<String, (ErrorCode, String)> {
+    String::from_utf8(bytes.to_vec()).map_err(|e| {
+        (
+            ErrorCode::E004,
+            format!(
+                "response body is not valid UTF-8 (at byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+/// Standard base64 (RFC 4648, with padding).
+pub fn base64_encode(data: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b0 = chunk.first().copied().unwrap_or(0);
+        let b1 = chunk.get(1).copied().unwrap_or(0);
+        let b2 = chunk.get(2).copied().unwrap_or(0);
+        let n = (u32::from(b0) << 16) | (u32::from(b1) << 8) | u32::from(b2);
+        let sextet = |shift: u32| char::from(ALPHABET[((n >> shift) & 0x3f) as usize]);
+        out.push(sextet(18));
+        out.push(sextet(12));
+        out.push(if chunk.len() > 1 { sextet(6) } else { '=' });
+        out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc4648_vectors() {
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(base64_encode(input.as_bytes()), expected);
+        }
+    }
+
+    #[test]
+    fn url_policy() {
+        let strict = UreqTransport::default();
+        assert!(strict.check_url("https://api.example.com/x?k=1").is_ok());
+        assert!(strict.check_url("http://127.0.0.1:8080/").is_err());
+        assert!(strict.check_url("ftp://example.com/").is_err());
+        assert!(strict.check_url("not a url").is_err());
+        let local = UreqTransport::new(TransportConfig {
+            allow_http_loopback: true,
+            ..TransportConfig::default()
+        });
+        assert!(local.check_url("http://127.0.0.1:8080/").is_ok());
+        assert!(local.check_url("http://[::1]:8080/").is_ok());
+        assert!(local.check_url("http://LOCALHOST/").is_ok());
+        assert!(local.check_url("http://example.com/").is_err());
+        assert!(local.check_url("http://localhost.example.com/").is_err());
+    }
+
+    #[test]
+    fn redirect_policy_never_leaves_https() {
+        let t = UreqTransport::new(TransportConfig {
+            allow_http_loopback: true,
+            ..TransportConfig::default()
+        });
+        let url = |s: &str| Url::parse(s).expect("static URL");
+        let https = url("https://api.example.com/a");
+        assert!(
+            t.check_redirect(&https, &url("https://other.example.com/b"))
+                .is_ok()
+        );
+        assert!(
+            t.check_redirect(&https, &url("http://127.0.0.1/b"))
+                .is_err()
+        );
+        assert!(
+            t.check_redirect(&https, &url("http://api.example.com/b"))
+                .is_err()
+        );
+        let local = url("http://127.0.0.1:9/a");
+        assert!(
+            t.check_redirect(&local, &url("http://localhost:8/b"))
+                .is_ok()
+        );
+        assert!(
+            t.check_redirect(&local, &url("https://api.example.com/b"))
+                .is_ok()
+        );
+        assert!(
+            t.check_redirect(&local, &url("http://example.com/b"))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn redaction_drops_query_and_userinfo() {
+        assert_eq!(
+            redact_url("https://user:pw@api.example.com:8443/v1/x?key=abc#frag"),
+            "https://api.example.com:8443/v1/x?[redacted]"
+        );
+        assert_eq!(redact_url("http://[::1]:80/a"), "http://[::1]/a");
+        assert_eq!(redact_url("::"), "[invalid URL]");
+    }
+
+    #[test]
+    fn origin_comparison_uses_effective_port() {
+        let a = Url::parse("https://a.example/x").expect("static URL");
+        let b = Url::parse("https://a.example:443/y").expect("static URL");
+        let c = Url::parse("https://a.example:8443/y").expect("static URL");
+        let d = Url::parse("http://a.example/y").expect("static URL");
+        assert!(same_origin(&a, &b));
+        assert!(!same_origin(&a, &c));
+        assert!(!same_origin(&a, &d));
+    }
+}

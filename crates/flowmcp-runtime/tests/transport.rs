@@ -1,0 +1,594 @@
+//! Tests of `flowmcp_runtime::transport` against local `tiny_http` servers on 127.0.0.1.
+//!
+//! Every server runs on its own thread, handles at most a fixed number of requests (each waited
+//! for with a bounded timeout) and then stops, returning what it received.
+
+use std::io::Cursor;
+use std::net::TcpListener;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use flowmcp_runtime::transport::{
+    ErrorCode, HeaderValue, HttpRequest, HttpResponse, Method, Transport, TransportConfig,
+    TransportError, UreqTransport, decode_body, status_error,
+};
+use serde_json::json;
+
+/// What a test server saw for one request.
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    url: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+type Reply = tiny_http::Response<Cursor<Vec<u8>>>;
+
+/// A running test server: its base URL (`http://127.0.0.1:<port>`) and the thread that returns
+/// the requests it handled.
+struct TestServer {
+    base: String,
+    handle: JoinHandle<Vec<Seen>>,
+}
+
+impl TestServer {
+    /// Starts a server that answers at most `max_requests` requests with `handler`, waiting at
+    /// most two seconds for each.
+    fn start<F>(max_requests: usize, handler: F) -> TestServer
+    where
+        F: Fn(&Seen) -> Reply + Send + 'static,
+    {
+        let server = tiny_http::Server::http("127.0.0.1:0").expect("bind test server");
+        let port = server
+            .server_addr()
+            .to_ip()
+            .expect("test server has an IP address")
+            .port();
+        let handle = std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            for _ in 0..max_requests {
+                let Ok(Some(mut request)) = server.recv_timeout(Duration::from_secs(2)) else {
+                    break;
+                };
+                let mut body = Vec::new();
+                let _ = request.as_reader().read_to_end(&mut body);
+                let record = Seen {
+                    method: request.method().as_str().to_string(),
+                    url: request.url().to_string(),
+                    headers: request
+                        .headers()
+                        .iter()
+                        .map(|h| (h.field.as_str().as_str().to_string(), h.value.to_string()))
+                        .collect(),
+                    body,
+                };
+                let reply = handler(&record);
+                seen.push(record);
+                // The client may have given up already (timeouts); that is fine.
+                let _ = request.respond(reply);
+            }
+            seen
+        });
+        TestServer {
+            base: format!("http://127.0.0.1:{port}"),
+            handle,
+        }
+    }
+
+    /// Waits for the server thread and returns what it received.
+    fn finish(self) -> Vec<Seen> {
+        self.handle.join().expect("test server thread")
+    }
+}
+
+fn reply(status: u16, content_type: Option<&str>, body: impl Into<Vec<u8>>) -> Reply {
+    let mut r = tiny_http::Response::from_data(body.into()).with_status_code(status);
+    if let Some(ct) = content_type {
+        r.add_header(header("Content-Type", ct));
+    }
+    r
+}
+
+fn redirect(status: u16, location: &str) -> Reply {
+    reply(status, None, Vec::new()).with_header(header("Location", location))
+}
+
+fn header(name: &str, value: &str) -> tiny_http::Header {
+    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid test header")
+}
+
+fn loopback_config() -> TransportConfig {
+    TransportConfig {
+        connect_timeout: Duration::from_secs(2),
+        total_timeout: Duration::from_secs(5),
+        allow_http_loopback: true,
+        ..TransportConfig::default()
+    }
+}
+
+fn transport() -> UreqTransport {
+    UreqTransport::new(loopback_config())
+}
+
+fn get(url: &str) -> HttpRequest {
+    HttpRequest::new(Method::Get, url)
+}
+
+/// A loopback port with nothing listening on it.
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind probe listener");
+    listener.local_addr().expect("probe address").port()
+}
+
+fn expect_err(result: Result<HttpResponse, TransportError>) -> TransportError {
+    match result {
+        Ok(resp) => panic!("expected an error, got {resp:?}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn json_200_is_returned_and_decoded() {
+    let server = TestServer::start(1, |_| {
+        reply(
+            200,
+            Some("application/json; charset=utf-8"),
+            r#"{"price":42}"#,
+        )
+    });
+    let url = format!("{}/simple/price?ids=bitcoin", server.base);
+    let resp = transport().send(&get(&url)).expect("200 response");
+    assert_eq!(resp.status, 200);
+    assert_eq!(resp.final_url, url);
+    assert_eq!(decode_body(&resp), Ok(json!({"price": 42})));
+    let seen = server.finish();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].method, "GET");
+    assert_eq!(seen[0].url, "/simple/price?ids=bitcoin");
+    let ua = seen[0].header("User-Agent").unwrap_or_default();
+    assert!(ua.starts_with("flowmcp-rs/"), "user agent {ua:?}");
+}
+
+#[test]
+fn non_2xx_statuses_are_passed_through() {
+    let server = TestServer::start(2, |seen| {
+        if seen.url.starts_with("/missing") {
+            reply(404, Some("application/json"), r#"{"error":"not found"}"#)
+        } else {
+            reply(500, Some("text/plain"), "boom")
+        }
+    });
+    let t = transport();
+    let missing = t
+        .send(&get(&format!("{}/missing", server.base)))
+        .expect("404 is not a transport error");
+    assert_eq!(missing.status, 404);
+    assert_eq!(decode_body(&missing), Ok(json!({"error": "not found"})));
+    let broken = t
+        .send(&get(&format!("{}/broken", server.base)))
+        .expect("500 is not a transport error");
+    assert_eq!(broken.status, 500);
+    assert_eq!(
+        status_error("coingecko_price", broken.status),
+        "E001 coingecko_price: API returned 500"
+    );
+    assert_eq!(server.finish().len(), 2);
+}
+
+#[test]
+fn invalid_json_body_is_e004() {
+    let server = TestServer::start(1, |_| reply(200, Some("application/json"), "{not json"));
+    let resp = transport()
+        .send(&get(&format!("{}/x", server.base)))
+        .expect("response");
+    let (code, message) = decode_body(&resp).expect_err("invalid JSON");
+    assert_eq!(code, ErrorCode::E004);
+    assert!(
+        !message.contains("not json"),
+        "message quotes the body: {message}"
+    );
+    server.finish();
+}
+
+#[test]
+fn text_plain_becomes_a_string() {
+    let server = TestServer::start(1, |_| {
+        reply(200, Some("text/plain; charset=utf-8"), "héllo")
+    });
+    let resp = transport()
+        .send(&get(&format!("{}/t", server.base)))
+        .expect("response");
+    assert_eq!(decode_body(&resp), Ok(json!("héllo")));
+    server.finish();
+
+    let bad = HttpResponse {
+        status: 200,
+        content_type: Some("text/plain".into()),
+        body: vec![0x66, 0xff, 0x66],
+        final_url: "https://example.com/".into(),
+    };
+    assert_eq!(decode_body(&bad).map_err(|e| e.0), Err(ErrorCode::E004));
+}
+
+#[test]
+fn image_png_becomes_base64() {
+    let png: Vec<u8> = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0x00];
+    let body = png.clone();
+    let server = TestServer::start(1, move |_| reply(200, Some("image/png"), body.clone()));
+    let resp = transport()
+        .send(&get(&format!("{}/logo.png", server.base)))
+        .expect("response");
+    assert_eq!(resp.body, png);
+    assert_eq!(decode_body(&resp), Ok(json!("iVBORw0KGgoA")));
+    server.finish();
+}
+
+#[test]
+fn unknown_mime_tries_json_then_string() {
+    let mk = |ct: Option<&str>, body: &str| HttpResponse {
+        status: 200,
+        content_type: ct.map(str::to_string),
+        body: body.as_bytes().to_vec(),
+        final_url: "https://example.com/".into(),
+    };
+    assert_eq!(decode_body(&mk(None, "[1,2]")), Ok(json!([1, 2])));
+    assert_eq!(
+        decode_body(&mk(Some("text/html"), "<p>hi</p>")),
+        Ok(json!("<p>hi</p>"))
+    );
+    assert_eq!(
+        decode_body(&mk(Some("application/vnd.api+json"), r#"{"a":1}"#)),
+        Ok(json!({"a": 1}))
+    );
+    assert_eq!(decode_body(&mk(None, "")), Ok(serde_json::Value::Null));
+}
+
+#[test]
+fn oversized_body_is_e008() {
+    let server = TestServer::start(1, |_| {
+        reply(200, Some("application/json"), vec![b' '; 4096])
+    });
+    let t = UreqTransport::new(TransportConfig {
+        max_body_bytes: 1024,
+        ..loopback_config()
+    });
+    let err = expect_err(t.send(&get(&format!("{}/big", server.base))));
+    assert_eq!(err.code(), ErrorCode::E008, "{err}");
+    server.finish();
+}
+
+#[test]
+fn body_exactly_at_the_cap_is_accepted() {
+    let server = TestServer::start(1, |_| reply(200, Some("text/plain"), vec![b'a'; 1024]));
+    let t = UreqTransport::new(TransportConfig {
+        max_body_bytes: 1024,
+        ..loopback_config()
+    });
+    let resp = t
+        .send(&get(&format!("{}/edge", server.base)))
+        .expect("body at the cap");
+    assert_eq!(resp.body.len(), 1024);
+    server.finish();
+}
+
+#[test]
+fn slow_server_is_e003() {
+    let server = TestServer::start(1, |_| {
+        std::thread::sleep(Duration::from_millis(1500));
+        reply(200, Some("application/json"), "{}")
+    });
+    let t = UreqTransport::new(TransportConfig {
+        total_timeout: Duration::from_millis(200),
+        ..loopback_config()
+    });
+    let err = expect_err(t.send(&get(&format!("{}/slow", server.base))));
+    assert_eq!(err.code(), ErrorCode::E003, "{err}");
+    server.finish();
+}
+
+#[test]
+fn connection_refused_is_e002() {
+    let port = free_port();
+    let err = expect_err(transport().send(&get(&format!("http://127.0.0.1:{port}/x?k=v"))));
+    assert_eq!(err.code(), ErrorCode::E002, "{err}");
+    let message = err.envelope_message("demo_tool");
+    let prefix =
+        format!("E002 demo_tool: network failure for http://127.0.0.1:{port}/x?[redacted]: ");
+    assert!(message.starts_with(&prefix), "{message}");
+}
+
+#[test]
+fn plain_http_to_public_host_is_e009() {
+    let err = expect_err(transport().send(&get("http://example.com/api")));
+    assert_eq!(err.code(), ErrorCode::E009, "{err}");
+    let err = expect_err(transport().send(&get("ftp://example.com/api")));
+    assert_eq!(err.code(), ErrorCode::E009, "{err}");
+    let err = expect_err(transport().send(&get("not a url")));
+    assert_eq!(err.code(), ErrorCode::E009, "{err}");
+}
+
+#[test]
+fn loopback_http_is_refused_without_the_opt_in_and_never_contacted() {
+    let server = TestServer::start(1, |_| reply(200, Some("application/json"), "{}"));
+    let strict = UreqTransport::new(TransportConfig {
+        allow_http_loopback: false,
+        ..loopback_config()
+    });
+    let err = expect_err(strict.send(&get(&format!("{}/x", server.base))));
+    assert_eq!(err.code(), ErrorCode::E009, "{err}");
+    assert!(
+        server.finish().is_empty(),
+        "the server must not be contacted"
+    );
+}
+
+#[test]
+fn cross_origin_redirect_drops_secret_headers() {
+    let target = TestServer::start(1, |_| reply(200, Some("application/json"), "{}"));
+    let location = format!("{}/landed", target.base);
+    let origin = TestServer::start(1, move |_| redirect(302, &location));
+    let req = get(&format!("{}/start", origin.base))
+        .with_header("X-Api-Key", HeaderValue::secret("s3cret-key"))
+        .with_header("Authorization", HeaderValue::plain("Bearer not-marked"))
+        .with_header("X-Trace", HeaderValue::plain("trace-1"));
+    let resp = transport().send(&req).expect("redirect followed");
+    assert_eq!(resp.status, 200);
+    assert_eq!(resp.final_url, format!("{}/landed", target.base));
+
+    let first = origin.finish();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].header("X-Api-Key"), Some("s3cret-key"));
+    let second = target.finish();
+    assert_eq!(second.len(), 1);
+    assert_eq!(second[0].url, "/landed");
+    assert_eq!(second[0].header("X-Api-Key"), None);
+    assert_eq!(second[0].header("Authorization"), None);
+    assert_eq!(second[0].header("X-Trace"), Some("trace-1"));
+}
+
+#[test]
+fn same_origin_redirect_keeps_headers_and_307_keeps_the_body() {
+    let server = TestServer::start(2, |seen| {
+        if seen.url == "/old" {
+            redirect(307, "/new")
+        } else {
+            reply(200, Some("application/json"), r#"{"ok":true}"#)
+        }
+    });
+    let req = HttpRequest::new(Method::Post, format!("{}/old", server.base))
+        .with_header("X-Api-Key", HeaderValue::secret("same-origin-key"))
+        .with_header("Content-Type", HeaderValue::plain("application/json"))
+        .with_body(br#"{"q":1}"#.to_vec());
+    let resp = transport().send(&req).expect("redirect followed");
+    assert_eq!(decode_body(&resp), Ok(json!({"ok": true})));
+    let seen = server.finish();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[1].method, "POST");
+    assert_eq!(seen[1].url, "/new");
+    assert_eq!(seen[1].body, br#"{"q":1}"#.to_vec());
+    assert_eq!(seen[1].header("X-Api-Key"), Some("same-origin-key"));
+}
+
+#[test]
+fn see_other_turns_post_into_get_without_body() {
+    let server = TestServer::start(2, |seen| {
+        if seen.url == "/submit" {
+            redirect(303, "/result")
+        } else {
+            reply(200, Some("application/json"), "{}")
+        }
+    });
+    let req = HttpRequest::new(Method::Post, format!("{}/submit", server.base))
+        .with_header("Content-Type", HeaderValue::plain("application/json"))
+        .with_body(b"{}".to_vec());
+    transport().send(&req).expect("redirect followed");
+    let seen = server.finish();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(seen[1].method, "GET");
+    assert!(seen[1].body.is_empty());
+    assert_eq!(seen[1].header("Content-Type"), None);
+}
+
+#[test]
+fn redirect_loop_stops_at_max_redirects() {
+    let server = TestServer::start(10, |_| redirect(302, "/again"));
+    let t = UreqTransport::new(TransportConfig {
+        max_redirects: 3,
+        ..loopback_config()
+    });
+    let err = expect_err(t.send(&get(&format!("{}/again", server.base))));
+    assert!(
+        matches!(err, TransportError::TooManyRedirects { max: 3, .. }),
+        "{err:?}"
+    );
+    assert_eq!(err.code(), ErrorCode::E002);
+    // The original request plus three followed redirects.
+    assert_eq!(server.finish().len(), 4);
+}
+
+#[test]
+fn redirect_to_plain_http_public_host_is_e009() {
+    let server = TestServer::start(1, |_| redirect(301, "http://example.com/elsewhere"));
+    let err = expect_err(transport().send(&get(&format!("{}/start", server.base))));
+    assert!(
+        matches!(err, TransportError::RefusedRedirect { .. }),
+        "{err:?}"
+    );
+    assert_eq!(err.code(), ErrorCode::E009);
+    server.finish();
+}
+
+#[test]
+fn gzip_response_is_decoded() {
+    let payload = br#"{"compressed":true}"#;
+    let gz = gzip_stored(payload);
+    let server = TestServer::start(1, move |_| {
+        reply(200, Some("application/json"), gz.clone())
+            .with_header(header("Content-Encoding", "gzip"))
+    });
+    let resp = transport()
+        .send(&get(&format!("{}/gz", server.base)))
+        .expect("gzip response");
+    assert_eq!(decode_body(&resp), Ok(json!({"compressed": true})));
+    let seen = server.finish();
+    let accept = seen[0].header("Accept-Encoding").unwrap_or_default();
+    assert!(accept.contains("gzip"), "Accept-Encoding {accept:?}");
+}
+
+#[test]
+fn broken_gzip_is_e004() {
+    let server = TestServer::start(1, |_| {
+        reply(
+            200,
+            Some("application/json"),
+            b"definitely not gzip".to_vec(),
+        )
+        .with_header(header("Content-Encoding", "gzip"))
+    });
+    let err = expect_err(transport().send(&get(&format!("{}/gz", server.base))));
+    assert_eq!(err.code(), ErrorCode::E004, "{err}");
+    server.finish();
+}
+
+/// No error message or `Debug` output may contain a secret header value or the query string.
+#[test]
+fn secrets_never_appear_in_errors_or_debug_output() {
+    const HEADER_CANARY: &str = "CANARY-HEADER-7f3a9";
+    const QUERY_CANARY: &str = "CANARY-QUERY-51c2e";
+    let mut texts: Vec<String> = Vec::new();
+    let t = transport();
+    let with_secrets = |url: String| {
+        HttpRequest::new(Method::Get, url)
+            .with_header("X-Api-Key", HeaderValue::secret(HEADER_CANARY))
+    };
+    let mut collect = |req: &HttpRequest, result: Result<HttpResponse, TransportError>| {
+        texts.push(format!("{req:?}"));
+        match result {
+            Ok(resp) => texts.push(format!("{resp:?}")),
+            Err(e) => {
+                texts.push(e.to_string());
+                texts.push(format!("{e:?}"));
+                texts.push(e.envelope_message("tool"));
+            }
+        }
+    };
+
+    // Connection refused (E002).
+    let port = free_port();
+    let req = with_secrets(format!("http://127.0.0.1:{port}/v1?api_key={QUERY_CANARY}"));
+    let result = t.send(&req);
+    assert!(result.is_err());
+    collect(&req, result);
+
+    // Refused URL (E009).
+    let req = with_secrets(format!("http://example.com/v1?api_key={QUERY_CANARY}"));
+    let result = t.send(&req);
+    assert!(result.is_err());
+    collect(&req, result);
+
+    // Refused redirect whose target carries the canary, and a successful response.
+    let target = format!("http://example.com/next?api_key={QUERY_CANARY}");
+    let server = TestServer::start(2, move |seen| {
+        if seen.url.starts_with("/redirect") {
+            redirect(302, &target)
+        } else {
+            reply(200, Some("application/json"), "{}")
+        }
+    });
+    let req = with_secrets(format!("{}/redirect?api_key={QUERY_CANARY}", server.base));
+    let result = t.send(&req);
+    assert!(result.is_err());
+    collect(&req, result);
+    let req = with_secrets(format!("{}/ok?api_key={QUERY_CANARY}", server.base));
+    let result = t.send(&req);
+    assert!(result.is_ok());
+    collect(&req, result);
+    server.finish();
+
+    // Timeout (E003) and too large (E008).
+    let server = TestServer::start(2, |seen| {
+        if seen.url.starts_with("/slow") {
+            std::thread::sleep(Duration::from_millis(1000));
+        }
+        reply(200, Some("application/json"), vec![b' '; 2048])
+    });
+    let small = UreqTransport::new(TransportConfig {
+        total_timeout: Duration::from_millis(200),
+        max_body_bytes: 16,
+        ..loopback_config()
+    });
+    for path in ["slow", "big"] {
+        let req = with_secrets(format!("{}/{path}?api_key={QUERY_CANARY}", server.base));
+        let result = small.send(&req);
+        assert!(result.is_err());
+        collect(&req, result);
+    }
+    server.finish();
+
+    // A header value that cannot be sent (E002 before connecting).
+    let port = free_port();
+    let req = HttpRequest::new(
+        Method::Get,
+        format!("http://127.0.0.1:{port}/?k={QUERY_CANARY}"),
+    )
+    .with_header(
+        "X-Api-Key",
+        HeaderValue::secret(format!("{HEADER_CANARY}\r\nX: y")),
+    );
+    let result = t.send(&req);
+    assert!(result.is_err());
+    collect(&req, result);
+
+    assert!(texts.len() >= 20, "collected {} texts", texts.len());
+    for text in &texts {
+        assert!(
+            !text.contains(HEADER_CANARY),
+            "header canary leaked: {text}"
+        );
+        assert!(!text.contains(QUERY_CANARY), "query canary leaked: {text}");
+    }
+    assert!(texts.iter().any(|t| t.contains("[redacted]")));
+}
+
+#[test]
+fn header_value_debug_redacts_only_secrets() {
+    assert_eq!(format!("{:?}", HeaderValue::secret("k")), "[redacted]");
+    assert_eq!(format!("{:?}", HeaderValue::plain("v")), "\"v\"");
+    assert_eq!(HeaderValue::secret("k").expose(), "k");
+}
+
+/// Wraps `data` in a gzip member using a single stored (uncompressed) deflate block.
+fn gzip_stored(data: &[u8]) -> Vec<u8> {
+    let len = u16::try_from(data.len()).expect("test payload fits one stored block");
+    let mut out = vec![0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff];
+    out.push(0x01); // BFINAL = 1, BTYPE = 00 (stored)
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(data);
+    out.extend_from_slice(&crc32(data).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}
+
+/// CRC-32 (IEEE 802.3), bitwise.
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = 0xffff_ffffu32;
+    for &byte in data {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            let mask = (crc & 1).wrapping_neg();
+            crc = (crc >> 1) ^ (0xedb8_8320 & mask);
+        }
+    }
+    !crc
+}
