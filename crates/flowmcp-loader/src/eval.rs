@@ -167,6 +167,18 @@ pub fn evaluate_with(
     let lists = lists_json.as_deref();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let fast = blanked.and_then(|b| FastMain::prepare(source, b));
+        if let Some(f) = fast.as_ref().filter(|f| f.data_only) {
+            // The module is nothing but `export const main = <literal>`: running it could only
+            // produce the value already read, so the engine is not started at all.
+            let mut data = IndexMap::new();
+            data.insert("main".to_string(), f.value.clone());
+            return Ok(Exports {
+                names: vec!["main".to_string()],
+                data,
+                handlers: HandlersExport::Absent,
+                unserializable: Vec::new(),
+            });
+        }
         match &fast {
             Some(f) => evaluate_inner(name, &f.source, Some(f), lists, limits),
             None => evaluate_inner(name, source, None, lists, limits),
@@ -193,6 +205,8 @@ struct FastMain {
     /// Whether the rest of the module can reach `main` (it names it): then the export is read back
     /// from the engine, as it may have been changed after its declaration.
     referenced: bool,
+    /// Whether the module consists of the declaration alone (comments and whitespace aside).
+    data_only: bool,
 }
 
 impl FastMain {
@@ -223,8 +237,15 @@ impl FastMain {
         rewritten.push_str(&source[..lit.range.start]);
         rewritten.push_str(&replacement);
         rewritten.push_str(&source[lit.range.end..]);
-        let referenced =
-            mentions_identifier(blanked, "main", blanked_range(source, blanked, &lit.range));
+        let range = blanked_range(source, blanked, &lit.range);
+        let compact = |t: &str| t.split_whitespace().collect::<String>();
+        let data_only = blanked
+            .get(..range.start)
+            .is_some_and(|b| compact(b) == "exportconstmain=")
+            && blanked
+                .get(range.end..)
+                .is_some_and(|a| matches!(compact(a).as_str(), "" | ";"));
+        let referenced = mentions_identifier(blanked, "main", range);
         // The value only has to exist inside the engine when the module can reach it.
         let json = if referenced {
             serde_json::to_string(&lit.value).ok()?
@@ -232,6 +253,7 @@ impl FastMain {
             "{}".to_string()
         };
         Some(FastMain {
+            data_only,
             source: rewritten,
             json,
             value: lit.value,

@@ -302,3 +302,28 @@ mod fast_main_references {
         }
     }
 }
+
+mod data_only {
+    use super::*;
+    use flowmcp_loader::eval::evaluate_with_blanked;
+    use flowmcp_loader::scan::blank;
+
+    #[test]
+    fn a_module_that_is_only_main_gives_the_engine_result() {
+        for src in [
+            "// comment\nexport const main = { a: [1, 'two', { three: 3.5 }], 'b-c': null }\n",
+            "export const main = [ true, false ];",
+            "/* x */ export const main = { a: 1 } ; // end\n",
+        ] {
+            let fast = evaluate_with_blanked("d.mjs", src, Some(&blank(src)), &limits());
+            assert_eq!(fast, eval(src), "{src}");
+        }
+    }
+
+    #[test]
+    fn anything_more_runs_the_engine() {
+        let src = "export const main = { a: 1 };\nfor(;;){}\n";
+        let fast = evaluate_with_blanked("d.mjs", src, Some(&blank(src)), &limits());
+        assert_eq!(fast.unwrap_err(), EvalFailure::Timeout);
+    }
+}
