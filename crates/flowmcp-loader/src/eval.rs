@@ -216,6 +216,24 @@ impl FastMain {
         if source.contains(MAIN_GLOBAL) {
             return None;
         }
+        let range = blanked_range(source, blanked, &lit.range);
+        let compact = |t: &str| t.split_whitespace().collect::<String>();
+        let data_only = blanked
+            .get(..range.start)
+            .is_some_and(|b| compact(b) == "exportconstmain=")
+            && blanked
+                .get(range.end..)
+                .is_some_and(|a| matches!(compact(a).as_str(), "" | ";"));
+        if data_only {
+            // Nothing will run, so no rewritten source is needed.
+            return Some(FastMain {
+                data_only,
+                source: String::new(),
+                json: String::new(),
+                value: lit.value,
+                referenced: false,
+            });
+        }
         // Same lines after the literal: keep every line break, blank the rest, and make room for the
         // global's name by dropping blanks from the earliest lines (the literal's own lines).
         let mut to_drop = MAIN_GLOBAL.len();
@@ -237,14 +255,6 @@ impl FastMain {
         rewritten.push_str(&source[..lit.range.start]);
         rewritten.push_str(&replacement);
         rewritten.push_str(&source[lit.range.end..]);
-        let range = blanked_range(source, blanked, &lit.range);
-        let compact = |t: &str| t.split_whitespace().collect::<String>();
-        let data_only = blanked
-            .get(..range.start)
-            .is_some_and(|b| compact(b) == "exportconstmain=")
-            && blanked
-                .get(range.end..)
-                .is_some_and(|a| matches!(compact(a).as_str(), "" | ";"));
         let referenced = mentions_identifier(blanked, "main", range);
         // The value only has to exist inside the engine when the module can reach it.
         let json = if referenced {

@@ -535,6 +535,27 @@ impl PartialEq for JsRegex {
 impl JsRegex {
     /// Compiles the text written inside `regex(...)`.
     pub fn new(text: &str) -> Result<JsRegex, String> {
+        // Rules parse the same options several times per file; compiled patterns are cached per
+        // thread (`Regex` clones share the compiled program).
+        thread_local! {
+            static CACHE: std::cell::RefCell<std::collections::HashMap<String, Result<JsRegex, String>>> =
+                std::cell::RefCell::new(std::collections::HashMap::new());
+        }
+        if let Some(hit) = CACHE.with(|c| c.borrow().get(text).cloned()) {
+            return hit;
+        }
+        let compiled = JsRegex::compile(text);
+        CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() >= 4096 {
+                c.clear();
+            }
+            c.insert(text.to_string(), compiled.clone());
+        });
+        compiled
+    }
+
+    fn compile(text: &str) -> Result<JsRegex, String> {
         if text.is_empty() {
             return Err("regex() needs a pattern".to_string());
         }
