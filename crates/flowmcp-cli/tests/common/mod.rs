@@ -1,0 +1,73 @@
+//! Shared helpers for the CLI tests: run the `flowmcp` binary with a generous watchdog.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The outcome of one `flowmcp` run.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the binary in `cwd`; a run that takes longer than 180 s fails the test (no timing
+/// assertions otherwise).
+pub fn flowmcp(args: &[&str], cwd: &Path) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flowmcp"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn flowmcp");
+    // Drain both pipes on their own threads so a large output cannot fill a pipe and stall the child.
+    let mut out_pipe = child.stdout.take().expect("stdout");
+    let mut err_pipe = child.stderr.take().expect("stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut out_pipe, &mut b);
+        b
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut err_pipe, &mut b);
+        b
+    });
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("flowmcp {args:?} did not finish within 180 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out_reader.join().expect("stdout reader")).into_owned(),
+        stderr: String::from_utf8_lossy(&err_reader.join().expect("stderr reader")).into_owned(),
+    }
+}
+
+/// The workspace root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap()
+        .to_path_buf()
+}
+
+/// A fresh temporary directory for one test.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("flowmcp-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
