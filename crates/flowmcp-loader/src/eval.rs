@@ -133,6 +133,15 @@ impl Exports {
     pub fn has(&self, name: &str) -> bool {
         self.names.iter().any(|n| n == name)
     }
+
+    /// The export names for messages: `no exports` or ``exports `a`, `b` ``.
+    pub fn describe_names(&self) -> String {
+        if self.names.is_empty() {
+            return "no exports".to_string();
+        }
+        let quoted: Vec<String> = self.names.iter().map(|n| format!("`{n}`")).collect();
+        format!("exports {}", quoted.join(", "))
+    }
 }
 
 /// Evaluates `source` as an ES module named `name` and extracts its exports.

@@ -217,19 +217,7 @@ fn load_text(
         k => k,
     };
     if !DATA_EXPORTS.iter().any(|n| exports.has(n)) {
-        let found = if exports.names.is_empty() {
-            "no exports".to_string()
-        } else {
-            format!(
-                "exports {}",
-                exports
-                    .names
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        };
+        let found = exports.describe_names();
         c.emit(
             Code::LDR008,
             None,

@@ -33,6 +33,15 @@ pub enum Key {
     Index(usize),
 }
 
+impl From<flowmcp_spec::Seg> for Key {
+    fn from(s: flowmcp_spec::Seg) -> Key {
+        match s {
+            flowmcp_spec::Seg::Key(k) => Key::Name(k),
+            flowmcp_spec::Seg::Index(i) => Key::Index(i),
+        }
+    }
+}
+
 /// Finds the source positions of `paths` (each starting with an export name such as `main`) in one
 /// pass over `source`. Each answer is the position of the value at that path or, when that value cannot
 /// be found (missing key, computed value), of its nearest enclosing value that can; `None` when not

@@ -38,7 +38,7 @@ use flowmcp_spec::catalog::{
     is_reserved_namespace,
 };
 use flowmcp_spec::id::{IdIndex, IdType, PrimitiveId, SchemaFileId};
-use flowmcp_spec::{Code, Collector, Diagnostic, FileReport, JsonPath, Seg};
+use flowmcp_spec::{Code, Collector, Diagnostic, FileReport, JsonPath};
 use serde_json::{Map, Value};
 
 use crate::Options;
@@ -1218,10 +1218,7 @@ fn add_json_positions(text: &str, diagnostics: &mut [Diagnostic]) {
                         .pointer
                         .iter()
                         .flat_map(|p| p.segments())
-                        .map(|s| match s {
-                            Seg::Key(k) => Key::Name(k),
-                            Seg::Index(n) => Key::Index(n),
-                        }),
+                        .map(Key::from),
                 )
                 .collect()
         })

@@ -27,7 +27,7 @@ use std::path::Path;
 pub use flowmcp_loader::Limits;
 use flowmcp_loader::file::{FileKind, LoadedFile, load_file, load_source};
 use flowmcp_loader::locate::{Key, locate_paths, locate_paths_blanked};
-use flowmcp_spec::{Code, Collector, Diagnostic, Seg};
+use flowmcp_spec::{Code, Collector, Diagnostic};
 pub use flowmcp_spec::{FileReport, Profile, Report, RuleSettings};
 
 /// The libraries every runtime accepts in `requiredLibraries` (chapter 05, "Default Allowlist").
@@ -220,10 +220,7 @@ fn add_source_positions(source: &str, blanked: Option<&str>, diagnostics: &mut [
                 .pointer
                 .iter()
                 .flat_map(|p| p.segments())
-                .map(|s| match s {
-                    Seg::Key(k) => Key::Name(k),
-                    Seg::Index(i) => Key::Index(i),
-                })
+                .map(Key::from)
                 .collect()
         })
         .collect();

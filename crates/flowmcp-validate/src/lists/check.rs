@@ -31,19 +31,7 @@ pub(crate) fn check_list_file(
         }
     }
     let Some(list) = exports.get("list") else {
-        let found = if exports.names.is_empty() {
-            "no exports".to_string()
-        } else {
-            format!(
-                "exports {}",
-                exports
-                    .names
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        };
+        let found = exports.describe_names();
         c.emit(
             Code::LST001,
             None,
