@@ -236,8 +236,10 @@ struct ToolRaw {
     parameters: Vec<Parameter>,
     #[serde(default)]
     output: Option<Output>,
+    /// Compat alias of `output`; catalogs also use the name for free-form examples, so a value that
+    /// is not a valid `output` block is ignored rather than failing the whole tool.
     #[serde(default)]
-    output_schema: Option<Output>,
+    output_schema: Option<Value>,
     #[serde(default)]
     preload: Option<Preload>,
     #[serde(default)]
@@ -257,7 +259,10 @@ impl From<ToolRaw> for Tool {
             path: raw.path,
             description: raw.description,
             parameters: raw.parameters,
-            output: raw.output.or(raw.output_schema),
+            output: raw.output.or_else(|| {
+                raw.output_schema
+                    .and_then(|v| serde_json::from_value(v).ok())
+            }),
             preload: raw.preload,
             tests: raw.tests,
             meta: raw.meta,
@@ -394,7 +399,21 @@ pub struct ZBlock {
 
 impl ZBlock {
     /// Parses the block into a [`ZType`] (see [`ZType::parse`]).
+    ///
+    /// Under compat, an option string that joins several options (`'optional(), default(1000)'`,
+    /// VAL045 variant `joined`) is read by its first option, as the JavaScript reference does.
     pub fn parse(&self, compat: bool) -> Result<ZType, ZodError> {
+        if compat && self.options.iter().any(|o| o.contains("),")) {
+            let first_of_each: Vec<&str> = self
+                .options
+                .iter()
+                .map(|o| match o.find("),") {
+                    Some(i) => &o[..=i],
+                    None => o.as_str(),
+                })
+                .collect();
+            return ZType::parse(&self.primitive, &first_of_each, compat);
+        }
         ZType::parse(&self.primitive, &self.options, compat)
     }
 }
@@ -624,6 +643,28 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(only_routes.tools.keys().collect::<Vec<_>>(), vec!["r"]);
+    }
+
+    #[test]
+    fn malformed_output_schema_alias_is_ignored() {
+        let tool = json!({
+            "method": "GET", "path": "/", "description": "d", "parameters": [],
+            "outputSchema": { "type": "object", "properties": {} }
+        });
+        let main = json!({ "namespace": "x", "name": "X", "description": "d", "version": "4.2.0", "tools": { "a": tool } });
+        let m = SchemaMain::from_json(&main).unwrap();
+        assert!(m.tools["a"].output.is_none());
+    }
+
+    #[test]
+    fn joined_options_read_by_their_first_under_compat() {
+        let z = ZBlock {
+            primitive: "number()".into(),
+            options: vec!["optional(), default(1000)".into()],
+        };
+        assert!(z.parse(false).is_err());
+        let t = z.parse(true).unwrap();
+        assert!(t.is_optional());
     }
 
     #[test]
