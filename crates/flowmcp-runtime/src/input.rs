@@ -11,7 +11,7 @@ use flowmcp_spec::zod::ZValueError;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::descriptor::ToolDescriptor;
+use crate::descriptor::{ToolDescriptor, UserParam};
 use crate::envelope::{ECode, Envelope};
 
 /// Validated inputs: parameter key → value, in parameter order, defaults filled in.
@@ -43,36 +43,17 @@ fn problem(key: &str, e: &ZValueError) -> String {
     format!("{key}: {e}")
 }
 
-/// Validates JSON inputs strictly.
+/// Validates JSON inputs strictly (`null` counts as not given).
 pub fn validate_json(
     desc: &ToolDescriptor,
     inputs: &Map<String, Value>,
 ) -> Result<Inputs, InputError> {
-    let mut problems = Vec::new();
-    for key in inputs.keys() {
-        if desc.param(key).is_none() {
-            problems.push(format!("unknown parameter \"{key}\""));
-        }
-    }
-    let mut out = Inputs::new();
-    for p in &desc.params {
-        let given = inputs.get(&p.key).filter(|v| !v.is_null());
-        match p.z.apply_default(given) {
-            Ok(Some(v)) => {
-                // Defaults come from the schema; only given values are validated.
-                if given.is_some()
-                    && let Err(e) = p.z.validate(&v)
-                {
-                    problems.push(problem(&p.key, &e));
-                    continue;
-                }
-                out.insert(p.key.clone(), v);
-            }
-            Ok(None) => {}
-            Err(e) => problems.push(problem(&p.key, &e)),
-        }
-    }
-    finish(desc, out, problems)
+    check(desc, inputs.keys(), |p| {
+        inputs
+            .get(&p.key)
+            .filter(|v| !v.is_null())
+            .map(|v| Ok(v.clone()))
+    })
 }
 
 /// Validates text inputs (command line): each value is converted to the parameter's type, then
@@ -81,15 +62,27 @@ pub fn validate_strings(
     desc: &ToolDescriptor,
     inputs: &IndexMap<String, String>,
 ) -> Result<Inputs, InputError> {
+    check(desc, inputs.keys(), |p| {
+        inputs.get(&p.key).map(|t| p.z.coerce_str(t))
+    })
+}
+
+/// The checks both entry points share: unknown keys, then per parameter the given value (or its
+/// default), validated when it was given. `given(param)` yields the value as the caller read it.
+fn check<'k>(
+    desc: &ToolDescriptor,
+    keys: impl Iterator<Item = &'k String>,
+    given: impl Fn(&UserParam) -> Option<Result<Value, ZValueError>>,
+) -> Result<Inputs, InputError> {
     let mut problems = Vec::new();
-    for key in inputs.keys() {
+    for key in keys {
         if desc.param(key).is_none() {
             problems.push(format!("unknown parameter \"{key}\""));
         }
     }
     let mut out = Inputs::new();
     for p in &desc.params {
-        let given = match inputs.get(&p.key).map(|t| p.z.coerce_str(t)) {
+        let value = match given(p) {
             Some(Ok(v)) => Some(v),
             Some(Err(e)) => {
                 problems.push(problem(&p.key, &e));
@@ -97,9 +90,10 @@ pub fn validate_strings(
             }
             None => None,
         };
-        match p.z.apply_default(given.as_ref()) {
+        match p.z.apply_default(value.as_ref()) {
             Ok(Some(v)) => {
-                if given.is_some()
+                // Defaults come from the schema; only given values are validated.
+                if value.is_some()
                     && let Err(e) = p.z.validate(&v)
                 {
                     problems.push(problem(&p.key, &e));
