@@ -1,0 +1,810 @@
+//! The preload cache (specification chapter 11, RULINGS N-33 and "cache key").
+//!
+//! Routes with `preload.enabled: true` may have their responses cached on disk. This module stores
+//! and finds those responses; deciding *whether* to use the cache (`--no-cache`, `--refresh`, tests
+//! always bypassing it) is the caller's business.
+//!
+//! # What is cached
+//!
+//! The **raw upstream response** — the decoded JSON body before any `postRequest` handler (N-33).
+//! Handlers therefore run on every hit, and a change of handler logic never needs an invalidation.
+//!
+//! # Cache key and file layout
+//!
+//! A [`CacheKey`] consists of the schema namespace, the tool (route) name, the **effective root**
+//! (after an `--upstream` override) and the user parameters. Under the base directory (default
+//! `~/.flowmcp/cache/`, see [`Cache::default_base`]):
+//!
+//! * no parameters (an empty map): `<base>/<namespace>/<tool>.json`;
+//! * otherwise: `<base>/<namespace>/<tool>/<paramHash>.json`, where `paramHash` is the first 16
+//!   lowercase hex digits of SHA-256 over the RFC 8785 canonical JSON of
+//!   `{"params": <params>, "root": <root>}`. Canonical JSON sorts object keys (recursively), so the
+//!   order in which parameters were given does not matter.
+//!
+//! The root is always part of the key: with parameters it is inside the hash, and in every case it
+//! is recorded in the entry's `meta.root`. A lookup is a hit only when `meta.namespace`,
+//! `meta.tool`, `meta.root` and `meta.paramHash` all equal the key's; anything else is a
+//! [`Lookup::Miss`]. So a parameterless route called with another root misses (and the next store
+//! replaces the entry), and a hash or file-name collision can never serve another key's data.
+//!
+//! Parameters the user omitted must be left out of the map (an optional parameter that was not
+//! given is not `null`); a route called with no parameters uses the short file name, as the
+//! chapter recommends.
+//!
+//! # Path safety
+//!
+//! Namespace and tool names come from schema files, which are untrusted. Each name becomes exactly
+//! one path component: ASCII letters, digits, `-` and `_` are kept; every other byte of the UTF-8
+//! name (including `.`, `/`, `\`, `%` and `:`) becomes `%XX`. An empty name becomes `%`, a name
+//! that is a Windows device name (`CON`, `nul`, `COM1`, …) gets its first letter escaped, and an
+//! encoded name longer than 120 bytes is cut to 100 bytes plus `~` and 16 hex digits of its
+//! SHA-256. Encoded names therefore never contain `.`, so `..` and a clash between a tool's
+//! `<tool>.json` file and another tool's `<tool>/` directory are impossible.
+//!
+//! # Entry files
+//!
+//! ```json
+//! { "meta": { "fetchedAt": "2026-02-17T12:00:00.000Z", "expiresAt": "2026-02-24T12:00:00.000Z",
+//!             "ttl": 604800, "size": 760123, "paramHash": null,
+//!             "namespace": "hospitals", "tool": "getLocations", "root": "https://example.org" },
+//!   "data": { } }
+//! ```
+//!
+//! `size` is the byte length of the compact JSON serialisation of `data`. Timestamps are RFC 3339
+//! UTC with milliseconds. An entry expires when `now >= expiresAt` (`expiresAt = fetchedAt + ttl`).
+//! Entries are written atomically: to a hidden temporary file (`.<name>.<pid>.<n>.tmp`) in the
+//! same directory, then renamed over the entry. A file that cannot be read or parsed is a miss,
+//! never an error.
+//!
+//! # Secrets
+//!
+//! Cache files must never contain secrets. The key is built only from the user parameters and the
+//! root, and the root is stored in plain text in `meta.root`: callers **must pass the root template
+//! text**, i.e. the root *before* server-parameter values (`{{API_KEY}}` and the like) are
+//! substituted into it. Server params sent as headers or query values are never part of a key.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use flowmcp_spec::hash::{canonical_json, sha256_hex};
+use serde_json::{Map, Value, json};
+
+/// Number of hex digits of the parameter hash.
+const PARAM_HASH_LEN: usize = 16;
+/// Encoded names longer than this are shortened.
+const MAX_COMPONENT_LEN: usize = 120;
+/// Length of the kept prefix of a shortened name.
+const SHORTENED_PREFIX_LEN: usize = 100;
+/// Extension of entry files.
+const ENTRY_EXT: &str = ".json";
+/// Suffix of temporary files.
+const TEMP_SUFFIX: &str = ".tmp";
+
+/// What one cached response is filed under.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheKey {
+    namespace: String,
+    tool: String,
+    root: String,
+    params: Map<String, Value>,
+    param_hash: Option<String>,
+}
+
+impl CacheKey {
+    /// A key for `tool` of `namespace` called against the effective `root` with the user `params`.
+    ///
+    /// `root` must be the root *template* — without server-parameter values substituted (see the
+    /// module documentation); it is stored in plain text. `params` holds only the parameters the
+    /// user gave.
+    pub fn new(
+        namespace: impl Into<String>,
+        tool: impl Into<String>,
+        root: impl Into<String>,
+        params: Map<String, Value>,
+    ) -> CacheKey {
+        let root = root.into();
+        let param_hash = if params.is_empty() {
+            None
+        } else {
+            let mut input = Map::new();
+            input.insert("params".to_string(), Value::Object(params.clone()));
+            input.insert("root".to_string(), Value::String(root.clone()));
+            let hex = sha256_hex(canonical_json(&Value::Object(input)));
+            Some(hex[..PARAM_HASH_LEN].to_string())
+        };
+        CacheKey {
+            namespace: namespace.into(),
+            tool: tool.into(),
+            root,
+            params,
+            param_hash,
+        }
+    }
+
+    /// The schema namespace.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// The tool (route) name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The effective root (template text).
+    pub fn root(&self) -> &str {
+        &self.root
+    }
+
+    /// The user parameters.
+    pub fn params(&self) -> &Map<String, Value> {
+        &self.params
+    }
+
+    /// The parameter hash (16 hex digits over the canonical parameters and the root), `None` when
+    /// there are no parameters.
+    pub fn param_hash(&self) -> Option<&str> {
+        self.param_hash.as_deref()
+    }
+
+    /// The entry's path relative to the cache base directory.
+    pub fn relative_path(&self) -> PathBuf {
+        let namespace = encode_component(&self.namespace);
+        let tool = encode_component(&self.tool);
+        match &self.param_hash {
+            None => PathBuf::from(namespace).join(format!("{tool}{ENTRY_EXT}")),
+            Some(hash) => PathBuf::from(namespace)
+                .join(tool)
+                .join(format!("{hash}{ENTRY_EXT}")),
+        }
+    }
+}
+
+/// The result of [`Cache::lookup`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lookup {
+    /// A fresh entry: the raw response and its timestamps (RFC 3339 UTC).
+    Hit {
+        data: Value,
+        fetched_at: String,
+        expires_at: String,
+    },
+    /// An entry for this key exists but its TTL has run out.
+    Expired,
+    /// No usable entry (absent, for another root, unreadable or corrupt).
+    Miss,
+}
+
+/// One entry as listed by [`Cache::status`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryInfo {
+    pub namespace: String,
+    pub tool: String,
+    pub root: String,
+    pub param_hash: Option<String>,
+    pub path: PathBuf,
+    /// Bytes of the cached data's JSON (`meta.size`).
+    pub size: u64,
+    pub ttl: u64,
+    pub fetched_at: String,
+    pub expires_at: String,
+    pub expired: bool,
+}
+
+/// The on-disk preload cache rooted at one base directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cache {
+    base: PathBuf,
+}
+
+impl Cache {
+    /// A cache under `base` (created on the first store).
+    pub fn new(base: impl Into<PathBuf>) -> Cache {
+        Cache { base: base.into() }
+    }
+
+    /// `$HOME/.flowmcp/cache` (`%USERPROFILE%` when `HOME` is unset), `None` when neither is set.
+    pub fn default_base() -> Option<PathBuf> {
+        ["HOME", "USERPROFILE"]
+            .iter()
+            .filter_map(std::env::var_os)
+            .find(|home| !home.is_empty())
+            .map(|home| PathBuf::from(home).join(".flowmcp").join("cache"))
+    }
+
+    /// The base directory.
+    pub fn base(&self) -> &Path {
+        &self.base
+    }
+
+    /// Where the entry for `key` lives.
+    pub fn path_for(&self, key: &CacheKey) -> PathBuf {
+        self.base.join(key.relative_path())
+    }
+
+    /// Looks `key` up as of `now`. Never fails: anything unusable is a [`Lookup::Miss`].
+    pub fn lookup(&self, key: &CacheKey, now: SystemTime) -> Lookup {
+        self.lookup_with_warning(key, now).0
+    }
+
+    /// Like [`Cache::lookup`], plus a warning when an entry file exists but could not be read or
+    /// parsed (the lookup is then a miss).
+    pub fn lookup_with_warning(&self, key: &CacheKey, now: SystemTime) -> (Lookup, Option<String>) {
+        let path = self.path_for(key);
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return (Lookup::Miss, None),
+            Err(err) => {
+                let warning = format!("Ignoring unreadable cache file {}: {err}", path.display());
+                return (Lookup::Miss, Some(warning));
+            }
+        };
+        let entry = match parse_entry(&bytes) {
+            Ok(entry) => entry,
+            Err(reason) => {
+                let warning = format!("Ignoring corrupt cache file {}: {reason}", path.display());
+                return (Lookup::Miss, Some(warning));
+            }
+        };
+        if entry.namespace != key.namespace
+            || entry.tool != key.tool
+            || entry.root != key.root
+            || entry.param_hash.as_deref() != key.param_hash()
+        {
+            return (Lookup::Miss, None);
+        }
+        if system_time_ms(now) >= entry.expires_ms {
+            return (Lookup::Expired, None);
+        }
+        (
+            Lookup::Hit {
+                data: entry.data,
+                fetched_at: entry.fetched_at,
+                expires_at: entry.expires_at,
+            },
+            None,
+        )
+    }
+
+    /// Stores the raw response `data` for `key`, fetched at `now`, valid for `ttl_secs` seconds.
+    /// Creates directories as needed and replaces any previous entry atomically. Returns the
+    /// entry's path.
+    pub fn store(
+        &self,
+        key: &CacheKey,
+        ttl_secs: u64,
+        data: &Value,
+        now: SystemTime,
+    ) -> io::Result<PathBuf> {
+        let path = self.path_for(key);
+        let dir = path
+            .parent()
+            .ok_or_else(|| io::Error::other("cache entry path has no parent directory"))?;
+        fs::create_dir_all(dir)?;
+
+        let size = serde_json::to_vec(data).map_err(io::Error::other)?.len();
+        let fetched_ms = clamp_ms(system_time_ms(now));
+        let expires_ms = clamp_ms(fetched_ms.saturating_add(i128::from(ttl_secs) * 1000));
+        let entry = json!({
+            "meta": {
+                "fetchedAt": format_rfc3339_ms(fetched_ms),
+                "expiresAt": format_rfc3339_ms(expires_ms),
+                "ttl": ttl_secs,
+                "size": size,
+                "paramHash": key.param_hash(),
+                "namespace": key.namespace,
+                "tool": key.tool,
+                "root": key.root,
+            },
+            "data": data,
+        });
+        let bytes = serde_json::to_vec(&entry).map_err(io::Error::other)?;
+        write_atomically(&path, &bytes)?;
+        Ok(path)
+    }
+
+    /// Lists the entries (all, or those of one namespace) with expiry as of the current time.
+    pub fn status(&self, namespace: Option<&str>) -> io::Result<Vec<EntryInfo>> {
+        self.status_at(namespace, SystemTime::now())
+    }
+
+    /// Lists the entries (all, or those of one namespace) with expiry as of `now`, sorted by
+    /// namespace, tool and path. Temporary files and files that cannot be parsed are left out.
+    pub fn status_at(
+        &self,
+        namespace: Option<&str>,
+        now: SystemTime,
+    ) -> io::Result<Vec<EntryInfo>> {
+        let now_ms = system_time_ms(now);
+        let mut infos = Vec::new();
+        for path in self.entry_files(namespace)? {
+            let Ok(bytes) = fs::read(&path) else {
+                continue;
+            };
+            let Ok(entry) = parse_entry(&bytes) else {
+                continue;
+            };
+            if namespace.is_some_and(|ns| ns != entry.namespace) {
+                continue;
+            }
+            infos.push(EntryInfo {
+                expired: now_ms >= entry.expires_ms,
+                namespace: entry.namespace,
+                tool: entry.tool,
+                root: entry.root,
+                param_hash: entry.param_hash,
+                path,
+                size: entry.size,
+                ttl: entry.ttl,
+                fetched_at: entry.fetched_at,
+                expires_at: entry.expires_at,
+            });
+        }
+        infos.sort_by(|a, b| {
+            (&a.namespace, &a.tool, &a.path).cmp(&(&b.namespace, &b.tool, &b.path))
+        });
+        Ok(infos)
+    }
+
+    /// Removes the entries (all, or those of one namespace) and returns how many entry files were
+    /// removed (corrupt ones included). Only files laid out like entries (and leftover temporary
+    /// files) are removed, and directories only when they end up empty, so a mistaken base
+    /// directory loses nothing else.
+    pub fn clear(&self, namespace: Option<&str>) -> io::Result<usize> {
+        let mut removed = 0;
+        for path in self.entry_files(namespace)? {
+            match fs::remove_file(&path) {
+                Ok(()) => removed += 1,
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+                Err(err) => return Err(err),
+            }
+        }
+        for dir in self.namespace_dirs(namespace)? {
+            for child in read_dir_sorted(&dir)? {
+                if child.is_dir {
+                    remove_temp_files(&child.path)?;
+                    remove_dir_if_empty(&child.path);
+                }
+            }
+            remove_temp_files(&dir)?;
+            remove_dir_if_empty(&dir);
+        }
+        Ok(removed)
+    }
+
+    /// The namespace directories to look at.
+    fn namespace_dirs(&self, namespace: Option<&str>) -> io::Result<Vec<PathBuf>> {
+        match namespace {
+            Some(ns) => {
+                let dir = self.base.join(encode_component(ns));
+                let is_dir = fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir());
+                Ok(if is_dir { vec![dir] } else { Vec::new() })
+            }
+            None => Ok(read_dir_sorted(&self.base)?
+                .into_iter()
+                .filter(|child| child.is_dir && !child.hidden)
+                .map(|child| child.path)
+                .collect()),
+        }
+    }
+
+    /// Every file laid out like an entry: `<ns>/<tool>.json` and `<ns>/<tool>/<hash>.json`.
+    fn entry_files(&self, namespace: Option<&str>) -> io::Result<Vec<PathBuf>> {
+        let mut files = Vec::new();
+        for dir in self.namespace_dirs(namespace)? {
+            for child in read_dir_sorted(&dir)? {
+                if child.hidden {
+                    continue;
+                }
+                if child.is_dir {
+                    files.extend(
+                        read_dir_sorted(&child.path)?
+                            .into_iter()
+                            .filter(|c| c.is_entry_file())
+                            .map(|c| c.path),
+                    );
+                } else if child.is_entry_file() {
+                    files.push(child.path);
+                }
+            }
+        }
+        Ok(files)
+    }
+}
+
+/// `Cached (fetched: {date}, expires: {date})` — shown on a cache hit.
+pub fn hit_message(fetched_at: &str, expires_at: &str) -> String {
+    format!("Cached (fetched: {fetched_at}, expires: {expires_at})")
+}
+
+/// `Fetching fresh data...` — shown on a cache miss, before fetching.
+pub fn fetching_message() -> String {
+    "Fetching fresh data...".to_string()
+}
+
+/// `Cached for {ttl human}` — shown after a miss once the response is stored.
+pub fn cached_for_message(ttl_secs: u64) -> String {
+    format!("Cached for {}", human_duration(ttl_secs))
+}
+
+/// `Cache expired, refreshing...` — shown when the entry has expired.
+pub fn expired_message() -> String {
+    "Cache expired, refreshing...".to_string()
+}
+
+/// `Refreshing cache...` — shown for `--refresh`.
+pub fn refreshing_message() -> String {
+    "Refreshing cache...".to_string()
+}
+
+/// A TTL in words, in the largest unit (day, hour, minute, second) that divides it exactly:
+/// `3600` → `1 hour`, `604800` → `7 days`, `90` → `90 seconds`, `5400` → `90 minutes`.
+pub fn human_duration(secs: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(86_400, "day"), (3_600, "hour"), (60, "minute")];
+    let (count, unit) = UNITS
+        .iter()
+        .find(|(size, _)| secs > 0 && secs.is_multiple_of(*size))
+        .map_or((secs, "second"), |(size, unit)| (secs / size, *unit));
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{count} {unit}{plural}")
+}
+
+/// A parsed entry file.
+struct Entry {
+    fetched_at: String,
+    expires_at: String,
+    expires_ms: i128,
+    ttl: u64,
+    size: u64,
+    param_hash: Option<String>,
+    namespace: String,
+    tool: String,
+    root: String,
+    data: Value,
+}
+
+/// Parses and checks an entry file.
+fn parse_entry(bytes: &[u8]) -> Result<Entry, String> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
+    let Value::Object(mut top) = value else {
+        return Err("not a JSON object".to_string());
+    };
+    let data = top.remove("data").ok_or("no \"data\"")?;
+    let meta = top
+        .get("meta")
+        .and_then(Value::as_object)
+        .ok_or("no \"meta\" object")?;
+    let text = |name: &str| -> Result<String, String> {
+        meta.get(name)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| format!("meta.{name} is not a string"))
+    };
+    let number = |name: &str| -> Result<u64, String> {
+        meta.get(name)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| format!("meta.{name} is not a non-negative integer"))
+    };
+    let fetched_at = text("fetchedAt")?;
+    let expires_at = text("expiresAt")?;
+    parse_rfc3339_ms(&fetched_at).ok_or("meta.fetchedAt is not a valid timestamp")?;
+    let expires_ms =
+        parse_rfc3339_ms(&expires_at).ok_or("meta.expiresAt is not a valid timestamp")?;
+    let param_hash = match meta.get("paramHash") {
+        Some(Value::Null) => None,
+        Some(Value::String(hash)) => Some(hash.clone()),
+        _ => return Err("meta.paramHash is neither null nor a string".to_string()),
+    };
+    Ok(Entry {
+        fetched_at,
+        expires_at,
+        expires_ms,
+        ttl: number("ttl")?,
+        size: number("size")?,
+        param_hash,
+        namespace: text("namespace")?,
+        tool: text("tool")?,
+        root: text("root")?,
+        data,
+    })
+}
+
+/// Counter that makes temporary file names unique within the process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to a fresh temporary file next to `path`, then renames it over `path`.
+fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| io::Error::other("cache entry path has no parent directory"))?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| io::Error::other("cache entry path has no file name"))?;
+    let pid = std::process::id();
+    let mut attempts = 0;
+    let (temp, mut file) = loop {
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let temp = dir.join(format!(".{name}.{pid}.{n}{TEMP_SUFFIX}"));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+        {
+            Ok(file) => break (temp, file),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists && attempts < 16 => {
+                attempts += 1;
+            }
+            Err(err) => return Err(err),
+        }
+    };
+    let mut write_and_close = || -> io::Result<()> {
+        file.write_all(bytes)?;
+        file.sync_all()
+    };
+    let written = write_and_close();
+    drop(file);
+    let written = written.and_then(|()| fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written
+}
+
+/// A directory child.
+struct Child {
+    path: PathBuf,
+    name: String,
+    is_dir: bool,
+    hidden: bool,
+}
+
+impl Child {
+    /// A regular (non-hidden) file named `*.json`.
+    fn is_entry_file(&self) -> bool {
+        !self.is_dir && !self.hidden && self.name.ends_with(ENTRY_EXT)
+    }
+}
+
+/// The children of `dir` sorted by name (an absent directory has none). Symbolic links are never
+/// treated as directories; names that are not UTF-8 are skipped.
+fn read_dir_sorted(dir: &Path) -> io::Result<Vec<Child>> {
+    let reader = match fs::read_dir(dir) {
+        Ok(reader) => reader,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) => return Err(err),
+    };
+    let mut children = Vec::new();
+    for dirent in reader {
+        let dirent = dirent?;
+        let Ok(name) = dirent.file_name().into_string() else {
+            continue;
+        };
+        let Ok(file_type) = dirent.file_type() else {
+            continue;
+        };
+        children.push(Child {
+            path: dirent.path(),
+            hidden: name.starts_with('.'),
+            is_dir: file_type.is_dir(),
+            name,
+        });
+    }
+    children.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(children)
+}
+
+/// Removes leftover temporary files (`.<name>.<pid>.<n>.tmp`) directly inside `dir`.
+fn remove_temp_files(dir: &Path) -> io::Result<()> {
+    for child in read_dir_sorted(dir)? {
+        if !child.is_dir && child.hidden && child.name.ends_with(TEMP_SUFFIX) {
+            match fs::remove_file(&child.path) {
+                Ok(()) => {}
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+                Err(err) => return Err(err),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes `dir` if it is empty; anything else is left alone.
+fn remove_dir_if_empty(dir: &Path) {
+    let _ = fs::remove_dir(dir);
+}
+
+/// Turns an untrusted name into one safe path component (see the module documentation).
+fn encode_component(name: &str) -> String {
+    if name.is_empty() {
+        return "%".to_string();
+    }
+    let device = is_windows_device_name(name);
+    let mut out = String::with_capacity(name.len());
+    for (i, byte) in name.bytes().enumerate() {
+        let keep = byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_';
+        if keep && !(device && i == 0) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    if out.len() > MAX_COMPONENT_LEN {
+        // `out` is ASCII, so any byte index is a character boundary.
+        let digest = sha256_hex(name.as_bytes());
+        out.truncate(SHORTENED_PREFIX_LEN);
+        out.push('~');
+        out.push_str(&digest[..16]);
+    }
+    out
+}
+
+/// `CON`, `PRN`, `AUX`, `NUL`, `COM1`–`COM9`, `LPT1`–`LPT9` in any case.
+fn is_windows_device_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    matches!(upper.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || ((upper.starts_with("COM") || upper.starts_with("LPT"))
+            && upper.len() == 4
+            && upper.as_bytes()[3].is_ascii_digit()
+            && upper.as_bytes()[3] != b'0')
+}
+
+/// Milliseconds since the Unix epoch (negative before it).
+fn system_time_ms(time: SystemTime) -> i128 {
+    match time.duration_since(UNIX_EPOCH) {
+        Ok(after) => i128::try_from(after.as_millis()).unwrap_or(i128::MAX),
+        Err(before) => i128::try_from(before.duration().as_millis()).map_or(i128::MIN, |ms| -ms),
+    }
+}
+
+/// The last representable millisecond: 9999-12-31T23:59:59.999Z.
+fn max_ms() -> i128 {
+    i128::from(days_from_civil(9999, 12, 31)) * 86_400_000 + 86_399_999
+}
+
+/// Clamps to the range the timestamp format can show (1970 … 9999).
+fn clamp_ms(ms: i128) -> i128 {
+    ms.clamp(0, max_ms())
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since the epoch (clamped to 1970 … 9999).
+fn format_rfc3339_ms(ms: i128) -> String {
+    let ms = clamp_ms(ms);
+    // In range after clamping: days fit an i64 and the remainders are small.
+    let days = i64::try_from(ms.div_euclid(86_400_000)).unwrap_or(0);
+    let in_day = ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    let hour = in_day / 3_600_000;
+    let minute = in_day / 60_000 % 60;
+    let second = in_day / 1000 % 60;
+    let milli = in_day % 1000;
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z")
+}
+
+/// Parses exactly the format [`format_rfc3339_ms`] writes.
+fn parse_rfc3339_ms(text: &str) -> Option<i128> {
+    let b = text.as_bytes();
+    if b.len() != 24 {
+        return None;
+    }
+    for (i, expected) in [
+        (4, b'-'),
+        (7, b'-'),
+        (10, b'T'),
+        (13, b':'),
+        (16, b':'),
+        (19, b'.'),
+        (23, b'Z'),
+    ] {
+        if b[i] != expected {
+            return None;
+        }
+    }
+    let num = |from: usize, to: usize| -> Option<i64> {
+        b[from..to].iter().try_fold(0_i64, |acc, &c| {
+            c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0'))
+        })
+    };
+    let (year, month, day) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    let (hour, minute, second, milli) = (num(11, 13)?, num(14, 16)?, num(17, 19)?, num(20, 23)?);
+    if !(1..=12).contains(&month)
+        || day < 1
+        || day > days_in_month(year, month)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    Some(
+        i128::from(days) * 86_400_000
+            + i128::from(hour * 3_600_000 + minute * 60_000 + second * 1000 + milli),
+    )
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if month > 2 { month - 3 } else { month + 9 };
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_round_trip() {
+        for ms in [0_i128, 1, 951_782_400_000, 1_771_329_600_000, max_ms()] {
+            let text = format_rfc3339_ms(ms);
+            assert_eq!(parse_rfc3339_ms(&text), Some(ms), "{text}");
+        }
+        assert_eq!(
+            format_rfc3339_ms(1_771_329_600_000),
+            "2026-02-17T12:00:00.000Z"
+        );
+        assert_eq!(
+            format_rfc3339_ms(951_782_400_123),
+            "2000-02-29T00:00:00.123Z"
+        );
+        assert_eq!(format_rfc3339_ms(-5), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_rfc3339_ms(i128::MAX), "9999-12-31T23:59:59.999Z");
+        for bad in [
+            "2026-02-30T00:00:00.000Z",
+            "2026-13-01T00:00:00.000Z",
+            "2026-02-17T24:00:00.000Z",
+            "2026-02-17T12:00:00Z",
+            "2026-02-17 12:00:00.000Z",
+            "2026-0a-17T12:00:00.000Z",
+        ] {
+            assert_eq!(parse_rfc3339_ms(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn components_are_path_safe() {
+        assert_eq!(encode_component("etherscan-io"), "etherscan-io");
+        assert_eq!(encode_component("get_Abi2"), "get_Abi2");
+        assert_eq!(encode_component(".."), "%2E%2E");
+        assert_eq!(encode_component("a/b\\c"), "a%2Fb%5Cc");
+        assert_eq!(encode_component("50%"), "50%25");
+        assert_eq!(encode_component(""), "%");
+        assert_eq!(encode_component("con"), "%63on");
+        assert_eq!(encode_component("COM1"), "%43OM1");
+        assert_eq!(encode_component("COM0"), "COM0");
+        assert_eq!(encode_component("ä"), "%C3%A4");
+        let long = encode_component(&"x".repeat(500));
+        assert_eq!(long.len(), SHORTENED_PREFIX_LEN + 1 + 16);
+        assert_ne!(long, encode_component(&"x".repeat(501)));
+    }
+}

@@ -1,0 +1,532 @@
+//! Tests of `flowmcp_runtime::cache` (the preload cache, chapter 11) in temporary directories.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use flowmcp_runtime::cache::{
+    Cache, CacheKey, Lookup, cached_for_message, expired_message, fetching_message, hit_message,
+    human_duration, refreshing_message,
+};
+use serde_json::{Map, Value, json};
+
+const ROOT: &str = "https://api.example.org/v1";
+
+/// A unique directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(label: &str) -> TempDir {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "flowmcp-cache-test-{label}-{}-{nanos}-{n}",
+            std::process::id()
+        ));
+        fs::create_dir_all(&path).expect("create temp dir");
+        TempDir(path)
+    }
+
+    fn cache(&self) -> Cache {
+        Cache::new(self.0.join("cache"))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn params(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+fn at(secs: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(secs)
+}
+
+/// 2026-02-17T12:00:00Z
+const T0: u64 = 1_771_329_600;
+
+/// All files below `dir`, relative, sorted.
+fn files_below(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        let Ok(reader) = fs::read_dir(dir) else {
+            return;
+        };
+        for entry in reader.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(base, &path, out);
+            } else if let Ok(rel) = path.strip_prefix(base) {
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn cache_miss_then_store_then_hit_with_same_data() {
+    let tmp = TempDir::new("hit");
+    let cache = tmp.cache();
+    let key = CacheKey::new("hospitals", "getLocations", ROOT, Map::new());
+    assert_eq!(cache.lookup(&key, at(T0)), Lookup::Miss);
+
+    let data = json!({ "items": [{ "id": 1, "name": "Charité" }], "count": 1 });
+    let path = cache
+        .store(&key, 604_800, &data, at(T0))
+        .expect("store entry");
+    assert_eq!(
+        path,
+        cache.base().join("hospitals").join("getLocations.json")
+    );
+    assert!(path.is_file());
+
+    match cache.lookup(&key, at(T0 + 10)) {
+        Lookup::Hit {
+            data: cached,
+            fetched_at,
+            expires_at,
+        } => {
+            assert_eq!(cached, data);
+            assert_eq!(fetched_at, "2026-02-17T12:00:00.000Z");
+            assert_eq!(expires_at, "2026-02-24T12:00:00.000Z");
+        }
+        other => panic!("expected a hit, got {other:?}"),
+    }
+
+    // The entry file has the chapter's shape.
+    let text = fs::read_to_string(&path).expect("read entry");
+    let entry: Value = serde_json::from_str(&text).expect("entry is JSON");
+    let meta = &entry["meta"];
+    assert_eq!(meta["fetchedAt"], "2026-02-17T12:00:00.000Z");
+    assert_eq!(meta["expiresAt"], "2026-02-24T12:00:00.000Z");
+    assert_eq!(meta["ttl"], 604_800);
+    assert_eq!(
+        meta["size"],
+        serde_json::to_vec(&data).expect("serialise").len()
+    );
+    assert_eq!(meta["paramHash"], Value::Null);
+    assert_eq!(meta["namespace"], "hospitals");
+    assert_eq!(meta["tool"], "getLocations");
+    assert_eq!(meta["root"], ROOT);
+    assert_eq!(entry["data"], data);
+}
+
+#[test]
+fn cache_fetched_at_keeps_milliseconds() {
+    let tmp = TempDir::new("millis");
+    let cache = tmp.cache();
+    let key = CacheKey::new("ns", "tool", ROOT, Map::new());
+    let now = at(T0) + Duration::from_millis(123);
+    cache.store(&key, 90, &json!(1), now).expect("store");
+    match cache.lookup(&key, now) {
+        Lookup::Hit {
+            fetched_at,
+            expires_at,
+            ..
+        } => {
+            assert_eq!(fetched_at, "2026-02-17T12:00:00.123Z");
+            assert_eq!(expires_at, "2026-02-17T12:01:30.123Z");
+        }
+        other => panic!("expected a hit, got {other:?}"),
+    }
+}
+
+#[test]
+fn cache_different_params_use_different_files() {
+    let tmp = TempDir::new("params");
+    let cache = tmp.cache();
+    let a = CacheKey::new(
+        "coins",
+        "getPrice",
+        ROOT,
+        params(json!({ "id": "bitcoin" })),
+    );
+    let b = CacheKey::new(
+        "coins",
+        "getPrice",
+        ROOT,
+        params(json!({ "id": "ethereum" })),
+    );
+    let hash_a = a.param_hash().expect("hash for params").to_string();
+    assert_eq!(hash_a.len(), 16);
+    assert!(hash_a.bytes().all(|c| c.is_ascii_hexdigit()));
+    assert_ne!(a.param_hash(), b.param_hash());
+
+    let path_a = cache
+        .store(&a, 60, &json!({ "p": 1 }), at(T0))
+        .expect("store a");
+    let path_b = cache
+        .store(&b, 60, &json!({ "p": 2 }), at(T0))
+        .expect("store b");
+    assert_ne!(path_a, path_b);
+    assert_eq!(
+        path_a,
+        cache
+            .base()
+            .join("coins")
+            .join("getPrice")
+            .join(format!("{hash_a}.json"))
+    );
+
+    let data = |key: &CacheKey| match cache.lookup(key, at(T0)) {
+        Lookup::Hit { data, .. } => data,
+        other => panic!("expected a hit, got {other:?}"),
+    };
+    assert_eq!(data(&a), json!({ "p": 1 }));
+    assert_eq!(data(&b), json!({ "p": 2 }));
+    let entry: Value =
+        serde_json::from_str(&fs::read_to_string(&path_a).expect("read")).expect("json");
+    assert_eq!(entry["meta"]["paramHash"], hash_a.as_str());
+}
+
+#[test]
+fn cache_param_order_does_not_matter() {
+    let tmp = TempDir::new("order");
+    let cache = tmp.cache();
+    let mut first = Map::new();
+    first.insert("b".into(), json!(2));
+    first.insert("a".into(), json!({ "y": 1, "x": [1, 2] }));
+    let mut second = Map::new();
+    second.insert("a".into(), json!({ "x": [1, 2], "y": 1 }));
+    second.insert("b".into(), json!(2));
+    let k1 = CacheKey::new("ns", "tool", ROOT, first);
+    let k2 = CacheKey::new("ns", "tool", ROOT, second);
+    assert_eq!(k1.param_hash(), k2.param_hash());
+    assert_eq!(cache.path_for(&k1), cache.path_for(&k2));
+
+    cache.store(&k1, 60, &json!("x"), at(T0)).expect("store");
+    assert!(matches!(cache.lookup(&k2, at(T0)), Lookup::Hit { .. }));
+}
+
+#[test]
+fn cache_different_root_is_a_miss() {
+    let tmp = TempDir::new("root");
+    let cache = tmp.cache();
+    let other_root = "http://127.0.0.1:8080/v1";
+
+    // Without params: same file, but the recorded root must match.
+    let plain = CacheKey::new("ns", "all", ROOT, Map::new());
+    let plain_other = CacheKey::new("ns", "all", other_root, Map::new());
+    cache.store(&plain, 60, &json!([1]), at(T0)).expect("store");
+    assert_eq!(cache.lookup(&plain_other, at(T0)), Lookup::Miss);
+    assert!(matches!(cache.lookup(&plain, at(T0)), Lookup::Hit { .. }));
+
+    // With params: the root is part of the hash.
+    let p = params(json!({ "q": "x" }));
+    let with = CacheKey::new("ns", "find", ROOT, p.clone());
+    let with_other = CacheKey::new("ns", "find", other_root, p);
+    assert_ne!(with.param_hash(), with_other.param_hash());
+    cache.store(&with, 60, &json!([2]), at(T0)).expect("store");
+    assert_eq!(cache.lookup(&with_other, at(T0)), Lookup::Miss);
+
+    // Storing for the other root replaces the parameterless entry.
+    cache
+        .store(&plain_other, 60, &json!([3]), at(T0))
+        .expect("store");
+    assert_eq!(cache.lookup(&plain, at(T0)), Lookup::Miss);
+    match cache.lookup(&plain_other, at(T0)) {
+        Lookup::Hit { data, .. } => assert_eq!(data, json!([3])),
+        other => panic!("expected a hit, got {other:?}"),
+    }
+}
+
+#[test]
+fn cache_entries_expire_after_ttl() {
+    let tmp = TempDir::new("expiry");
+    let cache = tmp.cache();
+    let key = CacheKey::new("ns", "tool", ROOT, Map::new());
+    cache.store(&key, 3600, &json!({}), at(T0)).expect("store");
+    assert!(matches!(
+        cache.lookup(&key, at(T0 + 3599)),
+        Lookup::Hit { .. }
+    ));
+    assert_eq!(cache.lookup(&key, at(T0 + 3600)), Lookup::Expired);
+    assert_eq!(cache.lookup(&key, at(T0 + 86_400 * 365)), Lookup::Expired);
+
+    // A refresh replaces the expired entry.
+    cache
+        .store(&key, 3600, &json!({ "new": true }), at(T0 + 4000))
+        .expect("store");
+    match cache.lookup(&key, at(T0 + 4000)) {
+        Lookup::Hit { data, .. } => assert_eq!(data, json!({ "new": true })),
+        other => panic!("expected a hit, got {other:?}"),
+    }
+}
+
+#[test]
+fn cache_huge_ttl_is_clamped_not_overflowing() {
+    let tmp = TempDir::new("hugettl");
+    let cache = tmp.cache();
+    let key = CacheKey::new("ns", "tool", ROOT, Map::new());
+    cache
+        .store(&key, u64::MAX, &json!(0), at(T0))
+        .expect("store");
+    match cache.lookup(&key, at(T0)) {
+        Lookup::Hit { expires_at, .. } => assert_eq!(expires_at, "9999-12-31T23:59:59.999Z"),
+        other => panic!("expected a hit, got {other:?}"),
+    }
+}
+
+#[test]
+fn cache_atomic_store_leaves_no_temp_files() {
+    let tmp = TempDir::new("atomic");
+    let cache = tmp.cache();
+    let key = CacheKey::new("ns", "tool", ROOT, params(json!({ "a": 1 })));
+    for i in 0..5 {
+        cache
+            .store(&key, 60, &json!({ "i": i }), at(T0))
+            .expect("store");
+    }
+    let plain = CacheKey::new("ns", "other", ROOT, Map::new());
+    cache
+        .store(&plain, 60, &json!(null), at(T0))
+        .expect("store");
+    let files = files_below(cache.base());
+    let hash = key.param_hash().expect("hash");
+    assert_eq!(
+        files,
+        vec!["ns/other.json".to_string(), format!("ns/tool/{hash}.json")]
+    );
+    match cache.lookup(&key, at(T0)) {
+        Lookup::Hit { data, .. } => assert_eq!(data, json!({ "i": 4 })),
+        other => panic!("expected a hit, got {other:?}"),
+    }
+}
+
+#[test]
+fn cache_status_lists_entries_and_marks_expired() {
+    let tmp = TempDir::new("status");
+    let cache = tmp.cache();
+    assert!(
+        cache
+            .status(None)
+            .expect("status of absent base")
+            .is_empty()
+    );
+
+    let short = CacheKey::new("beta", "short", ROOT, Map::new());
+    let long = CacheKey::new("alpha", "long", ROOT, params(json!({ "x": 1 })));
+    cache
+        .store(&short, 60, &json!([1, 2, 3]), at(T0))
+        .expect("store");
+    cache
+        .store(&long, 86_400, &json!("abc"), at(T0))
+        .expect("store");
+    // Stray temp file and a corrupt entry are not listed.
+    fs::write(cache.base().join("beta").join(".short.json.1.2.tmp"), b"{").expect("write temp");
+    fs::write(cache.base().join("beta").join("broken.json"), b"not json").expect("write corrupt");
+
+    let infos = cache.status_at(None, at(T0 + 120)).expect("status");
+    assert_eq!(infos.len(), 2);
+    assert_eq!(infos[0].namespace, "alpha");
+    assert_eq!(infos[0].tool, "long");
+    assert!(!infos[0].expired);
+    assert_eq!(infos[0].size, 5);
+    assert_eq!(infos[0].ttl, 86_400);
+    assert_eq!(infos[0].param_hash.as_deref(), long.param_hash());
+    assert_eq!(infos[0].path, cache.path_for(&long));
+    assert_eq!(infos[1].namespace, "beta");
+    assert_eq!(infos[1].tool, "short");
+    assert!(infos[1].expired);
+    assert_eq!(infos[1].size, 7);
+    assert_eq!(infos[1].fetched_at, "2026-02-17T12:00:00.000Z");
+    assert_eq!(infos[1].expires_at, "2026-02-17T12:01:00.000Z");
+    assert_eq!(infos[1].root, ROOT);
+
+    let only_beta = cache.status_at(Some("beta"), at(T0)).expect("status");
+    assert_eq!(only_beta.len(), 1);
+    assert_eq!(only_beta[0].tool, "short");
+    assert!(!only_beta[0].expired);
+    assert!(cache.status(Some("gamma")).expect("status").is_empty());
+}
+
+#[test]
+fn cache_clear_one_namespace_or_all() {
+    let tmp = TempDir::new("clear");
+    let cache = tmp.cache();
+    let a1 = CacheKey::new("a", "one", ROOT, Map::new());
+    let a2 = CacheKey::new("a", "two", ROOT, params(json!({ "k": "v" })));
+    let b1 = CacheKey::new("b", "one", ROOT, Map::new());
+    for key in [&a1, &a2, &b1] {
+        cache.store(key, 60, &json!(1), at(T0)).expect("store");
+    }
+    // A file that is not laid out like an entry survives every clear.
+    let keep = cache.base().join("README.txt");
+    fs::write(&keep, b"keep me").expect("write");
+
+    assert_eq!(cache.clear(Some("a")).expect("clear a"), 2);
+    assert_eq!(cache.lookup(&a1, at(T0)), Lookup::Miss);
+    assert_eq!(cache.lookup(&a2, at(T0)), Lookup::Miss);
+    assert!(matches!(cache.lookup(&b1, at(T0)), Lookup::Hit { .. }));
+    assert!(
+        !cache.base().join("a").exists(),
+        "empty namespace dir removed"
+    );
+    assert_eq!(cache.clear(Some("a")).expect("clear a again"), 0);
+
+    cache.store(&a1, 60, &json!(1), at(T0)).expect("store");
+    fs::write(cache.base().join("b").join("corrupt.json"), b"{").expect("write");
+    fs::write(cache.base().join("b").join(".one.json.9.9.tmp"), b"").expect("write");
+    assert_eq!(cache.clear(None).expect("clear all"), 3);
+    assert!(cache.status_at(None, at(T0)).expect("status").is_empty());
+    assert_eq!(files_below(cache.base()), vec!["README.txt".to_string()]);
+    assert!(keep.is_file());
+
+    let absent = Cache::new(tmp.0.join("never-created"));
+    assert_eq!(absent.clear(None).expect("clear absent"), 0);
+}
+
+#[test]
+fn cache_hostile_names_stay_inside_base() {
+    let tmp = TempDir::new("hostile");
+    let cache = tmp.cache();
+    let hostile = [
+        ("..", ".."),
+        ("../../etc", "passwd"),
+        ("/abs", "/abs/tool"),
+        ("ns", "../escape"),
+        ("a\\b", "c:d"),
+        ("", ""),
+        (".", ".json"),
+        ("CON", "nul"),
+    ];
+    let base = cache.base().to_path_buf();
+    for (i, (ns, tool)) in hostile.iter().enumerate() {
+        for p in [Map::new(), params(json!({ "i": i }))] {
+            let key = CacheKey::new(*ns, *tool, ROOT, p);
+            let path = cache.store(&key, 60, &json!(i), at(T0)).expect("store");
+            assert!(path.starts_with(&base), "{path:?} escapes {base:?}");
+            let rel = path.strip_prefix(&base).expect("inside base");
+            assert!(
+                rel.components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_))),
+                "{rel:?}"
+            );
+            match cache.lookup(&key, at(T0)) {
+                Lookup::Hit { data, .. } => assert_eq!(data, json!(i)),
+                other => panic!("expected a hit for {ns:?}/{tool:?}, got {other:?}"),
+            }
+        }
+    }
+    // Nothing was written next to the base directory.
+    let mut siblings: Vec<String> = fs::read_dir(&tmp.0)
+        .expect("read temp dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    siblings.sort();
+    assert_eq!(siblings, vec!["cache".to_string()]);
+
+    // `a.json`-like tool names cannot collide with another tool's directory.
+    let t1 = CacheKey::new("ns", "a", ROOT, params(json!({ "x": 1 })));
+    let t2 = CacheKey::new("ns", "a.json", ROOT, Map::new());
+    cache.store(&t1, 60, &json!(1), at(T0)).expect("store");
+    cache.store(&t2, 60, &json!(2), at(T0)).expect("store");
+    assert!(matches!(cache.lookup(&t1, at(T0)), Lookup::Hit { .. }));
+    assert!(matches!(cache.lookup(&t2, at(T0)), Lookup::Hit { .. }));
+
+    // Status reports the original names from the entries.
+    let names: Vec<(String, String)> = cache
+        .status_at(Some("../../etc"), at(T0))
+        .expect("status")
+        .into_iter()
+        .map(|e| (e.namespace, e.tool))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            ("../../etc".to_string(), "passwd".to_string()),
+            ("../../etc".to_string(), "passwd".to_string())
+        ]
+    );
+}
+
+#[test]
+fn cache_corrupt_entries_are_misses() {
+    let tmp = TempDir::new("corrupt");
+    let cache = tmp.cache();
+    let key = CacheKey::new("ns", "tool", ROOT, Map::new());
+    let path = cache
+        .store(&key, 60, &json!({ "ok": true }), at(T0))
+        .expect("store");
+
+    let bad_contents: [&[u8]; 7] = [
+        b"",
+        b"not json",
+        b"[1,2]",
+        b"{\"meta\":{}}",
+        b"{\"meta\":{\"fetchedAt\":\"yesterday\",\"expiresAt\":\"tomorrow\",\"ttl\":1,\"size\":1,\"paramHash\":null,\"namespace\":\"ns\",\"tool\":\"tool\",\"root\":\"https://api.example.org/v1\"},\"data\":1}",
+        b"{\"data\":1}",
+        &[0xff, 0xfe, 0x00],
+    ];
+    for bad in bad_contents {
+        fs::write(&path, bad).expect("corrupt the entry");
+        let (lookup, warning) = cache.lookup_with_warning(&key, at(T0));
+        assert_eq!(lookup, Lookup::Miss);
+        assert!(
+            warning.as_deref().is_some_and(|w| w.contains("corrupt")),
+            "{warning:?}"
+        );
+        assert_eq!(cache.lookup(&key, at(T0)), Lookup::Miss);
+    }
+
+    // A directory where the entry file should be: still a miss, not a panic.
+    fs::remove_file(&path).expect("remove");
+    fs::create_dir_all(&path).expect("dir in place of entry");
+    assert_eq!(cache.lookup(&key, at(T0)), Lookup::Miss);
+
+    // A plain absent entry gives no warning.
+    let absent = CacheKey::new("ns", "absent", ROOT, Map::new());
+    assert_eq!(
+        cache.lookup_with_warning(&absent, at(T0)),
+        (Lookup::Miss, None)
+    );
+}
+
+#[test]
+fn cache_human_durations() {
+    assert_eq!(human_duration(3600), "1 hour");
+    assert_eq!(human_duration(7200), "2 hours");
+    assert_eq!(human_duration(86_400), "1 day");
+    assert_eq!(human_duration(604_800), "7 days");
+    assert_eq!(human_duration(2_592_000), "30 days");
+    assert_eq!(human_duration(90), "90 seconds");
+    assert_eq!(human_duration(60), "1 minute");
+    assert_eq!(human_duration(5400), "90 minutes");
+    assert_eq!(human_duration(1), "1 second");
+    assert_eq!(human_duration(0), "0 seconds");
+    assert_eq!(human_duration(86_401), "86401 seconds");
+}
+
+#[test]
+fn cache_user_messages() {
+    assert_eq!(
+        hit_message("2026-02-17T12:00:00.000Z", "2026-02-24T12:00:00.000Z"),
+        "Cached (fetched: 2026-02-17T12:00:00.000Z, expires: 2026-02-24T12:00:00.000Z)"
+    );
+    assert_eq!(fetching_message(), "Fetching fresh data...");
+    assert_eq!(cached_for_message(604_800), "Cached for 7 days");
+    assert_eq!(expired_message(), "Cache expired, refreshing...");
+    assert_eq!(refreshing_message(), "Refreshing cache...");
+}
+
+#[test]
+fn cache_default_base_ends_in_flowmcp_cache() {
+    if let Some(base) = Cache::default_base() {
+        assert!(base.ends_with(Path::new(".flowmcp").join("cache")));
+    }
+}
