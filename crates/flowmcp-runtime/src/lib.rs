@@ -4,9 +4,13 @@
 //! validation, request building with server parameters that never leak, HTTP through a `Transport`,
 //! and the response envelope. Synchronous; no async runtime.
 
+pub mod cache;
+pub mod call;
 pub mod descriptor;
 pub mod envelope;
 pub mod input;
+pub mod output;
 pub mod request;
 pub mod secret;
+pub mod toolset;
 pub mod transport;

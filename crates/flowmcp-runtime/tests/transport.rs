@@ -3,10 +3,12 @@
 //! Every server runs on its own thread, handles at most a fixed number of requests (each waited
 //! for with a bounded timeout) and then stops, returning what it received.
 
-use std::io::Cursor;
+mod support;
+
 use std::net::TcpListener;
-use std::thread::JoinHandle;
 use std::time::Duration;
+
+use support::{Reply, TestServer, header, reply};
 
 use flowmcp_runtime::transport::{
     ErrorCode, HeaderValue, HttpRequest, HttpResponse, Method, Transport, TransportConfig,
@@ -14,97 +16,8 @@ use flowmcp_runtime::transport::{
 };
 use serde_json::json;
 
-/// What a test server saw for one request.
-#[derive(Debug, Clone)]
-struct Seen {
-    method: String,
-    url: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Seen {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-type Reply = tiny_http::Response<Cursor<Vec<u8>>>;
-
-/// A running test server: its base URL (`http://127.0.0.1:<port>`) and the thread that returns
-/// the requests it handled.
-struct TestServer {
-    base: String,
-    handle: JoinHandle<Vec<Seen>>,
-}
-
-impl TestServer {
-    /// Starts a server that answers at most `max_requests` requests with `handler`, waiting at
-    /// most two seconds for each.
-    fn start<F>(max_requests: usize, handler: F) -> TestServer
-    where
-        F: Fn(&Seen) -> Reply + Send + 'static,
-    {
-        let server = tiny_http::Server::http("127.0.0.1:0").expect("bind test server");
-        let port = server
-            .server_addr()
-            .to_ip()
-            .expect("test server has an IP address")
-            .port();
-        let handle = std::thread::spawn(move || {
-            let mut seen = Vec::new();
-            for _ in 0..max_requests {
-                let Ok(Some(mut request)) = server.recv_timeout(Duration::from_secs(2)) else {
-                    break;
-                };
-                let mut body = Vec::new();
-                let _ = request.as_reader().read_to_end(&mut body);
-                let record = Seen {
-                    method: request.method().as_str().to_string(),
-                    url: request.url().to_string(),
-                    headers: request
-                        .headers()
-                        .iter()
-                        .map(|h| (h.field.as_str().as_str().to_string(), h.value.to_string()))
-                        .collect(),
-                    body,
-                };
-                let reply = handler(&record);
-                seen.push(record);
-                // The client may have given up already (timeouts); that is fine.
-                let _ = request.respond(reply);
-            }
-            seen
-        });
-        TestServer {
-            base: format!("http://127.0.0.1:{port}"),
-            handle,
-        }
-    }
-
-    /// Waits for the server thread and returns what it received.
-    fn finish(self) -> Vec<Seen> {
-        self.handle.join().expect("test server thread")
-    }
-}
-
-fn reply(status: u16, content_type: Option<&str>, body: impl Into<Vec<u8>>) -> Reply {
-    let mut r = tiny_http::Response::from_data(body.into()).with_status_code(status);
-    if let Some(ct) = content_type {
-        r.add_header(header("Content-Type", ct));
-    }
-    r
-}
-
 fn redirect(status: u16, location: &str) -> Reply {
     reply(status, None, Vec::new()).with_header(header("Location", location))
-}
-
-fn header(name: &str, value: &str) -> tiny_http::Header {
-    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid test header")
 }
 
 fn loopback_config() -> TransportConfig {

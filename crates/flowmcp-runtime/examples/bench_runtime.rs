@@ -1,0 +1,273 @@
+//! Benchmarks of the runtime, run by `cargo xtask bench call` and `cargo xtask bench load` (release
+//! build). Not a test: it prints numbers.
+//!
+//! * `bench_runtime call [--iters N]`: a local HTTP server on 127.0.0.1 answers every request
+//!   with the same 1 KiB JSON body. Three ways of fetching it are timed side by side, interleaved
+//!   round by round so that machine noise hits them alike: a bare `ureq` GET, `Runner::call_json`
+//!   on a tool without handlers, and on a tool with a `postRequest` handler (after a warm-up, so
+//!   the handler's sandbox exists). Reported: p50/p90 per way and the p50 overhead over bare ureq.
+//! * `bench_runtime load <dir> [--profile compat|spec]`: loads every schema under `<dir>` and builds
+//!   every tool descriptor once; prints wall time, tools exposed/hidden and the peak RSS (VmHWM).
+
+use std::time::{Duration, Instant};
+
+use flowmcp_runtime::call::{Runner, RunnerOptions};
+use flowmcp_runtime::toolset::{Toolset, ToolsetOptions};
+use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
+use flowmcp_spec::Profile;
+use serde_json::{Map, Value, json};
+
+const SCHEMA: &str = r#"
+export const main = {
+    namespace: 'bench', name: 'Bench', description: 'Benchmark', version: '4.2.0',
+    root: 'https://bench.example',
+    tools: {
+        plain: { method: 'GET', path: '/data', description: 'No handlers', parameters: [
+            { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [ 'optional()' ] } } ] },
+        post: { method: 'GET', path: '/data', description: 'With postRequest', parameters: [
+            { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [ 'optional()' ] } } ] }
+    }
+}
+export const handlers = ( { sharedLists, libraries } ) => ( {
+    post: { postRequest: async ( { response } ) => ( { response: { count: response.items.length, items: response.items } } ) }
+} )
+"#;
+
+fn body_1k() -> Vec<u8> {
+    let mut items = Vec::new();
+    let mut i = 0;
+    loop {
+        items.push(json!({"id": i, "name": format!("item-{i:04}"), "price": 1.25 * f64::from(i)}));
+        let text = json!({"items": items}).to_string();
+        if text.len() >= 1024 {
+            return text.into_bytes();
+        }
+        i += 1;
+    }
+}
+
+/// A minimal keep-alive HTTP/1.1 server: every request (GET, no body) gets the same response,
+/// written in one `write_all` on a socket with `TCP_NODELAY`, as production servers do. (tiny_http
+/// writes head and body separately without `TCP_NODELAY`, which with delayed ACKs adds ~40 ms to
+/// back-to-back requests on one connection and would hide what is measured here.)
+fn serve() -> String {
+    let listener = match std::net::TcpListener::bind("127.0.0.1:0") {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("cannot bind: {e}");
+            std::process::exit(2);
+        }
+    };
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let body = body_1k();
+    eprintln!("upstream body: {} bytes of JSON", body.len());
+    let mut response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    response.extend_from_slice(&body);
+    let response = std::sync::Arc::new(response);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let response = response.clone();
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let mut stream = stream;
+                let _ = stream.set_nodelay(true);
+                let mut buf = Vec::with_capacity(4096);
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let Ok(n) = stream.read(&mut chunk) else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        buf.drain(..end + 4);
+                        if stream.write_all(&response).is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
+fn pct(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[idx.min(sorted.len() - 1)]
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn call(iters: usize) -> Result<(), String> {
+    let base = serve();
+    let dir = std::env::temp_dir().join(format!("flowmcp-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("bench.mjs"), SCHEMA).map_err(|e| e.to_string())?;
+    let set = Toolset::load_dir(
+        &dir,
+        &ToolsetOptions {
+            profile: Profile::Spec,
+            ..ToolsetOptions::default()
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let transport = UreqTransport::new(TransportConfig {
+        allow_http_loopback: true,
+        ..TransportConfig::default()
+    });
+    let mut opts = RunnerOptions::default();
+    opts.upstreams.insert("bench".into(), base.clone());
+    let runner = Runner::with_log(&set, &transport, opts, Box::new(|_| {}));
+    let bare = ureq::Agent::new_with_defaults();
+    let url = format!("{base}/data?q=x");
+    let mut input = Map::new();
+    input.insert("q".into(), Value::String("x".into()));
+
+    // Warm-up: connections, the handler sandbox, caches.
+    for _ in 0..200 {
+        let _ = bare
+            .get(&url)
+            .call()
+            .map(|mut r| r.body_mut().read_to_vec());
+        let e = runner.call_json("plain_bench", &input);
+        if !e.status {
+            return Err(format!("plain call failed: {:?}", e.messages));
+        }
+        let e = runner.call_json("post_bench", &input);
+        if !e.status {
+            return Err(format!("post call failed: {:?}", e.messages));
+        }
+    }
+    let mut t_bare = Vec::with_capacity(iters);
+    let mut t_plain = Vec::with_capacity(iters);
+    let mut t_post = Vec::with_capacity(iters);
+    let mut t_transport = Vec::with_capacity(iters);
+    let treq = flowmcp_runtime::transport::HttpRequest::new(
+        flowmcp_runtime::transport::Method::Get,
+        url.clone(),
+    );
+    for _ in 0..iters {
+        let s = Instant::now();
+        let resp = flowmcp_runtime::transport::Transport::send(&transport, &treq)
+            .map_err(|e| e.to_string())?;
+        std::hint::black_box(resp);
+        t_transport.push(s.elapsed());
+        let s = Instant::now();
+        let body = bare
+            .get(&url)
+            .call()
+            .and_then(|mut r| r.body_mut().read_to_vec())
+            .map_err(|e| e.to_string())?;
+        // The bare client parses the JSON too, as any caller would.
+        let _: Value = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
+        t_bare.push(s.elapsed());
+        let s = Instant::now();
+        let e = runner.call_json("plain_bench", &input);
+        t_plain.push(s.elapsed());
+        std::hint::black_box(e);
+        let s = Instant::now();
+        let e = runner.call_json("post_bench", &input);
+        t_post.push(s.elapsed());
+        std::hint::black_box(e);
+    }
+    for v in [&mut t_bare, &mut t_plain, &mut t_post, &mut t_transport] {
+        v.sort();
+    }
+    let p50_bare = pct(&t_bare, 0.5);
+    println!("per-call time over {iters} interleaved rounds (1 KiB JSON, local upstream):");
+    for (name, v) in [
+        ("bare ureq GET + JSON parse", &t_bare),
+        ("runtime transport only", &t_transport),
+        ("runtime, no handlers", &t_plain),
+        ("runtime, postRequest handler", &t_post),
+    ] {
+        println!(
+            "  {name:<30} p50 {:>8.1} µs   p90 {:>8.1} µs   overhead p50 {:>+8.1} µs",
+            micros(pct(v, 0.5)),
+            micros(pct(v, 0.9)),
+            micros(pct(v, 0.5)) - micros(p50_bare)
+        );
+    }
+    Ok(())
+}
+
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+}
+
+fn load(dir: &str, profile: Profile) -> Result<(), String> {
+    let started = Instant::now();
+    let set = Toolset::load_dir(
+        std::path::Path::new(dir),
+        &ToolsetOptions {
+            profile,
+            ..ToolsetOptions::default()
+        },
+    )
+    .map_err(|e| format!("{dir}: {e}"))?;
+    let wall = started.elapsed();
+    let (exposed, hidden, _) = set.exposure();
+    println!(
+        "load: {:.1} ms wall, {} schemas, {} load problems, {} tools ({exposed} exposed, {hidden} hidden by missing server params), peak RSS {} KiB",
+        wall.as_secs_f64() * 1e3,
+        set.schemas.len(),
+        set.problems.len(),
+        set.tools.len(),
+        peak_rss_kib().map_or("?".into(), |k| k.to_string()),
+    );
+    for p in &set.problems {
+        println!("  problem: {}: {}", p.file, p.message);
+    }
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("call") => {
+            let iters = args
+                .iter()
+                .position(|a| a == "--iters")
+                .and_then(|i| args.get(i + 1))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(2000);
+            call(iters)
+        }
+        Some("load") => match args.get(1) {
+            Some(dir) => {
+                let profile = if args.iter().any(|a| a == "spec") {
+                    Profile::Spec
+                } else {
+                    Profile::Compat
+                };
+                load(dir, profile)
+            }
+            None => Err("usage: bench_runtime load <dir>".into()),
+        },
+        _ => {
+            Err("usage: bench_runtime call [--iters N] | load <dir> [--profile spec|compat]".into())
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("bench_runtime: {e}");
+        std::process::exit(2);
+    }
+}

@@ -1,0 +1,763 @@
+//! Calling a tool: input validation, request building, handlers, HTTP, cache and the envelope.
+//!
+//! The steps of one call ([`Runner::call_json`], [`Runner::call_strings`]):
+//!
+//! 1. find the tool (wire name or Primitive-ID); a tool with a missing server parameter is not
+//!    called (E006 naming the variables);
+//! 2. validate the inputs (E007, before anything else happens);
+//! 3. build the request struct (server parameters still placeholders);
+//! 4. `preRequest({ struct, payload })` → `{ struct, payload }` (ruling N-13). `url`, `headers` and
+//!    `body` of the returned struct replace the request's; `method` cannot be changed. Server
+//!    parameter placeholders in the returned struct are filled only for the names the request
+//!    already used, so a handler cannot move a secret into a place the schema did not put one;
+//! 5. the raw response: from the preload cache when the tool has `preload.enabled` and an entry
+//!    is fresh, else from `executeRequest({ struct, payload })` → `{ response }` when the tool has
+//!    one, else from the HTTP request (secrets filled in only now). Non-2xx is E001; the body is
+//!    decoded by MIME type (E004 when it cannot be). A fresh raw response is stored in the cache
+//!    (ruling N-33: raw, before `postRequest`);
+//! 6. `postRequest({ response, struct, payload })` → `{ response }`;
+//! 7. the data is checked against `output.schema`; mismatches become `warnings`.
+//!
+//! Secrets: every message, warning and log line is passed through
+//! [`ServerParams::redact`]; the response data is redacted too (an upstream that echoes a key
+//! back cannot leak it into the envelope or the cache), and JavaScript only ever sees
+//! `{{SERVER_PARAM:KEY}}` placeholders.
+//!
+//! Threading: a [`Runner`] owns the JavaScript hosts of the schemas whose handlers it has called,
+//! so it is not `Send`; servers keep one runner per worker thread over a shared [`Toolset`].
+//! A host is built on its schema's first handler call and rebuilt after any limit breach.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, SystemTime};
+
+use flowmcp_loader::host::{
+    FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
+};
+use flowmcp_spec::Profile;
+use flowmcp_spec::model::Method as SchemaMethod;
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+use crate::cache::{Cache, CacheKey, Lookup};
+use crate::envelope::{ECode, Envelope};
+use crate::input::{Inputs, validate_json, validate_strings};
+use crate::output::check_output;
+use crate::request::{BodyValue, Part, PreparedRequest, Template, build_request, finalize};
+use crate::secret::ServerParams;
+use crate::toolset::{LoadedSchema, ToolEntry, Toolset};
+use crate::transport::{HeaderValue, HttpRequest, Method, Transport, decode_body, status_error};
+
+/// What to do with the preload cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CacheMode {
+    /// Serve fresh entries, store misses.
+    #[default]
+    Use,
+    /// Neither read nor write (`--no-cache`).
+    Off,
+    /// Always fetch, then store (`--refresh`).
+    Refresh,
+}
+
+/// Settings of a [`Runner`].
+#[derive(Clone, Debug)]
+pub struct RunnerOptions {
+    pub profile: Profile,
+    /// `--upstream NS=URL`: the base URL replacing a namespace's `root`.
+    pub upstreams: BTreeMap<String, String>,
+    /// The preload cache, if any.
+    pub cache: Option<Cache>,
+    pub cache_mode: CacheMode,
+    /// JavaScript limits per handler call.
+    pub memory_bytes: usize,
+    pub stack_bytes: usize,
+    pub call_timeout: Duration,
+}
+
+impl Default for RunnerOptions {
+    fn default() -> Self {
+        let limits = flowmcp_loader::eval::Limits::default();
+        RunnerOptions {
+            profile: Profile::Spec,
+            upstreams: BTreeMap::new(),
+            cache: None,
+            cache_mode: CacheMode::Use,
+            memory_bytes: limits.memory_bytes,
+            stack_bytes: limits.stack_bytes,
+            call_timeout: Duration::from_millis(1000),
+        }
+    }
+}
+
+/// Where log lines (handler `console.*`, cache messages) go.
+pub type LogSink = Box<dyn FnMut(&str)>;
+
+/// A host slot: built lazily; `Err` keeps a factory failure so it is not retried on every call.
+type HostSlot = Result<HandlerHost, HostError>;
+
+/// Calls tools of one [`Toolset`].
+pub struct Runner<'t> {
+    set: &'t Toolset,
+    transport: &'t dyn Transport,
+    opts: RunnerOptions,
+    hosts: RefCell<HashMap<usize, HostSlot>>,
+    log: RefCell<LogSink>,
+}
+
+/// A failed step: the code and the message after `<code> <tool>: `.
+struct Fail(ECode, String);
+
+impl<'t> Runner<'t> {
+    /// A runner that logs to standard error.
+    pub fn new(set: &'t Toolset, transport: &'t dyn Transport, opts: RunnerOptions) -> Self {
+        Runner::with_log(
+            set,
+            transport,
+            opts,
+            Box::new(|line: &str| eprintln!("{line}")),
+        )
+    }
+
+    /// A runner with its own log sink.
+    pub fn with_log(
+        set: &'t Toolset,
+        transport: &'t dyn Transport,
+        opts: RunnerOptions,
+        log: LogSink,
+    ) -> Self {
+        Runner {
+            set,
+            transport,
+            opts,
+            hosts: RefCell::new(HashMap::new()),
+            log: RefCell::new(log),
+        }
+    }
+
+    /// The toolset.
+    pub fn toolset(&self) -> &'t Toolset {
+        self.set
+    }
+
+    fn log_line(&self, line: &str) {
+        let text = self.set.server_params.redact(line);
+        if let Ok(mut log) = self.log.try_borrow_mut() {
+            (log)(&text);
+        }
+    }
+
+    /// Calls `name` with JSON inputs (strict types).
+    pub fn call_json(&self, name: &str, inputs: &Map<String, Value>) -> Envelope {
+        self.call_with(name, |entry| {
+            validate_json(&entry.descriptor, inputs).map_err(|e| Fail(ECode::E007, e.to_string()))
+        })
+    }
+
+    /// Calls `name` with text inputs (`--arg k=v`), converted to each parameter's type.
+    pub fn call_strings(&self, name: &str, inputs: &IndexMap<String, String>) -> Envelope {
+        self.call_with(name, |entry| {
+            validate_strings(&entry.descriptor, inputs)
+                .map_err(|e| Fail(ECode::E007, e.to_string()))
+        })
+    }
+
+    fn call_with(
+        &self,
+        name: &str,
+        validate: impl FnOnce(&ToolEntry) -> Result<Inputs, Fail>,
+    ) -> Envelope {
+        let Some(entry) = self.set.find(name) else {
+            return self.fail(name, Fail(ECode::E007, format!("unknown tool \"{name}\"")));
+        };
+        let tool = entry.descriptor.tool.clone();
+        let mut warnings = entry.descriptor.warnings.clone();
+        match self.run(entry, validate, &mut warnings) {
+            Ok(data) => {
+                let warnings = warnings
+                    .into_iter()
+                    .map(|w| self.set.server_params.redact(&w));
+                Envelope::ok(data).with_warnings(warnings)
+            }
+            Err(f) => self.fail(&tool, f),
+        }
+    }
+
+    fn fail(&self, tool: &str, Fail(code, msg): Fail) -> Envelope {
+        Envelope::error(code, tool, &self.set.server_params.redact(&msg))
+    }
+
+    fn run(
+        &self,
+        entry: &ToolEntry,
+        validate: impl FnOnce(&ToolEntry) -> Result<Inputs, Fail>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Value, Fail> {
+        let d = &entry.descriptor;
+        if !d.missing_server_params.is_empty() {
+            let n = d.missing_server_params.len();
+            return Err(Fail(
+                ECode::E006,
+                format!(
+                    "missing server parameter{}: {} (set {} in the environment, an env file or the config)",
+                    if n == 1 { "" } else { "s" },
+                    d.missing_server_params.join(", "),
+                    if n == 1 { "it" } else { "them" },
+                ),
+            ));
+        }
+        let inputs = validate(entry)?;
+        let schema = self.set.schema_of(entry);
+        let main = &schema.main;
+        let tool_def = main
+            .tools
+            .get(&d.tool)
+            .ok_or_else(|| Fail(ECode::E007, "tool does not exist".into()))?;
+        let root_override = self.opts.upstreams.get(&main.namespace).map(String::as_str);
+        let mut prepared = build_request(
+            &d.tool,
+            main,
+            &inputs,
+            &self.set.server_params,
+            self.opts.profile,
+            root_override,
+        )
+        .map_err(|e| Fail(e.code(), e.to_string()))?;
+        warnings.extend(prepared.warnings.iter().cloned());
+        let allowed_keys = prepared.server_keys();
+        let mut payload = Value::Object(inputs.clone().into_iter().collect());
+
+        let phases = self.phases(entry, schema)?;
+
+        if phases.pre {
+            let out = self.call_handler(
+                entry,
+                Phase::PreRequest,
+                &json!({"struct": prepared.to_struct_json(), "payload": payload}),
+            )?;
+            let obj = shape(&out, Phase::PreRequest, "struct")?;
+            if let Some(s) = obj.get("struct") {
+                apply_struct(&mut prepared, s, &allowed_keys)?;
+            }
+            if let Some(p) = obj.get("payload").filter(|p| p.is_object()) {
+                payload = p.clone();
+            }
+        }
+
+        let struct_json = prepared.to_struct_json();
+        let cache_key = self.cache_key(schema, &d.tool, root_override, &inputs);
+        let preload = tool_def.preload.as_ref().filter(|p| p.enabled);
+        let mut raw: Option<Value> = None;
+        if let (Some(cache), Some(key), Some(_)) = (&self.opts.cache, &cache_key, preload) {
+            match self.opts.cache_mode {
+                CacheMode::Use => match cache.lookup(key, SystemTime::now()) {
+                    Lookup::Hit {
+                        data,
+                        fetched_at,
+                        expires_at,
+                    } => {
+                        self.log_line(&crate::cache::hit_message(&fetched_at, &expires_at));
+                        raw = Some(data);
+                    }
+                    Lookup::Expired => self.log_line(&crate::cache::expired_message()),
+                    Lookup::Miss => self.log_line(&crate::cache::fetching_message()),
+                },
+                CacheMode::Refresh => self.log_line(&crate::cache::refreshing_message()),
+                CacheMode::Off => {}
+            }
+        }
+        let from_cache = raw.is_some();
+        let raw = match raw {
+            Some(v) => v,
+            None if phases.exec => {
+                let out = self.call_handler(
+                    entry,
+                    Phase::ExecuteRequest,
+                    &json!({"struct": struct_json, "payload": payload}),
+                )?;
+                let obj = shape(&out, Phase::ExecuteRequest, "response")?;
+                obj.get("response").cloned().unwrap_or(Value::Null)
+            }
+            None => self.http(&prepared, &d.tool)?,
+        };
+        let raw = redact_value(&self.set.server_params, raw);
+        if !from_cache
+            && let (Some(cache), Some(key), Some(p)) = (&self.opts.cache, &cache_key, preload)
+            && self.opts.cache_mode != CacheMode::Off
+        {
+            match cache.store(key, p.ttl, &raw, SystemTime::now()) {
+                Ok(_) => self.log_line(&crate::cache::cached_for_message(p.ttl)),
+                Err(e) => warnings.push(format!("the response could not be cached: {e}")),
+            }
+        }
+
+        let data = if phases.post {
+            let out = self.call_handler(
+                entry,
+                Phase::PostRequest,
+                &json!({"response": raw, "struct": struct_json, "payload": payload}),
+            )?;
+            let obj = shape(&out, Phase::PostRequest, "response")?;
+            redact_value(
+                &self.set.server_params,
+                obj.get("response").cloned().unwrap_or(Value::Null),
+            )
+        } else {
+            raw
+        };
+        if let Some(schema) = &d.output_schema {
+            warnings.extend(check_output(schema, &data));
+        }
+        Ok(data)
+    }
+
+    fn cache_key(
+        &self,
+        schema: &LoadedSchema,
+        tool: &str,
+        root_override: Option<&str>,
+        inputs: &Inputs,
+    ) -> Option<CacheKey> {
+        self.opts.cache.as_ref()?;
+        let root = root_override
+            .map(str::to_string)
+            .or_else(|| schema.main.root.clone())
+            .unwrap_or_default();
+        let params: Map<String, Value> =
+            inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        Some(CacheKey::new(
+            schema.main.namespace.clone(),
+            tool,
+            root,
+            params,
+        ))
+    }
+
+    /// Sends the finalized request and decodes the body.
+    fn http(&self, prepared: &PreparedRequest, tool: &str) -> Result<Value, Fail> {
+        let fin = finalize(prepared, &self.set.server_params)
+            .map_err(|e| Fail(e.code(), e.to_string()))?;
+        let method = match fin.method {
+            SchemaMethod::Get => Method::Get,
+            SchemaMethod::Post => Method::Post,
+            SchemaMethod::Put => Method::Put,
+            SchemaMethod::Delete => Method::Delete,
+        };
+        let mut req = HttpRequest::new(method, fin.url.expose());
+        let secret_headers = secret_header_names(prepared);
+        for (k, v) in &fin.headers {
+            let hv = if secret_headers.iter().any(|s| s.eq_ignore_ascii_case(k)) {
+                HeaderValue::secret(v.expose())
+            } else {
+                HeaderValue::plain(v.expose())
+            };
+            req.headers.push((k.clone(), hv));
+        }
+        if let Some(b) = &fin.body {
+            req.body = Some(b.expose().as_bytes().to_vec());
+        }
+        let resp = self
+            .transport
+            .send(&req)
+            .map_err(|e| Fail(e.code(), e.to_string()))?;
+        if !(200..300).contains(&resp.status) {
+            let full = status_error(tool, resp.status);
+            let msg = full
+                .split_once(": ")
+                .map_or(full.clone(), |(_, m)| m.to_string());
+            return Err(Fail(ECode::E001, msg));
+        }
+        decode_body(&resp).map_err(|(c, m)| Fail(c, m))
+    }
+
+    /// Which handler phases the tool has. Builds the schema's host when needed; a schema that
+    /// requires libraries (none can be installed yet) fails with E005 when the tool has handlers.
+    fn phases(&self, entry: &ToolEntry, schema: &LoadedSchema) -> Result<Phases, Fail> {
+        if !schema.has_handlers() {
+            return Ok(Phases::default());
+        }
+        let missing_libs = &schema.main.required_libraries;
+        let mut hosts = self.hosts.borrow_mut();
+        let needs_build = match hosts.get(&entry.schema) {
+            None => true,
+            Some(Ok(h)) => h.is_poisoned(),
+            Some(Err(_)) => false,
+        };
+        if needs_build {
+            let built = self.build_host(schema);
+            hosts.insert(entry.schema, built);
+        }
+        let tool = &entry.descriptor.tool;
+        match hosts.get(&entry.schema) {
+            Some(Ok(h)) => {
+                let p = Phases {
+                    pre: h.has(tool, Phase::PreRequest),
+                    exec: h.has(tool, Phase::ExecuteRequest),
+                    post: h.has(tool, Phase::PostRequest),
+                };
+                if (p.pre || p.exec || p.post) && !missing_libs.is_empty() {
+                    return Err(Fail(ECode::E005, library_message(missing_libs)));
+                }
+                Ok(p)
+            }
+            Some(Err(e)) => {
+                if !missing_libs.is_empty() {
+                    return Err(Fail(ECode::E005, library_message(missing_libs)));
+                }
+                Err(Fail(ECode::E005, host_error_text(e, None)))
+            }
+            None => Ok(Phases::default()),
+        }
+    }
+
+    fn build_host(&self, schema: &LoadedSchema) -> HostSlot {
+        let source = schema.handlers_source.as_deref().unwrap_or_default();
+        let tool_names: Vec<String> = schema.main.tools.keys().cloned().collect();
+        let compat = self.opts.profile.is_compat();
+        let config = HostConfig {
+            memory_bytes: self.opts.memory_bytes,
+            stack_bytes: self.opts.stack_bytes,
+            call_timeout: self.opts.call_timeout,
+            allow_fetch: compat,
+            timers: compat,
+            ..HostConfig::default()
+        };
+        HandlerHost::load(
+            &schema.display,
+            source,
+            &schema.shared_lists,
+            &json!({}),
+            &tool_names,
+            config,
+        )
+    }
+
+    fn call_handler(&self, entry: &ToolEntry, phase: Phase, arg: &Value) -> Result<Value, Fail> {
+        let schema = self.set.schema_of(entry);
+        let mut hosts = self.hosts.borrow_mut();
+        let Some(Ok(host)) = hosts.get_mut(&entry.schema) else {
+            return Err(Fail(
+                ECode::E005,
+                format!("{}: the handlers are not loaded", phase.as_str()),
+            ));
+        };
+        let mut bridge = Bridge {
+            runner: self,
+            schema,
+            tool: &entry.descriptor,
+            phase,
+        };
+        let result = host.call(&entry.descriptor.tool, phase, arg, &mut bridge);
+        match result {
+            Ok(v) => Ok(v),
+            Err(e) => Err(Fail(ECode::E005, host_error_text(&e, Some(phase)))),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Phases {
+    pre: bool,
+    exec: bool,
+    post: bool,
+}
+
+fn library_message(libs: &[String]) -> String {
+    let quoted: Vec<String> = libs.iter().map(|l| format!("\"{l}\"")).collect();
+    format!(
+        "SEC103 the handlers need the librar{} {}, which {} not installed (npm packages cannot be loaded into the sandbox yet)",
+        if libs.len() == 1 { "y" } else { "ies" },
+        quoted.join(", "),
+        if libs.len() == 1 { "is" } else { "are" },
+    )
+}
+
+/// The message of a handler failure, with the SEC code of the rule it broke.
+fn host_error_text(e: &HostError, phase: Option<Phase>) -> String {
+    let what = match e {
+        HostError::Timeout => "passed its CPU time limit".to_string(),
+        HostError::Memory(m) => format!("passed its memory or stack limit ({m})"),
+        HostError::Threw(m) => format!("threw: {m}"),
+        HostError::SharedListMutation(m) => format!("SEC102 tried to modify sharedLists ({m})"),
+        HostError::FetchForbidden => {
+            "SEC100 called fetch, which is not available here (handlers have no network access; under compat only executeRequest may fetch)".to_string()
+        }
+        HostError::FactoryThrew(m) => format!("SEC104 the handlers factory threw: {m}"),
+        HostError::FactoryShape(m) => format!("SEC104 the handlers factory returned {m}"),
+        HostError::NotSerializable(m) => format!("SEC101 returned a value that is not JSON data ({m})"),
+        HostError::BadReturn(m) => format!("SEC101 must return an object ({m})"),
+        HostError::ModuleThrew(m) => format!("the module threw while loading: {m}"),
+        HostError::NeverSettles => "returned a promise that never settles".to_string(),
+        HostError::NoHandler(m) => format!("no such handler ({m})"),
+        HostError::Poisoned => "the sandbox was reset after a limit breach".to_string(),
+        HostError::Engine(m) => format!("the JavaScript engine failed: {m}"),
+    };
+    match phase {
+        Some(p) => format!("{} {what}", p.as_str()),
+        None => what,
+    }
+}
+
+/// Checks a handler's return value is an object (SEC101) and returns it.
+fn shape<'v>(out: &'v Value, phase: Phase, key: &str) -> Result<&'v Map<String, Value>, Fail> {
+    match out.as_object() {
+        Some(o) if phase != Phase::PreRequest || o.get(key).is_none_or(Value::is_object) => Ok(o),
+        _ => Err(Fail(
+            ECode::E005,
+            format!(
+                "{} SEC101 must return an object {{ {key}{} }} (found {})",
+                phase.as_str(),
+                if phase == Phase::PreRequest {
+                    ", payload"
+                } else {
+                    ""
+                },
+                type_name(out)
+            ),
+        )),
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null or undefined",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Reads `{{SERVER_PARAM:KEY}}` placeholders in handler-returned text as holes, for `allowed`
+/// names only; any other text (including other placeholders) stays literal.
+fn template_from_text(text: &str, allowed: &[String]) -> Template {
+    let mut parts: Vec<Part> = Vec::new();
+    let mut rest = text;
+    let mut literal = String::new();
+    while let Some(start) = rest.find("{{SERVER_PARAM:") {
+        let after = &rest[start + "{{SERVER_PARAM:".len()..];
+        match after.find("}}") {
+            Some(end) if allowed.iter().any(|a| a == &after[..end]) => {
+                literal.push_str(&rest[..start]);
+                if !literal.is_empty() {
+                    parts.push(Part::Text(std::mem::take(&mut literal)));
+                }
+                parts.push(Part::Server(after[..end].to_string()));
+                rest = &after[end + 2..];
+            }
+            _ => {
+                let skip = start + 2;
+                literal.push_str(&rest[..skip]);
+                rest = &rest[skip..];
+            }
+        }
+    }
+    literal.push_str(rest);
+    if !literal.is_empty() {
+        parts.push(Part::Text(literal));
+    }
+    Template(parts)
+}
+
+/// Applies a `preRequest` struct to the request.
+fn apply_struct(prepared: &mut PreparedRequest, s: &Value, allowed: &[String]) -> Result<(), Fail> {
+    let bad = |what: &str| {
+        Fail(
+            ECode::E005,
+            format!("preRequest SEC101 returned a struct whose {what}"),
+        )
+    };
+    if let Some(url) = s.get("url").filter(|u| !u.is_null()) {
+        let url = url.as_str().ok_or_else(|| bad("url is not a string"))?;
+        if url != prepared.display_url() {
+            prepared.url = template_from_text(url, allowed);
+            prepared.query.clear();
+        }
+    }
+    if let Some(h) = s.get("headers").filter(|h| !h.is_null()) {
+        let h = h
+            .as_object()
+            .ok_or_else(|| bad("headers is not an object"))?;
+        let mut headers = IndexMap::new();
+        for (k, v) in h {
+            let text = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(_) | Value::Bool(_) => v.to_string(),
+                _ => return Err(bad(&format!("header \"{k}\" is not a string"))),
+            };
+            headers.insert(k.clone(), template_from_text(&text, allowed));
+        }
+        prepared.headers = headers;
+    }
+    if let Some(b) = s.get("body").filter(|b| !b.is_null()) {
+        prepared.body = match b {
+            Value::Object(o) => Some(
+                o.iter()
+                    .map(|(k, v)| {
+                        let v = match v {
+                            Value::String(t) if t.contains("{{SERVER_PARAM:") => {
+                                BodyValue::Template(template_from_text(t, allowed))
+                            }
+                            other => BodyValue::Json(other.clone()),
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect(),
+            ),
+            _ => return Err(bad("body is not an object")),
+        };
+    }
+    Ok(())
+}
+
+/// Header names whose values contain a server parameter.
+fn secret_header_names(prepared: &PreparedRequest) -> Vec<String> {
+    prepared
+        .headers
+        .iter()
+        .filter(|(_, v)| v.server_keys().next().is_some())
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// Replaces secret values inside every string of `v`.
+fn redact_value(params: &ServerParams, v: Value) -> Value {
+    if params.names().next().is_none() {
+        return v;
+    }
+    match v {
+        Value::String(s) => {
+            let r = params.redact(&s);
+            Value::String(r)
+        }
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|i| redact_value(params, i)).collect())
+        }
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, v)| (params.redact(&k), redact_value(params, v)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// The host's view of the runtime during one handler call: `fetch` (compat, `executeRequest`)
+/// goes through the runtime's transport with server parameters filled in, logs go to the sink.
+struct Bridge<'r, 't> {
+    runner: &'r Runner<'t>,
+    schema: &'r LoadedSchema,
+    tool: &'r crate::descriptor::ToolDescriptor,
+    phase: Phase,
+}
+
+impl HostBridge for Bridge<'_, '_> {
+    fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, String> {
+        let params = &self.runner.set.server_params;
+        if self.phase != Phase::ExecuteRequest || !self.runner.opts.profile.is_compat() {
+            return Err("fetch is not available here".into());
+        }
+        let allowed = &self.tool.required_server_params;
+        let fill = |text: &str| -> Result<(String, bool), String> {
+            let t = template_from_text(text, allowed);
+            let mut out = String::new();
+            let mut used = false;
+            for p in &t.0 {
+                match p {
+                    Part::Text(s) => out.push_str(s),
+                    Part::Server(k) => {
+                        let v = params
+                            .get(k)
+                            .ok_or_else(|| format!("missing server parameter {k}"))?;
+                        out.push_str(v.expose());
+                        used = true;
+                    }
+                }
+            }
+            Ok((out, used))
+        };
+        let method = match req.method.to_ascii_uppercase().as_str() {
+            "GET" | "" => Method::Get,
+            "POST" => Method::Post,
+            "PUT" => Method::Put,
+            "DELETE" => Method::Delete,
+            other => return Err(format!("method {other} is not supported")),
+        };
+        let (url, _) = fill(&req.url)?;
+        let mut http = HttpRequest::new(method, url);
+        for (k, v) in &req.headers {
+            let (value, secret) = fill(v)?;
+            http.headers.push((
+                k.clone(),
+                if secret {
+                    HeaderValue::secret(value)
+                } else {
+                    HeaderValue::plain(value)
+                },
+            ));
+        }
+        if let Some(b) = &req.body {
+            let (body, _) = fill(b)?;
+            http.body = Some(body.into_bytes());
+        }
+        let _ = self.schema;
+        let resp = self
+            .runner
+            .transport
+            .send(&http)
+            .map_err(|e| params.redact(&format!("{} {e}", e.code())))?;
+        let body = params
+            .redact(&String::from_utf8_lossy(&resp.body))
+            .into_bytes();
+        Ok(FetchResponse {
+            status: resp.status,
+            status_text: String::new(),
+            headers: resp
+                .content_type
+                .iter()
+                .map(|c| ("content-type".to_string(), c.clone()))
+                .collect(),
+            body,
+        })
+    }
+
+    fn log(&mut self, level: &str, text: &str) {
+        self.runner
+            .log_line(&format!("[{}] {level}: {text}", self.schema.display));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_from_handler_text_fill_only_allowed_keys() {
+        let allowed = vec!["KEY".to_string()];
+        let t = template_from_text(
+            "https://x/{{SERVER_PARAM:KEY}}?o={{SERVER_PARAM:OTHER}}",
+            &allowed,
+        );
+        assert_eq!(
+            t.0,
+            vec![
+                Part::Text("https://x/".into()),
+                Part::Server("KEY".into()),
+                Part::Text("?o={{SERVER_PARAM:OTHER}}".into()),
+            ]
+        );
+        assert_eq!(
+            template_from_text("plain", &allowed).0,
+            vec![Part::Text("plain".into())]
+        );
+    }
+
+    #[test]
+    fn redaction_reaches_nested_strings_and_keys() {
+        let mut p = ServerParams::new();
+        p.insert("K", "s3cret");
+        let v = redact_value(&p, json!({"a": ["x s3cret y"], "s3cret": 1, "n": 2}));
+        assert_eq!(v, json!({"a": ["x [redacted] y"], "[redacted]": 1, "n": 2}));
+    }
+}

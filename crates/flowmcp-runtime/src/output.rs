@@ -1,0 +1,218 @@
+//! Checking a tool's final data against its output schema (chapter 04). Mismatches are warnings,
+//! never errors ("non-blocking validation"): the data is delivered as it is.
+//!
+//! What is checked: `type` (`string`, `number`, `integer`, `boolean`, `object`, `array`, `null`),
+//! `nullable: true` (a `null` is accepted), `properties` (each property present in the data is
+//! checked; an absent property is not a mismatch, chapter 04 §6), `items` (every element),
+//! `enum`, and `required` when a schema lists it. Unknown keywords are ignored. At most
+//! [`MAX_WARNINGS`] warnings are produced per call so a large mismatching array cannot flood the
+//! envelope.
+
+use serde_json::Value;
+
+/// Upper bound on warnings from one check.
+pub const MAX_WARNINGS: usize = 10;
+
+/// The mismatches between `data` and `schema`, as `<json pointer>: <problem>` lines (the root is
+/// written `/`). Values are never quoted (they may be large or sensitive); only types are named.
+pub fn check_output(schema: &Value, data: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut omitted = 0usize;
+    walk(schema, data, &mut String::new(), &mut out, &mut omitted);
+    if omitted > 0 {
+        out.push(format!("… and {omitted} more output-schema mismatches"));
+    }
+    out
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn type_matches(expected: &str, v: &Value) -> bool {
+    match expected {
+        "number" => v.is_number(),
+        "integer" => match v {
+            Value::Number(n) => n.as_f64().is_some_and(|f| f.fract() == 0.0),
+            _ => false,
+        },
+        "string" => v.is_string(),
+        "boolean" => v.is_boolean(),
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        "null" => v.is_null(),
+        // Unknown type names are not ours to judge (VAL rules report them at validation).
+        _ => true,
+    }
+}
+
+fn push(out: &mut Vec<String>, omitted: &mut usize, path: &str, msg: String) {
+    if out.len() < MAX_WARNINGS {
+        let at = if path.is_empty() { "/" } else { path };
+        out.push(format!("output {at}: {msg}"));
+    } else {
+        *omitted += 1;
+    }
+}
+
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn walk(
+    schema: &Value,
+    data: &Value,
+    path: &mut String,
+    out: &mut Vec<String>,
+    omitted: &mut usize,
+) {
+    let Some(s) = schema.as_object() else {
+        return;
+    };
+    if data.is_null() {
+        let nullable = s.get("nullable").and_then(Value::as_bool) == Some(true);
+        let typed_null = match s.get("type") {
+            Some(Value::String(t)) => t == "null",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
+            _ => true,
+        };
+        if !nullable && !typed_null {
+            push(
+                out,
+                omitted,
+                path,
+                "null where the schema does not declare `nullable: true`".into(),
+            );
+        }
+        return;
+    }
+    let ok = match s.get("type") {
+        Some(Value::String(t)) => type_matches(t, data),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|t| type_matches(t, data)),
+        _ => true,
+    };
+    if !ok {
+        let expected = match s.get("type") {
+            Some(Value::String(t)) => t.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        push(
+            out,
+            omitted,
+            path,
+            format!("expected {expected}, found {}", json_type(data)),
+        );
+        return;
+    }
+    if let Some(Value::Array(allowed)) = s.get("enum")
+        && !allowed.contains(data)
+    {
+        push(
+            out,
+            omitted,
+            path,
+            "value is not one of the schema's `enum` values".into(),
+        );
+    }
+    match data {
+        Value::Object(obj) => {
+            if let Some(Value::Array(req)) = s.get("required") {
+                for k in req.iter().filter_map(Value::as_str) {
+                    if !obj.contains_key(k) {
+                        push(
+                            out,
+                            omitted,
+                            path,
+                            format!("required property `{k}` is missing"),
+                        );
+                    }
+                }
+            }
+            if let Some(Value::Object(props)) = s.get("properties") {
+                for (k, sub) in props {
+                    if let Some(v) = obj.get(k) {
+                        let len = path.len();
+                        path.push('/');
+                        path.push_str(&escape(k));
+                        walk(sub, v, path, out, omitted);
+                        path.truncate(len);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = s.get("items") {
+                for (i, v) in items.iter().enumerate() {
+                    let len = path.len();
+                    path.push('/');
+                    path.push_str(&i.to_string());
+                    walk(sub, v, path, out, omitted);
+                    path.truncate(len);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn matching_data_has_no_warnings() {
+        let schema = json!({"type": "object", "properties": {
+            "id": {"type": "string"}, "price": {"type": "number"},
+            "cap": {"type": "number", "nullable": true},
+            "tags": {"type": "array", "items": {"type": "string"}}}});
+        let data = json!({"id": "btc", "price": 1.5, "cap": null, "tags": ["a"], "extra": 1});
+        assert!(check_output(&schema, &data).is_empty());
+        // Absent properties are not mismatches.
+        assert!(check_output(&schema, &json!({})).is_empty());
+    }
+
+    #[test]
+    fn mismatches_name_pointer_and_types() {
+        let schema = json!({"type": "object", "properties": {
+            "price": {"type": "number"}, "cap": {"type": "number"},
+            "a/b": {"type": "array", "items": {"type": "integer"}},
+            "s": {"type": "string", "enum": ["x", "y"]}}});
+        let data = json!({"price": "1", "cap": null, "a/b": [1, 2.5], "s": "z"});
+        let w = check_output(&schema, &data);
+        assert_eq!(
+            w,
+            vec![
+                "output /price: expected number, found string",
+                "output /cap: null where the schema does not declare `nullable: true`",
+                "output /a~1b/1: expected integer, found number",
+                "output /s: value is not one of the schema's `enum` values",
+            ]
+        );
+        assert_eq!(
+            check_output(&json!({"type": "array"}), &json!({})),
+            vec!["output /: expected array, found object"]
+        );
+    }
+
+    #[test]
+    fn warnings_are_capped() {
+        let schema = json!({"type": "array", "items": {"type": "string"}});
+        let data = json!((0..50).collect::<Vec<_>>());
+        let w = check_output(&schema, &data);
+        assert_eq!(w.len(), MAX_WARNINGS + 1);
+        assert_eq!(w[MAX_WARNINGS], "… and 40 more output-schema mismatches");
+    }
+}

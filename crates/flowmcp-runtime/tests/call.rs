@@ -1,0 +1,686 @@
+//! End-to-end tool calls against local `tiny_http` servers: the example catalog with an upstream
+//! override, every location type, server parameters, the three handler kinds, each E-code, the
+//! preload cache and a secret canary through every path.
+
+mod support;
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use flowmcp_runtime::cache::Cache;
+use flowmcp_runtime::call::{CacheMode, Runner, RunnerOptions};
+use flowmcp_runtime::envelope::Envelope;
+use flowmcp_runtime::toolset::{Toolset, ToolsetOptions};
+use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
+use flowmcp_spec::Profile;
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+use support::{Seen, TestServer, reply};
+
+const CANARY: &str = "CANARY-7d1e-secret";
+
+fn examples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
+}
+
+/// A scratch directory removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "flowmcp-call-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        Scratch(dir)
+    }
+
+    fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.0.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("parent dir");
+        }
+        std::fs::write(&p, text).expect("write scratch file");
+        p
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn env_with_canary() -> IndexMap<String, String> {
+    let mut env = IndexMap::new();
+    for k in ["SKYCAST_API_KEY", "OPENSHELF_API_KEY", "API_KEY"] {
+        env.insert(k.to_string(), CANARY.to_string());
+    }
+    env
+}
+
+fn load(dir: &Path, profile: Profile, env: IndexMap<String, String>) -> Toolset {
+    let set = Toolset::load_dir(
+        dir,
+        &ToolsetOptions {
+            profile,
+            env_override: Some(env),
+            ..ToolsetOptions::default()
+        },
+    )
+    .expect("catalog loads");
+    assert!(set.problems.is_empty(), "{:?}", set.problems);
+    set
+}
+
+fn transport() -> UreqTransport {
+    UreqTransport::new(TransportConfig {
+        connect_timeout: Duration::from_secs(2),
+        total_timeout: Duration::from_secs(5),
+        allow_http_loopback: true,
+        ..TransportConfig::default()
+    })
+}
+
+fn opts(profile: Profile, upstreams: &[(&str, &str)]) -> RunnerOptions {
+    RunnerOptions {
+        profile,
+        upstreams: upstreams
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        ..RunnerOptions::default()
+    }
+}
+
+/// A runner whose log lines are collected.
+fn runner<'t>(
+    set: &'t Toolset,
+    t: &'t UreqTransport,
+    o: RunnerOptions,
+) -> (Runner<'t>, Rc<RefCell<Vec<String>>>) {
+    let logs = Rc::new(RefCell::new(Vec::new()));
+    let sink = logs.clone();
+    let r = Runner::with_log(
+        set,
+        t,
+        o,
+        Box::new(move |l: &str| sink.borrow_mut().push(l.to_string())),
+    );
+    (r, logs)
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => panic!("not an object"),
+    }
+}
+
+fn json_reply(body: Value) -> support::Reply {
+    reply(200, Some("application/json"), body.to_string())
+}
+
+/// Asserts the canary appears nowhere in the envelope or the logs.
+fn no_canary(env: &Envelope, logs: &[String]) {
+    let text = env.to_json().to_string();
+    assert!(!text.contains(CANARY), "secret leaked into {text}");
+    for l in logs {
+        assert!(!l.contains(CANARY), "secret leaked into log line {l}");
+    }
+}
+
+fn message(env: &Envelope) -> &str {
+    env.messages.first().map(String::as_str).unwrap_or_default()
+}
+
+#[test]
+fn example_catalog_tools_run_against_a_local_upstream() {
+    let set = load(&examples(), Profile::Spec, env_with_canary());
+    let server = TestServer::start(3, |seen: &Seen| {
+        if seen.url.starts_with("/current/") {
+            json_reply(
+                json!({"city": "New York", "temperature": 21.5, "condition": "clear",
+                              "wind": {"speed": 3.0, "direction": 180, "gust": null}}),
+            )
+        } else if seen.url.starts_with("/forecast/daily") {
+            json_reply(
+                json!({"location": {"lat": 52.5, "lon": 13.4, "tz": "Europe/Berlin"},
+                "daily": [{"date": "2026-11-22", "temperature": {"min": 1, "max": 6},
+                           "precipitation": {"total": 0.4}, "summary": "rain"},
+                          {"date": "2026-11-23", "temperature": {"min": 0, "max": 4}, "summary": "clouds"}],
+                "alerts": [{}]}),
+            )
+        } else {
+            // POST /search on openshelf: echo the body back.
+            json_reply(json!({"echo": String::from_utf8_lossy(&seen.body)}))
+        }
+    });
+    let t = transport();
+    let ups = [
+        ("skycast-io", server.base.as_str()),
+        ("openshelf-org", server.base.as_str()),
+    ];
+    let (r, logs) = runner(&set, &t, opts(Profile::Spec, &ups));
+
+    // Insert (percent-encoded), query with default, optional omitted, headers merged, secret header.
+    let e = r.call_strings(
+        "getCurrentConditions_skycast-io",
+        &[("city".to_string(), "New York".to_string())]
+            .into_iter()
+            .collect(),
+    );
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data["city"], json!("New York"));
+    assert!(e.warnings.is_empty(), "{:?}", e.warnings);
+    no_canary(&e, &logs.borrow());
+
+    // postRequest handler transforms the raw response.
+    let e = r.call_json(
+        "skycast-io/tool/getDailyForecast",
+        &obj(json!({"latitude": 52.5, "longitude": 13.4, "days": 1})),
+    );
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data["alertCount"], json!(1));
+    assert_eq!(e.data["days"].as_array().map(Vec::len), Some(1));
+    assert_eq!(e.data["days"][0]["tempMax"], json!(6));
+
+    // POST body keeps JSON types.
+    let e = r.call_json(
+        "searchBooks_openshelf-org",
+        &obj(json!({"query": "dune", "limit": 5})),
+    );
+    assert!(e.status, "{e:?}");
+    no_canary(&e, &logs.borrow());
+
+    let seen = server.finish();
+    assert_eq!(seen.len(), 3);
+    let current = &seen[0];
+    assert_eq!(current.method, "GET");
+    assert_eq!(current.url, "/current/New%20York?units=metric");
+    assert_eq!(current.header("X-Api-Key"), Some(CANARY));
+    assert_eq!(current.header("Cache-Control"), Some("no-cache"));
+    assert_eq!(current.header("Accept"), Some("application/json"));
+    assert!(
+        current
+            .header("User-Agent")
+            .is_some_and(|u| u.starts_with("flowmcp-rs/"))
+    );
+    let search = &seen[2];
+    assert_eq!(search.method, "POST");
+    let body: Value = serde_json::from_slice(&search.body).expect("JSON body");
+    assert_eq!(body["query"], json!("dune"));
+    assert_eq!(body["limit"], json!(5));
+    assert_eq!(search.header("Content-Type"), Some("application/json"));
+}
+
+const LOCATIONS: &str = r#"
+export const main = {
+    namespace: 'loc', name: 'Loc', description: 'Locations', version: '4.2.0',
+    root: 'https://api.example.com/base',
+    requiredServerParams: [ 'API_KEY' ],
+    headers: { 'X-Main': 'main', 'X-Over': 'main', 'Authorization': 'Bearer {{SERVER_PARAM:API_KEY}}' },
+    tools: {
+        everything: {
+            method: 'POST', path: '/items/{{id}}/sub', description: 'All location types',
+            headers: { 'X-Over': 'tool' },
+            parameters: [
+                { position: { key: 'id', value: '{{USER_PARAM}}', location: 'insert' }, z: { primitive: 'string()', options: [] } },
+                { position: { key: 'ids', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'array()', options: [] } },
+                { position: { key: 'tag', value: 'fixed', location: 'query' }, z: { primitive: 'string()', options: [] } },
+                { position: { key: 'tag', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [ 'optional()' ] } },
+                { position: { key: 'key', value: '{{SERVER_PARAM:API_KEY}}', location: 'query' }, z: { primitive: 'string()', options: [] } },
+                { position: { key: 'count', value: '{{USER_PARAM}}', location: 'body' }, z: { primitive: 'number()', options: [ 'min(1)' ] } },
+                { position: { key: 'flags', value: '{{USER_PARAM}}', location: 'body' }, z: { primitive: 'object()', options: [ 'optional()' ] } }
+            ],
+            output: { mimeType: 'application/json', schema: { type: 'object', properties: { n: { type: 'number' } } } }
+        },
+        text: {
+            method: 'GET', path: '/text', description: 'Plain text',
+            parameters: [],
+            output: { mimeType: 'text/plain', schema: { type: 'string' } }
+        },
+        image: {
+            method: 'GET', path: '/img', description: 'PNG',
+            parameters: [],
+            output: { mimeType: 'image/png', schema: { type: 'string', format: 'base64' } }
+        }
+    }
+}
+"#;
+
+#[test]
+fn every_location_type_headers_server_params_and_mime_types() {
+    let dir = Scratch::new("loc");
+    dir.write("loc.mjs", LOCATIONS);
+    let set = load(&dir.0, Profile::Spec, env_with_canary());
+    let server = TestServer::start(3, |seen: &Seen| match seen.url.as_str() {
+        "/text" => reply(200, Some("text/plain; charset=utf-8"), "hello"),
+        "/img" => reply(200, Some("image/png"), vec![0x89, b'P', b'N', b'G']),
+        _ => json_reply(json!({"n": "not a number", "echo": seen.url})),
+    });
+    let t = transport();
+    let (r, logs) = runner(
+        &set,
+        &t,
+        opts(Profile::Spec, &[("loc", server.base.as_str())]),
+    );
+    let e = r.call_json(
+        "everything_loc",
+        &obj(json!({"id": "a/b c", "ids": ["x", "y"], "tag": "t2", "count": 3, "flags": {"deep": true}})),
+    );
+    assert!(e.status, "{e:?}");
+    // Output-schema mismatch: a warning, the data still delivered.
+    assert_eq!(e.warnings, vec!["output /n: expected number, found string"]);
+    assert_eq!(e.data["n"], json!("not a number"));
+    no_canary(&e, &logs.borrow());
+
+    let e = r.call_json("text_loc", &Map::new());
+    assert_eq!(e.data, json!("hello"));
+    let e = r.call_json("image_loc", &Map::new());
+    assert_eq!(e.data, json!("iVBORw=="));
+
+    let seen = server.finish();
+    let s = &seen[0];
+    assert_eq!(
+        s.url,
+        format!("/items/a%2Fb%20c/sub?ids=x%2Cy&tag=fixed&tag=t2&key={CANARY}")
+    );
+    assert_eq!(s.header("X-Main"), Some("main"));
+    assert_eq!(s.header("X-Over"), Some("tool"));
+    assert_eq!(
+        s.header("Authorization"),
+        Some(format!("Bearer {CANARY}").as_str())
+    );
+    let body: Value = serde_json::from_slice(&s.body).expect("JSON body");
+    assert_eq!(body, json!({"count": 3, "flags": {"deep": true}}));
+}
+
+const HANDLERS: &str = r#"
+export const main = {
+    namespace: 'hnd', name: 'Hnd', description: 'Handlers', version: '4.2.0',
+    root: 'https://api.example.com',
+    requiredServerParams: [ 'API_KEY' ],
+    headers: { 'X-Key': '{{SERVER_PARAM:API_KEY}}' },
+    sharedLists: [ { ref: 'colors', version: '1.0.0' } ],
+    tools: {
+        pre: { method: 'GET', path: '/pre', description: 'preRequest', parameters: [
+            { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ] },
+        exec: { method: 'GET', path: '/exec', description: 'executeRequest', parameters: [] },
+        post: { method: 'GET', path: '/post', description: 'postRequest', parameters: [] },
+        throws: { method: 'GET', path: '/t', description: 'throws', parameters: [] },
+        loops: { method: 'GET', path: '/l', description: 'loops', parameters: [] },
+        shape: { method: 'GET', path: '/s', description: 'bad shape', parameters: [] },
+        mutate: { method: 'GET', path: '/m', description: 'mutates lists', parameters: [] },
+        leak: { method: 'GET', path: '/leak', description: 'logs and throws the struct', parameters: [] }
+    }
+}
+export const handlers = ( { sharedLists, libraries } ) => ( {
+    pre: { preRequest: async ( { struct, payload } ) => {
+        struct.url = struct.url + '&extra=1'
+        struct.headers[ 'X-Pre' ] = payload.q.toUpperCase()
+        return { struct, payload }
+    } },
+    exec: { executeRequest: async ( { struct, payload } ) => {
+        const r = await fetch( struct.url.replace( '/exec', '/fetched' ), { headers: struct.headers } )
+        const data = await r.json()
+        return { response: { fetched: data, status: r.status, colors: sharedLists.colors.length } }
+    } },
+    post: { postRequest: async ( { response, struct, payload } ) => ( { response: { wrapped: response } } ) },
+    throws: { postRequest: () => { throw new Error( 'boom' ) } },
+    loops: { postRequest: () => { for ( ;; ) {} } },
+    shape: { postRequest: () => 42 },
+    mutate: { postRequest: ( { response } ) => { sharedLists.colors.push( { name: 'x' } ); return { response } } },
+    leak: { postRequest: ( { response, struct } ) => { console.log( 'struct', JSON.stringify( struct ) ); throw new Error( JSON.stringify( struct ) ) } }
+} )
+"#;
+
+const COLORS: &str = r#"
+export const list = {
+    meta: { name: 'colors', version: '1.0.0', description: 'Colors', fields: [ { key: 'name', type: 'string', description: 'Name' } ] },
+    entries: [ { name: 'red' }, { name: 'green' } ]
+}
+"#;
+
+fn handler_catalog() -> Scratch {
+    let dir = Scratch::new("hnd");
+    dir.write("providers/hnd.mjs", HANDLERS);
+    dir.write("_lists/colors.mjs", COLORS);
+    dir
+}
+
+#[test]
+fn handlers_run_in_the_sandbox_with_the_ruled_shapes() {
+    let dir = handler_catalog();
+    let set = load(&dir.0, Profile::Compat, env_with_canary());
+    let server = TestServer::start(9, |seen: &Seen| {
+        json_reply(json!({"path": seen.url, "key": seen.header("X-Key")}))
+    });
+    let t = transport();
+    let mut o = opts(Profile::Compat, &[("hnd", server.base.as_str())]);
+    o.call_timeout = Duration::from_millis(300);
+    let (r, logs) = runner(&set, &t, o);
+
+    // preRequest changes URL and headers; the secret header is still filled after it.
+    let e = r.call_json("pre_hnd", &obj(json!({"q": "abc"})));
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data["path"], json!("/pre?q=abc&extra=1"));
+    // The upstream echoed the key: redacted in the envelope.
+    assert_eq!(e.data["key"], json!("[redacted]"));
+    no_canary(&e, &logs.borrow());
+
+    // executeRequest with fetch through the runtime's transport (compat), secrets filled there.
+    let e = r.call_json("exec_hnd", &Map::new());
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data["fetched"]["path"], json!("/fetched"));
+    assert_eq!(e.data["fetched"]["key"], json!("[redacted]"));
+    assert_eq!(e.data["status"], json!(200));
+    assert_eq!(e.data["colors"], json!(2));
+
+    let e = r.call_json("post_hnd", &Map::new());
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data["wrapped"]["path"], json!("/post"));
+
+    let e = r.call_json("throws_hnd", &Map::new());
+    assert!(!e.status);
+    assert!(
+        message(&e).starts_with("E005 throws: postRequest threw: "),
+        "{e:?}"
+    );
+    assert!(message(&e).contains("boom"));
+
+    let e = r.call_json("loops_hnd", &Map::new());
+    assert!(
+        message(&e).starts_with("E005 loops: postRequest passed its CPU time limit"),
+        "{e:?}"
+    );
+    // The host was rebuilt: the next call works.
+    let e = r.call_json("post_hnd", &Map::new());
+    assert!(e.status, "{e:?}");
+
+    let e = r.call_json("shape_hnd", &Map::new());
+    assert!(
+        message(&e).starts_with("E005 shape: postRequest SEC101"),
+        "{e:?}"
+    );
+
+    let e = r.call_json("mutate_hnd", &Map::new());
+    assert!(
+        message(&e).starts_with("E005 mutate: postRequest SEC102"),
+        "{e:?}"
+    );
+
+    let e = r.call_json("leak_hnd", &Map::new());
+    assert!(
+        message(&e).starts_with("E005 leak: postRequest threw"),
+        "{e:?}"
+    );
+    assert!(message(&e).contains("{{SERVER_PARAM:API_KEY}}"), "{e:?}");
+    no_canary(&e, &logs.borrow());
+    assert!(
+        logs.borrow().iter().any(|l| l.contains("struct")),
+        "console.log reaches the log: {:?}",
+        logs.borrow()
+    );
+    drop(r);
+    let seen = server.finish();
+    assert!(seen.iter().all(|s| s.header("X-Key") == Some(CANARY)));
+}
+
+#[test]
+fn fetch_is_refused_under_spec() {
+    let dir = handler_catalog();
+    let set = load(&dir.0, Profile::Spec, env_with_canary());
+    let t = transport();
+    let (r, _) = runner(
+        &set,
+        &t,
+        opts(Profile::Spec, &[("hnd", "http://127.0.0.1:9")]),
+    );
+    let e = r.call_json("exec_hnd", &Map::new());
+    assert!(
+        message(&e).starts_with("E005 exec: executeRequest SEC100"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn factory_failures_and_missing_libraries_are_e005() {
+    let dir = Scratch::new("fac");
+    dir.write(
+        "a.mjs",
+        r#"export const main = { namespace: 'fac', name: 'F', description: 'd', version: '4.2.0', root: 'https://x.example',
+            tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [] } } }
+        export const handlers = () => { throw new Error( 'factory broke' ) }"#,
+    );
+    dir.write(
+        "b.mjs",
+        r#"export const main = { namespace: 'lib', name: 'L', description: 'd', version: '4.2.0', root: 'https://x.example',
+            requiredLibraries: [ 'ethers' ],
+            tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [] } } }
+        export const handlers = ( { libraries } ) => ( { t: { postRequest: ( { response } ) => ( { response: libraries.ethers.version } ) } } )"#,
+    );
+    let set = load(&dir.0, Profile::Compat, IndexMap::new());
+    let t = transport();
+    let (r, _) = runner(&set, &t, opts(Profile::Compat, &[]));
+    let e = r.call_json("t_fac", &Map::new());
+    assert!(message(&e).starts_with("E005 t: SEC104"), "{e:?}");
+    assert!(message(&e).contains("factory broke"));
+    let e = r.call_json("t_lib", &Map::new());
+    assert!(message(&e).starts_with("E005 t: SEC103 "), "{e:?}");
+    assert!(message(&e).contains("\"ethers\""), "{e:?}");
+}
+
+#[test]
+fn each_e_code() {
+    let dir = Scratch::new("codes");
+    dir.write("loc.mjs", LOCATIONS);
+    let set = load(&dir.0, Profile::Spec, env_with_canary());
+    let server = TestServer::start(5, |seen: &Seen| match seen.url.as_str() {
+        "/text" => reply(
+            404,
+            Some("application/json"),
+            format!("{{\"k\":\"{CANARY}\"}}"),
+        ),
+        "/img" => reply(503, None, "down"),
+        _ => reply(200, Some("application/json"), "{not json"),
+    });
+    let t = transport();
+    let (r, logs) = runner(
+        &set,
+        &t,
+        opts(Profile::Spec, &[("loc", server.base.as_str())]),
+    );
+    let good = obj(json!({"id": "1", "ids": [], "count": 1}));
+    let e = r.call_json("text_loc", &Map::new());
+    assert_eq!(e.messages, vec!["E001 text: API returned 404"]);
+    let e = r.call_json("image_loc", &Map::new());
+    assert_eq!(e.messages, vec!["E001 image: API returned 503"]);
+    let e = r.call_json("everything_loc", &good);
+    assert!(
+        message(&e).starts_with("E004 everything: invalid JSON"),
+        "{e:?}"
+    );
+    no_canary(&e, &logs.borrow());
+    // E007 before any network call.
+    let e = r.call_json(
+        "everything_loc",
+        &obj(json!({"id": "1", "ids": [], "count": 0})),
+    );
+    assert!(message(&e).starts_with("E007 everything: count"), "{e:?}");
+    let e = r.call_json(
+        "everything_loc",
+        &obj(json!({"id": 5, "ids": [], "count": 1})),
+    );
+    assert!(message(&e).starts_with("E007 everything: id"), "{e:?}");
+    let e = r.call_json("nothing_loc", &Map::new());
+    assert!(
+        message(&e).starts_with("E007 nothing_loc: unknown tool"),
+        "{e:?}"
+    );
+    drop(r);
+    assert_eq!(server.finish().len(), 3);
+
+    // E002: nothing listens.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("probe port");
+    let refused = format!("http://127.0.0.1:{port}");
+    let (r, logs) = runner(&set, &t, opts(Profile::Spec, &[("loc", refused.as_str())]));
+    let e = r.call_json("everything_loc", &good);
+    assert!(message(&e).starts_with("E002 everything:"), "{e:?}");
+    no_canary(&e, &logs.borrow());
+    assert!(
+        !message(&e).contains("key="),
+        "no query string in errors: {e:?}"
+    );
+
+    // E009: plain http to a non-loopback host is refused before connecting.
+    let (r, _) = runner(
+        &set,
+        &t,
+        opts(Profile::Spec, &[("loc", "http://10.255.255.1")]),
+    );
+    let e = r.call_json("text_loc", &Map::new());
+    assert!(message(&e).starts_with("E009 text:"), "{e:?}");
+
+    // E003 and E008 with tight transport limits.
+    let slow = TestServer::start(2, |seen: &Seen| {
+        if seen.url == "/text" {
+            std::thread::sleep(Duration::from_millis(700));
+            reply(200, Some("text/plain"), "late")
+        } else {
+            reply(200, Some("text/plain"), vec![b'x'; 4096])
+        }
+    });
+    let tight = UreqTransport::new(TransportConfig {
+        total_timeout: Duration::from_millis(300),
+        max_body_bytes: 1024,
+        allow_http_loopback: true,
+        ..TransportConfig::default()
+    });
+    let (r, _) = runner(
+        &set,
+        &tight,
+        opts(Profile::Spec, &[("loc", slow.base.as_str())]),
+    );
+    // The oversized body first: the server answers one request at a time.
+    let e = r.call_json("image_loc", &Map::new());
+    assert!(message(&e).starts_with("E008 image:"), "{e:?}");
+    let e = r.call_json("text_loc", &Map::new());
+    assert!(message(&e).starts_with("E003 text:"), "{e:?}");
+    drop(r);
+    let _ = slow.finish();
+
+    // E006: the variable is missing; the tool is hidden and the call names it.
+    let set = load(&dir.0, Profile::Spec, IndexMap::new());
+    let entry = set.find("everything_loc").expect("tool listed");
+    assert!(!entry.descriptor.is_exposed());
+    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[]));
+    let e = r.call_json("everything_loc", &good);
+    assert!(
+        message(&e).starts_with("E006 everything: missing server parameter: API_KEY"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn preload_cache_stores_raw_responses_and_honours_the_modes() {
+    let cache_dir = Scratch::new("cache");
+    let set = load(&examples(), Profile::Spec, IndexMap::new());
+    let server = TestServer::start(3, |_: &Seen| {
+        json_reply(json!([{"code": "DE", "name": "Germany"}]))
+    });
+    let t = transport();
+    let mk = |mode| RunnerOptions {
+        cache: Some(Cache::new(&cache_dir.0)),
+        cache_mode: mode,
+        ..opts(Profile::Spec, &[("holidaykit-net", server.base.as_str())])
+    };
+    let tool = "listCountries_holidaykit-net";
+    let (r, logs) = runner(&set, &t, mk(CacheMode::Use));
+    let first = r.call_json(tool, &Map::new());
+    assert!(first.status, "{first:?}");
+    let second = r.call_json(tool, &Map::new());
+    assert_eq!(first.data, second.data);
+    {
+        let logs = logs.borrow();
+        assert_eq!(logs[0], "Fetching fresh data...");
+        assert!(logs[1].starts_with("Cached for "), "{logs:?}");
+        assert!(logs[2].starts_with("Cached (fetched: "), "{logs:?}");
+    }
+    let (r, _) = runner(&set, &t, mk(CacheMode::Off));
+    assert!(r.call_json(tool, &Map::new()).status);
+    let (r, logs) = runner(&set, &t, mk(CacheMode::Refresh));
+    assert!(r.call_json(tool, &Map::new()).status);
+    assert_eq!(logs.borrow()[0], "Refreshing cache...");
+    drop(r);
+    // Three upstream requests: miss, --no-cache, --refresh (the hit did not go out).
+    assert_eq!(server.finish().len(), 3);
+    let entries = Cache::new(&cache_dir.0).status(None).expect("status");
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].namespace, "holidaykit-net");
+    assert_eq!(entries[0].root, server_root_placeholder(&entries[0].root));
+}
+
+/// The cache key's root is the effective root (the upstream override), kept as text.
+fn server_root_placeholder(root: &str) -> String {
+    assert!(root.starts_with("http://127.0.0.1:"), "{root}");
+    root.to_string()
+}
+
+#[test]
+fn secrets_never_reach_cache_files() {
+    let cache_dir = Scratch::new("cache-secret");
+    let dir = Scratch::new("cache-secret-cat");
+    dir.write(
+        "s.mjs",
+        r#"export const main = { namespace: 'sec', name: 'S', description: 'd', version: '4.2.0',
+            root: 'https://x.example/{{SERVER_PARAM:API_KEY}}', requiredServerParams: [ 'API_KEY' ],
+            tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [
+                { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ],
+                preload: { enabled: true, ttl: 60 } } } }"#,
+    );
+    let set = load(&dir.0, Profile::Spec, env_with_canary());
+    let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"echo": seen.url})));
+    let t = transport();
+    let root = format!("{}/{{{{SERVER_PARAM:API_KEY}}}}", server.base);
+    let o = RunnerOptions {
+        cache: Some(Cache::new(&cache_dir.0)),
+        ..opts(Profile::Spec, &[("sec", root.as_str())])
+    };
+    let (r, logs) = runner(&set, &t, o);
+    let e = r.call_json("t_sec", &obj(json!({"q": "x"})));
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data["echo"], json!("/[redacted]/t?q=x"));
+    no_canary(&e, &logs.borrow());
+    drop(r);
+    assert_eq!(server.finish()[0].url, format!("/{CANARY}/t?q=x"));
+    let mut stack = vec![cache_dir.0.clone()];
+    let mut files = 0;
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("read cache dir").flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files += 1;
+                let text = std::fs::read_to_string(&p).expect("cache file");
+                assert!(
+                    !text.contains(CANARY),
+                    "secret in cache file {}",
+                    p.display()
+                );
+            }
+        }
+    }
+    assert_eq!(files, 1);
+}
