@@ -1,4 +1,4 @@
-//! `flowmcp`: validate FlowMCP schemas, list the rules.
+//! `flowmcp`: validate FlowMCP schemas, list the rules, call tools.
 //!
 //! Exit codes: 0 = no errors, 1 = at least one error-level diagnostic, 2 = usage or I/O failure.
 
@@ -6,6 +6,7 @@ mod catalog_cmd;
 mod config;
 mod ids_cmd;
 mod lists_cmd;
+mod run_cmd;
 mod walk;
 
 use std::io::{IsTerminal, Write};
@@ -53,6 +54,14 @@ enum Command {
     ListRefs(lists_cmd::ListRefsArgs),
     /// Catalog maintenance: content hash, registry.json index.
     Catalog(catalog_cmd::CatalogArgs),
+    /// Call a tool and print its result envelope as JSON.
+    Call(run_cmd::CallArgs),
+    /// List the tools of a catalog with IDs, wire names and exposure.
+    List(run_cmd::ListArgs),
+    /// Search tools by name, aliases, search hint, tags and description.
+    Search(run_cmd::SearchArgs),
+    /// Show or clear the preload cache.
+    Cache(run_cmd::CacheArgs),
     /// Print the `schemaHash` of schema files (first 8 hex digits of SHA-256 over the canonical JSON of
     /// `main` without its `schemaHash`), for pasting into `main.schemaHash`.
     Hash(HashArgs),
@@ -76,7 +85,7 @@ enum Format {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ProfileArg {
+pub(crate) enum ProfileArg {
     Spec,
     Compat,
 }
@@ -137,6 +146,10 @@ fn main() -> ExitCode {
         Command::Hash(a) => hash(a),
         Command::ListRefs(a) => lists_cmd::run(a),
         Command::Catalog(a) => catalog_cmd::run(a),
+        Command::Call(a) => run_cmd::call(a),
+        Command::List(a) => run_cmd::list(a),
+        Command::Search(a) => run_cmd::search(a),
+        Command::Cache(a) => run_cmd::cache(a),
     };
     match result {
         Ok(code) => code,

@@ -15,9 +15,15 @@ pub struct Run {
 /// Runs the binary in `cwd`; a run that takes longer than 180 s fails the test (no timing
 /// assertions otherwise).
 pub fn flowmcp(args: &[&str], cwd: &Path) -> Run {
+    flowmcp_env(args, cwd, &[])
+}
+
+/// As [`flowmcp`], with extra environment variables.
+pub fn flowmcp_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_flowmcp"))
         .args(args)
         .current_dir(cwd)
+        .envs(env.iter().copied())
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

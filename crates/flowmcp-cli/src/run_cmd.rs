@@ -1,0 +1,499 @@
+//! `flowmcp call`, `flowmcp list`, `flowmcp search` and `flowmcp cache`: running the tools of a
+//! catalog.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime};
+
+use clap::{Args, Subcommand};
+use flowmcp_runtime::cache::Cache;
+use flowmcp_runtime::call::{CacheMode, Runner, RunnerOptions};
+use flowmcp_runtime::secret::read_env_file;
+use flowmcp_runtime::toolset::{Toolset, ToolsetOptions};
+use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
+use flowmcp_spec::Profile;
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+use crate::ProfileArg;
+use crate::config::Config;
+
+/// Where the tools come from, shared by `call`, `list` and `search`.
+#[derive(Args, Debug)]
+pub struct SourceArgs {
+    /// The catalog directory (walked for .mjs schema files; `_lists/` holds shared lists) or one
+    /// schema file. Default: `catalog` of the configuration, else the current directory.
+    #[arg(long, value_name = "DIR|FILE")]
+    catalog: Option<PathBuf>,
+    /// `spec` or `compat` (see `flowmcp validate --help`). Default: spec, or the config.
+    #[arg(long, value_enum)]
+    profile: Option<ProfileArg>,
+    /// Read server parameters from this file (`KEY=value` lines). Default: `envFile` of the
+    /// config, else `.env` in the current directory when it exists. The process environment wins
+    /// over the file, the file over the config's `serverParams`.
+    #[arg(long, value_name = "FILE")]
+    env_file: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+#[command(long_about = "Call a tool and print its result envelope as JSON: \
+    {\"status\": true|false, \"messages\": [...], \"data\": ..., \"warnings\": [...]}. \
+    Failures carry a runtime code in `messages` (E001 upstream status, E002 network, E003 timeout, \
+    E004 invalid body, E005 handler, E006 missing server parameter, E007 invalid input, \
+    E008 response too large, E009 refused URL).\n\n\
+    Inputs: `--arg key=value` (repeatable; converted to the parameter's type: `5` for numbers, \
+    `true` for booleans, JSON text for arrays and objects) or `--input '{\"key\": 5}'` (strict JSON \
+    types). Both may be combined; `--arg` wins.\n\n\
+    Local demo: `flowmcp call skycast-io/tool/getForecast --catalog examples/catalog \
+    --upstream skycast-io=http://127.0.0.1:8080 --arg city=Berlin` sends the request to a local \
+    server instead of the schema's root (plain http is accepted for loopback hosts only).\n\n\
+    Exit codes: 0 status true, 1 status false, 2 usage error.")]
+pub struct CallArgs {
+    /// The tool: its ID (`namespace/tool/name`) or wire name (`name_namespace`, see `flowmcp list`).
+    #[arg(value_name = "TOOL")]
+    tool: String,
+    /// An input value, `key=value`. Repeatable.
+    #[arg(long = "arg", value_name = "KEY=VALUE")]
+    args: Vec<String>,
+    /// All inputs as one JSON object.
+    #[arg(long, value_name = "JSON")]
+    input: Option<String>,
+    /// Send a namespace's requests to another base URL, `namespace=URL` (repeatable; also
+    /// `upstreams` in the config). HTTPS, or plain http to 127.0.0.1, ::1 or localhost.
+    #[arg(long = "upstream", value_name = "NS=URL")]
+    upstreams: Vec<String>,
+    /// Neither read nor write the preload cache.
+    #[arg(long, conflicts_with = "refresh")]
+    no_cache: bool,
+    /// Fetch fresh data and update the preload cache.
+    #[arg(long)]
+    refresh: bool,
+    /// The preload cache directory. Default: `cacheDir` of the config, else ~/.flowmcp/cache.
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Time limit of the whole HTTP request, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    timeout_ms: u64,
+    /// Time limit of one handler call, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1_000)]
+    handler_timeout_ms: u64,
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    long_about = "List the tools of a catalog: ID, wire name, and whether the tool is exposed. \
+    A tool is hidden when a server parameter it needs has no value; the missing variables are shown. \
+    Load problems (files that cannot be loaded) are printed to stderr."
+)]
+pub struct ListArgs {
+    /// The catalog directory or schema file (overrides --catalog).
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Print JSON (one object with `tools` and `problems`).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Search the tools of a catalog by name, aliases, search hint, tags, namespace and \
+    description. Results are ranked: an exact name beats an alias, which beats the search hint, tags, \
+    namespace and description; every query word adds to the score."
+)]
+pub struct SearchArgs {
+    /// Words to search for.
+    #[arg(required = true, value_name = "QUERY")]
+    query: Vec<String>,
+    /// At most this many results.
+    #[arg(long, default_value_t = 20)]
+    limit: usize,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    command: CacheCommand,
+    /// The preload cache directory. Default: `cacheDir` of the config, else ~/.flowmcp/cache.
+    #[arg(long, value_name = "DIR", global = true)]
+    cache_dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+enum CacheCommand {
+    /// List cached responses with size, age and expiry.
+    Status {
+        /// Only this namespace.
+        namespace: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove cached responses (all, or one namespace).
+    Clear {
+        /// Only this namespace.
+        namespace: Option<String>,
+    },
+}
+
+fn config() -> Result<Config, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
+    Config::discover_layered(&cwd)
+}
+
+fn profile_of(arg: Option<ProfileArg>, cfg: &Config) -> Profile {
+    match arg {
+        Some(ProfileArg::Spec) => Profile::Spec,
+        Some(ProfileArg::Compat) => Profile::Compat,
+        None => cfg.profile.unwrap_or_default(),
+    }
+}
+
+/// Loads the toolset the source arguments name.
+fn load(source: &SourceArgs, dir: Option<&Path>, cfg: &Config) -> Result<Toolset, String> {
+    let path = dir
+        .map(Path::to_path_buf)
+        .or_else(|| source.catalog.clone())
+        .or_else(|| cfg.catalog.clone())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let env_path = source.env_file.clone().or_else(|| cfg.env_file.clone());
+    let env_file = match &env_path {
+        Some(p) => read_env_file(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        None => {
+            let dot = Path::new(".env");
+            if dot.is_file() {
+                read_env_file(dot).map_err(|e| format!(".env: {e}"))?
+            } else {
+                IndexMap::new()
+            }
+        }
+    };
+    let opts = ToolsetOptions {
+        profile: profile_of(source.profile, cfg),
+        env_file,
+        config_params: cfg.server_params.clone(),
+        ..ToolsetOptions::default()
+    };
+    let meta = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if meta.is_dir() {
+        Toolset::load_dir(&path, &opts).map_err(|e| format!("{}: {e}", path.display()))
+    } else {
+        let display = path.display().to_string();
+        Ok(Toolset::load(&[(path, display)], &opts))
+    }
+}
+
+/// Checks an `--upstream` base URL: HTTPS, or plain HTTP to a loopback host.
+pub fn check_upstream(url: &str) -> Result<bool, String> {
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("https://") {
+        return Ok(false);
+    }
+    if let Some(rest) = lower.strip_prefix("http://") {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        let host = if let Some(v6) = authority.strip_prefix('[') {
+            v6.split(']').next().unwrap_or_default().to_string()
+        } else {
+            authority.split(':').next().unwrap_or_default().to_string()
+        };
+        if matches!(host.as_str(), "127.0.0.1" | "::1" | "localhost") {
+            return Ok(true);
+        }
+        return Err(format!(
+            "upstream {url}: plain http is accepted only for loopback hosts (127.0.0.1, ::1, localhost)"
+        ));
+    }
+    Err(format!(
+        "upstream {url}: must start with https:// (or http:// for a loopback host)"
+    ))
+}
+
+fn cache_of(dir: Option<PathBuf>, cfg: &Config) -> Option<Cache> {
+    dir.or_else(|| cfg.cache_dir.clone())
+        .or_else(Cache::default_base)
+        .map(Cache::new)
+}
+
+pub fn call(a: CallArgs) -> Result<ExitCode, String> {
+    let cfg = config()?;
+    let mut upstreams: BTreeMap<String, String> = cfg.upstreams.clone();
+    for u in &a.upstreams {
+        let (ns, url) = u
+            .split_once('=')
+            .filter(|(ns, url)| !ns.is_empty() && !url.is_empty())
+            .ok_or_else(|| format!("--upstream {u:?}: expected NAMESPACE=URL"))?;
+        upstreams.insert(ns.to_string(), url.to_string());
+    }
+    let mut loopback = false;
+    for url in upstreams.values() {
+        loopback |= check_upstream(url)?;
+    }
+    let mut inputs: Map<String, Value> = match &a.input {
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => return Err("--input must be a JSON object".into()),
+            Err(e) => return Err(format!("--input is not valid JSON: {e}")),
+        },
+        None => Map::new(),
+    };
+    let mut text_args: IndexMap<String, String> = IndexMap::new();
+    for kv in &a.args {
+        let (k, v) = kv
+            .split_once('=')
+            .filter(|(k, _)| !k.is_empty())
+            .ok_or_else(|| format!("--arg {kv:?}: expected KEY=VALUE"))?;
+        text_args.insert(k.to_string(), v.to_string());
+    }
+    let set = load(&a.source, None, &cfg)?;
+    if set.find(&a.tool).is_none() {
+        let hint = set
+            .search(&a.tool)
+            .first()
+            .map(|(_, t)| format!(" (did you mean {}?)", t.descriptor.wire_name))
+            .unwrap_or_default();
+        for p in &set.problems {
+            eprintln!("flowmcp: {}: {}", p.file, p.message);
+        }
+        return Err(format!("no tool \"{}\" in the catalog{hint}", a.tool));
+    }
+    let profile = profile_of(a.source.profile, &cfg);
+    let transport = UreqTransport::new(TransportConfig {
+        total_timeout: Duration::from_millis(a.timeout_ms),
+        allow_http_loopback: loopback,
+        ..TransportConfig::default()
+    });
+    let opts = RunnerOptions {
+        profile,
+        upstreams,
+        cache: cache_of(a.cache_dir.clone(), &cfg),
+        cache_mode: if a.no_cache {
+            CacheMode::Off
+        } else if a.refresh {
+            CacheMode::Refresh
+        } else {
+            CacheMode::Use
+        },
+        call_timeout: Duration::from_millis(a.handler_timeout_ms),
+        ..RunnerOptions::default()
+    };
+    let runner = Runner::new(&set, &transport, opts);
+    let envelope = if text_args.is_empty() {
+        runner.call_json(&a.tool, &inputs)
+    } else if inputs.is_empty() {
+        runner.call_strings(&a.tool, &text_args)
+    } else {
+        // Both: text values are converted by the tool's types, then merged over the JSON.
+        let Some(entry) = set.find(&a.tool) else {
+            return Err(format!("no tool \"{}\"", a.tool));
+        };
+        for (k, v) in &text_args {
+            let value = match entry.descriptor.param(k) {
+                Some(p) => {
+                    p.z.coerce_str(v)
+                        .unwrap_or_else(|_| Value::String(v.clone()))
+                }
+                None => Value::String(v.clone()),
+            };
+            inputs.insert(k.clone(), value);
+        }
+        runner.call_json(&a.tool, &inputs)
+    };
+    let text = serde_json::to_string_pretty(&envelope.to_json())
+        .map_err(|e| format!("cannot print the envelope: {e}"))?;
+    write_out(&format!("{text}\n"))?;
+    Ok(if envelope.status {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn write_out(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(format!("cannot write output: {e}")),
+    }
+}
+
+pub fn list(a: ListArgs) -> Result<ExitCode, String> {
+    let cfg = config()?;
+    let set = load(&a.source, a.dir.as_deref(), &cfg)?;
+    for p in &set.problems {
+        eprintln!("flowmcp: {}: {}", p.file, p.message);
+    }
+    if a.json {
+        let tools: Vec<Value> = set
+            .tools
+            .iter()
+            .map(|t| {
+                let d = &t.descriptor;
+                json!({
+                    "id": d.id.to_string(),
+                    "wireName": d.wire_name,
+                    "exposed": d.is_exposed(),
+                    "missingServerParams": d.missing_server_params,
+                    "description": d.description,
+                    "file": set.schema_of(t).display,
+                    "warnings": d.warnings,
+                })
+            })
+            .collect();
+        let problems: Vec<Value> = set
+            .problems
+            .iter()
+            .map(|p| json!({"file": p.file, "message": p.message}))
+            .collect();
+        let text = serde_json::to_string_pretty(&json!({"tools": tools, "problems": problems}))
+            .map_err(|e| e.to_string())?;
+        write_out(&format!("{text}\n"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    let width = set
+        .tools
+        .iter()
+        .map(|t| t.descriptor.id.to_string().len())
+        .max()
+        .unwrap_or(0);
+    let wire_width = set
+        .tools
+        .iter()
+        .map(|t| t.descriptor.wire_name.len())
+        .max()
+        .unwrap_or(0);
+    for t in &set.tools {
+        let d = &t.descriptor;
+        let state = if d.is_exposed() {
+            "exposed".to_string()
+        } else {
+            format!("hidden (missing {})", d.missing_server_params.join(", "))
+        };
+        out.push_str(&format!(
+            "{:<width$}  {:<wire_width$}  {state}\n",
+            d.id.to_string(),
+            d.wire_name
+        ));
+    }
+    let (exposed, hidden, _) = set.exposure();
+    out.push_str(&format!(
+        "{} tools in {} schemas: {exposed} exposed, {hidden} hidden{}\n",
+        set.tools.len(),
+        set.schemas.len(),
+        if set.problems.is_empty() {
+            String::new()
+        } else {
+            format!(", {} load problems", set.problems.len())
+        }
+    ));
+    write_out(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn search(a: SearchArgs) -> Result<ExitCode, String> {
+    let cfg = config()?;
+    let set = load(&a.source, None, &cfg)?;
+    let query = a.query.join(" ");
+    let hits = set.search(&query);
+    if a.json {
+        let items: Vec<Value> = hits
+            .iter()
+            .take(a.limit)
+            .map(|(score, t)| {
+                let d = &t.descriptor;
+                json!({"id": d.id.to_string(), "wireName": d.wire_name, "score": score,
+                       "exposed": d.is_exposed(), "description": d.description})
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&Value::Array(items)).map_err(|e| e.to_string())?;
+        write_out(&format!("{text}\n"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    for (score, t) in hits.iter().take(a.limit) {
+        let d = &t.descriptor;
+        let hidden = if d.is_exposed() { "" } else { " [hidden]" };
+        let first_line = d.description.lines().next().unwrap_or_default();
+        out.push_str(&format!(
+            "{score:>3}  {}  {}{hidden}\n     {first_line}\n",
+            d.id, d.wire_name
+        ));
+    }
+    if hits.is_empty() {
+        out.push_str(&format!("no tool matches \"{query}\"\n"));
+    }
+    write_out(&out)?;
+    Ok(if hits.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub fn cache(a: CacheArgs) -> Result<ExitCode, String> {
+    let cfg = config()?;
+    let cache = cache_of(a.cache_dir, &cfg)
+        .ok_or("no cache directory: HOME is not set; give --cache-dir")?;
+    match a.command {
+        CacheCommand::Status { namespace, json } => {
+            let entries = cache
+                .status(namespace.as_deref())
+                .map_err(|e| format!("{}: {e}", cache.base().display()))?;
+            if json {
+                let items: Vec<Value> = entries
+                    .iter()
+                    .map(|e| {
+                        json!({"namespace": e.namespace, "tool": e.tool, "paramHash": e.param_hash,
+                               "size": e.size, "ttl": e.ttl, "fetchedAt": e.fetched_at,
+                               "expiresAt": e.expires_at, "expired": e.expired,
+                               "path": e.path.display().to_string()})
+                    })
+                    .collect();
+                let text = serde_json::to_string_pretty(&Value::Array(items))
+                    .map_err(|e| e.to_string())?;
+                write_out(&format!("{text}\n"))?;
+            } else {
+                let mut out = String::new();
+                for e in &entries {
+                    let id = match &e.param_hash {
+                        Some(h) => format!("{}/{} [{h}]", e.namespace, e.tool),
+                        None => format!("{}/{}", e.namespace, e.tool),
+                    };
+                    out.push_str(&format!(
+                        "{id}  {} bytes  fetched {}  {} {}\n",
+                        e.size,
+                        e.fetched_at,
+                        if e.expired { "expired" } else { "expires" },
+                        e.expires_at
+                    ));
+                }
+                out.push_str(&format!(
+                    "{} cached responses in {}\n",
+                    entries.len(),
+                    cache.base().display()
+                ));
+                write_out(&out)?;
+            }
+        }
+        CacheCommand::Clear { namespace } => {
+            let n = cache
+                .clear(namespace.as_deref())
+                .map_err(|e| format!("{}: {e}", cache.base().display()))?;
+            write_out(&format!("removed {n} cached responses\n"))?;
+        }
+    }
+    let _ = SystemTime::now();
+    Ok(ExitCode::SUCCESS)
+}

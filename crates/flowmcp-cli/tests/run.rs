@@ -1,0 +1,382 @@
+//! `flowmcp call`, `list`, `search` and `cache` on the example catalog, with a local upstream.
+
+mod common;
+#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
+mod support;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{flowmcp_env, repo_root};
+use serde_json::{Value, json};
+use support::{Seen, TestServer, reply};
+
+const CANARY: &str = "CANARY-cli-5b2c";
+
+/// A scratch HOME (for `~/.flowmcp`) removed on drop.
+struct Home(PathBuf);
+
+impl Home {
+    fn new(tag: &str) -> Home {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "flowmcp-cli-run-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch home");
+        Home(dir)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().expect("UTF-8 temp path")
+    }
+}
+
+impl Drop for Home {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn envelope(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("envelope JSON ({e}): {stdout}"))
+}
+
+#[test]
+fn call_with_upstream_args_and_secret() {
+    let home = Home::new("call");
+    let server = TestServer::start(1, |seen: &Seen| {
+        reply(
+            200,
+            Some("application/json"),
+            json!({"city": "Berlin", "temperature": 3.5, "echo": seen.url, "key": seen.header("X-Api-Key")})
+                .to_string(),
+        )
+    });
+    let upstream = format!("skycast-io={}", server.base);
+    let run = flowmcp_env(
+        &[
+            "call",
+            "getCurrentConditions_skycast-io",
+            "--catalog",
+            "examples/catalog",
+            "--upstream",
+            &upstream,
+            "--arg",
+            "city=Berlin",
+            "--arg",
+            "units=imperial",
+        ],
+        &repo_root(),
+        &[("SKYCAST_API_KEY", CANARY), ("HOME", home.path())],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let e = envelope(&run.stdout);
+    assert_eq!(e["status"], json!(true));
+    assert_eq!(e["data"]["echo"], json!("/current/Berlin?units=imperial"));
+    assert_eq!(e["data"]["key"], json!("[redacted]"));
+    assert!(!run.stdout.contains(CANARY) && !run.stderr.contains(CANARY));
+    let seen = server.finish();
+    assert_eq!(seen[0].header("X-Api-Key"), Some(CANARY));
+}
+
+#[test]
+fn call_failures_exit_1_with_codes_and_usage_errors_exit_2() {
+    let home = Home::new("fail");
+    let root = repo_root();
+    let env = [("HOME", home.path())];
+    // Missing server parameter: E006, exit 1.
+    let run = flowmcp_env(
+        &[
+            "call",
+            "skycast-io/tool/getCurrentConditions",
+            "--catalog",
+            "examples/catalog",
+            "--arg",
+            "city=Berlin",
+        ],
+        &root,
+        &[("HOME", home.path()), ("SKYCAST_API_KEY", "")],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let e = envelope(&run.stdout);
+    assert_eq!(e["status"], json!(false));
+    assert!(
+        e["messages"][0].as_str().is_some_and(|m| m
+            .starts_with("E006 getCurrentConditions: missing server parameter: SKYCAST_API_KEY")),
+        "{e}"
+    );
+    // Invalid input: E007 before any request (the upstream does not exist).
+    let run = flowmcp_env(
+        &[
+            "call",
+            "listCountries_holidaykit-net",
+            "--catalog",
+            "examples/catalog",
+            "--arg",
+            "bogus=1",
+            "--upstream",
+            "holidaykit-net=http://127.0.0.1:9",
+        ],
+        &root,
+        &env,
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        envelope(&run.stdout)["messages"][0]
+            .as_str()
+            .is_some_and(|m| m.starts_with("E007 "))
+    );
+    // Usage errors: exit 2 with a message on stderr.
+    for args in [
+        vec!["call", "noSuchTool_x", "--catalog", "examples/catalog"],
+        vec![
+            "call",
+            "listCountries_holidaykit-net",
+            "--catalog",
+            "examples/catalog",
+            "--upstream",
+            "holidaykit-net=http://example.com",
+        ],
+        vec![
+            "call",
+            "listCountries_holidaykit-net",
+            "--catalog",
+            "examples/catalog",
+            "--input",
+            "[1]",
+        ],
+        vec![
+            "call",
+            "listCountries_holidaykit-net",
+            "--catalog",
+            "examples/catalog",
+            "--arg",
+            "novalue",
+        ],
+        vec![
+            "call",
+            "listCountries_holidaykit-net",
+            "--catalog",
+            "does/not/exist",
+        ],
+    ] {
+        let run = flowmcp_env(&args, &root, &env);
+        assert_eq!(run.code, 2, "{args:?}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr.starts_with("flowmcp: "),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(run.stdout.is_empty());
+    }
+}
+
+#[test]
+fn list_shows_exposure_and_missing_variables() {
+    let home = Home::new("list");
+    let run = flowmcp_env(
+        &["list", "examples/catalog"],
+        &repo_root(),
+        &[
+            ("HOME", home.path()),
+            ("SKYCAST_API_KEY", "x"),
+            ("OPENSHELF_API_KEY", ""),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("holidaykit-net/tool/listCountries"));
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("holidaykit-net/tool/listCountries "))
+        .expect("listCountries listed");
+    assert_eq!(
+        line.split_whitespace().collect::<Vec<_>>(),
+        [
+            "holidaykit-net/tool/listCountries",
+            "listCountries_holidaykit-net",
+            "exposed"
+        ]
+    );
+    assert!(
+        run.stdout.contains("hidden (missing OPENSHELF_API_KEY)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(" tools in 3 schemas: "),
+        "{}",
+        run.stdout
+    );
+    let run = flowmcp_env(
+        &["list", "examples/catalog", "--json"],
+        &repo_root(),
+        &[
+            ("HOME", home.path()),
+            ("SKYCAST_API_KEY", ""),
+            ("OPENSHELF_API_KEY", ""),
+        ],
+    );
+    let v: Value = serde_json::from_str(&run.stdout).expect("list JSON");
+    let tools = v["tools"].as_array().expect("tools");
+    let hidden: Vec<&Value> = tools
+        .iter()
+        .filter(|t| t["exposed"] == json!(false))
+        .collect();
+    assert!(!hidden.is_empty());
+    assert!(hidden.iter().all(|t| {
+        t["missingServerParams"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty())
+    }));
+    assert_eq!(v["problems"], json!([]));
+}
+
+#[test]
+fn search_ranks_by_name_alias_and_hint() {
+    let home = Home::new("search");
+    let run = flowmcp_env(
+        &[
+            "search",
+            "currentWeather",
+            "--catalog",
+            "examples/catalog",
+            "--json",
+        ],
+        &repo_root(),
+        &[("HOME", home.path())],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).expect("search JSON");
+    assert_eq!(v[0]["id"], json!("skycast-io/tool/getCurrentConditions"));
+    let run = flowmcp_env(
+        &["search", "holidays", "--catalog", "examples/catalog"],
+        &repo_root(),
+        &[("HOME", home.path())],
+    );
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout.contains("holidaykit-net/tool/"),
+        "{}",
+        run.stdout
+    );
+    let run = flowmcp_env(
+        &["search", "zzzzqqq", "--catalog", "examples/catalog"],
+        &repo_root(),
+        &[("HOME", home.path())],
+    );
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("no tool matches"));
+}
+
+#[test]
+fn preload_cache_via_cli_status_and_clear() {
+    let home = Home::new("cache");
+    let server = TestServer::start(2, |_: &Seen| {
+        reply(
+            200,
+            Some("application/json"),
+            r#"[{"code":"DE","name":"Germany"}]"#,
+        )
+    });
+    let upstream = format!("holidaykit-net={}", server.base);
+    let root = repo_root();
+    let env = [("HOME", home.path())];
+    let call = |extra: &[&str]| {
+        let mut args = vec![
+            "call",
+            "listCountries_holidaykit-net",
+            "--catalog",
+            "examples/catalog",
+            "--upstream",
+            &upstream,
+        ];
+        args.extend_from_slice(extra);
+        flowmcp_env(&args, &root, &env)
+    };
+    let first = call(&[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(
+        first.stderr.contains("Fetching fresh data..."),
+        "{}",
+        first.stderr
+    );
+    let second = call(&[]);
+    assert!(
+        second.stderr.contains("Cached (fetched: "),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(envelope(&first.stdout), envelope(&second.stdout));
+    let third = call(&["--refresh"]);
+    assert!(
+        third.stderr.contains("Refreshing cache..."),
+        "{}",
+        third.stderr
+    );
+    assert_eq!(server.finish().len(), 2, "the cache hit made no request");
+
+    let status = flowmcp_env(&["cache", "status"], &root, &env);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    assert!(
+        status.stdout.contains("holidaykit-net/listCountries"),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status.stdout.contains("1 cached responses"),
+        "{}",
+        status.stdout
+    );
+    let clear = flowmcp_env(&["cache", "clear", "holidaykit-net"], &root, &env);
+    assert_eq!(clear.stdout, "removed 1 cached responses\n");
+    let status = flowmcp_env(&["cache", "status", "--json"], &root, &env);
+    assert_eq!(
+        serde_json::from_str::<Value>(&status.stdout).ok(),
+        Some(json!([]))
+    );
+}
+
+#[test]
+fn config_supplies_server_params_upstreams_and_catalog() {
+    let home = Home::new("config");
+    let project = home.0.join("project");
+    std::fs::create_dir_all(project.join(".flowmcp")).expect("project dir");
+    let server = TestServer::start(1, |seen: &Seen| {
+        reply(
+            200,
+            Some("application/json"),
+            json!({"path": seen.url}).to_string(),
+        )
+    });
+    let catalog = repo_root().join("examples/catalog");
+    std::fs::write(
+        project.join(".flowmcp/config.json"),
+        json!({
+            "catalog": catalog.to_str(),
+            "serverParams": {"SKYCAST_API_KEY": CANARY},
+            "upstreams": {"skycast-io": server.base},
+        })
+        .to_string(),
+    )
+    .expect("config");
+    let run = flowmcp_env(
+        &[
+            "call",
+            "skycast-io/tool/getCurrentConditions",
+            "--input",
+            r#"{"city": "Oslo"}"#,
+        ],
+        &project,
+        &[("HOME", home.path()), ("SKYCAST_API_KEY", "")],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        envelope(&run.stdout)["data"]["path"],
+        json!("/current/Oslo?units=metric")
+    );
+    assert_eq!(server.finish()[0].header("X-Api-Key"), Some(CANARY));
+}
