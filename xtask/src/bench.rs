@@ -1,4 +1,8 @@
 //! `cargo xtask bench validate <dir> [--runs N] [--profile spec|compat]`
+//! `cargo xtask bench call [--iters N]` and `cargo xtask bench load <dir> [--runs N] [--profile P]`:
+//! build and run the runtime's `bench_runtime` example in release (see its documentation): per-call
+//! overhead over a bare ureq request, and loading a corpus into tool descriptors (each run a fresh
+//! process, so the peak RSS is that of one load).
 //!
 //! Builds the release binary, then runs `flowmcp validate --format json <dir>` N times (default 10),
 //! process start included and nothing cached between runs, and reports the median and minimum wall
@@ -15,10 +19,67 @@ use crate::workspace_root;
 pub fn run(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
         Some("validate") => validate(&args[1..]),
-        _ => {
-            Err("usage: cargo xtask bench validate <dir> [--runs N] [--profile spec|compat]".into())
+        Some("call") => runtime_example(&["call"], &args[1..], 1),
+        Some("load") => {
+            let mut runs = 5usize;
+            let mut rest = Vec::new();
+            let mut it = args[1..].iter();
+            while let Some(a) = it.next() {
+                if a == "--runs" {
+                    runs = it
+                        .next()
+                        .and_then(|n| n.parse().ok())
+                        .filter(|n| *n > 0)
+                        .ok_or("--runs needs a positive number")?;
+                } else if a == "--profile" {
+                    rest.push(it.next().ok_or("--profile needs a value")?.clone());
+                } else {
+                    rest.push(a.clone());
+                }
+            }
+            runtime_example(&["load"], &rest, runs)
+        }
+        _ => Err(
+            "usage: cargo xtask bench validate <dir> [--runs N] [--profile spec|compat]\n       \
+             cargo xtask bench call [--iters N]\n       \
+             cargo xtask bench load <dir> [--runs N] [--profile spec|compat]"
+                .into(),
+        ),
+    }
+}
+
+/// Builds `flowmcp-runtime`'s `bench_runtime` example in release and runs it `runs` times.
+fn runtime_example(first: &[&str], rest: &[String], runs: usize) -> Result<(), String> {
+    let root = workspace_root();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(&cargo)
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "-p",
+            "flowmcp-runtime",
+            "--example",
+            "bench_runtime",
+        ])
+        .current_dir(&root)
+        .status()
+        .map_err(|e| format!("cargo build: {e}"))?;
+    if !status.success() {
+        return Err("cargo build --release failed".into());
+    }
+    let bin = root.join("target/release/examples/bench_runtime");
+    for _ in 0..runs {
+        let status = Command::new(&bin)
+            .args(first)
+            .args(rest)
+            .status()
+            .map_err(|e| format!("{}: {e}", bin.display()))?;
+        if !status.success() {
+            return Err(format!("{} failed", bin.display()));
         }
     }
+    Ok(())
 }
 
 fn validate(args: &[String]) -> Result<(), String> {

@@ -3,6 +3,7 @@
 //! - `docs [--check]` — generate `docs/rules/<CODE>.md` and the index from the registry and fixtures.
 //! - `conformance <dir> [--profile P] [--expect FILE] [--write FILE]` — validate a corpus and compare.
 //! - `bench validate <dir>` — time the release binary on a corpus.
+//! - `bench call` / `bench load <dir>` — runtime per-call overhead and corpus load (release).
 
 mod bench;
 mod conformance;
@@ -23,7 +24,9 @@ fn main() -> ExitCode {
                  commands:\n  \
                  docs [--check]                                   generate docs/rules/ (or check it is current)\n  \
                  conformance <dir> [--profile spec|compat] [--expect FILE] [--write FILE]\n  \
-                 bench validate <dir> [--runs N]                  time the release binary on a corpus"
+                 bench validate <dir> [--runs N]                  time the release binary on a corpus\n  \
+                 bench call [--iters N]                           runtime per-call overhead vs bare ureq\n  \
+                 bench load <dir> [--runs N] [--profile P]        load a corpus into tool descriptors"
             );
             Ok(())
         }
