@@ -32,6 +32,10 @@ use flowmcp_validate::{FileReport, Options, catalog, ids, validate_path, validat
 
 use crate::rationale;
 
+/// The runtime's fixtures (`crates/flowmcp-runtime/tests/fixtures`), relative to the validation
+/// fixtures directory.
+pub const RUNTIME_FIXTURES_FROM_VALIDATE: &str = "../../../flowmcp-runtime/tests/fixtures";
+
 /// Where the pages go, relative to the workspace root.
 pub const OUT_DIR: &str = "docs/rules";
 /// Where the rule fixtures live, relative to the workspace root.
@@ -184,8 +188,12 @@ fn write_atomic(path: &Path, content: &str) -> Result<(), String> {
 /// Every page, by file name: `README.md` and one `<CODE>.md` per registry code.
 pub fn generate(fixtures: &Path) -> BTreeMap<String, String> {
     let mut pages = BTreeMap::new();
+    let runtime = fixtures.join(RUNTIME_FIXTURES_FROM_VALIDATE);
     for info in RULES {
-        let examples = Examples::find(&fixtures.join(info.code.as_str()));
+        let mut examples = Examples::find(&fixtures.join(info.code.as_str()));
+        if examples.fail.is_none() && examples.pass.is_none() {
+            examples = Examples::find_runtime(&runtime.join(info.code.as_str()));
+        }
         pages.insert(format!("{}.md", info.code), rule_page(info, &examples));
     }
     pages.insert("README.md".to_string(), index_page());
@@ -326,6 +334,16 @@ fn rule_page(info: &RuleInfo, examples: &Examples) -> String {
     }
 
     out.push_str("## Configuration\n\n");
+    if is_runtime_code(info.code.as_str()) {
+        let _ = writeln!(
+            out,
+            "A runtime code: it appears in the envelope messages of `flowmcp call` (and of every \
+             caller of the runtime), never in a validation report, so `--rule` and the \
+             configuration's `rules` do not change it.\n"
+        );
+        out.push_str("[All rules](README.md)\n");
+        return out;
+    }
     match info.status {
         Status::Implemented => {}
         Status::NotEmitted(ruling) => {
@@ -361,6 +379,12 @@ fn rule_page(info: &RuleInfo, examples: &Examples) -> String {
     );
     out.push_str("[All rules](README.md)\n");
     out
+}
+
+/// Codes reported by the runtime in envelope messages (E001–E009, SEC100–SEC104).
+fn is_runtime_code(code: &str) -> bool {
+    (code.starts_with('E') && code.len() == 4)
+        || matches!(code, "SEC100" | "SEC101" | "SEC102" | "SEC103" | "SEC104")
 }
 
 /// The text for codes without hand-written prose: what the registry knows, and the status.
@@ -476,6 +500,30 @@ struct Examples {
 }
 
 impl Examples {
+    /// The first `fail*` and `pass*` runtime fixture (`.mjs`) in `dir`, sorted by name.
+    fn find_runtime(dir: &Path) -> Examples {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.ends_with(".mjs"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        let first = |prefix: &str| {
+            names
+                .iter()
+                .filter(|n| n.starts_with(prefix))
+                .find_map(|n| Example::read_call(&dir.join(n)))
+        };
+        Examples {
+            fail: first("fail"),
+            pass: first("pass"),
+        }
+    }
+
     /// The first `fail*` and `pass*` fixture in `dir` (sorted by name) that can be read: a `.mjs` or
     /// `.id` file, or a catalog directory. Entries whose names start with `_` are support files (such
     /// as `_lists/`), not fixtures. Nothing when `dir` is missing or unreadable.
@@ -518,7 +566,7 @@ impl Examples {
     }
 }
 
-/// The three forms of fixture.
+/// The forms of fixture.
 enum Form {
     /// A `.mjs` file.
     Module {
@@ -532,6 +580,18 @@ enum Form {
     },
     /// A `.id` file: one ID, validated as `flowmcp validate --id` does.
     Id { id: String },
+    /// A runtime fixture (`crates/flowmcp-runtime/tests/fixtures/`): a schema and one call, whose
+    /// outcome (checked by that crate's `fixtures` test) is shown from its directives.
+    Call {
+        /// `// call:` — the tool and its JSON input.
+        call: String,
+        /// `// upstream:` (or `upstream-size:` / `upstream-url:`), described for the page.
+        upstream: Option<String>,
+        /// `// expect:` — `ok` or `<CODE> <message start>`.
+        expect: String,
+        /// `// env:` names (values are not shown).
+        env: Vec<String>,
+    },
     /// A directory: a small catalog, validated as a whole.
     Catalog {
         dir: PathBuf,
@@ -670,6 +730,64 @@ impl Example {
         })
     }
 
+    /// Reads a runtime fixture: the schema without its directive lines, and the call it makes.
+    fn read_call(path: &Path) -> Option<Example> {
+        let raw = std::fs::read_to_string(path).ok()?;
+        let mut call = None;
+        let mut upstream = None;
+        let mut expect = None;
+        let mut env = Vec::new();
+        let mut profile = Profile::Spec;
+        let mut text = String::new();
+        let mut in_header = true;
+        for line in raw.split_inclusive('\n') {
+            let directive = line
+                .trim_end()
+                .strip_prefix("// ")
+                .and_then(|rest| rest.split_once(": "))
+                .filter(|_| in_header);
+            match directive {
+                Some(("call", v)) => call = Some(v.trim().to_string()),
+                Some(("upstream", v)) => {
+                    upstream = Some(match v.trim().strip_prefix("sleep ") {
+                        Some(ms) => format!("answers after {ms} ms"),
+                        None => format!("answers `{}`", v.trim()),
+                    })
+                }
+                Some(("upstream-size", v)) => {
+                    upstream = Some(format!("answers with a {} byte body", v.trim()))
+                }
+                Some(("upstream-url", v)) => {
+                    upstream = Some(if v.trim() == "refused" {
+                        "is a loopback port nobody listens on".to_string()
+                    } else {
+                        format!("is `{}`", v.trim())
+                    })
+                }
+                Some(("expect", v)) => expect = Some(v.trim().to_string()),
+                Some(("env", v)) => env.push(v.split('=').next().unwrap_or_default().to_string()),
+                Some(("profile", v)) => profile = v.trim().parse().unwrap_or(Profile::Spec),
+                Some(("timeout-ms" | "max-body", _)) => {}
+                _ => {
+                    in_header = false;
+                    text.push_str(line);
+                }
+            }
+        }
+        Some(Example {
+            form: Form::Call {
+                call: call?,
+                upstream,
+                expect: expect?,
+                env,
+            },
+            text,
+            note: None,
+            profile,
+            max_file_size: None,
+        })
+    }
+
     /// Reads a `.id` fixture: its text without the `//` lines is the ID (as the fixture test reads
     /// it); `None` when it cannot be read.
     fn read_id(path: &Path) -> Option<Example> {
@@ -741,6 +859,14 @@ impl Example {
             Form::Catalog { name, .. } => {
                 let _ = write!(cmd, " {}/", shell_word(name));
             }
+            Form::Call { call, .. } => {
+                let (tool, input) = call.split_once(' ').unwrap_or((call, "{}"));
+                cmd = String::from("flowmcp call");
+                if self.profile != Profile::Spec {
+                    let _ = write!(cmd, " --profile {}", self.profile.as_str());
+                }
+                let _ = write!(cmd, " {tool} --input {}", shell_quote(input));
+            }
         }
         cmd
     }
@@ -773,6 +899,19 @@ impl Example {
                 let report = FileReport::new(format!("{name}/{REGISTRY_FILE}"), "catalog", diags);
                 let text = render::human(std::slice::from_ref(&report), HumanStyle::default());
                 scrub_paths(&text, dir, name)
+            }
+            // The outcome is the fixture's checked expectation (the runtime's fixture test).
+            Form::Call { expect, call, .. } => {
+                if expect == "ok" {
+                    return "{ \"status\": true, … }\n".to_string();
+                }
+                let (code, rest) = expect.split_once(' ').unwrap_or((expect, ""));
+                let tool = call
+                    .split(' ')
+                    .next()
+                    .and_then(|w| w.rsplit_once('_'))
+                    .map_or("", |(t, _)| t);
+                format!("{code} {tool}: {rest}…\n")
             }
         }
     }
@@ -1011,6 +1150,25 @@ fn example_section(out: &mut String, ex: &Example, failing: bool, lists_shown: &
         Form::Id { .. } => {
             code_block(out, "sh", &ex.command());
             out.push_str("Output:\n\n");
+            code_block(out, "text", &ex.evaluate());
+        }
+        Form::Call { upstream, env, .. } => {
+            code_block(out, "js", &ex.text);
+            let mut how = format!("Called as {}", code_span(&ex.command()));
+            if !env.is_empty() {
+                let _ = write!(how, " with {} set", env.join(", "));
+            }
+            match upstream {
+                Some(u) => {
+                    let _ = write!(how, ", where the upstream {u}");
+                }
+                None => how.push_str(", with no upstream reachable"),
+            }
+            if failing {
+                let _ = writeln!(out, "{how}, the envelope's first message reads:\n");
+            } else {
+                let _ = writeln!(out, "{how}, the call succeeds:\n");
+            }
             code_block(out, "text", &ex.evaluate());
         }
         Form::Catalog { name, files, .. } => {

@@ -622,6 +622,88 @@ pub fn rationale(code: Code) -> Option<(&'static str, &'static str)> {
              include them and caching only helps when the same inputs repeat. Chapter 11 asks such \
              tools to document that behaviour.",
         ),
+        // --- runtime: handlers (chapter 05) and envelope codes (CC-36) --------------------------
+        SEC100 => (
+            "A handler called `fetch` where no network is allowed: any handler under `spec`, and \
+             `preRequest`/`postRequest` under `compat` (there `executeRequest` may fetch, through the \
+             runtime's own HTTP client). Reported at call time inside an E005 message.",
+            "Handlers run untrusted schema code. All network traffic goes through the runtime, which \
+             enforces HTTPS, timeouts, size caps and keeps secrets out of JavaScript (N-15, N-43).",
+        ),
+        SEC101 => (
+            "A handler returned something other than the shape of ruling N-13: `preRequest` → \
+             `{ struct, payload }`, `executeRequest` and `postRequest` → `{ response }`. Reported at \
+             call time inside an E005 message.",
+            "A wrong shape would otherwise become `undefined` data or a broken request; failing with \
+             a named rule tells the schema author what to return.",
+        ),
+        SEC102 => (
+            "A handler (or the `handlers` factory) tried to change `sharedLists`, which is deep-frozen: \
+             assigning, adding or deleting a property. Reported at call time inside an E005 message.",
+            "Shared lists are shared by every schema that references them; one schema changing them \
+             would change the behaviour of others.",
+        ),
+        SEC103 => (
+            "A tool with handlers belongs to a schema whose `requiredLibraries` cannot be loaded. \
+             Loading npm packages into the sandbox is not supported yet, so the call fails with E005 \
+             naming the libraries; tools of the schema without handlers still run.",
+            "The handler would fail anyway when it reaches for the library; failing up front names \
+             the real cause.",
+        ),
+        SEC104 => (
+            "The `handlers({ sharedLists, libraries })` factory threw, or returned something other \
+             than a plain object, when the runtime built it (on the schema's first handler call). \
+             Calls of the schema's handler tools fail with E005.",
+            "Without a factory result there are no handlers to run; the error says why instead of \
+             silently calling the tool without its transformation.",
+        ),
+        E001 => (
+            "The upstream API answered with a non-2xx status: `E001 <tool>: API returned <status>`.",
+            "The output-schema chapter defines this message; the status tells the caller whether to \
+             retry, fix the input or give up.",
+        ),
+        E002 => (
+            "The request failed on the network: DNS, connection, TLS, protocol, or more redirects \
+             than allowed. The message names the URL without its query string.",
+            "Callers need to tell a broken upstream from a wrong input; query strings may carry keys, \
+             so they never appear in messages.",
+        ),
+        E003 => (
+            "The request did not finish within the connect or total timeout.",
+            "A tool call must never hang an agent; the timeout is configurable (`--timeout-ms`).",
+        ),
+        E004 => (
+            "The response body cannot be decoded: invalid JSON for `application/json`, invalid UTF-8 \
+             for text, or broken compression. The message never quotes the body.",
+            "Handing half-parsed data to an agent is worse than a clear failure.",
+        ),
+        E005 => (
+            "A handler failed: it threw, passed its CPU-time or memory limit, returned a promise that \
+             never settles, or broke one of SEC100–SEC104 (named in the message).",
+            "Handler code is untrusted; its failures are contained in the sandbox and reported with \
+             the phase (`preRequest`, `executeRequest`, `postRequest`) that failed.",
+        ),
+        E006 => (
+            "A server parameter the tool needs has no value in the environment, the env file or the \
+             configuration. The message names the variables, never values; such tools are also \
+             hidden from `flowmcp list`.",
+            "Sending a request with an empty key only produces a confusing upstream error (the \
+             reference's behaviour); naming the variable tells the user what to set.",
+        ),
+        E007 => (
+            "The call's inputs do not satisfy the tool's parameters (type, enum, bounds, unknown or \
+             missing keys), or the tool does not exist. Checked before any network traffic.",
+            "Invalid input never reaches the upstream; every problem is listed at once.",
+        ),
+        E008 => (
+            "The response body is larger than the configured cap.",
+            "An unbounded body could exhaust memory; the cap protects the runtime and the agent.",
+        ),
+        E009 => (
+            "The URL was refused: not HTTPS (plain http only to loopback hosts with `--upstream`), or \
+             a redirect that leaves HTTPS.",
+            "Server parameters travel in URLs and headers; they must never be sent in clear text.",
+        ),
         // --- placeholders -----------------------------------------------------------------------
         PH004 => (
             "A prompt placeholder (`{{tool:…}}`, `{{resource:…}}`, `{{prompt:…}}`, `{{skill:…}}`, \
