@@ -142,29 +142,19 @@ fn collect_schemas(
     dir: &Path,
     out: &mut Vec<(PathBuf, String)>,
 ) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with('_') || name.starts_with('.') {
+    for path in flowmcp_loader::walk::mjs_files(dir, &|name| name.starts_with('_'))? {
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(['_', '.']));
+        if hidden {
             continue;
         }
-        let ft = e.file_type()?;
-        let path = e.path();
-        if ft.is_dir() {
-            if name == "node_modules" || name == "target" {
-                continue;
-            }
-            collect_schemas(root, &path, out)?;
-        } else if name.ends_with(".mjs") && path.is_file() {
-            let display = path
-                .strip_prefix(root)
-                .unwrap_or(&path)
-                .to_string_lossy()
-                .replace('\\', "/");
-            out.push((path, display));
-        }
+        let display = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        out.push((path, display));
     }
     Ok(())
 }

@@ -30,24 +30,11 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
 }
 
 fn walk_dir(dir: &Path, out: &mut Vec<FileEntry>) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        let ft = e.file_type()?;
-        let path = e.path();
-        if ft.is_dir() {
-            if name.starts_with('.') || name == "node_modules" || name == "target" {
-                continue;
-            }
-            walk_dir(&path, out)?;
-        } else if name.ends_with(".mjs") && (ft.is_file() || (ft.is_symlink() && path.is_file())) {
-            out.push(FileEntry {
-                display: path.display().to_string(),
-                path,
-            });
-        }
+    for path in flowmcp_loader::walk::mjs_files(dir, &|_| false)? {
+        out.push(FileEntry {
+            display: path.display().to_string(),
+            path,
+        });
     }
     Ok(())
 }

@@ -62,9 +62,7 @@ use std::fmt;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use rquickjs::context::intrinsic;
 use rquickjs::function::This;
-use rquickjs::loader::{BuiltinLoader, BuiltinResolver};
 use rquickjs::object::Filter;
 use rquickjs::promise::PromiseState;
 use rquickjs::{
@@ -600,26 +598,14 @@ impl HandlerHost {
         tool_names: &[String],
         config: HostConfig,
     ) -> Result<HandlerHost, HostError> {
-        let rt = Runtime::new().map_err(|e| HostError::Engine(e.to_string()))?;
-        rt.set_memory_limit(config.memory_bytes);
-        rt.set_max_stack_size(config.stack_bytes);
-        rt.set_loader(BuiltinResolver::default(), BuiltinLoader::default());
         let shared = Rc::new(Shared::new(&config));
         let watch = shared.clone();
-        rt.set_interrupt_handler(Some(Box::new(move || watch.past_deadline())));
-        let ctx = Context::builder()
-            .with::<(
-                intrinsic::Eval,
-                intrinsic::Date,
-                intrinsic::RegExpCompiler,
-                intrinsic::RegExp,
-                intrinsic::Json,
-                intrinsic::Proxy,
-                intrinsic::MapSet,
-                intrinsic::Promise,
-            )>()
-            .build(&rt)
-            .map_err(|e| HostError::Engine(e.to_string()))?;
+        let (rt, ctx) = crate::eval::sandbox(
+            config.memory_bytes,
+            config.stack_bytes,
+            Box::new(move || watch.past_deadline()),
+        )
+        .map_err(|e| HostError::Engine(e.to_string()))?;
         let mut host = HandlerHost {
             tools: HashMap::new(),
             helpers: None,

@@ -10,6 +10,7 @@ mod extract;
 pub mod host;
 pub mod literal;
 pub mod scan;
+pub mod walk;
 
 pub use eval::{EvalFailure, Exports, HandlersExport, Limits, PathItem, Unserializable, evaluate};
 pub use host::{

@@ -95,31 +95,7 @@ pub struct Toolset {
 /// The `.mjs` files under `dir`, sorted, skipping hidden directories, `node_modules`, `target` and
 /// `_lists` (shared lists are found by the schemas that use them).
 pub fn schema_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    walk(dir, &mut out)?;
-    Ok(out)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        let ft = e.file_type()?;
-        let path = e.path();
-        if ft.is_dir() {
-            if name.starts_with('.')
-                || matches!(name.as_ref(), "node_modules" | "target" | "_lists")
-            {
-                continue;
-            }
-            walk(&path, out)?;
-        } else if name.ends_with(".mjs") && path.is_file() {
-            out.push(path);
-        }
-    }
-    Ok(())
+    flowmcp_loader::walk::mjs_files(dir, &|name| name == "_lists")
 }
 
 enum FileOutcome {
