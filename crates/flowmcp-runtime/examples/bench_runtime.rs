@@ -136,6 +136,24 @@ fn call(iters: usize) -> Result<(), String> {
     let mut input = Map::new();
     input.insert("q".into(), Value::String("x".into()));
 
+    // First calls: the first postRequest call builds the schema's handler sandbox.
+    let s = Instant::now();
+    let first_plain = runner.call_json("plain_bench", &input);
+    let first_plain_t = s.elapsed();
+    let s = Instant::now();
+    let first_post = runner.call_json("post_bench", &input);
+    let first_post_t = s.elapsed();
+    if !(first_plain.status && first_post.status) {
+        return Err(format!(
+            "first calls failed: {:?} {:?}",
+            first_plain.messages, first_post.messages
+        ));
+    }
+    println!(
+        "first calls: no handlers {:.1} µs (new connection), postRequest {:.1} µs (builds the handler sandbox)",
+        micros(first_plain_t),
+        micros(first_post_t)
+    );
     // Warm-up: connections, the handler sandbox, caches.
     for _ in 0..200 {
         let _ = bare

@@ -623,7 +623,7 @@ fn secret_header_names(prepared: &PreparedRequest) -> Vec<String> {
 
 /// Replaces secret values inside every string of `v`.
 fn redact_value(params: &ServerParams, v: Value) -> Value {
-    if params.names().next().is_none() {
+    if params.is_empty() {
         return v;
     }
     match v {

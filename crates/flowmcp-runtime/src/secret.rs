@@ -64,6 +64,10 @@ pub enum ParamSource {
 #[derive(Clone, Default)]
 pub struct ServerParams {
     values: IndexMap<String, (Secret, ParamSource)>,
+    /// Every text [`ServerParams::redact`] hides, longest first: each value as written, and as it
+    /// appears in URLs (percent-encoded as a path segment, form-encoded in a query, each with
+    /// upper- and lower-case hex digits).
+    patterns: Vec<String>,
 }
 
 impl fmt::Debug for ServerParams {
@@ -86,6 +90,7 @@ impl ServerParams {
         if !value.is_empty() {
             self.values
                 .insert(name.into(), (Secret(value), ParamSource::Explicit));
+            self.patterns = patterns_of(&self.values);
         }
     }
 
@@ -125,7 +130,8 @@ impl ServerParams {
                 values.insert(name.to_string(), (Secret(value), source));
             }
         }
-        ServerParams { values }
+        let patterns = patterns_of(&values);
+        ServerParams { values, patterns }
     }
 
     /// [`ServerParams::resolve`] with the real process environment.
@@ -168,24 +174,63 @@ impl ServerParams {
         self.values.keys().map(String::as_str)
     }
 
-    /// Replaces every occurrence of every (non-empty) value in `text` by `[redacted]`. Longer
-    /// values are replaced first so that a value containing another is fully hidden.
+    /// Replaces every occurrence of every (non-empty) value in `text` by `[redacted]`, also in the
+    /// encoded forms a URL carries (`a+b/c` as `a%2Bb%2Fc` or `a%2Bb%2Fc` in a query). Longer
+    /// patterns are replaced first so that a value containing another is fully hidden.
     pub fn redact(&self, text: &str) -> String {
-        let mut secrets: Vec<&str> = self
-            .values
-            .values()
-            .map(|(s, _)| s.expose())
-            .filter(|s| !s.is_empty())
-            .collect();
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        let mut out = text.to_string();
-        for s in secrets {
-            if out.contains(s) {
-                out = out.replace(s, REDACTED);
+        let mut out = None::<String>;
+        for p in &self.patterns {
+            let current = out.as_deref().unwrap_or(text);
+            if current.contains(p.as_str()) {
+                out = Some(current.replace(p.as_str(), REDACTED));
             }
         }
-        out
+        out.unwrap_or_else(|| text.to_string())
     }
+
+    /// True when no parameter has a value (nothing to redact).
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// The texts that reveal one of `values`: raw, path-segment encoded, form encoded, and those with
+/// lower-case hex digits; without duplicates, longest first.
+fn patterns_of(values: &IndexMap<String, (Secret, ParamSource)>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |p: String| {
+        if !p.is_empty() && !out.contains(&p) {
+            out.push(p);
+        }
+    };
+    for (secret, _) in values.values() {
+        let raw = secret.expose();
+        let segment = crate::request::encode_segment(raw);
+        let form: String = url::form_urlencoded::byte_serialize(raw.as_bytes()).collect();
+        for p in [raw.to_string(), segment, form] {
+            add(lower_hex(&p));
+            add(p);
+        }
+    }
+    out.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    out
+}
+
+/// `p` with the hex digits of its `%XX` escapes in lower case.
+fn lower_hex(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '%' {
+            for _ in 0..2 {
+                if let Some(h) = chars.next() {
+                    out.push(h.to_ascii_lowercase());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Parses `.env` text like the reference: one `KEY=VALUE` per line, split at the first `=`, key
@@ -286,5 +331,22 @@ mod tests {
         let dbg = format!("{p:?}");
         assert!(!dbg.contains("CANARY"), "{dbg}");
         assert!(dbg.contains("K"));
+    }
+
+    #[test]
+    fn redact_catches_url_encoded_forms() {
+        let mut p = ServerParams::new();
+        p.insert("K", "CAN ARY+k/q=");
+        for text in [
+            "raw CAN ARY+k/q= end",
+            "path /api/CAN%20ARY%2Bk%2Fq%3D/x",
+            "query ?key=CAN+ARY%2Bk%2Fq%3D&x=1",
+            "lower /api/CAN%20ARY%2bk%2fq%3d/x",
+        ] {
+            let r = p.redact(text);
+            assert!(r.contains(REDACTED), "{text} -> {r}");
+            assert!(!r.contains("ARY"), "{text} -> {r}");
+        }
+        assert_eq!(ServerParams::new().redact("plain"), "plain");
     }
 }

@@ -684,3 +684,45 @@ fn secrets_never_reach_cache_files() {
     }
     assert_eq!(files, 1);
 }
+
+#[test]
+fn url_encoded_secrets_are_redacted_too() {
+    // A base64-like key changes form in a URL: `+` `/` `=` are percent-encoded.
+    const B64: &str = "CANARY+k/q=";
+    let dir = Scratch::new("b64");
+    dir.write(
+        "s.mjs",
+        r#"export const main = { namespace: 'enc', name: 'S', description: 'd', version: '4.2.0',
+            root: 'https://x.example/{{SERVER_PARAM:API_KEY}}', requiredServerParams: [ 'API_KEY' ],
+            tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [
+                { position: { key: 'key', value: '{{SERVER_PARAM:API_KEY}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ] } } }"#,
+    );
+    let mut env = IndexMap::new();
+    env.insert("API_KEY".to_string(), B64.to_string());
+    let set = load(&dir.0, Profile::Spec, env);
+    let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"echo": seen.url})));
+    let t = transport();
+    let root = format!("{}/{{{{SERVER_PARAM:API_KEY}}}}", server.base);
+    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[("enc", root.as_str())]));
+    let e = r.call_json("t_enc", &Map::new());
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data["echo"], json!("/[redacted]/t?key=[redacted]"));
+    drop(r);
+    assert_eq!(
+        server.finish()[0].url,
+        "/CANARY%2Bk%2Fq%3D/t?key=CANARY%2Bk%2Fq%3D"
+    );
+    // The same key in an error message (nothing listens): the path is redacted.
+    let refused = format!("{}/{{{{SERVER_PARAM:API_KEY}}}}", {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("probe port");
+        format!("http://127.0.0.1:{port}")
+    });
+    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[("enc", refused.as_str())]));
+    let e = r.call_json("t_enc", &Map::new());
+    assert!(message(&e).starts_with("E002 t:"), "{e:?}");
+    assert!(message(&e).contains("/[redacted]/t"), "{e:?}");
+    assert!(!message(&e).contains("CANARY"), "{e:?}");
+}
