@@ -841,3 +841,58 @@ fn uncaught_timer_exception_is_logged() {
         )]
     );
 }
+
+#[test]
+fn url_and_url_search_params_are_available() {
+    let src = format!(
+        "{MAIN}export const handlers = () => ({{
+            t: {{
+                postRequest: () => {{
+                    const p = new URLSearchParams({{ q: 'a b&c', n: 1 }});
+                    p.append('x', \"it's (ok)~\");
+                    const parsed = new URLSearchParams('?k=v+w&k=2&empty=&flag');
+                    const u = new URL('https://User:pw@Api.Example.com:8443/v1/items?page=2#top');
+                    u.searchParams.set('page', '3');
+                    u.searchParams.append('q', 'x y');
+                    const rel = new URL('../b?c=1', 'https://h.test/a/d/e');
+                    let invalid = false;
+                    try {{ new URL('not a url'); }} catch (e) {{ invalid = e instanceof TypeError; }}
+                    return {{ response: {{
+                        p: p.toString(), k: parsed.getAll('k'), empty: parsed.get('empty'),
+                        flag: parsed.has('flag'), missing: parsed.get('nope'),
+                        href: u.href, host: u.host, hostname: u.hostname, port: u.port,
+                        path: u.pathname, search: u.search, hash: u.hash, origin: u.origin,
+                        json: JSON.stringify({{ u }}), rel: rel.toString(), invalid,
+                    }} }};
+                }},
+            }},
+        }});"
+    );
+    let mut host = load(&src);
+    let out = host
+        .call("t", Phase::PostRequest, &arg(), &mut Mock::default())
+        .expect("call");
+    let r = &out["response"];
+    assert_eq!(r["p"], json!("q=a+b%26c&n=1&x=it%27s+%28ok%29%7E"));
+    assert_eq!(r["k"], json!(["v w", "2"]));
+    assert_eq!(r["empty"], json!(""));
+    assert_eq!(r["flag"], json!(true));
+    assert_eq!(r["missing"], Value::Null);
+    assert_eq!(
+        r["href"],
+        json!("https://User:pw@api.example.com:8443/v1/items?page=3&q=x+y#top")
+    );
+    assert_eq!(r["host"], json!("api.example.com:8443"));
+    assert_eq!(r["hostname"], json!("api.example.com"));
+    assert_eq!(r["port"], json!("8443"));
+    assert_eq!(r["path"], json!("/v1/items"));
+    assert_eq!(r["search"], json!("?page=3&q=x+y"));
+    assert_eq!(r["hash"], json!("#top"));
+    assert_eq!(r["origin"], json!("https://api.example.com:8443"));
+    assert_eq!(
+        r["json"],
+        json!("{\"u\":\"https://User:pw@api.example.com:8443/v1/items?page=3&q=x+y#top\"}")
+    );
+    assert_eq!(r["rel"], json!("https://h.test/a/b?c=1"));
+    assert_eq!(r["invalid"], json!(true));
+}

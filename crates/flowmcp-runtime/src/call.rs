@@ -148,15 +148,36 @@ impl<'t> Runner<'t> {
     }
 
     /// Calls `name` with JSON inputs (strict types).
+    ///
+    /// Under `compat`, input keys the tool does not declare are dropped with a warning (the
+    /// reference strips them); under `spec` they are E007.
     pub fn call_json(&self, name: &str, inputs: &Map<String, Value>) -> Envelope {
-        self.call_with(name, |entry| {
+        let compat = self.opts.profile.is_compat();
+        self.call_with(name, |entry, warnings| {
+            if compat && inputs.keys().any(|k| entry.descriptor.param(k).is_none()) {
+                let kept: Map<String, Value> = inputs
+                    .iter()
+                    .filter(|(k, _)| {
+                        let known = entry.descriptor.param(k).is_some();
+                        if !known {
+                            warnings.push(format!(
+                                "input \"{k}\" is not a parameter of the tool; ignored"
+                            ));
+                        }
+                        known
+                    })
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                return validate_json(&entry.descriptor, &kept)
+                    .map_err(|e| Fail(ECode::E007, e.to_string()));
+            }
             validate_json(&entry.descriptor, inputs).map_err(|e| Fail(ECode::E007, e.to_string()))
         })
     }
 
     /// Calls `name` with text inputs (`--arg k=v`), converted to each parameter's type.
     pub fn call_strings(&self, name: &str, inputs: &IndexMap<String, String>) -> Envelope {
-        self.call_with(name, |entry| {
+        self.call_with(name, |entry, _| {
             validate_strings(&entry.descriptor, inputs)
                 .map_err(|e| Fail(ECode::E007, e.to_string()))
         })
@@ -165,7 +186,7 @@ impl<'t> Runner<'t> {
     fn call_with(
         &self,
         name: &str,
-        validate: impl FnOnce(&ToolEntry) -> Result<Inputs, Fail>,
+        validate: impl FnOnce(&ToolEntry, &mut Vec<String>) -> Result<Inputs, Fail>,
     ) -> Envelope {
         let Some(entry) = self.set.find(name) else {
             return self.fail(name, Fail(ECode::E007, format!("unknown tool \"{name}\"")));
@@ -190,7 +211,7 @@ impl<'t> Runner<'t> {
     fn run(
         &self,
         entry: &ToolEntry,
-        validate: impl FnOnce(&ToolEntry) -> Result<Inputs, Fail>,
+        validate: impl FnOnce(&ToolEntry, &mut Vec<String>) -> Result<Inputs, Fail>,
         warnings: &mut Vec<String>,
     ) -> Result<Value, Fail> {
         let d = &entry.descriptor;
@@ -206,7 +227,7 @@ impl<'t> Runner<'t> {
                 ),
             ));
         }
-        let inputs = validate(entry)?;
+        let inputs = validate(entry, warnings)?;
         let schema = self.set.schema_of(entry);
         let main = &schema.main;
         let tool_def = main
@@ -270,13 +291,19 @@ impl<'t> Runner<'t> {
         let raw = match raw {
             Some(v) => v,
             None if phases.exec => {
-                let out = self.call_handler(
-                    entry,
-                    Phase::ExecuteRequest,
-                    &json!({"struct": struct_json, "payload": payload}),
-                )?;
+                let arg = if self.opts.profile.is_compat() {
+                    reference_execute_arg(
+                        &struct_json,
+                        &payload,
+                        &inputs,
+                        &d.required_server_params,
+                    )
+                } else {
+                    json!({"struct": struct_json, "payload": payload})
+                };
+                let out = self.call_handler(entry, Phase::ExecuteRequest, &arg)?;
                 let obj = shape(&out, Phase::ExecuteRequest, "response")?;
-                obj.get("response").cloned().unwrap_or(Value::Null)
+                execute_result(obj)?
             }
             None => self.http(&prepared, &d.tool)?,
         };
@@ -353,7 +380,12 @@ impl<'t> Runner<'t> {
             };
             req.headers.push((k.clone(), hv));
         }
-        if let Some(b) = &fin.body {
+        // GET and DELETE never carry a body (as the reference), whatever a handler set.
+        if let Some(b) = fin
+            .body
+            .as_ref()
+            .filter(|_| matches!(method, Method::Post | Method::Put))
+        {
             req.body = Some(b.expose().as_bytes().to_vec());
         }
         let resp = self
@@ -404,7 +436,11 @@ impl<'t> Runner<'t> {
                 if !missing_libs.is_empty() {
                     return Err(Fail(ECode::E005, library_message(missing_libs)));
                 }
-                Err(Fail(ECode::E005, host_error_text(e, None)))
+                let mut text = host_error_text(e, None);
+                if let Some(note) = &schema.lists_note {
+                    text.push_str(&format!(" ({note})"));
+                }
+                Err(Fail(ECode::E005, text))
             }
             None => Ok(Phases::default()),
         }
@@ -477,6 +513,7 @@ fn host_error_text(e: &HostError, phase: Option<Phase>) -> String {
     let what = match e {
         HostError::Timeout => "passed its CPU time limit".to_string(),
         HostError::Memory(m) => format!("passed its memory or stack limit ({m})"),
+        HostError::Threw(m) if m.trim().is_empty() => "threw an error without a message".to_string(),
         HostError::Threw(m) => format!("threw: {m}"),
         HostError::SharedListMutation(m) => format!("SEC102 tried to modify sharedLists ({m})"),
         HostError::FetchForbidden => {
@@ -496,6 +533,83 @@ fn host_error_text(e: &HostError, phase: Option<Phase>) -> String {
         Some(p) => format!("{} {what}", p.as_str()),
         None => what,
     }
+}
+
+/// The `executeRequest` argument under compat: the ruled `{ struct, payload }` extended with what
+/// handlers written for the JavaScript reference read — `struct.status`, `struct.messages`,
+/// `struct.data`, and `payload.url`, `.method`, `.headers`, `.body`, `.userParams`,
+/// `.serverParams`. Server parameters are `{{SERVER_PARAM:KEY}}` placeholders, filled in by the
+/// runtime when the handler fetches; JavaScript never sees a value.
+fn reference_execute_arg(
+    struct_json: &Value,
+    payload: &Value,
+    inputs: &Inputs,
+    server_keys: &[String],
+) -> Value {
+    let mut st = struct_json.as_object().cloned().unwrap_or_default();
+    st.insert("status".into(), json!(true));
+    st.insert("messages".into(), json!([]));
+    st.insert("data".into(), Value::Null);
+    st.insert("dataAsString".into(), Value::Null);
+    let mut pl = payload.as_object().cloned().unwrap_or_default();
+    for key in ["url", "method", "headers", "body"] {
+        pl.insert(
+            key.into(),
+            struct_json.get(key).cloned().unwrap_or(Value::Null),
+        );
+    }
+    pl.insert(
+        "userParams".into(),
+        Value::Object(inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
+    );
+    pl.insert(
+        "serverParams".into(),
+        Value::Object(
+            server_keys
+                .iter()
+                .map(|k| (k.clone(), json!(format!("{{{{SERVER_PARAM:{k}}}}}"))))
+                .collect(),
+        ),
+    );
+    json!({"struct": st, "payload": pl})
+}
+
+/// The data an `executeRequest` result carries: `response` (ruling N-13), else — as handlers
+/// written for the reference return it — `struct.data`; a returned `struct` whose `status` is
+/// `false` is a failure carrying its `messages`.
+fn execute_result(obj: &Map<String, Value>) -> Result<Value, Fail> {
+    let returned = obj.get("struct").and_then(Value::as_object);
+    if let Some(st) = returned
+        && st.get("status") == Some(&Value::Bool(false))
+    {
+        let messages: Vec<String> = st
+            .get("messages")
+            .and_then(Value::as_array)
+            .map(|m| {
+                m.iter()
+                    .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Err(Fail(
+            ECode::E005,
+            format!(
+                "executeRequest reported a failure: {}",
+                if messages.is_empty() {
+                    "(no message)".to_string()
+                } else {
+                    messages.join("; ")
+                }
+            ),
+        ));
+    }
+    if let Some(r) = obj.get("response") {
+        return Ok(r.clone());
+    }
+    Ok(returned
+        .and_then(|st| st.get("data"))
+        .cloned()
+        .unwrap_or(Value::Null))
 }
 
 /// Checks a handler's return value is an object (SEC101) and returns it.
@@ -591,6 +705,7 @@ fn apply_struct(prepared: &mut PreparedRequest, s: &Value, allowed: &[String]) -
         prepared.headers = headers;
     }
     if let Some(b) = s.get("body").filter(|b| !b.is_null()) {
+        prepared.raw_body = None;
         prepared.body = match b {
             Value::Object(o) => Some(
                 o.iter()
@@ -605,7 +720,11 @@ fn apply_struct(prepared: &mut PreparedRequest, s: &Value, allowed: &[String]) -
                     })
                     .collect(),
             ),
-            _ => return Err(bad("body is not an object")),
+            // An array (or another JSON value) is sent as it is: some APIs take a list.
+            other => {
+                prepared.raw_body = Some(other.clone());
+                None
+            }
         };
     }
     Ok(())

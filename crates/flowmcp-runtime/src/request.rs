@@ -166,6 +166,9 @@ pub struct PreparedRequest {
     pub headers: IndexMap<String, Template>,
     /// The JSON body members (POST/PUT only).
     pub body: Option<IndexMap<String, BodyValue>>,
+    /// A whole body that is not an object (for example an array set by a `preRequest` handler);
+    /// sent as JSON instead of [`PreparedRequest::body`]. It holds no server-parameter holes.
+    pub raw_body: Option<Value>,
     /// Notes, e.g. dropped body parameters under compat.
     pub warnings: Vec<String>,
 }
@@ -238,6 +241,7 @@ impl PreparedRequest {
                     .collect(),
             )
         });
+        let body = self.raw_body.clone().or(body);
         json!({
             "url": self.display_url(),
             "method": self.method.as_str(),
@@ -369,11 +373,18 @@ pub fn build_request(
         let t = match param_role(p, main, profile) {
             ParamRole::User => match inputs.get(key) {
                 Some(v) => Template::text(encode_segment(&query_text(v))),
+                // An omitted (optional) insert value is an error only when the path uses it: a
+                // handler may consume it instead (`executeRequest`).
                 None => {
-                    return Err(RequestError::MissingInsert {
-                        tool: name(),
-                        key: key.to_string(),
-                    });
+                    let used = tool.path.contains(&format!("{{{{{key}}}}}"))
+                        || (profile.is_compat() && tool.path.contains(&format!(":{key}")));
+                    if used {
+                        return Err(RequestError::MissingInsert {
+                            tool: name(),
+                            key: key.to_string(),
+                        });
+                    }
+                    continue;
                 }
             },
             ParamRole::Server(k) => Template(vec![Part::Server(k.to_string())]),
@@ -502,6 +513,7 @@ pub fn build_request(
         query,
         headers,
         body,
+        raw_body: None,
         warnings,
     };
     let missing = server_params.missing(prepared.server_keys().iter().map(String::as_str));
@@ -572,7 +584,7 @@ pub fn finalize(
             )
         })
         .collect();
-    let body = req.body.as_ref().map(|b| {
+    let structured = req.body.as_ref().map(|b| {
         let obj: Map<String, Value> = b
             .iter()
             .map(|(k, v)| {
@@ -587,6 +599,10 @@ pub fn finalize(
             .collect();
         Secret::new(Value::Object(obj).to_string())
     });
+    let body = match &req.raw_body {
+        Some(raw) => Some(Secret::new(raw.to_string())),
+        None => structured,
+    };
     if !missing.is_empty() {
         return Err(RequestError::MissingServerParams {
             tool: req.tool.clone(),
@@ -863,6 +879,16 @@ mod tests {
             build_request("t", &main, &IndexMap::new(), &sp, Profile::Spec, None),
             Err(RequestError::MissingInsert { .. })
         ));
+        // An omitted insert value the path does not use is fine (a handler may consume it).
+        let unused = main_of(
+            json!({"method": "GET", "path": "/", "description": "d", "parameters": [
+                param("id", "{{USER_PARAM}}", "insert", "string()")
+            ]}),
+            &[],
+        );
+        let r = build_request("t", &unused, &IndexMap::new(), &sp, Profile::Spec, None)
+            .expect("unused insert may be omitted");
+        assert_eq!(r.url.display(), "https://api.example.com/v1/");
         let no_root = SchemaMain { root: None, ..main };
         let e = build_request(
             "t",

@@ -55,6 +55,9 @@ pub struct LoadedSchema {
     pub handlers_source: Option<String>,
     /// The resolved shared lists (`{ name: [entries…] }`), as the handlers factory receives them.
     pub shared_lists: Value,
+    /// Why some of the schema's shared lists are missing from [`LoadedSchema::shared_lists`]
+    /// (no `_lists/` found, a list or version not found); `None` when all resolved.
+    pub lists_note: Option<String>,
 }
 
 impl LoadedSchema {
@@ -368,6 +371,23 @@ fn load_one(
     } else {
         None
     };
+    let lists_note = match (&scope, &resolved) {
+        (Some(scope), None) => Some(format!(
+            "its shared lists were not loaded: {}",
+            scope
+                .missing_reason()
+                .unwrap_or_else(|| "no list registry".to_string())
+        )),
+        (_, Some(r)) if !r.is_ok() => Some(format!(
+            "some of its shared lists were not loaded: {}",
+            r.errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        )),
+        _ => None,
+    };
     FileOutcome::Schema(
         Box::new(LoadedSchema {
             path: path.to_path_buf(),
@@ -375,6 +395,7 @@ fn load_one(
             main,
             handlers_source,
             shared_lists,
+            lists_note,
         }),
         descriptors,
         problems,

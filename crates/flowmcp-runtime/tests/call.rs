@@ -726,3 +726,102 @@ fn url_encoded_secrets_are_redacted_too() {
     assert!(message(&e).contains("/[redacted]/t"), "{e:?}");
     assert!(!message(&e).contains("CANARY"), "{e:?}");
 }
+
+#[test]
+fn compat_execute_request_reads_like_the_reference() {
+    let dir = Scratch::new("refexec");
+    dir.write(
+        "r.mjs",
+        r#"export const main = { namespace: 'ref', name: 'R', description: 'd', version: '4.2.0',
+            root: 'https://x.example', requiredServerParams: [ 'API_KEY' ],
+            tools: {
+                viaStruct: { method: 'GET', path: '/a', description: 'd', parameters: [
+                    { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ] },
+                fails: { method: 'GET', path: '/b', description: 'd', parameters: [] }
+            } }
+        export const handlers = ( { sharedLists, libraries } ) => ( {
+            viaStruct: {
+                executeRequest: async ( { struct, payload } ) => {
+                    const { userParams, serverParams } = payload
+                    const r = await fetch( payload.url + '&k=' + serverParams.API_KEY )
+                    struct.data = { got: await r.json(), q: userParams.q, method: payload.method }
+                    return { struct }
+                }
+            },
+            fails: {
+                executeRequest: async ( { struct } ) => {
+                    struct.status = false
+                    struct.messages.push( 'upstream said no' )
+                    return { struct }
+                }
+            }
+        } )"#,
+    );
+    let set = load(&dir.0, Profile::Compat, env_with_canary());
+    let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"path": seen.url})));
+    let t = transport();
+    let (r, logs) = runner(
+        &set,
+        &t,
+        opts(Profile::Compat, &[("ref", server.base.as_str())]),
+    );
+    let e = r.call_json("viaStruct_ref", &obj(json!({"q": "hello"})));
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data["q"], json!("hello"));
+    assert_eq!(e.data["method"], json!("GET"));
+    assert_eq!(e.data["got"]["path"], json!("/a?q=hello&k=[redacted]"));
+    let e = r.call_json("fails_ref", &Map::new());
+    assert_eq!(
+        e.messages,
+        vec!["E005 fails: executeRequest reported a failure: upstream said no"]
+    );
+    no_canary(&e, &logs.borrow());
+    drop(r);
+    assert_eq!(server.finish()[0].url, format!("/a?q=hello&k={CANARY}"));
+}
+
+#[test]
+fn array_bodies_from_pre_request_and_unknown_inputs_under_compat() {
+    let dir = Scratch::new("arr");
+    dir.write(
+        "a.mjs",
+        r#"export const main = { namespace: 'arr', name: 'A', description: 'd', version: '4.2.0',
+            root: 'https://x.example',
+            tools: { map: { method: 'POST', path: '/map', description: 'd', parameters: [
+                { position: { key: 'ids', value: '{{USER_PARAM}}', location: 'body' }, z: { primitive: 'array()', options: [] } } ] } } }
+        export const handlers = () => ( {
+            map: { preRequest: async ( { struct, payload } ) => {
+                struct.body = payload.ids.map( ( id ) => ( { idType: 'ID_ISIN', idValue: id } ) )
+                return { struct, payload }
+            } }
+        } )"#,
+    );
+    let set = load(&dir.0, Profile::Compat, IndexMap::new());
+    let server = TestServer::start(1, |seen: &Seen| {
+        json_reply(json!({"got": String::from_utf8_lossy(&seen.body)}))
+    });
+    let t = transport();
+    let (r, _) = runner(
+        &set,
+        &t,
+        opts(Profile::Compat, &[("arr", server.base.as_str())]),
+    );
+    let e = r.call_json("map_arr", &obj(json!({"ids": ["A1"], "extra": 1})));
+    assert!(e.status, "{e:?}");
+    assert_eq!(
+        e.warnings,
+        vec!["input \"extra\" is not a parameter of the tool; ignored"]
+    );
+    drop(r);
+    let body: Value = serde_json::from_slice(&server.finish()[0].body).expect("JSON body");
+    assert_eq!(body, json!([{"idType": "ID_ISIN", "idValue": "A1"}]));
+    // Under spec the unknown key is an input error.
+    let set = load(&dir.0, Profile::Spec, IndexMap::new());
+    let (r, _) = runner(
+        &set,
+        &t,
+        opts(Profile::Spec, &[("arr", "http://127.0.0.1:9")]),
+    );
+    let e = r.call_json("map_arr", &obj(json!({"ids": ["A1"], "extra": 1})));
+    assert!(message(&e).starts_with("E007 map: "), "{e:?}");
+}
