@@ -26,8 +26,10 @@ use rayon::prelude::*;
     version,
     about = "Validate and run FlowMCP v4.2.0 schemas",
     long_about = "flowmcp checks FlowMCP schema files (.mjs modules exporting `main`) against the \
-                  FlowMCP specification v4.2.0. Every finding carries a rule code (see `flowmcp rules`), \
-                  a severity and a location.\n\nExit codes: 0 no errors, 1 errors found, 2 usage or I/O failure."
+                  FlowMCP specification v4.2.0 and runs their tools. Every finding carries a rule code \
+                  (see `flowmcp rules`), a severity and a location; every failed call a runtime code \
+                  (E001–E009).\n\nExit codes: 0 success (no errors, or `status: true`), 1 errors found \
+                  (or `status: false`), 2 usage or I/O failure."
 )]
 struct Cli {
     #[command(subcommand)]

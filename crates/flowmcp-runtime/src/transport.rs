@@ -371,7 +371,7 @@ impl UreqTransport {
     /// Builds the agent: statuses are not errors, no automatic redirects, no proxy from the
     /// environment, connect timeout and user agent from `config`.
     pub fn new(config: TransportConfig) -> Self {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
+        let config_ureq = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
             .https_only(false)
@@ -380,8 +380,12 @@ impl UreqTransport {
             // The whole-call limit (see `UreqTransport::run`).
             .timeout_global(Some(config.total_timeout))
             .user_agent(config.user_agent.as_str())
-            .build()
-            .into();
+            .build();
+        let agent = ureq::Agent::with_parts(
+            config_ureq,
+            ureq::unversioned::transport::DefaultConnector::new(),
+            LiteralFirstResolver::default(),
+        );
         UreqTransport { agent, config }
     }
 
@@ -501,6 +505,39 @@ impl UreqTransport {
                 .build();
             self.agent.run(request)
         }
+    }
+}
+
+/// Resolves hosts that are IP literals (`127.0.0.1`, `[::1]`) without a lookup, and names with
+/// ureq's default resolver. (With a timeout set, the default resolver runs every lookup, literals
+/// included, on a new thread so that it can give up; for literals that thread is pure cost.)
+#[derive(Debug, Default)]
+struct LiteralFirstResolver(ureq::unversioned::resolver::DefaultResolver);
+
+impl ureq::unversioned::resolver::Resolver for LiteralFirstResolver {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        if let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) {
+            let host = authority
+                .host()
+                .trim_start_matches('[')
+                .trim_end_matches(']');
+            let port = authority.port_u16().or(match scheme {
+                "https" => Some(443),
+                "http" => Some(80),
+                _ => None,
+            });
+            if let (Ok(ip), Some(port)) = (host.parse::<std::net::IpAddr>(), port) {
+                let mut out = self.empty();
+                out.push(std::net::SocketAddr::new(ip, port));
+                return Ok(out);
+            }
+        }
+        self.0.resolve(uri, config, timeout)
     }
 }
 
