@@ -466,6 +466,22 @@ impl<'t> Runner<'t> {
             &tool_names,
             config,
         )
+        .map(|mut host| {
+            let name = &schema.display;
+            for (level, text) in host.take_load_logs() {
+                self.log_line(&format!("[{name}] {level}: {text}"));
+            }
+            if !host.unknown_keys().is_empty() {
+                self.log_line(&format!(
+                    "[{name}] VAL005 the handlers name no tool: {}",
+                    host.unknown_keys().join(", ")
+                ));
+            }
+            for note in host.shape_notes() {
+                self.log_line(&format!("[{name}] {note}"));
+            }
+            host
+        })
     }
 
     fn call_handler(&self, entry: &ToolEntry, phase: Phase, arg: &Value) -> Result<Value, Fail> {

@@ -825,3 +825,40 @@ fn array_bodies_from_pre_request_and_unknown_inputs_under_compat() {
     let e = r.call_json("map_arr", &obj(json!({"ids": ["A1"], "extra": 1})));
     assert!(message(&e).starts_with("E007 map: "), "{e:?}");
 }
+
+#[test]
+fn handler_keys_for_unknown_tools_are_logged_as_val005() {
+    let dir = Scratch::new("val005");
+    dir.write(
+        "v.mjs",
+        r#"export const main = { namespace: 'vv', name: 'V', description: 'd', version: '4.2.0', root: 'https://x.example',
+            tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [] } } }
+        console.log( 'module loaded' )
+        export const handlers = () => ( {
+            t: { postRequest: ( { response } ) => ( { response: { wrapped: response } } ) },
+            ghost: { postRequest: ( { response } ) => ( { response } ) }
+        } )"#,
+    );
+    let set = load(&dir.0, Profile::Spec, IndexMap::new());
+    let server = TestServer::start(1, |_: &Seen| json_reply(json!({"a": 1})));
+    let t = transport();
+    let (r, logs) = runner(
+        &set,
+        &t,
+        opts(Profile::Spec, &[("vv", server.base.as_str())]),
+    );
+    let e = r.call_json("t_vv", &Map::new());
+    assert_eq!(e.data, json!({"wrapped": {"a": 1}}), "{e:?}");
+    let logs = logs.borrow();
+    assert!(
+        logs.iter()
+            .any(|l| l.ends_with("VAL005 the handlers name no tool: ghost")),
+        "{logs:?}"
+    );
+    assert!(
+        logs.iter().any(|l| l.ends_with("log: module loaded")),
+        "{logs:?}"
+    );
+    drop(r);
+    let _ = server.finish();
+}
