@@ -243,6 +243,16 @@ fn load(dir: &str, profile: Profile) -> Result<(), String> {
     .map_err(|e| format!("{dir}: {e}"))?;
     let wall = started.elapsed();
     let (exposed, hidden, _) = set.exposure();
+    let list_fallback = set
+        .tools
+        .iter()
+        .filter(|t| {
+            t.descriptor
+                .warnings
+                .iter()
+                .any(|w| w.contains("any string is accepted"))
+        })
+        .count();
     println!(
         "load: {:.1} ms wall, {} schemas, {} load problems, {} tools ({exposed} exposed, {hidden} hidden by missing server params), peak RSS {} KiB",
         wall.as_secs_f64() * 1e3,
@@ -250,6 +260,9 @@ fn load(dir: &str, profile: Profile) -> Result<(), String> {
         set.problems.len(),
         set.tools.len(),
         peak_rss_kib().map_or("?".into(), |k| k.to_string()),
+    );
+    println!(
+        "  {list_fallback} tools have list-backed parameters whose shared lists were not found (accepted as plain strings, with a warning)"
     );
     for p in &set.problems {
         println!("  problem: {}: {}", p.file, p.message);
