@@ -155,24 +155,54 @@ impl<'t> Runner<'t> {
         let compat = self.opts.profile.is_compat();
         self.call_with(name, |entry, warnings| {
             if compat && inputs.keys().any(|k| entry.descriptor.param(k).is_none()) {
-                let kept: Map<String, Value> = inputs
-                    .iter()
-                    .filter(|(k, _)| {
-                        let known = entry.descriptor.param(k).is_some();
-                        if !known {
-                            warnings.push(format!(
-                                "input \"{k}\" is not a parameter of the tool; ignored"
-                            ));
+                let aliases = self.placeholder_aliases(entry);
+                let mut kept = Map::new();
+                for (k, v) in inputs {
+                    if entry.descriptor.param(k).is_some() {
+                        kept.insert(k.clone(), v.clone());
+                    } else if let Some(key) = aliases.get(k.as_str()) {
+                        // Given by the placeholder's name: `CITY` for `value: '{{CITY}}'`.
+                        if !inputs.contains_key(*key) {
+                            kept.insert((*key).to_string(), v.clone());
                         }
-                        known
-                    })
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
+                    } else {
+                        warnings.push(format!(
+                            "input \"{k}\" is not a parameter of the tool; ignored"
+                        ));
+                    }
+                }
                 return validate_json(&entry.descriptor, &kept)
                     .map_err(|e| Fail(ECode::E007, e.to_string()));
             }
             validate_json(&entry.descriptor, inputs).map_err(|e| Fail(ECode::E007, e.to_string()))
         })
+    }
+
+    /// Under compat, a user parameter whose value is a bare undeclared placeholder (`{{CITY}}`) is
+    /// named by its `position.key` (`city`, the compat table); catalogs written for the reference
+    /// often give it by the placeholder's name, which is accepted as an alias.
+    fn placeholder_aliases<'e>(&self, entry: &'e ToolEntry) -> HashMap<String, &'e str> {
+        let main = &self.set.schema_of(entry).main;
+        let mut out = HashMap::new();
+        let Some(tool) = main.tools.get(&entry.descriptor.tool) else {
+            return out;
+        };
+        for p in &tool.parameters {
+            let value = p.position.value.trim();
+            let Some(name) = value
+                .strip_prefix("{{")
+                .and_then(|v| v.strip_suffix("}}"))
+                .filter(|n| !n.contains(['{', '}', ':']) && *n != "USER_PARAM")
+            else {
+                continue;
+            };
+            if let Some(param) = entry.descriptor.param(&p.position.key)
+                && name != param.key
+            {
+                out.insert(name.to_string(), param.key.as_str());
+            }
+        }
+        out
     }
 
     /// Calls `name` with text inputs (`--arg k=v`), converted to each parameter's type.

@@ -862,3 +862,38 @@ fn handler_keys_for_unknown_tools_are_logged_as_val005() {
     drop(r);
     let _ = server.finish();
 }
+
+#[test]
+fn compat_accepts_a_bare_placeholder_name_as_input_key() {
+    let dir = Scratch::new("bare");
+    dir.write(
+        "b.mjs",
+        r#"export const main = { namespace: 'bare', name: 'B', description: 'd', version: '4.2.0', root: 'https://x.example',
+            tools: { feed: { method: 'GET', path: '/feed/{{city}}', description: 'd', parameters: [
+                { position: { key: 'city', value: '{{CITY}}', location: 'insert' }, z: { primitive: 'string()', options: [] } } ] } } }"#,
+    );
+    let set = Toolset::load_dir(
+        &dir.0,
+        &ToolsetOptions {
+            profile: Profile::Compat,
+            env_override: Some(IndexMap::new()),
+            ..ToolsetOptions::default()
+        },
+    )
+    .expect("loads");
+    let server = TestServer::start(2, |seen: &Seen| json_reply(json!({"path": seen.url})));
+    let t = transport();
+    let (r, _) = runner(
+        &set,
+        &t,
+        opts(Profile::Compat, &[("bare", server.base.as_str())]),
+    );
+    // By its key, as the compat table names it, and by the placeholder's name.
+    for input in [json!({"city": "Oslo"}), json!({"CITY": "Oslo"})] {
+        let e = r.call_json("feed_bare", &obj(input));
+        assert_eq!(e.data, json!({"path": "/feed/Oslo"}), "{e:?}");
+        assert!(e.warnings.iter().all(|w| !w.contains("ignored")), "{e:?}");
+    }
+    drop(r);
+    let _ = server.finish();
+}
