@@ -323,7 +323,7 @@ fn load_one(
     let Some(main_json) = exports.get("main") else {
         return FileOutcome::Skipped;
     };
-    let main = match SchemaMain::from_json(main_json) {
+    let mut main = match SchemaMain::from_json(main_json) {
         Ok(m) => m,
         Err(e) => {
             return FileOutcome::Failed(LoadProblem {
@@ -364,6 +364,14 @@ fn load_one(
                 file: display.to_string(),
                 message: e.to_string(),
             }),
+        }
+    }
+    // Test cases are not needed to call tools, and the output schemas live on in the descriptors:
+    // together they are most of a catalog's data.
+    for tool in main.tools.values_mut() {
+        tool.tests = Vec::new();
+        if let Some(o) = tool.output.as_mut() {
+            o.schema = Value::Null;
         }
     }
     let handlers_source = if has_handlers {
