@@ -50,6 +50,8 @@ pub struct LoadedSchema {
     pub path: PathBuf,
     /// The name messages use.
     pub display: String,
+    /// The typed `main`, without the tools' `tests` and with `output.schema` set to `null` (the
+    /// descriptors hold the output schemas; tests are not needed to call tools).
     pub main: SchemaMain,
     /// The module source, kept when the module exports `handlers`.
     pub handlers_source: Option<String>,
