@@ -69,7 +69,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use flowmcp_spec::hash::{canonical_json, sha256_hex};
+use flowmcp_spec::hash::{canonical_sha256, sha256_hex};
 use serde_json::{Map, Value, json};
 
 /// Number of hex digits of the parameter hash.
@@ -89,7 +89,6 @@ pub struct CacheKey {
     namespace: String,
     tool: String,
     root: String,
-    params: Map<String, Value>,
     param_hash: Option<String>,
 }
 
@@ -110,16 +109,15 @@ impl CacheKey {
             None
         } else {
             let mut input = Map::new();
-            input.insert("params".to_string(), Value::Object(params.clone()));
+            input.insert("params".to_string(), Value::Object(params));
             input.insert("root".to_string(), Value::String(root.clone()));
-            let hex = sha256_hex(canonical_json(&Value::Object(input)));
+            let hex = canonical_sha256(&Value::Object(input));
             Some(hex[..PARAM_HASH_LEN].to_string())
         };
         CacheKey {
             namespace: namespace.into(),
             tool: tool.into(),
             root,
-            params,
             param_hash,
         }
     }
@@ -137,11 +135,6 @@ impl CacheKey {
     /// The effective root (template text).
     pub fn root(&self) -> &str {
         &self.root
-    }
-
-    /// The user parameters.
-    pub fn params(&self) -> &Map<String, Value> {
-        &self.params
     }
 
     /// The parameter hash (16 hex digits over the canonical parameters and the root), `None` when
@@ -285,23 +278,21 @@ impl Cache {
             .ok_or_else(|| io::Error::other("cache entry path has no parent directory"))?;
         fs::create_dir_all(dir)?;
 
-        let size = serde_json::to_vec(data).map_err(io::Error::other)?.len();
+        // The data is serialised once: for `size` and for the file.
+        let data_text = serde_json::to_string(data).map_err(io::Error::other)?;
         let fetched_ms = clamp_ms(system_time_ms(now));
         let expires_ms = clamp_ms(fetched_ms.saturating_add(i128::from(ttl_secs) * 1000));
-        let entry = json!({
-            "meta": {
-                "fetchedAt": format_rfc3339_ms(fetched_ms),
-                "expiresAt": format_rfc3339_ms(expires_ms),
-                "ttl": ttl_secs,
-                "size": size,
-                "paramHash": key.param_hash(),
-                "namespace": key.namespace,
-                "tool": key.tool,
-                "root": key.root,
-            },
-            "data": data,
+        let meta = json!({
+            "fetchedAt": format_rfc3339_ms(fetched_ms),
+            "expiresAt": format_rfc3339_ms(expires_ms),
+            "ttl": ttl_secs,
+            "size": data_text.len(),
+            "paramHash": key.param_hash(),
+            "namespace": key.namespace,
+            "tool": key.tool,
+            "root": key.root,
         });
-        let bytes = serde_json::to_vec(&entry).map_err(io::Error::other)?;
+        let bytes = format!("{{\"meta\":{meta},\"data\":{data_text}}}").into_bytes();
         write_atomically(&path, &bytes)?;
         Ok(path)
     }

@@ -27,6 +27,7 @@
 //! so it is not `Send`; servers keep one runner per worker thread over a shared [`Toolset`].
 //! A host is built on its schema's first handler call and rebuilt after any limit breach.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, SystemTime};
@@ -35,7 +36,7 @@ use flowmcp_loader::host::{
     FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
 };
 use flowmcp_spec::Profile;
-use flowmcp_spec::model::Method as SchemaMethod;
+use flowmcp_spec::zod::InterpolationKind;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -43,10 +44,12 @@ use crate::cache::{Cache, CacheKey, Lookup};
 use crate::envelope::{ECode, Envelope};
 use crate::input::{Inputs, validate_json, validate_strings};
 use crate::output::check_output;
-use crate::request::{BodyValue, Part, PreparedRequest, Template, build_request, finalize};
+use crate::request::{
+    BodyValue, PreparedRequest, Template, build_request, finalize, server_placeholder,
+};
 use crate::secret::ServerParams;
 use crate::toolset::{LoadedSchema, ToolEntry, Toolset};
-use crate::transport::{HeaderValue, HttpRequest, Method, Transport, decode_body, status_error};
+use crate::transport::{HeaderValue, HttpRequest, Method, Transport, decode_body, status_message};
 
 /// What to do with the preload cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -276,16 +279,17 @@ impl<'t> Runner<'t> {
         .map_err(|e| Fail(e.code(), e.to_string()))?;
         warnings.extend(prepared.warnings.iter().cloned());
         let allowed_keys = prepared.server_keys();
-        let mut payload = Value::Object(inputs.clone().into_iter().collect());
+        let mut payload =
+            Value::Object(inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
 
         let phases = self.phases(entry, schema)?;
 
         if phases.pre {
-            let out = self.call_handler(
-                entry,
-                Phase::PreRequest,
-                &json!({"struct": prepared.to_struct_json(), "payload": payload}),
-            )?;
+            let arg = object([
+                ("struct", prepared.to_struct_json()),
+                ("payload", payload.clone()),
+            ]);
+            let out = self.call_handler(entry, Phase::PreRequest, &arg)?;
             let obj = shape(&out, Phase::PreRequest, "struct")?;
             if let Some(s) = obj.get("struct") {
                 apply_struct(&mut prepared, s, &allowed_keys)?;
@@ -295,13 +299,28 @@ impl<'t> Runner<'t> {
             }
         }
 
-        let struct_json = prepared.to_struct_json();
-        let cache_key = self.cache_key(schema, &d.tool, root_override, &inputs);
+        // The struct handlers see after `preRequest`, only when a later handler reads it.
+        let struct_json = (phases.exec || phases.post).then(|| prepared.to_struct_json());
+        // The cache is consulted only for preloaded tools, and not at all with `--no-cache`.
         let preload = tool_def.preload.as_ref().filter(|p| p.enabled);
+        let cached = match (&self.opts.cache, preload) {
+            (Some(cache), Some(p)) if self.opts.cache_mode != CacheMode::Off => {
+                let root = root_override
+                    .map(str::to_string)
+                    .or_else(|| main.root.clone())
+                    .unwrap_or_default();
+                let params = inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                let key = CacheKey::new(main.namespace.clone(), d.tool.as_str(), root, params);
+                Some((cache, key, p.ttl))
+            }
+            _ => None,
+        };
         let mut raw: Option<Value> = None;
-        if let (Some(cache), Some(key), Some(_)) = (&self.opts.cache, &cache_key, preload) {
-            match self.opts.cache_mode {
-                CacheMode::Use => match cache.lookup(key, SystemTime::now()) {
+        if let Some((cache, key, _)) = &cached {
+            if self.opts.cache_mode == CacheMode::Refresh {
+                self.log_line(&crate::cache::refreshing_message());
+            } else {
+                match cache.lookup(key, SystemTime::now()) {
                     Lookup::Hit {
                         data,
                         fetched_at,
@@ -312,55 +331,46 @@ impl<'t> Runner<'t> {
                     }
                     Lookup::Expired => self.log_line(&crate::cache::expired_message()),
                     Lookup::Miss => self.log_line(&crate::cache::fetching_message()),
-                },
-                CacheMode::Refresh => self.log_line(&crate::cache::refreshing_message()),
-                CacheMode::Off => {}
+                }
             }
         }
         let from_cache = raw.is_some();
-        let raw = match raw {
+        let mut raw = match raw {
             Some(v) => v,
             None if phases.exec => {
+                let st = struct_json.clone().unwrap_or(Value::Null);
                 let arg = if self.opts.profile.is_compat() {
-                    reference_execute_arg(
-                        &struct_json,
-                        &payload,
-                        &inputs,
-                        &d.required_server_params,
-                    )
+                    reference_execute_arg(st, &payload, &inputs, &d.required_server_params)
                 } else {
-                    json!({"struct": struct_json, "payload": payload})
+                    object([("struct", st), ("payload", payload.clone())])
                 };
                 let out = self.call_handler(entry, Phase::ExecuteRequest, &arg)?;
                 let obj = shape(&out, Phase::ExecuteRequest, "response")?;
                 execute_result(obj)?
             }
-            None => self.http(&prepared, &d.tool)?,
+            None => self.http(&prepared)?,
         };
-        let raw = redact_value(&self.set.server_params, raw);
-        if !from_cache
-            && let (Some(cache), Some(key), Some(p)) = (&self.opts.cache, &cache_key, preload)
-            && self.opts.cache_mode != CacheMode::Off
-        {
-            match cache.store(key, p.ttl, &raw, SystemTime::now()) {
-                Ok(_) => self.log_line(&crate::cache::cached_for_message(p.ttl)),
+        redact_value(&self.set.server_params, &mut raw);
+        if !from_cache && let Some((cache, key, ttl)) = &cached {
+            match cache.store(key, *ttl, &raw, SystemTime::now()) {
+                Ok(_) => self.log_line(&crate::cache::cached_for_message(*ttl)),
                 Err(e) => warnings.push(format!("the response could not be cached: {e}")),
             }
         }
 
-        let data = if phases.post {
-            let out = self.call_handler(
-                entry,
-                Phase::PostRequest,
-                &json!({"response": raw, "struct": struct_json, "payload": payload}),
-            )?;
-            let obj = shape(&out, Phase::PostRequest, "response")?;
-            redact_value(
-                &self.set.server_params,
-                obj.get("response").cloned().unwrap_or(Value::Null),
-            )
-        } else {
-            raw
+        let data = match struct_json.filter(|_| phases.post) {
+            Some(st) => {
+                let arg = object([("response", raw), ("struct", st), ("payload", payload)]);
+                let mut out = self.call_handler(entry, Phase::PostRequest, &arg)?;
+                shape(&out, Phase::PostRequest, "response")?;
+                let mut data = out
+                    .get_mut("response")
+                    .map(Value::take)
+                    .unwrap_or(Value::Null);
+                redact_value(&self.set.server_params, &mut data);
+                data
+            }
+            None => raw,
         };
         if let Some(schema) = &d.output_schema {
             warnings.extend(check_output(schema, &data));
@@ -368,38 +378,11 @@ impl<'t> Runner<'t> {
         Ok(data)
     }
 
-    fn cache_key(
-        &self,
-        schema: &LoadedSchema,
-        tool: &str,
-        root_override: Option<&str>,
-        inputs: &Inputs,
-    ) -> Option<CacheKey> {
-        self.opts.cache.as_ref()?;
-        let root = root_override
-            .map(str::to_string)
-            .or_else(|| schema.main.root.clone())
-            .unwrap_or_default();
-        let params: Map<String, Value> =
-            inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        Some(CacheKey::new(
-            schema.main.namespace.clone(),
-            tool,
-            root,
-            params,
-        ))
-    }
-
     /// Sends the finalized request and decodes the body.
-    fn http(&self, prepared: &PreparedRequest, tool: &str) -> Result<Value, Fail> {
+    fn http(&self, prepared: &PreparedRequest) -> Result<Value, Fail> {
         let fin = finalize(prepared, &self.set.server_params)
             .map_err(|e| Fail(e.code(), e.to_string()))?;
-        let method = match fin.method {
-            SchemaMethod::Get => Method::Get,
-            SchemaMethod::Post => Method::Post,
-            SchemaMethod::Put => Method::Put,
-            SchemaMethod::Delete => Method::Delete,
-        };
+        let method = Method::from(fin.method);
         let mut req = HttpRequest::new(method, fin.url.expose());
         let secret_headers = secret_header_names(prepared);
         for (k, v) in &fin.headers {
@@ -411,11 +394,7 @@ impl<'t> Runner<'t> {
             req.headers.push((k.clone(), hv));
         }
         // GET and DELETE never carry a body (as the reference), whatever a handler set.
-        if let Some(b) = fin
-            .body
-            .as_ref()
-            .filter(|_| matches!(method, Method::Post | Method::Put))
-        {
+        if let Some(b) = fin.body.as_ref().filter(|_| fin.method.allows_body()) {
             req.body = Some(b.expose().as_bytes().to_vec());
         }
         let resp = self
@@ -423,11 +402,7 @@ impl<'t> Runner<'t> {
             .send(&req)
             .map_err(|e| Fail(e.code(), e.to_string()))?;
         if !(200..300).contains(&resp.status) {
-            let full = status_error(tool, resp.status);
-            let msg = full
-                .split_once(": ")
-                .map_or(full.clone(), |(_, m)| m.to_string());
-            return Err(Fail(ECode::E001, msg));
+            return Err(Fail(ECode::E001, status_message(resp.status)));
         }
         decode_body(&resp).map_err(|(c, m)| Fail(c, m))
     }
@@ -587,16 +562,11 @@ fn host_error_text(e: &HostError, phase: Option<Phase>) -> String {
 /// `.serverParams`. Server parameters are `{{SERVER_PARAM:KEY}}` placeholders, filled in by the
 /// runtime when the handler fetches; JavaScript never sees a value.
 fn reference_execute_arg(
-    struct_json: &Value,
+    struct_json: Value,
     payload: &Value,
     inputs: &Inputs,
     server_keys: &[String],
 ) -> Value {
-    let mut st = struct_json.as_object().cloned().unwrap_or_default();
-    st.insert("status".into(), json!(true));
-    st.insert("messages".into(), json!([]));
-    st.insert("data".into(), Value::Null);
-    st.insert("dataAsString".into(), Value::Null);
     let mut pl = payload.as_object().cloned().unwrap_or_default();
     for key in ["url", "method", "headers", "body"] {
         pl.insert(
@@ -613,11 +583,27 @@ fn reference_execute_arg(
         Value::Object(
             server_keys
                 .iter()
-                .map(|k| (k.clone(), json!(format!("{{{{SERVER_PARAM:{k}}}}}"))))
+                .map(|k| (k.clone(), Value::String(server_placeholder(k))))
                 .collect(),
         ),
     );
-    json!({"struct": st, "payload": pl})
+    let mut st = match struct_json {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    st.insert("status".into(), Value::Bool(true));
+    st.insert("messages".into(), Value::Array(Vec::new()));
+    st.insert("data".into(), Value::Null);
+    st.insert("dataAsString".into(), Value::Null);
+    object([
+        ("struct", Value::Object(st)),
+        ("payload", Value::Object(pl)),
+    ])
+}
+
+/// A JSON object from `pairs`, in their order (moves the values; `json!` would copy them).
+fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
 /// The data an `executeRequest` result carries: `response` (ruling N-13), else — as handlers
@@ -692,32 +678,10 @@ fn type_name(v: &Value) -> &'static str {
 /// Reads `{{SERVER_PARAM:KEY}}` placeholders in handler-returned text as holes, for `allowed`
 /// names only; any other text (including other placeholders) stays literal.
 fn template_from_text(text: &str, allowed: &[String]) -> Template {
-    let mut parts: Vec<Part> = Vec::new();
-    let mut rest = text;
-    let mut literal = String::new();
-    while let Some(start) = rest.find("{{SERVER_PARAM:") {
-        let after = &rest[start + "{{SERVER_PARAM:".len()..];
-        match after.find("}}") {
-            Some(end) if allowed.iter().any(|a| a == &after[..end]) => {
-                literal.push_str(&rest[..start]);
-                if !literal.is_empty() {
-                    parts.push(Part::Text(std::mem::take(&mut literal)));
-                }
-                parts.push(Part::Server(after[..end].to_string()));
-                rest = &after[end + 2..];
-            }
-            _ => {
-                let skip = start + 2;
-                literal.push_str(&rest[..skip]);
-                rest = &rest[skip..];
-            }
-        }
-    }
-    literal.push_str(rest);
-    if !literal.is_empty() {
-        parts.push(Part::Text(literal));
-    }
-    Template(parts)
+    Template::parse_with(text, |inner| match InterpolationKind::of(inner) {
+        InterpolationKind::ServerParam(k) if allowed.iter().any(|a| a == k) => Some(k.to_string()),
+        _ => None,
+    })
 }
 
 /// Applies a `preRequest` struct to the request.
@@ -786,25 +750,31 @@ fn secret_header_names(prepared: &PreparedRequest) -> Vec<String> {
         .collect()
 }
 
-/// Replaces secret values inside every string of `v`.
-fn redact_value(params: &ServerParams, v: Value) -> Value {
+/// Replaces secret values inside every string of `v` (object keys included), in place; strings
+/// without a secret are left untouched.
+fn redact_value(params: &ServerParams, v: &mut Value) {
     if params.is_empty() {
-        return v;
+        return;
     }
     match v {
         Value::String(s) => {
-            let r = params.redact(&s);
-            Value::String(r)
+            if let Cow::Owned(r) = params.redact_cow(s) {
+                *s = r;
+            }
         }
-        Value::Array(items) => {
-            Value::Array(items.into_iter().map(|i| redact_value(params, i)).collect())
+        Value::Array(items) => items.iter_mut().for_each(|i| redact_value(params, i)),
+        Value::Object(o) => {
+            if o.keys()
+                .any(|k| matches!(params.redact_cow(k), Cow::Owned(_)))
+            {
+                *o = std::mem::take(o)
+                    .into_iter()
+                    .map(|(k, v)| (params.redact(&k), v))
+                    .collect();
+            }
+            o.values_mut().for_each(|x| redact_value(params, x));
         }
-        Value::Object(o) => Value::Object(
-            o.into_iter()
-                .map(|(k, v)| (params.redact(&k), redact_value(params, v)))
-                .collect(),
-        ),
-        other => other,
+        _ => {}
     }
 }
 
@@ -824,23 +794,15 @@ impl HostBridge for Bridge<'_, '_> {
             return Err("fetch is not available here".into());
         }
         let allowed = &self.tool.required_server_params;
+        // Fills the holes; also says whether the text carried a secret (its header is marked).
         let fill = |text: &str| -> Result<(String, bool), String> {
             let t = template_from_text(text, allowed);
-            let mut out = String::new();
-            let mut used = false;
-            for p in &t.0 {
-                match p {
-                    Part::Text(s) => out.push_str(s),
-                    Part::Server(k) => {
-                        let v = params
-                            .get(k)
-                            .ok_or_else(|| format!("missing server parameter {k}"))?;
-                        out.push_str(v.expose());
-                        used = true;
-                    }
-                }
+            let mut missing = Vec::new();
+            let out = t.fill(params, str::to_string, &mut missing);
+            match missing.first() {
+                Some(k) => Err(format!("missing server parameter {k}")),
+                None => Ok((out, t.server_keys().next().is_some())),
             }
-            Ok((out, used))
         };
         let method = match req.method.to_ascii_uppercase().as_str() {
             "GET" | "" => Method::Get,
@@ -866,7 +828,6 @@ impl HostBridge for Bridge<'_, '_> {
             let (body, _) = fill(b)?;
             http.body = Some(body.into_bytes());
         }
-        let _ = self.schema;
         let resp = self
             .runner
             .transport
@@ -896,6 +857,7 @@ impl HostBridge for Bridge<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::request::Part;
 
     #[test]
     fn templates_from_handler_text_fill_only_allowed_keys() {
@@ -922,7 +884,8 @@ mod tests {
     fn redaction_reaches_nested_strings_and_keys() {
         let mut p = ServerParams::new();
         p.insert("K", "s3cret");
-        let v = redact_value(&p, json!({"a": ["x s3cret y"], "s3cret": 1, "n": 2}));
+        let mut v = json!({"a": ["x s3cret y"], "s3cret": 1, "n": 2});
+        redact_value(&p, &mut v);
         assert_eq!(v, json!({"a": ["x [redacted] y"], "[redacted]": 1, "n": 2}));
     }
 }

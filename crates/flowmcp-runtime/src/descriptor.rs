@@ -18,7 +18,6 @@ use flowmcp_spec::id::{IdType, PrimitiveId};
 use flowmcp_spec::model::{Location, Parameter, SchemaMain, Tool, ValueSource};
 use flowmcp_spec::zod::{InterpolationKind, Primitive, ZOption, ZType, find_interpolations};
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::secret::ServerParams;
 
@@ -442,9 +441,9 @@ pub fn input_schema(params: &[UserParam]) -> Value {
 
 /// The first [`WIRE_HASH_LEN`] hex digits of SHA-256 over `text`.
 fn hash6(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    hex[..WIRE_HASH_LEN].to_string()
+    let mut hex = flowmcp_spec::hash::sha256_hex(text);
+    hex.truncate(WIRE_HASH_LEN);
+    hex
 }
 
 /// `full` cut so that `_` + `hash` fits in [`WIRE_NAME_MAX`], then the suffix appended.

@@ -42,6 +42,11 @@ pub fn encode_segment(text: &str) -> String {
     utf8_percent_encode(text, SEGMENT).to_string()
 }
 
+/// `{{SERVER_PARAM:KEY}}`: how a server parameter's hole is shown to handlers and in displays.
+pub fn server_placeholder(key: &str) -> String {
+    format!("{{{{SERVER_PARAM:{key}}}}}")
+}
+
 /// One piece of a [`Template`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Part {
@@ -64,12 +69,20 @@ impl Template {
     /// Reads schema text: `{{SERVER_PARAM:KEY}}` (and under compat a bare declared `{{KEY}}`)
     /// become holes; anything else stays text.
     pub fn parse(text: &str, main: &SchemaMain, profile: Profile) -> Self {
+        Template::parse_with(text, |inner| {
+            server_key(inner, main, profile).map(str::to_string)
+        })
+    }
+
+    /// Reads `text` with `key_of` deciding which interpolations (the text between `{{` and `}}`)
+    /// are server-parameter holes, and for which parameter; everything else stays text.
+    pub fn parse_with(text: &str, mut key_of: impl FnMut(&str) -> Option<String>) -> Self {
         let mut t = Template::default();
         let mut at = 0;
         for i in find_interpolations(text) {
-            if let Some(key) = server_key(&i.inner, main, profile) {
+            if let Some(key) = key_of(&i.inner) {
                 t.push_text(&text[at..i.start]);
-                t.0.push(Part::Server(key.to_string()));
+                t.0.push(Part::Server(key));
                 at = i.end;
             }
         }
@@ -111,14 +124,14 @@ impl Template {
             .iter()
             .map(|p| match p {
                 Part::Text(t) => t.clone(),
-                Part::Server(k) => format!("{{{{SERVER_PARAM:{k}}}}}"),
+                Part::Server(k) => server_placeholder(k),
             })
             .collect()
     }
 
     /// Fills the holes (each value passed through `encode`); unknown names are added to
     /// `missing`.
-    fn fill(
+    pub(crate) fn fill(
         &self,
         params: &ServerParams,
         encode: fn(&str) -> String,
@@ -210,7 +223,7 @@ impl PreparedRequest {
                         v.0.iter()
                             .map(|p| match p {
                                 Part::Text(t) => form_encode(t),
-                                Part::Server(k) => format!("{{{{SERVER_PARAM:{k}}}}}"),
+                                Part::Server(k) => server_placeholder(k),
                             })
                             .collect();
                     format!("{}={value}", form_encode(k))

@@ -6,6 +6,7 @@
 //! from"): the process environment, the `--env-file` / `.env` file, the config file. The first
 //! source with a non-empty value wins.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
 
@@ -178,14 +179,18 @@ impl ServerParams {
     /// encoded forms a URL carries (`a+b/c` as `a%2Bb%2Fc` or `a%2Bb%2Fc` in a query). Longer
     /// patterns are replaced first so that a value containing another is fully hidden.
     pub fn redact(&self, text: &str) -> String {
-        let mut out = None::<String>;
+        self.redact_cow(text).into_owned()
+    }
+
+    /// [`ServerParams::redact`] without a copy when `text` reveals nothing.
+    pub fn redact_cow<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let mut out = Cow::Borrowed(text);
         for p in &self.patterns {
-            let current = out.as_deref().unwrap_or(text);
-            if current.contains(p.as_str()) {
-                out = Some(current.replace(p.as_str(), REDACTED));
+            if out.contains(p.as_str()) {
+                out = Cow::Owned(out.replace(p.as_str(), REDACTED));
             }
         }
-        out.unwrap_or_else(|| text.to_string())
+        out
     }
 
     /// True when no parameter has a value (nothing to redact).

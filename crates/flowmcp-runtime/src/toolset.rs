@@ -134,15 +134,12 @@ impl Toolset {
                 FileOutcome::Failed(p) => set.problems.push(p),
             }
         }
-        // Server parameters, once for all names.
-        let mut names: Vec<&str> = Vec::new();
-        for s in &set.schemas {
-            for n in &s.main.required_server_params {
-                if !names.contains(&n.as_str()) {
-                    names.push(n);
-                }
-            }
-        }
+        // Server parameters, once for all names (repeated names are looked up once).
+        let names: Vec<&str> = set
+            .schemas
+            .iter()
+            .flat_map(|s| s.main.required_server_params.iter().map(String::as_str))
+            .collect();
         set.server_params = match &opts.env_override {
             Some(env) => ServerParams::resolve(
                 names.iter().copied(),

@@ -65,6 +65,18 @@ impl Method {
     }
 }
 
+impl From<flowmcp_spec::model::Method> for Method {
+    fn from(m: flowmcp_spec::model::Method) -> Self {
+        use flowmcp_spec::model::Method as Schema;
+        match m {
+            Schema::Get => Method::Get,
+            Schema::Post => Method::Post,
+            Schema::Put => Method::Put,
+            Schema::Delete => Method::Delete,
+        }
+    }
+}
+
 impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -291,7 +303,12 @@ impl TransportError {
 
 /// The E001 message for a non-2xx upstream status: `E001 <tool>: API returned <status>`.
 pub fn status_error(tool: &str, status: u16) -> String {
-    format!("E001 {tool}: API returned {status}")
+    format!("E001 {tool}: {}", status_message(status))
+}
+
+/// The E001 text after `E001 <tool>: `, `API returned <status>`.
+pub fn status_message(status: u16) -> String {
+    format!("API returned {status}")
 }
 
 /// Shows a URL as `scheme://host[:port]/path`, without user info, query string or fragment
