@@ -19,7 +19,7 @@ use rquickjs::loader::{BuiltinLoader, BuiltinResolver};
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Module, Object, Runtime, Value};
 use serde_json::Value as Json;
 
-use crate::extract::{Abort, Extractor, Intrinsics, deep_freeze, handler_shape};
+use crate::extract::{Abort, Extractor, Intrinsics, frozen_json, handler_shape};
 
 /// Export names the loader recognises as data.
 pub const DATA_EXPORTS: &[&str] = &[
@@ -428,13 +428,11 @@ fn run(
 
     // Resolved shared lists, parsed and deep-frozen before any untrusted code runs.
     let lists = match shared_lists {
-        Some(text) => {
-            let v = ctx.json_parse(text).catch(ctx).map_err(fail)?;
-            deep_freeze(&intrinsics, v.clone())
+        Some(text) => Some(
+            frozen_json(ctx, &intrinsics, text)
                 .catch(ctx)
-                .map_err(fail)?;
-            Some(v)
-        }
+                .map_err(fail)?,
+        ),
         None => None,
     };
 
@@ -544,12 +542,7 @@ fn exception_failure(
     declaring: bool,
 ) -> EvalFailure {
     let lower = message.to_ascii_lowercase();
-    if lower.contains("out of memory") {
-        return EvalFailure::Memory {
-            message: message.to_string(),
-        };
-    }
-    if lower.contains("stack size exceeded") || lower.contains("stack overflow") {
+    if is_exhaustion_message(&lower) {
         return EvalFailure::Memory {
             message: message.to_string(),
         };
@@ -575,7 +568,15 @@ fn exception_failure(
     }
 }
 
-fn describe_thrown(v: &Value<'_>) -> String {
+/// Whether an engine message (in lower case) says that memory or stack ran out (QuickJS-NG:
+/// "out of memory", "Maximum call stack size exceeded"; "stack overflow" from older builds).
+pub(crate) fn is_exhaustion_message(lower: &str) -> bool {
+    lower.contains("out of memory")
+        || lower.contains("stack size exceeded")
+        || lower.contains("stack overflow")
+}
+
+pub(crate) fn describe_thrown(v: &Value<'_>) -> String {
     if let Some(s) = v.as_string() {
         return s.to_string().unwrap_or_else(|_| "a string".into());
     }

@@ -20,6 +20,7 @@ pub(crate) struct Intrinsics<'js> {
     pub object_proto: Value<'js>,
     pub array_proto: Value<'js>,
     pub freeze: Function<'js>,
+    pub is_frozen: Function<'js>,
 }
 
 impl<'js> Intrinsics<'js> {
@@ -30,6 +31,7 @@ impl<'js> Intrinsics<'js> {
             object_proto: object.get("prototype")?,
             array_proto: array.get("prototype")?,
             freeze: object.get("freeze")?,
+            is_frozen: object.get("isFrozen")?,
         })
     }
 }
@@ -293,15 +295,14 @@ pub(crate) fn handler_shape<'js>(
 ) -> Result<HandlerShape, Abort> {
     let mut ex = Extractor::new(ctx.clone(), intrinsics, interrupted, "handlers");
     let build = || -> rquickjs::Result<Value<'js>> {
-        let freeze =
-            |o: Object<'js>| -> rquickjs::Result<Value<'js>> { intrinsics.freeze.call((o,)) };
-        let arg = Object::new(ctx.clone())?;
-        match shared_lists {
-            Some(lists) => arg.set("sharedLists", lists)?,
-            None => arg.set("sharedLists", freeze(Object::new(ctx.clone())?)?)?,
-        }
-        arg.set("libraries", freeze(Object::new(ctx.clone())?)?)?;
-        let arg = freeze(arg)?;
+        let empty = || -> rquickjs::Result<Value<'js>> {
+            intrinsics.freeze.call((Object::new(ctx.clone())?,))
+        };
+        let lists = match shared_lists {
+            Some(lists) => lists,
+            None => empty()?,
+        };
+        let arg = factory_arg(ctx, intrinsics, lists, empty()?)?;
         factory.call((arg,))
     };
     let made = match build() {
@@ -354,27 +355,52 @@ pub(crate) fn handler_shape<'js>(
     Ok(Ok(tools))
 }
 
-/// Freezes `root` and every object and array reachable from it (iteratively; shared data is plain
-/// JSON, so there are no cycles, but a visited check keeps that an assumption rather than a risk).
+/// Freezes `root` and every object and array reachable from it (iteratively). Each object is
+/// frozen before its children are visited, and frozen objects are not entered, so shared or cyclic
+/// data ends the walk instead of looping (shared data is parsed JSON, a tree, anyway).
 pub(crate) fn deep_freeze<'js>(
     intrinsics: &Intrinsics<'js>,
     root: Value<'js>,
 ) -> rquickjs::Result<()> {
     let mut stack = vec![root];
-    let mut seen: Vec<Value<'js>> = Vec::new();
     while let Some(v) = stack.pop() {
         let Some(obj) = v.as_object() else { continue };
-        if seen.contains(&v) {
+        let frozen: bool = intrinsics.is_frozen.call((obj.clone(),))?;
+        if frozen {
             continue;
         }
-        seen.push(v.clone());
+        let _: Value = intrinsics.freeze.call((obj.clone(),))?;
         for item in obj.own_props::<Atom, Value>(Filter::default()) {
             let (_, child) = item?;
             if child.is_object() {
                 stack.push(child);
             }
         }
-        let _: Value = intrinsics.freeze.call((obj.clone(),))?;
     }
     Ok(())
+}
+
+/// Parses JSON `text` with the engine's own parser and deep-freezes the result.
+pub(crate) fn frozen_json<'js>(
+    ctx: &Ctx<'js>,
+    intrinsics: &Intrinsics<'js>,
+    text: &str,
+) -> rquickjs::Result<Value<'js>> {
+    let value = ctx.json_parse(text)?;
+    deep_freeze(intrinsics, value.clone())?;
+    Ok(value)
+}
+
+/// The frozen `{ sharedLists, libraries }` argument of a `handlers` factory.
+pub(crate) fn factory_arg<'js>(
+    ctx: &Ctx<'js>,
+    intrinsics: &Intrinsics<'js>,
+    shared_lists: Value<'js>,
+    libraries: Value<'js>,
+) -> rquickjs::Result<Object<'js>> {
+    let arg = Object::new(ctx.clone())?;
+    arg.set("sharedLists", shared_lists)?;
+    arg.set("libraries", libraries)?;
+    let _: Value = intrinsics.freeze.call((arg.clone(),))?;
+    Ok(arg)
 }

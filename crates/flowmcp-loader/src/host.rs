@@ -71,7 +71,8 @@ use rquickjs::{
 };
 use serde_json::Value as Json;
 
-use crate::extract::{Intrinsics, deep_freeze};
+use crate::eval::{describe_thrown, is_exhaustion_message};
+use crate::extract::{Intrinsics, factory_arg, frozen_json};
 
 /// Largest number of console messages kept per call (or per load).
 pub const MAX_LOG_MESSAGES: usize = 1000;
@@ -137,13 +138,14 @@ pub struct HostConfig {
 }
 
 impl Default for HostConfig {
-    /// Profile `spec`: no `fetch`, no timers.
+    /// Profile `spec`: no `fetch`, no timers; memory, stack and time as for loading a file.
     fn default() -> Self {
+        let limits = crate::eval::Limits::default();
         HostConfig {
-            memory_bytes: 64 * 1024 * 1024,
-            stack_bytes: 512 * 1024,
-            call_timeout: Duration::from_millis(1000),
-            factory_timeout: Duration::from_millis(1000),
+            memory_bytes: limits.memory_bytes,
+            stack_bytes: limits.stack_bytes,
+            call_timeout: limits.eval_timeout,
+            factory_timeout: limits.eval_timeout,
             allow_fetch: false,
             timers: false,
             max_timer_delay: Duration::from_millis(250),
@@ -503,10 +505,7 @@ impl Failure {
                 Failure::Host(HostError::Memory("out of memory".into()))
             }
             CaughtError::Error(e) => Failure::Host(HostError::Engine(e.to_string())),
-            CaughtError::Exception(ex) => Failure::Thrown {
-                name: ex.get::<_, String>("name").ok(),
-                message: ex.message().unwrap_or_default(),
-            },
+            CaughtError::Exception(ex) => Failure::from_value(&ex.into_value()),
             CaughtError::Value(v) => Failure::from_value(&v),
         }
     }
@@ -518,11 +517,7 @@ impl Failure {
                 message: ex.message().unwrap_or_default(),
             };
         }
-        let message = if let Some(s) = v.as_string() {
-            s.to_string().unwrap_or_else(|_| "a string".into())
-        } else if let Some(n) = v.as_number() {
-            n.to_string()
-        } else if let Some(b) = v.as_bool() {
+        let message = if let Some(b) = v.as_bool() {
             b.to_string()
         } else if let Some(o) = v.as_object() {
             // An object with a string `message` (an error from another realm, or duck-typed).
@@ -531,10 +526,11 @@ impl Failure {
                     .as_string()
                     .and_then(|s| s.to_string().ok())
                     .unwrap_or_default(),
-                _ => format!("a thrown {} value", v.type_name()),
+                _ => describe_thrown(v),
             }
         } else {
-            format!("a thrown {} value", v.type_name())
+            // Strings and numbers as they are; anything else named by its type.
+            describe_thrown(v)
         };
         Failure::Thrown {
             name: None,
@@ -662,9 +658,7 @@ impl HandlerHost {
         self.helpers = Some(helpers);
         let freeze_json = |v: &Json| -> rquickjs::Result<Value<'js>> {
             let text = serde_json::to_string(v).unwrap_or_else(|_| "null".into());
-            let value = ctx.json_parse(text)?;
-            deep_freeze(&intrinsics, value.clone())?;
-            Ok(value)
+            frozen_json(ctx, &intrinsics, &text)
         };
         let lists = freeze_json(shared_lists).catch(ctx).map_err(engine)?;
         let libs = freeze_json(libraries).catch(ctx).map_err(engine)?;
@@ -702,16 +696,7 @@ impl HandlerHost {
             )));
         };
         let factory_fail = |e: CaughtError<'_>| fail(Failure::from_caught(e), Stage::Factory);
-        let arg = Object::new(ctx.clone()).catch(ctx).map_err(factory_fail)?;
-        arg.set("sharedLists", lists)
-            .catch(ctx)
-            .map_err(factory_fail)?;
-        arg.set("libraries", libs)
-            .catch(ctx)
-            .map_err(factory_fail)?;
-        let _: Value = intrinsics
-            .freeze
-            .call((arg.clone(),))
+        let arg = factory_arg(ctx, &intrinsics, lists, libs)
             .catch(ctx)
             .map_err(factory_fail)?;
         let made: Value = factory.call((arg,)).catch(ctx).map_err(factory_fail)?;
@@ -972,14 +957,7 @@ fn classify(f: Failure, shared: &Shared, stage: Stage) -> HostError {
     };
     let lower = message.to_ascii_lowercase();
     let engine_error = matches!(name.as_deref(), Some("InternalError" | "RangeError") | None);
-    if engine_error && lower.contains("out of memory") {
-        return HostError::Memory(message);
-    }
-    if engine_error
-        && (lower.contains("stack overflow")
-            || lower.contains("stack size exceeded")
-            || lower.contains("maximum call stack"))
-    {
+    if engine_error && is_exhaustion_message(&lower) {
         return HostError::Memory(message);
     }
     if shared.fetch_forbidden.get() {

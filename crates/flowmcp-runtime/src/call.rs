@@ -80,15 +80,15 @@ pub struct RunnerOptions {
 
 impl Default for RunnerOptions {
     fn default() -> Self {
-        let limits = flowmcp_loader::eval::Limits::default();
+        let host = HostConfig::default();
         RunnerOptions {
             profile: Profile::Spec,
             upstreams: BTreeMap::new(),
             cache: None,
             cache_mode: CacheMode::Use,
-            memory_bytes: limits.memory_bytes,
-            stack_bytes: limits.stack_bytes,
-            call_timeout: Duration::from_millis(1000),
+            memory_bytes: host.memory_bytes,
+            stack_bytes: host.stack_bytes,
+            call_timeout: host.call_timeout,
         }
     }
 }
