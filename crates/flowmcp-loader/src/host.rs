@@ -1094,8 +1094,8 @@ fn drive<'js>(
                         if shared.fired.get() {
                             return Err(Failure::Host(HostError::Timeout));
                         }
-                        let lower = message.to_ascii_lowercase();
-                        if lower.contains("out of memory") || lower.contains("stack overflow") {
+                        // Exhaustion ends the call as in a hook; other exceptions are logged.
+                        if is_exhaustion_message(&message.to_ascii_lowercase()) {
                             return Err(Failure::Thrown { name, message });
                         }
                         shared.push_log(

@@ -896,3 +896,21 @@ fn url_and_url_search_params_are_available() {
     assert_eq!(r["rel"], json!("https://h.test/a/b?c=1"));
     assert_eq!(r["invalid"], json!(true));
 }
+
+#[test]
+fn stack_overflow_in_a_timer_callback_is_a_limit_breach() {
+    let src = format!(
+        "{MAIN}export const handlers = () => ({{
+            t: {{ postRequest: async () => {{
+                await new Promise((resolve) => setTimeout(() => {{ const f = () => f() + 1; f(); resolve(); }}, 0));
+                return {{ response: 1 }};
+            }} }},
+        }});"
+    );
+    let mut host = load_with(&src, fast_compat()).expect("load");
+    let err = host
+        .call("t", Phase::PostRequest, &arg(), &mut Mock::default())
+        .expect_err("overflow");
+    assert!(matches!(err, HostError::Memory(_)), "{err:?}");
+    assert!(host.is_poisoned());
+}
