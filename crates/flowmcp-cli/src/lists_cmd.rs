@@ -8,7 +8,6 @@
 //! and `target` (as the JavaScript CLI skips `_` entries). Files that cannot be loaded are skipped
 //! with a note on stderr.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -37,8 +36,7 @@ pub fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
     let root = match &a.catalog {
         Some(dir) => catalog_root(dir)?,
         None => {
-            let cwd = std::env::current_dir()
-                .map_err(|e| format!("cannot read the current directory: {e}"))?;
+            let cwd = crate::cwd()?;
             find_catalog_root(&cwd).ok_or_else(|| {
                 format!(
                     "no catalog found: neither {} nor a parent has a `{LISTS_DIR}/` directory or a registry.json (use --catalog DIR)",
@@ -102,12 +100,7 @@ pub fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
     } else {
         index.render(list)
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        Err(e) => return Err(format!("cannot write output: {e}")),
-    }
+    crate::write_stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

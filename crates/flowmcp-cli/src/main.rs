@@ -163,15 +163,9 @@ fn main() -> ExitCode {
 }
 
 fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
-    let cwd =
-        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
-    let cfg = config::Config::discover(&cwd)?;
+    let cfg = config::Config::discover(&cwd()?)?;
 
-    let profile = match a.profile {
-        Some(ProfileArg::Spec) => Profile::Spec,
-        Some(ProfileArg::Compat) => Profile::Compat,
-        None => cfg.profile.unwrap_or_default(),
-    };
+    let profile = profile_of(a.profile, &cfg);
     let mut overrides = Overrides::new();
     for (code, level) in &cfg.rules {
         overrides.set(*code, *level);
@@ -341,7 +335,21 @@ fn hash(a: HashArgs) -> Result<ExitCode, String> {
     })
 }
 
-fn write_stdout(text: &str) -> Result<(), String> {
+/// The current directory, for configuration look-up.
+pub(crate) fn cwd() -> Result<PathBuf, String> {
+    std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))
+}
+
+/// The profile: the command line's, else the configuration's, else `spec`.
+pub(crate) fn profile_of(arg: Option<ProfileArg>, cfg: &config::Config) -> Profile {
+    match arg {
+        Some(ProfileArg::Spec) => Profile::Spec,
+        Some(ProfileArg::Compat) => Profile::Compat,
+        None => cfg.profile.unwrap_or_default(),
+    }
+}
+
+pub(crate) fn write_stdout(text: &str) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => Ok(()),

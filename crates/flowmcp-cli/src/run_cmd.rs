@@ -2,10 +2,9 @@
 //! catalog.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use flowmcp_runtime::cache::Cache;
@@ -17,8 +16,8 @@ use flowmcp_spec::Profile;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use crate::ProfileArg;
 use crate::config::Config;
+use crate::{ProfileArg, profile_of, write_stdout};
 
 /// Where the tools come from, shared by `call`, `list` and `search`.
 #[derive(Args, Debug)]
@@ -147,20 +146,16 @@ enum CacheCommand {
 }
 
 fn config() -> Result<Config, String> {
-    let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
-    Config::discover_layered(&cwd)
-}
-
-fn profile_of(arg: Option<ProfileArg>, cfg: &Config) -> Profile {
-    match arg {
-        Some(ProfileArg::Spec) => Profile::Spec,
-        Some(ProfileArg::Compat) => Profile::Compat,
-        None => cfg.profile.unwrap_or_default(),
-    }
+    Config::discover_layered(&crate::cwd()?)
 }
 
 /// Loads the toolset the source arguments name.
-fn load(source: &SourceArgs, dir: Option<&Path>, cfg: &Config) -> Result<Toolset, String> {
+fn load(
+    source: &SourceArgs,
+    dir: Option<&Path>,
+    cfg: &Config,
+    profile: Profile,
+) -> Result<Toolset, String> {
     let path = dir
         .map(Path::to_path_buf)
         .or_else(|| source.catalog.clone())
@@ -179,7 +174,7 @@ fn load(source: &SourceArgs, dir: Option<&Path>, cfg: &Config) -> Result<Toolset
         }
     };
     let opts = ToolsetOptions {
-        profile: profile_of(source.profile, cfg),
+        profile,
         env_file,
         config_params: cfg.server_params.clone(),
         ..ToolsetOptions::default()
@@ -254,8 +249,9 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
             .ok_or_else(|| format!("--arg {kv:?}: expected KEY=VALUE"))?;
         text_args.insert(k.to_string(), v.to_string());
     }
-    let set = load(&a.source, None, &cfg)?;
-    if set.find(&a.tool).is_none() {
+    let profile = profile_of(a.source.profile, &cfg);
+    let set = load(&a.source, None, &cfg, profile)?;
+    let Some(entry) = set.find(&a.tool) else {
         let hint = set
             .search(&a.tool)
             .first()
@@ -265,8 +261,7 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
             eprintln!("flowmcp: {}: {}", p.file, p.message);
         }
         return Err(format!("no tool \"{}\" in the catalog{hint}", a.tool));
-    }
-    let profile = profile_of(a.source.profile, &cfg);
+    };
     let transport = UreqTransport::new(TransportConfig {
         total_timeout: Duration::from_millis(a.timeout_ms),
         allow_http_loopback: loopback,
@@ -293,9 +288,6 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
         runner.call_strings(&a.tool, &text_args)
     } else {
         // Both: text values are converted by the tool's types, then merged over the JSON.
-        let Some(entry) = set.find(&a.tool) else {
-            return Err(format!("no tool \"{}\"", a.tool));
-        };
         for (k, v) in &text_args {
             let value = match entry.descriptor.param(k) {
                 Some(p) => {
@@ -310,7 +302,7 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
     };
     let text = serde_json::to_string_pretty(&envelope.to_json())
         .map_err(|e| format!("cannot print the envelope: {e}"))?;
-    write_out(&format!("{text}\n"))?;
+    write_stdout(&format!("{text}\n"))?;
     Ok(if envelope.status {
         ExitCode::SUCCESS
     } else {
@@ -318,19 +310,14 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
     })
 }
 
-fn write_out(text: &str) -> Result<(), String> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        // A closed pipe (`| head`) is not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(format!("cannot write output: {e}")),
-    }
-}
-
 pub fn list(a: ListArgs) -> Result<ExitCode, String> {
     let cfg = config()?;
-    let set = load(&a.source, a.dir.as_deref(), &cfg)?;
+    let set = load(
+        &a.source,
+        a.dir.as_deref(),
+        &cfg,
+        profile_of(a.source.profile, &cfg),
+    )?;
     for p in &set.problems {
         eprintln!("flowmcp: {}: {}", p.file, p.message);
     }
@@ -358,7 +345,7 @@ pub fn list(a: ListArgs) -> Result<ExitCode, String> {
             .collect();
         let text = serde_json::to_string_pretty(&json!({"tools": tools, "problems": problems}))
             .map_err(|e| e.to_string())?;
-        write_out(&format!("{text}\n"))?;
+        write_stdout(&format!("{text}\n"))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = String::new();
@@ -398,13 +385,13 @@ pub fn list(a: ListArgs) -> Result<ExitCode, String> {
             format!(", {} load problems", set.problems.len())
         }
     ));
-    write_out(&out)?;
+    write_stdout(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn search(a: SearchArgs) -> Result<ExitCode, String> {
     let cfg = config()?;
-    let set = load(&a.source, None, &cfg)?;
+    let set = load(&a.source, None, &cfg, profile_of(a.source.profile, &cfg))?;
     let query = a.query.join(" ");
     let hits = set.search(&query);
     if a.json {
@@ -418,7 +405,7 @@ pub fn search(a: SearchArgs) -> Result<ExitCode, String> {
             })
             .collect();
         let text = serde_json::to_string_pretty(&Value::Array(items)).map_err(|e| e.to_string())?;
-        write_out(&format!("{text}\n"))?;
+        write_stdout(&format!("{text}\n"))?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = String::new();
@@ -434,7 +421,7 @@ pub fn search(a: SearchArgs) -> Result<ExitCode, String> {
     if hits.is_empty() {
         out.push_str(&format!("no tool matches \"{query}\"\n"));
     }
-    write_out(&out)?;
+    write_stdout(&out)?;
     Ok(if hits.is_empty() {
         ExitCode::from(1)
     } else {
@@ -463,7 +450,7 @@ pub fn cache(a: CacheArgs) -> Result<ExitCode, String> {
                     .collect();
                 let text = serde_json::to_string_pretty(&Value::Array(items))
                     .map_err(|e| e.to_string())?;
-                write_out(&format!("{text}\n"))?;
+                write_stdout(&format!("{text}\n"))?;
             } else {
                 let mut out = String::new();
                 for e in &entries {
@@ -484,16 +471,15 @@ pub fn cache(a: CacheArgs) -> Result<ExitCode, String> {
                     entries.len(),
                     cache.base().display()
                 ));
-                write_out(&out)?;
+                write_stdout(&out)?;
             }
         }
         CacheCommand::Clear { namespace } => {
             let n = cache
                 .clear(namespace.as_deref())
                 .map_err(|e| format!("{}: {e}", cache.base().display()))?;
-            write_out(&format!("removed {n} cached responses\n"))?;
+            write_stdout(&format!("removed {n} cached responses\n"))?;
         }
     }
-    let _ = SystemTime::now();
     Ok(ExitCode::SUCCESS)
 }
