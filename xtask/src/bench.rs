@@ -26,14 +26,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let mut it = args[1..].iter();
             while let Some(a) = it.next() {
                 if a == "--runs" {
-                    runs = it
-                        .next()
-                        .and_then(|n| n.parse().ok())
-                        .filter(|n| *n > 0)
-                        .ok_or("--runs needs a positive number")?;
-                } else if a == "--profile" {
-                    rest.push(it.next().ok_or("--profile needs a value")?.clone());
+                    runs = parse_runs(it.next())?;
                 } else {
+                    // Everything else (the directory, `--profile P`) goes to the example as is.
                     rest.push(a.clone());
                 }
             }
@@ -51,23 +46,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 /// Builds `flowmcp-runtime`'s `bench_runtime` example in release and runs it `runs` times.
 fn runtime_example(first: &[&str], rest: &[String], runs: usize) -> Result<(), String> {
     let root = workspace_root();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(&cargo)
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "flowmcp-runtime",
-            "--example",
-            "bench_runtime",
-        ])
-        .current_dir(&root)
-        .status()
-        .map_err(|e| format!("cargo build: {e}"))?;
-    if !status.success() {
-        return Err("cargo build --release failed".into());
-    }
+    build_release(&["-p", "flowmcp-runtime", "--example", "bench_runtime"])?;
     let bin = root.join("target/release/examples/bench_runtime");
     for _ in 0..runs {
         let status = Command::new(&bin)
@@ -82,6 +61,29 @@ fn runtime_example(first: &[&str], rest: &[String], runs: usize) -> Result<(), S
     Ok(())
 }
 
+/// `cargo build --release --quiet <what>` in the workspace.
+fn build_release(what: &[&str]) -> Result<(), String> {
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--release", "--quiet"])
+        .args(what)
+        .current_dir(workspace_root())
+        .status()
+        .map_err(|e| format!("cargo build: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("cargo build --release failed".into())
+    }
+}
+
+/// The value of `--runs`: a positive number.
+fn parse_runs(value: Option<&String>) -> Result<usize, String> {
+    value
+        .and_then(|n| n.parse().ok())
+        .filter(|n| *n > 0)
+        .ok_or_else(|| "--runs needs a positive number".to_string())
+}
+
 fn validate(args: &[String]) -> Result<(), String> {
     let mut dir: Option<PathBuf> = None;
     let mut runs = 10usize;
@@ -89,13 +91,7 @@ fn validate(args: &[String]) -> Result<(), String> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--runs" => {
-                runs = it
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .filter(|n| *n > 0)
-                    .ok_or("--runs needs a positive number")?
-            }
+            "--runs" => runs = parse_runs(it.next())?,
             "--profile" => profile = it.next().ok_or("--profile needs a value")?.clone(),
             other if other.starts_with('-') => return Err(format!("unknown option {other}")),
             other => dir = Some(PathBuf::from(other)),
@@ -105,14 +101,7 @@ fn validate(args: &[String]) -> Result<(), String> {
     let files = corpus_files(&dir)?.len();
 
     let root = workspace_root();
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["build", "--release", "--quiet", "-p", "flowmcp-cli"])
-        .current_dir(&root)
-        .status()
-        .map_err(|e| format!("cargo build: {e}"))?;
-    if !status.success() {
-        return Err("cargo build --release failed".into());
-    }
+    build_release(&["-p", "flowmcp-cli"])?;
     let bin = root.join("target/release/flowmcp");
 
     let mut times: Vec<Duration> = Vec::with_capacity(runs);

@@ -26,11 +26,14 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use flowmcp_spec::{Level, Origin, Profile, RULES, RuleInfo, Status};
+use flowmcp_spec::{Family, Level, Origin, Profile, RULES, RuleInfo, Status};
 use flowmcp_validate::render::{self, HumanStyle};
 use flowmcp_validate::{FileReport, Options, catalog, ids, validate_path, validate_source};
 
 use crate::rationale;
+
+#[path = "../../crates/flowmcp-runtime/tests/support/directives.rs"]
+mod runtime_directives;
 
 /// The runtime's fixtures (`crates/flowmcp-runtime/tests/fixtures`), relative to the validation
 /// fixtures directory.
@@ -334,7 +337,7 @@ fn rule_page(info: &RuleInfo, examples: &Examples) -> String {
     }
 
     out.push_str("## Configuration\n\n");
-    if is_runtime_code(info.code.as_str()) {
+    if is_runtime_code(info) {
         let _ = writeln!(
             out,
             "A runtime code: it appears in the envelope messages of `flowmcp call` (and of every \
@@ -382,9 +385,12 @@ fn rule_page(info: &RuleInfo, examples: &Examples) -> String {
 }
 
 /// Codes reported by the runtime in envelope messages (E001–E009, SEC100–SEC104).
-fn is_runtime_code(code: &str) -> bool {
-    (code.starts_with('E') && code.len() == 4)
-        || matches!(code, "SEC100" | "SEC101" | "SEC102" | "SEC103" | "SEC104")
+fn is_runtime_code(info: &RuleInfo) -> bool {
+    info.family == Family::E
+        || matches!(
+            info.code.as_str(),
+            "SEC100" | "SEC101" | "SEC102" | "SEC103" | "SEC104"
+        )
 }
 
 /// The text for codes without hand-written prose: what the registry knows, and the status.
@@ -502,32 +508,39 @@ struct Examples {
 impl Examples {
     /// The first `fail*` and `pass*` runtime fixture (`.mjs`) in `dir`, sorted by name.
     fn find_runtime(dir: &Path) -> Examples {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .filter(|n| n.ends_with(".mjs"))
-                    .collect()
-            })
-            .unwrap_or_default();
-        names.sort();
-        let first = |prefix: &str| {
-            names
-                .iter()
-                .filter(|n| n.starts_with(prefix))
-                .find_map(|n| Example::read_call(&dir.join(n)))
-        };
-        Examples {
-            fail: first("fail"),
-            pass: first("pass"),
-        }
+        Examples::find_with(
+            dir,
+            |name, is_dir| !is_dir && name.ends_with(".mjs"),
+            |path, _, _| Example::read_call(path),
+        )
     }
 
     /// The first `fail*` and `pass*` fixture in `dir` (sorted by name) that can be read: a `.mjs` or
     /// `.id` file, or a catalog directory. Entries whose names start with `_` are support files (such
     /// as `_lists/`), not fixtures. Nothing when `dir` is missing or unreadable.
     fn find(dir: &Path) -> Examples {
+        Examples::find_with(
+            dir,
+            |name, is_dir| is_dir || name.ends_with(".mjs") || name.ends_with(".id"),
+            |path, name, is_dir| {
+                if is_dir {
+                    Example::read_catalog(path)
+                } else if name.ends_with(".id") {
+                    Example::read_id(path)
+                } else {
+                    Example::read(path)
+                }
+            },
+        )
+    }
+
+    /// The first `fail*` and `pass*` entry of `dir` (sorted by name, `_` entries and what `usable`
+    /// rejects left out) that `read` can read.
+    fn find_with(
+        dir: &Path,
+        usable: impl Fn(&str, bool) -> bool,
+        read: impl Fn(&Path, &str, bool) -> Option<Example>,
+    ) -> Examples {
         let mut entries: Vec<(String, bool)> = std::fs::read_dir(dir)
             .map(|entries| {
                 entries
@@ -535,10 +548,9 @@ impl Examples {
                     .filter_map(|e| {
                         let name = e.file_name().to_string_lossy().into_owned();
                         let kind = e.file_type().ok()?;
-                        let usable = kind.is_dir()
-                            || (kind.is_file()
-                                && (name.ends_with(".mjs") || name.ends_with(".id")));
-                        (usable && !name.starts_with('_')).then_some((name, kind.is_dir()))
+                        let is_dir = kind.is_dir();
+                        let usable = (is_dir || kind.is_file()) && usable(&name, is_dir);
+                        (usable && !name.starts_with('_')).then_some((name, is_dir))
                     })
                     .collect()
             })
@@ -548,16 +560,7 @@ impl Examples {
             entries
                 .iter()
                 .filter(|(name, _)| name.starts_with(prefix))
-                .find_map(|(name, is_dir)| {
-                    let path = dir.join(name);
-                    if *is_dir {
-                        Example::read_catalog(&path)
-                    } else if name.ends_with(".id") {
-                        Example::read_id(&path)
-                    } else {
-                        Example::read(&path)
-                    }
-                })
+                .find_map(|(name, is_dir)| read(&dir.join(name), name, *is_dir))
         };
         Examples {
             fail: first("fail"),
@@ -733,45 +736,33 @@ impl Example {
     /// Reads a runtime fixture: the schema without its directive lines, and the call it makes.
     fn read_call(path: &Path) -> Option<Example> {
         let raw = std::fs::read_to_string(path).ok()?;
+        let (header, text) = runtime_directives::split(&raw);
         let mut call = None;
         let mut upstream = None;
         let mut expect = None;
         let mut env = Vec::new();
         let mut profile = Profile::Spec;
-        let mut text = String::new();
-        let mut in_header = true;
-        for line in raw.split_inclusive('\n') {
-            let directive = line
-                .trim_end()
-                .strip_prefix("// ")
-                .and_then(|rest| rest.split_once(": "))
-                .filter(|_| in_header);
-            match directive {
-                Some(("call", v)) => call = Some(v.trim().to_string()),
-                Some(("upstream", v)) => {
-                    upstream = Some(match v.trim().strip_prefix("sleep ") {
+        for (key, v) in header {
+            match key.as_str() {
+                "call" => call = Some(v),
+                "upstream" => {
+                    upstream = Some(match v.strip_prefix("sleep ") {
                         Some(ms) => format!("answers after {ms} ms"),
-                        None => format!("answers `{}`", v.trim()),
+                        None => format!("answers `{v}`"),
                     })
                 }
-                Some(("upstream-size", v)) => {
-                    upstream = Some(format!("answers with a {} byte body", v.trim()))
-                }
-                Some(("upstream-url", v)) => {
-                    upstream = Some(if v.trim() == "refused" {
+                "upstream-size" => upstream = Some(format!("answers with a {v} byte body")),
+                "upstream-url" => {
+                    upstream = Some(if v == "refused" {
                         "is a loopback port nobody listens on".to_string()
                     } else {
-                        format!("is `{}`", v.trim())
+                        format!("is `{v}`")
                     })
                 }
-                Some(("expect", v)) => expect = Some(v.trim().to_string()),
-                Some(("env", v)) => env.push(v.split('=').next().unwrap_or_default().to_string()),
-                Some(("profile", v)) => profile = v.trim().parse().unwrap_or(Profile::Spec),
-                Some(("timeout-ms" | "max-body", _)) => {}
-                _ => {
-                    in_header = false;
-                    text.push_str(line);
-                }
+                "expect" => expect = Some(v),
+                "env" => env.push(v.split('=').next().unwrap_or_default().to_string()),
+                "profile" => profile = v.parse().unwrap_or(Profile::Spec),
+                _ => {}
             }
         }
         Some(Example {
@@ -842,7 +833,11 @@ impl Example {
 
     /// The command line that reproduces the example's output.
     fn command(&self) -> String {
-        let mut cmd = String::from("flowmcp validate");
+        let verb = match self.form {
+            Form::Call { .. } => "call",
+            _ => "validate",
+        };
+        let mut cmd = format!("flowmcp {verb}");
         if self.profile != Profile::Spec {
             let _ = write!(cmd, " --profile {}", self.profile.as_str());
         }
@@ -861,10 +856,6 @@ impl Example {
             }
             Form::Call { call, .. } => {
                 let (tool, input) = call.split_once(' ').unwrap_or((call, "{}"));
-                cmd = String::from("flowmcp call");
-                if self.profile != Profile::Spec {
-                    let _ = write!(cmd, " --profile {}", self.profile.as_str());
-                }
                 let _ = write!(cmd, " {tool} --input {}", shell_quote(input));
             }
         }

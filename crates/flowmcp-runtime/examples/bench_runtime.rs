@@ -282,17 +282,29 @@ fn main() {
                 .unwrap_or(2000);
             call(iters)
         }
-        Some("load") => match args.get(1) {
-            Some(dir) => {
-                let profile = if args.iter().any(|a| a == "spec") {
-                    Profile::Spec
+        Some("load") => {
+            let mut dir = None;
+            let mut profile = Profile::Compat;
+            let mut it = args.iter().skip(1);
+            while let Some(a) = it.next() {
+                if a == "--profile" {
+                    profile = match it.next().map(String::as_str) {
+                        Some("spec") => Profile::Spec,
+                        Some("compat") => Profile::Compat,
+                        _ => {
+                            eprintln!("bench_runtime: --profile needs spec or compat");
+                            std::process::exit(2);
+                        }
+                    };
                 } else {
-                    Profile::Compat
-                };
-                load(dir, profile)
+                    dir = Some(a.clone());
+                }
             }
-            None => Err("usage: bench_runtime load <dir>".into()),
-        },
+            match dir {
+                Some(dir) => load(&dir, profile),
+                None => Err("usage: bench_runtime load <dir> [--profile spec|compat]".into()),
+            }
+        }
         _ => {
             Err("usage: bench_runtime call [--iters N] | load <dir> [--profile spec|compat]".into())
         }

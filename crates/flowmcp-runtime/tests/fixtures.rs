@@ -1,7 +1,7 @@
 //! Runtime rule fixtures: `tests/fixtures/<CODE>/{fail,pass}*.mjs`, one schema each, called once
 //! against a local upstream. `cargo xtask docs` shows them on the rule pages.
 //!
-//! Directives (comment lines at the top of the file):
+//! Directives (the comment lines at the top of the file, read by `support/directives.rs`):
 //!
 //! - `// call: <wire name> <JSON input>` — the call to make (required);
 //! - `// upstream: <status> <content type> <body>` — what the local server answers, or
@@ -14,6 +14,8 @@
 //!   `<CODE> <tool>: <text>`; a SEC code is reported inside an E005 message, so `// expect: E005
 //!   postRequest SEC101` is how SEC fixtures read.
 
+#[path = "support/directives.rs"]
+mod directives;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -50,15 +52,10 @@ enum Upstream {
 fn parse(path: &Path) -> Directives {
     let text = std::fs::read_to_string(path).expect("fixture is UTF-8");
     let mut d = Directives::default();
-    for line in text.lines() {
-        let Some(rest) = line.strip_prefix("// ") else {
-            continue;
-        };
-        let Some((key, value)) = rest.split_once(": ") else {
-            continue;
-        };
-        let value = value.trim();
-        match key {
+    let (header, _) = directives::split(&text);
+    for (key, value) in &header {
+        let value = value.as_str();
+        match key.as_str() {
             "call" => {
                 let (tool, input) = value.split_once(' ').unwrap_or((value, "{}"));
                 d.tool = tool.to_string();
@@ -93,7 +90,7 @@ fn parse(path: &Path) -> Directives {
                 let (code, text) = value.split_once(' ').unwrap_or((value, ""));
                 d.expect = Some((code.to_string(), text.trim().to_string()));
             }
-            _ => {}
+            other => panic!("{}: unknown directive `{other}`", path.display()),
         }
     }
     assert!(!d.tool.is_empty(), "{}: no `// call:`", path.display());
