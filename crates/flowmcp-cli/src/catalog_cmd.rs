@@ -83,16 +83,31 @@ fn hash(dir: &Path) -> Result<ExitCode, String> {
             dir.display()
         )
     })?;
-    let mut contents: Vec<(String, Vec<u8>)> = Vec::new();
-    for r in referenced_paths(&Value::Object(registry)) {
-        let file = resolve(&root, &r.path)
-            .map_err(|e| format!("{}[{}]: {e}", r.section.key(), r.index))?;
-        let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", r.path))?;
-        contents.push((r.path, bytes));
-    }
-    let h = content_hash(contents.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
+    let refs = referenced_paths(&Value::Object(registry));
+    let h = hash_files(
+        &root,
+        refs.iter()
+            .map(|r| (format!("{}[{}]", r.section.key(), r.index), r.path.as_str())),
+    )?;
     super::write_stdout(&format!("{h}\n"))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `contentHash` over the files `items` name (`(label for errors, path relative to root)`),
+/// each read from under `root`.
+fn hash_files<'p>(
+    root: &Path,
+    items: impl Iterator<Item = (String, &'p str)>,
+) -> Result<String, String> {
+    let mut contents: Vec<(&str, Vec<u8>)> = Vec::new();
+    for (label, rel) in items {
+        let file = resolve(root, rel).map_err(|e| format!("{label}: {e}"))?;
+        let bytes = std::fs::read(&file).map_err(|e| format!("{rel}: {e}"))?;
+        contents.push((rel, bytes));
+    }
+    Ok(content_hash(
+        contents.iter().map(|(p, b)| (*p, b.as_slice())),
+    ))
 }
 
 /// The canonical catalog directory (an error when `dir` is not a directory).
@@ -288,29 +303,29 @@ fn index(dir: &Path, check: bool) -> Result<ExitCode, String> {
     }
 
     // contentHash over the files the new manifest lists.
-    let mut contents: Vec<(String, Vec<u8>)> = Vec::new();
-    for (section, rel) in fresh.referenced_paths() {
-        let file = resolve(&root, rel).map_err(|e| format!("{}: {e}", section.key()))?;
-        let bytes = std::fs::read(&file).map_err(|e| format!("{rel}: {e}"))?;
-        contents.push((rel.to_string(), bytes));
-    }
-    fresh.content_hash = Some(content_hash(
-        contents.iter().map(|(p, b)| (p.as_str(), b.as_slice())),
-    ));
+    let hash = hash_files(
+        &root,
+        fresh
+            .referenced_paths()
+            .into_iter()
+            .map(|(section, rel)| (section.key().to_string(), rel)),
+    )?;
+    fresh.content_hash = Some(hash);
 
     let merged = Value::Object(merge_index(existing.as_ref(), &fresh));
     for n in &notes {
         eprintln!("flowmcp: {n}");
     }
     let shown = registry_path.display().to_string();
-    let changes = match &existing {
-        Some(old) => describe_changes(&Value::Object(old.clone()), &merged),
-        None => vec![format!("+ {REGISTRY_FILE} (new file)")],
-    };
-    if existing.as_ref().map(|o| Value::Object(o.clone())) == Some(merged.clone()) {
+    let existing = existing.map(Value::Object);
+    if existing.as_ref() == Some(&merged) {
         super::write_stdout(&format!("{shown} is up to date\n"))?;
         return Ok(ExitCode::SUCCESS);
     }
+    let changes = match &existing {
+        Some(old) => describe_changes(old, &merged),
+        None => vec![format!("+ {REGISTRY_FILE} (new file)")],
+    };
     let mut out = String::new();
     if check {
         out.push_str(&format!(
