@@ -19,6 +19,7 @@
 //! [`decode_body`] turns a response body into JSON per MIME type (chapter 04 of the
 //! specification) and [`status_error`] formats the E001 message for non-2xx statuses.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
 use std::time::{Duration, Instant};
@@ -315,21 +316,24 @@ pub fn status_message(status: u16) -> String {
 /// (query strings may carry API keys). Unparsable input becomes `[invalid URL]`.
 pub fn redact_url(url: &str) -> String {
     match Url::parse(url) {
-        Ok(u) => {
-            let host = match u.host() {
-                Some(Host::Ipv6(ip)) => format!("[{ip}]"),
-                Some(h) => h.to_string(),
-                None => String::new(),
-            };
-            let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
-            let mut out = format!("{}://{host}{port}{}", u.scheme(), u.path());
-            if u.query().is_some() {
-                out.push_str("?[redacted]");
-            }
-            out
-        }
+        Ok(u) => redact_parsed(&u),
         Err(_) => "[invalid URL]".to_string(),
     }
+}
+
+/// [`redact_url`] for a URL already parsed.
+fn redact_parsed(u: &Url) -> String {
+    let host = match u.host() {
+        Some(Host::Ipv6(ip)) => format!("[{ip}]"),
+        Some(h) => h.to_string(),
+        None => String::new(),
+    };
+    let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
+    let mut out = format!("{}://{host}{port}{}", u.scheme(), u.path());
+    if u.query().is_some() {
+        out.push_str("?[redacted]");
+    }
+    out
 }
 
 /// Sends [`HttpRequest`]s. Implementations must not turn non-2xx statuses into errors.
@@ -449,20 +453,21 @@ impl UreqTransport {
         remaining: Duration,
         first: bool,
     ) -> Result<Exchange, TransportError> {
-        let shown = redact_url(url.as_str());
+        // The URL as errors show it, made only when an error needs it.
+        let shown = || redact_parsed(url);
         let mut builder = ureq::http::Request::builder()
             .method(method.as_str())
             .uri(url.as_str());
         for (name, value) in headers {
             let name = ureq::http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
                 TransportError::InvalidRequest {
-                    url: shown.clone(),
+                    url: shown(),
                     reason: "invalid header name".to_string(),
                 }
             })?;
             let value = ureq::http::HeaderValue::from_str(value.expose()).map_err(|_| {
                 TransportError::InvalidRequest {
-                    url: shown.clone(),
+                    url: shown(),
                     reason: format!("invalid value for header {name}"),
                 }
             })?;
@@ -470,16 +475,16 @@ impl UreqTransport {
         }
         let result = match body {
             Some(bytes) => {
-                let request = builder.body(bytes).map_err(|_| invalid_request(&shown))?;
+                let request = builder.body(bytes).map_err(|_| invalid_request(&shown()))?;
                 self.run(request, first, remaining)
             }
             None => {
-                let request = builder.body(()).map_err(|_| invalid_request(&shown))?;
+                let request = builder.body(()).map_err(|_| invalid_request(&shown()))?;
                 self.run(request, first, remaining)
             }
         };
         let mut response =
-            result.map_err(|e| map_ureq_error(e, &shown, self.config.max_body_bytes))?;
+            result.map_err(|e| map_ureq_error(e, &shown(), self.config.max_body_bytes))?;
         let status = response.status().as_u16();
         let content_type = header_text(&response, "content-type");
         let location = header_text(&response, "location");
@@ -488,7 +493,8 @@ impl UreqTransport {
             // The body of a redirect is never used; do not read it.
             Vec::new()
         } else {
-            read_capped(response.body_mut(), limit).map_err(|e| map_ureq_error(e, &shown, limit))?
+            read_capped(response.body_mut(), limit)
+                .map_err(|e| map_ureq_error(e, &shown(), limit))?
         };
         let location = location.filter(|_| is_redirect(status));
         Ok(Exchange {
@@ -567,38 +573,32 @@ struct Exchange {
 impl Transport for UreqTransport {
     fn send(&self, req: &HttpRequest) -> Result<HttpResponse, TransportError> {
         let deadline = Instant::now() + self.config.total_timeout;
-        let start_shown = redact_url(&req.url);
         let mut url = self
             .check_url(&req.url)
             .map_err(|reason| TransportError::RefusedUrl {
-                url: start_shown.clone(),
+                url: redact_url(&req.url),
                 reason,
             })?;
         let mut method = req.method;
-        let mut headers: Vec<(String, HeaderValue)> = req.headers.clone();
-        let mut body: Option<Vec<u8>> = req.body.clone();
+        // Borrowed until a redirect has to change them.
+        let mut headers: Cow<'_, [(String, HeaderValue)]> = Cow::Borrowed(&req.headers);
+        let mut body: Option<&[u8]> = req.body.as_deref();
         let mut redirects = 0u32;
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
                 return Err(TransportError::Timeout {
-                    url: redact_url(url.as_str()),
+                    url: redact_parsed(&url),
                     reason: "total timeout".to_string(),
                 });
             }
-            let exchange = self.exchange(
-                method,
-                &url,
-                &headers,
-                body.as_deref(),
-                remaining,
-                redirects == 0,
-            )?;
+            let exchange =
+                self.exchange(method, &url, &headers, body, remaining, redirects == 0)?;
             let Some(location) = exchange.location else {
                 return Ok(exchange.response);
             };
             let status = exchange.response.status;
-            let from_shown = redact_url(url.as_str());
+            let from_shown = redact_parsed(&url);
             let Ok(next) = url.join(&location) else {
                 return Err(TransportError::RefusedRedirect {
                     from: from_shown,
@@ -608,7 +608,7 @@ impl Transport for UreqTransport {
             };
             if redirects >= self.config.max_redirects {
                 return Err(TransportError::TooManyRedirects {
-                    url: start_shown,
+                    url: redact_url(&req.url),
                     max: self.config.max_redirects,
                 });
             }
@@ -616,12 +616,12 @@ impl Transport for UreqTransport {
             let next = self.check_redirect(&url, &next).map_err(|reason| {
                 TransportError::RefusedRedirect {
                     from: from_shown,
-                    to: redact_url(next.as_str()),
+                    to: redact_parsed(&next),
                     reason,
                 }
             })?;
             if !same_origin(&url, &next) {
-                headers.retain(|(name, value)| {
+                headers.to_mut().retain(|(name, value)| {
                     !value.is_secret()
                         && !CREDENTIAL_HEADERS
                             .iter()
@@ -636,7 +636,7 @@ impl Transport for UreqTransport {
                     method = Method::Get;
                 }
                 body = None;
-                headers.retain(|(name, _)| {
+                headers.to_mut().retain(|(name, _)| {
                     !name.eq_ignore_ascii_case("content-type")
                         && !name.eq_ignore_ascii_case("content-length")
                 });
