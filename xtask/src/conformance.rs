@@ -172,20 +172,8 @@ pub fn compare(expected: &[Outcome], actual: &[Outcome]) -> Vec<String> {
 
 /// Writes `text` to `path` atomically (temp file in the same directory, then rename).
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: {e}", path.display())
-    })
+    flowmcp_spec::fsutil::write_atomic(path, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {

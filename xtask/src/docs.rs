@@ -171,17 +171,8 @@ pub fn changes(dir: &Path, pages: &BTreeMap<String, String>) -> Result<Vec<Chang
 /// Writes `content` to `path` through a temporary file in the same directory and a rename, so readers
 /// never see a half-written page.
 fn write_atomic(path: &Path, content: &str) -> Result<(), String> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, content).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("cannot replace {}: {e}", path.display())
-    })
+    flowmcp_spec::fsutil::write_atomic(path, content.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,7 +18,6 @@
 //! would, 0 when `registry.json` is up to date (for CI). Errors (an unreadable directory, a
 //! `registry.json` that is not a JSON object) exit 2.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -519,58 +518,10 @@ fn mjs_files(dir: &Path) -> Vec<String> {
     out
 }
 
-/// Replaces `path` with `bytes` atomically: a new temporary file in the same directory (the existing
-/// file's permissions copied), written and flushed to disk, then renamed over `path`. On any failure
-/// the temporary file is removed and `path` is left as it was.
+/// [`flowmcp_spec::fsutil::write_atomic`] with the CLI's message.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .ok_or_else(|| format!("{}: not a file path", path.display()))?;
-    let mut attempt = 0u32;
-    let (tmp, mut file) = loop {
-        let tmp = dir.join(format!(".{name}.tmp-{}-{attempt}", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-        {
-            Ok(f) => break (tmp, f),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
-                attempt += 1;
-            }
-            Err(e) => {
-                return Err(format!(
-                    "cannot create a temporary file in {}: {e}",
-                    dir.display()
-                ));
-            }
-        }
-    };
-    let result = (|| -> std::io::Result<()> {
-        file.write_all(bytes)?;
-        if let Ok(meta) = std::fs::metadata(path)
-            && meta.is_file()
-        {
-            file.set_permissions(meta.permissions())?;
-        }
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(format!("cannot write {}: {e}", path.display()));
-    }
-    // Make the rename itself durable where the platform allows it (best effort).
-    if let Ok(d) = std::fs::File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    flowmcp_spec::fsutil::write_atomic(path, bytes)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 #[cfg(test)]

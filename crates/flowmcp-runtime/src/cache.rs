@@ -52,8 +52,8 @@
 //!
 //! `size` is the byte length of the compact JSON serialisation of `data`. Timestamps are RFC 3339
 //! UTC with milliseconds. An entry expires when `now >= expiresAt` (`expiresAt = fetchedAt + ttl`).
-//! Entries are written atomically: to a hidden temporary file (`.<name>.<pid>.<n>.tmp`) in the
-//! same directory, then renamed over the entry. A file that cannot be read or parsed is a miss,
+//! Entries are written atomically ([`flowmcp_spec::fsutil::write_atomic`]: a hidden temporary
+//! file in the same directory, then renamed over the entry). A file that cannot be read or parsed is a miss,
 //! never an error.
 //!
 //! # Secrets
@@ -64,9 +64,8 @@
 //! substituted into it. Server params sent as headers or query values are never part of a key.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use flowmcp_spec::hash::{canonical_sha256, sha256_hex};
@@ -293,7 +292,7 @@ impl Cache {
             "root": key.root,
         });
         let bytes = format!("{{\"meta\":{meta},\"data\":{data_text}}}").into_bytes();
-        write_atomically(&path, &bytes)?;
+        flowmcp_spec::fsutil::write_atomic(&path, &bytes)?;
         Ok(path)
     }
 
@@ -503,48 +502,6 @@ fn parse_entry(bytes: &[u8]) -> Result<Entry, String> {
     })
 }
 
-/// Counter that makes temporary file names unique within the process.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Writes `bytes` to a fresh temporary file next to `path`, then renames it over `path`.
-fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| io::Error::other("cache entry path has no parent directory"))?;
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| io::Error::other("cache entry path has no file name"))?;
-    let pid = std::process::id();
-    let mut attempts = 0;
-    let (temp, mut file) = loop {
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = dir.join(format!(".{name}.{pid}.{n}{TEMP_SUFFIX}"));
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-        {
-            Ok(file) => break (temp, file),
-            Err(err) if err.kind() == io::ErrorKind::AlreadyExists && attempts < 16 => {
-                attempts += 1;
-            }
-            Err(err) => return Err(err),
-        }
-    };
-    let mut write_and_close = || -> io::Result<()> {
-        file.write_all(bytes)?;
-        file.sync_all()
-    };
-    let written = write_and_close();
-    drop(file);
-    let written = written.and_then(|()| fs::rename(&temp, path));
-    if written.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    written
-}
-
 /// A directory child.
 struct Child {
     path: PathBuf,
@@ -588,10 +545,13 @@ fn read_dir_sorted(dir: &Path) -> io::Result<Vec<Child>> {
     Ok(children)
 }
 
-/// Removes leftover temporary files (`.<name>.<pid>.<n>.tmp`) directly inside `dir`.
+/// Removes leftover temporary files directly inside `dir`.
 fn remove_temp_files(dir: &Path) -> io::Result<()> {
     for child in read_dir_sorted(dir)? {
-        if !child.is_dir && child.hidden && child.name.ends_with(TEMP_SUFFIX) {
+        // This writer's temporary files, and those of earlier versions (`.<name>.<pid>.<n>.tmp`).
+        let temp = flowmcp_spec::fsutil::is_temp_name(&child.name)
+            || (child.hidden && child.name.ends_with(TEMP_SUFFIX));
+        if !child.is_dir && temp {
             match fs::remove_file(&child.path) {
                 Ok(()) => {}
                 Err(err) if err.kind() == io::ErrorKind::NotFound => {}

@@ -1,0 +1,106 @@
+//! Writing files so that nothing is ever half-written: one implementation for every writer in the
+//! workspace (the catalog index, the preload cache, generated docs, conformance expectations).
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What every temporary file name contains (after a leading `.`): `.<name>.tmp-<pid>-<n>`.
+pub const TEMP_MARK: &str = ".tmp-";
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// True for the names of [`write_atomic`]'s temporary files.
+pub fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.contains(TEMP_MARK)
+}
+
+/// Replaces `path` with `bytes` atomically: a new temporary file in the same directory (the existing
+/// file's permissions copied), written and flushed to disk, then renamed over `path`. On any failure
+/// the temporary file is removed and `path` is left as it was; a missing directory is not created.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| io::Error::other(format!("{}: not a file path", path.display())))?;
+    let pid = std::process::id();
+    let mut attempts = 0;
+    let (tmp, mut file) = loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}{TEMP_MARK}{pid}-{n}"));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempts < 100 => attempts += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let result = (|| -> io::Result<()> {
+        file.write_all(bytes)?;
+        if let Ok(meta) = std::fs::metadata(path)
+            && meta.is_file()
+        {
+            file.set_permissions(meta.permissions())?;
+        }
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    // Make the rename itself durable where the platform allows it (best effort).
+    if let Ok(d) = std::fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("flowmcp-fsutil-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("temp dir");
+        d
+    }
+
+    fn leftovers(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .expect("read dir")
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| is_temp_name(n))
+            .collect()
+    }
+
+    #[test]
+    fn replaces_and_leaves_nothing_behind() {
+        let d = temp_dir("ok");
+        let target = d.join("f.json");
+        std::fs::write(&target, "old").expect("seed");
+        write_atomic(&target, b"new").expect("write");
+        assert_eq!(std::fs::read_to_string(&target).expect("read"), "new");
+        assert!(leftovers(&d).is_empty());
+        // The rename cannot replace a non-empty directory: the write fails cleanly.
+        let blocked = d.join("dir");
+        std::fs::create_dir_all(blocked.join("inside")).expect("dir");
+        assert!(write_atomic(&blocked, b"x").is_err());
+        assert!(blocked.join("inside").is_dir());
+        assert!(leftovers(&d).is_empty(), "{:?}", leftovers(&d));
+        assert!(write_atomic(&d.join("missing").join("f"), b"x").is_err());
+        assert!(!d.join("missing").exists());
+        assert!(is_temp_name(".f.json.tmp-1-2") && !is_temp_name("f.json"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
