@@ -4,41 +4,11 @@ mod common;
 #[path = "../../flowmcp-runtime/tests/support/mod.rs"]
 mod support;
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use common::{flowmcp_env, repo_root};
 use serde_json::{Value, json};
-use support::{Seen, TestServer, reply};
+use support::{Scratch, Seen, TestServer, reply};
 
 const CANARY: &str = "CANARY-cli-5b2c";
-
-/// A scratch HOME (for `~/.flowmcp`) removed on drop.
-struct Home(PathBuf);
-
-impl Home {
-    fn new(tag: &str) -> Home {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "flowmcp-cli-run-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch home");
-        Home(dir)
-    }
-
-    fn path(&self) -> &str {
-        self.0.to_str().expect("UTF-8 temp path")
-    }
-}
-
-impl Drop for Home {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn envelope(stdout: &str) -> Value {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("envelope JSON ({e}): {stdout}"))
@@ -46,7 +16,7 @@ fn envelope(stdout: &str) -> Value {
 
 #[test]
 fn call_with_upstream_args_and_secret() {
-    let home = Home::new("call");
+    let home = Scratch::new("call");
     let server = TestServer::start(1, |seen: &Seen| {
         reply(
             200,
@@ -84,7 +54,7 @@ fn call_with_upstream_args_and_secret() {
 
 #[test]
 fn call_failures_exit_1_with_codes_and_usage_errors_exit_2() {
-    let home = Home::new("fail");
+    let home = Scratch::new("fail");
     let root = repo_root();
     let env = [("HOME", home.path())];
     // Missing server parameter: E006, exit 1.
@@ -176,7 +146,7 @@ fn call_failures_exit_1_with_codes_and_usage_errors_exit_2() {
 
 #[test]
 fn list_shows_exposure_and_missing_variables() {
-    let home = Home::new("list");
+    let home = Scratch::new("list");
     let run = flowmcp_env(
         &["list", "examples/catalog"],
         &repo_root(),
@@ -237,7 +207,7 @@ fn list_shows_exposure_and_missing_variables() {
 
 #[test]
 fn search_ranks_by_name_alias_and_hint() {
-    let home = Home::new("search");
+    let home = Scratch::new("search");
     let run = flowmcp_env(
         &[
             "search",
@@ -274,7 +244,7 @@ fn search_ranks_by_name_alias_and_hint() {
 
 #[test]
 fn preload_cache_via_cli_status_and_clear() {
-    let home = Home::new("cache");
+    let home = Scratch::new("cache");
     let server = TestServer::start(2, |_: &Seen| {
         reply(
             200,
@@ -342,7 +312,7 @@ fn preload_cache_via_cli_status_and_clear() {
 
 #[test]
 fn config_supplies_server_params_upstreams_and_catalog() {
-    let home = Home::new("config");
+    let home = Scratch::new("config");
     let project = home.0.join("project");
     std::fs::create_dir_all(project.join(".flowmcp")).expect("project dir");
     let server = TestServer::start(1, |seen: &Seen| {

@@ -7,7 +7,6 @@ mod support;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use flowmcp_runtime::cache::Cache;
@@ -18,44 +17,12 @@ use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
 use flowmcp_spec::Profile;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
-use support::{Seen, TestServer, reply};
+use support::{Scratch, Seen, TestServer, reply};
 
 const CANARY: &str = "CANARY-7d1e-secret";
 
 fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
-}
-
-/// A scratch directory removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "flowmcp-call-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("scratch dir");
-        Scratch(dir)
-    }
-
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.0.join(rel);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).expect("parent dir");
-        }
-        std::fs::write(&p, text).expect("write scratch file");
-        p
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn env_with_canary() -> IndexMap<String, String> {

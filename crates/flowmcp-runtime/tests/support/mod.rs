@@ -1,10 +1,13 @@
-//! A local `tiny_http` test server on 127.0.0.1, shared by the runtime's and the CLI's tests.
+//! A local `tiny_http` test server on 127.0.0.1 and scratch directories, shared by the runtime's
+//! and the CLI's tests.
 //!
 //! Every server runs on its own thread, handles at most a fixed number of requests (each waited
 //! for with a bounded timeout) and then stops, returning what it received.
 #![allow(dead_code)]
 
 use std::io::Cursor;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -95,4 +98,42 @@ pub fn reply(status: u16, content_type: Option<&str>, body: impl Into<Vec<u8>>) 
 
 pub fn header(name: &str, value: &str) -> tiny_http::Header {
     tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid test header")
+}
+
+/// A scratch directory under the system temp dir (unique per process and call), removed on drop.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(tag: &str) -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "flowmcp-test-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch dir");
+        Scratch(dir)
+    }
+
+    /// The directory as text (for environment variables such as `HOME`).
+    pub fn path(&self) -> &str {
+        self.0.to_str().expect("UTF-8 temp path")
+    }
+
+    /// Writes `text` to `rel` below the directory, creating parents.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.0.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("parent dir");
+        }
+        std::fs::write(&p, text).expect("write scratch file");
+        p
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
