@@ -158,15 +158,20 @@ impl<'t> Runner<'t> {
         let compat = self.opts.profile.is_compat();
         self.call_with(name, |entry, warnings| {
             if compat && inputs.keys().any(|k| entry.descriptor.param(k).is_none()) {
-                let aliases = self.placeholder_aliases(entry);
                 let mut kept = Map::new();
                 for (k, v) in inputs {
+                    let alias_of = || {
+                        let d = &entry.descriptor;
+                        d.params
+                            .iter()
+                            .find(|p| p.alias.as_deref() == Some(k.as_str()))
+                    };
                     if entry.descriptor.param(k).is_some() {
                         kept.insert(k.clone(), v.clone());
-                    } else if let Some(key) = aliases.get(k.as_str()) {
+                    } else if let Some(param) = alias_of() {
                         // Given by the placeholder's name: `CITY` for `value: '{{CITY}}'`.
-                        if !inputs.contains_key(*key) {
-                            kept.insert((*key).to_string(), v.clone());
+                        if !inputs.contains_key(&param.key) {
+                            kept.insert(param.key.clone(), v.clone());
                         }
                     } else {
                         warnings.push(format!(
@@ -179,33 +184,6 @@ impl<'t> Runner<'t> {
             }
             validate_json(&entry.descriptor, inputs).map_err(|e| Fail(ECode::E007, e.to_string()))
         })
-    }
-
-    /// Under compat, a user parameter whose value is a bare undeclared placeholder (`{{CITY}}`) is
-    /// named by its `position.key` (`city`, the compat table); catalogs written for the reference
-    /// often give it by the placeholder's name, which is accepted as an alias.
-    fn placeholder_aliases<'e>(&self, entry: &'e ToolEntry) -> HashMap<String, &'e str> {
-        let main = &self.set.schema_of(entry).main;
-        let mut out = HashMap::new();
-        let Some(tool) = main.tools.get(&entry.descriptor.tool) else {
-            return out;
-        };
-        for p in &tool.parameters {
-            let value = p.position.value.trim();
-            let Some(name) = value
-                .strip_prefix("{{")
-                .and_then(|v| v.strip_suffix("}}"))
-                .filter(|n| !n.contains(['{', '}', ':']) && *n != "USER_PARAM")
-            else {
-                continue;
-            };
-            if let Some(param) = entry.descriptor.param(&p.position.key)
-                && name != param.key
-            {
-                out.insert(name.to_string(), param.key.as_str());
-            }
-        }
-        out
     }
 
     /// Calls `name` with text inputs (`--arg k=v`), converted to each parameter's type.

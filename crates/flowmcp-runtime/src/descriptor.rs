@@ -123,6 +123,10 @@ pub struct UserParam {
     pub location: Location,
     pub z: ZType,
     pub description: Option<String>,
+    /// Under compat, for a parameter whose value is a bare undeclared placeholder (`{{CITY}}`):
+    /// the placeholder's name, accepted as another input key (catalogs written for the reference
+    /// give it so); `None` otherwise or when it equals `key`.
+    pub alias: Option<String>,
 }
 
 /// A tool as callers see it. Contains no server-parameter values.
@@ -282,11 +286,21 @@ pub fn describe_tool(
                 )),
             }
         }
+        // A user parameter whose value is not `{{USER_PARAM}}` is the compat bare-placeholder case.
+        let alias = match p.source() {
+            ValueSource::Fixed(v) => v
+                .strip_prefix("{{")
+                .and_then(|v| v.strip_suffix("}}"))
+                .filter(|name| *name != p.position.key)
+                .map(str::to_string),
+            _ => None,
+        };
         params.push(UserParam {
             key: p.position.key.clone(),
             location: p.position.location,
             z,
             description: p.description.clone(),
+            alias,
         });
     }
 
