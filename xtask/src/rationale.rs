@@ -700,9 +700,16 @@ pub fn rationale(code: Code) -> Option<(&'static str, &'static str)> {
             "An unbounded body could exhaust memory; the cap protects the runtime and the agent.",
         ),
         E009 => (
-            "The URL was refused: not HTTPS (plain http only to loopback hosts with `--upstream`), or \
-             a redirect that leaves HTTPS.",
-            "Server parameters travel in URLs and headers; they must never be sent in clear text.",
+            "The request was refused before it was sent: the URL is not HTTPS (plain http only to \
+             loopback hosts with `--upstream`); a redirect leaves HTTPS, or would send a body \
+             carrying a secret to another origin; the URL (after a `preRequest` handler, or built \
+             from user input) leaves the schema's origin — its `root`, or the `--upstream` that \
+             replaces it; a compat `fetch` to another origin carries a server parameter; or a \
+             compat `fetch` to another origin names a loopback, private or otherwise non-public \
+             address that is not an `--upstream`.",
+            "Server parameters must go only where the schema's own request goes, and never in \
+             clear text: a handler, a user input or a redirect must not be able to move an API key \
+             to another host, and handler code must not reach the user's internal network.",
         ),
         // --- placeholders -----------------------------------------------------------------------
         PH004 => (

@@ -156,7 +156,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(msg) => {
-            eprintln!("flowmcp: {msg}");
+            eprintln!("flowmcp: {}", flowmcp_spec::escape_controls(&msg));
             ExitCode::from(2)
         }
     }
@@ -227,7 +227,7 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     let mut reports: Vec<_> = catalogs
         .iter()
         .flat_map(|d| {
-            flowmcp_validate::catalog::validate_catalog(d, &d.display().to_string(), &opts)
+            flowmcp_validate::catalog::validate_catalog(d, &flowmcp_spec::display_path(d), &opts)
         })
         .collect();
     let file_reports: Vec<_> = files
@@ -295,7 +295,7 @@ fn hash(a: HashArgs) -> Result<ExitCode, String> {
         if !f.is_file() {
             return Err(format!("{}: not a file", f.display()));
         }
-        let display = f.display().to_string();
+        let display = flowmcp_spec::display_path(f);
         let loaded = flowmcp_loader::file::load_file(f, &display, &limits, &settings);
         let main = loaded.exports.as_ref().and_then(|e| e.get("main"));
         match main {

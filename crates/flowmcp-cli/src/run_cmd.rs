@@ -11,7 +11,7 @@ use flowmcp_runtime::cache::Cache;
 use flowmcp_runtime::call::{CacheMode, Runner, RunnerOptions};
 use flowmcp_runtime::secret::read_env_file;
 use flowmcp_runtime::toolset::{Toolset, ToolsetOptions};
-use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
+use flowmcp_runtime::transport::{TransportConfig, UreqTransport, check_upstream};
 use flowmcp_spec::Profile;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -34,6 +34,11 @@ pub struct SourceArgs {
     /// over the file, the file over the config's `serverParams`.
     #[arg(long, value_name = "FILE")]
     env_file: Option<PathBuf>,
+    /// Also take `upstreams`, `envFile` and `cacheDir` from the project's .flowmcp/config.json
+    /// (by default only the user configuration ~/.flowmcp/config.json may set them: a repository
+    /// must not redirect your keys or files).
+    #[arg(long)]
+    trust_project_config: bool,
 }
 
 #[derive(Args, Debug)]
@@ -41,10 +46,10 @@ pub struct SourceArgs {
     {\"status\": true|false, \"messages\": [...], \"data\": ..., \"warnings\": [...]}. \
     Failures carry a runtime code in `messages` (E001 upstream status, E002 network, E003 timeout, \
     E004 invalid body, E005 handler, E006 missing server parameter, E007 invalid input, \
-    E008 response too large, E009 refused URL).\n\n\
+    E008 response too large, E009 refused request).\n\n\
     Inputs: `--arg key=value` (repeatable; converted to the parameter's type: `5` for numbers, \
     `true` for booleans, JSON text for arrays and objects) or `--input '{\"key\": 5}'` (strict JSON \
-    types). Both may be combined; `--arg` wins.\n\n\
+    types). Both may be combined for different keys.\n\n\
     Local demo: `flowmcp call skycast-io/tool/getForecast --catalog examples/catalog \
     --upstream skycast-io=http://127.0.0.1:8080 --arg city=Berlin` sends the request to a local \
     server instead of the schema's root (plain http is accepted for loopback hosts only).\n\n\
@@ -72,7 +77,8 @@ pub struct CallArgs {
     /// The preload cache directory. Default: `cacheDir` of the config, else ~/.flowmcp/cache.
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
-    /// Time limit of the whole HTTP request, in milliseconds.
+    /// Time limit of the whole call, in milliseconds: handlers, their fetches and timers, and the
+    /// HTTP request together (E003 when it passes).
     #[arg(long, value_name = "MS", default_value_t = 30_000)]
     timeout_ms: u64,
     /// Time limit of one handler call, in milliseconds.
@@ -126,6 +132,9 @@ pub struct CacheArgs {
     /// The preload cache directory. Default: `cacheDir` of the config, else ~/.flowmcp/cache.
     #[arg(long, value_name = "DIR", global = true)]
     cache_dir: Option<PathBuf>,
+    /// Also take `cacheDir` from the project's .flowmcp/config.json (see `flowmcp call --help`).
+    #[arg(long, global = true)]
+    trust_project_config: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -138,15 +147,22 @@ enum CacheCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Remove cached responses (all, or one namespace).
+    /// Remove cached responses (all, or one namespace). Only files that parse as entries this
+    /// program wrote, at the place their own key gives, are removed; anything else is kept and
+    /// counted.
     Clear {
         /// Only this namespace.
         namespace: Option<String>,
     },
 }
 
-fn config() -> Result<Config, String> {
-    Config::discover_layered(&crate::cwd()?)
+/// The layered configuration; keys a project may not set without consent are reported.
+fn config(trust: bool) -> Result<Config, String> {
+    let cfg = Config::discover_layered(&crate::cwd()?, trust)?;
+    if let Some(note) = cfg.ignored_note() {
+        eprintln!("{note}");
+    }
+    Ok(cfg)
 }
 
 /// Loads the toolset the source arguments name.
@@ -183,34 +199,9 @@ fn load(
     if meta.is_dir() {
         Toolset::load_dir(&path, &opts).map_err(|e| format!("{}: {e}", path.display()))
     } else {
-        let display = path.display().to_string();
+        let display = flowmcp_spec::display_path(&path);
         Ok(Toolset::load(&[(path, display)], &opts))
     }
-}
-
-/// Checks an `--upstream` base URL: HTTPS, or plain HTTP to a loopback host.
-pub fn check_upstream(url: &str) -> Result<bool, String> {
-    let lower = url.to_ascii_lowercase();
-    if lower.starts_with("https://") {
-        return Ok(false);
-    }
-    if let Some(rest) = lower.strip_prefix("http://") {
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-        let host = if let Some(v6) = authority.strip_prefix('[') {
-            v6.split(']').next().unwrap_or_default().to_string()
-        } else {
-            authority.split(':').next().unwrap_or_default().to_string()
-        };
-        if matches!(host.as_str(), "127.0.0.1" | "::1" | "localhost") {
-            return Ok(true);
-        }
-        return Err(format!(
-            "upstream {url}: plain http is accepted only for loopback hosts (127.0.0.1, ::1, localhost)"
-        ));
-    }
-    Err(format!(
-        "upstream {url}: must start with https:// (or http:// for a loopback host)"
-    ))
 }
 
 fn cache_of(dir: Option<PathBuf>, cfg: &Config) -> Option<Cache> {
@@ -220,7 +211,7 @@ fn cache_of(dir: Option<PathBuf>, cfg: &Config) -> Option<Cache> {
 }
 
 pub fn call(a: CallArgs) -> Result<ExitCode, String> {
-    let cfg = config()?;
+    let cfg = config(a.source.trust_project_config)?;
     let mut upstreams: BTreeMap<String, String> = cfg.upstreams.clone();
     for u in &a.upstreams {
         let (ns, url) = u
@@ -230,8 +221,8 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
         upstreams.insert(ns.to_string(), url.to_string());
     }
     let mut loopback = false;
-    for url in upstreams.values() {
-        loopback |= check_upstream(url)?;
+    for (ns, url) in &upstreams {
+        loopback |= check_upstream(url).map_err(|e| format!("upstream {ns}={url}: {e}"))?;
     }
     let mut inputs: Map<String, Value> = match &a.input {
         Some(text) => match serde_json::from_str::<Value>(text) {
@@ -247,7 +238,14 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
             .split_once('=')
             .filter(|(k, _)| !k.is_empty())
             .ok_or_else(|| format!("--arg {kv:?}: expected KEY=VALUE"))?;
-        text_args.insert(k.to_string(), v.to_string());
+        if inputs.contains_key(k) {
+            return Err(format!(
+                "input \"{k}\" is given twice, by --input and by --arg; give it once"
+            ));
+        }
+        if text_args.insert(k.to_string(), v.to_string()).is_some() {
+            return Err(format!("--arg {k} is given more than once"));
+        }
     }
     let profile = profile_of(a.source.profile, &cfg);
     let set = load(&a.source, None, &cfg, profile)?;
@@ -258,12 +256,17 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
             .map(|(_, t)| format!(" (did you mean {}?)", t.descriptor.wire_name))
             .unwrap_or_default();
         for p in &set.problems {
-            eprintln!("flowmcp: {}: {}", p.file, p.message);
+            eprintln!(
+                "flowmcp: {}: {}",
+                p.file,
+                flowmcp_spec::escape_controls(&p.message)
+            );
         }
         return Err(format!("no tool \"{}\" in the catalog{hint}", a.tool));
     };
+    let timeout = Duration::from_millis(a.timeout_ms);
     let transport = UreqTransport::new(TransportConfig {
-        total_timeout: Duration::from_millis(a.timeout_ms),
+        total_timeout: timeout,
         allow_http_loopback: loopback,
         ..TransportConfig::default()
     });
@@ -279,6 +282,7 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
             CacheMode::Use
         },
         call_timeout: Duration::from_millis(a.handler_timeout_ms),
+        timeout,
         ..RunnerOptions::default()
     };
     let runner = Runner::new(&set, &transport, opts);
@@ -287,7 +291,7 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
     } else if inputs.is_empty() {
         runner.call_strings(&a.tool, &text_args)
     } else {
-        // Both: text values are converted by the tool's types, then merged over the JSON.
+        // Both, for different keys: text values are converted by the tool's types.
         for (k, v) in &text_args {
             let value = match entry.descriptor.param(k) {
                 Some(p) => {
@@ -311,7 +315,7 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
 }
 
 pub fn list(a: ListArgs) -> Result<ExitCode, String> {
-    let cfg = config()?;
+    let cfg = config(a.source.trust_project_config)?;
     let set = load(
         &a.source,
         a.dir.as_deref(),
@@ -319,7 +323,11 @@ pub fn list(a: ListArgs) -> Result<ExitCode, String> {
         profile_of(a.source.profile, &cfg),
     )?;
     for p in &set.problems {
-        eprintln!("flowmcp: {}: {}", p.file, p.message);
+        eprintln!(
+                "flowmcp: {}: {}",
+                p.file,
+                flowmcp_spec::escape_controls(&p.message)
+            );
     }
     if a.json {
         let tools: Vec<Value> = set
@@ -390,7 +398,7 @@ pub fn list(a: ListArgs) -> Result<ExitCode, String> {
 }
 
 pub fn search(a: SearchArgs) -> Result<ExitCode, String> {
-    let cfg = config()?;
+    let cfg = config(a.source.trust_project_config)?;
     let set = load(&a.source, None, &cfg, profile_of(a.source.profile, &cfg))?;
     let query = a.query.join(" ");
     let hits = set.search(&query);
@@ -430,7 +438,7 @@ pub fn search(a: SearchArgs) -> Result<ExitCode, String> {
 }
 
 pub fn cache(a: CacheArgs) -> Result<ExitCode, String> {
-    let cfg = config()?;
+    let cfg = config(a.trust_project_config)?;
     let cache = cache_of(a.cache_dir, &cfg)
         .ok_or("no cache directory: HOME is not set; give --cache-dir")?;
     match a.command {
@@ -475,10 +483,24 @@ pub fn cache(a: CacheArgs) -> Result<ExitCode, String> {
             }
         }
         CacheCommand::Clear { namespace } => {
-            let n = cache
+            let report = cache
                 .clear(namespace.as_deref())
                 .map_err(|e| format!("{}: {e}", cache.base().display()))?;
-            write_stdout(&format!("removed {n} cached responses\n"))?;
+            let mut out = format!("removed {} cached responses\n", report.removed);
+            if !report.kept.is_empty() {
+                let one = report.kept.len() == 1;
+                out.push_str(&format!(
+                    "kept {} file{} that {} not {} written by flowmcp:\n",
+                    report.kept.len(),
+                    if one { "" } else { "s" },
+                    if one { "is" } else { "are" },
+                    if one { "a cache entry" } else { "cache entries" },
+                ));
+                for p in &report.kept {
+                    out.push_str(&format!("  {}\n", flowmcp_spec::display_path(p)));
+                }
+            }
+            write_stdout(&out)?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -22,7 +22,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
         } else {
             out.push(FileEntry {
                 path: p.clone(),
-                display: p.display().to_string(),
+                display: flowmcp_spec::display_path(p),
             });
         }
     }
@@ -32,7 +32,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
 fn walk_dir(dir: &Path, out: &mut Vec<FileEntry>) -> std::io::Result<()> {
     for path in flowmcp_loader::walk::mjs_files(dir, &|_| false)? {
         out.push(FileEntry {
-            display: path.display().to_string(),
+            display: flowmcp_spec::display_path(&path),
             path,
         });
     }

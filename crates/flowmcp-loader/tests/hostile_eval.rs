@@ -327,3 +327,57 @@ mod data_only {
         assert_eq!(fast.unwrap_err(), EvalFailure::Timeout);
     }
 }
+
+/// Loads `bytes` as a file and returns its first diagnostic as `CODE line:col message`.
+fn first_diagnostic(name: &str, bytes: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("flowmcp-hostile-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write");
+    let loaded = flowmcp_loader::file::load_file(
+        &path,
+        name,
+        &limits(),
+        &flowmcp_spec::RuleSettings::new(flowmcp_spec::Profile::Spec),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    loaded
+        .diagnostics
+        .first()
+        .map(|d| {
+            format!(
+                "{} {}:{} {}",
+                d.code.as_str(),
+                d.line.unwrap_or(0),
+                d.column.unwrap_or(0),
+                d.message
+            )
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_deep_literal_is_a_limit_not_a_syntax_error() {
+    let deep = format!(
+        "export const main = {}1{};\n",
+        "{a:".repeat(600),
+        "}".repeat(600)
+    );
+    let d = first_diagnostic("deep.mjs", deep.as_bytes());
+    assert!(
+        d.starts_with("LDR006 0:0 Evaluation passed its stack limit: the code is nested 600 levels deep"),
+        "{d}"
+    );
+}
+
+#[test]
+fn a_nul_character_is_named_with_its_position() {
+    let d = first_diagnostic(
+        "nul.mjs",
+        b"export const main = {\n  namespace: \"a\x00b\" };\n",
+    );
+    assert!(
+        d.starts_with("LDR003 2:16 The file contains a NUL character"),
+        "{d}"
+    );
+}

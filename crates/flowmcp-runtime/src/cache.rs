@@ -79,8 +79,6 @@ const MAX_COMPONENT_LEN: usize = 120;
 const SHORTENED_PREFIX_LEN: usize = 100;
 /// Extension of entry files.
 const ENTRY_EXT: &str = ".json";
-/// Suffix of temporary files.
-const TEMP_SUFFIX: &str = ".tmp";
 
 /// What one cached response is filed under.
 #[derive(Debug, Clone, PartialEq)]
@@ -339,15 +337,24 @@ impl Cache {
         Ok(infos)
     }
 
-    /// Removes the entries (all, or those of one namespace) and returns how many entry files were
-    /// removed (corrupt ones included). Only files laid out like entries (and leftover temporary
-    /// files) are removed, and directories only when they end up empty, so a mistaken base
-    /// directory loses nothing else.
-    pub fn clear(&self, namespace: Option<&str>) -> io::Result<usize> {
-        let mut removed = 0;
+    /// Removes the entries (all, or those of one namespace). A file is removed only when it parses
+    /// as an entry this cache wrote and lies exactly where that entry's own key puts it, so a
+    /// mistaken base directory (`--cache-dir .`) loses nothing: every other file, corrupt entries
+    /// and leftover temporary files included, is kept and listed in [`ClearReport::kept`].
+    /// Directories are removed only when they end up empty.
+    pub fn clear(&self, namespace: Option<&str>) -> io::Result<ClearReport> {
+        let mut report = ClearReport::default();
         for path in self.entry_files(namespace)? {
+            let ours = fs::read(&path)
+                .ok()
+                .and_then(|bytes| parse_entry(&bytes).ok())
+                .is_some_and(|e| self.base.join(e.relative_path()) == path);
+            if !ours {
+                report.kept.push(path);
+                continue;
+            }
             match fs::remove_file(&path) {
-                Ok(()) => removed += 1,
+                Ok(()) => report.removed += 1,
                 Err(err) if err.kind() == io::ErrorKind::NotFound => {}
                 Err(err) => return Err(err),
             }
@@ -355,14 +362,16 @@ impl Cache {
         for dir in self.namespace_dirs(namespace)? {
             for child in read_dir_sorted(&dir)? {
                 if child.is_dir {
-                    remove_temp_files(&child.path)?;
+                    report.kept.extend(other_files(&child.path)?);
                     remove_dir_if_empty(&child.path);
                 }
             }
-            remove_temp_files(&dir)?;
+            report.kept.extend(other_files(&dir)?);
             remove_dir_if_empty(&dir);
         }
-        Ok(removed)
+        report.kept.sort();
+        report.kept.dedup();
+        Ok(report)
     }
 
     /// The namespace directories to look at.
@@ -403,6 +412,16 @@ impl Cache {
         }
         Ok(files)
     }
+}
+
+/// What [`Cache::clear`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClearReport {
+    /// Entry files removed.
+    pub removed: usize,
+    /// Files found in the cache's namespace directories that are not entries this cache wrote
+    /// (kept).
+    pub kept: Vec<PathBuf>,
 }
 
 /// `Cached (fetched: {date}, expires: {date})` — shown on a cache hit.
@@ -454,6 +473,19 @@ struct Entry {
     tool: String,
     root: String,
     data: Value,
+}
+
+impl Entry {
+    /// Where an entry with this meta lives, relative to the base (see [`CacheKey::relative_path`]).
+    fn relative_path(&self) -> PathBuf {
+        CacheKey {
+            namespace: self.namespace.clone(),
+            tool: self.tool.clone(),
+            root: self.root.clone(),
+            param_hash: self.param_hash.clone(),
+        }
+        .relative_path()
+    }
 }
 
 /// Parses and checks an entry file.
@@ -545,21 +577,14 @@ fn read_dir_sorted(dir: &Path) -> io::Result<Vec<Child>> {
     Ok(children)
 }
 
-/// Removes leftover temporary files directly inside `dir`.
-fn remove_temp_files(dir: &Path) -> io::Result<()> {
-    for child in read_dir_sorted(dir)? {
-        // This writer's temporary files, and those of earlier versions (`.<name>.<pid>.<n>.tmp`).
-        let temp = flowmcp_spec::fsutil::is_temp_name(&child.name)
-            || (child.hidden && child.name.ends_with(TEMP_SUFFIX));
-        if !child.is_dir && temp {
-            match fs::remove_file(&child.path) {
-                Ok(()) => {}
-                Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-                Err(err) => return Err(err),
-            }
-        }
-    }
-    Ok(())
+/// The files directly inside `dir` that are not `*.json` entry candidates (hidden files,
+/// temporary files, other names): what [`Cache::clear`] keeps and reports.
+fn other_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    Ok(read_dir_sorted(dir)?
+        .into_iter()
+        .filter(|c| !c.is_dir && !c.is_entry_file())
+        .map(|c| c.path)
+        .collect())
 }
 
 /// Removes `dir` if it is empty; anything else is left alone.

@@ -5,23 +5,28 @@
 //! 1. find the tool (wire name or Primitive-ID); a tool with a missing server parameter is not
 //!    called (E006 naming the variables);
 //! 2. validate the inputs (E007, before anything else happens);
-//! 3. build the request struct (server parameters still placeholders);
+//! 3. build the request struct: server parameters are this call's slot tokens (see
+//!    [`crate::request`]);
 //! 4. `preRequest({ struct, payload })` → `{ struct, payload }` (ruling N-13). `url`, `headers` and
-//!    `body` of the returned struct replace the request's; `method` cannot be changed. Server
-//!    parameter placeholders in the returned struct are filled only for the names the request
-//!    already used, so a handler cannot move a secret into a place the schema did not put one;
+//!    `body` of the returned struct replace the request's; `method` cannot be changed;
 //! 5. the raw response: from the preload cache when the tool has `preload.enabled` and an entry
 //!    is fresh, else from `executeRequest({ struct, payload })` → `{ response }` when the tool has
-//!    one, else from the HTTP request (secrets filled in only now). Non-2xx is E001; the body is
-//!    decoded by MIME type (E004 when it cannot be). A fresh raw response is stored in the cache
-//!    (ruling N-33: raw, before `postRequest`);
+//!    one, else from the HTTP request (secrets filled in only now, and only if the URL keeps the
+//!    schema's origin: E009 otherwise). Non-2xx is E001; the body is decoded by MIME type (E004
+//!    when it cannot be). A fresh raw response is stored in the cache (ruling N-33: raw, before
+//!    `postRequest`);
 //! 6. `postRequest({ response, struct, payload })` → `{ response }`;
 //! 7. the data is checked against `output.schema`; mismatches become `warnings`.
 //!
+//! The whole call — handlers, `fetch`es, timers and the HTTP request together — runs against one
+//! wall-clock deadline, [`RunnerOptions::timeout`] (E003 when it passes).
+//!
 //! Secrets: every message, warning and log line is passed through
 //! [`ServerParams::redact`]; the response data is redacted too (an upstream that echoes a key
-//! back cannot leak it into the envelope or the cache), and JavaScript only ever sees
-//! `{{SERVER_PARAM:KEY}}` placeholders.
+//! back cannot leak it into the envelope or the cache), and JavaScript only ever sees slot
+//! tokens. Under compat, `fetch` in `executeRequest` gets secrets filled in only for requests to
+//! the schema's origin; a request to another origin that carries a token is refused (E009), and
+//! one without reaches only public addresses (or an `--upstream`).
 //!
 //! Threading: a [`Runner`] owns the JavaScript hosts of the schemas whose handlers it has called,
 //! so it is not `Send`; servers keep one runner per worker thread over a shared [`Toolset`].
@@ -30,13 +35,12 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use flowmcp_loader::host::{
     FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
 };
 use flowmcp_spec::Profile;
-use flowmcp_spec::zod::InterpolationKind;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -44,12 +48,13 @@ use crate::cache::{Cache, CacheKey, Lookup};
 use crate::envelope::{ECode, Envelope};
 use crate::input::{Inputs, validate_json, validate_strings};
 use crate::output::check_output;
-use crate::request::{
-    BodyValue, PreparedRequest, Template, build_request, finalize, server_placeholder,
-};
+use crate::request::{PreparedRequest, SecretSlots, build_request, finalize};
 use crate::secret::ServerParams;
 use crate::toolset::{LoadedSchema, ToolEntry, Toolset};
-use crate::transport::{HeaderValue, HttpRequest, Method, Transport, decode_body, status_message};
+use crate::transport::{
+    HeaderValue, HttpRequest, HttpResponse, Method, Transport, decode_body, is_base64_mime,
+    status_message,
+};
 
 /// What to do with the preload cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -72,10 +77,15 @@ pub struct RunnerOptions {
     /// The preload cache, if any.
     pub cache: Option<Cache>,
     pub cache_mode: CacheMode,
-    /// JavaScript limits per handler call.
+    /// JavaScript limits per handler call: memory, stack and CPU time.
     pub memory_bytes: usize,
     pub stack_bytes: usize,
     pub call_timeout: Duration,
+    /// Wall-clock limit of a whole call: handlers, `fetch`es, timers and the HTTP request
+    /// together (E003). The transport's own per-request limit still applies within it.
+    pub timeout: Duration,
+    /// Most `fetch` requests one `executeRequest` call may make (compat).
+    pub max_fetches: usize,
 }
 
 impl Default for RunnerOptions {
@@ -89,6 +99,8 @@ impl Default for RunnerOptions {
             memory_bytes: host.memory_bytes,
             stack_bytes: host.stack_bytes,
             call_timeout: host.call_timeout,
+            timeout: Duration::from_secs(30),
+            max_fetches: host.max_fetches,
         }
     }
 }
@@ -204,7 +216,8 @@ impl<'t> Runner<'t> {
         };
         let tool = entry.descriptor.tool.clone();
         let mut warnings = entry.descriptor.warnings.clone();
-        match self.run(entry, validate, &mut warnings) {
+        let deadline = Instant::now() + self.opts.timeout;
+        match self.run(entry, validate, &mut warnings, deadline) {
             Ok(data) => {
                 let warnings = warnings
                     .into_iter()
@@ -219,11 +232,30 @@ impl<'t> Runner<'t> {
         Envelope::error(code, tool, &self.set.server_params.redact(&msg))
     }
 
+    /// E003 once the call's deadline has passed.
+    fn check_deadline(&self, deadline: Instant) -> Result<(), Fail> {
+        if Instant::now() >= deadline {
+            return Err(self.deadline_fail());
+        }
+        Ok(())
+    }
+
+    fn deadline_fail(&self) -> Fail {
+        Fail(
+            ECode::E003,
+            format!(
+                "the call did not finish within {} ms",
+                self.opts.timeout.as_millis()
+            ),
+        )
+    }
+
     fn run(
         &self,
         entry: &ToolEntry,
         validate: impl FnOnce(&ToolEntry, &mut Vec<String>) -> Result<Inputs, Fail>,
         warnings: &mut Vec<String>,
+        deadline: Instant,
     ) -> Result<Value, Fail> {
         let d = &entry.descriptor;
         if !d.missing_server_params.is_empty() {
@@ -255,8 +287,7 @@ impl<'t> Runner<'t> {
             root_override,
         )
         .map_err(|e| Fail(e.code(), e.to_string()))?;
-        warnings.extend(prepared.warnings.iter().cloned());
-        let allowed_keys = prepared.server_keys();
+        warnings.extend(prepared.warnings().iter().cloned());
         let mut payload =
             Value::Object(inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
 
@@ -267,10 +298,15 @@ impl<'t> Runner<'t> {
                 ("struct", prepared.to_struct_json()),
                 ("payload", payload.clone()),
             ]);
-            let out = self.call_handler(entry, Phase::PreRequest, &arg)?;
+            let out = self.call_handler(entry, Phase::PreRequest, &arg, &prepared, deadline)?;
             let obj = shape(&out, Phase::PreRequest, "struct")?;
             if let Some(s) = obj.get("struct") {
-                apply_struct(&mut prepared, s, &allowed_keys)?;
+                prepared.apply_struct(s).map_err(|what| {
+                    Fail(
+                        ECode::E005,
+                        format!("preRequest SEC101 returned a struct whose {what}"),
+                    )
+                })?;
             }
             if let Some(p) = obj.get("payload").filter(|p| p.is_object()) {
                 payload = p.clone();
@@ -318,15 +354,21 @@ impl<'t> Runner<'t> {
             None if phases.exec => {
                 let st = struct_json.clone().unwrap_or(Value::Null);
                 let arg = if self.opts.profile.is_compat() {
-                    reference_execute_arg(st, &payload, &inputs, &d.required_server_params)
+                    let tokens = d
+                        .required_server_params
+                        .iter()
+                        .map(|k| (k.clone(), Value::String(prepared.token(k))))
+                        .collect();
+                    reference_execute_arg(st, &payload, &inputs, tokens)
                 } else {
                     object([("struct", st), ("payload", payload.clone())])
                 };
-                let out = self.call_handler(entry, Phase::ExecuteRequest, &arg)?;
+                let out =
+                    self.call_handler(entry, Phase::ExecuteRequest, &arg, &prepared, deadline)?;
                 let obj = shape(&out, Phase::ExecuteRequest, "response")?;
                 execute_result(obj)?
             }
-            None => self.http(&prepared)?,
+            None => self.http(&prepared, deadline)?,
         };
         redact_value(&self.set.server_params, &mut raw);
         if !from_cache && let Some((cache, key, ttl)) = &cached {
@@ -339,7 +381,8 @@ impl<'t> Runner<'t> {
         let data = match struct_json.filter(|_| phases.post) {
             Some(st) => {
                 let arg = object([("response", raw), ("struct", st), ("payload", payload)]);
-                let mut out = self.call_handler(entry, Phase::PostRequest, &arg)?;
+                let mut out =
+                    self.call_handler(entry, Phase::PostRequest, &arg, &prepared, deadline)?;
                 shape(&out, Phase::PostRequest, "response")?;
                 let mut data = out
                     .get_mut("response")
@@ -357,14 +400,14 @@ impl<'t> Runner<'t> {
     }
 
     /// Sends the finalized request and decodes the body.
-    fn http(&self, prepared: &PreparedRequest) -> Result<Value, Fail> {
-        let fin = finalize(prepared, &self.set.server_params)
-            .map_err(|e| Fail(e.code(), e.to_string()))?;
-        let method = Method::from(fin.method);
-        let mut req = HttpRequest::new(method, fin.url.expose());
-        let secret_headers = secret_header_names(prepared);
+    fn http(&self, prepared: &PreparedRequest, deadline: Instant) -> Result<Value, Fail> {
+        self.check_deadline(deadline)?;
+        let params = &self.set.server_params;
+        let fin = finalize(prepared, params).map_err(|e| Fail(e.code(), e.to_string()))?;
+        let mut req = HttpRequest::new(Method::from(fin.method), fin.url.expose());
+        req.deadline = Some(deadline);
         for (k, v) in &fin.headers {
-            let hv = if secret_headers.iter().any(|s| s.eq_ignore_ascii_case(k)) {
+            let hv = if fin.secret_headers.iter().any(|s| s == k) {
                 HeaderValue::secret(v.expose())
             } else {
                 HeaderValue::plain(v.expose())
@@ -374,15 +417,16 @@ impl<'t> Runner<'t> {
         // GET and DELETE never carry a body (as the reference), whatever a handler set.
         if let Some(b) = fin.body.as_ref().filter(|_| fin.method.allows_body()) {
             req.body = Some(b.expose().as_bytes().to_vec());
+            req.body_is_secret = fin.body_has_secret;
         }
-        let resp = self
-            .transport
-            .send(&req)
-            .map_err(|e| Fail(e.code(), e.to_string()))?;
+        let resp = self.transport.send(&req).map_err(|e| match e.code() {
+            ECode::E003 if Instant::now() >= deadline => self.deadline_fail(),
+            code => Fail(code, e.to_string()),
+        })?;
         if !(200..300).contains(&resp.status) {
             return Err(Fail(ECode::E001, status_message(resp.status)));
         }
-        decode_body(&resp).map_err(|(c, m)| Fail(c, m))
+        decode_response(&resp, params).map_err(|(c, m)| Fail(c, m))
     }
 
     /// Which handler phases the tool has. Builds the schema's host when needed; a schema that
@@ -467,7 +511,15 @@ impl<'t> Runner<'t> {
         })
     }
 
-    fn call_handler(&self, entry: &ToolEntry, phase: Phase, arg: &Value) -> Result<Value, Fail> {
+    fn call_handler(
+        &self,
+        entry: &ToolEntry,
+        phase: Phase,
+        arg: &Value,
+        prepared: &PreparedRequest,
+        deadline: Instant,
+    ) -> Result<Value, Fail> {
+        self.check_deadline(deadline)?;
         let schema = self.set.schema_of(entry);
         let mut hosts = self.hosts.borrow_mut();
         let Some(Ok(host)) = hosts.get_mut(&entry.schema) else {
@@ -479,12 +531,18 @@ impl<'t> Runner<'t> {
         let mut bridge = Bridge {
             runner: self,
             schema,
-            tool: &entry.descriptor,
             phase,
+            prepared,
+            deadline,
+            refused: None,
         };
         let result = host.call(&entry.descriptor.tool, phase, arg, &mut bridge);
+        if let Some(why) = bridge.refused {
+            return Err(Fail(ECode::E009, format!("{} {why}", phase.as_str())));
+        }
         match result {
             Ok(v) => Ok(v),
+            Err(HostError::Deadline) => Err(self.deadline_fail()),
             Err(e) => Err(Fail(ECode::E005, host_error_text(&e, Some(phase)))),
         }
     }
@@ -511,6 +569,7 @@ fn library_message(libs: &[String]) -> String {
 fn host_error_text(e: &HostError, phase: Option<Phase>) -> String {
     let what = match e {
         HostError::Timeout => "passed its CPU time limit".to_string(),
+        HostError::Deadline => "passed the call's time limit".to_string(),
         HostError::Memory(m) => format!("passed its memory or stack limit ({m})"),
         HostError::Threw(m) if m.trim().is_empty() => "threw an error without a message".to_string(),
         HostError::Threw(m) => format!("threw: {m}"),
@@ -537,13 +596,13 @@ fn host_error_text(e: &HostError, phase: Option<Phase>) -> String {
 /// The `executeRequest` argument under compat: the ruled `{ struct, payload }` extended with what
 /// handlers written for the JavaScript reference read — `struct.status`, `struct.messages`,
 /// `struct.data`, and `payload.url`, `.method`, `.headers`, `.body`, `.userParams`,
-/// `.serverParams`. Server parameters are `{{SERVER_PARAM:KEY}}` placeholders, filled in by the
-/// runtime when the handler fetches; JavaScript never sees a value.
+/// `.serverParams`. Server parameters are this call's slot tokens, filled in by the runtime when
+/// the handler fetches from the schema's origin; JavaScript never sees a value.
 fn reference_execute_arg(
     struct_json: Value,
     payload: &Value,
     inputs: &Inputs,
-    server_keys: &[String],
+    server_tokens: Map<String, Value>,
 ) -> Value {
     let mut pl = payload.as_object().cloned().unwrap_or_default();
     for key in ["url", "method", "headers", "body"] {
@@ -556,15 +615,7 @@ fn reference_execute_arg(
         "userParams".into(),
         Value::Object(inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
     );
-    pl.insert(
-        "serverParams".into(),
-        Value::Object(
-            server_keys
-                .iter()
-                .map(|k| (k.clone(), Value::String(server_placeholder(k))))
-                .collect(),
-        ),
-    );
+    pl.insert("serverParams".into(), Value::Object(server_tokens));
     let mut st = match struct_json {
         Value::Object(m) => m,
         _ => Map::new(),
@@ -653,84 +704,10 @@ fn type_name(v: &Value) -> &'static str {
     }
 }
 
-/// Reads `{{SERVER_PARAM:KEY}}` placeholders in handler-returned text as holes, for `allowed`
-/// names only; any other text (including other placeholders) stays literal.
-fn template_from_text(text: &str, allowed: &[String]) -> Template {
-    Template::parse_with(text, |inner| match InterpolationKind::of(inner) {
-        InterpolationKind::ServerParam(k) if allowed.iter().any(|a| a == k) => Some(k.to_string()),
-        _ => None,
-    })
-}
-
-/// Applies a `preRequest` struct to the request.
-fn apply_struct(prepared: &mut PreparedRequest, s: &Value, allowed: &[String]) -> Result<(), Fail> {
-    let bad = |what: &str| {
-        Fail(
-            ECode::E005,
-            format!("preRequest SEC101 returned a struct whose {what}"),
-        )
-    };
-    if let Some(url) = s.get("url").filter(|u| !u.is_null()) {
-        let url = url.as_str().ok_or_else(|| bad("url is not a string"))?;
-        if url != prepared.display_url() {
-            prepared.url = template_from_text(url, allowed);
-            prepared.query.clear();
-        }
-    }
-    if let Some(h) = s.get("headers").filter(|h| !h.is_null()) {
-        let h = h
-            .as_object()
-            .ok_or_else(|| bad("headers is not an object"))?;
-        let mut headers = IndexMap::new();
-        for (k, v) in h {
-            let text = match v {
-                Value::String(s) => s.clone(),
-                Value::Number(_) | Value::Bool(_) => v.to_string(),
-                _ => return Err(bad(&format!("header \"{k}\" is not a string"))),
-            };
-            headers.insert(k.clone(), template_from_text(&text, allowed));
-        }
-        prepared.headers = headers;
-    }
-    if let Some(b) = s.get("body").filter(|b| !b.is_null()) {
-        prepared.raw_body = None;
-        prepared.body = match b {
-            Value::Object(o) => Some(
-                o.iter()
-                    .map(|(k, v)| {
-                        let v = match v {
-                            Value::String(t) if t.contains("{{SERVER_PARAM:") => {
-                                BodyValue::Template(template_from_text(t, allowed))
-                            }
-                            other => BodyValue::Json(other.clone()),
-                        };
-                        (k.clone(), v)
-                    })
-                    .collect(),
-            ),
-            // An array (or another JSON value) is sent as it is: some APIs take a list.
-            other => {
-                prepared.raw_body = Some(other.clone());
-                None
-            }
-        };
-    }
-    Ok(())
-}
-
-/// Header names whose values contain a server parameter.
-fn secret_header_names(prepared: &PreparedRequest) -> Vec<String> {
-    prepared
-        .headers
-        .iter()
-        .filter(|(_, v)| v.server_keys().next().is_some())
-        .map(|(k, _)| k.clone())
-        .collect()
-}
-
 /// Replaces secret values inside every string of `v` (object keys included), in place; strings
-/// without a secret are left untouched.
-fn redact_value(params: &ServerParams, v: &mut Value) {
+/// without a secret are left untouched. A number whose text reveals a secret (a numeric key echoed
+/// back as a JSON number) becomes the string `[redacted]`.
+pub(crate) fn redact_value(params: &ServerParams, v: &mut Value) {
     if params.is_empty() {
         return;
     }
@@ -738,6 +715,11 @@ fn redact_value(params: &ServerParams, v: &mut Value) {
         Value::String(s) => {
             if let Cow::Owned(r) = params.redact_cow(s) {
                 *s = r;
+            }
+        }
+        Value::Number(n) => {
+            if let Cow::Owned(r) = params.redact_cow(&n.to_string()) {
+                *v = Value::String(r);
             }
         }
         Value::Array(items) => items.iter_mut().for_each(|i| redact_value(params, i)),
@@ -756,13 +738,64 @@ fn redact_value(params: &ServerParams, v: &mut Value) {
     }
 }
 
+/// Decodes a response body ([`decode_body`]); a body that is turned into base64 text (binary
+/// MIME types) has secrets replaced in its bytes first, since base64 would hide them from
+/// redaction. JSON and text are redacted after decoding ([`redact_value`]).
+fn decode_response(resp: &HttpResponse, params: &ServerParams) -> Result<Value, (ECode, String)> {
+    if !params.is_empty() && is_base64_mime(resp.content_type.as_deref()) {
+        let redacted = HttpResponse {
+            body: params.redact_bytes(&resp.body),
+            ..resp.clone()
+        };
+        return decode_body(&redacted);
+    }
+    decode_body(resp)
+}
+
 /// The host's view of the runtime during one handler call: `fetch` (compat, `executeRequest`)
-/// goes through the runtime's transport with server parameters filled in, logs go to the sink.
+/// goes through the runtime's transport, logs go to the sink.
+///
+/// A `fetch` to the schema's origin gets this call's slot tokens filled in (URL, headers, body). A
+/// `fetch` to any other origin is sent as written, reaching only public addresses unless its
+/// origin is an `--upstream`; if it carries a token it is not sent at all, and the call fails with
+/// E009 whatever the handler does with the rejected promise.
 struct Bridge<'r, 't> {
     runner: &'r Runner<'t>,
     schema: &'r LoadedSchema,
-    tool: &'r crate::descriptor::ToolDescriptor,
     phase: Phase,
+    prepared: &'r PreparedRequest,
+    deadline: Instant,
+    /// Set when a request was refused for carrying a secret elsewhere (E009).
+    refused: Option<String>,
+}
+
+impl Bridge<'_, '_> {
+    /// Whether `url` (as the handler wrote it) is of the schema's origin, comparing the parsed
+    /// origins after the slots are filled.
+    fn same_origin(&self, url: &str) -> Result<bool, String> {
+        let params = &self.runner.set.server_params;
+        let slots = self.prepared.slots();
+        let origin = self
+            .prepared
+            .origin(params)
+            .map_err(|e| params.redact(&e.to_string()))?;
+        let mut missing = Vec::new();
+        let (filled, _) = slots.fill(url, params, &crate::request::encode_segment, &mut missing);
+        Ok(url::Url::parse(&filled).is_ok_and(|u| u.origin() == origin))
+    }
+
+    /// Whether `url` is of the origin of one of the runner's `--upstream`s.
+    fn is_upstream(&self, url: &str) -> bool {
+        let Ok(target) = url::Url::parse(url) else {
+            return false;
+        };
+        self.runner
+            .opts
+            .upstreams
+            .values()
+            .filter_map(|u| url::Url::parse(u).ok())
+            .any(|u| u.origin() == target.origin())
+    }
 }
 
 impl HostBridge for Bridge<'_, '_> {
@@ -771,49 +804,74 @@ impl HostBridge for Bridge<'_, '_> {
         if self.phase != Phase::ExecuteRequest || !self.runner.opts.profile.is_compat() {
             return Err("fetch is not available here".into());
         }
-        let allowed = &self.tool.required_server_params;
-        // Fills the holes; also says whether the text carried a secret (its header is marked).
-        let fill = |text: &str| -> Result<(String, bool), String> {
-            let t = template_from_text(text, allowed);
-            let mut missing = Vec::new();
-            let out = t.fill(params, str::to_string, &mut missing);
-            match missing.first() {
-                Some(k) => Err(format!("missing server parameter {k}")),
-                None => Ok((out, t.server_keys().next().is_some())),
-            }
-        };
         let method = match req.method.to_ascii_uppercase().as_str() {
             "GET" | "" => Method::Get,
             "POST" => Method::Post,
             "PUT" => Method::Put,
+            "PATCH" => Method::Patch,
             "DELETE" => Method::Delete,
+            "HEAD" => Method::Head,
             other => return Err(format!("method {other} is not supported")),
         };
-        let (url, _) = fill(&req.url)?;
-        let mut http = HttpRequest::new(method, url);
-        for (k, v) in &req.headers {
-            let (value, secret) = fill(v)?;
-            http.headers.push((
-                k.clone(),
-                if secret {
+        let slots: &SecretSlots = self.prepared.slots();
+        let mut http = if self.same_origin(&req.url)? {
+            let mut missing = Vec::new();
+            let (url, _) = slots.fill(
+                &req.url,
+                params,
+                &crate::request::encode_segment,
+                &mut missing,
+            );
+            let mut http = HttpRequest::new(method, url);
+            for (k, v) in &req.headers {
+                let (value, secret) =
+                    slots.fill(v, params, &|s: &str| s.to_string(), &mut missing);
+                let value = if secret {
                     HeaderValue::secret(value)
                 } else {
                     HeaderValue::plain(value)
-                },
-            ));
-        }
-        if let Some(b) = &req.body {
-            let (body, _) = fill(b)?;
-            http.body = Some(body.into_bytes());
-        }
+                };
+                http.headers.push((k.clone(), value));
+            }
+            if let Some(b) = &req.body {
+                let (body, secret) =
+                    slots.fill(b, params, &|s: &str| s.to_string(), &mut missing);
+                http.body = Some(body.into_bytes());
+                http.body_is_secret = secret;
+            }
+            if let Some(k) = missing.first() {
+                return Err(format!("missing server parameter {k}"));
+            }
+            http
+        } else {
+            let carries = slots.occurs_in(&req.url)
+                || req
+                    .headers
+                    .iter()
+                    .any(|(k, v)| slots.occurs_in(k) || slots.occurs_in(v))
+                || req.body.as_deref().is_some_and(|b| slots.occurs_in(b));
+            if carries {
+                let why = format!(
+                    "refused a fetch to {}: a request that leaves the schema's origin cannot carry a server parameter",
+                    crate::transport::redact_url(&req.url)
+                );
+                self.refused.get_or_insert(why.clone());
+                return Err(format!("E009 {why}"));
+            }
+            let mut http = HttpRequest::new(method, req.url.clone());
+            http.public_only = !self.is_upstream(&req.url);
+            for (k, v) in &req.headers {
+                http.headers.push((k.clone(), HeaderValue::plain(v.clone())));
+            }
+            http.body = req.body.as_ref().map(|b| b.clone().into_bytes());
+            http
+        };
+        http.deadline = Some(self.deadline);
         let resp = self
             .runner
             .transport
             .send(&http)
             .map_err(|e| params.redact(&format!("{} {e}", e.code())))?;
-        let body = params
-            .redact(&String::from_utf8_lossy(&resp.body))
-            .into_bytes();
         Ok(FetchResponse {
             status: resp.status,
             status_text: String::new(),
@@ -822,7 +880,7 @@ impl HostBridge for Bridge<'_, '_> {
                 .iter()
                 .map(|c| ("content-type".to_string(), c.clone()))
                 .collect(),
-            body,
+            body: redact_body(params, &resp.body),
         })
     }
 
@@ -830,33 +888,29 @@ impl HostBridge for Bridge<'_, '_> {
         self.runner
             .log_line(&format!("[{}] {level}: {text}", self.schema.display));
     }
+
+    fn deadline(&self) -> Option<Instant> {
+        Some(self.deadline)
+    }
+}
+
+/// A response body as handlers may see it: JSON is parsed, redacted and written again (so no
+/// escaped form of a secret, `\/` or `\u0041`, survives to be decoded in JavaScript); other text
+/// is redacted as text, in every form [`ServerParams::redact`] knows.
+fn redact_body(params: &ServerParams, body: &[u8]) -> Vec<u8> {
+    if params.is_empty() {
+        return body.to_vec();
+    }
+    if let Ok(mut v) = serde_json::from_slice::<Value>(body) {
+        redact_value(params, &mut v);
+        return v.to_string().into_bytes();
+    }
+    params.redact_bytes(body)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request::Part;
-
-    #[test]
-    fn templates_from_handler_text_fill_only_allowed_keys() {
-        let allowed = vec!["KEY".to_string()];
-        let t = template_from_text(
-            "https://x/{{SERVER_PARAM:KEY}}?o={{SERVER_PARAM:OTHER}}",
-            &allowed,
-        );
-        assert_eq!(
-            t.0,
-            vec![
-                Part::Text("https://x/".into()),
-                Part::Server("KEY".into()),
-                Part::Text("?o={{SERVER_PARAM:OTHER}}".into()),
-            ]
-        );
-        assert_eq!(
-            template_from_text("plain", &allowed).0,
-            vec![Part::Text("plain".into())]
-        );
-    }
 
     #[test]
     fn redaction_reaches_nested_strings_and_keys() {
@@ -865,5 +919,11 @@ mod tests {
         let mut v = json!({"a": ["x s3cret y"], "s3cret": 1, "n": 2});
         redact_value(&p, &mut v);
         assert_eq!(v, json!({"a": ["x [redacted] y"], "[redacted]": 1, "n": 2}));
+        // A numeric key echoed back as a JSON number.
+        let mut n = ServerParams::new();
+        n.insert("PIN", "4242424242");
+        let mut v = json!({"echo": 4242424242u64, "other": 7, "f": 14242424242.5});
+        redact_value(&n, &mut v);
+        assert_eq!(v, json!({"echo": "[redacted]", "other": 7, "f": "1[redacted].5"}));
     }
 }

@@ -25,7 +25,8 @@ pub enum ECode {
     E007,
     /// Response too large.
     E008,
-    /// Refused URL (not HTTPS, or a redirect that leaves HTTPS).
+    /// Refused request: not HTTPS, a non-public address, a redirect that leaves HTTPS, or a
+    /// request that leaves the schema's origin or would carry a secret elsewhere.
     E009,
 }
 
@@ -85,7 +86,7 @@ impl ECode {
             ECode::E006 => "missing server parameter",
             ECode::E007 => "invalid input",
             ECode::E008 => "response too large",
-            ECode::E009 => "refused URL",
+            ECode::E009 => "refused request",
         }
     }
 }

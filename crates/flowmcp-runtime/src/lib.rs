@@ -9,6 +9,7 @@ pub mod call;
 pub mod descriptor;
 pub mod envelope;
 pub mod input;
+mod json;
 pub mod output;
 pub mod request;
 pub mod secret;

@@ -1,23 +1,38 @@
-//! Building the HTTP request of a tool call, in two steps so that secrets enter as late as
-//! possible:
+//! Building the HTTP request of a tool call so that secrets go only where the schema puts them.
 //!
-//! 1. [`build_request`] produces a [`PreparedRequest`], the "struct" that `preRequest` handlers
-//!    see. Server parameters are still placeholders ([`Part::Server`]); user values are already in.
-//! 2. [`finalize`] substitutes the server parameters and gives a [`FinalRequest`] whose URL,
-//!    header values and body are [`Secret`]s (their `Debug` prints `[redacted]`).
+//! 1. [`build_request`] produces a [`PreparedRequest`], the "struct" that handlers see: URL (query
+//!    included), headers and JSON body as plain text and JSON. Every place the schema's `main` puts a
+//!    server parameter (root, path, query, headers, body, parameter values) holds a **slot token**
+//!    instead of the value: an opaque text such as `secret-api_key-0-9f3a1c2b7d4e6f80` that names the
+//!    parameter and carries a random per-call nonce ([`SecretSlots`]). User values are already in,
+//!    encoded for where they stand.
+//! 2. A `preRequest` handler may replace the URL, headers and body with any text; the text is taken
+//!    as it is. Its tokens are the only thing ever filled: text a user typed (`{{SERVER_PARAM:KEY}}`,
+//!    `{{KEY}}`), a handler's own text or a response can never become a secret, because nobody outside
+//!    the runtime can know this call's nonce before the call starts.
+//! 3. [`finalize`] replaces the tokens by the values (percent-encoded in the path, form-encoded in
+//!    the query, raw in headers, JSON-escaped in the body) and checks the result: the final URL must
+//!    have the **schema's origin** — the origin of its `root`, or of the `--upstream` that replaces
+//!    it — or the request is refused (E009). So user text can never reach the authority, and a
+//!    handler can move a request (and its secrets) only within that origin. Every part that may hold
+//!    a secret is a [`Secret`] (its `Debug` prints `[redacted]`).
 //!
-//! Server parameters are substituted only where the schema put a placeholder (root, path,
-//! headers, parameter values); a user value that happens to contain `{{KEY}}` stays literal text.
+//! An `--upstream` base URL is taken as literal text: placeholders in it are never filled.
 //!
 //! Rules (RULINGS "Runtime details" and the compat table):
 //! * URL = root (or the `--upstream` override) + path; `insert` values are percent-encoded as one
-//!   path segment (`a/b c` → `a%2Fb%20c`) into `{{key}}`, and under compat into `:key`;
+//!   path segment (`a/b c` → `a%2Fb%20c`) into `{{key}}`, and under compat into `:key`; the values
+//!   `.` and `..` are refused (E007): URL parsers treat them, and `%2e%2e`, as dot segments;
 //! * `query` parameters in parameter order, duplicate keys kept, arrays comma-joined, objects as
 //!   JSON text, fixed values included, form-urlencoded; omitted optional values are left out;
 //! * `body` parameters form a JSON object for POST/PUT keeping JSON types (fixed values are typed
 //!   through their `z`); on GET/DELETE they are an error under `spec` and dropped with a warning
 //!   under `compat`; POST/PUT get `Content-Type: application/json` unless a header sets it;
 //! * headers: `main.headers`, overridden (case-insensitively) by the tool's `headers`.
+
+use std::collections::hash_map::RandomState;
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
 
 use flowmcp_spec::Profile;
 use flowmcp_spec::model::{Location, Method, SchemaMain};
@@ -42,47 +57,153 @@ pub fn encode_segment(text: &str) -> String {
     utf8_percent_encode(text, SEGMENT).to_string()
 }
 
-/// `{{SERVER_PARAM:KEY}}`: how a server parameter's hole is shown to handlers and in displays.
+/// Form-encodes `text` as a query key or value (`application/x-www-form-urlencoded`).
+pub fn form_encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// `{{SERVER_PARAM:KEY}}`: how a server parameter's place is shown to people.
 pub fn server_placeholder(key: &str) -> String {
     format!("{{{{SERVER_PARAM:{key}}}}}")
 }
 
-/// One piece of a [`Template`].
+/// The stand-ins for server parameters in one call: a token per parameter name, made of
+/// characters that no URL, form or JSON encoding changes (`[a-z0-9_-]`), ending in a random
+/// nonce drawn when the call starts. Only texts equal to a token are ever replaced by a secret.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SecretSlots {
+    nonce: String,
+    /// (parameter name, token), in the order the names were first used.
+    slots: Vec<(String, String)>,
+}
+
+impl fmt::Debug for SecretSlots {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.slots.iter().map(|(k, _)| k))
+            .finish()
+    }
+}
+
+impl Default for SecretSlots {
+    fn default() -> Self {
+        SecretSlots::new()
+    }
+}
+
+impl SecretSlots {
+    /// No slots yet, with a fresh random nonce (64 bits from the standard library's randomly
+    /// keyed SipHash, seeded from the operating system).
+    pub fn new() -> Self {
+        let mut h = RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or_default(),
+        );
+        SecretSlots {
+            nonce: format!("{:016x}", h.finish()),
+            slots: Vec::new(),
+        }
+    }
+
+    /// The token of `key`, made on first use.
+    pub fn token(&mut self, key: &str) -> String {
+        if let Some((_, t)) = self.slots.iter().find(|(k, _)| k == key) {
+            return t.clone();
+        }
+        let shown: String = key
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .map(|c| c.to_ascii_lowercase())
+            .take(40)
+            .collect();
+        let token = format!("secret-{shown}-{}-{}", self.slots.len(), self.nonce);
+        self.slots.push((key.to_string(), token.clone()));
+        token
+    }
+
+    /// The parameter names that have a token, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.slots.iter().map(|(k, _)| k.as_str())
+    }
+
+    /// The names whose tokens occur in `text`, in slot order.
+    pub fn keys_in<'s>(&'s self, text: &'s str) -> impl Iterator<Item = &'s str> + 's {
+        self.slots
+            .iter()
+            .filter(move |(_, t)| text.contains(t.as_str()))
+            .map(|(k, _)| k.as_str())
+    }
+
+    /// Whether any token occurs in `text`.
+    pub fn occurs_in(&self, text: &str) -> bool {
+        self.keys_in(text).next().is_some()
+    }
+
+    /// `text` with every token shown as `{{SERVER_PARAM:KEY}}`.
+    pub fn display(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (k, t) in &self.slots {
+            if out.contains(t.as_str()) {
+                out = out.replace(t.as_str(), &server_placeholder(k));
+            }
+        }
+        out
+    }
+
+    /// `text` with every token replaced by its value passed through `encode`. Names without a
+    /// value are added to `missing` (their tokens stay). Returns whether any token was replaced.
+    pub(crate) fn fill(
+        &self,
+        text: &str,
+        params: &ServerParams,
+        encode: &dyn Fn(&str) -> String,
+        missing: &mut Vec<String>,
+    ) -> (String, bool) {
+        let mut out = text.to_string();
+        let mut filled = false;
+        for (k, t) in &self.slots {
+            if !out.contains(t.as_str()) {
+                continue;
+            }
+            match params.get(k) {
+                Some(s) => {
+                    out = out.replace(t.as_str(), &encode(s.expose()));
+                    filled = true;
+                }
+                None => {
+                    if !missing.contains(k) {
+                        missing.push(k.clone());
+                    }
+                }
+            }
+        }
+        (out, filled)
+    }
+}
+
+/// One piece of schema text: literal text or a server parameter's place.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Part {
-    /// Literal text.
+pub(crate) enum Part {
     Text(String),
-    /// The value of a server parameter, filled in by [`finalize`].
     Server(String),
 }
 
-/// A string with server-parameter holes.
+/// Schema text read for server-parameter places: `{{SERVER_PARAM:KEY}}` (and under compat a
+/// bare declared `{{KEY}}`); anything else stays text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Template(pub Vec<Part>);
+pub(crate) struct Template(pub(crate) Vec<Part>);
 
 impl Template {
-    /// Plain text.
-    pub fn text(text: impl Into<String>) -> Self {
-        Template(vec![Part::Text(text.into())])
-    }
-
-    /// Reads schema text: `{{SERVER_PARAM:KEY}}` (and under compat a bare declared `{{KEY}}`)
-    /// become holes; anything else stays text.
-    pub fn parse(text: &str, main: &SchemaMain, profile: Profile) -> Self {
-        Template::parse_with(text, |inner| {
-            server_key(inner, main, profile).map(str::to_string)
-        })
-    }
-
-    /// Reads `text` with `key_of` deciding which interpolations (the text between `{{` and `}}`)
-    /// are server-parameter holes, and for which parameter; everything else stays text.
-    pub fn parse_with(text: &str, mut key_of: impl FnMut(&str) -> Option<String>) -> Self {
+    fn parse(text: &str, main: &SchemaMain, profile: Profile) -> Self {
         let mut t = Template::default();
         let mut at = 0;
         for i in find_interpolations(text) {
-            if let Some(key) = key_of(&i.inner) {
+            if let Some(key) = server_key(&i.inner, main, profile) {
                 t.push_text(&text[at..i.start]);
-                t.0.push(Part::Server(key));
+                t.0.push(Part::Server(key.to_string()));
                 at = i.end;
             }
         }
@@ -101,171 +222,144 @@ impl Template {
         }
     }
 
-    fn extend(&mut self, other: Template) {
-        for p in other.0 {
-            match p {
-                Part::Text(t) => self.push_text(&t),
-                s @ Part::Server(_) => self.0.push(s),
-            }
-        }
+    fn has_server(&self) -> bool {
+        self.0.iter().any(|p| matches!(p, Part::Server(_)))
     }
 
-    /// The server-parameter names used, in order (may repeat).
-    pub fn server_keys(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().filter_map(|p| match p {
-            Part::Server(k) => Some(k.as_str()),
-            Part::Text(_) => None,
-        })
-    }
-
-    /// The text with holes shown as `{{SERVER_PARAM:KEY}}`.
-    pub fn display(&self) -> String {
-        self.0
-            .iter()
-            .map(|p| match p {
-                Part::Text(t) => t.clone(),
-                Part::Server(k) => server_placeholder(k),
-            })
-            .collect()
-    }
-
-    /// Fills the holes (each value passed through `encode`); unknown names are added to
-    /// `missing`.
-    pub(crate) fn fill(
-        &self,
-        params: &ServerParams,
-        encode: fn(&str) -> String,
-        missing: &mut Vec<String>,
-    ) -> String {
+    /// The text with literal parts passed through `encode` and places as slot tokens.
+    fn render(&self, slots: &mut SecretSlots, encode: fn(&str) -> String) -> String {
         let mut out = String::new();
         for p in &self.0 {
             match p {
-                Part::Text(t) => out.push_str(t),
-                Part::Server(k) => match params.get(k) {
-                    Some(s) => out.push_str(&encode(s.expose())),
-                    None => {
-                        if !missing.contains(k) {
-                            missing.push(k.clone());
-                        }
-                    }
-                },
+                Part::Text(t) => out.push_str(&encode(t)),
+                Part::Server(k) => out.push_str(&slots.token(k)),
             }
         }
         out
     }
 }
 
-/// A body member of a [`PreparedRequest`].
-#[derive(Clone, Debug, PartialEq)]
-pub enum BodyValue {
-    /// A typed value (a user input, or a fixed value typed through its `z`).
-    Json(Value),
-    /// A string containing server-parameter holes.
-    Template(Template),
+fn verbatim(text: &str) -> String {
+    text.to_string()
 }
 
-/// The request before secrets are filled in: what `preRequest` handlers see. Contains no
-/// server-parameter values.
+/// The request before secrets are filled in: what handlers see and may change. Contains no
+/// server-parameter values, only slot tokens.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PreparedRequest {
-    /// The tool name (as written in `main.tools`).
-    pub tool: String,
-    pub method: Method,
-    /// Root + path with insert values, without the query.
-    pub url: Template,
-    /// Query pairs in order, values not yet encoded.
-    pub query: Vec<(String, Template)>,
+    tool: String,
+    method: Method,
+    /// The full URL, query included.
+    url: String,
     /// Header name → value.
-    pub headers: IndexMap<String, Template>,
-    /// The JSON body members (POST/PUT only).
-    pub body: Option<IndexMap<String, BodyValue>>,
-    /// A whole body that is not an object (for example an array set by a `preRequest` handler);
-    /// sent as JSON instead of [`PreparedRequest::body`]. It holds no server-parameter holes.
-    pub raw_body: Option<Value>,
-    /// Notes, e.g. dropped body parameters under compat.
-    pub warnings: Vec<String>,
+    headers: IndexMap<String, String>,
+    /// The JSON body (POST/PUT).
+    body: Option<Value>,
+    /// The base URL whose origin the request must keep (slot tokens where `root` has places).
+    root: String,
+    slots: SecretSlots,
+    /// The server parameters the schema's own request uses, without duplicates.
+    used: Vec<String>,
+    warnings: Vec<String>,
 }
 
 impl PreparedRequest {
-    /// Every server-parameter name the request needs, without duplicates.
-    pub fn server_keys(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        let mut add = |t: &Template| {
-            for k in t.server_keys() {
-                if !out.iter().any(|o| o == k) {
-                    out.push(k.to_string());
-                }
-            }
-        };
-        add(&self.url);
-        self.query.iter().for_each(|(_, v)| add(v));
-        self.headers.values().for_each(&mut add);
-        if let Some(body) = &self.body {
-            for v in body.values() {
-                if let BodyValue::Template(t) = v {
-                    add(t);
-                }
-            }
-        }
-        out
+    /// The tool name (as written in `main.tools`).
+    pub fn tool(&self) -> &str {
+        &self.tool
     }
 
-    /// The URL for display and handlers: query form-encoded, holes as placeholders.
+    /// The method (handlers cannot change it).
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// Notes, e.g. dropped body parameters under compat.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The server parameters the schema's request uses, in order, without duplicates.
+    pub fn server_keys(&self) -> &[String] {
+        &self.used
+    }
+
+    /// The URL as people see it: places shown as `{{SERVER_PARAM:KEY}}`.
     pub fn display_url(&self) -> String {
-        let mut url = self.url.display();
-        if !self.query.is_empty() {
-            url.push(if url.contains('?') { '&' } else { '?' });
-            let pairs: Vec<String> = self
-                .query
-                .iter()
-                .map(|(k, v)| {
-                    let value: String =
-                        v.0.iter()
-                            .map(|p| match p {
-                                Part::Text(t) => form_encode(t),
-                                Part::Server(k) => server_placeholder(k),
-                            })
-                            .collect();
-                    format!("{}={value}", form_encode(k))
-                })
-                .collect();
-            url.push_str(&pairs.join("&"));
-        }
-        url
+        self.slots.display(&self.url)
     }
 
-    /// The handler view `{ url, method, headers, body }` (placeholders left in).
+    /// The slot token of `key` in this call (made on first use): how handlers that build their own
+    /// requests (`executeRequest` under compat) are given a server parameter.
+    pub fn token(&mut self, key: &str) -> String {
+        self.slots.token(key)
+    }
+
+    /// This call's slots.
+    pub fn slots(&self) -> &SecretSlots {
+        &self.slots
+    }
+
+    /// The handler view `{ url, method, headers, body }`, with slot tokens where secrets go.
     pub fn to_struct_json(&self) -> Value {
         let headers: Map<String, Value> = self
             .headers
             .iter()
-            .map(|(k, v)| (k.clone(), json!(v.display())))
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
             .collect();
-        let body = self.body.as_ref().map(|b| {
-            Value::Object(
-                b.iter()
-                    .map(|(k, v)| {
-                        let v = match v {
-                            BodyValue::Json(j) => j.clone(),
-                            BodyValue::Template(t) => json!(t.display()),
-                        };
-                        (k.clone(), v)
-                    })
-                    .collect(),
-            )
-        });
-        let body = self.raw_body.clone().or(body);
         json!({
-            "url": self.display_url(),
+            "url": self.url,
             "method": self.method.as_str(),
             "headers": headers,
-            "body": body,
+            "body": self.body,
         })
     }
-}
 
-fn form_encode(text: &str) -> String {
-    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+    /// Takes what a `preRequest` handler returned as the struct: `url`, `headers` and `body` replace
+    /// the request's when present and not `null`; `method` cannot be changed. The texts are taken
+    /// as they are: only this call's slot tokens in them will be filled.
+    pub fn apply_struct(&mut self, s: &Value) -> Result<(), String> {
+        if let Some(url) = s.get("url").filter(|u| !u.is_null()) {
+            self.url = url.as_str().ok_or("url is not a string")?.to_string();
+        }
+        if let Some(h) = s.get("headers").filter(|h| !h.is_null()) {
+            let h = h.as_object().ok_or("headers is not an object")?;
+            let mut headers = IndexMap::new();
+            for (k, v) in h {
+                let text = match v {
+                    Value::String(s) => s.clone(),
+                    Value::Number(_) | Value::Bool(_) => v.to_string(),
+                    _ => return Err(format!("header \"{k}\" is not a string")),
+                };
+                headers.insert(k.clone(), text);
+            }
+            self.headers = headers;
+        }
+        if let Some(b) = s.get("body").filter(|b| !b.is_null()) {
+            self.body = Some(b.clone());
+        }
+        Ok(())
+    }
+
+    /// The schema's origin: the root (or `--upstream`) with its places filled. Errors never contain
+    /// a secret value.
+    pub fn origin(&self, params: &ServerParams) -> Result<url::Origin, RequestError> {
+        let mut missing = Vec::new();
+        let (root, _) = self
+            .slots
+            .fill(&self.root, params, &encode_segment, &mut missing);
+        if !missing.is_empty() {
+            return Err(RequestError::MissingServerParams {
+                tool: self.tool.clone(),
+                names: missing,
+            });
+        }
+        let parsed = url::Url::parse(&root).map_err(|e| RequestError::InvalidUrl {
+            tool: self.tool.clone(),
+            reason: params.redact(&format!("the root is not a valid URL ({e})")),
+        })?;
+        Ok(parsed.origin())
+    }
 }
 
 /// The request ready to send. Every part that may hold a secret is a [`Secret`].
@@ -276,8 +370,12 @@ pub struct FinalRequest {
     pub url: Secret,
     /// Headers in order.
     pub headers: Vec<(String, Secret)>,
+    /// The names of the headers whose value carries a server parameter.
+    pub secret_headers: Vec<String>,
     /// The JSON body text (POST/PUT).
     pub body: Option<Secret>,
+    /// Whether the body carries a server parameter.
+    pub body_has_secret: bool,
 }
 
 /// Why a request could not be built.
@@ -289,6 +387,12 @@ pub enum RequestError {
     NoRoot { tool: String },
     #[error("no value for path parameter \"{key}\"")]
     MissingInsert { tool: String, key: String },
+    #[error("path parameter \"{key}\" cannot be \"{value}\" (a dot segment would change the path)")]
+    DotSegment {
+        tool: String,
+        key: String,
+        value: String,
+    },
     #[error("body parameter \"{key}\" is not allowed on a {method} tool")]
     BodyNotAllowed {
         tool: String,
@@ -299,6 +403,8 @@ pub enum RequestError {
     MissingServerParams { tool: String, names: Vec<String> },
     #[error("the request URL is invalid: {reason}")]
     InvalidUrl { tool: String, reason: String },
+    #[error("refused request: it leaves the schema's origin {origin}")]
+    OtherOrigin { tool: String, origin: String },
 }
 
 impl RequestError {
@@ -308,18 +414,20 @@ impl RequestError {
             RequestError::UnknownTool { tool }
             | RequestError::NoRoot { tool }
             | RequestError::MissingInsert { tool, .. }
+            | RequestError::DotSegment { tool, .. }
             | RequestError::BodyNotAllowed { tool, .. }
             | RequestError::MissingServerParams { tool, .. }
-            | RequestError::InvalidUrl { tool, .. } => tool,
+            | RequestError::InvalidUrl { tool, .. }
+            | RequestError::OtherOrigin { tool, .. } => tool,
         }
     }
 
-    /// The runtime code: E006 for missing server parameters, E009 for an invalid URL, E007
-    /// otherwise (the call cannot be made as given).
+    /// The runtime code: E006 for missing server parameters, E009 for an invalid URL or one that
+    /// leaves the schema's origin, E007 otherwise (the call cannot be made as given).
     pub fn code(&self) -> ECode {
         match self {
             RequestError::MissingServerParams { .. } => ECode::E006,
-            RequestError::InvalidUrl { .. } => ECode::E009,
+            RequestError::InvalidUrl { .. } | RequestError::OtherOrigin { .. } => ECode::E009,
             _ => ECode::E007,
         }
     }
@@ -351,8 +459,9 @@ pub fn query_text(value: &Value) -> String {
 }
 
 /// Builds the request "struct" for `main.tools[tool_name]` from validated `inputs`.
-/// `root_override` replaces `main.root` (the `--upstream` of the namespace). Fails with E006 when
-/// a server parameter the request needs has no value in `server_params` (names only).
+/// `root_override` replaces `main.root` (the `--upstream` of the namespace) and is taken as literal
+/// text. Fails with E006 when a server parameter the request needs has no value in
+/// `server_params` (names only), and with E007 for an insert value `.` or `..`.
 pub fn build_request(
     tool_name: &str,
     main: &SchemaMain,
@@ -368,12 +477,26 @@ pub fn build_request(
             tool: tool_name.to_string(),
         })?;
     let name = || tool_name.to_string();
-    let root = root_override
-        .map(|r| r.trim_end_matches('/'))
-        .or(main.root.as_deref())
-        .filter(|r| !r.is_empty())
-        .ok_or_else(|| RequestError::NoRoot { tool: name() })?;
+    let root = match root_override {
+        Some(r) => Template(vec![Part::Text(r.trim_end_matches('/').to_string())]),
+        None => Template::parse(main.root.as_deref().unwrap_or_default(), main, profile),
+    };
+    if root.0.is_empty() {
+        return Err(RequestError::NoRoot { tool: name() });
+    }
+    let mut slots = SecretSlots::new();
     let mut warnings = Vec::new();
+    let mut used: Vec<String> = Vec::new();
+    let mut note = |t: &Template| {
+        for p in &t.0 {
+            if let Part::Server(k) = p
+                && !used.contains(k)
+            {
+                used.push(k.clone());
+            }
+        }
+    };
+    note(&root);
 
     // Insert values, by key.
     let mut inserts: IndexMap<&str, Template> = IndexMap::new();
@@ -385,7 +508,17 @@ pub fn build_request(
         let key = p.position.key.as_str();
         let t = match param_role(p, main, profile) {
             ParamRole::User => match inputs.get(key) {
-                Some(v) => Template::text(encode_segment(&query_text(v))),
+                Some(v) => {
+                    let text = query_text(v);
+                    if text == "." || text == ".." {
+                        return Err(RequestError::DotSegment {
+                            tool: name(),
+                            key: key.to_string(),
+                            value: text,
+                        });
+                    }
+                    Template(vec![Part::Text(encode_segment(&text))])
+                }
                 // An omitted (optional) insert value is an error only when the path uses it: a
                 // handler may consume it instead (`executeRequest`).
                 None => {
@@ -401,55 +534,73 @@ pub fn build_request(
                 }
             },
             ParamRole::Server(k) => Template(vec![Part::Server(k.to_string())]),
-            ParamRole::Fixed(v) => {
-                let mut t = Template::default();
-                for part in Template::parse(v, main, profile).0 {
-                    match part {
-                        Part::Text(s) => t.push_text(&encode_segment(&s)),
-                        s @ Part::Server(_) => t.0.push(s),
-                    }
-                }
-                t
-            }
+            ParamRole::Fixed(v) => Template(
+                Template::parse(v, main, profile)
+                    .0
+                    .into_iter()
+                    .map(|part| match part {
+                        Part::Text(s) => Part::Text(encode_segment(&s)),
+                        s @ Part::Server(_) => s,
+                    })
+                    .collect(),
+            ),
         };
         inserts.insert(key, t);
     }
 
-    // URL: root + path.
-    let mut url = Template::parse(root, main, profile);
-    let path = tool.path.as_str();
+    // URL: root + path (insert texts are encoded already).
+    let mut path = Template::default();
+    let path_text = tool.path.as_str();
     let mut at = 0;
-    for i in find_interpolations(path) {
+    for i in find_interpolations(path_text) {
         let replacement = match InterpolationKind::of(&i.inner) {
             InterpolationKind::Bare(k) if inserts.contains_key(k) => inserts.get(k).cloned(),
             _ => server_key(&i.inner, main, profile)
                 .map(|k| Template(vec![Part::Server(k.to_string())])),
         };
         if let Some(r) = replacement {
-            url.extend(colon_inserts(&path[at..i.start], &inserts, profile));
-            url.extend(r);
+            extend(
+                &mut path,
+                colon_inserts(&path_text[at..i.start], &inserts, profile),
+            );
+            extend(&mut path, r);
             at = i.end;
         }
     }
-    url.extend(colon_inserts(&path[at..], &inserts, profile));
+    extend(
+        &mut path,
+        colon_inserts(&path_text[at..], &inserts, profile),
+    );
+    note(&path);
+    let root_text = root.render(&mut slots, verbatim);
+    let mut url = root_text.clone();
+    url.push_str(&path.render(&mut slots, verbatim));
 
     // Query.
-    let mut query = Vec::new();
+    let mut query: Vec<String> = Vec::new();
     for p in tool
         .parameters
         .iter()
         .filter(|p| p.position.location == Location::Query)
     {
-        let key = p.position.key.clone();
-        match param_role(p, main, profile) {
-            ParamRole::User => {
-                if let Some(v) = inputs.get(&p.position.key) {
-                    query.push((key, Template::text(query_text(v))));
-                }
-            }
-            ParamRole::Server(k) => query.push((key, Template(vec![Part::Server(k.to_string())]))),
-            ParamRole::Fixed(v) => query.push((key, Template::parse(v, main, profile))),
-        }
+        let value = match param_role(p, main, profile) {
+            ParamRole::User => match inputs.get(&p.position.key) {
+                Some(v) => Template(vec![Part::Text(query_text(v))]),
+                None => continue,
+            },
+            ParamRole::Server(k) => Template(vec![Part::Server(k.to_string())]),
+            ParamRole::Fixed(v) => Template::parse(v, main, profile),
+        };
+        note(&value);
+        query.push(format!(
+            "{}={}",
+            form_encode(&p.position.key),
+            value.render(&mut slots, form_encode)
+        ));
+    }
+    if !query.is_empty() {
+        url.push(if url.contains('?') { '&' } else { '?' });
+        url.push_str(&query.join("&"));
     }
 
     // Body.
@@ -459,32 +610,37 @@ pub fn build_request(
         .filter(|p| p.position.location == Location::Body)
         .collect();
     let body = if tool.method.allows_body() {
-        let mut body = IndexMap::new();
+        let mut body = Map::new();
         for p in body_params {
             let key = p.position.key.clone();
-            match param_role(p, main, profile) {
-                ParamRole::User => {
-                    if let Some(v) = inputs.get(&p.position.key) {
-                        body.insert(key, BodyValue::Json(v.clone()));
-                    }
-                }
+            let value = match param_role(p, main, profile) {
+                ParamRole::User => match inputs.get(&p.position.key) {
+                    Some(v) => v.clone(),
+                    None => continue,
+                },
                 ParamRole::Server(k) => {
-                    body.insert(
-                        key,
-                        BodyValue::Template(Template(vec![Part::Server(k.to_string())])),
-                    );
+                    let t = Template(vec![Part::Server(k.to_string())]);
+                    note(&t);
+                    Value::String(t.render(&mut slots, verbatim))
                 }
                 ParamRole::Fixed(v) => {
                     let t = Template::parse(v, main, profile);
-                    let typed = (t.server_keys().next().is_none())
+                    let typed = (!t.has_server())
                         .then(|| p.z.parse(profile.is_compat()).ok())
                         .flatten()
                         .and_then(|z| z.coerce_str(v).ok());
-                    body.insert(key, typed.map_or(BodyValue::Template(t), BodyValue::Json));
+                    match typed {
+                        Some(j) => j,
+                        None => {
+                            note(&t);
+                            Value::String(t.render(&mut slots, verbatim))
+                        }
+                    }
                 }
-            }
+            };
+            body.insert(key, value);
         }
-        Some(body)
+        Some(Value::Object(body))
     } else {
         if let Some(p) = body_params.first() {
             if !profile.is_compat() {
@@ -506,44 +662,55 @@ pub fn build_request(
     };
 
     // Headers: main, then tool (case-insensitive override).
-    let mut headers: IndexMap<String, Template> = IndexMap::new();
+    let mut headers: IndexMap<String, String> = IndexMap::new();
     for (k, v) in main.headers.iter().chain(tool.headers.iter()) {
         headers.retain(|existing, _| !existing.eq_ignore_ascii_case(k));
-        headers.insert(k.clone(), Template::parse(v, main, profile));
+        let t = Template::parse(v, main, profile);
+        note(&t);
+        headers.insert(k.clone(), t.render(&mut slots, verbatim));
     }
     if body.is_some()
         && !headers
             .keys()
             .any(|k| k.eq_ignore_ascii_case("content-type"))
     {
-        headers.insert("Content-Type".into(), Template::text("application/json"));
+        headers.insert("Content-Type".into(), "application/json".into());
     }
 
-    let prepared = PreparedRequest {
-        tool: name(),
-        method: tool.method,
-        url,
-        query,
-        headers,
-        body,
-        raw_body: None,
-        warnings,
-    };
-    let missing = server_params.missing(prepared.server_keys().iter().map(String::as_str));
+    let missing = server_params.missing(used.iter().map(String::as_str));
     if !missing.is_empty() {
         return Err(RequestError::MissingServerParams {
             tool: name(),
             names: missing,
         });
     }
-    Ok(prepared)
+    Ok(PreparedRequest {
+        tool: name(),
+        method: tool.method,
+        url,
+        headers,
+        body,
+        root: root_text,
+        slots,
+        used,
+        warnings,
+    })
+}
+
+fn extend(t: &mut Template, other: Template) {
+    for p in other.0 {
+        match p {
+            Part::Text(s) => t.push_text(&s),
+            s @ Part::Server(_) => t.0.push(s),
+        }
+    }
 }
 
 /// Under compat, replaces `:key` in path text by the insert value of `key` when the key is not
 /// followed by another name character; longer keys first.
 fn colon_inserts(text: &str, inserts: &IndexMap<&str, Template>, profile: Profile) -> Template {
     if !profile.is_compat() || !text.contains(':') {
-        return Template::text(text);
+        return Template(vec![Part::Text(text.to_string())]);
     }
     let mut keys: Vec<&str> = inserts.keys().copied().collect();
     keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
@@ -560,7 +727,7 @@ fn colon_inserts(text: &str, inserts: &IndexMap<&str, Template>, profile: Profil
                 && let Some(t) = inserts.get(k)
             {
                 out.push_text(&rest[..pos]);
-                out.extend(t.clone());
+                extend(&mut out, t.clone());
                 rest = tail;
                 continue 'outer;
             }
@@ -572,50 +739,37 @@ fn colon_inserts(text: &str, inserts: &IndexMap<&str, Template>, profile: Profil
     out
 }
 
-/// Fills in the server parameters and checks the URL. Errors never contain a secret value.
+/// Fills in the server parameters and checks that the URL keeps the schema's origin. Errors never
+/// contain a secret value.
 pub fn finalize(
     req: &PreparedRequest,
     params: &ServerParams,
 ) -> Result<FinalRequest, RequestError> {
+    let origin = req.origin(params)?;
     let mut missing = Vec::new();
-    let mut url = req.url.fill(params, encode_segment, &mut missing);
-    if !req.query.is_empty() {
-        let mut ser = url::form_urlencoded::Serializer::new(String::new());
-        for (k, v) in &req.query {
-            ser.append_pair(k, &v.fill(params, str::to_string, &mut missing));
-        }
-        url.push(if url.contains('?') { '&' } else { '?' });
-        url.push_str(&ser.finish());
-    }
-    let headers: Vec<(String, Secret)> = req
-        .headers
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.clone(),
-                Secret::new(v.fill(params, str::to_string, &mut missing)),
-            )
-        })
-        .collect();
-    let structured = req.body.as_ref().map(|b| {
-        let obj: Map<String, Value> = b
-            .iter()
-            .map(|(k, v)| {
-                let v = match v {
-                    BodyValue::Json(j) => j.clone(),
-                    BodyValue::Template(t) => {
-                        Value::String(t.fill(params, str::to_string, &mut missing))
-                    }
-                };
-                (k.clone(), v)
-            })
-            .collect();
-        Secret::new(Value::Object(obj).to_string())
-    });
-    let body = match &req.raw_body {
-        Some(raw) => Some(Secret::new(raw.to_string())),
-        None => structured,
+    let slots = &req.slots;
+    // Tokens before the query are path text, after it query text.
+    let (path, query) = match req.url.find('?') {
+        Some(i) => req.url.split_at(i),
+        None => (req.url.as_str(), ""),
     };
+    let (mut url, _) = slots.fill(path, params, &encode_segment, &mut missing);
+    url.push_str(&slots.fill(query, params, &form_encode, &mut missing).0);
+    let mut headers = Vec::with_capacity(req.headers.len());
+    let mut secret_headers = Vec::new();
+    for (k, v) in &req.headers {
+        let (value, secret) = slots.fill(v, params, &verbatim, &mut missing);
+        if secret {
+            secret_headers.push(k.clone());
+        }
+        headers.push((k.clone(), Secret::new(value)));
+    }
+    let mut body_has_secret = false;
+    let body = req.body.as_ref().map(|b| {
+        let (text, secret) = slots.fill(&b.to_string(), params, &json_escape, &mut missing);
+        body_has_secret = secret;
+        Secret::new(text)
+    });
     if !missing.is_empty() {
         return Err(RequestError::MissingServerParams {
             tool: req.tool.clone(),
@@ -626,12 +780,26 @@ pub fn finalize(
         tool: req.tool.clone(),
         reason: params.redact(&e.to_string()),
     })?;
+    if parsed.origin() != origin {
+        return Err(RequestError::OtherOrigin {
+            tool: req.tool.clone(),
+            origin: params.redact(&origin.ascii_serialization()),
+        });
+    }
     Ok(FinalRequest {
         method: req.method,
         url: Secret::new(parsed.to_string()),
         headers,
+        secret_headers,
         body,
+        body_has_secret,
     })
+}
+
+/// `text` escaped for the inside of a JSON string.
+fn json_escape(text: &str) -> String {
+    let quoted = Value::String(text.to_string()).to_string();
+    quoted[1..quoted.len() - 1].to_string()
 }
 
 #[cfg(test)]
@@ -695,10 +863,11 @@ mod tests {
             req.display_url(),
             "https://api.example.com/v1/items/a%2Fb%20c/x?ids=bitcoin%2Cethereum&mode=fast&mode=x+y&apikey={{SERVER_PARAM:KEY}}"
         );
-        assert_eq!(
-            req.to_struct_json()["headers"]["X-Key"],
-            "{{SERVER_PARAM:KEY}}"
-        );
+        // Handlers see the slot token, which the display shows as the placeholder.
+        let header = req.to_struct_json()["headers"]["X-Key"].clone();
+        let header = header.as_str().unwrap_or_default();
+        assert!(header.starts_with("secret-key-"), "{header}");
+        assert_eq!(req.slots().display(header), "{{SERVER_PARAM:KEY}}");
         let fin = finalize(&req, &p).expect("final");
         assert!(!format!("{fin:?}").contains("CANARY"));
         assert_eq!(
@@ -782,14 +951,18 @@ mod tests {
             None,
         )
         .expect("request");
+        let shown: Value =
+            serde_json::from_str(&req.slots().display(&req.to_struct_json()["body"].to_string()))
+                .unwrap_or_default();
         assert_eq!(
-            req.to_struct_json()["body"],
+            shown,
             json!({"n": 1.5, "o": {"a": [1]}, "fixedNum": 5, "fixedBool": true, "secret": "{{SERVER_PARAM:KEY}}"})
         );
         let fin = finalize(&req, &p).expect("final");
         let body: Value = serde_json::from_str(fin.body.as_ref().map(Secret::expose).unwrap_or(""))
             .unwrap_or_default();
         assert_eq!(body["secret"], "CANARY-9f3a");
+        assert!(fin.body_has_secret);
         assert_eq!(body["n"], 1.5);
         assert!(
             fin.headers
@@ -830,8 +1003,8 @@ mod tests {
             None,
         )
         .expect("compat");
-        assert!(r.body.is_none());
-        assert_eq!(r.warnings.len(), 1);
+        assert!(r.to_struct_json()["body"].is_null());
+        assert_eq!(r.warnings().len(), 1);
     }
 
     #[test]
@@ -863,6 +1036,10 @@ mod tests {
             fin.url.expose(),
             "https://mock.local:8080/feed/S%C3%A3o%20Paulo/7/tok%20en?t=tok+en"
         );
+        assert!(
+            fin.secret_headers.is_empty() && !fin.body_has_secret,
+            "{fin:?}"
+        );
         // Under spec, `:city` is left alone and `{{TOKEN}}` is not a server param.
         let spec = build_request(
             "t",
@@ -874,8 +1051,8 @@ mod tests {
         )
         .expect("spec");
         assert_eq!(
-            spec.url.display(),
-            "https://api.example.com/feed/:city/:cityId/{{TOKEN}}"
+            spec.display_url(),
+            "https://api.example.com/feed/:city/:cityId/{{TOKEN}}?t=%7B%7BTOKEN%7D%7D"
         );
     }
 
@@ -901,7 +1078,7 @@ mod tests {
         );
         let r = build_request("t", &unused, &IndexMap::new(), &sp, Profile::Spec, None)
             .expect("unused insert may be omitted");
-        assert_eq!(r.url.display(), "https://api.example.com/v1/");
+        assert_eq!(r.display_url(), "https://api.example.com/v1/");
         let no_root = SchemaMain { root: None, ..main };
         let e = build_request(
             "t",

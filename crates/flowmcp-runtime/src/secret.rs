@@ -65,7 +65,8 @@ pub enum ParamSource {
 #[derive(Clone, Default)]
 pub struct ServerParams {
     values: IndexMap<String, (Secret, ParamSource)>,
-    /// Every text [`ServerParams::redact`] hides, longest first: each value as written, and as it
+    /// Every text [`ServerParams::redact`] hides, longest first: each value as written, in lower
+    /// case and in its IDNA (punycode) host form (URL parsers rewrite host names so), and as it
     /// appears in URLs (percent-encoded as a path segment, form-encoded in a query, each with
     /// upper- and lower-case hex digits).
     patterns: Vec<String>,
@@ -193,6 +194,34 @@ impl ServerParams {
         out
     }
 
+    /// [`ServerParams::redact`] over bytes (a body that is not text, before it is turned into
+    /// base64): every pattern's bytes become `[redacted]`.
+    pub fn redact_bytes(&self, bytes: &[u8]) -> Vec<u8> {
+        let mut out = bytes.to_vec();
+        for p in &self.patterns {
+            let p = p.as_bytes();
+            if p.is_empty() || out.len() < p.len() {
+                continue;
+            }
+            if !out.windows(p.len()).any(|w| w == p) {
+                continue;
+            }
+            let mut next = Vec::with_capacity(out.len());
+            let mut i = 0;
+            while i < out.len() {
+                if out[i..].starts_with(p) {
+                    next.extend_from_slice(REDACTED.as_bytes());
+                    i += p.len();
+                } else {
+                    next.push(out[i]);
+                    i += 1;
+                }
+            }
+            out = next;
+        }
+        out
+    }
+
     /// True when no parameter has a value (nothing to redact).
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
@@ -211,10 +240,15 @@ fn patterns_of(values: &IndexMap<String, (Secret, ParamSource)>) -> Vec<String> 
     for (secret, _) in values.values() {
         let raw = secret.expose();
         let segment = crate::request::encode_segment(raw);
-        let form: String = url::form_urlencoded::byte_serialize(raw.as_bytes()).collect();
+        let form = crate::request::form_encode(raw);
         for p in [raw.to_string(), segment, form] {
             add(lower_hex(&p));
             add(p);
+        }
+        // As a host name: lower case, and the IDNA form the URL parser gives it.
+        add(raw.to_lowercase());
+        if let Ok(url::Host::Domain(ascii)) = url::Host::parse(raw) {
+            add(ascii);
         }
     }
     out.sort_by_key(|p| std::cmp::Reverse(p.len()));
@@ -260,9 +294,31 @@ pub fn parse_env_file(text: &str) -> IndexMap<String, String> {
     out
 }
 
-/// Reads and parses an env file (see [`parse_env_file`]). The error names the path only.
+/// Largest env file read: 1 MiB.
+pub const MAX_ENV_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Reads a text file of at most `limit` bytes (an env or configuration file): a larger one (or a
+/// device that never ends, such as `/dev/zero`) is an error naming the limit, not a memory hog.
+/// The error names neither the content nor the path.
+pub fn read_capped_text(path: &Path, limit: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {limit} bytes"),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
+/// Reads and parses an env file (see [`parse_env_file`]), at most [`MAX_ENV_FILE_BYTES`]. The
+/// error names neither the path nor the content.
 pub fn read_env_file(path: &Path) -> std::io::Result<IndexMap<String, String>> {
-    std::fs::read_to_string(path).map(|t| parse_env_file(&t))
+    read_capped_text(path, MAX_ENV_FILE_BYTES).map(|t| parse_env_file(&t))
 }
 
 #[cfg(test)]

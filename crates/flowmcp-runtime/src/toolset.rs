@@ -98,7 +98,8 @@ pub struct Toolset {
 }
 
 /// The `.mjs` files under `dir`, sorted, skipping hidden directories, `node_modules`, `target` and
-/// `_lists` (shared lists are found by the schemas that use them).
+/// `_lists` (shared lists are found by the schemas that use them), and symbolic links that lead
+/// outside `dir`.
 pub fn schema_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     flowmcp_loader::walk::mjs_files(dir, &|name| name == "_lists")
 }
@@ -153,6 +154,17 @@ impl Toolset {
                 &opts.config_params,
             ),
         };
+        // A load problem may quote a file's text (say, a `.env` file given a `.mjs` name): every
+        // value the env file and the configuration hold is hidden, as are the resolved parameters.
+        if !set.problems.is_empty() {
+            let mut hide = set.server_params.clone();
+            for (k, v) in opts.env_file.iter().chain(opts.config_params.iter()) {
+                hide.insert(format!("{k} (file)"), v.clone());
+            }
+            for p in &mut set.problems {
+                p.message = hide.redact(&p.message);
+            }
+        }
         let (idx, mut ds): (Vec<usize>, Vec<ToolDescriptor>) = descriptors.into_iter().unzip();
         for d in &mut ds {
             d.missing_server_params = set
@@ -174,16 +186,26 @@ impl Toolset {
         set
     }
 
-    /// Loads every schema file under `dir` (see [`schema_files`]).
+    /// Loads every schema file under `dir` (see [`schema_files`]); a symbolic link leading
+    /// outside `dir` is not followed and is reported as a problem.
     pub fn load_dir(dir: &Path, opts: &ToolsetOptions) -> std::io::Result<Toolset> {
-        let files: Vec<(PathBuf, String)> = schema_files(dir)?
+        let walk = flowmcp_loader::walk::walk_mjs(dir, &|name| name == "_lists")?;
+        let files: Vec<(PathBuf, String)> = walk
+            .files
             .into_iter()
             .map(|p| {
-                let display = p.display().to_string();
+                let display = flowmcp_spec::display_path(&p);
                 (p, display)
             })
             .collect();
-        Ok(Toolset::load(&files, opts))
+        let mut set = Toolset::load(&files, opts);
+        for link in walk.outside_links {
+            set.problems.push(LoadProblem {
+                file: flowmcp_spec::display_path(&link),
+                message: "a symbolic link that leads outside the catalog; not followed".into(),
+            });
+        }
+        Ok(set)
     }
 
     /// The tool with this wire name or Primitive-ID (`namespace/tool/name`).

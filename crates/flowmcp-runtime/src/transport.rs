@@ -9,7 +9,17 @@
 //!   anything else is refused with E009 before a connection is made;
 //! * redirects are followed by this module (never by `ureq`), only HTTPS → HTTPS (or loopback
 //!   HTTP → loopback HTTP when allowed), at most [`TransportConfig::max_redirects`] times; headers
-//!   marked secret (and `Authorization` / `Cookie`) are dropped as soon as the origin changes;
+//!   marked secret (and `Authorization` / `Cookie`) are dropped as soon as the origin changes, and
+//!   a 307/308 redirect to another origin of a request whose body carries a secret is refused
+//!   (E009): the body would have to be sent again;
+//! * a request marked [`HttpRequest::public_only`] reaches only public addresses: a host that is,
+//!   or resolves to, a loopback, private, link-local or otherwise non-public address is refused
+//!   (E009), on every redirect too (the check is in the resolver, so DNS cannot answer differently
+//!   later);
+//! * the framing and routing headers (`Host`, `Content-Length`, `Transfer-Encoding`,
+//!   `Connection`, …) are set by the client only: such headers in a request are not sent;
+//! * [`HttpRequest::deadline`] bounds the whole exchange, redirects included, together with
+//!   [`TransportConfig::total_timeout`];
 //! * proxies from the environment are ignored; gzip responses are decoded;
 //! * the decoded body is capped while it is read (E008).
 //!
@@ -143,16 +153,25 @@ pub struct HttpRequest {
     pub headers: Vec<(String, HeaderValue)>,
     /// Optional request body.
     pub body: Option<Vec<u8>>,
+    /// Whether the body carries a secret: it is never sent again to another origin.
+    pub body_is_secret: bool,
+    /// Reach only public addresses (see the module documentation).
+    pub public_only: bool,
+    /// The exchange must end by then (E003), whatever the transport's own limit allows.
+    pub deadline: Option<Instant>,
 }
 
 impl HttpRequest {
-    /// A request without headers or body.
+    /// A request without headers or body, to any address, with the transport's own time limit.
     pub fn new(method: Method, url: impl Into<String>) -> Self {
         HttpRequest {
             method,
             url: url.into(),
             headers: Vec::new(),
             body: None,
+            body_is_secret: false,
+            public_only: false,
+            deadline: None,
         }
     }
 
@@ -178,6 +197,8 @@ impl fmt::Debug for HttpRequest {
             .field("url", &redact_url(&self.url))
             .field("headers", &self.headers)
             .field("body_len", &self.body.as_ref().map(Vec::len))
+            .field("body_is_secret", &self.body_is_secret)
+            .field("public_only", &self.public_only)
             .finish()
     }
 }
@@ -312,6 +333,29 @@ pub fn status_message(status: u16) -> String {
     format!("API returned {status}")
 }
 
+/// Checks an `--upstream` base URL before anything is sent: an absolute `https://` URL, or plain
+/// `http://` to a loopback host (`127.0.0.0/8`, `::1`, `localhost`), without user info, query or
+/// fragment. Returns whether it is plain HTTP to loopback (the transport must then allow that).
+/// The URL is parsed as the transport will parse it, so `http://localhost:1@example.com/` is seen
+/// for what it is: user info and the host `example.com`.
+pub fn check_upstream(text: &str) -> Result<bool, String> {
+    let url = Url::parse(text).map_err(|e| format!("not an absolute URL ({e})"))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("a base URL cannot carry user info (`user@`)".into());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("a base URL cannot have a query or a fragment".into());
+    }
+    match url.scheme() {
+        "https" if url.host().is_some() => Ok(false),
+        "http" if is_loopback(&url) => Ok(true),
+        "http" => Err(
+            "plain http is accepted only for loopback hosts (127.0.0.1, ::1, localhost)".into(),
+        ),
+        _ => Err("must start with https:// (or http:// for a loopback host)".into()),
+    }
+}
+
 /// Shows a URL as `scheme://host[:port]/path`, without user info, query string or fragment
 /// (query strings may carry API keys). Unparsable input becomes `[invalid URL]`.
 pub fn redact_url(url: &str) -> String {
@@ -372,10 +416,12 @@ impl Default for TransportConfig {
     }
 }
 
-/// The production [`Transport`] on top of a `ureq` agent.
+/// The production [`Transport`] on top of `ureq` agents (one that reaches any address, one for
+/// [`HttpRequest::public_only`] requests).
 #[derive(Debug)]
 pub struct UreqTransport {
     agent: ureq::Agent,
+    public_agent: ureq::Agent,
     config: TransportConfig,
 }
 
@@ -388,10 +434,37 @@ impl Default for UreqTransport {
 /// Header names dropped on an origin change even when not marked secret.
 const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "proxy-authorization", "cookie"];
 
+/// Headers that frame or route the message: set by the client alone, never taken from a request.
+const CLIENT_HEADERS: [&str; 10] = [
+    "host",
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "upgrade",
+    "te",
+    "trailer",
+    "proxy-connection",
+    "expect",
+];
+
+/// Whether a header name is one of [`CLIENT_HEADERS`].
+fn is_client_header(name: &str) -> bool {
+    CLIENT_HEADERS.iter().any(|h| h.eq_ignore_ascii_case(name))
+}
+
 impl UreqTransport {
-    /// Builds the agent: statuses are not errors, no automatic redirects, no proxy from the
+    /// Builds the agents: statuses are not errors, no automatic redirects, no proxy from the
     /// environment, connect timeout and user agent from `config`.
     pub fn new(config: TransportConfig) -> Self {
+        UreqTransport {
+            agent: Self::agent(&config, false),
+            public_agent: Self::agent(&config, true),
+            config,
+        }
+    }
+
+    fn agent(config: &TransportConfig, public_only: bool) -> ureq::Agent {
         let config_ureq = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
@@ -402,12 +475,14 @@ impl UreqTransport {
             .timeout_global(Some(config.total_timeout))
             .user_agent(config.user_agent.as_str())
             .build();
-        let agent = ureq::Agent::with_parts(
+        ureq::Agent::with_parts(
             config_ureq,
             ureq::unversioned::transport::DefaultConnector::new(),
-            LiteralFirstResolver::default(),
-        );
-        UreqTransport { agent, config }
+            CheckingResolver {
+                inner: Default::default(),
+                public_only,
+            },
+        )
     }
 
     /// The configuration in use.
@@ -444,14 +519,16 @@ impl UreqTransport {
     }
 
     /// Performs one exchange (no redirect handling) and reads the capped body.
+    #[allow(clippy::too_many_arguments)]
     fn exchange(
         &self,
+        agent: &ureq::Agent,
         method: Method,
         url: &Url,
         headers: &[(String, HeaderValue)],
         body: Option<&[u8]>,
         remaining: Duration,
-        first: bool,
+        own_limit: bool,
     ) -> Result<Exchange, TransportError> {
         // The URL as errors show it, made only when an error needs it.
         let shown = || redact_parsed(url);
@@ -459,6 +536,9 @@ impl UreqTransport {
             .method(method.as_str())
             .uri(url.as_str());
         for (name, value) in headers {
+            if is_client_header(name) {
+                continue;
+            }
             let name = ureq::http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
                 TransportError::InvalidRequest {
                     url: shown(),
@@ -476,11 +556,11 @@ impl UreqTransport {
         let result = match body {
             Some(bytes) => {
                 let request = builder.body(bytes).map_err(|_| invalid_request(&shown()))?;
-                self.run(request, first, remaining)
+                run(agent, request, own_limit, remaining)
             }
             None => {
                 let request = builder.body(()).map_err(|_| invalid_request(&shown()))?;
-                self.run(request, first, remaining)
+                run(agent, request, own_limit, remaining)
             }
         };
         let mut response =
@@ -509,35 +589,92 @@ impl UreqTransport {
     }
 }
 
-impl UreqTransport {
-    /// Runs one request. The first request of a call uses the agent's whole-call timeout; requests
-    /// after a redirect get the remaining time (a per-request configuration costs about 13 µs).
-    fn run<B: ureq::AsSendBody>(
-        &self,
-        request: ureq::http::Request<B>,
-        first: bool,
-        remaining: Duration,
-    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
-        if first {
-            self.agent.run(request)
-        } else {
-            let request = self
-                .agent
-                .configure_request(request)
-                .timeout_global(Some(remaining))
-                .build();
-            self.agent.run(request)
-        }
+/// Runs one request. With `own_limit` the agent's whole-call timeout applies; otherwise the
+/// request gets `remaining` (a per-request configuration costs about 13 µs, so it is made only when
+/// needed: after a redirect, or under a deadline shorter than the agent's limit).
+fn run<B: ureq::AsSendBody>(
+    agent: &ureq::Agent,
+    request: ureq::http::Request<B>,
+    own_limit: bool,
+    remaining: Duration,
+) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+    if own_limit {
+        agent.run(request)
+    } else {
+        let request = agent
+            .configure_request(request)
+            .timeout_global(Some(remaining))
+            .build();
+        agent.run(request)
     }
 }
 
 /// Resolves hosts that are IP literals (`127.0.0.1`, `[::1]`) without a lookup, and names with
 /// ureq's default resolver. (With a timeout set, the default resolver runs every lookup, literals
 /// included, on a new thread so that it can give up; for literals that thread is pure cost.)
-#[derive(Debug, Default)]
-struct LiteralFirstResolver(ureq::unversioned::resolver::DefaultResolver);
+/// With `public_only`, an answer holding any non-public address fails (as a `PermissionDenied`
+/// I/O error, reported as E009).
+#[derive(Debug)]
+struct CheckingResolver {
+    inner: ureq::unversioned::resolver::DefaultResolver,
+    public_only: bool,
+}
 
-impl ureq::unversioned::resolver::Resolver for LiteralFirstResolver {
+/// The error a `public_only` resolver gives for a non-public address.
+fn non_public_error() -> ureq::Error {
+    ureq::Error::Io(std::io::Error::new(
+        std::io::ErrorKind::PermissionDenied,
+        "non-public address",
+    ))
+}
+
+/// Whether an address is public: not loopback, private (RFC 1918, unique local), link-local,
+/// shared (100.64/10), unspecified, broadcast, multicast, documentation or benchmarking space,
+/// and not an IPv4-mapped or -compatible form of one of those.
+pub fn is_public_ip(ip: std::net::IpAddr) -> bool {
+    use std::net::IpAddr;
+    match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || o[0] == 0
+                || (o[0] == 100 && (o[1] & 0xc0) == 64)
+                || (o[0] == 198 && (o[1] & 0xfe) == 18)
+                || o[0] >= 240)
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public_ip(IpAddr::V4(v4));
+            }
+            let seg = v6.segments();
+            // ::a.b.c.d (deprecated IPv4-compatible) and 64:ff9b::/96 (NAT64) carry an IPv4 address.
+            if seg[..6] == [0, 0, 0, 0, 0, 0] || seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                let v4 = std::net::Ipv4Addr::new(
+                    (seg[6] >> 8) as u8,
+                    seg[6] as u8,
+                    (seg[7] >> 8) as u8,
+                    seg[7] as u8,
+                );
+                return !v6.is_unspecified() && !v6.is_loopback() && is_public_ip(IpAddr::V4(v4));
+            }
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (seg[0] & 0xfe00) == 0xfc00
+                || (seg[0] & 0xffc0) == 0xfe80
+                || (seg[0] & 0xffc0) == 0xfec0
+                || seg[0] == 0x2001 && seg[1] == 0x0db8)
+        }
+    }
+}
+
+impl ureq::unversioned::resolver::Resolver for CheckingResolver {
     fn resolve(
         &self,
         uri: &ureq::http::Uri,
@@ -555,12 +692,19 @@ impl ureq::unversioned::resolver::Resolver for LiteralFirstResolver {
                 _ => None,
             });
             if let (Ok(ip), Some(port)) = (host.parse::<std::net::IpAddr>(), port) {
+                if self.public_only && !is_public_ip(ip) {
+                    return Err(non_public_error());
+                }
                 let mut out = self.empty();
                 out.push(std::net::SocketAddr::new(ip, port));
                 return Ok(out);
             }
         }
-        self.0.resolve(uri, config, timeout)
+        let addrs = self.inner.resolve(uri, config, timeout)?;
+        if self.public_only && addrs.iter().any(|a| !is_public_ip(a.ip())) {
+            return Err(non_public_error());
+        }
+        Ok(addrs)
     }
 }
 
@@ -572,7 +716,13 @@ struct Exchange {
 
 impl Transport for UreqTransport {
     fn send(&self, req: &HttpRequest) -> Result<HttpResponse, TransportError> {
-        let deadline = Instant::now() + self.config.total_timeout;
+        let own = Instant::now() + self.config.total_timeout;
+        let deadline = req.deadline.map_or(own, |d| d.min(own));
+        let agent = if req.public_only {
+            &self.public_agent
+        } else {
+            &self.agent
+        };
         let mut url = self
             .check_url(&req.url)
             .map_err(|reason| TransportError::RefusedUrl {
@@ -592,8 +742,9 @@ impl Transport for UreqTransport {
                     reason: "total timeout".to_string(),
                 });
             }
+            let own_limit = redirects == 0 && deadline == own;
             let exchange =
-                self.exchange(method, &url, &headers, body, remaining, redirects == 0)?;
+                self.exchange(agent, method, &url, &headers, body, remaining, own_limit)?;
             let Some(location) = exchange.location else {
                 return Ok(exchange.response);
             };
@@ -620,7 +771,18 @@ impl Transport for UreqTransport {
                     reason,
                 }
             })?;
+            // 303 always, and 301/302 for anything but GET/HEAD, continue as a body-less GET.
+            let to_get = status == 303
+                || (matches!(status, 301 | 302) && !matches!(method, Method::Get | Method::Head));
             if !same_origin(&url, &next) {
+                if !to_get && body.is_some() && req.body_is_secret {
+                    return Err(TransportError::RefusedRedirect {
+                        from: redact_parsed(&url),
+                        to: redact_parsed(&next),
+                        reason: "the body carries a secret and would be sent to another origin"
+                            .to_string(),
+                    });
+                }
                 headers.to_mut().retain(|(name, value)| {
                     !value.is_secret()
                         && !CREDENTIAL_HEADERS
@@ -628,9 +790,6 @@ impl Transport for UreqTransport {
                             .any(|c| c.eq_ignore_ascii_case(name))
                 });
             }
-            // 303 always, and 301/302 for anything but GET/HEAD, continue as a body-less GET.
-            let to_get = status == 303
-                || (matches!(status, 301 | 302) && !matches!(method, Method::Get | Method::Head));
             if to_get {
                 if method != Method::Head {
                     method = Method::Get;
@@ -722,6 +881,12 @@ fn map_ureq_error(err: ureq::Error, shown: &str, limit: u64) -> TransportError {
         ureq::Error::HostNotFound => network("host not found"),
         ureq::Error::ConnectionFailed => network("connection failed"),
         ureq::Error::Io(e) => match e.kind() {
+            std::io::ErrorKind::PermissionDenied => TransportError::RefusedUrl {
+                url,
+                reason: "the host is, or resolves to, a loopback, private or other non-public \
+                         address, which only an --upstream may name"
+                    .to_string(),
+            },
             std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
                 TransportError::Timeout {
                     url,
@@ -761,27 +926,40 @@ pub fn decode_body(resp: &HttpResponse) -> Result<serde_json::Value, (ErrorCode,
         .unwrap_or_default();
     let is_json = mime == "application/json" || (mime.contains('/') && mime.ends_with("+json"));
     if is_json {
-        return serde_json::from_slice(&resp.body).map_err(|e| {
-            let kind = match e.classify() {
-                serde_json::error::Category::Eof => "unexpected end of input",
-                serde_json::error::Category::Io => "I/O error",
-                serde_json::error::Category::Syntax | serde_json::error::Category::Data => {
-                    "syntax error"
-                }
-            };
-            (
-                ErrorCode::E004,
-                format!(
-                    "invalid JSON response body ({kind} at line {} column {})",
-                    e.line(),
-                    e.column()
-                ),
-            )
+        return serde_json::from_slice(&resp.body).or_else(|e| {
+            // What `JSON.parse` accepts beyond serde_json (deep nesting, `1e400`, lone
+            // surrogates) is read by the second reader; its verdict decides.
+            crate::json::parse_lenient(&resp.body).map_err(|lenient| {
+                let kind = match (&lenient, e.classify()) {
+                    (crate::json::JsonError::TooDeep, _) => {
+                        return (
+                            ErrorCode::E004,
+                            format!(
+                                "invalid JSON response body (nested more than {} levels deep)",
+                                crate::json::MAX_DEPTH
+                            ),
+                        );
+                    }
+                    (_, serde_json::error::Category::Eof) => "unexpected end of input",
+                    (_, serde_json::error::Category::Io) => "I/O error",
+                    _ => "syntax error",
+                };
+                (
+                    ErrorCode::E004,
+                    format!(
+                        "invalid JSON response body ({kind} at line {} column {})",
+                        e.line(),
+                        e.column()
+                    ),
+                )
+            })
         });
     }
     match mime.as_str() {
         "text/plain" => utf8(&resp.body).map(serde_json::Value::String),
-        "image/png" => Ok(serde_json::Value::String(base64_encode(&resp.body))),
+        _ if is_base64_mime(Some(&mime)) => {
+            Ok(serde_json::Value::String(base64_encode(&resp.body)))
+        }
         _ => {
             if resp.body.iter().all(u8::is_ascii_whitespace) {
                 return Ok(serde_json::Value::Null);
@@ -789,9 +967,19 @@ pub fn decode_body(resp: &HttpResponse) -> Result<serde_json::Value, (ErrorCode,
             if let Ok(v) = serde_json::from_slice(&resp.body) {
                 return Ok(v);
             }
+            if let Ok(v) = crate::json::parse_lenient(&resp.body) {
+                return Ok(v);
+            }
             utf8(&resp.body).map(serde_json::Value::String)
         }
     }
+}
+
+/// Whether [`decode_body`] turns a body of this `Content-Type` into base64 text (`image/png`).
+pub fn is_base64_mime(content_type: Option<&str>) -> bool {
+    content_type
+        .and_then(|ct| ct.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("image/png"))
 }
 
 fn utf8(bytes: &[u8]) -> Result<String, (ErrorCode, String)> {

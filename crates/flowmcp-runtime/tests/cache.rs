@@ -368,7 +368,7 @@ fn cache_clear_one_namespace_or_all() {
     let keep = cache.base().join("README.txt");
     fs::write(&keep, b"keep me").expect("write");
 
-    assert_eq!(cache.clear(Some("a")).expect("clear a"), 2);
+    assert_eq!(cache.clear(Some("a")).expect("clear a").removed, 2);
     assert_eq!(cache.lookup(&a1, at(T0)), Lookup::Miss);
     assert_eq!(cache.lookup(&a2, at(T0)), Lookup::Miss);
     assert!(matches!(cache.lookup(&b1, at(T0)), Lookup::Hit { .. }));
@@ -376,18 +376,34 @@ fn cache_clear_one_namespace_or_all() {
         !cache.base().join("a").exists(),
         "empty namespace dir removed"
     );
-    assert_eq!(cache.clear(Some("a")).expect("clear a again"), 0);
+    assert_eq!(cache.clear(Some("a")).expect("clear a again").removed, 0);
 
     cache.store(&a1, 60, &json!(1), at(T0)).expect("store");
     fs::write(cache.base().join("b").join("corrupt.json"), b"{").expect("write");
     fs::write(cache.base().join("b").join(".one.json.9.9.tmp"), b"").expect("write");
-    assert_eq!(cache.clear(None).expect("clear all"), 3);
+    let report = cache.clear(None).expect("clear all");
+    assert_eq!(report.removed, 2);
+    // Only entries are removed: a corrupt file and a temporary file are kept and reported.
+    assert_eq!(
+        report.kept,
+        vec![
+            cache.base().join("b").join(".one.json.9.9.tmp"),
+            cache.base().join("b").join("corrupt.json"),
+        ]
+    );
     assert!(cache.status_at(None, at(T0)).expect("status").is_empty());
-    assert_eq!(files_below(cache.base()), vec!["README.txt".to_string()]);
+    assert_eq!(
+        files_below(cache.base()),
+        vec![
+            "README.txt".to_string(),
+            "b/.one.json.9.9.tmp".to_string(),
+            "b/corrupt.json".to_string()
+        ]
+    );
     assert!(keep.is_file());
 
     let absent = Cache::new(tmp.0.join("never-created"));
-    assert_eq!(absent.clear(None).expect("clear absent"), 0);
+    assert_eq!(absent.clear(None).expect("clear absent").removed, 0);
 }
 
 #[test]

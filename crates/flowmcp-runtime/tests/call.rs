@@ -389,7 +389,8 @@ fn handlers_run_in_the_sandbox_with_the_ruled_shapes() {
         message(&e).starts_with("E005 leak: postRequest threw"),
         "{e:?}"
     );
-    assert!(message(&e).contains("{{SERVER_PARAM:API_KEY}}"), "{e:?}");
+    // Handlers see this call's slot token where the key goes, never the key.
+    assert!(message(&e).contains("\"X-Key\":\"secret-api_key-"), "{e:?}");
     no_canary(&e, &logs.borrow());
     assert!(
         logs.borrow().iter().any(|l| l.contains("struct")),
@@ -604,25 +605,37 @@ fn server_root_placeholder(root: &str) -> String {
     root.to_string()
 }
 
+/// A schema whose root carries the API key in its path, `<base>/{{SERVER_PARAM:API_KEY}}` (an
+/// upstream override is taken as literal text, so the root itself must name the local server).
+fn keyed_root_schema(dir: &Scratch, namespace: &str, base: &str, tool: &str) {
+    dir.write(
+        "s.mjs",
+        &format!(
+            r#"export const main = {{ namespace: '{namespace}', name: 'S', description: 'd', version: '4.2.0',
+            root: '{base}/{{{{SERVER_PARAM:API_KEY}}}}', requiredServerParams: [ 'API_KEY' ],
+            tools: {{ t: {tool} }} }}"#
+        ),
+    );
+}
+
 #[test]
 fn secrets_never_reach_cache_files() {
     let cache_dir = Scratch::new("cache-secret");
     let dir = Scratch::new("cache-secret-cat");
-    dir.write(
-        "s.mjs",
-        r#"export const main = { namespace: 'sec', name: 'S', description: 'd', version: '4.2.0',
-            root: 'https://x.example/{{SERVER_PARAM:API_KEY}}', requiredServerParams: [ 'API_KEY' ],
-            tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [
+    let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"echo": seen.url})));
+    keyed_root_schema(
+        &dir,
+        "sec",
+        &server.base,
+        r#"{ method: 'GET', path: '/t', description: 'd', parameters: [
                 { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ],
-                preload: { enabled: true, ttl: 60 } } } }"#,
+                preload: { enabled: true, ttl: 60 } }"#,
     );
     let set = load(&dir.0, Profile::Spec, env_with_canary());
-    let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"echo": seen.url})));
     let t = transport();
-    let root = format!("{}/{{{{SERVER_PARAM:API_KEY}}}}", server.base);
     let o = RunnerOptions {
         cache: Some(Cache::new(&cache_dir.0)),
-        ..opts(Profile::Spec, &[("sec", root.as_str())])
+        ..opts(Profile::Spec, &[])
     };
     let (r, logs) = runner(&set, &t, o);
     let e = r.call_json("t_sec", &obj(json!({"q": "x"})));
@@ -656,21 +669,16 @@ fn secrets_never_reach_cache_files() {
 fn url_encoded_secrets_are_redacted_too() {
     // A base64-like key changes form in a URL: `+` `/` `=` are percent-encoded.
     const B64: &str = "CANARY+k/q=";
-    let dir = Scratch::new("b64");
-    dir.write(
-        "s.mjs",
-        r#"export const main = { namespace: 'enc', name: 'S', description: 'd', version: '4.2.0',
-            root: 'https://x.example/{{SERVER_PARAM:API_KEY}}', requiredServerParams: [ 'API_KEY' ],
-            tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [
-                { position: { key: 'key', value: '{{SERVER_PARAM:API_KEY}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ] } } }"#,
-    );
+    const TOOL: &str = r#"{ method: 'GET', path: '/t', description: 'd', parameters: [
+                { position: { key: 'key', value: '{{SERVER_PARAM:API_KEY}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ] }"#;
     let mut env = IndexMap::new();
     env.insert("API_KEY".to_string(), B64.to_string());
-    let set = load(&dir.0, Profile::Spec, env);
+    let dir = Scratch::new("b64");
     let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"echo": seen.url})));
+    keyed_root_schema(&dir, "enc", &server.base, TOOL);
+    let set = load(&dir.0, Profile::Spec, env.clone());
     let t = transport();
-    let root = format!("{}/{{{{SERVER_PARAM:API_KEY}}}}", server.base);
-    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[("enc", root.as_str())]));
+    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[]));
     let e = r.call_json("t_enc", &Map::new());
     assert!(e.status, "{e:?}");
     assert_eq!(e.data["echo"], json!("/[redacted]/t?key=[redacted]"));
@@ -680,14 +688,14 @@ fn url_encoded_secrets_are_redacted_too() {
         "/CANARY%2Bk%2Fq%3D/t?key=CANARY%2Bk%2Fq%3D"
     );
     // The same key in an error message (nothing listens): the path is redacted.
-    let refused = format!("{}/{{{{SERVER_PARAM:API_KEY}}}}", {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("probe port");
-        format!("http://127.0.0.1:{port}")
-    });
-    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[("enc", refused.as_str())]));
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("probe port");
+    let dir = Scratch::new("b64-refused");
+    keyed_root_schema(&dir, "enc", &format!("http://127.0.0.1:{port}"), TOOL);
+    let set = load(&dir.0, Profile::Spec, env);
+    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[]));
     let e = r.call_json("t_enc", &Map::new());
     assert!(message(&e).starts_with("E002 t:"), "{e:?}");
     assert!(message(&e).contains("/[redacted]/t"), "{e:?}");

@@ -10,6 +10,8 @@
 //! "infos":N,"diagnostics":[…]}`; a [`Report`] is `{"profile":…,"verdict":…,"files":N,"errors":N,
 //! "warnings":N,"infos":N,"reports":[FileReport…]}`.
 
+use std::borrow::Cow;
+use std::path::Path;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -458,6 +460,31 @@ impl Report {
             reports,
         }
     }
+}
+
+/// `text` with every control character (newline, carriage return, escape, …) written as an escape
+/// (`\n`, `\r`, `\t`, `\u{1b}`), so that text from outside — a file name, a message quoting one —
+/// cannot start a new line or move the cursor in human output. Borrowed when there is nothing to
+/// escape.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// How a path is shown in messages and reports: as the platform prints it, with control characters
+/// escaped ([`escape_controls`]).
+pub fn display_path(path: &Path) -> String {
+    escape_controls(&path.display().to_string()).into_owned()
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod registry;
 
 pub use diagnostic::{
     Collector, Counts, Diagnostic, FileReport, JsonPath, Report, Seg, Severity, Verdict,
+    display_path, escape_controls,
 };
 pub use profile::{Level, Overrides, Profile, RuleSettings};
 pub use registry::{Code, Family, Origin, RULES, RuleInfo, Status, Variant};

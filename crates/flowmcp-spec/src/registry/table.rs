@@ -299,5 +299,5 @@ declare_rules! {
     E006: E, Extension, "RULINGS.md", Error/Error, Implemented, "A required server parameter is missing";
     E007: E, Extension, "RULINGS.md", Error/Error, Implemented, "Tool input failed validation";
     E008: E, Extension, "RULINGS.md", Error/Error, Implemented, "Upstream response is too large";
-    E009: E, Extension, "RULINGS.md", Error/Error, Implemented, "URL refused: not HTTPS, or a redirect left HTTPS";
+    E009: E, Extension, "RULINGS.md", Error/Error, Implemented, "Request refused: not HTTPS, a non-public address, a redirect that leaves HTTPS, or a request that leaves the schema's origin or would carry a secret elsewhere";
 }

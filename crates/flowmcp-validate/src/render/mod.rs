@@ -1,6 +1,6 @@
 //! Renderers: human text and JSON. Diagnostics are plain data; rendering is separate.
 
-use flowmcp_spec::{Counts, Diagnostic, FileReport, Report, Severity};
+use flowmcp_spec::{Counts, Diagnostic, FileReport, Report, Severity, escape_controls};
 
 pub mod sarif;
 pub use sarif::sarif;
@@ -47,19 +47,19 @@ pub fn diagnostic_line(d: &Diagnostic, color: bool) -> String {
     out.push_str(&format!("{on}{} {}{off}", d.code, d.severity));
     if let Some(f) = &d.file {
         out.push(' ');
-        out.push_str(f);
+        out.push_str(&escape_controls(f));
         if let Some(l) = d.line {
             out.push_str(&format!(":{l}:{}", d.column.unwrap_or(1)));
         }
     }
     if let Some(p) = &d.path {
         out.push(' ');
-        out.push_str(p);
+        out.push_str(&escape_controls(p));
     }
     out.push_str(": ");
-    out.push_str(&d.message);
+    out.push_str(&escape_controls(&d.message));
     if let Some(h) = &d.help {
-        out.push_str(&format!("\n    help: {h}"));
+        out.push_str(&format!("\n    help: {}", escape_controls(h)));
     }
     out
 }
