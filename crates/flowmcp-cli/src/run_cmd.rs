@@ -324,10 +324,10 @@ pub fn list(a: ListArgs) -> Result<ExitCode, String> {
     )?;
     for p in &set.problems {
         eprintln!(
-                "flowmcp: {}: {}",
-                p.file,
-                flowmcp_spec::escape_controls(&p.message)
-            );
+            "flowmcp: {}: {}",
+            p.file,
+            flowmcp_spec::escape_controls(&p.message)
+        );
     }
     if a.json {
         let tools: Vec<Value> = set
@@ -494,7 +494,11 @@ pub fn cache(a: CacheArgs) -> Result<ExitCode, String> {
                     report.kept.len(),
                     if one { "" } else { "s" },
                     if one { "is" } else { "are" },
-                    if one { "a cache entry" } else { "cache entries" },
+                    if one {
+                        "a cache entry"
+                    } else {
+                        "cache entries"
+                    },
                 ));
                 for p in &report.kept {
                     out.push_str(&format!("  {}\n", flowmcp_spec::display_path(p)));

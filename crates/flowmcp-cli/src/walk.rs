@@ -12,7 +12,8 @@ pub struct FileEntry {
 
 /// Expands `paths`: files are taken as given (whatever their extension), directories are walked for
 /// `.mjs` files in sorted order, skipping `node_modules` and hidden directories. Symbolic links to
-/// directories are not followed (no loops). A path that does not exist is an error.
+/// directories are not followed (no loops), nor links to files outside the directory walked (a note
+/// on stderr names them). A path that does not exist is an error.
 pub fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
     let mut out = Vec::new();
     for p in paths {
@@ -30,7 +31,15 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
 }
 
 fn walk_dir(dir: &Path, out: &mut Vec<FileEntry>) -> std::io::Result<()> {
-    for path in flowmcp_loader::walk::mjs_files(dir, &|_| false)? {
+    let walk = flowmcp_loader::walk::walk_mjs(dir, &|_| false)?;
+    for link in &walk.outside_links {
+        eprintln!(
+            "flowmcp: skipping {}: a symbolic link that leads outside {}",
+            flowmcp_spec::display_path(link),
+            flowmcp_spec::display_path(dir)
+        );
+    }
+    for path in walk.files {
         out.push(FileEntry {
             display: flowmcp_spec::display_path(&path),
             path,

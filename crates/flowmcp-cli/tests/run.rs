@@ -391,7 +391,11 @@ fn a_project_config_cannot_redirect_requests_or_files_without_consent() {
         "{}",
         list.stderr
     );
-    assert!(list.stderr.contains("--trust-project-config"), "{}", list.stderr);
+    assert!(
+        list.stderr.contains("--trust-project-config"),
+        "{}",
+        list.stderr
+    );
     // The cache the project named is not used: `clear` looks at ~/.flowmcp/cache, and the
     // project's files stay.
     let clear = flowmcp_env(&["cache", "clear"], &project, &env);
@@ -453,8 +457,9 @@ fn cache_clear_removes_only_its_own_entries() {
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     assert!(project.join("src/settings.json").is_file());
     assert!(
-        run.stdout
-            .starts_with("removed 0 cached responses\nkept 1 file that is not a cache entry written by flowmcp:"),
+        run.stdout.starts_with(
+            "removed 0 cached responses\nkept 1 file that is not a cache entry written by flowmcp:"
+        ),
         "{}",
         run.stdout
     );
@@ -484,5 +489,9 @@ fn control_characters_in_file_names_cannot_forge_lines() {
         run.stdout
     );
     assert!(!run.stdout.contains('\x1b'), "{:?}", run.stdout);
-    assert!(run.stdout.contains("x\\nVAL999 error forged"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("x\\nVAL999 error forged"),
+        "{}",
+        run.stdout
+    );
 }

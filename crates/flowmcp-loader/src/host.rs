@@ -936,7 +936,9 @@ impl HandlerHost {
             && let Err(e) = result
             && !e.poisons()
         {
-            *e = HostError::Memory("out of memory (the heap was full when the handler failed)".into());
+            *e = HostError::Memory(
+                "out of memory (the heap was full when the handler failed)".into(),
+            );
         }
         self.rt.run_gc();
         if self.rt.memory_usage().malloc_size >= limit / 2 {

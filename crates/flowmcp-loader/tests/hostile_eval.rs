@@ -365,7 +365,9 @@ fn a_deep_literal_is_a_limit_not_a_syntax_error() {
     );
     let d = first_diagnostic("deep.mjs", deep.as_bytes());
     assert!(
-        d.starts_with("LDR006 0:0 Evaluation passed its stack limit: the code is nested 600 levels deep"),
+        d.starts_with(
+            "LDR006 0:0 Evaluation passed its stack limit: the code is nested 600 levels deep"
+        ),
         "{d}"
     );
 }

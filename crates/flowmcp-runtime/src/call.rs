@@ -824,8 +824,7 @@ impl HostBridge for Bridge<'_, '_> {
             );
             let mut http = HttpRequest::new(method, url);
             for (k, v) in &req.headers {
-                let (value, secret) =
-                    slots.fill(v, params, &|s: &str| s.to_string(), &mut missing);
+                let (value, secret) = slots.fill(v, params, &|s: &str| s.to_string(), &mut missing);
                 let value = if secret {
                     HeaderValue::secret(value)
                 } else {
@@ -834,8 +833,7 @@ impl HostBridge for Bridge<'_, '_> {
                 http.headers.push((k.clone(), value));
             }
             if let Some(b) = &req.body {
-                let (body, secret) =
-                    slots.fill(b, params, &|s: &str| s.to_string(), &mut missing);
+                let (body, secret) = slots.fill(b, params, &|s: &str| s.to_string(), &mut missing);
                 http.body = Some(body.into_bytes());
                 http.body_is_secret = secret;
             }
@@ -861,7 +859,8 @@ impl HostBridge for Bridge<'_, '_> {
             let mut http = HttpRequest::new(method, req.url.clone());
             http.public_only = !self.is_upstream(&req.url);
             for (k, v) in &req.headers {
-                http.headers.push((k.clone(), HeaderValue::plain(v.clone())));
+                http.headers
+                    .push((k.clone(), HeaderValue::plain(v.clone())));
             }
             http.body = req.body.as_ref().map(|b| b.clone().into_bytes());
             http
@@ -924,6 +923,9 @@ mod tests {
         n.insert("PIN", "4242424242");
         let mut v = json!({"echo": 4242424242u64, "other": 7, "f": 14242424242.5});
         redact_value(&n, &mut v);
-        assert_eq!(v, json!({"echo": "[redacted]", "other": 7, "f": "1[redacted].5"}));
+        assert_eq!(
+            v,
+            json!({"echo": "[redacted]", "other": 7, "f": "1[redacted].5"})
+        );
     }
 }

@@ -205,7 +205,8 @@ impl Reader<'_> {
                 return self.err();
             }
         }
-        let text = std::str::from_utf8(&self.b[start..self.i]).map_err(|_| JsonError::Syntax(start))?;
+        let text =
+            std::str::from_utf8(&self.b[start..self.i]).map_err(|_| JsonError::Syntax(start))?;
         if integral {
             if let Ok(n) = text.parse::<u64>() {
                 return Ok(Value::Number(n.into()));
@@ -219,7 +220,10 @@ impl Reader<'_> {
     }
 
     fn hex4(&mut self) -> Result<u32, JsonError> {
-        let h = self.b.get(self.i..self.i + 4).ok_or(JsonError::Syntax(self.i))?;
+        let h = self
+            .b
+            .get(self.i..self.i + 4)
+            .ok_or(JsonError::Syntax(self.i))?;
         let text = std::str::from_utf8(h).map_err(|_| JsonError::Syntax(self.i))?;
         let v = u32::from_str_radix(text, 16).map_err(|_| JsonError::Syntax(self.i))?;
         if !h.iter().all(u8::is_ascii_hexdigit) {
@@ -256,7 +260,8 @@ impl Reader<'_> {
                         Some(ch) => ch,
                         None => {
                             let u = self.hex4()?;
-                            if (0xD800..0xDC00).contains(&u) && self.b[self.i..].starts_with(b"\\u") {
+                            if (0xD800..0xDC00).contains(&u) && self.b[self.i..].starts_with(b"\\u")
+                            {
                                 let at = self.i;
                                 self.i += 2;
                                 let low = self.hex4()?;

@@ -951,9 +951,11 @@ mod tests {
             None,
         )
         .expect("request");
-        let shown: Value =
-            serde_json::from_str(&req.slots().display(&req.to_struct_json()["body"].to_string()))
-                .unwrap_or_default();
+        let shown: Value = serde_json::from_str(
+            &req.slots()
+                .display(&req.to_struct_json()["body"].to_string()),
+        )
+        .unwrap_or_default();
         assert_eq!(
             shown,
             json!({"n": 1.5, "o": {"a": [1]}, "fixedNum": 5, "fixedBool": true, "secret": "{{SERVER_PARAM:KEY}}"})

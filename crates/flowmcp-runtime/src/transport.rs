@@ -349,9 +349,9 @@ pub fn check_upstream(text: &str) -> Result<bool, String> {
     match url.scheme() {
         "https" if url.host().is_some() => Ok(false),
         "http" if is_loopback(&url) => Ok(true),
-        "http" => Err(
-            "plain http is accepted only for loopback hosts (127.0.0.1, ::1, localhost)".into(),
-        ),
+        "http" => {
+            Err("plain http is accepted only for loopback hosts (127.0.0.1, ::1, localhost)".into())
+        }
         _ => Err("must start with https:// (or http:// for a loopback host)".into()),
     }
 }

@@ -2,15 +2,16 @@
 //! override, every location type, server parameters, the three handler kinds, each E-code, the
 //! preload cache and a secret canary through every path.
 
+#[path = "support/calls.rs"]
+mod calls;
 mod support;
 
-use std::cell::RefCell;
-use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::path::PathBuf;
 use std::time::Duration;
 
+use calls::{load, opts, runner, transport};
 use flowmcp_runtime::cache::Cache;
-use flowmcp_runtime::call::{CacheMode, Runner, RunnerOptions};
+use flowmcp_runtime::call::{CacheMode, RunnerOptions};
 use flowmcp_runtime::envelope::Envelope;
 use flowmcp_runtime::toolset::{Toolset, ToolsetOptions};
 use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
@@ -31,57 +32,6 @@ fn env_with_canary() -> IndexMap<String, String> {
         env.insert(k.to_string(), CANARY.to_string());
     }
     env
-}
-
-fn load(dir: &Path, profile: Profile, env: IndexMap<String, String>) -> Toolset {
-    let set = Toolset::load_dir(
-        dir,
-        &ToolsetOptions {
-            profile,
-            env_override: Some(env),
-            ..ToolsetOptions::default()
-        },
-    )
-    .expect("catalog loads");
-    assert!(set.problems.is_empty(), "{:?}", set.problems);
-    set
-}
-
-fn transport() -> UreqTransport {
-    UreqTransport::new(TransportConfig {
-        connect_timeout: Duration::from_secs(2),
-        total_timeout: Duration::from_secs(5),
-        allow_http_loopback: true,
-        ..TransportConfig::default()
-    })
-}
-
-fn opts(profile: Profile, upstreams: &[(&str, &str)]) -> RunnerOptions {
-    RunnerOptions {
-        profile,
-        upstreams: upstreams
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        ..RunnerOptions::default()
-    }
-}
-
-/// A runner whose log lines are collected.
-fn runner<'t>(
-    set: &'t Toolset,
-    t: &'t UreqTransport,
-    o: RunnerOptions,
-) -> (Runner<'t>, Rc<RefCell<Vec<String>>>) {
-    let logs = Rc::new(RefCell::new(Vec::new()));
-    let sink = logs.clone();
-    let r = Runner::with_log(
-        set,
-        t,
-        o,
-        Box::new(move |l: &str| sink.borrow_mut().push(l.to_string())),
-    );
-    (r, logs)
 }
 
 fn obj(v: Value) -> Map<String, Value> {

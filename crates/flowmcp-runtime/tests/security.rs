@@ -3,18 +3,17 @@
 //! own request does not go, every call ends, and a sandbox that ran out of memory is rebuilt.
 //! Every test here failed on the runtime before the hardening.
 
+#[path = "support/calls.rs"]
+mod calls;
 mod support;
 
-use std::cell::RefCell;
 use std::net::TcpListener;
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use flowmcp_runtime::call::{Runner, RunnerOptions};
+use calls::{Logs, opts, runner, transport};
 use flowmcp_runtime::envelope::Envelope;
 use flowmcp_runtime::secret::{MAX_ENV_FILE_BYTES, read_env_file};
 use flowmcp_runtime::toolset::{Toolset, ToolsetOptions};
-use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
 use flowmcp_spec::Profile;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -34,51 +33,7 @@ fn key_env() -> IndexMap<String, String> {
 }
 
 fn load(dir: &Scratch, profile: Profile, env: IndexMap<String, String>) -> Toolset {
-    let set = Toolset::load_dir(
-        &dir.0,
-        &ToolsetOptions {
-            profile,
-            env_override: Some(env),
-            ..ToolsetOptions::default()
-        },
-    )
-    .expect("catalog loads");
-    assert!(set.problems.is_empty(), "{:?}", set.problems);
-    set
-}
-
-fn transport() -> UreqTransport {
-    UreqTransport::new(TransportConfig {
-        connect_timeout: Duration::from_secs(2),
-        total_timeout: Duration::from_secs(5),
-        allow_http_loopback: true,
-        ..TransportConfig::default()
-    })
-}
-
-fn opts(profile: Profile, upstreams: &[(&str, &str)]) -> RunnerOptions {
-    RunnerOptions {
-        profile,
-        upstreams: upstreams
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        ..RunnerOptions::default()
-    }
-}
-
-type Logs = Rc<RefCell<Vec<String>>>;
-
-fn runner<'t>(set: &'t Toolset, t: &'t UreqTransport, o: RunnerOptions) -> (Runner<'t>, Logs) {
-    let logs = Rc::new(RefCell::new(Vec::new()));
-    let sink = logs.clone();
-    let r = Runner::with_log(
-        set,
-        t,
-        o,
-        Box::new(move |l: &str| sink.borrow_mut().push(l.to_string())),
-    );
-    (r, logs)
+    calls::load(&dir.0, profile, env)
 }
 
 fn obj(v: Value) -> Map<String, Value> {
@@ -95,12 +50,19 @@ fn json_reply(body: Value) -> support::Reply {
 
 /// The echo of a request: what a hostile API would send back.
 fn echo(seen: &Seen) -> support::Reply {
-    json_reply(json!({"url": seen.url, "headers": seen.headers, "body": String::from_utf8_lossy(&seen.body)}))
+    json_reply(
+        json!({"url": seen.url, "headers": seen.headers, "body": String::from_utf8_lossy(&seen.body)}),
+    )
 }
 
 /// Every text a request carried (URL, headers, body).
 fn request_text(s: &Seen) -> String {
-    format!("{} {:?} {}", s.url, s.headers, String::from_utf8_lossy(&s.body))
+    format!(
+        "{} {:?} {}",
+        s.url,
+        s.headers,
+        String::from_utf8_lossy(&s.body)
+    )
 }
 
 /// Asserts the canary is nowhere in the envelope or the logs.
@@ -171,7 +133,10 @@ fn pre_request_cannot_send_the_key_to_another_origin() {
     assert!(e.status, "{e:?}");
     no_canary(&e, &logs);
     drop(r);
-    assert!(foreign.finish().is_empty(), "the foreign origin was reached");
+    assert!(
+        foreign.finish().is_empty(),
+        "the foreign origin was reached"
+    );
     let seen = own.finish();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].url, format!("/c?k={CANARY}"));
@@ -265,7 +230,11 @@ fn compat_fetch_keeps_secrets_at_home() {
             f = foreign.base
         ),
     );
-    let set = load(&dir, Profile::Compat, env(&[("API_KEY", "CANARY/sec-4e1f")]));
+    let set = load(
+        &dir,
+        Profile::Compat,
+        env(&[("API_KEY", "CANARY/sec-4e1f")]),
+    );
     let t = transport();
     let o = opts(
         Profile::Compat,
@@ -435,7 +404,11 @@ fn every_call_ends_at_its_deadline() {
     let started = Instant::now();
     let e = r.call_json("forever_dl", &Map::new());
     assert!(message(&e).starts_with("E003 forever:"), "{e:?}");
-    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
     let e = r.call_json("capped_dl", &Map::new());
     assert!(e.status, "{e:?}");
     assert_eq!(e.data["n"], json!(50));
@@ -453,7 +426,11 @@ fn every_call_ends_at_its_deadline() {
     let started = Instant::now();
     let e = r.call_json("forever_dl", &Map::new());
     assert!(message(&e).starts_with("E003 forever:"), "{e:?}");
-    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
     drop(r);
     // A plain request (no handler) to the tarpit.
     let plain = Scratch::new("sec-deadline-plain");
@@ -471,7 +448,11 @@ fn every_call_ends_at_its_deadline() {
     let started = Instant::now();
     let e = r.call_json("t_pl", &Map::new());
     assert!(message(&e).starts_with("E003 t:"), "{e:?}");
-    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
     drop(r);
     let _ = pit_thread.join();
     let _ = server.finish();
@@ -504,7 +485,10 @@ fn redirects_never_carry_a_secret_body_elsewhere() {
     let (r, logs) = runner(&set, &t, opts(Profile::Spec, &[("rd", &own.base)]));
     let e = r.call_json("secret_rd", &Map::new());
     assert!(!e.status, "{e:?}");
-    assert!(message(&e).starts_with("E009 secret: refused redirect"), "{e:?}");
+    assert!(
+        message(&e).starts_with("E009 secret: refused redirect"),
+        "{e:?}"
+    );
     no_canary(&e, &logs);
     let e = r.call_json("open_rd", &obj(json!({"q": "hello"})));
     assert!(e.status, "{e:?}");
@@ -555,7 +539,11 @@ fn exhausted_memory_poisons_the_sandbox() {
     assert!(e.status, "{e:?}");
     let e = r.call_json("ok_mem", &Map::new());
     assert!(e.status, "{e:?}");
-    assert_eq!(e.data["held"], json!(0), "the sandbox holding memory was rebuilt");
+    assert_eq!(
+        e.data["held"],
+        json!(0),
+        "the sandbox holding memory was rebuilt"
+    );
     drop(r);
     let _ = server.finish();
 }
@@ -574,7 +562,10 @@ fn upstream_urls_are_literal() {
     );
     let set = load(&dir, Profile::Compat, key_env());
     let t = transport();
-    let upstream = format!("{}/{{{{SERVER_PARAM:API_KEY}}}}/{{{{API_KEY}}}}", server.base);
+    let upstream = format!(
+        "{}/{{{{SERVER_PARAM:API_KEY}}}}/{{{{API_KEY}}}}",
+        server.base
+    );
     let (r, logs) = runner(&set, &t, opts(Profile::Compat, &[("up", &upstream)]));
     let e = r.call_json("t_up", &Map::new());
     assert!(e.status, "{e:?}");
@@ -691,12 +682,20 @@ fn inserts_cannot_change_the_path_or_the_host() {
     let (r, logs) = runner(&set, &t, opts(Profile::Spec, &[("ins", &server.base)]));
     for dots in [".", ".."] {
         let e = r.call_json("profile_ins", &obj(json!({"id": dots})));
-        assert!(message(&e).starts_with("E007 profile: path parameter \"id\""), "{e:?}");
+        assert!(
+            message(&e).starts_with("E007 profile: path parameter \"id\""),
+            "{e:?}"
+        );
     }
     let e = r.call_json("profile_ins", &obj(json!({"id": "%2e%2e"})));
     assert!(e.status, "{e:?}");
     assert_eq!(e.data["url"], json!("/users/%252e%252e/profile"));
-    for host in [".attacker.example", "@attacker.example", ":8443", ".attacker.example:80"] {
+    for host in [
+        ".attacker.example",
+        "@attacker.example",
+        ":8443",
+        ".attacker.example:80",
+    ] {
         let e = r.call_json("bare_ins", &obj(json!({"id": host})));
         assert!(!e.status, "{host}: {e:?}");
         assert!(message(&e).starts_with("E009 bare:"), "{host}: {e:?}");
@@ -711,7 +710,10 @@ fn inserts_cannot_change_the_path_or_the_host() {
 #[test]
 fn env_files_are_capped() {
     let dir = Scratch::new("sec-env");
-    let big = dir.write("big.env", &"A=1\n".repeat((MAX_ENV_FILE_BYTES as usize) / 4 + 1));
+    let big = dir.write(
+        "big.env",
+        &"A=1\n".repeat((MAX_ENV_FILE_BYTES as usize) / 4 + 1),
+    );
     let err = read_env_file(&big).expect_err("too large");
     assert!(err.to_string().contains("larger than"), "{err}");
     #[cfg(unix)]
@@ -740,7 +742,10 @@ fn framing_headers_and_lenient_json() {
             ),
             _ => echo(seen),
         };
-        r.add_header(header("X-Seen-Host", seen.header("Host").unwrap_or_default()));
+        r.add_header(header(
+            "X-Seen-Host",
+            seen.header("Host").unwrap_or_default(),
+        ));
         r
     });
     let dir = Scratch::new("sec-low");
@@ -765,7 +770,10 @@ fn framing_headers_and_lenient_json() {
     assert!(e.status, "{e:?}");
     assert_eq!(e.data["body"], json!(r#"{"a":1}"#));
     let headers = e.data["headers"].to_string().to_lowercase();
-    assert!(!headers.contains("evil.example") && !headers.contains("chunked"), "{headers}");
+    assert!(
+        !headers.contains("evil.example") && !headers.contains("chunked"),
+        "{headers}"
+    );
     let e = r.call_json("deep_low", &Map::new());
     assert!(e.status, "{e:?}");
     let e = r.call_json("odd_low", &Map::new());
