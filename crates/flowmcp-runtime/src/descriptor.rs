@@ -52,10 +52,15 @@ pub enum ParamRole<'a> {
     Fixed(&'a str),
 }
 
-/// Classifies a parameter's `position.value` under `profile`.
+/// Classifies a parameter's `position.value` under `profile`. A server parameter the schema does
+/// not declare in `requiredServerParams` is fixed text.
 pub fn param_role<'a>(param: &'a Parameter, main: &SchemaMain, profile: Profile) -> ParamRole<'a> {
     match param.source() {
         ValueSource::User => ParamRole::User,
+        // An undeclared name is another schema's key: literal text (see `server_key`).
+        ValueSource::Server(key) if !main.required_server_params.iter().any(|k| k == key) => {
+            ParamRole::Fixed(&param.position.value)
+        }
         ValueSource::Server(key) => ParamRole::Server(key),
         ValueSource::Fixed(value) => {
             if profile.is_compat()
@@ -73,44 +78,48 @@ pub fn param_role<'a>(param: &'a Parameter, main: &SchemaMain, profile: Profile)
 }
 
 /// The server-parameter name a placeholder's inner text denotes, if any: `SERVER_PARAM:KEY`, or
-/// (compat) a bare `KEY` declared in `requiredServerParams`.
+/// (compat) a bare `KEY`, for a `KEY` declared in the schema's own `requiredServerParams`. Server
+/// parameters are resolved for a whole catalog by name, so an undeclared name would be another
+/// schema's key: such a placeholder stays literal text (VAL083 reports it).
 pub(crate) fn server_key<'t>(
     inner: &'t str,
     main: &SchemaMain,
     profile: Profile,
 ) -> Option<&'t str> {
+    let declared = |k: &str| main.required_server_params.iter().any(|d| d == k);
     match InterpolationKind::of(inner) {
-        InterpolationKind::ServerParam(key) => Some(key),
-        InterpolationKind::Bare(name)
-            if profile.is_compat() && main.required_server_params.iter().any(|k| k == name) =>
-        {
-            Some(name)
-        }
+        InterpolationKind::ServerParam(key) if declared(key) => Some(key),
+        InterpolationKind::Bare(name) if profile.is_compat() && declared(name) => Some(name),
         _ => None,
     }
 }
 
-/// Every server parameter `tool` needs: all of `main.requiredServerParams` (handlers may use any of
-/// them), then any other referenced in root, path, headers and parameter values. No duplicates.
-pub fn required_server_params(main: &SchemaMain, tool: &Tool, profile: Profile) -> Vec<String> {
-    let mut out: Vec<String> = main.required_server_params.clone();
-    let mut add = |text: &str| {
+/// Every server parameter `tool` needs: `main.requiredServerParams` (handlers may use any of them;
+/// no other name is ever filled in).
+pub fn required_server_params(main: &SchemaMain) -> Vec<String> {
+    main.required_server_params.clone()
+}
+
+/// `{{SERVER_PARAM:KEY}}` placeholders of `tool` (root, path, headers, parameter values) whose `KEY`
+/// the schema does not declare: they are sent as literal text.
+fn undeclared_server_params(main: &SchemaMain, tool: &Tool) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let texts = main
+        .root
+        .iter()
+        .chain(std::iter::once(&tool.path))
+        .chain(main.headers.values())
+        .chain(tool.headers.values())
+        .chain(tool.parameters.iter().map(|p| &p.position.value));
+    for text in texts {
         for i in find_interpolations(text) {
-            if let Some(key) = server_key(&i.inner, main, profile)
+            if let InterpolationKind::ServerParam(key) = InterpolationKind::of(&i.inner)
+                && !main.required_server_params.iter().any(|k| k == key)
                 && !out.iter().any(|k| k == key)
             {
                 out.push(key.to_string());
             }
         }
-    };
-    if let Some(root) = &main.root {
-        add(root);
-    }
-    add(&tool.path);
-    main.headers.values().for_each(|v| add(v));
-    tool.headers.values().for_each(|v| add(v));
-    for p in &tool.parameters {
-        add(&p.position.value);
     }
     out
 }
@@ -305,7 +314,16 @@ pub fn describe_tool(
     }
 
     let input_schema = input_schema(&params);
-    let required = required_server_params(main, tool, opts.profile);
+    let required = required_server_params(main);
+    let undeclared = undeclared_server_params(main, tool);
+    if !undeclared.is_empty() {
+        warnings.push(format!(
+            "VAL083 server parameter{} {} {} not declared in requiredServerParams: sent as literal text",
+            if undeclared.len() == 1 { "" } else { "s" },
+            undeclared.join(", "),
+            if undeclared.len() == 1 { "is" } else { "are" },
+        ));
+    }
     let missing = server_params.missing(required.iter().map(String::as_str));
     let (annotations, meta) = match &tool.meta {
         Some(m) => {
