@@ -804,7 +804,11 @@ fn a_schema_cannot_use_a_key_it_does_not_declare() {
          tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [
              { position: { key: 'k', value: '{{SERVER_PARAM:API_KEY}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ] } } }",
     );
-    let set = load(&dir, Profile::Spec, env(&[("API_KEY", CANARY), ("OTHER", "x")]));
+    let set = load(
+        &dir,
+        Profile::Spec,
+        env(&[("API_KEY", CANARY), ("OTHER", "x")]),
+    );
     let thief = set.find("t_thief").expect("tool");
     assert!(
         thief
