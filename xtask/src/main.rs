@@ -4,11 +4,15 @@
 //! - `conformance <dir> [--profile P] [--expect FILE] [--write FILE]` — validate a corpus and compare.
 //! - `bench validate <dir>` — time the release binary on a corpus.
 //! - `bench call` / `bench load <dir>` — runtime per-call overhead and corpus load (release).
+//! - `fuzz <target> [--secs N]` — run one cargo-fuzz target (nightly toolchain) and report.
+//! - `sweep <dir>` — call every tool of a catalog against a local echo upstream, hunting leaks.
 
 mod bench;
 mod conformance;
 mod docs;
+mod fuzz;
 mod rationale;
+mod sweep;
 
 use std::process::ExitCode;
 
@@ -18,6 +22,8 @@ fn main() -> ExitCode {
         Some("docs") => docs::run(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
+        Some("sweep") => sweep::run(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
             println!(
                 "usage: cargo xtask <command>\n\n\
@@ -26,7 +32,12 @@ fn main() -> ExitCode {
                  conformance <dir> [--profile spec|compat] [--expect FILE] [--write FILE]\n  \
                  bench validate <dir> [--runs N]                  time the release binary on a corpus\n  \
                  bench call [--iters N]                           runtime per-call overhead vs bare ureq\n  \
-                 bench load <dir> [--runs N] [--profile P]        load a corpus into tool descriptors"
+                 bench load <dir> [--runs N] [--profile P]        load a corpus into tool descriptors\n  \
+                 fuzz list | <target> [--secs N]                  run a cargo-fuzz target (nightly), report executions\n  \
+                 sweep <dir> [--profile P] [--json FILE]          call every tool against a local echo upstream:\n  \
+                 {pad}[--timeout-ms N] [--only TEXT]        outcomes, panics, hangs, leaks\n  \
+                 {pad}[--workers N] [--no-hostile]",
+                pad = " ".repeat(11)
             );
             Ok(())
         }

@@ -1,0 +1,276 @@
+//! What a sweep reads from the schema files besides the [`Toolset`]: the tools' `tests` (the
+//! loaded model drops them), the server parameters every schema names, and where each tool's
+//! static request (root, headers, path, parameter values) uses a server parameter. Then the list
+//! of calls: every tool once per test and once with `{}`, grouped by schema.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use flowmcp_loader::eval::Limits;
+use flowmcp_loader::file::load_file;
+use flowmcp_runtime::toolset::{Toolset, ToolsetOptions, schema_files};
+use flowmcp_spec::{Profile, RuleSettings};
+use indexmap::IndexMap;
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+/// One schema file, read directly.
+#[derive(Clone, Debug, Default)]
+pub struct FileInfo {
+    /// `main.requiredServerParams`.
+    pub declared: Vec<String>,
+    /// Every name in a `{{SERVER_PARAM:NAME}}` anywhere in `main`.
+    pub referenced: Vec<String>,
+    /// Per tool: its tests and the text of its static request.
+    pub tools: HashMap<String, ToolInfo>,
+    /// The source mentions `executeRequest` (its handlers may fetch with any declared parameter).
+    pub may_execute: bool,
+}
+
+/// One tool of a [`FileInfo`].
+#[derive(Clone, Debug, Default)]
+pub struct ToolInfo {
+    pub tests: Vec<Map<String, Value>>,
+    /// `root`, the schema's and the tool's headers, the path and the parameters' positions, as
+    /// JSON text: the places a server parameter may be put without handlers.
+    pub request_text: String,
+}
+
+impl FileInfo {
+    /// Whether the tool's static request uses `param` (as `{{SERVER_PARAM:P}}`, or `{{P}}` under
+    /// compat).
+    pub fn static_use(&self, tool: &str, param: &str, profile: Profile) -> bool {
+        let Some(t) = self.tools.get(tool) else {
+            return false;
+        };
+        t.request_text
+            .contains(&format!("{{{{SERVER_PARAM:{param}}}}}"))
+            || (profile.is_compat() && t.request_text.contains(&format!("{{{{{param}}}}}")))
+    }
+}
+
+/// Reads every schema file under `dir` (in parallel), keyed by path.
+pub fn read_files(dir: &Path, profile: Profile) -> Result<HashMap<PathBuf, FileInfo>, String> {
+    let files = schema_files(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let settings = RuleSettings::new(profile);
+    let limits = Limits::default();
+    Ok(files
+        .par_iter()
+        .filter_map(|path| {
+            let display = path.display().to_string();
+            let loaded = load_file(path, &display, &limits, &settings);
+            let main = loaded.exports.as_ref()?.get("main")?;
+            let may_execute = loaded
+                .source
+                .as_deref()
+                .is_some_and(|s| s.contains("executeRequest"));
+            Some((path.clone(), file_info(main, may_execute)))
+        })
+        .collect())
+}
+
+fn file_info(main: &Value, may_execute: bool) -> FileInfo {
+    let declared = main
+        .get("requiredServerParams")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut tools = HashMap::new();
+    for key in ["routes", "tools"] {
+        if let Some(map) = main.get(key).and_then(Value::as_object) {
+            for (name, tool) in map {
+                tools.insert(name.clone(), tool_info(main, tool));
+            }
+        }
+    }
+    FileInfo {
+        declared,
+        referenced: server_param_names(&main.to_string()),
+        tools,
+        may_execute,
+    }
+}
+
+fn tool_info(main: &Value, tool: &Value) -> ToolInfo {
+    let tests = tool
+        .get("tests")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|t| t.as_object().cloned()).collect())
+        .unwrap_or_default();
+    let positions: Vec<Value> = tool
+        .get("parameters")
+        .and_then(Value::as_array)
+        .map(|ps| {
+            ps.iter()
+                .filter_map(|p| p.get("position").cloned())
+                .collect()
+        })
+        .unwrap_or_default();
+    let parts = [
+        main.get("root").cloned(),
+        main.get("headers").cloned(),
+        tool.get("path").cloned(),
+        tool.get("headers").cloned(),
+        Some(Value::Array(positions)),
+    ];
+    let request_text = parts
+        .iter()
+        .flatten()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    ToolInfo {
+        tests,
+        request_text,
+    }
+}
+
+/// The `NAME`s of `{{SERVER_PARAM:NAME}}` in `text`, each once.
+fn server_param_names(text: &str) -> Vec<String> {
+    const OPEN: &str = "{{SERVER_PARAM:";
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(OPEN) {
+        rest = &rest[i + OPEN.len()..];
+        let Some(end) = rest.find("}}") else { break };
+        let name = rest[..end].trim();
+        let plausible = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if plausible && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// Every server parameter name the files declare or reference, in a stable order.
+pub fn param_names(files: &HashMap<PathBuf, FileInfo>) -> Vec<String> {
+    let mut names: Vec<String> = files
+        .values()
+        .flat_map(|f| f.declared.iter().chain(&f.referenced).cloned())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Loads the toolset with `env` as the whole environment.
+pub fn load_toolset(
+    dir: &Path,
+    profile: Profile,
+    env: IndexMap<String, String>,
+) -> Result<Toolset, String> {
+    let opts = ToolsetOptions {
+        profile,
+        env_override: Some(env),
+        ..ToolsetOptions::default()
+    };
+    Toolset::load_dir(dir, &opts).map_err(|e| format!("cannot load {}: {e}", dir.display()))
+}
+
+/// One tool call of a sweep.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// Unique over the whole sweep; tags the call's requests.
+    pub id: u64,
+    /// Index in [`Toolset::tools`].
+    pub tool: usize,
+    /// Index in [`Toolset::schemas`].
+    pub schema: usize,
+    pub wire: String,
+    pub inputs: Map<String, Value>,
+    /// `test 2 (description)` or `{}`.
+    pub label: String,
+}
+
+/// The calls for every tool whose ID or file contains `only` (all without it), grouped by schema
+/// in load order. Numbers start at `*next_id`.
+pub fn jobs(
+    set: &Toolset,
+    files: &HashMap<PathBuf, FileInfo>,
+    only: Option<&str>,
+    next_id: &mut u64,
+) -> Vec<Vec<Job>> {
+    let mut groups: Vec<Vec<Job>> = set.schemas.iter().map(|_| Vec::new()).collect();
+    for (i, entry) in set.tools.iter().enumerate() {
+        let d = &entry.descriptor;
+        let schema = set.schema_of(entry);
+        let id = d.id.to_string();
+        if only.is_some_and(|o| !id.contains(o) && !schema.display.contains(o)) {
+            continue;
+        }
+        let tests = files
+            .get(&schema.path)
+            .and_then(|f| f.tools.get(&d.tool))
+            .map(|t| t.tests.as_slice())
+            .unwrap_or_default();
+        let mut inputs: Vec<(Map<String, Value>, String)> = tests
+            .iter()
+            .enumerate()
+            .map(|(n, t)| {
+                let label = match t.get("_description").and_then(Value::as_str) {
+                    Some(desc) => format!("test {} ({desc})", n + 1),
+                    None => format!("test {}", n + 1),
+                };
+                let kept = t
+                    .iter()
+                    .filter(|(k, _)| !k.starts_with('_') || d.param(k).is_some())
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                (kept, label)
+            })
+            .collect();
+        inputs.push((Map::new(), "{}".to_string()));
+        let Some(group) = groups.get_mut(entry.schema) else {
+            continue;
+        };
+        for (inputs, label) in inputs {
+            group.push(Job {
+                id: *next_id,
+                tool: i,
+                schema: entry.schema,
+                wire: d.wire_name.clone(),
+                inputs,
+                label,
+            });
+            *next_id += 1;
+        }
+    }
+    groups.retain(|g| !g.is_empty());
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_param_names_are_found_once() {
+        let t = r#"{"h":"Bearer {{SERVER_PARAM:A_KEY}}","q":"{{SERVER_PARAM:B}}{{SERVER_PARAM:A_KEY}}","x":"{{SERVER_PARAM:bad name}}"}"#;
+        assert_eq!(server_param_names(t), vec!["A_KEY", "B"]);
+    }
+
+    #[test]
+    fn static_use_reads_the_request_parts() {
+        let main = serde_json::json!({
+            "root": "https://x", "headers": {"K": "{{SERVER_PARAM:A}}"},
+            "tools": {"t": {"path": "/p", "parameters": [
+                {"position": {"key": "k", "value": "{{B}}", "location": "query"}}],
+                "tests": [{"_description": "d", "k": 1}]}}
+        });
+        let f = file_info(&main, false);
+        assert!(f.static_use("t", "A", Profile::Spec));
+        assert!(!f.static_use("t", "B", Profile::Spec));
+        assert!(f.static_use("t", "B", Profile::Compat));
+        assert_eq!(f.tools["t"].tests.len(), 1);
+        assert_eq!(f.referenced, vec!["A"]);
+    }
+}
