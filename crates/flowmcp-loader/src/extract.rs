@@ -245,8 +245,10 @@ impl<'a, 'js> Extractor<'a, 'js> {
             }
         }
         let mut map = Map::new();
-        let keys: Vec<String> = match obj
-            .own_keys::<String>(Filter::default())
+        // Keys as atoms, read through a JavaScript string: a key may contain NUL characters, which
+        // a conversion through a C string would cut off (two keys would collide).
+        let keys: Vec<Atom<'js>> = match obj
+            .own_keys::<Atom>(Filter::default())
             .collect::<rquickjs::Result<Vec<_>>>()
         {
             Ok(k) => k,
@@ -256,9 +258,16 @@ impl<'a, 'js> Extractor<'a, 'js> {
                 return Ok(Json::Object(map));
             }
         };
-        for key in keys {
+        for atom in keys {
+            let key = match atom.to_js_string().and_then(|s| s.to_string()) {
+                Ok(k) => k,
+                Err(e) => {
+                    self.exception_message(e)?;
+                    continue;
+                }
+            };
             self.path.push(PathItem::Key(key.clone()));
-            let item = match obj.get::<_, Value>(key.as_str()) {
+            let item = match obj.get::<_, Value>(atom) {
                 Ok(value) => self.walk(value)?,
                 Err(e) => {
                     let msg = self.exception_message(e)?;

@@ -383,3 +383,15 @@ fn a_nul_character_is_named_with_its_position() {
         "{d}"
     );
 }
+
+/// Found by fuzzing the literal reader against QuickJS: keys holding a NUL character were cut at
+/// it by the extractor (`{"a\0b": 1, "a": 2}` became `{"a": 2}`), so the fast path and the
+/// engine disagreed.
+#[test]
+fn keys_with_nul_characters_survive_extraction() {
+    let e = eval("const k = 'a\\0b';\nexport const main = { [k]: 1, a: 2, ['\\0']: [] };").unwrap();
+    assert_eq!(
+        e.data["main"],
+        serde_json::json!({"a\u{0}b": 1, "a": 2, "\u{0}": []})
+    );
+}
