@@ -79,3 +79,111 @@ fuzz_target!(|text: &str| {
         }
     }
 });
+
+/// Reads the literal at `at` and checks the result; returns the value and end when accepted.
+fn check_read_literal(source: &str, at: usize) -> Option<(Value, usize)> {
+    match read_literal(source, at) {
+        Ok((value, end)) => {
+            assert!(at < end && end <= source.len(), "end {end} out of range");
+            assert!(
+                source.is_char_boundary(end),
+                "end {end} not a char boundary"
+            );
+            let open = source.as_bytes()[at];
+            let close = source.as_bytes()[end - 1];
+            match open {
+                b'{' => assert!(close == b'}' && value.is_object(), "{{ read as {value}"),
+                b'[' => assert!(close == b']' && value.is_array(), "[ read as {value}"),
+                other => panic!("accepted a literal starting with byte {other:#x}"),
+            }
+            check_value(&value);
+            // Nothing after the end is looked at.
+            let prefix = &source[..end];
+            assert_eq!(read_literal(prefix, at), Ok((value.clone(), end)));
+            Some((value, end))
+        }
+        Err(decline) => {
+            assert!(
+                decline.at <= source.len(),
+                "decline at {} beyond the input",
+                decline.at
+            );
+            None
+        }
+    }
+}
+
+/// Reads `export const main = …` from `source` with the real blanker and checks the result.
+fn check_export(source: &str) -> Option<(std::ops::Range<usize>, Value)> {
+    let blanked = blank(source);
+    let tried = try_read_data_export(source, &blanked, "main");
+    assert_eq!(
+        read_data_export(source, &blanked, "main"),
+        tried.clone().ok()
+    );
+    match tried {
+        Ok(lit) => {
+            let r = lit.range.clone();
+            assert!(r.start < r.end && r.end <= source.len(), "range {r:?}");
+            assert!(source.is_char_boundary(r.start) && source.is_char_boundary(r.end));
+            assert_eq!(
+                read_literal(source, r.start),
+                Ok((lit.value.clone(), r.end)),
+                "the export's range is not the literal read at its start"
+            );
+            assert!(
+                source[..r.start].contains("export"),
+                "no `export` before the literal"
+            );
+            Some((r, lit.value))
+        }
+        Err(decline) => {
+            assert!(decline.at <= source.len(), "decline at {}", decline.at);
+            None
+        }
+    }
+}
+
+/// Depth, keys and number representation of a value, without recursion.
+fn check_value(value: &Value) {
+    let mut stack = vec![(value, 1usize)];
+    while let Some((v, depth)) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                assert!(depth <= MAX_NESTING, "nesting {depth}");
+                for (k, child) in map {
+                    assert_ne!(k, "__proto__", "__proto__ key accepted");
+                    stack.push((child, depth + 1));
+                }
+            }
+            Value::Array(items) => {
+                assert!(depth <= MAX_NESTING, "nesting {depth}");
+                stack.extend(items.iter().map(|c| (c, depth + 1)));
+            }
+            Value::Number(n) => check_number(n),
+            _ => {}
+        }
+    }
+}
+
+fn check_number(n: &serde_json::Number) {
+    const TWO_53: f64 = 9_007_199_254_740_992.0;
+    let Some(x) = n.as_f64() else {
+        panic!("number {n} has no f64 value");
+    };
+    assert!(x.is_finite());
+    if n.is_f64() {
+        assert!(
+            x.fract() != 0.0 || x.abs() >= TWO_53,
+            "integral {x} below 2^53 stored as a float"
+        );
+    } else {
+        assert!(x.abs() < TWO_53, "integer {n} not below 2^53");
+    }
+    let text = js_number_to_string(x);
+    assert_eq!(
+        text.parse::<f64>().ok(),
+        Some(x),
+        "js_number_to_string({x}) = {text}"
+    );
+}
