@@ -639,7 +639,7 @@ const CATALOG_DIRECTIVES: &str = "fixture.txt";
 /// The catalog manifest, listed first.
 const REGISTRY_FILE: &str = "registry.json";
 /// The directory of shared lists a module fixture sees when it lies next to it.
-const LISTS_DIR: &str = "_lists";
+use flowmcp_spec::catalog::LISTS_DIR;
 
 /// Distinguishes temporary directories of evaluations in one process.
 static TEMP_SEQ: AtomicUsize = AtomicUsize::new(0);

@@ -10,7 +10,7 @@ use rquickjs::object::Filter;
 use rquickjs::{Array, Atom, Ctx, Function, Object, Type, Value};
 use serde_json::{Map, Number, Value as Json};
 
-use crate::eval::{PathItem, Unserializable};
+use crate::eval::{PathItem, Unserializable, UnserializableKind};
 
 /// Deeper values are reported instead of copied (this also bounds the native recursion).
 pub const MAX_DEPTH: usize = 256;
@@ -68,11 +68,11 @@ impl<'a, 'js> Extractor<'a, 'js> {
         }
     }
 
-    fn report(&mut self, kind: &str, detail: impl Into<String>) {
+    fn report(&mut self, kind: UnserializableKind, detail: impl Into<String>) {
         self.problems.push(Unserializable {
             export: self.export.clone(),
             path: self.path.clone(),
-            kind: kind.to_string(),
+            kind,
             detail: detail.into(),
         });
     }
@@ -113,24 +113,10 @@ impl<'a, 'js> Extractor<'a, 'js> {
             Type::Int => Ok(Json::Number(Number::from(v.as_int().unwrap_or(0)))),
             Type::Float => {
                 let f = v.as_float().unwrap_or(f64::NAN);
-                match Number::from_f64(f) {
-                    Some(n) if f.is_finite() => {
-                        // Integral doubles print as integers, as JavaScript does.
-                        if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
-                            Ok(Json::Number(Number::from(f as i64)))
-                        } else {
-                            Ok(Json::Number(n))
-                        }
-                    }
-                    _ => {
-                        let shown = if f.is_nan() {
-                            "NaN"
-                        } else if f > 0.0 {
-                            "Infinity"
-                        } else {
-                            "-Infinity"
-                        };
-                        self.report("number", shown);
+                match flowmcp_spec::js::number_value(f) {
+                    Some(n) => Ok(n),
+                    None => {
+                        self.report(UnserializableKind::Number, &flowmcp_spec::js::number_to_string(f));
                         Ok(Json::Null)
                     }
                 }
@@ -143,26 +129,26 @@ impl<'a, 'js> Extractor<'a, 'js> {
                 Ok(Json::String(s))
             }
             Type::Undefined | Type::Uninitialized => {
-                self.report("undefined", "");
+                self.report(UnserializableKind::Undefined, "");
                 Ok(Json::Null)
             }
             Type::Symbol => {
-                self.report("symbol", "");
+                self.report(UnserializableKind::Symbol, "");
                 Ok(Json::Null)
             }
             Type::BigInt => {
-                self.report("bigint", "");
+                self.report(UnserializableKind::BigInt, "");
                 Ok(Json::Null)
             }
             Type::Function | Type::Constructor => {
-                self.report("function", "");
+                self.report(UnserializableKind::Function, "");
                 Ok(Json::Null)
             }
             Type::Array | Type::Object | Type::Proxy | Type::Exception | Type::Promise => {
                 self.composite(v)
             }
             _ => {
-                self.report("non-plain", v.type_name());
+                self.report(UnserializableKind::NonPlain, v.type_name());
                 Ok(Json::Null)
             }
         }
@@ -170,15 +156,15 @@ impl<'a, 'js> Extractor<'a, 'js> {
 
     fn composite(&mut self, v: Value<'js>) -> Result<Json, Abort> {
         if self.stack.contains(&v) {
-            self.report("cycle", "");
+            self.report(UnserializableKind::Cycle, "");
             return Ok(Json::Null);
         }
         if self.stack.len() >= MAX_DEPTH {
-            self.report("too-deep", format!("more than {MAX_DEPTH} levels"));
+            self.report(UnserializableKind::TooDeep, format!("more than {MAX_DEPTH} levels"));
             return Ok(Json::Null);
         }
         let Some(obj) = v.as_object().cloned() else {
-            self.report("non-plain", v.type_name());
+            self.report(UnserializableKind::NonPlain, v.type_name());
             return Ok(Json::Null);
         };
         let proto: Value = obj
@@ -193,7 +179,7 @@ impl<'a, 'js> Extractor<'a, 'js> {
         };
         if !plain || v.is_function() {
             let name = constructor_name(&obj).unwrap_or_else(|| v.type_name().to_string());
-            self.report("non-plain", name);
+            self.report(UnserializableKind::NonPlain, name);
             return Ok(Json::Null);
         }
         self.stack.push(v.clone());
@@ -219,7 +205,7 @@ impl<'a, 'js> Extractor<'a, 'js> {
                 Ok(value) => self.walk(value)?,
                 Err(e) => {
                     let msg = self.exception_message(e)?;
-                    self.report("getter-threw", msg);
+                    self.report(UnserializableKind::GetterThrew, msg);
                     Json::Null
                 }
             };
@@ -236,7 +222,7 @@ impl<'a, 'js> Extractor<'a, 'js> {
                 Ok(atom) => {
                     let text = atom.to_string().unwrap_or_else(|_| "Symbol()".into());
                     self.path.push(PathItem::Key(text));
-                    self.report("symbol-key", "");
+                    self.report(UnserializableKind::SymbolKey, "");
                     self.path.pop();
                 }
                 Err(e) => {
@@ -254,7 +240,7 @@ impl<'a, 'js> Extractor<'a, 'js> {
             Ok(k) => k,
             Err(e) => {
                 let msg = self.exception_message(e)?;
-                self.report("getter-threw", msg);
+                self.report(UnserializableKind::GetterThrew, msg);
                 return Ok(Json::Object(map));
             }
         };
@@ -271,7 +257,7 @@ impl<'a, 'js> Extractor<'a, 'js> {
                 Ok(value) => self.walk(value)?,
                 Err(e) => {
                     let msg = self.exception_message(e)?;
-                    self.report("getter-threw", msg);
+                    self.report(UnserializableKind::GetterThrew, msg);
                     Json::Null
                 }
             };

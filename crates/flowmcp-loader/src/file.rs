@@ -234,19 +234,7 @@ fn load_text(
                 PathItem::Index(i) => p.index(*i),
             };
         }
-        let what = match u.kind.as_str() {
-            "function" => "function".to_string(),
-            "undefined" if u.detail == "hole" => "array hole (undefined)".to_string(),
-            "undefined" => "undefined".to_string(),
-            "symbol" => "symbol".to_string(),
-            "symbol-key" => "symbol-keyed property".to_string(),
-            "bigint" => "BigInt".to_string(),
-            "number" => format!("number {}", u.detail),
-            "non-plain" => format!("{} object", u.detail),
-            "cycle" => "circular reference".to_string(),
-            "getter-threw" => format!("getter that throws ({})", u.detail),
-            other => other.to_string(),
-        };
+        let what = u.describe();
         c.emit(
             Code::SEC017,
             Some(&p),

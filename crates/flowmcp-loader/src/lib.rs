@@ -12,7 +12,10 @@ pub mod literal;
 pub mod scan;
 pub mod walk;
 
-pub use eval::{EvalFailure, Exports, HandlersExport, Limits, PathItem, Unserializable, evaluate};
+pub use eval::{
+    EvalFailure, Exports, HandlersExport, Limits, PathItem, Unserializable, UnserializableKind,
+    evaluate,
+};
 pub use host::{
     FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
 };

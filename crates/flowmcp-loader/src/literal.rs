@@ -89,7 +89,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 /// The deepest nesting of objects and arrays the reader accepts.
 pub const MAX_NESTING: usize = 200;
@@ -97,8 +97,6 @@ pub const MAX_NESTING: usize = 200;
 /// The significant decimal digits QuickJS's `js_atod` keeps (`atod_max_digits_table` for radix 10).
 const QUICKJS_DECIMAL_DIGITS: usize = 38;
 
-/// 2^53: integral doubles below this magnitude are stored as JSON integers, as the extractor does.
-const EXACT_INT_LIMIT: f64 = 9_007_199_254_740_992.0;
 
 /// A top-level `export const <name> = <literal>` whose literal is pure data.
 #[derive(Clone, Debug, PartialEq)]
@@ -233,63 +231,8 @@ pub fn read_literal(source: &str, at: usize) -> Result<(Value, usize), Decline> 
     Ok((value, p.pos))
 }
 
-/// JavaScript's `Number.prototype.toString()` (radix 10) for `x`: the shortest digits that round-trip,
-/// placed as ECMAScript's Number::toString places them (`1e+21`, `1.5e-7`, `0.000001`, `-0` → `"0"`).
-pub fn js_number_to_string(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".to_string();
-    }
-    if x == 0.0 {
-        return "0".to_string();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "Infinity" } else { "-Infinity" }.to_string();
-    }
-    let mut out = String::new();
-    if x < 0.0 {
-        out.push('-');
-    }
-    // Rust's `{:e}` prints the shortest round-tripping digits, the closest to `x` among them, which is
-    // what ECMAScript asks for: `d[.ddd]e<exp>`.
-    let sci = format!("{:e}", x.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i64 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let k = digits.len() as i64;
-    let n = exp + 1;
-    let push_zeros = |out: &mut String, count: i64| {
-        for _ in 0..count {
-            out.push('0');
-        }
-    };
-    if k <= n && n <= 21 {
-        out.push_str(&digits);
-        push_zeros(&mut out, n - k);
-    } else if 0 < n && n <= 21 {
-        // Here n < k: the point falls inside the digits.
-        let point = n as usize;
-        out.push_str(digits.get(..point).unwrap_or_default());
-        out.push('.');
-        out.push_str(digits.get(point..).unwrap_or_default());
-    } else if -6 < n && n <= 0 {
-        out.push_str("0.");
-        push_zeros(&mut out, -n);
-        out.push_str(&digits);
-    } else {
-        // A finite non-zero number has at least one digit.
-        let first = digits.get(..1).unwrap_or("0");
-        let rest = digits.get(1..).unwrap_or_default();
-        out.push_str(first);
-        if !rest.is_empty() {
-            out.push('.');
-            out.push_str(rest);
-        }
-        out.push('e');
-        out.push(if n - 1 < 0 { '-' } else { '+' });
-        out.push_str(&(n - 1).abs().to_string());
-    }
-    out
-}
+/// JavaScript's `Number.prototype.toString()` (radix 10); see [`flowmcp_spec::js::number_to_string`].
+pub use flowmcp_spec::js::number_to_string as js_number_to_string;
 
 /// The array index named by `key`: a canonical decimal integer `0 ≤ n < 2^32 − 1` (`"0"`, `"7"`, not
 /// `"07"`, `"-1"` or `"4294967295"`). JavaScript orders such keys first, ascending.
@@ -1220,12 +1163,7 @@ fn within_quickjs_digits(text: &str) -> bool {
     true
 }
 
-/// A finite number as the extractor stores it: integral values below 2^53 in magnitude as integers
-/// (`-0` as `0`), everything else as a float.
+/// A finite number as the extractor stores it ([`flowmcp_spec::js::number_value`]).
 fn number_value(f: f64) -> Value {
-    if f.fract() == 0.0 && f.abs() < EXACT_INT_LIMIT {
-        Value::Number(Number::from(f as i64))
-    } else {
-        Number::from_f64(f).map_or(Value::Null, Value::Number)
-    }
+    flowmcp_spec::js::number_value(f).unwrap_or(Value::Null)
 }

@@ -120,9 +120,9 @@ fn unserializable_values_are_listed_with_paths() {
     let kinds: Vec<(String, String)> = e
         .unserializable
         .iter()
-        .map(|u| (format!("{:?}", u.path), u.kind.clone()))
+        .map(|u| (format!("{:?}", u.path), u.kind.as_str().to_string()))
         .collect();
-    let has = |k: &str| e.unserializable.iter().any(|u| u.kind == k);
+    let has = |k: &str| e.unserializable.iter().any(|u| u.kind.as_str() == k);
     for k in [
         "function",
         "undefined",
@@ -139,7 +139,7 @@ fn unserializable_values_are_listed_with_paths() {
     assert!(
         e.unserializable
             .iter()
-            .any(|u| u.kind == "function" && u.path.len() == 2)
+            .any(|u| u.kind.as_str() == "function" && u.path.len() == 2)
     );
 }
 

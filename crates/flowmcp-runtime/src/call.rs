@@ -404,7 +404,7 @@ impl<'t> Runner<'t> {
         self.check_deadline(deadline)?;
         let params = &self.set.server_params;
         let fin = finalize(prepared, params).map_err(|e| Fail(e.code(), e.to_string()))?;
-        let mut req = HttpRequest::new(Method::from(fin.method), fin.url.expose());
+        let mut req = HttpRequest::new(fin.method, fin.url.expose());
         req.deadline = Some(deadline);
         for (k, v) in &fin.headers {
             let hv = if fin.secret_headers.iter().any(|s| s == k) {
@@ -693,14 +693,13 @@ fn shape<'v>(out: &'v Value, phase: Phase, key: &str) -> Result<&'v Map<String, 
     }
 }
 
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null or undefined",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+/// A value's type with its article, for messages: `a string`, `an array`, `null or undefined`
+/// (JavaScript's `undefined` arrives as `null`).
+fn type_name(v: &Value) -> String {
+    match flowmcp_spec::json_type(v) {
+        "null" => "null or undefined".to_string(),
+        t @ ("array" | "object") => format!("an {t}"),
+        t => format!("a {t}"),
     }
 }
 
@@ -804,14 +803,9 @@ impl HostBridge for Bridge<'_, '_> {
         if self.phase != Phase::ExecuteRequest || !self.runner.opts.profile.is_compat() {
             return Err("fetch is not available here".into());
         }
-        let method = match req.method.to_ascii_uppercase().as_str() {
-            "GET" | "" => Method::Get,
-            "POST" => Method::Post,
-            "PUT" => Method::Put,
-            "PATCH" => Method::Patch,
-            "DELETE" => Method::Delete,
-            "HEAD" => Method::Head,
-            other => return Err(format!("method {other} is not supported")),
+        let method = match req.method.as_str() {
+            "" => Method::Get,
+            m => Method::parse(m).ok_or_else(|| format!("method {m} is not supported"))?,
         };
         let slots: &SecretSlots = self.prepared.slots();
         let mut http = if self.same_origin(&req.url)? {

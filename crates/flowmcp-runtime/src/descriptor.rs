@@ -15,8 +15,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use flowmcp_spec::Profile;
 use flowmcp_spec::id::{IdType, PrimitiveId};
-use flowmcp_spec::model::{Location, Parameter, SchemaMain, Tool, ValueSource};
-use flowmcp_spec::zod::{InterpolationKind, Primitive, ZOption, ZType, find_interpolations};
+use flowmcp_spec::model::{Location, Parameter, SchemaMain, Tool};
+use flowmcp_spec::placeholder::{InterpolationKind, find_interpolations};
+use flowmcp_spec::zod::{Primitive, ZOption, ZType};
 use serde_json::{Map, Value, json};
 
 use crate::secret::ServerParams;
@@ -40,40 +41,19 @@ pub struct DescribeOptions<'a> {
     pub lists: Option<&'a ListResolver<'a>>,
 }
 
-/// Where a parameter's value comes from, after the profile's reading of bare placeholders.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParamRole<'a> {
-    /// Supplied by the caller: `{{USER_PARAM}}`, or (compat) an undeclared bare `{{X}}`.
-    User,
-    /// A server parameter: `{{SERVER_PARAM:KEY}}`, or (compat) a bare `{{KEY}}` naming a
-    /// `requiredServerParams` entry.
-    Server(&'a str),
-    /// A fixed value (it may contain placeholders inside a longer text).
-    Fixed(&'a str),
-}
+pub use flowmcp_spec::placeholder::ParamRole;
 
-/// Classifies a parameter's `position.value` under `profile`. A server parameter the schema does
-/// not declare in `requiredServerParams` is fixed text.
+/// The role of a parameter in a call: the one classification the validator shares
+/// ([`flowmcp_spec::model::Parameter::role`]), except that a server parameter the schema does not
+/// declare in `requiredServerParams` is literal text: parameters are resolved for a whole catalog by
+/// name, so it would be another schema's key (VAL083 reports it).
 pub fn param_role<'a>(param: &'a Parameter, main: &SchemaMain, profile: Profile) -> ParamRole<'a> {
-    match param.source() {
-        ValueSource::User => ParamRole::User,
-        // An undeclared name is another schema's key: literal text (see `server_key`).
-        ValueSource::Server(key) if !main.required_server_params.iter().any(|k| k == key) => {
+    let declared = &main.required_server_params;
+    match param.role(declared, profile) {
+        ParamRole::Server(k) if !declared.iter().any(|d| d == k) => {
             ParamRole::Fixed(&param.position.value)
         }
-        ValueSource::Server(key) => ParamRole::Server(key),
-        ValueSource::Fixed(value) => {
-            if profile.is_compat()
-                && let Some(inner) = value.strip_prefix("{{").and_then(|v| v.strip_suffix("}}"))
-                && let InterpolationKind::Bare(name) = InterpolationKind::of(inner)
-            {
-                if main.required_server_params.iter().any(|k| k == name) {
-                    return ParamRole::Server(name);
-                }
-                return ParamRole::User;
-            }
-            ParamRole::Fixed(value)
-        }
+        role => role,
     }
 }
 
@@ -296,14 +276,12 @@ pub fn describe_tool(
             }
         }
         // A user parameter whose value is not `{{USER_PARAM}}` is the compat bare-placeholder case.
-        let alias = match p.source() {
-            ValueSource::Fixed(v) => v
-                .strip_prefix("{{")
-                .and_then(|v| v.strip_suffix("}}"))
-                .filter(|name| *name != p.position.key)
-                .map(str::to_string),
-            _ => None,
-        };
+        let alias = Some(p.position.value.as_str())
+            .filter(|v| *v != "{{USER_PARAM}}")
+            .and_then(|v| v.strip_prefix("{{"))
+            .and_then(|v| v.strip_suffix("}}"))
+            .filter(|name| *name != p.position.key)
+            .map(str::to_string);
         params.push(UserParam {
             key: p.position.key.clone(),
             location: p.position.location,

@@ -36,7 +36,7 @@ use std::hash::{BuildHasher, Hasher};
 
 use flowmcp_spec::Profile;
 use flowmcp_spec::model::{Location, Method, SchemaMain};
-use flowmcp_spec::zod::{InterpolationKind, find_interpolations};
+use flowmcp_spec::placeholder::{InterpolationKind, colon_key_matches, find_interpolations};
 use indexmap::IndexMap;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value, json};
@@ -523,7 +523,8 @@ pub fn build_request(
                 // handler may consume it instead (`executeRequest`).
                 None => {
                     let used = tool.path.contains(&format!("{{{{{key}}}}}"))
-                        || (profile.is_compat() && tool.path.contains(&format!(":{key}")));
+                        || (profile.is_compat()
+                            && !colon_key_matches(&tool.path, &[key]).is_empty());
                     if used {
                         return Err(RequestError::MissingInsert {
                             tool: name(),
@@ -706,36 +707,24 @@ fn extend(t: &mut Template, other: Template) {
     }
 }
 
-/// Under compat, replaces `:key` in path text by the insert value of `key` when the key is not
-/// followed by another name character; longer keys first.
+/// Under compat, replaces each `:key` of path text by the insert value of `key` (a whole name:
+/// [`colon_key_matches`]).
 fn colon_inserts(text: &str, inserts: &IndexMap<&str, Template>, profile: Profile) -> Template {
     if !profile.is_compat() || !text.contains(':') {
         return Template(vec![Part::Text(text.to_string())]);
     }
-    let mut keys: Vec<&str> = inserts.keys().copied().collect();
-    keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    let keys: Vec<&str> = inserts.keys().copied().collect();
     let mut out = Template::default();
-    let mut rest = text;
-    'outer: while let Some(pos) = rest.find(':') {
-        let after = &rest[pos + 1..];
-        for k in &keys {
-            if let Some(tail) = after.strip_prefix(k)
-                && !tail
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-                && let Some(t) = inserts.get(k)
-            {
-                out.push_text(&rest[..pos]);
-                extend(&mut out, t.clone());
-                rest = tail;
-                continue 'outer;
-            }
-        }
-        out.push_text(&rest[..=pos]);
-        rest = after;
+    let mut at = 0;
+    for (pos, key) in colon_key_matches(text, &keys) {
+        let Some(value) = inserts.get(key).filter(|_| pos >= at) else {
+            continue;
+        };
+        out.push_text(&text[at..pos]);
+        extend(&mut out, value.clone());
+        at = pos + 1 + key.len();
     }
-    out.push_text(rest);
+    out.push_text(&text[at..]);
     out
 }
 

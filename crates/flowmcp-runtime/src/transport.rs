@@ -45,54 +45,8 @@ pub const DEFAULT_MAX_REDIRECTS: u32 = 5;
 /// [`ECode`] (one enum for the whole runtime).
 pub use crate::envelope::ECode as ErrorCode;
 
-/// HTTP method of a tool request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Method {
-    /// `GET`
-    Get,
-    /// `POST`
-    Post,
-    /// `PUT`
-    Put,
-    /// `PATCH`
-    Patch,
-    /// `DELETE`
-    Delete,
-    /// `HEAD`
-    Head,
-}
-
-impl Method {
-    /// The method name in upper case.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Get => "GET",
-            Method::Post => "POST",
-            Method::Put => "PUT",
-            Method::Patch => "PATCH",
-            Method::Delete => "DELETE",
-            Method::Head => "HEAD",
-        }
-    }
-}
-
-impl From<flowmcp_spec::model::Method> for Method {
-    fn from(m: flowmcp_spec::model::Method) -> Self {
-        use flowmcp_spec::model::Method as Schema;
-        match m {
-            Schema::Get => Method::Get,
-            Schema::Post => Method::Post,
-            Schema::Put => Method::Put,
-            Schema::Delete => Method::Delete,
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The HTTP method (one enum for schemas and requests).
+pub use flowmcp_spec::model::Method;
 
 /// A header value that may be marked secret.
 ///

@@ -462,6 +462,20 @@ impl Report {
     }
 }
 
+/// A JSON value's type as messages name it: `null`, `boolean`, `number`, `string`, `array`,
+/// `object`.
+pub fn json_type(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 /// `text` with every control character (newline, carriage return, escape, …) written as an escape
 /// (`\n`, `\r`, `\t`, `\u{1b}`), so that text from outside — a file name, a message quoting one —
 /// cannot start a new line or move the cursor in human output. Borrowed when there is nothing to

@@ -581,12 +581,7 @@ fn check_name(
     }
 }
 
-/// `^[a-z][a-z0-9-]*$` (namespaces and schema names).
-fn is_namespace(s: &str) -> bool {
-    let mut bytes = s.bytes();
-    matches!(bytes.next(), Some(b'a'..=b'z'))
-        && bytes.all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
-}
+use crate::catalog::is_namespace;
 
 /// `^[a-zA-Z][a-zA-Z0-9-]*$` (Primitive names).
 fn is_name(s: &str) -> bool {

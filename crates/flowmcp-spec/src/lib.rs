@@ -12,7 +12,7 @@ pub mod registry;
 
 pub use diagnostic::{
     Collector, Counts, Diagnostic, FileReport, JsonPath, Report, Seg, Severity, Verdict,
-    display_path, escape_controls,
+    display_path, escape_controls, json_type,
 };
 pub use profile::{Level, Overrides, Profile, RuleSettings};
 pub use registry::{Code, Family, Origin, RULES, RuleInfo, Status, Variant};
@@ -20,5 +20,7 @@ pub mod catalog;
 pub mod fsutil;
 pub mod hash;
 pub mod id;
+pub mod js;
 pub mod model;
+pub mod placeholder;
 pub mod zod;

@@ -20,7 +20,9 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::zod::{InterpolationKind, ZType, ZodError};
+use crate::Profile;
+use crate::placeholder::ParamRole;
+use crate::zod::{ZType, ZodError};
 
 /// A schema's `main` export.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -173,7 +175,8 @@ pub struct SharedListRef {
     pub filter: Option<Value>,
 }
 
-/// HTTP method of a tool.
+/// An HTTP method: of a tool (`GET`, `POST`, `PUT`, `DELETE`, the methods chapter 01 allows and
+/// validation checks), or of a request a handler makes (also `PATCH`, `HEAD`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Method {
     #[serde(rename = "GET", alias = "get")]
@@ -184,22 +187,70 @@ pub enum Method {
     Put,
     #[serde(rename = "DELETE", alias = "delete")]
     Delete,
+    #[serde(rename = "PATCH", alias = "patch")]
+    Patch,
+    #[serde(rename = "HEAD", alias = "head")]
+    Head,
 }
 
 impl Method {
-    /// The upper-case name: `GET`, `POST`, `PUT`, `DELETE`.
+    /// The upper-case name: `GET`, `POST`, `PUT`, `DELETE`, `PATCH`, `HEAD`.
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Get => "GET",
             Method::Post => "POST",
             Method::Put => "PUT",
             Method::Delete => "DELETE",
+            Method::Patch => "PATCH",
+            Method::Head => "HEAD",
         }
     }
 
-    /// True for POST and PUT, the methods that may carry `body` parameters.
+    /// The method named `text`, in any case.
+    pub fn parse(text: &str) -> Option<Method> {
+        [
+            Method::Get,
+            Method::Post,
+            Method::Put,
+            Method::Delete,
+            Method::Patch,
+            Method::Head,
+        ]
+        .into_iter()
+        .find(|m| m.as_str().eq_ignore_ascii_case(text))
+    }
+
+    /// True for POST, PUT and PATCH: the methods that carry a body (`body` parameters).
     pub fn allows_body(self) -> bool {
-        matches!(self, Method::Post | Method::Put)
+        matches!(self, Method::Post | Method::Put | Method::Patch)
+    }
+
+    /// The methods a tool may have (chapter 01): GET, POST, PUT, DELETE.
+    pub const TOOL_METHODS: [Method; 4] = [Method::Get, Method::Post, Method::Put, Method::Delete];
+
+    /// The tool method written exactly `text` (upper case, as VAL032 requires).
+    pub fn tool_method(text: &str) -> Option<Method> {
+        Method::TOOL_METHODS
+            .into_iter()
+            .find(|m| m.as_str() == text)
+    }
+}
+
+/// Reads a tool's `method`: one of [`Method::TOOL_METHODS`] (in any case, as the model is lenient).
+fn deserialize_tool_method<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Method, D::Error> {
+    let m = Method::deserialize(d)?;
+    if Method::TOOL_METHODS.contains(&m) {
+        Ok(m)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "{m} is not a tool method (GET, POST, PUT, DELETE)"
+        )))
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -229,6 +280,7 @@ pub struct Tool {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ToolRaw {
+    #[serde(deserialize_with = "deserialize_tool_method")]
     method: Method,
     path: String,
     description: String,
@@ -269,13 +321,6 @@ impl From<ToolRaw> for Tool {
             headers: raw.headers,
             async_: raw.async_,
         }
-    }
-}
-
-impl Tool {
-    /// The parameters whose value is `{{USER_PARAM}}`, in order.
-    pub fn user_parameters(&self) -> impl Iterator<Item = &Parameter> {
-        self.parameters.iter().filter(|p| p.is_user())
     }
 }
 
@@ -339,33 +384,15 @@ pub struct Parameter {
     pub description: Option<String>,
 }
 
-/// Where a parameter's value comes from, judged from `position.value`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ValueSource<'a> {
-    /// `{{USER_PARAM}}`: supplied by the caller.
-    User,
-    /// `{{SERVER_PARAM:KEY}}`: read from the environment.
-    Server(&'a str),
-    /// Anything else: a fixed value sent as written (it may still contain other
-    /// placeholders, which the validator judges).
-    Fixed(&'a str),
-}
-
 impl Parameter {
-    /// Classifies `position.value`: the whole value must be the placeholder.
-    pub fn source(&self) -> ValueSource<'_> {
-        let value = self.position.value.as_str();
-        let inner = value.strip_prefix("{{").and_then(|v| v.strip_suffix("}}"));
-        match inner.map(InterpolationKind::of) {
-            Some(InterpolationKind::UserParam) => ValueSource::User,
-            Some(InterpolationKind::ServerParam(key)) => ValueSource::Server(key),
-            _ => ValueSource::Fixed(value),
-        }
-    }
-
-    /// True when `position.value` is `{{USER_PARAM}}`.
-    pub fn is_user(&self) -> bool {
-        self.source() == ValueSource::User
+    /// The role of `position.value` under `profile` ([`crate::placeholder::param_role`]), for a
+    /// schema whose `requiredServerParams` is `declared`.
+    pub fn role<'a>(&'a self, declared: &[String], profile: Profile) -> ParamRole<'a> {
+        crate::placeholder::param_role(
+            &self.position.value,
+            |k| declared.iter().any(|d| d == k),
+            profile,
+        )
     }
 }
 
@@ -551,18 +578,11 @@ mod tests {
         );
         assert_eq!(abi.parameters[1].position.location, Location::Query);
         assert_eq!(abi.parameters[1].z.options, vec!["min(42)", "max(42)"]);
-        assert_eq!(abi.parameters[0].source(), ValueSource::Fixed("contract"));
-        assert_eq!(abi.parameters[1].source(), ValueSource::User);
-        assert_eq!(
-            abi.parameters[3].source(),
-            ValueSource::Server("ETHERSCAN_API_KEY")
-        );
-        assert_eq!(
-            abi.user_parameters()
-                .map(|p| p.position.key.as_str())
-                .collect::<Vec<_>>(),
-            vec!["address", "chain"]
-        );
+        let declared = ["ETHERSCAN_API_KEY".to_string()];
+        let role = |i: usize| abi.parameters[i].role(&declared, Profile::Spec);
+        assert_eq!(role(0), ParamRole::Fixed("contract"));
+        assert_eq!(role(1), ParamRole::User);
+        assert_eq!(role(3), ParamRole::Server("ETHERSCAN_API_KEY"));
         let output = abi.output.as_ref().unwrap();
         assert_eq!(output.mime_type, "application/json");
         assert_eq!(output.schema["type"], "object");
@@ -721,22 +741,22 @@ mod tests {
             },
             description: None,
         };
-        assert_eq!(param("{{USER_PARAM}}").source(), ValueSource::User);
+        let p = |value: &str| param(value);
+        let role = |value: &str| -> String {
+            format!("{:?}", p(value).role(&["K".to_string()], Profile::Spec))
+        };
+        assert_eq!(role("{{USER_PARAM}}"), "User");
+        assert_eq!(role("{{SERVER_PARAM:K}}"), "Server(\"K\")");
         assert_eq!(
-            param("{{SERVER_PARAM:K}}").source(),
-            ValueSource::Server("K")
+            role("Bearer {{SERVER_PARAM:K}}"),
+            "Fixed(\"Bearer {{SERVER_PARAM:K}}\")"
         );
+        assert_eq!(role("{{CITY}}"), "Fixed(\"{{CITY}}\")");
+        assert_eq!(role(""), "Fixed(\"\")");
         assert_eq!(
-            param("Bearer {{SERVER_PARAM:K}}").source(),
-            ValueSource::Fixed("Bearer {{SERVER_PARAM:K}}")
+            role("{{USER_PARAM}}{{USER_PARAM}}"),
+            "Fixed(\"{{USER_PARAM}}{{USER_PARAM}}\")"
         );
-        assert_eq!(param("{{CITY}}").source(), ValueSource::Fixed("{{CITY}}"));
-        assert_eq!(param("").source(), ValueSource::Fixed(""));
-        assert_eq!(
-            param("{{USER_PARAM}}{{USER_PARAM}}").source(),
-            ValueSource::Fixed("{{USER_PARAM}}{{USER_PARAM}}")
-        );
-        assert!(!param("x").is_user());
     }
 
     #[test]
@@ -753,7 +773,22 @@ mod tests {
             serde_json::from_value::<Method>(json!("delete")).unwrap(),
             Method::Delete
         );
-        assert!(serde_json::from_value::<Method>(json!("PATCH")).is_err());
+        // PATCH is a method (handlers' requests use it), but not a tool's.
+        assert_eq!(
+            serde_json::from_value::<Method>(json!("PATCH")).unwrap(),
+            Method::Patch
+        );
+        assert_eq!(Method::tool_method("DELETE"), Some(Method::Delete));
+        assert_eq!(Method::tool_method("PATCH"), None);
+        assert_eq!(Method::tool_method("get"), None);
+        assert_eq!(Method::parse("get"), Some(Method::Get));
+        let tool = |m: &str| {
+            serde_json::from_value::<Tool>(
+                json!({"method": m, "path": "/", "description": "d", "parameters": []}),
+            )
+        };
+        assert!(tool("PATCH").is_err());
+        assert!(tool("get").is_ok());
     }
 
     #[test]

@@ -23,15 +23,15 @@
 use std::fmt;
 
 use regex::{Regex, RegexBuilder};
-use serde_json::{Number, Value};
+use serde_json::Value;
+
+use crate::js::{number_to_string, number_value};
+use crate::placeholder::{InterpolationKind, find_interpolations};
 use thiserror::Error;
 
 /// Upper bound, in bytes, for the compiled program and the lazy DFA of a `regex(...)`
 /// option ([`RegexBuilder::size_limit`] and [`RegexBuilder::dfa_size_limit`]).
 pub const REGEX_SIZE_LIMIT: usize = 1 << 20;
-
-/// Largest integer that a JavaScript number represents exactly (2^53).
-const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_992.0;
 
 /// How many characters of a user-supplied value an error message quotes at most.
 const QUOTE_LIMIT: usize = 60;
@@ -183,116 +183,6 @@ pub enum ZValueError {
         expected: &'static str,
         reason: String,
     },
-}
-
-// ---------------------------------------------------------------------------------------
-// Interpolations
-// ---------------------------------------------------------------------------------------
-
-/// One `{{...}}` occurrence found by [`find_interpolations`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Interpolation {
-    /// Byte offset of the opening `{{`.
-    pub start: usize,
-    /// Byte offset just past the closing `}}`.
-    pub end: usize,
-    /// The text between the braces, not trimmed.
-    pub inner: String,
-}
-
-/// What an [`Interpolation`] is, judged by its syntax alone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InterpolationKind<'a> {
-    /// `{{USER_PARAM}}`.
-    UserParam,
-    /// `{{SERVER_PARAM:KEY}}` with a non-empty key.
-    ServerParam(&'a str),
-    /// `{{listName:fieldName}}`: two names separated by one colon. (Prompt placeholders
-    /// such as `{{tool:name}}` have the same shape; the context decides.)
-    ListRef { list: &'a str, field: &'a str },
-    /// `{{name}}`: a single name, e.g. an insert key in a path or a bare server param.
-    Bare(&'a str),
-    /// Anything else, e.g. `{{}}`, `{{ a }}` or `{{a:b:c}}`.
-    Other(&'a str),
-}
-
-impl<'a> InterpolationKind<'a> {
-    /// Classifies the text between `{{` and `}}` (not trimmed).
-    pub fn of(inner: &'a str) -> InterpolationKind<'a> {
-        classify_inner(inner)
-    }
-}
-
-impl Interpolation {
-    /// The whole `{{...}}` text.
-    pub fn text(&self) -> String {
-        format!("{{{{{}}}}}", self.inner)
-    }
-
-    /// Classifies the interpolation by its syntax.
-    pub fn kind(&self) -> InterpolationKind<'_> {
-        classify_inner(&self.inner)
-    }
-
-    /// `Some((list, field))` when this is a `{{listName:fieldName}}` interpolation.
-    pub fn as_list_ref(&self) -> Option<(&str, &str)> {
-        match self.kind() {
-            InterpolationKind::ListRef { list, field } => Some((list, field)),
-            _ => None,
-        }
-    }
-}
-
-/// True for a name made of ASCII letters, digits, `_` and `-`.
-fn is_name(text: &str) -> bool {
-    !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
-fn classify_inner(inner: &str) -> InterpolationKind<'_> {
-    if inner == "USER_PARAM" {
-        return InterpolationKind::UserParam;
-    }
-    if let Some(key) = inner.strip_prefix("SERVER_PARAM:") {
-        if !key.is_empty() {
-            return InterpolationKind::ServerParam(key);
-        }
-        return InterpolationKind::Other(inner);
-    }
-    match inner.split_once(':') {
-        Some((list, field)) if is_name(list) && is_name(field) => {
-            InterpolationKind::ListRef { list, field }
-        }
-        None if is_name(inner) => InterpolationKind::Bare(inner),
-        _ => InterpolationKind::Other(inner),
-    }
-}
-
-/// Finds every complete `{{...}}` interpolation in `text`, left to right, with byte
-/// positions. An interpolation ends at the first `}}` after its `{{`; when another `{{`
-/// comes in between, the innermost one is taken (`{{a{{b:c}}` yields `{{b:c}}`).
-/// An unterminated `{{` is not reported.
-pub fn find_interpolations(text: &str) -> Vec<Interpolation> {
-    let mut found = Vec::new();
-    let mut from = 0;
-    while let Some(rel_open) = text[from..].find("{{") {
-        let open = from + rel_open;
-        let Some(rel_close) = text[open + 2..].find("}}") else {
-            break;
-        };
-        let close = open + 2 + rel_close;
-        // The last `{{` that starts before the closing braces.
-        let start = text[open..close].rfind("{{").map_or(open, |p| open + p);
-        found.push(Interpolation {
-            start,
-            end: close + 2,
-            inner: text[start + 2..close].to_string(),
-        });
-        from = close + 2;
-    }
-    found
 }
 
 // ---------------------------------------------------------------------------------------
@@ -470,7 +360,7 @@ fn parse_enum_items(argument: &str) -> Result<Vec<EnumItem>, ZodError> {
             let parsed = item
                 .strip_prefix("{{")
                 .and_then(|s| s.strip_suffix("}}"))
-                .and_then(|inner| match classify_inner(inner) {
+                .and_then(|inner| match InterpolationKind::of(inner) {
                     InterpolationKind::ListRef { list, field } => Some(EnumItem::List {
                         list: list.to_string(),
                         field: field.to_string(),
@@ -969,8 +859,8 @@ impl fmt::Display for ZOption {
     /// The canonical text, e.g. `min(1)`, `default(10)`, `values(a,b)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ZOption::Min(n) => write!(f, "min({})", js_number(*n)),
-            ZOption::Max(n) => write!(f, "max({})", js_number(*n)),
+            ZOption::Min(n) => write!(f, "min({})", number_to_string(*n)),
+            ZOption::Max(n) => write!(f, "max({})", number_to_string(*n)),
             ZOption::Length(n) => write!(f, "length({n})"),
             ZOption::Optional => f.write_str("optional()"),
             ZOption::Default(text) => write!(f, "default({text})"),
@@ -1052,27 +942,10 @@ impl Options {
 // Numbers and defaults
 // ---------------------------------------------------------------------------------------
 
-/// Formats a number as JavaScript prints it (`1`, `0.5`, `1e+21`).
-fn js_number(n: f64) -> String {
-    ryu_js::Buffer::new().format(n).to_string()
-}
-
 /// Parses a finite decimal number (surrounding whitespace must already be removed).
 fn parse_finite(text: &str) -> Option<f64> {
     // Rust also accepts "inf", "nan" and "infinity"; those are not finite and rejected.
     text.parse::<f64>().ok().filter(|n| n.is_finite())
-}
-
-/// A JSON number for `n`: an integer when `n` is integral and exactly representable,
-/// otherwise a float. `None` for non-finite numbers.
-fn number_value(n: f64) -> Option<Value> {
-    if n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER {
-        // Exact: |n| <= 2^53 fits an i64 without rounding.
-        #[allow(clippy::cast_possible_truncation)]
-        let i = n as i64;
-        return Some(Value::from(i));
-    }
-    Number::from_f64(n).map(Value::Number)
 }
 
 /// Reads `text` as a JSON string literal `"..."`, if it is one.
@@ -1399,13 +1272,13 @@ impl ZType {
             ZOption::Min(min) => {
                 if let Some(n) = number.filter(|n| n < min) {
                     return Err(ZValueError::BelowMin {
-                        min: js_number(*min),
-                        actual: js_number(n),
+                        min: number_to_string(*min),
+                        actual: number_to_string(n),
                     });
                 }
                 if let Some((len, unit)) = length.filter(|(len, _)| (*len as f64) < *min) {
                     return Err(ZValueError::TooShort {
-                        min: js_number(*min),
+                        min: number_to_string(*min),
                         actual: len,
                         unit,
                     });
@@ -1414,13 +1287,13 @@ impl ZType {
             ZOption::Max(max) => {
                 if let Some(n) = number.filter(|n| n > max) {
                     return Err(ZValueError::AboveMax {
-                        max: js_number(*max),
-                        actual: js_number(n),
+                        max: number_to_string(*max),
+                        actual: number_to_string(n),
                     });
                 }
                 if let Some((len, unit)) = length.filter(|(len, _)| (*len as f64) > *max) {
                     return Err(ZValueError::TooLong {
-                        max: js_number(*max),
+                        max: number_to_string(*max),
                         actual: len,
                         unit,
                     });
@@ -1742,56 +1615,6 @@ mod tests {
         assert!(!enum_has_padded_values("enum(a"));
     }
 
-    // ---- interpolations ----
-
-    #[test]
-    fn finds_interpolations_with_positions() {
-        let text = "/api/{{chainId}}/x/{{SERVER_PARAM:KEY}}";
-        let found = find_interpolations(text);
-        assert_eq!(found.len(), 2);
-        assert_eq!(found[0].start, 5);
-        assert_eq!(found[0].end, 16);
-        assert_eq!(&text[found[0].start..found[0].end], "{{chainId}}");
-        assert_eq!(found[0].inner, "chainId");
-        assert_eq!(found[0].kind(), InterpolationKind::Bare("chainId"));
-        assert_eq!(found[1].kind(), InterpolationKind::ServerParam("KEY"));
-        assert_eq!(found[1].text(), "{{SERVER_PARAM:KEY}}");
-    }
-
-    #[test]
-    fn classifies_interpolations() {
-        let kinds: Vec<_> = [
-            "{{USER_PARAM}}",
-            "{{list:field}}",
-            "{{}}",
-            "{{a b}}",
-            "{{a:b:c}}",
-        ]
-        .iter()
-        .map(|t| find_interpolations(t).remove(0))
-        .collect();
-        assert_eq!(kinds[0].kind(), InterpolationKind::UserParam);
-        assert_eq!(kinds[1].as_list_ref(), Some(("list", "field")));
-        assert_eq!(kinds[2].kind(), InterpolationKind::Other(""));
-        assert_eq!(kinds[3].kind(), InterpolationKind::Other("a b"));
-        assert_eq!(kinds[4].kind(), InterpolationKind::Other("a:b:c"));
-        assert_eq!(kinds[0].as_list_ref(), None);
-        assert_eq!(
-            find_interpolations("{{SERVER_PARAM:}}")[0].kind(),
-            InterpolationKind::Other("SERVER_PARAM:")
-        );
-        assert_eq!(
-            InterpolationKind::of("a-b:c_d"),
-            InterpolationKind::ListRef {
-                list: "a-b",
-                field: "c_d"
-            }
-        );
-        assert_eq!(
-            InterpolationKind::of("CITY"),
-            InterpolationKind::Bare("CITY")
-        );
-    }
 
     #[test]
     fn interpolation_edge_cases() {
@@ -2621,20 +2444,6 @@ mod tests {
             ZValueError::NotANumber { text } => assert!(text.ends_with('…')),
             other => panic!("{other:?}"),
         }
-    }
-
-    #[test]
-    fn number_values_are_integers_when_exact() {
-        assert_eq!(number_value(5.0), Some(json!(5)));
-        assert_eq!(number_value(-0.0), Some(json!(0)));
-        assert_eq!(
-            number_value(9_007_199_254_740_992.0),
-            Some(json!(9_007_199_254_740_992_i64))
-        );
-        assert_eq!(number_value(1e300), Some(json!(1e300)));
-        assert_eq!(number_value(0.5), Some(json!(0.5)));
-        assert_eq!(number_value(f64::NAN), None);
-        assert_eq!(js_number(1e21), "1e+21");
     }
 
     #[test]

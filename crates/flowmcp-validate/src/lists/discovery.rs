@@ -11,7 +11,7 @@ use super::ListRegistry;
 use crate::Options;
 
 /// The name of the directory that holds a catalog's shared lists.
-pub const LISTS_DIR: &str = "_lists";
+pub use flowmcp_spec::catalog::LISTS_DIR;
 
 /// How many parents of a file's directory are searched for `_lists/` (the JavaScript CLI's limit).
 pub const MAX_WALK_UP: usize = 10;

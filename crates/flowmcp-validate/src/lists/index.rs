@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use flowmcp_spec::zod::find_interpolations;
+use flowmcp_spec::placeholder::find_interpolations;
 use serde_json::{Map, Value, json};
 
 use super::{ListRef, SharedList};

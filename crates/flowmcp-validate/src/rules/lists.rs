@@ -10,7 +10,8 @@
 use std::collections::HashSet;
 
 use flowmcp_loader::scan;
-use flowmcp_spec::zod::{EnumItem, Options, Primitive, find_interpolations};
+use flowmcp_spec::placeholder::find_interpolations;
+use flowmcp_spec::zod::{EnumItem, Options, Primitive};
 use flowmcp_spec::{Code, Collector, JsonPath, hash};
 use serde_json::{Map, Value};
 

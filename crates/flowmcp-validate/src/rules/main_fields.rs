@@ -204,12 +204,7 @@ pub fn val010_namespace_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     required_string(ctx, c, "namespace", Code::VAL010);
 }
 
-/// Whether `s` matches `^[a-z][a-z0-9-]*$`.
-pub fn is_namespace(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some('a'..='z'))
-        && chars.all(|ch| matches!(ch, 'a'..='z' | '0'..='9' | '-'))
-}
+pub use flowmcp_spec::catalog::is_namespace;
 
 /// VAL011: `main.namespace` matches `^[a-z][a-z0-9-]*$`.
 pub fn val011_namespace_format(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {

@@ -165,17 +165,7 @@ pub(crate) fn main_path(key: &str) -> JsonPath {
     JsonPath::root("main").key(key)
 }
 
-/// A short description of a JSON value's type for messages: `string`, `number`, `array` …
-pub(crate) fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
+pub(crate) use flowmcp_spec::json_type as type_name;
 
 /// A value quoted for a message, shortened when long.
 pub(crate) fn shown(v: &Value) -> String {
@@ -288,18 +278,9 @@ pub(crate) fn each_parameter<'a>(ctx: &SchemaCtx<'a>) -> Vec<ParamRef<'a>> {
         .clone()
 }
 
-/// How a parameter gets its value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum ParamSource<'a> {
-    /// `position.value` is `{{USER_PARAM}}` (or, under compat, an undeclared bare `{{X}}`, which the
-    /// compat table treats as a user parameter named by `position.key`).
-    User,
-    /// `position.value` is `{{SERVER_PARAM:KEY}}` (or, under compat, a bare `{{KEY}}` naming a
-    /// `requiredServerParams` entry).
-    Server(&'a str),
-    /// Any other text: a fixed value (which may still contain placeholders other rules check).
-    Fixed(&'a str),
-}
+/// How a parameter gets its value: the one classification the validator, the descriptors and the
+/// request builder share.
+pub(crate) use flowmcp_spec::placeholder::ParamRole as ParamSource;
 
 /// `main.requiredServerParams` entries that are strings.
 pub(crate) fn required_server_params<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
@@ -314,26 +295,12 @@ pub(crate) fn required_server_params<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
 /// missing or not a string (VAL042's business).
 pub(crate) fn param_source<'a>(ctx: &SchemaCtx<'a>, p: &ParamRef<'a>) -> Option<ParamSource<'a>> {
     let value = p.position_str("value")?;
-    if value == "{{USER_PARAM}}" {
-        return Some(ParamSource::User);
-    }
-    if let Some(key) = value
-        .strip_prefix("{{SERVER_PARAM:")
-        .and_then(|r| r.strip_suffix("}}"))
-    {
-        return Some(ParamSource::Server(key));
-    }
-    if ctx.is_compat()
-        && let Some(inner) = value.strip_prefix("{{").and_then(|r| r.strip_suffix("}}"))
-        && !inner.is_empty()
-        && !inner.contains(['{', '}', ':'])
-    {
-        if required_server_params(ctx).contains(&inner) {
-            return Some(ParamSource::Server(inner));
-        }
-        return Some(ParamSource::User);
-    }
-    Some(ParamSource::Fixed(value))
+    let declared = required_server_params(ctx);
+    Some(flowmcp_spec::placeholder::param_role(
+        value,
+        |k| declared.contains(&k),
+        ctx.opts.settings.profile,
+    ))
 }
 
 /// The user-facing parameters of a tool: `(position.key, param)` for each parameter whose source is

@@ -6,10 +6,10 @@
 //! placeholder gets exactly one [`Verdict`], so a defect is reported under one code only.
 
 use flowmcp_loader::HandlersExport;
-use flowmcp_spec::zod::{
-    EnumItem, InterpolationKind, Options, Primitive, ZType, ZodError, enum_has_padded_values,
-    find_interpolations,
+use flowmcp_spec::placeholder::{
+    InterpolationKind, colon_key_matches, colon_names, find_interpolations,
 };
+use flowmcp_spec::zod::{EnumItem, Options, Primitive, ZType, ZodError, enum_has_padded_values};
 use flowmcp_spec::{Code, Collector, JsonPath};
 use serde_json::{Map, Value};
 
@@ -640,50 +640,26 @@ fn insert_params<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Vec<(&'a str, ParamRef<
         .collect()
 }
 
-fn is_ident_char(ch: char) -> bool {
-    ch.is_ascii_alphanumeric() || ch == '_'
-}
-
-/// Whether `path` has `:key` not followed by an identifier character (compat `:key` placeholders,
-/// replaced anywhere in the path by the JavaScript reference).
+/// Whether `path` has `:key` as a whole name (compat `:key` placeholders, replaced anywhere in the
+/// path; see [`colon_key_matches`]).
 fn has_colon_placeholder(path: &str, key: &str) -> bool {
-    if key.is_empty() {
-        return false;
-    }
-    let needle = format!(":{key}");
-    path.match_indices(&needle).any(|(at, _)| {
-        !path[at + needle.len()..]
-            .chars()
-            .next()
-            .is_some_and(is_ident_char)
-    })
+    !colon_key_matches(path, &[key]).is_empty()
 }
 
 /// The `/:name` segments of a path whose name matches no insert key (compat): `(name)` for each.
 /// Colons elsewhere (`claims:search`, `/Things(:id)` without an `id` insert parameter) are literal
-/// text.
+/// text, and so is a `/:` not followed by a letter or `_`.
 fn unmatched_colon_segments<'a>(path: &'a str, keys: &[&str]) -> Vec<&'a str> {
-    let mut out = Vec::new();
-    for (at, _) in path.match_indices("/:") {
-        let rest = &path[at + 2..];
-        let matched = keys.iter().any(|k| {
-            !k.is_empty()
-                && rest.starts_with(k)
-                && !rest[k.len()..].chars().next().is_some_and(is_ident_char)
-        });
-        if matched {
-            continue;
-        }
-        let end = rest
-            .char_indices()
-            .find(|(_, ch)| !(is_ident_char(*ch) || *ch == '-'))
-            .map_or(rest.len(), |(i, _)| i);
-        let name = &rest[..end];
-        if name.starts_with(|ch: char| ch.is_ascii_alphabetic() || ch == '_') {
-            out.push(name);
-        }
-    }
-    out
+    let matched: Vec<usize> = colon_key_matches(path, keys)
+        .into_iter()
+        .map(|(at, _)| at)
+        .collect();
+    colon_names(path)
+        .into_iter()
+        .filter(|(at, _)| *at > 0 && path.as_bytes()[at - 1] == b'/' && !matched.contains(at))
+        .map(|(_, name)| name)
+        .filter(|name| name.starts_with(|ch: char| ch.is_ascii_alphabetic() || ch == '_'))
+        .collect()
 }
 
 /// The handler hooks of a tool: `Some(hooks)` when known (empty when there is no handler), `None`
@@ -1184,10 +1160,9 @@ mod tests {
         );
         assert!(unmatched_colon_segments("/v1alpha1/claims:search", &[]).is_empty());
         assert!(unmatched_colon_segments("/Things(:id)", &[]).is_empty());
-        assert_eq!(
-            unmatched_colon_segments("/x/:from-date", &[]),
-            vec!["from-date"]
-        );
+        // `-` ends a name, as the reference reads it: `:from-date` is `:from` and text.
+        assert_eq!(unmatched_colon_segments("/x/:from-date", &[]), vec!["from"]);
+        assert!(unmatched_colon_segments("/x/:from-date", &["from"]).is_empty());
         assert!(unmatched_colon_segments("/x/:from-date", &["from-date"]).is_empty());
         assert!(unmatched_colon_segments("/x/:1", &[]).is_empty());
         assert!(unmatched_colon_segments("/x/:", &[]).is_empty());

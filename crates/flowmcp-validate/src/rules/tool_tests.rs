@@ -35,7 +35,7 @@
 
 use std::collections::BTreeSet;
 
-use flowmcp_loader::{PathItem, Unserializable};
+use flowmcp_loader::{PathItem, Unserializable, UnserializableKind};
 use flowmcp_spec::zod::{Options, Primitive, ZType, ZodError};
 use flowmcp_spec::{Code, Collector, JsonPath};
 use serde_json::{Map, Value};
@@ -96,10 +96,10 @@ pub fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         let lost = bad
             .iter()
             .find(|(p, _)| *p == tests_path)
-            .map(|(_, u)| u.kind.as_str());
+            .map(|(_, u)| u.kind);
         match tool.get("tests") {
             None => no_tests(c, name, &tests_path),
-            Some(Value::Null) if lost == Some("undefined") => no_tests(c, name, &tests_path),
+            Some(Value::Null) if lost == Some(UnserializableKind::Undefined) => no_tests(c, name, &tests_path),
             Some(Value::Array(tests)) if tests.is_empty() => no_tests(c, name, &tests_path),
             Some(Value::Array(tests)) if tests.len() < MIN_TESTS => {
                 c.emit(
@@ -113,7 +113,7 @@ pub fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             }
             Some(Value::Array(_)) => {}
             Some(other) => {
-                let found = lost.unwrap_or_else(|| type_name(other));
+                let found = lost.map_or_else(|| type_name(other), UnserializableKind::as_str);
                 c.emit_variant(
                     Code::TST001,
                     Some("none"),
@@ -250,7 +250,7 @@ pub fn tst005_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             c.emit(
                 Code::TST005,
                 Some(&json_path(u)),
-                format!("Must be JSON-serializable (found {})", describe(u)),
+                format!("Must be JSON-serializable (found {})", u.describe()),
             );
         }
     }
@@ -485,20 +485,6 @@ fn touched(bad: &[(JsonPath, &Unserializable)], path: &JsonPath) -> bool {
     bad.iter().any(|(p, _)| p.starts_with(path))
 }
 
-/// What a non-serializable value was, for messages (as SEC017 words it).
-fn describe(u: &Unserializable) -> String {
-    match u.kind.as_str() {
-        "undefined" if u.detail == "hole" => "array hole (undefined)".to_string(),
-        "symbol-key" => "symbol-keyed property".to_string(),
-        "bigint" => "BigInt".to_string(),
-        "number" => format!("number {}", u.detail),
-        "non-plain" => format!("{} object", u.detail),
-        "cycle" => "circular reference".to_string(),
-        "getter-threw" => format!("getter that throws ({})", u.detail),
-        other => other.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,7 +501,7 @@ mod tests {
                 PathItem::Index(1),
                 PathItem::Key("x".into()),
             ],
-            kind: "function".into(),
+            kind: UnserializableKind::Function,
             detail: String::new(),
         };
         let bad = vec![(json_path(&u), &u)];
@@ -525,7 +511,7 @@ mod tests {
         assert!(touched(&bad, &tests.index(1).key("x")));
         assert!(!touched(&bad, &tests.index(1).key("y")));
         assert!(!touched(&bad, &tests.index(0)));
-        assert_eq!(describe(&u), "function");
+        assert_eq!(u.describe(), "function");
         assert!(matches!(json_path(&u).last(), Some(Seg::Key(k)) if k == "x"));
     }
 }

@@ -1,5 +1,6 @@
 //! Rules on each tool: VAL003 (tool and parameter level), VAL030–VAL037.
 
+use flowmcp_spec::model::Method;
 use flowmcp_spec::{Code, Collector};
 use serde_json::Value;
 
@@ -149,7 +150,7 @@ pub fn val032_method(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                     "Missing required field \"method\"",
                 );
             }
-            Some(Value::String(m)) if ["GET", "POST", "PUT", "DELETE"].contains(&m.as_str()) => {}
+            Some(Value::String(m)) if Method::tool_method(m).is_some() => {}
             Some(other) => {
                 c.emit(
                     Code::VAL032,

@@ -1,0 +1,305 @@
+//! The `{{…}}` placeholder grammar and the compat `:key` path inserts, in one place: finding
+//! interpolations in text, classifying them by their syntax, reading the `:name`s of a path, and
+//! the role of a parameter's value (user input, server parameter, fixed text) under a profile.
+
+use crate::Profile;
+
+/// One `{{...}}` occurrence found by [`find_interpolations`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Interpolation {
+    /// Byte offset of the opening `{{`.
+    pub start: usize,
+    /// Byte offset just past the closing `}}`.
+    pub end: usize,
+    /// The text between the braces, not trimmed.
+    pub inner: String,
+}
+
+/// What an [`Interpolation`] is, judged by its syntax alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InterpolationKind<'a> {
+    /// `{{USER_PARAM}}`.
+    UserParam,
+    /// `{{SERVER_PARAM:KEY}}` with a non-empty key.
+    ServerParam(&'a str),
+    /// `{{listName:fieldName}}`: two names separated by one colon. (Prompt placeholders
+    /// such as `{{tool:name}}` have the same shape; the context decides.)
+    ListRef { list: &'a str, field: &'a str },
+    /// `{{name}}`: a single name, e.g. an insert key in a path or a bare server param.
+    Bare(&'a str),
+    /// Anything else, e.g. `{{}}`, `{{ a }}` or `{{a:b:c}}`.
+    Other(&'a str),
+}
+
+impl<'a> InterpolationKind<'a> {
+    /// Classifies the text between `{{` and `}}` (not trimmed).
+    pub fn of(inner: &'a str) -> InterpolationKind<'a> {
+        classify_inner(inner)
+    }
+}
+
+impl Interpolation {
+    /// The whole `{{...}}` text.
+    pub fn text(&self) -> String {
+        format!("{{{{{}}}}}", self.inner)
+    }
+
+    /// Classifies the interpolation by its syntax.
+    pub fn kind(&self) -> InterpolationKind<'_> {
+        classify_inner(&self.inner)
+    }
+
+    /// `Some((list, field))` when this is a `{{listName:fieldName}}` interpolation.
+    pub fn as_list_ref(&self) -> Option<(&str, &str)> {
+        match self.kind() {
+            InterpolationKind::ListRef { list, field } => Some((list, field)),
+            _ => None,
+        }
+    }
+}
+
+/// True for a name made of ASCII letters, digits, `_` and `-`.
+fn is_name(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn classify_inner(inner: &str) -> InterpolationKind<'_> {
+    if inner == "USER_PARAM" {
+        return InterpolationKind::UserParam;
+    }
+    if let Some(key) = inner.strip_prefix("SERVER_PARAM:") {
+        if !key.is_empty() {
+            return InterpolationKind::ServerParam(key);
+        }
+        return InterpolationKind::Other(inner);
+    }
+    match inner.split_once(':') {
+        Some((list, field)) if is_name(list) && is_name(field) => {
+            InterpolationKind::ListRef { list, field }
+        }
+        None if is_name(inner) => InterpolationKind::Bare(inner),
+        _ => InterpolationKind::Other(inner),
+    }
+}
+
+/// Finds every complete `{{...}}` interpolation in `text`, left to right, with byte
+/// positions. An interpolation ends at the first `}}` after its `{{`; when another `{{`
+/// comes in between, the innermost one is taken (`{{a{{b:c}}` yields `{{b:c}}`).
+/// An unterminated `{{` is not reported.
+pub fn find_interpolations(text: &str) -> Vec<Interpolation> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(rel_open) = text[from..].find("{{") {
+        let open = from + rel_open;
+        let Some(rel_close) = text[open + 2..].find("}}") else {
+            break;
+        };
+        let close = open + 2 + rel_close;
+        // The last `{{` that starts before the closing braces.
+        let start = text[open..close].rfind("{{").map_or(open, |p| open + p);
+        found.push(Interpolation {
+            start,
+            end: close + 2,
+            inner: text[start + 2..close].to_string(),
+        });
+        from = close + 2;
+    }
+    found
+}
+
+/// Whether `c` continues a `:key` name: an ASCII letter, digit or `_`. Any other character — `-`,
+/// `.`, `/`, `(` — ends the name, as the JavaScript reference reads it (`/forecast/:city-detail`
+/// inserts `city`).
+pub fn is_colon_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The compat `:key` inserts of `text` for the insert `keys`: the byte offset of each colon that is
+/// followed by a key and then by a character that cannot continue a name (or the end), with that
+/// key; the longest key wins where several fit. `/forecast/:city-detail` with the key `city` has
+/// one, as has `/range/:from-date` with the key `from-date`; `/feed/:cityName` has none for `city`.
+pub fn colon_key_matches<'k>(text: &str, keys: &[&'k str]) -> Vec<(usize, &'k str)> {
+    let mut sorted: Vec<&'k str> = keys.iter().copied().filter(|k| !k.is_empty()).collect();
+    sorted.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    text.match_indices(':')
+        .filter_map(|(at, _)| {
+            let rest = &text[at + 1..];
+            sorted
+                .iter()
+                .find(|k| {
+                    rest.strip_prefix(**k)
+                        .is_some_and(|tail| !tail.starts_with(is_colon_name_char))
+                })
+                .map(|k| (at, *k))
+        })
+        .collect()
+}
+
+/// Every `:name` in `text`: the byte offset of the colon and the name (a non-empty run of
+/// [`is_colon_name_char`] characters right after it), left to right.
+pub fn colon_names(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices(':') {
+        let rest = &text[at + 1..];
+        let end = rest
+            .char_indices()
+            .find(|(_, c)| !is_colon_name_char(*c))
+            .map_or(rest.len(), |(i, _)| i);
+        if end > 0 {
+            out.push((at, &rest[..end]));
+        }
+    }
+    out
+}
+
+/// Where a parameter's value comes from (chapter 02, and the compat reading of bare placeholders).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamRole<'a> {
+    /// Supplied by the caller: `{{USER_PARAM}}`, or (compat) an undeclared bare `{{X}}`.
+    User,
+    /// A server parameter: `{{SERVER_PARAM:KEY}}`, or (compat) a bare `{{KEY}}` naming a
+    /// `requiredServerParams` entry. Whether `KEY` is declared is the caller's to check (VAL083;
+    /// the runtime sends an undeclared one as literal text).
+    Server(&'a str),
+    /// A fixed value (it may contain placeholders inside a longer text).
+    Fixed(&'a str),
+}
+
+/// The role of a parameter's `position.value` under `profile`; `declared` tells whether a name is
+/// in the schema's `requiredServerParams`. The whole value must be the placeholder.
+pub fn param_role<'a>(
+    value: &'a str,
+    declared: impl Fn(&str) -> bool,
+    profile: Profile,
+) -> ParamRole<'a> {
+    let Some(inner) = value.strip_prefix("{{").and_then(|v| v.strip_suffix("}}")) else {
+        return ParamRole::Fixed(value);
+    };
+    match InterpolationKind::of(inner) {
+        InterpolationKind::UserParam => ParamRole::User,
+        InterpolationKind::ServerParam(key) => ParamRole::Server(key),
+        InterpolationKind::Bare(name) if profile.is_compat() => {
+            if declared(name) {
+                ParamRole::Server(name)
+            } else {
+                ParamRole::User
+            }
+        }
+        _ => ParamRole::Fixed(value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_interpolations_with_positions() {
+        let text = "/api/{{chainId}}/x/{{SERVER_PARAM:KEY}}";
+        let found = find_interpolations(text);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].start, 5);
+        assert_eq!(found[0].end, 16);
+        assert_eq!(&text[found[0].start..found[0].end], "{{chainId}}");
+        assert_eq!(found[0].inner, "chainId");
+        assert_eq!(found[0].kind(), InterpolationKind::Bare("chainId"));
+        assert_eq!(found[1].kind(), InterpolationKind::ServerParam("KEY"));
+        assert_eq!(found[1].text(), "{{SERVER_PARAM:KEY}}");
+    }
+
+    #[test]
+    fn classifies_interpolations() {
+        let kinds: Vec<_> = [
+            "{{USER_PARAM}}",
+            "{{list:field}}",
+            "{{}}",
+            "{{a b}}",
+            "{{a:b:c}}",
+        ]
+        .iter()
+        .map(|t| find_interpolations(t).remove(0))
+        .collect();
+        assert_eq!(kinds[0].kind(), InterpolationKind::UserParam);
+        assert_eq!(kinds[1].as_list_ref(), Some(("list", "field")));
+        assert_eq!(kinds[2].kind(), InterpolationKind::Other(""));
+        assert_eq!(kinds[3].kind(), InterpolationKind::Other("a b"));
+        assert_eq!(kinds[4].kind(), InterpolationKind::Other("a:b:c"));
+        assert_eq!(kinds[0].as_list_ref(), None);
+        assert_eq!(
+            find_interpolations("{{SERVER_PARAM:}}")[0].kind(),
+            InterpolationKind::Other("SERVER_PARAM:")
+        );
+        assert_eq!(
+            InterpolationKind::of("a-b:c_d"),
+            InterpolationKind::ListRef {
+                list: "a-b",
+                field: "c_d"
+            }
+        );
+        assert_eq!(
+            InterpolationKind::of("CITY"),
+            InterpolationKind::Bare("CITY")
+        );
+    }
+
+    #[test]
+    fn colon_keys_match_whole_names() {
+        assert_eq!(
+            colon_key_matches("/forecast/:city-detail", &["city"]),
+            vec![(10, "city")]
+        );
+        assert_eq!(
+            colon_key_matches("/r/:from-date/:from", &["from", "from-date"]),
+            vec![(3, "from-date"), (14, "from")]
+        );
+        assert!(colon_key_matches("/feed/:cityName", &["city"]).is_empty());
+        assert_eq!(colon_key_matches("/Things(:id)", &["id"]), vec![(8, "id")]);
+        assert!(colon_key_matches("/x:", &[""]).is_empty());
+    }
+
+    #[test]
+    fn colon_names_end_at_any_other_character() {
+        assert_eq!(
+            colon_names("/forecast/:city-detail/:id(x):a_b1"),
+            vec![(10, "city"), (23, "id"), (29, "a_b1")]
+        );
+        assert_eq!(colon_names("/v1/claims:search"), vec![(10, "search")]);
+        assert!(colon_names("/x/:/y:").is_empty());
+    }
+
+    #[test]
+    fn roles_under_each_profile() {
+        let declared = |k: &str| k == "KEY";
+        for p in [Profile::Spec, Profile::Compat] {
+            assert_eq!(param_role("{{USER_PARAM}}", declared, p), ParamRole::User);
+            assert_eq!(
+                param_role("{{SERVER_PARAM:OTHER}}", declared, p),
+                ParamRole::Server("OTHER")
+            );
+            assert_eq!(param_role("fixed", declared, p), ParamRole::Fixed("fixed"));
+            assert_eq!(
+                param_role("a {{KEY}}", declared, p),
+                ParamRole::Fixed("a {{KEY}}")
+            );
+        }
+        assert_eq!(
+            param_role("{{KEY}}", declared, Profile::Spec),
+            ParamRole::Fixed("{{KEY}}")
+        );
+        assert_eq!(
+            param_role("{{KEY}}", declared, Profile::Compat),
+            ParamRole::Server("KEY")
+        );
+        assert_eq!(
+            param_role("{{CITY}}", declared, Profile::Compat),
+            ParamRole::User
+        );
+        assert_eq!(
+            param_role("{{ CITY }}", declared, Profile::Compat),
+            ParamRole::Fixed("{{ CITY }}")
+        );
+    }
+}
