@@ -271,7 +271,6 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
         ..TransportConfig::default()
     });
     let opts = RunnerOptions {
-        profile,
         upstreams,
         cache: cache_of(a.cache_dir.clone(), &cfg),
         cache_mode: if a.no_cache {

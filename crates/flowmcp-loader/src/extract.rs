@@ -116,7 +116,10 @@ impl<'a, 'js> Extractor<'a, 'js> {
                 match flowmcp_spec::js::number_value(f) {
                     Some(n) => Ok(n),
                     None => {
-                        self.report(UnserializableKind::Number, &flowmcp_spec::js::number_to_string(f));
+                        self.report(
+                            UnserializableKind::Number,
+                            &flowmcp_spec::js::number_to_string(f),
+                        );
                         Ok(Json::Null)
                     }
                 }
@@ -160,7 +163,10 @@ impl<'a, 'js> Extractor<'a, 'js> {
             return Ok(Json::Null);
         }
         if self.stack.len() >= MAX_DEPTH {
-            self.report(UnserializableKind::TooDeep, format!("more than {MAX_DEPTH} levels"));
+            self.report(
+                UnserializableKind::TooDeep,
+                format!("more than {MAX_DEPTH} levels"),
+            );
             return Ok(Json::Null);
         }
         let Some(obj) = v.as_object().cloned() else {

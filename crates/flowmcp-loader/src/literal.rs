@@ -97,7 +97,6 @@ pub const MAX_NESTING: usize = 200;
 /// The significant decimal digits QuickJS's `js_atod` keeps (`atod_max_digits_table` for radix 10).
 const QUICKJS_DECIMAL_DIGITS: usize = 38;
 
-
 /// A top-level `export const <name> = <literal>` whose literal is pure data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DataLiteral {

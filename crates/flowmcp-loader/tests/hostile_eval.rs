@@ -201,7 +201,11 @@ mod fast_main {
         let src = "export const main = { namespace: 'x', tools: {} };\nmain.extra = () => 1;\nmain.namespace = 'y';\n";
         let e = eval_fast(src).unwrap();
         assert_eq!(e.data["main"]["namespace"], "y");
-        assert!(e.unserializable.iter().any(|u| u.kind == "function"));
+        assert!(
+            e.unserializable
+                .iter()
+                .any(|u| u.kind == flowmcp_loader::UnserializableKind::Function)
+        );
         assert_eq!(e, eval(src).unwrap());
     }
 

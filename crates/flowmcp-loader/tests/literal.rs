@@ -394,7 +394,11 @@ fn declined_forms_are_real_javascript() {
         "export const main = { __proto__: { x: 1 } };",
         &limits(),
     );
-    assert!(e.is_ok_and(|e| e.unserializable.iter().any(|u| u.kind.as_str() == "non-plain")));
+    assert!(e.is_ok_and(|e| {
+        e.unserializable
+            .iter()
+            .any(|u| u.kind.as_str() == "non-plain")
+    }));
     // QuickJS keeps 38 significant digits and drops the rest: this rounds down there, up in Rust.
     let v = quickjs_main(
         "export const main = [1.00000000000000011102230246251565404236316680908203126];",

@@ -40,7 +40,6 @@ use std::time::{Duration, Instant, SystemTime};
 use flowmcp_loader::host::{
     FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
 };
-use flowmcp_spec::Profile;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -71,7 +70,6 @@ pub enum CacheMode {
 /// Settings of a [`Runner`].
 #[derive(Clone, Debug)]
 pub struct RunnerOptions {
-    pub profile: Profile,
     /// `--upstream NS=URL`: the base URL replacing a namespace's `root`.
     pub upstreams: BTreeMap<String, String>,
     /// The preload cache, if any.
@@ -92,7 +90,6 @@ impl Default for RunnerOptions {
     fn default() -> Self {
         let host = HostConfig::default();
         RunnerOptions {
-            profile: Profile::Spec,
             upstreams: BTreeMap::new(),
             cache: None,
             cache_mode: CacheMode::Use,
@@ -167,7 +164,7 @@ impl<'t> Runner<'t> {
     /// Under `compat`, input keys the tool does not declare are dropped with a warning (the
     /// reference strips them); under `spec` they are E007.
     pub fn call_json(&self, name: &str, inputs: &Map<String, Value>) -> Envelope {
-        let compat = self.opts.profile.is_compat();
+        let compat = self.set.profile.is_compat();
         self.call_with(name, |entry, warnings| {
             if compat && inputs.keys().any(|k| entry.descriptor.param(k).is_none()) {
                 let mut kept = Map::new();
@@ -283,7 +280,7 @@ impl<'t> Runner<'t> {
             main,
             &inputs,
             &self.set.server_params,
-            self.opts.profile,
+            self.set.profile,
             root_override,
         )
         .map_err(|e| Fail(e.code(), e.to_string()))?;
@@ -353,7 +350,7 @@ impl<'t> Runner<'t> {
             Some(v) => v,
             None if phases.exec => {
                 let st = struct_json.clone().unwrap_or(Value::Null);
-                let arg = if self.opts.profile.is_compat() {
+                let arg = if self.set.profile.is_compat() {
                     let tokens = d
                         .required_server_params
                         .iter()
@@ -476,7 +473,7 @@ impl<'t> Runner<'t> {
     fn build_host(&self, schema: &LoadedSchema) -> HostSlot {
         let source = schema.handlers_source.as_deref().unwrap_or_default();
         let tool_names: Vec<String> = schema.main.tools.keys().cloned().collect();
-        let compat = self.opts.profile.is_compat();
+        let compat = self.set.profile.is_compat();
         let config = HostConfig {
             memory_bytes: self.opts.memory_bytes,
             stack_bytes: self.opts.stack_bytes,
@@ -800,7 +797,7 @@ impl Bridge<'_, '_> {
 impl HostBridge for Bridge<'_, '_> {
     fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, String> {
         let params = &self.runner.set.server_params;
-        if self.phase != Phase::ExecuteRequest || !self.runner.opts.profile.is_compat() {
+        if self.phase != Phase::ExecuteRequest || !self.runner.set.profile.is_compat() {
             return Err("fetch is not available here".into());
         }
         let method = match req.method.as_str() {

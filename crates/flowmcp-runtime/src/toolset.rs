@@ -88,6 +88,8 @@ pub struct LoadProblem {
 /// Loaded schemas and their tools.
 #[derive(Debug, Default)]
 pub struct Toolset {
+    /// The profile the toolset was loaded under; calls run under the same one.
+    pub profile: Profile,
     pub schemas: Vec<LoadedSchema>,
     /// Every tool, exposed or not, in file then declaration order.
     pub tools: Vec<ToolEntry>,
@@ -121,7 +123,10 @@ impl Toolset {
             .par_iter()
             .map(|(path, display)| load_one(path, display, opts, &settings, &vopts))
             .collect();
-        let mut set = Toolset::default();
+        let mut set = Toolset {
+            profile: opts.profile,
+            ..Toolset::default()
+        };
         let mut descriptors: Vec<(usize, ToolDescriptor)> = Vec::new();
         for outcome in loaded {
             match outcome {

@@ -85,7 +85,7 @@ fn example_catalog_tools_run_against_a_local_upstream() {
         ("skycast-io", server.base.as_str()),
         ("openshelf-org", server.base.as_str()),
     ];
-    let (r, logs) = runner(&set, &t, opts(Profile::Spec, &ups));
+    let (r, logs) = runner(&set, &t, opts(&ups));
 
     // Insert (percent-encoded), query with default, optional omitted, headers merged, secret header.
     let e = r.call_strings(
@@ -184,11 +184,7 @@ fn every_location_type_headers_server_params_and_mime_types() {
         _ => json_reply(json!({"n": "not a number", "echo": seen.url})),
     });
     let t = transport();
-    let (r, logs) = runner(
-        &set,
-        &t,
-        opts(Profile::Spec, &[("loc", server.base.as_str())]),
-    );
+    let (r, logs) = runner(&set, &t, opts(&[("loc", server.base.as_str())]));
     let e = r.call_json(
         "everything_loc",
         &obj(json!({"id": "a/b c", "ids": ["x", "y"], "tag": "t2", "count": 3, "flags": {"deep": true}})),
@@ -281,7 +277,7 @@ fn handlers_run_in_the_sandbox_with_the_ruled_shapes() {
         json_reply(json!({"path": seen.url, "key": seen.header("X-Key")}))
     });
     let t = transport();
-    let mut o = opts(Profile::Compat, &[("hnd", server.base.as_str())]);
+    let mut o = opts(&[("hnd", server.base.as_str())]);
     o.call_timeout = Duration::from_millis(300);
     let (r, logs) = runner(&set, &t, o);
 
@@ -357,11 +353,7 @@ fn fetch_is_refused_under_spec() {
     let dir = handler_catalog();
     let set = load(&dir.0, Profile::Spec, env_with_canary());
     let t = transport();
-    let (r, _) = runner(
-        &set,
-        &t,
-        opts(Profile::Spec, &[("hnd", "http://127.0.0.1:9")]),
-    );
+    let (r, _) = runner(&set, &t, opts(&[("hnd", "http://127.0.0.1:9")]));
     let e = r.call_json("exec_hnd", &Map::new());
     assert!(
         message(&e).starts_with("E005 exec: executeRequest SEC100"),
@@ -387,7 +379,7 @@ fn factory_failures_and_missing_libraries_are_e005() {
     );
     let set = load(&dir.0, Profile::Compat, IndexMap::new());
     let t = transport();
-    let (r, _) = runner(&set, &t, opts(Profile::Compat, &[]));
+    let (r, _) = runner(&set, &t, opts(&[]));
     let e = r.call_json("t_fac", &Map::new());
     assert!(message(&e).starts_with("E005 t: SEC104"), "{e:?}");
     assert!(message(&e).contains("factory broke"));
@@ -411,11 +403,7 @@ fn each_e_code() {
         _ => reply(200, Some("application/json"), "{not json"),
     });
     let t = transport();
-    let (r, logs) = runner(
-        &set,
-        &t,
-        opts(Profile::Spec, &[("loc", server.base.as_str())]),
-    );
+    let (r, logs) = runner(&set, &t, opts(&[("loc", server.base.as_str())]));
     let good = obj(json!({"id": "1", "ids": [], "count": 1}));
     let e = r.call_json("text_loc", &Map::new());
     assert_eq!(e.messages, vec!["E001 text: API returned 404"]);
@@ -452,7 +440,7 @@ fn each_e_code() {
         .map(|a| a.port())
         .expect("probe port");
     let refused = format!("http://127.0.0.1:{port}");
-    let (r, logs) = runner(&set, &t, opts(Profile::Spec, &[("loc", refused.as_str())]));
+    let (r, logs) = runner(&set, &t, opts(&[("loc", refused.as_str())]));
     let e = r.call_json("everything_loc", &good);
     assert!(message(&e).starts_with("E002 everything:"), "{e:?}");
     no_canary(&e, &logs.borrow());
@@ -462,11 +450,7 @@ fn each_e_code() {
     );
 
     // E009: plain http to a non-loopback host is refused before connecting.
-    let (r, _) = runner(
-        &set,
-        &t,
-        opts(Profile::Spec, &[("loc", "http://10.255.255.1")]),
-    );
+    let (r, _) = runner(&set, &t, opts(&[("loc", "http://10.255.255.1")]));
     let e = r.call_json("text_loc", &Map::new());
     assert!(message(&e).starts_with("E009 text:"), "{e:?}");
 
@@ -485,11 +469,7 @@ fn each_e_code() {
         allow_http_loopback: true,
         ..TransportConfig::default()
     });
-    let (r, _) = runner(
-        &set,
-        &tight,
-        opts(Profile::Spec, &[("loc", slow.base.as_str())]),
-    );
+    let (r, _) = runner(&set, &tight, opts(&[("loc", slow.base.as_str())]));
     // The oversized body first: the server answers one request at a time.
     let e = r.call_json("image_loc", &Map::new());
     assert!(message(&e).starts_with("E008 image:"), "{e:?}");
@@ -502,7 +482,7 @@ fn each_e_code() {
     let set = load(&dir.0, Profile::Spec, IndexMap::new());
     let entry = set.find("everything_loc").expect("tool listed");
     assert!(!entry.descriptor.is_exposed());
-    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[]));
+    let (r, _) = runner(&set, &t, opts(&[]));
     let e = r.call_json("everything_loc", &good);
     assert!(
         message(&e).starts_with("E006 everything: missing server parameter: API_KEY"),
@@ -521,7 +501,7 @@ fn preload_cache_stores_raw_responses_and_honours_the_modes() {
     let mk = |mode| RunnerOptions {
         cache: Some(Cache::new(&cache_dir.0)),
         cache_mode: mode,
-        ..opts(Profile::Spec, &[("holidaykit-net", server.base.as_str())])
+        ..opts(&[("holidaykit-net", server.base.as_str())])
     };
     let tool = "listCountries_holidaykit-net";
     let (r, logs) = runner(&set, &t, mk(CacheMode::Use));
@@ -585,7 +565,7 @@ fn secrets_never_reach_cache_files() {
     let t = transport();
     let o = RunnerOptions {
         cache: Some(Cache::new(&cache_dir.0)),
-        ..opts(Profile::Spec, &[])
+        ..opts(&[])
     };
     let (r, logs) = runner(&set, &t, o);
     let e = r.call_json("t_sec", &obj(json!({"q": "x"})));
@@ -628,7 +608,7 @@ fn url_encoded_secrets_are_redacted_too() {
     keyed_root_schema(&dir, "enc", &server.base, TOOL);
     let set = load(&dir.0, Profile::Spec, env.clone());
     let t = transport();
-    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[]));
+    let (r, _) = runner(&set, &t, opts(&[]));
     let e = r.call_json("t_enc", &Map::new());
     assert!(e.status, "{e:?}");
     assert_eq!(e.data["echo"], json!("/[redacted]/t?key=[redacted]"));
@@ -645,7 +625,7 @@ fn url_encoded_secrets_are_redacted_too() {
     let dir = Scratch::new("b64-refused");
     keyed_root_schema(&dir, "enc", &format!("http://127.0.0.1:{port}"), TOOL);
     let set = load(&dir.0, Profile::Spec, env);
-    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[]));
+    let (r, _) = runner(&set, &t, opts(&[]));
     let e = r.call_json("t_enc", &Map::new());
     assert!(message(&e).starts_with("E002 t:"), "{e:?}");
     assert!(message(&e).contains("/[redacted]/t"), "{e:?}");
@@ -685,11 +665,7 @@ fn compat_execute_request_reads_like_the_reference() {
     let set = load(&dir.0, Profile::Compat, env_with_canary());
     let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"path": seen.url})));
     let t = transport();
-    let (r, logs) = runner(
-        &set,
-        &t,
-        opts(Profile::Compat, &[("ref", server.base.as_str())]),
-    );
+    let (r, logs) = runner(&set, &t, opts(&[("ref", server.base.as_str())]));
     let e = r.call_json("viaStruct_ref", &obj(json!({"q": "hello"})));
     assert!(e.status, "{e:?}");
     assert_eq!(e.data["q"], json!("hello"));
@@ -726,11 +702,7 @@ fn array_bodies_from_pre_request_and_unknown_inputs_under_compat() {
         json_reply(json!({"got": String::from_utf8_lossy(&seen.body)}))
     });
     let t = transport();
-    let (r, _) = runner(
-        &set,
-        &t,
-        opts(Profile::Compat, &[("arr", server.base.as_str())]),
-    );
+    let (r, _) = runner(&set, &t, opts(&[("arr", server.base.as_str())]));
     let e = r.call_json("map_arr", &obj(json!({"ids": ["A1"], "extra": 1})));
     assert!(e.status, "{e:?}");
     assert_eq!(
@@ -742,11 +714,7 @@ fn array_bodies_from_pre_request_and_unknown_inputs_under_compat() {
     assert_eq!(body, json!([{"idType": "ID_ISIN", "idValue": "A1"}]));
     // Under spec the unknown key is an input error.
     let set = load(&dir.0, Profile::Spec, IndexMap::new());
-    let (r, _) = runner(
-        &set,
-        &t,
-        opts(Profile::Spec, &[("arr", "http://127.0.0.1:9")]),
-    );
+    let (r, _) = runner(&set, &t, opts(&[("arr", "http://127.0.0.1:9")]));
     let e = r.call_json("map_arr", &obj(json!({"ids": ["A1"], "extra": 1})));
     assert!(message(&e).starts_with("E007 map: "), "{e:?}");
 }
@@ -767,11 +735,7 @@ fn handler_keys_for_unknown_tools_are_logged_as_val005() {
     let set = load(&dir.0, Profile::Spec, IndexMap::new());
     let server = TestServer::start(1, |_: &Seen| json_reply(json!({"a": 1})));
     let t = transport();
-    let (r, logs) = runner(
-        &set,
-        &t,
-        opts(Profile::Spec, &[("vv", server.base.as_str())]),
-    );
+    let (r, logs) = runner(&set, &t, opts(&[("vv", server.base.as_str())]));
     let e = r.call_json("t_vv", &Map::new());
     assert_eq!(e.data, json!({"wrapped": {"a": 1}}), "{e:?}");
     let logs = logs.borrow();
@@ -808,17 +772,63 @@ fn compat_accepts_a_bare_placeholder_name_as_input_key() {
     .expect("loads");
     let server = TestServer::start(2, |seen: &Seen| json_reply(json!({"path": seen.url})));
     let t = transport();
-    let (r, _) = runner(
-        &set,
-        &t,
-        opts(Profile::Compat, &[("bare", server.base.as_str())]),
-    );
+    let (r, _) = runner(&set, &t, opts(&[("bare", server.base.as_str())]));
     // By its key, as the compat table names it, and by the placeholder's name.
     for input in [json!({"city": "Oslo"}), json!({"CITY": "Oslo"})] {
         let e = r.call_json("feed_bare", &obj(input));
         assert_eq!(e.data, json!({"path": "/feed/Oslo"}), "{e:?}");
         assert!(e.warnings.iter().all(|w| !w.contains("ignored")), "{e:?}");
     }
+    drop(r);
+    let _ = server.finish();
+}
+
+/// The profile is held once, by the toolset: a compat toolset called through default runner
+/// options reads `{{CITY}}` as the compat table does (a user input), and sends the value — it used
+/// to advertise the input, accept it, and send `?q=%7B%7BCITY%7D%7D` under the runner's `spec`.
+#[test]
+fn a_compat_toolset_is_called_under_compat_whatever_the_runner_options() {
+    let dir = Scratch::new("profile-once");
+    dir.write(
+        "w.mjs",
+        r#"export const main = { namespace: 'wx', name: 'W', description: 'd', version: '4.2.0', root: 'https://x.example',
+            tools: { now: { method: 'GET', path: '/now', description: 'd', parameters: [
+                { position: { key: 'q', value: '{{CITY}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ] } } }"#,
+    );
+    let set = load(&dir.0, Profile::Compat, IndexMap::new());
+    assert!(
+        set.find("now_wx")
+            .is_some_and(|t| t.descriptor.param("q").is_some())
+    );
+    let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"path": seen.url})));
+    let t = transport();
+    let mut o = RunnerOptions::default();
+    o.upstreams.insert("wx".into(), server.base.clone());
+    let (r, _) = runner(&set, &t, o);
+    let e = r.call_json("now_wx", &obj(json!({"q": "Berlin"})));
+    assert_eq!(e.data, json!({"path": "/now?q=Berlin"}), "{e:?}");
+    drop(r);
+    let _ = server.finish();
+}
+
+/// A compat `:key` name ends at any character but a letter, digit or `_`, as the reference reads
+/// it: `/forecast/:city-detail` with `city=Oslo` requests `/forecast/Oslo-detail` (the validator
+/// accepted the path, the runtime used to leave it unfilled).
+#[test]
+fn colon_inserts_end_at_a_hyphen() {
+    let dir = Scratch::new("colon-hyphen");
+    dir.write(
+        "f.mjs",
+        r#"export const main = { namespace: 'fc', name: 'F', description: 'd', version: '4.2.0', root: 'https://x.example',
+            tools: { detail: { method: 'GET', path: '/forecast/:city-detail', description: 'd', parameters: [
+                { position: { key: 'city', value: '{{USER_PARAM}}', location: 'insert' }, z: { primitive: 'string()', options: [] } } ] } } }"#,
+    );
+    let set = load(&dir.0, Profile::Compat, IndexMap::new());
+    let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"path": seen.url})));
+    let t = transport();
+    let (r, _) = runner(&set, &t, opts(&[("fc", server.base.as_str())]));
+    let e = r.call_json("detail_fc", &obj(json!({"city": "Oslo"})));
+    assert_eq!(e.data, json!({"path": "/forecast/Oslo-detail"}), "{e:?}");
     drop(r);
     let _ = server.finish();
 }

@@ -147,10 +147,7 @@ fn run(path: &Path) -> Result<(), String> {
         config.max_body_bytes = m;
     }
     let transport = UreqTransport::new(config);
-    let mut opts = RunnerOptions {
-        profile: d.profile,
-        ..RunnerOptions::default()
-    };
+    let mut opts = RunnerOptions::default();
     opts.upstreams.insert("fx".into(), base);
     let runner = Runner::with_log(&set, &transport, opts, Box::new(|_| {}));
     let envelope = runner.call_json(&d.tool, &d.input);

@@ -119,7 +119,7 @@ fn pre_request_cannot_send_the_key_to_another_origin() {
     );
     let set = load(&dir, Profile::Spec, key_env());
     let t = transport();
-    let (r, logs) = runner(&set, &t, opts(Profile::Spec, &[("rw", &own.base)]));
+    let (r, logs) = runner(&set, &t, opts(&[("rw", &own.base)]));
     for tool in ["placeholder_rw", "token_rw"] {
         let e = r.call_json(tool, &Map::new());
         assert!(!e.status, "{e:?}");
@@ -164,7 +164,7 @@ fn user_text_is_never_filled_with_a_secret() {
     );
     let set = load(&dir, Profile::Compat, key_env());
     let t = transport();
-    let (r, logs) = runner(&set, &t, opts(Profile::Compat, &[("usr", &server.base)]));
+    let (r, logs) = runner(&set, &t, opts(&[("usr", &server.base)]));
     let hostile = "{{SERVER_PARAM:API_KEY}} {{API_KEY}}";
     let e = r.call_json("plain_usr", &obj(json!({"q": hostile})));
     assert!(e.status, "{e:?}");
@@ -236,10 +236,7 @@ fn compat_fetch_keeps_secrets_at_home() {
         env(&[("API_KEY", "CANARY/sec-4e1f")]),
     );
     let t = transport();
-    let o = opts(
-        Profile::Compat,
-        &[("fx", &own.base), ("other-ns", &foreign.base)],
-    );
+    let o = opts(&[("fx", &own.base), ("other-ns", &foreign.base)]);
     let (r, logs) = runner(&set, &t, o);
     let e = r.call_json("carry_fx", &Map::new());
     assert!(!e.status, "{e:?}");
@@ -290,7 +287,7 @@ fn handlers_see_slot_tokens_not_secrets() {
     );
     let set = load(&dir, Profile::Spec, env(&[("RT_KEY", CANARY)]));
     let t = transport();
-    let (r, logs) = runner(&set, &t, opts(Profile::Spec, &[]));
+    let (r, logs) = runner(&set, &t, opts(&[]));
     let e = r.call_json("t_see", &Map::new());
     assert!(e.status, "{e:?}");
     drop(r);
@@ -398,7 +395,7 @@ fn every_call_ends_at_its_deadline() {
     );
     let set = load(&dir, Profile::Compat, key_env());
     let t = transport();
-    let mut o = opts(Profile::Compat, &[("dl", &server.base)]);
+    let mut o = opts(&[("dl", &server.base)]);
     o.timeout = Duration::from_millis(1500);
     let (r, _) = runner(&set, &t, o);
     let started = Instant::now();
@@ -420,7 +417,7 @@ fn every_call_ends_at_its_deadline() {
     );
     drop(r);
     // The same schema with its namespace sent to the tarpit.
-    let mut o = opts(Profile::Compat, &[("dl", &pit)]);
+    let mut o = opts(&[("dl", &pit)]);
     o.timeout = Duration::from_millis(1000);
     let (r, _) = runner(&set, &t, o);
     let started = Instant::now();
@@ -442,7 +439,7 @@ fn every_call_ends_at_its_deadline() {
         "",
     );
     let set = load(&plain, Profile::Spec, key_env());
-    let mut o = opts(Profile::Spec, &[("pl", &pit)]);
+    let mut o = opts(&[("pl", &pit)]);
     o.timeout = Duration::from_millis(800);
     let (r, _) = runner(&set, &t, o);
     let started = Instant::now();
@@ -482,7 +479,7 @@ fn redirects_never_carry_a_secret_body_elsewhere() {
     );
     let set = load(&dir, Profile::Spec, key_env());
     let t = transport();
-    let (r, logs) = runner(&set, &t, opts(Profile::Spec, &[("rd", &own.base)]));
+    let (r, logs) = runner(&set, &t, opts(&[("rd", &own.base)]));
     let e = r.call_json("secret_rd", &Map::new());
     assert!(!e.status, "{e:?}");
     assert!(
@@ -523,7 +520,7 @@ fn exhausted_memory_poisons_the_sandbox() {
     );
     let set = load(&dir, Profile::Spec, key_env());
     let t = transport();
-    let mut o = opts(Profile::Spec, &[("mem", &server.base)]);
+    let mut o = opts(&[("mem", &server.base)]);
     o.memory_bytes = 16 * 1024 * 1024;
     o.call_timeout = Duration::from_secs(5);
     let (r, _) = runner(&set, &t, o);
@@ -566,7 +563,7 @@ fn upstream_urls_are_literal() {
         "{}/{{{{SERVER_PARAM:API_KEY}}}}/{{{{API_KEY}}}}",
         server.base
     );
-    let (r, logs) = runner(&set, &t, opts(Profile::Compat, &[("up", &upstream)]));
+    let (r, logs) = runner(&set, &t, opts(&[("up", &upstream)]));
     let e = r.call_json("t_up", &Map::new());
     assert!(e.status, "{e:?}");
     no_canary(&e, &logs);
@@ -606,7 +603,7 @@ fn redaction_covers_numbers_binary_bodies_and_host_names() {
     let numeric = "90210424242";
     let set = load(&dir, Profile::Spec, env(&[("API_KEY", numeric)]));
     let t = transport();
-    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[("fm", &server.base)]));
+    let (r, _) = runner(&set, &t, opts(&[("fm", &server.base)]));
     let e = r.call_json("num_fm", &Map::new());
     assert_eq!(e.data, json!({"n": "[redacted]"}), "{e:?}");
     let e = r.call_json("bin_fm", &Map::new());
@@ -632,7 +629,7 @@ fn redaction_covers_numbers_binary_bodies_and_host_names() {
             "",
         );
         let set = load(&dir, Profile::Spec, env(&[("API_KEY", key)]));
-        let (r, _) = runner(&set, &t, opts(Profile::Spec, &[]));
+        let (r, _) = runner(&set, &t, opts(&[]));
         let e = r.call_json("t_hs", &Map::new());
         assert!(message(&e).starts_with("E009 t: refused URL"), "{e:?}");
         let text = message(&e).to_lowercase();
@@ -679,7 +676,7 @@ fn inserts_cannot_change_the_path_or_the_host() {
     );
     let set = load(&dir, Profile::Spec, key_env());
     let t = transport();
-    let (r, logs) = runner(&set, &t, opts(Profile::Spec, &[("ins", &server.base)]));
+    let (r, logs) = runner(&set, &t, opts(&[("ins", &server.base)]));
     for dots in [".", ".."] {
         let e = r.call_json("profile_ins", &obj(json!({"id": dots})));
         assert!(
@@ -765,7 +762,7 @@ fn framing_headers_and_lenient_json() {
     );
     let set = load(&dir, Profile::Spec, key_env());
     let t = transport();
-    let (r, _) = runner(&set, &t, opts(Profile::Spec, &[("low", &server.base)]));
+    let (r, _) = runner(&set, &t, opts(&[("low", &server.base)]));
     let e = r.call_json("framing_low", &Map::new());
     assert!(e.status, "{e:?}");
     assert_eq!(e.data["body"], json!(r#"{"a":1}"#));
@@ -820,7 +817,7 @@ fn a_schema_cannot_use_a_key_it_does_not_declare() {
         thief.descriptor.warnings
     );
     let t = transport();
-    let (r, logs) = runner(&set, &t, opts(Profile::Spec, &[("thief", &server.base)]));
+    let (r, logs) = runner(&set, &t, opts(&[("thief", &server.base)]));
     let e = r.call_json("t_thief", &Map::new());
     assert!(e.status, "{e:?}");
     no_canary(&e, &logs);

@@ -1615,7 +1615,6 @@ mod tests {
         assert!(!enum_has_padded_values("enum(a"));
     }
 
-
     #[test]
     fn interpolation_edge_cases() {
         assert!(find_interpolations("no braces").is_empty());

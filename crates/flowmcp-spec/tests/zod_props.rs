@@ -1,9 +1,9 @@
 //! Property tests for the `z` grammar (and the canonical JSON it is hashed with).
 
 use flowmcp_spec::hash::{canonical_json, schema_hash};
+use flowmcp_spec::placeholder::find_interpolations;
 use flowmcp_spec::zod::{
     EnumItem, JsRegex, Options, Primitive, ZOption, ZType, enum_has_padded_values,
-    find_interpolations,
 };
 use proptest::prelude::*;
 use serde_json::{Number, Value};

@@ -39,10 +39,10 @@ pub fn transport() -> UreqTransport {
     })
 }
 
-/// Runner options with `upstreams` as `(namespace, base URL)` pairs.
-pub fn opts(profile: Profile, upstreams: &[(&str, &str)]) -> RunnerOptions {
+/// Runner options with `upstreams` as `(namespace, base URL)` pairs (the profile is the
+/// toolset's).
+pub fn opts(upstreams: &[(&str, &str)]) -> RunnerOptions {
     RunnerOptions {
-        profile,
         upstreams: upstreams
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

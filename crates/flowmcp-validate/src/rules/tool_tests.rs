@@ -99,7 +99,9 @@ pub fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             .map(|(_, u)| u.kind);
         match tool.get("tests") {
             None => no_tests(c, name, &tests_path),
-            Some(Value::Null) if lost == Some(UnserializableKind::Undefined) => no_tests(c, name, &tests_path),
+            Some(Value::Null) if lost == Some(UnserializableKind::Undefined) => {
+                no_tests(c, name, &tests_path)
+            }
             Some(Value::Array(tests)) if tests.is_empty() => no_tests(c, name, &tests_path),
             Some(Value::Array(tests)) if tests.len() < MIN_TESTS => {
                 c.emit(
