@@ -15,7 +15,7 @@ use clap::Args;
 use flowmcp_loader::Limits;
 use flowmcp_loader::file::load_source;
 use flowmcp_spec::{Profile, RuleSettings};
-use flowmcp_validate::lists::{LISTS_DIR, ListRegistry, ListUse, ReverseIndex, list_uses};
+use flowmcp_validate::lists::{LISTS_DIR, ListUse, ReverseIndex, list_uses};
 use rayon::prelude::*;
 
 #[derive(Args, Debug)]
@@ -54,7 +54,7 @@ pub fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
     }
     let settings = RuleSettings::new(Profile::Compat);
     let limits = Limits::default();
-    let registry = ListRegistry::load_dir(&lists_dir, &settings, &limits);
+    let registry = flowmcp_validate::lists::load_dir(&lists_dir, &settings, &limits);
     let Some(list) = registry.get(&a.list) else {
         let names = registry.names();
         let available = if names.is_empty() {

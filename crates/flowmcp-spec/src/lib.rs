@@ -21,6 +21,7 @@ pub mod fsutil;
 pub mod hash;
 pub mod id;
 pub mod js;
+pub mod lists;
 pub mod model;
 pub mod placeholder;
 pub mod zod;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use flowmcp_spec::{Code, Profile, RuleSettings};
-use flowmcp_validate::lists::{ListRef, ListRegistry};
+use flowmcp_validate::lists::ListRef;
 use flowmcp_validate::{Limits, Options, validate_path, validate_source};
 
 #[test]
@@ -54,7 +54,7 @@ fn community_schemas_resolve_their_shared_lists() {
     let Some(dir) = community_dir() else {
         return;
     };
-    let registry = ListRegistry::load_dir(
+    let registry = flowmcp_validate::lists::load_dir(
         &dir.join("_lists"),
         &RuleSettings::new(Profile::Compat),
         &Limits::default(),

@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use flowmcp_spec::{Profile, RuleSettings};
 
-use super::ListRegistry;
+use super::{ListRegistry, ListScope};
 use crate::Options;
 
 /// The name of the directory that holds a catalog's shared lists.
@@ -15,39 +15,6 @@ pub use flowmcp_spec::catalog::LISTS_DIR;
 
 /// How many parents of a file's directory are searched for `_lists/` (the JavaScript CLI's limit).
 pub const MAX_WALK_UP: usize = 10;
-
-/// The shared lists a file sees.
-#[derive(Clone, Debug)]
-pub enum ListScope {
-    /// A registry: found by walking up to `_lists/`, or given by the caller (a catalog).
-    Found(Arc<ListRegistry>),
-    /// No `_lists/` directory found walking up from `searched_from` (the file's directory, as the
-    /// user named it).
-    NotFound { searched_from: String },
-    /// Nobody looked (e.g. [`crate::rules::SchemaCtx::new`] without a scope).
-    NotSearched,
-}
-
-impl ListScope {
-    /// The registry, when there is one.
-    pub fn registry(&self) -> Option<&ListRegistry> {
-        match self {
-            ListScope::Found(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// Why there is no registry, for messages (`None` when there is one).
-    pub fn missing_reason(&self) -> Option<String> {
-        match self {
-            ListScope::Found(_) => None,
-            ListScope::NotFound { searched_from } => Some(format!(
-                "no `{LISTS_DIR}/` directory found walking up from {searched_from}"
-            )),
-            ListScope::NotSearched => Some("no list registry was provided".to_string()),
-        }
-    }
-}
 
 /// The `.mjs` files of a `_lists/` directory: name, size, modification time. A registry is re-read
 /// when this changes.
@@ -157,7 +124,7 @@ impl ListDiscovery {
         // Lists are loaded with the profile's default settings, so rule overrides cannot change
         // which lists exist.
         let registry = slot.registry.get_or_init(|| {
-            Arc::new(ListRegistry::load_dir(
+            Arc::new(super::load_dir(
                 dir,
                 &RuleSettings::new(profile),
                 &opts.limits,

@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 
 use flowmcp_loader::scan;
+use flowmcp_spec::lists::is_scalar;
 use flowmcp_spec::placeholder::find_interpolations;
 use flowmcp_spec::zod::{EnumItem, Options, Primitive};
 use flowmcp_spec::{Code, Collector, JsonPath, hash};
@@ -155,9 +156,6 @@ const FILTER_KEYS: &[&str] = &["key", "field", "exists", "value", "in"];
 /// The filter forms, for messages.
 const FILTER_FORMS: &str = "{ key, exists: true }, { key, value } or { key, in: [...] }";
 
-fn is_scalar(v: &Value) -> bool {
-    matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_))
-}
 
 /// VAL074: `sharedLists[].filter`, when present, is one of `{ key, exists: true }`,
 /// `{ key, value }` and `{ key, in: [...] }` (N-11), where `key` is a non-empty string (`field` is

@@ -1,25 +1,21 @@
-//! Shared lists (chapter 03): loading a catalog's `_lists/`, the LST rules, `dependsOn`, filters,
-//! enum interpolation and the reverse index.
+//! Shared lists (chapter 03), as data: the list model, references and their filters, a registry of
+//! lists with resolution and enum interpolation. Reading lists from disk, the LST rules and the
+//! discovery of a file's `_lists/` are in `flowmcp-validate` (`lists`); the reverse index is the
+//! catalog's.
 //!
 //! # API
 //!
 //! - [`SharedList`]: one list, read leniently from the JSON of its `list` export
 //!   ([`SharedList::from_json`]); whatever is malformed is left out here and reported by the LST rules.
-//! - [`ListRegistry`]: the lists of one `_lists/` directory ([`ListRegistry::load_dir`]) or of any
-//!   set of lists ([`ListRegistry::new`]): look-up by name ([`ListRegistry::get`]),
+//! - [`ListRegistry`]: a set of lists ([`ListRegistry::new`], and `flowmcp_validate::lists::load_dir`
+//!   for a `_lists/` directory): look-up by name ([`ListRegistry::get`]),
 //!   [`ListRegistry::field_values`], resolution of a schema's `main.sharedLists`
 //!   ([`ListRegistry::resolve`], giving the data the `handlers` factory receives,
 //!   [`Resolved::to_json`]), enum interpolation ([`ListRegistry::interpolate_enum`],
 //!   [`Resolved::interpolate_enum`]) and the look-up behind VAL107
 //!   ([`ListRegistry::duplicated_field`]).
 //! - [`ListRef`] and [`Filter`]: a `main.sharedLists` entry and its filter (N-11).
-//! - [`ReverseIndex`]: `list:field → [tool IDs]` over many schemas, and the text of
-//!   `flowmcp list-refs` ([`ReverseIndex::render`]).
-//! - [`ListDiscovery`] and [`ListScope`]: which registry a file on disk sees (walking up to the
-//!   nearest `_lists/`), cached per directory and safe to share between threads.
-//!
-//! The LST rules for one list file live in the private `check` module and run from
-//! [`crate::validate_loaded_in`] for every file the loader classified as a list.
+//! - [`ListScope`]: the registry a file sees, or why there is none.
 //!
 //! # Decisions (where chapter 03 is silent)
 //!
@@ -30,8 +26,8 @@
 //!   are tried; the first with a `_lists/` sub-directory wins (a file inside `_lists/` sees its own
 //!   directory). The walk stops at a catalog root without lists (a directory with `registry.json`).
 //!   `_shared/` (accepted by the JavaScript CLI) is not looked for.
-//! - The discovery cache is process-wide ([`ListDiscovery::global`]), because [`crate::Options`] is
-//!   built by struct literal in callers. A `_lists/` directory is re-read when the names, sizes or
+//! - The discovery cache (`flowmcp_validate::lists::ListDiscovery`) is process-wide, because
+//!   validation options are built by struct literal in callers. A `_lists/` directory is re-read when the names, sizes or
 //!   modification times of its `.mjs` files change; a registry is cached per directory and profile.
 //! - The first list (in file-name order) wins a name shared by several files; each of those files gets
 //!   LST002.
@@ -75,24 +71,15 @@
 //!   `main.sharedLists`. TST004 checks values of a list-interpolated enum against the filtered list
 //!   (an enum whose lists give no values accepts nothing); without a registry it accepts any string.
 
-mod check;
-mod discovery;
-mod index;
-
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use flowmcp_loader::Limits;
-use flowmcp_loader::file::load_file;
-use flowmcp_spec::zod::{EnumItem, Primitive, ZodError};
-use flowmcp_spec::{RuleSettings, hash};
 use serde_json::{Map, Value};
 
-pub(crate) use check::check_list_file;
-pub use discovery::{LISTS_DIR, ListDiscovery, ListScope, MAX_WALK_UP};
-pub use index::{ListUse, ReverseIndex, list_uses};
+use crate::hash;
+use crate::zod::{EnumItem, Primitive, ZodError};
 
 /// The deepest allowed dependency chain, in levels (chapter 03, "Maximum depth: 3 levels").
 pub const MAX_DEPENDENCY_DEPTH: usize = 3;
@@ -277,7 +264,7 @@ fn parse_condition(c: &Map<String, Value>) -> Option<Condition> {
     })
 }
 
-pub(crate) fn is_scalar(v: &Value) -> bool {
+pub fn is_scalar(v: &Value) -> bool {
     matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_))
 }
 
@@ -294,7 +281,7 @@ pub fn value_text(value: &Value) -> Option<String> {
 }
 
 /// JavaScript `===` on JSON scalars: numbers by value, everything else structurally.
-pub(crate) fn js_strict_eq(a: &Value, b: &Value) -> bool {
+pub fn js_strict_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         _ => a == b,
@@ -453,41 +440,11 @@ impl ListRegistry {
         }
     }
 
-    /// Loads every `*.mjs` file directly inside `dir` (a `_lists/` directory), in file-name order,
-    /// with the loader (scan, sandbox, extraction). Files that cannot be read or do not give a list
-    /// are remembered in [`ListRegistry::unloaded`]; the diagnostics of each list file are reported
-    /// when that file itself is validated.
-    pub fn load_dir(dir: &Path, settings: &RuleSettings, limits: &Limits) -> ListRegistry {
-        let mut files: Vec<(String, PathBuf)> = match std::fs::read_dir(dir) {
-            Ok(rd) => rd
-                .filter_map(Result::ok)
-                .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
-                .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-                .filter(|(name, _)| name.ends_with(".mjs"))
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        files.sort();
-        let mut lists = Vec::with_capacity(files.len());
-        let mut unloaded = Vec::new();
-        for (name, path) in files {
-            let display = format!("{LISTS_DIR}/{name}");
-            let loaded = load_file(&path, &display, limits, settings);
-            let list = loaded
-                .exports
-                .as_ref()
-                .and_then(|e| e.get("list"))
-                .and_then(|v| SharedList::from_json(v, display.clone()));
-            match list {
-                Some(mut l) => {
-                    l.file = Some(std::fs::canonicalize(&path).unwrap_or(path));
-                    lists.push(l);
-                }
-                None => unloaded.push(display),
-            }
-        }
+    /// The registry read from the `_lists/` directory `dir`, with the names of its files that did not
+    /// give a list (see [`ListRegistry::unloaded`]).
+    pub fn from_dir(dir: PathBuf, lists: Vec<SharedList>, unloaded: Vec<String>) -> ListRegistry {
         let mut registry = ListRegistry::new(lists);
-        registry.dir = Some(dir.to_path_buf());
+        registry.dir = Some(dir);
         registry.unloaded = unloaded;
         registry
     }
@@ -1068,5 +1025,39 @@ mod tests {
         assert!(!js_strict_eq(&json!(1), &json!("1")));
         assert_eq!(value_text(&json!(1.5)).unwrap(), "1.5");
         assert_eq!(value_text(&json!(null)), None);
+    }
+}
+
+/// The shared lists a file sees.
+#[derive(Clone, Debug)]
+pub enum ListScope {
+    /// A registry: found by walking up to `_lists/`, or given by the caller (a catalog).
+    Found(Arc<ListRegistry>),
+    /// No `_lists/` directory found walking up from `searched_from` (the file's directory, as the
+    /// user named it).
+    NotFound { searched_from: String },
+    /// Nobody looked (the caller gave no scope).
+    NotSearched,
+}
+
+impl ListScope {
+    /// The registry, when there is one.
+    pub fn registry(&self) -> Option<&ListRegistry> {
+        match self {
+            ListScope::Found(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Why there is no registry, for messages (`None` when there is one).
+    pub fn missing_reason(&self) -> Option<String> {
+        match self {
+            ListScope::Found(_) => None,
+            ListScope::NotFound { searched_from } => Some(format!(
+                "no `{}/` directory found walking up from {searched_from}",
+                crate::catalog::LISTS_DIR
+            )),
+            ListScope::NotSearched => Some("no list registry was provided".to_string()),
+        }
     }
 }
