@@ -172,7 +172,7 @@ pub fn compare(expected: &[Outcome], actual: &[Outcome]) -> Vec<String> {
 
 /// Writes `text` to `path` atomically (temp file in the same directory, then rename).
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
-    flowmcp_spec::fsutil::write_atomic(path, text.as_bytes())
+    flowmcp_loader::fsutil::write_atomic(path, text.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

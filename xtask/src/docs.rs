@@ -171,7 +171,7 @@ pub fn changes(dir: &Path, pages: &BTreeMap<String, String>) -> Result<Vec<Chang
 /// Writes `content` to `path` through a temporary file in the same directory and a rename, so readers
 /// never see a half-written page.
 fn write_atomic(path: &Path, content: &str) -> Result<(), String> {
-    flowmcp_spec::fsutil::write_atomic(path, content.as_bytes())
+    flowmcp_loader::fsutil::write_atomic(path, content.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

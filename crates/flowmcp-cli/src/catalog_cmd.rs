@@ -518,9 +518,9 @@ fn mjs_files(dir: &Path) -> Vec<String> {
     out
 }
 
-/// [`flowmcp_spec::fsutil::write_atomic`] with the CLI's message.
+/// [`flowmcp_loader::fsutil::write_atomic`] with the CLI's message.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    flowmcp_spec::fsutil::write_atomic(path, bytes)
+    flowmcp_loader::fsutil::write_atomic(path, bytes)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

@@ -20,4 +20,5 @@ pub use host::{
     FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
 };
 pub mod file;
+pub mod fsutil;
 pub mod locate;

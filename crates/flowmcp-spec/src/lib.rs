@@ -17,7 +17,6 @@ pub use diagnostic::{
 pub use profile::{Level, Overrides, Profile, RuleSettings};
 pub use registry::{Code, Family, Origin, RULES, RuleInfo, Status, Variant};
 pub mod catalog;
-pub mod fsutil;
 pub mod hash;
 pub mod id;
 pub mod js;

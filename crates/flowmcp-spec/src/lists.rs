@@ -357,6 +357,26 @@ impl Filter {
     }
 }
 
+impl Filter {
+    /// The filter as written in JSON (with `key`, the canonical name of the field).
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("key".into(), Value::String(self.key().to_string()));
+        match self {
+            Filter::Exists { .. } => {
+                m.insert("exists".into(), Value::Bool(true));
+            }
+            Filter::Equals { value, .. } => {
+                m.insert("value".into(), value.clone());
+            }
+            Filter::In { values, .. } => {
+                m.insert("in".into(), Value::Array(values.clone()));
+            }
+        }
+        Value::Object(m)
+    }
+}
+
 impl fmt::Display for Filter {
     /// `etherscanAlias exists`, `mainnet = true`, `chainId in [1, 137]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -387,9 +407,15 @@ pub struct ListRef {
 impl ListRef {
     /// The references of a schema's `main` (entries without a string `ref` are left out).
     pub fn from_main(main: &Value) -> Vec<ListRef> {
-        let Some(Value::Array(items)) = main.get("sharedLists") else {
-            return Vec::new();
-        };
+        match main.get("sharedLists") {
+            Some(Value::Array(items)) => ListRef::from_items(items),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The references of the items of a `sharedLists` array (items without a string `ref` are left
+    /// out; `index` is the item's position).
+    pub fn from_items(items: &[Value]) -> Vec<ListRef> {
         items
             .iter()
             .enumerate()
@@ -408,6 +434,33 @@ impl ListRef {
             })
             .collect()
     }
+
+    /// The reference as `main.sharedLists` writes it: `{ ref, version, filter }`.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("ref".into(), Value::String(self.list.clone()));
+        if let Some(v) = &self.version {
+            m.insert("version".into(), Value::String(v.clone()));
+        }
+        if let Some(f) = &self.filter {
+            m.insert("filter".into(), f.to_json());
+        }
+        Value::Object(m)
+    }
+}
+
+impl serde::Serialize for ListRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+/// Reads a `sharedLists` array leniently ([`ListRef::from_items`]), for the typed model.
+pub(crate) fn deserialize_refs<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Vec<ListRef>, D::Error> {
+    let items = <Vec<Value> as serde::Deserialize>::deserialize(d)?;
+    Ok(ListRef::from_items(&items))
 }
 
 // ---------------------------------------------------------------------------------------

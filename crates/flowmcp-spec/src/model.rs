@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::Profile;
+use crate::lists::ListRef;
 use crate::placeholder::ParamRole;
 use crate::zod::{ZType, ZodError};
 
@@ -71,7 +72,8 @@ pub struct SchemaMain {
     pub required_libraries: Vec<String>,
     /// Default HTTP headers for every tool.
     pub headers: IndexMap<String, String>,
-    pub shared_lists: Vec<SharedListRef>,
+    /// `main.sharedLists`, read leniently ([`ListRef::from_items`]).
+    pub shared_lists: Vec<ListRef>,
 }
 
 /// The shape actually read from JSON; converted into [`SchemaMain`].
@@ -118,8 +120,8 @@ struct SchemaMainRaw {
     required_libraries: Vec<String>,
     #[serde(default)]
     headers: IndexMap<String, String>,
-    #[serde(default)]
-    shared_lists: Vec<SharedListRef>,
+    #[serde(default, deserialize_with = "crate::lists::deserialize_refs")]
+    shared_lists: Vec<ListRef>,
 }
 
 impl From<SchemaMainRaw> for SchemaMain {
@@ -160,19 +162,6 @@ impl SchemaMain {
     pub fn from_json(main: &Value) -> Result<SchemaMain, serde_json::Error> {
         SchemaMain::deserialize(main)
     }
-}
-
-/// One entry of `main.sharedLists` (chapter 03).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SharedListRef {
-    /// The list's name (`ref`; `name` is accepted as an alias).
-    #[serde(rename = "ref", alias = "name")]
-    pub ref_: String,
-    /// The pinned list version.
-    pub version: String,
-    /// Optional entry filter (N-11), as written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub filter: Option<Value>,
 }
 
 /// An HTTP method: of a tool (`GET`, `POST`, `PUT`, `DELETE`, the methods chapter 01 allows and
@@ -448,6 +437,7 @@ impl ZBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lists::Filter;
     use serde_json::json;
 
     fn example_main() -> Value {
@@ -554,10 +544,13 @@ mod tests {
         );
         assert_eq!(
             main.shared_lists,
-            vec![SharedListRef {
-                ref_: "evmChains".into(),
-                version: "1.0.0".into(),
-                filter: Some(json!({"key": "etherscanAlias", "exists": true}))
+            vec![ListRef {
+                list: "evmChains".into(),
+                version: Some("1.0.0".into()),
+                filter: Some(Filter::Exists {
+                    key: "etherscanAlias".into()
+                }),
+                index: 0,
             }]
         );
         assert!(main.resources.is_some());
@@ -717,11 +710,20 @@ mod tests {
     }
 
     #[test]
-    fn shared_list_name_alias_and_partial_meta() {
-        let list: SharedListRef =
-            serde_json::from_value(json!({"name": "evmChains", "version": "1.0.0"})).unwrap();
-        assert_eq!(list.ref_, "evmChains");
-        assert_eq!(list.filter, None);
+    fn shared_lists_are_read_leniently_and_partial_meta() {
+        // VAL070 requires `ref`; the typed model, built after validation, skips what it cannot read.
+        let main = SchemaMain::from_json(&json!({
+            "namespace": "n", "name": "N", "description": "d", "version": "4.2.0", "tools": {},
+            "sharedLists": [{"name": "evmChains", "version": "1.0.0"}, {"ref": "b", "filter": {"key": "k", "value": 1}}]
+        }))
+        .unwrap();
+        assert_eq!(main.shared_lists.len(), 1);
+        assert_eq!(main.shared_lists[0].list, "b");
+        assert_eq!(main.shared_lists[0].index, 1);
+        assert_eq!(
+            main.shared_lists[0].to_json(),
+            json!({"ref": "b", "filter": {"key": "k", "value": 1}})
+        );
         let meta: ToolMeta = serde_json::from_value(json!({"isReadOnly": true})).unwrap();
         assert!(meta.is_read_only);
         assert_eq!(meta.search_hint, "");
