@@ -213,7 +213,7 @@ impl Env<'_> {
         let set = Arc::new(catalog::load_toolset(dir, profile, self.canaries.env())?);
         let groups = catalog::jobs(&set, files, only, next_id);
         let total: usize = groups.iter().map(Vec::len).sum();
-        let setup = self.setup(&set, profile);
+        let setup = self.setup(&set);
         let (up0, fo0) = (self.upstream_total(), self.foreign_total());
         let label = format!("{name} ({})", profile.as_str());
         eprintln!(
@@ -266,7 +266,7 @@ impl Env<'_> {
         Ok(report)
     }
 
-    fn setup(&self, set: &Arc<Toolset>, profile: Profile) -> Setup {
+    fn setup(&self, set: &Arc<Toolset>) -> Setup {
         let mut upstreams: BTreeMap<String, String> = set
             .schemas
             .iter()
@@ -282,7 +282,6 @@ impl Env<'_> {
             transport: self.transport.clone(),
             ports: vec![self.upstream.port, self.foreign.port],
             canaries: self.canaries.clone(),
-            profile,
             upstreams,
             call_timeout: self.opts.timeout,
             hard_limit: self.opts.timeout * HARD_LIMIT_FACTOR,

@@ -23,7 +23,6 @@ use std::time::{Duration, Instant};
 use flowmcp_runtime::call::{CacheMode, Runner, RunnerOptions};
 use flowmcp_runtime::toolset::Toolset;
 use flowmcp_runtime::transport::UreqTransport;
-use flowmcp_spec::Profile;
 
 use super::canary::Canaries;
 use super::catalog::Job;
@@ -37,7 +36,6 @@ pub struct Setup {
     /// The ports of the sweep's own servers (the guard lets nothing else through).
     pub ports: Vec<u16>,
     pub canaries: Arc<Canaries>,
-    pub profile: Profile,
     pub upstreams: BTreeMap<String, String>,
     /// The runtime's limits per call: its wall-clock deadline and the JavaScript deadline.
     pub call_timeout: Duration,
@@ -314,7 +312,6 @@ fn worker(ctx: WorkerCtx, jobs: Receiver<Job>) {
 
 fn runner_options(setup: &Setup) -> RunnerOptions {
     RunnerOptions {
-        profile: setup.profile,
         upstreams: setup.upstreams.clone(),
         cache: None,
         cache_mode: CacheMode::Off,
@@ -364,7 +361,6 @@ mod tests {
             transport: Arc::new(UreqTransport::default()),
             ports: Vec::new(),
             canaries: Arc::new(Canaries::default()),
-            profile: Profile::Spec,
             upstreams: BTreeMap::new(),
             call_timeout: Duration::from_secs(1),
             hard_limit: Duration::from_secs(10),

@@ -156,7 +156,6 @@ const FILTER_KEYS: &[&str] = &["key", "field", "exists", "value", "in"];
 /// The filter forms, for messages.
 const FILTER_FORMS: &str = "{ key, exists: true }, { key, value } or { key, in: [...] }";
 
-
 /// VAL074: `sharedLists[].filter`, when present, is one of `{ key, exists: true }`,
 /// `{ key, value }` and `{ key, in: [...] }` (N-11), where `key` is a non-empty string (`field` is
 /// accepted as its alias in every form), `value` and the items of `in` are strings, numbers or
