@@ -1,6 +1,6 @@
 //! `cargo xtask bench validate <dir> [--runs N] [--profile spec|compat]`
 //! `cargo xtask bench call [--iters N]` and `cargo xtask bench load <dir> [--runs N] [--profile P]`:
-//! build and run the runtime's `bench_runtime` example in release (see its documentation): per-call
+//! build and run the catalog's `bench_runtime` example in release (see its documentation): per-call
 //! overhead over a bare ureq request, and loading a corpus into tool descriptors (each run a fresh
 //! process, so the peak RSS is that of one load).
 //!
@@ -43,10 +43,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
 }
 
-/// Builds `flowmcp-runtime`'s `bench_runtime` example in release and runs it `runs` times.
+/// Builds `flowmcp-catalog`'s `bench_runtime` example in release and runs it `runs` times.
 fn runtime_example(first: &[&str], rest: &[String], runs: usize) -> Result<(), String> {
     let root = workspace_root();
-    build_release(&["-p", "flowmcp-runtime", "--example", "bench_runtime"])?;
+    build_release(&["-p", "flowmcp-catalog", "--example", "bench_runtime"])?;
     let bin = root.join("target/release/examples/bench_runtime");
     for _ in 0..runs {
         let status = Command::new(&bin)

@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use flowmcp_catalog::reverse::{ListUse, ReverseIndex, list_uses};
 use flowmcp_loader::Limits;
 use flowmcp_loader::file::load_source;
 use flowmcp_spec::{Profile, RuleSettings};
-use flowmcp_validate::lists::{LISTS_DIR, ListUse, ReverseIndex, list_uses};
+use flowmcp_validate::lists::LISTS_DIR;
 use rayon::prelude::*;
 
 #[derive(Args, Debug)]

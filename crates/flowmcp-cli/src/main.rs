@@ -224,12 +224,15 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     } else {
         None
     };
-    let mut reports: Vec<_> = catalogs
-        .iter()
-        .flat_map(|d| {
-            flowmcp_validate::catalog::validate_catalog(d, &flowmcp_spec::display_path(d), &opts)
-        })
-        .collect();
+    let mut reports = Vec::new();
+    for d in &catalogs {
+        let copts = flowmcp_catalog::CatalogOptions {
+            validation: opts.clone(),
+            ..flowmcp_catalog::CatalogOptions::default()
+        };
+        let catalog = flowmcp_catalog::Catalog::open(d, &copts).map_err(|e| e.to_string())?;
+        reports.extend(catalog.reports().iter().cloned());
+    }
     let file_reports: Vec<_> = files
         .par_iter()
         .map(|f| {

@@ -7,11 +7,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
+use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_runtime::cache::Cache;
-use flowmcp_runtime::call::{CacheMode, Runner, RunnerOptions};
+use flowmcp_runtime::call::{CacheMode, RunnerOptions};
 use flowmcp_runtime::secret::read_env_file;
-use flowmcp_runtime::toolset::{Toolset, ToolsetOptions};
-use flowmcp_runtime::transport::{TransportConfig, UreqTransport, check_upstream};
+use flowmcp_runtime::transport::{TransportConfig, check_upstream};
 use flowmcp_spec::Profile;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -165,13 +165,15 @@ fn config(trust: bool) -> Result<Config, String> {
     Ok(cfg)
 }
 
-/// Loads the toolset the source arguments name.
-fn load(
+/// Opens the catalog the source arguments name, with `transport` and `runner` for calls.
+fn open(
     source: &SourceArgs,
     dir: Option<&Path>,
     cfg: &Config,
     profile: Profile,
-) -> Result<Toolset, String> {
+    transport: TransportConfig,
+    runner: RunnerOptions,
+) -> Result<Catalog, String> {
     let path = dir
         .map(Path::to_path_buf)
         .or_else(|| source.catalog.clone())
@@ -189,18 +191,30 @@ fn load(
             }
         }
     };
-    let opts = ToolsetOptions {
-        profile,
+    let mut validation = flowmcp_validate::Options::new(profile);
+    validation.allowed_libraries = cfg.allowed_libraries.clone();
+    for (code, level) in &cfg.rules {
+        validation.settings.overrides.set(*code, *level);
+    }
+    let opts = CatalogOptions {
+        validation,
         env_file,
         config_params: cfg.server_params.clone(),
-        ..ToolsetOptions::default()
+        env_override: None,
+        transport,
+        runner,
     };
-    let meta = std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if meta.is_dir() {
-        Toolset::load_dir(&path, &opts).map_err(|e| format!("{}: {e}", path.display()))
-    } else {
-        let display = flowmcp_spec::display_path(&path);
-        Ok(Toolset::load(&[(path, display)], &opts))
+    Catalog::open(&path, &opts).map_err(|e| e.to_string())
+}
+
+/// Prints the catalog's load problems (files that are not callable, and why) to stderr.
+fn print_problems(catalog: &Catalog) {
+    for p in &catalog.toolset().problems {
+        eprintln!(
+            "flowmcp: {}: {}",
+            p.file,
+            flowmcp_spec::escape_controls(&p.message)
+        );
     }
 }
 
@@ -248,29 +262,13 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
         }
     }
     let profile = profile_of(a.source.profile, &cfg);
-    let set = load(&a.source, None, &cfg, profile)?;
-    let Some(entry) = set.find(&a.tool) else {
-        let hint = set
-            .search(&a.tool)
-            .first()
-            .map(|(_, t)| format!(" (did you mean {}?)", t.descriptor.wire_name))
-            .unwrap_or_default();
-        for p in &set.problems {
-            eprintln!(
-                "flowmcp: {}: {}",
-                p.file,
-                flowmcp_spec::escape_controls(&p.message)
-            );
-        }
-        return Err(format!("no tool \"{}\" in the catalog{hint}", a.tool));
-    };
     let timeout = Duration::from_millis(a.timeout_ms);
-    let transport = UreqTransport::new(TransportConfig {
+    let transport = TransportConfig {
         total_timeout: timeout,
         allow_http_loopback: loopback,
         ..TransportConfig::default()
-    });
-    let opts = RunnerOptions {
+    };
+    let runner = RunnerOptions {
         upstreams,
         cache: cache_of(a.cache_dir.clone(), &cfg),
         cache_mode: if a.no_cache {
@@ -284,15 +282,26 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
         timeout,
         ..RunnerOptions::default()
     };
-    let runner = Runner::new(&set, &transport, opts);
+    let catalog = open(&a.source, None, &cfg, profile, transport, runner)?;
+    let entry = catalog.find(&a.tool);
+    if entry.is_none() && catalog.rejected(&a.tool).is_none() {
+        let hint = catalog
+            .search(&a.tool)
+            .first()
+            .map(|(_, t)| format!(" (did you mean {}?)", t.descriptor.wire_name))
+            .unwrap_or_default();
+        print_problems(&catalog);
+        return Err(format!("no tool \"{}\" in the catalog{hint}", a.tool));
+    }
+    let caller = catalog.caller();
     let envelope = if text_args.is_empty() {
-        runner.call_json(&a.tool, &inputs)
+        caller.call_json(&a.tool, &inputs)
     } else if inputs.is_empty() {
-        runner.call_strings(&a.tool, &text_args)
+        caller.call_strings(&a.tool, &text_args)
     } else {
         // Both, for different keys: text values are converted by the tool's types.
         for (k, v) in &text_args {
-            let value = match entry.descriptor.param(k) {
+            let value = match entry.and_then(|e| e.descriptor.param(k)) {
                 Some(p) => {
                     p.z.coerce_str(v)
                         .unwrap_or_else(|_| Value::String(v.clone()))
@@ -301,7 +310,7 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
             };
             inputs.insert(k.clone(), value);
         }
-        runner.call_json(&a.tool, &inputs)
+        caller.call_json(&a.tool, &inputs)
     };
     let text = serde_json::to_string_pretty(&envelope.to_json())
         .map_err(|e| format!("cannot print the envelope: {e}"))?;
@@ -315,19 +324,16 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
 
 pub fn list(a: ListArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.trust_project_config)?;
-    let set = load(
+    let catalog = open(
         &a.source,
         a.dir.as_deref(),
         &cfg,
         profile_of(a.source.profile, &cfg),
+        TransportConfig::default(),
+        RunnerOptions::default(),
     )?;
-    for p in &set.problems {
-        eprintln!(
-            "flowmcp: {}: {}",
-            p.file,
-            flowmcp_spec::escape_controls(&p.message)
-        );
-    }
+    print_problems(&catalog);
+    let set = catalog.toolset();
     if a.json {
         let tools: Vec<Value> = set
             .tools
@@ -398,9 +404,16 @@ pub fn list(a: ListArgs) -> Result<ExitCode, String> {
 
 pub fn search(a: SearchArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.trust_project_config)?;
-    let set = load(&a.source, None, &cfg, profile_of(a.source.profile, &cfg))?;
+    let catalog = open(
+        &a.source,
+        None,
+        &cfg,
+        profile_of(a.source.profile, &cfg),
+        TransportConfig::default(),
+        RunnerOptions::default(),
+    )?;
     let query = a.query.join(" ");
-    let hits = set.search(&query);
+    let hits = catalog.search(&query);
     if a.json {
         let items: Vec<Value> = hits
             .iter()

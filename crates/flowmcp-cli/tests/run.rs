@@ -495,3 +495,41 @@ fn control_characters_in_file_names_cannot_forge_lines() {
         run.stdout
     );
 }
+
+#[test]
+fn a_schema_with_validation_errors_is_not_callable() {
+    let home = Scratch::new("call-invalid");
+    let dir = home.0.join("cat");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join("bad.mjs"),
+        "export const main = { namespace: 'bad', name: 'Bad', description: 'd', version: '1.2.0',
+         root: 'https://api.example.com',
+         tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [],
+             meta: { isReadOnly: true, isConcurrencySafe: true, isDestructive: false, searchHint: 'x', aliases: [], alwaysLoad: false },
+             tests: [ { _description: 'a' }, { _description: 'b' }, { _description: 'c' } ] } } }",
+    )
+    .expect("schema");
+    let server = TestServer::start(1, |_: &Seen| reply(200, Some("application/json"), "{}"));
+    let upstream = format!("bad={}", server.base);
+    let run = flowmcp_env(
+        &[
+            "call",
+            "t_bad",
+            "--catalog",
+            dir.to_str().expect("UTF-8"),
+            "--upstream",
+            &upstream,
+        ],
+        &home.0,
+        &[("HOME", home.path())],
+    );
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let e = envelope(&run.stdout);
+    let m = e["messages"][0].as_str().unwrap_or_default();
+    assert!(
+        m.starts_with("E007 t: not callable: ") && m.contains("has errors (VAL014)"),
+        "{m}"
+    );
+    assert!(server.finish().is_empty(), "a request was sent");
+}

@@ -1,12 +1,12 @@
-//! Loading a set of schema files into callable tools: every tool's [`ToolDescriptor`], computed
-//! once, with the schema data a call needs.
+//! A set of schemas as callable tools: every tool's [`ToolDescriptor`], computed once, with the
+//! schema data a call needs.
 //!
-//! * Files go through the sandboxed loader (static scan, QuickJS evaluation); a file with a
-//!   loader error (for example SEC001, a dynamic import) is not loaded and is reported in
-//!   [`Toolset::problems`]. Shared lists (`_lists/` found walking up from each file) are resolved
-//!   for `enum({{list:field}})` parameters and for the handlers factory; when a schema's lists
-//!   cannot be found its list-backed parameters accept any string and the descriptor carries a
-//!   warning.
+//! * The schemas come from the caller as [`SchemaSource`]s: read, **validated** and with their
+//!   shared lists resolved (the catalog layer, `flowmcp-catalog`, does all of that; the runtime
+//!   never reads files or validates). Problems the caller met are kept in [`Toolset::problems`].
+//! * `enum({{list:field}})` parameters take their values from the resolved lists; when a schema's
+//!   lists are not available its list-backed parameters accept any string and the descriptor
+//!   carries a warning.
 //! * Wire names are assigned over the whole set (collisions across schemas get hash suffixes).
 //! * Server parameters are resolved once for every name any schema requires (process
 //!   environment, then the env file, then the config); tools with a missing one are kept but not
@@ -15,32 +15,46 @@
 //!   and [`crate::call::Runner`] builds the factory on the schema's first handler call.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use flowmcp_loader::HandlersExport;
-use flowmcp_loader::eval::Limits;
-use flowmcp_loader::file::{FileKind, load_file};
+use flowmcp_spec::Profile;
+use flowmcp_spec::lists::ResolvedLists;
 use flowmcp_spec::model::SchemaMain;
-use flowmcp_spec::{Profile, RuleSettings};
-use flowmcp_validate::lists::ListRef;
 use indexmap::IndexMap;
-use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::descriptor::{DescribeOptions, ToolDescriptor, assign_wire_names, describe_tool};
 use crate::secret::ServerParams;
 
-/// How to load a toolset.
+/// How to build a toolset.
 #[derive(Clone, Debug, Default)]
 pub struct ToolsetOptions {
+    /// The profile the schemas were read under; calls run under it too.
     pub profile: Profile,
-    pub limits: Limits,
     /// Values from `--env-file` / `.env`.
     pub env_file: IndexMap<String, String>,
     /// Values from the configuration (`serverParams`).
     pub config_params: IndexMap<String, String>,
     /// Replaces the process environment (tests); `None` reads the real environment.
     pub env_override: Option<IndexMap<String, String>>,
+}
+
+/// One schema, ready to become tools: the caller has read and validated it.
+#[derive(Clone, Debug)]
+pub struct SchemaSource {
+    /// The file on disk.
+    pub path: PathBuf,
+    /// The name messages use.
+    pub display: String,
+    /// The typed `main` of a file that validated without errors.
+    pub main: SchemaMain,
+    /// The module source, when the module exports a `handlers` factory.
+    pub handlers_source: Option<String>,
+    /// The schema's shared lists, resolved and filtered; `None` when they could not be loaded
+    /// (then [`SchemaSource::lists_note`] says why).
+    pub lists: Option<ResolvedLists>,
+    /// Why some of the schema's shared lists are missing, if any are.
+    pub lists_note: Option<String>,
 }
 
 /// One loaded schema file.
@@ -99,46 +113,26 @@ pub struct Toolset {
     by_name: HashMap<String, usize>,
 }
 
-/// The `.mjs` files under `dir`, sorted, skipping hidden directories, `node_modules`, `target` and
-/// `_lists` (shared lists are found by the schemas that use them), and symbolic links that lead
-/// outside `dir`.
-pub fn schema_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    flowmcp_loader::walk::mjs_files(dir, &|name| name == "_lists")
-}
-
-enum FileOutcome {
-    Schema(Box<LoadedSchema>, Vec<ToolDescriptor>, Vec<LoadProblem>),
-    Skipped,
-    Failed(LoadProblem),
-}
-
 impl Toolset {
-    /// Loads `files` (each a path and its display name). Files that are not schemas (lists,
-    /// skills, …) are skipped silently.
-    pub fn load(files: &[(PathBuf, String)], opts: &ToolsetOptions) -> Toolset {
-        let settings = RuleSettings::new(opts.profile);
-        let vopts = flowmcp_validate::Options::new(opts.profile);
-        // First pass: load every file (in parallel) and read its model.
-        let loaded: Vec<FileOutcome> = files
-            .par_iter()
-            .map(|(path, display)| load_one(path, display, opts, &settings, &vopts))
-            .collect();
+    /// Builds the tools of `schemas`, keeping `problems` (files the caller could not turn into
+    /// schemas, with their reasons) for [`Toolset::problems`].
+    pub fn from_sources(
+        schemas: Vec<SchemaSource>,
+        problems: Vec<LoadProblem>,
+        opts: &ToolsetOptions,
+    ) -> Toolset {
         let mut set = Toolset {
             profile: opts.profile,
+            problems,
             ..Toolset::default()
         };
         let mut descriptors: Vec<(usize, ToolDescriptor)> = Vec::new();
-        for outcome in loaded {
-            match outcome {
-                FileOutcome::Schema(schema, ds, problems) => {
-                    let idx = set.schemas.len();
-                    set.schemas.push(*schema);
-                    descriptors.extend(ds.into_iter().map(|d| (idx, d)));
-                    set.problems.extend(problems);
-                }
-                FileOutcome::Skipped => {}
-                FileOutcome::Failed(p) => set.problems.push(p),
-            }
+        for source in schemas {
+            let (schema, ds, problems) = describe_schema(source, opts.profile);
+            let idx = set.schemas.len();
+            set.schemas.push(schema);
+            descriptors.extend(ds.into_iter().map(|d| (idx, d)));
+            set.problems.extend(problems);
         }
         // Server parameters, once for all names (repeated names are looked up once).
         let names: Vec<&str> = set
@@ -189,28 +183,6 @@ impl Toolset {
             set.by_name.entry(t.descriptor.id.to_string()).or_insert(i);
         }
         set
-    }
-
-    /// Loads every schema file under `dir` (see [`schema_files`]); a symbolic link leading
-    /// outside `dir` is not followed and is reported as a problem.
-    pub fn load_dir(dir: &Path, opts: &ToolsetOptions) -> std::io::Result<Toolset> {
-        let walk = flowmcp_loader::walk::walk_mjs(dir, &|name| name == "_lists")?;
-        let files: Vec<(PathBuf, String)> = walk
-            .files
-            .into_iter()
-            .map(|p| {
-                let display = flowmcp_spec::display_path(&p);
-                (p, display)
-            })
-            .collect();
-        let mut set = Toolset::load(&files, opts);
-        for link in walk.outside_links {
-            set.problems.push(LoadProblem {
-                file: flowmcp_spec::display_path(&link),
-                message: "a symbolic link that leads outside the catalog; not followed".into(),
-            });
-        }
-        Ok(set)
     }
 
     /// The tool with this wire name or Primitive-ID (`namespace/tool/name`).
@@ -319,66 +291,25 @@ pub fn score(terms: &[String], t: &ToolEntry, main: &SchemaMain) -> u32 {
     total
 }
 
-fn load_one(
-    path: &Path,
-    display: &str,
-    opts: &ToolsetOptions,
-    settings: &RuleSettings,
-    vopts: &flowmcp_validate::Options,
-) -> FileOutcome {
-    let loaded = load_file(path, display, &opts.limits, settings);
-    if !matches!(loaded.kind, FileKind::Schema | FileKind::Unknown) {
-        return FileOutcome::Skipped;
-    }
-    if loaded.has_errors() {
-        let first = loaded
-            .diagnostics
-            .iter()
-            .find(|d| d.severity == flowmcp_spec::Severity::Error);
-        return FileOutcome::Failed(LoadProblem {
-            file: display.to_string(),
-            message: first.map_or_else(
-                || "the file could not be loaded".to_string(),
-                |d| format!("{} {}", d.code.as_str(), d.message),
-            ),
-        });
-    }
-    let Some(exports) = loaded.exports.as_ref() else {
-        return FileOutcome::Skipped;
-    };
-    let Some(main_json) = exports.get("main") else {
-        return FileOutcome::Skipped;
-    };
-    let mut main = match SchemaMain::from_json(main_json) {
-        Ok(m) => m,
-        Err(e) => {
-            return FileOutcome::Failed(LoadProblem {
-                file: display.to_string(),
-                message: format!("main cannot be read: {e}"),
-            });
-        }
-    };
-    let has_handlers = matches!(exports.handlers, HandlersExport::Function { .. });
-    let refs = ListRef::from_main(main_json);
-    let scope = if refs.is_empty() {
-        None
-    } else {
-        Some(flowmcp_validate::lists::ListDiscovery::global().scope_for(path, display, vopts))
-    };
-    let registry = scope.as_ref().and_then(|s| s.registry());
-    let resolved = registry.map(|r| r.resolve(&refs));
-    let shared_lists = resolved
-        .as_ref()
-        .map_or_else(|| Value::Object(Default::default()), |r| r.to_json());
-    let resolver = |l: &str, f: &str| resolved.as_ref().and_then(|r| r.field_values(l, f));
-    let lists: Option<&crate::descriptor::ListResolver<'_>> = if resolved.is_some() {
-        Some(&resolver)
-    } else {
-        None
-    };
-    let dopts = DescribeOptions {
-        profile: opts.profile,
+/// The loaded schema and its descriptors (and the tools that could not be described).
+fn describe_schema(
+    source: SchemaSource,
+    profile: Profile,
+) -> (LoadedSchema, Vec<ToolDescriptor>, Vec<LoadProblem>) {
+    let SchemaSource {
+        path,
+        display,
+        mut main,
+        handlers_source,
         lists,
+        lists_note,
+    } = source;
+    let resolver = |l: &str, f: &str| lists.as_ref().and_then(|r| r.field_values(l, f));
+    let dopts = DescribeOptions {
+        profile,
+        lists: lists
+            .is_some()
+            .then_some(&resolver as &crate::descriptor::ListResolver<'_>),
     };
     let mut descriptors = Vec::new();
     let mut problems = Vec::new();
@@ -387,7 +318,7 @@ fn load_one(
         match describe_tool(&main, name, &empty, dopts) {
             Ok(d) => descriptors.push(d),
             Err(e) => problems.push(LoadProblem {
-                file: display.to_string(),
+                file: display.clone(),
                 message: e.to_string(),
             }),
         }
@@ -400,37 +331,18 @@ fn load_one(
             o.schema = Value::Null;
         }
     }
-    let handlers_source = if has_handlers {
-        loaded.source.clone()
-    } else {
-        None
-    };
-    let lists_note = match (&scope, &resolved) {
-        (Some(scope), None) => Some(format!(
-            "its shared lists were not loaded: {}",
-            scope
-                .missing_reason()
-                .unwrap_or_else(|| "no list registry".to_string())
-        )),
-        (_, Some(r)) if !r.is_ok() => Some(format!(
-            "some of its shared lists were not loaded: {}",
-            r.errors
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; ")
-        )),
-        _ => None,
-    };
-    FileOutcome::Schema(
-        Box::new(LoadedSchema {
-            path: path.to_path_buf(),
-            display: display.to_string(),
+    let shared_lists = lists
+        .as_ref()
+        .map_or_else(|| Value::Object(Default::default()), ResolvedLists::to_json);
+    (
+        LoadedSchema {
+            path,
+            display,
             main,
             handlers_source,
             shared_lists,
             lists_note,
-        }),
+        },
         descriptors,
         problems,
     )

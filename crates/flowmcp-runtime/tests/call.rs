@@ -13,7 +13,6 @@ use calls::{load, opts, runner, transport};
 use flowmcp_runtime::cache::Cache;
 use flowmcp_runtime::call::{CacheMode, RunnerOptions};
 use flowmcp_runtime::envelope::Envelope;
-use flowmcp_runtime::toolset::{Toolset, ToolsetOptions};
 use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
 use flowmcp_spec::Profile;
 use indexmap::IndexMap;
@@ -761,15 +760,7 @@ fn compat_accepts_a_bare_placeholder_name_as_input_key() {
             tools: { feed: { method: 'GET', path: '/feed/{{city}}', description: 'd', parameters: [
                 { position: { key: 'city', value: '{{CITY}}', location: 'insert' }, z: { primitive: 'string()', options: [] } } ] } } }"#,
     );
-    let set = Toolset::load_dir(
-        &dir.0,
-        &ToolsetOptions {
-            profile: Profile::Compat,
-            env_override: Some(IndexMap::new()),
-            ..ToolsetOptions::default()
-        },
-    )
-    .expect("loads");
+    let set = load(&dir.0, Profile::Compat, IndexMap::new());
     let server = TestServer::start(2, |seen: &Seen| json_reply(json!({"path": seen.url})));
     let t = transport();
     let (r, _) = runner(&set, &t, opts(&[("bare", server.base.as_str())]));

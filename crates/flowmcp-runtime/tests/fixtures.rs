@@ -14,6 +14,8 @@
 //!   `<CODE> <tool>: <text>`; a SEC code is reported inside an E005 message, so `// expect: E005
 //!   postRequest SEC101` is how SEC fixtures read.
 
+#[path = "support/calls.rs"]
+mod calls;
 #[path = "support/directives.rs"]
 mod directives;
 mod support;
@@ -125,18 +127,20 @@ fn run(path: &Path) -> Result<(), String> {
         (None, Some(s)) => s.base.clone(),
         (None, None) => refused_base(),
     };
-    let display = path.display().to_string();
-    let set = Toolset::load(
-        &[(path.to_path_buf(), display)],
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let (schemas, problems) = calls::sources(&[path.to_path_buf()], dir, d.profile);
+    if !problems.is_empty() {
+        return Err(format!("load problems: {problems:?}"));
+    }
+    let set = Toolset::from_sources(
+        schemas,
+        problems,
         &ToolsetOptions {
             profile: d.profile,
             env_override: Some(d.env.clone()),
             ..ToolsetOptions::default()
         },
     );
-    if !set.problems.is_empty() {
-        return Err(format!("load problems: {:?}", set.problems));
-    }
     let mut config = TransportConfig {
         connect_timeout: Duration::from_secs(2),
         total_timeout: Duration::from_millis(d.timeout_ms.unwrap_or(5000)),

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use calls::{Logs, opts, runner, transport};
 use flowmcp_runtime::envelope::Envelope;
 use flowmcp_runtime::secret::{MAX_ENV_FILE_BYTES, read_env_file};
-use flowmcp_runtime::toolset::{Toolset, ToolsetOptions};
+use flowmcp_runtime::toolset::Toolset;
 use flowmcp_spec::Profile;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -310,43 +310,6 @@ fn handlers_see_slot_tokens_not_secrets() {
     );
     let body: Value = serde_json::from_slice(&s.body).expect("body");
     assert_eq!(body["auth"], json!(format!("Bearer {CANARY}")));
-}
-
-/// Item 5: the catalog walk does not follow a link out of the catalog, and a load problem that
-/// quotes a secret's file shows the value redacted.
-#[cfg(unix)]
-#[test]
-fn links_out_of_the_catalog_are_not_followed_and_problems_are_redacted() {
-    let base = Scratch::new("sec-link");
-    base.write(".env", "GH_TOKEN=ghp_CANARYsecret0042\n");
-    base.write("cat/p/ok.mjs", "export const x = 1\n");
-    std::os::unix::fs::symlink(base.0.join(".env"), base.0.join("cat/p/secrets.mjs"))
-        .expect("symlink");
-    // A copy inside the catalog is read, but its error message is redacted.
-    base.write("cat/p/copy.mjs", "GH_TOKEN=ghp_CANARYsecret0042\n");
-    let set = Toolset::load_dir(
-        &base.0.join("cat"),
-        &ToolsetOptions {
-            env_file: env(&[("GH_TOKEN", "ghp_CANARYsecret0042")]),
-            env_override: Some(IndexMap::new()),
-            ..ToolsetOptions::default()
-        },
-    )
-    .expect("loads");
-    let text = format!("{:?}", set.problems);
-    assert!(!text.contains("ghp_CANARY"), "{text}");
-    assert!(
-        set.problems
-            .iter()
-            .any(|p| p.file.ends_with("secrets.mjs") && p.message.contains("outside the catalog")),
-        "{text}"
-    );
-    assert!(
-        set.problems
-            .iter()
-            .any(|p| p.file.ends_with("copy.mjs") && p.message.contains("[redacted]")),
-        "{text}"
-    );
 }
 
 /// A listener that accepts connections and never answers.

@@ -765,19 +765,7 @@ impl<'r> Resolved<'r> {
 
     /// The `sharedLists` object the `handlers` factory receives: `{ <name>: [ <entries> ] }`.
     pub fn to_json(&self) -> Value {
-        let mut out = Map::new();
-        for (list, entries) in &self.lists {
-            out.insert(
-                list.name.clone(),
-                Value::Array(
-                    entries
-                        .iter()
-                        .map(|e| Value::Object((*e).clone()))
-                        .collect(),
-                ),
-            );
-        }
-        Value::Object(out)
+        self.to_owned_lists().to_json()
     }
 
     /// The interpolation texts of `field` over the filtered entries of `list` (distinct, in entry
@@ -786,6 +774,21 @@ impl<'r> Resolved<'r> {
         let (l, entries) = self.lists.iter().find(|(l, _)| l.name == list)?;
         l.field(field)?;
         Some(SharedList::texts_of(field, entries.iter().copied()))
+    }
+
+    /// The same resolution, owning its data (for a runtime that keeps it).
+    pub fn to_owned_lists(&self) -> ResolvedLists {
+        ResolvedLists {
+            lists: self
+                .lists
+                .iter()
+                .map(|(l, entries)| ResolvedList {
+                    name: l.name.clone(),
+                    fields: l.fields.iter().map(|f| f.key.clone()).collect(),
+                    entries: entries.iter().map(|e| (*e).clone()).collect(),
+                })
+                .collect(),
+        }
     }
 
     /// Replaces the `{{list:field}}` items of an `enum(...)` primitive by the field's values
@@ -1112,5 +1115,48 @@ impl ListScope {
             )),
             ListScope::NotSearched => Some("no list registry was provided".to_string()),
         }
+    }
+}
+
+/// A schema's shared lists, resolved and owned: what its `handlers` factory receives
+/// ([`ResolvedLists::to_json`]) and what its list-interpolated enums accept
+/// ([`ResolvedLists::field_values`]). Made by [`Resolved::to_owned_lists`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResolvedLists {
+    lists: Vec<ResolvedList>,
+}
+
+/// One list of a [`ResolvedLists`].
+#[derive(Clone, Debug, PartialEq)]
+struct ResolvedList {
+    name: String,
+    /// The keys of the list's declared fields.
+    fields: Vec<String>,
+    /// The entries that passed the references' filters.
+    entries: Vec<Map<String, Value>>,
+}
+
+impl ResolvedLists {
+    /// `{ <name>: [ <entries> ] }`, in the order of first reference.
+    pub fn to_json(&self) -> Value {
+        Value::Object(
+            self.lists
+                .iter()
+                .map(|l| {
+                    let entries = l.entries.iter().cloned().map(Value::Object).collect();
+                    (l.name.clone(), Value::Array(entries))
+                })
+                .collect(),
+        )
+    }
+
+    /// The interpolation texts of `field` over the entries of `list` (distinct, in entry order);
+    /// `None` when the list is not resolved or does not declare the field.
+    pub fn field_values(&self, list: &str, field: &str) -> Option<Vec<String>> {
+        let l = self.lists.iter().find(|l| l.name == list)?;
+        l.fields
+            .iter()
+            .any(|f| f == field)
+            .then(|| SharedList::texts_of(field, &l.entries))
     }
 }

@@ -64,17 +64,52 @@ pub fn is_catalog(dir: &Path) -> bool {
 /// cross-file checks) and one per `.mjs` file (referenced or not; `_shared/` helper modules,
 /// hidden directories and `node_modules` are skipped), sorted by path.
 pub fn validate_catalog(dir: &Path, display: &str, opts: &Options) -> Vec<FileReport> {
+    let v = validate_catalog_files(dir, display, opts);
+    let mut out = Vec::with_capacity(v.files.len() + 1);
+    out.push(v.catalog);
+    out.extend(v.files.into_iter().map(|f| f.report));
+    out
+}
+
+/// One `.mjs` file of a validated catalog: its report and its evaluation, for a caller that builds
+/// on the same evaluation (a catalog's tools) instead of loading the file again.
+#[derive(Debug)]
+pub struct CatalogFile {
+    /// The path relative to the catalog, with `/` separators.
+    pub rel: String,
+    /// The file on disk (inside the catalog).
+    pub path: PathBuf,
+    /// The file's own validation report.
+    pub report: FileReport,
+    /// The loaded file (exports as validation left them).
+    pub loaded: LoadedFile,
+}
+
+/// The result of [`validate_catalog_files`].
+#[derive(Debug)]
+pub struct CatalogValidation {
+    /// The report of the catalog itself (`registry.json`, CAT rules, cross-file checks).
+    pub catalog: FileReport,
+    /// Every `.mjs` file of the catalog, sorted by path.
+    pub files: Vec<CatalogFile>,
+    /// The paths `registry.json` lists in each section that resolve to files inside the catalog,
+    /// relative to it (`schemas`, `shared`, `agents`, `selections`).
+    pub listed: Vec<(Section, String)>,
+    /// The catalog's shared lists (its `_lists/`), as every file saw them.
+    pub lists: ListScope,
+}
+
+/// [`validate_catalog`], keeping each file's evaluation and what the manifest lists.
+pub fn validate_catalog_files(dir: &Path, display: &str, opts: &Options) -> CatalogValidation {
     let display = display.trim_end_matches('/');
     let display = if display.is_empty() { "." } else { display };
-    let (diagnostics, files) = run(dir, display, opts, true);
-    let mut out = Vec::with_capacity(files.len() + 1);
-    out.push(FileReport::new(
-        format!("{display}/{REGISTRY_FILE}"),
-        "catalog",
-        diagnostics,
-    ));
-    out.extend(files);
-    out
+    let (diagnostics, files, listed, lists) = run(dir, display, opts, true);
+    CatalogValidation {
+        catalog: FileReport::new(format!("{display}/{REGISTRY_FILE}"), "catalog", diagnostics),
+        files,
+        listed,
+        lists,
+    }
 }
 
 /// What the checks across files need to know about one loaded file.
@@ -182,12 +217,16 @@ fn entry_path(section: Section, index: usize) -> JsonPath {
 }
 
 /// Runs everything. Returns the catalog's diagnostics and (when `validate_files`) one report per file.
-fn run(
-    dir: &Path,
-    display: &str,
-    opts: &Options,
-    validate_files: bool,
-) -> (Vec<Diagnostic>, Vec<FileReport>) {
+/// What [`run`] gives: the catalog's diagnostics, the files (validated ones only), what the manifest
+/// lists, and the lists every file saw.
+type RunResult = (
+    Vec<Diagnostic>,
+    Vec<CatalogFile>,
+    Vec<(Section, String)>,
+    ListScope,
+);
+
+fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunResult {
     let label = format!("{display}/{REGISTRY_FILE}");
     let mut c = Collector::new(&opts.settings, Some(label));
     let canon_dir = dir.canonicalize().ok();
@@ -236,8 +275,15 @@ fn run(
             }
         }
     }
-    let loaded = load_all(dir, &rels, display, opts, validate_files);
-    let facts: HashMap<&str, &Facts> = loaded.iter().map(|(r, f, _)| (r.as_str(), f)).collect();
+    // Every file sees the catalog's own `_lists/` (an empty registry when there is none).
+    let scope = if validate_files {
+        let root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        ListScope::Found(ListDiscovery::global().registry(&root.join(LISTS_DIR), opts))
+    } else {
+        ListScope::NotSearched
+    };
+    let loaded = load_all(&rels, display, opts, validate_files.then_some(&scope));
+    let facts: HashMap<&str, &Facts> = loaded.iter().map(|(r, _, f, _)| (r.as_str(), f)).collect();
 
     if let Some(reg) = registry.as_ref().and_then(Value::as_object) {
         check_against_files(reg, &targets, &facts, &mut c);
@@ -250,8 +296,19 @@ fn run(
     if let Some(text) = &registry_text {
         add_json_positions(text, &mut diagnostics);
     }
-    let reports = loaded.into_iter().filter_map(|(_, _, r)| r).collect();
-    (diagnostics, reports)
+    let listed = targets.into_iter().map(|t| (t.section, t.rel)).collect();
+    let files = loaded
+        .into_iter()
+        .filter_map(|(rel, path, _, kept)| {
+            kept.map(|(report, loaded)| CatalogFile {
+                rel,
+                path,
+                report,
+                loaded,
+            })
+        })
+        .collect();
+    (diagnostics, files, listed, scope)
 }
 
 /// Reads `registry.json` (CAT001 when it is missing, unreadable, too large or not UTF-8).
@@ -1134,14 +1191,17 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Loads every file (in parallel), extracts its facts and, when `validate`, validates it.
+/// A loaded file: its path relative to the catalog, on disk, its facts and, when validated, its
+/// report and evaluation.
+type Loaded = (String, PathBuf, Facts, Option<(FileReport, LoadedFile)>);
+
+/// Loads every file (in parallel), extracts its facts and, with a list scope, validates it.
 fn load_all(
-    dir: &Path,
     files: &BTreeMap<String, PathBuf>,
     display: &str,
     opts: &Options,
-    validate: bool,
-) -> Vec<(String, Facts, Option<FileReport>)> {
+    scope: Option<&ListScope>,
+) -> Vec<Loaded> {
     let items: Vec<(&String, &PathBuf)> = files.iter().collect();
     if items.is_empty() {
         return Vec::new();
@@ -1151,19 +1211,15 @@ fn load_all(
         .unwrap_or(1)
         .clamp(1, 16);
     let chunk = items.len().div_ceil(threads).max(1);
-    // Every file sees the catalog's own `_lists/` (an empty registry when there is none).
-    let scope = validate.then(|| {
-        let root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-        ListScope::Found(ListDiscovery::global().registry(&root.join(LISTS_DIR), opts))
-    });
-    let one = |rel: &String, file: &PathBuf| {
+    let one = |rel: &String, file: &PathBuf| -> Loaded {
         let shown = format!("{display}/{rel}");
-        let loaded = load_file(file, &shown, &opts.limits, &opts.settings);
+        let mut loaded = load_file(file, &shown, &opts.limits, &opts.settings);
         let facts = Facts::of(&loaded);
-        let report = scope
-            .as_ref()
-            .map(|scope| crate::validate_loaded_in(loaded, opts, scope, Some(file)));
-        (rel.clone(), facts, report)
+        let kept = scope.map(|scope| {
+            let report = crate::validate_loaded_mut(&mut loaded, opts, scope, Some(file));
+            (report, loaded)
+        });
+        (rel.clone(), file.clone(), facts, kept)
     };
     let mut out = Vec::with_capacity(items.len());
     std::thread::scope(|s| {

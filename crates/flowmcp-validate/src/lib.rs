@@ -106,13 +106,26 @@ pub fn validate_loaded_in(
     lists: &lists::ListScope,
     path: Option<&Path>,
 ) -> FileReport {
-    rerun_factory_with_lists(&mut loaded, opts, lists);
+    validate_loaded_mut(&mut loaded, opts, lists, path)
+}
+
+/// [`validate_loaded_in`] that leaves the file to the caller (a catalog builds its tools from the
+/// same evaluation). When the schema's lists resolve and its `handlers` factory had thrown without
+/// them, the factory's shape is read again with the lists (see the crate documentation), and
+/// `loaded.exports` is updated.
+pub fn validate_loaded_mut(
+    loaded: &mut LoadedFile,
+    opts: &Options,
+    lists: &lists::ListScope,
+    path: Option<&Path>,
+) -> FileReport {
+    rerun_factory_with_lists(loaded, opts, lists);
     let mut c = Collector::new(&opts.settings, Some(loaded.display.clone()));
     let mut list_file = false;
     if let Some(exports) = &loaded.exports {
         match loaded.kind {
             FileKind::Schema | FileKind::Unknown => {
-                let ctx = rules::SchemaCtx::new(exports, opts, &loaded).with_lists(lists);
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_lists(lists);
                 rules::run_schema_rules(&ctx, &mut c);
             }
             FileKind::List => {
@@ -124,7 +137,7 @@ pub fn validate_loaded_in(
             _ => {}
         }
     }
-    let mut diagnostics: Vec<Diagnostic> = loaded.diagnostics;
+    let mut diagnostics: Vec<Diagnostic> = loaded.diagnostics.clone();
     diagnostics.extend(c.finish());
     drop_duplicate_sec017(&mut diagnostics);
     if list_file {
@@ -133,7 +146,7 @@ pub fn validate_loaded_in(
     if let Some(source) = &loaded.source {
         add_source_positions(source, loaded.blanked.as_deref(), &mut diagnostics);
     }
-    FileReport::new(loaded.display, loaded.kind.as_str(), diagnostics)
+    FileReport::new(loaded.display.clone(), loaded.kind.as_str(), diagnostics)
 }
 
 /// A list file without a `list` export gets LST001; the loader's LDR008 (no recognised export) for the

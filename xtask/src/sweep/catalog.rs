@@ -6,9 +6,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_loader::eval::Limits;
 use flowmcp_loader::file::load_file;
-use flowmcp_runtime::toolset::{Toolset, ToolsetOptions, schema_files};
+use flowmcp_runtime::toolset::Toolset;
 use flowmcp_spec::{Profile, RuleSettings};
 use indexmap::IndexMap;
 use rayon::prelude::*;
@@ -51,7 +52,8 @@ impl FileInfo {
 
 /// Reads every schema file under `dir` (in parallel), keyed by path.
 pub fn read_files(dir: &Path, profile: Profile) -> Result<HashMap<PathBuf, FileInfo>, String> {
-    let files = schema_files(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let files = flowmcp_loader::walk::mjs_files(dir, &|name| name == "_lists")
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
     let settings = RuleSettings::new(profile);
     let limits = Limits::default();
     Ok(files
@@ -162,18 +164,20 @@ pub fn param_names(files: &HashMap<PathBuf, FileInfo>) -> Vec<String> {
     names
 }
 
-/// Loads the toolset with `env` as the whole environment.
+/// Opens `dir` as a catalog (every file validated; only valid schemas are callable) with `env` as
+/// the whole environment, and takes its tools.
 pub fn load_toolset(
     dir: &Path,
     profile: Profile,
     env: IndexMap<String, String>,
 ) -> Result<Toolset, String> {
-    let opts = ToolsetOptions {
-        profile,
+    let opts = CatalogOptions {
         env_override: Some(env),
-        ..ToolsetOptions::default()
+        ..CatalogOptions::new(profile)
     };
-    Toolset::load_dir(dir, &opts).map_err(|e| format!("cannot load {}: {e}", dir.display()))
+    Catalog::open(dir, &opts)
+        .map(Catalog::into_toolset)
+        .map_err(|e| format!("cannot load {}: {e}", dir.display()))
 }
 
 /// One tool call of a sweep.

@@ -1,11 +1,9 @@
 //! Shared lists on disk and their rules: reading a `_lists/` directory ([`load_dir`]), which
-//! registry a file sees ([`ListDiscovery`]), the LST rules of a list file, and the reverse index
-//! behind `flowmcp list-refs`. The list model itself (lists, references, filters, resolution) is
-//! [`flowmcp_spec::lists`], re-exported here.
+//! registry a file sees ([`ListDiscovery`]) and the LST rules of a list file. The list model
+//! itself (lists, references, filters, resolution) is [`flowmcp_spec::lists`], re-exported here.
 
 mod check;
 mod discovery;
-mod index;
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +15,6 @@ pub use flowmcp_spec::lists::*;
 
 pub(crate) use check::check_list_file;
 pub use discovery::{LISTS_DIR, ListDiscovery, MAX_WALK_UP};
-pub use index::{ListUse, ReverseIndex, list_uses};
 
 /// Loads every `*.mjs` file directly inside `dir` (a `_lists/` directory), in file-name order,
 /// with the loader (scan, sandbox, extraction). Files that cannot be read or do not give a list

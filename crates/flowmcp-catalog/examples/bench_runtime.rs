@@ -6,13 +6,14 @@
 //!   round by round so that machine noise hits them alike: a bare `ureq` GET, `Runner::call_json`
 //!   on a tool without handlers, and on a tool with a `postRequest` handler (after a warm-up, so
 //!   the handler's sandbox exists). Reported: p50/p90 per way and the p50 overhead over bare ureq.
-//! * `bench_runtime load <dir> [--profile compat|spec]`: loads every schema under `<dir>` and builds
-//!   every tool descriptor once; prints wall time, tools exposed/hidden and the peak RSS (VmHWM).
+//! * `bench_runtime load <dir> [--profile compat|spec]`: opens `<dir>` as a catalog — every file
+//!   loaded and validated, every tool descriptor built once; prints wall time, tools exposed/hidden
+//!   and the peak RSS (VmHWM).
 
 use std::time::{Duration, Instant};
 
+use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_runtime::call::{Runner, RunnerOptions};
-use flowmcp_runtime::toolset::{Toolset, ToolsetOptions};
 use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
 use flowmcp_spec::Profile;
 use serde_json::{Map, Value, json};
@@ -22,10 +23,14 @@ export const main = {
     namespace: 'bench', name: 'Bench', description: 'Benchmark', version: '4.2.0',
     root: 'https://bench.example',
     tools: {
-        plain: { method: 'GET', path: '/data', description: 'No handlers', parameters: [
-            { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [ 'optional()' ] } } ] },
-        post: { method: 'GET', path: '/data', description: 'With postRequest', parameters: [
-            { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [ 'optional()' ] } } ] }
+        plain: { method: 'GET', path: '/data', description: 'No handlers', meta: { isReadOnly: true, isConcurrencySafe: true, isDestructive: false, searchHint: 'bench', aliases: [], alwaysLoad: false },
+            parameters: [
+            { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [ 'optional()' ] } } ],
+            tests: [ { _description: 'default' }, { _description: 'query', q: 'x' }, { _description: 'other', q: 'y' } ] },
+        post: { method: 'GET', path: '/data', description: 'With postRequest', meta: { isReadOnly: true, isConcurrencySafe: true, isDestructive: false, searchHint: 'bench', aliases: [], alwaysLoad: false },
+            parameters: [
+            { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [ 'optional()' ] } } ],
+            tests: [ { _description: 'default' }, { _description: 'query', q: 'x' }, { _description: 'other', q: 'y' } ] }
     }
 }
 export const handlers = ( { sharedLists, libraries } ) => ( {
@@ -115,22 +120,17 @@ fn call(iters: usize) -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("flowmcp-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("bench.mjs"), SCHEMA).map_err(|e| e.to_string())?;
-    let set = Toolset::load_dir(
-        &dir,
-        &ToolsetOptions {
-            profile: Profile::Spec,
-            ..ToolsetOptions::default()
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    let catalog =
+        Catalog::open(&dir, &CatalogOptions::new(Profile::Spec)).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(&dir);
+    let set = catalog.toolset();
     let transport = UreqTransport::new(TransportConfig {
         allow_http_loopback: true,
         ..TransportConfig::default()
     });
     let mut opts = RunnerOptions::default();
     opts.upstreams.insert("bench".into(), base.clone());
-    let runner = Runner::with_log(&set, &transport, opts, Box::new(|_| {}));
+    let runner = Runner::with_log(set, &transport, opts, Box::new(|_| {}));
     let bare = ureq::Agent::new_with_defaults();
     let url = format!("{base}/data?q=x");
     let mut input = Map::new();
@@ -233,15 +233,10 @@ fn peak_rss_kib() -> Option<u64> {
 
 fn load(dir: &str, profile: Profile) -> Result<(), String> {
     let started = Instant::now();
-    let set = Toolset::load_dir(
-        std::path::Path::new(dir),
-        &ToolsetOptions {
-            profile,
-            ..ToolsetOptions::default()
-        },
-    )
-    .map_err(|e| format!("{dir}: {e}"))?;
+    let catalog = Catalog::open(std::path::Path::new(dir), &CatalogOptions::new(profile))
+        .map_err(|e| format!("{dir}: {e}"))?;
     let wall = started.elapsed();
+    let set = catalog.toolset();
     let (exposed, hidden, _) = set.exposure();
     let list_fallback = set
         .tools

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use flowmcp_spec::placeholder::find_interpolations;
 use serde_json::{Map, Value, json};
 
-use super::{ListRef, SharedList};
+use flowmcp_spec::lists::{ListRef, SharedList};
 
 /// One use of a shared list by one tool.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

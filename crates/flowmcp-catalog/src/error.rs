@@ -1,0 +1,38 @@
+//! The catalog layer's errors: what stops a catalog from being read at all. Everything about the
+//! files themselves is a diagnostic in the catalog's report, not an error.
+
+use std::path::Path;
+
+/// Why a catalog (or its manifest) could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    /// Reading or writing a file or directory failed.
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The catalog path is not a directory.
+    #[error("{path}: not a directory")]
+    NotADirectory { path: String },
+    /// `registry.json` exists but is not a JSON object.
+    #[error("{path}: {reason}; fix or remove it first")]
+    BadRegistry { path: String, reason: String },
+    /// `registry.json` is needed and missing.
+    #[error("{path}: not found (create it with `flowmcp catalog index {dir}`)")]
+    NoRegistry { path: String, dir: String },
+    /// A manifest entry names a path that cannot be used (outside the catalog, not a file, …).
+    #[error("{0}")]
+    Entry(String),
+}
+
+impl CatalogError {
+    /// An I/O error at `path`.
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> CatalogError {
+        CatalogError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}

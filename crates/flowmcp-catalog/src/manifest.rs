@@ -1,0 +1,534 @@
+//! `registry.json`: reading it, its `contentHash`, and writing it from the directory
+//! ([`build_index`], [`write_index`]).
+//!
+//! The index reads the standard layout: `_lists/*.mjs` (shared lists), `providers/<ns>/*.mjs`
+//! (schemas), `agents/<name>/agent.mjs` (agents) and `selections/<name>/*.mjs` (selections). Each
+//! file is loaded in the sandbox (profile `compat`) to read what its entry derives from it: a list's
+//! `meta.name`; a schema's `main.namespace`, `main.name`, `main.requiredServerParams`, whether it
+//! exports `handlers`, and the `ref`s of `main.sharedLists`; an agent's or selection's
+//! `description` (only when the entry has none yet). Existing entries whose files still exist
+//! outside this layout stay listed. Hand-written members (the top-level `name`, `version`,
+//! `description`, `schemaSpec`, entry descriptions, unknown members) are kept; entries are sorted by
+//! path; `contentHash` is recomputed. Writing replaces the file atomically, and only when its
+//! content changes.
+
+use std::path::{Path, PathBuf};
+
+use flowmcp_loader::Limits;
+use flowmcp_loader::file::{FileKind, LoadedFile, load_file};
+use flowmcp_spec::catalog::{
+    AgentEntry, CURRENT_SPEC_VERSION, LISTS_DIR, REGISTRY_FILE, Registry, SchemaEntry, Section,
+    SelectionEntry, SharedEntry, check_relative_path, content_hash, describe_changes, merge_index,
+    referenced_paths,
+};
+use flowmcp_spec::{Profile, RuleSettings};
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+use crate::CatalogError;
+
+/// The canonical catalog directory (an error when `dir` is not a directory).
+pub(crate) fn catalog_root(dir: &Path) -> Result<PathBuf, CatalogError> {
+    let root = dir.canonicalize().map_err(|e| CatalogError::io(dir, e))?;
+    if !root.is_dir() {
+        return Err(CatalogError::NotADirectory {
+            path: dir.display().to_string(),
+        });
+    }
+    Ok(root)
+}
+
+/// Reads `registry.json`: `None` when there is none, an error when it is not a JSON object.
+pub fn read_registry(path: &Path) -> Result<Option<Map<String, Value>>, CatalogError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(CatalogError::io(path, e)),
+    };
+    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let bad = |reason: String| CatalogError::BadRegistry {
+        path: path.display().to_string(),
+        reason,
+    };
+    match serde_json::from_str::<Value>(body) {
+        Ok(Value::Object(m)) => Ok(Some(m)),
+        Ok(_) => Err(bad("not a JSON object".into())),
+        Err(e) => Err(bad(format!("not valid JSON ({e})"))),
+    }
+}
+
+/// The `contentHash` of the catalog in `dir`: SHA-256 over the files its `registry.json` references
+/// (chapter 15).
+pub fn catalog_hash(dir: &Path) -> Result<String, CatalogError> {
+    let root = catalog_root(dir)?;
+    let registry_path = dir.join(REGISTRY_FILE);
+    let registry = read_registry(&registry_path)?.ok_or_else(|| CatalogError::NoRegistry {
+        path: registry_path.display().to_string(),
+        dir: dir.display().to_string(),
+    })?;
+    let refs = referenced_paths(&Value::Object(registry));
+    hash_files(
+        &root,
+        refs.iter()
+            .map(|r| (format!("{}[{}]", r.section.key(), r.index), r.path.as_str())),
+    )
+}
+
+/// The `contentHash` over the files `items` name (`(label for errors, path relative to root)`),
+/// each read from under `root`.
+fn hash_files<'p>(
+    root: &Path,
+    items: impl Iterator<Item = (String, &'p str)>,
+) -> Result<String, CatalogError> {
+    let mut contents: Vec<(&str, Vec<u8>)> = Vec::new();
+    for (label, rel) in items {
+        let file = resolve(root, rel).map_err(|e| CatalogError::Entry(format!("{label}: {e}")))?;
+        let bytes = std::fs::read(&file).map_err(|e| CatalogError::io(Path::new(rel), e))?;
+        contents.push((rel, bytes));
+    }
+    Ok(content_hash(
+        contents.iter().map(|(p, b)| (*p, b.as_slice())),
+    ))
+}
+
+/// The file a manifest path names, which must lie inside `root` (symbolic links included).
+pub(crate) fn resolve(root: &Path, rel: &str) -> Result<PathBuf, CatalogError> {
+    let entry = |m: String| CatalogError::Entry(m);
+    check_relative_path(rel).map_err(|p| entry(format!("invalid path {rel:?}: {p}")))?;
+    let full = root.join(rel.split('/').collect::<PathBuf>());
+    let real = full
+        .canonicalize()
+        .map_err(|e| entry(format!("{rel:?}: {e}")))?;
+    if !real.starts_with(root) {
+        return Err(entry(format!("{rel:?} leads outside the catalog")));
+    }
+    if !real.is_file() {
+        return Err(entry(format!("{rel:?} is not a file")));
+    }
+    Ok(real)
+}
+
+/// A file found for the index, before loading.
+struct Found {
+    section: Section,
+    rel: String,
+    file: PathBuf,
+}
+
+/// What [`build_index`] computed.
+#[derive(Clone, Debug)]
+pub struct Index {
+    /// Where `registry.json` is (or will be).
+    pub path: PathBuf,
+    /// The manifest as it is now, if there is one.
+    pub existing: Option<Value>,
+    /// The manifest the directory gives, merged over the existing one.
+    pub merged: Value,
+    /// What changes, one line each (`+ …`, `- …`, `~ …`); empty when up to date.
+    pub changes: Vec<String>,
+    /// Remarks about files (left out, not loading, entries dropped).
+    pub notes: Vec<String>,
+    /// Entries per section of the new manifest: shared lists, schemas, agents, selections.
+    pub counts: [usize; 4],
+}
+
+impl Index {
+    /// Whether `registry.json` already says what the directory gives.
+    pub fn is_current(&self) -> bool {
+        self.existing.as_ref() == Some(&self.merged)
+    }
+}
+
+/// Computes `registry.json` for the catalog in `dir` (see the module documentation); writes
+/// nothing.
+pub fn build_index(dir: &Path) -> Result<Index, CatalogError> {
+    let root = catalog_root(dir)?;
+    let registry_path = dir.join(REGISTRY_FILE);
+    let existing = read_registry(&registry_path)?;
+    let dir_name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+
+    let mut notes: Vec<String> = Vec::new();
+    let mut found = discover(&root, &mut notes);
+    // Entries of the existing manifest whose files still exist outside the standard layout stay.
+    if let Some(old) = &existing {
+        for r in referenced_paths(&Value::Object(old.clone())) {
+            if found.iter().any(|f| f.rel == r.path) {
+                continue;
+            }
+            match resolve(&root, &r.path) {
+                Ok(file) if r.path.ends_with(".mjs") => found.push(Found {
+                    section: r.section,
+                    rel: r.path,
+                    file,
+                }),
+                Ok(_) => notes.push(format!("{}: not a .mjs file; entry dropped", r.path)),
+                Err(e) => notes.push(format!("{e}; entry dropped")),
+            }
+        }
+    }
+
+    let settings = RuleSettings::new(Profile::Compat);
+    let limits = Limits::default();
+    let loaded: Vec<(Found, LoadedFile)> = found
+        .into_par_iter()
+        .map(|f| {
+            let loaded = load_file(&f.file, &f.rel, &limits, &settings);
+            (f, loaded)
+        })
+        .collect();
+
+    let old_entry = |section: Section, rel: &str| -> Option<Map<String, Value>> {
+        existing
+            .as_ref()?
+            .get(section.key())?
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_object)
+            .find(|e| e.get(section.path_key()).and_then(Value::as_str) == Some(rel))
+            .cloned()
+    };
+
+    let mut fresh = Registry {
+        name: dir_name,
+        version: "1.0.0".into(),
+        description: String::new(),
+        schema_spec: CURRENT_SPEC_VERSION.into(),
+        ..Registry::default()
+    };
+    let mut selections: Vec<SelectionEntry> = Vec::new();
+    for (f, loaded) in &loaded {
+        let old = old_entry(f.section, &f.rel);
+        let old_str = |key: &str| -> Option<String> {
+            old.as_ref()
+                .and_then(|o| o.get(key))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let exports = loaded.exports.as_ref();
+        if exports.is_none() {
+            notes.push(format!(
+                "{}: does not load ({}); its entry keeps the values already listed",
+                f.rel,
+                first_error(loaded)
+            ));
+        }
+        let export = |name: &str| exports.and_then(|e| e.get(name)).and_then(Value::as_object);
+        let member = |obj: Option<&Map<String, Value>>, key: &str| -> Option<String> {
+            obj.and_then(|o| o.get(key))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let stem = file_stem(&f.rel);
+        match f.section {
+            Section::Shared => {
+                if exports.is_some() && loaded.kind != FileKind::List {
+                    notes.push(format!("{}: exports no `list`; left out", f.rel));
+                    continue;
+                }
+                let meta = export("list")
+                    .and_then(|l| l.get("meta"))
+                    .and_then(Value::as_object);
+                fresh.shared.push(SharedEntry {
+                    file: f.rel.clone(),
+                    name: member(meta, "name")
+                        .or_else(|| old_str("name"))
+                        .unwrap_or_else(|| camel_case(&stem)),
+                    extra: Map::new(),
+                });
+            }
+            Section::Schemas => {
+                if exports.is_some() && loaded.kind != FileKind::Schema {
+                    notes.push(format!("{}: exports no `main`; left out", f.rel));
+                    continue;
+                }
+                fresh.schemas.push(schema_entry(f, loaded, old.as_ref()));
+            }
+            Section::Agents => {
+                if exports.is_some() && loaded.kind != FileKind::Agent {
+                    notes.push(format!("{}: exports no `agent`; left out", f.rel));
+                    continue;
+                }
+                let name = f.rel.rsplit('/').nth(1).map(str::to_string).unwrap_or(stem);
+                fresh.agents.push(AgentEntry {
+                    name,
+                    description: member(export("agent"), "description").unwrap_or_default(),
+                    manifest: f.rel.clone(),
+                    extra: Map::new(),
+                });
+            }
+            Section::Selections => {
+                if exports.is_some() && loaded.kind != FileKind::Selection {
+                    // Skills and prompts next to a selection are not selections.
+                    continue;
+                }
+                let sel = export("selection");
+                selections.push(SelectionEntry {
+                    name: member(sel, "name")
+                        .or_else(|| old_str("name"))
+                        .unwrap_or(stem),
+                    description: member(sel, "description").unwrap_or_default(),
+                    file: f.rel.clone(),
+                    extra: Map::new(),
+                });
+            }
+        }
+    }
+    if !selections.is_empty() {
+        fresh.selections = Some(selections);
+    }
+
+    // contentHash over the files the new manifest lists.
+    let hash = hash_files(
+        &root,
+        fresh
+            .referenced_paths()
+            .into_iter()
+            .map(|(section, rel)| (section.key().to_string(), rel)),
+    )?;
+    fresh.content_hash = Some(hash);
+
+    let merged = Value::Object(merge_index(existing.as_ref(), &fresh));
+    let existing = existing.map(Value::Object);
+    let changes = match &existing {
+        Some(old) if old == &merged => Vec::new(),
+        Some(old) => describe_changes(old, &merged),
+        None => vec![format!("+ {REGISTRY_FILE} (new file)")],
+    };
+    Ok(Index {
+        path: registry_path,
+        existing,
+        merged,
+        changes,
+        notes,
+        counts: [
+            fresh.shared.len(),
+            fresh.schemas.len(),
+            fresh.agents.len(),
+            fresh.selections.as_ref().map_or(0, Vec::len),
+        ],
+    })
+}
+
+/// Writes the manifest of `index` (pretty JSON and a final newline), atomically; does nothing when
+/// it is current.
+pub fn write_index(index: &Index) -> Result<(), CatalogError> {
+    if index.is_current() {
+        return Ok(());
+    }
+    let mut text = serde_json::to_string_pretty(&index.merged)
+        .map_err(|e| CatalogError::Entry(format!("cannot serialise {REGISTRY_FILE}: {e}")))?;
+    text.push('\n');
+    flowmcp_loader::fsutil::write_atomic(&index.path, text.as_bytes())
+        .map_err(|e| CatalogError::io(&index.path, e))
+}
+
+/// The entry of one schema file: derived from `main` when the file loads, otherwise kept from the
+/// existing entry (or defaults).
+fn schema_entry(f: &Found, loaded: &LoadedFile, old: Option<&Map<String, Value>>) -> SchemaEntry {
+    let main = loaded
+        .exports
+        .as_ref()
+        .and_then(|e| e.get("main"))
+        .and_then(Value::as_object);
+    let old_typed: Option<SchemaEntry> =
+        old.and_then(|o| serde_json::from_value(Value::Object(o.clone())).ok());
+    let str_of = |o: Option<&Map<String, Value>>, key: &str| {
+        o.and_then(|o| o.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let strings = |v: Option<&Value>| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for s in v
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            if !out.iter().any(|x| x == s) {
+                out.push(s.to_string());
+            }
+        }
+        out
+    };
+    // `providers/<ns>/<file>.mjs`: the directory names the namespace when `main` cannot.
+    let dir_ns = f
+        .rel
+        .strip_prefix("providers/")
+        .and_then(|r| r.split_once('/'))
+        .map(|(ns, _)| ns.to_string());
+    match main {
+        Some(m) => SchemaEntry {
+            namespace: str_of(Some(m), "namespace")
+                .or_else(|| str_of(old, "namespace"))
+                .or(dir_ns)
+                .unwrap_or_default(),
+            file: f.rel.clone(),
+            name: str_of(Some(m), "name")
+                .or_else(|| str_of(old, "name"))
+                .unwrap_or_else(|| file_stem(&f.rel)),
+            required_server_params: strings(m.get("requiredServerParams")),
+            has_handlers: loaded.exports.as_ref().is_some_and(|e| e.has("handlers")),
+            shared_lists: strings(
+                m.get("sharedLists")
+                    .and_then(Value::as_array)
+                    .map(|a| Value::Array(a.iter().filter_map(|e| e.get("ref").cloned()).collect()))
+                    .as_ref(),
+            ),
+            extra: Map::new(),
+        },
+        None => match old_typed {
+            Some(mut e) => {
+                e.extra = Map::new();
+                e
+            }
+            None => SchemaEntry {
+                namespace: str_of(old, "namespace").or(dir_ns).unwrap_or_default(),
+                file: f.rel.clone(),
+                name: str_of(old, "name").unwrap_or_else(|| file_stem(&f.rel)),
+                ..SchemaEntry::default()
+            },
+        },
+    }
+}
+
+fn first_error(loaded: &LoadedFile) -> String {
+    loaded
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == flowmcp_spec::Severity::Error)
+        .map(|d| format!("{} {}", d.code, d.message))
+        .unwrap_or_else(|| "no recognised export".into())
+}
+
+fn file_stem(rel: &str) -> String {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.strip_suffix(".mjs").unwrap_or(name).to_string()
+}
+
+/// `evm-chains` → `evmChains` (chapter 03: the file name is the kebab-case form of the list name).
+fn camel_case(kebab: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for ch in kebab.chars() {
+        if ch == '-' || ch == '_' {
+            upper = !out.is_empty();
+        } else if upper {
+            out.extend(ch.to_uppercase());
+            upper = false;
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// The files of the standard layout, in a stable order.
+fn discover(root: &Path, notes: &mut Vec<String>) -> Vec<Found> {
+    let mut out = Vec::new();
+    let mut add = |section: Section, rel: String, notes: &mut Vec<String>| match resolve(root, &rel)
+    {
+        Ok(file) => out.push(Found { section, rel, file }),
+        Err(e) => notes.push(format!("{e}; skipped")),
+    };
+    for name in mjs_files(&root.join(LISTS_DIR)) {
+        add(Section::Shared, format!("{LISTS_DIR}/{name}"), notes);
+    }
+    for ns in subdirs(&root.join("providers")) {
+        for name in mjs_files(&root.join("providers").join(&ns)) {
+            add(Section::Schemas, format!("providers/{ns}/{name}"), notes);
+        }
+    }
+    for agent in subdirs(&root.join("agents")) {
+        if root.join("agents").join(&agent).join("agent.mjs").exists() {
+            add(Section::Agents, format!("agents/{agent}/agent.mjs"), notes);
+        }
+    }
+    for sel in subdirs(&root.join("selections")) {
+        for name in mjs_files(&root.join("selections").join(&sel)) {
+            add(
+                Section::Selections,
+                format!("selections/{sel}/{name}"),
+                notes,
+            );
+        }
+    }
+    out
+}
+
+/// Names of the visible subdirectories of `dir` (not symbolic links), sorted; none when `dir` is
+/// missing.
+fn subdirs(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| !n.starts_with('.') && n != "node_modules")
+        .collect();
+    out.sort();
+    out
+}
+
+/// Names of the `.mjs` files directly in `dir` (following file symbolic links), sorted.
+fn mjs_files(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_file())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n.ends_with(".mjs") && !n.starts_with('.'))
+        .collect();
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("flowmcp-manifest-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(camel_case("evm-chains"), "evmChains");
+        assert_eq!(camel_case("countries"), "countries");
+        assert_eq!(camel_case("iso-country-codes"), "isoCountryCodes");
+        assert_eq!(file_stem("_lists/evm-chains.mjs"), "evm-chains");
+    }
+
+    #[test]
+    fn resolve_keeps_paths_inside() {
+        let d = temp_dir("resolve");
+        std::fs::create_dir_all(d.join("providers/x")).unwrap();
+        std::fs::write(d.join("providers/x/a.mjs"), "").unwrap();
+        let root = d.canonicalize().unwrap();
+        assert!(resolve(&root, "providers/x/a.mjs").is_ok());
+        assert!(resolve(&root, "../a.mjs").is_err());
+        assert!(resolve(&root, "/etc/hostname").is_err());
+        assert!(resolve(&root, "providers/x/missing.mjs").is_err());
+        assert!(resolve(&root, "providers/x").is_err());
+        #[cfg(unix)]
+        {
+            let outside = temp_dir("resolve-outside");
+            std::fs::write(outside.join("o.mjs"), "").unwrap();
+            std::os::unix::fs::symlink(outside.join("o.mjs"), d.join("providers/x/link.mjs"))
+                .unwrap();
+            let err = resolve(&root, "providers/x/link.mjs").unwrap_err();
+            assert!(err.to_string().contains("outside"), "{err}");
+            let _ = std::fs::remove_dir_all(&outside);
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}

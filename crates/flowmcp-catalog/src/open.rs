@@ -1,0 +1,476 @@
+//! Opening a catalog: every file validated, and only valid schemas made callable.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use flowmcp_loader::HandlersExport;
+use flowmcp_loader::file::{FileKind, LoadedFile, load_file};
+use flowmcp_runtime::call::{LogSink, Runner, RunnerOptions};
+use flowmcp_runtime::envelope::{ECode, Envelope};
+use flowmcp_runtime::toolset::{LoadProblem, SchemaSource, ToolEntry, Toolset, ToolsetOptions};
+use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
+use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
+use flowmcp_spec::lists::{ListRef, ListScope};
+use flowmcp_spec::model::SchemaMain;
+use flowmcp_spec::{FileReport, Severity, display_path};
+use flowmcp_validate::catalog::{CatalogFile, validate_catalog_files};
+use flowmcp_validate::lists::ListDiscovery;
+use indexmap::IndexMap;
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+
+use crate::CatalogError;
+
+/// How to open a catalog and call its tools.
+#[derive(Clone, Debug, Default)]
+pub struct CatalogOptions {
+    /// Validation: the profile (which is also the profile tools are called under), rule
+    /// overrides, sandbox limits, extra allowed libraries.
+    pub validation: flowmcp_validate::Options,
+    /// Server parameter values from `--env-file` / `.env` (the process environment wins).
+    pub env_file: IndexMap<String, String>,
+    /// Server parameter values from the configuration (the last source).
+    pub config_params: IndexMap<String, String>,
+    /// Replaces the process environment (tests, embedding); `None` reads the real one.
+    pub env_override: Option<IndexMap<String, String>>,
+    /// The HTTP client used by [`Catalog::call`] and [`Catalog::caller`].
+    pub transport: TransportConfig,
+    /// Per-call settings: upstreams, cache, limits.
+    pub runner: RunnerOptions,
+}
+
+impl CatalogOptions {
+    /// The defaults under `profile`.
+    pub fn new(profile: flowmcp_spec::Profile) -> CatalogOptions {
+        CatalogOptions {
+            validation: flowmcp_validate::Options::new(profile),
+            ..CatalogOptions::default()
+        }
+    }
+}
+
+/// A tool of a file that failed validation: known by name, never callable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejected {
+    /// The tool's name in `main.tools`.
+    pub tool: String,
+    /// The file, as reports name it.
+    pub file: String,
+    /// The codes of the file's errors, in order, without duplicates.
+    pub codes: Vec<String>,
+}
+
+impl Rejected {
+    /// `<file> has errors (VAL014, VAL033): run \`flowmcp validate <file>\``.
+    pub fn reason(&self) -> String {
+        format!(
+            "{} has errors ({}); see `flowmcp validate {}`",
+            self.file,
+            self.codes.join(", "),
+            self.file
+        )
+    }
+}
+
+/// A catalog opened as one whole: the reports of every file, and the tools of the valid ones.
+///
+/// `Catalog` is `Send + Sync`: one catalog can serve many threads. A call runs JavaScript
+/// sandboxes, which are tied to a thread, so calling goes through a [`Caller`] made on (and kept
+/// by) each thread that calls — [`Catalog::caller`] — which reuses the sandboxes of the schemas
+/// it has called. [`Catalog::call`] is a one-off convenience that makes a caller for one call.
+#[derive(Debug)]
+pub struct Catalog {
+    root: PathBuf,
+    manifest: bool,
+    reports: Vec<FileReport>,
+    tools: Toolset,
+    rejected: HashMap<String, Rejected>,
+    transport: UreqTransport,
+    runner: RunnerOptions,
+}
+
+/// A file read for the toolset: validated (its report) and kept loaded when it is a schema.
+struct Read {
+    path: PathBuf,
+    report: FileReport,
+    loaded: LoadedFile,
+    scope: ListScope,
+}
+
+impl Catalog {
+    /// Opens the catalog at `path`: a directory with `registry.json` (the manifest: only the
+    /// schemas it lists become callable; a listed file that is missing and a schema file it does not
+    /// list are reported), a directory without one (every `.mjs` file under it, `_lists/` aside,
+    /// is read; links leading outside are not followed), or a single schema file.
+    ///
+    /// Every file is validated before its tools become callable, from the same evaluation that
+    /// gives the tools. A file with errors exposes nothing callable; calling one of its tools fails
+    /// with a message naming the file and its error codes. Fails only when `path` cannot be read.
+    pub fn open(path: &Path, opts: &CatalogOptions) -> Result<Catalog, CatalogError> {
+        let meta = std::fs::metadata(path).map_err(|e| CatalogError::io(path, e))?;
+        let display = display_path(path);
+        let (reports, read, mut problems, manifest) = if !meta.is_dir() {
+            let (report, r) = read_one(path, display, opts)?;
+            (vec![report], r.into_iter().collect(), Vec::new(), false)
+        } else if path.join(REGISTRY_FILE).is_file() {
+            let (reports, read) = read_manifest(path, &display, opts);
+            (reports, read, Vec::new(), true)
+        } else {
+            let (reports, read, problems) = read_tree(path, opts)?;
+            (reports, read, problems, false)
+        };
+        let profile = opts.validation.settings.profile;
+        let mut sources = Vec::new();
+        let mut rejected = HashMap::new();
+        for r in read {
+            let errors: Vec<String> = {
+                let mut codes: Vec<String> = Vec::new();
+                for d in r
+                    .report
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.severity == Severity::Error)
+                {
+                    let code = d.code.as_str().to_string();
+                    if !codes.contains(&code) {
+                        codes.push(code);
+                    }
+                }
+                codes
+            };
+            let main_json = r.loaded.exports.as_ref().and_then(|e| e.get("main"));
+            if !errors.is_empty() {
+                if let Some(main) = main_json {
+                    reject(main, &r.report.file, &errors, &mut rejected);
+                }
+                problems.push(LoadProblem {
+                    file: r.report.file.clone(),
+                    message: format!("not callable: it has errors ({})", errors.join(", ")),
+                });
+                continue;
+            }
+            let Some(main_json) = main_json else {
+                continue;
+            };
+            match SchemaMain::from_json(main_json) {
+                Ok(main) => sources.push(source(
+                    r.path,
+                    &r.report.file,
+                    main,
+                    main_json,
+                    &r.loaded,
+                    &r.scope,
+                )),
+                Err(e) => problems.push(LoadProblem {
+                    file: r.report.file.clone(),
+                    message: format!("main cannot be read: {e}"),
+                }),
+            }
+        }
+        let tools = Toolset::from_sources(
+            sources,
+            problems,
+            &ToolsetOptions {
+                profile,
+                env_file: opts.env_file.clone(),
+                config_params: opts.config_params.clone(),
+                env_override: opts.env_override.clone(),
+            },
+        );
+        Ok(Catalog {
+            root: path.to_path_buf(),
+            manifest,
+            reports,
+            tools,
+            rejected,
+            transport: UreqTransport::new(opts.transport.clone()),
+            runner: opts.runner.clone(),
+        })
+    }
+
+    /// The path the catalog was opened from.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether the catalog has a `registry.json` manifest.
+    pub fn has_manifest(&self) -> bool {
+        self.manifest
+    }
+
+    /// The validation reports: the manifest's first (when there is one), then every file's.
+    pub fn reports(&self) -> &[FileReport] {
+        &self.reports
+    }
+
+    /// Whether any report has an error.
+    pub fn has_errors(&self) -> bool {
+        self.reports.iter().any(|r| r.counts.errors > 0)
+    }
+
+    /// The callable tools and everything known about them (descriptors, problems, server
+    /// parameters).
+    pub fn toolset(&self) -> &Toolset {
+        &self.tools
+    }
+
+    /// The callable tools, without the rest of the catalog (for a caller that manages runners
+    /// itself).
+    pub fn into_toolset(self) -> Toolset {
+        self.tools
+    }
+
+    /// Every callable tool (exposed or hidden by a missing server parameter), in file then
+    /// declaration order.
+    pub fn list(&self) -> &[ToolEntry] {
+        &self.tools.tools
+    }
+
+    /// Tools ranked by how well they match `query` (name, aliases, search hint, tags, namespace,
+    /// description).
+    pub fn search(&self, query: &str) -> Vec<(u32, &ToolEntry)> {
+        self.tools.search(query)
+    }
+
+    /// The callable tool with this Primitive-ID or wire name.
+    pub fn find(&self, name: &str) -> Option<&ToolEntry> {
+        self.tools.find(name)
+    }
+
+    /// The tool of an invalid file with this Primitive-ID or wire name, if any.
+    pub fn rejected(&self, name: &str) -> Option<&Rejected> {
+        self.rejected.get(name)
+    }
+
+    /// A caller for the current thread, logging to standard error. Keep it for the thread's calls:
+    /// it reuses the JavaScript sandboxes of the schemas it has called.
+    pub fn caller(&self) -> Caller<'_> {
+        Caller {
+            catalog: self,
+            runner: Runner::new(&self.tools, &self.transport, self.runner.clone()),
+        }
+    }
+
+    /// [`Catalog::caller`] with its own log sink (handler `console.*`, cache messages).
+    pub fn caller_with_log(&self, log: LogSink) -> Caller<'_> {
+        Caller {
+            catalog: self,
+            runner: Runner::with_log(&self.tools, &self.transport, self.runner.clone(), log),
+        }
+    }
+
+    /// Calls a tool once with JSON inputs, through a caller made for this call (see
+    /// [`Catalog::caller`] for repeated calls).
+    pub fn call(&self, name: &str, args: &Map<String, Value>) -> Envelope {
+        self.caller().call_json(name, args)
+    }
+}
+
+/// Calls the tools of a [`Catalog`] from one thread (it owns JavaScript sandboxes, so it is not
+/// `Send`; make one per worker thread).
+pub struct Caller<'c> {
+    catalog: &'c Catalog,
+    runner: Runner<'c>,
+}
+
+impl Caller<'_> {
+    /// Calls `name` (Primitive-ID or wire name) with JSON inputs (strict types).
+    pub fn call_json(&self, name: &str, args: &Map<String, Value>) -> Envelope {
+        match self.refused(name) {
+            Some(e) => e,
+            None => self.runner.call_json(name, args),
+        }
+    }
+
+    /// Calls `name` with text inputs (`key=value` from a command line), converted to each
+    /// parameter's type.
+    pub fn call_strings(&self, name: &str, args: &IndexMap<String, String>) -> Envelope {
+        match self.refused(name) {
+            Some(e) => e,
+            None => self.runner.call_strings(name, args),
+        }
+    }
+
+    /// The failure for a tool of an invalid file (nothing is sent).
+    fn refused(&self, name: &str) -> Option<Envelope> {
+        let r = self.catalog.rejected(name)?;
+        Some(Envelope::error(
+            ECode::E007,
+            &r.tool,
+            &format!("not callable: {}", r.reason()),
+        ))
+    }
+}
+
+/// Registers the tools of an invalid schema's `main` by Primitive-ID and wire name.
+fn reject(main: &Value, file: &str, codes: &[String], out: &mut HashMap<String, Rejected>) {
+    let Some(ns) = main.get("namespace").and_then(Value::as_str) else {
+        return;
+    };
+    let Some(tools) = main
+        .get("tools")
+        .or_else(|| main.get("routes"))
+        .and_then(Value::as_object)
+    else {
+        return;
+    };
+    for tool in tools.keys() {
+        let r = Rejected {
+            tool: tool.clone(),
+            file: file.to_string(),
+            codes: codes.to_vec(),
+        };
+        out.entry(format!("{ns}/tool/{tool}"))
+            .or_insert_with(|| r.clone());
+        out.entry(format!("{tool}_{ns}")).or_insert(r);
+    }
+}
+
+/// The schema source of a valid file: its typed `main`, handlers source and resolved lists.
+fn source(
+    path: PathBuf,
+    display: &str,
+    main: SchemaMain,
+    main_json: &Value,
+    loaded: &LoadedFile,
+    scope: &ListScope,
+) -> SchemaSource {
+    let has_handlers = loaded
+        .exports
+        .as_ref()
+        .is_some_and(|e| matches!(e.handlers, HandlersExport::Function { .. }));
+    let refs = ListRef::from_main(main_json);
+    let (lists, lists_note) = if refs.is_empty() {
+        (None, None)
+    } else {
+        match scope.registry() {
+            None => (
+                None,
+                Some(format!(
+                    "its shared lists were not loaded: {}",
+                    scope
+                        .missing_reason()
+                        .unwrap_or_else(|| "no list registry".to_string())
+                )),
+            ),
+            Some(registry) => {
+                let resolved = registry.resolve(&refs);
+                let note = (!resolved.is_ok()).then(|| {
+                    let errors: Vec<String> =
+                        resolved.errors.iter().map(ToString::to_string).collect();
+                    format!(
+                        "some of its shared lists were not loaded: {}",
+                        errors.join("; ")
+                    )
+                });
+                (Some(resolved.to_owned_lists()), note)
+            }
+        }
+    };
+    SchemaSource {
+        path,
+        display: display.to_string(),
+        main,
+        handlers_source: has_handlers.then(|| loaded.source.clone()).flatten(),
+        lists,
+        lists_note,
+    }
+}
+
+/// Whether a loaded file is a schema (or could not be classified, which validation reports).
+fn is_schema(loaded: &LoadedFile) -> bool {
+    matches!(loaded.kind, FileKind::Schema | FileKind::Unknown)
+}
+
+/// A single file: loaded, validated with the lists found walking up from it.
+fn read_one(
+    path: &Path,
+    display: String,
+    opts: &CatalogOptions,
+) -> Result<(FileReport, Option<Read>), CatalogError> {
+    let v = &opts.validation;
+    let mut loaded = load_file(path, &display, &v.limits, &v.settings);
+    let scope = ListDiscovery::global().scope_for(path, &display, v);
+    let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
+    let keep = is_schema(&loaded);
+    let read = keep.then(|| Read {
+        path: path.to_path_buf(),
+        report: report.clone(),
+        loaded,
+        scope,
+    });
+    Ok((report, read))
+}
+
+/// A directory without a manifest: every `.mjs` file under it (`_lists/` aside), in parallel.
+fn read_tree(
+    dir: &Path,
+    opts: &CatalogOptions,
+) -> Result<(Vec<FileReport>, Vec<Read>, Vec<LoadProblem>), CatalogError> {
+    let walk = flowmcp_loader::walk::walk_mjs(dir, &|name| name == LISTS_DIR)
+        .map_err(|e| CatalogError::io(dir, e))?;
+    let problems = walk
+        .outside_links
+        .iter()
+        .map(|link| LoadProblem {
+            file: display_path(link),
+            message: "a symbolic link that leads outside the catalog; not followed".into(),
+        })
+        .collect();
+    let results: Vec<Result<(FileReport, Option<Read>), CatalogError>> = walk
+        .files
+        .par_iter()
+        .map(|p| read_one(p, display_path(p), opts))
+        .collect();
+    let mut reports = Vec::new();
+    let mut read = Vec::new();
+    for r in results {
+        let (report, kept) = r?;
+        reports.push(report);
+        read.extend(kept);
+    }
+    Ok((reports, read, problems))
+}
+
+/// A directory with a manifest: the catalog validated as a whole; the schemas it lists are read.
+fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> (Vec<FileReport>, Vec<Read>) {
+    let v = validate_catalog_files(dir, display, &opts.validation);
+    let listed: Vec<&str> = v
+        .listed
+        .iter()
+        .filter(|(s, _)| *s == Section::Schemas)
+        .map(|(_, rel)| rel.as_str())
+        .collect();
+    let mut reports = Vec::with_capacity(v.files.len() + 1);
+    reports.push(v.catalog.clone());
+    let mut read = Vec::new();
+    for CatalogFile {
+        rel,
+        path,
+        report,
+        loaded,
+    } in v.files
+    {
+        if listed.contains(&rel.as_str()) && is_schema(&loaded) {
+            read.push(Read {
+                path,
+                report: report.clone(),
+                loaded,
+                scope: v.lists.clone(),
+            });
+        }
+        reports.push(report);
+    }
+    (reports, read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_catalog_can_be_shared_between_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Catalog>();
+    }
+}

@@ -1,0 +1,222 @@
+//! Opening catalogs: the manifest decides what is part of a catalog, every file is validated
+//! before its tools are callable, links never lead outside, and secrets stay out of problems.
+
+#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
+mod support;
+
+use std::path::PathBuf;
+
+use flowmcp_catalog::{Catalog, CatalogOptions};
+use flowmcp_runtime::transport::TransportConfig;
+use flowmcp_spec::{Profile, Severity};
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+use support::{Scratch, Seen, TestServer, reply};
+
+fn examples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
+}
+
+/// Options with an empty environment and loopback HTTP allowed.
+fn options(profile: Profile, upstreams: &[(&str, &str)]) -> CatalogOptions {
+    let mut o = CatalogOptions {
+        env_override: Some(IndexMap::new()),
+        transport: TransportConfig {
+            allow_http_loopback: true,
+            ..TransportConfig::default()
+        },
+        ..CatalogOptions::new(profile)
+    };
+    for (ns, url) in upstreams {
+        o.runner.upstreams.insert(ns.to_string(), url.to_string());
+    }
+    o
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap_or_default()
+}
+
+#[test]
+fn the_example_catalog_opens_whole_and_valid() {
+    let c = Catalog::open(&examples(), &options(Profile::Spec, &[])).expect("opens");
+    assert!(c.has_manifest());
+    assert!(!c.has_errors(), "{:?}", c.reports());
+    // The manifest's report first, then every file of the catalog (lists included).
+    assert!(c.reports()[0].file.ends_with("registry.json"));
+    assert_eq!(c.reports().len(), 1 + 3 + 3);
+    assert_eq!(c.list().len(), 11);
+    assert!(
+        c.toolset().problems.is_empty(),
+        "{:?}",
+        c.toolset().problems
+    );
+    let hits = c.search("holidays");
+    assert!(
+        hits.iter()
+            .any(|(_, t)| t.descriptor.wire_name == "getPublicHolidays_holidaykit-net")
+    );
+    // List-interpolated enums got their values from the catalog's lists.
+    let t = c
+        .find("holidaykit-net/tool/getPublicHolidays")
+        .expect("tool");
+    assert!(
+        t.descriptor.warnings.is_empty(),
+        "{:?}",
+        t.descriptor.warnings
+    );
+}
+
+#[test]
+fn a_schema_with_errors_is_not_callable_and_nothing_is_sent() {
+    let dir = Scratch::new("cat-invalid");
+    dir.write(
+        "bad.mjs",
+        "export const main = { namespace: 'bad', name: 'Bad', description: 'd', version: '1.2.0',
+         root: 'https://api.example.com',
+         tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [],
+             meta: { isReadOnly: true, isConcurrencySafe: true, isDestructive: false, searchHint: 'x', aliases: [], alwaysLoad: false },
+             tests: [ { _description: 'a' }, { _description: 'b' }, { _description: 'c' } ] } } }",
+    );
+    let server = TestServer::start(1, |_: &Seen| reply(200, Some("application/json"), "{}"));
+    let c =
+        Catalog::open(&dir.0, &options(Profile::Spec, &[("bad", &server.base)])).expect("opens");
+    assert!(c.find("t_bad").is_none());
+    let r = c.rejected("bad/tool/t").expect("known");
+    assert_eq!(r.codes, vec!["VAL014"]);
+    let report = &c.reports()[0];
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    );
+    for name in ["t_bad", "bad/tool/t"] {
+        let e = c.call(name, &Map::new());
+        assert!(!e.status);
+        let m = e.messages.first().cloned().unwrap_or_default();
+        assert!(
+            m.starts_with("E007 t: not callable: ") && m.contains("bad.mjs has errors (VAL014)"),
+            "{m}"
+        );
+    }
+    assert!(server.finish().is_empty(), "a request was sent");
+    assert!(
+        c.toolset()
+            .problems
+            .iter()
+            .any(|p| p.message == "not callable: it has errors (VAL014)"),
+        "{:?}",
+        c.toolset().problems
+    );
+}
+
+#[test]
+fn the_manifest_decides_which_schemas_are_part_of_the_catalog() {
+    let dir = Scratch::new("cat-manifest");
+    let tool = "{ method: 'GET', path: '/t', description: 'd', parameters: [],
+         meta: { isReadOnly: true, isConcurrencySafe: true, isDestructive: false, searchHint: 'x', aliases: [], alwaysLoad: false },
+         tests: [ { _description: 'a' }, { _description: 'b' }, { _description: 'c' } ] }";
+    for ns in ["listed", "unlisted"] {
+        dir.write(
+            &format!("providers/{ns}/s.mjs"),
+            &format!(
+                "export const main = {{ namespace: '{ns}', name: 'S', description: 'd', version: '4.2.0',
+                 root: 'https://api.example.com', tools: {{ t: {tool} }} }}"
+            ),
+        );
+    }
+    let name = dir
+        .0
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string();
+    dir.write(
+        "registry.json",
+        &json!({"name": name, "version": "1.0.0", "description": "d", "schemaSpec": "4.2.0",
+                "shared": [],
+                "schemas": [{"namespace": "listed", "file": "providers/listed/s.mjs", "name": "S",
+                             "requiredServerParams": [], "hasHandlers": false, "sharedLists": []},
+                            {"namespace": "gone", "file": "providers/gone/s.mjs", "name": "S",
+                             "requiredServerParams": [], "hasHandlers": false, "sharedLists": []}]})
+        .to_string(),
+    );
+    let c = Catalog::open(&dir.0, &options(Profile::Spec, &[])).expect("opens");
+    assert!(c.find("t_listed").is_some());
+    assert!(c.find("t_unlisted").is_none());
+    let manifest = &c.reports()[0].diagnostics;
+    let has = |code: &str, text: &str| {
+        manifest
+            .iter()
+            .any(|d| d.code.as_str() == code && d.message.contains(text))
+    };
+    assert!(has("CAT004", "does not exist"), "{manifest:?}");
+    assert!(has("CAT006", "providers/unlisted/s.mjs"), "{manifest:?}");
+}
+
+/// The catalog walk does not follow a link out of the catalog, and a load problem that quotes a
+/// secret's file shows the value redacted (SECURITY.md).
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_catalog_are_not_followed_and_problems_are_redacted() {
+    let base = Scratch::new("cat-link");
+    base.write(".env", "GH_TOKEN=ghp_CANARYsecret0042\n");
+    base.write("cat/p/ok.mjs", "export const x = 1\n");
+    std::os::unix::fs::symlink(base.0.join(".env"), base.0.join("cat/p/secrets.mjs"))
+        .expect("symlink");
+    // A copy inside the catalog is read, but its error message is redacted.
+    base.write("cat/p/copy.mjs", "GH_TOKEN=ghp_CANARYsecret0042\n");
+    let mut env_file = IndexMap::new();
+    env_file.insert("GH_TOKEN".to_string(), "ghp_CANARYsecret0042".to_string());
+    let opts = CatalogOptions {
+        env_file,
+        ..options(Profile::Spec, &[])
+    };
+    let c = Catalog::open(&base.0.join("cat"), &opts).expect("opens");
+    let problems = &c.toolset().problems;
+    let text = format!("{problems:?}");
+    assert!(!text.contains("ghp_CANARY"), "{text}");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.file.ends_with("secrets.mjs") && p.message.contains("outside the catalog")),
+        "{text}"
+    );
+    // The copy's report is the validator's: it is not callable.
+    assert!(
+        c.reports()
+            .iter()
+            .any(|r| r.file.ends_with("copy.mjs") && r.counts.errors > 0),
+        "{:?}",
+        c.reports()
+    );
+}
+
+#[test]
+fn a_caller_per_thread_over_one_shared_catalog() {
+    let server = TestServer::start(4, |seen: &Seen| {
+        reply(
+            200,
+            Some("application/json"),
+            json!([{"code": "DE", "name": seen.url.clone()}]).to_string(),
+        )
+    });
+    let c = Catalog::open(
+        &examples(),
+        &options(Profile::Spec, &[("holidaykit-net", &server.base)]),
+    )
+    .expect("opens");
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                let caller = c.caller_with_log(Box::new(|_| {}));
+                for _ in 0..2 {
+                    let e = caller.call_json("listCountries_holidaykit-net", &obj(json!({})));
+                    assert!(e.status, "{e:?}");
+                }
+            });
+        }
+    });
+    assert_eq!(server.finish().len(), 4);
+}
