@@ -97,6 +97,16 @@ struct Read {
     scope: ListScope,
 }
 
+/// What reading a catalog gave: every report, the schemas read, problems met on the way, and
+/// whether there was a manifest.
+#[derive(Default)]
+struct Contents {
+    reports: Vec<FileReport>,
+    read: Vec<Read>,
+    problems: Vec<LoadProblem>,
+    manifest: bool,
+}
+
 impl Catalog {
     /// Opens the catalog at `path`: a directory with `registry.json` (the manifest: only the
     /// schemas it lists become callable; a listed file that is missing and a schema file it does not
@@ -109,15 +119,22 @@ impl Catalog {
     pub fn open(path: &Path, opts: &CatalogOptions) -> Result<Catalog, CatalogError> {
         let meta = std::fs::metadata(path).map_err(|e| CatalogError::io(path, e))?;
         let display = display_path(path);
-        let (reports, read, mut problems, manifest) = if !meta.is_dir() {
-            let (report, r) = read_one(path, display, opts)?;
-            (vec![report], r.into_iter().collect(), Vec::new(), false)
+        let Contents {
+            reports,
+            read,
+            mut problems,
+            manifest,
+        } = if !meta.is_dir() {
+            let (report, read) = read_one(path, display, opts);
+            Contents {
+                reports: vec![report],
+                read: read.into_iter().collect(),
+                ..Contents::default()
+            }
         } else if path.join(REGISTRY_FILE).is_file() {
-            let (reports, read) = read_manifest(path, &display, opts);
-            (reports, read, Vec::new(), true)
+            read_manifest(path, &display, opts)
         } else {
-            let (reports, read, problems) = read_tree(path, opts)?;
-            (reports, read, problems, false)
+            read_tree(path, opts)?
         };
         let profile = opts.validation.settings.profile;
         let mut sources = Vec::new();
@@ -383,11 +400,7 @@ fn is_schema(loaded: &LoadedFile) -> bool {
 }
 
 /// A single file: loaded, validated with the lists found walking up from it.
-fn read_one(
-    path: &Path,
-    display: String,
-    opts: &CatalogOptions,
-) -> Result<(FileReport, Option<Read>), CatalogError> {
+fn read_one(path: &Path, display: String, opts: &CatalogOptions) -> (FileReport, Option<Read>) {
     let v = &opts.validation;
     let mut loaded = load_file(path, &display, &v.limits, &v.settings);
     let scope = ListDiscovery::global().scope_for(path, &display, v);
@@ -399,14 +412,11 @@ fn read_one(
         loaded,
         scope,
     });
-    Ok((report, read))
+    (report, read)
 }
 
 /// A directory without a manifest: every `.mjs` file under it (`_lists/` aside), in parallel.
-fn read_tree(
-    dir: &Path,
-    opts: &CatalogOptions,
-) -> Result<(Vec<FileReport>, Vec<Read>, Vec<LoadProblem>), CatalogError> {
+fn read_tree(dir: &Path, opts: &CatalogOptions) -> Result<Contents, CatalogError> {
     let walk = flowmcp_loader::walk::walk_mjs(dir, &|name| name == LISTS_DIR)
         .map_err(|e| CatalogError::io(dir, e))?;
     let problems = walk
@@ -417,23 +427,24 @@ fn read_tree(
             message: "a symbolic link that leads outside the catalog; not followed".into(),
         })
         .collect();
-    let results: Vec<Result<(FileReport, Option<Read>), CatalogError>> = walk
+    let results: Vec<(FileReport, Option<Read>)> = walk
         .files
         .par_iter()
         .map(|p| read_one(p, display_path(p), opts))
         .collect();
-    let mut reports = Vec::new();
-    let mut read = Vec::new();
-    for r in results {
-        let (report, kept) = r?;
-        reports.push(report);
-        read.extend(kept);
+    let mut contents = Contents {
+        problems,
+        ..Contents::default()
+    };
+    for (report, kept) in results {
+        contents.reports.push(report);
+        contents.read.extend(kept);
     }
-    Ok((reports, read, problems))
+    Ok(contents)
 }
 
 /// A directory with a manifest: the catalog validated as a whole; the schemas it lists are read.
-fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> (Vec<FileReport>, Vec<Read>) {
+fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
     let v = validate_catalog_files(dir, display, &opts.validation);
     let listed: Vec<&str> = v
         .listed
@@ -461,7 +472,12 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> (Vec<FileR
         }
         reports.push(report);
     }
-    (reports, read)
+    Contents {
+        reports,
+        read,
+        problems: Vec::new(),
+        manifest: true,
+    }
 }
 
 #[cfg(test)]

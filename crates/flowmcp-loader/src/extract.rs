@@ -118,7 +118,7 @@ impl<'a, 'js> Extractor<'a, 'js> {
                     None => {
                         self.report(
                             UnserializableKind::Number,
-                            &flowmcp_spec::js::number_to_string(f),
+                            flowmcp_spec::js::number_to_string(f),
                         );
                         Ok(Json::Null)
                     }
