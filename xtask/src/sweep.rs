@@ -1,7 +1,10 @@
 //! `cargo xtask sweep <dir> [--profile spec|compat] [--json FILE] [--timeout-ms N] [--only TEXT]
 //! [--workers N] [--no-hostile]`: a security and robustness sweep over a catalog of schema files.
 //!
-//! Every tool of the catalog is called once per test of the schema file and once with `{}`,
+//! The catalog is opened as `flowmcp call` opens it (every file validated, only valid schemas
+//! callable); the hostile schemas are loaded without validation, so that the runtime's own
+//! defences are what is tested. Every tool is called once per test of the schema file and once
+//! with `{}`,
 //! against local servers only, with a recognisable canary value for every server parameter any
 //! schema requires (nothing is read from the real environment). Then the same is done with a set
 //! of hostile synthetic schemas ([`hostile`]) under both profiles. The sweep reports the calls'
@@ -139,6 +142,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         files: &files,
         only: opts.only.as_deref(),
         details: false,
+        validate: true,
     };
     let mut phases = vec![env.run(&catalog, &mut next_id)?];
     if opts.hostile {
@@ -152,6 +156,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 files: &hostile_files,
                 only: None,
                 details: true,
+                validate: false,
             };
             phases.push(env.run(&hostile, &mut next_id)?);
         }
@@ -186,6 +191,9 @@ struct Phase<'a> {
     only: Option<&'a str>,
     /// Keep every call's outcome in the report.
     details: bool,
+    /// Open the directory as a catalog (only valid schemas callable); without, every schema file
+    /// is called unvalidated, to test the runtime's own defences (the hostile phase).
+    validate: bool,
 }
 
 /// What the phases share.
@@ -208,9 +216,15 @@ impl Env<'_> {
             files,
             only,
             details,
+            validate,
         } = *phase;
         let started = Instant::now();
-        let set = Arc::new(catalog::load_toolset(dir, profile, self.canaries.env())?);
+        let env = self.canaries.env();
+        let set = Arc::new(if validate {
+            catalog::load_toolset(dir, profile, env)?
+        } else {
+            catalog::load_unvalidated(dir, profile, env)?
+        });
         let groups = catalog::jobs(&set, files, only, next_id);
         let total: usize = groups.iter().map(Vec::len).sum();
         let setup = self.setup(&set);

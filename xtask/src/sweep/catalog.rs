@@ -7,9 +7,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use flowmcp_catalog::{Catalog, CatalogOptions};
+use flowmcp_loader::HandlersExport;
 use flowmcp_loader::eval::Limits;
 use flowmcp_loader::file::load_file;
-use flowmcp_runtime::toolset::Toolset;
+use flowmcp_runtime::toolset::{LoadProblem, SchemaSource, Toolset, ToolsetOptions};
+use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{Profile, RuleSettings};
 use indexmap::IndexMap;
 use rayon::prelude::*;
@@ -66,7 +68,7 @@ pub fn read_files(dir: &Path, profile: Profile) -> Result<HashMap<PathBuf, FileI
                 .source
                 .as_deref()
                 .is_some_and(|s| s.contains("executeRequest"));
-            Some((path.clone(), file_info(main, may_execute)))
+            Some((canonical(path), file_info(main, may_execute)))
         })
         .collect())
 }
@@ -180,6 +182,62 @@ pub fn load_toolset(
         .map_err(|e| format!("cannot load {}: {e}", dir.display()))
 }
 
+/// Builds a toolset from every schema file under `dir` without validating it (nor resolving
+/// shared lists): hostile schemas must reach the runtime even where validation would stop them, so
+/// that its own defences are tested. Files that do not load are left out.
+pub fn load_unvalidated(
+    dir: &Path,
+    profile: Profile,
+    env: IndexMap<String, String>,
+) -> Result<Toolset, String> {
+    let files = flowmcp_loader::walk::mjs_files(dir, &|name| name == "_lists")
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let settings = RuleSettings::new(profile);
+    let mut sources = Vec::new();
+    let mut problems = Vec::new();
+    for path in files {
+        let display = path.display().to_string();
+        let loaded = load_file(&path, &display, &Limits::default(), &settings);
+        let Some(main) = loaded.exports.as_ref().and_then(|e| e.get("main")) else {
+            continue;
+        };
+        match SchemaMain::from_json(main) {
+            Ok(main) => {
+                let has_handlers = loaded
+                    .exports
+                    .as_ref()
+                    .is_some_and(|e| matches!(e.handlers, HandlersExport::Function { .. }));
+                sources.push(SchemaSource {
+                    path: canonical(&path),
+                    display,
+                    main,
+                    handlers_source: has_handlers.then(|| loaded.source.clone()).flatten(),
+                    lists: None,
+                    lists_note: None,
+                });
+            }
+            Err(e) => problems.push(LoadProblem {
+                file: display,
+                message: e.to_string(),
+            }),
+        }
+    }
+    Ok(Toolset::from_sources(
+        sources,
+        problems,
+        &ToolsetOptions {
+            profile,
+            env_override: Some(env),
+            ..ToolsetOptions::default()
+        },
+    ))
+}
+
+/// `path` with every link and `.`/`..` resolved (as a catalog names its files), or as it is.
+pub fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// One tool call of a sweep.
 #[derive(Clone, Debug)]
 pub struct Job {
@@ -212,7 +270,7 @@ pub fn jobs(
             continue;
         }
         let tests = files
-            .get(&schema.path)
+            .get(&canonical(&schema.path))
             .and_then(|f| f.tools.get(&d.tool))
             .map(|t| t.tests.as_slice())
             .unwrap_or_default();

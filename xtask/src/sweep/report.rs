@@ -197,7 +197,7 @@ impl Judge<'_> {
                 "{param} is not in the schema's requiredServerParams"
             ));
         }
-        let info = self.files.get(&schema.path);
+        let info = self.files.get(&super::catalog::canonical(&schema.path));
         let static_use =
             info.is_some_and(|f| f.static_use(&entry.descriptor.tool, &param, self.profile));
         let may_fetch = self.profile.is_compat() && info.is_some_and(|f| f.may_execute);
