@@ -12,8 +12,8 @@
 
 use std::path::PathBuf;
 
-use flowmcp_catalog::{Catalog, CatalogOptions};
-use flowmcp_spec::Profile;
+use flowmcp_catalog::serde_json::{self, Value, json};
+use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
 
 fn main() {
     let upstream = std::env::args()
@@ -59,12 +59,12 @@ fn main() {
 
     // A caller belongs to one thread and reuses the JavaScript sandboxes of what it has called.
     let caller = catalog.caller();
-    let args = serde_json::json!({"year": 2026, "countryCode": "DE"});
+    let args = json!({"year": 2026, "countryCode": "DE"});
     let args = args.as_object().cloned().unwrap_or_default();
     let envelope = caller.call_json("holidaykit-net/tool/getPublicHolidays", &args);
     println!(
         "\ncall holidaykit-net/tool/getPublicHolidays {}:\n{}",
-        serde_json::Value::Object(args),
+        Value::Object(args),
         serde_json::to_string_pretty(&envelope.to_json()).unwrap_or_default()
     );
     std::process::exit(if envelope.status { 0 } else { 1 });

@@ -15,16 +15,18 @@
 //! - [`manifest`]: `registry.json` — its `contentHash`, and writing it from the directory.
 //! - [`reverse`]: which tools use which shared list (`flowmcp list-refs`).
 //!
+//! Everything an embedding needs is re-exported here ([`Profile`], [`Envelope`], [`ToolEntry`],
+//! [`serde_json`]), so `flowmcp-catalog` is the one dependency to add.
+//!
 //! ```no_run
-//! use flowmcp_catalog::{Catalog, CatalogOptions};
-//! use flowmcp_spec::Profile;
+//! use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
 //!
 //! let catalog = Catalog::open("examples/catalog".as_ref(), &CatalogOptions::new(Profile::Spec))?;
 //! for tool in catalog.list() {
 //!     println!("{} {}", tool.descriptor.id, tool.descriptor.wire_name);
 //! }
 //! let caller = catalog.caller();
-//! let args = serde_json::json!({"year": 2026, "countryCode": "DE"});
+//! let args = flowmcp_catalog::serde_json::json!({"year": 2026, "countryCode": "DE"});
 //! let envelope = caller.call_json("getPublicHolidays_holidaykit-net", args.as_object().unwrap());
 //! println!("{}", envelope.to_json());
 //! # Ok::<(), flowmcp_catalog::CatalogError>(())
@@ -36,4 +38,8 @@ mod open;
 pub mod reverse;
 
 pub use error::CatalogError;
+pub use flowmcp_runtime::envelope::Envelope;
+pub use flowmcp_runtime::toolset::ToolEntry;
+pub use flowmcp_spec::Profile;
 pub use open::{Caller, Catalog, CatalogOptions, Rejected};
+pub use serde_json;
