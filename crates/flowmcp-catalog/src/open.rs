@@ -89,20 +89,24 @@ pub struct Catalog {
     runner: RunnerOptions,
 }
 
-/// A file read for the toolset: validated (its report) and kept loaded when it is a schema.
-struct Read {
-    path: PathBuf,
-    report: FileReport,
-    loaded: LoadedFile,
-    scope: ListScope,
+/// What one file gives the catalog after validation.
+enum Callable {
+    /// A valid schema.
+    Source(SchemaSource),
+    /// A schema with errors: its tools by Primitive-ID and wire name, and the problem to show.
+    Rejected(Vec<(String, Rejected)>, LoadProblem),
+    /// A problem that leaves nothing to call.
+    Problem(LoadProblem),
+    /// Not a schema.
+    Nothing,
 }
 
-/// What reading a catalog gave: every report, the schemas read, problems met on the way, and
+/// What reading a catalog gave: every report, what each file gives, problems met on the way, and
 /// whether there was a manifest.
 #[derive(Default)]
 struct Contents {
     reports: Vec<FileReport>,
-    read: Vec<Read>,
+    callable: Vec<Callable>,
     problems: Vec<LoadProblem>,
     manifest: bool,
 }
@@ -121,14 +125,14 @@ impl Catalog {
         let display = display_path(path);
         let Contents {
             reports,
-            read,
+            callable,
             mut problems,
             manifest,
         } = if !meta.is_dir() {
-            let (report, read) = read_one(path, display, opts);
+            let (report, callable) = read_one(path, display, opts);
             Contents {
                 reports: vec![report],
-                read: read.into_iter().collect(),
+                callable: vec![callable],
                 ..Contents::default()
             }
         } else if path.join(REGISTRY_FILE).is_file() {
@@ -139,49 +143,17 @@ impl Catalog {
         let profile = opts.validation.settings.profile;
         let mut sources = Vec::new();
         let mut rejected = HashMap::new();
-        for r in read {
-            let errors: Vec<String> = {
-                let mut codes: Vec<String> = Vec::new();
-                for d in r
-                    .report
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.severity == Severity::Error)
-                {
-                    let code = d.code.as_str().to_string();
-                    if !codes.contains(&code) {
-                        codes.push(code);
+        for c in callable {
+            match c {
+                Callable::Source(s) => sources.push(s),
+                Callable::Rejected(tools, problem) => {
+                    for (key, r) in tools {
+                        rejected.entry(key).or_insert(r);
                     }
+                    problems.push(problem);
                 }
-                codes
-            };
-            let main_json = r.loaded.exports.as_ref().and_then(|e| e.get("main"));
-            if !errors.is_empty() {
-                if let Some(main) = main_json {
-                    reject(main, &r.report.file, &errors, &mut rejected);
-                }
-                problems.push(LoadProblem {
-                    file: r.report.file.clone(),
-                    message: format!("not callable: it has errors ({})", errors.join(", ")),
-                });
-                continue;
-            }
-            let Some(main_json) = main_json else {
-                continue;
-            };
-            match SchemaMain::from_json(main_json) {
-                Ok(main) => sources.push(source(
-                    r.path,
-                    &r.report.file,
-                    main,
-                    main_json,
-                    &r.loaded,
-                    &r.scope,
-                )),
-                Err(e) => problems.push(LoadProblem {
-                    file: r.report.file.clone(),
-                    message: format!("main cannot be read: {e}"),
-                }),
+                Callable::Problem(p) => problems.push(p),
+                Callable::Nothing => {}
             }
         }
         let tools = Toolset::from_sources(
@@ -319,27 +291,64 @@ impl Caller<'_> {
     }
 }
 
-/// Registers the tools of an invalid schema's `main` by Primitive-ID and wire name.
-fn reject(main: &Value, file: &str, codes: &[String], out: &mut HashMap<String, Rejected>) {
+/// The tools of an invalid schema's `main`, by Primitive-ID and by wire name.
+fn rejected_tools(main: &Value, file: &str, codes: &[String]) -> Vec<(String, Rejected)> {
     let Some(ns) = main.get("namespace").and_then(Value::as_str) else {
-        return;
+        return Vec::new();
     };
     let Some(tools) = main
         .get("tools")
         .or_else(|| main.get("routes"))
         .and_then(Value::as_object)
     else {
-        return;
+        return Vec::new();
     };
+    let mut out = Vec::with_capacity(tools.len() * 2);
     for tool in tools.keys() {
         let r = Rejected {
             tool: tool.clone(),
             file: file.to_string(),
             codes: codes.to_vec(),
         };
-        out.entry(format!("{ns}/tool/{tool}"))
-            .or_insert_with(|| r.clone());
-        out.entry(format!("{tool}_{ns}")).or_insert(r);
+        out.push((format!("{ns}/tool/{tool}"), r.clone()));
+        out.push((format!("{tool}_{ns}"), r));
+    }
+    out
+}
+
+/// What a validated file gives: a schema source when it is a valid schema (the evaluation is
+/// turned into the typed model and then dropped), its tools as rejected when it has errors.
+fn settle(path: PathBuf, report: &FileReport, loaded: LoadedFile, scope: &ListScope) -> Callable {
+    if !matches!(loaded.kind, FileKind::Schema | FileKind::Unknown) {
+        return Callable::Nothing;
+    }
+    let mut codes: Vec<String> = Vec::new();
+    for d in report.diagnostics.iter().filter(|d| d.severity == Severity::Error) {
+        let code = d.code.as_str().to_string();
+        if !codes.contains(&code) {
+            codes.push(code);
+        }
+    }
+    let main_json = loaded.exports.as_ref().and_then(|e| e.get("main"));
+    if !codes.is_empty() {
+        let tools = main_json
+            .map(|m| rejected_tools(m, &report.file, &codes))
+            .unwrap_or_default();
+        let problem = LoadProblem {
+            file: report.file.clone(),
+            message: format!("not callable: it has errors ({})", codes.join(", ")),
+        };
+        return Callable::Rejected(tools, problem);
+    }
+    let Some(main_json) = main_json else {
+        return Callable::Nothing;
+    };
+    match SchemaMain::from_json(main_json) {
+        Ok(main) => Callable::Source(source(path, &report.file, main, main_json, &loaded, scope)),
+        Err(e) => Callable::Problem(LoadProblem {
+            file: report.file.clone(),
+            message: format!("main cannot be read: {e}"),
+        }),
     }
 }
 
@@ -394,25 +403,14 @@ fn source(
     }
 }
 
-/// Whether a loaded file is a schema (or could not be classified, which validation reports).
-fn is_schema(loaded: &LoadedFile) -> bool {
-    matches!(loaded.kind, FileKind::Schema | FileKind::Unknown)
-}
-
-/// A single file: loaded, validated with the lists found walking up from it.
-fn read_one(path: &Path, display: String, opts: &CatalogOptions) -> (FileReport, Option<Read>) {
+/// A single file: loaded, validated with the lists found walking up from it, settled.
+fn read_one(path: &Path, display: String, opts: &CatalogOptions) -> (FileReport, Callable) {
     let v = &opts.validation;
     let mut loaded = load_file(path, &display, &v.limits, &v.settings);
     let scope = ListDiscovery::global().scope_for(path, &display, v);
     let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
-    let keep = is_schema(&loaded);
-    let read = keep.then(|| Read {
-        path: path.to_path_buf(),
-        report: report.clone(),
-        loaded,
-        scope,
-    });
-    (report, read)
+    let callable = settle(path.to_path_buf(), &report, loaded, &scope);
+    (report, callable)
 }
 
 /// A directory without a manifest: every `.mjs` file under it (`_lists/` aside), in parallel.
@@ -427,23 +425,21 @@ fn read_tree(dir: &Path, opts: &CatalogOptions) -> Result<Contents, CatalogError
             message: "a symbolic link that leads outside the catalog; not followed".into(),
         })
         .collect();
-    let results: Vec<(FileReport, Option<Read>)> = walk
+    let (reports, callable) = walk
         .files
         .par_iter()
         .map(|p| read_one(p, display_path(p), opts))
-        .collect();
-    let mut contents = Contents {
+        .unzip();
+    Ok(Contents {
+        reports,
+        callable,
         problems,
-        ..Contents::default()
-    };
-    for (report, kept) in results {
-        contents.reports.push(report);
-        contents.read.extend(kept);
-    }
-    Ok(contents)
+        manifest: false,
+    })
 }
 
-/// A directory with a manifest: the catalog validated as a whole; the schemas it lists are read.
+/// A directory with a manifest: the catalog validated as a whole; the schemas it lists are
+/// settled.
 fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
     let v = validate_catalog_files(dir, display, &opts.validation);
     let listed: Vec<&str> = v
@@ -452,29 +448,25 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
         .filter(|(s, _)| *s == Section::Schemas)
         .map(|(_, rel)| rel.as_str())
         .collect();
-    let mut reports = Vec::with_capacity(v.files.len() + 1);
-    reports.push(v.catalog.clone());
-    let mut read = Vec::new();
-    for CatalogFile {
-        rel,
-        path,
-        report,
-        loaded,
-    } in v.files
-    {
-        if listed.contains(&rel.as_str()) && is_schema(&loaded) {
-            read.push(Read {
-                path,
-                report: report.clone(),
-                loaded,
-                scope: v.lists.clone(),
-            });
-        }
-        reports.push(report);
-    }
+    let scope = &v.lists;
+    let (reports, callable): (Vec<FileReport>, Vec<Callable>) = v
+        .files
+        .into_par_iter()
+        .map(|f: CatalogFile| {
+            let callable = if listed.contains(&f.rel.as_str()) {
+                settle(f.path, &f.report, f.loaded, scope)
+            } else {
+                Callable::Nothing
+            };
+            (f.report, callable)
+        })
+        .unzip();
+    let mut all = Vec::with_capacity(reports.len() + 1);
+    all.push(v.catalog);
+    all.extend(reports);
     Contents {
-        reports,
-        read,
+        reports: all,
+        callable,
         problems: Vec::new(),
         manifest: true,
     }

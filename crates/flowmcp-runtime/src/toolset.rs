@@ -21,6 +21,7 @@ use flowmcp_spec::Profile;
 use flowmcp_spec::lists::ResolvedLists;
 use flowmcp_spec::model::SchemaMain;
 use indexmap::IndexMap;
+use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::descriptor::{DescribeOptions, ToolDescriptor, assign_wire_names, describe_tool};
@@ -127,8 +128,12 @@ impl Toolset {
             ..Toolset::default()
         };
         let mut descriptors: Vec<(usize, ToolDescriptor)> = Vec::new();
-        for source in schemas {
-            let (schema, ds, problems) = describe_schema(source, opts.profile);
+        // Describing is independent per schema (and most of the work): in parallel, kept in order.
+        let described: Vec<_> = schemas
+            .into_par_iter()
+            .map(|source| describe_schema(source, opts.profile))
+            .collect();
+        for (schema, ds, problems) in described {
             let idx = set.schemas.len();
             set.schemas.push(schema);
             descriptors.extend(ds.into_iter().map(|d| (idx, d)));
