@@ -233,7 +233,10 @@ fn peak_rss_kib() -> Option<u64> {
 
 fn load(dir: &str, profile: Profile) -> Result<(), String> {
     let started = Instant::now();
-    let catalog = Catalog::open(std::path::Path::new(dir), &CatalogOptions::new(profile))
+    // As `flowmcp list` opens it: reports without source positions.
+    let mut opts = CatalogOptions::new(profile);
+    opts.validation.positions = false;
+    let catalog = Catalog::open(std::path::Path::new(dir), &opts)
         .map_err(|e| format!("{dir}: {e}"))?;
     let wall = started.elapsed();
     let set = catalog.toolset();

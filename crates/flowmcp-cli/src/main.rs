@@ -188,6 +188,7 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
             ..Limits::default()
         },
         allowed_libraries: cfg.allowed_libraries.clone(),
+        positions: true,
     };
 
     let started = std::time::Instant::now();

@@ -193,6 +193,9 @@ fn open(
     };
     let mut validation = flowmcp_validate::Options::new(profile);
     validation.allowed_libraries = cfg.allowed_libraries.clone();
+    // The run commands show which files are not callable and their codes, not where each finding
+    // is: no need to locate them in the sources.
+    validation.positions = false;
     for (code, level) in &cfg.rules {
         validation.settings.overrides.set(*code, *level);
     }

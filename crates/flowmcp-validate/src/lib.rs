@@ -41,13 +41,28 @@ pub const DEFAULT_ALLOWLIST: &[&str] = &[
 ];
 
 /// How to validate.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     pub settings: RuleSettings,
     pub limits: Limits,
     /// Extra libraries allowed in `requiredLibraries` (`security.allowedLibraries` in
     /// `.flowmcp/config.json`); the default allowlist always applies too.
     pub allowed_libraries: Vec<String>,
+    /// Give every diagnostic that has a JSON path the line and column of that value in the source
+    /// (default). Costs a pass over the source of every file with findings; a caller that does
+    /// not show the diagnostics (say, a catalog opened only to call its tools) can skip it.
+    pub positions: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            settings: RuleSettings::default(),
+            limits: Limits::default(),
+            allowed_libraries: Vec::new(),
+            positions: true,
+        }
+    }
 }
 
 impl Options {
@@ -143,7 +158,7 @@ pub fn validate_loaded_mut(
     if list_file {
         drop_ldr008_for_lists(&mut diagnostics);
     }
-    if let Some(source) = &loaded.source {
+    if let Some(source) = loaded.source.as_ref().filter(|_| opts.positions) {
         add_source_positions(source, loaded.blanked.as_deref(), &mut diagnostics);
     }
     FileReport::new(loaded.display.clone(), loaded.kind.as_str(), diagnostics)
