@@ -12,6 +12,10 @@
 
 use std::time::{Duration, Instant};
 
+/// The allocator of the `flowmcp` binary, so that the numbers are the binary's.
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_runtime::call::{Runner, RunnerOptions};
 use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
@@ -236,8 +240,8 @@ fn load(dir: &str, profile: Profile) -> Result<(), String> {
     // As `flowmcp list` opens it: reports without source positions.
     let mut opts = CatalogOptions::new(profile);
     opts.validation.positions = false;
-    let catalog = Catalog::open(std::path::Path::new(dir), &opts)
-        .map_err(|e| format!("{dir}: {e}"))?;
+    let catalog =
+        Catalog::open(std::path::Path::new(dir), &opts).map_err(|e| format!("{dir}: {e}"))?;
     let wall = started.elapsed();
     let set = catalog.toolset();
     let (exposed, hidden, _) = set.exposure();

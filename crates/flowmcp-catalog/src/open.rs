@@ -323,7 +323,11 @@ fn settle(path: PathBuf, report: &FileReport, loaded: LoadedFile, scope: &ListSc
         return Callable::Nothing;
     }
     let mut codes: Vec<String> = Vec::new();
-    for d in report.diagnostics.iter().filter(|d| d.severity == Severity::Error) {
+    for d in report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+    {
         let code = d.code.as_str().to_string();
         if !codes.contains(&code) {
             codes.push(code);
