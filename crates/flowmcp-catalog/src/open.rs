@@ -92,7 +92,7 @@ pub struct Catalog {
 /// What one file gives the catalog after validation.
 enum Callable {
     /// A valid schema.
-    Source(SchemaSource),
+    Source(Box<SchemaSource>),
     /// A schema with errors: its tools by Primitive-ID and wire name, and the problem to show.
     Rejected(Vec<(String, Rejected)>, LoadProblem),
     /// A problem that leaves nothing to call.
@@ -145,7 +145,7 @@ impl Catalog {
         let mut rejected = HashMap::new();
         for c in callable {
             match c {
-                Callable::Source(s) => sources.push(s),
+                Callable::Source(s) => sources.push(*s),
                 Callable::Rejected(tools, problem) => {
                     for (key, r) in tools {
                         rejected.entry(key).or_insert(r);
@@ -348,7 +348,14 @@ fn settle(path: PathBuf, report: &FileReport, loaded: LoadedFile, scope: &ListSc
         return Callable::Nothing;
     };
     match SchemaMain::from_json(main_json) {
-        Ok(main) => Callable::Source(source(path, &report.file, main, main_json, &loaded, scope)),
+        Ok(main) => Callable::Source(Box::new(source(
+            path,
+            &report.file,
+            main,
+            main_json,
+            &loaded,
+            scope,
+        ))),
         Err(e) => Callable::Problem(LoadProblem {
             file: report.file.clone(),
             message: format!("main cannot be read: {e}"),
