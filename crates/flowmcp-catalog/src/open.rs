@@ -10,7 +10,7 @@ use flowmcp_runtime::envelope::{ECode, Envelope};
 use flowmcp_runtime::toolset::{LoadProblem, SchemaSource, ToolEntry, Toolset, ToolsetOptions};
 use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
 use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
-use flowmcp_spec::lists::{ListRef, ListScope};
+use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{FileReport, Severity, display_path};
 use flowmcp_validate::catalog::{CatalogFile, validate_catalog_files};
@@ -317,8 +317,14 @@ fn rejected_tools(main: &Value, file: &str, codes: &[String]) -> Vec<(String, Re
 }
 
 /// What a validated file gives: a schema source when it is a valid schema (the evaluation is
-/// turned into the typed model and then dropped), its tools as rejected when it has errors.
-fn settle(path: PathBuf, report: &FileReport, loaded: LoadedFile, scope: &ListScope) -> Callable {
+/// turned into the typed model, its `main` moved rather than copied, and then dropped), its tools as
+/// rejected when it has errors.
+fn settle(
+    path: PathBuf,
+    report: &FileReport,
+    mut loaded: LoadedFile,
+    scope: &ListScope,
+) -> Callable {
     if !matches!(loaded.kind, FileKind::Schema | FileKind::Unknown) {
         return Callable::Nothing;
     }
@@ -333,9 +339,11 @@ fn settle(path: PathBuf, report: &FileReport, loaded: LoadedFile, scope: &ListSc
             codes.push(code);
         }
     }
-    let main_json = loaded.exports.as_ref().and_then(|e| e.get("main"));
     if !codes.is_empty() {
-        let tools = main_json
+        let tools = loaded
+            .exports
+            .as_ref()
+            .and_then(|e| e.get("main"))
             .map(|m| rejected_tools(m, &report.file, &codes))
             .unwrap_or_default();
         let problem = LoadProblem {
@@ -344,18 +352,15 @@ fn settle(path: PathBuf, report: &FileReport, loaded: LoadedFile, scope: &ListSc
         };
         return Callable::Rejected(tools, problem);
     }
-    let Some(main_json) = main_json else {
+    let Some(main_json) = loaded
+        .exports
+        .as_mut()
+        .and_then(|e| e.data.shift_remove("main"))
+    else {
         return Callable::Nothing;
     };
-    match SchemaMain::from_json(main_json) {
-        Ok(main) => Callable::Source(Box::new(source(
-            path,
-            &report.file,
-            main,
-            main_json,
-            &loaded,
-            scope,
-        ))),
+    match SchemaMain::from_value(main_json) {
+        Ok(main) => Callable::Source(Box::new(source(path, &report.file, main, &loaded, scope))),
         Err(e) => Callable::Problem(LoadProblem {
             file: report.file.clone(),
             message: format!("main cannot be read: {e}"),
@@ -368,7 +373,6 @@ fn source(
     path: PathBuf,
     display: &str,
     main: SchemaMain,
-    main_json: &Value,
     loaded: &LoadedFile,
     scope: &ListScope,
 ) -> SchemaSource {
@@ -376,7 +380,7 @@ fn source(
         .exports
         .as_ref()
         .is_some_and(|e| matches!(e.handlers, HandlersExport::Function { .. }));
-    let refs = ListRef::from_main(main_json);
+    let refs = &main.shared_lists;
     let (lists, lists_note) = if refs.is_empty() {
         (None, None)
     } else {
@@ -391,7 +395,7 @@ fn source(
                 )),
             ),
             Some(registry) => {
-                let resolved = registry.resolve(&refs);
+                let resolved = registry.resolve(refs);
                 let note = (!resolved.is_ok()).then(|| {
                     let errors: Vec<String> =
                         resolved.errors.iter().map(ToString::to_string).collect();

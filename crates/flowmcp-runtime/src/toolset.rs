@@ -316,24 +316,30 @@ fn describe_schema(
             .is_some()
             .then_some(&resolver as &crate::descriptor::ListResolver<'_>),
     };
+    // The output schemas move into the descriptors (not copied), and the tests are dropped: neither
+    // is needed to call tools, and together they are most of a catalog's data.
+    let mut outputs: HashMap<String, Value> = HashMap::new();
+    for (name, tool) in main.tools.iter_mut() {
+        tool.tests = Vec::new();
+        if let Some(o) = tool.output.as_mut() {
+            outputs.insert(name.clone(), std::mem::take(&mut o.schema));
+        }
+    }
     let mut descriptors = Vec::new();
     let mut problems = Vec::new();
     let empty = ServerParams::new();
     for name in main.tools.keys() {
         match describe_tool(&main, name, &empty, dopts) {
-            Ok(d) => descriptors.push(d),
+            Ok(mut d) => {
+                if let Some(schema) = outputs.remove(name) {
+                    d.output_schema = Some(schema);
+                }
+                descriptors.push(d);
+            }
             Err(e) => problems.push(LoadProblem {
                 file: display.clone(),
                 message: e.to_string(),
             }),
-        }
-    }
-    // Test cases are not needed to call tools, and the output schemas live on in the descriptors:
-    // together they are most of a catalog's data.
-    for tool in main.tools.values_mut() {
-        tool.tests = Vec::new();
-        if let Some(o) = tool.output.as_mut() {
-            o.schema = Value::Null;
         }
     }
     let shared_lists = lists

@@ -162,6 +162,12 @@ impl SchemaMain {
     pub fn from_json(main: &Value) -> Result<SchemaMain, serde_json::Error> {
         SchemaMain::deserialize(main)
     }
+
+    /// [`SchemaMain::from_json`] taking the JSON: its strings are moved, not copied (a schema's
+    /// tests and output schemas are most of its data).
+    pub fn from_value(main: Value) -> Result<SchemaMain, serde_json::Error> {
+        SchemaMain::deserialize(main)
+    }
 }
 
 /// An HTTP method: of a tool (`GET`, `POST`, `PUT`, `DELETE`, the methods chapter 01 allows and
