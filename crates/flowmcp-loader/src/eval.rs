@@ -234,12 +234,12 @@ pub fn evaluate_with(
     let lists_json = shared_lists.and_then(|v| serde_json::to_string(v).ok());
     let lists = lists_json.as_deref();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let fast = blanked.and_then(|b| FastMain::prepare(source, b));
-        if let Some(f) = fast.as_ref().filter(|f| f.data_only) {
+        let mut fast = blanked.and_then(|b| FastMain::prepare(source, b));
+        if let Some(f) = fast.take_if(|f| f.data_only) {
             // The module is nothing but `export const main = <literal>`: running it could only
             // produce the value already read, so the engine is not started at all.
             let mut data = IndexMap::new();
-            data.insert("main".to_string(), f.value.clone());
+            data.insert("main".to_string(), f.value);
             return Ok(Exports {
                 names: vec!["main".to_string()],
                 data,
@@ -247,8 +247,11 @@ pub fn evaluate_with(
                 unserializable: Vec::new(),
             });
         }
-        match &fast {
-            Some(f) => evaluate_inner(name, &f.source, Some(f), lists, limits),
+        match fast {
+            Some(mut f) => {
+                let rewritten = std::mem::take(&mut f.source);
+                evaluate_inner(name, &rewritten, Some(f), lists, limits)
+            }
             None => evaluate_inner(name, source, None, lists, limits),
         }
     }));
@@ -396,7 +399,7 @@ fn mentions_identifier(blanked: &str, word: &str, skip: std::ops::Range<usize>) 
 fn evaluate_inner(
     name: &str,
     source: &str,
-    fast: Option<&FastMain>,
+    fast: Option<FastMain>,
     shared_lists: Option<&str>,
     limits: &Limits,
 ) -> Result<Exports, EvalFailure> {
@@ -459,7 +462,7 @@ fn run(
     ctx: &Ctx<'_>,
     name: &str,
     source: &str,
-    fast: Option<&FastMain>,
+    fast: Option<FastMain>,
     shared_lists: Option<&str>,
     fired: &Rc<Cell<bool>>,
 ) -> Result<Exports, EvalFailure> {
@@ -476,7 +479,8 @@ fn run(
     // Captured before any untrusted code runs.
     let intrinsics = Intrinsics::capture(ctx).catch(ctx).map_err(fail)?;
     ctx.eval::<(), _>(CONSOLE_SHIM).catch(ctx).map_err(fail)?;
-    if let Some(f) = fast {
+    let mut fast = fast;
+    if let Some(f) = &fast {
         // The engine's own JSON parser (not the global `JSON`, which nothing has touched yet anyway).
         let value = ctx.json_parse(f.json.as_str()).catch(ctx).map_err(fail)?;
         ctx.globals()
@@ -520,9 +524,11 @@ fn run(
         if !names.iter().any(|n| n == export) {
             continue;
         }
-        if let Some(f) = fast.filter(|f| *export == "main" && !f.referenced) {
+        if *export == "main"
+            && let Some(f) = fast.take_if(|f| !f.referenced)
+        {
             // Nothing else in the module names `main`: the export is the value read from the source.
-            data.insert((*export).to_string(), f.value.clone());
+            data.insert((*export).to_string(), f.value);
             continue;
         }
         let value: Value = ns.get(*export).catch(ctx).map_err(fail)?;

@@ -285,16 +285,25 @@ fn report_failure(
     text: &str,
     blanked: &str,
 ) {
+    // Deep nesting ends in the parser's own nesting limit (a syntax error) or in the stack limit,
+    // whichever the native stack meets first; either way the nesting is the cause to name.
+    let too_deep = |message: &str, syntax: bool| {
+        (syntax || message.contains("stack")) && max_nesting(blanked) >= PARSER_NESTING
+    };
     let (code, message, at) = match failure {
-        EvalFailure::Syntax { message, .. } if max_nesting(blanked) >= PARSER_NESTING => (
-            Code::LDR006,
-            format!(
-                "Evaluation passed its stack limit: the code is nested {} levels deep, more than \
+        EvalFailure::Syntax { message, .. } | EvalFailure::Memory { message }
+            if too_deep(&message, matches!(failure, EvalFailure::Syntax { .. })) =>
+        {
+            (
+                Code::LDR006,
+                format!(
+                    "Evaluation passed its stack limit: the code is nested {} levels deep, more than \
                  the JavaScript parser can read (it reported: {message})",
-                max_nesting(blanked)
-            ),
-            None,
-        ),
+                    max_nesting(blanked)
+                ),
+                None,
+            )
+        }
         EvalFailure::Syntax { message, at } => {
             (Code::LDR003, format!("Syntax error: {message}"), at)
         }
