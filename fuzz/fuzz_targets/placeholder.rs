@@ -14,7 +14,7 @@
 //!   `InterpolationKind::of(inner)`, and `as_list_ref` is `Some` exactly for `ListRef`.
 #![no_main]
 
-use flowmcp_spec::zod::{InterpolationKind, find_interpolations};
+use flowmcp_spec::placeholder::{InterpolationKind, find_interpolations};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {
