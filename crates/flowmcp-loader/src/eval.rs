@@ -456,7 +456,8 @@ pub(crate) fn sandbox(
 }
 
 /// A console that accepts everything and prints nothing: module bodies written for Node may log.
-const CONSOLE_SHIM: &str = "(() => { const n = () => undefined; globalThis.console = Object.freeze({ log: n, info: n, warn: n, error: n, debug: n, trace: n }); })();";
+/// The source is `js/silent_console.js`, included at build time.
+const CONSOLE_SHIM: &str = include_str!("js/silent_console.js");
 
 fn run(
     ctx: &Ctx<'_>,

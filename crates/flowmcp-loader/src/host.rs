@@ -96,12 +96,17 @@ pub const DEFAULT_MAX_FETCHES: usize = 50;
 /// The three hooks a handler entry may define.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {
+    /// `preRequest({ struct, payload })`: may change the request before it is sent.
     PreRequest,
+    /// `executeRequest({ struct, payload })`: performs the request itself (the only hook that may
+    /// call `fetch`, in profile `compat`).
     ExecuteRequest,
+    /// `postRequest({ response, struct, payload })`: may change the response.
     PostRequest,
 }
 
 impl Phase {
+    /// The three hooks, in the order a call runs them.
     pub const ALL: [Phase; 3] = [Phase::PreRequest, Phase::ExecuteRequest, Phase::PostRequest];
 
     /// The hook's name in JavaScript: `preRequest`, `executeRequest`, `postRequest`.
@@ -185,6 +190,8 @@ impl HostConfig {
 /// A request made by `fetch` in `executeRequest` (profile `compat`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FetchRequest {
+    /// The URL as the handler passed it (a string, a `Request`-like object's `url`, or
+    /// `String(resource)`).
     pub url: String,
     /// Upper-cased; `GET` when not given.
     pub method: String,
@@ -197,17 +204,60 @@ pub struct FetchRequest {
 /// What the bridge answers to a [`FetchRequest`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FetchResponse {
+    /// The HTTP status code (`ok` is true for 200–299).
     pub status: u16,
+    /// The reason phrase (`statusText`).
     pub status_text: String,
+    /// Response headers as name–value pairs; looked up case-insensitively, repeated names joined
+    /// with `, `.
     pub headers: Vec<(String, String)>,
     /// Decoded as UTF-8 (lossily) for `text()` and `json()`.
     pub body: Vec<u8>,
 }
 
+/// Why the bridge did not perform a [`FetchRequest`]: rejects the handler's `fetch` promise with a
+/// `TypeError` whose message is exactly this error's [`Display`](fmt::Display) text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct FetchError {
+    message: String,
+}
+
+impl FetchError {
+    /// An error with this message (seen by the handler as the `TypeError`'s message).
+    pub fn new(message: impl Into<String>) -> Self {
+        FetchError {
+            message: message.into(),
+        }
+    }
+
+    /// The message, as the handler sees it.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The message, by value.
+    pub fn into_message(self) -> String {
+        self.message
+    }
+}
+
+impl From<String> for FetchError {
+    fn from(message: String) -> Self {
+        FetchError::new(message)
+    }
+}
+
+impl From<&str> for FetchError {
+    fn from(message: &str) -> Self {
+        FetchError::new(message)
+    }
+}
+
 /// The runtime's side of a call: the HTTP client and the log sink.
 pub trait HostBridge {
     /// Performs a request; an `Err` rejects the `fetch` promise with a `TypeError` of that message.
-    fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, String>;
+    fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, FetchError>;
     /// A console message; `level` is `log`, `info`, `warn`, `error` or `debug`.
     fn log(&mut self, level: &str, text: &str);
     /// The wall-clock instant by which the whole call must end, if any (see the module
@@ -538,7 +588,7 @@ struct LoadSink {
 }
 
 impl HostBridge for LoadSink {
-    fn fetch(&mut self, _req: FetchRequest) -> Result<FetchResponse, String> {
+    fn fetch(&mut self, _req: FetchRequest) -> Result<FetchResponse, FetchError> {
         Err("fetch is not available while loading".into())
     }
     fn log(&mut self, level: &str, text: &str) {
@@ -1146,8 +1196,8 @@ fn drive<'js>(
                     ))?;
                     resolve.call((response,))
                 })(),
-                Err(message) => (|| {
-                    let err: Value = js.make_error.call(("TypeError", message))?;
+                Err(e) => (|| {
+                    let err: Value = js.make_error.call(("TypeError", e.into_message()))?;
                     reject.call((err,))
                 })(),
             };
@@ -1203,228 +1253,17 @@ fn drive<'js>(
 /// subset of the WHATWG API: absolute `http(s)` and similar URLs (a relative one needs a base),
 /// the parts as properties, `searchParams` kept in step with `search`, form encoding as
 /// `URLSearchParams` does it (space as `+`). Installed before any untrusted code runs.
-const WEB_GLOBALS: &str = r#"(function () {
-  'use strict';
-  const G = globalThis, Str = String, isArray = Array.isArray, keys = Object.keys;
-  const encode = (s) => encodeURIComponent(Str(s)).replace(/%20/g, '+')
-    .replace(/[!'()~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
-  const decode = (s) => { const t = Str(s).replace(/\+/g, ' '); try { return decodeURIComponent(t); } catch (_) { return t; } };
-  const LIST = Symbol('list');
-  class URLSearchParams {
-    constructor(init) {
-      this[LIST] = [];
-      if (init == null) return;
-      if (typeof init === 'string') {
-        const text = init.charAt(0) === '?' ? init.slice(1) : init;
-        for (const part of text.split('&')) {
-          if (part === '') continue;
-          const i = part.indexOf('=');
-          this[LIST].push(i < 0 ? [decode(part), ''] : [decode(part.slice(0, i)), decode(part.slice(i + 1))]);
-        }
-      } else if (init instanceof URLSearchParams) {
-        for (const [k, v] of init[LIST]) this[LIST].push([k, v]);
-      } else if (isArray(init) || typeof init[Symbol.iterator] === 'function') {
-        for (const pair of init) this[LIST].push([Str(pair[0]), Str(pair[1])]);
-      } else if (typeof init === 'object') {
-        for (const k of keys(init)) this[LIST].push([k, Str(init[k])]);
-      } else {
-        return new URLSearchParams(Str(init));
-      }
-    }
-    append(k, v) { this[LIST].push([Str(k), Str(v)]); }
-    delete(k) { k = Str(k); this[LIST] = this[LIST].filter((p) => p[0] !== k); }
-    get(k) { k = Str(k); const p = this[LIST].find((q) => q[0] === k); return p ? p[1] : null; }
-    getAll(k) { k = Str(k); return this[LIST].filter((p) => p[0] === k).map((p) => p[1]); }
-    has(k) { k = Str(k); return this[LIST].some((p) => p[0] === k); }
-    set(k, v) {
-      k = Str(k); v = Str(v);
-      const i = this[LIST].findIndex((p) => p[0] === k);
-      if (i < 0) { this[LIST].push([k, v]); return; }
-      this[LIST][i] = [k, v];
-      this[LIST] = this[LIST].filter((p, j) => j <= i || p[0] !== k);
-    }
-    sort() { this[LIST].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)); }
-    forEach(cb, thisArg) { for (const [k, v] of this[LIST]) cb.call(thisArg, v, k, this); }
-    entries() { return this[LIST].map((p) => [p[0], p[1]])[Symbol.iterator](); }
-    keys() { return this[LIST].map((p) => p[0])[Symbol.iterator](); }
-    values() { return this[LIST].map((p) => p[1])[Symbol.iterator](); }
-    [Symbol.iterator]() { return this.entries(); }
-    get size() { return this[LIST].length; }
-    toString() { return this[LIST].map((p) => encode(p[0]) + '=' + encode(p[1])).join('&'); }
-  }
-  const dots = (path) => {
-    const segs = path.split('/'), out = [];
-    for (let i = 1; i < segs.length; i++) {
-      const seg = segs[i], last = i === segs.length - 1;
-      if (seg === '..') { out.pop(); if (last) out.push(''); }
-      else if (seg === '.') { if (last) out.push(''); }
-      else out.push(seg);
-    }
-    return '/' + out.join('/');
-  };
-  const ABSOLUTE = /^([a-zA-Z][a-zA-Z0-9+.-]*:)\/\/([^\/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$/;
-  const PARTS = Symbol('parts');
-  class URL {
-    constructor(url, base) {
-      let text = Str(url).trim();
-      let m = ABSOLUTE.exec(text);
-      if (!m && base !== undefined) {
-        const b = new URL(base);
-        if (text.startsWith('//')) text = b.protocol + text;
-        else if (text.startsWith('/')) text = b.origin + text;
-        else if (text.startsWith('?')) text = b.origin + b.pathname + text;
-        else if (text.startsWith('#')) text = b.origin + b.pathname + b.search + text;
-        else text = b.origin + b.pathname.replace(/[^\/]*$/, '') + text;
-        m = ABSOLUTE.exec(text);
-      }
-      if (!m) throw new TypeError('Invalid URL: ' + Str(url));
-      let auth = '', host = m[2];
-      const at = host.lastIndexOf('@');
-      if (at >= 0) { auth = host.slice(0, at); host = host.slice(at + 1); }
-      const colon = host.lastIndexOf(':');
-      const hasPort = colon >= 0 && host.indexOf(']', colon) < 0;
-      this[PARTS] = {
-        protocol: m[1].toLowerCase(),
-        username: auth ? auth.split(':')[0] : '',
-        password: auth.indexOf(':') >= 0 ? auth.slice(auth.indexOf(':') + 1) : '',
-        hostname: (hasPort ? host.slice(0, colon) : host).toLowerCase(),
-        port: hasPort ? host.slice(colon + 1) : '',
-        pathname: m[3] === '' ? '/' : dots(m[3]),
-        hash: m[5] && m[5] !== '#' ? m[5] : '',
-      };
-      this.searchParams = new URLSearchParams(m[4] && m[4] !== '?' ? m[4] : '');
-    }
-    get protocol() { return this[PARTS].protocol; }
-    set protocol(v) { v = Str(v); this[PARTS].protocol = v.endsWith(':') ? v : v + ':'; }
-    get username() { return this[PARTS].username; }
-    get password() { return this[PARTS].password; }
-    get hostname() { return this[PARTS].hostname; }
-    set hostname(v) { this[PARTS].hostname = Str(v); }
-    get port() { return this[PARTS].port; }
-    set port(v) { this[PARTS].port = Str(v); }
-    get host() { const p = this[PARTS]; return p.port ? p.hostname + ':' + p.port : p.hostname; }
-    get origin() { return this.protocol + '//' + this.host; }
-    get pathname() { return this[PARTS].pathname; }
-    set pathname(v) { v = Str(v); this[PARTS].pathname = v.startsWith('/') ? v : '/' + v; }
-    get search() { const s = this.searchParams.toString(); return s ? '?' + s : ''; }
-    set search(v) { this.searchParams = new URLSearchParams(Str(v)); }
-    get hash() { return this[PARTS].hash; }
-    set hash(v) { v = Str(v); this[PARTS].hash = v === '' || v === '#' ? '' : (v.startsWith('#') ? v : '#' + v); }
-    get href() {
-      const p = this[PARTS];
-      const auth = p.username ? p.username + (p.password ? ':' + p.password : '') + '@' : '';
-      return p.protocol + '//' + auth + this.host + p.pathname + this.search + p.hash;
-    }
-    toString() { return this.href; }
-    toJSON() { return this.href; }
-  }
-  for (const [name, value] of [['URL', URL], ['URLSearchParams', URLSearchParams]]) {
-    Object.defineProperty(G, name, { value, writable: true, configurable: true, enumerable: false });
-  }
-})();"#;
+///
+/// The source is `js/url.js`, included at build time.
+const WEB_GLOBALS: &str = include_str!("js/url.js");
 
 /// Installs `console`, `fetch` and (with `timers`) the timer globals, and returns the host's own
 /// helpers. Runs before any untrusted code, so what it captures is the original built-ins.
-const PRELUDE: &str = r#"(function (hostFetch, hostLog, hostSetTimeout, hostClearTimeout, timers) {
-  'use strict';
-  const G = globalThis;
-  const keys = Object.keys, defineProperty = Object.defineProperty, isArray = Array.isArray;
-  const Str = String, parse = JSON.parse, stringify = JSON.stringify;
-  const P = Promise, resolve = P.resolve.bind(P), reject = P.reject.bind(P);
-  const MapC = Map, ErrorC = Error;
-  const apply = Function.prototype.call.bind(Function.prototype.apply);
-  const errors = { TypeError, SyntaxError, RangeError, Error };
-  const define = (name, value) => defineProperty(G, name, { value, writable: true, configurable: true, enumerable: false });
-
-  const show = (v) => {
-    if (typeof v === 'string') return v;
-    if (v === undefined) return 'undefined';
-    if (typeof v === 'function') return '[Function' + (v.name ? ': ' + v.name : '') + ']';
-    if (typeof v === 'symbol' || typeof v === 'bigint') return Str(v);
-    try { if (v instanceof ErrorC) return Str(v.name) + ': ' + Str(v.message); } catch (_) {}
-    try { const s = stringify(v); if (s !== undefined) return s; } catch (_) {}
-    try { return Str(v); } catch (_) { return '[unprintable]'; }
-  };
-  const logger = (level) => function (...args) {
-    let out = '';
-    for (let i = 0; i < args.length; i++) { if (i) out += ' '; out += show(args[i]); }
-    hostLog(level, out);
-  };
-  define('console', {
-    log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'),
-    debug: logger('debug'), trace: logger('debug'),
-  });
-
-  define('fetch', function fetch(resource, init) {
-    const url = typeof resource === 'string' ? resource
-      : (resource !== null && typeof resource === 'object' && typeof resource.url === 'string') ? resource.url
-      : Str(resource);
-    const opts = init == null ? {} : init;
-    const method = opts.method == null ? 'GET' : Str(opts.method).toUpperCase();
-    const headers = [];
-    const h = opts.headers;
-    if (h != null) {
-      if (isArray(h)) {
-        for (const pair of h) headers.push([Str(pair[0]), Str(pair[1])]);
-      } else if (typeof h.forEach === 'function' && typeof h.get === 'function') {
-        h.forEach((v, k) => { headers.push([Str(k), Str(v)]); });
-      } else {
-        for (const k of keys(h)) { const v = h[k]; if (v !== undefined) headers.push([k, Str(v)]); }
-      }
-    }
-    const body = opts.body == null ? null : (typeof opts.body === 'string' ? opts.body : Str(opts.body));
-    return hostFetch(url, method, headers, body);
-  });
-
-  if (timers) {
-    const setTimeout = function setTimeout(callback, ms, ...args) {
-      if (typeof callback !== 'function') throw new TypeError('setTimeout: the callback is not a function');
-      return hostSetTimeout(callback, +ms, args);
-    };
-    const clearTimeout = function clearTimeout(id) { if (typeof id === 'number') hostClearTimeout(id); };
-    define('setTimeout', setTimeout);
-    define('clearTimeout', clearTimeout);
-    define('setInterval', function setInterval(callback, ms, ...args) {
-      if (typeof callback !== 'function') throw new TypeError('setInterval: the callback is not a function');
-      return hostSetTimeout(callback, +ms, args);
-    });
-    define('clearInterval', clearTimeout);
-  }
-
-  const makeHeaders = (pairs) => {
-    const m = new MapC();
-    for (const [k, v] of pairs) {
-      const key = k.toLowerCase();
-      const prev = m.get(key);
-      m.set(key, prev === undefined ? v : prev + ', ' + v);
-    }
-    const norm = (n) => Str(n).toLowerCase();
-    const headers = {
-      get(name) { const v = m.get(norm(name)); return v === undefined ? null : v; },
-      has(name) { return m.has(norm(name)); },
-      forEach(cb, thisArg) { m.forEach((v, k) => { apply(cb, thisArg, [v, k, headers]); }); },
-      entries() { return m.entries(); },
-      keys() { return m.keys(); },
-      values() { return m.values(); },
-      [Symbol.iterator]() { return m.entries(); },
-    };
-    return headers;
-  };
-  const makeResponse = (status, statusText, pairs, text, url) => {
-    const response = {
-      ok: status >= 200 && status <= 299,
-      status, statusText, url,
-      headers: makeHeaders(pairs),
-      redirected: false, type: 'basic', bodyUsed: false,
-      text() { return resolve(text); },
-      json() { try { return resolve(parse(text)); } catch (e) { return reject(e); } },
-      clone() { return makeResponse(status, statusText, pairs, text, url); },
-    };
-    return response;
-  };
-  const makeError = (name, message) => new (errors[name] || ErrorC)(message);
-  return [makeResponse, makeError, apply, resolve];
-})"#;
+///
+/// The source is `js/prelude.js`, included at build time: it evaluates to a function that
+/// [`install_prelude`] calls with the host's callbacks and that returns
+/// `[makeResponse, makeError, apply, resolve]`.
+const PRELUDE: &str = include_str!("js/prelude.js");
 
 fn install_prelude<'js>(
     ctx: &Ctx<'js>,

@@ -17,7 +17,7 @@ pub use eval::{
     evaluate,
 };
 pub use host::{
-    FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
+    FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
 };
 pub mod file;
 pub mod fsutil;

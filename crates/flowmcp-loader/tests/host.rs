@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use flowmcp_loader::host::{
-    FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
+    FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
 };
 use serde_json::{Value, json};
 
@@ -11,12 +11,12 @@ use serde_json::{Value, json};
 struct Mock {
     requests: Vec<FetchRequest>,
     logs: Vec<(String, String)>,
-    answer: Option<Result<FetchResponse, String>>,
+    answer: Option<Result<FetchResponse, FetchError>>,
     fetch_delay: Duration,
 }
 
 impl HostBridge for Mock {
-    fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, String> {
+    fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, FetchError> {
         self.requests.push(req);
         std::thread::sleep(self.fetch_delay);
         self.answer

@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant, SystemTime};
 
 use flowmcp_loader::host::{
-    FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
+    FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
 };
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -795,7 +795,7 @@ impl Bridge<'_, '_> {
 }
 
 impl HostBridge for Bridge<'_, '_> {
-    fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, String> {
+    fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, FetchError> {
         let params = &self.runner.set.server_params;
         if self.phase != Phase::ExecuteRequest || !self.runner.set.profile.is_compat() {
             return Err("fetch is not available here".into());
@@ -829,7 +829,7 @@ impl HostBridge for Bridge<'_, '_> {
                 http.body_is_secret = secret;
             }
             if let Some(k) = missing.first() {
-                return Err(format!("missing server parameter {k}"));
+                return Err(format!("missing server parameter {k}").into());
             }
             http
         } else {
@@ -845,7 +845,7 @@ impl HostBridge for Bridge<'_, '_> {
                     crate::transport::redact_url(&req.url)
                 );
                 self.refused.get_or_insert(why.clone());
-                return Err(format!("E009 {why}"));
+                return Err(format!("E009 {why}").into());
             }
             let mut http = HttpRequest::new(method, req.url.clone());
             http.public_only = !self.is_upstream(&req.url);
