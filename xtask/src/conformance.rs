@@ -10,8 +10,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use flowmcp_catalog::ListDiscovery;
 use flowmcp_spec::{FileReport, Profile, Severity};
-use flowmcp_validate::{Options, validate_path};
+use flowmcp_validate::Options;
 use serde_json::{Value, json};
 
 /// The outcome of one file, as recorded in an expectations file.
@@ -82,6 +83,7 @@ pub fn corpus_files(dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
 /// Validates every file (on all cores) and returns the reports in file order.
 pub fn validate_corpus(files: &[(PathBuf, String)], profile: Profile) -> Vec<FileReport> {
     let opts = Options::new(profile);
+    let discovery = ListDiscovery::new();
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -93,9 +95,10 @@ pub fn validate_corpus(files: &[(PathBuf, String)], profile: Profile) -> Vec<Fil
             .chunks(chunk)
             .map(|part| {
                 let opts = &opts;
+                let discovery = &discovery;
                 s.spawn(move || {
                     part.iter()
-                        .map(|(p, rel)| validate_path(p, rel, opts))
+                        .map(|(p, rel)| discovery.validate_file(p, rel, opts))
                         .collect::<Vec<_>>()
                 })
             })

@@ -1,7 +1,7 @@
 //! `cargo xtask docs [--check]`: the rule reference in `docs/rules/`.
 //!
 //! One page per registry code (`docs/rules/<CODE>.md`) and an index (`docs/rules/README.md`), built from
-//! the registry in `flowmcp-spec`, the prose in [`crate::rationale`] and the rule fixtures in
+//! the registry in `flowmcp-spec`, each code's prose (see [Prose](#prose)) and the rule fixtures in
 //! `crates/flowmcp-validate/tests/fixtures/<CODE>/`: the first `fail*` and the first `pass*` fixture
 //! (sorted by name; entries starting with `_` are support files) become the examples, and the failing
 //! one is validated and its human output shown. A fixture comes in one of three forms, run as
@@ -17,6 +17,32 @@
 //!   `flowmcp_validate::catalog::validate_catalog_fixture`. The catalog keeps its directory name, which
 //!   its `registry.json` `name` must equal (CAT002); absolute paths never reach the pages.
 //!
+//! # Prose
+//!
+//! A rule's "What it checks" and "Why" live next to its check, as a section of a doc comment (`///`)
+//! in the sources of the crates (`crates/*/src/**/*.rs`), usually the rule function's own:
+//!
+//! ```text
+//! /// VAL031: `main.tools` has more than 8 entries.
+//! ///
+//! /// # Why
+//! ///
+//! /// Small schemas keep each provider's tool set focused and cheap to put into an agent's context.
+//! pub fn val031_max_tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+//! ```
+//!
+//! A section starts with a paragraph that begins `CODE: ` (a registry code) and runs to the next such
+//! paragraph or the end of the doc comment, so one doc comment can hold several sections (the static
+//! scan's codes, on the function that matches them) after paragraphs of its own; anything that is
+//! not part of a rule's prose goes before the first section. A `# Why` line splits the section into
+//! what it checks (with `CODE: ` removed) and why; a paragraph that begins `CODE: ` but has no
+//! `# Why` is an ordinary mention and is ignored. Lines of a paragraph are joined with spaces and
+//! paragraphs are kept, so the text is Markdown for both rustdoc and the pages. A code with prose in
+//! two places, a section with an empty part or another heading after `# Why` fails the command.
+//! Codes no check in the validator carries (the runtime's, and those never emitted) have their
+//! section on their line of the registry table. The tests below require prose for every code that is
+//! implemented or not emitted, and that no page cites a document outside the repository.
+//!
 //! Output is deterministic. Files are written atomically (temporary file + rename) and only when their
 //! content changes; `.md` files in `docs/rules/` that no code produces any more are removed. With
 //! `--check` nothing is written: the command fails and names every file that would change.
@@ -26,11 +52,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use flowmcp_spec::{Family, Level, Origin, Profile, RULES, RuleInfo, Status};
+use flowmcp_spec::{Code, Family, Level, Origin, Profile, RULES, RuleInfo, Status};
 use flowmcp_validate::render::{self, HumanStyle};
-use flowmcp_validate::{FileReport, Options, catalog, ids, validate_path, validate_source};
-
-use crate::rationale;
+use flowmcp_validate::{FileReport, Options, catalog, ids, lists, validate_file};
 
 #[path = "../../crates/flowmcp-runtime/tests/support/directives.rs"]
 mod runtime_directives;
@@ -63,7 +87,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let root = crate::workspace_root();
     let out = root.join(OUT_DIR);
-    let pages = generate(&root.join(FIXTURES_DIR));
+    let prose = read_prose(&root)?;
+    let pages = generate(&root.join(FIXTURES_DIR), &prose);
     let changes = changes(&out, &pages)?;
 
     if check {
@@ -180,7 +205,7 @@ fn write_atomic(path: &Path, content: &str) -> Result<(), String> {
 // ---------------------------------------------------------------------------------------------
 
 /// Every page, by file name: `README.md` and one `<CODE>.md` per registry code.
-pub fn generate(fixtures: &Path) -> BTreeMap<String, String> {
+pub fn generate(fixtures: &Path, prose: &ProseMap) -> BTreeMap<String, String> {
     let mut pages = BTreeMap::new();
     let runtime = fixtures.join(RUNTIME_FIXTURES_FROM_VALIDATE);
     for info in RULES {
@@ -188,7 +213,11 @@ pub fn generate(fixtures: &Path) -> BTreeMap<String, String> {
         if examples.fail.is_none() && examples.pass.is_none() {
             examples = Examples::find_runtime(&runtime.join(info.code.as_str()));
         }
-        pages.insert(format!("{}.md", info.code), rule_page(info, &examples));
+        let text = prose.get(&info.code);
+        pages.insert(
+            format!("{}.md", info.code),
+            rule_page(info, text, &examples),
+        );
     }
     pages.insert("README.md".to_string(), index_page());
     pages
@@ -209,19 +238,20 @@ fn index_page() -> String {
     out.push_str("# Rule reference\n\n");
     out.push_str(
         "Every diagnostic code flowmcp-rs knows: the codes of the FlowMCP specification v4.2.0 and the \
-         project's extensions (`RULINGS.md`). Each page says what the rule checks and why, with a \
-         failing and a passing example.\n\n",
+         project's own extensions. Each page says what the rule checks and why, with a failing and a \
+         passing example.\n\n",
     );
     let _ = writeln!(
         out,
-        "{} codes: {implemented} implemented, {planned} planned, {not_emitted} not emitted (a ruling \
-         assigns the check to another code).\n",
+        "{} codes: {implemented} implemented, {planned} planned, {not_emitted} not emitted (another \
+         code reports the check).\n",
         RULES.len()
     );
     out.push_str(
         "Generated by `cargo xtask docs` from the rule registry \
-         (`crates/flowmcp-spec/src/registry/table.rs`), `xtask/src/rationale.rs` and the rule \
-         fixtures; do not edit by hand. `flowmcp rules CODE` prints the same metadata.\n\n",
+         (`crates/flowmcp-spec/src/registry/table.rs`), the `/// CODE:` doc comment next to each \
+         check and the rule fixtures; do not edit by hand. `flowmcp rules CODE` prints the same \
+         metadata.\n\n",
     );
     out.push_str("| Code | Summary | `spec` | `compat` | Status |\n");
     out.push_str("|---|---|---|---|---|\n");
@@ -234,7 +264,7 @@ fn index_page() -> String {
             summary = md_inline(r.summary, true),
             spec = r.spec,
             compat = r.compat,
-            status = r.status,
+            status = status_text(r.status),
         );
     }
     out.push_str(
@@ -259,16 +289,25 @@ fn level_text(level: Level) -> &'static str {
     }
 }
 
+/// The status without the internal reference a not-emitted code carries in the registry.
+fn status_text(status: Status) -> String {
+    match status {
+        Status::NotEmitted(_) => "not emitted".to_string(),
+        other => other.to_string(),
+    }
+}
+
 fn section_text(section: &str) -> String {
+    // The registry names the project's own decisions by the file that records them.
     if section == "RULINGS.md" {
-        "`RULINGS.md` (the project's rulings on the specification)".to_string()
+        "flowmcp-rs (not part of the specification)".to_string()
     } else {
         format!("`{section}` (FlowMCP specification v4.2.0)")
     }
 }
 
-/// One rule's page.
-fn rule_page(info: &RuleInfo, examples: &Examples) -> String {
+/// One rule's page; `prose` is its text from the sources, if it has any.
+fn rule_page(info: &RuleInfo, prose: Option<&Prose>, examples: &Examples) -> String {
     let code = info.code.as_str();
     let mut out = String::new();
     let _ = writeln!(out, "# {code} — {}\n", md_inline(info.summary, false));
@@ -297,17 +336,17 @@ fn rule_page(info: &RuleInfo, examples: &Examples) -> String {
             md_inline(v.summary, true)
         );
     }
-    let _ = writeln!(out, "| Status | {} |", info.status);
+    let _ = writeln!(out, "| Status | {} |", status_text(info.status));
     out.push('\n');
 
-    let (what, why) = match rationale::rationale(info.code) {
-        Some((what, why)) => (what.to_string(), why.to_string()),
+    let (what, why) = match prose {
+        Some(p) => (p.what.clone(), p.why.clone()),
         None => generic_rationale(info),
     };
     out.push_str("## What it checks\n\n");
     out.push_str(&what);
     out.push_str("\n\n");
-    if let Some(note) = rationale::scan_note(info.code) {
+    if let Some(note) = scan_note(info.code) {
         out.push_str(note);
         out.push_str("\n\n");
     }
@@ -340,11 +379,11 @@ fn rule_page(info: &RuleInfo, examples: &Examples) -> String {
     }
     match info.status {
         Status::Implemented => {}
-        Status::NotEmitted(ruling) => {
+        Status::NotEmitted(_) => {
             let _ = writeln!(
                 out,
-                "This code is never emitted (ruling {ruling}), so an override has no effect; it is \
-                 accepted so that configurations naming it stay valid.\n"
+                "This code is never emitted, so an override has no effect; it is accepted so that \
+                 configurations naming it stay valid.\n"
             );
         }
         Status::Planned(issue) => {
@@ -384,20 +423,16 @@ fn is_runtime_code(info: &RuleInfo) -> bool {
         )
 }
 
-/// The text for codes without hand-written prose: what the registry knows, and the status.
+/// The text for codes without prose in the sources: what the registry knows, and the status.
 fn generic_rationale(info: &RuleInfo) -> (String, String) {
     let what = format!("{}.", md_inline(info.summary, false).trim_end_matches('.'));
     let why = match info.status {
-        Status::NotEmitted(ruling) => format!(
-            "flowmcp-rs does not emit this code: ruling {ruling} in `RULINGS.md` assigns the check \
-             to another code, or drops it, to resolve a contradiction in the specification."
-        ),
+        Status::NotEmitted(_) => "flowmcp-rs does not emit this code: another code reports the \
+                                  check, as the summary says."
+            .to_string(),
         Status::Planned(0) => "Not implemented yet; no issue has been filed for it.".to_string(),
         Status::Planned(n) => format!("Not implemented yet; planned in issue #{n}."),
-        Status::Implemented => format!(
-            "See `{}` in the specification; no explanation has been written for this code yet.",
-            info.section
-        ),
+        Status::Implemented => "No explanation has been written for this code yet.".to_string(),
     };
     (what, why)
 }
@@ -405,7 +440,7 @@ fn generic_rationale(info: &RuleInfo) -> (String, String) {
 fn no_example(info: &RuleInfo, kind: &str) -> String {
     match info.status {
         Status::Implemented => format!("No {kind} fixture exists for this code yet.\n\n"),
-        _ => format!("None: the code is {}.\n\n", info.status),
+        _ => format!("None: the code is {}.\n\n", status_text(info.status)),
     }
 }
 
@@ -484,6 +519,208 @@ fn escape_text(text: &str, table: bool) -> String {
 /// Escapes `|` in text that is already Markdown, for a table cell.
 fn md_table_cell(text: &str) -> String {
     text.replace('|', "\\|")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prose: the `/// CODE: …` doc comments next to the checks.
+// ---------------------------------------------------------------------------------------------
+
+/// Where the prose is read from, relative to the workspace root: the `src/` of every crate.
+pub const PROSE_DIR: &str = "crates";
+
+/// The heading that ends "What it checks" and starts "Why" in a rule's doc comment section.
+const WHY_HEADING: &str = "# Why";
+
+/// What the static-scan codes (SEC001–SEC016) add to their "What it checks".
+const SCAN_NOTE: &str = "The static scan reads the raw file before it is evaluated, with the \
+    contents of comments and string literals blanked (template-literal text too, `${…}` expressions \
+    kept), and matches whole identifiers only. Every match is reported with its line and column; a \
+    file with error-level findings is not evaluated.";
+
+/// One code's prose, as Markdown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prose {
+    /// "What it checks": the section before `# Why`, without its `CODE: `.
+    pub what: String,
+    /// "Why": the section after `# Why`.
+    pub why: String,
+    /// Where the section starts (`crates/…/file.rs:LINE`).
+    pub at: String,
+}
+
+/// Every code's prose.
+pub type ProseMap = BTreeMap<Code, Prose>;
+
+/// The scan note for SEC001–SEC016, `None` for the other codes.
+fn scan_note(code: Code) -> Option<&'static str> {
+    let n: u32 = code.as_str().strip_prefix("SEC")?.parse().ok()?;
+    (1..=16).contains(&n).then_some(SCAN_NOTE)
+}
+
+/// Reads the prose of every code from the Rust sources under `<root>/crates/*/src/`.
+pub fn read_prose(root: &Path) -> Result<ProseMap, String> {
+    let mut files = Vec::new();
+    let crates = root.join(PROSE_DIR);
+    let entries =
+        std::fs::read_dir(&crates).map_err(|e| format!("cannot read {}: {e}", crates.display()))?;
+    for entry in entries.flatten() {
+        rust_files(&entry.path().join("src"), &mut files);
+    }
+    files.sort();
+    let mut prose = ProseMap::new();
+    let mut errors = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let name = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        parse_prose(&text, &name, &mut prose, &mut errors);
+    }
+    if errors.is_empty() {
+        Ok(prose)
+    } else {
+        Err(format!("rule prose: {}", errors.join("\n  ")))
+    }
+}
+
+/// Collects the `.rs` files below `dir` (nothing when it does not exist).
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => rust_files(&path, out),
+            Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "rs") => out.push(path),
+            _ => {}
+        }
+    }
+}
+
+/// The text of a doc-comment line (`///`, not `////`) without the marker, trimmed.
+fn doc_line(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix("///")?;
+    (!rest.starts_with('/')).then(|| rest.trim())
+}
+
+/// Whether a doc-comment line is a Markdown heading (`# …`, `## …`).
+fn is_heading(line: &str) -> bool {
+    line.starts_with('#') && line.trim_start_matches('#').starts_with(' ')
+}
+
+/// The code a section starts with: `CODE: text` → `(CODE, text)`, for a registry code.
+fn section_start(line: &str) -> Option<(Code, &str)> {
+    let (head, rest) = line.split_once(": ")?;
+    let code = Code::parse(head).filter(|c| c.as_str() == head)?;
+    Some((code, rest))
+}
+
+/// Adds the sections of `text` (the source of `file`) to `prose`; problems go to `errors`.
+fn parse_prose(text: &str, file: &str, prose: &mut ProseMap, errors: &mut Vec<String>) {
+    // Doc comment blocks: `(line number of the first line, lines)`.
+    let mut blocks: Vec<(usize, Vec<&str>)> = Vec::new();
+    let mut open = false;
+    for (i, line) in text.lines().enumerate() {
+        match doc_line(line) {
+            Some(body) if open => blocks.last_mut().expect("open block").1.push(body),
+            Some(body) => {
+                blocks.push((i + 1, vec![body]));
+                open = true;
+            }
+            None => open = false,
+        }
+    }
+    for (first, lines) in blocks {
+        // Sections start at a paragraph's first line that reads `CODE: …`.
+        let starts: Vec<usize> = (0..lines.len())
+            .filter(|&i| (i == 0 || lines[i - 1].is_empty()) && section_start(lines[i]).is_some())
+            .collect();
+        for (n, &start) in starts.iter().enumerate() {
+            let end = starts.get(n + 1).copied().unwrap_or(lines.len());
+            let at = format!("{file}:{}", first + start);
+            let Some((code, head)) = section_start(lines[start]) else {
+                continue;
+            };
+            let mut body: Vec<&str> = vec![head];
+            body.extend_from_slice(&lines[start + 1..end]);
+            let Some(split) = body.iter().position(|l| *l == WHY_HEADING) else {
+                continue; // a mention of the code, not its prose
+            };
+            if let Some(h) = body[split + 1..].iter().find(|l| is_heading(l)) {
+                errors.push(format!(
+                    "{at}: {code}: heading {h:?} after `{WHY_HEADING}` (put the rest of the doc \
+                     comment before the first `CODE:` paragraph)"
+                ));
+                continue;
+            }
+            let what = paragraphs(&body[..split]);
+            let why = paragraphs(&body[split + 1..]);
+            if what.is_empty() || why.is_empty() {
+                errors.push(format!("{at}: {code}: empty \"what\" or \"why\""));
+                continue;
+            }
+            if let Some(earlier) = prose.get(&code) {
+                errors.push(format!("{at}: {code} already has prose at {}", earlier.at));
+                continue;
+            }
+            prose.insert(code, Prose { what, why, at });
+        }
+    }
+}
+
+/// Markdown from doc-comment lines: each paragraph's lines joined with spaces, paragraphs separated
+/// by a blank line.
+fn paragraphs(lines: &[&str]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    for line in lines.iter().map(|l| l.trim()).chain([""]) {
+        if line.is_empty() {
+            if !current.is_empty() {
+                out.push(current.join(" "));
+                current.clear();
+            }
+        } else {
+            current.push(line);
+        }
+    }
+    out.join("\n\n")
+}
+
+/// The path prefix that points out of the repository, spelled in pieces so that this file does not
+/// contain it.
+#[cfg(test)]
+const SHARED_PATH: &str = concat!("..", "/", "shared");
+
+/// The first reference in `text` to a document outside the repository (the project's internal
+/// rulings `CC-…`, `N-…`, `RULINGS`, or a relative path up into a sibling `shared` directory), if
+/// any.
+#[cfg(test)]
+fn outside_reference(text: &str) -> Option<String> {
+    for needle in ["RULINGS", SHARED_PATH] {
+        if text.contains(needle) {
+            return Some(needle.to_string());
+        }
+    }
+    let b = text.as_bytes();
+    for (i, _) in text.match_indices('-') {
+        let digit = b.get(i + 1).is_some_and(u8::is_ascii_digit);
+        let prefix = [("CC", 2), ("N", 1)].into_iter().find(|(p, n)| {
+            i >= *n
+                && &b[i - n..i] == p.as_bytes()
+                && (i == *n || !b[i - n - 1].is_ascii_alphanumeric())
+        });
+        if let (true, Some((p, _))) = (digit, prefix) {
+            let end = text[i + 1..]
+                .find(|c: char| !c.is_ascii_digit())
+                .map_or(text.len(), |e| i + 1 + e);
+            return Some(format!("{p}{}", &text[i..end]));
+        }
+    }
+    None
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -859,7 +1096,18 @@ impl Example {
         match &self.form {
             Form::Module { path, bytes, .. } => {
                 let report = match std::str::from_utf8(bytes) {
-                    Ok(text) => validate_source(path, EXAMPLE_NAME, text, &opts),
+                    Ok(text) => {
+                        let scope =
+                            lists::scope_near(path, EXAMPLE_NAME, &opts.settings, &opts.limits);
+                        let loaded = flowmcp_loader::file::load_source(
+                            path,
+                            EXAMPLE_NAME,
+                            text,
+                            &opts.limits,
+                            &opts.settings,
+                        );
+                        flowmcp_validate::validate_loaded_in(loaded, &opts, &scope, Some(path))
+                    }
                     // Text that is not UTF-8 cannot be passed as source; validate a temporary copy.
                     Err(_) => match validate_copy(path, bytes, &opts) {
                         Ok(report) => report,
@@ -918,7 +1166,10 @@ fn validate_copy(
     let copy = dir.join(name);
     let result = std::fs::write(&copy, bytes)
         .map_err(|e| format!("{}: {e}", copy.display()))
-        .map(|()| validate_path(&copy, EXAMPLE_NAME, opts));
+        .map(|()| {
+            let scope = lists::scope_near(&copy, EXAMPLE_NAME, &opts.settings, &opts.limits);
+            validate_file(&copy, EXAMPLE_NAME, &scope, opts)
+        });
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
@@ -1228,14 +1479,15 @@ mod tests {
     #[test]
     fn docs_rules_are_current() {
         let root = crate::workspace_root();
-        let pages = generate(&root.join(FIXTURES_DIR));
+        let pages = generate(&root.join(FIXTURES_DIR), &read_prose(&root).unwrap());
         let changes = changes(&root.join(OUT_DIR), &pages).unwrap();
         assert!(changes.is_empty(), "{STALE}\n{}", describe(&changes));
     }
 
     #[test]
     fn every_code_has_a_page_and_an_index_row() {
-        let pages = generate(Path::new("/nonexistent/fixtures"));
+        let prose = read_prose(&crate::workspace_root()).unwrap();
+        let pages = generate(Path::new("/nonexistent/fixtures"), &prose);
         assert_eq!(pages.len(), RULES.len() + 1);
         let index = &pages["README.md"];
         for r in RULES {
@@ -1247,6 +1499,149 @@ mod tests {
         }
         // Missing fixture directories produce pages, not errors.
         assert!(pages["VAL014.md"].contains("No failing fixture exists"));
+    }
+
+    #[test]
+    fn every_implemented_or_not_emitted_code_has_prose() {
+        let prose = read_prose(&crate::workspace_root()).unwrap();
+        let missing: Vec<&str> = RULES
+            .iter()
+            .filter(|r| !matches!(r.status, Status::Planned(_)) && !prose.contains_key(&r.code))
+            .map(|r| r.code.as_str())
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "codes without a `/// CODE: …` doc comment section (what it checks, `# Why`, why) next \
+             to their check: {missing:?}"
+        );
+    }
+
+    #[test]
+    fn prose_is_tidy_and_stands_alone() {
+        let prose = read_prose(&crate::workspace_root()).unwrap();
+        for (code, p) in &prose {
+            for text in [&p.what, &p.why] {
+                assert!(!text.contains("  "), "{code} ({}): double space", p.at);
+                assert!(
+                    text.ends_with('.') || text.ends_with(".)"),
+                    "{code} ({}): {text:?} ends without a period",
+                    p.at
+                );
+                for para in text.split("\n\n") {
+                    assert_eq!(
+                        para.matches('`').count() % 2,
+                        0,
+                        "{code} ({}): unbalanced backticks in {para:?}",
+                        p.at
+                    );
+                }
+                assert_eq!(
+                    outside_reference(text),
+                    None,
+                    "{code} ({}): the prose cites a document outside the repository; say what it \
+                     decides instead",
+                    p.at
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn pages_cite_nothing_outside_the_repository() {
+        let dir = crate::workspace_root().join(OUT_DIR);
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            assert_eq!(outside_reference(&text), None, "{OUT_DIR}/{name}");
+            seen += 1;
+        }
+        assert_eq!(seen, RULES.len() + 1);
+    }
+
+    #[test]
+    fn outside_references_are_found() {
+        assert_eq!(outside_reference("see ruling N-19."), Some("N-19".into()));
+        assert_eq!(
+            outside_reference("(CC-01, was VAL060)"),
+            Some("CC-01".into())
+        );
+        assert_eq!(outside_reference("in `RULINGS.md`"), Some("RULINGS".into()));
+        assert_eq!(
+            outside_reference(&format!("{SHARED_PATH}/x.mjs")),
+            Some(SHARED_PATH.into())
+        );
+        assert_eq!(
+            outside_reference("VAL060–VAL065, UTF-8, SHA-256, 4 MiB"),
+            None
+        );
+        assert_eq!(outside_reference("JSON-1, SN-1, `N-`, N-x"), None);
+    }
+
+    fn parse(text: &str) -> (ProseMap, Vec<String>) {
+        let mut prose = ProseMap::new();
+        let mut errors = Vec::new();
+        parse_prose(text, "f.rs", &mut prose, &mut errors);
+        (prose, errors)
+    }
+
+    #[test]
+    fn prose_sections_are_read_from_doc_comments() {
+        let (prose, errors) = parse(
+            "/// Reports two rules.\n\
+             ///\n\
+             /// VAL031: `main.tools` has more\n\
+             /// than 8 entries.\n\
+             ///\n\
+             /// Second paragraph.\n\
+             ///\n\
+             /// # Why\n\
+             ///\n\
+             /// Small schemas\n\
+             /// stay focused.\n\
+             ///\n\
+             ///   VAL032: The method.\n\
+             ///   # Why\n\
+             ///   It builds the request.\n\
+             fn check() {}\n\
+             /// VAL033: a mention without a why.\n\
+             //// VAL034: not a doc comment.\n\
+             // VAL035: not a doc comment either.\n\
+             /// # Why\n\
+             /// Orphan.\n\
+             /// Val036: not a code. VAL037 without a colon.\n\
+             /// # Why\n\
+             /// Orphan.\n",
+        );
+        assert_eq!(errors, Vec::<String>::new());
+        let codes: Vec<&str> = prose.keys().map(|c| c.as_str()).collect();
+        assert_eq!(codes, ["VAL031", "VAL032"]);
+        let p = &prose[&Code::VAL031];
+        assert_eq!(
+            p.what,
+            "`main.tools` has more than 8 entries.\n\nSecond paragraph."
+        );
+        assert_eq!(p.why, "Small schemas stay focused.");
+        assert_eq!(p.at, "f.rs:3");
+        let p = &prose[&Code::VAL032];
+        assert_eq!(
+            (p.what.as_str(), p.why.as_str()),
+            ("The method.", "It builds the request.")
+        );
+    }
+
+    #[test]
+    fn prose_errors_are_reported() {
+        let (_, errors) = parse(
+            "/// VAL031: What.\n/// # Why\n/// Why.\nfn a() {}\n\
+             /// VAL031: Again.\n/// # Why\n/// Why.\nfn b() {}\n\
+             /// VAL032: What.\n/// # Why\n/// Why.\n/// # Panics\n/// Never.\nfn c() {}\n\
+             /// VAL033: What.\n/// # Why\nfn d() {}\n",
+        );
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(errors[0].contains("f.rs:5: VAL031 already has prose at f.rs:1"));
+        assert!(errors[1].contains("heading \"# Panics\""));
+        assert!(errors[2].contains("VAL033: empty"));
     }
 
     #[test]

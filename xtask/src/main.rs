@@ -1,6 +1,7 @@
 //! `cargo xtask <command>`: project automation.
 //!
-//! - `docs [--check]` — generate `docs/rules/<CODE>.md` and the index from the registry and fixtures.
+//! - `docs [--check]` — generate `docs/rules/<CODE>.md` and the index from the registry, the rule prose
+//!   (the `/// CODE:` doc comments next to the checks) and the fixtures.
 //! - `conformance <dir> [--profile P] [--expect FILE] [--write FILE]` — validate a corpus and compare.
 //! - `bench validate <dir>` — time the release binary on a corpus.
 //! - `bench call` / `bench load <dir>` — runtime per-call overhead and corpus load (release).
@@ -11,7 +12,6 @@ mod bench;
 mod conformance;
 mod docs;
 mod fuzz;
-mod rationale;
 mod sweep;
 
 use std::process::ExitCode;

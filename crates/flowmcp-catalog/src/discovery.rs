@@ -1,20 +1,15 @@
-//! Which list registry a file on disk sees: walk up to the nearest `_lists/` directory.
+//! Which shared lists the files on disk see, found once per directory and loaded once per
+//! `_lists/` directory.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::SystemTime;
 
-use flowmcp_spec::{Profile, RuleSettings};
-
-use super::{ListRegistry, ListScope};
-use crate::Options;
-
-/// The name of the directory that holds a catalog's shared lists.
-pub use flowmcp_spec::catalog::LISTS_DIR;
-
-/// How many parents of a file's directory are searched for `_lists/` (the JavaScript CLI's limit).
-pub const MAX_WALK_UP: usize = 10;
+use flowmcp_spec::lists::{ListRegistry, ListScope};
+use flowmcp_spec::{FileReport, Profile, RuleSettings};
+use flowmcp_validate::Options;
+use flowmcp_validate::lists::{display_dir, find_lists_dir, load_dir, search_start};
 
 /// The `.mjs` files of a `_lists/` directory: name, size, modification time. A registry is re-read
 /// when this changes.
@@ -50,8 +45,24 @@ struct Slot {
     registry: OnceLock<Arc<ListRegistry>>,
 }
 
-/// Finds and caches the list registry of files on disk. Thread-safe: validation runs on many
-/// threads, and each directory is walked and each `_lists/` loaded once.
+/// Finds and caches the list registry that files on disk see: each file's directory is walked up
+/// once (to the nearest `_lists/`, see [`flowmcp_validate::lists::find_lists_dir`]) and each
+/// `_lists/` directory is loaded once per profile, and again when its files change.
+///
+/// Thread-safe: validation runs on many threads. Keep one for as long as the files are not
+/// expected to move (a [`Catalog`](crate::Catalog) keeps one while it opens; the CLI one per run).
+///
+/// ```no_run
+/// use flowmcp_catalog::ListDiscovery;
+/// use flowmcp_catalog::validate::{Options, Profile};
+///
+/// let discovery = ListDiscovery::new();
+/// let opts = Options::new(Profile::Spec);
+/// for file in ["providers/a.mjs", "providers/b.mjs"] {
+///     let report = discovery.validate_file(file.as_ref(), file, &opts);
+///     println!("{file}: {} errors", report.counts.errors);
+/// }
+/// ```
 #[derive(Debug, Default)]
 pub struct ListDiscovery {
     /// A file's directory → the `_lists/` directory it sees.
@@ -65,44 +76,25 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl ListDiscovery {
+    /// An empty cache.
     pub fn new() -> ListDiscovery {
         ListDiscovery::default()
     }
 
-    /// The process-wide instance [`crate::validate_path`] uses.
-    pub fn global() -> &'static ListDiscovery {
-        static GLOBAL: OnceLock<ListDiscovery> = OnceLock::new();
-        GLOBAL.get_or_init(ListDiscovery::new)
-    }
-
-    /// Forgets every cached walk and registry.
-    pub fn clear(&self) {
-        lock(&self.walks).clear();
-        lock(&self.registries).clear();
-    }
-
-    /// The `_lists/` directory the file at `file` sees: the file's directory when that is itself
-    /// `_lists/`, else the first of the directory and its parents (at most [`MAX_WALK_UP`]) that
-    /// has a `_lists/` sub-directory. The walk stops early at a directory with `registry.json` (a
-    /// catalog root without lists).
+    /// The `_lists/` directory the file at `file` sees (its directory's walk is cached).
     pub fn lists_dir_for(&self, file: &Path) -> Option<PathBuf> {
-        let parent = match file.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let start = std::fs::canonicalize(&parent)
-            .or_else(|_| std::path::absolute(&parent))
-            .unwrap_or(parent);
+        let start = search_start(file);
         if let Some(found) = lock(&self.walks).get(&start) {
             return found.clone();
         }
-        let found = walk_up(&start);
+        let found = find_lists_dir(&start);
         lock(&self.walks).insert(start, found.clone());
         found
     }
 
-    /// The registry of the `_lists/` directory `dir` under `opts` (loaded once per directory and
-    /// profile, re-read when the directory's list files change).
+    /// The registry of the `_lists/` directory `dir` under `opts`' profile (loaded once per directory and
+    /// profile, re-read when the directory's list files change). Lists are loaded with the
+    /// profile's default rule settings, so rule overrides cannot change which lists exist.
     pub fn registry(&self, dir: &Path, opts: &Options) -> Arc<ListRegistry> {
         let profile = opts.settings.profile;
         let stamp = Stamp::read(dir);
@@ -121,15 +113,9 @@ impl ListDiscovery {
                 }
             }
         };
-        // Lists are loaded with the profile's default settings, so rule overrides cannot change
-        // which lists exist.
-        let registry = slot.registry.get_or_init(|| {
-            Arc::new(super::load_dir(
-                dir,
-                &RuleSettings::new(profile),
-                &opts.limits,
-            ))
-        });
+        let registry = slot
+            .registry
+            .get_or_init(|| Arc::new(load_dir(dir, &RuleSettings::new(profile), &opts.limits)));
         Arc::clone(registry)
     }
 
@@ -142,29 +128,11 @@ impl ListDiscovery {
             },
         }
     }
-}
 
-fn walk_up(start: &Path) -> Option<PathBuf> {
-    if start.file_name().is_some_and(|n| n == LISTS_DIR) {
-        return Some(start.to_path_buf());
-    }
-    for dir in start.ancestors().take(MAX_WALK_UP + 1) {
-        let candidate = dir.join(LISTS_DIR);
-        if candidate.is_dir() {
-            return Some(candidate);
-        }
-        if dir.join("registry.json").is_file() {
-            return None;
-        }
-    }
-    None
-}
-
-/// The directory part of a display name (`.` when there is none).
-fn display_dir(display: &str) -> String {
-    match Path::new(display).parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_string_lossy().into_owned(),
-        _ => ".".to_string(),
+    /// Validates the file at `path` (named `display` in diagnostics) with the shared lists it sees.
+    pub fn validate_file(&self, path: &Path, display: &str, opts: &Options) -> FileReport {
+        let scope = self.scope_for(path, display, opts);
+        flowmcp_validate::validate_file(path, display, &scope, opts)
     }
 }
 

@@ -14,6 +14,8 @@
 //!   [`Catalog::call`] for a one-off call.
 //! - [`manifest`]: `registry.json` — its `contentHash`, and writing it from the directory.
 //! - [`reverse`]: which tools use which shared list (`flowmcp list-refs`).
+//! - [`ListDiscovery`]: which shared lists files on disk see, cached; also validates files one by
+//!   one outside a catalog (`flowmcp validate <file>`).
 //!
 //! Everything an embedding needs is re-exported here ([`Profile`], [`Envelope`], [`ToolEntry`],
 //! [`serde_json`]), so `flowmcp-catalog` is the one dependency to add.
@@ -32,14 +34,19 @@
 //! # Ok::<(), flowmcp_catalog::CatalogError>(())
 //! ```
 
+mod discovery;
 mod error;
 pub mod manifest;
 mod open;
 pub mod reverse;
 
+pub use discovery::ListDiscovery;
 pub use error::CatalogError;
 pub use flowmcp_runtime::envelope::Envelope;
 pub use flowmcp_runtime::toolset::ToolEntry;
 pub use flowmcp_spec::Profile;
+/// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are
+/// [`CatalogOptions::validation`]).
+pub use flowmcp_validate as validate;
 pub use open::{Caller, Catalog, CatalogOptions, Rejected};
 pub use serde_json;

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::discovery::ListDiscovery;
 use flowmcp_loader::HandlersExport;
 use flowmcp_loader::file::{FileKind, LoadedFile, load_file};
 use flowmcp_runtime::call::{LogSink, Runner, RunnerOptions};
@@ -14,7 +15,6 @@ use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{FileReport, Severity, display_path};
 use flowmcp_validate::catalog::{CatalogFile, validate_catalog_files};
-use flowmcp_validate::lists::ListDiscovery;
 use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde_json::{Map, Value};
@@ -61,7 +61,8 @@ pub struct Rejected {
 }
 
 impl Rejected {
-    /// `<file> has errors (VAL014, VAL033): run \`flowmcp validate <file>\``.
+    /// Why the tool cannot be called: the file, its error codes and the command that shows them,
+    /// e.g. ``providers/x.mjs has errors (VAL014, VAL033); see `flowmcp validate providers/x.mjs` ``.
     pub fn reason(&self) -> String {
         format!(
             "{} has errors ({}); see `flowmcp validate {}`",
@@ -129,7 +130,7 @@ impl Catalog {
             mut problems,
             manifest,
         } = if !meta.is_dir() {
-            let (report, callable) = read_one(path, display, opts);
+            let (report, callable) = read_one(path, display, opts, &ListDiscovery::new());
             Contents {
                 reports: vec![report],
                 callable: vec![callable],
@@ -360,7 +361,13 @@ fn settle(
         return Callable::Nothing;
     };
     match SchemaMain::from_value(main_json) {
-        Ok(main) => Callable::Source(Box::new(source(path, &report.file, main, &loaded, scope))),
+        Ok(main) => Callable::Source(Box::new(source(
+            path,
+            &report.file,
+            main,
+            &mut loaded,
+            scope,
+        ))),
         Err(e) => Callable::Problem(LoadProblem {
             file: report.file.clone(),
             message: format!("main cannot be read: {e}"),
@@ -373,7 +380,7 @@ fn source(
     path: PathBuf,
     display: &str,
     main: SchemaMain,
-    loaded: &LoadedFile,
+    loaded: &mut LoadedFile,
     scope: &ListScope,
 ) -> SchemaSource {
     let has_handlers = loaded
@@ -412,17 +419,26 @@ fn source(
         path,
         display: display.to_string(),
         main,
-        handlers_source: has_handlers.then(|| loaded.source.clone()).flatten(),
+        handlers_source: if has_handlers {
+            loaded.source.take()
+        } else {
+            None
+        },
         lists,
         lists_note,
     }
 }
 
 /// A single file: loaded, validated with the lists found walking up from it, settled.
-fn read_one(path: &Path, display: String, opts: &CatalogOptions) -> (FileReport, Callable) {
+fn read_one(
+    path: &Path,
+    display: String,
+    opts: &CatalogOptions,
+    discovery: &ListDiscovery,
+) -> (FileReport, Callable) {
     let v = &opts.validation;
     let mut loaded = load_file(path, &display, &v.limits, &v.settings);
-    let scope = ListDiscovery::global().scope_for(path, &display, v);
+    let scope = discovery.scope_for(path, &display, v);
     let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
     let callable = settle(path.to_path_buf(), &report, loaded, &scope);
     (report, callable)
@@ -440,10 +456,11 @@ fn read_tree(dir: &Path, opts: &CatalogOptions) -> Result<Contents, CatalogError
             message: "a symbolic link that leads outside the catalog; not followed".into(),
         })
         .collect();
+    let discovery = ListDiscovery::new();
     let (reports, callable) = walk
         .files
         .par_iter()
-        .map(|p| read_one(p, display_path(p), opts))
+        .map(|p| read_one(p, display_path(p), opts, &discovery))
         .unzip();
     Ok(Contents {
         reports,

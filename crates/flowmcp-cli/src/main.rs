@@ -239,10 +239,11 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
         let catalog = flowmcp_catalog::Catalog::open(d, &copts).map_err(|e| e.to_string())?;
         reports.extend(catalog.reports().iter().cloned());
     }
+    let discovery = flowmcp_catalog::ListDiscovery::new();
     let file_reports: Vec<_> = files
         .par_iter()
         .map(|f| {
-            let r = flowmcp_validate::validate_path(&f.path, &f.display, &opts);
+            let r = discovery.validate_file(&f.path, &f.display, &opts);
             if let Some(b) = &bar {
                 b.inc(1);
             }

@@ -81,6 +81,22 @@ impl LoadedFile {
 }
 
 /// Reads and loads `path`. `display` is the name diagnostics carry.
+///
+/// LDR001: The file is not valid UTF-8 (the first bad byte is reported with its line, column and
+/// offset), or it cannot be read at all (permissions, a directory named like a file).
+///
+/// # Why
+///
+/// Schemas are JavaScript source, which is text. Guessing an encoding would shift every position
+/// and could hide patterns from the static scan.
+///
+/// LDR002: The file is larger than the configured cap (`--max-file-size`, 4 MiB by default); it is
+/// not read any further.
+///
+/// # Why
+///
+/// Real schemas are a few kilobytes. The cap bounds memory and scan time for hostile or accidental
+/// inputs such as a bundled dependency or a data dump.
 pub fn load_file(
     path: &Path,
     display: &str,
@@ -165,6 +181,25 @@ fn load_bytes(
     load_text(path, display, text, limits, c)
 }
 
+/// Scans, evaluates and extracts one file's text.
+///
+/// LDR008: The file is empty, or exports none of `main`, `list`, `skill`, `prompt`, `agent`,
+/// `selection` and `content` (for example only a default export).
+///
+/// # Why
+///
+/// The exports decide what kind of FlowMCP file this is; a file with none of them is not one (often
+/// a helper module, or `export default` by mistake).
+///
+/// SEC017: A value in an export that does not survive a JSON round trip: a function, `undefined`,
+/// an array hole, a symbol, a BigInt, NaN or Infinity, a non-plain object such as a `Date` or a
+/// `Map`, a cycle, or a getter that throws. Each is reported at its JSON path.
+///
+/// # Why
+///
+/// `main` is data: it is hashed, shipped in catalogs and sent to MCP clients as JSON.
+/// `JSON.stringify` would silently drop or change such values, so the runtime would work with
+/// something other than what the author wrote.
 fn load_text(
     path: &Path,
     display: &str,
@@ -278,6 +313,49 @@ fn nul_position(text: &str) -> Option<crate::eval::Position> {
     })
 }
 
+/// Reports a failed evaluation with its code, message and (when known) position.
+///
+/// LDR003: The file does not parse as a JavaScript module; the message carries the parser's error
+/// and its position. A NUL character, which the JavaScript engine cannot read, is reported here
+/// too, at its position.
+///
+/// # Why
+///
+/// A file that does not parse cannot be loaded by any runtime. Reporting it as a finding keeps the
+/// rest of a catalog run going.
+///
+/// LDR004: Evaluating the module threw: a `ReferenceError`, a `throw` at the top level, a failing
+/// computation. The position is given when known.
+///
+/// # Why
+///
+/// A module that throws exports nothing usable; the message shows what went wrong where.
+///
+/// LDR005: Evaluating the module, extracting its exports and calling the `handlers` factory did not
+/// finish within the time limit (1000 ms by default, `--timeout-ms`).
+///
+/// # Why
+///
+/// Schemas are declarative and evaluate in well under a millisecond. An endless loop must not hang
+/// validation or a server start.
+///
+/// LDR006: Evaluation exceeded the sandbox's memory limit (64 MiB by default, `--memory-mib`) or
+/// its JavaScript stack limit, for example through runaway allocation or unbounded recursion. Code
+/// nested more deeply than the parser can read (256 levels of brackets or more) is reported here
+/// too, with its depth.
+///
+/// # Why
+///
+/// Limits keep one hostile or broken file from exhausting the machine; a runtime that hit a limit
+/// is discarded.
+///
+/// LDR007: A top-level `await` whose promise never settles, so the module never finishes
+/// evaluating.
+///
+/// # Why
+///
+/// Such a module has no exports yet when there is nothing left to run; reporting it promptly beats
+/// waiting for the time limit.
 fn report_failure(
     c: &mut Collector<'_>,
     failure: EvalFailure,

@@ -858,6 +858,16 @@ struct Matcher<'a> {
     named_parens: Vec<(usize, usize)>,
 }
 
+/// Runs the matcher over blanked text; in a shared list, every template substitution the blanker
+/// found is a hit too.
+///
+/// SEC203: A template literal with a `${…}` expression in a shared-list file; template text without
+/// expressions is fine.
+///
+/// # Why
+///
+/// An expression computes a value while the file loads, so the list would no longer be exactly what
+/// its file says.
 fn scan_blanked(blanked: &Blanked, kind: ScanKind) -> Vec<ScanHit> {
     let list = kind == ScanKind::SharedList;
     let mut m = Matcher {
@@ -914,6 +924,15 @@ impl Matcher<'_> {
         }
     }
 
+    /// Records a hit.
+    ///
+    /// SEC204: Any of the schema scan patterns of SEC001–SEC016 (`import`, `require(`, `eval(`,
+    /// `process.`, …) in a shared-list file.
+    ///
+    /// # Why
+    ///
+    /// Shared lists get the stricter scan; every pattern forbidden in a schema is at least as
+    /// dangerous in a file that is injected into many schemas.
     fn push(&mut self, offset: usize, code: Code, pattern: &'static str) {
         // In a shared list every module rule is SEC204.
         let code = if self.list && module_code_of(pattern).is_some() {
@@ -955,6 +974,119 @@ impl Matcher<'_> {
         end
     }
 
+    /// The module rules for the identifier `name` at `start..end` (not a member such as `x.eval`).
+    ///
+    /// SEC001: `import` in any form: a static `import … from`, a dynamic `import(…)`, `import{` and
+    /// `import.meta`. A property key such as `{ import: 1 }` does not count.
+    ///
+    /// # Why
+    ///
+    /// Schemas receive all their dependencies through the `handlers` factory, so they need no
+    /// imports; an import would load code that neither the allowlist nor the sandbox controls.
+    ///
+    /// SEC002: A `require(` call (whitespace and comments before the parenthesis included).
+    ///
+    /// # Why
+    ///
+    /// `require` is the CommonJS way to load modules, with the same risk as `import`: code from
+    /// outside the allowlist.
+    ///
+    /// SEC003: An `eval(` call, including `eval (` and `eval?.(`, but not a method such as
+    /// `x.eval(`.
+    ///
+    /// # Why
+    ///
+    /// `eval` runs code assembled from strings, which no static check can see; it is the easiest
+    /// way around every other rule.
+    ///
+    /// SEC004: A call of the `Function(` constructor (`new Function` is SEC005), including tagged
+    /// templates such as ``Function`…` ``, but not names such as `getFunction(`.
+    ///
+    /// # Why
+    ///
+    /// The `Function` constructor compiles code from strings, exactly like `eval`.
+    ///
+    /// SEC005: `new Function`, reported once (not also as SEC004).
+    ///
+    /// # Why
+    ///
+    /// It compiles code from strings at run time, exactly like `eval`.
+    ///
+    /// SEC006: Access to `process` with `.`, `?.` or `[`.
+    ///
+    /// # Why
+    ///
+    /// `process` exposes the environment (where API keys live), the working directory and `exit`.
+    /// Handlers must never see server parameters.
+    ///
+    /// SEC007: The identifier `child_process` outside strings and comments. (A module specifier in
+    /// a string is blanked; the `import` or `require` around it is SEC001/SEC002.)
+    ///
+    /// # Why
+    ///
+    /// Spawning processes would give a schema a shell on the machine running it.
+    ///
+    /// SEC008: Access to `fs` with `.` or `[`, as in `fs.readFileSync`.
+    ///
+    /// # Why
+    ///
+    /// File system access could read credentials or write anywhere the server can.
+    ///
+    /// SEC009: `node:fs` written outside strings and comments. (A module specifier in a string is
+    /// blanked; the `import` or `require` around it is SEC001/SEC002.)
+    ///
+    /// # Why
+    ///
+    /// It names Node's file system module, which schemas must never reach.
+    ///
+    /// SEC010: `fs/promises` written outside strings and comments. (A module specifier in a string
+    /// is blanked; the `import` or `require` around it is SEC001/SEC002.)
+    ///
+    /// # Why
+    ///
+    /// It names the promise API of Node's file system module, which schemas must never reach.
+    ///
+    /// SEC011: Access to `globalThis` with `.`, `?.` or `[`.
+    ///
+    /// # Why
+    ///
+    /// The global object reaches built-ins the sandbox removes and lets a module redefine what
+    /// other code sees.
+    ///
+    /// SEC012: Access to `global` with `.`, `?.` or `[` (Node's name for the global object).
+    ///
+    /// # Why
+    ///
+    /// The global object reaches built-ins the sandbox removes and lets a module redefine what
+    /// other code sees.
+    ///
+    /// SEC013: The identifier `__dirname`.
+    ///
+    /// # Why
+    ///
+    /// It reveals where the server keeps its files, a first step towards file access.
+    ///
+    /// SEC014: The identifier `__filename`.
+    ///
+    /// # Why
+    ///
+    /// It reveals where the server keeps its files, a first step towards file access.
+    ///
+    /// SEC015: The identifier `setTimeout`. Not reported under `compat`.
+    ///
+    /// # Why
+    ///
+    /// Timers create asynchronous side effects that outlive a call. Catalogs written for the
+    /// JavaScript reference use them, so `compat` allows them and the runtime provides a capped
+    /// timer instead.
+    ///
+    /// SEC016: The identifier `setInterval`. Not reported under `compat`.
+    ///
+    /// # Why
+    ///
+    /// Intervals keep running after a call ends, an asynchronous side effect. Catalogs written for
+    /// the JavaScript reference use them, so `compat` allows them and the runtime provides a capped
+    /// timer instead.
     fn module_rules(&mut self, start: usize, end: usize, name: &str) {
         let rest = self.b.get(end..).unwrap_or(&[]);
         match name {
@@ -1026,6 +1158,22 @@ impl Matcher<'_> {
         }
     }
 
+    /// The keyword rules of shared lists for the identifier `name` at `start..end`.
+    ///
+    /// SEC200: A function definition in a shared-list file (a file under `_lists/`, or one that
+    /// declares `export const list`): a `function` declaration or expression, or a method such as
+    /// `name() { … }`.
+    ///
+    /// # Why
+    ///
+    /// Shared lists are pure data, frozen and injected into every schema that references them. Code
+    /// in a list would run for every consumer.
+    ///
+    /// SEC202: `async` or `await` in a shared-list file (used as property keys they do not count).
+    ///
+    /// # Why
+    ///
+    /// Asynchronous code means computation at load time, and a shared list must be plain data.
     fn list_rules(&mut self, start: usize, end: usize, name: &str) {
         match name {
             "function" if follow(self.text, end) != Follow::Colon => {
@@ -1059,6 +1207,13 @@ impl Matcher<'_> {
     }
 
     /// Punctuation in a shared list: `=>` and method definitions.
+    ///
+    /// SEC201: An arrow function (`=>`) in a shared-list file.
+    ///
+    /// # Why
+    ///
+    /// Shared lists are pure data; a function in one would be code shipped to every schema that
+    /// references the list.
     fn list_punct(&mut self, i: usize, c: u8) {
         match c {
             b'=' if self.b.get(i + 1) == Some(&b'>') => {

@@ -1,7 +1,7 @@
 //! Validating call inputs against a tool's user parameters.
 //!
-//! JSON inputs (MCP, `--json`) are strict: the JSON type must match ([`ZType::validate`]). Text
-//! inputs from the command line are converted first ([`ZType::coerce_str`]). Then defaults are
+//! JSON inputs (MCP, `--json`) are strict: the JSON type must match ([`ZType::validate`](flowmcp_spec::zod::ZType::validate)). Text
+//! inputs from the command line are converted first ([`ZType::coerce_str`](flowmcp_spec::zod::ZType::coerce_str)). Then defaults are
 //! applied, omitted optional parameters stay omitted, unknown keys are rejected, and every
 //! problem is collected into one [`InputError`] (envelope message `E007 <tool>: …`).
 //!

@@ -42,7 +42,7 @@ pub const DEFAULT_MAX_BODY_BYTES: u64 = 10 * 1024 * 1024;
 pub const DEFAULT_MAX_REDIRECTS: u32 = 5;
 
 /// The runtime error codes of the transport and body decoding: E001–E004, E008, E009 of
-/// [`ECode`] (one enum for the whole runtime).
+/// [`ECode`](crate::envelope::ECode) (one enum for the whole runtime).
 pub use crate::envelope::ECode as ErrorCode;
 
 /// The HTTP method (one enum for schemas and requests).

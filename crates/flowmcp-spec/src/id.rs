@@ -344,25 +344,77 @@ serde_as_string!(AnyId, "ID");
 /// One problem with an ID. [`IdError::code`] names its code; `Display` is the diagnostic message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IdError {
-    /// ID001: the segment count does not fit the form(s) the context accepts.
+    /// ID001: An ID whose number of `/`-separated segments is wrong, where nothing says what was
+    /// meant: no `/` at all (`simplePrice`), more than three segments, or three segments where only
+    /// a Schema-File-ID is accepted. It is then the only finding for the ID.
+    ///
+    /// # Why
+    ///
+    /// Chapter 16 tells the two forms apart by their slashes alone: two make a Primitive-ID
+    /// (`namespace/type/name`), one a Schema-File-ID (`namespace/schema-name`). With any other
+    /// count the segments cannot be assigned to their roles, so nothing else can be checked.
     SegmentCount {
         id: String,
         found: usize,
         expect: Expect,
     },
-    /// ID002: the namespace does not match [`NAMESPACE_PATTERN`].
+    /// ID002: The namespace, the first segment, does not match `^[a-z][a-z0-9-]*$`: it has
+    /// uppercase letters, underscores or dots, or starts with a digit (`COINGECKO`, `coin_gecko`,
+    /// `1inch`).
+    ///
+    /// # Why
+    ///
+    /// The namespace names the owner of a primitive and reappears in directory names and in MCP
+    /// tool names (`getAbi_etherscan-io`), where an underscore would make the name ambiguous. One
+    /// portable spelling keeps IDs, paths and tool names in step.
     Namespace { namespace: String },
-    /// ID003: the type is not one of the seven.
+    /// ID003: The type, the middle segment of a Primitive-ID, is not one of `tool`, `resource`,
+    /// `prompt`, `list`, `skill`, `selection` and `agent` (compared case-sensitively, so `Tool` is
+    /// wrong too), or the namespace is the reserved `shared` and the type is not `list`.
+    ///
+    /// # Why
+    ///
+    /// The type says what kind of primitive the ID points at, and resolution looks in the matching
+    /// place (`main.tools`, a list's `meta.name`, `agents/<name>/agent.mjs`, …). The namespace
+    /// `shared` is reserved for shared lists, so `shared/list/<name>` is its only valid shape.
     UnknownType { found: String },
     /// ID003: a type other than `list` in the reserved namespace `shared`.
     ReservedNamespace { kind: IdType },
-    /// ID004: the name (or schema name) is empty.
+    /// ID004: The name, the last segment, is empty (`coingecko/tool/`, `coingecko/`) or does not
+    /// match the chapter's pattern: `^[a-zA-Z][a-zA-Z0-9-]*$` for a primitive, lowercase kebab-case
+    /// for a schema name. The camelCase or kebab-case convention of each primitive type is checked
+    /// where the primitive is defined, not here.
+    ///
+    /// # Why
+    ///
+    /// The name identifies one item within its namespace and type, so an empty name identifies
+    /// nothing. Keeping names to letters, digits and hyphens lets them appear unchanged in file
+    /// names, on command lines and in MCP tool names, where the namespace is attached after an
+    /// underscore (`simplePrice_coingecko`).
     EmptyName,
     /// ID004: the name does not match `pattern` ([`NAME_PATTERN`] or [`SCHEMA_NAME_PATTERN`]).
     InvalidName { name: String, pattern: &'static str },
-    /// ID005: a short form `namespace/name` (the type left out).
+    /// ID005: A short-form ID: a primitive written `namespace/name` with the type left out
+    /// (`moralis/getTokenBalance`). Reported where a Primitive-ID is expected, and by `flowmcp
+    /// validate --id` when the second segment looks like a primitive name (it has an uppercase
+    /// letter, which a kebab-case schema name never has); otherwise two segments are read as a
+    /// Schema-File-ID.
+    ///
+    /// # Why
+    ///
+    /// Without its type, `namespace/name` could be a tool, a resource or a prompt of that name, and
+    /// it looks like a Schema-File-ID. Chapter 16 drops the short form in v4: the full ID shows at
+    /// a glance what is meant and where the data comes from.
     ShortForm { namespace: String, name: String },
-    /// ID006: `type/name` with the namespace left to the context.
+    /// ID006: An ID that leaves out the namespace and relies on its context to supply it:
+    /// `type/name`, such as `tool/simplePrice` or `skill/quick-summary`, wherever a Primitive-ID is
+    /// accepted. The message shows the full form to write.
+    ///
+    /// # Why
+    ///
+    /// An ID must mean the same wherever it appears: in a selection, an agent, a registry or on the
+    /// command line. One completed from its context changes meaning when it is copied elsewhere, so
+    /// chapter 16 requires the full form everywhere.
     InferredNamespace { kind: IdType, name: String },
 }
 

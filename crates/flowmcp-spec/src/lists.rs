@@ -20,14 +20,14 @@
 //! # Decisions (where chapter 03 is silent)
 //!
 //! - A registry is every `*.mjs` file directly inside `_lists/` (not its sub-directories), loaded in
-//!   file-name order with the loader's list scan (SEC200–SEC204, CC-31). `_lists/_registry.json` is
+//!   file-name order with the loader's list scan (SEC200–SEC204). `_lists/_registry.json` is
 //!   not read: lists are found by `meta.name`, not by file name.
-//! - Discovery: from the file's directory, the directory itself and at most [`MAX_WALK_UP`] parents
-//!   are tried; the first with a `_lists/` sub-directory wins (a file inside `_lists/` sees its own
+//! - Discovery (`flowmcp_validate::lists::find_lists_dir`): from the file's directory, the
+//!   directory itself and at most ten parents are tried; the first with a `_lists/` sub-directory wins (a file inside `_lists/` sees its own
 //!   directory). The walk stops at a catalog root without lists (a directory with `registry.json`).
 //!   `_shared/` (accepted by the JavaScript CLI) is not looked for.
-//! - The discovery cache (`flowmcp_validate::lists::ListDiscovery`) is process-wide, because
-//!   validation options are built by struct literal in callers. A `_lists/` directory is re-read when the names, sizes or
+//! - The discovery cache (`flowmcp_catalog::ListDiscovery`) belongs to its caller (a catalog while it
+//!   opens, the CLI for one run). A `_lists/` directory is re-read when the names, sizes or
 //!   modification times of its `.mjs` files change; a registry is cached per directory and profile.
 //! - The first list (in file-name order) wins a name shared by several files; each of those files gets
 //!   LST002.

@@ -42,7 +42,7 @@ use flowmcp_spec::{Code, Collector, Diagnostic, FileReport, JsonPath};
 use serde_json::{Map, Value};
 
 use crate::Options;
-use crate::lists::{ListDiscovery, ListScope};
+use crate::lists::ListScope;
 use crate::rules::{shown, type_name};
 
 /// Validates the catalog directory `dir` and returns the diagnostics of the catalog itself (used by
@@ -204,6 +204,40 @@ struct Target {
 }
 
 /// The catalog code for a section.
+///
+/// CAT003: `shared` is not an array, or one of its entries is wrong: not an object `{ file, name
+/// }`; a `file` that does not exist, is absolute, leaves the catalog, lies outside `_lists/`, is
+/// listed twice or is not a shared list; or a `name` that differs from the list's `meta.name`.
+///
+/// # Why
+///
+/// Schemas in the catalog get their lists through these entries, and shared lists live only in the
+/// catalog's root `_lists/` directory. A broken entry usually means the manifest was not
+/// regenerated after files changed; `flowmcp catalog index` rewrites it.
+///
+/// CAT004: An entry of `schemas` is wrong: a member is missing or has the wrong type; its `file`
+/// does not exist, is absolute, uses `\` or leaves the catalog, is listed twice, or is not a
+/// schema; or the entry disagrees with the file (`namespace` and `main.namespace`,
+/// `requiredServerParams`, `hasHandlers`, `sharedLists`). A schema in the reserved namespace
+/// `shared`, and a second schema defining an ID that another already defines, are reported here
+/// too.
+///
+/// # Why
+///
+/// The runtime loads schemas through these entries, and tools trust the derived members (which API
+/// keys are needed, whether handlers run) without opening the files. A stale entry misinforms them,
+/// and a duplicate ID would make `namespace/tool/name` ambiguous.
+///
+/// CAT005: An entry of `agents` is wrong: a member is missing or has the wrong type; its `manifest`
+/// does not exist, is not the `agent.mjs` in the agent's own directory (`agents/<name>/agent.mjs`),
+/// leaves the catalog, or does not export `agent`; or the agent is named `shared`. Entries of
+/// `selections` are checked here the same way.
+///
+/// # Why
+///
+/// Agents are activated from their manifest, so one that cannot be found cannot be imported.
+/// Chapter 15 makes the agent's name its directory name, so that the layout alone tells where an
+/// agent lives.
 fn section_code(section: Section) -> Code {
     match section {
         Section::Shared => Code::CAT003,
@@ -278,7 +312,11 @@ fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunRe
     // Every file sees the catalog's own `_lists/` (an empty registry when there is none).
     let scope = if validate_files {
         let root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-        ListScope::Found(ListDiscovery::global().registry(&root.join(LISTS_DIR), opts))
+        ListScope::Found(std::sync::Arc::new(crate::lists::load_dir(
+            &root.join(LISTS_DIR),
+            &flowmcp_spec::RuleSettings::new(opts.settings.profile),
+            &opts.limits,
+        )))
     } else {
         ListScope::NotSearched
     };
@@ -312,6 +350,16 @@ fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunRe
 }
 
 /// Reads `registry.json` (CAT001 when it is missing, unreadable, too large or not UTF-8).
+///
+/// CAT001: The catalog directory has no `registry.json`, or the file cannot be read, is not valid
+/// JSON or not a JSON object, or its `version` (semver) or `description` (a string) is missing or
+/// malformed.
+///
+/// # Why
+///
+/// `registry.json` is the entry point of a catalog: the runtime and the import commands read the
+/// manifest instead of scanning directories. A directory without one is not a catalog, and a
+/// manifest without a version and a description cannot be published.
 fn read_registry(dir: &Path, opts: &Options, c: &mut Collector<'_>) -> Option<String> {
     let path = dir.join(REGISTRY_FILE);
     let meta = match std::fs::metadata(&path) {
@@ -451,6 +499,25 @@ fn required_string<'v>(
 
 /// `name` (CAT002), `version` and `description` (CAT001), `schemaSpec` (CAT007), the form of
 /// `contentHash` (CAT008).
+///
+/// CAT002: `name` in `registry.json` is missing, not a string, or not exactly the name of the
+/// catalog's directory.
+///
+/// # Why
+///
+/// Several catalogs can sit side by side, and the runtime qualifies tool names with the catalog
+/// name to keep them apart. A manifest whose name differs from its directory leaves it unclear
+/// which catalog is meant.
+///
+/// CAT007: `schemaSpec` is missing or is not a released FlowMCP specification version: tags such as
+/// `latest`, ranges such as `2.x` and versions that do not exist yet are rejected. The message
+/// lists the known versions.
+///
+/// # Why
+///
+/// The runtime chooses validation rules and loading behaviour by this version, so it must name one
+/// concrete edition of the specification. A moving target would change what the catalog means
+/// without anyone editing it.
 fn check_top_level(
     reg: &Map<String, Value>,
     dir: &Path,
@@ -1081,8 +1148,17 @@ fn capitalised(s: &str) -> String {
     }
 }
 
-/// CAT008: a `contentHash` that differs from the hash over the referenced files. Checked only when
-/// every referenced path resolved (otherwise CAT003–CAT005 already say what is missing).
+/// CAT008: `contentHash` in `registry.json` is present but is not `sha256:` followed by 64
+/// lowercase hex digits, or differs from the hash recomputed from the files the manifest references
+/// (chapter 15's algorithm: the files sorted by path, `path:content` for each, SHA-256). A manifest
+/// without `contentHash` is not checked, and the hash is compared only when every referenced path
+/// resolved (otherwise CAT003–CAT005 already say what is missing).
+///
+/// # Why
+///
+/// The hash lets importers and the runtime notice that a referenced file changed since the manifest
+/// was written, which means the catalog needs validating again. Chapter 15 defines the hash but no
+/// code for a mismatch; this project extension makes the integrity check actually happen.
 fn check_content_hash(reg: &Map<String, Value>, targets: &[Target], c: &mut Collector<'_>) {
     let Some(found) = reg.get("contentHash").and_then(Value::as_str) else {
         return;
@@ -1122,9 +1198,16 @@ fn check_content_hash(reg: &Map<String, Value>, targets: &[Target], c: &mut Coll
     }
 }
 
-/// CAT006 (warning): `.mjs` files of the catalog that no entry lists. Files in a subdirectory of a
-/// listed schema's, agent's or selection's directory (`prompts/`, `skills/`, `resources/`) belong to
-/// it and are not reported; `_shared/` holds helper modules and is skipped.
+/// CAT006: A `.mjs` file in the catalog that no entry of `registry.json` lists; a warning. Files in
+/// a subdirectory of a listed schema's, agent's or selection's directory (such as its `prompts/`,
+/// `skills/` or `resources/`) belong to that entry, and `_shared/` helper modules and hidden
+/// directories are skipped.
+///
+/// # Why
+///
+/// A file nobody lists is invisible to the runtime: often a schema someone forgot to register, or a
+/// leftover from development. The catalog still works, hence a warning; `flowmcp catalog index`
+/// lists the file, or it can be removed.
 fn check_orphans(tree: &[String], targets: &[Target], c: &mut Collector<'_>) {
     let listed: BTreeSet<&str> = targets.iter().map(|t| t.rel.as_str()).collect();
     let owners: Vec<String> = targets

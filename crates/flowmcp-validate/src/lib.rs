@@ -5,16 +5,18 @@
 //! `flowmcp-spec` and the severity of the active profile.
 //!
 //! ```no_run
-//! use flowmcp_validate::{Options, Profile, render, validate_path};
+//! use flowmcp_validate::{Options, Profile, lists, render, validate_file};
 //! let file = std::path::Path::new("providers/x/schema.mjs");
-//! let report = validate_path(file, "providers/x/schema.mjs", &Options::new(Profile::Compat));
+//! let opts = Options::new(Profile::Compat);
+//! let scope = lists::scope_near(file, "providers/x/schema.mjs", &opts.settings, &opts.limits);
+//! let report = validate_file(file, "providers/x/schema.mjs", &scope, &opts);
 //! print!("{}", render::human(&[report], render::HumanStyle::default()));
 //! ```
 //!
-//! Shared lists: [`validate_path`] and [`validate_source`] find the list registry a file sees by
-//! walking up from its directory to the nearest `_lists/` ([`lists::ListDiscovery`], cached per
-//! directory for the whole process). A catalog that has its registry already passes it to
-//! [`validate_loaded_in`].
+//! Shared lists are always the caller's to give ([`lists::ListScope`]): nothing here walks the
+//! disk behind the caller's back or caches across calls. [`lists::scope_near`] finds and loads the
+//! `_lists/` directory a file sees; `flowmcp-catalog`'s `ListDiscovery` does the same with a cache,
+//! for many files.
 
 pub mod catalog;
 pub mod ids;
@@ -27,8 +29,9 @@ use std::path::Path;
 pub use flowmcp_loader::Limits;
 use flowmcp_loader::file::{FileKind, LoadedFile, load_file, load_source};
 use flowmcp_loader::locate::{Key, locate_paths, locate_paths_blanked};
+pub use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::{Code, Collector, Diagnostic};
-pub use flowmcp_spec::{FileReport, Profile, Report, RuleSettings};
+pub use flowmcp_spec::{FileReport, Profile, Report, RuleSettings, Severity};
 
 /// The libraries every runtime accepts in `requiredLibraries` (chapter 05, "Default Allowlist").
 pub const DEFAULT_ALLOWLIST: &[&str] = &[
@@ -79,37 +82,41 @@ impl Options {
     }
 }
 
-/// Validates the file at `path`; `display` is the name diagnostics carry. Shared lists come from the
-/// nearest `_lists/` above the file.
-pub fn validate_path(path: &Path, display: &str, opts: &Options) -> FileReport {
+/// Validates the file at `path`; `display` is the name diagnostics carry. `lists` is the shared
+/// lists the file sees: [`lists::scope_near`] finds them next to the file, a catalog passes its
+/// own, [`lists::ListScope::NotSearched`] validates without (list references are then not checked
+/// against any list).
+pub fn validate_file(
+    path: &Path,
+    display: &str,
+    lists: &lists::ListScope,
+    opts: &Options,
+) -> FileReport {
     let loaded = load_file(path, display, &opts.limits, &opts.settings);
-    let scope = discover_lists(&loaded, path, opts);
-    validate_loaded_in(loaded, opts, &scope, Some(path))
+    validate_loaded_in(loaded, opts, lists, Some(path))
 }
 
-/// Validates `source` as if it were the file at `path` (shared lists as for [`validate_path`]).
-pub fn validate_source(path: &Path, display: &str, source: &str, opts: &Options) -> FileReport {
-    let loaded = load_source(path, display, source, &opts.limits, &opts.settings);
-    let scope = discover_lists(&loaded, path, opts);
-    validate_loaded_in(loaded, opts, &scope, Some(path))
-}
-
-/// Runs the rules that apply to an already loaded file. Its display name is taken as its path to
-/// find shared lists; [`validate_loaded_in`] takes them explicitly.
-pub fn validate_loaded(loaded: LoadedFile, opts: &Options) -> FileReport {
-    let path = std::path::PathBuf::from(&loaded.display);
-    let scope = discover_lists(&loaded, &path, opts);
-    validate_loaded_in(loaded, opts, &scope, Some(&path))
-}
-
-/// The shared lists a loaded file sees, when its rules need them (schemas and lists).
-fn discover_lists(loaded: &LoadedFile, path: &Path, opts: &Options) -> lists::ListScope {
-    match (&loaded.exports, loaded.kind) {
-        (Some(_), FileKind::Schema | FileKind::Unknown | FileKind::List) => {
-            lists::ListDiscovery::global().scope_for(path, &loaded.display, opts)
-        }
-        _ => lists::ListScope::NotSearched,
-    }
+/// Validates `source` as a file named `name` (the name diagnostics carry; it also decides the
+/// kind of a file that exports nothing recognisable, as a path would), without touching the disk:
+/// `lists` is the shared lists it sees, as for [`validate_file`].
+///
+/// ```
+/// use flowmcp_validate::{ListScope, Options, Profile, Severity, validate_str};
+///
+/// let source = "export const main = { namespace: 'demo' }";
+/// let report = validate_str(source, "demo.mjs", &ListScope::NotSearched, &Options::new(Profile::Spec));
+/// let errors = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+/// assert!(errors > 0);
+/// ```
+pub fn validate_str(
+    source: &str,
+    name: &str,
+    lists: &lists::ListScope,
+    opts: &Options,
+) -> FileReport {
+    let path = Path::new(name);
+    let loaded = load_source(path, name, source, &opts.limits, &opts.settings);
+    validate_loaded_in(loaded, opts, lists, Some(path))
 }
 
 /// Runs the rules that apply to an already loaded file, with the shared lists of `lists` (e.g. the

@@ -23,7 +23,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use flowmcp_spec::{Code, Diagnostic, Profile, RULES, Status};
-use flowmcp_validate::{Options, render, validate_path};
+use flowmcp_validate::{Options, render};
+
+/// Validates the file at `path` with the shared lists found next to it.
+fn validate_path(path: &Path, display: &str, opts: &Options) -> flowmcp_spec::FileReport {
+    let scope = flowmcp_validate::lists::scope_near(path, display, &opts.settings, &opts.limits);
+    flowmcp_validate::validate_file(path, display, &scope, opts)
+}
 
 fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -8,15 +8,21 @@ use std::path::{Path, PathBuf};
 
 use flowmcp_spec::{Code, Profile, RuleSettings};
 use flowmcp_validate::lists::ListRef;
-use flowmcp_validate::{Limits, Options, validate_path, validate_source};
+use flowmcp_validate::{Limits, Options};
+
+/// Validates the file at `path` with the shared lists found next to it.
+fn validate_path(path: &Path, display: &str, opts: &Options) -> flowmcp_spec::FileReport {
+    let scope = flowmcp_validate::lists::scope_near(path, display, &opts.settings, &opts.limits);
+    flowmcp_validate::validate_file(path, display, &scope, opts)
+}
 
 #[test]
 fn a_list_file_without_a_list_export_is_lst001_not_ldr008() {
     let source = "export const items = { meta: {}, entries: [] }\n";
-    let report = validate_source(
-        Path::new("catalog/_lists/items.mjs"),
-        "catalog/_lists/items.mjs",
+    let report = flowmcp_validate::validate_str(
         source,
+        "catalog/_lists/items.mjs",
+        &flowmcp_validate::ListScope::NotSearched,
         &Options::new(Profile::Spec),
     );
     let codes: Vec<Code> = report.diagnostics.iter().map(|d| d.code).collect();

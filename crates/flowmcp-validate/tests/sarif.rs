@@ -4,8 +4,14 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use flowmcp_spec::{FileReport, Profile, Report};
-use flowmcp_validate::{Options, render, validate_path};
+use flowmcp_validate::{Options, render};
 use serde_json::Value;
+
+/// Validates the file at `path` with the shared lists found next to it.
+fn validate_path(path: &Path, display: &str, opts: &Options) -> flowmcp_spec::FileReport {
+    let scope = flowmcp_validate::lists::scope_near(path, display, &opts.settings, &opts.limits);
+    flowmcp_validate::validate_file(path, display, &scope, opts)
+}
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

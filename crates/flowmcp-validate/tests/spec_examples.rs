@@ -7,10 +7,12 @@
 use std::path::Path;
 
 use flowmcp_validate::render::{HumanStyle, human};
-use flowmcp_validate::{Options, Profile, validate_source};
+use flowmcp_validate::{Options, Profile, lists, validate_str};
 
 fn render(name: &str, source: &str, profile: Profile) -> String {
-    let report = validate_source(Path::new(name), name, source, &Options::new(profile));
+    let opts = Options::new(profile);
+    let scope = lists::scope_near(Path::new(name), name, &opts.settings, &opts.limits);
+    let report = validate_str(source, name, &scope, &opts);
     human(&[report], HumanStyle::default())
 }
 

@@ -146,6 +146,7 @@ impl RuleInfo {
 
 macro_rules! declare_rules {
     ( $(
+        $( #[$attr:meta] )*
         $code:ident : $fam:ident, $origin:ident, $section:literal, $spec:ident / $compat:ident, $status:expr,
         $summary:literal
         $( , [ $( $vname:literal => $vspec:ident / $vcompat:ident : $vsum:literal ),* $(,)? ] )?
@@ -154,7 +155,7 @@ macro_rules! declare_rules {
         /// Every diagnostic code known to flowmcp-rs. Generated from the registry table.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
-        pub enum Code { $( $code ),* }
+        pub enum Code { $( $( #[$attr] )* $code ),* }
 
         impl Code {
             /// The code as text, e.g. `"VAL014"`.

@@ -1,5 +1,10 @@
 //! The registry table. One line per code; see `declare_rules!` in `mod.rs` for the format:
 //! `CODE: Family, Origin, "section", spec/compat, status, "summary" [, [ "variant" => spec/compat: "summary" ]];`
+//!
+//! A code's prose for `docs/rules/` (what it checks, and why) is the `/// CODE: …` doc comment next to
+//! the code that checks it (see `cargo xtask docs`). The codes that no check in the validator carries
+//! have it here, as the doc comment of their line (and so of their [`Code`] variant): the runtime's
+//! codes, and the codes that are never emitted.
 
 use super::Status::{Implemented, NotEmitted, Planned};
 use super::declare_rules;
@@ -7,9 +12,16 @@ use super::declare_rules;
 declare_rules! {
     VAL001: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Schema must export `main` as a named export";
     VAL002: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`main` must be an object";
-    VAL003: Val, Spec, "09-validation-rules.md", Error/Warning, Implemented, "`main`, tools and parameters must not contain unknown fields (N-19)";
+    VAL003: Val, Spec, "09-validation-rules.md", Error/Warning, Implemented, "`main`, tools and parameters must not contain unknown fields";
     VAL004: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`handlers` (if exported) must be a function";
     VAL005: Val, Spec, "09-validation-rules.md", Warning/Warning, Implemented, "`handlers` must return an object whose keys name tools";
+    /// VAL007: A schema with more than 8 routes, as the migration guide (chapter 08) numbers the
+    /// check.
+    ///
+    /// # Why
+    ///
+    /// The validation-rules chapter numbers the same check VAL031. One check gets one code, so a
+    /// schema with too many tools is reported as VAL031, never as VAL007.
     VAL007: Val, Spec, "08-migration.md", Off/Off, NotEmitted("CC-02"), "Route count exceeds 8 (migration guide numbering; VAL031 is emitted)";
     VAL010: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`main.namespace` is required and must be a string";
     VAL011: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`main.namespace` must match ^[a-z][a-z0-9-]*$";
@@ -30,6 +42,13 @@ declare_rules! {
     VAL023: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`main.headers` must be a plain object";
     VAL024: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`main.sharedLists` must be an array of objects";
     VAL025: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`main.requiredLibraries` must be an array of strings";
+    /// VAL026: An entry of `main.requiredLibraries` that is not on the allowlist, as chapter 09
+    /// numbers the check.
+    ///
+    /// # Why
+    ///
+    /// The security chapter defines the same check as SEC020. Reporting one finding under two codes
+    /// would count it twice, so it is reported as SEC020 only.
     VAL026: Val, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-32"), "`requiredLibraries` entry not on the allowlist (SEC020 is emitted instead)";
     VAL030: Val, Spec, "09-validation-rules.md", Error/Warning, Implemented, "Tool name must match ^[a-z][a-zA-Z0-9]*$";
     VAL031: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "At most 8 tools per schema";
@@ -54,30 +73,30 @@ declare_rules! {
     VAL050: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Insert parameters and `{{key}}` placeholders in `path` must match both ways (compat reads `:key` as `{{key}}`)", [
         "unused-insert" => Error/Warning: "an insert parameter with no placeholder (its value is not sent)",
     ];
-    VAL060: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`output.mimeType` must be a supported MIME type (CC-01: preload rules are PRE001–PRE006)";
-    VAL061: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`output.schema` must be a valid schema definition (CC-01)";
-    VAL062: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`output.schema.type` must fit the MIME type (CC-01)";
-    VAL063: Val, Spec, "09-validation-rules.md", Warning/Warning, Implemented, "Output schema nesting deeper than 4 levels (CC-01, CC-04: warning)";
-    VAL064: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`properties` is only valid when `type` is object (CC-01)";
-    VAL065: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`items` is only valid when `type` is array (CC-01)";
+    VAL060: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`output.mimeType` must be a supported MIME type";
+    VAL061: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`output.schema` must be a valid schema definition";
+    VAL062: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`output.schema.type` must fit the MIME type";
+    VAL063: Val, Spec, "09-validation-rules.md", Warning/Warning, Implemented, "Output schema nests deeper than 4 levels";
+    VAL064: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`properties` is only valid when `type` is object";
+    VAL065: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`items` is only valid when `type` is array";
     VAL070: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`sharedLists[].ref` is required and must be a string";
     VAL071: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`sharedLists[].version` is required and must be semver";
     VAL072: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Referenced shared list must exist in the list registry";
     VAL073: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Referenced shared-list version must match";
-    VAL074: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`sharedLists[].filter` must have a valid `key` (`field` accepted as alias, N-11)";
+    VAL074: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`sharedLists[].filter` must have a valid `key` (`field` accepted as alias)";
     VAL075: Val, Spec, "09-validation-rules.md", Warning/Warning, Implemented, "Shared list declared but used by no parameter or handler";
     VAL080: Val, Extension, "RULINGS.md", Error/Error, Implemented, "`root` must start with https://", [
-        "handlers-only" => Error/Warning: "empty `root` while every tool has `executeRequest`",
+        "handlers-only" => Error/Warning: "a `root` that is not HTTPS while every tool has `executeRequest`",
     ];
     VAL081: Val, Extension, "RULINGS.md", Error/Error, Implemented, "`root` must not end with /";
     VAL082: Val, Extension, "RULINGS.md", Error/Warning, Implemented, "`body` parameter on a GET or DELETE tool (compat: not sent)";
     VAL083: Val, Extension, "RULINGS.md", Error/Error, Implemented, "Server-param placeholder names a key missing from `requiredServerParams`";
     VAL084: Val, Extension, "RULINGS.md", Error/Warning, Implemented, "A fixed parameter value fails its own `z`";
     VAL085: Val, Extension, "RULINGS.md", Error/Warning, Implemented, "Unknown placeholder (not user param, server param, insert key or list interpolation)";
-    VAL086: Val, Extension, "RULINGS.md", Error/Error, Implemented, "`main.schemaVersion` is not semver (N-20)";
-    VAL087: Val, Extension, "RULINGS.md", Warning/Warning, Implemented, "`main.schemaHash` differs from the recomputed hash (N-20)";
+    VAL086: Val, Extension, "RULINGS.md", Error/Error, Implemented, "`main.schemaVersion` is not semver";
+    VAL087: Val, Extension, "RULINGS.md", Warning/Warning, Implemented, "`main.schemaHash` differs from the recomputed hash";
     VAL088: Val, Extension, "RULINGS.md", Info/Info, Implemented, "Shared-list rules skipped: the schema is outside any catalog (no `_lists/` found)";
-    VAL100: Val, Spec, "19-mcp-integration.md", Error/Off, Implemented, "Every tool must have a `meta` block (N-17; compat: optional, checked when present)", [
+    VAL100: Val, Spec, "19-mcp-integration.md", Error/Off, Implemented, "Every tool must have a `meta` block (compat: optional, checked when present)", [
         "not-object" => Error/Error: "`meta` is present but not an object",
     ];
     VAL101: Val, Spec, "19-mcp-integration.md", Error/Error, Implemented, "`meta.isReadOnly` is required and must be a boolean";
@@ -87,7 +106,7 @@ declare_rules! {
     VAL105: Val, Spec, "19-mcp-integration.md", Error/Error, Implemented, "`meta.aliases` is required and must be an array of strings";
     VAL106: Val, Spec, "19-mcp-integration.md", Error/Error, Implemented, "`meta.alwaysLoad` is required and must be a boolean";
     VAL107: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Hardcoded enum values that duplicate a shared list must use `{{list:alias}}`";
-    VAL110: Val, Spec, "09-validation-rules.md", Error/Error, Planned(0), "Slash rule: reference keys must contain /, inline skill keys must not (object form, N-10)";
+    VAL110: Val, Spec, "09-validation-rules.md", Error/Error, Planned(0), "Slash rule: reference keys must contain /, inline skill keys must not (object form)";
     SEC001: Sec, Spec, "05-security.md", Error/Error, Implemented, "Forbidden `import` (static, dynamic or `import{`)";
     SEC002: Sec, Spec, "05-security.md", Error/Error, Implemented, "Forbidden `require(` call";
     SEC003: Sec, Spec, "05-security.md", Error/Error, Implemented, "Forbidden `eval(` call";
@@ -105,13 +124,67 @@ declare_rules! {
     SEC015: Sec, Spec, "05-security.md", Error/Off, Implemented, "Forbidden `setTimeout` (not reported under compat)";
     SEC016: Sec, Spec, "05-security.md", Error/Off, Implemented, "Forbidden `setInterval` (not reported under compat)";
     SEC017: Sec, Spec, "09-validation-rules.md", Error/Error, Implemented, "An export contains a value that does not survive a JSON round trip";
+    /// SEC018: A shared list that contains a forbidden pattern, as chapter 09 summarises the check.
+    ///
+    /// # Why
+    ///
+    /// The security chapter splits the shared-list scan into SEC200–SEC204, which say precisely
+    /// what was found: a function, an arrow function, `async` or `await`, a template expression, or
+    /// a pattern forbidden in schemas. Those codes are reported instead of this summary code.
     SEC018: Sec, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-31"), "Shared list contains a forbidden pattern (SEC200–SEC204 are emitted instead)";
+    /// SEC019: A shared list that contains executable code, as chapter 09 summarises the check.
+    ///
+    /// # Why
+    ///
+    /// The security chapter splits the shared-list scan into SEC200–SEC204, which say precisely
+    /// what was found: a function, an arrow function, `async` or `await`, a template expression, or
+    /// a pattern forbidden in schemas. Those codes are reported instead of this summary code.
     SEC019: Sec, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-31"), "Shared list contains executable code (SEC200–SEC204 are emitted instead)";
     SEC020: Sec, Spec, "05-security.md", Error/Warning, Implemented, "`requiredLibraries` entry is not on the allowlist";
-    SEC100: Sec, Spec, "05-security.md", Error/Error, Implemented, "Handler called `fetch()` at run time (compat: allowed in `executeRequest`, N-15)";
+    /// SEC100: A handler called `fetch` where no network is allowed: any handler under `spec`, and
+    /// `preRequest`/`postRequest` under `compat` (there `executeRequest` may fetch, through the
+    /// runtime's own HTTP client). Reported at call time inside an E005 message.
+    ///
+    /// # Why
+    ///
+    /// Handlers run untrusted schema code. All network traffic goes through the runtime, which
+    /// enforces HTTPS, timeouts and size caps and keeps secrets out of JavaScript.
+    SEC100: Sec, Spec, "05-security.md", Error/Error, Implemented, "Handler called `fetch()` at run time (compat: allowed in `executeRequest`)";
+    /// SEC101: A handler returned something other than the shape its phase requires: `preRequest` →
+    /// `{ struct, payload }`, `executeRequest` and `postRequest` → `{ response }`. Reported at call
+    /// time inside an E005 message.
+    ///
+    /// # Why
+    ///
+    /// A wrong shape would otherwise become `undefined` data or a broken request; failing with a
+    /// named rule tells the schema author what to return.
     SEC101: Sec, Spec, "05-security.md", Error/Error, Implemented, "Handler returned an invalid shape";
+    /// SEC102: A handler (or the `handlers` factory) tried to change `sharedLists`, which is
+    /// deep-frozen: assigning, adding or deleting a property. Reported at call time inside an E005
+    /// message.
+    ///
+    /// # Why
+    ///
+    /// Shared lists are shared by every schema that references them; one schema changing them would
+    /// change the behaviour of others.
     SEC102: Sec, Spec, "05-security.md", Error/Error, Implemented, "Handler tried to mutate the frozen `sharedLists`";
+    /// SEC103: A tool with handlers belongs to a schema whose `requiredLibraries` cannot be loaded.
+    /// Loading npm packages into the sandbox is not supported yet, so the call fails with E005
+    /// naming the libraries; tools of the schema without handlers still run.
+    ///
+    /// # Why
+    ///
+    /// The handler would fail anyway when it reaches for the library; failing up front names the
+    /// real cause.
     SEC103: Sec, Spec, "05-security.md", Error/Error, Implemented, "An approved library failed to load";
+    /// SEC104: The `handlers({ sharedLists, libraries })` factory threw, or returned something
+    /// other than a plain object, when the runtime built it (on the schema's first handler call).
+    /// Calls of the schema's handler tools fail with E005.
+    ///
+    /// # Why
+    ///
+    /// Without a factory result there are no handlers to run; the error says why instead of
+    /// silently calling the tool without its transformation.
     SEC104: Sec, Spec, "05-security.md", Error/Error, Implemented, "The `handlers()` factory threw during initialisation";
     SEC200: Sec, Spec, "05-security.md", Error/Error, Implemented, "Function definition in a shared list";
     SEC201: Sec, Spec, "05-security.md", Error/Error, Implemented, "Arrow function in a shared list";
@@ -129,19 +202,34 @@ declare_rules! {
     LST009: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "`dependsOn` must name existing lists";
     LST010: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "Circular list dependencies are forbidden";
     LST011: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "List dependency depth is at most 3";
-    RES001: Res, Spec, "13-resources.md", Error/Error, Planned(0), "`source` must be sqlite, sqlite-gtfs, markdown or http (CC-10)";
+    RES001: Res, Spec, "13-resources.md", Error/Error, Planned(0), "`source` must be sqlite, sqlite-gtfs, markdown or http";
     RES002: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Resource `description` must be a non-empty string";
-    RES003: Res, Spec, "09-validation-rules.md", Error/Error, Planned(0), "Resource `name` must end in .db (CC-09)";
-    RES004: Res, Spec, "09-validation-rules.md", Error/Error, Planned(0), "Resource `name` must not contain a path separator or `..` (CC-09)";
+    RES003: Res, Spec, "09-validation-rules.md", Error/Error, Planned(0), "Resource `name` must end in .db";
+    RES004: Res, Spec, "09-validation-rules.md", Error/Error, Planned(0), "Resource `name` must not contain a path separator or `..`";
     RES005: Res, Spec, "13-resources.md", Error/Error, Planned(0), "At most 2 resources per schema";
+    /// RES006: A resource with more than 4 queries, as chapter 09 states the limit.
+    ///
+    /// # Why
+    ///
+    /// The resources chapter sets the limit at 7 schema-defined queries per resource, `runSql` and
+    /// `describeTables` not counted (RES028). The two limits contradict each other; the resources
+    /// chapter's applies, so this code is never reported.
     RES006: Res, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-05"), "At most 4 queries per resource (RES028's limit of 7 applies)";
     RES007: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Each query must have `sql` (string)";
     RES008: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Each query must have `description` (string)";
     RES009: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Each query must have a `parameters` array";
     RES010: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Each query must have `output` with `mimeType` and `schema`";
-    RES011: Res, Spec, "13-resources.md", Error/Error, Planned(0), "A query has no tests at all (CC-06; fewer than 3 is TST001)";
+    RES011: Res, Spec, "13-resources.md", Error/Error, Planned(0), "A query has no tests at all (fewer than 3 is TST001)";
+    /// RES012: The SQL of a resource query that does not begin with `SELECT`, as chapter 09 states
+    /// the rule.
+    ///
+    /// # Why
+    ///
+    /// The resources chapter requires in-memory and http SQL to start with `SELECT` or `WITH`
+    /// (RES029), which also admits read-only queries with common table expressions. RES029 applies
+    /// instead of this stricter, contradicting rule.
     RES012: Res, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-07"), "SQL must begin with SELECT (RES029 applies instead)";
-    RES013: Res, Spec, "09-validation-rules.md", Error/Error, Planned(0), "SQL must not use ATTACH or LOAD_EXTENSION (CC-08)";
+    RES013: Res, Spec, "09-validation-rules.md", Error/Error, Planned(0), "SQL must not use ATTACH or LOAD_EXTENSION";
     RES014: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Parameter count must equal the number of `?` placeholders";
     RES015: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Resource parameters must not have `position.location`";
     RES016: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Resource parameters must not use server-param placeholders";
@@ -152,56 +240,90 @@ declare_rules! {
     RES021: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Query `output.schema.type` must be array";
     RES022: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Query test values must pass `z` validation";
     RES023: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Query tests must be JSON-serializable";
-    RES024: Res, Spec, "13-resources.md", Error/Error, Planned(0), "http resource needs an HTTPS `url` (CC-11)", [
-        "local-path" => Error/Off: "http resource with a `path` but no `url` (compat accepts a local file, CC-11)",
+    RES024: Res, Spec, "13-resources.md", Error/Error, Planned(0), "http resource needs an HTTPS `url`", [
+        "local-path" => Error/Off: "http resource with a `path` but no `url` (compat accepts a local file)",
     ];
     RES025: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite resource needs `mode`: in-memory or file-based";
     RES026: Res, Spec, "13-resources.md", Error/Error, Planned(0), "`origin` is required: global, project or inline";
     RES027: Res, Spec, "13-resources.md", Error/Error, Planned(0), "`name` is required, non-empty, with the right extension (.db or .md)";
-    RES028: Res, Spec, "13-resources.md", Error/Error, Planned(0), "At most 7 schema-defined queries per resource; runSql/describeTables not counted (CC-05)";
-    RES029: Res, Spec, "13-resources.md", Error/Error, Planned(0), "in-memory and http SQL must start with SELECT or WITH (CC-07)";
+    RES028: Res, Spec, "13-resources.md", Error/Error, Planned(0), "At most 7 schema-defined queries per resource; runSql/describeTables not counted";
+    RES029: Res, Spec, "13-resources.md", Error/Error, Planned(0), "in-memory and http SQL must start with SELECT or WITH";
     RES030: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs requires `mode: 'file-based'`";
     RES031: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs requires `addon`";
     RES032: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs database lacks `meta.qualitySeal = 'sqlite-gtfs'`";
     RES033: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs database at `path` cannot be opened";
     RES034: Res, Spec, "13-resources.md", Warning/Warning, Planned(0), "sqlite-gtfs `meta.specRevision` outside the expected range";
     RES035: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Path variable in `path` cannot be resolved (no env var, no default)";
+    /// RES036: An http resource without `path`.
+    ///
+    /// # Why
+    ///
+    /// The resources chapter also makes `url` the required field of an http resource (RES024) and
+    /// `path` optional. A rule requiring `path` contradicts that, so this code is never reported.
     RES036: Res, Spec, "13-resources.md", Off/Off, NotEmitted("CC-11"), "http resource needs `path` (`path` is optional, `url` required)";
     RES037: Res, Spec, "13-resources.md", Error/Error, Planned(0), "file-based mode requires `origin: 'project'`";
     RES038: Res, Spec, "13-resources.md", Error/Error, Planned(0), "markdown resource must not have `mode`";
     RES039: Res, Spec, "13-resources.md", Error/Error, Planned(0), "markdown resource must not have `queries`";
     RES040: Res, Spec, "13-resources.md", Warning/Warning, Planned(0), "sqlite resource with `origin: 'inline'` is not recommended";
-    RES041: Res, Spec, "13-resources.md", Error/Error, Planned(0), "A field required for this resource source is missing (N-30)";
-    RES042: Res, Spec, "13-resources.md", Info/Info, Planned(0), "sqlite resource may define a `getSchema` query (N-03)";
+    RES041: Res, Spec, "13-resources.md", Error/Error, Planned(0), "A field required for this resource source is missing";
+    RES042: Res, Spec, "13-resources.md", Info/Info, Planned(0), "sqlite resource may define a `getSchema` query";
     SKL001: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill file must export `skill` as a named export";
-    SKL002: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.name` must match ^[a-z][a-z0-9-]{0,63}$ (CC-12)";
+    SKL002: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.name` must match ^[a-z][a-z0-9-]{0,63}$";
     SKL003: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.name` must equal its registration key or file basename";
-    SKL004: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.version` must be flowmcp/4.0.0 (CC-13)", [
+    SKL004: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.version` must be flowmcp/4.0.0", [
         "deprecated-version" => Warning/Warning: "`flowmcp-skill/1.0.0` is accepted with a deprecation warning",
     ];
-    SKL005: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`requires.tools` entry is not a known tool (CC-12, CC-33)";
-    SKL006: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`requires.resources` entry is not a known resource (CC-33)";
+    SKL005: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`requires.tools` entry is not a known tool";
+    SKL006: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`requires.resources` entry is not a known resource";
     SKL007: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.description` is required, at most 1024 characters";
-    SKL008: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`{{input:key}}` in content has no matching `input` entry (CC-12)";
-    SKL009: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].values` is required for enum inputs and forbidden otherwise (CC-12)";
+    SKL008: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`{{input:key}}` in content has no matching `input` entry";
+    SKL009: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].values` is required for enum inputs and forbidden otherwise";
     SKL010: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.content` is required and must be a non-empty string";
     SKL011: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.output` is required and must be a non-empty string";
     SKL012: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].key` must match ^[a-z][a-zA-Z0-9]*$";
-    SKL013: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].type` must be string, number, boolean or enum (CC-12)";
-    SKL014: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].description` must be a non-empty string (CC-12)";
+    SKL013: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].type` must be string, number, boolean or enum";
+    SKL014: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].description` must be a non-empty string";
     SKL015: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].required` must be a boolean";
     SKL016: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill registration `file` must end in .mjs";
     SKL017: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill registration `file` must exist";
     SKL018: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "At most 4 skills per selection or agent";
-    SKL020: Skl, Spec, "14-skills.md", Warning/Warning, Planned(0), "`{{tool:x}}` in content is not listed in `requires.tools` (CC-33)";
-    SKL021: Skl, Spec, "14-skills.md", Warning/Warning, Planned(0), "`{{resource:x}}` in content is not listed in `requires.resources` (CC-33)";
+    SKL020: Skl, Spec, "14-skills.md", Warning/Warning, Planned(0), "`{{tool:x}}` in content is not listed in `requires.tools`";
+    SKL021: Skl, Spec, "14-skills.md", Warning/Warning, Planned(0), "`{{resource:x}}` in content is not listed in `requires.resources`";
     SKL022: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`{{skill:x}}` names a skill not registered in scope";
     SKL023: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "A skill referenced via `{{skill:x}}` must not reference skills itself";
     SKL024: Skl, Spec, "14-skills.md", Warning/Warning, Planned(0), "`requires.tools` entry is never referenced in content";
-    SKL025: Skl, Spec, "14-skills.md", Warning/Warning, Planned(0), "`requires.resources` entry is never referenced in content (CC-12)";
+    SKL025: Skl, Spec, "14-skills.md", Warning/Warning, Planned(0), "`requires.resources` entry is never referenced in content";
+    /// DEP001: A `requires.tools` entry of a skill that names no known tool, as chapter 09 numbers
+    /// the check.
+    ///
+    /// # Why
+    ///
+    /// The skills chapter defines the same check as SKL005. One finding gets one code, so it is
+    /// reported as SKL005 only.
     DEP001: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-33"), "Duplicate of SKL005 (not emitted)";
+    /// DEP002: A `requires.resources` entry of a skill that names no known resource, as chapter 09
+    /// numbers the check.
+    ///
+    /// # Why
+    ///
+    /// The skills chapter defines the same check as SKL006. One finding gets one code, so it is
+    /// reported as SKL006 only.
     DEP002: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-33"), "Duplicate of SKL006 (not emitted)";
+    /// DEP003: A `{{tool:x}}` placeholder in skill content whose tool is not listed in
+    /// `requires.tools`, as chapter 09 numbers the check.
+    ///
+    /// # Why
+    ///
+    /// The skills chapter defines the same check as SKL020. One finding gets one code, so it is
+    /// reported as SKL020 only.
     DEP003: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-33"), "Duplicate of SKL020 (not emitted)";
+    /// DEP004: A `{{resource:x}}` placeholder in skill content whose resource is not listed in
+    /// `requires.resources`, as chapter 09 numbers the check.
+    ///
+    /// # Why
+    ///
+    /// The skills chapter defines the same check as SKL021. One finding gets one code, so it is
+    /// reported as SKL021 only.
     DEP004: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-33"), "Duplicate of SKL021 (not emitted)";
     PRM001: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Prompt `name` must match ^[a-z][a-z0-9-]*$";
     PRM002: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Prompt `version` must be flowmcp-prompt/1.0.0";
@@ -212,32 +334,32 @@ declare_rules! {
     PRM007: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Each `references[]` entry must resolve to an existing prompt";
     PRM008: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "A referenced prompt must not have references itself";
     PRM009: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "tool/resource/prompt placeholders in content must resolve";
-    PRM010: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Agent prompts need non-empty `content`; provider prompts must not have it (CC-28)";
-    PRM011: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Provider prompts need a relative .mjs `contentFile`; agent prompts must not (CC-28)";
-    PRM012: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Content file must `export const content` (CC-28)";
-    PRM013: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "`references` is required and must be an array (CC-28)";
+    PRM010: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Agent prompts need non-empty `content`; provider prompts must not have it";
+    PRM011: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Provider prompts need a relative .mjs `contentFile`; agent prompts must not";
+    PRM012: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Content file must `export const content`";
+    PRM013: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "`references` is required and must be an array";
     AGT001: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `name` must match ^[a-z][a-z0-9-]*$ and equal the directory name";
     AGT002: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `description` must be a non-empty string";
     AGT003: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `model` is required and must contain /";
-    AGT004: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `version` must be flowmcp/4.0.0 (CC-20)", [
+    AGT004: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `version` must be flowmcp/4.0.0", [
         "v3" => Warning/Warning: "`flowmcp/3.0.0` is accepted with a deprecation warning",
     ];
     AGT005: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `systemPrompt` must be a non-empty string";
-    AGT006: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `tools` must be a non-empty object (CC-14)";
-    AGT007: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Slash tool key must be a valid ns/type/name ID that resolves (CC-15)";
+    AGT006: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `tools` must be a non-empty object";
+    AGT007: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Slash tool key must be a valid ns/type/name ID that resolves";
     AGT008: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent needs at least 3 `tests`";
-    AGT009: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Each agent test needs `input` (string) (CC-34)";
-    AGT010: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Each agent test needs a non-empty `expectedTools` array (CC-34)";
-    AGT011: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Each `expectedTools` entry must be a valid ID (CC-34)";
-    AGT012: Agt, Spec, "06-agents.md", Warning/Warning, Planned(0), "Agent tests should cover different tool combinations (CC-34)";
-    AGT013: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `prompts` must be an object: slash keys null, inline keys `{ file }` (CC-16)";
-    AGT014: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `skills` must be an object of `{ file }` with no slash keys (CC-16)";
-    AGT015: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `resources` must be an object: slash keys null, inline keys resources (CC-16)";
+    AGT009: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Each agent test needs `input` (string)";
+    AGT010: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Each agent test needs a non-empty `expectedTools` array";
+    AGT011: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Each `expectedTools` entry must be a valid ID";
+    AGT012: Agt, Spec, "06-agents.md", Warning/Warning, Planned(0), "Agent tests should cover different tool combinations";
+    AGT013: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `prompts` must be an object: slash keys null, inline keys `{ file }`";
+    AGT014: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `skills` must be an object of `{ file }` with no slash keys";
+    AGT015: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `resources` must be an object: slash keys null, inline keys resources";
     AGT016: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Referenced prompt and skill files must exist and end in .mjs";
-    AGT017: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent prompt files must export `prompt` (object) or `content` (string) (CC-17)";
-    AGT018: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent skill files must export `skill` (CC-18)";
-    AGT019: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Inline tool needs a definition with `method`, `path`, `description` (CC-19)";
-    AGT020: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "A slash key must have the value null (CC-19)";
+    AGT017: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent prompt files must export `prompt` (object) or `content` (string)";
+    AGT018: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent skill files must export `skill`";
+    AGT019: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Inline tool needs a definition with `method`, `path`, `description`";
+    AGT020: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "A slash key must have the value null";
     AGT030: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Every `agent.selections` ID must resolve to a selection";
     AGT031: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "`elicitation.maxRounds` must be a positive integer";
     SEL001: Sel, Spec, "17-selections.md", Error/Error, Planned(0), "Selection `whenToUse` must be a non-empty string";
@@ -252,15 +374,15 @@ declare_rules! {
     CAT006: Cat, Spec, "15-catalog.md", Warning/Warning, Implemented, "File in the catalog is not listed in `registry.json`";
     CAT007: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "`schemaSpec` must be a concrete FlowMCP spec version";
     CAT008: Cat, Extension, "RULINGS.md", Error/Error, Implemented, "registry.json `contentHash` does not match the recomputed hash";
-    ID001: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Wrong segment count: Primitive-ID needs 3, Schema-File-ID 2 (CC-24)";
+    ID001: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Wrong segment count: Primitive-ID needs 3, Schema-File-ID 2";
     ID002: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID namespace must match ^[a-z][a-z0-9-]*$";
-    ID003: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID type must be tool, resource, prompt, list, skill, selection or agent (CC-21)";
+    ID003: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID type must be tool, resource, prompt, list, skill, selection or agent";
     ID004: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID name must not be empty";
-    ID005: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Short-form IDs are not supported (CC-22: error)";
-    ID006: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Full-form IDs are required everywhere (CC-23)";
+    ID005: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Short-form IDs are not supported";
+    ID006: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Full-form IDs are required everywhere";
     PH001: Ph, Spec, "02-parameters.md", Error/Error, Planned(0), "Placeholder `{{type:ref}}` must not have an empty ref";
-    PH002: Ph, Spec, "02-parameters.md", Error/Error, Planned(0), "Placeholder reference must resolve: bare name in scope, slash name in catalog (CC-25)";
-    PH003: Ph, Spec, "02-parameters.md", Error/Error, Planned(0), "`{{input:key}}` key must match ^[a-z][a-zA-Z0-9]*$ and be declared (CC-26)";
+    PH002: Ph, Spec, "02-parameters.md", Error/Error, Planned(0), "Placeholder reference must resolve: bare name in scope, slash name in catalog";
+    PH003: Ph, Spec, "02-parameters.md", Error/Error, Planned(0), "`{{input:key}}` key must match ^[a-z][a-zA-Z0-9]*$ and be declared";
     PH004: Ph, Spec, "02-parameters.md", Error/Error, Implemented, "Prompt placeholders are only allowed in prompt/skill content, not in `main`";
     TST001: Tst, Spec, "10-tests.md", Error/Warning, Implemented, "At least 3 tests per tool, resource query and agent", [
         "none" => Error/Error: "no tests at all",
@@ -272,17 +394,44 @@ declare_rules! {
     TST006: Tst, Spec, "10-tests.md", Error/Warning, Implemented, "Test keys must be user-parameter keys or `_description`";
     TST007: Tst, Spec, "10-tests.md", Warning/Warning, Implemented, "Enum parameters should be tested with several values";
     TST008: Tst, Spec, "10-tests.md", Info/Info, Implemented, "Consider tests that use optional parameters";
+    /// TST009: An agent test without an `input` string, as the tests chapter numbers the check.
+    ///
+    /// # Why
+    ///
+    /// The agents chapter defines the same check as AGT009. One finding gets one code, so it is
+    /// reported as AGT009 only.
     TST009: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("CC-34"), "Duplicate of AGT009 (not emitted)";
+    /// TST010: An agent test without a non-empty `expectedTools` array, as the tests chapter
+    /// numbers the check.
+    ///
+    /// # Why
+    ///
+    /// The agents chapter defines the same check as AGT010. One finding gets one code, so it is
+    /// reported as AGT010 only.
     TST010: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("CC-34"), "Duplicate of AGT010 (not emitted)";
+    /// TST011: An `expectedTools` entry of an agent test that is not a valid ID, as the tests
+    /// chapter numbers the check.
+    ///
+    /// # Why
+    ///
+    /// The agents chapter defines the same check as AGT011. One finding gets one code, so it is
+    /// reported as AGT011 only.
     TST011: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("CC-34"), "Duplicate of AGT011 (not emitted)";
+    /// TST012: Agent tests that do not cover different tool combinations, as the tests chapter
+    /// numbers the check.
+    ///
+    /// # Why
+    ///
+    /// The agents chapter defines the same check as AGT012. One finding gets one code, so it is
+    /// reported as AGT012 only.
     TST012: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("CC-34"), "Duplicate of AGT012 (not emitted)";
     TST013: Tst, Spec, "10-tests.md", Info/Info, Planned(0), "Consider adding `expectedContent` assertions to agent tests";
-    PRE001: Pre, Extension, "11-preload.md", Error/Error, Implemented, "`preload` must be a plain object (CC-01, was VAL060)";
-    PRE002: Pre, Extension, "11-preload.md", Error/Error, Implemented, "`preload.enabled` must be a boolean (CC-01, was VAL061)";
-    PRE003: Pre, Extension, "11-preload.md", Error/Error, Implemented, "`preload.ttl` must be a positive integer (CC-01, was VAL062)";
-    PRE004: Pre, Extension, "11-preload.md", Warning/Warning, Implemented, "`preload.description` must be a string (CC-01, was VAL063)";
-    PRE005: Pre, Extension, "11-preload.md", Info/Info, Implemented, "Preloaded tool without parameters is an ideal cache candidate (CC-01, was VAL064)";
-    PRE006: Pre, Extension, "11-preload.md", Warning/Warning, Implemented, "Preloaded tool with required parameters should document caching (CC-01, was VAL065)";
+    PRE001: Pre, Extension, "11-preload.md", Error/Error, Implemented, "`preload` must be a plain object (chapter 11's VAL060)";
+    PRE002: Pre, Extension, "11-preload.md", Error/Error, Implemented, "`preload.enabled` must be a boolean (chapter 11's VAL061)";
+    PRE003: Pre, Extension, "11-preload.md", Error/Error, Implemented, "`preload.ttl` must be a positive integer (chapter 11's VAL062)";
+    PRE004: Pre, Extension, "11-preload.md", Warning/Warning, Implemented, "`preload.description` must be a string (chapter 11's VAL063)";
+    PRE005: Pre, Extension, "11-preload.md", Info/Info, Implemented, "Preloaded tool without parameters is an ideal cache candidate (chapter 11's VAL064)";
+    PRE006: Pre, Extension, "11-preload.md", Warning/Warning, Implemented, "Preloaded tool with required parameters should document caching (chapter 11's VAL065)";
     LDR001: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "File is not valid UTF-8";
     LDR002: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "File is larger than the configured cap";
     LDR003: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "JavaScript syntax error";
@@ -291,13 +440,75 @@ declare_rules! {
     LDR006: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "Evaluation passed its memory or stack limit";
     LDR007: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "Top-level await that never settles";
     LDR008: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "No recognised export";
+    /// E001: The upstream API answered with a non-2xx status: `E001 <tool>: API returned <status>`.
+    ///
+    /// # Why
+    ///
+    /// The output-schema chapter defines this message; the status tells the caller whether to
+    /// retry, fix the input or give up.
     E001: E, Extension, "RULINGS.md", Error/Error, Implemented, "Upstream returned a non-success status";
+    /// E002: The request failed on the network: DNS, connection, TLS, protocol, or more redirects
+    /// than allowed. The message names the URL without its query string.
+    ///
+    /// # Why
+    ///
+    /// Callers need to tell a broken upstream from a wrong input; query strings may carry keys, so
+    /// they never appear in messages.
     E002: E, Extension, "RULINGS.md", Error/Error, Implemented, "Network failure reaching the upstream";
+    /// E003: The request did not finish within the connect or total timeout.
+    ///
+    /// # Why
+    ///
+    /// A tool call must never hang an agent; the timeout is configurable (`--timeout-ms`).
     E003: E, Extension, "RULINGS.md", Error/Error, Implemented, "Upstream request timed out";
+    /// E004: The response body cannot be decoded: invalid JSON for `application/json`, invalid
+    /// UTF-8 for text, or broken compression. The message never quotes the body.
+    ///
+    /// # Why
+    ///
+    /// Handing half-parsed data to an agent is worse than a clear failure.
     E004: E, Extension, "RULINGS.md", Error/Error, Implemented, "Upstream response body is invalid (e.g. not JSON)";
+    /// E005: A handler failed: it threw, passed its CPU-time or memory limit, returned a promise
+    /// that never settles, or broke one of SEC100–SEC104 (named in the message).
+    ///
+    /// # Why
+    ///
+    /// Handler code is untrusted; its failures are contained in the sandbox and reported with the
+    /// phase (`preRequest`, `executeRequest`, `postRequest`) that failed.
     E005: E, Extension, "RULINGS.md", Error/Error, Implemented, "A handler failed";
+    /// E006: A server parameter the tool needs has no value in the environment, the env file or the
+    /// configuration. The message names the variables, never values; such tools are also hidden
+    /// from `flowmcp list`.
+    ///
+    /// # Why
+    ///
+    /// Sending a request with an empty key only produces a confusing upstream error (the
+    /// reference's behaviour); naming the variable tells the user what to set.
     E006: E, Extension, "RULINGS.md", Error/Error, Implemented, "A required server parameter is missing";
+    /// E007: The call's inputs do not satisfy the tool's parameters (type, enum, bounds, unknown or
+    /// missing keys), or the tool does not exist. Checked before any network traffic.
+    ///
+    /// # Why
+    ///
+    /// Invalid input never reaches the upstream; every problem is listed at once.
     E007: E, Extension, "RULINGS.md", Error/Error, Implemented, "Tool input failed validation";
+    /// E008: The response body is larger than the configured cap.
+    ///
+    /// # Why
+    ///
+    /// An unbounded body could exhaust memory; the cap protects the runtime and the agent.
     E008: E, Extension, "RULINGS.md", Error/Error, Implemented, "Upstream response is too large";
+    /// E009: The request was refused before it was sent: the URL is not HTTPS (plain http only to
+    /// loopback hosts with `--upstream`); a redirect leaves HTTPS, or would send a body carrying a
+    /// secret to another origin; the URL (after a `preRequest` handler, or built from user input)
+    /// leaves the schema's origin — its `root`, or the `--upstream` that replaces it; a compat
+    /// `fetch` to another origin carries a server parameter; or a compat `fetch` to another origin
+    /// names a loopback, private or otherwise non-public address that is not an `--upstream`.
+    ///
+    /// # Why
+    ///
+    /// Server parameters must go only where the schema's own request goes, and never in clear text:
+    /// a handler, a user input or a redirect must not be able to move an API key to another host,
+    /// and handler code must not reach the user's internal network.
     E009: E, Extension, "RULINGS.md", Error/Error, Implemented, "Request refused: not HTTPS, a non-public address, a redirect that leaves HTTPS, or a request that leaves the schema's origin or would carry a secret elsewhere";
 }

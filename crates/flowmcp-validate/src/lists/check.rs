@@ -14,6 +14,16 @@ use crate::rules::{shown, type_name};
 
 /// Runs LST001–LST011 on a file the loader classified as a shared list. `path` identifies the file
 /// among the registry's lists (LST002, LST009–LST011).
+///
+/// LST001: A shared-list file does not have the shape chapter 03 prescribes: it has no named `list`
+/// export, `list` is not an object with an object `meta`, `meta.description` is missing or empty,
+/// or the file exports something besides `list`.
+///
+/// # Why
+///
+/// The runtime reads a list only through its `list` export, and a list file holds exactly one list
+/// and nothing else: lists are pure data. The description is what tells people and AI clients what
+/// the values mean.
 pub(crate) fn check_list_file(
     exports: &Exports,
     scope: &ListScope,
@@ -93,6 +103,41 @@ fn same_file(list: &SharedList, file: Option<&Path>) -> bool {
 type Fields = HashMap<String, (Option<FieldType>, bool)>;
 
 /// LST001 (description), LST002–LST005; returns the field definitions when `fields` is usable.
+///
+/// LST002: `list.meta.name` is missing, not a string, not camelCase (`evmChains`), or also the name
+/// of another list in the same registry; every file that shares the name is reported.
+///
+/// # Why
+///
+/// Schemas reference lists by name (`ref: 'evmChains'`) and IDs spell them `shared/list/evmChains`.
+/// Two lists with one name would make every reference ambiguous; chapter 03 treats them as a
+/// version conflict, not as two lists.
+///
+/// LST003: `list.meta.version` is missing or not a semantic version such as `1.0.0`.
+///
+/// # Why
+///
+/// Schemas pin the list versions they use, and chapter 03 ties each kind of change to a kind of
+/// bump: patch for corrections, minor for additions, major for removals and renames. A version that
+/// is not semver cannot be compared with a pin.
+///
+/// LST004: `list.meta.fields` is missing, not an array, or empty.
+///
+/// # Why
+///
+/// The fields declare the columns of every entry: their keys, types and whether they are required.
+/// Entries, interpolations (`{{list:field}}`) and filters are all checked against them, so a list
+/// without fields describes nothing.
+///
+/// LST005: An entry of `meta.fields` is not an object with a string `key`, a `type` of `string`,
+/// `number` or `boolean`, and a `description`; also a key declared twice and an `optional` that is
+/// not a boolean.
+///
+/// # Why
+///
+/// Lists are flat tables of primitive values by design. A field's type is what entries are checked
+/// against (LST008) and its key is what schemas interpolate and filter on, so both must be
+/// unambiguous, and the description documents the column.
 fn check_meta(
     meta: &Map<String, Value>,
     path: &JsonPath,
@@ -309,7 +354,33 @@ fn check_meta(
     Some(fields)
 }
 
-/// LST006–LST008.
+/// LST006–LST008: the entries against the field definitions.
+///
+/// LST006: `list.entries` is missing, not an array, or empty.
+///
+/// # Why
+///
+/// The entries are the list's values. Without any, every enum interpolated from the list accepts
+/// nothing and every schema that references it receives an empty list.
+///
+/// LST007: An entry lacks a field that `meta.fields` declares without `optional: true`, or sets it
+/// to `null`; an entry that is not an object is reported here too.
+///
+/// # Why
+///
+/// Schemas rely on required fields being present in every entry: an enum built from the field or a
+/// handler that maps `alias` to a provider's value would otherwise skip entries silently. Columns
+/// that only some entries have are what `optional: true` is for.
+///
+/// LST008: A value in an entry does not have the type its field declares (a `chainId` of `'1'`
+/// where `number` is declared), is a nested object or array, or belongs to a key that `meta.fields`
+/// does not declare.
+///
+/// # Why
+///
+/// Filters compare values strictly, so `'1'` and `1` are different values, and handlers rely on the
+/// declared types. Chapter 03 keeps entries flat maps of declared fields, which is what makes them
+/// safe to interpolate, filter and compare.
 fn check_entries(
     list: &Map<String, Value>,
     root: &JsonPath,
@@ -549,6 +620,34 @@ impl<'a> Graph<'a> {
 
 /// LST009–LST011 for the list whose `meta` is `meta`; `this` is the list as read (`None` when its
 /// name is unusable, LST002), which is needed to resolve references.
+///
+/// LST009: An entry of `meta.dependsOn` does not resolve: it is not an object `{ ref, version,
+/// condition? }`, its `ref` names no list in the registry, its `version` is not that list's
+/// `meta.version`, or its `condition` names a field the parent list does not have or matches none
+/// of its entries.
+///
+/// # Why
+///
+/// Dependencies build hierarchies such as states within a country. Chapter 03 has the runtime
+/// verify them before the list is made available, so an unresolvable dependency fails the load;
+/// validation names the entry at fault first.
+///
+/// LST010: Following `meta.dependsOn` from a list leads back to the list itself, directly (a list
+/// that depends on itself) or through other lists; the message shows the cycle.
+///
+/// # Why
+///
+/// Chapter 03 forbids circular dependencies: a cycle has no list that can be resolved first, so
+/// none of its lists could be loaded.
+///
+/// LST011: A chain of `meta.dependsOn` is deeper than three levels: a list without dependencies is
+/// level 1, and a list is one level above its deepest dependency. The message shows the longest
+/// chain; lists in a cycle get LST010 instead.
+///
+/// # Why
+///
+/// Chapter 03 caps dependencies at three levels to keep resolution simple and the dependency graph
+/// shallow, so that the effect of changing a list stays easy to follow.
 fn check_dependencies(
     meta: &Map<String, Value>,
     this: Option<&SharedList>,

@@ -1,9 +1,12 @@
 //! Shared lists on disk and their rules: reading a `_lists/` directory ([`load_dir`]), which
-//! registry a file sees ([`ListDiscovery`]) and the LST rules of a list file. The list model
-//! itself (lists, references, filters, resolution) is [`flowmcp_spec::lists`], re-exported here.
+//! `_lists/` a file sees ([`find_lists_dir`], [`scope_near`]) and the LST rules of a list file.
+//! The list model itself (lists, references, filters, resolution) is [`flowmcp_spec::lists`],
+//! re-exported here.
+//!
+//! Nothing here caches: a caller that validates many files keeps the scope it found (a catalog
+//! does, per `_lists/` directory).
 
 mod check;
-mod discovery;
 
 use std::path::{Path, PathBuf};
 
@@ -14,7 +17,72 @@ use flowmcp_spec::RuleSettings;
 pub use flowmcp_spec::lists::*;
 
 pub(crate) use check::check_list_file;
-pub use discovery::{LISTS_DIR, ListDiscovery, MAX_WALK_UP};
+/// The name of the directory that holds a catalog's shared lists.
+pub use flowmcp_spec::catalog::LISTS_DIR;
+
+/// How many parents of a file's directory are searched for `_lists/` (the JavaScript CLI's limit).
+pub const MAX_WALK_UP: usize = 10;
+
+/// The `_lists/` directory a file in `dir` sees: `dir` itself when it is a `_lists/` directory,
+/// else the first of `dir` and its parents (at most [`MAX_WALK_UP`]) that has a `_lists/`
+/// sub-directory. The walk stops early at a directory with `registry.json` (a catalog root without
+/// lists). `dir` should be absolute (canonical), so that the walk sees the real parents.
+pub fn find_lists_dir(dir: &Path) -> Option<PathBuf> {
+    if dir.file_name().is_some_and(|n| n == LISTS_DIR) {
+        return Some(dir.to_path_buf());
+    }
+    for d in dir.ancestors().take(MAX_WALK_UP + 1) {
+        let candidate = d.join(LISTS_DIR);
+        if candidate.is_dir() {
+            return Some(candidate);
+        }
+        if d.join(flowmcp_spec::catalog::REGISTRY_FILE).is_file() {
+            return None;
+        }
+    }
+    None
+}
+
+/// The directory a file's list search starts from: its parent directory, made canonical (or
+/// absolute when it does not exist).
+pub fn search_start(file: &Path) -> PathBuf {
+    let parent = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::canonicalize(&parent)
+        .or_else(|_| std::path::absolute(&parent))
+        .unwrap_or(parent)
+}
+
+/// The shared lists the file at `path` (named `display` in messages) sees: the registry of the
+/// `_lists/` directory [`find_lists_dir`] finds from its directory, loaded now (nothing is
+/// cached), or [`ListScope::NotFound`].
+pub fn scope_near(
+    path: &Path,
+    display: &str,
+    settings: &RuleSettings,
+    limits: &Limits,
+) -> ListScope {
+    match find_lists_dir(&search_start(path)) {
+        Some(dir) => ListScope::Found(std::sync::Arc::new(load_dir(
+            &dir,
+            &RuleSettings::new(settings.profile),
+            limits,
+        ))),
+        None => ListScope::NotFound {
+            searched_from: display_dir(display),
+        },
+    }
+}
+
+/// The directory part of a display name (`.` when there is none).
+pub fn display_dir(display: &str) -> String {
+    match Path::new(display).parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_string_lossy().into_owned(),
+        _ => ".".to_string(),
+    }
+}
 
 /// Loads every `*.mjs` file directly inside `dir` (a `_lists/` directory), in file-name order,
 /// with the loader (scan, sandbox, extraction). Files that cannot be read or do not give a list

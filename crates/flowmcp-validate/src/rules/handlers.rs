@@ -17,7 +17,13 @@ pub static RULES: &[SchemaRule] = &[
     },
 ];
 
-/// VAL004: `handlers`, when exported, is a function.
+/// VAL004: The module exports `handlers`, but it is not a function (for example a plain object of
+/// hooks).
+///
+/// # Why
+///
+/// Handlers are a factory, `handlers( { sharedLists, libraries } )`, so that the runtime can inject
+/// the frozen shared lists and the approved libraries. An object cannot receive them.
 pub fn val004_handlers_function(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     if let HandlersExport::NotFunction(t) = &ctx.exports.handlers {
         c.emit_help(
@@ -29,8 +35,14 @@ pub fn val004_handlers_function(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL005: the object the factory returns has only keys that name tools. (A factory that throws is
-/// a runtime failure, SEC104, reported when the handlers are used.)
+/// VAL005: The `handlers` factory is called once in the sandbox and every key of the object it
+/// returns that names no tool in `main.tools` is reported (a warning). If the factory throws, the
+/// check is skipped; the runtime reports a throwing factory as SEC104 when the handlers are used.
+///
+/// # Why
+///
+/// A handler keyed by a misspelt or removed tool name is never called, so the transformation it
+/// implements silently stops applying.
 pub fn val005_handler_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let HandlersExport::Function { shape: Ok(entries) } = &ctx.exports.handlers else {
         return;

@@ -92,7 +92,11 @@ fn is_semver(text: &str) -> bool {
     semver::Version::parse(text).is_ok()
 }
 
-/// VAL070: `sharedLists[].ref` is required and a non-empty string.
+/// VAL070: An entry of `main.sharedLists` has no `ref`, or its `ref` is empty or not a string.
+///
+/// # Why
+///
+/// `ref` names the list in the list registry; without it there is nothing to resolve.
 pub fn val070_list_ref(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (entry, path) in each_list_ref(ctx) {
         let path = path.key("ref");
@@ -120,7 +124,12 @@ pub fn val070_list_ref(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL071: `sharedLists[].version` is required and a semver string.
+/// VAL071: `sharedLists[].version` is missing or not a semantic version such as `1.0.0`.
+///
+/// # Why
+///
+/// A schema pins the exact list version it was written against and the runtime rejects a mismatch,
+/// so the pin has to be a valid version.
 pub fn val071_list_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (entry, path) in each_list_ref(ctx) {
         let path = path.key("version");
@@ -156,10 +165,15 @@ const FILTER_KEYS: &[&str] = &["key", "field", "exists", "value", "in"];
 /// The filter forms, for messages.
 const FILTER_FORMS: &str = "{ key, exists: true }, { key, value } or { key, in: [...] }";
 
-/// VAL074: `sharedLists[].filter`, when present, is one of `{ key, exists: true }`,
-/// `{ key, value }` and `{ key, in: [...] }` (N-11), where `key` is a non-empty string (`field` is
-/// accepted as its alias in every form), `value` and the items of `in` are strings, numbers or
-/// booleans, `in` is not empty, and no other keys appear.
+/// VAL074: The `filter` of a shared-list reference is not one of the three forms `{ key, exists:
+/// true }`, `{ key, value }` and `{ key, in: [ … ] }`: `key` must be a non-empty string (`field` is
+/// accepted as its alias in every form), `value` and the items of `in` must be strings, numbers or
+/// booleans, `in` must not be empty, and the filter has exactly one operator and no other keys.
+///
+/// # Why
+///
+/// The filter selects which list entries reach the schema. Without a valid key the runtime cannot
+/// apply it, and the schema would receive the wrong entries.
 pub fn val074_list_filter(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (entry, path) in each_list_ref(ctx) {
         let Some(filter) = entry.get("filter") else {
@@ -309,18 +323,19 @@ fn check_filter_operator(c: &mut Collector<'_>, f: &Map<String, Value>, path: &J
     }
 }
 
-/// VAL075 (warning): a declared shared list that nothing uses.
+/// VAL075: A list declared in `main.sharedLists` is used neither by a `{{list:field}}`
+/// interpolation in a string of `main` outside `main.sharedLists` (parameter primitives and
+/// options, in tools and resources alike) nor by name in the module's source outside the `main`
+/// literal, comments ignored: as a whole identifier (`sharedLists.evmChains`,
+/// `sharedLists?.evmChains`, `const { evmChains } = sharedLists`) or as the whole content of a
+/// string literal (`sharedLists['evmChains']`). A warning. When the `main` literal cannot be
+/// located in the source (for example because `main` is built by a call), or the source is not
+/// available, handler use is assumed and nothing is reported.
 ///
-/// A reference `{ ref: 'evmChains' }` counts as used when either
-/// 1. a string anywhere in `main` outside `main.sharedLists` (parameter primitives and options, in
-///    tools and resources alike) contains a list interpolation `{{evmChains:<field>}}`; or
-/// 2. the file's source text outside the `main` object literal, with comments ignored, mentions the
-///    name: as a whole identifier (`sharedLists.evmChains`, `sharedLists?.evmChains`,
-///    `const { evmChains } = sharedLists`) or as the entire content of a string literal
-///    (`sharedLists['evmChains']`, `sharedLists[ "evmChains" ]`).
+/// # Why
 ///
-/// When the `main` literal cannot be located in the source (e.g. `main` is built by a call), or the
-/// source is not available, handler use is assumed and nothing is reported.
+/// Every declared list is resolved, filtered and frozen at load time. An unused one costs load time
+/// and usually points at a leftover declaration or a typo in an interpolation.
 pub fn val075_unused_list(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let refs: Vec<(&str, JsonPath)> = each_list_ref(ctx)
         .into_iter()
@@ -519,8 +534,16 @@ fn main_literal(b: &[char]) -> Option<(usize, usize)> {
 // Rules that need the list registry
 // ---------------------------------------------------------------------------------------
 
-/// VAL088 (info): a schema that declares shared lists (a non-empty `main.sharedLists` array) but
-/// sees no list registry gets one diagnostic saying which checks were skipped and why.
+/// VAL088: A schema declares `main.sharedLists`, but no `_lists/` directory is found walking up
+/// from its directory, so the checks that need the lists' contents (VAL049, VAL072, VAL073, VAL107,
+/// and TST004 for list-interpolated enums) are skipped. Reported once, at `main.sharedLists`, as
+/// info.
+///
+/// # Why
+///
+/// A schema validated on its own, away from the catalog it belongs to, cannot see its lists.
+/// Failing it for what cannot be judged would be wrong, and passing it silently would hide that
+/// checks did not run; validating it inside its catalog runs them.
 pub fn val088_registry_rules_skipped(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(reason) = ctx.lists.missing_reason() else {
         return;
@@ -563,7 +586,15 @@ fn name_list<'n>(names: impl IntoIterator<Item = &'n str>) -> String {
     text
 }
 
-/// VAL072: every `sharedLists[].ref` names a list of the registry.
+/// VAL072: An entry of `main.sharedLists` names (`ref`) a list that is not in the list registry the
+/// schema sees: no list in the nearest `_lists/` directory has that `meta.name`. The help names the
+/// lists that are available. Without a registry the check is skipped (VAL088).
+///
+/// # Why
+///
+/// The runtime resolves every reference by name when it loads the schema, and a list that does not
+/// exist makes the load fail (chapter 03). Validation points at the typo or the missing list file
+/// before a server start does.
 pub fn val072_list_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(registry) = ctx.registry() else {
         return;
@@ -586,8 +617,15 @@ pub fn val072_list_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL073: a reference's `version`, when it is semver, equals the list's `meta.version` exactly
-/// (string equality; "compatible" versions are not accepted, see [`crate::lists`]).
+/// VAL073: The `version` of a `main.sharedLists` entry is not the `meta.version` of the list it
+/// names. The two must be equal as strings; no range of compatible versions is accepted. A version
+/// that is not semver at all is left to VAL071.
+///
+/// # Why
+///
+/// A schema pins the list version it was written against. A new major version may remove or rename
+/// entries and fields, so chapter 03 makes any mismatch a hard error: the schema has to be checked
+/// against the current list and its pin updated, as the help suggests.
 pub fn val073_list_version_matches(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(registry) = ctx.registry() else {
         return;
@@ -647,9 +685,17 @@ fn enum_sites(ctx: &SchemaCtx<'_>) -> Vec<(JsonPath, Vec<EnumItem>)> {
     out
 }
 
-/// VAL049: every field a schema names on a shared list exists in the list's `meta.fields`: the
-/// `field` of each `{{list:field}}` enum interpolation (of a list the registry has; an unknown list
-/// is VAL072's or VAL048's business), and the `key` (or `field`) of each reference's filter.
+/// VAL049: A `{{list:field}}` enum interpolation, or the `key` (or `field`) of a `main.sharedLists`
+/// filter, names a field that the referenced list does not declare in its `meta.fields`; the help
+/// lists the fields it has. A list the registry does not have is VAL048's or VAL072's business.
+/// Checked only when the schema sees a list registry (a `_lists/` directory found walking up from
+/// it, see VAL088).
+///
+/// # Why
+///
+/// Interpolation replaces the placeholder with that field's values across the list's entries, and a
+/// filter keeps the entries whose field matches. A field the list does not have yields nothing: an
+/// enum that accepts no value, or a filter that drops every entry.
 pub fn val049_list_field_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(registry) = ctx.registry() else {
         return;
@@ -723,17 +769,20 @@ pub fn val049_list_field_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// The fewest hard-coded values VAL107 looks at.
 pub const VAL107_MIN_VALUES: usize = 3;
 
-/// VAL107: hard-coded enum values that duplicate a shared list.
+/// VAL107: An enum written out by hand (`enum(ETH,POLYGON,ARBITRUM)`, under `compat` also a
+/// `values(…)` option) whose literal values, at least three distinct ones, all appear among the
+/// values of one string field of a list in the registry, compared exactly over all the list's
+/// entries. Subsets count: `enum(1h,4h,1d)` duplicates part of a timeframe list just as much as the
+/// whole list would. Number and boolean fields are not compared, so that a few digits cannot match
+/// `chainId` by chance, and interpolated items of the same enum are ignored. The message names the
+/// `{{list:field}}` interpolation to use instead, preferring a field that identifies entries, then
+/// the one with the fewest distinct values. Checked only when the schema sees a list registry.
 ///
-/// Criterion: an `enum(...)` primitive (or, under compat, a `values(...)` option) whose literal
-/// values, at least [`VAL107_MIN_VALUES`] distinct ones, are **all** values of one `string` field of
-/// one list of the registry (compared exactly, over all the list's entries, no filter). When several
-/// fields qualify, the one named is chosen as [`crate::lists::ListRegistry::duplicated_field`] says
-/// (a field that identifies entries first, then the fewest distinct values). Interpolated items of the same
-/// enum are ignored (only the literal part counts). Number and boolean fields are not compared, so a
-/// few digits cannot match `chainId` by chance; fewer than three values (`enum(asc,desc)`) are
-/// never reported. Subsets count: `enum(1h,4h,1d)` duplicates part of a timeframe list just as much
-/// as the whole list would.
+/// # Why
+///
+/// Shared lists exist so that common value sets are maintained in one place. A copied enum drifts
+/// when the list gains or renames entries, and it bypasses the alias mapping that chapter 03
+/// prescribes, whereas an interpolated enum follows the list automatically.
 pub fn val107_hardcoded_list_values(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(registry) = ctx.registry() else {
         return;
@@ -771,7 +820,12 @@ pub fn val107_hardcoded_list_values(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
     }
 }
 
-/// VAL086: `main.schemaVersion`, when present, is a semver string (N-20).
+/// VAL086: `main.schemaVersion`, when present, is not a semantic version.
+///
+/// # Why
+///
+/// `schemaVersion` versions the schema itself, independently of the specification version, so that
+/// catalogs can compare revisions; that needs semver.
 pub fn val086_schema_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(value) = ctx.main().and_then(|m| m.get("schemaVersion")) else {
         return;
@@ -796,9 +850,14 @@ fn is_hash_shape(s: &str) -> bool {
     s.len() == 8 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// VAL087 (warning): `main.schemaHash`, when present, is 8 lowercase hex digits equal to
-/// [`hash::schema_hash`] of `main` (N-20, RULINGS "Hashes"). A malformed or stale hash is reported
-/// with the expected value.
+/// VAL087: `main.schemaHash`, when present, is not 8 lowercase hex digits equal to the recomputed
+/// hash: the first 8 hex digits of SHA-256 over the canonical JSON (RFC 8785) of `main` without
+/// `schemaHash`. A warning; the message gives the expected value.
+///
+/// # Why
+///
+/// The hash lets catalogs and agents notice that a schema changed. A stale hash means the schema
+/// was edited without being re-hashed, so that signal is wrong.
 pub fn val087_schema_hash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.exports.get("main") else {
         return;

@@ -116,8 +116,13 @@ pub const MAIN_KEYS: &[&str] = &[
     "sharedLists",
 ];
 
-/// VAL001: a schema must export `main`. Reported when the module looks like a schema (it exports
-/// `handlers`) but has no `main`; a file with no recognised export at all is LDR008.
+/// VAL001: A module that looks like a schema, because it exports `handlers`, but has no named
+/// `main` export. A file with no recognised export at all is LDR008 instead.
+///
+/// # Why
+///
+/// `main` is the declarative part of a schema: namespace, tools, parameters. Without it the runtime
+/// has nothing to register and the handlers have no tools to attach to.
 pub fn val001_main_export(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     if !ctx.exports.has("main") && ctx.exports.has("handlers") {
         c.emit(
@@ -128,7 +133,13 @@ pub fn val001_main_export(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL002: `main` must be an object.
+/// VAL002: `main` is exported but is not a plain object (an array, a string, `null`, …). A `main`
+/// that cannot be serialised at all, such as a function, is reported as SEC017 instead.
+///
+/// # Why
+///
+/// Every other schema rule reads fields of `main`, and the runtime hashes and ships it as a JSON
+/// object.
 pub fn val002_main_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.exports.get("main") else {
         return;
@@ -148,7 +159,22 @@ pub fn val002_main_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL003 at `main` level: unknown keys (N-19).
+/// VAL003: Keys of `main`, of each tool and of each parameter that the specification does not
+/// define. `main` may hold `namespace`, `name`, `description`, `version`, `schemaVersion`,
+/// `schemaHash`, `root`, `tools`, `routes`, `resources`, `prompts`, `docs`, `tags`,
+/// `termsOfService`, `termsOfServiceCheckedAt`, `termsOfServiceLanguage`, `dataLicense`,
+/// `dataLicenseName`, `requiredServerParams`, `requiredLibraries`, `headers` and `sharedLists`; a
+/// tool `method`, `path`, `description`, `parameters`, `output`, `preload`, `tests`, `meta`,
+/// `headers` and `async`; a parameter `position`, `z` and `description`. Each unknown key is
+/// reported at its JSON path; `main.meta`, `main.handlers` and a tool's `outputSchema` get a hint
+/// saying where they belong. `main.skills` is VAL016's business.
+///
+/// # Why
+///
+/// A misspelt or misplaced key (`desciption`, a tool's `outputSchema`) does nothing: the runtime
+/// ignores it while the author believes it is in effect. Under `compat` this is a warning because
+/// catalogs written for the JavaScript reference carry such keys, and `outputSchema` is read as
+/// `output` when `output` is absent.
 pub fn val003_unknown_main_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     for key in main.keys() {
@@ -199,14 +225,25 @@ fn required_string(
     }
 }
 
-/// VAL010: `main.namespace` is required and a string.
+/// VAL010: `main.namespace` is missing or not a string.
+///
+/// # Why
+///
+/// The namespace identifies the provider. It prefixes every ID (`namespace/tool/name`) and every
+/// MCP wire name, so no schema can do without one.
 pub fn val010_namespace_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     required_string(ctx, c, "namespace", Code::VAL010);
 }
 
 pub use flowmcp_spec::catalog::is_namespace;
 
-/// VAL011: `main.namespace` matches `^[a-z][a-z0-9-]*$`.
+/// VAL011: `main.namespace` does not match `^[a-z][a-z0-9-]*$`: lowercase letters, digits and
+/// hyphens, starting with a letter.
+///
+/// # Why
+///
+/// Namespaces appear in IDs, directory names and MCP tool names (`getAbi_etherscan-io`). A small
+/// alphabet keeps them portable across file systems and clients and unambiguous to parse.
 pub fn val011_namespace_format(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(Value::String(ns)) = ctx.main().and_then(|m| m.get("namespace")) else {
         return;
@@ -223,12 +260,21 @@ pub fn val011_namespace_format(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL012: `main.name` is required and a string.
+/// VAL012: `main.name` is missing or not a string.
+///
+/// # Why
+///
+/// The human-readable name is what catalogs and tool listings show for the provider.
 pub fn val012_name_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     required_string(ctx, c, "name", Code::VAL012);
 }
 
-/// VAL013: `main.description` is required and a string.
+/// VAL013: `main.description` is missing or not a string.
+///
+/// # Why
+///
+/// The description tells people and AI clients what the provider offers; catalogs use it for
+/// discovery.
 pub fn val013_description_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     required_string(ctx, c, "description", Code::VAL013);
 }
@@ -245,7 +291,14 @@ fn version_with_major(v: &str, major: &str) -> bool {
         && parts.next().is_none()
 }
 
-/// VAL014: `main.version` matches `^4\.\d+\.\d+$`; `3.x.y` is the `v3` deprecation variant.
+/// VAL014: `main.version` is missing, not a string, or not of the form `4.x.y` (digits only). A
+/// `3.x.y` version is the `v3` variant: accepted with a deprecation warning.
+///
+/// # Why
+///
+/// The version says which edition of the specification the schema follows. Version 4 changed
+/// formats (tools instead of routes, `meta` blocks, factory handlers), so the runtime must know
+/// which rules apply. Most 3.x schemas still load, hence only a warning for them.
 pub fn val014_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(version) = required_string(ctx, c, "version", Code::VAL014) else {
         return;
@@ -294,7 +347,15 @@ fn has_tools(ctx: &SchemaCtx<'_>) -> bool {
     ctx.tools().is_some_and(|(_, t)| !t.is_empty())
 }
 
-/// VAL015: `main.root` is required (a string) when there are tools.
+/// VAL015: `main.root` is missing or empty while `main.tools` has entries, or it is not a string.
+/// When every tool has an `executeRequest` handler, a missing or empty root is the `handlers-only`
+/// variant, a warning under `compat`.
+///
+/// # Why
+///
+/// Every request URL is `root` + `path`; without a root the runtime cannot call the API. Schemas
+/// whose handlers perform every request never use the root, which the JavaScript reference
+/// tolerates, hence the `compat` relaxation.
 pub fn val015_root_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     let path = main_path("root");
@@ -321,8 +382,15 @@ pub fn val015_root_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL016: `main.tools` (or `main.routes`) is an object whose entries are objects; `{}` only with
-/// resources or prompts; `main.skills` is forbidden.
+/// VAL016: `main.tools` (or the deprecated `main.routes`) is missing, not an object, or has an
+/// entry that is not an object. An empty `{}` is accepted only when the schema defines `resources`
+/// or `prompts`. `main.skills` is reported here too: skills are registered in selections, agents or
+/// `providers/<namespace>/skills/`.
+///
+/// # Why
+///
+/// Tools are what a schema provides; a schema with nothing to offer is almost certainly a mistake.
+/// Skills moved out of `main` in version 4.
 pub fn val016_tools_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     if main.contains_key("skills") {
@@ -381,7 +449,12 @@ pub fn val016_tools_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL017: not both `main.tools` and `main.routes`.
+/// VAL017: `main` defines both `tools` and `routes`.
+///
+/// # Why
+///
+/// `routes` is the old name of `tools`. With both present it is unclear which set the runtime
+/// should register.
 pub fn val017_tools_and_routes(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     if main.contains_key("tools") && main.contains_key("routes") {
@@ -393,7 +466,12 @@ pub fn val017_tools_and_routes(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL018: `main.routes` is deprecated.
+/// VAL018: `main.routes` is used instead of `main.tools` (a warning).
+///
+/// # Why
+///
+/// `routes` still loads, but the specification and current tooling use `tools`; the rename is
+/// mechanical.
 pub fn val018_routes_deprecated(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     if main.contains_key("routes") && !main.contains_key("tools") {
@@ -405,22 +483,42 @@ pub fn val018_routes_deprecated(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL020: `main.docs` is an array of strings.
+/// VAL020: `main.docs`, when present, is not an array, or one of its entries is not a string (each
+/// bad entry is reported with its index).
+///
+/// # Why
+///
+/// Documentation links are rendered and checked by catalogs, which expects plain URL strings.
 pub fn val020_docs(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_string_array(ctx, c, "docs", Code::VAL020);
 }
 
-/// VAL021: `main.tags` is an array of strings.
+/// VAL021: `main.tags`, when present, is not an array, or one of its entries is not a string.
+///
+/// # Why
+///
+/// Tags drive search and grouping in catalogs and are compared as strings.
 pub fn val021_tags(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_string_array(ctx, c, "tags", Code::VAL021);
 }
 
-/// VAL022: `main.requiredServerParams` is an array of strings.
+/// VAL022: `main.requiredServerParams`, when present, is not an array, or one of its entries is not
+/// a string.
+///
+/// # Why
+///
+/// The runtime reads each named variable from the environment, substitutes it into URLs and
+/// headers, and hides the tools whose variables are missing. It needs plain names.
 pub fn val022_required_server_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_string_array(ctx, c, "requiredServerParams", Code::VAL022);
 }
 
-/// VAL023: `main.headers` is a plain object (of strings).
+/// VAL023: `main.headers`, when present, is not a plain object, or one of its values is not a
+/// string.
+///
+/// # Why
+///
+/// These headers are sent with every request of the schema, and HTTP header values are text.
 pub fn val023_headers(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(headers) = ctx.main().and_then(|m| m.get("headers")) else {
         return;
@@ -448,7 +546,13 @@ pub fn val023_headers(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL024: `main.sharedLists` is an array of objects.
+/// VAL024: `main.sharedLists`, when present, is not an array, or one of its entries is not an
+/// object.
+///
+/// # Why
+///
+/// Each entry is a reference `{ ref, version, filter }` that the runtime resolves, version-checks
+/// and filters at load time.
 pub fn val024_shared_lists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(lists) = ctx.main().and_then(|m| m.get("sharedLists")) else {
         return;
@@ -476,12 +580,25 @@ pub fn val024_shared_lists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL025: `main.requiredLibraries` is an array of strings.
+/// VAL025: `main.requiredLibraries`, when present, is not an array, or one of its entries is not a
+/// string.
+///
+/// # Why
+///
+/// Each entry names an npm package that is checked against the allowlist (SEC020) and injected into
+/// the `handlers` factory by name.
 pub fn val025_required_libraries(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_string_array(ctx, c, "requiredLibraries", Code::VAL025);
 }
 
-/// VAL080: `root` starts with `https://` (an empty root is VAL015's business).
+/// VAL080: `main.root` is a non-empty string that does not start with `https://` (an empty root is
+/// VAL015's business). When every tool has an `executeRequest` handler, which never uses the root,
+/// this is the `handlers-only` variant, a warning under `compat`.
+///
+/// # Why
+///
+/// Requests carry API keys and user input, which plain HTTP would expose. The runtime speaks HTTPS
+/// only and also refuses redirects that leave HTTPS.
 pub fn val080_root_https(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(Value::String(root)) = ctx.main().and_then(|m| m.get("root")) else {
         return;
@@ -501,7 +618,12 @@ pub fn val080_root_https(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     );
 }
 
-/// VAL081: `root` does not end with `/`.
+/// VAL081: `main.root` ends with `/`.
+///
+/// # Why
+///
+/// Paths start with `/` (VAL033), so a root that ends with one produces `//` in every URL, which
+/// many servers treat as a different resource.
 pub fn val081_root_trailing_slash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(Value::String(root)) = ctx.main().and_then(|m| m.get("root")) else {
         return;

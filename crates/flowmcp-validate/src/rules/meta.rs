@@ -53,8 +53,14 @@ fn each_meta<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a Map<String, Value>, JsonPath)>
         .collect()
 }
 
-/// VAL100: every tool has a `meta` object. Missing (or `null`): the default variant (error under
-/// `spec`, off under `compat`). Present but not an object: the `not-object` variant.
+/// VAL100: A tool has no `meta` block (`meta: null` counts as missing). Under `compat` a missing
+/// `meta` is not reported (it is checked when present). A `meta` that is present but not an object
+/// is the `not-object` variant, an error in both profiles.
+///
+/// # Why
+///
+/// Version 4.2.0 requires `meta` on every tool so that MCP servers can annotate tools (read-only,
+/// destructive) and find them through tool search.
 pub fn val100_meta_block(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, path) in each_tool(ctx) {
         let path = path.key("meta");
@@ -108,22 +114,41 @@ fn check_boolean(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>, code: Code, field: 
     }
 }
 
-/// VAL101: `meta.isReadOnly` is required and a boolean.
+/// VAL101: `meta.isReadOnly` is missing or not a boolean.
+///
+/// # Why
+///
+/// It becomes the MCP `readOnlyHint` annotation, which clients use to decide whether a call needs
+/// the user's confirmation.
 pub fn val101_is_read_only(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_boolean(ctx, c, Code::VAL101, "isReadOnly");
 }
 
-/// VAL102: `meta.isConcurrencySafe` is required and a boolean.
+/// VAL102: `meta.isConcurrencySafe` is missing or not a boolean.
+///
+/// # Why
+///
+/// It tells agents whether the tool may be called several times in parallel.
 pub fn val102_is_concurrency_safe(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_boolean(ctx, c, Code::VAL102, "isConcurrencySafe");
 }
 
-/// VAL103: `meta.isDestructive` is required and a boolean.
+/// VAL103: `meta.isDestructive` is missing or not a boolean.
+///
+/// # Why
+///
+/// It becomes the MCP `destructiveHint` annotation; clients warn before calling a tool that can
+/// make irreversible changes.
 pub fn val103_is_destructive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_boolean(ctx, c, Code::VAL103, "isDestructive");
 }
 
-/// VAL104: `meta.searchHint` is required and a non-empty string (whitespace only counts as empty).
+/// VAL104: `meta.searchHint` is missing, not a string, or empty (whitespace only counts as empty).
+///
+/// # Why
+///
+/// The hint holds the keywords tool search matches (`_meta["anthropic/searchHint"]`); a tool that
+/// is loaded on demand can only be found through it.
 pub fn val104_search_hint(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (meta, path) in each_meta(ctx) {
         let path = path.key("searchHint");
@@ -154,7 +179,13 @@ pub fn val104_search_hint(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL105: `meta.aliases` is required and an array of strings (`[]` is valid).
+/// VAL105: `meta.aliases` is missing, not an array, or has an entry that is not a string (an empty
+/// `[]` is fine).
+///
+/// # Why
+///
+/// Aliases let tool search find a tool under other names, such as `getAbi` for
+/// `getSmartContractAbi`.
 pub fn val105_aliases(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (meta, path) in each_meta(ctx) {
         let path = path.key("aliases");
@@ -188,7 +219,12 @@ pub fn val105_aliases(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL106: `meta.alwaysLoad` is required and a boolean.
+/// VAL106: `meta.alwaysLoad` is missing or not a boolean.
+///
+/// # Why
+///
+/// It decides whether the tool is registered eagerly (`_meta["anthropic/alwaysLoad"]`) or loaded on
+/// demand; eager tools fill every session's tool list, so the choice must be explicit.
 pub fn val106_always_load(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_boolean(ctx, c, Code::VAL106, "alwaysLoad");
 }

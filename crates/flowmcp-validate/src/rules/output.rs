@@ -142,7 +142,14 @@ fn checked_nodes<'a>(ctx: &SchemaCtx<'_>, schema: &'a Value, path: JsonPath) -> 
     schema_nodes(schema, path)
 }
 
-/// VAL060: `output.mimeType` is required and one of `application/json`, `image/png`, `text/plain`.
+/// VAL060: `output.mimeType` is missing or not one of `application/json`, `image/png` and
+/// `text/plain`. Chapter 11 numbers its preload checks VAL060–VAL065 as well; those are reported as
+/// PRE001–PRE006, so that each code keeps one meaning.
+///
+/// # Why
+///
+/// The MIME type tells the runtime how to deliver the response (JSON, a base64 image, text) and
+/// which schema types can describe it.
 pub fn val060_output_mime_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, output, path) in each_output(ctx) {
         let path = path.key("mimeType");
@@ -170,10 +177,18 @@ pub fn val060_output_mime_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL061: `output` is an object with a `schema` that is a valid schema definition: every node an
-/// object with a `type` from the subset; under `spec` also only the subset's keywords, with values
-/// of the right type (`description` and `format` strings, `nullable` a boolean, `enum` an array,
-/// `properties` and `items` objects).
+/// VAL061: `output` is not an object, or its `schema` is missing or not a valid schema definition:
+/// every node (the root and each value of `properties` and `items`) must be an object whose `type`
+/// is one of `string`, `number`, `boolean`, `object` and `array`. Under `spec` the nodes may use
+/// only the subset's keywords (`type`, `properties`, `items`, `description`, `nullable`, `enum`,
+/// `format`), with values of the right type: `description` and `format` strings, `nullable` a
+/// boolean, `enum` an array, `properties` and `items` objects. Under `compat` only the root node is
+/// checked, as in the JavaScript reference.
+///
+/// # Why
+///
+/// Output schemas use a deliberately small subset of JSON Schema that AI clients, validators and
+/// documentation generators read. A malformed one describes nothing.
 pub fn val061_output_schema_valid(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, tool_path) in each_tool(ctx) {
         let Some(output) = tool.get("output") else {
@@ -283,9 +298,14 @@ fn check_node_keywords(c: &mut Collector<'_>, node: &Map<String, Value>, path: &
     }
 }
 
-/// VAL062: the root `schema.type` fits `mimeType`: `application/json` → `object` or `array`,
-/// `text/plain` → `string`, `image/png` → `string` with `format: "base64"`. Checked only when the
-/// MIME type is supported (VAL060) and the root type is valid (VAL061).
+/// VAL062: `output.schema.type` does not fit the MIME type: `application/json` needs `object` or
+/// `array`, `text/plain` needs `string`, and `image/png` needs `string` with `format: 'base64'`.
+/// Checked only when the MIME type is supported (VAL060) and the root type is valid (VAL061).
+///
+/// # Why
+///
+/// The runtime decodes the response according to the MIME type, so the declared shape must be one
+/// that type can produce.
 pub fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, output, path) in each_output(ctx) {
         let Some(mime) = output
@@ -344,9 +364,14 @@ pub fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
     }
 }
 
-/// VAL063: the schema nests at most 4 levels (the root is level 1; each step into a property or
-/// into `items` is one level). One warning per tool, at the first node on level 5, naming the
-/// deepest level found. A warning in both profiles (CC-04).
+/// VAL063: The output schema nests deeper than 4 levels, counting the root schema as level 1 and
+/// each step into a property or into `items` as one more. One warning per tool, at the first node
+/// on level 5, naming the deepest level found; a warning in both profiles.
+///
+/// # Why
+///
+/// Deeply nested shapes are hard for AI clients to reason about. The data is still usable, so the
+/// excess is a warning rather than a rejection.
 pub fn val063_output_depth(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, output, path) in each_output(ctx) {
         let Some(schema) = output.get("schema") else {
@@ -397,12 +422,22 @@ fn keyword_only_on(
     }
 }
 
-/// VAL064: `properties` only on a node whose `type` is `object`.
+/// VAL064: A schema node declares `properties` but its `type` is not `object`.
+///
+/// # Why
+///
+/// `properties` describes the fields of an object. On any other type it means nothing and usually
+/// reveals a wrong `type`.
 pub fn val064_properties_only_on_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     keyword_only_on(ctx, c, Code::VAL064, "properties", "object");
 }
 
-/// VAL065: `items` only on a node whose `type` is `array`.
+/// VAL065: A schema node declares `items` but its `type` is not `array`.
+///
+/// # Why
+///
+/// `items` describes the elements of an array. On any other type it means nothing and usually
+/// reveals a wrong `type`.
 pub fn val065_items_only_on_array(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     keyword_only_on(ctx, c, Code::VAL065, "items", "array");
 }

@@ -93,7 +93,12 @@ pub const PROMPT_PLACEHOLDER_TYPES: &[&str] =
 // VAL040–VAL043: the shape of a parameter
 // ---------------------------------------------------------------------------------------
 
-/// VAL040: each parameter is an object with `position` and `z` objects.
+/// VAL040: A parameter is not an object, or lacks a `position` object or a `z` object.
+///
+/// # Why
+///
+/// `position` says where the value goes in the request and `z` how it is validated; the
+/// specification rejects a parameter without either at load time.
 pub fn val040_position_and_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, tool_path) in each_tool(ctx) {
         let Some(Value::Array(params)) = tool.get("parameters") else {
@@ -165,7 +170,12 @@ fn check_position_string<'a>(
     }
 }
 
-/// VAL041: `position.key` is a non-empty string.
+/// VAL041: `position.key` is missing, empty or not a string.
+///
+/// # Why
+///
+/// The key names the query field, the body field or the path placeholder, and it is the input name
+/// AI clients see.
 pub fn val041_position_key(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         if check_position_string(&p, c, Code::VAL041, "key") == Some("") {
@@ -178,14 +188,24 @@ pub fn val041_position_key(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL042: `position.value` is a string (`{{USER_PARAM}}`, a server param or a fixed value).
+/// VAL042: `position.value` is missing or not a string.
+///
+/// # Why
+///
+/// The value says where the parameter's value comes from: `{{USER_PARAM}}` (the caller), a
+/// server-parameter placeholder (the environment) or a fixed string.
 pub fn val042_position_value(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         check_position_string(&p, c, Code::VAL042, "value");
     }
 }
 
-/// VAL043: `position.location` is `insert`, `query` or `body`.
+/// VAL043: `position.location` is not one of `insert`, `query` and `body`.
+///
+/// # Why
+///
+/// The location decides whether the value is substituted into the path, appended as a query
+/// parameter or sent in the JSON body; anything else cannot be placed.
 pub fn val043_position_location(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         let Some(position) = p.position() else {
@@ -266,9 +286,16 @@ fn caused_by_prompt_placeholder(text: &str) -> bool {
         .any(|i| is_prompt_placeholder(&i.inner))
 }
 
-/// VAL044: `z.primitive` is present and one of `string()`, `number()`, `boolean()`, `enum(...)`,
-/// `array()`, `object()`. An empty `enum()` is VAL046 and a list interpolation outside `enum()` is
-/// VAL047; under `spec`, enum values padded with spaces (`enum(GET, POST)`) are invalid.
+/// VAL044: `z.primitive` is missing, not a string, or not one of `string()`, `number()`,
+/// `boolean()`, `enum(…)`, `array()` and `object()` (names are case-sensitive). Under `spec`, enum
+/// values padded with spaces (`enum(GET, POST)`) are invalid too. An empty `enum()` is VAL046 and a
+/// list interpolation outside `enum()` is VAL047.
+///
+/// # Why
+///
+/// The primitive is the parameter's type and becomes the tool's input schema. The JavaScript
+/// reference silently falls back to `string()` on an unknown name, which hides typos such as
+/// `Number()`.
 pub fn val044_primitive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         let Some(z) = p.z() else { continue };
@@ -374,9 +401,17 @@ fn option_message(e: &ZodError) -> String {
     }
 }
 
-/// VAL045: `z.options` is an array of well-formed option strings (`min(n)`, `max(n)`, `length(n)`,
-/// `optional()`, `default(value)`; `compat` also accepts `values(...)` and `regex(...)`), and a
-/// `default(...)` can be read as a value of the primitive's type.
+/// VAL045: `z.options` is not an array of strings, or contains an option that is unknown or
+/// malformed. The known options are `min(n)`, `max(n)`, `length(n)`, `optional()` and
+/// `default(value)`; under `compat`, `values(…)` (extra enum values) and `regex(…)` are accepted as
+/// well. A `default(…)` must be readable as a value of the primitive's type.
+///
+/// # Why
+///
+/// Options are constraints enforced before the request is sent. An option the runtime does not
+/// understand would be ignored, so a constraint the author relies on would silently not apply. The
+/// specification leaves out regular expressions on purpose; real catalogs use them, which is why
+/// `compat` accepts them.
 pub fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     for p in each_parameter(ctx) {
@@ -466,7 +501,12 @@ fn option_error_index(e: &ZodError) -> Option<usize> {
     }
 }
 
-/// VAL046: `enum()` has at least one value (under `compat`, a `values(...)` option may supply them).
+/// VAL046: An `enum(…)` primitive lists no values (`enum()`). Under `compat` a `values(…)` option
+/// may supply them.
+///
+/// # Why
+///
+/// An enum without values accepts no input, so the tool could never be called.
 pub fn val046_empty_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         let Some(text) = primitive_text(&p) else {
@@ -492,9 +532,15 @@ pub fn val046_empty_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL047: a shared-list interpolation `{{list:field}}` appears only inside `enum(...)` (or, under
-/// `compat`, inside a `values(...)` option): not in another primitive, not in another option and
-/// not in `root`, `path`, headers or `position.value`.
+/// VAL047: A shared-list interpolation `{{list:field}}` appears anywhere but inside `enum(…)`
+/// (under `compat` also inside a `values(…)` option): in another primitive such as
+/// `string({{evmChains:alias}})`, in another option, or in `root`, a `path`, headers or
+/// `position.value`.
+///
+/// # Why
+///
+/// Interpolation expands to the comma-separated field values of the list's entries, which only
+/// makes sense as the values of an enum.
 pub fn val047_interpolation_outside_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         if let Some(text) = primitive_text(&p)
@@ -574,8 +620,13 @@ fn declared_lists<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
         .collect()
 }
 
-/// VAL048: every list interpolated in an enum (or, under `compat`, in `values(...)`) is declared in
-/// `main.sharedLists`.
+/// VAL048: An interpolation `{{list:field}}` names a list that no entry of `main.sharedLists`
+/// references.
+///
+/// # Why
+///
+/// Lists are resolved, version-checked and filtered from the `main.sharedLists` declarations at
+/// load time; a list that is not declared cannot be resolved.
 pub fn val048_list_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let declared = declared_lists(ctx);
     for p in each_parameter(ctx) {
@@ -678,12 +729,18 @@ fn tool_hooks<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Option<Vec<&'a str>> {
     }
 }
 
-/// VAL050: insert parameters and `{{key}}` placeholders in the tool's `path` match both ways.
+/// VAL050: Insert parameters and path placeholders must match both ways: every parameter with
+/// `location: 'insert'` needs a `{{key}}` in the tool's `path`, and every `{{key}}` in the path
+/// needs an insert parameter. Under `compat`, `:key` segments (`/feed/:city`) count as `{{key}}` (a
+/// `:name` segment that names no insert parameter is reported too), a bare `{{KEY}}` naming a
+/// `requiredServerParams` entry is that server parameter, and an insert parameter without a
+/// placeholder is accepted when the tool's `preRequest` or `executeRequest` handler may consume it
+/// or the handlers cannot be inspected.
 ///
-/// Under `compat`, `:key` in the path is accepted for an insert parameter `key`, a `/:name` segment
-/// that names no insert parameter is reported, a bare `{{KEY}}` naming a `requiredServerParams`
-/// entry is that server param, and an insert parameter without a placeholder is accepted when the
-/// tool's handlers (`preRequest`, `executeRequest`) may consume it or cannot be inspected.
+/// # Why
+///
+/// An insert parameter without a placeholder is never put into the URL, and a placeholder without a
+/// parameter is sent literally. Either way the request goes to the wrong URL.
 pub fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     for (name, tool, tool_path) in each_tool(ctx) {
@@ -765,7 +822,13 @@ pub fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL082: `body` parameters only on POST and PUT tools (`compat`: a warning; they are not sent).
+/// VAL082: A parameter with `location: 'body'` on a `GET` or `DELETE` tool. Under `compat` this is
+/// a warning and the parameter is not sent, as in the JavaScript reference.
+///
+/// # Why
+///
+/// Only `POST` and `PUT` requests carry a body (chapter 02); the specification calls a body
+/// parameter on another method a load-time error, so the value is not silently dropped.
 pub fn val082_body_on_get_delete(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, _) in each_tool(ctx) {
         let Some(method @ ("GET" | "DELETE")) = tool.get("method").and_then(Value::as_str) else {
@@ -935,9 +998,14 @@ fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
     out
 }
 
-/// VAL083: `{{SERVER_PARAM:KEY}}` in `root`, a path, headers or `position.value` names a key listed
-/// in `main.requiredServerParams`. (Under `compat` a bare `{{KEY}}` is a server param only when it
-/// is declared, so it is never VAL083.)
+/// VAL083: A server-parameter placeholder `{{SERVER_PARAM:KEY}}` in `root`, a `path`, headers or
+/// `position.value` whose `KEY` is not listed in `main.requiredServerParams`. Under `compat` a bare
+/// `{{KEY}}` is a server parameter only when it is declared, so it is never reported here.
+///
+/// # Why
+///
+/// The runtime reads only declared variables from the environment and hides tools whose variables
+/// are missing. An undeclared key would be sent literally or as an empty value.
 pub fn val083_server_param_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for site in placeholder_sites(ctx) {
         for found in find_interpolations(site.text) {
@@ -956,11 +1024,17 @@ pub fn val083_server_param_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
     }
 }
 
-/// VAL085: every placeholder in `root`, a path, headers or `position.value` is `{{USER_PARAM}}` (as
-/// `position.value`), a server param, an insert key (in a path; otherwise VAL050) or a list
-/// interpolation (in an enum; otherwise VAL047). Under `compat` a bare `{{KEY}}` naming a
-/// `requiredServerParams` entry is that server param, and an undeclared `{{X}}` as the whole
-/// `position.value` is read as a user parameter (a warning).
+/// VAL085: A `{{…}}` placeholder in `root`, `path`, headers or `position.value` that is none of
+/// `{{USER_PARAM}}` (as a `position.value`), a server parameter, an insert key (in a `path`;
+/// elsewhere VAL050 applies) or a shared-list interpolation (inside an enum; elsewhere VAL047
+/// applies). Under `compat` this is a warning, a bare `{{KEY}}` naming a `requiredServerParams`
+/// entry is that server parameter, and an undeclared bare `{{X}}` used as the whole
+/// `position.value` makes the parameter a user parameter named by `position.key`.
+///
+/// # Why
+///
+/// An unknown placeholder reaches the API literally, braces and all. It is almost always a typo or
+/// a forgotten declaration.
 pub fn val085_unknown_placeholder(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     let declared = required_server_params(ctx);
@@ -1008,9 +1082,16 @@ pub fn val085_unknown_placeholder(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 // VAL084: fixed values
 // ---------------------------------------------------------------------------------------
 
-/// VAL084: a fixed parameter value satisfies its own `z` (the text is read as the primitive's type,
-/// then validated). Values that contain placeholders are templates and are not checked; nor are
-/// parameters whose `z` block is itself invalid (VAL044–VAL047).
+/// VAL084: A parameter with a fixed `position.value` (neither `{{USER_PARAM}}` nor a server
+/// parameter) whose value fails the parameter's own `z`: the text is read as a value of the
+/// primitive's type and then validated, so `'abc'` with `number()` fails, as does a value that is
+/// not in its `enum(…)`. Values that contain placeholders are templates and are not checked, nor
+/// are parameters whose `z` is itself invalid (VAL044–VAL047). A warning under `compat`.
+///
+/// # Why
+///
+/// Chapter 02 requires fixed values to pass their validation at load time. A failing value means
+/// every call sends something the schema itself declares invalid.
 pub fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     for p in each_parameter(ctx) {
@@ -1056,9 +1137,15 @@ pub fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 // PH004: prompt placeholders in main
 // ---------------------------------------------------------------------------------------
 
-/// PH004: prompt placeholders (`{{tool:…}}`, `{{resource:…}}`, `{{prompt:…}}`, `{{skill:…}}`,
-/// `{{input:…}}`, `{{prefill:…}}`) belong in prompt and skill content, never in `main`. Every string
-/// value inside `main` is checked.
+/// PH004: A prompt placeholder (`{{tool:…}}`, `{{resource:…}}`, `{{prompt:…}}`, `{{skill:…}}`,
+/// `{{input:…}}` or `{{prefill:…}}`) in any string inside the schema's `main` block, for example in
+/// a description or a parameter value.
+///
+/// # Why
+///
+/// Inside `main`, `{{…}}` means request construction (`{{USER_PARAM}}`, server parameters, list
+/// interpolation). Prompt placeholders are resolved only when prompt or skill content is rendered,
+/// so in `main` they would reach the API verbatim.
 pub fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.exports.get("main") else {
         return;

@@ -91,7 +91,14 @@ fn is_optional(z: Option<&Map<String, Value>>) -> bool {
     Options::parse_lenient(&texts, true).0.is_optional()
 }
 
-/// PRE001: `preload`, when present, is a plain object.
+/// PRE001: A tool's `preload` is present but not a plain object.
+///
+/// # Why
+///
+/// `preload` declares caching intent through its fields (`enabled`, `ttl`, `description`). Chapter
+/// 11 numbers the preload checks VAL060–VAL065, codes the output-schema checks of chapter 09
+/// already use; the output-schema checks keep those codes and the preload checks are PRE001–PRE006,
+/// in the same order, so that each code has one meaning.
 pub fn pre001_preload_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
         let Some(preload) = tool.get("preload") else {
@@ -108,7 +115,12 @@ pub fn pre001_preload_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// PRE002: `preload.enabled` is required and a boolean.
+/// PRE002: `preload.enabled` is missing or not a boolean.
+///
+/// # Why
+///
+/// Only `enabled: true` turns caching on; a string such as `'false'` would read as the opposite of
+/// what it says.
 pub fn pre002_enabled_boolean(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for PreloadRef { preload, path, .. } in each_preload(ctx) {
         let path = path.key("enabled");
@@ -145,7 +157,12 @@ fn is_positive_integer(n: &serde_json::Number) -> bool {
         .is_some_and(|f| f.is_finite() && f > 0.0 && f.fract() == 0.0)
 }
 
-/// PRE003: `preload.ttl` is required and a positive integer (seconds).
+/// PRE003: `preload.ttl` is missing or not a positive integer (seconds).
+///
+/// # Why
+///
+/// The TTL is the maximum age of a cached response; zero, negative or fractional values make no
+/// sense for a cache lifetime.
 pub fn pre003_ttl_positive_integer(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for PreloadRef { preload, path, .. } in each_preload(ctx) {
         let path = path.key("ttl");
@@ -168,7 +185,12 @@ pub fn pre003_ttl_positive_integer(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// PRE004 (warning): `preload.description`, when present, is a string.
+/// PRE004: `preload.description` is present but not a string (a warning).
+///
+/// # Why
+///
+/// The description is shown on a cache hit (dataset size, update rhythm). It is informational, so a
+/// bad value does not block loading.
 pub fn pre004_description_string(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for PreloadRef { preload, path, .. } in each_preload(ctx) {
         if let Some(d) = preload.get("description")
@@ -183,9 +205,13 @@ pub fn pre004_description_string(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// PRE005 (info): a tool with `preload.enabled: true` and no user parameters (fixed and server
-/// parameters do not vary between calls) is an ideal cache candidate: one cache entry serves every
-/// call.
+/// PRE005: A tool with `preload.enabled: true` and no user parameters (reported as info); fixed and
+/// server parameters do not count, since they do not vary between calls.
+///
+/// # Why
+///
+/// A response without parameters is one dataset: the ideal cache entry, keyed by namespace and tool
+/// alone. The note confirms the choice.
 pub fn pre005_cache_candidate(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (p, _) in enabled_preloads(ctx) {
         let (name, path) = (p.tool_name, p.path);
@@ -201,10 +227,15 @@ pub fn pre005_cache_candidate(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// PRE006 (warning): a tool with `preload.enabled: true` and required user parameters should
-/// document its caching behaviour in `preload.description` (the cache key includes the parameter
-/// values, so every combination is fetched and cached separately). Reported when the description is
-/// absent or blank; a description that is not a string is PRE004's business.
+/// PRE006: A tool with `preload.enabled: true` that has required user parameters but no
+/// `preload.description`, or a blank one (a warning). A description that is not a string is
+/// PRE004's business.
+///
+/// # Why
+///
+/// Each distinct set of parameter values becomes its own cache entry, so the cache key must include
+/// them and caching only helps when the same inputs repeat. Chapter 11 asks such tools to document
+/// that behaviour.
 pub fn pre006_required_params_documented(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (p, required) in enabled_preloads(ctx) {
         if required.is_empty() {

@@ -11,8 +11,15 @@ pub static RULES: &[SchemaRule] = &[SchemaRule {
     check: sec020_library_allowlist,
 }];
 
-/// SEC020: every `requiredLibraries` entry is on the allowlist (default list plus
-/// `security.allowedLibraries`).
+/// SEC020: An entry of `main.requiredLibraries` that is neither on the default allowlist (`ethers`,
+/// `moment`, `indicatorts`, `@erc725/erc725.js`, `ccxt`, `axios`) nor in
+/// `security.allowedLibraries` of `.flowmcp/config.json`. A warning under `compat`, where the
+/// library must still be installed to run.
+///
+/// # Why
+///
+/// Libraries run inside handlers with the full power of JavaScript. The allowlist makes the code a
+/// schema can pull in explicit, reviewable and closed by default.
 pub fn sec020_library_allowlist(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(Value::Array(libs)) = ctx.main().and_then(|m| m.get("requiredLibraries")) else {
         return;

@@ -87,8 +87,14 @@ pub const MIN_TESTS: usize = 3;
 /// The key every test carries besides parameter values.
 const DESCRIPTION: &str = "_description";
 
-/// TST001: at least 3 tests per tool; none at all (or a `tests` that is not an array) is the `none`
-/// variant.
+/// TST001: A tool has fewer than 3 entries in `tests`. No tests at all (`tests` missing, empty or
+/// not an array) is the `none` variant, an error in both profiles; one or two tests are an error
+/// under `spec` and a warning under `compat`.
+///
+/// # Why
+///
+/// Tests are executable documentation and the input for capturing real responses, from which output
+/// schemas are derived. Three show breadth: a basic case, an edge case and a cross-cutting one.
 pub fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let bad = unserializable_paths(ctx);
     for (name, tool, path) in each_tool(ctx) {
@@ -136,7 +142,12 @@ fn no_tests(c: &mut Collector<'_>, tool: &str, path: &JsonPath) {
     );
 }
 
-/// TST002: each test is an object with a `_description` string.
+/// TST002: A test is not an object, or its `_description` is missing or not a string.
+///
+/// # Why
+///
+/// The description says what this particular parameter combination demonstrates, so readers learn
+/// the tool's range from the tests alone.
 pub fn tst002_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let bad = unserializable_paths(ctx);
     for t in tool_tests(ctx) {
@@ -180,7 +191,12 @@ pub fn tst002_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// TST003: each test gives a value for every required user parameter.
+/// TST003: A test leaves out a required user parameter, one whose `z.options` hold neither
+/// `optional()` nor `default(…)`. A warning under `compat`.
+///
+/// # Why
+///
+/// Such a test cannot run: the runtime rejects the call before sending it.
 pub fn tst003_required_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for t in tool_tests(ctx) {
         let mut required: Vec<&str> = Vec::new();
@@ -203,7 +219,13 @@ pub fn tst003_required_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// TST004: each value given for a user parameter passes the parameter's `z`.
+/// TST004: A test value for a user parameter fails that parameter's `z` (type, enum values,
+/// `min`/`max`/`length`). A warning under `compat`.
+///
+/// # Why
+///
+/// A test with invalid input fails validation instead of calling the API, so it documents nothing
+/// and captures no response.
 pub fn tst004_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let bad = unserializable_paths(ctx);
     for t in tool_tests(ctx) {
@@ -234,7 +256,13 @@ pub fn tst004_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// TST005: test objects are JSON-serializable (the loader lists what was not).
+/// TST005: A test contains a value that does not survive a JSON round trip (a function,
+/// `undefined`, a `Date`, NaN, …).
+///
+/// # Why
+///
+/// Tests are part of `main`, which is hashed and shipped as JSON; such values would be dropped or
+/// changed on the way.
 pub fn tst005_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some((tools_key, _)) = ctx.tools() else {
         return;
@@ -258,7 +286,15 @@ pub fn tst005_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// TST006: test keys are user-parameter keys or `_description`.
+/// TST006: A test key is neither `_description` nor the key of a user parameter. Keys of fixed and
+/// server parameters count as unknown, and the message says which they are. A warning under
+/// `compat`.
+///
+/// # Why
+///
+/// Fixed and server values are supplied by the runtime and never belong in tests (API keys would
+/// end up in the schema). Any other unknown key is usually a typo, so the test does not give what
+/// it meant to.
 pub fn tst006_known_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for t in tool_tests(ctx) {
         let params: Vec<(&str, Option<ParamSource<'_>>, Option<&str>)> = each_parameter(ctx)
@@ -314,8 +350,14 @@ pub fn tst006_known_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// TST007: an enum parameter should be tested with more than one of its values (criterion in the
-/// module documentation).
+/// TST007: In a tool with at least two tests, an enum user parameter with two or more values is
+/// covered by only one distinct value across the tests; a test that leaves the parameter out counts
+/// as its `default(…)` (a warning).
+///
+/// # Why
+///
+/// Tests should show the breadth of a tool. For an enum (chains, networks, intervals) that means
+/// several values, which also catches values the API does not actually support.
 pub fn tst007_enum_coverage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for t in tool_tests(ctx) {
         let objects: Vec<&Map<String, Value>> = t.objects().map(|(_, o)| o).collect();
@@ -354,7 +396,12 @@ pub fn tst007_enum_coverage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// TST008: an optional parameter that no test uses.
+/// TST008: An optional user parameter that no test gives (reported as info).
+///
+/// # Why
+///
+/// A test that sets the optional parameter shows readers what it does, and captures the response
+/// shape with it in effect.
 pub fn tst008_optional_usage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for t in tool_tests(ctx) {
         let objects: Vec<&Map<String, Value>> = t.objects().map(|(_, o)| o).collect();

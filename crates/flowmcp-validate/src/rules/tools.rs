@@ -106,7 +106,14 @@ pub fn is_tool_name(s: &str) -> bool {
     matches!(chars.next(), Some('a'..='z')) && chars.all(|ch| ch.is_ascii_alphanumeric())
 }
 
-/// VAL030: tool names match `^[a-z][a-zA-Z0-9]*$`.
+/// VAL030: A key of `main.tools` does not match `^[a-z][a-zA-Z0-9]*$` (camelCase, starting with a
+/// lowercase letter).
+///
+/// # Why
+///
+/// Tool names become part of IDs (`namespace/tool/name`) and MCP wire names
+/// (`getAbi_etherscan-io`), which allow only a restricted set of characters. Under `compat` a name
+/// such as `'/block/:id'` is a warning and a sanitised name is used for the ID and the wire name.
 pub fn val030_tool_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some((key, tools)) = ctx.tools() else {
         return;
@@ -125,7 +132,12 @@ pub fn val030_tool_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL031: at most 8 tools.
+/// VAL031: `main.tools` has more than 8 entries.
+///
+/// # Why
+///
+/// Small schemas keep each provider's tool set focused and cheap to put into an agent's context.
+/// Split a large API into several schemas.
 pub fn val031_max_tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some((key, tools)) = ctx.tools() else {
         return;
@@ -139,7 +151,12 @@ pub fn val031_max_tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL032: `method` is GET, POST, PUT or DELETE.
+/// VAL032: A tool's `method` is missing or is not exactly one of `GET`, `POST`, `PUT` and `DELETE`.
+///
+/// # Why
+///
+/// The runtime builds the HTTP request from it, and it decides whether `body` parameters are
+/// allowed.
 pub fn val032_method(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
         match tool.get("method") {
@@ -165,7 +182,12 @@ pub fn val032_method(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL033: `path` is a string starting with `/`.
+/// VAL033: A tool's `path` is missing, not a string, or does not start with `/`.
+///
+/// # Why
+///
+/// The request URL is `root` + `path`; without the leading slash the path would run into the host
+/// name.
 pub fn val033_path(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
         match tool.get("path") {
@@ -198,7 +220,12 @@ pub fn val033_path(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL034: `description` is a string.
+/// VAL034: A tool's `description` is missing or not a string.
+///
+/// # Why
+///
+/// AI clients choose tools by their descriptions; a tool without one is effectively invisible to
+/// them.
 pub fn val034_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
         match tool.get("description") {
@@ -221,7 +248,12 @@ pub fn val034_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL035: `parameters` is an array.
+/// VAL035: A tool's `parameters` is missing or not an array (an empty `[]` is fine).
+///
+/// # Why
+///
+/// The parameter list defines the tool's input schema and how the request is built; an explicit
+/// `[]` states that the tool takes no input.
 pub fn val035_parameters(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
         match tool.get("parameters") {
@@ -244,7 +276,13 @@ pub fn val035_parameters(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL036: `output` is recommended.
+/// VAL036: A tool has no `output` block (a warning).
+///
+/// # Why
+///
+/// An output schema tells AI clients the shape of the response before they call the tool, and lets
+/// the runtime check what handlers return. Leaving it out is allowed but discouraged for new
+/// schemas.
 pub fn val036_output_recommended(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, path) in each_tool(ctx) {
         if !tool.contains_key("output") {
@@ -257,7 +295,12 @@ pub fn val036_output_recommended(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// VAL037: `async` is reserved and not executed.
+/// VAL037: A tool sets the `async` field (reported as info).
+///
+/// # Why
+///
+/// `async` is reserved for future task support. The runtime ignores it, so the author should know
+/// it has no effect.
 pub fn val037_async_reserved(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, path) in each_tool(ctx) {
         if tool.contains_key("async") {
