@@ -4,53 +4,23 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::time::SystemTime;
 
 use flowmcp_spec::lists::{ListRegistry, ListScope};
 use flowmcp_spec::{FileReport, Profile, RuleSettings};
 use flowmcp_validate::Options;
 use flowmcp_validate::lists::{display_dir, find_lists_dir, load_dir, search_start};
 
-/// The `.mjs` files of a `_lists/` directory: name, size, modification time. A registry is re-read
-/// when this changes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Stamp(Vec<(String, u64, Option<SystemTime>)>);
+/// A registry, loaded by the first thread that asks for it.
+type Slot = OnceLock<Arc<ListRegistry>>;
 
-impl Stamp {
-    fn read(dir: &Path) -> Stamp {
-        let mut files: Vec<(String, u64, Option<SystemTime>)> = match std::fs::read_dir(dir) {
-            Ok(rd) => rd
-                .filter_map(Result::ok)
-                .filter_map(|e| {
-                    let name = e.file_name().to_string_lossy().into_owned();
-                    if !name.ends_with(".mjs") {
-                        return None;
-                    }
-                    let meta = e.metadata().ok()?;
-                    Some((name, meta.len(), meta.modified().ok()))
-                })
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        files.sort();
-        Stamp(files)
-    }
-}
-
-/// A registry being loaded or loaded, for one directory, profile and stamp. Threads asking for the
-/// same registry at once wait for one load.
-#[derive(Debug)]
-struct Slot {
-    stamp: Stamp,
-    registry: OnceLock<Arc<ListRegistry>>,
-}
-
-/// Finds and caches the list registry that files on disk see: each file's directory is walked up
-/// once (to the nearest `_lists/`, see [`flowmcp_validate::lists::find_lists_dir`]) and each
-/// `_lists/` directory is loaded once per profile, and again when its files change.
+/// Finds and caches the list registry that files on disk see: each directory is walked up once (to
+/// the nearest `_lists/`, see [`flowmcp_validate::lists::find_lists_dir`]) and each `_lists/`
+/// directory is loaded once per profile.
 ///
-/// Thread-safe: validation runs on many threads. Keep one for as long as the files are not
-/// expected to move (a [`Catalog`](crate::Catalog) keeps one while it opens; the CLI one per run).
+/// Thread-safe: validation runs on many threads, and threads asking for the same registry at once
+/// wait for one load. What it has found is never re-checked, so keep one only for as long as the
+/// files are not expected to change: a [`Catalog`](crate::Catalog) keeps one while it opens, the
+/// CLI one per run; opening again starts afresh.
 ///
 /// ```no_run
 /// use flowmcp_catalog::ListDiscovery;
@@ -65,9 +35,9 @@ struct Slot {
 /// ```
 #[derive(Debug, Default)]
 pub struct ListDiscovery {
-    /// A file's directory → the `_lists/` directory it sees.
+    /// A file's directory, as given and made canonical → the `_lists/` directory it sees.
     walks: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
-    /// `_lists/` directory and profile → its registry.
+    /// `_lists/` directory and profile → its registry (loaded on first use).
     registries: Mutex<HashMap<(PathBuf, Profile), Arc<Slot>>>,
 }
 
@@ -81,41 +51,33 @@ impl ListDiscovery {
         ListDiscovery::default()
     }
 
-    /// The `_lists/` directory the file at `file` sees (its directory's walk is cached).
+    /// The `_lists/` directory the file at `file` sees (each directory is walked once).
     pub fn lists_dir_for(&self, file: &Path) -> Option<PathBuf> {
-        let start = search_start(file);
-        if let Some(found) = lock(&self.walks).get(&start) {
+        let given = file.parent().unwrap_or(Path::new("")).to_path_buf();
+        if let Some(found) = lock(&self.walks).get(&given) {
             return found.clone();
         }
-        let found = find_lists_dir(&start);
-        lock(&self.walks).insert(start, found.clone());
+        let start = search_start(file);
+        let known = lock(&self.walks).get(&start).cloned();
+        let found = known.unwrap_or_else(|| find_lists_dir(&start));
+        let mut walks = lock(&self.walks);
+        walks.insert(start, found.clone());
+        walks.insert(given, found.clone());
         found
     }
 
-    /// The registry of the `_lists/` directory `dir` under `opts`' profile (loaded once per directory and
-    /// profile, re-read when the directory's list files change). Lists are loaded with the
-    /// profile's default rule settings, so rule overrides cannot change which lists exist.
+    /// The registry of the `_lists/` directory `dir` under `opts`' profile, loaded once. Lists are
+    /// loaded with the profile's default rule settings, so rule overrides cannot change which lists
+    /// exist.
     pub fn registry(&self, dir: &Path, opts: &Options) -> Arc<ListRegistry> {
         let profile = opts.settings.profile;
-        let stamp = Stamp::read(dir);
-        let slot = {
-            let mut map = lock(&self.registries);
-            let key = (dir.to_path_buf(), profile);
-            match map.get(&key) {
-                Some(slot) if slot.stamp == stamp => Arc::clone(slot),
-                _ => {
-                    let slot = Arc::new(Slot {
-                        stamp,
-                        registry: OnceLock::new(),
-                    });
-                    map.insert(key, Arc::clone(&slot));
-                    slot
-                }
-            }
-        };
-        let registry = slot
-            .registry
-            .get_or_init(|| Arc::new(load_dir(dir, &RuleSettings::new(profile), &opts.limits)));
+        let slot = Arc::clone(
+            lock(&self.registries)
+                .entry((dir.to_path_buf(), profile))
+                .or_default(),
+        );
+        let registry =
+            slot.get_or_init(|| Arc::new(load_dir(dir, &RuleSettings::new(profile), &opts.limits)));
         Arc::clone(registry)
     }
 
@@ -150,7 +112,7 @@ mod tests {
     const LIST: &str = "export const list = { meta: { name: 'abc', version: '1.0.0', description: 'd', fields: [ { key: 'a', type: 'string', description: 'a' } ] }, entries: [ { a: 'x' } ] }\n";
 
     #[test]
-    fn walks_up_and_reloads_on_change() {
+    fn walks_up_and_loads_each_lists_directory_once() {
         let root = temp("walk");
         std::fs::create_dir_all(root.join("_lists")).unwrap();
         std::fs::create_dir_all(root.join("providers/x/deep")).unwrap();
@@ -167,9 +129,13 @@ mod tests {
         let reg = d.registry(&lists, &opts);
         assert_eq!(reg.names(), vec!["abc"]);
         assert!(Arc::ptr_eq(&reg, &d.registry(&lists, &opts)));
-        // A different size re-reads the directory.
+        // What was found stays as found; a new discovery sees the change.
         std::fs::write(root.join("_lists/abc.mjs"), LIST.replace("'abc'", "'abcd'")).unwrap();
-        assert_eq!(d.registry(&lists, &opts).names(), vec!["abcd"]);
+        assert_eq!(d.registry(&lists, &opts).names(), vec!["abc"]);
+        assert_eq!(
+            ListDiscovery::new().registry(&lists, &opts).names(),
+            vec!["abcd"]
+        );
         match d.scope_for(&file, "providers/x/deep/schema.mjs", &opts) {
             ListScope::Found(r) => assert_eq!(r.len(), 1),
             other => panic!("{other:?}"),

@@ -27,8 +27,7 @@
 //!   directory). The walk stops at a catalog root without lists (a directory with `registry.json`).
 //!   `_shared/` (accepted by the JavaScript CLI) is not looked for.
 //! - The discovery cache (`flowmcp_catalog::ListDiscovery`) belongs to its caller (a catalog while it
-//!   opens, the CLI for one run). A `_lists/` directory is re-read when the names, sizes or
-//!   modification times of its `.mjs` files change; a registry is cached per directory and profile.
+//!   opens, the CLI for one run); a registry is loaded once per directory and profile.
 //! - The first list (in file-name order) wins a name shared by several files; each of those files gets
 //!   LST002.
 //! - VAL073: the reference's `version` must equal the list's `meta.version` exactly (string equality,

@@ -41,6 +41,7 @@ pub struct SchemaCtx<'a> {
     params_cache: OnceCell<Vec<ParamRef<'a>>>,
     list_refs_cache: OnceCell<Vec<ListRef>>,
     resolved_cache: OnceCell<Option<Resolved<'a>>>,
+    sites_cache: OnceCell<Vec<params::Site<'a>>>,
 }
 
 /// `(name, tool, path)` of a tool that is an object.
@@ -57,6 +58,7 @@ impl<'a> SchemaCtx<'a> {
             params_cache: OnceCell::new(),
             list_refs_cache: OnceCell::new(),
             resolved_cache: OnceCell::new(),
+            sites_cache: OnceCell::new(),
         }
     }
 
@@ -91,6 +93,13 @@ impl<'a> SchemaCtx<'a> {
                 Some(registry.resolve(self.list_refs()))
             })
             .as_ref()
+    }
+
+    /// Every string placeholders may appear in (`root`, paths, headers, `position.value`), with
+    /// the `{{…}}` found in each. Computed once per file.
+    pub(crate) fn placeholder_sites(&self) -> &[params::Site<'a>] {
+        self.sites_cache
+            .get_or_init(|| params::placeholder_sites(self))
     }
 
     /// `main` when it is an object.

@@ -7,7 +7,7 @@
 
 use flowmcp_loader::HandlersExport;
 use flowmcp_spec::placeholder::{
-    InterpolationKind, colon_key_matches, colon_names, find_interpolations,
+    Interpolation, InterpolationKind, colon_key_matches, colon_names, find_interpolations,
 };
 use flowmcp_spec::zod::{EnumItem, Options, Primitive, ZType, ZodError, enum_has_padded_values};
 use flowmcp_spec::{Code, Collector, JsonPath};
@@ -578,8 +578,8 @@ pub fn val047_interpolation_outside_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<
             }
         }
     }
-    for site in placeholder_sites(ctx) {
-        for found in find_interpolations(site.text) {
+    for site in ctx.placeholder_sites() {
+        for found in &site.found {
             if site.verdict(ctx, &found.inner) == Verdict::List {
                 c.emit(
                     Code::VAL047,
@@ -792,8 +792,9 @@ pub fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             path: tool_path.key("path"),
             text: path,
             insert_keys: keys.clone(),
+            found: find_interpolations(path),
         };
-        for found in find_interpolations(path) {
+        for found in &site.found {
             if let Verdict::PathWithoutInsert(x) = site.verdict(ctx, &found.inner) {
                 let help = (!compat && required_server_params(ctx).contains(&x.as_str()))
                     .then(|| format!("a server param is written {{{{SERVER_PARAM:{x}}}}}"));
@@ -879,12 +880,14 @@ impl Place {
 }
 
 /// A string in one of the five places.
-struct Site<'a> {
+pub(crate) struct Site<'a> {
     place: Place,
     path: JsonPath,
     text: &'a str,
     /// The insert keys of the tool (for [`Place::Path`]).
     insert_keys: Vec<&'a str>,
+    /// The `{{…}}` in `text`.
+    found: Vec<Interpolation>,
 }
 
 /// What one `{{...}}` in a [`Site`] is.
@@ -932,7 +935,8 @@ impl Site<'_> {
 
 /// Every string in the five places: `main.root`, each tool's `path`, each `main.headers` value,
 /// each tool `headers` value and each `position.value`.
-fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
+/// Computed once per file: [`SchemaCtx::placeholder_sites`].
+pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
     let mut out = Vec::new();
     let Some(main) = ctx.main() else {
         return out;
@@ -943,6 +947,7 @@ fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
             path: main_path("root"),
             text: root,
             insert_keys: Vec::new(),
+            found: find_interpolations(root),
         });
     }
     let header_sites = |headers: Option<&'a Value>, base: JsonPath, place: Place| {
@@ -956,6 +961,7 @@ fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
                             path: base.key(k),
                             text,
                             insert_keys: Vec::new(),
+                            found: find_interpolations(text),
                         })
                     })
                     .collect::<Vec<_>>()
@@ -977,6 +983,7 @@ fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
                     .into_iter()
                     .map(|(k, _)| k)
                     .collect(),
+                found: find_interpolations(path),
             });
         }
         out.extend(header_sites(
@@ -992,6 +999,7 @@ fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
                 path: p.path.key("position").key("value"),
                 text: value,
                 insert_keys: Vec::new(),
+                found: find_interpolations(value),
             });
         }
     }
@@ -1007,8 +1015,8 @@ fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
 /// The runtime reads only declared variables from the environment and hides tools whose variables
 /// are missing. An undeclared key would be sent literally or as an empty value.
 pub fn val083_server_param_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for site in placeholder_sites(ctx) {
-        for found in find_interpolations(site.text) {
+    for site in ctx.placeholder_sites() {
+        for found in &site.found {
             if let Verdict::UndeclaredServer(key) = site.verdict(ctx, &found.inner) {
                 c.emit_help(
                     Code::VAL083,
@@ -1038,8 +1046,8 @@ pub fn val083_server_param_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
 pub fn val085_unknown_placeholder(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     let declared = required_server_params(ctx);
-    for site in placeholder_sites(ctx) {
-        for found in find_interpolations(site.text) {
+    for site in ctx.placeholder_sites() {
+        for found in &site.found {
             if site.verdict(ctx, &found.inner) != Verdict::Unknown {
                 continue;
             }
