@@ -625,13 +625,13 @@ fn parse_prose(text: &str, file: &str, prose: &mut ProseMap, errors: &mut Vec<St
     let mut blocks: Vec<(usize, Vec<&str>)> = Vec::new();
     let mut open = false;
     for (i, line) in text.lines().enumerate() {
-        match doc_line(line) {
-            Some(body) if open => blocks.last_mut().expect("open block").1.push(body),
-            Some(body) => {
+        match (doc_line(line), blocks.last_mut()) {
+            (Some(body), Some(last)) if open => last.1.push(body),
+            (Some(body), _) => {
                 blocks.push((i + 1, vec![body]));
                 open = true;
             }
-            None => open = false,
+            (None, _) => open = false,
         }
     }
     for (first, lines) in blocks {

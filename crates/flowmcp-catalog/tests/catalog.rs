@@ -1,6 +1,8 @@
 //! Opening catalogs: the manifest decides what is part of a catalog, every file is validated
 //! before its tools are callable, links never lead outside, and secrets stay out of problems.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 #[path = "../../flowmcp-runtime/tests/support/mod.rs"]
 mod support;
 

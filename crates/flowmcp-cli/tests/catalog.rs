@@ -1,6 +1,8 @@
 //! `flowmcp validate <catalog>`, `flowmcp catalog hash` and `flowmcp catalog index [--check]` end to
 //! end, on the example catalog and on copies of it in temporary directories.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 

@@ -1,6 +1,8 @@
 //! The `flowmcp` binary end to end. Every run has a generous watchdog: a hang fails the test instead of
 //! blocking the suite (no timing assertions otherwise).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::path::PathBuf;
 
 use serde_json::Value;

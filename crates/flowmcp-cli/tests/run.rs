@@ -1,5 +1,7 @@
 //! `flowmcp call`, `list`, `search` and `cache` on the example catalog, with a local upstream.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 mod common;
 #[path = "../../flowmcp-runtime/tests/support/mod.rs"]
 mod support;

@@ -1,5 +1,7 @@
 //! Call-time sandbox: `HandlerHost` loading, calling, limits, fetch, timers and console.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::time::{Duration, Instant};
 
 use flowmcp_loader::host::{

@@ -1,5 +1,7 @@
 //! The engine-level behaviour on hostile modules: each ends in a failure class, never a crash or hang.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::time::Duration;
 
 use flowmcp_loader::{EvalFailure, HandlersExport, Limits, evaluate};

@@ -1,6 +1,8 @@
 //! The native literal reader (`flowmcp_loader::literal`) against QuickJS itself: whatever the reader
 //! accepts must equal what evaluating the module and extracting `main` gives, key order included.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

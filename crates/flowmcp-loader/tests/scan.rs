@@ -1,5 +1,7 @@
 //! Integration tests of the static security scan (`flowmcp_loader::scan`).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 

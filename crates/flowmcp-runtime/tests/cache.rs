@@ -1,5 +1,7 @@
 //! Tests of `flowmcp_runtime::cache` (the preload cache, chapter 11) in temporary directories.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -2,6 +2,8 @@
 //! override, every location type, server parameters, the three handler kinds, each E-code, the
 //! preload cache and a secret canary through every path.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 #[path = "support/calls.rs"]
 mod calls;
 mod support;

@@ -1,5 +1,7 @@
 //! Descriptors of the example catalog's schemas, wire names, and the secret canary.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::path::PathBuf;
 
 use flowmcp_loader::eval::Limits;

@@ -14,6 +14,8 @@
 //!   `<CODE> <tool>: <text>`; a SEC code is reported inside an E005 message, so `// expect: E005
 //!   postRequest SEC101` is how SEC fixtures read.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 #[path = "support/calls.rs"]
 mod calls;
 #[path = "support/directives.rs"]

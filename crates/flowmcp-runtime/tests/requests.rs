@@ -1,5 +1,7 @@
 //! Requests built for the example catalog's tools.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::path::PathBuf;
 
 use flowmcp_loader::eval::Limits;

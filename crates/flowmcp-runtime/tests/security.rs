@@ -3,6 +3,8 @@
 //! own request does not go, every call ends, and a sandbox that ran out of memory is rebuilt.
 //! Every test here failed on the runtime before the hardening.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 #[path = "support/calls.rs"]
 mod calls;
 mod support;

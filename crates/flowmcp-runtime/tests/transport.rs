@@ -3,6 +3,8 @@
 //! Every server runs on its own thread, handles at most a fixed number of requests (each waited
 //! for with a bounded timeout) and then stops, returning what it received.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 mod support;
 
 use std::net::TcpListener;

@@ -1,5 +1,7 @@
 //! Property tests for the `z` grammar (and the canonical JSON it is hashed with).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use flowmcp_spec::hash::{canonical_json, schema_hash};
 use flowmcp_spec::placeholder::find_interpolations;
 use flowmcp_spec::zod::{

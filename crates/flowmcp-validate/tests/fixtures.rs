@@ -19,6 +19,8 @@
 //! fixture must produce none of that code and no errors at all. Every code the registry marks
 //! `implemented` must have both kinds.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

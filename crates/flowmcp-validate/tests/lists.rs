@@ -3,6 +3,8 @@
 //! that catalog is on disk (`FLOWMCP_COMMUNITY_DIR`, default `/work/scratch/community`) and is
 //! skipped silently otherwise.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,7 @@
 //! The SARIF renderer: structural checks of SARIF 2.1.0 on real fixtures, and a snapshot.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 

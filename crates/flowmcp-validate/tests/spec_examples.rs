@@ -4,6 +4,8 @@
 //! then the footer `N errors, M warnings` and the verdict. Where a ruling changes a code, a severity or
 //! the layout, the test says which.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
 use std::path::Path;
 
 use flowmcp_validate::render::{HumanStyle, human};
