@@ -23,7 +23,7 @@
 use flowmcp_loader::literal::{
     MAX_NESTING, js_number_to_string, read_data_export, read_literal, try_read_data_export,
 };
-use flowmcp_loader::scan::blank;
+use flowmcp_loader::blank;
 use flowmcp_loader::{Limits, evaluate};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;

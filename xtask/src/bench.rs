@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crate::conformance::corpus_files;
 use crate::workspace_root;
 
-pub fn run(args: &[String]) -> Result<(), String> {
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
         Some("validate") => validate(&args[1..]),
         Some("call") => runtime_example(&["call"], &args[1..], 1),

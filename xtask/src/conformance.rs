@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 /// The outcome of one file, as recorded in an expectations file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub file: String,
     pub verdict: String,
     pub errors: Vec<String>,
@@ -50,7 +50,7 @@ impl Outcome {
 }
 
 /// Every `.mjs` file under `dir`, sorted, with its path relative to `dir` (forward slashes).
-pub fn corpus_files(dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
+pub(crate) fn corpus_files(dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -81,7 +81,7 @@ pub fn corpus_files(dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
 }
 
 /// Validates every file (on all cores) and returns the reports in file order.
-pub fn validate_corpus(files: &[(PathBuf, String)], profile: Profile) -> Vec<FileReport> {
+pub(crate) fn validate_corpus(files: &[(PathBuf, String)], profile: Profile) -> Vec<FileReport> {
     let opts = Options::new(profile);
     let discovery = ListDiscovery::new();
     let threads = std::thread::available_parallelism()
@@ -113,7 +113,7 @@ pub fn validate_corpus(files: &[(PathBuf, String)], profile: Profile) -> Vec<Fil
 }
 
 /// Reads an expectations file.
-pub fn read_expectations(path: &Path) -> Result<Vec<Outcome>, String> {
+pub(crate) fn read_expectations(path: &Path) -> Result<Vec<Outcome>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -144,7 +144,7 @@ pub fn read_expectations(path: &Path) -> Result<Vec<Outcome>, String> {
 }
 
 /// The differences between expected and actual outcomes, one line each.
-pub fn compare(expected: &[Outcome], actual: &[Outcome]) -> Vec<String> {
+pub(crate) fn compare(expected: &[Outcome], actual: &[Outcome]) -> Vec<String> {
     let exp: BTreeMap<&str, &Outcome> = expected.iter().map(|o| (o.file.as_str(), o)).collect();
     let act: BTreeMap<&str, &Outcome> = actual.iter().map(|o| (o.file.as_str(), o)).collect();
     let mut diffs = Vec::new();
@@ -174,12 +174,12 @@ pub fn compare(expected: &[Outcome], actual: &[Outcome]) -> Vec<String> {
 }
 
 /// Writes `text` to `path` atomically (temp file in the same directory, then rename).
-pub fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
-    flowmcp_loader::fsutil::write_atomic(path, text.as_bytes())
+pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
+    flowmcp_loader::write_atomic(path, text.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-pub fn run(args: &[String]) -> Result<(), String> {
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut dir: Option<PathBuf> = None;
     let mut profile = Profile::Spec;
     let mut expect: Option<PathBuf> = None;

@@ -11,10 +11,10 @@
 //!   lines, validated as `example.mjs` (QuickJS) at its real path, so that it sees the `_lists/` next
 //!   to it, whose files are listed once per page;
 //! - a `.id` file: its text without `//` lines is one ID, shown as `flowmcp validate --id "<ID>"` with
-//!   that command's output (`flowmcp_validate::ids::validate_id`);
+//!   that command's output (`flowmcp_validate::validate_id`);
 //! - a directory: a small catalog (directives in its `fixture.txt`), shown as a listing of its files
 //!   (`registry.json` first, `fixture.txt` left out, long files shortened) and validated with
-//!   `flowmcp_validate::catalog::validate_catalog_fixture`. The catalog keeps its directory name, which
+//!   `flowmcp_validate::validate_catalog_fixture`. The catalog keeps its directory name, which
 //!   its `registry.json` `name` must equal (CAT002); absolute paths never reach the pages.
 //!
 //! # Prose
@@ -54,26 +54,26 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use flowmcp_spec::{Code, Family, Level, Origin, Profile, RULES, RuleInfo, Status};
 use flowmcp_validate::render::{self, HumanStyle};
-use flowmcp_validate::{FileReport, Options, catalog, ids, lists, validate_file};
+use flowmcp_validate::{FileReport, Options, lists, validate_file};
 
 #[path = "../../crates/flowmcp-runtime/tests/support/directives.rs"]
 mod runtime_directives;
 
 /// The runtime's fixtures (`crates/flowmcp-runtime/tests/fixtures`), relative to the validation
 /// fixtures directory.
-pub const RUNTIME_FIXTURES_FROM_VALIDATE: &str = "../../../flowmcp-runtime/tests/fixtures";
+pub(crate) const RUNTIME_FIXTURES_FROM_VALIDATE: &str = "../../../flowmcp-runtime/tests/fixtures";
 
 /// Where the pages go, relative to the workspace root.
-pub const OUT_DIR: &str = "docs/rules";
+pub(crate) const OUT_DIR: &str = "docs/rules";
 /// Where the rule fixtures live, relative to the workspace root.
-pub const FIXTURES_DIR: &str = "crates/flowmcp-validate/tests/fixtures";
+pub(crate) const FIXTURES_DIR: &str = "crates/flowmcp-validate/tests/fixtures";
 /// The name diagnostics of the examples carry.
 const EXAMPLE_NAME: &str = "example.mjs";
 /// What `--check` and the test say when the pages are out of date.
 const STALE: &str = "docs/rules is stale: run `cargo xtask docs`";
 
 /// Runs `cargo xtask docs [--check]`.
-pub fn run(args: &[String]) -> Result<(), String> {
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut check = false;
     for arg in args {
         match arg.as_str() {
@@ -130,7 +130,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
 /// How a file in `docs/rules/` differs from what would be generated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChangeKind {
+pub(crate) enum ChangeKind {
     /// Not on disk yet.
     Added,
     /// On disk with other content.
@@ -141,7 +141,7 @@ pub enum ChangeKind {
 
 /// One file that would change.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Change {
+pub(crate) struct Change {
     pub name: String,
     pub kind: ChangeKind,
 }
@@ -161,7 +161,7 @@ fn describe(changes: &[Change]) -> String {
 
 /// The files of `dir` that differ from `pages` (file name → content), sorted by name. A missing
 /// directory means every page is missing.
-pub fn changes(dir: &Path, pages: &BTreeMap<String, String>) -> Result<Vec<Change>, String> {
+pub(crate) fn changes(dir: &Path, pages: &BTreeMap<String, String>) -> Result<Vec<Change>, String> {
     let mut out = Vec::new();
     for (name, content) in pages {
         match std::fs::read(dir.join(name)) {
@@ -196,7 +196,7 @@ pub fn changes(dir: &Path, pages: &BTreeMap<String, String>) -> Result<Vec<Chang
 /// Writes `content` to `path` through a temporary file in the same directory and a rename, so readers
 /// never see a half-written page.
 fn write_atomic(path: &Path, content: &str) -> Result<(), String> {
-    flowmcp_loader::fsutil::write_atomic(path, content.as_bytes())
+    flowmcp_loader::write_atomic(path, content.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
@@ -205,7 +205,7 @@ fn write_atomic(path: &Path, content: &str) -> Result<(), String> {
 // ---------------------------------------------------------------------------------------------
 
 /// Every page, by file name: `README.md` and one `<CODE>.md` per registry code.
-pub fn generate(fixtures: &Path, prose: &ProseMap) -> BTreeMap<String, String> {
+pub(crate) fn generate(fixtures: &Path, prose: &ProseMap) -> BTreeMap<String, String> {
     let mut pages = BTreeMap::new();
     let runtime = fixtures.join(RUNTIME_FIXTURES_FROM_VALIDATE);
     for info in RULES {
@@ -526,7 +526,7 @@ fn md_table_cell(text: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 
 /// Where the prose is read from, relative to the workspace root: the `src/` of every crate.
-pub const PROSE_DIR: &str = "crates";
+pub(crate) const PROSE_DIR: &str = "crates";
 
 /// The heading that ends "What it checks" and starts "Why" in a rule's doc comment section.
 const WHY_HEADING: &str = "# Why";
@@ -539,7 +539,7 @@ const SCAN_NOTE: &str = "The static scan reads the raw file before it is evaluat
 
 /// One code's prose, as Markdown.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Prose {
+pub(crate) struct Prose {
     /// "What it checks": the section before `# Why`, without its `CODE: `.
     pub what: String,
     /// "Why": the section after `# Why`.
@@ -549,7 +549,7 @@ pub struct Prose {
 }
 
 /// Every code's prose.
-pub type ProseMap = BTreeMap<Code, Prose>;
+pub(crate) type ProseMap = BTreeMap<Code, Prose>;
 
 /// The scan note for SEC001–SEC016, `None` for the other codes.
 fn scan_note(code: Code) -> Option<&'static str> {
@@ -558,7 +558,7 @@ fn scan_note(code: Code) -> Option<&'static str> {
 }
 
 /// Reads the prose of every code from the Rust sources under `<root>/crates/*/src/`.
-pub fn read_prose(root: &Path) -> Result<ProseMap, String> {
+pub(crate) fn read_prose(root: &Path) -> Result<ProseMap, String> {
     let mut files = Vec::new();
     let crates = root.join(PROSE_DIR);
     let entries =
@@ -1099,7 +1099,7 @@ impl Example {
                     Ok(text) => {
                         let scope =
                             lists::scope_near(path, EXAMPLE_NAME, &opts.settings, &opts.limits);
-                        let loaded = flowmcp_loader::file::load_source(
+                        let loaded = flowmcp_loader::load_source(
                             path,
                             EXAMPLE_NAME,
                             text,
@@ -1121,11 +1121,11 @@ impl Example {
                 }
             }
             Form::Id { id } => {
-                let report = ids::validate_id(id, &opts);
+                let report = flowmcp_validate::validate_id(id, &opts);
                 render::human(std::slice::from_ref(&report), HumanStyle::default())
             }
             Form::Catalog { dir, name, .. } => {
-                let diags = catalog::validate_catalog_fixture(dir, &opts);
+                let diags = flowmcp_validate::validate_catalog_fixture(dir, &opts);
                 let report = FileReport::new(format!("{name}/{REGISTRY_FILE}"), "catalog", diags);
                 let text = render::human(std::slice::from_ref(&report), HumanStyle::default());
                 scrub_paths(&text, dir, name)

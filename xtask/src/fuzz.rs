@@ -39,7 +39,7 @@ const DEFAULT_TIMEOUT: u64 = 10;
 const USAGE: &str = "usage: cargo xtask fuzz <target> [--secs N] [-- <libFuzzer args>...]\n       \
                      cargo xtask fuzz list";
 
-pub fn run(args: &[String]) -> Result<(), String> {
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let fuzz_dir = workspace_root().join("fuzz");
     match args.first().map(String::as_str) {
         None | Some("-h" | "--help" | "help") => {

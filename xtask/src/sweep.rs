@@ -39,8 +39,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use flowmcp_runtime::toolset::Toolset;
-use flowmcp_runtime::transport::{
+use flowmcp_runtime::Toolset;
+use flowmcp_runtime::{
     HeaderValue, HttpRequest, Method, Transport, TransportConfig, UreqTransport,
 };
 use flowmcp_spec::Profile;
@@ -110,7 +110,7 @@ fn number(text: &str) -> Result<u64, String> {
         .map_err(|_| format!("{text:?} is not a whole number"))
 }
 
-pub fn run(args: &[String]) -> Result<(), String> {
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let opts = parse(args)?;
     let started = Instant::now();
     worker::install_panic_hook();

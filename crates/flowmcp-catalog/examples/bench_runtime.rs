@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use flowmcp_catalog::{Catalog, CatalogOptions};
-use flowmcp_runtime::call::{Runner, RunnerOptions};
-use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
+use flowmcp_runtime::{Runner, RunnerOptions};
+use flowmcp_runtime::{TransportConfig, UreqTransport};
 use flowmcp_spec::Profile;
 use serde_json::{Map, Value, json};
 
@@ -177,14 +177,11 @@ fn call(iters: usize) -> Result<(), String> {
     let mut t_plain = Vec::with_capacity(iters);
     let mut t_post = Vec::with_capacity(iters);
     let mut t_transport = Vec::with_capacity(iters);
-    let treq = flowmcp_runtime::transport::HttpRequest::new(
-        flowmcp_runtime::transport::Method::Get,
-        url.clone(),
-    );
+    let treq = flowmcp_runtime::HttpRequest::new(flowmcp_runtime::Method::Get, url.clone());
     for _ in 0..iters {
         let s = Instant::now();
-        let resp = flowmcp_runtime::transport::Transport::send(&transport, &treq)
-            .map_err(|e| e.to_string())?;
+        let resp =
+            flowmcp_runtime::Transport::send(&transport, &treq).map_err(|e| e.to_string())?;
         std::hint::black_box(resp);
         t_transport.push(s.elapsed());
         let s = Instant::now();

@@ -20,18 +20,31 @@
 //! Everything an embedding needs is re-exported here ([`Profile`], [`Envelope`], [`ToolEntry`],
 //! [`serde_json`]), so `flowmcp-catalog` is the one dependency to add.
 //!
-//! ```no_run
-//! use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
+//! ```
+//! use flowmcp_catalog::serde_json::json;
+//! use flowmcp_catalog::{Catalog, CatalogOptions, ECode, Profile};
 //!
-//! let catalog = Catalog::open("examples/catalog".as_ref(), &CatalogOptions::new(Profile::Spec))?;
+//! // The bundled example catalog (a directory with registry.json, schemas and shared lists).
+//! let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+//! let mut options = CatalogOptions::new(Profile::Spec);
+//! // Send the holidaykit-net tools to a local address where nothing listens.
+//! options.transport.allow_http_loopback = true;
+//! options.runner.upstreams.insert("holidaykit-net".into(), "http://127.0.0.1:9".into());
+//!
+//! let catalog = Catalog::open(&dir, &options)?;
+//! assert!(!catalog.has_errors());
 //! for tool in catalog.list() {
 //!     println!("{} {}", tool.descriptor.id, tool.descriptor.wire_name);
 //! }
+//! let tool = catalog.find("holidaykit-net/tool/getPublicHolidays").ok_or("not found")?;
+//!
+//! // One caller per thread; a failed call is an envelope with a code, never a panic.
 //! let caller = catalog.caller();
-//! let args = flowmcp_catalog::serde_json::json!({"year": 2026, "countryCode": "DE"});
-//! let envelope = caller.call_json("getPublicHolidays_holidaykit-net", args.as_object().unwrap());
-//! println!("{}", envelope.to_json());
-//! # Ok::<(), flowmcp_catalog::CatalogError>(())
+//! let args = json!({"year": 2026, "countryCode": "DE"});
+//! let envelope = caller.call_json(&tool.descriptor.wire_name, args.as_object().ok_or("args")?);
+//! assert!(!envelope.status);
+//! assert!(envelope.messages[0].starts_with(ECode::E002.as_str()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod discovery;
@@ -42,9 +55,13 @@ pub mod reverse;
 
 pub use discovery::ListDiscovery;
 pub use error::CatalogError;
-pub use flowmcp_runtime::envelope::Envelope;
-pub use flowmcp_runtime::toolset::ToolEntry;
-pub use flowmcp_spec::Profile;
+
+// What the catalog's signatures use, so that this crate is the one dependency to add.
+pub use flowmcp_runtime::{
+    CacheMode, ECode, Envelope, LoadProblem, LogSink, RunnerOptions, ToolDescriptor, ToolEntry,
+    Toolset, TransportConfig,
+};
+pub use flowmcp_spec::{FileReport, Profile, Severity};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are
 /// [`CatalogOptions::validation`]).
 pub use flowmcp_validate as validate;

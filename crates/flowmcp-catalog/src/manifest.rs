@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use flowmcp_loader::Limits;
-use flowmcp_loader::file::{FileKind, LoadedFile, load_file};
+use flowmcp_loader::{FileKind, LoadedFile, load_file};
 use flowmcp_spec::catalog::{
     AgentEntry, CURRENT_SPEC_VERSION, LISTS_DIR, REGISTRY_FILE, Registry, SchemaEntry, Section,
     SelectionEntry, SharedEntry, check_relative_path, content_hash, describe_changes, merge_index,
@@ -321,7 +321,7 @@ pub fn write_index(index: &Index) -> Result<(), CatalogError> {
     let mut text = serde_json::to_string_pretty(&index.merged)
         .map_err(|e| CatalogError::Entry(format!("cannot serialise {REGISTRY_FILE}: {e}")))?;
     text.push('\n');
-    flowmcp_loader::fsutil::write_atomic(&index.path, text.as_bytes())
+    flowmcp_loader::write_atomic(&index.path, text.as_bytes())
         .map_err(|e| CatalogError::io(&index.path, e))
 }
 

@@ -5,19 +5,19 @@ use std::path::{Path, PathBuf};
 
 use crate::discovery::ListDiscovery;
 use flowmcp_loader::HandlersExport;
-use flowmcp_loader::file::{FileKind, LoadedFile, load_file};
-use flowmcp_runtime::call::{LogSink, Runner, RunnerOptions};
-use flowmcp_runtime::envelope::{ECode, Envelope};
-use flowmcp_runtime::toolset::{LoadProblem, SchemaSource, ToolEntry, Toolset, ToolsetOptions};
-use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
+use flowmcp_loader::{FileKind, LoadedFile, load_file};
+use flowmcp_runtime::{ECode, Envelope};
+use flowmcp_runtime::{LoadProblem, SchemaSource, ToolEntry, Toolset, ToolsetOptions};
+use flowmcp_runtime::{LogSink, Runner, RunnerOptions};
+use flowmcp_runtime::{TransportConfig, UreqTransport};
 use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
 use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{FileReport, Severity, display_path};
-use flowmcp_validate::catalog::{CatalogFile, validate_catalog_files};
-use indexmap::IndexMap;
+use flowmcp_validate::{CatalogFile, validate_catalog_files};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 use crate::CatalogError;
 
@@ -28,11 +28,11 @@ pub struct CatalogOptions {
     /// overrides, sandbox limits, extra allowed libraries.
     pub validation: flowmcp_validate::Options,
     /// Server parameter values from `--env-file` / `.env` (the process environment wins).
-    pub env_file: IndexMap<String, String>,
+    pub env_file: BTreeMap<String, String>,
     /// Server parameter values from the configuration (the last source).
-    pub config_params: IndexMap<String, String>,
+    pub config_params: BTreeMap<String, String>,
     /// Replaces the process environment (tests, embedding); `None` reads the real one.
-    pub env_override: Option<IndexMap<String, String>>,
+    pub env_override: Option<BTreeMap<String, String>>,
     /// The HTTP client used by [`Catalog::call`] and [`Catalog::caller`].
     pub transport: TransportConfig,
     /// Per-call settings: upstreams, cache, limits.
@@ -274,7 +274,11 @@ impl Caller<'_> {
 
     /// Calls `name` with text inputs (`key=value` from a command line), converted to each
     /// parameter's type.
-    pub fn call_strings(&self, name: &str, args: &IndexMap<String, String>) -> Envelope {
+    pub fn call_strings<K, V>(&self, name: &str, args: impl IntoIterator<Item = (K, V)>) -> Envelope
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
         match self.refused(name) {
             Some(e) => e,
             None => self.runner.call_strings(name, args),
@@ -446,7 +450,7 @@ fn read_one(
 
 /// A directory without a manifest: every `.mjs` file under it (`_lists/` aside), in parallel.
 fn read_tree(dir: &Path, opts: &CatalogOptions) -> Result<Contents, CatalogError> {
-    let walk = flowmcp_loader::walk::walk_mjs(dir, &|name| name == LISTS_DIR)
+    let walk = flowmcp_loader::walk_mjs(dir, &|name| name == LISTS_DIR)
         .map_err(|e| CatalogError::io(dir, e))?;
     let problems = walk
         .outside_links

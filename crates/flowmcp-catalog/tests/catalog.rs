@@ -9,10 +9,10 @@ mod support;
 use std::path::PathBuf;
 
 use flowmcp_catalog::{Catalog, CatalogOptions};
-use flowmcp_runtime::transport::TransportConfig;
+use flowmcp_runtime::TransportConfig;
 use flowmcp_spec::{Profile, Severity};
-use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
 use support::{Scratch, Seen, TestServer, reply};
 
 fn examples() -> PathBuf {
@@ -22,7 +22,7 @@ fn examples() -> PathBuf {
 /// Options with an empty environment and loopback HTTP allowed.
 fn options(profile: Profile, upstreams: &[(&str, &str)]) -> CatalogOptions {
     let mut o = CatalogOptions {
-        env_override: Some(IndexMap::new()),
+        env_override: Some(BTreeMap::new()),
         transport: TransportConfig {
             allow_http_loopback: true,
             ..TransportConfig::default()
@@ -169,7 +169,7 @@ fn links_out_of_the_catalog_are_not_followed_and_problems_are_redacted() {
         .expect("symlink");
     // A copy inside the catalog is read, but its error message is redacted.
     base.write("cat/p/copy.mjs", "GH_TOKEN=ghp_CANARYsecret0042\n");
-    let mut env_file = IndexMap::new();
+    let mut env_file = BTreeMap::new();
     env_file.insert("GH_TOKEN".to_string(), "ghp_CANARYsecret0042".to_string());
     let opts = CatalogOptions {
         env_file,

@@ -26,13 +26,13 @@ use flowmcp_catalog::manifest::{build_index, catalog_hash, write_index};
 use flowmcp_spec::catalog::REGISTRY_FILE;
 
 #[derive(Args, Debug)]
-pub struct CatalogArgs {
+pub(crate) struct CatalogArgs {
     #[command(subcommand)]
     pub command: CatalogCommand,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum CatalogCommand {
+pub(crate) enum CatalogCommand {
     /// Print the catalog's `contentHash` (SHA-256 over the files `registry.json` references).
     Hash {
         /// The catalog directory.
@@ -57,7 +57,7 @@ pub enum CatalogCommand {
     },
 }
 
-pub fn run(a: CatalogArgs) -> Result<ExitCode, String> {
+pub(crate) fn run(a: CatalogArgs) -> Result<ExitCode, String> {
     match a.command {
         CatalogCommand::Hash { dir } => hash(&dir),
         CatalogCommand::Index { dir, check } => index(&dir, check),

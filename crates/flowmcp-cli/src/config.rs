@@ -32,19 +32,17 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use indexmap::IndexMap;
-
 use flowmcp_spec::{Code, Level, Profile};
 use serde_json::Value;
 
 /// Largest configuration file read: 1 MiB.
-pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// The keys a project configuration may set only with the user's consent.
 const CONSENT_KEYS: [&str; 3] = ["upstreams", "envFile", "cacheDir"];
 
 #[derive(Debug, Default)]
-pub struct Config {
+pub(crate) struct Config {
     pub path: Option<PathBuf>,
     pub profile: Option<Profile>,
     pub rules: Vec<(Code, Level)>,
@@ -53,7 +51,7 @@ pub struct Config {
     pub catalog: Option<PathBuf>,
     pub env_file: Option<PathBuf>,
     /// Server parameter values (the last source after the environment and the env file).
-    pub server_params: IndexMap<String, String>,
+    pub server_params: BTreeMap<String, String>,
     /// Namespace → base URL replacing the schema's `root`.
     pub upstreams: BTreeMap<String, String>,
     pub cache_dir: Option<PathBuf>,
@@ -66,7 +64,7 @@ pub struct Config {
 
 impl Config {
     /// Finds and reads the nearest `.flowmcp/config.json` from `start` upwards.
-    pub fn discover(start: &Path) -> Result<Config, String> {
+    pub(crate) fn discover(start: &Path) -> Result<Config, String> {
         for dir in start.ancestors() {
             let candidate = dir.join(".flowmcp").join("config.json");
             if candidate.is_file() {
@@ -76,8 +74,8 @@ impl Config {
         Ok(Config::default())
     }
 
-    pub fn read(path: &Path) -> Result<Config, String> {
-        let text = flowmcp_runtime::secret::read_capped_text(path, MAX_CONFIG_BYTES)
+    pub(crate) fn read(path: &Path) -> Result<Config, String> {
+        let text = flowmcp_runtime::read_capped_text(path, MAX_CONFIG_BYTES)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let mut cfg = Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         cfg.path = Some(path.to_path_buf());
@@ -99,7 +97,7 @@ impl Config {
     /// nearest project configuration from `start` upwards. The project's `upstreams`, `envFile`
     /// and `cacheDir` are taken only with `trust` (the command-line flag) or the user
     /// configuration's `trustProjectConfig`; otherwise they are listed in [`Config::ignored`].
-    pub fn discover_layered(start: &Path, trust: bool) -> Result<Config, String> {
+    pub(crate) fn discover_layered(start: &Path, trust: bool) -> Result<Config, String> {
         let user_path = std::env::var_os("HOME")
             .map(|h| PathBuf::from(h).join(".flowmcp").join("config.json"))
             .filter(|p| p.is_file());
@@ -138,7 +136,7 @@ impl Config {
     }
 
     /// A note for standard error about ignored project keys, if any.
-    pub fn ignored_note(&self) -> Option<String> {
+    pub(crate) fn ignored_note(&self) -> Option<String> {
         let (path, keys) = self.ignored.as_ref()?;
         Some(format!(
             "flowmcp: ignoring {} from {} (a project configuration may set them only with \
@@ -172,7 +170,7 @@ impl Config {
         // Consent is the user's alone: a project cannot grant it to itself.
     }
 
-    pub fn parse(text: &str) -> Result<Config, String> {
+    pub(crate) fn parse(text: &str) -> Result<Config, String> {
         let v: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
         let obj = v
             .as_object()

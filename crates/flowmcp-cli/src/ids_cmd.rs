@@ -18,8 +18,12 @@ use std::process::ExitCode;
 use flowmcp_validate::render;
 
 /// Validates one ID and prints the result as JSON (`json`) or for people.
-pub fn run(id: &str, json: bool, opts: &flowmcp_validate::Options) -> Result<ExitCode, String> {
-    let report = flowmcp_validate::ids::validate_id(id, opts);
+pub(crate) fn run(
+    id: &str,
+    json: bool,
+    opts: &flowmcp_validate::Options,
+) -> Result<ExitCode, String> {
+    let report = flowmcp_validate::validate_id(id, opts);
     let text = if json {
         let mut s = serde_json::to_string_pretty(&report)
             .map_err(|e| format!("cannot serialise the report: {e}"))?;

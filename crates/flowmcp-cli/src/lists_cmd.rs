@@ -14,13 +14,13 @@ use std::process::ExitCode;
 use clap::Args;
 use flowmcp_catalog::reverse::{ListUse, ReverseIndex, list_uses};
 use flowmcp_loader::Limits;
-use flowmcp_loader::file::load_source;
+use flowmcp_loader::load_source;
 use flowmcp_spec::{Profile, RuleSettings};
 use flowmcp_validate::lists::LISTS_DIR;
 use rayon::prelude::*;
 
 #[derive(Args, Debug)]
-pub struct ListRefsArgs {
+pub(crate) struct ListRefsArgs {
     /// The shared list's name (e.g. `evmChains`).
     pub list: String,
     /// The catalog directory (default: the nearest directory, from the current one upwards, with a
@@ -33,7 +33,7 @@ pub struct ListRefsArgs {
     pub json: bool,
 }
 
-pub fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
+pub(crate) fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
     let root = match &a.catalog {
         Some(dir) => catalog_root(dir)?,
         None => {
@@ -136,7 +136,7 @@ fn collect_schemas(
     dir: &Path,
     out: &mut Vec<(PathBuf, String)>,
 ) -> std::io::Result<()> {
-    for path in flowmcp_loader::walk::mjs_files(dir, &|name| name.starts_with('_'))? {
+    for path in flowmcp_loader::mjs_files(dir, &|name| name.starts_with('_'))? {
         let hidden = path
             .file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with(['_', '.']));

@@ -205,7 +205,7 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
         .paths
         .iter()
         .cloned()
-        .partition(|p| p.is_dir() && flowmcp_validate::catalog::is_catalog(p));
+        .partition(|p| p.is_dir() && flowmcp_validate::is_catalog(p));
     let files = walk::collect(&plain)?;
     if files.is_empty() && catalogs.is_empty() {
         return Err(format!(
@@ -306,7 +306,7 @@ fn hash(a: HashArgs) -> Result<ExitCode, String> {
             return Err(format!("{}: not a file", f.display()));
         }
         let display = flowmcp_spec::display_path(f);
-        let loaded = flowmcp_loader::file::load_file(f, &display, &limits, &settings);
+        let loaded = flowmcp_loader::load_file(f, &display, &limits, &settings);
         let main = loaded.exports.as_ref().and_then(|e| e.get("main"));
         match main {
             Some(main) if !loaded.has_errors() && main.is_object() => {

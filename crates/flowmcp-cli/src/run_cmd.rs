@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use flowmcp_catalog::{Catalog, CatalogOptions};
-use flowmcp_runtime::cache::Cache;
-use flowmcp_runtime::call::{CacheMode, RunnerOptions};
-use flowmcp_runtime::secret::read_env_file;
-use flowmcp_runtime::transport::{TransportConfig, check_upstream};
+use flowmcp_runtime::Cache;
+use flowmcp_runtime::read_env_file;
+use flowmcp_runtime::{CacheMode, RunnerOptions};
+use flowmcp_runtime::{TransportConfig, check_upstream};
 use flowmcp_spec::Profile;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -21,7 +21,7 @@ use crate::{ProfileArg, profile_of, write_stdout};
 
 /// Where the tools come from, shared by `call`, `list` and `search`.
 #[derive(Args, Debug)]
-pub struct SourceArgs {
+pub(crate) struct SourceArgs {
     /// The catalog directory (walked for .mjs schema files; `_lists/` holds shared lists) or one
     /// schema file. Default: `catalog` of the configuration, else the current directory.
     #[arg(long, value_name = "DIR|FILE")]
@@ -54,7 +54,7 @@ pub struct SourceArgs {
     --upstream skycast-io=http://127.0.0.1:8080 --arg city=Berlin` sends the request to a local \
     server instead of the schema's root (plain http is accepted for loopback hosts only).\n\n\
     Exit codes: 0 status true, 1 status false, 2 usage error.")]
-pub struct CallArgs {
+pub(crate) struct CallArgs {
     /// The tool: its ID (`namespace/tool/name`) or wire name (`name_namespace`, see `flowmcp list`).
     #[arg(value_name = "TOOL")]
     tool: String,
@@ -94,7 +94,7 @@ pub struct CallArgs {
     A tool is hidden when a server parameter it needs has no value; the missing variables are shown. \
     Load problems (files that cannot be loaded) are printed to stderr."
 )]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// The catalog directory or schema file (overrides --catalog).
     #[arg(value_name = "DIR")]
     dir: Option<PathBuf>,
@@ -111,7 +111,7 @@ pub struct ListArgs {
     description. Results are ranked: an exact name beats an alias, which beats the search hint, tags, \
     namespace and description; every query word adds to the score."
 )]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// Words to search for.
     #[arg(required = true, value_name = "QUERY")]
     query: Vec<String>,
@@ -126,7 +126,7 @@ pub struct SearchArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct CacheArgs {
+pub(crate) struct CacheArgs {
     #[command(subcommand)]
     command: CacheCommand,
     /// The preload cache directory. Default: `cacheDir` of the config, else ~/.flowmcp/cache.
@@ -187,7 +187,7 @@ fn open(
             if dot.is_file() {
                 read_env_file(dot).map_err(|e| format!(".env: {e}"))?
             } else {
-                IndexMap::new()
+                std::collections::BTreeMap::new()
             }
         }
     };
@@ -227,7 +227,7 @@ fn cache_of(dir: Option<PathBuf>, cfg: &Config) -> Option<Cache> {
         .map(Cache::new)
 }
 
-pub fn call(a: CallArgs) -> Result<ExitCode, String> {
+pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.trust_project_config)?;
     let mut upstreams: BTreeMap<String, String> = cfg.upstreams.clone();
     for u in &a.upstreams {
@@ -325,7 +325,7 @@ pub fn call(a: CallArgs) -> Result<ExitCode, String> {
     })
 }
 
-pub fn list(a: ListArgs) -> Result<ExitCode, String> {
+pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.trust_project_config)?;
     let catalog = open(
         &a.source,
@@ -405,7 +405,7 @@ pub fn list(a: ListArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn search(a: SearchArgs) -> Result<ExitCode, String> {
+pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.trust_project_config)?;
     let catalog = open(
         &a.source,
@@ -452,7 +452,7 @@ pub fn search(a: SearchArgs) -> Result<ExitCode, String> {
     })
 }
 
-pub fn cache(a: CacheArgs) -> Result<ExitCode, String> {
+pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
     let cfg = config(a.trust_project_config)?;
     let cache = cache_of(a.cache_dir, &cfg)
         .ok_or("no cache directory: HOME is not set; give --cache-dir")?;

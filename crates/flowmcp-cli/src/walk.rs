@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// A file to validate and the name diagnostics use for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FileEntry {
+pub(crate) struct FileEntry {
     pub path: PathBuf,
     pub display: String,
 }
@@ -14,7 +14,7 @@ pub struct FileEntry {
 /// `.mjs` files in sorted order, skipping `node_modules` and hidden directories. Symbolic links to
 /// directories are not followed (no loops), nor links to files outside the directory walked (a note
 /// on stderr names them). A path that does not exist is an error.
-pub fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
+pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
     let mut out = Vec::new();
     for p in paths {
         let meta = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -31,7 +31,7 @@ pub fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
 }
 
 fn walk_dir(dir: &Path, out: &mut Vec<FileEntry>) -> std::io::Result<()> {
-    let walk = flowmcp_loader::walk::walk_mjs(dir, &|_| false)?;
+    let walk = flowmcp_loader::walk_mjs(dir, &|_| false)?;
     for link in &walk.outside_links {
         eprintln!(
             "flowmcp: skipping {}: a symbolic link that leads outside {}",
@@ -50,7 +50,7 @@ fn walk_dir(dir: &Path, out: &mut Vec<FileEntry>) -> std::io::Result<()> {
 
 /// `flowmcp validate --odd.mjs` should validate the file `--odd.mjs` when it exists and is not an
 /// option: such arguments are moved behind a `--` so the parser takes them as paths.
-pub fn reorder_dash_paths(args: Vec<OsString>) -> Vec<OsString> {
+pub(crate) fn reorder_dash_paths(args: Vec<OsString>) -> Vec<OsString> {
     if args.get(1).and_then(|a| a.to_str()) != Some("validate") || args.iter().any(|a| a == "--") {
         return args;
     }

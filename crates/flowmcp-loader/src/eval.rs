@@ -22,7 +22,7 @@ use serde_json::Value as Json;
 use crate::extract::{Abort, Extractor, Intrinsics, frozen_json, handler_shape};
 
 /// Export names the loader recognises as data.
-pub const DATA_EXPORTS: &[&str] = &[
+pub(crate) const DATA_EXPORTS: &[&str] = &[
     "main",
     "list",
     "skill",

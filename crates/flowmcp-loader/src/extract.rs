@@ -13,7 +13,7 @@ use serde_json::{Map, Number, Value as Json};
 use crate::eval::{PathItem, Unserializable, UnserializableKind};
 
 /// Deeper values are reported instead of copied (this also bounds the native recursion).
-pub const MAX_DEPTH: usize = 256;
+pub(crate) const MAX_DEPTH: usize = 256;
 
 /// Built-ins captured before any untrusted code ran.
 pub(crate) struct Intrinsics<'js> {
@@ -24,7 +24,7 @@ pub(crate) struct Intrinsics<'js> {
 }
 
 impl<'js> Intrinsics<'js> {
-    pub fn capture(ctx: &Ctx<'js>) -> rquickjs::Result<Self> {
+    pub(crate) fn capture(ctx: &Ctx<'js>) -> rquickjs::Result<Self> {
         let object: Object = ctx.globals().get("Object")?;
         let array: Object = ctx.globals().get("Array")?;
         Ok(Intrinsics {
@@ -51,7 +51,7 @@ pub(crate) struct Extractor<'a, 'js> {
 }
 
 impl<'a, 'js> Extractor<'a, 'js> {
-    pub fn new(
+    pub(crate) fn new(
         ctx: Ctx<'js>,
         intrinsics: &'a Intrinsics<'js>,
         interrupted: &'a dyn Fn() -> bool,
@@ -106,7 +106,7 @@ impl<'a, 'js> Extractor<'a, 'js> {
     }
 
     /// Copies `v` into JSON. Unserialisable parts become `null` and are listed in `problems`.
-    pub fn walk(&mut self, v: Value<'js>) -> Result<Json, Abort> {
+    pub(crate) fn walk(&mut self, v: Value<'js>) -> Result<Json, Abort> {
         match v.type_of() {
             Type::Null => Ok(Json::Null),
             Type::Bool => Ok(Json::Bool(v.as_bool().unwrap_or(false))),

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What every temporary file name contains (after a leading `.`): `.<name>.tmp-<pid>-<n>`.
-pub const TEMP_MARK: &str = ".tmp-";
+const TEMP_MARK: &str = ".tmp-";
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// True for the names of [`write_atomic`]'s temporary files.
-pub fn is_temp_name(name: &str) -> bool {
+#[cfg(test)]
+fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.contains(TEMP_MARK)
 }
 

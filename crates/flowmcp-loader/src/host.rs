@@ -85,13 +85,13 @@ use crate::extract::{Intrinsics, factory_arg, frozen_json};
 /// Largest number of console messages kept per call (or per load).
 pub const MAX_LOG_MESSAGES: usize = 1000;
 /// Longest console message kept, in characters; longer ones are cut.
-pub const MAX_LOG_CHARS: usize = 8192;
+pub(crate) const MAX_LOG_CHARS: usize = 8192;
 /// Largest number of timers pending at once; `setTimeout` throws a `RangeError` beyond it.
-pub const MAX_PENDING_TIMERS: usize = 10_000;
+pub(crate) const MAX_PENDING_TIMERS: usize = 10_000;
 /// Largest number of `fetch` requests waiting to be performed at once; `fetch` throws beyond it.
-pub const MAX_PENDING_FETCHES: usize = 1024;
+pub(crate) const MAX_PENDING_FETCHES: usize = 1024;
 /// Default for [`HostConfig::max_fetches`].
-pub const DEFAULT_MAX_FETCHES: usize = 50;
+pub(crate) const DEFAULT_MAX_FETCHES: usize = 50;
 
 /// The three hooks a handler entry may define.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -649,7 +649,7 @@ impl Failure {
 /// Whether a `TypeError` message is QuickJS-NG's for writing to frozen data: assigning a read-only
 /// property (`'x' is read-only`), adding to a non-extensible object (`object is not extensible`),
 /// deleting a non-configurable property (`could not delete property`), or redefining one.
-pub fn is_frozen_mutation_message(message: &str) -> bool {
+pub(crate) fn is_frozen_mutation_message(message: &str) -> bool {
     let m = message.to_ascii_lowercase();
     m.contains("is read-only")
         || m.contains("read only")

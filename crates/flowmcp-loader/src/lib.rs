@@ -2,23 +2,54 @@
 //!
 //! Reads FlowMCP `.mjs` files without trusting them: UTF-8 and size checks, the static security scan
 //! (SEC0xx / SEC2xx) on blanked source text, and evaluation of the module inside a sandboxed QuickJS
-//! runtime with memory, stack and time limits. Exports come out as JSON. [`host::HandlerHost`] keeps a
+//! runtime with memory, stack and time limits. Exports come out as JSON. [`HandlerHost`] keeps a
 //! module loaded to run its `handlers` at call time.
+//!
+//! ```
+//! use flowmcp_loader::{FileKind, Limits, RuleSettings, load_source};
+//!
+//! let source = "export const main = { namespace: 'demo', tools: {} }";
+//! let file = load_source("demo.mjs".as_ref(), "demo.mjs", source, &Limits::default(), &RuleSettings::default());
+//! assert_eq!(file.kind, FileKind::Schema);
+//! let main = file.exports.as_ref().and_then(|e| e.get("main")).ok_or("no main")?;
+//! assert_eq!(main["namespace"], "demo");
+//!
+//! // Nothing that reaches outside runs: the static scan stops it before evaluation.
+//! let hostile = "import fs from 'fs'\nexport const main = {}";
+//! let file = load_source("x.mjs".as_ref(), "x.mjs", hostile, &Limits::default(), &RuleSettings::default());
+//! assert!(file.exports.is_none());
+//! assert_eq!(file.diagnostics[0].code.as_str(), "SEC001");
+//! # Ok::<(), &str>(())
+//! ```
 
-pub mod eval;
+mod eval;
 mod extract;
-pub mod host;
+mod file;
+mod fsutil;
+mod host;
 pub mod literal;
-pub mod scan;
-pub mod walk;
+mod locate;
+mod scan;
+mod walk;
 
+// Reading a file: size and UTF-8 checks, scan, evaluation, exports.
+pub use file::{FileKind, LoadedFile, load_file, load_source};
+pub use flowmcp_spec::RuleSettings;
+
+// The steps on their own.
 pub use eval::{
-    EvalFailure, Exports, HandlersExport, Limits, PathItem, Unserializable, UnserializableKind,
-    evaluate,
+    EvalFailure, Exports, HandlersExport, Limits, PathItem, Position, Unserializable,
+    UnserializableKind, evaluate, evaluate_with, evaluate_with_blanked,
 };
+pub use locate::{Key, Pos, locate_paths, locate_paths_blanked};
+pub use scan::{ScanHit, ScanKind, blank, is_shared_list, scan, scan_file, scan_file_blanked};
+
+// Running handlers at call time.
 pub use host::{
-    FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
+    FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError,
+    MAX_LOG_MESSAGES, Phase,
 };
-pub mod file;
-pub mod fsutil;
-pub mod locate;
+
+// Files on disk.
+pub use fsutil::write_atomic;
+pub use walk::{MjsWalk, mjs_files, walk_mjs};

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use crate::scan;
 
 /// How many `name` → `const name = …` hops are followed for one value.
-pub const MAX_INDIRECTIONS: usize = 8;
+pub(crate) const MAX_INDIRECTIONS: usize = 8;
 
 /// A 1-based line and column (in characters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

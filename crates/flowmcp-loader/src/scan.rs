@@ -185,7 +185,7 @@ fn under_lists_dir(path: &Path) -> bool {
 
 /// True when already-blanked text contains the declaration `export const list` (whole words, any
 /// whitespace or comments between them, not preceded by `.`).
-pub fn declares_list(blanked: &str) -> bool {
+pub(crate) fn declares_list(blanked: &str) -> bool {
     let b = blanked.as_bytes();
     let mut from = 0;
     while let Some(found) = blanked.get(from..).and_then(|rest| rest.find("export")) {

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use flowmcp_loader::host::{
+use flowmcp_loader::{
     FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
 };
 use serde_json::{Value, json};
@@ -616,7 +616,7 @@ fn console_is_capped_per_call() {
     ));
     let mut b = Mock::default();
     host.call("t", Phase::PreRequest, &arg(), &mut b).unwrap();
-    assert_eq!(b.logs.len(), flowmcp_loader::host::MAX_LOG_MESSAGES + 1);
+    assert_eq!(b.logs.len(), flowmcp_loader::MAX_LOG_MESSAGES + 1);
     assert_eq!(
         b.logs.last().unwrap().1,
         "[4000 more console messages dropped]"

@@ -185,8 +185,8 @@ fn default_export_only_has_no_data() {
 
 mod fast_main {
     use super::*;
-    use flowmcp_loader::eval::evaluate_with_blanked;
-    use flowmcp_loader::scan::blank;
+    use flowmcp_loader::blank;
+    use flowmcp_loader::evaluate_with_blanked;
 
     fn eval_fast(src: &str) -> Result<flowmcp_loader::Exports, EvalFailure> {
         evaluate_with_blanked("fast.mjs", src, Some(&blank(src)), &limits())
@@ -241,7 +241,7 @@ mod fast_main {
 
 mod shared_lists {
     use super::*;
-    use flowmcp_loader::eval::evaluate_with;
+    use flowmcp_loader::evaluate_with;
 
     fn eval_lists(
         src: &str,
@@ -290,8 +290,8 @@ mod shared_lists {
 
 mod fast_main_references {
     use super::*;
-    use flowmcp_loader::eval::evaluate_with_blanked;
-    use flowmcp_loader::scan::blank;
+    use flowmcp_loader::blank;
+    use flowmcp_loader::evaluate_with_blanked;
 
     #[test]
     fn every_way_of_reaching_main_reads_it_back() {
@@ -311,8 +311,8 @@ mod fast_main_references {
 
 mod data_only {
     use super::*;
-    use flowmcp_loader::eval::evaluate_with_blanked;
-    use flowmcp_loader::scan::blank;
+    use flowmcp_loader::blank;
+    use flowmcp_loader::evaluate_with_blanked;
 
     #[test]
     fn a_module_that_is_only_main_gives_the_engine_result() {
@@ -340,7 +340,7 @@ fn first_diagnostic(name: &str, bytes: &[u8]) -> String {
     std::fs::create_dir_all(&dir).expect("dir");
     let path = dir.join(name);
     std::fs::write(&path, bytes).expect("write");
-    let loaded = flowmcp_loader::file::load_file(
+    let loaded = flowmcp_loader::load_file(
         &path,
         name,
         &limits(),

@@ -37,7 +37,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant, SystemTime};
 
-use flowmcp_loader::host::{
+use flowmcp_loader::{
     FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
 };
 use indexmap::IndexMap;
@@ -195,10 +195,23 @@ impl<'t> Runner<'t> {
         })
     }
 
-    /// Calls `name` with text inputs (`--arg k=v`), converted to each parameter's type.
-    pub fn call_strings(&self, name: &str, inputs: &IndexMap<String, String>) -> Envelope {
+    /// Calls `name` with text inputs (`--arg k=v`), converted to each parameter's type. A key
+    /// given twice keeps its last value.
+    pub fn call_strings<K, V>(
+        &self,
+        name: &str,
+        inputs: impl IntoIterator<Item = (K, V)>,
+    ) -> Envelope
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let inputs: IndexMap<String, String> = inputs
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
         self.call_with(name, |entry, _| {
-            validate_strings(&entry.descriptor, inputs)
+            validate_strings(&entry.descriptor, &inputs)
                 .map_err(|e| Fail(ECode::E007, e.to_string()))
         })
     }

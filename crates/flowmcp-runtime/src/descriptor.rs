@@ -26,10 +26,10 @@ use crate::secret::ServerParams;
 pub const WIRE_NAME_MAX: usize = 64;
 
 /// Hex digits of the disambiguating hash suffix.
-pub const WIRE_HASH_LEN: usize = 6;
+pub(crate) const WIRE_HASH_LEN: usize = 6;
 
 /// Resolves a shared-list interpolation `{{list:field}}` to its (already filtered) values.
-pub type ListResolver<'a> = dyn Fn(&str, &str) -> Option<Vec<String>> + 'a;
+pub(crate) type ListResolver<'a> = dyn Fn(&str, &str) -> Option<Vec<String>> + 'a;
 
 /// Options for building descriptors.
 #[derive(Clone, Copy, Default)]
@@ -41,13 +41,17 @@ pub struct DescribeOptions<'a> {
     pub lists: Option<&'a ListResolver<'a>>,
 }
 
-pub use flowmcp_spec::placeholder::ParamRole;
+pub(crate) use flowmcp_spec::placeholder::ParamRole;
 
 /// The role of a parameter in a call: the one classification the validator shares
 /// ([`flowmcp_spec::model::Parameter::role`]), except that a server parameter the schema does not
 /// declare in `requiredServerParams` is literal text: parameters are resolved for a whole catalog by
 /// name, so it would be another schema's key (VAL083 reports it).
-pub fn param_role<'a>(param: &'a Parameter, main: &SchemaMain, profile: Profile) -> ParamRole<'a> {
+pub(crate) fn param_role<'a>(
+    param: &'a Parameter,
+    main: &SchemaMain,
+    profile: Profile,
+) -> ParamRole<'a> {
     let declared = &main.required_server_params;
     match param.role(declared, profile) {
         ParamRole::Server(k) if !declared.iter().any(|d| d == k) => {
@@ -76,7 +80,7 @@ pub(crate) fn server_key<'t>(
 
 /// Every server parameter `tool` needs: `main.requiredServerParams` (handlers may use any of them;
 /// no other name is ever filled in).
-pub fn required_server_params(main: &SchemaMain) -> Vec<String> {
+pub(crate) fn required_server_params(main: &SchemaMain) -> Vec<String> {
     main.required_server_params.clone()
 }
 
@@ -198,7 +202,7 @@ pub enum DescriptorError {
 
 /// Under compat, a tool name made valid for an ID: only ASCII letters, digits and `-`, starting
 /// with a letter; `tool` when nothing is left.
-pub fn sanitize_tool_name(name: &str) -> String {
+pub(crate) fn sanitize_tool_name(name: &str) -> String {
     let kept: String = name
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
@@ -374,7 +378,7 @@ fn len_bound(f: f64, up: bool) -> Value {
 }
 
 /// The JSON Schema of one parameter's type.
-pub fn param_schema(z: &ZType, description: Option<&str>) -> Value {
+pub(crate) fn param_schema(z: &ZType, description: Option<&str>) -> Value {
     let mut s = Map::new();
     let kind = match &z.primitive {
         Primitive::String | Primitive::Enum(_) => "string",
@@ -432,7 +436,7 @@ pub fn param_schema(z: &ZType, description: Option<&str>) -> Value {
 
 /// The input JSON Schema: an object of the user parameters, `required` listing those without
 /// `optional()` / `default()`, no additional properties.
-pub fn input_schema(params: &[UserParam]) -> Value {
+pub(crate) fn input_schema(params: &[UserParam]) -> Value {
     let mut props = Map::new();
     let mut required = Vec::new();
     for p in params {
@@ -465,7 +469,7 @@ fn suffixed(full: &str, hash: &str) -> String {
 
 /// The wire name of a tool ID: `<name>_<namespace>`; over [`WIRE_NAME_MAX`] characters it is cut
 /// and ends in `_` + the 6-hex-digit hash of the ID.
-pub fn wire_name(id: &PrimitiveId) -> String {
+pub(crate) fn wire_name(id: &PrimitiveId) -> String {
     let full = format!("{}_{}", id.name, id.namespace);
     if full.chars().count() <= WIRE_NAME_MAX {
         full
@@ -487,7 +491,7 @@ pub fn assign_wire_names(descriptors: &mut [ToolDescriptor]) {
 }
 
 /// [`assign_wire_names`] on bare IDs; the result is parallel to `ids`.
-pub fn assign_wire_names_for(ids: &[PrimitiveId]) -> Vec<String> {
+pub(crate) fn assign_wire_names_for(ids: &[PrimitiveId]) -> Vec<String> {
     let mut names: Vec<String> = ids.iter().map(wire_name).collect();
     let mut count: HashMap<&str, usize> = HashMap::new();
     for n in &names {

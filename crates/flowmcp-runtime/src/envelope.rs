@@ -142,7 +142,7 @@ impl Envelope {
 }
 
 /// `<code> <tool>: <message>`, e.g. `E001 getTokenPrice: API returned 404`.
-pub fn format_message(code: ECode, tool: &str, message: &str) -> String {
+pub(crate) fn format_message(code: ECode, tool: &str, message: &str) -> String {
     format!("{code} {tool}: {message}")
 }
 

@@ -13,7 +13,7 @@
 use serde_json::{Map, Number, Value};
 
 /// The deepest nesting read.
-pub const MAX_DEPTH: usize = 1000;
+pub(crate) const MAX_DEPTH: usize = 1000;
 
 /// Why a body is not JSON.
 #[derive(Clone, Debug, PartialEq, Eq)]

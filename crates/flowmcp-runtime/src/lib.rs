@@ -1,17 +1,78 @@
 //! # flowmcp-runtime
 //!
-//! Executing FlowMCP tools (work in progress for the runtime issue): tool descriptors, input
-//! validation, request building with server parameters that never leak, HTTP through a `Transport`,
-//! and the response envelope. Synchronous; no async runtime.
+//! Calling the tools of validated FlowMCP schemas: tool descriptors (MCP input schemas, wire
+//! names), input checks and coercion, the request the specification describes, handlers in the
+//! loader's sandbox, server parameters (secrets) that never leak, HTTP through a [`Transport`],
+//! the preload cache and the result [`Envelope`]. Synchronous; no async runtime.
+//!
+//! Schemas come in as [`SchemaSource`]s that the caller has validated (usually
+//! `flowmcp-catalog`, which also reads files and finds shared lists).
+//!
+//! ```
+//! use flowmcp_runtime::{Runner, RunnerOptions, SchemaSource, Toolset, ToolsetOptions};
+//! use flowmcp_runtime::{TransportConfig, UreqTransport};
+//! use flowmcp_spec::SchemaMain;
+//!
+//! let main = SchemaMain::from_value(serde_json::json!({
+//!     "namespace": "demo", "name": "Demo", "description": "A demo", "version": "4.2.0",
+//!     "root": "https://api.example.com",
+//!     "tools": { "ping": { "method": "GET", "path": "/ping", "description": "Ping",
+//!                          "parameters": [] } }
+//! }))?;
+//! let source = SchemaSource {
+//!     path: "demo.mjs".into(), display: "demo.mjs".into(), main,
+//!     handlers_source: None, lists: None, lists_note: None,
+//! };
+//! let toolset = Toolset::from_sources(vec![source], Vec::new(), &ToolsetOptions::default());
+//! let tool = toolset.tools.first().ok_or("no tool")?;
+//! assert_eq!(tool.descriptor.id.to_string(), "demo/tool/ping");
+//!
+//! // Nothing listens on this port: the call ends with a coded error, not a panic.
+//! let mut options = RunnerOptions::default();
+//! options.upstreams.insert("demo".into(), "http://127.0.0.1:9".into());
+//! let transport = UreqTransport::new(TransportConfig { allow_http_loopback: true, ..TransportConfig::default() });
+//! let runner = Runner::new(&toolset, &transport, options);
+//! let envelope = runner.call_json(&tool.descriptor.wire_name, &Default::default());
+//! assert!(!envelope.status);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod cache;
-pub mod call;
-pub mod descriptor;
-pub mod envelope;
-pub mod input;
+mod call;
+mod descriptor;
+mod envelope;
+mod input;
 mod json;
-pub mod output;
-pub mod request;
-pub mod secret;
-pub mod toolset;
+mod output;
+mod request;
+mod secret;
+mod toolset;
 pub mod transport;
+
+// A toolset from validated schemas, and what it knows about each tool.
+pub use descriptor::{
+    DescribeOptions, DescriptorError, ToolDescriptor, UserParam, WIRE_NAME_MAX, assign_wire_names,
+    describe_schema, describe_tool,
+};
+pub use toolset::{LoadProblem, LoadedSchema, SchemaSource, ToolEntry, Toolset, ToolsetOptions};
+
+// Calling a tool.
+pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
+pub use envelope::{ECode, Envelope};
+pub use input::{InputError, Inputs, validate_json, validate_strings};
+pub use request::{
+    FinalRequest, PreparedRequest, RequestError, SecretSlots, build_request, finalize,
+};
+
+// HTTP (the details — limits, body decoding, redaction — are in [`transport`]).
+pub use transport::{
+    HeaderValue, HttpRequest, HttpResponse, Method, Transport, TransportConfig, TransportError,
+    UreqTransport, base64_encode, check_upstream,
+};
+
+// Server parameters, and the preload cache (its details are in [`cache`]).
+pub use cache::{Cache, ClearReport};
+pub use secret::{
+    MAX_ENV_FILE_BYTES, ParamSource, Secret, ServerParams, parse_env_file, read_capped_text,
+    read_env_file,
+};

@@ -53,17 +53,17 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// Percent-encodes `text` as one path segment.
-pub fn encode_segment(text: &str) -> String {
+pub(crate) fn encode_segment(text: &str) -> String {
     utf8_percent_encode(text, SEGMENT).to_string()
 }
 
 /// Form-encodes `text` as a query key or value (`application/x-www-form-urlencoded`).
-pub fn form_encode(text: &str) -> String {
+pub(crate) fn form_encode(text: &str) -> String {
     url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 
 /// `{{SERVER_PARAM:KEY}}`: how a server parameter's place is shown to people.
-pub fn server_placeholder(key: &str) -> String {
+pub(crate) fn server_placeholder(key: &str) -> String {
     format!("{{{{SERVER_PARAM:{key}}}}}")
 }
 
@@ -440,7 +440,7 @@ impl RequestError {
 
 /// A value as query text: strings as-is, numbers and booleans printed, arrays comma-joined,
 /// objects as JSON, `null` empty.
-pub fn query_text(value: &Value) -> String {
+pub(crate) fn query_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),

@@ -10,10 +10,12 @@ use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
 
+use std::collections::BTreeMap;
+
 use indexmap::IndexMap;
 
 /// The text every secret prints as.
-pub const REDACTED: &str = "[redacted]";
+pub(crate) const REDACTED: &str = "[redacted]";
 
 /// A server-parameter value. Never printed; read it with [`Secret::expose`].
 #[derive(Clone, PartialEq, Eq)]
@@ -102,8 +104,8 @@ impl ServerParams {
     pub fn resolve<'n, F>(
         names: impl IntoIterator<Item = &'n str>,
         env: F,
-        env_file: &IndexMap<String, String>,
-        config: &IndexMap<String, String>,
+        env_file: &BTreeMap<String, String>,
+        config: &BTreeMap<String, String>,
     ) -> Self
     where
         F: Fn(&str) -> Option<String>,
@@ -139,8 +141,8 @@ impl ServerParams {
     /// [`ServerParams::resolve`] with the real process environment.
     pub fn from_process<'n>(
         names: impl IntoIterator<Item = &'n str>,
-        env_file: &IndexMap<String, String>,
-        config: &IndexMap<String, String>,
+        env_file: &BTreeMap<String, String>,
+        config: &BTreeMap<String, String>,
     ) -> Self {
         Self::resolve(names, |k| std::env::var(k).ok(), env_file, config)
     }
@@ -275,8 +277,8 @@ fn lower_hex(p: &str) -> String {
 /// Parses `.env` text like the reference: one `KEY=VALUE` per line, split at the first `=`, key
 /// and value trimmed, no unquoting; blank lines, lines starting with `#` and lines without `=`
 /// or with an empty key are skipped. A later line overrides an earlier one.
-pub fn parse_env_file(text: &str) -> IndexMap<String, String> {
-    let mut out = IndexMap::new();
+pub fn parse_env_file(text: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -317,7 +319,7 @@ pub fn read_capped_text(path: &Path, limit: u64) -> std::io::Result<String> {
 
 /// Reads and parses an env file (see [`parse_env_file`]), at most [`MAX_ENV_FILE_BYTES`]. The
 /// error names neither the path nor the content.
-pub fn read_env_file(path: &Path) -> std::io::Result<IndexMap<String, String>> {
+pub fn read_env_file(path: &Path) -> std::io::Result<BTreeMap<String, String>> {
     read_capped_text(path, MAX_ENV_FILE_BYTES).map(|t| parse_env_file(&t))
 }
 
@@ -325,7 +327,7 @@ pub fn read_env_file(path: &Path) -> std::io::Result<IndexMap<String, String>> {
 mod tests {
     use super::*;
 
-    fn map(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -20,7 +20,6 @@ use std::path::PathBuf;
 use flowmcp_spec::Profile;
 use flowmcp_spec::lists::ResolvedLists;
 use flowmcp_spec::model::SchemaMain;
-use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -33,11 +32,11 @@ pub struct ToolsetOptions {
     /// The profile the schemas were read under; calls run under it too.
     pub profile: Profile,
     /// Values from `--env-file` / `.env`.
-    pub env_file: IndexMap<String, String>,
+    pub env_file: BTreeMap<String, String>,
     /// Values from the configuration (`serverParams`).
-    pub config_params: IndexMap<String, String>,
+    pub config_params: BTreeMap<String, String>,
     /// Replaces the process environment (tests); `None` reads the real environment.
-    pub env_override: Option<IndexMap<String, String>>,
+    pub env_override: Option<BTreeMap<String, String>>,
 }
 
 /// One schema, ready to become tools: the caller has read and validated it.
@@ -205,7 +204,8 @@ impl Toolset {
         self.tools.iter().filter(|t| t.descriptor.is_exposed())
     }
 
-    /// Tools ranked by how well they match `query` (see [`score`]); ties in wire-name order.
+    /// Tools ranked by how well they match `query` (per word: the tool name, aliases, search
+    /// hint, tags, namespace and description, in that order of weight); ties in wire-name order.
     /// Tools that match no term are left out.
     pub fn search(&self, query: &str) -> Vec<(u32, &ToolEntry)> {
         let terms: Vec<String> = query
@@ -249,7 +249,7 @@ impl Toolset {
 /// (12) or containing it (6), an alias equal (10) or containing it (5), the search hint (4),
 /// a schema tag (3), the namespace (2), the description (1). Terms add up; a tool matching no term
 /// scores 0.
-pub fn score(terms: &[String], t: &ToolEntry, main: &SchemaMain) -> u32 {
+pub(crate) fn score(terms: &[String], t: &ToolEntry, main: &SchemaMain) -> u32 {
     let d = &t.descriptor;
     let name = d.tool.to_lowercase();
     let desc = d.description.to_lowercase();

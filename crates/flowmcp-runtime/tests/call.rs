@@ -12,13 +12,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use calls::{load, opts, runner, transport};
-use flowmcp_runtime::cache::Cache;
-use flowmcp_runtime::call::{CacheMode, RunnerOptions};
-use flowmcp_runtime::envelope::Envelope;
-use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
+use flowmcp_runtime::Cache;
+use flowmcp_runtime::Envelope;
+use flowmcp_runtime::{CacheMode, RunnerOptions};
+use flowmcp_runtime::{TransportConfig, UreqTransport};
 use flowmcp_spec::Profile;
-use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
 use support::{Scratch, Seen, TestServer, reply};
 
 const CANARY: &str = "CANARY-7d1e-secret";
@@ -27,8 +27,8 @@ fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
 }
 
-fn env_with_canary() -> IndexMap<String, String> {
-    let mut env = IndexMap::new();
+fn env_with_canary() -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
     for k in ["SKYCAST_API_KEY", "OPENSHELF_API_KEY", "API_KEY"] {
         env.insert(k.to_string(), CANARY.to_string());
     }
@@ -89,12 +89,7 @@ fn example_catalog_tools_run_against_a_local_upstream() {
     let (r, logs) = runner(&set, &t, opts(&ups));
 
     // Insert (percent-encoded), query with default, optional omitted, headers merged, secret header.
-    let e = r.call_strings(
-        "getCurrentConditions_skycast-io",
-        &[("city".to_string(), "New York".to_string())]
-            .into_iter()
-            .collect(),
-    );
+    let e = r.call_strings("getCurrentConditions_skycast-io", [("city", "New York")]);
     assert!(e.status, "{e:?}");
     assert_eq!(e.data["city"], json!("New York"));
     assert!(e.warnings.is_empty(), "{:?}", e.warnings);
@@ -378,7 +373,7 @@ fn factory_failures_and_missing_libraries_are_e005() {
             tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [] } } }
         export const handlers = ( { libraries } ) => ( { t: { postRequest: ( { response } ) => ( { response: libraries.ethers.version } ) } } )"#,
     );
-    let set = load(&dir.0, Profile::Compat, IndexMap::new());
+    let set = load(&dir.0, Profile::Compat, BTreeMap::new());
     let t = transport();
     let (r, _) = runner(&set, &t, opts(&[]));
     let e = r.call_json("t_fac", &Map::new());
@@ -480,7 +475,7 @@ fn each_e_code() {
     let _ = slow.finish();
 
     // E006: the variable is missing; the tool is hidden and the call names it.
-    let set = load(&dir.0, Profile::Spec, IndexMap::new());
+    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
     let entry = set.find("everything_loc").expect("tool listed");
     assert!(!entry.descriptor.is_exposed());
     let (r, _) = runner(&set, &t, opts(&[]));
@@ -494,7 +489,7 @@ fn each_e_code() {
 #[test]
 fn preload_cache_stores_raw_responses_and_honours_the_modes() {
     let cache_dir = Scratch::new("cache");
-    let set = load(&examples(), Profile::Spec, IndexMap::new());
+    let set = load(&examples(), Profile::Spec, BTreeMap::new());
     let server = TestServer::start(3, |_: &Seen| {
         json_reply(json!([{"code": "DE", "name": "Germany"}]))
     });
@@ -602,7 +597,7 @@ fn url_encoded_secrets_are_redacted_too() {
     const B64: &str = "CANARY+k/q=";
     const TOOL: &str = r#"{ method: 'GET', path: '/t', description: 'd', parameters: [
                 { position: { key: 'key', value: '{{SERVER_PARAM:API_KEY}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ] }"#;
-    let mut env = IndexMap::new();
+    let mut env = BTreeMap::new();
     env.insert("API_KEY".to_string(), B64.to_string());
     let dir = Scratch::new("b64");
     let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"echo": seen.url})));
@@ -698,7 +693,7 @@ fn array_bodies_from_pre_request_and_unknown_inputs_under_compat() {
             } }
         } )"#,
     );
-    let set = load(&dir.0, Profile::Compat, IndexMap::new());
+    let set = load(&dir.0, Profile::Compat, BTreeMap::new());
     let server = TestServer::start(1, |seen: &Seen| {
         json_reply(json!({"got": String::from_utf8_lossy(&seen.body)}))
     });
@@ -714,7 +709,7 @@ fn array_bodies_from_pre_request_and_unknown_inputs_under_compat() {
     let body: Value = serde_json::from_slice(&server.finish()[0].body).expect("JSON body");
     assert_eq!(body, json!([{"idType": "ID_ISIN", "idValue": "A1"}]));
     // Under spec the unknown key is an input error.
-    let set = load(&dir.0, Profile::Spec, IndexMap::new());
+    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
     let (r, _) = runner(&set, &t, opts(&[("arr", "http://127.0.0.1:9")]));
     let e = r.call_json("map_arr", &obj(json!({"ids": ["A1"], "extra": 1})));
     assert!(message(&e).starts_with("E007 map: "), "{e:?}");
@@ -733,7 +728,7 @@ fn handler_keys_for_unknown_tools_are_logged_as_val005() {
             ghost: { postRequest: ( { response } ) => ( { response } ) }
         } )"#,
     );
-    let set = load(&dir.0, Profile::Spec, IndexMap::new());
+    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
     let server = TestServer::start(1, |_: &Seen| json_reply(json!({"a": 1})));
     let t = transport();
     let (r, logs) = runner(&set, &t, opts(&[("vv", server.base.as_str())]));
@@ -762,7 +757,7 @@ fn compat_accepts_a_bare_placeholder_name_as_input_key() {
             tools: { feed: { method: 'GET', path: '/feed/{{city}}', description: 'd', parameters: [
                 { position: { key: 'city', value: '{{CITY}}', location: 'insert' }, z: { primitive: 'string()', options: [] } } ] } } }"#,
     );
-    let set = load(&dir.0, Profile::Compat, IndexMap::new());
+    let set = load(&dir.0, Profile::Compat, BTreeMap::new());
     let server = TestServer::start(2, |seen: &Seen| json_reply(json!({"path": seen.url})));
     let t = transport();
     let (r, _) = runner(&set, &t, opts(&[("bare", server.base.as_str())]));
@@ -788,7 +783,7 @@ fn a_compat_toolset_is_called_under_compat_whatever_the_runner_options() {
             tools: { now: { method: 'GET', path: '/now', description: 'd', parameters: [
                 { position: { key: 'q', value: '{{CITY}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ] } } }"#,
     );
-    let set = load(&dir.0, Profile::Compat, IndexMap::new());
+    let set = load(&dir.0, Profile::Compat, BTreeMap::new());
     assert!(
         set.find("now_wx")
             .is_some_and(|t| t.descriptor.param("q").is_some())
@@ -816,7 +811,7 @@ fn colon_inserts_end_at_a_hyphen() {
             tools: { detail: { method: 'GET', path: '/forecast/:city-detail', description: 'd', parameters: [
                 { position: { key: 'city', value: '{{USER_PARAM}}', location: 'insert' }, z: { primitive: 'string()', options: [] } } ] } } }"#,
     );
-    let set = load(&dir.0, Profile::Compat, IndexMap::new());
+    let set = load(&dir.0, Profile::Compat, BTreeMap::new());
     let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"path": seen.url})));
     let t = transport();
     let (r, _) = runner(&set, &t, opts(&[("fc", server.base.as_str())]));

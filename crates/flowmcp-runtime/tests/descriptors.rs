@@ -4,13 +4,13 @@
 
 use std::path::PathBuf;
 
-use flowmcp_loader::eval::Limits;
-use flowmcp_runtime::descriptor::{
+use flowmcp_loader::Limits;
+use flowmcp_runtime::ServerParams;
+use flowmcp_runtime::validate_json;
+use flowmcp_runtime::{
     DescribeOptions, ToolDescriptor, WIRE_NAME_MAX, assign_wire_names, describe_schema,
 };
-use flowmcp_runtime::input::validate_json;
-use flowmcp_runtime::request::{build_request, finalize};
-use flowmcp_runtime::secret::ServerParams;
+use flowmcp_runtime::{build_request, finalize};
 use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{Profile, RuleSettings};
 use serde_json::{Value, json};
@@ -22,7 +22,7 @@ fn load(provider: &str, file: &str) -> SchemaMain {
         .join("../../examples/catalog/providers")
         .join(provider)
         .join(file);
-    let loaded = flowmcp_loader::file::load_file(
+    let loaded = flowmcp_loader::load_file(
         &path,
         file,
         &Limits::default(),

@@ -25,12 +25,12 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use flowmcp_runtime::call::{Runner, RunnerOptions};
-use flowmcp_runtime::toolset::{Toolset, ToolsetOptions};
-use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
+use flowmcp_runtime::{Runner, RunnerOptions};
+use flowmcp_runtime::{Toolset, ToolsetOptions};
+use flowmcp_runtime::{TransportConfig, UreqTransport};
 use flowmcp_spec::Profile;
-use indexmap::IndexMap;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use support::{Seen, TestServer, reply};
 
 #[derive(Debug, Default)]
@@ -40,7 +40,7 @@ struct Directives {
     upstream: Option<Upstream>,
     upstream_url: Option<String>,
     profile: Profile,
-    env: IndexMap<String, String>,
+    env: BTreeMap<String, String>,
     timeout_ms: Option<u64>,
     max_body: Option<u64>,
     expect: Option<(String, String)>,

@@ -4,12 +4,12 @@
 
 use std::path::PathBuf;
 
-use flowmcp_loader::eval::Limits;
-use flowmcp_runtime::descriptor::{DescribeOptions, describe_tool};
-use flowmcp_runtime::envelope::ECode;
-use flowmcp_runtime::input::{validate_json, validate_strings};
-use flowmcp_runtime::request::{FinalRequest, build_request, finalize};
-use flowmcp_runtime::secret::ServerParams;
+use flowmcp_loader::Limits;
+use flowmcp_runtime::ECode;
+use flowmcp_runtime::ServerParams;
+use flowmcp_runtime::{DescribeOptions, describe_tool};
+use flowmcp_runtime::{FinalRequest, build_request, finalize};
+use flowmcp_runtime::{validate_json, validate_strings};
 use flowmcp_spec::model::{Method, SchemaMain};
 use flowmcp_spec::{Profile, RuleSettings};
 use indexmap::IndexMap;
@@ -20,7 +20,7 @@ fn load(provider: &str, file: &str) -> SchemaMain {
         .join("../../examples/catalog/providers")
         .join(provider)
         .join(file);
-    let loaded = flowmcp_loader::file::load_file(
+    let loaded = flowmcp_loader::load_file(
         &path,
         file,
         &Limits::default(),

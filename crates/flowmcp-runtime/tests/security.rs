@@ -13,28 +13,28 @@ use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use calls::{Logs, opts, runner, transport};
-use flowmcp_runtime::envelope::Envelope;
-use flowmcp_runtime::secret::{MAX_ENV_FILE_BYTES, read_env_file};
-use flowmcp_runtime::toolset::Toolset;
+use flowmcp_runtime::Envelope;
+use flowmcp_runtime::Toolset;
+use flowmcp_runtime::{MAX_ENV_FILE_BYTES, read_env_file};
 use flowmcp_spec::Profile;
-use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
 use support::{Scratch, Seen, TestServer, header, reply};
 
 const CANARY: &str = "CANARY-sec-4e1f";
 
-fn env(pairs: &[(&str, &str)]) -> IndexMap<String, String> {
+fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
 }
 
-fn key_env() -> IndexMap<String, String> {
+fn key_env() -> BTreeMap<String, String> {
     env(&[("API_KEY", CANARY)])
 }
 
-fn load(dir: &Scratch, profile: Profile, env: IndexMap<String, String>) -> Toolset {
+fn load(dir: &Scratch, profile: Profile, env: BTreeMap<String, String>) -> Toolset {
     calls::load(&dir.0, profile, env)
 }
 

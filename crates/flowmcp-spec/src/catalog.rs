@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 pub const REGISTRY_FILE: &str = "registry.json";
 
 /// The prefix of a `contentHash` value.
-pub const CONTENT_HASH_PREFIX: &str = "sha256:";
+pub(crate) const CONTENT_HASH_PREFIX: &str = "sha256:";
 
 /// The directory that holds the shared lists (chapter 15, "Shared List Ownership Rule").
 pub const LISTS_DIR: &str = "_lists";

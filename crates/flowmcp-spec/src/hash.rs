@@ -26,7 +26,7 @@ pub fn canonical_json(value: &Value) -> String {
 }
 
 /// Appends the RFC 8785 canonical serialisation of `value` to `out`.
-pub fn write_canonical(value: &Value, out: &mut String) {
+pub(crate) fn write_canonical(value: &Value, out: &mut String) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),

@@ -5,7 +5,7 @@
 use serde_json::{Number, Value};
 
 /// 2^53: integral doubles below this magnitude are stored as JSON integers.
-pub const EXACT_INT_LIMIT: f64 = 9_007_199_254_740_992.0;
+pub(crate) const EXACT_INT_LIMIT: f64 = 9_007_199_254_740_992.0;
 
 /// JavaScript's `Number.prototype.toString()` (radix 10): the shortest digits that round-trip,
 /// placed as ECMAScript's Number::toString places them (`1e+21`, `1.5e-7`, `0.000001`, `-0` → `"0"`,

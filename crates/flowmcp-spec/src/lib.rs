@@ -1,21 +1,33 @@
 //! # flowmcp-spec
 //!
-//! The shared vocabulary of flowmcp-rs: the rule registry (every code of the FlowMCP v4.2.0 specification
-//! plus the project extensions of `RULINGS.md`), diagnostics and reports, profiles and per-rule overrides,
-//! the typed model of a schema `main`, the `z` parameter grammar, and canonical JSON hashing.
+//! The shared vocabulary of flowmcp-rs: the rule registry (every code of the FlowMCP v4.2.0
+//! specification plus this project's own), diagnostics and reports, profiles and per-rule
+//! overrides, the typed model of a schema's `main`, Primitive-IDs, the `{{…}}` placeholder and `z`
+//! parameter grammars, the shared-list model, and canonical JSON hashing.
 //!
-//! Architecture invariant: this crate does no I/O and knows nothing about JavaScript.
+//! This crate does no I/O and runs no JavaScript: everything here is a pure function of its input.
+//!
+//! ```
+//! use flowmcp_spec::zod::ZType;
+//! use flowmcp_spec::{Code, Level, PrimitiveId};
+//!
+//! // Every rule code, with its level under each profile.
+//! let rule = Code::parse("val014").ok_or("unknown code")?;
+//! assert_eq!(rule.as_str(), "VAL014");
+//! assert_eq!(rule.info().spec, Level::Error);
+//!
+//! // IDs and parameter types.
+//! let id: PrimitiveId = "coingecko/tool/simplePrice".parse()?;
+//! assert_eq!(id.namespace, "coingecko");
+//! let z = ZType::parse("number()", &["min(1)"], false)?;
+//! assert!(z.validate(&serde_json::json!(0)).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-pub mod diagnostic;
-pub mod profile;
-pub mod registry;
+mod diagnostic;
+mod profile;
+mod registry;
 
-pub use diagnostic::{
-    Collector, Counts, Diagnostic, FileReport, JsonPath, Report, Seg, Severity, Verdict,
-    display_path, escape_controls, json_type,
-};
-pub use profile::{Level, Overrides, Profile, RuleSettings};
-pub use registry::{Code, Family, Origin, RULES, RuleInfo, Status, Variant};
 pub mod catalog;
 pub mod hash;
 pub mod id;
@@ -24,3 +36,17 @@ pub mod lists;
 pub mod model;
 pub mod placeholder;
 pub mod zod;
+
+// Rules and their findings.
+pub use diagnostic::{
+    Collector, Counts, Diagnostic, FileReport, JsonPath, Report, Seg, Severity, Verdict,
+    display_path, escape_controls, json_type,
+};
+pub use profile::{Level, Overrides, Profile, RuleSettings};
+pub use registry::{Code, Family, Origin, RULES, RuleInfo, Status, Variant};
+
+// The types most signatures use.
+pub use id::{IdType, PrimitiveId, SchemaFileId};
+pub use lists::{ListRegistry, ListScope, SharedList};
+pub use model::{Location, SchemaMain};
+pub use zod::ZType;

@@ -270,7 +270,7 @@ pub fn is_scalar(v: &Value) -> bool {
 /// The text an interpolation gives for a value, as JavaScript's `String(value)`: strings as they
 /// are, numbers as ECMAScript prints them, booleans as `true`/`false`. `None` for `null` (skipped)
 /// and for objects and arrays (not list values).
-pub fn value_text(value: &Value) -> Option<String> {
+pub(crate) fn value_text(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Number(_) => Some(hash::canonical_json(value)),

@@ -10,7 +10,7 @@ use flowmcp_spec::{Collector, FileReport};
 use crate::Options;
 
 /// The report kind of an ID (its verdict reads `ID is valid` / `ID is invalid`).
-pub const KIND: &str = "id";
+pub(crate) const KIND: &str = "id";
 
 /// Validates one ID given as text, as `flowmcp validate --id` does: 3 segments are read as a
 /// Primitive-ID, 2 as a Schema-File-ID. The report's `file` is the ID text itself, its kind `"id"`;
@@ -20,7 +20,7 @@ pub fn validate_id(text: &str, opts: &Options) -> FileReport {
 }
 
 /// Validates one ID read in a context that accepts `expect`.
-pub fn validate_id_as(text: &str, expect: Expect, opts: &Options) -> FileReport {
+pub(crate) fn validate_id_as(text: &str, expect: Expect, opts: &Options) -> FileReport {
     let mut c = Collector::new(&opts.settings, None);
     for e in id::diagnose(text, expect) {
         c.emit(e.code(), None, e.to_string());

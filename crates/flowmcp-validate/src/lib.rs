@@ -4,34 +4,45 @@
 //! [`FileReport`] whose diagnostics say what is wrong, each with a code from the registry in
 //! `flowmcp-spec` and the severity of the active profile.
 //!
-//! ```no_run
-//! use flowmcp_validate::{Options, Profile, lists, render, validate_file};
-//! let file = std::path::Path::new("providers/x/schema.mjs");
-//! let opts = Options::new(Profile::Compat);
-//! let scope = lists::scope_near(file, "providers/x/schema.mjs", &opts.settings, &opts.limits);
-//! let report = validate_file(file, "providers/x/schema.mjs", &scope, &opts);
+//! ```
+//! use flowmcp_validate::{ListScope, Options, Profile, Severity, render, validate_str};
+//!
+//! let source = r#"export const main = { namespace: 'demo', name: 'Demo', description: 'x',
+//!     version: '1.2.0', root: 'https://api.example.com', tools: {} }"#;
+//! let report = validate_str(source, "demo.mjs", &ListScope::NotSearched, &Options::new(Profile::Spec));
+//! let errors: Vec<_> = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+//! assert!(errors.iter().any(|d| d.code.as_str() == "VAL014")); // version must be 4.x.y
 //! print!("{}", render::human(&[report], render::HumanStyle::default()));
 //! ```
 //!
-//! Shared lists are always the caller's to give ([`lists::ListScope`]): nothing here walks the
-//! disk behind the caller's back or caches across calls. [`lists::scope_near`] finds and loads the
-//! `_lists/` directory a file sees; `flowmcp-catalog`'s `ListDiscovery` does the same with a cache,
-//! for many files.
+//! Shared lists are always the caller's to give ([`ListScope`]): nothing here walks the disk
+//! behind the caller's back or caches across calls. [`lists::scope_near`] finds and loads the
+//! `_lists/` directory a file on disk sees; `flowmcp-catalog`'s `ListDiscovery` does the same with
+//! a cache, for many files.
 
-pub mod catalog;
-pub mod ids;
+mod catalog;
+mod ids;
 pub mod lists;
 pub mod render;
-pub mod rules;
+mod rules;
 
 use std::path::Path;
 
+use flowmcp_loader::{FileKind, LoadedFile, load_file, load_source};
+use flowmcp_loader::{Key, locate_paths, locate_paths_blanked};
+use flowmcp_spec::Collector;
+
+// Validating one file (the entry points are below).
 pub use flowmcp_loader::Limits;
-use flowmcp_loader::file::{FileKind, LoadedFile, load_file, load_source};
-use flowmcp_loader::locate::{Key, locate_paths, locate_paths_blanked};
 pub use flowmcp_spec::lists::ListScope;
-use flowmcp_spec::{Code, Collector, Diagnostic};
-pub use flowmcp_spec::{FileReport, Profile, Report, RuleSettings, Severity};
+pub use flowmcp_spec::{Code, Diagnostic, FileReport, Profile, Report, RuleSettings, Severity};
+
+// Validating a catalog as a whole, and IDs.
+pub use catalog::{
+    CatalogFile, CatalogValidation, is_catalog, validate_catalog, validate_catalog_files,
+    validate_catalog_fixture,
+};
+pub use ids::validate_id;
 
 /// The libraries every runtime accepts in `requiredLibraries` (chapter 05, "Default Allowlist").
 pub const DEFAULT_ALLOWLIST: &[&str] = &[
@@ -202,7 +213,7 @@ fn rerun_factory_with_lists(loaded: &mut LoadedFile, opts: &Options, lists: &lis
         return;
     }
     let shared = registry.resolve(&refs).to_json();
-    if let Ok(again) = flowmcp_loader::eval::evaluate_with(
+    if let Ok(again) = flowmcp_loader::evaluate_with(
         &loaded.display,
         source,
         loaded.blanked.as_deref(),

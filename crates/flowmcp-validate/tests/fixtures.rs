@@ -11,8 +11,8 @@
 //! use, not fixtures.
 //!
 //! A fixture may also be a directory (a small catalog, validated with
-//! `flowmcp_validate::catalog::validate_catalog_fixture`; its directives live in `fixture.txt` inside
-//! it) or a `.id` file (its text is one ID, validated with `flowmcp_validate::ids::validate_id`;
+//! `flowmcp_validate::validate_catalog_fixture`; its directives live in `fixture.txt` inside
+//! it) or a `.id` file (its text is one ID, validated with `flowmcp_validate::validate_id`;
 //! directives as in `.mjs` files, on lines starting with `//`).
 //!
 //! A `fail*` fixture must produce exactly its expected diagnostics of the directory's code; a `pass*`
@@ -120,7 +120,7 @@ fn run(f: &Fixture) -> flowmcp_spec::FileReport {
         opts.limits.max_file_bytes = n;
     }
     if f.path.is_dir() {
-        let diags = flowmcp_validate::catalog::validate_catalog_fixture(&f.path, &opts);
+        let diags = flowmcp_validate::validate_catalog_fixture(&f.path, &opts);
         return flowmcp_spec::FileReport::new(display_name(f), "catalog", diags);
     }
     if f.path.extension().is_some_and(|e| e == "id") {
@@ -130,7 +130,7 @@ fn run(f: &Fixture) -> flowmcp_spec::FileReport {
             .filter(|l| !l.starts_with("//"))
             .collect::<Vec<_>>()
             .join("\n");
-        return flowmcp_validate::ids::validate_id(id.trim_end_matches('\n'), &opts);
+        return flowmcp_validate::validate_id(id.trim_end_matches('\n'), &opts);
     }
     validate_path(&f.path, &display_name(f), &opts)
 }

@@ -83,7 +83,7 @@ fn community_schemas_resolve_their_shared_lists() {
         if report.kind != "schema" {
             continue;
         }
-        let Some(main) = flowmcp_loader::file::load_file(
+        let Some(main) = flowmcp_loader::load_file(
             path,
             &display,
             &Limits::default(),

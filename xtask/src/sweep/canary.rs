@@ -8,8 +8,7 @@
 //! URL-safe alphabets, at each of the three byte alignments inside a longer encoded text) and, as a
 //! catch-all for partial encodings, in the text after percent-decoding it.
 
-use flowmcp_runtime::transport::base64_encode;
-use indexmap::IndexMap;
+use flowmcp_runtime::base64_encode;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
 /// Everything except the RFC 3986 unreserved characters is encoded.
@@ -21,7 +20,7 @@ const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
 
 /// One parameter's canary.
 #[derive(Clone, Debug)]
-pub struct Canary {
+pub(super) struct Canary {
     pub param: String,
     pub value: String,
     /// `(form, text)`: the texts that reveal the value, the raw value first.
@@ -30,7 +29,7 @@ pub struct Canary {
 
 /// Where a canary was found in a text, and in which form.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Hit {
+pub(super) struct Hit {
     /// The index of the canary in [`Canaries::list`].
     pub canary: usize,
     pub form: &'static str,
@@ -38,13 +37,13 @@ pub struct Hit {
 
 /// The canaries of a sweep, one per parameter name.
 #[derive(Clone, Debug, Default)]
-pub struct Canaries {
+pub(super) struct Canaries {
     pub list: Vec<Canary>,
 }
 
 impl Canaries {
     /// One canary for each distinct name, numbered in order from 1.
-    pub fn new<'n>(names: impl IntoIterator<Item = &'n str>) -> Canaries {
+    pub(super) fn new<'n>(names: impl IntoIterator<Item = &'n str>) -> Canaries {
         let mut list: Vec<Canary> = Vec::new();
         for name in names {
             if list.iter().any(|c| c.param == name) {
@@ -62,7 +61,7 @@ impl Canaries {
     }
 
     /// The values as an environment (`name → canary`).
-    pub fn env(&self) -> IndexMap<String, String> {
+    pub(super) fn env(&self) -> std::collections::BTreeMap<String, String> {
         self.list
             .iter()
             .map(|c| (c.param.clone(), c.value.clone()))
@@ -70,7 +69,7 @@ impl Canaries {
     }
 
     /// Every canary that `text` reveals, each once, with the first form it was seen in.
-    pub fn find(&self, text: &str) -> Vec<Hit> {
+    pub(super) fn find(&self, text: &str) -> Vec<Hit> {
         if self.list.is_empty() || text.is_empty() {
             return Vec::new();
         }

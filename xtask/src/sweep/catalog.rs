@@ -8,18 +8,18 @@ use std::path::{Path, PathBuf};
 
 use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_loader::HandlersExport;
-use flowmcp_loader::eval::Limits;
-use flowmcp_loader::file::load_file;
-use flowmcp_runtime::toolset::{LoadProblem, SchemaSource, Toolset, ToolsetOptions};
+use flowmcp_loader::Limits;
+use flowmcp_loader::load_file;
+use flowmcp_runtime::{LoadProblem, SchemaSource, Toolset, ToolsetOptions};
 use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{Profile, RuleSettings};
-use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 /// One schema file, read directly.
 #[derive(Clone, Debug, Default)]
-pub struct FileInfo {
+pub(super) struct FileInfo {
     /// `main.requiredServerParams`.
     pub declared: Vec<String>,
     /// Every name in a `{{SERVER_PARAM:NAME}}` anywhere in `main`.
@@ -32,7 +32,7 @@ pub struct FileInfo {
 
 /// One tool of a [`FileInfo`].
 #[derive(Clone, Debug, Default)]
-pub struct ToolInfo {
+pub(super) struct ToolInfo {
     pub tests: Vec<Map<String, Value>>,
     /// `root`, the schema's and the tool's headers, the path and the parameters' positions, as
     /// JSON text: the places a server parameter may be put without handlers.
@@ -42,7 +42,7 @@ pub struct ToolInfo {
 impl FileInfo {
     /// Whether the tool's static request uses `param` (as `{{SERVER_PARAM:P}}`, or `{{P}}` under
     /// compat).
-    pub fn static_use(&self, tool: &str, param: &str, profile: Profile) -> bool {
+    pub(super) fn static_use(&self, tool: &str, param: &str, profile: Profile) -> bool {
         let Some(t) = self.tools.get(tool) else {
             return false;
         };
@@ -53,8 +53,11 @@ impl FileInfo {
 }
 
 /// Reads every schema file under `dir` (in parallel), keyed by path.
-pub fn read_files(dir: &Path, profile: Profile) -> Result<HashMap<PathBuf, FileInfo>, String> {
-    let files = flowmcp_loader::walk::mjs_files(dir, &|name| name == "_lists")
+pub(super) fn read_files(
+    dir: &Path,
+    profile: Profile,
+) -> Result<HashMap<PathBuf, FileInfo>, String> {
+    let files = flowmcp_loader::mjs_files(dir, &|name| name == "_lists")
         .map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
     let settings = RuleSettings::new(profile);
     let limits = Limits::default();
@@ -156,7 +159,7 @@ fn server_param_names(text: &str) -> Vec<String> {
 }
 
 /// Every server parameter name the files declare or reference, in a stable order.
-pub fn param_names(files: &HashMap<PathBuf, FileInfo>) -> Vec<String> {
+pub(super) fn param_names(files: &HashMap<PathBuf, FileInfo>) -> Vec<String> {
     let mut names: Vec<String> = files
         .values()
         .flat_map(|f| f.declared.iter().chain(&f.referenced).cloned())
@@ -168,10 +171,10 @@ pub fn param_names(files: &HashMap<PathBuf, FileInfo>) -> Vec<String> {
 
 /// Opens `dir` as a catalog (every file validated; only valid schemas are callable) with `env` as
 /// the whole environment, and takes its tools.
-pub fn load_toolset(
+pub(super) fn load_toolset(
     dir: &Path,
     profile: Profile,
-    env: IndexMap<String, String>,
+    env: BTreeMap<String, String>,
 ) -> Result<Toolset, String> {
     let opts = CatalogOptions {
         env_override: Some(env),
@@ -185,12 +188,12 @@ pub fn load_toolset(
 /// Builds a toolset from every schema file under `dir` without validating it (nor resolving
 /// shared lists): hostile schemas must reach the runtime even where validation would stop them, so
 /// that its own defences are tested. Files that do not load are left out.
-pub fn load_unvalidated(
+pub(super) fn load_unvalidated(
     dir: &Path,
     profile: Profile,
-    env: IndexMap<String, String>,
+    env: BTreeMap<String, String>,
 ) -> Result<Toolset, String> {
-    let files = flowmcp_loader::walk::mjs_files(dir, &|name| name == "_lists")
+    let files = flowmcp_loader::mjs_files(dir, &|name| name == "_lists")
         .map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
     let settings = RuleSettings::new(profile);
     let mut sources = Vec::new();
@@ -234,13 +237,13 @@ pub fn load_unvalidated(
 }
 
 /// `path` with every link and `.`/`..` resolved (as a catalog names its files), or as it is.
-pub fn canonical(path: &Path) -> PathBuf {
+pub(super) fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// One tool call of a sweep.
 #[derive(Clone, Debug)]
-pub struct Job {
+pub(super) struct Job {
     /// Unique over the whole sweep; tags the call's requests.
     pub id: u64,
     /// Index in [`Toolset::tools`].
@@ -255,7 +258,7 @@ pub struct Job {
 
 /// The calls for every tool whose ID or file contains `only` (all without it), grouped by schema
 /// in load order. Numbers start at `*next_id`.
-pub fn jobs(
+pub(super) fn jobs(
     set: &Toolset,
     files: &HashMap<PathBuf, FileInfo>,
     only: Option<&str>,

@@ -13,8 +13,9 @@ use std::net::Ipv4Addr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use flowmcp_runtime::transport::{
-    HeaderValue, HttpRequest, HttpResponse, Transport, TransportError, UreqTransport, redact_url,
+use flowmcp_runtime::transport::redact_url;
+use flowmcp_runtime::{
+    HeaderValue, HttpRequest, HttpResponse, Transport, TransportError, UreqTransport,
 };
 use url::{Host, Url};
 
@@ -23,7 +24,7 @@ use super::server::{CALL_HEADER, Found, scan};
 
 /// A request the guard refused.
 #[derive(Clone, Debug)]
-pub struct Refusal {
+pub(super) struct Refusal {
     /// Origin and path (see [`redact_url`]).
     pub url: String,
     /// `scheme://host[:port]`, or `[invalid URL]`.
@@ -33,7 +34,7 @@ pub struct Refusal {
 }
 
 /// A guarded transport owned by one worker thread.
-pub struct GuardTransport {
+pub(super) struct GuardTransport {
     inner: Arc<UreqTransport>,
     ports: Vec<u16>,
     canaries: Arc<Canaries>,
@@ -45,7 +46,7 @@ pub struct GuardTransport {
 
 impl GuardTransport {
     /// A transport that reaches `127.0.0.1` on `ports` only.
-    pub fn new(
+    pub(super) fn new(
         inner: Arc<UreqTransport>,
         ports: Vec<u16>,
         canaries: Arc<Canaries>,
@@ -63,14 +64,14 @@ impl GuardTransport {
     }
 
     /// Starts a new call: its number tags the requests from now on.
-    pub fn begin(&self, call: u64) {
+    pub(super) fn begin(&self, call: u64) {
         self.call.set(call);
         self.refused.borrow_mut().clear();
         self.sent.set(0);
     }
 
     /// The requests refused since [`GuardTransport::begin`] and the number let through.
-    pub fn finish(&self) -> (Vec<Refusal>, usize) {
+    pub(super) fn finish(&self) -> (Vec<Refusal>, usize) {
         (self.refused.borrow_mut().split_off(0), self.sent.get())
     }
 

@@ -24,7 +24,7 @@
 use std::path::{Path, PathBuf};
 
 /// The server parameters the hostile schemas declare.
-pub const PARAMS: [&str; 3] = ["SWEEP_KEY", "SWEEP_BARE", "SWEEP_OTHER"];
+pub(super) const PARAMS: [&str; 3] = ["SWEEP_KEY", "SWEEP_BARE", "SWEEP_OTHER"];
 
 const PRE: &str = r#"
 export const main = {
@@ -208,7 +208,7 @@ export const handlers = ( { sharedLists, libraries } ) => ( {
 "#;
 
 /// A temporary directory holding the hostile schemas, removed on drop.
-pub struct HostileDir(pub PathBuf);
+pub(super) struct HostileDir(pub PathBuf);
 
 impl Drop for HostileDir {
     fn drop(&mut self) {
@@ -217,7 +217,7 @@ impl Drop for HostileDir {
 }
 
 /// Writes the hostile schemas, with `foreign` (the foreign server's base URL) for `FOREIGN`.
-pub fn write(foreign: &str) -> Result<HostileDir, String> {
+pub(super) fn write(foreign: &str) -> Result<HostileDir, String> {
     let dir = std::env::temp_dir().join(format!("flowmcp-sweep-hostile-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let guard = HostileDir(dir);

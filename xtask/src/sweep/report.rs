@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use flowmcp_runtime::toolset::Toolset;
+use flowmcp_runtime::Toolset;
 use flowmcp_spec::Profile;
 use serde_json::{Value, json};
 
@@ -27,7 +27,7 @@ use super::worker::{Done, Ending};
 
 /// One leak (identical ones of a call are counted, not repeated).
 #[derive(Clone, Debug)]
-pub struct Leak {
+pub(super) struct Leak {
     pub call: u64,
     pub tool: String,
     pub file: String,
@@ -42,7 +42,7 @@ pub struct Leak {
 }
 
 /// What the judge needs to know about a phase.
-pub struct Judge<'a> {
+pub(super) struct Judge<'a> {
     pub set: &'a Toolset,
     pub files: &'a HashMap<PathBuf, FileInfo>,
     pub canaries: &'a Canaries,
@@ -51,7 +51,7 @@ pub struct Judge<'a> {
 
 impl Judge<'_> {
     /// Leaks in the call's envelope and log lines (or its panic message).
-    pub fn returned_leaks(&self, done: &Done) -> Vec<Leak> {
+    pub(super) fn returned_leaks(&self, done: &Done) -> Vec<Leak> {
         let (envelope, logs) = match &done.ending {
             Ending::Returned { envelope, logs, .. } => (envelope, logs),
             Ending::Panicked(text) => return self.panic_leaks(done, text),
@@ -101,7 +101,11 @@ impl Judge<'_> {
     }
 
     /// Leaks in the requests the servers recorded for the calls of `calls`.
-    pub fn request_leaks(&self, calls: &HashMap<u64, &Done>, records: &[Record]) -> Vec<Leak> {
+    pub(super) fn request_leaks(
+        &self,
+        calls: &HashMap<u64, &Done>,
+        records: &[Record],
+    ) -> Vec<Leak> {
         let mut out: Vec<Leak> = Vec::new();
         for r in records {
             let Some(done) = r.call.and_then(|c| calls.get(&c)) else {
@@ -121,7 +125,7 @@ impl Judge<'_> {
 
     /// Leaks in the requests the guard refused: a canary bound for another origin than the
     /// schema's `root` (the schema's own API may receive its parameters).
-    pub fn refused_leaks(&self, done: &Done) -> Vec<Leak> {
+    pub(super) fn refused_leaks(&self, done: &Done) -> Vec<Leak> {
         let root = self
             .set
             .tools
@@ -148,7 +152,11 @@ impl Judge<'_> {
     }
 
     /// Requests that carry a canary and name no call of the sweep (every one is a leak).
-    pub fn unattributed(&self, records: &[Record], known: &dyn Fn(u64) -> bool) -> Vec<Leak> {
+    pub(super) fn unattributed(
+        &self,
+        records: &[Record],
+        known: &dyn Fn(u64) -> bool,
+    ) -> Vec<Leak> {
         let mut out = Vec::new();
         for r in records.iter().filter(|r| r.call.is_none_or(|c| !known(c))) {
             for f in &r.found {
@@ -233,7 +241,7 @@ impl Judge<'_> {
     }
 
     /// The tool's ID and file.
-    pub fn names(&self, done: &Done) -> (String, String) {
+    pub(super) fn names(&self, done: &Done) -> (String, String) {
         match self.set.tools.get(done.job.tool) {
             Some(e) => (
                 e.descriptor.id.to_string(),
@@ -256,7 +264,7 @@ fn merge(out: &mut Vec<Leak>, leak: Leak) {
 }
 
 /// `label {inputs}` (just `{}` for the empty call), cut.
-pub fn input_text(done: &Done) -> String {
+pub(super) fn input_text(done: &Done) -> String {
     let inputs = Value::Object(done.job.inputs.clone()).to_string();
     if done.job.label == inputs {
         return inputs;
@@ -265,7 +273,7 @@ pub fn input_text(done: &Done) -> String {
 }
 
 /// The outcome class of a call: `OK`, the E-code of its first message, `FAILED`, `PANIC`, `HANG`.
-pub fn outcome(done: &Done) -> String {
+pub(super) fn outcome(done: &Done) -> String {
     match &done.ending {
         Ending::Returned { status: true, .. } => "OK".into(),
         Ending::Returned { message, .. } => message
@@ -290,7 +298,7 @@ fn message_kind(message: &str) -> String {
 
 /// A panic or a hang, for the report.
 #[derive(Clone, Debug)]
-pub struct Incident {
+pub(super) struct Incident {
     pub tool: String,
     pub file: String,
     pub input: String,
@@ -299,7 +307,7 @@ pub struct Incident {
 
 /// The result of one phase (a catalog, or the hostile schemas under one profile).
 #[derive(Clone, Debug, Default)]
-pub struct PhaseReport {
+pub(super) struct PhaseReport {
     pub name: String,
     pub profile: String,
     pub dir: String,
@@ -326,7 +334,7 @@ pub struct PhaseReport {
 
 impl PhaseReport {
     /// Adds one call's outcome (not its leaks).
-    pub fn add(&mut self, judge: &Judge<'_>, done: &Done, keep_details: bool) {
+    pub(super) fn add(&mut self, judge: &Judge<'_>, done: &Done, keep_details: bool) {
         let class = outcome(done);
         *self.outcomes.entry(class.clone()).or_default() += 1;
         self.calls += 1;
@@ -370,12 +378,12 @@ impl PhaseReport {
     }
 
     /// True when the phase found a panic, a hang or a leak.
-    pub fn failed(&self) -> bool {
+    pub(super) fn failed(&self) -> bool {
         !self.panics.is_empty() || !self.hangs.is_empty() || !self.leaks.is_empty()
     }
 
     /// The report as text.
-    pub fn print(&self) {
+    pub(super) fn print(&self) {
         println!("== {} ({}, profile {})", self.name, self.dir, self.profile);
         println!(
             "   schemas {}, tools {}, load problems {}, calls {} in {:.2} s",
@@ -445,7 +453,7 @@ impl PhaseReport {
     }
 
     /// The report as JSON.
-    pub fn to_json(&self) -> Value {
+    pub(super) fn to_json(&self) -> Value {
         let incidents = |v: &[Incident]| -> Value {
             v.iter()
                 .map(|i| json!({"tool": i.tool, "file": i.file, "input": i.input, "detail": i.detail}))
@@ -490,7 +498,7 @@ impl PhaseReport {
 mod tests {
     use super::*;
     use crate::sweep::catalog::Job;
-    use flowmcp_runtime::transport::base64_encode;
+    use flowmcp_runtime::base64_encode;
 
     fn done(envelope: String, logs: Vec<String>) -> Done {
         Done {

@@ -22,15 +22,15 @@ use serde_json::{Map, Value};
 use super::canary::{Canaries, Hit};
 
 /// The header carrying the call number of a request.
-pub const CALL_HEADER: &str = "X-Flowmcp-Sweep-Call";
+pub(super) const CALL_HEADER: &str = "X-Flowmcp-Sweep-Call";
 /// A path containing this is redirected (`302`) to the server's redirect target.
-pub const REDIRECT_MARK: &str = "__sweep_redirect";
+pub(super) const REDIRECT_MARK: &str = "__sweep_redirect";
 /// A path containing this is answered after [`SLOW_DELAY`].
-pub const SLOW_MARK: &str = "__sweep_slow";
+pub(super) const SLOW_MARK: &str = "__sweep_slow";
 /// How long a [`SLOW_MARK`] request waits.
-pub const SLOW_DELAY: Duration = Duration::from_secs(2);
+pub(super) const SLOW_DELAY: Duration = Duration::from_secs(2);
 /// A path containing this is answered with the echo as `image/png`.
-pub const PNG_MARK: &str = "__sweep_png";
+pub(super) const PNG_MARK: &str = "__sweep_png";
 /// Largest request body read; the rest is ignored.
 const MAX_BODY: u64 = 1 << 20;
 /// Threads answering requests, per server.
@@ -38,7 +38,7 @@ const THREADS: usize = 4;
 
 /// Which server saw a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
+pub(super) enum Side {
     /// The catch-all upstream of every namespace.
     Upstream,
     /// The unrelated host that must never see a canary.
@@ -46,7 +46,7 @@ pub enum Side {
 }
 
 impl Side {
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Side::Upstream => "upstream",
             Side::Foreign => "foreign server",
@@ -56,7 +56,7 @@ impl Side {
 
 /// A canary found in a request: which one, in what form, in which part.
 #[derive(Clone, Debug)]
-pub struct Found {
+pub(super) struct Found {
     pub hit: Hit,
     /// `url`, `header <name>` or `body`.
     pub part: String,
@@ -64,7 +64,7 @@ pub struct Found {
 
 /// A request that carried at least one canary.
 #[derive(Clone, Debug)]
-pub struct Record {
+pub(super) struct Record {
     pub side: Side,
     /// The call number from [`CALL_HEADER`], when present.
     pub call: Option<u64>,
@@ -78,14 +78,14 @@ pub struct Record {
 
 /// What a server has seen.
 #[derive(Debug, Default)]
-pub struct Seen {
+pub(super) struct Seen {
     pub total: AtomicUsize,
     records: Mutex<Vec<Record>>,
 }
 
 impl Seen {
     /// The records of requests that carried a canary.
-    pub fn records(&self) -> Vec<Record> {
+    pub(super) fn records(&self) -> Vec<Record> {
         self.records
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -104,7 +104,7 @@ impl Seen {
 }
 
 /// A running echo server.
-pub struct EchoServer {
+pub(super) struct EchoServer {
     /// `http://127.0.0.1:<port>`.
     pub base: String,
     pub port: u16,
@@ -125,7 +125,7 @@ struct Shared {
 
 impl EchoServer {
     /// Binds `127.0.0.1:0` and starts answering.
-    pub fn start(
+    pub(super) fn start(
         side: Side,
         canaries: Arc<Canaries>,
         redirect_to: Option<String>,
@@ -166,7 +166,7 @@ impl EchoServer {
     }
 
     /// Stops answering and waits for the threads.
-    pub fn stop(self) {
+    pub(super) fn stop(self) {
         self.stop.store(true, Ordering::SeqCst);
         for t in self.threads {
             let _ = t.join();
@@ -228,7 +228,7 @@ fn answer(s: &Shared, mut request: tiny_http::Request) {
 }
 
 /// The canaries in a request's target, headers and body.
-pub fn scan(
+pub(super) fn scan(
     canaries: &Canaries,
     url: &str,
     headers: &[(String, String)],
@@ -284,7 +284,7 @@ fn with_header(mut r: Reply, name: &str, value: &str) -> Reply {
 }
 
 /// `text` cut to at most `max` characters (`…` marks a cut).
-pub fn cut(text: &str, max: usize) -> String {
+pub(super) fn cut(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),

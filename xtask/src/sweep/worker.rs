@@ -20,9 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
-use flowmcp_runtime::call::{CacheMode, Runner, RunnerOptions};
-use flowmcp_runtime::toolset::Toolset;
-use flowmcp_runtime::transport::UreqTransport;
+use flowmcp_runtime::Toolset;
+use flowmcp_runtime::UreqTransport;
+use flowmcp_runtime::{CacheMode, Runner, RunnerOptions};
 
 use super::canary::Canaries;
 use super::catalog::Job;
@@ -30,7 +30,7 @@ use super::guard::{GuardTransport, Refusal};
 
 /// What every worker of a phase shares.
 #[derive(Clone)]
-pub struct Setup {
+pub(super) struct Setup {
     pub set: Arc<Toolset>,
     pub transport: Arc<UreqTransport>,
     /// The ports of the sweep's own servers (the guard lets nothing else through).
@@ -46,7 +46,7 @@ pub struct Setup {
 
 /// How a call ended.
 #[derive(Clone, Debug)]
-pub enum Ending {
+pub(super) enum Ending {
     /// The call returned an envelope.
     Returned {
         /// The envelope as JSON text.
@@ -65,7 +65,7 @@ pub enum Ending {
 
 /// The result of one call.
 #[derive(Clone, Debug)]
-pub struct Done {
+pub(super) struct Done {
     pub job: Job,
     pub ending: Ending,
     pub elapsed: Duration,
@@ -87,7 +87,7 @@ thread_local! {
 
 /// Installs a panic hook that keeps worker panics (message and location) for the report and
 /// hands the others to the previous hook.
-pub fn install_panic_hook() {
+pub(super) fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if IS_WORKER.with(|w| *w.borrow()) {
@@ -112,7 +112,7 @@ struct Slot {
 
 /// Runs `groups` (one schema's calls each) and returns every call's result in completion order.
 /// `progress` is called after each call with the number done.
-pub fn run_all(
+pub(super) fn run_all(
     setup: &Setup,
     groups: Vec<Vec<Job>>,
     mut progress: impl FnMut(usize),

@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The outcome of one `flowmcp` run.
-pub struct Run {
+pub(crate) struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
@@ -14,12 +14,12 @@ pub struct Run {
 
 /// Runs the binary in `cwd`; a run that takes longer than 180 s fails the test (no timing
 /// assertions otherwise).
-pub fn flowmcp(args: &[&str], cwd: &Path) -> Run {
+pub(crate) fn flowmcp(args: &[&str], cwd: &Path) -> Run {
     flowmcp_env(args, cwd, &[])
 }
 
 /// As [`flowmcp`], with extra environment variables.
-pub fn flowmcp_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
+pub(crate) fn flowmcp_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_flowmcp"))
         .args(args)
         .current_dir(cwd)
@@ -62,7 +62,7 @@ pub fn flowmcp_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
 }
 
 /// The workspace root.
-pub fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .ancestors()
         .nth(2)
@@ -71,7 +71,7 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// A fresh temporary directory for one test.
-pub fn temp_dir(name: &str) -> PathBuf {
+pub(crate) fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("flowmcp-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();

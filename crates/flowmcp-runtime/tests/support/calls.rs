@@ -10,20 +10,20 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use flowmcp_loader::HandlersExport;
-use flowmcp_loader::eval::Limits;
-use flowmcp_loader::file::load_file;
-use flowmcp_runtime::call::{Runner, RunnerOptions};
-use flowmcp_runtime::toolset::{LoadProblem, SchemaSource, Toolset, ToolsetOptions};
-use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
+use flowmcp_loader::Limits;
+use flowmcp_loader::load_file;
+use flowmcp_runtime::{LoadProblem, SchemaSource, Toolset, ToolsetOptions};
+use flowmcp_runtime::{Runner, RunnerOptions};
+use flowmcp_runtime::{TransportConfig, UreqTransport};
 use flowmcp_spec::lists::{ListRef, ListRegistry, SharedList};
 use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{Profile, RuleSettings};
-use indexmap::IndexMap;
+use std::collections::BTreeMap;
 
 /// The shared lists of `<dir>/_lists/`, when there is such a directory.
 fn lists_of(dir: &Path, settings: &RuleSettings) -> Option<ListRegistry> {
     let lists_dir = dir.join("_lists");
-    let files = flowmcp_loader::walk::mjs_files(&lists_dir, &|_| false).ok()?;
+    let files = flowmcp_loader::mjs_files(&lists_dir, &|_| false).ok()?;
     let lists = files
         .iter()
         .filter_map(|p| {
@@ -36,7 +36,7 @@ fn lists_of(dir: &Path, settings: &RuleSettings) -> Option<ListRegistry> {
 }
 
 /// Reads `files` as schema sources (unvalidated), with the lists of `lists_dir/_lists/`.
-pub fn sources(
+pub(crate) fn sources(
     files: &[PathBuf],
     lists_dir: &Path,
     profile: Profile,
@@ -88,11 +88,11 @@ pub fn sources(
 
 /// Builds a toolset from `files` with `env` as the whole process environment; asserts that every
 /// file loaded.
-pub fn load_files(
+pub(crate) fn load_files(
     files: &[PathBuf],
     lists_dir: &Path,
     profile: Profile,
-    env: IndexMap<String, String>,
+    env: BTreeMap<String, String>,
 ) -> Toolset {
     let (schemas, problems) = sources(files, lists_dir, profile);
     let set = Toolset::from_sources(
@@ -109,13 +109,13 @@ pub fn load_files(
 }
 
 /// [`load_files`] for the `.mjs` files under `dir` (`_lists/` aside).
-pub fn load(dir: &Path, profile: Profile, env: IndexMap<String, String>) -> Toolset {
-    let files = flowmcp_loader::walk::mjs_files(dir, &|name| name == "_lists").expect("walk");
+pub(crate) fn load(dir: &Path, profile: Profile, env: BTreeMap<String, String>) -> Toolset {
+    let files = flowmcp_loader::mjs_files(dir, &|name| name == "_lists").expect("walk");
     load_files(&files, dir, profile, env)
 }
 
 /// A transport with short limits that may reach loopback over plain HTTP.
-pub fn transport() -> UreqTransport {
+pub(crate) fn transport() -> UreqTransport {
     UreqTransport::new(TransportConfig {
         connect_timeout: Duration::from_secs(2),
         total_timeout: Duration::from_secs(5),
@@ -126,7 +126,7 @@ pub fn transport() -> UreqTransport {
 
 /// Runner options with `upstreams` as `(namespace, base URL)` pairs (the profile is the
 /// toolset's).
-pub fn opts(upstreams: &[(&str, &str)]) -> RunnerOptions {
+pub(crate) fn opts(upstreams: &[(&str, &str)]) -> RunnerOptions {
     RunnerOptions {
         upstreams: upstreams
             .iter()
@@ -137,10 +137,14 @@ pub fn opts(upstreams: &[(&str, &str)]) -> RunnerOptions {
 }
 
 /// Log lines a runner wrote.
-pub type Logs = Rc<RefCell<Vec<String>>>;
+pub(crate) type Logs = Rc<RefCell<Vec<String>>>;
 
 /// A runner whose log lines are collected.
-pub fn runner<'t>(set: &'t Toolset, t: &'t UreqTransport, o: RunnerOptions) -> (Runner<'t>, Logs) {
+pub(crate) fn runner<'t>(
+    set: &'t Toolset,
+    t: &'t UreqTransport,
+    o: RunnerOptions,
+) -> (Runner<'t>, Logs) {
     let logs = Rc::new(RefCell::new(Vec::new()));
     let sink = logs.clone();
     let r = Runner::with_log(

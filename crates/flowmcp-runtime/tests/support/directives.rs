@@ -4,7 +4,7 @@
 
 /// The header's `(key, value)` pairs in order (values trimmed) and the text after the header.
 /// The header ends at the first line that is not a `// key: value` comment.
-pub fn split(text: &str) -> (Vec<(String, String)>, String) {
+pub(super) fn split(text: &str) -> (Vec<(String, String)>, String) {
     let mut directives = Vec::new();
     let mut body = String::new();
     let mut in_header = true;

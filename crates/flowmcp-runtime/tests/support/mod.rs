@@ -13,7 +13,7 @@ use std::time::Duration;
 
 /// What a test server saw for one request.
 #[derive(Debug, Clone)]
-pub struct Seen {
+pub(crate) struct Seen {
     pub method: String,
     pub url: String,
     pub headers: Vec<(String, String)>,
@@ -21,7 +21,7 @@ pub struct Seen {
 }
 
 impl Seen {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
@@ -29,11 +29,11 @@ impl Seen {
     }
 }
 
-pub type Reply = tiny_http::Response<Cursor<Vec<u8>>>;
+pub(crate) type Reply = tiny_http::Response<Cursor<Vec<u8>>>;
 
 /// A running test server: its base URL (`http://127.0.0.1:<port>`) and the thread that returns
 /// the requests it handled.
-pub struct TestServer {
+pub(crate) struct TestServer {
     pub base: String,
     handle: JoinHandle<Vec<Seen>>,
 }
@@ -41,7 +41,7 @@ pub struct TestServer {
 impl TestServer {
     /// Starts a server that answers at most `max_requests` requests with `handler`, waiting at
     /// most two seconds for each.
-    pub fn start<F>(max_requests: usize, handler: F) -> TestServer
+    pub(crate) fn start<F>(max_requests: usize, handler: F) -> TestServer
     where
         F: Fn(&Seen) -> Reply + Send + 'static,
     {
@@ -83,12 +83,12 @@ impl TestServer {
     }
 
     /// Waits for the server thread and returns what it received.
-    pub fn finish(self) -> Vec<Seen> {
+    pub(crate) fn finish(self) -> Vec<Seen> {
         self.handle.join().expect("test server thread")
     }
 }
 
-pub fn reply(status: u16, content_type: Option<&str>, body: impl Into<Vec<u8>>) -> Reply {
+pub(crate) fn reply(status: u16, content_type: Option<&str>, body: impl Into<Vec<u8>>) -> Reply {
     let mut r = tiny_http::Response::from_data(body.into()).with_status_code(status);
     if let Some(ct) = content_type {
         r.add_header(header("Content-Type", ct));
@@ -96,15 +96,15 @@ pub fn reply(status: u16, content_type: Option<&str>, body: impl Into<Vec<u8>>) 
     r
 }
 
-pub fn header(name: &str, value: &str) -> tiny_http::Header {
+pub(crate) fn header(name: &str, value: &str) -> tiny_http::Header {
     tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid test header")
 }
 
 /// A scratch directory under the system temp dir (unique per process and call), removed on drop.
-pub struct Scratch(pub PathBuf);
+pub(crate) struct Scratch(pub PathBuf);
 
 impl Scratch {
-    pub fn new(tag: &str) -> Scratch {
+    pub(crate) fn new(tag: &str) -> Scratch {
         static N: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
             "flowmcp-test-{tag}-{}-{}",
@@ -117,12 +117,12 @@ impl Scratch {
     }
 
     /// The directory as text (for environment variables such as `HOME`).
-    pub fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         self.0.to_str().expect("UTF-8 temp path")
     }
 
     /// Writes `text` to `rel` below the directory, creating parents.
-    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+    pub(crate) fn write(&self, rel: &str, text: &str) -> PathBuf {
         let p = self.0.join(rel);
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent).expect("parent dir");

@@ -11,7 +11,7 @@ mod check;
 use std::path::{Path, PathBuf};
 
 use flowmcp_loader::Limits;
-use flowmcp_loader::file::load_file;
+use flowmcp_loader::load_file;
 use flowmcp_spec::RuleSettings;
 
 pub use flowmcp_spec::lists::*;

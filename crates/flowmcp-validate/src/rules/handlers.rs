@@ -6,7 +6,7 @@ use flowmcp_spec::{Code, Collector, JsonPath};
 use super::{SchemaCtx, SchemaRule};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[
+pub(super) static RULES: &[SchemaRule] = &[
     SchemaRule {
         codes: &[Code::VAL004],
         check: val004_handlers_function,
@@ -24,7 +24,7 @@ pub static RULES: &[SchemaRule] = &[
 ///
 /// Handlers are a factory, `handlers( { sharedLists, libraries } )`, so that the runtime can inject
 /// the frozen shared lists and the approved libraries. An object cannot receive them.
-pub fn val004_handlers_function(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val004_handlers_function(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     if let HandlersExport::NotFunction(t) = &ctx.exports.handlers {
         c.emit_help(
             Code::VAL004,
@@ -43,7 +43,7 @@ pub fn val004_handlers_function(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// A handler keyed by a misspelt or removed tool name is never called, so the transformation it
 /// implements silently stops applying.
-pub fn val005_handler_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val005_handler_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let HandlersExport::Function { shape: Ok(entries) } = &ctx.exports.handlers else {
         return;
     };

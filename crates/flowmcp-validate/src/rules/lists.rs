@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 
-use flowmcp_loader::scan;
+use flowmcp_loader::blank;
 use flowmcp_spec::lists::is_scalar;
 use flowmcp_spec::placeholder::find_interpolations;
 use flowmcp_spec::zod::{EnumItem, Options, Primitive};
@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use super::{SchemaCtx, SchemaRule, each_parameter, main_path, shown, type_name};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[
+pub(super) static RULES: &[SchemaRule] = &[
     SchemaRule {
         codes: &[Code::VAL070],
         check: val070_list_ref,
@@ -97,7 +97,7 @@ fn is_semver(text: &str) -> bool {
 /// # Why
 ///
 /// `ref` names the list in the list registry; without it there is nothing to resolve.
-pub fn val070_list_ref(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val070_list_ref(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (entry, path) in each_list_ref(ctx) {
         let path = path.key("ref");
         match entry.get("ref") {
@@ -130,7 +130,7 @@ pub fn val070_list_ref(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// A schema pins the exact list version it was written against and the runtime rejects a mismatch,
 /// so the pin has to be a valid version.
-pub fn val071_list_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val071_list_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (entry, path) in each_list_ref(ctx) {
         let path = path.key("version");
         match entry.get("version") {
@@ -174,7 +174,7 @@ const FILTER_FORMS: &str = "{ key, exists: true }, { key, value } or { key, in: 
 ///
 /// The filter selects which list entries reach the schema. Without a valid key the runtime cannot
 /// apply it, and the schema would receive the wrong entries.
-pub fn val074_list_filter(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val074_list_filter(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (entry, path) in each_list_ref(ctx) {
         let Some(filter) = entry.get("filter") else {
             continue;
@@ -336,7 +336,7 @@ fn check_filter_operator(c: &mut Collector<'_>, f: &Map<String, Value>, path: &J
 ///
 /// Every declared list is resolved, filtered and frozen at load time. An unused one costs load time
 /// and usually points at a leftover declaration or a typo in an interpolation.
-pub fn val075_unused_list(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val075_unused_list(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let refs: Vec<(&str, JsonPath)> = each_list_ref(ctx)
         .into_iter()
         .filter_map(|(entry, path)| {
@@ -412,7 +412,7 @@ fn is_ident_char(c: char) -> bool {
 }
 
 /// The identifiers and plain string literals of a source text outside its `main` object literal,
-/// with comments ignored (read from the blanked source, see [`scan::blank`]).
+/// with comments ignored (read from the blanked source, see [`blank`]).
 struct SourceOutsideMain {
     identifiers: HashSet<String>,
     strings: HashSet<String>,
@@ -422,7 +422,7 @@ impl SourceOutsideMain {
     /// `None` when the `main` literal cannot be located.
     fn new(source: &str) -> Option<SourceOutsideMain> {
         let original: Vec<char> = source.chars().collect();
-        let blanked: Vec<char> = scan::blank(source).chars().collect();
+        let blanked: Vec<char> = blank(source).chars().collect();
         if original.len() != blanked.len() {
             return None;
         }
@@ -544,7 +544,7 @@ fn main_literal(b: &[char]) -> Option<(usize, usize)> {
 /// A schema validated on its own, away from the catalog it belongs to, cannot see its lists.
 /// Failing it for what cannot be judged would be wrong, and passing it silently would hide that
 /// checks did not run; validating it inside its catalog runs them.
-pub fn val088_registry_rules_skipped(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val088_registry_rules_skipped(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(reason) = ctx.lists.missing_reason() else {
         return;
     };
@@ -595,7 +595,7 @@ fn name_list<'n>(names: impl IntoIterator<Item = &'n str>) -> String {
 /// The runtime resolves every reference by name when it loads the schema, and a list that does not
 /// exist makes the load fail (chapter 03). Validation points at the typo or the missing list file
 /// before a server start does.
-pub fn val072_list_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val072_list_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(registry) = ctx.registry() else {
         return;
     };
@@ -626,7 +626,7 @@ pub fn val072_list_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// A schema pins the list version it was written against. A new major version may remove or rename
 /// entries and fields, so chapter 03 makes any mismatch a hard error: the schema has to be checked
 /// against the current list and its pin updated, as the help suggests.
-pub fn val073_list_version_matches(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val073_list_version_matches(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(registry) = ctx.registry() else {
         return;
     };
@@ -696,7 +696,7 @@ fn enum_sites(ctx: &SchemaCtx<'_>) -> Vec<(JsonPath, Vec<EnumItem>)> {
 /// Interpolation replaces the placeholder with that field's values across the list's entries, and a
 /// filter keeps the entries whose field matches. A field the list does not have yields nothing: an
 /// enum that accepts no value, or a filter that drops every entry.
-pub fn val049_list_field_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val049_list_field_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(registry) = ctx.registry() else {
         return;
     };
@@ -767,7 +767,7 @@ pub fn val049_list_field_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 }
 
 /// The fewest hard-coded values VAL107 looks at.
-pub const VAL107_MIN_VALUES: usize = 3;
+pub(super) const VAL107_MIN_VALUES: usize = 3;
 
 /// VAL107: An enum written out by hand (`enum(ETH,POLYGON,ARBITRUM)`, under `compat` also a
 /// `values(…)` option) whose literal values, at least three distinct ones, all appear among the
@@ -783,7 +783,7 @@ pub const VAL107_MIN_VALUES: usize = 3;
 /// Shared lists exist so that common value sets are maintained in one place. A copied enum drifts
 /// when the list gains or renames entries, and it bypasses the alias mapping that chapter 03
 /// prescribes, whereas an interpolated enum follows the list automatically.
-pub fn val107_hardcoded_list_values(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val107_hardcoded_list_values(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(registry) = ctx.registry() else {
         return;
     };
@@ -826,7 +826,7 @@ pub fn val107_hardcoded_list_values(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
 ///
 /// `schemaVersion` versions the schema itself, independently of the specification version, so that
 /// catalogs can compare revisions; that needs semver.
-pub fn val086_schema_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val086_schema_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(value) = ctx.main().and_then(|m| m.get("schemaVersion")) else {
         return;
     };
@@ -858,7 +858,7 @@ fn is_hash_shape(s: &str) -> bool {
 ///
 /// The hash lets catalogs and agents notice that a schema changed. A stale hash means the schema
 /// was edited without being re-hashed, so that signal is wrong.
-pub fn val087_schema_hash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val087_schema_hash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.exports.get("main") else {
         return;
     };
@@ -901,31 +901,15 @@ mod tests {
     fn finds_the_main_literal() {
         let src =
             "// main = {\nexport const main = { a: '}', b: { c: `x${ {d:1}.d }` } }\nconst x = 1";
-        let blanked: Vec<char> = scan::blank(src).chars().collect();
+        let blanked: Vec<char> = blank(src).chars().collect();
         let (open, close) = main_literal(&blanked).unwrap();
         let text: String = src.chars().collect::<Vec<_>>()[open..=close]
             .iter()
             .collect();
         assert_eq!(text, "{ a: '}', b: { c: `x${ {d:1}.d }` } }");
-        assert!(
-            main_literal(&scan::blank("const mainly = {}").chars().collect::<Vec<_>>()).is_none()
-        );
-        assert!(
-            main_literal(
-                &scan::blank("const main = build()")
-                    .chars()
-                    .collect::<Vec<_>>()
-            )
-            .is_none()
-        );
-        assert!(
-            main_literal(
-                &scan::blank("const main = { a: 1")
-                    .chars()
-                    .collect::<Vec<_>>()
-            )
-            .is_none()
-        );
+        assert!(main_literal(&blank("const mainly = {}").chars().collect::<Vec<_>>()).is_none());
+        assert!(main_literal(&blank("const main = build()").chars().collect::<Vec<_>>()).is_none());
+        assert!(main_literal(&blank("const main = { a: 1").chars().collect::<Vec<_>>()).is_none());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{SchemaCtx, SchemaRule, check_string_array, main_path, shown, type_name};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[
+pub(super) static RULES: &[SchemaRule] = &[
     SchemaRule {
         codes: &[Code::VAL001],
         check: val001_main_export,
@@ -91,7 +91,7 @@ pub static RULES: &[SchemaRule] = &[
 ];
 
 /// The keys `main` may hold (ruling N-19). `skills` is VAL016, not VAL003.
-pub const MAIN_KEYS: &[&str] = &[
+pub(super) const MAIN_KEYS: &[&str] = &[
     "namespace",
     "name",
     "description",
@@ -123,7 +123,7 @@ pub const MAIN_KEYS: &[&str] = &[
 ///
 /// `main` is the declarative part of a schema: namespace, tools, parameters. Without it the runtime
 /// has nothing to register and the handlers have no tools to attach to.
-pub fn val001_main_export(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val001_main_export(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     if !ctx.exports.has("main") && ctx.exports.has("handlers") {
         c.emit(
             Code::VAL001,
@@ -140,7 +140,7 @@ pub fn val001_main_export(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Every other schema rule reads fields of `main`, and the runtime hashes and ships it as a JSON
 /// object.
-pub fn val002_main_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val002_main_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.exports.get("main") else {
         return;
     };
@@ -175,7 +175,7 @@ pub fn val002_main_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// ignores it while the author believes it is in effect. Under `compat` this is a warning because
 /// catalogs written for the JavaScript reference carry such keys, and `outputSchema` is read as
 /// `output` when `output` is absent.
-pub fn val003_unknown_main_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val003_unknown_main_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     for key in main.keys() {
         if key == "skills" || MAIN_KEYS.contains(&key.as_str()) {
@@ -231,11 +231,11 @@ fn required_string(
 ///
 /// The namespace identifies the provider. It prefixes every ID (`namespace/tool/name`) and every
 /// MCP wire name, so no schema can do without one.
-pub fn val010_namespace_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val010_namespace_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     required_string(ctx, c, "namespace", Code::VAL010);
 }
 
-pub use flowmcp_spec::catalog::is_namespace;
+pub(super) use flowmcp_spec::catalog::is_namespace;
 
 /// VAL011: `main.namespace` does not match `^[a-z][a-z0-9-]*$`: lowercase letters, digits and
 /// hyphens, starting with a letter.
@@ -244,7 +244,7 @@ pub use flowmcp_spec::catalog::is_namespace;
 ///
 /// Namespaces appear in IDs, directory names and MCP tool names (`getAbi_etherscan-io`). A small
 /// alphabet keeps them portable across file systems and clients and unambiguous to parse.
-pub fn val011_namespace_format(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val011_namespace_format(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(Value::String(ns)) = ctx.main().and_then(|m| m.get("namespace")) else {
         return;
     };
@@ -265,7 +265,7 @@ pub fn val011_namespace_format(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// # Why
 ///
 /// The human-readable name is what catalogs and tool listings show for the provider.
-pub fn val012_name_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val012_name_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     required_string(ctx, c, "name", Code::VAL012);
 }
 
@@ -275,7 +275,7 @@ pub fn val012_name_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// The description tells people and AI clients what the provider offers; catalogs use it for
 /// discovery.
-pub fn val013_description_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val013_description_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     required_string(ctx, c, "description", Code::VAL013);
 }
 
@@ -299,7 +299,7 @@ fn version_with_major(v: &str, major: &str) -> bool {
 /// The version says which edition of the specification the schema follows. Version 4 changed
 /// formats (tools instead of routes, `meta` blocks, factory handlers), so the runtime must know
 /// which rules apply. Most 3.x schemas still load, hence only a warning for them.
-pub fn val014_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val014_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(version) = required_string(ctx, c, "version", Code::VAL014) else {
         return;
     };
@@ -356,7 +356,7 @@ fn has_tools(ctx: &SchemaCtx<'_>) -> bool {
 /// Every request URL is `root` + `path`; without a root the runtime cannot call the API. Schemas
 /// whose handlers perform every request never use the root, which the JavaScript reference
 /// tolerates, hence the `compat` relaxation.
-pub fn val015_root_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val015_root_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     let path = main_path("root");
     match main.get("root") {
@@ -391,7 +391,7 @@ pub fn val015_root_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Tools are what a schema provides; a schema with nothing to offer is almost certainly a mistake.
 /// Skills moved out of `main` in version 4.
-pub fn val016_tools_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val016_tools_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     if main.contains_key("skills") {
         c.emit_help(
@@ -455,7 +455,7 @@ pub fn val016_tools_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// `routes` is the old name of `tools`. With both present it is unclear which set the runtime
 /// should register.
-pub fn val017_tools_and_routes(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val017_tools_and_routes(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     if main.contains_key("tools") && main.contains_key("routes") {
         c.emit(
@@ -472,7 +472,7 @@ pub fn val017_tools_and_routes(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// `routes` still loads, but the specification and current tooling use `tools`; the rename is
 /// mechanical.
-pub fn val018_routes_deprecated(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val018_routes_deprecated(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     if main.contains_key("routes") && !main.contains_key("tools") {
         c.emit(
@@ -489,7 +489,7 @@ pub fn val018_routes_deprecated(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// # Why
 ///
 /// Documentation links are rendered and checked by catalogs, which expects plain URL strings.
-pub fn val020_docs(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val020_docs(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_string_array(ctx, c, "docs", Code::VAL020);
 }
 
@@ -498,7 +498,7 @@ pub fn val020_docs(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// # Why
 ///
 /// Tags drive search and grouping in catalogs and are compared as strings.
-pub fn val021_tags(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val021_tags(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_string_array(ctx, c, "tags", Code::VAL021);
 }
 
@@ -509,7 +509,7 @@ pub fn val021_tags(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// The runtime reads each named variable from the environment, substitutes it into URLs and
 /// headers, and hides the tools whose variables are missing. It needs plain names.
-pub fn val022_required_server_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val022_required_server_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_string_array(ctx, c, "requiredServerParams", Code::VAL022);
 }
 
@@ -519,7 +519,7 @@ pub fn val022_required_server_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>)
 /// # Why
 ///
 /// These headers are sent with every request of the schema, and HTTP header values are text.
-pub fn val023_headers(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val023_headers(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(headers) = ctx.main().and_then(|m| m.get("headers")) else {
         return;
     };
@@ -553,7 +553,7 @@ pub fn val023_headers(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Each entry is a reference `{ ref, version, filter }` that the runtime resolves, version-checks
 /// and filters at load time.
-pub fn val024_shared_lists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val024_shared_lists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(lists) = ctx.main().and_then(|m| m.get("sharedLists")) else {
         return;
     };
@@ -587,7 +587,7 @@ pub fn val024_shared_lists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Each entry names an npm package that is checked against the allowlist (SEC020) and injected into
 /// the `handlers` factory by name.
-pub fn val025_required_libraries(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val025_required_libraries(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_string_array(ctx, c, "requiredLibraries", Code::VAL025);
 }
 
@@ -599,7 +599,7 @@ pub fn val025_required_libraries(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Requests carry API keys and user input, which plain HTTP would expose. The runtime speaks HTTPS
 /// only and also refuses redirects that leave HTTPS.
-pub fn val080_root_https(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val080_root_https(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(Value::String(root)) = ctx.main().and_then(|m| m.get("root")) else {
         return;
     };
@@ -624,7 +624,7 @@ pub fn val080_root_https(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Paths start with `/` (VAL033), so a root that ends with one produces `//` in every URL, which
 /// many servers treat as a different resource.
-pub fn val081_root_trailing_slash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val081_root_trailing_slash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(Value::String(root)) = ctx.main().and_then(|m| m.get("root")) else {
         return;
     };

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::{SchemaCtx, SchemaRule, each_tool, shown, type_name};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[
+pub(super) static RULES: &[SchemaRule] = &[
     SchemaRule {
         codes: &[Code::VAL100],
         check: val100_meta_block,
@@ -61,7 +61,7 @@ fn each_meta<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a Map<String, Value>, JsonPath)>
 ///
 /// Version 4.2.0 requires `meta` on every tool so that MCP servers can annotate tools (read-only,
 /// destructive) and find them through tool search.
-pub fn val100_meta_block(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val100_meta_block(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, path) in each_tool(ctx) {
         let path = path.key("meta");
         match tool.get("meta") {
@@ -120,7 +120,7 @@ fn check_boolean(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>, code: Code, field: 
 ///
 /// It becomes the MCP `readOnlyHint` annotation, which clients use to decide whether a call needs
 /// the user's confirmation.
-pub fn val101_is_read_only(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val101_is_read_only(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_boolean(ctx, c, Code::VAL101, "isReadOnly");
 }
 
@@ -129,7 +129,7 @@ pub fn val101_is_read_only(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// # Why
 ///
 /// It tells agents whether the tool may be called several times in parallel.
-pub fn val102_is_concurrency_safe(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val102_is_concurrency_safe(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_boolean(ctx, c, Code::VAL102, "isConcurrencySafe");
 }
 
@@ -139,7 +139,7 @@ pub fn val102_is_concurrency_safe(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// It becomes the MCP `destructiveHint` annotation; clients warn before calling a tool that can
 /// make irreversible changes.
-pub fn val103_is_destructive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val103_is_destructive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_boolean(ctx, c, Code::VAL103, "isDestructive");
 }
 
@@ -149,7 +149,7 @@ pub fn val103_is_destructive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// The hint holds the keywords tool search matches (`_meta["anthropic/searchHint"]`); a tool that
 /// is loaded on demand can only be found through it.
-pub fn val104_search_hint(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val104_search_hint(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (meta, path) in each_meta(ctx) {
         let path = path.key("searchHint");
         match meta.get("searchHint") {
@@ -186,7 +186,7 @@ pub fn val104_search_hint(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Aliases let tool search find a tool under other names, such as `getAbi` for
 /// `getSmartContractAbi`.
-pub fn val105_aliases(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val105_aliases(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (meta, path) in each_meta(ctx) {
         let path = path.key("aliases");
         match meta.get("aliases") {
@@ -225,6 +225,6 @@ pub fn val105_aliases(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// It decides whether the tool is registered eagerly (`_meta["anthropic/alwaysLoad"]`) or loaded on
 /// demand; eager tools fill every session's tool list, so the choice must be explicit.
-pub fn val106_always_load(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val106_always_load(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_boolean(ctx, c, Code::VAL106, "alwaysLoad");
 }

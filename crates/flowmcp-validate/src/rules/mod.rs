@@ -20,7 +20,7 @@ mod tools;
 use std::cell::OnceCell;
 
 use flowmcp_loader::Exports;
-use flowmcp_loader::file::LoadedFile;
+use flowmcp_loader::LoadedFile;
 use flowmcp_spec::{Code, Collector, JsonPath};
 use serde_json::{Map, Value};
 
@@ -31,7 +31,7 @@ use crate::lists::{ListRef, ListRegistry, ListScope, Resolved};
 static NOT_SEARCHED: ListScope = ListScope::NotSearched;
 
 /// What a schema rule sees.
-pub struct SchemaCtx<'a> {
+pub(crate) struct SchemaCtx<'a> {
     pub exports: &'a Exports,
     pub opts: &'a Options,
     pub loaded: &'a LoadedFile,
@@ -48,7 +48,7 @@ pub struct SchemaCtx<'a> {
 pub(crate) type ToolRef<'a> = (&'a String, &'a Map<String, Value>, JsonPath);
 
 impl<'a> SchemaCtx<'a> {
-    pub fn new(exports: &'a Exports, opts: &'a Options, loaded: &'a LoadedFile) -> Self {
+    pub(crate) fn new(exports: &'a Exports, opts: &'a Options, loaded: &'a LoadedFile) -> Self {
         SchemaCtx {
             exports,
             opts,
@@ -63,19 +63,19 @@ impl<'a> SchemaCtx<'a> {
     }
 
     /// The same context with the shared lists of `lists`.
-    pub fn with_lists(mut self, lists: &'a ListScope) -> Self {
+    pub(crate) fn with_lists(mut self, lists: &'a ListScope) -> Self {
         self.lists = lists;
         self.resolved_cache = OnceCell::new();
         self
     }
 
     /// The list registry, when the schema sees one.
-    pub fn registry(&self) -> Option<&'a ListRegistry> {
+    pub(crate) fn registry(&self) -> Option<&'a ListRegistry> {
         self.lists.registry()
     }
 
     /// The entries of `main.sharedLists` that name a list. Computed once per file.
-    pub fn list_refs(&self) -> &[ListRef] {
+    pub(crate) fn list_refs(&self) -> &[ListRef] {
         self.list_refs_cache.get_or_init(|| {
             self.exports
                 .get("main")
@@ -86,7 +86,7 @@ impl<'a> SchemaCtx<'a> {
 
     /// The schema's shared lists resolved against the registry (filters applied), when there is a
     /// registry. Computed once per file.
-    pub fn resolved_lists(&self) -> Option<&Resolved<'a>> {
+    pub(crate) fn resolved_lists(&self) -> Option<&Resolved<'a>> {
         self.resolved_cache
             .get_or_init(|| {
                 let registry = self.registry()?;
@@ -103,13 +103,13 @@ impl<'a> SchemaCtx<'a> {
     }
 
     /// `main` when it is an object.
-    pub fn main(&self) -> Option<&'a Map<String, Value>> {
+    pub(crate) fn main(&self) -> Option<&'a Map<String, Value>> {
         self.exports.get("main").and_then(Value::as_object)
     }
 
     /// The tools (`main.tools`, or the deprecated `main.routes` when `tools` is absent) when they are
     /// an object, with the key they live under.
-    pub fn tools(&self) -> Option<(&'static str, &'a Map<String, Value>)> {
+    pub(crate) fn tools(&self) -> Option<(&'static str, &'a Map<String, Value>)> {
         let main = self.main()?;
         if let Some(t) = main.get("tools") {
             return t.as_object().map(|o| ("tools", o));
@@ -119,20 +119,22 @@ impl<'a> SchemaCtx<'a> {
             .map(|o| ("routes", o))
     }
 
-    pub fn is_compat(&self) -> bool {
+    pub(crate) fn is_compat(&self) -> bool {
         self.opts.settings.profile.is_compat()
     }
 }
 
 /// A registered rule: the codes it can emit and its check.
-pub struct SchemaRule {
-    pub codes: &'static [Code],
-    pub check: fn(&SchemaCtx<'_>, &mut Collector<'_>),
+pub(crate) struct SchemaRule {
+    /// The codes the check can emit (a test holds the registry to them).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) codes: &'static [Code],
+    pub(crate) check: fn(&SchemaCtx<'_>, &mut Collector<'_>),
 }
 
 /// The rules of each family module, in the order they run. Each module declares its own `RULES`
 /// table, so adding a rule touches only its module.
-pub fn rule_tables() -> [&'static [SchemaRule]; 10] {
+pub(crate) fn rule_tables() -> [&'static [SchemaRule]; 10] {
     [
         main_fields::RULES,
         handlers::RULES,
@@ -148,25 +150,31 @@ pub fn rule_tables() -> [&'static [SchemaRule]; 10] {
 }
 
 /// Every registered schema rule.
-pub fn schema_rules() -> impl Iterator<Item = &'static SchemaRule> {
+pub(crate) fn schema_rules() -> impl Iterator<Item = &'static SchemaRule> {
     rule_tables().into_iter().flatten()
 }
 
 /// Runs every schema rule.
-pub fn run_schema_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(crate) fn run_schema_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for rule in schema_rules() {
         (rule.check)(ctx, c);
     }
 }
 
-/// Every code some registered rule (or the loader) can emit; used to check the registry's statuses.
-pub fn emitted_codes() -> Vec<Code> {
-    let mut v: Vec<Code> = schema_rules()
-        .flat_map(|r| r.codes.iter().copied())
-        .collect();
-    v.sort();
-    v.dedup();
-    v
+#[cfg(test)]
+mod registry_tests {
+    use flowmcp_spec::Status;
+
+    use super::schema_rules;
+
+    #[test]
+    fn every_code_a_rule_emits_is_implemented_in_the_registry() {
+        for rule in schema_rules() {
+            for code in rule.codes {
+                assert_eq!(code.info().status, Status::Implemented, "{code}");
+            }
+        }
+    }
 }
 
 /// `main.<key>` as a path.
@@ -247,17 +255,17 @@ pub(crate) struct ParamRef<'a> {
 
 impl<'a> ParamRef<'a> {
     /// `position` when it is an object.
-    pub fn position(&self) -> Option<&'a Map<String, Value>> {
+    pub(crate) fn position(&self) -> Option<&'a Map<String, Value>> {
         self.param.get("position").and_then(Value::as_object)
     }
     /// `position.<field>` when it is a string.
-    pub fn position_str(&self, field: &str) -> Option<&'a str> {
+    pub(crate) fn position_str(&self, field: &str) -> Option<&'a str> {
         self.position()
             .and_then(|p| p.get(field))
             .and_then(Value::as_str)
     }
     /// `z` when it is an object.
-    pub fn z(&self) -> Option<&'a Map<String, Value>> {
+    pub(crate) fn z(&self) -> Option<&'a Map<String, Value>> {
         self.param.get("z").and_then(Value::as_object)
     }
 }

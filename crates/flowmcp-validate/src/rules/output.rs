@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use super::{SchemaCtx, SchemaRule, each_tool, shown, type_name};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[
+pub(super) static RULES: &[SchemaRule] = &[
     SchemaRule {
         codes: &[Code::VAL060],
         check: val060_output_mime_type,
@@ -45,13 +45,13 @@ pub static RULES: &[SchemaRule] = &[
 ];
 
 /// The supported MIME types (chapter 04, "Supported MIME-Types").
-pub const MIME_TYPES: &[&str] = &["application/json", "image/png", "text/plain"];
+pub(super) const MIME_TYPES: &[&str] = &["application/json", "image/png", "text/plain"];
 
 /// The `type` values of the schema subset (chapter 04, "Type Values").
-pub const SCHEMA_TYPES: &[&str] = &["string", "number", "boolean", "object", "array"];
+pub(super) const SCHEMA_TYPES: &[&str] = &["string", "number", "boolean", "object", "array"];
 
 /// The keywords of the schema subset (chapter 04, "Supported Keywords").
-pub const SCHEMA_KEYWORDS: &[&str] = &[
+pub(super) const SCHEMA_KEYWORDS: &[&str] = &[
     "type",
     "properties",
     "items",
@@ -62,7 +62,7 @@ pub const SCHEMA_KEYWORDS: &[&str] = &[
 ];
 
 /// The deepest nesting level allowed without a warning (CC-04); the root is level 1.
-pub const MAX_DEPTH: usize = 4;
+pub(super) const MAX_DEPTH: usize = 4;
 
 /// Every tool whose `output` is an object: `(name, output, path of output)`.
 fn each_output<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a String, &'a Map<String, Value>, JsonPath)> {
@@ -150,7 +150,7 @@ fn checked_nodes<'a>(ctx: &SchemaCtx<'_>, schema: &'a Value, path: JsonPath) -> 
 ///
 /// The MIME type tells the runtime how to deliver the response (JSON, a base64 image, text) and
 /// which schema types can describe it.
-pub fn val060_output_mime_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val060_output_mime_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, output, path) in each_output(ctx) {
         let path = path.key("mimeType");
         match output.get("mimeType") {
@@ -189,7 +189,7 @@ pub fn val060_output_mime_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Output schemas use a deliberately small subset of JSON Schema that AI clients, validators and
 /// documentation generators read. A malformed one describes nothing.
-pub fn val061_output_schema_valid(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val061_output_schema_valid(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, tool_path) in each_tool(ctx) {
         let Some(output) = tool.get("output") else {
             continue;
@@ -306,7 +306,7 @@ fn check_node_keywords(c: &mut Collector<'_>, node: &Map<String, Value>, path: &
 ///
 /// The runtime decodes the response according to the MIME type, so the declared shape must be one
 /// that type can produce.
-pub fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, output, path) in each_output(ctx) {
         let Some(mime) = output
             .get("mimeType")
@@ -372,7 +372,7 @@ pub fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
 ///
 /// Deeply nested shapes are hard for AI clients to reason about. The data is still usable, so the
 /// excess is a warning rather than a rejection.
-pub fn val063_output_depth(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val063_output_depth(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, output, path) in each_output(ctx) {
         let Some(schema) = output.get("schema") else {
             continue;
@@ -428,7 +428,7 @@ fn keyword_only_on(
 ///
 /// `properties` describes the fields of an object. On any other type it means nothing and usually
 /// reveals a wrong `type`.
-pub fn val064_properties_only_on_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val064_properties_only_on_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     keyword_only_on(ctx, c, Code::VAL064, "properties", "object");
 }
 
@@ -438,7 +438,7 @@ pub fn val064_properties_only_on_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'
 ///
 /// `items` describes the elements of an array. On any other type it means nothing and usually
 /// reveals a wrong `type`.
-pub fn val065_items_only_on_array(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val065_items_only_on_array(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     keyword_only_on(ctx, c, Code::VAL065, "items", "array");
 }
 

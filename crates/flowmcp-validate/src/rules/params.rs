@@ -19,7 +19,7 @@ use super::{
 };
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[
+pub(super) static RULES: &[SchemaRule] = &[
     SchemaRule {
         codes: &[Code::VAL040],
         check: val040_position_and_z,
@@ -83,10 +83,10 @@ pub static RULES: &[SchemaRule] = &[
 ];
 
 /// The three values `position.location` may take.
-pub const LOCATIONS: &[&str] = &["insert", "query", "body"];
+pub(super) const LOCATIONS: &[&str] = &["insert", "query", "body"];
 
 /// The types of prompt placeholders (`{{type:ref}}`, ruling CC-25..CC-28).
-pub const PROMPT_PLACEHOLDER_TYPES: &[&str] =
+pub(super) const PROMPT_PLACEHOLDER_TYPES: &[&str] =
     &["tool", "resource", "prompt", "skill", "input", "prefill"];
 
 // ---------------------------------------------------------------------------------------
@@ -99,7 +99,7 @@ pub const PROMPT_PLACEHOLDER_TYPES: &[&str] =
 ///
 /// `position` says where the value goes in the request and `z` how it is validated; the
 /// specification rejects a parameter without either at load time.
-pub fn val040_position_and_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val040_position_and_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, tool_path) in each_tool(ctx) {
         let Some(Value::Array(params)) = tool.get("parameters") else {
             continue;
@@ -176,7 +176,7 @@ fn check_position_string<'a>(
 ///
 /// The key names the query field, the body field or the path placeholder, and it is the input name
 /// AI clients see.
-pub fn val041_position_key(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val041_position_key(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         if check_position_string(&p, c, Code::VAL041, "key") == Some("") {
             c.emit(
@@ -194,7 +194,7 @@ pub fn val041_position_key(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// The value says where the parameter's value comes from: `{{USER_PARAM}}` (the caller), a
 /// server-parameter placeholder (the environment) or a fixed string.
-pub fn val042_position_value(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val042_position_value(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         check_position_string(&p, c, Code::VAL042, "value");
     }
@@ -206,7 +206,7 @@ pub fn val042_position_value(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// The location decides whether the value is substituted into the path, appended as a query
 /// parameter or sent in the JSON body; anything else cannot be placed.
-pub fn val043_position_location(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val043_position_location(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         let Some(position) = p.position() else {
             continue;
@@ -296,7 +296,7 @@ fn caused_by_prompt_placeholder(text: &str) -> bool {
 /// The primitive is the parameter's type and becomes the tool's input schema. The JavaScript
 /// reference silently falls back to `string()` on an unknown name, which hides typos such as
 /// `Number()`.
-pub fn val044_primitive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val044_primitive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         let Some(z) = p.z() else { continue };
         let path = p.path.key("z").key("primitive");
@@ -412,7 +412,7 @@ fn option_message(e: &ZodError) -> String {
 /// understand would be ignored, so a constraint the author relies on would silently not apply. The
 /// specification leaves out regular expressions on purpose; real catalogs use them, which is why
 /// `compat` accepts them.
-pub fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     for p in each_parameter(ctx) {
         let Some(z) = p.z() else { continue };
@@ -507,7 +507,7 @@ fn option_error_index(e: &ZodError) -> Option<usize> {
 /// # Why
 ///
 /// An enum without values accepts no input, so the tool could never be called.
-pub fn val046_empty_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val046_empty_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         let Some(text) = primitive_text(&p) else {
             continue;
@@ -541,7 +541,7 @@ pub fn val046_empty_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Interpolation expands to the comma-separated field values of the list's entries, which only
 /// makes sense as the values of an enum.
-pub fn val047_interpolation_outside_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val047_interpolation_outside_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
         if let Some(text) = primitive_text(&p)
             && let Err(ZodError::InterpolationOutsideEnum {
@@ -627,7 +627,7 @@ fn declared_lists<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
 ///
 /// Lists are resolved, version-checked and filtered from the `main.sharedLists` declarations at
 /// load time; a list that is not declared cannot be resolved.
-pub fn val048_list_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val048_list_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let declared = declared_lists(ctx);
     for p in each_parameter(ctx) {
         let mut refs: Vec<(JsonPath, String, String)> = Vec::new();
@@ -741,7 +741,7 @@ fn tool_hooks<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Option<Vec<&'a str>> {
 ///
 /// An insert parameter without a placeholder is never put into the URL, and a placeholder without a
 /// parameter is sent literally. Either way the request goes to the wrong URL.
-pub fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     for (name, tool, tool_path) in each_tool(ctx) {
         let Some(Value::String(path)) = tool.get("path") else {
@@ -830,7 +830,7 @@ pub fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Only `POST` and `PUT` requests carry a body (chapter 02); the specification calls a body
 /// parameter on another method a load-time error, so the value is not silently dropped.
-pub fn val082_body_on_get_delete(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val082_body_on_get_delete(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, _) in each_tool(ctx) {
         let Some(method @ ("GET" | "DELETE")) = tool.get("method").and_then(Value::as_str) else {
             continue;
@@ -1014,7 +1014,7 @@ pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
 ///
 /// The runtime reads only declared variables from the environment and hides tools whose variables
 /// are missing. An undeclared key would be sent literally or as an empty value.
-pub fn val083_server_param_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val083_server_param_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for site in ctx.placeholder_sites() {
         for found in &site.found {
             if let Verdict::UndeclaredServer(key) = site.verdict(ctx, &found.inner) {
@@ -1043,7 +1043,7 @@ pub fn val083_server_param_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
 ///
 /// An unknown placeholder reaches the API literally, braces and all. It is almost always a typo or
 /// a forgotten declaration.
-pub fn val085_unknown_placeholder(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val085_unknown_placeholder(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     let declared = required_server_params(ctx);
     for site in ctx.placeholder_sites() {
@@ -1100,7 +1100,7 @@ pub fn val085_unknown_placeholder(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Chapter 02 requires fixed values to pass their validation at load time. A failing value means
 /// every call sends something the schema itself declares invalid.
-pub fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     for p in each_parameter(ctx) {
         let Some(ParamSource::Fixed(value)) = param_source(ctx, &p) else {
@@ -1154,7 +1154,7 @@ pub fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// Inside `main`, `{{…}}` means request construction (`{{USER_PARAM}}`, server parameters, list
 /// interpolation). Prompt placeholders are resolved only when prompt or skill content is rendered,
 /// so in `main` they would reach the API verbatim.
-pub fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.exports.get("main") else {
         return;
     };

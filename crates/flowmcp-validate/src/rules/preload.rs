@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::{SchemaCtx, SchemaRule, each_tool, shown, type_name, user_params};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[
+pub(super) static RULES: &[SchemaRule] = &[
     SchemaRule {
         codes: &[Code::PRE001],
         check: pre001_preload_object,
@@ -99,7 +99,7 @@ fn is_optional(z: Option<&Map<String, Value>>) -> bool {
 /// 11 numbers the preload checks VAL060–VAL065, codes the output-schema checks of chapter 09
 /// already use; the output-schema checks keep those codes and the preload checks are PRE001–PRE006,
 /// in the same order, so that each code has one meaning.
-pub fn pre001_preload_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn pre001_preload_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
         let Some(preload) = tool.get("preload") else {
             continue;
@@ -121,7 +121,7 @@ pub fn pre001_preload_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Only `enabled: true` turns caching on; a string such as `'false'` would read as the opposite of
 /// what it says.
-pub fn pre002_enabled_boolean(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn pre002_enabled_boolean(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for PreloadRef { preload, path, .. } in each_preload(ctx) {
         let path = path.key("enabled");
         match preload.get("enabled") {
@@ -163,7 +163,7 @@ fn is_positive_integer(n: &serde_json::Number) -> bool {
 ///
 /// The TTL is the maximum age of a cached response; zero, negative or fractional values make no
 /// sense for a cache lifetime.
-pub fn pre003_ttl_positive_integer(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn pre003_ttl_positive_integer(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for PreloadRef { preload, path, .. } in each_preload(ctx) {
         let path = path.key("ttl");
         match preload.get("ttl") {
@@ -191,7 +191,7 @@ pub fn pre003_ttl_positive_integer(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// The description is shown on a cache hit (dataset size, update rhythm). It is informational, so a
 /// bad value does not block loading.
-pub fn pre004_description_string(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn pre004_description_string(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for PreloadRef { preload, path, .. } in each_preload(ctx) {
         if let Some(d) = preload.get("description")
             && !d.is_string()
@@ -212,7 +212,7 @@ pub fn pre004_description_string(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// A response without parameters is one dataset: the ideal cache entry, keyed by namespace and tool
 /// alone. The note confirms the choice.
-pub fn pre005_cache_candidate(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn pre005_cache_candidate(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (p, _) in enabled_preloads(ctx) {
         let (name, path) = (p.tool_name, p.path);
         if user_params(ctx, name).is_empty() {
@@ -236,7 +236,7 @@ pub fn pre005_cache_candidate(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// Each distinct set of parameter values becomes its own cache entry, so the cache key must include
 /// them and caching only helps when the same inputs repeat. Chapter 11 asks such tools to document
 /// that behaviour.
-pub fn pre006_required_params_documented(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn pre006_required_params_documented(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (p, required) in enabled_preloads(ctx) {
         if required.is_empty() {
             continue;

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{SchemaCtx, SchemaRule, main_path};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[SchemaRule {
+pub(super) static RULES: &[SchemaRule] = &[SchemaRule {
     codes: &[Code::SEC020],
     check: sec020_library_allowlist,
 }];
@@ -20,7 +20,7 @@ pub static RULES: &[SchemaRule] = &[SchemaRule {
 ///
 /// Libraries run inside handlers with the full power of JavaScript. The allowlist makes the code a
 /// schema can pull in explicit, reviewable and closed by default.
-pub fn sec020_library_allowlist(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn sec020_library_allowlist(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(Value::Array(libs)) = ctx.main().and_then(|m| m.get("requiredLibraries")) else {
         return;
     };

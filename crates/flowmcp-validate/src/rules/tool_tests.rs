@@ -46,7 +46,7 @@ use super::{
 };
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[
+pub(super) static RULES: &[SchemaRule] = &[
     SchemaRule {
         codes: &[Code::TST001],
         check: tst001_test_count,
@@ -82,7 +82,7 @@ pub static RULES: &[SchemaRule] = &[
 ];
 
 /// The fewest tests a tool may have (CC-06).
-pub const MIN_TESTS: usize = 3;
+pub(super) const MIN_TESTS: usize = 3;
 
 /// The key every test carries besides parameter values.
 const DESCRIPTION: &str = "_description";
@@ -95,7 +95,7 @@ const DESCRIPTION: &str = "_description";
 ///
 /// Tests are executable documentation and the input for capturing real responses, from which output
 /// schemas are derived. Three show breadth: a basic case, an edge case and a cross-cutting one.
-pub fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let bad = unserializable_paths(ctx);
     for (name, tool, path) in each_tool(ctx) {
         let tests_path = path.key("tests");
@@ -148,7 +148,7 @@ fn no_tests(c: &mut Collector<'_>, tool: &str, path: &JsonPath) {
 ///
 /// The description says what this particular parameter combination demonstrates, so readers learn
 /// the tool's range from the tests alone.
-pub fn tst002_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn tst002_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let bad = unserializable_paths(ctx);
     for t in tool_tests(ctx) {
         for (i, test) in t.tests.iter().enumerate() {
@@ -197,7 +197,7 @@ pub fn tst002_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// # Why
 ///
 /// Such a test cannot run: the runtime rejects the call before sending it.
-pub fn tst003_required_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn tst003_required_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for t in tool_tests(ctx) {
         let mut required: Vec<&str> = Vec::new();
         for (key, p) in user_params(ctx, t.name) {
@@ -226,7 +226,7 @@ pub fn tst003_required_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// A test with invalid input fails validation instead of calling the API, so it documents nothing
 /// and captures no response.
-pub fn tst004_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn tst004_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let bad = unserializable_paths(ctx);
     for t in tool_tests(ctx) {
         let mut types: Vec<(&str, Option<ZType>)> = Vec::new();
@@ -263,7 +263,7 @@ pub fn tst004_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Tests are part of `main`, which is hashed and shipped as JSON; such values would be dropped or
 /// changed on the way.
-pub fn tst005_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn tst005_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some((tools_key, _)) = ctx.tools() else {
         return;
     };
@@ -295,7 +295,7 @@ pub fn tst005_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// Fixed and server values are supplied by the runtime and never belong in tests (API keys would
 /// end up in the schema). Any other unknown key is usually a typo, so the test does not give what
 /// it meant to.
-pub fn tst006_known_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn tst006_known_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for t in tool_tests(ctx) {
         let params: Vec<(&str, Option<ParamSource<'_>>, Option<&str>)> = each_parameter(ctx)
             .into_iter()
@@ -358,7 +358,7 @@ pub fn tst006_known_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Tests should show the breadth of a tool. For an enum (chains, networks, intervals) that means
 /// several values, which also catches values the API does not actually support.
-pub fn tst007_enum_coverage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn tst007_enum_coverage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for t in tool_tests(ctx) {
         let objects: Vec<&Map<String, Value>> = t.objects().map(|(_, o)| o).collect();
         if objects.len() < 2 {
@@ -402,7 +402,7 @@ pub fn tst007_enum_coverage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// A test that sets the optional parameter shows readers what it does, and captures the response
 /// shape with it in effect.
-pub fn tst008_optional_usage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn tst008_optional_usage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for t in tool_tests(ctx) {
         let objects: Vec<&Map<String, Value>> = t.objects().map(|(_, o)| o).collect();
         if objects.is_empty() {

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{SchemaCtx, SchemaRule, each_tool, main_path, shown, type_name};
 
 /// The rules of this module, in the order they run.
-pub static RULES: &[SchemaRule] = &[
+pub(super) static RULES: &[SchemaRule] = &[
     SchemaRule {
         codes: &[Code::VAL003],
         check: val003_unknown_tool_keys,
@@ -47,7 +47,7 @@ pub static RULES: &[SchemaRule] = &[
 ];
 
 /// Keys a tool may hold (ruling N-19).
-pub const TOOL_KEYS: &[&str] = &[
+pub(super) const TOOL_KEYS: &[&str] = &[
     "method",
     "path",
     "description",
@@ -61,13 +61,13 @@ pub const TOOL_KEYS: &[&str] = &[
 ];
 
 /// Keys a parameter may hold (ruling N-19).
-pub const PARAMETER_KEYS: &[&str] = &["position", "z", "description"];
+pub(super) const PARAMETER_KEYS: &[&str] = &["position", "z", "description"];
 
 /// The most tools one schema may define.
-pub const MAX_TOOLS: usize = 8;
+pub(super) const MAX_TOOLS: usize = 8;
 
 /// VAL003 for tools and parameters: unknown keys.
-pub fn val003_unknown_tool_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val003_unknown_tool_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, path) in each_tool(ctx) {
         for key in tool.keys() {
             if TOOL_KEYS.contains(&key.as_str()) {
@@ -101,7 +101,7 @@ pub fn val003_unknown_tool_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 }
 
 /// Whether `s` matches `^[a-z][a-zA-Z0-9]*$`.
-pub fn is_tool_name(s: &str) -> bool {
+pub(super) fn is_tool_name(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some('a'..='z')) && chars.all(|ch| ch.is_ascii_alphanumeric())
 }
@@ -114,7 +114,7 @@ pub fn is_tool_name(s: &str) -> bool {
 /// Tool names become part of IDs (`namespace/tool/name`) and MCP wire names
 /// (`getAbi_etherscan-io`), which allow only a restricted set of characters. Under `compat` a name
 /// such as `'/block/:id'` is a warning and a sanitised name is used for the ID and the wire name.
-pub fn val030_tool_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val030_tool_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some((key, tools)) = ctx.tools() else {
         return;
     };
@@ -138,7 +138,7 @@ pub fn val030_tool_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// Small schemas keep each provider's tool set focused and cheap to put into an agent's context.
 /// Split a large API into several schemas.
-pub fn val031_max_tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val031_max_tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some((key, tools)) = ctx.tools() else {
         return;
     };
@@ -157,7 +157,7 @@ pub fn val031_max_tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// The runtime builds the HTTP request from it, and it decides whether `body` parameters are
 /// allowed.
-pub fn val032_method(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val032_method(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
         match tool.get("method") {
             None => {
@@ -188,7 +188,7 @@ pub fn val032_method(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// The request URL is `root` + `path`; without the leading slash the path would run into the host
 /// name.
-pub fn val033_path(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val033_path(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
         match tool.get("path") {
             None => {
@@ -226,7 +226,7 @@ pub fn val033_path(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// AI clients choose tools by their descriptions; a tool without one is effectively invisible to
 /// them.
-pub fn val034_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val034_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
         match tool.get("description") {
             None => {
@@ -254,7 +254,7 @@ pub fn val034_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// The parameter list defines the tool's input schema and how the request is built; an explicit
 /// `[]` states that the tool takes no input.
-pub fn val035_parameters(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val035_parameters(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
         match tool.get("parameters") {
             None => {
@@ -283,7 +283,7 @@ pub fn val035_parameters(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// An output schema tells AI clients the shape of the response before they call the tool, and lets
 /// the runtime check what handlers return. Leaving it out is allowed but discouraged for new
 /// schemas.
-pub fn val036_output_recommended(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val036_output_recommended(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, path) in each_tool(ctx) {
         if !tool.contains_key("output") {
             c.emit(
@@ -301,7 +301,7 @@ pub fn val036_output_recommended(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 ///
 /// `async` is reserved for future task support. The runtime ignores it, so the author should know
 /// it has no effect.
-pub fn val037_async_reserved(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+pub(super) fn val037_async_reserved(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, path) in each_tool(ctx) {
         if tool.contains_key("async") {
             c.emit(
