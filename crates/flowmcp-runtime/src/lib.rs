@@ -61,7 +61,7 @@ pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
 pub use envelope::{ECode, Envelope};
 pub use input::{InputError, Inputs, validate_json, validate_strings};
 pub use request::{
-    FinalRequest, PreparedRequest, RequestError, SecretSlots, build_request, finalize,
+    FinalRequest, PreparedRequest, RequestError, SecretSlots, build_request, finalize, query_text,
 };
 
 // HTTP (the details — limits, body decoding, redaction — are in [`transport`]).

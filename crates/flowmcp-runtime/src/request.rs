@@ -440,7 +440,7 @@ impl RequestError {
 
 /// A value as query text: strings as-is, numbers and booleans printed, arrays comma-joined,
 /// objects as JSON, `null` empty.
-pub(crate) fn query_text(value: &Value) -> String {
+pub fn query_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
