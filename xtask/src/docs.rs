@@ -41,7 +41,8 @@
 //! two places, a section with an empty part or another heading after `# Why` fails the command.
 //! Codes no check in the validator carries (the runtime's, and those never emitted) have their
 //! section on their line of the registry table. The tests below require prose for every code that is
-//! implemented or not emitted, and that no page cites a document outside the repository.
+//! implemented or not emitted, and that no page, no prose and no tracked file of the repository
+//! cites a document outside it.
 //!
 //! Output is deterministic. Files are written atomically (temporary file + rename) and only when their
 //! content changes; `.md` files in `docs/rules/` that no code produces any more are removed. With
@@ -264,7 +265,11 @@ fn index_page() -> String {
             summary = md_inline(r.summary, true),
             spec = r.spec,
             compat = r.compat,
-            status = status_text(r.status),
+            status = match r.status {
+                // The page gives the reason; the index stays short.
+                Status::NotEmitted(_) => r.status.label().to_string(),
+                other => other.to_string(),
+            },
         );
     }
     out.push_str(
@@ -289,20 +294,20 @@ fn level_text(level: Level) -> &'static str {
     }
 }
 
-/// The status without the internal reference a not-emitted code carries in the registry.
+/// The status for a rule's page: with the reason a not-emitted code gives (as inline Markdown, for
+/// a table cell).
 fn status_text(status: Status) -> String {
     match status {
-        Status::NotEmitted(_) => "not emitted".to_string(),
+        Status::NotEmitted(reason) => format!("not emitted ({})", md_inline(reason, true)),
         other => other.to_string(),
     }
 }
 
-fn section_text(section: &str) -> String {
-    // The registry names the project's own decisions by the file that records them.
-    if section == "RULINGS.md" {
-        "flowmcp-rs (not part of the specification)".to_string()
+fn section_text(info: &RuleInfo) -> String {
+    if info.defined_by_project() {
+        format!("{} (not part of the specification)", info.section)
     } else {
-        format!("`{section}` (FlowMCP specification v4.2.0)")
+        format!("`{}` (FlowMCP specification v4.2.0)", info.section)
     }
 }
 
@@ -318,7 +323,7 @@ fn rule_page(info: &RuleInfo, prose: Option<&Prose>, examples: &Examples) -> Str
     let _ = writeln!(
         out,
         "| Defined in | {} |",
-        md_table_cell(&section_text(info.section))
+        md_table_cell(&section_text(info))
     );
     let _ = writeln!(out, "| Severity under `spec` | {} |", level_text(info.spec));
     let _ = writeln!(
@@ -440,6 +445,8 @@ fn generic_rationale(info: &RuleInfo) -> (String, String) {
 fn no_example(info: &RuleInfo, kind: &str) -> String {
     match info.status {
         Status::Implemented => format!("No {kind} fixture exists for this code yet.\n\n"),
+        // The status line above gives the reason.
+        Status::NotEmitted(_) => "None: the code is not emitted.\n\n".to_string(),
         _ => format!("None: the code is {}.\n\n", status_text(info.status)),
     }
 }
@@ -690,17 +697,25 @@ fn paragraphs(lines: &[&str]) -> String {
     out.join("\n\n")
 }
 
-/// The path prefix that points out of the repository, spelled in pieces so that this file does not
-/// contain it.
+/// Words that name documents outside the repository, spelled in pieces so that this file does not
+/// contain them: the project's internal briefing files and a relative path up into a sibling
+/// `shared` directory.
 #[cfg(test)]
-const SHARED_PATH: &str = concat!("..", "/", "shared");
+const OUTSIDE_NEEDLES: [&str; 3] = [
+    concat!("RUL", "INGS"),
+    concat!("DIG", "EST"),
+    concat!("..", "/", "shared"),
+];
 
-/// The first reference in `text` to a document outside the repository (the project's internal
-/// rulings `CC-…`, `N-…`, `RULINGS`, or a relative path up into a sibling `shared` directory), if
-/// any.
+/// The prefixes of the internal ruling IDs (`<prefix>-<number>`), which mean nothing to a reader.
+#[cfg(test)]
+const RULING_PREFIXES: [&str; 2] = ["CC", "N"];
+
+/// The first reference in `text` to a document outside the repository (an internal ruling ID such
+/// as [`RULING_PREFIXES`] followed by `-` and a number, one of [`OUTSIDE_NEEDLES`]), if any.
 #[cfg(test)]
 fn outside_reference(text: &str) -> Option<String> {
-    for needle in ["RULINGS", SHARED_PATH] {
+    for needle in OUTSIDE_NEEDLES {
         if text.contains(needle) {
             return Some(needle.to_string());
         }
@@ -708,12 +723,13 @@ fn outside_reference(text: &str) -> Option<String> {
     let b = text.as_bytes();
     for (i, _) in text.match_indices('-') {
         let digit = b.get(i + 1).is_some_and(u8::is_ascii_digit);
-        let prefix = [("CC", 2), ("N", 1)].into_iter().find(|(p, n)| {
-            i >= *n
+        let prefix = RULING_PREFIXES.into_iter().find(|p| {
+            let n = p.len();
+            i >= n
                 && &b[i - n..i] == p.as_bytes()
-                && (i == *n || !b[i - n - 1].is_ascii_alphanumeric())
+                && (i == n || !b[i - n - 1].is_ascii_alphanumeric())
         });
-        if let (true, Some((p, _))) = (digit, prefix) {
+        if let (true, Some(p)) = (digit, prefix) {
             let end = text[i + 1..]
                 .find(|c: char| !c.is_ascii_digit())
                 .map_or(text.len(), |e| i + 1 + e);
@@ -1559,23 +1575,92 @@ mod tests {
         assert_eq!(seen, RULES.len() + 1);
     }
 
+    /// Every tracked file of the repository (sources, data, documentation), not only the generated
+    /// pages and the rule prose: a public reader cannot open a document that lives outside it.
+    /// Skipped outside a git checkout (e.g. a source package), where the file list is unknown.
+    #[test]
+    fn repository_cites_nothing_outside_itself() {
+        let root = crate::workspace_root();
+        let Ok(out) = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&root)
+            .args(["ls-files", "-z"])
+            .output()
+        else {
+            return;
+        };
+        if !out.status.success() {
+            return;
+        }
+        let listed = String::from_utf8(out.stdout).unwrap();
+        let (mut found, mut seen) = (Vec::new(), 0);
+        for rel in listed.split('\0').filter(|r| !r.is_empty()) {
+            if rel.ends_with("Cargo.lock") {
+                continue;
+            }
+            // Binary files are not text a reader follows; a file deleted in the work tree is gone.
+            let Ok(text) = std::fs::read_to_string(root.join(rel)) else {
+                continue;
+            };
+            seen += 1;
+            for (n, line) in text.lines().enumerate() {
+                if let Some(r) = outside_reference(line) {
+                    found.push(format!("{rel}:{}: {r}", n + 1));
+                }
+            }
+        }
+        assert!(seen > RULES.len(), "only {seen} files read");
+        assert!(
+            found.is_empty(),
+            "references to documents outside the repository; say what they decide instead:\n{}",
+            found.join("\n")
+        );
+    }
+
     #[test]
     fn outside_references_are_found() {
-        assert_eq!(outside_reference("see ruling N-19."), Some("N-19".into()));
+        // Built at run time, so that this file holds none of the strings it looks for.
+        let id = |prefix: &str, n: &str| format!("{prefix}-{n}");
+        let [rulings, digest, shared] = OUTSIDE_NEEDLES;
         assert_eq!(
-            outside_reference("(CC-01, was VAL060)"),
-            Some("CC-01".into())
+            outside_reference(&format!("see ruling {}.", id("N", "19"))),
+            Some(id("N", "19"))
         );
-        assert_eq!(outside_reference("in `RULINGS.md`"), Some("RULINGS".into()));
         assert_eq!(
-            outside_reference(&format!("{SHARED_PATH}/x.mjs")),
-            Some(SHARED_PATH.into())
+            outside_reference(&format!("({}, was VAL060)", id("CC", "01"))),
+            Some(id("CC", "01"))
         );
+        assert_eq!(
+            outside_reference(&format!("({}..{})", id("CC", "21"), id("CC", "24"))),
+            Some(id("CC", "21"))
+        );
+        assert_eq!(
+            outside_reference(&format!("in `{rulings}.md`")),
+            Some(rulings.into())
+        );
+        assert_eq!(
+            outside_reference(&format!("({digest} §4.4)")),
+            Some(digest.into())
+        );
+        assert_eq!(
+            outside_reference(&format!("{shared}/x.mjs")),
+            Some(shared.into())
+        );
+        // Codes, encodings, sizes and other words with a hyphen and a digit are not ruling IDs.
         assert_eq!(
             outside_reference("VAL060–VAL065, UTF-8, SHA-256, 4 MiB"),
             None
         );
-        assert_eq!(outside_reference("JSON-1, SN-1, `N-`, N-x"), None);
+        assert_eq!(
+            outside_reference(&format!(
+                "{}, {}, `N-`, N-x, {}x",
+                id("JSON", "1"),
+                id("SN", "1"),
+                id("CC", "")
+            )),
+            None
+        );
+        assert_eq!(outside_reference("a message digest, ../other/x.mjs"), None);
     }
 
     fn parse(text: &str) -> (ProseMap, Vec<String>) {

@@ -1,18 +1,20 @@
 //! `flowmcp catalog hash <dir>` and `flowmcp catalog index <dir> [--check]`.
 //!
-//! `hash` prints the `contentHash` of the files `registry.json` references (chapter 15; RULINGS
-//! "Hashes").
+//! `hash` prints the `contentHash` of the files `registry.json` references, computed exactly as
+//! chapter 15 describes (see [`flowmcp_spec::catalog::content_hash`]).
 //!
 //! `index` writes `registry.json` from the directory: `_lists/*.mjs` (shared lists),
-//! `providers/<ns>/*.mjs` (schemas), `agents/<name>/agent.mjs` (agents) and `selections/<name>/*.mjs`
-//! (selections, N-41). Each file is loaded in the sandbox (profile `compat`) to read what the entry
-//! derives from it: a list's `meta.name`; a schema's `main.namespace`, `main.name`,
-//! `main.requiredServerParams`, whether it exports `handlers`, and the `ref`s of `main.sharedLists`;
-//! an agent's or selection's `description` (only when the entry has none yet). Existing entries whose
-//! files still exist outside this layout stay listed. Hand-written members (the top-level `name`,
-//! `version`, `description`, `schemaSpec`, entry descriptions, unknown members) are kept; entries are
-//! sorted by path; `contentHash` is recomputed. The file is replaced atomically (a temporary file in
-//! the same directory, flushed, then renamed over it) and only when its content changes.
+//! `providers/<ns>/*.mjs` (schemas), `agents/<name>/agent.mjs` (agents) and
+//! `selections/<name>/*.mjs` (selections: chapter 15's example and hash algorithm have them, its
+//! field table does not). Each file is loaded in the sandbox (profile `compat`) to read what the
+//! entry derives from it: a list's `meta.name`; a schema's `main.namespace`, `main.name`,
+//! `main.requiredServerParams`, whether it exports `handlers`, and the `ref`s of
+//! `main.sharedLists`; an agent's or selection's `description` (only when the entry has none yet).
+//! Existing entries whose files still exist outside this layout stay listed. Hand-written members
+//! (the top-level `name`, `version`, `description`, `schemaSpec`, entry descriptions, unknown
+//! members) are kept; entries are sorted by path; `contentHash` is recomputed. The file is replaced
+//! atomically (a temporary file in the same directory, flushed, then renamed over it) and only when
+//! its content changes.
 //!
 //! `index --check` writes nothing: it prints what `index` would change and exits 1 when anything
 //! would, 0 when `registry.json` is up to date (for CI). Errors (an unreadable directory, a

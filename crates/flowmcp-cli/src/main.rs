@@ -103,8 +103,9 @@ struct ValidateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
-    /// Which reading of the specification to apply: `spec` (as written, with the rulings) or `compat`
-    /// (accepts what catalogs written for the JavaScript reference rely on). Default: spec, or the config.
+    /// Which reading of the specification to apply: `spec` (as written; where it contradicts
+    /// itself, as `flowmcp rules CODE` explains) or `compat` (accepts what catalogs written for the
+    /// JavaScript reference rely on). Default: spec, or the config.
     #[arg(long, value_enum)]
     profile: Option<ProfileArg>,
     /// Override one rule's level, e.g. `--rule VAL036=off` (error, warning, info, off). Repeatable.
@@ -369,8 +370,13 @@ pub(crate) fn write_stdout(text: &str) -> Result<(), String> {
     }
 }
 
-fn status_text(s: Status) -> String {
-    s.to_string()
+/// The status for the table of all rules: a not-emitted code's reason is left to
+/// `flowmcp rules CODE`, so that the column stays narrow.
+fn status_short(s: Status) -> String {
+    match s {
+        Status::NotEmitted(_) => s.label().to_string(),
+        other => other.to_string(),
+    }
 }
 
 fn rules(a: RulesArgs) -> Result<ExitCode, String> {
@@ -397,10 +403,17 @@ fn rules(a: RulesArgs) -> Result<ExitCode, String> {
             "  origin:   {}\n",
             match one.origin {
                 flowmcp_spec::Origin::Spec => "specification v4.2.0",
-                flowmcp_spec::Origin::Extension => "project extension (RULINGS.md)",
+                flowmcp_spec::Origin::Extension => "project extension",
             }
         ));
-        out.push_str(&format!("  section:  {}\n", one.section));
+        if one.defined_by_project() {
+            out.push_str(&format!(
+                "  section:  {} (not part of the specification)\n",
+                one.section
+            ));
+        } else {
+            out.push_str(&format!("  section:  {}\n", one.section));
+        }
         out.push_str(&format!(
             "  severity: {} (spec), {} (compat)\n",
             one.spec, one.compat
@@ -411,7 +424,7 @@ fn rules(a: RulesArgs) -> Result<ExitCode, String> {
                 v.name, v.spec, v.compat, v.summary
             ));
         }
-        out.push_str(&format!("  status:   {}\n", status_text(one.status)));
+        out.push_str(&format!("  status:   {}\n", one.status));
         out.push_str(&format!(
             "\nOverride it with `--rule {}=off|info|warning|error`.\n",
             one.code
@@ -434,7 +447,7 @@ fn rules(a: RulesArgs) -> Result<ExitCode, String> {
                 r.code.as_str(),
                 lvl(r.spec),
                 lvl(r.compat),
-                status_text(r.status),
+                status_short(r.status),
                 r.summary
             ));
         }

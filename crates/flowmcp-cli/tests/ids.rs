@@ -1,4 +1,4 @@
-//! `flowmcp validate --id` end to end: the three examples of chapter 16 (DIGEST §4.4) in our
+//! `flowmcp validate --id` end to end: the three examples of chapter 16 (ID schema) in our
 //! `CODE severity: message` layout, JSON output and exit codes.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test

@@ -3,9 +3,10 @@
 //! [`HandlerHost::load`] evaluates the module in a fresh QuickJS runtime (the same reduced
 //! intrinsics, import-less loader, memory/stack caps and interrupt deadline as [`crate::eval`]),
 //! calls the `handlers` factory once with deep-frozen `sharedLists` and `libraries`, and keeps the
-//! returned hook functions. [`HandlerHost::call`] then runs one hook (N-13 signatures:
-//! `preRequest({ struct, payload })`, `executeRequest({ struct, payload })`,
-//! `postRequest({ response, struct, payload })`), drives its promise to completion and hands back
+//! returned hook functions. [`HandlerHost::call`] then runs one hook, with the signatures of the
+//! schema-format and security chapters (the shared-lists chapter's alias example uses other
+//! shapes; these win): `preRequest({ struct, payload })`, `executeRequest({ struct, payload })` or
+//! `postRequest({ response, struct, payload })`. It drives its promise to completion and hands back
 //! the returned value as JSON.
 //!
 //! # Threading
@@ -922,8 +923,8 @@ impl HandlerHost {
     /// its promise if it returns one, and returns the value as JSON (`JSON.stringify` semantics:
     /// `toJSON` is honoured, `undefined`/function members are dropped).
     ///
-    /// The result must be a plain object (any keys: checking the N-13 shape is the caller's job);
-    /// `undefined`, `null`, arrays and primitives give [`HostError::BadReturn`].
+    /// The result must be a plain object (any keys: checking the shape the phase must return is the
+    /// caller's job); `undefined`, `null`, arrays and primitives give [`HostError::BadReturn`].
     pub fn call(
         &mut self,
         tool: &str,

@@ -1,4 +1,4 @@
-//! The static security scan (RULINGS "The static scan, precisely").
+//! The static security scan (SEC001–SEC016 for schemas, SEC200–SEC204 for shared lists).
 //!
 //! The scan runs on the raw text of a file before anything evaluates it. It works in two passes:
 //!

@@ -1,4 +1,4 @@
-//! The preload cache (specification chapter 11, RULINGS N-33 and "cache key").
+//! The preload cache (specification chapter 11).
 //!
 //! Routes with `preload.enabled: true` may have their responses cached on disk. This module stores
 //! and finds those responses; deciding *whether* to use the cache (`--no-cache`, `--refresh`, tests
@@ -6,8 +6,10 @@
 //!
 //! # What is cached
 //!
-//! The **raw upstream response** — the decoded JSON body before any `postRequest` handler (N-33).
-//! Handlers therefore run on every hit, and a change of handler logic never needs an invalidation.
+//! The **raw upstream response** — the decoded JSON body before any `postRequest` handler. Chapter
+//! 11 allows caching the transformed response instead and asks runtimes to say which they do; this
+//! one caches the raw response. Handlers therefore run on every hit, and a change of handler logic
+//! never needs an invalidation.
 //!
 //! # Cache key and file layout
 //!

@@ -7,14 +7,14 @@
 //! 2. validate the inputs (E007, before anything else happens);
 //! 3. build the request struct: server parameters are this call's slot tokens (see
 //!    [`crate::request`]);
-//! 4. `preRequest({ struct, payload })` → `{ struct, payload }` (ruling N-13). `url`, `headers` and
+//! 4. `preRequest({ struct, payload })` → `{ struct, payload }`. `url`, `headers` and
 //!    `body` of the returned struct replace the request's; `method` cannot be changed;
 //! 5. the raw response: from the preload cache when the tool has `preload.enabled` and an entry
 //!    is fresh, else from `executeRequest({ struct, payload })` → `{ response }` when the tool has
 //!    one, else from the HTTP request (secrets filled in only now, and only if the URL keeps the
 //!    schema's origin: E009 otherwise). Non-2xx is E001; the body is decoded by MIME type (E004
-//!    when it cannot be). A fresh raw response is stored in the cache (ruling N-33: raw, before
-//!    `postRequest`);
+//!    when it cannot be). A fresh raw response is stored in the cache (raw: before
+//!    `postRequest`, so that handlers run on every hit);
 //! 6. `postRequest({ response, struct, payload })` → `{ response }`;
 //! 7. the data is checked against `output.schema`; mismatches become `warnings`.
 //!
@@ -603,11 +603,11 @@ fn host_error_text(e: &HostError, phase: Option<Phase>) -> String {
     }
 }
 
-/// The `executeRequest` argument under compat: the ruled `{ struct, payload }` extended with what
-/// handlers written for the JavaScript reference read — `struct.status`, `struct.messages`,
-/// `struct.data`, and `payload.url`, `.method`, `.headers`, `.body`, `.userParams`,
-/// `.serverParams`. Server parameters are this call's slot tokens, filled in by the runtime when
-/// the handler fetches from the schema's origin; JavaScript never sees a value.
+/// The `executeRequest` argument under compat: the specification's `{ struct, payload }` extended
+/// with what handlers written for the JavaScript reference read — `struct.status`,
+/// `struct.messages`, `struct.data`, and `payload.url`, `.method`, `.headers`, `.body`,
+/// `.userParams`, `.serverParams`. Server parameters are this call's slot tokens, filled in by the
+/// runtime when the handler fetches from the schema's origin; JavaScript never sees a value.
 fn reference_execute_arg(
     struct_json: Value,
     payload: &Value,
@@ -645,9 +645,9 @@ fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
     Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
-/// The data an `executeRequest` result carries: `response` (ruling N-13), else — as handlers
-/// written for the reference return it — `struct.data`; a returned `struct` whose `status` is
-/// `false` is a failure carrying its `messages`.
+/// The data an `executeRequest` result carries: `response` (the shape the specification's handler
+/// signature returns), else — as handlers written for the reference return it — `struct.data`; a
+/// returned `struct` whose `status` is `false` is a failure carrying its `messages`.
 fn execute_result(obj: &Map<String, Value>) -> Result<Value, Fail> {
     let returned = obj.get("struct").and_then(Value::as_object);
     if let Some(st) = returned

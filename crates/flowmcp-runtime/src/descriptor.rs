@@ -4,11 +4,13 @@
 //! * Primitive-ID `namespace/tool/name`; under `compat` a tool name that is not a valid ID name
 //!   (VAL030, e.g. `'/block/:id'`) is sanitised: characters other than ASCII letters, digits and
 //!   `-` are dropped, then leading non-letters (`tool` if nothing is left), with a warning.
-//! * Wire name `<tool>_<namespace>` (RULINGS "wire names"), at most [`WIRE_NAME_MAX`] characters;
-//!   a longer name is cut and gets `_` + a 6-hex-digit suffix (SHA-256 of the Primitive-ID), and
-//!   [`assign_wire_names`] gives every member of a collision group such a suffix.
+//! * Wire name `<tool>_<namespace>` (MCP tool names cannot contain `/`; the form is the ID
+//!   chapter's), at most [`WIRE_NAME_MAX`] characters; a longer name is cut and gets `_` + a
+//!   6-hex-digit suffix (SHA-256 of the Primitive-ID), and [`assign_wire_names`] gives every member
+//!   of a collision group such a suffix.
 //! * The input JSON Schema from the user parameters only.
-//! * MCP annotations and `_meta` from `meta` (RULINGS "Runtime details").
+//! * MCP annotations and `_meta` from `meta` (chapter 19): `readOnlyHint` from `isReadOnly`,
+//!   `destructiveHint` from `isDestructive`, aliases as `_meta["flowmcp/aliases"]`.
 //! * Exposure: the server parameters the tool needs and which of them are missing.
 
 use std::collections::{BTreeMap, HashMap};

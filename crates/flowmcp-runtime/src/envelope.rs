@@ -1,5 +1,6 @@
 //! The response envelope `{ status, messages, data[, warnings] }` and the runtime error codes
-//! E001–E009 (RULINGS CC-36 and "Codes the specification leaves out").
+//! E001–E009. The specification shows only `E001 <tool>: API returned <status>` (output-schema
+//! chapter); this project numbers the other runtime failures E002–E009 in the same style.
 
 use std::fmt;
 
@@ -75,7 +76,7 @@ impl ECode {
         }
     }
 
-    /// The meaning, as RULINGS states it.
+    /// The meaning, in a few words (the registry's summary says it in full).
     pub fn meaning(self) -> &'static str {
         match self {
             ECode::E001 => "upstream status",

@@ -19,7 +19,7 @@
 //!
 //! An `--upstream` base URL is taken as literal text: placeholders in it are never filled.
 //!
-//! Rules (RULINGS "Runtime details" and the compat table):
+//! Rules (both profiles unless `compat` is named):
 //! * URL = root (or the `--upstream` override) + path; `insert` values are percent-encoded as one
 //!   path segment (`a/b c` → `a%2Fb%20c`) into `{{key}}`, and under compat into `:key`; the values
 //!   `.` and `..` are refused (E007): URL parsers treat them, and `%2e%2e`, as dot segments;

@@ -2,9 +2,8 @@
 //!
 //! A [`Secret`] prints as `[redacted]` in `Debug` and `Display`, has no `Serialize`, and hands its
 //! value out only through [`Secret::expose`]. [`ServerParams`] collects the values a schema's
-//! `requiredServerParams` name from three sources, in this order (RULINGS "where server params come
-//! from"): the process environment, the `--env-file` / `.env` file, the config file. The first
-//! source with a non-empty value wins.
+//! `requiredServerParams` name from three sources, in this order: the process environment, the
+//! `--env-file` / `.env` file, the config file. The first source with a non-empty value wins.
 
 use std::borrow::Cow;
 use std::fmt;

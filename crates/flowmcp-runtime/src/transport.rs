@@ -2,7 +2,7 @@
 //!
 //! The runtime talks to upstream APIs only through the [`Transport`] trait, so tests and embedders
 //! can substitute their own implementation. [`UreqTransport`] is the production implementation on
-//! top of `ureq` 3 and enforces the project's runtime rulings:
+//! top of `ureq` 3 and enforces the project's rules for outgoing requests:
 //!
 //! * only `https://` URLs are fetched; plain `http://` is allowed solely for loopback hosts
 //!   (`127.0.0.0/8`, `::1`, `localhost`) when [`TransportConfig::allow_http_loopback`] is set;

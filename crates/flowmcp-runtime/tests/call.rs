@@ -761,7 +761,7 @@ fn compat_accepts_a_bare_placeholder_name_as_input_key() {
     let server = TestServer::start(2, |seen: &Seen| json_reply(json!({"path": seen.url})));
     let t = transport();
     let (r, _) = runner(&set, &t, opts(&[("bare", server.base.as_str())]));
-    // By its key, as the compat table names it, and by the placeholder's name.
+    // By its key, as `compat` names such a parameter, and by the placeholder's name.
     for input in [json!({"city": "Oslo"}), json!({"CITY": "Oslo"})] {
         let e = r.call_json("feed_bare", &obj(input));
         assert_eq!(e.data, json!({"path": "/feed/Oslo"}), "{e:?}");
@@ -771,9 +771,9 @@ fn compat_accepts_a_bare_placeholder_name_as_input_key() {
     let _ = server.finish();
 }
 
-/// The profile is held once, by the toolset: a compat toolset called through default runner
-/// options reads `{{CITY}}` as the compat table does (a user input), and sends the value — it used
-/// to advertise the input, accept it, and send `?q=%7B%7BCITY%7D%7D` under the runner's `spec`.
+/// The profile is held once, by the toolset: a compat toolset called through default runner options
+/// reads `{{CITY}}` as the `compat` profile does (a user input), and sends the value — it used to
+/// advertise the input, accept it, and send `?q=%7B%7BCITY%7D%7D` under the runner's `spec`.
 #[test]
 fn a_compat_toolset_is_called_under_compat_whatever_the_runner_options() {
     let dir = Scratch::new("profile-once");

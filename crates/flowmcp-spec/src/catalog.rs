@@ -5,13 +5,15 @@
 //!
 //! * [`Registry`] and its entry types are the typed model of `registry.json`. Unknown members are kept
 //!   in `extra`, so reading and writing a manifest loses nothing.
-//! * [`Section`] names the four reference lists (`shared`, `schemas`, `agents` and, N-41, `selections`)
-//!   and the member that holds each entry's path.
+//! * [`Section`] names the four reference lists (`shared`, `schemas`, `agents` and `selections`,
+//!   which chapter 15's field table leaves out but its example and hash algorithm use) and the
+//!   member that holds each entry's path.
 //! * [`check_relative_path`] decides whether a path may appear in a manifest: relative, forward
 //!   slashes, no `.`/`..` or empty segments (chapter 15: "Absolute paths and paths that escape the
 //!   catalog directory are forbidden").
-//! * [`content_hash`] is the `contentHash` of RULINGS "Hashes": the referenced files sorted by path,
-//!   `path:content\n` for each over the raw file contents, SHA-256, written `sha256:<64 hex>`.
+//! * [`content_hash`] is the `contentHash` exactly as chapter 15 defines it: the referenced files
+//!   sorted by path, `path:content\n` for each over the raw file contents, SHA-256, written
+//!   `sha256:<64 hex>`.
 //! * [`merge_index`] and [`describe_changes`] are the pure halves of `flowmcp catalog index`.
 
 use serde::{Deserialize, Serialize};
@@ -65,7 +67,7 @@ pub enum Section {
     Shared,
     Schemas,
     Agents,
-    /// Not in chapter 15's field table, but in its example and hash algorithm (N-41): supported.
+    /// Not in chapter 15's field table, but in its example and hash algorithm: supported.
     Selections,
 }
 
@@ -158,7 +160,7 @@ pub struct Registry {
     pub shared: Vec<SharedEntry>,
     pub schemas: Vec<SchemaEntry>,
     pub agents: Vec<AgentEntry>,
-    /// N-41: optional; `None` when the member is absent.
+    /// Optional (chapter 15's field table leaves it out); `None` when the member is absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selections: Option<Vec<SelectionEntry>>,
     /// Members this model does not know, kept as they are.
@@ -209,7 +211,7 @@ pub struct AgentEntry {
     pub extra: Map<String, Value>,
 }
 
-/// A `selections[]` entry (N-41).
+/// A `selections[]` entry (from chapter 15's example: `{ name, description, file }`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SelectionEntry {
     pub name: String,

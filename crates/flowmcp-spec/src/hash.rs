@@ -12,8 +12,10 @@
 //!   `ryu-js`): `1`, `0.5`, `1e+21`, `1e-7`; `-0` prints `0`. Integers beyond 2^53 are
 //!   first rounded to the nearest double, as a JavaScript engine would have stored them.
 //!
-//! [`schema_hash`] is the `schemaHash` of RULINGS "Hashes" (N-20): the first 8 lowercase
-//! hex digits of SHA-256 over the canonical JSON of `main` without its `schemaHash` key.
+//! [`schema_hash`] is the `schemaHash`: the first 8 lowercase hex digits of SHA-256 over the
+//! canonical JSON of `main` without its `schemaHash` key. The specification asks for "canonical
+//! JSON" without naming a scheme; RFC 8785 is the one used here. The field is optional (no example
+//! in the specification has it).
 
 use serde_json::{Map, Number, Value};
 use sha2::{Digest, Sha256};

@@ -2,7 +2,10 @@
 //! `namespace/schema-name`, their parsing, formatting and validation (ID001–ID006), and [`IdIndex`],
 //! which resolves an ID to the file that defines it.
 //!
-//! ## Forms and contexts (CC-21..CC-24)
+//! ## Forms and contexts
+//!
+//! Where the specification's chapters disagree on IDs, the ID chapter governs: seven types, the
+//! short forms are errors, and the number of segments is fixed per form.
 //!
 //! | form | segments | example |
 //! |---|---|---|
@@ -67,7 +70,8 @@ pub const SCHEMA_NAME_PATTERN: &str = "^[a-z][a-z0-9-]*$";
 /// The reserved namespace of shared lists; only the `list` type is valid in it.
 pub const SHARED_NAMESPACE: &str = "shared";
 
-/// The type segment of a Primitive-ID: the seven kinds of addressable primitives (CC-21).
+/// The type segment of a Primitive-ID: the seven kinds of addressable primitives (as the ID chapter
+/// lists them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IdType {
@@ -133,7 +137,7 @@ impl FromStr for IdType {
     }
 }
 
-/// Which form of ID a context accepts (CC-24: "each context says which it expects").
+/// Which form of ID a context accepts: each context says which it expects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Expect {
     /// Only `namespace/type/name`.

@@ -43,7 +43,7 @@ pub use diagnostic::{
     display_path, escape_controls, json_type,
 };
 pub use profile::{Level, Overrides, Profile, RuleSettings};
-pub use registry::{Code, Family, Origin, RULES, RuleInfo, Status, Variant};
+pub use registry::{Code, Family, Origin, PROJECT_SECTION, RULES, RuleInfo, Status, Variant};
 
 // The types most signatures use.
 pub use id::{IdType, PrimitiveId, SchemaFileId};

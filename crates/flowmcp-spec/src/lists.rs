@@ -14,7 +14,7 @@
 //!   [`Resolved::to_json`]), enum interpolation ([`ListRegistry::interpolate_enum`],
 //!   [`Resolved::interpolate_enum`]) and the look-up behind VAL107
 //!   ([`ListRegistry::duplicated_field`]).
-//! - [`ListRef`] and [`Filter`]: a `main.sharedLists` entry and its filter (N-11).
+//! - [`ListRef`] and [`Filter`]: a `main.sharedLists` entry and its filter.
 //! - [`ListScope`]: the registry a file sees, or why there is none.
 //!
 //! # Decisions (where chapter 03 is silent)
@@ -40,8 +40,8 @@
 //! - Filters compare with JavaScript `===`: numbers by value (`1` equals `1.0`), strings and booleans
 //!   exactly. `exists` is satisfied by a present, non-null value.
 //! - Interpolated values are `String(value)` of every entry's field, `null`/missing skipped,
-//!   duplicates dropped (first kept), static values first as written (N-12, N-14); a value containing
-//!   `,` cannot be written inside `enum(...)` and makes [`Resolved::interpolate_enum`] fail.
+//!   duplicates dropped (first kept), static values first as written; a value containing `,` cannot
+//!   be written inside `enum(...)` and makes [`Resolved::interpolate_enum`] fail.
 //! - `dependsOn`: a reference must name a list of the registry (or the list itself) whose
 //!   `meta.version` equals the pinned version, and a `condition` `{ field, value }` (`key` accepted as
 //!   an alias of `field`, as in filters) must name a field of that list and match at least one of its
@@ -291,7 +291,7 @@ pub fn js_strict_eq(a: &Value, b: &Value) -> bool {
 // Filters and references
 // ---------------------------------------------------------------------------------------
 
-/// A `sharedLists[].filter` (N-11): `{ key, exists: true }`, `{ key, value }` or
+/// A `sharedLists[].filter`: `{ key, exists: true }`, `{ key, value }` or
 /// `{ key, in: [...] }`; `field` is accepted as an alias of `key`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Filter {
@@ -790,9 +790,9 @@ impl<'r> Resolved<'r> {
         }
     }
 
-    /// Replaces the `{{list:field}}` items of an `enum(...)` primitive by the field's values
-    /// (N-12, N-14): `enum(custom,{{evmChains:alias}})` → `enum(custom,ethereum,polygon)`. Other
-    /// primitives are returned unchanged.
+    /// Replaces the `{{list:field}}` items of an `enum(...)` primitive by the field's values,
+    /// joined into the list with any static values: `enum(custom,{{evmChains:alias}})` →
+    /// `enum(custom,ethereum,polygon)`. Other primitives are returned unchanged.
     pub fn interpolate_enum(&self, text: &str) -> Result<String, InterpolateError> {
         let primitive = Primitive::parse(text).map_err(InterpolateError::Parse)?;
         let Primitive::Enum(items) = &primitive else {

@@ -9,7 +9,7 @@
 //! * deprecated `main.routes` is merged into [`SchemaMain::tools`] (entries of `tools`
 //!   win on a name clash; having both is a validation error anyway);
 //! * a tool's `outputSchema` (written by catalogs for the JavaScript reference) is read as
-//!   `output` when `output` is absent (compat table);
+//!   `output` when `output` is absent (as profile `compat` accepts it);
 //! * a shared-list reference may name its list with `ref` or `name`;
 //! * methods may be written in lower case.
 //!
@@ -34,10 +34,11 @@ pub struct SchemaMain {
     pub description: String,
     /// FlowMCP specification version, e.g. `4.2.0`.
     pub version: String,
-    /// Schema content version (semver), optional (N-20).
+    /// Schema content version (semver), optional: the specification calls it required, but none of
+    /// its examples has it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schema_version: Option<String>,
-    /// 8 hex digits, optional (N-20); see [`crate::hash::schema_hash`].
+    /// 8 hex digits, optional like `schema_version`; see [`crate::hash::schema_hash`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub schema_hash: Option<String>,
     /// Base URL; absent for resource-only schemas.

@@ -53,7 +53,8 @@ impl std::fmt::Display for Level {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Profile {
-    /// The specification v4.2.0 as written, with the rulings.
+    /// The specification v4.2.0 as written; where it contradicts itself, as this project reads it
+    /// (each rule page in `docs/rules/` says which reading applies).
     #[default]
     Spec,
     /// Accepts what real catalogs written for the JavaScript reference need; never rejects what

@@ -14,7 +14,7 @@
 //! | `name` (missing, not a string, not the directory name) | CAT002 |
 //! | `shared` and its entries | CAT003 |
 //! | `schemas` and its entries | CAT004 |
-//! | `agents` and its entries; `selections` (N-41) and its entries | CAT005 |
+//! | `agents` and its entries; `selections` and its entries | CAT005 |
 //! | files on disk that no entry lists | CAT006 (warning) |
 //! | `schemaSpec` | CAT007 |
 //! | `contentHash` (malformed, or not the recomputed hash) | CAT008 |

@@ -1,8 +1,9 @@
 //! The specification's own validation-output examples, reproduced from equivalent inputs.
 //!
-//! Layout follows RULINGS CC-35: every line is `CODE severity file[:line:col] [json.path]: message`,
-//! then the footer `N errors, M warnings` and the verdict. Where a ruling changes a code, a severity or
-//! the layout, the test says which.
+//! The chapters print findings in several layouts; this project uses one for all of them: every
+//! line is `CODE severity file[:line:col] [json.path]: message`, then the footer
+//! `N errors, M warnings` and the verdict. Where the project's reading of the specification changes
+//! a code, a severity or the layout of an example, the test says which and why.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
@@ -44,11 +45,12 @@ fn contracts_schema(version: &str, tools: &[String]) -> String {
     )
 }
 
-/// Chapter 09, "Validation Output Format", first example. Differences, by ruling:
-/// - layout (CC-35): the file and the value's position follow the code and severity, and paths are
-///   full JSON paths (`main.tools`, `main.tools.getContractAbi`);
-/// - TST001 for a tool with no tests at all is an error in both profiles (CC-06, CC-29), where the
-///   example prints a warning — hence `3 errors, 1 warning`.
+/// Chapter 09, "Validation Output Format", first example. Differences:
+/// - layout (the one layout above): the file and the value's position follow the code and
+///   severity, and paths are full JSON paths (`main.tools`, `main.tools.getContractAbi`);
+/// - TST001 for a tool with no tests at all is an error in both profiles (the code's `none`
+///   variant: the chapters disagree on TST001's severity, and a tool without a single test is the
+///   clear case), where the example prints a warning — hence `3 errors, 1 warning`.
 #[test]
 fn chapter_09_schema_example() {
     let mut tools = vec![tool("getContractAbi", true)];
@@ -102,8 +104,9 @@ fn chapter_09_all_rules_pass() {
 
 /// Chapter 09, "With security flag", first line; chapter 05 "Static Security Scan" example
 /// (`SEC001 etherscan/SmartContractExplorer.mjs: Forbidden pattern "import " found at line 3`).
-/// By CC-35 both become one layout, and the pattern is reported as `import` (CC-30: `import(`,
-/// `import ` and `import{` are all SEC001). No `--security` flag exists: the scan always runs.
+/// Both become the one layout, and the pattern is reported as `import` (`import(`, `import ` and
+/// `import{` are all SEC001, as the security chapter's table numbers them). No `--security` flag
+/// exists: the scan always runs.
 #[test]
 fn security_scan_line() {
     let source = format!(
@@ -123,8 +126,8 @@ fn security_scan_line() {
     );
 }
 
-/// Chapter 05's second example prints SEC002 for `process.`; CC-30 keeps the table's numbering, so
-/// `process.` is SEC006.
+/// Chapter 05's second example prints SEC002 for `process.`; the chapter's own table of patterns
+/// wins over its example, so `process.` is SEC006.
 #[test]
 fn process_access_is_sec006() {
     let source = "const key = process.env.KEY\n".to_string()
@@ -138,7 +141,7 @@ fn process_access_is_sec006() {
 }
 
 /// Chapter 09, "With security flag", second line: a function inside `main` is SEC017 at its path.
-/// `main.handlers` is also not a field of `main` (VAL003, ruling N-19), reported with it.
+/// `main.handlers` is also not a field of `main` (VAL003), reported with it.
 #[test]
 fn non_serializable_value_in_main() {
     let source = contracts_schema("4.2.0", &[tool("getContractAbi", false)]).replace(

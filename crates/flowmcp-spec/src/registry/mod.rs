@@ -12,6 +12,10 @@ mod table;
 
 pub use table::RULES;
 
+/// The [`RuleInfo::section`] of a code that no chapter of the specification defines: the project
+/// added it (see [`Origin::Extension`]).
+pub const PROJECT_SECTION: &str = "flowmcp-rs";
+
 /// The family a code belongs to (its alphabetic prefix).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
@@ -63,19 +67,23 @@ impl Family {
 pub enum Origin {
     /// Defined by the specification v4.2.0.
     Spec,
-    /// Added by this project (RULINGS.md "Codes the specification leaves out", CC-01's PRE family).
+    /// Added by this project: a check the specification requires but gives no code (section
+    /// [`PROJECT_SECTION`]), or a code renumbered because the specification gives one number two
+    /// meanings (the PRE family, which takes chapter 11's preload rules off VAL060–VAL065).
     Extension,
 }
 
 /// Whether the code is produced by this implementation.
 ///
-/// Serialised as `{"state":"implemented"}`, `{"state":"not-emitted","ruling":"CC-31"}` or
+/// Serialised as `{"state":"implemented"}`,
+/// `{"state":"not-emitted","reason":"SEC200–SEC204 report the check"}` or
 /// `{"state":"planned","issue":3}` (`"issue":null` when no issue has been filed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     /// Checked and emitted.
     Implemented,
-    /// Never emitted; the string names the ruling (CC-nn / N-nn) that says so.
+    /// Never emitted; the string says why in a few words, usually which code reports the check
+    /// instead (the specification defines the check twice, or contradicts itself).
     NotEmitted(&'static str),
     /// Will be implemented by the named issue (`Planned(0)` means no issue has been filed yet).
     Planned(u32),
@@ -89,7 +97,7 @@ impl Serialize for Status {
             Status::Implemented => m.serialize_entry("state", "implemented")?,
             Status::NotEmitted(r) => {
                 m.serialize_entry("state", "not-emitted")?;
-                m.serialize_entry("ruling", r)?;
+                m.serialize_entry("reason", r)?;
             }
             Status::Planned(n) => {
                 m.serialize_entry("state", "planned")?;
@@ -97,6 +105,17 @@ impl Serialize for Status {
             }
         }
         m.end()
+    }
+}
+
+impl Status {
+    /// The state alone, without the reason or issue: `implemented`, `not emitted` or `planned`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Implemented => "implemented",
+            Status::NotEmitted(_) => "not emitted",
+            Status::Planned(_) => "planned",
+        }
     }
 }
 
@@ -127,7 +146,8 @@ pub struct RuleInfo {
     pub code: Code,
     pub family: Family,
     pub origin: Origin,
-    /// The specification file that defines it (`09-validation-rules.md`) or `RULINGS.md`.
+    /// The specification file that defines it (`09-validation-rules.md`), or [`PROJECT_SECTION`]
+    /// for a code this project defines.
     pub section: &'static str,
     /// Severity under profile `spec`.
     pub spec: Level,
@@ -139,6 +159,11 @@ pub struct RuleInfo {
 }
 
 impl RuleInfo {
+    /// Whether this project, not a chapter of the specification, defines the code.
+    pub fn defined_by_project(&self) -> bool {
+        self.section == PROJECT_SECTION
+    }
+
     pub fn variant(&self, name: &str) -> Option<&'static Variant> {
         self.variants.iter().find(|v| v.name == name)
     }
@@ -273,6 +298,37 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn sections_name_a_chapter_or_the_project() {
+        for r in RULES {
+            if r.defined_by_project() {
+                assert_eq!(r.origin, Origin::Extension, "{}", r.code);
+            } else {
+                assert!(
+                    r.section.ends_with(".md")
+                        && r.section.as_bytes()[..2].iter().all(u8::is_ascii_digit),
+                    "{}: section {:?} is neither a chapter file nor {PROJECT_SECTION:?}",
+                    r.code,
+                    r.section
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn not_emitted_codes_say_why() {
+        for r in RULES {
+            if let Status::NotEmitted(reason) = r.status {
+                assert!(!reason.trim().is_empty(), "{}", r.code);
+                assert_eq!(r.spec, Level::Off, "{}", r.code);
+                assert_eq!(r.compat, Level::Off, "{}", r.code);
+            }
+        }
+        let json = serde_json::to_value(Code::SEC018.info().status).unwrap();
+        assert_eq!(json["state"], "not-emitted");
+        assert!(json["reason"].as_str().unwrap().contains("SEC200"));
     }
 
     #[test]

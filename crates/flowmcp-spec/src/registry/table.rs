@@ -1,6 +1,10 @@
 //! The registry table. One line per code; see `declare_rules!` in `mod.rs` for the format:
 //! `CODE: Family, Origin, "section", spec/compat, status, "summary" [, [ "variant" => spec/compat: "summary" ]];`
 //!
+//! `section` is the specification chapter that defines the code, or `"flowmcp-rs"`
+//! ([`super::PROJECT_SECTION`]) for a code this project adds. A `NotEmitted` status says in a few
+//! words why the code is never reported.
+//!
 //! A code's prose for `docs/rules/` (what it checks, and why) is the `/// CODE: …` doc comment next to
 //! the code that checks it (see `cargo xtask docs`). The codes that no check in the validator carries
 //! have it here, as the doc comment of their line (and so of their [`Code`] variant): the runtime's
@@ -22,7 +26,7 @@ declare_rules! {
     ///
     /// The validation-rules chapter numbers the same check VAL031. One check gets one code, so a
     /// schema with too many tools is reported as VAL031, never as VAL007.
-    VAL007: Val, Spec, "08-migration.md", Off/Off, NotEmitted("CC-02"), "Route count exceeds 8 (migration guide numbering; VAL031 is emitted)";
+    VAL007: Val, Spec, "08-migration.md", Off/Off, NotEmitted("VAL031 reports the check"), "Route count exceeds 8 (migration guide numbering; VAL031 is emitted)";
     VAL010: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`main.namespace` is required and must be a string";
     VAL011: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`main.namespace` must match ^[a-z][a-z0-9-]*$";
     VAL012: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`main.name` is required and must be a string";
@@ -49,7 +53,7 @@ declare_rules! {
     ///
     /// The security chapter defines the same check as SEC020. Reporting one finding under two codes
     /// would count it twice, so it is reported as SEC020 only.
-    VAL026: Val, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-32"), "`requiredLibraries` entry not on the allowlist (SEC020 is emitted instead)";
+    VAL026: Val, Spec, "09-validation-rules.md", Off/Off, NotEmitted("SEC020 reports the check"), "`requiredLibraries` entry not on the allowlist (SEC020 is emitted instead)";
     VAL030: Val, Spec, "09-validation-rules.md", Error/Warning, Implemented, "Tool name must match ^[a-z][a-zA-Z0-9]*$";
     VAL031: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "At most 8 tools per schema";
     VAL032: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`tool.method` is required: GET, POST, PUT or DELETE";
@@ -85,17 +89,17 @@ declare_rules! {
     VAL073: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Referenced shared-list version must match";
     VAL074: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "`sharedLists[].filter` must have a valid `key` (`field` accepted as alias)";
     VAL075: Val, Spec, "09-validation-rules.md", Warning/Warning, Implemented, "Shared list declared but used by no parameter or handler";
-    VAL080: Val, Extension, "RULINGS.md", Error/Error, Implemented, "`root` must start with https://", [
+    VAL080: Val, Extension, "flowmcp-rs", Error/Error, Implemented, "`root` must start with https://", [
         "handlers-only" => Error/Warning: "a `root` that is not HTTPS while every tool has `executeRequest`",
     ];
-    VAL081: Val, Extension, "RULINGS.md", Error/Error, Implemented, "`root` must not end with /";
-    VAL082: Val, Extension, "RULINGS.md", Error/Warning, Implemented, "`body` parameter on a GET or DELETE tool (compat: not sent)";
-    VAL083: Val, Extension, "RULINGS.md", Error/Error, Implemented, "Server-param placeholder names a key missing from `requiredServerParams`";
-    VAL084: Val, Extension, "RULINGS.md", Error/Warning, Implemented, "A fixed parameter value fails its own `z`";
-    VAL085: Val, Extension, "RULINGS.md", Error/Warning, Implemented, "Unknown placeholder (not user param, server param, insert key or list interpolation)";
-    VAL086: Val, Extension, "RULINGS.md", Error/Error, Implemented, "`main.schemaVersion` is not semver";
-    VAL087: Val, Extension, "RULINGS.md", Warning/Warning, Implemented, "`main.schemaHash` differs from the recomputed hash";
-    VAL088: Val, Extension, "RULINGS.md", Info/Info, Implemented, "Shared-list rules skipped: the schema is outside any catalog (no `_lists/` found)";
+    VAL081: Val, Extension, "flowmcp-rs", Error/Error, Implemented, "`root` must not end with /";
+    VAL082: Val, Extension, "flowmcp-rs", Error/Warning, Implemented, "`body` parameter on a GET or DELETE tool (compat: not sent)";
+    VAL083: Val, Extension, "flowmcp-rs", Error/Error, Implemented, "Server-param placeholder names a key missing from `requiredServerParams`";
+    VAL084: Val, Extension, "flowmcp-rs", Error/Warning, Implemented, "A fixed parameter value fails its own `z`";
+    VAL085: Val, Extension, "flowmcp-rs", Error/Warning, Implemented, "Unknown placeholder (not user param, server param, insert key or list interpolation)";
+    VAL086: Val, Extension, "flowmcp-rs", Error/Error, Implemented, "`main.schemaVersion` is not semver";
+    VAL087: Val, Extension, "flowmcp-rs", Warning/Warning, Implemented, "`main.schemaHash` differs from the recomputed hash";
+    VAL088: Val, Extension, "flowmcp-rs", Info/Info, Implemented, "Shared-list rules skipped: the schema is outside any catalog (no `_lists/` found)";
     VAL100: Val, Spec, "19-mcp-integration.md", Error/Off, Implemented, "Every tool must have a `meta` block (compat: optional, checked when present)", [
         "not-object" => Error/Error: "`meta` is present but not an object",
     ];
@@ -131,7 +135,7 @@ declare_rules! {
     /// The security chapter splits the shared-list scan into SEC200–SEC204, which say precisely
     /// what was found: a function, an arrow function, `async` or `await`, a template expression, or
     /// a pattern forbidden in schemas. Those codes are reported instead of this summary code.
-    SEC018: Sec, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-31"), "Shared list contains a forbidden pattern (SEC200–SEC204 are emitted instead)";
+    SEC018: Sec, Spec, "09-validation-rules.md", Off/Off, NotEmitted("SEC200–SEC204 report the check"), "Shared list contains a forbidden pattern (SEC200–SEC204 are emitted instead)";
     /// SEC019: A shared list that contains executable code, as chapter 09 summarises the check.
     ///
     /// # Why
@@ -139,7 +143,7 @@ declare_rules! {
     /// The security chapter splits the shared-list scan into SEC200–SEC204, which say precisely
     /// what was found: a function, an arrow function, `async` or `await`, a template expression, or
     /// a pattern forbidden in schemas. Those codes are reported instead of this summary code.
-    SEC019: Sec, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-31"), "Shared list contains executable code (SEC200–SEC204 are emitted instead)";
+    SEC019: Sec, Spec, "09-validation-rules.md", Off/Off, NotEmitted("SEC200–SEC204 report the check"), "Shared list contains executable code (SEC200–SEC204 are emitted instead)";
     SEC020: Sec, Spec, "05-security.md", Error/Warning, Implemented, "`requiredLibraries` entry is not on the allowlist";
     /// SEC100: A handler called `fetch` where no network is allowed: any handler under `spec`, and
     /// `preRequest`/`postRequest` under `compat` (there `executeRequest` may fetch, through the
@@ -214,7 +218,7 @@ declare_rules! {
     /// The resources chapter sets the limit at 7 schema-defined queries per resource, `runSql` and
     /// `describeTables` not counted (RES028). The two limits contradict each other; the resources
     /// chapter's applies, so this code is never reported.
-    RES006: Res, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-05"), "At most 4 queries per resource (RES028's limit of 7 applies)";
+    RES006: Res, Spec, "09-validation-rules.md", Off/Off, NotEmitted("RES028's limit of 7 applies"), "At most 4 queries per resource (RES028's limit of 7 applies)";
     RES007: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Each query must have `sql` (string)";
     RES008: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Each query must have `description` (string)";
     RES009: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Each query must have a `parameters` array";
@@ -228,7 +232,7 @@ declare_rules! {
     /// The resources chapter requires in-memory and http SQL to start with `SELECT` or `WITH`
     /// (RES029), which also admits read-only queries with common table expressions. RES029 applies
     /// instead of this stricter, contradicting rule.
-    RES012: Res, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-07"), "SQL must begin with SELECT (RES029 applies instead)";
+    RES012: Res, Spec, "09-validation-rules.md", Off/Off, NotEmitted("RES029 reports the check"), "SQL must begin with SELECT (RES029 applies instead)";
     RES013: Res, Spec, "09-validation-rules.md", Error/Error, Planned(0), "SQL must not use ATTACH or LOAD_EXTENSION";
     RES014: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Parameter count must equal the number of `?` placeholders";
     RES015: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Resource parameters must not have `position.location`";
@@ -260,7 +264,7 @@ declare_rules! {
     ///
     /// The resources chapter also makes `url` the required field of an http resource (RES024) and
     /// `path` optional. A rule requiring `path` contradicts that, so this code is never reported.
-    RES036: Res, Spec, "13-resources.md", Off/Off, NotEmitted("CC-11"), "http resource needs `path` (`path` is optional, `url` required)";
+    RES036: Res, Spec, "13-resources.md", Off/Off, NotEmitted("`path` is optional for http resources"), "http resource needs `path` (`path` is optional, `url` required)";
     RES037: Res, Spec, "13-resources.md", Error/Error, Planned(0), "file-based mode requires `origin: 'project'`";
     RES038: Res, Spec, "13-resources.md", Error/Error, Planned(0), "markdown resource must not have `mode`";
     RES039: Res, Spec, "13-resources.md", Error/Error, Planned(0), "markdown resource must not have `queries`";
@@ -300,7 +304,7 @@ declare_rules! {
     ///
     /// The skills chapter defines the same check as SKL005. One finding gets one code, so it is
     /// reported as SKL005 only.
-    DEP001: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-33"), "Duplicate of SKL005 (not emitted)";
+    DEP001: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("SKL005 reports the check"), "Duplicate of SKL005 (not emitted)";
     /// DEP002: A `requires.resources` entry of a skill that names no known resource, as chapter 09
     /// numbers the check.
     ///
@@ -308,7 +312,7 @@ declare_rules! {
     ///
     /// The skills chapter defines the same check as SKL006. One finding gets one code, so it is
     /// reported as SKL006 only.
-    DEP002: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-33"), "Duplicate of SKL006 (not emitted)";
+    DEP002: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("SKL006 reports the check"), "Duplicate of SKL006 (not emitted)";
     /// DEP003: A `{{tool:x}}` placeholder in skill content whose tool is not listed in
     /// `requires.tools`, as chapter 09 numbers the check.
     ///
@@ -316,7 +320,7 @@ declare_rules! {
     ///
     /// The skills chapter defines the same check as SKL020. One finding gets one code, so it is
     /// reported as SKL020 only.
-    DEP003: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-33"), "Duplicate of SKL020 (not emitted)";
+    DEP003: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("SKL020 reports the check"), "Duplicate of SKL020 (not emitted)";
     /// DEP004: A `{{resource:x}}` placeholder in skill content whose resource is not listed in
     /// `requires.resources`, as chapter 09 numbers the check.
     ///
@@ -324,7 +328,7 @@ declare_rules! {
     ///
     /// The skills chapter defines the same check as SKL021. One finding gets one code, so it is
     /// reported as SKL021 only.
-    DEP004: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("CC-33"), "Duplicate of SKL021 (not emitted)";
+    DEP004: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("SKL021 reports the check"), "Duplicate of SKL021 (not emitted)";
     PRM001: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Prompt `name` must match ^[a-z][a-z0-9-]*$";
     PRM002: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Prompt `version` must be flowmcp-prompt/1.0.0";
     PRM003: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Exactly one of `namespace` or `agent` must be set";
@@ -373,7 +377,7 @@ declare_rules! {
     CAT005: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "Every `agents[].manifest` must exist";
     CAT006: Cat, Spec, "15-catalog.md", Warning/Warning, Implemented, "File in the catalog is not listed in `registry.json`";
     CAT007: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "`schemaSpec` must be a concrete FlowMCP spec version";
-    CAT008: Cat, Extension, "RULINGS.md", Error/Error, Implemented, "registry.json `contentHash` does not match the recomputed hash";
+    CAT008: Cat, Extension, "flowmcp-rs", Error/Error, Implemented, "registry.json `contentHash` does not match the recomputed hash";
     ID001: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Wrong segment count: Primitive-ID needs 3, Schema-File-ID 2";
     ID002: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID namespace must match ^[a-z][a-z0-9-]*$";
     ID003: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID type must be tool, resource, prompt, list, skill, selection or agent";
@@ -400,7 +404,7 @@ declare_rules! {
     ///
     /// The agents chapter defines the same check as AGT009. One finding gets one code, so it is
     /// reported as AGT009 only.
-    TST009: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("CC-34"), "Duplicate of AGT009 (not emitted)";
+    TST009: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("AGT009 reports the check"), "Duplicate of AGT009 (not emitted)";
     /// TST010: An agent test without a non-empty `expectedTools` array, as the tests chapter
     /// numbers the check.
     ///
@@ -408,7 +412,7 @@ declare_rules! {
     ///
     /// The agents chapter defines the same check as AGT010. One finding gets one code, so it is
     /// reported as AGT010 only.
-    TST010: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("CC-34"), "Duplicate of AGT010 (not emitted)";
+    TST010: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("AGT010 reports the check"), "Duplicate of AGT010 (not emitted)";
     /// TST011: An `expectedTools` entry of an agent test that is not a valid ID, as the tests
     /// chapter numbers the check.
     ///
@@ -416,7 +420,7 @@ declare_rules! {
     ///
     /// The agents chapter defines the same check as AGT011. One finding gets one code, so it is
     /// reported as AGT011 only.
-    TST011: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("CC-34"), "Duplicate of AGT011 (not emitted)";
+    TST011: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("AGT011 reports the check"), "Duplicate of AGT011 (not emitted)";
     /// TST012: Agent tests that do not cover different tool combinations, as the tests chapter
     /// numbers the check.
     ///
@@ -424,7 +428,7 @@ declare_rules! {
     ///
     /// The agents chapter defines the same check as AGT012. One finding gets one code, so it is
     /// reported as AGT012 only.
-    TST012: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("CC-34"), "Duplicate of AGT012 (not emitted)";
+    TST012: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("AGT012 reports the check"), "Duplicate of AGT012 (not emitted)";
     TST013: Tst, Spec, "10-tests.md", Info/Info, Planned(0), "Consider adding `expectedContent` assertions to agent tests";
     PRE001: Pre, Extension, "11-preload.md", Error/Error, Implemented, "`preload` must be a plain object (chapter 11's VAL060)";
     PRE002: Pre, Extension, "11-preload.md", Error/Error, Implemented, "`preload.enabled` must be a boolean (chapter 11's VAL061)";
@@ -432,21 +436,21 @@ declare_rules! {
     PRE004: Pre, Extension, "11-preload.md", Warning/Warning, Implemented, "`preload.description` must be a string (chapter 11's VAL063)";
     PRE005: Pre, Extension, "11-preload.md", Info/Info, Implemented, "Preloaded tool without parameters is an ideal cache candidate (chapter 11's VAL064)";
     PRE006: Pre, Extension, "11-preload.md", Warning/Warning, Implemented, "Preloaded tool with required parameters should document caching (chapter 11's VAL065)";
-    LDR001: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "File is not valid UTF-8";
-    LDR002: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "File is larger than the configured cap";
-    LDR003: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "JavaScript syntax error";
-    LDR004: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "Module threw while evaluating";
-    LDR005: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "Evaluation passed its time limit";
-    LDR006: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "Evaluation passed its memory or stack limit";
-    LDR007: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "Top-level await that never settles";
-    LDR008: Ldr, Extension, "RULINGS.md", Error/Error, Implemented, "No recognised export";
+    LDR001: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "File is not valid UTF-8";
+    LDR002: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "File is larger than the configured cap";
+    LDR003: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "JavaScript syntax error";
+    LDR004: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "Module threw while evaluating";
+    LDR005: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "Evaluation passed its time limit";
+    LDR006: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "Evaluation passed its memory or stack limit";
+    LDR007: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "Top-level await that never settles";
+    LDR008: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "No recognised export";
     /// E001: The upstream API answered with a non-2xx status: `E001 <tool>: API returned <status>`.
     ///
     /// # Why
     ///
     /// The output-schema chapter defines this message; the status tells the caller whether to
     /// retry, fix the input or give up.
-    E001: E, Extension, "RULINGS.md", Error/Error, Implemented, "Upstream returned a non-success status";
+    E001: E, Extension, "flowmcp-rs", Error/Error, Implemented, "Upstream returned a non-success status";
     /// E002: The request failed on the network: DNS, connection, TLS, protocol, or more redirects
     /// than allowed. The message names the URL without its query string.
     ///
@@ -454,20 +458,20 @@ declare_rules! {
     ///
     /// Callers need to tell a broken upstream from a wrong input; query strings may carry keys, so
     /// they never appear in messages.
-    E002: E, Extension, "RULINGS.md", Error/Error, Implemented, "Network failure reaching the upstream";
+    E002: E, Extension, "flowmcp-rs", Error/Error, Implemented, "Network failure reaching the upstream";
     /// E003: The request did not finish within the connect or total timeout.
     ///
     /// # Why
     ///
     /// A tool call must never hang an agent; the timeout is configurable (`--timeout-ms`).
-    E003: E, Extension, "RULINGS.md", Error/Error, Implemented, "Upstream request timed out";
+    E003: E, Extension, "flowmcp-rs", Error/Error, Implemented, "Upstream request timed out";
     /// E004: The response body cannot be decoded: invalid JSON for `application/json`, invalid
     /// UTF-8 for text, or broken compression. The message never quotes the body.
     ///
     /// # Why
     ///
     /// Handing half-parsed data to an agent is worse than a clear failure.
-    E004: E, Extension, "RULINGS.md", Error/Error, Implemented, "Upstream response body is invalid (e.g. not JSON)";
+    E004: E, Extension, "flowmcp-rs", Error/Error, Implemented, "Upstream response body is invalid (e.g. not JSON)";
     /// E005: A handler failed: it threw, passed its CPU-time or memory limit, returned a promise
     /// that never settles, or broke one of SEC100–SEC104 (named in the message).
     ///
@@ -475,7 +479,7 @@ declare_rules! {
     ///
     /// Handler code is untrusted; its failures are contained in the sandbox and reported with the
     /// phase (`preRequest`, `executeRequest`, `postRequest`) that failed.
-    E005: E, Extension, "RULINGS.md", Error/Error, Implemented, "A handler failed";
+    E005: E, Extension, "flowmcp-rs", Error/Error, Implemented, "A handler failed";
     /// E006: A server parameter the tool needs has no value in the environment, the env file or the
     /// configuration. The message names the variables, never values; such tools are also hidden
     /// from `flowmcp list`.
@@ -484,20 +488,20 @@ declare_rules! {
     ///
     /// Sending a request with an empty key only produces a confusing upstream error (the
     /// reference's behaviour); naming the variable tells the user what to set.
-    E006: E, Extension, "RULINGS.md", Error/Error, Implemented, "A required server parameter is missing";
+    E006: E, Extension, "flowmcp-rs", Error/Error, Implemented, "A required server parameter is missing";
     /// E007: The call's inputs do not satisfy the tool's parameters (type, enum, bounds, unknown or
     /// missing keys), or the tool does not exist. Checked before any network traffic.
     ///
     /// # Why
     ///
     /// Invalid input never reaches the upstream; every problem is listed at once.
-    E007: E, Extension, "RULINGS.md", Error/Error, Implemented, "Tool input failed validation";
+    E007: E, Extension, "flowmcp-rs", Error/Error, Implemented, "Tool input failed validation";
     /// E008: The response body is larger than the configured cap.
     ///
     /// # Why
     ///
     /// An unbounded body could exhaust memory; the cap protects the runtime and the agent.
-    E008: E, Extension, "RULINGS.md", Error/Error, Implemented, "Upstream response is too large";
+    E008: E, Extension, "flowmcp-rs", Error/Error, Implemented, "Upstream response is too large";
     /// E009: The request was refused before it was sent: the URL is not HTTPS (plain http only to
     /// loopback hosts with `--upstream`); a redirect leaves HTTPS, or would send a body carrying a
     /// secret to another origin; the URL (after a `preRequest` handler, or built from user input)
@@ -510,5 +514,5 @@ declare_rules! {
     /// Server parameters must go only where the schema's own request goes, and never in clear text:
     /// a handler, a user input or a redirect must not be able to move an API key to another host,
     /// and handler code must not reach the user's internal network.
-    E009: E, Extension, "RULINGS.md", Error/Error, Implemented, "Request refused: not HTTPS, a non-public address, a redirect that leaves HTTPS, or a request that leaves the schema's origin or would carry a secret elsewhere";
+    E009: E, Extension, "flowmcp-rs", Error/Error, Implemented, "Request refused: not HTTPS, a non-public address, a redirect that leaves HTTPS, or a request that leaves the schema's origin or would carry a secret elsewhere";
 }

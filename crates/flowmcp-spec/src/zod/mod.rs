@@ -10,7 +10,7 @@
 //! a [`ZodError`]; checking a value reports a [`ZValueError`]. Nothing here panics on
 //! any input.
 //!
-//! The `compat` flag (profile `compat`, RULINGS "real-world options") additionally
+//! The `compat` flag (profile `compat`) additionally
 //! accepts the `values(a,b)` and `regex(pattern)` options written by catalogs for the
 //! JavaScript reference: `values(...)` supplies the values of an `enum()` and
 //! `regex(...)` is enforced on strings with JavaScript semantics as far as the `regex`
@@ -18,7 +18,7 @@
 //!
 //! Enums that still contain unresolved `{{listName:fieldName}}` items accept any string
 //! in [`ZType::validate`], because the allowed set is not known yet; resolve them with
-//! [`ZType::resolve_lists`] at load time (N-12) to get the strict check.
+//! [`ZType::resolve_lists`] at load time to get the strict check.
 //!
 //! The code is split by topic; everything public is re-exported here, so the paths are
 //! `flowmcp_spec::zod::…`:

@@ -110,7 +110,7 @@ struct ReportingConfiguration {
 #[serde(rename_all = "camelCase")]
 struct RuleProperties {
     family: &'static str,
-    /// The specification file that defines the code (or `RULINGS.md`).
+    /// The specification file that defines the code, or `flowmcp-rs` for a code the project adds.
     section: &'static str,
     origin: &'static str,
     spec_severity: &'static str,
@@ -302,6 +302,16 @@ fn descriptor(info: &'static RuleInfo, profile: Profile) -> ReportingDescriptor 
     if info.family == flowmcp_spec::Family::Sec {
         tags.push("security");
     }
+    // "Defined in `09-validation-rules.md`" for a chapter, "Defined by flowmcp-rs" for the project.
+    let (defined, defined_md) = if info.defined_by_project() {
+        let text = format!("Defined by {}", info.section);
+        (text.clone(), text)
+    } else {
+        (
+            format!("Defined in {}", info.section),
+            format!("Defined in `{}`", info.section),
+        )
+    };
     ReportingDescriptor {
         id: code,
         name: code,
@@ -311,22 +321,20 @@ fn descriptor(info: &'static RuleInfo, profile: Profile) -> ReportingDescriptor 
         help_uri: rule_help_uri(info.code),
         help: MultiformatMessage {
             text: format!(
-                "{summary}. Defined in {section} ({origin}). Severity: {spec} under profile spec, \
+                "{summary}. {defined} ({origin}). Severity: {spec} under profile spec, \
                  {compat} under profile compat. Change it with `--rule {code}=LEVEL` or \
                  \"rules\": {{\"{code}\": LEVEL}} in .flowmcp/config.json. See {doc}.",
                 summary = info.summary.trim_end_matches('.'),
-                section = info.section,
                 origin = origin_text(info.origin),
                 spec = info.spec,
                 compat = info.compat,
             ),
             markdown: format!(
-                "{summary}.\n\nDefined in `{section}` ({origin}). Severity: **{spec}** under profile \
+                "{summary}.\n\n{defined_md} ({origin}). Severity: **{spec}** under profile \
                  `spec`, **{compat}** under profile `compat`.\n\nChange it with `--rule {code}=LEVEL` \
                  or `\"rules\": {{\"{code}\": \"off\"}}` in `.flowmcp/config.json`. \
                  See [{doc}]({uri}).",
                 summary = info.summary.trim_end_matches('.'),
-                section = info.section,
                 origin = origin_text(info.origin),
                 spec = info.spec,
                 compat = info.compat,

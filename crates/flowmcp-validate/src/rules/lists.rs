@@ -1,7 +1,7 @@
 //! Rules on shared-list references: the structure (VAL070, VAL071, VAL074, VAL075), and, with the
 //! list registry the schema sees ([`SchemaCtx::registry`]), existence (VAL072), version (VAL073),
 //! fields (VAL049) and hard-coded duplicates (VAL107); VAL088 says when the registry rules were
-//! skipped. Also `schemaVersion`/`schemaHash`: VAL086, VAL087 (N-20).
+//! skipped. Also `schemaVersion`/`schemaHash` (both optional): VAL086, VAL087.
 //!
 //! Without a registry (no `_lists/` found walking up from the schema, see [`crate::lists`]), VAL049,
 //! VAL072, VAL073 and VAL107 are not checked, TST004 accepts any string for a list-interpolated
@@ -159,7 +159,8 @@ pub(super) fn val071_list_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// The filter operators; a filter has exactly one.
 const FILTER_OPERATORS: &[&str] = &["exists", "value", "in"];
 
-/// Every key a filter may hold (`field` is an alias of `key`, N-11).
+/// Every key a filter may hold (`field` is an alias of `key`: the shared-lists chapter's examples
+/// write `{ field, value }`).
 const FILTER_KEYS: &[&str] = &["key", "field", "exists", "value", "in"];
 
 /// The filter forms, for messages.

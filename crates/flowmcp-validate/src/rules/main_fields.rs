@@ -90,7 +90,9 @@ pub(super) static RULES: &[SchemaRule] = &[
     },
 ];
 
-/// The keys `main` may hold (ruling N-19). `skills` is VAL016, not VAL003.
+/// The keys `main` may hold: the specification lists them in several chapters (chapter 01's field
+/// table lacks `prompts`, for one), so the allowed set is their union. `skills` is VAL016, not
+/// VAL003.
 pub(super) const MAIN_KEYS: &[&str] = &[
     "namespace",
     "name",

@@ -1,4 +1,5 @@
-//! Rules on the per-tool `meta` block: VAL100–VAL106 (chapter 19; N-17).
+//! Rules on the per-tool `meta` block: VAL100–VAL106 (chapter 19; chapter 01 places `meta` on
+//! `main` instead, but the rules and chapter 19 put it on each tool, and so does this project).
 //!
 //! `spec` requires the block on every tool; `compat` does not report a missing one (the registry
 //! turns VAL100's default variant off) but checks a block that is present. `meta: null` counts as

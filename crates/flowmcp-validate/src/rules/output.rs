@@ -1,4 +1,6 @@
-//! Rules on output schemas: VAL060–VAL065 (chapter 04; CC-01, CC-04).
+//! Rules on output schemas: VAL060–VAL065 (chapter 04). Chapter 11 uses the same six codes for its
+//! preload rules; here they keep their output-schema meaning, and the preload rules are
+//! PRE001–PRE006 (see `preload.rs`).
 //!
 //! A tool's `output` is `{ mimeType, schema }`; `schema` is the simplified JSON-Schema subset of
 //! chapter 04. The schema is a tree of *nodes*: the root is `output.schema`, and every value of a
@@ -61,7 +63,8 @@ pub(super) const SCHEMA_KEYWORDS: &[&str] = &[
     "format",
 ];
 
-/// The deepest nesting level allowed without a warning (CC-04); the root is level 1.
+/// The deepest nesting level allowed without a warning (deeper is VAL063, a warning in both
+/// profiles, although one chapter calls it a rejection); the root is level 1.
 pub(super) const MAX_DEPTH: usize = 4;
 
 /// Every tool whose `output` is an object: `(name, output, path of output)`.

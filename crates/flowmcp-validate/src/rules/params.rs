@@ -1,9 +1,10 @@
 //! Rules on parameters: VAL040–VAL050, VAL082–VAL085, PH004.
 //!
-//! The placeholder rules (VAL047 outside `z`, VAL050 from the path side, VAL083, VAL085, PH004) share
-//! one reading of every `{{...}}` found in the five places the rulings name: `main.root`, each tool's
-//! `path`, `main.headers`, each tool's `headers` and each parameter's `position.value`. Each
-//! placeholder gets exactly one [`Verdict`], so a defect is reported under one code only.
+//! The placeholder rules (VAL047 outside `z`, VAL050 from the path side, VAL083, VAL085, PH004)
+//! share one reading of every `{{...}}` found in the five places a placeholder may stand:
+//! `main.root`, each tool's `path`, `main.headers`, each tool's `headers` and each parameter's
+//! `position.value`. Each placeholder gets exactly one [`Verdict`], so a defect is reported under
+//! one code only.
 
 use flowmcp_loader::HandlersExport;
 use flowmcp_spec::placeholder::{
@@ -85,7 +86,7 @@ pub(super) static RULES: &[SchemaRule] = &[
 /// The three values `position.location` may take.
 pub(super) const LOCATIONS: &[&str] = &["insert", "query", "body"];
 
-/// The types of prompt placeholders (`{{type:ref}}`, ruling CC-25..CC-28).
+/// The types of prompt placeholders (`{{type:ref}}` and `{{type:ref:field}}`).
 pub(super) const PROMPT_PLACEHOLDER_TYPES: &[&str] =
     &["tool", "resource", "prompt", "skill", "input", "prefill"];
 

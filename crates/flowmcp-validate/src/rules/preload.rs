@@ -1,4 +1,5 @@
-//! Rules on `preload`: PRE001–PRE006 (chapter 11, renumbered from VAL060–VAL065 by CC-01).
+//! Rules on `preload`: PRE001–PRE006 (chapter 11 numbers them VAL060–VAL065, which the
+//! validation-rules chapter gives to the output-schema rules; renumbered here, in the same order).
 
 use flowmcp_spec::zod::Options;
 use flowmcp_spec::{Code, Collector, JsonPath};

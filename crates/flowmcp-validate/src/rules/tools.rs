@@ -46,7 +46,7 @@ pub(super) static RULES: &[SchemaRule] = &[
     },
 ];
 
-/// Keys a tool may hold (ruling N-19).
+/// Keys a tool may hold (those the specification's chapters describe for a tool).
 pub(super) const TOOL_KEYS: &[&str] = &[
     "method",
     "path",
@@ -60,7 +60,7 @@ pub(super) const TOOL_KEYS: &[&str] = &[
     "async",
 ];
 
-/// Keys a parameter may hold (ruling N-19).
+/// Keys a parameter may hold.
 pub(super) const PARAMETER_KEYS: &[&str] = &["position", "z", "description"];
 
 /// The most tools one schema may define.
