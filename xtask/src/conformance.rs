@@ -187,7 +187,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--profile" => profile = it.next().ok_or("--profile needs a value")?.parse()?,
+            "--profile" => {
+                profile = it
+                    .next()
+                    .ok_or("--profile needs a value")?
+                    .parse()
+                    .map_err(|e: flowmcp_spec::SettingError| e.to_string())?
+            }
             "--expect" => expect = Some(PathBuf::from(it.next().ok_or("--expect needs a file")?)),
             "--write" => write = Some(PathBuf::from(it.next().ok_or("--write needs a file")?)),
             other if other.starts_with('-') => return Err(format!("unknown option {other}")),

@@ -86,7 +86,11 @@ fn parse(args: &[String]) -> Result<Options, String> {
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
         match a.as_str() {
-            "--profile" => o.profile = value("--profile")?.parse()?,
+            "--profile" => {
+                o.profile = value("--profile")?
+                    .parse()
+                    .map_err(|e: flowmcp_spec::SettingError| e.to_string())?
+            }
             "--json" => o.json = Some(PathBuf::from(value("--json")?)),
             "--timeout-ms" => o.timeout = Duration::from_millis(number(value("--timeout-ms")?)?),
             "--only" => o.only = Some(value("--only")?.clone()),

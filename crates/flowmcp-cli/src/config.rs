@@ -32,7 +32,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use flowmcp_spec::{Code, Level, Profile};
+use flowmcp_spec::{Code, Level, Profile, SettingError};
 use serde_json::Value;
 
 /// Largest configuration file read: 1 MiB.
@@ -178,7 +178,7 @@ impl Config {
         let mut cfg = Config::default();
         if let Some(p) = obj.get("profile") {
             let s = p.as_str().ok_or("\"profile\" must be a string")?;
-            cfg.profile = Some(s.parse()?);
+            cfg.profile = Some(s.parse().map_err(|e: SettingError| e.to_string())?);
         }
         if let Some(r) = obj.get("rules") {
             let map = r

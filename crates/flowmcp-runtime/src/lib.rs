@@ -61,13 +61,14 @@ pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
 pub use envelope::{ECode, Envelope};
 pub use input::{InputError, Inputs, validate_json, validate_strings};
 pub use request::{
-    FinalRequest, PreparedRequest, RequestError, SecretSlots, build_request, finalize, query_text,
+    FinalRequest, PreparedRequest, RequestError, SecretSlots, StructError, build_request, finalize,
+    query_text,
 };
 
 // HTTP (the details — limits, body decoding, redaction — are in [`transport`]).
 pub use transport::{
     HeaderValue, HttpRequest, HttpResponse, Method, Transport, TransportConfig, TransportError,
-    UreqTransport, base64_encode, check_upstream,
+    UpstreamError, UreqTransport, base64_encode, check_upstream,
 };
 
 // Server parameters, and the preload cache (its details are in [`cache`]).

@@ -318,18 +318,18 @@ impl PreparedRequest {
     /// Takes what a `preRequest` handler returned as the struct: `url`, `headers` and `body` replace
     /// the request's when present and not `null`; `method` cannot be changed. The texts are taken
     /// as they are: only this call's slot tokens in them will be filled.
-    pub fn apply_struct(&mut self, s: &Value) -> Result<(), String> {
+    pub fn apply_struct(&mut self, s: &Value) -> Result<(), StructError> {
         if let Some(url) = s.get("url").filter(|u| !u.is_null()) {
-            self.url = url.as_str().ok_or("url is not a string")?.to_string();
+            self.url = url.as_str().ok_or(StructError::Url)?.to_string();
         }
         if let Some(h) = s.get("headers").filter(|h| !h.is_null()) {
-            let h = h.as_object().ok_or("headers is not an object")?;
+            let h = h.as_object().ok_or(StructError::Headers)?;
             let mut headers = IndexMap::new();
             for (k, v) in h {
                 let text = match v {
                     Value::String(s) => s.clone(),
                     Value::Number(_) | Value::Bool(_) => v.to_string(),
-                    _ => return Err(format!("header \"{k}\" is not a string")),
+                    _ => return Err(StructError::Header(k.clone())),
                 };
                 headers.insert(k.clone(), text);
             }
@@ -436,6 +436,20 @@ impl RequestError {
     pub fn envelope(&self) -> Envelope {
         Envelope::error(self.code(), self.tool(), &self.to_string())
     }
+}
+
+/// Why the struct a `preRequest` handler returned cannot be taken ([`PreparedRequest::apply_struct`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StructError {
+    /// `url` is present but not a string.
+    #[error("url is not a string")]
+    Url,
+    /// `headers` is present but not an object.
+    #[error("headers is not an object")]
+    Headers,
+    /// A header value that is not a string, number or boolean.
+    #[error("header \"{0}\" is not a string")]
+    Header(String),
 }
 
 /// A value as query text: strings as-is, numbers and booleans printed, arrays comma-joined,

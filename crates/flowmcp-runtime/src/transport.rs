@@ -292,22 +292,40 @@ pub fn status_message(status: u16) -> String {
 /// fragment. Returns whether it is plain HTTP to loopback (the transport must then allow that).
 /// The URL is parsed as the transport will parse it, so `http://localhost:1@example.com/` is seen
 /// for what it is: user info and the host `example.com`.
-pub fn check_upstream(text: &str) -> Result<bool, String> {
-    let url = Url::parse(text).map_err(|e| format!("not an absolute URL ({e})"))?;
+pub fn check_upstream(text: &str) -> Result<bool, UpstreamError> {
+    let url = Url::parse(text).map_err(|e| UpstreamError::NotAbsolute(e.to_string()))?;
     if !url.username().is_empty() || url.password().is_some() {
-        return Err("a base URL cannot carry user info (`user@`)".into());
+        return Err(UpstreamError::UserInfo);
     }
     if url.query().is_some() || url.fragment().is_some() {
-        return Err("a base URL cannot have a query or a fragment".into());
+        return Err(UpstreamError::QueryOrFragment);
     }
     match url.scheme() {
         "https" if url.host().is_some() => Ok(false),
         "http" if is_loopback(&url) => Ok(true),
-        "http" => {
-            Err("plain http is accepted only for loopback hosts (127.0.0.1, ::1, localhost)".into())
-        }
-        _ => Err("must start with https:// (or http:// for a loopback host)".into()),
+        "http" => Err(UpstreamError::PlainHttp),
+        _ => Err(UpstreamError::Scheme),
     }
+}
+
+/// Why [`check_upstream`] refused a base URL.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UpstreamError {
+    /// The text is not an absolute URL (the parser's reason).
+    #[error("not an absolute URL ({0})")]
+    NotAbsolute(String),
+    /// `user@` or `user:password@`.
+    #[error("a base URL cannot carry user info (`user@`)")]
+    UserInfo,
+    /// `?…` or `#…`.
+    #[error("a base URL cannot have a query or a fragment")]
+    QueryOrFragment,
+    /// `http://` to a host that is not loopback.
+    #[error("plain http is accepted only for loopback hosts (127.0.0.1, ::1, localhost)")]
+    PlainHttp,
+    /// Another scheme.
+    #[error("must start with https:// (or http:// for a loopback host)")]
+    Scheme,
 }
 
 /// Shows a URL as `scheme://host[:port]/path`, without user info, query string or fragment

@@ -42,7 +42,7 @@ pub use diagnostic::{
     Collector, Counts, Diagnostic, FileReport, JsonPath, Report, Seg, Severity, Verdict,
     display_path, escape_controls, json_type,
 };
-pub use profile::{Level, Overrides, Profile, RuleSettings};
+pub use profile::{Level, Overrides, Profile, RuleSettings, SettingError};
 pub use registry::{Code, Family, Origin, PROJECT_SECTION, RULES, RuleInfo, Status, Variant};
 
 // The types most signatures use.

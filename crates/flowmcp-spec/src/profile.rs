@@ -28,17 +28,32 @@ impl Level {
     }
 }
 
+/// Why a profile, a level or a `CODE=LEVEL` override could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    /// Not one of `error`, `warning`, `info`, `off` (or their aliases).
+    #[error("unknown level {0:?} (expected error, warning, info or off)")]
+    UnknownLevel(String),
+    /// Not `spec` or `compat`.
+    #[error("unknown profile {0:?} (expected spec or compat)")]
+    UnknownProfile(String),
+    /// An override without `=`.
+    #[error("expected CODE=LEVEL, got {0:?}")]
+    NotCodeLevel(String),
+    /// A code the registry does not know.
+    #[error("unknown rule code {0:?}")]
+    UnknownCode(String),
+}
+
 impl FromStr for Level {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<Self, SettingError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "off" | "none" => Ok(Level::Off),
             "info" => Ok(Level::Info),
             "warning" | "warn" => Ok(Level::Warning),
             "error" | "deny" => Ok(Level::Error),
-            other => Err(format!(
-                "unknown level {other:?} (expected error, warning, info or off)"
-            )),
+            other => Err(SettingError::UnknownLevel(other.to_string())),
         }
     }
 }
@@ -75,14 +90,12 @@ impl Profile {
 }
 
 impl FromStr for Profile {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = SettingError;
+    fn from_str(s: &str) -> Result<Self, SettingError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "spec" => Ok(Profile::Spec),
             "compat" => Ok(Profile::Compat),
-            other => Err(format!(
-                "unknown profile {other:?} (expected spec or compat)"
-            )),
+            other => Err(SettingError::UnknownProfile(other.to_string())),
         }
     }
 }
@@ -107,12 +120,12 @@ impl Overrides {
     }
 
     /// Parses one `CODE=LEVEL` item.
-    pub fn parse_item(item: &str) -> Result<(Code, Level), String> {
+    pub fn parse_item(item: &str) -> Result<(Code, Level), SettingError> {
         let (code, level) = item
             .split_once('=')
-            .ok_or_else(|| format!("expected CODE=LEVEL, got {item:?}"))?;
+            .ok_or_else(|| SettingError::NotCodeLevel(item.to_string()))?;
         let parsed =
-            Code::parse(code).ok_or_else(|| format!("unknown rule code {:?}", code.trim()))?;
+            Code::parse(code).ok_or_else(|| SettingError::UnknownCode(code.trim().to_string()))?;
         Ok((parsed, level.parse()?))
     }
 }
