@@ -21,16 +21,11 @@
 //! a cache, for many files.
 
 mod catalog;
+mod entry;
 mod ids;
 pub mod lists;
 pub mod render;
 mod rules;
-
-use std::path::Path;
-
-use flowmcp_loader::{FileKind, LoadedFile, load_file, load_source};
-use flowmcp_loader::{Key, locate_paths, locate_paths_blanked};
-use flowmcp_spec::Collector;
 
 // Validating one file (the entry points are below).
 pub use flowmcp_loader::Limits;
@@ -43,6 +38,9 @@ pub use catalog::{
     validate_catalog_fixture,
 };
 pub use ids::validate_id;
+
+// The entry points.
+pub use entry::{validate_file, validate_loaded_in, validate_loaded_mut, validate_str};
 
 /// The libraries every runtime accepts in `requiredLibraries` (chapter 05, "Default Allowlist").
 pub const DEFAULT_ALLOWLIST: &[&str] = &[
@@ -90,194 +88,5 @@ impl Options {
     /// Whether `lib` is on the effective allowlist.
     pub fn library_allowed(&self, lib: &str) -> bool {
         DEFAULT_ALLOWLIST.contains(&lib) || self.allowed_libraries.iter().any(|l| l == lib)
-    }
-}
-
-/// Validates the file at `path`; `display` is the name diagnostics carry. `lists` is the shared
-/// lists the file sees: [`lists::scope_near`] finds them next to the file, a catalog passes its
-/// own, [`lists::ListScope::NotSearched`] validates without (list references are then not checked
-/// against any list).
-pub fn validate_file(
-    path: &Path,
-    display: &str,
-    lists: &lists::ListScope,
-    opts: &Options,
-) -> FileReport {
-    let loaded = load_file(path, display, &opts.limits, &opts.settings);
-    validate_loaded_in(loaded, opts, lists, Some(path))
-}
-
-/// Validates `source` as a file named `name` (the name diagnostics carry; it also decides the
-/// kind of a file that exports nothing recognisable, as a path would), without touching the disk:
-/// `lists` is the shared lists it sees, as for [`validate_file`].
-///
-/// ```
-/// use flowmcp_validate::{ListScope, Options, Profile, Severity, validate_str};
-///
-/// let source = "export const main = { namespace: 'demo' }";
-/// let report = validate_str(source, "demo.mjs", &ListScope::NotSearched, &Options::new(Profile::Spec));
-/// let errors = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-/// assert!(errors > 0);
-/// ```
-pub fn validate_str(
-    source: &str,
-    name: &str,
-    lists: &lists::ListScope,
-    opts: &Options,
-) -> FileReport {
-    let path = Path::new(name);
-    let loaded = load_source(path, name, source, &opts.limits, &opts.settings);
-    validate_loaded_in(loaded, opts, lists, Some(path))
-}
-
-/// Runs the rules that apply to an already loaded file, with the shared lists of `lists` (e.g. the
-/// registry of the catalog being validated). `path` is the file on disk, which tells a list file
-/// apart from the registry's other files (LST002, LST009–LST011).
-pub fn validate_loaded_in(
-    mut loaded: LoadedFile,
-    opts: &Options,
-    lists: &lists::ListScope,
-    path: Option<&Path>,
-) -> FileReport {
-    validate_loaded_mut(&mut loaded, opts, lists, path)
-}
-
-/// [`validate_loaded_in`] that leaves the file to the caller (a catalog builds its tools from the
-/// same evaluation). When the schema's lists resolve and its `handlers` factory had thrown without
-/// them, the factory's shape is read again with the lists (see the crate documentation), and
-/// `loaded.exports` is updated.
-pub fn validate_loaded_mut(
-    loaded: &mut LoadedFile,
-    opts: &Options,
-    lists: &lists::ListScope,
-    path: Option<&Path>,
-) -> FileReport {
-    rerun_factory_with_lists(loaded, opts, lists);
-    let mut c = Collector::new(&opts.settings, Some(loaded.display.clone()));
-    let mut list_file = false;
-    if let Some(exports) = &loaded.exports {
-        match loaded.kind {
-            FileKind::Schema | FileKind::Unknown => {
-                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_lists(lists);
-                rules::run_schema_rules(&ctx, &mut c);
-            }
-            FileKind::List => {
-                list_file = true;
-                lists::check_list_file(exports, lists, path, &loaded.display, &mut c);
-            }
-            // Skills, prompts, agents, selections and content files get their rules with the
-            // catalog issue; loading them (scan, sandbox, SEC017) already happened.
-            _ => {}
-        }
-    }
-    let mut diagnostics: Vec<Diagnostic> = loaded.diagnostics.clone();
-    diagnostics.extend(c.finish());
-    drop_duplicate_sec017(&mut diagnostics);
-    if list_file {
-        drop_ldr008_for_lists(&mut diagnostics);
-    }
-    if let Some(source) = loaded.source.as_ref().filter(|_| opts.positions) {
-        add_source_positions(source, loaded.blanked.as_deref(), &mut diagnostics);
-    }
-    FileReport::new(loaded.display.clone(), loaded.kind.as_str(), diagnostics)
-}
-
-/// A list file without a `list` export gets LST001; the loader's LDR008 (no recognised export) for the
-/// same defect is dropped.
-fn drop_ldr008_for_lists(diagnostics: &mut Vec<Diagnostic>) {
-    if diagnostics.iter().any(|d| d.code == Code::LST001) {
-        diagnostics.retain(|d| d.code != Code::LDR008);
-    }
-}
-
-/// The loader calls a `handlers` factory with empty `sharedLists`; a factory that reads its lists
-/// throws there. When the schema's lists can be resolved, the module is evaluated once more with them
-/// (deep-frozen, as the runtime will pass them) so that VAL005 sees what the factory really returns.
-fn rerun_factory_with_lists(loaded: &mut LoadedFile, opts: &Options, lists: &lists::ListScope) {
-    let Some(exports) = &loaded.exports else {
-        return;
-    };
-    if !matches!(
-        exports.handlers,
-        flowmcp_loader::HandlersExport::Function { shape: Err(_) }
-    ) {
-        return;
-    }
-    let (Some(registry), Some(main), Some(source)) =
-        (lists.registry(), exports.get("main"), &loaded.source)
-    else {
-        return;
-    };
-    let refs = lists::ListRef::from_main(main);
-    if refs.is_empty() {
-        return;
-    }
-    let shared = registry.resolve(&refs).to_json();
-    if let Ok(again) = flowmcp_loader::evaluate_with(
-        &loaded.display,
-        source,
-        loaded.blanked.as_deref(),
-        &opts.limits,
-        Some(&shared),
-    ) && let Some(exports) = loaded.exports.as_mut()
-    {
-        exports.handlers = again.handlers;
-    }
-}
-
-/// A non-serialisable value inside a tool test is reported as TST005; the loader's SEC017 for the
-/// same place is dropped so one defect is reported once.
-fn drop_duplicate_sec017(diagnostics: &mut Vec<Diagnostic>) {
-    let tst005: Vec<String> = diagnostics
-        .iter()
-        .filter(|d| d.code == Code::TST005)
-        .filter_map(|d| d.pointer.as_ref().map(|p| p.pointer()))
-        .collect();
-    if tst005.is_empty() {
-        return;
-    }
-    diagnostics.retain(|d| {
-        d.code != Code::SEC017
-            || !d.pointer.as_ref().is_some_and(|p| {
-                let p = p.pointer();
-                tst005
-                    .iter()
-                    .any(|t| p == *t || p.starts_with(&format!("{t}/")))
-            })
-    });
-}
-
-/// Gives every diagnostic that has a JSON path but no line the position of that value in the source
-/// (or of its nearest enclosing value that can be found).
-fn add_source_positions(source: &str, blanked: Option<&str>, diagnostics: &mut [Diagnostic]) {
-    let wanted: Vec<usize> = diagnostics
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| d.line.is_none() && d.pointer.is_some())
-        .map(|(i, _)| i)
-        .collect();
-    if wanted.is_empty() {
-        return;
-    }
-    let paths: Vec<Vec<Key>> = wanted
-        .iter()
-        .map(|&i| {
-            diagnostics[i]
-                .pointer
-                .iter()
-                .flat_map(|p| p.segments())
-                .map(Key::from)
-                .collect()
-        })
-        .collect();
-    let found = match blanked {
-        Some(b) => locate_paths_blanked(source, b, &paths),
-        None => locate_paths(source, &paths),
-    };
-    for (&i, pos) in wanted.iter().zip(found) {
-        if let Some(pos) = pos {
-            diagnostics[i].line = Some(pos.line);
-            diagnostics[i].column = Some(pos.column);
-        }
     }
 }
