@@ -59,7 +59,7 @@ pub use error::CatalogError;
 // What the catalog's signatures use, so that this crate is the one dependency to add.
 pub use flowmcp_runtime::{
     CacheMode, ECode, Envelope, LoadProblem, LogSink, RunnerOptions, ToolDescriptor, ToolEntry,
-    Toolset, TransportConfig,
+    Toolset, TransportConfig, check_output,
 };
 pub use flowmcp_spec::{FileReport, Profile, Severity};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are

@@ -64,6 +64,8 @@ enum Command {
     Search(run_cmd::SearchArgs),
     /// Show or clear the preload cache.
     Cache(run_cmd::CacheArgs),
+    /// Serve a catalog's tools to MCP clients (stdio).
+    Serve(run_cmd::ServeArgs),
     /// Print the `schemaHash` of schema files (first 8 hex digits of SHA-256 over the canonical JSON of
     /// `main` without its `schemaHash`), for pasting into `main.schemaHash`.
     Hash(HashArgs),
@@ -156,6 +158,7 @@ fn main() -> ExitCode {
         Command::Catalog(a) => catalog_cmd::run(a),
         Command::Call(a) => run_cmd::call(a),
         Command::List(a) => run_cmd::list(a),
+        Command::Serve(a) => run_cmd::serve(a),
         Command::Search(a) => run_cmd::search(a),
         Command::Cache(a) => run_cmd::cache(a),
     };

@@ -64,6 +64,15 @@ pub(crate) struct CallArgs {
     /// All inputs as one JSON object.
     #[arg(long, value_name = "JSON")]
     input: Option<String>,
+    #[command(flatten)]
+    run: RunArgs,
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+/// How calls run, shared by `call` and `serve`.
+#[derive(Args, Debug)]
+pub(crate) struct RunArgs {
     /// Send a namespace's requests to another base URL, `namespace=URL` (repeatable; also
     /// `upstreams` in the config). HTTPS, or plain http to 127.0.0.1, ::1 or localhost.
     #[arg(long = "upstream", value_name = "NS=URL")]
@@ -84,8 +93,45 @@ pub(crate) struct CallArgs {
     /// Time limit of one handler call, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1_000)]
     handler_timeout_ms: u64,
-    #[command(flatten)]
-    source: SourceArgs,
+}
+
+impl RunArgs {
+    /// The transport and runner settings these arguments and the configuration give.
+    fn settings(&self, cfg: &Config) -> Result<(TransportConfig, RunnerOptions), String> {
+        let mut upstreams: BTreeMap<String, String> = cfg.upstreams.clone();
+        for u in &self.upstreams {
+            let (ns, url) = u
+                .split_once('=')
+                .filter(|(ns, url)| !ns.is_empty() && !url.is_empty())
+                .ok_or_else(|| format!("--upstream {u:?}: expected NAMESPACE=URL"))?;
+            upstreams.insert(ns.to_string(), url.to_string());
+        }
+        let mut loopback = false;
+        for (ns, url) in &upstreams {
+            loopback |= check_upstream(url).map_err(|e| format!("upstream {ns}={url}: {e}"))?;
+        }
+        let timeout = Duration::from_millis(self.timeout_ms);
+        let transport = TransportConfig {
+            total_timeout: timeout,
+            allow_http_loopback: loopback,
+            ..TransportConfig::default()
+        };
+        let runner = RunnerOptions {
+            upstreams,
+            cache: cache_of(self.cache_dir.clone(), cfg),
+            cache_mode: if self.no_cache {
+                CacheMode::Off
+            } else if self.refresh {
+                CacheMode::Refresh
+            } else {
+                CacheMode::Use
+            },
+            call_timeout: Duration::from_millis(self.handler_timeout_ms),
+            timeout,
+            ..RunnerOptions::default()
+        };
+        Ok((transport, runner))
+    }
 }
 
 #[derive(Args, Debug)]
@@ -229,18 +275,7 @@ fn cache_of(dir: Option<PathBuf>, cfg: &Config) -> Option<Cache> {
 
 pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.trust_project_config)?;
-    let mut upstreams: BTreeMap<String, String> = cfg.upstreams.clone();
-    for u in &a.upstreams {
-        let (ns, url) = u
-            .split_once('=')
-            .filter(|(ns, url)| !ns.is_empty() && !url.is_empty())
-            .ok_or_else(|| format!("--upstream {u:?}: expected NAMESPACE=URL"))?;
-        upstreams.insert(ns.to_string(), url.to_string());
-    }
-    let mut loopback = false;
-    for (ns, url) in &upstreams {
-        loopback |= check_upstream(url).map_err(|e| format!("upstream {ns}={url}: {e}"))?;
-    }
+    let (transport, runner) = a.run.settings(&cfg)?;
     let mut inputs: Map<String, Value> = match &a.input {
         Some(text) => match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(m)) => m,
@@ -265,26 +300,6 @@ pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
         }
     }
     let profile = profile_of(a.source.profile, &cfg);
-    let timeout = Duration::from_millis(a.timeout_ms);
-    let transport = TransportConfig {
-        total_timeout: timeout,
-        allow_http_loopback: loopback,
-        ..TransportConfig::default()
-    };
-    let runner = RunnerOptions {
-        upstreams,
-        cache: cache_of(a.cache_dir.clone(), &cfg),
-        cache_mode: if a.no_cache {
-            CacheMode::Off
-        } else if a.refresh {
-            CacheMode::Refresh
-        } else {
-            CacheMode::Use
-        },
-        call_timeout: Duration::from_millis(a.handler_timeout_ms),
-        timeout,
-        ..RunnerOptions::default()
-    };
     let catalog = open(&a.source, None, &cfg, profile, transport, runner)?;
     let entry = catalog.find(&a.tool);
     if entry.is_none() && catalog.rejected(&a.tool).is_none() {
@@ -521,6 +536,87 @@ pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
             }
             write_stdout(&out)?;
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Serve a catalog's tools to MCP clients (Claude Desktop, Claude Code, \
+    Cursor, your own agents) over stdio: the client starts `flowmcp serve` and speaks MCP on its \
+    stdin and stdout. Every exposed tool is listed with its wire name, title, description, input \
+    schema, annotations (readOnlyHint, destructiveHint, openWorldHint), _meta (anthropic/alwaysLoad, \
+    anthropic/searchHint, flowmcp/aliases, flowmcp/id) and output schema. A failed call is a tool \
+    error whose text starts with its code (E001…E009).\n\n\
+    Tools whose server parameters have no value are not served; which ones, and the variables that \
+    would enable them, is written to stderr at start. stdout carries only protocol messages.\n\n\
+    Claude Code: `claude mcp add flowmcp -- flowmcp serve --catalog /path/to/catalog`."
+)]
+pub(crate) struct ServeArgs {
+    /// The catalog directory or schema file (overrides --catalog).
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Serve only this tool (ID or wire name). Repeatable.
+    #[arg(long = "only", value_name = "ID")]
+    only: Vec<String>,
+    /// The transport. Only stdio for now.
+    #[arg(long, value_enum, default_value_t = Transport::Stdio)]
+    transport: Transport,
+    /// Worker threads for tool calls (default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
+    #[command(flatten)]
+    run: RunArgs,
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+/// How `flowmcp serve` talks to its client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Transport {
+    /// MCP over stdin/stdout (the client starts the server).
+    Stdio,
+}
+
+pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
+    let cfg = config(a.source.trust_project_config)?;
+    let (transport, runner) = a.run.settings(&cfg)?;
+    let profile = profile_of(a.source.profile, &cfg);
+    let catalog = open(
+        &a.source,
+        a.dir.as_deref(),
+        &cfg,
+        profile,
+        transport,
+        runner,
+    )?;
+    print_problems(&catalog);
+    let mut hidden: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for t in catalog.list().iter().filter(|t| !t.descriptor.is_exposed()) {
+        for v in &t.descriptor.missing_server_params {
+            hidden
+                .entry(v.as_str())
+                .or_default()
+                .push(&t.descriptor.wire_name);
+        }
+    }
+    for (var, tools) in &hidden {
+        eprintln!(
+            "flowmcp: not served until {var} is set: {}",
+            tools.join(", ")
+        );
+    }
+    let opts = flowmcp_mcp::ServeOptions {
+        only: a.only.clone(),
+        threads: a.threads,
+    };
+    let server = flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| e.to_string())?;
+    eprintln!(
+        "flowmcp: serving {} tools over stdio",
+        server.tools().count()
+    );
+    match a.transport {
+        Transport::Stdio => server.serve_stdio().map_err(|e| e.to_string())?,
     }
     Ok(ExitCode::SUCCESS)
 }

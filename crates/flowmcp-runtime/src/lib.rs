@@ -60,6 +60,7 @@ pub use toolset::{LoadProblem, LoadedSchema, SchemaSource, ToolEntry, Toolset, T
 pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
 pub use envelope::{ECode, Envelope};
 pub use input::{InputError, Inputs, validate_json, validate_strings};
+pub use output::check_output;
 pub use request::{
     FinalRequest, PreparedRequest, RequestError, SecretSlots, StructError, build_request, finalize,
     query_text,

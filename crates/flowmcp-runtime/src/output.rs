@@ -15,7 +15,7 @@ pub(crate) const MAX_WARNINGS: usize = 10;
 
 /// The mismatches between `data` and `schema`, as `<json pointer>: <problem>` lines (the root is
 /// written `/`). Values are never quoted (they may be large or sensitive); only types are named.
-pub(crate) fn check_output(schema: &Value, data: &Value) -> Vec<String> {
+pub fn check_output(schema: &Value, data: &Value) -> Vec<String> {
     let mut out = Vec::new();
     let mut omitted = 0usize;
     walk(schema, data, &mut String::new(), &mut out, &mut omitted);

@@ -1,0 +1,24 @@
+//! # flowmcp-mcp
+//!
+//! The MCP server of a FlowMCP catalog, on the official Rust SDK (`rmcp`): `tools/list` with
+//! every exposed tool (wire name, title, description, input schema, annotations, `_meta` and output
+//! schema; paginated) and `tools/call` through the catalog, on worker threads of their own. Tools
+//! whose `meta` says `isConcurrencySafe: false` run one at a time. A failed call is a tool error
+//! (`isError: true`) whose text starts with its code (`E007 …`), never a protocol error.
+//!
+//! tokio and rmcp live only in this crate (and the CLI); the catalog below is synchronous.
+//!
+//! ```no_run
+//! use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
+//! use flowmcp_mcp::{McpServer, ServeOptions};
+//!
+//! let catalog = Catalog::open("examples/catalog".as_ref(), &CatalogOptions::new(Profile::Spec))?;
+//! McpServer::new(catalog, &ServeOptions::default())?.serve_stdio()?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod pool;
+mod projection;
+mod server;
+
+pub use server::{McpServer, PAGE_SIZE, ServeError, ServeOptions};

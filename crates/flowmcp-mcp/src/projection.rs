@@ -1,0 +1,185 @@
+//! How a catalog's tools and results look in MCP: the `tools/list` entry of a tool and the
+//! `tools/call` result of an envelope.
+//!
+//! MCP wants `outputSchema` and `structuredContent` to be JSON objects, while a FlowMCP tool may
+//! return an array, a string or a number. A tool whose declared output schema is an object schema
+//! is advertised with it and returns its data as the structured content; any other declared schema
+//! is wrapped, `{"type": "object", "properties": {"data": <schema>}, "required": ["data"]}`, and
+//! the data travels as `{"data": <data>}`. A result that does not match its declared schema is
+//! returned as a tool error (`isError: true`, the data still in the text content), because a
+//! client rejects structured content that does not satisfy the advertised schema.
+
+use std::sync::Arc;
+
+use flowmcp_catalog::serde_json::{Map, Value, json};
+use flowmcp_catalog::{Envelope, ToolEntry, check_output};
+use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, Tool};
+
+/// How a tool's data is carried as structured content.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Output {
+    /// No declared output schema: text content only.
+    None,
+    /// An object schema: the data is the structured content.
+    Object(Value),
+    /// Any other schema: the structured content is `{"data": <data>}`.
+    Wrapped(Value),
+}
+
+impl Output {
+    /// The carrying of `declared`, a tool's `output.schema`.
+    pub(crate) fn of(declared: Option<&Value>) -> Output {
+        match declared {
+            None => Output::None,
+            Some(s) if s.get("type").and_then(Value::as_str) == Some("object") => {
+                Output::Object(s.clone())
+            }
+            Some(s) => Output::Wrapped(s.clone()),
+        }
+    }
+
+    /// The `outputSchema` to advertise.
+    fn advertised(&self) -> Option<JsonObject> {
+        match self {
+            Output::None => None,
+            Output::Object(Value::Object(m)) => Some(m.clone()),
+            Output::Object(_) => None,
+            Output::Wrapped(s) => match json!({
+                "type": "object",
+                "properties": { "data": s },
+                "required": ["data"],
+            }) {
+                Value::Object(m) => Some(m),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// Whether a tool talks to the outside world over HTTP (every tool does today; local resources
+/// will not).
+const HTTP_TOOLS_ARE_OPEN_WORLD: bool = true;
+
+/// The `tools/list` entry of `entry`: wire name, title, description, input schema, annotations
+/// (`readOnlyHint`, `destructiveHint`, `openWorldHint`), `_meta` (`anthropic/alwaysLoad`,
+/// `anthropic/searchHint`, `flowmcp/aliases`, `flowmcp/id`) and the output schema.
+pub(crate) fn tool(entry: &ToolEntry, output: &Output) -> Tool {
+    let d = &entry.descriptor;
+    let mut m = Map::new();
+    m.insert("name".into(), json!(d.wire_name));
+    m.insert("title".into(), json!(d.tool));
+    m.insert("description".into(), json!(d.description));
+    m.insert("inputSchema".into(), d.input_schema.clone());
+    let mut annotations = match &d.annotations {
+        Some(Value::Object(a)) => a.clone(),
+        _ => Map::new(),
+    };
+    annotations.insert("openWorldHint".into(), json!(HTTP_TOOLS_ARE_OPEN_WORLD));
+    m.insert("annotations".into(), Value::Object(annotations));
+    let mut meta = match &d.meta {
+        Some(Value::Object(a)) => a.clone(),
+        _ => Map::new(),
+    };
+    meta.insert("flowmcp/id".into(), json!(d.id.to_string()));
+    m.insert("_meta".into(), Value::Object(meta));
+    if let Some(schema) = output.advertised() {
+        m.insert("outputSchema".into(), Value::Object(schema));
+    }
+    // Every member above has the type MCP gives it, so this cannot fail; should the SDK's model
+    // ever disagree, the tool is still listed with its name, description and input schema.
+    flowmcp_catalog::serde_json::from_value(Value::Object(m)).unwrap_or_else(|_| {
+        let input = match &d.input_schema {
+            Value::Object(o) => o.clone(),
+            _ => Map::new(),
+        };
+        Tool::new(d.wire_name.clone(), d.description.clone(), Arc::new(input))
+    })
+}
+
+/// The `tools/call` result of `envelope`, for a tool carried as `output`.
+pub(crate) fn result(envelope: Envelope, output: &Output) -> CallToolResult {
+    if !envelope.status {
+        return CallToolResult::error(vec![Content::text(envelope.messages.join("\n"))]);
+    }
+    let text = flowmcp_catalog::serde_json::to_string(&envelope.data)
+        .unwrap_or_else(|_| "null".to_string());
+    let (declared, structured) = match output {
+        Output::None => {
+            return with_warnings(
+                CallToolResult::success(vec![Content::text(text)]),
+                &envelope,
+            );
+        }
+        Output::Object(s) => (s, envelope.data.clone()),
+        Output::Wrapped(s) => (s, json!({ "data": envelope.data })),
+    };
+    let mismatches = check_output(declared, &envelope.data);
+    if !mismatches.is_empty() || (matches!(output, Output::Object(_)) && !envelope.data.is_object())
+    {
+        let why = if mismatches.is_empty() {
+            "the result is not an object".to_string()
+        } else {
+            mismatches.join("; ")
+        };
+        return CallToolResult::error(vec![
+            Content::text(format!(
+                "the result does not match the tool's declared output schema: {why}"
+            )),
+            Content::text(text),
+        ]);
+    }
+    let mut r = CallToolResult::success(vec![Content::text(text)]);
+    r.structured_content = Some(structured);
+    with_warnings(r, &envelope)
+}
+
+/// Adds the envelope's warnings as further text content.
+fn with_warnings(mut r: CallToolResult, envelope: &Envelope) -> CallToolResult {
+    for w in &envelope.warnings {
+        r.content.push(Content::text(format!("warning: {w}")));
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_object_outputs_are_wrapped_and_object_outputs_are_not() {
+        let arr = json!({"type": "array", "items": {"type": "string"}});
+        let out = Output::of(Some(&arr));
+        assert_eq!(out, Output::Wrapped(arr.clone()));
+        let adv = out.advertised().unwrap();
+        assert_eq!(adv["properties"]["data"], arr);
+        let r = result(Envelope::ok(json!(["a", "b"])), &out);
+        assert_eq!(r.is_error, Some(false));
+        assert_eq!(r.structured_content, Some(json!({"data": ["a", "b"]})));
+
+        let obj = json!({"type": "object", "properties": {"n": {"type": "number"}}});
+        let out = Output::of(Some(&obj));
+        assert_eq!(out.advertised().map(Value::Object), Some(obj));
+        let r = result(Envelope::ok(json!({"n": 1})), &out);
+        assert_eq!(r.structured_content, Some(json!({"n": 1})));
+    }
+
+    #[test]
+    fn a_result_that_breaks_its_schema_is_a_tool_error_without_structured_content() {
+        let out = Output::of(Some(&json!({"type": "array"})));
+        let r = result(Envelope::ok(json!({"not": "an array"})), &out);
+        assert_eq!(r.is_error, Some(true));
+        assert!(r.structured_content.is_none());
+        let out = Output::of(Some(&json!({"type": "object"})));
+        let r = result(Envelope::ok(json!([1])), &out);
+        assert_eq!(r.is_error, Some(true));
+    }
+
+    #[test]
+    fn failures_are_tool_errors_with_their_code() {
+        let e = Envelope::error(flowmcp_catalog::ECode::E007, "t", "missing input \"city\"");
+        let r = result(e, &Output::None);
+        assert_eq!(r.is_error, Some(true));
+        let text = flowmcp_catalog::serde_json::to_value(&r.content).unwrap();
+        assert!(text.to_string().contains("E007 t: missing input"), "{text}");
+    }
+}

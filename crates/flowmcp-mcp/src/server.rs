@@ -1,0 +1,222 @@
+//! The MCP server handler: `initialize`, `tools/list` (paginated) and `tools/call` over a catalog.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use flowmcp_catalog::{Catalog, ECode, Envelope, ToolEntry};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+use crate::pool::Pool;
+use crate::projection::{self, Output};
+
+/// How many tools one `tools/list` page holds.
+pub const PAGE_SIZE: usize = 500;
+
+/// How to serve a catalog.
+#[derive(Clone, Debug, Default)]
+pub struct ServeOptions {
+    /// Serve only these tools (Primitive-IDs or wire names); empty serves every exposed tool.
+    pub only: Vec<String>,
+    /// Worker threads for tool calls; 0 means one per available core.
+    pub threads: usize,
+}
+
+/// Why serving stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// `--only` names a tool the catalog does not expose.
+    #[error("--only {0}: no such exposed tool in the catalog (see `flowmcp list`)")]
+    UnknownTool(String),
+    /// The async runtime could not start.
+    #[error("cannot start the server: {0}")]
+    Runtime(#[from] std::io::Error),
+    /// The MCP session failed (for example, the client sent no valid `initialize`).
+    #[error("MCP session: {0}")]
+    Session(String),
+}
+
+/// One served tool: its MCP entry and how its results are carried.
+struct Served {
+    tool: Tool,
+    output: Output,
+}
+
+/// An MCP server over one catalog. Cheap to share: everything is behind an `Arc`.
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    catalog: Arc<Catalog>,
+    /// Served tools in catalog order.
+    order: Vec<String>,
+    /// Wire name → served tool.
+    tools: HashMap<String, Served>,
+    pool: Pool,
+}
+
+impl McpServer {
+    /// Prepares the tools of `catalog` (the exposed ones, or those `opts.only` names) and starts
+    /// the worker threads.
+    pub fn new(catalog: Catalog, opts: &ServeOptions) -> Result<McpServer, ServeError> {
+        let catalog = Arc::new(catalog);
+        let mut wanted: Vec<&ToolEntry> = Vec::new();
+        if opts.only.is_empty() {
+            wanted.extend(catalog.list().iter().filter(|e| e.descriptor.is_exposed()));
+        } else {
+            for name in &opts.only {
+                match catalog.find(name).filter(|e| e.descriptor.is_exposed()) {
+                    Some(e) => wanted.push(e),
+                    None => return Err(ServeError::UnknownTool(name.clone())),
+                }
+            }
+        }
+        let mut order = Vec::new();
+        let mut tools = HashMap::new();
+        let mut serial = HashSet::new();
+        for entry in wanted {
+            let d = &entry.descriptor;
+            if tools.contains_key(&d.wire_name) {
+                continue;
+            }
+            if !concurrency_safe(&catalog, entry) {
+                serial.insert(d.wire_name.clone());
+            }
+            let output = Output::of(d.output_schema.as_ref());
+            let tool = projection::tool(entry, &output);
+            order.push(d.wire_name.clone());
+            tools.insert(d.wire_name.clone(), Served { tool, output });
+        }
+        let threads = if opts.threads == 0 {
+            std::thread::available_parallelism().map_or(2, |n| n.get())
+        } else {
+            opts.threads
+        };
+        let pool = Pool::start(Arc::clone(&catalog), threads, serial);
+        Ok(McpServer {
+            inner: Arc::new(Inner {
+                catalog,
+                order,
+                tools,
+                pool,
+            }),
+        })
+    }
+
+    /// The served tools, in `tools/list` order.
+    pub fn tools(&self) -> impl Iterator<Item = &Tool> {
+        self.inner
+            .order
+            .iter()
+            .filter_map(|n| self.inner.tools.get(n).map(|s| &s.tool))
+    }
+
+    /// Serves MCP over this process's stdin and stdout until the client closes stdin. Only
+    /// protocol messages are written to stdout.
+    pub fn serve_stdio(self) -> Result<(), ServeError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        rt.block_on(async move {
+            let running = self
+                .serve(rmcp::transport::stdio())
+                .await
+                .map_err(|e| ServeError::Session(e.to_string()))?;
+            running
+                .waiting()
+                .await
+                .map_err(|e| ServeError::Session(e.to_string()))?;
+            Ok(())
+        })
+    }
+
+    /// The served tool that `name` (a wire name or a Primitive-ID) refers to.
+    fn resolve(&self, name: &str) -> Option<(&str, &Served)> {
+        if let Some((k, s)) = self.inner.tools.get_key_value(name) {
+            return Some((k.as_str(), s));
+        }
+        let entry = self.inner.catalog.find(name)?;
+        let (k, s) = self
+            .inner
+            .tools
+            .get_key_value(&entry.descriptor.wire_name)?;
+        Some((k.as_str(), s))
+    }
+}
+
+/// Whether the tool's `meta` allows concurrent calls (tools without `meta` are).
+fn concurrency_safe(catalog: &Catalog, entry: &ToolEntry) -> bool {
+    catalog
+        .toolset()
+        .schema_of(entry)
+        .main
+        .tools
+        .get(&entry.descriptor.tool)
+        .and_then(|t| t.meta.as_ref())
+        .is_none_or(|m| m.is_concurrency_safe)
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("flowmcp", env!("CARGO_PKG_VERSION")))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let start = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(c) => c
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n <= self.inner.order.len())
+                .ok_or_else(|| ErrorData::invalid_params("unknown cursor", None))?,
+        };
+        let end = (start + PAGE_SIZE).min(self.inner.order.len());
+        let tools = self.inner.order[start..end]
+            .iter()
+            .filter_map(|n| self.inner.tools.get(n).map(|s| s.tool.clone()))
+            .collect();
+        let mut result = ListToolsResult::with_all_items(tools);
+        if end < self.inner.order.len() {
+            result.next_cursor = Some(end.to_string());
+        }
+        Ok(result)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.resolve(name).map(|(_, s)| s.tool.clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some((wire, served)) = self.resolve(&request.name) else {
+            // Unknown and hidden tools are tool errors, as input errors are.
+            let e = Envelope::error(ECode::E007, &request.name, "unknown tool");
+            return Ok(projection::result(e, &Output::None).into());
+        };
+        let args = request.arguments.unwrap_or_default();
+        let reply = self.inner.pool.submit(wire.to_string(), args);
+        let envelope = tokio::select! {
+            r = reply => r.unwrap_or_else(|_| {
+                Envelope::error(ECode::E005, wire, "the call failed internally")
+            }),
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("cancelled by the client", None));
+            }
+        };
+        Ok(projection::result(envelope, &served.output).into())
+    }
+}
