@@ -1,0 +1,224 @@
+//! `flowmcp serve` over stdio, driven by the official Rust SDK's client (rmcp), against the example
+//! catalog and a local upstream.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+mod common;
+#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
+mod support;
+
+use common::repo_root;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Map, Value, json};
+use support::{Scratch, Seen, TestServer, reply};
+
+const CANARY: &str = "CANARY-serve-7d1e";
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn args(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+fn text(r: &CallToolResult) -> String {
+    serde_json::to_value(&r.content).unwrap().to_string()
+}
+
+#[test]
+fn an_mcp_client_lists_and_calls_the_example_catalog_over_stdio() {
+    let home = Scratch::new("serve");
+    let holidays = json!([{"date": "2026-01-01", "localName": "Neujahr", "name": "New Year's Day",
+        "type": "public", "nationwide": true, "regions": null}]);
+    let body = holidays.to_string();
+    let server = TestServer::start(2, move |seen: &Seen| {
+        if seen.url.contains("/holidays/2026/DE") {
+            reply(200, Some("application/json"), body.clone())
+        } else {
+            reply(404, Some("application/json"), "{}")
+        }
+    });
+    let upstream = format!("holidaykit-net={}", server.base);
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    cmd.args(["serve", "examples/catalog", "--upstream", &upstream])
+        .current_dir(repo_root())
+        .env("HOME", home.path())
+        .env("SKYCAST_API_KEY", CANARY)
+        .env_remove("OPENSHELF_API_KEY");
+    runtime().block_on(async move {
+        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+
+        // tools/list: the exposed tools, with annotations, _meta and output schemas.
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert!(
+            names.contains(&"getPublicHolidays_holidaykit-net"),
+            "{names:?}"
+        );
+        assert!(
+            names.contains(&"getCurrentConditions_skycast-io"),
+            "{names:?}"
+        );
+        assert!(
+            !names.iter().any(|n| n.ends_with("_openshelf-org")),
+            "tools without their server parameter are not served: {names:?}"
+        );
+        let t = tools
+            .iter()
+            .find(|t| t.name == "getPublicHolidays_holidaykit-net")
+            .unwrap();
+        let listed = serde_json::to_value(t).unwrap();
+        assert_eq!(listed["annotations"]["readOnlyHint"], json!(true));
+        assert_eq!(listed["annotations"]["destructiveHint"], json!(false));
+        assert_eq!(listed["annotations"]["openWorldHint"], json!(true));
+        assert!(listed["annotations"].get("idempotentHint").is_none());
+        assert_eq!(
+            listed["_meta"]["flowmcp/id"],
+            json!("holidaykit-net/tool/getPublicHolidays")
+        );
+        assert!(listed["_meta"]["anthropic/searchHint"].is_string());
+        assert_eq!(listed["outputSchema"]["type"], json!("object"));
+        assert_eq!(listed["outputSchema"]["required"], json!(["data"]));
+        assert!(!listed.to_string().contains(CANARY));
+
+        // A call that succeeds: structured content satisfies the advertised schema.
+        let ok = client
+            .call_tool(
+                CallToolRequestParams::new("getPublicHolidays_holidaykit-net")
+                    .with_arguments(args(json!({"year": 2026, "countryCode": "DE"}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(ok.is_error, Some(false), "{}", text(&ok));
+        assert_eq!(ok.structured_content, Some(json!({ "data": holidays })));
+
+        // By Primitive-ID too; the upstream answers 404: a tool error with its code.
+        let failed = client
+            .call_tool(
+                CallToolRequestParams::new("holidaykit-net/tool/getPublicHolidays")
+                    .with_arguments(args(json!({"year": 2026, "countryCode": "FR"}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(failed.is_error, Some(true));
+        assert!(text(&failed).contains("E001"), "{}", text(&failed));
+
+        // Bad input and unknown tools are tool errors (E007), not protocol errors.
+        let bad = client
+            .call_tool(
+                CallToolRequestParams::new("getPublicHolidays_holidaykit-net")
+                    .with_arguments(args(json!({"year": "soon"}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(bad.is_error, Some(true));
+        assert!(text(&bad).contains("E007"), "{}", text(&bad));
+        let hidden = client
+            .call_tool(CallToolRequestParams::new("searchBooks_openshelf-org"))
+            .await
+            .unwrap();
+        assert_eq!(hidden.is_error, Some(true));
+        assert!(text(&hidden).contains("E007 searchBooks_openshelf-org: unknown tool"));
+
+        // The server keeps answering, then ends when the client goes away.
+        assert!(!client.list_all_tools().await.unwrap().is_empty());
+        client.cancel().await.unwrap();
+    });
+    let seen = server.finish();
+    assert_eq!(
+        seen.len(),
+        2,
+        "one request per call that reached the upstream"
+    );
+}
+
+#[test]
+fn hostile_input_gets_errors_and_the_server_keeps_answering_then_exits_at_eof() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let home = Scratch::new("serve-hostile");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flowmcp"))
+        .args(["serve", "examples/catalog"])
+        .current_dir(repo_root())
+        .env("HOME", home.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut read = || {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or(Value::Null)
+    };
+    let huge = "x".repeat(2 << 20);
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        "this is not JSON".to_string(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#.to_string(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"getPublicHolidays_holidaykit-net","arguments":{{"year":"{huge}"}}}}}}"#
+        ),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":42}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"nonsense"}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#.to_string(),
+    ];
+    for l in &lines {
+        stdin.write_all(l.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut answers = std::collections::BTreeMap::new();
+    while answers.len() < 6 {
+        let v = read();
+        if v.is_null() {
+            break;
+        }
+        if let Some(id) = v.get("id").and_then(Value::as_i64) {
+            answers.insert(id, v);
+        }
+    }
+    assert!(answers[&1]["result"]["serverInfo"]["name"] == json!("flowmcp"));
+    assert!(answers[&2]["error"]["code"].is_i64(), "{}", answers[&2]);
+    let huge_call = &answers[&3]["result"];
+    assert_eq!(huge_call["isError"], json!(true), "{huge_call}");
+    assert!(
+        huge_call.to_string().len() < 10_000,
+        "the huge value is not echoed back"
+    );
+    assert!(answers[&4].get("error").is_some(), "{}", answers[&4]);
+    assert!(answers[&5].get("error").is_some(), "{}", answers[&5]);
+    assert!(
+        answers[&6]["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
+    );
+
+    // EOF on stdin ends the server promptly.
+    drop(stdin);
+    let closed = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if closed.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            panic!("the server did not exit after EOF");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
