@@ -8,6 +8,10 @@
 //! the data travels as `{"data": <data>}`. A result that does not match its declared schema is
 //! returned as a tool error (`isError: true`, the data still in the text content), because a
 //! client rejects structured content that does not satisfy the advertised schema.
+//!
+//! FlowMCP output schemas mark a value that may be `null` with `nullable: true`, which JSON Schema
+//! does not know (a JSON Schema validator rejects `null` for `{"type": "array", "nullable": true}`).
+//! The advertised schema says it the JSON Schema way, `"type": ["array", "null"]`.
 
 use std::sync::Arc;
 
@@ -42,11 +46,13 @@ impl Output {
     fn advertised(&self) -> Option<JsonObject> {
         match self {
             Output::None => None,
-            Output::Object(Value::Object(m)) => Some(m.clone()),
-            Output::Object(_) => None,
+            Output::Object(s) => match json_schema(s) {
+                Value::Object(m) => Some(m),
+                _ => None,
+            },
             Output::Wrapped(s) => match json!({
                 "type": "object",
-                "properties": { "data": s },
+                "properties": { "data": json_schema(s) },
                 "required": ["data"],
             }) {
                 Value::Object(m) => Some(m),
@@ -54,6 +60,48 @@ impl Output {
             },
         }
     }
+}
+
+/// `schema` in JSON Schema terms: every `nullable: true` becomes `null` among the node's types.
+fn json_schema(schema: &Value) -> Value {
+    let Value::Object(node) = schema else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    let nullable = node.get("nullable") == Some(&Value::Bool(true));
+    for (k, v) in node {
+        match k.as_str() {
+            "nullable" => {}
+            "type" if nullable => {
+                let mut types = match v {
+                    Value::Array(a) => a.clone(),
+                    other => vec![other.clone()],
+                };
+                if !types.contains(&json!("null")) {
+                    types.push(json!("null"));
+                }
+                out.insert(k.clone(), Value::Array(types));
+            }
+            "properties" => {
+                let props = match v {
+                    Value::Object(p) => Value::Object(
+                        p.iter()
+                            .map(|(name, s)| (name.clone(), json_schema(s)))
+                            .collect(),
+                    ),
+                    other => other.clone(),
+                };
+                out.insert(k.clone(), props);
+            }
+            "items" => {
+                out.insert(k.clone(), json_schema(v));
+            }
+            _ => {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    Value::Object(out)
 }
 
 /// Whether a tool talks to the outside world over HTTP (every tool does today; local resources
@@ -161,6 +209,27 @@ mod tests {
         assert_eq!(out.advertised().map(Value::Object), Some(obj));
         let r = result(Envelope::ok(json!({"n": 1})), &out);
         assert_eq!(r.structured_content, Some(json!({"n": 1})));
+    }
+
+    #[test]
+    fn nullable_becomes_a_null_type_at_every_depth() {
+        let declared = json!({"type": "array", "items": {"type": "object", "properties": {
+            "regions": {"type": "array", "nullable": true, "items": {"type": "string"}},
+            "name": {"type": "string"}}}});
+        let adv = Value::Object(Output::of(Some(&declared)).advertised().unwrap());
+        let regions = &adv["properties"]["data"]["items"]["properties"]["regions"];
+        assert_eq!(regions["type"], json!(["array", "null"]));
+        assert!(regions.get("nullable").is_none());
+        assert_eq!(
+            adv["properties"]["data"]["items"]["properties"]["name"]["type"],
+            json!("string")
+        );
+        // The data the runtime accepts for the declared schema is accepted as structured content.
+        let r = result(
+            Envelope::ok(json!([{"regions": null, "name": "x"}])),
+            &Output::of(Some(&declared)),
+        );
+        assert_eq!(r.is_error, Some(false));
     }
 
     #[test]

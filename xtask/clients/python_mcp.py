@@ -1,0 +1,64 @@
+"""Drive `flowmcp serve` with the Python `mcp` package's client, a client this project did not write.
+
+Usage: python python_mcp.py stdio <flowmcp binary> <catalog dir> <upstream NS=URL>
+
+Prints what the client saw (tools with their annotations, _meta and output schemas; the results of
+a call that succeeds and of calls that fail) and exits non-zero when something is not as expected.
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        check.failed = True
+
+
+check.failed = False
+
+
+async def exercise(session):
+    init = await session.initialize()
+    print("server:", init.server_info.name, init.server_info.version, "protocol", init.protocol_version)
+    listed = await session.list_tools()
+    tools = {t.name: t for t in listed.tools}
+    print("tools:", ", ".join(sorted(tools)))
+    t = tools.get("getPublicHolidays_holidaykit-net")
+    check(t is not None, "getPublicHolidays_holidaykit-net is listed")
+    if t is None:
+        return
+    dumped = t.model_dump(by_alias=True, exclude_none=True)
+    print(json.dumps({k: dumped[k] for k in ("name", "title", "annotations", "_meta") if k in dumped}, indent=1))
+    check(dumped.get("annotations", {}).get("readOnlyHint") is True, "annotations.readOnlyHint")
+    check(dumped.get("annotations", {}).get("openWorldHint") is True, "annotations.openWorldHint")
+    check(dumped.get("_meta", {}).get("flowmcp/id") == "holidaykit-net/tool/getPublicHolidays", "_meta flowmcp/id")
+    check(dumped.get("outputSchema", {}).get("type") == "object", "outputSchema is an object schema")
+
+    ok = await session.call_tool("getPublicHolidays_holidaykit-net", {"year": 2026, "countryCode": "DE"})
+    print("call ok: isError", ok.is_error, "structured", json.dumps(ok.structured_content)[:160])
+    check(ok.is_error is False and isinstance(ok.structured_content, dict), "a call succeeds with structured content")
+
+    bad = await session.call_tool("getPublicHolidays_holidaykit-net", {"year": "soon"})
+    text = " ".join(c.text for c in bad.content if getattr(c, "text", None))
+    print("call bad input: isError", bad.is_error, "text", text[:160])
+    check(bad.is_error is True and text.startswith("E007"), "bad input is a tool error with E007")
+
+
+async def main():
+    mode, binary, catalog, upstream = sys.argv[1:5]
+    if mode != "stdio":
+        raise SystemExit(f"unknown mode {mode}")
+    params = StdioServerParameters(command=binary, args=["serve", catalog, "--upstream", upstream])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await exercise(session)
+    sys.exit(1 if check.failed else 0)
+
+
+asyncio.run(main())
