@@ -1,6 +1,7 @@
 """Drive `flowmcp serve` with the Python `mcp` package's client, a client this project did not write.
 
 Usage: python python_mcp.py stdio <flowmcp binary> <catalog dir> <upstream NS=URL>
+       python python_mcp.py http <url of /mcp> <bearer token> <foreign origin>
 
 Prints what the client saw (tools with their annotations, _meta and output schemas; the results of
 a call that succeeds and of calls that fail) and exits non-zero when something is not as expected.
@@ -10,8 +11,10 @@ import asyncio
 import json
 import sys
 
+import httpx2
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 
 def check(cond, what):
@@ -50,14 +53,40 @@ async def exercise(session):
     check(bad.is_error is True and text.startswith("E007"), "bad input is a tool error with E007")
 
 
+async def over_http(url, token, foreign_origin):
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}
+    accept = {"Accept": "application/json, text/event-stream"}
+    async with httpx2.AsyncClient() as raw:
+        r = await raw.post(url, json=init, headers=accept)
+        print("no token:", r.status_code, r.headers.get("www-authenticate"))
+        check(r.status_code == 401, "a missing bearer token gets 401")
+        r = await raw.post(url, json=init, headers={**accept, "Authorization": "Bearer wrong"})
+        print("wrong token:", r.status_code)
+        check(r.status_code == 401, "a wrong bearer token gets 401")
+        r = await raw.post(url, json=init, headers={**accept, "Authorization": f"Bearer {token}",
+                                                    "Origin": foreign_origin})
+        print("foreign origin:", r.status_code)
+        check(r.status_code == 403, "a foreign Origin gets 403")
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as client:
+        async with streamable_http_client(url, http_client=client) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await exercise(session)
+
+
 async def main():
-    mode, binary, catalog, upstream = sys.argv[1:5]
-    if mode != "stdio":
+    mode = sys.argv[1]
+    if mode == "stdio":
+        binary, catalog, upstream = sys.argv[2:5]
+        params = StdioServerParameters(command=binary, args=["serve", catalog, "--upstream", upstream])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await exercise(session)
+    elif mode == "http":
+        await over_http(*sys.argv[2:5])
+    else:
         raise SystemExit(f"unknown mode {mode}")
-    params = StdioServerParameters(command=binary, args=["serve", catalog, "--upstream", upstream])
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await exercise(session)
     sys.exit(1 if check.failed else 0)
 
 

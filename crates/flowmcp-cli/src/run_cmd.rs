@@ -559,9 +559,28 @@ pub(crate) struct ServeArgs {
     /// Serve only this tool (ID or wire name). Repeatable.
     #[arg(long = "only", value_name = "ID")]
     only: Vec<String>,
-    /// The transport. Only stdio for now.
+    /// `stdio` (the client starts the server) or `http` (Streamable HTTP at /mcp).
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
     transport: Transport,
+    /// HTTP: the address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
+    listen: std::net::SocketAddr,
+    /// HTTP: require `Authorization: Bearer <TOKEN>` (also FLOWMCP_AUTH_TOKEN).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "FLOWMCP_AUTH_TOKEN",
+        hide_env_values = true
+    )]
+    auth_token: Option<String>,
+    /// HTTP: a browser origin allowed to call the server (`https://app.example.com:443`), besides
+    /// the listener's own. Repeatable.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
+    /// HTTP: a host name the server answers to besides localhost (for deployments behind a
+    /// proxy). Repeatable.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    allow_hosts: Vec<String>,
     /// Worker threads for tool calls (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
@@ -576,6 +595,8 @@ pub(crate) struct ServeArgs {
 pub(crate) enum Transport {
     /// MCP over stdin/stdout (the client starts the server).
     Stdio,
+    /// MCP over Streamable HTTP at /mcp (stateless: replicas may sit behind a load balancer).
+    Http,
 }
 
 pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
@@ -611,12 +632,34 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         threads: a.threads,
     };
     let server = flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| e.to_string())?;
-    eprintln!(
-        "flowmcp: serving {} tools over stdio",
-        server.tools().count()
-    );
+    let count = server.tools().count();
     match a.transport {
-        Transport::Stdio => server.serve_stdio().map_err(|e| e.to_string())?,
+        Transport::Stdio => {
+            eprintln!("flowmcp: serving {count} tools over stdio");
+            server.serve_stdio().map_err(|e| e.to_string())?;
+        }
+        Transport::Http => {
+            let http = flowmcp_mcp::HttpOptions {
+                listen: a.listen,
+                auth_token: a.auth_token.clone().filter(|t| !t.is_empty()),
+                allowed_origins: a.allow_origins.clone(),
+                allowed_hosts: a.allow_hosts.clone(),
+                ..flowmcp_mcp::HttpOptions::default()
+            };
+            let auth = if http.auth_token.is_some() {
+                "bearer token required"
+            } else {
+                "no token required"
+            };
+            server
+                .serve_http(&http, |addr| {
+                    eprintln!(
+                        "flowmcp: serving {count} tools at http://{addr}{} ({auth})",
+                        flowmcp_mcp::MCP_PATH
+                    );
+                })
+                .map_err(|e| e.to_string())?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

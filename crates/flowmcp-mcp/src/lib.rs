@@ -17,8 +17,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod http;
 mod pool;
 mod projection;
 mod server;
 
+pub use http::{HttpOptions, MCP_PATH};
 pub use server::{McpServer, PAGE_SIZE, ServeError, ServeOptions};
