@@ -222,3 +222,164 @@ fn hostile_input_gets_errors_and_the_server_keeps_answering_then_exits_at_eof() 
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// A `flowmcp serve --transport http` process, stopped with SIGTERM when dropped.
+struct HttpServe {
+    child: std::process::Child,
+    base: String,
+}
+
+impl HttpServe {
+    fn start(home: &Scratch, extra: &[&str]) -> HttpServe {
+        use std::io::{BufRead, BufReader};
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"))
+            .args([
+                "serve",
+                "examples/catalog",
+                "--transport",
+                "http",
+                "--listen",
+                "127.0.0.1:0",
+            ])
+            .args(extra)
+            .current_dir(repo_root())
+            .env("HOME", home.path())
+            .env_remove("FLOWMCP_AUTH_TOKEN")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut base = String::new();
+        let mut line = String::new();
+        while base.is_empty() && err.read_line(&mut line).unwrap() > 0 {
+            if let Some(at) = line.find("http://") {
+                base = line[at..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .trim_end_matches("/mcp")
+                    .to_string();
+            }
+            line.clear();
+        }
+        assert!(!base.is_empty(), "the server did not say where it listens");
+        // Keep draining stderr so the server never blocks on it.
+        std::thread::spawn(move || {
+            let mut sink = String::new();
+            while err.read_line(&mut sink).unwrap_or(0) > 0 {
+                sink.clear();
+            }
+        });
+        HttpServe { child, base }
+    }
+
+    /// Sends SIGTERM and returns how long the server took to exit.
+    fn stop(&mut self) -> std::time::Duration {
+        let started = std::time::Instant::now();
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        while self.child.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(10) {
+                let _ = self.child.kill();
+                panic!("the server did not stop within 10 s of SIGTERM");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        started.elapsed()
+    }
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn post(url: &str, headers: &[(&str, &str)], body: &Value) -> (u16, String) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut req = agent
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream");
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let mut resp = req.send(body.to_string()).unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.body_mut().read_to_string().unwrap_or_default())
+}
+
+#[test]
+fn over_http_the_token_and_origin_are_checked_and_an_mcp_client_lists_and_calls() {
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+    let home = Scratch::new("serve-http");
+    let mut serve = HttpServe::start(&home, &["--auth-token", CANARY]);
+    let mcp = format!("{}/mcp", serve.base);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+
+    // Health, token and Origin checks.
+    let health = ureq::get(&format!("{}/healthz", serve.base))
+        .call()
+        .unwrap();
+    assert_eq!(health.status().as_u16(), 200);
+    let (status, body) = post(&mcp, &[], &init);
+    assert_eq!(status, 401);
+    assert!(!body.contains("result"));
+    let (status, _) = post(&mcp, &[("Authorization", "Bearer not-the-token")], &init);
+    assert_eq!(status, 401);
+    let bearer = format!("Bearer {CANARY}");
+    let (status, _) = post(
+        &mcp,
+        &[
+            ("Authorization", &bearer),
+            ("Origin", "https://evil.example"),
+        ],
+        &init,
+    );
+    assert_eq!(status, 403);
+    let own_origin = serve.base.clone();
+    let (status, body) = post(
+        &mcp,
+        &[("Authorization", &bearer), ("Origin", &own_origin)],
+        &init,
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"serverInfo\""), "{body}");
+
+    // The SDK's own client over Streamable HTTP.
+    runtime().block_on(async {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(mcp.as_str()).auth_header(CANARY),
+        );
+        let client = ().serve(transport).await.unwrap();
+        let tools = client.list_all_tools().await.unwrap();
+        assert!(
+            tools
+                .iter()
+                .any(|t| t.name == "getPublicHolidays_holidaykit-net")
+        );
+        let bad = client
+            .call_tool(
+                CallToolRequestParams::new("getPublicHolidays_holidaykit-net")
+                    .with_arguments(args(json!({"year": "soon"}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(bad.is_error, Some(true));
+        assert!(text(&bad).contains("E007"), "{}", text(&bad));
+        client.cancel().await.unwrap();
+    });
+
+    let took = serve.stop();
+    assert!(took < std::time::Duration::from_secs(5), "{took:?}");
+}
