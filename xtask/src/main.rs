@@ -9,6 +9,7 @@
 //! - `sweep <dir>` — call every tool of a catalog against a local echo upstream, hunting leaks.
 
 mod bench;
+mod clients;
 mod conformance;
 mod docs;
 mod fuzz;
@@ -24,6 +25,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("sweep") => sweep::run(&args[1..]),
+        Some("clients") => clients::run_clients(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
             println!(
                 "usage: cargo xtask <command>\n\n\
@@ -36,7 +38,9 @@ fn main() -> ExitCode {
                  fuzz list | <target> [--secs N]                  run a cargo-fuzz target (nightly), report executions\n  \
                  sweep <dir> [--profile P] [--json FILE]          call every tool against a local echo upstream:\n  \
                  {pad}[--timeout-ms N] [--only TEXT]        outcomes, panics, hangs, leaks\n  \
-                 {pad}[--workers N] [--no-hostile]",
+                 {pad}[--workers N] [--no-hostile]\n  \
+                 clients                                          drive `flowmcp serve` with the Python mcp client\n  \
+                 {pad}(stdio and HTTP; installs it into target/clients-venv)",
                 pad = " ".repeat(11)
             );
             Ok(())
