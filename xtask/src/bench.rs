@@ -1,5 +1,7 @@
 //! `cargo xtask bench validate <dir> [--runs N] [--profile spec|compat]`
-//! `cargo xtask bench call [--iters N]` and `cargo xtask bench load <dir> [--runs N] [--profile P]`:
+//! `cargo xtask bench call [--iters N]`, `cargo xtask bench serve [--iters N]` (`tools/call` over
+//! stdio against calling the catalog directly) and `cargo xtask bench load <dir> [--runs N]
+//! [--profile P]`:
 //! build and run the catalog's `bench_runtime` example in release (see its documentation): per-call
 //! overhead over a bare ureq request, and loading a corpus into tool descriptors (each run a fresh
 //! process, so the peak RSS is that of one load).
@@ -20,6 +22,13 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
         Some("validate") => validate(&args[1..]),
         Some("call") => runtime_example(&["call"], &args[1..], 1),
+        Some("serve") => {
+            // The server is the release `flowmcp` binary, spawned by the example.
+            build_release(&["-p", "flowmcp-cli"])?;
+            let bin = workspace_root().join("target/release/flowmcp");
+            let bin = bin.to_string_lossy().into_owned();
+            runtime_example(&["serve", bin.as_str()], &args[1..], 1)
+        }
         Some("load") => {
             let mut runs = 5usize;
             let mut rest = Vec::new();
@@ -37,6 +46,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         _ => Err(
             "usage: cargo xtask bench validate <dir> [--runs N] [--profile spec|compat]\n       \
              cargo xtask bench call [--iters N]\n       \
+             cargo xtask bench serve [--iters N]\n       \
              cargo xtask bench load <dir> [--runs N] [--profile spec|compat]"
                 .into(),
         ),

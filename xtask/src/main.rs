@@ -34,6 +34,7 @@ fn main() -> ExitCode {
                  conformance <dir> [--profile spec|compat] [--expect FILE] [--write FILE]\n  \
                  bench validate <dir> [--runs N]                  time the release binary on a corpus\n  \
                  bench call [--iters N]                           runtime per-call overhead vs bare ureq\n  \
+                 bench serve [--iters N]                          tools/call over stdio vs the catalog directly\n  \
                  bench load <dir> [--runs N] [--profile P]        load a corpus into tool descriptors\n  \
                  fuzz list | <target> [--secs N]                  run a cargo-fuzz target (nightly), report executions\n  \
                  sweep <dir> [--profile P] [--json FILE]          call every tool against a local echo upstream:\n  \

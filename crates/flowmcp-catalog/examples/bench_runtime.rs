@@ -269,6 +269,120 @@ fn load(dir: &str, profile: Profile) -> Result<(), String> {
     Ok(())
 }
 
+/// `tools/call` through `flowmcp serve` over stdio against calling the catalog directly, side by
+/// side in one run: the same tool, inputs and local upstream (1 KiB JSON body). `flowmcp` is the
+/// release binary to spawn.
+fn serve_bench(flowmcp: &str, iters: usize) -> Result<(), String> {
+    use std::io::{BufRead, BufReader, Write};
+    let base = serve();
+    let dir = std::env::temp_dir().join(format!("flowmcp-bench-serve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("bench.mjs"), SCHEMA).map_err(|e| e.to_string())?;
+    let mut opts = CatalogOptions::new(Profile::Spec);
+    opts.transport.allow_http_loopback = true;
+    opts.runner.upstreams.insert("bench".into(), base.clone());
+    let catalog = Catalog::open(&dir, &opts).map_err(|e| e.to_string())?;
+    let caller = catalog.caller();
+    let mut input = Map::new();
+    input.insert("q".into(), Value::String("x".into()));
+
+    let mut child = std::process::Command::new(flowmcp)
+        .arg("serve")
+        .arg(&dir)
+        .args([
+            "--upstream",
+            &format!("bench={base}"),
+            "--no-cache",
+            "--threads",
+            "1",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| format!("{flowmcp}: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let mut line = String::new();
+    let mut send = |msg: &Value, answer: bool| -> Result<Value, String> {
+        let mut text = msg.to_string();
+        text.push('\n');
+        stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| e.to_string())?;
+        stdin.flush().map_err(|e| e.to_string())?;
+        if !answer {
+            return Ok(Value::Null);
+        }
+        line.clear();
+        stdout.read_line(&mut line).map_err(|e| e.to_string())?;
+        serde_json::from_str(&line).map_err(|e| format!("{e}: {line}"))
+    };
+    send(
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}),
+        true,
+    )?;
+    send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        false,
+    )?;
+    let call = |id: usize| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "plain_bench", "arguments": {"q": "x"}}})
+    };
+
+    // Warm-up of both paths.
+    for i in 0..300 {
+        let r = send(&call(i + 1), true)?;
+        if r["result"]["isError"] != json!(false) {
+            return Err(format!("the MCP call failed: {r}"));
+        }
+        let e = caller.call_json("plain_bench", &input);
+        if !e.status {
+            return Err(format!("the direct call failed: {:?}", e.messages));
+        }
+    }
+    let mut direct = Vec::with_capacity(iters);
+    let mut mcp = Vec::with_capacity(iters);
+    for i in 0..iters {
+        // Interleaved, so that both see the same machine.
+        let s = Instant::now();
+        let e = caller.call_json("plain_bench", &input);
+        direct.push(s.elapsed());
+        std::hint::black_box(e);
+        let s = Instant::now();
+        let r = send(&call(1000 + i), true)?;
+        mcp.push(s.elapsed());
+        std::hint::black_box(r);
+    }
+    // End of input: the server exits.
+    drop(stdin);
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    direct.sort();
+    mcp.sort();
+    println!(
+        "tools/call over stdio vs the catalog directly ({iters} interleaved calls, 1 KiB JSON upstream on 127.0.0.1):"
+    );
+    println!(
+        "  direct    p50 {:8.1} µs  p99 {:8.1} µs",
+        micros(pct(&direct, 0.5)),
+        micros(pct(&direct, 0.99))
+    );
+    println!(
+        "  MCP stdio p50 {:8.1} µs  p99 {:8.1} µs",
+        micros(pct(&mcp, 0.5)),
+        micros(pct(&mcp, 0.99))
+    );
+    println!(
+        "  added     p50 {:8.1} µs  p99 {:8.1} µs",
+        micros(pct(&mcp, 0.5)) - micros(pct(&direct, 0.5)),
+        micros(pct(&mcp, 0.99)) - micros(pct(&direct, 0.99))
+    );
+    Ok(())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
@@ -280,6 +394,18 @@ fn main() {
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(2000);
             call(iters)
+        }
+        Some("serve") => {
+            let iters = args
+                .iter()
+                .position(|a| a == "--iters")
+                .and_then(|i| args.get(i + 1))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(2000);
+            match args.get(1).filter(|a| !a.starts_with("--")) {
+                Some(bin) => serve_bench(bin, iters),
+                None => Err("serve needs the path of the flowmcp binary".into()),
+            }
         }
         Some("load") => {
             let mut dir = None;
