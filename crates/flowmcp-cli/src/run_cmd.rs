@@ -2,6 +2,7 @@
 //! catalog.
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -584,6 +585,10 @@ pub(crate) struct ServeArgs {
     /// Worker threads for tool calls (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
+    /// What the server logs to stderr: error, warn, info, debug or trace. `RUST_LOG` (e.g.
+    /// `rmcp=debug`) wins when set.
+    #[arg(long, value_name = "LEVEL", default_value = "warn")]
+    log_level: String,
     #[command(flatten)]
     run: RunArgs,
     #[command(flatten)]
@@ -600,6 +605,17 @@ pub(crate) enum Transport {
 }
 
 pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
+    // Logs go to stderr: in stdio mode stdout carries only protocol messages.
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(spec) if !spec.trim().is_empty() => tracing_subscriber::EnvFilter::try_new(spec),
+        _ => tracing_subscriber::EnvFilter::try_new(&a.log_level),
+    }
+    .map_err(|e| format!("--log-level / RUST_LOG: {e}"))?;
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
+        .try_init();
     let cfg = config(a.source.trust_project_config)?;
     let (transport, runner) = a.run.settings(&cfg)?;
     let profile = profile_of(a.source.profile, &cfg);
