@@ -345,7 +345,16 @@ fn serve_bench(flowmcp: &str, iters: usize) -> Result<(), String> {
     }
     let mut direct = Vec::with_capacity(iters);
     let mut mcp = Vec::with_capacity(iters);
+    let mut ping = Vec::with_capacity(iters);
     for i in 0..iters {
+        // The protocol's own round trip, for scale: pipes, framing and the SDK, no tool.
+        let s = Instant::now();
+        let r = send(
+            &json!({"jsonrpc": "2.0", "id": 100_000 + i, "method": "ping"}),
+            true,
+        )?;
+        ping.push(s.elapsed());
+        std::hint::black_box(r);
         // Interleaved, so that both see the same machine.
         let s = Instant::now();
         let e = caller.call_json("plain_bench", &input);
@@ -362,6 +371,7 @@ fn serve_bench(flowmcp: &str, iters: usize) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&dir);
     direct.sort();
     mcp.sort();
+    ping.sort();
     println!(
         "tools/call over stdio vs the catalog directly ({iters} interleaved calls, 1 KiB JSON upstream on 127.0.0.1):"
     );
@@ -374,6 +384,11 @@ fn serve_bench(flowmcp: &str, iters: usize) -> Result<(), String> {
         "  MCP stdio p50 {:8.1} µs  p99 {:8.1} µs",
         micros(pct(&mcp, 0.5)),
         micros(pct(&mcp, 0.99))
+    );
+    println!(
+        "  MCP ping  p50 {:8.1} µs  p99 {:8.1} µs   (no tool: pipes, framing, the SDK)",
+        micros(pct(&ping, 0.5)),
+        micros(pct(&ping, 0.99))
     );
     println!(
         "  added     p50 {:8.1} µs  p99 {:8.1} µs",
