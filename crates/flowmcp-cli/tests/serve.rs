@@ -383,3 +383,153 @@ fn over_http_the_token_and_origin_are_checked_and_an_mcp_client_lists_and_calls(
     let took = serve.stop();
     assert!(took < std::time::Duration::from_secs(5), "{took:?}");
 }
+
+/// A catalog of `files` schemas with 8 tools each, valid under compat. A tool is
+/// concurrency-safe unless `serial` is set.
+fn generated_catalog(home: &Scratch, files: usize, serial: bool) -> std::path::PathBuf {
+    let dir = home.0.join("catalog");
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in 0..files {
+        let tools: Vec<String> = (0..8)
+            .map(|t| {
+                format!(
+                    "t{t}: {{ method: 'GET', path: '/slow', description: 'Tool {t}', parameters: [], \
+                     tests: [ {{ _description: 'a' }}, {{ _description: 'b' }}, {{ _description: 'c' }} ], \
+                     meta: {{ isReadOnly: true, isConcurrencySafe: {}, isDestructive: false, \
+                     searchHint: 'x', aliases: [], alwaysLoad: false }} }}",
+                    !serial
+                )
+            })
+            .collect();
+        std::fs::write(
+            dir.join(format!("ns{f}.mjs")),
+            format!(
+                "export const main = {{ namespace: 'ns{f}', name: 'N', description: 'd', version: '4.2.0', \
+                 root: 'https://api.example.com', tools: {{ {} }} }}\n",
+                tools.join(", ")
+            ),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+#[test]
+fn tools_list_is_paginated() {
+    let home = Scratch::new("serve-pages");
+    let dir = generated_catalog(&home, 63, false);
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    cmd.arg("serve")
+        .arg(&dir)
+        .args(["--profile", "compat"])
+        .env("HOME", home.path());
+    runtime().block_on(async move {
+        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+        let first = client.list_tools(None).await.unwrap();
+        assert_eq!(first.tools.len(), 500);
+        let cursor = first.next_cursor.clone().expect("a second page");
+        let second = client
+            .list_tools(Some(
+                rmcp::model::PaginatedRequestParams::default().with_cursor(Some(cursor)),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(second.tools.len(), 4);
+        assert!(second.next_cursor.is_none());
+        let all = client.list_all_tools().await.unwrap();
+        assert_eq!(all.len(), 504);
+        let mut names: Vec<_> = all.iter().map(|t| t.name.to_string()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 504, "no tool twice");
+        client.cancel().await.unwrap();
+    });
+}
+
+/// An upstream on 127.0.0.1 that answers every request after `hold`, one thread per connection,
+/// and remembers the most requests it had in flight at once.
+fn counting_upstream(
+    hold: std::time::Duration,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let now = Arc::new(AtomicUsize::new(0));
+    let max = Arc::new(AtomicUsize::new(0));
+    let max_out = Arc::clone(&max);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let (now, max) = (Arc::clone(&now), Arc::clone(&max));
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 1024];
+                loop {
+                    let Ok(n) = stream.read(&mut chunk) else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        buf.drain(..end + 4);
+                        let in_flight = now.fetch_add(1, Ordering::SeqCst) + 1;
+                        max.fetch_max(in_flight, Ordering::SeqCst);
+                        std::thread::sleep(hold);
+                        now.fetch_sub(1, Ordering::SeqCst);
+                        let body = "{}";
+                        let head = format!(
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                            body.len()
+                        );
+                        if stream
+                            .write_all(format!("{head}{body}").as_bytes())
+                            .is_err()
+                        {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    (base, max_out)
+}
+
+/// Calls two tools of namespace `ns0` at once and returns the most upstream requests in flight.
+fn two_calls_at_once(serial: bool) -> usize {
+    let home = Scratch::new(if serial {
+        "serve-serial"
+    } else {
+        "serve-parallel"
+    });
+    let dir = generated_catalog(&home, 1, serial);
+    let (base, max) = counting_upstream(std::time::Duration::from_millis(300));
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    cmd.arg("serve")
+        .arg(&dir)
+        .args(["--profile", "compat", "--threads", "4", "--no-cache"])
+        .args(["--upstream", &format!("ns0={base}")])
+        .env("HOME", home.path());
+    runtime().block_on(async move {
+        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+        let (a, b) = tokio::join!(
+            client.call_tool(CallToolRequestParams::new("t0_ns0")),
+            client.call_tool(CallToolRequestParams::new("t1_ns0")),
+        );
+        let (a, b) = (a.unwrap(), b.unwrap());
+        assert_eq!(a.is_error, Some(false), "{}", text(&a));
+        assert_eq!(b.is_error, Some(false), "{}", text(&b));
+        client.cancel().await.unwrap();
+    });
+    max.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+#[test]
+fn tools_that_are_not_concurrency_safe_run_one_at_a_time() {
+    assert_eq!(two_calls_at_once(true), 1);
+    assert_eq!(two_calls_at_once(false), 2);
+}
