@@ -356,6 +356,39 @@ fn over_http_the_token_and_origin_are_checked_and_an_mcp_client_lists_and_calls(
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"serverInfo\""), "{body}");
 
+    // A 10 MB request is refused without being read whole; the server keeps answering.
+    let huge = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "getPublicHolidays_holidaykit-net", "arguments": {"year": "x".repeat(10 << 20)}}});
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let refused = agent
+        .post(&mcp)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("Authorization", &bearer)
+        .send(huge.to_string());
+    match refused {
+        // Either the answer arrives before the connection closes, or the server closes it while
+        // the client is still sending.
+        Ok(r) => assert_eq!(r.status().as_u16(), 413),
+        Err(ureq::Error::Io(e)) => assert!(
+            matches!(
+                e.kind(),
+                std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+            ),
+            "{e}"
+        ),
+        Err(e) => panic!("{e}"),
+    }
+    let health = ureq::get(&format!("{}/healthz", serve.base))
+        .call()
+        .unwrap();
+    assert_eq!(health.status().as_u16(), 200);
+
     // The SDK's own client over Streamable HTTP.
     runtime().block_on(async {
         let transport = StreamableHttpClientTransport::from_config(
