@@ -64,7 +64,7 @@ enum Command {
     Search(run_cmd::SearchArgs),
     /// Show or clear the preload cache.
     Cache(run_cmd::CacheArgs),
-    /// Serve a catalog's tools to MCP clients (stdio).
+    /// Serve a catalog's tools to MCP clients, over stdio or Streamable HTTP.
     Serve(run_cmd::ServeArgs),
     /// Print the `schemaHash` of schema files (first 8 hex digits of SHA-256 over the canonical JSON of
     /// `main` without its `schemaHash`), for pasting into `main.schemaHash`.

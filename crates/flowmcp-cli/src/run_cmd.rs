@@ -544,8 +544,13 @@ pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
 #[derive(Args, Debug)]
 #[command(
     long_about = "Serve a catalog's tools to MCP clients (Claude Desktop, Claude Code, \
-    Cursor, your own agents) over stdio: the client starts `flowmcp serve` and speaks MCP on its \
-    stdin and stdout. Every exposed tool is listed with its wire name, title, description, input \
+    Cursor, your own agents). Over stdio (the default) the client starts `flowmcp serve` and speaks \
+    MCP on its stdin and stdout. With `--transport http` the server listens on --listen \
+    (127.0.0.1:8765) and serves Streamable HTTP at /mcp, statelessly (replicas may sit behind a load \
+    balancer); set --auth-token (or FLOWMCP_AUTH_TOKEN) to require `Authorization: Bearer`; a \
+    browser Origin other than the server's own or one named with --allow-origin gets 403; \
+    GET /healthz answers ok; SIGINT or SIGTERM stops it cleanly.\n\n\
+    Every exposed tool is listed with its wire name, title, description, input \
     schema, annotations (readOnlyHint, destructiveHint, openWorldHint), _meta (anthropic/alwaysLoad, \
     anthropic/searchHint, flowmcp/aliases, flowmcp/id) and output schema. A failed call is a tool \
     error whose text starts with its code (E001…E009).\n\n\
