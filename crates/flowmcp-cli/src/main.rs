@@ -56,15 +56,15 @@ enum Command {
     ListRefs(lists_cmd::ListRefsArgs),
     /// Catalog maintenance: content hash, registry.json index.
     Catalog(catalog_cmd::CatalogArgs),
-    /// Call a tool and print its result envelope as JSON.
+    // The help text is on the arguments struct (its `about` and `long_about`).
     Call(run_cmd::CallArgs),
-    /// List the tools of a catalog with IDs, wire names and exposure.
+    // The help text is on the arguments struct (its `about` and `long_about`).
     List(run_cmd::ListArgs),
-    /// Search tools by name, aliases, search hint, tags and description.
+    // The help text is on the arguments struct (its `about` and `long_about`).
     Search(run_cmd::SearchArgs),
     /// Show or clear the preload cache.
     Cache(run_cmd::CacheArgs),
-    /// Serve a catalog's tools to MCP clients, over stdio or Streamable HTTP.
+    // The help text is on the arguments struct (its `about` and `long_about`).
     Serve(run_cmd::ServeArgs),
     /// Print the `schemaHash` of schema files (first 8 hex digits of SHA-256 over the canonical JSON of
     /// `main` without its `schemaHash`), for pasting into `main.schemaHash`.

@@ -43,7 +43,9 @@ pub(crate) struct SourceArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(long_about = "Call a tool and print its result envelope as JSON: \
+#[command(
+    about = "Call a tool and print its result envelope as JSON",
+    long_about = "Call a tool and print its result envelope as JSON: \
     {\"status\": true|false, \"messages\": [...], \"data\": ..., \"warnings\": [...]}. \
     Failures carry a runtime code in `messages` (E001 upstream status, E002 network, E003 timeout, \
     E004 invalid body, E005 handler, E006 missing server parameter, E007 invalid input, \
@@ -54,7 +56,8 @@ pub(crate) struct SourceArgs {
     Local demo: `flowmcp call skycast-io/tool/getForecast --catalog examples/catalog \
     --upstream skycast-io=http://127.0.0.1:8080 --arg city=Berlin` sends the request to a local \
     server instead of the schema's root (plain http is accepted for loopback hosts only).\n\n\
-    Exit codes: 0 status true, 1 status false, 2 usage error.")]
+    Exit codes: 0 status true, 1 status false, 2 usage error."
+)]
 pub(crate) struct CallArgs {
     /// The tool: its ID (`namespace/tool/name`) or wire name (`name_namespace`, see `flowmcp list`).
     #[arg(value_name = "TOOL")]
@@ -137,6 +140,7 @@ impl RunArgs {
 
 #[derive(Args, Debug)]
 #[command(
+    about = "List the tools of a catalog with IDs, wire names and exposure",
     long_about = "List the tools of a catalog: ID, wire name, and whether the tool is exposed. \
     A tool is hidden when a server parameter it needs has no value; the missing variables are shown. \
     Load problems (files that cannot be loaded) are printed to stderr."
@@ -154,6 +158,7 @@ pub(crate) struct ListArgs {
 
 #[derive(Args, Debug)]
 #[command(
+    about = "Search tools by name, aliases, search hint, tags and description",
     long_about = "Search the tools of a catalog by name, aliases, search hint, tags, namespace and \
     description. Results are ranked: an exact name beats an alias, which beats the search hint, tags, \
     namespace and description; every query word adds to the score."
@@ -543,6 +548,7 @@ pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
 
 #[derive(Args, Debug)]
 #[command(
+    about = "Serve a catalog's tools to MCP clients, over stdio or Streamable HTTP",
     long_about = "Serve a catalog's tools to MCP clients (Claude Desktop, Claude Code, \
     Cursor, your own agents). Over stdio (the default) the client starts `flowmcp serve` and speaks \
     MCP on its stdin and stdout. With `--transport http` the server listens on --listen \

@@ -283,3 +283,19 @@ fn sarif_output_is_sarif() {
             >= 1
     );
 }
+
+#[test]
+fn each_command_shows_its_long_help() {
+    for (command, says) in [
+        ("call", "E001 upstream status"),
+        ("list", "the missing variables are shown"),
+        ("search", "an exact name beats an alias"),
+        ("serve", "Streamable HTTP at /mcp"),
+        ("validate", "Directories are walked recursively"),
+    ] {
+        let run = flowmcp(&[command, "--help"], &repo_root());
+        assert_eq!(run.code, 0, "{command}: {}", run.stderr);
+        let text = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(says), "{command} --help:\n{}", run.stdout);
+    }
+}
