@@ -566,3 +566,72 @@ fn tools_that_are_not_concurrency_safe_run_one_at_a_time() {
     assert_eq!(two_calls_at_once(true), 1);
     assert_eq!(two_calls_at_once(false), 2);
 }
+
+/// The protocol's promise, whichever layer keeps it (rmcp drops the answer of a cancelled request;
+/// the server also stops waiting for the worker).
+#[test]
+fn a_cancelled_call_gets_no_answer_and_the_server_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    let home = Scratch::new("serve-cancel");
+    let dir = generated_catalog(&home, 1, false);
+    let (base, _) = counting_upstream(std::time::Duration::from_millis(1500));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flowmcp"))
+        .arg("serve")
+        .arg(&dir)
+        .args(["--profile", "compat", "--no-cache"])
+        .args(["--upstream", &format!("ns0={base}")])
+        .env("HOME", home.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    // Reads answers until the one with `id`; returns the ids seen before it.
+    let mut until = |id: i64| {
+        let mut seen = Vec::new();
+        loop {
+            let mut line = String::new();
+            assert!(
+                out.read_line(&mut line).unwrap() > 0,
+                "the server closed stdout"
+            );
+            let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            match v.get("id").and_then(Value::as_i64) {
+                Some(i) if i == id => return seen,
+                Some(i) => seen.push(i),
+                None => {}
+            }
+        }
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    until(1);
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "t0_ns0"}}));
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}),
+    );
+    // The server answers other requests while the cancelled call is still with the upstream…
+    send(json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}));
+    assert!(until(8).is_empty());
+    // …and after the upstream has answered it, the cancelled call still gets no answer.
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    send(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "nope"}}));
+    assert_eq!(
+        until(9),
+        Vec::<i64>::new(),
+        "no answer to the cancelled call"
+    );
+    drop(stdin);
+    let _ = child.wait();
+}
