@@ -113,23 +113,26 @@ const HTTP_TOOLS_ARE_OPEN_WORLD: bool = true;
 /// `anthropic/searchHint`, `flowmcp/aliases`, `flowmcp/id`) and the output schema.
 pub(crate) fn tool(entry: &ToolEntry, output: &Output) -> Tool {
     let d = &entry.descriptor;
-    let mut m = Map::new();
-    m.insert("name".into(), json!(d.wire_name));
+    // The descriptor's own MCP entry (name, description, input schema, annotations, `_meta`),
+    // with what serving adds: the title, `openWorldHint`, the ID and the advertised output schema.
+    let mut m = match d.mcp_tool() {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
     m.insert("title".into(), json!(d.tool));
-    m.insert("description".into(), json!(d.description));
-    m.insert("inputSchema".into(), d.input_schema.clone());
-    let mut annotations = match &d.annotations {
-        Some(Value::Object(a)) => a.clone(),
+    let mut annotations = match m.remove("annotations") {
+        Some(Value::Object(a)) => a,
         _ => Map::new(),
     };
     annotations.insert("openWorldHint".into(), json!(HTTP_TOOLS_ARE_OPEN_WORLD));
     m.insert("annotations".into(), Value::Object(annotations));
-    let mut meta = match &d.meta {
-        Some(Value::Object(a)) => a.clone(),
+    let mut meta = match m.remove("_meta") {
+        Some(Value::Object(a)) => a,
         _ => Map::new(),
     };
     meta.insert("flowmcp/id".into(), json!(d.id.to_string()));
     m.insert("_meta".into(), Value::Object(meta));
+    m.remove("outputSchema");
     if let Some(schema) = output.advertised() {
         m.insert("outputSchema".into(), Value::Object(schema));
     }
