@@ -115,6 +115,24 @@ fn pct(sorted: &[Duration], p: f64) -> Duration {
     sorted[idx.min(sorted.len() - 1)]
 }
 
+/// One line of p50 and p99 of sorted timings.
+fn print_p50_p99(label: &str, sorted: &[Duration], note: &str) {
+    println!(
+        "  {label} p50 {:8.1} µs  p99 {:8.1} µs{note}",
+        micros(pct(sorted, 0.5)),
+        micros(pct(sorted, 0.99))
+    );
+}
+
+/// The value of `--iters` (default 2000).
+fn iters_arg(args: &[String]) -> usize {
+    args.iter()
+        .position(|a| a == "--iters")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2000)
+}
+
 fn micros(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
@@ -375,21 +393,9 @@ fn serve_bench(flowmcp: &str, iters: usize) -> Result<(), String> {
     println!(
         "tools/call over stdio vs the catalog directly ({iters} interleaved calls, 1 KiB JSON upstream on 127.0.0.1):"
     );
-    println!(
-        "  direct    p50 {:8.1} µs  p99 {:8.1} µs",
-        micros(pct(&direct, 0.5)),
-        micros(pct(&direct, 0.99))
-    );
-    println!(
-        "  MCP stdio p50 {:8.1} µs  p99 {:8.1} µs",
-        micros(pct(&mcp, 0.5)),
-        micros(pct(&mcp, 0.99))
-    );
-    println!(
-        "  MCP ping  p50 {:8.1} µs  p99 {:8.1} µs   (no tool: pipes, framing, the SDK)",
-        micros(pct(&ping, 0.5)),
-        micros(pct(&ping, 0.99))
-    );
+    print_p50_p99("direct   ", &direct, "");
+    print_p50_p99("MCP stdio", &mcp, "");
+    print_p50_p99("MCP ping ", &ping, "   (no tool: pipes, framing, the SDK)");
     println!(
         "  added     p50 {:8.1} µs  p99 {:8.1} µs",
         micros(pct(&mcp, 0.5)) - micros(pct(&direct, 0.5)),
@@ -401,27 +407,11 @@ fn serve_bench(flowmcp: &str, iters: usize) -> Result<(), String> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("call") => {
-            let iters = args
-                .iter()
-                .position(|a| a == "--iters")
-                .and_then(|i| args.get(i + 1))
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(2000);
-            call(iters)
-        }
-        Some("serve") => {
-            let iters = args
-                .iter()
-                .position(|a| a == "--iters")
-                .and_then(|i| args.get(i + 1))
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(2000);
-            match args.get(1).filter(|a| !a.starts_with("--")) {
-                Some(bin) => serve_bench(bin, iters),
-                None => Err("serve needs the path of the flowmcp binary".into()),
-            }
-        }
+        Some("call") => call(iters_arg(&args)),
+        Some("serve") => match args.get(1).filter(|a| !a.starts_with("--")) {
+            Some(bin) => serve_bench(bin, iters_arg(&args)),
+            None => Err("serve needs the path of the flowmcp binary".into()),
+        },
         Some("load") => {
             let mut dir = None;
             let mut profile = Profile::Compat;
