@@ -154,15 +154,14 @@ pub(crate) fn result(envelope: Envelope, output: &Output) -> CallToolResult {
     }
     let text = flowmcp_catalog::serde_json::to_string(&envelope.data)
         .unwrap_or_else(|_| "null".to_string());
-    let (declared, structured) = match output {
+    let declared = match output {
         Output::None => {
             return with_warnings(
                 CallToolResult::success(vec![Content::text(text)]),
                 &envelope,
             );
         }
-        Output::Object(s) => (s, envelope.data.clone()),
-        Output::Wrapped(s) => (s, json!({ "data": envelope.data })),
+        Output::Object(s) | Output::Wrapped(s) => s,
     };
     let mismatches = check_output(declared, &envelope.data);
     if !mismatches.is_empty() || (matches!(output, Output::Object(_)) && !envelope.data.is_object())
@@ -179,9 +178,20 @@ pub(crate) fn result(envelope: Envelope, output: &Output) -> CallToolResult {
             Content::text(text),
         ]);
     }
-    let mut r = CallToolResult::success(vec![Content::text(text)]);
-    r.structured_content = Some(structured);
-    with_warnings(r, &envelope)
+    let mut r = with_warnings(
+        CallToolResult::success(vec![Content::text(text)]),
+        &envelope,
+    );
+    // The data moves into the structured content (wrapped when the schema is not an object one).
+    r.structured_content = Some(match output {
+        Output::Wrapped(_) => {
+            let mut wrapped = Map::new();
+            wrapped.insert("data".into(), envelope.data);
+            Value::Object(wrapped)
+        }
+        _ => envelope.data,
+    });
+    r
 }
 
 /// Adds the envelope's warnings as further text content.
