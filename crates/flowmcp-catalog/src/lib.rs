@@ -12,6 +12,9 @@
 //!   IDs, wire names and descriptors computed once.
 //! - [`Catalog::caller`] → [`Caller`]: calls from one thread (JavaScript sandboxes are per thread);
 //!   [`Catalog::call`] for a one-off call.
+//! - [`Primitives`]: the catalog's prompts and resources. Each kind plugs in as a
+//!   [`PromptSource`] or [`ResourceSource`] ([`Catalog::register_prompts`],
+//!   [`Catalog::register_resources`]); servers list, render and read through the registry only.
 //! - [`manifest`]: `registry.json` — its `contentHash`, and writing it from the directory.
 //! - [`reverse`]: which tools use which shared list (`flowmcp list-refs`).
 //! - [`ListDiscovery`]: which shared lists files on disk see, cached; also validates files one by
@@ -51,6 +54,7 @@ mod discovery;
 mod error;
 pub mod manifest;
 mod open;
+mod primitives;
 pub mod reverse;
 
 pub use discovery::ListDiscovery;
@@ -66,4 +70,9 @@ pub use flowmcp_spec::{FileReport, Profile, Severity};
 /// [`CatalogOptions::validation`]).
 pub use flowmcp_validate as validate;
 pub use open::{Caller, Catalog, CatalogOptions, Rejected};
+pub use primitives::{
+    PrimitiveError, Primitives, PromptArgument, PromptInfo, PromptMessage, PromptSource,
+    RenderedPrompt, ResourceBody, ResourceContent, ResourceInfo, ResourceSource,
+    ResourceTemplateInfo, Speaker,
+};
 pub use serde_json;

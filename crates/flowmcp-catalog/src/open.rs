@@ -20,6 +20,8 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 use crate::CatalogError;
+use crate::primitives::{Primitives, PromptSource, ResourceSource};
+use std::sync::Arc;
 
 /// How to open a catalog and call its tools.
 #[derive(Clone, Debug, Default)]
@@ -88,6 +90,7 @@ pub struct Catalog {
     rejected: HashMap<String, Rejected>,
     transport: UreqTransport,
     runner: RunnerOptions,
+    primitives: Primitives,
 }
 
 /// What one file gives the catalog after validation.
@@ -123,24 +126,51 @@ impl Catalog {
     /// with a message naming the file and its error codes. Fails only when `path` cannot be read.
     pub fn open(path: &Path, opts: &CatalogOptions) -> Result<Catalog, CatalogError> {
         let meta = std::fs::metadata(path).map_err(|e| CatalogError::io(path, e))?;
-        let display = display_path(path);
+        let contents = if !meta.is_dir() {
+            read_files(&[path.to_path_buf()], opts)
+        } else if path.join(REGISTRY_FILE).is_file() {
+            read_manifest(path, &display_path(path), opts)
+        } else {
+            read_tree(path, opts)?
+        };
+        Ok(Catalog::assemble(path.to_path_buf(), contents, opts))
+    }
+
+    /// Opens the schema files `paths` as one catalog (no manifest; each file sees the shared lists
+    /// found walking up from it, as a single file does). A file named twice is read once. Fails
+    /// when `paths` is empty or one of them is not a readable file; [`Catalog::root`] is then the
+    /// deepest directory holding all of them.
+    pub fn open_files(paths: &[PathBuf], opts: &CatalogOptions) -> Result<Catalog, CatalogError> {
+        let mut unique: Vec<PathBuf> = Vec::with_capacity(paths.len());
+        let mut seen = std::collections::HashSet::new();
+        for p in paths {
+            let meta = std::fs::metadata(p).map_err(|e| CatalogError::io(p, e))?;
+            if meta.is_dir() {
+                return Err(CatalogError::Entry(format!(
+                    "{}: a directory; give one catalog directory, or schema files",
+                    p.display()
+                )));
+            }
+            let key = std::fs::canonicalize(p).map_err(|e| CatalogError::io(p, e))?;
+            if seen.insert(key) {
+                unique.push(p.clone());
+            }
+        }
+        let root = common_dir(&unique).ok_or_else(|| {
+            CatalogError::Entry("no schema files given; name at least one".into())
+        })?;
+        let contents = read_files(&unique, opts);
+        Ok(Catalog::assemble(root, contents, opts))
+    }
+
+    /// The catalog from what reading it gave.
+    fn assemble(root: PathBuf, contents: Contents, opts: &CatalogOptions) -> Catalog {
         let Contents {
             reports,
             callable,
             mut problems,
             manifest,
-        } = if !meta.is_dir() {
-            let (report, callable) = read_one(path, display, opts, &ListDiscovery::new());
-            Contents {
-                reports: vec![report],
-                callable: vec![callable],
-                ..Contents::default()
-            }
-        } else if path.join(REGISTRY_FILE).is_file() {
-            read_manifest(path, &display, opts)
-        } else {
-            read_tree(path, opts)?
-        };
+        } = contents;
         let profile = opts.validation.settings.profile;
         let mut sources = Vec::new();
         let mut rejected = HashMap::new();
@@ -167,15 +197,16 @@ impl Catalog {
                 env_override: opts.env_override.clone(),
             },
         );
-        Ok(Catalog {
-            root: path.to_path_buf(),
+        Catalog {
+            root,
             manifest,
             reports,
             tools,
             rejected,
             transport: UreqTransport::new(opts.transport.clone()),
             runner: opts.runner.clone(),
-        })
+            primitives: Primitives::default(),
+        }
     }
 
     /// The path the catalog was opened from.
@@ -247,6 +278,23 @@ impl Catalog {
             catalog: self,
             runner: Runner::with_log(&self.tools, &self.transport, self.runner.clone(), log),
         }
+    }
+
+    /// The catalog's prompts and resources: every source registered with it.
+    pub fn primitives(&self) -> &Primitives {
+        &self.primitives
+    }
+
+    /// Registers a source of prompts (provider prompts, skills, agent prompts, or an embedding's
+    /// own): whoever serves the catalog lists and renders them with the rest.
+    pub fn register_prompts(&mut self, source: Arc<dyn PromptSource>) {
+        self.primitives.add_prompts(source);
+    }
+
+    /// Registers a source of resources: whoever serves the catalog lists and reads them with the
+    /// rest.
+    pub fn register_resources(&mut self, source: Arc<dyn ResourceSource>) {
+        self.primitives.add_resources(source);
     }
 
     /// Calls a tool once with JSON inputs, through a caller made for this call (see
@@ -446,6 +494,41 @@ fn read_one(
     let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
     let callable = settle(path.to_path_buf(), &report, loaded, &scope);
     (report, callable)
+}
+
+/// Single files, in parallel, each with the lists found walking up from it (one discovery, so
+/// files in the same folder share the lookup).
+fn read_files(paths: &[PathBuf], opts: &CatalogOptions) -> Contents {
+    let discovery = ListDiscovery::new();
+    let (reports, callable) = paths
+        .par_iter()
+        .map(|p| read_one(p, display_path(p), opts, &discovery))
+        .unzip();
+    Contents {
+        reports,
+        callable,
+        ..Contents::default()
+    }
+}
+
+/// The deepest directory that holds every one of `files`; `None` when there are none.
+fn common_dir(files: &[PathBuf]) -> Option<PathBuf> {
+    let parent = |p: &PathBuf| {
+        p.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    };
+    let mut dir = parent(files.first()?);
+    for f in &files[1..] {
+        let other = parent(f);
+        while !other.starts_with(&dir) {
+            match dir.parent().filter(|d| !d.as_os_str().is_empty()) {
+                Some(up) => dir = up.to_path_buf(),
+                None => return Some(PathBuf::from(if dir.is_absolute() { "/" } else { "." })),
+            }
+        }
+    }
+    Some(dir)
 }
 
 /// A directory without a manifest: every `.mjs` file under it (`_lists/` aside), in parallel.

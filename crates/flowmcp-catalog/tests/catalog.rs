@@ -222,3 +222,53 @@ fn a_caller_per_thread_over_one_shared_catalog() {
     });
     assert_eq!(server.finish().len(), 4);
 }
+
+#[test]
+fn schema_files_open_as_one_catalog_with_their_lists() {
+    let dir = examples();
+    let files: Vec<PathBuf> = [
+        "providers/holidaykit-net/public-holidays.mjs",
+        "providers/skycast-io/forecast.mjs",
+    ]
+    .iter()
+    .map(|f| dir.join(f))
+    .collect();
+    for f in &files {
+        assert!(
+            f.is_file(),
+            "{} is part of the example catalog",
+            f.display()
+        );
+    }
+    // The same file twice is read once.
+    let mut named = files.clone();
+    named.push(files[0].clone());
+    let c = Catalog::open_files(&named, &options(Profile::Spec, &[])).expect("opens");
+    assert!(!c.has_manifest());
+    assert_eq!(c.reports().len(), 2, "{:?}", c.reports());
+    assert!(!c.has_errors(), "{:?}", c.reports());
+    assert_eq!(c.root(), dir.join("providers"));
+    // Only these files' tools, with the catalog's shared lists found from each file.
+    assert!(c.list().iter().all(|t| {
+        let ns = t.descriptor.id.namespace.as_str();
+        ns == "holidaykit-net" || ns == "skycast-io"
+    }));
+    let t = c
+        .find("holidaykit-net/tool/getPublicHolidays")
+        .expect("tool");
+    assert!(
+        t.descriptor.warnings.is_empty(),
+        "{:?}",
+        t.descriptor.warnings
+    );
+
+    // A directory among files, a missing file and no file at all are errors.
+    let mut with_dir = files.clone();
+    with_dir.push(dir.clone());
+    let e = Catalog::open_files(&with_dir, &options(Profile::Spec, &[])).unwrap_err();
+    assert!(e.to_string().contains("a directory"), "{e}");
+    let e = Catalog::open_files(&[dir.join("nope.mjs")], &options(Profile::Spec, &[])).unwrap_err();
+    assert!(e.to_string().contains("nope.mjs"), "{e}");
+    let e = Catalog::open_files(&[], &options(Profile::Spec, &[])).unwrap_err();
+    assert!(e.to_string().contains("no schema files"), "{e}");
+}

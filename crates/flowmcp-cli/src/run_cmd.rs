@@ -146,9 +146,9 @@ impl RunArgs {
     Load problems (files that cannot be loaded) are printed to stderr."
 )]
 pub(crate) struct ListArgs {
-    /// The catalog directory or schema file (overrides --catalog).
-    #[arg(value_name = "DIR")]
-    dir: Option<PathBuf>,
+    /// The catalog directory, or one or more schema files (overrides --catalog).
+    #[arg(value_name = "DIR|FILE")]
+    paths: Vec<PathBuf>,
     /// Print JSON (one object with `tools` and `problems`).
     #[arg(long)]
     json: bool,
@@ -217,20 +217,17 @@ fn config(trust: bool) -> Result<Config, String> {
     Ok(cfg)
 }
 
-/// Opens the catalog the source arguments name, with `transport` and `runner` for calls.
+/// Opens the catalog, with `transport` and `runner` for calls: `paths` when given (one directory
+/// or file, or several schema files), else `--catalog`, the configuration's `catalog`, or the
+/// current directory.
 fn open(
     source: &SourceArgs,
-    dir: Option<&Path>,
+    paths: &[PathBuf],
     cfg: &Config,
     profile: Profile,
     transport: TransportConfig,
     runner: RunnerOptions,
 ) -> Result<Catalog, String> {
-    let path = dir
-        .map(Path::to_path_buf)
-        .or_else(|| source.catalog.clone())
-        .or_else(|| cfg.catalog.clone())
-        .unwrap_or_else(|| PathBuf::from("."));
     let env_path = source.env_file.clone().or_else(|| cfg.env_file.clone());
     let env_file = match &env_path {
         Some(p) => read_env_file(p).map_err(|e| format!("{}: {e}", p.display()))?,
@@ -259,7 +256,19 @@ fn open(
         transport,
         runner,
     };
-    Catalog::open(&path, &opts).map_err(|e| e.to_string())
+    match paths {
+        [] => {
+            let path = source
+                .catalog
+                .clone()
+                .or_else(|| cfg.catalog.clone())
+                .unwrap_or_else(|| PathBuf::from("."));
+            Catalog::open(&path, &opts)
+        }
+        [one] => Catalog::open(one, &opts),
+        files => Catalog::open_files(files, &opts),
+    }
+    .map_err(|e| e.to_string())
 }
 
 /// Prints the catalog's load problems (files that are not callable, and why) to stderr.
@@ -306,7 +315,7 @@ pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
         }
     }
     let profile = profile_of(a.source.profile, &cfg);
-    let catalog = open(&a.source, None, &cfg, profile, transport, runner)?;
+    let catalog = open(&a.source, &[], &cfg, profile, transport, runner)?;
     let entry = catalog.find(&a.tool);
     if entry.is_none() && catalog.rejected(&a.tool).is_none() {
         let hint = catalog
@@ -350,7 +359,7 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.trust_project_config)?;
     let catalog = open(
         &a.source,
-        a.dir.as_deref(),
+        &a.paths,
         &cfg,
         profile_of(a.source.profile, &cfg),
         TransportConfig::default(),
@@ -430,7 +439,7 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.trust_project_config)?;
     let catalog = open(
         &a.source,
-        None,
+        &[],
         &cfg,
         profile_of(a.source.profile, &cfg),
         TransportConfig::default(),
@@ -565,9 +574,9 @@ pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
     Claude Code: `claude mcp add flowmcp -- flowmcp serve --catalog /path/to/catalog`."
 )]
 pub(crate) struct ServeArgs {
-    /// The catalog directory or schema file (overrides --catalog).
-    #[arg(value_name = "DIR")]
-    dir: Option<PathBuf>,
+    /// The catalog directory, or one or more schema files served together (overrides --catalog).
+    #[arg(value_name = "DIR|FILE")]
+    paths: Vec<PathBuf>,
     /// Serve only this tool (ID or wire name). Repeatable.
     #[arg(long = "only", value_name = "ID")]
     only: Vec<String>,
@@ -630,14 +639,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.trust_project_config)?;
     let (transport, runner) = a.run.settings(&cfg)?;
     let profile = profile_of(a.source.profile, &cfg);
-    let catalog = open(
-        &a.source,
-        a.dir.as_deref(),
-        &cfg,
-        profile,
-        transport,
-        runner,
-    )?;
+    let catalog = open(&a.source, &a.paths, &cfg, profile, transport, runner)?;
     print_problems(&catalog);
     let mut hidden: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for t in catalog.list().iter().filter(|t| !t.descriptor.is_exposed()) {

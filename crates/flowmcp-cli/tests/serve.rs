@@ -635,3 +635,29 @@ fn a_cancelled_call_gets_no_answer_and_the_server_goes_on() {
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn schema_files_are_served_together() {
+    let home = Scratch::new("serve-files");
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    cmd.args([
+        "serve",
+        "examples/catalog/providers/holidaykit-net/public-holidays.mjs",
+        "examples/catalog/providers/skycast-io/forecast.mjs",
+    ])
+    .current_dir(repo_root())
+    .env("HOME", home.path())
+    .env("SKYCAST_API_KEY", CANARY)
+    .env_remove("OPENSHELF_API_KEY");
+    runtime().block_on(async move {
+        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+        let tools = client.list_all_tools().await.unwrap();
+        let mut namespaces: Vec<&str> = tools
+            .iter()
+            .filter_map(|t| t.name.rsplit_once('_').map(|(_, ns)| ns))
+            .collect();
+        namespaces.dedup();
+        assert_eq!(namespaces, ["holidaykit-net", "skycast-io"], "{tools:?}");
+        client.cancel().await.unwrap();
+    });
+}

@@ -6,6 +6,13 @@
 //! whose `meta` says `isConcurrencySafe: false` run one at a time. A failed call is a tool error
 //! (`isError: true`) whose text starts with its code (`E007 …`), never a protocol error.
 //!
+//! Prompts and resources come from the catalog's primitive registry
+//! ([`Catalog::primitives`](flowmcp_catalog::Catalog::primitives)): `prompts/list`,
+//! `prompts/get`, `resources/list`, `resources/templates/list` and `resources/read` ask it, on the
+//! worker threads as calls are, and the `prompts` and `resources` capabilities are advertised only
+//! when it has something to serve. A new kind of primitive registers a source with the catalog;
+//! the server does not change.
+//!
 //! tokio and rmcp live only in this crate (and the CLI); the catalog below is synchronous.
 //!
 //! ```no_run
@@ -20,6 +27,7 @@
 mod http;
 mod pool;
 mod projection;
+mod registry;
 mod server;
 
 pub use http::{HttpOptions, MCP_PATH};

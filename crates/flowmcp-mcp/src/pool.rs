@@ -3,6 +3,7 @@
 //! Each worker keeps one [`Caller`](flowmcp_catalog::Caller) of the shared catalog (JavaScript
 //! sandboxes belong to a thread) and takes calls from one queue. Tools whose `meta` says
 //! `isConcurrencySafe: false` run one at a time: a worker holds the serial lock while it runs one.
+//! Prompts and resources, which may block as well, run here too.
 
 use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
@@ -11,15 +12,22 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
 use flowmcp_catalog::serde_json::{Map, Value};
-use flowmcp_catalog::{Catalog, ECode, Envelope};
+use flowmcp_catalog::{Caller, Catalog, ECode, Envelope};
 use tokio::sync::oneshot;
 
-/// One call for a worker.
-struct Job {
-    /// The tool's wire name.
-    name: String,
-    args: Map<String, Value>,
-    reply: oneshot::Sender<Envelope>,
+/// Work that needs the catalog on the worker's thread (rendering a prompt, reading a resource).
+type Task = Box<dyn FnOnce(&Catalog, &Caller<'_>) + Send>;
+
+/// One piece of work for a worker.
+enum Job {
+    /// A tool call, by the tool's wire name.
+    Call {
+        name: String,
+        args: Map<String, Value>,
+        reply: oneshot::Sender<Envelope>,
+    },
+    /// Anything else; it sends its own reply.
+    Task(Task),
 }
 
 /// A fixed set of worker threads over one catalog.
@@ -66,11 +74,30 @@ impl Pool {
         args: Map<String, Value>,
     ) -> oneshot::Receiver<Envelope> {
         let (reply, rx) = oneshot::channel();
+        self.send(Job::Call { name, args, reply });
+        rx
+    }
+
+    /// Runs `f` on a worker with the catalog and the worker's caller; its result arrives on the
+    /// receiver (an error if the worker could not answer).
+    pub(crate) fn run<T, F>(&self, f: F) -> oneshot::Receiver<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Catalog, &Caller<'_>) -> T + Send + 'static,
+    {
+        let (reply, rx) = oneshot::channel();
+        self.send(Job::Task(Box::new(move |catalog, caller| {
+            // The requester may have stopped waiting.
+            let _ = reply.send(f(catalog, caller));
+        })));
+        rx
+    }
+
+    fn send(&self, job: Job) {
         if let Some(q) = &self.queue {
             // A send fails only when every worker is gone; the dropped reply says so.
-            let _ = q.send(Job { name, args, reply });
+            let _ = q.send(job);
         }
-        rx
     }
 }
 
@@ -94,13 +121,21 @@ fn work(
     loop {
         let job = lock(rx).recv();
         let Ok(job) = job else { return };
-        let _one_at_a_time = serial.contains(&job.name).then(|| lock(serial_lock));
-        let envelope =
-            std::panic::catch_unwind(AssertUnwindSafe(|| caller.call_json(&job.name, &job.args)))
-                .unwrap_or_else(|_| {
-                    Envelope::error(ECode::E005, &job.name, "the call failed internally")
-                });
-        // The client may have cancelled the call and stopped waiting.
-        let _ = job.reply.send(envelope);
+        match job {
+            Job::Call { name, args, reply } => {
+                let _one_at_a_time = serial.contains(&name).then(|| lock(serial_lock));
+                let envelope =
+                    std::panic::catch_unwind(AssertUnwindSafe(|| caller.call_json(&name, &args)))
+                        .unwrap_or_else(|_| {
+                            Envelope::error(ECode::E005, &name, "the call failed internally")
+                        });
+                // The client may have cancelled the call and stopped waiting.
+                let _ = reply.send(envelope);
+            }
+            // A panic drops the reply, which the requester sees as an internal error.
+            Job::Task(task) => {
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| task(catalog, &caller)));
+            }
+        }
     }
 }

@@ -5,16 +5,19 @@ use std::sync::Arc;
 
 use flowmcp_catalog::{Catalog, ECode, Envelope, ToolEntry};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::pool::Pool;
 use crate::projection::{self, Output};
+use crate::registry;
 
-/// How many tools one `tools/list` page holds.
+/// How many entries one page of `tools/list` (and of the prompt and resource lists) holds.
 pub const PAGE_SIZE: usize = 500;
 
 /// How to serve a catalog.
@@ -58,6 +61,10 @@ struct Inner {
     order: Vec<String>,
     /// Wire name → served tool.
     tools: HashMap<String, Served>,
+    /// Whether the catalog had prompts, and resources, to serve when the server started (the
+    /// capabilities advertised).
+    prompts: bool,
+    resources: bool,
     pool: Pool,
 }
 
@@ -98,12 +105,16 @@ impl McpServer {
         } else {
             opts.threads
         };
+        let prompts = catalog.primitives().has_prompts();
+        let resources = catalog.primitives().has_resources();
         let pool = Pool::start(Arc::clone(&catalog), threads, serial);
         Ok(McpServer {
             inner: Arc::new(Inner {
                 catalog,
                 order,
                 tools,
+                prompts,
+                resources,
                 pool,
             }),
         })
@@ -119,13 +130,17 @@ impl McpServer {
 
     /// Serves MCP over this process's stdin and stdout until the client closes stdin. Only
     /// protocol messages are written to stdout.
+    ///
+    /// When both are pipes (as MCP clients start servers) they are read and written on the
+    /// async reactor, without a hand-off to a blocking thread per message; anything else (a
+    /// terminal, a file) falls back to blocking reads and writes.
     pub fn serve_stdio(self) -> Result<(), ServeError> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         rt.block_on(async move {
             let running = self
-                .serve(rmcp::transport::stdio())
+                .serve(rmcp::transport::stdio_pipes())
                 .await
                 .map_err(|e| ServeError::Session(e.to_string()))?;
             running
@@ -162,9 +177,58 @@ fn concurrency_safe(catalog: &Catalog, entry: &ToolEntry) -> bool {
         .is_none_or(|m| m.is_concurrency_safe)
 }
 
+/// The page of `items` that `request`'s cursor asks for (the cursor is the index of the page's
+/// first item), and the cursor of the next page when there is one.
+fn page<T>(
+    items: &[T],
+    request: Option<PaginatedRequestParams>,
+) -> Result<(&[T], Option<String>), ErrorData> {
+    let start = match request.and_then(|r| r.cursor) {
+        None => 0,
+        Some(c) => c
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n <= items.len())
+            .ok_or_else(|| ErrorData::invalid_params("unknown cursor", None))?,
+    };
+    let end = (start + PAGE_SIZE).min(items.len());
+    let next = (end < items.len()).then(|| end.to_string());
+    Ok((&items[start..end], next))
+}
+
+impl McpServer {
+    /// Runs `f` on a worker (prompts and resources may block), or gives up when the client
+    /// cancels the request.
+    async fn on_worker<T, F>(
+        &self,
+        context: &RequestContext<RoleServer>,
+        f: F,
+    ) -> Result<T, ErrorData>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Catalog, &flowmcp_catalog::Caller<'_>) -> T + Send + 'static,
+    {
+        let reply = self.inner.pool.run(f);
+        tokio::select! {
+            r = reply => r.map_err(|_| ErrorData::internal_error("the request failed internally", None)),
+            () = context.ct.cancelled() => {
+                Err(ErrorData::internal_error("cancelled by the client", None))
+            }
+        }
+    }
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let caps = ServerCapabilities::builder().enable_tools();
+        // Prompts and resources are advertised only when the catalog has some.
+        let caps = match (self.inner.prompts, self.inner.resources) {
+            (true, true) => caps.enable_prompts().enable_resources().build(),
+            (true, false) => caps.enable_prompts().build(),
+            (false, true) => caps.enable_resources().build(),
+            (false, false) => caps.build(),
+        };
+        ServerConfig::new(caps)
             .with_server_info(Implementation::new("flowmcp", env!("CARGO_PKG_VERSION")))
     }
 
@@ -173,24 +237,88 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let start = match request.and_then(|r| r.cursor) {
-            None => 0,
-            Some(c) => c
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| n <= self.inner.order.len())
-                .ok_or_else(|| ErrorData::invalid_params("unknown cursor", None))?,
-        };
-        let end = (start + PAGE_SIZE).min(self.inner.order.len());
-        let tools = self.inner.order[start..end]
+        let (names, next) = page(&self.inner.order, request)?;
+        let tools = names
             .iter()
             .filter_map(|n| self.inner.tools.get(n).map(|s| s.tool.clone()))
             .collect();
         let mut result = ListToolsResult::with_all_items(tools);
-        if end < self.inner.order.len() {
-            result.next_cursor = Some(end.to_string());
-        }
+        result.next_cursor = next;
         Ok(result)
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let all = self.inner.catalog.primitives().prompts();
+        let (items, next) = page(&all, request)?;
+        let mut result = ListPromptsResult::with_all_items(
+            items.iter().cloned().map(registry::prompt).collect(),
+        );
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let name = request.name;
+        let args = request.arguments.unwrap_or_default();
+        let rendered = self
+            .on_worker(&context, move |catalog, caller| {
+                catalog.primitives().render_prompt(&name, &args, caller)
+            })
+            .await?;
+        rendered
+            .map(|r| registry::rendered(r).into())
+            .map_err(|e| registry::error(e, false))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let all = self.inner.catalog.primitives().resources();
+        let (items, next) = page(&all, request)?;
+        let mut result = ListResourcesResult::with_all_items(
+            items.iter().cloned().map(registry::resource).collect(),
+        );
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let all = self.inner.catalog.primitives().resource_templates();
+        let (items, next) = page(&all, request)?;
+        let mut result = ListResourceTemplatesResult::with_all_items(
+            items.iter().cloned().map(registry::template).collect(),
+        );
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let read = self
+            .on_worker(&context, move |catalog, caller| {
+                catalog.primitives().read_resource(&uri, caller)
+            })
+            .await?;
+        read.map(|c| registry::contents(c).into())
+            .map_err(|e| registry::error(e, true))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
