@@ -72,7 +72,12 @@ impl McpServer {
     /// Prepares the tools of `catalog` (the exposed ones, or those `opts.only` names) and starts
     /// the worker threads.
     pub fn new(catalog: Catalog, opts: &ServeOptions) -> Result<McpServer, ServeError> {
-        let catalog = Arc::new(catalog);
+        McpServer::shared(Arc::new(catalog), opts)
+    }
+
+    /// [`McpServer::new`] over a catalog that other servers share (several endpoints over one
+    /// catalog, each with its own tool set).
+    pub fn shared(catalog: Arc<Catalog>, opts: &ServeOptions) -> Result<McpServer, ServeError> {
         let mut wanted: Vec<&ToolEntry> = Vec::new();
         if opts.only.is_empty() {
             wanted.extend(catalog.list().iter().filter(|e| e.descriptor.is_exposed()));
