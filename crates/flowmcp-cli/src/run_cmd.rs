@@ -605,6 +605,11 @@ pub(crate) struct ServeArgs {
     /// Worker threads for tool calls (default: one per core).
     #[arg(long, value_name = "N", default_value_t = 0)]
     threads: usize,
+    /// List only the tools whose `meta` says `alwaysLoad`, plus `search_tools` (ranked search
+    /// over every served tool) and `call_tool` (runs any served tool by wire name or ID). Keeps a
+    /// large catalog out of the client's context until it is needed.
+    #[arg(long)]
+    lazy: bool,
     /// What the server logs to stderr: error, warn, info, debug or trace. `RUST_LOG` (e.g.
     /// `rmcp=debug`) wins when set.
     #[arg(long, value_name = "LEVEL", default_value = "warn")]
@@ -659,6 +664,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     let opts = flowmcp_mcp::ServeOptions {
         only: a.only.clone(),
         threads: a.threads,
+        lazy: a.lazy,
     };
     let server = flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| e.to_string())?;
     let count = server.tools().count();

@@ -661,3 +661,102 @@ fn schema_files_are_served_together() {
         client.cancel().await.unwrap();
     });
 }
+
+#[test]
+fn lazy_mode_lists_always_loaded_tools_and_finds_and_runs_the_rest() {
+    let home = Scratch::new("serve-lazy");
+    let server = TestServer::start(2, move |seen: &Seen| {
+        if seen.url.contains("/holidays/2026/DE") {
+            reply(200, Some("application/json"), "[]")
+        } else {
+            reply(404, Some("application/json"), "{}")
+        }
+    });
+    let upstream = format!("holidaykit-net={}", server.base);
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    cmd.args([
+        "serve",
+        "examples/catalog",
+        "--lazy",
+        "--upstream",
+        &upstream,
+    ])
+    .current_dir(repo_root())
+    .env("HOME", home.path())
+    .env("SKYCAST_API_KEY", CANARY)
+    .env_remove("OPENSHELF_API_KEY");
+    runtime().block_on(async move {
+        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        // The one alwaysLoad tool of the example catalog, then the meta-tools.
+        assert_eq!(
+            names,
+            ["listCountries_holidaykit-net", "search_tools", "call_tool"]
+        );
+
+        // An alias finds its tool first; hidden tools are never found.
+        let found = client
+            .call_tool(
+                CallToolRequestParams::new("search_tools")
+                    .with_arguments(args(json!({"query": "weeklyForecast", "limit": 3}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(found.is_error, Some(false), "{}", text(&found));
+        let hits = &found.structured_content.as_ref().unwrap()["tools"];
+        assert_eq!(hits[0]["name"], json!("getDailyForecast_skycast-io"));
+        assert_eq!(hits[0]["inputSchema"]["type"], json!("object"));
+        assert_eq!(hits[0]["annotations"]["readOnlyHint"], json!(true));
+        assert!(hits.as_array().unwrap().len() <= 3);
+        let books = client
+            .call_tool(
+                CallToolRequestParams::new("search_tools")
+                    .with_arguments(args(json!({"query": "books"}))),
+            )
+            .await
+            .unwrap();
+        assert!(!text(&books).contains("openshelf-org"), "{}", text(&books));
+
+        // call_tool runs a tool that is not listed, by wire name or ID, with its own checks.
+        let ok = client
+            .call_tool(
+                CallToolRequestParams::new("call_tool").with_arguments(args(json!({
+                "name": "getPublicHolidays_holidaykit-net",
+                "arguments": {"year": 2026, "countryCode": "DE"}}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(ok.is_error, Some(false), "{}", text(&ok));
+        assert_eq!(ok.structured_content, Some(json!({"data": []})));
+        let bad = client
+            .call_tool(
+                CallToolRequestParams::new("call_tool").with_arguments(args(json!({
+                "name": "holidaykit-net/tool/getPublicHolidays",
+                "arguments": {"year": "soon"}}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(bad.is_error, Some(true));
+        assert!(text(&bad).contains("E007"), "{}", text(&bad));
+        let hidden = client
+            .call_tool(
+                CallToolRequestParams::new("call_tool")
+                    .with_arguments(args(json!({"name": "searchBooks_openshelf-org"}))),
+            )
+            .await
+            .unwrap();
+        assert!(text(&hidden).contains("E007 searchBooks_openshelf-org: unknown tool"));
+        let wrong = client
+            .call_tool(CallToolRequestParams::new("search_tools"))
+            .await
+            .unwrap();
+        assert!(
+            text(&wrong).contains("E007 search_tools: missing input"),
+            "{}",
+            text(&wrong)
+        );
+        client.cancel().await.unwrap();
+    });
+    assert_eq!(server.finish().len(), 1, "only the one good call went out");
+}

@@ -25,10 +25,12 @@
 //! ```
 
 mod http;
+mod lazy;
 mod pool;
 mod projection;
 mod registry;
 mod server;
 
 pub use http::{HttpOptions, MCP_PATH};
+pub use lazy::{CALL_TOOL, SEARCH_TOOLS};
 pub use server::{McpServer, PAGE_SIZE, ServeError, ServeOptions};

@@ -13,6 +13,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
+use crate::lazy;
 use crate::pool::Pool;
 use crate::projection::{self, Output};
 use crate::registry;
@@ -27,6 +28,9 @@ pub struct ServeOptions {
     pub only: Vec<String>,
     /// Worker threads for tool calls; 0 means one per available core.
     pub threads: usize,
+    /// Lazy mode: `tools/list` holds only the `alwaysLoad` tools and the meta-tools
+    /// `search_tools` and `call_tool`; every served tool stays callable.
+    pub lazy: bool,
 }
 
 /// Why serving stopped with an error.
@@ -59,6 +63,10 @@ struct Inner {
     catalog: Arc<Catalog>,
     /// Served tools in catalog order.
     order: Vec<String>,
+    /// What `tools/list` returns, in order (every served tool, or in lazy mode the `alwaysLoad`
+    /// ones and the meta-tools).
+    listed: Vec<Tool>,
+    lazy: bool,
     /// Wire name → served tool.
     tools: HashMap<String, Served>,
     /// Whether the catalog had prompts, and resources, to serve when the server started (the
@@ -90,6 +98,7 @@ impl McpServer {
             }
         }
         let mut order = Vec::new();
+        let mut listed = Vec::new();
         let mut tools = HashMap::new();
         let mut serial = HashSet::new();
         for entry in wanted {
@@ -97,13 +106,27 @@ impl McpServer {
             if tools.contains_key(&d.wire_name) {
                 continue;
             }
-            if !concurrency_safe(&catalog, entry) {
+            // The tool's `meta` (a tool without one is concurrency-safe and not always loaded).
+            let meta = catalog
+                .toolset()
+                .schema_of(entry)
+                .main
+                .tools
+                .get(&d.tool)
+                .and_then(|t| t.meta.as_ref());
+            if meta.is_some_and(|m| !m.is_concurrency_safe) {
                 serial.insert(d.wire_name.clone());
             }
             let output = Output::of(d.output_schema.as_ref());
             let tool = projection::tool(entry, &output);
+            if !opts.lazy || meta.is_some_and(|m| m.always_load) {
+                listed.push(tool.clone());
+            }
             order.push(d.wire_name.clone());
             tools.insert(d.wire_name.clone(), Served { tool, output });
+        }
+        if opts.lazy {
+            listed.extend(lazy::meta_tools());
         }
         let threads = if opts.threads == 0 {
             std::thread::available_parallelism().map_or(2, |n| n.get())
@@ -117,6 +140,8 @@ impl McpServer {
             inner: Arc::new(Inner {
                 catalog,
                 order,
+                listed,
+                lazy: opts.lazy,
                 tools,
                 prompts,
                 resources,
@@ -170,18 +195,6 @@ impl McpServer {
     }
 }
 
-/// Whether the tool's `meta` allows concurrent calls (tools without `meta` are).
-fn concurrency_safe(catalog: &Catalog, entry: &ToolEntry) -> bool {
-    catalog
-        .toolset()
-        .schema_of(entry)
-        .main
-        .tools
-        .get(&entry.descriptor.tool)
-        .and_then(|t| t.meta.as_ref())
-        .is_none_or(|m| m.is_concurrency_safe)
-}
-
 /// The page of `items` that `request`'s cursor asks for (the cursor is the index of the page's
 /// first item), and the cursor of the next page when there is one.
 fn page<T>(
@@ -202,6 +215,21 @@ fn page<T>(
 }
 
 impl McpServer {
+    /// `search_tools`: the served tools that best match `query` (the ranking of
+    /// [`Catalog::search`]), at most `limit`.
+    fn search(&self, query: &str, limit: usize) -> rmcp::model::CallToolResult {
+        let found = self
+            .inner
+            .catalog
+            .search(query)
+            .into_iter()
+            .filter_map(|(_, e)| self.inner.tools.get(&e.descriptor.wire_name))
+            .map(|s| &s.tool)
+            .take(limit)
+            .collect();
+        lazy::found(found)
+    }
+
     /// Runs `f` on a worker (prompts and resources may block), or gives up when the client
     /// cancels the request.
     async fn on_worker<T, F>(
@@ -242,12 +270,8 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let (names, next) = page(&self.inner.order, request)?;
-        let tools = names
-            .iter()
-            .filter_map(|n| self.inner.tools.get(n).map(|s| s.tool.clone()))
-            .collect();
-        let mut result = ListToolsResult::with_all_items(tools);
+        let (tools, next) = page(&self.inner.listed, request)?;
+        let mut result = ListToolsResult::with_all_items(tools.to_vec());
         result.next_cursor = next;
         Ok(result)
     }
@@ -327,6 +351,9 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
+        if self.inner.lazy && (name == lazy::SEARCH_TOOLS || name == lazy::CALL_TOOL) {
+            return lazy::meta_tools().into_iter().find(|t| t.name == name);
+        }
         self.resolve(name).map(|(_, s)| s.tool.clone())
     }
 
@@ -335,12 +362,28 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some((wire, served)) = self.resolve(&request.name) else {
+        let args = request.arguments.unwrap_or_default();
+        // In lazy mode the meta-tools come first: `search_tools` answers here, `call_tool` names
+        // the tool to run.
+        let (name, args) = match request.name.as_ref() {
+            lazy::SEARCH_TOOLS if self.inner.lazy => {
+                return Ok(match lazy::search_args(&args) {
+                    Ok((query, limit)) => self.search(&query, limit),
+                    Err(e) => e,
+                }
+                .into());
+            }
+            lazy::CALL_TOOL if self.inner.lazy => match lazy::call_args(args) {
+                Ok(named) => named,
+                Err(e) => return Ok(e.into()),
+            },
+            _ => (request.name.to_string(), args),
+        };
+        let Some((wire, served)) = self.resolve(&name) else {
             // Unknown and hidden tools are tool errors, as input errors are.
-            let e = Envelope::error(ECode::E007, &request.name, "unknown tool");
+            let e = Envelope::error(ECode::E007, &name, "unknown tool");
             return Ok(projection::result(e, &Output::None).into());
         };
-        let args = request.arguments.unwrap_or_default();
         let reply = self.inner.pool.submit(wire.to_string(), args);
         let envelope = tokio::select! {
             r = reply => r.unwrap_or_else(|_| {
