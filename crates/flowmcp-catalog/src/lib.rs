@@ -9,7 +9,8 @@
 //!   A file with errors exposes nothing callable; calling one of its tools fails with a message
 //!   naming the file and its error codes.
 //! - [`Catalog::list`], [`Catalog::search`], [`Catalog::find`]: the callable tools, with their
-//!   IDs, wire names and descriptors computed once.
+//!   IDs, wire names and descriptors computed once. Wire names are the spec's `<tool>_<namespace>`
+//!   unless [`CatalogOptions::tool_names`] asks for the reference's ([`ToolNames::Reference`]).
 //! - [`Catalog::caller`] → [`Caller`]: calls from one thread (JavaScript sandboxes are per thread);
 //!   [`Catalog::call`] for a one-off call.
 //! - [`Primitives`]: the catalog's prompts and resources. Each kind plugs in as a
@@ -63,7 +64,7 @@ pub use error::CatalogError;
 // What the catalog's signatures use, so that this crate is the one dependency to add.
 pub use flowmcp_runtime::{
     CacheMode, ECode, Envelope, LoadProblem, LogSink, RunnerOptions, ToolDescriptor, ToolEntry,
-    Toolset, TransportConfig, check_output,
+    ToolNames, Toolset, TransportConfig, check_output, reference_tool_name,
 };
 pub use flowmcp_spec::{FileReport, Profile, Severity};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are

@@ -7,7 +7,9 @@ use crate::discovery::ListDiscovery;
 use flowmcp_loader::HandlersExport;
 use flowmcp_loader::{FileKind, LoadedFile, load_file};
 use flowmcp_runtime::{ECode, Envelope};
-use flowmcp_runtime::{LoadProblem, SchemaSource, ToolEntry, Toolset, ToolsetOptions};
+use flowmcp_runtime::{
+    LoadProblem, SchemaSource, ToolEntry, ToolNames, Toolset, ToolsetOptions, reference_tool_name,
+};
 use flowmcp_runtime::{LogSink, Runner, RunnerOptions};
 use flowmcp_runtime::{TransportConfig, UreqTransport};
 use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
@@ -39,6 +41,10 @@ pub struct CatalogOptions {
     pub transport: TransportConfig,
     /// Per-call settings: upstreams, cache, limits.
     pub runner: RunnerOptions,
+    /// How tools are named on the wire (MCP `tools/list`, listings, lookups by name):
+    /// [`ToolNames::Spec`] (`<tool>_<namespace>`, the default) or [`ToolNames::Reference`] (the
+    /// JavaScript reference's snake_case names). Primitive-IDs are the same under both.
+    pub tool_names: ToolNames,
 }
 
 impl CatalogOptions {
@@ -195,6 +201,7 @@ impl Catalog {
                 env_file: opts.env_file.clone(),
                 config_params: opts.config_params.clone(),
                 env_override: opts.env_override.clone(),
+                tool_names: opts.tool_names,
             },
         );
         Catalog {
@@ -344,8 +351,14 @@ impl Caller<'_> {
     }
 }
 
-/// The tools of an invalid schema's `main`, by Primitive-ID and by wire name.
-fn rejected_tools(main: &Value, file: &str, codes: &[String]) -> Vec<(String, Rejected)> {
+/// The tools of an invalid schema's `main`, by Primitive-ID and by wire name (the spec's, and the
+/// reference's when `names` asks for it).
+fn rejected_tools(
+    main: &Value,
+    file: &str,
+    codes: &[String],
+    names: ToolNames,
+) -> Vec<(String, Rejected)> {
     let Some(ns) = main.get("namespace").and_then(Value::as_str) else {
         return Vec::new();
     };
@@ -364,6 +377,9 @@ fn rejected_tools(main: &Value, file: &str, codes: &[String]) -> Vec<(String, Re
             codes: codes.to_vec(),
         };
         out.push((format!("{ns}/tool/{tool}"), r.clone()));
+        if names == ToolNames::Reference {
+            out.push((reference_tool_name(tool, ns), r.clone()));
+        }
         out.push((format!("{tool}_{ns}"), r));
     }
     out
@@ -377,6 +393,7 @@ fn settle(
     report: &FileReport,
     mut loaded: LoadedFile,
     scope: &ListScope,
+    names: ToolNames,
 ) -> Callable {
     if !matches!(loaded.kind, FileKind::Schema | FileKind::Unknown) {
         return Callable::Nothing;
@@ -397,7 +414,7 @@ fn settle(
             .exports
             .as_ref()
             .and_then(|e| e.get("main"))
-            .map(|m| rejected_tools(m, &report.file, &codes))
+            .map(|m| rejected_tools(m, &report.file, &codes, names))
             .unwrap_or_default();
         let problem = LoadProblem {
             file: report.file.clone(),
@@ -492,7 +509,7 @@ fn read_one(
     let mut loaded = load_file(path, &display, &v.limits, &v.settings);
     let scope = discovery.scope_for(path, &display, v);
     let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
-    let callable = settle(path.to_path_buf(), &report, loaded, &scope);
+    let callable = settle(path.to_path_buf(), &report, loaded, &scope, opts.tool_names);
     (report, callable)
 }
 
@@ -573,7 +590,7 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
         .into_par_iter()
         .map(|f: CatalogFile| {
             let callable = if listed.contains(&f.rel.as_str()) {
-                settle(f.path, &f.report, f.loaded, scope)
+                settle(f.path, &f.report, f.loaded, scope, opts.tool_names)
             } else {
                 Callable::Nothing
             };

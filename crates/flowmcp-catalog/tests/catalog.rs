@@ -8,7 +8,7 @@ mod support;
 
 use std::path::PathBuf;
 
-use flowmcp_catalog::{Catalog, CatalogOptions};
+use flowmcp_catalog::{Catalog, CatalogOptions, ToolNames, reference_tool_name};
 use flowmcp_runtime::TransportConfig;
 use flowmcp_spec::{Profile, Severity};
 use serde_json::{Map, Value, json};
@@ -67,6 +67,55 @@ fn the_example_catalog_opens_whole_and_valid() {
         "{:?}",
         t.descriptor.warnings
     );
+}
+
+#[test]
+fn reference_tool_names_find_the_tools() {
+    let opts = CatalogOptions {
+        tool_names: ToolNames::Reference,
+        ..options(Profile::Spec, &[])
+    };
+    let c = Catalog::open(&examples(), &opts).expect("opens");
+    assert_eq!(c.list().len(), 11);
+    let t = c
+        .find("get_public_holidays_holidaykit_net")
+        .expect("by reference name");
+    assert_eq!(
+        t.descriptor.id.to_string(),
+        "holidaykit-net/tool/getPublicHolidays"
+    );
+    assert_eq!(t.descriptor.wire_name, "get_public_holidays_holidaykit_net");
+    // Primitive-IDs are unchanged; the spec's name is not a wire name any more.
+    assert!(c.find("holidaykit-net/tool/getPublicHolidays").is_some());
+    assert!(c.find("getPublicHolidays_holidaykit-net").is_none());
+    for t in c.list() {
+        let d = &t.descriptor;
+        assert_eq!(d.wire_name, reference_tool_name(&d.tool, &d.namespace));
+        assert!(std::ptr::eq(c.find(&d.wire_name).expect("found"), t));
+    }
+    let hits = c.search("holidays");
+    assert!(
+        hits.iter()
+            .any(|(_, t)| t.descriptor.wire_name == "get_public_holidays_holidaykit_net")
+    );
+
+    // A file with errors: its tools are known by the reference's name as well.
+    let dir = Scratch::new("cat-invalid-reference");
+    dir.write(
+        "bad.mjs",
+        "export const main = { namespace: 'bad-ns', name: 'Bad', description: 'd', version: '1.2.0',
+         root: 'https://api.example.com',
+         tools: { getThing: { method: 'GET', path: '/t', description: 'd', parameters: [] } } }",
+    );
+    let c = Catalog::open(&dir.0, &opts).expect("opens");
+    assert!(c.list().is_empty());
+    for name in [
+        "get_thing_bad_ns",
+        "getThing_bad-ns",
+        "bad-ns/tool/getThing",
+    ] {
+        assert_eq!(c.rejected(name).expect(name).tool, "getThing");
+    }
 }
 
 #[test]

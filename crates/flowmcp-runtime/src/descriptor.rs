@@ -7,7 +7,9 @@
 //! * Wire name `<tool>_<namespace>` (MCP tool names cannot contain `/`; the form is the ID
 //!   chapter's), at most [`WIRE_NAME_MAX`] characters; a longer name is cut and gets `_` + a
 //!   6-hex-digit suffix (SHA-256 of the Primitive-ID), and [`assign_wire_names`] gives every member
-//!   of a collision group such a suffix.
+//!   of a collision group such a suffix. With [`ToolNames::Reference`] the plain name is the
+//!   JavaScript reference's instead ([`reference_tool_name`]); lengths and collisions are handled
+//!   the same way.
 //! * The input JSON Schema from the user parameters only.
 //! * MCP annotations and `_meta` from `meta` (chapter 19): `readOnlyHint` from `isReadOnly`,
 //!   `destructiveHint` from `isDestructive`, aliases as `_meta["flowmcp/aliases"]`.
@@ -29,6 +31,54 @@ pub const WIRE_NAME_MAX: usize = 64;
 
 /// Hex digits of the disambiguating hash suffix.
 pub(crate) const WIRE_HASH_LEN: usize = 6;
+
+/// The JavaScript reference cuts its names to this many UTF-16 code units.
+pub const REFERENCE_NAME_MAX: usize = 63;
+
+/// How tools are named on the wire: MCP `tools/list`, `flowmcp list`, lookups by name. Primitive-IDs
+/// are the same under both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ToolNames {
+    /// Spec chapter 16: `<tool>_<namespace>` as written (`listPoliticians_abgeordnetenwatch`).
+    #[default]
+    Spec,
+    /// The names the JavaScript reference (`flowmcp-core`) gives: see [`reference_tool_name`]
+    /// (`list_politicians_abgeordnetenwatch`).
+    Reference,
+}
+
+impl ToolNames {
+    /// `spec` or `reference`, as the command line spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolNames::Spec => "spec",
+            ToolNames::Reference => "reference",
+        }
+    }
+}
+
+impl std::fmt::Display for ToolNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ToolNames {
+    type Err = String;
+
+    /// `spec` or `reference` (ASCII case ignored).
+    fn from_str(s: &str) -> Result<ToolNames, String> {
+        if s.eq_ignore_ascii_case("spec") {
+            Ok(ToolNames::Spec)
+        } else if s.eq_ignore_ascii_case("reference") {
+            Ok(ToolNames::Reference)
+        } else {
+            Err(format!(
+                "unknown tool naming `{s}`: expected `spec` or `reference`"
+            ))
+        }
+    }
+}
 
 /// Resolves a shared-list interpolation `{{list:field}}` to its (already filtered) values.
 pub(crate) type ListResolver<'a> = dyn Fn(&str, &str) -> Option<Vec<String>> + 'a;
@@ -132,7 +182,8 @@ pub struct ToolDescriptor {
     /// The key in `main.tools`, as written.
     pub tool: String,
     pub namespace: String,
-    /// `<tool>_<namespace>`; see [`assign_wire_names`] for collisions.
+    /// `<tool>_<namespace>` (or the reference's name, [`ToolNames::Reference`]); see
+    /// [`assign_wire_names`] for length and collisions.
     pub wire_name: String,
     pub description: String,
     /// User parameters in declaration order.
@@ -217,8 +268,8 @@ pub(crate) fn sanitize_tool_name(name: &str) -> String {
     }
 }
 
-/// Builds the descriptor of `main.tools[tool_name]`. The wire name is the plain one; run
-/// [`assign_wire_names`] over the whole set of exposed tools.
+/// Builds the descriptor of `main.tools[tool_name]`. The wire name is the plain spec one; run
+/// [`assign_wire_names`] (or [`assign_wire_names_with`]) over the whole set of exposed tools.
 pub fn describe_tool(
     main: &SchemaMain,
     tool_name: &str,
@@ -343,8 +394,8 @@ pub fn describe_tool(
     })
 }
 
-/// Builds the descriptors of every tool of `main`, in declaration order, with wire names
-/// assigned among them. Tools that fail are returned as errors next to the others.
+/// Builds the descriptors of every tool of `main`, in declaration order, with spec wire names
+/// assigned among them (for other names, [`assign_wire_names_with`] afterwards). Tools that fail are returned as errors next to the others.
 pub fn describe_schema(
     main: &SchemaMain,
     server_params: &ServerParams,
@@ -469,10 +520,68 @@ fn suffixed(full: &str, hash: &str) -> String {
     format!("{base}_{hash}")
 }
 
-/// The wire name of a tool ID: `<name>_<namespace>`; over [`WIRE_NAME_MAX`] characters it is cut
-/// and ends in `_` + the 6-hex-digit hash of the ID.
-pub(crate) fn wire_name(id: &PrimitiveId) -> String {
-    let full = format!("{}_{}", id.name, id.namespace);
+/// The name the JavaScript reference (`flowmcp-core`) gives tool `tool` (the key in `main.tools`,
+/// as written) of `namespace`:
+///
+/// 1. in the tool name and in the namespace separately, `_` goes between an ASCII lower-case
+///    letter or digit and the ASCII capital after it (`getABI` → `get_ABI`, `v2Pools` →
+///    `v2_Pools`; a run of capitals is not split: `getHTTPStatus` → `get_HTTPStatus`), then
+///    both are lower-cased;
+/// 2. the two are joined with `_`: `<tool>_<namespace>`;
+/// 3. that is cut to [`REFERENCE_NAME_MAX`] (63) UTF-16 code units (a character that would be cut
+///    in half is left out);
+/// 4. after the cut, `:` is removed and `-` and `/` become `_`.
+///
+/// `listPoliticians` of `abgeordnetenwatch` → `list_politicians_abgeordnetenwatch`;
+/// `getAbi` of `etherscan-io` → `get_abi_etherscan_io`. The result is the plain name: different
+/// tools can share it, and [`assign_wire_names_with`] resolves that.
+pub fn reference_tool_name(tool: &str, namespace: &str) -> String {
+    let joined = format!("{}_{}", reference_snake(tool), reference_snake(namespace));
+    let mut units = 0;
+    let mut out = String::with_capacity(joined.len());
+    for c in joined.chars() {
+        units += c.len_utf16();
+        if units > REFERENCE_NAME_MAX {
+            break;
+        }
+        match c {
+            ':' => {}
+            '-' | '/' => out.push('_'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Step 1 of [`reference_tool_name`]: `_` between `[a-z0-9]` and `[A-Z]`, then lower case.
+fn reference_snake(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut prev: Option<char> = None;
+    for c in text.chars() {
+        if c.is_ascii_uppercase()
+            && prev.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit())
+        {
+            out.push('_');
+        }
+        out.push(c);
+        prev = Some(c);
+    }
+    out.to_lowercase()
+}
+
+/// The name of a tool before lengths and collisions are dealt with: `<name>_<namespace>` from the
+/// ID under [`ToolNames::Spec`], [`reference_tool_name`] of the key as written under
+/// [`ToolNames::Reference`]. The one place names are made.
+fn full_name(names: ToolNames, id: &PrimitiveId, tool: &str) -> String {
+    match names {
+        ToolNames::Spec => format!("{}_{}", id.name, id.namespace),
+        ToolNames::Reference => reference_tool_name(tool, &id.namespace),
+    }
+}
+
+/// `full` when it fits in [`WIRE_NAME_MAX`] characters; otherwise cut and ending in `_` + the
+/// 6-hex-digit hash of the ID.
+fn bounded(full: String, id: &PrimitiveId) -> String {
     if full.chars().count() <= WIRE_NAME_MAX {
         full
     } else {
@@ -480,21 +589,54 @@ pub(crate) fn wire_name(id: &PrimitiveId) -> String {
     }
 }
 
-/// Makes the wire names of a set of tools unique, independent of their order: every tool whose
-/// plain name collides with another gets the hash suffix of its own ID; if suffixed names still
-/// collide (the same ID twice, or a suffixed name equal to a plain one), the later tools in ID
-/// order get the hash of `<id>#<n>` with the smallest `n` that makes them unique.
+/// The spec wire name of a tool ID: `<name>_<namespace>`; over [`WIRE_NAME_MAX`] characters it is
+/// cut and ends in `_` + the 6-hex-digit hash of the ID.
+pub(crate) fn wire_name(id: &PrimitiveId) -> String {
+    bounded(full_name(ToolNames::Spec, id, &id.name), id)
+}
+
+/// Makes the spec wire names of a set of tools unique: [`assign_wire_names_with`] under
+/// [`ToolNames::Spec`].
 pub fn assign_wire_names(descriptors: &mut [ToolDescriptor]) {
+    assign_wire_names_with(descriptors, ToolNames::Spec);
+}
+
+/// Gives every tool its wire name under `names` and makes the names of the set unique,
+/// independent of their order: a plain name over [`WIRE_NAME_MAX`] characters is cut and gets
+/// `_` + the 6-hex-digit hash of the tool's Primitive-ID; every tool whose plain name collides
+/// with another's gets that suffix too; if suffixed names still collide (the same ID twice, or a
+/// suffixed name equal to a plain one), the later tools in ID order get the hash of `<id>#<n>`
+/// with the smallest `n` that makes them unique.
+pub fn assign_wire_names_with(descriptors: &mut [ToolDescriptor], names: ToolNames) {
     let ids: Vec<PrimitiveId> = descriptors.iter().map(|d| d.id.clone()).collect();
-    let names = assign_wire_names_for(&ids);
-    for (d, n) in descriptors.iter_mut().zip(names) {
+    let fulls: Vec<String> = descriptors
+        .iter()
+        .map(|d| full_name(names, &d.id, &d.tool))
+        .collect();
+    let assigned = assign_names(&ids, fulls);
+    for (d, n) in descriptors.iter_mut().zip(assigned) {
         d.wire_name = n;
     }
 }
 
 /// [`assign_wire_names`] on bare IDs; the result is parallel to `ids`.
+#[cfg(test)]
 pub(crate) fn assign_wire_names_for(ids: &[PrimitiveId]) -> Vec<String> {
-    let mut names: Vec<String> = ids.iter().map(wire_name).collect();
+    let fulls = ids
+        .iter()
+        .map(|id| full_name(ToolNames::Spec, id, &id.name))
+        .collect();
+    assign_names(ids, fulls)
+}
+
+/// The collision rule of [`assign_wire_names_with`] on IDs and their full (uncut) names, parallel
+/// to each other; the result is parallel to `ids`.
+fn assign_names(ids: &[PrimitiveId], fulls: Vec<String>) -> Vec<String> {
+    let mut names: Vec<String> = ids
+        .iter()
+        .zip(&fulls)
+        .map(|(id, full)| bounded(full.clone(), id))
+        .collect();
     let mut count: HashMap<&str, usize> = HashMap::new();
     for n in &names {
         *count.entry(n.as_str()).or_default() += 1;
@@ -503,8 +645,7 @@ pub(crate) fn assign_wire_names_for(ids: &[PrimitiveId]) -> Vec<String> {
     drop(count);
     for (i, c) in colliding.iter().enumerate() {
         if *c {
-            let full = format!("{}_{}", ids[i].name, ids[i].namespace);
-            names[i] = suffixed(&full, &hash6(&ids[i].to_string()));
+            names[i] = suffixed(&fulls[i], &hash6(&ids[i].to_string()));
         }
     }
     // Remaining duplicates: process in ID order (then input order) for determinism.
@@ -516,10 +657,9 @@ pub(crate) fn assign_wire_names_for(ids: &[PrimitiveId]) -> Vec<String> {
             taken.insert(names[i].clone(), i);
             continue;
         }
-        let full = format!("{}_{}", ids[i].name, ids[i].namespace);
         let mut n = 2u32;
         loop {
-            let candidate = suffixed(&full, &hash6(&format!("{}#{n}", ids[i])));
+            let candidate = suffixed(&fulls[i], &hash6(&format!("{}#{n}", ids[i])));
             if !taken.contains_key(&candidate) && !names.contains(&candidate) {
                 names[i] = candidate.clone();
                 taken.insert(candidate, i);
@@ -617,6 +757,160 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), 3, "{names:?}");
+    }
+
+    /// Cases checked against the reference's own function (`buildToolName` of `flowmcp-core`,
+    /// run under Node): `(tool, namespace, reference name)`.
+    const REFERENCE_CASES: &[(&str, &str, &str)] = &[
+        (
+            "listPoliticians",
+            "abgeordnetenwatch",
+            "list_politicians_abgeordnetenwatch",
+        ),
+        // Acronyms are not split; a capital after a digit or lower-case letter is.
+        ("getABI", "etherscan-io", "get_abi_etherscan_io"),
+        ("getHTTPStatusV2", "x", "get_httpstatus_v2_x"),
+        ("getPRsByRepo", "github-com", "get_prs_by_repo_github_com"),
+        ("ABCdef", "ns", "abcdef_ns"),
+        // Digits: `_` after a digit before a capital, none before a digit.
+        ("top10Tokens", "ns", "top10_tokens_ns"),
+        ("get24hVolume", "ns", "get24h_volume_ns"),
+        ("v2Pools", "uniswap-v3", "v2_pools_uniswap_v3"),
+        // `-` and `/` become `_`, `:` goes; an existing `_` stays.
+        ("x", "ab-cd", "x_ab_cd"),
+        ("get:balance/of", "my-ns", "getbalance_of_my_ns"),
+        ("/block/:id", "ns", "_block_id_ns"),
+        ("already_snake", "ns", "already_snake_ns"),
+        // Cut to 63 before `-` is replaced (the cut may end in `_`).
+        (
+            "getVeryLongRouteNameForTheCutTestWithManyWords",
+            "some-provider-with-long-name",
+            "get_very_long_route_name_for_the_cut_test_with_many_words_some_",
+        ),
+        (
+            "getVeryLongRouteNameForTheCutTestWithManyWordsX",
+            "abc-def",
+            "get_very_long_route_name_for_the_cut_test_with_many_words_x_abc",
+        ),
+        // Non-ASCII letters are lower-cased but never start a split.
+        ("getÜberData", "ns", "getüber_data_ns"),
+    ];
+
+    #[test]
+    fn reference_names_match_the_reference() {
+        for (tool, ns, want) in REFERENCE_CASES {
+            assert_eq!(reference_tool_name(tool, ns), *want, "{tool} of {ns}");
+        }
+        let cut = reference_tool_name(&"a".repeat(61), "b-c");
+        assert_eq!(cut, format!("{}_b", "a".repeat(61)));
+        // The cut counts UTF-16 code units: 61 letters and an astral character fill 63 exactly.
+        let astral = format!("{}\u{1F600}", "a".repeat(61));
+        assert_eq!(reference_tool_name(&astral, "ns"), astral);
+        // One letter more: the reference keeps half the character (a lone surrogate, which a
+        // Rust string cannot hold); it is left out whole.
+        let over = format!("{}\u{1F600}", "a".repeat(62));
+        assert_eq!(reference_tool_name(&over, "ns"), "a".repeat(62));
+    }
+
+    fn reference_descriptor(ns: &str, tool: &str) -> ToolDescriptor {
+        let main = main_with(
+            json!({ tool: {"method": "GET", "path": "/x", "description": "D", "parameters": []} }),
+            json!({ "namespace": ns }),
+        );
+        describe_tool(
+            &main,
+            tool,
+            &ServerParams::new(),
+            DescribeOptions::default(),
+        )
+        .expect("describes")
+    }
+
+    #[test]
+    fn reference_names_are_assigned_with_the_collision_suffix() {
+        let mut ds = vec![
+            reference_descriptor("x", "fooBar"),
+            reference_descriptor("bar-x", "foo"),
+            reference_descriptor("etherscan-io", "getABI"),
+            reference_descriptor("etherscan-io", "getAbi"),
+            reference_descriptor("abgeordnetenwatch", "listPoliticians"),
+        ];
+        assign_wire_names_with(&mut ds, ToolNames::Reference);
+        let names: Vec<String> = ds.iter().map(|d| d.wire_name.clone()).collect();
+        // The reference gives `foo_bar_x` twice and `get_abi_etherscan_io` twice: every member of
+        // such a group gets `_` + the hash of its own Primitive-ID.
+        assert_eq!(
+            names[0],
+            format!("foo_bar_x_{}", hash6("x/tool/fooBar")),
+            "{names:?}"
+        );
+        assert_eq!(names[1], format!("foo_bar_x_{}", hash6("bar-x/tool/foo")));
+        assert_eq!(
+            names[2],
+            format!("get_abi_etherscan_io_{}", hash6("etherscan-io/tool/getABI"))
+        );
+        assert_eq!(
+            names[3],
+            format!("get_abi_etherscan_io_{}", hash6("etherscan-io/tool/getAbi"))
+        );
+        assert_eq!(names[4], "list_politicians_abgeordnetenwatch");
+        // The same set under the spec: no collisions, and the IDs are unchanged by the choice.
+        let ids: Vec<String> = ds.iter().map(|d| d.id.to_string()).collect();
+        assign_wire_names_with(&mut ds, ToolNames::Spec);
+        let spec: Vec<&str> = ds.iter().map(|d| d.wire_name.as_str()).collect();
+        assert_eq!(
+            spec,
+            [
+                "fooBar_x",
+                "foo_bar-x",
+                "getABI_etherscan-io",
+                "getAbi_etherscan-io",
+                "listPoliticians_abgeordnetenwatch"
+            ]
+        );
+        assert_eq!(ids, ds.iter().map(|d| d.id.to_string()).collect::<Vec<_>>());
+        // Independent of order.
+        let mut rev: Vec<ToolDescriptor> = ds.iter().rev().cloned().collect();
+        assign_wire_names_with(&mut rev, ToolNames::Reference);
+        assert_eq!(rev[4].wire_name, names[0]);
+        assert_eq!(rev[1].wire_name, names[3]);
+    }
+
+    #[test]
+    fn long_reference_names_collide_within_the_limit() {
+        // Two tools the same for 63 code units: the reference would give the same name twice.
+        let long = "getVeryLongRouteNameForTheCutTestWithManyWordsAndThenSomeMore";
+        let mut ds = vec![
+            reference_descriptor("provider", &format!("{long}A")),
+            reference_descriptor("provider", &format!("{long}B")),
+        ];
+        let plain = reference_tool_name(&ds[0].tool, "provider");
+        assert_eq!(plain, reference_tool_name(&ds[1].tool, "provider"));
+        assert_eq!(
+            plain,
+            "get_very_long_route_name_for_the_cut_test_with_many_words_and_t"
+        );
+        assign_wire_names_with(&mut ds, ToolNames::Reference);
+        assert_ne!(ds[0].wire_name, ds[1].wire_name);
+        for d in &ds {
+            assert_eq!(d.wire_name.len(), WIRE_NAME_MAX, "{}", d.wire_name);
+            assert!(
+                d.wire_name
+                    .starts_with("get_very_long_route_name_for_the_cut_test_with_many_words_"),
+                "{}",
+                d.wire_name
+            );
+            assert!(d.wire_name.ends_with(&hash6(&d.id.to_string())));
+        }
+    }
+
+    #[test]
+    fn tool_names_parse_and_print() {
+        assert_eq!("spec".parse::<ToolNames>(), Ok(ToolNames::Spec));
+        assert_eq!("Reference".parse::<ToolNames>(), Ok(ToolNames::Reference));
+        assert!("snake".parse::<ToolNames>().is_err());
+        assert_eq!(ToolNames::Reference.to_string(), "reference");
+        assert_eq!(ToolNames::default(), ToolNames::Spec);
     }
 
     #[test]

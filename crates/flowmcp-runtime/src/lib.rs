@@ -51,8 +51,9 @@ pub mod transport;
 
 // A toolset from validated schemas, and what it knows about each tool.
 pub use descriptor::{
-    DescribeOptions, DescriptorError, ToolDescriptor, UserParam, WIRE_NAME_MAX, assign_wire_names,
-    describe_schema, describe_tool,
+    DescribeOptions, DescriptorError, REFERENCE_NAME_MAX, ToolDescriptor, ToolNames, UserParam,
+    WIRE_NAME_MAX, assign_wire_names, assign_wire_names_with, describe_schema, describe_tool,
+    reference_tool_name,
 };
 pub use toolset::{LoadProblem, LoadedSchema, SchemaSource, ToolEntry, Toolset, ToolsetOptions};
 

@@ -7,7 +7,8 @@
 //! * `enum({{list:field}})` parameters take their values from the resolved lists; when a schema's
 //!   lists are not available its list-backed parameters accept any string and the descriptor
 //!   carries a warning.
-//! * Wire names are assigned over the whole set (collisions across schemas get hash suffixes).
+//! * Wire names are assigned over the whole set, as [`ToolsetOptions::tool_names`] says
+//!   (collisions across schemas get hash suffixes).
 //! * Server parameters are resolved once for every name any schema requires (process
 //!   environment, then the env file, then the config); tools with a missing one are kept but not
 //!   exposed ([`ToolDescriptor::missing_server_params`]).
@@ -23,7 +24,9 @@ use flowmcp_spec::model::SchemaMain;
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::descriptor::{DescribeOptions, ToolDescriptor, assign_wire_names, describe_tool};
+use crate::descriptor::{
+    DescribeOptions, ToolDescriptor, ToolNames, assign_wire_names_with, describe_tool,
+};
 use crate::secret::ServerParams;
 
 /// How to build a toolset.
@@ -37,6 +40,8 @@ pub struct ToolsetOptions {
     pub config_params: BTreeMap<String, String>,
     /// Replaces the process environment (tests); `None` reads the real environment.
     pub env_override: Option<BTreeMap<String, String>>,
+    /// How tools are named on the wire ([`ToolNames::Spec`] unless asked otherwise).
+    pub tool_names: ToolNames,
 }
 
 /// One schema, ready to become tools: the caller has read and validated it.
@@ -174,7 +179,7 @@ impl Toolset {
                 .server_params
                 .missing(d.required_server_params.iter().map(String::as_str));
         }
-        assign_wire_names(&mut ds);
+        assign_wire_names_with(&mut ds, opts.tool_names);
         set.tools = idx
             .into_iter()
             .zip(ds)
