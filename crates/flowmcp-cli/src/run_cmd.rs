@@ -40,6 +40,20 @@ pub(crate) struct SourceArgs {
     /// must not redirect your keys or files).
     #[arg(long)]
     trust_project_config: bool,
+    /// How tools are named: `spec` (`getPublicHolidays_holidaykit-net`, chapter 16) or
+    /// `reference` (the JavaScript reference's names, `get_public_holidays_holidaykit-net`, for
+    /// client configurations written for servers built on it).
+    #[arg(long, value_enum, default_value_t = ToolNamesArg::Spec)]
+    tool_names: ToolNamesArg,
+}
+
+/// `--tool-names`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ToolNamesArg {
+    /// `<tool>_<namespace>` as written (chapter 16).
+    Spec,
+    /// The JavaScript reference's names.
+    Reference,
 }
 
 #[derive(Args, Debug)]
@@ -255,6 +269,10 @@ fn open(
         env_override: None,
         transport,
         runner,
+        tool_names: match source.tool_names {
+            ToolNamesArg::Spec => flowmcp_catalog::ToolNames::Spec,
+            ToolNamesArg::Reference => flowmcp_catalog::ToolNames::Reference,
+        },
     };
     match paths {
         [] => {
