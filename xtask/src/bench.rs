@@ -29,6 +29,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             let bin = bin.to_string_lossy().into_owned();
             runtime_example(&["serve", bin.as_str()], &args[1..], 1)
         }
+        Some("start") => crate::bench_start::run(&args[1..], build_release),
         Some("load") => {
             let mut runs = 5usize;
             let mut rest = Vec::new();

@@ -9,6 +9,7 @@
 //! - `sweep <dir>` — call every tool of a catalog against a local echo upstream, hunting leaks.
 
 mod bench;
+mod bench_start;
 mod clients;
 mod conformance;
 mod docs;
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
                  bench call [--iters N]                           runtime per-call overhead vs bare ureq\n  \
                  bench serve [--iters N]                          tools/call over stdio vs the catalog directly\n  \
                  bench load <dir> [--runs N] [--profile P]        load a corpus into tool descriptors\n  \
+                 bench start <dir> [--runs N] [--profile P]       serve: start to first tools/list, RSS, list size\n  \
                  fuzz list | <target> [--secs N]                  run a cargo-fuzz target (nightly), report executions\n  \
                  sweep <dir> [--profile P] [--json FILE]          call every tool against a local echo upstream:\n  \
                  {pad}[--timeout-ms N] [--only TEXT]        outcomes, panics, hangs, leaks\n  \
