@@ -56,6 +56,7 @@ mod error;
 pub mod manifest;
 mod open;
 mod primitives;
+mod reload;
 pub mod reverse;
 
 pub use discovery::ListDiscovery;
@@ -76,4 +77,5 @@ pub use primitives::{
     RenderedPrompt, ResourceBody, ResourceContent, ResourceInfo, ResourceSource,
     ResourceTemplateInfo, Speaker,
 };
+pub use reload::Reload;
 pub use serde_json;

@@ -89,9 +89,15 @@ impl Rejected {
 /// it has called. [`Catalog::call`] is a one-off convenience that makes a caller for one call.
 #[derive(Debug)]
 pub struct Catalog {
-    root: PathBuf,
+    pub(crate) root: PathBuf,
     manifest: bool,
     reports: Vec<FileReport>,
+    /// Every file read, with what it gave (kept for [`Catalog::reload`]).
+    pub(crate) files: Vec<FileState>,
+    /// Where the files came from (how to find them again).
+    pub(crate) origin: Origin,
+    /// The options the catalog was opened with.
+    pub(crate) options: CatalogOptions,
     tools: Toolset,
     rejected: HashMap<String, Rejected>,
     transport: UreqTransport,
@@ -100,7 +106,8 @@ pub struct Catalog {
 }
 
 /// What one file gives the catalog after validation.
-enum Callable {
+#[derive(Clone, Debug)]
+pub(crate) enum Callable {
     /// A valid schema.
     Source(Box<SchemaSource>),
     /// A schema with errors: its tools by Primitive-ID and wire name, and the problem to show.
@@ -111,14 +118,46 @@ enum Callable {
     Nothing,
 }
 
-/// What reading a catalog gave: every report, what each file gives, problems met on the way, and
-/// whether there was a manifest.
+/// When a file was last changed, as far as a reload needs to know: its modification time and
+/// length (`None` when it could not be read).
+pub(crate) type Stamp = Option<(std::time::SystemTime, u64)>;
+
+/// The stamp of `path` now.
+pub(crate) fn stamp(path: &Path) -> Stamp {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.modified().ok()?, m.len()))
+}
+
+/// One file of a catalog: where it is, its stamp when it was read, its report and what it gave.
+#[derive(Clone, Debug)]
+pub(crate) struct FileState {
+    pub(crate) path: PathBuf,
+    pub(crate) stamp: Stamp,
+    pub(crate) report: FileReport,
+    pub(crate) callable: Callable,
+    /// Whether the file may give tools (a manifest lists it as a schema, or there is no manifest).
+    pub(crate) listed: bool,
+}
+
+/// Where a catalog's files come from.
+#[derive(Clone, Debug)]
+pub(crate) enum Origin {
+    /// Schema files named one by one.
+    Files,
+    /// Every `.mjs` file under the root (`_lists/` aside).
+    Tree,
+    /// The root's `registry.json`; the stamps are those of the manifest and of every shared-list
+    /// file when the catalog was read (a change to any of them reads the catalog again whole).
+    Manifest(Vec<(PathBuf, Stamp)>),
+}
+
+/// What reading a catalog gave: the manifest's report (when there is one), every file, and
+/// problems met on the way.
 #[derive(Default)]
-struct Contents {
-    reports: Vec<FileReport>,
-    callable: Vec<Callable>,
-    problems: Vec<LoadProblem>,
-    manifest: bool,
+pub(crate) struct Contents {
+    pub(crate) catalog_report: Option<FileReport>,
+    pub(crate) files: Vec<FileState>,
+    pub(crate) problems: Vec<LoadProblem>,
 }
 
 impl Catalog {
@@ -132,14 +171,24 @@ impl Catalog {
     /// with a message naming the file and its error codes. Fails only when `path` cannot be read.
     pub fn open(path: &Path, opts: &CatalogOptions) -> Result<Catalog, CatalogError> {
         let meta = std::fs::metadata(path).map_err(|e| CatalogError::io(path, e))?;
-        let contents = if !meta.is_dir() {
-            read_files(&[path.to_path_buf()], opts)
+        let (origin, contents) = if !meta.is_dir() {
+            let files = vec![path.to_path_buf()];
+            let contents = read_files(&files, opts);
+            (Origin::Files, contents)
         } else if path.join(REGISTRY_FILE).is_file() {
-            read_manifest(path, &display_path(path), opts)
+            // Stamped before reading: a change made while reading is seen by the next reload.
+            let stamps = manifest_stamps(path);
+            let contents = read_manifest(path, &display_path(path), opts);
+            (Origin::Manifest(stamps), contents)
         } else {
-            read_tree(path, opts)?
+            (Origin::Tree, read_tree(path, opts)?)
         };
-        Ok(Catalog::assemble(path.to_path_buf(), contents, opts))
+        Ok(Catalog::assemble(
+            path.to_path_buf(),
+            origin,
+            contents,
+            opts,
+        ))
     }
 
     /// Opens the schema files `paths` as one catalog (no manifest; each file sees the shared lists
@@ -166,30 +215,41 @@ impl Catalog {
             CatalogError::Entry("no schema files given; name at least one".into())
         })?;
         let contents = read_files(&unique, opts);
-        Ok(Catalog::assemble(root, contents, opts))
+        Ok(Catalog::assemble(root, Origin::Files, contents, opts))
     }
 
     /// The catalog from what reading it gave.
-    fn assemble(root: PathBuf, contents: Contents, opts: &CatalogOptions) -> Catalog {
+    pub(crate) fn assemble(
+        root: PathBuf,
+        origin: Origin,
+        contents: Contents,
+        opts: &CatalogOptions,
+    ) -> Catalog {
         let Contents {
-            reports,
-            callable,
+            catalog_report,
+            files,
             mut problems,
-            manifest,
         } = contents;
+        let manifest = catalog_report.is_some();
+        let mut reports = Vec::with_capacity(files.len() + 1);
+        reports.extend(catalog_report);
         let profile = opts.validation.settings.profile;
         let mut sources = Vec::new();
         let mut rejected = HashMap::new();
-        for c in callable {
-            match c {
-                Callable::Source(s) => sources.push(*s),
+        for f in &files {
+            reports.push(f.report.clone());
+            if !f.listed {
+                continue;
+            }
+            match &f.callable {
+                Callable::Source(s) => sources.push(s.as_ref().clone()),
                 Callable::Rejected(tools, problem) => {
                     for (key, r) in tools {
-                        rejected.entry(key).or_insert(r);
+                        rejected.entry(key.clone()).or_insert_with(|| r.clone());
                     }
-                    problems.push(problem);
+                    problems.push(problem.clone());
                 }
-                Callable::Problem(p) => problems.push(p),
+                Callable::Problem(p) => problems.push(p.clone()),
                 Callable::Nothing => {}
             }
         }
@@ -208,12 +268,35 @@ impl Catalog {
             root,
             manifest,
             reports,
+            files,
+            origin,
+            options: opts.clone(),
             tools,
             rejected,
             transport: UreqTransport::new(opts.transport.clone()),
             runner: opts.runner.clone(),
             primitives: Primitives::default(),
         }
+    }
+
+    /// Where the files came from and what reading them gave, to read the catalog again.
+    pub(crate) fn into_parts(self) -> (Origin, Contents) {
+        let catalog_report = if self.manifest {
+            self.reports.into_iter().next()
+        } else {
+            None
+        };
+        let contents = Contents {
+            catalog_report,
+            files: self.files,
+            problems: Vec::new(),
+        };
+        (self.origin, contents)
+    }
+
+    /// Takes over the prompt and resource sources of `before` (a reload keeps them).
+    pub(crate) fn carry_primitives(&mut self, before: &Catalog) {
+        self.primitives = before.primitives.clone();
     }
 
     /// The path the catalog was opened from.
@@ -499,31 +582,33 @@ fn source(
 }
 
 /// A single file: loaded, validated with the lists found walking up from it, settled.
-fn read_one(
-    path: &Path,
-    display: String,
-    opts: &CatalogOptions,
-    discovery: &ListDiscovery,
-) -> (FileReport, Callable) {
+pub(crate) fn read_one(path: &Path, opts: &CatalogOptions, discovery: &ListDiscovery) -> FileState {
+    let display = display_path(path);
+    // Stamped before reading: a change made while reading is seen by the next reload.
+    let stamp = stamp(path);
     let v = &opts.validation;
     let mut loaded = load_file(path, &display, &v.limits, &v.settings);
     let scope = discovery.scope_for(path, &display, v);
     let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
     let callable = settle(path.to_path_buf(), &report, loaded, &scope, opts.tool_names);
-    (report, callable)
+    FileState {
+        path: path.to_path_buf(),
+        stamp,
+        report,
+        callable,
+        listed: true,
+    }
 }
 
 /// Single files, in parallel, each with the lists found walking up from it (one discovery, so
 /// files in the same folder share the lookup).
 fn read_files(paths: &[PathBuf], opts: &CatalogOptions) -> Contents {
     let discovery = ListDiscovery::new();
-    let (reports, callable) = paths
-        .par_iter()
-        .map(|p| read_one(p, display_path(p), opts, &discovery))
-        .unzip();
     Contents {
-        reports,
-        callable,
+        files: paths
+            .par_iter()
+            .map(|p| read_one(p, opts, &discovery))
+            .collect(),
         ..Contents::default()
     }
 }
@@ -550,6 +635,21 @@ fn common_dir(files: &[PathBuf]) -> Option<PathBuf> {
 
 /// A directory without a manifest: every `.mjs` file under it (`_lists/` aside), in parallel.
 fn read_tree(dir: &Path, opts: &CatalogOptions) -> Result<Contents, CatalogError> {
+    let (paths, problems) = tree_files(dir)?;
+    let discovery = ListDiscovery::new();
+    Ok(Contents {
+        files: paths
+            .par_iter()
+            .map(|p| read_one(p, opts, &discovery))
+            .collect(),
+        problems,
+        ..Contents::default()
+    })
+}
+
+/// The schema files of a directory without a manifest (`_lists/` aside), and the links that
+/// lead outside it.
+pub(crate) fn tree_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<LoadProblem>), CatalogError> {
     let walk = flowmcp_loader::walk_mjs(dir, &|name| name == LISTS_DIR)
         .map_err(|e| CatalogError::io(dir, e))?;
     let problems = walk
@@ -560,18 +660,20 @@ fn read_tree(dir: &Path, opts: &CatalogOptions) -> Result<Contents, CatalogError
             message: "a symbolic link that leads outside the catalog; not followed".into(),
         })
         .collect();
-    let discovery = ListDiscovery::new();
-    let (reports, callable) = walk
-        .files
-        .par_iter()
-        .map(|p| read_one(p, display_path(p), opts, &discovery))
-        .unzip();
-    Ok(Contents {
-        reports,
-        callable,
-        problems,
-        manifest: false,
-    })
+    Ok((walk.files, problems))
+}
+
+/// The stamps of a manifest catalog's `registry.json` and of every file under its `_lists/`.
+pub(crate) fn manifest_stamps(dir: &Path) -> Vec<(PathBuf, Stamp)> {
+    let registry = dir.join(REGISTRY_FILE);
+    let mut out = vec![(registry.clone(), stamp(&registry))];
+    if let Ok(walk) = flowmcp_loader::walk_mjs(&dir.join(LISTS_DIR), &|_| false) {
+        out.extend(walk.files.into_iter().map(|p| {
+            let s = stamp(&p);
+            (p, s)
+        }));
+    }
+    out
 }
 
 /// A directory with a manifest: the catalog validated as a whole; the schemas it lists are
@@ -585,26 +687,30 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
         .map(|(_, rel)| rel.as_str())
         .collect();
     let scope = &v.lists;
-    let (reports, callable): (Vec<FileReport>, Vec<Callable>) = v
+    let files = v
         .files
         .into_par_iter()
         .map(|f: CatalogFile| {
-            let callable = if listed.contains(&f.rel.as_str()) {
-                settle(f.path, &f.report, f.loaded, scope, opts.tool_names)
+            let listed = listed.contains(&f.rel.as_str());
+            let stamp = stamp(&f.path);
+            let callable = if listed {
+                settle(f.path.clone(), &f.report, f.loaded, scope, opts.tool_names)
             } else {
                 Callable::Nothing
             };
-            (f.report, callable)
+            FileState {
+                path: f.path,
+                stamp,
+                report: f.report,
+                callable,
+                listed,
+            }
         })
-        .unzip();
-    let mut all = Vec::with_capacity(reports.len() + 1);
-    all.push(v.catalog);
-    all.extend(reports);
+        .collect();
     Contents {
-        reports: all,
-        callable,
+        catalog_report: Some(v.catalog),
+        files,
         problems: Vec::new(),
-        manifest: true,
     }
 }
 

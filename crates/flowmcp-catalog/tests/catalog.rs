@@ -321,3 +321,137 @@ fn schema_files_open_as_one_catalog_with_their_lists() {
     let e = Catalog::open_files(&[], &options(Profile::Spec, &[])).unwrap_err();
     assert!(e.to_string().contains("no schema files"), "{e}");
 }
+
+/// A valid schema of namespace `ns` with one tool `t` described as `about`.
+fn one_tool(ns: &str, about: &str) -> String {
+    format!(
+        "export const main = {{ namespace: '{ns}', name: 'N', description: 'd', version: '4.2.0',
+         root: 'https://api.example.com',
+         tools: {{ t: {{ method: 'GET', path: '/t', description: '{about}', parameters: [],
+             tests: [ {{ _description: 'a' }}, {{ _description: 'b' }}, {{ _description: 'c' }} ],
+             meta: {{ isReadOnly: true, isConcurrencySafe: true, isDestructive: false, searchHint: 'x', aliases: [], alwaysLoad: false }} }} }} }}\n"
+    )
+}
+
+#[test]
+fn a_reload_reads_only_what_changed_and_a_broken_file_keeps_its_good_version() {
+    let dir = Scratch::new("cat-reload");
+    dir.write("a.mjs", &one_tool("aaa", "first"));
+    dir.write("b.mjs", &one_tool("bbb", "stays"));
+    let opts = options(Profile::Compat, &[]);
+    let c = Catalog::open(&dir.0, &opts).expect("opens");
+    assert!(!c.has_errors(), "{:?}", c.reports());
+    assert_eq!(c.list().len(), 2);
+    assert!(!c.is_stale());
+    assert!(c.reload().expect("reads").is_none(), "nothing changed");
+
+    // A changed file is read again; the other one is not.
+    dir.write("a.mjs", &one_tool("aaa", "second version"));
+    assert!(c.is_stale());
+    let r = c.reload().expect("reads").expect("changed");
+    assert!(
+        r.changed.len() == 1 && r.changed[0].ends_with("a.mjs"),
+        "{:?}",
+        r.changed
+    );
+    assert!(r.kept.is_empty() && r.removed.is_empty());
+    assert!(r.tools_changed());
+    let c = r.catalog;
+    assert_eq!(
+        c.find("t_aaa").expect("tool").descriptor.description,
+        "second version"
+    );
+    assert!(!c.is_stale());
+
+    // Broken now: the previous good version keeps serving, and the report says why.
+    dir.write("a.mjs", "export const main = { namespace: 'aaa', tools: ");
+    let r = c.reload().expect("reads").expect("changed");
+    assert_eq!(r.kept.len(), 1);
+    assert!(r.kept[0].counts.errors > 0);
+    assert!(!r.tools_changed());
+    let c = r.catalog;
+    assert!(c.has_errors());
+    assert_eq!(
+        c.find("t_aaa").expect("kept").descriptor.description,
+        "second version"
+    );
+    assert!(c.rejected("t_aaa").is_none());
+
+    // A new file and a removed one.
+    dir.write("c.mjs", &one_tool("ccc", "new"));
+    std::fs::remove_file(dir.0.join("b.mjs")).unwrap();
+    let r = c.reload().expect("reads").expect("changed");
+    assert!(
+        r.changed.iter().any(|f| f.ends_with("c.mjs")),
+        "{:?}",
+        r.changed
+    );
+    assert!(
+        r.removed.len() == 1 && r.removed[0].ends_with("b.mjs"),
+        "{:?}",
+        r.removed
+    );
+    let c = r.catalog;
+    assert!(c.find("t_ccc").is_some());
+    assert!(c.find("t_bbb").is_none());
+    // Fixed again: the new version replaces the kept one.
+    dir.write("a.mjs", &one_tool("aaa", "third"));
+    let c = c.reload().expect("reads").expect("changed").catalog;
+    assert!(!c.has_errors(), "{:?}", c.reports());
+    assert_eq!(
+        c.find("t_aaa").expect("tool").descriptor.description,
+        "third"
+    );
+}
+
+#[test]
+fn a_manifest_catalog_reloads_a_changed_schema_and_a_changed_list() {
+    let home = Scratch::new("cat-reload-manifest");
+    // The manifest's name must be the directory's.
+    let dir = home.0.join("catalog");
+    copy_dir(&examples(), &dir);
+    let opts = options(Profile::Spec, &[]);
+    let c = Catalog::open(&dir, &opts).expect("opens");
+    assert!(c.has_manifest() && !c.has_errors(), "{:?}", c.reports());
+    let file = dir.join("providers/skycast-io/forecast.mjs");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{text}\n// touched\n")).unwrap();
+    let r = c.reload().expect("reads").expect("changed");
+    assert_eq!(r.changed.len(), 1, "{:?}", r.changed);
+    let c = r.catalog;
+    assert!(c.has_manifest() && !c.has_errors(), "{:?}", c.reports());
+    assert_eq!(c.list().len(), 11);
+    // A shared list changed: the whole catalog is read again. The manifest's content hash no
+    // longer matches the edited files (CAT008), while every schema still serves.
+    let list = dir.join("_lists/languages.mjs");
+    let text = std::fs::read_to_string(&list).unwrap();
+    std::fs::write(&list, format!("{text}\n// touched\n")).unwrap();
+    let c = c.reload().expect("reads").expect("changed").catalog;
+    assert!(c.has_manifest());
+    let codes: Vec<&str> = c.reports()[0]
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
+    assert_eq!(codes, ["CAT008"]);
+    assert!(
+        c.reports()[1..].iter().all(|r| r.counts.errors == 0),
+        "{:?}",
+        c.reports()
+    );
+    assert_eq!(c.list().len(), 11);
+    assert!(c.reload().expect("reads").is_none());
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
