@@ -1,17 +1,27 @@
-//! Streamable HTTP: MCP at `/mcp` on a local listener, stateless, with a bearer token, Origin and
-//! Host checks, capped bodies and concurrency, `GET /healthz`, and a clean shutdown.
+//! Streamable HTTP: MCP endpoints on a local listener, stateless, with a bearer token or OAuth
+//! access tokens, Origin and Host checks, capped bodies and concurrency, `GET /healthz`, and a
+//! clean shutdown.
 //!
+//! A listener serves one endpoint at [`MCP_PATH`] ([`McpServer::serve_http`]) or several, one per
+//! [`Route`] ([`Endpoints::routes`]), each with its own tool set and, optionally, its own token.
 //! Every request is answered on its own (no session state on the server), so several replicas can
-//! sit behind a load balancer. The MCP endpoint itself is rmcp's Streamable HTTP service; this module
-//! puts the checks in front of it and runs the listener.
+//! sit behind a load balancer. The MCP endpoint itself is rmcp's Streamable HTTP service; this
+//! module puts the checks in front of it and runs the listener.
+//!
+//! With [`HttpOptions::oauth`] the server is an OAuth 2.1 resource server: it publishes RFC 9728
+//! metadata at `/.well-known/oauth-protected-resource<path>` and accepts only JWT access tokens
+//! of the configured issuer (see [`OAuthOptions`]).
 
+use std::collections::HashMap;
 use std::convert::Infallible;
+use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{Request, Response, StatusCode, header};
+use flowmcp_catalog::Catalog;
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -22,18 +32,27 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service;
 
-use crate::{McpServer, ServeError};
+use crate::oauth::{OAuthError, OAuthOptions, Rejection, Verifier, public_origin};
+use crate::route::{Route, RouteError, check_path};
+use crate::{McpServer, ServeError, ServeOptions};
 
-/// The path of the MCP endpoint.
+/// The path of the MCP endpoint when no routes are given.
 pub const MCP_PATH: &str = "/mcp";
 
+/// Where RFC 9728 protected-resource metadata is published (followed by the endpoint's path).
+pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
 /// How to serve over HTTP.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct HttpOptions {
     /// The address to listen on (default `127.0.0.1:8765`).
     pub listen: SocketAddr,
-    /// When set, every MCP request must carry `Authorization: Bearer <token>`.
+    /// When set, every MCP request must carry `Authorization: Bearer <token>` (a route's own
+    /// token replaces it for that route). Cannot be combined with [`HttpOptions::oauth`].
     pub auth_token: Option<String>,
+    /// When set, the server is an OAuth 2.1 resource server: every MCP request needs a JWT
+    /// access token of the configured issuer. Cannot be combined with static tokens.
+    pub oauth: Option<OAuthOptions>,
     /// Browser origins allowed besides the listener's own (`http://127.0.0.1:8765`, …). A request
     /// with any other `Origin` gets 403.
     pub allowed_origins: Vec<String>,
@@ -41,7 +60,7 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// The largest request body accepted, in bytes.
     pub max_body_bytes: usize,
-    /// How many requests are handled at once; more get 503.
+    /// How many requests are handled at once, over all endpoints; more get 503.
     pub max_concurrent: usize,
     /// How long in-flight requests may take to finish after a shutdown signal.
     pub grace: Duration,
@@ -52,6 +71,7 @@ impl Default for HttpOptions {
         HttpOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 8765)),
             auth_token: None,
+            oauth: None,
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             max_body_bytes: 4 << 20,
@@ -61,85 +81,234 @@ impl Default for HttpOptions {
     }
 }
 
-type Body = BoxBody<Bytes, Infallible>;
-
-fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
-    let mut r = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    r
-}
-
-/// Compares two byte strings in time that depends only on their lengths.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
+impl fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("listen", &self.listen)
+            .field(
+                "auth_token",
+                &self.auth_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("oauth", &self.oauth)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_concurrent", &self.max_concurrent)
+            .field("grace", &self.grace)
+            .finish()
     }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Whether `req` carries the token (always true when none is required).
-fn authorized(req: &Request<Incoming>, token: Option<&str>) -> bool {
-    let Some(token) = token else { return true };
-    req.headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|given| same_secret(given.trim().as_bytes(), token.as_bytes()))
+/// Why serving over HTTP could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HttpError {
+    /// Building a route's server failed.
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+    /// A route or selector is not usable.
+    #[error(transparent)]
+    Route(#[from] RouteError),
+    /// OAuth mode could not start.
+    #[error(transparent)]
+    OAuth(#[from] OAuthError),
+    /// A static bearer token (global or per route) together with OAuth.
+    #[error(
+        "a static bearer token and OAuth cannot be used together: with OAuth, the identity \
+         provider's access tokens are the only credentials"
+    )]
+    TokenWithOAuth,
+    /// The async runtime could not start.
+    #[error("cannot start the server: {0}")]
+    Runtime(std::io::Error),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
-impl McpServer {
-    /// Serves MCP over Streamable HTTP at [`MCP_PATH`] until SIGINT or SIGTERM. Calls `ready` with
+/// One MCP endpoint: its path, its server and the token its route set.
+struct Endpoint {
+    path: String,
+    server: McpServer,
+    token: Option<String>,
+}
+
+/// The MCP endpoints one listener serves: one at [`MCP_PATH`], or one per route.
+pub struct Endpoints {
+    list: Vec<Endpoint>,
+}
+
+impl fmt::Debug for Endpoints {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(
+                self.list
+                    .iter()
+                    .map(|e| (&e.path, e.server.tools().count(), e.token.is_some())),
+            )
+            .finish()
+    }
+}
+
+impl Endpoints {
+    /// `server` at [`MCP_PATH`], guarded by [`HttpOptions::auth_token`] or OAuth.
+    pub fn single(server: McpServer) -> Endpoints {
+        Endpoints {
+            list: vec![Endpoint {
+                path: MCP_PATH.to_string(),
+                server,
+                token: None,
+            }],
+        }
+    }
+
+    /// One endpoint per route over one catalog, each serving the tools its selector resolves to
+    /// (with `opts.threads` worker threads of its own). Without routes, the catalog's tools as
+    /// `opts` says at [`MCP_PATH`], as [`Endpoints::single`] does. `opts.only` cannot be combined
+    /// with routes.
+    pub fn routes(
+        catalog: &Arc<Catalog>,
+        routes: &[Route],
+        opts: &ServeOptions,
+    ) -> Result<Endpoints, HttpError> {
+        if routes.is_empty() {
+            return Ok(Endpoints::single(McpServer::shared(
+                Arc::clone(catalog),
+                opts,
+            )?));
+        }
+        if !opts.only.is_empty() {
+            return Err(RouteError::OnlyWithRoutes.into());
+        }
+        let mut list: Vec<Endpoint> = Vec::with_capacity(routes.len());
+        for route in routes {
+            check_path(&route.path)?;
+            if list.iter().any(|e| e.path == route.path) {
+                return Err(RouteError::DuplicatePath(route.path.clone()).into());
+            }
+            let only = route.selector.resolve(catalog)?;
+            let server = McpServer::shared(
+                Arc::clone(catalog),
+                &ServeOptions {
+                    only,
+                    ..opts.clone()
+                },
+            )?;
+            list.push(Endpoint {
+                path: route.path.clone(),
+                server,
+                token: route.auth_token.clone().filter(|t| !t.is_empty()),
+            });
+        }
+        Ok(Endpoints { list })
+    }
+
+    /// Each endpoint's path and server (for its tools), in the order given.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &McpServer)> {
+        self.list.iter().map(|e| (e.path.as_str(), &e.server))
+    }
+
+    /// Serves the endpoints until SIGINT or SIGTERM on a runtime of its own. Calls `ready` with
     /// the bound address once the listener accepts connections (port 0 picks a free port).
-    pub fn serve_http(
+    pub fn serve(
         self,
         opts: &HttpOptions,
         ready: impl FnOnce(SocketAddr),
-    ) -> Result<(), ServeError> {
+    ) -> Result<(), HttpError> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
-            .build()?;
-        rt.block_on(self.run_http(opts.clone(), ready, shutdown_signal()))
+            .build()
+            .map_err(HttpError::Runtime)?;
+        rt.block_on(self.run(opts.clone(), ready, shutdown_signal()))
     }
 
-    /// [`McpServer::serve_http`] on the current runtime, stopping when `stop` completes.
-    pub async fn run_http(
+    /// [`Endpoints::serve`] on the current runtime, stopping when `stop` completes. With OAuth,
+    /// the keys are loaded (on a blocking thread) before the listener is bound.
+    pub async fn run(
         self,
         opts: HttpOptions,
         ready: impl FnOnce(SocketAddr),
         stop: impl std::future::Future<Output = ()>,
-    ) -> Result<(), ServeError> {
-        let listener = tokio::net::TcpListener::bind(opts.listen).await?;
-        let local = listener.local_addr()?;
+    ) -> Result<(), HttpError> {
+        let verifier = match &opts.oauth {
+            Some(oauth) => {
+                if opts.auth_token.as_deref().is_some_and(|t| !t.is_empty())
+                    || self.list.iter().any(|e| e.token.is_some())
+                {
+                    return Err(HttpError::TokenWithOAuth);
+                }
+                let oauth = oauth.clone();
+                let prepared = tokio::task::spawn_blocking(move || Verifier::prepare(&oauth))
+                    .await
+                    .map_err(|_| OAuthError::Task)??;
+                Some(Arc::new(prepared))
+            }
+            None => None,
+        };
+        let listener = tokio::net::TcpListener::bind(opts.listen)
+            .await
+            .map_err(|source| HttpError::Listen {
+                addr: opts.listen,
+                source,
+            })?;
+        let local = listener.local_addr().map_err(HttpError::Runtime)?;
         let ct = CancellationToken::new();
-        let port = local.port();
-        let mut origins: Vec<String> = ["127.0.0.1", "localhost", "[::1]"]
-            .iter()
-            .map(|h| format!("http://{h}:{port}"))
-            .collect();
-        origins.extend(opts.allowed_origins.iter().cloned());
-        let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
-        hosts.extend(opts.allowed_hosts.iter().cloned());
-        let config = StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
-            .with_json_response(true)
-            .with_allowed_hosts(hosts)
-            .with_allowed_origins(origins)
-            .enforce_origin_validation()
-            .with_max_request_body_bytes(opts.max_body_bytes)
-            .with_cancellation_token(ct.child_token());
-        let server = self.clone();
-        let mcp = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(NeverSessionManager::default()),
-            config,
-        );
+        let config = rmcp_config(&opts, local, &ct);
+        let global: Option<Arc<str>> = opts
+            .auth_token
+            .as_deref()
+            .filter(|t| !t.is_empty())
+            .map(Arc::from);
+        let mut table = Table {
+            endpoints: HashMap::new(),
+            metadata: HashMap::new(),
+        };
+        let base = match (&opts.oauth, &verifier) {
+            (Some(oauth), Some(_)) => Some(resource_base(oauth, local)?),
+            _ => None,
+        };
+        let single = self.list.len() == 1;
+        for e in self.list {
+            let guard = match (&opts.oauth, &verifier, &base) {
+                (Some(oauth), Some(verifier), Some(base)) => {
+                    let resource = format!("{base}{}", e.path);
+                    let metadata_url = format!("{base}{RESOURCE_METADATA_PATH}{}", e.path);
+                    let doc = Bytes::from(metadata(oauth, &resource).to_string());
+                    if single {
+                        table
+                            .metadata
+                            .insert(RESOURCE_METADATA_PATH.to_string(), doc.clone());
+                    }
+                    table
+                        .metadata
+                        .insert(format!("{RESOURCE_METADATA_PATH}{}", e.path), doc);
+                    Guard::OAuth {
+                        verifier: Arc::clone(verifier),
+                        audience: oauth.audience.clone().unwrap_or(resource),
+                        challenge: Challenge::new(&metadata_url, &oauth.required_scopes),
+                    }
+                }
+                _ => match e.token {
+                    Some(t) => Guard::Token(Arc::from(t)),
+                    None => global.clone().map_or(Guard::Open, Guard::Token),
+                },
+            };
+            let server = e.server;
+            let mcp = StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(NeverSessionManager::default()),
+                config.clone(),
+            );
+            table.endpoints.insert(e.path, Arc::new((mcp, guard)));
+        }
+        let table = Arc::new(table);
         let limit = Arc::new(Semaphore::new(opts.max_concurrent.max(1)));
-        let token: Option<Arc<str>> = opts.auth_token.as_deref().map(Arc::from);
         let connections = tokio_util::task::TaskTracker::new();
         ready(local);
         tokio::pin!(stop);
@@ -151,35 +320,14 @@ impl McpServer {
                 },
                 () = &mut stop => break,
             };
-            let mcp = mcp.clone();
+            let table = Arc::clone(&table);
             let limit = Arc::clone(&limit);
-            let token = token.clone();
             let conn_ct = ct.clone();
             connections.spawn(async move {
                 let service = hyper::service::service_fn(move |req: Request<Incoming>| {
-                    let mut mcp = mcp.clone();
+                    let table = Arc::clone(&table);
                     let limit = Arc::clone(&limit);
-                    let token = token.clone();
-                    async move {
-                        if req.uri().path() == "/healthz" {
-                            return Ok::<_, Infallible>(plain(StatusCode::OK, "ok\n"));
-                        }
-                        if req.uri().path() != MCP_PATH {
-                            return Ok(plain(StatusCode::NOT_FOUND, "not found\n"));
-                        }
-                        if !authorized(&req, token.as_deref()) {
-                            let mut r = plain(StatusCode::UNAUTHORIZED, "unauthorized\n");
-                            r.headers_mut().insert(
-                                header::WWW_AUTHENTICATE,
-                                header::HeaderValue::from_static("Bearer"),
-                            );
-                            return Ok(r);
-                        }
-                        let Ok(_permit) = limit.try_acquire() else {
-                            return Ok(plain(StatusCode::SERVICE_UNAVAILABLE, "busy\n"));
-                        };
-                        mcp.call(req).await
-                    }
+                    async move { Ok::<_, Infallible>(table.answer(req, &limit).await) }
                 });
                 let conn = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(stream), service);
@@ -200,6 +348,249 @@ impl McpServer {
         let _ = tokio::time::timeout(opts.grace, connections.wait()).await;
         Ok(())
     }
+}
+
+impl McpServer {
+    /// Serves MCP over Streamable HTTP at [`MCP_PATH`] until SIGINT or SIGTERM. Calls `ready` with
+    /// the bound address once the listener accepts connections (port 0 picks a free port).
+    pub fn serve_http(
+        self,
+        opts: &HttpOptions,
+        ready: impl FnOnce(SocketAddr),
+    ) -> Result<(), HttpError> {
+        Endpoints::single(self).serve(opts, ready)
+    }
+
+    /// [`McpServer::serve_http`] on the current runtime, stopping when `stop` completes.
+    pub async fn run_http(
+        self,
+        opts: HttpOptions,
+        ready: impl FnOnce(SocketAddr),
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Result<(), HttpError> {
+        Endpoints::single(self).run(opts, ready, stop).await
+    }
+}
+
+/// rmcp's Streamable HTTP settings, the same for every endpoint of a listener.
+fn rmcp_config(
+    opts: &HttpOptions,
+    local: SocketAddr,
+    ct: &CancellationToken,
+) -> StreamableHttpServerConfig {
+    let port = local.port();
+    let mut origins: Vec<String> = ["127.0.0.1", "localhost", "[::1]"]
+        .iter()
+        .map(|h| format!("http://{h}:{port}"))
+        .collect();
+    origins.extend(opts.allowed_origins.iter().cloned());
+    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    hosts.extend(opts.allowed_hosts.iter().cloned());
+    StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(opts.max_body_bytes)
+        .with_cancellation_token(ct.child_token())
+}
+
+/// The origin resource URLs start with: the configured public URL, else the listener's own.
+fn resource_base(oauth: &OAuthOptions, local: SocketAddr) -> Result<String, OAuthError> {
+    match &oauth.public_url {
+        Some(public) => public_origin(public),
+        None if local.ip().is_unspecified() => Err(OAuthError::PublicUrlNeeded(local)),
+        None => Ok(format!("http://{local}")),
+    }
+}
+
+/// The RFC 9728 metadata of one endpoint.
+fn metadata(oauth: &OAuthOptions, resource: &str) -> serde_json::Value {
+    let mut doc = serde_json::json!({
+        "resource": resource,
+        "authorization_servers": [oauth.issuer],
+        "bearer_methods_supported": ["header"],
+    });
+    if !oauth.required_scopes.is_empty()
+        && let Some(map) = doc.as_object_mut()
+    {
+        map.insert(
+            "scopes_supported".into(),
+            serde_json::json!(oauth.required_scopes),
+        );
+    }
+    doc
+}
+
+/// The parts of `WWW-Authenticate` answers that are the same for every request to an endpoint.
+/// URLs and scopes are checked to hold no `"` or `\` before they get here.
+struct Challenge {
+    metadata: String,
+    scope: Option<String>,
+}
+
+impl Challenge {
+    fn new(metadata_url: &str, scopes: &[String]) -> Challenge {
+        Challenge {
+            metadata: format!("resource_metadata=\"{metadata_url}\""),
+            scope: (!scopes.is_empty()).then(|| format!("scope=\"{}\"", scopes.join(" "))),
+        }
+    }
+
+    /// The 401 or 403 answer to a rejected request.
+    fn answer(&self, rejection: &Rejection) -> Response<Body> {
+        let (status, text, value) = match rejection {
+            Rejection::Missing => {
+                let mut v = format!("Bearer {}", self.metadata);
+                if let Some(scope) = &self.scope {
+                    v.push_str(", ");
+                    v.push_str(scope);
+                }
+                (StatusCode::UNAUTHORIZED, "unauthorized\n", v)
+            }
+            Rejection::Invalid(why) => (
+                StatusCode::UNAUTHORIZED,
+                "unauthorized\n",
+                format!(
+                    "Bearer error=\"invalid_token\", error_description=\"{why}\", {}",
+                    self.metadata
+                ),
+            ),
+            Rejection::Scope => (
+                StatusCode::FORBIDDEN,
+                "forbidden\n",
+                format!(
+                    "Bearer error=\"insufficient_scope\", {}, error_description=\"the token \
+                     lacks a required scope\", {}",
+                    self.scope.as_deref().unwrap_or("scope=\"\""),
+                    self.metadata
+                ),
+            ),
+        };
+        let mut r = plain(status, text);
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        }
+        r
+    }
+}
+
+/// What guards one endpoint.
+enum Guard {
+    /// Nothing (loopback development use).
+    Open,
+    /// A static bearer token.
+    Token(Arc<str>),
+    /// OAuth access tokens for this audience.
+    OAuth {
+        verifier: Arc<Verifier>,
+        audience: String,
+        challenge: Challenge,
+    },
+}
+
+type Mcp = StreamableHttpService<McpServer, NeverSessionManager>;
+
+/// Everything one listener answers: endpoints by path and metadata documents by path.
+struct Table {
+    endpoints: HashMap<String, Arc<(Mcp, Guard)>>,
+    metadata: HashMap<String, Bytes>,
+}
+
+impl Table {
+    async fn answer(&self, req: Request<Incoming>, limit: &Semaphore) -> Response<Body> {
+        let path = req.uri().path();
+        if path == "/healthz" {
+            return plain(StatusCode::OK, "ok\n");
+        }
+        if let Some(doc) = self.metadata.get(path) {
+            return metadata_answer(req.method(), doc);
+        }
+        let Some(endpoint) = self.endpoints.get(path) else {
+            return plain(StatusCode::NOT_FOUND, "not found\n");
+        };
+        let (mcp, guard) = &**endpoint;
+        match guard {
+            Guard::Open => {}
+            Guard::Token(token) => {
+                if !token_matches(&req, token) {
+                    let mut r = plain(StatusCode::UNAUTHORIZED, "unauthorized\n");
+                    r.headers_mut()
+                        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                    return r;
+                }
+            }
+            Guard::OAuth {
+                verifier,
+                audience,
+                challenge,
+            } => {
+                let given = req.headers().get(header::AUTHORIZATION);
+                if let Err(rejection) = verifier.check(given, audience).await {
+                    return challenge.answer(&rejection);
+                }
+            }
+        }
+        let Ok(_permit) = limit.try_acquire() else {
+            return plain(StatusCode::SERVICE_UNAVAILABLE, "busy\n");
+        };
+        let mut mcp = mcp.clone();
+        match mcp.call(req).await {
+            Ok(r) => r,
+            Err(never) => match never {},
+        }
+    }
+}
+
+fn metadata_answer(method: &Method, doc: &Bytes) -> Response<Body> {
+    if method != Method::GET {
+        let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET"));
+        return r;
+    }
+    let mut r = Response::new(Full::new(doc.clone()).boxed());
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    // Public information that browser-based clients read before they have a token.
+    h.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    r
+}
+
+type Body = BoxBody<Bytes, Infallible>;
+
+fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+/// Compares two byte strings in time that depends only on their lengths.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Whether `req` carries `token` as its bearer token.
+fn token_matches(req: &Request<Incoming>, token: &str) -> bool {
+    req.headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|given| same_secret(given.trim().as_bytes(), token.as_bytes()))
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
@@ -227,7 +618,9 @@ async fn shutdown_signal() {
 
 #[cfg(test)]
 mod tests {
-    use super::same_secret;
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
 
     #[test]
     fn secrets_compare_whole() {
@@ -235,5 +628,52 @@ mod tests {
         assert!(!same_secret(b"abc", b"abd"));
         assert!(!same_secret(b"abc", b"abcd"));
         assert!(!same_secret(b"", b"a"));
+    }
+
+    #[test]
+    fn options_never_show_the_token() {
+        let opts = HttpOptions {
+            auth_token: Some("s3cret-value".into()),
+            ..HttpOptions::default()
+        };
+        let shown = format!("{opts:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("redacted"), "{shown}");
+    }
+
+    #[test]
+    fn challenges_follow_rfc_6750_and_9728() {
+        let c = Challenge::new(
+            "http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp",
+            &["mcp:read".into(), "mcp:call".into()],
+        );
+        let header = |r: Response<Body>| {
+            (
+                r.status(),
+                r.headers()[header::WWW_AUTHENTICATE]
+                    .to_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        };
+        let (status, value) = header(c.answer(&Rejection::Missing));
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            value,
+            "Bearer resource_metadata=\"http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp\", \
+             scope=\"mcp:read mcp:call\""
+        );
+        let (status, value) = header(c.answer(&Rejection::Invalid("the token has expired")));
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert!(
+            value.starts_with("Bearer error=\"invalid_token\", error_description=\"the token has expired\", resource_metadata=\""),
+            "{value}"
+        );
+        let (status, value) = header(c.answer(&Rejection::Scope));
+        assert_eq!(status, StatusCode::FORBIDDEN);
+        assert!(
+            value.starts_with("Bearer error=\"insufficient_scope\", scope=\"mcp:read mcp:call\""),
+            "{value}"
+        );
     }
 }

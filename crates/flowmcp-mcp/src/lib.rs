@@ -13,6 +13,11 @@
 //! when it has something to serve. A new kind of primitive registers a source with the catalog;
 //! the server does not change.
 //!
+//! Over HTTP ([`McpServer::serve_http`], [`Endpoints`]) one listener serves one endpoint at
+//! [`MCP_PATH`] or several [`Route`]s, each with the tools its [`Selector`] names and its own
+//! bearer token; or, with [`OAuthOptions`], it is an OAuth 2.1 resource server that accepts the
+//! JWT access tokens of one identity provider and publishes RFC 9728 metadata.
+//!
 //! tokio and rmcp live only in this crate (and the CLI); the catalog below is synchronous.
 //!
 //! ```no_run
@@ -26,11 +31,17 @@
 
 mod http;
 mod lazy;
+mod oauth;
 mod pool;
 mod projection;
 mod registry;
+mod route;
 mod server;
 
-pub use http::{HttpOptions, MCP_PATH};
+pub use http::{Endpoints, HttpError, HttpOptions, MCP_PATH, RESOURCE_METADATA_PATH};
 pub use lazy::{CALL_TOOL, SEARCH_TOOLS};
+pub use oauth::{
+    JwksSource, KEYS_MAX_AGE, LEEWAY_SECONDS, OAuthError, OAuthOptions, REFRESH_INTERVAL,
+};
+pub use route::{Route, RouteError, Selector, SelectorItem, check_path, parse_route_token};
 pub use server::{McpServer, PAGE_SIZE, ServeError, ServeOptions};

@@ -1,0 +1,379 @@
+//! Routes: several MCP endpoints on one listener, each with its own tool set and bearer token.
+//!
+//! A route is a path (`/holidays`) and a [`Selector`] that says which of the catalog's exposed
+//! tools it serves. `--route /path=SELECTOR` is parsed by [`Route::parse`]; a route's token is
+//! set separately (`/path=TOKEN`, [`parse_route_token`]) so that it does not sit in the selector.
+
+use std::fmt;
+use std::str::FromStr;
+
+use flowmcp_catalog::Catalog;
+
+/// Why a route or selector is not usable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RouteError {
+    /// A route is written `/path=SELECTOR`.
+    #[error("route {0:?}: expected /path=SELECTOR")]
+    Syntax(String),
+    /// The path is not one a route may have.
+    #[error("route path {path:?}: {why}")]
+    BadPath {
+        /// The path as given.
+        path: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// Two routes have the same path.
+    #[error("route path {0} is given twice")]
+    DuplicatePath(String),
+    /// A token was given for a path that no route has.
+    #[error("route token for {0}: no route has this path")]
+    TokenWithoutRoute(String),
+    /// The selector names nothing, or has an empty member (`a,,b`).
+    #[error("selector {0:?}: empty (expected a namespace or a comma-separated list of tools)")]
+    EmptySelector(String),
+    /// Selection IDs (`namespace/selection/name`) are not supported yet.
+    #[error(
+        "selector member {0}: selection IDs are not supported yet; name a namespace or the tools \
+         themselves"
+    )]
+    SelectionUnsupported(String),
+    /// The namespace has no exposed tool in the catalog.
+    #[error("selector member {0}: no exposed tool of this namespace in the catalog")]
+    EmptyNamespace(String),
+    /// The tool is not an exposed tool of the catalog.
+    #[error("selector member {0}: no such exposed tool in the catalog (see `flowmcp list`)")]
+    UnknownTool(String),
+    /// `ServeOptions::only` and routes cannot be combined: each route has its own selector.
+    #[error("--only cannot be combined with routes: each route selects its own tools")]
+    OnlyWithRoutes,
+}
+
+/// One member of a [`Selector`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SelectorItem {
+    /// Every exposed tool whose Primitive-ID has this namespace (`holidaykit-net`).
+    Namespace(String),
+    /// One tool, by Primitive-ID (`holidaykit-net/tool/getPublicHolidays`) or wire name
+    /// (`getDailyForecast_skycast-io`).
+    Tool(String),
+}
+
+impl fmt::Display for SelectorItem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SelectorItem::Namespace(s) | SelectorItem::Tool(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Which of a catalog's exposed tools a route serves: a comma-separated list of members, each a
+/// namespace or a tool.
+///
+/// A member is read by its shape alone, so no catalog is needed to parse it:
+/// - text matching the namespace pattern `^[a-z][a-z0-9-]*$` is a namespace (wire names always
+///   hold a `_`, Primitive-IDs a `/`, so neither can be mistaken for one);
+/// - `namespace/selection/name` is a selection ID, which is **not supported yet** and is
+///   rejected with [`RouteError::SelectionUnsupported`] (selections will become a third kind of
+///   member);
+/// - anything else is a tool, by Primitive-ID or wire name, looked up when the selector is
+///   [resolved](Selector::resolve).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selector {
+    items: Vec<SelectorItem>,
+}
+
+impl Selector {
+    /// Parses `holidaykit-net` or `holidaykit-net/tool/getPublicHolidays,getDailyForecast_skycast-io`.
+    pub fn parse(text: &str) -> Result<Selector, RouteError> {
+        let mut items = Vec::new();
+        for member in text.split(',').map(str::trim) {
+            if member.is_empty() {
+                return Err(RouteError::EmptySelector(text.to_string()));
+            }
+            items.push(item_of(member)?);
+        }
+        Ok(Selector { items })
+    }
+
+    /// The members in the order given.
+    pub fn items(&self) -> &[SelectorItem] {
+        &self.items
+    }
+
+    /// The Primitive-IDs of the exposed tools this selector names, in the order named, each once
+    /// (for [`ServeOptions::only`](crate::ServeOptions::only)). Never empty: a namespace without
+    /// exposed tools and an unknown or hidden tool are errors.
+    pub fn resolve(&self, catalog: &Catalog) -> Result<Vec<String>, RouteError> {
+        let mut ids: Vec<String> = Vec::new();
+        let mut push = |id: String| {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        };
+        for item in &self.items {
+            match item {
+                SelectorItem::Namespace(ns) => {
+                    let mut found = false;
+                    for entry in catalog
+                        .list()
+                        .iter()
+                        .filter(|e| e.descriptor.is_exposed() && e.descriptor.id.namespace == *ns)
+                    {
+                        found = true;
+                        push(entry.descriptor.id.to_string());
+                    }
+                    if !found {
+                        return Err(RouteError::EmptyNamespace(ns.clone()));
+                    }
+                }
+                SelectorItem::Tool(name) => {
+                    match catalog.find(name).filter(|e| e.descriptor.is_exposed()) {
+                        Some(entry) => push(entry.descriptor.id.to_string()),
+                        None => return Err(RouteError::UnknownTool(name.clone())),
+                    }
+                }
+            }
+        }
+        if ids.is_empty() {
+            // Only reachable for a selector built without members; never serve "everything".
+            return Err(RouteError::EmptySelector(String::new()));
+        }
+        Ok(ids)
+    }
+}
+
+impl FromStr for Selector {
+    type Err = RouteError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Selector::parse(s)
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, item) in self.items.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{item}")?;
+        }
+        Ok(())
+    }
+}
+
+fn is_namespace(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+fn item_of(member: &str) -> Result<SelectorItem, RouteError> {
+    if is_namespace(member) {
+        return Ok(SelectorItem::Namespace(member.to_string()));
+    }
+    let parts: Vec<&str> = member.split('/').collect();
+    if parts.len() == 3 && parts[1] == "selection" {
+        return Err(RouteError::SelectionUnsupported(member.to_string()));
+    }
+    Ok(SelectorItem::Tool(member.to_string()))
+}
+
+/// One MCP endpoint on a shared listener: a path, the tools it serves and, optionally, its own
+/// bearer token (which replaces the listener-wide one for this path).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Route {
+    /// The path, such as `/holidays` (see [`check_path`] for what is accepted).
+    pub path: String,
+    /// Which tools the endpoint serves.
+    pub selector: Selector,
+    /// When set, requests to this path need `Authorization: Bearer <token>` with this token,
+    /// whatever [`HttpOptions::auth_token`](crate::HttpOptions::auth_token) says.
+    pub auth_token: Option<String>,
+}
+
+impl fmt::Debug for Route {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Route")
+            .field("path", &self.path)
+            .field("selector", &self.selector)
+            .field(
+                "auth_token",
+                &self.auth_token.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
+    }
+}
+
+impl Route {
+    /// Parses `/path=SELECTOR` (as `--route` takes it); the route has no token of its own.
+    pub fn parse(spec: &str) -> Result<Route, RouteError> {
+        let Some((path, selector)) = spec.split_once('=') else {
+            return Err(RouteError::Syntax(spec.to_string()));
+        };
+        let path = path.trim();
+        check_path(path)?;
+        Ok(Route {
+            path: path.to_string(),
+            selector: Selector::parse(selector)?,
+            auth_token: None,
+        })
+    }
+}
+
+/// Parses `/path=TOKEN` (as a per-route token option takes it) into the path and the token. The
+/// token may hold `=` (base64 padding): the text is split at the first `=`, and paths have none.
+/// Errors never quote the token.
+pub fn parse_route_token(spec: &str) -> Result<(String, String), RouteError> {
+    match spec.split_once('=') {
+        Some((path, token)) if !token.trim().is_empty() => {
+            let path = path.trim();
+            check_path(path)?;
+            Ok((path.to_string(), token.trim().to_string()))
+        }
+        Some((path, _)) => Err(RouteError::Syntax(format!("{}=<empty token>", path.trim()))),
+        None => Err(RouteError::Syntax("<path>=<token>".to_string())),
+    }
+}
+
+/// Checks that `path` can be a route's path: it starts with `/`, has at least one segment, and
+/// its segments are non-empty, not `.` or `..`, and made of `A-Z a-z 0-9 - . _ ~`. `/healthz`
+/// and everything under `/.well-known/` belong to the server itself.
+pub fn check_path(path: &str) -> Result<(), RouteError> {
+    let bad = |why| {
+        Err(RouteError::BadPath {
+            path: path.to_string(),
+            why,
+        })
+    };
+    let Some(rest) = path.strip_prefix('/') else {
+        return bad("must start with /");
+    };
+    if rest.is_empty() {
+        return bad("needs at least one segment (such as /mcp)");
+    }
+    if path.len() > 200 {
+        return bad("longer than 200 characters");
+    }
+    for segment in rest.split('/') {
+        if segment.is_empty() {
+            return bad("has an empty segment (// or a trailing /)");
+        }
+        if segment == "." || segment == ".." {
+            return bad("has a . or .. segment");
+        }
+        if !segment
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~'))
+        {
+            return bad("may only hold A-Z a-z 0-9 - . _ ~ between its slashes");
+        }
+    }
+    if path == "/healthz" || path == "/.well-known" || path.starts_with("/.well-known/") {
+        return bad("is reserved for the server (/healthz, /.well-known/…)");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn selectors_read_members_by_shape() {
+        let s = Selector::parse("holidaykit-net").unwrap();
+        assert_eq!(
+            s.items(),
+            [SelectorItem::Namespace("holidaykit-net".into())]
+        );
+        let s = Selector::parse(
+            "holidaykit-net/tool/getPublicHolidays, getDailyForecast_skycast-io,skycast-io",
+        )
+        .unwrap();
+        assert_eq!(
+            s.items(),
+            [
+                SelectorItem::Tool("holidaykit-net/tool/getPublicHolidays".into()),
+                SelectorItem::Tool("getDailyForecast_skycast-io".into()),
+                SelectorItem::Namespace("skycast-io".into()),
+            ]
+        );
+        assert_eq!(
+            s.to_string(),
+            "holidaykit-net/tool/getPublicHolidays,getDailyForecast_skycast-io,skycast-io"
+        );
+        assert_eq!(s.to_string().parse::<Selector>().unwrap(), s);
+    }
+
+    #[test]
+    fn selectors_reject_selections_and_empty_members() {
+        assert_eq!(
+            Selector::parse("demo/selection/travel"),
+            Err(RouteError::SelectionUnsupported(
+                "demo/selection/travel".into()
+            ))
+        );
+        let e = Selector::parse("a,demo/selection/travel").unwrap_err();
+        assert!(e.to_string().contains("not supported yet"), "{e}");
+        assert!(matches!(
+            Selector::parse(""),
+            Err(RouteError::EmptySelector(_))
+        ));
+        assert!(matches!(
+            Selector::parse("a,,b"),
+            Err(RouteError::EmptySelector(_))
+        ));
+    }
+
+    #[test]
+    fn routes_parse_and_check_paths() {
+        let r = Route::parse("/cal=holidaykit-net").unwrap();
+        assert_eq!(r.path, "/cal");
+        assert_eq!(r.selector.to_string(), "holidaykit-net");
+        assert_eq!(r.auth_token, None);
+        assert!(matches!(Route::parse("/cal"), Err(RouteError::Syntax(_))));
+        for bad in [
+            "cal",
+            "/",
+            "/a//b",
+            "/a/",
+            "/a/../b",
+            "/healthz",
+            "/.well-known/x",
+            "/a b",
+            "/a?b",
+        ] {
+            assert!(
+                matches!(check_path(bad), Err(RouteError::BadPath { .. })),
+                "{bad}"
+            );
+        }
+        for good in ["/mcp", "/v1/holidays", "/a-b_c.d~e"] {
+            assert_eq!(check_path(good), Ok(()), "{good}");
+        }
+    }
+
+    #[test]
+    fn route_tokens_split_at_the_first_equals_and_are_never_quoted() {
+        assert_eq!(
+            parse_route_token("/cal=abc==").unwrap(),
+            ("/cal".to_string(), "abc==".to_string())
+        );
+        let e = parse_route_token("/cal=").unwrap_err();
+        assert!(matches!(e, RouteError::Syntax(_)));
+        let e = parse_route_token("cal=s3cret-value").unwrap_err();
+        assert!(!e.to_string().contains("s3cret"), "{e}");
+        let e = parse_route_token("s3cret-value").unwrap_err();
+        assert!(!e.to_string().contains("s3cret"), "{e}");
+        let r = Route {
+            auth_token: Some("s3cret-value".into()),
+            ..Route::parse("/cal=x").unwrap()
+        };
+        assert!(!format!("{r:?}").contains("s3cret"));
+    }
+}
