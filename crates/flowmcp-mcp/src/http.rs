@@ -642,6 +642,36 @@ mod tests {
     }
 
     #[test]
+    fn resource_urls_need_a_public_url_on_all_interfaces() {
+        let oauth = |public: Option<&str>| OAuthOptions {
+            issuer: "https://idp.example.com".into(),
+            audience: None,
+            jwks: crate::JwksSource::Discover,
+            required_scopes: vec![],
+            public_url: public.map(str::to_string),
+        };
+        let any = SocketAddr::from(([0, 0, 0, 0], 8765));
+        assert!(matches!(
+            resource_base(&oauth(None), any),
+            Err(OAuthError::PublicUrlNeeded(_))
+        ));
+        assert_eq!(
+            resource_base(&oauth(Some("https://mcp.example.com/")), any).unwrap(),
+            "https://mcp.example.com"
+        );
+        let local = SocketAddr::from(([127, 0, 0, 1], 8765));
+        assert_eq!(
+            resource_base(&oauth(None), local).unwrap(),
+            "http://127.0.0.1:8765"
+        );
+        let v6 = SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, 8765));
+        assert_eq!(
+            resource_base(&oauth(None), v6).unwrap(),
+            "http://[::1]:8765"
+        );
+    }
+
+    #[test]
     fn challenges_follow_rfc_6750_and_9728() {
         let c = Challenge::new(
             "http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp",
