@@ -45,6 +45,11 @@ pub struct CatalogOptions {
     /// [`ToolNames::Spec`] (`<tool>_<namespace>`, the default) or [`ToolNames::Reference`] (the
     /// JavaScript reference's snake_case names). Primitive-IDs are the same under both.
     pub tool_names: ToolNames,
+    /// Keep each valid file's source after opening, so that [`Catalog::reload`] reads only the
+    /// files that changed and a file that breaks keeps serving its previous good version. Costs
+    /// the memory of a second copy of every schema; without it a reload reads every file again
+    /// and a broken file's tools go away.
+    pub reloadable: bool,
 }
 
 impl CatalogOptions {
@@ -116,6 +121,9 @@ pub(crate) enum Callable {
     Problem(LoadProblem),
     /// Not a schema.
     Nothing,
+    /// A valid schema whose source went to the tools without a copy being kept (the catalog was
+    /// not opened [`reloadable`](CatalogOptions::reloadable)).
+    Taken,
 }
 
 /// When a file was last changed, as far as a reload needs to know: its modification time and
@@ -236,9 +244,16 @@ impl Catalog {
         let profile = opts.validation.settings.profile;
         let mut sources = Vec::new();
         let mut rejected = HashMap::new();
-        for f in &files {
+        let mut files = files;
+        for f in &mut files {
             reports.push(f.report.clone());
             if !f.listed {
+                continue;
+            }
+            if !opts.reloadable && matches!(f.callable, Callable::Source(_)) {
+                if let Callable::Source(s) = std::mem::replace(&mut f.callable, Callable::Taken) {
+                    sources.push(*s);
+                }
                 continue;
             }
             match &f.callable {
@@ -250,7 +265,7 @@ impl Catalog {
                     problems.push(problem.clone());
                 }
                 Callable::Problem(p) => problems.push(p.clone()),
-                Callable::Nothing => {}
+                Callable::Nothing | Callable::Taken => {}
             }
         }
         let tools = Toolset::from_sources(

@@ -63,7 +63,9 @@ impl Catalog {
     ///
     /// Files whose stamp (modification time and length) is unchanged are not read again. A
     /// changed file is read and validated again; if it now has errors but had a good version
-    /// before, the good version keeps serving and the file is listed in [`Reload::kept`]. A
+    /// before, the good version keeps serving and the file is listed in [`Reload::kept`]. Both
+    /// need a catalog opened [`reloadable`](crate::CatalogOptions::reloadable); otherwise every
+    /// valid file is read again and a broken one loses its tools. A
     /// change to a manifest catalog's `registry.json` or shared lists reads the whole catalog
     /// again (with the same fallback per file). Registered prompt and resource sources carry over.
     pub fn reload(&self) -> Result<Option<Reload>, CatalogError> {
@@ -88,7 +90,12 @@ impl Catalog {
                 let files = paths
                     .iter()
                     .map(|p| match old.get(p) {
-                        Some(f) if stamp(p) == f.stamp => (*f).clone(),
+                        // Unchanged and kept: not read again.
+                        Some(f)
+                            if stamp(p) == f.stamp && !matches!(f.callable, Callable::Taken) =>
+                        {
+                            (*f).clone()
+                        }
                         Some(f) => FileState {
                             listed: f.listed,
                             ..read_one(p, opts, &discovery)
@@ -122,6 +129,7 @@ impl Catalog {
         for f in &mut fresh.files {
             let before = old.get(&f.path);
             if before.is_some_and(|b| b.stamp == f.stamp) {
+                // Unchanged (read again only because no copy was kept).
                 continue;
             }
             changed.push(f.report.file.clone());

@@ -338,7 +338,10 @@ fn a_reload_reads_only_what_changed_and_a_broken_file_keeps_its_good_version() {
     let dir = Scratch::new("cat-reload");
     dir.write("a.mjs", &one_tool("aaa", "first"));
     dir.write("b.mjs", &one_tool("bbb", "stays"));
-    let opts = options(Profile::Compat, &[]);
+    let opts = CatalogOptions {
+        reloadable: true,
+        ..options(Profile::Compat, &[])
+    };
     let c = Catalog::open(&dir.0, &opts).expect("opens");
     assert!(!c.has_errors(), "{:?}", c.reports());
     assert_eq!(c.list().len(), 2);
@@ -410,7 +413,10 @@ fn a_manifest_catalog_reloads_a_changed_schema_and_a_changed_list() {
     // The manifest's name must be the directory's.
     let dir = home.0.join("catalog");
     copy_dir(&examples(), &dir);
-    let opts = options(Profile::Spec, &[]);
+    let opts = CatalogOptions {
+        reloadable: true,
+        ..options(Profile::Spec, &[])
+    };
     let c = Catalog::open(&dir, &opts).expect("opens");
     assert!(c.has_manifest() && !c.has_errors(), "{:?}", c.reports());
     let file = dir.join("providers/skycast-io/forecast.mjs");
@@ -454,4 +460,25 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
             std::fs::copy(e.path(), target).unwrap();
         }
     }
+}
+
+#[test]
+fn without_reloadable_a_reload_reads_every_file_and_a_broken_one_loses_its_tools() {
+    let dir = Scratch::new("cat-reload-plain");
+    dir.write("a.mjs", &one_tool("aaa", "first"));
+    dir.write("b.mjs", &one_tool("bbb", "stays"));
+    let c = Catalog::open(&dir.0, &options(Profile::Compat, &[])).expect("opens");
+    assert!(c.reload().expect("reads").is_none());
+    dir.write("a.mjs", "export const main = { namespace: 'aaa', tools: ");
+    let r = c.reload().expect("reads").expect("changed");
+    // Only the changed file counts as changed, though both were read.
+    assert!(
+        r.changed.len() == 1 && r.changed[0].ends_with("a.mjs"),
+        "{:?}",
+        r.changed
+    );
+    assert!(r.kept.is_empty());
+    let c = r.catalog;
+    assert!(c.find("t_aaa").is_none());
+    assert!(c.find("t_bbb").is_some());
 }

@@ -65,7 +65,7 @@ enum Command {
     /// Show or clear the preload cache.
     Cache(run_cmd::CacheArgs),
     // The help text is on the arguments struct (its `about` and `long_about`).
-    Serve(run_cmd::ServeArgs),
+    Serve(Box<run_cmd::ServeArgs>),
     /// Print the `schemaHash` of schema files (first 8 hex digits of SHA-256 over the canonical JSON of
     /// `main` without its `schemaHash`), for pasting into `main.schemaHash`.
     Hash(HashArgs),
@@ -158,7 +158,7 @@ fn main() -> ExitCode {
         Command::Catalog(a) => catalog_cmd::run(a),
         Command::Call(a) => run_cmd::call(a),
         Command::List(a) => run_cmd::list(a),
-        Command::Serve(a) => run_cmd::serve(a),
+        Command::Serve(a) => run_cmd::serve(*a),
         Command::Search(a) => run_cmd::search(a),
         Command::Cache(a) => run_cmd::cache(a),
     };

@@ -237,6 +237,7 @@ fn config(trust: bool) -> Result<Config, String> {
 fn open(
     source: &SourceArgs,
     paths: &[PathBuf],
+    reloadable: bool,
     cfg: &Config,
     profile: Profile,
     transport: TransportConfig,
@@ -269,6 +270,7 @@ fn open(
         env_override: None,
         transport,
         runner,
+        reloadable,
         tool_names: match source.tool_names {
             ToolNamesArg::Spec => flowmcp_catalog::ToolNames::Spec,
             ToolNamesArg::Reference => flowmcp_catalog::ToolNames::Reference,
@@ -333,7 +335,7 @@ pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
         }
     }
     let profile = profile_of(a.source.profile, &cfg);
-    let catalog = open(&a.source, &[], &cfg, profile, transport, runner)?;
+    let catalog = open(&a.source, &[], false, &cfg, profile, transport, runner)?;
     let entry = catalog.find(&a.tool);
     if entry.is_none() && catalog.rejected(&a.tool).is_none() {
         let hint = catalog
@@ -378,6 +380,7 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
     let catalog = open(
         &a.source,
         &a.paths,
+        false,
         &cfg,
         profile_of(a.source.profile, &cfg),
         TransportConfig::default(),
@@ -458,6 +461,7 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
     let catalog = open(
         &a.source,
         &[],
+        false,
         &cfg,
         profile_of(a.source.profile, &cfg),
         TransportConfig::default(),
@@ -628,6 +632,47 @@ pub(crate) struct ServeArgs {
     /// large catalog out of the client's context until it is needed.
     #[arg(long)]
     lazy: bool,
+    /// Reload the catalog when its files change: only changed files are validated again, a
+    /// file that breaks keeps its previous version (its errors go to the log), and stdio clients
+    /// get `notifications/tools/list_changed`.
+    #[arg(long)]
+    watch: bool,
+    /// Watch mode: how often the files are checked, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 500, requires = "watch")]
+    watch_interval_ms: u64,
+    /// HTTP: serve some tools at their own path, `/path=SELECTOR`, where SELECTOR is a namespace
+    /// or a comma-separated list of tool IDs or wire names (repeatable; without it everything is
+    /// served at /mcp).
+    #[arg(long = "route", value_name = "/PATH=SELECTOR")]
+    routes: Vec<String>,
+    /// HTTP: the bearer token of one route, `/path=TOKEN` (repeatable; also
+    /// FLOWMCP_ROUTE_TOKENS, comma-separated). A route without one takes --auth-token.
+    #[arg(
+        long = "route-token",
+        value_name = "/PATH=TOKEN",
+        env = "FLOWMCP_ROUTE_TOKENS",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
+    route_tokens: Vec<String>,
+    /// HTTP: accept OAuth 2.1 access tokens (JWT) from this issuer instead of a static token:
+    /// signature against the issuer's keys, `iss`, `aud`, expiry and scopes are checked, and
+    /// /.well-known/oauth-protected-resource describes the server.
+    #[arg(long, value_name = "URL", env = "FLOWMCP_OAUTH_ISSUER", conflicts_with_all = ["auth_token", "route_tokens"])]
+    oauth_issuer: Option<String>,
+    /// OAuth: the audience tokens must name (default: each endpoint's URL).
+    #[arg(long, value_name = "AUD", requires = "oauth_issuer")]
+    oauth_audience: Option<String>,
+    /// OAuth: the issuer's keys, a JWKS file or URL (default: found through the issuer's
+    /// metadata).
+    #[arg(long, value_name = "FILE|URL", requires = "oauth_issuer")]
+    oauth_jwks: Option<String>,
+    /// OAuth: a scope every token must hold (repeatable).
+    #[arg(long = "oauth-scope", value_name = "SCOPE", requires = "oauth_issuer")]
+    oauth_scopes: Vec<String>,
+    /// OAuth: the server's public origin as clients reach it (`https://mcp.example.com`).
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    public_url: Option<String>,
     /// What the server logs to stderr: error, warn, info, debug or trace. `RUST_LOG` (e.g.
     /// `rmcp=debug`) wins when set.
     #[arg(long, value_name = "LEVEL", default_value = "warn")]
@@ -662,7 +707,9 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.trust_project_config)?;
     let (transport, runner) = a.run.settings(&cfg)?;
     let profile = profile_of(a.source.profile, &cfg);
-    let catalog = open(&a.source, &a.paths, &cfg, profile, transport, runner)?;
+    let catalog = open(
+        &a.source, &a.paths, a.watch, &cfg, profile, transport, runner,
+    )?;
     print_problems(&catalog);
     let mut hidden: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for t in catalog.list().iter().filter(|t| !t.descriptor.is_exposed()) {
@@ -683,33 +730,86 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         only: a.only.clone(),
         threads: a.threads,
         lazy: a.lazy,
+        watch: a
+            .watch
+            .then(|| Duration::from_millis(a.watch_interval_ms.max(50))),
     };
-    let server = flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| e.to_string())?;
-    let count = server.tools().count();
+    let http_only = !a.routes.is_empty() || !a.route_tokens.is_empty() || a.oauth_issuer.is_some();
+    if a.transport == Transport::Stdio && http_only {
+        return Err("--route, --route-token and --oauth-* need --transport http".into());
+    }
     match a.transport {
         Transport::Stdio => {
+            let server = flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| e.to_string())?;
+            let count = server.tools().len();
             eprintln!("flowmcp: serving {count} tools over stdio");
             server.serve_stdio().map_err(|e| e.to_string())?;
         }
         Transport::Http => {
+            let mut routes = a
+                .routes
+                .iter()
+                .map(|r| flowmcp_mcp::Route::parse(r))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())?;
+            for t in &a.route_tokens {
+                let (path, token) = flowmcp_mcp::parse_route_token(t).map_err(|e| e.to_string())?;
+                match routes.iter_mut().find(|r| r.path == path) {
+                    Some(r) => r.auth_token = Some(token),
+                    None => {
+                        return Err(flowmcp_mcp::RouteError::TokenWithoutRoute(path).to_string());
+                    }
+                }
+            }
+            let oauth = a
+                .oauth_issuer
+                .clone()
+                .map(|issuer| flowmcp_mcp::OAuthOptions {
+                    issuer,
+                    audience: a.oauth_audience.clone(),
+                    jwks: match &a.oauth_jwks {
+                        None => flowmcp_mcp::JwksSource::Discover,
+                        Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
+                            flowmcp_mcp::JwksSource::Url(u.clone())
+                        }
+                        Some(f) => flowmcp_mcp::JwksSource::File(PathBuf::from(f)),
+                    },
+                    required_scopes: a.oauth_scopes.clone(),
+                    public_url: a.public_url.clone(),
+                });
             let http = flowmcp_mcp::HttpOptions {
                 listen: a.listen,
                 auth_token: a.auth_token.clone().filter(|t| !t.is_empty()),
                 allowed_origins: a.allow_origins.clone(),
                 allowed_hosts: a.allow_hosts.clone(),
+                oauth,
                 ..flowmcp_mcp::HttpOptions::default()
             };
-            let auth = if http.auth_token.is_some() {
-                "bearer token required"
-            } else {
-                "no token required"
-            };
-            server
-                .serve_http(&http, |addr| {
-                    eprintln!(
-                        "flowmcp: serving {count} tools at http://{addr}{} ({auth})",
-                        flowmcp_mcp::MCP_PATH
-                    );
+            let endpoints =
+                flowmcp_mcp::Endpoints::routes(&std::sync::Arc::new(catalog), &routes, &opts)
+                    .map_err(|e| e.to_string())?;
+            let lines: Vec<(String, usize, &str)> = endpoints
+                .iter()
+                .map(|(path, server)| {
+                    let auth = if http.oauth.is_some() {
+                        "OAuth access token required"
+                    } else if routes
+                        .iter()
+                        .any(|r| r.path == path && r.auth_token.is_some())
+                        || http.auth_token.is_some()
+                    {
+                        "bearer token required"
+                    } else {
+                        "no token required"
+                    };
+                    (path.to_string(), server.tools().len(), auth)
+                })
+                .collect();
+            endpoints
+                .serve(&http, |addr| {
+                    for (path, count, auth) in &lines {
+                        eprintln!("flowmcp: serving {count} tools at http://{addr}{path} ({auth})");
+                    }
                 })
                 .map_err(|e| e.to_string())?;
         }

@@ -760,3 +760,108 @@ fn lazy_mode_lists_always_loaded_tools_and_finds_and_runs_the_rest() {
     });
     assert_eq!(server.finish().len(), 1, "only the one good call went out");
 }
+
+/// A client that counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Changes(std::sync::Arc<tokio::sync::Notify>);
+
+impl rmcp::ClientHandler for Changes {
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.0.notify_one();
+    }
+}
+
+/// A valid schema of namespace `ns` with one tool `t`.
+fn one_tool(ns: &str) -> String {
+    format!(
+        "export const main = {{ namespace: '{ns}', name: 'N', description: 'd', version: '4.2.0',
+         root: 'https://api.example.com',
+         tools: {{ t: {{ method: 'GET', path: '/t', description: 'Tool of {ns}', parameters: [],
+             tests: [ {{ _description: 'a' }}, {{ _description: 'b' }}, {{ _description: 'c' }} ],
+             meta: {{ isReadOnly: true, isConcurrencySafe: true, isDestructive: false, searchHint: 'x', aliases: [], alwaysLoad: false }} }} }} }}\n"
+    )
+}
+
+#[test]
+fn watch_mode_reloads_changed_files_and_a_broken_one_keeps_serving() {
+    let home = Scratch::new("serve-watch");
+    let dir = home.0.join("catalog");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.mjs"), one_tool("aaa")).unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    cmd.arg("serve")
+        .arg(&dir)
+        .args([
+            "--profile",
+            "compat",
+            "--watch",
+            "--watch-interval-ms",
+            "100",
+        ])
+        .args(["--log-level", "info"])
+        .env("HOME", home.path());
+    runtime().block_on(async move {
+        let (transport, stderr) = TokioChildProcess::builder(cmd)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let changes = Changes::default();
+        let notified = std::sync::Arc::clone(&changes.0);
+        let client = changes.serve(transport).await.unwrap();
+        let info = client.peer_info().unwrap();
+        assert_eq!(
+            info.capabilities
+                .tools
+                .as_ref()
+                .and_then(|t| t.list_changed),
+            Some(true)
+        );
+        let names = |tools: Vec<rmcp::model::Tool>| -> Vec<String> {
+            tools.into_iter().map(|t| t.name.to_string()).collect()
+        };
+        assert_eq!(names(client.list_all_tools().await.unwrap()), ["t_aaa"]);
+
+        // A new file: the client is told, and the list has it.
+        std::fs::write(dir.join("b.mjs"), one_tool("bbb")).unwrap();
+        tokio::time::timeout(std::time::Duration::from_secs(20), notified.notified())
+            .await
+            .expect("notifications/tools/list_changed");
+        assert_eq!(
+            names(client.list_all_tools().await.unwrap()),
+            ["t_aaa", "t_bbb"]
+        );
+
+        // A broken file keeps its previous version; its errors go to the log.
+        std::fs::write(
+            dir.join("a.mjs"),
+            "export const main = { namespace: 'aaa', tools: ",
+        )
+        .unwrap();
+        // Then a change that does reach the list, to know the broken one was seen before it.
+        std::fs::remove_file(dir.join("b.mjs")).unwrap();
+        tokio::time::timeout(std::time::Duration::from_secs(20), notified.notified())
+            .await
+            .expect("notifications/tools/list_changed");
+        assert_eq!(names(client.list_all_tools().await.unwrap()), ["t_aaa"]);
+        let described = client.list_all_tools().await.unwrap();
+        assert_eq!(described[0].description.as_deref(), Some("Tool of aaa"));
+        client.cancel().await.unwrap();
+        let mut log = String::new();
+        if let Some(mut e) = stderr {
+            use tokio::io::AsyncReadExt;
+            let _ = tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                e.read_to_string(&mut log),
+            )
+            .await;
+        }
+        assert!(
+            log.contains("has errors; its previous version keeps serving"),
+            "{log}"
+        );
+        assert!(log.contains("a.mjs"), "{log}");
+    });
+}

@@ -149,7 +149,7 @@ impl fmt::Debug for Endpoints {
             .entries(
                 self.list
                     .iter()
-                    .map(|e| (&e.path, e.server.tools().count(), e.token.is_some())),
+                    .map(|e| (&e.path, e.server.tools().len(), e.token.is_some())),
             )
             .finish()
     }
@@ -274,6 +274,7 @@ impl Endpoints {
             _ => None,
         };
         let single = self.list.len() == 1;
+        let mut watchers = Vec::new();
         for e in self.list {
             let guard = match (&opts.oauth, &verifier, &base) {
                 (Some(oauth), Some(verifier), Some(base)) => {
@@ -300,6 +301,11 @@ impl Endpoints {
                 },
             };
             let server = e.server;
+            // Watch mode: reloads serve the next requests (stateless HTTP has no channel to tell
+            // clients; they see the new list when they next ask).
+            if let Some(every) = server.watch_interval() {
+                watchers.push(tokio::spawn(server.clone().watch(every, None)));
+            }
             let mcp = StreamableHttpService::new(
                 move || Ok(server.clone()),
                 Arc::new(NeverSessionManager::default()),
@@ -343,6 +349,9 @@ impl Endpoints {
         }
         // Stop accepting; let in-flight requests finish within the grace period.
         drop(listener);
+        for w in &watchers {
+            w.abort();
+        }
         ct.cancel();
         connections.close();
         let _ = tokio::time::timeout(opts.grace, connections.wait()).await;

@@ -71,31 +71,28 @@ pub(crate) fn input_error(tool: &str, message: &str) -> CallToolResult {
 }
 
 /// The arguments of `search_tools`: the query and the limit.
-pub(crate) fn search_args(args: &Map<String, Value>) -> Result<(String, usize), CallToolResult> {
+/// (An error is the message of the E007 tool error.)
+pub(crate) fn search_args(args: &Map<String, Value>) -> Result<(String, usize), String> {
     let query = match args.get("query") {
         Some(Value::String(q)) if !q.trim().is_empty() => q.clone(),
         Some(Value::String(_)) | None => {
-            return Err(input_error(SEARCH_TOOLS, "missing input \"query\""));
+            return Err(String::from("missing input \"query\""));
         }
-        Some(_) => return Err(input_error(SEARCH_TOOLS, "\"query\" must be a string")),
+        Some(_) => return Err(String::from("\"query\" must be a string")),
     };
     let limit = match args.get("limit") {
         None | Some(Value::Null) => DEFAULT_LIMIT,
         Some(v) => match v.as_u64().filter(|n| (1..=MAX_LIMIT).contains(n)) {
             Some(n) => n,
             None => {
-                return Err(input_error(
-                    SEARCH_TOOLS,
-                    &format!("\"limit\" must be an integer from 1 to {MAX_LIMIT}"),
+                return Err(format!(
+                    "\"limit\" must be an integer from 1 to {MAX_LIMIT}"
                 ));
             }
         },
     };
     if let Some(extra) = args.keys().find(|k| *k != "query" && *k != "limit") {
-        return Err(input_error(
-            SEARCH_TOOLS,
-            &format!("unknown input \"{extra}\""),
-        ));
+        return Err(format!("unknown input \"{extra}\""));
     }
     Ok((query, usize::try_from(limit).unwrap_or(10)))
 }
@@ -103,24 +100,21 @@ pub(crate) fn search_args(args: &Map<String, Value>) -> Result<(String, usize), 
 /// The arguments of `call_tool`: the tool's name and its arguments.
 pub(crate) fn call_args(
     mut args: Map<String, Value>,
-) -> Result<(String, Map<String, Value>), CallToolResult> {
+) -> Result<(String, Map<String, Value>), String> {
     let name = match args.remove("name") {
         Some(Value::String(n)) if !n.is_empty() => n,
         Some(Value::String(_)) | None => {
-            return Err(input_error(CALL_TOOL, "missing input \"name\""));
+            return Err(String::from("missing input \"name\""));
         }
-        Some(_) => return Err(input_error(CALL_TOOL, "\"name\" must be a string")),
+        Some(_) => return Err(String::from("\"name\" must be a string")),
     };
     let inner = match args.remove("arguments") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
-        Some(_) => return Err(input_error(CALL_TOOL, "\"arguments\" must be an object")),
+        Some(_) => return Err(String::from("\"arguments\" must be an object")),
     };
     if let Some(extra) = args.keys().next() {
-        return Err(input_error(
-            CALL_TOOL,
-            &format!("unknown input \"{extra}\""),
-        ));
+        return Err(format!("unknown input \"{extra}\""));
     }
     Ok((name, inner))
 }
@@ -172,7 +166,7 @@ mod tests {
             json!({"query": "x", "other": 1}),
         ] {
             let e = search_args(bad.as_object().unwrap()).unwrap_err();
-            assert_eq!(e.is_error, Some(true), "{bad}");
+            assert!(!e.is_empty(), "{bad}");
         }
         let ok = json!({"name": "t_ns", "arguments": {"a": 1}});
         let (name, args) = call_args(ok.as_object().unwrap().clone()).unwrap();

@@ -1,11 +1,12 @@
 //! The worker threads that run tool calls, off the async threads.
 //!
-//! Each worker keeps one [`Caller`](flowmcp_catalog::Caller) of the shared catalog (JavaScript
-//! sandboxes belong to a thread) and takes calls from one queue. Tools whose `meta` says
-//! `isConcurrencySafe: false` run one at a time: a worker holds the serial lock while it runs one.
-//! Prompts and resources, which may block as well, run here too.
+//! Each job carries the catalog it is for (a reload may replace the catalog while calls run). A
+//! worker keeps one [`Caller`](flowmcp_catalog::Caller) of the catalog of its last job — JavaScript
+//! sandboxes belong to a thread and are reused call after call — and makes a new one when a job
+//! comes for another catalog. Tools whose `meta` says `isConcurrencySafe: false` run one at a
+//! time: a worker holds the serial lock while it runs one. Prompts and resources, which may block
+//! as well, run here too.
 
-use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -18,11 +19,13 @@ use tokio::sync::oneshot;
 /// Work that needs the catalog on the worker's thread (rendering a prompt, reading a resource).
 type Task = Box<dyn FnOnce(&Catalog, &Caller<'_>) + Send>;
 
-/// One piece of work for a worker.
-enum Job {
-    /// A tool call, by the tool's wire name.
+/// What a job asks for.
+enum Work {
+    /// A tool call, by the tool's wire name; `serial` when it must not run alongside another
+    /// serial call.
     Call {
         name: String,
+        serial: bool,
         args: Map<String, Value>,
         reply: oneshot::Sender<Envelope>,
     },
@@ -30,7 +33,13 @@ enum Job {
     Task(Task),
 }
 
-/// A fixed set of worker threads over one catalog.
+/// One piece of work for a worker, and the catalog it is for.
+struct Job {
+    catalog: Arc<Catalog>,
+    work: Work,
+}
+
+/// A fixed set of worker threads.
 pub(crate) struct Pool {
     queue: Option<Sender<Job>>,
     workers: Vec<JoinHandle<()>>,
@@ -41,22 +50,18 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Pool {
-    /// Starts `threads` workers (at least one). `serial` holds the wire names of the tools that
-    /// must not run concurrently.
-    pub(crate) fn start(catalog: Arc<Catalog>, threads: usize, serial: HashSet<String>) -> Pool {
+    /// Starts `threads` workers (at least one).
+    pub(crate) fn start(threads: usize) -> Pool {
         let (tx, rx) = channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
-        let serial = Arc::new(serial);
         let serial_lock = Arc::new(Mutex::new(()));
         let workers = (0..threads.max(1))
             .filter_map(|i| {
-                let catalog = Arc::clone(&catalog);
                 let rx = Arc::clone(&rx);
-                let serial = Arc::clone(&serial);
                 let serial_lock = Arc::clone(&serial_lock);
                 std::thread::Builder::new()
                     .name(format!("flowmcp-call-{i}"))
-                    .spawn(move || work(&catalog, &rx, &serial, &serial_lock))
+                    .spawn(move || work(&rx, &serial_lock))
                     .ok()
             })
             .collect();
@@ -66,30 +71,39 @@ impl Pool {
         }
     }
 
-    /// Queues a call of the tool with wire name `name`; the envelope arrives on the receiver
-    /// (which reports an error if the worker could not answer).
+    /// Queues a call of the tool with wire name `name` in `catalog`; the envelope arrives on the
+    /// receiver (which reports an error if the worker could not answer).
     pub(crate) fn submit(
         &self,
+        catalog: Arc<Catalog>,
         name: String,
+        serial: bool,
         args: Map<String, Value>,
     ) -> oneshot::Receiver<Envelope> {
         let (reply, rx) = oneshot::channel();
-        self.send(Job::Call { name, args, reply });
+        let work = Work::Call {
+            name,
+            serial,
+            args,
+            reply,
+        };
+        self.send(Job { catalog, work });
         rx
     }
 
-    /// Runs `f` on a worker with the catalog and the worker's caller; its result arrives on the
-    /// receiver (an error if the worker could not answer).
-    pub(crate) fn run<T, F>(&self, f: F) -> oneshot::Receiver<T>
+    /// Runs `f` on a worker with `catalog` and the worker's caller for it; its result arrives on
+    /// the receiver (an error if the worker could not answer).
+    pub(crate) fn run<T, F>(&self, catalog: Arc<Catalog>, f: F) -> oneshot::Receiver<T>
     where
         T: Send + 'static,
         F: FnOnce(&Catalog, &Caller<'_>) -> T + Send + 'static,
     {
         let (reply, rx) = oneshot::channel();
-        self.send(Job::Task(Box::new(move |catalog, caller| {
+        let work = Work::Task(Box::new(move |catalog, caller| {
             // The requester may have stopped waiting.
             let _ = reply.send(f(catalog, caller));
-        })));
+        }));
+        self.send(Job { catalog, work });
         rx
     }
 
@@ -111,31 +125,44 @@ impl Drop for Pool {
     }
 }
 
-fn work(
-    catalog: &Catalog,
-    rx: &Mutex<Receiver<Job>>,
-    serial: &HashSet<String>,
-    serial_lock: &Mutex<()>,
-) {
-    let caller = catalog.caller();
+fn work(rx: &Mutex<Receiver<Job>>, serial_lock: &Mutex<()>) {
+    let next = || lock(rx).recv().ok();
+    let Some(mut job) = next() else { return };
     loop {
-        let job = lock(rx).recv();
-        let Ok(job) = job else { return };
-        match job {
-            Job::Call { name, args, reply } => {
-                let _one_at_a_time = serial.contains(&name).then(|| lock(serial_lock));
-                let envelope =
-                    std::panic::catch_unwind(AssertUnwindSafe(|| caller.call_json(&name, &args)))
-                        .unwrap_or_else(|_| {
-                            Envelope::error(ECode::E005, &name, "the call failed internally")
-                        });
-                // The client may have cancelled the call and stopped waiting.
-                let _ = reply.send(envelope);
+        // One caller per catalog: kept while the jobs are for the same catalog.
+        let catalog = Arc::clone(&job.catalog);
+        let caller = catalog.caller();
+        loop {
+            run(job.work, &catalog, &caller, serial_lock);
+            let Some(j) = next() else { return };
+            job = j;
+            if !Arc::ptr_eq(&job.catalog, &catalog) {
+                break;
             }
-            // A panic drops the reply, which the requester sees as an internal error.
-            Job::Task(task) => {
-                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| task(catalog, &caller)));
-            }
+        }
+    }
+}
+
+fn run(work: Work, catalog: &Catalog, caller: &Caller<'_>, serial_lock: &Mutex<()>) {
+    match work {
+        Work::Call {
+            name,
+            serial,
+            args,
+            reply,
+        } => {
+            let _one_at_a_time = serial.then(|| lock(serial_lock));
+            let envelope =
+                std::panic::catch_unwind(AssertUnwindSafe(|| caller.call_json(&name, &args)))
+                    .unwrap_or_else(|_| {
+                        Envelope::error(ECode::E005, &name, "the call failed internally")
+                    });
+            // The client may have cancelled the call and stopped waiting.
+            let _ = reply.send(envelope);
+        }
+        // A panic drops the reply, which the requester sees as an internal error.
+        Work::Task(task) => {
+            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| task(catalog, caller)));
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The MCP server handler: `initialize`, `tools/list` (paginated) and `tools/call` over a catalog.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::Duration;
 
 use flowmcp_catalog::{Catalog, ECode, Envelope, ToolEntry};
 use rmcp::model::{
@@ -10,7 +11,7 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::lazy;
@@ -31,6 +32,11 @@ pub struct ServeOptions {
     /// Lazy mode: `tools/list` holds only the `alwaysLoad` tools and the meta-tools
     /// `search_tools` and `call_tool`; every served tool stays callable.
     pub lazy: bool,
+    /// Watch mode: check the catalog's files this often and reload what changed (see
+    /// [`McpServer::reload`]); stdio clients are told when the tool list changed. Open the
+    /// catalog [`reloadable`](flowmcp_catalog::CatalogOptions::reloadable) so that only changed
+    /// files are read again and a broken file keeps its previous version.
+    pub watch: Option<Duration>,
 }
 
 /// Why serving stopped with an error.
@@ -45,12 +51,17 @@ pub enum ServeError {
     /// The MCP session failed (for example, the client sent no valid `initialize`).
     #[error("MCP session: {0}")]
     Session(String),
+    /// Reading the catalog again failed (the catalog directory itself went away, …).
+    #[error("reload: {0}")]
+    Reload(String),
 }
 
 /// One served tool: its MCP entry and how its results are carried.
-struct Served {
+pub(crate) struct Served {
     tool: Tool,
     output: Output,
+    /// `meta.isConcurrencySafe: false`: calls run one at a time.
+    serial: bool,
 }
 
 /// An MCP server over one catalog. Cheap to share: everything is behind an `Arc`.
@@ -60,15 +71,9 @@ pub struct McpServer {
 }
 
 struct Inner {
-    catalog: Arc<Catalog>,
-    /// Served tools in catalog order.
-    order: Vec<String>,
-    /// What `tools/list` returns, in order (every served tool, or in lazy mode the `alwaysLoad`
-    /// ones and the meta-tools).
-    listed: Vec<Tool>,
-    lazy: bool,
-    /// Wire name → served tool.
-    tools: HashMap<String, Served>,
+    /// What is served now; a reload replaces it whole.
+    state: RwLock<Arc<State>>,
+    opts: ServeOptions,
     /// Whether the catalog had prompts, and resources, to serve when the server started (the
     /// capabilities advertised).
     prompts: bool,
@@ -76,16 +81,26 @@ struct Inner {
     pool: Pool,
 }
 
-impl McpServer {
-    /// Prepares the tools of `catalog` (the exposed ones, or those `opts.only` names) and starts
-    /// the worker threads.
-    pub fn new(catalog: Catalog, opts: &ServeOptions) -> Result<McpServer, ServeError> {
-        McpServer::shared(Arc::new(catalog), opts)
-    }
+/// The catalog and the tools served from it.
+pub(crate) struct State {
+    pub(crate) catalog: Arc<Catalog>,
+    /// Served tools in catalog order.
+    order: Vec<String>,
+    /// What `tools/list` returns, in order (every served tool, or in lazy mode the `alwaysLoad`
+    /// ones and the meta-tools).
+    listed: Vec<Tool>,
+    /// Wire name → served tool.
+    tools: HashMap<String, Served>,
+}
 
-    /// [`McpServer::new`] over a catalog that other servers share (several endpoints over one
-    /// catalog, each with its own tool set).
-    pub fn shared(catalog: Arc<Catalog>, opts: &ServeOptions) -> Result<McpServer, ServeError> {
+impl State {
+    /// The tools of `catalog` to serve: the exposed ones, or those `opts.only` names (`strict`:
+    /// a name that is not there is an error; otherwise it is left out).
+    fn build(
+        catalog: Arc<Catalog>,
+        opts: &ServeOptions,
+        strict: bool,
+    ) -> Result<State, ServeError> {
         let mut wanted: Vec<&ToolEntry> = Vec::new();
         if opts.only.is_empty() {
             wanted.extend(catalog.list().iter().filter(|e| e.descriptor.is_exposed()));
@@ -93,14 +108,14 @@ impl McpServer {
             for name in &opts.only {
                 match catalog.find(name).filter(|e| e.descriptor.is_exposed()) {
                     Some(e) => wanted.push(e),
-                    None => return Err(ServeError::UnknownTool(name.clone())),
+                    None if strict => return Err(ServeError::UnknownTool(name.clone())),
+                    None => tracing::warn!("--only {name}: no longer in the catalog"),
                 }
             }
         }
         let mut order = Vec::new();
         let mut listed = Vec::new();
         let mut tools = HashMap::new();
-        let mut serial = HashSet::new();
         for entry in wanted {
             let d = &entry.descriptor;
             if tools.contains_key(&d.wire_name) {
@@ -114,48 +129,128 @@ impl McpServer {
                 .tools
                 .get(&d.tool)
                 .and_then(|t| t.meta.as_ref());
-            if meta.is_some_and(|m| !m.is_concurrency_safe) {
-                serial.insert(d.wire_name.clone());
-            }
             let output = Output::of(d.output_schema.as_ref());
             let tool = projection::tool(entry, &output);
             if !opts.lazy || meta.is_some_and(|m| m.always_load) {
                 listed.push(tool.clone());
             }
             order.push(d.wire_name.clone());
-            tools.insert(d.wire_name.clone(), Served { tool, output });
+            let serial = meta.is_some_and(|m| !m.is_concurrency_safe);
+            tools.insert(
+                d.wire_name.clone(),
+                Served {
+                    tool,
+                    output,
+                    serial,
+                },
+            );
         }
         if opts.lazy {
             listed.extend(lazy::meta_tools());
         }
+        Ok(State {
+            catalog,
+            order,
+            listed,
+            tools,
+        })
+    }
+
+    /// The served tool that `name` (a wire name or a Primitive-ID) refers to.
+    fn resolve(&self, name: &str) -> Option<(&str, &Served)> {
+        if let Some((k, s)) = self.tools.get_key_value(name) {
+            return Some((k.as_str(), s));
+        }
+        let entry = self.catalog.find(name)?;
+        let (k, s) = self.tools.get_key_value(&entry.descriptor.wire_name)?;
+        Some((k.as_str(), s))
+    }
+}
+
+impl McpServer {
+    /// Prepares the tools of `catalog` (the exposed ones, or those `opts.only` names) and starts
+    /// the worker threads.
+    pub fn new(catalog: Catalog, opts: &ServeOptions) -> Result<McpServer, ServeError> {
+        McpServer::shared(Arc::new(catalog), opts)
+    }
+
+    /// [`McpServer::new`] over a catalog that other servers share (several endpoints over one
+    /// catalog, each with its own tool set).
+    pub fn shared(catalog: Arc<Catalog>, opts: &ServeOptions) -> Result<McpServer, ServeError> {
+        let state = State::build(catalog, opts, true)?;
         let threads = if opts.threads == 0 {
             std::thread::available_parallelism().map_or(2, |n| n.get())
         } else {
             opts.threads
         };
-        let prompts = catalog.primitives().has_prompts();
-        let resources = catalog.primitives().has_resources();
-        let pool = Pool::start(Arc::clone(&catalog), threads, serial);
+        let prompts = state.catalog.primitives().has_prompts();
+        let resources = state.catalog.primitives().has_resources();
         Ok(McpServer {
             inner: Arc::new(Inner {
-                catalog,
-                order,
-                listed,
-                lazy: opts.lazy,
-                tools,
+                state: RwLock::new(Arc::new(state)),
+                opts: opts.clone(),
                 prompts,
                 resources,
-                pool,
+                pool: Pool::start(threads),
             }),
         })
     }
 
-    /// The served tools, in `tools/list` order.
-    pub fn tools(&self) -> impl Iterator<Item = &Tool> {
-        self.inner
-            .order
+    /// What is served now.
+    pub(crate) fn state(&self) -> Arc<State> {
+        Arc::clone(
+            &self
+                .inner
+                .state
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// The served tools, in catalog order.
+    pub fn tools(&self) -> Vec<Tool> {
+        let st = self.state();
+        st.order
             .iter()
-            .filter_map(|n| self.inner.tools.get(n).map(|s| &s.tool))
+            .filter_map(|n| st.tools.get(n).map(|s| s.tool.clone()))
+            .collect()
+    }
+
+    /// How often the catalog's files are checked, in watch mode.
+    pub(crate) fn watch_interval(&self) -> Option<Duration> {
+        self.inner.opts.watch
+    }
+
+    /// The catalog served now.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        Arc::clone(&self.state().catalog)
+    }
+
+    /// Reads the catalog again if its files changed ([`Catalog::reload`]) and serves what it
+    /// gives from then on: calls already running finish on the previous version. Returns what
+    /// the reload found, or `None` when nothing changed. Blocks while files are read.
+    pub fn reload(&self) -> Result<Option<ReloadReport>, ServeError> {
+        let current = self.state();
+        let Some(r) = current
+            .catalog
+            .reload()
+            .map_err(|e| ServeError::Reload(e.to_string()))?
+        else {
+            return Ok(None);
+        };
+        let report = ReloadReport {
+            changed: r.changed.clone(),
+            removed: r.removed.clone(),
+            kept: r.kept.clone(),
+            tools_changed: r.tools_changed(),
+        };
+        let state = State::build(Arc::new(r.catalog), &self.inner.opts, false)?;
+        *self
+            .inner
+            .state
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(state);
+        Ok(Some(report))
     }
 
     /// Serves MCP over this process's stdin and stdout until the client closes stdin. Only
@@ -163,16 +258,24 @@ impl McpServer {
     ///
     /// When both are pipes (as MCP clients start servers) they are read and written on the
     /// async reactor, without a hand-off to a blocking thread per message; anything else (a
-    /// terminal, a file) falls back to blocking reads and writes.
+    /// terminal, a file) falls back to blocking reads and writes. With
+    /// [`ServeOptions::watch`], the catalog is reloaded when its files change and the client is
+    /// told that the tool list changed.
     pub fn serve_stdio(self) -> Result<(), ServeError> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         rt.block_on(async move {
+            let watch = self.watch_interval();
             let running = self
+                .clone()
                 .serve(rmcp::transport::stdio_pipes())
                 .await
                 .map_err(|e| ServeError::Session(e.to_string()))?;
+            if let Some(every) = watch {
+                let peer = running.peer().clone();
+                tokio::spawn(self.watch(every, Some(peer)));
+            }
             running
                 .waiting()
                 .await
@@ -181,17 +284,76 @@ impl McpServer {
         })
     }
 
-    /// The served tool that `name` (a wire name or a Primitive-ID) refers to.
-    fn resolve(&self, name: &str) -> Option<(&str, &Served)> {
-        if let Some((k, s)) = self.inner.tools.get_key_value(name) {
-            return Some((k.as_str(), s));
+    /// Checks the catalog's files every `every` and reloads when they changed; the diagnostics
+    /// of broken files go to the log, and `peer` (when there is one) is told that the tool list
+    /// changed. Runs until the task is dropped.
+    pub(crate) async fn watch(self, every: Duration, peer: Option<Peer<RoleServer>>) {
+        loop {
+            tokio::time::sleep(every).await;
+            let server = self.clone();
+            let reloaded = tokio::task::spawn_blocking(move || server.reload()).await;
+            let report = match reloaded {
+                Ok(Ok(Some(r))) => r,
+                Ok(Ok(None)) => continue,
+                Ok(Err(e)) => {
+                    tracing::error!("reload: {e}");
+                    continue;
+                }
+                Err(e) => {
+                    tracing::error!("reload: {e}");
+                    continue;
+                }
+            };
+            report.log();
+            if report.tools_changed
+                && let Some(p) = &peer
+                && let Err(e) = p.notify_tool_list_changed().await
+            {
+                tracing::warn!("could not tell the client that the tool list changed: {e}");
+            }
         }
-        let entry = self.inner.catalog.find(name)?;
-        let (k, s) = self
-            .inner
-            .tools
-            .get_key_value(&entry.descriptor.wire_name)?;
-        Some((k.as_str(), s))
+    }
+}
+
+/// What a reload found: the files read again, those gone, and the broken ones that keep
+/// serving their previous version.
+#[derive(Clone, Debug)]
+pub struct ReloadReport {
+    /// Files read again because they are new or changed.
+    pub changed: Vec<String>,
+    /// Files that are gone.
+    pub removed: Vec<String>,
+    /// Changed files that have errors now and keep serving their previous good version.
+    pub kept: Vec<flowmcp_catalog::FileReport>,
+    /// Whether the served tools may differ (clients are told the list changed).
+    pub tools_changed: bool,
+}
+
+impl ReloadReport {
+    /// Writes the reload to the log: what changed at `info`, each broken file's errors at `warn`.
+    fn log(&self) {
+        for f in &self.changed {
+            tracing::info!("reloaded {f}");
+        }
+        for f in &self.removed {
+            tracing::info!("removed {f}");
+        }
+        for r in &self.kept {
+            let errors: Vec<String> = r
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == flowmcp_catalog::Severity::Error)
+                .map(|d| {
+                    let at = d.line.map(|l| format!(":{l}")).unwrap_or_default();
+                    format!("{}{at} {} {}", r.file, d.code.as_str(), d.message)
+                })
+                .collect();
+            tracing::warn!(
+                "{} has errors; its previous version keeps serving: {}",
+                r.file,
+                errors.join("; ")
+            );
+        }
     }
 }
 
@@ -218,12 +380,12 @@ impl McpServer {
     /// `search_tools`: the served tools that best match `query` (the ranking of
     /// [`Catalog::search`]), at most `limit`.
     fn search(&self, query: &str, limit: usize) -> rmcp::model::CallToolResult {
-        let found = self
-            .inner
+        let st = self.state();
+        let found = st
             .catalog
             .search(query)
             .into_iter()
-            .filter_map(|(_, e)| self.inner.tools.get(&e.descriptor.wire_name))
+            .filter_map(|(_, e)| st.tools.get(&e.descriptor.wire_name))
             .map(|s| &s.tool)
             .take(limit)
             .collect();
@@ -241,7 +403,7 @@ impl McpServer {
         T: Send + 'static,
         F: FnOnce(&Catalog, &flowmcp_catalog::Caller<'_>) -> T + Send + 'static,
     {
-        let reply = self.inner.pool.run(f);
+        let reply = self.inner.pool.run(self.catalog(), f);
         tokio::select! {
             r = reply => r.map_err(|_| ErrorData::internal_error("the request failed internally", None)),
             () = context.ct.cancelled() => {
@@ -253,14 +415,24 @@ impl McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let caps = ServerCapabilities::builder().enable_tools();
+        let tools = ServerCapabilities::builder().enable_tools();
+        let mut caps = if self.inner.opts.watch.is_some() {
+            tools.enable_tool_list_changed()
+        } else {
+            tools
+        }
+        .build();
         // Prompts and resources are advertised only when the catalog has some.
-        let caps = match (self.inner.prompts, self.inner.resources) {
-            (true, true) => caps.enable_prompts().enable_resources().build(),
-            (true, false) => caps.enable_prompts().build(),
-            (false, true) => caps.enable_resources().build(),
-            (false, false) => caps.build(),
-        };
+        let all = ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_resources()
+            .build();
+        if self.inner.prompts {
+            caps.prompts = all.prompts;
+        }
+        if self.inner.resources {
+            caps.resources = all.resources;
+        }
         ServerConfig::new(caps)
             .with_server_info(Implementation::new("flowmcp", env!("CARGO_PKG_VERSION")))
     }
@@ -270,7 +442,8 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let (tools, next) = page(&self.inner.listed, request)?;
+        let st = self.state();
+        let (tools, next) = page(&st.listed, request)?;
         let mut result = ListToolsResult::with_all_items(tools.to_vec());
         result.next_cursor = next;
         Ok(result)
@@ -281,7 +454,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let all = self.inner.catalog.primitives().prompts();
+        let all = self.catalog().primitives().prompts();
         let (items, next) = page(&all, request)?;
         let mut result = ListPromptsResult::with_all_items(
             items.iter().cloned().map(registry::prompt).collect(),
@@ -312,7 +485,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let all = self.inner.catalog.primitives().resources();
+        let all = self.catalog().primitives().resources();
         let (items, next) = page(&all, request)?;
         let mut result = ListResourcesResult::with_all_items(
             items.iter().cloned().map(registry::resource).collect(),
@@ -326,7 +499,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let all = self.inner.catalog.primitives().resource_templates();
+        let all = self.catalog().primitives().resource_templates();
         let (items, next) = page(&all, request)?;
         let mut result = ListResourceTemplatesResult::with_all_items(
             items.iter().cloned().map(registry::template).collect(),
@@ -351,10 +524,10 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        if self.inner.lazy && (name == lazy::SEARCH_TOOLS || name == lazy::CALL_TOOL) {
+        if self.inner.opts.lazy && (name == lazy::SEARCH_TOOLS || name == lazy::CALL_TOOL) {
             return lazy::meta_tools().into_iter().find(|t| t.name == name);
         }
-        self.resolve(name).map(|(_, s)| s.tool.clone())
+        self.state().resolve(name).map(|(_, s)| s.tool.clone())
     }
 
     async fn call_tool(
@@ -366,25 +539,31 @@ impl ServerHandler for McpServer {
         // In lazy mode the meta-tools come first: `search_tools` answers here, `call_tool` names
         // the tool to run.
         let (name, args) = match request.name.as_ref() {
-            lazy::SEARCH_TOOLS if self.inner.lazy => {
+            lazy::SEARCH_TOOLS if self.inner.opts.lazy => {
                 return Ok(match lazy::search_args(&args) {
                     Ok((query, limit)) => self.search(&query, limit),
-                    Err(e) => e,
+                    Err(e) => lazy::input_error(lazy::SEARCH_TOOLS, &e),
                 }
                 .into());
             }
-            lazy::CALL_TOOL if self.inner.lazy => match lazy::call_args(args) {
+            lazy::CALL_TOOL if self.inner.opts.lazy => match lazy::call_args(args) {
                 Ok(named) => named,
-                Err(e) => return Ok(e.into()),
+                Err(e) => return Ok(lazy::input_error(lazy::CALL_TOOL, &e).into()),
             },
             _ => (request.name.to_string(), args),
         };
-        let Some((wire, served)) = self.resolve(&name) else {
+        let st = self.state();
+        let Some((wire, served)) = st.resolve(&name) else {
             // Unknown and hidden tools are tool errors, as input errors are.
             let e = Envelope::error(ECode::E007, &name, "unknown tool");
             return Ok(projection::result(e, &Output::None).into());
         };
-        let reply = self.inner.pool.submit(wire.to_string(), args);
+        let reply = self.inner.pool.submit(
+            Arc::clone(&st.catalog),
+            wire.to_string(),
+            served.serial,
+            args,
+        );
         let envelope = tokio::select! {
             r = reply => r.unwrap_or_else(|_| {
                 Envelope::error(ECode::E005, wire, "the call failed internally")

@@ -29,7 +29,7 @@ fn two_routes_serve_their_own_tools_and_accept_only_their_own_token() {
     let endpoints = Endpoints::routes(&catalog, &routes, &ServeOptions::default()).unwrap();
     let listed: Vec<(&str, usize)> = endpoints
         .iter()
-        .map(|(p, s)| (p, s.tools().count()))
+        .map(|(p, s)| (p, s.tools().len()))
         .collect();
     assert_eq!(listed, [("/holidays", 4), ("/weather", 2)]);
     let server = start(endpoints, HttpOptions::default()).unwrap();
@@ -247,5 +247,5 @@ fn a_namespace_route_serves_only_exposed_tools() {
         &ServeOptions::default(),
     )
     .unwrap();
-    assert_eq!(ok.iter().map(|(_, s)| s.tools().count()).sum::<usize>(), 4);
+    assert_eq!(ok.iter().map(|(_, s)| s.tools().len()).sum::<usize>(), 4);
 }
