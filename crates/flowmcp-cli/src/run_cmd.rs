@@ -707,9 +707,16 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.trust_project_config)?;
     let (transport, runner) = a.run.settings(&cfg)?;
     let profile = profile_of(a.source.profile, &cfg);
+    let started = std::time::Instant::now();
     let catalog = open(
         &a.source, &a.paths, a.watch, &cfg, profile, transport, runner,
     )?;
+    tracing::info!(
+        "catalog read: {} files, {} tools, in {} ms",
+        catalog.reports().len(),
+        catalog.list().len(),
+        started.elapsed().as_millis()
+    );
     print_problems(&catalog);
     let mut hidden: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for t in catalog.list().iter().filter(|t| !t.descriptor.is_exposed()) {
@@ -742,6 +749,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         Transport::Stdio => {
             let server = flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| e.to_string())?;
             let count = server.tools().len();
+            tracing::info!("ready after {} ms", started.elapsed().as_millis());
             eprintln!("flowmcp: serving {count} tools over stdio");
             server.serve_stdio().map_err(|e| e.to_string())?;
         }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
 use flowmcp_catalog::{Envelope, ToolEntry, check_output};
-use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, Tool};
+use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, MetaObject, Tool};
 
 /// How a tool's data is carried as structured content.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,37 +114,34 @@ const HTTP_TOOLS_ARE_OPEN_WORLD: bool = true;
 pub(crate) fn tool(entry: &ToolEntry, output: &Output) -> Tool {
     let d = &entry.descriptor;
     // The descriptor's own MCP entry (name, description, input schema, annotations, `_meta`),
-    // with what serving adds: the title, `openWorldHint`, the ID and the advertised output schema.
+    // with what serving adds: the title, `openWorldHint`, the ID and the advertised output
+    // schema. Its members move into the SDK's model; nothing large is copied again.
     let mut m = match d.mcp_tool() {
         Value::Object(m) => m,
         _ => Map::new(),
     };
-    m.insert("title".into(), json!(d.tool));
+    let input = match m.remove("inputSchema") {
+        Some(Value::Object(o)) => o,
+        _ => Map::new(),
+    };
+    let mut tool = Tool::new(d.wire_name.clone(), d.description.clone(), Arc::new(input));
+    tool.title = Some(d.tool.clone());
     let mut annotations = match m.remove("annotations") {
         Some(Value::Object(a)) => a,
         _ => Map::new(),
     };
     annotations.insert("openWorldHint".into(), json!(HTTP_TOOLS_ARE_OPEN_WORLD));
-    m.insert("annotations".into(), Value::Object(annotations));
+    // Booleans only, each with the type MCP gives it: this cannot fail; should the SDK's model
+    // ever disagree, the tool is listed without annotations rather than not at all.
+    tool.annotations = flowmcp_catalog::serde_json::from_value(Value::Object(annotations)).ok();
     let mut meta = match m.remove("_meta") {
         Some(Value::Object(a)) => a,
         _ => Map::new(),
     };
     meta.insert("flowmcp/id".into(), json!(d.id.to_string()));
-    m.insert("_meta".into(), Value::Object(meta));
-    m.remove("outputSchema");
-    if let Some(schema) = output.advertised() {
-        m.insert("outputSchema".into(), Value::Object(schema));
-    }
-    // Every member above has the type MCP gives it, so this cannot fail; should the SDK's model
-    // ever disagree, the tool is still listed with its name, description and input schema.
-    flowmcp_catalog::serde_json::from_value(Value::Object(m)).unwrap_or_else(|_| {
-        let input = match &d.input_schema {
-            Value::Object(o) => o.clone(),
-            _ => Map::new(),
-        };
-        Tool::new(d.wire_name.clone(), d.description.clone(), Arc::new(input))
-    })
+    tool.meta = Some(MetaObject(meta));
+    tool.output_schema = output.advertised().map(Arc::new);
+    tool
 }
 
 /// The `tools/call` result of `envelope`, for a tool carried as `output`.

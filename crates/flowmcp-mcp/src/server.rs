@@ -5,6 +5,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use flowmcp_catalog::{Catalog, ECode, Envelope, ToolEntry};
+use rayon::prelude::*;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
     Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
@@ -113,37 +114,42 @@ impl State {
                 }
             }
         }
+        // Each tool's MCP entry, in parallel (large catalogs have thousands, with big schemas).
+        let prepared: Vec<(Served, bool)> = wanted
+            .par_iter()
+            .map(|entry| {
+                let d = &entry.descriptor;
+                // The tool's `meta` (a tool without one is concurrency-safe and not always
+                // loaded).
+                let meta = catalog
+                    .toolset()
+                    .schema_of(entry)
+                    .main
+                    .tools
+                    .get(&d.tool)
+                    .and_then(|t| t.meta.as_ref());
+                let output = Output::of(d.output_schema.as_ref());
+                let served = Served {
+                    tool: projection::tool(entry, &output),
+                    output,
+                    serial: meta.is_some_and(|m| !m.is_concurrency_safe),
+                };
+                (served, meta.is_some_and(|m| m.always_load))
+            })
+            .collect();
         let mut order = Vec::new();
         let mut listed = Vec::new();
         let mut tools = HashMap::new();
-        for entry in wanted {
-            let d = &entry.descriptor;
-            if tools.contains_key(&d.wire_name) {
+        for (entry, (served, always_load)) in wanted.iter().zip(prepared) {
+            let wire = &entry.descriptor.wire_name;
+            if tools.contains_key(wire) {
                 continue;
             }
-            // The tool's `meta` (a tool without one is concurrency-safe and not always loaded).
-            let meta = catalog
-                .toolset()
-                .schema_of(entry)
-                .main
-                .tools
-                .get(&d.tool)
-                .and_then(|t| t.meta.as_ref());
-            let output = Output::of(d.output_schema.as_ref());
-            let tool = projection::tool(entry, &output);
-            if !opts.lazy || meta.is_some_and(|m| m.always_load) {
-                listed.push(tool.clone());
+            if !opts.lazy || always_load {
+                listed.push(served.tool.clone());
             }
-            order.push(d.wire_name.clone());
-            let serial = meta.is_some_and(|m| !m.is_concurrency_safe);
-            tools.insert(
-                d.wire_name.clone(),
-                Served {
-                    tool,
-                    output,
-                    serial,
-                },
-            );
+            order.push(wire.clone());
+            tools.insert(wire.clone(), served);
         }
         if opts.lazy {
             listed.extend(lazy::meta_tools());
