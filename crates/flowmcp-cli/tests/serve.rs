@@ -255,12 +255,10 @@ impl HttpServe {
         let mut line = String::new();
         while base.is_empty() && err.read_line(&mut line).unwrap() > 0 {
             if let Some(at) = line.find("http://") {
-                base = line[at..]
-                    .split_whitespace()
-                    .next()
-                    .unwrap()
-                    .trim_end_matches("/mcp")
-                    .to_string();
+                // The scheme and authority of the first endpoint's URL.
+                let url = line[at..].split_whitespace().next().unwrap();
+                let end = url[7..].find('/').map_or(url.len(), |i| 7 + i);
+                base = url[..end].to_string();
             }
             line.clear();
         }
@@ -864,4 +862,54 @@ fn watch_mode_reloads_changed_files_and_a_broken_one_keeps_serving() {
         );
         assert!(log.contains("a.mjs"), "{log}");
     });
+}
+
+#[test]
+fn routes_serve_their_own_tools_with_their_own_tokens() {
+    let home = Scratch::new("serve-routes");
+    let mut serve = HttpServe::start(
+        &home,
+        &[
+            "--route",
+            "/holidays=holidaykit-net",
+            "--route",
+            "/pick=listCountries_holidaykit-net,holidaykit-net/tool/getNextHolidays",
+            "--route-token",
+            "/holidays=token-one",
+            "--route-token",
+            "/pick=token-two",
+        ],
+    );
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    let names = |path: &str, token: &str| -> (u16, Vec<String>) {
+        let bearer = format!("Bearer {token}");
+        let (status, body) = post(
+            &format!("{}{path}", serve.base),
+            &[("Authorization", &bearer), ("MCP-Protocol-Version", "2025-06-18")],
+            &list,
+        );
+        let names = serde_json::from_str::<Value>(&body)
+            .ok()
+            .and_then(|v| v["result"]["tools"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(str::to_string))
+            .collect();
+        (status, names)
+    };
+    let (status, holidays) = names("/holidays", "token-one");
+    assert_eq!(status, 200);
+    assert_eq!(holidays.len(), 4, "{holidays:?}");
+    assert!(holidays.iter().all(|n| n.ends_with("_holidaykit-net")));
+    let (status, picked) = names("/pick", "token-two");
+    assert_eq!(status, 200);
+    assert_eq!(
+        picked,
+        ["listCountries_holidaykit-net", "getNextHolidays_holidaykit-net"]
+    );
+    // Each route takes only its own token; /mcp is not served when routes are given.
+    assert_eq!(names("/holidays", "token-two").0, 401);
+    assert_eq!(names("/pick", "token-one").0, 401);
+    assert_eq!(names("/mcp", "token-one").0, 404);
+    serve.stop();
 }
