@@ -1,0 +1,8 @@
+//! # flowmcp-resources
+//!
+//! The engines behind FlowMCP resources (chapter 13): SQLite databases queried safely
+//! ([`sqlite`]) and markdown documents read by section, line range or search ([`markdown`]).
+//! They know nothing of catalogs or MCP; the catalog registers resources built on them.
+
+pub mod markdown;
+pub mod sqlite;

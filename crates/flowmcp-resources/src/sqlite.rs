@@ -1,0 +1,1 @@
+//! SQLite resources: opening databases by mode and origin, and running queries safely.
