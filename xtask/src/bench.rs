@@ -6,13 +6,23 @@
 //! overhead over a bare ureq request, and loading a corpus into tool descriptors (each run a fresh
 //! process, so the peak RSS is that of one load).
 //!
+//! `cargo xtask bench serve --http [--secs 10] [--connections 16] [--threads N] [--pin]`:
+//! throughput of `tools/call` over Streamable HTTP. Three processes share the machine: the local
+//! upstream (`bench_runtime upstream`, the fixed 1 KiB JSON body), the release `flowmcp serve
+//! --transport http` on it, and the load generator (`flowmcp-mcp`'s `bench_http` example, one
+//! tokio thread, keep-alive HTTP/1.1 connections). The generator reports calls/s, p50/p99 and the
+//! CPU time each process used in the measured window. `--threads` is the server's worker count
+//! (its default otherwise); `--pin` puts the server on core 0 and the upstream and generator on
+//! core 1 (`taskset`) instead of letting the scheduler share both cores.
+//!
 //! Builds the release binary, then runs `flowmcp validate --format json <dir>` N times (default 10),
 //! process start included and nothing cached between runs, and reports the median and minimum wall
 //! time, files per second and the peak resident set size (read by the binary itself from
 //! /proc/self/status when `FLOWMCP_STATS` is set).
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::conformance::corpus_files;
@@ -22,6 +32,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     match args.first().map(String::as_str) {
         Some("validate") => validate(&args[1..]),
         Some("call") => runtime_example(&["call"], &args[1..], 1),
+        Some("serve") if args[1..].iter().any(|a| a == "--http") => serve_http(&args[1..]),
         Some("serve") => {
             // The server is the release `flowmcp` binary, spawned by the example.
             build_release(&["-p", "flowmcp-cli"])?;
@@ -48,6 +59,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             "usage: cargo xtask bench validate <dir> [--runs N] [--profile spec|compat]\n       \
              cargo xtask bench call [--iters N]\n       \
              cargo xtask bench serve [--iters N]\n       \
+             cargo xtask bench serve --http [--secs N] [--connections N] [--threads N] [--pin]\n       \
              cargo xtask bench load <dir> [--runs N] [--profile spec|compat]"
                 .into(),
         ),
@@ -70,6 +82,157 @@ fn runtime_example(first: &[&str], rest: &[String], runs: usize) -> Result<(), S
         }
     }
     Ok(())
+}
+
+/// Kills a child process when dropped (the bench's upstream and server, also on errors).
+struct Reaped(Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `program args…`, under `taskset -c <core>` when `core` is given (taskset execs the program,
+/// so the child's pid is the program's).
+fn pinned(core: Option<usize>, program: &Path) -> Command {
+    match core {
+        Some(core) => {
+            let mut c = Command::new("taskset");
+            c.arg("-c").arg(core.to_string()).arg(program);
+            c
+        }
+        None => Command::new(program),
+    }
+}
+
+/// `cargo xtask bench serve --http`: see the module documentation.
+fn serve_http(args: &[String]) -> Result<(), String> {
+    let mut secs = "10".to_string();
+    let mut connections = "16".to_string();
+    let mut threads: Option<String> = None;
+    let mut pin = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut number = |flag: &str| -> Result<String, String> {
+            it.next()
+                .filter(|n| n.parse::<u32>().is_ok_and(|n| n > 0))
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a positive number"))
+        };
+        match a.as_str() {
+            "--http" => {}
+            "--secs" => secs = number("--secs")?,
+            "--connections" => connections = number("--connections")?,
+            "--threads" => threads = Some(number("--threads")?),
+            "--pin" => pin = true,
+            other => return Err(format!("bench serve --http: unknown option {other}")),
+        }
+    }
+    let root = workspace_root();
+    // Three separate builds, so that the generator's hyper client does not end up in the server.
+    build_release(&["-p", "flowmcp-cli"])?;
+    build_release(&["-p", "flowmcp-catalog", "--example", "bench_runtime"])?;
+    build_release(&["-p", "flowmcp-mcp", "--example", "bench_http"])?;
+    let flowmcp = root.join("target/release/flowmcp");
+    let runtime = root.join("target/release/examples/bench_runtime");
+    let generator = root.join("target/release/examples/bench_http");
+    let (server_core, other_core) = if pin {
+        (Some(0), Some(1))
+    } else {
+        (None, None)
+    };
+
+    let dir = std::env::temp_dir().join(format!("flowmcp-bench-http-{}", std::process::id()));
+    let result = (|| {
+        // The upstream writes the bench schema into `dir`, then prints its URL.
+        let mut upstream = Reaped(
+            pinned(other_core, &runtime)
+                .arg("upstream")
+                .arg(&dir)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("{}: {e}", runtime.display()))?,
+        );
+        let mut line = String::new();
+        BufReader::new(upstream.0.stdout.take().ok_or("no stdout")?)
+            .read_line(&mut line)
+            .map_err(|e| e.to_string())?;
+        let base = line
+            .trim()
+            .strip_prefix("upstream ")
+            .ok_or_else(|| format!("the upstream did not start: {line:?}"))?
+            .to_string();
+
+        let mut server = pinned(server_core, &flowmcp);
+        server
+            .arg("serve")
+            .arg(&dir)
+            .args(["--transport", "http", "--listen", "127.0.0.1:0"])
+            .args(["--upstream", &format!("bench={base}"), "--no-cache"]);
+        if let Some(n) = &threads {
+            server.args(["--threads", n]);
+        }
+        let mut server = Reaped(
+            server
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("{}: {e}", flowmcp.display()))?,
+        );
+        let mut stderr = BufReader::new(server.0.stderr.take().ok_or("no stderr")?);
+        let url = loop {
+            line.clear();
+            if stderr.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
+                return Err("the server stopped before it listened".to_string());
+            }
+            if let Some(url) = line
+                .split(" tools at ")
+                .nth(1)
+                .and_then(|r| r.split_whitespace().next())
+            {
+                eprint!("{line}");
+                break url.to_string();
+            }
+            eprint!("server: {line}");
+        };
+        // Keep reading the server's log so that it never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for l in stderr.lines().map_while(Result::ok) {
+                eprintln!("server: {l}");
+            }
+        });
+        println!(
+            "bench serve --http: release flowmcp ({} call threads), {}",
+            threads.as_deref().unwrap_or("default"),
+            if pin {
+                "pinned: server on core 0, upstream and generator on core 1"
+            } else {
+                "not pinned: the scheduler shares the cores among the three processes"
+            }
+        );
+        let status = pinned(other_core, &generator)
+            .arg(&url)
+            .args(["--secs", &secs, "--connections", &connections])
+            // The first item of the upstream's body: the data went through the server.
+            .args(["--expect", "item-0000"])
+            .args(["--pid", &format!("server={}", server.0.id())])
+            .args(["--pid", &format!("upstream={}", upstream.0.id())])
+            .status()
+            .map_err(|e| format!("{}: {e}", generator.display()))?;
+        // Closing its stdin stops the upstream; the server is killed when dropped.
+        drop(upstream.0.stdin.take());
+        if status.success() {
+            Ok(())
+        } else {
+            Err("the HTTP benchmark failed".to_string())
+        }
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 /// `cargo build --release --quiet <what>` in the workspace.

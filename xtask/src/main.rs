@@ -5,6 +5,7 @@
 //! - `conformance <dir> [--profile P] [--expect FILE] [--write FILE]` — validate a corpus and compare.
 //! - `bench validate <dir>` — time the release binary on a corpus.
 //! - `bench call` / `bench load <dir>` — runtime per-call overhead and corpus load (release).
+//! - `bench serve [--http]` — `tools/call` over stdio (latency) or Streamable HTTP (throughput).
 //! - `fuzz <target> [--secs N]` — run one cargo-fuzz target (nightly toolchain) and report.
 //! - `sweep <dir>` — call every tool of a catalog against a local echo upstream, hunting leaks.
 
@@ -36,6 +37,8 @@ fn main() -> ExitCode {
                  bench validate <dir> [--runs N]                  time the release binary on a corpus\n  \
                  bench call [--iters N]                           runtime per-call overhead vs bare ureq\n  \
                  bench serve [--iters N]                          tools/call over stdio vs the catalog directly\n  \
+                 bench serve --http [--secs N] [--connections N]  tools/call/s over Streamable HTTP, p50/p99,\n  \
+                 {pad}[--threads N] [--pin]                  CPU time of server, upstream and generator\n  \
                  bench load <dir> [--runs N] [--profile P]        load a corpus into tool descriptors\n  \
                  bench start <dir> [--runs N] [--profile P]       serve: start to first tools/list, RSS, list size\n  \
                  fuzz list | <target> [--secs N]                  run a cargo-fuzz target (nightly), report executions\n  \

@@ -9,6 +9,12 @@
 //! * `bench_runtime load <dir> [--profile compat|spec]`: opens `<dir>` as a catalog — every file
 //!   loaded and validated, every tool descriptor built once; prints wall time, tools exposed/hidden
 //!   and the peak RSS (VmHWM).
+//! * `bench_runtime serve <flowmcp> [--iters N]`: `tools/call` through `flowmcp serve` over stdio
+//!   against calling the catalog directly (`cargo xtask bench serve`).
+//! * `bench_runtime upstream <dir>`: writes the bench schema to `<dir>/bench.mjs`, starts the
+//!   local upstream, prints `upstream http://127.0.0.1:PORT` on stdout and serves until stdin
+//!   closes (`cargo xtask bench serve --http`, whose load generator is `flowmcp-mcp`'s
+//!   `bench_http` example).
 
 use std::time::{Duration, Instant};
 
@@ -404,6 +410,22 @@ fn serve_bench(flowmcp: &str, iters: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// The upstream of `cargo xtask bench serve --http`, in a process of its own so that its CPU time
+/// is counted apart from the server's and the load generator's.
+fn upstream(dir: &str) -> Result<(), String> {
+    use std::io::{Read, Write};
+    let dir = std::path::Path::new(dir);
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::write(dir.join("bench.mjs"), SCHEMA).map_err(|e| e.to_string())?;
+    let base = serve();
+    let mut out = std::io::stdout();
+    writeln!(out, "upstream {base}").map_err(|e| e.to_string())?;
+    out.flush().map_err(|e| e.to_string())?;
+    // Serve until whoever started us closes our stdin (or goes away).
+    let _ = std::io::stdin().read_to_end(&mut Vec::new());
+    Ok(())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
@@ -411,6 +433,10 @@ fn main() {
         Some("serve") => match args.get(1).filter(|a| !a.starts_with("--")) {
             Some(bin) => serve_bench(bin, iters_arg(&args)),
             None => Err("serve needs the path of the flowmcp binary".into()),
+        },
+        Some("upstream") => match args.get(1) {
+            Some(dir) => upstream(dir),
+            None => Err("usage: bench_runtime upstream <dir>".into()),
         },
         Some("load") => {
             let mut dir = None;
@@ -435,9 +461,11 @@ fn main() {
                 None => Err("usage: bench_runtime load <dir> [--profile spec|compat]".into()),
             }
         }
-        _ => {
-            Err("usage: bench_runtime call [--iters N] | load <dir> [--profile spec|compat]".into())
-        }
+        _ => Err(
+            "usage: bench_runtime call [--iters N] | serve <flowmcp> [--iters N] | \
+                 upstream <dir> | load <dir> [--profile spec|compat]"
+                .into(),
+        ),
     };
     if let Err(e) = result {
         eprintln!("bench_runtime: {e}");
