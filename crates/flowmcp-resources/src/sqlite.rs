@@ -1,1 +1,0 @@
-//! SQLite resources: opening databases by mode and origin, and running queries safely.
