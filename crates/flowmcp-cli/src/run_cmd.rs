@@ -741,7 +741,9 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
             .watch
             .then(|| Duration::from_millis(a.watch_interval_ms.max(50))),
     };
-    let http_only = !a.routes.is_empty() || !a.route_tokens.is_empty() || a.oauth_issuer.is_some();
+    // An empty FLOWMCP_OAUTH_ISSUER counts as unset.
+    let oauth_issuer = a.oauth_issuer.clone().filter(|i| !i.is_empty());
+    let http_only = !a.routes.is_empty() || !a.route_tokens.is_empty() || oauth_issuer.is_some();
     if a.transport == Transport::Stdio && http_only {
         return Err("--route, --route-token and --oauth-* need --transport http".into());
     }
@@ -769,22 +771,19 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
                     }
                 }
             }
-            let oauth = a
-                .oauth_issuer
-                .clone()
-                .map(|issuer| flowmcp_mcp::OAuthOptions {
-                    issuer,
-                    audience: a.oauth_audience.clone(),
-                    jwks: match &a.oauth_jwks {
-                        None => flowmcp_mcp::JwksSource::Discover,
-                        Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
-                            flowmcp_mcp::JwksSource::Url(u.clone())
-                        }
-                        Some(f) => flowmcp_mcp::JwksSource::File(PathBuf::from(f)),
-                    },
-                    required_scopes: a.oauth_scopes.clone(),
-                    public_url: a.public_url.clone(),
-                });
+            let oauth = oauth_issuer.map(|issuer| flowmcp_mcp::OAuthOptions {
+                issuer,
+                audience: a.oauth_audience.clone(),
+                jwks: match &a.oauth_jwks {
+                    None => flowmcp_mcp::JwksSource::Discover,
+                    Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
+                        flowmcp_mcp::JwksSource::Url(u.clone())
+                    }
+                    Some(f) => flowmcp_mcp::JwksSource::File(PathBuf::from(f)),
+                },
+                required_scopes: a.oauth_scopes.clone(),
+                public_url: a.public_url.clone(),
+            });
             let http = flowmcp_mcp::HttpOptions {
                 listen: a.listen,
                 auth_token: a.auth_token.clone().filter(|t| !t.is_empty()),
