@@ -715,6 +715,14 @@ fn fold(s: &str) -> String {
 }
 
 fn fold_into(s: &str, out: &mut String) {
+    if s.is_ascii() {
+        let start = out.len();
+        out.push_str(s);
+        if let Some(added) = out.get_mut(start..) {
+            added.make_ascii_lowercase();
+        }
+        return;
+    }
     for c in s.chars() {
         if c.is_ascii() {
             out.push(c.to_ascii_lowercase());
