@@ -1,0 +1,186 @@
+//! Where a resource's database file lives: `inline`, `project` or `global`, plus its name.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use super::error::PathError;
+
+/// The base folder name used by `project` and `global` when none is configured.
+pub const DEFAULT_BASE: &str = "flowmcp";
+
+/// The storage location of a resource file (the `origin` field).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// Beside the schema: `{schema dir}/resources/{name}`.
+    Inline,
+    /// In the project: `{project base}/resources/{name}`, the project base being for example
+    /// the nearest `.flowmcp/` directory.
+    Project,
+    /// In the user's home: `{home}/.{base}/resources/{name}`.
+    Global,
+}
+
+impl Origin {
+    /// Reads the spelling used in schemas: `inline`, `project` or `global`.
+    pub fn parse(text: &str) -> Option<Origin> {
+        match text {
+            "inline" => Some(Origin::Inline),
+            "project" => Some(Origin::Project),
+            "global" => Some(Origin::Global),
+            _ => None,
+        }
+    }
+
+    /// The spelling used in schemas.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Inline => "inline",
+            Origin::Project => "project",
+            Origin::Global => "global",
+        }
+    }
+}
+
+/// The directories the three origins resolve against, given by the caller (the library reads
+/// no environment).
+#[derive(Clone, Debug)]
+pub struct Locations {
+    /// The directory of the schema file, for `inline`.
+    pub schema_dir: Option<PathBuf>,
+    /// The project base directory (for example the nearest `.flowmcp/`), for `project`.
+    pub project_base: Option<PathBuf>,
+    /// The user's home directory, for `global`.
+    pub home: Option<PathBuf>,
+    /// The base folder name: `global` uses `{home}/.{base}`. Default [`DEFAULT_BASE`].
+    pub base: String,
+}
+
+impl Default for Locations {
+    fn default() -> Self {
+        Locations {
+            schema_dir: None,
+            project_base: None,
+            home: None,
+            base: DEFAULT_BASE.to_owned(),
+        }
+    }
+}
+
+impl Locations {
+    /// Resolves `name` under `origin`.
+    ///
+    /// `name` must be a plain file name ending in `.db`: no path separator, no `..`, not
+    /// hidden. The result has its existing part canonicalized (symbolic links followed) and
+    /// must stay inside the origin's root directory (the schema directory, the project base, or
+    /// `{home}/.{base}`), so a link that leads elsewhere, or a `resources` directory that is such
+    /// a link, is refused. The file itself need not exist; a dangling link in its place is
+    /// refused.
+    pub fn resolve(&self, origin: Origin, name: &str) -> Result<PathBuf, PathError> {
+        check_name(name)?;
+        let root = match origin {
+            Origin::Inline => self.schema_dir.clone().ok_or(PathError::NoLocation {
+                origin: "inline",
+                what: "schema directory",
+            })?,
+            Origin::Project => self.project_base.clone().ok_or(PathError::NoLocation {
+                origin: "project",
+                what: "project base directory",
+            })?,
+            Origin::Global => {
+                let home = self.home.as_ref().ok_or(PathError::NoLocation {
+                    origin: "global",
+                    what: "home directory",
+                })?;
+                if !is_plain(&self.base) {
+                    return Err(PathError::BadBase {
+                        base: self.base.clone(),
+                    });
+                }
+                home.join(format!(".{}", self.base))
+            }
+        };
+        let candidate = root.join("resources").join(name);
+        let root = canonical_prefix(&root)?;
+        let resolved = canonical_prefix(&candidate)?;
+        if resolved.starts_with(&root) {
+            Ok(resolved)
+        } else {
+            Err(PathError::Escape {
+                path: resolved,
+                root,
+            })
+        }
+    }
+}
+
+fn is_plain(text: &str) -> bool {
+    !text.is_empty()
+        && text != "."
+        && text != ".."
+        && !text.contains(['/', '\\', '\0'])
+        && !text.contains("..")
+}
+
+fn check_name(name: &str) -> Result<(), PathError> {
+    let bad = |reason| {
+        Err(PathError::BadName {
+            name: name.to_owned(),
+            reason,
+        })
+    };
+    if name.contains(['/', '\\']) {
+        return bad("must not contain a path separator");
+    }
+    if name.contains("..") {
+        return bad("must not contain `..`");
+    }
+    if name.contains(['\0', ':']) {
+        return bad("must not contain NUL or `:`");
+    }
+    if name.starts_with('.') {
+        return bad("must not start with a dot");
+    }
+    if !name.ends_with(".db") || name.len() <= ".db".len() {
+        return bad("must be a file name ending in `.db`");
+    }
+    Ok(())
+}
+
+/// The path with its longest existing prefix canonicalized and the rest appended as it is.
+/// A missing tail must be plain names (no `..`), and a dangling link is an error.
+fn canonical_prefix(path: &Path) -> Result<PathBuf, PathError> {
+    let io_err = |source| PathError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let absolute = std::path::absolute(path).map_err(io_err)?;
+    let mut existing: &Path = &absolute;
+    let mut rest: Vec<OsString> = Vec::new();
+    loop {
+        match fs::canonicalize(existing) {
+            Ok(mut found) => {
+                for part in rest.iter().rev() {
+                    found.push(part);
+                }
+                return Ok(found);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if fs::symlink_metadata(existing).is_ok() {
+                    // Something is there but cannot be followed: a dangling link.
+                    return Err(PathError::DanglingLink {
+                        path: existing.to_path_buf(),
+                    });
+                }
+                let mut components = existing.components();
+                match components.next_back() {
+                    Some(Component::Normal(part)) => rest.push(part.to_os_string()),
+                    _ => return Err(io_err(e)),
+                }
+                existing = components.as_path();
+            }
+            Err(e) => return Err(io_err(e)),
+        }
+    }
+}
