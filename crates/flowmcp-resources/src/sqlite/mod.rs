@@ -50,6 +50,18 @@
 //! - **Limits** ([`QueryLimits`]): rows are counted while the statement is stepped, never by
 //!   editing the SQL; a progress handler interrupts a statement that runs past its time; and
 //!   the result's approximate JSON size is capped.
+//!
+//! # Values
+//!
+//! Parameters are JSON scalars bound by position: a string binds as TEXT, a number that is a
+//! whole `i64` as INTEGER, any other number as REAL, `true`/`false` as 1/0, `null` as NULL.
+//! Arrays, objects and whole numbers above `i64::MAX` are [`SqlError::InvalidInput`].
+//!
+//! Column values come back as: NULL → `null`; INTEGER → a JSON number when it lies within
+//! ±(2^53 − 1), which every JSON reader holds exactly, otherwise a string of its decimal digits
+//! (`"9007199254740993"`); REAL → a number, with ±infinity (which JSON cannot write) as the
+//! strings `"Infinity"` / `"-Infinity"`; TEXT → a string (bytes that are not UTF-8 become
+//! U+FFFD); BLOB → `{"$blob": "<base64>"}` ([`BLOB_KEY`], standard alphabet with padding).
 
 mod error;
 mod guard;
@@ -205,8 +217,8 @@ pub struct Rows {
     /// The result's column names, in statement order.
     pub columns: Vec<String>,
     /// One object per row, keys in column order. When two columns share a name, the later
-    /// value is kept. Values are represented as described in the module's `value` rules:
-    /// integers beyond ±(2^53 − 1) as decimal strings, BLOBs as `{"$blob": "<base64>"}`.
+    /// value is kept. Values are represented as the module documentation's *Values* section
+    /// says: integers beyond ±(2^53 − 1) as decimal strings, BLOBs as `{"$blob": "<base64>"}`.
     pub rows: Vec<Map<String, Value>>,
     /// Whether more rows existed than were returned.
     pub truncated: bool,
@@ -776,6 +788,12 @@ fn existing_file(path: &Path) -> Result<PathBuf, OpenError> {
 /// unreserved characters and `/` is percent-encoded, so `?`, `#` and `%` in names are safe.
 fn file_uri(path: &Path) -> String {
     let raw = path.as_os_str().as_encoded_bytes();
+    // A canonical Windows path starts with the verbatim prefix `\\?\`, which URIs do not take.
+    let raw = if cfg!(windows) {
+        raw.strip_prefix(br"\\?\").unwrap_or(raw)
+    } else {
+        raw
+    };
     let mut uri = String::with_capacity(raw.len() + 32);
     uri.push_str("file:");
     if cfg!(windows) {

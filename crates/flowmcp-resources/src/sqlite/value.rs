@@ -1,14 +1,6 @@
 //! JSON values in and out of SQLite.
 //!
-//! In: a JSON scalar binds as TEXT (string), INTEGER (a number that is a whole `i64`; a boolean
-//! as 0/1), REAL (any other number) or NULL. Arrays, objects and whole numbers above `i64::MAX`
-//! are refused.
-//!
-//! Out: NULL → `null`; INTEGER → a number when it is within ±(2^53 − 1), so any JSON reader
-//! gets it exactly, and otherwise its decimal digits as a string; REAL → a number (±infinity,
-//! which JSON has no number for, as the strings `"Infinity"` / `"-Infinity"`); TEXT → a string
-//! (bytes that are not UTF-8 are replaced by U+FFFD); BLOB → `{"$blob": "<base64>"}` (standard
-//! alphabet, padded).
+//! The representation is described in the `sqlite` module documentation (*Values*).
 
 use base64::Engine as _;
 use rusqlite::Statement;
