@@ -41,6 +41,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             runtime_example(&["serve", bin.as_str()], &args[1..], 1)
         }
         Some("start") => crate::bench_start::run(&args[1..], build_release),
+        Some("resources") => resources(&args[1..]),
         Some("load") => {
             let mut runs = 5usize;
             let mut rest = Vec::new();
@@ -60,7 +61,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
              cargo xtask bench call [--iters N]\n       \
              cargo xtask bench serve [--iters N]\n       \
              cargo xtask bench serve --http [--secs N] [--connections N] [--threads N] [--pin]\n       \
-             cargo xtask bench load <dir> [--runs N] [--profile spec|compat]"
+             cargo xtask bench load <dir> [--runs N] [--profile spec|compat]\n       \
+             cargo xtask bench start <dir> [--runs N] [--profile spec|compat]\n       \
+             cargo xtask bench resources [--iters N]"
                 .into(),
         ),
     }
@@ -333,5 +336,25 @@ fn validate(args: &[String]) -> Result<(), String> {
         files as f64 / median.as_secs_f64().max(1e-9)
     );
     println!("peak RSS:   {:.1} MiB", peak_kib as f64 / 1024.0);
+    Ok(())
+}
+
+/// `cargo xtask bench resources [--iters N]`: the resource engines' examples in release, one
+/// after the other: a parameterised SQLite query through the engine against bare rusqlite
+/// (interleaved) and `describeTables` on 50 tables, then markdown search, section and lines on a
+/// 2 MB document.
+fn resources(args: &[String]) -> Result<(), String> {
+    let root = workspace_root();
+    for example in ["bench_resources", "bench_markdown"] {
+        build_release(&["-p", "flowmcp-resources", "--example", example])?;
+        let bin = root.join("target/release/examples").join(example);
+        let status = Command::new(&bin)
+            .args(args)
+            .status()
+            .map_err(|e| format!("{}: {e}", bin.display()))?;
+        if !status.success() {
+            return Err(format!("{} failed", bin.display()));
+        }
+    }
     Ok(())
 }

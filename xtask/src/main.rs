@@ -41,6 +41,7 @@ fn main() -> ExitCode {
                  {pad}[--threads N] [--pin]                  CPU time of server, upstream and generator\n  \
                  bench load <dir> [--runs N] [--profile P]        load a corpus into tool descriptors\n  \
                  bench start <dir> [--runs N] [--profile P]       serve: start to first tools/list, RSS, list size\n  \
+                 bench resources [--iters N]                      SQLite query vs bare rusqlite, describeTables, markdown search\n  \
                  fuzz list | <target> [--secs N]                  run a cargo-fuzz target (nightly), report executions\n  \
                  sweep <dir> [--profile P] [--json FILE]          call every tool against a local echo upstream:\n  \
                  {pad}[--timeout-ms N] [--only TEXT]        outcomes, panics, hangs, leaks\n  \
