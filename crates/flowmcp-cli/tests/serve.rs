@@ -885,7 +885,10 @@ fn routes_serve_their_own_tools_with_their_own_tokens() {
         let bearer = format!("Bearer {token}");
         let (status, body) = post(
             &format!("{}{path}", serve.base),
-            &[("Authorization", &bearer), ("MCP-Protocol-Version", "2025-06-18")],
+            &[
+                ("Authorization", &bearer),
+                ("MCP-Protocol-Version", "2025-06-18"),
+            ],
             &list,
         );
         let names = serde_json::from_str::<Value>(&body)
@@ -905,7 +908,10 @@ fn routes_serve_their_own_tools_with_their_own_tokens() {
     assert_eq!(status, 200);
     assert_eq!(
         picked,
-        ["listCountries_holidaykit-net", "getNextHolidays_holidaykit-net"]
+        [
+            "listCountries_holidaykit-net",
+            "getNextHolidays_holidaykit-net"
+        ]
     );
     // Each route takes only its own token; /mcp is not served when routes are given.
     assert_eq!(names("/holidays", "token-two").0, 401);
