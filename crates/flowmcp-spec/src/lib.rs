@@ -48,5 +48,8 @@ pub use registry::{Code, Family, Origin, PROJECT_SECTION, RULES, RuleInfo, Statu
 // The types most signatures use.
 pub use id::{IdType, PrimitiveId, SchemaFileId};
 pub use lists::{ListRegistry, ListScope, SharedList};
-pub use model::{Location, SchemaMain};
+pub use model::{
+    Location, Resource, ResourceMode, ResourceOrigin, ResourceParameter, ResourceQuery,
+    ResourceSource, SchemaMain,
+};
 pub use zod::ZType;

@@ -169,6 +169,131 @@ impl SchemaMain {
     pub fn from_value(main: Value) -> Result<SchemaMain, serde_json::Error> {
         SchemaMain::deserialize(main)
     }
+
+    /// `main.resources` read as the typed resource model (chapter 13), in declaration order; empty
+    /// when the schema has none. Fails when an entry does not have the shape of a resource (which
+    /// validation, RES001–RES029, reports with locations first).
+    pub fn typed_resources(&self) -> Result<IndexMap<String, Resource>, serde_json::Error> {
+        match &self.resources {
+            None | Some(Value::Null) => Ok(IndexMap::new()),
+            Some(v) => IndexMap::<String, Resource>::deserialize(v),
+        }
+    }
+}
+
+/// The kind of a resource (`source`, chapter 13).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResourceSource {
+    /// A SQLite database opened by `mode` and `origin`.
+    Sqlite,
+    /// A sealed SQLite database produced by an add-on (`addon`, `path`).
+    SqliteGtfs,
+    /// A markdown document.
+    Markdown,
+    /// A remote file (usually SQLite) fetched over HTTPS and cached for `cacheTtl` seconds.
+    Http,
+}
+
+/// How a SQLite resource is opened (`mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResourceMode {
+    /// Read-only; only `SELECT` / `WITH` queries.
+    InMemory,
+    /// Writable, persistent on disk; only with `origin: 'project'`.
+    FileBased,
+}
+
+/// Where a resource file lives (`origin`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResourceOrigin {
+    /// The user's base folder.
+    Global,
+    /// The project's base folder.
+    Project,
+    /// Next to the schema file.
+    Inline,
+}
+
+/// One entry of `main.resources` (chapter 13). Every field but `source` and `description` is
+/// optional here: which ones a source needs is validation's business (RES024–RES027, RES031).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    pub source: ResourceSource,
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<ResourceMode>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<ResourceOrigin>,
+    /// File name with its extension (`.db` or `.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A file path (sqlite-gtfs; the cache file of an http resource; a local file under compat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The HTTPS address of an http resource.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Cache lifetime of an http resource, in seconds (an integral float is accepted).
+    #[serde(
+        default,
+        deserialize_with = "integral_u64_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_ttl: Option<u64>,
+    /// Schema-defined queries by name, in declaration order.
+    #[serde(default)]
+    pub queries: IndexMap<String, ResourceQuery>,
+    /// The add-on of a sqlite-gtfs resource.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addon: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addon_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addon_source: Option<String>,
+}
+
+/// One query of a resource: a prepared statement with `?` placeholders bound from `parameters`
+/// in array order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceQuery {
+    pub sql: String,
+    pub description: String,
+    #[serde(default)]
+    pub parameters: Vec<ResourceParameter>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Output>,
+    /// Test cases: `_description` plus parameter values.
+    #[serde(default)]
+    pub tests: Vec<IndexMap<String, Value>>,
+}
+
+/// A resource query parameter: like a tool parameter, without `position.location`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResourceParameter {
+    pub position: ResourcePosition,
+    pub z: ZBlock,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// A resource parameter's `position` block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourcePosition {
+    pub key: String,
+    /// `{{USER_PARAM}}` or a fixed string.
+    pub value: String,
+}
+
+/// [`integral_u64`] for an optional field.
+fn integral_u64_opt<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
+    integral_u64(deserializer).map(Some)
 }
 
 /// An HTTP method: of a tool (`GET`, `POST`, `PUT`, `DELETE`, the methods chapter 01 allows and
@@ -442,6 +567,50 @@ impl ZBlock {
 }
 
 #[cfg(test)]
+mod resource_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn typed_resources_read_sqlite_and_http() {
+        let main = SchemaMain::from_json(&json!({
+            "namespace": "tokens", "name": "T", "description": "d", "version": "4.2.0", "tools": {},
+            "resources": {
+                "tokenLookup": {
+                    "source": "sqlite", "mode": "in-memory", "origin": "global", "name": "tokens-list.db",
+                    "description": "Tokens",
+                    "queries": {"bySymbol": {
+                        "sql": "SELECT * FROM tokens WHERE symbol = ?", "description": "By symbol",
+                        "parameters": [{"position": {"key": "symbol", "value": "{{USER_PARAM}}"},
+                                        "z": {"primitive": "string()", "options": []}}],
+                        "output": {"mimeType": "application/json", "schema": {"type": "array"}},
+                        "tests": [{"_description": "USDC", "symbol": "USDC"}]
+                    }}
+                },
+                "remote": {"source": "http", "url": "https://x.example/a.db", "cacheTtl": 3600.0,
+                           "description": "Remote", "queries": {}}
+            }
+        }))
+        .unwrap();
+        let r = main.typed_resources().unwrap();
+        let t = &r["tokenLookup"];
+        assert_eq!(t.source, ResourceSource::Sqlite);
+        assert_eq!(t.mode, Some(ResourceMode::InMemory));
+        assert_eq!(t.origin, Some(ResourceOrigin::Global));
+        assert_eq!(t.queries["bySymbol"].parameters[0].position.key, "symbol");
+        assert_eq!(r["remote"].source, ResourceSource::Http);
+        assert_eq!(r["remote"].cache_ttl, Some(3600));
+        assert!(
+            SchemaMain::from_json(&json!({"namespace": "a", "name": "b", "description": "c",
+                "version": "4.2.0", "resources": {"x": {"source": "ftp", "description": "d"}}}))
+            .unwrap()
+            .typed_resources()
+            .is_err()
+        );
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::lists::Filter;
@@ -561,6 +730,10 @@ mod tests {
             }]
         );
         assert!(main.resources.is_some());
+        assert!(
+            main.typed_resources().is_err(),
+            "a resource without description"
+        );
         assert!(main.prompts.is_some());
         assert!(main.skills.is_none());
         assert_eq!(

@@ -206,11 +206,11 @@ declare_rules! {
     LST009: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "`dependsOn` must name existing lists";
     LST010: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "Circular list dependencies are forbidden";
     LST011: Lst, Spec, "09-validation-rules.md", Error/Error, Implemented, "List dependency depth is at most 3";
-    RES001: Res, Spec, "13-resources.md", Error/Error, Planned(0), "`source` must be sqlite, sqlite-gtfs, markdown or http";
-    RES002: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Resource `description` must be a non-empty string";
-    RES003: Res, Spec, "09-validation-rules.md", Error/Error, Planned(0), "Resource `name` must end in .db";
-    RES004: Res, Spec, "09-validation-rules.md", Error/Error, Planned(0), "Resource `name` must not contain a path separator or `..`";
-    RES005: Res, Spec, "13-resources.md", Error/Error, Planned(0), "At most 2 resources per schema";
+    RES001: Res, Spec, "13-resources.md", Error/Error, Implemented, "`source` must be sqlite, sqlite-gtfs, markdown or http";
+    RES002: Res, Spec, "13-resources.md", Error/Error, Implemented, "Resource `description` must be a non-empty string";
+    RES003: Res, Spec, "09-validation-rules.md", Error/Error, Implemented, "Resource `name` must end in .db";
+    RES004: Res, Spec, "09-validation-rules.md", Error/Error, Implemented, "Resource `name` must not contain a path separator or `..`";
+    RES005: Res, Spec, "13-resources.md", Error/Error, Implemented, "At most 2 resources per schema";
     /// RES006: A resource with more than 4 queries, as chapter 09 states the limit.
     ///
     /// # Why
@@ -219,10 +219,10 @@ declare_rules! {
     /// `describeTables` not counted (RES028). The two limits contradict each other; the resources
     /// chapter's applies, so this code is never reported.
     RES006: Res, Spec, "09-validation-rules.md", Off/Off, NotEmitted("RES028's limit of 7 applies"), "At most 4 queries per resource (RES028's limit of 7 applies)";
-    RES007: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Each query must have `sql` (string)";
-    RES008: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Each query must have `description` (string)";
-    RES009: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Each query must have a `parameters` array";
-    RES010: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Each query must have `output` with `mimeType` and `schema`";
+    RES007: Res, Spec, "13-resources.md", Error/Error, Implemented, "Each query must have `sql` (string)";
+    RES008: Res, Spec, "13-resources.md", Error/Error, Implemented, "Each query must have `description` (string)";
+    RES009: Res, Spec, "13-resources.md", Error/Error, Implemented, "Each query must have a `parameters` array";
+    RES010: Res, Spec, "13-resources.md", Error/Error, Implemented, "Each query must have `output` with `mimeType` and `schema`";
     RES011: Res, Spec, "13-resources.md", Error/Error, Planned(0), "A query has no tests at all (fewer than 3 is TST001)";
     /// RES012: The SQL of a resource query that does not begin with `SELECT`, as chapter 09 states
     /// the rule.
@@ -233,25 +233,25 @@ declare_rules! {
     /// (RES029), which also admits read-only queries with common table expressions. RES029 applies
     /// instead of this stricter, contradicting rule.
     RES012: Res, Spec, "09-validation-rules.md", Off/Off, NotEmitted("RES029 reports the check"), "SQL must begin with SELECT (RES029 applies instead)";
-    RES013: Res, Spec, "09-validation-rules.md", Error/Error, Planned(0), "SQL must not use ATTACH or LOAD_EXTENSION";
-    RES014: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Parameter count must equal the number of `?` placeholders";
-    RES015: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Resource parameters must not have `position.location`";
-    RES016: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Resource parameters must not use server-param placeholders";
-    RES017: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Resource name must match ^[a-z][a-zA-Z0-9]*$";
-    RES018: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Query name must match ^[a-z][a-zA-Z0-9]*$";
-    RES019: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Resource parameter primitives must be scalar (string, number, boolean, enum)";
+    RES013: Res, Spec, "09-validation-rules.md", Error/Error, Implemented, "SQL must not use ATTACH or LOAD_EXTENSION";
+    RES014: Res, Spec, "13-resources.md", Error/Error, Implemented, "Parameter count must equal the number of `?` placeholders";
+    RES015: Res, Spec, "13-resources.md", Error/Error, Implemented, "Resource parameters must not have `position.location`";
+    RES016: Res, Spec, "13-resources.md", Error/Error, Implemented, "Resource parameters must not use server-param placeholders";
+    RES017: Res, Spec, "13-resources.md", Error/Error, Implemented, "Resource name must match ^[a-z][a-zA-Z0-9]*$";
+    RES018: Res, Spec, "13-resources.md", Error/Error, Implemented, "Query name must match ^[a-z][a-zA-Z0-9]*$";
+    RES019: Res, Spec, "13-resources.md", Error/Error, Implemented, "Resource parameter primitives must be scalar (string, number, boolean, enum)";
     RES020: Res, Spec, "13-resources.md", Warning/Warning, Planned(0), "Database file does not exist at validation time";
-    RES021: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Query `output.schema.type` must be array";
+    RES021: Res, Spec, "13-resources.md", Error/Error, Implemented, "Query `output.schema.type` must be array";
     RES022: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Query test values must pass `z` validation";
     RES023: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Query tests must be JSON-serializable";
-    RES024: Res, Spec, "13-resources.md", Error/Error, Planned(0), "http resource needs an HTTPS `url`", [
+    RES024: Res, Spec, "13-resources.md", Error/Error, Implemented, "http resource needs an HTTPS `url`", [
         "local-path" => Error/Off: "http resource with a `path` but no `url` (compat accepts a local file)",
     ];
-    RES025: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite resource needs `mode`: in-memory or file-based";
-    RES026: Res, Spec, "13-resources.md", Error/Error, Planned(0), "`origin` is required: global, project or inline";
-    RES027: Res, Spec, "13-resources.md", Error/Error, Planned(0), "`name` is required, non-empty, with the right extension (.db or .md)";
-    RES028: Res, Spec, "13-resources.md", Error/Error, Planned(0), "At most 7 schema-defined queries per resource; runSql/describeTables not counted";
-    RES029: Res, Spec, "13-resources.md", Error/Error, Planned(0), "in-memory and http SQL must start with SELECT or WITH";
+    RES025: Res, Spec, "13-resources.md", Error/Error, Implemented, "sqlite resource needs `mode`: in-memory or file-based";
+    RES026: Res, Spec, "13-resources.md", Error/Error, Implemented, "`origin` is required: global, project or inline";
+    RES027: Res, Spec, "13-resources.md", Error/Error, Implemented, "`name` is required, non-empty, with the right extension (.db or .md)";
+    RES028: Res, Spec, "13-resources.md", Error/Error, Implemented, "At most 7 schema-defined queries per resource; runSql/describeTables not counted";
+    RES029: Res, Spec, "13-resources.md", Error/Error, Implemented, "in-memory and http SQL must start with SELECT or WITH";
     RES030: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs requires `mode: 'file-based'`";
     RES031: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs requires `addon`";
     RES032: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs database lacks `meta.qualitySeal = 'sqlite-gtfs'`";

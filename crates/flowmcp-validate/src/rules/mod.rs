@@ -13,6 +13,7 @@ mod meta;
 mod output;
 mod params;
 mod preload;
+mod resources;
 mod security;
 mod tool_tests;
 mod tools;
@@ -134,7 +135,7 @@ pub(crate) struct SchemaRule {
 
 /// The rules of each family module, in the order they run. Each module declares its own `RULES`
 /// table, so adding a rule touches only its module.
-pub(crate) fn rule_tables() -> [&'static [SchemaRule]; 10] {
+pub(crate) fn rule_tables() -> [&'static [SchemaRule]; 11] {
     [
         main_fields::RULES,
         handlers::RULES,
@@ -143,6 +144,7 @@ pub(crate) fn rule_tables() -> [&'static [SchemaRule]; 10] {
         params::RULES,
         output::RULES,
         preload::RULES,
+        resources::RULES,
         meta::RULES,
         lists::RULES,
         tool_tests::RULES,

@@ -1,0 +1,1011 @@
+//! Rules on `main.resources` (chapter 13): the RES family.
+//!
+//! Each rule reads the JSON of the resources that are objects and stays quiet about what another
+//! rule reports: a resource whose `source` is not known (RES001) gets none of the checks that
+//! depend on the source, and a field of the wrong type is reported by the rule that owns the field.
+
+use flowmcp_spec::{Code, Collector, JsonPath};
+use serde_json::{Map, Value};
+
+use super::{SchemaCtx, SchemaRule, main_path, required_server_params, shown, type_name};
+
+/// The rules of this module, in the order they run.
+pub(super) static RULES: &[SchemaRule] = &[
+    SchemaRule {
+        codes: &[Code::RES001],
+        check: res001_source,
+    },
+    SchemaRule {
+        codes: &[Code::RES002],
+        check: res002_description,
+    },
+    SchemaRule {
+        codes: &[Code::RES003],
+        check: res003_db_extension,
+    },
+    SchemaRule {
+        codes: &[Code::RES004],
+        check: res004_name_no_path,
+    },
+    SchemaRule {
+        codes: &[Code::RES005],
+        check: res005_at_most_two,
+    },
+    SchemaRule {
+        codes: &[Code::RES007],
+        check: res007_sql,
+    },
+    SchemaRule {
+        codes: &[Code::RES008],
+        check: res008_query_description,
+    },
+    SchemaRule {
+        codes: &[Code::RES009],
+        check: res009_parameters_array,
+    },
+    SchemaRule {
+        codes: &[Code::RES010],
+        check: res010_output,
+    },
+    SchemaRule {
+        codes: &[Code::RES013],
+        check: res013_attach_load_extension,
+    },
+    SchemaRule {
+        codes: &[Code::RES014],
+        check: res014_placeholder_count,
+    },
+    SchemaRule {
+        codes: &[Code::RES015],
+        check: res015_no_location,
+    },
+    SchemaRule {
+        codes: &[Code::RES016],
+        check: res016_no_server_params,
+    },
+    SchemaRule {
+        codes: &[Code::RES017],
+        check: res017_resource_name,
+    },
+    SchemaRule {
+        codes: &[Code::RES018],
+        check: res018_query_name,
+    },
+    SchemaRule {
+        codes: &[Code::RES019],
+        check: res019_scalar_primitives,
+    },
+    SchemaRule {
+        codes: &[Code::RES021],
+        check: res021_output_array,
+    },
+    SchemaRule {
+        codes: &[Code::RES024],
+        check: res024_http_url,
+    },
+    SchemaRule {
+        codes: &[Code::RES025],
+        check: res025_sqlite_mode,
+    },
+    SchemaRule {
+        codes: &[Code::RES026],
+        check: res026_origin,
+    },
+    SchemaRule {
+        codes: &[Code::RES027],
+        check: res027_name,
+    },
+    SchemaRule {
+        codes: &[Code::RES028],
+        check: res028_query_count,
+    },
+    SchemaRule {
+        codes: &[Code::RES029],
+        check: res029_select_or_with,
+    },
+];
+
+/// The `source` values a resource may have.
+const SOURCES: &[&str] = &["sqlite", "sqlite-gtfs", "markdown", "http"];
+
+/// Query names the runtime injects; they do not count towards the limit of RES028.
+const INJECTED_QUERIES: &[&str] = &["runSql", "describeTables"];
+
+/// One resource that is an object.
+struct ResRef<'a> {
+    res: &'a Map<String, Value>,
+    /// `main.resources.<name>`
+    path: JsonPath,
+}
+
+impl<'a> ResRef<'a> {
+    /// `source` when it is one of [`SOURCES`].
+    fn source(&self) -> Option<&'a str> {
+        self.res
+            .get("source")
+            .and_then(Value::as_str)
+            .filter(|s| SOURCES.contains(s))
+    }
+    fn str_field(&self, key: &str) -> Option<&'a str> {
+        self.res.get(key).and_then(Value::as_str)
+    }
+}
+
+/// One query that is an object, with its resource.
+struct QueryRef<'a> {
+    res: &'a Map<String, Value>,
+    name: &'a String,
+    query: &'a Map<String, Value>,
+    /// `main.resources.<resource>.queries.<name>`
+    path: JsonPath,
+}
+
+impl<'a> QueryRef<'a> {
+    fn sql(&self) -> Option<&'a str> {
+        self.query.get("sql").and_then(Value::as_str)
+    }
+    /// The parameter objects with their paths.
+    fn params(&self) -> Vec<(&'a Map<String, Value>, JsonPath)> {
+        let Some(Value::Array(params)) = self.query.get("parameters") else {
+            return Vec::new();
+        };
+        let base = self.path.key("parameters");
+        params
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.as_object().map(|o| (o, base.index(i))))
+            .collect()
+    }
+}
+
+/// `main.resources` when it is an object.
+fn resources<'a>(ctx: &SchemaCtx<'a>) -> Option<&'a Map<String, Value>> {
+    ctx.main()?.get("resources")?.as_object()
+}
+
+/// Every resource that is an object.
+fn each_resource<'a>(ctx: &SchemaCtx<'a>) -> Vec<ResRef<'a>> {
+    let Some(all) = resources(ctx) else {
+        return Vec::new();
+    };
+    let base = main_path("resources");
+    all.iter()
+        .filter_map(|(name, r)| {
+            r.as_object().map(|res| ResRef {
+                res,
+                path: base.key(name),
+            })
+        })
+        .collect()
+}
+
+/// Every query that is an object, of every resource whose `queries` is an object.
+fn each_query<'a>(ctx: &SchemaCtx<'a>) -> Vec<QueryRef<'a>> {
+    let mut out = Vec::new();
+    for r in each_resource(ctx) {
+        let Some(queries) = r.res.get("queries").and_then(Value::as_object) else {
+            continue;
+        };
+        let base = r.path.key("queries");
+        for (name, q) in queries {
+            if let Some(query) = q.as_object() {
+                out.push(QueryRef {
+                    res: r.res,
+                    name,
+                    query,
+                    path: base.key(name),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether `name` matches `^[a-z][a-zA-Z0-9]*$`.
+fn is_camel_case(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase()) && chars.all(|c| c.is_ascii_alphanumeric())
+}
+
+/// RES001: A resource whose `source` is missing or not one of `sqlite`, `sqlite-gtfs`, `markdown`,
+/// `http`; also a resource that is not an object at all.
+///
+/// # Why
+///
+/// The source decides how the resource is opened and which other fields it needs. The chapter's
+/// own tables name three values in one place and four in another; the four values `sqlite`,
+/// `sqlite-gtfs`, `markdown` and `http` are the ones the chapter defines sections for, so all four
+/// are accepted.
+pub(super) fn res001_source(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(all) = resources(ctx) else { return };
+    let base = main_path("resources");
+    for (name, r) in all {
+        let path = base.key(name);
+        let Some(res) = r.as_object() else {
+            c.emit(
+                Code::RES001,
+                Some(&path),
+                format!("A resource must be an object (found {})", type_name(r)),
+            );
+            continue;
+        };
+        match res.get("source") {
+            None => {
+                c.emit(
+                    Code::RES001,
+                    Some(&path.key("source")),
+                    "Missing required field \"source\"",
+                );
+            }
+            Some(Value::String(s)) if SOURCES.contains(&s.as_str()) => {}
+            Some(other) => {
+                c.emit_help(
+                    Code::RES001,
+                    Some(&path.key("source")),
+                    format!("Unknown resource source {}", shown(other)),
+                    Some("use 'sqlite', 'sqlite-gtfs', 'markdown' or 'http'".to_string()),
+                );
+            }
+        }
+    }
+}
+
+/// RES002: A resource whose `description` is missing, not a string, or empty.
+///
+/// # Why
+///
+/// The description is what a client sees when it discovers the resource; without it an agent
+/// cannot tell what the data is for.
+pub(super) fn res002_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        let path = r.path.key("description");
+        match r.res.get("description") {
+            None => {
+                c.emit(
+                    Code::RES002,
+                    Some(&path),
+                    "Missing required field \"description\"",
+                );
+            }
+            Some(Value::String(s)) if !s.trim().is_empty() => {}
+            Some(Value::String(_)) => {
+                c.emit(Code::RES002, Some(&path), "Must not be empty");
+            }
+            Some(other) => {
+                c.emit(
+                    Code::RES002,
+                    Some(&path),
+                    format!("Must be a string (found {})", type_name(other)),
+                );
+            }
+        }
+    }
+}
+
+/// RES003: A `sqlite` resource whose `name` does not end in `.db`.
+///
+/// # Why
+///
+/// Chapter 09 words the rule for a `database` field that the resources chapter does not have; it
+/// applies to the resource `name`, the file name of the database. A missing or empty name and the
+/// `.md` extension of markdown resources are RES027's.
+pub(super) fn res003_db_extension(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        if r.source() != Some("sqlite") {
+            continue;
+        }
+        let Some(name) = r.str_field("name").filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        if !name.ends_with(".db") {
+            c.emit_help(
+                Code::RES003,
+                Some(&r.path.key("name")),
+                format!("SQLite resource file name {name:?} does not end in .db"),
+                Some("name the file like 'namespace-description.db'".to_string()),
+            );
+        }
+    }
+}
+
+/// RES004: A resource `name` that contains `/`, `\` or `..`.
+///
+/// # Why
+///
+/// The name is a file name inside the folder its `origin` selects. A separator or `..` would let
+/// a schema reach files outside that folder.
+pub(super) fn res004_name_no_path(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        let Some(name) = r.str_field("name") else {
+            continue;
+        };
+        if name.contains('/') || name.contains('\\') || name.contains("..") {
+            c.emit(
+                Code::RES004,
+                Some(&r.path.key("name")),
+                format!("File name {name:?} must not contain a path separator or \"..\""),
+            );
+        }
+    }
+}
+
+/// RES005: A schema with more than 2 resources.
+///
+/// # Why
+///
+/// Resources should be scoped to one data domain; the limit keeps a schema focused. It is
+/// independent of the limit of 8 tools.
+pub(super) fn res005_at_most_two(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(all) = resources(ctx) else { return };
+    if all.len() > 2 {
+        c.emit(
+            Code::RES005,
+            Some(&main_path("resources")),
+            format!("{} resources defined, at most 2 are allowed", all.len()),
+        );
+    }
+}
+
+/// Reports `code` when `query.<key>` is missing or not a string.
+fn require_string(q: &QueryRef<'_>, c: &mut Collector<'_>, key: &str, code: Code) {
+    let path = q.path.key(key);
+    match q.query.get(key) {
+        None => {
+            c.emit(code, Some(&path), format!("Missing required field {key:?}"));
+        }
+        Some(Value::String(_)) => {}
+        Some(other) => {
+            c.emit(
+                code,
+                Some(&path),
+                format!("Must be a string (found {})", type_name(other)),
+            );
+        }
+    }
+}
+
+/// RES007: A resource query without `sql`, or with `sql` that is not a string; also a query that
+/// is not an object.
+///
+/// # Why
+///
+/// The SQL statement is the query: without it there is nothing to run.
+pub(super) fn res007_sql(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        let Some(queries) = r.res.get("queries").and_then(Value::as_object) else {
+            continue;
+        };
+        for (name, q) in queries {
+            if !q.is_object() {
+                c.emit(
+                    Code::RES007,
+                    Some(&r.path.key("queries").key(name)),
+                    format!(
+                        "A query must be an object with `sql` (found {})",
+                        type_name(q)
+                    ),
+                );
+            }
+        }
+    }
+    for q in each_query(ctx) {
+        require_string(&q, c, "sql", Code::RES007);
+    }
+}
+
+/// RES008: A resource query without a string `description`.
+///
+/// # Why
+///
+/// The description becomes the MCP description of the query; an agent picks queries by it.
+pub(super) fn res008_query_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for q in each_query(ctx) {
+        require_string(&q, c, "description", Code::RES008);
+    }
+}
+
+/// RES009: A resource query without a `parameters` array (an empty array is fine).
+///
+/// # Why
+///
+/// Parameters are bound to the `?` placeholders in array order, so they must be an array, even an
+/// empty one for a query without placeholders.
+pub(super) fn res009_parameters_array(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for q in each_query(ctx) {
+        let path = q.path.key("parameters");
+        match q.query.get("parameters") {
+            None => {
+                c.emit_help(
+                    Code::RES009,
+                    Some(&path),
+                    "Missing required field \"parameters\"",
+                    Some("write `parameters: []` for a query without placeholders".to_string()),
+                );
+            }
+            Some(Value::Array(_)) => {}
+            Some(other) => {
+                c.emit(
+                    Code::RES009,
+                    Some(&path),
+                    format!("Must be an array (found {})", type_name(other)),
+                );
+            }
+        }
+    }
+}
+
+/// RES010: A resource query without an `output` object that has `mimeType` and `schema`.
+///
+/// # Why
+///
+/// The output schema tells the client the shape of the rows before it runs the query, as a tool's
+/// output schema does.
+pub(super) fn res010_output(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for q in each_query(ctx) {
+        let path = q.path.key("output");
+        let Some(output) = q.query.get("output") else {
+            c.emit(
+                Code::RES010,
+                Some(&path),
+                "Missing required field \"output\"",
+            );
+            continue;
+        };
+        let Some(output) = output.as_object() else {
+            c.emit(
+                Code::RES010,
+                Some(&path),
+                format!("Must be an object (found {})", type_name(output)),
+            );
+            continue;
+        };
+        if !output.get("mimeType").is_some_and(Value::is_string) {
+            c.emit(
+                Code::RES010,
+                Some(&path.key("mimeType")),
+                "`output.mimeType` is required and must be a string",
+            );
+        }
+        if !output.get("schema").is_some_and(Value::is_object) {
+            c.emit(
+                Code::RES010,
+                Some(&path.key("schema")),
+                "`output.schema` is required and must be an object",
+            );
+        }
+    }
+}
+
+/// The words of an SQL text outside string literals, quoted identifiers and comments, each
+/// upper-cased, and the number of `?` placeholders found there.
+fn sql_tokens(sql: &str) -> (Vec<String>, usize) {
+    let mut words = Vec::new();
+    let mut placeholders = 0;
+    let mut word = String::new();
+    let mut chars = sql.chars().peekable();
+    let flush = |word: &mut String, words: &mut Vec<String>| {
+        if !word.is_empty() {
+            words.push(word.to_ascii_uppercase());
+            word.clear();
+        }
+    };
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\'' | '"' | '`' | '[' => {
+                flush(&mut word, &mut words);
+                let close = if ch == '[' { ']' } else { ch };
+                // A doubled quote inside a literal is an escaped quote: the loop ends at the first
+                // quote and starts again at the second, which is equivalent.
+                for c in chars.by_ref() {
+                    if c == close {
+                        break;
+                    }
+                }
+            }
+            '-' if chars.peek() == Some(&'-') => {
+                flush(&mut word, &mut words);
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                flush(&mut word, &mut words);
+                chars.next();
+                let mut prev = '\0';
+                for c in chars.by_ref() {
+                    if prev == '*' && c == '/' {
+                        break;
+                    }
+                    prev = c;
+                }
+            }
+            '?' => {
+                flush(&mut word, &mut words);
+                placeholders += 1;
+            }
+            c if c.is_alphanumeric() || c == '_' => word.push(c),
+            _ => flush(&mut word, &mut words),
+        }
+    }
+    flush(&mut word, &mut words);
+    (words, placeholders)
+}
+
+/// RES013: SQL that uses `ATTACH` or `LOAD_EXTENSION` (outside string literals and comments), in
+/// any mode.
+///
+/// # Why
+///
+/// `ATTACH` opens another database file and `load_extension` loads native code: both reach past
+/// the one file the resource names. The runtime also denies them at the connection; reporting
+/// them here rejects the schema before it is ever run. Other keywords are not listed: a
+/// `file-based` resource may run any statement, and the read-only modes are held to `SELECT` or
+/// `WITH` by RES029.
+pub(super) fn res013_attach_load_extension(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for q in each_query(ctx) {
+        let Some(sql) = q.sql() else { continue };
+        let (words, _) = sql_tokens(sql);
+        for bad in ["ATTACH", "LOAD_EXTENSION"] {
+            if words.iter().any(|w| w == bad) {
+                c.emit(
+                    Code::RES013,
+                    Some(&q.path.key("sql")),
+                    format!("SQL must not use {bad}"),
+                );
+            }
+        }
+    }
+}
+
+/// RES014: A query whose number of parameters differs from the number of `?` placeholders in its
+/// SQL (placeholders inside string literals, quoted identifiers and comments do not count).
+///
+/// # Why
+///
+/// Parameters are bound to the placeholders in array order; one too many or too few shifts every
+/// value or leaves a placeholder unbound. A query whose SQL is `{{DYNAMIC_SQL}}` is not checked.
+pub(super) fn res014_placeholder_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for q in each_query(ctx) {
+        let Some(sql) = q.sql() else { continue };
+        if sql.contains("{{DYNAMIC_SQL}}") {
+            continue;
+        }
+        let Some(Value::Array(params)) = q.query.get("parameters") else {
+            continue;
+        };
+        let (_, placeholders) = sql_tokens(sql);
+        if placeholders != params.len() {
+            c.emit(
+                Code::RES014,
+                Some(&q.path.key("parameters")),
+                format!(
+                    "{} parameter(s) for {} `?` placeholder(s) in the SQL",
+                    params.len(),
+                    placeholders
+                ),
+            );
+        }
+    }
+}
+
+/// RES015: A resource parameter whose `position` has a `location`.
+///
+/// # Why
+///
+/// `location` places a tool parameter into an HTTP request. A resource parameter is bound to a
+/// `?` by its place in the array; a `location` would suggest an effect it does not have.
+pub(super) fn res015_no_location(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for q in each_query(ctx) {
+        for (param, path) in q.params() {
+            let Some(position) = param.get("position").and_then(Value::as_object) else {
+                continue;
+            };
+            if position.contains_key("location") {
+                c.emit(
+                    Code::RES015,
+                    Some(&path.key("position").key("location")),
+                    "Resource parameters must not have `position.location`",
+                );
+            }
+        }
+    }
+}
+
+/// RES016: A resource parameter whose `position.value` is a server parameter
+/// (`{{SERVER_PARAM:KEY}}`, or under compat a bare `{{KEY}}` naming a `requiredServerParams`
+/// entry).
+///
+/// # Why
+///
+/// Query results go back to the client. A secret bound into a query could be read back through
+/// the query's own results, so resources take only user values and fixed strings.
+pub(super) fn res016_no_server_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let declared = required_server_params(ctx);
+    for q in each_query(ctx) {
+        for (param, path) in q.params() {
+            let Some(value) = param
+                .get("position")
+                .and_then(Value::as_object)
+                .and_then(|p| p.get("value"))
+                .and_then(Value::as_str)
+            else {
+                continue;
+            };
+            let role = flowmcp_spec::placeholder::param_role(
+                value,
+                |k| declared.contains(&k),
+                ctx.opts.settings.profile,
+            );
+            if let flowmcp_spec::placeholder::ParamRole::Server(key) = role {
+                c.emit(
+                    Code::RES016,
+                    Some(&path.key("position").key("value")),
+                    format!("Resource parameters must not use the server parameter {key:?}"),
+                );
+            }
+        }
+    }
+}
+
+/// RES017: A resource name (its key in `main.resources`) that does not match `^[a-z][a-zA-Z0-9]*$`.
+///
+/// # Why
+///
+/// The name becomes part of the resource's ID and URI; camelCase keeps it consistent with tool
+/// names and safe in both.
+pub(super) fn res017_resource_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(all) = resources(ctx) else { return };
+    let base = main_path("resources");
+    for name in all.keys() {
+        if !is_camel_case(name) {
+            c.emit(
+                Code::RES017,
+                Some(&base.key(name)),
+                format!("Resource name {name:?} must match ^[a-z][a-zA-Z0-9]*$"),
+            );
+        }
+    }
+}
+
+/// RES018: A query name that does not match `^[a-z][a-zA-Z0-9]*$`.
+///
+/// # Why
+///
+/// Query names become part of the query's ID and handler key; camelCase keeps them consistent
+/// with tool names.
+pub(super) fn res018_query_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        let Some(queries) = r.res.get("queries").and_then(Value::as_object) else {
+            continue;
+        };
+        for name in queries.keys() {
+            if !is_camel_case(name) {
+                c.emit(
+                    Code::RES018,
+                    Some(&r.path.key("queries").key(name)),
+                    format!("Query name {name:?} must match ^[a-z][a-zA-Z0-9]*$"),
+                );
+            }
+        }
+    }
+}
+
+/// RES019: A resource parameter whose `z.primitive` is missing or not one of `string()`,
+/// `number()`, `boolean()`, `enum(...)`.
+///
+/// # Why
+///
+/// SQL binding takes scalar values only; an array or object has no value to bind to a `?`.
+pub(super) fn res019_scalar_primitives(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for q in each_query(ctx) {
+        for (param, path) in q.params() {
+            let path = path.key("z").key("primitive");
+            let primitive = param
+                .get("z")
+                .and_then(Value::as_object)
+                .and_then(|z| z.get("primitive"));
+            let Some(Value::String(p)) = primitive else {
+                c.emit(
+                    Code::RES019,
+                    Some(&path),
+                    match primitive {
+                        None => "Missing required field \"z.primitive\"".to_string(),
+                        Some(other) => format!("Must be a string (found {})", type_name(other)),
+                    },
+                );
+                continue;
+            };
+            let p = p.trim();
+            let scalar = ["string()", "number()", "boolean()"].contains(&p)
+                || (p.starts_with("enum(") && p.ends_with(')'));
+            if !scalar {
+                c.emit_help(
+                    Code::RES019,
+                    Some(&path),
+                    format!("Primitive {p:?} is not scalar"),
+                    Some("use string(), number(), boolean() or enum(...)".to_string()),
+                );
+            }
+        }
+    }
+}
+
+/// RES021: A query whose `output.schema.type` is not `array`.
+///
+/// # Why
+///
+/// A query returns rows, always a list; an output schema of another type would describe a shape
+/// the query never returns.
+pub(super) fn res021_output_array(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for q in each_query(ctx) {
+        let Some(schema) = q
+            .query
+            .get("output")
+            .and_then(Value::as_object)
+            .and_then(|o| o.get("schema"))
+            .and_then(Value::as_object)
+        else {
+            continue;
+        };
+        let ty = schema.get("type");
+        if ty.and_then(Value::as_str) != Some("array") {
+            c.emit(
+                Code::RES021,
+                Some(&q.path.key("output").key("schema").key("type")),
+                match ty {
+                    None => "Missing `type`: must be \"array\"".to_string(),
+                    Some(other) => format!("Must be \"array\" (found {})", shown(other)),
+                },
+            );
+        }
+    }
+}
+
+/// RES024: An `http` resource without a `url`, or with a `url` that does not start with
+/// `https://`.
+///
+/// # Why
+///
+/// The file is downloaded and then queried locally; plain HTTP would let anyone on the way replace
+/// the data. `path` only moves the cache file, so `url` is what an http resource needs. Catalogs
+/// written for the reference implementation give some http resources a `path` to a local file and
+/// no `url`: that is the variant `local-path`, an error under `spec` and accepted under `compat`.
+pub(super) fn res024_http_url(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        if r.source() != Some("http") {
+            continue;
+        }
+        let path = r.path.key("url");
+        match r.res.get("url") {
+            None if r.str_field("path").is_some() => {
+                c.emit_variant(
+                    Code::RES024,
+                    Some("local-path"),
+                    Some(&path),
+                    "http resource has a `path` but no `url`",
+                );
+            }
+            None => {
+                c.emit(Code::RES024, Some(&path), "Missing required field \"url\"");
+            }
+            Some(Value::String(url)) => {
+                let https = url
+                    .get(..8)
+                    .is_some_and(|p| p.eq_ignore_ascii_case("https://"));
+                if !https || url.len() <= 8 {
+                    c.emit(
+                        Code::RES024,
+                        Some(&path),
+                        format!("URL {url:?} must use https://"),
+                    );
+                }
+            }
+            Some(other) => {
+                c.emit(
+                    Code::RES024,
+                    Some(&path),
+                    format!("Must be a string (found {})", type_name(other)),
+                );
+            }
+        }
+    }
+}
+
+/// RES025: A `sqlite` resource whose `mode` is missing or not `in-memory` / `file-based`.
+///
+/// # Why
+///
+/// The mode decides whether the database is opened read-only or writable; there is no default,
+/// so that writing is always a stated choice.
+pub(super) fn res025_sqlite_mode(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        if r.source() != Some("sqlite") {
+            continue;
+        }
+        let path = r.path.key("mode");
+        match r.res.get("mode") {
+            None => {
+                c.emit(Code::RES025, Some(&path), "Missing required field \"mode\"");
+            }
+            Some(Value::String(m)) if m == "in-memory" || m == "file-based" => {}
+            Some(other) => {
+                c.emit(
+                    Code::RES025,
+                    Some(&path),
+                    format!(
+                        "Must be 'in-memory' or 'file-based' (found {})",
+                        shown(other)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// RES026: A `sqlite` or `markdown` resource without `origin`, or any resource whose `origin` is
+/// not `global`, `project` or `inline`.
+///
+/// # Why
+///
+/// The origin names the folder the file lives in; with the name it is the whole address of the
+/// file, so there are no pseudo-paths. `http` and `sqlite-gtfs` resources are addressed by `url`
+/// and `path` and need no origin.
+pub(super) fn res026_origin(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        let Some(source) = r.source() else { continue };
+        let path = r.path.key("origin");
+        match r.res.get("origin") {
+            None if source == "sqlite" || source == "markdown" => {
+                c.emit(
+                    Code::RES026,
+                    Some(&path),
+                    "Missing required field \"origin\"",
+                );
+            }
+            None => {}
+            Some(Value::String(o)) if ["global", "project", "inline"].contains(&o.as_str()) => {}
+            Some(other) => {
+                c.emit(
+                    Code::RES026,
+                    Some(&path),
+                    format!(
+                        "Must be 'global', 'project' or 'inline' (found {})",
+                        shown(other)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// RES027: A `sqlite` or `markdown` resource whose `name` is missing, not a string or empty, or a
+/// `markdown` resource whose name does not end in `.md`.
+///
+/// # Why
+///
+/// The name is the file name, extension included. A wrong `.db` extension on a sqlite resource is
+/// reported as RES003, so the finding is not counted twice.
+pub(super) fn res027_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        let Some(source) = r.source() else { continue };
+        if source != "sqlite" && source != "markdown" {
+            continue;
+        }
+        let path = r.path.key("name");
+        match r.res.get("name") {
+            None => {
+                c.emit(Code::RES027, Some(&path), "Missing required field \"name\"");
+            }
+            Some(Value::String(n)) if n.trim().is_empty() => {
+                c.emit(Code::RES027, Some(&path), "Must not be empty");
+            }
+            Some(Value::String(n)) => {
+                if source == "markdown" && !n.ends_with(".md") {
+                    c.emit(
+                        Code::RES027,
+                        Some(&path),
+                        format!("Markdown resource file name {n:?} does not end in .md"),
+                    );
+                }
+            }
+            Some(other) => {
+                c.emit(
+                    Code::RES027,
+                    Some(&path),
+                    format!("Must be a string (found {})", type_name(other)),
+                );
+            }
+        }
+    }
+}
+
+/// RES028: A resource with more than 7 schema-defined queries (`runSql` and `describeTables`, which
+/// the runtime injects, are not counted).
+///
+/// # Why
+///
+/// Chapter 09 says 4 and the resources chapter 7 (9 with the two injected ones). The chapter that
+/// defines resources decides: at most 7, and RES006 is not reported.
+pub(super) fn res028_query_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        let Some(queries) = r.res.get("queries").and_then(Value::as_object) else {
+            continue;
+        };
+        let count = queries
+            .keys()
+            .filter(|k| !INJECTED_QUERIES.contains(&k.as_str()))
+            .count();
+        if count > 7 {
+            c.emit(
+                Code::RES028,
+                Some(&r.path.key("queries")),
+                format!("{count} queries defined, at most 7 are allowed"),
+            );
+        }
+    }
+}
+
+/// RES029: A query of an `in-memory` sqlite resource or of an `http` resource whose SQL does not
+/// start with `SELECT` or `WITH` (after whitespace and comments).
+///
+/// # Why
+///
+/// These resources are read-only. A statement that starts otherwise either writes or does
+/// something a reader does not need; `WITH` admits common table expressions. `file-based`
+/// resources may run any statement. Chapter 09's RES012 (SELECT only) is not reported: this rule
+/// replaces it.
+pub(super) fn res029_select_or_with(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for q in each_query(ctx) {
+        let source = q.res.get("source").and_then(Value::as_str);
+        let mode = q.res.get("mode").and_then(Value::as_str);
+        let read_only =
+            source == Some("http") || (source == Some("sqlite") && mode == Some("in-memory"));
+        if !read_only {
+            continue;
+        }
+        let Some(sql) = q.sql() else { continue };
+        if sql.contains("{{DYNAMIC_SQL}}") {
+            continue;
+        }
+        let (words, _) = sql_tokens(sql);
+        let first = words.first().map(String::as_str);
+        if first != Some("SELECT") && first != Some("WITH") {
+            c.emit(
+                Code::RES029,
+                Some(&q.path.key("sql")),
+                format!(
+                    "Query {:?} of a read-only resource must start with SELECT or WITH",
+                    q.name
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sql_tokens;
+
+    #[test]
+    fn placeholders_outside_literals_and_comments() {
+        assert_eq!(sql_tokens("SELECT * FROM t WHERE a = ? AND b = ?").1, 2);
+        assert_eq!(
+            sql_tokens("SELECT '?' , \"?\" FROM t -- ?\n WHERE a = ?").1,
+            1
+        );
+        assert_eq!(sql_tokens("SELECT /* ? ? */ x FROM [a?] WHERE a = ?").1, 1);
+        assert_eq!(sql_tokens("SELECT 'it''s ?' WHERE a = ?").1, 1);
+        assert_eq!(sql_tokens("SELECT 'unterminated ?").1, 0);
+    }
+
+    #[test]
+    fn words_are_upper_cased_outside_literals() {
+        let (words, _) = sql_tokens("  -- note\n with x as (select 1) select load_extension('a')");
+        assert_eq!(words.first().map(String::as_str), Some("WITH"));
+        assert!(words.iter().any(|w| w == "LOAD_EXTENSION"));
+        let (words, _) = sql_tokens("SELECT 'ATTACH' FROM t");
+        assert!(!words.iter().any(|w| w == "ATTACH"));
+    }
+}
