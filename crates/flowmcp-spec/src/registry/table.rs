@@ -223,7 +223,7 @@ declare_rules! {
     RES008: Res, Spec, "13-resources.md", Error/Error, Implemented, "Each query must have `description` (string)";
     RES009: Res, Spec, "13-resources.md", Error/Error, Implemented, "Each query must have a `parameters` array";
     RES010: Res, Spec, "13-resources.md", Error/Error, Implemented, "Each query must have `output` with `mimeType` and `schema`";
-    RES011: Res, Spec, "13-resources.md", Error/Error, Planned(0), "A query has no tests at all (fewer than 3 is TST001)";
+    RES011: Res, Spec, "13-resources.md", Error/Error, Implemented, "A query has no tests at all (fewer than 3 is TST001)";
     /// RES012: The SQL of a resource query that does not begin with `SELECT`, as chapter 09 states
     /// the rule.
     ///
@@ -252,8 +252,8 @@ declare_rules! {
     RES027: Res, Spec, "13-resources.md", Error/Error, Implemented, "`name` is required, non-empty, with the right extension (.db or .md)";
     RES028: Res, Spec, "13-resources.md", Error/Error, Implemented, "At most 7 schema-defined queries per resource; runSql/describeTables not counted";
     RES029: Res, Spec, "13-resources.md", Error/Error, Implemented, "in-memory and http SQL must start with SELECT or WITH";
-    RES030: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs requires `mode: 'file-based'`";
-    RES031: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs requires `addon`";
+    RES030: Res, Spec, "13-resources.md", Error/Error, Implemented, "sqlite-gtfs requires `mode: 'file-based'`";
+    RES031: Res, Spec, "13-resources.md", Error/Error, Implemented, "sqlite-gtfs requires `addon`";
     RES032: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs database lacks `meta.qualitySeal = 'sqlite-gtfs'`";
     RES033: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs database at `path` cannot be opened";
     RES034: Res, Spec, "13-resources.md", Warning/Warning, Planned(0), "sqlite-gtfs `meta.specRevision` outside the expected range";
@@ -265,10 +265,10 @@ declare_rules! {
     /// The resources chapter also makes `url` the required field of an http resource (RES024) and
     /// `path` optional. A rule requiring `path` contradicts that, so this code is never reported.
     RES036: Res, Spec, "13-resources.md", Off/Off, NotEmitted("`path` is optional for http resources"), "http resource needs `path` (`path` is optional, `url` required)";
-    RES037: Res, Spec, "13-resources.md", Error/Error, Planned(0), "file-based mode requires `origin: 'project'`";
-    RES038: Res, Spec, "13-resources.md", Error/Error, Planned(0), "markdown resource must not have `mode`";
-    RES039: Res, Spec, "13-resources.md", Error/Error, Planned(0), "markdown resource must not have `queries`";
-    RES040: Res, Spec, "13-resources.md", Warning/Warning, Planned(0), "sqlite resource with `origin: 'inline'` is not recommended";
+    RES037: Res, Spec, "13-resources.md", Error/Error, Implemented, "file-based mode requires `origin: 'project'`";
+    RES038: Res, Spec, "13-resources.md", Error/Error, Implemented, "markdown resource must not have `mode`";
+    RES039: Res, Spec, "13-resources.md", Error/Error, Implemented, "markdown resource must not have `queries`";
+    RES040: Res, Spec, "13-resources.md", Warning/Warning, Implemented, "sqlite resource with `origin: 'inline'` is not recommended";
     RES041: Res, Spec, "13-resources.md", Error/Error, Planned(0), "A field required for this resource source is missing";
     RES042: Res, Spec, "13-resources.md", Info/Info, Planned(0), "sqlite resource may define a `getSchema` query";
     SKL001: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill file must export `skill` as a named export";

@@ -103,6 +103,34 @@ pub(super) static RULES: &[SchemaRule] = &[
         codes: &[Code::RES029],
         check: res029_select_or_with,
     },
+    SchemaRule {
+        codes: &[Code::RES011],
+        check: res011_has_tests,
+    },
+    SchemaRule {
+        codes: &[Code::RES030],
+        check: res030_gtfs_file_based,
+    },
+    SchemaRule {
+        codes: &[Code::RES031],
+        check: res031_gtfs_addon,
+    },
+    SchemaRule {
+        codes: &[Code::RES037],
+        check: res037_file_based_project,
+    },
+    SchemaRule {
+        codes: &[Code::RES038],
+        check: res038_markdown_no_mode,
+    },
+    SchemaRule {
+        codes: &[Code::RES039],
+        check: res039_markdown_no_queries,
+    },
+    SchemaRule {
+        codes: &[Code::RES040],
+        check: res040_sqlite_inline,
+    },
 ];
 
 /// The `source` values a resource may have.
@@ -979,6 +1007,187 @@ pub(super) fn res029_select_or_with(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
                     "Query {:?} of a read-only resource must start with SELECT or WITH",
                     q.name
                 ),
+            );
+        }
+    }
+}
+
+/// RES011: A resource query without tests: `tests` missing, not an array, or empty.
+///
+/// # Why
+///
+/// Tests are how a query is shown to work against its database and how a client learns example
+/// values. A query with some tests but fewer than three is TST001's business; a query with none at
+/// all is an error under every profile.
+pub(super) fn res011_has_tests(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for q in each_query(ctx) {
+        let path = q.path.key("tests");
+        match q.query.get("tests") {
+            Some(Value::Array(tests)) if !tests.is_empty() => {}
+            Some(Value::Array(_)) => {
+                c.emit(Code::RES011, Some(&path), "A query needs at least one test");
+            }
+            None => {
+                c.emit_help(
+                    Code::RES011,
+                    Some(&path),
+                    "Missing required field \"tests\"",
+                    Some("add `tests: [ { _description: '…', <param>: <value> } ]`".to_string()),
+                );
+            }
+            Some(other) => {
+                c.emit(
+                    Code::RES011,
+                    Some(&path),
+                    format!("Must be an array of tests (found {})", type_name(other)),
+                );
+            }
+        }
+    }
+}
+
+/// RES030: A `sqlite-gtfs` resource whose `mode` is missing or not `file-based`.
+///
+/// # Why
+///
+/// The quality seal is read from the database's persisted `meta` table; an in-memory copy could not
+/// be checked the same way.
+pub(super) fn res030_gtfs_file_based(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        if r.source() != Some("sqlite-gtfs") {
+            continue;
+        }
+        let path = r.path.key("mode");
+        match r.res.get("mode") {
+            Some(Value::String(m)) if m == "file-based" => {}
+            None => {
+                c.emit(
+                    Code::RES030,
+                    Some(&path),
+                    "sqlite-gtfs requires `mode: 'file-based'`",
+                );
+            }
+            Some(other) => {
+                c.emit(
+                    Code::RES030,
+                    Some(&path),
+                    format!(
+                        "sqlite-gtfs requires `mode: 'file-based'` (found {})",
+                        shown(other)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// RES031: A `sqlite-gtfs` resource without `addon` (a non-empty string).
+///
+/// # Why
+///
+/// The add-on produced the database and decides which standard tools are injected for it; without
+/// it the resource cannot be interpreted.
+pub(super) fn res031_gtfs_addon(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        if r.source() != Some("sqlite-gtfs") {
+            continue;
+        }
+        let path = r.path.key("addon");
+        match r.res.get("addon") {
+            Some(Value::String(a)) if !a.trim().is_empty() => {}
+            None => {
+                c.emit(
+                    Code::RES031,
+                    Some(&path),
+                    "Missing required field \"addon\"",
+                );
+            }
+            Some(other) => {
+                c.emit(
+                    Code::RES031,
+                    Some(&path),
+                    format!("Must be the add-on's name (found {})", shown(other)),
+                );
+            }
+        }
+    }
+}
+
+/// RES037: A `sqlite` resource with `mode: 'file-based'` whose `origin` is not `project`.
+///
+/// # Why
+///
+/// A writable database must belong to one project: a global one could be corrupted by several
+/// projects at once, and an inline one would be written next to the schema, inside the catalog. A
+/// missing or unknown origin is RES026's.
+pub(super) fn res037_file_based_project(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        if r.source() != Some("sqlite") || r.str_field("mode") != Some("file-based") {
+            continue;
+        }
+        if let Some(origin @ ("global" | "inline")) = r.str_field("origin") {
+            c.emit(
+                Code::RES037,
+                Some(&r.path.key("origin")),
+                format!("A file-based database must have `origin: 'project'` (found {origin:?})"),
+            );
+        }
+    }
+}
+
+/// RES038: A `markdown` resource with a `mode`.
+///
+/// # Why
+///
+/// A markdown document is always read-only; a `mode` would suggest it could be written.
+pub(super) fn res038_markdown_no_mode(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        if r.source() == Some("markdown") && r.res.contains_key("mode") {
+            c.emit(
+                Code::RES038,
+                Some(&r.path.key("mode")),
+                "A markdown resource must not have `mode`",
+            );
+        }
+    }
+}
+
+/// RES039: A `markdown` resource with `queries`.
+///
+/// # Why
+///
+/// Markdown documents are read whole, by section, by line range or by search, through access
+/// functions the runtime injects; there is no SQL to run, so queries would never be used.
+pub(super) fn res039_markdown_no_queries(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        if r.source() == Some("markdown") && r.res.contains_key("queries") {
+            c.emit(
+                Code::RES039,
+                Some(&r.path.key("queries")),
+                "A markdown resource must not have `queries`",
+            );
+        }
+    }
+}
+
+/// RES040: A read-only `sqlite` resource with `origin: 'inline'` (a warning).
+///
+/// # Why
+///
+/// An inline database is committed with the schema, and databases may hold personal or
+/// proprietary data or be large. A file-based one with `inline` is an error (RES037) and is not
+/// reported here as well.
+pub(super) fn res040_sqlite_inline(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        if r.source() == Some("sqlite")
+            && r.str_field("origin") == Some("inline")
+            && r.str_field("mode") != Some("file-based")
+        {
+            c.emit_help(
+                Code::RES040,
+                Some(&r.path.key("origin")),
+                "A SQLite database inline with the schema is not recommended",
+                Some("use `origin: 'global'` or `'project'`".to_string()),
             );
         }
     }
