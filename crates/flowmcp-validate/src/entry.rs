@@ -141,12 +141,12 @@ fn rerun_factory_with_lists(loaded: &mut LoadedFile, opts: &Options, lists: &lis
     }
 }
 
-/// A non-serialisable value inside a tool test is reported as TST005; the loader's SEC017 for the
-/// same place is dropped so one defect is reported once.
+/// A non-serialisable value inside a tool test is reported as TST005 (inside a resource query test,
+/// RES023); the loader's SEC017 for the same place is dropped so one defect is reported once.
 fn drop_duplicate_sec017(diagnostics: &mut Vec<Diagnostic>) {
     let tst005: Vec<String> = diagnostics
         .iter()
-        .filter(|d| d.code == Code::TST005)
+        .filter(|d| d.code == Code::TST005 || d.code == Code::RES023)
         .filter_map(|d| d.pointer.as_ref().map(|p| p.pointer()))
         .collect();
     if tst005.is_empty() {

@@ -242,8 +242,8 @@ declare_rules! {
     RES019: Res, Spec, "13-resources.md", Error/Error, Implemented, "Resource parameter primitives must be scalar (string, number, boolean, enum)";
     RES020: Res, Spec, "13-resources.md", Warning/Warning, Planned(0), "Database file does not exist at validation time";
     RES021: Res, Spec, "13-resources.md", Error/Error, Implemented, "Query `output.schema.type` must be array";
-    RES022: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Query test values must pass `z` validation";
-    RES023: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Query tests must be JSON-serializable";
+    RES022: Res, Spec, "13-resources.md", Error/Error, Implemented, "Query test values must pass `z` validation";
+    RES023: Res, Spec, "13-resources.md", Error/Error, Implemented, "Query tests must be JSON-serializable";
     RES024: Res, Spec, "13-resources.md", Error/Error, Implemented, "http resource needs an HTTPS `url`", [
         "local-path" => Error/Off: "http resource with a `path` but no `url` (compat accepts a local file)",
     ];

@@ -7,6 +7,11 @@
 use flowmcp_spec::{Code, Collector, JsonPath};
 use serde_json::{Map, Value};
 
+use flowmcp_loader::PathItem;
+use flowmcp_spec::placeholder::ParamRole;
+use flowmcp_spec::zod::ZType;
+
+use super::tool_tests::{json_path, resolve_list_items, touched, unserializable_paths};
 use super::{SchemaCtx, SchemaRule, main_path, required_server_params, shown, type_name};
 
 /// The rules of this module, in the order they run.
@@ -131,6 +136,14 @@ pub(super) static RULES: &[SchemaRule] = &[
         codes: &[Code::RES040],
         check: res040_sqlite_inline,
     },
+    SchemaRule {
+        codes: &[Code::RES022],
+        check: res022_test_values_pass_z,
+    },
+    SchemaRule {
+        codes: &[Code::RES023],
+        check: res023_tests_serializable,
+    },
 ];
 
 /// The `source` values a resource may have.
@@ -233,6 +246,13 @@ fn each_query<'a>(ctx: &SchemaCtx<'a>) -> Vec<QueryRef<'a>> {
 fn is_camel_case(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase()) && chars.all(|c| c.is_ascii_alphanumeric())
+}
+
+/// Whether a `z.primitive` is one of the scalar primitives resource parameters may use.
+fn is_scalar(primitive: &str) -> bool {
+    let p = primitive.trim();
+    ["string()", "number()", "boolean()"].contains(&p)
+        || (p.starts_with("enum(") && p.ends_with(')'))
 }
 
 /// RES001: A resource whose `source` is missing or not one of `sqlite`, `sqlite-gtfs`, `markdown`,
@@ -746,9 +766,7 @@ pub(super) fn res019_scalar_primitives(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
                 continue;
             };
             let p = p.trim();
-            let scalar = ["string()", "number()", "boolean()"].contains(&p)
-                || (p.starts_with("enum(") && p.ends_with(')'));
-            if !scalar {
+            if !is_scalar(p) {
                 c.emit_help(
                     Code::RES019,
                     Some(&path),
@@ -1188,6 +1206,125 @@ pub(super) fn res040_sqlite_inline(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 Some(&r.path.key("origin")),
                 "A SQLite database inline with the schema is not recommended",
                 Some("use `origin: 'global'` or `'project'`".to_string()),
+            );
+        }
+    }
+}
+
+/// The parsed `z` of each user parameter of a query (`{{USER_PARAM}}`, or under compat an
+/// undeclared bare `{{X}}`), by `position.key`; `None` for a `z` that is missing or does not parse.
+fn query_user_types<'a>(ctx: &SchemaCtx<'a>, q: &QueryRef<'a>) -> Vec<(&'a str, Option<ZType>)> {
+    let declared = required_server_params(ctx);
+    let mut out: Vec<(&'a str, Option<ZType>)> = Vec::new();
+    for (param, _) in q.params() {
+        let Some(position) = param.get("position").and_then(Value::as_object) else {
+            continue;
+        };
+        let (Some(key), Some(value)) = (
+            position.get("key").and_then(Value::as_str),
+            position.get("value").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        let role = flowmcp_spec::placeholder::param_role(
+            value,
+            |k| declared.contains(&k),
+            ctx.opts.settings.profile,
+        );
+        if role != ParamRole::User || out.iter().any(|(k, _)| *k == key) {
+            continue;
+        }
+        out.push((key, param_ztype(ctx, param)));
+    }
+    out
+}
+
+/// A parameter's `z` when it parses under the active profile, with shared-list enum items
+/// resolved as for tool tests.
+fn param_ztype(ctx: &SchemaCtx<'_>, param: &Map<String, Value>) -> Option<ZType> {
+    let z = param.get("z")?.as_object()?;
+    // A primitive that is not scalar is RES019's; its test values are not checked against it.
+    let primitive = z.get("primitive")?.as_str().filter(|p| is_scalar(p))?;
+    let options: Vec<&str> = match z.get("options") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(Value::as_str)
+            .collect::<Option<Vec<_>>>()?,
+        Some(_) => return None,
+    };
+    let zt = ZType::parse(primitive, &options, ctx.is_compat()).ok()?;
+    Some(resolve_list_items(ctx, zt))
+}
+
+/// RES022: A query test whose value for a user parameter does not pass that parameter's `z`
+/// validation (type, enum values, `min`/`max`/`length`, …).
+///
+/// # Why
+///
+/// A test with invalid input is rejected before the SQL runs, so it shows nothing about the query.
+/// Values that are not JSON-serializable are RES023's, and parameters whose primitive is not scalar
+/// are RES019's.
+pub(super) fn res022_test_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let bad = unserializable_paths(ctx);
+    for q in each_query(ctx) {
+        let Some(Value::Array(tests)) = q.query.get("tests") else {
+            continue;
+        };
+        let types = query_user_types(ctx, &q);
+        for (i, test) in tests.iter().enumerate() {
+            let Some(test) = test.as_object() else {
+                continue;
+            };
+            for (key, value) in test {
+                let Some((_, Some(zt))) = types.iter().find(|(k, _)| k == key) else {
+                    continue;
+                };
+                let path = q.path.key("tests").index(i).key(key);
+                if touched(&bad, &path) {
+                    continue;
+                }
+                if let Err(e) = zt.validate(value) {
+                    c.emit(
+                        Code::RES022,
+                        Some(&path),
+                        format!("Must pass the z validation of \"{key}\": {e}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// RES023: A query test that contains a value that does not survive a JSON round trip (a
+/// function, `undefined`, a `Date`, NaN, …).
+///
+/// # Why
+///
+/// Tests are part of `main`, which is hashed and shipped as JSON; such values would be dropped or
+/// changed on the way.
+pub(super) fn res023_tests_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for u in &ctx.exports.unserializable {
+        if u.export != "main" {
+            continue;
+        }
+        let in_test = matches!(
+            u.path.as_slice(),
+            [
+                PathItem::Key(resources),
+                PathItem::Key(_),
+                PathItem::Key(queries),
+                PathItem::Key(_),
+                PathItem::Key(tests),
+                PathItem::Index(_),
+                ..
+            ] if resources == "resources" && queries == "queries" && tests == "tests"
+        );
+        if in_test {
+            c.emit(
+                Code::RES023,
+                Some(&json_path(u)),
+                format!("Must be JSON-serializable (found {})", u.describe()),
             );
         }
     }

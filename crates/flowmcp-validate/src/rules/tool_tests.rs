@@ -492,7 +492,7 @@ fn ztype(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> Option<ZType> {
 /// ([`SchemaCtx::resolved_lists`]). Left as it is (any string accepted) when there is no registry
 /// or an item does not resolve (an undeclared or unknown list, an unknown field: VAL048, VAL072,
 /// VAL049 report those). An enum whose lists give no values at all accepts nothing.
-fn resolve_list_items(ctx: &SchemaCtx<'_>, zt: ZType) -> ZType {
+pub(super) fn resolve_list_items(ctx: &SchemaCtx<'_>, zt: ZType) -> ZType {
     if !zt.primitive.has_unresolved_lists() {
         return zt;
     }
@@ -510,7 +510,7 @@ fn resolve_list_items(ctx: &SchemaCtx<'_>, zt: ZType) -> ZType {
 }
 
 /// The location of a value the loader could not serialize.
-fn json_path(u: &Unserializable) -> JsonPath {
+pub(super) fn json_path(u: &Unserializable) -> JsonPath {
     let mut p = JsonPath::root(&u.export);
     for seg in &u.path {
         p = match seg {
@@ -522,7 +522,7 @@ fn json_path(u: &Unserializable) -> JsonPath {
 }
 
 /// Every non-serializable value of `main`, with its location.
-fn unserializable_paths<'a>(ctx: &SchemaCtx<'a>) -> Vec<(JsonPath, &'a Unserializable)> {
+pub(super) fn unserializable_paths<'a>(ctx: &SchemaCtx<'a>) -> Vec<(JsonPath, &'a Unserializable)> {
     ctx.exports
         .unserializable
         .iter()
@@ -532,7 +532,7 @@ fn unserializable_paths<'a>(ctx: &SchemaCtx<'a>) -> Vec<(JsonPath, &'a Unseriali
 }
 
 /// True when a non-serializable value lies at or below `path`.
-fn touched(bad: &[(JsonPath, &Unserializable)], path: &JsonPath) -> bool {
+pub(super) fn touched(bad: &[(JsonPath, &Unserializable)], path: &JsonPath) -> bool {
     bad.iter().any(|(p, _)| p.starts_with(path))
 }
 
