@@ -269,7 +269,7 @@ declare_rules! {
     RES038: Res, Spec, "13-resources.md", Error/Error, Implemented, "markdown resource must not have `mode`";
     RES039: Res, Spec, "13-resources.md", Error/Error, Implemented, "markdown resource must not have `queries`";
     RES040: Res, Spec, "13-resources.md", Warning/Warning, Implemented, "sqlite resource with `origin: 'inline'` is not recommended";
-    RES041: Res, Spec, "13-resources.md", Error/Error, Planned(0), "A field required for this resource source is missing";
+    RES041: Res, Spec, "13-resources.md", Error/Error, Implemented, "A field required for this resource source is missing";
     RES042: Res, Spec, "13-resources.md", Info/Info, Planned(0), "sqlite resource may define a `getSchema` query";
     SKL001: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill file must export `skill` as a named export";
     SKL002: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.name` must match ^[a-z][a-z0-9-]{0,63}$";

@@ -144,6 +144,10 @@ pub(super) static RULES: &[SchemaRule] = &[
         codes: &[Code::RES023],
         check: res023_tests_serializable,
     },
+    SchemaRule {
+        codes: &[Code::RES041],
+        check: res041_source_fields,
+    },
 ];
 
 /// The `source` values a resource may have.
@@ -1326,6 +1330,86 @@ pub(super) fn res023_tests_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'
                 Some(&json_path(u)),
                 format!("Must be JSON-serializable (found {})", u.describe()),
             );
+        }
+    }
+}
+
+/// RES041: A field a resource's source requires, where no other code covers it, is missing or of
+/// the wrong type: `queries` (an object) of `sqlite` and `http` resources, `cacheTtl` (a positive
+/// number of seconds) of `http` resources, `path` (a non-empty string) of `sqlite-gtfs` resources.
+///
+/// # Why
+///
+/// Every field of a resource is required for its source and none has a default. The other required
+/// fields have codes of their own (`mode` RES025/RES030, `origin` RES026, `name` RES027, `url`
+/// RES024, `addon` RES031, `description` RES002); this code reports the rest, so that each missing
+/// field is reported once.
+pub(super) fn res041_source_fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        let Some(source) = r.source() else { continue };
+        if source == "sqlite" || source == "http" {
+            let path = r.path.key("queries");
+            match r.res.get("queries") {
+                Some(Value::Object(_)) => {}
+                None => {
+                    c.emit_help(
+                        Code::RES041,
+                        Some(&path),
+                        format!("Missing required field \"queries\" of a {source} resource"),
+                        Some("write `queries: {}` when the injected runSql is enough".to_string()),
+                    );
+                }
+                Some(other) => {
+                    c.emit(
+                        Code::RES041,
+                        Some(&path),
+                        format!("Must be an object (found {})", type_name(other)),
+                    );
+                }
+            }
+        }
+        if source == "http" {
+            let path = r.path.key("cacheTtl");
+            match r.res.get("cacheTtl") {
+                Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f > 0.0) => {}
+                None => {
+                    c.emit(
+                        Code::RES041,
+                        Some(&path),
+                        "Missing required field \"cacheTtl\" of an http resource",
+                    );
+                }
+                Some(other) => {
+                    c.emit(
+                        Code::RES041,
+                        Some(&path),
+                        format!(
+                            "Must be a positive number of seconds (found {})",
+                            shown(other)
+                        ),
+                    );
+                }
+            }
+        }
+        if source == "sqlite-gtfs" {
+            let path = r.path.key("path");
+            match r.res.get("path") {
+                Some(Value::String(p)) if !p.trim().is_empty() => {}
+                None => {
+                    c.emit(
+                        Code::RES041,
+                        Some(&path),
+                        "Missing required field \"path\" of a sqlite-gtfs resource",
+                    );
+                }
+                Some(other) => {
+                    c.emit(
+                        Code::RES041,
+                        Some(&path),
+                        format!("Must be a non-empty string (found {})", shown(other)),
+                    );
+                }
+            }
         }
     }
 }
