@@ -11,7 +11,9 @@ use flowmcp_loader::PathItem;
 use flowmcp_spec::placeholder::ParamRole;
 use flowmcp_spec::zod::ZType;
 
-use super::tool_tests::{json_path, resolve_list_items, touched, unserializable_paths};
+use super::tool_tests::{
+    check_test_values, report_unserializable, resolve_list_items, unserializable_paths,
+};
 use super::{SchemaCtx, SchemaRule, main_path, required_server_params, shown, type_name};
 
 /// The rules of this module, in the order they run.
@@ -1276,27 +1278,11 @@ pub(super) fn res022_test_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'
             continue;
         };
         let types = query_user_types(ctx, &q);
-        for (i, test) in tests.iter().enumerate() {
-            let Some(test) = test.as_object() else {
-                continue;
-            };
-            for (key, value) in test {
-                let Some((_, Some(zt))) = types.iter().find(|(k, _)| k == key) else {
-                    continue;
-                };
-                let path = q.path.key("tests").index(i).key(key);
-                if touched(&bad, &path) {
-                    continue;
-                }
-                if let Err(e) = zt.validate(value) {
-                    c.emit(
-                        Code::RES022,
-                        Some(&path),
-                        format!("Must pass the z validation of \"{key}\": {e}"),
-                    );
-                }
-            }
-        }
+        let objects = tests
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.as_object().map(|o| (i, o)));
+        check_test_values(Code::RES022, objects, &q.path.key("tests"), &types, &bad, c);
     }
 }
 
@@ -1308,12 +1294,9 @@ pub(super) fn res022_test_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'
 /// Tests are part of `main`, which is hashed and shipped as JSON; such values would be dropped or
 /// changed on the way.
 pub(super) fn res023_tests_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for u in &ctx.exports.unserializable {
-        if u.export != "main" {
-            continue;
-        }
-        let in_test = matches!(
-            u.path.as_slice(),
+    report_unserializable(ctx, c, Code::RES023, |path| {
+        matches!(
+            path,
             [
                 PathItem::Key(resources),
                 PathItem::Key(_),
@@ -1323,15 +1306,8 @@ pub(super) fn res023_tests_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'
                 PathItem::Index(_),
                 ..
             ] if resources == "resources" && queries == "queries" && tests == "tests"
-        );
-        if in_test {
-            c.emit(
-                Code::RES023,
-                Some(&json_path(u)),
-                format!("Must be JSON-serializable (found {})", u.describe()),
-            );
-        }
-    }
+        )
+    });
 }
 
 /// RES041: A field a resource's source requires, where no other code covers it, is missing or of

@@ -237,22 +237,36 @@ pub(super) fn tst004_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 types.push((key, ztype(ctx, &p)));
             }
         }
-        for (i, test) in t.objects() {
-            for (key, value) in test {
-                let Some((_, Some(zt))) = types.iter().find(|(k, _)| k == key) else {
-                    continue;
-                };
-                let path = t.path.index(i).key(key);
-                if touched(&bad, &path) {
-                    continue;
-                }
-                if let Err(e) = zt.validate(value) {
-                    c.emit(
-                        Code::TST004,
-                        Some(&path),
-                        format!("Must pass the z validation of \"{key}\": {e}"),
-                    );
-                }
+        check_test_values(Code::TST004, t.objects(), &t.path, &types, &bad, c);
+    }
+}
+
+/// Reports `code` for every value of the `tests` (objects by index under `tests_path`) whose key
+/// has a `z` in `types` that it fails. Values that are not JSON-serializable (in `bad`) are left to
+/// the serializability rule. Shared by tool tests (TST004) and resource query tests (RES022).
+pub(super) fn check_test_values<'a>(
+    code: Code,
+    tests: impl Iterator<Item = (usize, &'a Map<String, Value>)>,
+    tests_path: &JsonPath,
+    types: &[(&str, Option<ZType>)],
+    bad: &[(JsonPath, &Unserializable)],
+    c: &mut Collector<'_>,
+) {
+    for (i, test) in tests {
+        for (key, value) in test {
+            let Some((_, Some(zt))) = types.iter().find(|(k, _)| k == key) else {
+                continue;
+            };
+            let path = tests_path.index(i).key(key);
+            if touched(bad, &path) {
+                continue;
+            }
+            if let Err(e) = zt.validate(value) {
+                c.emit(
+                    code,
+                    Some(&path),
+                    format!("Must pass the z validation of \"{key}\": {e}"),
+                );
             }
         }
     }
@@ -269,18 +283,27 @@ pub(super) fn tst005_serializable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some((tools_key, _)) = ctx.tools() else {
         return;
     };
-    for u in &ctx.exports.unserializable {
-        if u.export != "main" {
-            continue;
-        }
-        let in_test = matches!(
-            u.path.as_slice(),
+    report_unserializable(ctx, c, Code::TST005, |path| {
+        matches!(
+            path,
             [PathItem::Key(k), PathItem::Key(_), PathItem::Key(tests), PathItem::Index(_), ..]
                 if k == tools_key && tests == "tests"
-        );
-        if in_test {
+        )
+    });
+}
+
+/// Reports `code` for every value of `main` that does not survive a JSON round trip and whose
+/// path `in_tests` accepts. Shared by tool tests (TST005) and resource query tests (RES023).
+pub(super) fn report_unserializable(
+    ctx: &SchemaCtx<'_>,
+    c: &mut Collector<'_>,
+    code: Code,
+    in_tests: impl Fn(&[PathItem]) -> bool,
+) {
+    for u in &ctx.exports.unserializable {
+        if u.export == "main" && in_tests(u.path.as_slice()) {
             c.emit(
-                Code::TST005,
+                code,
                 Some(&json_path(u)),
                 format!("Must be JSON-serializable (found {})", u.describe()),
             );
