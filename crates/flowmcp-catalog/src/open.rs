@@ -121,8 +121,8 @@ pub(crate) enum Callable {
     Problem(LoadProblem),
     /// Not a schema.
     Nothing,
-    /// A valid schema whose source went to the tools without a copy being kept (the catalog was
-    /// not opened [`reloadable`](CatalogOptions::reloadable)).
+    /// What the file gave went to the tools without a copy being kept (the catalog was not
+    /// opened [`reloadable`](CatalogOptions::reloadable)); a reload reads the file again.
     Taken,
 }
 
@@ -136,12 +136,12 @@ pub(crate) fn stamp(path: &Path) -> Stamp {
     Some((m.modified().ok()?, m.len()))
 }
 
-/// One file of a catalog: where it is, its stamp when it was read, its report and what it gave.
+/// One file of a catalog: where it is, its stamp when it was read, and what it gave (its report
+/// is kept once, in [`Catalog::reports`]).
 #[derive(Clone, Debug)]
 pub(crate) struct FileState {
     pub(crate) path: PathBuf,
     pub(crate) stamp: Stamp,
-    pub(crate) report: FileReport,
     pub(crate) callable: Callable,
     /// Whether the file may give tools (a manifest lists it as a schema, or there is no manifest).
     pub(crate) listed: bool,
@@ -159,12 +159,18 @@ pub(crate) enum Origin {
     Manifest(Vec<(PathBuf, Stamp)>),
 }
 
+/// One file just read: its state and its report.
+pub(crate) struct ReadFile {
+    pub(crate) state: FileState,
+    pub(crate) report: FileReport,
+}
+
 /// What reading a catalog gave: the manifest's report (when there is one), every file, and
 /// problems met on the way.
 #[derive(Default)]
 pub(crate) struct Contents {
     pub(crate) catalog_report: Option<FileReport>,
-    pub(crate) files: Vec<FileState>,
+    pub(crate) files: Vec<ReadFile>,
     pub(crate) problems: Vec<LoadProblem>,
 }
 
@@ -244,29 +250,29 @@ impl Catalog {
         let profile = opts.validation.settings.profile;
         let mut sources = Vec::new();
         let mut rejected = HashMap::new();
-        let mut files = files;
-        for f in &mut files {
-            reports.push(f.report.clone());
-            if !f.listed {
-                continue;
-            }
-            if !opts.reloadable && matches!(f.callable, Callable::Source(_)) {
-                if let Callable::Source(s) = std::mem::replace(&mut f.callable, Callable::Taken) {
-                    sources.push(*s);
-                }
-                continue;
-            }
-            match &f.callable {
-                Callable::Source(s) => sources.push(s.as_ref().clone()),
-                Callable::Rejected(tools, problem) => {
-                    for (key, r) in tools {
-                        rejected.entry(key.clone()).or_insert_with(|| r.clone());
+        let mut states = Vec::with_capacity(files.len());
+        for ReadFile { mut state, report } in files {
+            reports.push(report);
+            if state.listed {
+                // A reloadable catalog keeps a copy of what each file gave; otherwise it moves.
+                let callable = if opts.reloadable {
+                    state.callable.clone()
+                } else {
+                    std::mem::replace(&mut state.callable, Callable::Taken)
+                };
+                match callable {
+                    Callable::Source(s) => sources.push(*s),
+                    Callable::Rejected(tools, problem) => {
+                        for (key, r) in tools {
+                            rejected.entry(key).or_insert(r);
+                        }
+                        problems.push(problem);
                     }
-                    problems.push(problem.clone());
+                    Callable::Problem(p) => problems.push(p),
+                    Callable::Nothing | Callable::Taken => {}
                 }
-                Callable::Problem(p) => problems.push(p.clone()),
-                Callable::Nothing | Callable::Taken => {}
             }
+            states.push(state);
         }
         let tools = Toolset::from_sources(
             sources,
@@ -283,7 +289,7 @@ impl Catalog {
             root,
             manifest,
             reports,
-            files,
+            files: states,
             origin,
             options: opts.clone(),
             tools,
@@ -296,17 +302,25 @@ impl Catalog {
 
     /// Where the files came from and what reading them gave, to read the catalog again.
     pub(crate) fn into_parts(self) -> (Origin, Contents) {
-        let catalog_report = if self.manifest {
-            self.reports.into_iter().next()
-        } else {
-            None
-        };
+        let mut reports = self.reports.into_iter();
+        let catalog_report = if self.manifest { reports.next() } else { None };
+        let files = self
+            .files
+            .into_iter()
+            .zip(reports)
+            .map(|(state, report)| ReadFile { state, report })
+            .collect();
         let contents = Contents {
             catalog_report,
-            files: self.files,
+            files,
             problems: Vec::new(),
         };
         (self.origin, contents)
+    }
+
+    /// The report of the file at `index` in [`Catalog::files`].
+    pub(crate) fn file_report(&self, index: usize) -> Option<&FileReport> {
+        self.reports.get(index + usize::from(self.manifest))
     }
 
     /// Takes over the prompt and resource sources of `before` (a reload keeps them).
@@ -597,21 +611,32 @@ fn source(
 }
 
 /// A single file: loaded, validated with the lists found walking up from it, settled.
-pub(crate) fn read_one(path: &Path, opts: &CatalogOptions, discovery: &ListDiscovery) -> FileState {
-    let display = display_path(path);
+pub(crate) fn read_one(path: &Path, opts: &CatalogOptions, discovery: &ListDiscovery) -> ReadFile {
     // Stamped before reading: a change made while reading is seen by the next reload.
-    let stamp = stamp(path);
+    read_stamped(path, stamp(path), opts, discovery)
+}
+
+/// [`read_one`] for a file whose stamp was just taken.
+pub(crate) fn read_stamped(
+    path: &Path,
+    stamp: Stamp,
+    opts: &CatalogOptions,
+    discovery: &ListDiscovery,
+) -> ReadFile {
+    let display = display_path(path);
     let v = &opts.validation;
     let mut loaded = load_file(path, &display, &v.limits, &v.settings);
     let scope = discovery.scope_for(path, &display, v);
     let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
     let callable = settle(path.to_path_buf(), &report, loaded, &scope, opts.tool_names);
-    FileState {
-        path: path.to_path_buf(),
-        stamp,
+    ReadFile {
+        state: FileState {
+            path: path.to_path_buf(),
+            stamp,
+            callable,
+            listed: true,
+        },
         report,
-        callable,
-        listed: true,
     }
 }
 
@@ -713,12 +738,14 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
             } else {
                 Callable::Nothing
             };
-            FileState {
-                path: f.path,
-                stamp,
+            ReadFile {
+                state: FileState {
+                    path: f.path,
+                    stamp,
+                    callable,
+                    listed,
+                },
                 report: f.report,
-                callable,
-                listed,
             }
         })
         .collect();

@@ -1,15 +1,18 @@
 //! Reloading a catalog after its files changed: only the changed files are read and validated
 //! again, and a file that is broken now keeps its previous good version.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
+use flowmcp_runtime::LoadProblem;
 use flowmcp_spec::FileReport;
+use rayon::prelude::*;
 
 use crate::CatalogError;
 use crate::discovery::ListDiscovery;
 use crate::open::{
-    Callable, Catalog, Contents, FileState, Origin, manifest_stamps, read_one, stamp, tree_files,
+    Callable, Catalog, Contents, Origin, ReadFile, Stamp, manifest_stamps, read_stamped, stamp,
+    tree_files,
 };
 
 /// What [`Catalog::reload`] gave.
@@ -33,30 +36,60 @@ impl Reload {
     }
 }
 
+/// A catalog's files as they are on disk now.
+struct OnDisk {
+    /// A manifest catalog's `registry.json` or a shared list changed (or came or went).
+    manifest_changed: bool,
+    /// Every file with its stamp now, in the catalog's order.
+    files: Vec<(PathBuf, Stamp)>,
+    /// Links out of a plain directory that were not followed.
+    problems: Vec<LoadProblem>,
+}
+
 impl Catalog {
+    /// What is on disk now: one look at each file's metadata (and a walk of a plain directory).
+    fn on_disk(&self) -> Result<OnDisk, CatalogError> {
+        let manifest_changed = match &self.origin {
+            Origin::Manifest(stamps) => manifest_changed(&self.root, stamps),
+            _ => false,
+        };
+        let (paths, problems) = match &self.origin {
+            Origin::Tree => tree_files(&self.root)?,
+            _ => (
+                self.files.iter().map(|f| f.path.clone()).collect(),
+                Vec::new(),
+            ),
+        };
+        let files = paths
+            .into_iter()
+            .map(|p| {
+                let s = stamp(&p);
+                (p, s)
+            })
+            .collect();
+        Ok(OnDisk {
+            manifest_changed,
+            files,
+            problems,
+        })
+    }
+
+    /// Whether `now` differs from what the catalog read.
+    fn differs(&self, now: &OnDisk) -> bool {
+        now.manifest_changed
+            || now.files.len() != self.files.len()
+            || now
+                .files
+                .iter()
+                .zip(&self.files)
+                .any(|((p, s), f)| *p != f.path || *s != f.stamp)
+    }
+
     /// Whether any file of the catalog changed since it was read: a file's modification time or
     /// length, a file added or removed, and for a manifest catalog `registry.json` or a shared
-    /// list. Cheap (file metadata only); use it to decide whether to [`Catalog::reload`].
+    /// list. Cheap (file metadata only); [`Catalog::reload`] makes the same check itself.
     pub fn is_stale(&self) -> bool {
-        match &self.origin {
-            Origin::Manifest(stamps) => {
-                if manifest_changed(&self.root, stamps) {
-                    return true;
-                }
-            }
-            Origin::Tree => match tree_files(&self.root) {
-                Ok((paths, _)) => {
-                    if paths.len() != self.files.len()
-                        || paths.iter().zip(&self.files).any(|(p, f)| *p != f.path)
-                    {
-                        return true;
-                    }
-                }
-                Err(_) => return true,
-            },
-            Origin::Files => {}
-        }
-        self.files.iter().any(|f| stamp(&f.path) != f.stamp)
+        self.on_disk().map_or(true, |now| self.differs(&now))
     }
 
     /// The catalog as its files are now, or `None` when nothing changed.
@@ -65,93 +98,91 @@ impl Catalog {
     /// changed file is read and validated again; if it now has errors but had a good version
     /// before, the good version keeps serving and the file is listed in [`Reload::kept`]. Both
     /// need a catalog opened [`reloadable`](crate::CatalogOptions::reloadable); otherwise every
-    /// valid file is read again and a broken one loses its tools. A
-    /// change to a manifest catalog's `registry.json` or shared lists reads the whole catalog
-    /// again (with the same fallback per file). Registered prompt and resource sources carry over.
+    /// file is read again and a broken one loses its tools. A change to a manifest catalog's
+    /// `registry.json` or shared lists reads the whole catalog again (with the same fallback per
+    /// file). Registered prompt and resource sources carry over.
     pub fn reload(&self) -> Result<Option<Reload>, CatalogError> {
-        if !self.is_stale() {
+        let now = self.on_disk()?;
+        if !self.differs(&now) {
             return Ok(None);
         }
         let opts = &self.options;
-        let root = self.root.clone();
-        let (origin, mut fresh) = match &self.origin {
-            Origin::Manifest(stamps) if manifest_changed(&root, stamps) => {
-                // The manifest or a shared list changed: everything is read again.
-                Catalog::open(&root, opts)?.into_parts()
-            }
-            origin => {
-                let paths: Vec<PathBuf> = match origin {
-                    Origin::Tree => tree_files(&root)?.0,
-                    _ => self.files.iter().map(|f| f.path.clone()).collect(),
-                };
-                let old: HashMap<&PathBuf, &FileState> =
-                    self.files.iter().map(|f| (&f.path, f)).collect();
-                let discovery = ListDiscovery::new();
-                let files = paths
-                    .iter()
-                    .map(|p| match old.get(p) {
+        let old: HashMap<&PathBuf, usize> = self
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (&f.path, i))
+            .collect();
+        let (origin, mut fresh) = if now.manifest_changed {
+            // The manifest or a shared list changed: everything is read again.
+            Catalog::open(&self.root, opts)?.into_parts()
+        } else {
+            let discovery = ListDiscovery::new();
+            let files = now
+                .files
+                .par_iter()
+                .map(|(p, s)| {
+                    let before = old.get(p).map(|&i| (&self.files[i], self.file_report(i)));
+                    match before {
                         // Unchanged and kept: not read again.
-                        Some(f)
-                            if stamp(p) == f.stamp && !matches!(f.callable, Callable::Taken) =>
+                        Some((f, Some(report)))
+                            if *s == f.stamp && !matches!(f.callable, Callable::Taken) =>
                         {
-                            (*f).clone()
+                            ReadFile {
+                                state: f.clone(),
+                                report: report.clone(),
+                            }
                         }
-                        Some(f) => FileState {
-                            listed: f.listed,
-                            ..read_one(p, opts, &discovery)
-                        },
-                        None => read_one(p, opts, &discovery),
-                    })
-                    .collect();
-                let problems = match origin {
-                    Origin::Tree => tree_files(&root)?.1,
-                    _ => Vec::new(),
-                };
-                let catalog_report = match origin {
-                    Origin::Manifest(_) => self.reports().first().cloned(),
-                    _ => None,
-                };
-                (
-                    origin.clone(),
-                    Contents {
-                        catalog_report,
-                        files,
-                        problems,
-                    },
-                )
-            }
+                        _ => {
+                            let mut read = read_stamped(p, *s, opts, &discovery);
+                            read.state.listed = before.is_none_or(|(f, _)| f.listed);
+                            read
+                        }
+                    }
+                })
+                .collect();
+            let catalog_report = if self.has_manifest() {
+                self.reports().first().cloned()
+            } else {
+                None
+            };
+            let contents = Contents {
+                catalog_report,
+                files,
+                problems: now.problems,
+            };
+            (self.origin.clone(), contents)
         };
 
         // What changed, and the fallback to the previous good version of broken files.
-        let old: HashMap<&PathBuf, &FileState> = self.files.iter().map(|f| (&f.path, f)).collect();
         let mut changed = Vec::new();
         let mut kept = Vec::new();
         for f in &mut fresh.files {
-            let before = old.get(&f.path);
-            if before.is_some_and(|b| b.stamp == f.stamp) {
+            let before = old.get(&f.state.path).map(|&i| &self.files[i]);
+            if before.is_some_and(|b| b.stamp == f.state.stamp) {
                 // Unchanged (read again only because no copy was kept).
                 continue;
             }
             changed.push(f.report.file.clone());
-            let broken = !matches!(f.callable, Callable::Source(_));
+            let broken = !matches!(f.state.callable, Callable::Source(_));
             if let Some(b) = before
                 && broken
-                && f.listed
+                && f.state.listed
                 && matches!(b.callable, Callable::Source(_))
             {
-                f.callable = b.callable.clone();
+                f.state.callable = b.callable.clone();
                 kept.push(f.report.clone());
             }
         }
-        let now: std::collections::HashSet<&PathBuf> =
-            fresh.files.iter().map(|f| &f.path).collect();
+        let present: HashSet<&PathBuf> = fresh.files.iter().map(|f| &f.state.path).collect();
         let removed = self
             .files
             .iter()
-            .filter(|f| !now.contains(&f.path))
-            .map(|f| f.report.file.clone())
+            .enumerate()
+            .filter(|(_, f)| !present.contains(&f.path))
+            .filter_map(|(i, _)| self.file_report(i).map(|r| r.file.clone()))
             .collect();
-        let mut catalog = Catalog::assemble(root, origin, fresh, opts);
+        let mut catalog = Catalog::assemble(self.root.clone(), origin, fresh, opts);
         catalog.carry_primitives(self);
         Ok(Some(Reload {
             catalog,
@@ -164,7 +195,7 @@ impl Catalog {
 
 /// Whether a manifest catalog's `registry.json` or shared lists differ from `stamps` (a file
 /// changed, added or removed).
-fn manifest_changed(root: &std::path::Path, stamps: &[(PathBuf, crate::open::Stamp)]) -> bool {
+fn manifest_changed(root: &std::path::Path, stamps: &[(PathBuf, Stamp)]) -> bool {
     let now = manifest_stamps(root);
     now.len() != stamps.len() || now.iter().zip(stamps).any(|(a, b)| a != b)
 }
