@@ -23,8 +23,13 @@ fn tool(entry: Value) -> Option<Tool> {
     flowmcp_catalog::serde_json::from_value(entry).ok()
 }
 
-/// The two meta-tools' entries.
-pub(crate) fn meta_tools() -> Vec<Tool> {
+/// The two meta-tools' entries, built once.
+pub(crate) fn meta_tools() -> &'static [Tool] {
+    static TOOLS: std::sync::OnceLock<Vec<Tool>> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(build_meta_tools)
+}
+
+fn build_meta_tools() -> Vec<Tool> {
     let search = json!({
         "name": SEARCH_TOOLS,
         "title": "Search tools",

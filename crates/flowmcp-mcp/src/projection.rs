@@ -113,13 +113,11 @@ const HTTP_TOOLS_ARE_OPEN_WORLD: bool = true;
 /// `anthropic/searchHint`, `flowmcp/aliases`, `flowmcp/id`) and the output schema.
 pub(crate) fn tool(entry: &ToolEntry, output: &Output) -> Tool {
     let d = &entry.descriptor;
-    // The descriptor's own MCP entry (name, description, input schema, annotations, `_meta`),
-    // with what serving adds: the title, `openWorldHint`, the ID and the advertised output
-    // schema. Its members move into the SDK's model; nothing large is copied again.
-    let mut m = match d.mcp_tool() {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    };
+    // The descriptor's own MCP entry (name, description, input schema, annotations, `_meta`;
+    // its output schema is carried by `output`), with what serving adds: the title,
+    // `openWorldHint`, the ID and the advertised output schema. Its members move into the SDK's
+    // model; nothing large is copied again.
+    let mut m = d.mcp_tool_members();
     let input = match m.remove("inputSchema") {
         Some(Value::Object(o)) => o,
         _ => Map::new(),

@@ -152,7 +152,7 @@ impl State {
             tools.insert(wire.clone(), served);
         }
         if opts.lazy {
-            listed.extend(lazy::meta_tools());
+            listed.extend_from_slice(lazy::meta_tools());
         }
         Ok(State {
             catalog,
@@ -369,17 +369,37 @@ fn page<T>(
     items: &[T],
     request: Option<PaginatedRequestParams>,
 ) -> Result<(&[T], Option<String>), ErrorData> {
+    let (start, end, next) = bounds(items.len(), request)?;
+    Ok((&items[start..end], next))
+}
+
+/// [`page`] of a list the registry just built, each item moved into its MCP entry by `entry`.
+fn page_of<T, U>(
+    items: Vec<T>,
+    request: Option<PaginatedRequestParams>,
+    entry: impl FnMut(T) -> U,
+) -> Result<(Vec<U>, Option<String>), ErrorData> {
+    let (start, end, next) = bounds(items.len(), request)?;
+    let entries = items.into_iter().skip(start).take(end - start).map(entry);
+    Ok((entries.collect(), next))
+}
+
+/// The start and end of the page of a list of `len` items that `request`'s cursor asks for, and
+/// the next page's cursor.
+fn bounds(
+    len: usize,
+    request: Option<PaginatedRequestParams>,
+) -> Result<(usize, usize, Option<String>), ErrorData> {
     let start = match request.and_then(|r| r.cursor) {
         None => 0,
         Some(c) => c
             .parse::<usize>()
             .ok()
-            .filter(|&n| n <= items.len())
+            .filter(|&n| n <= len)
             .ok_or_else(|| ErrorData::invalid_params("unknown cursor", None))?,
     };
-    let end = (start + PAGE_SIZE).min(items.len());
-    let next = (end < items.len()).then(|| end.to_string());
-    Ok((&items[start..end], next))
+    let end = (start + PAGE_SIZE).min(len);
+    Ok((start, end, (end < len).then(|| end.to_string())))
 }
 
 impl McpServer {
@@ -461,10 +481,8 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let all = self.catalog().primitives().prompts();
-        let (items, next) = page(&all, request)?;
-        let mut result = ListPromptsResult::with_all_items(
-            items.iter().cloned().map(registry::prompt).collect(),
-        );
+        let (items, next) = page_of(all, request, registry::prompt)?;
+        let mut result = ListPromptsResult::with_all_items(items);
         result.next_cursor = next;
         Ok(result)
     }
@@ -492,10 +510,8 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let all = self.catalog().primitives().resources();
-        let (items, next) = page(&all, request)?;
-        let mut result = ListResourcesResult::with_all_items(
-            items.iter().cloned().map(registry::resource).collect(),
-        );
+        let (items, next) = page_of(all, request, registry::resource)?;
+        let mut result = ListResourcesResult::with_all_items(items);
         result.next_cursor = next;
         Ok(result)
     }
@@ -506,10 +522,8 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let all = self.catalog().primitives().resource_templates();
-        let (items, next) = page(&all, request)?;
-        let mut result = ListResourceTemplatesResult::with_all_items(
-            items.iter().cloned().map(registry::template).collect(),
-        );
+        let (items, next) = page_of(all, request, registry::template)?;
+        let mut result = ListResourceTemplatesResult::with_all_items(items);
         result.next_cursor = next;
         Ok(result)
     }
@@ -531,7 +545,7 @@ impl ServerHandler for McpServer {
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
         if self.inner.opts.lazy && (name == lazy::SEARCH_TOOLS || name == lazy::CALL_TOOL) {
-            return lazy::meta_tools().into_iter().find(|t| t.name == name);
+            return lazy::meta_tools().iter().find(|t| t.name == name).cloned();
         }
         self.state().resolve(name).map(|(_, s)| s.tool.clone())
     }

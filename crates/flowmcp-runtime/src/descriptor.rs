@@ -214,22 +214,30 @@ impl ToolDescriptor {
     /// The MCP `tools/list` entry. `outputSchema` is included only when it is an object schema
     /// (MCP requires `type: object`).
     pub fn mcp_tool(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("name".into(), json!(self.wire_name));
-        m.insert("description".into(), json!(self.description));
-        m.insert("inputSchema".into(), self.input_schema.clone());
+        let mut m = self.mcp_tool_members();
         if let Some(out) = &self.output_schema
             && out.get("type").and_then(Value::as_str) == Some("object")
         {
             m.insert("outputSchema".into(), out.clone());
         }
+        Value::Object(m)
+    }
+
+    /// The members of [`ToolDescriptor::mcp_tool`] but the output schema: `name`, `description`,
+    /// `inputSchema`, `annotations` and `_meta`. For a server that carries outputs its own way
+    /// (and would only drop a copy of the schema).
+    pub fn mcp_tool_members(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("name".into(), json!(self.wire_name));
+        m.insert("description".into(), json!(self.description));
+        m.insert("inputSchema".into(), self.input_schema.clone());
         if let Some(a) = &self.annotations {
             m.insert("annotations".into(), a.clone());
         }
         if let Some(meta) = &self.meta {
             m.insert("_meta".into(), meta.clone());
         }
-        Value::Object(m)
+        m
     }
 
     /// The user parameter named `key`.
