@@ -796,20 +796,9 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
                 flowmcp_mcp::Endpoints::routes(&std::sync::Arc::new(catalog), &routes, &opts)
                     .map_err(|e| e.to_string())?;
             let lines: Vec<(String, usize, &str)> = endpoints
-                .iter()
-                .map(|(path, server)| {
-                    let auth = if http.oauth.is_some() {
-                        "OAuth access token required"
-                    } else if routes
-                        .iter()
-                        .any(|r| r.path == path && r.auth_token.is_some())
-                        || http.auth_token.is_some()
-                    {
-                        "bearer token required"
-                    } else {
-                        "no token required"
-                    };
-                    (path.to_string(), server.tools().len(), auth)
+                .access(&http)
+                .map(|(path, server, access)| {
+                    (path.to_string(), server.tools().len(), access.describe())
                 })
                 .collect();
             endpoints

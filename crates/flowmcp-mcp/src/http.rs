@@ -131,6 +131,42 @@ pub enum HttpError {
     },
 }
 
+/// What a request to an endpoint must carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Nothing.
+    Open,
+    /// `Authorization: Bearer <token>` with the route's token, or else the global one.
+    BearerToken,
+    /// An OAuth access token from the configured issuer.
+    OAuth,
+}
+
+impl Access {
+    /// A few words for logs: "no token required", "bearer token required", …
+    pub fn describe(self) -> &'static str {
+        match self {
+            Access::Open => "no token required",
+            Access::BearerToken => "bearer token required",
+            Access::OAuth => "OAuth access token required",
+        }
+    }
+}
+
+/// What an endpoint whose route set `route_token` requires under `opts`: OAuth when it is
+/// configured, else the route's token, else the global one, else nothing. The guards
+/// [`Endpoints::run`] builds follow the same order.
+fn access_of(opts: &HttpOptions, route_token: Option<&str>) -> Access {
+    let global = opts.auth_token.as_deref().filter(|t| !t.is_empty());
+    if opts.oauth.is_some() {
+        Access::OAuth
+    } else if route_token.or(global).is_some() {
+        Access::BearerToken
+    } else {
+        Access::Open
+    }
+}
+
 /// One MCP endpoint: its path, its server and the token its route set.
 struct Endpoint {
     path: String,
@@ -211,6 +247,20 @@ impl Endpoints {
     /// Each endpoint's path and server (for its tools), in the order given.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &McpServer)> {
         self.list.iter().map(|e| (e.path.as_str(), &e.server))
+    }
+
+    /// Each endpoint's path, server and what its requests must carry when served with `opts`.
+    pub fn access<'a>(
+        &'a self,
+        opts: &'a HttpOptions,
+    ) -> impl Iterator<Item = (&'a str, &'a McpServer, Access)> {
+        self.list.iter().map(move |e| {
+            (
+                e.path.as_str(),
+                &e.server,
+                access_of(opts, e.token.as_deref()),
+            )
+        })
     }
 
     /// Serves the endpoints until SIGINT or SIGTERM on a runtime of its own. Calls `ready` with

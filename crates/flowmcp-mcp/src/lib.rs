@@ -38,7 +38,7 @@ mod registry;
 mod route;
 mod server;
 
-pub use http::{Endpoints, HttpError, HttpOptions, MCP_PATH, RESOURCE_METADATA_PATH};
+pub use http::{Access, Endpoints, HttpError, HttpOptions, MCP_PATH, RESOURCE_METADATA_PATH};
 pub use lazy::{CALL_TOOL, SEARCH_TOOLS};
 pub use oauth::{
     JwksSource, KEYS_MAX_AGE, LEEWAY_SECONDS, OAuthError, OAuthOptions, REFRESH_INTERVAL,
