@@ -345,8 +345,15 @@ fn validate(args: &[String]) -> Result<(), String> {
 /// 2 MB document.
 fn resources(args: &[String]) -> Result<(), String> {
     let root = workspace_root();
+    build_release(&[
+        "-p",
+        "flowmcp-resources",
+        "--example",
+        "bench_resources",
+        "--example",
+        "bench_markdown",
+    ])?;
     for example in ["bench_resources", "bench_markdown"] {
-        build_release(&["-p", "flowmcp-resources", "--example", example])?;
         let bin = root.join("target/release/examples").join(example);
         let status = Command::new(&bin)
             .args(args)

@@ -750,7 +750,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     match a.transport {
         Transport::Stdio => {
             let server = flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| e.to_string())?;
-            let count = server.tools().len();
+            let count = server.tool_count();
             tracing::info!("ready after {} ms", started.elapsed().as_millis());
             eprintln!("flowmcp: serving {count} tools over stdio");
             server.serve_stdio().map_err(|e| e.to_string())?;
@@ -798,7 +798,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
             let lines: Vec<(String, usize, &str)> = endpoints
                 .access(&http)
                 .map(|(path, server, access)| {
-                    (path.to_string(), server.tools().len(), access.describe())
+                    (path.to_string(), server.tool_count(), access.describe())
                 })
                 .collect();
             endpoints

@@ -185,7 +185,7 @@ impl fmt::Debug for Endpoints {
             .entries(
                 self.list
                     .iter()
-                    .map(|e| (&e.path, e.server.tools().len(), e.token.is_some())),
+                    .map(|e| (&e.path, e.server.tool_count(), e.token.is_some())),
             )
             .finish()
     }

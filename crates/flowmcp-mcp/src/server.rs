@@ -213,6 +213,11 @@ impl McpServer {
         )
     }
 
+    /// How many tools are served.
+    pub fn tool_count(&self) -> usize {
+        self.state().order.len()
+    }
+
     /// The served tools, in catalog order.
     pub fn tools(&self) -> Vec<Tool> {
         let st = self.state();
