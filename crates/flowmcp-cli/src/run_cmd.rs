@@ -704,6 +704,8 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
         .try_init();
+    // The arguments are checked before the catalog is read.
+    let http = http_setup(&a)?;
     let cfg = config(a.source.trust_project_config)?;
     let (transport, runner) = a.run.settings(&cfg)?;
     let profile = profile_of(a.source.profile, &cfg);
@@ -741,57 +743,15 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
             .watch
             .then(|| Duration::from_millis(a.watch_interval_ms.max(50))),
     };
-    // An empty FLOWMCP_OAUTH_ISSUER counts as unset.
-    let oauth_issuer = a.oauth_issuer.clone().filter(|i| !i.is_empty());
-    let http_only = !a.routes.is_empty() || !a.route_tokens.is_empty() || oauth_issuer.is_some();
-    if a.transport == Transport::Stdio && http_only {
-        return Err("--route, --route-token and --oauth-* need --transport http".into());
-    }
-    match a.transport {
-        Transport::Stdio => {
+    match http {
+        None => {
             let server = flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| e.to_string())?;
             let count = server.tool_count();
             tracing::info!("ready after {} ms", started.elapsed().as_millis());
             eprintln!("flowmcp: serving {count} tools over stdio");
             server.serve_stdio().map_err(|e| e.to_string())?;
         }
-        Transport::Http => {
-            let mut routes = a
-                .routes
-                .iter()
-                .map(|r| flowmcp_mcp::Route::parse(r))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| e.to_string())?;
-            for t in &a.route_tokens {
-                let (path, token) = flowmcp_mcp::parse_route_token(t).map_err(|e| e.to_string())?;
-                match routes.iter_mut().find(|r| r.path == path) {
-                    Some(r) => r.auth_token = Some(token),
-                    None => {
-                        return Err(flowmcp_mcp::RouteError::TokenWithoutRoute(path).to_string());
-                    }
-                }
-            }
-            let oauth = oauth_issuer.map(|issuer| flowmcp_mcp::OAuthOptions {
-                issuer,
-                audience: a.oauth_audience.clone(),
-                jwks: match &a.oauth_jwks {
-                    None => flowmcp_mcp::JwksSource::Discover,
-                    Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
-                        flowmcp_mcp::JwksSource::Url(u.clone())
-                    }
-                    Some(f) => flowmcp_mcp::JwksSource::File(PathBuf::from(f)),
-                },
-                required_scopes: a.oauth_scopes.clone(),
-                public_url: a.public_url.clone(),
-            });
-            let http = flowmcp_mcp::HttpOptions {
-                listen: a.listen,
-                auth_token: a.auth_token.clone().filter(|t| !t.is_empty()),
-                allowed_origins: a.allow_origins.clone(),
-                allowed_hosts: a.allow_hosts.clone(),
-                oauth,
-                ..flowmcp_mcp::HttpOptions::default()
-            };
+        Some((routes, http)) => {
             let endpoints =
                 flowmcp_mcp::Endpoints::routes(&std::sync::Arc::new(catalog), &routes, &opts)
                     .map_err(|e| e.to_string())?;
@@ -811,4 +771,56 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The HTTP routes and options `a` asks for; `None` for stdio, where the HTTP-only options are
+/// an error.
+fn http_setup(
+    a: &ServeArgs,
+) -> Result<Option<(Vec<flowmcp_mcp::Route>, flowmcp_mcp::HttpOptions)>, String> {
+    // An empty FLOWMCP_OAUTH_ISSUER counts as unset.
+    let oauth_issuer = a.oauth_issuer.clone().filter(|i| !i.is_empty());
+    if a.transport == Transport::Stdio {
+        if !a.routes.is_empty() || !a.route_tokens.is_empty() || oauth_issuer.is_some() {
+            return Err("--route, --route-token and --oauth-* need --transport http".into());
+        }
+        return Ok(None);
+    }
+    let mut routes = a
+        .routes
+        .iter()
+        .map(|r| flowmcp_mcp::Route::parse(r))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    for t in &a.route_tokens {
+        let (path, token) = flowmcp_mcp::parse_route_token(t).map_err(|e| e.to_string())?;
+        match routes.iter_mut().find(|r| r.path == path) {
+            Some(r) => r.auth_token = Some(token),
+            None => {
+                return Err(flowmcp_mcp::RouteError::TokenWithoutRoute(path).to_string());
+            }
+        }
+    }
+    let oauth = oauth_issuer.map(|issuer| flowmcp_mcp::OAuthOptions {
+        issuer,
+        audience: a.oauth_audience.clone(),
+        jwks: match &a.oauth_jwks {
+            None => flowmcp_mcp::JwksSource::Discover,
+            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
+                flowmcp_mcp::JwksSource::Url(u.clone())
+            }
+            Some(f) => flowmcp_mcp::JwksSource::File(PathBuf::from(f)),
+        },
+        required_scopes: a.oauth_scopes.clone(),
+        public_url: a.public_url.clone(),
+    });
+    let http = flowmcp_mcp::HttpOptions {
+        listen: a.listen,
+        auth_token: a.auth_token.clone().filter(|t| !t.is_empty()),
+        allowed_origins: a.allow_origins.clone(),
+        allowed_hosts: a.allow_hosts.clone(),
+        oauth,
+        ..flowmcp_mcp::HttpOptions::default()
+    };
+    Ok(Some((routes, http)))
 }
