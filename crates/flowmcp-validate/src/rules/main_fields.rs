@@ -199,6 +199,7 @@ pub(super) fn val003_unknown_main_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
     }
 }
 
+/// `main.<key>` when it is a string; reports `code` when it is missing or not a string.
 fn required_string(
     ctx: &SchemaCtx<'_>,
     c: &mut Collector<'_>,
@@ -206,25 +207,7 @@ fn required_string(
     code: Code,
 ) -> Option<String> {
     let main = ctx.main()?;
-    match main.get(key) {
-        None => {
-            c.emit(
-                code,
-                Some(&main_path(key)),
-                format!("Missing required field \"{key}\""),
-            );
-            None
-        }
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => {
-            c.emit(
-                code,
-                Some(&main_path(key)),
-                format!("Must be a string (found {})", type_name(other)),
-            );
-            None
-        }
-    }
+    super::required_string(main.get(key), &main_path(key), key, code, c).map(str::to_string)
 }
 
 /// VAL010: `main.namespace` is missing or not a string.

@@ -197,6 +197,36 @@ pub(crate) fn shown(v: &Value) -> String {
     }
 }
 
+/// A required string field: `value` (the field `key`, found at `path`) when it is a string;
+/// otherwise `code` is reported ("Missing required field" or "Must be a string") and `None` given.
+pub(crate) fn required_string<'a>(
+    value: Option<&'a Value>,
+    path: &JsonPath,
+    key: &str,
+    code: Code,
+    c: &mut Collector<'_>,
+) -> Option<&'a str> {
+    match value {
+        None => {
+            c.emit(
+                code,
+                Some(path),
+                format!("Missing required field \"{key}\""),
+            );
+            None
+        }
+        Some(Value::String(s)) => Some(s),
+        Some(other) => {
+            c.emit(
+                code,
+                Some(path),
+                format!("Must be a string (found {})", type_name(other)),
+            );
+            None
+        }
+    }
+}
+
 /// Checks that `main.<key>`, when present, is an array of strings; reports `code` otherwise.
 pub(crate) fn check_string_array(
     ctx: &SchemaCtx<'_>,

@@ -14,7 +14,9 @@ use flowmcp_spec::zod::ZType;
 use super::tool_tests::{
     check_test_values, report_unserializable, resolve_list_items, unserializable_paths,
 };
-use super::{SchemaCtx, SchemaRule, main_path, required_server_params, shown, type_name};
+use super::{
+    SchemaCtx, SchemaRule, main_path, required_server_params, required_string, shown, type_name,
+};
 
 /// The rules of this module, in the order they run.
 pub(super) static RULES: &[SchemaRule] = &[
@@ -313,25 +315,15 @@ pub(super) fn res001_source(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 pub(super) fn res002_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for r in each_resource(ctx) {
         let path = r.path.key("description");
-        match r.res.get("description") {
-            None => {
-                c.emit(
-                    Code::RES002,
-                    Some(&path),
-                    "Missing required field \"description\"",
-                );
-            }
-            Some(Value::String(s)) if !s.trim().is_empty() => {}
-            Some(Value::String(_)) => {
-                c.emit(Code::RES002, Some(&path), "Must not be empty");
-            }
-            Some(other) => {
-                c.emit(
-                    Code::RES002,
-                    Some(&path),
-                    format!("Must be a string (found {})", type_name(other)),
-                );
-            }
+        let found = required_string(
+            r.res.get("description"),
+            &path,
+            "description",
+            Code::RES002,
+            c,
+        );
+        if found.is_some_and(|s| s.trim().is_empty()) {
+            c.emit(Code::RES002, Some(&path), "Must not be empty");
         }
     }
 }
@@ -402,20 +394,7 @@ pub(super) fn res005_at_most_two(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 
 /// Reports `code` when `query.<key>` is missing or not a string.
 fn require_string(q: &QueryRef<'_>, c: &mut Collector<'_>, key: &str, code: Code) {
-    let path = q.path.key(key);
-    match q.query.get(key) {
-        None => {
-            c.emit(code, Some(&path), format!("Missing required field {key:?}"));
-        }
-        Some(Value::String(_)) => {}
-        Some(other) => {
-            c.emit(
-                code,
-                Some(&path),
-                format!("Must be a string (found {})", type_name(other)),
-            );
-        }
-    }
+    required_string(q.query.get(key), &q.path.key(key), key, code, c);
 }
 
 /// RES007: A resource query without `sql`, or with `sql` that is not a string; also a query that
