@@ -52,6 +52,7 @@
 //! ```
 
 mod discovery;
+mod documents;
 mod error;
 pub mod manifest;
 mod open;
@@ -64,8 +65,9 @@ pub use error::CatalogError;
 
 // What the catalog's signatures use, so that this crate is the one dependency to add.
 pub use flowmcp_runtime::{
-    CacheMode, ECode, Envelope, LoadProblem, LogSink, RunnerOptions, ToolDescriptor, ToolEntry,
-    ToolNames, Toolset, TransportConfig, check_output, reference_tool_name,
+    Builtin, CacheMode, ECode, Envelope, Kind, LoadProblem, LogSink, ResourceOptions,
+    RunnerOptions, ToolDescriptor, ToolEntry, ToolNames, Toolset, TransportConfig, check_output,
+    reference_tool_name,
 };
 pub use flowmcp_spec::{FileReport, Profile, Severity};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are

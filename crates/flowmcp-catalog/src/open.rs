@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 use crate::CatalogError;
+use crate::documents::Documents;
 use crate::primitives::{Primitives, PromptSource, ResourceSource};
 use std::sync::Arc;
 
@@ -285,6 +286,11 @@ impl Catalog {
                 tool_names: opts.tool_names,
             },
         );
+        let mut primitives = Primitives::default();
+        let documents = Documents::of(&tools);
+        if !documents.is_empty() {
+            primitives.set_documents(Arc::new(documents));
+        }
         Catalog {
             root,
             manifest,
@@ -296,7 +302,7 @@ impl Catalog {
             rejected,
             transport: UreqTransport::new(opts.transport.clone()),
             runner: opts.runner.clone(),
-            primitives: Primitives::default(),
+            primitives,
         }
     }
 
@@ -323,9 +329,10 @@ impl Catalog {
         self.reports.get(index + usize::from(self.manifest))
     }
 
-    /// Takes over the prompt and resource sources of `before` (a reload keeps them).
+    /// Takes over the prompt and resource sources registered with `before` (a reload keeps
+    /// them; the catalog's own documents are those of the files read now).
     pub(crate) fn carry_primitives(&mut self, before: &Catalog) {
-        self.primitives = before.primitives.clone();
+        self.primitives.carry_registered(&before.primitives);
     }
 
     /// The path the catalog was opened from.

@@ -161,11 +161,14 @@ pub trait ResourceSource: Send + Sync {
     ) -> Result<Option<Vec<ResourceContent>>, PrimitiveError>;
 }
 
-/// Every prompt and resource source of a catalog, asked in registration order.
+/// Every prompt and resource source of a catalog, asked in registration order (the catalog's
+/// own markdown resources first).
 #[derive(Clone, Default)]
 pub struct Primitives {
     prompts: Vec<Arc<dyn PromptSource>>,
     resources: Vec<Arc<dyn ResourceSource>>,
+    /// The catalog's markdown resources (made from its schemas, not registered).
+    documents: Option<Arc<dyn ResourceSource>>,
 }
 
 impl std::fmt::Debug for Primitives {
@@ -173,6 +176,7 @@ impl std::fmt::Debug for Primitives {
         f.debug_struct("Primitives")
             .field("prompt_sources", &self.prompts.len())
             .field("resource_sources", &self.resources.len())
+            .field("documents", &self.documents.is_some())
             .finish()
     }
 }
@@ -186,6 +190,23 @@ impl Primitives {
     /// Adds a resource source; its resources come after those of the sources added before it.
     pub fn add_resources(&mut self, source: Arc<dyn ResourceSource>) {
         self.resources.push(source);
+    }
+
+    /// Sets the catalog's own resources (its schemas' markdown documents), asked first.
+    pub(crate) fn set_documents(&mut self, source: Arc<dyn ResourceSource>) {
+        self.documents = Some(source);
+    }
+
+    /// Takes over the sources registered with `other`, keeping this catalog's own documents.
+    pub(crate) fn carry_registered(&mut self, other: &Primitives) {
+        self.prompts = other.prompts.clone();
+        self.resources = other.resources.clone();
+    }
+
+    /// The resource sources in the order they are asked: the catalog's documents, then the
+    /// registered ones.
+    fn resource_sources(&self) -> impl Iterator<Item = &Arc<dyn ResourceSource>> {
+        self.documents.iter().chain(self.resources.iter())
     }
 
     /// Every prompt of every source. A name that an earlier source already has is left out (the
@@ -225,7 +246,7 @@ impl Primitives {
     pub fn resources(&self) -> Vec<ResourceInfo> {
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();
-        for r in self.resources.iter().flat_map(|s| s.resources()) {
+        for r in self.resource_sources().flat_map(|s| s.resources()) {
             if seen.insert(r.uri.clone()) {
                 out.push(r);
             }
@@ -235,13 +256,14 @@ impl Primitives {
 
     /// Every resource template of every source.
     pub fn resource_templates(&self) -> Vec<ResourceTemplateInfo> {
-        self.resources.iter().flat_map(|s| s.templates()).collect()
+        self.resource_sources()
+            .flat_map(|s| s.templates())
+            .collect()
     }
 
     /// Whether there is any resource or resource template to serve.
     pub fn has_resources(&self) -> bool {
-        self.resources
-            .iter()
+        self.resource_sources()
             .any(|s| !s.resources().is_empty() || !s.templates().is_empty())
     }
 
@@ -251,7 +273,7 @@ impl Primitives {
         uri: &str,
         caller: &Caller<'_>,
     ) -> Result<Vec<ResourceContent>, PrimitiveError> {
-        for s in &self.resources {
+        for s in self.resource_sources() {
             if let Some(c) = s.read(uri, caller)? {
                 return Ok(c);
             }

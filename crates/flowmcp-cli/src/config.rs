@@ -12,7 +12,8 @@
 //!   "envFile": ".env",
 //!   "serverParams": { "SKYCAST_API_KEY": "…" },
 //!   "upstreams": { "skycast-io": "http://127.0.0.1:8080" },
-//!   "cacheDir": "/var/cache/flowmcp" }
+//!   "cacheDir": "/var/cache/flowmcp",
+//!   "resourcesBase": "flowmcp" }
 //! ```
 //! Relative paths are relative to the directory that holds `.flowmcp/`. The user configuration
 //! `~/.flowmcp/config.json` is read first and the project's keys win over it
@@ -55,6 +56,9 @@ pub(crate) struct Config {
     /// Namespace → base URL replacing the schema's `root`.
     pub upstreams: BTreeMap<String, String>,
     pub cache_dir: Option<PathBuf>,
+    /// The base folder name of resources (`project`: `.<base>/resources/`, `global`:
+    /// `~/.<base>/resources/`).
+    pub resources_base: Option<String>,
     /// User configuration only: take `upstreams`, `envFile` and `cacheDir` from project
     /// configurations too.
     pub trust_project_config: bool,
@@ -165,6 +169,9 @@ impl Config {
         if other.cache_dir.is_some() {
             self.cache_dir = other.cache_dir;
         }
+        if other.resources_base.is_some() {
+            self.resources_base = other.resources_base;
+        }
         self.server_params.extend(other.server_params);
         self.upstreams.extend(other.upstreams);
         // Consent is the user's alone: a project cannot grant it to itself.
@@ -234,6 +241,11 @@ impl Config {
         };
         cfg.server_params = string_map("serverParams")?.into_iter().collect();
         cfg.upstreams = string_map("upstreams")?.into_iter().collect();
+        match obj.get("resourcesBase") {
+            None => {}
+            Some(Value::String(b)) => cfg.resources_base = Some(b.clone()),
+            Some(_) => return Err("\"resourcesBase\" must be a string (a folder name)".into()),
+        }
         match obj.get("trustProjectConfig") {
             None => {}
             Some(Value::Bool(b)) => cfg.trust_project_config = *b,

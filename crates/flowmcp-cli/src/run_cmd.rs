@@ -11,7 +11,7 @@ use clap::{Args, Subcommand};
 use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_runtime::Cache;
 use flowmcp_runtime::read_env_file;
-use flowmcp_runtime::{CacheMode, RunnerOptions};
+use flowmcp_runtime::{CacheMode, Kind, ResourceOptions, RunnerOptions};
 use flowmcp_runtime::{TransportConfig, check_upstream};
 use flowmcp_spec::Profile;
 use indexmap::IndexMap;
@@ -111,6 +111,15 @@ pub(crate) struct RunArgs {
     /// Time limit of one handler call, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1_000)]
     handler_timeout_ms: u64,
+    /// The base folder name of resources: `project` resources live in `.<NAME>/resources/` (the
+    /// nearest such folder from the current directory upwards, else the current directory's) and
+    /// `global` ones in `~/.<NAME>/resources/`. Default: `resourcesBase` of the config, else
+    /// `flowmcp`.
+    #[arg(long, value_name = "NAME")]
+    resources_base: Option<String>,
+    /// Time limit of one SQL statement of a resource query, in milliseconds (E003 when it passes).
+    #[arg(long, value_name = "MS", default_value_t = 5_000)]
+    query_timeout_ms: u64,
 }
 
 impl RunArgs {
@@ -146,10 +155,54 @@ impl RunArgs {
             },
             call_timeout: Duration::from_millis(self.handler_timeout_ms),
             timeout,
+            resources: self.resource_options(cfg)?,
             ..RunnerOptions::default()
         };
         Ok((transport, runner))
     }
+
+    /// Where resources live: the base folder name, the project base and the home directory.
+    pub(crate) fn resource_options(&self, cfg: &Config) -> Result<ResourceOptions, String> {
+        let base = self
+            .resources_base
+            .clone()
+            .or_else(|| cfg.resources_base.clone())
+            .unwrap_or_else(|| flowmcp_resources::sqlite::DEFAULT_BASE.to_string());
+        flowmcp_resources::sqlite::Locations::check_base(&base)
+            .map_err(|e| format!("resources base: {e}"))?;
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
+        Ok(ResourceOptions {
+            project_base: Some(project_base(&cwd, &base, home.as_deref())),
+            home,
+            base,
+            query_timeout: Duration::from_millis(self.query_timeout_ms),
+            ..ResourceOptions::default()
+        })
+    }
+}
+
+/// How `--json` listings name an entry's kind: `tool`, `query` (a resource query) or `document`
+/// (a markdown resource).
+fn kind_name(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Tool => "tool",
+        Kind::Query { .. } => "query",
+        Kind::Document { .. } => "document",
+    }
+}
+
+/// The project base of resources: the nearest `.<base>/` folder from `cwd` upwards, except the
+/// one in the home directory (that is the global one); `cwd/.<base>` when there is none.
+pub(crate) fn project_base(cwd: &Path, base: &str, home: Option<&Path>) -> PathBuf {
+    let folder = format!(".{base}");
+    cwd.ancestors()
+        .filter(|dir| Some(*dir) != home)
+        .map(|dir| dir.join(&folder))
+        .find(|candidate| candidate.is_dir())
+        .unwrap_or_else(|| cwd.join(folder))
 }
 
 #[derive(Args, Debug)]
@@ -344,7 +397,8 @@ pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
             .map(|(_, t)| format!(" (did you mean {}?)", t.descriptor.wire_name))
             .unwrap_or_default();
         print_problems(&catalog);
-        return Err(format!("no tool \"{}\" in the catalog{hint}", a.tool));
+        let why = catalog.toolset().explain_unknown(&a.tool);
+        return Err(format!("{why} in the catalog{hint}"));
     }
     let caller = catalog.caller();
     let envelope = if text_args.is_empty() {
@@ -396,6 +450,8 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
                 let d = &t.descriptor;
                 json!({
                     "id": d.id.to_string(),
+                    "name": d.lookup_key(),
+                    "kind": kind_name(&d.kind),
                     "wireName": d.wire_name,
                     "exposed": d.is_exposed(),
                     "missingServerParams": d.missing_server_params,
@@ -419,7 +475,7 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
     let width = set
         .tools
         .iter()
-        .map(|t| t.descriptor.id.to_string().len())
+        .map(|t| t.descriptor.lookup_key().len())
         .max()
         .unwrap_or(0);
     let wire_width = set
@@ -437,14 +493,26 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
         };
         out.push_str(&format!(
             "{:<width$}  {:<wire_width$}  {state}\n",
-            d.id.to_string(),
+            d.lookup_key(),
             d.wire_name
         ));
     }
     let (exposed, hidden, _) = set.exposure();
+    let resource_entries = set
+        .tools
+        .iter()
+        .filter(|t| t.descriptor.kind != Kind::Tool)
+        .count();
+    let what = if resource_entries == 0 {
+        format!("{} tools", set.tools.len())
+    } else {
+        format!(
+            "{} tools and {resource_entries} resource entries",
+            set.tools.len() - resource_entries
+        )
+    };
     out.push_str(&format!(
-        "{} tools in {} schemas: {exposed} exposed, {hidden} hidden{}\n",
-        set.tools.len(),
+        "{what} in {} schemas: {exposed} exposed, {hidden} hidden{}\n",
         set.schemas.len(),
         if set.problems.is_empty() {
             String::new()
@@ -475,7 +543,8 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
             .take(a.limit)
             .map(|(score, t)| {
                 let d = &t.descriptor;
-                json!({"id": d.id.to_string(), "wireName": d.wire_name, "score": score,
+                json!({"id": d.id.to_string(), "name": d.lookup_key(), "kind": kind_name(&d.kind),
+                       "wireName": d.wire_name, "score": score,
                        "exposed": d.is_exposed(), "description": d.description})
             })
             .collect();
@@ -490,7 +559,8 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
         let first_line = d.description.lines().next().unwrap_or_default();
         out.push_str(&format!(
             "{score:>3}  {}  {}{hidden}\n     {first_line}\n",
-            d.id, d.wire_name
+            d.lookup_key(),
+            d.wire_name
         ));
     }
     if hits.is_empty() {

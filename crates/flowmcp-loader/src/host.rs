@@ -538,6 +538,29 @@ impl Helpers {
     }
 }
 
+/// The names a schema's handlers may use: its tools, and its resources with their queries.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HandlerKeys<'a> {
+    /// The tools of `main.tools`.
+    pub tools: &'a [String],
+    /// Each resource of `main.resources` with a query list, and its query names.
+    pub resources: &'a [(String, Vec<String>)],
+}
+
+/// The name under which [`HandlerHost::has`] and [`HandlerHost::call`] know the handler of
+/// `query` of `resource` (a tool name can never take this form).
+pub fn resource_handler_key(resource: &str, query: &str) -> String {
+    format!("{resource}\u{0}{query}")
+}
+
+/// `v` as an object when it is a plain one (not an array or a function).
+fn plain_entry<'js>(v: &Value<'js>) -> Option<Object<'js>> {
+    match v.as_object() {
+        Some(o) if !v.is_array() && !v.is_function() => Some(o.clone()),
+        _ => None,
+    }
+}
+
 /// One tool's entry of the factory result.
 struct ToolEntry {
     this: Persistent<Object<'static>>,
@@ -683,8 +706,26 @@ impl HandlerHost {
         tool_names: &[String],
         config: HostConfig,
     ) -> Result<HandlerHost, HostError> {
+        let keys = HandlerKeys {
+            tools: tool_names,
+            resources: &[],
+        };
+        Self::load_with(name, source, shared_lists, libraries, &keys, config)
+    }
+
+    /// [`HandlerHost::load`] for a schema that also has resources: a factory key that names a
+    /// resource holds one entry per query (`handlers → resource → query → postRequest`, chapter
+    /// 13), called as [`resource_handler_key`]`(resource, query)`.
+    pub fn load_with(
+        name: &str,
+        source: &str,
+        shared_lists: &Json,
+        libraries: &Json,
+        keys: &HandlerKeys<'_>,
+        config: HostConfig,
+    ) -> Result<HandlerHost, HostError> {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            Self::load_inner(name, source, shared_lists, libraries, tool_names, config)
+            Self::load_inner(name, source, shared_lists, libraries, keys, config)
         }));
         match outcome {
             Ok(r) => r,
@@ -699,7 +740,7 @@ impl HandlerHost {
         source: &str,
         shared_lists: &Json,
         libraries: &Json,
-        tool_names: &[String],
+        keys: &HandlerKeys<'_>,
         config: HostConfig,
     ) -> Result<HandlerHost, HostError> {
         let shared = Rc::new(Shared::new(&config));
@@ -724,17 +765,8 @@ impl HandlerHost {
         };
         host.shared.begin(None, host.config.factory_timeout, None);
         let mut sink = LoadSink::default();
-        let result = ctx.with(|ctx| {
-            host.load_in(
-                &ctx,
-                name,
-                source,
-                shared_lists,
-                libraries,
-                tool_names,
-                &mut sink,
-            )
-        });
+        let result = ctx
+            .with(|ctx| host.load_in(&ctx, name, source, shared_lists, libraries, keys, &mut sink));
         host.shared.flush_logs(&mut sink, true);
         host.shared.end();
         host.load_logs = sink.logs;
@@ -750,7 +782,7 @@ impl HandlerHost {
         source: &str,
         shared_lists: &Json,
         libraries: &Json,
-        tool_names: &[String],
+        names: &HandlerKeys<'_>,
         sink: &mut dyn HostBridge,
     ) -> Result<(), HostError> {
         let shared = self.shared.clone();
@@ -826,60 +858,115 @@ impl HandlerHost {
             .catch(ctx)
             .map_err(factory_fail)?;
         for key in keys {
-            if !tool_names.contains(&key) {
+            let is_tool = names.tools.contains(&key);
+            let queries = names
+                .resources
+                .iter()
+                .find(|(r, _)| *r == key)
+                .map(|(_, q)| q.as_slice());
+            if !is_tool && queries.is_none() {
                 self.unknown.push(key);
                 continue;
             }
             let entry: Value = obj.get(key.as_str()).catch(ctx).map_err(factory_fail)?;
-            let entry_obj = match entry.as_object() {
-                Some(o) if !entry.is_array() && !entry.is_function() => o.clone(),
-                _ => {
-                    self.notes.push(format!(
-                        "`{key}`: the entry is {}, not an object; ignored",
-                        describe_type(&entry)
-                    ));
-                    continue;
-                }
+            let Some(entry_obj) = plain_entry(&entry) else {
+                self.notes.push(format!(
+                    "`{key}`: the entry is {}, not an object; ignored",
+                    describe_type(&entry)
+                ));
+                continue;
             };
-            let mut hooks: [Option<Persistent<Function<'static>>>; 3] = [None, None, None];
             let members: Vec<String> = entry_obj
                 .own_keys::<String>(Filter::default())
                 .collect::<rquickjs::Result<Vec<_>>>()
                 .catch(ctx)
                 .map_err(factory_fail)?;
+            let queries = queries.unwrap_or(&[]);
             for member in &members {
-                if !Phase::ALL.iter().any(|p| p.as_str() == member) {
+                let hook = is_tool && Phase::ALL.iter().any(|p| p.as_str() == member);
+                if !hook && !queries.contains(member) {
                     self.notes
                         .push(format!("`{key}`: unknown member `{member}` ignored"));
                 }
             }
-            for phase in Phase::ALL {
-                let v: Value = entry_obj
-                    .get(phase.as_str())
+            if is_tool {
+                let hooks = self
+                    .read_hooks(ctx, &key, &entry_obj, &Phase::ALL)
                     .catch(ctx)
                     .map_err(factory_fail)?;
-                if v.is_undefined() {
-                    continue;
-                }
-                match v.into_function() {
-                    Some(f) => hooks[phase.index()] = Some(Persistent::save(ctx, f)),
-                    None => self
-                        .notes
-                        .push(format!("`{key}.{phase}` is not a function; ignored")),
-                }
+                self.tools.insert(
+                    key.clone(),
+                    ToolEntry {
+                        this: Persistent::save(ctx, entry_obj.clone()),
+                        hooks,
+                    },
+                );
             }
-            self.tools.insert(
-                key,
-                ToolEntry {
-                    this: Persistent::save(ctx, entry_obj),
-                    hooks,
-                },
-            );
+            for query in queries.iter().filter(|q| members.contains(q)) {
+                let label = format!("{key}.{query}");
+                let value: Value = entry_obj
+                    .get(query.as_str())
+                    .catch(ctx)
+                    .map_err(factory_fail)?;
+                let Some(query_obj) = plain_entry(&value) else {
+                    self.notes.push(format!(
+                        "`{label}`: the entry is {}, not an object; ignored",
+                        describe_type(&value)
+                    ));
+                    continue;
+                };
+                let q_members: Vec<String> = query_obj
+                    .own_keys::<String>(Filter::default())
+                    .collect::<rquickjs::Result<Vec<_>>>()
+                    .catch(ctx)
+                    .map_err(factory_fail)?;
+                for member in q_members.iter().filter(|m| *m != "postRequest") {
+                    self.notes.push(format!(
+                        "`{label}`: unknown member `{member}` ignored (a resource query has only `postRequest`)"
+                    ));
+                }
+                let hooks = self
+                    .read_hooks(ctx, &label, &query_obj, &[Phase::PostRequest])
+                    .catch(ctx)
+                    .map_err(factory_fail)?;
+                self.tools.insert(
+                    resource_handler_key(&key, query),
+                    ToolEntry {
+                        this: Persistent::save(ctx, query_obj),
+                        hooks,
+                    },
+                );
+            }
         }
         Ok(())
     }
 
-    /// Factory keys that are not tool names (ignored).
+    /// The `phases` hooks of one entry (`label` names it in notes); members that are not
+    /// functions are noted and left out.
+    fn read_hooks<'js>(
+        &mut self,
+        ctx: &Ctx<'js>,
+        label: &str,
+        entry: &Object<'js>,
+        phases: &[Phase],
+    ) -> rquickjs::Result<[Option<Persistent<Function<'static>>>; 3]> {
+        let mut hooks: [Option<Persistent<Function<'static>>>; 3] = [None, None, None];
+        for phase in phases {
+            let v: Value = entry.get(phase.as_str())?;
+            if v.is_undefined() {
+                continue;
+            }
+            match v.into_function() {
+                Some(f) => hooks[phase.index()] = Some(Persistent::save(ctx, f)),
+                None => self
+                    .notes
+                    .push(format!("`{label}.{phase}` is not a function; ignored")),
+            }
+        }
+        Ok(hooks)
+    }
+
+    /// Factory keys that are neither tool nor resource names (ignored).
     pub fn unknown_keys(&self) -> &[String] {
         &self.unknown
     }

@@ -46,8 +46,8 @@ pub use scan::{ScanHit, ScanKind, blank, is_shared_list, scan, scan_file, scan_f
 
 // Running handlers at call time.
 pub use host::{
-    FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError,
-    MAX_LOG_MESSAGES, Phase,
+    FetchError, FetchRequest, FetchResponse, HandlerHost, HandlerKeys, HostBridge, HostConfig,
+    HostError, MAX_LOG_MESSAGES, Phase, resource_handler_key,
 };
 
 // Files on disk.

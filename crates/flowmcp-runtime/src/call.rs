@@ -38,22 +38,26 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant, SystemTime};
 
 use flowmcp_loader::{
-    FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
+    FetchError, FetchRequest, FetchResponse, HandlerHost, HandlerKeys, HostBridge, HostConfig,
+    HostError, Phase, resource_handler_key,
 };
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use crate::cache::{Cache, CacheKey, Lookup};
+use crate::descriptor::{Builtin, Kind};
 use crate::envelope::{ECode, Envelope};
 use crate::input::{Inputs, validate_json, validate_strings};
 use crate::output::check_output;
 use crate::request::{PreparedRequest, SecretSlots, build_request, finalize};
+use crate::resource::{OpenResources, ResourceOptions, bound_values, markdown_error, sql_error};
 use crate::secret::ServerParams;
 use crate::toolset::{LoadedSchema, ToolEntry, Toolset};
 use crate::transport::{
     HeaderValue, HttpRequest, HttpResponse, Method, Transport, decode_body, is_base64_mime,
     status_message,
 };
+use flowmcp_resources::sqlite::{Cut, MAX_ROWS, QueryLimits};
 
 /// What to do with the preload cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -84,6 +88,8 @@ pub struct RunnerOptions {
     pub timeout: Duration,
     /// Most `fetch` requests one `executeRequest` call may make (compat).
     pub max_fetches: usize,
+    /// Where resources live and the limits of a call into one.
+    pub resources: ResourceOptions,
 }
 
 impl Default for RunnerOptions {
@@ -98,6 +104,7 @@ impl Default for RunnerOptions {
             call_timeout: host.call_timeout,
             timeout: Duration::from_secs(30),
             max_fetches: host.max_fetches,
+            resources: ResourceOptions::default(),
         }
     }
 }
@@ -114,11 +121,22 @@ pub struct Runner<'t> {
     transport: &'t dyn Transport,
     opts: RunnerOptions,
     hosts: RefCell<HashMap<usize, HostSlot>>,
+    /// The resources this runner has opened (databases, documents).
+    resources: OpenResources,
     log: RefCell<LogSink>,
 }
 
 /// A failed step: the code and the message after `<code> <tool>: `.
 struct Fail(ECode, String);
+
+/// A failed call, with any code (`E001`…, or a resource's: `RES020`, `RES033`, `MD004`…).
+pub(crate) struct Coded(pub(crate) &'static str, pub(crate) String);
+
+impl From<Fail> for Coded {
+    fn from(Fail(code, message): Fail) -> Coded {
+        Coded(code.as_str(), message)
+    }
+}
 
 impl<'t> Runner<'t> {
     /// A runner that logs to standard error.
@@ -143,6 +161,7 @@ impl<'t> Runner<'t> {
             transport,
             opts,
             hosts: RefCell::new(HashMap::new()),
+            resources: OpenResources::default(),
             log: RefCell::new(log),
         }
     }
@@ -222,12 +241,21 @@ impl<'t> Runner<'t> {
         validate: impl FnOnce(&ToolEntry, &mut Vec<String>) -> Result<Inputs, Fail>,
     ) -> Envelope {
         let Some(entry) = self.set.find(name) else {
-            return self.fail(name, Fail(ECode::E007, format!("unknown tool \"{name}\"")));
+            return self.fail(
+                name,
+                Coded(ECode::E007.as_str(), self.set.explain_unknown(name)),
+            );
         };
         let tool = entry.descriptor.tool.clone();
         let mut warnings = entry.descriptor.warnings.clone();
         let deadline = Instant::now() + self.opts.timeout;
-        match self.run(entry, validate, &mut warnings, deadline) {
+        let result = match entry.descriptor.kind {
+            Kind::Tool => self
+                .run(entry, validate, &mut warnings, deadline)
+                .map_err(Coded::from),
+            _ => self.run_resource(entry, validate, &mut warnings, deadline),
+        };
+        match result {
             Ok(data) => {
                 let warnings = warnings
                     .into_iter()
@@ -238,8 +266,8 @@ impl<'t> Runner<'t> {
         }
     }
 
-    fn fail(&self, tool: &str, Fail(code, msg): Fail) -> Envelope {
-        Envelope::error(code, tool, &self.set.server_params.redact(&msg))
+    fn fail(&self, tool: &str, Coded(code, msg): Coded) -> Envelope {
+        Envelope::failure(code, tool, &self.set.server_params.redact(&msg))
     }
 
     /// E003 once the call's deadline has passed.
@@ -308,7 +336,8 @@ impl<'t> Runner<'t> {
                 ("struct", prepared.to_struct_json()),
                 ("payload", payload.clone()),
             ]);
-            let out = self.call_handler(entry, Phase::PreRequest, &arg, &prepared, deadline)?;
+            let out =
+                self.call_handler(entry, Phase::PreRequest, &arg, Some(&prepared), deadline)?;
             let obj = shape(&out, Phase::PreRequest, "struct")?;
             if let Some(s) = obj.get("struct") {
                 prepared.apply_struct(s).map_err(|what| {
@@ -373,8 +402,13 @@ impl<'t> Runner<'t> {
                 } else {
                     object([("struct", st), ("payload", payload.clone())])
                 };
-                let out =
-                    self.call_handler(entry, Phase::ExecuteRequest, &arg, &prepared, deadline)?;
+                let out = self.call_handler(
+                    entry,
+                    Phase::ExecuteRequest,
+                    &arg,
+                    Some(&prepared),
+                    deadline,
+                )?;
                 let obj = shape(&out, Phase::ExecuteRequest, "response")?;
                 execute_result(obj)?
             }
@@ -392,7 +426,7 @@ impl<'t> Runner<'t> {
             Some(st) => {
                 let arg = object([("response", raw), ("struct", st), ("payload", payload)]);
                 let mut out =
-                    self.call_handler(entry, Phase::PostRequest, &arg, &prepared, deadline)?;
+                    self.call_handler(entry, Phase::PostRequest, &arg, Some(&prepared), deadline)?;
                 shape(&out, Phase::PostRequest, "response")?;
                 let mut data = out
                     .get_mut("response")
@@ -403,6 +437,120 @@ impl<'t> Runner<'t> {
             }
             None => raw,
         };
+        if let Some(schema) = &d.output_schema {
+            warnings.extend(check_output(schema, &data));
+        }
+        Ok(data)
+    }
+
+    /// Calls a resource entry: a query of a SQLite-backed resource, or a markdown document.
+    /// The inputs are checked as a tool's are; a query's rows then pass its `postRequest`
+    /// handler (the only resource hook) and are checked against its output schema.
+    fn run_resource(
+        &self,
+        entry: &ToolEntry,
+        validate: impl FnOnce(&ToolEntry, &mut Vec<String>) -> Result<Inputs, Fail>,
+        warnings: &mut Vec<String>,
+        deadline: Instant,
+    ) -> Result<Value, Coded> {
+        let inputs = validate(entry, warnings)?;
+        let schema = self.set.schema_of(entry);
+        let d = &entry.descriptor;
+        let ropts = &self.opts.resources;
+        let (resource, builtin) = match &d.kind {
+            Kind::Query { resource, builtin } => (resource, *builtin),
+            Kind::Document { resource } => {
+                let r = schema
+                    .resources
+                    .get(resource)
+                    .ok_or_else(|| gone(resource))?;
+                let doc = self.resources.document(schema, resource, r, ropts)?;
+                let args: Map<String, Value> = inputs.into_iter().collect();
+                let access = flowmcp_resources::markdown::Access::from_arguments(&args)
+                    .map_err(|e| markdown_error(&e))?;
+                return doc.access(&access).map_err(|e| markdown_error(&e));
+            }
+            Kind::Tool => return Err(gone(&d.tool)),
+        };
+        let r = schema
+            .resources
+            .get(resource)
+            .ok_or_else(|| gone(resource))?;
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Err(self.deadline_fail().into());
+        }
+        let limits = |rows: usize| QueryLimits {
+            rows,
+            timeout: ropts.query_timeout.min(remaining),
+            max_bytes: ropts.max_result_bytes,
+        };
+        let query = r.queries.get(&d.tool);
+        let rows = self
+            .resources
+            .with_db(entry.schema, schema, resource, r, ropts, |db| {
+                let result = match (builtin, query) {
+                    (_, Some(q)) => db.query(&q.sql, &bound_values(q, &inputs), &limits(MAX_ROWS)),
+                    (Some(Builtin::RunSql), None) => {
+                        let sql = inputs.get("sql").and_then(Value::as_str).unwrap_or("");
+                        let wanted = inputs.get("limit").and_then(Value::as_f64).map(|n| {
+                            // A fraction counts as the whole number below it; at least 1 row.
+                            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                            let whole = n.max(1.0).min(u64::MAX as f64) as u64;
+                            whole
+                        });
+                        let rows = QueryLimits::with_requested_rows(wanted).rows;
+                        db.query(sql, &[], &limits(rows))
+                    }
+                    (Some(Builtin::DescribeTables), None) => {
+                        db.describe_tables(&limits(usize::MAX))
+                    }
+                    (None, None) => return Err(gone(&d.tool)),
+                };
+                result.map_err(|e| sql_error(&e))
+            })?;
+        match rows.cut {
+            Some(Cut::Rows) => warnings.push(format!(
+                "only the first {} rows are returned; more rows match (narrow the query{})",
+                rows.rows.len(),
+                if builtin == Some(Builtin::RunSql) {
+                    format!(", or ask for up to {MAX_ROWS} with `limit`")
+                } else {
+                    String::new()
+                }
+            )),
+            Some(Cut::Bytes) => warnings.push(format!(
+                "only the first {} rows are returned: more would pass the result cap of {} bytes",
+                rows.rows.len(),
+                ropts.max_result_bytes
+            )),
+            None => {}
+        }
+        // A statement that returns no columns (a write) reports what it changed.
+        let mut data = if rows.columns.is_empty() {
+            json!({ "changes": rows.changes })
+        } else {
+            rows.into_json()
+        };
+        if query.is_some() && self.phases(entry, schema)?.post {
+            let arg = object([
+                ("response", data),
+                (
+                    "struct",
+                    json!({ "queryName": d.tool, "sql": query.map(|q| q.sql.as_str()) }),
+                ),
+                (
+                    "payload",
+                    Value::Object(inputs.into_iter().collect::<Map<String, Value>>()),
+                ),
+            ]);
+            let mut out = self.call_handler(entry, Phase::PostRequest, &arg, None, deadline)?;
+            shape(&out, Phase::PostRequest, "response")?;
+            data = out
+                .get_mut("response")
+                .map(Value::take)
+                .unwrap_or(Value::Null);
+        }
         if let Some(schema) = &d.output_schema {
             warnings.extend(check_output(schema, &data));
         }
@@ -456,7 +604,8 @@ impl<'t> Runner<'t> {
             let built = self.build_host(schema);
             hosts.insert(entry.schema, built);
         }
-        let tool = &entry.descriptor.tool;
+        let key = handler_key(entry);
+        let tool = key.as_ref();
         match hosts.get(&entry.schema) {
             Some(Ok(h)) => {
                 let p = Phases {
@@ -486,6 +635,15 @@ impl<'t> Runner<'t> {
     fn build_host(&self, schema: &LoadedSchema) -> HostSlot {
         let source = schema.handlers_source.as_deref().unwrap_or_default();
         let tool_names: Vec<String> = schema.main.tools.keys().cloned().collect();
+        let resources: Vec<(String, Vec<String>)> = schema
+            .resources
+            .iter()
+            .map(|(name, r)| (name.clone(), r.queries.keys().cloned().collect()))
+            .collect();
+        let keys = HandlerKeys {
+            tools: &tool_names,
+            resources: &resources,
+        };
         let compat = self.set.profile.is_compat();
         let config = HostConfig {
             memory_bytes: self.opts.memory_bytes,
@@ -495,12 +653,12 @@ impl<'t> Runner<'t> {
             timers: compat,
             ..HostConfig::default()
         };
-        HandlerHost::load(
+        HandlerHost::load_with(
             &schema.display,
             source,
             &schema.shared_lists,
             &json!({}),
-            &tool_names,
+            &keys,
             config,
         )
         .map(|mut host| {
@@ -526,7 +684,7 @@ impl<'t> Runner<'t> {
         entry: &ToolEntry,
         phase: Phase,
         arg: &Value,
-        prepared: &PreparedRequest,
+        prepared: Option<&PreparedRequest>,
         deadline: Instant,
     ) -> Result<Value, Fail> {
         self.check_deadline(deadline)?;
@@ -546,7 +704,7 @@ impl<'t> Runner<'t> {
             deadline,
             refused: None,
         };
-        let result = host.call(&entry.descriptor.tool, phase, arg, &mut bridge);
+        let result = host.call(&handler_key(entry), phase, arg, &mut bridge);
         if let Some(why) = bridge.refused {
             return Err(Fail(ECode::E009, format!("{} {why}", phase.as_str())));
         }
@@ -558,8 +716,28 @@ impl<'t> Runner<'t> {
     }
 }
 
+/// The name the schema's handlers know an entry by: a tool's name, or a resource query's
+/// [`resource_handler_key`].
+fn handler_key(entry: &ToolEntry) -> Cow<'_, str> {
+    match &entry.descriptor.kind {
+        Kind::Query { resource, .. } => {
+            Cow::Owned(resource_handler_key(resource, &entry.descriptor.tool))
+        }
+        _ => Cow::Borrowed(entry.descriptor.tool.as_str()),
+    }
+}
+
+/// The failure for an entry whose resource or query is not in its schema (which the toolset
+/// never builds).
+fn gone(name: &str) -> Coded {
+    Coded(
+        ECode::E007.as_str(),
+        format!("\"{name}\" is not in the schema"),
+    )
+}
+
 #[derive(Clone, Copy, Debug, Default)]
-struct Phases {
+pub(crate) struct Phases {
     pre: bool,
     exec: bool,
     post: bool,
@@ -772,7 +950,8 @@ struct Bridge<'r, 't> {
     runner: &'r Runner<'t>,
     schema: &'r LoadedSchema,
     phase: Phase,
-    prepared: &'r PreparedRequest,
+    /// The tool's request; `None` for a resource query (whose handlers never fetch).
+    prepared: Option<&'r PreparedRequest>,
     deadline: Instant,
     /// Set when a request was refused for carrying a secret elsewhere (E009).
     refused: Option<String>,
@@ -781,11 +960,10 @@ struct Bridge<'r, 't> {
 impl Bridge<'_, '_> {
     /// Whether `url` (as the handler wrote it) is of the schema's origin, comparing the parsed
     /// origins after the slots are filled.
-    fn same_origin(&self, url: &str) -> Result<bool, String> {
+    fn same_origin(&self, prepared: &PreparedRequest, url: &str) -> Result<bool, String> {
         let params = &self.runner.set.server_params;
-        let slots = self.prepared.slots();
-        let origin = self
-            .prepared
+        let slots = prepared.slots();
+        let origin = prepared
             .origin(params)
             .map_err(|e| params.redact(&e.to_string()))?;
         let mut missing = Vec::new();
@@ -810,15 +988,20 @@ impl Bridge<'_, '_> {
 impl HostBridge for Bridge<'_, '_> {
     fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, FetchError> {
         let params = &self.runner.set.server_params;
-        if self.phase != Phase::ExecuteRequest || !self.runner.set.profile.is_compat() {
-            return Err("fetch is not available here".into());
-        }
+        let prepared = match self.prepared {
+            Some(p)
+                if self.phase == Phase::ExecuteRequest && self.runner.set.profile.is_compat() =>
+            {
+                p
+            }
+            _ => return Err("fetch is not available here".into()),
+        };
         let method = match req.method.as_str() {
             "" => Method::Get,
             m => Method::parse(m).ok_or_else(|| format!("method {m} is not supported"))?,
         };
-        let slots: &SecretSlots = self.prepared.slots();
-        let mut http = if self.same_origin(&req.url)? {
+        let slots: &SecretSlots = prepared.slots();
+        let mut http = if self.same_origin(prepared, &req.url)? {
             let mut missing = Vec::new();
             let (url, _) = slots.fill(
                 &req.url,

@@ -165,7 +165,8 @@ fn undeclared_server_params(main: &SchemaMain, tool: &Tool) -> Vec<String> {
 pub struct UserParam {
     /// `position.key`: the input name.
     pub key: String,
-    pub location: Location,
+    /// Where a tool sends it; `None` for a resource parameter (bound to a `?` by position).
+    pub location: Option<Location>,
     pub z: ZType,
     pub description: Option<String>,
     /// Under compat, for a parameter whose value is a bare undeclared placeholder (`{{CITY}}`):
@@ -174,13 +175,59 @@ pub struct UserParam {
     pub alias: Option<String>,
 }
 
+/// What a callable entry of a toolset is: a tool, or a resource called like one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A tool of `main.tools`: an HTTP request, maybe with handlers.
+    Tool,
+    /// A query of a SQLite-backed resource (`sqlite`, `http`): one the schema defines, or the
+    /// injected `runSql` / `describeTables` ([`Builtin`]).
+    Query {
+        /// The resource's key in `main.resources`.
+        resource: String,
+        /// Which injected query this is; `None` for a schema-defined one.
+        builtin: Option<Builtin>,
+    },
+    /// A markdown resource: read whole, or by `section`, `lines` or `search`.
+    Document {
+        /// The resource's key in `main.resources`.
+        resource: String,
+    },
+}
+
+/// The queries the runtime adds to every SQLite-backed resource (chapter 13).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// `runSql`: one statement of the caller's SQL (`sql`, optional `limit`).
+    RunSql,
+    /// `describeTables`: one row `{table_name, column, type}` per column of every table.
+    DescribeTables,
+}
+
+impl Builtin {
+    /// Both, in the order they are listed after the schema's own queries.
+    pub const ALL: [Builtin; 2] = [Builtin::RunSql, Builtin::DescribeTables];
+
+    /// `runSql` or `describeTables`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::RunSql => "runSql",
+            Builtin::DescribeTables => "describeTables",
+        }
+    }
+}
+
 /// A tool as callers see it. Contains no server-parameter values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolDescriptor {
-    /// `namespace/tool/name` (name sanitised under compat when needed).
+    /// `namespace/tool/name` (name sanitised under compat when needed); for a resource query or
+    /// document, its resource's `namespace/resource/name`.
     pub id: PrimitiveId,
-    /// The key in `main.tools`, as written.
+    /// The key in `main.tools`, as written; for a resource query, the query's name; for a
+    /// markdown resource, the resource's key.
     pub tool: String,
+    /// Whether this is a tool or a resource called like one.
+    pub kind: Kind,
     pub namespace: String,
     /// `<tool>_<namespace>` (or the reference's name, [`ToolNames::Reference`]); see
     /// [`assign_wire_names`] for length and collisions.
@@ -206,6 +253,24 @@ pub struct ToolDescriptor {
 }
 
 impl ToolDescriptor {
+    /// How listings show the entry: the tool's name, `resource.query` for a resource query (as
+    /// the selections chapter prints it), the resource's name for a markdown resource.
+    pub fn label(&self) -> String {
+        match &self.kind {
+            Kind::Query { resource, .. } => format!("{resource}.{}", self.tool),
+            Kind::Tool | Kind::Document { .. } => self.tool.clone(),
+        }
+    }
+
+    /// The name that finds the entry besides its wire name: its Primitive-ID, or for a resource
+    /// query `namespace/resource/<resource>.<query>` (a resource's queries share its ID).
+    pub fn lookup_key(&self) -> String {
+        match &self.kind {
+            Kind::Query { .. } => format!("{}.{}", self.id, self.tool),
+            Kind::Tool | Kind::Document { .. } => self.id.to_string(),
+        }
+    }
+
     /// True when every required server parameter has a value.
     pub fn is_exposed(&self) -> bool {
         self.missing_server_params.is_empty()
@@ -349,7 +414,7 @@ pub fn describe_tool(
             .map(str::to_string);
         params.push(UserParam {
             key: p.position.key.clone(),
-            location: p.position.location,
+            location: Some(p.position.location),
             z,
             description: p.description.clone(),
             alias,
@@ -388,6 +453,7 @@ pub fn describe_tool(
     Ok(ToolDescriptor {
         wire_name: wire_name(&id),
         tool: tool_name.to_string(),
+        kind: Kind::Tool,
         namespace: main.namespace.clone(),
         id,
         description: tool.description.clone(),
@@ -578,29 +644,34 @@ fn reference_snake(text: &str) -> String {
 }
 
 /// The name of a tool before lengths and collisions are dealt with: `<name>_<namespace>` from the
-/// ID under [`ToolNames::Spec`], [`reference_tool_name`] of the key as written under
-/// [`ToolNames::Reference`]. The one place names are made.
-fn full_name(names: ToolNames, id: &PrimitiveId, tool: &str) -> String {
-    match names {
-        ToolNames::Spec => format!("{}_{}", id.name, id.namespace),
-        ToolNames::Reference => reference_tool_name(tool, &id.namespace),
+/// ID under [`ToolNames::Spec`] (`<query>_<namespace>` for a resource query), and
+/// [`reference_tool_name`] of the key as written under [`ToolNames::Reference`]. The one place
+/// names are made.
+fn full_name(names: ToolNames, id: &PrimitiveId, kind: &Kind, tool: &str) -> String {
+    match (names, kind) {
+        (ToolNames::Spec, Kind::Query { .. }) => format!("{tool}_{}", id.namespace),
+        (ToolNames::Spec, _) => format!("{}_{}", id.name, id.namespace),
+        (ToolNames::Reference, _) => reference_tool_name(tool, &id.namespace),
     }
 }
 
 /// `full` when it fits in [`WIRE_NAME_MAX`] characters; otherwise cut and ending in `_` + the
-/// 6-hex-digit hash of the ID.
-fn bounded(full: String, id: &PrimitiveId) -> String {
+/// 6-hex-digit hash of `key` (the ID, or the ID and query of a resource query).
+fn bounded(full: String, key: &str) -> String {
     if full.chars().count() <= WIRE_NAME_MAX {
         full
     } else {
-        suffixed(&full, &hash6(&id.to_string()))
+        suffixed(&full, &hash6(key))
     }
 }
 
 /// The spec wire name of a tool ID: `<name>_<namespace>`; over [`WIRE_NAME_MAX`] characters it is
 /// cut and ends in `_` + the 6-hex-digit hash of the ID.
 pub(crate) fn wire_name(id: &PrimitiveId) -> String {
-    bounded(full_name(ToolNames::Spec, id, &id.name), id)
+    bounded(
+        full_name(ToolNames::Spec, id, &Kind::Tool, &id.name),
+        &id.to_string(),
+    )
 }
 
 /// Makes the spec wire names of a set of tools unique: [`assign_wire_names_with`] under
@@ -617,11 +688,12 @@ pub fn assign_wire_names(descriptors: &mut [ToolDescriptor]) {
 /// with the smallest `n` that makes them unique.
 pub fn assign_wire_names_with(descriptors: &mut [ToolDescriptor], names: ToolNames) {
     let ids: Vec<PrimitiveId> = descriptors.iter().map(|d| d.id.clone()).collect();
+    let keys: Vec<String> = descriptors.iter().map(ToolDescriptor::lookup_key).collect();
     let fulls: Vec<String> = descriptors
         .iter()
-        .map(|d| full_name(names, &d.id, &d.tool))
+        .map(|d| full_name(names, &d.id, &d.kind, &d.tool))
         .collect();
-    let assigned = assign_names(&ids, fulls);
+    let assigned = assign_names(&ids, &keys, fulls);
     for (d, n) in descriptors.iter_mut().zip(assigned) {
         d.wire_name = n;
     }
@@ -632,18 +704,20 @@ pub fn assign_wire_names_with(descriptors: &mut [ToolDescriptor], names: ToolNam
 pub(crate) fn assign_wire_names_for(ids: &[PrimitiveId]) -> Vec<String> {
     let fulls = ids
         .iter()
-        .map(|id| full_name(ToolNames::Spec, id, &id.name))
+        .map(|id| full_name(ToolNames::Spec, id, &Kind::Tool, &id.name))
         .collect();
-    assign_names(ids, fulls)
+    let keys: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    assign_names(ids, &keys, fulls)
 }
 
-/// The collision rule of [`assign_wire_names_with`] on IDs and their full (uncut) names, parallel
-/// to each other; the result is parallel to `ids`.
-fn assign_names(ids: &[PrimitiveId], fulls: Vec<String>) -> Vec<String> {
-    let mut names: Vec<String> = ids
+/// The collision rule of [`assign_wire_names_with`] on IDs, the keys their hashes are made of
+/// ([`ToolDescriptor::lookup_key`]: the ID, or the ID and query of a resource query) and their
+/// full (uncut) names, all parallel; the result is parallel to `ids`.
+fn assign_names(ids: &[PrimitiveId], keys: &[String], fulls: Vec<String>) -> Vec<String> {
+    let mut names: Vec<String> = keys
         .iter()
         .zip(&fulls)
-        .map(|(id, full)| bounded(full.clone(), id))
+        .map(|(key, full)| bounded(full.clone(), key))
         .collect();
     let mut count: HashMap<&str, usize> = HashMap::new();
     for n in &names {
@@ -653,12 +727,17 @@ fn assign_names(ids: &[PrimitiveId], fulls: Vec<String>) -> Vec<String> {
     drop(count);
     for (i, c) in colliding.iter().enumerate() {
         if *c {
-            names[i] = suffixed(&fulls[i], &hash6(&ids[i].to_string()));
+            names[i] = suffixed(&fulls[i], &hash6(&keys[i]));
         }
     }
-    // Remaining duplicates: process in ID order (then input order) for determinism.
+    // Remaining duplicates: process in ID order (then key, then input order) for determinism.
     let mut order: Vec<usize> = (0..ids.len()).collect();
-    order.sort_by(|a, b| ids[*a].cmp(&ids[*b]).then(a.cmp(b)));
+    order.sort_by(|a, b| {
+        ids[*a]
+            .cmp(&ids[*b])
+            .then_with(|| keys[*a].cmp(&keys[*b]))
+            .then(a.cmp(b))
+    });
     let mut taken: BTreeMap<String, usize> = BTreeMap::new();
     for &i in &order {
         if !taken.contains_key(&names[i]) {
@@ -667,7 +746,7 @@ fn assign_names(ids: &[PrimitiveId], fulls: Vec<String>) -> Vec<String> {
         }
         let mut n = 2u32;
         loop {
-            let candidate = suffixed(&fulls[i], &hash6(&format!("{}#{n}", ids[i])));
+            let candidate = suffixed(&fulls[i], &hash6(&format!("{}#{n}", keys[i])));
             if !taken.contains_key(&candidate) && !names.contains(&candidate) {
                 names[i] = candidate.clone();
                 taken.insert(candidate, i);

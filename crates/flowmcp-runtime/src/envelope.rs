@@ -122,6 +122,12 @@ impl Envelope {
 
     /// A failure whose one message is `<code> <tool>: <message>`; `data` is `null`.
     pub fn error(code: ECode, tool: &str, message: &str) -> Self {
+        Envelope::failure(code.as_str(), tool, message)
+    }
+
+    /// [`Envelope::error`] with a code of another family: a resource's (`RES020`, `RES033`,
+    /// `MD004`, …) as well as `E001`…`E009`.
+    pub fn failure(code: &str, tool: &str, message: &str) -> Self {
         Envelope {
             status: false,
             messages: vec![format_message(code, tool, message)],
@@ -143,7 +149,7 @@ impl Envelope {
 }
 
 /// `<code> <tool>: <message>`, e.g. `E001 getTokenPrice: API returned 404`.
-pub(crate) fn format_message(code: ECode, tool: &str, message: &str) -> String {
+pub(crate) fn format_message(code: &str, tool: &str, message: &str) -> String {
     format!("{code} {tool}: {message}")
 }
 

@@ -45,15 +45,16 @@ mod input;
 mod json;
 mod output;
 mod request;
+mod resource;
 mod secret;
 mod toolset;
 pub mod transport;
 
 // A toolset from validated schemas, and what it knows about each tool.
 pub use descriptor::{
-    DescribeOptions, DescriptorError, REFERENCE_NAME_MAX, ToolDescriptor, ToolNames, UserParam,
-    WIRE_NAME_MAX, assign_wire_names, assign_wire_names_with, describe_schema, describe_tool,
-    reference_tool_name,
+    Builtin, DescribeOptions, DescriptorError, Kind, REFERENCE_NAME_MAX, ToolDescriptor, ToolNames,
+    UserParam, WIRE_NAME_MAX, assign_wire_names, assign_wire_names_with, describe_schema,
+    describe_tool, reference_tool_name,
 };
 pub use toolset::{LoadProblem, LoadedSchema, SchemaSource, ToolEntry, Toolset, ToolsetOptions};
 
@@ -66,6 +67,7 @@ pub use request::{
     FinalRequest, PreparedRequest, RequestError, SecretSlots, StructError, build_request, finalize,
     query_text,
 };
+pub use resource::ResourceOptions;
 
 // HTTP (the details — limits, body decoding, redaction — are in [`transport`]).
 pub use transport::{

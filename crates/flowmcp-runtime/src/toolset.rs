@@ -20,12 +20,13 @@ use std::path::PathBuf;
 
 use flowmcp_spec::Profile;
 use flowmcp_spec::lists::ResolvedLists;
-use flowmcp_spec::model::SchemaMain;
+use flowmcp_spec::model::{Resource, SchemaMain};
+use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::descriptor::{
-    DescribeOptions, ToolDescriptor, ToolNames, assign_wire_names_with, describe_tool,
+    DescribeOptions, Kind, ToolDescriptor, ToolNames, assign_wire_names_with, describe_tool,
 };
 use crate::secret::ServerParams;
 
@@ -74,6 +75,9 @@ pub struct LoadedSchema {
     pub main: SchemaMain,
     /// The module source, kept when the module exports `handlers`.
     pub handlers_source: Option<String>,
+    /// `main.resources`, typed, without their queries' `tests` and output schemas (the
+    /// descriptors hold those).
+    pub resources: IndexMap<String, Resource>,
     /// The resolved shared lists (`{ name: [entries…] }`), as the handlers factory receives them.
     pub shared_lists: Value,
     /// Why some of the schema's shared lists are missing from [`LoadedSchema::shared_lists`]
@@ -189,14 +193,38 @@ impl Toolset {
             set.by_name
                 .entry(t.descriptor.wire_name.clone())
                 .or_insert(i);
-            set.by_name.entry(t.descriptor.id.to_string()).or_insert(i);
+            set.by_name.entry(t.descriptor.lookup_key()).or_insert(i);
         }
         set
     }
 
-    /// The tool with this wire name or Primitive-ID (`namespace/tool/name`).
+    /// The tool with this wire name or Primitive-ID (`namespace/tool/name`); a resource query by
+    /// its wire name or `namespace/resource/<resource>.<query>`, a markdown resource by its wire
+    /// name or ID.
     pub fn find(&self, name: &str) -> Option<&ToolEntry> {
         self.by_name.get(name).and_then(|&i| self.tools.get(i))
+    }
+
+    /// Why `name` finds nothing, in a sentence: for the ID of a SQLite resource (whose queries
+    /// have names of their own) the queries to call instead; otherwise `unknown tool "<name>"`.
+    pub fn explain_unknown(&self, name: &str) -> String {
+        let queries: Vec<String> = self
+            .tools
+            .iter()
+            .filter(|t| {
+                matches!(t.descriptor.kind, Kind::Query { .. })
+                    && t.descriptor.id.to_string() == name
+            })
+            .map(|t| format!("{} ({})", t.descriptor.lookup_key(), t.descriptor.wire_name))
+            .collect();
+        if queries.is_empty() {
+            format!("unknown tool \"{name}\"")
+        } else {
+            format!(
+                "\"{name}\" is a SQLite resource; call one of its queries: {}",
+                queries.join(", ")
+            )
+        }
     }
 
     /// The schema a tool belongs to.
@@ -257,8 +285,26 @@ impl Toolset {
 pub(crate) fn score(terms: &[String], t: &ToolEntry, main: &SchemaMain) -> u32 {
     let d = &t.descriptor;
     let name = d.tool.to_lowercase();
-    let desc = d.description.to_lowercase();
-    let (hint, aliases) = match main.tools.get(&d.tool).and_then(|tool| tool.meta.as_ref()) {
+    let mut desc = d.description.to_lowercase();
+    // A resource entry is also found by its resource's name and description.
+    if let Kind::Query { resource, .. } = &d.kind {
+        desc.push(' ');
+        desc.push_str(&resource.to_lowercase());
+        if let Some(search_hint) = d
+            .meta
+            .as_ref()
+            .and_then(|m| m.get("anthropic/searchHint"))
+            .and_then(Value::as_str)
+        {
+            desc.push(' ');
+            desc.push_str(&search_hint.to_lowercase());
+        }
+    }
+    let tool_meta = match d.kind {
+        Kind::Tool => main.tools.get(&d.tool).and_then(|tool| tool.meta.as_ref()),
+        _ => None,
+    };
+    let (hint, aliases) = match tool_meta {
         Some(m) => (
             m.search_hint.to_lowercase(),
             m.aliases
@@ -347,6 +393,31 @@ fn describe_schema(
             }),
         }
     }
+    // Resources: typed once; each query's output schema moves into its descriptor.
+    let mut resources = match main.typed_resources() {
+        Ok(r) => r,
+        Err(e) => {
+            problems.push(LoadProblem {
+                file: display.clone(),
+                message: format!("main.resources cannot be read: {e}"),
+            });
+            IndexMap::new()
+        }
+    };
+    main.resources = None;
+    let (resource_descriptors, resource_problems) =
+        crate::resource::describe_resources(&main, &resources, profile);
+    descriptors.extend(resource_descriptors);
+    problems.extend(resource_problems.into_iter().map(|message| LoadProblem {
+        file: display.clone(),
+        message,
+    }));
+    for r in resources.values_mut() {
+        for q in r.queries.values_mut() {
+            q.tests = Vec::new();
+            q.output = None;
+        }
+    }
     let shared_lists = lists
         .as_ref()
         .map_or_else(|| Value::Object(Default::default()), ResolvedLists::to_json);
@@ -356,6 +427,7 @@ fn describe_schema(
             display,
             main,
             handlers_source,
+            resources,
             shared_lists,
             lists_note,
         },

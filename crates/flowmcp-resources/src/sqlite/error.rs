@@ -152,7 +152,7 @@ impl OpenError {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PathError {
-    /// The name is not a plain file name ending in `.db`.
+    /// The name is not a plain file name ending in `.db` or `.md`.
     #[error("resource name {name:?} {reason}")]
     BadName {
         /// The name as given.

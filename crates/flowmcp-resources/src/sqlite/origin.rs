@@ -69,9 +69,21 @@ impl Default for Locations {
 }
 
 impl Locations {
+    /// Checks a base folder name: a plain name (the folder is `.{base}`), with no separator and
+    /// no `..`. [`Locations::resolve`] refuses others with [`PathError::BadBase`].
+    pub fn check_base(base: &str) -> Result<(), PathError> {
+        if is_plain(base) {
+            Ok(())
+        } else {
+            Err(PathError::BadBase {
+                base: base.to_owned(),
+            })
+        }
+    }
+
     /// Resolves `name` under `origin`.
     ///
-    /// `name` must be a plain file name ending in `.db`: no path separator, no `..`, not
+    /// `name` must be a plain file name ending in `.db` or `.md`: no path separator, no `..`, not
     /// hidden. The result has its existing part canonicalized (symbolic links followed) and
     /// must stay inside the origin's root directory (the schema directory, the project base, or
     /// `{home}/.{base}`), so a link that leads elsewhere, or a `resources` directory that is such
@@ -142,8 +154,9 @@ fn check_name(name: &str) -> Result<(), PathError> {
     if name.starts_with('.') {
         return bad("must not start with a dot");
     }
-    if !name.ends_with(".db") || name.len() <= ".db".len() {
-        return bad("must be a file name ending in `.db`");
+    let stem_of = |ext: &str| name.strip_suffix(ext).filter(|stem| !stem.is_empty());
+    if stem_of(".db").is_none() && stem_of(".md").is_none() {
+        return bad("must be a file name ending in `.db` (SQLite) or `.md` (markdown)");
     }
     Ok(())
 }

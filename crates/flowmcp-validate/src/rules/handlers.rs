@@ -2,6 +2,7 @@
 
 use flowmcp_loader::HandlersExport;
 use flowmcp_spec::{Code, Collector, JsonPath};
+use serde_json::Value;
 
 use super::{SchemaCtx, SchemaRule};
 
@@ -48,13 +49,21 @@ pub(super) fn val005_handler_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         return;
     };
     let tools = ctx.tools().map(|(_, t)| t);
+    // Resource handlers are keyed by resource, then query (chapter 13).
+    let resources = ctx
+        .main()
+        .and_then(|m| m.get("resources"))
+        .and_then(Value::as_object);
     for (name, _) in entries {
-        let known = tools.is_some_and(|t| t.contains_key(name));
+        let known = tools.is_some_and(|t| t.contains_key(name))
+            || resources.is_some_and(|r| r.contains_key(name));
         if !known {
             c.emit(
                 Code::VAL005,
                 Some(&JsonPath::root("handlers").key(name)),
-                format!("Handler \"{name}\" does not match any tool in main.tools"),
+                format!(
+                    "Handler \"{name}\" does not match any tool in main.tools or resource in main.resources"
+                ),
             );
         }
     }

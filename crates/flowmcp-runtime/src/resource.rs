@@ -1,0 +1,578 @@
+//! Resources called like tools (chapter 13).
+//!
+//! Every query of a SQLite-backed resource (`source: 'sqlite'` or `'http'`) becomes a callable
+//! entry of the toolset: the schema's own queries in declaration order, then the injected
+//! `runSql` and `describeTables`. A markdown resource becomes one entry that reads the document
+//! whole or by `section`, `lines` or `search`. They are described here ([`describe_resources`])
+//! and run by [`crate::Runner`], which keeps the open databases and read documents of its
+//! thread.
+//!
+//! * **Names.** The entries of a resource share its Primitive-ID `namespace/resource/<name>`;
+//!   a query is shown as `<resource>.<query>` and found by its wire name `<query>_<namespace>`
+//!   or by `namespace/resource/<resource>.<query>`; a markdown resource by its ID or its wire
+//!   name `<resource>_<namespace>`.
+//! * **Hints.** Every entry is `openWorldHint: false` and `anthropic/alwaysLoad: false`, with
+//!   the resource's description as `anthropic/searchHint`. Entries are read-only and not
+//!   destructive, except on a `file-based` resource: there `runSql` (any statement) and a
+//!   schema query that does not begin with `SELECT` or `WITH` may change the database.
+//! * **Parameters.** A query's parameters are bound to its `?` placeholders in declaration
+//!   order: a `{{USER_PARAM}}` parameter from the call's inputs (its default when it was not
+//!   given, `NULL` when it has none), any other value as the fixed text written.
+//! * **sqlite-gtfs** resources are checked by validation but give no callable entry: their
+//!   tools come from an add-on, which this runtime does not load.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use flowmcp_resources::markdown::{Document, MarkdownError};
+use flowmcp_resources::sqlite::{
+    Database, Limits, Locations, Mode, OpenError, Origin, PathError, SqlError,
+};
+use flowmcp_spec::Profile;
+use flowmcp_spec::id::{IdType, PrimitiveId};
+use flowmcp_spec::model::{
+    Resource, ResourceMode, ResourceOrigin, ResourceQuery, ResourceSource, SchemaMain,
+};
+use flowmcp_spec::zod::{Options, Primitive, ZType};
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+use crate::call::Coded;
+use crate::descriptor::{
+    Builtin, Kind, ToolDescriptor, UserParam, input_schema, sanitize_tool_name, wire_name,
+};
+use crate::toolset::LoadedSchema;
+
+/// The `position.value` of a parameter the caller gives.
+const USER_PARAM: &str = "{{USER_PARAM}}";
+
+/// Where resources live and how far a call into one may go.
+#[derive(Clone, Debug)]
+pub struct ResourceOptions {
+    /// The project base directory (the nearest `.flowmcp/`, or the configured base folder):
+    /// `project` resources are `<project_base>/resources/<name>`, and downloaded `http`
+    /// resources are cached under `<project_base>/cache/resources/`. `None`: such resources
+    /// fail with a message saying so.
+    pub project_base: Option<PathBuf>,
+    /// The user's home directory: `global` resources are `<home>/.<base>/resources/<name>`.
+    pub home: Option<PathBuf>,
+    /// The base folder name (`flowmcp` unless configured).
+    pub base: String,
+    /// How long one SQL statement may run (E003 after it).
+    pub query_timeout: Duration,
+    /// The cap on a query result's size as JSON, approximately, in bytes.
+    pub max_result_bytes: usize,
+    /// The largest markdown document read, in bytes (MD001 above it).
+    pub markdown_max_bytes: u64,
+}
+
+impl Default for ResourceOptions {
+    fn default() -> Self {
+        let limits = flowmcp_resources::sqlite::QueryLimits::default();
+        ResourceOptions {
+            project_base: None,
+            home: None,
+            base: flowmcp_resources::sqlite::DEFAULT_BASE.to_owned(),
+            query_timeout: limits.timeout,
+            max_result_bytes: limits.max_bytes,
+            markdown_max_bytes: flowmcp_resources::markdown::DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+impl ResourceOptions {
+    /// The directories the origins of a schema at `schema_path` resolve against.
+    pub(crate) fn locations(&self, schema_path: &Path) -> Locations {
+        Locations {
+            schema_dir: schema_path
+                .parent()
+                .map(|d| {
+                    if d.as_os_str().is_empty() {
+                        PathBuf::from(".")
+                    } else {
+                        d.to_path_buf()
+                    }
+                })
+                .or_else(|| Some(PathBuf::from("."))),
+            project_base: self.project_base.clone(),
+            home: self.home.clone(),
+            base: self.base.clone(),
+        }
+    }
+}
+
+/// The resource's SQLite mode: `file-based` writes, everything else reads only.
+pub(crate) fn sqlite_mode(r: &Resource) -> Mode {
+    match r.mode {
+        Some(ResourceMode::FileBased) => Mode::FileBased,
+        _ => Mode::ReadOnly,
+    }
+}
+
+/// The resource's origin as the engine spells it (`inline` when the schema gives none).
+pub(crate) fn origin(r: &Resource) -> Origin {
+    match r.origin {
+        Some(ResourceOrigin::Project) => Origin::Project,
+        Some(ResourceOrigin::Global) => Origin::Global,
+        _ => Origin::Inline,
+    }
+}
+
+/// Whether a statement's text begins with `SELECT` or `WITH` (after white space, comments and
+/// opening parentheses): the hint that a schema query only reads.
+fn reads_only(sql: &str) -> bool {
+    let mut rest = sql.trim_start();
+    loop {
+        if let Some(r) = rest.strip_prefix("--") {
+            rest = r
+                .split_once('\n')
+                .map_or("", |(_, after)| after)
+                .trim_start();
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r
+                .split_once("*/")
+                .map_or("", |(_, after)| after)
+                .trim_start();
+        } else if let Some(r) = rest.strip_prefix('(') {
+            rest = r.trim_start();
+        } else {
+            break;
+        }
+    }
+    let word: String = rest
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect::<String>()
+        .to_ascii_uppercase();
+    word == "SELECT" || word == "WITH"
+}
+
+/// The entries of a schema's resources, in declaration order, and the problems of those that
+/// cannot be described (each a message naming the resource).
+pub(crate) fn describe_resources(
+    main: &SchemaMain,
+    resources: &IndexMap<String, Resource>,
+    profile: Profile,
+) -> (Vec<ToolDescriptor>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    for (name, r) in resources {
+        let mut warnings = Vec::new();
+        let id = match PrimitiveId::new(main.namespace.clone(), IdType::Resource, name) {
+            Ok(id) => id,
+            Err(e) if profile.is_compat() => {
+                let clean = sanitize_tool_name(name);
+                match PrimitiveId::new(main.namespace.clone(), IdType::Resource, clean.clone()) {
+                    Ok(id) => {
+                        warnings.push(format!(
+                            "resource name \"{name}\" is not a valid ID name ({e}); using \"{clean}\""
+                        ));
+                        id
+                    }
+                    Err(e) => {
+                        problems.push(format!("resource \"{name}\": no valid ID: {e}"));
+                        continue;
+                    }
+                }
+            }
+            Err(e) => {
+                problems.push(format!("resource \"{name}\": no valid ID: {e}"));
+                continue;
+            }
+        };
+        let base = Entry {
+            main,
+            name,
+            resource: r,
+            id: &id,
+            warnings: &warnings,
+        };
+        match r.source {
+            ResourceSource::Markdown => out.push(base.document()),
+            ResourceSource::Sqlite | ResourceSource::Http => {
+                for (qname, q) in &r.queries {
+                    match base.query(qname, q, profile) {
+                        Ok(d) => out.push(d),
+                        Err(e) => problems.push(e),
+                    }
+                }
+                for b in Builtin::ALL {
+                    if !r.queries.contains_key(b.name()) {
+                        out.push(base.builtin(b));
+                    }
+                }
+            }
+            ResourceSource::SqliteGtfs => {}
+        }
+    }
+    (out, problems)
+}
+
+/// What every entry of one resource shares.
+struct Entry<'a> {
+    main: &'a SchemaMain,
+    name: &'a str,
+    resource: &'a Resource,
+    id: &'a PrimitiveId,
+    warnings: &'a [String],
+}
+
+impl Entry<'_> {
+    fn descriptor(
+        &self,
+        tool: &str,
+        kind: Kind,
+        description: String,
+        params: Vec<UserParam>,
+        writes: bool,
+    ) -> ToolDescriptor {
+        let mut meta = Map::new();
+        meta.insert("anthropic/alwaysLoad".into(), json!(false));
+        if !self.resource.description.trim().is_empty() {
+            meta.insert(
+                "anthropic/searchHint".into(),
+                json!(self.resource.description),
+            );
+        }
+        let mut d = ToolDescriptor {
+            id: self.id.clone(),
+            tool: tool.to_string(),
+            kind,
+            namespace: self.main.namespace.clone(),
+            wire_name: String::new(),
+            description,
+            input_schema: input_schema(&params),
+            params,
+            output_schema: None,
+            annotations: Some(json!({
+                "readOnlyHint": !writes,
+                "destructiveHint": writes,
+                "openWorldHint": false,
+            })),
+            meta: Some(Value::Object(meta)),
+            required_server_params: Vec::new(),
+            missing_server_params: Vec::new(),
+            warnings: self.warnings.to_vec(),
+        };
+        d.wire_name = match &d.kind {
+            Kind::Query { .. } => format!("{tool}_{}", self.main.namespace),
+            _ => wire_name(self.id),
+        };
+        d
+    }
+
+    fn document(&self) -> ToolDescriptor {
+        let param = |key: &str, what: &str| UserParam {
+            key: key.to_string(),
+            location: None,
+            z: builtin_z("string()", &["optional()"]),
+            description: Some(what.to_string()),
+            alias: None,
+        };
+        let params = vec![
+            param(
+                "section",
+                "A heading: the section it starts, up to the next heading of the same or a higher level (`## Install`, or `Install` at any level)",
+            ),
+            param(
+                "lines",
+                "A line range, 1-based and inclusive: `from-to` (`11-33`), `n` or `from-`",
+            ),
+            param(
+                "search",
+                "Text to find, ignoring case; each match comes with 2 lines of context",
+            ),
+        ];
+        let description = format!(
+            "{} (markdown document; without arguments the whole text, or give one of `section`, `lines`, `search`)",
+            self.resource.description.trim_end_matches('.')
+        );
+        self.descriptor(
+            self.name,
+            Kind::Document {
+                resource: self.name.to_string(),
+            },
+            description,
+            params,
+            false,
+        )
+    }
+
+    fn query(
+        &self,
+        qname: &str,
+        q: &ResourceQuery,
+        profile: Profile,
+    ) -> Result<ToolDescriptor, String> {
+        let mut params = Vec::new();
+        for p in q
+            .parameters
+            .iter()
+            .filter(|p| p.position.value == USER_PARAM)
+        {
+            let z = p.z.parse(profile.is_compat()).map_err(|e| {
+                format!(
+                    "resource \"{}\", query \"{qname}\", parameter \"{}\": {e}",
+                    self.name, p.position.key
+                )
+            })?;
+            params.push(UserParam {
+                key: p.position.key.clone(),
+                location: None,
+                z,
+                description: p.description.clone(),
+                alias: None,
+            });
+        }
+        let writes = sqlite_mode(self.resource) == Mode::FileBased && !reads_only(&q.sql);
+        let mut d = self.descriptor(
+            qname,
+            Kind::Query {
+                resource: self.name.to_string(),
+                builtin: None,
+            },
+            q.description.clone(),
+            params,
+            writes,
+        );
+        d.output_schema = q.output.as_ref().map(|o| o.schema.clone());
+        Ok(d)
+    }
+
+    fn builtin(&self, b: Builtin) -> ToolDescriptor {
+        let file_based = sqlite_mode(self.resource) == Mode::FileBased;
+        let what = self.resource.description.trim_end_matches('.');
+        let (description, params, writes) = match b {
+            Builtin::RunSql => {
+                let sql = UserParam {
+                    key: "sql".into(),
+                    location: None,
+                    z: builtin_z("string()", &["min(1)"]),
+                    description: Some(if file_based {
+                        "One SQL statement (any kind: this database is writable)".into()
+                    } else {
+                        "One SQL statement that reads (SELECT or WITH … SELECT)".into()
+                    }),
+                    alias: None,
+                };
+                let limit = UserParam {
+                    key: "limit".into(),
+                    location: None,
+                    z: builtin_z("number()", &["min(1)", "optional()"]),
+                    description: Some(format!(
+                        "The most rows to return (default {}, at most {})",
+                        flowmcp_resources::sqlite::DEFAULT_ROWS,
+                        flowmcp_resources::sqlite::MAX_ROWS
+                    )),
+                    alias: None,
+                };
+                let kind = if file_based {
+                    "Run one SQL statement (reads and writes)"
+                } else {
+                    "Run one read-only SQL query"
+                };
+                (
+                    format!(
+                        "{kind} against {what}. Rows come back as objects keyed by column; see describeTables for the tables."
+                    ),
+                    vec![sql, limit],
+                    file_based,
+                )
+            }
+            Builtin::DescribeTables => (
+                format!(
+                    "List every table and column of {what}: one row {{table_name, column, type}} per column."
+                ),
+                Vec::new(),
+                false,
+            ),
+        };
+        self.descriptor(
+            b.name(),
+            Kind::Query {
+                resource: self.name.to_string(),
+                builtin: Some(b),
+            },
+            description,
+            params,
+            writes,
+        )
+    }
+}
+
+/// The type of an injected parameter, written as a schema would (the texts are fixed and parse;
+/// a plain string type stands in should one not).
+fn builtin_z(primitive: &str, options: &[&str]) -> ZType {
+    ZType::parse(primitive, options, false).unwrap_or(ZType {
+        primitive: Primitive::String,
+        options: Options::default(),
+    })
+}
+
+/// The values bound to a schema query's `?` placeholders, in parameter order: a user
+/// parameter's input (`null` when not given and without default), a fixed parameter's text.
+pub(crate) fn bound_values(q: &ResourceQuery, inputs: &IndexMap<String, Value>) -> Vec<Value> {
+    q.parameters
+        .iter()
+        .map(|p| {
+            if p.position.value == USER_PARAM {
+                inputs.get(&p.position.key).cloned().unwrap_or(Value::Null)
+            } else {
+                Value::String(p.position.value.clone())
+            }
+        })
+        .collect()
+}
+
+/// A file's modification time and length, to see that it changed.
+type Stamp = Option<(SystemTime, u64)>;
+
+fn stamp(path: &Path) -> Stamp {
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.modified().ok()?, m.len()))
+}
+
+/// The databases and documents one runner has opened (a database connection serves one thread;
+/// each runner keeps its own).
+#[derive(Default)]
+pub(crate) struct OpenResources {
+    /// Open databases by schema index and resource name.
+    dbs: RefCell<HashMap<(usize, String), Database>>,
+    /// Read documents by path, with the stamp of the file when read.
+    docs: RefCell<HashMap<PathBuf, (Stamp, Arc<Document>)>>,
+}
+
+impl OpenResources {
+    /// Runs `f` on the open database of resource `name` of the schema at `index`, opening it
+    /// first when this runner has not yet.
+    pub(crate) fn with_db<R>(
+        &self,
+        index: usize,
+        schema: &LoadedSchema,
+        name: &str,
+        r: &Resource,
+        opts: &ResourceOptions,
+        f: impl FnOnce(&Database) -> Result<R, Coded>,
+    ) -> Result<R, Coded> {
+        let key = (index, name.to_string());
+        let mut dbs = self.dbs.borrow_mut();
+        if !dbs.contains_key(&key) {
+            let db = open_database(schema, name, r, opts)?;
+            dbs.insert(key.clone(), db);
+        }
+        match dbs.get(&key) {
+            Some(db) => f(db),
+            None => Err(Coded("RES033", format!("resource \"{name}\" is not open"))),
+        }
+    }
+
+    /// The markdown document of resource `name`, read again when the file changed.
+    pub(crate) fn document(
+        &self,
+        schema: &LoadedSchema,
+        name: &str,
+        r: &Resource,
+        opts: &ResourceOptions,
+    ) -> Result<Arc<Document>, Coded> {
+        let path = opts
+            .locations(&schema.path)
+            .resolve(origin(r), resource_file(r, name)?)
+            .map_err(|e| path_error(name, &e))?;
+        let now = stamp(&path);
+        if let Some((seen, doc)) = self.docs.borrow().get(&path)
+            && *seen == now
+            && now.is_some()
+        {
+            return Ok(doc.clone());
+        }
+        let doc = Arc::new(
+            Document::read(&path, opts.markdown_max_bytes).map_err(|e| markdown_error(&e))?,
+        );
+        self.docs.borrow_mut().insert(path, (now, doc.clone()));
+        Ok(doc)
+    }
+}
+
+/// The resource's `name` (its file name), required for sqlite and markdown resources.
+fn resource_file<'r>(r: &'r Resource, resource: &str) -> Result<&'r str, Coded> {
+    r.name.as_deref().ok_or_else(|| {
+        Coded(
+            "RES027",
+            format!("resource \"{resource}\" has no file `name`"),
+        )
+    })
+}
+
+/// Opens the database of a `sqlite` resource as its mode says.
+fn open_database(
+    schema: &LoadedSchema,
+    name: &str,
+    r: &Resource,
+    opts: &ResourceOptions,
+) -> Result<Database, Coded> {
+    let mode = sqlite_mode(r);
+    let path = match r.source {
+        ResourceSource::Sqlite => opts
+            .locations(&schema.path)
+            .resolve(origin(r), resource_file(r, name)?)
+            .map_err(|e| path_error(name, &e))?,
+        _ => {
+            return Err(Coded(
+                "E009",
+                format!("resource \"{name}\" is not a local SQLite database"),
+            ));
+        }
+    };
+    Database::open(&path, mode, &Limits::default()).map_err(|e| {
+        let mut message = e.to_string();
+        if matches!(e, OpenError::Missing { .. }) && mode == Mode::FileBased {
+            message = format!(
+                "no database file at {}: create it with `flowmcp resource init {}/resource/{name}`",
+                path.display(),
+                schema.main.namespace
+            );
+        }
+        Coded(e.code().as_str(), message)
+    })
+}
+
+/// A resource path that cannot be used: a code and the reason.
+fn path_error(name: &str, e: &PathError) -> Coded {
+    let code = match e {
+        PathError::Escape { .. } | PathError::DanglingLink { .. } => "E009",
+        PathError::NoLocation { .. } => "RES020",
+        PathError::BadName { .. } | PathError::BadBase { .. } => "E007",
+        _ => "RES033",
+    };
+    Coded(code, format!("resource \"{name}\": {e}"))
+}
+
+/// A query failure: its code (E003 timeout, E007 SQL error, E008 too large, E009 refused,
+/// RES033 unreadable) and message.
+pub(crate) fn sql_error(e: &SqlError) -> Coded {
+    Coded(e.code().as_str(), e.to_string())
+}
+
+/// A markdown failure: its code (MD001…MD007) and message.
+pub(crate) fn markdown_error(e: &MarkdownError) -> Coded {
+    Coded(e.code(), e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_only_sees_the_first_keyword() {
+        assert!(reads_only("SELECT 1"));
+        assert!(reads_only("  with x as (select 1) select * from x"));
+        assert!(reads_only("-- note\n(SELECT 1)"));
+        assert!(reads_only("/* c */ select 1"));
+        assert!(!reads_only("INSERT INTO t VALUES (1)"));
+        assert!(!reads_only("DELETE FROM t"));
+        assert!(!reads_only(""));
+    }
+}
