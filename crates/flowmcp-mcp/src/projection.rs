@@ -104,8 +104,8 @@ fn json_schema(schema: &Value) -> Value {
     Value::Object(out)
 }
 
-/// Whether a tool talks to the outside world over HTTP (every tool does today; local resources
-/// will not).
+/// Whether a tool talks to the outside world over HTTP: every tool of `main.tools` does
+/// (resource entries say `openWorldHint: false` themselves).
 const HTTP_TOOLS_ARE_OPEN_WORLD: bool = true;
 
 /// The `tools/list` entry of `entry`: wire name, title, description, input schema, annotations
@@ -123,12 +123,14 @@ pub(crate) fn tool(entry: &ToolEntry, output: &Output) -> Tool {
         _ => Map::new(),
     };
     let mut tool = Tool::new(d.wire_name.clone(), d.description.clone(), Arc::new(input));
-    tool.title = Some(d.tool.clone());
+    tool.title = Some(d.label());
     let mut annotations = match m.remove("annotations") {
         Some(Value::Object(a)) => a,
         _ => Map::new(),
     };
-    annotations.insert("openWorldHint".into(), json!(HTTP_TOOLS_ARE_OPEN_WORLD));
+    annotations
+        .entry("openWorldHint")
+        .or_insert(json!(HTTP_TOOLS_ARE_OPEN_WORLD));
     // Booleans only, each with the type MCP gives it: this cannot fail; should the SDK's model
     // ever disagree, the tool is listed without annotations rather than not at all.
     tool.annotations = flowmcp_catalog::serde_json::from_value(Value::Object(annotations)).ok();

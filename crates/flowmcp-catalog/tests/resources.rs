@@ -1,0 +1,511 @@
+//! Resources through the catalog (chapter 13): SQLite queries and markdown documents are listed,
+//! searched and called like tools, with their own names, hints and limits; documents are also
+//! served as resources; read-only databases are never changed.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use flowmcp_catalog::{
+    Builtin, Catalog, CatalogOptions, Envelope, Kind, PrimitiveError, ResourceBody, ResourceOptions,
+};
+use flowmcp_spec::Profile;
+use serde_json::{Value, json};
+use support::Scratch;
+
+/// A schema with an in-memory SQLite resource `tokens` (inline), a markdown resource `guide`
+/// and a postRequest handler on `tokens.bySymbol`.
+const SCHEMA: &str = r#"
+export const main = {
+    namespace: 'demo',
+    name: 'Demo',
+    description: 'Resources for the tests',
+    version: '4.2.0',
+    tools: {},
+    resources: {
+        tokens: {
+            source: 'sqlite', mode: 'in-memory', origin: 'ORIGIN', name: 'demo-tokens.db',
+            description: 'Token metadata by symbol',
+            queries: {
+                bySymbol: {
+                    sql: 'SELECT symbol, decimals FROM tokens WHERE symbol = ? COLLATE NOCASE AND chain = ?',
+                    description: 'Look up a token by its symbol',
+                    parameters: [
+                        { position: { key: 'symbol', value: '{{USER_PARAM}}' }, z: { primitive: 'string()', options: [ 'min(1)' ] } },
+                        { position: { key: 'chain', value: 'ethereum' }, z: { primitive: 'string()', options: [] } }
+                    ],
+                    output: { mimeType: 'application/json', schema: { type: 'array', items: { type: 'object', properties: { symbol: { type: 'string' }, decimals: { type: 'number' } } } } },
+                    tests: [ { _description: 'a', symbol: 'USDC' }, { _description: 'b', symbol: 'weth' }, { _description: 'c', symbol: 'DAI' } ]
+                },
+                byDecimals: {
+                    sql: 'SELECT symbol FROM tokens WHERE decimals >= ? ORDER BY symbol',
+                    description: 'Tokens with at least this many decimals',
+                    parameters: [
+                        { position: { key: 'min', value: '{{USER_PARAM}}' }, z: { primitive: 'number()', options: [ 'default(18)' ] } }
+                    ],
+                    output: { mimeType: 'application/json', schema: { type: 'array', items: { type: 'object', properties: { symbol: { type: 'string' } } } } },
+                    tests: [ { _description: 'a', min: 6 }, { _description: 'b', min: 18 }, { _description: 'c', min: 0 } ]
+                }
+            }
+        },
+        guide: { source: 'markdown', origin: 'inline', name: 'demo-guide.md', description: 'How to use the demo' }
+    }
+}
+export const handlers = ( { sharedLists, libraries } ) => ( {
+    tokens: { bySymbol: { postRequest: async ( { response, struct, payload } ) =>
+        ( { response: response.map( ( r ) => ( { ...r, via: struct.queryName + ':' + payload.symbol } ) ) } ) } }
+} )
+"#;
+
+const GUIDE: &str = "# Demo guide\n\nIntro.\n\n## Install\n\nRun the installer.\nThen configure.\n\n## Usage\n\nUse it well.\n";
+
+/// Creates a SQLite database at `path` from `sql` (parents created).
+fn make_db(path: &Path, sql: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(path);
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch(sql).unwrap();
+}
+
+const TOKENS_SQL: &str = "CREATE TABLE tokens (symbol TEXT, decimals INTEGER, chain TEXT);
+INSERT INTO tokens VALUES ('USDC', 6, 'ethereum'), ('WETH', 18, 'ethereum'), ('DAI', 18, 'polygon');";
+
+/// The bytes of a file, to show it did not change.
+fn bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap()
+}
+
+/// The names of the files in `dir`, sorted.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Options whose resources resolve inside `scratch`: project base `<scratch>/project/.flowmcp`,
+/// home `<scratch>/home`.
+fn options(scratch: &Scratch) -> CatalogOptions {
+    let mut o = CatalogOptions {
+        env_override: Some(BTreeMap::new()),
+        ..CatalogOptions::new(Profile::Spec)
+    };
+    o.runner.resources = ResourceOptions {
+        project_base: Some(scratch.0.join("project/.flowmcp")),
+        home: Some(scratch.0.join("home")),
+        ..ResourceOptions::default()
+    };
+    o
+}
+
+/// A catalog of the schema with `tokens` at `origin`, its database made where that origin puts
+/// it; returns the catalog and the database path.
+fn catalog(scratch: &Scratch, origin: &str) -> (Catalog, PathBuf) {
+    let schema = scratch.write("cat/demo.mjs", &SCHEMA.replace("ORIGIN", origin));
+    scratch.write("cat/resources/demo-guide.md", GUIDE);
+    let db = match origin {
+        "inline" => scratch.0.join("cat/resources/demo-tokens.db"),
+        "project" => scratch.0.join("project/.flowmcp/resources/demo-tokens.db"),
+        _ => scratch.0.join("home/.flowmcp/resources/demo-tokens.db"),
+    };
+    make_db(&db, TOKENS_SQL);
+    let c = Catalog::open(&schema, &options(scratch)).unwrap();
+    assert!(
+        c.toolset().problems.is_empty(),
+        "{:?}",
+        c.toolset().problems
+    );
+    (c, db)
+}
+
+fn call(c: &Catalog, name: &str, args: Value) -> Envelope {
+    c.call(name, args.as_object().unwrap())
+}
+
+fn message(e: &Envelope) -> &str {
+    e.messages.first().map_or("", String::as_str)
+}
+
+#[test]
+fn resource_entries_are_listed_with_names_kinds_and_hints() {
+    let s = Scratch::new("res-list");
+    let (c, _) = catalog(&s, "global");
+    let names: Vec<(String, String)> = c
+        .list()
+        .iter()
+        .map(|t| (t.descriptor.lookup_key(), t.descriptor.wire_name.clone()))
+        .collect();
+    let expected = [
+        ("demo/resource/tokens.bySymbol", "bySymbol_demo"),
+        ("demo/resource/tokens.byDecimals", "byDecimals_demo"),
+        ("demo/resource/tokens.runSql", "runSql_demo"),
+        ("demo/resource/tokens.describeTables", "describeTables_demo"),
+        ("demo/resource/guide", "guide_demo"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(names, expected);
+
+    let by = c.find("demo/resource/tokens.bySymbol").unwrap();
+    assert_eq!(by.descriptor.id.to_string(), "demo/resource/tokens");
+    assert_eq!(by.descriptor.label(), "tokens.bySymbol");
+    assert!(
+        matches!(&by.descriptor.kind, Kind::Query { resource, builtin: None } if resource == "tokens")
+    );
+    // Only the user parameter is an input; the fixed one is bound by the runtime.
+    assert_eq!(
+        by.descriptor.input_schema["required"],
+        json!(["symbol"]),
+        "{}",
+        by.descriptor.input_schema
+    );
+    let tool = by.descriptor.mcp_tool();
+    assert_eq!(
+        tool["annotations"],
+        json!({"readOnlyHint": true, "destructiveHint": false, "openWorldHint": false})
+    );
+    assert_eq!(tool["_meta"]["anthropic/alwaysLoad"], json!(false));
+    assert_eq!(
+        tool["_meta"]["anthropic/searchHint"],
+        json!("Token metadata by symbol")
+    );
+    let run = c.find("runSql_demo").unwrap();
+    assert!(matches!(
+        run.descriptor.kind,
+        Kind::Query {
+            builtin: Some(Builtin::RunSql),
+            ..
+        }
+    ));
+    assert_eq!(run.descriptor.input_schema["required"], json!(["sql"]));
+    assert!(run.descriptor.input_schema["properties"]["limit"].is_object());
+    let guide = c.find("demo/resource/guide").unwrap();
+    assert!(matches!(guide.descriptor.kind, Kind::Document { .. }));
+    assert_eq!(guide.descriptor.wire_name, "guide_demo");
+
+    // Search finds resource entries by the resource's description.
+    let hits = c.search("token metadata");
+    assert!(
+        hits.iter()
+            .any(|(_, t)| t.descriptor.wire_name == "bySymbol_demo")
+    );
+}
+
+#[test]
+fn schema_queries_bind_parameters_apply_defaults_and_run_handlers() {
+    let s = Scratch::new("res-query");
+    let (c, db) = catalog(&s, "inline");
+    let before = bytes(&db);
+    let e = call(&c, "bySymbol_demo", json!({"symbol": "usdc"}));
+    assert!(e.status, "{e:?}");
+    assert_eq!(
+        e.data,
+        json!([{"symbol": "USDC", "decimals": 6, "via": "bySymbol:usdc"}])
+    );
+    // The fixed parameter binds `ethereum`: DAI is on polygon.
+    let e = call(
+        &c,
+        "demo/resource/tokens.bySymbol",
+        json!({"symbol": "DAI"}),
+    );
+    assert_eq!(e.data, json!([]));
+    // A default fills an omitted parameter.
+    let e = call(&c, "byDecimals_demo", json!({}));
+    assert_eq!(e.data, json!([{"symbol": "DAI"}, {"symbol": "WETH"}]));
+    // Inputs are checked like a tool's.
+    let e = call(&c, "bySymbol_demo", json!({"symbol": ""}));
+    assert!(!e.status && message(&e).starts_with("E007"), "{e:?}");
+    let e = call(&c, "describeTables_demo", json!({}));
+    assert_eq!(
+        e.data[0],
+        json!({"table_name": "tokens", "column": "symbol", "type": "TEXT"})
+    );
+    assert_eq!(bytes(&db), before);
+    assert_eq!(
+        files_in(db.parent().unwrap()),
+        ["demo-guide.md", "demo-tokens.db"]
+    );
+}
+
+#[test]
+fn run_sql_is_limited_and_read_only_resources_refuse_every_write() {
+    let s = Scratch::new("res-runsql");
+    let (c, db) = catalog(&s, "project");
+    let before = bytes(&db);
+    let e = call(
+        &c,
+        "runSql_demo",
+        json!({"sql": "SELECT * FROM tokens ORDER BY symbol", "limit": 2}),
+    );
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data.as_array().unwrap().len(), 2);
+    assert!(
+        e.warnings.iter().any(|w| w.contains("first 2 rows")),
+        "{e:?}"
+    );
+    // An author's own LIMIT and a trailing semicolon are fine.
+    let e = call(
+        &c,
+        "runSql_demo",
+        json!({"sql": "SELECT symbol FROM tokens LIMIT 1;"}),
+    );
+    assert_eq!(e.data.as_array().unwrap().len(), 1);
+    assert!(e.warnings.is_empty(), "{e:?}");
+    // A limit above 1000 is clamped, not refused.
+    let e = call(
+        &c,
+        "runSql_demo",
+        json!({"sql": "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 5000) SELECT x FROM n", "limit": 5000}),
+    );
+    assert_eq!(e.data.as_array().unwrap().len(), 1000, "{e:?}");
+    for sql in [
+        "DELETE FROM tokens",
+        "INSERT INTO tokens VALUES ('X', 1, 'x')",
+        "WITH t AS (SELECT 1) INSERT INTO tokens SELECT 'Y', 1, 'y' FROM t",
+        "ATTACH DATABASE 'other.db' AS o",
+        "SELECT load_extension('x')",
+        "PRAGMA writable_schema = 1",
+        "SELECT 1; DELETE FROM tokens",
+    ] {
+        let e = call(&c, "runSql_demo", json!({"sql": sql}));
+        assert!(!e.status, "{sql}: {e:?}");
+        assert!(
+            message(&e).starts_with("E009") || message(&e).starts_with("E007"),
+            "{sql}: {e:?}"
+        );
+    }
+    assert_eq!(bytes(&db), before);
+    assert_eq!(files_in(db.parent().unwrap()), ["demo-tokens.db"]);
+}
+
+#[test]
+fn an_endless_query_ends_with_a_timeout() {
+    let s = Scratch::new("res-timeout");
+    let schema = s.write("cat/demo.mjs", &SCHEMA.replace("ORIGIN", "global"));
+    make_db(
+        &s.0.join("home/.flowmcp/resources/demo-tokens.db"),
+        TOKENS_SQL,
+    );
+    let mut o = options(&s);
+    o.runner.resources.query_timeout = Duration::from_millis(200);
+    let c = Catalog::open(&schema, &o).unwrap();
+    let e = call(
+        &c,
+        "runSql_demo",
+        json!({"sql": "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n"}),
+    );
+    assert!(!e.status);
+    assert!(message(&e).starts_with("E003"), "{e:?}");
+}
+
+#[test]
+fn a_file_based_resource_writes_after_a_backup_and_reports_changes() {
+    let s = Scratch::new("res-filebased");
+    let schema = SCHEMA.replace(
+        "mode: 'in-memory', origin: 'ORIGIN'",
+        "mode: 'file-based', origin: 'project'",
+    );
+    let schema = s.write("cat/demo.mjs", &schema);
+    s.write("cat/resources/demo-guide.md", GUIDE);
+    let db = s.0.join("project/.flowmcp/resources/demo-tokens.db");
+    make_db(&db, TOKENS_SQL);
+    let original = bytes(&db);
+    let c = Catalog::open(&schema, &options(&s)).unwrap();
+    let run = c.find("runSql_demo").unwrap();
+    assert_eq!(
+        run.descriptor.mcp_tool()["annotations"],
+        json!({"readOnlyHint": false, "destructiveHint": true, "openWorldHint": false})
+    );
+    let e = call(
+        &c,
+        "runSql_demo",
+        json!({"sql": "INSERT INTO tokens VALUES ('ARB', 18, 'arbitrum')"}),
+    );
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data, json!({"changes": 1}));
+    // The copy made before the first write holds the database as it was.
+    let bak = db.with_file_name("demo-tokens.db.bak");
+    let c2 = rusqlite::Connection::open(&bak).unwrap();
+    let n: i64 = c2
+        .query_row("SELECT count(*) FROM tokens", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 3);
+    drop(c2);
+    assert!(!original.is_empty());
+    let e = call(
+        &c,
+        "runSql_demo",
+        json!({"sql": "SELECT count(*) AS n FROM tokens"}),
+    );
+    assert_eq!(e.data, json!([{"n": 4}]));
+}
+
+#[test]
+fn a_missing_database_names_its_path_and_how_to_create_it() {
+    let s = Scratch::new("res-missing");
+    let schema = s.write("cat/demo.mjs", &SCHEMA.replace("ORIGIN", "global"));
+    let c = Catalog::open(&schema, &options(&s)).unwrap();
+    let e = call(&c, "bySymbol_demo", json!({"symbol": "USDC"}));
+    assert!(!e.status);
+    assert!(message(&e).starts_with("RES020"), "{e:?}");
+    assert!(
+        message(&e).contains("home/.flowmcp/resources/demo-tokens.db"),
+        "{e:?}"
+    );
+    // Nothing was created in its place.
+    assert!(!s.0.join("home/.flowmcp/resources/demo-tokens.db").exists());
+
+    let file_based = SCHEMA.replace(
+        "mode: 'in-memory', origin: 'ORIGIN'",
+        "mode: 'file-based', origin: 'project'",
+    );
+    let schema = s.write("cat2/demo.mjs", &file_based);
+    let c = Catalog::open(&schema, &options(&s)).unwrap();
+    let e = call(&c, "runSql_demo", json!({"sql": "SELECT 1"}));
+    assert!(
+        message(&e).contains("flowmcp resource init demo/resource/tokens"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn the_resource_id_of_a_database_lists_its_queries() {
+    let s = Scratch::new("res-id");
+    let (c, _) = catalog(&s, "global");
+    let e = call(&c, "demo/resource/tokens", json!({}));
+    assert!(message(&e).starts_with("E007"), "{e:?}");
+    assert!(
+        message(&e).contains("demo/resource/tokens.bySymbol (bySymbol_demo)"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn markdown_resources_answer_whole_by_section_lines_and_search() {
+    let s = Scratch::new("res-md");
+    let (c, _) = catalog(&s, "global");
+    let e = call(&c, "guide_demo", json!({}));
+    assert_eq!(e.data["text"], json!(GUIDE));
+    let e = call(&c, "demo/resource/guide", json!({"section": "## Install"}));
+    assert_eq!(
+        e.data["text"],
+        json!("## Install\n\nRun the installer.\nThen configure.")
+    );
+    let e = call(&c, "guide_demo", json!({"lines": "5-7"}));
+    assert_eq!(
+        e.data,
+        json!({"from": 5, "to": 7, "text": "## Install\n\nRun the installer."})
+    );
+    let e = call(&c, "guide_demo", json!({"search": "CONFIGURE"}));
+    assert_eq!(e.data["matches"], json!(1));
+    assert_eq!(e.data["ranges"][0]["hits"], json!([8]));
+    // A section that does not exist is a failure with a code, naming what exists.
+    let e = call(&c, "guide_demo", json!({"section": "Nope"}));
+    assert!(!e.status);
+    assert!(message(&e).starts_with("MD004"), "{e:?}");
+    assert!(message(&e).contains("## Install"), "{e:?}");
+    let e = call(
+        &c,
+        "guide_demo",
+        json!({"section": "Install", "lines": "1-2"}),
+    );
+    assert!(message(&e).starts_with("MD007"), "{e:?}");
+    let e = call(&c, "guide_demo", json!({"lines": "40-50"}));
+    assert!(message(&e).starts_with("MD006"), "{e:?}");
+}
+
+#[test]
+fn documents_are_also_served_as_resources_with_a_template() {
+    let s = Scratch::new("res-docs");
+    let (c, _) = catalog(&s, "global");
+    let p = c.primitives();
+    assert!(p.has_resources());
+    let listed = p.resources();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].uri, "flowmcp://demo/resource/guide");
+    assert_eq!(listed[0].mime_type.as_deref(), Some("text/markdown"));
+    assert_eq!(
+        p.resource_templates()[0].uri_template,
+        "flowmcp://demo/resource/guide{?section,lines,search}"
+    );
+    let caller = c.caller();
+    let whole = p
+        .read_resource("flowmcp://demo/resource/guide", &caller)
+        .unwrap();
+    assert_eq!(whole[0].body, ResourceBody::Text(GUIDE.into()));
+    let part = p
+        .read_resource(
+            "flowmcp://demo/resource/guide?section=%23%23%20Usage",
+            &caller,
+        )
+        .unwrap();
+    assert_eq!(
+        part[0].body,
+        ResourceBody::Text("## Usage\n\nUse it well.".into())
+    );
+    let found = p
+        .read_resource("flowmcp://demo/resource/guide?search=installer", &caller)
+        .unwrap();
+    assert_eq!(found[0].mime_type.as_deref(), Some("application/json"));
+    assert!(matches!(
+        p.read_resource("flowmcp://demo/resource/guide?section=Nope", &caller),
+        Err(PrimitiveError::InvalidArguments(m)) if m.starts_with("MD004")
+    ));
+    assert!(matches!(
+        p.read_resource("flowmcp://demo/resource/other", &caller),
+        Err(PrimitiveError::NotFound(_))
+    ));
+}
+
+#[test]
+fn two_resources_of_a_namespace_get_distinct_query_names() {
+    let s = Scratch::new("res-collide");
+    let second = r#"
+        prices: {
+            source: 'sqlite', mode: 'in-memory', origin: 'global', name: 'demo-prices.db',
+            description: 'Prices',
+            queries: {
+                latest: {
+                    sql: 'SELECT 1 AS one',
+                    description: 'One',
+                    parameters: [],
+                    output: { mimeType: 'application/json', schema: { type: 'array', items: { type: 'object', properties: {} } } },
+                    tests: [ { _description: 'a' }, { _description: 'b' }, { _description: 'c' } ]
+                }
+            }
+        },
+        guide:"#;
+    let schema = SCHEMA
+        .replace("ORIGIN", "global")
+        .replacen("guide:", second, 1);
+    let schema = schema.replace(
+        "guide: { source: 'markdown', origin: 'inline', name: 'demo-guide.md', description: 'How to use the demo' }",
+        "",
+    );
+    let path = s.write("cat/demo.mjs", &schema);
+    let c = Catalog::open(&path, &options(&s)).unwrap();
+    let run: Vec<&str> = c
+        .list()
+        .iter()
+        .filter(|t| t.descriptor.tool == "runSql")
+        .map(|t| t.descriptor.wire_name.as_str())
+        .collect();
+    assert_eq!(run.len(), 2, "{:?}", c.toolset().problems);
+    assert_ne!(run[0], run[1]);
+    assert!(
+        run.iter()
+            .all(|n| n.starts_with("runSql_demo_") && n.len() == "runSql_demo_".len() + 6)
+    );
+    // Each is still found by its resource and query.
+    assert!(c.find("demo/resource/prices.runSql").is_some());
+    assert!(c.find("demo/resource/tokens.runSql").is_some());
+}

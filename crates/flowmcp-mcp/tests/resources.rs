@@ -1,0 +1,167 @@
+//! A catalog's resources over MCP, with a real client: SQLite queries and markdown documents are
+//! tools (`tools/list`, `tools/call`) with local hints, and documents are also resources
+//! (`resources/list`, `resources/templates/list`, `resources/read`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use flowmcp_catalog::serde_json::{Map, Value, json};
+use flowmcp_catalog::{Catalog, CatalogOptions, Profile, ResourceOptions};
+use flowmcp_mcp::{McpServer, ServeOptions};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
+use rmcp::service::ServiceError;
+
+const SCHEMA: &str = r#"
+export const main = {
+    namespace: 'demo', name: 'Demo', description: 'Resources over MCP', version: '4.2.0', tools: {},
+    resources: {
+        tokens: {
+            source: 'sqlite', mode: 'in-memory', origin: 'inline', name: 'demo-tokens.db',
+            description: 'Token metadata by symbol',
+            queries: {
+                bySymbol: {
+                    sql: 'SELECT symbol, decimals FROM tokens WHERE symbol = ?',
+                    description: 'Look up a token by its symbol',
+                    parameters: [ { position: { key: 'symbol', value: '{{USER_PARAM}}' }, z: { primitive: 'string()', options: [] } } ],
+                    output: { mimeType: 'application/json', schema: { type: 'array', items: { type: 'object', properties: { symbol: { type: 'string' }, decimals: { type: 'number' } } } } },
+                    tests: [ { _description: 'a', symbol: 'USDC' }, { _description: 'b', symbol: 'WETH' }, { _description: 'c', symbol: 'DAI' } ]
+                }
+            }
+        },
+        guide: { source: 'markdown', origin: 'inline', name: 'demo-guide.md', description: 'How to use the demo' }
+    }
+}
+"#;
+
+fn catalog() -> (PathBuf, Catalog) {
+    let dir = std::env::temp_dir().join(format!("flowmcp-mcp-resources-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("resources")).unwrap();
+    std::fs::write(dir.join("demo.mjs"), SCHEMA).unwrap();
+    std::fs::write(
+        dir.join("resources/demo-guide.md"),
+        "# Guide\n\n## Install\n\nRun it.\n",
+    )
+    .unwrap();
+    let db = rusqlite::Connection::open(dir.join("resources/demo-tokens.db")).unwrap();
+    db.execute_batch("CREATE TABLE tokens (symbol TEXT, decimals INTEGER); INSERT INTO tokens VALUES ('USDC', 6);")
+        .unwrap();
+    drop(db);
+    let mut o = CatalogOptions {
+        env_override: Some(BTreeMap::new()),
+        ..CatalogOptions::new(Profile::Spec)
+    };
+    o.runner.resources = ResourceOptions::default();
+    let c = Catalog::open(&dir.join("demo.mjs"), &o).unwrap();
+    (dir, c)
+}
+
+fn args(v: Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap()
+}
+
+fn code(e: ServiceError) -> i32 {
+    match e {
+        ServiceError::McpError(d) => d.code.0,
+        other => panic!("not a protocol error: {other}"),
+    }
+}
+
+#[test]
+fn resources_are_tools_and_documents_are_resources_over_mcp() {
+    let (dir, catalog) = catalog();
+    let server = McpServer::new(catalog, &ServeOptions::default()).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let (a, b) = tokio::io::duplex(1 << 16);
+        let serving = tokio::spawn(async move {
+            let running = server.serve(a).await.unwrap();
+            running.waiting().await.unwrap();
+        });
+        let client = ().serve(b).await.unwrap();
+        assert!(client.peer_info().unwrap().capabilities.resources.is_some());
+
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(
+            names,
+            [
+                "bySymbol_demo",
+                "runSql_demo",
+                "describeTables_demo",
+                "guide_demo"
+            ]
+        );
+        let listed = serde_json::to_value(&tools[0]).unwrap();
+        assert_eq!(listed["title"], json!("tokens.bySymbol"));
+        assert_eq!(
+            listed["annotations"],
+            json!({"readOnlyHint": true, "destructiveHint": false, "openWorldHint": false})
+        );
+        assert_eq!(listed["_meta"]["flowmcp/id"], json!("demo/resource/tokens"));
+        assert_eq!(listed["_meta"]["anthropic/alwaysLoad"], json!(false));
+
+        let ok = client
+            .call_tool(
+                CallToolRequestParams::new("bySymbol_demo")
+                    .with_arguments(args(json!({"symbol": "USDC"}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(ok.is_error, Some(false));
+        let text = serde_json::to_string(&ok.content).unwrap();
+        assert!(text.contains("USDC"), "{text}");
+        let refused = client
+            .call_tool(
+                CallToolRequestParams::new("runSql_demo")
+                    .with_arguments(args(json!({"sql": "DELETE FROM tokens"}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(refused.is_error, Some(true));
+        assert!(
+            serde_json::to_string(&refused.content)
+                .unwrap()
+                .contains("E009")
+        );
+
+        let resources = client.list_all_resources().await.unwrap();
+        assert_eq!(resources.len(), 1);
+        assert_eq!(resources[0].uri, "flowmcp://demo/resource/guide");
+        let templates = client.list_all_resource_templates().await.unwrap();
+        assert_eq!(
+            templates[0].uri_template,
+            "flowmcp://demo/resource/guide{?section,lines,search}"
+        );
+        let read = client
+            .read_resource(ReadResourceRequestParams::new(
+                "flowmcp://demo/resource/guide?section=Install",
+            ))
+            .await
+            .unwrap();
+        match &read.contents[0] {
+            ResourceContents::TextResourceContents { text, .. } => {
+                assert_eq!(text, "## Install\n\nRun it.");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A section that does not exist is the reader's error (invalid params).
+        let e = client
+            .read_resource(ReadResourceRequestParams::new(
+                "flowmcp://demo/resource/guide?section=Nope",
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(code(e), -32602);
+
+        client.cancel().await.unwrap();
+        serving.await.unwrap();
+    });
+    let _ = std::fs::remove_dir_all(dir);
+}
