@@ -29,7 +29,7 @@ pub(crate) struct SourceArgs {
     catalog: Option<PathBuf>,
     /// `spec` or `compat` (see `flowmcp validate --help`). Default: spec, or the config.
     #[arg(long, value_enum)]
-    profile: Option<ProfileArg>,
+    pub(crate) profile: Option<ProfileArg>,
     /// Read server parameters from this file (`KEY=value` lines). Default: `envFile` of the
     /// config, else `.env` in the current directory when it exists. The process environment wins
     /// over the file, the file over the config's `serverParams`.
@@ -39,7 +39,7 @@ pub(crate) struct SourceArgs {
     /// (by default only the user configuration ~/.flowmcp/config.json may set them: a repository
     /// must not redirect your keys or files).
     #[arg(long)]
-    trust_project_config: bool,
+    pub(crate) trust_project_config: bool,
     /// How tools are named: `spec` (`getPublicHolidays_holidaykit-net`, chapter 16) or
     /// `reference` (the JavaScript reference's names, `get_public_holidays_holidaykit-net`, for
     /// client configurations written for servers built on it).
@@ -111,12 +111,8 @@ pub(crate) struct RunArgs {
     /// Time limit of one handler call, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1_000)]
     handler_timeout_ms: u64,
-    /// The base folder name of resources: `project` resources live in `.<NAME>/resources/` (the
-    /// nearest such folder from the current directory upwards, else the current directory's) and
-    /// `global` ones in `~/.<NAME>/resources/`. Default: `resourcesBase` of the config, else
-    /// `flowmcp`.
-    #[arg(long, value_name = "NAME")]
-    resources_base: Option<String>,
+    #[command(flatten)]
+    places: ResourcePlaces,
     /// Time limit of one SQL statement of a resource query, in milliseconds (E003 when it passes).
     #[arg(long, value_name = "MS", default_value_t = 5_000)]
     query_timeout_ms: u64,
@@ -155,14 +151,30 @@ impl RunArgs {
             },
             call_timeout: Duration::from_millis(self.handler_timeout_ms),
             timeout,
-            resources: self.resource_options(cfg)?,
+            resources: ResourceOptions {
+                query_timeout: Duration::from_millis(self.query_timeout_ms),
+                ..self.places.options(cfg)?
+            },
             ..RunnerOptions::default()
         };
         Ok((transport, runner))
     }
+}
 
-    /// Where resources live: the base folder name, the project base and the home directory.
-    pub(crate) fn resource_options(&self, cfg: &Config) -> Result<ResourceOptions, String> {
+/// Where resources live (`--resources-base`), shared by the commands that reach resources.
+#[derive(Args, Debug)]
+pub(crate) struct ResourcePlaces {
+    /// The base folder name of resources: `project` resources live in `.<NAME>/resources/` (the
+    /// nearest such folder from the current directory upwards, else the current directory's) and
+    /// `global` ones in `~/.<NAME>/resources/`. Default: `resourcesBase` of the config, else
+    /// `flowmcp`.
+    #[arg(long, value_name = "NAME")]
+    resources_base: Option<String>,
+}
+
+impl ResourcePlaces {
+    /// The base folder name, the project base and the home directory (from `HOME`).
+    pub(crate) fn options(&self, cfg: &Config) -> Result<ResourceOptions, String> {
         let base = self
             .resources_base
             .clone()
@@ -173,12 +185,11 @@ impl RunArgs {
         let home = std::env::var_os("HOME")
             .filter(|h| !h.is_empty())
             .map(PathBuf::from);
-        let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
+        let cwd = crate::cwd()?;
         Ok(ResourceOptions {
             project_base: Some(project_base(&cwd, &base, home.as_deref())),
             home,
             base,
-            query_timeout: Duration::from_millis(self.query_timeout_ms),
             ..ResourceOptions::default()
         })
     }
@@ -276,7 +287,7 @@ enum CacheCommand {
 }
 
 /// The layered configuration; keys a project may not set without consent are reported.
-fn config(trust: bool) -> Result<Config, String> {
+pub(crate) fn config(trust: bool) -> Result<Config, String> {
     let cfg = Config::discover_layered(&crate::cwd()?, trust)?;
     if let Some(note) = cfg.ignored_note() {
         eprintln!("{note}");
@@ -287,7 +298,7 @@ fn config(trust: bool) -> Result<Config, String> {
 /// Opens the catalog, with `transport` and `runner` for calls: `paths` when given (one directory
 /// or file, or several schema files), else `--catalog`, the configuration's `catalog`, or the
 /// current directory.
-fn open(
+pub(crate) fn open(
     source: &SourceArgs,
     paths: &[PathBuf],
     reloadable: bool,

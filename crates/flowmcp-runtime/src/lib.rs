@@ -67,7 +67,7 @@ pub use request::{
     FinalRequest, PreparedRequest, RequestError, SecretSlots, StructError, build_request, finalize,
     query_text,
 };
-pub use resource::ResourceOptions;
+pub use resource::{DatabaseFile, ResourceOptions};
 
 // HTTP (the details — limits, body decoding, redaction — are in [`transport`]).
 pub use transport::{

@@ -526,7 +526,15 @@ fn open_database(
             ));
         }
     };
-    Database::open(&path, mode, &Limits::default()).map_err(|e| {
+    let limits = Limits::default();
+    if mode == Mode::ReadOnly
+        && origin(r) == Origin::Inline
+        && std::fs::symlink_metadata(&path).is_err()
+        && let Some(sql_file) = schema_sql_file(&schema.path, r)
+    {
+        build_from_sql(&path, &sql_file, &limits)?;
+    }
+    Database::open(&path, mode, &limits).map_err(|e| {
         let mut message = e.to_string();
         if matches!(e, OpenError::Missing { .. }) && mode == Mode::FileBased {
             message = format!(
@@ -537,6 +545,95 @@ fn open_database(
         }
         Coded(e.code().as_str(), message)
     })
+}
+
+/// The largest schema SQL file read, in bytes.
+const MAX_SCHEMA_SQL_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The schema SQL committed for a SQLite resource: `<schema dir>/resources/<name stem>.sql`
+/// (`tokens.sql` for `tokens.db`), when that file exists.
+fn schema_sql_file(schema_path: &Path, r: &Resource) -> Option<PathBuf> {
+    let stem = r.name.as_deref()?.strip_suffix(".db")?;
+    let dir = schema_path.parent().unwrap_or(Path::new("."));
+    let file = dir.join("resources").join(format!("{stem}.sql"));
+    file.is_file().then_some(file)
+}
+
+/// Builds the database at `path` from the SQL in `sql_file` (whole or not at all). A database
+/// another thread or process placed there first is left as it is.
+fn build_from_sql(path: &Path, sql_file: &Path, limits: &Limits) -> Result<(), Coded> {
+    let sql = crate::secret::read_capped_text(sql_file, MAX_SCHEMA_SQL_BYTES)
+        .map_err(|e| Coded("RES033", format!("{}: {e}", sql_file.display())))?;
+    match Database::create(path, &sql, limits) {
+        Ok(_) | Err(OpenError::AlreadyExists { .. }) => Ok(()),
+        Err(e) => Err(Coded(
+            e.code().as_str(),
+            format!("building it from {}: {e}", sql_file.display()),
+        )),
+    }
+}
+
+/// A SQLite resource's database file: where it is, and what creates it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DatabaseFile {
+    /// The resource's Primitive-ID.
+    pub id: String,
+    /// Where the database is, or will be.
+    pub path: PathBuf,
+    /// Whether the resource is `file-based` (written by calls); `false` for read-only ones.
+    pub writable: bool,
+    /// The schema SQL committed beside the schema (`<schema dir>/resources/<name stem>.sql`),
+    /// when it exists.
+    pub schema_sql: Option<PathBuf>,
+}
+
+impl crate::Toolset {
+    /// The database file of the SQLite resource `id` (`namespace/resource/name`), resolved as
+    /// `opts` places resources; an error in words when `id` is not a callable SQLite resource
+    /// or its place cannot be resolved.
+    pub fn database_file(&self, id: &str, opts: &ResourceOptions) -> Result<DatabaseFile, String> {
+        let entry = self
+            .tools
+            .iter()
+            .find(|t| t.descriptor.id.to_string() == id && t.descriptor.kind != Kind::Tool)
+            .ok_or_else(|| format!("no resource \"{id}\" in the catalog"))?;
+        let schema = self.schema_of(entry);
+        let (Kind::Query { resource, .. } | Kind::Document { resource }) = &entry.descriptor.kind
+        else {
+            return Err(format!("\"{id}\" is not a resource"));
+        };
+        let r = schema
+            .resources
+            .get(resource)
+            .ok_or_else(|| format!("no resource \"{id}\" in the catalog"))?;
+        if r.source != ResourceSource::Sqlite {
+            return Err(format!(
+                "\"{id}\" is not a local SQLite resource (its source is `{}`)",
+                source_name(r.source)
+            ));
+        }
+        let name = resource_file(r, resource).map_err(|Coded(_, m)| m)?;
+        let path = opts
+            .locations(&schema.path)
+            .resolve(origin(r), name)
+            .map_err(|e| e.to_string())?;
+        Ok(DatabaseFile {
+            id: id.to_string(),
+            path,
+            writable: sqlite_mode(r) == Mode::FileBased,
+            schema_sql: schema_sql_file(&schema.path, r),
+        })
+    }
+}
+
+/// The spelling of a resource source in schemas.
+fn source_name(s: ResourceSource) -> &'static str {
+    match s {
+        ResourceSource::Sqlite => "sqlite",
+        ResourceSource::Markdown => "markdown",
+        ResourceSource::Http => "http",
+        ResourceSource::SqliteGtfs => "sqlite-gtfs",
+    }
 }
 
 /// A resource path that cannot be used: a code and the reason.

@@ -1,0 +1,143 @@
+//! `flowmcp resource init` and resource calls from the command line: a file-based database is
+//! created only when asked, from its schema SQL, never replaced; calls then read and write it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+mod common;
+
+use common::{flowmcp_env, temp_dir};
+
+const SCHEMA: &str = r#"
+export const main = {
+    namespace: 'notes', name: 'Notes', description: 'Agent notes', version: '4.2.0', tools: {},
+    resources: {
+        memory: {
+            source: 'sqlite', mode: 'file-based', origin: 'project', name: 'notes-memory.db',
+            description: 'Notes the agent keeps',
+            queries: {
+                recent: {
+                    sql: 'SELECT id, text FROM notes ORDER BY id DESC LIMIT ?',
+                    description: 'The latest notes',
+                    parameters: [ { position: { key: 'count', value: '{{USER_PARAM}}' }, z: { primitive: 'number()', options: [ 'min(1)', 'default(5)' ] } } ],
+                    output: { mimeType: 'application/json', schema: { type: 'array', items: { type: 'object', properties: { id: { type: 'number' }, text: { type: 'string' } } } } },
+                    tests: [ { _description: 'a', count: 1 }, { _description: 'b', count: 2 }, { _description: 'c', count: 3 } ]
+                }
+            }
+        }
+    }
+}
+"#;
+
+#[test]
+fn resource_init_creates_a_file_based_database_once_and_only_when_asked() {
+    let dir = temp_dir("resource-init");
+    std::fs::create_dir_all(dir.join("cat/resources")).unwrap();
+    std::fs::write(dir.join("cat/notes.mjs"), SCHEMA).unwrap();
+    std::fs::write(
+        dir.join("cat/resources/notes-memory.sql"),
+        "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);",
+    )
+    .unwrap();
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let env = [("HOME", home.to_str().unwrap())];
+    let db = dir.join(".flowmcp/resources/notes-memory.db");
+
+    // Before it exists, a call says how to create it.
+    let r = flowmcp_env(&["call", "recent_notes", "--catalog", "cat"], &dir, &env);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stdout.contains("RES020"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("flowmcp resource init notes/resource/memory"),
+        "{}",
+        r.stdout
+    );
+
+    // Standard input is not a terminal and there is no --yes: nothing is created.
+    let r = flowmcp_env(
+        &[
+            "resource",
+            "init",
+            "notes/resource/memory",
+            "--catalog",
+            "cat",
+        ],
+        &dir,
+        &env,
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--yes"), "{}", r.stderr);
+    assert!(!db.exists());
+
+    let r = flowmcp_env(
+        &[
+            "resource",
+            "init",
+            "notes/resource/memory",
+            "--catalog",
+            "cat",
+            "--yes",
+        ],
+        &dir,
+        &env,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("(1 table)"), "{}", r.stdout);
+    assert!(db.is_file());
+
+    let r = flowmcp_env(
+        &[
+            "call",
+            "runSql_notes",
+            "--catalog",
+            "cat",
+            "--arg",
+            "sql=INSERT INTO notes (text) VALUES ('hello')",
+        ],
+        &dir,
+        &env,
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(dir.join(".flowmcp/resources/notes-memory.db.bak").is_file());
+    let r = flowmcp_env(
+        &["call", "notes/resource/memory.recent", "--catalog", "cat"],
+        &dir,
+        &env,
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.contains("\"hello\""), "{}", r.stdout);
+
+    // Asked again: the database is kept as it is.
+    let before = std::fs::read(&db).unwrap();
+    let r = flowmcp_env(
+        &[
+            "resource",
+            "init",
+            "notes/resource/memory",
+            "--catalog",
+            "cat",
+            "--yes",
+        ],
+        &dir,
+        &env,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("already exists"), "{}", r.stdout);
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+
+    // `list` shows each query under its resource.
+    let r = flowmcp_env(&["list", "--catalog", "cat"], &dir, &env);
+    assert!(
+        r.stdout.contains("notes/resource/memory.recent"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("0 tools and 3 resource entries in 1 schemas"),
+        "{}",
+        r.stdout
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
