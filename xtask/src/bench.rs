@@ -339,10 +339,10 @@ fn validate(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// `cargo xtask bench resources [--iters N]`: the resource engines' examples in release, one
-/// after the other: a parameterised SQLite query through the engine against bare rusqlite
-/// (interleaved) and `describeTables` on 50 tables, then markdown search, section and lines on a
-/// 2 MB document.
+/// `cargo xtask bench resources [--iters N]`: in release, one after the other: a parameterised
+/// resource query called through the catalog against the same prepared query with bare rusqlite
+/// (interleaved); the engine alone against bare rusqlite and `describeTables` on 50 tables; then
+/// markdown search, section and lines on a 2 MB document.
 fn resources(args: &[String]) -> Result<(), String> {
     let root = workspace_root();
     build_release(&[
@@ -352,8 +352,12 @@ fn resources(args: &[String]) -> Result<(), String> {
         "bench_resources",
         "--example",
         "bench_markdown",
+        "-p",
+        "flowmcp-catalog",
+        "--example",
+        "bench_resource_call",
     ])?;
-    for example in ["bench_resources", "bench_markdown"] {
+    for example in ["bench_resource_call", "bench_resources", "bench_markdown"] {
         let bin = root.join("target/release/examples").join(example);
         let status = Command::new(&bin)
             .args(args)
