@@ -7,9 +7,11 @@
 //! one is validated and its human output shown. A fixture comes in one of three forms, run as
 //! `crates/flowmcp-validate/tests/fixtures.rs` runs it:
 //!
-//! - a `.mjs` file: shown without its `// expect:`, `// profile:` and `// max-file-size:` directive
-//!   lines, validated as `example.mjs` (QuickJS) at its real path, so that it sees the `_lists/` next
-//!   to it, whose files are listed once per page;
+//! - a `.mjs` file: shown without its `// expect:`, `// profile:`, `// max-file-size:` and
+//!   `// database:` directive lines, validated as `example.mjs` (QuickJS) at its real path, so that it
+//!   sees the `_lists/` next to it, whose files are listed once per page; a fixture with
+//!   `// database: SQL TARGET` lines is validated as a copy in a temporary directory beside the
+//!   databases built from those SQL files, which are listed under the example;
 //! - a `.id` file: its text without `//` lines is one ID, shown as `flowmcp validate --id "<ID>"` with
 //!   that command's output (`flowmcp_validate::validate_id`);
 //! - a directory: a small catalog (directives in its `fixture.txt`), shown as a listing of its files
@@ -824,6 +826,8 @@ enum Form {
         bytes: Vec<u8>,
         /// The shared lists in the `_lists/` directory next to the fixture, if there is one.
         lists: Vec<Listed>,
+        /// The databases built beside the example before it is validated (`// database:`).
+        databases: Vec<FixtureDatabase>,
     },
     /// A `.id` file: one ID, validated as `flowmcp validate --id` does.
     Id { id: String },
@@ -847,6 +851,15 @@ enum Form {
         /// Its files, `registry.json` first, without `fixture.txt`.
         files: Vec<Listed>,
     },
+}
+
+/// A database a module fixture is validated beside: built at validation time from a SQL file
+/// next to the fixture, as `crates/flowmcp-validate/tests/fixtures.rs` builds it.
+struct FixtureDatabase {
+    /// The SQL file (a support file next to the fixture).
+    sql: PathBuf,
+    /// The database's path relative to the example.
+    target: String,
 }
 
 /// One fixture, with its directives applied and removed.
@@ -919,6 +932,7 @@ impl Example {
         let raw = std::fs::read(path).ok()?;
         let mut profile = Profile::Spec;
         let mut max_file_size = None;
+        let mut databases = Vec::new();
         let mut bytes = Vec::with_capacity(raw.len());
         let mut in_header = true;
         for line in raw.split_inclusive(|b| *b == b'\n') {
@@ -936,6 +950,14 @@ impl Example {
                         continue;
                     }
                     if body.starts_with("expect:") {
+                        continue;
+                    }
+                    if let Some(d) = body.strip_prefix("database:") {
+                        let (sql, target) = d.trim().split_once(' ').unwrap_or((d.trim(), ""));
+                        databases.push(FixtureDatabase {
+                            sql: path.parent().unwrap_or(Path::new(".")).join(sql.trim()),
+                            target: target.trim().to_string(),
+                        });
                         continue;
                     }
                 } else {
@@ -969,6 +991,7 @@ impl Example {
                 path: path.to_path_buf(),
                 bytes,
                 lists,
+                databases,
             },
             text,
             note,
@@ -1110,8 +1133,22 @@ impl Example {
     fn evaluate(&self) -> String {
         let opts = self.options();
         match &self.form {
-            Form::Module { path, bytes, .. } => {
+            Form::Module {
+                path,
+                bytes,
+                databases,
+                ..
+            } => {
                 let report = match std::str::from_utf8(bytes) {
+                    // Databases are built beside a copy, in a directory of its own.
+                    _ if !databases.is_empty() => {
+                        match validate_copy(path, bytes, databases, &opts) {
+                            Ok(report) => report,
+                            Err(e) => {
+                                return format!("(the example could not be validated: {e})\n");
+                            }
+                        }
+                    }
                     Ok(text) => {
                         let scope =
                             lists::scope_near(path, EXAMPLE_NAME, &opts.settings, &opts.limits);
@@ -1125,7 +1162,7 @@ impl Example {
                         flowmcp_validate::validate_loaded_in(loaded, &opts, &scope, Some(path))
                     }
                     // Text that is not UTF-8 cannot be passed as source; validate a temporary copy.
-                    Err(_) => match validate_copy(path, bytes, &opts) {
+                    Err(_) => match validate_copy(path, bytes, &[], &opts) {
                         Ok(report) => report,
                         Err(e) => return format!("(the example could not be validated: {e})\n"),
                     },
@@ -1163,10 +1200,12 @@ impl Example {
     }
 }
 
-/// Validates a copy of `bytes` in a temporary directory, under the name of `path`.
+/// Validates a copy of `bytes` in a temporary directory, under the name of `path`, beside the
+/// `databases` built there.
 fn validate_copy(
     path: &Path,
     bytes: &[u8],
+    databases: &[FixtureDatabase],
     opts: &Options,
 ) -> Result<flowmcp_validate::FileReport, String> {
     let dir = std::env::temp_dir().join(format!(
@@ -1182,12 +1221,29 @@ fn validate_copy(
     let copy = dir.join(name);
     let result = std::fs::write(&copy, bytes)
         .map_err(|e| format!("{}: {e}", copy.display()))
+        .and_then(|()| {
+            databases
+                .iter()
+                .try_for_each(|db| build_database(&db.sql, &dir.join(&db.target)))
+        })
         .map(|()| {
             let scope = lists::scope_near(&copy, EXAMPLE_NAME, &opts.settings, &opts.limits);
             validate_file(&copy, EXAMPLE_NAME, &scope, opts)
         });
     let _ = std::fs::remove_dir_all(&dir);
     result
+}
+
+/// Builds a SQLite database at `target` from the SQL file `sql`.
+fn build_database(sql: &Path, target: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(sql).map_err(|e| format!("{}: {e}", sql.display()))?;
+    flowmcp_resources::sqlite::Database::create(
+        target,
+        &text,
+        &flowmcp_resources::sqlite::Limits::default(),
+    )
+    .map(drop)
+    .map_err(|e| format!("{}: {e}", sql.display()))
 }
 
 /// Replaces every spelling of the absolute path of `dir` in `text` (as given, absolute and
@@ -1367,11 +1423,29 @@ fn listing(out: &mut String, files: &[Listed]) {
 /// listed once per page (`lists_shown`).
 fn example_section(out: &mut String, ex: &Example, failing: bool, lists_shown: &mut bool) {
     match &ex.form {
-        Form::Module { lists, .. } => {
+        Form::Module {
+            lists, databases, ..
+        } => {
             code_block(out, "js", &ex.text);
             if let Some(note) = &ex.note {
                 out.push_str(note);
                 out.push_str("\n\n");
+            }
+            for db in databases {
+                let sql = db
+                    .sql
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "Beside it, the SQLite database {} is built from {}:\n",
+                    code_span(&db.target),
+                    code_span(&sql)
+                );
+                if let ListedBody::Text { text, .. } = read_listed(&db.sql) {
+                    code_block(out, "sql", &text);
+                }
             }
             if !lists.is_empty() {
                 if *lists_shown {

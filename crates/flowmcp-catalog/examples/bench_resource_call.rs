@@ -156,7 +156,7 @@ fn run(dir: &Path, iters: usize, rows: usize) -> Result<(), String> {
 
 fn bare_json(conn: &Connection, symbol: &str) -> Result<Vec<Value>, String> {
     let mut stmt = conn.prepare_cached(LOOKUP).map_err(|e| e.to_string())?;
-    let names: Vec<String> = stmt.column_names().into_iter().map(String::from).collect();
+    let names: Vec<String> = stmt.column_names().map(String::from).collect();
     let mut rows = stmt.query([symbol]).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     while let Some(row) = rows.next().map_err(|e| e.to_string())? {

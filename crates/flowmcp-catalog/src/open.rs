@@ -471,7 +471,7 @@ impl Caller<'_> {
 }
 
 /// The tools of an invalid schema's `main`, by Primitive-ID and by wire name (the spec's, and the
-/// reference's when `names` asks for it).
+/// reference's when `names` asks for it), and its resource entries by the names they would have.
 fn rejected_tools(
     main: &Value,
     file: &str,
@@ -481,15 +481,35 @@ fn rejected_tools(
     let Some(ns) = main.get("namespace").and_then(Value::as_str) else {
         return Vec::new();
     };
-    let Some(tools) = main
+    let tools = main
         .get("tools")
         .or_else(|| main.get("routes"))
-        .and_then(Value::as_object)
-    else {
-        return Vec::new();
-    };
-    let mut out = Vec::with_capacity(tools.len() * 2);
-    for tool in tools.keys() {
+        .and_then(Value::as_object);
+    let mut out = Vec::with_capacity(tools.map_or(0, |t| t.len() * 2));
+    // Resource entries are refused the same way, by the names they would have.
+    if let Some(resources) = main.get("resources").and_then(Value::as_object) {
+        for (resource, def) in resources {
+            let r = |entry: &str| Rejected {
+                tool: entry.to_string(),
+                file: file.to_string(),
+                codes: codes.to_vec(),
+            };
+            match def.get("queries").and_then(Value::as_object) {
+                Some(queries) => {
+                    let builtins = ["runSql", "describeTables"];
+                    for q in queries.keys().map(String::as_str).chain(builtins) {
+                        out.push((format!("{ns}/resource/{resource}.{q}"), r(q)));
+                        out.push((format!("{q}_{ns}"), r(q)));
+                    }
+                }
+                None => {
+                    out.push((format!("{ns}/resource/{resource}"), r(resource)));
+                    out.push((format!("{resource}_{ns}"), r(resource)));
+                }
+            }
+        }
+    }
+    for tool in tools.into_iter().flat_map(|t| t.keys()) {
         let r = Rejected {
             tool: tool.clone(),
             file: file.to_string(),

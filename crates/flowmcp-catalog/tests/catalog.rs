@@ -47,9 +47,9 @@ fn the_example_catalog_opens_whole_and_valid() {
     // The manifest's report first, then every file of the catalog (lists included).
     assert!(c.reports()[0].file.ends_with("registry.json"));
     assert_eq!(c.reports().len(), 1 + 5 + 3);
-    // 11 tools, and 9 resource entries: two queries, runSql and describeTables of each SQLite
-    // resource, and the markdown guide.
-    assert_eq!(c.list().len(), 20);
+    // 11 tools, and 10 resource entries: the queries (two, and three with fieldnotes' getSchema),
+    // runSql and describeTables of each SQLite resource, and the markdown guide.
+    assert_eq!(c.list().len(), 21);
     assert_eq!(
         c.list()
             .iter()
@@ -85,7 +85,7 @@ fn reference_tool_names_find_the_tools() {
         ..options(Profile::Spec, &[])
     };
     let c = Catalog::open(&examples(), &opts).expect("opens");
-    assert_eq!(c.list().len(), 20);
+    assert_eq!(c.list().len(), 21);
     let t = c
         .find("get_public_holidays_holidaykit_net")
         .expect("by reference name");
@@ -435,7 +435,7 @@ fn a_manifest_catalog_reloads_a_changed_schema_and_a_changed_list() {
     assert_eq!(r.changed.len(), 1, "{:?}", r.changed);
     let c = r.catalog;
     assert!(c.has_manifest() && !c.has_errors(), "{:?}", c.reports());
-    assert_eq!(c.list().len(), 20);
+    assert_eq!(c.list().len(), 21);
     // A shared list changed: the whole catalog is read again. The manifest's content hash no
     // longer matches the edited files (CAT008), while every schema still serves.
     let list = dir.join("_lists/languages.mjs");
@@ -454,7 +454,7 @@ fn a_manifest_catalog_reloads_a_changed_schema_and_a_changed_list() {
         "{:?}",
         c.reports()
     );
-    assert_eq!(c.list().len(), 20);
+    assert_eq!(c.list().len(), 21);
     assert!(c.reload().expect("reads").is_none());
 }
 

@@ -16,7 +16,7 @@ use flowmcp_catalog::{
 };
 use flowmcp_spec::Profile;
 use serde_json::{Value, json};
-use support::Scratch;
+use support::{Scratch, TestServer, reply};
 
 /// A schema with an in-memory SQLite resource `tokens` (inline), a markdown resource `guide`
 /// and a postRequest handler on `tokens.bySymbol`.
@@ -508,4 +508,153 @@ fn two_resources_of_a_namespace_get_distinct_query_names() {
     // Each is still found by its resource and query.
     assert!(c.find("demo/resource/prices.runSql").is_some());
     assert!(c.find("demo/resource/tokens.runSql").is_some());
+}
+
+const HTTP_SCHEMA: &str = r#"
+export const main = {
+    namespace: 'remote', name: 'Remote', description: 'A downloaded database', version: '4.2.0', tools: {},
+    resources: {
+        sanctions: {
+            source: 'http', url: 'https://cdn.example.com/data/sanctions.sqlite', cacheTtl: TTL,
+            description: 'A list kept on a server',
+            queries: {
+                byName: {
+                    sql: 'SELECT name FROM entries WHERE name LIKE ? ORDER BY name',
+                    description: 'Entries by name',
+                    parameters: [ { position: { key: 'name', value: '{{USER_PARAM}}' }, z: { primitive: 'string()', options: [] } } ],
+                    output: { mimeType: 'application/json', schema: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } },
+                    tests: [ { _description: 'a', name: '%a%' }, { _description: 'b', name: '%b%' }, { _description: 'c', name: '%c%' } ]
+                }
+            }
+        }
+    }
+}
+"#;
+
+/// Options for the http schema: its namespace sent to `upstream` (loopback allowed).
+fn http_options(scratch: &Scratch, upstream: &str) -> CatalogOptions {
+    let mut o = options(scratch);
+    o.transport.allow_http_loopback = true;
+    o.runner.upstreams.insert("remote".into(), upstream.into());
+    o
+}
+
+#[test]
+fn an_http_resource_is_downloaded_cached_refetched_and_used_offline() {
+    let s = Scratch::new("res-http");
+    let source = s.0.join("source.db");
+    make_db(
+        &source,
+        "CREATE TABLE entries (name TEXT); INSERT INTO entries VALUES ('Alpha'), ('Beta');",
+    );
+    let bytes = std::fs::read(&source).unwrap();
+    let served = bytes.clone();
+    let server = TestServer::start(3, move |seen| {
+        assert_eq!(seen.url, "/data/sanctions.sqlite");
+        reply(200, Some("application/vnd.sqlite3"), served.clone())
+    });
+    let schema = s.write("cat/remote.mjs", &HTTP_SCHEMA.replace("TTL", "3600"));
+    let c = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
+    assert!(!c.has_errors(), "{:?}", c.reports());
+    let e = call(&c, "byName_remote", json!({"name": "%a%"}));
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data, json!([{"name": "Alpha"}, {"name": "Beta"}]));
+    // The copy is kept under the project's cache, named by the URL's hash.
+    let cache_dir = s.0.join("project/.flowmcp/cache/resources");
+    let cached = files_in(&cache_dir);
+    assert_eq!(cached.len(), 1, "{cached:?}");
+    assert!(
+        cached[0].ends_with(".db") && cached[0].len() == 64 + 3,
+        "{cached:?}"
+    );
+    assert_eq!(std::fs::read(cache_dir.join(&cached[0])).unwrap(), bytes);
+    // Within the TTL, another catalog (another runner) uses the copy without a request.
+    let c2 = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
+    assert!(call(&c2, "byName_remote", json!({"name": "%et%"})).status);
+    drop((c, c2));
+    let seen = server.finish();
+    assert_eq!(seen.len(), 1, "one download: {seen:?}");
+
+    // TTL 1 s, and the copy is older: the next open fetches again; the server is gone, so the
+    // stale copy serves, with a warning, and is left as it was.
+    let schema = s.write("cat/remote.mjs", &HTTP_SCHEMA.replace("TTL", "1"));
+    std::thread::sleep(Duration::from_millis(1100));
+    let gone = "http://127.0.0.1:9";
+    let c = Catalog::open(&schema, &http_options(&s, gone)).unwrap();
+    let e = call(&c, "byName_remote", json!({"name": "B%"}));
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data, json!([{"name": "Beta"}]));
+    assert!(
+        e.warnings
+            .iter()
+            .any(|w| w.contains("stale") || w.contains("old")),
+        "{e:?}"
+    );
+    assert_eq!(std::fs::read(cache_dir.join(&cached[0])).unwrap(), bytes);
+    assert_eq!(files_in(&cache_dir), cached);
+
+    // No copy and no server: a coded network error, and no file.
+    let s2 = Scratch::new("res-http-none");
+    let schema = s2.write("cat/remote.mjs", &HTTP_SCHEMA.replace("TTL", "60"));
+    let c = Catalog::open(&schema, &http_options(&s2, gone)).unwrap();
+    let e = call(&c, "byName_remote", json!({"name": "%"}));
+    assert!(!e.status);
+    assert!(message(&e).starts_with("E002"), "{e:?}");
+    let cache2 = s2.0.join("project/.flowmcp/cache/resources");
+    assert!(!cache2.exists() || files_in(&cache2).is_empty());
+}
+
+#[test]
+fn compat_reads_the_database_path_of_older_catalogs_inside_home_or_the_schema_dir() {
+    let s = Scratch::new("res-compat-db");
+    let schema = |database: &str| {
+        format!(
+            r#"export const main = {{
+    namespace: 'old', name: 'Old', description: 'A 3.0 resource', version: '4.2.0', tools: {{}},
+    resources: {{
+        placesDb: {{
+            source: 'sqlite', lifecycle: 'persistent', description: 'Places',
+            database: '{database}',
+            queries: {{
+                byName: {{
+                    sql: 'SELECT name FROM places WHERE name LIKE ?',
+                    description: 'Places by name',
+                    parameters: [ {{ position: {{ key: 'name', value: '{{{{USER_PARAM}}}}' }}, z: {{ primitive: 'string()', options: [] }} }} ],
+                    output: {{ mimeType: 'application/json', schema: {{ type: 'array', items: {{ type: 'object', properties: {{ name: {{ type: 'string' }} }} }} }} }},
+                    tests: [ {{ _description: 'a', name: '%' }}, {{ _description: 'b', name: 'B%' }}, {{ _description: 'c', name: 'C%' }} ]
+                }}
+            }}
+        }}
+    }}
+}}
+"#
+        )
+    };
+    let mut o = options(&s);
+    o.validation = flowmcp_catalog::validate::Options::new(Profile::Compat);
+    make_db(
+        &s.0.join("home/.flowmcp/data/old-places.db"),
+        "CREATE TABLE places (name TEXT); INSERT INTO places VALUES ('Berlin');",
+    );
+    make_db(
+        &s.0.join("cat/data/old-local.db"),
+        "CREATE TABLE places (name TEXT); INSERT INTO places VALUES ('Bonn');",
+    );
+    for (database, expected) in [
+        ("~/.flowmcp/data/old-places.db", "Berlin"),
+        ("data/old-local.db", "Bonn"),
+    ] {
+        let path = s.write("cat/old.mjs", &schema(database));
+        let c = Catalog::open(&path, &o).unwrap();
+        assert!(!c.has_errors(), "{:?}", c.reports());
+        let e = call(&c, "byName_old", json!({"name": "B%"}));
+        assert_eq!(e.data, json!([{ "name": expected }]), "{database}: {e:?}");
+    }
+    // A path that would leave those roots is refused before anything is opened.
+    for database in ["../outside.db", "/etc/outside.db", "~/../outside.db"] {
+        let path = s.write("cat/old.mjs", &schema(database));
+        let c = Catalog::open(&path, &o).unwrap();
+        let e = call(&c, "byName_old", json!({"name": "%"}));
+        assert!(message(&e).starts_with("E009"), "{database}: {e:?}");
+    }
 }

@@ -179,7 +179,8 @@ fn list_shows_exposure_and_missing_variables() {
         run.stdout
     );
     assert!(
-        run.stdout.contains(" tools in 3 schemas: "),
+        run.stdout
+            .contains("11 tools and 10 resource entries in 5 schemas: "),
         "{}",
         run.stdout
     );

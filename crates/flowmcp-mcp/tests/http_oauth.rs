@@ -222,7 +222,8 @@ fn good_rs256_and_es256_tokens_reach_mcp() {
     // Other MCP requests too, and `scp` as an array counts like `scope`.
     let scp = rsa_key().sign(&with(good.clone(), json!({"scope": null, "scp": [SCOPE]})));
     let names = tool_names(&mcp, &[("Authorization", &format!("Bearer {scp}"))]);
-    assert_eq!(names.len(), 11, "{names:?}");
+    // 11 tools and 10 resource entries of the example catalog.
+    assert_eq!(names.len(), 21, "{names:?}");
     // Without a kid, the keys of the token's kind are tried.
     let a = call(&mcp, &ec.sign_as(None, &good));
     assert_eq!(a.status, 200, "{}", a.body);

@@ -154,7 +154,8 @@ fn without_routes_the_catalog_is_served_at_mcp_with_the_global_token() {
     let mcp = format!("{}/mcp", server.base);
     let (k, v) = bearer("global-token");
     let names = tool_names(&mcp, &[(k, &v)]);
-    assert_eq!(names.len(), 11, "{names:?}");
+    // 11 tools and 10 resource entries of the example catalog.
+    assert_eq!(names.len(), 21, "{names:?}");
     assert_eq!(post(&mcp, &[], &initialize()).status, 401);
 }
 

@@ -4,5 +4,7 @@
 //! ([`sqlite`]) and markdown documents read by section, line range or search ([`markdown`]).
 //! They know nothing of catalogs or MCP; the catalog registers resources built on them.
 
+pub mod gtfs;
+pub mod http;
 pub mod markdown;
 pub mod sqlite;

@@ -329,14 +329,21 @@ impl Section<'_> {
     }
 }
 
+/// The most ranges a search returns ([`SearchResult::truncated`] says when more matched).
+pub const MAX_SEARCH_RANGES: usize = 100;
+
 /// What [`Document::search`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchResult<'a> {
-    /// How many times the query occurs (occurrences on one line do not overlap).
+    /// How many times the query occurs (occurrences on one line do not overlap), in the whole
+    /// document.
     pub matches: usize,
     /// The matching lines with their context, in document order, with overlapping or adjacent
-    /// ranges merged. Empty when nothing matched.
+    /// ranges merged; at most [`MAX_SEARCH_RANGES`]. Empty when nothing matched.
     pub ranges: Vec<SearchRange<'a>>,
+    /// Whether ranges after the first [`MAX_SEARCH_RANGES`] were left out (a word that is
+    /// everywhere would otherwise return most of the document).
+    pub truncated: bool,
 }
 
 /// One stretch of lines of a [`SearchResult`].
@@ -354,7 +361,8 @@ pub struct SearchRange<'a> {
 
 impl SearchResult<'_> {
     /// `{"matches": 3, "ranges": [{"from": 3, "to": 9, "hits": [5, 7], "text": "…"}]}`;
-    /// `{"matches": 0, "ranges": []}` when nothing matched.
+    /// `{"matches": 0, "ranges": []}` when nothing matched; `"truncated": true` is added when
+    /// ranges were left out.
     pub fn to_value(&self) -> Value {
         let ranges: Vec<Value> = self
             .ranges
@@ -371,7 +379,13 @@ impl SearchResult<'_> {
                 Value::Object(m)
             })
             .collect();
-        json!({ "matches": self.matches, "ranges": ranges })
+        let mut out = json!({ "matches": self.matches, "ranges": ranges });
+        if self.truncated
+            && let Some(m) = out.as_object_mut()
+        {
+            m.insert("truncated".to_owned(), Value::Bool(true));
+        }
+        out
     }
 }
 
@@ -610,6 +624,7 @@ impl Document {
     ///
     /// Finding nothing is not an error: the result has no ranges and `matches` 0. A search is
     /// a question whose answer may be "nowhere", unlike a section or range that must exist.
+    /// At most [`MAX_SEARCH_RANGES`] ranges are returned; `matches` still counts them all.
     pub fn search(&self, query: &str) -> Result<SearchResult<'_>, MarkdownError> {
         if query.trim().is_empty() {
             return Err(invalid("search", "must not be empty"));
@@ -654,10 +669,16 @@ impl Document {
                 }),
             }
         }
+        let truncated = ranges.len() > MAX_SEARCH_RANGES;
+        ranges.truncate(MAX_SEARCH_RANGES);
         for r in &mut ranges {
             r.text = self.span(r.from, r.to);
         }
-        Ok(SearchResult { matches, ranges })
+        Ok(SearchResult {
+            matches,
+            ranges,
+            truncated,
+        })
     }
 
     /// Answers `access` as a tool's data:

@@ -586,3 +586,25 @@ fn documents_are_shared_between_threads() {
         assert_eq!(h.join().unwrap(), 3);
     }
 }
+
+#[test]
+fn a_search_that_matches_everywhere_returns_at_most_the_range_cap() {
+    // 500 matching lines, each far enough from the next that no ranges merge.
+    let text: String = (0..500)
+        .map(|i| format!("needle {i}\n\n\n\n\n\n"))
+        .collect();
+    let doc = Document::new(text);
+    let found = doc.search("needle").unwrap();
+    assert_eq!(found.matches, 500);
+    assert_eq!(
+        found.ranges.len(),
+        flowmcp_resources::markdown::MAX_SEARCH_RANGES
+    );
+    assert!(found.truncated);
+    assert_eq!(found.to_value()["truncated"], serde_json::json!(true));
+    let few = doc.search("needle 7\n").err();
+    assert!(few.is_some());
+    let one = doc.search("needle 499").unwrap();
+    assert!(!one.truncated);
+    assert!(one.to_value().get("truncated").is_none());
+}

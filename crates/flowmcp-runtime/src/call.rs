@@ -50,7 +50,10 @@ use crate::envelope::{ECode, Envelope};
 use crate::input::{Inputs, validate_json, validate_strings};
 use crate::output::check_output;
 use crate::request::{PreparedRequest, SecretSlots, build_request, finalize};
-use crate::resource::{OpenResources, ResourceOptions, bound_values, markdown_error, sql_error};
+use crate::resource::{
+    Access, OpenResources, ResourceOptions, TransportFetcher, bound_values, markdown_error,
+    sql_error,
+};
 use crate::secret::ServerParams;
 use crate::toolset::{LoadedSchema, ToolEntry, Toolset};
 use crate::transport::{
@@ -246,7 +249,7 @@ impl<'t> Runner<'t> {
                 Coded(ECode::E007.as_str(), self.set.explain_unknown(name)),
             );
         };
-        let tool = entry.descriptor.tool.clone();
+        let tool = &entry.descriptor.tool;
         let mut warnings = entry.descriptor.warnings.clone();
         let deadline = Instant::now() + self.opts.timeout;
         let result = match entry.descriptor.kind {
@@ -262,7 +265,7 @@ impl<'t> Runner<'t> {
                     .map(|w| self.set.server_params.redact(&w));
                 Envelope::ok(data).with_warnings(warnings)
             }
-            Err(f) => self.fail(&tool, f),
+            Err(f) => self.fail(tool, f),
         }
     }
 
@@ -476,39 +479,51 @@ impl<'t> Runner<'t> {
             .resources
             .get(resource)
             .ok_or_else(|| gone(resource))?;
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        if remaining.is_zero() {
-            return Err(self.deadline_fail().into());
-        }
         let limits = |rows: usize| QueryLimits {
             rows,
-            timeout: ropts.query_timeout.min(remaining),
+            // Only the input check ran before the statement: the call's own limit is all left.
+            timeout: ropts.query_timeout.min(self.opts.timeout),
             max_bytes: ropts.max_result_bytes,
         };
         let query = r.queries.get(&d.tool);
-        let rows = self
-            .resources
-            .with_db(entry.schema, schema, resource, r, ropts, |db| {
-                let result = match (builtin, query) {
-                    (_, Some(q)) => db.query(&q.sql, &bound_values(q, &inputs), &limits(MAX_ROWS)),
-                    (Some(Builtin::RunSql), None) => {
-                        let sql = inputs.get("sql").and_then(Value::as_str).unwrap_or("");
-                        let wanted = inputs.get("limit").and_then(Value::as_f64).map(|n| {
-                            // A fraction counts as the whole number below it; at least 1 row.
-                            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                            let whole = n.max(1.0).min(u64::MAX as f64) as u64;
-                            whole
-                        });
-                        let rows = QueryLimits::with_requested_rows(wanted).rows;
-                        db.query(sql, &[], &limits(rows))
-                    }
-                    (Some(Builtin::DescribeTables), None) => {
-                        db.describe_tables(&limits(usize::MAX))
-                    }
-                    (None, None) => return Err(gone(&d.tool)),
-                };
-                result.map_err(|e| sql_error(&e))
-            })?;
+        let fetcher = TransportFetcher {
+            transport: self.transport,
+            deadline,
+        };
+        let access = Access {
+            opts: ropts,
+            fetcher: &fetcher,
+            upstream: self
+                .opts
+                .upstreams
+                .get(&schema.main.namespace)
+                .map(String::as_str),
+        };
+        let rows =
+            self.resources
+                .with_db(entry.schema, schema, resource, r, &access, warnings, |db| {
+                    let result = match (builtin, query) {
+                        (_, Some(q)) => {
+                            db.query(&q.sql, &bound_values(q, &inputs), &limits(MAX_ROWS))
+                        }
+                        (Some(Builtin::RunSql), None) => {
+                            let sql = inputs.get("sql").and_then(Value::as_str).unwrap_or("");
+                            let wanted = inputs.get("limit").and_then(Value::as_f64).map(|n| {
+                                // A fraction counts as the whole number below it; at least 1 row.
+                                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                                let whole = n.max(1.0).min(u64::MAX as f64) as u64;
+                                whole
+                            });
+                            let rows = QueryLimits::with_requested_rows(wanted).rows;
+                            db.query(sql, &[], &limits(rows))
+                        }
+                        (Some(Builtin::DescribeTables), None) => {
+                            db.describe_tables(&limits(usize::MAX))
+                        }
+                        (None, None) => return Err(gone(&d.tool)),
+                    };
+                    result.map_err(|e| sql_error(&e))
+                })?;
         match rows.cut {
             Some(Cut::Rows) => warnings.push(format!(
                 "only the first {} rows are returned; more rows match (narrow the query{})",

@@ -63,8 +63,25 @@ fn push(out: &mut Vec<String>, omitted: &mut usize, path: &str, msg: String) {
     }
 }
 
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+/// `m[key]`. Schemas and rows are small objects, where comparing the few keys beats hashing
+/// the one wanted (this check runs on every row of every call).
+fn member<'a>(m: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if m.len() <= 8 {
+        m.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        m.get(key)
+    }
+}
+
+/// Appends `key` to a JSON pointer, escaped (`~` → `~0`, `/` → `~1`), without a new string.
+fn push_escaped(path: &mut String, key: &str) {
+    for c in key.chars() {
+        match c {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
+    }
 }
 
 fn walk(
@@ -78,8 +95,8 @@ fn walk(
         return;
     };
     if data.is_null() {
-        let nullable = s.get("nullable").and_then(Value::as_bool) == Some(true);
-        let typed_null = match s.get("type") {
+        let nullable = member(s, "nullable").and_then(Value::as_bool) == Some(true);
+        let typed_null = match member(s, "type") {
             Some(Value::String(t)) => t == "null",
             Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
             _ => true,
@@ -94,7 +111,7 @@ fn walk(
         }
         return;
     }
-    let ok = match s.get("type") {
+    let ok = match member(s, "type") {
         Some(Value::String(t)) => type_matches(t, data),
         Some(Value::Array(ts)) => ts
             .iter()
@@ -103,7 +120,7 @@ fn walk(
         _ => true,
     };
     if !ok {
-        let expected = match s.get("type") {
+        let expected = match member(s, "type") {
             Some(Value::String(t)) => t.clone(),
             Some(other) => other.to_string(),
             None => String::new(),
@@ -116,7 +133,7 @@ fn walk(
         );
         return;
     }
-    if let Some(Value::Array(allowed)) = s.get("enum")
+    if let Some(Value::Array(allowed)) = member(s, "enum")
         && !allowed.contains(data)
     {
         push(
@@ -128,7 +145,7 @@ fn walk(
     }
     match data {
         Value::Object(obj) => {
-            if let Some(Value::Array(req)) = s.get("required") {
+            if let Some(Value::Array(req)) = member(s, "required") {
                 for k in req.iter().filter_map(Value::as_str) {
                     if !obj.contains_key(k) {
                         push(
@@ -140,12 +157,12 @@ fn walk(
                     }
                 }
             }
-            if let Some(Value::Object(props)) = s.get("properties") {
+            if let Some(Value::Object(props)) = member(s, "properties") {
                 for (k, sub) in props {
-                    if let Some(v) = obj.get(k) {
+                    if let Some(v) = member(obj, k) {
                         let len = path.len();
                         path.push('/');
-                        path.push_str(&escape(k));
+                        push_escaped(path, k);
                         walk(sub, v, path, out, omitted);
                         path.truncate(len);
                     }
@@ -153,11 +170,11 @@ fn walk(
             }
         }
         Value::Array(items) => {
-            if let Some(sub) = s.get("items") {
+            if let Some(sub) = member(s, "items") {
                 for (i, v) in items.iter().enumerate() {
                     let len = path.len();
                     path.push('/');
-                    path.push_str(&i.to_string());
+                    let _ = std::fmt::Write::write_fmt(path, format_args!("{i}"));
                     walk(sub, v, path, out, omitted);
                     path.truncate(len);
                 }

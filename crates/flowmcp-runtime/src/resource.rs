@@ -25,8 +25,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
+use flowmcp_resources::http::{FetchFailure, Fetcher, HttpResource};
 use flowmcp_resources::markdown::{Document, MarkdownError};
 use flowmcp_resources::sqlite::{
     Database, Limits, Locations, Mode, OpenError, Origin, PathError, SqlError,
@@ -44,7 +45,9 @@ use crate::call::Coded;
 use crate::descriptor::{
     Builtin, Kind, ToolDescriptor, UserParam, input_schema, sanitize_tool_name, wire_name,
 };
+use crate::envelope::ECode;
 use crate::toolset::LoadedSchema;
+use crate::transport::{HttpRequest, Method, Transport};
 
 /// The `position.value` of a parameter the caller gives.
 const USER_PARAM: &str = "{{USER_PARAM}}";
@@ -439,32 +442,55 @@ fn stamp(path: &Path) -> Stamp {
 /// each runner keeps its own).
 #[derive(Default)]
 pub(crate) struct OpenResources {
-    /// Open databases by schema index and resource name.
-    dbs: RefCell<HashMap<(usize, String), Database>>,
+    /// Open databases by schema index, then resource name; a downloaded one with the time its
+    /// copy is due to be fetched again.
+    dbs: RefCell<HashMap<usize, HashMap<String, OpenDb>>>,
     /// Read documents by path, with the stamp of the file when read.
     docs: RefCell<HashMap<PathBuf, (Stamp, Arc<Document>)>>,
 }
 
+/// An open database, and for a downloaded one when its copy expires.
+struct OpenDb {
+    db: Database,
+    refresh_at: Option<Instant>,
+}
+
+/// What a call into a resource needs from the runner besides the resource: where files live,
+/// how to download, and where to put warnings.
+pub(crate) struct Access<'a> {
+    pub(crate) opts: &'a ResourceOptions,
+    pub(crate) fetcher: &'a dyn Fetcher,
+    /// The base URL replacing the origin of the namespace's `http` resources (`--upstream`).
+    pub(crate) upstream: Option<&'a str>,
+}
+
 impl OpenResources {
     /// Runs `f` on the open database of resource `name` of the schema at `index`, opening it
-    /// first when this runner has not yet.
+    /// first when this runner has not yet, or again when a downloaded copy has expired.
+    /// Warnings (a stale copy used offline) go to `warnings`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn with_db<R>(
         &self,
         index: usize,
         schema: &LoadedSchema,
         name: &str,
         r: &Resource,
-        opts: &ResourceOptions,
+        access: &Access<'_>,
+        warnings: &mut Vec<String>,
         f: impl FnOnce(&Database) -> Result<R, Coded>,
     ) -> Result<R, Coded> {
-        let key = (index, name.to_string());
         let mut dbs = self.dbs.borrow_mut();
-        if !dbs.contains_key(&key) {
-            let db = open_database(schema, name, r, opts)?;
-            dbs.insert(key.clone(), db);
+        let fresh = |o: &OpenDb| o.refresh_at.is_none_or(|at| Instant::now() < at);
+        if let Some(open) = dbs.get(&index).and_then(|m| m.get(name))
+            && fresh(open)
+        {
+            return f(&open.db);
         }
-        match dbs.get(&key) {
-            Some(db) => f(db),
+        let open = open_database(schema, name, r, access, warnings)?;
+        let of_schema = dbs.entry(index).or_default();
+        of_schema.insert(name.to_string(), open);
+        match of_schema.get(name) {
+            Some(open) => f(&open.db),
             None => Err(Coded("RES033", format!("resource \"{name}\" is not open"))),
         }
     }
@@ -506,35 +532,47 @@ fn resource_file<'r>(r: &'r Resource, resource: &str) -> Result<&'r str, Coded> 
     })
 }
 
-/// Opens the database of a `sqlite` resource as its mode says.
+/// Opens the database of a `sqlite` resource as its mode says, or the local copy of an `http`
+/// one (downloaded first when it is missing or older than its `cacheTtl`).
 fn open_database(
     schema: &LoadedSchema,
     name: &str,
     r: &Resource,
-    opts: &ResourceOptions,
-) -> Result<Database, Coded> {
+    access: &Access<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<OpenDb, Coded> {
+    let opts = access.opts;
     let mode = sqlite_mode(r);
-    let path = match r.source {
-        ResourceSource::Sqlite => opts
-            .locations(&schema.path)
-            .resolve(origin(r), resource_file(r, name)?)
-            .map_err(|e| path_error(name, &e))?,
+    let limits = Limits::default();
+    let (path, refresh_at) = match r.source {
+        ResourceSource::Sqlite
+            if r.origin.is_none() && r.name.is_none() && r.database.is_some() =>
+        {
+            (compat_database_path(schema, name, r, opts)?, None)
+        }
+        ResourceSource::Sqlite => {
+            let path = opts
+                .locations(&schema.path)
+                .resolve(origin(r), resource_file(r, name)?)
+                .map_err(|e| path_error(name, &e))?;
+            if mode == Mode::ReadOnly
+                && origin(r) == Origin::Inline
+                && std::fs::symlink_metadata(&path).is_err()
+                && let Some(sql_file) = schema_sql_file(&schema.path, r)
+            {
+                build_from_sql(&path, &sql_file, &limits)?;
+            }
+            (path, None)
+        }
+        ResourceSource::Http => http_copy(schema, name, r, access, warnings)?,
         _ => {
             return Err(Coded(
                 "E009",
-                format!("resource \"{name}\" is not a local SQLite database"),
+                format!("resource \"{name}\" is not a SQLite database this runtime opens"),
             ));
         }
     };
-    let limits = Limits::default();
-    if mode == Mode::ReadOnly
-        && origin(r) == Origin::Inline
-        && std::fs::symlink_metadata(&path).is_err()
-        && let Some(sql_file) = schema_sql_file(&schema.path, r)
-    {
-        build_from_sql(&path, &sql_file, &limits)?;
-    }
-    Database::open(&path, mode, &limits).map_err(|e| {
+    let db = Database::open(&path, mode, &limits).map_err(|e| {
         let mut message = e.to_string();
         if matches!(e, OpenError::Missing { .. }) && mode == Mode::FileBased {
             message = format!(
@@ -544,19 +582,167 @@ fn open_database(
             );
         }
         Coded(e.code().as_str(), message)
-    })
+    })?;
+    Ok(OpenDb { db, refresh_at })
+}
+
+/// The file of a `sqlite` resource in the FlowMCP 3.0 form (compat): `database` is `~/…` (under
+/// the home directory) or relative to the schema's directory. Unlike the reference, which reads
+/// a relative path against the working directory, the file is where the schema says whatever
+/// directory the server starts in; absolute paths and `..` are refused, so the path stays in
+/// those two roots.
+fn compat_database_path(
+    schema: &LoadedSchema,
+    name: &str,
+    r: &Resource,
+    opts: &ResourceOptions,
+) -> Result<PathBuf, Coded> {
+    let database = r.database.as_deref().unwrap_or_default();
+    let refuse = |why: &str| {
+        Coded(
+            "E009",
+            format!("resource \"{name}\": database path {database:?} {why}"),
+        )
+    };
+    let (root, rest) = match database.strip_prefix("~/") {
+        Some(rest) => (
+            opts.home
+                .clone()
+                .ok_or_else(|| refuse("needs a home directory, and none is known"))?,
+            rest,
+        ),
+        None => (
+            schema
+                .path
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+            database,
+        ),
+    };
+    let rel = Path::new(rest);
+    if rest.is_empty()
+        || !rel
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+    {
+        return Err(refuse(
+            "must be `~/…` or relative to the schema, without `..`",
+        ));
+    }
+    Ok(root.join(rel))
+}
+
+/// `cacheTtl` when a schema leaves it out (compat): one day.
+const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(86_400);
+
+/// The local copy of an `http` resource, fetched when missing or expired, and when it is due
+/// again. Its cache file is `path` when the schema gives one (relative to the project base),
+/// else `<project base>/cache/resources/<sha256(url)>.db` (the schema's `url`, also when an
+/// `--upstream` serves it). A `path` without `url` (compat) is
+/// a local file, relative to the schema's directory, used as it is.
+fn http_copy(
+    schema: &LoadedSchema,
+    name: &str,
+    r: &Resource,
+    access: &Access<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<(PathBuf, Option<Instant>), Coded> {
+    let schema_dir = schema.path.parent().unwrap_or(Path::new("."));
+    let Some(url) = r.url.as_deref() else {
+        let local = r.path.as_deref().ok_or_else(|| {
+            Coded(
+                "RES024",
+                format!("resource \"{name}\" has neither `url` nor `path`"),
+            )
+        })?;
+        return Ok((schema_dir.join(local), None));
+    };
+    let base = access.opts.project_base.as_deref().ok_or_else(|| {
+        Coded(
+            "RES020",
+            format!("resource \"{name}\": no project directory to keep the downloaded copy in"),
+        )
+    })?;
+    let effective = match access.upstream {
+        Some(upstream) => with_upstream(url, upstream)?,
+        None => url.to_string(),
+    };
+    let ttl = r.cache_ttl.map_or(DEFAULT_CACHE_TTL, Duration::from_secs);
+    let mut remote = HttpResource::new(effective, ttl, base);
+    // The copy is the resource's, whichever way it was fetched: named by the schema's URL, so an
+    // `--upstream` that is down still finds the copy an earlier route fetched.
+    remote.cache = match r.path.as_deref() {
+        Some(p) => base.join(p),
+        None => flowmcp_resources::http::cache_file(base, url),
+    };
+    remote.allow_http_loopback = access.upstream.is_some();
+    let now = SystemTime::now();
+    let got = remote
+        .ensure(access.fetcher, now)
+        .map_err(|e| Coded(e.code().as_str(), format!("resource \"{name}\": {e}")))?;
+    warnings.extend(got.warning);
+    // Due again when the copy's age reaches the TTL (at once when a stale copy had to serve).
+    let age = std::fs::metadata(&got.path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|m| now.duration_since(m).ok())
+        .unwrap_or_default();
+    let left = ttl.saturating_sub(age);
+    Ok((got.path, Some(Instant::now() + left)))
+}
+
+/// `url` with its origin replaced by `upstream` (`--upstream`): its path and query appended to
+/// the upstream's base.
+fn with_upstream(url: &str, upstream: &str) -> Result<String, Coded> {
+    let parsed = url::Url::parse(url)
+        .map_err(|e| Coded("E009", format!("resource URL cannot be read: {e}")))?;
+    let mut out = upstream.trim_end_matches('/').to_string();
+    out.push_str(parsed.path());
+    if let Some(q) = parsed.query() {
+        out.push('?');
+        out.push_str(q);
+    }
+    Ok(out)
+}
+
+/// The runner's transport as the resource engine's [`Fetcher`]: a GET with the call's deadline
+/// and the download cap instead of the transport's body cap.
+pub(crate) struct TransportFetcher<'a> {
+    pub(crate) transport: &'a dyn Transport,
+    pub(crate) deadline: Instant,
+}
+
+impl Fetcher for TransportFetcher<'_> {
+    fn fetch(&self, url: &str, max_bytes: u64) -> Result<Vec<u8>, FetchFailure> {
+        let mut req = HttpRequest::new(Method::Get, url);
+        req.deadline = Some(self.deadline);
+        req.max_body_bytes = Some(max_bytes);
+        let resp = self.transport.send(&req).map_err(|e| match e.code() {
+            ECode::E003 => FetchFailure::Timeout {
+                message: e.to_string(),
+            },
+            ECode::E008 => FetchFailure::TooLarge { max_bytes },
+            _ => FetchFailure::Network {
+                message: e.to_string(),
+            },
+        })?;
+        if !(200..300).contains(&resp.status) {
+            return Err(FetchFailure::Status {
+                status: resp.status,
+            });
+        }
+        Ok(resp.body)
+    }
 }
 
 /// The largest schema SQL file read, in bytes.
 const MAX_SCHEMA_SQL_BYTES: u64 = 16 * 1024 * 1024;
 
-/// The schema SQL committed for a SQLite resource: `<schema dir>/resources/<name stem>.sql`
-/// (`tokens.sql` for `tokens.db`), when that file exists.
+/// The schema SQL committed for a SQLite resource of the schema at `schema_path`, when it
+/// exists ([`flowmcp_resources::sqlite::schema_sql_file`]).
 fn schema_sql_file(schema_path: &Path, r: &Resource) -> Option<PathBuf> {
-    let stem = r.name.as_deref()?.strip_suffix(".db")?;
     let dir = schema_path.parent().unwrap_or(Path::new("."));
-    let file = dir.join("resources").join(format!("{stem}.sql"));
-    file.is_file().then_some(file)
+    flowmcp_resources::sqlite::schema_sql_file(dir, r.name.as_deref()?)
 }
 
 /// Builds the database at `path` from the SQL in `sql_file` (whole or not at all). A database

@@ -113,6 +113,9 @@ pub struct HttpRequest {
     pub public_only: bool,
     /// The exchange must end by then (E003), whatever the transport's own limit allows.
     pub deadline: Option<Instant>,
+    /// A body cap for this request instead of the transport's (a resource download may be
+    /// larger than an API answer); `None` keeps the transport's.
+    pub max_body_bytes: Option<u64>,
 }
 
 impl HttpRequest {
@@ -126,6 +129,7 @@ impl HttpRequest {
             body_is_secret: false,
             public_only: false,
             deadline: None,
+            max_body_bytes: None,
         }
     }
 
@@ -501,6 +505,7 @@ impl UreqTransport {
         body: Option<&[u8]>,
         remaining: Duration,
         own_limit: bool,
+        max_body_bytes: u64,
     ) -> Result<Exchange, TransportError> {
         // The URL as errors show it, made only when an error needs it.
         let shown = || redact_parsed(url);
@@ -535,12 +540,11 @@ impl UreqTransport {
                 run(agent, request, own_limit, remaining)
             }
         };
-        let mut response =
-            result.map_err(|e| map_ureq_error(e, &shown(), self.config.max_body_bytes))?;
+        let limit = max_body_bytes;
+        let mut response = result.map_err(|e| map_ureq_error(e, &shown(), limit))?;
         let status = response.status().as_u16();
         let content_type = header_text(&response, "content-type");
         let location = header_text(&response, "location");
-        let limit = self.config.max_body_bytes;
         let body = if is_redirect(status) && location.is_some() {
             // The body of a redirect is never used; do not read it.
             Vec::new()
@@ -715,8 +719,16 @@ impl Transport for UreqTransport {
                 });
             }
             let own_limit = redirects == 0 && deadline == own;
-            let exchange =
-                self.exchange(agent, method, &url, &headers, body, remaining, own_limit)?;
+            let exchange = self.exchange(
+                agent,
+                method,
+                &url,
+                &headers,
+                body,
+                remaining,
+                own_limit,
+                req.max_body_bytes.unwrap_or(self.config.max_body_bytes),
+            )?;
             let Some(location) = exchange.location else {
                 return Ok(exchange.response);
             };

@@ -234,6 +234,10 @@ pub struct Resource {
     /// A file path (sqlite-gtfs; the cache file of an http resource; a local file under compat).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// The database file of a `sqlite` resource in the form of FlowMCP 3.0 (`~/…` or relative to
+    /// the schema), read under the `compat` profile in place of `origin` and `name`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
     /// The HTTPS address of an http resource.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,

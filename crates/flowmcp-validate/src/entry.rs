@@ -74,7 +74,9 @@ pub fn validate_loaded_mut(
     if let Some(exports) = &loaded.exports {
         match loaded.kind {
             FileKind::Schema | FileKind::Unknown => {
-                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_lists(lists);
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded)
+                    .with_lists(lists)
+                    .with_file(path);
                 rules::run_schema_rules(&ctx, &mut c);
             }
             FileKind::List => {

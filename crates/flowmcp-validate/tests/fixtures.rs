@@ -3,6 +3,10 @@
 //! Each fixture may start with directive comments:
 //! - `// profile: compat` — the profile to validate under (default `spec`);
 //! - `// max-file-size: N` — the file cap in bytes;
+//! - `// database: SQL TARGET` — before validating, the fixture is copied into a fresh temporary
+//!   directory and the SQL file `SQL` (a support file beside the fixture, e.g. `_sealed.sql`) is run
+//!   into a new SQLite database at `TARGET` there (a path relative to the copy, e.g. `transit.db` or
+//!   `resources/tokens.db`). Databases are built at test time, so none is committed;
 //! - `// expect: CODE severity LOCATION` — one expected diagnostic of the directory's code, where
 //!   LOCATION is a JSON pointer (`/main/version`), `line:col` (`3:1`, or `3:*` for any column) or `-`
 //!   (no location).
@@ -46,6 +50,8 @@ struct Fixture {
     profile: Profile,
     max_file_size: Option<u64>,
     expects: Vec<String>,
+    /// `(SQL file beside the fixture, database path relative to the copy)`.
+    databases: Vec<(String, String)>,
 }
 
 /// Entries whose names start with `_` are support files, not fixtures: e.g. a `_lists/` directory
@@ -90,6 +96,7 @@ fn load_fixtures() -> Vec<Fixture> {
                 profile: Profile::Spec,
                 max_file_size: None,
                 expects: Vec::new(),
+                databases: Vec::new(),
             };
             for line in text.lines().take_while(|l| l.starts_with("//")) {
                 let body = line.trim_start_matches('/').trim();
@@ -99,6 +106,10 @@ fn load_fixtures() -> Vec<Fixture> {
                     f.max_file_size = Some(n.trim().parse().unwrap());
                 } else if let Some(e) = body.strip_prefix("expect:") {
                     f.expects.push(e.trim().to_string());
+                } else if let Some(d) = body.strip_prefix("database:") {
+                    let (sql, target) = d.trim().split_once(' ').unwrap();
+                    f.databases
+                        .push((sql.trim().to_string(), target.trim().to_string()));
                 }
             }
             out.push(f);
@@ -132,7 +143,33 @@ fn run(f: &Fixture) -> flowmcp_spec::FileReport {
             .join("\n");
         return flowmcp_validate::validate_id(id.trim_end_matches('\n'), &opts);
     }
-    validate_path(&f.path, &display_name(f), &opts)
+    if f.databases.is_empty() {
+        return validate_path(&f.path, &display_name(f), &opts);
+    }
+    // A copy beside its databases, in a directory of its own.
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "flowmcp-fixture-{}-{}-{}",
+        f.code,
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join(f.path.file_name().unwrap());
+    std::fs::copy(&f.path, &copy).unwrap();
+    for (sql, target) in &f.databases {
+        let sql = std::fs::read_to_string(f.path.parent().unwrap().join(sql)).unwrap();
+        let db = dir.join(target);
+        std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(&sql).unwrap();
+        conn.close().unwrap();
+    }
+    let report = validate_path(&copy, &display_name(f), &opts);
+    let _ = std::fs::remove_dir_all(&dir);
+    report
 }
 
 /// The location part of an expectation for a diagnostic.

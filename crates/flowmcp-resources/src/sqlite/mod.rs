@@ -83,7 +83,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 use serde_json::{Map, Value};
 
 pub use error::{OpenError, PathError, SqlError};
-pub use origin::{DEFAULT_BASE, Locations, Origin};
+pub use origin::{DEFAULT_BASE, Locations, Origin, schema_sql_file};
 pub use value::BLOB_KEY;
 
 use guard::{Denial, Policy};

@@ -68,6 +68,16 @@ impl Default for Locations {
     }
 }
 
+/// The schema SQL committed for the database `name` of a schema in `schema_dir`:
+/// `<schema_dir>/resources/<name stem>.sql` (`tokens.sql` for `tokens.db`), when that file
+/// exists. An inline read-only database that is missing is built from it on first use, and
+/// `flowmcp resource init` creates a file-based database from it.
+pub fn schema_sql_file(schema_dir: &Path, name: &str) -> Option<PathBuf> {
+    let stem = name.strip_suffix(".db").filter(|s| !s.is_empty())?;
+    let file = schema_dir.join("resources").join(format!("{stem}.sql"));
+    file.is_file().then_some(file)
+}
+
 impl Locations {
     /// Checks a base folder name: a plain name (the folder is `.{base}`), with no separator and
     /// no `..`. [`Locations::resolve`] refuses others with [`PathError::BadBase`].

@@ -240,7 +240,7 @@ declare_rules! {
     RES017: Res, Spec, "13-resources.md", Error/Error, Implemented, "Resource name must match ^[a-z][a-zA-Z0-9]*$";
     RES018: Res, Spec, "13-resources.md", Error/Error, Implemented, "Query name must match ^[a-z][a-zA-Z0-9]*$";
     RES019: Res, Spec, "13-resources.md", Error/Error, Implemented, "Resource parameter primitives must be scalar (string, number, boolean, enum)";
-    RES020: Res, Spec, "13-resources.md", Warning/Warning, Planned(0), "Database file does not exist at validation time";
+    RES020: Res, Spec, "13-resources.md", Warning/Warning, Implemented, "Inline in-memory sqlite database does not exist beside the schema at validation time";
     RES021: Res, Spec, "13-resources.md", Error/Error, Implemented, "Query `output.schema.type` must be array";
     RES022: Res, Spec, "13-resources.md", Error/Error, Implemented, "Query test values must pass `z` validation";
     RES023: Res, Spec, "13-resources.md", Error/Error, Implemented, "Query tests must be JSON-serializable";
@@ -254,10 +254,10 @@ declare_rules! {
     RES029: Res, Spec, "13-resources.md", Error/Error, Implemented, "in-memory and http SQL must start with SELECT or WITH";
     RES030: Res, Spec, "13-resources.md", Error/Error, Implemented, "sqlite-gtfs requires `mode: 'file-based'`";
     RES031: Res, Spec, "13-resources.md", Error/Error, Implemented, "sqlite-gtfs requires `addon`";
-    RES032: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs database lacks `meta.qualitySeal = 'sqlite-gtfs'`";
-    RES033: Res, Spec, "13-resources.md", Error/Error, Planned(0), "sqlite-gtfs database at `path` cannot be opened";
-    RES034: Res, Spec, "13-resources.md", Warning/Warning, Planned(0), "sqlite-gtfs `meta.specRevision` outside the expected range";
-    RES035: Res, Spec, "13-resources.md", Error/Error, Planned(0), "Path variable in `path` cannot be resolved (no env var, no default)";
+    RES032: Res, Spec, "13-resources.md", Error/Error, Implemented, "sqlite-gtfs database lacks the seal: `meta.qualitySeal = 'sqlite-gtfs'` and the ten required meta keys";
+    RES033: Res, Spec, "13-resources.md", Error/Error, Implemented, "sqlite-gtfs database at `path` cannot be opened (missing, not a database, corrupt)";
+    RES034: Res, Spec, "13-resources.md", Warning/Warning, Implemented, "sqlite-gtfs `meta.specRevision` is not a supported revision date (YYYY-MM-DD)";
+    RES035: Res, Spec, "13-resources.md", Error/Error, Implemented, "Path variable in a sqlite-gtfs `path` cannot be resolved (unknown, or no env var and no home)";
     /// RES036: An http resource without `path`.
     ///
     /// # Why
@@ -270,7 +270,7 @@ declare_rules! {
     RES039: Res, Spec, "13-resources.md", Error/Error, Implemented, "markdown resource must not have `queries`";
     RES040: Res, Spec, "13-resources.md", Warning/Warning, Implemented, "sqlite resource with `origin: 'inline'` is not recommended";
     RES041: Res, Spec, "13-resources.md", Error/Error, Implemented, "A field required for this resource source is missing";
-    RES042: Res, Spec, "13-resources.md", Info/Info, Planned(0), "sqlite resource may define a `getSchema` query";
+    RES042: Res, Spec, "13-resources.md", Info/Info, Implemented, "file-based sqlite resource may define a `getSchema` query";
     SKL001: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill file must export `skill` as a named export";
     SKL002: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.name` must match ^[a-z][a-z0-9-]{0,63}$";
     SKL003: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.name` must equal its registration key or file basename";

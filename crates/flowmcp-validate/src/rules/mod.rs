@@ -19,6 +19,7 @@ mod tool_tests;
 mod tools;
 
 use std::cell::OnceCell;
+use std::path::Path;
 
 use flowmcp_loader::Exports;
 use flowmcp_loader::LoadedFile;
@@ -38,6 +39,8 @@ pub(crate) struct SchemaCtx<'a> {
     pub loaded: &'a LoadedFile,
     /// The shared lists the schema sees (a `_lists/` found by walking up, or a catalog's).
     pub lists: &'a ListScope,
+    /// The schema file on disk, when the caller named one (see [`SchemaCtx::schema_dir`]).
+    file: Option<&'a Path>,
     tools_cache: OnceCell<Vec<ToolRef<'a>>>,
     params_cache: OnceCell<Vec<ParamRef<'a>>>,
     list_refs_cache: OnceCell<Vec<ListRef>>,
@@ -55,6 +58,7 @@ impl<'a> SchemaCtx<'a> {
             opts,
             loaded,
             lists: &NOT_SEARCHED,
+            file: None,
             tools_cache: OnceCell::new(),
             params_cache: OnceCell::new(),
             list_refs_cache: OnceCell::new(),
@@ -68,6 +72,24 @@ impl<'a> SchemaCtx<'a> {
         self.lists = lists;
         self.resolved_cache = OnceCell::new();
         self
+    }
+
+    /// The same context for the schema file at `file` (the rules that look at files beside the
+    /// schema use its directory).
+    pub(crate) fn with_file(mut self, file: Option<&'a Path>) -> Self {
+        self.file = file;
+        self
+    }
+
+    /// The directory of the schema file, when the schema was read from a file that exists on disk.
+    /// Only then do rules look at other files (databases beside the schema or named by a path); a
+    /// schema validated from a string (`validate_str`, whose path is only a name) touches no disk.
+    pub(crate) fn schema_dir(&self) -> Option<&'a Path> {
+        let file = self.file.filter(|f| f.is_file())?;
+        match file.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => Some(dir),
+            _ => Some(Path::new(".")),
+        }
     }
 
     /// The list registry, when the schema sees one.

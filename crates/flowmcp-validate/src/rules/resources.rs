@@ -4,7 +4,14 @@
 //! rule reports: a resource whose `source` is not known (RES001) gets none of the checks that
 //! depend on the source, and a field of the wrong type is reported by the rule that owns the field.
 
-use flowmcp_spec::{Code, Collector, JsonPath};
+use std::path::PathBuf;
+
+use flowmcp_resources::gtfs::{
+    EARLIEST_SPEC_REVISION, SUPPORTED_SPEC_REVISION, SealError, check_seal, resolve_path,
+    spec_revision_in_range,
+};
+use flowmcp_resources::sqlite::{Locations, Origin};
+use flowmcp_spec::{Code, Collector, JsonPath, Level};
 use serde_json::{Map, Value};
 
 use flowmcp_loader::PathItem;
@@ -151,6 +158,26 @@ pub(super) static RULES: &[SchemaRule] = &[
     SchemaRule {
         codes: &[Code::RES041],
         check: res041_source_fields,
+    },
+    SchemaRule {
+        codes: &[Code::VAL040, Code::VAL041, Code::VAL042],
+        check: resource_param_positions,
+    },
+    SchemaRule {
+        codes: &[Code::RES035],
+        check: res035_path_variable,
+    },
+    SchemaRule {
+        codes: &[Code::RES033, Code::RES032, Code::RES034],
+        check: res032_res033_res034_gtfs_seal,
+    },
+    SchemaRule {
+        codes: &[Code::RES020],
+        check: res020_inline_database_exists,
+    },
+    SchemaRule {
+        codes: &[Code::RES042],
+        check: res042_get_schema_hint,
     },
 ];
 
@@ -844,6 +871,17 @@ pub(super) fn res024_http_url(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
+/// Whether a `sqlite` resource is in the FlowMCP 3.0 form that `compat` accepts: a `database`
+/// path instead of `origin` and `name` (and `in-memory` when it has no `mode`, as the reference
+/// opens it).
+fn compat_database(ctx: &SchemaCtx<'_>, r: &ResRef<'_>) -> bool {
+    ctx.is_compat()
+        && r.source() == Some("sqlite")
+        && matches!(r.res.get("database"), Some(Value::String(_)))
+        && r.res.get("origin").is_none()
+        && r.res.get("name").is_none()
+}
+
 /// RES025: A `sqlite` resource whose `mode` is missing or not `in-memory` / `file-based`.
 ///
 /// # Why
@@ -857,6 +895,7 @@ pub(super) fn res025_sqlite_mode(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         }
         let path = r.path.key("mode");
         match r.res.get("mode") {
+            None if compat_database(ctx, &r) => {}
             None => {
                 c.emit(Code::RES025, Some(&path), "Missing required field \"mode\"");
             }
@@ -888,6 +927,7 @@ pub(super) fn res026_origin(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         let Some(source) = r.source() else { continue };
         let path = r.path.key("origin");
         match r.res.get("origin") {
+            None if compat_database(ctx, &r) => {}
             None if source == "sqlite" || source == "markdown" => {
                 c.emit(
                     Code::RES026,
@@ -926,6 +966,7 @@ pub(super) fn res027_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         }
         let path = r.path.key("name");
         match r.res.get("name") {
+            None if compat_database(ctx, &r) => {}
             None => {
                 c.emit(Code::RES027, Some(&path), "Missing required field \"name\"");
             }
@@ -1365,6 +1406,361 @@ pub(super) fn res041_source_fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                     );
                 }
             }
+        }
+    }
+}
+
+/// The tests of every query whose `tests` is an array, with the path of that array
+/// (`main.resources.<resource>.queries.<query>.tests`): TST001 counts them as it counts a tool's.
+pub(super) fn query_test_lists<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a [Value], JsonPath)> {
+    each_query(ctx)
+        .into_iter()
+        .filter_map(|q| match q.query.get("tests") {
+            Some(Value::Array(tests)) => Some((tests.as_slice(), q.path.key("tests"))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The shape of a resource query's parameters, with the codes tool parameters use: an entry that
+/// is not an object, or has no `position` object, is VAL040; `position.key` missing, empty or
+/// not a string is VAL041; `position.value` missing or not a string is VAL042. A missing `z` is
+/// left to RES019 and `position.location` to RES015.
+///
+/// Resource parameters have the format of tool parameters (without `location`): the key names
+/// the input and the test values, and the value says where the bound value comes from. Without
+/// a string key and value the parameter can be neither offered nor bound.
+pub(super) fn resource_param_positions(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for q in each_query(ctx) {
+        let Some(Value::Array(params)) = q.query.get("parameters") else {
+            continue;
+        };
+        let base = q.path.key("parameters");
+        for (i, p) in params.iter().enumerate() {
+            let path = base.index(i);
+            let Some(param) = p.as_object() else {
+                c.emit(
+                    Code::VAL040,
+                    Some(&path),
+                    format!(
+                        "Must be an object with position and z (found {})",
+                        type_name(p)
+                    ),
+                );
+                continue;
+            };
+            let position = match param.get("position") {
+                Some(Value::Object(position)) => position,
+                None => {
+                    c.emit(
+                        Code::VAL040,
+                        Some(&path.key("position")),
+                        "Missing required field \"position\"",
+                    );
+                    continue;
+                }
+                Some(other) => {
+                    c.emit(
+                        Code::VAL040,
+                        Some(&path.key("position")),
+                        format!("Must be an object (found {})", type_name(other)),
+                    );
+                    continue;
+                }
+            };
+            for (field, code) in [("key", Code::VAL041), ("value", Code::VAL042)] {
+                let at = path.key("position").key(field);
+                match position.get(field) {
+                    None => {
+                        c.emit(
+                            code,
+                            Some(&at),
+                            format!("Missing required field \"{field}\""),
+                        );
+                    }
+                    Some(Value::String(s)) if s.is_empty() && field == "key" => {
+                        c.emit(code, Some(&at), "Must not be empty (found \"\")");
+                    }
+                    Some(Value::String(_)) => {}
+                    Some(other) => {
+                        c.emit(
+                            code,
+                            Some(&at),
+                            format!("Must be a string (found {})", type_name(other)),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What the checks of files outside the schema read from the machine they run on.
+///
+/// This is the one place the validator reads the process environment: `FLOWMCP_RESOURCES` (the
+/// path variable of `sqlite-gtfs` resources; a value that is not UTF-8 counts as unset) and
+/// `HOME` (for its default `~/.flowmcp/resources`; an empty `HOME` counts as unset), as the CLI
+/// reads `HOME` for `global` resources. They are read when a rule needs them, on every
+/// validation, so a long-running process sees changes.
+struct Machine {
+    resources: Option<String>,
+    home: Option<PathBuf>,
+}
+
+impl Machine {
+    fn read() -> Machine {
+        Machine {
+            resources: std::env::var_os(flowmcp_resources::gtfs::PATH_VARIABLE)
+                .and_then(|v| v.into_string().ok()),
+            home: std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from),
+        }
+    }
+
+    fn resolve(&self, path: &str) -> Result<PathBuf, flowmcp_resources::gtfs::PathVarError> {
+        resolve_path(path, self.resources.as_deref(), self.home.as_deref())
+    }
+}
+
+/// The `path` of every `sqlite-gtfs` resource where it is a non-empty string (otherwise RES041),
+/// with the resource.
+fn gtfs_paths<'a>(ctx: &SchemaCtx<'a>) -> Vec<(ResRef<'a>, &'a str)> {
+    each_resource(ctx)
+        .into_iter()
+        .filter(|r| r.source() == Some("sqlite-gtfs"))
+        .filter_map(|r| {
+            let path = r.str_field("path").filter(|p| !p.trim().is_empty())?;
+            Some((r, path))
+        })
+        .collect()
+}
+
+/// RES035: A `sqlite-gtfs` resource whose `path` holds a path variable that cannot be resolved:
+/// `${FLOWMCP_RESOURCES}` while the environment variable `FLOWMCP_RESOURCES` is unset and there is
+/// no home directory (`HOME`) for the default `~/.flowmcp/resources`, any other `${…}` variable,
+/// or a `${` without its `}`.
+///
+/// # Why
+///
+/// Only `${FLOWMCP_RESOURCES}` is defined; a variable nobody defines would resolve to nothing, and
+/// the database would be looked for in the wrong place. An empty `FLOWMCP_RESOURCES` counts as
+/// unset, so the default applies.
+pub(super) fn res035_path_variable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let paths = gtfs_paths(ctx);
+    if !paths.iter().any(|(_, p)| p.contains("${")) {
+        return;
+    }
+    let machine = Machine::read();
+    for (r, path) in paths {
+        if let Err(e) = machine.resolve(path) {
+            c.emit_help(
+                Code::RES035,
+                Some(&r.path.key("path")),
+                format!("Path {path:?}: {e}"),
+                Some(
+                    "write `${FLOWMCP_RESOURCES}/<file>.db` and set FLOWMCP_RESOURCES, or an absolute path"
+                        .to_string(),
+                ),
+            );
+        }
+    }
+}
+
+/// RES033: The database a `sqlite-gtfs` resource names cannot be opened: no file at its `path`,
+/// not a regular file, not a SQLite database, or corrupt.
+///
+/// # Why
+///
+/// The resource is nothing but its database: without one that opens, no tool can be injected for
+/// it. The path is the one the schema gives, with `${FLOWMCP_RESOURCES}` resolved as for RES035; a
+/// relative path is taken from the schema's directory. Like RES032 and RES034 this looks at the
+/// file only when the schema itself was read from disk (a schema validated from a string touches
+/// no files), and it opens the database read-only without changing it.
+///
+/// RES032: The database a `sqlite-gtfs` resource names does not carry the quality seal: its
+/// `meta` table is missing or has no key and value columns, `meta.qualitySeal` is not
+/// `'sqlite-gtfs'`, or one of the ten required meta keys is missing or null (the message lists
+/// them).
+///
+/// # Why
+///
+/// The seal is how an add-on's converter says that the conversion finished and passed its checks;
+/// a database produced another way, edited by hand or converted only in part is rejected rather
+/// than served as if it were. A database without a `meta` table opens fine but carries no seal,
+/// so it is reported here and not as RES033. The `meta` table is read by its `key` and `value`
+/// columns, or by its two columns in order when it has exactly two.
+///
+/// RES034: The `meta.specRevision` of a sealed `sqlite-gtfs` database is outside the range this
+/// validator expects: not an ISO date `YYYY-MM-DD`, or a date before the first revision that
+/// defines the seal or after the newest revision supported (both `2026-04-27` for now).
+///
+/// # Why
+///
+/// The revision says which contract the converter followed. An older one predates the seal's
+/// contract, a newer one was written for a specification this validator does not know yet: the
+/// database may still work, so this is a warning about the drift, not an error. The range widens
+/// when a newer revision is supported.
+pub(super) fn res032_res033_res034_gtfs_seal(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(schema_dir) = ctx.schema_dir() else {
+        return;
+    };
+    let settings = c.settings();
+    if [Code::RES032, Code::RES033, Code::RES034]
+        .iter()
+        .all(|code| settings.level(*code, None) == Level::Off)
+    {
+        return;
+    }
+    let paths = gtfs_paths(ctx);
+    if paths.is_empty() {
+        return;
+    }
+    let machine = Machine::read();
+    for (r, path) in paths {
+        // An unresolvable variable is RES035's.
+        let Ok(resolved) = machine.resolve(path) else {
+            continue;
+        };
+        let full = schema_dir.join(&resolved);
+        let at = r.path.key("path");
+        // Where a variable led, for the reader; a path as written is shown as written.
+        let resolved_help = path
+            .contains("${")
+            .then(|| format!("the path resolves to {}", full.display()));
+        match check_seal(&full) {
+            Ok(seal) if !spec_revision_in_range(&seal.spec_revision) => {
+                c.emit_help(
+                    Code::RES034,
+                    Some(&at),
+                    format!(
+                        "Database {path:?} was converted for spec revision {}, outside the expected range: {}",
+                        shown(&Value::String(seal.spec_revision)),
+                        expected_revisions()
+                    ),
+                    Some(
+                        "convert the data again with an add-on version that targets a supported revision"
+                            .to_string(),
+                    ),
+                );
+            }
+            Ok(_) => {}
+            Err(SealError::Unopenable { reason }) => {
+                c.emit_help(
+                    Code::RES033,
+                    Some(&at),
+                    format!("Database {path:?} cannot be opened: {reason}"),
+                    resolved_help,
+                );
+            }
+            Err(e) => {
+                c.emit_help(
+                    e.code(),
+                    Some(&at),
+                    format!("Database {path:?} is not a sealed sqlite-gtfs database: {e}"),
+                    Some(
+                        "convert the data with the add-on named in `addon`; only a database whose meta table holds qualitySeal 'sqlite-gtfs' and the ten required keys is accepted"
+                            .to_string(),
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The revisions RES034 accepts, in words.
+fn expected_revisions() -> String {
+    if EARLIEST_SPEC_REVISION == SUPPORTED_SPEC_REVISION {
+        format!("the supported revision is {SUPPORTED_SPEC_REVISION}")
+    } else {
+        format!(
+            "supported revisions are the dates {EARLIEST_SPEC_REVISION} to {SUPPORTED_SPEC_REVISION}"
+        )
+    }
+}
+
+/// RES020: A `sqlite` resource with `origin: 'inline'` whose database cannot be found beside the
+/// schema (a warning): there is no file at `resources/<name>` in the schema's directory, nor the
+/// schema SQL `resources/<name stem>.sql` the runtime builds it from on first use. Only
+/// `in-memory` resources are checked, and only when the schema was read from disk.
+///
+/// # Why
+///
+/// An inline database ships with the schema, as the database file or as the SQL it is built
+/// from, so one of them should be there when the schema is validated; otherwise the runtime
+/// cannot open it. `project` and `global` databases live on the machine that runs the schema, not
+/// beside it, so their absence where the validator runs says nothing about the schema and they
+/// are not checked. A `file-based` database is created with `flowmcp resource init` (and must be
+/// `project`, RES037), so a missing file is expected there.
+pub(super) fn res020_inline_database_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(schema_dir) = ctx.schema_dir() else {
+        return;
+    };
+    let locations = Locations {
+        schema_dir: Some(schema_dir.to_path_buf()),
+        ..Locations::default()
+    };
+    for r in each_resource(ctx) {
+        if r.source() != Some("sqlite")
+            || r.str_field("origin") != Some("inline")
+            || r.str_field("mode") == Some("file-based")
+        {
+            continue;
+        }
+        let Some(name) = r.str_field("name") else {
+            continue;
+        };
+        // A name that is not a plain `.db` file name is reported by RES003, RES004 and RES027.
+        let Ok(file) = locations.resolve(Origin::Inline, name) else {
+            continue;
+        };
+        // The runtime builds a missing inline database from `resources/<name stem>.sql`.
+        let buildable = std::fs::symlink_metadata(&file).is_err()
+            && flowmcp_resources::sqlite::schema_sql_file(schema_dir, name).is_some();
+        if !file.is_file() && !buildable {
+            let stem = name.strip_suffix(".db").unwrap_or(name);
+            c.emit_help(
+                Code::RES020,
+                Some(&r.path.key("name")),
+                format!("Database file resources/{name} does not exist beside the schema"),
+                Some(format!(
+                    "put the database at resources/{name} in the schema's directory, or the SQL it is built from at resources/{stem}.sql"
+                )),
+            );
+        }
+    }
+}
+
+/// RES042: A `file-based` sqlite resource that defines no `getSchema` query (information only).
+///
+/// # Why
+///
+/// The resources chapter lets SQLite resources define `getSchema`, a query returning the `CREATE
+/// TABLE` statements, for bootstrapping a file-based database or for tools that need the schema
+/// text; it is never required. The hint is given for `file-based` resources, the ones the chapter
+/// recommends it for. `in-memory` resources are not reported: the injected `describeTables`
+/// already shows their structure, so they almost never need it. This implementation creates a
+/// missing file-based database from the SQL file committed beside the schema
+/// (`resources/<name stem>.sql`), since `getSchema` can only read a database that already exists.
+/// A resource without `queries` is RES041's.
+pub(super) fn res042_get_schema_hint(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        if r.source() != Some("sqlite") || r.str_field("mode") != Some("file-based") {
+            continue;
+        }
+        let Some(queries) = r.res.get("queries").and_then(Value::as_object) else {
+            continue;
+        };
+        if !queries.contains_key("getSchema") {
+            c.emit_help(
+                Code::RES042,
+                Some(&r.path.key("queries")),
+                "A file-based SQLite resource may define a `getSchema` query that returns its CREATE TABLE statements (optional)",
+                Some(
+                    "for example `getSchema: { sql: \"SELECT name, sql FROM sqlite_master WHERE type='table'\", … }`"
+                        .to_string(),
+                ),
+            );
         }
     }
 }

@@ -89,14 +89,16 @@ pub(super) const MIN_TESTS: usize = 3;
 /// The key every test carries besides parameter values.
 const DESCRIPTION: &str = "_description";
 
-/// TST001: A tool has fewer than 3 entries in `tests`. No tests at all (`tests` missing, empty or
-/// not an array) is the `none` variant, an error in both profiles; one or two tests are an error
-/// under `spec` and a warning under `compat`.
+/// TST001: A tool or a resource query has fewer than 3 entries in `tests`. For a tool, no tests at
+/// all (`tests` missing, empty or not an array) is the `none` variant, an error in both profiles;
+/// one or two tests are an error under `spec` and a warning under `compat`. A resource query with
+/// one or two tests is reported the same way; one with no tests at all is RES011.
 ///
 /// # Why
 ///
 /// Tests are executable documentation and the input for capturing real responses, from which output
-/// schemas are derived. Three show breadth: a basic case, an edge case and a cross-cutting one.
+/// schemas are derived. Three show breadth: a basic case, an edge case and a cross-cutting one. The
+/// tests chapter asks the same minimum of resource queries as of tools.
 pub(super) fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let bad = unserializable_paths(ctx);
     for (name, tool, path) in each_tool(ctx) {
@@ -112,14 +114,7 @@ pub(super) fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             }
             Some(Value::Array(tests)) if tests.is_empty() => no_tests(c, name, &tests_path),
             Some(Value::Array(tests)) if tests.len() < MIN_TESTS => {
-                c.emit(
-                    Code::TST001,
-                    Some(&tests_path),
-                    format!(
-                        "Must have at least {MIN_TESTS} tests (found {})",
-                        tests.len()
-                    ),
-                );
+                too_few_tests(c, &tests_path, tests.len());
             }
             Some(Value::Array(_)) => {}
             Some(other) => {
@@ -133,6 +128,21 @@ pub(super) fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             }
         }
     }
+    // Resource queries: none at all is RES011's, so only one or two are reported here.
+    for (tests, tests_path) in super::resources::query_test_lists(ctx) {
+        if !tests.is_empty() && tests.len() < MIN_TESTS {
+            too_few_tests(c, &tests_path, tests.len());
+        }
+    }
+}
+
+/// TST001 (default variant) for a `tests` array at `path` with `found` entries.
+fn too_few_tests(c: &mut Collector<'_>, path: &JsonPath, found: usize) {
+    c.emit(
+        Code::TST001,
+        Some(path),
+        format!("Must have at least {MIN_TESTS} tests (found {found})"),
+    );
 }
 
 fn no_tests(c: &mut Collector<'_>, tool: &str, path: &JsonPath) {

@@ -14,6 +14,29 @@ export const main = {
             name: 'fieldnotes-app-notes.db',
             description: 'Notes written by the agent, kept in .flowmcp/resources/ of the project',
             queries: {
+                getSchema: {
+                    sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name",
+                    description: 'The CREATE TABLE statements of the notebook',
+                    parameters: [],
+                    output: {
+                        mimeType: 'application/json',
+                        schema: {
+                            type: 'array',
+                            items: {
+                                type: 'object',
+                                properties: {
+                                    name: { type: 'string', description: 'Table name' },
+                                    sql: { type: 'string', description: 'CREATE TABLE statement' }
+                                }
+                            }
+                        }
+                    },
+                    tests: [
+                        { _description: 'Every table of the notebook' },
+                        { _description: 'The tables after the first note' },
+                        { _description: 'The tables an agent sees before writing' }
+                    ]
+                },
                 addNote: {
                     sql: 'INSERT INTO notes (topic, text) VALUES (?, ?)',
                     description: 'Adds a note under a topic',
