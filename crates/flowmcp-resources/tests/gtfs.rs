@@ -3,41 +3,15 @@
 //! expected range of `specRevision`. Every database is made at test time from SQL, in a
 //! temporary directory.
 
+mod common;
+
+use common::{TempDir, make_db};
 use std::path::{Path, PathBuf};
 
 use flowmcp_resources::gtfs::{
     EARLIEST_SPEC_REVISION, PathVarError, REQUIRED_META_KEYS, SUPPORTED_SPEC_REVISION, SealError,
     check_seal, resolve_path, spec_revision_in_range,
 };
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> TempDir {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "flowmcp-gtfs-{label}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn make_db(path: &Path, sql: &str) {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    conn.execute_batch(sql).unwrap();
-    conn.close().unwrap();
-}
 
 /// SQL for a `meta (key, value)` table with every required key; `seal` and `revision` replace
 /// the two values that are checked, and keys in `skip` are left out.
@@ -146,7 +120,7 @@ fn paths_without_variables_are_kept_as_written() {
 
 #[test]
 fn a_sealed_database_passes_and_gives_its_revision() {
-    let dir = TempDir::new("sealed");
+    let dir = TempDir::new("gtfs-sealed");
     let db = dir.0.join("transit.db");
     make_db(&db, &sealed_sql());
     let seal = check_seal(&db).unwrap();
@@ -157,7 +131,7 @@ fn a_sealed_database_passes_and_gives_its_revision() {
 
 #[test]
 fn checking_the_seal_changes_nothing_on_disk() {
-    let dir = TempDir::new("untouched");
+    let dir = TempDir::new("gtfs-untouched");
     let db = dir.0.join("transit.db");
     make_db(&db, &sealed_sql());
     let before = std::fs::read(&db).unwrap();
@@ -172,7 +146,7 @@ fn checking_the_seal_changes_nothing_on_disk() {
 
 #[test]
 fn a_wrong_or_null_seal_is_res032() {
-    let dir = TempDir::new("unsealed");
+    let dir = TempDir::new("gtfs-unsealed");
     for (seal, found) in [
         ("'gtfs'", Some("gtfs")),
         ("NULL", None),
@@ -199,7 +173,7 @@ fn a_wrong_or_null_seal_is_res032() {
 
 #[test]
 fn missing_required_keys_are_res032_with_the_list() {
-    let dir = TempDir::new("keys");
+    let dir = TempDir::new("gtfs-keys");
     let db = dir.0.join("transit.db");
     make_db(
         &db,
@@ -227,7 +201,7 @@ fn missing_required_keys_are_res032_with_the_list() {
 
 #[test]
 fn a_database_without_a_meta_table_is_res032() {
-    let dir = TempDir::new("nometa");
+    let dir = TempDir::new("gtfs-nometa");
     let db = dir.0.join("plain.db");
     make_db(&db, "CREATE TABLE stops (stop_id TEXT);");
     let e = check_seal(&db).unwrap_err();
@@ -241,7 +215,7 @@ fn a_database_without_a_meta_table_is_res032() {
 
 #[test]
 fn meta_columns_are_found_by_name_or_by_position() {
-    let dir = TempDir::new("columns");
+    let dir = TempDir::new("gtfs-columns");
     // Named columns in another order and case, with a third column.
     let db = dir.0.join("named.db");
     let mut sql = String::from("CREATE TABLE meta (note TEXT, VALUE TEXT, Key TEXT);\n");
@@ -279,7 +253,7 @@ fn meta_columns_are_found_by_name_or_by_position() {
 
 #[test]
 fn odd_values_do_not_break_the_check() {
-    let dir = TempDir::new("values");
+    let dir = TempDir::new("gtfs-values");
     // Non-text values, a duplicate key (the first row wins) and a very long value.
     let db = dir.0.join("odd.db");
     let sql = format!(
@@ -299,7 +273,7 @@ fn odd_values_do_not_break_the_check() {
 
 #[test]
 fn files_that_are_not_databases_are_res033() {
-    let dir = TempDir::new("unopenable");
+    let dir = TempDir::new("gtfs-unopenable");
     let missing = dir.0.join("missing.db");
     let e = check_seal(&missing).unwrap_err();
     assert!(matches!(e, SealError::Unopenable { .. }), "{e:?}");

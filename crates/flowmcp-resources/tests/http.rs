@@ -3,7 +3,10 @@
 //! download, atomic replacement and the offline fallback. Most tests use a fake fetcher; one runs
 //! against a real HTTP server on 127.0.0.1 with a `ureq` fetcher.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::TempDir;
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
@@ -13,36 +16,9 @@ use flowmcp_resources::http::{
 };
 use flowmcp_resources::sqlite::{Database, Limits, Mode, QueryLimits};
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> TempDir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "flowmcp-http-{label}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    /// The `.flowmcp` project base inside this directory.
-    fn base(&self) -> PathBuf {
-        self.0.join(".flowmcp")
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The bytes of a small SQLite database made with plain rusqlite.
 fn db_bytes(sql: &str) -> Vec<u8> {
-    let dir = TempDir::new("make");
+    let dir = TempDir::new("http-make");
     let path = dir.0.join("made.db");
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(sql).unwrap();
@@ -188,7 +164,7 @@ fn cache_file_is_the_sha256_of_the_url_under_cache_resources() {
 
 #[test]
 fn first_download_creates_the_cache_file_with_the_bytes() {
-    let dir = TempDir::new("first");
+    let dir = TempDir::new("http-first");
     let res = resource(&dir);
     let bytes = tokens_v1();
     let fetcher = FakeFetcher::new(Ok(bytes.clone()));
@@ -222,7 +198,7 @@ fn first_download_creates_the_cache_file_with_the_bytes() {
 
 #[test]
 fn within_the_ttl_the_copy_is_used_without_fetching() {
-    let dir = TempDir::new("fresh");
+    let dir = TempDir::new("http-fresh");
     let res = resource(&dir);
     let fetcher = FakeFetcher::new(Ok(tokens_v1()));
     let now = SystemTime::now();
@@ -249,7 +225,7 @@ fn within_the_ttl_the_copy_is_used_without_fetching() {
 
 #[test]
 fn after_the_ttl_the_copy_is_fetched_again() {
-    let dir = TempDir::new("expired");
+    let dir = TempDir::new("http-expired");
     let res = resource(&dir);
     let fetcher = FakeFetcher::new(Ok(tokens_v1()));
     let now = SystemTime::now();
@@ -273,7 +249,7 @@ fn after_the_ttl_the_copy_is_fetched_again() {
 
 #[test]
 fn a_zero_ttl_fetches_every_time() {
-    let dir = TempDir::new("zero");
+    let dir = TempDir::new("http-zero");
     let mut res = resource(&dir);
     res.ttl = Duration::ZERO;
     let fetcher = FakeFetcher::new(Ok(tokens_v1()));
@@ -286,7 +262,7 @@ fn a_zero_ttl_fetches_every_time() {
 
 #[test]
 fn offline_with_a_stale_copy_uses_it_with_a_warning() {
-    let dir = TempDir::new("stale");
+    let dir = TempDir::new("http-stale");
     let res = resource(&dir);
     let fetcher = FakeFetcher::new(Ok(tokens_v1()));
     let now = SystemTime::now();
@@ -316,7 +292,7 @@ fn offline_with_a_stale_copy_uses_it_with_a_warning() {
 
 #[test]
 fn a_stale_copy_written_by_someone_else_is_used_when_the_server_fails() {
-    let dir = TempDir::new("stale-status");
+    let dir = TempDir::new("http-stale-status");
     let res = resource(&dir);
     std::fs::create_dir_all(res.cache.parent().unwrap()).unwrap();
     std::fs::write(&res.cache, tokens_v1()).unwrap();
@@ -346,7 +322,7 @@ fn offline_without_a_copy_is_a_coded_error_and_creates_no_file() {
         (FetchFailure::TooLarge { max_bytes: 10 }, "E008"),
     ];
     for (failure, code) in cases {
-        let dir = TempDir::new("nocache");
+        let dir = TempDir::new("http-nocache");
         let res = resource(&dir);
         let fetcher = FakeFetcher::new(Err(failure.clone()));
         let err = res.ensure(&fetcher, SystemTime::now()).unwrap_err();
@@ -369,7 +345,7 @@ fn offline_without_a_copy_is_a_coded_error_and_creates_no_file() {
 
 #[test]
 fn a_download_that_is_not_sqlite_leaves_the_old_copy_unchanged() {
-    let dir = TempDir::new("notdb");
+    let dir = TempDir::new("http-notdb");
     let res = resource(&dir);
     let fetcher = FakeFetcher::new(Ok(tokens_v1()));
     let now = SystemTime::now();
@@ -415,7 +391,7 @@ fn a_download_that_is_not_sqlite_leaves_the_old_copy_unchanged() {
 
 #[test]
 fn a_download_that_is_not_sqlite_without_a_copy_is_res033() {
-    let dir = TempDir::new("notdb-nocache");
+    let dir = TempDir::new("http-notdb-nocache");
     let res = resource(&dir);
     let mut broken = tokens_v1();
     broken[100..].fill(0xAB);
@@ -432,7 +408,7 @@ fn a_download_that_is_not_sqlite_without_a_copy_is_res033() {
 
 #[test]
 fn a_download_over_the_cap_is_refused_even_if_the_fetcher_returns_it() {
-    let dir = TempDir::new("cap");
+    let dir = TempDir::new("http-cap");
     let mut res = resource(&dir);
     let bytes = tokens_v1();
     res.max_bytes = u64::try_from(bytes.len()).unwrap() - 1;
@@ -444,7 +420,7 @@ fn a_download_over_the_cap_is_refused_even_if_the_fetcher_returns_it() {
 
 #[test]
 fn a_cached_file_that_is_not_sqlite_is_replaced_by_a_download() {
-    let dir = TempDir::new("badcache");
+    let dir = TempDir::new("http-badcache");
     let res = resource(&dir);
     std::fs::create_dir_all(res.cache.parent().unwrap()).unwrap();
     std::fs::write(&res.cache, b"not a database").unwrap();
@@ -463,7 +439,7 @@ fn a_cached_file_that_is_not_sqlite_is_replaced_by_a_download() {
 
 #[test]
 fn urls_other_than_https_are_refused_without_fetching() {
-    let dir = TempDir::new("refused");
+    let dir = TempDir::new("http-refused");
     let fetcher = FakeFetcher::new(Ok(tokens_v1()));
     let refused = [
         ("http://cdn.example.com/tokens.sqlite", true),
@@ -513,7 +489,7 @@ fn urls_other_than_https_are_refused_without_fetching() {
 
 #[test]
 fn concurrent_ensures_leave_one_whole_file() {
-    let dir = TempDir::new("threads");
+    let dir = TempDir::new("http-threads");
     let res = resource(&dir);
     let bytes = tokens_v2();
     let fetcher = FakeFetcher::new(Ok(bytes.clone()));
@@ -588,7 +564,7 @@ fn a_real_local_server_is_downloaded_from_and_its_failures_fall_back() {
         .build()
         .into();
     let fetcher = UreqFetcher(agent);
-    let dir = TempDir::new("server");
+    let dir = TempDir::new("http-server");
     let at = |path: &str| {
         let mut res =
             HttpResource::new(format!("http://127.0.0.1:{port}{path}"), HOUR, &dir.base());

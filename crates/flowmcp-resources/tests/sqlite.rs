@@ -2,6 +2,9 @@
 //! The SQLite engine: modes, origins, the authorizer, limits, value representation and backups.
 //! Every database is made at test time from SQL, in a temporary directory.
 
+mod common;
+
+use common::{TempDir, make_db};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -9,36 +12,6 @@ use flowmcp_resources::sqlite::{
     Cut, Database, Limits, Locations, Mode, OpenError, Origin, PathError, QueryLimits, SqlError,
 };
 use serde_json::{Value, json};
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> TempDir {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static N: AtomicU32 = AtomicU32::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "flowmcp-sqlite-{label}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Makes a database with plain rusqlite (rollback journal), as a user's file would be.
-fn make_db(path: &Path, sql: &str) {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    conn.execute_batch(sql).unwrap();
-    conn.close().unwrap();
-}
 
 fn names_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -245,7 +218,7 @@ fn read_only_refuses_every_write_through_the_authorizer() {
 
 #[test]
 fn attach_extensions_pragma_writes_and_transactions_are_refused_in_both_modes() {
-    let dir = TempDir::new("attach");
+    let dir = TempDir::new("sqlite-attach");
     let other = dir.0.join("other.db");
     make_db(
         &other,
@@ -294,7 +267,7 @@ fn attach_extensions_pragma_writes_and_transactions_are_refused_in_both_modes() 
 
 #[test]
 fn exactly_one_statement_runs_per_call() {
-    let dir = TempDir::new("onestmt");
+    let dir = TempDir::new("sqlite-onestmt");
     let path = dir.0.join("rw.db");
     make_db(&path, TOKENS);
     let db = Database::open(&path, Mode::FileBased, &Limits::default()).unwrap();
@@ -582,7 +555,7 @@ fn describe_tables_is_not_cut_by_the_row_limit() {
 
 #[test]
 fn a_wal_database_opened_read_only_leaves_no_files_beside_it() {
-    let dir = TempDir::new("walro");
+    let dir = TempDir::new("sqlite-walro");
     let path = dir.0.join("ref-data.db");
     drop(Database::create(&path, TOKENS, &Limits::default()).unwrap());
     let db = Database::open(&path, Mode::FileBased, &Limits::default()).unwrap();
@@ -604,7 +577,7 @@ fn a_wal_database_opened_read_only_leaves_no_files_beside_it() {
 
 #[test]
 fn a_read_only_file_with_special_characters_in_its_name_opens() {
-    let dir = TempDir::new("uri");
+    let dir = TempDir::new("sqlite-uri");
     let sub = dir.0.join("a dir?#%");
     std::fs::create_dir_all(&sub).unwrap();
     let path = sub.join("odd name#1.db");
@@ -621,7 +594,7 @@ fn a_read_only_file_with_special_characters_in_its_name_opens() {
 
 #[test]
 fn a_missing_file_is_an_error_naming_the_expected_path() {
-    let dir = TempDir::new("missing");
+    let dir = TempDir::new("sqlite-missing");
     let path = dir.0.join("resources").join("absent-data.db");
     for mode in [Mode::ReadOnly, Mode::FileBased] {
         let err = Database::open(&path, mode, &Limits::default()).unwrap_err();
@@ -648,7 +621,7 @@ fn a_missing_file_is_an_error_naming_the_expected_path() {
 
 #[test]
 fn create_runs_the_schema_atomically_and_never_replaces_a_file() {
-    let dir = TempDir::new("create");
+    let dir = TempDir::new("sqlite-create");
     let path = dir
         .0
         .join(".flowmcp")
@@ -723,7 +696,7 @@ fn create_runs_the_schema_atomically_and_never_replaces_a_file() {
 
 #[test]
 fn file_based_writes_persist_and_the_first_write_makes_one_backup() {
-    let dir = TempDir::new("backup");
+    let dir = TempDir::new("sqlite-backup");
     let path = dir.0.join("results.db");
     make_db(&path, TOKENS);
     let original = std::fs::read(&path).unwrap();
@@ -799,7 +772,7 @@ fn file_based_writes_persist_and_the_first_write_makes_one_backup() {
 
 #[test]
 fn a_refused_write_makes_no_backup() {
-    let dir = TempDir::new("nobak");
+    let dir = TempDir::new("sqlite-nobak");
     let path = dir.0.join("results.db");
     make_db(&path, TOKENS);
     let db = Database::open(&path, Mode::FileBased, &Limits::default()).unwrap();
@@ -814,7 +787,7 @@ fn a_refused_write_makes_no_backup() {
 
 #[test]
 fn origins_resolve_to_their_resources_folders() {
-    let dir = TempDir::new("origins");
+    let dir = TempDir::new("sqlite-origins");
     let schema_dir = dir.0.join("providers").join("tranco");
     let project = dir.0.join("work").join(".flowmcp");
     let home = dir.0.join("home");
@@ -887,7 +860,7 @@ fn origins_resolve_to_their_resources_folders() {
 
 #[test]
 fn resource_names_must_be_plain_db_file_names() {
-    let dir = TempDir::new("names");
+    let dir = TempDir::new("sqlite-names");
     let locations = Locations {
         project_base: Some(dir.0.clone()),
         ..Locations::default()
@@ -918,7 +891,7 @@ fn resource_names_must_be_plain_db_file_names() {
 #[test]
 fn symbolic_links_may_not_lead_out_of_the_root() {
     use std::os::unix::fs::symlink;
-    let dir = TempDir::new("escape");
+    let dir = TempDir::new("sqlite-escape");
     let outside = dir.0.join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     make_db(&outside.join("secret.db"), TOKENS);
