@@ -442,9 +442,9 @@ fn stamp(path: &Path) -> Stamp {
 /// each runner keeps its own).
 #[derive(Default)]
 pub(crate) struct OpenResources {
-    /// Open databases by schema index, then resource name; a downloaded one with the time its
-    /// copy is due to be fetched again.
-    dbs: RefCell<HashMap<usize, HashMap<String, OpenDb>>>,
+    /// Open databases with their schema index and resource name; a downloaded one with the time
+    /// its copy is due to be fetched again. A runner opens few, so a list beats a map.
+    dbs: RefCell<Vec<(usize, String, OpenDb)>>,
     /// Read documents by path, with the stamp of the file when read.
     docs: RefCell<HashMap<PathBuf, (Stamp, Arc<Document>)>>,
 }
@@ -480,17 +480,27 @@ impl OpenResources {
         f: impl FnOnce(&Database) -> Result<R, Coded>,
     ) -> Result<R, Coded> {
         let mut dbs = self.dbs.borrow_mut();
-        let fresh = |o: &OpenDb| o.refresh_at.is_none_or(|at| Instant::now() < at);
-        if let Some(open) = dbs.get(&index).and_then(|m| m.get(name))
-            && fresh(open)
+        let at = dbs.iter().position(|(i, n, _)| *i == index && n == name);
+        if let Some((_, _, open)) = at.and_then(|k| dbs.get(k))
+            && open.refresh_at.is_none_or(|due| Instant::now() < due)
         {
             return f(&open.db);
         }
         let open = open_database(schema, name, r, access, warnings)?;
-        let of_schema = dbs.entry(index).or_default();
-        of_schema.insert(name.to_string(), open);
-        match of_schema.get(name) {
-            Some(open) => f(&open.db),
+        let slot = match at {
+            Some(k) => {
+                if let Some(entry) = dbs.get_mut(k) {
+                    entry.2 = open;
+                }
+                k
+            }
+            None => {
+                dbs.push((index, name.to_string(), open));
+                dbs.len() - 1
+            }
+        };
+        match dbs.get(slot) {
+            Some((_, _, open)) => f(&open.db),
             None => Err(Coded("RES033", format!("resource \"{name}\" is not open"))),
         }
     }
