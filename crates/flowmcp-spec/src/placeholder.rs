@@ -1,6 +1,8 @@
 //! The `{{…}}` placeholder grammar and the compat `:key` path inserts, in one place: finding
-//! interpolations in text, classifying them by their syntax, reading the `:name`s of a path, and
-//! the role of a parameter's value (user input, server parameter, fixed text) under a profile.
+//! interpolations in text, classifying them by their syntax — as request templates read them
+//! ([`InterpolationKind`]) and as prompt and skill content reads them ([`ContentPlaceholder`]) —
+//! reading the `:name`s of a path, and the role of a parameter's value (user input, server
+//! parameter, fixed text) under a profile.
 
 use crate::Profile;
 
@@ -22,8 +24,8 @@ pub enum InterpolationKind<'a> {
     UserParam,
     /// `{{SERVER_PARAM:KEY}}` with a non-empty key.
     ServerParam(&'a str),
-    /// `{{listName:fieldName}}`: two names separated by one colon. (Prompt placeholders
-    /// such as `{{tool:name}}` have the same shape; the context decides.)
+    /// `{{listName:fieldName}}`: two names separated by one colon. (Prompt and skill content
+    /// reads the same shape as [`ContentPlaceholder`]: `{{tool:name}}` is a tool there.)
     ListRef { list: &'a str, field: &'a str },
     /// `{{name}}`: a single name, e.g. an insert key in a path or a bare server param.
     Bare(&'a str),
@@ -83,6 +85,203 @@ fn classify_inner(inner: &str) -> InterpolationKind<'_> {
         None if is_name(inner) => InterpolationKind::Bare(inner),
         _ => InterpolationKind::Other(inner),
     }
+}
+
+/// The kinds of primitive a content placeholder names (skills, prompts, prefill: chapters 14,
+/// 16 and 18).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ContentType {
+    /// `{{tool:…}}`: a tool, or one field of it.
+    Tool,
+    /// `{{resource:…}}`: a resource.
+    Resource,
+    /// `{{prompt:…}}`: a prompt's content.
+    Prompt,
+    /// `{{skill:…}}`: another skill (one level deep).
+    Skill,
+    /// `{{input:key}}`: an input value given when the skill is rendered.
+    Input,
+    /// `{{prefill:ns/tool/name}}`: the result of a tool the skill runs before it is delivered.
+    Prefill,
+}
+
+impl ContentType {
+    /// Every type, in the order chapter 18's table lists them.
+    pub const ALL: [ContentType; 6] = [
+        ContentType::Tool,
+        ContentType::Resource,
+        ContentType::Prompt,
+        ContentType::Skill,
+        ContentType::Input,
+        ContentType::Prefill,
+    ];
+
+    /// The type named `text` (`tool`, `resource`, `prompt`, `skill`, `input`, `prefill`).
+    pub fn parse(text: &str) -> Option<ContentType> {
+        ContentType::ALL.into_iter().find(|t| t.as_str() == text)
+    }
+
+    /// The type's name as placeholders write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContentType::Tool => "tool",
+            ContentType::Resource => "resource",
+            ContentType::Prompt => "prompt",
+            ContentType::Skill => "skill",
+            ContentType::Input => "input",
+            ContentType::Prefill => "prefill",
+        }
+    }
+
+    /// The Primitive-ID type a three-segment reference of this placeholder type must carry
+    /// (`prefill` runs tools); `None` for `input`, which names no primitive.
+    pub fn id_type(self) -> Option<&'static str> {
+        match self {
+            ContentType::Tool | ContentType::Prefill => Some("tool"),
+            ContentType::Resource => Some("resource"),
+            ContentType::Prompt => Some("prompt"),
+            ContentType::Skill => Some("skill"),
+            ContentType::Input => None,
+        }
+    }
+}
+
+/// How a content placeholder names its target: `name` (in the same schema or scope),
+/// `namespace/name`, or a whole Primitive-ID `namespace/type/name` (both resolved in the catalog).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TargetRef<'a> {
+    /// The namespace, when the reference has one.
+    pub namespace: Option<&'a str>,
+    /// The ID type of a three-segment reference (`tool` in `ns/tool/name`).
+    pub id_type: Option<&'a str>,
+    /// The name.
+    pub name: &'a str,
+}
+
+impl TargetRef<'_> {
+    /// Whether the reference is a bare name, resolved in the same schema or scope.
+    pub fn is_local(&self) -> bool {
+        self.namespace.is_none()
+    }
+}
+
+/// The fields a `{{tool:…:field}}` placeholder may ask for (chapter 18).
+pub const TOOL_FIELDS: [&str; 5] = ["description", "parameters", "test", "meta", "call"];
+
+/// A placeholder in prompt or skill content, judged by its syntax alone
+/// ([`ContentPlaceholder::of`]). Whether its target exists is for the caller to decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContentPlaceholder<'a> {
+    /// `{{type:ref}}` or `{{type:ref:field}}` for `tool`, `resource`, `prompt`, `skill` and
+    /// `prefill`.
+    Reference {
+        /// The placeholder type.
+        ty: ContentType,
+        /// What it names.
+        target: TargetRef<'a>,
+        /// The field asked for (`{{tool:…:description}}`; only tools have fields).
+        field: Option<&'a str>,
+    },
+    /// `{{input:key}}`.
+    Input(&'a str),
+    /// `{{listName:alias}}`: a shared-list value by its alias.
+    ListAlias {
+        /// The list.
+        list: &'a str,
+        /// The alias.
+        alias: &'a str,
+    },
+    /// A placeholder of a known type that does not read as one: its type and why.
+    Malformed {
+        /// The type its first part names.
+        ty: ContentType,
+        /// What is wrong, in a few words.
+        reason: &'static str,
+    },
+}
+
+impl<'a> ContentPlaceholder<'a> {
+    /// Reads the text between `{{` and `}}` (not trimmed) as content reads it; `None` when it is
+    /// not a content placeholder at all (`{{USER_PARAM}}`, `{{SERVER_PARAM:KEY}}`,
+    /// `{{ spaced }}`, `{{a:b:c}}` of no known type), which content keeps as literal text.
+    ///
+    /// The grammar: `{{type:ref}}` or `{{type:ref:field}}`, `type` one of [`ContentType`], `ref`
+    /// a name, `namespace/name` or `namespace/type/name`, names of ASCII letters, digits, `-`
+    /// and `_`. A three-segment reference carries the ID type the placeholder type implies
+    /// ([`ContentType::id_type`]). Only `tool` takes a field, one of [`TOOL_FIELDS`]. `prefill`
+    /// names a tool by its whole ID. `{{input:key}}` takes a key of `^[a-z][a-zA-Z0-9]*$` (the
+    /// skill input rule) and no field. Two names of no known type, `{{list:alias}}`, are a
+    /// shared-list alias.
+    pub fn of(inner: &'a str) -> Option<ContentPlaceholder<'a>> {
+        let (head, rest) = inner.split_once(':')?;
+        // The request templates' own placeholder; never a shared list.
+        if head == "SERVER_PARAM" {
+            return None;
+        }
+        let Some(ty) = ContentType::parse(head) else {
+            return (is_name(head) && is_name(rest)).then_some(ContentPlaceholder::ListAlias {
+                list: head,
+                alias: rest,
+            });
+        };
+        let bad = |reason| Some(ContentPlaceholder::Malformed { ty, reason });
+        if ty == ContentType::Input {
+            return if is_input_key(rest) {
+                Some(ContentPlaceholder::Input(rest))
+            } else {
+                bad(
+                    "an input key is a name of letters and digits starting with a lower-case letter",
+                )
+            };
+        }
+        let (reference, field) = match rest.split_once(':') {
+            Some((r, f)) => (r, Some(f)),
+            None => (rest, None),
+        };
+        let segments: Vec<&str> = reference.split('/').collect();
+        if !segments.iter().all(|s| is_name(s)) {
+            return bad("a reference is a name, namespace/name or namespace/type/name");
+        }
+        let target = match segments.as_slice() {
+            [name] => TargetRef {
+                namespace: None,
+                id_type: None,
+                name,
+            },
+            [ns, name] => TargetRef {
+                namespace: Some(ns),
+                id_type: None,
+                name,
+            },
+            [ns, id_type, name] => TargetRef {
+                namespace: Some(ns),
+                id_type: Some(id_type),
+                name,
+            },
+            _ => return bad("a reference has at most three segments"),
+        };
+        if target.id_type.is_some() && target.id_type != ty.id_type() {
+            return bad("the ID type in the reference does not match the placeholder type");
+        }
+        if ty == ContentType::Prefill && target.id_type.is_none() {
+            return bad("a prefill names its tool by the whole ID, namespace/tool/name");
+        }
+        match field {
+            None => {}
+            Some(f) if ty == ContentType::Tool && TOOL_FIELDS.contains(&f) => {}
+            Some(_) if ty == ContentType::Tool => {
+                return bad("a tool field is description, parameters, test, meta or call");
+            }
+            Some(_) => return bad("only tool placeholders take a field"),
+        }
+        Some(ContentPlaceholder::Reference { ty, target, field })
+    }
+}
+
+/// An input key: `^[a-z][a-zA-Z0-9]*$`.
+fn is_input_key(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase()) && chars.all(|c| c.is_ascii_alphanumeric())
 }
 
 /// Finds every complete `{{...}}` interpolation in `text`, left to right, with byte
@@ -301,5 +500,96 @@ mod tests {
             param_role("{{ CITY }}", declared, Profile::Compat),
             ParamRole::Fixed("{{ CITY }}")
         );
+    }
+
+    #[test]
+    fn content_placeholders_read_types_references_and_fields() {
+        use super::{ContentPlaceholder as P, ContentType as T, TargetRef};
+        let r = |ns, id_type, name| TargetRef {
+            namespace: ns,
+            id_type,
+            name,
+        };
+        assert_eq!(
+            P::of("tool:getAbi"),
+            Some(P::Reference {
+                ty: T::Tool,
+                target: r(None, None, "getAbi"),
+                field: None
+            })
+        );
+        assert_eq!(
+            P::of("tool:etherscan-io/getAbi:parameters"),
+            Some(P::Reference {
+                ty: T::Tool,
+                target: r(Some("etherscan-io"), None, "getAbi"),
+                field: Some("parameters")
+            })
+        );
+        assert_eq!(
+            P::of("resource:tranco/resource/rankingDb"),
+            Some(P::Reference {
+                ty: T::Resource,
+                target: r(Some("tranco"), Some("resource"), "rankingDb"),
+                field: None
+            })
+        );
+        assert_eq!(
+            P::of("prefill:etherscan-io/tool/getNetworkStatus"),
+            Some(P::Reference {
+                ty: T::Prefill,
+                target: r(Some("etherscan-io"), Some("tool"), "getNetworkStatus"),
+                field: None
+            })
+        );
+        assert_eq!(P::of("input:chainName"), Some(P::Input("chainName")));
+        assert_eq!(
+            P::of("evmChains:ethereum"),
+            Some(P::ListAlias {
+                list: "evmChains",
+                alias: "ethereum"
+            })
+        );
+        assert!(
+            P::of("tool:getAbi")
+                .is_some_and(|p| matches!(p, P::Reference { target, .. } if target.is_local()))
+        );
+    }
+
+    #[test]
+    fn content_placeholders_that_do_not_read_are_malformed_or_not_placeholders() {
+        use super::{ContentPlaceholder as P, ContentType as T};
+        let malformed = |inner: &str, ty| {
+            assert!(
+                matches!(P::of(inner), Some(P::Malformed { ty: t, .. }) if t == ty),
+                "{inner}: {:?}",
+                P::of(inner)
+            );
+        };
+        malformed("tool:", T::Tool);
+        malformed("tool:a b", T::Tool);
+        malformed("tool:a/b/c/d", T::Tool);
+        malformed("tool:ns/resource/x", T::Tool);
+        malformed("tool:getAbi:colour", T::Tool);
+        malformed("resource:x:description", T::Resource);
+        malformed("prefill:ns/getAbi", T::Prefill);
+        malformed("prefill:ns/resource/x", T::Prefill);
+        malformed("input:Chain", T::Input);
+        malformed("input:chain:x", T::Input);
+        malformed("skill:../x", T::Skill);
+        // Not content placeholders: kept as literal text.
+        for inner in [
+            "USER_PARAM",
+            "name",
+            " tool:x",
+            "a:b:c",
+            "SERVER_PARAM:KEY",
+            "",
+        ] {
+            assert_eq!(P::of(inner), None, "{inner}");
+        }
+        assert_eq!(T::parse("prefill"), Some(T::Prefill));
+        assert_eq!(T::parse("list"), None);
+        assert!(T::ALL.iter().all(|t| T::parse(t.as_str()) == Some(*t)));
     }
 }
