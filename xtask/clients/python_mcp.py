@@ -52,6 +52,28 @@ async def exercise(session):
     print("call bad input: isError", bad.is_error, "text", text[:160])
     check(bad.is_error is True and text.startswith("E007"), "bad input is a tool error with E007")
 
+    # Resources: a SQLite query is a tool with local hints; markdown is also an MCP resource.
+    q = tools.get("byCode_atlasdata-org")
+    check(q is not None, "the resource query byCode_atlasdata-org is listed")
+    if q is not None:
+        qd = q.model_dump(by_alias=True, exclude_none=True)
+        check(qd.get("annotations", {}).get("openWorldHint") is False, "a resource query has openWorldHint false")
+        check(qd.get("title") == "countries.byCode", "a resource query's title is resource.query")
+    row = await session.call_tool("byCode_atlasdata-org", {"code": "jp"})
+    text = " ".join(c.text for c in row.content if getattr(c, "text", None))
+    print("resource query: isError", row.is_error, "text", text[:120])
+    check(row.is_error is False and "Tokyo" in text, "a resource query answers offline")
+    resources = await session.list_resources()
+    uris = [str(r.uri) for r in resources.resources]
+    print("resources:", ", ".join(uris))
+    check("flowmcp://atlasdata-org/resource/guide" in uris, "the markdown guide is an MCP resource")
+    templates = await session.list_resource_templates()
+    print("templates:", ", ".join(t.uri_template for t in templates.resource_templates))
+    part = await session.read_resource("flowmcp://atlasdata-org/resource/guide?section=%23%23%20Queries")
+    body = part.contents[0].text if part.contents else ""
+    print("read section:", body.splitlines()[0] if body else "")
+    check(body.startswith("## Queries"), "a resource template reads one section")
+
 
 async def over_http(url, token, foreign_origin):
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

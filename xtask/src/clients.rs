@@ -6,7 +6,8 @@
 //! (`xtask/clients/python_mcp.py`) prints what the client saw and fails when something is off:
 //! annotations, `_meta` and output schemas in `tools/list`, a call that succeeds with structured
 //! content, a tool error with its E-code, 401 without or with a wrong bearer token, 403 for a
-//! foreign Origin. `docs/clients.md` records a run.
+//! foreign Origin; a resource query answered offline with local hints, and the markdown guide
+//! listed, templated and read as an MCP resource. `docs/clients.md` records a run.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
