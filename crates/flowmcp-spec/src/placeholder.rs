@@ -278,8 +278,9 @@ impl<'a> ContentPlaceholder<'a> {
     }
 }
 
-/// An input key: `^[a-z][a-zA-Z0-9]*$`.
-fn is_input_key(text: &str) -> bool {
+/// Whether `text` is a skill input key: `^[a-z][a-zA-Z0-9]*$` (SKL012), the key `{{input:key}}`
+/// names.
+pub fn is_input_key(text: &str) -> bool {
     let mut chars = text.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase()) && chars.all(|c| c.is_ascii_alphanumeric())
 }

@@ -83,8 +83,12 @@ pub fn validate_loaded_mut(
                 list_file = true;
                 lists::check_list_file(exports, lists, path, &loaded.display, &mut c);
             }
-            // Skills, prompts, agents, selections and content files get their rules with the
-            // catalog issue; loading them (scan, sandbox, SEC017) already happened.
+            FileKind::Skill => {
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
+                rules::run_skill_rules(&ctx, &mut c);
+            }
+            // Prompts, agents, selections and content files get their rules with their issues;
+            // loading them (scan, sandbox, SEC017) already happened.
             _ => {}
         }
     }

@@ -272,22 +272,22 @@ declare_rules! {
     RES041: Res, Spec, "13-resources.md", Error/Error, Implemented, "A field required for this resource source is missing";
     RES042: Res, Spec, "13-resources.md", Info/Info, Implemented, "file-based sqlite resource may define a `getSchema` query";
     SKL001: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill file must export `skill` as a named export";
-    SKL002: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.name` must match ^[a-z][a-z0-9-]{0,63}$";
+    SKL002: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`skill.name` must match ^[a-z][a-z0-9-]{0,63}$";
     SKL003: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.name` must equal its registration key or file basename";
-    SKL004: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.version` must be flowmcp/4.0.0", [
+    SKL004: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`skill.version` must be flowmcp/4.0.0", [
         "deprecated-version" => Warning/Warning: "`flowmcp-skill/1.0.0` is accepted with a deprecation warning",
     ];
     SKL005: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`requires.tools` entry is not a known tool";
     SKL006: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`requires.resources` entry is not a known resource";
-    SKL007: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.description` is required, at most 1024 characters";
-    SKL008: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`{{input:key}}` in content has no matching `input` entry";
-    SKL009: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].values` is required for enum inputs and forbidden otherwise";
-    SKL010: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.content` is required and must be a non-empty string";
-    SKL011: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.output` is required and must be a non-empty string";
-    SKL012: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].key` must match ^[a-z][a-zA-Z0-9]*$";
-    SKL013: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].type` must be string, number, boolean or enum";
-    SKL014: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].description` must be a non-empty string";
-    SKL015: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`input[].required` must be a boolean";
+    SKL007: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`skill.description` is required, at most 1024 characters";
+    SKL008: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`{{input:key}}` in content has no matching `input` entry";
+    SKL009: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`input[].values` is required for enum inputs and forbidden otherwise";
+    SKL010: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`skill.content` is required and must be a non-empty string";
+    SKL011: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`skill.output` is required and must be a non-empty string";
+    SKL012: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`input[].key` must match ^[a-z][a-zA-Z0-9]*$";
+    SKL013: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`input[].type` must be string, number, boolean or enum";
+    SKL014: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`input[].description` must be a non-empty string";
+    SKL015: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`input[].required` must be a boolean";
     SKL016: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill registration `file` must end in .mjs";
     SKL017: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill registration `file` must exist";
     SKL018: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "At most 4 skills per selection or agent";

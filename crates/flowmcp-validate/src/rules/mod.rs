@@ -15,6 +15,7 @@ mod params;
 mod preload;
 mod resources;
 mod security;
+mod skills;
 mod tool_tests;
 mod tools;
 
@@ -185,15 +186,27 @@ pub(crate) fn run_schema_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
+/// The rules of a skill file (`export const skill`), in the order they run.
+pub(crate) fn skill_rules() -> impl Iterator<Item = &'static SchemaRule> {
+    skills::RULES.iter()
+}
+
+/// Runs every skill-file rule.
+pub(crate) fn run_skill_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for rule in skill_rules() {
+        (rule.check)(ctx, c);
+    }
+}
+
 #[cfg(test)]
 mod registry_tests {
     use flowmcp_spec::Status;
 
-    use super::schema_rules;
+    use super::{schema_rules, skill_rules};
 
     #[test]
     fn every_code_a_rule_emits_is_implemented_in_the_registry() {
-        for rule in schema_rules() {
+        for rule in schema_rules().chain(skill_rules()) {
             for code in rule.codes {
                 assert_eq!(code.info().status, Status::Implemented, "{code}");
             }
