@@ -190,16 +190,35 @@ pub(super) fn skl011_output(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     non_empty(ctx, c, "output", Code::SKL011);
 }
 
-/// SKL012–SKL015: the fields of each `skill.input` entry: `key` matches `^[a-z][a-zA-Z0-9]*$`
-/// (SKL012, also for an `input` that is not an array of objects), `type` is `string`, `number`,
-/// `boolean` or `enum` (SKL013), `description` is a non-empty string (SKL014), `required` is a
-/// boolean (SKL015).
+/// SKL012: A `skill.input` entry whose `key` is missing, not a string or not
+/// `^[a-z][a-zA-Z0-9]*$`, an entry that is not an object, or an `input` that is not an array.
 ///
 /// # Why
 ///
-/// Inputs become the MCP prompt's arguments: the key is the argument name and the
-/// `{{input:key}}` placeholder, the description is what a client shows, `required` is the
-/// argument's flag, and the type says what to give.
+/// Inputs become the MCP prompt's arguments: the key is the argument's name and what
+/// `{{input:key}}` in the content names, so it must be a plain camelCase name.
+///
+/// SKL013: A `skill.input` entry whose `type` is missing or not `string`, `number`, `boolean` or
+/// `enum`.
+///
+/// # Why
+///
+/// The type tells a client what kind of value to give; these four are the ones a prompt argument
+/// can carry and a renderer can place into text.
+///
+/// SKL014: A `skill.input` entry whose `description` is missing, not a string or empty.
+///
+/// # Why
+///
+/// The description is what a client shows next to the argument; without it the user cannot tell
+/// what to give.
+///
+/// SKL015: A `skill.input` entry whose `required` is missing or not a boolean.
+///
+/// # Why
+///
+/// `required` becomes the prompt argument's flag: a client asks for a required argument before it
+/// gets the prompt, and may leave out one that is not.
 pub(super) fn skl012_to_skl015_input_fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(s) = skill(ctx) else { return };
     match s.get("input") {
