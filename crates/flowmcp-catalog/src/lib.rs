@@ -57,6 +57,7 @@ mod error;
 pub mod manifest;
 mod open;
 mod primitives;
+mod prompts;
 mod reload;
 pub mod reverse;
 
@@ -73,6 +74,10 @@ pub use flowmcp_spec::{FileReport, Profile, Severity};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are
 /// [`CatalogOptions::validation`]).
 pub use flowmcp_validate as validate;
+/// The catalog's prompts and skills ([`Catalog::library`]).
+pub use flowmcp_validate::prompts::{
+    EntryKind as PromptKind, Library as PromptLibrary, PrefillCall, PromptEntry, SkillInput,
+};
 pub use open::{Caller, Catalog, CatalogOptions, Rejected};
 pub use primitives::{
     PrimitiveError, Primitives, PromptArgument, PromptInfo, PromptMessage, PromptSource,

@@ -16,6 +16,7 @@ use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
 use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{FileReport, Severity, display_path};
+use flowmcp_validate::prompts::{Library, Part, PartKind};
 use flowmcp_validate::{CatalogFile, validate_catalog_files};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
@@ -105,6 +106,13 @@ pub struct Catalog {
     /// The options the catalog was opened with.
     pub(crate) options: CatalogOptions,
     tools: Toolset,
+    /// The reports the prompt library added findings to, as the files' own rules left them (a
+    /// reload builds the library again from these), by index in `reports`.
+    own_reports: HashMap<usize, FileReport>,
+    /// The shared lists prompts and skills see.
+    lists: ListScope,
+    /// The catalog's prompts and skills.
+    library: Arc<Library>,
     rejected: HashMap<String, Rejected>,
     transport: UreqTransport,
     runner: RunnerOptions,
@@ -146,6 +154,8 @@ pub(crate) struct FileState {
     pub(crate) callable: Callable,
     /// Whether the file may give tools (a manifest lists it as a schema, or there is no manifest).
     pub(crate) listed: bool,
+    /// What the file gives the catalog's prompts and skills.
+    pub(crate) part: Part,
 }
 
 /// Where a catalog's files come from.
@@ -173,6 +183,8 @@ pub(crate) struct Contents {
     pub(crate) catalog_report: Option<FileReport>,
     pub(crate) files: Vec<ReadFile>,
     pub(crate) problems: Vec<LoadProblem>,
+    /// The catalog's shared lists, for `{{listName:field}}` in prompts and skills.
+    pub(crate) lists: ListScope,
 }
 
 impl Catalog {
@@ -188,7 +200,8 @@ impl Catalog {
         let meta = std::fs::metadata(path).map_err(|e| CatalogError::io(path, e))?;
         let (origin, contents) = if !meta.is_dir() {
             let files = vec![path.to_path_buf()];
-            let contents = read_files(&files, opts);
+            let root = path.parent().unwrap_or(Path::new("."));
+            let contents = read_files(root, &files, opts);
             (Origin::Files, contents)
         } else if path.join(REGISTRY_FILE).is_file() {
             // Stamped before reading: a change made while reading is seen by the next reload.
@@ -229,7 +242,7 @@ impl Catalog {
         let root = common_dir(&unique).ok_or_else(|| {
             CatalogError::Entry("no schema files given; name at least one".into())
         })?;
-        let contents = read_files(&unique, opts);
+        let contents = read_files(&root, &unique, opts);
         Ok(Catalog::assemble(root, Origin::Files, contents, opts))
     }
 
@@ -244,6 +257,7 @@ impl Catalog {
             catalog_report,
             files,
             mut problems,
+            lists,
         } = contents;
         let manifest = catalog_report.is_some();
         let mut reports = Vec::with_capacity(files.len() + 1);
@@ -291,6 +305,31 @@ impl Catalog {
         if !documents.is_empty() {
             primitives.set_documents(Arc::new(documents));
         }
+        // Prompts and skills, with the findings that need the whole catalog.
+        let parts: Vec<Part> = states.iter().map(|s| s.part.clone()).collect();
+        let (library, found) =
+            flowmcp_validate::prompts::build(&parts, lists.registry(), &opts.validation.settings);
+        let mut own_reports = HashMap::new();
+        let offset = usize::from(manifest);
+        for (i, diagnostics) in found {
+            let Some(report) = reports.get_mut(i + offset) else {
+                continue;
+            };
+            own_reports.insert(i + offset, report.clone());
+            flowmcp_validate::prompts::attach(
+                report,
+                diagnostics,
+                parts[i].source.as_deref(),
+                opts.validation.positions,
+            );
+        }
+        let library = Arc::new(library);
+        if !library.is_empty() {
+            primitives.set_library(Arc::new(crate::prompts::CatalogPrompts::new(
+                Arc::clone(&library),
+                lists.clone(),
+            )));
+        }
         Catalog {
             root,
             manifest,
@@ -299,6 +338,9 @@ impl Catalog {
             origin,
             options: opts.clone(),
             tools,
+            own_reports,
+            lists,
+            library,
             rejected,
             transport: UreqTransport::new(opts.transport.clone()),
             runner: opts.runner.clone(),
@@ -307,7 +349,12 @@ impl Catalog {
     }
 
     /// Where the files came from and what reading them gave, to read the catalog again.
-    pub(crate) fn into_parts(self) -> (Origin, Contents) {
+    pub(crate) fn into_parts(mut self) -> (Origin, Contents) {
+        for (i, own) in std::mem::take(&mut self.own_reports) {
+            if let Some(r) = self.reports.get_mut(i) {
+                *r = own;
+            }
+        }
         let mut reports = self.reports.into_iter();
         let catalog_report = if self.manifest { reports.next() } else { None };
         let files = self
@@ -320,13 +367,21 @@ impl Catalog {
             catalog_report,
             files,
             problems: Vec::new(),
+            lists: self.lists,
         };
         (self.origin, contents)
     }
 
-    /// The report of the file at `index` in [`Catalog::files`].
+    /// The report of the file at `index` in [`Catalog::files`], as its own rules left it
+    /// (without what the prompt library added).
     pub(crate) fn file_report(&self, index: usize) -> Option<&FileReport> {
-        self.reports.get(index + usize::from(self.manifest))
+        let at = index + usize::from(self.manifest);
+        self.own_reports.get(&at).or_else(|| self.reports.get(at))
+    }
+
+    /// The shared lists the catalog's prompts and skills see.
+    pub(crate) fn lists(&self) -> &ListScope {
+        &self.lists
     }
 
     /// Takes over the prompt and resource sources registered with `before` (a reload keeps
@@ -411,6 +466,40 @@ impl Catalog {
         &self.primitives
     }
 
+    /// The catalog's own prompts and skills: provider prompts (`main.prompts` with their
+    /// content files), agent prompts, and skills, by ID. A prompt or skill whose references do
+    /// not resolve is still here (and renders them as `[ERROR: …]`); its file's report names
+    /// them.
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    /// The catalog's prompts and skills ranked by how well they match `query` (ID and name
+    /// first, then `whenToUse`, then the description); the best first.
+    pub fn search_prompts(&self, query: &str) -> Vec<(u32, &crate::PromptEntry)> {
+        crate::prompts::search(&self.library, query)
+    }
+
+    /// Every prompt and skill to serve, as MCP lists them (the catalog's own first, then those
+    /// of registered sources): named by ID (`{owner}/prompt/{name}`, `{owner}/skill/{name}`),
+    /// with their arguments.
+    pub fn prompts(&self) -> Vec<crate::PromptInfo> {
+        self.primitives.prompts()
+    }
+
+    /// Renders the prompt or skill `id` with `arguments` (text or typed JSON per input): a
+    /// skill's prefill runs first, through a caller made for this rendering, then every
+    /// placeholder is replaced. Fails when `id` is unknown, a required argument is missing or
+    /// an argument does not fit its input; a reference that does not resolve renders as
+    /// `[ERROR: …]` text instead of failing.
+    pub fn render_prompt(
+        &self,
+        id: &str,
+        arguments: &Map<String, Value>,
+    ) -> Result<crate::RenderedPrompt, crate::PrimitiveError> {
+        self.primitives.render_prompt(id, arguments, &self.caller())
+    }
+
     /// Registers a source of prompts (provider prompts, skills, agent prompts, or an embedding's
     /// own): whoever serves the catalog lists and renders them with the rest.
     pub fn register_prompts(&mut self, source: Arc<dyn PromptSource>) {
@@ -437,7 +526,12 @@ pub struct Caller<'c> {
     runner: Runner<'c>,
 }
 
-impl Caller<'_> {
+impl<'c> Caller<'c> {
+    /// The catalog this caller calls.
+    pub(crate) fn catalog(&self) -> &'c Catalog {
+        self.catalog
+    }
+
     /// Calls `name` (Primitive-ID or wire name) with JSON inputs (strict types).
     pub fn call_json(&self, name: &str, args: &Map<String, Value>) -> Envelope {
         match self.refused(name) {
@@ -638,13 +732,32 @@ fn source(
 }
 
 /// A single file: loaded, validated with the lists found walking up from it, settled.
-pub(crate) fn read_one(path: &Path, opts: &CatalogOptions, discovery: &ListDiscovery) -> ReadFile {
+pub(crate) fn read_one(
+    root: &Path,
+    path: &Path,
+    opts: &CatalogOptions,
+    discovery: &ListDiscovery,
+) -> ReadFile {
     // Stamped before reading: a change made while reading is seen by the next reload.
-    read_stamped(path, stamp(path), opts, discovery)
+    read_stamped(root, path, stamp(path), opts, discovery)
+}
+
+/// `path` relative to `root`, with `/` separators (the file name alone when it is not under it).
+pub(crate) fn relative(root: &Path, path: &Path) -> String {
+    let rel = path
+        .strip_prefix(root)
+        .ok()
+        .filter(|r| !r.as_os_str().is_empty())
+        .unwrap_or_else(|| path.file_name().map_or(path, Path::new));
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// [`read_one`] for a file whose stamp was just taken.
 pub(crate) fn read_stamped(
+    root: &Path,
     path: &Path,
     stamp: Stamp,
     opts: &CatalogOptions,
@@ -655,6 +768,7 @@ pub(crate) fn read_stamped(
     let mut loaded = load_file(path, &display, &v.limits, &v.settings);
     let scope = discovery.scope_for(path, &display, v);
     let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
+    let part = Part::of(&relative(root, path), &loaded);
     let callable = settle(path.to_path_buf(), &report, loaded, &scope, opts.tool_names);
     ReadFile {
         state: FileState {
@@ -662,6 +776,7 @@ pub(crate) fn read_stamped(
             stamp,
             callable,
             listed: true,
+            part,
         },
         report,
     }
@@ -669,15 +784,57 @@ pub(crate) fn read_stamped(
 
 /// Single files, in parallel, each with the lists found walking up from it (one discovery, so
 /// files in the same folder share the lookup).
-fn read_files(paths: &[PathBuf], opts: &CatalogOptions) -> Contents {
+fn read_files(root: &Path, paths: &[PathBuf], opts: &CatalogOptions) -> Contents {
     let discovery = ListDiscovery::new();
+    let mut files: Vec<ReadFile> = paths
+        .par_iter()
+        .map(|p| read_one(root, p, opts, &discovery))
+        .collect();
+    // The content files of the schemas' provider prompts come along (they give no tools).
+    let named: std::collections::HashSet<PathBuf> = paths.iter().cloned().collect();
+    let mut extra: Vec<PathBuf> = Vec::new();
+    for f in &files {
+        let PartKind::Schema {
+            prompts: Some(Value::Object(prompts)),
+            ..
+        } = &f.state.part.kind
+        else {
+            continue;
+        };
+        let dir = f.state.path.parent().unwrap_or(Path::new("."));
+        for file in prompts
+            .values()
+            .filter_map(|d| d.get("contentFile").and_then(Value::as_str))
+            .filter(|f| !f.starts_with('/') && f.ends_with(".mjs"))
+        {
+            let path = dir.join(file);
+            if path.is_file() && !named.contains(&path) && !extra.contains(&path) {
+                extra.push(path);
+            }
+        }
+    }
+    files.par_extend(extra.par_iter().map(|p| {
+        let mut read = read_one(root, p, opts, &discovery);
+        read.state.listed = false;
+        read
+    }));
     Contents {
-        files: paths
-            .par_iter()
-            .map(|p| read_one(p, opts, &discovery))
-            .collect(),
+        files,
+        lists: lists_near(root, opts),
         ..Contents::default()
     }
+}
+
+/// The shared lists found walking up from `dir` (what prompts and skills of a catalog without a
+/// manifest see).
+pub(crate) fn lists_near(dir: &Path, opts: &CatalogOptions) -> ListScope {
+    let v = &opts.validation;
+    flowmcp_validate::lists::scope_near(
+        &dir.join(REGISTRY_FILE),
+        &display_path(dir),
+        &v.settings,
+        &v.limits,
+    )
 }
 
 /// The deepest directory that holds every one of `files`; `None` when there are none.
@@ -707,9 +864,10 @@ fn read_tree(dir: &Path, opts: &CatalogOptions) -> Result<Contents, CatalogError
     Ok(Contents {
         files: paths
             .par_iter()
-            .map(|p| read_one(p, opts, &discovery))
+            .map(|p| read_one(dir, p, opts, &discovery))
             .collect(),
         problems,
+        lists: lists_near(dir, opts),
         ..Contents::default()
     })
 }
@@ -760,6 +918,7 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
         .map(|f: CatalogFile| {
             let listed = listed.contains(&f.rel.as_str());
             let stamp = stamp(&f.path);
+            let part = Part::of(&f.rel, &f.loaded);
             let callable = if listed {
                 settle(f.path.clone(), &f.report, f.loaded, scope, opts.tool_names)
             } else {
@@ -771,6 +930,7 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
                     stamp,
                     callable,
                     listed,
+                    part,
                 },
                 report: f.report,
             }
@@ -780,6 +940,7 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
         catalog_report: Some(v.catalog),
         files,
         problems: Vec::new(),
+        lists: v.lists,
     }
 }
 

@@ -169,6 +169,8 @@ pub struct Primitives {
     resources: Vec<Arc<dyn ResourceSource>>,
     /// The catalog's markdown resources (made from its schemas, not registered).
     documents: Option<Arc<dyn ResourceSource>>,
+    /// The catalog's own prompts and skills (made from its files, not registered).
+    library: Option<Arc<dyn PromptSource>>,
 }
 
 impl std::fmt::Debug for Primitives {
@@ -177,6 +179,7 @@ impl std::fmt::Debug for Primitives {
             .field("prompt_sources", &self.prompts.len())
             .field("resource_sources", &self.resources.len())
             .field("documents", &self.documents.is_some())
+            .field("library", &self.library.is_some())
             .finish()
     }
 }
@@ -192,6 +195,11 @@ impl Primitives {
         self.resources.push(source);
     }
 
+    /// Sets the catalog's own prompts and skills, asked first.
+    pub(crate) fn set_library(&mut self, source: Arc<dyn PromptSource>) {
+        self.library = Some(source);
+    }
+
     /// Sets the catalog's own resources (its schemas' markdown documents), asked first.
     pub(crate) fn set_documents(&mut self, source: Arc<dyn ResourceSource>) {
         self.documents = Some(source);
@@ -201,6 +209,12 @@ impl Primitives {
     pub(crate) fn carry_registered(&mut self, other: &Primitives) {
         self.prompts = other.prompts.clone();
         self.resources = other.resources.clone();
+    }
+
+    /// The prompt sources in the order they are asked: the catalog's library, then the
+    /// registered ones.
+    fn prompt_sources(&self) -> impl Iterator<Item = &Arc<dyn PromptSource>> {
+        self.library.iter().chain(self.prompts.iter())
     }
 
     /// The resource sources in the order they are asked: the catalog's documents, then the
@@ -214,7 +228,7 @@ impl Primitives {
     pub fn prompts(&self) -> Vec<PromptInfo> {
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();
-        for p in self.prompts.iter().flat_map(|s| s.prompts()) {
+        for p in self.prompt_sources().flat_map(|s| s.prompts()) {
             if seen.insert(p.name.clone()) {
                 out.push(p);
             }
@@ -224,7 +238,7 @@ impl Primitives {
 
     /// Whether there is any prompt to serve.
     pub fn has_prompts(&self) -> bool {
-        self.prompts.iter().any(|s| !s.prompts().is_empty())
+        self.prompt_sources().any(|s| !s.prompts().is_empty())
     }
 
     /// Renders the prompt `name`: the first source that has it answers.
@@ -234,7 +248,7 @@ impl Primitives {
         arguments: &Map<String, Value>,
         caller: &Caller<'_>,
     ) -> Result<RenderedPrompt, PrimitiveError> {
-        for s in &self.prompts {
+        for s in self.prompt_sources() {
             if let Some(r) = s.render(name, arguments, caller)? {
                 return Ok(r);
             }

@@ -134,7 +134,7 @@ impl Catalog {
                             }
                         }
                         _ => {
-                            let mut read = read_stamped(p, *s, opts, &discovery);
+                            let mut read = read_stamped(&self.root, p, *s, opts, &discovery);
                             read.state.listed = before.is_none_or(|(f, _)| f.listed);
                             read
                         }
@@ -150,6 +150,7 @@ impl Catalog {
                 catalog_report,
                 files,
                 problems: now.problems,
+                lists: self.lists().clone(),
             };
             (self.origin.clone(), contents)
         };

@@ -44,9 +44,10 @@ fn the_example_catalog_opens_whole_and_valid() {
     let c = Catalog::open(&examples(), &options(Profile::Spec, &[])).expect("opens");
     assert!(c.has_manifest());
     assert!(!c.has_errors(), "{:?}", c.reports());
-    // The manifest's report first, then every file of the catalog (lists included).
+    // The manifest's report first, then every file of the catalog (lists, prompt content files
+    // and skills included).
     assert!(c.reports()[0].file.ends_with("registry.json"));
-    assert_eq!(c.reports().len(), 1 + 5 + 3);
+    assert_eq!(c.reports().len(), 1 + 5 + 3 + 3);
     // 11 tools, and 10 resource entries: the queries (two, and three with fieldnotes' getSchema),
     // runSql and describeTables of each SQLite resource, and the markdown guide.
     assert_eq!(c.list().len(), 21);
@@ -303,8 +304,10 @@ fn schema_files_open_as_one_catalog_with_their_lists() {
     named.push(files[0].clone());
     let c = Catalog::open_files(&named, &options(Profile::Spec, &[])).expect("opens");
     assert!(!c.has_manifest());
-    assert_eq!(c.reports().len(), 2, "{:?}", c.reports());
+    // The two files, and the content files of holidaykit-net's provider prompts.
+    assert_eq!(c.reports().len(), 2 + 2, "{:?}", c.reports());
     assert!(!c.has_errors(), "{:?}", c.reports());
+    assert_eq!(c.prompts().len(), 2, "the provider prompts, not the skill");
     assert_eq!(c.root(), dir.join("providers"));
     // Only these files' tools, with the catalog's shared lists found from each file.
     assert!(c.list().iter().all(|t| {

@@ -6,6 +6,7 @@ mod catalog_cmd;
 mod config;
 mod ids_cmd;
 mod lists_cmd;
+mod prompt_cmd;
 mod resource_cmd;
 mod run_cmd;
 mod walk;
@@ -67,6 +68,8 @@ enum Command {
     Cache(run_cmd::CacheArgs),
     /// Resources: create the database of a file-based SQLite resource (`resource init`).
     Resource(resource_cmd::ResourceArgs),
+    /// Prompts and skills: list them (`prompt list`), render one with arguments (`prompt get`).
+    Prompt(prompt_cmd::PromptArgs),
     // The help text is on the arguments struct (its `about` and `long_about`).
     Serve(Box<run_cmd::ServeArgs>),
     /// Print the `schemaHash` of schema files (first 8 hex digits of SHA-256 over the canonical JSON of
@@ -165,6 +168,7 @@ fn main() -> ExitCode {
         Command::Search(a) => run_cmd::search(a),
         Command::Cache(a) => run_cmd::cache(a),
         Command::Resource(a) => resource_cmd::run(a),
+        Command::Prompt(a) => prompt_cmd::run(a),
     };
     match result {
         Ok(code) => code,

@@ -88,7 +88,7 @@ pub(crate) struct CallArgs {
     source: SourceArgs,
 }
 
-/// How calls run, shared by `call` and `serve`.
+/// How calls run, shared by `call`, `prompt get` and `serve`.
 #[derive(Args, Debug)]
 pub(crate) struct RunArgs {
     /// Send a namespace's requests to another base URL, `namespace=URL` (repeatable; also
@@ -120,7 +120,10 @@ pub(crate) struct RunArgs {
 
 impl RunArgs {
     /// The transport and runner settings these arguments and the configuration give.
-    fn settings(&self, cfg: &Config) -> Result<(TransportConfig, RunnerOptions), String> {
+    pub(crate) fn settings(
+        &self,
+        cfg: &Config,
+    ) -> Result<(TransportConfig, RunnerOptions), String> {
         let mut upstreams: BTreeMap<String, String> = cfg.upstreams.clone();
         for u in &self.upstreams {
             let (ns, url) = u
@@ -477,8 +480,15 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
             .iter()
             .map(|p| json!({"file": p.file, "message": p.message}))
             .collect();
-        let text = serde_json::to_string_pretty(&json!({"tools": tools, "problems": problems}))
-            .map_err(|e| e.to_string())?;
+        let prompts: Vec<Value> = catalog
+            .prompts()
+            .iter()
+            .map(crate::prompt_cmd::prompt_json)
+            .collect();
+        let text = serde_json::to_string_pretty(
+            &json!({"tools": tools, "prompts": prompts, "problems": problems}),
+        )
+        .map_err(|e| e.to_string())?;
         write_stdout(&format!("{text}\n"))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -531,6 +541,11 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
             format!(", {} load problems", set.problems.len())
         }
     ));
+    let prompts = catalog.prompts();
+    if !prompts.is_empty() {
+        out.push('\n');
+        out.push_str(&crate::prompt_cmd::listing(&catalog, &prompts));
+    }
     write_stdout(&out)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -548,8 +563,9 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
     )?;
     let query = a.query.join(" ");
     let hits = catalog.search(&query);
+    let prompt_hits = catalog.search_prompts(&query);
     if a.json {
-        let items: Vec<Value> = hits
+        let mut items: Vec<Value> = hits
             .iter()
             .take(a.limit)
             .map(|(score, t)| {
@@ -559,6 +575,10 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
                        "exposed": d.is_exposed(), "description": d.description})
             })
             .collect();
+        items.extend(prompt_hits.iter().take(a.limit).map(|(score, e)| {
+            json!({"id": e.id, "name": e.name, "kind": e.kind.id_type(), "score": score,
+                   "description": e.description})
+        }));
         let text = serde_json::to_string_pretty(&Value::Array(items)).map_err(|e| e.to_string())?;
         write_stdout(&format!("{text}\n"))?;
         return Ok(ExitCode::SUCCESS);
@@ -574,11 +594,22 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
             d.wire_name
         ));
     }
-    if hits.is_empty() {
-        out.push_str(&format!("no tool matches \"{query}\"\n"));
+    if !prompt_hits.is_empty() {
+        out.push_str("prompts and skills:\n");
+    }
+    for (score, e) in prompt_hits.iter().take(a.limit) {
+        let first_line = e.description.lines().next().unwrap_or_default();
+        out.push_str(&format!(
+            "{score:>3}  {}  ({})\n     {first_line}\n",
+            e.id,
+            e.kind.id_type()
+        ));
+    }
+    if hits.is_empty() && prompt_hits.is_empty() {
+        out.push_str(&format!("no tool, prompt or skill matches \"{query}\"\n"));
     }
     write_stdout(&out)?;
-    Ok(if hits.is_empty() {
+    Ok(if hits.is_empty() && prompt_hits.is_empty() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

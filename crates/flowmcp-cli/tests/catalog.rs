@@ -81,8 +81,20 @@ fn example_catalog_validates_under_spec() {
                 "schema"
             ),
             (
+                "examples/catalog/providers/holidaykit-net/prompts/about.mjs",
+                "content"
+            ),
+            (
+                "examples/catalog/providers/holidaykit-net/prompts/bridge-days.mjs",
+                "content"
+            ),
+            (
                 "examples/catalog/providers/holidaykit-net/public-holidays.mjs",
                 "schema"
+            ),
+            (
+                "examples/catalog/providers/holidaykit-net/skills/plan-long-weekends.mjs",
+                "skill"
             ),
             (
                 "examples/catalog/providers/openshelf-org/books.mjs",

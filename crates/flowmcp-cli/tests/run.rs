@@ -242,7 +242,7 @@ fn search_ranks_by_name_alias_and_hint() {
         &[("HOME", home.path())],
     );
     assert_eq!(run.code, 1);
-    assert!(run.stdout.contains("no tool matches"));
+    assert!(run.stdout.contains("no tool, prompt or skill matches"));
 }
 
 #[test]

@@ -70,8 +70,9 @@ pub struct LoadedSchema {
     pub path: PathBuf,
     /// The name messages use.
     pub display: String,
-    /// The typed `main`, without the tools' `tests` and with `output.schema` set to `null` (the
-    /// descriptors hold the output schemas; tests are not needed to call tools).
+    /// The typed `main`, with only the first of each tool's `tests` (prompts show it as the
+    /// example call) and with `output.schema` set to `null` (the descriptors hold the output
+    /// schemas).
     pub main: SchemaMain,
     /// The module source, kept when the module exports `handlers`.
     pub handlers_source: Option<String>,
@@ -367,11 +368,12 @@ fn describe_schema(
             .is_some()
             .then_some(&resolver as &crate::descriptor::ListResolver<'_>),
     };
-    // The output schemas move into the descriptors (not copied), and the tests are dropped: neither
-    // is needed to call tools, and together they are most of a catalog's data.
+    // The output schemas move into the descriptors (not copied), and all tests but the first are
+    // dropped: together they are most of a catalog's data, and calling needs none of them (the
+    // first is the example call prompts show).
     let mut outputs: HashMap<String, Value> = HashMap::new();
     for (name, tool) in main.tools.iter_mut() {
-        tool.tests = Vec::new();
+        tool.tests.truncate(1);
         if let Some(o) = tool.output.as_mut() {
             outputs.insert(name.clone(), std::mem::take(&mut o.schema));
         }

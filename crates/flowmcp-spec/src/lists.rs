@@ -1095,6 +1095,13 @@ pub enum ListScope {
     NotSearched,
 }
 
+impl Default for ListScope {
+    /// Nobody looked.
+    fn default() -> Self {
+        ListScope::NotSearched
+    }
+}
+
 impl ListScope {
     /// The registry, when there is one.
     pub fn registry(&self) -> Option<&ListRegistry> {

@@ -64,7 +64,22 @@ pub fn is_catalog(dir: &Path) -> bool {
 /// cross-file checks) and one per `.mjs` file (referenced or not; `_shared/` helper modules,
 /// hidden directories and `node_modules` are skipped), sorted by path.
 pub fn validate_catalog(dir: &Path, display: &str, opts: &Options) -> Vec<FileReport> {
-    let v = validate_catalog_files(dir, display, opts);
+    let mut v = validate_catalog_files(dir, display, opts);
+    // The checks of prompts and skills across files.
+    let parts: Vec<crate::prompts::Part> = v
+        .files
+        .iter()
+        .map(|f| crate::prompts::Part::of(&f.rel, &f.loaded))
+        .collect();
+    let (_, found) = crate::prompts::build(&parts, v.lists.registry(), &opts.settings);
+    for (i, diagnostics) in found {
+        crate::prompts::attach(
+            &mut v.files[i].report,
+            diagnostics,
+            parts[i].source.as_deref(),
+            opts.positions,
+        );
+    }
     let mut out = Vec::with_capacity(v.files.len() + 1);
     out.push(v.catalog);
     out.extend(v.files.into_iter().map(|f| f.report));

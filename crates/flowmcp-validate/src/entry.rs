@@ -87,8 +87,16 @@ pub fn validate_loaded_mut(
                 let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
                 rules::run_skill_rules(&ctx, &mut c);
             }
-            // Prompts, agents, selections and content files get their rules with their issues;
-            // loading them (scan, sandbox, SEC017) already happened.
+            FileKind::Prompt => {
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
+                rules::run_prompt_file_rules(&ctx, &mut c);
+            }
+            FileKind::Content => {
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
+                rules::run_content_rules(&ctx, &mut c);
+            }
+            // Agents and selections get their rules with their issue; loading them (scan,
+            // sandbox, SEC017) already happened.
             _ => {}
         }
     }
@@ -171,7 +179,11 @@ fn drop_duplicate_sec017(diagnostics: &mut Vec<Diagnostic>) {
 
 /// Gives every diagnostic that has a JSON path but no line the position of that value in the source
 /// (or of its nearest enclosing value that can be found).
-fn add_source_positions(source: &str, blanked: Option<&str>, diagnostics: &mut [Diagnostic]) {
+pub(crate) fn add_source_positions(
+    source: &str,
+    blanked: Option<&str>,
+    diagnostics: &mut [Diagnostic],
+) {
     let wanted: Vec<usize> = diagnostics
         .iter()
         .enumerate()

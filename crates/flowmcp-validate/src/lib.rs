@@ -24,6 +24,7 @@ mod catalog;
 mod entry;
 mod ids;
 pub mod lists;
+pub mod prompts;
 pub mod render;
 mod rules;
 

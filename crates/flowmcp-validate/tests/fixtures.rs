@@ -16,7 +16,9 @@
 //!
 //! A fixture may also be a directory (a small catalog, validated with
 //! `flowmcp_validate::validate_catalog_fixture`; its directives live in `fixture.txt` inside
-//! it) or a `.id` file (its text is one ID, validated with `flowmcp_validate::validate_id`;
+//! it; with `// scope: files` it is validated whole with `flowmcp_validate::validate_catalog`,
+//! and the diagnostics of every file count, as for the checks of prompts and skills across
+//! files) or a `.id` file (its text is one ID, validated with `flowmcp_validate::validate_id`;
 //! directives as in `.mjs` files, on lines starting with `//`).
 //!
 //! A `fail*` fixture must produce exactly its expected diagnostics of the directory's code; a `pass*`
@@ -52,6 +54,8 @@ struct Fixture {
     expects: Vec<String>,
     /// `(SQL file beside the fixture, database path relative to the copy)`.
     databases: Vec<(String, String)>,
+    /// A directory fixture validated whole (`// scope: files`).
+    whole: bool,
 }
 
 /// Entries whose names start with `_` are support files, not fixtures: e.g. a `_lists/` directory
@@ -97,6 +101,7 @@ fn load_fixtures() -> Vec<Fixture> {
                 max_file_size: None,
                 expects: Vec::new(),
                 databases: Vec::new(),
+                whole: false,
             };
             for line in text.lines().take_while(|l| l.starts_with("//")) {
                 let body = line.trim_start_matches('/').trim();
@@ -106,6 +111,8 @@ fn load_fixtures() -> Vec<Fixture> {
                     f.max_file_size = Some(n.trim().parse().unwrap());
                 } else if let Some(e) = body.strip_prefix("expect:") {
                     f.expects.push(e.trim().to_string());
+                } else if let Some(scope) = body.strip_prefix("scope:") {
+                    f.whole = scope.trim() == "files";
                 } else if let Some(d) = body.strip_prefix("database:") {
                     let (sql, target) = d.trim().split_once(' ').unwrap();
                     f.databases
@@ -129,6 +136,11 @@ fn run(f: &Fixture) -> flowmcp_spec::FileReport {
     let mut opts = Options::new(f.profile);
     if let Some(n) = f.max_file_size {
         opts.limits.max_file_bytes = n;
+    }
+    if f.path.is_dir() && f.whole {
+        let reports = flowmcp_validate::validate_catalog(&f.path, &display_name(f), &opts);
+        let diags = reports.into_iter().flat_map(|r| r.diagnostics).collect();
+        return flowmcp_spec::FileReport::new(display_name(f), "catalog", diags);
     }
     if f.path.is_dir() {
         let diags = flowmcp_validate::validate_catalog_fixture(&f.path, &opts);

@@ -271,14 +271,14 @@ declare_rules! {
     RES040: Res, Spec, "13-resources.md", Warning/Warning, Implemented, "sqlite resource with `origin: 'inline'` is not recommended";
     RES041: Res, Spec, "13-resources.md", Error/Error, Implemented, "A field required for this resource source is missing";
     RES042: Res, Spec, "13-resources.md", Info/Info, Implemented, "file-based sqlite resource may define a `getSchema` query";
-    SKL001: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill file must export `skill` as a named export";
+    SKL001: Skl, Spec, "14-skills.md", Error/Error, Implemented, "Skill file must export `skill` as a named export";
     SKL002: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`skill.name` must match ^[a-z][a-z0-9-]{0,63}$";
-    SKL003: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`skill.name` must equal its registration key or file basename";
+    SKL003: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`skill.name` must equal its registration key or file basename";
     SKL004: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`skill.version` must be flowmcp/4.0.0", [
         "deprecated-version" => Warning/Warning: "`flowmcp-skill/1.0.0` is accepted with a deprecation warning",
     ];
-    SKL005: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`requires.tools` entry is not a known tool";
-    SKL006: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`requires.resources` entry is not a known resource";
+    SKL005: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`requires.tools` entry is not a known tool";
+    SKL006: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`requires.resources` entry is not a known resource";
     SKL007: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`skill.description` is required, at most 1024 characters";
     SKL008: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`{{input:key}}` in content has no matching `input` entry";
     SKL009: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`input[].values` is required for enum inputs and forbidden otherwise";
@@ -288,15 +288,15 @@ declare_rules! {
     SKL013: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`input[].type` must be string, number, boolean or enum";
     SKL014: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`input[].description` must be a non-empty string";
     SKL015: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`input[].required` must be a boolean";
-    SKL016: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill registration `file` must end in .mjs";
-    SKL017: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "Skill registration `file` must exist";
-    SKL018: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "At most 4 skills per selection or agent";
-    SKL020: Skl, Spec, "14-skills.md", Warning/Warning, Planned(0), "`{{tool:x}}` in content is not listed in `requires.tools`";
-    SKL021: Skl, Spec, "14-skills.md", Warning/Warning, Planned(0), "`{{resource:x}}` in content is not listed in `requires.resources`";
-    SKL022: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "`{{skill:x}}` names a skill not registered in scope";
-    SKL023: Skl, Spec, "14-skills.md", Error/Error, Planned(0), "A skill referenced via `{{skill:x}}` must not reference skills itself";
-    SKL024: Skl, Spec, "14-skills.md", Warning/Warning, Planned(0), "`requires.tools` entry is never referenced in content";
-    SKL025: Skl, Spec, "14-skills.md", Warning/Warning, Planned(0), "`requires.resources` entry is never referenced in content";
+    SKL016: Skl, Spec, "14-skills.md", Error/Error, Implemented, "Skill registration `file` must end in .mjs";
+    SKL017: Skl, Spec, "14-skills.md", Error/Error, Implemented, "Skill registration `file` must exist";
+    SKL018: Skl, Spec, "14-skills.md", Error/Error, Implemented, "At most 4 skills per selection or agent";
+    SKL020: Skl, Spec, "14-skills.md", Warning/Warning, Implemented, "`{{tool:x}}` in content is not listed in `requires.tools`";
+    SKL021: Skl, Spec, "14-skills.md", Warning/Warning, Implemented, "`{{resource:x}}` in content is not listed in `requires.resources`";
+    SKL022: Skl, Spec, "14-skills.md", Error/Error, Implemented, "`{{skill:x}}` names a skill not registered in scope";
+    SKL023: Skl, Spec, "14-skills.md", Error/Error, Implemented, "A skill referenced via `{{skill:x}}` must not reference skills itself";
+    SKL024: Skl, Spec, "14-skills.md", Warning/Warning, Implemented, "`requires.tools` entry is never referenced in content";
+    SKL025: Skl, Spec, "14-skills.md", Warning/Warning, Implemented, "`requires.resources` entry is never referenced in content";
     /// DEP001: A `requires.tools` entry of a skill that names no known tool, as chapter 09 numbers
     /// the check.
     ///
@@ -329,19 +329,19 @@ declare_rules! {
     /// The skills chapter defines the same check as SKL021. One finding gets one code, so it is
     /// reported as SKL021 only.
     DEP004: Dep, Spec, "09-validation-rules.md", Off/Off, NotEmitted("SKL021 reports the check"), "Duplicate of SKL021 (not emitted)";
-    PRM001: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Prompt `name` must match ^[a-z][a-z0-9-]*$";
-    PRM002: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Prompt `version` must be flowmcp-prompt/1.0.0";
-    PRM003: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Exactly one of `namespace` or `agent` must be set";
-    PRM004: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "`testedWith` is required for agent prompts, forbidden for provider prompts";
-    PRM005: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "`testedWith` must contain /";
-    PRM006: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Each `dependsOn` entry must resolve to an existing tool";
-    PRM007: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Each `references[]` entry must resolve to an existing prompt";
-    PRM008: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "A referenced prompt must not have references itself";
-    PRM009: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "tool/resource/prompt placeholders in content must resolve";
-    PRM010: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Agent prompts need non-empty `content`; provider prompts must not have it";
-    PRM011: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Provider prompts need a relative .mjs `contentFile`; agent prompts must not";
-    PRM012: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "Content file must `export const content`";
-    PRM013: Prm, Spec, "12-prompt-architecture.md", Error/Error, Planned(0), "`references` is required and must be an array";
+    PRM001: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "Prompt `name` must match ^[a-z][a-z0-9-]*$";
+    PRM002: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "Prompt `version` must be flowmcp-prompt/1.0.0";
+    PRM003: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "Exactly one of `namespace` or `agent` must be set";
+    PRM004: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "`testedWith` is required for agent prompts, forbidden for provider prompts";
+    PRM005: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "`testedWith` must contain /";
+    PRM006: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "Each `dependsOn` entry must resolve to an existing tool";
+    PRM007: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "Each `references[]` entry must resolve to an existing prompt";
+    PRM008: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "A referenced prompt must not have references itself";
+    PRM009: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "tool/resource/prompt placeholders in content must resolve";
+    PRM010: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "Agent prompts need non-empty `content`; provider prompts must not have it";
+    PRM011: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "Provider prompts need a relative .mjs `contentFile`; agent prompts must not";
+    PRM012: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "Content file must `export const content`";
+    PRM013: Prm, Spec, "12-prompt-architecture.md", Error/Error, Implemented, "`references` is required and must be an array";
     AGT001: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `name` must match ^[a-z][a-z0-9-]*$ and equal the directory name";
     AGT002: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `description` must be a non-empty string";
     AGT003: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Agent `model` is required and must contain /";
@@ -384,9 +384,9 @@ declare_rules! {
     ID004: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID name must not be empty";
     ID005: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Short-form IDs are not supported";
     ID006: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Full-form IDs are required everywhere";
-    PH001: Ph, Spec, "02-parameters.md", Error/Error, Planned(0), "Placeholder `{{type:ref}}` must not have an empty ref";
-    PH002: Ph, Spec, "02-parameters.md", Error/Error, Planned(0), "Placeholder reference must resolve: bare name in scope, slash name in catalog";
-    PH003: Ph, Spec, "02-parameters.md", Error/Error, Planned(0), "`{{input:key}}` key must match ^[a-z][a-zA-Z0-9]*$ and be declared";
+    PH001: Ph, Spec, "02-parameters.md", Error/Error, Implemented, "Placeholder `{{type:ref}}` must not have an empty ref";
+    PH002: Ph, Spec, "02-parameters.md", Error/Error, Implemented, "Placeholder reference must resolve: bare name in scope, slash name in catalog";
+    PH003: Ph, Spec, "02-parameters.md", Error/Error, Implemented, "`{{input:key}}` key must match ^[a-z][a-zA-Z0-9]*$ and be declared";
     PH004: Ph, Spec, "02-parameters.md", Error/Error, Implemented, "Prompt placeholders are only allowed in prompt/skill content, not in `main`";
     TST001: Tst, Spec, "10-tests.md", Error/Warning, Implemented, "At least 3 tests per tool, resource query and agent", [
         "none" => Error/Error: "no tests at all",

@@ -13,6 +13,7 @@ mod meta;
 mod output;
 mod params;
 mod preload;
+pub(crate) mod prompts;
 mod resources;
 mod security;
 mod skills;
@@ -158,7 +159,7 @@ pub(crate) struct SchemaRule {
 
 /// The rules of each family module, in the order they run. Each module declares its own `RULES`
 /// table, so adding a rule touches only its module.
-pub(crate) fn rule_tables() -> [&'static [SchemaRule]; 11] {
+pub(crate) fn rule_tables() -> [&'static [SchemaRule]; 12] {
     [
         main_fields::RULES,
         handlers::RULES,
@@ -171,6 +172,7 @@ pub(crate) fn rule_tables() -> [&'static [SchemaRule]; 11] {
         meta::RULES,
         lists::RULES,
         tool_tests::RULES,
+        prompts::RULES,
     ]
 }
 
@@ -198,15 +200,39 @@ pub(crate) fn run_skill_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
+/// The rules of a prompt file (`export const prompt`) and of a content file (`export const
+/// content`), in the order they run.
+#[cfg(test)]
+pub(crate) fn prompt_file_rules() -> impl Iterator<Item = &'static SchemaRule> {
+    prompts::FILE_RULES.iter().chain(prompts::CONTENT_RULES)
+}
+
+/// Runs the rules of a prompt file.
+pub(crate) fn run_prompt_file_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for rule in prompts::FILE_RULES {
+        (rule.check)(ctx, c);
+    }
+}
+
+/// Runs the rules of a content file.
+pub(crate) fn run_content_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for rule in prompts::CONTENT_RULES {
+        (rule.check)(ctx, c);
+    }
+}
+
 #[cfg(test)]
 mod registry_tests {
     use flowmcp_spec::Status;
 
-    use super::{schema_rules, skill_rules};
+    use super::{prompt_file_rules, schema_rules, skill_rules};
 
     #[test]
     fn every_code_a_rule_emits_is_implemented_in_the_registry() {
-        for rule in schema_rules().chain(skill_rules()) {
+        for rule in schema_rules()
+            .chain(skill_rules())
+            .chain(prompt_file_rules())
+        {
             for code in rule.codes {
                 assert_eq!(code.info().status, Status::Implemented, "{code}");
             }

@@ -46,7 +46,21 @@ pub(super) static RULES: &[SchemaRule] = &[
         codes: &[Code::SKL008],
         check: skl008_input_placeholders,
     },
+    SchemaRule {
+        codes: &[Code::PH001, Code::PH002, Code::PH003],
+        check: content_placeholders,
+    },
 ];
+
+/// PH001–PH003 on the placeholders of `skill.content` (see [`super::prompts::check_syntax`]).
+fn content_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    if let Some(text) = skill(ctx)
+        .and_then(|s| s.get("content"))
+        .and_then(Value::as_str)
+    {
+        super::prompts::check_syntax(text, &skill_path("content"), c);
+    }
+}
 
 /// The version a skill file declares.
 const SKILL_VERSION: &str = "flowmcp/4.0.0";

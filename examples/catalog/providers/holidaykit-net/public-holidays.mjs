@@ -4,7 +4,7 @@ export const main = {
     description: 'Public holidays, upcoming days off and working-day checks for the countries the (fictional) HolidayKit API covers.',
     version: '4.2.0',
     schemaVersion: '1.0.0',
-    schemaHash: 'da2897c5',
+    schemaHash: 'a1411451',
     root: 'https://api.holidaykit.net/v1',
     docs: [ 'https://holidaykit.net/docs' ],
     tags: [ 'calendar', 'holidays', 'open-data' ],
@@ -217,6 +217,26 @@ export const main = {
                 aliases: [ 'isHoliday', 'isWorkingDay' ],
                 alwaysLoad: false
             }
+        }
+    },
+    prompts: {
+        about: {
+            name: 'about',
+            version: 'flowmcp-prompt/1.0.0',
+            namespace: 'holidaykit-net',
+            description: 'What the HolidayKit tools offer and how they fit together',
+            dependsOn: [ 'listCountries', 'getPublicHolidays', 'getNextHolidays', 'checkWorkingDay' ],
+            references: [],
+            contentFile: './prompts/about.mjs'
+        },
+        bridgeDays: {
+            name: 'bridge-days',
+            version: 'flowmcp-prompt/1.0.0',
+            namespace: 'holidaykit-net',
+            description: 'Find bridge days: working days between a holiday and a weekend',
+            dependsOn: [ 'getPublicHolidays', 'checkWorkingDay' ],
+            references: [ 'holidaykit-net/prompt/about' ],
+            contentFile: './prompts/bridge-days.mjs'
         }
     }
 }

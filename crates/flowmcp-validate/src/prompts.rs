@@ -1,0 +1,1387 @@
+//! A catalog's prompts and skills as one library (chapters 12, 14 and 18): which files give which
+//! prompt or skill, under which ID, and the checks that need more than one file — what a
+//! `contentFile` holds, whether `dependsOn`, `references[]`, `requires` and every placeholder
+//! resolve, skill registrations, one-level-deep composition.
+//!
+//! The same library serves validation and rendering: [`build`] returns the entries and the
+//! diagnostics together, and [`PromptEntry::target_id`] is the one place a placeholder's
+//! reference becomes a Primitive-ID.
+//!
+//! Where the files are decides what they are, relative to the catalog:
+//! - `…/<dir>/skills/<name>.mjs`: a skill of the namespace whose schemas sit in `<dir>`
+//!   (`agents/<a>/skills/` and `selections/<s>/skills/`: of that agent or selection);
+//! - a schema's `main.prompts` entry: a provider prompt, its text in the `contentFile` it names;
+//! - `agents/<a>/prompts/<name>.mjs` exporting `prompt` (or only `content`): a prompt of agent
+//!   `<a>`; any other file exporting `prompt` that no `contentFile` names is a prompt of the owner
+//!   it declares (the 3.0 layout keeps provider prompts that way).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use flowmcp_loader::{FileKind, LoadedFile};
+use flowmcp_spec::lists::ListRegistry;
+use flowmcp_spec::placeholder::{ContentPlaceholder, ContentType, TargetRef, find_interpolations};
+use flowmcp_spec::{Code, Collector, Diagnostic, FileReport, JsonPath, RuleSettings};
+use serde_json::{Map, Value};
+
+use crate::rules::prompts::{is_prompt_name, prompt_owner};
+
+/// What one file of a catalog gives its prompts and skills.
+#[derive(Clone, Debug)]
+pub struct Part {
+    /// The path relative to the catalog, with `/` separators.
+    pub rel: String,
+    /// The file as reports name it.
+    pub display: String,
+    /// What the file exports, as far as prompts and skills care.
+    pub kind: PartKind,
+    /// The source, for files whose findings [`attach`] places on lines (prompt, skill and
+    /// content files, and schemas with `main.prompts`).
+    pub source: Option<Arc<str>>,
+}
+
+/// What a file exports, as far as prompts and skills care.
+#[derive(Clone, Debug)]
+pub enum PartKind {
+    /// A schema: its namespace, tool and resource names, and `main.prompts` as written.
+    Schema {
+        /// `main.namespace`.
+        namespace: String,
+        /// The keys of `main.tools` (and `main.routes`).
+        tools: Vec<String>,
+        /// The keys of `main.resources`.
+        resources: Vec<String>,
+        /// `main.prompts`, when present.
+        prompts: Option<Value>,
+    },
+    /// `export const skill`.
+    Skill(Value),
+    /// `export const prompt`.
+    Prompt(Value),
+    /// `export const content` (and no export above it).
+    Content(Value),
+    /// `export const agent`.
+    Agent(Value),
+    /// `export const selection`.
+    Selection(Value),
+    /// Any other export (or none that is recognised).
+    Other,
+    /// A file that did not load (its own report says why).
+    Unloaded,
+}
+
+impl Part {
+    /// What `loaded` (at `rel` in its catalog) gives.
+    pub fn of(rel: &str, loaded: &LoadedFile) -> Part {
+        let get = |name: &str| loaded.exports.as_ref().and_then(|e| e.get(name)).cloned();
+        let mut keep_source = true;
+        let kind = match (loaded.kind, get(loaded.kind.as_str())) {
+            (FileKind::Schema, _) => match get("main").as_ref().and_then(Value::as_object) {
+                Some(main) => {
+                    let names = |key: &str| -> Vec<String> {
+                        main.get(key)
+                            .and_then(Value::as_object)
+                            .map(|o| o.keys().cloned().collect())
+                            .unwrap_or_default()
+                    };
+                    let mut tools = names("tools");
+                    tools.extend(names("routes"));
+                    let prompts = main.get("prompts").cloned();
+                    keep_source = prompts.is_some();
+                    match main.get("namespace").and_then(Value::as_str) {
+                        Some(ns) => PartKind::Schema {
+                            namespace: ns.to_string(),
+                            tools,
+                            resources: names("resources"),
+                            prompts,
+                        },
+                        None => PartKind::Other,
+                    }
+                }
+                None => PartKind::Other,
+            },
+            (FileKind::Skill, Some(v)) => PartKind::Skill(v),
+            (FileKind::Prompt, Some(v)) => PartKind::Prompt(v),
+            (FileKind::Content, Some(v)) => PartKind::Content(v),
+            (FileKind::Agent, Some(v)) => PartKind::Agent(v),
+            (FileKind::Selection, Some(v)) => PartKind::Selection(v),
+            _ if loaded.exports.is_none() => PartKind::Unloaded,
+            _ => PartKind::Other,
+        };
+        if matches!(kind, PartKind::Other | PartKind::Unloaded) {
+            keep_source = false;
+        }
+        Part {
+            rel: rel.to_string(),
+            display: loaded.display.clone(),
+            kind,
+            source: if keep_source {
+                loaded.source.as_deref().map(Arc::from)
+            } else {
+                None
+            },
+        }
+    }
+}
+
+/// What a library entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A provider prompt (`main.prompts`, or a 3.0 provider prompt file).
+    ProviderPrompt,
+    /// An agent prompt (`agents/<a>/prompts/`).
+    AgentPrompt,
+    /// A skill.
+    Skill,
+}
+
+impl EntryKind {
+    /// `prompt` or `skill`: the ID type.
+    pub fn id_type(self) -> &'static str {
+        match self {
+            EntryKind::Skill => "skill",
+            _ => "prompt",
+        }
+    }
+}
+
+/// One input a skill declares (prompts take the `{{input:…}}` keys of their content, all
+/// optional strings).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkillInput {
+    /// The key.
+    pub key: String,
+    /// `string`, `number`, `boolean` or `enum`.
+    pub ty: String,
+    /// What to give.
+    pub description: String,
+    /// Whether rendering needs it.
+    pub required: bool,
+    /// The values an `enum` input takes.
+    pub values: Vec<String>,
+}
+
+/// One `prefill[]` entry of a skill: a tool run before the skill is delivered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrefillCall {
+    /// The tool's Primitive-ID.
+    pub tool: String,
+    /// Its arguments, `{{input:…}}` not yet substituted.
+    pub params: Map<String, Value>,
+}
+
+/// A prompt or skill of the catalog.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PromptEntry {
+    /// `{owner}/prompt/{name}` or `{owner}/skill/{name}`.
+    pub id: String,
+    /// What it is.
+    pub kind: EntryKind,
+    /// The namespace, agent or selection it belongs to (bare references resolve there).
+    pub owner: String,
+    /// Its name.
+    pub name: String,
+    /// What it is for.
+    pub description: String,
+    /// Its text, placeholders unresolved.
+    pub content: String,
+    /// Its inputs, in order.
+    pub inputs: Vec<SkillInput>,
+    /// The prompts it composes (`references[]`), as written.
+    pub references: Vec<String>,
+    /// The tools a skill runs before delivery.
+    pub prefill: Vec<PrefillCall>,
+    /// A skill's `output`.
+    pub output: Option<String>,
+    /// A skill's `whenToUse`.
+    pub when_to_use: Option<String>,
+    /// An agent prompt's `testedWith`.
+    pub tested_with: Option<String>,
+    /// The file that defines it, as reports name it.
+    pub file: String,
+}
+
+impl PromptEntry {
+    /// The Primitive-ID a placeholder's reference names from this entry: a bare name in the
+    /// entry's own namespace, agent or selection; `ns/name` and `ns/type/name` in the catalog.
+    pub fn target_id(&self, ty: ContentType, target: &TargetRef<'_>) -> String {
+        let id_type = ty.id_type().unwrap_or("input");
+        let owner = target.namespace.unwrap_or(&self.owner);
+        format!("{owner}/{id_type}/{}", target.name)
+    }
+
+    /// Whether the content names another skill (`{{skill:…}}`).
+    pub fn references_skills(&self) -> bool {
+        find_interpolations(&self.content).iter().any(|f| {
+            matches!(
+                ContentPlaceholder::of(&f.inner),
+                Some(ContentPlaceholder::Reference {
+                    ty: ContentType::Skill,
+                    ..
+                })
+            )
+        })
+    }
+}
+
+/// Every prompt and skill of a catalog, by ID, in catalog order (provider prompts and skills by
+/// file, then agent prompts).
+#[derive(Clone, Debug, Default)]
+pub struct Library {
+    entries: Vec<PromptEntry>,
+    by_id: HashMap<String, usize>,
+    tools: HashSet<String>,
+    resources: HashSet<String>,
+}
+
+impl Library {
+    /// The entries, in order.
+    pub fn entries(&self) -> &[PromptEntry] {
+        &self.entries
+    }
+
+    /// The entry with this ID.
+    pub fn get(&self, id: &str) -> Option<&PromptEntry> {
+        self.by_id.get(id).map(|&i| &self.entries[i])
+    }
+
+    /// Whether there is no entry.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether some schema of the catalog defines the tool `id` (valid or not).
+    pub fn has_tool(&self, id: &str) -> bool {
+        self.tools.contains(id)
+    }
+
+    /// Whether some schema of the catalog defines the resource `id` (valid or not).
+    pub fn has_resource(&self, id: &str) -> bool {
+        self.resources.contains(id)
+    }
+}
+
+/// Where a file sits, as far as prompts and skills care.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Place {
+    /// `…/<dir>/skills/<file>`: the owner's directory (relative path) and its kind.
+    Skills { dir: String, owner: OwnerDir },
+    /// `agents/<a>/prompts/<file>`.
+    AgentPrompts(String),
+    /// Anywhere else.
+    Elsewhere,
+}
+
+/// The kind of directory a `skills/` folder sits in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum OwnerDir {
+    Namespace,
+    Agent(String),
+    Selection(String),
+}
+
+fn place(rel: &str) -> Place {
+    let segs: Vec<&str> = rel.split('/').collect();
+    let n = segs.len();
+    if n >= 3 && segs[n - 2] == "skills" {
+        let dir = segs[..n - 2].join("/");
+        let name = segs[n - 3].to_string();
+        let owner = match n.checked_sub(4).map(|i| segs[i]) {
+            Some("agents") => OwnerDir::Agent(name),
+            Some("selections") => OwnerDir::Selection(name),
+            _ => OwnerDir::Namespace,
+        };
+        return Place::Skills { dir, owner };
+    }
+    if n >= 4 && segs[n - 2] == "prompts" && segs[n - 4] == "agents" {
+        return Place::AgentPrompts(segs[n - 3].to_string());
+    }
+    Place::Elsewhere
+}
+
+/// The directory part of a relative path (`""` at the root).
+fn parent(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The file name without `.mjs`.
+fn stem(rel: &str) -> &str {
+    let name = rel.rsplit_once('/').map_or(rel, |(_, n)| n);
+    name.strip_suffix(".mjs").unwrap_or(name)
+}
+
+/// `file` relative to the directory `dir` (both `/`-separated, relative to the catalog);
+/// `None` when it leaves the catalog.
+fn join(dir: &str, file: &str) -> Option<String> {
+    let mut out: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in file.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            s => out.push(s),
+        }
+    }
+    Some(out.join("/"))
+}
+
+/// Diagnostics per file, under the run's settings.
+struct Sinks<'s> {
+    settings: &'s RuleSettings,
+    parts: &'s [Part],
+    by_part: BTreeMap<usize, Collector<'s>>,
+}
+
+impl<'s> Sinks<'s> {
+    fn at(&mut self, part: usize) -> &mut Collector<'s> {
+        let settings = self.settings;
+        let display = self.parts[part].display.clone();
+        self.by_part
+            .entry(part)
+            .or_insert_with(|| Collector::new(settings, Some(display)))
+    }
+
+    fn emit(&mut self, part: usize, code: Code, path: &JsonPath, message: String) {
+        self.at(part).emit(code, Some(path), message);
+    }
+}
+
+/// Where an entry's parts are, for its findings.
+#[derive(Clone, Debug)]
+struct Origin {
+    /// The part that defines it, and the path of the definition (`/main/prompts/x`, `/prompt`,
+    /// `/skill`, or the root for a content-only agent prompt).
+    def_part: usize,
+    def_path: JsonPath,
+    /// The part that holds its text, and the path of the text.
+    text_part: usize,
+    text_path: JsonPath,
+    /// `dependsOn`, as written.
+    depends_on: Vec<Value>,
+    /// A skill's `requires.tools` and `requires.resources`, as written.
+    requires_tools: Vec<Value>,
+    requires_resources: Vec<Value>,
+}
+
+/// Builds the library of the catalog whose files are `parts`, with the findings that need more
+/// than one file, per part index.
+///
+/// SKL001: A file in a `skills/` directory (of a provider, an agent or a selection) does not
+/// export `skill`.
+///
+/// # Why
+///
+/// Everything in a `skills/` directory is loaded as a skill; a file there that is something
+/// else is either misplaced or a skill whose export was misspelled, and it would silently be
+/// missing from the catalog.
+///
+/// SKL003: A skill's `name` is not its file's name (without `.mjs`) — or, for a skill an agent
+/// or a selection registers, not the key it is registered under; or two skills of one scope have
+/// the same name.
+///
+/// # Why
+///
+/// The name is the last segment of the skill's ID (`{owner}/skill/{name}`): a name that differs
+/// from where the skill is found makes the ID and the file disagree, and the same name twice
+/// makes the ID ambiguous. `lists` are the catalog's shared lists (for
+/// `{{listName:field}}`).
+pub fn build(
+    parts: &[Part],
+    lists: Option<&ListRegistry>,
+    settings: &RuleSettings,
+) -> (Library, Vec<(usize, Vec<Diagnostic>)>) {
+    let compat = settings.profile.is_compat();
+    let mut sinks = Sinks {
+        settings,
+        parts,
+        by_part: BTreeMap::new(),
+    };
+    let by_rel: HashMap<&str, usize> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.rel.as_str(), i))
+        .collect();
+    let mut lib = Library::default();
+    // The namespaces of the schemas in each directory.
+    let mut dir_namespaces: HashMap<&str, Vec<&str>> = HashMap::new();
+    for p in parts {
+        if let PartKind::Schema {
+            namespace,
+            tools,
+            resources,
+            ..
+        } = &p.kind
+        {
+            lib.tools
+                .extend(tools.iter().map(|t| format!("{namespace}/tool/{t}")));
+            lib.resources.extend(
+                resources
+                    .iter()
+                    .map(|r| format!("{namespace}/resource/{r}")),
+            );
+            let dir = dir_namespaces.entry(parent(&p.rel)).or_default();
+            if !dir.contains(&namespace.as_str()) {
+                dir.push(namespace);
+            }
+        }
+    }
+    let namespace_of_dir = |dir: &str| -> String {
+        match dir_namespaces.get(dir).map(Vec::as_slice) {
+            Some([one]) => one.to_string(),
+            _ => dir.rsplit('/').next().unwrap_or(dir).to_string(),
+        }
+    };
+
+    // Skill registrations of agents and selections: the registered file → (key, manifest).
+    let mut registered: HashMap<String, (String, usize)> = HashMap::new();
+    for (i, p) in parts.iter().enumerate() {
+        let (root, manifest) = match &p.kind {
+            PartKind::Agent(v) => ("agent", v),
+            PartKind::Selection(v) => ("selection", v),
+            _ => continue,
+        };
+        check_registrations(i, p, root, manifest, &by_rel, &mut registered, &mut sinks);
+    }
+
+    let mut origins: Vec<Origin> = Vec::new();
+    let mut used_as_content: HashSet<usize> = HashSet::new();
+    let mut push = |lib: &mut Library,
+                    sinks: &mut Sinks<'_>,
+                    entry: PromptEntry,
+                    origin: Origin,
+                    dup_code: Code| {
+        if let Some(&first) = lib.by_id.get(&entry.id) {
+            let other = lib.entries[first].file.clone();
+            sinks.emit(
+                origin.def_part,
+                dup_code,
+                &origin.def_path.key("name"),
+                format!("{} is defined twice; {other} defines it first", entry.id),
+            );
+            return;
+        }
+        lib.by_id.insert(entry.id.clone(), lib.entries.len());
+        lib.entries.push(entry);
+        origins.push(origin);
+    };
+
+    for (i, p) in parts.iter().enumerate() {
+        match &p.kind {
+            PartKind::Schema {
+                namespace,
+                prompts: Some(Value::Object(prompts)),
+                ..
+            } => {
+                for (key, def) in prompts {
+                    let Some(def) = def.as_object() else { continue };
+                    let def_path = JsonPath::root("main").key("prompts").key(key);
+                    let Some(name) = def
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .filter(|n| is_prompt_name(n))
+                    else {
+                        continue;
+                    };
+                    if prompt_owner(def, compat).0 != Some(namespace.as_str()) {
+                        continue;
+                    }
+                    let Some((text_part, content)) =
+                        content_file(i, p, def, &def_path, parts, &by_rel, &mut sinks)
+                    else {
+                        continue;
+                    };
+                    used_as_content.insert(text_part);
+                    let text_path = match &parts[text_part].kind {
+                        PartKind::Content(_) => JsonPath::root("content"),
+                        _ => JsonPath::root("prompt").key("content"),
+                    };
+                    push(
+                        &mut lib,
+                        &mut sinks,
+                        prompt_entry(def, namespace, name, EntryKind::ProviderPrompt, content, p),
+                        Origin {
+                            def_part: i,
+                            def_path,
+                            text_part,
+                            text_path,
+                            depends_on: array(def.get("dependsOn")),
+                            requires_tools: Vec::new(),
+                            requires_resources: Vec::new(),
+                        },
+                        Code::PRM001,
+                    );
+                }
+            }
+            PartKind::Skill(skill) => {
+                let Place::Skills { dir, owner } = place(&p.rel) else {
+                    continue;
+                };
+                let Some(s) = skill.as_object() else { continue };
+                let Some(name) = s.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                let owner_name = match &owner {
+                    OwnerDir::Namespace => namespace_of_dir(&dir),
+                    OwnerDir::Agent(a) | OwnerDir::Selection(a) => a.clone(),
+                };
+                // SKL003: the name is the file's stem, or the key it is registered under.
+                let (expected, under) = match registered.get(&p.rel) {
+                    Some((key, m)) => (key.clone(), format!("its key in {}", parts[*m].display)),
+                    None => (stem(&p.rel).to_string(), "the file's name".to_string()),
+                };
+                if name != expected {
+                    sinks.emit(
+                        i,
+                        Code::SKL003,
+                        &JsonPath::root("skill").key("name"),
+                        format!("Is {name:?}, but {under} is {expected:?}; they must be the same"),
+                    );
+                }
+                let Some(content) = s.get("content").and_then(Value::as_str) else {
+                    continue;
+                };
+                let entry = PromptEntry {
+                    id: format!("{owner_name}/skill/{name}"),
+                    kind: EntryKind::Skill,
+                    owner: owner_name,
+                    name: name.to_string(),
+                    description: text(s.get("description")),
+                    content: content.to_string(),
+                    inputs: skill_inputs(s),
+                    references: Vec::new(),
+                    prefill: prefill_calls(s),
+                    output: s.get("output").and_then(Value::as_str).map(str::to_string),
+                    when_to_use: s
+                        .get("whenToUse")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    tested_with: None,
+                    file: p.display.clone(),
+                };
+                let requires = s.get("requires");
+                push(
+                    &mut lib,
+                    &mut sinks,
+                    entry,
+                    Origin {
+                        def_part: i,
+                        def_path: JsonPath::root("skill"),
+                        text_part: i,
+                        text_path: JsonPath::root("skill").key("content"),
+                        depends_on: Vec::new(),
+                        requires_tools: array(requires.and_then(|r| r.get("tools"))),
+                        requires_resources: array(requires.and_then(|r| r.get("resources"))),
+                    },
+                    Code::SKL003,
+                );
+            }
+            PartKind::Unloaded => {}
+            _ if matches!(place(&p.rel), Place::Skills { .. }) => {
+                sinks.emit(
+                    i,
+                    Code::SKL001,
+                    &JsonPath::default(),
+                    "A file in a skills/ directory must `export const skill`".to_string(),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    // Prompt files, and agent content files, that no contentFile names.
+    for (i, p) in parts.iter().enumerate() {
+        if used_as_content.contains(&i) {
+            continue;
+        }
+        let agent_dir = match place(&p.rel) {
+            Place::AgentPrompts(a) => Some(a),
+            _ => None,
+        };
+        match (&p.kind, &agent_dir) {
+            (PartKind::Prompt(def), _) => {
+                let Some(def) = def.as_object() else { continue };
+                let Some(name) = def
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .filter(|n| is_prompt_name(n))
+                else {
+                    continue;
+                };
+                let (namespace, agent) = prompt_owner(def, compat);
+                let (owner, kind) = match (namespace, agent) {
+                    (None, Some(a)) => (a, EntryKind::AgentPrompt),
+                    (Some(ns), None) => (ns, EntryKind::ProviderPrompt),
+                    _ => continue,
+                };
+                if let (Some(dir), EntryKind::AgentPrompt) = (&agent_dir, kind)
+                    && dir != owner
+                {
+                    sinks.emit(
+                        i,
+                        Code::PRM003,
+                        &JsonPath::root("prompt").key("agent"),
+                        format!("Is {owner:?}, but the file is in the prompts of agent {dir:?}"),
+                    );
+                }
+                let Some(content) = def.get("content").and_then(Value::as_str) else {
+                    continue;
+                };
+                push(
+                    &mut lib,
+                    &mut sinks,
+                    prompt_entry(def, owner, name, kind, content.to_string(), p),
+                    Origin {
+                        def_part: i,
+                        def_path: JsonPath::root("prompt"),
+                        text_part: i,
+                        text_path: JsonPath::root("prompt").key("content"),
+                        depends_on: array(def.get("dependsOn")),
+                        requires_tools: Vec::new(),
+                        requires_resources: Vec::new(),
+                    },
+                    Code::PRM001,
+                );
+            }
+            (PartKind::Content(Value::String(content)), Some(agent)) => {
+                let name = stem(&p.rel);
+                if !is_prompt_name(name) {
+                    sinks.emit(
+                        i,
+                        Code::PRM001,
+                        &JsonPath::root("content"),
+                        format!(
+                            "An agent prompt exporting only `content` is named by its file; {name:?} does not match ^[a-z][a-z0-9-]*$"
+                        ),
+                    );
+                    continue;
+                }
+                let entry = PromptEntry {
+                    id: format!("{agent}/prompt/{name}"),
+                    kind: EntryKind::AgentPrompt,
+                    owner: agent.clone(),
+                    name: name.to_string(),
+                    description: String::new(),
+                    content: content.clone(),
+                    inputs: input_keys(content),
+                    references: Vec::new(),
+                    prefill: Vec::new(),
+                    output: None,
+                    when_to_use: None,
+                    tested_with: None,
+                    file: p.display.clone(),
+                };
+                push(
+                    &mut lib,
+                    &mut sinks,
+                    entry,
+                    Origin {
+                        def_part: i,
+                        def_path: JsonPath::default(),
+                        text_part: i,
+                        text_path: JsonPath::root("content"),
+                        depends_on: Vec::new(),
+                        requires_tools: Vec::new(),
+                        requires_resources: Vec::new(),
+                    },
+                    Code::PRM001,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    for (entry, origin) in lib.entries.iter().zip(&origins) {
+        check_entry(entry, origin, &lib, lists, compat, &mut sinks);
+    }
+
+    let diagnostics = sinks
+        .by_part
+        .into_iter()
+        .map(|(i, c)| (i, c.finish()))
+        .filter(|(_, d)| !d.is_empty())
+        .collect();
+    (lib, diagnostics)
+}
+
+/// An array's items (nothing when it is not one).
+fn array(v: Option<&Value>) -> Vec<Value> {
+    v.and_then(Value::as_array).cloned().unwrap_or_default()
+}
+
+/// A string member, or the empty string.
+fn text(v: Option<&Value>) -> String {
+    v.and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+/// The entry of a prompt definition.
+fn prompt_entry(
+    def: &Map<String, Value>,
+    owner: &str,
+    name: &str,
+    kind: EntryKind,
+    content: String,
+    p: &Part,
+) -> PromptEntry {
+    PromptEntry {
+        id: format!("{owner}/prompt/{name}"),
+        kind,
+        owner: owner.to_string(),
+        name: name.to_string(),
+        description: text(def.get("description")),
+        inputs: input_keys(&content),
+        content,
+        references: array(def.get("references"))
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        prefill: Vec::new(),
+        output: None,
+        when_to_use: None,
+        tested_with: def
+            .get("testedWith")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        file: p.display.clone(),
+    }
+}
+
+/// A prompt's inputs: the `{{input:…}}` keys of its content, in order of first use, optional.
+fn input_keys(content: &str) -> Vec<SkillInput> {
+    let mut out: Vec<SkillInput> = Vec::new();
+    for f in find_interpolations(content) {
+        if let Some(ContentPlaceholder::Input(key)) = ContentPlaceholder::of(&f.inner)
+            && !out.iter().any(|i| i.key == key)
+        {
+            out.push(SkillInput {
+                key: key.to_string(),
+                ty: "string".into(),
+                description: String::new(),
+                required: false,
+                values: Vec::new(),
+            });
+        }
+    }
+    out
+}
+
+/// A skill's well-formed `input` entries (the file's own rules report the others).
+fn skill_inputs(s: &Map<String, Value>) -> Vec<SkillInput> {
+    array(s.get("input"))
+        .iter()
+        .filter_map(|i| {
+            let key = i.get("key")?.as_str()?;
+            Some(SkillInput {
+                key: key.to_string(),
+                ty: i
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("string")
+                    .to_string(),
+                description: text(i.get("description")),
+                required: i.get("required").and_then(Value::as_bool).unwrap_or(false),
+                values: array(i.get("values"))
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
+            })
+        })
+        .collect()
+}
+
+/// A skill's `prefill[]` entries with a string `tool`.
+fn prefill_calls(s: &Map<String, Value>) -> Vec<PrefillCall> {
+    array(s.get("prefill"))
+        .iter()
+        .filter_map(|e| {
+            Some(PrefillCall {
+                tool: e.get("tool")?.as_str()?.to_string(),
+                params: e
+                    .get("params")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// The text a provider prompt's `contentFile` holds, and the part holding it; reports what is
+/// wrong with the file.
+///
+/// PRM012: A provider prompt's `contentFile` does not export a non-empty string `content` (it
+/// exports `prompt`, something else, or an empty text).
+///
+/// # Why
+///
+/// Content files and agent prompt files must not be confused: a content file holds only text,
+/// named `content`; `prompt` is the export of a standalone prompt with its own definition.
+fn content_file(
+    i: usize,
+    p: &Part,
+    def: &Map<String, Value>,
+    def_path: &JsonPath,
+    parts: &[Part],
+    by_rel: &HashMap<&str, usize>,
+    sinks: &mut Sinks<'_>,
+) -> Option<(usize, String)> {
+    let file = def.get("contentFile")?.as_str()?;
+    if crate::rules::prompts::content_file_problem(file).is_some() {
+        return None; // the schema's own rules report it
+    }
+    let path = def_path.key("contentFile");
+    let Some(rel) = join(parent(&p.rel), file) else {
+        sinks.emit(
+            i,
+            Code::PRM011,
+            &path,
+            format!("{file:?} leads outside the catalog"),
+        );
+        return None;
+    };
+    let Some(&at) = by_rel.get(rel.as_str()) else {
+        sinks.emit(
+            i,
+            Code::PRM011,
+            &path,
+            format!("{file:?} does not exist (looked for {rel})"),
+        );
+        return None;
+    };
+    match &parts[at].kind {
+        PartKind::Content(Value::String(s)) if !s.trim().is_empty() => Some((at, s.clone())),
+        PartKind::Content(Value::String(_)) => {
+            sinks.emit(
+                i,
+                Code::PRM012,
+                &path,
+                format!("{rel} exports an empty `content`"),
+            );
+            None
+        }
+        PartKind::Prompt(_) => {
+            sinks.emit(
+                i,
+                Code::PRM012,
+                &path,
+                format!(
+                    "{rel} exports `prompt`; a content file exports only its text, as `content`"
+                ),
+            );
+            None
+        }
+        PartKind::Unloaded => None, // its own report says why
+        _ => {
+            sinks.emit(
+                i,
+                Code::PRM012,
+                &path,
+                format!("{rel} does not export a string `content`"),
+            );
+            None
+        }
+    }
+}
+
+/// SKL016–SKL018 on the `skills` of an agent or selection manifest; records each registered
+/// file under its key.
+///
+/// SKL016: A skill registration's `file` is missing, not a string, or does not end in `.mjs`.
+///
+/// # Why
+///
+/// Skill files are modules loaded through the static scan and the sandbox like every `.mjs`
+/// file; anything else is not a skill.
+///
+/// SKL017: A skill registration's `file` does not exist (relative to the manifest) or leads
+/// outside the catalog.
+///
+/// # Why
+///
+/// A registered skill that is not there cannot be delivered; the agent or selection would
+/// silently lack it.
+///
+/// SKL018: An agent or selection registers more than 4 skills.
+///
+/// # Why
+///
+/// The chapter caps a scope at 4 skills: more means the scope does too much and should be split.
+fn check_registrations(
+    i: usize,
+    p: &Part,
+    root: &str,
+    manifest: &Value,
+    by_rel: &HashMap<&str, usize>,
+    registered: &mut HashMap<String, (String, usize)>,
+    sinks: &mut Sinks<'_>,
+) {
+    let Some(skills) = manifest.get("skills").and_then(Value::as_object) else {
+        return;
+    };
+    let base = JsonPath::root(root).key("skills");
+    if skills.len() > 4 {
+        sinks.emit(
+            i,
+            Code::SKL018,
+            &base,
+            format!(
+                "Registers {} skills; a {root} has at most 4 (split it)",
+                skills.len()
+            ),
+        );
+    }
+    for (key, reg) in skills {
+        let path = base.key(key).key("file");
+        let Some(file) = reg.get("file").and_then(Value::as_str) else {
+            sinks.emit(
+                i,
+                Code::SKL016,
+                &base.key(key),
+                "Missing required string \"file\" (a relative path to the skill's .mjs file)"
+                    .into(),
+            );
+            continue;
+        };
+        if !file.ends_with(".mjs") {
+            sinks.emit(
+                i,
+                Code::SKL016,
+                &path,
+                format!("Must end with .mjs (found {file:?})"),
+            );
+            continue;
+        }
+        match join(parent(&p.rel), file).filter(|r| by_rel.contains_key(r.as_str())) {
+            Some(rel) => {
+                registered.insert(rel, (key.clone(), i));
+            }
+            None => sinks.emit(
+                i,
+                Code::SKL017,
+                &path,
+                format!("{file:?} does not exist in the catalog"),
+            ),
+        }
+    }
+}
+
+/// The references of one entry: `dependsOn`, `references[]`, `requires`, `prefill[]` and every
+/// placeholder of its text.
+///
+/// PRM006: A `dependsOn` entry names no tool of the catalog (a provider prompt names its
+/// namespace's tools by bare name, an agent prompt by full ID).
+///
+/// # Why
+///
+/// `dependsOn` is how a catalog checks that a prompt's workflow can run: a tool that is not
+/// there means the instructions send the agent to nothing.
+///
+/// PRM007: A `references[]` entry is not the full ID of a prompt of the catalog, or one it may
+/// not compose (a provider prompt composes only prompts of its own namespace).
+///
+/// # Why
+///
+/// Referenced prompts are delivered with the prompt as context; one that is missing silently
+/// drops that context. Provider prompts stay model-neutral, so they cannot pull in an agent's
+/// model-specific prompt or another provider's.
+///
+/// PRM008: A prompt in `references[]` has references of its own.
+///
+/// # Why
+///
+/// Composition is one level deep: no chains, no cycles, no context that grows with each level.
+///
+/// PRM009: A `{{tool:…}}`, `{{resource:…}}`, `{{prompt:…}}`, `{{skill:…}}` or
+/// `{{listName:field}}` in a prompt's content does not resolve in the catalog.
+///
+/// # Why
+///
+/// The renderer replaces each reference with what it names (a tool block, a resource, a prompt);
+/// one that does not resolve is delivered as `[ERROR: …]` text instead.
+///
+/// SKL005: A `requires.tools` entry names no tool of the skill's namespace (or, with `/`, of the
+/// catalog).
+///
+/// # Why
+///
+/// `requires` is what lets a host check a skill's tools before offering it.
+///
+/// SKL006: A `requires.resources` entry names no resource of the skill's namespace.
+///
+/// # Why
+///
+/// As SKL005, for resources.
+///
+/// SKL020: A `{{tool:…}}` in a skill's content that resolves is not listed in `requires.tools`.
+///
+/// # Why
+///
+/// `requires` should say everything the skill uses, so a host can check it without reading the
+/// text.
+///
+/// SKL021: A `{{resource:…}}` in a skill's content is not listed in `requires.resources`.
+///
+/// # Why
+///
+/// As SKL020, for resources.
+///
+/// SKL022: A `{{skill:…}}` names no skill of the same namespace, agent or selection.
+///
+/// # Why
+///
+/// A skill composes only skills registered in its own scope; anything else renders as
+/// `[ERROR: …]`.
+///
+/// SKL023: A skill (or prompt) references a skill that itself references skills.
+///
+/// # Why
+///
+/// Skill-to-skill references are one level deep: no cycles and no unbounded nesting.
+///
+/// SKL024: A `requires.tools` entry is never referenced with `{{tool:…}}` in the content.
+///
+/// # Why
+///
+/// A required tool the instructions never mention is either dead weight or a step the author
+/// forgot to write.
+///
+/// SKL025: A `requires.resources` entry is never referenced with `{{resource:…}}`.
+///
+/// # Why
+///
+/// As SKL024, for resources.
+fn check_entry(
+    entry: &PromptEntry,
+    origin: &Origin,
+    lib: &Library,
+    lists: Option<&ListRegistry>,
+    compat: bool,
+    sinks: &mut Sinks<'_>,
+) {
+    let skill = entry.kind == EntryKind::Skill;
+    let (dp, tp) = (origin.def_part, origin.text_part);
+    // dependsOn (PRM006)
+    for (k, dep) in origin.depends_on.iter().enumerate() {
+        let Some(dep) = dep.as_str() else { continue };
+        let path = origin.def_path.key("dependsOn").index(k);
+        let id = match (entry.kind, dep.matches('/').count()) {
+            (_, 2) => Some(dep.to_string()),
+            (EntryKind::ProviderPrompt, 0) if compat && dep.contains('.') => {
+                dep.split_once('.').map(|(ns, t)| format!("{ns}/tool/{t}"))
+            }
+            (EntryKind::ProviderPrompt, 0) => Some(format!("{}/tool/{dep}", entry.owner)),
+            _ => None,
+        };
+        match id {
+            Some(id) if lib.has_tool(&id) => {}
+            Some(id) => sinks.emit(
+                dp,
+                Code::PRM006,
+                &path,
+                format!("{dep:?} does not resolve: no tool {id} in the catalog"),
+            ),
+            None => sinks.emit(
+                dp,
+                Code::PRM006,
+                &path,
+                format!(
+                    "{dep:?} is not a tool ID; {} names tools as namespace/tool/name",
+                    if entry.kind == EntryKind::AgentPrompt {
+                        "an agent prompt"
+                    } else {
+                        "a prompt"
+                    }
+                ),
+            ),
+        }
+    }
+    // references (PRM007, PRM008)
+    for (k, r) in entry.references.iter().enumerate() {
+        let path = origin.def_path.key("references").index(k);
+        let Some(target) = lib.get(r).filter(|t| t.kind != EntryKind::Skill) else {
+            sinks.emit(
+                dp,
+                Code::PRM007,
+                &path,
+                format!("{r:?} is not the ID of a prompt in the catalog (namespace/prompt/name)"),
+            );
+            continue;
+        };
+        if entry.kind == EntryKind::ProviderPrompt
+            && (target.kind == EntryKind::AgentPrompt || target.owner != entry.owner)
+        {
+            sinks.emit(
+                dp,
+                Code::PRM007,
+                &path,
+                format!(
+                    "A provider prompt composes only prompts of its own namespace ({}); {r} is not one",
+                    entry.owner
+                ),
+            );
+            continue;
+        }
+        if !target.references.is_empty() {
+            sinks.emit(
+                dp,
+                Code::PRM008,
+                &path,
+                format!(
+                    "{r} has references of its own ({}); composition is one level deep",
+                    target.references.join(", ")
+                ),
+            );
+        }
+    }
+    // requires (SKL005, SKL006)
+    let resolve_required = |v: &Value, ty: &str| -> Option<String> {
+        let s = v.as_str()?;
+        Some(if s.contains('/') {
+            s.to_string()
+        } else {
+            format!("{}/{ty}/{s}", entry.owner)
+        })
+    };
+    let mut required_tools: Vec<(usize, String)> = Vec::new();
+    for (k, t) in origin.requires_tools.iter().enumerate() {
+        let Some(id) = resolve_required(t, "tool") else {
+            continue;
+        };
+        if !lib.has_tool(&id) {
+            sinks.emit(
+                dp,
+                Code::SKL005,
+                &JsonPath::root("skill")
+                    .key("requires")
+                    .key("tools")
+                    .index(k),
+                format!("No tool {id} in the catalog"),
+            );
+        }
+        required_tools.push((k, id));
+    }
+    let mut required_resources: Vec<(usize, String)> = Vec::new();
+    for (k, r) in origin.requires_resources.iter().enumerate() {
+        let Some(id) = resolve_required(r, "resource") else {
+            continue;
+        };
+        if !lib.has_resource(&id) {
+            sinks.emit(
+                dp,
+                Code::SKL006,
+                &JsonPath::root("skill")
+                    .key("requires")
+                    .key("resources")
+                    .index(k),
+                format!("No resource {id} in the catalog"),
+            );
+        }
+        required_resources.push((k, id));
+    }
+    // prefill[] tools
+    for (k, call) in entry.prefill.iter().enumerate() {
+        if !lib.has_tool(&call.tool) {
+            sinks.emit(
+                dp,
+                Code::PH002,
+                &JsonPath::root("skill")
+                    .key("prefill")
+                    .index(k)
+                    .key("tool"),
+                format!(
+                    "Prefill tool {:?} does not resolve: name a tool of the catalog by its ID (namespace/tool/name)",
+                    call.tool
+                ),
+            );
+        }
+    }
+    // placeholders
+    let unresolved = if skill { Code::PH002 } else { Code::PRM009 };
+    let mut used_tools: HashSet<String> = HashSet::new();
+    let mut used_resources: HashSet<String> = HashSet::new();
+    let mut reported: HashSet<String> = HashSet::new();
+    for found in find_interpolations(&entry.content) {
+        let shown = found.text();
+        let problem: Option<(Code, String)> = match ContentPlaceholder::of(&found.inner) {
+            Some(ContentPlaceholder::Reference { ty, target, .. }) => {
+                let id = entry.target_id(ty, &target);
+                match ty {
+                    ContentType::Tool | ContentType::Prefill if !lib.has_tool(&id) => Some((
+                        unresolved,
+                        format!("`{shown}`: no tool {id} in the catalog"),
+                    )),
+                    ContentType::Prefill if !entry.prefill.iter().any(|c| c.tool == id) => Some((
+                        unresolved,
+                        format!("`{shown}`: no `prefill[]` entry runs {id}"),
+                    )),
+                    ContentType::Tool => {
+                        if skill && !required_tools.iter().any(|(_, t)| *t == id) {
+                            Some((
+                                Code::SKL020,
+                                format!("`{shown}` is not listed in `requires.tools`"),
+                            ))
+                        } else {
+                            used_tools.insert(id);
+                            None
+                        }
+                    }
+                    ContentType::Resource if !lib.has_resource(&id) => Some((
+                        unresolved,
+                        format!("`{shown}`: no resource {id} in the catalog"),
+                    )),
+                    ContentType::Resource => {
+                        let listed = required_resources.iter().any(|(_, r)| *r == id);
+                        used_resources.insert(id);
+                        (skill && !listed).then(|| {
+                            (
+                                Code::SKL021,
+                                format!("`{shown}` is not listed in `requires.resources`"),
+                            )
+                        })
+                    }
+                    ContentType::Prompt => match lib.get(&id) {
+                        Some(t) if t.kind != EntryKind::Skill => None,
+                        _ => Some((
+                            unresolved,
+                            format!("`{shown}`: no prompt {id} in the catalog"),
+                        )),
+                    },
+                    ContentType::Skill => match lib.get(&id) {
+                        Some(t) if t.kind == EntryKind::Skill && t.id == entry.id => {
+                            Some((Code::SKL023, format!("`{shown}` is this skill itself")))
+                        }
+                        Some(t) if t.kind == EntryKind::Skill && t.references_skills() => Some((
+                            Code::SKL023,
+                            format!(
+                                "`{shown}`: {id} references skills itself; skill references are one level deep"
+                            ),
+                        )),
+                        Some(t) if t.kind == EntryKind::Skill => None,
+                        _ if skill => Some((
+                            Code::SKL022,
+                            format!("`{shown}`: no skill {id} is registered in {}", entry.owner),
+                        )),
+                        _ => Some((
+                            unresolved,
+                            format!("`{shown}`: no skill {id} in the catalog"),
+                        )),
+                    },
+                    ContentType::Prefill | ContentType::Input => None,
+                }
+            }
+            Some(ContentPlaceholder::ListAlias { list, alias }) => {
+                match lists.map(|l| l.field_values(list, alias)) {
+                    Some(Some(_)) => None,
+                    _ => Some((
+                        unresolved,
+                        format!(
+                            "`{shown}`: no shared list {list:?} with a field {alias:?} in the catalog"
+                        ),
+                    )),
+                }
+            }
+            _ => None,
+        };
+        if let Some((code, message)) = problem
+            && reported.insert(shown)
+        {
+            sinks.emit(tp, code, &origin.text_path, message);
+        }
+    }
+    // SKL024, SKL025
+    if skill {
+        for (k, id) in &required_tools {
+            if !used_tools.contains(id) {
+                sinks.emit(
+                    dp,
+                    Code::SKL024,
+                    &JsonPath::root("skill")
+                        .key("requires")
+                        .key("tools")
+                        .index(*k),
+                    format!("{id} is required but the content never uses `{{{{tool:…}}}}` for it"),
+                );
+            }
+        }
+        for (k, id) in &required_resources {
+            if !used_resources.contains(id) {
+                sinks.emit(
+                    dp,
+                    Code::SKL025,
+                    &JsonPath::root("skill")
+                        .key("requires")
+                        .key("resources")
+                        .index(*k),
+                    format!(
+                        "{id} is required but the content never uses `{{{{resource:…}}}}` for it"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Adds the library's findings for one file to its report: places them on lines of `source`
+/// (when `positions`) and counts again.
+pub fn attach(
+    report: &mut FileReport,
+    diagnostics: Vec<Diagnostic>,
+    source: Option<&str>,
+    positions: bool,
+) {
+    let mut all: Vec<Diagnostic> = std::mem::take(&mut report.diagnostics);
+    let mut added = diagnostics;
+    if let (Some(source), true) = (source, positions) {
+        crate::entry::add_source_positions(source, None, &mut added);
+    }
+    all.extend(added);
+    *report = FileReport::new(
+        std::mem::take(&mut report.file),
+        std::mem::take(&mut report.kind),
+        all,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_are_read_from_the_path() {
+        assert_eq!(
+            place("providers/coingecko-com/skills/a.mjs"),
+            Place::Skills {
+                dir: "providers/coingecko-com".into(),
+                owner: OwnerDir::Namespace
+            }
+        );
+        assert_eq!(
+            place("agents/x/skills/a.mjs"),
+            Place::Skills {
+                dir: "agents/x".into(),
+                owner: OwnerDir::Agent("x".into())
+            }
+        );
+        assert_eq!(
+            place("agents/x/prompts/a.mjs"),
+            Place::AgentPrompts("x".into())
+        );
+        assert_eq!(place("providers/x/prompts/a.mjs"), Place::Elsewhere);
+        assert_eq!(place("skills/a.mjs"), Place::Elsewhere);
+    }
+
+    #[test]
+    fn relative_files_join_inside_the_catalog_only() {
+        assert_eq!(
+            join("providers/x", "./prompts/a.mjs").as_deref(),
+            Some("providers/x/prompts/a.mjs")
+        );
+        assert_eq!(
+            join("providers/x", "../y/a.mjs").as_deref(),
+            Some("providers/y/a.mjs")
+        );
+        assert_eq!(join("x", "../../a.mjs"), None);
+    }
+}
