@@ -4,7 +4,8 @@ Usage: python python_mcp.py stdio <flowmcp binary> <catalog dir> <upstream NS=UR
        python python_mcp.py http <url of /mcp> <bearer token> <foreign origin>
 
 Prints what the client saw (tools with their annotations, _meta and output schemas; the results of
-a call that succeeds and of calls that fail) and exits non-zero when something is not as expected.
+a call that succeeds and of calls that fail; resources; prompts and a rendered skill) and exits
+non-zero when something is not as expected.
 """
 
 import asyncio
@@ -73,6 +74,23 @@ async def exercise(session):
     body = part.contents[0].text if part.contents else ""
     print("read section:", body.splitlines()[0] if body else "")
     check(body.startswith("## Queries"), "a resource template reads one section")
+
+    # Prompts and skills: listed by ID; a skill renders with its prefill run against the upstream.
+    listed = await session.list_prompts()
+    names = [p.name for p in listed.prompts]
+    print("prompts:", ", ".join(names))
+    skill_id = "holidaykit-net/skill/plan-long-weekends"
+    check(skill_id in names and "holidaykit-net/prompt/about" in names, "the example's prompts and skill are MCP prompts")
+    skill = next((p for p in listed.prompts if p.name == skill_id), None)
+    if skill is not None:
+        required = {a.name: bool(a.required) for a in (skill.arguments or [])}
+        check(required == {"year": True, "countryCode": True, "region": False}, "the skill's inputs are its arguments")
+    got = await session.get_prompt(skill_id, {"year": "2026", "countryCode": "DE"})
+    text = got.messages[0].content.text if got.messages else ""
+    print("skill rendered:", " | ".join(text.splitlines()[:3]))
+    check("German Unity Day" in text, "the prefill result from the demo upstream is in the skill")
+    check("getPublicHolidays_holidaykit-net" in text, "the tool block names the MCP tool")
+    check("{{" not in text, "every placeholder is resolved")
 
 
 async def over_http(url, token, foreign_origin):

@@ -1,0 +1,113 @@
+//! The example catalog's prompts and skills over MCP, with a real client: `prompts/list` names
+//! them by ID with their arguments, and `prompts/get` renders a skill with its prefill run
+//! against a local upstream.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use flowmcp_catalog::serde_json::{Map, json};
+use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TransportConfig};
+use flowmcp_mcp::{McpServer, ServeOptions};
+use rmcp::ServiceExt;
+use rmcp::model::GetPromptRequestParams;
+use rmcp::service::ServiceError;
+
+/// A local upstream answering one request with Germany's 2026 holidays.
+fn upstream() -> (String, std::thread::JoinHandle<Vec<String>>) {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    let handle = std::thread::spawn(move || {
+        let mut urls = Vec::new();
+        if let Ok(Some(request)) = server.recv_timeout(Duration::from_secs(5)) {
+            urls.push(request.url().to_string());
+            let header = tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
+            let body = r#"[{"date": "2026-10-03", "name": "German Unity Day"}]"#;
+            let _ = request.respond(tiny_http::Response::from_string(body).with_header(header));
+        }
+        urls
+    });
+    (format!("http://127.0.0.1:{port}"), handle)
+}
+
+#[test]
+fn prompts_and_skills_are_listed_and_rendered_over_mcp() {
+    let (base, server_thread) = upstream();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let mut o = CatalogOptions {
+        env_override: Some(BTreeMap::new()),
+        transport: TransportConfig {
+            allow_http_loopback: true,
+            ..TransportConfig::default()
+        },
+        ..CatalogOptions::new(Profile::Spec)
+    };
+    o.runner.upstreams.insert("holidaykit-net".into(), base);
+    let catalog = Catalog::open(&dir, &o).unwrap();
+    let server = McpServer::new(catalog, &ServeOptions::default()).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let (a, b) = tokio::io::duplex(1 << 16);
+        let serving = tokio::spawn(async move {
+            let running = server.serve(a).await.unwrap();
+            running.waiting().await.unwrap();
+        });
+        let client = ().serve(b).await.unwrap();
+        assert!(client.peer_info().unwrap().capabilities.prompts.is_some());
+
+        let prompts = client.list_all_prompts().await.unwrap();
+        let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "holidaykit-net/prompt/about",
+                "holidaykit-net/prompt/bridge-days",
+                "holidaykit-net/skill/plan-long-weekends"
+            ]
+        );
+        let skill = serde_json::to_value(&prompts[2]).unwrap();
+        assert_eq!(skill["title"], json!("plan-long-weekends"));
+        assert_eq!(skill["arguments"][0]["name"], json!("year"));
+        assert_eq!(skill["arguments"][0]["required"], json!(true));
+        assert_eq!(skill["arguments"][2]["required"], json!(false));
+        assert_eq!(skill["_meta"]["flowmcp/kind"], json!("skill"));
+
+        let mut args = Map::new();
+        args.insert("year".into(), json!("2026"));
+        args.insert("countryCode".into(), json!("DE"));
+        let got = client
+            .get_prompt(
+                GetPromptRequestParams::new("holidaykit-net/skill/plan-long-weekends")
+                    .with_arguments(args),
+            )
+            .await
+            .unwrap();
+        let got = serde_json::to_value(&got).unwrap();
+        assert_eq!(got["messages"][0]["role"], json!("user"));
+        let text = got["messages"][0]["content"]["text"].as_str().unwrap();
+        assert!(text.contains("German Unity Day"), "{text}");
+        assert!(text.contains("(MCP tool `getPublicHolidays_holidaykit-net`)"));
+        assert!(!text.contains("{{"), "{text}");
+
+        // A missing required argument is invalid params.
+        let e = client
+            .get_prompt(GetPromptRequestParams::new(
+                "holidaykit-net/skill/plan-long-weekends",
+            ))
+            .await
+            .unwrap_err();
+        match e {
+            ServiceError::McpError(d) => assert_eq!(d.code.0, -32602),
+            other => panic!("{other}"),
+        }
+
+        client.cancel().await.unwrap();
+        serving.await.unwrap();
+    });
+    assert_eq!(server_thread.join().unwrap(), ["/holidays/2026/DE"]);
+}
