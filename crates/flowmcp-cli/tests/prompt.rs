@@ -1,0 +1,192 @@
+//! `flowmcp prompt list` and `flowmcp prompt get` end to end, `flowmcp list`/`search` showing
+//! prompts and skills, and `flowmcp validate` naming a broken reference.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+mod common;
+use common::{repo_root, temp_dir};
+
+fn flowmcp(args: &[&str]) -> common::Run {
+    common::flowmcp(args, &repo_root())
+}
+
+#[test]
+fn prompt_list_shows_ids_kinds_and_arguments() {
+    let r = flowmcp(&["prompt", "list", "examples/catalog"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", r.stdout);
+    assert!(lines[0].starts_with("holidaykit-net/prompt/about "));
+    assert!(lines[1].contains("provider-prompt") && lines[1].ends_with("countryCode year"));
+    assert!(
+        lines[2].starts_with("holidaykit-net/skill/plan-long-weekends")
+            && lines[2].ends_with("year* countryCode* region"),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(lines[3], "2 prompts and 1 skill");
+
+    let r = flowmcp(&["prompt", "list", "--json", "examples/catalog"]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        v["prompts"][2]["arguments"][0],
+        serde_json::json!({"name": "year", "description": "Four-digit calendar year (number)", "required": true})
+    );
+}
+
+#[test]
+fn prompt_get_renders_and_refuses_bad_arguments() {
+    let r = flowmcp(&[
+        "prompt",
+        "get",
+        "holidaykit-net/prompt/bridge-days",
+        "--catalog",
+        "examples/catalog",
+        "--arg",
+        "countryCode=DE",
+        "--arg",
+        "year=2026",
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .starts_with("--- message 1 (user) ---\nFind the bridge days of DE in 2026")
+    );
+    assert!(
+        r.stdout.contains(
+            "--- message 2 (user) ---\nContext from prompt `holidaykit-net/prompt/about`:"
+        )
+    );
+
+    // The prefill cannot reach the upstream (nothing listens): still delivered, error inline.
+    let r = flowmcp(&[
+        "prompt",
+        "get",
+        "holidaykit-net/skill/plan-long-weekends",
+        "--catalog",
+        "examples/catalog",
+        "--upstream",
+        "holidaykit-net=http://127.0.0.1:9",
+        "--input",
+        r#"{"year": 2026, "countryCode": "DE"}"#,
+        "--json",
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let text = v["messages"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("[ERROR: Prefill execution failed: E002"),
+        "{text}"
+    );
+
+    let r = flowmcp(&[
+        "prompt",
+        "get",
+        "holidaykit-net/skill/plan-long-weekends",
+        "--catalog",
+        "examples/catalog",
+        "--arg",
+        "year=2026",
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("missing required argument `countryCode`"),
+        "{}",
+        r.stderr
+    );
+
+    let r = flowmcp(&[
+        "prompt",
+        "get",
+        "holidaykit-net/skill/plan-long-weekend",
+        "--catalog",
+        "examples/catalog",
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("did you mean holidaykit-net/skill/plan-long-weekends?"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn list_and_search_include_prompts_and_skills() {
+    let r = flowmcp(&["list", "examples/catalog"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("\nholidaykit-net/skill/plan-long-weekends"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.ends_with("2 prompts and 1 skill\n"),
+        "{}",
+        r.stdout
+    );
+    let r = flowmcp(&["list", "--json", "examples/catalog"]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["prompts"].as_array().unwrap().len(), 3);
+
+    let r = flowmcp(&[
+        "search",
+        "--catalog",
+        "examples/catalog",
+        "long",
+        "weekends",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("prompts and skills:\n"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("holidaykit-net/skill/plan-long-weekends  (skill)")
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn validate_names_a_broken_skill_reference() {
+    let base: PathBuf = temp_dir("prompt-validate");
+    let cat = base.join("catalog");
+    copy_dir(&repo_root().join("examples/catalog"), &cat);
+    let skill = cat.join("providers/holidaykit-net/skills/plan-long-weekends.mjs");
+    let text = std::fs::read_to_string(&skill).unwrap();
+    std::fs::write(
+        &skill,
+        text.replace(
+            "{{tool:checkWorkingDay:parameters}}",
+            "{{tool:checkHoliday}}",
+        ),
+    )
+    .unwrap();
+    let r = common::flowmcp(&["validate", cat.to_str().unwrap()], &base);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("PH002 error")
+            && r.stdout.contains("plan-long-weekends.mjs")
+            && r.stdout.contains(
+                "`{{tool:checkHoliday}}`: no tool holidaykit-net/tool/checkHoliday in the catalog"
+            ),
+        "{}",
+        r.stdout
+    );
+    let _ = std::fs::remove_dir_all(base);
+}
