@@ -13,6 +13,10 @@
 //!   unless [`CatalogOptions::tool_names`] asks for the reference's ([`ToolNames::Reference`]).
 //! - [`Catalog::caller`] → [`Caller`]: calls from one thread (JavaScript sandboxes are per thread);
 //!   [`Catalog::call`] for a one-off call.
+//! - [`Catalog::prompts`], [`Catalog::render_prompt`], [`Catalog::library`]: the catalog's own
+//!   prompts and skills (provider prompts with their content files, agent prompts, skills), by ID
+//!   (`{owner}/prompt/{name}`, `{owner}/skill/{name}`); rendering runs a skill's prefill through a
+//!   [`Caller`] and replaces every placeholder (see `examples/skill.rs`).
 //! - [`Primitives`]: the catalog's prompts and resources. Each kind plugs in as a
 //!   [`PromptSource`] or [`ResourceSource`] ([`Catalog::register_prompts`],
 //!   [`Catalog::register_resources`]); servers list, render and read through the registry only.
