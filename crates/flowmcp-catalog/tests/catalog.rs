@@ -13,7 +13,7 @@ use flowmcp_runtime::TransportConfig;
 use flowmcp_spec::{Profile, Severity};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
-use support::{Scratch, Seen, TestServer, reply};
+use support::{Scratch, Seen, TestServer, copy_dir, reply};
 
 fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
@@ -459,19 +459,6 @@ fn a_manifest_catalog_reloads_a_changed_schema_and_a_changed_list() {
     );
     assert_eq!(c.list().len(), 21);
     assert!(c.reload().expect("reads").is_none());
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]

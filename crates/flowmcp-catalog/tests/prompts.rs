@@ -4,8 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
+#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
+mod support;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
@@ -232,22 +235,10 @@ fn referenced_prompts_come_along_as_context() {
 
 /// A copy of the example catalog in a scratch directory.
 fn scratch_copy(tag: &str) -> PathBuf {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            let target = to.join(e.file_name());
-            if e.file_type().unwrap().is_dir() {
-                copy(&e.path(), &target);
-            } else if e.path().extension().is_none_or(|x| x != "db") {
-                std::fs::copy(e.path(), &target).unwrap();
-            }
-        }
-    }
     let dir = std::env::temp_dir().join(format!("flowmcp-prompts-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let dir = dir.join("catalog");
-    copy(&examples(), &dir);
+    support::copy_dir(&examples(), &dir);
     dir
 }
 

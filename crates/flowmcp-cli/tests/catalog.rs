@@ -9,23 +9,10 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 mod common;
-use common::{repo_root, temp_dir};
+use common::{copy_dir, repo_root, temp_dir};
 
 fn flowmcp(args: &[&str], cwd: &Path) -> common::Run {
     common::flowmcp(args, cwd)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 /// A copy of `examples/catalog` at `<tmp>/catalog` (the directory name is the catalog's name).

@@ -3,12 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 mod common;
-use common::{repo_root, temp_dir};
+use common::{copy_dir, repo_root, temp_dir};
 
 fn flowmcp(args: &[&str]) -> common::Run {
     common::flowmcp(args, &repo_root())
@@ -147,19 +147,6 @@ fn list_and_search_include_prompts_and_skills() {
         r.stdout
             .contains("holidaykit-net/skill/plan-long-weekends  (skill)")
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]

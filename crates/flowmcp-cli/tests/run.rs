@@ -3,12 +3,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
 mod common;
-#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
-mod support;
 
+use common::support::{Scratch, Seen, TestServer, reply};
 use common::{flowmcp_env, repo_root};
 use serde_json::{Value, json};
-use support::{Scratch, Seen, TestServer, reply};
 
 const CANARY: &str = "CANARY-cli-5b2c";
 

@@ -4,15 +4,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
 mod common;
-#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
-mod support;
 
 use common::repo_root;
+use common::support::{Scratch, Seen, TestServer, reply};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value, json};
-use support::{Scratch, Seen, TestServer, reply};
 
 const CANARY: &str = "CANARY-serve-7d1e";
 

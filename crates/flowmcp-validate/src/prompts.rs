@@ -1136,50 +1136,24 @@ fn check_entry(
         }
     }
     // requires (SKL005, SKL006)
-    let resolve_required = |v: &Value, ty: &str| -> Option<String> {
-        let s = v.as_str()?;
-        Some(if s.contains('/') {
-            s.to_string()
-        } else {
-            format!("{}/{ty}/{s}", entry.owner)
-        })
-    };
-    let mut required_tools: Vec<(usize, String)> = Vec::new();
-    for (k, t) in origin.requires_tools.iter().enumerate() {
-        let Some(id) = resolve_required(t, "tool") else {
-            continue;
-        };
-        if !lib.has_tool(&id) {
-            sinks.emit(
-                dp,
-                Code::SKL005,
-                &JsonPath::root("skill")
-                    .key("requires")
-                    .key("tools")
-                    .index(k),
-                format!("No tool {id} in the catalog"),
-            );
-        }
-        required_tools.push((k, id));
-    }
-    let mut required_resources: Vec<(usize, String)> = Vec::new();
-    for (k, r) in origin.requires_resources.iter().enumerate() {
-        let Some(id) = resolve_required(r, "resource") else {
-            continue;
-        };
-        if !lib.has_resource(&id) {
-            sinks.emit(
-                dp,
-                Code::SKL006,
-                &JsonPath::root("skill")
-                    .key("requires")
-                    .key("resources")
-                    .index(k),
-                format!("No resource {id} in the catalog"),
-            );
-        }
-        required_resources.push((k, id));
-    }
+    let required_tools = required(
+        entry,
+        &origin.requires_tools,
+        ("tools", "tool"),
+        |id| lib.has_tool(id),
+        Code::SKL005,
+        dp,
+        sinks,
+    );
+    let required_resources = required(
+        entry,
+        &origin.requires_resources,
+        ("resources", "resource"),
+        |id| lib.has_resource(id),
+        Code::SKL006,
+        dp,
+        sinks,
+    );
     // prefill[] tools
     for (k, call) in entry.prefill.iter().enumerate() {
         if !lib.has_tool(&call.tool) {
@@ -1292,34 +1266,74 @@ fn check_entry(
     }
     // SKL024, SKL025
     if skill {
-        for (k, id) in &required_tools {
-            if !used_tools.contains(id) {
-                sinks.emit(
-                    dp,
-                    Code::SKL024,
-                    &JsonPath::root("skill")
-                        .key("requires")
-                        .key("tools")
-                        .index(*k),
-                    format!("{id} is required but the content never uses `{{{{tool:…}}}}` for it"),
-                );
-            }
+        unused(
+            &required_tools,
+            &used_tools,
+            ("tools", "tool"),
+            Code::SKL024,
+            dp,
+            sinks,
+        );
+        unused(
+            &required_resources,
+            &used_resources,
+            ("resources", "resource"),
+            Code::SKL025,
+            dp,
+            sinks,
+        );
+    }
+}
+
+/// One `requires` list of a skill (`key` is `tools` or `resources`, `id_type` the ID type its
+/// entries name) as `(index, Primitive-ID)`, a bare name taken in the skill's own namespace; an
+/// entry that names nothing in the catalog is reported with `missing`.
+fn required(
+    entry: &PromptEntry,
+    items: &[Value],
+    (key, id_type): (&str, &str),
+    exists: impl Fn(&str) -> bool,
+    missing: Code,
+    part: usize,
+    sinks: &mut Sinks<'_>,
+) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (k, item) in items.iter().enumerate() {
+        let Some(name) = item.as_str() else { continue };
+        let id = if name.contains('/') {
+            name.to_string()
+        } else {
+            format!("{}/{id_type}/{name}", entry.owner)
+        };
+        if !exists(&id) {
+            sinks.emit(
+                part,
+                missing,
+                &JsonPath::root("skill").key("requires").key(key).index(k),
+                format!("No {id_type} {id} in the catalog"),
+            );
         }
-        for (k, id) in &required_resources {
-            if !used_resources.contains(id) {
-                sinks.emit(
-                    dp,
-                    Code::SKL025,
-                    &JsonPath::root("skill")
-                        .key("requires")
-                        .key("resources")
-                        .index(*k),
-                    format!(
-                        "{id} is required but the content never uses `{{{{resource:…}}}}` for it"
-                    ),
-                );
-            }
-        }
+        out.push((k, id));
+    }
+    out
+}
+
+/// Reports with `code` each entry of a `requires` list that the content never references.
+fn unused(
+    listed: &[(usize, String)],
+    used: &HashSet<String>,
+    (key, id_type): (&str, &str),
+    code: Code,
+    part: usize,
+    sinks: &mut Sinks<'_>,
+) {
+    for (k, id) in listed.iter().filter(|(_, id)| !used.contains(id)) {
+        sinks.emit(
+            part,
+            code,
+            &JsonPath::root("skill").key("requires").key(key).index(*k),
+            format!("{id} is required but the content never uses `{{{{{id_type}:…}}}}` for it"),
+        );
     }
 }
 

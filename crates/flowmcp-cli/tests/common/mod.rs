@@ -77,3 +77,9 @@ pub(crate) fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// The runtime's test helpers (a local HTTP server, scratch directories, copying directories).
+#[path = "../../../flowmcp-runtime/tests/support/mod.rs"]
+pub(crate) mod support;
+#[allow(unused_imports)] // not every test file copies directories
+pub(crate) use support::copy_dir;

@@ -137,3 +137,17 @@ impl Drop for Scratch {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Copies the directory `from` to `to`, recursively.
+pub(crate) fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("create a directory");
+    for e in std::fs::read_dir(from).expect("read a directory") {
+        let e = e.expect("read a directory entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("file type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copy a file");
+        }
+    }
+}
