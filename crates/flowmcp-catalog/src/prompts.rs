@@ -262,6 +262,10 @@ fn run_prefill(
                 params.insert(key.clone(), v);
             }
         }
+        if let Some(why) = changes_things(caller.catalog(), &call.tool) {
+            out.entry(call.tool.clone()).or_insert(Err(why));
+            continue;
+        }
         let envelope = caller.call_json(&call.tool, &params);
         let result = if envelope.status {
             Ok(result_text(&envelope.data))
@@ -272,6 +276,19 @@ fn run_prefill(
         out.entry(call.tool.clone()).or_insert(result);
     }
     out
+}
+
+/// Why a prefill may not run `tool`: rendering a prompt must change nothing, so a tool whose
+/// annotations say it may (`readOnlyHint: false` or `destructiveHint: true`) is refused. `None`
+/// when it may run (also when it is unknown: the call then says why it fails).
+fn changes_things(catalog: &Catalog, tool: &str) -> Option<String> {
+    let annotations = catalog.find(tool)?.descriptor.annotations.as_ref()?;
+    let flag = |k: &str| annotations.get(k).and_then(Value::as_bool);
+    (flag("readOnlyHint") == Some(false) || flag("destructiveHint") == Some(true)).then(|| {
+        format!(
+            "refused: {tool} may change data (it is not marked read-only), and rendering a prompt changes nothing"
+        )
+    })
 }
 
 /// A prefill parameter with its `{{input:…}}` replaced: a value that is exactly one input

@@ -312,3 +312,50 @@ fn a_broken_reference_renders_as_an_error_and_validation_names_it() {
     assert!(!c.has_errors());
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }
+
+#[test]
+fn a_prefill_never_runs_a_tool_that_may_change_data() {
+    let dir = scratch_copy("prefill-write");
+    let skills = dir.join("providers/openshelf-org/skills");
+    std::fs::create_dir_all(&skills).unwrap();
+    std::fs::write(
+        skills.join("start-list.mjs"),
+        r#"const content = `Your new list: {{prefill:openshelf-org/tool/createReadingList}}
+Add books with {{tool:createReadingList}} for {{input:name}}.`
+
+export const skill = {
+    name: 'start-list',
+    version: 'flowmcp/4.0.0',
+    type: 'namespace',
+    description: 'Starts a reading list',
+    whenToUse: 'When the user wants a reading list.',
+    requires: { tools: [ 'createReadingList' ], resources: [], external: [] },
+    input: [ { key: 'name', type: 'string', description: 'The list name', required: true } ],
+    output: 'The new list',
+    prefill: [ { tool: 'openshelf-org/tool/createReadingList', params: { name: '{{input:name}}', isbns: [ '9780141439518' ] } } ],
+    content
+}
+"#,
+    )
+    .unwrap();
+    let mut o = options("http://127.0.0.1:9");
+    o.env_override = Some(BTreeMap::from([(
+        "OPENSHELF_API_KEY".to_string(),
+        "k".to_string(),
+    )]));
+    let c = Catalog::open(&dir, &o).unwrap();
+    let r = c
+        .render_prompt(
+            "openshelf-org/skill/start-list",
+            &args(json!({"name": "Summer"})),
+        )
+        .unwrap();
+    let text = &r.messages[0].text;
+    assert!(
+        text.starts_with(
+            "Your new list: [ERROR: Prefill execution failed: refused: openshelf-org/tool/createReadingList may change data"
+        ),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}
