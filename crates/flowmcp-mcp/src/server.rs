@@ -254,6 +254,7 @@ impl McpServer {
             removed: r.removed.clone(),
             kept: r.kept.clone(),
             tools_changed: r.tools_changed(),
+            prompts_changed: current.catalog.prompts() != r.catalog.prompts(),
         };
         let state = State::build(Arc::new(r.catalog), &self.inner.opts, false)?;
         *self
@@ -297,7 +298,8 @@ impl McpServer {
 
     /// Checks the catalog's files every `every` and reloads when they changed; the diagnostics
     /// of broken files go to the log, and `peer` (when there is one) is told that the tool list
-    /// changed. Runs until the task is dropped.
+    /// changed (and, when the listed prompts differ, that the prompt list changed). Runs until the
+    /// task is dropped.
     pub(crate) async fn watch(self, every: Duration, peer: Option<Peer<RoleServer>>) {
         loop {
             tokio::time::sleep(every).await;
@@ -322,6 +324,12 @@ impl McpServer {
             {
                 tracing::warn!("could not tell the client that the tool list changed: {e}");
             }
+            if report.prompts_changed
+                && let Some(p) = &peer
+                && let Err(e) = p.notify_prompt_list_changed().await
+            {
+                tracing::warn!("could not tell the client that the prompt list changed: {e}");
+            }
         }
     }
 }
@@ -338,6 +346,8 @@ pub struct ReloadReport {
     pub kept: Vec<flowmcp_catalog::FileReport>,
     /// Whether the served tools may differ (clients are told the list changed).
     pub tools_changed: bool,
+    /// Whether the listed prompts differ (clients are told the list changed).
+    pub prompts_changed: bool,
 }
 
 impl ReloadReport {
@@ -459,7 +469,15 @@ impl ServerHandler for McpServer {
             .enable_resources()
             .build();
         if self.inner.prompts {
-            caps.prompts = all.prompts;
+            caps.prompts = if self.inner.opts.watch.is_some() {
+                ServerCapabilities::builder()
+                    .enable_prompts()
+                    .enable_prompts_list_changed()
+                    .build()
+                    .prompts
+            } else {
+                all.prompts
+            };
         }
         if self.inner.resources {
             caps.resources = all.resources;

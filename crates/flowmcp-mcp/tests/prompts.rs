@@ -111,3 +111,40 @@ fn prompts_and_skills_are_listed_and_rendered_over_mcp() {
     });
     assert_eq!(server_thread.join().unwrap(), ["/holidays/2026/DE"]);
 }
+
+#[test]
+fn a_reload_that_changes_the_prompts_says_so() {
+    let dir = std::env::temp_dir().join(format!("flowmcp-mcp-prompts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("demo/skills")).unwrap();
+    std::fs::write(
+        dir.join("demo/demo.mjs"),
+        "export const main = { namespace: 'demo', name: 'Demo', description: 'Demo', version: '4.2.0', \
+         root: 'https://api.example.org', tools: { ping: { method: 'GET', path: '/ping', \
+         description: 'Ping', parameters: [] } } }\n",
+    )
+    .unwrap();
+    let o = CatalogOptions {
+        env_override: Some(BTreeMap::new()),
+        reloadable: true,
+        ..CatalogOptions::new(Profile::Spec)
+    };
+    let server =
+        McpServer::new(Catalog::open(&dir, &o).unwrap(), &ServeOptions::default()).unwrap();
+    std::fs::write(
+        dir.join("demo/skills/check.mjs"),
+        "export const skill = { name: 'check', version: 'flowmcp/4.0.0', type: 'namespace', \
+         description: 'Checks', whenToUse: 'Always', output: 'A line', \
+         requires: { tools: [ 'ping' ] }, content: 'Call {{tool:ping}}.' }\n",
+    )
+    .unwrap();
+    let report = server.reload().unwrap().expect("a file was added");
+    assert!(report.prompts_changed);
+    // Touching the schema changes no prompt.
+    std::thread::sleep(Duration::from_millis(20));
+    let schema = std::fs::read_to_string(dir.join("demo/demo.mjs")).unwrap();
+    std::fs::write(dir.join("demo/demo.mjs"), format!("{schema}\n")).unwrap();
+    let report = server.reload().unwrap().expect("a file changed");
+    assert!(!report.prompts_changed);
+    let _ = std::fs::remove_dir_all(dir);
+}
