@@ -78,9 +78,10 @@ pub use flowmcp_spec::{FileReport, Profile, Severity};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are
 /// [`CatalogOptions::validation`]).
 pub use flowmcp_validate as validate;
-/// The catalog's prompts and skills ([`Catalog::library`]).
+/// The catalog's prompts, skills and selections ([`Catalog::library`]).
 pub use flowmcp_validate::prompts::{
-    EntryKind as PromptKind, Library as PromptLibrary, PrefillCall, PromptEntry, SkillInput,
+    EntryKind as PromptKind, Library as PromptLibrary, PrefillCall, PromptEntry, SelectionEntry,
+    SkillInput,
 };
 pub use open::{Caller, Catalog, CatalogOptions, Rejected};
 pub use primitives::{

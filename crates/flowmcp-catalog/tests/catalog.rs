@@ -44,10 +44,10 @@ fn the_example_catalog_opens_whole_and_valid() {
     let c = Catalog::open(&examples(), &options(Profile::Spec, &[])).expect("opens");
     assert!(c.has_manifest());
     assert!(!c.has_errors(), "{:?}", c.reports());
-    // The manifest's report first, then every file of the catalog (lists, prompt content files
-    // and skills included).
+    // The manifest's report first, then every file of the catalog (lists, prompt content files,
+    // skills and selections included).
     assert!(c.reports()[0].file.ends_with("registry.json"));
-    assert_eq!(c.reports().len(), 1 + 5 + 3 + 3);
+    assert_eq!(c.reports().len(), 1 + 5 + 3 + 3 + 1);
     // 11 tools, and 10 resource entries: the queries (two, and three with fieldnotes' getSchema),
     // runSql and describeTables of each SQLite resource, and the markdown guide.
     assert_eq!(c.list().len(), 21);

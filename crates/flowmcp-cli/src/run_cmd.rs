@@ -714,6 +714,11 @@ pub(crate) struct ServeArgs {
     /// Serve only this tool (ID or wire name). Repeatable.
     #[arg(long = "only", value_name = "ID")]
     only: Vec<String>,
+    /// Serve exactly the members of this selection (`namespace/selection/name`): its tools, its
+    /// resources, its prompts and skills. Refused when a member does not resolve or a member
+    /// tool lacks a server parameter. With --only, only those of its tools.
+    #[arg(long, value_name = "ID")]
+    selection: Option<String>,
     /// `stdio` (the client starts the server) or `http` (Streamable HTTP at /mcp).
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
     transport: Transport,
@@ -854,6 +859,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         watch: a
             .watch
             .then(|| Duration::from_millis(a.watch_interval_ms.max(50))),
+        selection: a.selection.clone(),
     };
     match http {
         None => {

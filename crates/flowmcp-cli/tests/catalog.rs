@@ -91,6 +91,10 @@ fn example_catalog_validates_under_spec() {
                 "examples/catalog/providers/skycast-io/forecast.mjs",
                 "schema"
             ),
+            (
+                "examples/catalog/selections/days-off/selection.mjs",
+                "selection"
+            ),
         ]
     );
     assert!(reports.iter().all(|r| r["verdict"] == "valid"));

@@ -1,6 +1,6 @@
 //! The MCP server handler: `initialize`, `tools/list` (paginated) and `tools/call` over a catalog.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -38,6 +38,10 @@ pub struct ServeOptions {
     /// catalog [`reloadable`](flowmcp_catalog::CatalogOptions::reloadable) so that only changed
     /// files are read again and a broken file keeps its previous version.
     pub watch: Option<Duration>,
+    /// Serve exactly the members of this selection (its Primitive-ID,
+    /// `namespace/selection/name`): its tools, the entries of its resources (queries and
+    /// documents), its prompts and skills. `only` then narrows its tools further.
+    pub selection: Option<String>,
 }
 
 /// Why serving stopped with an error.
@@ -46,6 +50,10 @@ pub enum ServeError {
     /// `--only` names a tool the catalog does not expose.
     #[error("--only {0}: no such exposed tool in the catalog (see `flowmcp list`)")]
     UnknownTool(String),
+    /// `--selection` names no selection of the catalog, or one that cannot be activated (a
+    /// member that does not resolve, a member tool that is hidden).
+    #[error("--selection {0}")]
+    Selection(String),
     /// The async runtime could not start.
     #[error("cannot start the server: {0}")]
     Runtime(#[from] std::io::Error),
@@ -92,6 +100,25 @@ pub(crate) struct State {
     listed: Vec<Tool>,
     /// Wire name → served tool.
     tools: HashMap<String, Served>,
+    /// With a selection: the prompts and skills, and the resources, it serves (by ID).
+    members: Option<Members>,
+}
+
+/// What a selection serves besides tools.
+pub(crate) struct Members {
+    /// Prompt and skill IDs.
+    prompts: HashSet<String>,
+    /// Resource IDs (`flowmcp://<ID>` are their documents).
+    resources: HashSet<String>,
+}
+
+impl Members {
+    /// Whether the resource URI (or template) belongs to a member resource.
+    fn has_uri(&self, uri: &str) -> bool {
+        let base = uri.split(['?', '{']).next().unwrap_or(uri);
+        base.strip_prefix("flowmcp://")
+            .is_some_and(|id| self.resources.contains(id))
+    }
 }
 
 impl State {
@@ -103,14 +130,28 @@ impl State {
         strict: bool,
     ) -> Result<State, ServeError> {
         let mut wanted: Vec<&ToolEntry> = Vec::new();
-        if opts.only.is_empty() {
-            wanted.extend(catalog.list().iter().filter(|e| e.descriptor.is_exposed()));
-        } else {
-            for name in &opts.only {
-                match catalog.find(name).filter(|e| e.descriptor.is_exposed()) {
-                    Some(e) => wanted.push(e),
-                    None if strict => return Err(ServeError::UnknownTool(name.clone())),
-                    None => tracing::warn!("--only {name}: no longer in the catalog"),
+        let members = match &opts.selection {
+            Some(id) => Some(select(&catalog, id, strict, &mut wanted)?),
+            None => None,
+        };
+        match (&members, opts.only.is_empty()) {
+            // A selection's tools, narrowed by `only`.
+            (Some(_), false) => wanted.retain(|e| {
+                opts.only
+                    .iter()
+                    .any(|n| catalog.find(n).is_some_and(|f| std::ptr::eq(f, *e)))
+            }),
+            (Some(_), true) => {}
+            (None, true) => {
+                wanted.extend(catalog.list().iter().filter(|e| e.descriptor.is_exposed()));
+            }
+            (None, false) => {
+                for name in &opts.only {
+                    match catalog.find(name).filter(|e| e.descriptor.is_exposed()) {
+                        Some(e) => wanted.push(e),
+                        None if strict => return Err(ServeError::UnknownTool(name.clone())),
+                        None => tracing::warn!("--only {name}: no longer in the catalog"),
+                    }
                 }
             }
         }
@@ -159,7 +200,32 @@ impl State {
             order,
             listed,
             tools,
+            members,
         })
+    }
+
+    /// The prompts and skills served: the catalog's, or a selection's members.
+    fn prompts(&self) -> Vec<flowmcp_catalog::PromptInfo> {
+        let all = self.catalog.primitives().prompts();
+        match &self.members {
+            Some(m) => all
+                .into_iter()
+                .filter(|p| m.prompts.contains(&p.name))
+                .collect(),
+            None => all,
+        }
+    }
+
+    /// Whether the prompt `name` is served.
+    fn serves_prompt(&self, name: &str) -> bool {
+        self.members
+            .as_ref()
+            .is_none_or(|m| m.prompts.contains(name))
+    }
+
+    /// Whether the resource at `uri` is served.
+    fn serves_resource(&self, uri: &str) -> bool {
+        self.members.as_ref().is_none_or(|m| m.has_uri(uri))
     }
 
     /// The served tool that `name` (a wire name or a Primitive-ID) refers to.
@@ -171,6 +237,75 @@ impl State {
         let (k, s) = self.tools.get_key_value(&entry.descriptor.wire_name)?;
         Some((k.as_str(), s))
     }
+}
+
+/// The members of the selection `id`: its tools and its resources' entries go into `wanted`;
+/// the prompts, skills and resources it serves are returned. A selection that is not there, has
+/// a member that does not resolve or (when `strict`) a member tool hidden by a missing server
+/// parameter, is refused.
+fn select<'c>(
+    catalog: &'c Catalog,
+    id: &str,
+    strict: bool,
+    wanted: &mut Vec<&'c ToolEntry>,
+) -> Result<Members, ServeError> {
+    let Some(sel) = catalog.library().selection(id) else {
+        let known: Vec<&str> = catalog
+            .library()
+            .selections()
+            .iter()
+            .map(|s| s.id.as_str())
+            .collect();
+        return Err(ServeError::Selection(format!(
+            "{id}: no such selection in the catalog{}",
+            if known.is_empty() {
+                String::new()
+            } else {
+                format!(" (it has {})", known.join(", "))
+            }
+        )));
+    };
+    if let Some(problem) = sel.problem() {
+        return Err(ServeError::Selection(problem));
+    }
+    for e in catalog.list() {
+        let eid = e.descriptor.id.to_string();
+        let member = match e.descriptor.kind {
+            flowmcp_catalog::Kind::Tool => sel.tools.contains(&eid),
+            _ => sel.resources.contains(&eid),
+        };
+        if !member {
+            continue;
+        }
+        if e.descriptor.is_exposed() {
+            wanted.push(e);
+        } else if strict {
+            return Err(ServeError::Selection(format!(
+                "{id}: member {} needs {} (no value set)",
+                e.descriptor.lookup_key(),
+                e.descriptor.missing_server_params.join(", ")
+            )));
+        } else {
+            tracing::warn!(
+                "selection {id}: {} is hidden (missing {})",
+                e.descriptor.lookup_key(),
+                e.descriptor.missing_server_params.join(", ")
+            );
+        }
+    }
+    // A member tool of a file with errors is not in the list at all.
+    if strict && let Some(missing) = sel.tools.iter().find(|t| catalog.find(t).is_none()) {
+        let why = catalog
+            .rejected(missing)
+            .map_or_else(|| "not callable".to_string(), |r| r.reason());
+        return Err(ServeError::Selection(format!(
+            "{id}: member {missing}: {why}"
+        )));
+    }
+    Ok(Members {
+        prompts: sel.prompts.iter().chain(&sel.skills).cloned().collect(),
+        resources: sel.resources.iter().cloned().collect(),
+    })
 }
 
 impl McpServer {
@@ -189,8 +324,19 @@ impl McpServer {
         } else {
             opts.threads
         };
-        let prompts = state.catalog.primitives().has_prompts();
-        let resources = state.catalog.primitives().has_resources();
+        let prompts = !state.prompts().is_empty();
+        let resources = state
+            .catalog
+            .primitives()
+            .resources()
+            .iter()
+            .any(|r| state.serves_resource(&r.uri))
+            || state
+                .catalog
+                .primitives()
+                .resource_templates()
+                .iter()
+                .any(|t| state.serves_resource(&t.uri_template));
         Ok(McpServer {
             inner: Arc::new(Inner {
                 state: RwLock::new(Arc::new(state)),
@@ -503,7 +649,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let all = self.catalog().primitives().prompts();
+        let all = self.state().prompts();
         let (items, next) = page_of(all, request, registry::prompt)?;
         let mut result = ListPromptsResult::with_all_items(items);
         result.next_cursor = next;
@@ -516,6 +662,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let name = request.name;
+        if !self.state().serves_prompt(&name) {
+            return Err(registry::error(
+                flowmcp_catalog::PrimitiveError::NotFound(name),
+                false,
+            ));
+        }
         let args = request.arguments.unwrap_or_default();
         let rendered = self
             .on_worker(&context, move |catalog, caller| {
@@ -532,7 +684,14 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let all = self.catalog().primitives().resources();
+        let st = self.state();
+        let all: Vec<_> = st
+            .catalog
+            .primitives()
+            .resources()
+            .into_iter()
+            .filter(|r| st.serves_resource(&r.uri))
+            .collect();
         let (items, next) = page_of(all, request, registry::resource)?;
         let mut result = ListResourcesResult::with_all_items(items);
         result.next_cursor = next;
@@ -544,7 +703,14 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let all = self.catalog().primitives().resource_templates();
+        let st = self.state();
+        let all: Vec<_> = st
+            .catalog
+            .primitives()
+            .resource_templates()
+            .into_iter()
+            .filter(|t| st.serves_resource(&t.uri_template))
+            .collect();
         let (items, next) = page_of(all, request, registry::template)?;
         let mut result = ListResourceTemplatesResult::with_all_items(items);
         result.next_cursor = next;
@@ -557,6 +723,12 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
+        if !self.state().serves_resource(&uri) {
+            return Err(registry::error(
+                flowmcp_catalog::PrimitiveError::NotFound(uri),
+                true,
+            ));
+        }
         let read = self
             .on_worker(&context, move |catalog, caller| {
                 catalog.primitives().read_resource(&uri, caller)

@@ -148,3 +148,82 @@ fn a_reload_that_changes_the_prompts_says_so() {
     assert!(!report.prompts_changed);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_selection_serves_exactly_its_members() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let o = CatalogOptions {
+        env_override: Some(BTreeMap::new()),
+        ..CatalogOptions::new(Profile::Spec)
+    };
+    let opts = |id: &str| ServeOptions {
+        selection: Some(id.into()),
+        ..ServeOptions::default()
+    };
+    let unknown = McpServer::new(
+        Catalog::open(&dir, &o).unwrap(),
+        &opts("trip-planning/selection/nope"),
+    );
+    let Err(e) = unknown else {
+        panic!("an unknown selection is refused")
+    };
+    assert!(
+        e.to_string()
+            .contains("no such selection in the catalog (it has trip-planning/selection/days-off)"),
+        "{e}"
+    );
+    let server = McpServer::new(
+        Catalog::open(&dir, &o).unwrap(),
+        &opts("trip-planning/selection/days-off"),
+    )
+    .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let (a, b) = tokio::io::duplex(1 << 16);
+        let serving = tokio::spawn(async move {
+            let running = server.serve(a).await.unwrap();
+            running.waiting().await.unwrap();
+        });
+        let client = ().serve(b).await.unwrap();
+        let caps = client.peer_info().unwrap().capabilities.clone();
+        assert!(caps.prompts.is_some());
+        // Its resource is a SQLite database: queries are tools, and there is no document.
+        assert!(caps.resources.is_none());
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(
+            names,
+            [
+                "byCode_atlasdata-org",
+                "byContinent_atlasdata-org",
+                "runSql_atlasdata-org",
+                "describeTables_atlasdata-org",
+                "getPublicHolidays_holidaykit-net",
+                "checkWorkingDay_holidaykit-net"
+            ]
+        );
+        let prompts = client.list_all_prompts().await.unwrap();
+        let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "holidaykit-net/prompt/bridge-days",
+                "holidaykit-net/skill/plan-long-weekends"
+            ]
+        );
+        // A prompt of the catalog that is not a member is not there.
+        let e = client
+            .get_prompt(GetPromptRequestParams::new("holidaykit-net/prompt/about"))
+            .await
+            .unwrap_err();
+        match e {
+            ServiceError::McpError(d) => assert_eq!(d.code.0, -32602),
+            other => panic!("{other}"),
+        }
+        client.cancel().await.unwrap();
+        serving.await.unwrap();
+    });
+}

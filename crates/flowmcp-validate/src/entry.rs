@@ -95,8 +95,12 @@ pub fn validate_loaded_mut(
                 let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
                 rules::run_content_rules(&ctx, &mut c);
             }
-            // Agents and selections get their rules with their issue; loading them (scan,
-            // sandbox, SEC017) already happened.
+            FileKind::Selection => {
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
+                rules::run_selection_rules(&ctx, &mut c);
+            }
+            // Agents get their rules with their issue; loading them (scan, sandbox, SEC017)
+            // already happened.
             _ => {}
         }
     }

@@ -224,14 +224,58 @@ impl PromptEntry {
     }
 }
 
+/// A selection of the catalog (chapter 17): a named set of primitives, by ID.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SelectionEntry {
+    /// `{namespace}/selection/{name}`.
+    pub id: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// What it provides.
+    pub description: String,
+    /// When an agent should activate it.
+    pub when_to_use: String,
+    /// Its tools, by Primitive-ID.
+    pub tools: Vec<String>,
+    /// Its resources, by Primitive-ID.
+    pub resources: Vec<String>,
+    /// Its prompts, by Primitive-ID.
+    pub prompts: Vec<String>,
+    /// Its skills, by Primitive-ID: those it lists, and those it registers (`skills` as an object
+    /// of `{ file }`, under `{selection}/skill/{name}`).
+    pub skills: Vec<String>,
+    /// Members that do not resolve in the catalog (SEL003), as written.
+    pub unresolved: Vec<String>,
+    /// The file that defines it, as reports name it.
+    pub file: String,
+}
+
+impl SelectionEntry {
+    /// Whether every member resolves; a selection that does not cannot be activated.
+    pub fn is_complete(&self) -> bool {
+        self.unresolved.is_empty()
+    }
+
+    /// Why the selection cannot be activated (the chapter's message for its first unresolved
+    /// member), or `None`.
+    pub fn problem(&self) -> Option<String> {
+        self.unresolved
+            .first()
+            .map(|m| format!("Selection {}: Reference '{m}' not found", self.id))
+    }
+}
+
 /// Every prompt and skill of a catalog, by ID, in catalog order (provider prompts and skills by
-/// file, then agent prompts).
+/// file, then agent prompts), and its selections.
 #[derive(Clone, Debug, Default)]
 pub struct Library {
     entries: Vec<PromptEntry>,
     by_id: HashMap<String, usize>,
     tools: HashSet<String>,
     resources: HashSet<String>,
+    selections: Vec<SelectionEntry>,
 }
 
 impl Library {
@@ -258,6 +302,16 @@ impl Library {
     /// Whether some schema of the catalog defines the resource `id` (valid or not).
     pub fn has_resource(&self, id: &str) -> bool {
         self.resources.contains(id)
+    }
+
+    /// The catalog's selections, in path order.
+    pub fn selections(&self) -> &[SelectionEntry] {
+        &self.selections
+    }
+
+    /// The selection with this ID.
+    pub fn selection(&self, id: &str) -> Option<&SelectionEntry> {
+        self.selections.iter().find(|s| s.id == id)
     }
 }
 
@@ -694,6 +748,14 @@ pub fn build(
     for (entry, origin) in lib.entries.iter().zip(&origins) {
         check_entry(entry, origin, &lib, lists, compat, &mut sinks);
     }
+    // Selections, once every prompt and skill is known.
+    for (i, p) in parts.iter().enumerate() {
+        if let PartKind::Selection(Value::Object(s)) = &p.kind
+            && let Some(entry) = selection_entry(i, p, s, &lib, &mut sinks)
+        {
+            lib.selections.push(entry);
+        }
+    }
 
     let diagnostics = sinks
         .by_part
@@ -702,6 +764,107 @@ pub fn build(
         .filter(|(_, d)| !d.is_empty())
         .collect();
     (lib, diagnostics)
+}
+
+/// The selection a file defines, with SEL003 for each member that does not resolve; `None`
+/// when its `namespace` or `name` is not a string (there is no ID to give it).
+///
+/// SEL003: A member of a selection (an entry of `tools`, `resources`, `prompts` or `skills`)
+/// is not the Primitive-ID of a primitive of that type in the catalog.
+///
+/// # Why
+///
+/// A selection that names something missing cannot be activated: the runtime refuses it with
+/// "Selection <id>: Reference '<member>' not found", and an agent that uses it does not start.
+fn selection_entry(
+    i: usize,
+    p: &Part,
+    s: &Map<String, Value>,
+    lib: &Library,
+    sinks: &mut Sinks<'_>,
+) -> Option<SelectionEntry> {
+    let namespace = s.get("namespace")?.as_str()?;
+    let name = s.get("name")?.as_str()?;
+    let id = format!("{namespace}/selection/{name}");
+    let mut entry = SelectionEntry {
+        id: id.clone(),
+        namespace: namespace.to_string(),
+        name: name.to_string(),
+        description: text(s.get("description")),
+        when_to_use: text(s.get("whenToUse")),
+        tools: Vec::new(),
+        resources: Vec::new(),
+        prompts: Vec::new(),
+        skills: Vec::new(),
+        unresolved: Vec::new(),
+        file: p.display.clone(),
+    };
+    // Its registered skills live in `skills/` beside it and belong to its directory's name.
+    let owner = parent(&p.rel)
+        .rsplit('/')
+        .next()
+        .filter(|d| !d.is_empty())
+        .unwrap_or(name);
+    for key in crate::rules::selections::MEMBER_LISTS {
+        let path = JsonPath::root("selection").key(key);
+        match s.get(key) {
+            Some(Value::Array(items)) => {
+                for (k, item) in items.iter().enumerate() {
+                    let Some(member) = item.as_str() else {
+                        if !(key == "skills" && item.is_object()) {
+                            entry.unresolved.push(item.to_string());
+                            sinks.emit(
+                                i,
+                                Code::SEL003,
+                                &path.index(k),
+                                format!(
+                                    "Must be a Primitive-ID (found {})",
+                                    crate::rules::shown(item)
+                                ),
+                            );
+                        }
+                        continue; // an inline skill: checked by the file's own rules (SEL004)
+                    };
+                    let found = match key {
+                        "tools" => lib.has_tool(member),
+                        "resources" => lib.has_resource(member),
+                        "prompts" => lib.get(member).is_some_and(|e| e.kind != EntryKind::Skill),
+                        _ => lib.get(member).is_some_and(|e| e.kind == EntryKind::Skill),
+                    };
+                    if !found {
+                        sinks.emit(
+                            i,
+                            Code::SEL003,
+                            &path.index(k),
+                            format!("Selection {id}: Reference '{member}' not found"),
+                        );
+                        entry.unresolved.push(member.to_string());
+                        continue;
+                    }
+                    let list = match key {
+                        "tools" => &mut entry.tools,
+                        "resources" => &mut entry.resources,
+                        "prompts" => &mut entry.prompts,
+                        _ => &mut entry.skills,
+                    };
+                    if !list.iter().any(|m| m == member) {
+                        list.push(member.to_string());
+                    }
+                }
+            }
+            // Registered skill files (the object form): `{selection}/skill/{key}`.
+            Some(Value::Object(registered)) if key == "skills" => {
+                for k in registered.keys() {
+                    let member = format!("{owner}/skill/{k}");
+                    if lib.get(&member).is_some() {
+                        entry.skills.push(member);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(entry)
 }
 
 /// An array's items (nothing when it is not one).

@@ -366,10 +366,10 @@ declare_rules! {
     AGT020: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "A slash key must have the value null";
     AGT030: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "Every `agent.selections` ID must resolve to a selection";
     AGT031: Agt, Spec, "06-agents.md", Error/Error, Planned(0), "`elicitation.maxRounds` must be a positive integer";
-    SEL001: Sel, Spec, "17-selections.md", Error/Error, Planned(0), "Selection `whenToUse` must be a non-empty string";
-    SEL002: Sel, Spec, "17-selections.md", Error/Error, Planned(0), "Selection must include at least one primitive";
-    SEL003: Sel, Spec, "17-selections.md", Error/Error, Planned(0), "Every referenced primitive ID must resolve in the catalog";
-    SEL004: Sel, Spec, "17-selections.md", Info/Info, Planned(0), "Inline skills were validated with the skill rules";
+    SEL001: Sel, Spec, "17-selections.md", Error/Error, Implemented, "Selection `whenToUse` must be a non-empty string";
+    SEL002: Sel, Spec, "17-selections.md", Error/Error, Implemented, "Selection must include at least one primitive";
+    SEL003: Sel, Spec, "17-selections.md", Error/Error, Implemented, "Every referenced primitive ID must resolve in the catalog";
+    SEL004: Sel, Spec, "17-selections.md", Info/Info, Implemented, "Inline skills were validated with the skill rules";
     CAT001: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "`registry.json` must exist in the catalog root";
     CAT002: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "Registry `name` must equal the catalog directory name";
     CAT003: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "Every `shared[].file` must exist";

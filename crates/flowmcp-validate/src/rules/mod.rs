@@ -16,6 +16,7 @@ mod preload;
 pub(crate) mod prompts;
 mod resources;
 mod security;
+pub(crate) mod selections;
 mod skills;
 mod tool_tests;
 mod tools;
@@ -200,16 +201,26 @@ pub(crate) fn run_skill_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// The rules of a prompt file (`export const prompt`) and of a content file (`export const
-/// content`), in the order they run.
+/// The rules of a prompt file (`export const prompt`), a content file (`export const content`)
+/// and a selection file, in the order they run.
 #[cfg(test)]
 pub(crate) fn prompt_file_rules() -> impl Iterator<Item = &'static SchemaRule> {
-    prompts::FILE_RULES.iter().chain(prompts::CONTENT_RULES)
+    prompts::FILE_RULES
+        .iter()
+        .chain(prompts::CONTENT_RULES)
+        .chain(selections::RULES)
 }
 
 /// Runs the rules of a prompt file.
 pub(crate) fn run_prompt_file_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for rule in prompts::FILE_RULES {
+        (rule.check)(ctx, c);
+    }
+}
+
+/// Runs the rules of a selection file.
+pub(crate) fn run_selection_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for rule in selections::RULES {
         (rule.check)(ctx, c);
     }
 }

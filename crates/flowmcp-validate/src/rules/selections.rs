@@ -1,0 +1,125 @@
+//! Rules on selection files (`export const selection`, chapter 17) that a file can be checked
+//! for on its own: `whenToUse`, at least one member, and inline skills run through the skill
+//! rules. Whether the members resolve needs the catalog (SEL003, [`crate::prompts`]).
+
+use flowmcp_loader::{Exports, HandlersExport};
+use flowmcp_spec::{Code, Collector, JsonPath, Seg};
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use super::{SchemaCtx, SchemaRule, required_string, skill_rules};
+
+/// The rules of a selection file, in the order they run.
+pub(super) static RULES: &[SchemaRule] = &[
+    SchemaRule {
+        codes: &[Code::SEL001],
+        check: sel001_when_to_use,
+    },
+    SchemaRule {
+        codes: &[Code::SEL002],
+        check: sel002_members,
+    },
+    SchemaRule {
+        codes: &[Code::SEL004],
+        check: sel004_inline_skills,
+    },
+];
+
+/// The member lists of a selection.
+pub(crate) const MEMBER_LISTS: [&str; 4] = ["tools", "skills", "resources", "prompts"];
+
+/// `selection` when it is an object.
+fn selection<'a>(ctx: &SchemaCtx<'a>) -> Option<&'a Map<String, Value>> {
+    ctx.exports.get("selection").and_then(Value::as_object)
+}
+
+/// SEL001: `whenToUse` is missing, not a string, or empty.
+///
+/// # Why
+///
+/// An agent decides from `whenToUse` whether to activate the selection; without it the selection
+/// is never chosen on purpose.
+fn sel001_when_to_use(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(s) = selection(ctx) else { return };
+    let path = JsonPath::root("selection").key("whenToUse");
+    if let Some(text) = required_string(s.get("whenToUse"), &path, "whenToUse", Code::SEL001, c)
+        && text.trim().is_empty()
+    {
+        c.emit(Code::SEL001, Some(&path), "Must not be empty");
+    }
+}
+
+/// SEL002: None of `tools`, `skills`, `resources` and `prompts` has a member (each is missing,
+/// empty or not a list).
+///
+/// # Why
+///
+/// A selection is a set of primitives; an empty one activates nothing.
+fn sel002_members(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(s) = selection(ctx) else { return };
+    let has_members = MEMBER_LISTS.iter().any(|k| match s.get(*k) {
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::Object(o)) => !o.is_empty(),
+        _ => false,
+    });
+    if !has_members {
+        c.emit(
+            Code::SEL002,
+            Some(&JsonPath::root("selection")),
+            "Has no members: at least one of tools, skills, resources or prompts must list one",
+        );
+    }
+}
+
+/// SEL004: A selection's `skills` list holds a whole skill object (an inline skill) rather than
+/// an ID; it is checked with the skill rules, whose findings follow at its place in the list.
+///
+/// # Why
+///
+/// An inline skill is delivered like a skill file, so it must meet the same rules; the note
+/// records that they ran on it.
+fn sel004_inline_skills(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(Value::Array(skills)) = selection(ctx).and_then(|s| s.get("skills")) else {
+        return;
+    };
+    for (i, skill) in skills.iter().enumerate() {
+        if !skill.is_object() {
+            continue;
+        }
+        let at = JsonPath::root("selection").key("skills").index(i);
+        let name = skill
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("(unnamed)");
+        c.emit(
+            Code::SEL004,
+            Some(&at),
+            format!("Inline skill {name:?} was checked with the skill rules"),
+        );
+        let mut data = IndexMap::new();
+        data.insert("skill".to_string(), skill.clone());
+        let exports = Exports {
+            names: vec!["skill".into()],
+            data,
+            handlers: HandlersExport::Absent,
+            unserializable: Vec::new(),
+        };
+        let inner = SchemaCtx::new(&exports, ctx.opts, ctx.loaded);
+        let mut found = Collector::new(c.settings(), None);
+        for rule in skill_rules() {
+            (rule.check)(&inner, &mut found);
+        }
+        for mut d in found.finish() {
+            // `/skill/…` of the inline skill is `/selection/skills/<i>/…` of the file.
+            let rest: Vec<Seg> = d
+                .pointer
+                .as_ref()
+                .map(|p| p.segments().into_iter().skip(1).collect())
+                .unwrap_or_default();
+            let path = JsonPath::from_segments(at.segments().into_iter().chain(rest));
+            d.path = Some(path.dotted());
+            d.pointer = Some(path);
+            c.push(d);
+        }
+    }
+}
