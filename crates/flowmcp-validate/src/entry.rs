@@ -99,9 +99,10 @@ pub fn validate_loaded_mut(
                 let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
                 rules::run_selection_rules(&ctx, &mut c);
             }
-            // Agents get their rules with their issue; loading them (scan, sandbox, SEC017)
-            // already happened.
-            _ => {}
+            FileKind::Agent => {
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
+                rules::run_agent_rules(&ctx, &mut c);
+            }
         }
     }
     let mut diagnostics: Vec<Diagnostic> = loaded.diagnostics.clone();

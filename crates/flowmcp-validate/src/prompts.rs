@@ -748,12 +748,17 @@ pub fn build(
     for (entry, origin) in lib.entries.iter().zip(&origins) {
         check_entry(entry, origin, &lib, lists, compat, &mut sinks);
     }
-    // Selections, once every prompt and skill is known.
+    // Selections, once every prompt and skill is known; then agents, which may use them.
     for (i, p) in parts.iter().enumerate() {
         if let PartKind::Selection(Value::Object(s)) = &p.kind
             && let Some(entry) = selection_entry(i, p, s, &lib, &mut sinks)
         {
             lib.selections.push(entry);
+        }
+    }
+    for (i, p) in parts.iter().enumerate() {
+        if let PartKind::Agent(Value::Object(a)) = &p.kind {
+            check_agent(i, p, a, parts, &by_rel, &lib, &mut sinks);
         }
     }
 
@@ -865,6 +870,178 @@ fn selection_entry(
         }
     }
     Some(entry)
+}
+
+/// The references of an agent manifest that need the catalog.
+///
+/// AGT016: A prompt file the agent registers (`prompts: { name: { file } }`) does not end in
+/// `.mjs` or does not exist. (Skill files are SKL016 and SKL017.)
+///
+/// # Why
+///
+/// Prompt files are modules loaded through the static scan and the sandbox; one that is not
+/// there leaves the agent without the instructions it was tested with.
+///
+/// AGT017: A registered prompt file exports neither `prompt` (an object) nor `content` (a
+/// string).
+///
+/// # Why
+///
+/// Agent prompt files take either form (the agents chapter shows `content`, the prompts chapter
+/// `prompt`); anything else has no text to deliver.
+///
+/// AGT018: A registered skill file does not export `skill`.
+///
+/// # Why
+///
+/// The agent would activate a skill that is not there.
+///
+/// AGT030: An entry of `selections` is not the ID of a selection of the catalog, or names one
+/// that cannot be activated.
+///
+/// # Why
+///
+/// The agent's startup loads its selections and fails when one cannot be loaded.
+fn check_agent(
+    i: usize,
+    p: &Part,
+    a: &Map<String, Value>,
+    parts: &[Part],
+    by_rel: &HashMap<&str, usize>,
+    lib: &Library,
+    sinks: &mut Sinks<'_>,
+) {
+    let root = JsonPath::root("agent");
+    // AGT007: external tools resolve.
+    if let Some(Value::Object(tools)) = a.get("tools") {
+        for key in tools.keys().filter(|k| k.matches('/').count() == 2) {
+            let Some((ns, _)) = key.split_once('/') else {
+                continue;
+            };
+            if !key.contains("/tool/") || lib.has_tool(key) {
+                continue;
+            }
+            let known_ns = lib.tools.iter().any(|t| t.starts_with(&format!("{ns}/")));
+            sinks.emit(
+                i,
+                Code::AGT007,
+                &root.key("tools").key(key),
+                if known_ns {
+                    format!("{key}: tool not found in namespace {ns:?}")
+                } else {
+                    format!("{key}: namespace {ns:?} is not registered in the catalog")
+                },
+            );
+        }
+    }
+    // AGT016, AGT017: the agent's prompt files.
+    if let Some(Value::Object(prompts)) = a.get("prompts") {
+        for (key, def) in prompts.iter().filter(|(k, _)| !k.contains('/')) {
+            let Some(file) = def.get("file").and_then(Value::as_str) else {
+                continue; // AGT013
+            };
+            let path = root.key("prompts").key(key).key("file");
+            if !file.ends_with(".mjs") {
+                sinks.emit(
+                    i,
+                    Code::AGT016,
+                    &path,
+                    format!("Must end with .mjs (found {file:?})"),
+                );
+                continue;
+            }
+            let Some(&at) = join(parent(&p.rel), file)
+                .as_deref()
+                .and_then(|rel| by_rel.get(rel))
+            else {
+                sinks.emit(
+                    i,
+                    Code::AGT016,
+                    &path,
+                    format!("{file:?} does not exist in the catalog"),
+                );
+                continue;
+            };
+            let ok = match &parts[at].kind {
+                PartKind::Prompt(v) => v.is_object(),
+                PartKind::Content(v) => v.is_string(),
+                PartKind::Unloaded => true, // its own report says why
+                _ => false,
+            };
+            if !ok {
+                sinks.emit(
+                    i,
+                    Code::AGT017,
+                    &path,
+                    format!(
+                        "{file:?} exports neither `prompt` (an object) nor `content` (a string)"
+                    ),
+                );
+            }
+        }
+    }
+    // AGT018: the agent's skill files.
+    if let Some(Value::Object(skills)) = a.get("skills") {
+        for (key, def) in skills.iter().filter(|(k, _)| !k.contains('/')) {
+            let Some(file) = def.get("file").and_then(Value::as_str) else {
+                continue; // SKL016
+            };
+            let Some(&at) = join(parent(&p.rel), file)
+                .as_deref()
+                .and_then(|rel| by_rel.get(rel))
+            else {
+                continue; // SKL017
+            };
+            if !matches!(parts[at].kind, PartKind::Skill(_) | PartKind::Unloaded) {
+                sinks.emit(
+                    i,
+                    Code::AGT018,
+                    &root.key("skills").key(key).key("file"),
+                    format!("{file:?} does not export `skill`"),
+                );
+            }
+        }
+    }
+    // AGT030: selections.
+    match a.get("selections") {
+        None => {}
+        Some(Value::Array(ids)) => {
+            for (k, id) in ids.iter().enumerate() {
+                let path = root.key("selections").index(k);
+                let Some(id) = id.as_str() else {
+                    sinks.emit(
+                        i,
+                        Code::AGT030,
+                        &path,
+                        format!("Must be a selection ID (found {})", crate::rules::shown(id)),
+                    );
+                    continue;
+                };
+                match lib.selection(id) {
+                    None => sinks.emit(
+                        i,
+                        Code::AGT030,
+                        &path,
+                        format!("{id}: no such selection in the catalog"),
+                    ),
+                    Some(s) => {
+                        if let Some(problem) = s.problem() {
+                            sinks.emit(i, Code::AGT030, &path, problem);
+                        }
+                    }
+                }
+            }
+        }
+        Some(other) => sinks.emit(
+            i,
+            Code::AGT030,
+            &root.key("selections"),
+            format!(
+                "Must be an array of selection IDs (found {})",
+                crate::rules::type_name(other)
+            ),
+        ),
+    }
 }
 
 /// An array's items (nothing when it is not one).

@@ -6,6 +6,7 @@
 //! and never assume a field has the right type: each checks what it needs and stays quiet about what
 //! another rule reports.
 
+mod agents;
 mod handlers;
 mod lists;
 mod main_fields;
@@ -43,7 +44,7 @@ pub(crate) struct SchemaCtx<'a> {
     /// The shared lists the schema sees (a `_lists/` found by walking up, or a catalog's).
     pub lists: &'a ListScope,
     /// The schema file on disk, when the caller named one (see [`SchemaCtx::schema_dir`]).
-    file: Option<&'a Path>,
+    pub(crate) file: Option<&'a Path>,
     tools_cache: OnceCell<Vec<ToolRef<'a>>>,
     params_cache: OnceCell<Vec<ParamRef<'a>>>,
     list_refs_cache: OnceCell<Vec<ListRef>>,
@@ -209,11 +210,19 @@ pub(crate) fn prompt_file_rules() -> impl Iterator<Item = &'static SchemaRule> {
         .iter()
         .chain(prompts::CONTENT_RULES)
         .chain(selections::RULES)
+        .chain(agents::RULES)
 }
 
 /// Runs the rules of a prompt file.
 pub(crate) fn run_prompt_file_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for rule in prompts::FILE_RULES {
+        (rule.check)(ctx, c);
+    }
+}
+
+/// Runs the rules of an agent manifest.
+pub(crate) fn run_agent_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for rule in agents::RULES {
         (rule.check)(ctx, c);
     }
 }
