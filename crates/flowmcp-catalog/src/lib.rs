@@ -58,6 +58,7 @@
 mod discovery;
 mod documents;
 mod error;
+mod integrity;
 pub mod manifest;
 mod open;
 mod primitives;
@@ -67,6 +68,7 @@ pub mod reverse;
 
 pub use discovery::ListDiscovery;
 pub use error::CatalogError;
+pub use integrity::{AgentIntegrity, ToolIntegrity};
 
 // What the catalog's signatures use, so that this crate is the one dependency to add.
 pub use flowmcp_runtime::{

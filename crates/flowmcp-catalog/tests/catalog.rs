@@ -45,9 +45,9 @@ fn the_example_catalog_opens_whole_and_valid() {
     assert!(c.has_manifest());
     assert!(!c.has_errors(), "{:?}", c.reports());
     // The manifest's report first, then every file of the catalog (lists, prompt content files,
-    // skills and selections included).
+    // skills, the selection and the agent included).
     assert!(c.reports()[0].file.ends_with("registry.json"));
-    assert_eq!(c.reports().len(), 1 + 5 + 3 + 3 + 1);
+    assert_eq!(c.reports().len(), 1 + 5 + 3 + 3 + 1 + 1);
     // 11 tools, and 10 resource entries: the queries (two, and three with fieldnotes' getSchema),
     // runSql and describeTables of each SQLite resource, and the markdown guide.
     assert_eq!(c.list().len(), 21);

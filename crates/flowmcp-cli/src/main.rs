@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 = no errors, 1 = at least one error-level diagnostic, 2 = usage or I/O failure.
 
+mod agent_cmd;
 mod catalog_cmd;
 mod config;
 mod ids_cmd;
@@ -70,6 +71,8 @@ enum Command {
     Resource(resource_cmd::ResourceArgs),
     /// Prompts and skills: list them (`prompt list`), render one with arguments (`prompt get`).
     Prompt(prompt_cmd::PromptArgs),
+    /// Agents: check (`agent verify`) and write (`agent rehash`) their integrity hashes.
+    Agent(agent_cmd::AgentArgs),
     // The help text is on the arguments struct (its `about` and `long_about`).
     Serve(Box<run_cmd::ServeArgs>),
     /// Print the `schemaHash` of schema files (first 8 hex digits of SHA-256 over the canonical JSON of
@@ -169,6 +172,7 @@ fn main() -> ExitCode {
         Command::Cache(a) => run_cmd::cache(a),
         Command::Resource(a) => resource_cmd::run(a),
         Command::Prompt(a) => prompt_cmd::run(a),
+        Command::Agent(a) => agent_cmd::run(a),
     };
     match result {
         Ok(code) => code,

@@ -59,6 +59,7 @@ fn example_catalog_validates_under_spec() {
             ("examples/catalog/_lists/countries.mjs", "list"),
             ("examples/catalog/_lists/languages.mjs", "list"),
             ("examples/catalog/_lists/subdivisions.mjs", "list"),
+            ("examples/catalog/agents/holiday-planner/agent.mjs", "agent"),
             (
                 "examples/catalog/providers/atlasdata-org/countries.mjs",
                 "schema"

@@ -22,6 +22,7 @@
 //! # Ok::<(), &str>(())
 //! ```
 
+mod edit;
 mod eval;
 mod extract;
 mod file;
@@ -51,5 +52,6 @@ pub use host::{
 };
 
 // Files on disk.
+pub use edit::{EditError, set_string_member};
 pub use fsutil::write_atomic;
 pub use walk::{MjsWalk, mjs_files, walk_mjs};

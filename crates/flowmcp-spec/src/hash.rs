@@ -109,8 +109,7 @@ pub fn sha256_hex(bytes: impl AsRef<[u8]>) -> String {
     hex
 }
 
-/// Lowercase hex SHA-256 of the canonical JSON of `value` (used e.g. for agent integrity
-/// hashes over tool definitions).
+/// Lowercase hex SHA-256 of the canonical JSON of `value` (the preload cache's keys).
 pub fn canonical_sha256(value: &Value) -> String {
     sha256_hex(canonical_json(value))
 }
@@ -130,10 +129,163 @@ pub fn schema_hash(main: &Value) -> String {
     digest[..8].to_string()
 }
 
+/// `JSON.stringify(value)` as an ECMAScript engine prints it: no whitespace; object members in
+/// property order — keys that are array indices (`"0"` … `"4294967294"`) first in ascending
+/// order, then the others in insertion order —; strings and numbers as in [`canonical_json`].
+pub fn js_stringify(value: &Value) -> String {
+    let mut out = String::new();
+    write_js(value, &mut out);
+    out
+}
+
+fn write_js(value: &Value, out: &mut String) {
+    match value {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_js(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let index = |k: &str| {
+                (k == "0" || !k.starts_with('0'))
+                    .then(|| k.parse::<u32>().ok())
+                    .flatten()
+                    .filter(|n| *n < u32::MAX)
+            };
+            let mut indices: Vec<(u32, &String, &Value)> = map
+                .iter()
+                .filter_map(|(k, v)| index(k).map(|n| (n, k, v)))
+                .collect();
+            indices.sort_by_key(|(n, _, _)| *n);
+            let members = indices
+                .into_iter()
+                .map(|(_, k, v)| (k, v))
+                .chain(map.iter().filter(|(k, _)| index(k).is_none()));
+            out.push('{');
+            for (i, (key, v)) in members.enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(key, out);
+                out.push(':');
+                write_js(v, out);
+            }
+            out.push('}');
+        }
+        other => write_canonical(other, out),
+    }
+}
+
+/// The integrity hash of the tool `tool` of a schema's `main` (as the module exports it), as the
+/// agents chapter defines it: `sha256:` and the lowercase hex SHA-256 of
+/// `JSON.stringify({ namespace, version, tool: { name, method, path, parameters, output },
+/// sharedListRefs })` — `output` only when the tool has one, `sharedListRefs` the `{ ref,
+/// version }` of each entry of `main.sharedLists`. Handler code is not part of it. `None` when
+/// `main` has no such tool.
+pub fn tool_hash(main: &Value, tool: &str) -> Option<String> {
+    let def = main
+        .get("tools")
+        .or_else(|| main.get("routes"))
+        .and_then(|t| t.get(tool))?;
+    let field = |v: Option<&Value>| v.cloned().unwrap_or(Value::Null);
+    let mut t = Map::new();
+    t.insert("name".into(), Value::String(tool.to_string()));
+    t.insert("method".into(), field(def.get("method")));
+    t.insert("path".into(), field(def.get("path")));
+    t.insert("parameters".into(), field(def.get("parameters")));
+    if let Some(output) = def.get("output") {
+        t.insert("output".into(), output.clone());
+    }
+    let refs: Vec<Value> = main
+        .get("sharedLists")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .map(|e| {
+                    let mut r = Map::new();
+                    r.insert("ref".into(), field(e.get("ref")));
+                    r.insert("version".into(), field(e.get("version")));
+                    Value::Object(r)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut o = Map::new();
+    o.insert("namespace".into(), field(main.get("namespace")));
+    o.insert("version".into(), field(main.get("version")));
+    o.insert("tool".into(), Value::Object(t));
+    o.insert("sharedListRefs".into(), Value::Array(refs));
+    Some(format!(
+        "sha256:{}",
+        sha256_hex(js_stringify(&Value::Object(o)))
+    ))
+}
+
+/// The integrity hash of an agent from the hashes of its external tools, as the agents chapter
+/// defines it: `sha256:` and the SHA-256 of `JSON.stringify` of `[{ id, hash }, …]`, the IDs sorted
+/// as JavaScript's default sort orders strings (by UTF-16 code units).
+pub fn agent_hash(tools: &[(String, String)]) -> String {
+    let mut sorted: Vec<&(String, String)> = tools.iter().collect();
+    sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+    let list: Vec<Value> = sorted
+        .into_iter()
+        .map(|(id, hash)| {
+            let mut m = Map::new();
+            m.insert("id".into(), Value::String(id.clone()));
+            m.insert("hash".into(), Value::String(hash.clone()));
+            Value::Object(m)
+        })
+        .collect();
+    format!("sha256:{}", sha256_hex(js_stringify(&Value::Array(list))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn js_stringify_orders_index_keys_first_and_keeps_the_rest() {
+        let v: Value =
+            serde_json::from_str(r#"{"b": 1, "10": true, "a": [0.5, 1e21], "2": null, "01": "x"}"#)
+                .unwrap_or_default();
+        assert_eq!(
+            js_stringify(&v),
+            r#"{"2":null,"10":true,"b":1,"a":[0.5,1e+21],"01":"x"}"#
+        );
+    }
+
+    #[test]
+    fn tool_and_agent_hashes_follow_the_chapter() {
+        let main = json!({
+            "namespace": "demo", "version": "4.2.0", "root": "https://x",
+            "sharedLists": [ { "ref": "colors", "version": "1.0.0", "filter": { "key": "a", "exists": true } } ],
+            "tools": { "ping": { "method": "GET", "path": "/ping", "description": "d", "parameters": [] } }
+        });
+        let text = r#"{"namespace":"demo","version":"4.2.0","tool":{"name":"ping","method":"GET","path":"/ping","parameters":[]},"sharedListRefs":[{"ref":"colors","version":"1.0.0"}]}"#;
+        let expected = format!("sha256:{}", sha256_hex(text));
+        assert_eq!(tool_hash(&main, "ping"), Some(expected.clone()));
+        assert_eq!(tool_hash(&main, "pong"), None);
+        // The description is not part of it; the path is.
+        let mut other = main.clone();
+        other["tools"]["ping"]["description"] = json!("changed");
+        assert_eq!(tool_hash(&other, "ping"), Some(expected.clone()));
+        other["tools"]["ping"]["path"] = json!("/v2/ping");
+        assert_ne!(tool_hash(&other, "ping"), Some(expected.clone()));
+        // Sorted by UTF-16 code units: "Z" < "a".
+        let a = agent_hash(&[
+            ("a/tool/x".into(), "h1".into()),
+            ("Z/tool/y".into(), "h2".into()),
+        ]);
+        let list = r#"[{"id":"Z/tool/y","hash":"h2"},{"id":"a/tool/x","hash":"h1"}]"#;
+        assert_eq!(a, format!("sha256:{}", sha256_hex(list)));
+    }
 
     fn num(text: &str) -> String {
         let v: Value = serde_json::from_str(text).unwrap();
