@@ -115,7 +115,7 @@ impl AgentIntegrity {
 impl Catalog {
     /// The manifest of the agent `name` (a file of the catalog exporting `agent` with that name):
     /// its path and its `agent` object.
-    fn agent_manifest(&self, name: &str) -> Option<(&Path, &Map<String, Value>)> {
+    pub(crate) fn agent_manifest(&self, name: &str) -> Option<(&Path, &Map<String, Value>)> {
         self.files.iter().find_map(|f| match &f.part.kind {
             PartKind::Agent(Value::Object(a))
                 if a.get("name").and_then(Value::as_str) == Some(name) =>

@@ -55,6 +55,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod activation;
 mod discovery;
 mod documents;
 mod error;
@@ -66,6 +67,7 @@ mod prompts;
 mod reload;
 pub mod reverse;
 
+pub use activation::Activation;
 pub use discovery::ListDiscovery;
 pub use error::CatalogError;
 pub use integrity::{AgentIntegrity, ToolIntegrity};

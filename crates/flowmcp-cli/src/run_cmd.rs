@@ -719,6 +719,12 @@ pub(crate) struct ServeArgs {
     /// tool lacks a server parameter. With --only, only those of its tools.
     #[arg(long, value_name = "ID")]
     selection: Option<String>,
+    /// Serve what activating this agent (`agents/<name>/agent.mjs`) brings: its tools, its
+    /// selections' members, its prompts and skills (and those of its tools' namespaces), its
+    /// resources. Refused when the agent has errors, a member is missing or a server parameter
+    /// of an involved schema has no value; a hash mismatch is logged as a warning.
+    #[arg(long, value_name = "NAME", conflicts_with = "selection")]
+    agent: Option<String>,
     /// `stdio` (the client starts the server) or `http` (Streamable HTTP at /mcp).
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
     transport: Transport,
@@ -860,6 +866,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
             .watch
             .then(|| Duration::from_millis(a.watch_interval_ms.max(50))),
         selection: a.selection.clone(),
+        agent: a.agent.clone(),
     };
     match http {
         None => {

@@ -42,6 +42,11 @@ pub struct ServeOptions {
     /// `namespace/selection/name`): its tools, the entries of its resources (queries and
     /// documents), its prompts and skills. `only` then narrows its tools further.
     pub selection: Option<String>,
+    /// Serve what activating this agent (its name) brings: its tools, its selections' members,
+    /// its prompts and skills and the skills of its tools' namespaces, its resources. Activation
+    /// refuses an agent with errors, a missing member or a missing server parameter; a hash that
+    /// does not match is logged as a warning.
+    pub agent: Option<String>,
 }
 
 /// Why serving stopped with an error.
@@ -54,6 +59,9 @@ pub enum ServeError {
     /// member that does not resolve, a member tool that is hidden).
     #[error("--selection {0}")]
     Selection(String),
+    /// `--agent` names no agent of the catalog, or one that cannot be activated.
+    #[error("--agent: {0}")]
+    Agent(String),
     /// The async runtime could not start.
     #[error("cannot start the server: {0}")]
     Runtime(#[from] std::io::Error),
@@ -130,9 +138,10 @@ impl State {
         strict: bool,
     ) -> Result<State, ServeError> {
         let mut wanted: Vec<&ToolEntry> = Vec::new();
-        let members = match &opts.selection {
-            Some(id) => Some(select(&catalog, id, strict, &mut wanted)?),
-            None => None,
+        let members = match (&opts.selection, &opts.agent) {
+            (Some(id), _) => Some(select(&catalog, id, strict, &mut wanted)?),
+            (None, Some(name)) => Some(activate(&catalog, name, strict, &mut wanted)?),
+            (None, None) => None,
         };
         match (&members, opts.only.is_empty()) {
             // A selection's tools, narrowed by `only`.
@@ -268,11 +277,50 @@ fn select<'c>(
     if let Some(problem) = sel.problem() {
         return Err(ServeError::Selection(problem));
     }
+    let prompts: Vec<String> = sel.prompts.iter().chain(&sel.skills).cloned().collect();
+    serve_members(catalog, &sel.tools, &sel.resources, prompts, strict, wanted)
+        .map_err(|why| ServeError::Selection(format!("{id}: {why}")))
+}
+
+/// What activating the agent `name` serves (see [`Catalog::activate_agent`]); its warnings go to
+/// the log.
+fn activate<'c>(
+    catalog: &'c Catalog,
+    name: &str,
+    strict: bool,
+    wanted: &mut Vec<&'c ToolEntry>,
+) -> Result<Members, ServeError> {
+    let act = catalog.activate_agent(name).map_err(ServeError::Agent)?;
+    for w in &act.warnings {
+        tracing::warn!("agent {name}: {w}");
+    }
+    serve_members(
+        catalog,
+        &act.tools,
+        &act.resources,
+        act.prompts,
+        strict,
+        wanted,
+    )
+    .map_err(|why| ServeError::Agent(format!("{name}: {why}")))
+}
+
+/// The tools of `tools` and the entries of `resources` go into `wanted`; the prompts and
+/// resources served are returned. A member tool hidden by a missing server parameter is refused
+/// when `strict` (at start) and logged otherwise (a reload).
+fn serve_members<'c>(
+    catalog: &'c Catalog,
+    tools: &[String],
+    resources: &[String],
+    prompts: Vec<String>,
+    strict: bool,
+    wanted: &mut Vec<&'c ToolEntry>,
+) -> Result<Members, String> {
     for e in catalog.list() {
         let eid = e.descriptor.id.to_string();
         let member = match e.descriptor.kind {
-            flowmcp_catalog::Kind::Tool => sel.tools.contains(&eid),
-            _ => sel.resources.contains(&eid),
+            flowmcp_catalog::Kind::Tool => tools.contains(&eid),
+            _ => resources.contains(&eid),
         };
         if !member {
             continue;
@@ -280,31 +328,29 @@ fn select<'c>(
         if e.descriptor.is_exposed() {
             wanted.push(e);
         } else if strict {
-            return Err(ServeError::Selection(format!(
-                "{id}: member {} needs {} (no value set)",
+            return Err(format!(
+                "member {} needs {} (no value set)",
                 e.descriptor.lookup_key(),
                 e.descriptor.missing_server_params.join(", ")
-            )));
+            ));
         } else {
             tracing::warn!(
-                "selection {id}: {} is hidden (missing {})",
+                "{} is hidden (missing {})",
                 e.descriptor.lookup_key(),
                 e.descriptor.missing_server_params.join(", ")
             );
         }
     }
     // A member tool of a file with errors is not in the list at all.
-    if strict && let Some(missing) = sel.tools.iter().find(|t| catalog.find(t).is_none()) {
+    if strict && let Some(missing) = tools.iter().find(|t| catalog.find(t).is_none()) {
         let why = catalog
             .rejected(missing)
             .map_or_else(|| "not callable".to_string(), |r| r.reason());
-        return Err(ServeError::Selection(format!(
-            "{id}: member {missing}: {why}"
-        )));
+        return Err(format!("member {missing}: {why}"));
     }
     Ok(Members {
-        prompts: sel.prompts.iter().chain(&sel.skills).cloned().collect(),
-        resources: sel.resources.iter().cloned().collect(),
+        prompts: prompts.into_iter().collect(),
+        resources: resources.iter().cloned().collect(),
     })
 }
 

@@ -227,3 +227,96 @@ fn a_selection_serves_exactly_its_members() {
         serving.await.unwrap();
     });
 }
+
+#[test]
+fn an_agent_serves_what_its_activation_brings() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let o = CatalogOptions {
+        env_override: Some(BTreeMap::new()),
+        ..CatalogOptions::new(Profile::Spec)
+    };
+    let opts = ServeOptions {
+        agent: Some("holiday-planner".into()),
+        ..ServeOptions::default()
+    };
+    let server = McpServer::new(Catalog::open(&dir, &o).unwrap(), &opts).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let (a, b) = tokio::io::duplex(1 << 16);
+        let serving = tokio::spawn(async move {
+            let running = server.serve(a).await.unwrap();
+            running.waiting().await.unwrap();
+        });
+        let client = ().serve(b).await.unwrap();
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        // Its three tools and, through its selection, the country database's queries.
+        assert_eq!(
+            names,
+            [
+                "byCode_atlasdata-org",
+                "byContinent_atlasdata-org",
+                "runSql_atlasdata-org",
+                "describeTables_atlasdata-org",
+                "listCountries_holidaykit-net",
+                "getPublicHolidays_holidaykit-net",
+                "checkWorkingDay_holidaykit-net"
+            ]
+        );
+        let prompts = client.list_all_prompts().await.unwrap();
+        let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+        // The selection's prompt and skill, the referenced about prompt; the namespace skill is
+        // the selection's skill already.
+        assert_eq!(
+            names,
+            [
+                "holidaykit-net/prompt/about",
+                "holidaykit-net/prompt/bridge-days",
+                "holidaykit-net/skill/plan-long-weekends"
+            ]
+        );
+        client.cancel().await.unwrap();
+        serving.await.unwrap();
+    });
+
+    // An agent whose tools need a key that is not set is not activated; the report names it.
+    let scratch = std::env::temp_dir().join(format!("flowmcp-mcp-agent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(scratch.join("agents/reader")).unwrap();
+    std::fs::create_dir_all(scratch.join("providers")).unwrap();
+    std::fs::copy(
+        dir.join("providers/openshelf-org/books.mjs"),
+        scratch.join("providers/books.mjs"),
+    )
+    .unwrap();
+    std::fs::write(
+        scratch.join("agents/reader/agent.mjs"),
+        "export const agent = { name: 'reader', version: 'flowmcp/4.0.0', description: 'Finds books', \
+         model: 'openai/gpt-4o', systemPrompt: 'Find books.', \
+         tools: { 'openshelf-org/tool/searchBooks': null, 'openshelf-org/tool/getBook': null }, \
+         tests: [ { _description: 'a', input: 'Dune', expectedTools: [ 'openshelf-org/tool/searchBooks' ] }, \
+         { _description: 'b', input: 'ISBN 1', expectedTools: [ 'openshelf-org/tool/getBook' ] }, \
+         { _description: 'c', input: 'Dune details', expectedTools: [ 'openshelf-org/tool/searchBooks', 'openshelf-org/tool/getBook' ] } ] }\n",
+    )
+    .unwrap();
+    let catalog = Catalog::open(&scratch, &o).unwrap();
+    let opts = ServeOptions {
+        agent: Some("reader".into()),
+        ..ServeOptions::default()
+    };
+    let Err(e) = McpServer::new(catalog, &opts) else {
+        panic!("a missing server parameter refuses the agent")
+    };
+    let text = e.to_string();
+    assert!(
+        text.contains(
+            "Agent \"reader\" requires:\n  - OPENSHELF_API_KEY (from openshelf-org schemas)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("OPENSHELF_API_KEY=missing"), "{text}");
+    let _ = std::fs::remove_dir_all(scratch);
+}

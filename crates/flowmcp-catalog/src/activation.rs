@@ -1,0 +1,232 @@
+//! Activating an agent (chapter 06): which tools, resources, prompts and skills it brings, with
+//! the checks activation makes before anything is served — a valid manifest, every referenced
+//! tool, prompt, resource and selection there, every server parameter of the schemas involved
+//! set — and the hash check, which only warns.
+
+use std::collections::BTreeMap;
+
+use flowmcp_validate::prompts::EntryKind;
+use serde_json::Value;
+
+use crate::{Catalog, Kind};
+
+/// What an activated agent serves, by ID, in a stable order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Activation {
+    /// The agent's name.
+    pub agent: String,
+    /// Tool IDs: the agent's external tools and its selections' tools.
+    pub tools: Vec<String>,
+    /// Resource IDs: the agent's referenced resources and its selections'.
+    pub resources: Vec<String>,
+    /// Prompt and skill IDs: the agent's own prompts and skills, the prompts it references, its
+    /// selections' prompts and skills, and the namespace skills of the namespaces its tools
+    /// come from.
+    pub prompts: Vec<String>,
+    /// What activation noticed without refusing: a hash that does not match, parts not served
+    /// (inline tools and resources).
+    pub warnings: Vec<String>,
+}
+
+fn push_unique(list: &mut Vec<String>, id: &str) {
+    if !list.iter().any(|x| x == id) {
+        list.push(id.to_string());
+    }
+}
+
+impl Catalog {
+    /// Activates the agent `name`: what it serves, or why it cannot be activated — its manifest
+    /// has errors, a referenced tool, prompt, resource or selection is not there, or a server
+    /// parameter of an involved schema has no value (reported per schema, as the chapter shows).
+    pub fn activate_agent(&self, name: &str) -> Result<Activation, String> {
+        let Some((path, agent)) = self.agent_manifest(name) else {
+            let known = self.agent_names();
+            return Err(format!(
+                "no agent {name:?} in the catalog{}",
+                if known.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (it has {})", known.join(", "))
+                }
+            ));
+        };
+        // An agent with any error cannot be activated.
+        if let Some(report) = self
+            .files
+            .iter()
+            .position(|f| f.path == path)
+            .and_then(|i| self.file_report(i))
+            .filter(|r| r.counts.errors > 0)
+        {
+            let mut codes: Vec<&str> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == flowmcp_spec::Severity::Error)
+                .map(|d| d.code.as_str())
+                .collect();
+            codes.dedup();
+            return Err(format!(
+                "agent {name:?}: {} has errors ({}); see `flowmcp validate {}`",
+                report.file,
+                codes.join(", "),
+                report.file
+            ));
+        }
+        let lib = self.library();
+        let mut act = Activation {
+            agent: name.to_string(),
+            ..Activation::default()
+        };
+        let members = |key: &str| -> Vec<(String, Value)> {
+            agent
+                .get(key)
+                .and_then(Value::as_object)
+                .map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                .unwrap_or_default()
+        };
+        // Tools: external ones must resolve; inline ones are not served yet.
+        for (key, value) in members("tools") {
+            if !key.contains('/') {
+                act.warnings.push(format!(
+                    "inline tool {key:?} is not served (inline tools are not supported yet)"
+                ));
+                continue;
+            }
+            if !value.is_null() {
+                continue; // AGT020, reported by validation
+            }
+            match self.find(&key).filter(|e| e.descriptor.kind == Kind::Tool) {
+                Some(_) => push_unique(&mut act.tools, &key),
+                None => {
+                    let why = self
+                        .rejected(&key)
+                        .map_or_else(|| "not in the catalog".to_string(), |r| r.reason());
+                    return Err(format!("agent {name:?}: tool {key}: {why}"));
+                }
+            }
+        }
+        // Selections bring their members.
+        for id in agent
+            .get("selections")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            let sel = lib
+                .selection(id)
+                .ok_or_else(|| format!("agent {name:?}: selection {id} is not in the catalog"))?;
+            if let Some(problem) = sel.problem() {
+                return Err(format!("agent {name:?}: {problem}"));
+            }
+            for t in &sel.tools {
+                push_unique(&mut act.tools, t);
+            }
+            for r in &sel.resources {
+                push_unique(&mut act.resources, r);
+            }
+            for p in sel.prompts.iter().chain(&sel.skills) {
+                push_unique(&mut act.prompts, p);
+            }
+        }
+        // Resources and prompts it references.
+        for (key, value) in members("resources") {
+            if !key.contains('/') {
+                act.warnings.push(format!(
+                    "inline resource {key:?} is not served (agent-owned resources are not supported yet)"
+                ));
+            } else if value.is_null() {
+                if !lib.has_resource(&key) {
+                    return Err(format!(
+                        "agent {name:?}: resource {key} is not in the catalog"
+                    ));
+                }
+                push_unique(&mut act.resources, &key);
+            }
+        }
+        for (key, value) in members("prompts") {
+            if key.contains('/') && value.is_null() {
+                if lib.get(&key).is_none_or(|e| e.kind == EntryKind::Skill) {
+                    return Err(format!(
+                        "agent {name:?}: prompt {key} is not in the catalog"
+                    ));
+                }
+                push_unique(&mut act.prompts, &key);
+            }
+        }
+        // Its own prompts and skills, and the skills of the namespaces its tools come from.
+        let namespaces: Vec<&str> = act
+            .tools
+            .iter()
+            .filter_map(|t| t.split('/').next())
+            .collect();
+        for e in lib.entries() {
+            let own = e.owner == name && e.kind != EntryKind::ProviderPrompt;
+            let namespace_skill =
+                e.kind == EntryKind::Skill && namespaces.contains(&e.owner.as_str());
+            if own || namespace_skill {
+                push_unique(&mut act.prompts, &e.id);
+            }
+        }
+        // Every server parameter of the schemas involved.
+        let mut needs: BTreeMap<&str, (Vec<&str>, Vec<&str>)> = BTreeMap::new();
+        for id in act.tools.iter().chain(&act.resources) {
+            for e in self
+                .list()
+                .iter()
+                .filter(|e| e.descriptor.id.to_string() == *id)
+            {
+                let d = &e.descriptor;
+                let (required, missing) = needs.entry(d.namespace.as_str()).or_default();
+                for p in &d.required_server_params {
+                    if !required.contains(&p.as_str()) {
+                        required.push(p);
+                    }
+                }
+                for p in &d.missing_server_params {
+                    if !missing.contains(&p.as_str()) {
+                        missing.push(p);
+                    }
+                }
+            }
+        }
+        if needs.values().any(|(_, missing)| !missing.is_empty()) {
+            let mut out = format!("Agent \"{name}\" requires:");
+            for (ns, (required, _)) in &needs {
+                if required.is_empty() {
+                    out.push_str(&format!("\n  - (none) ({ns} has no requiredServerParams)"));
+                }
+                for p in required {
+                    out.push_str(&format!("\n  - {p} (from {ns} schemas)"));
+                }
+            }
+            let states: Vec<String> = needs
+                .values()
+                .flat_map(|(required, missing)| {
+                    required.iter().map(move |p| {
+                        format!(
+                            "{p}={}",
+                            if missing.contains(p) {
+                                "missing"
+                            } else {
+                                "set"
+                            }
+                        )
+                    })
+                })
+                .collect();
+            out.push_str(&format!(
+                "\n\nChecking the environment... {}\nSet the missing server parameters (environment, --env-file or the configuration) to activate the agent.",
+                states.join(", ")
+            ));
+            return Err(out);
+        }
+        // The hashes: a mismatch is a warning.
+        if let Ok(integrity) = self.agent_integrity(name)
+            && !integrity.is_valid()
+        {
+            act.warnings.push(integrity.report());
+        }
+        Ok(act)
+    }
+}
