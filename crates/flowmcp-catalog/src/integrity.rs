@@ -126,6 +126,11 @@ impl Catalog {
         })
     }
 
+    /// The `agent` object of the agent `name`'s manifest, as the module exports it.
+    pub fn agent(&self, name: &str) -> Option<&Map<String, Value>> {
+        self.agent_manifest(name).map(|(_, a)| a)
+    }
+
     /// The names of the catalog's agents (files exporting `agent` with a string `name`).
     pub fn agent_names(&self) -> Vec<String> {
         self.files

@@ -1,11 +1,12 @@
-//! `flowmcp agent verify` and `flowmcp agent rehash`: an agent's integrity hashes.
+//! `flowmcp agent …`: an agent's integrity hashes (`verify`, `rehash`), running it (`run`) and
+//! its tests (`test`).
 
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use flowmcp_runtime::{RunnerOptions, TransportConfig};
 
-use crate::run_cmd::{SourceArgs, config, open};
+use crate::run_cmd::{RunArgs, SourceArgs, config, open};
 use crate::{profile_of, write_stdout};
 
 #[derive(Args, Debug)]
@@ -20,6 +21,74 @@ enum AgentCommand {
     Verify(NameArgs),
     // The help text is on the arguments struct (its `about` and `long_about`).
     Rehash(RehashArgs),
+    // The help text is on the arguments struct (its `about` and `long_about`).
+    Run(RunAgentArgs),
+    // The help text is on the arguments struct (its `about` and `long_about`).
+    Test(TestAgentArgs),
+}
+
+/// Where the model is, shared by `agent run` and `agent test`.
+#[derive(Args, Debug)]
+struct ModelArgs {
+    /// The OpenAI-compatible API's base URL (`/chat/completions` is appended). Default:
+    /// `FLOWMCP_LLM_BASE_URL`, else OpenRouter's `https://openrouter.ai/api/v1`. The key is read
+    /// from `OPENROUTER_API_KEY` and sent as a bearer token.
+    #[arg(long, value_name = "URL")]
+    llm_base_url: Option<String>,
+    /// How long one model request may take, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    llm_timeout_secs: u64,
+}
+
+impl ModelArgs {
+    fn endpoint(&self) -> flowmcp_agent::Endpoint {
+        let mut e = flowmcp_agent::Endpoint::from_env();
+        if let Some(url) = &self.llm_base_url {
+            e.base_url = url.clone();
+        }
+        e.timeout = std::time::Duration::from_secs(self.llm_timeout_secs.max(1));
+        e
+    }
+}
+
+#[derive(Args, Debug)]
+#[command(
+    about = "Run an agent on one input and print its final answer",
+    long_about = "Run an agent: its system prompt and the input go to its model with its tools     offered; each tool call runs through the catalog (as `flowmcp call` runs it, so --upstream, the     configuration and server parameters apply) and its result goes back, until the model answers or     `maxRounds` rounds have run. The final answer is printed on stdout.\n\n    Exit codes: 0 answered, 1 the run failed (AGENT00x on stderr), 2 usage error."
+)]
+struct RunAgentArgs {
+    /// The agent's name.
+    #[arg(value_name = "NAME")]
+    name: String,
+    /// What to ask the agent.
+    #[arg(value_name = "INPUT")]
+    input: String,
+    /// Write the transcript (every request, reply, tool call, timing and token count) here as JSON.
+    #[arg(long, value_name = "FILE")]
+    transcript: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[command(flatten)]
+    run: RunArgs,
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    about = "Run an agent's tests: expected tools and expected content",
+    long_about = "Run each of an agent's tests: the agent answers the test's `input`; the test     passes when every tool of `expectedTools` was called and the answer contains every     `expectedContent` text (case ignored). One line per test with PASS or FAIL and the reason, then     a summary.\n\n    Exit codes: 0 all passed, 1 a test failed, 2 usage error."
+)]
+struct TestAgentArgs {
+    /// The agent's name.
+    #[arg(value_name = "NAME")]
+    name: String,
+    #[command(flatten)]
+    model: ModelArgs,
+    #[command(flatten)]
+    run: RunArgs,
+    #[command(flatten)]
+    source: SourceArgs,
 }
 
 #[derive(Args, Debug)]
@@ -58,7 +127,85 @@ pub(crate) fn run(a: AgentArgs) -> Result<ExitCode, String> {
     match a.command {
         AgentCommand::Verify(a) => verify(a),
         AgentCommand::Rehash(a) => rehash(a.agent),
+        AgentCommand::Run(a) => run_agent(a),
+        AgentCommand::Test(a) => test_agent(a),
     }
+}
+
+/// The catalog with the call settings of `run` (upstreams, cache, limits).
+fn open_for_calls(source: &SourceArgs, run: &RunArgs) -> Result<flowmcp_catalog::Catalog, String> {
+    let cfg = config(source.trust_project_config)?;
+    let (transport, runner) = run.settings(&cfg)?;
+    open(
+        source,
+        &[],
+        false,
+        &cfg,
+        profile_of(source.profile, &cfg),
+        transport,
+        runner,
+    )
+}
+
+fn run_agent(a: RunAgentArgs) -> Result<ExitCode, String> {
+    let catalog = open_for_calls(&a.source, &a.run)?;
+    let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint())
+        .map_err(|e| e.to_string())?;
+    for w in &runner.warnings {
+        eprintln!("flowmcp: agent {}: {w}", a.name);
+    }
+    match runner.run(&a.input) {
+        Ok(o) => {
+            if let Some(path) = &a.transcript {
+                let text = serde_json::to_string_pretty(&serde_json::json!({
+                    "agent": a.name,
+                    "input": a.input,
+                    "answer": o.answer,
+                    "rounds": o.rounds,
+                    "usage": {"promptTokens": o.usage.0, "completionTokens": o.usage.1},
+                    "steps": o.transcript,
+                }))
+                .map_err(|e| e.to_string())?;
+                flowmcp_loader::write_atomic(path, text.as_bytes())
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            write_stdout(&format!("{}\n", o.answer))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("flowmcp: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn test_agent(a: TestAgentArgs) -> Result<ExitCode, String> {
+    let catalog = open_for_calls(&a.source, &a.run)?;
+    let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint())
+        .map_err(|e| e.to_string())?;
+    for w in &runner.warnings {
+        eprintln!("flowmcp: agent {}: {w}", a.name);
+    }
+    let results = runner.test();
+    let mut out = String::new();
+    for (i, r) in results.iter().enumerate() {
+        match &r.failure {
+            None => out.push_str(&format!("PASS  {}. {}\n", i + 1, r.description)),
+            Some(why) => out.push_str(&format!("FAIL  {}. {}: {why}\n", i + 1, r.description)),
+        }
+    }
+    let failed = results.iter().filter(|r| r.failure.is_some()).count();
+    out.push_str(&format!(
+        "{} of {} tests passed\n",
+        results.len() - failed,
+        results.len()
+    ));
+    write_stdout(&out)?;
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn open_catalog(a: &NameArgs) -> Result<flowmcp_catalog::Catalog, String> {

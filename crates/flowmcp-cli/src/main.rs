@@ -71,7 +71,8 @@ enum Command {
     Resource(resource_cmd::ResourceArgs),
     /// Prompts and skills: list them (`prompt list`), render one with arguments (`prompt get`).
     Prompt(prompt_cmd::PromptArgs),
-    /// Agents: check (`agent verify`) and write (`agent rehash`) their integrity hashes.
+    /// Agents: integrity hashes (`agent verify`, `agent rehash`), a run (`agent run`), tests
+    /// (`agent test`).
     Agent(agent_cmd::AgentArgs),
     // The help text is on the arguments struct (its `about` and `long_about`).
     Serve(Box<run_cmd::ServeArgs>),

@@ -113,3 +113,119 @@ fn verify_and_rehash_round_trip_and_a_changed_tool_is_named() {
     );
     let _ = std::fs::remove_dir_all(base);
 }
+
+/// A chat endpoint that answers the `i`-th request with `replies[i]`.
+fn chat(replies: Vec<serde_json::Value>) -> common::support::TestServer {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let n = AtomicUsize::new(0);
+    let count = replies.len();
+    common::support::TestServer::start(count, move |_| {
+        let i = n.fetch_add(1, Ordering::SeqCst);
+        let body = replies.get(i).map(|r| r.to_string()).unwrap_or_default();
+        common::support::reply(200, Some("application/json"), body)
+    })
+}
+
+fn tool_call(name: &str, args: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({"choices": [{"message": {"role": "assistant", "content": null,
+        "tool_calls": [{"id": "c1", "type": "function",
+            "function": {"name": name, "arguments": args.to_string()}}]}}]})
+}
+
+fn final_answer(text: &str) -> serde_json::Value {
+    serde_json::json!({"choices": [{"message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 5}})
+}
+
+#[test]
+fn agent_run_prints_the_answer_and_agent_test_reports_each_test() {
+    let upstream = common::support::TestServer::start(8, |seen| {
+        let body = if seen.url.starts_with("/check/") {
+            r#"{"date": "2026-10-03", "isHoliday": true, "isWorkingDay": false, "holidayName": "German Unity Day"}"#
+        } else if seen.url.starts_with("/countries") {
+            r#"[{"countryCode": "AT", "name": "Austria", "regionCount": 9}]"#
+        } else {
+            r#"[{"date": "2026-10-03", "name": "German Unity Day", "type": "public"}]"#
+        };
+        common::support::reply(200, Some("application/json"), body)
+    });
+    let up = format!("holidaykit-net={}", upstream.base);
+    let base = temp_dir("agent-run");
+    let transcript = base.join("transcript.json");
+    let chat_run = chat(vec![
+        tool_call(
+            "getPublicHolidays_holidaykit-net",
+            serde_json::json!({"year": 2026, "countryCode": "DE"}),
+        ),
+        final_answer("German Unity Day, 2026-10-03."),
+    ]);
+    let llm = format!("{}/v1", chat_run.base);
+    let r = flowmcp(
+        &[
+            "agent",
+            "run",
+            "holiday-planner",
+            "Holidays in Germany 2026?",
+            "--catalog",
+            "examples/catalog",
+            "--upstream",
+            &up,
+            "--no-cache",
+            "--llm-base-url",
+            &llm,
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
+        &repo_root(),
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.stdout, "German Unity Day, 2026-10-03.\n");
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&transcript).unwrap()).unwrap();
+    assert_eq!(t["rounds"], serde_json::json!(1));
+    assert_eq!(t["usage"]["promptTokens"], serde_json::json!(50));
+    chat_run.finish();
+
+    // The tests: the model calls the wrong tool in the second one.
+    let chat_test = chat(vec![
+        tool_call(
+            "getPublicHolidays_holidaykit-net",
+            serde_json::json!({"year": 2026, "countryCode": "DE"}),
+        ),
+        final_answer("German Unity Day is a holiday."),
+        tool_call("listCountries_holidaykit-net", serde_json::json!({})),
+        final_answer("Yes."),
+        tool_call("listCountries_holidaykit-net", serde_json::json!({})),
+        tool_call(
+            "getPublicHolidays_holidaykit-net",
+            serde_json::json!({"year": 2026, "countryCode": "AT"}),
+        ),
+        final_answer("Your long weekends."),
+    ]);
+    let llm = format!("{}/v1", chat_test.base);
+    let r = flowmcp(
+        &[
+            "agent",
+            "test",
+            "holiday-planner",
+            "--catalog",
+            "examples/catalog",
+            "--upstream",
+            &up,
+            "--no-cache",
+            "--llm-base-url",
+            &llm,
+        ],
+        &repo_root(),
+    );
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        r.stdout,
+        "PASS  1. The holidays of one country and year\n\
+         FAIL  2. One date checked: expected tools not called: holidaykit-net/tool/checkWorkingDay (called: holidaykit-net/tool/listCountries)\n\
+         PASS  3. A country named, not coded, then its holidays\n\
+         2 of 3 tests passed\n"
+    );
+    chat_test.finish();
+    let _ = std::fs::remove_dir_all(base);
+}

@@ -1,0 +1,461 @@
+//! # flowmcp-agent
+//!
+//! Runs a FlowMCP agent (chapter 06): its tool loop against any OpenAI-compatible
+//! chat-completions endpoint (OpenRouter, as the specification assumes, or a local server), with
+//! the tools its activation brings called through the catalog, and its tests checked.
+//!
+//! - [`Endpoint`]: where the model is (`FLOWMCP_LLM_BASE_URL`, default OpenRouter's API, with
+//!   `/chat/completions` appended) and the key sent as a bearer token (`OPENROUTER_API_KEY`).
+//! - [`AgentRunner`]: one agent of a catalog, activated; [`AgentRunner::run`] answers one input,
+//!   [`AgentRunner::test`] runs the agent's tests.
+//!
+//! The loop: the system prompt and the input go to the model with the agent's tools offered as
+//! `function` tools named by their wire names; each tool call the model asks for runs through the
+//! catalog (so inputs are checked, secrets filled in and redacted as in any call) and its result
+//! envelope goes back as a `tool` message; this repeats until the model answers without tool calls
+//! or `maxRounds` rounds of tool calls have run. Every request, reply, tool call and timing is kept
+//! in a transcript; the key is never part of it.
+//!
+//! ```no_run
+//! use flowmcp_agent::{AgentRunner, Endpoint};
+//! use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
+//!
+//! let catalog = Catalog::open("examples/catalog".as_ref(), &CatalogOptions::new(Profile::Spec))?;
+//! let runner = AgentRunner::new(&catalog, "holiday-planner", Endpoint::from_env())?;
+//! let outcome = runner.run("Which public holidays does Germany have in 2026?")?;
+//! println!("{}", outcome.answer);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use flowmcp_catalog::serde_json::{Map, Value, json};
+use flowmcp_catalog::{Activation, Catalog};
+
+/// OpenRouter's OpenAI-compatible API, the default base URL.
+pub const DEFAULT_BASE_URL: &str = "https://openrouter.ai/api/v1";
+
+/// The largest model reply read, in bytes.
+const MAX_REPLY_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why an agent could not run or answer. Each message starts with a stable code.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The agent cannot be activated (see `Catalog::activate_agent`).
+    #[error("AGENT001 {0}")]
+    Activation(String),
+    /// The manifest lacks what a run needs (`model`, `systemPrompt`).
+    #[error("AGENT002 {0}")]
+    Manifest(String),
+    /// The model endpoint could not be reached, or answered with an HTTP error.
+    #[error("AGENT003 {0}")]
+    Endpoint(String),
+    /// The model's reply is not a chat completion this runner can read.
+    #[error("AGENT004 {0}")]
+    Reply(String),
+    /// The model still asked for tools after `maxRounds` rounds.
+    #[error("AGENT005 the model still asked for tools after {0} rounds (maxRounds)")]
+    MaxRounds(usize),
+}
+
+/// Where the model is and how to authenticate.
+#[derive(Clone)]
+pub struct Endpoint {
+    /// The base URL; `/chat/completions` is appended.
+    pub base_url: String,
+    /// The bearer token, if any (never printed).
+    pub api_key: Option<String>,
+    /// How long one model request may take.
+    pub timeout: Duration,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+impl Endpoint {
+    /// From the environment: `FLOWMCP_LLM_BASE_URL` (default [`DEFAULT_BASE_URL`]) and
+    /// `OPENROUTER_API_KEY`; 120 s per request.
+    pub fn from_env() -> Endpoint {
+        Endpoint {
+            base_url: std::env::var("FLOWMCP_LLM_BASE_URL")
+                .ok()
+                .filter(|u| !u.is_empty())
+                .unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
+            api_key: std::env::var("OPENROUTER_API_KEY")
+                .ok()
+                .filter(|k| !k.is_empty()),
+            timeout: Duration::from_secs(120),
+        }
+    }
+
+    /// The chat-completions URL.
+    pub fn url(&self) -> String {
+        format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
+    }
+}
+
+/// One tool call the agent made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    /// The tool's Primitive-ID (its wire name when the model named no served tool).
+    pub id: String,
+    /// The arguments the model gave.
+    pub arguments: Value,
+    /// Whether the call succeeded (`status: true`).
+    pub ok: bool,
+    /// How long it took.
+    pub elapsed: Duration,
+}
+
+/// What one run gave.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The model's final answer.
+    pub answer: String,
+    /// Every tool call, in order.
+    pub calls: Vec<ToolCall>,
+    /// Rounds of tool calls.
+    pub rounds: usize,
+    /// Tokens the endpoint reported, `(prompt, completion)`.
+    pub usage: (u64, u64),
+    /// Every request body, reply, tool call and timing, as JSON (no key).
+    pub transcript: Vec<Value>,
+}
+
+/// The result of one of the agent's tests.
+#[derive(Clone, Debug)]
+pub struct TestOutcome {
+    /// The test's `_description`.
+    pub description: String,
+    /// `None` when it passed, else why not.
+    pub failure: Option<String>,
+    /// The tool IDs the agent called.
+    pub called: Vec<String>,
+}
+
+/// An activated agent of a catalog, ready to run.
+pub struct AgentRunner<'c> {
+    catalog: &'c Catalog,
+    name: String,
+    model: String,
+    system_prompt: String,
+    max_rounds: usize,
+    max_tokens: u64,
+    /// `(wire name, Primitive-ID)` of every tool offered.
+    tools: Vec<(String, String)>,
+    /// The `function` tools offered to the model.
+    offered: Vec<Value>,
+    endpoint: Endpoint,
+    http: ureq::Agent,
+    /// What activation noticed (a hash mismatch, parts not served).
+    pub warnings: Vec<String>,
+}
+
+impl<'c> AgentRunner<'c> {
+    /// Activates the agent `name` of `catalog` and prepares its tools.
+    pub fn new(
+        catalog: &'c Catalog,
+        name: &str,
+        endpoint: Endpoint,
+    ) -> Result<AgentRunner<'c>, AgentError> {
+        let Activation {
+            tools: tool_ids,
+            resources,
+            warnings,
+            ..
+        } = catalog
+            .activate_agent(name)
+            .map_err(AgentError::Activation)?;
+        let manifest = catalog
+            .agent(name)
+            .ok_or_else(|| AgentError::Activation(format!("no agent {name:?}")))?;
+        let text = |k: &str| {
+            manifest
+                .get(k)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| AgentError::Manifest(format!("agent {name:?} has no `{k}`")))
+        };
+        let number = |k: &str, default: u64| {
+            manifest
+                .get(k)
+                .and_then(Value::as_u64)
+                .filter(|n| *n > 0)
+                .unwrap_or(default)
+        };
+        let mut tools = Vec::new();
+        let mut offered = Vec::new();
+        for e in catalog.list().iter().filter(|e| e.descriptor.is_exposed()) {
+            let id = e.descriptor.id.to_string();
+            let wanted = match e.descriptor.kind {
+                flowmcp_catalog::Kind::Tool => tool_ids.contains(&id),
+                _ => resources.contains(&id),
+            };
+            if !wanted {
+                continue;
+            }
+            let d = &e.descriptor;
+            offered.push(json!({
+                "type": "function",
+                "function": {
+                    "name": d.wire_name,
+                    "description": d.description,
+                    "parameters": d.input_schema,
+                }
+            }));
+            tools.push((d.wire_name.clone(), d.lookup_key()));
+        }
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(endpoint.timeout))
+            .build();
+        Ok(AgentRunner {
+            catalog,
+            name: name.to_string(),
+            model: text("model")?,
+            system_prompt: text("systemPrompt")?,
+            max_rounds: usize::try_from(number("maxRounds", 10)).unwrap_or(10),
+            max_tokens: number("maxTokens", 4096),
+            tools,
+            offered,
+            endpoint,
+            http: ureq::Agent::new_with_config(config),
+            warnings,
+        })
+    }
+
+    /// The agent's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sends one chat-completions request.
+    fn complete(&self, body: &Value) -> Result<Value, AgentError> {
+        let url = self.endpoint.url();
+        let mut request = self
+            .http
+            .post(&url)
+            .header("Content-Type", "application/json");
+        if let Some(key) = &self.endpoint.api_key {
+            request = request.header("Authorization", &format!("Bearer {key}"));
+        }
+        let mut response = request
+            .send(body.to_string())
+            .map_err(|e| AgentError::Endpoint(format!("{url}: {e}")))?;
+        let status = response.status().as_u16();
+        let text = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_REPLY_BYTES)
+            .read_to_string()
+            .map_err(|e| AgentError::Endpoint(format!("{url}: reading the reply: {e}")))?;
+        if !(200..300).contains(&status) {
+            let shown: String = text.chars().take(300).collect();
+            return Err(AgentError::Endpoint(format!(
+                "{url}: HTTP {status}: {shown}"
+            )));
+        }
+        serde_json::from_str(&text)
+            .map_err(|e| AgentError::Reply(format!("the reply is not JSON: {e}")))
+    }
+
+    /// Answers `input`: the tool loop until the model answers without tool calls.
+    pub fn run(&self, input: &str) -> Result<Outcome, AgentError> {
+        let caller = self.catalog.caller();
+        let mut messages = vec![
+            json!({"role": "system", "content": self.system_prompt}),
+            json!({"role": "user", "content": input}),
+        ];
+        let mut outcome = Outcome {
+            answer: String::new(),
+            calls: Vec::new(),
+            rounds: 0,
+            usage: (0, 0),
+            transcript: Vec::new(),
+        };
+        loop {
+            let mut body = json!({
+                "model": self.model,
+                "messages": messages,
+                "max_tokens": self.max_tokens,
+            });
+            if !self.offered.is_empty() {
+                body["tools"] = Value::Array(self.offered.clone());
+            }
+            let started = Instant::now();
+            let reply = self.complete(&body)?;
+            outcome.transcript.push(json!({
+                "request": body,
+                "reply": reply,
+                "ms": started.elapsed().as_millis() as u64,
+            }));
+            if let Some(u) = reply.get("usage") {
+                outcome.usage.0 += u.get("prompt_tokens").and_then(Value::as_u64).unwrap_or(0);
+                outcome.usage.1 += u
+                    .get("completion_tokens")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+            }
+            let message = reply
+                .get("choices")
+                .and_then(|c| c.get(0))
+                .and_then(|c| c.get("message"))
+                .and_then(Value::as_object)
+                .ok_or_else(|| AgentError::Reply("the reply has no `choices[0].message`".into()))?;
+            let calls = match message.get("tool_calls") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(c)) => c.clone(),
+                Some(_) => {
+                    return Err(AgentError::Reply("`tool_calls` is not an array".into()));
+                }
+            };
+            if calls.is_empty() {
+                outcome.answer = match message.get("content") {
+                    Some(Value::String(s)) => s.clone(),
+                    _ => {
+                        return Err(AgentError::Reply(
+                            "the final message has no text `content`".into(),
+                        ));
+                    }
+                };
+                return Ok(outcome);
+            }
+            if outcome.rounds >= self.max_rounds {
+                return Err(AgentError::MaxRounds(self.max_rounds));
+            }
+            outcome.rounds += 1;
+            messages.push(Value::Object(message.clone()));
+            for call in &calls {
+                let (call_id, wire, raw_args) = read_call(call)?;
+                let arguments: Value = if raw_args.trim().is_empty() {
+                    json!({})
+                } else {
+                    serde_json::from_str(&raw_args).unwrap_or(Value::String(raw_args.clone()))
+                };
+                let started = Instant::now();
+                let (id, envelope) = match self.tools.iter().find(|(w, _)| *w == wire) {
+                    Some((_, id)) => {
+                        let args = arguments.as_object().cloned().unwrap_or_else(Map::new);
+                        (id.clone(), caller.call_json(&wire, &args).to_json())
+                    }
+                    None => (
+                        wire.clone(),
+                        json!({"status": false, "messages": [format!("E007 {wire}: not a tool of this agent")], "data": null}),
+                    ),
+                };
+                let elapsed = started.elapsed();
+                let ok = envelope.get("status") == Some(&Value::Bool(true));
+                outcome.transcript.push(json!({
+                    "toolCall": {"id": id, "arguments": arguments, "ok": ok, "ms": elapsed.as_millis() as u64, "result": envelope}
+                }));
+                outcome.calls.push(ToolCall {
+                    id,
+                    arguments,
+                    ok,
+                    elapsed,
+                });
+                messages.push(json!({
+                    "role": "tool",
+                    "tool_call_id": call_id,
+                    "content": envelope.to_string(),
+                }));
+            }
+        }
+    }
+
+    /// Runs every test of the agent: each passes when the agent called every tool in
+    /// `expectedTools` and its answer contains every `expectedContent` text (case ignored).
+    pub fn test(&self) -> Vec<TestOutcome> {
+        let tests = self
+            .catalog
+            .agent(&self.name)
+            .and_then(|a| a.get("tests"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        tests
+            .iter()
+            .map(|t| {
+                let description = t
+                    .get("_description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("(no description)")
+                    .to_string();
+                let input = t.get("input").and_then(Value::as_str).unwrap_or_default();
+                let strings = |k: &str| -> Vec<String> {
+                    t.get(k)
+                        .and_then(Value::as_array)
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_string)
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                };
+                match self.run(input) {
+                    Err(e) => TestOutcome {
+                        description,
+                        failure: Some(e.to_string()),
+                        called: Vec::new(),
+                    },
+                    Ok(o) => {
+                        let called: BTreeSet<String> =
+                            o.calls.iter().map(|c| c.id.clone()).collect();
+                        let missing: Vec<String> = strings("expectedTools")
+                            .into_iter()
+                            .filter(|t| !called.contains(t))
+                            .collect();
+                        let answer = o.answer.to_lowercase();
+                        let absent: Vec<String> = strings("expectedContent")
+                            .into_iter()
+                            .filter(|c| !answer.contains(&c.to_lowercase()))
+                            .collect();
+                        let mut why = Vec::new();
+                        if !missing.is_empty() {
+                            why.push(format!(
+                                "expected tools not called: {} (called: {})",
+                                missing.join(", "),
+                                if called.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    called.iter().cloned().collect::<Vec<_>>().join(", ")
+                                }
+                            ));
+                        }
+                        if !absent.is_empty() {
+                            why.push(format!("answer lacks: {}", absent.join(", ")));
+                        }
+                        TestOutcome {
+                            description,
+                            failure: (!why.is_empty()).then(|| why.join("; ")),
+                            called: called.into_iter().collect(),
+                        }
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// `(tool_call_id, function name, arguments text)` of one tool call of a reply.
+fn read_call(call: &Value) -> Result<(String, String, String), AgentError> {
+    let bad = || AgentError::Reply(format!("a tool call the runner cannot read: {call}"));
+    let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
+    let f = call.get("function").ok_or_else(bad)?;
+    let name = f.get("name").and_then(Value::as_str).ok_or_else(bad)?;
+    let args = match f.get("arguments") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    };
+    Ok((id.to_string(), name.to_string(), args))
+}

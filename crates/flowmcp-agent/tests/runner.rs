@@ -1,0 +1,288 @@
+//! The agent runner against a scripted local chat endpoint and a local upstream: the tool loop,
+//! `maxRounds`, a tool error fed back, malformed replies, and the agent's tests. No network.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use flowmcp_agent::{AgentError, AgentRunner, Endpoint};
+use flowmcp_catalog::serde_json::{Value, json};
+use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TransportConfig};
+
+/// What the fake endpoint saw of one request: its body and its `Authorization` header.
+type Seen = (Value, Option<String>);
+
+/// A chat endpoint that answers each request with the next of `replies` (a JSON value, or raw
+/// text with a status) and returns what it was sent.
+fn chat(replies: Vec<(u16, String)>) -> (String, JoinHandle<Vec<Seen>>) {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    let handle = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        for (status, body) in replies {
+            let Ok(Some(mut request)) = server.recv_timeout(Duration::from_secs(10)) else {
+                break;
+            };
+            let mut text = String::new();
+            let _ = request.as_reader().read_to_string(&mut text);
+            let auth = request
+                .headers()
+                .iter()
+                .find(|h| h.field.equiv("Authorization"))
+                .map(|h| h.value.to_string());
+            seen.push((serde_json::from_str(&text).unwrap_or(Value::Null), auth));
+            let header = tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
+            let _ = request.respond(
+                tiny_http::Response::from_string(body)
+                    .with_status_code(status)
+                    .with_header(header),
+            );
+        }
+        seen
+    });
+    (format!("http://127.0.0.1:{port}/v1"), handle)
+}
+
+/// A reply asking for tool calls.
+fn calls(list: &[(&str, Value)]) -> (u16, String) {
+    let tool_calls: Vec<Value> = list
+        .iter()
+        .enumerate()
+        .map(|(i, (name, args))| {
+            json!({"id": format!("call_{i}"), "type": "function",
+                   "function": {"name": name, "arguments": args.to_string()}})
+        })
+        .collect();
+    (
+        200,
+        json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": tool_calls}}],
+               "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
+        .to_string(),
+    )
+}
+
+/// A final answer.
+fn answer(text: &str) -> (u16, String) {
+    (
+        200,
+        json!({"choices": [{"message": {"role": "assistant", "content": text}}],
+               "usage": {"prompt_tokens": 120, "completion_tokens": 20}})
+        .to_string(),
+    )
+}
+
+/// An upstream for holidaykit-net that answers every request.
+fn upstream(n: usize) -> String {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    std::thread::spawn(move || {
+        for _ in 0..n {
+            let Ok(Some(request)) = server.recv_timeout(Duration::from_secs(10)) else {
+                break;
+            };
+            let body = if request.url().starts_with("/check/") {
+                r#"{"date": "2026-10-03", "isHoliday": true, "isWorkingDay": false, "holidayName": "German Unity Day"}"#
+            } else if request.url().starts_with("/countries") {
+                r#"[{"countryCode": "AT", "name": "Austria", "regionCount": 9}]"#
+            } else {
+                r#"[{"date": "2026-10-03", "name": "German Unity Day", "type": "public"}]"#
+            };
+            let header = tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
+            let _ = request.respond(tiny_http::Response::from_string(body).with_header(header));
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
+fn catalog(upstream: &str) -> Catalog {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let mut o = CatalogOptions {
+        env_override: Some(BTreeMap::new()),
+        transport: TransportConfig {
+            allow_http_loopback: true,
+            ..TransportConfig::default()
+        },
+        ..CatalogOptions::new(Profile::Spec)
+    };
+    o.runner
+        .upstreams
+        .insert("holidaykit-net".into(), upstream.into());
+    o.runner.cache = None;
+    Catalog::open(&dir, &o).unwrap()
+}
+
+fn endpoint(url: &str) -> Endpoint {
+    Endpoint {
+        base_url: url.into(),
+        api_key: Some("sk-test-secret-123".into()),
+        timeout: Duration::from_secs(10),
+    }
+}
+
+#[test]
+fn the_loop_calls_tools_through_the_catalog_and_returns_the_answer() {
+    let c = catalog(&upstream(1));
+    let (url, server) = chat(vec![
+        calls(&[(
+            "getPublicHolidays_holidaykit-net",
+            json!({"year": 2026, "countryCode": "DE"}),
+        )]),
+        answer("Germany has German Unity Day on 2026-10-03."),
+    ]);
+    let runner = AgentRunner::new(&c, "holiday-planner", endpoint(&url)).unwrap();
+    let o = runner
+        .run("Which public holidays does Germany have in 2026?")
+        .unwrap();
+    assert_eq!(o.answer, "Germany has German Unity Day on 2026-10-03.");
+    assert_eq!(o.rounds, 1);
+    assert_eq!(o.calls.len(), 1);
+    assert_eq!(o.calls[0].id, "holidaykit-net/tool/getPublicHolidays");
+    assert!(o.calls[0].ok);
+    assert_eq!(o.usage, (220, 30));
+    let seen = server.join().unwrap();
+    assert_eq!(seen.len(), 2);
+    // The model, the system prompt, the tools by wire name, the key as a bearer token.
+    let first = &seen[0].0;
+    assert_eq!(first["model"], json!("anthropic/claude-sonnet-4-5"));
+    assert_eq!(first["messages"][0]["role"], json!("system"));
+    let offered: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert!(
+        offered.contains(&"getPublicHolidays_holidaykit-net"),
+        "{offered:?}"
+    );
+    assert!(offered.contains(&"byCode_atlasdata-org"), "{offered:?}");
+    assert_eq!(seen[0].1.as_deref(), Some("Bearer sk-test-secret-123"));
+    // The tool's result went back as a tool message.
+    let tool = &seen[1].0["messages"][3];
+    assert_eq!(tool["role"], json!("tool"));
+    assert_eq!(tool["tool_call_id"], json!("call_0"));
+    assert!(
+        tool["content"]
+            .as_str()
+            .unwrap()
+            .contains("German Unity Day")
+    );
+    // The transcript has every request and tool call, never the key.
+    let transcript = Value::Array(o.transcript).to_string();
+    assert!(transcript.contains("\"toolCall\""));
+    assert!(!transcript.contains("sk-test-secret-123"));
+}
+
+#[test]
+fn a_tool_error_goes_back_to_the_model_and_max_rounds_ends_the_loop() {
+    let c = catalog("http://127.0.0.1:9");
+    // The example agent allows 6 rounds; the model asks for a tool every time, wrongly.
+    let bad = calls(&[("checkWorkingDay_holidaykit-net", json!({"date": 3}))]);
+    let (url, server) = chat(vec![bad; 7]);
+    let runner = AgentRunner::new(&c, "holiday-planner", endpoint(&url)).unwrap();
+    let e = runner.run("Is 2026-10-03 a working day?").unwrap_err();
+    assert!(matches!(e, AgentError::MaxRounds(6)), "{e}");
+    assert!(e.to_string().starts_with("AGENT005"));
+    let seen = server.join().unwrap();
+    assert_eq!(seen.len(), 7);
+    let last = seen[6].0["messages"].as_array().unwrap();
+    let fed_back = last
+        .iter()
+        .filter(|m| m["role"] == json!("tool"))
+        .filter(|m| m["content"].as_str().unwrap_or_default().contains("E007"))
+        .count();
+    assert_eq!(
+        fed_back, 6,
+        "each round's input error went back to the model"
+    );
+}
+
+#[test]
+fn malformed_replies_and_http_errors_are_coded_errors() {
+    let c = catalog("http://127.0.0.1:9");
+    for (reply, code) in [
+        ((200, "not json".to_string()), "AGENT004"),
+        ((200, json!({"nope": 1}).to_string()), "AGENT004"),
+        (
+            (
+                200,
+                json!({"choices": [{"message": {"tool_calls": "x"}}]}).to_string(),
+            ),
+            "AGENT004",
+        ),
+        (
+            (
+                200,
+                json!({"choices": [{"message": {"tool_calls": [{"id": "a"}]}}]}).to_string(),
+            ),
+            "AGENT004",
+        ),
+        ((500, "overloaded".to_string()), "AGENT003"),
+    ] {
+        let (url, server) = chat(vec![reply]);
+        let runner = AgentRunner::new(&c, "holiday-planner", endpoint(&url)).unwrap();
+        let e = runner.run("hello").unwrap_err();
+        assert!(e.to_string().starts_with(code), "{e}");
+        assert!(!e.to_string().contains("sk-test-secret-123"));
+        server.join().unwrap();
+    }
+    // Nothing listens.
+    let runner = AgentRunner::new(&c, "holiday-planner", endpoint("http://127.0.0.1:9")).unwrap();
+    assert!(
+        runner
+            .run("hello")
+            .unwrap_err()
+            .to_string()
+            .starts_with("AGENT003")
+    );
+}
+
+#[test]
+fn the_agent_tests_pass_and_a_wrong_tool_fails_with_the_reason() {
+    let script = |second_tool: &str| {
+        vec![
+            calls(&[(
+                "getPublicHolidays_holidaykit-net",
+                json!({"year": 2026, "countryCode": "DE"}),
+            )]),
+            answer("German Unity Day is on 2026-10-03."),
+            calls(&[(
+                second_tool,
+                json!({"countryCode": "DE", "date": "2026-10-03"}),
+            )]),
+            answer("No, it is German Unity Day."),
+            calls(&[
+                ("listCountries_holidaykit-net", json!({})),
+                (
+                    "getPublicHolidays_holidaykit-net",
+                    json!({"year": 2026, "countryCode": "AT"}),
+                ),
+            ]),
+            answer("Your long weekends in Austria: …"),
+        ]
+    };
+    let c = catalog(&upstream(4));
+    let (url, server) = chat(script("checkWorkingDay_holidaykit-net"));
+    let runner = AgentRunner::new(&c, "holiday-planner", endpoint(&url)).unwrap();
+    let results = runner.test();
+    server.join().unwrap();
+    assert_eq!(results.len(), 3);
+    assert!(results.iter().all(|r| r.failure.is_none()), "{results:?}");
+
+    let c = catalog(&upstream(4));
+    let (url, server) = chat(script("getPublicHolidays_holidaykit-net"));
+    let runner = AgentRunner::new(&c, "holiday-planner", endpoint(&url)).unwrap();
+    let results = runner.test();
+    server.join().unwrap();
+    assert!(results[0].failure.is_none());
+    assert_eq!(
+        results[1].failure.as_deref(),
+        Some(
+            "expected tools not called: holidaykit-net/tool/checkWorkingDay (called: holidaykit-net/tool/getPublicHolidays)"
+        )
+    );
+    assert!(results[2].failure.is_none());
+}
