@@ -269,6 +269,16 @@ impl<'c> AgentRunner<'c> {
 
     /// Answers `input`: the tool loop until the model answers without tool calls.
     pub fn run(&self, input: &str) -> Result<Outcome, AgentError> {
+        self.run_observed(input, &mut |_| {})
+    }
+
+    /// [`AgentRunner::run`], telling `progress` what happens: each model reply and each tool call,
+    /// as one line (for progress reports of long runs).
+    pub fn run_observed(
+        &self,
+        input: &str,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Outcome, AgentError> {
         let caller = self.catalog.caller();
         let mut messages = vec![
             json!({"role": "system", "content": self.system_prompt}),
@@ -332,6 +342,12 @@ impl<'c> AgentRunner<'c> {
                 return Err(AgentError::MaxRounds(self.max_rounds));
             }
             outcome.rounds += 1;
+            progress(&format!(
+                "round {}: the model asks for {} tool call{}",
+                outcome.rounds,
+                calls.len(),
+                if calls.len() == 1 { "" } else { "s" }
+            ));
             messages.push(Value::Object(message.clone()));
             for call in &calls {
                 let (call_id, wire, raw_args) = read_call(call)?;
@@ -356,6 +372,10 @@ impl<'c> AgentRunner<'c> {
                 outcome.transcript.push(json!({
                     "toolCall": {"id": id, "arguments": arguments, "ok": ok, "ms": elapsed.as_millis() as u64, "result": envelope}
                 }));
+                progress(&format!(
+                    "called {id} ({})",
+                    if ok { "ok" } else { "failed" }
+                ));
                 outcome.calls.push(ToolCall {
                     id,
                     arguments,

@@ -725,6 +725,15 @@ pub(crate) struct ServeArgs {
     /// of an involved schema has no value; a hash mismatch is logged as a warning.
     #[arg(long, value_name = "NAME", conflicts_with = "selection")]
     agent: Option<String>,
+    /// Also serve this agent as one MCP tool named by the agent, which runs its whole loop (input
+    /// `input`, or the agent's `inputSchema`; output: the final answer) and reports progress.
+    /// Repeatable. The model endpoint is `--llm-base-url`, `FLOWMCP_LLM_BASE_URL` or OpenRouter's,
+    /// with the key from `OPENROUTER_API_KEY`.
+    #[arg(long = "agent-tool", value_name = "NAME")]
+    agent_tools: Vec<String>,
+    /// The OpenAI-compatible API agent tools use (`/chat/completions` is appended).
+    #[arg(long, value_name = "URL")]
+    llm_base_url: Option<String>,
     /// `stdio` (the client starts the server) or `http` (Streamable HTTP at /mcp).
     #[arg(long, value_enum, default_value_t = Transport::Stdio)]
     transport: Transport,
@@ -867,6 +876,11 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
             .then(|| Duration::from_millis(a.watch_interval_ms.max(50))),
         selection: a.selection.clone(),
         agent: a.agent.clone(),
+        agent_tools: a.agent_tools.clone(),
+        llm: a.llm_base_url.as_ref().map(|url| flowmcp_agent::Endpoint {
+            base_url: url.clone(),
+            ..flowmcp_agent::Endpoint::from_env()
+        }),
     };
     match http {
         None => {

@@ -4,13 +4,15 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
+use flowmcp_catalog::serde_json::{Map, Value, json};
 use flowmcp_catalog::{Catalog, ECode, Envelope, ToolEntry};
 use rayon::prelude::*;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -47,6 +49,14 @@ pub struct ServeOptions {
     /// refuses an agent with errors, a missing member or a missing server parameter; a hash that
     /// does not match is logged as a warning.
     pub agent: Option<String>,
+    /// Serve each of these agents as one MCP tool, named by the agent, that runs its whole loop:
+    /// its input is `input` (the request text) or, when the agent declares an `inputSchema`, that
+    /// schema's object (sent to the model as JSON); its output is the final answer. A run reports
+    /// progress when the client asks for it.
+    pub agent_tools: Vec<String>,
+    /// The model endpoint agent tools use; `None` reads the environment
+    /// ([`flowmcp_agent::Endpoint::from_env`]).
+    pub llm: Option<flowmcp_agent::Endpoint>,
 }
 
 /// Why serving stopped with an error.
@@ -110,6 +120,9 @@ pub(crate) struct State {
     tools: HashMap<String, Served>,
     /// With a selection: the prompts and skills, and the resources, it serves (by ID).
     members: Option<Members>,
+    /// Agents served as tools: tool name → agent name, and whether the agent declares an
+    /// `inputSchema`.
+    agent_tools: HashMap<String, (String, bool)>,
 }
 
 /// What a selection serves besides tools.
@@ -204,12 +217,45 @@ impl State {
         if opts.lazy {
             listed.extend_from_slice(lazy::meta_tools());
         }
+        let mut agent_tools = HashMap::new();
+        for name in &opts.agent_tools {
+            if let Err(why) = catalog.activate_agent(name) {
+                if strict {
+                    return Err(ServeError::Agent(why));
+                }
+                tracing::warn!("--agent-tool {name}: {why}");
+                continue;
+            }
+            let Some(manifest) = catalog.agent(name) else {
+                continue;
+            };
+            let declared = manifest.get("inputSchema").and_then(Value::as_object);
+            let schema = declared.cloned().unwrap_or_else(|| {
+                let v = json!({
+                    "type": "object",
+                    "properties": {"input": {"type": "string", "description": "What to ask the agent"}},
+                    "required": ["input"]
+                });
+                v.as_object().cloned().unwrap_or_default()
+            });
+            let description = format!(
+                "{} (runs the agent {name}: its model calls its tools and answers)",
+                manifest
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            );
+            let tool = Tool::new(name.clone(), description, Arc::new(schema));
+            listed.push(tool);
+            agent_tools.insert(name.clone(), (name.clone(), declared.is_some()));
+        }
         Ok(State {
             catalog,
             order,
             listed,
             tools,
             members,
+            agent_tools,
         })
     }
 
@@ -646,6 +692,68 @@ impl McpServer {
     }
 }
 
+impl McpServer {
+    /// Runs the agent `agent` for one tool call, reporting each step as progress when the client
+    /// gave a progress token.
+    async fn run_agent(
+        &self,
+        agent: String,
+        schema_input: bool,
+        args: Map<String, Value>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let input = if schema_input {
+            Value::Object(args).to_string()
+        } else {
+            match args.get("input").and_then(Value::as_str) {
+                Some(text) => text.to_string(),
+                None => {
+                    return Ok(CallToolResult::error(vec![Content::text(format!(
+                        "E007 {agent}: `input` (the request text) is required"
+                    ))])
+                    .into());
+                }
+            }
+        };
+        let endpoint = self
+            .inner
+            .opts
+            .llm
+            .clone()
+            .unwrap_or_else(flowmcp_agent::Endpoint::from_env);
+        let token = context.meta.get_progress_token();
+        let peer = context.peer.clone();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let forward = tokio::spawn(async move {
+            let mut step = 0.0;
+            while let Some(message) = rx.recv().await {
+                if let Some(t) = &token {
+                    step += 1.0;
+                    let _ = peer
+                        .notify_progress(
+                            ProgressNotificationParam::new(t.clone(), step).with_message(message),
+                        )
+                        .await;
+                }
+            }
+        });
+        let result = self
+            .on_worker(&context, move |catalog, _caller| {
+                let runner = flowmcp_agent::AgentRunner::new(catalog, &agent, endpoint)?;
+                runner.run_observed(&input, &mut |m| {
+                    let _ = tx.send(m.to_string());
+                })
+            })
+            .await?;
+        let _ = forward.await;
+        Ok(match result {
+            Ok(outcome) => CallToolResult::success(vec![Content::text(outcome.answer)]),
+            Err(e) => CallToolResult::error(vec![Content::text(e.to_string())]),
+        }
+        .into())
+    }
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let tools = ServerCapabilities::builder().enable_tools();
@@ -814,6 +922,9 @@ impl ServerHandler for McpServer {
             _ => (request.name.to_string(), args),
         };
         let st = self.state();
+        if let Some((agent, schema_input)) = st.agent_tools.get(&name).cloned() {
+            return self.run_agent(agent, schema_input, args, context).await;
+        }
         let Some((wire, served)) = st.resolve(&name) else {
             // Unknown and hidden tools are tool errors, as input errors are.
             let e = Envelope::error(ECode::E007, &name, "unknown tool");

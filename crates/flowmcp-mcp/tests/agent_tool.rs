@@ -1,0 +1,138 @@
+//! An agent served as one MCP tool (`--agent-tool`): a real client calls it, the agent's loop
+//! runs against a scripted local chat endpoint and a local upstream, progress is reported.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use flowmcp_catalog::serde_json::{Value, json};
+use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TransportConfig};
+use flowmcp_mcp::{McpServer, ServeOptions};
+use rmcp::model::{
+    CallToolRequestParams, NumberOrString, ProgressNotificationParam, ProgressToken,
+    RequestMetaObject,
+};
+use rmcp::service::NotificationContext;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+
+/// A local server answering each request with the next body of `bodies`.
+fn serve(bodies: Vec<String>) -> String {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    std::thread::spawn(move || {
+        for body in bodies {
+            let Ok(Some(mut request)) = server.recv_timeout(Duration::from_secs(10)) else {
+                break;
+            };
+            let mut sink = String::new();
+            let _ = request.as_reader().read_to_string(&mut sink);
+            let header = tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
+            let _ = request.respond(tiny_http::Response::from_string(body).with_header(header));
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
+/// A client that keeps the progress messages it is sent.
+#[derive(Clone, Default)]
+struct Progress(Arc<Mutex<Vec<String>>>);
+
+impl ClientHandler for Progress {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(params.message.unwrap_or_default());
+    }
+}
+
+#[test]
+fn an_agent_tool_runs_the_loop_and_reports_progress() {
+    let upstream = serve(vec![
+        r#"[{"date": "2026-10-03", "name": "German Unity Day", "type": "public"}]"#.into(),
+    ]);
+    let chat = serve(vec![
+        json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "getPublicHolidays_holidaykit-net",
+             "arguments": "{\"year\": 2026, \"countryCode\": \"DE\"}"}}]}}]})
+        .to_string(),
+        json!({"choices": [{"message": {"role": "assistant", "content": "German Unity Day (2026-10-03)."}}]})
+            .to_string(),
+    ]);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let mut o = CatalogOptions {
+        env_override: Some(BTreeMap::new()),
+        transport: TransportConfig {
+            allow_http_loopback: true,
+            ..TransportConfig::default()
+        },
+        ..CatalogOptions::new(Profile::Spec)
+    };
+    o.runner.upstreams.insert("holidaykit-net".into(), upstream);
+    let opts = ServeOptions {
+        agent_tools: vec!["holiday-planner".into()],
+        llm: Some(flowmcp_agent::Endpoint {
+            base_url: format!("{chat}/v1"),
+            api_key: None,
+            timeout: Duration::from_secs(10),
+        }),
+        ..ServeOptions::default()
+    };
+    let server = McpServer::new(Catalog::open(&dir, &o).unwrap(), &opts).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let (a, b) = tokio::io::duplex(1 << 16);
+        let serving = tokio::spawn(async move {
+            let running = server.serve(a).await.unwrap();
+            running.waiting().await.unwrap();
+        });
+        let progress = Progress::default();
+        let seen = Arc::clone(&progress.0);
+        let client = progress.serve(b).await.unwrap();
+        let tools = client.list_all_tools().await.unwrap();
+        let agent = tools
+            .iter()
+            .find(|t| t.name == "holiday-planner")
+            .expect("the agent is a tool");
+        let listed = serde_json::to_value(agent).unwrap();
+        assert_eq!(listed["inputSchema"]["required"], json!(["input"]));
+
+        let mut args = flowmcp_catalog::serde_json::Map::new();
+        args.insert("input".into(), json!("Holidays in Germany 2026?"));
+        let mut call = CallToolRequestParams::new("holiday-planner").with_arguments(args);
+        let mut meta = RequestMetaObject::default();
+        meta.set_progress_token(ProgressToken(NumberOrString::Number(7)));
+        call.meta = Some(meta);
+        let result = client.call_tool(call).await.unwrap();
+        assert_eq!(result.is_error, Some(false));
+        let text = serde_json::to_value(&result.content).unwrap();
+        assert_eq!(text[0]["text"], json!("German Unity Day (2026-10-03)."));
+        let messages: Vec<String> = seen.lock().unwrap().clone();
+        assert_eq!(
+            messages,
+            [
+                "round 1: the model asks for 1 tool call",
+                "called holidaykit-net/tool/getPublicHolidays (ok)"
+            ]
+        );
+        // Without `input`: a tool error, nothing runs.
+        let bad = client
+            .call_tool(CallToolRequestParams::new("holiday-planner"))
+            .await
+            .unwrap();
+        assert_eq!(bad.is_error, Some(true));
+        let _: Value = serde_json::to_value(&bad.content).unwrap();
+        client.cancel().await.unwrap();
+        serving.await.unwrap();
+    });
+}
