@@ -349,6 +349,7 @@ impl<'c> AgentRunner<'c> {
                 if calls.len() == 1 { "" } else { "s" }
             ));
             messages.push(Value::Object(message.clone()));
+            let mut parsed = Vec::with_capacity(calls.len());
             for call in &calls {
                 let (call_id, wire, raw_args) = read_call(call)?;
                 let arguments: Value = if raw_args.trim().is_empty() {
@@ -356,18 +357,45 @@ impl<'c> AgentRunner<'c> {
                 } else {
                     serde_json::from_str(&raw_args).unwrap_or(Value::String(raw_args.clone()))
                 };
-                let started = Instant::now();
-                let (id, envelope) = match self.tools.iter().find(|(w, _)| *w == wire) {
-                    Some((_, id)) => {
-                        let args = arguments.as_object().cloned().unwrap_or_else(Map::new);
-                        (id.clone(), caller.call_json(&wire, &args).to_json())
-                    }
-                    None => (
-                        wire.clone(),
-                        json!({"status": false, "messages": [format!("E007 {wire}: not a tool of this agent")], "data": null}),
-                    ),
-                };
-                let elapsed = started.elapsed();
+                parsed.push((call_id, wire, arguments));
+            }
+            // Calls to tools that are all concurrency-safe run at the same time, each on a
+            // thread of its own (a caller belongs to one thread); anything else in order.
+            let parallel = parsed.len() > 1
+                && parsed
+                    .iter()
+                    .all(|(_, wire, _)| self.concurrency_safe(wire));
+            let results: Vec<(String, Value, Duration)> = if parallel {
+                std::thread::scope(|scope| {
+                    let handles: Vec<_> = parsed
+                        .iter()
+                        .map(|(_, wire, args)| {
+                            scope.spawn(move || self.call_tool(&self.catalog.caller(), wire, args))
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .zip(&parsed)
+                        .map(|(h, (_, wire, _))| {
+                            h.join().unwrap_or_else(|_| {
+                                (
+                                    wire.clone(),
+                                    json!({"status": false, "messages": [format!("E005 {wire}: the call failed internally")], "data": null}),
+                                    Duration::ZERO,
+                                )
+                            })
+                        })
+                        .collect()
+                })
+            } else {
+                parsed
+                    .iter()
+                    .map(|(_, wire, args)| self.call_tool(&caller, wire, args))
+                    .collect()
+            };
+            for ((call_id, _, arguments), (id, envelope, elapsed)) in
+                parsed.into_iter().zip(results)
+            {
                 let ok = envelope.get("status") == Some(&Value::Bool(true));
                 outcome.transcript.push(json!({
                     "toolCall": {"id": id, "arguments": arguments, "ok": ok, "ms": elapsed.as_millis() as u64, "result": envelope}
@@ -389,6 +417,44 @@ impl<'c> AgentRunner<'c> {
                 }));
             }
         }
+    }
+
+    /// Whether the tool with this wire name is one of the agent's and its `meta` says it may run
+    /// at the same time as others.
+    fn concurrency_safe(&self, wire: &str) -> bool {
+        self.tools.iter().any(|(w, _)| w == wire)
+            && self.catalog.find(wire).is_some_and(|e| {
+                self.catalog
+                    .toolset()
+                    .schema_of(e)
+                    .main
+                    .tools
+                    .get(&e.descriptor.tool)
+                    .and_then(|t| t.meta.as_ref())
+                    .is_some_and(|m| m.is_concurrency_safe)
+            })
+    }
+
+    /// One tool call the model asked for: `(ID, envelope as JSON, time taken)`; a tool the agent
+    /// does not have is an `E007` envelope.
+    fn call_tool(
+        &self,
+        caller: &flowmcp_catalog::Caller<'_>,
+        wire: &str,
+        arguments: &Value,
+    ) -> (String, Value, Duration) {
+        let started = Instant::now();
+        let (id, envelope) = match self.tools.iter().find(|(w, _)| w == wire) {
+            Some((_, id)) => {
+                let args = arguments.as_object().cloned().unwrap_or_else(Map::new);
+                (id.clone(), caller.call_json(wire, &args).to_json())
+            }
+            None => (
+                wire.to_string(),
+                json!({"status": false, "messages": [format!("E007 {wire}: not a tool of this agent")], "data": null}),
+            ),
+        };
+        (id, envelope, started.elapsed())
     }
 
     /// Runs every test of the agent: each passes when the agent called every tool in

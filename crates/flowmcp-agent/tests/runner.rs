@@ -286,3 +286,62 @@ fn the_agent_tests_pass_and_a_wrong_tool_fails_with_the_reason() {
     );
     assert!(results[2].failure.is_none());
 }
+
+#[test]
+fn concurrency_safe_tool_calls_of_one_reply_run_at_the_same_time() {
+    // The upstream answers only once both requests are in: run one after the other, the first
+    // call would wait for the second and time out.
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        while held.len() < 2 {
+            match server.recv_timeout(Duration::from_secs(5)) {
+                Ok(Some(r)) => held.push(r),
+                _ => break,
+            }
+        }
+        for r in held {
+            let body = if r.url().starts_with("/countries") {
+                r#"[{"countryCode": "AT", "name": "Austria", "regionCount": 9}]"#
+            } else {
+                r#"[{"date": "2026-10-26", "name": "National Day", "type": "public"}]"#
+            };
+            let header = tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
+            let _ = r.respond(tiny_http::Response::from_string(body).with_header(header));
+        }
+    });
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let mut o = CatalogOptions {
+        env_override: Some(BTreeMap::new()),
+        transport: TransportConfig {
+            allow_http_loopback: true,
+            total_timeout: Duration::from_secs(3),
+            ..TransportConfig::default()
+        },
+        ..CatalogOptions::new(Profile::Spec)
+    };
+    o.runner.timeout = Duration::from_secs(3);
+    o.runner.cache = None;
+    o.runner
+        .upstreams
+        .insert("holidaykit-net".into(), format!("http://127.0.0.1:{port}"));
+    let c = Catalog::open(&dir, &o).unwrap();
+    let (url, chat_server) = chat(vec![
+        calls(&[
+            ("listCountries_holidaykit-net", json!({})),
+            (
+                "getPublicHolidays_holidaykit-net",
+                json!({"year": 2026, "countryCode": "AT"}),
+            ),
+        ]),
+        answer("Austria: National Day."),
+    ]);
+    let runner = AgentRunner::new(&c, "holiday-planner", endpoint(&url)).unwrap();
+    let o = runner.run("Austria?").unwrap();
+    chat_server.join().unwrap();
+    assert_eq!(o.calls.len(), 2);
+    assert!(o.calls.iter().all(|c| c.ok), "{:?}", o.calls);
+    // The results keep the order the model asked in.
+    assert_eq!(o.calls[0].id, "holidaykit-net/tool/listCountries");
+}
