@@ -11,9 +11,30 @@ use std::time::Duration;
 use flowmcp_catalog::serde_json::{Map, json};
 use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TransportConfig};
 use flowmcp_mcp::{McpServer, ServeOptions};
+use rmcp::RoleClient;
 use rmcp::ServiceExt;
 use rmcp::model::GetPromptRequestParams;
-use rmcp::service::ServiceError;
+use rmcp::service::{RunningService, ServiceError};
+
+/// Serves `server` to a client over an in-memory pipe, runs `f` with the client, then closes
+/// both.
+fn with_client(server: McpServer, f: impl AsyncFnOnce(&RunningService<RoleClient, ()>)) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let (a, b) = tokio::io::duplex(1 << 16);
+        let serving = tokio::spawn(async move {
+            let running = server.serve(a).await.unwrap();
+            running.waiting().await.unwrap();
+        });
+        let client = ().serve(b).await.unwrap();
+        f(&client).await;
+        client.cancel().await.unwrap();
+        serving.await.unwrap();
+    });
+}
 
 /// A local upstream answering one request with Germany's 2026 holidays.
 fn upstream() -> (String, std::thread::JoinHandle<Vec<String>>) {
@@ -47,17 +68,7 @@ fn prompts_and_skills_are_listed_and_rendered_over_mcp() {
     o.runner.upstreams.insert("holidaykit-net".into(), base);
     let catalog = Catalog::open(&dir, &o).unwrap();
     let server = McpServer::new(catalog, &ServeOptions::default()).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async move {
-        let (a, b) = tokio::io::duplex(1 << 16);
-        let serving = tokio::spawn(async move {
-            let running = server.serve(a).await.unwrap();
-            running.waiting().await.unwrap();
-        });
-        let client = ().serve(b).await.unwrap();
+    with_client(server, async |client| {
         assert!(client.peer_info().unwrap().capabilities.prompts.is_some());
 
         let prompts = client.list_all_prompts().await.unwrap();
@@ -105,9 +116,6 @@ fn prompts_and_skills_are_listed_and_rendered_over_mcp() {
             ServiceError::McpError(d) => assert_eq!(d.code.0, -32602),
             other => panic!("{other}"),
         }
-
-        client.cancel().await.unwrap();
-        serving.await.unwrap();
     });
     assert_eq!(server_thread.join().unwrap(), ["/holidays/2026/DE"]);
 }
@@ -177,17 +185,7 @@ fn a_selection_serves_exactly_its_members() {
         &opts("trip-planning/selection/days-off"),
     )
     .unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async move {
-        let (a, b) = tokio::io::duplex(1 << 16);
-        let serving = tokio::spawn(async move {
-            let running = server.serve(a).await.unwrap();
-            running.waiting().await.unwrap();
-        });
-        let client = ().serve(b).await.unwrap();
+    with_client(server, async |client| {
         let caps = client.peer_info().unwrap().capabilities.clone();
         assert!(caps.prompts.is_some());
         // Its resource is a SQLite database: queries are tools, and there is no document.
@@ -223,8 +221,6 @@ fn a_selection_serves_exactly_its_members() {
             ServiceError::McpError(d) => assert_eq!(d.code.0, -32602),
             other => panic!("{other}"),
         }
-        client.cancel().await.unwrap();
-        serving.await.unwrap();
     });
 }
 
@@ -240,17 +236,7 @@ fn an_agent_serves_what_its_activation_brings() {
         ..ServeOptions::default()
     };
     let server = McpServer::new(Catalog::open(&dir, &o).unwrap(), &opts).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async move {
-        let (a, b) = tokio::io::duplex(1 << 16);
-        let serving = tokio::spawn(async move {
-            let running = server.serve(a).await.unwrap();
-            running.waiting().await.unwrap();
-        });
-        let client = ().serve(b).await.unwrap();
+    with_client(server, async |client| {
         let tools = client.list_all_tools().await.unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         // Its three tools and, through its selection, the country database's queries.
@@ -278,8 +264,6 @@ fn an_agent_serves_what_its_activation_brings() {
                 "holidaykit-net/skill/plan-long-weekends"
             ]
         );
-        client.cancel().await.unwrap();
-        serving.await.unwrap();
     });
 
     // An agent whose tools need a key that is not set is not activated; the report names it.
