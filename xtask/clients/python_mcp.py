@@ -1,6 +1,7 @@
 """Drive `flowmcp serve` with the Python `mcp` package's client, a client this project did not write.
 
 Usage: python python_mcp.py stdio <flowmcp binary> <catalog dir> <upstream NS=URL>
+       python python_mcp.py agent <flowmcp binary> <catalog dir> <upstream NS=URL>
        python python_mcp.py http <url of /mcp> <bearer token> <foreign origin>
 
 Prints what the client saw (tools with their annotations, _meta and output schemas; the results of
@@ -93,6 +94,28 @@ async def exercise(session):
     check("{{" not in text, "every placeholder is resolved")
 
 
+async def agent_view(session):
+    """`serve --agent holiday-planner`: exactly what activating the example agent brings."""
+    await session.initialize()
+    tools = sorted(t.name for t in (await session.list_tools()).tools)
+    print("agent tools:", ", ".join(tools))
+    expected_tools = sorted([
+        "byCode_atlasdata-org", "byContinent_atlasdata-org", "runSql_atlasdata-org",
+        "describeTables_atlasdata-org", "listCountries_holidaykit-net",
+        "getPublicHolidays_holidaykit-net", "checkWorkingDay_holidaykit-net"])
+    check(tools == expected_tools, "serve --agent lists exactly the agent's tools")
+    prompts = sorted(p.name for p in (await session.list_prompts()).prompts)
+    print("agent prompts:", ", ".join(prompts))
+    check(prompts == ["holidaykit-net/prompt/about", "holidaykit-net/prompt/bridge-days",
+                      "holidaykit-net/skill/plan-long-weekends"],
+          "serve --agent lists exactly the agent's prompts and skills")
+    ok = await session.call_tool("getPublicHolidays_holidaykit-net", {"year": 2026, "countryCode": "DE"})
+    print("agent tool call: isError", ok.is_error)
+    check(ok.is_error is False, "an agent's tool is called through the catalog")
+    other = await session.call_tool("searchBooks_openshelf-org", {"query": "dune"})
+    check(other.is_error is True, "a tool outside the agent is not served")
+
+
 async def over_http(url, token, foreign_origin):
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}
@@ -123,6 +146,13 @@ async def main():
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
                 await exercise(session)
+    elif mode == "agent":
+        binary, catalog, upstream = sys.argv[2:5]
+        params = StdioServerParameters(
+            command=binary, args=["serve", catalog, "--agent", "holiday-planner", "--upstream", upstream])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await agent_view(session)
     elif mode == "http":
         await over_http(*sys.argv[2:5])
     else:

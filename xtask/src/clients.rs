@@ -116,6 +116,21 @@ pub(crate) fn run_clients(args: &[String]) -> Result<(), String> {
         "the Python client over stdio",
     )?;
 
+    println!(
+        "== stdio: {} serve {} --agent holiday-planner --upstream {upstream}",
+        flowmcp.display(),
+        catalog.display()
+    );
+    run(
+        Command::new(&py)
+            .arg(&script)
+            .arg("agent")
+            .arg(&flowmcp)
+            .arg(&catalog)
+            .arg(&upstream),
+        "the Python client against serve --agent",
+    )?;
+
     let token = format!("clients-{}", std::process::id());
     let mut server = Command::new(&flowmcp)
         .arg("serve")
