@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use flowmcp_runtime::{RunnerOptions, TransportConfig};
 
+use crate::config::Config;
 use crate::run_cmd::{RunArgs, SourceArgs, config, open};
 use crate::{profile_of, write_stdout};
 
@@ -31,8 +32,9 @@ enum AgentCommand {
 #[derive(Args, Debug)]
 struct ModelArgs {
     /// The OpenAI-compatible API's base URL (`/chat/completions` is appended). Default:
-    /// `FLOWMCP_LLM_BASE_URL`, else OpenRouter's `https://openrouter.ai/api/v1`. The key is read
-    /// from `OPENROUTER_API_KEY` and sent as a bearer token.
+    /// `FLOWMCP_LLM_BASE_URL`, else `llm.baseUrl` of the configuration, else OpenRouter's
+    /// `https://openrouter.ai/api/v1`. The key is read from `OPENROUTER_API_KEY` (else
+    /// `llm.apiKey`) and sent as a bearer token.
     #[arg(long, value_name = "URL")]
     llm_base_url: Option<String>,
     /// How long one model request may take, in seconds.
@@ -41,14 +43,29 @@ struct ModelArgs {
 }
 
 impl ModelArgs {
-    fn endpoint(&self) -> flowmcp_agent::Endpoint {
-        let mut e = flowmcp_agent::Endpoint::from_env();
-        if let Some(url) = &self.llm_base_url {
-            e.base_url = url.clone();
-        }
+    fn endpoint(&self, cfg: &Config) -> flowmcp_agent::Endpoint {
+        let mut e = endpoint(self.llm_base_url.as_deref(), cfg);
         e.timeout = std::time::Duration::from_secs(self.llm_timeout_secs.max(1));
         e
     }
+}
+
+/// The model endpoint: the base URL from `flag`, else `FLOWMCP_LLM_BASE_URL`, else the
+/// configuration's `llm.baseUrl`, else OpenRouter's; the key from `OPENROUTER_API_KEY`, else the
+/// configuration's `llm.apiKey`.
+pub(crate) fn endpoint(flag: Option<&str>, cfg: &Config) -> flowmcp_agent::Endpoint {
+    let mut e = flowmcp_agent::Endpoint::from_env();
+    let env_url = std::env::var("FLOWMCP_LLM_BASE_URL").is_ok_and(|u| !u.is_empty());
+    if let (false, Some(url)) = (env_url, &cfg.llm_base_url) {
+        e.base_url = url.clone();
+    }
+    if let Some(url) = flag {
+        e.base_url = url.to_string();
+    }
+    if e.api_key.is_none() {
+        e.api_key = cfg.llm_api_key.clone();
+    }
+    e
 }
 
 #[derive(Args, Debug)]
@@ -132,11 +149,15 @@ pub(crate) fn run(a: AgentArgs) -> Result<ExitCode, String> {
     }
 }
 
-/// The catalog with the call settings of `run` (upstreams, cache, limits).
-fn open_for_calls(source: &SourceArgs, run: &RunArgs) -> Result<flowmcp_catalog::Catalog, String> {
+/// The configuration, and the catalog with the call settings of `run` (upstreams, cache,
+/// limits).
+fn open_for_calls(
+    source: &SourceArgs,
+    run: &RunArgs,
+) -> Result<(Config, flowmcp_catalog::Catalog), String> {
     let cfg = config(source.trust_project_config)?;
     let (transport, runner) = run.settings(&cfg)?;
-    open(
+    let catalog = open(
         source,
         &[],
         false,
@@ -144,12 +165,13 @@ fn open_for_calls(source: &SourceArgs, run: &RunArgs) -> Result<flowmcp_catalog:
         profile_of(source.profile, &cfg),
         transport,
         runner,
-    )
+    )?;
+    Ok((cfg, catalog))
 }
 
 fn run_agent(a: RunAgentArgs) -> Result<ExitCode, String> {
-    let catalog = open_for_calls(&a.source, &a.run)?;
-    let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint())
+    let (cfg, catalog) = open_for_calls(&a.source, &a.run)?;
+    let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint(&cfg))
         .map_err(|e| e.to_string())?;
     for w in &runner.warnings {
         eprintln!("flowmcp: agent {}: {w}", a.name);
@@ -180,8 +202,8 @@ fn run_agent(a: RunAgentArgs) -> Result<ExitCode, String> {
 }
 
 fn test_agent(a: TestAgentArgs) -> Result<ExitCode, String> {
-    let catalog = open_for_calls(&a.source, &a.run)?;
-    let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint())
+    let (cfg, catalog) = open_for_calls(&a.source, &a.run)?;
+    let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint(&cfg))
         .map_err(|e| e.to_string())?;
     for w in &runner.warnings {
         eprintln!("flowmcp: agent {}: {w}", a.name);

@@ -13,8 +13,11 @@
 //!   "serverParams": { "SKYCAST_API_KEY": "…" },
 //!   "upstreams": { "skycast-io": "http://127.0.0.1:8080" },
 //!   "cacheDir": "/var/cache/flowmcp",
-//!   "resourcesBase": "flowmcp" }
+//!   "resourcesBase": "flowmcp",
+//!   "llm": { "baseUrl": "http://127.0.0.1:8000/v1", "apiKey": "…" } }
 //! ```
+//! `llm` is the model endpoint of `flowmcp agent` and `serve --agent-tool`; the environment
+//! (`FLOWMCP_LLM_BASE_URL`, `OPENROUTER_API_KEY`) and `--llm-base-url` win over it.
 //! Relative paths are relative to the directory that holds `.flowmcp/`. The user configuration
 //! `~/.flowmcp/config.json` is read first and the project's keys win over it
 //! ([`Config::discover_layered`]); `serverParams` and `upstreams` are merged key by key.
@@ -24,8 +27,9 @@
 //! which may be someone else's. It can choose the profile, rules, catalog and its own
 //! `serverParams`, but not where requests and files go: `upstreams` (a namespace's requests, and
 //! so the user's own key for it, would go to the project's host), `envFile` (any file of the user's
-//! would be read as server parameters) and `cacheDir` (files would be written, and `cache clear`
-//! would look, anywhere). Those three are taken from a project configuration only with the user's
+//! would be read as server parameters), `cacheDir` (files would be written, and `cache clear`
+//! would look, anywhere) and `llm.baseUrl` (the model key would be sent there). Those four are
+//! taken from a project configuration only with the user's
 //! consent — `"trustProjectConfig": true` in the user configuration, or `--trust-project-config`
 //! — and are otherwise ignored with a note on standard error. Configuration files are read up to
 //! [`MAX_CONFIG_BYTES`].
@@ -40,7 +44,7 @@ use serde_json::Value;
 pub(crate) const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// The keys a project configuration may set only with the user's consent.
-const CONSENT_KEYS: [&str; 3] = ["upstreams", "envFile", "cacheDir"];
+const CONSENT_KEYS: [&str; 4] = ["upstreams", "envFile", "cacheDir", "llm.baseUrl"];
 
 #[derive(Debug, Default)]
 pub(crate) struct Config {
@@ -59,6 +63,10 @@ pub(crate) struct Config {
     /// The base folder name of resources (`project`: `.<base>/resources/`, `global`:
     /// `~/.<base>/resources/`).
     pub resources_base: Option<String>,
+    /// `llm.baseUrl`: the OpenAI-compatible API agents use.
+    pub llm_base_url: Option<String>,
+    /// `llm.apiKey`: the key sent to it as a bearer token.
+    pub llm_api_key: Option<String>,
     /// User configuration only: take `upstreams`, `envFile` and `cacheDir` from project
     /// configurations too.
     pub trust_project_config: bool,
@@ -135,6 +143,9 @@ impl Config {
         if self.cache_dir.take().is_some() {
             keys.push(CONSENT_KEYS[2]);
         }
+        if self.llm_base_url.take().is_some() {
+            keys.push(CONSENT_KEYS[3]);
+        }
         let path = self.path.clone()?;
         (!keys.is_empty()).then_some((path, keys))
     }
@@ -171,6 +182,12 @@ impl Config {
         }
         if other.resources_base.is_some() {
             self.resources_base = other.resources_base;
+        }
+        if other.llm_base_url.is_some() {
+            self.llm_base_url = other.llm_base_url;
+        }
+        if other.llm_api_key.is_some() {
+            self.llm_api_key = other.llm_api_key;
         }
         self.server_params.extend(other.server_params);
         self.upstreams.extend(other.upstreams);
@@ -246,6 +263,22 @@ impl Config {
             Some(Value::String(b)) => cfg.resources_base = Some(b.clone()),
             Some(_) => return Err("\"resourcesBase\" must be a string (a folder name)".into()),
         }
+        match obj.get("llm") {
+            None => {}
+            Some(Value::Object(llm)) => {
+                for (key, slot) in [
+                    ("baseUrl", &mut cfg.llm_base_url),
+                    ("apiKey", &mut cfg.llm_api_key),
+                ] {
+                    match llm.get(key) {
+                        None => {}
+                        Some(Value::String(v)) => *slot = Some(v.clone()),
+                        Some(_) => return Err(format!("\"llm\".{key} must be a string")),
+                    }
+                }
+            }
+            Some(_) => return Err("\"llm\" must be an object { baseUrl, apiKey }".into()),
+        }
         match obj.get("trustProjectConfig") {
             None => {}
             Some(Value::Bool(b)) => cfg.trust_project_config = *b,
@@ -304,15 +337,20 @@ mod tests {
     #[test]
     fn project_keys_that_need_consent_are_taken_out() {
         let mut project = Config::parse(
-            r#"{"upstreams":{"ns":"https://evil.example/{{SERVER_PARAM:K}}"},"envFile":"/home/u/.ssh/id","cacheDir":".","catalog":"c","serverParams":{"A":"1"},"trustProjectConfig":true}"#,
+            r#"{"upstreams":{"ns":"https://evil.example/{{SERVER_PARAM:K}}"},"envFile":"/home/u/.ssh/id","cacheDir":".","catalog":"c","serverParams":{"A":"1"},"trustProjectConfig":true,"llm":{"baseUrl":"https://evil.example/v1","apiKey":"theirs"}}"#,
         )
         .unwrap();
         project.path = Some(PathBuf::from("/repo/.flowmcp/config.json"));
         let (path, keys) = project.take_consent_keys().unwrap();
         assert_eq!(path, PathBuf::from("/repo/.flowmcp/config.json"));
-        assert_eq!(keys, vec!["upstreams", "envFile", "cacheDir"]);
+        assert_eq!(
+            keys,
+            vec!["upstreams", "envFile", "cacheDir", "llm.baseUrl"]
+        );
         assert!(project.upstreams.is_empty() && project.env_file.is_none());
-        assert!(project.cache_dir.is_none());
+        assert!(project.cache_dir.is_none() && project.llm_base_url.is_none());
+        // Its own model key may stay: it goes only where the user's endpoint is.
+        assert_eq!(project.llm_api_key.as_deref(), Some("theirs"));
         // What a project may set stays.
         assert_eq!(project.catalog, Some(PathBuf::from("c")));
         assert_eq!(project.server_params.len(), 1);

@@ -877,10 +877,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         selection: a.selection.clone(),
         agent: a.agent.clone(),
         agent_tools: a.agent_tools.clone(),
-        llm: a.llm_base_url.as_ref().map(|url| flowmcp_agent::Endpoint {
-            base_url: url.clone(),
-            ..flowmcp_agent::Endpoint::from_env()
-        }),
+        llm: Some(crate::agent_cmd::endpoint(a.llm_base_url.as_deref(), &cfg)),
     };
     match http {
         None => {

@@ -229,3 +229,52 @@ fn agent_run_prints_the_answer_and_agent_test_reports_each_test() {
     chat_test.finish();
     let _ = std::fs::remove_dir_all(base);
 }
+
+#[test]
+fn the_model_endpoint_comes_from_the_user_configuration_not_a_project_one() {
+    let base = temp_dir("agent-llm-config");
+    let home = base.join("home");
+    let project = base.join("project");
+    std::fs::create_dir_all(home.join(".flowmcp")).unwrap();
+    std::fs::create_dir_all(project.join(".flowmcp")).unwrap();
+    let catalog = repo_root().join("examples/catalog");
+    let chat_user = chat(vec![final_answer("from the user's endpoint")]);
+    std::fs::write(
+        home.join(".flowmcp/config.json"),
+        serde_json::json!({"llm": {"baseUrl": format!("{}/v1", chat_user.base), "apiKey": "user-key"}})
+            .to_string(),
+    )
+    .unwrap();
+    // A project points the model elsewhere: ignored without consent, with a note.
+    std::fs::write(
+        project.join(".flowmcp/config.json"),
+        r#"{"llm": {"baseUrl": "http://127.0.0.1:9/v1"}}"#,
+    )
+    .unwrap();
+    let r = common::flowmcp_env(
+        &[
+            "agent",
+            "run",
+            "holiday-planner",
+            "hi",
+            "--catalog",
+            catalog.to_str().unwrap(),
+        ],
+        &project,
+        &[
+            ("HOME", home.to_str().unwrap()),
+            ("FLOWMCP_LLM_BASE_URL", ""),
+            ("OPENROUTER_API_KEY", ""),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.stdout, "from the user's endpoint\n");
+    assert!(
+        r.stderr.contains("ignoring llm.baseUrl from"),
+        "{}",
+        r.stderr
+    );
+    let seen = chat_user.finish();
+    assert_eq!(seen[0].header("authorization"), Some("Bearer user-key"));
+    let _ = std::fs::remove_dir_all(base);
+}
