@@ -1312,12 +1312,16 @@ fn load_all(
     let one = |rel: &String, file: &PathBuf| -> Loaded {
         let shown = format!("{display}/{rel}");
         let mut loaded = load_file(file, &shown, &opts.limits, &opts.settings);
-        let facts = Facts::of(&loaded);
-        let kept = scope.map(|scope| {
-            let report = crate::validate_loaded_mut(&mut loaded, opts, scope, Some(file));
-            (report, loaded)
-        });
-        (rel.clone(), file.clone(), facts, kept)
+        match scope {
+            // The facts of the file as validation left it (a 3.0 agent manifest read as an agent
+            // under compat).
+            Some(scope) => {
+                let report = crate::validate_loaded_mut(&mut loaded, opts, scope, Some(file));
+                let facts = Facts::of(&loaded);
+                (rel.clone(), file.clone(), facts, Some((report, loaded)))
+            }
+            None => (rel.clone(), file.clone(), Facts::of(&loaded), None),
+        }
     };
     let mut out = Vec::with_capacity(items.len());
     std::thread::scope(|s| {

@@ -69,6 +69,7 @@ pub fn validate_loaded_mut(
     path: Option<&Path>,
 ) -> FileReport {
     rerun_factory_with_lists(loaded, opts, lists);
+    let v3_agent = opts.settings.profile.is_compat() && read_v3_agent(loaded, path);
     let mut c = Collector::new(&opts.settings, Some(loaded.display.clone()));
     let mut list_file = false;
     if let Some(exports) = &loaded.exports {
@@ -112,9 +113,69 @@ pub fn validate_loaded_mut(
         drop_ldr008_for_lists(&mut diagnostics);
     }
     if let Some(source) = loaded.source.as_ref().filter(|_| opts.positions) {
+        // A 3.0 agent manifest's `/agent/…` is `/main/…` in its source.
+        let rename = |d: &mut Diagnostic, from: &str, to: &str| {
+            if let Some(p) = d.pointer.as_mut() {
+                let mut segs = p.segments();
+                if segs.first() == Some(&flowmcp_spec::Seg::Key(from.to_string())) {
+                    segs[0] = flowmcp_spec::Seg::Key(to.to_string());
+                    *p = flowmcp_spec::JsonPath::from_segments(segs);
+                }
+            }
+        };
+        if v3_agent {
+            diagnostics
+                .iter_mut()
+                .for_each(|d| rename(d, "agent", "main"));
+        }
         add_source_positions(source, loaded.blanked.as_deref(), &mut diagnostics);
+        if v3_agent {
+            diagnostics
+                .iter_mut()
+                .for_each(|d| rename(d, "main", "agent"));
+        }
     }
     FileReport::new(loaded.display.clone(), loaded.kind.as_str(), diagnostics)
+}
+
+/// Under `compat`, reads a 3.0 agent manifest as an agent: a file named `agent.mjs` whose `main`
+/// export has a `systemPrompt` and no `namespace` (the 3.0 community catalog's form). Its `main`
+/// becomes the `agent` export, and `tools` given as an array of IDs becomes the object of
+/// `ID: null` the agents chapter defines. Returns whether it did.
+fn read_v3_agent(loaded: &mut LoadedFile, path: Option<&Path>) -> bool {
+    let named_agent = path
+        .or_else(|| Some(Path::new(&loaded.display)))
+        .and_then(|p| p.file_name())
+        .is_some_and(|n| n == "agent.mjs");
+    if !named_agent || loaded.kind != FileKind::Schema {
+        return false;
+    }
+    let Some(exports) = loaded.exports.as_mut() else {
+        return false;
+    };
+    let is_v3_agent = exports
+        .get("main")
+        .and_then(serde_json::Value::as_object)
+        .is_some_and(|m| m.contains_key("systemPrompt") && !m.contains_key("namespace"));
+    if !is_v3_agent {
+        return false;
+    }
+    let Some(mut main) = exports.data.shift_remove("main") else {
+        return false;
+    };
+    if let Some(serde_json::Value::Array(ids)) = main.get("tools").cloned() {
+        let as_object: serde_json::Map<String, serde_json::Value> = ids
+            .iter()
+            .filter_map(|id| id.as_str())
+            .map(|id| (id.to_string(), serde_json::Value::Null))
+            .collect();
+        main["tools"] = serde_json::Value::Object(as_object);
+    }
+    exports.data.insert("agent".to_string(), main);
+    exports.names.retain(|n| n != "main");
+    exports.names.push("agent".to_string());
+    loaded.kind = FileKind::Agent;
+    true
 }
 
 /// A list file without a `list` export gets LST001; the loader's LDR008 (no recognised export) for the
