@@ -23,8 +23,8 @@ pub struct Activation {
     /// selections' prompts and skills, and the namespace skills of the namespaces its tools
     /// come from.
     pub prompts: Vec<String>,
-    /// What activation noticed without refusing: a hash that does not match, parts not served
-    /// (inline tools and resources).
+    /// What activation noticed without refusing: a hash that does not match, inline tools not
+    /// served for want of an upstream.
     pub warnings: Vec<String>,
 }
 
@@ -84,12 +84,18 @@ impl Catalog {
                 .map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
                 .unwrap_or_default()
         };
-        // Tools: external ones must resolve; inline ones are not served yet.
+        // Tools: external ones must resolve; inline ones are the agent's own schema's
+        // (`<agent>/tool/<key>`), there unless their paths are relative and no upstream is set.
         for (key, value) in members("tools") {
             if !key.contains('/') {
-                act.warnings.push(format!(
-                    "inline tool {key:?} is not served (inline tools are not supported yet)"
-                ));
+                let id = format!("{name}/tool/{key}");
+                if self.find(&id).is_some() {
+                    push_unique(&mut act.tools, &id);
+                } else {
+                    act.warnings.push(format!(
+                        "inline tool {key:?} is not served: its path is relative and no upstream is set for {name} (`--upstream {name}=URL` or `upstreams` in the configuration)"
+                    ));
+                }
                 continue;
             }
             if !value.is_null() {
@@ -132,9 +138,17 @@ impl Catalog {
         // Resources and prompts it references.
         for (key, value) in members("resources") {
             if !key.contains('/') {
-                act.warnings.push(format!(
-                    "inline resource {key:?} is not served (agent-owned resources are not supported yet)"
-                ));
+                let id = format!("{name}/resource/{key}");
+                if !self
+                    .list()
+                    .iter()
+                    .any(|e| e.descriptor.id.to_string() == id)
+                {
+                    return Err(format!(
+                        "agent {name:?}: its resource {key:?} cannot be served (see `flowmcp list`)"
+                    ));
+                }
+                push_unique(&mut act.resources, &id);
             } else if value.is_null() {
                 if !lib.has_resource(&key) {
                     return Err(format!(

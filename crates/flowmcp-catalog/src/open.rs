@@ -677,6 +677,60 @@ fn settle(
     }
 }
 
+/// What an agent manifest gives: its inline tools and resources, as the schema of its own that
+/// validation checked (see [`flowmcp_validate::inline_schema`]), when the manifest has no errors.
+/// Inline tools with relative paths are left out unless an upstream is set for the agent (there is
+/// nowhere else to send them; activation says so); its resources stay.
+fn inline_callable(
+    path: &Path,
+    report: &FileReport,
+    loaded: &LoadedFile,
+    opts: &CatalogOptions,
+    scope: &ListScope,
+) -> Callable {
+    if report.counts.errors > 0 {
+        return Callable::Nothing;
+    }
+    let Some(Some(Ok(schema))) = loaded
+        .exports
+        .as_ref()
+        .and_then(|e| e.get("agent"))
+        .map(flowmcp_validate::inline_schema)
+    else {
+        return Callable::Nothing;
+    };
+    let schema = if schema.needs_upstream && !opts.runner.upstreams.contains_key(&schema.namespace)
+    {
+        if schema.resources.is_empty() {
+            return Callable::Nothing;
+        }
+        schema.without_tools()
+    } else {
+        schema
+    };
+    let mut made = flowmcp_validate::load_inline(path, &report.file, &schema, &opts.validation);
+    let Some(main_json) = made
+        .exports
+        .as_mut()
+        .and_then(|e| e.data.shift_remove("main"))
+    else {
+        return Callable::Nothing;
+    };
+    match SchemaMain::from_value(main_json) {
+        Ok(main) => Callable::Source(Box::new(source(
+            path.to_path_buf(),
+            &report.file,
+            main,
+            &mut made,
+            scope,
+        ))),
+        Err(e) => Callable::Problem(LoadProblem {
+            file: report.file.clone(),
+            message: format!("its inline tools cannot be read: {e}"),
+        }),
+    }
+}
+
 /// The schema source of a valid file: its typed `main`, handlers source and resolved lists.
 fn source(
     path: PathBuf,
@@ -769,7 +823,11 @@ pub(crate) fn read_stamped(
     let scope = discovery.scope_for(path, &display, v);
     let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
     let part = Part::of(&relative(root, path), &loaded);
-    let callable = settle(path.to_path_buf(), &report, loaded, &scope, opts.tool_names);
+    let callable = if loaded.kind == FileKind::Agent {
+        inline_callable(path, &report, &loaded, opts, &scope)
+    } else {
+        settle(path.to_path_buf(), &report, loaded, &scope, opts.tool_names)
+    };
     ReadFile {
         state: FileState {
             path: path.to_path_buf(),

@@ -72,6 +72,7 @@ pub fn validate_loaded_mut(
     let v3_agent = opts.settings.profile.is_compat() && read_v3_agent(loaded, path);
     let mut c = Collector::new(&opts.settings, Some(loaded.display.clone()));
     let mut list_file = false;
+    let mut inline_findings = Vec::new();
     if let Some(exports) = &loaded.exports {
         match loaded.kind {
             FileKind::Schema | FileKind::Unknown => {
@@ -103,11 +104,16 @@ pub fn validate_loaded_mut(
             FileKind::Agent => {
                 let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
                 rules::run_agent_rules(&ctx, &mut c);
+                if let Some(agent) = exports.get("agent") {
+                    inline_findings =
+                        crate::inline::findings(agent, &loaded.display, opts, lists, path);
+                }
             }
         }
     }
     let mut diagnostics: Vec<Diagnostic> = loaded.diagnostics.clone();
     diagnostics.extend(c.finish());
+    diagnostics.extend(inline_findings);
     drop_duplicate_sec017(&mut diagnostics);
     if list_file {
         drop_ldr008_for_lists(&mut diagnostics);

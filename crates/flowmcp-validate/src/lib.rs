@@ -23,6 +23,7 @@
 mod catalog;
 mod entry;
 mod ids;
+mod inline;
 pub mod lists;
 pub mod prompts;
 pub mod render;
@@ -39,6 +40,7 @@ pub use catalog::{
     validate_catalog_fixture,
 };
 pub use ids::validate_id;
+pub use inline::{InlineSchema, inline_schema, load_inline};
 
 // The entry points.
 pub use entry::{validate_file, validate_loaded_in, validate_loaded_mut, validate_str};

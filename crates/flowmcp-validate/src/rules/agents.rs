@@ -218,11 +218,14 @@ fn slash_value(key: &str, value: &Value, path: &JsonPath, c: &mut Collector<'_>)
 /// without a tool its prompts and tests count on.
 ///
 /// AGT019: An inline tool (a key without `/`) is not an object with at least `method`, `path`
-/// and `description`.
+/// and `description`, or the inline tools' paths name more than one server (whole URLs with
+/// different origins). Beyond that, an inline tool is checked by the schema rules, like a tool of
+/// a schema file, and their findings are reported at `/agent/tools/<key>/…`.
 ///
 /// # Why
 ///
-/// An inline tool is called like a schema's tool, so it needs what a request is built from.
+/// An inline tool is called like a schema's tool, so it needs what a request is built from; the
+/// agent's inline tools form one schema of its own, which has one root.
 fn tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(a) = agent(ctx) else { return };
     let path = at("tools");
@@ -307,7 +310,9 @@ fn tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// Skills are always the agent's own files, registered under their names: `name: { file }`.
 ///
 /// AGT015: `resources` is not an object, or an entry is wrong: a key with `/` must be a resource
-/// ID, and a key without `/` an inline resource definition with a `source`.
+/// ID, and a key without `/` an inline resource definition with a `source`. An inline resource
+/// is then checked by the schema rules, like a resource of a schema file (findings at
+/// `/agent/resources/<key>/…`); its files are found in `resources/` beside the manifest.
 ///
 /// # Why
 ///
