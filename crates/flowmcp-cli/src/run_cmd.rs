@@ -722,7 +722,9 @@ pub(crate) struct ServeArgs {
     /// Serve what activating this agent (`agents/<name>/agent.mjs`) brings: its tools, its
     /// selections' members, its prompts and skills (and those of its tools' namespaces), its
     /// resources. Refused when the agent has errors, a member is missing or a server parameter
-    /// of an involved schema has no value; a hash mismatch is logged as a warning.
+    /// of an involved schema has no value; a hash mismatch is logged as a warning. Its inline
+    /// tools with relative paths need `--upstream <name>=URL`. When the agent enables
+    /// `elicitation`, a call missing required parameters asks the user through the client.
     #[arg(long, value_name = "NAME", conflicts_with = "selection")]
     agent: Option<String>,
     /// Also serve this agent as one MCP tool named by the agent, which runs its whole loop (input

@@ -357,7 +357,7 @@ impl Endpoints {
                 watchers.push(tokio::spawn(server.clone().watch(every, None)));
             }
             let mcp = StreamableHttpService::new(
-                move || Ok(server.clone()),
+                move || Ok(server.stateless_session()),
                 Arc::new(NeverSessionManager::default()),
                 config.clone(),
             );

@@ -18,6 +18,11 @@
 //! bearer token; or, with [`OAuthOptions`], it is an OAuth 2.1 resource server that accepts the
 //! JWT access tokens of one identity provider and publishes RFC 9728 metadata.
 //!
+//! An agent served with [`ServeOptions::agent`] whose manifest enables `elicitation` asks the
+//! user for a call's missing required parameters through the client (`elicitation/create`: inside
+//! an `InputRequiredResult` on protocol 2026-07-28 and later, as a server-to-client request on
+//! older ones), at most `maxRounds` times per session.
+//!
 //! tokio and rmcp live only in this crate (and the CLI); the catalog below is synchronous.
 //!
 //! ```no_run
@@ -29,6 +34,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod elicit;
 mod http;
 mod lazy;
 mod oauth;

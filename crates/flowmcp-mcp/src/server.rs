@@ -11,12 +11,13 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, Tool,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
+use crate::elicit::{self, Elicitation, Rounds, Step};
 use crate::lazy;
 use crate::pool::Pool;
 use crate::projection::{self, Output};
@@ -47,7 +48,8 @@ pub struct ServeOptions {
     /// Serve what activating this agent (its name) brings: its tools, its selections' members,
     /// its prompts and skills and the skills of its tools' namespaces, its resources. Activation
     /// refuses an agent with errors, a missing member or a missing server parameter; a hash that
-    /// does not match is logged as a warning.
+    /// does not match is logged as a warning. When the manifest enables `elicitation`, a call
+    /// that lacks required parameters asks the user for them through the client.
     pub agent: Option<String>,
     /// Serve each of these agents as one MCP tool, named by the agent, that runs its whole loop:
     /// its input is `input` (the request text) or, when the agent declares an `inputSchema`, that
@@ -95,6 +97,16 @@ pub(crate) struct Served {
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
+    /// The session this handler serves (a stdio connection, or one stateless HTTP request).
+    session: Arc<Session>,
+}
+
+/// What one MCP session keeps: the elicitation rounds it used, and whether server-to-client
+/// requests can reach its client (not over stateless HTTP).
+#[derive(Debug, Default)]
+struct Session {
+    rounds: Rounds,
+    requests: bool,
 }
 
 struct Inner {
@@ -123,6 +135,8 @@ pub(crate) struct State {
     /// Agents served as tools: tool name → agent name, and whether the agent declares an
     /// `inputSchema`.
     agent_tools: HashMap<String, (String, bool)>,
+    /// With `--agent`: the agent's elicitation settings, when it enables elicitation.
+    elicitation: Option<Elicitation>,
 }
 
 /// What a selection serves besides tools.
@@ -249,6 +263,11 @@ impl State {
             listed.push(tool);
             agent_tools.insert(name.clone(), (name.clone(), declared.is_some()));
         }
+        let elicitation = opts
+            .agent
+            .as_deref()
+            .and_then(|name| catalog.agent(name))
+            .and_then(Elicitation::of);
         Ok(State {
             catalog,
             order,
@@ -256,6 +275,7 @@ impl State {
             tools,
             members,
             agent_tools,
+            elicitation,
         })
     }
 
@@ -437,7 +457,20 @@ impl McpServer {
                 resources,
                 pool: Pool::start(threads),
             }),
+            session: Arc::new(Session {
+                rounds: Rounds::default(),
+                requests: true,
+            }),
         })
+    }
+
+    /// This server for one stateless HTTP request: a session of its own, which server-to-client
+    /// requests cannot reach.
+    pub(crate) fn stateless_session(&self) -> McpServer {
+        McpServer {
+            inner: Arc::clone(&self.inner),
+            session: Arc::new(Session::default()),
+        }
     }
 
     /// What is served now.
@@ -904,6 +937,7 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let answers = request.input_responses.clone();
         let args = request.arguments.unwrap_or_default();
         // In lazy mode the meta-tools come first: `search_tools` answers here, `call_tool` names
         // the tool to run.
@@ -930,13 +964,49 @@ impl ServerHandler for McpServer {
             let e = Envelope::error(ECode::E007, &name, "unknown tool");
             return Ok(projection::result(e, &Output::None).into());
         };
+        // An agent that enables elicitation asks the user for missing required parameters.
+        let (args, note) = match &st.elicitation {
+            None => (args, None),
+            Some(el) => {
+                let modern = context
+                    .protocol_version()
+                    .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+                let capabilities = context.client_capabilities();
+                let client = elicit::Client {
+                    answers: answers.as_ref(),
+                    capabilities: capabilities.as_ref(),
+                    modern,
+                    requests: self.session.requests,
+                };
+                let step = el.step(&served.tool, args, &client, &self.session.rounds);
+                match step {
+                    Step::Run(args, note) => (args, note),
+                    Step::Ask(ask) => return Ok(ask.into()),
+                    Step::Request(form, mut args) => {
+                        let answer = tokio::select! {
+                            r = context.peer.create_elicitation(form) => r,
+                            () = context.ct.cancelled() => {
+                                return Err(ErrorData::internal_error("cancelled by the client", None));
+                            }
+                        };
+                        let note = match answer {
+                            Ok(result) => elicit::apply(&served.tool, &mut args, result),
+                            Err(e) => {
+                                Some(format!("the client did not answer the elicitation: {e}"))
+                            }
+                        };
+                        (args, note)
+                    }
+                }
+            }
+        };
         let reply = self.inner.pool.submit(
             Arc::clone(&st.catalog),
             wire.to_string(),
             served.serial,
             args,
         );
-        let envelope = tokio::select! {
+        let mut envelope = tokio::select! {
             r = reply => r.unwrap_or_else(|_| {
                 Envelope::error(ECode::E005, wire, "the call failed internally")
             }),
@@ -944,6 +1014,9 @@ impl ServerHandler for McpServer {
                 return Err(ErrorData::internal_error("cancelled by the client", None));
             }
         };
+        if let Some(note) = note.filter(|_| !envelope.status) {
+            envelope.messages.push(note);
+        }
         Ok(projection::result(envelope, &served.output).into())
     }
 }

@@ -15,6 +15,22 @@ export const agent = {
         'holidaykit-net/prompt/about': null
     },
     selections: [ 'trip-planning/selection/days-off' ],
+    elicitation: {
+        enabled: true,
+        maxRounds: 2,
+        requestedSchemas: [
+            {
+                message: 'Which country do you live in?',
+                requestedSchema: {
+                    type: 'object',
+                    properties: {
+                        countryCode: { type: 'string', title: 'Country', description: 'ISO 3166-1 alpha-2 code, e.g. DE' }
+                    },
+                    required: [ 'countryCode' ]
+                }
+            }
+        ]
+    },
     tests: [
         {
             _description: 'The holidays of one country and year',
