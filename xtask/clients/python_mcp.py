@@ -14,7 +14,7 @@ import json
 import sys
 
 import httpx2
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -114,6 +114,20 @@ async def agent_view(session):
     check(ok.is_error is False, "an agent's tool is called through the catalog")
     other = await session.call_tool("searchBooks_openshelf-org", {"query": "dune"})
     check(other.is_error is True, "a tool outside the agent is not served")
+    # The agent enables elicitation: a call without countryCode asks the user (see on_elicit).
+    asked = await session.call_tool("getPublicHolidays_holidaykit-net", {"year": 2026})
+    print("elicited:", ELICITED, "isError", asked.is_error)
+    check(ELICITED == ["Which country do you live in?"], "the agent's elicitation form is shown once")
+    check(asked.is_error is False, "the call runs with what the user gave")
+
+
+ELICITED = []
+
+
+async def on_elicit(context, params):
+    """The user of `serve --agent`: answers the agent's form with Germany."""
+    ELICITED.append(params.message)
+    return types.ElicitResult(action="accept", content={"countryCode": "DE"})
 
 
 async def over_http(url, token, foreign_origin):
@@ -151,7 +165,7 @@ async def main():
         params = StdioServerParameters(
             command=binary, args=["serve", catalog, "--agent", "holiday-planner", "--upstream", upstream])
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, elicitation_callback=on_elicit) as session:
                 await agent_view(session)
     elif mode == "http":
         await over_http(*sys.argv[2:5])
