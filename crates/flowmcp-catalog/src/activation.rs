@@ -23,6 +23,9 @@ pub struct Activation {
     /// selections' prompts and skills, and the namespace skills of the namespaces its tools
     /// come from.
     pub prompts: Vec<String>,
+    /// The shared lists the agent declares (`agent.sharedLists`), each found in the catalog's
+    /// `_lists/`.
+    pub lists: Vec<String>,
     /// What activation noticed without refusing: a hash that does not match, inline tools not
     /// served for want of an upstream.
     pub warnings: Vec<String>,
@@ -234,6 +237,34 @@ impl Catalog {
                 states.join(", ")
             ));
             return Err(out);
+        }
+        // The shared lists it declares (step 8): each must be in the catalog's `_lists/`.
+        match agent.get("sharedLists") {
+            None => {}
+            Some(Value::Array(items)) => {
+                for item in items {
+                    let list = item
+                        .as_str()
+                        .or_else(|| item.get("ref").and_then(Value::as_str))
+                        .ok_or_else(|| {
+                            format!("agent {name:?}: sharedLists holds {item}, not a list name")
+                        })?;
+                    let found = self.lists().registry().and_then(|r| r.get(list));
+                    if found.is_none() {
+                        let why = self.lists().missing_reason().map_or_else(
+                            || "it is not among the catalog's shared lists".to_string(),
+                            |r| format!("the catalog's shared lists are not there: {r}"),
+                        );
+                        return Err(format!("agent {name:?}: shared list {list:?}: {why}"));
+                    }
+                    push_unique(&mut act.lists, list);
+                }
+            }
+            Some(other) => {
+                return Err(format!(
+                    "agent {name:?}: sharedLists must be an array of list names (found {other})"
+                ));
+            }
         }
         // The hashes: a mismatch is a warning.
         if let Ok(integrity) = self.agent_integrity(name)

@@ -15,6 +15,7 @@ export const agent = {
         'holidaykit-net/prompt/about': null
     },
     selections: [ 'trip-planning/selection/days-off' ],
+    sharedLists: [ 'countries' ],
     elicitation: {
         enabled: true,
         maxRounds: 2,
