@@ -48,6 +48,9 @@ const AGENT: &str = r#"export const agent = {
             }
         }
     },
+    prompts: {
+        guide: { file: './prompts/guide.mjs' }
+    },
     tests: [
         { input: 'What does ephemeral mean?', expectedTools: [ 'desk/tool/lookup' ] },
         { input: 'Look up serendipity', expectedTools: [ 'desk/tool/lookup' ] },
@@ -66,6 +69,12 @@ fn catalog_dir(tag: &str, primitive: &str) -> PathBuf {
     std::fs::write(
         agent_dir.join("agent.mjs"),
         AGENT.replace("PRIMITIVE", primitive),
+    )
+    .unwrap();
+    std::fs::create_dir_all(agent_dir.join("prompts")).unwrap();
+    std::fs::write(
+        agent_dir.join("prompts/guide.mjs"),
+        "export const content = 'Look words up with {{tool:desk/tool/lookup}}; the notes are in {{resource:desk/resource/notes}}.'\n",
     )
     .unwrap();
     std::fs::write(
@@ -143,6 +152,14 @@ fn with_an_upstream_the_inline_tool_is_served_and_called() {
         "{:?}",
         act.warnings
     );
+    // The agent's prompt names its inline tool and resource: both resolve.
+    assert!(act.prompts.contains(&"desk/prompt/guide".to_string()));
+    let rendered = catalog
+        .render_prompt("desk/prompt/guide", &Map::new())
+        .unwrap();
+    let text = format!("{rendered:?}");
+    assert!(!text.contains("[ERROR"), "{text}");
+    assert!(text.contains("lookup_desk"), "{text}");
     let args = json!({"word": "ephemeral"}).as_object().cloned().unwrap();
     let answer = catalog.call("desk/tool/lookup", &args);
     assert!(answer.status, "{answer:?}");

@@ -479,6 +479,20 @@ pub fn build(
                 dir.push(namespace);
             }
         }
+        // An agent's inline tools and resources are its own schema's.
+        if let PartKind::Agent(agent) = &p.kind
+            && let Some(Ok(inline)) = crate::inline::inline_schema(agent)
+        {
+            let ns = &inline.namespace;
+            lib.tools
+                .extend(inline.tools.iter().map(|t| format!("{ns}/tool/{t}")));
+            lib.resources.extend(
+                inline
+                    .resources
+                    .iter()
+                    .map(|r| format!("{ns}/resource/{r}")),
+            );
+        }
     }
     let namespace_of_dir = |dir: &str| -> String {
         match dir_namespaces.get(dir).map(Vec::as_slice) {
