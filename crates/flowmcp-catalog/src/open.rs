@@ -655,6 +655,23 @@ fn settle(
         };
         return Callable::Rejected(tools, problem);
     }
+    main_source(
+        path,
+        &report.file,
+        &mut loaded,
+        scope,
+        "main cannot be read",
+    )
+}
+
+/// The schema source of `loaded`'s `main` (moved out of it), or why it cannot be read.
+fn main_source(
+    path: PathBuf,
+    display: &str,
+    loaded: &mut LoadedFile,
+    scope: &ListScope,
+    unreadable: &str,
+) -> Callable {
     let Some(main_json) = loaded
         .exports
         .as_mut()
@@ -663,16 +680,10 @@ fn settle(
         return Callable::Nothing;
     };
     match SchemaMain::from_value(main_json) {
-        Ok(main) => Callable::Source(Box::new(source(
-            path,
-            &report.file,
-            main,
-            &mut loaded,
-            scope,
-        ))),
+        Ok(main) => Callable::Source(Box::new(source(path, display, main, loaded, scope))),
         Err(e) => Callable::Problem(LoadProblem {
-            file: report.file.clone(),
-            message: format!("main cannot be read: {e}"),
+            file: display.to_string(),
+            message: format!("{unreadable}: {e}"),
         }),
     }
 }
@@ -709,26 +720,13 @@ fn inline_callable(
         schema
     };
     let mut made = flowmcp_validate::load_inline(path, &report.file, &schema, &opts.validation);
-    let Some(main_json) = made
-        .exports
-        .as_mut()
-        .and_then(|e| e.data.shift_remove("main"))
-    else {
-        return Callable::Nothing;
-    };
-    match SchemaMain::from_value(main_json) {
-        Ok(main) => Callable::Source(Box::new(source(
-            path.to_path_buf(),
-            &report.file,
-            main,
-            &mut made,
-            scope,
-        ))),
-        Err(e) => Callable::Problem(LoadProblem {
-            file: report.file.clone(),
-            message: format!("its inline tools cannot be read: {e}"),
-        }),
-    }
+    main_source(
+        path.to_path_buf(),
+        &report.file,
+        &mut made,
+        scope,
+        "its inline tools cannot be read",
+    )
 }
 
 /// The schema source of a valid file: its typed `main`, handlers source and resolved lists.
