@@ -449,6 +449,10 @@ impl From<ToolRaw> for Tool {
     }
 }
 
+/// The deepest nesting of an output schema without a warning (VAL063): the root is level 1, and
+/// each value of `properties` and each `items` one level below its parent.
+pub const OUTPUT_SCHEMA_MAX_DEPTH: usize = 4;
+
 /// A tool's `output` (chapter 04).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

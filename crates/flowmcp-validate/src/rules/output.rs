@@ -65,7 +65,7 @@ pub(super) const SCHEMA_KEYWORDS: &[&str] = &[
 
 /// The deepest nesting level allowed without a warning (deeper is VAL063, a warning in both
 /// profiles, although one chapter calls it a rejection); the root is level 1.
-pub(super) const MAX_DEPTH: usize = 4;
+pub(super) const MAX_DEPTH: usize = flowmcp_spec::model::OUTPUT_SCHEMA_MAX_DEPTH;
 
 /// Every tool whose `output` is an object: `(name, output, path of output)`.
 fn each_output<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a String, &'a Map<String, Value>, JsonPath)> {
