@@ -66,6 +66,7 @@ mod primitives;
 mod prompts;
 mod reload;
 pub mod reverse;
+mod testing;
 
 pub use activation::Activation;
 pub use discovery::ListDiscovery;
@@ -73,10 +74,11 @@ pub use error::CatalogError;
 pub use integrity::{AgentIntegrity, ToolIntegrity};
 
 // What the catalog's signatures use, so that this crate is the one dependency to add.
+pub use flowmcp_runtime::cache::rfc3339;
 pub use flowmcp_runtime::{
     Builtin, CacheMode, ECode, Envelope, Kind, LoadProblem, LogSink, ResourceOptions,
     RunnerOptions, ToolDescriptor, ToolEntry, ToolNames, Toolset, TransportConfig, check_output,
-    reference_tool_name,
+    generate_output_schema, keep_descriptions, mime_type_for, reference_tool_name,
 };
 pub use flowmcp_spec::{FileReport, Profile, Severity};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are
@@ -95,3 +97,6 @@ pub use primitives::{
 };
 pub use reload::Reload;
 pub use serde_json;
+pub use testing::{
+    PrimitiveTests, SchemaTests, TestOptions, TestOutcome, TestReport, TestResult, Verdict,
+};

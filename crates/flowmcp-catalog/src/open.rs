@@ -453,6 +453,17 @@ impl Catalog {
         }
     }
 
+    /// A caller that neither reads nor writes the preload cache (tests bypass it, chapter 11)
+    /// and drops handler log lines.
+    pub(crate) fn caller_without_cache(&self) -> Caller<'_> {
+        let mut opts = self.runner.clone();
+        opts.cache_mode = flowmcp_runtime::CacheMode::Off;
+        Caller {
+            catalog: self,
+            runner: Runner::with_log(&self.tools, &self.transport, opts, Box::new(|_| {})),
+        }
+    }
+
     /// [`Catalog::caller`] with its own log sink (handler `console.*`, cache messages).
     pub fn caller_with_log(&self, log: LogSink) -> Caller<'_> {
         Caller {

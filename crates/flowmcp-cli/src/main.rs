@@ -10,6 +10,7 @@ mod lists_cmd;
 mod prompt_cmd;
 mod resource_cmd;
 mod run_cmd;
+mod test_cmd;
 mod walk;
 
 use std::io::{IsTerminal, Write};
@@ -71,6 +72,8 @@ enum Command {
     Resource(resource_cmd::ResourceArgs),
     /// Prompts and skills: list them (`prompt list`), render one with arguments (`prompt get`).
     Prompt(prompt_cmd::PromptArgs),
+    /// Run the tests of tools and resource queries: PASS or FAIL per primitive, captures.
+    Test(Box<test_cmd::TestArgs>),
     /// Agents: integrity hashes (`agent verify`, `agent rehash`), a run (`agent run`), tests
     /// (`agent test`).
     Agent(agent_cmd::AgentArgs),
@@ -173,6 +176,7 @@ fn main() -> ExitCode {
         Command::Cache(a) => run_cmd::cache(a),
         Command::Resource(a) => resource_cmd::run(a),
         Command::Prompt(a) => prompt_cmd::run(a),
+        Command::Test(a) => test_cmd::run(*a),
         Command::Agent(a) => agent_cmd::run(a),
     };
     match result {

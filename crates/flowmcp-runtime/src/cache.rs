@@ -647,6 +647,12 @@ fn clamp_ms(ms: i128) -> i128 {
     ms.clamp(0, max_ms())
 }
 
+/// `time` as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC, clamped to 1970 … 9999), as cache entries,
+/// captures and reports write timestamps.
+pub fn rfc3339(time: SystemTime) -> String {
+    format_rfc3339_ms(system_time_ms(time))
+}
+
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for milliseconds since the epoch (clamped to 1970 … 9999).
 fn format_rfc3339_ms(ms: i128) -> String {
     let ms = clamp_ms(ms);

@@ -1,0 +1,511 @@
+//! Running the tests of tools and resource queries (chapters 10 and 21).
+//!
+//! Each test is one real call through the catalog, with the preload cache bypassed (chapter 11)
+//! and a pause between calls that go over the network. A test passes when the call succeeds (for
+//! a tool: a 2xx response with a body that could be read, no handler failure, within the call's
+//! time limit) and its `data` matches the declared `output.schema`. A primitive passes when at
+//! least one of its tests passes (chapter 21); every shape mismatch is kept with its JSON path.
+//!
+//! The tests are read again from the schema files (the loaded catalog keeps only the first of
+//! each tool's tests), so what runs is what the files say now.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use flowmcp_loader::{FileKind, load_file};
+use flowmcp_runtime::cache::rfc3339;
+use flowmcp_runtime::{Kind, ToolEntry, check_output};
+use serde_json::{Map, Value, json};
+
+use crate::{Caller, Catalog};
+
+/// How [`Catalog::run_tests`] runs.
+#[derive(Clone, Debug)]
+pub struct TestOptions {
+    /// The pause between two calls that go over the network (chapter 10: one second). Resource
+    /// queries are local and do not wait.
+    pub delay: Duration,
+    /// `false`: call nothing, only list the tests (`flowmcp test --static`).
+    pub calls: bool,
+}
+
+impl Default for TestOptions {
+    fn default() -> Self {
+        TestOptions {
+            delay: Duration::from_secs(1),
+            calls: true,
+        }
+    }
+}
+
+/// A primitive's result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// At least one test passed.
+    Pass,
+    /// No test passed (or there is none).
+    Fail,
+    /// Not run: a server parameter has no value, or calls were not wanted.
+    Skip,
+}
+
+impl Verdict {
+    /// `PASS`, `FAIL` or `SKIP`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Skip => "SKIP",
+        }
+    }
+}
+
+/// What one test's call gave.
+#[derive(Clone, Debug)]
+pub struct TestOutcome {
+    /// The call succeeded and its data matches the declared output schema.
+    pub passed: bool,
+    /// The envelope's status: the call succeeded (whatever the shape of its data).
+    pub status: bool,
+    /// The runtime code of a failed call (`E001` …).
+    pub code: Option<String>,
+    /// The envelope's messages (why a call failed).
+    pub messages: Vec<String>,
+    /// Where the data does not match `output.schema` (`output /0/name: expected string, …`).
+    pub mismatches: Vec<String>,
+    /// How long the call took.
+    pub millis: u64,
+    /// The size of the data as JSON text.
+    pub bytes: usize,
+    /// When the call started (RFC 3339, UTC).
+    pub timestamp: String,
+    /// The envelope's `data` (after handlers; secrets redacted by the runtime).
+    pub data: Value,
+}
+
+/// One test of a primitive.
+#[derive(Clone, Debug)]
+pub struct TestResult {
+    /// Its index in the primitive's `tests`.
+    pub index: usize,
+    /// Its `_description`.
+    pub description: String,
+    /// Its parameter values (the test without `_description`).
+    pub params: Map<String, Value>,
+    /// The call's outcome; `None` when it was not called.
+    pub outcome: Option<TestOutcome>,
+}
+
+/// A tool's or resource query's tests and verdict.
+#[derive(Clone, Debug)]
+pub struct PrimitiveTests {
+    /// How to call it: the tool's ID, or `namespace/resource/name.query`.
+    pub id: String,
+    /// Its name in its schema: the tool's key, or `resource.query`.
+    pub route: String,
+    /// `tool` or `query`.
+    pub kind: &'static str,
+    /// Whether the call goes over the network (tools) or not (resource queries).
+    pub remote: bool,
+    /// PASS, FAIL or SKIP.
+    pub verdict: Verdict,
+    /// Why it failed or was skipped.
+    pub reason: Option<String>,
+    /// Its tests, in order.
+    pub tests: Vec<TestResult>,
+}
+
+/// The tested primitives of one schema file.
+#[derive(Clone, Debug)]
+pub struct SchemaTests {
+    /// The file, as messages name it.
+    pub file: String,
+    /// The file on disk.
+    pub path: PathBuf,
+    /// The schema's namespace.
+    pub namespace: String,
+    /// Its tools and resource queries, in schema order.
+    pub primitives: Vec<PrimitiveTests>,
+}
+
+/// What [`Catalog::run_tests`] found.
+#[derive(Clone, Debug, Default)]
+pub struct TestReport {
+    /// Per schema file, in catalog order.
+    pub schemas: Vec<SchemaTests>,
+}
+
+impl TestReport {
+    /// Every tested primitive.
+    pub fn primitives(&self) -> impl Iterator<Item = &PrimitiveTests> {
+        self.schemas.iter().flat_map(|s| s.primitives.iter())
+    }
+
+    /// The primitives that failed: those chapter 21 says must be removed before production.
+    pub fn failed(&self) -> Vec<&PrimitiveTests> {
+        self.primitives()
+            .filter(|p| p.verdict == Verdict::Fail)
+            .collect()
+    }
+
+    /// How many primitives have each verdict: (pass, fail, skip).
+    pub fn counts(&self) -> (usize, usize, usize) {
+        self.primitives()
+            .fold((0, 0, 0), |(p, f, s), x| match x.verdict {
+                Verdict::Pass => (p + 1, f, s),
+                Verdict::Fail => (p, f + 1, s),
+                Verdict::Skip => (p, f, s + 1),
+            })
+    }
+
+    /// The report as JSON: schemas → primitives → tests (without the response data).
+    pub fn to_json(&self) -> Value {
+        let (pass, fail, skip) = self.counts();
+        let schemas: Vec<Value> = self
+            .schemas
+            .iter()
+            .map(|s| {
+                let primitives: Vec<Value> = s
+                    .primitives
+                    .iter()
+                    .map(|p| {
+                        let tests: Vec<Value> = p.tests.iter().map(test_json).collect();
+                        json!({
+                            "id": p.id, "route": p.route, "kind": p.kind,
+                            "verdict": p.verdict.as_str(), "reason": p.reason, "tests": tests,
+                        })
+                    })
+                    .collect();
+                json!({"file": s.file, "namespace": s.namespace, "primitives": primitives})
+            })
+            .collect();
+        json!({"pass": pass, "fail": fail, "skip": skip, "schemas": schemas})
+    }
+}
+
+fn test_json(t: &TestResult) -> Value {
+    let mut v = json!({"index": t.index, "description": t.description, "params": t.params});
+    if let Some(o) = &t.outcome {
+        v["passed"] = json!(o.passed);
+        v["code"] = json!(o.code);
+        v["messages"] = json!(o.messages);
+        v["mismatches"] = json!(o.mismatches);
+        v["millis"] = json!(o.millis);
+        v["bytes"] = json!(o.bytes);
+    }
+    v
+}
+
+/// `main` of the schema file at `path` as it is on disk now (for an agent manifest, the schema of
+/// its inline tools and resources).
+fn read_main(catalog: &Catalog, path: &Path, display: &str) -> Result<Value, String> {
+    let v = &catalog.options.validation;
+    let mut loaded = load_file(path, display, &v.limits, &v.settings);
+    if loaded.kind == FileKind::Agent {
+        let schema = loaded
+            .exports
+            .as_ref()
+            .and_then(|e| e.get("agent"))
+            .and_then(flowmcp_validate::inline_schema)
+            .and_then(Result::ok)
+            .ok_or_else(|| "its inline tools cannot be read again".to_string())?;
+        loaded = flowmcp_validate::load_inline(path, display, &schema, v);
+    }
+    loaded
+        .exports
+        .as_mut()
+        .and_then(|e| e.data.shift_remove("main"))
+        .ok_or_else(|| "it cannot be read again (changed since the catalog was opened?)".into())
+}
+
+/// The tests of `entry` in `main`.
+fn tests_of<'m>(main: &'m Value, entry: &ToolEntry) -> Option<&'m Vec<Value>> {
+    let d = &entry.descriptor;
+    let def = match &d.kind {
+        Kind::Tool => main.get("tools")?.get(&d.tool)?,
+        Kind::Query {
+            resource,
+            builtin: None,
+        } => main
+            .get("resources")?
+            .get(resource)?
+            .get("queries")?
+            .get(&d.tool)?,
+        _ => return None,
+    };
+    def.get("tests")?.as_array()
+}
+
+/// The route name chapter 10's capture uses: the tool's key, or `resource.query`.
+fn route_of(entry: &ToolEntry) -> String {
+    match &entry.descriptor.kind {
+        Kind::Query { resource, .. } => format!("{resource}.{}", entry.descriptor.tool),
+        _ => entry.descriptor.tool.clone(),
+    }
+}
+
+/// Calls one test and judges it.
+fn run_one(caller: &Caller<'_>, entry: &ToolEntry, params: &Map<String, Value>) -> TestOutcome {
+    let timestamp = rfc3339(SystemTime::now());
+    let started = Instant::now();
+    let envelope = caller.call_json(&entry.descriptor.lookup_key(), params);
+    let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mismatches = match (&entry.descriptor.output_schema, envelope.status) {
+        (Some(schema), true) => check_output(schema, &envelope.data),
+        _ => Vec::new(),
+    };
+    let code = envelope
+        .messages
+        .first()
+        .and_then(|m| m.split_whitespace().next())
+        .filter(|c| {
+            c.len() >= 4
+                && c.bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+                && c.bytes().any(|b| b.is_ascii_digit())
+        })
+        .map(str::to_string);
+    TestOutcome {
+        passed: envelope.status && mismatches.is_empty(),
+        status: envelope.status,
+        code,
+        bytes: if envelope.status {
+            envelope.data.to_string().len()
+        } else {
+            0
+        },
+        messages: envelope.messages,
+        mismatches,
+        millis,
+        timestamp,
+        data: envelope.data,
+    }
+}
+
+/// Why a primitive none of whose tests passed failed: the first failing test's reason.
+fn failure_reason(tests: &[TestResult]) -> String {
+    let Some((t, o)) = tests
+        .iter()
+        .find_map(|t| t.outcome.as_ref().filter(|o| !o.passed).map(|o| (t, o)))
+    else {
+        return "no tests".to_string();
+    };
+    let why = match (o.messages.first(), o.mismatches.first()) {
+        (Some(m), _) => m.clone(),
+        (None, Some(m)) => format!("the data does not match output.schema: {m}"),
+        (None, None) => "failed".to_string(),
+    };
+    let others = tests.len().saturating_sub(1);
+    if others == 0 {
+        format!("test {}: {why}", t.index)
+    } else {
+        format!("no test passed; test {}: {why}", t.index)
+    }
+}
+
+impl Catalog {
+    /// Runs the tests of the tools and resource queries `wanted` selects (the `runSql` and
+    /// `describeTables` queries the runtime adds have none), schema by schema. `progress` hears of
+    /// each test as it ends. A primitive whose server parameters have no value is skipped.
+    pub fn run_tests(
+        &self,
+        wanted: &dyn Fn(&ToolEntry) -> bool,
+        opts: &TestOptions,
+        progress: &mut dyn FnMut(&str),
+    ) -> TestReport {
+        let mut groups: BTreeMap<usize, Vec<&ToolEntry>> = BTreeMap::new();
+        for e in self.list() {
+            let testable = matches!(
+                e.descriptor.kind,
+                Kind::Tool | Kind::Query { builtin: None, .. }
+            );
+            if testable && wanted(e) {
+                groups.entry(e.schema).or_default().push(e);
+            }
+        }
+        let caller = self.caller_without_cache();
+        let mut called_remote = false;
+        let mut report = TestReport::default();
+        for entries in groups.values() {
+            let Some(first) = entries.first() else {
+                continue;
+            };
+            let schema = self.toolset().schema_of(first);
+            let main = read_main(self, &schema.path, &schema.display);
+            let mut primitives = Vec::new();
+            for entry in entries {
+                let d = &entry.descriptor;
+                let remote = d.kind == Kind::Tool;
+                let mut p = PrimitiveTests {
+                    id: d.lookup_key(),
+                    route: route_of(entry),
+                    kind: if remote { "tool" } else { "query" },
+                    remote,
+                    verdict: Verdict::Skip,
+                    reason: None,
+                    tests: Vec::new(),
+                };
+                let tests = match &main {
+                    Ok(main) => tests_of(main, entry).cloned().unwrap_or_default(),
+                    Err(why) => {
+                        p.verdict = Verdict::Fail;
+                        p.reason = Some(format!("{}: {why}", schema.display));
+                        primitives.push(p);
+                        continue;
+                    }
+                };
+                for (index, t) in tests.iter().enumerate() {
+                    let mut params = t.as_object().cloned().unwrap_or_default();
+                    let description = params
+                        .shift_remove("_description")
+                        .and_then(|d| d.as_str().map(str::to_string))
+                        .unwrap_or_default();
+                    p.tests.push(TestResult {
+                        index,
+                        description,
+                        params,
+                        outcome: None,
+                    });
+                }
+                let writes = d
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get("readOnlyHint"))
+                    .and_then(Value::as_bool)
+                    == Some(false);
+                if !d.is_exposed() {
+                    p.reason = Some(format!(
+                        "needs {} (no value set)",
+                        d.missing_server_params.join(", ")
+                    ));
+                } else if writes && !remote {
+                    p.reason =
+                        Some("changes the database (a write query); tests do not run it".into());
+                } else if !opts.calls {
+                    p.reason = Some("not called (static)".into());
+                } else if p.tests.is_empty() {
+                    p.verdict = Verdict::Fail;
+                    p.reason = Some("no tests".into());
+                } else {
+                    for t in &mut p.tests {
+                        if remote {
+                            if called_remote && !opts.delay.is_zero() {
+                                std::thread::sleep(opts.delay);
+                            }
+                            called_remote = true;
+                        }
+                        let outcome = run_one(&caller, entry, &t.params);
+                        progress(&format!(
+                            "{} test {}: {}",
+                            p.id,
+                            t.index,
+                            if outcome.passed { "ok" } else { "failed" }
+                        ));
+                        t.outcome = Some(outcome);
+                    }
+                    let any = p
+                        .tests
+                        .iter()
+                        .any(|t| t.outcome.as_ref().is_some_and(|o| o.passed));
+                    // A resource whose database is not there yet (RES020: create it first) is not
+                    // a failure of the schema.
+                    let no_database = p.tests.iter().all(|t| {
+                        t.outcome
+                            .as_ref()
+                            .is_some_and(|o| o.code.as_deref() == Some("RES020"))
+                    });
+                    if any {
+                        p.verdict = Verdict::Pass;
+                    } else if no_database {
+                        p.reason = p
+                            .tests
+                            .first()
+                            .and_then(|t| t.outcome.as_ref())
+                            .and_then(|o| o.messages.first().cloned());
+                    } else {
+                        p.verdict = Verdict::Fail;
+                        p.reason = Some(failure_reason(&p.tests));
+                    }
+                }
+                primitives.push(p);
+            }
+            report.schemas.push(SchemaTests {
+                file: schema.display.clone(),
+                path: schema.path.clone(),
+                namespace: schema.main.namespace.clone(),
+                primitives,
+            });
+        }
+        report
+    }
+}
+
+impl TestReport {
+    /// The files a capture (chapter 10, "Capture Mode") of this report writes under `dir`, with
+    /// their JSON: `{stamp}/{namespace}/{route}-{i}.json` for each test that was called — the
+    /// chapter's record (`namespace`, `routeName`, `testIndex`, `_description`, `userParams`,
+    /// `responseTime`, `timestamp`, `response`) — and `{stamp}/{namespace}/metrics.json` with the
+    /// namespace's counts, timings, sizes and codes. `stamp` names the run (a timestamp).
+    pub fn capture_files(&self, dir: &Path, stamp: &str) -> Vec<(PathBuf, Value)> {
+        let mut files = Vec::new();
+        let mut metrics: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+        for s in &self.schemas {
+            let ns_dir = dir.join(stamp).join(&s.namespace);
+            for p in &s.primitives {
+                let mut tests = Vec::new();
+                for t in &p.tests {
+                    let Some(o) = &t.outcome else { continue };
+                    let record = json!({
+                        "namespace": s.namespace,
+                        "routeName": p.route,
+                        "testIndex": t.index,
+                        "_description": t.description,
+                        "userParams": t.params,
+                        "responseTime": o.millis,
+                        "timestamp": o.timestamp,
+                        "response": {"status": o.status, "messages": o.messages, "data": o.data},
+                        "outputMismatches": o.mismatches,
+                    });
+                    files.push((ns_dir.join(format!("{}-{}.json", p.route, t.index)), record));
+                    tests.push(json!({
+                        "index": t.index, "passed": o.passed, "code": o.code,
+                        "millis": o.millis, "bytes": o.bytes, "mismatches": o.mismatches.len(),
+                    }));
+                }
+                if !tests.is_empty() {
+                    metrics
+                        .entry(s.namespace.as_str())
+                        .or_default()
+                        .push(json!({
+                            "routeName": p.route, "file": s.file, "verdict": p.verdict.as_str(),
+                            "tests": tests,
+                        }));
+                }
+            }
+        }
+        for (ns, routes) in metrics {
+            let all = routes
+                .iter()
+                .flat_map(|r| r["tests"].as_array().cloned().unwrap_or_default());
+            let (mut calls, mut passed, mut millis, mut bytes) = (0u64, 0u64, 0u64, 0u64);
+            let mut codes: BTreeMap<String, u64> = BTreeMap::new();
+            for t in all {
+                calls += 1;
+                passed += u64::from(t["passed"] == json!(true));
+                millis += t["millis"].as_u64().unwrap_or(0);
+                bytes += t["bytes"].as_u64().unwrap_or(0);
+                if let Some(c) = t["code"].as_str() {
+                    *codes.entry(c.to_string()).or_default() += 1;
+                }
+            }
+            let summary = json!({
+                "namespace": ns, "stamp": stamp, "calls": calls, "passed": passed,
+                "failed": calls - passed, "totalMillis": millis, "totalBytes": bytes,
+                "errorCodes": codes, "routes": routes,
+            });
+            files.push((dir.join(stamp).join(ns).join("metrics.json"), summary));
+        }
+        files
+    }
+}

@@ -1,0 +1,309 @@
+//! `flowmcp test`: run the tests of tools and resource queries (chapters 10 and 21), print a
+//! tree with PASS or FAIL per primitive, capture the responses.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime};
+
+use clap::{Args, ValueEnum};
+use flowmcp_catalog::{Kind, TestOptions, TestReport, ToolEntry, Verdict};
+use flowmcp_spec::{IdType, PrimitiveId};
+
+use crate::run_cmd::{RunArgs, SourceArgs, config, open};
+use crate::{profile_of, write_stdout};
+
+#[derive(Args, Debug)]
+#[command(
+    about = "Run the tests of tools and resource queries: PASS or FAIL per primitive",
+    long_about = "Run the tests every tool and resource query carries (chapter 10): one real call \
+    per test through the catalog, the preload cache bypassed, with a pause between network calls \
+    (--delay-ms). A primitive PASSES when at least one of its tests returns a 2xx response whose \
+    data matches the declared output.schema, with no handler failure, within the time limit \
+    (--timeout-ms, 30 s by default); otherwise it FAILS, with the reason (chapter 21: failing \
+    primitives must be removed before production; --prune-report lists them). Each shape mismatch \
+    is listed with its JSON path. A tool whose server parameters have no value is skipped.\n\n\
+    TARGET: a schema file or catalog directory (default: --catalog, the configuration's catalog, \
+    or the current directory), or an ID of the catalog: a tool or resource \
+    (`namespace/tool/name`), or a selection (`namespace/selection/name`, every member tested, \
+    `M/N Members PASS`). `flowmcp test single <schema>` is the same as `flowmcp test <schema>`.\n\n\
+    Local runs: --upstream NAMESPACE=URL sends a namespace's requests to a local server, as for \
+    `flowmcp call`.\n\n\
+    --capture DIR writes chapter 10's records, DIR/<timestamp>/<namespace>/<route>-<i>.json, and \
+    a metrics.json per namespace (timings, sizes, error codes). --dry-run writes nothing (the \
+    tests are still called). --static calls nothing and only lists the tests.\n\n\
+    Exit codes: 0 no primitive failed, 1 a primitive failed or a file is not callable, 2 usage \
+    error."
+)]
+pub(crate) struct TestArgs {
+    /// `single` (optional), then a schema file, a catalog directory, or an ID.
+    #[arg(value_name = "TARGET", num_args = 0..=2)]
+    target: Vec<String>,
+    /// Call nothing: list the tests that would run (the static checks are `flowmcp validate`'s).
+    #[arg(long = "static")]
+    static_only: bool,
+    /// The pause between two network calls, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    delay_ms: u64,
+    /// Write the captured responses and metrics under this directory.
+    #[arg(long, value_name = "DIR")]
+    capture: Option<PathBuf>,
+    /// Write nothing (captures); the tests are still called.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print only the list of failing primitives, ready to remove before production.
+    #[arg(long)]
+    prune_report: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TestFormat::Text)]
+    format: TestFormat,
+    #[command(flatten)]
+    run: RunArgs,
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+/// `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TestFormat {
+    /// A tree: schema, primitives, tests.
+    Text,
+    /// The report as JSON.
+    Json,
+}
+
+/// What the target names.
+enum Target {
+    /// Everything in the catalog (a file, a directory, or the default catalog).
+    All,
+    /// One tool or resource (its ID) or resource query (`ns/resource/name.query`).
+    Primitive(String),
+    /// The members of a selection.
+    Selection(String),
+}
+
+/// Whether `entry` is (part of) the primitive `id`.
+fn is_primitive(entry: &ToolEntry, id: &str) -> bool {
+    let d = &entry.descriptor;
+    d.id.to_string() == id || d.lookup_key() == id || d.wire_name == id
+}
+
+pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
+    let mut target = a.target.clone();
+    if target.first().is_some_and(|t| t == "single") {
+        target.remove(0);
+    }
+    if target.len() > 1 {
+        return Err(format!(
+            "one target at a time (got {}); `flowmcp test single <schema>` or `flowmcp test <TARGET>`",
+            target.join(" ")
+        ));
+    }
+    let cfg = config(a.source.trust_project_config)?;
+    let (transport, runner) = a.run.settings(&cfg)?;
+    let profile = profile_of(a.source.profile, &cfg);
+    let (paths, what) = match target.first() {
+        None => (Vec::new(), Target::All),
+        Some(t) if Path::new(t).exists() => (vec![PathBuf::from(t)], Target::All),
+        Some(t) => match t.split('.').next().unwrap_or(t).parse::<PrimitiveId>() {
+            Ok(id) if id.kind == IdType::Selection => (Vec::new(), Target::Selection(t.clone())),
+            Ok(_) => (Vec::new(), Target::Primitive(t.clone())),
+            Err(_) => {
+                return Err(format!(
+                    "{t}: no such file or directory, and not an ID (namespace/tool/name, namespace/selection/name)"
+                ));
+            }
+        },
+    };
+    let catalog = open(&a.source, &paths, false, &cfg, profile, transport, runner)?;
+    let members = match &what {
+        Target::Selection(id) => {
+            let sel = catalog
+                .library()
+                .selection(id)
+                .ok_or_else(|| format!("{id}: no such selection in the catalog"))?;
+            if let Some(problem) = sel.problem() {
+                return Err(problem);
+            }
+            Some((sel.tools.clone(), sel.resources.clone()))
+        }
+        _ => None,
+    };
+    if let Target::Primitive(id) = &what
+        && !catalog.list().iter().any(|e| is_primitive(e, id))
+    {
+        let why = catalog
+            .rejected(id)
+            .map_or_else(|| "not in the catalog".to_string(), |r| r.reason());
+        return Err(format!("{id}: {why}"));
+    }
+    let wanted = |e: &ToolEntry| match (&what, &members) {
+        (Target::All, _) => true,
+        (Target::Primitive(id), _) => is_primitive(e, id),
+        (Target::Selection(_), Some((tools, resources))) => {
+            let id = e.descriptor.id.to_string();
+            match e.descriptor.kind {
+                Kind::Tool => tools.contains(&id),
+                _ => resources.contains(&id),
+            }
+        }
+        (Target::Selection(_), None) => false,
+    };
+    let opts = TestOptions {
+        delay: Duration::from_millis(a.delay_ms),
+        calls: !a.static_only,
+    };
+    let started = SystemTime::now();
+    let report = catalog.run_tests(&wanted, &opts, &mut |line| eprintln!("flowmcp: {line}"));
+    // Files of the target that are not callable (errors) are failures too.
+    let broken: Vec<String> = match what {
+        Target::All => catalog
+            .toolset()
+            .problems
+            .iter()
+            .map(|p| format!("{}: {}", p.file, p.message))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let Some(dir) = &a.capture {
+        capture(&report, dir, started, a.dry_run)?;
+    }
+    let out = if a.prune_report {
+        prune_report(&report)
+    } else {
+        match a.format {
+            TestFormat::Json => {
+                let mut v = report.to_json();
+                v["notCallable"] = serde_json::json!(broken);
+                format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+                )
+            }
+            TestFormat::Text => tree(&report, &broken, &what),
+        }
+    };
+    write_stdout(&out)?;
+    let (_, failed, _) = report.counts();
+    Ok(if failed > 0 || !broken.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Writes (or with `dry_run` only names) the capture files.
+fn capture(
+    report: &TestReport,
+    dir: &Path,
+    started: SystemTime,
+    dry_run: bool,
+) -> Result<(), String> {
+    // A timestamp that is a valid file name everywhere.
+    let stamp = flowmcp_catalog::rfc3339(started).replace(':', "-");
+    let files = report.capture_files(dir, &stamp);
+    for (path, value) in &files {
+        if dry_run {
+            eprintln!("flowmcp: would write {}", path.display());
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+        flowmcp_loader::write_atomic(path, format!("{text}\n").as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if !dry_run {
+        eprintln!(
+            "flowmcp: captured {} files under {}",
+            files.len(),
+            dir.join(&stamp).display()
+        );
+    }
+    Ok(())
+}
+
+/// The failing primitives, one per line, grouped by file: what to remove before production.
+fn prune_report(report: &TestReport) -> String {
+    let mut out = String::new();
+    for s in &report.schemas {
+        let failed: Vec<_> = s
+            .primitives
+            .iter()
+            .filter(|p| p.verdict == Verdict::Fail)
+            .collect();
+        if failed.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("{}\n", s.file));
+        for p in failed {
+            out.push_str(&format!(
+                "  remove {} {} — {}\n",
+                p.kind,
+                p.route,
+                p.reason.as_deref().unwrap_or("failed")
+            ));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("nothing to remove: no primitive failed\n");
+    }
+    out
+}
+
+/// The text report: schema → primitives → tests, then the counts.
+fn tree(report: &TestReport, broken: &[String], what: &Target) -> String {
+    let mut out = String::new();
+    for s in &report.schemas {
+        out.push_str(&format!("{} ({})\n", s.file, s.namespace));
+        for p in &s.primitives {
+            let reason = p
+                .reason
+                .as_deref()
+                .map(|r| format!(" — {r}"))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "  {}  {} {}{reason}\n",
+                p.verdict.as_str(),
+                p.kind,
+                p.route
+            ));
+            for t in &p.tests {
+                let Some(o) = &t.outcome else {
+                    out.push_str(&format!("      -  {} {}\n", t.index, t.description));
+                    continue;
+                };
+                let mark = if o.passed { "ok" } else { "failed" };
+                let why = o
+                    .messages
+                    .first()
+                    .map(|m| format!(" — {m}"))
+                    .unwrap_or_default();
+                out.push_str(&format!(
+                    "      {mark:<6} {} {} ({} ms){why}\n",
+                    t.index, t.description, o.millis
+                ));
+                for m in &o.mismatches {
+                    out.push_str(&format!("             warning: {m}\n"));
+                }
+            }
+        }
+    }
+    for b in broken {
+        out.push_str(&format!("FAIL  not callable: {b}\n"));
+    }
+    let (pass, fail, skip) = report.counts();
+    if let Target::Selection(id) = what {
+        let total = pass + fail + skip;
+        out.push_str(&format!("{id}: {pass}/{total} Members PASS\n"));
+    }
+    out.push_str(&format!(
+        "{pass} PASS, {fail} FAIL, {skip} SKIP{}\n",
+        if broken.is_empty() {
+            String::new()
+        } else {
+            format!(", {} files not callable", broken.len())
+        }
+    ));
+    out
+}

@@ -1,0 +1,197 @@
+//! `flowmcp test` on the example catalog against a local stand-in for its APIs (the files of
+//! `examples/demo-upstream/`, as the demo upstream serves them): PASS per primitive, captures,
+//! JSON, the prune report, `single` and selections.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+mod common;
+
+use common::support::{TestServer, reply};
+use common::{flowmcp_env, repo_root, temp_dir};
+
+const KEYS: [(&str, &str); 2] = [
+    ("SKYCAST_API_KEY", "demo-skycast-key"),
+    ("OPENSHELF_API_KEY", "demo-openshelf-key"),
+];
+
+/// Answers like `cargo run -p flowmcp-runtime --example demo_upstream`: the path names a file
+/// of `examples/demo-upstream/` (the query string ignored), 404 otherwise.
+fn demo_upstream(max: usize) -> TestServer {
+    let dir = repo_root().join("examples/demo-upstream");
+    TestServer::start(max, move |seen| {
+        let path = seen.url.split('?').next().unwrap_or_default();
+        let file = dir.join(path.trim_start_matches('/'));
+        match std::fs::read(&file) {
+            Ok(body) if !path.contains("..") => reply(200, Some("application/json"), body),
+            _ => reply(404, Some("application/json"), "{}"),
+        }
+    })
+}
+
+fn upstream_args(base: &str) -> Vec<String> {
+    ["holidaykit-net", "skycast-io", "openshelf-org"]
+        .iter()
+        .flat_map(|ns| ["--upstream".to_string(), format!("{ns}={base}")])
+        .collect()
+}
+
+#[test]
+fn the_example_catalog_passes_against_the_demo_upstream_and_is_captured() {
+    let server = demo_upstream(60);
+    let cwd = temp_dir("test-cmd-example");
+    let catalog = repo_root().join("examples/catalog");
+    let capture = cwd.join("capture");
+    let mut args = vec![
+        "test".to_string(),
+        catalog.display().to_string(),
+        "--delay-ms".into(),
+        "0".into(),
+        "--capture".into(),
+        capture.display().to_string(),
+    ];
+    args.extend(upstream_args(&server.base));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = flowmcp_env(&args, &cwd, &KEYS);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("13 PASS, 0 FAIL, 3 SKIP"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("  PASS  tool getPublicHolidays\n"),
+        "{}",
+        run.stdout
+    );
+    // The file-based notes database was never created: its queries are skipped, with the hint.
+    assert!(
+        run.stdout.contains("SKIP  query notes.byTopic — RES020"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("SKIP  query notes.addNote — changes the database"),
+        "{}",
+        run.stdout
+    );
+    // The capture: one run folder, a record per called test, metrics per namespace.
+    let runs: Vec<_> = std::fs::read_dir(&capture).unwrap().collect();
+    assert_eq!(runs.len(), 1);
+    let run_dir = runs[0].as_ref().unwrap().path();
+    let record: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run_dir.join("holidaykit-net/getPublicHolidays-0.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        record["userParams"],
+        serde_json::json!({"year": 2025, "countryCode": "DE"})
+    );
+    assert_eq!(record["response"]["data"][1]["name"], "German Unity Day");
+    let metrics: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run_dir.join("holidaykit-net/metrics.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(metrics["calls"], 12);
+    // No file of the run holds a key.
+    for ns in ["skycast-io", "openshelf-org"] {
+        for f in std::fs::read_dir(run_dir.join(ns)).unwrap() {
+            let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+            assert!(!text.contains("demo-skycast-key") && !text.contains("demo-openshelf-key"));
+        }
+    }
+    let _ = server.finish();
+    let _ = std::fs::remove_dir_all(&cwd);
+}
+
+#[test]
+fn failures_exit_1_and_the_prune_report_lists_them() {
+    // An upstream that knows nothing: every tool fails with E001 404.
+    let server = TestServer::start(20, |_| reply(404, Some("application/json"), "{}"));
+    let cwd = temp_dir("test-cmd-prune");
+    let schema = repo_root().join("examples/catalog/providers/holidaykit-net/public-holidays.mjs");
+    let mut args = vec![
+        "test".to_string(),
+        "single".into(),
+        schema.display().to_string(),
+        "--delay-ms".into(),
+        "0".into(),
+        "--prune-report".into(),
+    ];
+    args.extend(upstream_args(&server.base));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = flowmcp_env(&args, &cwd, &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("public-holidays.mjs\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("  remove tool getPublicHolidays — no test passed; test 0: E001 getPublicHolidays: API returned 404"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        run.stdout.matches("  remove tool ").count(),
+        4,
+        "{}",
+        run.stdout
+    );
+    let _ = server.finish();
+    let _ = std::fs::remove_dir_all(&cwd);
+}
+
+#[test]
+fn json_output_static_runs_and_selections() {
+    let cwd = temp_dir("test-cmd-json");
+    let catalog = repo_root().join("examples/catalog");
+    let catalog = catalog.display().to_string();
+    // --static: nothing is called, every test is listed.
+    let run = flowmcp_env(
+        &[
+            "test",
+            "holidaykit-net/tool/checkWorkingDay",
+            "--catalog",
+            &catalog,
+            "--static",
+            "--format",
+            "json",
+        ],
+        &cwd,
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let p = &v["schemas"][0]["primitives"][0];
+    assert_eq!(p["id"], "holidaykit-net/tool/checkWorkingDay");
+    assert_eq!(p["verdict"], "SKIP");
+    assert_eq!(p["tests"].as_array().unwrap().len(), 3);
+    assert_eq!(v["schemas"].as_array().unwrap().len(), 1);
+    // A selection: its members only, with the members line.
+    let server = demo_upstream(30);
+    let mut args = vec![
+        "test".to_string(),
+        "trip-planning/selection/days-off".into(),
+        "--catalog".into(),
+        catalog.clone(),
+        "--delay-ms".into(),
+        "0".into(),
+    ];
+    args.extend(upstream_args(&server.base));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = flowmcp_env(&args, &cwd, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("Members PASS"), "{}", run.stdout);
+    assert!(!run.stdout.contains("openshelf"), "{}", run.stdout);
+    // An unknown ID is a usage error.
+    let run = flowmcp_env(
+        &["test", "nope/tool/none", "--catalog", &catalog],
+        &cwd,
+        &[],
+    );
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    let _ = server.finish();
+    let _ = std::fs::remove_dir_all(&cwd);
+}
