@@ -78,7 +78,7 @@ pub use flowmcp_runtime::cache::rfc3339;
 pub use flowmcp_runtime::{
     Builtin, CacheMode, ECode, Envelope, Kind, LoadProblem, LogSink, ResourceOptions,
     RunnerOptions, ToolDescriptor, ToolEntry, ToolNames, Toolset, TransportConfig, check_output,
-    generate_output_schema, keep_descriptions, mime_type_for, reference_tool_name,
+    generate_output_schema, mime_type_for, reference_tool_name,
 };
 pub use flowmcp_spec::{FileReport, Profile, Severity};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are

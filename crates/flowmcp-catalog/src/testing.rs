@@ -114,6 +114,39 @@ pub struct PrimitiveTests {
     pub reason: Option<String>,
     /// Its tests, in order.
     pub tests: Vec<TestResult>,
+    /// Its `output` as the file has it now, when it has one.
+    pub written_output: Option<Value>,
+}
+
+impl PrimitiveTests {
+    /// The `output` its responses call for (`flowmcp test --update-output`): the schema the
+    /// generator makes from the data of every test whose call succeeded, with the descriptions
+    /// already written kept and the MIME type already declared kept (else one that fits). `None`
+    /// for a resource query, or when no call succeeded.
+    pub fn generated_output(&self) -> Option<Value> {
+        if self.kind != "tool" {
+            return None;
+        }
+        let samples: Vec<&Value> = self
+            .tests
+            .iter()
+            .filter_map(|t| t.outcome.as_ref().filter(|o| o.status).map(|o| &o.data))
+            .collect();
+        if samples.is_empty() {
+            return None;
+        }
+        let written = self.written_output.as_ref();
+        let schema =
+            flowmcp_runtime::generate_output_schema(samples, written.and_then(|o| o.get("schema")));
+        let mime = written
+            .and_then(|o| o.get("mimeType"))
+            .and_then(Value::as_str)
+            .map_or_else(
+                || flowmcp_runtime::mime_type_for(&schema).to_string(),
+                str::to_string,
+            );
+        Some(json!({"mimeType": mime, "schema": schema}))
+    }
 }
 
 /// The tested primitives of one schema file.
@@ -219,8 +252,8 @@ fn read_main(catalog: &Catalog, path: &Path, display: &str) -> Result<Value, Str
         .ok_or_else(|| "it cannot be read again (changed since the catalog was opened?)".into())
 }
 
-/// The tests of `entry` in `main`.
-fn tests_of<'m>(main: &'m Value, entry: &ToolEntry) -> Option<&'m Vec<Value>> {
+/// The definition of `entry` in `main`: the tool, or the resource query.
+fn definition_of<'m>(main: &'m Value, entry: &ToolEntry) -> Option<&'m Value> {
     let d = &entry.descriptor;
     let def = match &d.kind {
         Kind::Tool => main.get("tools")?.get(&d.tool)?,
@@ -234,7 +267,7 @@ fn tests_of<'m>(main: &'m Value, entry: &ToolEntry) -> Option<&'m Vec<Value>> {
             .get(&d.tool)?,
         _ => return None,
     };
-    def.get("tests")?.as_array()
+    Some(def)
 }
 
 /// The route name chapter 10's capture uses: the tool's key, or `resource.query`.
@@ -345,9 +378,16 @@ impl Catalog {
                     verdict: Verdict::Skip,
                     reason: None,
                     tests: Vec::new(),
+                    written_output: None,
                 };
+                let def = main.as_ref().ok().and_then(|m| definition_of(m, entry));
+                p.written_output = def.and_then(|d| d.get("output")).cloned();
                 let tests = match &main {
-                    Ok(main) => tests_of(main, entry).cloned().unwrap_or_default(),
+                    Ok(_) => def
+                        .and_then(|d| d.get("tests"))
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default(),
                     Err(why) => {
                         p.verdict = Verdict::Fail;
                         p.reason = Some(format!("{}: {why}", schema.display));

@@ -53,6 +53,12 @@ pub(crate) struct TestArgs {
     /// Print only the list of failing primitives, ready to remove before production.
     #[arg(long)]
     prune_report: bool,
+    /// Write each tool's `output` from its responses (the output-schema generator): the value's
+    /// text is replaced, or `output` is inserted after `parameters`; descriptions already written
+    /// are kept, `schemaHash` is refreshed when present, nothing else in the file changes. A file
+    /// whose result would not validate is left as it is. With --dry-run, print the diff instead.
+    #[arg(long)]
+    update_output: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TestFormat::Text)]
     format: TestFormat,
@@ -167,6 +173,11 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
     if let Some(dir) = &a.capture {
         capture(&report, dir, started, a.dry_run)?;
     }
+    if a.update_output {
+        let v = &flowmcp_validate::Options::new(profile);
+        let text = update_outputs(&report, v, a.dry_run)?;
+        write_stdout(&text)?;
+    }
     let out = if a.prune_report {
         prune_report(&report)
     } else {
@@ -221,6 +232,115 @@ fn capture(
         );
     }
     Ok(())
+}
+
+/// Writes (or, with `dry_run`, shows as a unified diff) the generated `output` of every tool with
+/// a successful call into its schema file. Returns what to print.
+fn update_outputs(
+    report: &TestReport,
+    opts: &flowmcp_validate::Options,
+    dry_run: bool,
+) -> Result<String, String> {
+    let discovery = flowmcp_catalog::ListDiscovery::new();
+    let mut out = String::new();
+    for s in &report.schemas {
+        // Each tool with a successful call whose output would change.
+        let updates: Vec<(&str, serde_json::Value)> = s
+            .primitives
+            .iter()
+            .filter_map(|p| {
+                p.generated_output()
+                    .filter(|o| p.written_output.as_ref() != Some(o))
+                    .map(|o| (p.route.as_str(), o))
+            })
+            .collect();
+        if updates.is_empty() {
+            continue;
+        }
+        let before =
+            std::fs::read_to_string(&s.path).map_err(|e| format!("{}: {e}", s.path.display()))?;
+        let mut after = before.clone();
+        let mut failed = None;
+        for (route, output) in &updates {
+            match flowmcp_loader::set_member(
+                &after,
+                "main",
+                &["tools", route],
+                "output",
+                output,
+                Some("parameters"),
+            ) {
+                Ok(text) => after = text,
+                Err(e) => {
+                    failed = Some(format!("{}: tool {route}: {e}", s.file));
+                    break;
+                }
+            }
+        }
+        if let Some(why) = failed {
+            out.push_str(&format!("not updated: {why}\n"));
+            continue;
+        }
+        // The schemaHash, when the file has one, describes the new main.
+        let loaded =
+            flowmcp_loader::load_source(&s.path, &s.file, &after, &opts.limits, &opts.settings);
+        if let Some(main) = loaded.exports.as_ref().and_then(|e| e.get("main"))
+            && main.get("schemaHash").is_some()
+        {
+            let hash = flowmcp_spec::hash::schema_hash(main);
+            after = flowmcp_loader::set_string_member(&after, "main", "schemaHash", &hash)
+                .map_err(|e| format!("{}: schemaHash: {e}", s.file))?;
+        }
+        // The result must validate: no error that the file did not have already.
+        let lists = discovery.scope_for(&s.path, &s.file, opts);
+        let errors = |text: &str| {
+            flowmcp_validate::validate_str(text, &s.file, &lists, opts)
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.severity == flowmcp_spec::Severity::Error)
+                .map(|d| format!("{} {}", d.code.as_str(), d.message))
+                .collect::<Vec<_>>()
+        };
+        let (old_errors, new_errors) = (errors(&before), errors(&after));
+        let added: Vec<&String> = new_errors
+            .iter()
+            .filter(|e| !old_errors.contains(e))
+            .collect();
+        if !added.is_empty() {
+            out.push_str(&format!(
+                "not updated: {}: the result would not validate: {}\n",
+                s.file,
+                added
+                    .iter()
+                    .map(|e| e.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+            continue;
+        }
+        let routes: Vec<&str> = updates.iter().map(|(r, _)| *r).collect();
+        if dry_run {
+            let diff = similar::TextDiff::from_lines(&before, &after);
+            out.push_str(
+                &diff
+                    .unified_diff()
+                    .header(&format!("a/{}", s.file), &format!("b/{}", s.file))
+                    .to_string(),
+            );
+        } else {
+            flowmcp_loader::write_atomic(&s.path, after.as_bytes())
+                .map_err(|e| format!("{}: {e}", s.path.display()))?;
+            out.push_str(&format!(
+                "updated {}: output of {}\n",
+                s.file,
+                routes.join(", ")
+            ));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("no output to update (no tool call succeeded, or every output is current)\n");
+    }
+    Ok(out)
 }
 
 /// The failing primitives, one per line, grouped by file: what to remove before production.

@@ -195,3 +195,79 @@ fn json_output_static_runs_and_selections() {
     let _ = server.finish();
     let _ = std::fs::remove_dir_all(&cwd);
 }
+
+#[test]
+fn update_output_inserts_the_generated_output_and_the_file_still_validates() {
+    let cwd = temp_dir("test-cmd-update");
+    common::copy_dir(&repo_root().join("examples/catalog"), &cwd.join("catalog"));
+    let file = cwd.join("catalog/providers/holidaykit-net/public-holidays.mjs");
+    // The copy's checkWorkingDay loses its output.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let tool = text.find("        checkWorkingDay: {").unwrap();
+    let output = tool + text[tool..].find("            output: {").unwrap();
+    let tests = output + text[output..].find("            tests: [").unwrap();
+    let without = format!("{}{}", &text[..output], &text[tests..]);
+    std::fs::write(&file, &without).unwrap();
+    let file_arg = file.display().to_string();
+    let server = demo_upstream(40);
+    let upstream = format!("holidaykit-net={}", server.base);
+    let base = [
+        "test",
+        file_arg.as_str(),
+        "--delay-ms",
+        "0",
+        "--update-output",
+        "--upstream",
+        upstream.as_str(),
+    ];
+    // --dry-run: the diff, and the file unchanged.
+    let mut dry = base.to_vec();
+    dry.push("--dry-run");
+    let run = flowmcp_env(&dry, &cwd, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("+            output: {\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(
+            "+                        isWorkingDay: { type: 'boolean', description: '' },\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("-    schemaHash: 'a1411451',\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), without);
+    // Written: the output sits after `parameters`, the file validates, the hash is current.
+    let run = flowmcp_env(&base, &cwd, &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("output of checkWorkingDay"),
+        "{}",
+        run.stdout
+    );
+    let written = std::fs::read_to_string(&file).unwrap();
+    let params_end = written.find(
+        "            ],\n            output: {\n                mimeType: 'application/json',",
+    );
+    assert!(params_end.is_some(), "{written}");
+    let check = flowmcp_env(&["validate", file_arg.as_str()], &cwd, &[]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    assert!(check.stdout.contains("0 errors"), "{}", check.stdout);
+    let hash = flowmcp_env(&["hash", file_arg.as_str()], &cwd, &[]);
+    assert!(
+        written.contains(&format!("schemaHash: '{}'", hash.stdout.trim())),
+        "{}",
+        hash.stdout
+    );
+    // Again: nothing left to update.
+    let run = flowmcp_env(&base, &cwd, &[]);
+    assert!(run.stdout.contains("no output to update"), "{}", run.stdout);
+    let _ = server.finish();
+    let _ = std::fs::remove_dir_all(&cwd);
+}

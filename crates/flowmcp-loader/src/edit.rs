@@ -21,6 +21,12 @@ pub enum EditError {
     /// The object literal is not closed (the file is not valid JavaScript).
     #[error("the object literal of `{0}` is not closed")]
     Unclosed(String),
+    /// A member on the way to the edited one is not there.
+    #[error("no member `{0}` in the object literal")]
+    NoMember(String),
+    /// A member on the way is not written as an object literal (a variable, a call).
+    #[error("`{0}` is not written as an object literal; change it by hand")]
+    NotAnObject(String),
 }
 
 /// Sets the member `key` of the object literal exported as `export const <export_name> = { … }`
@@ -82,6 +88,229 @@ pub fn set_string_member(
             out.push_str(&insert);
             out.push_str(&source[at..]);
             Ok(out)
+        }
+    }
+}
+
+/// Sets the member `key` of the object literal at `path` inside `export const <export_name> =
+/// { … }` (`path` names nested members whose values are object literals, e.g. `["tools",
+/// "getBook"]`) to `value`, written by [`js_literal`] with the indentation of the object's members
+/// and the file's indentation unit. An existing value's text is replaced whole (an object or array literal up to its closing bracket,
+/// or any other expression up to the next `,` or `}`); a missing member is inserted after the
+/// member `after` when there is one (else as the object's last member), on its own line with the
+/// indentation of the object's members. Nothing else in the text changes.
+pub fn set_member(
+    source: &str,
+    export_name: &str,
+    path: &[&str],
+    key: &str,
+    value: &serde_json::Value,
+    after: Option<&str>,
+) -> Result<String, EditError> {
+    let blanked: Vec<char> = scan::blank(source).chars().collect();
+    let chars: Vec<char> = source.chars().collect();
+    let unit = indent_unit(source);
+    let mut open = find_export_object(&blanked, export_name)
+        .ok_or_else(|| EditError::NoExport(export_name.to_string()))?;
+    for member in path {
+        let start = find_member(&blanked, &chars, open, member, export_name)?
+            .ok_or_else(|| EditError::NoMember(member.to_string()))?;
+        if blanked.get(start) != Some(&'{') {
+            return Err(EditError::NotAnObject(member.to_string()));
+        }
+        open = start;
+    }
+    let byte = |ci: usize| -> usize {
+        source
+            .char_indices()
+            .nth(ci)
+            .map_or(source.len(), |(b, _)| b)
+    };
+    let splice = |from: usize, to: usize, text: &str| -> String {
+        let mut out = String::with_capacity(source.len() + text.len());
+        out.push_str(&source[..byte(from)]);
+        out.push_str(text);
+        out.push_str(&source[byte(to)..]);
+        out
+    };
+    let close =
+        value_end(&blanked, open).ok_or_else(|| EditError::Unclosed(export_name.to_string()))? - 1;
+    // The indentation of the object's members: that of its first member's line.
+    let first = (open + 1..close).find(|&i| !blanked[i].is_whitespace());
+    let indent: String = match first {
+        Some(f) if blanked[open + 1..f].contains(&'\n') => {
+            let line_start = (open + 1..f)
+                .rev()
+                .find(|&i| blanked[i] == '\n')
+                .map_or(open + 1, |i| i + 1);
+            chars[line_start..f].iter().collect()
+        }
+        _ => String::new(),
+    };
+    let value = js_literal(value, &indent, &unit);
+    if let Some(start) = find_member(&blanked, &chars, open, key, export_name)? {
+        let end = value_end(&blanked, start).ok_or_else(|| EditError::Unclosed(key.to_string()))?;
+        return Ok(splice(start, end, &value));
+    }
+    // Where the new member goes: after `after`'s value (and its comma), or after the last member.
+    let anchor = match after.map(|a| find_member(&blanked, &chars, open, a, export_name)) {
+        Some(Ok(Some(start))) => value_end(&blanked, start),
+        Some(Err(e)) => return Err(e),
+        _ => None,
+    };
+    let last = (open + 1..close)
+        .rev()
+        .find(|&i| !blanked[i].is_whitespace());
+    let (at, needs_comma_before) = match (anchor, last) {
+        (Some(end), _) => {
+            let next = (end..close).find(|&i| !blanked[i].is_whitespace());
+            match next {
+                Some(n) if blanked[n] == ',' => (n + 1, false),
+                _ => (end, true),
+            }
+        }
+        (None, Some(l)) => (l + 1, blanked[l] != ','),
+        (None, None) => (open + 1, false),
+    };
+    let more_after = (at..close).any(|i| !blanked[i].is_whitespace() && blanked[i] != ',');
+    let text = if indent.is_empty() {
+        format!(
+            "{}{} {key}: {value}{}",
+            if needs_comma_before { "," } else { "" },
+            "",
+            if more_after { "," } else { "" }
+        )
+    } else {
+        format!(
+            "{}\n{indent}{key}: {value}{}",
+            if needs_comma_before { "," } else { "" },
+            if more_after { "," } else { "" }
+        )
+    };
+    Ok(splice(at, at, &text))
+}
+
+/// The file's indentation unit: a tab when its first indented line starts with one, else as many
+/// spaces as that line has (four when no line is indented).
+fn indent_unit(source: &str) -> String {
+    for line in source.lines() {
+        if line.starts_with('\t') {
+            return "\t".into();
+        }
+        let n = line.len() - line.trim_start_matches(' ').len();
+        if n > 0 && !line.trim().is_empty() {
+            return " ".repeat(n);
+        }
+    }
+    "    ".into()
+}
+
+/// The character index just after the value starting at `start`: its closing bracket for an
+/// object, array or call, its closing quote for a string, else the next `,`, `}` or `]` at the
+/// value's level (trailing white space excluded).
+fn value_end(b: &[char], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+                if depth == 0 && i >= start && matches!(b[start], '{' | '[' | '(') {
+                    return Some(i + 1);
+                }
+            }
+            '\'' | '"' | '`' if i == start => {
+                return (start + 1..b.len()).find(|&j| b[j] == c).map(|j| j + 1);
+            }
+            ',' if depth == 0 => break,
+            _ => {}
+        }
+        i += 1;
+    }
+    if matches!(b.get(start), Some('{' | '[' | '(')) {
+        return None;
+    }
+    let end = (start..i)
+        .rev()
+        .find(|&j| !b[j].is_whitespace())
+        .map_or(start, |j| j + 1);
+    Some(end)
+}
+
+/// `value` as JavaScript source in the style of schema files: single-quoted strings, keys without
+/// quotes when they are identifiers, an object or array on one line when it holds only scalars
+/// (and is short), otherwise one member per line, indented by `unit` below `indent`.
+pub fn js_literal(value: &serde_json::Value, indent: &str, unit: &str) -> String {
+    use serde_json::Value;
+    fn scalar(v: &Value) -> bool {
+        !matches!(v, Value::Object(_) | Value::Array(_))
+    }
+    fn key(k: &str) -> String {
+        let ident = k
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+        if ident { k.to_string() } else { string(k) }
+    }
+    fn string(s: &str) -> String {
+        let mut out = String::with_capacity(s.len() + 2);
+        out.push('\'');
+        for c in s.chars() {
+            match c {
+                '\'' => out.push_str("\\'"),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{2028}' => out.push_str("\\u2028"),
+                '\u{2029}' => out.push_str("\\u2029"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        out
+    }
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => string(s),
+        Value::Array(items) if items.is_empty() => "[]".into(),
+        Value::Object(m) if m.is_empty() => "{}".into(),
+        Value::Array(items) => {
+            let inline: Vec<String> = items.iter().map(|v| js_literal(v, indent, unit)).collect();
+            if items.iter().all(scalar) && inline.iter().map(String::len).sum::<usize>() < 80 {
+                return format!("[ {} ]", inline.join(", "));
+            }
+            let inner = format!("{indent}{unit}");
+            let lines: Vec<String> = items
+                .iter()
+                .map(|v| format!("{inner}{}", js_literal(v, &inner, unit)))
+                .collect();
+            format!("[\n{}\n{indent}]", lines.join(",\n"))
+        }
+        Value::Object(m) => {
+            let flat: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{}: {}", key(k), js_literal(v, indent, unit)))
+                .collect();
+            if m.values().all(scalar) && flat.iter().map(String::len).sum::<usize>() < 100 {
+                return format!("{{ {} }}", flat.join(", "));
+            }
+            let inner = format!("{indent}{unit}");
+            let lines: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{inner}{}: {}", key(k), js_literal(v, &inner, unit)))
+                .collect();
+            format!("{{\n{}\n{indent}}}", lines.join(",\n"))
         }
     }
 }
@@ -222,6 +451,80 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("inline: { hash: 'nested' }"));
+    }
+
+    const SCHEMA: &str = "export const main = {\n    namespace: 'x',\n    tools: {\n        a: {\n            method: 'GET',\n            parameters: [ { z: '}' } ],\n            tests: []\n        },\n        b: { method: 'GET', output: { mimeType: 'text/plain', schema: { type: 'string' } }, tests: [] }\n    }\n}\n";
+
+    #[test]
+    fn a_nested_member_is_inserted_after_another_or_replaced() {
+        let x = serde_json::json!({"x": 1});
+        let out = set_member(
+            SCHEMA,
+            "main",
+            &["tools", "a"],
+            "output",
+            &x,
+            Some("parameters"),
+        )
+        .unwrap_or_default();
+        assert_eq!(
+            out,
+            SCHEMA.replace(
+                "parameters: [ { z: '}' } ],\n",
+                "parameters: [ { z: '}' } ],\n            output: { x: 1 },\n"
+            )
+        );
+        let y = serde_json::json!({"y": 2});
+        let out = set_member(
+            SCHEMA,
+            "main",
+            &["tools", "b"],
+            "output",
+            &y,
+            Some("parameters"),
+        )
+        .unwrap_or_default();
+        assert_eq!(
+            out,
+            SCHEMA.replace(
+                "output: { mimeType: 'text/plain', schema: { type: 'string' } }",
+                "output: { y: 2 }"
+            )
+        );
+        // No `parameters`: the new member goes last.
+        let empty = serde_json::json!({});
+        let out = set_member(
+            SCHEMA,
+            "main",
+            &["tools", "b"],
+            "meta",
+            &empty,
+            Some("parameters"),
+        )
+        .unwrap_or_default();
+        assert!(out.contains("tests: [], meta: {} }"), "{out}");
+        assert_eq!(
+            set_member(SCHEMA, "main", &["tools", "c"], "output", &empty, None),
+            Err(EditError::NoMember("c".into()))
+        );
+        assert_eq!(
+            set_member(SCHEMA, "main", &["namespace"], "output", &empty, None),
+            Err(EditError::NotAnObject("namespace".into()))
+        );
+    }
+
+    #[test]
+    fn js_literals_look_like_schema_files() {
+        let v = serde_json::json!({"mimeType": "application/json", "schema": {"type": "object",
+            "properties": {"it's": {"type": "string", "description": ""}}}});
+        assert_eq!(
+            js_literal(&v, "    ", "    "),
+            "{\n        mimeType: 'application/json',\n        schema: {\n            type: 'object',\n            properties: {\n                'it\\'s': { type: 'string', description: '' }\n            }\n        }\n    }"
+        );
+        assert_eq!(
+            js_literal(&serde_json::json!(["a", 1, null]), "", "  "),
+            "[ 'a', 1, null ]"
+        );
     }
 
     #[test]

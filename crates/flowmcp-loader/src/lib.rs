@@ -52,6 +52,6 @@ pub use host::{
 };
 
 // Files on disk.
-pub use edit::{EditError, set_string_member};
+pub use edit::{EditError, js_literal, set_member, set_string_member};
 pub use fsutil::write_atomic;
 pub use walk::{MjsWalk, mjs_files, walk_mjs};

@@ -81,46 +81,103 @@ impl Shape {
     }
 
     /// The schema node at nesting `level` (the root is 1); `property`: whether it is the value of
-    /// a property (which gets a `description`).
-    fn schema(&self, level: usize, property: bool) -> Value {
+    /// a property (which gets a `description`); `written`: the node an author wrote at this place,
+    /// if any (see [`generate_output_schema`]).
+    fn schema(&self, level: usize, property: bool, written: Option<&Value>) -> Value {
+        let written = written.and_then(Value::as_object);
+        let Some(ty) = self.ty else {
+            // Only `null` was seen: what the author wrote says more than the samples.
+            if let Some(w) = written {
+                let mut node = w.clone();
+                node.insert("nullable".into(), json!(true));
+                return Value::Object(node);
+            }
+            let mut node = Map::new();
+            node.insert("type".into(), json!("string"));
+            if property {
+                node.insert("description".into(), json!(""));
+            }
+            node.insert("nullable".into(), json!(true));
+            return Value::Object(node);
+        };
+        // What was written is kept where it agrees with the data on the type.
+        let written = written.filter(|w| w.get("type").and_then(Value::as_str) == Some(ty));
+        let nested = if level < OUTPUT_SCHEMA_MAX_DEPTH {
+            match ty {
+                "object" => {
+                    let old = written
+                        .and_then(|w| w.get("properties"))
+                        .and_then(Value::as_object);
+                    let mut props = Map::new();
+                    // The written order first (with what was written but not seen), then the new.
+                    for (k, w) in old.into_iter().flatten() {
+                        let v = match self.properties.iter().find(|(n, _)| n == k) {
+                            Some((_, shape)) => shape.schema(level + 1, true, Some(w)),
+                            None => w.clone(),
+                        };
+                        props.insert(k.clone(), v);
+                    }
+                    for (k, shape) in &self.properties {
+                        if !props.contains_key(k) {
+                            props.insert(k.clone(), shape.schema(level + 1, true, None));
+                        }
+                    }
+                    Some(("properties", Value::Object(props)))
+                }
+                "array" => self.items.as_ref().map(|items| {
+                    let old = written.and_then(|w| w.get("items"));
+                    ("items", items.schema(level + 1, false, old))
+                }),
+                _ => None,
+            }
+        } else {
+            None
+        };
         let mut node = Map::new();
-        node.insert("type".into(), json!(self.ty.unwrap_or("string")));
+        for (k, v) in written.into_iter().flatten() {
+            match k.as_str() {
+                "type" => {
+                    node.insert(k.clone(), json!(ty));
+                }
+                "properties" | "items" => {
+                    if let Some((key, value)) = nested.as_ref().filter(|(key, _)| key == k) {
+                        node.insert((*key).to_string(), value.clone());
+                    }
+                }
+                _ => {
+                    node.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        node.entry("type").or_insert_with(|| json!(ty));
         if property {
-            node.insert("description".into(), json!(""));
+            node.entry("description").or_insert_with(|| json!(""));
         }
         if self.nullable {
             node.insert("nullable".into(), json!(true));
         }
-        if level < OUTPUT_SCHEMA_MAX_DEPTH {
-            match self.ty {
-                Some("object") => {
-                    let props: Map<String, Value> = self
-                        .properties
-                        .iter()
-                        .map(|(k, s)| (k.clone(), s.schema(level + 1, true)))
-                        .collect();
-                    node.insert("properties".into(), Value::Object(props));
-                }
-                Some("array") => {
-                    if let Some(items) = &self.items {
-                        node.insert("items".into(), items.schema(level + 1, false));
-                    }
-                }
-                _ => {}
-            }
+        if let Some((key, value)) = nested {
+            node.entry(key).or_insert(value);
         }
         Value::Object(node)
     }
 }
 
 /// The output schema describing every sample of `samples` (the `data` of several responses of one
-/// tool), merged as the module documentation says.
-pub fn generate_output_schema<'a>(samples: impl IntoIterator<Item = &'a Value>) -> Value {
+/// tool), merged as the module documentation says. With `written` (the schema the tool declares
+/// now), what its author wrote is kept wherever it agrees with the data on the type: the order of
+/// keys and properties, descriptions (on any node), `nullable`, `enum`, `format`, and properties
+/// the samples did not have; a place only ever seen as `null` keeps its written node. What the
+/// data contradicts (another type) is replaced.
+pub fn generate_output_schema<'a>(
+    samples: impl IntoIterator<Item = &'a Value>,
+    written: Option<&Value>,
+) -> Value {
     let mut shape = Shape::default();
     for s in samples {
         shape.add(s);
     }
-    shape.schema(1, false)
+    shape.schema(1, false, written)
 }
 
 /// The MIME type an output of `schema` (a generated one) is declared with: `application/json` for
@@ -129,35 +186,6 @@ pub fn mime_type_for(schema: &Value) -> &'static str {
     match schema.get("type").and_then(Value::as_str) {
         Some("object" | "array") => "application/json",
         _ => "text/plain",
-    }
-}
-
-/// `generated` with the descriptions (and nothing else) an author already wrote in `existing` at
-/// the same places: a property keeps its non-empty `description`, so regenerating a schema never
-/// loses what was written by hand.
-pub fn keep_descriptions(generated: &mut Value, existing: &Value) {
-    let (Some(new), Some(old)) = (generated.as_object_mut(), existing.as_object()) else {
-        return;
-    };
-    if let Some(d) = old
-        .get("description")
-        .and_then(Value::as_str)
-        .filter(|d| !d.is_empty())
-        && new.contains_key("description")
-    {
-        new.insert("description".into(), json!(d));
-    }
-    if let (Some(Value::Object(props)), Some(Value::Object(old_props))) =
-        (new.get_mut("properties"), old.get("properties"))
-    {
-        for (k, v) in props.iter_mut() {
-            if let Some(o) = old_props.get(k) {
-                keep_descriptions(v, o);
-            }
-        }
-    }
-    if let (Some(items), Some(old_items)) = (new.get_mut("items"), old.get("items")) {
-        keep_descriptions(items, old_items);
     }
 }
 
@@ -172,7 +200,7 @@ mod tests {
     fn the_chapter_example() {
         let data = json!([{ "id": "bitcoin", "prices": { "usd": 45000 } }]);
         assert_eq!(
-            generate_output_schema([&data]),
+            generate_output_schema([&data], None),
             json!({"type": "array", "items": {"type": "object", "properties": {
                 "id": {"type": "string", "description": ""},
                 "prices": {"type": "object", "description": "", "properties": {
@@ -184,7 +212,7 @@ mod tests {
     fn samples_merge_properties_nulls_and_empty_arrays() {
         let a = json!({"name": "A", "website": null, "tags": []});
         let b = json!({"name": "B", "website": "https://b.example", "extra": true});
-        let s = generate_output_schema([&a, &b]);
+        let s = generate_output_schema([&a, &b], None);
         assert_eq!(
             s["properties"]["website"],
             json!({"type": "string", "description": "", "nullable": true})
@@ -197,29 +225,49 @@ mod tests {
         let keys: Vec<&String> = s["properties"].as_object().unwrap().keys().collect();
         assert_eq!(keys, ["name", "website", "tags", "extra"]);
         assert_eq!(
-            generate_output_schema([&json!(null)]),
+            generate_output_schema([&json!(null)], None),
             json!({"type": "string", "nullable": true})
         );
     }
 
     #[test]
     fn mixed_types_keep_the_first_and_depth_is_bounded() {
-        let s = generate_output_schema([&json!([1, "two"])]);
+        let s = generate_output_schema([&json!([1, "two"])], None);
         assert_eq!(s["items"]["type"], "number");
         let deep = json!({"a": {"b": {"c": {"d": {"e": 1}}}}});
-        let s = generate_output_schema([&deep]);
+        let s = generate_output_schema([&deep], None);
         let level4 = &s["properties"]["a"]["properties"]["b"]["properties"]["c"];
         assert_eq!(level4, &json!({"type": "object", "description": ""}));
         assert!(check_output(&s, &deep).is_empty());
     }
 
     #[test]
-    fn descriptions_written_by_hand_are_kept() {
-        let mut generated = generate_output_schema([&json!({"id": "x", "n": 1})]);
-        let existing = json!({"type": "object", "properties": {"id": {"type": "string", "description": "The id"}}});
-        keep_descriptions(&mut generated, &existing);
-        assert_eq!(generated["properties"]["id"]["description"], "The id");
-        assert_eq!(generated["properties"]["n"]["description"], "");
+    fn what_was_written_by_hand_is_kept_where_the_types_agree() {
+        let data = json!({"kind": "a", "id": "x", "n": 1, "tags": ["a"], "gust": null});
+        let written = json!({"type": "object", "properties": {
+            "id": {"type": "string", "format": "uri", "description": "The id", "nullable": true},
+            "n": {"type": "string", "description": "Was a string"},
+            "tags": {"type": "array", "items": {"type": "string", "description": "A tag"}},
+            "kind": {"type": "string", "enum": ["a", "b"]},
+            "gust": {"type": "number", "description": "Gust speed", "nullable": true},
+            "optional": {"type": "boolean", "description": "Not in this sample"}}});
+        let s = generate_output_schema([&data], Some(&written));
+        let p = &s["properties"];
+        // The written order of properties and of keys is kept.
+        let keys: Vec<&String> = p.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["id", "n", "tags", "kind", "gust", "optional"]);
+        assert_eq!(
+            serde_json::to_string(&p["id"]).unwrap(),
+            r#"{"type":"string","format":"uri","description":"The id","nullable":true}"#
+        );
+        // The data says number: what was written for a string is not kept.
+        assert_eq!(p["n"], json!({"type": "number", "description": ""}));
+        assert_eq!(p["tags"]["items"]["description"], "A tag");
+        assert_eq!(p["kind"]["enum"], json!(["a", "b"]));
+        // Only null was seen: the written node stays.
+        assert_eq!(p["gust"]["type"], "number");
+        assert_eq!(p["optional"]["description"], "Not in this sample");
+        assert!(check_output(&s, &data).is_empty());
     }
 
     /// JSON values whose every place holds one type or `null`: arrays hold values of one shape.
@@ -250,8 +298,15 @@ mod tests {
     proptest! {
         #[test]
         fn a_generated_schema_accepts_the_data_it_came_from(data in describable()) {
-            let schema = generate_output_schema([&data]);
+            let schema = generate_output_schema([&data], None);
             prop_assert_eq!(check_output(&schema, &data), Vec::<String>::new());
+        }
+
+        #[test]
+        fn regenerating_over_a_generated_schema_changes_nothing(data in describable()) {
+            let once = generate_output_schema([&data], None);
+            let twice = generate_output_schema([&data], Some(&once));
+            prop_assert_eq!(once, twice);
         }
 
         #[test]
@@ -261,7 +316,7 @@ mod tests {
                     && node.get("properties").and_then(Value::as_object).is_none_or(|p| p.values().all(typed))
                     && node.get("items").is_none_or(typed)
             }
-            prop_assert!(typed(&generate_output_schema([&data])));
+            prop_assert!(typed(&generate_output_schema([&data], None)));
         }
     }
 }

@@ -62,7 +62,7 @@ pub use toolset::{LoadProblem, LoadedSchema, SchemaSource, ToolEntry, Toolset, T
 // Calling a tool.
 pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
 pub use envelope::{ECode, Envelope};
-pub use generate::{generate_output_schema, keep_descriptions, mime_type_for};
+pub use generate::{generate_output_schema, mime_type_for};
 pub use input::{InputError, Inputs, validate_json, validate_strings};
 pub use output::check_output;
 pub use request::{
