@@ -59,6 +59,7 @@ mod activation;
 mod discovery;
 mod documents;
 mod error;
+pub mod grading;
 mod integrity;
 pub mod manifest;
 mod open;

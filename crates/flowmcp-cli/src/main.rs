@@ -5,6 +5,7 @@
 mod agent_cmd;
 mod catalog_cmd;
 mod config;
+mod grade_cmd;
 mod ids_cmd;
 mod lists_cmd;
 mod prompt_cmd;
@@ -74,6 +75,8 @@ enum Command {
     Prompt(prompt_cmd::PromptArgs),
     /// Run the tests of tools and resource queries: PASS or FAIL per primitive, captures.
     Test(Box<test_cmd::TestArgs>),
+    /// Grading (scoring protocol v1): emit prompts.json, grade from a grader's scores.json.
+    Grade(grade_cmd::GradeArgs),
     /// Agents: integrity hashes (`agent verify`, `agent rehash`), a run (`agent run`), tests
     /// (`agent test`).
     Agent(agent_cmd::AgentArgs),
@@ -177,6 +180,7 @@ fn main() -> ExitCode {
         Command::Resource(a) => resource_cmd::run(a),
         Command::Prompt(a) => prompt_cmd::run(a),
         Command::Test(a) => test_cmd::run(*a),
+        Command::Grade(a) => grade_cmd::run(a),
         Command::Agent(a) => agent_cmd::run(a),
     };
     match result {
