@@ -115,7 +115,7 @@ pub struct Catalog {
     library: Arc<Library>,
     rejected: HashMap<String, Rejected>,
     transport: UreqTransport,
-    runner: RunnerOptions,
+    pub(crate) runner: RunnerOptions,
     primitives: Primitives,
 }
 
@@ -454,10 +454,16 @@ impl Catalog {
     }
 
     /// A caller that neither reads nor writes the preload cache (tests bypass it, chapter 11)
-    /// and drops handler log lines.
-    pub(crate) fn caller_without_cache(&self) -> Caller<'_> {
+    /// and drops handler log lines; with `resources`, resources are placed there instead.
+    pub(crate) fn caller_without_cache(
+        &self,
+        resources: Option<flowmcp_runtime::ResourceOptions>,
+    ) -> Caller<'_> {
         let mut opts = self.runner.clone();
         opts.cache_mode = flowmcp_runtime::CacheMode::Off;
+        if let Some(r) = resources {
+            opts.resources = r;
+        }
         Caller {
             catalog: self,
             runner: Runner::with_log(&self.tools, &self.transport, opts, Box::new(|_| {})),

@@ -8,6 +8,10 @@
 //!
 //! The tests are read again from the schema files (the loaded catalog keeps only the first of
 //! each tool's tests), so what runs is what the files say now.
+//!
+//! Tests never change a user's data: the queries of a `file-based` (writable) SQLite resource run
+//! against a scratch database built from the schema's SQL (`resources/<name>.sql` beside it) in a
+//! temporary folder, removed afterwards — the "bundled database" such a resource has.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,7 +19,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use flowmcp_loader::{FileKind, load_file};
 use flowmcp_runtime::cache::rfc3339;
-use flowmcp_runtime::{Kind, ToolEntry, check_output};
+use flowmcp_runtime::{Kind, ToolEntry};
 use serde_json::{Map, Value, json};
 
 use crate::{Caller, Catalog};
@@ -284,10 +288,13 @@ fn run_one(caller: &Caller<'_>, entry: &ToolEntry, params: &Map<String, Value>) 
     let started = Instant::now();
     let envelope = caller.call_json(&entry.descriptor.lookup_key(), params);
     let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let mismatches = match (&entry.descriptor.output_schema, envelope.status) {
-        (Some(schema), true) => check_output(schema, &envelope.data),
-        _ => Vec::new(),
-    };
+    // The runtime checks the data against `output.schema` (its warnings name each mismatch).
+    let mismatches: Vec<String> = envelope
+        .warnings
+        .iter()
+        .filter(|w| w.starts_with("output /") || w.ends_with("more output-schema mismatches"))
+        .cloned()
+        .collect();
     let code = envelope
         .messages
         .first()
@@ -313,6 +320,105 @@ fn run_one(caller: &Caller<'_>, entry: &ToolEntry, params: &Map<String, Value>) 
         millis,
         timestamp,
         data: envelope.data,
+    }
+}
+
+impl TestOutcome {
+    /// A test that could not be called, and why.
+    fn not_run(why: &str) -> TestOutcome {
+        TestOutcome {
+            passed: false,
+            status: false,
+            code: None,
+            messages: vec![why.to_string()],
+            mismatches: Vec::new(),
+            millis: 0,
+            bytes: 0,
+            timestamp: rfc3339(SystemTime::now()),
+            data: Value::Null,
+        }
+    }
+}
+
+/// Scratch databases for the writable resources under test, in a temporary folder of their own
+/// (removed when dropped), with the caller that uses them.
+struct Scratch<'c> {
+    catalog: &'c Catalog,
+    dir: PathBuf,
+    places: flowmcp_runtime::ResourceOptions,
+    caller: std::cell::OnceCell<Caller<'c>>,
+    /// Resource ID → whether its scratch database was built (or why not).
+    built: std::cell::RefCell<BTreeMap<String, Result<(), String>>>,
+}
+
+impl<'c> Scratch<'c> {
+    fn new(catalog: &'c Catalog) -> Scratch<'c> {
+        static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("flowmcp-test-db-{}-{n}", std::process::id()));
+        let places = flowmcp_runtime::ResourceOptions {
+            project_base: Some(dir.join("project")),
+            home: Some(dir.join("home")),
+            ..catalog.runner.resources.clone()
+        };
+        Scratch {
+            catalog,
+            dir,
+            places,
+            caller: std::cell::OnceCell::new(),
+            built: std::cell::RefCell::default(),
+        }
+    }
+
+    /// The caller for `entry` when it is a query of a writable resource (its scratch database
+    /// built first), or why it cannot run; `None` for everything else.
+    fn caller_for(&self, entry: &ToolEntry) -> Option<Result<&Caller<'c>, String>> {
+        let Kind::Query { .. } = entry.descriptor.kind else {
+            return None;
+        };
+        let id = entry.descriptor.id.to_string();
+        let file = self
+            .catalog
+            .toolset()
+            .database_file(&id, &self.places)
+            .ok()?;
+        if !file.writable {
+            return None;
+        }
+        let mut built = self.built.borrow_mut();
+        let state = built.entry(id).or_insert_with(|| {
+            let sql_file = file.schema_sql.as_ref().ok_or_else(|| {
+                "no schema SQL (resources/<name>.sql) to build a scratch database from".to_string()
+            })?;
+            let sql = flowmcp_runtime::read_capped_text(sql_file, 16 * 1024 * 1024)
+                .map_err(|e| format!("{}: {e}", sql_file.display()))?;
+            if let Some(parent) = file.path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+            }
+            flowmcp_resources::sqlite::Database::create(
+                &file.path,
+                &sql,
+                &flowmcp_resources::sqlite::Limits::default(),
+            )
+            .map(|_| ())
+            .map_err(|e| format!("the scratch database cannot be built: {e}"))
+        });
+        if let Err(why) = state {
+            return Some(Err(why.clone()));
+        }
+        drop(built);
+        Some(Ok(self.caller.get_or_init(|| {
+            self.catalog.caller_without_cache(Some(self.places.clone()))
+        })))
+    }
+}
+
+impl Drop for Scratch<'_> {
+    fn drop(&mut self) {
+        // Only the folder this run made, and only when it made one.
+        if !self.built.borrow().is_empty() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
@@ -357,7 +463,8 @@ impl Catalog {
                 groups.entry(e.schema).or_default().push(e);
             }
         }
-        let caller = self.caller_without_cache();
+        let caller = self.caller_without_cache(None);
+        let scratch = Scratch::new(self);
         let mut called_remote = false;
         let mut report = TestReport::default();
         for entries in groups.values() {
@@ -408,20 +515,11 @@ impl Catalog {
                         outcome: None,
                     });
                 }
-                let writes = d
-                    .annotations
-                    .as_ref()
-                    .and_then(|a| a.get("readOnlyHint"))
-                    .and_then(Value::as_bool)
-                    == Some(false);
                 if !d.is_exposed() {
                     p.reason = Some(format!(
                         "needs {} (no value set)",
                         d.missing_server_params.join(", ")
                     ));
-                } else if writes && !remote {
-                    p.reason =
-                        Some("changes the database (a write query); tests do not run it".into());
                 } else if !opts.calls {
                     p.reason = Some("not called (static)".into());
                 } else if p.tests.is_empty() {
@@ -435,7 +533,11 @@ impl Catalog {
                             }
                             called_remote = true;
                         }
-                        let outcome = run_one(&caller, entry, &t.params);
+                        let outcome = match scratch.caller_for(entry) {
+                            Some(Ok(c)) => run_one(c, entry, &t.params),
+                            Some(Err(why)) => TestOutcome::not_run(&why),
+                            None => run_one(&caller, entry, &t.params),
+                        };
                         progress(&format!(
                             "{} test {}: {}",
                             p.id,
