@@ -190,7 +190,34 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
                     serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
                 )
             }
-            TestFormat::Text => tree(&report, &broken, &what),
+            TestFormat::Text => {
+                // --static: what `flowmcp validate` says about the tests, under each file.
+                let findings: std::collections::HashMap<String, Vec<String>> = if a.static_only {
+                    catalog
+                        .reports()
+                        .iter()
+                        .map(|r| {
+                            let lines = r
+                                .diagnostics
+                                .iter()
+                                .filter(|d| d.code.as_str().starts_with("TST"))
+                                .map(|d| {
+                                    format!(
+                                        "{} {} {}",
+                                        d.code.as_str(),
+                                        d.severity.as_str(),
+                                        d.message
+                                    )
+                                })
+                                .collect();
+                            (r.file.clone(), lines)
+                        })
+                        .collect()
+                } else {
+                    Default::default()
+                };
+                tree(&report, &broken, &what, &findings)
+            }
         }
     };
     write_stdout(&out)?;
@@ -372,10 +399,18 @@ fn prune_report(report: &TestReport) -> String {
 }
 
 /// The text report: schema → primitives → tests, then the counts.
-fn tree(report: &TestReport, broken: &[String], what: &Target) -> String {
+fn tree(
+    report: &TestReport,
+    broken: &[String],
+    what: &Target,
+    findings: &std::collections::HashMap<String, Vec<String>>,
+) -> String {
     let mut out = String::new();
     for s in &report.schemas {
         out.push_str(&format!("{} ({})\n", s.file, s.namespace));
+        for f in findings.get(&s.file).into_iter().flatten() {
+            out.push_str(&format!("  {f}\n"));
+        }
         for p in &s.primitives {
             let reason = p
                 .reason
