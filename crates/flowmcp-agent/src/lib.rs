@@ -100,6 +100,59 @@ impl Endpoint {
     pub fn url(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim_end_matches('/'))
     }
+
+    /// An HTTP client for this endpoint: HTTP errors are answers, each request bounded by
+    /// [`Endpoint::timeout`].
+    fn client(&self) -> ureq::Agent {
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(self.timeout))
+            .build();
+        ureq::Agent::new_with_config(config)
+    }
+
+    /// Sends one chat-completions request (`body` as the OpenAI-compatible API takes it) and
+    /// returns the reply as JSON; the key goes only as `Authorization: Bearer …` to
+    /// [`Endpoint::url`] and into no error. Replies are read up to 16 MiB.
+    pub fn complete(&self, body: &Value) -> Result<Value, AgentError> {
+        complete(&self.client(), self, body)
+    }
+
+    /// The text of the first choice of a chat-completions `reply` (AGENT004 when there is none).
+    pub fn reply_text(reply: &Value) -> Result<String, AgentError> {
+        reply
+            .pointer("/choices/0/message/content")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| AgentError::Reply("no `choices[0].message.content` text".into()))
+    }
+}
+
+/// One chat-completions request with `http` to `endpoint`.
+fn complete(http: &ureq::Agent, endpoint: &Endpoint, body: &Value) -> Result<Value, AgentError> {
+    let url = endpoint.url();
+    let mut request = http.post(&url).header("Content-Type", "application/json");
+    if let Some(key) = &endpoint.api_key {
+        request = request.header("Authorization", &format!("Bearer {key}"));
+    }
+    let mut response = request
+        .send(body.to_string())
+        .map_err(|e| AgentError::Endpoint(format!("{url}: {e}")))?;
+    let status = response.status().as_u16();
+    let text = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_REPLY_BYTES)
+        .read_to_string()
+        .map_err(|e| AgentError::Endpoint(format!("{url}: reading the reply: {e}")))?;
+    if !(200..300).contains(&status) {
+        let shown: String = text.chars().take(300).collect();
+        return Err(AgentError::Endpoint(format!(
+            "{url}: HTTP {status}: {shown}"
+        )));
+    }
+    serde_json::from_str(&text)
+        .map_err(|e| AgentError::Reply(format!("the reply is not JSON: {e}")))
 }
 
 /// One tool call the agent made.
@@ -213,10 +266,6 @@ impl<'c> AgentRunner<'c> {
             }));
             tools.push((d.wire_name.clone(), d.lookup_key()));
         }
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(endpoint.timeout))
-            .build();
         Ok(AgentRunner {
             catalog,
             name: name.to_string(),
@@ -226,8 +275,8 @@ impl<'c> AgentRunner<'c> {
             max_tokens: number("maxTokens", 4096),
             tools,
             offered,
+            http: endpoint.client(),
             endpoint,
-            http: ureq::Agent::new_with_config(config),
             warnings,
         })
     }
@@ -235,36 +284,6 @@ impl<'c> AgentRunner<'c> {
     /// The agent's name.
     pub fn name(&self) -> &str {
         &self.name
-    }
-
-    /// Sends one chat-completions request.
-    fn complete(&self, body: &Value) -> Result<Value, AgentError> {
-        let url = self.endpoint.url();
-        let mut request = self
-            .http
-            .post(&url)
-            .header("Content-Type", "application/json");
-        if let Some(key) = &self.endpoint.api_key {
-            request = request.header("Authorization", &format!("Bearer {key}"));
-        }
-        let mut response = request
-            .send(body.to_string())
-            .map_err(|e| AgentError::Endpoint(format!("{url}: {e}")))?;
-        let status = response.status().as_u16();
-        let text = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_REPLY_BYTES)
-            .read_to_string()
-            .map_err(|e| AgentError::Endpoint(format!("{url}: reading the reply: {e}")))?;
-        if !(200..300).contains(&status) {
-            let shown: String = text.chars().take(300).collect();
-            return Err(AgentError::Endpoint(format!(
-                "{url}: HTTP {status}: {shown}"
-            )));
-        }
-        serde_json::from_str(&text)
-            .map_err(|e| AgentError::Reply(format!("the reply is not JSON: {e}")))
     }
 
     /// Answers `input`: the tool loop until the model answers without tool calls.
@@ -301,7 +320,7 @@ impl<'c> AgentRunner<'c> {
                 body["tools"] = Value::Array(self.offered.clone());
             }
             let started = Instant::now();
-            let reply = self.complete(&body)?;
+            let reply = complete(&self.http, &self.endpoint, &body)?;
             outcome.transcript.push(json!({
                 "request": body,
                 "reply": reply,

@@ -16,7 +16,7 @@ pub const SCORING_PROTOCOL: &str = "v1";
 pub const DIMENSIONS: [&str; 2] = ["whenToUse", "parameters"];
 
 /// The instructions every grader gets with the prompts.
-const INSTRUCTIONS: &str = "You rate one FlowMCP schema. Judge only from the information given \
+pub const INSTRUCTIONS: &str = "You rate one FlowMCP schema. Judge only from the information given \
 below, without outside knowledge or guesses about its context, each prompt on its own. Answer \
 with a JSON array of objects: [ { \"dimension\": \"…\", \"score\": <1.0-5.0>, \"reasoning\": \
 \"…\" }, … ], one per prompt.";

@@ -28,9 +28,9 @@ enum AgentCommand {
     Test(TestAgentArgs),
 }
 
-/// Where the model is, shared by `agent run` and `agent test`.
+/// Where the model is, shared by `agent run`, `agent test` and `grade --llm`.
 #[derive(Args, Debug)]
-struct ModelArgs {
+pub(crate) struct ModelArgs {
     /// The OpenAI-compatible API's base URL (`/chat/completions` is appended). Default:
     /// `FLOWMCP_LLM_BASE_URL`, else `llm.baseUrl` of the configuration, else OpenRouter's
     /// `https://openrouter.ai/api/v1`. The key is read from `OPENROUTER_API_KEY` (else
@@ -43,7 +43,7 @@ struct ModelArgs {
 }
 
 impl ModelArgs {
-    fn endpoint(&self, cfg: &Config) -> flowmcp_agent::Endpoint {
+    pub(crate) fn endpoint(&self, cfg: &Config) -> flowmcp_agent::Endpoint {
         let mut e = endpoint(self.llm_base_url.as_deref(), cfg);
         e.timeout = std::time::Duration::from_secs(self.llm_timeout_secs.max(1));
         e

@@ -24,6 +24,9 @@ use crate::{ProfileArg, profile_of, write_stdout};
     error; else A >= 4.0, B >= 3.0, C >= 2.0, D below), the dimensions, the SHA-256 of the file, \
     timestamps and the validation errors.\n\n\
     Files are written atomically into the current directory or --out DIR.\n\n\
+    `--llm` scores the prompts itself with a model of an OpenAI-compatible endpoint (OpenRouter \
+    by default, or --llm-base-url), each prompt in a request of its own, writes the scores.json \
+    it got and then the grade report.\n\n\
     Exit codes: 0 written, 1 refused scores (unknown protocol, another schema, missing or \
     out-of-range scores), 2 usage error or unreadable schema."
 )]
@@ -34,10 +37,23 @@ pub(crate) struct GradeArgs {
     /// Write prompts.json.
     #[arg(
         long,
-        conflicts_with = "consume_scores",
-        required_unless_present = "consume_scores"
+        conflicts_with_all = ["consume_scores", "llm"],
+        required_unless_present_any = ["consume_scores", "llm"]
     )]
     emit_prompts: bool,
+    /// Score the prompts with a model of an OpenAI-compatible endpoint (each prompt in a request
+    /// of its own), write its scores.json, then the grade report.
+    #[arg(long, conflicts_with = "consume_scores")]
+    llm: bool,
+    /// The model `--llm` asks (OpenRouter syntax, e.g. `anthropic/claude-sonnet-4-5`).
+    #[arg(
+        long,
+        value_name = "MODEL",
+        default_value = "anthropic/claude-sonnet-4-5"
+    )]
+    model: String,
+    #[command(flatten)]
+    endpoint: crate::agent_cmd::ModelArgs,
     /// Read the grader's scores.json and write the grade report.
     #[arg(long, value_name = "FILE")]
     consume_scores: Option<PathBuf>,
@@ -70,16 +86,31 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
         write_stdout(&format!("wrote {} for {}\n", path.display(), schema.id))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let Some(scores_path) = &a.consume_scores else {
-        return Err("give --emit-prompts or --consume-scores FILE".into());
-    };
-    let text = std::fs::read_to_string(scores_path)
-        .map_err(|e| format!("{}: {e}", scores_path.display()))?;
-    let scores: Value = match serde_json::from_str(&text) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("flowmcp: {}: not JSON: {e}", scores_path.display());
-            return Ok(ExitCode::from(1));
+    let scores: Value = if a.llm {
+        let endpoint = a.endpoint.endpoint(&cfg);
+        match score_with_llm(&schema, &endpoint, &a.model) {
+            Ok(v) => {
+                let path = out.join("scores.json");
+                write_json(&path, &v)?;
+                v
+            }
+            Err(e) => {
+                eprintln!("flowmcp: {e}");
+                return Ok(ExitCode::from(1));
+            }
+        }
+    } else {
+        let Some(scores_path) = &a.consume_scores else {
+            return Err("give --emit-prompts, --consume-scores FILE or --llm".into());
+        };
+        let text = std::fs::read_to_string(scores_path)
+            .map_err(|e| format!("{}: {e}", scores_path.display()))?;
+        match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("flowmcp: {}: not JSON: {e}", scores_path.display());
+                return Ok(ExitCode::from(1));
+            }
         }
     };
     let validation =
@@ -109,6 +140,71 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// The `scores.json` a model gives: each prompt of `prompts.json` sent on its own (isolated
+/// context, temperature 0) with the scoring instructions, its reply read as the JSON the
+/// instructions ask for.
+fn score_with_llm(
+    schema: &GradedSchema,
+    endpoint: &flowmcp_agent::Endpoint,
+    model: &str,
+) -> Result<Value, String> {
+    let prompts = schema.prompts();
+    let mut scores = Vec::new();
+    for p in prompts["prompts"].as_array().into_iter().flatten() {
+        let dimension = p["dimension"].as_str().unwrap_or_default();
+        let body = serde_json::json!({
+            "model": model,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": flowmcp_catalog::grading::INSTRUCTIONS},
+                {"role": "user", "content": p["prompt"]},
+            ],
+        });
+        let reply = endpoint.complete(&body).map_err(|e| e.to_string())?;
+        let text = flowmcp_agent::Endpoint::reply_text(&reply).map_err(|e| e.to_string())?;
+        let (score, reasoning) = read_score(&text, dimension).ok_or_else(|| {
+            format!(
+                "AGENT004 the model's answer for {dimension} is not the JSON the instructions ask for: {}",
+                text.chars().take(200).collect::<String>()
+            )
+        })?;
+        scores.push(
+            serde_json::json!({"dimension": dimension, "score": score, "reasoning": reasoning}),
+        );
+    }
+    let now = flowmcp_catalog::rfc3339(SystemTime::now());
+    let version = env!("CARGO_PKG_VERSION");
+    Ok(serde_json::json!({
+        "schemaIdSlug": schema.slug,
+        "scoringProtocol": flowmcp_catalog::grading::SCORING_PROTOCOL,
+        "creator": {"skill": "flowmcp grade --llm", "skillVersion": version, "session": now},
+        "harness": {"name": "flowmcp", "version": version, "model": model},
+        "timestamp": now,
+        "scores": scores,
+    }))
+}
+
+/// The score and reasoning for `dimension` in a model's answer: the JSON array (or object) in
+/// its text, the entry naming the dimension (or the first).
+fn read_score(text: &str, dimension: &str) -> Option<(Value, Value)> {
+    let start = text.find(['[', '{'])?;
+    let end = text.rfind([']', '}'])?;
+    let parsed: Value = serde_json::from_str(text.get(start..=end)?).ok()?;
+    let entries = match parsed {
+        Value::Array(items) => items,
+        one => vec![one],
+    };
+    let entry = entries
+        .iter()
+        .find(|e| e.get("dimension").and_then(Value::as_str) == Some(dimension))
+        .or_else(|| entries.first())?;
+    let score = entry.get("score").filter(|s| s.is_number())?.clone();
+    Some((
+        score,
+        entry.get("reasoning").cloned().unwrap_or(Value::Null),
+    ))
 }
 
 /// Writes `value` as pretty JSON with a final newline, atomically.

@@ -137,3 +137,87 @@ fn a_schema_with_errors_grades_f() {
     assert!(!report["validationErrors"].as_array().unwrap().is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn chat_reply(content: &str) -> common::support::Reply {
+    let body = json!({"choices": [{"message": {"role": "assistant", "content": content}}]});
+    common::support::reply(200, Some("application/json"), body.to_string())
+}
+
+#[test]
+fn grade_llm_scores_each_prompt_on_its_own_and_writes_both_files() {
+    let dir = temp_dir("grade-llm");
+    let schema = repo_root().join("examples/catalog/providers/holidaykit-net/public-holidays.mjs");
+    let replies = std::sync::Mutex::new(vec![
+        r#"```json
+[ { "dimension": "parameters", "score": 3.5, "reasoning": "Types and formats are named." } ]
+```"#
+            .to_string(),
+        r#"[ { "dimension": "whenToUse", "score": 4.5, "reasoning": "Clear scope." } ]"#
+            .to_string(),
+    ]);
+    let server = common::support::TestServer::start(2, move |_| {
+        chat_reply(&replies.lock().unwrap().pop().unwrap_or_default())
+    });
+    let base = format!("{}/v1", server.base);
+    let run = common::flowmcp_env(
+        &[
+            "grade",
+            "--llm",
+            &schema.display().to_string(),
+            "--llm-base-url",
+            &base,
+            "--model",
+            "test/model",
+            "--out",
+            &dir.display().to_string(),
+        ],
+        &dir,
+        &[("OPENROUTER_API_KEY", "sk-test-grade")],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("grade A (score 4.0"), "{}", run.stdout);
+    let seen = server.finish();
+    assert_eq!(seen.len(), 2);
+    for s in &seen {
+        assert_eq!(s.url, "/v1/chat/completions");
+        assert_eq!(s.header("authorization"), Some("Bearer sk-test-grade"));
+        let body: Value = serde_json::from_slice(&s.body).unwrap();
+        assert_eq!(body["model"], "test/model");
+        // Each prompt on its own: the instructions and one prompt.
+        assert_eq!(body["messages"].as_array().unwrap().len(), 2);
+    }
+    let scores: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("scores.json")).unwrap()).unwrap();
+    assert_eq!(scores["scoringProtocol"], "v1");
+    assert_eq!(scores["harness"]["model"], "test/model");
+    assert_eq!(scores["scores"][1]["score"], 3.5);
+    let text =
+        std::fs::read_to_string(dir.join("holidaykit-net_public-holidays.grade.json")).unwrap();
+    assert!(!text.contains("sk-test-grade"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn grade_llm_refuses_an_answer_without_a_score() {
+    let dir = temp_dir("grade-llm-bad");
+    let schema = repo_root().join("examples/catalog/providers/holidaykit-net/public-holidays.mjs");
+    let server = common::support::TestServer::start(1, |_| chat_reply("I would rate it highly."));
+    let base = format!("{}/v1", server.base);
+    let run = common::flowmcp(
+        &[
+            "grade",
+            "--llm",
+            &schema.display().to_string(),
+            "--llm-base-url",
+            &base,
+            "--out",
+            &dir.display().to_string(),
+        ],
+        &dir,
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("AGENT004"), "{}", run.stderr);
+    assert!(!dir.join("scores.json").exists());
+    let _ = server.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
