@@ -20,6 +20,10 @@
 //! - [`Primitives`]: the catalog's prompts and resources. Each kind plugs in as a
 //!   [`PromptSource`] or [`ResourceSource`] ([`Catalog::register_prompts`],
 //!   [`Catalog::register_resources`]); servers list, render and read through the registry only.
+//! - [`Catalog::run_tests`] → [`TestReport`]: the tests of tools and resource queries run for
+//!   real (chapters 10 and 21), PASS or FAIL per primitive, captures
+//!   ([`TestReport::capture_files`]) and generated outputs ([`PrimitiveTests::generated_output`]).
+//! - [`grading`]: the scoring protocol v1 transport (`prompts.json`, the grade report).
 //! - [`manifest`]: `registry.json` — its `contentHash`, and writing it from the directory.
 //! - [`reverse`]: which tools use which shared list (`flowmcp list-refs`).
 //! - [`ListDiscovery`]: which shared lists files on disk see, cached; also validates files one by
