@@ -3,7 +3,9 @@
 //! Reads FlowMCP `.mjs` files without trusting them: UTF-8 and size checks, the static security scan
 //! (SEC0xx / SEC2xx) on blanked source text, and evaluation of the module inside a sandboxed QuickJS
 //! runtime with memory, stack and time limits. Exports come out as JSON. [`HandlerHost`] keeps a
-//! module loaded to run its `handlers` at call time.
+//! module loaded to run its `handlers` at call time. [`libs`] resolves the npm libraries of
+//! `requiredLibraries` inside one library directory, confined to it (their loading into the
+//! sandbox comes next).
 //!
 //! ```
 //! use flowmcp_loader::{FileKind, Limits, RuleSettings, load_source};
@@ -28,6 +30,7 @@ mod extract;
 mod file;
 mod fsutil;
 mod host;
+pub mod libs;
 pub mod literal;
 mod locate;
 mod scan;
