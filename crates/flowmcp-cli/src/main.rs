@@ -7,6 +7,7 @@ mod catalog_cmd;
 mod config;
 mod grade_cmd;
 mod ids_cmd;
+mod libs_cmd;
 mod lists_cmd;
 mod prompt_cmd;
 mod resource_cmd;
@@ -77,6 +78,9 @@ enum Command {
     Test(Box<test_cmd::TestArgs>),
     /// Grading (scoring protocol v1): emit prompts.json, grade from a grader's scores.json.
     Grade(grade_cmd::GradeArgs),
+    /// The npm libraries of `requiredLibraries`: their state (`libs status`), installing them
+    /// (`libs install`).
+    Libs(libs_cmd::LibsArgs),
     /// Agents: integrity hashes (`agent verify`, `agent rehash`), a run (`agent run`), tests
     /// (`agent test`).
     Agent(agent_cmd::AgentArgs),
@@ -181,6 +185,7 @@ fn main() -> ExitCode {
         Command::Prompt(a) => prompt_cmd::run(a),
         Command::Test(a) => test_cmd::run(*a),
         Command::Grade(a) => grade_cmd::run(a),
+        Command::Libs(a) => libs_cmd::run(a),
         Command::Agent(a) => agent_cmd::run(a),
     };
     match result {

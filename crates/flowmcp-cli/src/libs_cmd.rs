@@ -1,0 +1,319 @@
+//! `flowmcp libs status` and `flowmcp libs install`: the npm packages schemas declare in
+//! `requiredLibraries`, in the library directory (an npm prefix) they are loaded from.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use clap::{Args, Subcommand};
+use flowmcp_loader::libs::{LibraryDir, is_builtin};
+use serde_json::{Value, json};
+
+use crate::config::Config;
+use crate::run_cmd::config;
+use crate::{ProfileArg, profile_of, write_stdout};
+
+#[derive(Args, Debug)]
+pub(crate) struct LibsArgs {
+    #[command(subcommand)]
+    command: LibsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum LibsCommand {
+    /// Which libraries the schemas of a catalog need, and whether each is installed and usable.
+    #[command(
+        long_about = "For every library the schemas of a catalog (or of the given files) \
+    declare in `requiredLibraries`: how many schemas need it and its state in the library \
+    directory — installed (with its version), missing, not allowlisted (SEC020 under the spec \
+    profile: the chapter 05 list plus `security.allowedLibraries`), a Node built-in module, or a \
+    native addon (which the sandbox cannot run).\n\n\
+    The library directory is an npm prefix (`DIR/node_modules/<package>`): --libs DIR, else \
+    FLOWMCP_LIBS, else `libs` of the configuration, else ~/.flowmcp/allowed-libraries (where the \
+    JavaScript reference's CLI installs them).\n\n\
+    Exit codes: 0 every required library is installed and usable, 1 otherwise, 2 usage error."
+    )]
+    Status(StatusArgs),
+    /// Install the libraries a catalog needs (or the named ones) into the library directory.
+    #[command(
+        long_about = "Installs into the library directory, with the `npm` on your PATH \
+    and `--ignore-scripts` (no install script of any package runs): the libraries the schemas of \
+    a catalog need that are missing and allowed, or the package names given. Native addons are \
+    not installed (the sandbox cannot run them), nor Node built-ins. Without npm, prints the \
+    command to run by hand.\n\n\
+    Exit codes: 0 installed (or nothing to install), 1 npm failed or is absent, 2 usage error."
+    )]
+    Install(InstallArgs),
+}
+
+/// Where the library directory is, shared by the subcommands.
+#[derive(Args, Debug)]
+struct Place {
+    /// The library directory (an npm prefix). Default: FLOWMCP_LIBS, `libs` of the
+    /// configuration, else ~/.flowmcp/allowed-libraries.
+    #[arg(long, value_name = "DIR")]
+    libs: Option<PathBuf>,
+    /// `spec` or `compat` (decides which libraries are allowlisted). Default: spec, or the config.
+    #[arg(long, value_enum)]
+    profile: Option<ProfileArg>,
+    /// Also take `libs` from the project's .flowmcp/config.json (see `flowmcp call --help`).
+    #[arg(long)]
+    trust_project_config: bool,
+}
+
+#[derive(Args, Debug)]
+struct StatusArgs {
+    /// The catalog directory or schema files. Default: `catalog` of the configuration, else the
+    /// current directory.
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    place: Place,
+}
+
+#[derive(Args, Debug)]
+struct InstallArgs {
+    /// A catalog directory or schema files (their missing libraries are installed), or package
+    /// names. Default: the configuration's catalog, else the current directory.
+    #[arg(value_name = "PATH|NAME")]
+    items: Vec<String>,
+    #[command(flatten)]
+    place: Place,
+}
+
+/// The library directory these arguments and the configuration name.
+pub(crate) fn library_dir(flag: Option<&Path>, cfg: &Config) -> Option<PathBuf> {
+    flag.map(Path::to_path_buf)
+        .or_else(|| {
+            std::env::var_os("FLOWMCP_LIBS")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .or_else(|| cfg.libs.clone())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".flowmcp/allowed-libraries"))
+        })
+}
+
+/// One required library and what is known of it.
+struct Need {
+    /// How many schema files declare it.
+    schemas: usize,
+    /// `installed`, `missing`, `not-allowlisted`, `builtin`, `native`.
+    state: &'static str,
+    /// The installed version, or why it cannot be used.
+    detail: String,
+}
+
+/// The libraries the schema files under `paths` declare, with their states.
+fn needs(
+    paths: &[PathBuf],
+    dir: Option<&Path>,
+    opts: &flowmcp_validate::Options,
+) -> Result<BTreeMap<String, Need>, String> {
+    let files = crate::walk::collect(paths)?;
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for f in &files {
+        let loaded = flowmcp_loader::load_file(&f.path, &f.display, &opts.limits, &opts.settings);
+        let libs = loaded
+            .exports
+            .as_ref()
+            .and_then(|e| e.get("main"))
+            .and_then(|m| m.get("requiredLibraries"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for name in libs.iter().filter_map(Value::as_str) {
+            *counts.entry(name.to_string()).or_default() += 1;
+        }
+    }
+    let lib_dir = dir.and_then(|d| LibraryDir::new(d).ok());
+    let spec = !opts.settings.profile.is_compat();
+    Ok(counts
+        .into_iter()
+        .map(|(name, schemas)| {
+            let (state, detail) = if is_builtin(&name) {
+                (
+                    "builtin",
+                    "a Node built-in module: the sandbox has none".to_string(),
+                )
+            } else if spec && !opts.library_allowed(&name) {
+                (
+                    "not-allowlisted",
+                    "not on the allowlist (SEC020): add it to security.allowedLibraries"
+                        .to_string(),
+                )
+            } else {
+                match lib_dir.as_ref().map(|l| (l.package_dir(&name), l)) {
+                    Some((Ok(pkg), l)) if l.is_native(&name) => (
+                        "native",
+                        format!(
+                            "a native addon ({}): the sandbox cannot run it",
+                            pkg.display()
+                        ),
+                    ),
+                    Some((Ok(pkg), _)) => (
+                        "installed",
+                        std::fs::read_to_string(pkg.join("package.json"))
+                            .ok()
+                            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                            .and_then(|m| {
+                                m.get("version").and_then(Value::as_str).map(str::to_string)
+                            })
+                            .unwrap_or_else(|| "unknown version".into()),
+                    ),
+                    _ => ("missing", "not installed".to_string()),
+                }
+            };
+            (
+                name,
+                Need {
+                    schemas,
+                    state,
+                    detail,
+                },
+            )
+        })
+        .collect())
+}
+
+pub(crate) fn run(a: LibsArgs) -> Result<ExitCode, String> {
+    match a.command {
+        LibsCommand::Status(a) => status(a),
+        LibsCommand::Install(a) => install(a),
+    }
+}
+
+/// The catalog paths: the given ones, else the configuration's catalog, else `.`.
+fn catalog_paths(given: Vec<PathBuf>, cfg: &Config) -> Vec<PathBuf> {
+    if given.is_empty() {
+        vec![cfg.catalog.clone().unwrap_or_else(|| PathBuf::from("."))]
+    } else {
+        given
+    }
+}
+
+fn options(place: &Place, cfg: &Config) -> flowmcp_validate::Options {
+    let mut o = flowmcp_validate::Options::new(profile_of(place.profile, cfg));
+    o.allowed_libraries = cfg.allowed_libraries.clone();
+    o
+}
+
+fn status(a: StatusArgs) -> Result<ExitCode, String> {
+    let cfg = config(a.place.trust_project_config)?;
+    let dir = library_dir(a.place.libs.as_deref(), &cfg);
+    let opts = options(&a.place, &cfg);
+    let needs = needs(&catalog_paths(a.paths, &cfg), dir.as_deref(), &opts)?;
+    let usable = needs.values().all(|n| n.state == "installed");
+    if a.json {
+        let libs: Vec<Value> = needs
+            .iter()
+            .map(|(name, n)| {
+                json!({"name": name, "schemas": n.schemas, "state": n.state, "detail": n.detail})
+            })
+            .collect();
+        let v = json!({"directory": dir, "libraries": libs});
+        write_stdout(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        ))?;
+    } else {
+        let mut out = format!(
+            "library directory: {}\n",
+            dir.as_deref().map_or_else(
+                || "(none: set --libs or HOME)".into(),
+                |d| d.display().to_string()
+            )
+        );
+        if needs.is_empty() {
+            out.push_str("no schema declares requiredLibraries\n");
+        }
+        for (name, n) in &needs {
+            out.push_str(&format!(
+                "{:<16} {name} ({} schema{}): {}\n",
+                n.state,
+                n.schemas,
+                if n.schemas == 1 { "" } else { "s" },
+                n.detail
+            ));
+        }
+        write_stdout(&out)?;
+    }
+    Ok(if usable {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn install(a: InstallArgs) -> Result<ExitCode, String> {
+    let cfg = config(a.place.trust_project_config)?;
+    let dir = library_dir(a.place.libs.as_deref(), &cfg)
+        .ok_or("no library directory: give --libs DIR (HOME is not set)")?;
+    let opts = options(&a.place, &cfg);
+    let (paths, names): (Vec<String>, Vec<String>) =
+        a.items.into_iter().partition(|i| Path::new(i).exists());
+    let mut wanted: Vec<String> = Vec::new();
+    for n in &names {
+        if is_builtin(n) {
+            return Err(format!(
+                "{n} is a Node built-in module: there is nothing to install"
+            ));
+        }
+        wanted.push(n.clone());
+    }
+    if !paths.is_empty() || names.is_empty() {
+        let paths = catalog_paths(paths.into_iter().map(PathBuf::from).collect(), &cfg);
+        for (name, n) in needs(&paths, Some(&dir), &opts)? {
+            match n.state {
+                "missing" => wanted.push(name),
+                "installed" => {}
+                _ => eprintln!("flowmcp: not installing {name}: {}", n.detail),
+            }
+        }
+    }
+    if wanted.is_empty() {
+        write_stdout("nothing to install\n")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let args: Vec<String> = [
+        "install",
+        "--prefix",
+        &dir.display().to_string(),
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+    ]
+    .iter()
+    .map(|s| (*s).to_string())
+    .chain(wanted.iter().cloned())
+    .collect();
+    let manual = format!("npm {}", args.join(" "));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    eprintln!("flowmcp: running {manual}");
+    match Command::new("npm").args(&args).status() {
+        Ok(s) if s.success() => {
+            write_stdout(&format!(
+                "installed {} into {}\n",
+                wanted.join(", "),
+                dir.display()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(s) => {
+            eprintln!("flowmcp: npm failed ({s}); the command was: {manual}");
+            Ok(ExitCode::from(1))
+        }
+        Err(e) => {
+            eprintln!(
+                "flowmcp: cannot run npm ({e}): install Node.js and npm, or run by hand: {manual}"
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
