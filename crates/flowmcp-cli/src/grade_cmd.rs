@@ -30,20 +30,21 @@ use crate::{ProfileArg, profile_of, write_stdout};
     Exit codes: 0 written, 1 refused scores (unknown protocol, another schema, missing or \
     out-of-range scores), 2 usage error or unreadable schema."
 )]
+#[command(group(
+    clap::ArgGroup::new("mode")
+        .required(true)
+        .args(["emit_prompts", "consume_scores", "llm"])
+))]
 pub(crate) struct GradeArgs {
     /// The schema file.
     #[arg(value_name = "SCHEMA")]
     schema: PathBuf,
     /// Write prompts.json.
-    #[arg(
-        long,
-        conflicts_with_all = ["consume_scores", "llm"],
-        required_unless_present_any = ["consume_scores", "llm"]
-    )]
+    #[arg(long)]
     emit_prompts: bool,
     /// Score the prompts with a model of an OpenAI-compatible endpoint (each prompt in a request
     /// of its own), write its scores.json, then the grade report.
-    #[arg(long, conflicts_with = "consume_scores")]
+    #[arg(long)]
     llm: bool,
     /// The model `--llm` asks (OpenRouter syntax, e.g. `anthropic/claude-sonnet-4-5`).
     #[arg(
