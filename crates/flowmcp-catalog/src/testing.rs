@@ -247,7 +247,7 @@ fn read_main(catalog: &Catalog, path: &Path, display: &str) -> Result<Value, Str
             .and_then(flowmcp_validate::inline_schema)
             .and_then(Result::ok)
             .ok_or_else(|| "its inline tools cannot be read again".to_string())?;
-        loaded = flowmcp_validate::load_inline(path, display, &schema, v);
+        loaded = flowmcp_validate::load_inline(display, &schema);
     }
     loaded
         .exports
@@ -292,7 +292,7 @@ fn run_one(caller: &Caller<'_>, entry: &ToolEntry, params: &Map<String, Value>) 
     let mismatches: Vec<String> = envelope
         .warnings
         .iter()
-        .filter(|w| w.starts_with("output /") || w.ends_with("more output-schema mismatches"))
+        .filter(|w| flowmcp_runtime::is_output_mismatch(w))
         .cloned()
         .collect();
     let code = envelope
@@ -390,18 +390,8 @@ impl<'c> Scratch<'c> {
             let sql_file = file.schema_sql.as_ref().ok_or_else(|| {
                 "no schema SQL (resources/<name>.sql) to build a scratch database from".to_string()
             })?;
-            let sql = flowmcp_runtime::read_capped_text(sql_file, 16 * 1024 * 1024)
-                .map_err(|e| format!("{}: {e}", sql_file.display()))?;
-            if let Some(parent) = file.path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-            }
-            flowmcp_resources::sqlite::Database::create(
-                &file.path,
-                &sql,
-                &flowmcp_resources::sqlite::Limits::default(),
-            )
-            .map(|_| ())
-            .map_err(|e| format!("the scratch database cannot be built: {e}"))
+            file.build_from(sql_file)
+                .map_err(|e| format!("the scratch database cannot be built: {e}"))
         });
         if let Err(why) = state {
             return Some(Err(why.clone()));

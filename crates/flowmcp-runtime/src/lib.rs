@@ -64,7 +64,7 @@ pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
 pub use envelope::{ECode, Envelope};
 pub use generate::{generate_output_schema, mime_type_for};
 pub use input::{InputError, Inputs, validate_json, validate_strings};
-pub use output::check_output;
+pub use output::{check_output, is_output_mismatch};
 pub use request::{
     FinalRequest, PreparedRequest, RequestError, SecretSlots, StructError, build_request, finalize,
     query_text,

@@ -25,6 +25,12 @@ pub fn check_output(schema: &Value, data: &Value) -> Vec<String> {
     out
 }
 
+/// Whether an envelope warning is one of [`check_output`]'s mismatch lines (including its
+/// "… and N more" summary), so that callers can tell them from other warnings.
+pub fn is_output_mismatch(warning: &str) -> bool {
+    warning.starts_with("output /") || warning.ends_with(" more output-schema mismatches")
+}
+
 fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
@@ -231,5 +237,7 @@ mod tests {
         let w = check_output(&schema, &data);
         assert_eq!(w.len(), MAX_WARNINGS + 1);
         assert_eq!(w[MAX_WARNINGS], "… and 40 more output-schema mismatches");
+        assert!(w.iter().all(|l| is_output_mismatch(l)));
+        assert!(!is_output_mismatch("only the first 1000 rows are returned"));
     }
 }

@@ -783,6 +783,16 @@ pub struct DatabaseFile {
     pub schema_sql: Option<PathBuf>,
 }
 
+impl DatabaseFile {
+    /// Builds this database from the SQL in `sql_file`, as a first use of the resource would
+    /// (whole or not at all; a database already there is left as it is). The error names its
+    /// code and the file.
+    pub fn build_from(&self, sql_file: &Path) -> Result<(), String> {
+        build_from_sql(&self.path, sql_file, &Limits::default())
+            .map_err(|Coded(code, message)| format!("{code} {message}"))
+    }
+}
+
 impl crate::Toolset {
     /// The database file of the SQLite resource `id` (`namespace/resource/name`), resolved as
     /// `opts` places resources; an error in words when `id` is not a callable SQLite resource
