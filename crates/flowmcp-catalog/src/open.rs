@@ -736,7 +736,7 @@ fn inline_callable(
     } else {
         schema
     };
-    let mut made = flowmcp_validate::load_inline(path, &report.file, &schema, &opts.validation);
+    let mut made = flowmcp_validate::load_inline(&report.file, &schema);
     main_source(
         path.to_path_buf(),
         &report.file,

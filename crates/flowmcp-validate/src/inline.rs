@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use flowmcp_loader::{LoadedFile, load_source};
+use flowmcp_loader::LoadedFile;
 use flowmcp_spec::{Code, Collector, Diagnostic, JsonPath, Seg, Severity};
 use serde_json::{Map, Value, json};
 
@@ -163,21 +163,25 @@ pub fn inline_schema(agent: &Value) -> Option<Result<InlineSchema, String>> {
     }))
 }
 
-/// Loads the inline schema's module as if it were the file at `path` (so that its resources are
-/// found beside the manifest). The text is the manifest's data as JSON: it runs no code of its own.
-pub fn load_inline(
-    path: &Path,
-    display: &str,
-    schema: &InlineSchema,
-    opts: &Options,
-) -> LoadedFile {
-    load_source(
-        path,
-        display,
-        &schema.source(),
-        &opts.limits,
-        &opts.settings,
-    )
+/// The inline schema as a loaded schema file named `display` (the manifest's name, so that
+/// findings and resource files are found beside it). It is made from the manifest's data, which
+/// was scanned and evaluated with the manifest: nothing is scanned or evaluated again.
+pub fn load_inline(display: &str, schema: &InlineSchema) -> LoadedFile {
+    let mut data = indexmap::IndexMap::new();
+    data.insert("main".to_string(), schema.main.clone());
+    LoadedFile {
+        display: display.to_string(),
+        source: Some(schema.source()),
+        blanked: None,
+        kind: flowmcp_loader::FileKind::Schema,
+        exports: Some(flowmcp_loader::Exports {
+            names: vec!["main".to_string()],
+            data,
+            handlers: flowmcp_loader::HandlersExport::Absent,
+            unserializable: Vec::new(),
+        }),
+        diagnostics: Vec::new(),
+    }
 }
 
 /// The schema rules' findings on the agent `exports`' inline tools and resources, moved onto the
@@ -206,8 +210,7 @@ pub(crate) fn findings(
             return c.finish();
         }
     };
-    let file = path.unwrap_or(Path::new(display));
-    let mut loaded = load_inline(file, display, &schema, opts);
+    let mut loaded = load_inline(display, &schema);
     let report = crate::validate_loaded_mut(&mut loaded, opts, lists, path);
     report
         .diagnostics
