@@ -68,18 +68,9 @@ pub fn set_string_member(
             Ok(out)
         }
         None => {
-            // The indentation of the first member (or nothing on a one-line object).
             let after = open + 1;
-            let first = (after..blanked.len()).find(|&i| !blanked[i].is_whitespace());
-            let insert = match first {
-                Some(f) if blanked[after..f].contains(&'\n') => {
-                    let line_start = (after..f)
-                        .rev()
-                        .find(|&i| blanked[i] == '\n')
-                        .map_or(after, |i| i + 1);
-                    let indent: String = chars[line_start..f].iter().collect();
-                    format!("\n{indent}{key}: {literal},")
-                }
+            let insert = match member_indent(&blanked, &chars, open, blanked.len()) {
+                Some(indent) => format!("\n{indent}{key}: {literal},"),
                 _ => format!(" {key}: {literal},"),
             };
             let at = byte(after);
@@ -135,18 +126,7 @@ pub fn set_member(
     };
     let close =
         value_end(&blanked, open).ok_or_else(|| EditError::Unclosed(export_name.to_string()))? - 1;
-    // The indentation of the object's members: that of its first member's line.
-    let first = (open + 1..close).find(|&i| !blanked[i].is_whitespace());
-    let indent: String = match first {
-        Some(f) if blanked[open + 1..f].contains(&'\n') => {
-            let line_start = (open + 1..f)
-                .rev()
-                .find(|&i| blanked[i] == '\n')
-                .map_or(open + 1, |i| i + 1);
-            chars[line_start..f].iter().collect()
-        }
-        _ => String::new(),
-    };
+    let indent = member_indent(&blanked, &chars, open, close).unwrap_or_default();
     let value = js_literal(value, &indent, &unit);
     if let Some(start) = find_member(&blanked, &chars, open, key, export_name)? {
         let end = value_end(&blanked, start).ok_or_else(|| EditError::Unclosed(key.to_string()))?;
@@ -188,6 +168,22 @@ pub fn set_member(
         )
     };
     Ok(splice(at, at, &text))
+}
+
+/// The indentation of the members of the object literal opened at `open` (before `end`): that of
+/// its first member's line; `None` when the first member is on the line of the `{` (a one-line
+/// object) or there is none.
+fn member_indent(blanked: &[char], chars: &[char], open: usize, end: usize) -> Option<String> {
+    let after = open + 1;
+    let first = (after..end).find(|&i| !blanked[i].is_whitespace())?;
+    if !blanked[after..first].contains(&'\n') {
+        return None;
+    }
+    let line_start = (after..first)
+        .rev()
+        .find(|&i| blanked[i] == '\n')
+        .map_or(after, |i| i + 1);
+    Some(chars[line_start..first].iter().collect())
 }
 
 /// The file's indentation unit: a tab when its first indented line starts with one, else as many
