@@ -1,7 +1,7 @@
 //! `flowmcp grade`: the grading transport of scoring protocol v1 (chapter 22): `prompts.json` for
 //! an external grader, the grade report from its `scores.json`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::SystemTime;
 
@@ -10,7 +10,7 @@ use flowmcp_catalog::grading::{GradeError, GradedSchema};
 use serde_json::Value;
 
 use crate::run_cmd::config;
-use crate::{ProfileArg, profile_of, write_stdout};
+use crate::{ProfileArg, profile_of, write_json, write_stdout};
 
 #[derive(Args, Debug)]
 #[command(
@@ -72,7 +72,7 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
     let opts = flowmcp_validate::Options::new(profile_of(a.profile, &cfg));
     let display = a.schema.display().to_string();
     let bytes = std::fs::read(&a.schema).map_err(|e| format!("{display}: {e}"))?;
-    let loaded = flowmcp_loader::load_file(&a.schema, &display, &opts.limits, &opts.settings);
+    let mut loaded = flowmcp_loader::load_file(&a.schema, &display, &opts.limits, &opts.settings);
     let main = loaded
         .exports
         .as_ref()
@@ -114,8 +114,10 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
             }
         }
     };
+    // The same evaluation of the file is validated (not a second load).
+    let lists = flowmcp_catalog::ListDiscovery::new().scope_for(&a.schema, &display, &opts);
     let validation =
-        flowmcp_catalog::ListDiscovery::new().validate_file(&a.schema, &display, &opts);
+        flowmcp_validate::validate_loaded_mut(&mut loaded, &opts, &lists, Some(&a.schema));
     let now = flowmcp_catalog::rfc3339(SystemTime::now());
     let sha = flowmcp_spec::hash::sha256_hex(&bytes);
     match schema.grade(&scores, &validation, &sha, &started, &now) {
@@ -206,11 +208,4 @@ fn read_score(text: &str, dimension: &str) -> Option<(Value, Value)> {
         score,
         entry.get("reasoning").cloned().unwrap_or(Value::Null),
     ))
-}
-
-/// Writes `value` as pretty JSON with a final newline, atomically.
-fn write_json(path: &Path, value: &Value) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    flowmcp_loader::write_atomic(path, format!("{text}\n").as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -389,6 +389,13 @@ pub(crate) fn profile_of(arg: Option<ProfileArg>, cfg: &config::Config) -> Profi
     }
 }
 
+/// Writes `value` as pretty JSON with a final newline, atomically.
+pub(crate) fn write_json(path: &std::path::Path, value: &serde_json::Value) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    flowmcp_loader::write_atomic(path, format!("{text}\n").as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 pub(crate) fn write_stdout(text: &str) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {

@@ -247,9 +247,7 @@ fn capture(
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         }
-        let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-        flowmcp_loader::write_atomic(path, format!("{text}\n").as_bytes())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        crate::write_json(path, value)?;
     }
     if !dry_run {
         eprintln!(
