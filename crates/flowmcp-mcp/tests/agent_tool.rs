@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -16,7 +18,7 @@ use rmcp::model::{
     RequestMetaObject,
 };
 use rmcp::service::NotificationContext;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient};
 
 /// A local server answering each request with the next body of `bodies`.
 fn serve(bodies: Vec<String>) -> String {
@@ -86,19 +88,9 @@ fn an_agent_tool_runs_the_loop_and_reports_progress() {
         ..ServeOptions::default()
     };
     let server = McpServer::new(Catalog::open(&dir, &o).unwrap(), &opts).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async move {
-        let (a, b) = tokio::io::duplex(1 << 16);
-        let serving = tokio::spawn(async move {
-            let running = server.serve(a).await.unwrap();
-            running.waiting().await.unwrap();
-        });
-        let progress = Progress::default();
-        let seen = Arc::clone(&progress.0);
-        let client = progress.serve(b).await.unwrap();
+    let progress = Progress::default();
+    let seen = Arc::clone(&progress.0);
+    support::with_client(server, progress, async |client| {
         let tools = client.list_all_tools().await.unwrap();
         let agent = tools
             .iter()
@@ -132,7 +124,5 @@ fn an_agent_tool_runs_the_loop_and_reports_progress() {
             .unwrap();
         assert_eq!(bad.is_error, Some(true));
         let _: Value = serde_json::to_value(&bad.content).unwrap();
-        client.cancel().await.unwrap();
-        serving.await.unwrap();
     });
 }

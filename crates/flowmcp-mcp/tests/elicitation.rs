@@ -19,7 +19,7 @@ use rmcp::model::{
     CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ErrorData, RoleClient};
 
 const TOOL: &str = "getPublicHolidays_holidaykit-net";
 
@@ -127,25 +127,13 @@ fn year_only() -> Map<String, Value> {
 /// Serves `server` to `user` over an in-memory pipe and makes `calls` calls of the holidays tool
 /// with only a year; returns each result as JSON.
 fn calls(server: McpServer, user: User, calls: usize) -> Vec<Value> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async move {
-        let (a, b) = tokio::io::duplex(1 << 16);
-        let serving = tokio::spawn(async move {
-            let running = server.serve(a).await.unwrap();
-            running.waiting().await.unwrap();
-        });
-        let client = user.serve(b).await.unwrap();
+    support::with_client(server, user, async |client| {
         let mut results = Vec::new();
         for _ in 0..calls {
             let call = CallToolRequestParams::new(TOOL).with_arguments(year_only());
             let r = client.call_tool(call).await.unwrap();
             results.push(serde_json::to_value(&r).unwrap());
         }
-        client.cancel().await.unwrap();
-        serving.await.unwrap();
         results
     })
 }

@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,28 +14,13 @@ use flowmcp_catalog::serde_json::{Map, json};
 use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TransportConfig};
 use flowmcp_mcp::{McpServer, ServeOptions};
 use rmcp::RoleClient;
-use rmcp::ServiceExt;
 use rmcp::model::GetPromptRequestParams;
 use rmcp::service::{RunningService, ServiceError};
 
 /// Serves `server` to a client over an in-memory pipe, runs `f` with the client, then closes
 /// both.
 fn with_client(server: McpServer, f: impl AsyncFnOnce(&RunningService<RoleClient, ()>)) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async move {
-        let (a, b) = tokio::io::duplex(1 << 16);
-        let serving = tokio::spawn(async move {
-            let running = server.serve(a).await.unwrap();
-            running.waiting().await.unwrap();
-        });
-        let client = ().serve(b).await.unwrap();
-        f(&client).await;
-        client.cancel().await.unwrap();
-        serving.await.unwrap();
-    });
+    support::with_client(server, (), f);
 }
 
 /// A local upstream answering one request with Germany's 2026 holidays.

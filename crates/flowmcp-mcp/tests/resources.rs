@@ -4,13 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
 use flowmcp_catalog::{Catalog, CatalogOptions, Profile, ResourceOptions};
 use flowmcp_mcp::{McpServer, ServeOptions};
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
 use rmcp::service::ServiceError;
 
@@ -74,17 +75,7 @@ fn code(e: ServiceError) -> i32 {
 fn resources_are_tools_and_documents_are_resources_over_mcp() {
     let (dir, catalog) = catalog();
     let server = McpServer::new(catalog, &ServeOptions::default()).unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async move {
-        let (a, b) = tokio::io::duplex(1 << 16);
-        let serving = tokio::spawn(async move {
-            let running = server.serve(a).await.unwrap();
-            running.waiting().await.unwrap();
-        });
-        let client = ().serve(b).await.unwrap();
+    support::with_client(server, (), async |client| {
         assert!(client.peer_info().unwrap().capabilities.resources.is_some());
 
         let tools = client.list_all_tools().await.unwrap();
@@ -159,9 +150,6 @@ fn resources_are_tools_and_documents_are_resources_over_mcp() {
             .await
             .unwrap_err();
         assert_eq!(code(e), -32602);
-
-        client.cancel().await.unwrap();
-        serving.await.unwrap();
     });
     let _ = std::fs::remove_dir_all(dir);
 }
