@@ -42,6 +42,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
         Some("start") => crate::bench_start::run(&args[1..], build_release),
         Some("resources") => resources(&args[1..]),
+        Some("libraries") => libraries(&args[1..]),
         Some("load") => {
             let mut runs = 5usize;
             let mut rest = Vec::new();
@@ -63,7 +64,8 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
              cargo xtask bench serve --http [--secs N] [--connections N] [--threads N] [--pin]\n       \
              cargo xtask bench load <dir> [--runs N] [--profile spec|compat]\n       \
              cargo xtask bench start <dir> [--runs N] [--profile spec|compat]\n       \
-             cargo xtask bench resources [--iters N]"
+             cargo xtask bench resources [--iters N]\n       \
+             cargo xtask bench libraries --libs DIR [--package NAME] [--runs N]"
                 .into(),
         ),
     }
@@ -250,6 +252,39 @@ fn build_release(what: &[&str]) -> Result<(), String> {
         Ok(())
     } else {
         Err("cargo build --release failed".into())
+    }
+}
+
+/// `bench libraries --libs DIR [--package NAME] [--runs N]`: sandbox start for a schema whose
+/// handlers need an npm library (default `ethers`), with and without the bytecode cache — the
+/// loader's `bench_libraries` example in release.
+fn libraries(args: &[String]) -> Result<(), String> {
+    let mut libs = None;
+    let mut package = "ethers".to_string();
+    let mut runs = 10usize;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--libs" => libs = it.next().cloned(),
+            "--package" => package = it.next().cloned().ok_or("--package needs a name")?,
+            "--runs" => runs = parse_runs(it.next())?,
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    let libs = libs.ok_or(
+        "--libs DIR is needed: a library directory with the package installed \
+         (flowmcp libs install --libs DIR ethers)",
+    )?;
+    build_release(&["-p", "flowmcp-loader", "--example", "bench_libraries"])?;
+    let bin = workspace_root().join("target/release/examples/bench_libraries");
+    let status = Command::new(&bin)
+        .args([libs, package, runs.to_string()])
+        .status()
+        .map_err(|e| format!("{}: {e}", bin.display()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} failed", bin.display()))
     }
 }
 

@@ -6,6 +6,7 @@
 //! - `bench validate <dir>` — time the release binary on a corpus.
 //! - `bench call` / `bench load <dir>` — runtime per-call overhead and corpus load (release).
 //! - `bench serve [--http]` — `tools/call` over stdio (latency) or Streamable HTTP (throughput).
+//! - `bench libraries --libs DIR` — sandbox start with an npm library, with and without the bytecode cache.
 //! - `fuzz <target> [--secs N]` — run one cargo-fuzz target (nightly toolchain) and report.
 //! - `sweep <dir>` — call every tool of a catalog against a local echo upstream, hunting leaks.
 
@@ -42,10 +43,11 @@ fn main() -> ExitCode {
                  bench load <dir> [--runs N] [--profile P]        load a corpus into tool descriptors\n  \
                  bench start <dir> [--runs N] [--profile P]       serve: start to first tools/list, RSS, list size\n  \
                  bench resources [--iters N]                      SQLite query vs bare rusqlite, describeTables, markdown search\n  \
+                 bench libraries --libs DIR [--package P]         sandbox start with an npm library, with/without bytecode cache\n  \
                  fuzz list | <target> [--secs N]                  run a cargo-fuzz target (nightly), report executions\n  \
                  sweep <dir> [--profile P] [--json FILE]          call every tool against a local echo upstream:\n  \
                  {pad}[--timeout-ms N] [--only TEXT]        outcomes, panics, hangs, leaks\n  \
-                 {pad}[--workers N] [--no-hostile]\n  \
+                 {pad}[--workers N] [--no-hostile] [--libs DIR]\n  \
                  clients                                          drive `flowmcp serve` with the Python mcp client\n  \
                  {pad}(stdio and HTTP; installs it into target/clients-venv)",
                 pad = " ".repeat(11)

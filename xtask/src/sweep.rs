@@ -1,5 +1,5 @@
 //! `cargo xtask sweep <dir> [--profile spec|compat] [--json FILE] [--timeout-ms N] [--only TEXT]
-//! [--workers N] [--no-hostile]`: a security and robustness sweep over a catalog of schema files.
+//! [--workers N] [--no-hostile] [--libs DIR]`: a security and robustness sweep over a catalog of schema files.
 //!
 //! The catalog is opened as `flowmcp call` opens it (every file validated, only valid schemas
 //! callable); the hostile schemas are loaded without validation, so that the runtime's own
@@ -58,7 +58,7 @@ const FOREIGN_NAMESPACE: &str = "sweep-foreign";
 const HARD_LIMIT_FACTOR: u32 = 3;
 
 const USAGE: &str = "usage: cargo xtask sweep <dir> [--profile spec|compat] [--json FILE] \
-                     [--timeout-ms N] [--only TEXT] [--workers N] [--no-hostile]";
+                     [--timeout-ms N] [--only TEXT] [--workers N] [--no-hostile] [--libs DIR]";
 
 /// The command line.
 struct Options {
@@ -69,6 +69,8 @@ struct Options {
     only: Option<String>,
     workers: usize,
     hostile: bool,
+    /// The library directory the schemas' `requiredLibraries` are loaded from.
+    libs: Option<flowmcp_loader::libs::LibraryDir>,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -81,6 +83,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         only: None,
         workers: 2,
         hostile: true,
+        libs: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -96,6 +99,11 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--only" => o.only = Some(value("--only")?.clone()),
             "--workers" => o.workers = number(value("--workers")?)?.clamp(1, 64) as usize,
             "--no-hostile" => o.hostile = false,
+            "--libs" => {
+                let dir = PathBuf::from(value("--libs")?);
+                o.libs =
+                    Some(flowmcp_loader::libs::LibraryDir::new(&dir).map_err(|e| e.to_string())?);
+            }
             other if other.starts_with('-') => {
                 return Err(format!("unknown option {other}\n{USAGE}"));
             }
@@ -304,6 +312,7 @@ impl Env<'_> {
             call_timeout: self.opts.timeout,
             hard_limit: self.opts.timeout * HARD_LIMIT_FACTOR,
             workers: self.opts.workers,
+            libraries: self.opts.libs.clone(),
         }
     }
 

@@ -1,6 +1,7 @@
 //! `flowmcp call`, `flowmcp list`, `flowmcp search` and `flowmcp cache`: running the tools of a
 //! catalog.
 
+use flowmcp_loader::libs::LibraryDir;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -116,6 +117,11 @@ pub(crate) struct RunArgs {
     /// Time limit of one SQL statement of a resource query, in milliseconds (E003 when it passes).
     #[arg(long, value_name = "MS", default_value_t = 5_000)]
     query_timeout_ms: u64,
+    /// The library directory (an npm prefix, see `flowmcp libs`) that the npm packages of
+    /// `requiredLibraries` are loaded from into the sandbox. Default: FLOWMCP_LIBS, `libs` of the
+    /// configuration, else ~/.flowmcp/allowed-libraries.
+    #[arg(long, value_name = "DIR")]
+    libs: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -158,6 +164,8 @@ impl RunArgs {
                 query_timeout: Duration::from_millis(self.query_timeout_ms),
                 ..self.places.options(cfg)?
             },
+            libraries: crate::libs_cmd::library_dir(self.libs.as_deref(), cfg)
+                .and_then(|d| LibraryDir::new(&d).ok()),
             ..RunnerOptions::default()
         };
         Ok((transport, runner))

@@ -146,3 +146,134 @@ fn install_runs_npm_with_ignore_scripts_for_what_is_missing() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A schema file whose tools answer from their libraries (no request leaves: executeRequest
+/// answers itself), and a library directory with the packages written for it.
+fn calling_setup(tag: &str, libraries: &str) -> (std::path::PathBuf, String, String) {
+    let root = temp_dir(tag);
+    let schema = root.join("catalog/providers/lib/lib.mjs");
+    write(
+        &schema,
+        &format!(
+            "export const main = {{ namespace: 'libdemo', name: 'Lib demo', description: 'Answers from npm libraries', \
+             version: '4.2.0', root: 'https://lib.example', requiredLibraries: [ {libraries} ],\n\
+             tools: {{\n\
+               pad: {{ method: 'GET', path: '/', description: 'Pads a word', parameters: [], tests: [ {{ _description: 'Pads x' }} ] }},\n\
+               indicator: {{ method: 'GET', path: '/', description: 'Uses a native addon', parameters: [], tests: [ {{ _description: 'Calls talib' }} ] }}\n\
+             }} }}\n\
+             export const handlers = ( {{ sharedLists, libraries }} ) => ( {{\n\
+               pad: {{ executeRequest: async ( {{ struct }} ) => {{ struct.data = {{ padded: libraries[ 'left-pad' ]( 'x', 4, '.' ) }}; return {{ struct }} }} }},\n\
+               indicator: {{ executeRequest: async ( {{ struct }} ) => {{ struct.data = libraries.talib.execute( {{}} ); return {{ struct }} }} }}\n\
+             }} )\n"
+        ),
+    );
+    let libs = root.join("libs");
+    write(
+        &libs.join("node_modules/left-pad/package.json"),
+        r#"{"name": "left-pad", "version": "1.3.0", "main": "index.js"}"#,
+    );
+    write(
+        &libs.join("node_modules/left-pad/index.js"),
+        "module.exports = function leftPad(s, n, c) { s = String(s); while (s.length < n) s = c + s; return s; };",
+    );
+    write(
+        &libs.join("node_modules/talib/package.json"),
+        r#"{"name": "talib", "version": "2.0.5", "main": "index.js"}"#,
+    );
+    write(
+        &libs.join("node_modules/talib/index.js"),
+        "module.exports = require('./build/Release/talib.node');",
+    );
+    write(&libs.join("node_modules/talib/binding.gyp"), "{}");
+    (
+        root.clone(),
+        schema.display().to_string(),
+        libs.display().to_string(),
+    )
+}
+
+#[test]
+fn a_library_off_the_allowlist_is_sec020_under_spec_and_loads_under_compat() {
+    let (root, schema, libs) = calling_setup("libs-call-allow", "'left-pad'");
+    let call = |profile: &str| {
+        flowmcp_env(
+            &[
+                "call",
+                "libdemo/tool/pad",
+                "--catalog",
+                &schema,
+                "--libs",
+                &libs,
+                "--profile",
+                profile,
+            ],
+            &root,
+            &[],
+        )
+    };
+    let spec = call("spec");
+    assert_ne!(spec.code, 0, "{}\n{}", spec.stdout, spec.stderr);
+    assert!(
+        format!("{}{}", spec.stdout, spec.stderr).contains("SEC020"),
+        "{}\n{}",
+        spec.stdout,
+        spec.stderr
+    );
+    assert!(!spec.stdout.contains("...x"), "{}", spec.stdout);
+    let compat = call("compat");
+    assert_eq!(compat.code, 0, "{}\n{}", compat.stdout, compat.stderr);
+    let out: serde_json::Value = serde_json::from_str(&compat.stdout).unwrap();
+    assert_eq!(out["data"]["padded"], "...x", "{}", compat.stdout);
+}
+
+#[test]
+fn a_native_addon_is_named_when_used_and_the_other_tools_still_run_under_compat() {
+    let (root, schema, libs) = calling_setup("libs-call-native", "'left-pad', 'talib'");
+    let call = |tool: &str, profile: &str| {
+        flowmcp_env(
+            &[
+                "call",
+                tool,
+                "--catalog",
+                &schema,
+                "--libs",
+                &libs,
+                "--profile",
+                profile,
+            ],
+            &root,
+            &[],
+        )
+    };
+    let pad = call("libdemo/tool/pad", "compat");
+    assert_eq!(pad.code, 0, "{}\n{}", pad.stdout, pad.stderr);
+    assert!(pad.stdout.contains("...x"), "{}", pad.stdout);
+    let native = call("libdemo/tool/indicator", "compat");
+    assert_ne!(native.code, 0, "{}", native.stdout);
+    assert!(
+        native
+            .stdout
+            .contains("SEC103 the library \\\"talib\\\" cannot be used")
+            && native.stdout.contains("native addon"),
+        "{}",
+        native.stdout
+    );
+    // Without the library directory, the schema's tools name the missing piece.
+    let none = flowmcp_env(
+        &[
+            "call",
+            "libdemo/tool/pad",
+            "--catalog",
+            &schema,
+            "--libs",
+            &root.join("nowhere").display().to_string(),
+            "--profile",
+            "compat",
+        ],
+        &root,
+        &[],
+    );
+    assert_ne!(none.code, 0);
+    assert!(none.stdout.contains("SEC103"), "{}", none.stdout);
+    assert!(none.stdout.contains("left-pad"), "{}", none.stdout);
+}

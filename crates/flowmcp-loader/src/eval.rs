@@ -414,11 +414,12 @@ fn evaluate_inner(
             false
         }
     });
-    let (rt, ctx) = sandbox(limits.memory_bytes, limits.stack_bytes, interrupt).map_err(|e| {
-        EvalFailure::Memory {
-            message: e.to_string(),
-        }
-    })?;
+    let (rt, ctx) =
+        sandbox(limits.memory_bytes, limits.stack_bytes, interrupt, false).map_err(|e| {
+            EvalFailure::Memory {
+                message: e.to_string(),
+            }
+        })?;
     let result = ctx.with(|ctx| run(&ctx, name, source, fast, shared_lists, &fired));
     // Drop order: context before runtime (both dropped here, explicitly for clarity).
     drop(ctx);
@@ -434,24 +435,30 @@ pub(crate) fn sandbox(
     memory_bytes: usize,
     stack_bytes: usize,
     interrupt: Box<dyn FnMut() -> bool>,
+    with_libraries: bool,
 ) -> Result<(Runtime, Context), rquickjs::Error> {
     let rt = Runtime::new()?;
     rt.set_memory_limit(memory_bytes);
     rt.set_max_stack_size(stack_bytes);
     rt.set_loader(BuiltinResolver::default(), BuiltinLoader::default());
     rt.set_interrupt_handler(Some(interrupt));
-    let ctx = Context::builder()
-        .with::<(
-            intrinsic::Eval,
-            intrinsic::Date,
-            intrinsic::RegExpCompiler,
-            intrinsic::RegExp,
-            intrinsic::Json,
-            intrinsic::Proxy,
-            intrinsic::MapSet,
-            intrinsic::Promise,
-        )>()
-        .build(&rt)?;
+    let base = Context::builder().with::<(
+        intrinsic::Eval,
+        intrinsic::Date,
+        intrinsic::RegExpCompiler,
+        intrinsic::RegExp,
+        intrinsic::Json,
+        intrinsic::Proxy,
+        intrinsic::MapSet,
+        intrinsic::Promise,
+    )>();
+    // npm libraries (ethers, indicator packages) need typed arrays and weak references.
+    let ctx = if with_libraries {
+        base.with::<(intrinsic::TypedArrays, intrinsic::WeakRef)>()
+            .build(&rt)?
+    } else {
+        base.build(&rt)?
+    };
     Ok((rt, ctx))
 }
 

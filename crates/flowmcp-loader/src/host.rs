@@ -82,6 +82,15 @@ use serde_json::Value as Json;
 
 use crate::eval::{describe_thrown, is_exhaustion_message};
 use crate::extract::{Intrinsics, factory_arg, frozen_json};
+use crate::libs::LibraryDir;
+use crate::modules::{ENTRY_MODULE, LibLoader, LibResolver, ModuleState};
+
+/// Why a native addon cannot be loaded.
+const NATIVE_ADDON: &str =
+    "it is a native addon (compiled code for Node), which cannot run in the sandbox";
+
+/// The maker of stand-ins for libraries that cannot be loaded (`js/stand_in.js`).
+const STAND_IN: &str = include_str!("js/stand_in.js");
 
 /// Largest number of console messages kept per call (or per load).
 pub const MAX_LOG_MESSAGES: usize = 1000;
@@ -153,6 +162,16 @@ pub struct HostConfig {
     pub max_timer_delay: Duration,
     /// Most `fetch` requests one call may make; further calls of `fetch` throw a `TypeError`.
     pub max_fetches: usize,
+    /// Profile `compat`: a library that cannot be loaded (not installed, a native addon, no
+    /// library directory, a module that fails to resolve or throws) does not stop loading; the
+    /// factory gets a stand-in whose every use throws `SEC103 …` with the reason, and a warning
+    /// is logged, so the tools that do not use it still run (schemas often offer a library as one
+    /// choice among several). A limit breached while loading still fails. Profile `spec`: the
+    /// first such library fails loading ([`HostError::Library`]).
+    pub library_stand_ins: bool,
+    /// Time added to [`HostConfig::factory_timeout`] for loading the schema's libraries (parsing
+    /// and evaluating them), when it has any.
+    pub library_timeout: Duration,
 }
 
 impl Default for HostConfig {
@@ -168,6 +187,8 @@ impl Default for HostConfig {
             timers: false,
             max_timer_delay: Duration::from_millis(250),
             max_fetches: DEFAULT_MAX_FETCHES,
+            library_stand_ins: false,
+            library_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -183,6 +204,7 @@ impl HostConfig {
         HostConfig {
             allow_fetch: true,
             timers: true,
+            library_stand_ins: true,
             ..HostConfig::default()
         }
     }
@@ -303,6 +325,14 @@ pub enum HostError {
     Poisoned,
     /// An engine or binding failure (the host is poisoned).
     Engine(String),
+    /// SEC103: a library of `requiredLibraries` could not be loaded (not installed, a native
+    /// addon, a module that does not resolve or threw while being evaluated).
+    Library {
+        /// The package, as `requiredLibraries` names it.
+        package: String,
+        /// Why.
+        message: String,
+    },
 }
 
 impl HostError {
@@ -312,6 +342,7 @@ impl HostError {
             HostError::FetchForbidden => Some("SEC100"),
             HostError::BadReturn(_) => Some("SEC101"),
             HostError::SharedListMutation(_) => Some("SEC102"),
+            HostError::Library { .. } => Some("SEC103"),
             HostError::FactoryThrew(_) => Some("SEC104"),
             _ => None,
         }
@@ -350,6 +381,9 @@ impl fmt::Display for HostError {
             HostError::NoHandler(m) => write!(f, "{m}"),
             HostError::Poisoned => f.write_str("the handler host hit a limit and must be rebuilt"),
             HostError::Engine(m) => write!(f, "JavaScript engine failure: {m}"),
+            HostError::Library { package, message } => {
+                write!(f, "the library {package} could not be loaded: {message}")
+            }
         }
     }
 }
@@ -561,6 +595,61 @@ fn plain_entry<'js>(v: &Value<'js>) -> Option<Object<'js>> {
     }
 }
 
+/// The npm libraries a schema's handlers receive (its `requiredLibraries`) and the directory they
+/// are loaded from.
+///
+/// Each library is evaluated once, in the sandbox, before the `handlers` factory is called; the
+/// factory's `libraries` object maps each name, exactly as written, to the module's default export
+/// when that is truthy and to its namespace otherwise (a CommonJS module's `module.exports`). The
+/// object itself is frozen; the library values are not (libraries keep internal state).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Libraries<'a> {
+    /// The package names, in `requiredLibraries` order.
+    pub names: &'a [String],
+    /// Where they are installed; `None` fails every name with [`HostError::Library`].
+    pub dir: Option<&'a LibraryDir>,
+}
+
+impl<'a> Libraries<'a> {
+    /// No libraries: `libraries` is an empty object.
+    pub fn none() -> Libraries<'static> {
+        Libraries {
+            names: &[],
+            dir: None,
+        }
+    }
+
+    /// `names` from `dir`.
+    pub fn new(names: &'a [String], dir: Option<&'a LibraryDir>) -> Libraries<'a> {
+        Libraries { names, dir }
+    }
+
+    /// Why `name` cannot be loaded at all, found before any code runs: no directory, not
+    /// installed, or a native addon.
+    fn unusable(&self, name: &str) -> Option<String> {
+        let Some(dir) = self.dir else {
+            return Some(
+                "no library directory is configured (--libs DIR, FLOWMCP_LIBS, or `flowmcp libs install`)"
+                    .into(),
+            );
+        };
+        if let Err(e) = dir.package_dir(name) {
+            return Some(e.to_string());
+        }
+        dir.is_native(name).then(|| NATIVE_ADDON.to_string())
+    }
+}
+
+/// What loading found out about a schema's libraries before any code ran.
+struct LibraryPlan<'a> {
+    /// All of them, in order.
+    names: &'a [String],
+    /// Those that cannot be loaded at all, with the reason (only under stand-ins).
+    unusable: &'a [(String, String)],
+    /// The module system over the library directory, if there is one.
+    modules: Option<&'a Rc<ModuleState>>,
+}
+
 /// One tool's entry of the factory result.
 struct ToolEntry {
     this: Persistent<Object<'static>>,
@@ -580,6 +669,8 @@ pub struct HandlerHost {
     shared: Rc<Shared>,
     config: HostConfig,
     poisoned: bool,
+    /// The library module system, when the schema has libraries.
+    modules: Option<Rc<ModuleState>>,
     ctx: Context,
     /// Kept for the host's lifetime (dropped last).
     rt: Runtime,
@@ -694,15 +785,15 @@ enum Stage {
 }
 
 impl HandlerHost {
-    /// Evaluates the module and calls its `handlers` factory with deep-frozen `shared_lists` and
-    /// `libraries` (each any JSON value, normally an object). `tool_names` are the tools of
+    /// Evaluates the module and calls its `handlers` factory with the deep-frozen `shared_lists`
+    /// (any JSON value, normally an object) and the loaded `libraries`. `tool_names` are the tools of
     /// `main`: factory keys outside it are listed by [`HandlerHost::unknown_keys`] and ignored.
     /// A module without a `handlers` export loads with no handlers.
     pub fn load(
         name: &str,
         source: &str,
         shared_lists: &Json,
-        libraries: &Json,
+        libraries: Libraries<'_>,
         tool_names: &[String],
         config: HostConfig,
     ) -> Result<HandlerHost, HostError> {
@@ -720,7 +811,7 @@ impl HandlerHost {
         name: &str,
         source: &str,
         shared_lists: &Json,
-        libraries: &Json,
+        libraries: Libraries<'_>,
         keys: &HandlerKeys<'_>,
         config: HostConfig,
     ) -> Result<HandlerHost, HostError> {
@@ -739,18 +830,37 @@ impl HandlerHost {
         name: &str,
         source: &str,
         shared_lists: &Json,
-        libraries: &Json,
+        libraries: Libraries<'_>,
         keys: &HandlerKeys<'_>,
         config: HostConfig,
     ) -> Result<HandlerHost, HostError> {
+        let mut unusable = Vec::new();
+        for name in libraries.names {
+            if let Some(why) = libraries.unusable(name) {
+                if !config.library_stand_ins {
+                    return Err(HostError::Library {
+                        package: name.clone(),
+                        message: why,
+                    });
+                }
+                unusable.push((name.clone(), why));
+            }
+        }
         let shared = Rc::new(Shared::new(&config));
         let watch = shared.clone();
+        let with_libraries = !libraries.names.is_empty();
         let (rt, ctx) = crate::eval::sandbox(
             config.memory_bytes,
             config.stack_bytes,
             Box::new(move || watch.past_deadline()),
+            with_libraries,
         )
         .map_err(|e| HostError::Engine(e.to_string()))?;
+        let modules = libraries.dir.filter(|_| with_libraries).map(|dir| {
+            let state = ModuleState::new(dir.clone());
+            rt.set_loader(LibResolver(state.clone()), LibLoader(state.clone()));
+            state
+        });
         let mut host = HandlerHost {
             tools: HashMap::new(),
             helpers: None,
@@ -760,13 +870,33 @@ impl HandlerHost {
             shared,
             config,
             poisoned: false,
+            modules: modules.clone(),
             ctx: ctx.clone(),
             rt,
         };
-        host.shared.begin(None, host.config.factory_timeout, None);
+        let budget = host.config.factory_timeout
+            + if with_libraries {
+                host.config.library_timeout
+            } else {
+                Duration::ZERO
+            };
+        host.shared.begin(None, budget, None);
         let mut sink = LoadSink::default();
-        let result = ctx
-            .with(|ctx| host.load_in(&ctx, name, source, shared_lists, libraries, keys, &mut sink));
+        let result = ctx.with(|ctx| {
+            host.load_in(
+                &ctx,
+                name,
+                source,
+                shared_lists,
+                LibraryPlan {
+                    names: libraries.names,
+                    unusable: &unusable,
+                    modules: modules.as_ref(),
+                },
+                keys,
+                &mut sink,
+            )
+        });
         host.shared.flush_logs(&mut sink, true);
         host.shared.end();
         host.load_logs = sink.logs;
@@ -781,7 +911,7 @@ impl HandlerHost {
         name: &str,
         source: &str,
         shared_lists: &Json,
-        libraries: &Json,
+        libraries: LibraryPlan<'_>,
         names: &HandlerKeys<'_>,
         sink: &mut dyn HostBridge,
     ) -> Result<(), HostError> {
@@ -801,10 +931,60 @@ impl HandlerHost {
             frozen_json(ctx, &intrinsics, &text)
         };
         let lists = freeze_json(shared_lists).catch(ctx).map_err(engine)?;
-        let libs = freeze_json(libraries).catch(ctx).map_err(engine)?;
+        let libs = Object::new(ctx.clone()).catch(ctx).map_err(engine)?;
+        let fail = |f: Failure, stage: Stage| classify(f, &shared, stage);
+        let LibraryPlan {
+            names: lib_names,
+            unusable,
+            modules,
+        } = libraries;
+        if !lib_names.is_empty() {
+            // Made before any library code runs.
+            let stand_in: Function = ctx.eval(STAND_IN).catch(ctx).map_err(engine)?;
+            if let Some(state) = modules {
+                crate::modules::install(ctx, state)
+                    .catch(ctx)
+                    .map_err(engine)?;
+            }
+            let wall = Instant::now() + self.config.library_timeout + self.config.factory_timeout;
+            for package in lib_names {
+                let known = unusable.iter().find(|(n, _)| n == package);
+                let loaded = match (known, modules) {
+                    (Some((_, why)), _) => Err(why.clone()),
+                    (None, Some(state)) => {
+                        match load_library(ctx, &shared, &js, state, package, wall, sink) {
+                            Ok(v) => Ok(v),
+                            Err(HostError::Library { message, .. })
+                                if self.config.library_stand_ins =>
+                            {
+                                Err(message)
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
+                    (None, None) => Err("no library directory is configured".into()),
+                };
+                let value = match loaded {
+                    Ok(v) => v,
+                    Err(why) => {
+                        let message =
+                            format!("SEC103 the library \"{package}\" cannot be used: {why}");
+                        shared.push_log("warn", &message);
+                        stand_in.call((message,)).catch(ctx).map_err(engine)?
+                    }
+                };
+                libs.set(package.as_str(), value)
+                    .catch(ctx)
+                    .map_err(engine)?;
+            }
+        }
+        let _: Value = intrinsics
+            .freeze
+            .call((libs.clone(),))
+            .catch(ctx)
+            .map_err(engine)?;
 
         let wall = Instant::now() + self.config.factory_timeout;
-        let fail = |f: Failure, stage: Stage| classify(f, &shared, stage);
         let declared = Module::declare(ctx.clone(), name, source)
             .catch(ctx)
             .map_err(|e| fail(Failure::from_caught(e), Stage::Module))?;
@@ -836,7 +1016,7 @@ impl HandlerHost {
             )));
         };
         let factory_fail = |e: CaughtError<'_>| fail(Failure::from_caught(e), Stage::Factory);
-        let arg = factory_arg(ctx, &intrinsics, lists, libs)
+        let arg = factory_arg(ctx, &intrinsics, lists, libs.into_value())
             .catch(ctx)
             .map_err(factory_fail)?;
         let made: Value = factory.call((arg,)).catch(ctx).map_err(factory_fail)?;
@@ -994,6 +1174,12 @@ impl HandlerHost {
         self.tools
             .get(tool)
             .is_some_and(|t| t.hooks[phase.index()].is_some())
+    }
+
+    /// How many library modules this sandbox compiled from source while loading; the others came
+    /// from the library directory's bytecode cache (0 when the schema has no libraries).
+    pub fn compiled_library_modules(&self) -> usize {
+        self.modules.as_ref().map_or(0, |m| m.compiled())
     }
 
     /// Whether a limit was breached: every further call fails with [`HostError::Poisoned`].
@@ -1161,6 +1347,63 @@ fn describe_type(v: &Value<'_>) -> String {
             _ => format!("a {}", v.type_name()),
         }
     }
+}
+
+/// Evaluates one library in the sandbox and returns what the factory receives for it: the
+/// module's default export when truthy, else its namespace. A limit breached while loading stays
+/// that breach; any other failure is [`HostError::Library`] naming the package.
+fn load_library<'js>(
+    ctx: &Ctx<'js>,
+    shared: &Shared,
+    js: &HelpersJs<'js>,
+    state: &Rc<ModuleState>,
+    package: &str,
+    wall: Instant,
+    sink: &mut dyn HostBridge,
+) -> Result<Value<'js>, HostError> {
+    let fail = |f: Failure| {
+        let e = classify(f, shared, Stage::Module);
+        if e.poisons() {
+            return e;
+        }
+        let message = match (state.take_failure(), e) {
+            (Some(why), _) => why.to_string(),
+            (None, HostError::ModuleThrew(m)) => format!("it threw while loading: {m}"),
+            (None, other) => other.to_string(),
+        };
+        HostError::Library {
+            package: package.to_string(),
+            message,
+        }
+    };
+    let quoted = serde_json::to_string(package).unwrap_or_default();
+    let entry = format!("{ENTRY_MODULE}:{package}");
+    let source = format!("import * as ns from {quoted};\nexport default ns;\n");
+    let declared = Module::declare(ctx.clone(), entry, source)
+        .catch(ctx)
+        .map_err(|e| fail(Failure::from_caught(e)))?;
+    let (module, done) = declared
+        .eval()
+        .catch(ctx)
+        .map_err(|e| fail(Failure::from_caught(e)))?;
+    drive(ctx, shared, js, done.into_value(), wall, sink).map_err(fail)?;
+    let ns: Object = module
+        .get("default")
+        .catch(ctx)
+        .map_err(|e| fail(Failure::from_caught(e)))?;
+    let default: Value = ns
+        .get("default")
+        .catch(ctx)
+        .map_err(|e| fail(Failure::from_caught(e)))?;
+    let truthy = !(default.is_undefined()
+        || default.is_null()
+        || default.as_bool() == Some(false)
+        || default.as_int() == Some(0)
+        || default.as_float().is_some_and(|f| f == 0.0 || f.is_nan())
+        || default
+            .as_string()
+            .is_some_and(|s| s.to_string().is_ok_and(|t| t.is_empty())));
+    Ok(if truthy { default } else { ns.into_value() })
 }
 
 /// Turns a failure into the error kind the stage calls for.

@@ -3,9 +3,9 @@
 //! Reads FlowMCP `.mjs` files without trusting them: UTF-8 and size checks, the static security scan
 //! (SEC0xx / SEC2xx) on blanked source text, and evaluation of the module inside a sandboxed QuickJS
 //! runtime with memory, stack and time limits. Exports come out as JSON. [`HandlerHost`] keeps a
-//! module loaded to run its `handlers` at call time. [`libs`] resolves the npm libraries of
-//! `requiredLibraries` inside one library directory, confined to it (their loading into the
-//! sandbox comes next).
+//! module loaded to run its `handlers` at call time, with the npm libraries of `requiredLibraries`
+//! loaded into the same sandbox ([`Libraries`]); [`libs`] resolves them inside one library
+//! directory, confined to it.
 //!
 //! ```
 //! use flowmcp_loader::{FileKind, Limits, RuleSettings, load_source};
@@ -33,6 +33,7 @@ mod host;
 pub mod libs;
 pub mod literal;
 mod locate;
+mod modules;
 mod scan;
 mod walk;
 
@@ -51,7 +52,7 @@ pub use scan::{ScanHit, ScanKind, blank, is_shared_list, scan, scan_file, scan_f
 // Running handlers at call time.
 pub use host::{
     FetchError, FetchRequest, FetchResponse, HandlerHost, HandlerKeys, HostBridge, HostConfig,
-    HostError, MAX_LOG_MESSAGES, Phase, resource_handler_key,
+    HostError, Libraries, MAX_LOG_MESSAGES, Phase, resource_handler_key,
 };
 
 // Files on disk.

@@ -10,7 +10,9 @@
 //!   the importing file's folder up to the library directory (never above it);
 //! - a package's `exports` map is read with the conditions `browser`, `import`, `module` and
 //!   `default` (in the map's own key order; `require` only when none of them matches; never
-//!   `node`), with `*` patterns; without `exports`, `module`, then `main`, then `index`;
+//!   `node`), with `*` patterns; without `exports`, `module`, then `main`, then `index`. A
+//!   `require()` from a CommonJS file asks for `browser`, `require` and `default` first and
+//!   skips the `module` field, so that it gets the package's CommonJS build;
 //! - a package's `browser` object replaces files with others (or with an empty module, `false`);
 //! - a file is tried as written, then with `.js`, `.mjs`, `.cjs`, `.json`, then as a folder (its
 //!   `index`);
@@ -23,7 +25,10 @@
 //! conditions or the `module` field, or when an ESM file of the same package imports it; otherwise
 //! CommonJS.
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use serde_json::Value;
 
@@ -135,13 +140,37 @@ pub enum LibError {
         /// The subpath (`.` for the package itself).
         subpath: String,
     },
+    /// A resolved file could not be read.
+    #[error("cannot read {file}: {reason}")]
+    Unreadable {
+        /// The file, relative to the library directory.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The length and modification time a cached module was compiled from.
+pub(crate) type Stamp = (u64, Option<SystemTime>);
+
+/// Compiled ES modules of one library directory, kept in memory and shared by every clone of the
+/// [`LibraryDir`] (so by every sandbox of a process that uses it).
+#[derive(Debug, Default)]
+struct BytecodeCache {
+    modules: HashMap<PathBuf, (Stamp, Arc<[u8]>)>,
 }
 
 /// A library directory (an npm prefix holding `node_modules/`).
+///
+/// Clones share one in-memory cache of compiled modules (QuickJS bytecode), so a sandbox that
+/// loads a library already loaded by another one in the same process skips parsing and
+/// compiling it. The cache is checked against each file's length and modification time.
 #[derive(Clone, Debug)]
 pub struct LibraryDir {
     /// The directory, with symbolic links followed.
     root: PathBuf,
+    /// `None`: compile every time (see [`LibraryDir::without_bytecode_cache`]).
+    bytecode: Option<Arc<Mutex<BytecodeCache>>>,
 }
 
 /// Whether `name` is a valid npm package name for a lookup (no path tricks).
@@ -209,6 +238,9 @@ fn read_json(path: &Path) -> Option<Value> {
 
 /// The conditions an `exports` target is chosen with, in two passes.
 const CONDITIONS: [&[&str]; 2] = [&["browser", "import", "module", "default"], &["require"]];
+/// The same for a `require()` from a CommonJS file: `require` first, the ES conditions last.
+const REQUIRE_CONDITIONS: [&[&str]; 2] =
+    [&["browser", "require", "default"], &["import", "module"]];
 
 /// The target of an `exports` value for `conditions` (a string, an object of conditions, an
 /// array of alternatives), and whether an ESM condition chose it.
@@ -255,7 +287,39 @@ impl LibraryDir {
         let root = dir
             .canonicalize()
             .map_err(|_| LibError::NoDirectory(dir.to_path_buf()))?;
-        Ok(LibraryDir { root })
+        Ok(LibraryDir {
+            root,
+            bytecode: Some(Arc::default()),
+        })
+    }
+
+    /// The same directory without the bytecode cache: every sandbox compiles its libraries from
+    /// source (for measurements, or to rule the cache out).
+    pub fn without_bytecode_cache(mut self) -> LibraryDir {
+        self.bytecode = None;
+        self
+    }
+
+    /// Whether compiled modules are kept.
+    pub(crate) fn caches_bytecode(&self) -> bool {
+        self.bytecode.is_some()
+    }
+
+    /// The bytecode compiled from `path` when it had this `stamp`.
+    pub(crate) fn cached_bytecode(&self, path: &Path, stamp: Option<Stamp>) -> Option<Arc<[u8]>> {
+        let stamp = stamp?;
+        let cache = self.bytecode.as_ref()?.lock().ok()?;
+        let (have, bytes) = cache.modules.get(path)?;
+        (*have == stamp).then(|| bytes.clone())
+    }
+
+    /// Keeps the bytecode compiled from `path`.
+    pub(crate) fn store_bytecode(&self, path: &Path, stamp: Stamp, bytes: Arc<[u8]>) {
+        if let Some(cache) = &self.bytecode
+            && let Ok(mut cache) = cache.lock()
+        {
+            cache.modules.insert(path.to_path_buf(), (stamp, bytes));
+        }
     }
 
     /// The directory, with symbolic links followed.
@@ -319,7 +383,7 @@ impl LibraryDir {
     /// The entry of the installed package `name`, as `import name` would load it.
     pub fn entry(&self, name: &str) -> Result<Resolved, LibError> {
         let dir = self.package_dir(name)?;
-        self.resolve_in_package(&dir, name, ".", name)
+        self.resolve_in_package(&dir, name, ".", name, false)
     }
 
     /// Resolves `specifier` as written in the file `importer` (inside the directory), whose
@@ -369,7 +433,8 @@ impl LibraryDir {
             }
             let candidate = d.join("node_modules").join(&name);
             if let Some(pkg) = self.confined(&candidate, specifier)?.filter(|p| p.is_dir()) {
-                return self.resolve_in_package(&pkg, &name, &sub, specifier);
+                let cjs = importer_format == ModuleFormat::CommonJs;
+                return self.resolve_in_package(&pkg, &name, &sub, specifier, cjs);
             }
             dir = d.parent();
         }
@@ -379,13 +444,15 @@ impl LibraryDir {
         })
     }
 
-    /// `subpath` (`.` or `./…`) of the package in `pkg`.
+    /// `subpath` (`.` or `./…`) of the package in `pkg`; `cjs`: asked for by a CommonJS
+    /// `require()`, which prefers the `require` condition and skips the `module` field.
     fn resolve_in_package(
         &self,
         pkg: &Path,
         name: &str,
         subpath: &str,
         specifier: &str,
+        cjs: bool,
     ) -> Result<Resolved, LibError> {
         let manifest = read_json(&pkg.join("package.json")).unwrap_or(Value::Null);
         if let Some(exports) = manifest.get("exports").filter(|e| !e.is_null()) {
@@ -394,7 +461,8 @@ impl LibraryDir {
                 subpath: subpath.to_string(),
             };
             let (entry, star) = exports_entry(exports, subpath).ok_or_else(not_exported)?;
-            let (target, esm) = CONDITIONS
+            let conditions = if cjs { REQUIRE_CONDITIONS } else { CONDITIONS };
+            let (target, esm) = conditions
                 .iter()
                 .find_map(|c| pick_target(entry, c, false))
                 .ok_or_else(not_exported)?;
@@ -428,7 +496,7 @@ impl LibraryDir {
         let field = |k: &str| manifest.get(k).and_then(Value::as_str).map(str::to_string);
         for (target, esm) in [
             (field("browser"), false),
-            (field("module"), true),
+            (field("module").filter(|_| !cjs), true),
             (field("main"), false),
         ] {
             let Some(target) = target else { continue };

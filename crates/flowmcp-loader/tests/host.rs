@@ -5,7 +5,8 @@
 use std::time::{Duration, Instant};
 
 use flowmcp_loader::{
-    FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError, Phase,
+    FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError,
+    Libraries, Phase,
 };
 use serde_json::{Value, json};
 
@@ -55,7 +56,7 @@ fn load_with(src: &str, config: HostConfig) -> Result<HandlerHost, HostError> {
         "schema.mjs",
         src,
         &json!({ "chains": [{ "id": 1, "name": "eth" }], "tags": { "a": "b" } }),
-        &json!({}),
+        Libraries::none(),
         &tools(&["t", "u"]),
         config,
     )

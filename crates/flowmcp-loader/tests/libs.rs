@@ -268,3 +268,31 @@ fn symbolic_links_out_of_the_directory_are_refused() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&outside);
 }
+
+#[test]
+fn a_require_from_commonjs_gets_the_commonjs_build() {
+    let dir = fixture("require");
+    let l = lib(&dir);
+    let cjs = l.entry("cjs-pkg").unwrap();
+    assert_eq!(cjs.format, ModuleFormat::CommonJs);
+    // The `require` condition wins over `import` for a require() ...
+    let e = l.resolve("esm-pkg", &cjs.path, cjs.format).unwrap();
+    assert_eq!(
+        (rel(&l, &e.path).as_str(), e.format),
+        ("node_modules/esm-pkg/cjs/index.js", ModuleFormat::CommonJs)
+    );
+    // ... and `main` over `module`.
+    let e = l.resolve("mod-field", &cjs.path, cjs.format).unwrap();
+    assert_eq!(
+        (rel(&l, &e.path).as_str(), e.format),
+        (
+            "node_modules/mod-field/dist/cjs/index.js",
+            ModuleFormat::CommonJs
+        )
+    );
+    // An import from an ES module still gets the ES build.
+    let esm = l.entry("typed").unwrap();
+    let e = l.resolve("mod-field", &esm.path, esm.format).unwrap();
+    assert_eq!(rel(&l, &e.path), "node_modules/mod-field/dist/esm/index.js");
+    let _ = std::fs::remove_dir_all(&dir);
+}

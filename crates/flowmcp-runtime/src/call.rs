@@ -37,9 +37,10 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant, SystemTime};
 
+use flowmcp_loader::libs::LibraryDir;
 use flowmcp_loader::{
     FetchError, FetchRequest, FetchResponse, HandlerHost, HandlerKeys, HostBridge, HostConfig,
-    HostError, Phase, resource_handler_key,
+    HostError, Libraries, Phase, resource_handler_key,
 };
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -93,6 +94,9 @@ pub struct RunnerOptions {
     pub max_fetches: usize,
     /// Where resources live and the limits of a call into one.
     pub resources: ResourceOptions,
+    /// Where the npm packages of `requiredLibraries` are installed (`--libs`); `None` fails
+    /// the handlers of a schema that needs any (SEC103).
+    pub libraries: Option<LibraryDir>,
 }
 
 impl Default for RunnerOptions {
@@ -108,6 +112,7 @@ impl Default for RunnerOptions {
             timeout: Duration::from_secs(30),
             max_fetches: host.max_fetches,
             resources: ResourceOptions::default(),
+            libraries: None,
         }
     }
 }
@@ -606,13 +611,12 @@ impl<'t> Runner<'t> {
         decode_response(&resp, params).map_err(|(c, m)| Fail(c, m))
     }
 
-    /// Which handler phases the tool has. Builds the schema's host when needed; a schema that
-    /// requires libraries (none can be installed yet) fails with E005 when the tool has handlers.
+    /// Which handler phases the tool has. Builds the schema's host (loading its libraries) when
+    /// needed; a host that failed to build fails every tool of the schema with E005.
     fn phases(&self, entry: &ToolEntry, schema: &LoadedSchema) -> Result<Phases, Fail> {
         if !schema.has_handlers() {
             return Ok(Phases::default());
         }
-        let missing_libs = &schema.main.required_libraries;
         let mut hosts = self.hosts.borrow_mut();
         let needs_build = match hosts.get(&entry.schema) {
             None => true,
@@ -626,21 +630,12 @@ impl<'t> Runner<'t> {
         let key = handler_key(entry);
         let tool = key.as_ref();
         match hosts.get(&entry.schema) {
-            Some(Ok(h)) => {
-                let p = Phases {
-                    pre: h.has(tool, Phase::PreRequest),
-                    exec: h.has(tool, Phase::ExecuteRequest),
-                    post: h.has(tool, Phase::PostRequest),
-                };
-                if (p.pre || p.exec || p.post) && !missing_libs.is_empty() {
-                    return Err(Fail(ECode::E005, library_message(missing_libs)));
-                }
-                Ok(p)
-            }
+            Some(Ok(h)) => Ok(Phases {
+                pre: h.has(tool, Phase::PreRequest),
+                exec: h.has(tool, Phase::ExecuteRequest),
+                post: h.has(tool, Phase::PostRequest),
+            }),
             Some(Err(e)) => {
-                if !missing_libs.is_empty() {
-                    return Err(Fail(ECode::E005, library_message(missing_libs)));
-                }
                 let mut text = host_error_text(e, None);
                 if let Some(note) = &schema.lists_note {
                     text.push_str(&format!(" ({note})"));
@@ -668,15 +663,20 @@ impl<'t> Runner<'t> {
             memory_bytes: self.opts.memory_bytes,
             stack_bytes: self.opts.stack_bytes,
             call_timeout: self.opts.call_timeout,
-            allow_fetch: compat,
-            timers: compat,
-            ..HostConfig::default()
+            ..if compat {
+                HostConfig::compat()
+            } else {
+                HostConfig::spec()
+            }
         };
         HandlerHost::load_with(
             &schema.display,
             source,
             &schema.shared_lists,
-            &json!({}),
+            Libraries::new(
+                &schema.main.required_libraries,
+                self.opts.libraries.as_ref(),
+            ),
             &keys,
             config,
         )
@@ -762,16 +762,6 @@ pub(crate) struct Phases {
     post: bool,
 }
 
-fn library_message(libs: &[String]) -> String {
-    let quoted: Vec<String> = libs.iter().map(|l| format!("\"{l}\"")).collect();
-    format!(
-        "SEC103 the handlers need the librar{} {}, which {} not installed (npm packages cannot be loaded into the sandbox yet)",
-        if libs.len() == 1 { "y" } else { "ies" },
-        quoted.join(", "),
-        if libs.len() == 1 { "is" } else { "are" },
-    )
-}
-
 /// The message of a handler failure, with the SEC code of the rule it broke.
 fn host_error_text(e: &HostError, phase: Option<Phase>) -> String {
     let what = match e {
@@ -793,6 +783,9 @@ fn host_error_text(e: &HostError, phase: Option<Phase>) -> String {
         HostError::NoHandler(m) => format!("no such handler ({m})"),
         HostError::Poisoned => "the sandbox was reset after a limit breach".to_string(),
         HostError::Engine(m) => format!("the JavaScript engine failed: {m}"),
+        HostError::Library { package, message } => {
+            format!("SEC103 the library \"{package}\" could not be loaded: {message}")
+        }
     };
     match phase {
         Some(p) => format!("{} {what}", p.as_str()),

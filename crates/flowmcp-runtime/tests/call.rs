@@ -371,7 +371,7 @@ fn factory_failures_and_missing_libraries_are_e005() {
         r#"export const main = { namespace: 'lib', name: 'L', description: 'd', version: '4.2.0', root: 'https://x.example',
             requiredLibraries: [ 'ethers' ],
             tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [] } } }
-        export const handlers = ( { libraries } ) => ( { t: { postRequest: ( { response } ) => ( { response: libraries.ethers.version } ) } } )"#,
+        export const handlers = ( { libraries } ) => ( { t: { executeRequest: async ( { struct } ) => { struct.data = libraries.ethers.version; return { struct } } } } )"#,
     );
     let set = load(&dir.0, Profile::Compat, BTreeMap::new());
     let t = transport();
@@ -380,8 +380,11 @@ fn factory_failures_and_missing_libraries_are_e005() {
     assert!(message(&e).starts_with("E005 t: SEC104"), "{e:?}");
     assert!(message(&e).contains("factory broke"));
     let e = r.call_json("t_lib", &Map::new());
-    assert!(message(&e).starts_with("E005 t: SEC103 "), "{e:?}");
-    assert!(message(&e).contains("\"ethers\""), "{e:?}");
+    // Under compat a library that cannot be loaded is a stand-in that fails when used.
+    assert!(
+        message(&e).starts_with("E005 t: executeRequest threw: SEC103 the library \"ethers\""),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -819,4 +822,110 @@ fn colon_inserts_end_at_a_hyphen() {
     assert_eq!(e.data, json!({"path": "/forecast/Oslo-detail"}), "{e:?}");
     drop(r);
     let _ = server.finish();
+}
+
+#[test]
+fn libraries_reach_the_factory_and_are_loaded_again_after_a_limit_breach() {
+    let dir = Scratch::new("libload");
+    dir.write(
+        "providers/lib.mjs",
+        r#"export const main = { namespace: 'lib', name: 'L', description: 'd', version: '4.2.0', root: 'https://x.example',
+            requiredLibraries: [ 'counter-lib' ],
+            tools: { t: { method: 'GET', path: '/t', description: 'd', parameters: [
+                { position: { key: 'spin', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'boolean()', options: [ 'optional()' ] } } ] } } }
+        export const handlers = ( { libraries } ) => ( { t: { executeRequest: async ( { struct, payload } ) => {
+            if ( payload.userParams.spin ) { for ( ;; ) {} }
+            struct.data = { next: libraries[ 'counter-lib' ].next(), loadedAt: libraries[ 'counter-lib' ].loads }
+            return { struct }
+        } } } )"#,
+    );
+    dir.write(
+        "libs/node_modules/counter-lib/package.json",
+        r#"{"name": "counter-lib", "main": "index.js"}"#,
+    );
+    dir.write(
+        "libs/node_modules/counter-lib/index.js",
+        "let n = 0; globalThis.loads = (globalThis.loads || 0) + 1;\n\
+         module.exports = { next: () => ++n, loads: globalThis.loads };",
+    );
+    let files = vec![dir.0.join("providers/lib.mjs")];
+    let set = calls::load_files(&files, &dir.0, Profile::Compat, BTreeMap::new());
+    let t = transport();
+    let mut o = opts(&[]);
+    o.call_timeout = Duration::from_millis(200);
+    o.libraries =
+        Some(flowmcp_loader::libs::LibraryDir::new(&dir.0.join("libs")).expect("library dir"));
+    let (r, _) = runner(&set, &t, o);
+    let e = r.call_json("t_lib", &Map::new());
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data, json!({ "next": 1, "loadedAt": 1 }));
+    // Evaluated once per sandbox: its state carries over to the next call.
+    let e = r.call_json("t_lib", &Map::new());
+    assert_eq!(e.data, json!({ "next": 2, "loadedAt": 1 }));
+    // A breach poisons the sandbox; the next call gets a new one with the library loaded afresh.
+    let e = r.call_json("t_lib", &obj(json!({ "spin": true })));
+    assert!(!e.status);
+    assert!(message(&e).contains("CPU time limit"), "{e:?}");
+    let e = r.call_json("t_lib", &Map::new());
+    assert!(e.status, "{e:?}");
+    assert_eq!(e.data, json!({ "next": 1, "loadedAt": 1 }));
+}
+
+#[test]
+fn a_library_talks_json_rpc_with_byte_bodies_through_the_runtime_fetch() {
+    // What ethers' JsonRpcProvider does: a POST with a Uint8Array body, Headers, an
+    // AbortController and a timer, the answer read with arrayBuffer() and TextDecoder.
+    let dir = Scratch::new("librpc");
+    dir.write(
+        "providers/rpc.mjs",
+        r#"export const main = { namespace: 'rpc', name: 'R', description: 'd', version: '4.2.0', root: 'https://rpc.example',
+            requiredLibraries: [ 'tiny-rpc' ],
+            tools: { block: { method: 'GET', path: '/', description: 'd', parameters: [] } } }
+        export const handlers = ( { libraries } ) => ( { block: { executeRequest: async ( { struct, payload } ) => {
+            const client = new libraries[ 'tiny-rpc' ].Client( payload.url )
+            struct.data = { block: await client.call( 'eth_blockNumber', [] ) }
+            return { struct }
+        } } } )"#,
+    );
+    dir.write(
+        "libs/node_modules/tiny-rpc/package.json",
+        r#"{"name": "tiny-rpc", "type": "module", "exports": {".": {"import": "./index.js"}}}"#,
+    );
+    dir.write(
+        "libs/node_modules/tiny-rpc/index.js",
+        r#"export class Client {
+            constructor(url) { this.url = url; this.id = 0; }
+            async call(method, params) {
+                const body = new TextEncoder().encode(JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }));
+                const controller = new AbortController();
+                const timer = setTimeout(() => controller.abort(), 60000);
+                const resp = await fetch(this.url, { method: 'POST', body, signal: controller.signal,
+                    headers: new Headers([['content-type', 'application/json']]) });
+                clearTimeout(timer);
+                const text = new TextDecoder().decode(new Uint8Array(await resp.arrayBuffer()));
+                return JSON.parse(text).result;
+            }
+        }"#,
+    );
+    let files = vec![dir.0.join("providers/rpc.mjs")];
+    let set = calls::load_files(&files, &dir.0, Profile::Compat, BTreeMap::new());
+    let server = TestServer::start(1, |seen: &Seen| {
+        let asked: Value = serde_json::from_slice(&seen.body).unwrap_or(Value::Null);
+        json_reply(json!({
+            "jsonrpc": "2.0",
+            "id": asked["id"],
+            "result": format!("{} {} {}", seen.method, asked["method"].as_str().unwrap_or("?"), seen.header("content-type").unwrap_or_default()),
+        }))
+    });
+    let t = transport();
+    let mut o = opts(&[("rpc", server.base.as_str())]);
+    o.libraries =
+        Some(flowmcp_loader::libs::LibraryDir::new(&dir.0.join("libs")).expect("library dir"));
+    let (r, _) = runner(&set, &t, o);
+    let e = r.call_json("block_rpc", &Map::new());
+    assert!(e.status, "{e:?}");
+    assert_eq!(
+        e.data["block"],
+        json!("POST eth_blockNumber application/json")
+    );
 }

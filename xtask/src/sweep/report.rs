@@ -316,6 +316,9 @@ pub(super) struct PhaseReport {
     pub tools: usize,
     pub calls: usize,
     pub outcomes: BTreeMap<String, usize>,
+    /// Per schema file: each call's first message cut like `kinds` (`OK` for a success), with
+    /// counts (what a comparison of two sweeps, file by file, needs).
+    pub by_file: BTreeMap<String, BTreeMap<String, usize>>,
     /// Up to three distinct first messages per outcome class.
     pub samples: BTreeMap<String, Vec<String>>,
     /// Failure messages without the tool name, cut to a common prefix, with counts.
@@ -347,6 +350,17 @@ impl PhaseReport {
             Ending::Panicked(p) => cut(p, 300),
             Ending::Hung => format!("no answer after {:.1} s", done.elapsed.as_secs_f64()),
         };
+        let kind = if message.is_empty() {
+            class.clone()
+        } else {
+            message_kind(&message)
+        };
+        *self
+            .by_file
+            .entry(file.clone())
+            .or_default()
+            .entry(kind)
+            .or_default() += 1;
         if !message.is_empty() {
             *self.kinds.entry(message_kind(&message)).or_default() += 1;
             let s = self.samples.entry(class.clone()).or_default();
@@ -483,6 +497,7 @@ impl PhaseReport {
             "outcomes": self.outcomes,
             "samples": self.samples,
             "kinds": self.kinds,
+            "files": self.by_file,
             "panics": incidents(&self.panics),
             "hangs": incidents(&self.hangs),
             "leaks": leaks,

@@ -42,6 +42,8 @@ pub(super) struct Setup {
     /// The watchdog's limit for one call.
     pub hard_limit: Duration,
     pub workers: usize,
+    /// Where `requiredLibraries` are loaded from (`--libs`).
+    pub libraries: Option<flowmcp_loader::libs::LibraryDir>,
 }
 
 /// How a call ended.
@@ -317,6 +319,7 @@ fn runner_options(setup: &Setup) -> RunnerOptions {
         cache_mode: CacheMode::Off,
         call_timeout: setup.call_timeout,
         timeout: setup.call_timeout,
+        libraries: setup.libraries.clone(),
         ..RunnerOptions::default()
     }
 }
@@ -365,6 +368,7 @@ mod tests {
             call_timeout: Duration::from_secs(1),
             hard_limit: Duration::from_secs(10),
             workers: 2,
+            libraries: None,
         };
         let job = |id: u64, schema: usize| Job {
             id,
