@@ -119,10 +119,10 @@ fn main() -> Result<(), String> {
     let (median, min, _) = series(runs, &package, None)?;
     println!("  no library (floor)           {median:8.2} / {min:8.2}");
 
-    let uncached = libs.clone().without_bytecode_cache();
+    let uncached = libs.clone().without_cache();
     let (median, min, compiled) = series(runs, &package, Some(&uncached))?;
     println!(
-        "  {package}, no bytecode cache  {median:8.2} / {min:8.2}   ({compiled} modules compiled per start)"
+        "  {package}, no cache           {median:8.2} / {min:8.2}   ({compiled} modules compiled per start)"
     );
 
     let (first, compiled) = start(&package, Some(&libs))?;

@@ -169,6 +169,10 @@ pub struct HostConfig {
     /// choice among several). A limit breached while loading still fails. Profile `spec`: the
     /// first such library fails loading ([`HostError::Library`]).
     pub library_stand_ins: bool,
+    /// The heap cap of a sandbox that loads libraries, when larger than
+    /// [`HostConfig::memory_bytes`]: libraries and their tables count against it (ethers'
+    /// ENS normaliser alone builds tables of some 90 MiB in QuickJS on first use).
+    pub library_memory_bytes: usize,
     /// Time added to [`HostConfig::factory_timeout`] for loading the schema's libraries (parsing
     /// and evaluating them), when it has any.
     pub library_timeout: Duration,
@@ -188,6 +192,7 @@ impl Default for HostConfig {
             max_timer_delay: Duration::from_millis(250),
             max_fetches: DEFAULT_MAX_FETCHES,
             library_stand_ins: false,
+            library_memory_bytes: 256 * 1024 * 1024,
             library_timeout: Duration::from_secs(10),
         }
     }
@@ -846,9 +851,13 @@ impl HandlerHost {
                 unusable.push((name.clone(), why));
             }
         }
+        let with_libraries = !libraries.names.is_empty();
+        let mut config = config;
+        if with_libraries {
+            config.memory_bytes = config.memory_bytes.max(config.library_memory_bytes);
+        }
         let shared = Rc::new(Shared::new(&config));
         let watch = shared.clone();
-        let with_libraries = !libraries.names.is_empty();
         let (rt, ctx) = crate::eval::sandbox(
             config.memory_bytes,
             config.stack_bytes,

@@ -79,7 +79,7 @@ pub const NODE_BUILTINS: &[&str] = &[
 ];
 
 /// How a resolved file is evaluated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ModuleFormat {
     /// An ES module.
     Esm,
@@ -153,24 +153,27 @@ pub enum LibError {
 /// The length and modification time a cached module was compiled from.
 pub(crate) type Stamp = (u64, Option<SystemTime>);
 
-/// Compiled ES modules of one library directory, kept in memory and shared by every clone of the
-/// [`LibraryDir`] (so by every sandbox of a process that uses it).
+/// Compiled ES modules and resolved specifiers of one library directory, kept in memory and
+/// shared by every clone of the [`LibraryDir`] (so by every sandbox of a process that uses it).
 #[derive(Debug, Default)]
-struct BytecodeCache {
+struct Cache {
     modules: HashMap<PathBuf, (Stamp, Arc<[u8]>)>,
+    /// (importer, specifier, importer's format) → what it resolved to.
+    resolved: HashMap<(PathBuf, String, ModuleFormat), Resolved>,
 }
 
 /// A library directory (an npm prefix holding `node_modules/`).
 ///
-/// Clones share one in-memory cache of compiled modules (QuickJS bytecode), so a sandbox that
-/// loads a library already loaded by another one in the same process skips parsing and
-/// compiling it. The cache is checked against each file's length and modification time.
+/// Clones share one in-memory cache of compiled modules (QuickJS bytecode) and of resolved
+/// specifiers, so a sandbox that loads a library already loaded by another one in the same
+/// process skips resolving, parsing and compiling it. Compiled modules are checked against each
+/// file's length and modification time, resolutions against the file still being there.
 #[derive(Clone, Debug)]
 pub struct LibraryDir {
     /// The directory, with symbolic links followed.
     root: PathBuf,
-    /// `None`: compile every time (see [`LibraryDir::without_bytecode_cache`]).
-    bytecode: Option<Arc<Mutex<BytecodeCache>>>,
+    /// `None`: resolve and compile every time (see [`LibraryDir::without_cache`]).
+    cache: Option<Arc<Mutex<Cache>>>,
 }
 
 /// Whether `name` is a valid npm package name for a lookup (no path tricks).
@@ -289,33 +292,33 @@ impl LibraryDir {
             .map_err(|_| LibError::NoDirectory(dir.to_path_buf()))?;
         Ok(LibraryDir {
             root,
-            bytecode: Some(Arc::default()),
+            cache: Some(Arc::default()),
         })
     }
 
-    /// The same directory without the bytecode cache: every sandbox compiles its libraries from
-    /// source (for measurements, or to rule the cache out).
-    pub fn without_bytecode_cache(mut self) -> LibraryDir {
-        self.bytecode = None;
+    /// The same directory without the cache: every sandbox resolves and compiles its libraries
+    /// afresh (for measurements, or to rule the cache out).
+    pub fn without_cache(mut self) -> LibraryDir {
+        self.cache = None;
         self
     }
 
     /// Whether compiled modules are kept.
     pub(crate) fn caches_bytecode(&self) -> bool {
-        self.bytecode.is_some()
+        self.cache.is_some()
     }
 
     /// The bytecode compiled from `path` when it had this `stamp`.
     pub(crate) fn cached_bytecode(&self, path: &Path, stamp: Option<Stamp>) -> Option<Arc<[u8]>> {
         let stamp = stamp?;
-        let cache = self.bytecode.as_ref()?.lock().ok()?;
+        let cache = self.cache.as_ref()?.lock().ok()?;
         let (have, bytes) = cache.modules.get(path)?;
         (*have == stamp).then(|| bytes.clone())
     }
 
     /// Keeps the bytecode compiled from `path`.
     pub(crate) fn store_bytecode(&self, path: &Path, stamp: Stamp, bytes: Arc<[u8]>) {
-        if let Some(cache) = &self.bytecode
+        if let Some(cache) = &self.cache
             && let Ok(mut cache) = cache.lock()
         {
             cache.modules.insert(path.to_path_buf(), (stamp, bytes));
@@ -389,6 +392,33 @@ impl LibraryDir {
     /// Resolves `specifier` as written in the file `importer` (inside the directory), whose
     /// format is `importer_format`.
     pub fn resolve(
+        &self,
+        specifier: &str,
+        importer: &Path,
+        importer_format: ModuleFormat,
+    ) -> Result<Resolved, LibError> {
+        let key = (
+            importer.to_path_buf(),
+            specifier.to_string(),
+            importer_format,
+        );
+        if let Some(cache) = &self.cache
+            && let Ok(cache) = cache.lock()
+            && let Some(hit) = cache.resolved.get(&key)
+            && (hit.format == ModuleFormat::Empty || hit.path.is_file())
+        {
+            return Ok(hit.clone());
+        }
+        let found = self.resolve_uncached(specifier, importer, importer_format)?;
+        if let Some(cache) = &self.cache
+            && let Ok(mut cache) = cache.lock()
+        {
+            cache.resolved.insert(key, found.clone());
+        }
+        Ok(found)
+    }
+
+    fn resolve_uncached(
         &self,
         specifier: &str,
         importer: &Path,

@@ -166,6 +166,7 @@ fn config() -> HostConfig {
         factory_timeout: Duration::from_millis(500),
         library_timeout: Duration::from_millis(1500),
         memory_bytes: 32 * 1024 * 1024,
+        library_memory_bytes: 32 * 1024 * 1024,
         ..HostConfig::spec()
     }
 }
@@ -375,7 +376,7 @@ fn the_bytecode_cache_spares_a_second_sandbox_the_compilation() {
     assert_eq!(third.compiled_library_modules(), 1);
     assert_eq!(call(&mut third).unwrap(), json!([42, "changed"]));
     // Without the cache every sandbox compiles.
-    let uncached = f.dir().without_bytecode_cache();
+    let uncached = f.dir().without_cache();
     for _ in 0..2 {
         let h = load(&["esm-lib"], Some(&uncached), "(l) => 1").unwrap();
         assert_eq!(h.compiled_library_modules(), 2);
