@@ -14,6 +14,19 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
+/// A stand-in for talib in `libs`: a native addon (`binding.gyp`, a `.node` require).
+fn native_talib(libs: &Path) {
+    write(
+        &libs.join("node_modules/talib/package.json"),
+        r#"{"name": "talib", "version": "2.0.5", "main": "index.js"}"#,
+    );
+    write(
+        &libs.join("node_modules/talib/index.js"),
+        "module.exports = require('./build/Release/talib.node');",
+    );
+    write(&libs.join("node_modules/talib/binding.gyp"), "{}");
+}
+
 /// A catalog whose schemas need ethers (installed), moment (missing), talib (a native addon,
 /// installed), zlib (a Node built-in) and left-pad (not allowlisted); and the library directory.
 fn setup(tag: &str) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
@@ -36,15 +49,7 @@ fn setup(tag: &str) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathB
         &libs.join("node_modules/ethers/index.js"),
         "module.exports = {};",
     );
-    write(
-        &libs.join("node_modules/talib/package.json"),
-        r#"{"name": "talib", "version": "2.0.5", "main": "index.js"}"#,
-    );
-    write(
-        &libs.join("node_modules/talib/index.js"),
-        "module.exports = require('./build/Release/talib.node');",
-    );
-    write(&libs.join("node_modules/talib/binding.gyp"), "{}");
+    native_talib(&libs);
     (root, catalog, libs)
 }
 
@@ -176,15 +181,7 @@ fn calling_setup(tag: &str, libraries: &str) -> (std::path::PathBuf, String, Str
         &libs.join("node_modules/left-pad/index.js"),
         "module.exports = function leftPad(s, n, c) { s = String(s); while (s.length < n) s = c + s; return s; };",
     );
-    write(
-        &libs.join("node_modules/talib/package.json"),
-        r#"{"name": "talib", "version": "2.0.5", "main": "index.js"}"#,
-    );
-    write(
-        &libs.join("node_modules/talib/index.js"),
-        "module.exports = require('./build/Release/talib.node');",
-    );
-    write(&libs.join("node_modules/talib/binding.gyp"), "{}");
+    native_talib(&libs);
     (
         root.clone(),
         schema.display().to_string(),
