@@ -25,9 +25,11 @@ enum LibsCommand {
     #[command(
         long_about = "For every library the schemas of a catalog (or of the given files) \
     declare in `requiredLibraries`: how many schemas need it and its state in the library \
-    directory — installed (with its version), missing, not allowlisted (SEC020 under the spec \
-    profile: the chapter 05 list plus `security.allowedLibraries`), a Node built-in module, or a \
-    native addon (which the sandbox cannot run).\n\n\
+    directory — installed (with its version; each installed one is loaded into a sandbox as a \
+    handler would get it, and one that fails there is `fails`, with the reason), missing, not \
+    allowlisted (SEC020 under the spec profile: the chapter 05 list plus \
+    `security.allowedLibraries`), a Node built-in module, or a native addon (which the sandbox \
+    cannot run).\n\n\
     The library directory is an npm prefix (`DIR/node_modules/<package>`): --libs DIR, else \
     FLOWMCP_LIBS, else `libs` of the configuration, else ~/.flowmcp/allowed-libraries (where the \
     JavaScript reference's CLI installs them).\n\n\
@@ -104,7 +106,7 @@ pub(crate) fn library_dir(flag: Option<&Path>, cfg: &Config) -> Option<PathBuf> 
 struct Need {
     /// How many schema files declare it.
     schemas: usize,
-    /// `installed`, `missing`, `not-allowlisted`, `builtin`, `native`.
+    /// `installed`, `fails`, `missing`, `not-allowlisted`, `builtin`, `native`.
     state: &'static str,
     /// The installed version, or why it cannot be used.
     detail: String,
@@ -157,16 +159,19 @@ fn needs(
                             pkg.display()
                         ),
                     ),
-                    Some((Ok(pkg), _)) => (
-                        "installed",
-                        std::fs::read_to_string(pkg.join("package.json"))
+                    Some((Ok(pkg), l)) => {
+                        let version = std::fs::read_to_string(pkg.join("package.json"))
                             .ok()
                             .and_then(|t| serde_json::from_str::<Value>(&t).ok())
                             .and_then(|m| {
                                 m.get("version").and_then(Value::as_str).map(str::to_string)
                             })
-                            .unwrap_or_else(|| "unknown version".into()),
-                    ),
+                            .unwrap_or_else(|| "unknown version".into());
+                        match load_check(&name, l) {
+                            Ok(()) => ("installed", format!("{version}, loads in the sandbox")),
+                            Err(why) => ("fails", format!("{version}: {why}")),
+                        }
+                    }
                     _ => ("missing", "not installed".to_string()),
                 }
             };
@@ -180,6 +185,25 @@ fn needs(
             )
         })
         .collect())
+}
+
+/// Loads `name` into a sandbox the way a schema's handlers would get it (profile `spec` limits
+/// and no stand-ins, so any failure shows).
+fn load_check(name: &str, dir: &LibraryDir) -> Result<(), String> {
+    let names = [name.to_string()];
+    flowmcp_loader::HandlerHost::load(
+        "libs-status.mjs",
+        "export const main = { namespace: 'libs-status', tools: {} };",
+        &json!({}),
+        flowmcp_loader::Libraries::new(&names, Some(dir)),
+        &[],
+        flowmcp_loader::HostConfig::spec(),
+    )
+    .map(|_| ())
+    .map_err(|e| match e {
+        flowmcp_loader::HostError::Library { message, .. } => message,
+        other => other.to_string(),
+    })
 }
 
 pub(crate) fn run(a: LibsArgs) -> Result<ExitCode, String> {

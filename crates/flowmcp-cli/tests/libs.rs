@@ -274,3 +274,52 @@ fn a_native_addon_is_named_when_used_and_the_other_tools_still_run_under_compat(
     assert!(none.stdout.contains("SEC103"), "{}", none.stdout);
     assert!(none.stdout.contains("left-pad"), "{}", none.stdout);
 }
+
+#[test]
+fn status_loads_each_installed_library_and_names_one_that_fails() {
+    let root = temp_dir("libs-status-load");
+    write(
+        &root.join("catalog/providers/a/a.mjs"),
+        "export const main = { namespace: 'a', requiredLibraries: [ 'good-lib', 'bad-lib' ], tools: {} }\n",
+    );
+    let libs = root.join("libs");
+    write(
+        &libs.join("node_modules/good-lib/package.json"),
+        r#"{"name": "good-lib", "version": "1.0.0", "type": "module", "main": "index.js"}"#,
+    );
+    write(
+        &libs.join("node_modules/good-lib/index.js"),
+        "export const ok = true;",
+    );
+    write(
+        &libs.join("node_modules/bad-lib/package.json"),
+        r#"{"name": "bad-lib", "version": "0.1.0", "main": "index.js"}"#,
+    );
+    write(
+        &libs.join("node_modules/bad-lib/index.js"),
+        "module.exports = require('fs');",
+    );
+    let (c, l) = (
+        root.join("catalog").display().to_string(),
+        libs.display().to_string(),
+    );
+    let run = flowmcp_env(
+        &["libs", "status", &c, "--libs", &l, "--profile", "compat"],
+        &root,
+        &[],
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("installed        good-lib (1 schema): 1.0.0, loads in the sandbox"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("fails            bad-lib (1 schema): 0.1.0: ")
+            && run.stdout.contains("fs is a Node built-in module"),
+        "{}",
+        run.stdout
+    );
+}
