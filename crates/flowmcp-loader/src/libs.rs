@@ -160,6 +160,8 @@ struct Cache {
     modules: HashMap<PathBuf, (Stamp, Arc<[u8]>)>,
     /// (importer, specifier, importer's format) → what it resolved to.
     resolved: HashMap<(PathBuf, String, ModuleFormat), Resolved>,
+    /// Package name → whether it is a native addon.
+    native: HashMap<String, bool>,
 }
 
 /// A library directory (an npm prefix holding `node_modules/`).
@@ -167,7 +169,7 @@ struct Cache {
 /// Clones share one in-memory cache of compiled modules (QuickJS bytecode) and of resolved
 /// specifiers, so a sandbox that loads a library already loaded by another one in the same
 /// process skips resolving, parsing and compiling it. Compiled modules are checked against each
-/// file's length and modification time, resolutions against the file still being there.
+/// file's length and modification time (a resolved file that is gone fails when it is read).
 #[derive(Clone, Debug)]
 pub struct LibraryDir {
     /// The directory, with symbolic links followed.
@@ -358,6 +360,22 @@ impl LibraryDir {
     /// Whether the installed package `name` is a native addon (a `binding.gyp`, or `.node`
     /// files), which cannot run in the sandbox.
     pub fn is_native(&self, name: &str) -> bool {
+        if let Some(cache) = &self.cache
+            && let Ok(cache) = cache.lock()
+            && let Some(&hit) = cache.native.get(name)
+        {
+            return hit;
+        }
+        let native = self.is_native_uncached(name);
+        if let Some(cache) = &self.cache
+            && let Ok(mut cache) = cache.lock()
+        {
+            cache.native.insert(name.to_string(), native);
+        }
+        native
+    }
+
+    fn is_native_uncached(&self, name: &str) -> bool {
         let Ok(dir) = self.package_dir(name) else {
             return false;
         };
@@ -405,7 +423,6 @@ impl LibraryDir {
         if let Some(cache) = &self.cache
             && let Ok(cache) = cache.lock()
             && let Some(hit) = cache.resolved.get(&key)
-            && (hit.format == ModuleFormat::Empty || hit.path.is_file())
         {
             return Ok(hit.clone());
         }
