@@ -89,6 +89,15 @@ impl Fixture {
             "node_modules/default-lib/index.js",
             "export default { name: 'dflt' };\nexport const other = 1;",
         );
+        // A falsy default export: the factory gets the namespace (`mod.default || mod`).
+        f.lib(
+            "node_modules/falsy-lib/package.json",
+            r#"{"name": "falsy-lib", "type": "module", "main": "index.js"}"#,
+        );
+        f.lib(
+            "node_modules/falsy-lib/index.js",
+            "export default 0;\nexport const named = 'n';",
+        );
         f.lib(
             "node_modules/@scope/pkg/package.json",
             r#"{"name": "@scope/pkg", "main": "main.js"}"#,
@@ -216,7 +225,7 @@ fn the_factory_receives_each_library_as_the_reference_hands_it_over() {
     let f = Fixture::new("shape");
     let dir = f.dir();
     let mut host = load(
-        &["esm-lib", "cjs-lib", "default-lib", "@scope/pkg"],
+        &["esm-lib", "cjs-lib", "default-lib", "@scope/pkg", "falsy-lib"],
         Some(&dir),
         "(l) => ({ keys: Object.keys(l),
                    answer: l['esm-lib'].answer,
@@ -225,6 +234,7 @@ fn the_factory_receives_each_library_as_the_reference_hands_it_over() {
                    cjsKind: l['cjs-lib'].kind,
                    dflt: l['default-lib'].name,
                    scoped: l['@scope/pkg'].hello(),
+                   falsy: [l['falsy-lib'].default, l['falsy-lib'].named],
                    frozen: Object.isFrozen(l) })",
     )
     .unwrap();
@@ -232,7 +242,7 @@ fn the_factory_receives_each_library_as_the_reference_hands_it_over() {
     assert_eq!(
         out,
         json!({
-            "keys": ["esm-lib", "cjs-lib", "default-lib", "@scope/pkg"],
+            "keys": ["esm-lib", "cjs-lib", "default-lib", "@scope/pkg", "falsy-lib"],
             // ESM through the `import` condition (not the CommonJS entry), with its nested dependency.
             "answer": 42,
             "esmDefault": true,
@@ -242,6 +252,7 @@ fn the_factory_receives_each_library_as_the_reference_hands_it_over() {
             "cjsKind": "string /node_modules/cjs-lib/index.js",
             "dflt": "dflt",
             "scoped": "hi",
+            "falsy": [0, "n"],
             "frozen": true,
         })
     );
