@@ -189,25 +189,28 @@ fn calling_setup(tag: &str, libraries: &str) -> (std::path::PathBuf, String, Str
     )
 }
 
+/// `flowmcp call TOOL --catalog SCHEMA --libs LIBS --profile PROFILE` in `root`.
+fn call_tool(root: &Path, schema: &str, libs: &str, tool: &str, profile: &str) -> common::Run {
+    flowmcp_env(
+        &[
+            "call",
+            tool,
+            "--catalog",
+            schema,
+            "--libs",
+            libs,
+            "--profile",
+            profile,
+        ],
+        root,
+        &[],
+    )
+}
+
 #[test]
 fn a_library_off_the_allowlist_is_sec020_under_spec_and_loads_under_compat() {
     let (root, schema, libs) = calling_setup("libs-call-allow", "'left-pad'");
-    let call = |profile: &str| {
-        flowmcp_env(
-            &[
-                "call",
-                "libdemo/tool/pad",
-                "--catalog",
-                &schema,
-                "--libs",
-                &libs,
-                "--profile",
-                profile,
-            ],
-            &root,
-            &[],
-        )
-    };
+    let call = |profile: &str| call_tool(&root, &schema, &libs, "libdemo/tool/pad", profile);
     let spec = call("spec");
     assert_ne!(spec.code, 0, "{}\n{}", spec.stdout, spec.stderr);
     assert!(
@@ -226,22 +229,7 @@ fn a_library_off_the_allowlist_is_sec020_under_spec_and_loads_under_compat() {
 #[test]
 fn a_native_addon_is_named_when_used_and_the_other_tools_still_run_under_compat() {
     let (root, schema, libs) = calling_setup("libs-call-native", "'left-pad', 'talib'");
-    let call = |tool: &str, profile: &str| {
-        flowmcp_env(
-            &[
-                "call",
-                tool,
-                "--catalog",
-                &schema,
-                "--libs",
-                &libs,
-                "--profile",
-                profile,
-            ],
-            &root,
-            &[],
-        )
-    };
+    let call = |tool: &str, profile: &str| call_tool(&root, &schema, &libs, tool, profile);
     let pad = call("libdemo/tool/pad", "compat");
     assert_eq!(pad.code, 0, "{}\n{}", pad.stdout, pad.stderr);
     assert!(pad.stdout.contains("...x"), "{}", pad.stdout);
