@@ -225,7 +225,13 @@ fn the_factory_receives_each_library_as_the_reference_hands_it_over() {
     let f = Fixture::new("shape");
     let dir = f.dir();
     let mut host = load(
-        &["esm-lib", "cjs-lib", "default-lib", "@scope/pkg", "falsy-lib"],
+        &[
+            "esm-lib",
+            "cjs-lib",
+            "default-lib",
+            "@scope/pkg",
+            "falsy-lib",
+        ],
         Some(&dir),
         "(l) => ({ keys: Object.keys(l),
                    answer: l['esm-lib'].answer,
