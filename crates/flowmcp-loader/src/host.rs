@@ -89,6 +89,10 @@ use crate::modules::{ENTRY_MODULE, LibLoader, LibResolver, ModuleState};
 const NATIVE_ADDON: &str =
     "it is a native addon (compiled code for Node), which cannot run in the sandbox";
 
+/// Why no library can be loaded without a library directory.
+const NO_DIRECTORY: &str =
+    "no library directory is configured (--libs DIR, FLOWMCP_LIBS, or `flowmcp libs install`)";
+
 /// The maker of stand-ins for libraries that cannot be loaded (`js/stand_in.js`).
 const STAND_IN: &str = include_str!("js/stand_in.js");
 
@@ -633,10 +637,7 @@ impl<'a> Libraries<'a> {
     /// installed, or a native addon.
     fn unusable(&self, name: &str) -> Option<String> {
         let Some(dir) = self.dir else {
-            return Some(
-                "no library directory is configured (--libs DIR, FLOWMCP_LIBS, or `flowmcp libs install`)"
-                    .into(),
-            );
+            return Some(NO_DIRECTORY.into());
         };
         if let Err(e) = dir.package_dir(name) {
             return Some(e.to_string());
@@ -971,7 +972,7 @@ impl HandlerHost {
                             Err(e) => return Err(e),
                         }
                     }
-                    (None, None) => Err("no library directory is configured".into()),
+                    (None, None) => Err(NO_DIRECTORY.into()),
                 };
                 let value = match loaded {
                     Ok(v) => v,
@@ -1387,7 +1388,8 @@ fn load_library<'js>(
     };
     let quoted = serde_json::to_string(package).unwrap_or_default();
     let entry = format!("{ENTRY_MODULE}:{package}");
-    let source = format!("import * as ns from {quoted};\nexport default ns;\n");
+    // The reference's `mod.default || mod`, in JavaScript's own notion of truthy.
+    let source = format!("import * as ns from {quoted};\nexport default ns.default || ns;\n");
     let declared = Module::declare(ctx.clone(), entry, source)
         .catch(ctx)
         .map_err(|e| fail(Failure::from_caught(e)))?;
@@ -1396,23 +1398,10 @@ fn load_library<'js>(
         .catch(ctx)
         .map_err(|e| fail(Failure::from_caught(e)))?;
     drive(ctx, shared, js, done.into_value(), wall, sink).map_err(fail)?;
-    let ns: Object = module
+    module
         .get("default")
         .catch(ctx)
-        .map_err(|e| fail(Failure::from_caught(e)))?;
-    let default: Value = ns
-        .get("default")
-        .catch(ctx)
-        .map_err(|e| fail(Failure::from_caught(e)))?;
-    let truthy = !(default.is_undefined()
-        || default.is_null()
-        || default.as_bool() == Some(false)
-        || default.as_int() == Some(0)
-        || default.as_float().is_some_and(|f| f == 0.0 || f.is_nan())
-        || default
-            .as_string()
-            .is_some_and(|s| s.to_string().is_ok_and(|t| t.is_empty())));
-    Ok(if truthy { default } else { ns.into_value() })
+        .map_err(|e| fail(Failure::from_caught(e)))
 }
 
 /// Turns a failure into the error kind the stage calls for.
