@@ -3,37 +3,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
+mod common;
 #[path = "../../flowmcp-runtime/tests/support/mod.rs"]
 mod support;
 
 use std::path::PathBuf;
 
 use flowmcp_catalog::{Catalog, CatalogOptions, ToolNames, reference_tool_name};
-use flowmcp_runtime::TransportConfig;
 use flowmcp_spec::{Profile, Severity};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use support::{Scratch, Seen, TestServer, copy_dir, reply};
 
-fn examples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
-}
-
-/// Options with an empty environment and loopback HTTP allowed.
-fn options(profile: Profile, upstreams: &[(&str, &str)]) -> CatalogOptions {
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: TransportConfig {
-            allow_http_loopback: true,
-            ..TransportConfig::default()
-        },
-        ..CatalogOptions::new(profile)
-    };
-    for (ns, url) in upstreams {
-        o.runner.upstreams.insert(ns.to_string(), url.to_string());
-    }
-    o
-}
+use common::{examples, local_options as options};
 
 fn obj(v: Value) -> Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()

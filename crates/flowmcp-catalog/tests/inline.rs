@@ -4,12 +4,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
-use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TransportConfig};
+use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
 
 const AGENT: &str = r#"export const agent = {
     name: 'desk',
@@ -85,20 +86,11 @@ fn catalog_dir(tag: &str, primitive: &str) -> PathBuf {
     dir
 }
 
+/// Local options (spec) with the project's resources under `home` and `desk` sent to `upstream`.
 fn options(upstream: Option<&str>, home: &Path) -> CatalogOptions {
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: TransportConfig {
-            allow_http_loopback: true,
-            total_timeout: Duration::from_secs(5),
-            ..TransportConfig::default()
-        },
-        ..CatalogOptions::new(Profile::Spec)
-    };
+    let upstreams: Vec<(&str, &str)> = upstream.map(|u| ("desk", u)).into_iter().collect();
+    let mut o = common::local_options(Profile::Spec, &upstreams);
     o.runner.resources.project_base = Some(home.join(".flowmcp"));
-    if let Some(u) = upstream {
-        o.runner.upstreams.insert("desk".into(), u.into());
-    }
     o
 }
 

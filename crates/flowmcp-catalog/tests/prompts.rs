@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
+mod common;
 #[path = "../../flowmcp-runtime/tests/support/mod.rs"]
 mod support;
 
@@ -12,30 +13,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
-use flowmcp_catalog::{
-    Catalog, CatalogOptions, PrimitiveError, Profile, PromptKind, TransportConfig,
-};
+use flowmcp_catalog::{Catalog, CatalogOptions, PrimitiveError, Profile, PromptKind};
 
-fn examples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
-}
+use common::{examples, local_options};
 
-/// Options with an empty environment, loopback HTTP allowed, and `holidaykit-net` sent to
-/// `upstream`.
+/// Local options (spec) with `holidaykit-net` sent to `upstream`.
 fn options(upstream: &str) -> CatalogOptions {
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: TransportConfig {
-            allow_http_loopback: true,
-            total_timeout: Duration::from_secs(5),
-            ..TransportConfig::default()
-        },
-        ..CatalogOptions::new(Profile::Spec)
-    };
-    o.runner
-        .upstreams
-        .insert("holidaykit-net".into(), upstream.into());
-    o
+    local_options(Profile::Spec, &[("holidaykit-net", upstream)])
 }
 
 fn args(v: Value) -> Map<String, Value> {

@@ -4,13 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Value, json};
-use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TestOptions, TransportConfig, Verdict};
+use flowmcp_catalog::{Catalog, Profile, TestOptions, Verdict};
 
 const META: &str = "meta: { isReadOnly: true, isConcurrencySafe: true, isDestructive: false, searchHint: 'demo', aliases: [], alwaysLoad: false }";
 
@@ -93,19 +94,9 @@ fn upstream() -> (String, Arc<Mutex<Vec<String>>>) {
 }
 
 fn open(dir: &std::path::Path, upstream: &str) -> Catalog {
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: TransportConfig {
-            allow_http_loopback: true,
-            total_timeout: Duration::from_millis(700),
-            ..TransportConfig::default()
-        },
-        ..CatalogOptions::new(Profile::Spec)
-    };
+    let mut o = common::local_options(Profile::Spec, &[("demo-api", upstream)]);
+    o.transport.total_timeout = Duration::from_millis(700);
     o.runner.timeout = Duration::from_millis(700);
-    o.runner
-        .upstreams
-        .insert("demo-api".into(), upstream.into());
     let catalog = Catalog::open(dir, &o).unwrap();
     let report = catalog
         .reports()
