@@ -7,13 +7,11 @@
 
 mod support;
 
-use std::collections::{BTreeMap, VecDeque};
-use std::path::PathBuf;
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{self, Map, Value, json};
-use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TransportConfig};
 use flowmcp_mcp::{Endpoints, HttpOptions, McpServer, ServeOptions};
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
@@ -41,24 +39,6 @@ fn upstream(n: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
         urls
     });
     (format!("http://127.0.0.1:{port}"), handle)
-}
-
-/// The example catalog with `holidaykit-net` sent to `upstream`.
-fn catalog(upstream: &str) -> Catalog {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: TransportConfig {
-            allow_http_loopback: true,
-            total_timeout: Duration::from_secs(5),
-            ..TransportConfig::default()
-        },
-        ..CatalogOptions::new(Profile::Spec)
-    };
-    o.runner
-        .upstreams
-        .insert("holidaykit-net".into(), upstream.into());
-    Catalog::open(&dir, &o).unwrap()
 }
 
 fn serving_the_agent() -> ServeOptions {
@@ -148,7 +128,7 @@ fn text(result: &Value) -> String {
 #[test]
 fn a_missing_parameter_is_asked_for_and_rounds_are_bounded() {
     let (url, asked) = upstream(1);
-    let server = McpServer::new(catalog(&url), &serving_the_agent()).unwrap();
+    let server = McpServer::new(support::catalog_at(&url), &serving_the_agent()).unwrap();
     let accept =
         ElicitResult::new(ElicitationAction::Accept).with_content(json!({"countryCode": "AT"}));
     let user = User::new(
@@ -183,7 +163,11 @@ fn a_missing_parameter_is_asked_for_and_rounds_are_bounded() {
 
 #[test]
 fn a_client_without_forms_is_never_asked() {
-    let server = McpServer::new(catalog("http://127.0.0.1:9"), &serving_the_agent()).unwrap();
+    let server = McpServer::new(
+        support::catalog_at("http://127.0.0.1:9"),
+        &serving_the_agent(),
+    )
+    .unwrap();
     let user = User::new(false, Vec::new());
     let shown = Arc::clone(&user.shown);
     let results = calls(server, user, 1);
@@ -194,7 +178,11 @@ fn a_client_without_forms_is_never_asked() {
 
 #[test]
 fn without_the_agent_nothing_is_asked() {
-    let server = McpServer::new(catalog("http://127.0.0.1:9"), &ServeOptions::default()).unwrap();
+    let server = McpServer::new(
+        support::catalog_at("http://127.0.0.1:9"),
+        &ServeOptions::default(),
+    )
+    .unwrap();
     let user = User::new(true, Vec::new());
     let shown = Arc::clone(&user.shown);
     let results = calls(server, user, 1);
@@ -214,7 +202,7 @@ fn modern_meta() -> Value {
 #[test]
 fn on_protocol_2026_07_28_the_form_comes_back_as_input_required() {
     let (url, asked) = upstream(1);
-    let server = McpServer::new(catalog(&url), &serving_the_agent()).unwrap();
+    let server = McpServer::new(support::catalog_at(&url), &serving_the_agent()).unwrap();
     let running = support::start(Endpoints::single(server), HttpOptions::default()).unwrap();
     let endpoint = format!("{}{}", running.base, flowmcp_mcp::MCP_PATH);
     let headers = [

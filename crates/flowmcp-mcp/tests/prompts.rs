@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Map, json};
-use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TransportConfig};
+use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
 use flowmcp_mcp::{McpServer, ServeOptions};
 use rmcp::RoleClient;
 use rmcp::model::GetPromptRequestParams;
@@ -43,18 +43,7 @@ fn upstream() -> (String, std::thread::JoinHandle<Vec<String>>) {
 #[test]
 fn prompts_and_skills_are_listed_and_rendered_over_mcp() {
     let (base, server_thread) = upstream();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: TransportConfig {
-            allow_http_loopback: true,
-            ..TransportConfig::default()
-        },
-        ..CatalogOptions::new(Profile::Spec)
-    };
-    o.runner.upstreams.insert("holidaykit-net".into(), base);
-    let catalog = Catalog::open(&dir, &o).unwrap();
-    let server = McpServer::new(catalog, &ServeOptions::default()).unwrap();
+    let server = McpServer::new(support::catalog_at(&base), &ServeOptions::default()).unwrap();
     with_client(server, async |client| {
         assert!(client.peer_info().unwrap().capabilities.prompts.is_some());
 
