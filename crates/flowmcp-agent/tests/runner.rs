@@ -97,8 +97,13 @@ fn upstream(n: usize) -> String {
     format!("http://127.0.0.1:{port}")
 }
 
-fn catalog(upstream: &str) -> Catalog {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+fn examples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
+}
+
+/// An empty environment, plain HTTP to loopback allowed, no cache, `holidaykit-net` sent to
+/// `upstream`.
+fn options(upstream: &str) -> CatalogOptions {
     let mut o = CatalogOptions {
         env_override: Some(BTreeMap::new()),
         transport: TransportConfig {
@@ -111,7 +116,11 @@ fn catalog(upstream: &str) -> Catalog {
         .upstreams
         .insert("holidaykit-net".into(), upstream.into());
     o.runner.cache = None;
-    Catalog::open(&dir, &o).unwrap()
+    o
+}
+
+fn catalog(upstream: &str) -> Catalog {
+    Catalog::open(&examples(), &options(upstream)).unwrap()
 }
 
 fn endpoint(url: &str) -> Endpoint {
@@ -311,22 +320,10 @@ fn concurrency_safe_tool_calls_of_one_reply_run_at_the_same_time() {
             let _ = r.respond(tiny_http::Response::from_string(body).with_header(header));
         }
     });
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: TransportConfig {
-            allow_http_loopback: true,
-            total_timeout: Duration::from_secs(3),
-            ..TransportConfig::default()
-        },
-        ..CatalogOptions::new(Profile::Spec)
-    };
+    let mut o = options(&format!("http://127.0.0.1:{port}"));
+    o.transport.total_timeout = Duration::from_secs(3);
     o.runner.timeout = Duration::from_secs(3);
-    o.runner.cache = None;
-    o.runner
-        .upstreams
-        .insert("holidaykit-net".into(), format!("http://127.0.0.1:{port}"));
-    let c = Catalog::open(&dir, &o).unwrap();
+    let c = Catalog::open(&examples(), &o).unwrap();
     let (url, chat_server) = chat(vec![
         calls(&[
             ("listCountries_holidaykit-net", json!({})),
