@@ -88,6 +88,12 @@ struct InstallArgs {
 
 /// The library directory these arguments and the configuration name.
 pub(crate) fn library_dir(flag: Option<&Path>, cfg: &Config) -> Option<PathBuf> {
+    chosen_library_dir(flag, cfg).or_else(default_library_dir)
+}
+
+/// The library directory the user chose (`--libs`, `FLOWMCP_LIBS`, `libs` of the
+/// configuration), if any.
+fn chosen_library_dir(flag: Option<&Path>, cfg: &Config) -> Option<PathBuf> {
     flag.map(Path::to_path_buf)
         .or_else(|| {
             std::env::var_os("FLOWMCP_LIBS")
@@ -95,11 +101,27 @@ pub(crate) fn library_dir(flag: Option<&Path>, cfg: &Config) -> Option<PathBuf> 
                 .map(PathBuf::from)
         })
         .or_else(|| cfg.libs.clone())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".flowmcp/allowed-libraries"))
-        })
+}
+
+/// `~/.flowmcp/allowed-libraries`, where the JavaScript reference's CLI installs libraries.
+fn default_library_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join(".flowmcp/allowed-libraries"))
+}
+
+/// The library directory handlers load `requiredLibraries` from: a directory the user chose
+/// must exist (else an error naming it); the default one may be absent (then none).
+pub(crate) fn open_library_dir(
+    flag: Option<&Path>,
+    cfg: &Config,
+) -> Result<Option<LibraryDir>, String> {
+    if let Some(dir) = chosen_library_dir(flag, cfg) {
+        return LibraryDir::new(&dir).map(Some).map_err(|e| {
+            format!("{e} (given by --libs, FLOWMCP_LIBS or `libs` of the configuration)")
+        });
+    }
+    Ok(default_library_dir().and_then(|d| LibraryDir::new(&d).ok()))
 }
 
 /// One required library and what is known of it.
@@ -251,7 +273,14 @@ fn status(a: StatusArgs) -> Result<ExitCode, String> {
             "library directory: {}\n",
             dir.as_deref().map_or_else(
                 || "(none: set --libs or HOME)".into(),
-                |d| d.display().to_string()
+                |d| if d.is_dir() {
+                    d.display().to_string()
+                } else {
+                    format!(
+                        "{} (does not exist: `flowmcp libs install` creates it)",
+                        d.display()
+                    )
+                }
             )
         );
         if needs.is_empty() {

@@ -1,7 +1,6 @@
 //! `flowmcp call`, `flowmcp list`, `flowmcp search` and `flowmcp cache`: running the tools of a
 //! catalog.
 
-use flowmcp_loader::libs::LibraryDir;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -164,8 +163,7 @@ impl RunArgs {
                 query_timeout: Duration::from_millis(self.query_timeout_ms),
                 ..self.places.options(cfg)?
             },
-            libraries: crate::libs_cmd::library_dir(self.libs.as_deref(), cfg)
-                .and_then(|d| LibraryDir::new(&d).ok()),
+            libraries: crate::libs_cmd::open_library_dir(self.libs.as_deref(), cfg)?,
             ..RunnerOptions::default()
         };
         Ok((transport, runner))

@@ -243,24 +243,40 @@ fn a_native_addon_is_named_when_used_and_the_other_tools_still_run_under_compat(
         "{}",
         native.stdout
     );
-    // Without the library directory, the schema's tools name the missing piece.
+    // A library directory the user names must exist: a usage error naming it.
+    let nowhere = root.join("nowhere").display().to_string();
+    let missing = call_tool(&root, &schema, &nowhere, "libdemo/tool/pad", "compat");
+    assert_eq!(missing.code, 2, "{}\n{}", missing.stdout, missing.stderr);
+    assert!(
+        missing
+            .stderr
+            .contains(&format!("the library directory {nowhere} does not exist")),
+        "{}",
+        missing.stderr
+    );
+    // Without any library directory (none chosen, no ~/.flowmcp/allowed-libraries), the
+    // schema's tools name the missing piece.
+    let home = root.display().to_string();
     let none = flowmcp_env(
         &[
             "call",
             "libdemo/tool/pad",
             "--catalog",
             &schema,
-            "--libs",
-            &root.join("nowhere").display().to_string(),
             "--profile",
             "compat",
         ],
         &root,
-        &[],
+        &[("HOME", home.as_str()), ("FLOWMCP_LIBS", "")],
     );
     assert_ne!(none.code, 0);
     assert!(none.stdout.contains("SEC103"), "{}", none.stdout);
     assert!(none.stdout.contains("left-pad"), "{}", none.stdout);
+    assert!(
+        none.stdout.contains("no library directory is configured"),
+        "{}",
+        none.stdout
+    );
 }
 
 #[test]
