@@ -14,7 +14,7 @@
 //! - A JSON file is a module whose default export is its value; a file the package's `browser`
 //!   map removes is an empty object.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -39,11 +39,11 @@ pub(crate) struct ModuleState {
     dir: LibraryDir,
     /// Virtual name → format, for every file the resolver handed out.
     formats: RefCell<HashMap<String, ModuleFormat>>,
-    /// The first resolution or loading failure, with the package it concerns (kept because
-    /// QuickJS reports only a generic message for a failed import).
+    /// The first resolution or reading failure (kept because QuickJS reports only a generic
+    /// message for a failed import).
     failure: RefCell<Option<LibError>>,
     /// Modules compiled from source (not taken from the bytecode cache) in this sandbox.
-    compiled: RefCell<usize>,
+    compiled: Cell<usize>,
 }
 
 impl ModuleState {
@@ -52,7 +52,7 @@ impl ModuleState {
             dir,
             formats: RefCell::new(HashMap::new()),
             failure: RefCell::new(None),
-            compiled: RefCell::new(0),
+            compiled: Cell::new(0),
         })
     }
 
@@ -63,7 +63,7 @@ impl ModuleState {
 
     /// How many modules were compiled from source (the rest came from the bytecode cache).
     pub(crate) fn compiled(&self) -> usize {
-        *self.compiled.borrow()
+        self.compiled.get()
     }
 
     fn record(&self, e: LibError) -> LibError {
@@ -111,11 +111,12 @@ impl ModuleState {
                 specifier: specifier.to_string(),
             })
         })?;
-        self.formats
+        // The first way a file was reached decides its format for the whole sandbox.
+        let format = *self
+            .formats
             .borrow_mut()
             .entry(name.clone())
             .or_insert(format);
-        let format = self.formats.borrow()[&name];
         Ok((name, format))
     }
 
@@ -281,7 +282,7 @@ fn load_esm<'js>(
     }
     let text = state.read(name, path).map_err(|e| throw(ctx, &e))?;
     let module = Module::declare(ctx.clone(), name, text)?;
-    *state.compiled.borrow_mut() += 1;
+    state.compiled.set(state.compiled.get() + 1);
     if let Some(stamp) = stamp
         && state.dir.caches_bytecode()
         && let Ok(bytes) = module.write(WriteOptions::default())
