@@ -26,27 +26,6 @@ fn args(v: Value) -> Map<String, Value> {
     v.as_object().cloned().unwrap()
 }
 
-/// A local upstream that answers `n` requests with the 2026 holidays of Germany and returns the
-/// URLs it was asked for.
-fn upstream(n: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
-    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let port = server.server_addr().to_ip().unwrap().port();
-    let handle = std::thread::spawn(move || {
-        let mut urls = Vec::new();
-        for _ in 0..n {
-            let Ok(Some(request)) = server.recv_timeout(Duration::from_secs(5)) else {
-                break;
-            };
-            urls.push(request.url().to_string());
-            let body = r#"[{"date": "2026-10-03", "name": "German Unity Day", "type": "public"}]"#;
-            let header = tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
-            let _ = request.respond(tiny_http::Response::from_string(body).with_header(header));
-        }
-        urls
-    });
-    (format!("http://127.0.0.1:{port}"), handle)
-}
-
 /// No `{{type:…}}` of a known content type is left in `text`.
 fn fully_resolved(text: &str) -> bool {
     ["tool", "resource", "prompt", "skill", "input", "prefill"]
@@ -106,7 +85,10 @@ fn the_example_prompts_and_skill_are_listed_by_id() {
 
 #[test]
 fn a_skill_renders_with_its_prefill_and_every_placeholder_resolved() {
-    let (base, server) = upstream(1);
+    let (base, server) = common::json_upstream(
+        1,
+        r#"[{"date": "2026-10-03", "name": "German Unity Day", "type": "public"}]"#,
+    );
     let c = Catalog::open(&examples(), &options(&base)).unwrap();
     let r = c
         .render_prompt(

@@ -5,11 +5,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
+#[path = "../../flowmcp-catalog/tests/common/mod.rs"]
+mod common;
 mod support;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{self, Map, Value, json};
 use flowmcp_mcp::{Endpoints, HttpOptions, McpServer, ServeOptions};
@@ -21,25 +22,8 @@ use rmcp::{ClientHandler, ErrorData, RoleClient};
 
 const TOOL: &str = "getPublicHolidays_holidaykit-net";
 
-/// A local upstream answering up to `n` requests with one holiday; returns the URLs asked for.
-fn upstream(n: usize) -> (String, std::thread::JoinHandle<Vec<String>>) {
-    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let port = server.server_addr().to_ip().unwrap().port();
-    let handle = std::thread::spawn(move || {
-        let mut urls = Vec::new();
-        for _ in 0..n {
-            let Ok(Some(request)) = server.recv_timeout(Duration::from_secs(3)) else {
-                break;
-            };
-            urls.push(request.url().to_string());
-            let body = r#"[{"date": "2026-10-26", "name": "National Day", "type": "public"}]"#;
-            let header = tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
-            let _ = request.respond(tiny_http::Response::from_string(body).with_header(header));
-        }
-        urls
-    });
-    (format!("http://127.0.0.1:{port}"), handle)
-}
+/// The one holiday the local upstream answers with.
+const HOLIDAY: &str = r#"[{"date": "2026-10-26", "name": "National Day", "type": "public"}]"#;
 
 fn serving_the_agent() -> ServeOptions {
     ServeOptions {
@@ -127,8 +111,8 @@ fn text(result: &Value) -> String {
 
 #[test]
 fn a_missing_parameter_is_asked_for_and_rounds_are_bounded() {
-    let (url, asked) = upstream(1);
-    let server = McpServer::new(support::catalog_at(&url), &serving_the_agent()).unwrap();
+    let (url, asked) = common::json_upstream(1, HOLIDAY);
+    let server = McpServer::new(common::examples_at(&url), &serving_the_agent()).unwrap();
     let accept =
         ElicitResult::new(ElicitationAction::Accept).with_content(json!({"countryCode": "AT"}));
     let user = User::new(
@@ -164,7 +148,7 @@ fn a_missing_parameter_is_asked_for_and_rounds_are_bounded() {
 #[test]
 fn a_client_without_forms_is_never_asked() {
     let server = McpServer::new(
-        support::catalog_at("http://127.0.0.1:9"),
+        common::examples_at("http://127.0.0.1:9"),
         &serving_the_agent(),
     )
     .unwrap();
@@ -179,7 +163,7 @@ fn a_client_without_forms_is_never_asked() {
 #[test]
 fn without_the_agent_nothing_is_asked() {
     let server = McpServer::new(
-        support::catalog_at("http://127.0.0.1:9"),
+        common::examples_at("http://127.0.0.1:9"),
         &ServeOptions::default(),
     )
     .unwrap();
@@ -201,8 +185,8 @@ fn modern_meta() -> Value {
 
 #[test]
 fn on_protocol_2026_07_28_the_form_comes_back_as_input_required() {
-    let (url, asked) = upstream(1);
-    let server = McpServer::new(support::catalog_at(&url), &serving_the_agent()).unwrap();
+    let (url, asked) = common::json_upstream(1, HOLIDAY);
+    let server = McpServer::new(common::examples_at(&url), &serving_the_agent()).unwrap();
     let running = support::start(Endpoints::single(server), HttpOptions::default()).unwrap();
     let endpoint = format!("{}{}", running.base, flowmcp_mcp::MCP_PATH);
     let headers = [

@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
+#[path = "../../flowmcp-catalog/tests/common/mod.rs"]
+mod common;
 mod support;
 
 use std::collections::BTreeMap;
@@ -23,27 +25,11 @@ fn with_client(server: McpServer, f: impl AsyncFnOnce(&RunningService<RoleClient
     support::with_client(server, (), f);
 }
 
-/// A local upstream answering one request with Germany's 2026 holidays.
-fn upstream() -> (String, std::thread::JoinHandle<Vec<String>>) {
-    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let port = server.server_addr().to_ip().unwrap().port();
-    let handle = std::thread::spawn(move || {
-        let mut urls = Vec::new();
-        if let Ok(Some(request)) = server.recv_timeout(Duration::from_secs(5)) {
-            urls.push(request.url().to_string());
-            let header = tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
-            let body = r#"[{"date": "2026-10-03", "name": "German Unity Day"}]"#;
-            let _ = request.respond(tiny_http::Response::from_string(body).with_header(header));
-        }
-        urls
-    });
-    (format!("http://127.0.0.1:{port}"), handle)
-}
-
 #[test]
 fn prompts_and_skills_are_listed_and_rendered_over_mcp() {
-    let (base, server_thread) = upstream();
-    let server = McpServer::new(support::catalog_at(&base), &ServeOptions::default()).unwrap();
+    let (base, server_thread) =
+        common::json_upstream(1, r#"[{"date": "2026-10-03", "name": "German Unity Day"}]"#);
+    let server = McpServer::new(common::examples_at(&base), &ServeOptions::default()).unwrap();
     with_client(server, async |client| {
         assert!(client.peer_info().unwrap().capabilities.prompts.is_some());
 

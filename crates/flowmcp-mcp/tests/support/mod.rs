@@ -51,24 +51,6 @@ pub(crate) fn catalog() -> Arc<Catalog> {
     Arc::new(Catalog::open(&dir, &opts).unwrap())
 }
 
-/// The example catalog read with an empty environment, plain HTTP to loopback allowed and
-/// `holidaykit-net` sent to `upstream` (a local server of the test).
-pub(crate) fn catalog_at(upstream: &str) -> Catalog {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: flowmcp_catalog::TransportConfig {
-            allow_http_loopback: true,
-            ..flowmcp_catalog::TransportConfig::default()
-        },
-        ..CatalogOptions::new(Profile::Spec)
-    };
-    o.runner
-        .upstreams
-        .insert("holidaykit-net".into(), upstream.into());
-    Catalog::open(&dir, &o).unwrap()
-}
-
 /// A server running on a thread of its own; dropping it stops it and waits for the thread.
 pub(crate) struct Running {
     /// `http://127.0.0.1:PORT`.
