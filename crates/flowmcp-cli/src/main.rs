@@ -12,6 +12,7 @@ mod lists_cmd;
 mod prompt_cmd;
 mod resource_cmd;
 mod run_cmd;
+mod serve_cmd;
 mod test_cmd;
 mod walk;
 
@@ -85,7 +86,7 @@ enum Command {
     /// (`agent test`).
     Agent(agent_cmd::AgentArgs),
     // The help text is on the arguments struct (its `about` and `long_about`).
-    Serve(Box<run_cmd::ServeArgs>),
+    Serve(Box<serve_cmd::ServeArgs>),
     /// Print the `schemaHash` of schema files (first 8 hex digits of SHA-256 over the canonical JSON of
     /// `main` without its `schemaHash`), for pasting into `main.schemaHash`.
     Hash(HashArgs),
@@ -178,7 +179,7 @@ fn main() -> ExitCode {
         Command::Catalog(a) => catalog_cmd::run(a),
         Command::Call(a) => run_cmd::call(a),
         Command::List(a) => run_cmd::list(a),
-        Command::Serve(a) => run_cmd::serve(*a),
+        Command::Serve(a) => serve_cmd::serve(*a),
         Command::Search(a) => run_cmd::search(a),
         Command::Cache(a) => run_cmd::cache(a),
         Command::Resource(a) => resource_cmd::run(a),

@@ -1,0 +1,287 @@
+//! `flowmcp serve`: a catalog's tools, prompts and resources to MCP clients over stdio or
+//! Streamable HTTP.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::profile_of;
+use crate::run_cmd::{RunArgs, SourceArgs, config, open, print_problems};
+
+#[derive(Args, Debug)]
+#[command(
+    about = "Serve a catalog's tools to MCP clients, over stdio or Streamable HTTP",
+    long_about = "Serve a catalog's tools to MCP clients (Claude Desktop, Claude Code, \
+    Cursor, your own agents). Over stdio (the default) the client starts `flowmcp serve` and speaks \
+    MCP on its stdin and stdout. With `--transport http` the server listens on --listen \
+    (127.0.0.1:8765) and serves Streamable HTTP at /mcp, statelessly (replicas may sit behind a load \
+    balancer); set --auth-token (or FLOWMCP_AUTH_TOKEN) to require `Authorization: Bearer`; a \
+    browser Origin other than the server's own or one named with --allow-origin gets 403; \
+    GET /healthz answers ok; SIGINT or SIGTERM stops it cleanly.\n\n\
+    Every exposed tool is listed with its wire name, title, description, input \
+    schema, annotations (readOnlyHint, destructiveHint, openWorldHint), _meta (anthropic/alwaysLoad, \
+    anthropic/searchHint, flowmcp/aliases, flowmcp/id) and output schema. A failed call is a tool \
+    error whose text starts with its code (E001…E009).\n\n\
+    Tools whose server parameters have no value are not served; which ones, and the variables that \
+    would enable them, is written to stderr at start. stdout carries only protocol messages.\n\n\
+    Claude Code: `claude mcp add flowmcp -- flowmcp serve --catalog /path/to/catalog`."
+)]
+pub(crate) struct ServeArgs {
+    /// The catalog directory, or one or more schema files served together (overrides --catalog).
+    #[arg(value_name = "DIR|FILE")]
+    paths: Vec<PathBuf>,
+    /// Serve only this tool (ID or wire name). Repeatable.
+    #[arg(long = "only", value_name = "ID")]
+    only: Vec<String>,
+    /// Serve exactly the members of this selection (`namespace/selection/name`): its tools, its
+    /// resources, its prompts and skills. Refused when a member does not resolve or a member
+    /// tool lacks a server parameter. With --only, only those of its tools.
+    #[arg(long, value_name = "ID")]
+    selection: Option<String>,
+    /// Serve what activating this agent (`agents/<name>/agent.mjs`) brings: its tools, its
+    /// selections' members, its prompts and skills (and those of its tools' namespaces), its
+    /// resources. Refused when the agent has errors, a member is missing or a server parameter
+    /// of an involved schema has no value; a hash mismatch is logged as a warning. Its inline
+    /// tools with relative paths need `--upstream <name>=URL`. When the agent enables
+    /// `elicitation`, a call missing required parameters asks the user through the client.
+    #[arg(long, value_name = "NAME", conflicts_with = "selection")]
+    agent: Option<String>,
+    /// Also serve this agent as one MCP tool named by the agent, which runs its whole loop (input
+    /// `input`, or the agent's `inputSchema`; output: the final answer) and reports progress.
+    /// Repeatable. The model endpoint is `--llm-base-url`, `FLOWMCP_LLM_BASE_URL` or OpenRouter's,
+    /// with the key from `OPENROUTER_API_KEY`.
+    #[arg(long = "agent-tool", value_name = "NAME")]
+    agent_tools: Vec<String>,
+    /// The OpenAI-compatible API agent tools use (`/chat/completions` is appended).
+    #[arg(long, value_name = "URL")]
+    llm_base_url: Option<String>,
+    /// `stdio` (the client starts the server) or `http` (Streamable HTTP at /mcp).
+    #[arg(long, value_enum, default_value_t = Transport::Stdio)]
+    transport: Transport,
+    /// HTTP: the address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
+    listen: std::net::SocketAddr,
+    /// HTTP: require `Authorization: Bearer <TOKEN>` (also FLOWMCP_AUTH_TOKEN).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "FLOWMCP_AUTH_TOKEN",
+        hide_env_values = true
+    )]
+    auth_token: Option<String>,
+    /// HTTP: a browser origin allowed to call the server (`https://app.example.com:443`), besides
+    /// the listener's own. Repeatable.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
+    /// HTTP: a host name the server answers to besides localhost (for deployments behind a
+    /// proxy). Repeatable.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    allow_hosts: Vec<String>,
+    /// Worker threads for tool calls (default: one per core).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    threads: usize,
+    /// List only the tools whose `meta` says `alwaysLoad`, plus `search_tools` (ranked search
+    /// over every served tool) and `call_tool` (runs any served tool by wire name or ID). Keeps a
+    /// large catalog out of the client's context until it is needed.
+    #[arg(long)]
+    lazy: bool,
+    /// Reload the catalog when its files change: only changed files are validated again, a
+    /// file that breaks keeps its previous version (its errors go to the log), and stdio clients
+    /// get `notifications/tools/list_changed`.
+    #[arg(long)]
+    watch: bool,
+    /// Watch mode: how often the files are checked, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 500, requires = "watch")]
+    watch_interval_ms: u64,
+    /// HTTP: serve some tools at their own path, `/path=SELECTOR`, where SELECTOR is a namespace
+    /// or a comma-separated list of tool IDs or wire names (repeatable; without it everything is
+    /// served at /mcp).
+    #[arg(long = "route", value_name = "/PATH=SELECTOR")]
+    routes: Vec<String>,
+    /// HTTP: the bearer token of one route, `/path=TOKEN` (repeatable; also
+    /// FLOWMCP_ROUTE_TOKENS, comma-separated). A route without one takes --auth-token.
+    #[arg(
+        long = "route-token",
+        value_name = "/PATH=TOKEN",
+        env = "FLOWMCP_ROUTE_TOKENS",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
+    route_tokens: Vec<String>,
+    /// HTTP: accept OAuth 2.1 access tokens (JWT) from this issuer instead of a static token:
+    /// signature against the issuer's keys, `iss`, `aud`, expiry and scopes are checked, and
+    /// /.well-known/oauth-protected-resource describes the server.
+    #[arg(long, value_name = "URL", env = "FLOWMCP_OAUTH_ISSUER", conflicts_with_all = ["auth_token", "route_tokens"])]
+    oauth_issuer: Option<String>,
+    /// OAuth: the audience tokens must name (default: each endpoint's URL).
+    #[arg(long, value_name = "AUD", requires = "oauth_issuer")]
+    oauth_audience: Option<String>,
+    /// OAuth: the issuer's keys, a JWKS file or URL (default: found through the issuer's
+    /// metadata).
+    #[arg(long, value_name = "FILE|URL", requires = "oauth_issuer")]
+    oauth_jwks: Option<String>,
+    /// OAuth: a scope every token must hold (repeatable).
+    #[arg(long = "oauth-scope", value_name = "SCOPE", requires = "oauth_issuer")]
+    oauth_scopes: Vec<String>,
+    /// OAuth: the server's public origin as clients reach it (`https://mcp.example.com`).
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    public_url: Option<String>,
+    /// What the server logs to stderr: error, warn, info, debug or trace. `RUST_LOG` (e.g.
+    /// `rmcp=debug`) wins when set.
+    #[arg(long, value_name = "LEVEL", default_value = "warn")]
+    log_level: String,
+    #[command(flatten)]
+    run: RunArgs,
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+/// How `flowmcp serve` talks to its client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Transport {
+    /// MCP over stdin/stdout (the client starts the server).
+    Stdio,
+    /// MCP over Streamable HTTP at /mcp (stateless: replicas may sit behind a load balancer).
+    Http,
+}
+
+pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
+    // Logs go to stderr: in stdio mode stdout carries only protocol messages.
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(spec) if !spec.trim().is_empty() => tracing_subscriber::EnvFilter::try_new(spec),
+        _ => tracing_subscriber::EnvFilter::try_new(&a.log_level),
+    }
+    .map_err(|e| format!("--log-level / RUST_LOG: {e}"))?;
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
+        .try_init();
+    // The arguments are checked before the catalog is read.
+    let http = http_setup(&a)?;
+    let cfg = config(a.source.trust_project_config)?;
+    let (transport, runner) = a.run.settings(&cfg)?;
+    let profile = profile_of(a.source.profile, &cfg);
+    let started = std::time::Instant::now();
+    let catalog = open(
+        &a.source, &a.paths, a.watch, &cfg, profile, transport, runner,
+    )?;
+    tracing::info!(
+        "catalog read: {} files, {} tools, in {} ms",
+        catalog.reports().len(),
+        catalog.list().len(),
+        started.elapsed().as_millis()
+    );
+    print_problems(&catalog);
+    let mut hidden: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for t in catalog.list().iter().filter(|t| !t.descriptor.is_exposed()) {
+        for v in &t.descriptor.missing_server_params {
+            hidden
+                .entry(v.as_str())
+                .or_default()
+                .push(&t.descriptor.wire_name);
+        }
+    }
+    for (var, tools) in &hidden {
+        eprintln!(
+            "flowmcp: not served until {var} is set: {}",
+            tools.join(", ")
+        );
+    }
+    let opts = flowmcp_mcp::ServeOptions {
+        only: a.only.clone(),
+        threads: a.threads,
+        lazy: a.lazy,
+        watch: a
+            .watch
+            .then(|| Duration::from_millis(a.watch_interval_ms.max(50))),
+        selection: a.selection.clone(),
+        agent: a.agent.clone(),
+        agent_tools: a.agent_tools.clone(),
+        llm: Some(crate::agent_cmd::endpoint(a.llm_base_url.as_deref(), &cfg)),
+    };
+    match http {
+        None => {
+            let server = flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| e.to_string())?;
+            let count = server.tool_count();
+            tracing::info!("ready after {} ms", started.elapsed().as_millis());
+            eprintln!("flowmcp: serving {count} tools over stdio");
+            server.serve_stdio().map_err(|e| e.to_string())?;
+        }
+        Some((routes, http)) => {
+            let endpoints =
+                flowmcp_mcp::Endpoints::routes(&std::sync::Arc::new(catalog), &routes, &opts)
+                    .map_err(|e| e.to_string())?;
+            let lines: Vec<(String, usize, &str)> = endpoints
+                .access(&http)
+                .map(|(path, server, access)| {
+                    (path.to_string(), server.tool_count(), access.describe())
+                })
+                .collect();
+            endpoints
+                .serve(&http, |addr| {
+                    for (path, count, auth) in &lines {
+                        eprintln!("flowmcp: serving {count} tools at http://{addr}{path} ({auth})");
+                    }
+                })
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The HTTP routes and options `a` asks for; `None` for stdio, where the HTTP-only options are
+/// an error.
+fn http_setup(
+    a: &ServeArgs,
+) -> Result<Option<(Vec<flowmcp_mcp::Route>, flowmcp_mcp::HttpOptions)>, String> {
+    // An empty FLOWMCP_OAUTH_ISSUER counts as unset.
+    let oauth_issuer = a.oauth_issuer.clone().filter(|i| !i.is_empty());
+    if a.transport == Transport::Stdio {
+        if !a.routes.is_empty() || !a.route_tokens.is_empty() || oauth_issuer.is_some() {
+            return Err("--route, --route-token and --oauth-* need --transport http".into());
+        }
+        return Ok(None);
+    }
+    let mut routes = a
+        .routes
+        .iter()
+        .map(|r| flowmcp_mcp::Route::parse(r))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    for t in &a.route_tokens {
+        let (path, token) = flowmcp_mcp::parse_route_token(t).map_err(|e| e.to_string())?;
+        match routes.iter_mut().find(|r| r.path == path) {
+            Some(r) => r.auth_token = Some(token),
+            None => {
+                return Err(flowmcp_mcp::RouteError::TokenWithoutRoute(path).to_string());
+            }
+        }
+    }
+    let oauth = oauth_issuer.map(|issuer| flowmcp_mcp::OAuthOptions {
+        issuer,
+        audience: a.oauth_audience.clone(),
+        jwks: match &a.oauth_jwks {
+            None => flowmcp_mcp::JwksSource::Discover,
+            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
+                flowmcp_mcp::JwksSource::Url(u.clone())
+            }
+            Some(f) => flowmcp_mcp::JwksSource::File(PathBuf::from(f)),
+        },
+        required_scopes: a.oauth_scopes.clone(),
+        public_url: a.public_url.clone(),
+    });
+    let http = flowmcp_mcp::HttpOptions {
+        listen: a.listen,
+        auth_token: a.auth_token.clone().filter(|t| !t.is_empty()),
+        allowed_origins: a.allow_origins.clone(),
+        allowed_hosts: a.allow_hosts.clone(),
+        oauth,
+        ..flowmcp_mcp::HttpOptions::default()
+    };
+    Ok(Some((routes, http)))
+}
