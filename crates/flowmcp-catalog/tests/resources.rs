@@ -650,11 +650,106 @@ fn compat_reads_the_database_path_of_older_catalogs_inside_home_or_the_schema_di
         let e = call(&c, "byName_old", json!({"name": "B%"}));
         assert_eq!(e.data, json!([{ "name": expected }]), "{database}: {e:?}");
     }
-    // A path that would leave those roots is refused before anything is opened.
-    for database in ["../outside.db", "/etc/outside.db", "~/../outside.db"] {
+    // Issue #27, item 4: a path that would leave those roots — `..`, absolute, or anywhere in the
+    // home directory outside ~/.flowmcp/ (a browser's cookie database is SQLite too) — is
+    // reported by validation (SEC021, not callable), and refused by the runtime before anything
+    // is opened even when that rule is switched off.
+    make_db(
+        &s.0.join("home/Library/Cookies.db"),
+        "CREATE TABLE places (name TEXT); INSERT INTO places VALUES ('Bcookie');",
+    );
+    let mut unchecked = o.clone();
+    unchecked
+        .validation
+        .settings
+        .overrides
+        .set(flowmcp_spec::Code::SEC021, flowmcp_spec::Level::Off);
+    for database in [
+        "../outside.db",
+        "/etc/outside.db",
+        "~/../outside.db",
+        "~/Library/Cookies.db",
+        "~/.flowmcp/../Library/Cookies.db",
+    ] {
         let path = s.write("cat/old.mjs", &schema(database));
         let c = Catalog::open(&path, &o).unwrap();
+        let codes: Vec<&str> = c.reports()[0]
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
+        assert!(codes.contains(&"SEC021"), "{database}: {codes:?}");
+        assert!(c.find("byName_old").is_none(), "{database}: callable");
+        let c = Catalog::open(&path, &unchecked).unwrap();
         let e = call(&c, "byName_old", json!({"name": "%"}));
-        assert!(message(&e).starts_with("E009"), "{database}: {e:?}");
+        assert!(!e.status, "{database}: {e:?}");
+        assert!(message(&e).starts_with("SEC021"), "{database}: {e:?}");
     }
+    // A symbolic link beside the schema that leads out is refused by the runtime (E009).
+    std::os::unix::fs::symlink(s.0.join("home/Library"), s.0.join("cat/data/lib")).unwrap();
+    let path = s.write("cat/old.mjs", &schema("data/lib/Cookies.db"));
+    let c = Catalog::open(&path, &o).unwrap();
+    assert!(!c.has_errors(), "{:?}", c.reports());
+    let e = call(&c, "byName_old", json!({"name": "%"}));
+    assert!(message(&e).starts_with("E009"), "{e:?}");
+}
+
+/// Issue #27, item 2: an `http` resource's `path` (where the downloaded copy is kept) cannot
+/// name a file outside the project's folder: a download never replaces a file of the user's.
+#[test]
+fn item02_a_downloaded_copy_is_never_written_outside_the_project_folder() {
+    let s = Scratch::new("res-http-path");
+    let source = s.0.join("source.db");
+    make_db(
+        &source,
+        "CREATE TABLE entries (name TEXT); INSERT INTO entries VALUES ('Mallory');",
+    );
+    let served = std::fs::read(&source).unwrap();
+    let victim = s.0.join("home/.bashrc");
+    std::fs::create_dir_all(victim.parent().unwrap()).unwrap();
+    std::fs::write(&victim, "alias ls='ls --color'\n").unwrap();
+    let before = bytes(&victim);
+    let server = TestServer::start(4, move |_| {
+        reply(200, Some("application/vnd.sqlite3"), served.clone())
+    });
+    let with_path = |p: &str| {
+        HTTP_SCHEMA
+            .replace("TTL", "60")
+            .replace("cacheTtl: 60,", &format!("cacheTtl: 60, path: '{p}',"))
+    };
+    let mut unchecked = http_options(&s, &server.base);
+    unchecked
+        .validation
+        .settings
+        .overrides
+        .set(flowmcp_spec::Code::SEC021, flowmcp_spec::Level::Off);
+    let absolute = victim.display().to_string();
+    for p in ["../../home/.bashrc", absolute.as_str()] {
+        let schema = s.write("cat/remote.mjs", &with_path(p));
+        // Validation reports the path; the file is not callable.
+        let c = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
+        let codes: Vec<&str> = c.reports()[0]
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
+        assert!(codes.contains(&"SEC021"), "{p}: {codes:?}");
+        assert!(c.find("byName_remote").is_none(), "{p}: callable");
+        // With the rule off, the runtime still refuses before anything is fetched or written.
+        let c = Catalog::open(&schema, &unchecked).unwrap();
+        let e = call(&c, "byName_remote", json!({"name": "%"}));
+        assert!(!e.status, "{p}: {e:?}");
+        assert!(message(&e).starts_with("SEC021"), "{p}: {e:?}");
+        assert_eq!(bytes(&victim), before, "{p}: the file was replaced");
+    }
+    // A relative path inside the project's folder is where the copy is kept.
+    let schema = s.write("cat/remote.mjs", &with_path("copies/sanctions.db"));
+    let c = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
+    assert!(!c.has_errors(), "{:?}", c.reports());
+    let e = call(&c, "byName_remote", json!({"name": "%"}));
+    assert!(e.status, "{e:?}");
+    assert!(s.0.join("project/.flowmcp/copies/sanctions.db").is_file());
+    drop(c);
+    let seen = server.finish();
+    assert_eq!(seen.len(), 1, "only the honest path was fetched: {seen:?}");
 }

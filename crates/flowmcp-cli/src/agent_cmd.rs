@@ -50,21 +50,16 @@ impl ModelArgs {
     }
 }
 
-/// The model endpoint: the base URL from `flag`, else `FLOWMCP_LLM_BASE_URL`, else the
-/// configuration's `llm.baseUrl`, else OpenRouter's; the key from `OPENROUTER_API_KEY`, else the
-/// configuration's `llm.apiKey`.
+/// The model endpoint: the base URL from `flag`, else the configuration's (`FLOWMCP_LLM_BASE_URL`,
+/// else `llm.baseUrl`), else OpenRouter's; the key as the configuration decided it
+/// (`OPENROUTER_API_KEY`, else the user's `llm.apiKey`, else the project's).
 pub(crate) fn endpoint(flag: Option<&str>, cfg: &Config) -> flowmcp_agent::Endpoint {
     let mut e = flowmcp_agent::Endpoint::from_env();
-    let env_url = std::env::var("FLOWMCP_LLM_BASE_URL").is_ok_and(|u| !u.is_empty());
-    if let (false, Some(url)) = (env_url, &cfg.llm_base_url) {
-        e.base_url = url.clone();
-    }
-    if let Some(url) = flag {
-        e.base_url = url.to_string();
-    }
-    if e.api_key.is_none() {
-        e.api_key = cfg.llm_api_key.clone();
-    }
+    e.base_url = flag
+        .map(str::to_string)
+        .or_else(|| cfg.llm_base_url.clone())
+        .unwrap_or_else(|| flowmcp_agent::DEFAULT_BASE_URL.to_string());
+    e.api_key = cfg.llm_api_key.clone();
     e
 }
 

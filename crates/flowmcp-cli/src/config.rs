@@ -1,5 +1,9 @@
-//! `.flowmcp/config.json`: the project configuration, found in the current directory or the nearest
-//! parent that has one.
+//! Configuration: what a command may use, decided in one place from the user's configuration, the
+//! project's, the process environment and the flags.
+//!
+//! `.flowmcp/config.json` is read from two places: the user's (`~/.flowmcp/config.json`) and the
+//! project's (the nearest `.flowmcp/config.json` from the current directory upwards, when it is not
+//! the user's).
 //!
 //! ```json
 //! { "profile": "compat",
@@ -17,83 +21,371 @@
 //!   "resourcesBase": "flowmcp",
 //!   "llm": { "baseUrl": "http://127.0.0.1:8000/v1", "apiKey": "…" } }
 //! ```
-//! `llm` is the model endpoint of `flowmcp agent` and `serve --agent-tool`; the environment
-//! (`FLOWMCP_LLM_BASE_URL`, `OPENROUTER_API_KEY`) and `--llm-base-url` win over it.
-//! Relative paths are relative to the directory that holds `.flowmcp/`. The user configuration
-//! `~/.flowmcp/config.json` is read first and the project's keys win over it
-//! ([`Config::discover_layered`]); `serverParams` and `upstreams` are merged key by key.
-//! Unknown keys are ignored (later features add more); a key with the wrong type is an error.
+//! and, in the user configuration only, `"trustProjectConfig": true` and `"noAuth": true`.
+//! Relative paths are relative to the directory that holds `.flowmcp/`. Unknown keys are ignored
+//! (later features add more); a key with the wrong type is an error. Configuration files are read
+//! up to [`MAX_CONFIG_BYTES`].
 //!
-//! **What a project may set.** A project configuration comes with the repository the user is in,
-//! which may be someone else's. It can choose the profile, rules, catalog and its own
-//! `serverParams`, but not where requests and files go: `upstreams` (a namespace's requests, and
-//! so the user's own key for it, would go to the project's host), `envFile` (any file of the user's
-//! would be read as server parameters), `cacheDir` (files would be written, and `cache clear`
-//! would look, anywhere), `libs` (the npm packages handlers get would come from the project) and
-//! `llm.baseUrl` (the model key would be sent there). Those five are
-//! taken from a project configuration only with the user's
-//! consent — `"trustProjectConfig": true` in the user configuration, or `--trust-project-config`
-//! — and are otherwise ignored with a note on standard error. Configuration files are read up to
-//! [`MAX_CONFIG_BYTES`].
+//! # Who decides what
+//!
+//! The repository the user runs flowmcp in may be someone else's: its configuration, its `.env`
+//! and its catalog are untrusted. [`Config::decide`] is the one place that merges the sources, by
+//! these rules (SECURITY.md, "A repository decides nothing of the user's"):
+//!
+//! * **The user decides alone** where requests and files go and which code runs on the host:
+//!   `upstreams`, `envFile`, `cacheDir`, `libs`, `resourcesBase` and `llm.baseUrl` are taken from
+//!   a project only with the user's consent (`--trust-project-config`, or
+//!   `"trustProjectConfig": true` in the user configuration; a project cannot grant itself
+//!   consent), and are otherwise ignored with a note on standard error ([`CONSENT_KEYS`]).
+//! * **The user's values win.** Server parameters and the model key come from the process
+//!   environment, then the user's env file (`--env-file`, or `envFile` of the user
+//!   configuration), then the user configuration's `serverParams` / `llm.apiKey`; a project's
+//!   `.env` and `serverParams` only fill names the user left unset. The default `.env` of the
+//!   current directory is read only when it is a regular file (not a symbolic link).
+//! * **A project may tighten, never loosen**, the checks: its `rules` may raise a rule's
+//!   severity but not lower it below the active profile's; lowering needs consent. It may choose
+//!   the `profile` (`compat` is what catalogs written for the reference need), its `catalog`, and
+//!   extra `security.allowedLibraries` (which load only into the sandbox, and are installed only by
+//!   `flowmcp libs install`, whose npm run can execute no package script).
+//! * **Credentials of flowmcp itself** (the model key, the HTTP server's tokens) are never server
+//!   parameters: the runtime refuses those names from every source.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use flowmcp_spec::{Code, Level, Profile, SettingError};
+use flowmcp_spec::{Code, Level, Overrides, Profile, RuleSettings, SettingError};
 use serde_json::Value;
 
 /// Largest configuration file read: 1 MiB.
 pub(crate) const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// The keys a project configuration may set only with the user's consent.
-const CONSENT_KEYS: [&str; 5] = ["upstreams", "envFile", "cacheDir", "llm.baseUrl", "libs"];
+pub(crate) const CONSENT_KEYS: [&str; 6] = [
+    "upstreams",
+    "envFile",
+    "cacheDir",
+    "llm.baseUrl",
+    "libs",
+    "resourcesBase",
+];
 
-#[derive(Debug, Default)]
-pub(crate) struct Config {
+/// The environment variables flowmcp reads, besides the server parameters schemas declare.
+pub(crate) mod vars {
+    /// The user's home directory.
+    pub(crate) const HOME: &str = "HOME";
+    /// The library directory.
+    pub(crate) const LIBS: &str = "FLOWMCP_LIBS";
+    /// The model endpoint's base URL.
+    pub(crate) const LLM_BASE_URL: &str = "FLOWMCP_LLM_BASE_URL";
+    /// The model key.
+    pub(crate) const LLM_API_KEY: &str = "OPENROUTER_API_KEY";
+}
+
+/// The process environment, read once. Empty values count as unset.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Env(BTreeMap<String, String>);
+
+impl Env {
+    /// Every variable of the process whose name and value are UTF-8.
+    pub(crate) fn from_process() -> Env {
+        Env(std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect())
+    }
+
+    /// An environment of exactly these variables (tests).
+    #[cfg(test)]
+    pub(crate) fn of(pairs: &[(&str, &str)]) -> Env {
+        Env(pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect())
+    }
+
+    /// The value of `name`, when it is set and not empty.
+    pub(crate) fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+}
+
+/// One configuration file as written (paths made absolute against the directory holding
+/// `.flowmcp/`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ConfigFile {
     pub path: Option<PathBuf>,
     pub profile: Option<Profile>,
     pub rules: Vec<(Code, Level)>,
     pub allowed_libraries: Vec<String>,
-    /// Default catalog for `call`, `list` and `search`.
     pub catalog: Option<PathBuf>,
     pub env_file: Option<PathBuf>,
-    /// Server parameter values (the last source after the environment and the env file).
     pub server_params: BTreeMap<String, String>,
+    pub upstreams: BTreeMap<String, String>,
+    pub cache_dir: Option<PathBuf>,
+    pub libs: Option<PathBuf>,
+    pub resources_base: Option<String>,
+    pub llm_base_url: Option<String>,
+    pub llm_api_key: Option<String>,
+    /// User configuration only: take the [`CONSENT_KEYS`] from project configurations too.
+    pub trust_project_config: bool,
+    /// User configuration only: `serve --transport http` may listen on a non-loopback address
+    /// without authentication.
+    pub no_auth: bool,
+}
+
+/// The decided configuration of one command.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Config {
+    /// The project configuration file, when there is one (for messages).
+    pub project_path: Option<PathBuf>,
+    pub profile: Option<Profile>,
+    /// The user's rule overrides (applied as they are).
+    user_rules: Vec<(Code, Level)>,
+    /// The project's rule overrides (only those that do not loosen a check, see
+    /// [`Config::overrides`]), or all of them with consent.
+    project_rules: Vec<(Code, Level)>,
+    pub allowed_libraries: Vec<String>,
+    /// Default catalog for the commands that read one.
+    pub catalog: Option<PathBuf>,
     /// Namespace → base URL replacing the schema's `root`.
     pub upstreams: BTreeMap<String, String>,
     pub cache_dir: Option<PathBuf>,
-    /// `libs`: the npm prefix directory `requiredLibraries` are installed into and loaded from.
+    /// The library directory: `FLOWMCP_LIBS`, else `libs` of the configuration.
     pub libs: Option<PathBuf>,
-    /// The base folder name of resources (`project`: `.<base>/resources/`, `global`:
-    /// `~/.<base>/resources/`).
+    /// The base folder name of resources.
     pub resources_base: Option<String>,
-    /// `llm.baseUrl`: the OpenAI-compatible API agents use.
+    /// The model endpoint's base URL: `FLOWMCP_LLM_BASE_URL`, else `llm.baseUrl`.
     pub llm_base_url: Option<String>,
-    /// `llm.apiKey`: the key sent to it as a bearer token.
+    /// The model key: `OPENROUTER_API_KEY`, else the user's `llm.apiKey`, else the project's.
     pub llm_api_key: Option<String>,
-    /// User configuration only: take `upstreams`, `envFile` and `cacheDir` from project
-    /// configurations too.
-    pub trust_project_config: bool,
-    /// Keys of a project configuration that were ignored for want of consent, with its path.
-    pub ignored: Option<(PathBuf, Vec<&'static str>)>,
+    /// The user's home directory (`HOME`).
+    pub home: Option<PathBuf>,
+    /// The user allowed serving without authentication on any address.
+    #[allow(dead_code)] // read by `serve` (the --no-auth work)
+    pub no_auth: bool,
+    /// Where server parameters come from, in order.
+    params: ParamSources,
+    /// Keys of the project configuration that were ignored for want of consent.
+    pub ignored: Vec<&'static str>,
+}
+
+/// The sources of server-parameter values, before the files are read.
+#[derive(Clone, Debug, Default)]
+struct ParamSources {
+    /// The process environment.
+    env: BTreeMap<String, String>,
+    /// The user configuration's `envFile`.
+    user_env_file: Option<PathBuf>,
+    /// The user configuration's `serverParams`.
+    user: BTreeMap<String, String>,
+    /// The project configuration's `envFile` (with consent).
+    project_env_file: Option<PathBuf>,
+    /// The project configuration's `serverParams`.
+    project: BTreeMap<String, String>,
+}
+
+/// Server-parameter values as the catalog takes them: the process environment wins, then the
+/// user's values, then the project's.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ParamValues {
+    pub env: BTreeMap<String, String>,
+    pub user: BTreeMap<String, String>,
+    pub project: BTreeMap<String, String>,
 }
 
 impl Config {
-    /// Finds and reads the nearest `.flowmcp/config.json` from `start` upwards.
-    pub(crate) fn discover(start: &Path) -> Result<Config, String> {
-        for dir in start.ancestors() {
-            let candidate = dir.join(".flowmcp").join("config.json");
-            if candidate.is_file() {
-                return Config::read(&candidate);
-            }
-        }
-        Ok(Config::default())
+    /// Reads the user configuration (`$HOME/.flowmcp/config.json`) and the nearest project
+    /// configuration from `start` upwards, and decides ([`Config::decide`]).
+    pub(crate) fn discover(start: &Path, consent_flag: bool, env: Env) -> Result<Config, String> {
+        let user_path = env
+            .get(vars::HOME)
+            .map(|h| PathBuf::from(h).join(".flowmcp").join("config.json"))
+            .filter(|p| p.is_file());
+        let project_path = start
+            .ancestors()
+            .map(|dir| dir.join(".flowmcp").join("config.json"))
+            .find(|p| p.is_file())
+            .filter(|p| Some(p) != user_path.as_ref());
+        let user = user_path.as_deref().map(ConfigFile::read).transpose()?;
+        let project = project_path.as_deref().map(ConfigFile::read).transpose()?;
+        Ok(Config::decide(user, project, &env, consent_flag))
     }
 
-    pub(crate) fn read(path: &Path) -> Result<Config, String> {
+    /// Merges the user's configuration, the project's and the environment by the rules of the
+    /// module documentation. Pure: the same inputs give the same decision.
+    pub(crate) fn decide(
+        user: Option<ConfigFile>,
+        project: Option<ConfigFile>,
+        env: &Env,
+        consent_flag: bool,
+    ) -> Config {
+        let user = user.unwrap_or_default();
+        let consent = consent_flag || user.trust_project_config;
+        let mut project = project.unwrap_or_default();
+        let mut ignored = Vec::new();
+        if !consent {
+            ignored = project.take_consent_keys();
+        }
+        let pick = |u: &Option<String>, p: &Option<String>| u.clone().or_else(|| p.clone());
+        let pick_path = |u: &Option<PathBuf>, p: &Option<PathBuf>| u.clone().or_else(|| p.clone());
+        // Maps: the user's entries win key by key.
+        let under = |user: &BTreeMap<String, String>, project: &BTreeMap<String, String>| {
+            let mut out = project.clone();
+            out.extend(user.iter().map(|(k, v)| (k.clone(), v.clone())));
+            out
+        };
+        let mut allowed_libraries = user.allowed_libraries.clone();
+        allowed_libraries.extend(project.allowed_libraries.iter().cloned());
+        Config {
+            project_path: project.path.clone(),
+            // The project's profile describes its catalog; the user's is a default.
+            profile: project.profile.or(user.profile),
+            user_rules: user.rules.clone(),
+            project_rules: project.rules.clone(),
+            allowed_libraries,
+            catalog: pick_path(&project.catalog, &user.catalog),
+            upstreams: under(&user.upstreams, &project.upstreams),
+            cache_dir: pick_path(&user.cache_dir, &project.cache_dir),
+            libs: env
+                .get(vars::LIBS)
+                .map(PathBuf::from)
+                .or_else(|| pick_path(&user.libs, &project.libs)),
+            resources_base: pick(&user.resources_base, &project.resources_base),
+            llm_base_url: env
+                .get(vars::LLM_BASE_URL)
+                .map(str::to_string)
+                .or_else(|| pick(&user.llm_base_url, &project.llm_base_url)),
+            llm_api_key: env
+                .get(vars::LLM_API_KEY)
+                .map(str::to_string)
+                .or_else(|| pick(&user.llm_api_key, &project.llm_api_key)),
+            home: env.get(vars::HOME).map(PathBuf::from),
+            no_auth: user.no_auth,
+            params: ParamSources {
+                env: env.0.clone(),
+                user_env_file: user.env_file.clone(),
+                user: user.server_params.clone(),
+                project_env_file: project.env_file.clone(),
+                project: project.server_params.clone(),
+            },
+            ignored: if consent { Vec::new() } else { ignored },
+        }
+        .with_consent(consent)
+    }
+
+    /// With consent, the project's rules apply as they are (see [`Config::overrides`]).
+    fn with_consent(mut self, consent: bool) -> Config {
+        if consent {
+            self.user_rules = {
+                let mut all = std::mem::take(&mut self.project_rules);
+                all.extend(self.user_rules);
+                all
+            };
+        }
+        self
+    }
+
+    /// A note for standard error about ignored project keys, if any.
+    pub(crate) fn ignored_note(&self) -> Option<String> {
+        if self.ignored.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "flowmcp: ignoring {} from {} (a project configuration may set them only with \
+             --trust-project-config or \"trustProjectConfig\": true in ~/.flowmcp/config.json)",
+            self.ignored.join(", "),
+            self.project_path
+                .as_deref()
+                .map_or_else(|| "the project".into(), flowmcp_spec::display_path)
+        ))
+    }
+
+    /// The rule overrides under `profile`: the project's first (those that do not lower a rule
+    /// below the profile's severity; the others are named in the returned note), then the
+    /// user's, then `flags` (`--rule`), each later one winning.
+    pub(crate) fn overrides(
+        &self,
+        profile: Profile,
+        flags: &[(Code, Level)],
+    ) -> (Overrides, Option<String>) {
+        let defaults = RuleSettings::new(profile);
+        let mut out = Overrides::new();
+        let mut refused = Vec::new();
+        for (code, level) in &self.project_rules {
+            if *level < defaults.level(*code, None) {
+                refused.push(format!("{}={}", code.as_str(), level.as_str()));
+            } else {
+                out.set(*code, *level);
+            }
+        }
+        for (code, level) in self.user_rules.iter().chain(flags) {
+            out.set(*code, *level);
+        }
+        let note = (!refused.is_empty()).then(|| {
+            format!(
+                "flowmcp: ignoring the rules {} from {}: a project configuration may raise a \
+                 rule's severity but not lower it (use --rule, the user configuration, or \
+                 --trust-project-config)",
+                refused.join(", "),
+                self.project_path
+                    .as_deref()
+                    .map_or_else(|| "the project".into(), flowmcp_spec::display_path)
+            )
+        });
+        (out, note)
+    }
+
+    /// Reads the env files and returns the server-parameter values in their order: the process
+    /// environment; the user's values (`flag` — `--env-file` — or the user configuration's
+    /// `envFile`, over its `serverParams`); the project's (its consented `envFile`, else `.env`
+    /// in `cwd` when that is a regular file, over its `serverParams`). A file the user names must
+    /// be readable; the project's default `.env` is skipped, with `notes`, when it is a link.
+    pub(crate) fn server_params(
+        &self,
+        flag: Option<&Path>,
+        cwd: &Path,
+        notes: &mut Vec<String>,
+    ) -> Result<ParamValues, String> {
+        let p = &self.params;
+        let read = |path: &Path| {
+            flowmcp_runtime::read_env_file(path)
+                .map_err(|e| format!("{}: {e}", flowmcp_spec::display_path(path)))
+        };
+        let mut user = p.user.clone();
+        if let Some(file) = flag.or(p.user_env_file.as_deref()) {
+            user.extend(read(file)?);
+        }
+        let mut project = p.project.clone();
+        match &p.project_env_file {
+            Some(file) => project.extend(read(file)?),
+            None => {
+                let dot = cwd.join(".env");
+                match std::fs::symlink_metadata(&dot) {
+                    Ok(m) if m.file_type().is_file() => project.extend(read(&dot)?),
+                    Ok(m) if m.file_type().is_symlink() => notes.push(format!(
+                        "flowmcp: not reading {}: it is a symbolic link (a repository's .env may \
+                         not point at other files; give it with --env-file to use it)",
+                        flowmcp_spec::display_path(&dot)
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        Ok(ParamValues {
+            env: p.env.clone(),
+            user,
+            project,
+        })
+    }
+}
+
+impl ConfigFile {
+    pub(crate) fn read(path: &Path) -> Result<ConfigFile, String> {
         let text = flowmcp_runtime::read_capped_text(path, MAX_CONFIG_BYTES)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut cfg = Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut cfg = ConfigFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         cfg.path = Some(path.to_path_buf());
         // Paths are relative to the directory holding `.flowmcp/`.
         if let Some(base) = path.parent().and_then(Path::parent) {
@@ -114,107 +406,45 @@ impl Config {
         Ok(cfg)
     }
 
-    /// The user configuration (`$HOME/.flowmcp/config.json`, when it exists) overlaid by the
-    /// nearest project configuration from `start` upwards. The project's `upstreams`, `envFile`
-    /// and `cacheDir` are taken only with `trust` (the command-line flag) or the user
-    /// configuration's `trustProjectConfig`; otherwise they are listed in [`Config::ignored`].
-    pub(crate) fn discover_layered(start: &Path, trust: bool) -> Result<Config, String> {
-        let user_path = std::env::var_os("HOME")
-            .map(|h| PathBuf::from(h).join(".flowmcp").join("config.json"))
-            .filter(|p| p.is_file());
-        let project = Config::discover(start)?;
-        let mut merged = match user_path {
-            Some(user_path) if project.path.as_deref() == Some(user_path.as_path()) => {
-                return Ok(project);
-            }
-            Some(user_path) => Config::read(&user_path)?,
-            None => Config::default(),
-        };
-        let mut project = project;
-        if !(trust || merged.trust_project_config) {
-            merged.ignored = project.take_consent_keys();
-        }
-        merged.overlay(project);
-        Ok(merged)
-    }
-
-    /// Removes the keys that need the user's consent; returns their names with the file's path,
-    /// when any was set.
-    fn take_consent_keys(&mut self) -> Option<(PathBuf, Vec<&'static str>)> {
+    /// Removes the keys that need the user's consent; returns the names of those that were set.
+    fn take_consent_keys(&mut self) -> Vec<&'static str> {
         let mut keys = Vec::new();
+        let [
+            upstreams,
+            env_file,
+            cache_dir,
+            llm_base_url,
+            libs,
+            resources_base,
+        ] = CONSENT_KEYS;
         if !self.upstreams.is_empty() {
             self.upstreams.clear();
-            keys.push(CONSENT_KEYS[0]);
+            keys.push(upstreams);
         }
         if self.env_file.take().is_some() {
-            keys.push(CONSENT_KEYS[1]);
+            keys.push(env_file);
         }
         if self.cache_dir.take().is_some() {
-            keys.push(CONSENT_KEYS[2]);
+            keys.push(cache_dir);
         }
         if self.llm_base_url.take().is_some() {
-            keys.push(CONSENT_KEYS[3]);
+            keys.push(llm_base_url);
         }
         if self.libs.take().is_some() {
-            keys.push(CONSENT_KEYS[4]);
+            keys.push(libs);
         }
-        let path = self.path.clone()?;
-        (!keys.is_empty()).then_some((path, keys))
+        if self.resources_base.take().is_some() {
+            keys.push(resources_base);
+        }
+        keys
     }
 
-    /// A note for standard error about ignored project keys, if any.
-    pub(crate) fn ignored_note(&self) -> Option<String> {
-        let (path, keys) = self.ignored.as_ref()?;
-        Some(format!(
-            "flowmcp: ignoring {} from {} (a project configuration may set them only with \
-             --trust-project-config or \"trustProjectConfig\": true in ~/.flowmcp/config.json)",
-            keys.join(", "),
-            path.display()
-        ))
-    }
-
-    /// Applies `other` on top of `self`: its values win; maps are merged key by key.
-    fn overlay(&mut self, other: Config) {
-        if other.path.is_some() {
-            self.path = other.path;
-        }
-        if other.profile.is_some() {
-            self.profile = other.profile;
-        }
-        self.rules.extend(other.rules);
-        self.allowed_libraries.extend(other.allowed_libraries);
-        if other.catalog.is_some() {
-            self.catalog = other.catalog;
-        }
-        if other.env_file.is_some() {
-            self.env_file = other.env_file;
-        }
-        if other.cache_dir.is_some() {
-            self.cache_dir = other.cache_dir;
-        }
-        if other.libs.is_some() {
-            self.libs = other.libs;
-        }
-        if other.resources_base.is_some() {
-            self.resources_base = other.resources_base;
-        }
-        if other.llm_base_url.is_some() {
-            self.llm_base_url = other.llm_base_url;
-        }
-        if other.llm_api_key.is_some() {
-            self.llm_api_key = other.llm_api_key;
-        }
-        self.server_params.extend(other.server_params);
-        self.upstreams.extend(other.upstreams);
-        // Consent is the user's alone: a project cannot grant it to itself.
-    }
-
-    pub(crate) fn parse(text: &str) -> Result<Config, String> {
+    pub(crate) fn parse(text: &str) -> Result<ConfigFile, String> {
         let v: Value = serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))?;
         let obj = v
             .as_object()
             .ok_or("the configuration must be a JSON object")?;
-        let mut cfg = Config::default();
+        let mut cfg = ConfigFile::default();
         if let Some(p) = obj.get("profile") {
             let s = p.as_str().ok_or("\"profile\" must be a string")?;
             cfg.profile = Some(s.parse().map_err(|e: SettingError| e.to_string())?);
@@ -295,10 +525,15 @@ impl Config {
             }
             Some(_) => return Err("\"llm\" must be an object { baseUrl, apiKey }".into()),
         }
-        match obj.get("trustProjectConfig") {
-            None => {}
-            Some(Value::Bool(b)) => cfg.trust_project_config = *b,
-            Some(_) => return Err("\"trustProjectConfig\" must be true or false".into()),
+        for (key, slot) in [
+            ("trustProjectConfig", &mut cfg.trust_project_config),
+            ("noAuth", &mut cfg.no_auth),
+        ] {
+            match obj.get(key) {
+                None => {}
+                Some(Value::Bool(b)) => *slot = *b,
+                Some(_) => return Err(format!("\"{key}\" must be true or false")),
+            }
         }
         Ok(cfg)
     }
@@ -308,10 +543,21 @@ impl Config {
 mod tests {
     use super::*;
 
+    fn file(text: &str) -> ConfigFile {
+        ConfigFile::parse(text).unwrap()
+    }
+
+    fn project(text: &str) -> ConfigFile {
+        let mut p = file(text);
+        p.path = Some(PathBuf::from("/repo/.flowmcp/config.json"));
+        p
+    }
+
     #[test]
     fn parses_all_fields() {
-        let c = Config::parse(r#"{"profile":"compat","rules":{"val036":"off"},"security":{"allowedLibraries":["x"]},"other":1}"#)
-            .unwrap();
+        let c = file(
+            r#"{"profile":"compat","rules":{"val036":"off"},"security":{"allowedLibraries":["x"]},"other":1}"#,
+        );
         assert_eq!(c.profile, Some(Profile::Compat));
         assert_eq!(c.rules, vec![(Code::VAL036, Level::Off)]);
         assert_eq!(c.allowed_libraries, vec!["x".to_string()]);
@@ -319,62 +565,136 @@ mod tests {
 
     #[test]
     fn rejects_bad_values() {
-        assert!(Config::parse("[]").is_err());
-        assert!(Config::parse(r#"{"profile":"loose"}"#).is_err());
-        assert!(Config::parse(r#"{"rules":{"NOPE1":"off"}}"#).is_err());
-        assert!(Config::parse(r#"{"security":{"allowedLibraries":[1]}}"#).is_err());
-        assert!(Config::parse("{").is_err());
-        assert!(Config::parse(r#"{"serverParams":{"K":1}}"#).is_err());
-        assert!(Config::parse(r#"{"upstreams":[]}"#).is_err());
-        assert!(Config::parse(r#"{"catalog":3}"#).is_err());
+        for bad in [
+            "[]",
+            r#"{"profile":"loose"}"#,
+            r#"{"rules":{"NOPE1":"off"}}"#,
+            r#"{"security":{"allowedLibraries":[1]}}"#,
+            "{",
+            r#"{"serverParams":{"K":1}}"#,
+            r#"{"upstreams":[]}"#,
+            r#"{"catalog":3}"#,
+            r#"{"trustProjectConfig":"yes"}"#,
+            r#"{"noAuth":1}"#,
+        ] {
+            assert!(ConfigFile::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
-    fn runtime_fields_and_overlay() {
-        let mut user = Config::parse(
-            r#"{"serverParams":{"A":"1","B":"2"},"upstreams":{"ns":"https://u"},"cacheDir":"/c"}"#,
-        )
-        .unwrap();
-        let project =
-            Config::parse(r#"{"serverParams":{"B":"3"},"catalog":"cat","profile":"compat"}"#)
-                .unwrap();
-        user.overlay(project);
-        assert_eq!(user.server_params.get("A").map(String::as_str), Some("1"));
-        assert_eq!(user.server_params.get("B").map(String::as_str), Some("3"));
-        assert_eq!(
-            user.upstreams.get("ns").map(String::as_str),
-            Some("https://u")
+    fn user_values_win_and_projects_fill_the_rest() {
+        let user = file(
+            r#"{"serverParams":{"A":"user-a"},"upstreams":{"ns":"https://u"},"cacheDir":"/c","llm":{"apiKey":"user-key"}}"#,
         );
-        assert_eq!(user.catalog, Some(PathBuf::from("cat")));
-        assert_eq!(user.cache_dir, Some(PathBuf::from("/c")));
-        assert_eq!(user.profile, Some(Profile::Compat));
+        let proj = project(
+            r#"{"serverParams":{"A":"project-a","B":"project-b"},"catalog":"cat","profile":"compat","llm":{"apiKey":"project-key"}}"#,
+        );
+        let c = Config::decide(Some(user), Some(proj), &Env::default(), false);
+        assert_eq!(
+            c.params.user.get("A").map(String::as_str),
+            Some("user-a"),
+            "the user's value"
+        );
+        assert_eq!(
+            c.params.project.get("B").map(String::as_str),
+            Some("project-b")
+        );
+        assert_eq!(c.upstreams.get("ns").map(String::as_str), Some("https://u"));
+        assert_eq!(c.catalog, Some(PathBuf::from("cat")));
+        assert_eq!(c.cache_dir, Some(PathBuf::from("/c")));
+        assert_eq!(c.profile, Some(Profile::Compat));
+        // Issue #27, item 11: the user's model key is used, not the project's.
+        assert_eq!(c.llm_api_key.as_deref(), Some("user-key"));
+        // The environment wins over both.
+        let env = Env::of(&[("OPENROUTER_API_KEY", "env-key"), ("HOME", "/home/u")]);
+        let c = Config::decide(
+            None,
+            Some(project(r#"{"llm":{"apiKey":"p"}}"#)),
+            &env,
+            false,
+        );
+        assert_eq!(c.llm_api_key.as_deref(), Some("env-key"));
+        assert_eq!(c.home, Some(PathBuf::from("/home/u")));
+        // Without a user key, the project's fills in.
+        let c = Config::decide(
+            None,
+            Some(project(r#"{"llm":{"apiKey":"p"}}"#)),
+            &Env::default(),
+            false,
+        );
+        assert_eq!(c.llm_api_key.as_deref(), Some("p"));
     }
 
     #[test]
     fn project_keys_that_need_consent_are_taken_out() {
-        let mut project = Config::parse(
-            r#"{"upstreams":{"ns":"https://evil.example/{{SERVER_PARAM:K}}"},"envFile":"/home/u/.ssh/id","cacheDir":".","catalog":"c","serverParams":{"A":"1"},"trustProjectConfig":true,"llm":{"baseUrl":"https://evil.example/v1","apiKey":"theirs"},"libs":"node-stuff"}"#,
-        )
-        .unwrap();
-        project.path = Some(PathBuf::from("/repo/.flowmcp/config.json"));
-        let (path, keys) = project.take_consent_keys().unwrap();
-        assert_eq!(path, PathBuf::from("/repo/.flowmcp/config.json"));
+        let text = r#"{"upstreams":{"ns":"https://evil.example/{{SERVER_PARAM:K}}"},"envFile":"/home/u/.ssh/id","cacheDir":".","catalog":"c","serverParams":{"A":"1"},"trustProjectConfig":true,"noAuth":true,"llm":{"baseUrl":"https://evil.example/v1","apiKey":"theirs"},"libs":"node-stuff","resourcesBase":"ssh"}"#;
+        let c = Config::decide(None, Some(project(text)), &Env::default(), false);
         assert_eq!(
-            keys,
-            vec!["upstreams", "envFile", "cacheDir", "llm.baseUrl", "libs"]
+            c.ignored,
+            vec![
+                "upstreams",
+                "envFile",
+                "cacheDir",
+                "llm.baseUrl",
+                "libs",
+                "resourcesBase"
+            ]
         );
-        assert!(project.libs.is_none());
-        assert!(project.upstreams.is_empty() && project.env_file.is_none());
-        assert!(project.cache_dir.is_none() && project.llm_base_url.is_none());
-        // Its own model key may stay: it goes only where the user's endpoint is.
-        assert_eq!(project.llm_api_key.as_deref(), Some("theirs"));
+        assert!(c.upstreams.is_empty() && c.params.project_env_file.is_none());
+        assert!(c.cache_dir.is_none() && c.llm_base_url.is_none() && c.libs.is_none());
+        assert!(c.resources_base.is_none());
+        // A project's own trustProjectConfig and noAuth grant nothing: only the user's count.
+        assert!(!c.no_auth);
+        assert!(
+            c.ignored_note()
+                .unwrap()
+                .contains("/repo/.flowmcp/config.json")
+        );
         // What a project may set stays.
-        assert_eq!(project.catalog, Some(PathBuf::from("c")));
-        assert_eq!(project.server_params.len(), 1);
-        // A project's own trustProjectConfig grants nothing: only the user's counts.
-        let mut user = Config::default();
-        user.overlay(project);
-        assert!(!user.trust_project_config);
-        assert!(Config::parse(r#"{"trustProjectConfig":"yes"}"#).is_err());
+        assert_eq!(c.catalog, Some(PathBuf::from("c")));
+        assert_eq!(c.params.project.len(), 1);
+        // With the user's consent (flag or user configuration) the keys are taken.
+        for (user, flag) in [
+            (None, true),
+            (Some(file(r#"{"trustProjectConfig":true}"#)), false),
+        ] {
+            let c = Config::decide(user, Some(project(text)), &Env::default(), flag);
+            assert!(c.ignored.is_empty());
+            assert_eq!(c.upstreams.len(), 1);
+            assert_eq!(c.resources_base.as_deref(), Some("ssh"));
+        }
+    }
+
+    #[test]
+    fn project_rules_may_raise_but_not_lower() {
+        // Issue #27, item 16: a project cannot switch off the static scan's codes.
+        let proj = project(
+            r#"{"rules":{"SEC003":"off","SEC004":"warning","VAL036":"error","SEC015":"off"}}"#,
+        );
+        let c = Config::decide(None, Some(proj.clone()), &Env::default(), false);
+        let (o, note) = c.overrides(Profile::Spec, &[]);
+        assert_eq!(o.get(Code::SEC003), None);
+        assert_eq!(o.get(Code::SEC004), None);
+        assert_eq!(o.get(Code::SEC015), None);
+        assert_eq!(o.get(Code::VAL036), Some(Level::Error));
+        let note = note.unwrap();
+        assert!(
+            note.contains("SEC003=off") && note.contains("SEC004=warning"),
+            "{note}"
+        );
+        // Under compat SEC015 is off anyway: setting it off lowers nothing.
+        let (o, _) = c.overrides(Profile::Compat, &[]);
+        assert_eq!(o.get(Code::SEC015), Some(Level::Off));
+        // The user's own rules and flags may lower anything.
+        let user = file(r#"{"rules":{"SEC003":"warning"}}"#);
+        let c = Config::decide(Some(user), Some(proj.clone()), &Env::default(), false);
+        let (o, _) = c.overrides(Profile::Spec, &[(Code::SEC004, Level::Off)]);
+        assert_eq!(o.get(Code::SEC003), Some(Level::Warning));
+        assert_eq!(o.get(Code::SEC004), Some(Level::Off));
+        // With consent the project's rules apply as written.
+        let c = Config::decide(None, Some(proj), &Env::default(), true);
+        let (o, note) = c.overrides(Profile::Spec, &[]);
+        assert_eq!(o.get(Code::SEC003), Some(Level::Off));
+        assert!(note.is_none());
     }
 }

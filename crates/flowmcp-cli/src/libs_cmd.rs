@@ -88,26 +88,20 @@ struct InstallArgs {
 
 /// The library directory these arguments and the configuration name.
 pub(crate) fn library_dir(flag: Option<&Path>, cfg: &Config) -> Option<PathBuf> {
-    chosen_library_dir(flag, cfg).or_else(default_library_dir)
+    chosen_library_dir(flag, cfg).or_else(|| default_library_dir(cfg))
 }
 
 /// The library directory the user chose (`--libs`, `FLOWMCP_LIBS`, `libs` of the
 /// configuration), if any.
 fn chosen_library_dir(flag: Option<&Path>, cfg: &Config) -> Option<PathBuf> {
-    flag.map(Path::to_path_buf)
-        .or_else(|| {
-            std::env::var_os("FLOWMCP_LIBS")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        })
-        .or_else(|| cfg.libs.clone())
+    flag.map(Path::to_path_buf).or_else(|| cfg.libs.clone())
 }
 
 /// `~/.flowmcp/allowed-libraries`, where the JavaScript reference's CLI installs libraries.
-fn default_library_dir() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(|h| PathBuf::from(h).join(".flowmcp/allowed-libraries"))
+fn default_library_dir(cfg: &Config) -> Option<PathBuf> {
+    cfg.home
+        .as_ref()
+        .map(|h| h.join(".flowmcp/allowed-libraries"))
 }
 
 /// The library directory handlers load `requiredLibraries` from: a directory the user chose
@@ -121,7 +115,7 @@ pub(crate) fn open_library_dir(
             format!("{e} (given by --libs, FLOWMCP_LIBS or `libs` of the configuration)")
         });
     }
-    Ok(default_library_dir().and_then(|d| LibraryDir::new(&d).ok()))
+    Ok(default_library_dir(cfg).and_then(|d| LibraryDir::new(&d).ok()))
 }
 
 /// One required library and what is known of it.
@@ -245,9 +239,7 @@ fn catalog_paths(given: Vec<PathBuf>, cfg: &Config) -> Vec<PathBuf> {
 }
 
 fn options(place: &Place, cfg: &Config) -> flowmcp_validate::Options {
-    let mut o = flowmcp_validate::Options::new(profile_of(place.profile, cfg));
-    o.allowed_libraries = cfg.allowed_libraries.clone();
-    o
+    crate::run_cmd::validation_options(cfg, profile_of(place.profile, cfg))
 }
 
 fn status(a: StatusArgs) -> Result<ExitCode, String> {

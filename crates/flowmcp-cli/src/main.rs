@@ -199,17 +199,17 @@ fn main() -> ExitCode {
 }
 
 fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
-    let cfg = config::Config::discover(&cwd()?)?;
+    let cfg = run_cmd::config(false)?;
 
     let profile = profile_of(a.profile, &cfg);
-    let mut overrides = Overrides::new();
-    for (code, level) in &cfg.rules {
-        overrides.set(*code, *level);
-    }
-    for item in &a.rules {
-        let (code, level) =
-            Overrides::parse_item(item).map_err(|e| format!("--rule {item}: {e}"))?;
-        overrides.set(code, level);
+    let flags = a
+        .rules
+        .iter()
+        .map(|item| Overrides::parse_item(item).map_err(|e| format!("--rule {item}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (overrides, note) = cfg.overrides(profile, &flags);
+    if let Some(note) = note {
+        eprintln!("{note}");
     }
     if a.timeout_ms == 0 || a.memory_mib == 0 || a.max_file_size == 0 {
         return Err("--timeout-ms, --memory-mib and --max-file-size must be greater than 0".into());

@@ -9,7 +9,6 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_runtime::Cache;
-use flowmcp_runtime::read_env_file;
 use flowmcp_runtime::{CacheMode, Kind, ResourceOptions, RunnerOptions};
 use flowmcp_runtime::{TransportConfig, check_upstream};
 use flowmcp_spec::Profile;
@@ -29,14 +28,16 @@ pub(crate) struct SourceArgs {
     /// `spec` or `compat` (see `flowmcp validate --help`). Default: spec, or the config.
     #[arg(long, value_enum)]
     pub(crate) profile: Option<ProfileArg>,
-    /// Read server parameters from this file (`KEY=value` lines). Default: `envFile` of the
-    /// config, else `.env` in the current directory when it exists. The process environment wins
-    /// over the file, the file over the config's `serverParams`.
+    /// Read server parameters from this file (`KEY=value` lines). Default: `envFile` of your
+    /// ~/.flowmcp/config.json. The order: the process environment, this file, your
+    /// configuration's `serverParams`; then, only for names still unset, the project's `.env` in
+    /// the current directory (a regular file, not a link) and its configuration's `serverParams`.
     #[arg(long, value_name = "FILE")]
     env_file: Option<PathBuf>,
-    /// Also take `upstreams`, `envFile` and `cacheDir` from the project's .flowmcp/config.json
-    /// (by default only the user configuration ~/.flowmcp/config.json may set them: a repository
-    /// must not redirect your keys or files).
+    /// Also take `upstreams`, `envFile`, `cacheDir`, `libs`, `resourcesBase`, `llm.baseUrl`
+    /// and rules that loosen checks from the project's .flowmcp/config.json (by default only your
+    /// ~/.flowmcp/config.json may set them: a repository must not redirect your keys, files or
+    /// requests).
     #[arg(long)]
     pub(crate) trust_project_config: bool,
     /// How tools are named: `spec` (`getPublicHolidays_holidaykit-net`, chapter 16) or
@@ -190,9 +191,7 @@ impl ResourcePlaces {
             .unwrap_or_else(|| flowmcp_resources::sqlite::DEFAULT_BASE.to_string());
         flowmcp_resources::sqlite::Locations::check_base(&base)
             .map_err(|e| format!("resources base: {e}"))?;
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
+        let home = cfg.home.clone();
         let cwd = crate::cwd()?;
         Ok(ResourceOptions {
             project_base: Some(project_base(&cwd, &base, home.as_deref())),
@@ -294,13 +293,27 @@ enum CacheCommand {
     },
 }
 
-/// The layered configuration; keys a project may not set without consent are reported.
+/// The decided configuration ([`Config::discover`]); keys a project may not set without consent
+/// are reported on standard error.
 pub(crate) fn config(trust: bool) -> Result<Config, String> {
-    let cfg = Config::discover_layered(&crate::cwd()?, trust)?;
+    let cfg = Config::discover(&crate::cwd()?, trust, crate::config::Env::from_process())?;
     if let Some(note) = cfg.ignored_note() {
         eprintln!("{note}");
     }
     Ok(cfg)
+}
+
+/// The validation options of a command under `profile`: the configuration's rule overrides
+/// (a note on standard error names project rules that were not applied) and allowed libraries.
+pub(crate) fn validation_options(cfg: &Config, profile: Profile) -> flowmcp_validate::Options {
+    let mut validation = flowmcp_validate::Options::new(profile);
+    validation.allowed_libraries = cfg.allowed_libraries.clone();
+    let (overrides, note) = cfg.overrides(profile, &[]);
+    if let Some(note) = note {
+        eprintln!("{note}");
+    }
+    validation.settings.overrides = overrides;
+    validation
 }
 
 /// Opens the catalog, with `transport` and `runner` for calls: `paths` when given (one directory
@@ -315,31 +328,20 @@ pub(crate) fn open(
     transport: TransportConfig,
     runner: RunnerOptions,
 ) -> Result<Catalog, String> {
-    let env_path = source.env_file.clone().or_else(|| cfg.env_file.clone());
-    let env_file = match &env_path {
-        Some(p) => read_env_file(p).map_err(|e| format!("{}: {e}", p.display()))?,
-        None => {
-            let dot = Path::new(".env");
-            if dot.is_file() {
-                read_env_file(dot).map_err(|e| format!(".env: {e}"))?
-            } else {
-                std::collections::BTreeMap::new()
-            }
-        }
-    };
-    let mut validation = flowmcp_validate::Options::new(profile);
-    validation.allowed_libraries = cfg.allowed_libraries.clone();
+    let mut notes = Vec::new();
+    let params = cfg.server_params(source.env_file.as_deref(), &crate::cwd()?, &mut notes)?;
+    for note in notes {
+        eprintln!("{note}");
+    }
+    let mut validation = validation_options(cfg, profile);
     // The run commands show which files are not callable and their codes, not where each finding
     // is: no need to locate them in the sources.
     validation.positions = false;
-    for (code, level) in &cfg.rules {
-        validation.settings.overrides.set(*code, *level);
-    }
     let opts = CatalogOptions {
         validation,
-        env_file,
-        config_params: cfg.server_params.clone(),
-        env_override: None,
+        env_file: params.user,
+        config_params: params.project,
+        env_override: Some(params.env),
         transport,
         runner,
         reloadable,
@@ -374,9 +376,11 @@ pub(crate) fn print_problems(catalog: &Catalog) {
     }
 }
 
+/// The preload cache: `dir` (`--cache-dir`), else `cacheDir` of the configuration, else
+/// `~/.flowmcp/cache`.
 fn cache_of(dir: Option<PathBuf>, cfg: &Config) -> Option<Cache> {
     dir.or_else(|| cfg.cache_dir.clone())
-        .or_else(Cache::default_base)
+        .or_else(|| cfg.home.as_ref().map(|h| h.join(".flowmcp").join("cache")))
         .map(Cache::new)
 }
 

@@ -7,4 +7,5 @@
 pub mod gtfs;
 pub mod http;
 pub mod markdown;
+pub mod paths;
 pub mod sqlite;

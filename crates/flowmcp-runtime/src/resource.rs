@@ -29,6 +29,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use flowmcp_resources::http::{FetchFailure, Fetcher, HttpResource};
 use flowmcp_resources::markdown::{Document, MarkdownError};
+use flowmcp_resources::paths::Root;
 use flowmcp_resources::sqlite::{
     Database, Limits, Locations, Mode, OpenError, Origin, PathError, SqlError,
 };
@@ -37,6 +38,7 @@ use flowmcp_spec::id::{IdType, PrimitiveId};
 use flowmcp_spec::model::{
     Resource, ResourceMode, ResourceOrigin, ResourceQuery, ResourceSource, SchemaMain,
 };
+use flowmcp_spec::paths::{DatabasePath, database_path};
 use flowmcp_spec::zod::{Options, Primitive, ZType};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -596,11 +598,11 @@ fn open_database(
     Ok(OpenDb { db, refresh_at })
 }
 
-/// The file of a `sqlite` resource in the FlowMCP 3.0 form (compat): `database` is `~/…` (under
-/// the home directory) or relative to the schema's directory. Unlike the reference, which reads
-/// a relative path against the working directory, the file is where the schema says whatever
-/// directory the server starts in; absolute paths and `..` are refused, so the path stays in
-/// those two roots.
+/// The file of a `sqlite` resource in the FlowMCP 3.0 form (compat): `database` is
+/// `~/.<base>/…` (inside the user's flowmcp folder, `~/.flowmcp/` by default) or relative to the
+/// schema's directory. Unlike the reference, which reads a relative path against the working
+/// directory and `~/` anywhere in the home directory, the file is where the schema says whatever
+/// directory the server starts in, and only inside those two roots ([`flowmcp_resources::paths`]).
 fn compat_database_path(
     schema: &LoadedSchema,
     name: &str,
@@ -608,38 +610,31 @@ fn compat_database_path(
     opts: &ResourceOptions,
 ) -> Result<PathBuf, Coded> {
     let database = r.database.as_deref().unwrap_or_default();
-    let refuse = |why: &str| {
+    let refuse = |why: String| {
         Coded(
-            "E009",
+            "SEC021",
             format!("resource \"{name}\": database path {database:?} {why}"),
         )
     };
-    let (root, rest) = match database.strip_prefix("~/") {
-        Some(rest) => (
-            opts.home
-                .clone()
-                .ok_or_else(|| refuse("needs a home directory, and none is known"))?,
-            rest,
-        ),
-        None => (
-            schema
-                .path
-                .parent()
-                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
-            database,
-        ),
+    let resolved = match database_path(database, &opts.base).map_err(|f| refuse(f.to_string()))? {
+        DatabasePath::HomeFolder(inner) => {
+            let home = opts
+                .home
+                .as_deref()
+                .ok_or_else(|| refuse("needs a home directory, and none is known".into()))?;
+            Root::new(home.join(format!(".{}", opts.base))).resolve(inner)
+        }
+        DatabasePath::BesideSchema(relative) => Root::new(schema_dir(schema)).resolve(relative),
     };
-    let rel = Path::new(rest);
-    if rest.is_empty()
-        || !rel
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)))
-    {
-        return Err(refuse(
-            "must be `~/…` or relative to the schema, without `..`",
-        ));
+    resolved.map_err(|e| path_error(name, &e))
+}
+
+/// The directory of a schema file (`.` for a bare file name).
+fn schema_dir(schema: &LoadedSchema) -> PathBuf {
+    match schema.path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
     }
-    Ok(root.join(rel))
 }
 
 /// `cacheTtl` when a schema leaves it out (compat): one day.
@@ -657,7 +652,6 @@ fn http_copy(
     access: &Access<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<(PathBuf, Option<Instant>), Coded> {
-    let schema_dir = schema.path.parent().unwrap_or(Path::new("."));
     let Some(url) = r.url.as_deref() else {
         let local = r.path.as_deref().ok_or_else(|| {
             Coded(
@@ -665,7 +659,10 @@ fn http_copy(
                 format!("resource \"{name}\" has neither `url` nor `path`"),
             )
         })?;
-        return Ok((schema_dir.join(local), None));
+        let file = Root::new(schema_dir(schema))
+            .resolve(local)
+            .map_err(|e| path_error(name, &e))?;
+        return Ok((file, None));
     };
     let base = access.opts.project_base.as_deref().ok_or_else(|| {
         Coded(
@@ -682,7 +679,9 @@ fn http_copy(
     // The copy is the resource's, whichever way it was fetched: named by the schema's URL, so an
     // `--upstream` that is down still finds the copy an earlier route fetched.
     remote.cache = match r.path.as_deref() {
-        Some(p) => base.join(p),
+        Some(p) => Root::new(base)
+            .resolve(p)
+            .map_err(|e| path_error(name, &e))?,
         None => flowmcp_resources::http::cache_file(base, url),
     };
     remote.allow_http_loopback = access.upstream.is_some();
@@ -846,6 +845,7 @@ fn source_name(s: ResourceSource) -> &'static str {
 fn path_error(name: &str, e: &PathError) -> Coded {
     let code = match e {
         PathError::Escape { .. } | PathError::DanglingLink { .. } => "E009",
+        PathError::Relative { .. } => "SEC021",
         PathError::NoLocation { .. } => "RES020",
         PathError::BadName { .. } | PathError::BadBase { .. } => "E007",
         _ => "RES033",

@@ -34,6 +34,7 @@ pub mod id;
 pub mod js;
 pub mod lists;
 pub mod model;
+pub mod paths;
 pub mod placeholder;
 pub mod zod;
 

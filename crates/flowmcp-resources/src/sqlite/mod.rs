@@ -82,7 +82,8 @@ use rusqlite::limits::Limit;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use serde_json::{Map, Value};
 
-pub use error::{OpenError, PathError, SqlError};
+pub use crate::paths::PathError;
+pub use error::{OpenError, SqlError};
 pub use origin::{DEFAULT_BASE, Locations, Origin, schema_sql_file};
 pub use value::BLOB_KEY;
 

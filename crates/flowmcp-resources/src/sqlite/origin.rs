@@ -1,14 +1,11 @@
 //! Where a resource's database file lives: `inline`, `project` or `global`, plus its name.
 
-use std::ffi::OsString;
-use std::fs;
-use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-use super::error::PathError;
+use crate::paths::{PathError, Root};
 
 /// The base folder name used by `project` and `global` when none is configured.
-pub const DEFAULT_BASE: &str = "flowmcp";
+pub use flowmcp_spec::paths::DEFAULT_BASE;
 
 /// The storage location of a resource file (the `origin` field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -124,16 +121,7 @@ impl Locations {
             }
         };
         let candidate = root.join("resources").join(name);
-        let root = canonical_prefix(&root)?;
-        let resolved = canonical_prefix(&candidate)?;
-        if resolved.starts_with(&root) {
-            Ok(resolved)
-        } else {
-            Err(PathError::Escape {
-                path: resolved,
-                root,
-            })
-        }
+        Root::new(root).inside(&candidate)
     }
 }
 
@@ -169,41 +157,4 @@ fn check_name(name: &str) -> Result<(), PathError> {
         return bad("must be a file name ending in `.db` (SQLite) or `.md` (markdown)");
     }
     Ok(())
-}
-
-/// The path with its longest existing prefix canonicalized and the rest appended as it is.
-/// A missing tail must be plain names (no `..`), and a dangling link is an error.
-fn canonical_prefix(path: &Path) -> Result<PathBuf, PathError> {
-    let io_err = |source| PathError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let absolute = std::path::absolute(path).map_err(io_err)?;
-    let mut existing: &Path = &absolute;
-    let mut rest: Vec<OsString> = Vec::new();
-    loop {
-        match fs::canonicalize(existing) {
-            Ok(mut found) => {
-                for part in rest.iter().rev() {
-                    found.push(part);
-                }
-                return Ok(found);
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                if fs::symlink_metadata(existing).is_ok() {
-                    // Something is there but cannot be followed: a dangling link.
-                    return Err(PathError::DanglingLink {
-                        path: existing.to_path_buf(),
-                    });
-                }
-                let mut components = existing.components();
-                match components.next_back() {
-                    Some(Component::Normal(part)) => rest.push(part.to_os_string()),
-                    _ => return Err(io_err(e)),
-                }
-                existing = components.as_path();
-            }
-            Err(e) => return Err(io_err(e)),
-        }
-    }
 }

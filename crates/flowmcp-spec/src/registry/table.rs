@@ -145,6 +145,7 @@ declare_rules! {
     /// a pattern forbidden in schemas. Those codes are reported instead of this summary code.
     SEC019: Sec, Spec, "09-validation-rules.md", Off/Off, NotEmitted("SEC200–SEC204 report the check"), "Shared list contains executable code (SEC200–SEC204 are emitted instead)";
     SEC020: Sec, Spec, "05-security.md", Error/Warning, Implemented, "`requiredLibraries` entry is not on the allowlist";
+    SEC021: Sec, Extension, "flowmcp-rs", Error/Error, Implemented, "A resource's file path (`path`, `database`) must stay inside its folder";
     /// SEC100: A handler called `fetch` where no network is allowed: any handler under `spec`, and
     /// `preRequest`/`postRequest` under `compat` (there `executeRequest` may fetch, through the
     /// runtime's own HTTP client). Reported at call time inside an E005 message.

@@ -179,6 +179,10 @@ pub(super) static RULES: &[SchemaRule] = &[
         codes: &[Code::RES042],
         check: res042_get_schema_hint,
     },
+    SchemaRule {
+        codes: &[Code::SEC021],
+        check: sec021_paths_stay_inside,
+    },
 ];
 
 /// The `source` values a resource may have.
@@ -867,6 +871,43 @@ pub(super) fn res024_http_url(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                     format!("Must be a string (found {})", type_name(other)),
                 );
             }
+        }
+    }
+}
+
+/// SEC021: A resource file path that would leave its folder: an `http` resource's `path` (where
+/// the downloaded copy is kept, relative to the project's `.flowmcp/`) or a FlowMCP 3.0
+/// `database` (relative to the schema, or `~/.flowmcp/…`) that is absolute, contains `..`, or
+/// starts with `~/` outside `~/.flowmcp/`.
+///
+/// # Why
+///
+/// These paths come from the catalog, which may be someone else's. A download kept at
+/// `../../.bashrc` would replace a file of the user's with whatever the server sends, and a
+/// `database` of `~/Library/…/Cookies` would let `runSql` read a browser's cookies. The runtime
+/// refuses such paths too, and also a symbolic link that leads out of the folder; this rule says
+/// so before anything runs.
+pub(super) fn sec021_paths_stay_inside(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    for r in each_resource(ctx) {
+        if r.source() == Some("http")
+            && let Some(p) = r.str_field("path")
+            && let Err(fault) = flowmcp_spec::paths::check_relative(p)
+        {
+            c.emit(
+                Code::SEC021,
+                Some(&r.path.key("path")),
+                format!("path {p:?} {fault}"),
+            );
+        }
+        if let Some(db) = r.str_field("database")
+            && let Err(fault) =
+                flowmcp_spec::paths::database_path(db, flowmcp_spec::paths::DEFAULT_BASE)
+        {
+            c.emit(
+                Code::SEC021,
+                Some(&r.path.key("database")),
+                format!("database {db:?} {fault}"),
+            );
         }
     }
 }
