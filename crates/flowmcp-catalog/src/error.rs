@@ -25,6 +25,9 @@ pub enum CatalogError {
     /// A manifest entry names a path that cannot be used (outside the catalog, not a file, …).
     #[error("{0}")]
     Entry(String),
+    /// A file to be written would lie outside its folder (a symbolic link leads out).
+    #[error(transparent)]
+    Path(#[from] flowmcp_resources::paths::PathError),
 }
 
 impl CatalogError {

@@ -18,11 +18,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use flowmcp_loader::{FileKind, load_file};
+use flowmcp_resources::paths::Root;
+use flowmcp_spec::paths::encode_name;
 use flowmcp_runtime::cache::rfc3339;
 use flowmcp_runtime::{Kind, ToolEntry};
 use serde_json::{Map, Value, json};
 
-use crate::{Caller, Catalog};
+use crate::{Caller, Catalog, CatalogError};
 
 /// How [`Catalog::run_tests`] runs.
 #[derive(Clone, Debug)]
@@ -579,11 +581,22 @@ impl TestReport {
     /// chapter's record (`namespace`, `routeName`, `testIndex`, `_description`, `userParams`,
     /// `responseTime`, `timestamp`, `response`) — and `{stamp}/{namespace}/metrics.json` with the
     /// namespace's counts, timings, sizes and codes. `stamp` names the run (a timestamp).
-    pub fn capture_files(&self, dir: &Path, stamp: &str) -> Vec<(PathBuf, Value)> {
+    ///
+    /// The namespace and the route come from the catalog, so each becomes one path component
+    /// through [`flowmcp_spec::paths::encode_name`] (a route `../x` is the file `%2E%2E%2Fx-0.json`),
+    /// and every path is checked to lie inside `dir` with symbolic links followed
+    /// ([`flowmcp_resources::paths::Root`]); a link that leads out is an error.
+    pub fn capture_files(
+        &self,
+        dir: &Path,
+        stamp: &str,
+    ) -> Result<Vec<(PathBuf, Value)>, CatalogError> {
+        // The stamp is ours; the names under it come from the catalog.
+        let root = Root::new(dir.join(stamp));
         let mut files = Vec::new();
         let mut metrics: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
         for s in &self.schemas {
-            let ns_dir = dir.join(stamp).join(&s.namespace);
+            let ns_dir = root.join_names([s.namespace.as_str()])?;
             for p in &s.primitives {
                 let mut tests = Vec::new();
                 for t in &p.tests {
@@ -599,7 +612,8 @@ impl TestReport {
                         "response": {"status": o.status, "messages": o.messages, "data": o.data},
                         "outputMismatches": o.mismatches,
                     });
-                    files.push((ns_dir.join(format!("{}-{}.json", p.route, t.index)), record));
+                    let file = format!("{}-{}.json", encode_name(&p.route), t.index);
+                    files.push((root.inside(&ns_dir.join(file))?, record));
                     tests.push(json!({
                         "index": t.index, "passed": o.passed, "code": o.code,
                         "millis": o.millis, "bytes": o.bytes, "mismatches": o.mismatches.len(),
@@ -636,8 +650,9 @@ impl TestReport {
                 "failed": calls - passed, "totalMillis": millis, "totalBytes": bytes,
                 "errorCodes": codes, "routes": routes,
             });
-            files.push((dir.join(stamp).join(ns).join("metrics.json"), summary));
+            let file = root.join_names([ns])?.join("metrics.json");
+            files.push((root.inside(&file)?, summary));
         }
-        files
+        Ok(files)
     }
 }

@@ -191,7 +191,9 @@ fn a_capture_holds_the_chapter_records_and_metrics() {
         &no_delay(),
         &mut |_| {},
     );
-    let files = report.capture_files(&dir.join("capture"), "2026-11-25T10-00-00Z");
+    let files = report
+        .capture_files(&dir.join("capture"), "2026-11-25T10-00-00Z")
+        .unwrap();
     let names: Vec<String> = files
         .iter()
         .map(|(p, _)| {

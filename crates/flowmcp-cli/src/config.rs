@@ -79,6 +79,8 @@ pub(crate) mod vars {
     pub(crate) const LLM_BASE_URL: &str = "FLOWMCP_LLM_BASE_URL";
     /// The model key.
     pub(crate) const LLM_API_KEY: &str = "OPENROUTER_API_KEY";
+    /// The npm program `flowmcp libs install` runs.
+    pub(crate) const NPM: &str = "FLOWMCP_NPM";
 }
 
 /// The process environment, read once. Empty values count as unset.
@@ -162,6 +164,8 @@ pub(crate) struct Config {
     pub llm_api_key: Option<String>,
     /// The user's home directory (`HOME`).
     pub home: Option<PathBuf>,
+    /// The npm program (`FLOWMCP_NPM`; else `npm` on the PATH).
+    pub npm: Option<PathBuf>,
     /// The user allowed serving without authentication on any address.
     #[allow(dead_code)] // read by `serve` (the --no-auth work)
     pub no_auth: bool,
@@ -262,6 +266,7 @@ impl Config {
                 .map(str::to_string)
                 .or_else(|| pick(&user.llm_api_key, &project.llm_api_key)),
             home: env.get(vars::HOME).map(PathBuf::from),
+            npm: env.get(vars::NPM).map(PathBuf::from),
             no_auth: user.no_auth,
             params: ParamSources {
                 env: env.0.clone(),

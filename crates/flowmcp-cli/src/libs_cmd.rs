@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use clap::{Args, Subcommand};
-use flowmcp_loader::libs::{LibraryDir, is_builtin};
+use flowmcp_loader::libs::{LibraryDir, check_install_spec, is_builtin};
 use serde_json::{Value, json};
 
 use crate::config::Config;
@@ -38,12 +38,16 @@ enum LibsCommand {
     Status(StatusArgs),
     /// Install the libraries a catalog needs (or the named ones) into the library directory.
     #[command(
-        long_about = "Installs into the library directory, with the `npm` on your PATH \
-    and `--ignore-scripts` (no install script of any package runs): the libraries the schemas of \
-    a catalog need that are missing and allowed, or the package names given. Native addons are \
-    not installed (the sandbox cannot run them), nor Node built-ins. Without npm, prints the \
-    command to run by hand.\n\n\
-    Exit codes: 0 installed (or nothing to install), 1 npm failed or is absent, 2 usage error."
+        long_about = "Installs into the library directory, with the `npm` on your PATH (or \
+    FLOWMCP_NPM) run in that directory, and with no install script of any package running \
+    (`--ignore-scripts` on npm's command line and in its environment, which no `.npmrc` can \
+    undo): the libraries the schemas of a catalog need that are missing and allowed, or the \
+    package names given. Only npm registry names with an optional version or range reach npm \
+    (`ethers`, `@scope/pkg@^1.2`); a catalog entry that is an option, a URL, a path or a git \
+    source is refused and named. Native addons are not installed (the sandbox cannot run them), \
+    nor Node built-ins. Without npm, prints the command to run by hand.\n\n\
+    Exit codes: 0 installed (or nothing to install), 1 npm failed or is absent, or a catalog \
+    entry was refused, 2 usage error."
     )]
     Install(InstallArgs),
 }
@@ -116,6 +120,24 @@ pub(crate) fn open_library_dir(
         });
     }
     Ok(default_library_dir(cfg).and_then(|d| LibraryDir::new(&d).ok()))
+}
+
+/// The `npm install` of `specs` (each passed [`check_install_spec`]) into the library directory
+/// `dir`, such that no package script can run, whatever the repository the user is in says:
+/// npm runs in `dir` (so a repository's `.npmrc` is not its project configuration), with
+/// `--ignore-scripts` on the command line and `npm_config_ignore_scripts=true` in its
+/// environment (both beat every `.npmrc`), and the names after `--` (so none is read as an
+/// option).
+fn npm_install(npm: &Path, dir: &Path, specs: &[String]) -> Command {
+    let mut c = Command::new(npm);
+    c.current_dir(dir)
+        .env("npm_config_ignore_scripts", "true")
+        .arg("install")
+        .arg("--prefix")
+        .arg(dir)
+        .args(["--ignore-scripts", "--no-audit", "--no-fund", "--"])
+        .args(specs);
+    c
 }
 
 /// One required library and what is known of it.
@@ -310,38 +332,73 @@ fn install(a: InstallArgs) -> Result<ExitCode, String> {
                 "{n} is a Node built-in module: there is nothing to install"
             ));
         }
+        check_install_spec(n).map_err(|e| e.to_string())?;
         wanted.push(n.clone());
     }
+    // Names from a catalog's `requiredLibraries` that npm must never see.
+    let mut refused = 0usize;
     if !paths.is_empty() || names.is_empty() {
         let paths = catalog_paths(paths.into_iter().map(PathBuf::from).collect(), &cfg);
         for (name, n) in needs(&paths, Some(&dir), &opts)? {
             match n.state {
-                "missing" => wanted.push(name),
+                "missing" => match check_install_spec(&name) {
+                    Ok(()) => wanted.push(name),
+                    Err(e) => {
+                        refused += 1;
+                        eprintln!(
+                            "flowmcp: not installing {}",
+                            flowmcp_spec::escape_controls(&e.to_string())
+                        );
+                    }
+                },
                 "installed" => {}
-                _ => eprintln!("flowmcp: not installing {name}: {}", n.detail),
+                _ => eprintln!(
+                    "flowmcp: not installing {}: {}",
+                    flowmcp_spec::escape_controls(&name),
+                    n.detail
+                ),
             }
         }
     }
+    let refused_code = if refused == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    };
     if wanted.is_empty() {
         write_stdout("nothing to install\n")?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(refused_code);
     }
-    let args: Vec<String> = [
-        "install",
-        "--prefix",
-        &dir.display().to_string(),
-        "--ignore-scripts",
-        "--no-audit",
-        "--no-fund",
-    ]
-    .iter()
-    .map(|s| (*s).to_string())
-    .chain(wanted.iter().cloned())
-    .collect();
-    let manual = format!("npm {}", args.join(" "));
+    let npm = cfg.npm.clone().unwrap_or_else(|| PathBuf::from("npm"));
+    let mut command = npm_install(&npm, &dir, &wanted);
+    // The same command for a shell (a range such as `>=1 <2` quoted).
+    let manual = format!(
+        "cd '{}' && npm_config_ignore_scripts=true npm {}",
+        dir.display(),
+        command
+            .get_args()
+            .map(|a| {
+                let a = a.to_string_lossy();
+                if a.chars().all(|c| c.is_ascii_alphanumeric() || "@/._^~=-".contains(c)) {
+                    a.into_owned()
+                } else {
+                    format!("'{a}'")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     eprintln!("flowmcp: running {manual}");
-    match Command::new("npm").args(&args).status() {
+    match command.status() {
+        Ok(s) if s.success() && refused > 0 => {
+            write_stdout(&format!(
+                "installed {} into {}; {refused} refused (see above)\n",
+                wanted.join(", "),
+                dir.display()
+            ))?;
+            Ok(refused_code)
+        }
         Ok(s) if s.success() => {
             write_stdout(&format!(
                 "installed {} into {}\n",

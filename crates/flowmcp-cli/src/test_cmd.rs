@@ -238,7 +238,9 @@ fn capture(
 ) -> Result<(), String> {
     // A timestamp that is a valid file name everywhere.
     let stamp = flowmcp_catalog::rfc3339(started).replace(':', "-");
-    let files = report.capture_files(dir, &stamp);
+    let files = report
+        .capture_files(dir, &stamp)
+        .map_err(|e| format!("--capture: {e}"))?;
     for (path, value) in &files {
         if dry_run {
             eprintln!("flowmcp: would write {}", path.display());

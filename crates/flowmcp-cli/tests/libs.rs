@@ -124,7 +124,7 @@ fn install_runs_npm_with_ignore_scripts_for_what_is_missing() {
     let args = std::fs::read_to_string(&record).unwrap();
     assert_eq!(
         args.trim(),
-        format!("install --prefix {l} --ignore-scripts --no-audit --no-fund left-pad moment")
+        format!("install --prefix {l} --ignore-scripts --no-audit --no-fund -- left-pad moment")
     );
     // Not installed: the native addon and the built-in, each with the reason.
     assert!(
@@ -144,11 +144,111 @@ fn install_runs_npm_with_ignore_scripts_for_what_is_missing() {
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     assert!(
         run.stderr.contains(&format!(
-            "run by hand: npm install --prefix {l} --ignore-scripts"
+            "run by hand: cd '{l}' && npm_config_ignore_scripts=true npm install --prefix {l} \
+             --ignore-scripts --no-audit --no-fund -- moment"
         )),
         "{}",
         run.stderr
     );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Issue #27, item 1: a hostile repository (its config says `compat`, its `.npmrc` turns install
+/// scripts back on, its catalog lists npm options, a tarball URL, a path and a git source as
+/// libraries) cannot make `flowmcp libs install` run a package script: only registry names
+/// reach npm, after `--`, npm runs in the library directory with `--ignore-scripts` on its
+/// command line and in its environment, and npm's own configuration lookup then says scripts
+/// stay off.
+#[cfg(unix)]
+#[test]
+fn item01_a_hostile_catalog_cannot_make_libs_install_run_scripts() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = temp_dir("libs-hostile");
+    let repo = root.join("repo");
+    let libs = root.join("libs");
+    write(&repo.join(".flowmcp/config.json"), r#"{"profile": "compat"}"#);
+    write(&repo.join(".npmrc"), "ignore-scripts=false\ngit=./evil.sh\n");
+    write(
+        &repo.join("catalog/providers/x/x.mjs"),
+        "export const main = { namespace: 'x', requiredLibraries: [ '--ignore-scripts=false', \
+         'https://evil.example/pwn.tgz', 'file:../pwn', 'git+ssh://git@evil.example/pwn.git', \
+         'evil/pwn', 'moment@^2.30', '@scope/ok' ], tools: {} }\n",
+    );
+    // A stand-in npm: records its arguments, its directory and npm's variables, then asks the
+    // real npm (when there is one) what `ignore-scripts` is, from the same directory, with the
+    // same environment and the arguments it was given.
+    let bin = root.join("bin");
+    let record = root.join("npm-record.txt");
+    let real_npm = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("npm"))
+            .find(|p| p.is_file())
+    });
+    // The product's own options (between `install` and `--`) are passed on to the real npm.
+    let ask = match &real_npm {
+        Some(npm) => format!(
+            "shift; flags=''; while [ $# -gt 0 ] && [ \"$1\" != -- ]; do flags=\"$flags $1\"; shift; done\n\
+             echo \"real: $('{}' config get ignore-scripts $flags 2>&1)\" >> '{rec}'\n",
+            npm.display(),
+            rec = record.display()
+        ),
+        None => String::new(),
+    };
+    write(
+        &bin.join("npm"),
+        &format!(
+            "#!/bin/sh\n{{ echo \"args: $*\"; echo \"pwd: $PWD\"; echo \"env: $npm_config_ignore_scripts\"; }} > '{}'\n{ask}",
+            record.display()
+        ),
+    );
+    std::fs::set_permissions(bin.join("npm"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let l = libs.display().to_string();
+    let run = flowmcp_env(
+        &["libs", "install", "catalog", "--libs", &l],
+        &repo,
+        &[
+            ("FLOWMCP_NPM", &bin.join("npm").display().to_string()),
+            ("HOME", &root.display().to_string()),
+        ],
+    );
+    // Something was refused: exit 1, each refused entry named.
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    for bad in [
+        "--ignore-scripts=false",
+        "https://evil.example/pwn.tgz",
+        "file:../pwn",
+        "git+ssh://git@evil.example/pwn.git",
+        "evil/pwn",
+    ] {
+        assert!(
+            run.stderr.contains(&format!("not installing \"{bad}\"")),
+            "{bad}: {}",
+            run.stderr
+        );
+    }
+    let record = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        record.contains(&format!(
+            "args: install --prefix {l} --ignore-scripts --no-audit --no-fund -- @scope/ok moment@^2.30\n"
+        )),
+        "{record}"
+    );
+    let pwd = std::fs::canonicalize(&libs).unwrap();
+    assert!(
+        record.contains(&format!("pwd: {}\n", pwd.display())) || record.contains(&format!("pwd: {l}\n")),
+        "{record}"
+    );
+    assert!(record.contains("env: true\n"), "{record}");
+    if let Some(npm) = &real_npm {
+        assert!(record.contains("real: true"), "{record}");
+        // The repository's .npmrc does turn scripts on where npm would read it.
+        let there = std::process::Command::new(npm)
+            .args(["config", "get", "ignore-scripts"])
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&there.stdout).trim(), "false");
+    }
     let _ = std::fs::remove_dir_all(&root);
 }
 

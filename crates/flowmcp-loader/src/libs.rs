@@ -195,6 +195,71 @@ fn valid_package_name(name: &str) -> bool {
     }
 }
 
+/// The longest npm package name, as the registry allows it.
+const MAX_PACKAGE_NAME_LEN: usize = 214;
+
+/// Why a text cannot be handed to `npm install`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InstallSpecError {
+    /// Not a package name the npm registry accepts.
+    #[error(
+        "{0:?} is not an npm registry package name (letters, digits, `-`, `.`, `_`, `~`, an optional          `@scope/`, not starting with `.`, `_` or `-`, at most 214 characters)"
+    )]
+    Name(String),
+    /// The part after the name's `@` is not a version, a range or a tag.
+    #[error(
+        "{0:?} has a version that is not a semver version, range or tag (URLs, paths and git          sources are not installed)"
+    )]
+    Version(String),
+}
+
+/// Checks that `spec` is what `flowmcp libs install` may hand to npm: a registry package name
+/// (`left-pad`, `@scope/pkg`) with an optional `@` and a semver version, range or dist-tag
+/// (`ethers@6.17.0`, `moment@^2.30`, `x@>=1 <2`, `x@latest`). Everything else is refused —
+/// options such as `--ignore-scripts=false`, tarball URLs, `file:` paths, git sources and
+/// GitHub shorthands — so nothing a catalog writes can change how npm runs or where a package
+/// comes from.
+pub fn check_install_spec(spec: &str) -> Result<(), InstallSpecError> {
+    let (name, version) = match spec.strip_prefix('@') {
+        Some(rest) => match rest.split_once('@') {
+            Some((name, version)) => (&spec[..name.len() + 1], Some(version)),
+            None => (spec, None),
+        },
+        None => match spec.split_once('@') {
+            Some((name, version)) => (name, Some(version)),
+            None => (spec, None),
+        },
+    };
+    let part_ok = |p: &str| {
+        !p.is_empty()
+            && !p.starts_with(['.', '_', '-'])
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~'))
+    };
+    let name_ok = name.len() <= MAX_PACKAGE_NAME_LEN
+        && !is_builtin(name)
+        && match name.strip_prefix('@') {
+            Some(scoped) => scoped
+                .split_once('/')
+                .is_some_and(|(scope, pkg)| part_ok(scope) && part_ok(pkg)),
+            None => part_ok(name) && !matches!(name, "node_modules" | "favicon.ico"),
+        };
+    if !name_ok {
+        return Err(InstallSpecError::Name(spec.to_string()));
+    }
+    if let Some(v) = version {
+        let version_ok = !v.is_empty()
+            && !v.starts_with('-')
+            && v.chars().all(|c| {
+                c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '^' | '~' | '<' | '>' | '=' | '*' | '|' | ' ')
+            });
+        if !version_ok {
+            return Err(InstallSpecError::Version(spec.to_string()));
+        }
+    }
+    Ok(())
+}
+
 /// `@scope/pkg/sub/path` → (`@scope/pkg`, `./sub/path`); `pkg` → (`pkg`, `.`).
 fn split_bare(specifier: &str) -> Option<(String, String)> {
     let mut parts = specifier.splitn(if specifier.starts_with('@') { 3 } else { 2 }, '/');
@@ -664,5 +729,57 @@ impl LibraryDir {
             }
         };
         Ok(Resolved { path: file, format })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_registry_names_and_versions_reach_npm() {
+        for ok in [
+            "left-pad",
+            "ethers@6.17.0",
+            "moment@^2.30.1",
+            "x@>=1.0.0 <2",
+            "x@1 || 2",
+            "x@latest",
+            "@thanpolas/univ3prices",
+            "@scope/pkg@~1.2",
+            "JSONStream",
+            "lodash.get",
+        ] {
+            assert_eq!(check_install_spec(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "--ignore-scripts=false",
+            "-g",
+            "https://evil.example/pkg.tgz",
+            "file:../evil",
+            "../evil",
+            "/tmp/evil",
+            "git+ssh://git@evil.example/x.git",
+            "github:evil/pkg",
+            "evil/pkg",
+            "pkg@file:../x",
+            "pkg@github:evil/x",
+            "pkg@evil/x",
+            "pkg@",
+            "pkg@--foo",
+            "@scope",
+            "@/pkg",
+            ".hidden",
+            "_private",
+            "fs",
+            "node:fs",
+            "node_modules",
+            "",
+            "a b",
+            "pkg\nx",
+        ] {
+            assert!(check_install_spec(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_install_spec(&"a".repeat(215)).is_err());
     }
 }
