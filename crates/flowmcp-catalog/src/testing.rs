@@ -19,9 +19,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use flowmcp_loader::{FileKind, load_file};
 use flowmcp_resources::paths::Root;
-use flowmcp_spec::paths::encode_name;
 use flowmcp_runtime::cache::rfc3339;
 use flowmcp_runtime::{Kind, ToolEntry};
+use flowmcp_spec::paths::encode_name;
 use serde_json::{Map, Value, json};
 
 use crate::{Caller, Catalog, CatalogError};

@@ -379,7 +379,9 @@ fn install(a: InstallArgs) -> Result<ExitCode, String> {
             .get_args()
             .map(|a| {
                 let a = a.to_string_lossy();
-                if a.chars().all(|c| c.is_ascii_alphanumeric() || "@/._^~=-".contains(c)) {
+                if a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "@/._^~=-".contains(c))
+                {
                     a.into_owned()
                 } else {
                     format!("'{a}'")

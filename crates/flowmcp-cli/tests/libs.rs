@@ -166,8 +166,14 @@ fn item01_a_hostile_catalog_cannot_make_libs_install_run_scripts() {
     let root = temp_dir("libs-hostile");
     let repo = root.join("repo");
     let libs = root.join("libs");
-    write(&repo.join(".flowmcp/config.json"), r#"{"profile": "compat"}"#);
-    write(&repo.join(".npmrc"), "ignore-scripts=false\ngit=./evil.sh\n");
+    write(
+        &repo.join(".flowmcp/config.json"),
+        r#"{"profile": "compat"}"#,
+    );
+    write(
+        &repo.join(".npmrc"),
+        "ignore-scripts=false\ngit=./evil.sh\n",
+    );
     write(
         &repo.join("catalog/providers/x/x.mjs"),
         "export const main = { namespace: 'x', requiredLibraries: [ '--ignore-scripts=false', \
@@ -235,7 +241,8 @@ fn item01_a_hostile_catalog_cannot_make_libs_install_run_scripts() {
     );
     let pwd = std::fs::canonicalize(&libs).unwrap();
     assert!(
-        record.contains(&format!("pwd: {}\n", pwd.display())) || record.contains(&format!("pwd: {l}\n")),
+        record.contains(&format!("pwd: {}\n", pwd.display()))
+            || record.contains(&format!("pwd: {l}\n")),
         "{record}"
     );
     assert!(record.contains("env: true\n"), "{record}");

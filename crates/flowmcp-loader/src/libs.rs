@@ -251,7 +251,11 @@ pub fn check_install_spec(spec: &str) -> Result<(), InstallSpecError> {
         let version_ok = !v.is_empty()
             && !v.starts_with('-')
             && v.chars().all(|c| {
-                c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '^' | '~' | '<' | '>' | '=' | '*' | '|' | ' ')
+                c.is_ascii_alphanumeric()
+                    || matches!(
+                        c,
+                        '.' | '-' | '+' | '^' | '~' | '<' | '>' | '=' | '*' | '|' | ' '
+                    )
             });
         if !version_ok {
             return Err(InstallSpecError::Version(spec.to_string()));

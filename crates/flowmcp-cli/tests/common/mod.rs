@@ -18,9 +18,16 @@ pub(crate) fn flowmcp(args: &[&str], cwd: &Path) -> Run {
     flowmcp_env(args, cwd, &[])
 }
 
+/// The binary under test: this build's, or the one `FLOWMCP_TEST_BIN` names (to run the same
+/// tests against another build, e.g. to see a regression test fail on a build without its fix).
+pub(crate) fn binary() -> std::ffi::OsString {
+    std::env::var_os("FLOWMCP_TEST_BIN")
+        .unwrap_or_else(|| std::ffi::OsString::from(env!("CARGO_BIN_EXE_flowmcp")))
+}
+
 /// As [`flowmcp`], with extra environment variables.
 pub(crate) fn flowmcp_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_flowmcp"))
+    let mut child = Command::new(binary())
         .args(args)
         .current_dir(cwd)
         .envs(env.iter().copied())
