@@ -8,7 +8,7 @@ use flowmcp_runtime::{RunnerOptions, TransportConfig};
 
 use crate::config::Config;
 use crate::run_cmd::{RunArgs, SourceArgs, config, open};
-use crate::{profile_of, write_stdout};
+use crate::{profile_of, shown, shown_block, write_stdout};
 
 #[derive(Args, Debug)]
 pub(crate) struct AgentArgs {
@@ -169,7 +169,7 @@ fn run_agent(a: RunAgentArgs) -> Result<ExitCode, String> {
     let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint(&cfg))
         .map_err(|e| e.to_string())?;
     for w in &runner.warnings {
-        eprintln!("flowmcp: agent {}: {w}", a.name);
+        eprintln!("flowmcp: agent {}: {}", a.name, shown(w));
     }
     match runner.run(&a.input) {
         Ok(o) => {
@@ -186,11 +186,11 @@ fn run_agent(a: RunAgentArgs) -> Result<ExitCode, String> {
                 flowmcp_loader::write_atomic(path, text.as_bytes())
                     .map_err(|e| format!("{}: {e}", path.display()))?;
             }
-            write_stdout(&format!("{}\n", o.answer))?;
+            write_stdout(&format!("{}\n", shown_block(&o.answer)))?;
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("flowmcp: {e}");
+            eprintln!("flowmcp: {}", shown(&e.to_string()));
             Ok(ExitCode::from(1))
         }
     }
@@ -201,14 +201,19 @@ fn test_agent(a: TestAgentArgs) -> Result<ExitCode, String> {
     let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint(&cfg))
         .map_err(|e| e.to_string())?;
     for w in &runner.warnings {
-        eprintln!("flowmcp: agent {}: {w}", a.name);
+        eprintln!("flowmcp: agent {}: {}", a.name, shown(w));
     }
     let results = runner.test();
     let mut out = String::new();
     for (i, r) in results.iter().enumerate() {
         match &r.failure {
-            None => out.push_str(&format!("PASS  {}. {}\n", i + 1, r.description)),
-            Some(why) => out.push_str(&format!("FAIL  {}. {}: {why}\n", i + 1, r.description)),
+            None => out.push_str(&format!("PASS  {}. {}\n", i + 1, shown(&r.description))),
+            Some(why) => out.push_str(&format!(
+                "FAIL  {}. {}: {}\n",
+                i + 1,
+                shown(&r.description),
+                shown(why)
+            )),
         }
     }
     let failed = results.iter().filter(|r| r.failure.is_some()).count();
@@ -264,7 +269,7 @@ fn rehash(a: NameArgs) -> Result<ExitCode, String> {
     );
     for t in &done.tools {
         if let Ok(h) = &t.hash {
-            out.push_str(&format!("  {}  {h}\n", t.id));
+            out.push_str(&format!("  {}  {h}\n", shown(&t.id)));
         }
     }
     write_stdout(&out)?;

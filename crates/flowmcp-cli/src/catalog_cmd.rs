@@ -75,7 +75,7 @@ fn hash(dir: &Path) -> Result<ExitCode, String> {
 fn index(dir: &Path, check: bool) -> Result<ExitCode, String> {
     let index = build_index(dir).map_err(|e| e.to_string())?;
     for n in &index.notes {
-        eprintln!("flowmcp: {}", flowmcp_spec::escape_controls(n));
+        eprintln!("flowmcp: {}", super::shown(n));
     }
     let shown = index.path.display().to_string();
     if index.is_current() {
@@ -96,7 +96,7 @@ fn index(dir: &Path, check: bool) -> Result<ExitCode, String> {
         ));
     }
     for c in &index.changes {
-        out.push_str(&format!("  {c}\n"));
+        out.push_str(&format!("  {}\n", super::shown(c)));
     }
     super::write_stdout(&out)?;
     Ok(if check {

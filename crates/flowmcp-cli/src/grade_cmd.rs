@@ -84,7 +84,11 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
     if a.emit_prompts {
         let path = out.join("prompts.json");
         write_json(&path, &schema.prompts())?;
-        write_stdout(&format!("wrote {} for {}\n", path.display(), schema.id))?;
+        write_stdout(&format!(
+            "wrote {} for {}\n",
+            flowmcp_spec::display_path(&path),
+            crate::shown(&schema.id)
+        ))?;
         return Ok(ExitCode::SUCCESS);
     }
     let scores: Value = if a.llm {

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::config::Config;
 use crate::run_cmd::config;
-use crate::{ProfileArg, profile_of, write_stdout};
+use crate::{ProfileArg, profile_of, shown, write_stdout};
 
 #[derive(Args, Debug)]
 pub(crate) struct LibsArgs {
@@ -302,11 +302,12 @@ fn status(a: StatusArgs) -> Result<ExitCode, String> {
         }
         for (name, n) in &needs {
             out.push_str(&format!(
-                "{:<16} {name} ({} schema{}): {}\n",
+                "{:<16} {} ({} schema{}): {}\n",
                 n.state,
+                shown(name),
                 n.schemas,
                 if n.schemas == 1 { "" } else { "s" },
-                n.detail
+                shown(&n.detail)
             ));
         }
         write_stdout(&out)?;
@@ -345,17 +346,14 @@ fn install(a: InstallArgs) -> Result<ExitCode, String> {
                     Ok(()) => wanted.push(name),
                     Err(e) => {
                         refused += 1;
-                        eprintln!(
-                            "flowmcp: not installing {}",
-                            flowmcp_spec::escape_controls(&e.to_string())
-                        );
+                        eprintln!("flowmcp: not installing {}", shown(&e.to_string()));
                     }
                 },
                 "installed" => {}
                 _ => eprintln!(
                     "flowmcp: not installing {}: {}",
-                    flowmcp_spec::escape_controls(&name),
-                    n.detail
+                    shown(&name),
+                    shown(&n.detail)
                 ),
             }
         }

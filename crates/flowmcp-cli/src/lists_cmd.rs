@@ -90,7 +90,7 @@ pub(crate) fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
         eprintln!(
             "flowmcp: {} schema file(s) that mention sharedLists could not be loaded and were skipped: {}",
             skipped.len(),
-            skipped.join(", ")
+            crate::shown(&skipped.join(", "))
         );
     }
     let text = if a.json {

@@ -397,6 +397,20 @@ pub(crate) fn write_json(path: &std::path::Path, value: &serde_json::Value) -> R
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Text that comes from a catalog, a response or a model, as human output shows it: control
+/// characters (newlines, carriage returns, escape sequences) escaped, so that no value can forge,
+/// hide or recolour a line. Every such field of human output goes through this one function;
+/// JSON output needs none (its encoder escapes them).
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    flowmcp_spec::escape_controls(text)
+}
+
+/// [`shown`] for a block of text that is the output itself (a rendered prompt, a model's
+/// answer): its lines and tabs stay, every other control character is escaped.
+pub(crate) fn shown_block(text: &str) -> std::borrow::Cow<'_, str> {
+    flowmcp_spec::escape_controls_in_block(text)
+}
+
 pub(crate) fn write_stdout(text: &str) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {

@@ -10,7 +10,7 @@ use flowmcp_runtime::{RunnerOptions, TransportConfig};
 use serde_json::{Map, Value, json};
 
 use crate::run_cmd::{RunArgs, SourceArgs, config, open};
-use crate::{profile_of, write_stdout};
+use crate::{profile_of, shown, shown_block, write_stdout};
 
 #[derive(Args, Debug)]
 pub(crate) struct PromptArgs {
@@ -142,16 +142,16 @@ pub(crate) fn listing(catalog: &Catalog, prompts: &[PromptInfo]) -> String {
             .iter()
             .map(|a| {
                 if a.required {
-                    format!("{}*", a.name)
+                    format!("{}*", shown(&a.name))
                 } else {
-                    a.name.clone()
+                    shown(&a.name).into_owned()
                 }
             })
             .collect();
         out.push_str(&format!(
             "{:<width$}  {:<15}  {}\n",
-            p.name,
-            kind_of(p),
+            shown(&p.name),
+            shown(kind_of(p)),
             args.join(" ")
         ));
     }
@@ -237,7 +237,7 @@ fn get(a: GetArgs) -> Result<ExitCode, String> {
                 role(m.speaker)
             ));
         }
-        out.push_str(&m.text);
+        out.push_str(&shown_block(&m.text));
         if !m.text.ends_with('\n') {
             out.push('\n');
         }

@@ -90,7 +90,10 @@ fn init(a: InitArgs) -> Result<ExitCode, String> {
         ));
     }
     if std::fs::symlink_metadata(&file.path).is_ok() {
-        println!("{} already exists; nothing to do", file.path.display());
+        println!(
+            "{} already exists; nothing to do",
+            flowmcp_spec::display_path(&file.path)
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let sql_file = a.sql.clone().or(file.schema_sql.clone()).ok_or_else(|| {
@@ -132,7 +135,7 @@ fn init(a: InitArgs) -> Result<ExitCode, String> {
         .unwrap_or(0);
     println!(
         "created {} ({tables} table{})",
-        file.path.display(),
+        flowmcp_spec::display_path(&file.path),
         if tables == 1 { "" } else { "s" }
     );
     Ok(ExitCode::SUCCESS)

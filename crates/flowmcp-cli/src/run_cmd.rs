@@ -16,7 +16,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use crate::config::Config;
-use crate::{ProfileArg, profile_of, write_stdout};
+use crate::{ProfileArg, profile_of, shown, write_stdout};
 
 /// Where the tools come from, shared by `call`, `list` and `search`.
 #[derive(Args, Debug)]
@@ -368,11 +368,7 @@ pub(crate) fn open(
 /// Prints the catalog's load problems (files that are not callable, and why) to stderr.
 pub(crate) fn print_problems(catalog: &Catalog) {
     for p in &catalog.toolset().problems {
-        eprintln!(
-            "flowmcp: {}: {}",
-            p.file,
-            flowmcp_spec::escape_controls(&p.message)
-        );
+        eprintln!("flowmcp: {}: {}", shown(&p.file), shown(&p.message));
     }
 }
 
@@ -519,12 +515,15 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
         let state = if d.is_exposed() {
             "exposed".to_string()
         } else {
-            format!("hidden (missing {})", d.missing_server_params.join(", "))
+            format!(
+                "hidden (missing {})",
+                shown(&d.missing_server_params.join(", "))
+            )
         };
         out.push_str(&format!(
             "{:<width$}  {:<wire_width$}  {state}\n",
-            d.lookup_key(),
-            d.wire_name
+            shown(&d.lookup_key()),
+            shown(&d.wire_name)
         ));
     }
     let (exposed, hidden, _) = set.exposure();
@@ -598,9 +597,10 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
         let hidden = if d.is_exposed() { "" } else { " [hidden]" };
         let first_line = d.description.lines().next().unwrap_or_default();
         out.push_str(&format!(
-            "{score:>3}  {}  {}{hidden}\n     {first_line}\n",
-            d.lookup_key(),
-            d.wire_name
+            "{score:>3}  {}  {}{hidden}\n     {}\n",
+            shown(&d.lookup_key()),
+            shown(&d.wire_name),
+            shown(first_line)
         ));
     }
     if !prompt_hits.is_empty() {
@@ -609,13 +609,17 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
     for (score, e) in prompt_hits.iter().take(a.limit) {
         let first_line = e.description.lines().next().unwrap_or_default();
         out.push_str(&format!(
-            "{score:>3}  {}  ({})\n     {first_line}\n",
-            e.id,
-            e.kind.id_type()
+            "{score:>3}  {}  ({})\n     {}\n",
+            shown(&e.id),
+            e.kind.id_type(),
+            shown(first_line)
         ));
     }
     if hits.is_empty() && prompt_hits.is_empty() {
-        out.push_str(&format!("no tool, prompt or skill matches \"{query}\"\n"));
+        out.push_str(&format!(
+            "no tool, prompt or skill matches \"{}\"\n",
+            shown(&query)
+        ));
     }
     write_stdout(&out)?;
     Ok(if hits.is_empty() && prompt_hits.is_empty() {
@@ -651,8 +655,8 @@ pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
                 let mut out = String::new();
                 for e in &entries {
                     let id = match &e.param_hash {
-                        Some(h) => format!("{}/{} [{h}]", e.namespace, e.tool),
-                        None => format!("{}/{}", e.namespace, e.tool),
+                        Some(h) => format!("{}/{} [{h}]", shown(&e.namespace), shown(&e.tool)),
+                        None => format!("{}/{}", shown(&e.namespace), shown(&e.tool)),
                     };
                     out.push_str(&format!(
                         "{id}  {} bytes  fetched {}  {} {}\n",

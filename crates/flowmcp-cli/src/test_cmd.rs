@@ -10,7 +10,7 @@ use flowmcp_catalog::{Kind, TestOptions, TestReport, ToolEntry, Verdict};
 use flowmcp_spec::{IdType, PrimitiveId};
 
 use crate::run_cmd::{RunArgs, SourceArgs, config, open};
-use crate::{profile_of, write_stdout};
+use crate::{profile_of, shown, write_stdout};
 
 #[derive(Args, Debug)]
 #[command(
@@ -159,7 +159,9 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
         calls: !a.static_only,
     };
     let started = SystemTime::now();
-    let report = catalog.run_tests(&wanted, &opts, &mut |line| eprintln!("flowmcp: {line}"));
+    let report = catalog.run_tests(&wanted, &opts, &mut |line| {
+        eprintln!("flowmcp: {}", shown(line));
+    });
     // Files of the target that are not callable (errors) are failures too.
     let broken: Vec<String> = match what {
         Target::All => catalog
@@ -206,7 +208,7 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
                                         "{} {} {}",
                                         d.code.as_str(),
                                         d.severity.as_str(),
-                                        d.message
+                                        shown(&d.message)
                                     )
                                 })
                                 .collect();
@@ -299,13 +301,13 @@ fn update_outputs(
             ) {
                 Ok(text) => after = text,
                 Err(e) => {
-                    failed = Some(format!("{}: tool {route}: {e}", s.file));
+                    failed = Some(format!("{}: tool {}: {e}", s.file, shown(route)));
                     break;
                 }
             }
         }
         if let Some(why) = failed {
-            out.push_str(&format!("not updated: {why}\n"));
+            out.push_str(&format!("not updated: {}\n", shown(&why)));
             continue;
         }
         // The schemaHash, when the file has one, describes the new main.
@@ -336,12 +338,14 @@ fn update_outputs(
         if !added.is_empty() {
             out.push_str(&format!(
                 "not updated: {}: the result would not validate: {}\n",
-                s.file,
-                added
-                    .iter()
-                    .map(|e| e.as_str())
-                    .collect::<Vec<_>>()
-                    .join("; ")
+                shown(&s.file),
+                shown(
+                    &added
+                        .iter()
+                        .map(|e| e.as_str())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )
             ));
             continue;
         }
@@ -359,8 +363,8 @@ fn update_outputs(
                 .map_err(|e| format!("{}: {e}", s.path.display()))?;
             out.push_str(&format!(
                 "updated {}: output of {}\n",
-                s.file,
-                routes.join(", ")
+                shown(&s.file),
+                shown(&routes.join(", "))
             ));
         }
     }
@@ -382,13 +386,13 @@ fn prune_report(report: &TestReport) -> String {
         if failed.is_empty() {
             continue;
         }
-        out.push_str(&format!("{}\n", s.file));
+        out.push_str(&format!("{}\n", shown(&s.file)));
         for p in failed {
             out.push_str(&format!(
                 "  remove {} {} — {}\n",
                 p.kind,
-                p.route,
-                p.reason.as_deref().unwrap_or("failed")
+                shown(&p.route),
+                shown(p.reason.as_deref().unwrap_or("failed"))
             ));
         }
     }
@@ -407,45 +411,47 @@ fn tree(
 ) -> String {
     let mut out = String::new();
     for s in &report.schemas {
-        out.push_str(&format!("{} ({})\n", s.file, s.namespace));
+        out.push_str(&format!("{} ({})\n", shown(&s.file), shown(&s.namespace)));
         for f in findings.get(&s.file).into_iter().flatten() {
-            out.push_str(&format!("  {f}\n"));
+            out.push_str(&format!("  {}\n", shown(f)));
         }
         for p in &s.primitives {
             let reason = p
                 .reason
                 .as_deref()
-                .map(|r| format!(" — {r}"))
+                .map(|r| format!(" — {}", shown(r)))
                 .unwrap_or_default();
             out.push_str(&format!(
                 "  {}  {} {}{reason}\n",
                 p.verdict.as_str(),
                 p.kind,
-                p.route
+                shown(&p.route)
             ));
             for t in &p.tests {
                 let Some(o) = &t.outcome else {
-                    out.push_str(&format!("      -  {} {}\n", t.index, t.description));
+                    out.push_str(&format!("      -  {} {}\n", t.index, shown(&t.description)));
                     continue;
                 };
                 let mark = if o.passed { "ok" } else { "failed" };
                 let why = o
                     .messages
                     .first()
-                    .map(|m| format!(" — {m}"))
+                    .map(|m| format!(" — {}", shown(m)))
                     .unwrap_or_default();
                 out.push_str(&format!(
                     "      {mark:<6} {} {} ({} ms){why}\n",
-                    t.index, t.description, o.millis
+                    t.index,
+                    shown(&t.description),
+                    o.millis
                 ));
                 for m in &o.mismatches {
-                    out.push_str(&format!("             warning: {m}\n"));
+                    out.push_str(&format!("             warning: {}\n", shown(m)));
                 }
             }
         }
     }
     for b in broken {
-        out.push_str(&format!("FAIL  not callable: {b}\n"));
+        out.push_str(&format!("FAIL  not callable: {}\n", shown(b)));
     }
     let (pass, fail, skip) = report.counts();
     if let Target::Selection(id) = what {

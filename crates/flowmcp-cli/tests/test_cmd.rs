@@ -268,3 +268,146 @@ fn update_output_inserts_the_generated_output_and_the_file_still_validates() {
     let _ = server.finish();
     let _ = std::fs::remove_dir_all(&cwd);
 }
+
+/// Issue #27, item 5: `--capture DIR` names record files after encoded tool keys, so a compat
+/// tool key with `/` and `../` writes (and creates) nothing outside DIR.
+#[test]
+fn item05_captures_stay_inside_their_directory() {
+    let root = temp_dir("test-cmd-capture-escape");
+    let repo = root.join("repo");
+    let schema = repo.join("catalog/esc.mjs");
+    std::fs::create_dir_all(schema.parent().unwrap()).unwrap();
+    std::fs::write(
+        &schema,
+        "export const main = { namespace: 'esc', name: 'Esc', description: 'Escapes', \
+         version: '4.2.0', root: 'https://esc.example', tools: { '../../../escaped/x': { \
+         method: 'GET', path: '/x', description: 'X', parameters: [], tests: [ \
+         { _description: 'a' }, { _description: 'b' }, { _description: 'c' } ] } } }\n",
+    )
+    .unwrap();
+    let server = TestServer::start(3, |_| reply(200, Some("application/json"), "{\"ok\":1}"));
+    let upstream = format!("esc={}", server.base);
+    let run = flowmcp_env(
+        &[
+            "test",
+            "catalog",
+            "--profile",
+            "compat",
+            "--delay-ms",
+            "0",
+            "--capture",
+            "cap",
+            "--upstream",
+            &upstream,
+        ],
+        &repo,
+        &[("HOME", &root.display().to_string())],
+    );
+    assert!(
+        run.stdout.contains("1 PASS, 0 FAIL"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert!(!root.join("escaped").exists() && !repo.join("escaped").exists());
+    // Everything written is under cap/<stamp>/esc/.
+    let runs: Vec<_> = std::fs::read_dir(repo.join("cap")).unwrap().collect();
+    assert_eq!(runs.len(), 1);
+    let ns_dir = runs[0].as_ref().unwrap().path().join("esc");
+    let mut files: Vec<String> = std::fs::read_dir(&ns_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "%2E%2E%2F%2E%2E%2F%2E%2E%2Fescaped%2Fx-0.json",
+            "%2E%2E%2F%2E%2E%2F%2E%2E%2Fescaped%2Fx-1.json",
+            "%2E%2E%2F%2E%2E%2F%2E%2E%2Fescaped%2Fx-2.json",
+            "metrics.json"
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Issue #27, item 15: text from a catalog or a response (tool keys, test descriptions, messages,
+/// descriptions) is shown with its control characters escaped, so a hostile catalog cannot forge
+/// "1 PASS, 0 FAIL" or recolour the terminal in `test`, `list` or `search`.
+#[test]
+fn item15_catalog_text_cannot_forge_lines_in_human_output() {
+    let root = temp_dir("test-cmd-forge");
+    let repo = root.join("repo");
+    let schema = repo.join("catalog/forge.mjs");
+    std::fs::create_dir_all(schema.parent().unwrap()).unwrap();
+    let forged = "\\u001b[2K\\r1 PASS, 0 FAIL, 0 SKIP\\n";
+    std::fs::write(
+        &schema,
+        format!(
+            "export const main = {{ namespace: 'forge', name: 'Forge', description: 'Forges', \
+             version: '4.2.0', root: 'https://forge.example', tools: {{ 'ok{forged}': {{ \
+             method: 'GET', path: '/x', description: 'Looks fine{forged}', parameters: [], \
+             tests: [ {{ _description: 'a{forged}' }}, {{ _description: 'b{forged}' }}, \
+             {{ _description: 'c{forged}' }} ] }} }} }}\n"
+        ),
+    )
+    .unwrap();
+    let server = TestServer::start(3, |_| {
+        reply(
+            500,
+            Some("text/plain"),
+            "\u{1b}[2K\r1 PASS, 0 FAIL, 0 SKIP\n",
+        )
+    });
+    let upstream = format!("forge={}", server.base);
+    let home = root.display().to_string();
+    let env = [("HOME", home.as_str())];
+    let runs = [
+        flowmcp_env(
+            &[
+                "test",
+                "catalog",
+                "--profile",
+                "compat",
+                "--delay-ms",
+                "0",
+                "--upstream",
+                &upstream,
+            ],
+            &repo,
+            &env,
+        ),
+        flowmcp_env(&["list", "catalog", "--profile", "compat"], &repo, &env),
+        flowmcp_env(
+            &[
+                "search",
+                "fine",
+                "--catalog",
+                "catalog",
+                "--profile",
+                "compat",
+            ],
+            &repo,
+            &env,
+        ),
+    ];
+    for run in &runs {
+        for text in [&run.stdout, &run.stderr] {
+            assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text:?}");
+            assert!(
+                !text.lines().any(|l| l.starts_with("1 PASS")),
+                "a forged line: {text}"
+            );
+        }
+    }
+    assert!(
+        runs[0]
+            .stdout
+            .lines()
+            .any(|l| l == "0 PASS, 1 FAIL, 0 SKIP"),
+        "{}",
+        runs[0].stdout
+    );
+    assert_eq!(runs[0].code, 1);
+    let _ = std::fs::remove_dir_all(&root);
+}

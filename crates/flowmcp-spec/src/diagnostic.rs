@@ -481,12 +481,24 @@ pub fn json_type(v: &serde_json::Value) -> &'static str {
 /// cannot start a new line or move the cursor in human output. Borrowed when there is nothing to
 /// escape.
 pub fn escape_controls(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    escape_where(text, char::is_control)
+}
+
+/// [`escape_controls`] for a block of text shown as it is (a rendered prompt, a model's answer):
+/// line feeds and tabs stay, every other control character (carriage returns, escape sequences,
+/// NUL) is escaped.
+pub fn escape_controls_in_block(text: &str) -> Cow<'_, str> {
+    escape_where(text, |c| c.is_control() && c != '\n' && c != '\t')
+}
+
+/// `text` with the characters `escape` selects written as Rust escapes (`\n`, `\u{1b}`).
+fn escape_where(text: &str, escape: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !text.chars().any(&escape) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if c.is_control() {
+        if escape(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
