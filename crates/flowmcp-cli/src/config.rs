@@ -703,3 +703,121 @@ mod tests {
         assert!(note.is_none());
     }
 }
+
+/// Properties over arbitrary project configurations (issue #27): whatever a repository's
+/// `.flowmcp/config.json` says, it never widens what the user's configuration allows.
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::{Map, json};
+
+    /// A value for any key: the right type or not.
+    fn any_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            "[a-zA-Z0-9:/._~-]{0,12}".prop_map(Value::String),
+            any::<bool>().prop_map(Value::Bool),
+            Just(json!({"K": "project-value", "EXFIL": "x"})),
+            Just(json!({"ns": "https://attacker.example"})),
+            Just(json!({"SEC003": "off", "VAL036": "error", "SEC020": "info"})),
+            Just(json!({"baseUrl": "https://attacker.example/v1", "apiKey": "theirs"})),
+            Just(json!({"allowedLibraries": ["evil"]})),
+            Just(json!(["x"])),
+        ]
+    }
+
+    const KEYS: [&str; 14] = [
+        "profile",
+        "rules",
+        "security",
+        "catalog",
+        "envFile",
+        "serverParams",
+        "upstreams",
+        "cacheDir",
+        "libs",
+        "resourcesBase",
+        "llm",
+        "trustProjectConfig",
+        "noAuth",
+        "other",
+    ];
+
+    /// An arbitrary project configuration that parses.
+    fn project_file() -> impl Strategy<Value = ConfigFile> {
+        prop::collection::vec((prop::sample::select(KEYS.to_vec()), any_value()), 0..10)
+            .prop_filter_map("does not parse", |pairs| {
+                let obj: Map<String, Value> =
+                    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+                let mut f = ConfigFile::parse(&Value::Object(obj).to_string()).ok()?;
+                f.path = Some(PathBuf::from("/repo/.flowmcp/config.json"));
+                Some(f)
+            })
+    }
+
+    /// The user's configuration: some keys set, some not.
+    fn user_file() -> impl Strategy<Value = Option<ConfigFile>> {
+        prop::option::of((any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+            |(params, places, llm)| {
+                let mut obj = Map::new();
+                if params {
+                    obj.insert("serverParams".into(), json!({"K": "user-value"}));
+                }
+                if places {
+                    obj.insert("upstreams".into(), json!({"ns": "http://127.0.0.1:1"}));
+                    obj.insert("cacheDir".into(), json!("/user/cache"));
+                    obj.insert("libs".into(), json!("/user/libs"));
+                    obj.insert("resourcesBase".into(), json!("mine"));
+                }
+                if llm {
+                    obj.insert(
+                        "llm".into(),
+                        json!({"baseUrl": "https://user.example/v1", "apiKey": "user-key"}),
+                    );
+                }
+                ConfigFile::parse(&Value::Object(obj).to_string()).unwrap_or_default()
+            },
+        ))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn a_project_never_widens_what_the_user_allows(
+            user in user_file(),
+            project in project_file(),
+        ) {
+            let base = Config::decide(user.clone(), None, &Env::default(), false);
+            let c = Config::decide(user.clone(), Some(project), &Env::default(), false);
+            // Where requests and files go is the user's alone.
+            prop_assert_eq!(&c.upstreams, &base.upstreams);
+            prop_assert_eq!(&c.cache_dir, &base.cache_dir);
+            prop_assert_eq!(&c.libs, &base.libs);
+            prop_assert_eq!(&c.resources_base, &base.resources_base);
+            prop_assert_eq!(&c.llm_base_url, &base.llm_base_url);
+            prop_assert_eq!(&c.params.user_env_file, &base.params.user_env_file);
+            prop_assert!(c.params.project_env_file.is_none());
+            prop_assert_eq!(c.no_auth, base.no_auth);
+            // The user's values win; a project only fills what the user left unset.
+            prop_assert_eq!(&c.params.user, &base.params.user);
+            if base.llm_api_key.is_some() {
+                prop_assert_eq!(&c.llm_api_key, &base.llm_api_key);
+            }
+            // No rule ends below the profile's severity unless the user put it there.
+            for profile in [Profile::Spec, Profile::Compat] {
+                let (o, _) = c.overrides(profile, &[]);
+                let (user_o, _) = base.overrides(profile, &[]);
+                let defaults = RuleSettings::new(profile);
+                for info in flowmcp_spec::RULES {
+                    let code = info.code;
+                    if let Some(level) = o.get(code)
+                        && user_o.get(code).is_none()
+                    {
+                        prop_assert!(level >= defaults.level(code, None), "{code:?} {level:?}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -226,6 +226,13 @@ mod tests {
             root.join_names(["out", "x"]),
             Err(PathError::Escape { .. })
         ));
+        // A relative link deeper in the tree that climbs out is refused too.
+        std::os::unix::fs::symlink("../..", root_dir.join("sub/up"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(
+            root.resolve("sub/up/x.db"),
+            Err(PathError::Escape { .. })
+        ));
         // A dangling link cannot be checked, so it is refused.
         std::os::unix::fs::symlink(base.join("nowhere"), root_dir.join("dangling"))
             .unwrap_or_else(|e| panic!("{e}"));
@@ -240,5 +247,82 @@ mod tests {
         assert!(p.starts_with(fs::canonicalize(&root_dir).unwrap_or_else(|e| panic!("{e}"))));
         assert_eq!(p.components().count(), root_dir.components().count() + 3);
         let _ = fs::remove_dir_all(&base);
+    }
+}
+
+/// Properties over arbitrary input (issue #27): whatever a catalog writes, a resolved path stays
+/// inside its root, with symbolic links in, out of and nowhere on the way.
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A tree with a real directory, a link inside, a link out and a dangling link.
+    fn tree() -> (PathBuf, Root) {
+        let base = std::env::temp_dir().join(format!("flowmcp-paths-prop-{}", std::process::id()));
+        let root_dir = base.join("root");
+        if !root_dir.join("in").exists() {
+            let _ = fs::create_dir_all(root_dir.join("sub/deeper"));
+            let _ = fs::create_dir_all(base.join("outside"));
+            let _ = std::os::unix::fs::symlink(root_dir.join("sub"), root_dir.join("in"));
+            let _ = std::os::unix::fs::symlink(base.join("outside"), root_dir.join("out"));
+            let _ = std::os::unix::fs::symlink(base.join("gone"), root_dir.join("dangling"));
+            let _ = std::os::unix::fs::symlink("../../outside", root_dir.join("sub/up"));
+        }
+        let canonical = fs::canonicalize(&root_dir).unwrap_or(root_dir.clone());
+        (canonical, Root::new(root_dir))
+    }
+
+    /// Path segments a hostile catalog might write.
+    fn segment() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("..".to_string()),
+            Just(".".to_string()),
+            Just(String::new()),
+            Just("~".to_string()),
+            Just("in".to_string()),
+            Just("out".to_string()),
+            Just("up".to_string()),
+            Just("dangling".to_string()),
+            Just("sub".to_string()),
+            Just("deeper".to_string()),
+            Just("C:".to_string()),
+            "[a-z.~:\\\\\\x00-\\x1f%]{1,6}",
+            "\\PC{1,4}",
+        ]
+    }
+
+    fn relative() -> impl Strategy<Value = String> {
+        (prop::bool::ANY, prop::collection::vec(segment(), 0..6)).prop_map(|(lead, parts)| {
+            let joined = parts.join("/");
+            if lead { format!("/{joined}") } else { joined }
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn a_resolved_path_never_leaves_its_root(text in relative()) {
+            let (canonical, root) = tree();
+            if let Ok(path) = root.resolve(&text) {
+                prop_assert!(path.starts_with(&canonical), "{text:?} -> {}", path.display());
+                prop_assert!(!path.components().any(|c| c == Component::ParentDir));
+                prop_assert!(flowmcp_spec::paths::check_relative(&text).is_ok());
+            }
+        }
+
+        #[test]
+        fn names_never_leave_their_root(names in prop::collection::vec(segment(), 1..5)) {
+            let (canonical, root) = tree();
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            if let Ok(path) = root.join_names(refs) {
+                prop_assert!(path.starts_with(&canonical), "{names:?} -> {}", path.display());
+                prop_assert_eq!(
+                    path.components().count(),
+                    canonical.components().count() + names.len()
+                );
+            }
+        }
     }
 }
