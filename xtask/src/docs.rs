@@ -410,10 +410,12 @@ fn rule_page(info: &RuleInfo, prose: Option<&Prose>, examples: &Examples) -> Str
         out,
         "Change the level of this rule (`error`, `warning`, `info` or `off`) for one run:\n\n\
          ```sh\nflowmcp validate --rule {code}=off providers/\n```\n\n\
-         or for a project, in `.flowmcp/config.json` (looked up from the current directory \
-         upwards):\n\n\
+         or always, in your `~/.flowmcp/config.json`:\n\n\
          ```json\n{{ \"rules\": {{ \"{code}\": \"warning\" }} }}\n```\n\n\
-         An override applies to every variant of the code and takes precedence over the profile; \
+         A project's `.flowmcp/config.json` (looked up from the current directory upwards) may \
+         set `rules` too, but only to raise a severity: it comes with the repository, so lowering \
+         a rule there is ignored (with a note) unless you pass `--trust-project-config`. An \
+         override applies to every variant of the code and takes precedence over the profile; \
          `--profile compat` (or `\"profile\": \"compat\"`) selects the `compat` severities listed \
          above.\n"
     );
