@@ -192,7 +192,7 @@ impl Catalog {
             })
             .unwrap_or_default();
         ids.sort();
-        let lock = lock_path(manifest, name);
+        let lock = lock_path(manifest, name)?;
         let locked = read_lock(&lock)?;
         let tools: Vec<ToolIntegrity> = ids
             .iter()
@@ -277,12 +277,16 @@ impl Catalog {
 }
 
 /// `agents/<name>.lock.json` for the manifest `agents/<name>/agent.mjs` (beside the agent's
-/// directory).
-fn lock_path(manifest: &Path, name: &str) -> PathBuf {
+/// directory). The name comes from the manifest, so it becomes one file-name component
+/// ([`flowmcp_spec::paths::encode_name`]) inside the `agents/` folder, whatever it says.
+fn lock_path(manifest: &Path, name: &str) -> Result<PathBuf, CatalogError> {
     let dir = manifest.parent().unwrap_or(Path::new("."));
-    dir.parent()
-        .unwrap_or(dir)
-        .join(format!("{name}.lock.json"))
+    let agents = dir.parent().unwrap_or(dir);
+    let file = agents.join(format!(
+        "{}.lock.json",
+        flowmcp_spec::paths::encode_name(name)
+    ));
+    Ok(flowmcp_resources::paths::Root::new(agents).inside(&file)?)
 }
 
 /// The per-tool hashes of a lock file (none when it does not exist).
@@ -302,4 +306,29 @@ fn read_lock(path: &Path) -> Result<BTreeMap<String, String>, CatalogError> {
                 .collect()
         })
         .unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue #27 (one path resolver): the lock file's name comes from the manifest's `name`, so
+    /// it stays one file inside `agents/` whatever the name says.
+    #[test]
+    fn the_lock_file_stays_in_the_agents_folder() {
+        let base = std::env::temp_dir().join(format!("flowmcp-lock-{}", std::process::id()));
+        let agents = base.join("catalog/agents");
+        std::fs::create_dir_all(agents.join("helper")).unwrap();
+        let manifest = agents.join("helper/agent.mjs");
+        let agents = std::fs::canonicalize(&agents).unwrap();
+        let ok = lock_path(&manifest, "helper").unwrap();
+        assert_eq!(ok, agents.join("helper.lock.json"));
+        let odd = lock_path(&manifest, "../../../outside").unwrap();
+        assert_eq!(odd.parent(), Some(agents.as_path()));
+        assert_eq!(
+            odd.file_name().and_then(|n| n.to_str()),
+            Some("%2E%2E%2F%2E%2E%2F%2E%2E%2Foutside.lock.json")
+        );
+        let _ = std::fs::remove_dir_all(&base);
+    }
 }
