@@ -170,9 +170,9 @@ impl Toolset {
         // A load problem may quote a file's text (say, a `.env` file given a `.mjs` name): every
         // value the env file and the configuration hold is hidden, as are the resolved parameters.
         if !set.problems.is_empty() {
-            let mut hide = set.server_params.clone();
-            for (k, v) in opts.env_file.iter().chain(opts.config_params.iter()) {
-                hide.insert(format!("{k} (file)"), v.clone());
+            let mut hide = set.server_params.redactor().clone();
+            for v in opts.env_file.values().chain(opts.config_params.values()) {
+                hide.add(v);
             }
             for p in &mut set.problems {
                 p.message = hide.redact(&p.message);
