@@ -10,7 +10,7 @@
 //! 4. `preRequest({ struct, payload })` → `{ struct, payload }`. `url`, `headers` and
 //!    `body` of the returned struct replace the request's; `method` cannot be changed;
 //! 5. the raw response: from the preload cache when the tool has `preload.enabled` and an entry
-//!    is fresh, else from `executeRequest({ struct, payload })` → `{ response }` when the tool has
+//!    this tool's definition wrote is fresh (within the tool's own ttl too), else from `executeRequest({ struct, payload })` → `{ response }` when the tool has
 //!    one, else from the HTTP request (secrets filled in only now, and only if the URL keeps the
 //!    schema's origin: E009 otherwise). Non-2xx is E001; the body is decoded by MIME type (E004
 //!    when it cannot be). A fresh raw response is stored in the cache (raw: before
@@ -365,17 +365,20 @@ impl<'t> Runner<'t> {
                     .or_else(|| main.root.clone())
                     .unwrap_or_default();
                 let params = inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-                let key = CacheKey::new(main.namespace.clone(), d.tool.as_str(), root, params);
+                // Bound to this definition: another catalog's schema with the same namespace,
+                // tool and root cannot have written it.
+                let key = CacheKey::new(main.namespace.clone(), d.tool.as_str(), root, params)
+                    .with_definition(schema.cache_definition(&d.tool).unwrap_or_default());
                 Some((cache, key, p.ttl))
             }
             _ => None,
         };
         let mut raw: Option<Value> = None;
-        if let Some((cache, key, _)) = &cached {
+        if let Some((cache, key, ttl)) = &cached {
             if self.opts.cache_mode == CacheMode::Refresh {
                 self.log_line(&crate::cache::refreshing_message());
             } else {
-                match cache.lookup(key, SystemTime::now()) {
+                match cache.lookup(key, *ttl, SystemTime::now()) {
                     Lookup::Hit {
                         data,
                         fetched_at,
