@@ -173,9 +173,8 @@ fn complete(
         let shown: String = redactor.redact(&text).chars().take(300).collect();
         return Err(endpoint_error(format!("{url}: HTTP {status}: {shown}")));
     }
-    let mut reply: Value = serde_json::from_str(&text).map_err(|e| {
-        AgentError::Reply(redactor.redact(&format!("the reply is not JSON: {e}")))
-    })?;
+    let mut reply: Value = serde_json::from_str(&text)
+        .map_err(|e| AgentError::Reply(redactor.redact(&format!("the reply is not JSON: {e}"))))?;
     redactor.redact_json(&mut reply);
     Ok(reply)
 }

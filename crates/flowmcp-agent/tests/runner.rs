@@ -367,7 +367,11 @@ fn item07_the_endpoint_cannot_echo_the_key_into_errors_answers_or_transcripts() 
     let arguments = Value::Array(o.calls.iter().map(|c| c.arguments.clone()).collect());
     assert!(!arguments.to_string().contains("sk-test-se"), "{arguments}");
     // The second request (the tool's result and the model's own message) carries no key either.
-    assert!(!seen[1].0.to_string().contains("sk-test-se"), "{}", seen[1].0);
+    assert!(
+        !seen[1].0.to_string().contains("sk-test-se"),
+        "{}",
+        seen[1].0
+    );
 
     let filler = "x".repeat(290);
     for (reply, code) in [

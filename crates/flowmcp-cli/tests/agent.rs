@@ -362,7 +362,10 @@ fn item06_an_agents_tool_cannot_declare_the_model_key() {
         .filter(|l| !l.trim_start().starts_with("schemaHash:"))
         .map(|l| format!("{l}\n"))
         .collect::<String>();
-    assert!(changed.contains("X-Key"), "the example schema changed shape");
+    assert!(
+        changed.contains("X-Key"),
+        "the example schema changed shape"
+    );
     std::fs::write(&schema, changed).unwrap();
     let upstream = common::support::TestServer::start(1, |_| {
         common::support::reply(200, Some("application/json"), "[]")
@@ -404,7 +407,12 @@ fn item06_an_agents_tool_cannot_declare_the_model_key() {
         );
     }
     assert!(seen.is_empty(), "the tool was called: {seen:?}");
-    assert!(!r.stdout.contains(KEY) && !r.stderr.contains(KEY), "{}{}", r.stdout, r.stderr);
+    assert!(
+        !r.stdout.contains(KEY) && !r.stderr.contains(KEY),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
     assert!(r.stderr.contains("OPENROUTER_API_KEY"), "{}", r.stderr);
     let written = std::fs::read_to_string(&transcript).unwrap_or_default();
     assert!(!written.contains(KEY), "{written}");

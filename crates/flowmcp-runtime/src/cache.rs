@@ -292,8 +292,7 @@ impl Cache {
         }
         // The reader's ttl caps the writer's expiry; an entry from the future is not believed.
         let now_ms = system_time_ms(now);
-        let readers_expiry =
-            clamp_ms(entry.fetched_ms.saturating_add(i128::from(ttl_secs) * 1000));
+        let readers_expiry = clamp_ms(entry.fetched_ms.saturating_add(i128::from(ttl_secs) * 1000));
         let expires_ms = entry.expires_ms.min(readers_expiry);
         if now_ms >= expires_ms || entry.fetched_ms > now_ms {
             return (Lookup::Expired, None);

@@ -1194,7 +1194,11 @@ mod tests {
         let token = slots.token("K");
         for e in Encoding::ALL {
             for form in e.forms(hostile) {
-                assert_eq!(p.redact(&format!("<{form}>")), "<[redacted]>", "{e:?}: {form}");
+                assert_eq!(
+                    p.redact(&format!("<{form}>")),
+                    "<[redacted]>",
+                    "{e:?}: {form}"
+                );
             }
             for (before, after) in [("", ""), ("a", "z"), ("ab", "yz"), ("abc", "")] {
                 let embedded = e.encode(&format!("{before}{hostile}{after}"));

@@ -76,10 +76,10 @@ pub(crate) fn missing_params_message(missing: &[String]) -> String {
 }
 
 /// Hides secret values in text, bytes and JSON: each value as written, in every form the runtime
-/// writes values in ([`Encoding`]: path segment, query, JSON string, base64) with upper- and
-/// lower-case `%XX` digits, in lower case and in its IDNA (punycode) host form (URL parsers rewrite
-/// host names so). The patterns are computed when a value is added, never per call. `Debug` shows
-/// how many patterns there are, nothing else.
+/// writes values in (the request builder's one table of encodings: raw, path segment, query, JSON
+/// string, base64) with upper- and lower-case `%XX` digits, in lower case and in its IDNA
+/// (punycode) host form (URL parsers rewrite host names so). The patterns are computed when a
+/// value is added, never per call. `Debug` shows how many patterns there are, nothing else.
 #[derive(Clone, Default)]
 pub struct Redactor {
     /// Every text [`Redactor::redact`] hides, longest first, without duplicates.
@@ -154,8 +154,7 @@ impl Redactor {
     }
 
     fn sort(&mut self) {
-        self.patterns
-            .sort_by_key(|p| std::cmp::Reverse(p.len()));
+        self.patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
     }
 
     /// Replaces every occurrence of every hidden value in `text`, in each of its forms, by
@@ -593,7 +592,13 @@ mod tests {
         ] {
             assert!(is_reserved_name(name), "{name}");
         }
-        for name in ["API_KEY", "OPENROUTER_API_KEY_2", "MY_FLOWMCP_KEY", "FLOWMCP", ""] {
+        for name in [
+            "API_KEY",
+            "OPENROUTER_API_KEY_2",
+            "MY_FLOWMCP_KEY",
+            "FLOWMCP",
+            "",
+        ] {
             assert!(!is_reserved_name(name), "{name}");
         }
         let asked = std::cell::RefCell::new(Vec::new());
@@ -636,7 +641,7 @@ mod tests {
              to a schema; missing server parameter: API_KEY (set it in the environment, an env \
              file or the config)"
         );
-        assert_eq!(format!("{:?}", p.redactor()).contains("sk-"), false);
+        assert!(!format!("{:?}", p.redactor()).contains("sk-"));
     }
 
     #[test]

@@ -214,7 +214,10 @@ fn cache_param_order_does_not_matter() {
     assert_eq!(cache.path_for(&k1), cache.path_for(&k2));
 
     cache.store(&k1, 60, &json!("x"), at(T0)).expect("store");
-    assert!(matches!(cache.lookup(&k2, ANY_TTL, at(T0)), Lookup::Hit { .. }));
+    assert!(matches!(
+        cache.lookup(&k2, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
 }
 
 #[test]
@@ -228,7 +231,10 @@ fn cache_different_root_is_a_miss() {
     let plain_other = CacheKey::new("ns", "all", other_root, Map::new());
     cache.store(&plain, 60, &json!([1]), at(T0)).expect("store");
     assert_eq!(cache.lookup(&plain_other, ANY_TTL, at(T0)), Lookup::Miss);
-    assert!(matches!(cache.lookup(&plain, ANY_TTL, at(T0)), Lookup::Hit { .. }));
+    assert!(matches!(
+        cache.lookup(&plain, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
 
     // With params: the root is part of the hash.
     let p = params(json!({ "q": "x" }));
@@ -260,7 +266,10 @@ fn cache_entries_expire_after_ttl() {
         Lookup::Hit { .. }
     ));
     assert_eq!(cache.lookup(&key, ANY_TTL, at(T0 + 3600)), Lookup::Expired);
-    assert_eq!(cache.lookup(&key, ANY_TTL, at(T0 + 86_400 * 365)), Lookup::Expired);
+    assert_eq!(
+        cache.lookup(&key, ANY_TTL, at(T0 + 86_400 * 365)),
+        Lookup::Expired
+    );
 
     // A refresh replaces the expired entry.
     cache
@@ -376,7 +385,10 @@ fn cache_clear_one_namespace_or_all() {
     assert_eq!(cache.clear(Some("a")).expect("clear a").removed, 2);
     assert_eq!(cache.lookup(&a1, ANY_TTL, at(T0)), Lookup::Miss);
     assert_eq!(cache.lookup(&a2, ANY_TTL, at(T0)), Lookup::Miss);
-    assert!(matches!(cache.lookup(&b1, ANY_TTL, at(T0)), Lookup::Hit { .. }));
+    assert!(matches!(
+        cache.lookup(&b1, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
     assert!(
         !cache.base().join("a").exists(),
         "empty namespace dir removed"
@@ -457,8 +469,14 @@ fn cache_hostile_names_stay_inside_base() {
     let t2 = CacheKey::new("ns", "a.json", ROOT, Map::new());
     cache.store(&t1, 60, &json!(1), at(T0)).expect("store");
     cache.store(&t2, 60, &json!(2), at(T0)).expect("store");
-    assert!(matches!(cache.lookup(&t1, ANY_TTL, at(T0)), Lookup::Hit { .. }));
-    assert!(matches!(cache.lookup(&t2, ANY_TTL, at(T0)), Lookup::Hit { .. }));
+    assert!(matches!(
+        cache.lookup(&t1, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
+    assert!(matches!(
+        cache.lookup(&t2, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
 
     // Status reports the original names from the entries.
     let names: Vec<(String, String)> = cache
@@ -582,7 +600,8 @@ fn item08_entries_are_bound_to_their_writer_and_capped_by_the_readers_ttl() {
         Lookup::Hit { data, .. } => assert_eq!(data, json!("real")),
         other => panic!("expected a hit, got {other:?}"),
     }
-    let entry: Value = serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    let entry: Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
     assert_eq!(entry["meta"]["definition"], "aaaa");
 
     // Written for ten years, read by a tool whose ttl is a minute.

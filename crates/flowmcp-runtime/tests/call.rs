@@ -973,7 +973,11 @@ fn item08_a_cache_entry_serves_only_the_definition_that_wrote_it() {
     let set = load(&trusted.0, Profile::Spec, BTreeMap::new());
     let (r, logs) = runner(&set, &t, o());
     let e = r.call_json("data_pc", &Map::new());
-    assert_eq!(e.data, json!({"real": true}), "the planted entry was served: {e:?}");
+    assert_eq!(
+        e.data,
+        json!({"real": true}),
+        "the planted entry was served: {e:?}"
+    );
     // The trusted entry replaced the planted one and is served from now on.
     let e = r.call_json("data_pc", &Map::new());
     assert_eq!(e.data, json!({"real": true}), "{e:?}");
@@ -1018,13 +1022,24 @@ fn item08_the_readers_ttl_caps_an_entrys_expiry() {
         std::fs::write(path, entry.to_string()).expect("write entry");
     };
     let now = std::time::SystemTime::now;
-    assert_eq!(r.call_json("data_pc", &Map::new()).data, json!({"fresh": true}));
+    assert_eq!(
+        r.call_json("data_pc", &Map::new()).data,
+        json!({"fresh": true})
+    );
     forge(now() - Duration::from_secs(3600));
     let e = r.call_json("data_pc", &Map::new());
-    assert_eq!(e.data, json!({"fresh": true}), "an hour-old entry was served: {e:?}");
+    assert_eq!(
+        e.data,
+        json!({"fresh": true}),
+        "an hour-old entry was served: {e:?}"
+    );
     forge(now() + Duration::from_secs(86_400));
     let e = r.call_json("data_pc", &Map::new());
-    assert_eq!(e.data, json!({"fresh": true}), "an entry from the future was served: {e:?}");
+    assert_eq!(
+        e.data,
+        json!({"fresh": true}),
+        "an entry from the future was served: {e:?}"
+    );
     // A genuine entry is still served within the ttl.
     let e = r.call_json("data_pc", &Map::new());
     assert_eq!(e.data, json!({"fresh": true}), "{e:?}");

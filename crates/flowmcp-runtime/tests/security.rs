@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use calls::{Logs, opts, runner, transport};
 use flowmcp_runtime::Envelope;
-use flowmcp_runtime::{Toolset, ToolsetOptions};
 use flowmcp_runtime::{MAX_ENV_FILE_BYTES, read_env_file};
+use flowmcp_runtime::{Toolset, ToolsetOptions};
 use flowmcp_spec::Profile;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -326,7 +326,9 @@ fn item13_compat_fetch_reaches_no_other_namespaces_upstream() {
 /// it is redacted like the raw value.
 #[test]
 fn item14_a_json_escaped_secret_echoed_as_text_is_redacted() {
-    let server = TestServer::start(1, |seen: &Seen| reply(200, Some("text/plain"), seen.body.clone()));
+    let server = TestServer::start(1, |seen: &Seen| {
+        reply(200, Some("text/plain"), seen.body.clone())
+    });
     let dir = Scratch::new("sec-json-escape");
     dir.write(
         "s.mjs",
