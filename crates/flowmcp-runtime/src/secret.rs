@@ -32,9 +32,12 @@ pub const MODEL_KEY: &str = "OPENROUTER_API_KEY";
 /// `FLOWMCP_OAUTH_ISSUER`, `FLOWMCP_LLM_BASE_URL`, `FLOWMCP_LIBS`, …).
 pub const PRODUCT_PREFIX: &str = "FLOWMCP_";
 
+/// The HTTP server's per-route bearer tokens, `/path=TOKEN` items separated by commas.
+const ROUTE_TOKENS: &str = "FLOWMCP_ROUTE_TOKENS";
+
 /// flowmcp's own credentials: the model key and the HTTP server's bearer tokens. Their values are
 /// hidden like secrets wherever they are known ([`Redactor::hide_product_credentials`]).
-pub const PRODUCT_CREDENTIALS: &[&str] = &[MODEL_KEY, "FLOWMCP_AUTH_TOKEN", "FLOWMCP_ROUTE_TOKENS"];
+pub const PRODUCT_CREDENTIALS: &[&str] = &[MODEL_KEY, "FLOWMCP_AUTH_TOKEN", ROUTE_TOKENS];
 
 /// Whether `name` is reserved for flowmcp itself ([`MODEL_KEY`], or a name starting with
 /// [`PRODUCT_PREFIX`]; ASCII case is ignored, as environment names are on Windows). A reserved name
@@ -115,12 +118,21 @@ impl Redactor {
     }
 
     /// Hides the values `lookup` gives for flowmcp's own credentials ([`PRODUCT_CREDENTIALS`]),
-    /// e.g. `|k| std::env::var(k).ok()`.
+    /// e.g. `|k| std::env::var(k).ok()`; of `FLOWMCP_ROUTE_TOKENS` (`/path=TOKEN,…`) each token
+    /// too.
     pub fn hide_product_credentials(&mut self, lookup: impl Fn(&str) -> Option<String>) {
         for name in PRODUCT_CREDENTIALS {
-            if let Some(v) = lookup(name) {
-                self.push_patterns(&v);
+            let Some(v) = lookup(name) else {
+                continue;
+            };
+            if *name == ROUTE_TOKENS {
+                for item in v.split(',') {
+                    if let Some((_, token)) = item.split_once('=') {
+                        self.push_patterns(token.trim());
+                    }
+                }
             }
+            self.push_patterns(&v);
         }
         self.sort();
     }
@@ -611,7 +623,7 @@ mod tests {
                 _ => None,
             }
         };
-        let file = map(&[("FLOWMCP_ROUTE_TOKENS", "tok-route-4")]);
+        let file = map(&[("FLOWMCP_ROUTE_TOKENS", "/a=tok-route-4,/b=tok-route-5")]);
         let config = map(&[("FLOWMCP_LLM_BASE_URL", "https://llm.example")]);
         let names = [
             "OPENROUTER_API_KEY",
@@ -627,8 +639,8 @@ mod tests {
         assert!(!p.contains("OPENROUTER_API_KEY"));
         // The product's credentials are hidden (not the base URL: it is no credential).
         assert_eq!(
-            p.redact("sk-model-1 tok-auth-2 tok-route-4 api-3 https://llm.example"),
-            "[redacted] [redacted] [redacted] [redacted] https://llm.example"
+            p.redact("sk-model-1 tok-auth-2 tok-route-4 tok-route-5 api-3 https://llm.example"),
+            "[redacted] [redacted] [redacted] [redacted] [redacted] https://llm.example"
         );
         assert!(
             !asked.borrow().iter().any(|k| k == "FLOWMCP_LLM_BASE_URL"),
