@@ -16,6 +16,12 @@
 //! or `maxRounds` rounds of tool calls have run. Every request, reply, tool call and timing is kept
 //! in a transcript; the key is never part of it.
 //!
+//! The endpoint is not trusted with the key's secrecy: a gateway may echo it. Everything it sends
+//! back is redacted ([`Endpoint::redactor`]: the key and flowmcp's other credentials, in every
+//! form the runtime knows) before anything is derived from it — error texts, the answer, the
+//! transcript, and the arguments of the tool calls it asks for (which would carry the key to a
+//! tool's API).
+//!
 //! ```no_run
 //! use flowmcp_agent::{AgentRunner, Endpoint};
 //! use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
@@ -32,6 +38,7 @@ use std::time::{Duration, Instant};
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
 use flowmcp_catalog::{Activation, Catalog};
+use flowmcp_runtime::{MODEL_KEY, Redactor};
 
 /// OpenRouter's OpenAI-compatible API, the default base URL.
 pub const DEFAULT_BASE_URL: &str = "https://openrouter.ai/api/v1";
@@ -89,9 +96,7 @@ impl Endpoint {
                 .ok()
                 .filter(|u| !u.is_empty())
                 .unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
-            api_key: std::env::var("OPENROUTER_API_KEY")
-                .ok()
-                .filter(|k| !k.is_empty()),
+            api_key: std::env::var(MODEL_KEY).ok().filter(|k| !k.is_empty()),
             timeout: Duration::from_secs(120),
         }
     }
@@ -111,11 +116,22 @@ impl Endpoint {
         ureq::Agent::new_with_config(config)
     }
 
+    /// What hides the key in everything derived from the endpoint's replies: the key, and the
+    /// values of flowmcp's own credentials in the process environment
+    /// ([`flowmcp_runtime::PRODUCT_CREDENTIALS`]), in every form the runtime writes values in.
+    pub fn redactor(&self) -> Redactor {
+        let mut r = Redactor::with_values(self.api_key.as_deref());
+        r.hide_product_credentials(|k| std::env::var(k).ok());
+        r
+    }
+
     /// Sends one chat-completions request (`body` as the OpenAI-compatible API takes it) and
     /// returns the reply as JSON; the key goes only as `Authorization: Bearer …` to
-    /// [`Endpoint::url`] and into no error. Replies are read up to 16 MiB.
+    /// [`Endpoint::url`]. The reply and every error are redacted ([`Endpoint::redactor`]), so
+    /// an endpoint that echoes the key cannot put it into what the caller derives from them.
+    /// Replies are read up to 16 MiB.
     pub fn complete(&self, body: &Value) -> Result<Value, AgentError> {
-        complete(&self.client(), self, body)
+        complete(&self.client(), self, body, &self.redactor())
     }
 
     /// The text of the first choice of a chat-completions `reply` (AGENT004 when there is none).
@@ -128,31 +144,39 @@ impl Endpoint {
     }
 }
 
-/// One chat-completions request with `http` to `endpoint`.
-fn complete(http: &ureq::Agent, endpoint: &Endpoint, body: &Value) -> Result<Value, AgentError> {
+/// One chat-completions request with `http` to `endpoint`. The reply is redacted by `redactor`
+/// before it is returned, and so is every error text (the error body is redacted whole before it
+/// is shortened, so that no part of a key at the cut shows).
+fn complete(
+    http: &ureq::Agent,
+    endpoint: &Endpoint,
+    body: &Value,
+    redactor: &Redactor,
+) -> Result<Value, AgentError> {
     let url = endpoint.url();
+    let endpoint_error = |text: String| AgentError::Endpoint(redactor.redact(&text));
     let mut request = http.post(&url).header("Content-Type", "application/json");
     if let Some(key) = &endpoint.api_key {
         request = request.header("Authorization", &format!("Bearer {key}"));
     }
     let mut response = request
         .send(body.to_string())
-        .map_err(|e| AgentError::Endpoint(format!("{url}: {e}")))?;
+        .map_err(|e| endpoint_error(format!("{url}: {e}")))?;
     let status = response.status().as_u16();
     let text = response
         .body_mut()
         .with_config()
         .limit(MAX_REPLY_BYTES)
         .read_to_string()
-        .map_err(|e| AgentError::Endpoint(format!("{url}: reading the reply: {e}")))?;
+        .map_err(|e| endpoint_error(format!("{url}: reading the reply: {e}")))?;
     if !(200..300).contains(&status) {
-        let shown: String = text.chars().take(300).collect();
-        return Err(AgentError::Endpoint(format!(
-            "{url}: HTTP {status}: {shown}"
-        )));
+        let shown: String = redactor.redact(&text).chars().take(300).collect();
+        return Err(endpoint_error(format!("{url}: HTTP {status}: {shown}")));
     }
-    serde_json::from_str(&text)
-        .map_err(|e| AgentError::Reply(format!("the reply is not JSON: {e}")))
+    let mut reply: Value = serde_json::from_str(&text)
+        .map_err(|e| AgentError::Reply(redactor.redact(&format!("the reply is not JSON: {e}"))))?;
+    redactor.redact_json(&mut reply);
+    Ok(reply)
 }
 
 /// One tool call the agent made.
@@ -208,6 +232,8 @@ pub struct AgentRunner<'c> {
     offered: Vec<Value>,
     endpoint: Endpoint,
     http: ureq::Agent,
+    /// Hides the key in the endpoint's replies ([`Endpoint::redactor`], built once).
+    redactor: Redactor,
     /// What activation noticed (a hash mismatch, parts not served).
     pub warnings: Vec<String>,
 }
@@ -276,6 +302,7 @@ impl<'c> AgentRunner<'c> {
             tools,
             offered,
             http: endpoint.client(),
+            redactor: endpoint.redactor(),
             endpoint,
             warnings,
         })
@@ -320,7 +347,7 @@ impl<'c> AgentRunner<'c> {
                 body["tools"] = Value::Array(self.offered.clone());
             }
             let started = Instant::now();
-            let reply = complete(&self.http, &self.endpoint, &body)?;
+            let reply = complete(&self.http, &self.endpoint, &body, &self.redactor)?;
             outcome.transcript.push(json!({
                 "request": body,
                 "reply": reply,

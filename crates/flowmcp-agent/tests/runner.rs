@@ -342,3 +342,63 @@ fn concurrency_safe_tool_calls_of_one_reply_run_at_the_same_time() {
     // The results keep the order the model asked in.
     assert_eq!(o.calls[0].id, "holidaykit-net/tool/listCountries");
 }
+
+/// Issue #27 item 7: what the model endpoint sends back is redacted before anything is derived
+/// from it. A gateway that echoes the key cannot put it into an error (the HTTP error body, a tool
+/// call the runner cannot read), the answer, the transcript or the arguments of a tool call (which
+/// would carry it to a tool's API).
+#[test]
+fn item07_the_endpoint_cannot_echo_the_key_into_errors_answers_or_transcripts() {
+    const KEY: &str = "sk-test-secret-123";
+    let c = catalog(&upstream(1));
+    let (url, server) = chat(vec![
+        calls(&[(
+            "getPublicHolidays_holidaykit-net",
+            json!({"year": 2026, "countryCode": "DE", "note": format!("Bearer {KEY}")}),
+        )]),
+        answer(&format!("Your key is {KEY}.")),
+    ]);
+    let runner = AgentRunner::new(&c, "holiday-planner", endpoint(&url)).unwrap();
+    let o = runner.run("What is my key?").unwrap();
+    let seen = server.join().unwrap();
+    assert_eq!(o.answer, "Your key is [redacted].");
+    let transcript = Value::Array(o.transcript.clone()).to_string();
+    assert!(!transcript.contains("sk-test-se"), "{transcript}");
+    let arguments = Value::Array(o.calls.iter().map(|c| c.arguments.clone()).collect());
+    assert!(!arguments.to_string().contains("sk-test-se"), "{arguments}");
+    // The second request (the tool's result and the model's own message) carries no key either.
+    assert!(
+        !seen[1].0.to_string().contains("sk-test-se"),
+        "{}",
+        seen[1].0
+    );
+
+    let filler = "x".repeat(290);
+    for (reply, code) in [
+        ((401, format!("invalid key: Bearer {KEY}")), "AGENT003"),
+        // The key across the 300th character: no part of it may show.
+        ((500, format!("{filler}{KEY}")), "AGENT003"),
+        (
+            (
+                200,
+                json!({"choices": [{"message": {"tool_calls": [{"id": KEY}]}}]}).to_string(),
+            ),
+            "AGENT004",
+        ),
+    ] {
+        let (url, server) = chat(vec![reply]);
+        let runner = AgentRunner::new(&c, "holiday-planner", endpoint(&url)).unwrap();
+        let e = runner.run("hello").unwrap_err().to_string();
+        assert!(e.starts_with(code), "{e}");
+        assert!(!e.contains("sk-test-se"), "{e}");
+        server.join().unwrap();
+    }
+    // `Endpoint::complete` (what `grade --llm` uses) redacts its replies the same way.
+    let (url, server) = chat(vec![answer(&format!("echo {KEY}"))]);
+    let reply = endpoint(&url).complete(&json!({"model": "m"})).unwrap();
+    assert_eq!(
+        Endpoint::reply_text(&reply).unwrap(),
+        "echo [redacted]".to_string()
+    );
+    server.join().unwrap();
+}

@@ -278,3 +278,144 @@ fn the_model_endpoint_comes_from_the_user_configuration_not_a_project_one() {
     assert_eq!(seen[0].header("authorization"), Some("Bearer user-key"));
     let _ = std::fs::remove_dir_all(base);
 }
+
+/// Issue #27 item 7: `agent run` prints and writes nothing of the key a gateway echoes back: not
+/// the answer, not the transcript, not an error.
+#[test]
+fn item07_agent_run_never_prints_or_writes_the_key_the_endpoint_echoes() {
+    const KEY: &str = "sk-cli-secret-4242";
+    let base = temp_dir("agent-echo");
+    let transcript = base.join("transcript.json");
+    let chat_run = chat(vec![final_answer(&format!("Your key: {KEY}"))]);
+    let llm = format!("{}/v1", chat_run.base);
+    let r = common::flowmcp_env(
+        &[
+            "agent",
+            "run",
+            "holiday-planner",
+            "What is my key?",
+            "--catalog",
+            "examples/catalog",
+            "--no-cache",
+            "--llm-base-url",
+            &llm,
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
+        &repo_root(),
+        &[("OPENROUTER_API_KEY", KEY)],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.stdout, "Your key: [redacted]\n");
+    assert!(!r.stderr.contains(KEY), "{}", r.stderr);
+    let written = std::fs::read_to_string(&transcript).unwrap();
+    assert!(!written.contains(KEY), "{written}");
+    let seen = chat_run.finish();
+    assert_eq!(
+        seen[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+
+    let refusing = common::support::TestServer::start(1, |_| {
+        common::support::reply(401, Some("text/plain"), format!("unknown key {KEY}"))
+    });
+    let llm = format!("{}/v1", refusing.base);
+    let r = common::flowmcp_env(
+        &[
+            "agent",
+            "run",
+            "holiday-planner",
+            "hi",
+            "--catalog",
+            "examples/catalog",
+            "--no-cache",
+            "--llm-base-url",
+            &llm,
+        ],
+        &repo_root(),
+        &[("OPENROUTER_API_KEY", KEY)],
+    );
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("AGENT003"), "{}", r.stderr);
+    assert!(!r.stderr.contains(KEY), "{}", r.stderr);
+    refusing.finish();
+    let _ = std::fs::remove_dir_all(base);
+}
+
+/// Issue #27 item 6: a tool whose schema declares `OPENROUTER_API_KEY` as a server parameter
+/// never receives the model key, even when the agent's model asks for it: the name is reserved,
+/// so the tool has no value for it and the agent that needs the tool is not activated.
+#[test]
+fn item06_an_agents_tool_cannot_declare_the_model_key() {
+    const KEY: &str = "sk-cli-model-9191";
+    let base = temp_dir("agent-reserved");
+    let cat = base.join("catalog");
+    copy_dir(&repo_root().join("examples/catalog"), &cat);
+    let schema = cat.join("providers/holidaykit-net/public-holidays.mjs");
+    let text = std::fs::read_to_string(&schema).unwrap();
+    let changed = text
+        .replace(
+            "    headers: {\n        'Accept': 'application/json'\n    },",
+            "    requiredServerParams: [ 'OPENROUTER_API_KEY' ],\n    headers: {\n        'Accept': 'application/json',\n        'X-Key': '{{SERVER_PARAM:OPENROUTER_API_KEY}}'\n    },",
+        )
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("schemaHash:"))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>();
+    assert!(
+        changed.contains("X-Key"),
+        "the example schema changed shape"
+    );
+    std::fs::write(&schema, changed).unwrap();
+    let upstream = common::support::TestServer::start(1, |_| {
+        common::support::reply(200, Some("application/json"), "[]")
+    });
+    let chat_run = chat(vec![
+        tool_call(
+            "getPublicHolidays_holidaykit-net",
+            serde_json::json!({"year": 2026, "countryCode": "DE"}),
+        ),
+        final_answer("done"),
+    ]);
+    let llm = format!("{}/v1", chat_run.base);
+    let up = format!("holidaykit-net={}", upstream.base);
+    let transcript = base.join("transcript.json");
+    let r = common::flowmcp_env(
+        &[
+            "agent",
+            "run",
+            "holiday-planner",
+            "Holidays in Germany 2026?",
+            "--catalog",
+            cat.to_str().unwrap(),
+            "--upstream",
+            &up,
+            "--no-cache",
+            "--llm-base-url",
+            &llm,
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
+        &base,
+        &[("OPENROUTER_API_KEY", KEY)],
+    );
+    let seen = upstream.finish();
+    for s in &seen {
+        assert!(
+            !format!("{} {:?}", s.url, s.headers).contains(KEY),
+            "the tool's API got the model key: {s:?}"
+        );
+    }
+    assert!(seen.is_empty(), "the tool was called: {seen:?}");
+    assert!(
+        !r.stdout.contains(KEY) && !r.stderr.contains(KEY),
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(r.stderr.contains("OPENROUTER_API_KEY"), "{}", r.stderr);
+    let written = std::fs::read_to_string(&transcript).unwrap_or_default();
+    assert!(!written.contains(KEY), "{written}");
+    chat_run.finish();
+    let _ = std::fs::remove_dir_all(base);
+}

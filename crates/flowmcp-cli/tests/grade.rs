@@ -221,3 +221,70 @@ fn grade_llm_refuses_an_answer_without_a_score() {
     let _ = server.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue #27 item 7: `grade --llm` writes nothing of the key a gateway echoes back: not into
+/// scores.json, the grade report or an error.
+#[test]
+fn item07_grade_llm_never_writes_the_key_the_endpoint_echoes() {
+    const KEY: &str = "sk-grade-secret-5151";
+    let dir = temp_dir("grade-llm-echo");
+    let schema = repo_root().join("examples/catalog/providers/holidaykit-net/public-holidays.mjs");
+    let server = common::support::TestServer::start(2, |seen| {
+        let body: Value = serde_json::from_slice(&seen.body).unwrap_or_default();
+        let dimension = if body.to_string().contains("parameters") {
+            "parameters"
+        } else {
+            "whenToUse"
+        };
+        chat_reply(
+            &json!([{"dimension": dimension, "score": 4.0,
+                     "reasoning": format!("You sent Bearer {KEY}")}])
+            .to_string(),
+        )
+    });
+    let base = format!("{}/v1", server.base);
+    let out = dir.display().to_string();
+    let run = common::flowmcp_env(
+        &[
+            "grade",
+            "--llm",
+            &schema.display().to_string(),
+            "--llm-base-url",
+            &base,
+            "--out",
+            &out,
+        ],
+        &dir,
+        &[("OPENROUTER_API_KEY", KEY)],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let scores = std::fs::read_to_string(dir.join("scores.json")).unwrap();
+    assert!(!scores.contains(KEY), "{scores}");
+    assert!(scores.contains("You sent Bearer [redacted]"), "{scores}");
+    let report =
+        std::fs::read_to_string(dir.join("holidaykit-net_public-holidays.grade.json")).unwrap();
+    assert!(!report.contains(KEY), "{report}");
+    server.finish();
+
+    // An answer that is not a score quotes the model's text: without the key.
+    let server = common::support::TestServer::start(1, |_| chat_reply(&format!("No. {KEY}")));
+    let base = format!("{}/v1", server.base);
+    let run = common::flowmcp_env(
+        &[
+            "grade",
+            "--llm",
+            &schema.display().to_string(),
+            "--llm-base-url",
+            &base,
+            "--out",
+            &out,
+        ],
+        &dir,
+        &[("OPENROUTER_API_KEY", KEY)],
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("AGENT004"), "{}", run.stderr);
+    assert!(!run.stderr.contains(KEY), "{}", run.stderr);
+    server.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}

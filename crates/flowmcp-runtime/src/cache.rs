@@ -25,9 +25,24 @@
 //!
 //! The root is always part of the key: with parameters it is inside the hash, and in every case it
 //! is recorded in the entry's `meta.root`. A lookup is a hit only when `meta.namespace`,
-//! `meta.tool`, `meta.root` and `meta.paramHash` all equal the key's; anything else is a
-//! [`Lookup::Miss`]. So a parameterless route called with another root misses (and the next store
-//! replaces the entry), and a hash or file-name collision can never serve another key's data.
+//! `meta.tool`, `meta.root`, `meta.paramHash` and `meta.definition` all equal the key's; anything
+//! else is a [`Lookup::Miss`]. So a parameterless route called with another root misses (and the
+//! next store replaces the entry), and a hash or file-name collision can never serve another key's
+//! data.
+//!
+//! # Entries are bound to their writer
+//!
+//! Namespaces and tool names are not unique across catalogs: a schema of any catalog the user once
+//! ran may have the trusted schema's namespace, tool name and root. So a key also carries the hash
+//! of the definition that fetches the data ([`CacheKey::with_definition`]; the runtime passes the
+//! hash the toolset computed once per preloaded tool over its `main` tool entry, the schema's root,
+//! headers, server-parameter names, libraries, shared lists and handler source). An entry another
+//! definition wrote is a miss, and the next fetch overwrites it (the definition is not part of the
+//! file's path).
+//!
+//! A lookup also takes the **reader's own ttl**: an entry expires at the earlier of its own
+//! `expiresAt` and `fetchedAt` + the reader's ttl, and an entry fetched in the future has expired.
+//! What expiry the writer chose cannot keep data alive longer than the reader allows.
 //!
 //! Parameters the user omitted must be left out of the map (an optional parameter that was not
 //! given is not `null`); a route called with no parameters uses the short file name, as the
@@ -48,9 +63,13 @@
 //! ```json
 //! { "meta": { "fetchedAt": "2026-02-17T12:00:00.000Z", "expiresAt": "2026-02-24T12:00:00.000Z",
 //!             "ttl": 604800, "size": 760123, "paramHash": null,
-//!             "namespace": "hospitals", "tool": "getLocations", "root": "https://example.org" },
+//!             "namespace": "hospitals", "tool": "getLocations", "root": "https://example.org",
+//!             "definition": "3f9c…" },
 //!   "data": { } }
 //! ```
+//!
+//! `definition` is `null` for a key without one; entries written before it existed lack it and
+//! read as `null`.
 //!
 //! `size` is the byte length of the compact JSON serialisation of `data`. Timestamps are RFC 3339
 //! UTC with milliseconds. An entry expires when `now >= expiresAt` (`expiresAt = fetchedAt + ttl`).
@@ -89,6 +108,8 @@ pub struct CacheKey {
     tool: String,
     root: String,
     param_hash: Option<String>,
+    /// The hash of the definition that fetches the data (not part of the path).
+    definition: Option<String>,
 }
 
 impl CacheKey {
@@ -118,7 +139,20 @@ impl CacheKey {
             tool: tool.into(),
             root,
             param_hash,
+            definition: None,
         }
+    }
+
+    /// The key bound to the definition whose hash is `definition`: an entry written under another
+    /// definition (or none) is a miss for it, and is overwritten by its next store.
+    pub fn with_definition(mut self, definition: impl Into<String>) -> CacheKey {
+        self.definition = Some(definition.into());
+        self
+    }
+
+    /// The hash of the definition the key is bound to, if any.
+    pub fn definition(&self) -> Option<&str> {
+        self.definition.as_deref()
     }
 
     /// The schema namespace.
@@ -217,14 +251,21 @@ impl Cache {
         self.base.join(key.relative_path())
     }
 
-    /// Looks `key` up as of `now`. Never fails: anything unusable is a [`Lookup::Miss`].
-    pub fn lookup(&self, key: &CacheKey, now: SystemTime) -> Lookup {
-        self.lookup_with_warning(key, now).0
+    /// Looks `key` up as of `now` for a reader whose ttl is `ttl_secs`: a fresh entry is one that
+    /// has reached neither its own `expiresAt` nor `fetchedAt` + `ttl_secs`, and was not fetched
+    /// after `now`. Never fails: anything unusable is a [`Lookup::Miss`].
+    pub fn lookup(&self, key: &CacheKey, ttl_secs: u64, now: SystemTime) -> Lookup {
+        self.lookup_with_warning(key, ttl_secs, now).0
     }
 
     /// Like [`Cache::lookup`], plus a warning when an entry file exists but could not be read or
     /// parsed (the lookup is then a miss).
-    pub fn lookup_with_warning(&self, key: &CacheKey, now: SystemTime) -> (Lookup, Option<String>) {
+    pub fn lookup_with_warning(
+        &self,
+        key: &CacheKey,
+        ttl_secs: u64,
+        now: SystemTime,
+    ) -> (Lookup, Option<String>) {
         let path = self.path_for(key);
         let bytes = match fs::read(&path) {
             Ok(bytes) => bytes,
@@ -245,17 +286,22 @@ impl Cache {
             || entry.tool != key.tool
             || entry.root != key.root
             || entry.param_hash.as_deref() != key.param_hash()
+            || entry.definition != key.definition
         {
             return (Lookup::Miss, None);
         }
-        if system_time_ms(now) >= entry.expires_ms {
+        // The reader's ttl caps the writer's expiry; an entry from the future is not believed.
+        let now_ms = system_time_ms(now);
+        let readers_expiry = clamp_ms(entry.fetched_ms.saturating_add(i128::from(ttl_secs) * 1000));
+        let expires_ms = entry.expires_ms.min(readers_expiry);
+        if now_ms >= expires_ms || entry.fetched_ms > now_ms {
             return (Lookup::Expired, None);
         }
         (
             Lookup::Hit {
                 data: entry.data,
                 fetched_at: entry.fetched_at,
-                expires_at: entry.expires_at,
+                expires_at: format_rfc3339_ms(expires_ms),
             },
             None,
         )
@@ -290,6 +336,7 @@ impl Cache {
             "namespace": key.namespace,
             "tool": key.tool,
             "root": key.root,
+            "definition": key.definition,
         });
         let bytes = format!("{{\"meta\":{meta},\"data\":{data_text}}}").into_bytes();
         flowmcp_loader::write_atomic(&path, &bytes)?;
@@ -416,6 +463,31 @@ impl Cache {
     }
 }
 
+/// The hash a preloaded tool's entries are bound to ([`CacheKey::with_definition`]): the
+/// lowercase hex SHA-256 of the canonical JSON of the tool's name and `main` entry and of what the
+/// schema adds to every request or handler — namespace, root, headers, server-parameter names,
+/// libraries, the shared lists the handlers receive and the handler source. Anything that can
+/// change the raw response a tool fetches changes the hash.
+pub(crate) fn definition_hash(
+    main: &flowmcp_spec::model::SchemaMain,
+    tool: &str,
+    entry: &Value,
+    shared_lists: &Value,
+    handlers_source: Option<&str>,
+) -> String {
+    canonical_sha256(&json!({
+        "namespace": main.namespace,
+        "tool": tool,
+        "entry": entry,
+        "root": main.root,
+        "headers": main.headers,
+        "requiredServerParams": main.required_server_params,
+        "requiredLibraries": main.required_libraries,
+        "sharedLists": shared_lists,
+        "handlers": handlers_source,
+    }))
+}
+
 /// What [`Cache::clear`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClearReport {
@@ -466,6 +538,7 @@ pub fn human_duration(secs: u64) -> String {
 /// A parsed entry file.
 struct Entry {
     fetched_at: String,
+    fetched_ms: i128,
     expires_at: String,
     expires_ms: i128,
     ttl: u64,
@@ -474,6 +547,7 @@ struct Entry {
     namespace: String,
     tool: String,
     root: String,
+    definition: Option<String>,
     data: Value,
 }
 
@@ -485,6 +559,7 @@ impl Entry {
             tool: self.tool.clone(),
             root: self.root.clone(),
             param_hash: self.param_hash.clone(),
+            definition: None,
         }
         .relative_path()
     }
@@ -514,7 +589,8 @@ fn parse_entry(bytes: &[u8]) -> Result<Entry, String> {
     };
     let fetched_at = text("fetchedAt")?;
     let expires_at = text("expiresAt")?;
-    parse_rfc3339_ms(&fetched_at).ok_or("meta.fetchedAt is not a valid timestamp")?;
+    let fetched_ms =
+        parse_rfc3339_ms(&fetched_at).ok_or("meta.fetchedAt is not a valid timestamp")?;
     let expires_ms =
         parse_rfc3339_ms(&expires_at).ok_or("meta.expiresAt is not a valid timestamp")?;
     let param_hash = match meta.get("paramHash") {
@@ -522,8 +598,14 @@ fn parse_entry(bytes: &[u8]) -> Result<Entry, String> {
         Some(Value::String(hash)) => Some(hash.clone()),
         _ => return Err("meta.paramHash is neither null nor a string".to_string()),
     };
+    let definition = match meta.get("definition") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(hash)) => Some(hash.clone()),
+        _ => return Err("meta.definition is neither null nor a string".to_string()),
+    };
     Ok(Entry {
         fetched_at,
+        fetched_ms,
         expires_at,
         expires_ms,
         ttl: number("ttl")?,
@@ -532,6 +614,7 @@ fn parse_entry(bytes: &[u8]) -> Result<Entry, String> {
         namespace: text("namespace")?,
         tool: text("tool")?,
         root: text("root")?,
+        definition,
         data,
     })
 }

@@ -10,7 +10,7 @@
 //! 4. `preRequest({ struct, payload })` → `{ struct, payload }`. `url`, `headers` and
 //!    `body` of the returned struct replace the request's; `method` cannot be changed;
 //! 5. the raw response: from the preload cache when the tool has `preload.enabled` and an entry
-//!    is fresh, else from `executeRequest({ struct, payload })` → `{ response }` when the tool has
+//!    this tool's definition wrote is fresh (within the tool's own ttl too), else from `executeRequest({ struct, payload })` → `{ response }` when the tool has
 //!    one, else from the HTTP request (secrets filled in only now, and only if the URL keeps the
 //!    schema's origin: E009 otherwise). Non-2xx is E001; the body is decoded by MIME type (E004
 //!    when it cannot be). A fresh raw response is stored in the cache (raw: before
@@ -26,7 +26,7 @@
 //! back cannot leak it into the envelope or the cache), and JavaScript only ever sees slot
 //! tokens. Under compat, `fetch` in `executeRequest` gets secrets filled in only for requests to
 //! the schema's origin; a request to another origin that carries a token is refused (E009), and
-//! one without reaches only public addresses (or an `--upstream`).
+//! one without reaches only public addresses (or the `--upstream` of the schema's own namespace).
 //!
 //! Threading: a [`Runner`] owns the JavaScript hosts of the schemas whose handlers it has called,
 //! so it is not `Send`; servers keep one runner per worker thread over a shared [`Toolset`].
@@ -50,12 +50,12 @@ use crate::descriptor::{Builtin, Kind};
 use crate::envelope::{ECode, Envelope};
 use crate::input::{Inputs, validate_json, validate_strings};
 use crate::output::check_output;
-use crate::request::{PreparedRequest, SecretSlots, build_request, finalize};
+use crate::request::{Encoding, PreparedRequest, SecretSlots, build_request, finalize};
 use crate::resource::{
     Access, OpenResources, ResourceOptions, TransportFetcher, bound_values, markdown_error,
     sql_error,
 };
-use crate::secret::ServerParams;
+use crate::secret::{ServerParams, missing_params_message};
 use crate::toolset::{LoadedSchema, ToolEntry, Toolset};
 use crate::transport::{
     HeaderValue, HttpRequest, HttpResponse, Method, Transport, decode_body, is_base64_mime,
@@ -305,15 +305,9 @@ impl<'t> Runner<'t> {
     ) -> Result<Value, Fail> {
         let d = &entry.descriptor;
         if !d.missing_server_params.is_empty() {
-            let n = d.missing_server_params.len();
             return Err(Fail(
                 ECode::E006,
-                format!(
-                    "missing server parameter{}: {} (set {} in the environment, an env file or the config)",
-                    if n == 1 { "" } else { "s" },
-                    d.missing_server_params.join(", "),
-                    if n == 1 { "it" } else { "them" },
-                ),
+                missing_params_message(&d.missing_server_params),
             ));
         }
         let inputs = validate(entry, warnings)?;
@@ -371,17 +365,20 @@ impl<'t> Runner<'t> {
                     .or_else(|| main.root.clone())
                     .unwrap_or_default();
                 let params = inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-                let key = CacheKey::new(main.namespace.clone(), d.tool.as_str(), root, params);
+                // Bound to this definition: another catalog's schema with the same namespace,
+                // tool and root cannot have written it.
+                let key = CacheKey::new(main.namespace.clone(), d.tool.as_str(), root, params)
+                    .with_definition(schema.cache_definition(&d.tool).unwrap_or_default());
                 Some((cache, key, p.ttl))
             }
             _ => None,
         };
         let mut raw: Option<Value> = None;
-        if let Some((cache, key, _)) = &cached {
+        if let Some((cache, key, ttl)) = &cached {
             if self.opts.cache_mode == CacheMode::Refresh {
                 self.log_line(&crate::cache::refreshing_message());
             } else {
-                match cache.lookup(key, SystemTime::now()) {
+                match cache.lookup(key, *ttl, SystemTime::now()) {
                     Lookup::Hit {
                         data,
                         fetched_at,
@@ -422,7 +419,7 @@ impl<'t> Runner<'t> {
             }
             None => self.http(&prepared, deadline)?,
         };
-        redact_value(&self.set.server_params, &mut raw);
+        self.set.server_params.redact_json(&mut raw);
         if !from_cache && let Some((cache, key, ttl)) = &cached {
             match cache.store(key, *ttl, &raw, SystemTime::now()) {
                 Ok(_) => self.log_line(&crate::cache::cached_for_message(*ttl)),
@@ -440,7 +437,7 @@ impl<'t> Runner<'t> {
                     .get_mut("response")
                     .map(Value::take)
                     .unwrap_or(Value::Null);
-                redact_value(&self.set.server_params, &mut data);
+                self.set.server_params.redact_json(&mut data);
                 data
             }
             None => raw,
@@ -903,45 +900,11 @@ fn type_name(v: &Value) -> String {
     }
 }
 
-/// Replaces secret values inside every string of `v` (object keys included), in place; strings
-/// without a secret are left untouched. A number whose text reveals a secret (a numeric key echoed
-/// back as a JSON number) becomes the string `[redacted]`.
-pub(crate) fn redact_value(params: &ServerParams, v: &mut Value) {
-    if params.is_empty() {
-        return;
-    }
-    match v {
-        Value::String(s) => {
-            if let Cow::Owned(r) = params.redact_cow(s) {
-                *s = r;
-            }
-        }
-        Value::Number(n) => {
-            if let Cow::Owned(r) = params.redact_cow(&n.to_string()) {
-                *v = Value::String(r);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|i| redact_value(params, i)),
-        Value::Object(o) => {
-            if o.keys()
-                .any(|k| matches!(params.redact_cow(k), Cow::Owned(_)))
-            {
-                *o = std::mem::take(o)
-                    .into_iter()
-                    .map(|(k, v)| (params.redact(&k), v))
-                    .collect();
-            }
-            o.values_mut().for_each(|x| redact_value(params, x));
-        }
-        _ => {}
-    }
-}
-
 /// Decodes a response body ([`decode_body`]); a body that is turned into base64 text (binary
 /// MIME types) has secrets replaced in its bytes first, since base64 would hide them from
-/// redaction. JSON and text are redacted after decoding ([`redact_value`]).
+/// redaction. JSON and text are redacted after decoding ([`ServerParams::redact_json`]).
 fn decode_response(resp: &HttpResponse, params: &ServerParams) -> Result<Value, (ECode, String)> {
-    if !params.is_empty() && is_base64_mime(resp.content_type.as_deref()) {
+    if !params.redactor().is_empty() && is_base64_mime(resp.content_type.as_deref()) {
         let redacted = HttpResponse {
             body: params.redact_bytes(&resp.body),
             ..resp.clone()
@@ -956,8 +919,8 @@ fn decode_response(resp: &HttpResponse, params: &ServerParams) -> Result<Value, 
 ///
 /// A `fetch` to the schema's origin gets this call's slot tokens filled in (URL, headers, body). A
 /// `fetch` to any other origin is sent as written, reaching only public addresses unless its
-/// origin is an `--upstream`; if it carries a token it is not sent at all, and the call fails with
-/// E009 whatever the handler does with the rejected promise.
+/// origin is the `--upstream` of the schema's own namespace; if it carries a token it is not sent
+/// at all, and the call fails with E009 whatever the handler does with the rejected promise.
 struct Bridge<'r, 't> {
     runner: &'r Runner<'t>,
     schema: &'r LoadedSchema,
@@ -979,21 +942,22 @@ impl Bridge<'_, '_> {
             .origin(params)
             .map_err(|e| params.redact(&e.to_string()))?;
         let mut missing = Vec::new();
-        let (filled, _) = slots.fill(url, params, &crate::request::encode_segment, &mut missing);
+        let (filled, _) = slots.fill(url, params, Encoding::Segment, &mut missing);
         Ok(url::Url::parse(&filled).is_ok_and(|u| u.origin() == origin))
     }
 
-    /// Whether `url` is of the origin of one of the runner's `--upstream`s.
-    fn is_upstream(&self, url: &str) -> bool {
+    /// Whether `url` is of the origin of the `--upstream` of the schema's own namespace (never
+    /// another namespace's: that would let one schema reach the private address of another).
+    fn is_own_upstream(&self, url: &str) -> bool {
         let Ok(target) = url::Url::parse(url) else {
             return false;
         };
         self.runner
             .opts
             .upstreams
-            .values()
-            .filter_map(|u| url::Url::parse(u).ok())
-            .any(|u| u.origin() == target.origin())
+            .get(&self.schema.main.namespace)
+            .and_then(|u| url::Url::parse(u).ok())
+            .is_some_and(|u| u.origin() == target.origin())
     }
 }
 
@@ -1015,15 +979,10 @@ impl HostBridge for Bridge<'_, '_> {
         let slots: &SecretSlots = prepared.slots();
         let mut http = if self.same_origin(prepared, &req.url)? {
             let mut missing = Vec::new();
-            let (url, _) = slots.fill(
-                &req.url,
-                params,
-                &crate::request::encode_segment,
-                &mut missing,
-            );
+            let (url, _) = slots.fill(&req.url, params, Encoding::Segment, &mut missing);
             let mut http = HttpRequest::new(method, url);
             for (k, v) in &req.headers {
-                let (value, secret) = slots.fill(v, params, &|s: &str| s.to_string(), &mut missing);
+                let (value, secret) = slots.fill(v, params, Encoding::Raw, &mut missing);
                 let value = if secret {
                     HeaderValue::secret(value)
                 } else {
@@ -1032,7 +991,7 @@ impl HostBridge for Bridge<'_, '_> {
                 http.headers.push((k.clone(), value));
             }
             if let Some(b) = &req.body {
-                let (body, secret) = slots.fill(b, params, &|s: &str| s.to_string(), &mut missing);
+                let (body, secret) = slots.fill(b, params, Encoding::Raw, &mut missing);
                 http.body = Some(body.into_bytes());
                 http.body_is_secret = secret;
             }
@@ -1056,7 +1015,7 @@ impl HostBridge for Bridge<'_, '_> {
                 return Err(format!("E009 {why}").into());
             }
             let mut http = HttpRequest::new(method, req.url.clone());
-            http.public_only = !self.is_upstream(&req.url);
+            http.public_only = !self.is_own_upstream(&req.url);
             for (k, v) in &req.headers {
                 http.headers
                     .push((k.clone(), HeaderValue::plain(v.clone())));
@@ -1096,11 +1055,11 @@ impl HostBridge for Bridge<'_, '_> {
 /// escaped form of a secret, `\/` or `\u0041`, survives to be decoded in JavaScript); other text
 /// is redacted as text, in every form [`ServerParams::redact`] knows.
 fn redact_body(params: &ServerParams, body: &[u8]) -> Vec<u8> {
-    if params.is_empty() {
+    if params.redactor().is_empty() {
         return body.to_vec();
     }
     if let Ok(mut v) = serde_json::from_slice::<Value>(body) {
-        redact_value(params, &mut v);
+        params.redact_json(&mut v);
         return v.to_string().into_bytes();
     }
     params.redact_bytes(body)
@@ -1115,13 +1074,13 @@ mod tests {
         let mut p = ServerParams::new();
         p.insert("K", "s3cret");
         let mut v = json!({"a": ["x s3cret y"], "s3cret": 1, "n": 2});
-        redact_value(&p, &mut v);
+        p.redact_json(&mut v);
         assert_eq!(v, json!({"a": ["x [redacted] y"], "[redacted]": 1, "n": 2}));
         // A numeric key echoed back as a JSON number.
         let mut n = ServerParams::new();
         n.insert("PIN", "4242424242");
         let mut v = json!({"echo": 4242424242u64, "other": 7, "f": 14242424242.5});
-        redact_value(&n, &mut v);
+        n.redact_json(&mut v);
         assert_eq!(
             v,
             json!({"echo": "[redacted]", "other": 7, "f": "1[redacted].5"})

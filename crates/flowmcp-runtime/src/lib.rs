@@ -77,9 +77,10 @@ pub use transport::{
     UpstreamError, UreqTransport, base64_encode, check_upstream,
 };
 
-// Server parameters, and the preload cache (its details are in [`cache`]).
+// Server parameters, flowmcp's own credentials and the redactor; the preload cache (its details
+// are in [`cache`]).
 pub use cache::{Cache, ClearReport};
 pub use secret::{
-    MAX_ENV_FILE_BYTES, ParamSource, Secret, ServerParams, parse_env_file, read_capped_text,
-    read_env_file,
+    MAX_ENV_FILE_BYTES, MODEL_KEY, PRODUCT_CREDENTIALS, PRODUCT_PREFIX, ParamSource, Redactor,
+    Secret, ServerParams, is_reserved_name, parse_env_file, read_capped_text, read_env_file,
 };

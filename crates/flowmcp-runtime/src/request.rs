@@ -53,13 +53,101 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// Percent-encodes `text` as one path segment.
-pub(crate) fn encode_segment(text: &str) -> String {
+fn encode_segment(text: &str) -> String {
     utf8_percent_encode(text, SEGMENT).to_string()
 }
 
 /// Form-encodes `text` as a query key or value (`application/x-www-form-urlencoded`).
-pub(crate) fn form_encode(text: &str) -> String {
+fn form_encode(text: &str) -> String {
     url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// `text` escaped for the inside of a JSON string (`"` as `\"`, `\` as `\\`, control
+/// characters as `\n`, `\u001f`…), as `serde_json` and `JSON.stringify` write it.
+fn json_escape(text: &str) -> String {
+    let quoted = Value::String(text.to_string()).to_string();
+    quoted
+        .get(1..quoted.len().saturating_sub(1))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Standard base64 of the text's UTF-8 bytes.
+fn base64(text: &str) -> String {
+    crate::transport::base64_encode(text.as_bytes())
+}
+
+/// Declares [`Encoding`] and its [`Encoding::ALL`] from one list, so that no encoding can be
+/// added without being in the list the redactor reads.
+macro_rules! encodings {
+    ($($(#[$doc:meta])* $name:ident => $encode:expr,)+) => {
+        /// The forms in which the runtime writes a value into a request or an answer: the one
+        /// table that fills server parameters into requests ([`SecretSlots::fill`] takes nothing
+        /// else) and that [`crate::secret::Redactor`] reads to know what to hide.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum Encoding {
+            $($(#[$doc])* $name,)+
+        }
+
+        impl Encoding {
+            /// Every encoding, in declaration order.
+            pub(crate) const ALL: &'static [Encoding] = &[$(Encoding::$name,)+];
+
+            /// `text` in this encoding.
+            pub(crate) fn encode(self, text: &str) -> String {
+                match self {
+                    $(Encoding::$name => ($encode)(text),)+
+                }
+            }
+        }
+    };
+}
+
+encodings! {
+    /// As written: header values, and what a handler's own `fetch` carries.
+    Raw => str::to_string,
+    /// Percent-encoded as one path segment (`a/b c` → `a%2Fb%20c`): the root and the path.
+    Segment => encode_segment,
+    /// Form-encoded (`a b+` → `a+b%2B`): query keys and values.
+    Form => form_encode,
+    /// Escaped for the inside of a JSON string: the JSON body.
+    JsonString => json_escape,
+    /// Base64 of the UTF-8 bytes: binary bodies turned into text (`image/png`).
+    Base64 => base64,
+}
+
+/// The shortest piece of a base64 text [`Encoding::forms`] names (shorter ones would match by
+/// chance).
+const MIN_BASE64_PIECE: usize = 8;
+
+impl Encoding {
+    /// The texts that show `text`, encoded so, inside a longer encoded text. For the encodings
+    /// that work character by character that is the encoding itself; for base64 it is the whole
+    /// encoding (the value alone) and, for each of the three places the value can start at in a
+    /// three-byte group, the characters that depend on the value's bytes only (at least
+    /// [`MIN_BASE64_PIECE`] of them).
+    pub(crate) fn forms(self, text: &str) -> Vec<String> {
+        if self != Encoding::Base64 {
+            return vec![self.encode(text)];
+        }
+        let bytes = text.as_bytes();
+        let mut out = vec![self.encode(text)];
+        for shift in 0..3 {
+            let mut shifted = vec![0u8; shift];
+            shifted.extend_from_slice(bytes);
+            let encoded = crate::transport::base64_encode(&shifted);
+            // Character i holds bits 6i..6i+6 of the stream; the value's are 8·shift..8·(shift+n).
+            let first = (8 * shift).div_ceil(6);
+            let end = 8 * (shift + bytes.len()) / 6;
+            if let Some(piece) = encoded
+                .get(first..end)
+                .filter(|p| p.len() >= MIN_BASE64_PIECE)
+            {
+                out.push(piece.to_string());
+            }
+        }
+        out
+    }
 }
 
 /// `{{SERVER_PARAM:KEY}}`: how a server parameter's place is shown to people.
@@ -153,13 +241,14 @@ impl SecretSlots {
         out
     }
 
-    /// `text` with every token replaced by its value passed through `encode`. Names without a
-    /// value are added to `missing` (their tokens stay). Returns whether any token was replaced.
+    /// `text` with every token replaced by its value in `encoding` (the only way a value is
+    /// written into a request: every form is one the redactor knows). Names without a value are
+    /// added to `missing` (their tokens stay). Returns whether any token was replaced.
     pub(crate) fn fill(
         &self,
         text: &str,
         params: &ServerParams,
-        encode: &dyn Fn(&str) -> String,
+        encoding: Encoding,
         missing: &mut Vec<String>,
     ) -> (String, bool) {
         let mut out = text.to_string();
@@ -170,7 +259,7 @@ impl SecretSlots {
             }
             match params.get(k) {
                 Some(s) => {
-                    out = out.replace(t.as_str(), &encode(s.expose()));
+                    out = out.replace(t.as_str(), &encoding.encode(s.expose()));
                     filled = true;
                 }
                 None => {
@@ -226,21 +315,17 @@ impl Template {
         self.0.iter().any(|p| matches!(p, Part::Server(_)))
     }
 
-    /// The text with literal parts passed through `encode` and places as slot tokens.
-    fn render(&self, slots: &mut SecretSlots, encode: fn(&str) -> String) -> String {
+    /// The text with literal parts in `encoding` and places as slot tokens.
+    fn render(&self, slots: &mut SecretSlots, encoding: Encoding) -> String {
         let mut out = String::new();
         for p in &self.0 {
             match p {
-                Part::Text(t) => out.push_str(&encode(t)),
+                Part::Text(t) => out.push_str(&encoding.encode(t)),
                 Part::Server(k) => out.push_str(&slots.token(k)),
             }
         }
         out
     }
-}
-
-fn verbatim(text: &str) -> String {
-    text.to_string()
 }
 
 /// The request before secrets are filled in: what handlers see and may change. Contains no
@@ -347,7 +432,7 @@ impl PreparedRequest {
         let mut missing = Vec::new();
         let (root, _) = self
             .slots
-            .fill(&self.root, params, &encode_segment, &mut missing);
+            .fill(&self.root, params, Encoding::Segment, &mut missing);
         if !missing.is_empty() {
             return Err(RequestError::MissingServerParams {
                 tool: self.tool.clone(),
@@ -531,7 +616,7 @@ pub fn build_request(
                             value: text,
                         });
                     }
-                    Template(vec![Part::Text(encode_segment(&text))])
+                    Template(vec![Part::Text(Encoding::Segment.encode(&text))])
                 }
                 // An omitted (optional) insert value is an error only when the path uses it: a
                 // handler may consume it instead (`executeRequest`).
@@ -554,7 +639,7 @@ pub fn build_request(
                     .0
                     .into_iter()
                     .map(|part| match part {
-                        Part::Text(s) => Part::Text(encode_segment(&s)),
+                        Part::Text(s) => Part::Text(Encoding::Segment.encode(&s)),
                         s @ Part::Server(_) => s,
                     })
                     .collect(),
@@ -587,9 +672,9 @@ pub fn build_request(
         colon_inserts(&path_text[at..], &inserts, profile),
     );
     note(&path);
-    let root_text = root.render(&mut slots, verbatim);
+    let root_text = root.render(&mut slots, Encoding::Raw);
     let mut url = root_text.clone();
-    url.push_str(&path.render(&mut slots, verbatim));
+    url.push_str(&path.render(&mut slots, Encoding::Raw));
 
     // Query.
     let mut query: Vec<String> = Vec::new();
@@ -609,8 +694,8 @@ pub fn build_request(
         note(&value);
         query.push(format!(
             "{}={}",
-            form_encode(&p.position.key),
-            value.render(&mut slots, form_encode)
+            Encoding::Form.encode(&p.position.key),
+            value.render(&mut slots, Encoding::Form)
         ));
     }
     if !query.is_empty() {
@@ -636,7 +721,7 @@ pub fn build_request(
                 ParamRole::Server(k) => {
                     let t = Template(vec![Part::Server(k.to_string())]);
                     note(&t);
-                    Value::String(t.render(&mut slots, verbatim))
+                    Value::String(t.render(&mut slots, Encoding::Raw))
                 }
                 ParamRole::Fixed(v) => {
                     let t = Template::parse(v, main, profile);
@@ -648,7 +733,7 @@ pub fn build_request(
                         Some(j) => j,
                         None => {
                             note(&t);
-                            Value::String(t.render(&mut slots, verbatim))
+                            Value::String(t.render(&mut slots, Encoding::Raw))
                         }
                     }
                 }
@@ -682,7 +767,7 @@ pub fn build_request(
         headers.retain(|existing, _| !existing.eq_ignore_ascii_case(k));
         let t = Template::parse(v, main, profile);
         note(&t);
-        headers.insert(k.clone(), t.render(&mut slots, verbatim));
+        headers.insert(k.clone(), t.render(&mut slots, Encoding::Raw));
     }
     if body.is_some()
         && !headers
@@ -756,12 +841,12 @@ pub fn finalize(
         Some(i) => req.url.split_at(i),
         None => (req.url.as_str(), ""),
     };
-    let (mut url, _) = slots.fill(path, params, &encode_segment, &mut missing);
-    url.push_str(&slots.fill(query, params, &form_encode, &mut missing).0);
+    let (mut url, _) = slots.fill(path, params, Encoding::Segment, &mut missing);
+    url.push_str(&slots.fill(query, params, Encoding::Form, &mut missing).0);
     let mut headers = Vec::with_capacity(req.headers.len());
     let mut secret_headers = Vec::new();
     for (k, v) in &req.headers {
-        let (value, secret) = slots.fill(v, params, &verbatim, &mut missing);
+        let (value, secret) = slots.fill(v, params, Encoding::Raw, &mut missing);
         if secret {
             secret_headers.push(k.clone());
         }
@@ -769,7 +854,7 @@ pub fn finalize(
     }
     let mut body_has_secret = false;
     let body = req.body.as_ref().map(|b| {
-        let (text, secret) = slots.fill(&b.to_string(), params, &json_escape, &mut missing);
+        let (text, secret) = slots.fill(&b.to_string(), params, Encoding::JsonString, &mut missing);
         body_has_secret = secret;
         Secret::new(text)
     });
@@ -797,12 +882,6 @@ pub fn finalize(
         body,
         body_has_secret,
     })
-}
-
-/// `text` escaped for the inside of a JSON string.
-fn json_escape(text: &str) -> String {
-    let quoted = Value::String(text.to_string()).to_string();
-    quoted[1..quoted.len() - 1].to_string()
 }
 
 #[cfg(test)]
@@ -1099,6 +1178,42 @@ mod tests {
             build_request("zz", &no_root, &IndexMap::new(), &sp, Profile::Spec, None),
             Err(RequestError::UnknownTool { .. })
         ));
+    }
+
+    /// Issue #27 item 14: a secret written in any encoding the runtime has is redacted, alone or
+    /// inside a longer encoded text. Values are filled into requests only through [`Encoding`]
+    /// ([`SecretSlots::fill`] takes nothing else) and `encodings!` declares [`Encoding::ALL`] with
+    /// the enum, so an encoding added to the builder is in this loop, and in the redactor's
+    /// patterns, from its first use.
+    #[test]
+    fn item14_every_encoding_of_a_secret_is_redacted() {
+        let hostile = "k\u{e9}\"y\\/+ &=\t%41\u{1}~Z-9";
+        let mut p = ServerParams::new();
+        p.insert("K", hostile);
+        let mut slots = SecretSlots::new();
+        let token = slots.token("K");
+        for e in Encoding::ALL {
+            for form in e.forms(hostile) {
+                assert_eq!(
+                    p.redact(&format!("<{form}>")),
+                    "<[redacted]>",
+                    "{e:?}: {form}"
+                );
+            }
+            for (before, after) in [("", ""), ("a", "z"), ("ab", "yz"), ("abc", "")] {
+                let embedded = e.encode(&format!("{before}{hostile}{after}"));
+                assert!(
+                    p.redact(&embedded).contains("[redacted]"),
+                    "{e:?}: {embedded}"
+                );
+            }
+            let mut missing = Vec::new();
+            let (filled, secret) = slots.fill(&format!("x{token}y"), &p, *e, &mut missing);
+            assert!(secret && missing.is_empty());
+            assert_eq!(p.redact(&filled), "x[redacted]y", "{e:?}: {filled}");
+        }
+        assert_eq!(Encoding::JsonString.encode("a\"b\\c\t"), "a\\\"b\\\\c\\t");
+        assert_eq!(Encoding::Base64.encode("foobar"), "Zm9vYmFy");
     }
 
     #[test]

@@ -1,9 +1,14 @@
-//! Server parameters (API keys and the like) that must never leak.
+//! Server parameters (API keys and the like) that must never leak, flowmcp's own credentials,
+//! and the [`Redactor`] that hides both.
 //!
 //! A [`Secret`] prints as `[redacted]` in `Debug` and `Display`, has no `Serialize`, and hands its
 //! value out only through [`Secret::expose`]. [`ServerParams`] collects the values a schema's
 //! `requiredServerParams` name from three sources, in this order: the process environment, the
 //! `--env-file` / `.env` file, the config file. The first source with a non-empty value wins.
+//!
+//! Names reserved for flowmcp itself ([`is_reserved_name`]: [`MODEL_KEY`] and every
+//! [`PRODUCT_PREFIX`] name) are never server parameters: no source gives a schema their value, and
+//! the values of the product's credentials ([`PRODUCT_CREDENTIALS`]) are hidden like secrets.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -12,9 +17,238 @@ use std::path::Path;
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
+use serde_json::Value;
+
+use crate::request::Encoding;
 
 /// The text every secret prints as.
 pub(crate) const REDACTED: &str = "[redacted]";
+
+/// The model key flowmcp sends (as a bearer token) to its chat endpoint in `flowmcp agent` and
+/// `flowmcp grade --llm`.
+pub const MODEL_KEY: &str = "OPENROUTER_API_KEY";
+
+/// The prefix of flowmcp's own variables (`FLOWMCP_AUTH_TOKEN`, `FLOWMCP_ROUTE_TOKENS`,
+/// `FLOWMCP_OAUTH_ISSUER`, `FLOWMCP_LLM_BASE_URL`, `FLOWMCP_LIBS`, …).
+pub const PRODUCT_PREFIX: &str = "FLOWMCP_";
+
+/// The HTTP server's per-route bearer tokens, `/path=TOKEN` items separated by commas.
+const ROUTE_TOKENS: &str = "FLOWMCP_ROUTE_TOKENS";
+
+/// flowmcp's own credentials: the model key and the HTTP server's bearer tokens. Their values are
+/// hidden like secrets wherever they are known ([`Redactor::hide_product_credentials`]).
+pub const PRODUCT_CREDENTIALS: &[&str] = &[MODEL_KEY, "FLOWMCP_AUTH_TOKEN", ROUTE_TOKENS];
+
+/// Whether `name` is reserved for flowmcp itself ([`MODEL_KEY`], or a name starting with
+/// [`PRODUCT_PREFIX`]; ASCII case is ignored, as environment names are on Windows). A reserved name
+/// is never a server parameter: no source gives a schema its value.
+pub fn is_reserved_name(name: &str) -> bool {
+    name.eq_ignore_ascii_case(MODEL_KEY)
+        || name
+            .get(..PRODUCT_PREFIX.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(PRODUCT_PREFIX))
+}
+
+/// Why a tool whose server parameters `missing` have no value cannot be called: reserved names
+/// ([`is_reserved_name`]) are said to be reserved for flowmcp itself, the others to be set.
+pub(crate) fn missing_params_message(missing: &[String]) -> String {
+    let (reserved, unset): (Vec<&str>, Vec<&str>) = missing
+        .iter()
+        .map(String::as_str)
+        .partition(|n| is_reserved_name(n));
+    let mut parts = Vec::new();
+    if !reserved.is_empty() {
+        let one = reserved.len() == 1;
+        parts.push(format!(
+            "server parameter{} {} {} reserved for flowmcp itself and never given to a schema",
+            if one { "" } else { "s" },
+            reserved.join(", "),
+            if one { "is" } else { "are" },
+        ));
+    }
+    if !unset.is_empty() {
+        let one = unset.len() == 1;
+        parts.push(format!(
+            "missing server parameter{}: {} (set {} in the environment, an env file or the config)",
+            if one { "" } else { "s" },
+            unset.join(", "),
+            if one { "it" } else { "them" },
+        ));
+    }
+    parts.join("; ")
+}
+
+/// Hides secret values in text, bytes and JSON: each value as written, in every form the runtime
+/// writes values in (the request builder's one table of encodings: raw, path segment, query, JSON
+/// string, base64) with upper- and lower-case `%XX` digits, in lower case and in its IDNA
+/// (punycode) host form (URL parsers rewrite host names so). The patterns are computed when a
+/// value is added, never per call. `Debug` shows how many patterns there are, nothing else.
+#[derive(Clone, Default)]
+pub struct Redactor {
+    /// Every text [`Redactor::redact`] hides, longest first, without duplicates.
+    patterns: Vec<String>,
+}
+
+impl fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Redactor({} patterns)", self.patterns.len())
+    }
+}
+
+impl Redactor {
+    /// A redactor that hides nothing yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A redactor hiding each of `values` (empty ones are ignored).
+    pub fn with_values<'v>(values: impl IntoIterator<Item = &'v str>) -> Self {
+        let mut r = Redactor::new();
+        for v in values {
+            r.push_patterns(v);
+        }
+        r.sort();
+        r
+    }
+
+    /// Hides `value` too (an empty value is ignored).
+    pub fn add(&mut self, value: &str) {
+        self.push_patterns(value);
+        self.sort();
+    }
+
+    /// Hides the values `lookup` gives for flowmcp's own credentials ([`PRODUCT_CREDENTIALS`]),
+    /// e.g. `|k| std::env::var(k).ok()`; of `FLOWMCP_ROUTE_TOKENS` (`/path=TOKEN,…`) each token
+    /// too.
+    pub fn hide_product_credentials(&mut self, lookup: impl Fn(&str) -> Option<String>) {
+        for name in PRODUCT_CREDENTIALS {
+            let Some(v) = lookup(name) else {
+                continue;
+            };
+            if *name == ROUTE_TOKENS {
+                for item in v.split(',') {
+                    if let Some((_, token)) = item.split_once('=') {
+                        self.push_patterns(token.trim());
+                    }
+                }
+            }
+            self.push_patterns(&v);
+        }
+        self.sort();
+    }
+
+    /// True when there is nothing to hide.
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
+    }
+
+    fn push_patterns(&mut self, raw: &str) {
+        if raw.is_empty() {
+            return;
+        }
+        let out = &mut self.patterns;
+        let mut add = |p: String| {
+            if !p.is_empty() && !out.contains(&p) {
+                out.push(p);
+            }
+        };
+        for encoding in Encoding::ALL {
+            for p in encoding.forms(raw) {
+                add(lower_hex(&p));
+                add(p);
+            }
+        }
+        // As a host name: lower case, and the IDNA form the URL parser gives it.
+        add(raw.to_lowercase());
+        if let Ok(url::Host::Domain(ascii)) = url::Host::parse(raw) {
+            add(ascii);
+        }
+    }
+
+    fn sort(&mut self) {
+        self.patterns.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    }
+
+    /// Replaces every occurrence of every hidden value in `text`, in each of its forms, by
+    /// `[redacted]`. Longer patterns are replaced first so that a value containing another is
+    /// fully hidden.
+    pub fn redact(&self, text: &str) -> String {
+        self.redact_cow(text).into_owned()
+    }
+
+    /// [`Redactor::redact`] without a copy when `text` reveals nothing.
+    pub fn redact_cow<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let mut out = Cow::Borrowed(text);
+        for p in &self.patterns {
+            if out.contains(p.as_str()) {
+                out = Cow::Owned(out.replace(p.as_str(), REDACTED));
+            }
+        }
+        out
+    }
+
+    /// [`Redactor::redact`] over bytes (a body that is not text, before it is turned into
+    /// base64): every pattern's bytes become `[redacted]`.
+    pub fn redact_bytes(&self, bytes: &[u8]) -> Vec<u8> {
+        let mut out = bytes.to_vec();
+        for p in &self.patterns {
+            let p = p.as_bytes();
+            if p.is_empty() || out.len() < p.len() {
+                continue;
+            }
+            if !out.windows(p.len()).any(|w| w == p) {
+                continue;
+            }
+            let mut next = Vec::with_capacity(out.len());
+            let mut i = 0;
+            while i < out.len() {
+                if out[i..].starts_with(p) {
+                    next.extend_from_slice(REDACTED.as_bytes());
+                    i += p.len();
+                } else {
+                    next.push(out[i]);
+                    i += 1;
+                }
+            }
+            out = next;
+        }
+        out
+    }
+
+    /// Redacts every string of `v` (object keys included) in place; strings without a hidden
+    /// value are left untouched. A number whose text reveals a value (a numeric key echoed back as
+    /// a JSON number) becomes the string `[redacted]`.
+    pub fn redact_json(&self, v: &mut Value) {
+        if self.is_empty() {
+            return;
+        }
+        match v {
+            Value::String(s) => {
+                if let Cow::Owned(r) = self.redact_cow(s) {
+                    *s = r;
+                }
+            }
+            Value::Number(n) => {
+                if let Cow::Owned(r) = self.redact_cow(&n.to_string()) {
+                    *v = Value::String(r);
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|i| self.redact_json(i)),
+            Value::Object(o) => {
+                if o.keys()
+                    .any(|k| matches!(self.redact_cow(k), Cow::Owned(_)))
+                {
+                    *o = std::mem::take(o)
+                        .into_iter()
+                        .map(|(k, v)| (self.redact(&k), v))
+                        .collect();
+                }
+                o.values_mut().for_each(|x| self.redact_json(x));
+            }
+            _ => {}
+        }
+    }
+}
 
 /// A server-parameter value. Never printed; read it with [`Secret::expose`].
 #[derive(Clone, PartialEq, Eq)]
@@ -63,14 +297,15 @@ pub enum ParamSource {
 }
 
 /// Server parameters by name. `Debug` shows the names and sources only.
+///
+/// A name reserved for flowmcp itself ([`is_reserved_name`]) never has a value here, whatever
+/// the sources hold; the values of flowmcp's own credentials found in the sources are hidden by
+/// the redactor all the same.
 #[derive(Clone, Default)]
 pub struct ServerParams {
     values: IndexMap<String, (Secret, ParamSource)>,
-    /// Every text [`ServerParams::redact`] hides, longest first: each value as written, in lower
-    /// case and in its IDNA (punycode) host form (URL parsers rewrite host names so), and as it
-    /// appears in URLs (percent-encoded as a path segment, form-encoded in a query, each with
-    /// upper- and lower-case hex digits).
-    patterns: Vec<String>,
+    /// Hides every value (and the product credentials the sources hold).
+    redactor: Redactor,
 }
 
 impl fmt::Debug for ServerParams {
@@ -87,19 +322,22 @@ impl ServerParams {
         Self::default()
     }
 
-    /// Sets `name` directly (source [`ParamSource::Explicit`]); an empty value is ignored.
+    /// Sets `name` directly (source [`ParamSource::Explicit`]); an empty value, or a name reserved
+    /// for flowmcp itself ([`is_reserved_name`]), is ignored.
     pub fn insert(&mut self, name: impl Into<String>, value: impl Into<String>) {
-        let value = value.into();
-        if !value.is_empty() {
+        let (name, value) = (name.into(), value.into());
+        if !value.is_empty() && !is_reserved_name(&name) {
+            self.redactor.add(&value);
             self.values
-                .insert(name.into(), (Secret(value), ParamSource::Explicit));
-            self.patterns = patterns_of(&self.values);
+                .insert(name, (Secret(value), ParamSource::Explicit));
         }
     }
 
     /// Looks up each of `names` in `env` (the process environment, injectable for tests), then
     /// `env_file`, then `config`; the first non-empty value wins. Names without a value are left
-    /// out (see [`ServerParams::missing`]).
+    /// out (see [`ServerParams::missing`]), and so are names reserved for flowmcp itself
+    /// ([`is_reserved_name`]): they are not even looked up. The values the three sources hold for
+    /// flowmcp's own credentials ([`PRODUCT_CREDENTIALS`]) are hidden by the redactor.
     pub fn resolve<'n, F>(
         names: impl IntoIterator<Item = &'n str>,
         env: F,
@@ -111,7 +349,7 @@ impl ServerParams {
     {
         let mut values = IndexMap::new();
         for name in names {
-            if values.contains_key(name) {
+            if values.contains_key(name) || is_reserved_name(name) {
                 continue;
             }
             let found = env(name)
@@ -133,8 +371,12 @@ impl ServerParams {
                 values.insert(name.to_string(), (Secret(value), source));
             }
         }
-        let patterns = patterns_of(&values);
-        ServerParams { values, patterns }
+        let mut redactor =
+            Redactor::with_values(values.values().map(|(secret, _)| secret.expose()));
+        redactor.hide_product_credentials(|k| env(k).filter(|v| !v.is_empty()));
+        redactor.hide_product_credentials(|k| env_file.get(k).cloned());
+        redactor.hide_product_credentials(|k| config.get(k).cloned());
+        ServerParams { values, redactor }
     }
 
     /// [`ServerParams::resolve`] with the real process environment.
@@ -178,82 +420,35 @@ impl ServerParams {
     }
 
     /// Replaces every occurrence of every (non-empty) value in `text` by `[redacted]`, also in the
-    /// encoded forms a URL carries (`a+b/c` as `a%2Bb%2Fc` or `a%2Bb%2Fc` in a query). Longer
-    /// patterns are replaced first so that a value containing another is fully hidden.
+    /// forms the runtime writes it in (see [`Redactor`]).
     pub fn redact(&self, text: &str) -> String {
-        self.redact_cow(text).into_owned()
+        self.redactor.redact(text)
     }
 
     /// [`ServerParams::redact`] without a copy when `text` reveals nothing.
     pub fn redact_cow<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        let mut out = Cow::Borrowed(text);
-        for p in &self.patterns {
-            if out.contains(p.as_str()) {
-                out = Cow::Owned(out.replace(p.as_str(), REDACTED));
-            }
-        }
-        out
+        self.redactor.redact_cow(text)
     }
 
-    /// [`ServerParams::redact`] over bytes (a body that is not text, before it is turned into
-    /// base64): every pattern's bytes become `[redacted]`.
+    /// [`ServerParams::redact`] over bytes (see [`Redactor::redact_bytes`]).
     pub fn redact_bytes(&self, bytes: &[u8]) -> Vec<u8> {
-        let mut out = bytes.to_vec();
-        for p in &self.patterns {
-            let p = p.as_bytes();
-            if p.is_empty() || out.len() < p.len() {
-                continue;
-            }
-            if !out.windows(p.len()).any(|w| w == p) {
-                continue;
-            }
-            let mut next = Vec::with_capacity(out.len());
-            let mut i = 0;
-            while i < out.len() {
-                if out[i..].starts_with(p) {
-                    next.extend_from_slice(REDACTED.as_bytes());
-                    i += p.len();
-                } else {
-                    next.push(out[i]);
-                    i += 1;
-                }
-            }
-            out = next;
-        }
-        out
+        self.redactor.redact_bytes(bytes)
     }
 
-    /// True when no parameter has a value (nothing to redact).
+    /// [`ServerParams::redact`] over every string of a JSON value (see [`Redactor::redact_json`]).
+    pub fn redact_json(&self, v: &mut Value) {
+        self.redactor.redact_json(v);
+    }
+
+    /// The redactor that hides these values.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// True when no parameter has a value.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
-}
-
-/// The texts that reveal one of `values`: raw, path-segment encoded, form encoded, and those with
-/// lower-case hex digits; without duplicates, longest first.
-fn patterns_of(values: &IndexMap<String, (Secret, ParamSource)>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut add = |p: String| {
-        if !p.is_empty() && !out.contains(&p) {
-            out.push(p);
-        }
-    };
-    for (secret, _) in values.values() {
-        let raw = secret.expose();
-        let segment = crate::request::encode_segment(raw);
-        let form = crate::request::form_encode(raw);
-        for p in [raw.to_string(), segment, form] {
-            add(lower_hex(&p));
-            add(p);
-        }
-        // As a host name: lower case, and the IDNA form the URL parser gives it.
-        add(raw.to_lowercase());
-        if let Ok(url::Host::Domain(ascii)) = url::Host::parse(raw) {
-            add(ascii);
-        }
-    }
-    out.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    out
 }
 
 /// `p` with the hex digits of its `%XX` escapes in lower case.
@@ -393,6 +588,72 @@ mod tests {
         let dbg = format!("{p:?}");
         assert!(!dbg.contains("CANARY"), "{dbg}");
         assert!(dbg.contains("K"));
+    }
+
+    /// Issue #27 item 6: the names of flowmcp itself are reserved in any case, are never looked
+    /// up or inserted, and the values of its credentials are hidden wherever a source holds them.
+    #[test]
+    fn item06_reserved_names_never_resolve_and_product_credentials_are_hidden() {
+        for name in [
+            "OPENROUTER_API_KEY",
+            "openrouter_api_key",
+            "FLOWMCP_AUTH_TOKEN",
+            "FLOWMCP_ROUTE_TOKENS",
+            "FLOWMCP_LLM_BASE_URL",
+            "flowmcp_anything",
+        ] {
+            assert!(is_reserved_name(name), "{name}");
+        }
+        for name in [
+            "API_KEY",
+            "OPENROUTER_API_KEY_2",
+            "MY_FLOWMCP_KEY",
+            "FLOWMCP",
+            "",
+        ] {
+            assert!(!is_reserved_name(name), "{name}");
+        }
+        let asked = std::cell::RefCell::new(Vec::new());
+        let env = |k: &str| {
+            asked.borrow_mut().push(k.to_string());
+            match k {
+                "OPENROUTER_API_KEY" => Some("sk-model-1".to_string()),
+                "FLOWMCP_AUTH_TOKEN" => Some("tok-auth-2".to_string()),
+                "API_KEY" => Some("api-3".to_string()),
+                _ => None,
+            }
+        };
+        let file = map(&[("FLOWMCP_ROUTE_TOKENS", "/a=tok-route-4,/b=tok-route-5")]);
+        let config = map(&[("FLOWMCP_LLM_BASE_URL", "https://llm.example")]);
+        let names = [
+            "OPENROUTER_API_KEY",
+            "FLOWMCP_AUTH_TOKEN",
+            "FLOWMCP_ROUTE_TOKENS",
+            "FLOWMCP_LLM_BASE_URL",
+            "API_KEY",
+        ];
+        let mut p = ServerParams::resolve(names, env, &file, &config);
+        assert_eq!(p.names().collect::<Vec<_>>(), vec!["API_KEY"]);
+        assert_eq!(p.missing(names).len(), 4);
+        p.insert("OPENROUTER_API_KEY", "sk-inserted");
+        assert!(!p.contains("OPENROUTER_API_KEY"));
+        // The product's credentials are hidden (not the base URL: it is no credential).
+        assert_eq!(
+            p.redact("sk-model-1 tok-auth-2 tok-route-4 tok-route-5 api-3 https://llm.example"),
+            "[redacted] [redacted] [redacted] [redacted] [redacted] https://llm.example"
+        );
+        assert!(
+            !asked.borrow().iter().any(|k| k == "FLOWMCP_LLM_BASE_URL"),
+            "a reserved name was looked up as a parameter: {:?}",
+            asked.borrow()
+        );
+        assert_eq!(
+            missing_params_message(&["OPENROUTER_API_KEY".into(), "API_KEY".into()]),
+            "server parameter OPENROUTER_API_KEY is reserved for flowmcp itself and never given \
+             to a schema; missing server parameter: API_KEY (set it in the environment, an env \
+             file or the config)"
+        );
+        assert!(!format!("{:?}", p.redactor()).contains("sk-"));
     }
 
     #[test]

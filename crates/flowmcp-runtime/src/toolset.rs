@@ -11,7 +11,10 @@
 //!   (collisions across schemas get hash suffixes).
 //! * Server parameters are resolved once for every name any schema requires (process
 //!   environment, then the env file, then the config); tools with a missing one are kept but not
-//!   exposed ([`ToolDescriptor::missing_server_params`]).
+//!   exposed ([`ToolDescriptor::missing_server_params`]). Names reserved for flowmcp itself
+//!   ([`crate::is_reserved_name`]) are always missing.
+//! * Each preloaded tool's definition hash (what its cache entries are bound to) is computed once,
+//!   here ([`LoadedSchema::cache_definition`]).
 //! * Handler factories are not built here: a schema's source is kept when it exports `handlers`,
 //!   and [`crate::call::Runner`] builds the factory on the schema's first handler call.
 
@@ -84,12 +87,22 @@ pub struct LoadedSchema {
     /// Why some of the schema's shared lists are missing from [`LoadedSchema::shared_lists`]
     /// (no `_lists/` found, a list or version not found); `None` when all resolved.
     pub lists_note: Option<String>,
+    /// The definition hash of each preloaded tool, by tool name (computed once, when the schema
+    /// is described).
+    cache_definitions: HashMap<String, String>,
 }
 
 impl LoadedSchema {
     /// True when the module exports a `handlers` factory.
     pub fn has_handlers(&self) -> bool {
         self.handlers_source.is_some()
+    }
+
+    /// The hash the preload cache binds `tool`'s entries to (see
+    /// [`CacheKey::with_definition`](crate::cache::CacheKey::with_definition)); `None` for a tool
+    /// without `preload.enabled`.
+    pub fn cache_definition(&self, tool: &str) -> Option<&str> {
+        self.cache_definitions.get(tool).map(String::as_str)
     }
 }
 
@@ -170,9 +183,9 @@ impl Toolset {
         // A load problem may quote a file's text (say, a `.env` file given a `.mjs` name): every
         // value the env file and the configuration hold is hidden, as are the resolved parameters.
         if !set.problems.is_empty() {
-            let mut hide = set.server_params.clone();
-            for (k, v) in opts.env_file.iter().chain(opts.config_params.iter()) {
-                hide.insert(format!("{k} (file)"), v.clone());
+            let mut hide = set.server_params.redactor().clone();
+            for v in opts.env_file.values().chain(opts.config_params.values()) {
+                hide.add(v);
             }
             for p in &mut set.problems {
                 p.message = hide.redact(&p.message);
@@ -371,6 +384,13 @@ fn describe_schema(
     // The output schemas move into the descriptors (not copied), and all tests but the first are
     // dropped: together they are most of a catalog's data, and calling needs none of them (the
     // first is the example call prompts show).
+    // Preloaded tools' entries, as written, for their definition hashes (computed below).
+    let preloaded: Vec<(String, Value)> = main
+        .tools
+        .iter()
+        .filter(|(_, t)| t.preload.as_ref().is_some_and(|p| p.enabled))
+        .map(|(name, t)| (name.clone(), serde_json::to_value(t).unwrap_or_default()))
+        .collect();
     let mut outputs: HashMap<String, Value> = HashMap::new();
     for (name, tool) in main.tools.iter_mut() {
         tool.tests.truncate(1);
@@ -423,6 +443,19 @@ fn describe_schema(
     let shared_lists = lists
         .as_ref()
         .map_or_else(|| Value::Object(Default::default()), ResolvedLists::to_json);
+    let cache_definitions = preloaded
+        .into_iter()
+        .map(|(name, entry)| {
+            let hash = crate::cache::definition_hash(
+                &main,
+                &name,
+                &entry,
+                &shared_lists,
+                handlers_source.as_deref(),
+            );
+            (name, hash)
+        })
+        .collect();
     (
         LoadedSchema {
             path,
@@ -432,6 +465,7 @@ fn describe_schema(
             resources,
             shared_lists,
             lists_note,
+            cache_definitions,
         },
         descriptors,
         problems,

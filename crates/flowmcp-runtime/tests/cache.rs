@@ -58,6 +58,9 @@ fn at(secs: u64) -> SystemTime {
 /// 2026-02-17T12:00:00Z
 const T0: u64 = 1_771_329_600;
 
+/// A reader's ttl that caps nothing: the entry's own expiry decides.
+const ANY_TTL: u64 = u64::MAX;
+
 /// All files below `dir`, relative, sorted.
 fn files_below(dir: &Path) -> Vec<String> {
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
@@ -84,7 +87,7 @@ fn cache_miss_then_store_then_hit_with_same_data() {
     let tmp = TempDir::new("hit");
     let cache = tmp.cache();
     let key = CacheKey::new("hospitals", "getLocations", ROOT, Map::new());
-    assert_eq!(cache.lookup(&key, at(T0)), Lookup::Miss);
+    assert_eq!(cache.lookup(&key, ANY_TTL, at(T0)), Lookup::Miss);
 
     let data = json!({ "items": [{ "id": 1, "name": "Charité" }], "count": 1 });
     let path = cache
@@ -96,7 +99,7 @@ fn cache_miss_then_store_then_hit_with_same_data() {
     );
     assert!(path.is_file());
 
-    match cache.lookup(&key, at(T0 + 10)) {
+    match cache.lookup(&key, ANY_TTL, at(T0 + 10)) {
         Lookup::Hit {
             data: cached,
             fetched_at,
@@ -134,7 +137,7 @@ fn cache_fetched_at_keeps_milliseconds() {
     let key = CacheKey::new("ns", "tool", ROOT, Map::new());
     let now = at(T0) + Duration::from_millis(123);
     cache.store(&key, 90, &json!(1), now).expect("store");
-    match cache.lookup(&key, now) {
+    match cache.lookup(&key, ANY_TTL, now) {
         Lookup::Hit {
             fetched_at,
             expires_at,
@@ -184,7 +187,7 @@ fn cache_different_params_use_different_files() {
             .join(format!("{hash_a}.json"))
     );
 
-    let data = |key: &CacheKey| match cache.lookup(key, at(T0)) {
+    let data = |key: &CacheKey| match cache.lookup(key, ANY_TTL, at(T0)) {
         Lookup::Hit { data, .. } => data,
         other => panic!("expected a hit, got {other:?}"),
     };
@@ -211,7 +214,10 @@ fn cache_param_order_does_not_matter() {
     assert_eq!(cache.path_for(&k1), cache.path_for(&k2));
 
     cache.store(&k1, 60, &json!("x"), at(T0)).expect("store");
-    assert!(matches!(cache.lookup(&k2, at(T0)), Lookup::Hit { .. }));
+    assert!(matches!(
+        cache.lookup(&k2, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
 }
 
 #[test]
@@ -224,8 +230,11 @@ fn cache_different_root_is_a_miss() {
     let plain = CacheKey::new("ns", "all", ROOT, Map::new());
     let plain_other = CacheKey::new("ns", "all", other_root, Map::new());
     cache.store(&plain, 60, &json!([1]), at(T0)).expect("store");
-    assert_eq!(cache.lookup(&plain_other, at(T0)), Lookup::Miss);
-    assert!(matches!(cache.lookup(&plain, at(T0)), Lookup::Hit { .. }));
+    assert_eq!(cache.lookup(&plain_other, ANY_TTL, at(T0)), Lookup::Miss);
+    assert!(matches!(
+        cache.lookup(&plain, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
 
     // With params: the root is part of the hash.
     let p = params(json!({ "q": "x" }));
@@ -233,14 +242,14 @@ fn cache_different_root_is_a_miss() {
     let with_other = CacheKey::new("ns", "find", other_root, p);
     assert_ne!(with.param_hash(), with_other.param_hash());
     cache.store(&with, 60, &json!([2]), at(T0)).expect("store");
-    assert_eq!(cache.lookup(&with_other, at(T0)), Lookup::Miss);
+    assert_eq!(cache.lookup(&with_other, ANY_TTL, at(T0)), Lookup::Miss);
 
     // Storing for the other root replaces the parameterless entry.
     cache
         .store(&plain_other, 60, &json!([3]), at(T0))
         .expect("store");
-    assert_eq!(cache.lookup(&plain, at(T0)), Lookup::Miss);
-    match cache.lookup(&plain_other, at(T0)) {
+    assert_eq!(cache.lookup(&plain, ANY_TTL, at(T0)), Lookup::Miss);
+    match cache.lookup(&plain_other, ANY_TTL, at(T0)) {
         Lookup::Hit { data, .. } => assert_eq!(data, json!([3])),
         other => panic!("expected a hit, got {other:?}"),
     }
@@ -253,17 +262,20 @@ fn cache_entries_expire_after_ttl() {
     let key = CacheKey::new("ns", "tool", ROOT, Map::new());
     cache.store(&key, 3600, &json!({}), at(T0)).expect("store");
     assert!(matches!(
-        cache.lookup(&key, at(T0 + 3599)),
+        cache.lookup(&key, ANY_TTL, at(T0 + 3599)),
         Lookup::Hit { .. }
     ));
-    assert_eq!(cache.lookup(&key, at(T0 + 3600)), Lookup::Expired);
-    assert_eq!(cache.lookup(&key, at(T0 + 86_400 * 365)), Lookup::Expired);
+    assert_eq!(cache.lookup(&key, ANY_TTL, at(T0 + 3600)), Lookup::Expired);
+    assert_eq!(
+        cache.lookup(&key, ANY_TTL, at(T0 + 86_400 * 365)),
+        Lookup::Expired
+    );
 
     // A refresh replaces the expired entry.
     cache
         .store(&key, 3600, &json!({ "new": true }), at(T0 + 4000))
         .expect("store");
-    match cache.lookup(&key, at(T0 + 4000)) {
+    match cache.lookup(&key, ANY_TTL, at(T0 + 4000)) {
         Lookup::Hit { data, .. } => assert_eq!(data, json!({ "new": true })),
         other => panic!("expected a hit, got {other:?}"),
     }
@@ -277,7 +289,7 @@ fn cache_huge_ttl_is_clamped_not_overflowing() {
     cache
         .store(&key, u64::MAX, &json!(0), at(T0))
         .expect("store");
-    match cache.lookup(&key, at(T0)) {
+    match cache.lookup(&key, ANY_TTL, at(T0)) {
         Lookup::Hit { expires_at, .. } => assert_eq!(expires_at, "9999-12-31T23:59:59.999Z"),
         other => panic!("expected a hit, got {other:?}"),
     }
@@ -303,7 +315,7 @@ fn cache_atomic_store_leaves_no_temp_files() {
         files,
         vec!["ns/other.json".to_string(), format!("ns/tool/{hash}.json")]
     );
-    match cache.lookup(&key, at(T0)) {
+    match cache.lookup(&key, ANY_TTL, at(T0)) {
         Lookup::Hit { data, .. } => assert_eq!(data, json!({ "i": 4 })),
         other => panic!("expected a hit, got {other:?}"),
     }
@@ -371,9 +383,12 @@ fn cache_clear_one_namespace_or_all() {
     fs::write(&keep, b"keep me").expect("write");
 
     assert_eq!(cache.clear(Some("a")).expect("clear a").removed, 2);
-    assert_eq!(cache.lookup(&a1, at(T0)), Lookup::Miss);
-    assert_eq!(cache.lookup(&a2, at(T0)), Lookup::Miss);
-    assert!(matches!(cache.lookup(&b1, at(T0)), Lookup::Hit { .. }));
+    assert_eq!(cache.lookup(&a1, ANY_TTL, at(T0)), Lookup::Miss);
+    assert_eq!(cache.lookup(&a2, ANY_TTL, at(T0)), Lookup::Miss);
+    assert!(matches!(
+        cache.lookup(&b1, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
     assert!(
         !cache.base().join("a").exists(),
         "empty namespace dir removed"
@@ -434,7 +449,7 @@ fn cache_hostile_names_stay_inside_base() {
                     .all(|c| matches!(c, std::path::Component::Normal(_))),
                 "{rel:?}"
             );
-            match cache.lookup(&key, at(T0)) {
+            match cache.lookup(&key, ANY_TTL, at(T0)) {
                 Lookup::Hit { data, .. } => assert_eq!(data, json!(i)),
                 other => panic!("expected a hit for {ns:?}/{tool:?}, got {other:?}"),
             }
@@ -454,8 +469,14 @@ fn cache_hostile_names_stay_inside_base() {
     let t2 = CacheKey::new("ns", "a.json", ROOT, Map::new());
     cache.store(&t1, 60, &json!(1), at(T0)).expect("store");
     cache.store(&t2, 60, &json!(2), at(T0)).expect("store");
-    assert!(matches!(cache.lookup(&t1, at(T0)), Lookup::Hit { .. }));
-    assert!(matches!(cache.lookup(&t2, at(T0)), Lookup::Hit { .. }));
+    assert!(matches!(
+        cache.lookup(&t1, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
+    assert!(matches!(
+        cache.lookup(&t2, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
 
     // Status reports the original names from the entries.
     let names: Vec<(String, String)> = cache
@@ -493,24 +514,24 @@ fn cache_corrupt_entries_are_misses() {
     ];
     for bad in bad_contents {
         fs::write(&path, bad).expect("corrupt the entry");
-        let (lookup, warning) = cache.lookup_with_warning(&key, at(T0));
+        let (lookup, warning) = cache.lookup_with_warning(&key, ANY_TTL, at(T0));
         assert_eq!(lookup, Lookup::Miss);
         assert!(
             warning.as_deref().is_some_and(|w| w.contains("corrupt")),
             "{warning:?}"
         );
-        assert_eq!(cache.lookup(&key, at(T0)), Lookup::Miss);
+        assert_eq!(cache.lookup(&key, ANY_TTL, at(T0)), Lookup::Miss);
     }
 
     // A directory where the entry file should be: still a miss, not a panic.
     fs::remove_file(&path).expect("remove");
     fs::create_dir_all(&path).expect("dir in place of entry");
-    assert_eq!(cache.lookup(&key, at(T0)), Lookup::Miss);
+    assert_eq!(cache.lookup(&key, ANY_TTL, at(T0)), Lookup::Miss);
 
     // A plain absent entry gives no warning.
     let absent = CacheKey::new("ns", "absent", ROOT, Map::new());
     assert_eq!(
-        cache.lookup_with_warning(&absent, at(T0)),
+        cache.lookup_with_warning(&absent, ANY_TTL, at(T0)),
         (Lookup::Miss, None)
     );
 }
@@ -547,4 +568,73 @@ fn cache_default_base_ends_in_flowmcp_cache() {
     if let Some(base) = Cache::default_base() {
         assert!(base.ends_with(Path::new(".flowmcp").join("cache")));
     }
+}
+
+/// Issue #27 item 8: an entry is bound to the definition that wrote it (another definition's
+/// entry is a miss, in the same file, so the next store replaces it), and the reader's ttl caps
+/// the writer's expiry; an entry fetched in the future has expired. Status and clear still see
+/// every entry, also one written before entries named their definition.
+#[test]
+fn item08_entries_are_bound_to_their_writer_and_capped_by_the_readers_ttl() {
+    let tmp = TempDir::new("writer");
+    let cache = tmp.cache();
+    let trusted = CacheKey::new("ns", "tool", ROOT, Map::new()).with_definition("aaaa");
+    let planted = CacheKey::new("ns", "tool", ROOT, Map::new()).with_definition("bbbb");
+    let bare = CacheKey::new("ns", "tool", ROOT, Map::new());
+    assert_eq!(trusted.definition(), Some("aaaa"));
+    let path = cache
+        .store(&planted, 315_360_000, &json!("planted"), at(T0))
+        .expect("store");
+    assert_eq!(cache.path_for(&trusted), path);
+    assert_eq!(cache.lookup(&trusted, 60, at(T0)), Lookup::Miss);
+    assert_eq!(cache.lookup(&bare, 60, at(T0)), Lookup::Miss);
+    assert!(matches!(
+        cache.lookup(&planted, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
+    cache
+        .store(&trusted, 60, &json!("real"), at(T0))
+        .expect("store");
+    assert_eq!(cache.lookup(&planted, ANY_TTL, at(T0)), Lookup::Miss);
+    match cache.lookup(&trusted, 60, at(T0 + 10)) {
+        Lookup::Hit { data, .. } => assert_eq!(data, json!("real")),
+        other => panic!("expected a hit, got {other:?}"),
+    }
+    let entry: Value =
+        serde_json::from_str(&fs::read_to_string(&path).expect("read")).expect("json");
+    assert_eq!(entry["meta"]["definition"], "aaaa");
+
+    // Written for ten years, read by a tool whose ttl is a minute.
+    let long = CacheKey::new("ns", "long", ROOT, Map::new()).with_definition("aaaa");
+    cache
+        .store(&long, 315_360_000, &json!(1), at(T0))
+        .expect("store");
+    match cache.lookup(&long, 60, at(T0 + 59)) {
+        Lookup::Hit { expires_at, .. } => assert_eq!(expires_at, "2026-02-17T12:01:00.000Z"),
+        other => panic!("expected a hit, got {other:?}"),
+    }
+    assert_eq!(cache.lookup(&long, 60, at(T0 + 60)), Lookup::Expired);
+    assert_eq!(cache.lookup(&long, ANY_TTL, at(T0 - 1)), Lookup::Expired);
+
+    // An entry without `meta.definition` (an older writer): a miss for a bound key, listed and
+    // cleared like any other.
+    let old = CacheKey::new("ns", "old", ROOT, Map::new());
+    let old_path = cache.store(&old, 60, &json!(2), at(T0)).expect("store");
+    let mut entry: Value =
+        serde_json::from_str(&fs::read_to_string(&old_path).expect("read")).expect("json");
+    entry["meta"]
+        .as_object_mut()
+        .expect("meta")
+        .remove("definition");
+    fs::write(&old_path, entry.to_string()).expect("write");
+    assert!(matches!(
+        cache.lookup(&old, ANY_TTL, at(T0)),
+        Lookup::Hit { .. }
+    ));
+    let bound_old = CacheKey::new("ns", "old", ROOT, Map::new()).with_definition("aaaa");
+    assert_eq!(cache.lookup(&bound_old, ANY_TTL, at(T0)), Lookup::Miss);
+    assert_eq!(cache.status_at(None, at(T0)).expect("status").len(), 3);
+    let report = cache.clear(None).expect("clear");
+    assert_eq!(report.removed, 3);
+    assert!(report.kept.is_empty(), "{:?}", report.kept);
 }

@@ -929,3 +929,127 @@ fn a_library_talks_json_rpc_with_byte_bodies_through_the_runtime_fetch() {
         json!("POST eth_blockNumber application/json")
     );
 }
+
+/// A preloaded tool `data` of namespace `pc` at `root` whose path is `path`, cached `ttl` seconds.
+fn preloaded_schema(dir: &Scratch, root: &str, path: &str, ttl: u64) {
+    dir.write(
+        "s.mjs",
+        &format!(
+            "export const main = {{ namespace: 'pc', name: 'S', description: 'd', version: '4.2.0',
+             root: '{root}', tools: {{ data: {{ method: 'GET', path: '{path}', description: 'd',
+                 parameters: [], preload: {{ enabled: true, ttl: {ttl} }} }} }} }}"
+        ),
+    );
+}
+
+/// Issue #27 item 8: a cache entry is bound to the definition that wrote it. A schema of another
+/// catalog with the same namespace, tool and root (here: another path and a ten-year ttl) cannot
+/// plant data the trusted schema then serves: its entry is a miss for the trusted one, which
+/// fetches and overwrites it.
+#[test]
+fn item08_a_cache_entry_serves_only_the_definition_that_wrote_it() {
+    let cache_dir = Scratch::new("cache-planted");
+    let server = TestServer::start(3, |seen: &Seen| {
+        if seen.url == "/real" {
+            json_reply(json!({"real": true}))
+        } else {
+            json_reply(json!({"planted": true}))
+        }
+    });
+    let hostile = Scratch::new("cache-planted-hostile");
+    preloaded_schema(&hostile, &server.base, "/fake", 315_360_000);
+    let trusted = Scratch::new("cache-planted-trusted");
+    preloaded_schema(&trusted, &server.base, "/real", 60);
+    let t = transport();
+    let o = || RunnerOptions {
+        cache: Some(Cache::new(&cache_dir.0)),
+        ..opts(&[])
+    };
+    let set = load(&hostile.0, Profile::Spec, BTreeMap::new());
+    let (r, _) = runner(&set, &t, o());
+    let e = r.call_json("data_pc", &Map::new());
+    assert_eq!(e.data, json!({"planted": true}), "{e:?}");
+    drop(r);
+    let set = load(&trusted.0, Profile::Spec, BTreeMap::new());
+    let (r, logs) = runner(&set, &t, o());
+    let e = r.call_json("data_pc", &Map::new());
+    assert_eq!(
+        e.data,
+        json!({"real": true}),
+        "the planted entry was served: {e:?}"
+    );
+    // The trusted entry replaced the planted one and is served from now on.
+    let e = r.call_json("data_pc", &Map::new());
+    assert_eq!(e.data, json!({"real": true}), "{e:?}");
+    assert!(
+        logs.borrow()
+            .last()
+            .is_some_and(|l| l.starts_with("Cached (fetched: ")),
+        "{:?}",
+        logs.borrow()
+    );
+    drop(r);
+    let seen = server.finish();
+    let urls: Vec<&str> = seen.iter().map(|s| s.url.as_str()).collect();
+    assert_eq!(urls, vec!["/fake", "/real"]);
+}
+
+/// Issue #27 item 8: an entry's expiry is capped by the reader's own ttl: an entry that claims to
+/// live until 9999, fetched an hour ago, is expired for a tool whose ttl is a minute; one that
+/// claims to have been fetched in the future is expired too.
+#[test]
+fn item08_the_readers_ttl_caps_an_entrys_expiry() {
+    let cache_dir = Scratch::new("cache-ttl-cap");
+    let server = TestServer::start(4, |_: &Seen| json_reply(json!({"fresh": true})));
+    let dir = Scratch::new("cache-ttl-cap-cat");
+    preloaded_schema(&dir, &server.base, "/d", 60);
+    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
+    let t = transport();
+    let o = RunnerOptions {
+        cache: Some(Cache::new(&cache_dir.0)),
+        ..opts(&[])
+    };
+    let (r, logs) = runner(&set, &t, o);
+    let forge = |fetched: std::time::SystemTime| {
+        let entries = Cache::new(&cache_dir.0).status(None).expect("status");
+        assert_eq!(entries.len(), 1);
+        let path = &entries[0].path;
+        let mut entry: Value =
+            serde_json::from_str(&std::fs::read_to_string(path).expect("entry")).expect("JSON");
+        entry["meta"]["fetchedAt"] = json!(flowmcp_runtime::cache::rfc3339(fetched));
+        entry["meta"]["expiresAt"] = json!("9999-12-31T23:59:59.999Z");
+        entry["data"] = json!({"forged": true});
+        std::fs::write(path, entry.to_string()).expect("write entry");
+    };
+    let now = std::time::SystemTime::now;
+    assert_eq!(
+        r.call_json("data_pc", &Map::new()).data,
+        json!({"fresh": true})
+    );
+    forge(now() - Duration::from_secs(3600));
+    let e = r.call_json("data_pc", &Map::new());
+    assert_eq!(
+        e.data,
+        json!({"fresh": true}),
+        "an hour-old entry was served: {e:?}"
+    );
+    forge(now() + Duration::from_secs(86_400));
+    let e = r.call_json("data_pc", &Map::new());
+    assert_eq!(
+        e.data,
+        json!({"fresh": true}),
+        "an entry from the future was served: {e:?}"
+    );
+    // A genuine entry is still served within the ttl.
+    let e = r.call_json("data_pc", &Map::new());
+    assert_eq!(e.data, json!({"fresh": true}), "{e:?}");
+    assert!(
+        logs.borrow()
+            .last()
+            .is_some_and(|l| l.starts_with("Cached (fetched: ")),
+        "{:?}",
+        logs.borrow()
+    );
+    drop(r);
+    assert_eq!(server.finish().len(), 3);
+}
