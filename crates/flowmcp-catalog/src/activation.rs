@@ -223,7 +223,9 @@ impl Catalog {
                     required.iter().map(move |p| {
                         format!(
                             "{p}={}",
-                            if missing.contains(p) {
+                            if flowmcp_runtime::is_reserved_name(p) {
+                                "reserved for flowmcp itself, never given to a schema"
+                            } else if missing.contains(p) {
                                 "missing"
                             } else {
                                 "set"

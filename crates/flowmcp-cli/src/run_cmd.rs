@@ -515,10 +515,18 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
         let state = if d.is_exposed() {
             "exposed".to_string()
         } else {
-            format!(
-                "hidden (missing {})",
-                shown(&d.missing_server_params.join(", "))
-            )
+            let names: Vec<String> = d
+                .missing_server_params
+                .iter()
+                .map(|n| {
+                    if flowmcp_runtime::is_reserved_name(n) {
+                        format!("{} (reserved for flowmcp itself)", shown(n))
+                    } else {
+                        shown(n).into_owned()
+                    }
+                })
+                .collect();
+            format!("hidden (missing {})", names.join(", "))
         };
         out.push_str(&format!(
             "{:<width$}  {:<wire_width$}  {state}\n",

@@ -51,11 +51,11 @@
 //! # Path safety
 //!
 //! Namespace and tool names come from schema files, which are untrusted. Each name becomes exactly
-//! one path component: ASCII letters, digits, `-` and `_` are kept; every other byte of the UTF-8
-//! name (including `.`, `/`, `\`, `%` and `:`) becomes `%XX`. An empty name becomes `%`, a name
-//! that is a Windows device name (`CON`, `nul`, `COM1`, …) gets its first letter escaped, and an
-//! encoded name longer than 120 bytes is cut to 100 bytes plus `~` and 16 hex digits of its
-//! SHA-256. Encoded names therefore never contain `.`, so `..` and a clash between a tool's
+//! one path component through [`flowmcp_spec::paths::encode_name`], the encoder every file named
+//! after a catalog's names uses: ASCII letters, digits, `-` and `_` are kept; every other byte of
+//! the UTF-8 name (including `.`, `/`, `\`, `%` and `:`) becomes `%XX`; an empty name is `%`, a
+//! Windows device name gets its first letter escaped, and a long one is cut and ends in a digest.
+//! Encoded names therefore never contain `.`, so `..` and a clash between a tool's
 //! `<tool>.json` file and another tool's `<tool>/` directory are impossible.
 //!
 //! # Entry files
@@ -89,15 +89,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use flowmcp_spec::hash::{canonical_sha256, sha256_hex};
+use flowmcp_spec::hash::canonical_sha256;
+use flowmcp_spec::paths::encode_name;
 use serde_json::{Map, Value, json};
 
 /// Number of hex digits of the parameter hash.
 const PARAM_HASH_LEN: usize = 16;
-/// Encoded names longer than this are shortened.
-const MAX_COMPONENT_LEN: usize = 120;
-/// Length of the kept prefix of a shortened name.
-const SHORTENED_PREFIX_LEN: usize = 100;
 /// Extension of entry files.
 const ENTRY_EXT: &str = ".json";
 
@@ -178,8 +175,8 @@ impl CacheKey {
 
     /// The entry's path relative to the cache base directory.
     pub fn relative_path(&self) -> PathBuf {
-        let namespace = encode_component(&self.namespace);
-        let tool = encode_component(&self.tool);
+        let namespace = encode_name(&self.namespace);
+        let tool = encode_name(&self.tool);
         match &self.param_hash {
             None => PathBuf::from(namespace).join(format!("{tool}{ENTRY_EXT}")),
             Some(hash) => PathBuf::from(namespace)
@@ -427,7 +424,7 @@ impl Cache {
     fn namespace_dirs(&self, namespace: Option<&str>) -> io::Result<Vec<PathBuf>> {
         match namespace {
             Some(ns) => {
-                let dir = self.base.join(encode_component(ns));
+                let dir = self.base.join(encode_name(ns));
                 let is_dir = fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir());
                 Ok(if is_dir { vec![dir] } else { Vec::new() })
             }
@@ -677,41 +674,6 @@ fn remove_dir_if_empty(dir: &Path) {
     let _ = fs::remove_dir(dir);
 }
 
-/// Turns an untrusted name into one safe path component (see the module documentation).
-fn encode_component(name: &str) -> String {
-    if name.is_empty() {
-        return "%".to_string();
-    }
-    let device = is_windows_device_name(name);
-    let mut out = String::with_capacity(name.len());
-    for (i, byte) in name.bytes().enumerate() {
-        let keep = byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_';
-        if keep && !(device && i == 0) {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    if out.len() > MAX_COMPONENT_LEN {
-        // `out` is ASCII, so any byte index is a character boundary.
-        let digest = sha256_hex(name.as_bytes());
-        out.truncate(SHORTENED_PREFIX_LEN);
-        out.push('~');
-        out.push_str(&digest[..16]);
-    }
-    out
-}
-
-/// `CON`, `PRN`, `AUX`, `NUL`, `COM1`–`COM9`, `LPT1`–`LPT9` in any case.
-fn is_windows_device_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    matches!(upper.as_str(), "CON" | "PRN" | "AUX" | "NUL")
-        || ((upper.starts_with("COM") || upper.starts_with("LPT"))
-            && upper.len() == 4
-            && upper.as_bytes()[3].is_ascii_digit()
-            && upper.as_bytes()[3] != b'0')
-}
-
 /// Milliseconds since the Unix epoch (negative before it).
 fn system_time_ms(time: SystemTime) -> i128 {
     match time.duration_since(UNIX_EPOCH) {
@@ -856,22 +818,5 @@ mod tests {
         ] {
             assert_eq!(parse_rfc3339_ms(bad), None, "{bad}");
         }
-    }
-
-    #[test]
-    fn components_are_path_safe() {
-        assert_eq!(encode_component("etherscan-io"), "etherscan-io");
-        assert_eq!(encode_component("get_Abi2"), "get_Abi2");
-        assert_eq!(encode_component(".."), "%2E%2E");
-        assert_eq!(encode_component("a/b\\c"), "a%2Fb%5Cc");
-        assert_eq!(encode_component("50%"), "50%25");
-        assert_eq!(encode_component(""), "%");
-        assert_eq!(encode_component("con"), "%63on");
-        assert_eq!(encode_component("COM1"), "%43OM1");
-        assert_eq!(encode_component("COM0"), "COM0");
-        assert_eq!(encode_component("ä"), "%C3%A4");
-        let long = encode_component(&"x".repeat(500));
-        assert_eq!(long.len(), SHORTENED_PREFIX_LEN + 1 + 16);
-        assert_ne!(long, encode_component(&"x".repeat(501)));
     }
 }

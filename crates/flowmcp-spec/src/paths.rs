@@ -121,7 +121,7 @@ fn has_drive(text: &str) -> bool {
 pub const MAX_NAME_LEN: usize = 120;
 
 /// How many characters of a shortened component are kept before `~` and the digest.
-const SHORTENED_PREFIX_LEN: usize = 80;
+const SHORTENED_PREFIX_LEN: usize = 100;
 
 /// Turns any text (a namespace, a tool name, a test route) into one path component that is safe
 /// on every platform: ASCII letters, digits, `-` and `_` stay; every other byte becomes `%XX`
@@ -246,8 +246,12 @@ mod tests {
         assert_eq!(encode_name("COM1"), "%43OM1");
         assert_eq!(encode_name("COM0"), "COM0");
         assert_eq!(encode_name("ü"), "%C3%BC");
+        assert_eq!(encode_name("a/b\\c"), "a%2Fb%5Cc");
+        assert_eq!(encode_name("50%"), "50%25");
+        assert_eq!(encode_name("etherscan-io"), "etherscan-io");
         let long = "x".repeat(500);
         let e = encode_name(&long);
+        assert_eq!(e.len(), SHORTENED_PREFIX_LEN + 1 + 16);
         assert!(e.len() <= MAX_NAME_LEN, "{}", e.len());
         assert_ne!(e, encode_name(&"x".repeat(501)));
         for n in ["a/b", "..", "x\ny", "%2F"] {
