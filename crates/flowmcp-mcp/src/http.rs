@@ -203,8 +203,8 @@ impl Endpoints {
         }
     }
 
-    /// One endpoint per route over one catalog, each serving the tools its selector resolves to
-    /// (with `opts.threads` worker threads of its own). Without routes, the catalog's tools as
+    /// One endpoint per route over one catalog, each serving what its selector names (see
+    /// [`ServeOptions::only`]; with `opts.threads` worker threads of its own). Without routes, the catalog's tools as
     /// `opts` says at [`MCP_PATH`], as [`Endpoints::single`] does. `opts.only` cannot be combined
     /// with routes.
     pub fn routes(
@@ -227,14 +227,20 @@ impl Endpoints {
             if list.iter().any(|e| e.path == route.path) {
                 return Err(RouteError::DuplicatePath(route.path.clone()).into());
             }
-            let only = route.selector.resolve(catalog)?;
+            // The route's selector is the endpoint's `only`: its members are decided where every
+            // endpoint's are.
+            let only = route.selector.items().iter().map(ToString::to_string);
             let server = McpServer::shared(
                 Arc::clone(catalog),
                 &ServeOptions {
-                    only,
+                    only: only.collect(),
                     ..opts.clone()
                 },
-            )?;
+            )
+            .map_err(|e| match e {
+                ServeError::Selector(e) => HttpError::Route(e),
+                e => HttpError::Serve(e),
+            })?;
             list.push(Endpoint {
                 path: route.path.clone(),
                 server,

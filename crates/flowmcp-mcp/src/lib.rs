@@ -37,6 +37,7 @@
 mod elicit;
 mod http;
 mod lazy;
+mod members;
 mod oauth;
 mod pool;
 mod projection;

@@ -1,12 +1,14 @@
-//! Several MCP endpoints on one listener: each route serves the tools its selector names and
-//! accepts only its own token, unknown paths get 404, and the listener-wide checks hold on every
-//! route.
+//! Several MCP endpoints on one listener: each route serves what its selector names (tools,
+//! resource queries, documents, and its namespaces' prompts and skills) and accepts only its own
+//! token, unknown paths get 404, and the listener-wide checks hold on every route.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
 mod support;
 
-use flowmcp_mcp::{Endpoints, HttpError, HttpOptions, Route, RouteError, ServeOptions};
+use flowmcp_catalog::serde_json::Map;
+use flowmcp_mcp::{Endpoints, HttpError, HttpOptions, McpServer, Route, RouteError, ServeOptions};
+use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams};
 use support::{bearer, catalog, get, initialize, post, start, tool_names};
 
 fn route(spec: &str, token: Option<&str>) -> Route {
@@ -249,4 +251,177 @@ fn a_namespace_route_serves_only_exposed_tools() {
     )
     .unwrap();
     assert_eq!(ok.iter().map(|(_, s)| s.tools().len()).sum::<usize>(), 4);
+}
+
+/// What one endpoint serves, as a client sees it: its tools, prompts and resources (sorted), and
+/// whether the guide document can be read and the `about` prompt rendered there.
+#[derive(Debug, PartialEq)]
+struct Seen {
+    tools: Vec<String>,
+    prompts: Vec<String>,
+    resources: Vec<String>,
+    reads_guide: bool,
+    renders_about: bool,
+}
+
+fn seen(server: McpServer) -> Seen {
+    support::with_client(server, (), async |client| {
+        let mut tools: Vec<String> = client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        tools.sort();
+        let mut prompts: Vec<String> = client
+            .list_all_prompts()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        prompts.sort();
+        let mut resources: Vec<String> = client
+            .list_all_resources()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.uri.clone())
+            .collect();
+        resources.sort();
+        let reads_guide = client
+            .read_resource(ReadResourceRequestParams::new(
+                "flowmcp://atlasdata-org/resource/guide",
+            ))
+            .await
+            .is_ok();
+        let renders_about = client
+            .get_prompt(
+                GetPromptRequestParams::new("holidaykit-net/prompt/about")
+                    .with_arguments(Map::new()),
+            )
+            .await
+            .is_ok();
+        Seen {
+            tools,
+            prompts,
+            resources,
+            reads_guide,
+            renders_about,
+        }
+    })
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+/// Item 09: a route serves its own prompts, skills and resources, not every route's; a route may
+/// select a resource-only namespace, a SQLite resource (its queries) or one query.
+#[test]
+fn item09_each_route_serves_only_its_own_prompts_skills_and_resources() {
+    let catalog = catalog();
+    let routes = [
+        route("/holidays=holidaykit-net", None),
+        route("/atlas=atlasdata-org", None),
+        route("/db=atlasdata-org/resource/countries", None),
+        route("/one=atlasdata-org/resource/countries.byCode", None),
+    ];
+    let endpoints = Endpoints::routes(&catalog, &routes, &ServeOptions::default()).unwrap();
+    let servers: Vec<(String, McpServer)> = endpoints
+        .iter()
+        .map(|(p, s)| (p.to_string(), s.clone()))
+        .collect();
+    let queries = [
+        "byCode_atlasdata-org",
+        "byContinent_atlasdata-org",
+        "describeTables_atlasdata-org",
+        "runSql_atlasdata-org",
+    ];
+    let guide = "flowmcp://atlasdata-org/resource/guide";
+    for (path, server) in servers {
+        let got = seen(server);
+        let want = match path.as_str() {
+            "/holidays" => Seen {
+                tools: strings(&[
+                    "checkWorkingDay_holidaykit-net",
+                    "getNextHolidays_holidaykit-net",
+                    "getPublicHolidays_holidaykit-net",
+                    "listCountries_holidaykit-net",
+                ]),
+                prompts: strings(&[
+                    "holidaykit-net/prompt/about",
+                    "holidaykit-net/prompt/bridge-days",
+                    "holidaykit-net/skill/plan-long-weekends",
+                ]),
+                resources: vec![],
+                reads_guide: false,
+                renders_about: true,
+            },
+            "/atlas" => Seen {
+                tools: {
+                    let mut t = strings(&queries);
+                    t.push("guide_atlasdata-org".into());
+                    t.sort();
+                    t
+                },
+                prompts: vec![],
+                resources: strings(&[guide]),
+                reads_guide: true,
+                renders_about: false,
+            },
+            "/db" => Seen {
+                tools: strings(&queries),
+                prompts: vec![],
+                resources: vec![],
+                reads_guide: false,
+                renders_about: false,
+            },
+            "/one" => Seen {
+                tools: strings(&["byCode_atlasdata-org"]),
+                prompts: vec![],
+                resources: vec![],
+                reads_guide: false,
+                renders_about: false,
+            },
+            other => panic!("unexpected endpoint {other}"),
+        };
+        assert_eq!(got, want, "{path}");
+    }
+}
+
+/// Item 09: `only` narrows prompts, skills and resources with the tools, and may name a
+/// namespace as a route's selector does.
+#[test]
+fn item09_only_narrows_prompts_skills_and_resources_too() {
+    let catalog = catalog();
+    let only = |names: &[&str]| ServeOptions {
+        only: strings(names),
+        ..ServeOptions::default()
+    };
+    let one_tool = McpServer::shared(
+        catalog.clone(),
+        &only(&["getPublicHolidays_holidaykit-net"]),
+    )
+    .unwrap();
+    let got = seen(one_tool);
+    assert_eq!(
+        got,
+        Seen {
+            tools: strings(&["getPublicHolidays_holidaykit-net"]),
+            prompts: vec![],
+            resources: vec![],
+            reads_guide: false,
+            renders_about: false,
+        }
+    );
+    let atlas = McpServer::shared(catalog.clone(), &only(&["atlasdata-org"])).unwrap();
+    let got = seen(atlas);
+    assert_eq!(got.resources, ["flowmcp://atlasdata-org/resource/guide"]);
+    assert!(got.reads_guide && !got.renders_about && got.prompts.is_empty());
+    // The whole catalog is still served without it.
+    let all = seen(McpServer::shared(catalog, &ServeOptions::default()).unwrap());
+    assert!(all.reads_guide && all.renders_about);
+    assert_eq!(all.prompts.len(), 3, "{all:?}");
 }
