@@ -32,7 +32,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service;
 
-use crate::oauth::{OAuthError, OAuthOptions, Rejection, Verifier, public_origin};
+use crate::oauth::{OAuthError, OAuthOptions, Rejection, Verifier, bearer, public_origin};
 use crate::route::{Route, RouteError, check_path};
 use crate::{McpServer, ServeError, ServeOptions};
 
@@ -649,13 +649,10 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Whether `req` carries `token` as its bearer token.
-fn token_matches(req: &Request<Incoming>, token: &str) -> bool {
-    req.headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|given| same_secret(given.trim().as_bytes(), token.as_bytes()))
+/// Whether `req` carries `token` as its bearer token (the scheme in any case, as for OAuth).
+fn token_matches<B>(req: &Request<B>, token: &str) -> bool {
+    bearer(req.headers().get(header::AUTHORIZATION))
+        .is_ok_and(|given| same_secret(given.as_bytes(), token.as_bytes()))
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

@@ -425,3 +425,37 @@ fn item09_only_narrows_prompts_skills_and_resources_too() {
     assert!(all.reads_guide && all.renders_about);
     assert_eq!(all.prompts.len(), 3, "{all:?}");
 }
+
+/// Item 17: the bearer scheme is read in any case (RFC 6750 and RFC 9110: schemes are
+/// case-insensitive); anything but a bearer token with the right value is refused.
+#[test]
+fn item17_the_bearer_scheme_is_case_insensitive() {
+    let server = start(
+        Endpoints::single(McpServer::shared(catalog(), &ServeOptions::default()).unwrap()),
+        HttpOptions {
+            auth_token: Some("s3cret".into()),
+            ..HttpOptions::default()
+        },
+    )
+    .unwrap();
+    let mcp = format!("{}/mcp", server.base);
+    for value in [
+        "Bearer s3cret",
+        "bearer s3cret",
+        "BEARER s3cret",
+        "bEaReR  s3cret",
+    ] {
+        let a = post(&mcp, &[("Authorization", value)], &initialize());
+        assert_eq!(a.status, 200, "{value}: {}", a.body);
+    }
+    for value in [
+        "Basic s3cret",
+        "Bearers3cret",
+        "bearer s3cre",
+        "s3cret",
+        "Bearer",
+    ] {
+        let a = post(&mcp, &[("Authorization", value)], &initialize());
+        assert_eq!(a.status, 401, "{value}");
+    }
+}
