@@ -349,16 +349,19 @@ fn scope_entries<'c>(
     Ok(out)
 }
 
+/// Agents served as tools: tool name → agent name and whether it declares an `inputSchema`; and
+/// their MCP entries in order.
+type AgentTools = (HashMap<String, (String, bool)>, Vec<Tool>);
+
 /// The agents of `opts.agent_tools` this endpoint serves as tools: those every entry of whose
 /// activation the endpoint serves (an agent runs its tools through the catalog).
-#[allow(clippy::type_complexity)]
 fn agent_tools(
     catalog: &Catalog,
     opts: &ServeOptions,
     strict: bool,
     served: &HashSet<&str>,
     where_: &str,
-) -> Result<(HashMap<String, (String, bool)>, Vec<Tool>), ServeError> {
+) -> Result<AgentTools, ServeError> {
     let mut agents = HashMap::new();
     let mut entries = Vec::new();
     for name in &opts.agent_tools {

@@ -29,6 +29,9 @@ pub enum RouteError {
     /// Two routes have the same path.
     #[error("route path {0} is given twice")]
     DuplicatePath(String),
+    /// A route's token is empty (`/path=`, or an unset variable after the `=`).
+    #[error("route token for {0}: empty (give a token, or leave the route's token out)")]
+    EmptyToken(String),
     /// A token was given for a path that no route has.
     #[error("route token for {0}: no route has this path")]
     TokenWithoutRoute(String),
@@ -143,8 +146,11 @@ impl Selector {
         })
     }
 
-    /// The lookup keys of the exposed entries this selector names (tools, resource queries and
-    /// documents; see [`Selector::entries`]), in the order named, each once. Never empty.
+    /// The lookup keys of the exposed entries this selector names, in the order named, each
+    /// once: a namespace names every exposed tool, resource query and document of the
+    /// namespace; any other member the entry with that Primitive-ID, lookup key or wire name,
+    /// and the ID of a SQLite resource all its queries. Never empty: a member that names nothing
+    /// is an error.
     pub fn resolve(&self, catalog: &Catalog) -> Result<Vec<String>, RouteError> {
         Ok(self
             .entries(catalog, true)?
@@ -302,7 +308,7 @@ pub fn parse_route_token(spec: &str) -> Result<(String, String), RouteError> {
             check_path(path)?;
             Ok((path.to_string(), token.trim().to_string()))
         }
-        Some((path, _)) => Err(RouteError::Syntax(format!("{}=<empty token>", path.trim()))),
+        Some((path, _)) => Err(RouteError::EmptyToken(path.trim().to_string())),
         None => Err(RouteError::Syntax("<path>=<token>".to_string())),
     }
 }
@@ -433,7 +439,9 @@ mod tests {
             ("/cal".to_string(), "abc==".to_string())
         );
         let e = parse_route_token("/cal=").unwrap_err();
-        assert!(matches!(e, RouteError::Syntax(_)));
+        assert_eq!(e, RouteError::EmptyToken("/cal".into()));
+        let e = parse_route_token("/cal=  ").unwrap_err();
+        assert!(e.to_string().contains("empty"), "{e}");
         let e = parse_route_token("cal=s3cret-value").unwrap_err();
         assert!(!e.to_string().contains("s3cret"), "{e}");
         let e = parse_route_token("s3cret-value").unwrap_err();
