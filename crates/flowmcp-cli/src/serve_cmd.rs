@@ -21,7 +21,15 @@ use crate::run_cmd::{RunArgs, SourceArgs, config, open, print_problems};
     (127.0.0.1:8765) and serves Streamable HTTP at /mcp, statelessly (replicas may sit behind a load \
     balancer); set --auth-token (or FLOWMCP_AUTH_TOKEN) to require `Authorization: Bearer`; a \
     browser Origin other than the server's own or one named with --allow-origin gets 403; \
-    GET /healthz answers ok; SIGINT or SIGTERM stops it cleanly.\n\n\
+    GET /healthz answers ok; SIGINT or SIGTERM stops it cleanly. On an address that is not \
+    loopback (such as 0.0.0.0) it refuses to serve an endpoint without a token or OAuth unless \
+    --no-auth is given; an empty token is an error. Headers must arrive within \
+    --header-timeout-ms and bodies within --body-timeout-ms, and at most --max-connections \
+    connections are open at once (one more gets 503 and is closed).\n\n\
+    With --route, --only, --selection or --agent, each endpoint serves its own members only: \
+    tools, resource queries and documents (also as resources); the prompts and skills of a \
+    selection or agent, or else those of the namespaces a route or --only names. A skill whose \
+    prefill runs a tool the endpoint does not serve is not served there.\n\n\
     Every exposed tool is listed with its wire name, title, description, input \
     schema, annotations (readOnlyHint, destructiveHint, openWorldHint), _meta (anthropic/alwaysLoad, \
     anthropic/searchHint, flowmcp/aliases, flowmcp/id) and output schema. A failed call is a tool \
@@ -34,12 +42,15 @@ pub(crate) struct ServeArgs {
     /// The catalog directory, or one or more schema files served together (overrides --catalog).
     #[arg(value_name = "DIR|FILE")]
     paths: Vec<PathBuf>,
-    /// Serve only this tool (ID or wire name). Repeatable.
+    /// Serve only this: a namespace (its tools, resource queries, documents, prompts and
+    /// skills), or one tool, resource query or document (ID or wire name; a SQLite resource's
+    /// ID names its queries). Repeatable.
     #[arg(long = "only", value_name = "ID")]
     only: Vec<String>,
     /// Serve exactly the members of this selection (`namespace/selection/name`): its tools, its
     /// resources, its prompts and skills. Refused when a member does not resolve or a member
-    /// tool lacks a server parameter. With --only, only those of its tools.
+    /// tool lacks a server parameter. With --only, only those of its tools, queries and documents
+    /// that --only names.
     #[arg(long, value_name = "ID")]
     selection: Option<String>,
     /// Serve what activating this agent (`agents/<name>/agent.mjs`) brings: its tools, its
@@ -65,7 +76,8 @@ pub(crate) struct ServeArgs {
     /// HTTP: the address to listen on.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
     listen: std::net::SocketAddr,
-    /// HTTP: require `Authorization: Bearer <TOKEN>` (also FLOWMCP_AUTH_TOKEN).
+    /// HTTP: require `Authorization: Bearer <TOKEN>` (also FLOWMCP_AUTH_TOKEN). An empty token
+    /// (an unset variable) is an error.
     #[arg(
         long,
         value_name = "TOKEN",
@@ -73,6 +85,36 @@ pub(crate) struct ServeArgs {
         hide_env_values = true
     )]
     auth_token: Option<String>,
+    /// HTTP: serve endpoints without a token or OAuth on an address that is not loopback (such
+    /// as 0.0.0.0), which is refused otherwise. Tokens given still apply.
+    #[arg(long)]
+    no_auth: bool,
+    /// HTTP: how long a client may take to send a request's headers (and how long an idle
+    /// connection stays open), in milliseconds.
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = millis(flowmcp_mcp::HttpOptions::DEFAULT_HEADER_TIMEOUT),
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    header_timeout_ms: u64,
+    /// HTTP: how long a client may take to send a request's body once its headers are in, in
+    /// milliseconds (then 408).
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = millis(flowmcp_mcp::HttpOptions::DEFAULT_BODY_TIMEOUT),
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    body_timeout_ms: u64,
+    /// HTTP: how many connections may be open at once; one more gets 503 and is closed.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = flowmcp_mcp::HttpOptions::DEFAULT_MAX_CONNECTIONS,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+    )]
+    max_connections: usize,
     /// HTTP: a browser origin allowed to call the server (`https://app.example.com:443`), besides
     /// the listener's own. Repeatable.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
@@ -138,6 +180,11 @@ pub(crate) struct ServeArgs {
     run: RunArgs,
     #[command(flatten)]
     source: SourceArgs,
+}
+
+/// `d` in whole milliseconds (for the defaults `--help` shows).
+const fn millis(d: Duration) -> u64 {
+    d.as_secs() * 1000 + d.subsec_millis() as u64
 }
 
 /// How `flowmcp serve` talks to its client.
@@ -242,8 +289,11 @@ fn http_setup(
     // An empty FLOWMCP_OAUTH_ISSUER counts as unset.
     let oauth_issuer = a.oauth_issuer.clone().filter(|i| !i.is_empty());
     if a.transport == Transport::Stdio {
-        if !a.routes.is_empty() || !a.route_tokens.is_empty() || oauth_issuer.is_some() {
-            return Err("--route, --route-token and --oauth-* need --transport http".into());
+        if !a.routes.is_empty() || !a.route_tokens.is_empty() || oauth_issuer.is_some() || a.no_auth
+        {
+            return Err(
+                "--route, --route-token, --no-auth and --oauth-* need --transport http".into(),
+            );
         }
         return Ok(None);
     }
@@ -277,11 +327,18 @@ fn http_setup(
     });
     let http = flowmcp_mcp::HttpOptions {
         listen: a.listen,
-        auth_token: a.auth_token.clone().filter(|t| !t.is_empty()),
+        // An empty token stays empty: `check` refuses it rather than serve without one.
+        auth_token: a.auth_token.clone(),
         allowed_origins: a.allow_origins.clone(),
         allowed_hosts: a.allow_hosts.clone(),
         oauth,
+        header_timeout: Duration::from_millis(a.header_timeout_ms),
+        body_timeout: Duration::from_millis(a.body_timeout_ms),
+        max_connections: a.max_connections,
+        no_auth: a.no_auth,
         ..flowmcp_mcp::HttpOptions::default()
     };
+    // Before the catalog is read: an empty token, or an open endpoint off loopback.
+    http.check(&routes).map_err(|e| e.to_string())?;
     Ok(Some((routes, http)))
 }

@@ -229,6 +229,11 @@ struct HttpServe {
 
 impl HttpServe {
     fn start(home: &Scratch, extra: &[&str]) -> HttpServe {
+        HttpServe::start_at(home, "127.0.0.1:0", extra)
+    }
+
+    /// Serves on `listen`; `base` is the loopback URL of its port.
+    fn start_at(home: &Scratch, listen: &str, extra: &[&str]) -> HttpServe {
         use std::io::{BufRead, BufReader};
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"))
             .args([
@@ -237,7 +242,7 @@ impl HttpServe {
                 "--transport",
                 "http",
                 "--listen",
-                "127.0.0.1:0",
+                listen,
             ])
             .args(extra)
             .current_dir(repo_root())
@@ -256,7 +261,7 @@ impl HttpServe {
                 // The scheme and authority of the first endpoint's URL.
                 let url = line[at..].split_whitespace().next().unwrap();
                 let end = url[7..].find('/').map_or(url.len(), |i| 7 + i);
-                base = url[..end].to_string();
+                base = url[..end].replace("//0.0.0.0:", "//127.0.0.1:");
             }
             line.clear();
         }
@@ -916,4 +921,318 @@ fn routes_serve_their_own_tools_with_their_own_tokens() {
     assert_eq!(names("/pick", "token-one").0, 401);
     assert_eq!(names("/mcp", "token-one").0, 404);
     serve.stop();
+}
+
+/// How long the HTTP tests below wait for something that must happen; they check that it
+/// happens, not how fast.
+const WITHIN: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The `host:port` of `base` (`http://host:port`).
+fn authority(base: &str) -> &str {
+    base.trim_start_matches("http://")
+}
+
+/// Reads what `stream` gets until the server closes it, waiting at most [`WITHIN`]; `None` when
+/// it is still open then.
+fn read_until_closed(stream: &mut std::net::TcpStream) -> Option<String> {
+    use std::io::Read;
+    stream.set_read_timeout(Some(WITHIN)).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return Some(String::from_utf8_lossy(&got).into_owned()),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return None;
+            }
+            // Reset by the server: closed as well.
+            Err(_) => return Some(String::from_utf8_lossy(&got).into_owned()),
+        }
+    }
+}
+
+/// Asks `/healthz` on the kept-alive connection `s` and reads the answer.
+fn ask_health(s: &mut std::net::TcpStream) {
+    use std::io::{Read, Write};
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
+    s.set_read_timeout(Some(WITHIN)).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 256];
+    while !got.ends_with(b"ok\n") {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "the server closed the connection");
+        got.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// A connection that has been answered once (so the server has surely accepted it) and is kept.
+fn held_connection(base: &str) -> std::net::TcpStream {
+    let mut s = std::net::TcpStream::connect(authority(base)).unwrap();
+    ask_health(&mut s);
+    s
+}
+
+fn initialize_request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+}
+
+/// Item 10: the real server cuts off a client that stops halfway through its headers or its body
+/// at the deadlines given by flags (the body with a 408), while an honest client is served.
+#[test]
+fn item10_half_sent_requests_are_closed_at_the_header_and_body_deadlines() {
+    use std::io::Write;
+    let home = Scratch::new("serve-deadlines");
+    let serve = HttpServe::start(
+        &home,
+        &["--header-timeout-ms", "1000", "--body-timeout-ms", "1000"],
+    );
+    let mut headers = std::net::TcpStream::connect(authority(&serve.base)).unwrap();
+    headers
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty")
+        .unwrap();
+    let mut body = std::net::TcpStream::connect(authority(&serve.base)).unwrap();
+    body.write_all(
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+          Accept: application/json, text/event-stream\r\nContent-Length: 500\r\n\r\n{\"json",
+    )
+    .unwrap();
+    let mcp = format!("{}/mcp", serve.base);
+    assert_eq!(post(&mcp, &[], &initialize_request()).0, 200);
+    assert!(
+        read_until_closed(&mut headers).is_some(),
+        "half-sent headers keep their connection open"
+    );
+    let answer = read_until_closed(&mut body).expect("a half-sent body keeps its connection open");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
+    assert_eq!(post(&mcp, &[], &initialize_request()).0, 200);
+}
+
+/// Item 10: with `--max-connections 2`, further connections get a 503 and are closed at once
+/// while the two holders are open; once one goes, a client is served again.
+#[test]
+fn item10_connections_over_the_cap_are_refused_while_its_holders_live() {
+    let home = Scratch::new("serve-cap");
+    // Holders stay for a minute unless they go.
+    let serve = HttpServe::start(
+        &home,
+        &["--max-connections", "2", "--header-timeout-ms", "60000"],
+    );
+    let mut holders = vec![held_connection(&serve.base), held_connection(&serve.base)];
+    for _ in 0..3 {
+        let mut over = std::net::TcpStream::connect(authority(&serve.base)).unwrap();
+        let answer = read_until_closed(&mut over).expect("a connection over the cap waits");
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
+    }
+    // The holders were not disturbed: each is answered again.
+    for h in &mut holders {
+        ask_health(h);
+    }
+    holders.remove(0);
+    let started = std::time::Instant::now();
+    while started.elapsed() < WITHIN {
+        use std::io::Write;
+        let mut s = std::net::TcpStream::connect(authority(&serve.base)).unwrap();
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        if read_until_closed(&mut s)
+            .unwrap_or_default()
+            .starts_with("HTTP/1.1 200")
+        {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the place a holder left is never taken again");
+}
+
+/// Item 10: when `accept` fails because the server has no descriptors left, it backs off and
+/// logs once per run of failures (not once per failure, and not silently spinning), and serves
+/// again once descriptors are free.
+#[test]
+fn item10_accept_errors_back_off_and_are_logged_once_per_run() {
+    use std::io::{BufRead, BufReader};
+    let home = Scratch::new("serve-emfile");
+    // At most 64 descriptors for the server: 100 connections exhaust them (and fit in the
+    // listen backlog, so that connecting never waits).
+    let mut child = std::process::Command::new("sh")
+        .args(["-c", "ulimit -n 64 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_flowmcp"))
+        .args(["serve", "examples/catalog", "--transport", "http"])
+        .args(["--listen", "127.0.0.1:0", "--header-timeout-ms", "60000"])
+        .current_dir(repo_root())
+        .env("HOME", home.path())
+        .env_remove("FLOWMCP_AUTH_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let mut base = String::new();
+    while base.is_empty() && err.read_line(&mut line).unwrap() > 0 {
+        if let Some(url) = line.split(" tools at ").nth(1) {
+            let url = url.split_whitespace().next().unwrap();
+            base = url.trim_end_matches("/mcp").to_string();
+        }
+        line.clear();
+    }
+    assert!(!base.is_empty(), "the server did not start");
+    let seen = std::sync::Arc::clone(&log);
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        while err.read_line(&mut line).unwrap_or(0) > 0 {
+            seen.lock().unwrap().push(line.clone());
+            line.clear();
+        }
+    });
+    let failures = || {
+        log.lock()
+            .unwrap()
+            .iter()
+            .filter(|l| l.contains("cannot accept connections"))
+            .count()
+    };
+    let held: Vec<std::net::TcpStream> = (0..100)
+        .filter_map(|_| std::net::TcpStream::connect(authority(&base)).ok())
+        .collect();
+    let started = std::time::Instant::now();
+    while failures() == 0 && started.elapsed() < WITHIN {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let logged = failures();
+    drop(held);
+    assert!(
+        logged >= 1,
+        "failed accepts are not logged: {:?}",
+        log.lock().unwrap()
+    );
+    // Descriptors are free again: the server serves.
+    let started = std::time::Instant::now();
+    let mut served = false;
+    while !served && started.elapsed() < WITHIN {
+        use std::io::Write;
+        if let Ok(mut s) = std::net::TcpStream::connect(authority(&base)) {
+            let _ = s.write_all(
+                b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+            );
+            served = read_until_closed(&mut s)
+                .unwrap_or_default()
+                .starts_with("HTTP/1.1 200");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(served, "the server does not serve again");
+    // One line per run of failures, not one per failure.
+    assert!(failures() < 10, "{:?}", log.lock().unwrap());
+}
+
+/// Runs `flowmcp serve` with `args` (and `env`) and returns its exit code and stderr, or `None`
+/// for the code when it is still running after [`WITHIN`] (then it is stopped).
+fn serve_exit(home: &Scratch, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    use std::io::Read;
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    cmd.arg("serve")
+        .arg("examples/catalog")
+        .args(args)
+        .current_dir(repo_root())
+        .env("HOME", home.path())
+        .env_remove("FLOWMCP_AUTH_TOKEN")
+        .env_remove("FLOWMCP_ROUTE_TOKENS")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let started = std::time::Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if started.elapsed() > WITHIN {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    let _ = child.stderr.take().unwrap().read_to_string(&mut stderr);
+    (code, stderr)
+}
+
+/// Item 12: an empty token (given empty, or from an empty variable) and an endpoint without
+/// authentication on an address that is not loopback are usage errors (exit 2, before anything
+/// is served); `--no-auth` serves there, as a token does.
+#[test]
+fn item12_an_empty_token_or_an_open_listener_off_loopback_is_a_usage_error() {
+    let home = Scratch::new("serve-no-auth");
+    let http = ["--transport", "http", "--listen", "127.0.0.1:0"];
+    let everywhere = ["--transport", "http", "--listen", "0.0.0.0:0"];
+    // The arguments after `serve examples/catalog`, the environment, and what stderr says.
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+    let cases: [Case<'_>; 5] = [
+        (
+            &[&http[..], &["--auth-token", ""]].concat(),
+            &[],
+            "is empty",
+        ),
+        (&http, &[("FLOWMCP_AUTH_TOKEN", "")], "is empty"),
+        (
+            &[
+                &http[..],
+                &["--route", "/a=holidaykit-net", "--route-token", "/a="],
+            ]
+            .concat(),
+            &[],
+            "empty",
+        ),
+        (&everywhere, &[], "--no-auth"),
+        (
+            &[
+                &everywhere[..],
+                &[
+                    "--route",
+                    "/a=holidaykit-net",
+                    "--route",
+                    "/b=atlasdata-org",
+                ],
+            ]
+            .concat(),
+            &[("FLOWMCP_ROUTE_TOKENS", "/a=tok")],
+            "refusing to serve /b without authentication on 0.0.0.0:0",
+        ),
+    ];
+    for (args, env, message) in cases {
+        let (code, stderr) = serve_exit(&home, args, env);
+        assert_eq!(code, Some(2), "{args:?} {env:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(!stderr.contains("serving"), "{args:?}: {stderr}");
+    }
+    // Asked for explicitly, or with a token, it serves there.
+    let serve = HttpServe::start_at(&home, "0.0.0.0:0", &["--no-auth"]);
+    let mcp = format!("{}/mcp", serve.base);
+    assert_eq!(post(&mcp, &[], &initialize_request()).0, 200);
+    drop(serve);
+    let serve = HttpServe::start_at(&home, "0.0.0.0:0", &["--auth-token", CANARY]);
+    let mcp = format!("{}/mcp", serve.base);
+    assert_eq!(post(&mcp, &[], &initialize_request()).0, 401);
+    let bearer = format!("Bearer {CANARY}");
+    assert_eq!(
+        post(&mcp, &[("Authorization", &bearer)], &initialize_request()).0,
+        200
+    );
 }

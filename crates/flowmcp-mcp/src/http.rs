@@ -2,6 +2,15 @@
 //! access tokens, Origin and Host checks, capped bodies and concurrency, `GET /healthz`, and a
 //! clean shutdown.
 //!
+//! The listener holds up against clients that do not play along: a request's headers must arrive
+//! within [`HttpOptions::header_timeout`] (which also ends idle kept-alive connections) and its
+//! body within [`HttpOptions::body_timeout`]; at most [`HttpOptions::max_connections`] are open at
+//! once, counted when they are accepted (one more gets a 503 and is closed at once); and when
+//! `accept` fails (no descriptors left, …) the loop waits, 10 ms doubling to 1 s, and logs once
+//! per run of failures instead of spinning. Endpoints without authentication are served only on
+//! a loopback address unless [`HttpOptions::no_auth`] says otherwise, and an empty token is an
+//! error, never "no token".
+//!
 //! A listener serves one endpoint at [`MCP_PATH`] ([`McpServer::serve_http`]) or several, one per
 //! [`Route`] ([`Endpoints::routes`]), each with its own tool set and, optionally, its own token.
 //! Every request is answered on its own (no session state on the server), so several replicas can
@@ -24,15 +33,16 @@ use flowmcp_catalog::Catalog;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
+use http_body_util::{LengthLimitError, Limited};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service;
 
-use crate::oauth::{OAuthError, OAuthOptions, Rejection, Verifier, public_origin};
+use crate::oauth::{OAuthError, OAuthOptions, Rejection, Verifier, bearer, public_origin};
 use crate::route::{Route, RouteError, check_path};
 use crate::{McpServer, ServeError, ServeOptions};
 
@@ -64,6 +74,90 @@ pub struct HttpOptions {
     pub max_concurrent: usize,
     /// How long in-flight requests may take to finish after a shutdown signal.
     pub grace: Duration,
+    /// How long a client may take to send a request's headers; a connection that has not sent
+    /// them by then is closed. Also how long a kept-alive connection may sit idle between
+    /// requests. Default [`HttpOptions::DEFAULT_HEADER_TIMEOUT`]; must be more than zero.
+    pub header_timeout: Duration,
+    /// How long a client may take to send a request's body once its headers are in; a body that
+    /// has not arrived by then gets 408 and the connection is closed. Default
+    /// [`HttpOptions::DEFAULT_BODY_TIMEOUT`].
+    pub body_timeout: Duration,
+    /// How many connections may be open at once, counted when they are accepted; one more gets
+    /// a 503 and is closed at once. Default [`HttpOptions::DEFAULT_MAX_CONNECTIONS`].
+    pub max_connections: usize,
+    /// Serve endpoints without authentication (no token, no OAuth) on an address that is not a
+    /// loopback one (`--no-auth`). Without it, [`Endpoints::run`] refuses to start then.
+    pub no_auth: bool,
+}
+
+impl HttpOptions {
+    /// The default [`HttpOptions::header_timeout`]: headers come in one or two packets, so 10 s
+    /// covers a slow link with retransmissions, while a client that sends nothing (or trickles)
+    /// holds a connection for 10 s at most.
+    pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The default [`HttpOptions::body_timeout`]: bodies are JSON-RPC messages of at most
+    /// [`HttpOptions::max_body_bytes`] (4 MiB), which arrive in 30 s at about 1 Mbit/s; the same
+    /// as the default deadline of a call.
+    pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The default [`HttpOptions::max_connections`]: half of the common default limit of 1024
+    /// open descriptors, which leaves room for upstream requests, SQLite files and the catalog,
+    /// and far more than MCP clients open (one or a few each).
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
+    /// Checks what [`Endpoints::run`] checks before it binds, so that a caller can fail before
+    /// it reads a catalog: no bearer token (the global one, or the token of one of `routes`) is
+    /// empty, and unless [`HttpOptions::no_auth`] is set, every endpoint needs a token or OAuth
+    /// when [`HttpOptions::listen`] is not a loopback address. No routes means the one endpoint
+    /// at [`MCP_PATH`].
+    pub fn check(&self, routes: &[Route]) -> Result<(), HttpError> {
+        let checked = if routes.is_empty() {
+            check_access(self, [(MCP_PATH, None)])
+        } else {
+            check_access(
+                self,
+                routes
+                    .iter()
+                    .map(|r| (r.path.as_str(), r.auth_token.as_deref())),
+            )
+        };
+        checked.map(|_| ())
+    }
+}
+
+/// Whether `addr` is a loopback address (127.0.0.0/8, ::1, or ::ffff:127.x.y.z).
+fn is_loopback(addr: SocketAddr) -> bool {
+    addr.ip().to_canonical().is_loopback()
+}
+
+/// See [`HttpOptions::check`]: `endpoints` are each endpoint's path and its route's token. When
+/// [`HttpOptions::no_auth`] lets endpoints without authentication be served off loopback, their
+/// paths (comma-separated).
+fn check_access<'a>(
+    opts: &HttpOptions,
+    endpoints: impl IntoIterator<Item = (&'a str, Option<&'a str>)>,
+) -> Result<Option<String>, HttpError> {
+    if opts.auth_token.as_deref().is_some_and(str::is_empty) {
+        return Err(HttpError::EmptyToken(None));
+    }
+    let mut open = Vec::new();
+    for (path, token) in endpoints {
+        if token.is_some_and(str::is_empty) {
+            return Err(HttpError::EmptyToken(Some(path.to_string())));
+        }
+        if access_of(opts, token) == Access::Open {
+            open.push(path);
+        }
+    }
+    if open.is_empty() || is_loopback(opts.listen) {
+        return Ok(None);
+    }
+    if !opts.no_auth {
+        return Err(HttpError::Unauthenticated {
+            addr: opts.listen,
+            paths: open.join(", "),
+        });
+    }
+    Ok(Some(open.join(", ")))
 }
 
 impl Default for HttpOptions {
@@ -77,6 +171,10 @@ impl Default for HttpOptions {
             max_body_bytes: 4 << 20,
             max_concurrent: 64,
             grace: Duration::from_secs(5),
+            header_timeout: HttpOptions::DEFAULT_HEADER_TIMEOUT,
+            body_timeout: HttpOptions::DEFAULT_BODY_TIMEOUT,
+            max_connections: HttpOptions::DEFAULT_MAX_CONNECTIONS,
+            no_auth: false,
         }
     }
 }
@@ -95,6 +193,10 @@ impl fmt::Debug for HttpOptions {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_concurrent", &self.max_concurrent)
             .field("grace", &self.grace)
+            .field("header_timeout", &self.header_timeout)
+            .field("body_timeout", &self.body_timeout)
+            .field("max_connections", &self.max_connections)
+            .field("no_auth", &self.no_auth)
             .finish()
     }
 }
@@ -118,6 +220,27 @@ pub enum HttpError {
          provider's access tokens are the only credentials"
     )]
     TokenWithOAuth,
+    /// A bearer token is empty (an unset variable, `--route-token /path=`): the listener-wide
+    /// one (`None`) or the token of the route at this path.
+    #[error(
+        "the bearer token{} is empty (an unset variable?): give a token, or leave it out to \
+         serve without one",
+        .0.as_ref().map(|p| format!(" of route {p}")).unwrap_or_default()
+    )]
+    EmptyToken(Option<String>),
+    /// Endpoints without authentication on an address that is not a loopback one, and
+    /// [`HttpOptions::no_auth`] not set.
+    #[error(
+        "refusing to serve {paths} without authentication on {addr}, which is not a loopback \
+         address: set a bearer token (--auth-token or FLOWMCP_AUTH_TOKEN, --route-token) or \
+         --oauth-issuer, or pass --no-auth to serve without authentication"
+    )]
+    Unauthenticated {
+        /// The listen address.
+        addr: SocketAddr,
+        /// The endpoints that would be open, comma-separated.
+        paths: String,
+    },
     /// The async runtime could not start.
     #[error("cannot start the server: {0}")]
     Runtime(std::io::Error),
@@ -157,10 +280,9 @@ impl Access {
 /// configured, else the route's token, else the global one, else nothing. The guards
 /// [`Endpoints::run`] builds follow the same order.
 fn access_of(opts: &HttpOptions, route_token: Option<&str>) -> Access {
-    let global = opts.auth_token.as_deref().filter(|t| !t.is_empty());
     if opts.oauth.is_some() {
         Access::OAuth
-    } else if route_token.or(global).is_some() {
+    } else if route_token.or(opts.auth_token.as_deref()).is_some() {
         Access::BearerToken
     } else {
         Access::Open
@@ -203,8 +325,8 @@ impl Endpoints {
         }
     }
 
-    /// One endpoint per route over one catalog, each serving the tools its selector resolves to
-    /// (with `opts.threads` worker threads of its own). Without routes, the catalog's tools as
+    /// One endpoint per route over one catalog, each serving what its selector names (see
+    /// [`ServeOptions::only`]; with `opts.threads` worker threads of its own). Without routes, the catalog's tools as
     /// `opts` says at [`MCP_PATH`], as [`Endpoints::single`] does. `opts.only` cannot be combined
     /// with routes.
     pub fn routes(
@@ -227,18 +349,24 @@ impl Endpoints {
             if list.iter().any(|e| e.path == route.path) {
                 return Err(RouteError::DuplicatePath(route.path.clone()).into());
             }
-            let only = route.selector.resolve(catalog)?;
+            // The route's selector is the endpoint's `only`: its members are decided where every
+            // endpoint's are.
+            let only = route.selector.items().iter().map(ToString::to_string);
             let server = McpServer::shared(
                 Arc::clone(catalog),
                 &ServeOptions {
-                    only,
+                    only: only.collect(),
                     ..opts.clone()
                 },
-            )?;
+            )
+            .map_err(|e| match e {
+                ServeError::Selector(e) => HttpError::Route(e),
+                e => HttpError::Serve(e),
+            })?;
             list.push(Endpoint {
                 path: route.path.clone(),
                 server,
-                token: route.auth_token.clone().filter(|t| !t.is_empty()),
+                token: route.auth_token.clone(),
             });
         }
         Ok(Endpoints { list })
@@ -278,19 +406,31 @@ impl Endpoints {
         rt.block_on(self.run(opts.clone(), ready, shutdown_signal()))
     }
 
-    /// [`Endpoints::serve`] on the current runtime, stopping when `stop` completes. With OAuth,
-    /// the keys are loaded (on a blocking thread) before the listener is bound.
+    /// [`Endpoints::serve`] on the current runtime, stopping when `stop` completes. Refuses to
+    /// start when [`HttpOptions::check`] fails for these endpoints. With OAuth, the keys are
+    /// loaded (on a blocking thread) before the listener is bound.
     pub async fn run(
         self,
         opts: HttpOptions,
         ready: impl FnOnce(SocketAddr),
         stop: impl std::future::Future<Output = ()>,
     ) -> Result<(), HttpError> {
+        let open = check_access(
+            &opts,
+            self.list
+                .iter()
+                .map(|e| (e.path.as_str(), e.token.as_deref())),
+        )?;
+        if let Some(paths) = open {
+            tracing::warn!(
+                "serving {paths} without authentication on {} (no_auth): every client that \
+                 reaches this address may call its tools",
+                opts.listen
+            );
+        }
         let verifier = match &opts.oauth {
             Some(oauth) => {
-                if opts.auth_token.as_deref().is_some_and(|t| !t.is_empty())
-                    || self.list.iter().any(|e| e.token.is_some())
-                {
+                if opts.auth_token.is_some() || self.list.iter().any(|e| e.token.is_some()) {
                     return Err(HttpError::TokenWithOAuth);
                 }
                 let oauth = oauth.clone();
@@ -310,14 +450,12 @@ impl Endpoints {
         let local = listener.local_addr().map_err(HttpError::Runtime)?;
         let ct = CancellationToken::new();
         let config = rmcp_config(&opts, local, &ct);
-        let global: Option<Arc<str>> = opts
-            .auth_token
-            .as_deref()
-            .filter(|t| !t.is_empty())
-            .map(Arc::from);
+        let global: Option<Arc<str>> = opts.auth_token.as_deref().map(Arc::from);
         let mut table = Table {
             endpoints: HashMap::new(),
             metadata: HashMap::new(),
+            max_body_bytes: opts.max_body_bytes,
+            body_timeout: opts.body_timeout,
         };
         let base = match (&opts.oauth, &verifier) {
             (Some(oauth), Some(_)) => Some(resource_base(oauth, local)?),
@@ -365,28 +503,51 @@ impl Endpoints {
         }
         let table = Arc::new(table);
         let limit = Arc::new(Semaphore::new(opts.max_concurrent.max(1)));
+        let open = Arc::new(Semaphore::new(opts.max_connections.max(1)));
+        let mut http1 = hyper::server::conn::http1::Builder::new();
+        http1
+            .timer(TokioTimer::new())
+            .header_read_timeout(opts.header_timeout);
+        let mut backoff = Backoff::default();
         let connections = tokio_util::task::TaskTracker::new();
         ready(local);
         tokio::pin!(stop);
         loop {
-            let (stream, _) = tokio::select! {
-                accepted = listener.accept() => match accepted {
-                    Ok(a) => a,
-                    Err(_) => continue,
-                },
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
                 () = &mut stop => break,
+            };
+            let stream = match accepted {
+                Ok((stream, _)) => {
+                    backoff.succeeded();
+                    stream
+                }
+                Err(e) => {
+                    // Out of descriptors (or another failure that the next try may repeat at
+                    // once): wait instead of spinning.
+                    let pause = backoff.failed(&e);
+                    tokio::select! {
+                        () = tokio::time::sleep(pause) => continue,
+                        () = &mut stop => break,
+                    }
+                }
+            };
+            // The cap counts connections, not requests: one more is told so and closed.
+            let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+                refuse(&stream);
+                continue;
             };
             let table = Arc::clone(&table);
             let limit = Arc::clone(&limit);
+            let service = hyper::service::service_fn(move |req: Request<Incoming>| {
+                let table = Arc::clone(&table);
+                let limit = Arc::clone(&limit);
+                async move { Ok::<_, Infallible>(table.answer(req, &limit).await) }
+            });
+            let conn = http1.serve_connection(TokioIo::new(stream), service);
             let conn_ct = ct.clone();
             connections.spawn(async move {
-                let service = hyper::service::service_fn(move |req: Request<Incoming>| {
-                    let table = Arc::clone(&table);
-                    let limit = Arc::clone(&limit);
-                    async move { Ok::<_, Infallible>(table.answer(req, &limit).await) }
-                });
-                let conn = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service);
+                let _open = permit;
                 tokio::pin!(conn);
                 tokio::select! {
                     _ = conn.as_mut() => {}
@@ -555,6 +716,10 @@ type Mcp = StreamableHttpService<McpServer, NeverSessionManager>;
 struct Table {
     endpoints: HashMap<String, Arc<(Mcp, Guard)>>,
     metadata: HashMap<String, Bytes>,
+    /// [`HttpOptions::max_body_bytes`].
+    max_body_bytes: usize,
+    /// [`HttpOptions::body_timeout`].
+    body_timeout: Duration,
 }
 
 impl Table {
@@ -591,6 +756,14 @@ impl Table {
                 }
             }
         }
+        // The body is read before a request counts against `max_concurrent`, within its
+        // deadline and size.
+        let (parts, body) = req.into_parts();
+        let body = match read_body(body, self.max_body_bytes, self.body_timeout).await {
+            Ok(body) => body,
+            Err(answer) => return answer,
+        };
+        let req = Request::from_parts(parts, Full::new(body));
         let Ok(_permit) = limit.try_acquire() else {
             return plain(StatusCode::SERVICE_UNAVAILABLE, "busy\n");
         };
@@ -598,6 +771,87 @@ impl Table {
         match mcp.call(req).await {
             Ok(r) => r,
             Err(never) => match never {},
+        }
+    }
+}
+
+/// A request's body, read whole within `deadline` and `max` bytes; or the answer when it is too
+/// large (413), cannot be read (400) or does not arrive in time (408, and the connection closes).
+async fn read_body(
+    body: Incoming,
+    max: usize,
+    deadline: Duration,
+) -> Result<Bytes, Response<Body>> {
+    match tokio::time::timeout(deadline, Limited::new(body, max).collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<LengthLimitError>() => Err(plain(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "the request body is too large\n",
+        )),
+        Ok(Err(_)) => Err(plain(
+            StatusCode::BAD_REQUEST,
+            "the request body could not be read\n",
+        )),
+        Err(_) => {
+            let mut r = plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body did not arrive in time\n",
+            );
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(r)
+        }
+    }
+}
+
+/// What a connection over [`HttpOptions::max_connections`] gets before it is closed: a 503 if
+/// the socket takes it at once (it never waits).
+fn refuse(stream: &tokio::net::TcpStream) {
+    const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\
+        Content-Type: text/plain; charset=utf-8\r\nContent-Length: 21\r\n\r\n\
+        too many connections\n";
+    let _ = stream.try_write(BUSY);
+    tracing::debug!("a connection over max_connections was refused");
+}
+
+/// The pause after a failed `accept`: 10 ms, doubling up to 1 s while accepts keep failing. The
+/// first failure of a run is logged (a warning), and the end of the run (at `info`).
+#[derive(Debug, Default)]
+struct Backoff {
+    /// The last pause, while accepts fail.
+    pause: Option<Duration>,
+    /// Failures in this run.
+    failures: u64,
+}
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_millis(10);
+    const MOST: Duration = Duration::from_secs(1);
+
+    /// Records a failure; returns how long to wait before the next `accept`.
+    fn failed(&mut self, e: &std::io::Error) -> Duration {
+        let pause = match self.pause {
+            None => {
+                tracing::warn!(
+                    "cannot accept connections: {e}; retrying every 10 ms to 1 s until it works"
+                );
+                Self::FIRST
+            }
+            Some(p) => (p * 2).min(Self::MOST),
+        };
+        self.pause = Some(pause);
+        self.failures += 1;
+        pause
+    }
+
+    /// Records a success: the next failure starts a new run.
+    fn succeeded(&mut self) {
+        if self.pause.take().is_some() {
+            tracing::info!(
+                "accepting connections again after {} failed tries",
+                self.failures
+            );
+            self.failures = 0;
         }
     }
 }
@@ -643,13 +897,10 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Whether `req` carries `token` as its bearer token.
-fn token_matches(req: &Request<Incoming>, token: &str) -> bool {
-    req.headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|given| same_secret(given.trim().as_bytes(), token.as_bytes()))
+/// Whether `req` carries `token` as its bearer token (the scheme in any case, as for OAuth).
+fn token_matches<B>(req: &Request<B>, token: &str) -> bool {
+    bearer(req.headers().get(header::AUTHORIZATION))
+        .is_ok_and(|given| same_secret(given.as_bytes(), token.as_bytes()))
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
@@ -687,6 +938,82 @@ mod tests {
         assert!(!same_secret(b"abc", b"abd"));
         assert!(!same_secret(b"abc", b"abcd"));
         assert!(!same_secret(b"", b"a"));
+    }
+
+    #[test]
+    fn accept_back_off_doubles_to_a_second_and_starts_over_after_a_success() {
+        let e = std::io::Error::from_raw_os_error(24);
+        let mut b = Backoff::default();
+        let pauses: Vec<u128> = (0..10).map(|_| b.failed(&e).as_millis()).collect();
+        assert_eq!(pauses, [10, 20, 40, 80, 160, 320, 640, 1000, 1000, 1000]);
+        assert_eq!(b.failures, 10);
+        b.succeeded();
+        assert_eq!((b.pause, b.failures), (None, 0));
+        assert_eq!(b.failed(&e), Duration::from_millis(10));
+    }
+
+    #[test]
+    fn authentication_is_needed_off_loopback_and_tokens_are_never_empty() {
+        let at = |ip: &str| HttpOptions {
+            listen: SocketAddr::new(ip.parse().unwrap(), 8765),
+            ..HttpOptions::default()
+        };
+        for ip in ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"] {
+            assert!(at(ip).check(&[]).is_ok(), "{ip}");
+        }
+        for ip in [
+            "0.0.0.0",
+            "::",
+            "192.168.1.10",
+            "10.0.0.1",
+            "::ffff:10.0.0.1",
+        ] {
+            assert!(
+                matches!(at(ip).check(&[]), Err(HttpError::Unauthenticated { .. })),
+                "{ip}"
+            );
+            let no_auth = HttpOptions {
+                no_auth: true,
+                ..at(ip)
+            };
+            assert!(no_auth.check(&[]).is_ok(), "{ip}");
+            let oauth = HttpOptions {
+                oauth: Some(OAuthOptions {
+                    issuer: "https://idp.example.com".into(),
+                    audience: None,
+                    jwks: crate::JwksSource::Discover,
+                    required_scopes: vec![],
+                    public_url: None,
+                }),
+                ..at(ip)
+            };
+            assert!(oauth.check(&[]).is_ok(), "{ip}");
+        }
+        let route = |spec: &str, token: Option<&str>| Route {
+            auth_token: token.map(str::to_string),
+            ..Route::parse(spec).unwrap()
+        };
+        let open = at("0.0.0.0");
+        assert!(
+            open.check(&[route("/a=x", Some("t")), route("/b=y", Some("u"))])
+                .is_ok()
+        );
+        assert!(matches!(
+            open.check(&[route("/a=x", Some("t")), route("/b=y", None)]),
+            Err(HttpError::Unauthenticated { paths, .. }) if paths == "/b"
+        ));
+        let empty = HttpOptions {
+            auth_token: Some(String::new()),
+            ..at("127.0.0.1")
+        };
+        assert!(matches!(empty.check(&[]), Err(HttpError::EmptyToken(None))));
+        assert!(matches!(
+            at("127.0.0.1").check(&[route("/a=x", Some(""))]),
+            Err(HttpError::EmptyToken(Some(p))) if p == "/a"
+        ));
+        // An empty token is an error even where no token is needed, and never quoted.
+        let e = empty.check(&[]).unwrap_err().to_string();
+        assert!(e.contains("is empty"), "{e}");
     }
 
     #[test]

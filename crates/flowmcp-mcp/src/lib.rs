@@ -13,10 +13,19 @@
 //! when it has something to serve. A new kind of primitive registers a source with the catalog;
 //! the server does not change.
 //!
+//! Every endpoint serves its own members only, computed once from its scope (the catalog,
+//! [`ServeOptions::selection`] or [`ServeOptions::agent`]) and its selector
+//! ([`ServeOptions::only`] or a route's): tools, resource queries, documents, prompts, skills and
+//! resources; every list, get, read and call asks them, and nothing served (a skill's prefill, an
+//! agent tool) runs a tool the endpoint does not serve.
+//!
 //! Over HTTP ([`McpServer::serve_http`], [`Endpoints`]) one listener serves one endpoint at
-//! [`MCP_PATH`] or several [`Route`]s, each with the tools its [`Selector`] names and its own
-//! bearer token; or, with [`OAuthOptions`], it is an OAuth 2.1 resource server that accepts the
-//! JWT access tokens of one identity provider and publishes RFC 9728 metadata.
+//! [`MCP_PATH`] or several [`Route`]s, each with what its [`Selector`] names and its own bearer
+//! token; or, with [`OAuthOptions`], it is an OAuth 2.1 resource server that accepts the JWT
+//! access tokens of one identity provider and publishes RFC 9728 metadata. Header and body
+//! deadlines, a connection cap and a back-off on failed accepts keep the listener up against
+//! clients that do not play along ([`HttpOptions`]); an endpoint without authentication is
+//! served only on loopback unless [`HttpOptions::no_auth`] is set.
 //!
 //! An agent served with [`ServeOptions::agent`] whose manifest enables `elicitation` asks the
 //! user for a call's missing required parameters through the client (`elicitation/create`: inside
@@ -37,6 +46,7 @@
 mod elicit;
 mod http;
 mod lazy;
+mod members;
 mod oauth;
 mod pool;
 mod projection;

@@ -456,8 +456,9 @@ impl Verifier {
     }
 }
 
-/// The token of an `Authorization: Bearer` header (the scheme in any case).
-fn bearer(header: Option<&http::HeaderValue>) -> Result<&str, Rejection> {
+/// The token of an `Authorization: Bearer` header (the scheme in any case, RFC 9110 §11.1): the
+/// one reading of the header, for static tokens and OAuth alike.
+pub(crate) fn bearer(header: Option<&http::HeaderValue>) -> Result<&str, Rejection> {
     let Some(value) = header else {
         return Err(Rejection::Missing);
     };

@@ -1,13 +1,15 @@
-//! Routes: several MCP endpoints on one listener, each with its own tool set and bearer token.
+//! Routes: several MCP endpoints on one listener, each with its own members and bearer token.
 //!
 //! A route is a path (`/holidays`) and a [`Selector`] that says which of the catalog's exposed
-//! tools it serves. `--route /path=SELECTOR` is parsed by [`Route::parse`]; a route's token is
+//! tools, resource queries and documents it serves (and, through its namespaces, which prompts
+//! and skills). `ServeOptions::only` is a selector too. `--route /path=SELECTOR` is parsed by [`Route::parse`]; a route's token is
 //! set separately (`/path=TOKEN`, [`parse_route_token`]) so that it does not sit in the selector.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
-use flowmcp_catalog::Catalog;
+use flowmcp_catalog::{Catalog, Kind, ToolEntry};
 
 /// Why a route or selector is not usable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -27,6 +29,9 @@ pub enum RouteError {
     /// Two routes have the same path.
     #[error("route path {0} is given twice")]
     DuplicatePath(String),
+    /// A route's token is empty (`/path=`, or an unset variable after the `=`).
+    #[error("route token for {0}: empty (give a token, or leave the route's token out)")]
+    EmptyToken(String),
     /// A token was given for a path that no route has.
     #[error("route token for {0}: no route has this path")]
     TokenWithoutRoute(String),
@@ -39,11 +44,17 @@ pub enum RouteError {
          themselves"
     )]
     SelectionUnsupported(String),
-    /// The namespace has no exposed tool in the catalog.
-    #[error("selector member {0}: no exposed tool of this namespace in the catalog")]
+    /// The namespace has no exposed tool, resource query or document in the catalog.
+    #[error(
+        "selector member {0}: no exposed tool, resource query or document of this namespace in \
+         the catalog"
+    )]
     EmptyNamespace(String),
-    /// The tool is not an exposed tool of the catalog.
-    #[error("selector member {0}: no such exposed tool in the catalog (see `flowmcp list`)")]
+    /// The member names no exposed tool, resource query or document of the catalog.
+    #[error(
+        "selector member {0}: no such exposed tool, resource query or document in the catalog \
+         (see `flowmcp list`)"
+    )]
     UnknownTool(String),
     /// `ServeOptions::only` and routes cannot be combined: each route has its own selector.
     #[error("--only cannot be combined with routes: each route selects its own tools")]
@@ -54,10 +65,13 @@ pub enum RouteError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SelectorItem {
-    /// Every exposed tool whose Primitive-ID has this namespace (`holidaykit-net`).
+    /// Every exposed tool, resource query and document whose Primitive-ID has this namespace
+    /// (`holidaykit-net`), and the namespace's prompts and skills.
     Namespace(String),
-    /// One tool, by Primitive-ID (`holidaykit-net/tool/getPublicHolidays`) or wire name
-    /// (`getDailyForecast_skycast-io`).
+    /// One tool, resource query or document, by Primitive-ID
+    /// (`holidaykit-net/tool/getPublicHolidays`), lookup key
+    /// (`atlasdata-org/resource/countries.byCode`) or wire name (`getDailyForecast_skycast-io`);
+    /// the ID of a SQLite resource names all its queries.
     Tool(String),
 }
 
@@ -69,8 +83,8 @@ impl fmt::Display for SelectorItem {
     }
 }
 
-/// Which of a catalog's exposed tools a route serves: a comma-separated list of members, each a
-/// namespace or a tool.
+/// Which of a catalog's exposed entries (tools, resource queries, documents) a route or
+/// `--only` serves: a comma-separated list of members, each a namespace or one entry.
 ///
 /// A member is read by its shape alone, so no catalog is needed to parse it:
 /// - text matching the namespace pattern `^[a-z][a-z0-9-]*$` is a namespace (wire names always
@@ -78,8 +92,11 @@ impl fmt::Display for SelectorItem {
 /// - `namespace/selection/name` is a selection ID, which is **not supported yet** and is
 ///   rejected with [`RouteError::SelectionUnsupported`] (selections will become a third kind of
 ///   member);
-/// - anything else is a tool, by Primitive-ID or wire name, looked up when the selector is
-///   [resolved](Selector::resolve).
+/// - anything else is one entry, by Primitive-ID, lookup key or wire name, looked up when the
+///   selector is [resolved](Selector::resolve).
+///
+/// What an endpoint serves in the end (its prompts, skills and resources with the entries) is
+/// decided in one place for every endpoint; see [`ServeOptions`](crate::ServeOptions).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Selector {
     items: Vec<SelectorItem>,
@@ -103,45 +120,102 @@ impl Selector {
         &self.items
     }
 
-    /// The Primitive-IDs of the exposed tools this selector names, in the order named, each once
-    /// (for [`ServeOptions::only`](crate::ServeOptions::only)). Never empty: a namespace without
-    /// exposed tools and an unknown or hidden tool are errors.
+    /// The selector made of `members` as [`ServeOptions::only`](crate::ServeOptions::only) gives
+    /// them (each read by its shape, as [`Selector::parse`] reads one member); `None` when there
+    /// are none.
+    pub(crate) fn of_members(members: &[String]) -> Result<Option<Selector>, RouteError> {
+        if members.is_empty() {
+            return Ok(None);
+        }
+        let items = members
+            .iter()
+            .map(|m| match m.trim() {
+                "" => Err(RouteError::EmptySelector(m.clone())),
+                member => item_of(member),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(Selector { items }))
+    }
+
+    /// The namespaces this selector names (whose prompts and skills an endpoint of the whole
+    /// catalog serves with their tools).
+    pub(crate) fn namespaces(&self) -> impl Iterator<Item = &str> {
+        self.items.iter().filter_map(|i| match i {
+            SelectorItem::Namespace(ns) => Some(ns.as_str()),
+            SelectorItem::Tool(_) => None,
+        })
+    }
+
+    /// The lookup keys of the exposed entries this selector names, in the order named, each
+    /// once: a namespace names every exposed tool, resource query and document of the
+    /// namespace; any other member the entry with that Primitive-ID, lookup key or wire name,
+    /// and the ID of a SQLite resource all its queries. Never empty: a member that names nothing
+    /// is an error.
     pub fn resolve(&self, catalog: &Catalog) -> Result<Vec<String>, RouteError> {
-        let mut ids: Vec<String> = Vec::new();
-        let mut push = |id: String| {
-            if !ids.contains(&id) {
-                ids.push(id);
-            }
-        };
+        Ok(self
+            .entries(catalog, true)?
+            .iter()
+            .map(|e| e.descriptor.lookup_key())
+            .collect())
+    }
+
+    /// The exposed entries of `catalog` this selector names, in the order named, each once: a
+    /// namespace names every exposed tool, resource query and document of the namespace; any
+    /// other member names the entry with that Primitive-ID, lookup key or wire name, and the ID
+    /// of a SQLite resource names all its queries. A member that names nothing is an error when
+    /// `strict` (at start) and is logged and left out otherwise (after a reload). Naming nothing
+    /// at all is an error when `strict`: an empty selector never means "everything".
+    pub(crate) fn entries<'c>(
+        &self,
+        catalog: &'c Catalog,
+        strict: bool,
+    ) -> Result<Vec<&'c ToolEntry>, RouteError> {
+        let mut out: Vec<&'c ToolEntry> = Vec::new();
+        let mut seen: HashSet<&'c str> = HashSet::new();
         for item in &self.items {
-            match item {
-                SelectorItem::Namespace(ns) => {
-                    let mut found = false;
-                    for entry in catalog
+            let found: Vec<&'c ToolEntry> = match item {
+                SelectorItem::Namespace(ns) => catalog
+                    .list()
+                    .iter()
+                    .filter(|e| e.descriptor.is_exposed() && e.descriptor.id.namespace == *ns)
+                    .collect(),
+                SelectorItem::Tool(name) => match catalog.find(name) {
+                    Some(e) => vec![e],
+                    // A SQLite resource's ID: its queries share it.
+                    None => catalog
                         .list()
                         .iter()
-                        .filter(|e| e.descriptor.is_exposed() && e.descriptor.id.namespace == *ns)
-                    {
-                        found = true;
-                        push(entry.descriptor.id.to_string());
-                    }
-                    if !found {
-                        return Err(RouteError::EmptyNamespace(ns.clone()));
-                    }
+                        .filter(|e| {
+                            matches!(e.descriptor.kind, Kind::Query { .. })
+                                && e.descriptor.id.to_string() == *name
+                        })
+                        .collect(),
                 }
-                SelectorItem::Tool(name) => {
-                    match catalog.find(name).filter(|e| e.descriptor.is_exposed()) {
-                        Some(entry) => push(entry.descriptor.id.to_string()),
-                        None => return Err(RouteError::UnknownTool(name.clone())),
-                    }
+                .into_iter()
+                .filter(|e| e.descriptor.is_exposed())
+                .collect(),
+            };
+            if found.is_empty() {
+                let e = match item {
+                    SelectorItem::Namespace(ns) => RouteError::EmptyNamespace(ns.clone()),
+                    SelectorItem::Tool(name) => RouteError::UnknownTool(name.clone()),
+                };
+                if strict {
+                    return Err(e);
+                }
+                tracing::warn!("{e}; left out");
+            }
+            for e in found {
+                if seen.insert(e.descriptor.wire_name.as_str()) {
+                    out.push(e);
                 }
             }
         }
-        if ids.is_empty() {
+        if strict && out.is_empty() {
             // Only reachable for a selector built without members; never serve "everything".
             return Err(RouteError::EmptySelector(String::new()));
         }
-        Ok(ids)
+        Ok(out)
     }
 }
 
@@ -188,7 +262,7 @@ fn item_of(member: &str) -> Result<SelectorItem, RouteError> {
 pub struct Route {
     /// The path, such as `/holidays` (see [`check_path`] for what is accepted).
     pub path: String,
-    /// Which tools the endpoint serves.
+    /// What the endpoint serves.
     pub selector: Selector,
     /// When set, requests to this path need `Authorization: Bearer <token>` with this token,
     /// whatever [`HttpOptions::auth_token`](crate::HttpOptions::auth_token) says.
@@ -234,7 +308,7 @@ pub fn parse_route_token(spec: &str) -> Result<(String, String), RouteError> {
             check_path(path)?;
             Ok((path.to_string(), token.trim().to_string()))
         }
-        Some((path, _)) => Err(RouteError::Syntax(format!("{}=<empty token>", path.trim()))),
+        Some((path, _)) => Err(RouteError::EmptyToken(path.trim().to_string())),
         None => Err(RouteError::Syntax("<path>=<token>".to_string())),
     }
 }
@@ -365,7 +439,9 @@ mod tests {
             ("/cal".to_string(), "abc==".to_string())
         );
         let e = parse_route_token("/cal=").unwrap_err();
-        assert!(matches!(e, RouteError::Syntax(_)));
+        assert_eq!(e, RouteError::EmptyToken("/cal".into()));
+        let e = parse_route_token("/cal=  ").unwrap_err();
+        assert!(e.to_string().contains("empty"), "{e}");
         let e = parse_route_token("cal=s3cret-value").unwrap_err();
         assert!(!e.to_string().contains("s3cret"), "{e}");
         let e = parse_route_token("s3cret-value").unwrap_err();

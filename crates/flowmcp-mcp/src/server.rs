@@ -1,12 +1,10 @@
 //! The MCP server handler: `initialize`, `tools/list` (paginated) and `tools/call` over a catalog.
 
-use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
-use flowmcp_catalog::serde_json::{Map, Value, json};
-use flowmcp_catalog::{Catalog, ECode, Envelope, ToolEntry};
-use rayon::prelude::*;
+use flowmcp_catalog::serde_json::{Map, Value};
+use flowmcp_catalog::{Catalog, ECode, Envelope};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
@@ -19,9 +17,11 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::elicit::{self, Elicitation, Rounds, Step};
 use crate::lazy;
+use crate::members::Members;
 use crate::pool::Pool;
 use crate::projection::{self, Output};
 use crate::registry;
+use crate::route::RouteError;
 
 /// How many entries one page of `tools/list` (and of the prompt and resource lists) holds.
 pub const PAGE_SIZE: usize = 500;
@@ -29,7 +29,13 @@ pub const PAGE_SIZE: usize = 500;
 /// How to serve a catalog.
 #[derive(Clone, Debug, Default)]
 pub struct ServeOptions {
-    /// Serve only these tools (Primitive-IDs or wire names); empty serves every exposed tool.
+    /// Serve only what these members name, each read as a member of a route's [`Selector`](crate::Selector): a
+    /// namespace (its tools, resource queries and documents), or one tool, resource query or
+    /// document (Primitive-ID, lookup key or wire name). Without a selection or agent, the
+    /// prompts and skills served are those of the named namespaces (a tool brings none); with
+    /// one, its own. Empty serves every exposed entry and every prompt. Whatever the scope, a
+    /// prompt or skill whose prefill runs a tool that is not served, and an agent tool whose
+    /// agent runs one, are not served either.
     pub only: Vec<String>,
     /// Worker threads for tool calls; 0 means one per available core.
     pub threads: usize,
@@ -43,7 +49,7 @@ pub struct ServeOptions {
     pub watch: Option<Duration>,
     /// Serve exactly the members of this selection (its Primitive-ID,
     /// `namespace/selection/name`): its tools, the entries of its resources (queries and
-    /// documents), its prompts and skills. `only` then narrows its tools further.
+    /// documents), its prompts and skills. `only` then narrows its entries further.
     pub selection: Option<String>,
     /// Serve what activating this agent (its name) brings: its tools, its selections' members,
     /// its prompts and skills and the skills of its tools' namespaces, its resources. Activation
@@ -64,9 +70,9 @@ pub struct ServeOptions {
 /// Why serving stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    /// `--only` names a tool the catalog does not expose.
-    #[error("--only {0}: no such exposed tool in the catalog (see `flowmcp list`)")]
-    UnknownTool(String),
+    /// `--only` (or a route's selector) names something the catalog does not expose.
+    #[error("--only: {0}")]
+    Selector(#[from] RouteError),
     /// `--selection` names no selection of the catalog, or one that cannot be activated (a
     /// member that does not resolve, a member tool that is hidden).
     #[error("--selection {0}")]
@@ -83,14 +89,6 @@ pub enum ServeError {
     /// Reading the catalog again failed (the catalog directory itself went away, …).
     #[error("reload: {0}")]
     Reload(String),
-}
-
-/// One served tool: its MCP entry and how its results are carried.
-pub(crate) struct Served {
-    tool: Tool,
-    output: Output,
-    /// `meta.isConcurrencySafe: false`: calls run one at a time.
-    serial: bool,
 }
 
 /// An MCP server over one catalog. Cheap to share: everything is behind an `Arc`.
@@ -120,149 +118,38 @@ struct Inner {
     pool: Pool,
 }
 
-/// The catalog and the tools served from it.
+/// The catalog and what is served from it.
 pub(crate) struct State {
     pub(crate) catalog: Arc<Catalog>,
-    /// Served tools in catalog order.
-    order: Vec<String>,
+    /// What this endpoint serves.
+    members: Members,
     /// What `tools/list` returns, in order (every served tool, or in lazy mode the `alwaysLoad`
-    /// ones and the meta-tools).
+    /// ones and the meta-tools; then the agents served as tools).
     listed: Vec<Tool>,
-    /// Wire name → served tool.
-    tools: HashMap<String, Served>,
-    /// With a selection: the prompts and skills, and the resources, it serves (by ID).
-    members: Option<Members>,
-    /// Agents served as tools: tool name → agent name, and whether the agent declares an
-    /// `inputSchema`.
-    agent_tools: HashMap<String, (String, bool)>,
     /// With `--agent`: the agent's elicitation settings, when it enables elicitation.
     elicitation: Option<Elicitation>,
 }
 
-/// What a selection serves besides tools.
-pub(crate) struct Members {
-    /// Prompt and skill IDs.
-    prompts: HashSet<String>,
-    /// Resource IDs (`flowmcp://<ID>` are their documents).
-    resources: HashSet<String>,
-}
-
-impl Members {
-    /// Whether the resource URI (or template) belongs to a member resource.
-    fn has_uri(&self, uri: &str) -> bool {
-        let base = uri.split(['?', '{']).next().unwrap_or(uri);
-        base.strip_prefix("flowmcp://")
-            .is_some_and(|id| self.resources.contains(id))
-    }
-}
-
 impl State {
-    /// The tools of `catalog` to serve: the exposed ones, or those `opts.only` names (`strict`:
-    /// a name that is not there is an error; otherwise it is left out).
+    /// What `opts` serves of `catalog` (`strict`: a member that is not there is an error;
+    /// otherwise it is left out).
     fn build(
         catalog: Arc<Catalog>,
         opts: &ServeOptions,
         strict: bool,
     ) -> Result<State, ServeError> {
-        let mut wanted: Vec<&ToolEntry> = Vec::new();
-        let members = match (&opts.selection, &opts.agent) {
-            (Some(id), _) => Some(select(&catalog, id, strict, &mut wanted)?),
-            (None, Some(name)) => Some(activate(&catalog, name, strict, &mut wanted)?),
-            (None, None) => None,
-        };
-        match (&members, opts.only.is_empty()) {
-            // A selection's tools, narrowed by `only`.
-            (Some(_), false) => wanted.retain(|e| {
-                opts.only
-                    .iter()
-                    .any(|n| catalog.find(n).is_some_and(|f| std::ptr::eq(f, *e)))
-            }),
-            (Some(_), true) => {}
-            (None, true) => {
-                wanted.extend(catalog.list().iter().filter(|e| e.descriptor.is_exposed()));
-            }
-            (None, false) => {
-                for name in &opts.only {
-                    match catalog.find(name).filter(|e| e.descriptor.is_exposed()) {
-                        Some(e) => wanted.push(e),
-                        None if strict => return Err(ServeError::UnknownTool(name.clone())),
-                        None => tracing::warn!("--only {name}: no longer in the catalog"),
-                    }
-                }
-            }
-        }
-        // Each tool's MCP entry, in parallel (large catalogs have thousands, with big schemas).
-        let prepared: Vec<(Served, bool)> = wanted
-            .par_iter()
-            .map(|entry| {
-                let d = &entry.descriptor;
-                // The tool's `meta` (a tool without one is concurrency-safe and not always
-                // loaded).
-                let meta = catalog
-                    .toolset()
-                    .schema_of(entry)
-                    .main
-                    .tools
-                    .get(&d.tool)
-                    .and_then(|t| t.meta.as_ref());
-                let output = Output::of(d.output_schema.as_ref());
-                let served = Served {
-                    tool: projection::tool(entry, &output),
-                    output,
-                    serial: meta.is_some_and(|m| !m.is_concurrency_safe),
-                };
-                (served, meta.is_some_and(|m| m.always_load))
-            })
+        let members = Members::of(&catalog, opts, strict)?;
+        let mut listed: Vec<Tool> = members
+            .order()
+            .iter()
+            .filter_map(|wire| members.served(wire))
+            .filter(|s| !opts.lazy || s.always_load)
+            .map(|s| s.tool.clone())
             .collect();
-        let mut order = Vec::new();
-        let mut listed = Vec::new();
-        let mut tools = HashMap::new();
-        for (entry, (served, always_load)) in wanted.iter().zip(prepared) {
-            let wire = &entry.descriptor.wire_name;
-            if tools.contains_key(wire) {
-                continue;
-            }
-            if !opts.lazy || always_load {
-                listed.push(served.tool.clone());
-            }
-            order.push(wire.clone());
-            tools.insert(wire.clone(), served);
-        }
         if opts.lazy {
             listed.extend_from_slice(lazy::meta_tools());
         }
-        let mut agent_tools = HashMap::new();
-        for name in &opts.agent_tools {
-            if let Err(why) = catalog.activate_agent(name) {
-                if strict {
-                    return Err(ServeError::Agent(why));
-                }
-                tracing::warn!("--agent-tool {name}: {why}");
-                continue;
-            }
-            let Some(manifest) = catalog.agent(name) else {
-                continue;
-            };
-            let declared = manifest.get("inputSchema").and_then(Value::as_object);
-            let schema = declared.cloned().unwrap_or_else(|| {
-                let v = json!({
-                    "type": "object",
-                    "properties": {"input": {"type": "string", "description": "What to ask the agent"}},
-                    "required": ["input"]
-                });
-                v.as_object().cloned().unwrap_or_default()
-            });
-            let description = format!(
-                "{} (runs the agent {name}: its model calls its tools and answers)",
-                manifest
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-            );
-            let tool = Tool::new(name.clone(), description, Arc::new(schema));
-            listed.push(tool);
-            agent_tools.insert(name.clone(), (name.clone(), declared.is_some()));
-        }
+        listed.extend_from_slice(members.agent_entries());
         let elicitation = opts
             .agent
             .as_deref()
@@ -270,154 +157,18 @@ impl State {
             .and_then(Elicitation::of);
         Ok(State {
             catalog,
-            order,
-            listed,
-            tools,
             members,
-            agent_tools,
+            listed,
             elicitation,
         })
     }
 
-    /// The prompts and skills served: the catalog's, or a selection's members.
+    /// The prompts and skills served.
     fn prompts(&self) -> Vec<flowmcp_catalog::PromptInfo> {
-        let all = self.catalog.primitives().prompts();
-        match &self.members {
-            Some(m) => all
-                .into_iter()
-                .filter(|p| m.prompts.contains(&p.name))
-                .collect(),
-            None => all,
-        }
+        let mut all = self.catalog.primitives().prompts();
+        all.retain(|p| self.members.prompt(&p.name));
+        all
     }
-
-    /// Whether the prompt `name` is served.
-    fn serves_prompt(&self, name: &str) -> bool {
-        self.members
-            .as_ref()
-            .is_none_or(|m| m.prompts.contains(name))
-    }
-
-    /// Whether the resource at `uri` is served.
-    fn serves_resource(&self, uri: &str) -> bool {
-        self.members.as_ref().is_none_or(|m| m.has_uri(uri))
-    }
-
-    /// The served tool that `name` (a wire name or a Primitive-ID) refers to.
-    fn resolve(&self, name: &str) -> Option<(&str, &Served)> {
-        if let Some((k, s)) = self.tools.get_key_value(name) {
-            return Some((k.as_str(), s));
-        }
-        let entry = self.catalog.find(name)?;
-        let (k, s) = self.tools.get_key_value(&entry.descriptor.wire_name)?;
-        Some((k.as_str(), s))
-    }
-}
-
-/// The members of the selection `id`: its tools and its resources' entries go into `wanted`;
-/// the prompts, skills and resources it serves are returned. A selection that is not there, has
-/// a member that does not resolve or (when `strict`) a member tool hidden by a missing server
-/// parameter, is refused.
-fn select<'c>(
-    catalog: &'c Catalog,
-    id: &str,
-    strict: bool,
-    wanted: &mut Vec<&'c ToolEntry>,
-) -> Result<Members, ServeError> {
-    let Some(sel) = catalog.library().selection(id) else {
-        let known: Vec<&str> = catalog
-            .library()
-            .selections()
-            .iter()
-            .map(|s| s.id.as_str())
-            .collect();
-        return Err(ServeError::Selection(format!(
-            "{id}: no such selection in the catalog{}",
-            if known.is_empty() {
-                String::new()
-            } else {
-                format!(" (it has {})", known.join(", "))
-            }
-        )));
-    };
-    if let Some(problem) = sel.problem() {
-        return Err(ServeError::Selection(problem));
-    }
-    let prompts: Vec<String> = sel.prompts.iter().chain(&sel.skills).cloned().collect();
-    serve_members(catalog, &sel.tools, &sel.resources, prompts, strict, wanted)
-        .map_err(|why| ServeError::Selection(format!("{id}: {why}")))
-}
-
-/// What activating the agent `name` serves (see [`Catalog::activate_agent`]); its warnings go to
-/// the log.
-fn activate<'c>(
-    catalog: &'c Catalog,
-    name: &str,
-    strict: bool,
-    wanted: &mut Vec<&'c ToolEntry>,
-) -> Result<Members, ServeError> {
-    let act = catalog.activate_agent(name).map_err(ServeError::Agent)?;
-    for w in &act.warnings {
-        tracing::warn!("agent {name}: {w}");
-    }
-    serve_members(
-        catalog,
-        &act.tools,
-        &act.resources,
-        act.prompts,
-        strict,
-        wanted,
-    )
-    .map_err(|why| ServeError::Agent(format!("{name}: {why}")))
-}
-
-/// The tools of `tools` and the entries of `resources` go into `wanted`; the prompts and
-/// resources served are returned. A member tool hidden by a missing server parameter is refused
-/// when `strict` (at start) and logged otherwise (a reload).
-fn serve_members<'c>(
-    catalog: &'c Catalog,
-    tools: &[String],
-    resources: &[String],
-    prompts: Vec<String>,
-    strict: bool,
-    wanted: &mut Vec<&'c ToolEntry>,
-) -> Result<Members, String> {
-    for e in catalog.list() {
-        let eid = e.descriptor.id.to_string();
-        let member = match e.descriptor.kind {
-            flowmcp_catalog::Kind::Tool => tools.contains(&eid),
-            _ => resources.contains(&eid),
-        };
-        if !member {
-            continue;
-        }
-        if e.descriptor.is_exposed() {
-            wanted.push(e);
-        } else if strict {
-            return Err(format!(
-                "member {} needs {} (no value set)",
-                e.descriptor.lookup_key(),
-                e.descriptor.missing_server_params.join(", ")
-            ));
-        } else {
-            tracing::warn!(
-                "{} is hidden (missing {})",
-                e.descriptor.lookup_key(),
-                e.descriptor.missing_server_params.join(", ")
-            );
-        }
-    }
-    // A member tool of a file with errors is not in the list at all.
-    if strict && let Some(missing) = tools.iter().find(|t| catalog.find(t).is_none()) {
-        let why = catalog
-            .rejected(missing)
-            .map_or_else(|| "not callable".to_string(), |r| r.reason());
-        return Err(format!("member {missing}: {why}"));
-    }
-    Ok(Members {
-        prompts: prompts.into_iter().collect(),
-        resources: resources.iter().cloned().collect(),
-    })
 }
 
 impl McpServer {
@@ -442,13 +193,13 @@ impl McpServer {
             .primitives()
             .resources()
             .iter()
-            .any(|r| state.serves_resource(&r.uri))
+            .any(|r| state.members.resource(&r.uri))
             || state
                 .catalog
                 .primitives()
                 .resource_templates()
                 .iter()
-                .any(|t| state.serves_resource(&t.uri_template));
+                .any(|t| state.members.resource(&t.uri_template));
         Ok(McpServer {
             inner: Arc::new(Inner {
                 state: RwLock::new(Arc::new(state)),
@@ -486,15 +237,16 @@ impl McpServer {
 
     /// How many tools are served.
     pub fn tool_count(&self) -> usize {
-        self.state().order.len()
+        self.state().members.order().len()
     }
 
     /// The served tools, in catalog order.
     pub fn tools(&self) -> Vec<Tool> {
         let st = self.state();
-        st.order
+        st.members
+            .order()
             .iter()
-            .filter_map(|n| st.tools.get(n).map(|s| s.tool.clone()))
+            .filter_map(|n| st.members.served(n).map(|s| s.tool.clone()))
             .collect()
     }
 
@@ -697,17 +449,18 @@ impl McpServer {
             .catalog
             .search(query)
             .into_iter()
-            .filter_map(|(_, e)| st.tools.get(&e.descriptor.wire_name))
+            .filter_map(|(_, e)| st.members.served(&e.descriptor.wire_name))
             .map(|s| &s.tool)
             .take(limit)
             .collect();
         lazy::found(found)
     }
 
-    /// Runs `f` on a worker (prompts and resources may block), or gives up when the client
-    /// cancels the request.
+    /// Runs `f` with `catalog` on a worker (prompts and resources may block), or gives up when
+    /// the client cancels the request.
     async fn on_worker<T, F>(
         &self,
+        catalog: &Arc<Catalog>,
         context: &RequestContext<RoleServer>,
         f: F,
     ) -> Result<T, ErrorData>
@@ -715,7 +468,7 @@ impl McpServer {
         T: Send + 'static,
         F: FnOnce(&Catalog, &flowmcp_catalog::Caller<'_>) -> T + Send + 'static,
     {
-        let reply = self.inner.pool.run(self.catalog(), f);
+        let reply = self.inner.pool.run(Arc::clone(catalog), f);
         tokio::select! {
             r = reply => r.map_err(|_| ErrorData::internal_error("the request failed internally", None)),
             () = context.ct.cancelled() => {
@@ -730,6 +483,7 @@ impl McpServer {
     /// gave a progress token.
     async fn run_agent(
         &self,
+        catalog: &Arc<Catalog>,
         agent: String,
         schema_input: bool,
         args: Map<String, Value>,
@@ -771,7 +525,7 @@ impl McpServer {
             }
         });
         let result = self
-            .on_worker(&context, move |catalog, _caller| {
+            .on_worker(catalog, &context, move |catalog, _caller| {
                 let runner = flowmcp_agent::AgentRunner::new(catalog, &agent, endpoint)?;
                 runner.run_observed(&input, &mut |m| {
                     let _ = tx.send(m.to_string());
@@ -849,7 +603,9 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let name = request.name;
-        if !self.state().serves_prompt(&name) {
+        // One snapshot: the catalog that renders is the one whose members were checked.
+        let st = self.state();
+        if !st.members.prompt(&name) {
             return Err(registry::error(
                 flowmcp_catalog::PrimitiveError::NotFound(name),
                 false,
@@ -857,7 +613,7 @@ impl ServerHandler for McpServer {
         }
         let args = request.arguments.unwrap_or_default();
         let rendered = self
-            .on_worker(&context, move |catalog, caller| {
+            .on_worker(&st.catalog, &context, move |catalog, caller| {
                 catalog.primitives().render_prompt(&name, &args, caller)
             })
             .await?;
@@ -877,7 +633,7 @@ impl ServerHandler for McpServer {
             .primitives()
             .resources()
             .into_iter()
-            .filter(|r| st.serves_resource(&r.uri))
+            .filter(|r| st.members.resource(&r.uri))
             .collect();
         let (items, next) = page_of(all, request, registry::resource)?;
         let mut result = ListResourcesResult::with_all_items(items);
@@ -896,7 +652,7 @@ impl ServerHandler for McpServer {
             .primitives()
             .resource_templates()
             .into_iter()
-            .filter(|t| st.serves_resource(&t.uri_template))
+            .filter(|t| st.members.resource(&t.uri_template))
             .collect();
         let (items, next) = page_of(all, request, registry::template)?;
         let mut result = ListResourceTemplatesResult::with_all_items(items);
@@ -910,14 +666,15 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
-        if !self.state().serves_resource(&uri) {
+        let st = self.state();
+        if !st.members.resource(&uri) {
             return Err(registry::error(
                 flowmcp_catalog::PrimitiveError::NotFound(uri),
                 true,
             ));
         }
         let read = self
-            .on_worker(&context, move |catalog, caller| {
+            .on_worker(&st.catalog, &context, move |catalog, caller| {
                 catalog.primitives().read_resource(&uri, caller)
             })
             .await?;
@@ -929,7 +686,10 @@ impl ServerHandler for McpServer {
         if self.inner.opts.lazy && (name == lazy::SEARCH_TOOLS || name == lazy::CALL_TOOL) {
             return lazy::meta_tools().iter().find(|t| t.name == name).cloned();
         }
-        self.state().resolve(name).map(|(_, s)| s.tool.clone())
+        let st = self.state();
+        st.members
+            .tool(&st.catalog, name)
+            .map(|(_, s)| s.tool.clone())
     }
 
     async fn call_tool(
@@ -956,10 +716,12 @@ impl ServerHandler for McpServer {
             _ => (request.name.to_string(), args),
         };
         let st = self.state();
-        if let Some((agent, schema_input)) = st.agent_tools.get(&name).cloned() {
-            return self.run_agent(agent, schema_input, args, context).await;
+        if let Some((agent, schema_input)) = st.members.agent(&name).cloned() {
+            return self
+                .run_agent(&st.catalog, agent, schema_input, args, context)
+                .await;
         }
-        let Some((wire, served)) = st.resolve(&name) else {
+        let Some((wire, served)) = st.members.tool(&st.catalog, &name) else {
             // Unknown and hidden tools are tool errors, as input errors are.
             let e = Envelope::error(ECode::E007, &name, "unknown tool");
             return Ok(projection::result(e, &Output::None).into());

@@ -1,12 +1,20 @@
-//! Several MCP endpoints on one listener: each route serves the tools its selector names and
-//! accepts only its own token, unknown paths get 404, and the listener-wide checks hold on every
-//! route.
+//! Several MCP endpoints on one listener: each route serves what its selector names (tools,
+//! resource queries, documents, and its namespaces' prompts and skills) and accepts only its own
+//! token, unknown paths get 404, and the listener-wide checks hold on every route: the bearer
+//! scheme in any case, header and body deadlines, the connection cap, and no open endpoint off
+//! loopback unless asked for.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
 mod support;
 
-use flowmcp_mcp::{Endpoints, HttpError, HttpOptions, Route, RouteError, ServeOptions};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use flowmcp_catalog::serde_json::Map;
+use flowmcp_mcp::{Endpoints, HttpError, HttpOptions, McpServer, Route, RouteError, ServeOptions};
+use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams};
 use support::{bearer, catalog, get, initialize, post, start, tool_names};
 
 fn route(spec: &str, token: Option<&str>) -> Route {
@@ -249,4 +257,423 @@ fn a_namespace_route_serves_only_exposed_tools() {
     )
     .unwrap();
     assert_eq!(ok.iter().map(|(_, s)| s.tools().len()).sum::<usize>(), 4);
+}
+
+/// What one endpoint serves, as a client sees it: its tools, prompts and resources (sorted), and
+/// whether the guide document can be read and the `about` prompt rendered there.
+#[derive(Debug, PartialEq)]
+struct Seen {
+    tools: Vec<String>,
+    prompts: Vec<String>,
+    resources: Vec<String>,
+    reads_guide: bool,
+    renders_about: bool,
+}
+
+fn seen(server: McpServer) -> Seen {
+    support::with_client(server, (), async |client| {
+        let mut tools: Vec<String> = client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        tools.sort();
+        let mut prompts: Vec<String> = client
+            .list_all_prompts()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        prompts.sort();
+        let mut resources: Vec<String> = client
+            .list_all_resources()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.uri.clone())
+            .collect();
+        resources.sort();
+        let reads_guide = client
+            .read_resource(ReadResourceRequestParams::new(
+                "flowmcp://atlasdata-org/resource/guide",
+            ))
+            .await
+            .is_ok();
+        let renders_about = client
+            .get_prompt(
+                GetPromptRequestParams::new("holidaykit-net/prompt/about")
+                    .with_arguments(Map::new()),
+            )
+            .await
+            .is_ok();
+        Seen {
+            tools,
+            prompts,
+            resources,
+            reads_guide,
+            renders_about,
+        }
+    })
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+/// Item 09: a route serves its own prompts, skills and resources, not every route's; a route may
+/// select a resource-only namespace, a SQLite resource (its queries) or one query.
+#[test]
+fn item09_each_route_serves_only_its_own_prompts_skills_and_resources() {
+    let catalog = catalog();
+    let routes = [
+        route("/holidays=holidaykit-net", None),
+        route("/atlas=atlasdata-org", None),
+        route("/db=atlasdata-org/resource/countries", None),
+        route("/one=atlasdata-org/resource/countries.byCode", None),
+    ];
+    let endpoints = Endpoints::routes(&catalog, &routes, &ServeOptions::default()).unwrap();
+    let servers: Vec<(String, McpServer)> = endpoints
+        .iter()
+        .map(|(p, s)| (p.to_string(), s.clone()))
+        .collect();
+    let queries = [
+        "byCode_atlasdata-org",
+        "byContinent_atlasdata-org",
+        "describeTables_atlasdata-org",
+        "runSql_atlasdata-org",
+    ];
+    let guide = "flowmcp://atlasdata-org/resource/guide";
+    for (path, server) in servers {
+        let got = seen(server);
+        let want = match path.as_str() {
+            "/holidays" => Seen {
+                tools: strings(&[
+                    "checkWorkingDay_holidaykit-net",
+                    "getNextHolidays_holidaykit-net",
+                    "getPublicHolidays_holidaykit-net",
+                    "listCountries_holidaykit-net",
+                ]),
+                prompts: strings(&[
+                    "holidaykit-net/prompt/about",
+                    "holidaykit-net/prompt/bridge-days",
+                    "holidaykit-net/skill/plan-long-weekends",
+                ]),
+                resources: vec![],
+                reads_guide: false,
+                renders_about: true,
+            },
+            "/atlas" => Seen {
+                tools: {
+                    let mut t = strings(&queries);
+                    t.push("guide_atlasdata-org".into());
+                    t.sort();
+                    t
+                },
+                prompts: vec![],
+                resources: strings(&[guide]),
+                reads_guide: true,
+                renders_about: false,
+            },
+            "/db" => Seen {
+                tools: strings(&queries),
+                prompts: vec![],
+                resources: vec![],
+                reads_guide: false,
+                renders_about: false,
+            },
+            "/one" => Seen {
+                tools: strings(&["byCode_atlasdata-org"]),
+                prompts: vec![],
+                resources: vec![],
+                reads_guide: false,
+                renders_about: false,
+            },
+            other => panic!("unexpected endpoint {other}"),
+        };
+        assert_eq!(got, want, "{path}");
+    }
+}
+
+/// Item 09: `only` narrows prompts, skills and resources with the tools, and may name a
+/// namespace as a route's selector does.
+#[test]
+fn item09_only_narrows_prompts_skills_and_resources_too() {
+    let catalog = catalog();
+    let only = |names: &[&str]| ServeOptions {
+        only: strings(names),
+        ..ServeOptions::default()
+    };
+    let one_tool = McpServer::shared(
+        catalog.clone(),
+        &only(&["getPublicHolidays_holidaykit-net"]),
+    )
+    .unwrap();
+    let got = seen(one_tool);
+    assert_eq!(
+        got,
+        Seen {
+            tools: strings(&["getPublicHolidays_holidaykit-net"]),
+            prompts: vec![],
+            resources: vec![],
+            reads_guide: false,
+            renders_about: false,
+        }
+    );
+    let atlas = McpServer::shared(catalog.clone(), &only(&["atlasdata-org"])).unwrap();
+    let got = seen(atlas);
+    assert_eq!(got.resources, ["flowmcp://atlasdata-org/resource/guide"]);
+    assert!(got.reads_guide && !got.renders_about && got.prompts.is_empty());
+    // The whole catalog is still served without it.
+    let all = seen(McpServer::shared(catalog, &ServeOptions::default()).unwrap());
+    assert!(all.reads_guide && all.renders_about);
+    assert_eq!(all.prompts.len(), 3, "{all:?}");
+}
+
+/// Item 17: the bearer scheme is read in any case (RFC 6750 and RFC 9110: schemes are
+/// case-insensitive); anything but a bearer token with the right value is refused.
+#[test]
+fn item17_the_bearer_scheme_is_case_insensitive() {
+    let server = start(
+        Endpoints::single(McpServer::shared(catalog(), &ServeOptions::default()).unwrap()),
+        HttpOptions {
+            auth_token: Some("s3cret".into()),
+            ..HttpOptions::default()
+        },
+    )
+    .unwrap();
+    let mcp = format!("{}/mcp", server.base);
+    for value in [
+        "Bearer s3cret",
+        "bearer s3cret",
+        "BEARER s3cret",
+        "bEaReR  s3cret",
+    ] {
+        let a = post(&mcp, &[("Authorization", value)], &initialize());
+        assert_eq!(a.status, 200, "{value}: {}", a.body);
+    }
+    for value in [
+        "Basic s3cret",
+        "Bearers3cret",
+        "bearer s3cre",
+        "s3cret",
+        "Bearer",
+    ] {
+        let a = post(&mcp, &[("Authorization", value)], &initialize());
+        assert_eq!(a.status, 401, "{value}");
+    }
+}
+
+/// The address of a running server.
+fn addr_of(server: &support::Running) -> SocketAddr {
+    server.base.trim_start_matches("http://").parse().unwrap()
+}
+
+/// Reads what `stream` sends until the server closes it, waiting at most `within`; `None` when it
+/// is still open then.
+fn read_until_closed(stream: &mut TcpStream, within: Duration) -> Option<String> {
+    stream.set_read_timeout(Some(within)).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return Some(String::from_utf8_lossy(&got).into_owned()),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return None;
+            }
+            // Reset by the server: closed as well.
+            Err(_) => return Some(String::from_utf8_lossy(&got).into_owned()),
+        }
+    }
+}
+
+/// Generous bounds: these tests check that connections end, not how fast.
+const WITHIN: Duration = Duration::from_secs(30);
+
+/// Item 10: a client that stops halfway through its headers, or through its body, is cut off at
+/// the deadline (the body with a 408), while an honest client is served meanwhile.
+#[test]
+fn item10_half_sent_requests_are_closed_at_their_deadlines() {
+    let server = start(
+        Endpoints::single(McpServer::shared(catalog(), &ServeOptions::default()).unwrap()),
+        HttpOptions {
+            header_timeout: Duration::from_secs(1),
+            body_timeout: Duration::from_secs(1),
+            ..HttpOptions::default()
+        },
+    )
+    .unwrap();
+    let addr = addr_of(&server);
+    let mut headers = TcpStream::connect(addr).unwrap();
+    headers
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl")
+        .unwrap();
+    let mut body = TcpStream::connect(addr).unwrap();
+    body.write_all(
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+          Accept: application/json, text/event-stream\r\nContent-Length: 200\r\n\r\n{\"jsonrpc\"",
+    )
+    .unwrap();
+    let mcp = format!("{}/mcp", server.base);
+    assert_eq!(post(&mcp, &[], &initialize()).status, 200);
+    assert!(
+        read_until_closed(&mut headers, WITHIN).is_some(),
+        "half-sent headers keep their connection open"
+    );
+    let answer =
+        read_until_closed(&mut body, WITHIN).expect("a half-sent body keeps its connection open");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert_eq!(post(&mcp, &[], &initialize()).status, 200);
+}
+
+/// Item 10: connections over the cap are refused at once (a 503, then closed) while the cap's
+/// holders are open, and served again once one of them goes.
+#[test]
+fn item10_connections_over_the_cap_are_refused_while_its_holders_live() {
+    let server = start(
+        Endpoints::single(McpServer::shared(catalog(), &ServeOptions::default()).unwrap()),
+        HttpOptions {
+            max_connections: 2,
+            ..HttpOptions::default()
+        },
+    )
+    .unwrap();
+    let addr = addr_of(&server);
+    // Two holders, each accepted for sure: it has had an answer, and keeps its connection.
+    let mut holders: Vec<TcpStream> = (0..2)
+        .map(|_| {
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                .unwrap();
+            s.set_read_timeout(Some(WITHIN)).unwrap();
+            let mut got = Vec::new();
+            let mut buf = [0u8; 256];
+            while !got.ends_with(b"ok\n") {
+                let n = s.read(&mut buf).unwrap();
+                assert!(n > 0, "a holder was closed");
+                got.extend_from_slice(&buf[..n]);
+            }
+            s
+        })
+        .collect();
+    for _ in 0..3 {
+        let mut over = TcpStream::connect(addr).unwrap();
+        let answer = read_until_closed(&mut over, WITHIN).expect("a connection over the cap waits");
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
+    }
+    // One holder goes: its place is free again.
+    holders.pop();
+    let mcp = format!("{}/mcp", server.base);
+    let started = Instant::now();
+    loop {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let answer = read_until_closed(&mut s, WITHIN).unwrap_or_default();
+        if answer.starts_with("HTTP/1.1 200") {
+            break;
+        }
+        assert!(
+            started.elapsed() < WITHIN,
+            "the freed place is never taken: {answer:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(holders);
+    assert_eq!(post(&mcp, &[], &initialize()).status, 200);
+}
+
+/// Runs `endpoints` with `opts` and stops at once: `Ok` when they started.
+fn starts(endpoints: Endpoints, opts: HttpOptions) -> Result<(), HttpError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(endpoints.run(opts, |_| {}, async {}))
+}
+
+/// Item 12: an empty token is an error, not "no token"; endpoints without authentication on an
+/// address that is not loopback do not start unless `no_auth` says so; a token, a route's token
+/// or `no_auth` lets them start.
+#[test]
+fn item12_empty_tokens_and_open_endpoints_off_loopback_do_not_start() {
+    let catalog = catalog();
+    let single =
+        || Endpoints::single(McpServer::shared(catalog.clone(), &ServeOptions::default()).unwrap());
+    let loopback = HttpOptions {
+        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+        ..HttpOptions::default()
+    };
+    let everywhere = HttpOptions {
+        listen: SocketAddr::from(([0, 0, 0, 0], 0)),
+        ..HttpOptions::default()
+    };
+    let e = starts(
+        single(),
+        HttpOptions {
+            auth_token: Some(String::new()),
+            ..loopback.clone()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(e, HttpError::EmptyToken(None)), "{e}");
+    assert!(e.to_string().contains("is empty"), "{e}");
+    let routes = [
+        route("/a=holidaykit-net", Some("")),
+        route("/b=skycast-io", Some("t")),
+    ];
+    let e = starts(
+        Endpoints::routes(&catalog, &routes, &ServeOptions::default()).unwrap(),
+        loopback.clone(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, HttpError::EmptyToken(Some(p)) if p == "/a"),
+        "{e}"
+    );
+
+    let e = starts(single(), everywhere.clone()).unwrap_err();
+    assert!(matches!(e, HttpError::Unauthenticated { .. }), "{e}");
+    assert!(e.to_string().contains("--no-auth"), "{e}");
+    // Only the open route is named.
+    let routes = [
+        route("/a=holidaykit-net", Some("t")),
+        route("/b=skycast-io", None),
+    ];
+    let e = starts(
+        Endpoints::routes(&catalog, &routes, &ServeOptions::default()).unwrap(),
+        everywhere.clone(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, HttpError::Unauthenticated { paths, .. } if paths == "/b"),
+        "{e}"
+    );
+
+    // Open on loopback, with a token, or when asked for: they start.
+    starts(single(), loopback).unwrap();
+    starts(
+        single(),
+        HttpOptions {
+            auth_token: Some("t".into()),
+            ..everywhere.clone()
+        },
+    )
+    .unwrap();
+    starts(
+        single(),
+        HttpOptions {
+            no_auth: true,
+            ..everywhere
+        },
+    )
+    .unwrap();
 }

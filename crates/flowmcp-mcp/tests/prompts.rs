@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Map, json};
 use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
-use flowmcp_mcp::{McpServer, ServeOptions};
+use flowmcp_mcp::{Endpoints, McpServer, Route, ServeOptions};
 use rmcp::RoleClient;
 use rmcp::model::GetPromptRequestParams;
 use rmcp::service::{RunningService, ServiceError};
@@ -265,4 +265,55 @@ fn an_agent_serves_what_its_activation_brings() {
     );
     assert!(text.contains("OPENSHELF_API_KEY=missing"), "{text}");
     let _ = std::fs::remove_dir_all(scratch);
+}
+
+/// Item 09: a skill is served only where every tool its prefill runs is served, so that one
+/// endpoint's client cannot run another endpoint's tool by rendering a skill. The skill
+/// `plan-long-weekends` prefills `getPublicHolidays`: a route that serves only `checkWorkingDay`
+/// and a selection narrowed to it do not serve the skill, and nothing reaches the upstream; where
+/// `getPublicHolidays` is served the prefill runs.
+#[test]
+fn item09_a_prefill_never_runs_a_tool_its_endpoint_does_not_serve() {
+    let (base, upstream) = common::json_upstream(3, "[]");
+    let catalog = std::sync::Arc::new(common::examples_at(&base));
+    let skill = "holidaykit-net/skill/plan-long-weekends";
+    let get = || {
+        let mut args = Map::new();
+        args.insert("year".into(), json!("2026"));
+        args.insert("countryCode".into(), json!("DE"));
+        GetPromptRequestParams::new(skill).with_arguments(args)
+    };
+    let routes = [Route::parse("/weekday=holidaykit-net/tool/checkWorkingDay").unwrap()];
+    let endpoints = Endpoints::routes(&catalog, &routes, &ServeOptions::default()).unwrap();
+    let (_, route) = endpoints.iter().next().unwrap();
+    let narrowed = McpServer::shared(
+        std::sync::Arc::clone(&catalog),
+        &ServeOptions {
+            selection: Some("trip-planning/selection/days-off".into()),
+            only: vec!["holidaykit-net/tool/checkWorkingDay".into()],
+            ..ServeOptions::default()
+        },
+    )
+    .unwrap();
+    for (server, prompts) in [
+        (route.clone(), vec![]),
+        (narrowed, vec!["holidaykit-net/prompt/bridge-days"]),
+    ] {
+        with_client(server, async |client| {
+            let listed = client.list_all_prompts().await.unwrap();
+            let names: Vec<&str> = listed.iter().map(|p| p.name.as_str()).collect();
+            assert_eq!(names, prompts);
+            match client.get_prompt(get()).await.unwrap_err() {
+                ServiceError::McpError(d) => assert_eq!(d.code.0, -32602),
+                other => panic!("{other}"),
+            }
+        });
+    }
+    // Where the tool is served, the skill is, and its prefill runs.
+    let whole = McpServer::shared(catalog, &ServeOptions::default()).unwrap();
+    with_client(whole, async |client| {
+        let got = client.get_prompt(get()).await.unwrap();
+        assert_eq!(got.messages.len(), 1);
+    });
+    assert_eq!(upstream.join().unwrap(), ["/holidays/2026/DE"]);
 }

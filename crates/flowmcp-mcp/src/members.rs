@@ -1,0 +1,435 @@
+//! What one endpoint serves: its members. Every list, get, read and call of the server asks
+//! [`Members`], which is computed once per endpoint (and again after a reload) from the
+//! endpoint's scope and selector, so that no handler has a membership rule of its own.
+//!
+//! - The **scope** is the whole catalog, a selection (`--selection`) or an agent's activation
+//!   (`--agent`): the exposed entries (tools, resource queries, documents) and the prompts and
+//!   skills it names. The whole catalog names every prompt.
+//! - The **selector** (a route's, or `--only`) narrows the scope's entries to those it names. In
+//!   the whole catalog it also picks the prompts: those of its namespaces (a tool member brings
+//!   none). A selection or agent keeps its own prompts.
+//! - The **resources** are the documents among the served entries (`flowmcp://<ID>`, and the
+//!   templates under it); the whole catalog without a selector serves every resource source.
+//! - A prompt or skill whose prefill runs a catalog tool that the endpoint does not serve is not
+//!   served there, nor is an agent tool whose agent runs such a tool: nothing served runs a tool
+//!   past the endpoint's own.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use flowmcp_catalog::serde_json::{Value, json};
+use flowmcp_catalog::{Catalog, Kind, PromptKind, ToolEntry};
+use rayon::prelude::*;
+use rmcp::model::Tool;
+
+use crate::projection::{self, Output};
+use crate::route::Selector;
+use crate::server::{ServeError, ServeOptions};
+
+/// One served entry: its MCP entry and how its results are carried.
+pub(crate) struct Served {
+    pub(crate) tool: Tool,
+    pub(crate) output: Output,
+    /// `meta.isConcurrencySafe: false`: calls run one at a time.
+    pub(crate) serial: bool,
+    /// `meta.alwaysLoad`: listed in lazy mode.
+    pub(crate) always_load: bool,
+}
+
+/// Which prompts and skills an endpoint serves, by name (their IDs).
+enum Prompts {
+    /// Every prompt of the catalog's registry except these.
+    AllBut(HashSet<String>),
+    /// Exactly these.
+    Only(HashSet<String>),
+}
+
+/// Which resources an endpoint serves.
+enum Resources {
+    /// Every resource of the catalog's registry.
+    All,
+    /// The documents with these IDs (`flowmcp://<ID>` and the templates under it).
+    Documents(HashSet<String>),
+}
+
+/// What one endpoint serves; see the module's documentation for the rule.
+pub(crate) struct Members {
+    /// Served entries by wire name.
+    tools: HashMap<String, Served>,
+    /// Their wire names in the order served.
+    order: Vec<String>,
+    prompts: Prompts,
+    resources: Resources,
+    /// Agents served as tools: tool name → agent name, and whether the agent declares an
+    /// `inputSchema`.
+    agents: HashMap<String, (String, bool)>,
+    /// Their MCP entries, in the order given.
+    agent_entries: Vec<Tool>,
+}
+
+impl Members {
+    /// The members of the endpoint `opts` describes over `catalog`. `strict` at start: a scope or
+    /// selector member that is not there is an error; after a reload it is logged and left out.
+    pub(crate) fn of(
+        catalog: &Catalog,
+        opts: &ServeOptions,
+        strict: bool,
+    ) -> Result<Members, ServeError> {
+        let selector = Selector::of_members(&opts.only)?;
+        // The scope: its entries, and the prompts it names (`None`: every prompt).
+        let (mut entries, mut named) = match (&opts.selection, &opts.agent) {
+            (Some(id), _) => selection(catalog, id, strict)?,
+            (None, Some(name)) => activation(catalog, name, strict)?,
+            (None, None) => (Vec::new(), None),
+        };
+        let whole = opts.selection.is_none() && opts.agent.is_none();
+        match (&selector, whole) {
+            (Some(s), true) => {
+                entries = s.entries(catalog, strict)?;
+                named = Some(namespace_prompts(catalog, s));
+            }
+            (Some(s), false) => {
+                let picked: HashSet<&str> = s
+                    .entries(catalog, strict)?
+                    .into_iter()
+                    .map(|e| e.descriptor.wire_name.as_str())
+                    .collect();
+                entries.retain(|e| picked.contains(e.descriptor.wire_name.as_str()));
+            }
+            (None, true) => {
+                entries = catalog
+                    .list()
+                    .iter()
+                    .filter(|e| e.descriptor.is_exposed())
+                    .collect();
+            }
+            (None, false) => {}
+        }
+        let mut seen = HashSet::new();
+        entries.retain(|e| seen.insert(e.descriptor.wire_name.as_str()));
+        let served: HashSet<&str> = seen;
+
+        let where_ = endpoint_label(opts);
+        // Prompts and skills: none may prefill a tool the endpoint does not serve.
+        let runs_outside = |id: &str| -> Option<String> {
+            let entry = catalog.library().get(id)?;
+            entry.prefill.iter().find_map(|call| {
+                let tool = catalog.find(&call.tool)?;
+                (!served.contains(tool.descriptor.wire_name.as_str())).then(|| {
+                    format!(
+                        "{id} is not served {where_}: its prefill runs {}, which is not",
+                        call.tool
+                    )
+                })
+            })
+        };
+        let prompts = match named {
+            None => Prompts::AllBut(
+                catalog
+                    .library()
+                    .entries()
+                    .iter()
+                    .filter_map(|p| {
+                        let why = runs_outside(&p.id)?;
+                        tracing::warn!("{why}");
+                        Some(p.id.clone())
+                    })
+                    .collect(),
+            ),
+            Some(ids) => Prompts::Only(
+                ids.into_iter()
+                    .filter(|id| match runs_outside(id) {
+                        Some(why) => {
+                            tracing::warn!("{why}");
+                            false
+                        }
+                        None => true,
+                    })
+                    .collect(),
+            ),
+        };
+        let resources = if whole && selector.is_none() {
+            Resources::All
+        } else {
+            Resources::Documents(
+                entries
+                    .iter()
+                    .filter(|e| matches!(e.descriptor.kind, Kind::Document { .. }))
+                    .map(|e| e.descriptor.id.to_string())
+                    .collect(),
+            )
+        };
+        let (agents, agent_entries) = agent_tools(catalog, opts, strict, &served, &where_)?;
+        let prepared = prepare(catalog, &entries);
+        let mut order = Vec::with_capacity(entries.len());
+        let mut tools = HashMap::with_capacity(entries.len());
+        for (entry, served) in entries.iter().zip(prepared) {
+            order.push(entry.descriptor.wire_name.clone());
+            tools.insert(entry.descriptor.wire_name.clone(), served);
+        }
+        Ok(Members {
+            tools,
+            order,
+            prompts,
+            resources,
+            agents,
+            agent_entries,
+        })
+    }
+
+    /// The served entries' wire names, in order.
+    pub(crate) fn order(&self) -> &[String] {
+        &self.order
+    }
+
+    /// The served entry with this wire name.
+    pub(crate) fn served(&self, wire: &str) -> Option<&Served> {
+        self.tools.get(wire)
+    }
+
+    /// The served entry that `name` (a wire name, a Primitive-ID or a lookup key) refers to, with
+    /// its wire name.
+    pub(crate) fn tool<'a>(
+        &'a self,
+        catalog: &Catalog,
+        name: &str,
+    ) -> Option<(&'a str, &'a Served)> {
+        if let Some((k, s)) = self.tools.get_key_value(name) {
+            return Some((k.as_str(), s));
+        }
+        let entry = catalog.find(name)?;
+        let (k, s) = self.tools.get_key_value(&entry.descriptor.wire_name)?;
+        Some((k.as_str(), s))
+    }
+
+    /// Whether the prompt or skill `name` is served.
+    pub(crate) fn prompt(&self, name: &str) -> bool {
+        match &self.prompts {
+            Prompts::AllBut(left_out) => !left_out.contains(name),
+            Prompts::Only(ids) => ids.contains(name),
+        }
+    }
+
+    /// Whether the resource at `uri` (or the template `uri`) is served.
+    pub(crate) fn resource(&self, uri: &str) -> bool {
+        match &self.resources {
+            Resources::All => true,
+            Resources::Documents(ids) => {
+                let base = uri.split(['?', '{']).next().unwrap_or(uri);
+                base.strip_prefix("flowmcp://")
+                    .is_some_and(|id| ids.contains(id))
+            }
+        }
+    }
+
+    /// The agent served as the tool `name`, and whether it declares an `inputSchema`.
+    pub(crate) fn agent(&self, name: &str) -> Option<&(String, bool)> {
+        self.agents.get(name)
+    }
+
+    /// The MCP entries of the agents served as tools.
+    pub(crate) fn agent_entries(&self) -> &[Tool] {
+        &self.agent_entries
+    }
+}
+
+/// How logs name the endpoint of `opts`.
+fn endpoint_label(opts: &ServeOptions) -> String {
+    if opts.only.is_empty() {
+        "here".to_string()
+    } else {
+        format!("at the endpoint of {}", opts.only.join(","))
+    }
+}
+
+/// The prompts and skills of the selector's namespaces: provider prompts and namespace skills.
+fn namespace_prompts(catalog: &Catalog, selector: &Selector) -> Vec<String> {
+    let namespaces: HashSet<&str> = selector.namespaces().collect();
+    catalog
+        .library()
+        .entries()
+        .iter()
+        .filter(|p| p.kind != PromptKind::AgentPrompt && namespaces.contains(p.owner.as_str()))
+        .map(|p| p.id.clone())
+        .collect()
+}
+
+/// The entries and prompts of the selection `id`. A selection that is not there, or has a member
+/// that does not resolve, is refused.
+fn selection<'c>(
+    catalog: &'c Catalog,
+    id: &str,
+    strict: bool,
+) -> Result<(Vec<&'c ToolEntry>, Option<Vec<String>>), ServeError> {
+    let Some(sel) = catalog.library().selection(id) else {
+        let known: Vec<&str> = catalog
+            .library()
+            .selections()
+            .iter()
+            .map(|s| s.id.as_str())
+            .collect();
+        return Err(ServeError::Selection(format!(
+            "{id}: no such selection in the catalog{}",
+            if known.is_empty() {
+                String::new()
+            } else {
+                format!(" (it has {})", known.join(", "))
+            }
+        )));
+    };
+    if let Some(problem) = sel.problem() {
+        return Err(ServeError::Selection(problem));
+    }
+    let entries = scope_entries(catalog, &sel.tools, &sel.resources, strict)
+        .map_err(|why| ServeError::Selection(format!("{id}: {why}")))?;
+    let prompts = sel.prompts.iter().chain(&sel.skills).cloned().collect();
+    Ok((entries, Some(prompts)))
+}
+
+/// The entries and prompts activating the agent `name` brings (see
+/// [`Catalog::activate_agent`]); its warnings go to the log.
+fn activation<'c>(
+    catalog: &'c Catalog,
+    name: &str,
+    strict: bool,
+) -> Result<(Vec<&'c ToolEntry>, Option<Vec<String>>), ServeError> {
+    let act = catalog.activate_agent(name).map_err(ServeError::Agent)?;
+    for w in &act.warnings {
+        tracing::warn!("agent {name}: {w}");
+    }
+    let entries = scope_entries(catalog, &act.tools, &act.resources, strict)
+        .map_err(|why| ServeError::Agent(format!("{name}: {why}")))?;
+    Ok((entries, Some(act.prompts)))
+}
+
+/// The entries of `tools` and `resources` (by Primitive-ID; a resource's ID names its queries or
+/// its document), in catalog order. A member hidden by a missing server parameter is refused when
+/// `strict` (at start) and logged otherwise (a reload).
+fn scope_entries<'c>(
+    catalog: &'c Catalog,
+    tools: &[String],
+    resources: &[String],
+    strict: bool,
+) -> Result<Vec<&'c ToolEntry>, String> {
+    let tools: HashSet<&str> = tools.iter().map(String::as_str).collect();
+    let resources: HashSet<&str> = resources.iter().map(String::as_str).collect();
+    let mut out = Vec::new();
+    for e in catalog.list() {
+        let eid = e.descriptor.id.to_string();
+        let member = match e.descriptor.kind {
+            Kind::Tool => tools.contains(eid.as_str()),
+            _ => resources.contains(eid.as_str()),
+        };
+        if !member {
+            continue;
+        }
+        if e.descriptor.is_exposed() {
+            out.push(e);
+        } else if strict {
+            return Err(format!(
+                "member {} needs {} (no value set)",
+                e.descriptor.lookup_key(),
+                e.descriptor.missing_server_params.join(", ")
+            ));
+        } else {
+            tracing::warn!(
+                "{} is hidden (missing {})",
+                e.descriptor.lookup_key(),
+                e.descriptor.missing_server_params.join(", ")
+            );
+        }
+    }
+    // A member tool of a file with errors is not in the list at all.
+    if strict && let Some(missing) = tools.iter().find(|t| catalog.find(t).is_none()) {
+        let why = catalog
+            .rejected(missing)
+            .map_or_else(|| "not callable".to_string(), |r| r.reason());
+        return Err(format!("member {missing}: {why}"));
+    }
+    Ok(out)
+}
+
+/// Agents served as tools: tool name → agent name and whether it declares an `inputSchema`; and
+/// their MCP entries in order.
+type AgentTools = (HashMap<String, (String, bool)>, Vec<Tool>);
+
+/// The agents of `opts.agent_tools` this endpoint serves as tools: those every entry of whose
+/// activation the endpoint serves (an agent runs its tools through the catalog).
+fn agent_tools(
+    catalog: &Catalog,
+    opts: &ServeOptions,
+    strict: bool,
+    served: &HashSet<&str>,
+    where_: &str,
+) -> Result<AgentTools, ServeError> {
+    let mut agents = HashMap::new();
+    let mut entries = Vec::new();
+    for name in &opts.agent_tools {
+        let act = match catalog.activate_agent(name) {
+            Ok(act) => act,
+            Err(why) if strict => return Err(ServeError::Agent(why)),
+            Err(why) => {
+                tracing::warn!("--agent-tool {name}: {why}");
+                continue;
+            }
+        };
+        let runs = scope_entries(catalog, &act.tools, &act.resources, false).unwrap_or_default();
+        if let Some(outside) = runs
+            .iter()
+            .find(|e| !served.contains(e.descriptor.wire_name.as_str()))
+        {
+            tracing::warn!(
+                "--agent-tool {name} is not served {where_}: the agent runs {}, which is not",
+                outside.descriptor.lookup_key()
+            );
+            continue;
+        }
+        let Some(manifest) = catalog.agent(name) else {
+            continue;
+        };
+        let declared = manifest.get("inputSchema").and_then(Value::as_object);
+        let schema = declared.cloned().unwrap_or_else(|| {
+            let v = json!({
+                "type": "object",
+                "properties": {"input": {"type": "string", "description": "What to ask the agent"}},
+                "required": ["input"]
+            });
+            v.as_object().cloned().unwrap_or_default()
+        });
+        let description = format!(
+            "{} (runs the agent {name}: its model calls its tools and answers)",
+            manifest
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        );
+        entries.push(Tool::new(name.clone(), description, Arc::new(schema)));
+        agents.insert(name.clone(), (name.clone(), declared.is_some()));
+    }
+    Ok((agents, entries))
+}
+
+/// Each entry's MCP face, in parallel (large catalogs have thousands, with big schemas).
+fn prepare(catalog: &Catalog, entries: &[&ToolEntry]) -> Vec<Served> {
+    entries
+        .par_iter()
+        .map(|entry| {
+            let d = &entry.descriptor;
+            // The tool's `meta` (a tool without one is concurrency-safe and not always loaded).
+            let meta = catalog
+                .toolset()
+                .schema_of(entry)
+                .main
+                .tools
+                .get(&d.tool)
+                .and_then(|t| t.meta.as_ref());
+            let output = Output::of(d.output_schema.as_ref());
+            Served {
+                tool: projection::tool(entry, &output),
+                output,
+                serial: meta.is_some_and(|m| !m.is_concurrency_safe),
+                always_load: meta.is_some_and(|m| m.always_load),
+            }
+        })
+        .collect()
+}
