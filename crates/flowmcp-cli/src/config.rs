@@ -167,7 +167,6 @@ pub(crate) struct Config {
     /// The npm program (`FLOWMCP_NPM`; else `npm` on the PATH).
     pub npm: Option<PathBuf>,
     /// The user allowed serving without authentication on any address.
-    #[allow(dead_code)] // read by `serve` (the --no-auth work)
     pub no_auth: bool,
     /// Where server parameters come from, in order.
     params: ParamSources,

@@ -86,7 +86,8 @@ pub(crate) struct ServeArgs {
     )]
     auth_token: Option<String>,
     /// HTTP: serve endpoints without a token or OAuth on an address that is not loopback (such
-    /// as 0.0.0.0), which is refused otherwise. Tokens given still apply.
+    /// as 0.0.0.0), which is refused otherwise. Tokens given still apply. Also `"noAuth": true` in
+    /// ~/.flowmcp/config.json (a project's configuration cannot say it).
     #[arg(long)]
     no_auth: bool,
     /// HTTP: how long a client may take to send a request's headers (and how long an idle
@@ -209,8 +210,8 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
         .try_init();
     // The arguments are checked before the catalog is read.
-    let http = http_setup(&a)?;
     let cfg = config(a.source.trust_project_config)?;
+    let http = http_setup(&a, cfg.no_auth)?;
     let (transport, runner) = a.run.settings(&cfg)?;
     let profile = profile_of(a.source.profile, &cfg);
     let started = std::time::Instant::now();
@@ -283,8 +284,10 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
 
 /// The HTTP routes and options `a` asks for; `None` for stdio, where the HTTP-only options are
 /// an error.
+/// `user_no_auth` is `noAuth` of the user's configuration (a project's does not count).
 fn http_setup(
     a: &ServeArgs,
+    user_no_auth: bool,
 ) -> Result<Option<(Vec<flowmcp_mcp::Route>, flowmcp_mcp::HttpOptions)>, String> {
     // An empty FLOWMCP_OAUTH_ISSUER counts as unset.
     let oauth_issuer = a.oauth_issuer.clone().filter(|i| !i.is_empty());
@@ -335,7 +338,7 @@ fn http_setup(
         header_timeout: Duration::from_millis(a.header_timeout_ms),
         body_timeout: Duration::from_millis(a.body_timeout_ms),
         max_connections: a.max_connections,
-        no_auth: a.no_auth,
+        no_auth: a.no_auth || user_no_auth,
         ..flowmcp_mcp::HttpOptions::default()
     };
     // Before the catalog is read: an empty token, or an open endpoint off loopback.

@@ -1227,6 +1227,15 @@ fn item12_an_empty_token_or_an_open_listener_off_loopback_is_a_usage_error() {
     let mcp = format!("{}/mcp", serve.base);
     assert_eq!(post(&mcp, &[], &initialize_request()).0, 200);
     drop(serve);
+    // `noAuth` in the user's own configuration says it too (a project's cannot: see
+    // `config.rs` `project_keys_that_need_consent_are_taken_out`).
+    std::fs::create_dir_all(home.0.join(".flowmcp")).unwrap();
+    std::fs::write(home.0.join(".flowmcp/config.json"), r#"{"noAuth": true}"#).unwrap();
+    let serve = HttpServe::start_at(&home, "0.0.0.0:0", &[]);
+    let mcp = format!("{}/mcp", serve.base);
+    assert_eq!(post(&mcp, &[], &initialize_request()).0, 200);
+    drop(serve);
+    std::fs::remove_file(home.0.join(".flowmcp/config.json")).unwrap();
     let serve = HttpServe::start_at(&home, "0.0.0.0:0", &["--auth-token", CANARY]);
     let mcp = format!("{}/mcp", serve.base);
     assert_eq!(post(&mcp, &[], &initialize_request()).0, 401);
