@@ -577,6 +577,26 @@ fn exfil_schema(name: &str) -> String {
     )
 }
 
+/// Calls `ping_exfil` of the repository's `catalog/` in `repo` against a local upstream; returns
+/// the run and the requests the upstream saw.
+fn call_exfil(repo: &std::path::Path, env: &[(&str, &str)]) -> (common::Run, Vec<Seen>) {
+    let server = TestServer::start(1, |_: &Seen| reply(200, Some("application/json"), "{}"));
+    let upstream = format!("exfil={}", server.base);
+    let run = flowmcp_env(
+        &[
+            "call",
+            "ping_exfil",
+            "--catalog",
+            "catalog",
+            "--upstream",
+            &upstream,
+        ],
+        repo,
+        env,
+    );
+    (run, server.finish())
+}
+
 /// Issue #27, item 3: a repository's `.env` that is a symbolic link to a file of the user's
 /// (`../../.aws/credentials`) is not read: its values never become server parameters.
 #[test]
@@ -595,21 +615,8 @@ fn item03_a_symlinked_dot_env_is_not_read() {
         &repo.join("catalog/exfil.mjs"),
         &exfil_schema("aws_secret_access_key"),
     );
-    let server = TestServer::start(1, |_: &Seen| reply(200, Some("application/json"), "{}"));
-    let upstream = format!("exfil={}", server.base);
-    let run = flowmcp_env(
-        &[
-            "call",
-            "ping_exfil",
-            "--catalog",
-            "catalog",
-            "--upstream",
-            &upstream,
-        ],
-        &repo,
-        &[("HOME", &home.display().to_string())],
-    );
-    let seen = server.finish();
+    let h = home.display().to_string();
+    let (run, seen) = call_exfil(&repo, &[("HOME", &h)]);
     assert!(
         seen.iter()
             .all(|r| r.header("X-Key") != Some("AWS-SECRET-7f3e")),
@@ -625,22 +632,9 @@ fn item03_a_symlinked_dot_env_is_not_read() {
     // A regular .env in the repository still fills a name the user left unset.
     std::fs::remove_file(repo.join(".env")).unwrap();
     write(&repo.join(".env"), "aws_secret_access_key=repo-value\n");
-    let server = TestServer::start(1, |_: &Seen| reply(200, Some("application/json"), "{}"));
-    let upstream = format!("exfil={}", server.base);
-    let run = flowmcp_env(
-        &[
-            "call",
-            "ping_exfil",
-            "--catalog",
-            "catalog",
-            "--upstream",
-            &upstream,
-        ],
-        &repo,
-        &[("HOME", &home.display().to_string())],
-    );
+    let (run, seen) = call_exfil(&repo, &[("HOME", &h)]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    assert_eq!(server.finish()[0].header("X-Key"), Some("repo-value"));
+    assert_eq!(seen[0].header("X-Key"), Some("repo-value"));
     drop(s);
 }
 
@@ -660,25 +654,14 @@ fn item11_the_users_keys_win_over_the_projects() {
     );
     write(&repo.join(".env"), "EXFIL_KEY=attackers-env-key\n");
     write(&repo.join("catalog/exfil.mjs"), &exfil_schema("EXFIL_KEY"));
-    let server = TestServer::start(2, |_: &Seen| reply(200, Some("application/json"), "{}"));
-    let upstream = format!("exfil={}", server.base);
     let h = home.display().to_string();
-    let args = [
-        "call",
-        "ping_exfil",
-        "--catalog",
-        "catalog",
-        "--upstream",
-        &upstream,
-    ];
-    let run = flowmcp_env(&args, &repo, &[("HOME", &h)]);
+    let (run, seen) = call_exfil(&repo, &[("HOME", &h)]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    // The environment wins over everything.
-    let run = flowmcp_env(&args, &repo, &[("HOME", &h), ("EXFIL_KEY", "env-key")]);
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    let seen = server.finish();
     assert_eq!(seen[0].header("X-Key"), Some("users-own-key"));
-    assert_eq!(seen[1].header("X-Key"), Some("env-key"));
+    // The environment wins over everything.
+    let (run, seen) = call_exfil(&repo, &[("HOME", &h), ("EXFIL_KEY", "env-key")]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(seen[0].header("X-Key"), Some("env-key"));
     drop(s);
 }
 

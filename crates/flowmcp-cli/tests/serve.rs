@@ -6,7 +6,7 @@
 mod common;
 
 use common::repo_root;
-use common::support::{Scratch, Seen, TestServer, reply};
+use common::support::{Scratch, Seen, TestServer, read_until_closed, reply};
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::transport::TokioChildProcess;
@@ -46,7 +46,7 @@ fn an_mcp_client_lists_and_calls_the_example_catalog_over_stdio() {
         }
     });
     let upstream = format!("holidaykit-net={}", server.base);
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    let mut cmd = tokio::process::Command::new(common::binary());
     cmd.args(["serve", "examples/catalog", "--upstream", &upstream])
         .current_dir(repo_root())
         .env("HOME", home.path())
@@ -146,7 +146,7 @@ fn hostile_input_gets_errors_and_the_server_keeps_answering_then_exits_at_eof() 
     use std::time::{Duration, Instant};
 
     let home = Scratch::new("serve-hostile");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_flowmcp"))
+    let mut child = Command::new(common::binary())
         .args(["serve", "examples/catalog"])
         .current_dir(repo_root())
         .env("HOME", home.path())
@@ -235,7 +235,7 @@ impl HttpServe {
     /// Serves on `listen`; `base` is the loopback URL of its port.
     fn start_at(home: &Scratch, listen: &str, extra: &[&str]) -> HttpServe {
         use std::io::{BufRead, BufReader};
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"))
+        let mut child = std::process::Command::new(common::binary())
             .args([
                 "serve",
                 "examples/catalog",
@@ -452,7 +452,7 @@ fn generated_catalog(home: &Scratch, files: usize, serial: bool) -> std::path::P
 fn tools_list_is_paginated() {
     let home = Scratch::new("serve-pages");
     let dir = generated_catalog(&home, 63, false);
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    let mut cmd = tokio::process::Command::new(common::binary());
     cmd.arg("serve")
         .arg(&dir)
         .args(["--profile", "compat"])
@@ -542,7 +542,7 @@ fn two_calls_at_once(serial: bool) -> usize {
     });
     let dir = generated_catalog(&home, 1, serial);
     let (base, max) = counting_upstream(std::time::Duration::from_millis(300));
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    let mut cmd = tokio::process::Command::new(common::binary());
     cmd.arg("serve")
         .arg(&dir)
         .args(["--profile", "compat", "--threads", "4", "--no-cache"])
@@ -578,7 +578,7 @@ fn a_cancelled_call_gets_no_answer_and_the_server_goes_on() {
     let home = Scratch::new("serve-cancel");
     let dir = generated_catalog(&home, 1, false);
     let (base, _) = counting_upstream(std::time::Duration::from_millis(1500));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_flowmcp"))
+    let mut child = Command::new(common::binary())
         .arg("serve")
         .arg(&dir)
         .args(["--profile", "compat", "--no-cache"])
@@ -640,7 +640,7 @@ fn a_cancelled_call_gets_no_answer_and_the_server_goes_on() {
 #[test]
 fn schema_files_are_served_together() {
     let home = Scratch::new("serve-files");
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    let mut cmd = tokio::process::Command::new(common::binary());
     cmd.args([
         "serve",
         "examples/catalog/providers/holidaykit-net/public-holidays.mjs",
@@ -674,7 +674,7 @@ fn lazy_mode_lists_always_loaded_tools_and_finds_and_runs_the_rest() {
         }
     });
     let upstream = format!("holidaykit-net={}", server.base);
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    let mut cmd = tokio::process::Command::new(common::binary());
     cmd.args([
         "serve",
         "examples/catalog",
@@ -792,7 +792,7 @@ fn watch_mode_reloads_changed_files_and_a_broken_one_keeps_serving() {
     let dir = home.0.join("catalog");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("a.mjs"), one_tool("aaa")).unwrap();
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    let mut cmd = tokio::process::Command::new(common::binary());
     cmd.arg("serve")
         .arg(&dir)
         .args([
@@ -932,31 +932,6 @@ fn authority(base: &str) -> &str {
     base.trim_start_matches("http://")
 }
 
-/// Reads what `stream` gets until the server closes it, waiting at most [`WITHIN`]; `None` when
-/// it is still open then.
-fn read_until_closed(stream: &mut std::net::TcpStream) -> Option<String> {
-    use std::io::Read;
-    stream.set_read_timeout(Some(WITHIN)).unwrap();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 1024];
-    loop {
-        match stream.read(&mut buf) {
-            Ok(0) => return Some(String::from_utf8_lossy(&got).into_owned()),
-            Ok(n) => got.extend_from_slice(&buf[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                return None;
-            }
-            // Reset by the server: closed as well.
-            Err(_) => return Some(String::from_utf8_lossy(&got).into_owned()),
-        }
-    }
-}
-
 /// Asks `/healthz` on the kept-alive connection `s` and reads the answer.
 fn ask_health(s: &mut std::net::TcpStream) {
     use std::io::{Read, Write};
@@ -1007,10 +982,11 @@ fn item10_half_sent_requests_are_closed_at_the_header_and_body_deadlines() {
     let mcp = format!("{}/mcp", serve.base);
     assert_eq!(post(&mcp, &[], &initialize_request()).0, 200);
     assert!(
-        read_until_closed(&mut headers).is_some(),
+        read_until_closed(&mut headers, WITHIN).is_some(),
         "half-sent headers keep their connection open"
     );
-    let answer = read_until_closed(&mut body).expect("a half-sent body keeps its connection open");
+    let answer =
+        read_until_closed(&mut body, WITHIN).expect("a half-sent body keeps its connection open");
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer:?}");
     assert_eq!(post(&mcp, &[], &initialize_request()).0, 200);
 }
@@ -1028,7 +1004,7 @@ fn item10_connections_over_the_cap_are_refused_while_its_holders_live() {
     let mut holders = vec![held_connection(&serve.base), held_connection(&serve.base)];
     for _ in 0..3 {
         let mut over = std::net::TcpStream::connect(authority(&serve.base)).unwrap();
-        let answer = read_until_closed(&mut over).expect("a connection over the cap waits");
+        let answer = read_until_closed(&mut over, WITHIN).expect("a connection over the cap waits");
         assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
     }
     // The holders were not disturbed: each is answered again.
@@ -1042,7 +1018,7 @@ fn item10_connections_over_the_cap_are_refused_while_its_holders_live() {
         let mut s = std::net::TcpStream::connect(authority(&serve.base)).unwrap();
         s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             .unwrap();
-        if read_until_closed(&mut s)
+        if read_until_closed(&mut s, WITHIN)
             .unwrap_or_default()
             .starts_with("HTTP/1.1 200")
         {
@@ -1064,7 +1040,7 @@ fn item10_accept_errors_back_off_and_are_logged_once_per_run() {
     // listen backlog, so that connecting never waits).
     let mut child = std::process::Command::new("sh")
         .args(["-c", "ulimit -n 64 && exec \"$0\" \"$@\""])
-        .arg(env!("CARGO_BIN_EXE_flowmcp"))
+        .arg(common::binary())
         .args(["serve", "examples/catalog", "--transport", "http"])
         .args(["--listen", "127.0.0.1:0", "--header-timeout-ms", "60000"])
         .current_dir(repo_root())
@@ -1125,7 +1101,7 @@ fn item10_accept_errors_back_off_and_are_logged_once_per_run() {
             let _ = s.write_all(
                 b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
             );
-            served = read_until_closed(&mut s)
+            served = read_until_closed(&mut s, WITHIN)
                 .unwrap_or_default()
                 .starts_with("HTTP/1.1 200");
         }
@@ -1142,7 +1118,7 @@ fn item10_accept_errors_back_off_and_are_logged_once_per_run() {
 /// for the code when it is still running after [`WITHIN`] (then it is stopped).
 fn serve_exit(home: &Scratch, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
     use std::io::Read;
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_flowmcp"));
+    let mut cmd = std::process::Command::new(common::binary());
     cmd.arg("serve")
         .arg("examples/catalog")
         .args(args)

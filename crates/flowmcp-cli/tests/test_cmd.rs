@@ -269,22 +269,29 @@ fn update_output_inserts_the_generated_output_and_the_file_still_validates() {
     let _ = std::fs::remove_dir_all(&cwd);
 }
 
+/// A temporary directory with `repo/catalog/<file>` holding `text`; returns the directory and the
+/// repository.
+fn repo_with(tag: &str, file: &str, text: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let root = temp_dir(tag);
+    let repo = root.join("repo");
+    let schema = repo.join("catalog").join(file);
+    std::fs::create_dir_all(schema.parent().unwrap()).unwrap();
+    std::fs::write(&schema, text).unwrap();
+    (root, repo)
+}
+
 /// Issue #27, item 5: `--capture DIR` names record files after encoded tool keys, so a compat
 /// tool key with `/` and `../` writes (and creates) nothing outside DIR.
 #[test]
 fn item05_captures_stay_inside_their_directory() {
-    let root = temp_dir("test-cmd-capture-escape");
-    let repo = root.join("repo");
-    let schema = repo.join("catalog/esc.mjs");
-    std::fs::create_dir_all(schema.parent().unwrap()).unwrap();
-    std::fs::write(
-        &schema,
+    let (root, repo) = repo_with(
+        "test-cmd-capture-escape",
+        "esc.mjs",
         "export const main = { namespace: 'esc', name: 'Esc', description: 'Escapes', \
          version: '4.2.0', root: 'https://esc.example', tools: { '../../../escaped/x': { \
          method: 'GET', path: '/x', description: 'X', parameters: [], tests: [ \
          { _description: 'a' }, { _description: 'b' }, { _description: 'c' } ] } } }\n",
-    )
-    .unwrap();
+    );
     let server = TestServer::start(3, |_| reply(200, Some("application/json"), "{\"ok\":1}"));
     let upstream = format!("esc={}", server.base);
     let run = flowmcp_env(
@@ -336,22 +343,18 @@ fn item05_captures_stay_inside_their_directory() {
 /// "1 PASS, 0 FAIL" or recolour the terminal in `test`, `list` or `search`.
 #[test]
 fn item15_catalog_text_cannot_forge_lines_in_human_output() {
-    let root = temp_dir("test-cmd-forge");
-    let repo = root.join("repo");
-    let schema = repo.join("catalog/forge.mjs");
-    std::fs::create_dir_all(schema.parent().unwrap()).unwrap();
     let forged = "\\u001b[2K\\r1 PASS, 0 FAIL, 0 SKIP\\n";
-    std::fs::write(
-        &schema,
-        format!(
+    let (root, repo) = repo_with(
+        "test-cmd-forge",
+        "forge.mjs",
+        &format!(
             "export const main = {{ namespace: 'forge', name: 'Forge', description: 'Forges', \
              version: '4.2.0', root: 'https://forge.example', tools: {{ 'ok{forged}': {{ \
              method: 'GET', path: '/x', description: 'Looks fine{forged}', parameters: [], \
              tests: [ {{ _description: 'a{forged}' }}, {{ _description: 'b{forged}' }}, \
              {{ _description: 'c{forged}' }} ] }} }} }}\n"
         ),
-    )
-    .unwrap();
+    );
     let server = TestServer::start(3, |_| {
         reply(
             500,

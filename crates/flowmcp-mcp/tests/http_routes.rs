@@ -6,6 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
+/// The runtime's test helpers (a local HTTP server, reading a connection until it closes).
+#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
+mod runtime_support;
 mod support;
 
 use std::io::{Read, Write};
@@ -15,6 +18,7 @@ use std::time::{Duration, Instant};
 use flowmcp_catalog::serde_json::Map;
 use flowmcp_mcp::{Endpoints, HttpError, HttpOptions, McpServer, Route, RouteError, ServeOptions};
 use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams};
+use runtime_support::read_until_closed;
 use support::{bearer, catalog, get, initialize, post, start, tool_names};
 
 fn route(spec: &str, token: Option<&str>) -> Route {
@@ -469,30 +473,6 @@ fn item17_the_bearer_scheme_is_case_insensitive() {
 /// The address of a running server.
 fn addr_of(server: &support::Running) -> SocketAddr {
     server.base.trim_start_matches("http://").parse().unwrap()
-}
-
-/// Reads what `stream` sends until the server closes it, waiting at most `within`; `None` when it
-/// is still open then.
-fn read_until_closed(stream: &mut TcpStream, within: Duration) -> Option<String> {
-    stream.set_read_timeout(Some(within)).unwrap();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 1024];
-    loop {
-        match stream.read(&mut buf) {
-            Ok(0) => return Some(String::from_utf8_lossy(&got).into_owned()),
-            Ok(n) => got.extend_from_slice(&buf[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                return None;
-            }
-            // Reset by the server: closed as well.
-            Err(_) => return Some(String::from_utf8_lossy(&got).into_owned()),
-        }
-    }
 }
 
 /// Generous bounds: these tests check that connections end, not how fast.

@@ -151,3 +151,31 @@ pub(crate) fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// Reads what `stream` gets until the peer closes it, waiting at most `within`; `None` when it is
+/// still open then (the HTTP server's deadline and connection-cap tests).
+pub(crate) fn read_until_closed(
+    stream: &mut std::net::TcpStream,
+    within: Duration,
+) -> Option<String> {
+    use std::io::Read;
+    stream.set_read_timeout(Some(within)).expect("read timeout");
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return Some(String::from_utf8_lossy(&got).into_owned()),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return None;
+            }
+            // Reset by the peer: closed as well.
+            Err(_) => return Some(String::from_utf8_lossy(&got).into_owned()),
+        }
+    }
+}
