@@ -9,6 +9,7 @@
 //! - `bench libraries --libs DIR` — sandbox start with an npm library, with and without the bytecode cache.
 //! - `fuzz <target> [--secs N]` — run one cargo-fuzz target (nightly toolchain) and report.
 //! - `sweep <dir>` — call every tool of a catalog against a local echo upstream, hunting leaks.
+//! - `hack [--check]` — keep the workspace-hack crate's unified features complete.
 
 mod bench;
 mod bench_start;
@@ -16,6 +17,7 @@ mod clients;
 mod conformance;
 mod docs;
 mod fuzz;
+mod hack;
 mod sweep;
 
 use std::process::ExitCode;
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("sweep") => sweep::run(&args[1..]),
         Some("clients") => clients::run_clients(&args[1..]),
+        Some("hack") => hack::run(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
             println!(
                 "usage: cargo xtask <command>\n\n\
@@ -48,6 +51,8 @@ fn main() -> ExitCode {
                  sweep <dir> [--profile P] [--json FILE]          call every tool against a local echo upstream:\n  \
                  {pad}[--timeout-ms N] [--only TEXT]        outcomes, panics, hangs, leaks\n  \
                  {pad}[--workers N] [--no-hostile] [--libs DIR]\n  \
+                 hack [--check]                                   keep crates/flowmcp-workspace-hack complete\n  \
+                 {pad}(so tests, examples and xtask share one build of each dependency)\n  \
                  clients                                          drive `flowmcp serve` with the Python mcp client\n  \
                  {pad}(stdio and HTTP; installs it into target/clients-venv)",
                 pad = " ".repeat(11)

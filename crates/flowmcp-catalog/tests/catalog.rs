@@ -3,9 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-mod common;
-#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
-mod support;
+use crate::common;
+use crate::support;
 
 use std::path::PathBuf;
 

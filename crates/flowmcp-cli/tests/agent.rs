@@ -2,7 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-mod common;
+use crate::common;
+
 use common::{copy_dir, flowmcp, repo_root, temp_dir};
 
 #[test]

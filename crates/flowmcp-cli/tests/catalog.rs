@@ -3,12 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
+use crate::common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-mod common;
 use common::{copy_dir, repo_root, temp_dir};
 
 fn flowmcp(args: &[&str], cwd: &Path) -> common::Run {

@@ -3,11 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
+use crate::common;
+
 use std::path::PathBuf;
 
 use serde_json::Value;
 
-mod common;
 use common::{flowmcp, repo_root, temp_dir};
 
 fn fixtures() -> PathBuf {

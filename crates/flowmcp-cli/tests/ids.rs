@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-use serde_json::Value;
+use crate::common;
 
-mod common;
+use serde_json::Value;
 
 /// Runs the binary from the workspace root.
 fn flowmcp(args: &[&str]) -> common::Run {

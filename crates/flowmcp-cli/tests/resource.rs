@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-mod common;
+use crate::common;
 
 use common::{flowmcp_env, temp_dir};
 

@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-mod common;
+use crate::common;
 
 use common::support::{Scratch, Seen, TestServer, reply};
 use common::{flowmcp_env, repo_root};

@@ -640,7 +640,11 @@ fn console_never_reaches_stdout() {
     }
     let exe = std::env::current_exe().unwrap();
     let out = std::process::Command::new(exe)
-        .args(["console_never_reaches_stdout", "--exact", "--nocapture"])
+        .args([
+            "host::console_never_reaches_stdout",
+            "--exact",
+            "--nocapture",
+        ])
         .env("FLOWMCP_HOST_CHILD", "1")
         .output()
         .unwrap();

@@ -7,9 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
 /// The runtime's test helpers (a local HTTP server, reading a connection until it closes).
-#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
-mod runtime_support;
-mod support;
+use crate::runtime_support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -3,7 +3,7 @@
 //! expected range of `specRevision`. Every database is made at test time from SQL, in a
 //! temporary directory.
 
-mod common;
+use crate::common;
 
 use common::{TempDir, make_db};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! download, atomic replacement and the offline fallback. Most tests use a fake fetcher; one runs
 //! against a real HTTP server on 127.0.0.1 with a `ureq` fetcher.
 
-mod common;
+use crate::common;
 
 use common::TempDir;
 use std::path::Path;

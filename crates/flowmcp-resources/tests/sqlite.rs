@@ -2,7 +2,7 @@
 //! The SQLite engine: modes, origins, the authorizer, limits, value representation and backups.
 //! Every database is made at test time from SQL, in a temporary directory.
 
-mod common;
+use crate::common;
 
 use common::{TempDir, make_db};
 use std::path::{Path, PathBuf};

@@ -4,9 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-#[path = "support/calls.rs"]
-mod calls;
-mod support;
+use crate::calls;
+use crate::support;
 
 use std::path::PathBuf;
 use std::time::Duration;

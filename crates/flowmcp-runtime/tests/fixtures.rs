@@ -16,11 +16,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-#[path = "support/calls.rs"]
-mod calls;
-#[path = "support/directives.rs"]
-mod directives;
-mod support;
+use crate::calls;
+use crate::directives;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

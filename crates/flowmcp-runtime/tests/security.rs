@@ -5,9 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-#[path = "support/calls.rs"]
-mod calls;
-mod support;
+use crate::calls;
+use crate::support;
 
 use std::net::TcpListener;
 use std::time::{Duration, Instant};

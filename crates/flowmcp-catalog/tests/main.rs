@@ -1,0 +1,16 @@
+//! The integration tests of this crate, compiled as one test binary (one link instead of one
+//! per file); each file below is a module. `cargo test -p <crate> --test integration <module>::`
+//! runs one file's tests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+mod common;
+#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
+mod support;
+
+mod activation;
+mod catalog;
+mod inline;
+mod prompts;
+mod resources;
+mod testing;

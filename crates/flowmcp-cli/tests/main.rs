@@ -1,0 +1,20 @@
+//! The integration tests of this crate, compiled as one test binary (one link instead of one
+//! per file); each file below is a module. `cargo test -p <crate> --test integration <module>::`
+//! runs one file's tests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+mod common;
+
+mod agent;
+mod catalog;
+mod cli;
+mod docs;
+mod grade;
+mod ids;
+mod libs;
+mod prompt;
+mod resource;
+mod run;
+mod serve;
+mod test_cmd;

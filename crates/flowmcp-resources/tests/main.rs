@@ -1,0 +1,12 @@
+//! The integration tests of this crate, compiled as one test binary (one link instead of one
+//! per file); each file below is a module. `cargo test -p <crate> --test integration <module>::`
+//! runs one file's tests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+mod common;
+
+mod gtfs;
+mod http;
+mod markdown;
+mod sqlite;

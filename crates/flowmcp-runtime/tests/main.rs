@@ -1,0 +1,19 @@
+//! The integration tests of this crate, compiled as one test binary (one link instead of one
+//! per file); each file below is a module. `cargo test -p <crate> --test integration <module>::`
+//! runs one file's tests.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
+
+#[path = "support/calls.rs"]
+mod calls;
+#[path = "support/directives.rs"]
+mod directives;
+mod support;
+
+mod cache;
+mod call;
+mod descriptors;
+mod fixtures;
+mod requests;
+mod security;
+mod transport;
