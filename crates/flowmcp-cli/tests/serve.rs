@@ -198,7 +198,20 @@ fn hostile_input_gets_errors_and_the_server_keeps_answering_then_exits_at_eof() 
         huge_call.to_string().len() < 10_000,
         "the huge value is not echoed back"
     );
-    assert!(answers[&4].get("error").is_some(), "{}", answers[&4]);
+    // Issue 28, item 7f: a `name` that is not a string is invalid params, and says so.
+    assert_eq!(
+        answers[&4]["error"]["code"],
+        json!(-32602),
+        "{}",
+        answers[&4]
+    );
+    assert!(
+        answers[&4]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`params.name` (the tool to call) must be a string")),
+        "{}",
+        answers[&4]
+    );
     assert!(answers[&5].get("error").is_some(), "{}", answers[&5]);
     assert!(
         answers[&6]["result"]["tools"]

@@ -46,6 +46,7 @@
 mod elicit;
 mod http;
 mod lazy;
+mod malformed;
 mod members;
 mod oauth;
 mod pool;

@@ -7,16 +7,17 @@ use flowmcp_catalog::serde_json::{Map, Value};
 use flowmcp_catalog::{Catalog, ECode, Envelope};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, Tool,
+    CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::elicit::{self, Elicitation, Rounds, Step};
 use crate::lazy;
+use crate::malformed;
 use crate::members::Members;
 use crate::pool::Pool;
 use crate::projection::{self, Output};
@@ -680,6 +681,17 @@ impl ServerHandler for McpServer {
             .await?;
         read.map(|c| registry::contents(c).into())
             .map_err(|e| registry::error(e, true))
+    }
+
+    /// A request rmcp could not decode as any it knows arrives here: for a known method (a
+    /// `tools/call` without `params`, with a `name` that is not a string, …) the answer is
+    /// `-32602` invalid params saying what is wrong; only an unknown method is `-32601`.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(malformed::error(&request.method, request.params.as_ref()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -15,7 +15,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use flowmcp_catalog::serde_json::Map;
+use flowmcp_catalog::serde_json::{Map, Value, from_str, json};
 use flowmcp_mcp::{Endpoints, HttpError, HttpOptions, McpServer, Route, RouteError, ServeOptions};
 use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams};
 use runtime_support::read_until_closed;
@@ -656,4 +656,63 @@ fn item12_empty_tokens_and_open_endpoints_off_loopback_do_not_start() {
         },
     )
     .unwrap();
+}
+
+/// Issue 28, item 7f: a malformed `tools/call` (no `params`, a `name` that is not a string,
+/// `arguments` that are not an object) is -32602 invalid params saying what is wrong, not
+/// -32601 "tools/call"; an unknown method stays -32601. Over HTTP, as the MCP Inspector sends it.
+#[test]
+fn i28_7f_malformed_tools_calls_are_invalid_params_that_say_what_is_wrong() {
+    let endpoints = Endpoints::routes(&catalog(), &[], &ServeOptions::default()).unwrap();
+    let server = start(endpoints, HttpOptions::default()).unwrap();
+    let mcp = format!("{}/mcp", server.base);
+    assert_eq!(post(&mcp, &[], &initialize()).status, 200);
+    let headers = [("MCP-Protocol-Version", "2025-06-18")];
+    let ask = |id: u64, method: &str, params: Option<Value>| {
+        let mut m = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if let Some(p) = params {
+            m["params"] = p;
+        }
+        let answer = post(&mcp, &headers, &m);
+        let v: Value = from_str(&answer.body)
+            .unwrap_or_else(|e| panic!("{e}: {} {}", answer.status, answer.body));
+        (
+            v["error"]["code"].as_i64(),
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        )
+    };
+    let cases = [
+        (None, "`params` is missing"),
+        (
+            Some(json!({"name": 42})),
+            "`params.name` (the tool to call) must be a string, not a number",
+        ),
+        (
+            Some(json!({"arguments": {}})),
+            "`params.name` (the tool to call) is missing",
+        ),
+        (
+            Some(json!({"name": "getPublicHolidays_holidaykit-net", "arguments": [2026, "DE"]})),
+            "`params.arguments` must be an object of the tool's inputs by name, not an array",
+        ),
+    ];
+    for (i, (params, want)) in cases.into_iter().enumerate() {
+        let (code, message) = ask(10 + i as u64, "tools/call", params.clone());
+        assert_eq!(code, Some(-32602), "{params:?}: {message}");
+        assert!(message.contains(want), "{params:?}: {message}");
+    }
+    let (code, message) = ask(20, "no/such/method", Some(json!({})));
+    assert_eq!(code, Some(-32601), "{message}");
+    // A well-formed call still runs (here: an input error of the tool, a tool result).
+    let answer = post(
+        &mcp,
+        &headers,
+        &json!({"jsonrpc": "2.0", "id": 21, "method": "tools/call",
+            "params": {"name": "getPublicHolidays_holidaykit-net", "arguments": {"year": "soon"}}}),
+    );
+    let v: Value = from_str(&answer.body).unwrap();
+    assert_eq!(v["result"]["isError"], json!(true), "{v}");
 }
