@@ -734,8 +734,11 @@ impl ServerHandler for McpServer {
                 .await;
         }
         let Some((wire, served)) = st.members.tool(&st.catalog, &name) else {
-            // Unknown and hidden tools are tool errors, as input errors are.
-            let e = Envelope::error(ECode::E007, &name, "unknown tool");
+            // Unknown and waiting tools are tool errors, as input errors are.
+            let meta = lazy::meta_tools().iter().filter(|_| self.inner.opts.lazy);
+            let e = st
+                .members
+                .not_served(&st.catalog, &name, meta.map(|t| t.name.as_ref()));
             return Ok(projection::result(e, &Output::None).into());
         };
         // An agent that enables elicitation asks the user for missing required parameters.
