@@ -251,6 +251,12 @@ impl Members {
         &self.agent_entries
     }
 
+    /// The waiting members (see the module's documentation), in catalog order: each wire name
+    /// with the variables it waits for.
+    pub(crate) fn waiting(&self) -> &[(String, Vec<String>)] {
+        &self.waiting
+    }
+
     /// Why `name` (a wire name, Primitive-ID or lookup key), which is not served, is not: `E006`
     /// when it is a waiting member (naming the variables it waits for), otherwise `E007 unknown
     /// tool` with the closest name `also` (the meta-tools of lazy mode) or the endpoint's members

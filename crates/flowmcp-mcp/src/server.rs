@@ -1,5 +1,6 @@
 //! The MCP server handler: `initialize`, `tools/list` (paginated) and `tools/call` over a catalog.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -239,6 +240,21 @@ impl McpServer {
     /// How many tools are served.
     pub fn tool_count(&self) -> usize {
         self.state().members.order().len()
+    }
+
+    /// The tools this server would serve if their server parameters had values: each variable
+    /// without a value, with the wire names of the tools that wait for it (in catalog order).
+    /// Only this server's own members are named: with [`ServeOptions::only`], a selection or an
+    /// agent, a tool outside them is not.
+    pub fn waiting(&self) -> BTreeMap<String, Vec<String>> {
+        let st = self.state();
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (wire, keys) in st.members.waiting() {
+            for key in keys {
+                out.entry(key.clone()).or_default().push(wire.clone());
+            }
+        }
+        out
     }
 
     /// The served tools, in catalog order.
