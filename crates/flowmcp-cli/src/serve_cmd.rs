@@ -1,7 +1,7 @@
 //! `flowmcp serve`: a catalog's tools, prompts and resources to MCP clients over stdio or
 //! Streamable HTTP.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,8 +34,10 @@ use crate::run_cmd::{RunArgs, SourceArgs, config, open, print_problems};
     schema, annotations (readOnlyHint, destructiveHint, openWorldHint), _meta (anthropic/alwaysLoad, \
     anthropic/searchHint, flowmcp/aliases, flowmcp/id) and output schema. A failed call is a tool \
     error whose text starts with its code (E001…E009).\n\n\
-    Tools whose server parameters have no value are not served; which ones, and the variables that \
-    would enable them, is written to stderr at start. stdout carries only protocol messages.\n\n\
+    Tools whose server parameters have no value are not served; which ones (of those the \
+    endpoints would serve), and the variables that would enable them, is written to stderr at \
+    start, and calling one answers E006 naming its variable. stdout carries only protocol \
+    messages.\n\n\
     Claude Code: `claude mcp add flowmcp -- flowmcp serve --catalog /path/to/catalog`."
 )]
 pub(crate) struct ServeArgs {
@@ -225,21 +227,6 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         started.elapsed().as_millis()
     );
     print_problems(&catalog);
-    let mut hidden: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for t in catalog.list().iter().filter(|t| !t.descriptor.is_exposed()) {
-        for v in &t.descriptor.missing_server_params {
-            hidden
-                .entry(v.as_str())
-                .or_default()
-                .push(&t.descriptor.wire_name);
-        }
-    }
-    for (var, tools) in &hidden {
-        eprintln!(
-            "flowmcp: not served until {var} is set: {}",
-            tools.join(", ")
-        );
-    }
     let opts = flowmcp_mcp::ServeOptions {
         only: a.only.clone(),
         threads: a.threads,
@@ -255,15 +242,16 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     match http {
         None => {
             let server = flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| e.to_string())?;
-            let count = server.tool_count();
+            print_waiting([&server]);
             tracing::info!("ready after {} ms", started.elapsed().as_millis());
-            eprintln!("flowmcp: serving {count} tools over stdio");
+            eprintln!("flowmcp: serving {} over stdio", tools(server.tool_count()));
             server.serve_stdio().map_err(|e| e.to_string())?;
         }
         Some((routes, http)) => {
             let endpoints =
                 flowmcp_mcp::Endpoints::routes(&std::sync::Arc::new(catalog), &routes, &opts)
                     .map_err(|e| e.to_string())?;
+            print_waiting(endpoints.access(&http).map(|(_, server, _)| server));
             let lines: Vec<(String, usize, &str)> = endpoints
                 .access(&http)
                 .map(|(path, server, access)| {
@@ -273,13 +261,48 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
             endpoints
                 .serve(&http, |addr| {
                     for (path, count, auth) in &lines {
-                        eprintln!("flowmcp: serving {count} tools at http://{addr}{path} ({auth})");
+                        eprintln!(
+                            "flowmcp: serving {} at http://{addr}{path} ({auth})",
+                            tools(*count)
+                        );
                     }
                 })
                 .map_err(|e| e.to_string())?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `1 tool`, `3 tools`.
+fn tools(count: usize) -> String {
+    if count == 1 {
+        "1 tool".to_string()
+    } else {
+        format!("{count} tools")
+    }
+}
+
+/// Writes to stderr, per variable without a value, the tools that `servers` would serve once it
+/// has one: only their own members (a tool that `--only`, a selection, an agent or every route
+/// leaves out is not named), each once.
+fn print_waiting<'s>(servers: impl IntoIterator<Item = &'s flowmcp_mcp::McpServer>) {
+    let mut waiting: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut seen: HashSet<(String, String)> = HashSet::new();
+    for server in servers {
+        for (var, tools) in server.waiting() {
+            for t in tools {
+                if seen.insert((var.clone(), t.clone())) {
+                    waiting.entry(var.clone()).or_default().push(t);
+                }
+            }
+        }
+    }
+    for (var, tools) in &waiting {
+        eprintln!(
+            "flowmcp: not served until {var} is set: {}",
+            tools.join(", ")
+        );
+    }
 }
 
 /// The HTTP routes and options `a` asks for; `None` for stdio, where the HTTP-only options are

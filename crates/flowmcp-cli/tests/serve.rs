@@ -125,7 +125,14 @@ fn an_mcp_client_lists_and_calls_the_example_catalog_over_stdio() {
             .await
             .unwrap();
         assert_eq!(hidden.is_error, Some(true));
-        assert!(text(&hidden).contains("E007 searchBooks_openshelf-org: unknown tool"));
+        // Issue 28, item 7e: it exists, and waits for its variable.
+        assert!(
+            text(&hidden).contains(
+                "E006 searchBooks_openshelf-org: not served until OPENSHELF_API_KEY is set"
+            ),
+            "{}",
+            text(&hidden)
+        );
 
         // The server keeps answering, then ends when the client goes away.
         assert!(!client.list_all_tools().await.unwrap().is_empty());
@@ -198,7 +205,20 @@ fn hostile_input_gets_errors_and_the_server_keeps_answering_then_exits_at_eof() 
         huge_call.to_string().len() < 10_000,
         "the huge value is not echoed back"
     );
-    assert!(answers[&4].get("error").is_some(), "{}", answers[&4]);
+    // Issue 28, item 7f: a `name` that is not a string is invalid params, and says so.
+    assert_eq!(
+        answers[&4]["error"]["code"],
+        json!(-32602),
+        "{}",
+        answers[&4]
+    );
+    assert!(
+        answers[&4]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`params.name` (the tool to call) must be a string")),
+        "{}",
+        answers[&4]
+    );
     assert!(answers[&5].get("error").is_some(), "{}", answers[&5]);
     assert!(
         answers[&6]["result"]["tools"]
@@ -225,6 +245,8 @@ fn hostile_input_gets_errors_and_the_server_keeps_answering_then_exits_at_eof() 
 struct HttpServe {
     child: std::process::Child,
     base: String,
+    /// What it wrote to stderr up to the line that says where it listens.
+    started: String,
 }
 
 impl HttpServe {
@@ -256,7 +278,9 @@ impl HttpServe {
         let mut err = BufReader::new(child.stderr.take().unwrap());
         let mut base = String::new();
         let mut line = String::new();
+        let mut started = String::new();
         while base.is_empty() && err.read_line(&mut line).unwrap() > 0 {
+            started.push_str(&line);
             if let Some(at) = line.find("http://") {
                 // The scheme and authority of the first endpoint's URL.
                 let url = line[at..].split_whitespace().next().unwrap();
@@ -273,7 +297,11 @@ impl HttpServe {
                 sink.clear();
             }
         });
-        HttpServe { child, base }
+        HttpServe {
+            child,
+            base,
+            started,
+        }
     }
 
     /// Sends SIGTERM and returns how long the server took to exit.
@@ -747,7 +775,14 @@ fn lazy_mode_lists_always_loaded_tools_and_finds_and_runs_the_rest() {
             )
             .await
             .unwrap();
-        assert!(text(&hidden).contains("E007 searchBooks_openshelf-org: unknown tool"));
+        // Issue 28, item 7e: through `call_tool` too, it waits for its variable.
+        assert!(
+            text(&hidden).contains(
+                "E006 searchBooks_openshelf-org: not served until OPENSHELF_API_KEY is set"
+            ),
+            "{}",
+            text(&hidden)
+        );
         let wrong = client
             .call_tool(CallToolRequestParams::new("search_tools"))
             .await
@@ -1126,6 +1161,8 @@ fn serve_exit(home: &Scratch, args: &[&str], env: &[(&str, &str)]) -> (Option<i3
         .env("HOME", home.path())
         .env_remove("FLOWMCP_AUTH_TOKEN")
         .env_remove("FLOWMCP_ROUTE_TOKENS")
+        .env_remove("SKYCAST_API_KEY")
+        .env_remove("OPENSHELF_API_KEY")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
@@ -1219,5 +1256,77 @@ fn item12_an_empty_token_or_an_open_listener_off_loopback_is_a_usage_error() {
     assert_eq!(
         post(&mcp, &[("Authorization", &bearer)], &initialize_request()).0,
         200
+    );
+}
+
+/// Issue 28, item 7g: at start, stderr names the tools that wait for a variable only when they
+/// are members of what is served (not those `--only`, `--selection` or the routes leave out),
+/// and counts tools in the singular and plural correctly.
+#[test]
+fn i28_7g_stderr_names_only_the_endpoints_own_waiting_tools_and_counts_them_right() {
+    let home = Scratch::new("serve-waiting");
+    // The whole catalog: both variables, each with its tools.
+    // (stdin is empty: each server says what it serves, then ends for want of `initialize`.)
+    let (_, stderr) = serve_exit(&home, &[], &[]);
+    assert!(
+        stderr.contains("flowmcp: serving 14 tools over stdio"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "flowmcp: not served until OPENSHELF_API_KEY is set: searchBooks_openshelf-org"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("flowmcp: not served until SKYCAST_API_KEY is set: "),
+        "{stderr}"
+    );
+    // One tool: nothing else is named, and it is one tool.
+    let (_, stderr) = serve_exit(
+        &home,
+        &["--only", "holidaykit-net/tool/getPublicHolidays"],
+        &[],
+    );
+    assert!(!stderr.contains("not served until"), "{stderr}");
+    assert!(
+        stderr.contains("flowmcp: serving 1 tool over stdio"),
+        "{stderr}"
+    );
+    // A selection: its members only.
+    let (_, stderr) = serve_exit(
+        &home,
+        &["--selection", "trip-planning/selection/days-off"],
+        &[],
+    );
+    assert!(!stderr.contains("not served until"), "{stderr}");
+    assert!(stderr.contains(" tools over stdio"), "{stderr}");
+    // A member that has nothing to serve without its variable is refused, and names it (it used
+    // to say that the namespace has no tools in the catalog).
+    let (code, stderr) = serve_exit(
+        &home,
+        &["--only", "skycast-io", "--only", "openshelf-org"],
+        &[("SKYCAST_API_KEY", CANARY)],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("selector member openshelf-org: not served until OPENSHELF_API_KEY is set"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("SKYCAST_API_KEY"), "{stderr}");
+    assert!(!stderr.contains(CANARY), "{stderr}");
+    // Routes: only what some route serves.
+    let serve = HttpServe::start(&home, &["--route", "/h=holidaykit-net"]);
+    assert!(
+        !serve.started.contains("not served until"),
+        "{}",
+        serve.started
+    );
+    assert!(
+        serve
+            .started
+            .contains("flowmcp: serving 4 tools at http://"),
+        "{}",
+        serve.started
     );
 }

@@ -4,7 +4,13 @@
 //! every exposed tool (wire name, title, description, input schema, annotations, `_meta` and output
 //! schema; paginated) and `tools/call` through the catalog, on worker threads of their own. Tools
 //! whose `meta` says `isConcurrencySafe: false` run one at a time. A failed call is a tool error
-//! (`isError: true`) whose text starts with its code (`E007 …`), never a protocol error.
+//! (`isError: true`) whose text starts with its code (`E007 …`), never a protocol error. A call to
+//! a tool the endpoint would serve if a server parameter had a value is `E006 <tool>: not served
+//! until <KEY> is set` (the variable's name, never a value); any other name the endpoint does not
+//! serve is `E007 <name>: unknown tool`, with the closest served name when one is close. A request
+//! of a method the server serves whose `params` do not decode (a `tools/call` without `params`,
+//! with a `name` that is not a string or `arguments` that are not an object) is `-32602` invalid
+//! params saying what is wrong; only an unknown method is `-32601`.
 //!
 //! Prompts and resources come from the catalog's primitive registry
 //! ([`Catalog::primitives`](flowmcp_catalog::Catalog::primitives)): `prompts/list`,
@@ -46,6 +52,7 @@
 mod elicit;
 mod http;
 mod lazy;
+mod malformed;
 mod members;
 mod oauth;
 mod pool;
@@ -53,6 +60,7 @@ mod projection;
 mod registry;
 mod route;
 mod server;
+mod unknown;
 
 pub use http::{Access, Endpoints, HttpError, HttpOptions, MCP_PATH, RESOURCE_METADATA_PATH};
 pub use lazy::{CALL_TOOL, SEARCH_TOOLS};

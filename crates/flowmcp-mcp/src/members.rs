@@ -13,18 +13,23 @@
 //! - A prompt or skill whose prefill runs a catalog tool that the endpoint does not serve is not
 //!   served there, nor is an agent tool whose agent runs such a tool: nothing served runs a tool
 //!   past the endpoint's own.
+//! - The **waiting** members are the entries the scope and selector name that are hidden because
+//!   a server parameter they need has no value. They are not served; a call to one says which
+//!   variables it waits for, and `flowmcp serve` lists them at start. Entries outside the
+//!   endpoint are never mentioned: for them a call answers "unknown tool".
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use flowmcp_catalog::serde_json::{Value, json};
-use flowmcp_catalog::{Catalog, Kind, PromptKind, ToolEntry};
+use flowmcp_catalog::{Catalog, ECode, Envelope, Kind, PromptKind, ToolEntry};
 use rayon::prelude::*;
 use rmcp::model::Tool;
 
 use crate::projection::{self, Output};
 use crate::route::Selector;
 use crate::server::{ServeError, ServeOptions};
+use crate::unknown;
 
 /// One served entry: its MCP entry and how its results are carried.
 pub(crate) struct Served {
@@ -65,6 +70,8 @@ pub(crate) struct Members {
     agents: HashMap<String, (String, bool)>,
     /// Their MCP entries, in the order given.
     agent_entries: Vec<Tool>,
+    /// The waiting members, in catalog order: wire name and the variables without a value.
+    waiting: Vec<(String, Vec<String>)>,
 }
 
 impl Members {
@@ -76,38 +83,49 @@ impl Members {
         strict: bool,
     ) -> Result<Members, ServeError> {
         let selector = Selector::of_members(&opts.only)?;
-        // The scope: its entries, and the prompts it names (`None`: every prompt).
-        let (mut entries, mut named) = match (&opts.selection, &opts.agent) {
+        // The scope: its entries, those of them that wait for a server parameter, and the
+        // prompts it names (`None`: every prompt).
+        let (Scope(mut entries, mut waiting), mut named) = match (&opts.selection, &opts.agent) {
             (Some(id), _) => selection(catalog, id, strict)?,
             (None, Some(name)) => activation(catalog, name, strict)?,
-            (None, None) => (Vec::new(), None),
+            (None, None) => (Scope::default(), None),
         };
         let whole = opts.selection.is_none() && opts.agent.is_none();
         match (&selector, whole) {
             (Some(s), true) => {
-                entries = s.entries(catalog, strict)?;
+                (entries, waiting) = s.members(catalog, strict)?;
                 named = Some(namespace_prompts(catalog, s));
             }
             (Some(s), false) => {
-                let picked: HashSet<&str> = s
-                    .entries(catalog, strict)?
+                let (picked, picked_waiting) = s.members(catalog, strict)?;
+                let picked: HashSet<&str> = picked
                     .into_iter()
+                    .chain(picked_waiting)
                     .map(|e| e.descriptor.wire_name.as_str())
                     .collect();
                 entries.retain(|e| picked.contains(e.descriptor.wire_name.as_str()));
+                waiting.retain(|e| picked.contains(e.descriptor.wire_name.as_str()));
             }
             (None, true) => {
-                entries = catalog
+                (entries, waiting) = catalog
                     .list()
                     .iter()
-                    .filter(|e| e.descriptor.is_exposed())
-                    .collect();
+                    .partition(|e| e.descriptor.is_exposed());
             }
             (None, false) => {}
         }
         let mut seen = HashSet::new();
         entries.retain(|e| seen.insert(e.descriptor.wire_name.as_str()));
         let served: HashSet<&str> = seen;
+        let mut seen = HashSet::new();
+        let waiting: Vec<(String, Vec<String>)> = waiting
+            .into_iter()
+            .filter(|e| seen.insert(e.descriptor.wire_name.as_str()))
+            .map(|e| {
+                let d = &e.descriptor;
+                (d.wire_name.clone(), d.missing_server_params.clone())
+            })
+            .collect();
 
         let where_ = endpoint_label(opts);
         // Prompts and skills: none may prefill a tool the endpoint does not serve.
@@ -174,6 +192,7 @@ impl Members {
             resources,
             agents,
             agent_entries,
+            waiting,
         })
     }
 
@@ -231,7 +250,54 @@ impl Members {
     pub(crate) fn agent_entries(&self) -> &[Tool] {
         &self.agent_entries
     }
+
+    /// The waiting members (see the module's documentation), in catalog order: each wire name
+    /// with the variables it waits for.
+    pub(crate) fn waiting(&self) -> &[(String, Vec<String>)] {
+        &self.waiting
+    }
+
+    /// Why `name` (a wire name, Primitive-ID or lookup key), which is not served, is not: `E006`
+    /// when it is a waiting member (naming the variables it waits for), otherwise `E007 unknown
+    /// tool` with the closest name `also` (the meta-tools of lazy mode) or the endpoint's members
+    /// offer, if one is close. Nothing outside the endpoint is named.
+    pub(crate) fn not_served<'a>(
+        &'a self,
+        catalog: &Catalog,
+        name: &str,
+        also: impl IntoIterator<Item = &'a str>,
+    ) -> Envelope {
+        let wire = catalog
+            .find(name)
+            .map_or(name, |e| e.descriptor.wire_name.as_str());
+        if let Some((wire, keys)) = self.waiting.iter().find(|(w, _)| w == wire) {
+            return Envelope::error(
+                ECode::E006,
+                wire,
+                &format!(
+                    "{} (the tool exists, but a server parameter it needs has no value; give it \
+                     one where the server is started, then restart the server)",
+                    unknown::until(keys)
+                ),
+            );
+        }
+        let names = self
+            .order
+            .iter()
+            .chain(self.waiting.iter().map(|(w, _)| w))
+            .map(String::as_str)
+            .chain(self.agent_entries.iter().map(|t| t.name.as_ref()))
+            .chain(also);
+        let hint = unknown::closest(name, names)
+            .map(|n| format!(" (did you mean {n}?)"))
+            .unwrap_or_default();
+        Envelope::error(ECode::E007, name, &format!("unknown tool{hint}"))
+    }
 }
+
+/// A scope's entries: those served, and those waiting for a server parameter.
+#[derive(Default)]
+struct Scope<'c>(Vec<&'c ToolEntry>, Vec<&'c ToolEntry>);
 
 /// How logs name the endpoint of `opts`.
 fn endpoint_label(opts: &ServeOptions) -> String {
@@ -260,7 +326,7 @@ fn selection<'c>(
     catalog: &'c Catalog,
     id: &str,
     strict: bool,
-) -> Result<(Vec<&'c ToolEntry>, Option<Vec<String>>), ServeError> {
+) -> Result<(Scope<'c>, Option<Vec<String>>), ServeError> {
     let Some(sel) = catalog.library().selection(id) else {
         let known: Vec<&str> = catalog
             .library()
@@ -292,7 +358,7 @@ fn activation<'c>(
     catalog: &'c Catalog,
     name: &str,
     strict: bool,
-) -> Result<(Vec<&'c ToolEntry>, Option<Vec<String>>), ServeError> {
+) -> Result<(Scope<'c>, Option<Vec<String>>), ServeError> {
     let act = catalog.activate_agent(name).map_err(ServeError::Agent)?;
     for w in &act.warnings {
         tracing::warn!("agent {name}: {w}");
@@ -304,16 +370,16 @@ fn activation<'c>(
 
 /// The entries of `tools` and `resources` (by Primitive-ID; a resource's ID names its queries or
 /// its document), in catalog order. A member hidden by a missing server parameter is refused when
-/// `strict` (at start) and logged otherwise (a reload).
+/// `strict` (at start), and otherwise logged and kept as waiting (a reload).
 fn scope_entries<'c>(
     catalog: &'c Catalog,
     tools: &[String],
     resources: &[String],
     strict: bool,
-) -> Result<Vec<&'c ToolEntry>, String> {
+) -> Result<Scope<'c>, String> {
     let tools: HashSet<&str> = tools.iter().map(String::as_str).collect();
     let resources: HashSet<&str> = resources.iter().map(String::as_str).collect();
-    let mut out = Vec::new();
+    let mut out = Scope::default();
     for e in catalog.list() {
         let eid = e.descriptor.id.to_string();
         let member = match e.descriptor.kind {
@@ -324,7 +390,7 @@ fn scope_entries<'c>(
             continue;
         }
         if e.descriptor.is_exposed() {
-            out.push(e);
+            out.0.push(e);
         } else if strict {
             return Err(format!(
                 "member {} needs {} (no value set)",
@@ -337,6 +403,7 @@ fn scope_entries<'c>(
                 e.descriptor.lookup_key(),
                 e.descriptor.missing_server_params.join(", ")
             );
+            out.1.push(e);
         }
     }
     // A member tool of a file with errors is not in the list at all.
@@ -373,7 +440,9 @@ fn agent_tools(
                 continue;
             }
         };
-        let runs = scope_entries(catalog, &act.tools, &act.resources, false).unwrap_or_default();
+        let runs = scope_entries(catalog, &act.tools, &act.resources, false)
+            .map(|scope| scope.0)
+            .unwrap_or_default();
         if let Some(outside) = runs
             .iter()
             .find(|e| !served.contains(e.descriptor.wire_name.as_str()))

@@ -56,6 +56,15 @@ pub enum RouteError {
          (see `flowmcp list`)"
     )]
     UnknownTool(String),
+    /// What the member names is in the catalog, but none of it is served: a server parameter
+    /// it needs has no value.
+    #[error("selector member {member}: {}", crate::unknown::until(.keys))]
+    NotServed {
+        /// The member as given.
+        member: String,
+        /// The variables without a value, sorted, each once.
+        keys: Vec<String>,
+    },
     /// `ServeOptions::only` and routes cannot be combined: each route has its own selector.
     #[error("--only cannot be combined with routes: each route selects its own tools")]
     OnlyWithRoutes,
@@ -170,33 +179,38 @@ impl Selector {
         catalog: &'c Catalog,
         strict: bool,
     ) -> Result<Vec<&'c ToolEntry>, RouteError> {
+        self.members(catalog, strict).map(|(exposed, _)| exposed)
+    }
+
+    /// [`Selector::entries`], and the entries it names that are hidden because a server
+    /// parameter they need has no value (in the order named, each once). A member that names
+    /// only hidden entries is [`RouteError::NotServed`] when `strict`.
+    pub(crate) fn members<'c>(
+        &self,
+        catalog: &'c Catalog,
+        strict: bool,
+    ) -> Result<(Vec<&'c ToolEntry>, Vec<&'c ToolEntry>), RouteError> {
         let mut out: Vec<&'c ToolEntry> = Vec::new();
+        let mut hidden: Vec<&'c ToolEntry> = Vec::new();
         let mut seen: HashSet<&'c str> = HashSet::new();
         for item in &self.items {
-            let found: Vec<&'c ToolEntry> = match item {
-                SelectorItem::Namespace(ns) => catalog
-                    .list()
-                    .iter()
-                    .filter(|e| e.descriptor.is_exposed() && e.descriptor.id.namespace == *ns)
-                    .collect(),
-                SelectorItem::Tool(name) => match catalog.find(name) {
-                    Some(e) => vec![e],
-                    // A SQLite resource's ID: its queries share it.
-                    None => catalog
-                        .list()
-                        .iter()
-                        .filter(|e| {
-                            matches!(e.descriptor.kind, Kind::Query { .. })
-                                && e.descriptor.id.to_string() == *name
-                        })
-                        .collect(),
-                }
+            let (found, waiting): (Vec<&'c ToolEntry>, Vec<&'c ToolEntry>) = named(item, catalog)
                 .into_iter()
-                .filter(|e| e.descriptor.is_exposed())
-                .collect(),
-            };
+                .partition(|e| e.descriptor.is_exposed());
             if found.is_empty() {
                 let e = match item {
+                    _ if !waiting.is_empty() => {
+                        let mut keys: Vec<String> = waiting
+                            .iter()
+                            .flat_map(|e| e.descriptor.missing_server_params.iter().cloned())
+                            .collect();
+                        keys.sort();
+                        keys.dedup();
+                        RouteError::NotServed {
+                            member: item.to_string(),
+                            keys,
+                        }
+                    }
                     SelectorItem::Namespace(ns) => RouteError::EmptyNamespace(ns.clone()),
                     SelectorItem::Tool(name) => RouteError::UnknownTool(name.clone()),
                 };
@@ -210,12 +224,40 @@ impl Selector {
                     out.push(e);
                 }
             }
+            for e in waiting {
+                if seen.insert(e.descriptor.wire_name.as_str()) {
+                    hidden.push(e);
+                }
+            }
         }
         if strict && out.is_empty() {
             // Only reachable for a selector built without members; never serve "everything".
             return Err(RouteError::EmptySelector(String::new()));
         }
-        Ok(out)
+        Ok((out, hidden))
+    }
+}
+
+/// Every entry of `catalog` that `item` names, exposed or hidden by a missing server parameter.
+fn named<'c>(item: &SelectorItem, catalog: &'c Catalog) -> Vec<&'c ToolEntry> {
+    match item {
+        SelectorItem::Namespace(ns) => catalog
+            .list()
+            .iter()
+            .filter(|e| e.descriptor.id.namespace == *ns)
+            .collect(),
+        SelectorItem::Tool(name) => match catalog.find(name) {
+            Some(e) => vec![e],
+            // A SQLite resource's ID: its queries share it.
+            None => catalog
+                .list()
+                .iter()
+                .filter(|e| {
+                    matches!(e.descriptor.kind, Kind::Query { .. })
+                        && e.descriptor.id.to_string() == *name
+                })
+                .collect(),
+        },
     }
 }
 

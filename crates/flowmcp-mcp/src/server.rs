@@ -1,5 +1,6 @@
 //! The MCP server handler: `initialize`, `tools/list` (paginated) and `tools/call` over a catalog.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -7,16 +8,17 @@ use flowmcp_catalog::serde_json::{Map, Value};
 use flowmcp_catalog::{Catalog, ECode, Envelope};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, Tool,
+    CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::elicit::{self, Elicitation, Rounds, Step};
 use crate::lazy;
+use crate::malformed;
 use crate::members::Members;
 use crate::pool::Pool;
 use crate::projection::{self, Output};
@@ -238,6 +240,21 @@ impl McpServer {
     /// How many tools are served.
     pub fn tool_count(&self) -> usize {
         self.state().members.order().len()
+    }
+
+    /// The tools this server would serve if their server parameters had values: each variable
+    /// without a value, with the wire names of the tools that wait for it (in catalog order).
+    /// Only this server's own members are named: with [`ServeOptions::only`], a selection or an
+    /// agent, a tool outside them is not.
+    pub fn waiting(&self) -> BTreeMap<String, Vec<String>> {
+        let st = self.state();
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (wire, keys) in st.members.waiting() {
+            for key in keys {
+                out.entry(key.clone()).or_default().push(wire.clone());
+            }
+        }
+        out
     }
 
     /// The served tools, in catalog order.
@@ -682,6 +699,17 @@ impl ServerHandler for McpServer {
             .map_err(|e| registry::error(e, true))
     }
 
+    /// A request rmcp could not decode as any it knows arrives here: for a known method (a
+    /// `tools/call` without `params`, with a `name` that is not a string, …) the answer is
+    /// `-32602` invalid params saying what is wrong; only an unknown method is `-32601`.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(malformed::error(&request.method, request.params.as_ref()))
+    }
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
         if self.inner.opts.lazy && (name == lazy::SEARCH_TOOLS || name == lazy::CALL_TOOL) {
             return lazy::meta_tools().iter().find(|t| t.name == name).cloned();
@@ -722,8 +750,11 @@ impl ServerHandler for McpServer {
                 .await;
         }
         let Some((wire, served)) = st.members.tool(&st.catalog, &name) else {
-            // Unknown and hidden tools are tool errors, as input errors are.
-            let e = Envelope::error(ECode::E007, &name, "unknown tool");
+            // Unknown and waiting tools are tool errors, as input errors are.
+            let meta = lazy::meta_tools().iter().filter(|_| self.inner.opts.lazy);
+            let e = st
+                .members
+                .not_served(&st.catalog, &name, meta.map(|t| t.name.as_ref()));
             return Ok(projection::result(e, &Output::None).into());
         };
         // An agent that enables elicitation asks the user for missing required parameters.

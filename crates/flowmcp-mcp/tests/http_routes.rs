@@ -14,9 +14,11 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use flowmcp_catalog::serde_json::Map;
+use flowmcp_catalog::serde_json::{Map, Value, from_str, json};
 use flowmcp_mcp::{Endpoints, HttpError, HttpOptions, McpServer, Route, RouteError, ServeOptions};
-use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, GetPromptRequestParams, ReadResourceRequestParams,
+};
 use runtime_support::read_until_closed;
 use support::{bearer, catalog, get, initialize, post, start, tool_names};
 
@@ -224,22 +226,32 @@ fn routes_that_cannot_be_served_are_errors() {
     assert!(e.to_string().contains("not supported yet"));
 }
 
+/// The example catalog without any server parameter: the openshelf-org and skycast-io tools wait
+/// for OPENSHELF_API_KEY and SKYCAST_API_KEY.
+fn bare_catalog() -> std::sync::Arc<flowmcp_catalog::Catalog> {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let mut opts = flowmcp_catalog::CatalogOptions::new(flowmcp_catalog::Profile::Spec);
+    opts.env_override = Some(Default::default());
+    std::sync::Arc::new(flowmcp_catalog::Catalog::open(&dir, &opts).unwrap())
+}
+
+/// Also issue 28, item 7g: a member whose tools all wait for a server parameter says which one
+/// (it used to say that the namespace or tool is not in the catalog).
 #[test]
 fn a_namespace_route_serves_only_exposed_tools() {
     // Without OPENSHELF_API_KEY the openshelf-org tools are hidden: the namespace has nothing to
     // serve, and naming one of its tools is an error, not an empty (= everything) route.
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
-    let mut opts = flowmcp_catalog::CatalogOptions::new(flowmcp_catalog::Profile::Spec);
-    opts.env_override = Some(Default::default());
-    let bare = std::sync::Arc::new(flowmcp_catalog::Catalog::open(&dir, &opts).unwrap());
+    let bare = bare_catalog();
     let e = Endpoints::routes(
         &bare,
         &[route("/b=openshelf-org", None)],
         &ServeOptions::default(),
     )
     .unwrap_err();
+    assert!(matches!(e, HttpError::Route(_)), "{e}");
     assert!(
-        matches!(e, HttpError::Route(RouteError::EmptyNamespace(_))),
+        e.to_string()
+            .contains("selector member openshelf-org: not served until OPENSHELF_API_KEY is set"),
         "{e}"
     );
     let e = Endpoints::routes(
@@ -248,8 +260,22 @@ fn a_namespace_route_serves_only_exposed_tools() {
         &ServeOptions::default(),
     )
     .unwrap_err();
+    assert!(matches!(e, HttpError::Route(_)), "{e}");
     assert!(
-        matches!(e, HttpError::Route(RouteError::UnknownTool(_))),
+        e.to_string().contains(
+            "selector member openshelf-org/tool/getBook: not served until OPENSHELF_API_KEY is set"
+        ),
+        "{e}"
+    );
+    // A member that is not in the catalog at all still says so.
+    let e = Endpoints::routes(
+        &bare,
+        &[route("/b=nowhere-org", None)],
+        &ServeOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, HttpError::Route(RouteError::EmptyNamespace(_))),
         "{e}"
     );
     // The namespace with exposed tools still resolves.
@@ -655,4 +681,139 @@ fn item12_empty_tokens_and_open_endpoints_off_loopback_do_not_start() {
         },
     )
     .unwrap();
+}
+
+/// The text of a tool result.
+fn result_text(r: &CallToolResult) -> String {
+    flowmcp_catalog::serde_json::to_value(&r.content)
+        .unwrap()
+        .to_string()
+}
+
+/// Calls each of `names` (no arguments) at `server` and returns whether it was a tool error and
+/// its text.
+fn call_each(server: McpServer, names: &[&str]) -> Vec<(Option<bool>, String)> {
+    let names: Vec<String> = strings(names);
+    support::with_client(server, (), async move |client| {
+        let mut out = Vec::new();
+        for name in names {
+            let r = client
+                .call_tool(CallToolRequestParams::new(name))
+                .await
+                .unwrap();
+            out.push((r.is_error, result_text(&r)));
+        }
+        out
+    })
+}
+
+/// Issue 28, item 7e: calling a member of the endpoint that waits for a server parameter says
+/// that it exists and which variable it waits for (by wire name or ID), instead of "unknown
+/// tool"; a name that matches nothing is "unknown tool", with the closest served name when one
+/// is close. A tool outside the endpoint is unknown there, and its variable is not named.
+#[test]
+fn i28_7e_a_waiting_tool_names_its_variable_and_an_unknown_one_gets_a_did_you_mean() {
+    let bare = bare_catalog();
+    let whole = McpServer::shared(bare.clone(), &ServeOptions::default()).unwrap();
+    let answers = call_each(
+        whole,
+        &[
+            "searchBooks_openshelf-org",
+            "openshelf-org/tool/getBook",
+            "getPublicHoliday_holidaykit-net",
+            "getPublicHolidays",
+            "noSuchThing_nowhere-org",
+        ],
+    );
+    let want = [
+        "E006 searchBooks_openshelf-org: not served until OPENSHELF_API_KEY is set",
+        "E006 getBook_openshelf-org: not served until OPENSHELF_API_KEY is set",
+        "E007 getPublicHoliday_holidaykit-net: unknown tool (did you mean \
+         getPublicHolidays_holidaykit-net?)",
+        "E007 getPublicHolidays: unknown tool (did you mean getPublicHolidays_holidaykit-net?)",
+        "E007 noSuchThing_nowhere-org: unknown tool",
+    ];
+    for ((is_error, text), want) in answers.iter().zip(want) {
+        assert_eq!(*is_error, Some(true), "{text}");
+        assert!(text.contains(want), "{want}\n{text}");
+    }
+    assert!(!answers[4].1.contains("did you mean"), "{}", answers[4].1);
+
+    // Served under --only holidaykit-net, the openshelf-org tools are not members: unknown.
+    let only = McpServer::shared(
+        bare,
+        &ServeOptions {
+            only: vec!["holidaykit-net".into()],
+            ..ServeOptions::default()
+        },
+    )
+    .unwrap();
+    let answers = call_each(
+        only,
+        &["searchBooks_openshelf-org", "getDailyForecast_skycast-io"],
+    );
+    for (is_error, text) in &answers {
+        assert_eq!(*is_error, Some(true), "{text}");
+        assert!(text.contains("unknown tool"), "{text}");
+        assert!(!text.contains("_API_KEY"), "{text}");
+    }
+}
+
+/// Issue 28, item 7f: a malformed `tools/call` (no `params`, a `name` that is not a string,
+/// `arguments` that are not an object) is -32602 invalid params saying what is wrong, not
+/// -32601 "tools/call"; an unknown method stays -32601. Over HTTP, as the MCP Inspector sends it.
+#[test]
+fn i28_7f_malformed_tools_calls_are_invalid_params_that_say_what_is_wrong() {
+    let endpoints = Endpoints::routes(&catalog(), &[], &ServeOptions::default()).unwrap();
+    let server = start(endpoints, HttpOptions::default()).unwrap();
+    let mcp = format!("{}/mcp", server.base);
+    assert_eq!(post(&mcp, &[], &initialize()).status, 200);
+    let headers = [("MCP-Protocol-Version", "2025-06-18")];
+    let ask = |id: u64, method: &str, params: Option<Value>| {
+        let mut m = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if let Some(p) = params {
+            m["params"] = p;
+        }
+        let answer = post(&mcp, &headers, &m);
+        let v: Value = from_str(&answer.body)
+            .unwrap_or_else(|e| panic!("{e}: {} {}", answer.status, answer.body));
+        (
+            v["error"]["code"].as_i64(),
+            v["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        )
+    };
+    let cases = [
+        (None, "`params` is missing"),
+        (
+            Some(json!({"name": 42})),
+            "`params.name` (the tool to call) must be a string, not a number",
+        ),
+        (
+            Some(json!({"arguments": {}})),
+            "`params.name` (the tool to call) is missing",
+        ),
+        (
+            Some(json!({"name": "getPublicHolidays_holidaykit-net", "arguments": [2026, "DE"]})),
+            "`params.arguments` must be an object of the tool's inputs by name, not an array",
+        ),
+    ];
+    for (i, (params, want)) in cases.into_iter().enumerate() {
+        let (code, message) = ask(10 + i as u64, "tools/call", params.clone());
+        assert_eq!(code, Some(-32602), "{params:?}: {message}");
+        assert!(message.contains(want), "{params:?}: {message}");
+    }
+    let (code, message) = ask(20, "no/such/method", Some(json!({})));
+    assert_eq!(code, Some(-32601), "{message}");
+    // A well-formed call still runs (here: an input error of the tool, a tool result).
+    let answer = post(
+        &mcp,
+        &headers,
+        &json!({"jsonrpc": "2.0", "id": 21, "method": "tools/call",
+            "params": {"name": "getPublicHolidays_holidaykit-net", "arguments": {"year": "soon"}}}),
+    );
+    let v: Value = from_str(&answer.body).unwrap();
+    assert_eq!(v["result"]["isError"], json!(true), "{v}");
 }
