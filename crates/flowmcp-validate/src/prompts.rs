@@ -1817,9 +1817,14 @@ fn check_entry(
                     Some(Some(_)) => None,
                     _ => Some((
                         unresolved,
-                        format!(
-                            "`{shown}`: no shared list {list:?} with a field {alias:?} in the catalog"
-                        ),
+                        match lists.and_then(|l| l.unloaded_file_of(list)) {
+                            Some(file) => format!(
+                                "`{shown}`: no shared list {list:?} in the catalog; {file} would define it, but it cannot be loaded"
+                            ),
+                            None => format!(
+                                "`{shown}`: no shared list {list:?} with a field {alias:?} in the catalog"
+                            ),
+                        },
                     )),
                 }
             }
