@@ -186,7 +186,7 @@ impl EntryKind {
 }
 
 /// One input a skill declares (prompts take the `{{input:…}}` keys of their content, all
-/// optional strings).
+/// required strings).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkillInput {
     /// The key.
@@ -1299,7 +1299,9 @@ fn prompt_entry(
     }
 }
 
-/// A prompt's inputs: the `{{input:…}}` keys of its content, in order of first use, optional.
+/// A prompt's inputs: the `{{input:…}}` keys of its content, in order of first use, each a
+/// required string (the text needs it: without it, "Find the bridge days of {{input:countryCode}}"
+/// would read "Find the bridge days of ").
 fn input_keys(content: &str) -> Vec<SkillInput> {
     let mut out: Vec<SkillInput> = Vec::new();
     for f in find_interpolations(content) {
@@ -1310,7 +1312,7 @@ fn input_keys(content: &str) -> Vec<SkillInput> {
                 key: key.to_string(),
                 ty: "string".into(),
                 description: String::new(),
-                required: false,
+                required: true,
                 values: Vec::new(),
             });
         }
