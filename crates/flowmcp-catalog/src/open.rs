@@ -192,6 +192,9 @@ pub(crate) struct FileState {
     pub(crate) listed: bool,
     /// What the file gives the catalog's prompts and skills.
     pub(crate) part: Part,
+    /// Whether what the file gives (`callable` and `part`) is a version without errors: the one
+    /// on disk, or the one a reload kept when the file broke.
+    pub(crate) good: bool,
 }
 
 /// Where a catalog's files come from.
@@ -925,6 +928,7 @@ pub(crate) fn read_stamped(
     let scope = discovery.scope_for(path, &display, v);
     let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
     let part = Part::of(&relative(root, path), &loaded);
+    let good = report.counts.errors == 0;
     let callable = if loaded.kind == FileKind::Agent {
         inline_callable(path, &report, &loaded, opts, &scope)
     } else {
@@ -937,6 +941,7 @@ pub(crate) fn read_stamped(
             callable,
             listed: true,
             part,
+            good,
         },
         report,
     }
@@ -1091,6 +1096,7 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
                     callable,
                     listed,
                     part,
+                    good: f.report.counts.errors == 0,
                 },
                 report: f.report,
             }

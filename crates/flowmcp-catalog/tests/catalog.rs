@@ -590,3 +590,44 @@ fn i28_7b_one_missing_comma_reports_its_cause_not_the_cascade() {
         }
     }
 }
+
+/// Issue #28 item 7j: under a reload (`serve --watch`), a file that breaks keeps its previous
+/// good version whole — its tools and its prompts — and so does a skill file.
+#[test]
+fn i28_7j_a_file_that_breaks_keeps_its_tools_prompts_and_skills() {
+    let (_home, dir) = example_copy("i28-7j");
+    let opts = CatalogOptions {
+        reloadable: true,
+        ..options(Profile::Spec, &[])
+    };
+    let c = Catalog::open(&dir, &opts).expect("opens");
+    let names = |c: &Catalog| -> Vec<String> { c.prompts().into_iter().map(|p| p.name).collect() };
+    let before = names(&c);
+    for id in [
+        "holidaykit-net/prompt/about",
+        "holidaykit-net/prompt/bridge-days",
+        "holidaykit-net/skill/plan-long-weekends",
+    ] {
+        assert!(before.iter().any(|n| n == id), "{before:?}");
+    }
+    drop_a_comma(&dir.join("providers/holidaykit-net/public-holidays.mjs"));
+    drop_a_comma(&dir.join("providers/holidaykit-net/skills/plan-long-weekends.mjs"));
+    let r = c.reload().expect("reads").expect("changed");
+    assert_eq!(r.kept.len(), 2, "{:?}", r.changed);
+    assert!(!r.tools_changed());
+    let c = r.catalog;
+    assert!(c.has_errors());
+    assert_eq!(names(&c), before);
+    assert!(c.find("holidaykit-net/tool/getPublicHolidays").is_some());
+    let args = obj(json!({"countryCode": "DE", "year": "2026"}));
+    let rendered = c
+        .render_prompt("holidaykit-net/prompt/bridge-days", &args)
+        .expect("still renders");
+    assert!(
+        rendered.messages[0]
+            .text
+            .starts_with("Find the bridge days of DE in 2026"),
+        "{:?}",
+        rendered.messages
+    );
+}
