@@ -186,14 +186,17 @@ fn arguments_of(
         .inputs
         .iter()
         .filter(|i| i.required && given.get(&i.key).is_none_or(Value::is_null))
-        .map(|i| format!("`{}` ({})", i.key, argument_description(i)))
+        .map(|i| {
+            let sep = if i.description.is_empty() { " " } else { ": " };
+            format!("`{}`{sep}{}", i.key, argument_description(i))
+        })
         .collect();
     if !missing.is_empty() {
         return Err(PrimitiveError::InvalidArguments(format!(
             "{}: missing required argument{} {}",
             entry.id,
             if missing.len() == 1 { "" } else { "s" },
-            missing.join(", ")
+            missing.join("; ")
         )));
     }
     let mut out = Map::new();
