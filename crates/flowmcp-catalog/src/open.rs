@@ -73,19 +73,52 @@ pub struct Rejected {
     pub file: String,
     /// The codes of the file's errors, in order, without duplicates.
     pub codes: Vec<String>,
+    /// For a file that cannot be loaded at all (so its tools are known only by the namespace its
+    /// text shows): why, as the catalog's load problems say it, e.g. `cannot be loaded: LDR003 at
+    /// line 5, column 5: Syntax error: …` (redacted as they are).
+    pub cause: Option<String>,
 }
 
 impl Rejected {
-    /// Why the tool cannot be called: the file, its error codes and the command that shows them,
-    /// e.g. ``providers/x.mjs has errors (VAL014, VAL033); see `flowmcp validate providers/x.mjs` ``.
+    /// Why the tool cannot be called: the file, its error codes (or, when it cannot be loaded,
+    /// why) and the command that shows them, e.g.
+    /// ``providers/x.mjs has errors (VAL014, VAL033); see `flowmcp validate providers/x.mjs` ``.
     pub fn reason(&self) -> String {
-        format!(
-            "{} has errors ({}); see `flowmcp validate {}`",
-            self.file,
-            self.codes.join(", "),
-            self.file
-        )
+        match &self.cause {
+            Some(cause) => format!(
+                "{} {cause}; see `flowmcp validate {}`",
+                self.file, self.file
+            ),
+            None => format!(
+                "{} has errors ({}); see `flowmcp validate {}`",
+                self.file,
+                self.codes.join(", "),
+                self.file
+            ),
+        }
     }
+}
+
+/// The tool `name` would name in `namespace`: `namespace/tool/<tool>` (or `/resource/`), or a wire
+/// name `<tool>_<namespace>` (the reference's names too, `-` written `_`).
+fn tool_in_namespace(name: &str, namespace: &str) -> Option<String> {
+    if let Some(rest) = name
+        .strip_prefix(namespace)
+        .and_then(|r| r.strip_prefix('/'))
+    {
+        return ["tool/", "resource/"]
+            .iter()
+            .find_map(|t| rest.strip_prefix(t))
+            .filter(|t| !t.is_empty())
+            .map(str::to_string);
+    }
+    let snake = namespace.replace('-', "_");
+    [namespace, snake.as_str()].iter().find_map(|ns| {
+        name.strip_suffix(ns)
+            .and_then(|t| t.strip_suffix('_'))
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+    })
 }
 
 /// A catalog opened as one whole: the reports of every file, and the tools of the valid ones.
@@ -114,6 +147,9 @@ pub struct Catalog {
     /// The catalog's prompts and skills.
     library: Arc<Library>,
     rejected: HashMap<String, Rejected>,
+    /// Files that cannot be loaded, by the namespace their text shows: any tool of it is refused
+    /// with why (issue #28 item 7a).
+    unloaded: Vec<(String, Rejected)>,
     transport: UreqTransport,
     pub(crate) runner: RunnerOptions,
     primitives: Primitives,
@@ -156,6 +192,9 @@ pub(crate) struct FileState {
     pub(crate) listed: bool,
     /// What the file gives the catalog's prompts and skills.
     pub(crate) part: Part,
+    /// Whether what the file gives (`callable` and `part`) is a version without errors: the one
+    /// on disk, or the one a reload kept when the file broke.
+    pub(crate) good: bool,
 }
 
 /// Where a catalog's files come from.
@@ -265,8 +304,23 @@ impl Catalog {
         let profile = opts.validation.settings.profile;
         let mut sources = Vec::new();
         let mut rejected = HashMap::new();
+        let mut unloaded = Vec::new();
         let mut states = Vec::with_capacity(files.len());
         for ReadFile { mut state, report } in files {
+            if state.listed
+                && let PartKind::Unloaded(u) = &state.part.kind
+                && let Some(ns) = &u.namespace
+            {
+                unloaded.push((
+                    ns.clone(),
+                    Rejected {
+                        tool: String::new(),
+                        file: report.file.clone(),
+                        codes: error_codes(&report),
+                        cause: None,
+                    },
+                ));
+            }
             reports.push(report);
             if state.listed {
                 // A reloadable catalog keeps a copy of what each file gave; otherwise it moves.
@@ -300,6 +354,14 @@ impl Catalog {
                 tool_names: opts.tool_names,
             },
         );
+        // Why each of them cannot be loaded, as the (redacted) load problems say it.
+        for (_, r) in &mut unloaded {
+            r.cause = tools
+                .problems
+                .iter()
+                .find(|p| p.file == r.file)
+                .map(|p| p.message.clone());
+        }
         let mut primitives = Primitives::default();
         let documents = Documents::of(&tools);
         if !documents.is_empty() {
@@ -342,6 +404,7 @@ impl Catalog {
             lists,
             library,
             rejected,
+            unloaded,
             transport: UreqTransport::new(opts.transport.clone()),
             runner: opts.runner.clone(),
             primitives,
@@ -439,9 +502,19 @@ impl Catalog {
         self.tools.find(name)
     }
 
-    /// The tool of an invalid file with this Primitive-ID or wire name, if any.
-    pub fn rejected(&self, name: &str) -> Option<&Rejected> {
-        self.rejected.get(name)
+    /// The tool of an invalid file with this Primitive-ID or wire name, if any: a tool its `main`
+    /// names, or — for a file that cannot be loaded at all — any tool of the namespace its text
+    /// shows that no valid file gives.
+    pub fn rejected(&self, name: &str) -> Option<Rejected> {
+        if let Some(r) = self.rejected.get(name) {
+            return Some(r.clone());
+        }
+        if self.find(name).is_some() {
+            return None;
+        }
+        self.unloaded.iter().find_map(|(ns, r)| {
+            tool_in_namespace(name, ns).map(|tool| Rejected { tool, ..r.clone() })
+        })
     }
 
     /// A caller for the current thread, logging to standard error. Keep it for the thread's calls:
@@ -604,6 +677,7 @@ fn rejected_tools(
                 tool: entry.to_string(),
                 file: file.to_string(),
                 codes: codes.to_vec(),
+                cause: None,
             };
             match def.get("queries").and_then(Value::as_object) {
                 Some(queries) => {
@@ -625,6 +699,7 @@ fn rejected_tools(
             tool: tool.clone(),
             file: file.to_string(),
             codes: codes.to_vec(),
+            cause: None,
         };
         out.push((format!("{ns}/tool/{tool}"), r.clone()));
         if names == ToolNames::Reference {
@@ -648,6 +723,40 @@ fn settle(
     if !matches!(loaded.kind, FileKind::Schema | FileKind::Unknown) {
         return Callable::Nothing;
     }
+    let codes = error_codes(report);
+    if !codes.is_empty() {
+        let tools = loaded
+            .exports
+            .as_ref()
+            .and_then(|e| e.get("main"))
+            .map(|m| rejected_tools(m, &report.file, &codes, names))
+            .unwrap_or_default();
+        // A file that did not load says why (its first error, with its position).
+        let first = report
+            .diagnostics
+            .iter()
+            .find(|d| d.severity == Severity::Error);
+        let message = match first {
+            Some(d) if loaded.exports.is_none() => format!("cannot be loaded: {}", d.brief()),
+            _ => format!("not callable: it has errors ({})", codes.join(", ")),
+        };
+        let problem = LoadProblem {
+            file: report.file.clone(),
+            message,
+        };
+        return Callable::Rejected(tools, problem);
+    }
+    main_source(
+        path,
+        &report.file,
+        &mut loaded,
+        scope,
+        "main cannot be read",
+    )
+}
+
+/// The codes of `report`'s errors, in order, without duplicates.
+fn error_codes(report: &FileReport) -> Vec<String> {
     let mut codes: Vec<String> = Vec::new();
     for d in report
         .diagnostics
@@ -659,26 +768,7 @@ fn settle(
             codes.push(code);
         }
     }
-    if !codes.is_empty() {
-        let tools = loaded
-            .exports
-            .as_ref()
-            .and_then(|e| e.get("main"))
-            .map(|m| rejected_tools(m, &report.file, &codes, names))
-            .unwrap_or_default();
-        let problem = LoadProblem {
-            file: report.file.clone(),
-            message: format!("not callable: it has errors ({})", codes.join(", ")),
-        };
-        return Callable::Rejected(tools, problem);
-    }
-    main_source(
-        path,
-        &report.file,
-        &mut loaded,
-        scope,
-        "main cannot be read",
-    )
+    codes
 }
 
 /// The schema source of `loaded`'s `main` (moved out of it), or why it cannot be read.
@@ -838,6 +928,7 @@ pub(crate) fn read_stamped(
     let scope = discovery.scope_for(path, &display, v);
     let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
     let part = Part::of(&relative(root, path), &loaded);
+    let good = report.counts.errors == 0;
     let callable = if loaded.kind == FileKind::Agent {
         inline_callable(path, &report, &loaded, opts, &scope)
     } else {
@@ -850,6 +941,7 @@ pub(crate) fn read_stamped(
             callable,
             listed: true,
             part,
+            good,
         },
         report,
     }
@@ -1004,6 +1096,7 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
                     callable,
                     listed,
                     part,
+                    good: f.report.counts.errors == 0,
                 },
                 report: f.report,
             }

@@ -181,21 +181,28 @@ fn arguments_of(
             ));
         }
     }
+    // Every missing required argument, named at once.
+    let missing: Vec<String> = entry
+        .inputs
+        .iter()
+        .filter(|i| i.required && given.get(&i.key).is_none_or(Value::is_null))
+        .map(|i| {
+            let sep = if i.description.is_empty() { " " } else { ": " };
+            format!("`{}`{sep}{}", i.key, argument_description(i))
+        })
+        .collect();
+    if !missing.is_empty() {
+        return Err(PrimitiveError::InvalidArguments(format!(
+            "{}: missing required argument{} {}",
+            entry.id,
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join("; ")
+        )));
+    }
     let mut out = Map::new();
     for input in &entry.inputs {
-        let value = match given.get(&input.key) {
-            None | Some(Value::Null) => {
-                if input.required {
-                    return Err(PrimitiveError::InvalidArguments(format!(
-                        "{}: missing required argument `{}` ({})",
-                        entry.id,
-                        input.key,
-                        argument_description(input)
-                    )));
-                }
-                continue;
-            }
-            Some(v) => v,
+        let Some(value) = given.get(&input.key).filter(|v| !v.is_null()) else {
+            continue;
         };
         let bad = |what: &str| {
             PrimitiveError::InvalidArguments(format!(

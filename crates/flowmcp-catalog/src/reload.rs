@@ -24,8 +24,9 @@ pub struct Reload {
     pub changed: Vec<String>,
     /// Files that are gone.
     pub removed: Vec<String>,
-    /// Changed files that now have errors and keep serving their previous good version, with
-    /// the report that says what is wrong.
+    /// Changed files that now have errors and keep serving their previous good version whole
+    /// (tools, resources, prompts, skills, a selection or an agent), with the report that says
+    /// what is wrong.
     pub kept: Vec<FileReport>,
 }
 
@@ -96,9 +97,10 @@ impl Catalog {
     ///
     /// Files whose stamp (modification time and length) is unchanged are not read again. A
     /// changed file is read and validated again; if it now has errors but had a good version
-    /// before, the good version keeps serving and the file is listed in [`Reload::kept`]. Both
-    /// need a catalog opened [`reloadable`](crate::CatalogOptions::reloadable); otherwise every
-    /// file is read again and a broken one loses its tools. A change to a manifest catalog's
+    /// before, the good version keeps serving — everything it gave: tools and resources, prompts
+    /// and skills, a selection, an agent — and the file is listed in [`Reload::kept`]. Both need a
+    /// catalog opened [`reloadable`](crate::CatalogOptions::reloadable); otherwise every file is
+    /// read again and a broken one loses what it gave. A change to a manifest catalog's
     /// `registry.json` or shared lists reads the whole catalog again (with the same fallback per
     /// file). Registered prompt and resource sources carry over.
     pub fn reload(&self) -> Result<Option<Reload>, CatalogError> {
@@ -155,7 +157,8 @@ impl Catalog {
             (self.origin.clone(), contents)
         };
 
-        // What changed, and the fallback to the previous good version of broken files.
+        // What changed, and the fallback to the previous good version of broken files: whole —
+        // its tools and resources, and its prompts, skills, selection or agent (issue #28 7j).
         let mut changed = Vec::new();
         let mut kept = Vec::new();
         for f in &mut fresh.files {
@@ -165,13 +168,19 @@ impl Catalog {
                 continue;
             }
             changed.push(f.report.file.clone());
-            let broken = !matches!(f.state.callable, Callable::Source(_));
+            let broken = !f.state.good
+                || before.is_some_and(|b| {
+                    matches!(b.callable, Callable::Source(_))
+                        && !matches!(f.state.callable, Callable::Source(_))
+                });
             if let Some(b) = before
                 && broken
-                && f.state.listed
-                && matches!(b.callable, Callable::Source(_))
+                && b.good
+                && !matches!(b.callable, Callable::Taken)
             {
                 f.state.callable = b.callable.clone();
+                f.state.part = b.part.clone();
+                f.state.good = true;
                 kept.push(f.report.clone());
             }
         }

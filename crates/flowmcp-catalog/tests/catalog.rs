@@ -462,3 +462,171 @@ fn without_reloadable_a_reload_reads_every_file_and_a_broken_one_loses_its_tools
     assert!(c.find("t_aaa").is_none());
     assert!(c.find("t_bbb").is_some());
 }
+
+/// A copy of the example catalog (in a directory named `catalog`, as its manifest's name wants).
+fn example_copy(tag: &str) -> (Scratch, PathBuf) {
+    let home = Scratch::new(tag);
+    let dir = home.0.join("catalog");
+    copy_dir(&examples(), &dir);
+    (home, dir)
+}
+
+/// Takes the comma off the end of the first line after the third that ends with one: one
+/// missing comma, as a person typing makes it. Returns that line's number.
+fn drop_a_comma(file: &std::path::Path) -> usize {
+    let text = std::fs::read_to_string(file).unwrap();
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let at = (3..lines.len())
+        .find(|&i| lines[i].trim_end().ends_with(','))
+        .expect("a line ending with a comma");
+    let trimmed = lines[at].trim_end().trim_end_matches(',').to_string();
+    lines[at] = trimmed;
+    std::fs::write(file, lines.join("\n")).unwrap();
+    at + 1
+}
+
+/// Issue #28 item 7a: calling a tool of a file that cannot be loaded names the file, says that it
+/// cannot be loaded and why (the loader's code and position), by ID and by wire name; nothing is
+/// sent.
+#[test]
+fn i28_7a_a_tool_of_a_file_that_cannot_be_loaded_says_which_file_and_why() {
+    let (_home, dir) = example_copy("i28-7a");
+    let file = dir.join("providers/holidaykit-net/public-holidays.mjs");
+    drop_a_comma(&file);
+    let c = Catalog::open(&dir, &options(Profile::Spec, &[])).expect("opens");
+    for name in [
+        "holidaykit-net/tool/getPublicHolidays",
+        "getPublicHolidays_holidaykit-net",
+    ] {
+        assert!(c.find(name).is_none());
+        let r = c.rejected(name).expect(name);
+        assert_eq!(r.tool, "getPublicHolidays");
+        let e = c.call(name, &obj(json!({"countryCode": "DE", "year": 2026})));
+        assert!(!e.status);
+        let m = e.messages.first().cloned().unwrap_or_default();
+        assert!(
+            m.starts_with("E007 getPublicHolidays: not callable: ")
+                && m.contains("providers/holidaykit-net/public-holidays.mjs cannot be loaded: LDR003 at line 5, column 5: Syntax error")
+                && m.contains("see `flowmcp validate "),
+            "{m}"
+        );
+    }
+    // The problem says it too; another namespace is still unknown, and valid tools still work.
+    assert!(
+        c.toolset()
+            .problems
+            .iter()
+            .any(|p| p.message.starts_with("cannot be loaded: LDR003 at line 5")),
+        "{:?}",
+        c.toolset().problems
+    );
+    assert!(c.rejected("nowhere-net/tool/x").is_none());
+    assert!(c.rejected("getCurrentConditions_skycast-io").is_none());
+    assert!(c.find("getCurrentConditions_skycast-io").is_some());
+}
+
+/// Issue #28 item 7b: one missing comma in a schema that skills, prompts, a selection and an
+/// agent use gives the one error that matters, and one line (CAT009) on that file naming the
+/// files whose findings about it are left out — not an error in each of them.
+#[test]
+fn i28_7b_one_missing_comma_reports_its_cause_not_the_cascade() {
+    let (_home, dir) = example_copy("i28-7b");
+    let file = dir.join("providers/holidaykit-net/public-holidays.mjs");
+    drop_a_comma(&file);
+    let c = Catalog::open(&dir, &options(Profile::Spec, &[])).expect("opens");
+    let errors: Vec<String> = c
+        .reports()
+        .iter()
+        .flat_map(|r| r.diagnostics.iter().map(move |d| (r, d)))
+        .filter(|(_, d)| d.severity == Severity::Error)
+        .map(|(r, d)| format!("{} {}", d.code.as_str(), r.file))
+        .collect();
+    // The manifest's content hash no longer matches the edited file (CAT008), and the file does
+    // not load: nothing else.
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    assert!(errors[0].starts_with("CAT008 "), "{errors:#?}");
+    assert!(
+        errors[1].starts_with("LDR003 ") && errors[1].ends_with("public-holidays.mjs"),
+        "{errors:#?}"
+    );
+    let report = c
+        .reports()
+        .iter()
+        .find(|r| r.file.ends_with("public-holidays.mjs"))
+        .unwrap();
+    let folded: Vec<&str> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "CAT009")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(folded.len(), 1, "{:#?}", report.diagnostics);
+    for dependent in [
+        "agents/holiday-planner/agent.mjs",
+        "providers/holidaykit-net/skills/plan-long-weekends.mjs",
+        "selections/days-off/selection.mjs",
+    ] {
+        assert!(folded[0].contains(dependent), "{}", folded[0]);
+    }
+    assert!(
+        folded[0].contains("namespace holidaykit-net"),
+        "{}",
+        folded[0]
+    );
+    // No file but the broken one says anything of it.
+    for r in c.reports() {
+        if r.file.ends_with("public-holidays.mjs") {
+            continue;
+        }
+        for d in &r.diagnostics {
+            assert!(
+                !d.message.contains("holidaykit-net/"),
+                "{} {}: {}",
+                d.code.as_str(),
+                r.file,
+                d.message
+            );
+        }
+    }
+}
+
+/// Issue #28 item 7j: under a reload (`serve --watch`), a file that breaks keeps its previous
+/// good version whole — its tools and its prompts — and so does a skill file.
+#[test]
+fn i28_7j_a_file_that_breaks_keeps_its_tools_prompts_and_skills() {
+    let (_home, dir) = example_copy("i28-7j");
+    let opts = CatalogOptions {
+        reloadable: true,
+        ..options(Profile::Spec, &[])
+    };
+    let c = Catalog::open(&dir, &opts).expect("opens");
+    let names = |c: &Catalog| -> Vec<String> { c.prompts().into_iter().map(|p| p.name).collect() };
+    let before = names(&c);
+    for id in [
+        "holidaykit-net/prompt/about",
+        "holidaykit-net/prompt/bridge-days",
+        "holidaykit-net/skill/plan-long-weekends",
+    ] {
+        assert!(before.iter().any(|n| n == id), "{before:?}");
+    }
+    drop_a_comma(&dir.join("providers/holidaykit-net/public-holidays.mjs"));
+    drop_a_comma(&dir.join("providers/holidaykit-net/skills/plan-long-weekends.mjs"));
+    let r = c.reload().expect("reads").expect("changed");
+    assert_eq!(r.kept.len(), 2, "{:?}", r.changed);
+    assert!(!r.tools_changed());
+    let c = r.catalog;
+    assert!(c.has_errors());
+    assert_eq!(names(&c), before);
+    assert!(c.find("holidaykit-net/tool/getPublicHolidays").is_some());
+    let args = obj(json!({"countryCode": "DE", "year": "2026"}));
+    let rendered = c
+        .render_prompt("holidaykit-net/prompt/bridge-days", &args)
+        .expect("still renders");
+    assert!(
+        rendered.messages[0]
+            .text
+            .starts_with("Find the bridge days of DE in 2026"),
+        "{:?}",
+        rendered.messages
+    );
+}

@@ -324,3 +324,46 @@ export const skill = {
     );
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }
+
+/// Issue #28 item 7i: a prompt or skill rendered without its required arguments is refused with
+/// a typed error (MCP invalid params) naming every missing one; a provider prompt's arguments
+/// (the `{{input:…}}` keys of its text) are required.
+#[test]
+fn i28_7i_missing_arguments_are_an_error_naming_them() {
+    let c = Catalog::open(&examples(), &options("http://127.0.0.1:9")).unwrap();
+    let info = c
+        .prompts()
+        .into_iter()
+        .find(|p| p.name == "holidaykit-net/prompt/bridge-days")
+        .unwrap();
+    assert!(info.arguments.iter().all(|a| a.required), "{info:?}");
+    for (id, given) in [
+        ("holidaykit-net/prompt/bridge-days", json!({})),
+        (
+            "holidaykit-net/skill/plan-long-weekends",
+            json!({"region": "DE-BY"}),
+        ),
+    ] {
+        match c.render_prompt(id, &args(given)) {
+            Err(PrimitiveError::InvalidArguments(m)) => {
+                assert!(
+                    m.contains("missing required arguments")
+                        && m.contains("`countryCode`")
+                        && m.contains("`year`"),
+                    "{m}"
+                );
+            }
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+    // One missing: named alone.
+    match c.render_prompt(
+        "holidaykit-net/prompt/bridge-days",
+        &args(json!({"year": "2026"})),
+    ) {
+        Err(PrimitiveError::InvalidArguments(m)) => {
+            assert!(m.contains("missing required argument `countryCode`"), "{m}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -22,7 +22,12 @@ fn prompt_list_shows_ids_kinds_and_arguments() {
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(lines.len(), 4, "{}", r.stdout);
     assert!(lines[0].starts_with("holidaykit-net/prompt/about "));
-    assert!(lines[1].contains("provider-prompt") && lines[1].ends_with("countryCode year"));
+    // A provider prompt's arguments are required (issue #28 item 7i).
+    assert!(
+        lines[1].contains("provider-prompt") && lines[1].ends_with("countryCode* year*"),
+        "{}",
+        lines[1]
+    );
     assert!(
         lines[2].starts_with("holidaykit-net/skill/plan-long-weekends")
             && lines[2].ends_with("year* countryCode* region"),
@@ -111,6 +116,28 @@ fn prompt_get_renders_and_refuses_bad_arguments() {
     assert!(
         r.stderr
             .contains("did you mean holidaykit-net/skill/plan-long-weekends?"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Issue #28 item 7i: `prompt get` without the prompt's arguments is a usage error (exit 2) that
+/// names them, not "Find the bridge days of  in :".
+#[test]
+fn i28_7i_prompt_get_without_its_arguments_names_them() {
+    let r = flowmcp(&[
+        "prompt",
+        "get",
+        "holidaykit-net/prompt/bridge-days",
+        "--catalog",
+        "examples/catalog",
+    ]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("missing required arguments `countryCode`")
+            && r.stderr.contains("`year`"),
         "{}",
         r.stderr
     );

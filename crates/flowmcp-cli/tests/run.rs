@@ -535,6 +535,38 @@ fn a_schema_with_validation_errors_is_not_callable() {
     assert!(server.finish().is_empty(), "a request was sent");
 }
 
+/// Issue #28 item 7a: calling a tool of a schema with a syntax error names the file, says it
+/// cannot be loaded and why (the loader's code, line and column), and exits 1 like any failed
+/// call — not "unknown tool".
+#[test]
+fn i28_7a_a_tool_of_a_file_with_a_syntax_error_names_the_file_and_why() {
+    let home = Scratch::new("call-broken");
+    let dir = home.0.join("cat");
+    std::fs::create_dir_all(dir.join("providers/demo")).expect("dir");
+    std::fs::write(
+        dir.join("providers/demo/demo.mjs"),
+        "export const main = {\n    namespace: 'demo',\n    name: 'Demo'\n    description: 'd',\n    version: '4.2.0',\n    root: 'https://api.example.com',\n    tools: { ping: { method: 'GET', path: '/ping', description: 'd', parameters: [] } }\n}\n",
+    )
+    .expect("schema");
+    for name in ["demo/tool/ping", "ping_demo"] {
+        let run = flowmcp_env(
+            &["call", name, "--catalog", dir.to_str().expect("UTF-8")],
+            &home.0,
+            &[("HOME", home.path())],
+        );
+        assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+        let e = envelope(&run.stdout);
+        assert_eq!(e["status"], json!(false));
+        let m = e["messages"][0].as_str().unwrap_or_default();
+        assert!(
+            m.starts_with("E007 ping: not callable: ")
+                && m.contains("providers/demo/demo.mjs cannot be loaded: LDR003 at line 4, column 5: Syntax error"),
+            "{m}"
+        );
+        assert!(!run.stderr.contains("unknown tool"), "{}", run.stderr);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hostile repositories (issue #27): the user runs flowmcp inside a repository someone else wrote.
 // Each test builds such a repository in a temporary directory; HOME is a temporary directory too.
@@ -699,8 +731,14 @@ fn item16_a_project_cannot_switch_off_security_rules() {
         &repo,
         &[("HOME", &h)],
     );
-    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
-    assert!(run.stderr.contains("SEC003"), "{}", run.stderr);
+    // Not callable, and the call says why (issue #28 item 7a: a failed call, exit 1).
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("E007 run: not callable: ")
+            && run.stdout.contains("evil.mjs cannot be loaded: SEC003"),
+        "{}",
+        run.stdout
+    );
     // The user may decide otherwise, on the command line.
     let run = flowmcp_env(
         &["validate", "catalog/evil.mjs", "--rule", "SEC003=off"],

@@ -46,7 +46,7 @@ pub use eval::{
     EvalFailure, Exports, HandlersExport, Limits, PathItem, Position, Unserializable,
     UnserializableKind, evaluate, evaluate_with, evaluate_with_blanked,
 };
-pub use locate::{Key, Pos, locate_paths, locate_paths_blanked};
+pub use locate::{Key, Pos, locate_paths, locate_paths_blanked, string_at};
 pub use scan::{ScanHit, ScanKind, blank, is_shared_list, scan, scan_file, scan_file_blanked};
 
 // Running handlers at call time.

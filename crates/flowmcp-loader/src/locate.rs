@@ -77,6 +77,34 @@ pub fn locate_paths_blanked(source: &str, blanked: &str, paths: &[Vec<Key>]) -> 
     answers
 }
 
+/// The string written at `path` (an export name, then keys: `main`, `namespace`), read from the
+/// text without running anything, so also from a file that does not load (a syntax error further
+/// down): what names the file would have given. Only a plain `'…'` or `"…"` string without escapes
+/// counts, at exactly that path; anything else (another value, a computed member, a path that is
+/// not there) is `None`.
+pub fn string_at(source: &str, path: &[Key]) -> Option<String> {
+    let pos = locate_paths(source, &[path.to_vec()])
+        .into_iter()
+        .next()
+        .flatten()?;
+    let line = source
+        .split('\n')
+        .nth(usize::try_from(pos.line).ok()?.checked_sub(1)?)?;
+    let mut chars = line
+        .chars()
+        .skip(usize::try_from(pos.column).ok()?.checked_sub(1)?);
+    let quote = chars.next().filter(|c| matches!(c, '\'' | '"'))?;
+    let mut out = String::new();
+    for c in chars {
+        match c {
+            c if c == quote => return Some(out),
+            '\\' => return None,
+            c => out.push(c),
+        }
+    }
+    None
+}
+
 /// The requested paths as a tree; `ends` lists the indices of the paths that end at a node.
 #[derive(Default)]
 struct Trie {
@@ -472,6 +500,38 @@ mod tests {
             .map(|p| p.map(|p| (p.line, p.column)))
             .collect();
         assert_eq!(got, vec![Some((4, 14)), Some((3, 16)), Some((7, 15))]);
+    }
+
+    /// Issue #28 item 7a: the namespace of a file that does not load is still read from its text.
+    #[test]
+    fn i28_7a_strings_are_read_from_a_file_that_does_not_load() {
+        let broken = "export const main = {\n    namespace: 'demo-ns',\n    name: \"x\"\n    version: '4.0.0'\n}\n";
+        assert_eq!(
+            string_at(broken, &k(&["main", "namespace"])).as_deref(),
+            Some("demo-ns")
+        );
+        assert_eq!(
+            string_at(SRC, &k(&["main", "Content-Type"])).as_deref(),
+            Some("a}b")
+        );
+        // Not a plain string, or not there: nothing (never the enclosing value).
+        assert_eq!(string_at(SRC, &k(&["main", "tools"])), None);
+        assert_eq!(string_at(SRC, &k(&["main", "missing"])), None);
+        assert_eq!(
+            string_at(
+                "export const main = { namespace: 'a\\'b' }",
+                &k(&["main", "namespace"])
+            ),
+            None
+        );
+        assert_eq!(
+            string_at(
+                "export const main = { namespace: 'open",
+                &k(&["main", "namespace"])
+            ),
+            None
+        );
+        assert_eq!(string_at("", &k(&["main", "namespace"])), None);
     }
 
     #[test]

@@ -585,6 +585,8 @@ impl<'t> Runner<'t> {
         let fin = finalize(prepared, params).map_err(|e| Fail(e.code(), e.to_string()))?;
         let mut req = HttpRequest::new(fin.method, fin.url.expose());
         req.deadline = Some(deadline);
+        // Errors show the query with only the secrets hidden (issue #28 item 7d).
+        req.redactor = Some(params.shared_redactor());
         for (k, v) in &fin.headers {
             let hv = if fin.secret_headers.iter().any(|s| s == k) {
                 HeaderValue::secret(v.expose())
@@ -1007,9 +1009,13 @@ impl HostBridge for Bridge<'_, '_> {
                     .any(|(k, v)| slots.occurs_in(k) || slots.occurs_in(v))
                 || req.body.as_deref().is_some_and(|b| slots.occurs_in(b));
             if carries {
+                // The URL as written, each token shown as the parameter it stands for.
                 let why = format!(
                     "refused a fetch to {}: a request that leaves the schema's origin cannot carry a server parameter",
-                    crate::transport::redact_url(&req.url)
+                    slots.display(&crate::transport::shown_url(
+                        &req.url,
+                        Some(params.redactor())
+                    ))
                 );
                 self.refused.get_or_insert(why.clone());
                 return Err(format!("E009 {why}").into());
@@ -1024,6 +1030,7 @@ impl HostBridge for Bridge<'_, '_> {
             http
         };
         http.deadline = Some(self.deadline);
+        http.redactor = Some(params.shared_redactor());
         let resp = self
             .runner
             .transport

@@ -13,6 +13,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 use std::collections::BTreeMap;
 
@@ -83,7 +84,7 @@ pub(crate) fn missing_params_message(missing: &[String]) -> String {
 /// string, base64) with upper- and lower-case `%XX` digits, in lower case and in its IDNA
 /// (punycode) host form (URL parsers rewrite host names so). The patterns are computed when a
 /// value is added, never per call. `Debug` shows how many patterns there are, nothing else.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct Redactor {
     /// Every text [`Redactor::redact`] hides, longest first, without duplicates.
     patterns: Vec<String>,
@@ -304,8 +305,11 @@ pub enum ParamSource {
 #[derive(Clone, Default)]
 pub struct ServerParams {
     values: IndexMap<String, (Secret, ParamSource)>,
-    /// Hides every value (and the product credentials the sources hold).
-    redactor: Redactor,
+    /// Hides every value (and the product credentials the sources hold); shared with the
+    /// requests of a call, whose error messages it redacts ([`HttpRequest::redactor`]).
+    ///
+    /// [`HttpRequest::redactor`]: crate::HttpRequest::redactor
+    redactor: Arc<Redactor>,
 }
 
 impl fmt::Debug for ServerParams {
@@ -327,7 +331,7 @@ impl ServerParams {
     pub fn insert(&mut self, name: impl Into<String>, value: impl Into<String>) {
         let (name, value) = (name.into(), value.into());
         if !value.is_empty() && !is_reserved_name(&name) {
-            self.redactor.add(&value);
+            Arc::make_mut(&mut self.redactor).add(&value);
             self.values
                 .insert(name, (Secret(value), ParamSource::Explicit));
         }
@@ -376,7 +380,10 @@ impl ServerParams {
         redactor.hide_product_credentials(|k| env(k).filter(|v| !v.is_empty()));
         redactor.hide_product_credentials(|k| env_file.get(k).cloned());
         redactor.hide_product_credentials(|k| config.get(k).cloned());
-        ServerParams { values, redactor }
+        ServerParams {
+            values,
+            redactor: Arc::new(redactor),
+        }
     }
 
     /// [`ServerParams::resolve`] with the real process environment.
@@ -443,6 +450,11 @@ impl ServerParams {
     /// The redactor that hides these values.
     pub fn redactor(&self) -> &Redactor {
         &self.redactor
+    }
+
+    /// The same redactor, shared (for [`HttpRequest::redactor`](crate::HttpRequest::redactor)).
+    pub(crate) fn shared_redactor(&self) -> Arc<Redactor> {
+        Arc::clone(&self.redactor)
     }
 
     /// True when no parameter has a value.

@@ -23,8 +23,10 @@
 //! * proxies from the environment are ignored; gzip responses are decoded;
 //! * the decoded body is capped while it is read (E008).
 //!
-//! Error messages never contain header values or query strings: URLs are shown as origin + path
-//! only (see [`redact_url`]).
+//! Error messages never contain header values. URLs are shown without user info or fragment; the
+//! query string only through the request's [`HttpRequest::redactor`] (every secret value, in every
+//! form, hidden; keys and the other values readable), and not at all without one (see
+//! [`shown_url`]).
 //!
 //! [`decode_body`] turns a response body into JSON per MIME type (chapter 04 of the
 //! specification) and [`status_error`] formats the E001 message for non-2xx statuses.
@@ -32,7 +34,10 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use crate::secret::Redactor;
 
 use url::{Host, Url};
 
@@ -116,6 +121,10 @@ pub struct HttpRequest {
     /// A body cap for this request instead of the transport's (a resource download may be
     /// larger than an API answer); `None` keeps the transport's.
     pub max_body_bytes: Option<u64>,
+    /// What errors may show of the URLs (this one, and redirect targets): with a redactor, the
+    /// query string with every value it hides redacted (the runtime gives the call's server
+    /// parameters); without one, no query string at all (see [`shown_url`]).
+    pub redactor: Option<Arc<Redactor>>,
 }
 
 impl HttpRequest {
@@ -130,6 +139,7 @@ impl HttpRequest {
             public_only: false,
             deadline: None,
             max_body_bytes: None,
+            redactor: None,
         }
     }
 
@@ -186,8 +196,9 @@ impl fmt::Debug for HttpResponse {
     }
 }
 
-/// A transport failure. `url` fields hold a redacted URL (origin + path, see [`redact_url`]);
-/// no variant carries header values.
+/// A transport failure. `url` fields hold the URL as [`shown_url`] shows it (no user info or
+/// fragment; the query string only through the request's [`HttpRequest::redactor`]); no variant
+/// carries header values.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TransportError {
     /// The URL is not allowed (E009): unparsable, not HTTPS, or HTTP to a non-loopback host.
@@ -335,25 +346,47 @@ pub enum UpstreamError {
 /// Shows a URL as `scheme://host[:port]/path`, without user info, query string or fragment
 /// (query strings may carry API keys). Unparsable input becomes `[invalid URL]`.
 pub fn redact_url(url: &str) -> String {
+    shown_url(url, None)
+}
+
+/// Shows a URL as messages may: `scheme://host[:port]/path?query`, never user info or fragment.
+/// With `redactor`, the query string is shown and every value the redactor hides (in every form
+/// it knows, anywhere in the URL) is `[redacted]`, so keys and other values stay readable
+/// (`?q=hello&key=[redacted]`); without one, the query string is `?[redacted]` as a whole.
+/// Unparsable input becomes `[invalid URL]`.
+pub fn shown_url(url: &str, redactor: Option<&Redactor>) -> String {
     match Url::parse(url) {
-        Ok(u) => redact_parsed(&u),
+        Ok(u) => show_parsed(&u, redactor),
         Err(_) => "[invalid URL]".to_string(),
     }
 }
 
-/// [`redact_url`] for a URL already parsed.
-fn redact_parsed(u: &Url) -> String {
-    let host = match u.host() {
+/// [`shown_url`] for a URL already parsed.
+fn show_parsed(u: &Url, redactor: Option<&Redactor>) -> String {
+    let host = host_of(u);
+    let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
+    let mut out = format!("{}://{host}{port}{}", u.scheme(), u.path());
+    match (u.query(), redactor) {
+        (Some(q), Some(_)) => {
+            out.push('?');
+            out.push_str(q);
+        }
+        (Some(_), None) => out.push_str("?[redacted]"),
+        (None, _) => {}
+    }
+    match redactor {
+        Some(r) => r.redact(&out),
+        None => out,
+    }
+}
+
+/// The host of `u` as messages show it (`[…]` around an IPv6 address).
+fn host_of(u: &Url) -> String {
+    match u.host() {
         Some(Host::Ipv6(ip)) => format!("[{ip}]"),
         Some(h) => h.to_string(),
         None => String::new(),
-    };
-    let port = u.port().map(|p| format!(":{p}")).unwrap_or_default();
-    let mut out = format!("{}://{host}{port}{}", u.scheme(), u.path());
-    if u.query().is_some() {
-        out.push_str("?[redacted]");
     }
-    out
 }
 
 /// Sends [`HttpRequest`]s. Implementations must not turn non-2xx statuses into errors.
@@ -506,9 +539,10 @@ impl UreqTransport {
         remaining: Duration,
         own_limit: bool,
         max_body_bytes: u64,
+        redactor: Option<&Redactor>,
     ) -> Result<Exchange, TransportError> {
         // The URL as errors show it, made only when an error needs it.
-        let shown = || redact_parsed(url);
+        let shown = || show_parsed(url, redactor);
         let mut builder = ureq::http::Request::builder()
             .method(method.as_str())
             .uri(url.as_str());
@@ -541,7 +575,7 @@ impl UreqTransport {
             }
         };
         let limit = max_body_bytes;
-        let mut response = result.map_err(|e| map_ureq_error(e, &shown(), limit))?;
+        let mut response = result.map_err(|e| map_ureq_error(e, url, &shown(), limit))?;
         let status = response.status().as_u16();
         let content_type = header_text(&response, "content-type");
         let location = header_text(&response, "location");
@@ -550,7 +584,7 @@ impl UreqTransport {
             Vec::new()
         } else {
             read_capped(response.body_mut(), limit)
-                .map_err(|e| map_ureq_error(e, &shown(), limit))?
+                .map_err(|e| map_ureq_error(e, url, &shown(), limit))?
         };
         let location = location.filter(|_| is_redirect(status));
         Ok(Exchange {
@@ -676,7 +710,15 @@ impl ureq::unversioned::resolver::Resolver for CheckingResolver {
                 return Ok(out);
             }
         }
-        let addrs = self.inner.resolve(uri, config, timeout)?;
+        // A failed lookup is an I/O error from the system resolver ("uncategorized"): it means the
+        // name does not resolve.
+        let addrs = self
+            .inner
+            .resolve(uri, config, timeout)
+            .map_err(|e| match e {
+                ureq::Error::Io(_) => ureq::Error::HostNotFound,
+                other => other,
+            })?;
         if self.public_only && addrs.iter().any(|a| !is_public_ip(a.ip())) {
             return Err(non_public_error());
         }
@@ -699,10 +741,12 @@ impl Transport for UreqTransport {
         } else {
             &self.agent
         };
+        let redactor = req.redactor.as_deref();
+        let shown = |u: &Url| show_parsed(u, redactor);
         let mut url = self
             .check_url(&req.url)
             .map_err(|reason| TransportError::RefusedUrl {
-                url: redact_url(&req.url),
+                url: shown_url(&req.url, redactor),
                 reason,
             })?;
         let mut method = req.method;
@@ -714,8 +758,8 @@ impl Transport for UreqTransport {
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
                 return Err(TransportError::Timeout {
-                    url: redact_parsed(&url),
-                    reason: "total timeout".to_string(),
+                    url: shown(&url),
+                    reason: "the call's time limit was reached".to_string(),
                 });
             }
             let own_limit = redirects == 0 && deadline == own;
@@ -728,12 +772,13 @@ impl Transport for UreqTransport {
                 remaining,
                 own_limit,
                 req.max_body_bytes.unwrap_or(self.config.max_body_bytes),
+                redactor,
             )?;
             let Some(location) = exchange.location else {
                 return Ok(exchange.response);
             };
             let status = exchange.response.status;
-            let from_shown = redact_parsed(&url);
+            let from_shown = shown(&url);
             let Ok(next) = url.join(&location) else {
                 return Err(TransportError::RefusedRedirect {
                     from: from_shown,
@@ -743,7 +788,7 @@ impl Transport for UreqTransport {
             };
             if redirects >= self.config.max_redirects {
                 return Err(TransportError::TooManyRedirects {
-                    url: redact_url(&req.url),
+                    url: shown_url(&req.url, redactor),
                     max: self.config.max_redirects,
                 });
             }
@@ -751,7 +796,7 @@ impl Transport for UreqTransport {
             let next = self.check_redirect(&url, &next).map_err(|reason| {
                 TransportError::RefusedRedirect {
                     from: from_shown,
-                    to: redact_parsed(&next),
+                    to: shown(&next),
                     reason,
                 }
             })?;
@@ -761,8 +806,8 @@ impl Transport for UreqTransport {
             if !same_origin(&url, &next) {
                 if !to_get && body.is_some() && req.body_is_secret {
                     return Err(TransportError::RefusedRedirect {
-                        from: redact_parsed(&url),
-                        to: redact_parsed(&next),
+                        from: shown(&url),
+                        to: shown(&next),
                         reason: "the body carries a secret and would be sent to another origin"
                             .to_string(),
                     });
@@ -844,51 +889,101 @@ fn read_capped(body: &mut ureq::Body, limit: u64) -> Result<Vec<u8>, ureq::Error
     Ok(buf)
 }
 
-/// Maps a `ureq` error to a [`TransportError`] with a fixed description (ureq's own messages may
-/// quote URLs, so they are not reused).
-fn map_ureq_error(err: ureq::Error, shown: &str, limit: u64) -> TransportError {
-    let url = shown.to_string();
-    let network = |reason: &str| TransportError::Network {
+/// Maps a `ureq` error of an exchange with `url` (shown as `shown`) to a [`TransportError`] that
+/// says in words what failed and with which host: `cannot resolve host api.example.com`,
+/// `connection refused by 127.0.0.1:8080`, `TLS failure with api.example.com: …`,
+/// `connecting to api.example.com took too long`. ureq's own messages may quote URLs, so they are
+/// not reused (TLS errors name the certificate problem only).
+fn map_ureq_error(err: ureq::Error, url: &Url, shown: &str, limit: u64) -> TransportError {
+    let host = host_of(url);
+    let address = match url.port_or_known_default() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.clone(),
+    };
+    let network = |reason: String| TransportError::Network {
         url: shown.to_string(),
-        reason: reason.to_string(),
+        reason,
+    };
+    let timeout = |reason: String| TransportError::Timeout {
+        url: shown.to_string(),
+        reason,
     };
     match err {
-        ureq::Error::Timeout(which) => TransportError::Timeout {
-            url,
-            reason: format!("timeout ({which})"),
+        ureq::Error::Timeout(which) => timeout(match which {
+            ureq::Timeout::Resolve => format!("resolving host {host} took too long"),
+            ureq::Timeout::Connect => format!("connecting to {address} took too long"),
+            ureq::Timeout::SendRequest | ureq::Timeout::SendBody => {
+                format!("sending the request to {host} took too long")
+            }
+            ureq::Timeout::RecvResponse => format!("{host} did not answer in time"),
+            ureq::Timeout::RecvBody => format!("reading the response of {host} took too long"),
+            ureq::Timeout::Global | ureq::Timeout::PerCall => {
+                "the call's time limit was reached".to_string()
+            }
+            other => format!("timeout ({other})"),
+        }),
+        ureq::Error::BodyExceedsLimit(_) => TransportError::TooLarge {
+            url: shown.to_string(),
+            limit,
         },
-        ureq::Error::BodyExceedsLimit(_) => TransportError::TooLarge { url, limit },
         ureq::Error::Decompress(kind, _) => TransportError::InvalidBody {
-            url,
+            url: shown.to_string(),
             reason: format!("could not decompress {kind} body"),
         },
-        ureq::Error::HostNotFound => network("host not found"),
-        ureq::Error::ConnectionFailed => network("connection failed"),
-        ureq::Error::Io(e) => match e.kind() {
-            std::io::ErrorKind::PermissionDenied => TransportError::RefusedUrl {
-                url,
-                reason: "the host is, or resolves to, a loopback, private or other non-public \
-                         address, which only an --upstream may name"
-                    .to_string(),
-            },
-            std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
-                TransportError::Timeout {
-                    url,
-                    reason: "I/O timed out".to_string(),
+        // The resolver turns a failed lookup into this (see `CheckingResolver`).
+        ureq::Error::HostNotFound => network(format!("cannot resolve host {host}")),
+        ureq::Error::ConnectionFailed => network(format!("cannot connect to {address}")),
+        ureq::Error::Io(e) => {
+            use std::io::ErrorKind;
+            match e.kind() {
+                ErrorKind::PermissionDenied => TransportError::RefusedUrl {
+                    url: shown.to_string(),
+                    reason: "the host is, or resolves to, a loopback, private or other non-public \
+                             address, which only an --upstream may name"
+                        .to_string(),
+                },
+                ErrorKind::TimedOut | ErrorKind::WouldBlock => {
+                    timeout(format!("{host} did not answer in time"))
                 }
+                // rustls reports a failed handshake (a bad certificate, a peer that does not
+                // speak TLS) as invalid data, with its own error inside.
+                ErrorKind::InvalidData if url.scheme() == "https" => network(format!(
+                    "TLS failure with {host}: {}",
+                    e.get_ref()
+                        .map_or_else(|| "invalid data".to_string(), ToString::to_string)
+                )),
+                ErrorKind::ConnectionRefused => network(format!("connection refused by {address}")),
+                ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted => {
+                    network(format!("{host} closed the connection"))
+                }
+                ErrorKind::UnexpectedEof => network(format!(
+                    "{host} closed the connection before the answer was complete"
+                )),
+                ErrorKind::NetworkUnreachable | ErrorKind::HostUnreachable => {
+                    network(format!("cannot reach {address} (no route)"))
+                }
+                ErrorKind::AddrNotAvailable | ErrorKind::NetworkDown => {
+                    network(format!("cannot connect to {address} (network down)"))
+                }
+                kind => network(format!("I/O error with {host} ({kind})")),
             }
-            kind => network(&format!("I/O error ({kind})")),
-        },
-        ureq::Error::Tls(_) | ureq::Error::Rustls(_) | ureq::Error::Pem(_) => network("TLS error"),
-        ureq::Error::TlsRequired => network("TLS required"),
-        ureq::Error::Protocol(_) => network("HTTP protocol error"),
-        ureq::Error::LargeResponseHeader(_, _) => network("response header too large"),
-        ureq::Error::BodyStalled => network("response body stalled"),
+        }
+        ureq::Error::Tls(what) => network(format!("TLS failure with {host}: {what}")),
+        ureq::Error::Rustls(e) => network(format!("TLS failure with {host}: {e}")),
+        ureq::Error::Pem(_) => network(format!(
+            "TLS failure with {host}: a certificate cannot be read"
+        )),
+        ureq::Error::TlsRequired => network("TLS required".to_string()),
+        ureq::Error::Protocol(_) => network(format!("{host} did not answer with valid HTTP")),
+        ureq::Error::LargeResponseHeader(_, _) => {
+            network(format!("the response headers of {host} are too large"))
+        }
+        ureq::Error::BodyStalled => network(format!("the response body of {host} stalled")),
         ureq::Error::BadUri(_) | ureq::Error::Http(_) => TransportError::InvalidRequest {
-            url,
+            url: shown.to_string(),
             reason: "request could not be built".to_string(),
         },
-        _ => network("HTTP error"),
+        _ => network("HTTP error".to_string()),
     }
 }
 
@@ -1077,6 +1172,37 @@ mod tests {
         );
         assert_eq!(redact_url("http://[::1]:80/a"), "http://[::1]/a");
         assert_eq!(redact_url("::"), "[invalid URL]");
+    }
+
+    /// Issue #28 item 7c: a timeout says which step took too long, with the host (a connect
+    /// timeout cannot be made to happen on 127.0.0.1, so the mapping is checked here).
+    #[test]
+    fn i28_7c_timeouts_say_which_step_took_too_long() {
+        let url = Url::parse("https://api.example.com/v1?k=1").expect("static URL");
+        let text = |which| map_ureq_error(ureq::Error::Timeout(which), &url, "U", 1).to_string();
+        assert_eq!(
+            text(ureq::Timeout::Connect),
+            "timeout for U: connecting to api.example.com:443 took too long"
+        );
+        assert_eq!(
+            text(ureq::Timeout::Resolve),
+            "timeout for U: resolving host api.example.com took too long"
+        );
+        assert_eq!(
+            text(ureq::Timeout::RecvResponse),
+            "timeout for U: api.example.com did not answer in time"
+        );
+        let io = |kind: std::io::ErrorKind| {
+            map_ureq_error(ureq::Error::Io(kind.into()), &url, "U", 1).to_string()
+        };
+        assert_eq!(
+            io(std::io::ErrorKind::ConnectionRefused),
+            "network failure for U: connection refused by api.example.com:443"
+        );
+        assert_eq!(
+            map_ureq_error(ureq::Error::HostNotFound, &url, "U", 1).to_string(),
+            "network failure for U: cannot resolve host api.example.com"
+        );
     }
 
     #[test]

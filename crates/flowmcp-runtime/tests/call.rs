@@ -442,9 +442,10 @@ fn each_e_code() {
     let e = r.call_json("everything_loc", &good);
     assert!(message(&e).starts_with("E002 everything:"), "{e:?}");
     no_canary(&e, &logs.borrow());
+    // The query string is shown with only the secret hidden (issue #28 item 7d).
     assert!(
-        !message(&e).contains("key="),
-        "no query string in errors: {e:?}"
+        message(&e).contains("&tag=fixed&key=[redacted]:"),
+        "only the secret is hidden in errors: {e:?}"
     );
 
     // E009: plain http to a non-loopback host is refused before connecting.
@@ -627,6 +628,36 @@ fn url_encoded_secrets_are_redacted_too() {
     let e = r.call_json("t_enc", &Map::new());
     assert!(message(&e).starts_with("E002 t:"), "{e:?}");
     assert!(message(&e).contains("/[redacted]/t"), "{e:?}");
+    assert!(!message(&e).contains("CANARY"), "{e:?}");
+}
+
+/// Issue #28 item 7d: an error shows the request's query string with only the secret hidden (in
+/// any encoding): its keys and the other values stay readable. Item 7c: and says what failed.
+#[test]
+fn i28_7d_errors_show_the_query_with_only_the_secret_redacted() {
+    const B64: &str = "CANARY+k/q=";
+    const TOOL: &str = r#"{ method: 'GET', path: '/t', description: 'd', parameters: [
+                { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [] } },
+                { position: { key: 'key', value: '{{SERVER_PARAM:API_KEY}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ] }"#;
+    let mut env = BTreeMap::new();
+    env.insert("API_KEY".to_string(), B64.to_string());
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("probe port");
+    let dir = Scratch::new("i28-7d");
+    keyed_root_schema(&dir, "enc", &format!("http://127.0.0.1:{port}"), TOOL);
+    let set = load(&dir.0, Profile::Spec, env);
+    let t = transport();
+    let (r, _) = runner(&set, &t, opts(&[]));
+    let e = r.call_json("t_enc", &obj(json!({"q": "hello world"})));
+    assert_eq!(
+        message(&e),
+        format!(
+            "E002 t: network failure for http://127.0.0.1:{port}/[redacted]/t?q=hello+world&key=[redacted]: connection refused by 127.0.0.1:{port}"
+        ),
+        "{e:?}"
+    );
     assert!(!message(&e).contains("CANARY"), "{e:?}");
 }
 

@@ -222,6 +222,81 @@ fn connection_refused_is_e002() {
     assert!(message.starts_with(&prefix), "{message}");
 }
 
+/// Issue #28 item 7c: a failure says in words what failed, and with which host.
+#[test]
+fn i28_7c_network_failures_say_what_failed_with_which_host() {
+    // Nothing listens: refused, with the address.
+    let port = free_port();
+    let err = expect_err(transport().send(&get(&format!("http://127.0.0.1:{port}/x"))));
+    assert_eq!(err.code(), ErrorCode::E002, "{err}");
+    assert!(
+        err.to_string()
+            .ends_with(&format!(": connection refused by 127.0.0.1:{port}")),
+        "{err}"
+    );
+
+    // A name that cannot be resolved: the system resolver refuses a label longer than 63
+    // characters before asking anyone (no query leaves the machine).
+    let host = format!("{}.invalid", "a".repeat(64));
+    let err = expect_err(transport().send(&get(&format!("https://{host}/x"))));
+    assert_eq!(err.code(), ErrorCode::E002, "{err}");
+    assert!(
+        err.to_string()
+            .ends_with(&format!(": cannot resolve host {host}")),
+        "{err}"
+    );
+
+    // TLS to a port that answers in plain HTTP: the handshake fails, and says so.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Not joined: if the client never came, waiting for it would hang the test.
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        if let Ok((mut stream, _)) = listener.accept() {
+            stream
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            let mut buf = [0u8; 512];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+        }
+    });
+    let err = expect_err(transport().send(&get(&format!("https://127.0.0.1:{port}/x"))));
+    assert_eq!(err.code(), ErrorCode::E002, "{err}");
+    assert!(
+        err.to_string().contains(": TLS failure with 127.0.0.1: "),
+        "{err}"
+    );
+}
+
+/// Issue #28 item 7d: with the request's redactor, an error shows the query string with only the
+/// secret values hidden, in any encoding; without one, none of it.
+#[test]
+fn i28_7d_errors_show_the_query_with_only_secrets_redacted() {
+    let secret = "s3cr3t key/+";
+    let redactor = std::sync::Arc::new(flowmcp_runtime::Redactor::with_values([secret]));
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/v1/find?q=hello&key=s3cr3t+key%2F%2B&n=2#frag");
+    let mut req = get(&url);
+    req.redactor = Some(redactor);
+    let err = expect_err(transport().send(&req));
+    let text = err.envelope_message("tool");
+    assert!(
+        text.contains(&format!(
+            "http://127.0.0.1:{port}/v1/find?q=hello&key=[redacted]&n=2:"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("s3cr3t") && !text.contains("frag"), "{text}");
+    // No redactor: no query string at all.
+    let err = expect_err(transport().send(&get(&url)));
+    assert!(
+        err.to_string()
+            .contains(&format!("http://127.0.0.1:{port}/v1/find?[redacted]:")),
+        "{err}"
+    );
+}
+
 #[test]
 fn plain_http_to_public_host_is_e009() {
     let err = expect_err(transport().send(&get("http://example.com/api")));

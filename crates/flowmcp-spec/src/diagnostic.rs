@@ -256,6 +256,17 @@ impl Diagnostic {
         self.help = Some(help.into());
         self
     }
+
+    /// The finding in one line without its file, for a message that names the file already:
+    /// `LDR003 at line 5, column 5: Syntax error: …` (the position when it has one).
+    pub fn brief(&self) -> String {
+        let code = self.code.as_str();
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => format!("{code} at line {l}, column {c}: {}", self.message),
+            (Some(l), None) => format!("{code} at line {l}: {}", self.message),
+            _ => format!("{code}: {}", self.message),
+        }
+    }
 }
 
 /// Collects diagnostics for one file, resolving each code's severity under the active settings and

@@ -475,6 +475,8 @@ pub struct ListRegistry {
     by_name: HashMap<String, usize>,
     /// Files of the directory that did not give a list (load errors, no `meta.name`).
     unloaded: Vec<String>,
+    /// Of those, the ones whose text still names the list they would define: `(name, file)`.
+    unloaded_names: Vec<(String, String)>,
     values: OnceLock<ValueIndex>,
 }
 
@@ -492,13 +494,32 @@ impl ListRegistry {
         }
     }
 
-    /// The registry read from the `_lists/` directory `dir`, with the names of its files that did not
-    /// give a list (see [`ListRegistry::unloaded`]).
-    pub fn from_dir(dir: PathBuf, lists: Vec<SharedList>, unloaded: Vec<String>) -> ListRegistry {
+    /// The registry read from the `_lists/` directory `dir`, with its files that did not give a
+    /// list (see [`ListRegistry::unloaded`]), each with the name of the list its text says it would
+    /// define, when it says one (`meta.name`, read without running the file).
+    pub fn from_dir(
+        dir: PathBuf,
+        lists: Vec<SharedList>,
+        unloaded: Vec<(String, Option<String>)>,
+    ) -> ListRegistry {
         let mut registry = ListRegistry::new(lists);
         registry.dir = Some(dir);
-        registry.unloaded = unloaded;
+        for (file, name) in unloaded {
+            if let Some(name) = name {
+                registry.unloaded_names.push((name, file.clone()));
+            }
+            registry.unloaded.push(file);
+        }
         registry
+    }
+
+    /// The file that would define the list `name` (its text says so) but did not give a list: a
+    /// finding about `name` missing names it as the cause (issue #28 item 7b).
+    pub fn unloaded_file_of(&self, name: &str) -> Option<&str> {
+        self.unloaded_names
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, f)| f.as_str())
     }
 
     /// The `_lists/` directory this registry was loaded from.

@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use flowmcp_loader::{FileKind, LoadedFile};
+use flowmcp_loader::{FileKind, Key, LoadedFile};
 use flowmcp_spec::lists::ListRegistry;
 use flowmcp_spec::placeholder::{ContentPlaceholder, ContentType, TargetRef, find_interpolations};
 use flowmcp_spec::{Code, Collector, Diagnostic, FileReport, JsonPath, RuleSettings};
@@ -66,8 +66,46 @@ pub enum PartKind {
     Selection(Value),
     /// Any other export (or none that is recognised).
     Other,
-    /// A file that did not load (its own report says why).
-    Unloaded,
+    /// A file that did not load (its own report says why), with the names its text still shows.
+    Unloaded(Unloaded),
+}
+
+/// What the text of a file that did not load still says about what it would give, read without
+/// running it ([`flowmcp_loader::string_at`]): findings elsewhere that refer to it are left out
+/// while it does not load (CAT009).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unloaded {
+    /// `main.namespace`: the file would give that namespace's tools, resources and prompts.
+    pub namespace: Option<String>,
+    /// `selection.namespace` and `selection.name`, as the selection's ID.
+    pub selection: Option<String>,
+}
+
+impl Unloaded {
+    /// What `source` (the text of a file that did not load) still shows.
+    pub fn of(source: Option<&str>) -> Unloaded {
+        let Some(source) = source else {
+            return Unloaded::default();
+        };
+        let read = |path: &[&str]| {
+            let keys: Vec<Key> = path.iter().map(|k| Key::Name((*k).to_string())).collect();
+            flowmcp_loader::string_at(source, &keys).filter(|v| is_id_segment(v))
+        };
+        Unloaded {
+            namespace: read(&["main", "namespace"]),
+            selection: read(&["selection", "namespace"])
+                .zip(read(&["selection", "name"]))
+                .map(|(ns, name)| format!("{ns}/selection/{name}")),
+        }
+    }
+}
+
+/// Whether `text` can be one segment of an ID (a namespace or a name: `^[a-z][a-z0-9-]*$`, as
+/// far as telling apart what a broken file would give needs).
+fn is_id_segment(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 impl Part {
@@ -105,10 +143,12 @@ impl Part {
             (FileKind::Content, Some(v)) => PartKind::Content(v),
             (FileKind::Agent, Some(v)) => PartKind::Agent(v),
             (FileKind::Selection, Some(v)) => PartKind::Selection(v),
-            _ if loaded.exports.is_none() => PartKind::Unloaded,
+            _ if loaded.exports.is_none() => {
+                PartKind::Unloaded(Unloaded::of(loaded.source.as_deref()))
+            }
             _ => PartKind::Other,
         };
-        if matches!(kind, PartKind::Other | PartKind::Unloaded) {
+        if matches!(kind, PartKind::Other | PartKind::Unloaded(_)) {
             keep_source = false;
         }
         Part {
@@ -146,7 +186,7 @@ impl EntryKind {
 }
 
 /// One input a skill declares (prompts take the `{{input:…}}` keys of their content, all
-/// optional strings).
+/// required strings).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkillInput {
     /// The key.
@@ -353,6 +393,19 @@ fn place(rel: &str) -> Place {
     Place::Elsewhere
 }
 
+/// Whose skills a `skills/` directory in `dir` holds: the namespace of the schemas beside it, or
+/// the agent or selection it belongs to.
+fn owner_of_skills(
+    owner: &OwnerDir,
+    dir: &str,
+    namespace_of_dir: &dyn Fn(&str) -> String,
+) -> String {
+    match owner {
+        OwnerDir::Namespace => namespace_of_dir(dir),
+        OwnerDir::Agent(a) | OwnerDir::Selection(a) => a.clone(),
+    }
+}
+
 /// The directory part of a relative path (`""` at the root).
 fn parent(rel: &str) -> &str {
     rel.rsplit_once('/').map_or("", |(d, _)| d)
@@ -385,9 +438,122 @@ struct Sinks<'s> {
     settings: &'s RuleSettings,
     parts: &'s [Part],
     by_part: BTreeMap<usize, Collector<'s>>,
+    /// What files that did not load would give, by their part: a finding about a reference to it
+    /// is left out (CAT009).
+    owned: Vec<(usize, Owned)>,
+    /// The findings left out: per part that did not load, the parts whose findings referred to it
+    /// and how many.
+    left_out: BTreeMap<usize, BTreeMap<usize, usize>>,
+}
+
+/// What a file that did not load would give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Owned {
+    /// Every tool, resource and prompt of a namespace (`{namespace}/…`).
+    Namespace(String),
+    /// One primitive, by ID.
+    Id(String),
+}
+
+impl Owned {
+    fn covers(&self, id: &str) -> bool {
+        match self {
+            Owned::Namespace(ns) => id
+                .strip_prefix(ns.as_str())
+                .is_some_and(|rest| rest.starts_with('/')),
+            Owned::Id(own) => own == id,
+        }
+    }
 }
 
 impl<'s> Sinks<'s> {
+    /// Records that the file of `part`, which did not load, would give `what`.
+    fn own(&mut self, part: usize, what: Owned) {
+        if !self.owned.contains(&(part, what.clone())) {
+            self.owned.push((part, what));
+        }
+    }
+
+    /// Emits a finding about the reference to `target` (a Primitive-ID), unless a file that did
+    /// not load would give `target`: then the finding is only counted, for that file's CAT009.
+    fn emit_ref(
+        &mut self,
+        part: usize,
+        code: Code,
+        path: &JsonPath,
+        message: String,
+        target: &str,
+    ) {
+        let owner = self
+            .owned
+            .iter()
+            .find(|(at, what)| *at != part && what.covers(target))
+            .map(|(at, _)| *at);
+        match owner {
+            Some(at) => {
+                if self.settings.level(code, None) != flowmcp_spec::Level::Off {
+                    *self
+                        .left_out
+                        .entry(at)
+                        .or_default()
+                        .entry(part)
+                        .or_default() += 1;
+                }
+            }
+            None => self.emit(part, code, path, message),
+        }
+    }
+
+    /// CAT009 on each file that did not load and that other files' findings referred to.
+    ///
+    /// CAT009: A file that cannot be loaded defines something other files refer to: the findings
+    /// those references would give (a tool, resource, prompt, skill or selection not found) are
+    /// left out, and this one line on the broken file counts them and names the files they are in.
+    /// They are checked again once the file loads. What a broken file would define is read from
+    /// its text without running it: `main.namespace` (its tools, resources and prompts), a
+    /// selection's `namespace` and `name`, and where it is (a skill in `skills/`, an agent prompt,
+    /// a content file a prompt names); when its text does not show it, the findings stay.
+    ///
+    /// # Why
+    ///
+    /// One missing comma in a schema used to give an error for every skill, selection, prompt and
+    /// agent that uses its tools, with the one real error buried among them. The report leads
+    /// with the cause: the file that does not load (its LDR finding), and one line saying what
+    /// depends on it.
+    fn fold_left_out(&mut self) {
+        let left_out = std::mem::take(&mut self.left_out);
+        for (at, by) in left_out {
+            let total: usize = by.values().sum();
+            let files: Vec<String> = by
+                .iter()
+                .map(|(p, n)| format!("{} ({n})", self.parts[*p].display))
+                .collect();
+            let what = self
+                .owned
+                .iter()
+                .filter(|(p, _)| *p == at)
+                .map(|(_, o)| match o {
+                    Owned::Namespace(ns) => format!("namespace {ns}"),
+                    Owned::Id(id) => id.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let (one, many) = (files.len() == 1, total != 1);
+            self.at(at).emit(
+                Code::CAT009,
+                None,
+                format!(
+                    "{} file{} to what this file would define ({what}): {}; the {total} finding{} about {} left out until it loads",
+                    files.len(),
+                    if one { " refers" } else { "s refer" },
+                    files.join(", "),
+                    if many { "s" } else { "" },
+                    if many { "those references are" } else { "that reference is" },
+                ),
+            );
+        }
+    }
+
     fn at(&mut self, part: usize) -> &mut Collector<'s> {
         let settings = self.settings;
         let display = self.parts[part].display.clone();
@@ -450,6 +616,8 @@ pub fn build(
         settings,
         parts,
         by_part: BTreeMap::new(),
+        owned: Vec::new(),
+        left_out: BTreeMap::new(),
     };
     let by_rel: HashMap<&str, usize> = parts
         .iter()
@@ -512,6 +680,34 @@ pub fn build(
         check_registrations(i, p, root, manifest, &by_rel, &mut registered, &mut sinks);
     }
 
+    // What the files that did not load would give (content files: where a prompt names them).
+    for (i, p) in parts.iter().enumerate() {
+        let PartKind::Unloaded(u) = &p.kind else {
+            continue;
+        };
+        match place(&p.rel) {
+            Place::Skills { dir, owner } => {
+                // Named by its file, or by the key an agent or selection registers it under.
+                let name = registered
+                    .get(&p.rel)
+                    .map_or_else(|| stem(&p.rel).to_string(), |(key, _)| key.clone());
+                let owner_name = owner_of_skills(&owner, &dir, &namespace_of_dir);
+                sinks.own(i, Owned::Id(format!("{owner_name}/skill/{name}")));
+            }
+            Place::AgentPrompts(agent) => {
+                sinks.own(i, Owned::Id(format!("{agent}/prompt/{}", stem(&p.rel))));
+            }
+            Place::Elsewhere => {
+                if let Some(ns) = &u.namespace {
+                    sinks.own(i, Owned::Namespace(ns.clone()));
+                }
+                if let Some(id) = &u.selection {
+                    sinks.own(i, Owned::Id(id.clone()));
+                }
+            }
+        }
+    }
+
     let mut origins: Vec<Origin> = Vec::new();
     let mut used_as_content: HashSet<usize> = HashSet::new();
     let mut push = |lib: &mut Library,
@@ -554,8 +750,9 @@ pub fn build(
                     if prompt_owner(def, compat).0 != Some(namespace.as_str()) {
                         continue;
                     }
+                    let id = format!("{namespace}/prompt/{name}");
                     let Some((text_part, content)) =
-                        content_file(i, p, def, &def_path, parts, &by_rel, &mut sinks)
+                        content_file(i, p, def, (&def_path, &id), parts, &by_rel, &mut sinks)
                     else {
                         continue;
                     };
@@ -589,10 +786,7 @@ pub fn build(
                 let Some(name) = s.get("name").and_then(Value::as_str) else {
                     continue;
                 };
-                let owner_name = match &owner {
-                    OwnerDir::Namespace => namespace_of_dir(&dir),
-                    OwnerDir::Agent(a) | OwnerDir::Selection(a) => a.clone(),
-                };
+                let owner_name = owner_of_skills(&owner, &dir, &namespace_of_dir);
                 // SKL003: the name is the file's stem, or the key it is registered under.
                 let (expected, under) = match registered.get(&p.rel) {
                     Some((key, m)) => (key.clone(), format!("its key in {}", parts[*m].display)),
@@ -644,7 +838,7 @@ pub fn build(
                     Code::SKL003,
                 );
             }
-            PartKind::Unloaded => {}
+            PartKind::Unloaded(_) => {}
             _ if matches!(place(&p.rel), Place::Skills { .. }) => {
                 sinks.emit(
                     i,
@@ -776,6 +970,7 @@ pub fn build(
         }
     }
 
+    sinks.fold_left_out();
     let diagnostics = sinks
         .by_part
         .into_iter()
@@ -851,11 +1046,12 @@ fn selection_entry(
                         _ => lib.get(member).is_some_and(|e| e.kind == EntryKind::Skill),
                     };
                     if !found {
-                        sinks.emit(
+                        sinks.emit_ref(
                             i,
                             Code::SEL003,
                             &path.index(k),
                             format!("Selection {id}: Reference '{member}' not found"),
+                            member,
                         );
                         entry.unresolved.push(member.to_string());
                         continue;
@@ -936,7 +1132,7 @@ fn check_agent(
                 continue;
             }
             let known_ns = lib.tools.iter().any(|t| t.starts_with(&format!("{ns}/")));
-            sinks.emit(
+            sinks.emit_ref(
                 i,
                 Code::AGT007,
                 &root.key("tools").key(key),
@@ -945,6 +1141,7 @@ fn check_agent(
                 } else {
                     format!("{key}: namespace {ns:?} is not registered in the catalog")
                 },
+                key,
             );
         }
     }
@@ -979,7 +1176,7 @@ fn check_agent(
             let ok = match &parts[at].kind {
                 PartKind::Prompt(v) => v.is_object(),
                 PartKind::Content(v) => v.is_string(),
-                PartKind::Unloaded => true, // its own report says why
+                PartKind::Unloaded(_) => true, // its own report says why
                 _ => false,
             };
             if !ok {
@@ -1006,7 +1203,7 @@ fn check_agent(
             else {
                 continue; // SKL017
             };
-            if !matches!(parts[at].kind, PartKind::Skill(_) | PartKind::Unloaded) {
+            if !matches!(parts[at].kind, PartKind::Skill(_) | PartKind::Unloaded(_)) {
                 sinks.emit(
                     i,
                     Code::AGT018,
@@ -1032,15 +1229,16 @@ fn check_agent(
                     continue;
                 };
                 match lib.selection(id) {
-                    None => sinks.emit(
+                    None => sinks.emit_ref(
                         i,
                         Code::AGT030,
                         &path,
                         format!("{id}: no such selection in the catalog"),
+                        id,
                     ),
                     Some(s) => {
-                        if let Some(problem) = s.problem() {
-                            sinks.emit(i, Code::AGT030, &path, problem);
+                        if let (Some(problem), Some(member)) = (s.problem(), s.unresolved.first()) {
+                            sinks.emit_ref(i, Code::AGT030, &path, problem, member);
                         }
                     }
                 }
@@ -1101,7 +1299,9 @@ fn prompt_entry(
     }
 }
 
-/// A prompt's inputs: the `{{input:…}}` keys of its content, in order of first use, optional.
+/// A prompt's inputs: the `{{input:…}}` keys of its content, in order of first use, each a
+/// required string (the text needs it: without it, "Find the bridge days of {{input:countryCode}}"
+/// would read "Find the bridge days of ").
 fn input_keys(content: &str) -> Vec<SkillInput> {
     let mut out: Vec<SkillInput> = Vec::new();
     for f in find_interpolations(content) {
@@ -1112,7 +1312,7 @@ fn input_keys(content: &str) -> Vec<SkillInput> {
                 key: key.to_string(),
                 ty: "string".into(),
                 description: String::new(),
-                required: false,
+                required: true,
                 values: Vec::new(),
             });
         }
@@ -1163,7 +1363,8 @@ fn prefill_calls(s: &Map<String, Value>) -> Vec<PrefillCall> {
 }
 
 /// The text a provider prompt's `contentFile` holds, and the part holding it; reports what is
-/// wrong with the file.
+/// wrong with the file. The prompt (`id`, defined at `def_path`) is what a content file that did
+/// not load would give.
 ///
 /// PRM012: A provider prompt's `contentFile` does not export a non-empty string `content` (it
 /// exports `prompt`, something else, or an empty text).
@@ -1176,7 +1377,7 @@ fn content_file(
     i: usize,
     p: &Part,
     def: &Map<String, Value>,
-    def_path: &JsonPath,
+    (def_path, id): (&JsonPath, &str),
     parts: &[Part],
     by_rel: &HashMap<&str, usize>,
     sinks: &mut Sinks<'_>,
@@ -1226,7 +1427,11 @@ fn content_file(
             );
             None
         }
-        PartKind::Unloaded => None, // its own report says why
+        PartKind::Unloaded(_) => {
+            // Its own report says why; references to the prompt wait for it (CAT009).
+            sinks.own(at, Owned::Id(id.to_string()));
+            None
+        }
         _ => {
             sinks.emit(
                 i,
@@ -1430,11 +1635,12 @@ fn check_entry(
         };
         match id {
             Some(id) if lib.has_tool(&id) => {}
-            Some(id) => sinks.emit(
+            Some(id) => sinks.emit_ref(
                 dp,
                 Code::PRM006,
                 &path,
                 format!("{dep:?} does not resolve: no tool {id} in the catalog"),
+                &id,
             ),
             None => sinks.emit(
                 dp,
@@ -1455,11 +1661,12 @@ fn check_entry(
     for (k, r) in entry.references.iter().enumerate() {
         let path = origin.def_path.key("references").index(k);
         let Some(target) = lib.get(r).filter(|t| t.kind != EntryKind::Skill) else {
-            sinks.emit(
+            sinks.emit_ref(
                 dp,
                 Code::PRM007,
                 &path,
                 format!("{r:?} is not the ID of a prompt in the catalog (namespace/prompt/name)"),
+                r,
             );
             continue;
         };
@@ -1511,7 +1718,7 @@ fn check_entry(
     // prefill[] tools
     for (k, call) in entry.prefill.iter().enumerate() {
         if !lib.has_tool(&call.tool) {
-            sinks.emit(
+            sinks.emit_ref(
                 dp,
                 Code::PH002,
                 &JsonPath::root("skill")
@@ -1522,6 +1729,7 @@ fn check_entry(
                     "Prefill tool {:?} does not resolve: name a tool of the catalog by its ID (namespace/tool/name)",
                     call.tool
                 ),
+                &call.tool,
             );
         }
     }
@@ -1532,7 +1740,14 @@ fn check_entry(
     let mut reported: HashSet<String> = HashSet::new();
     for found in find_interpolations(&entry.content) {
         let shown = found.text();
-        let problem: Option<(Code, String)> = match ContentPlaceholder::of(&found.inner) {
+        let placeholder = ContentPlaceholder::of(&found.inner);
+        let referenced = match &placeholder {
+            Some(ContentPlaceholder::Reference { ty, target, .. }) => {
+                Some(entry.target_id(*ty, target))
+            }
+            _ => None,
+        };
+        let problem: Option<(Code, String)> = match placeholder {
             Some(ContentPlaceholder::Reference { ty, target, .. }) => {
                 let id = entry.target_id(ty, &target);
                 match ty {
@@ -1604,9 +1819,14 @@ fn check_entry(
                     Some(Some(_)) => None,
                     _ => Some((
                         unresolved,
-                        format!(
-                            "`{shown}`: no shared list {list:?} with a field {alias:?} in the catalog"
-                        ),
+                        match lists.and_then(|l| l.unloaded_file_of(list)) {
+                            Some(file) => format!(
+                                "`{shown}`: no shared list {list:?} in the catalog; {file} would define it, but it cannot be loaded"
+                            ),
+                            None => format!(
+                                "`{shown}`: no shared list {list:?} with a field {alias:?} in the catalog"
+                            ),
+                        },
                     )),
                 }
             }
@@ -1615,7 +1835,11 @@ fn check_entry(
         if let Some((code, message)) = problem
             && reported.insert(shown)
         {
-            sinks.emit(tp, code, &origin.text_path, message);
+            // What does not resolve may be in a file that did not load (CAT009).
+            match referenced.filter(|_| code == unresolved || code == Code::SKL022) {
+                Some(id) => sinks.emit_ref(tp, code, &origin.text_path, message, &id),
+                None => sinks.emit(tp, code, &origin.text_path, message),
+            }
         }
     }
     // SKL024, SKL025
@@ -1660,11 +1884,12 @@ fn required(
             format!("{}/{id_type}/{name}", entry.owner)
         };
         if !exists(&id) {
-            sinks.emit(
+            sinks.emit_ref(
                 part,
                 missing,
                 &JsonPath::root("skill").key("requires").key(key).index(k),
                 format!("No {id_type} {id} in the catalog"),
+                &id,
             );
         }
         out.push((k, id));
@@ -1682,11 +1907,13 @@ fn unused(
     sinks: &mut Sinks<'_>,
 ) {
     for (k, id) in listed.iter().filter(|(_, id)| !used.contains(id)) {
-        sinks.emit(
+        // A tool of a file that did not load is not found in the content either (CAT009).
+        sinks.emit_ref(
             part,
             code,
             &JsonPath::root("skill").key("requires").key(key).index(*k),
             format!("{id} is required but the content never uses `{{{{{id_type}:…}}}}` for it"),
+            id,
         );
     }
 }

@@ -149,3 +149,58 @@ fn community_lists_fail_only_on_field_descriptions() {
     let total: usize = per_file.values().sum();
     assert_eq!(total, 37, "{per_file:?}");
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Issue #28 item 7b: a shared list with a missing comma cannot be loaded; every schema, list and
+/// prompt that uses it still has its finding (a schema without its list is not callable), and each
+/// names the file that would define the list as the cause.
+#[test]
+fn i28_7b_a_list_that_does_not_load_is_named_where_it_is_missing() {
+    let home = std::env::temp_dir().join(format!("flowmcp-i28-7b-lists-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    let dir = home.join("catalog");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog"),
+        &dir,
+    );
+    let list = dir.join("_lists/countries.mjs");
+    let text = std::fs::read_to_string(&list).unwrap();
+    std::fs::write(
+        &list,
+        text.replacen("version: '1.0.0',", "version: '1.0.0'", 1),
+    )
+    .unwrap();
+    let reports = flowmcp_validate::validate_catalog(&dir, "catalog", &Options::new(Profile::Spec));
+    let _ = std::fs::remove_dir_all(&home);
+    let mut named = BTreeMap::new();
+    for r in &reports {
+        for d in &r.diagnostics {
+            let text = format!("{} {}", d.message, d.help.as_deref().unwrap_or_default());
+            if matches!(d.code, Code::VAL072 | Code::LST009 | Code::PRM009) {
+                assert!(
+                    text.contains("_lists/countries.mjs would define it, but it cannot be loaded"),
+                    "{} {}: {text}",
+                    d.code.as_str(),
+                    r.file
+                );
+                *named.entry(d.code.as_str()).or_insert(0) += 1;
+            }
+        }
+    }
+    assert_eq!(
+        named,
+        BTreeMap::from([("LST009", 1), ("PRM009", 1), ("VAL072", 2)])
+    );
+}

@@ -729,7 +729,11 @@ fn check_dependencies(
             if registry.is_some() {
                 let help = registry.map(|r| {
                     let names = r.names();
-                    if names.is_empty() {
+                    if let Some(file) = r.unloaded_file_of(name) {
+                        format!(
+                            "{file} would define it, but it cannot be loaded: fix that file first"
+                        )
+                    } else if names.is_empty() {
                         "the list registry is empty".to_string()
                     } else {
                         format!("available lists: {}", names.join(", "))

@@ -114,7 +114,14 @@ pub fn load_dir(dir: &Path, settings: &RuleSettings, limits: &Limits) -> ListReg
                 l.file = Some(std::fs::canonicalize(&path).unwrap_or(path));
                 lists.push(l);
             }
-            None => unloaded.push(display),
+            None => {
+                let name = loaded.source.as_deref().and_then(|text| {
+                    let path =
+                        ["list", "meta", "name"].map(|k| flowmcp_loader::Key::Name(k.into()));
+                    flowmcp_loader::string_at(text, &path)
+                });
+                unloaded.push((display, name));
+            }
         }
     }
     ListRegistry::from_dir(dir.to_path_buf(), lists, unloaded)

@@ -604,7 +604,9 @@ pub(super) fn val072_list_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         if registry.get(&r.list).is_some() {
             continue;
         }
-        let help = if registry.is_empty() {
+        let help = if let Some(file) = registry.unloaded_file_of(&r.list) {
+            format!("{file} would define it, but it cannot be loaded: fix that file first")
+        } else if registry.is_empty() {
             "the list registry (_lists/) holds no lists".to_string()
         } else {
             format!("available lists: {}", name_list(registry.names()))
