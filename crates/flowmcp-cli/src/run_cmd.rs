@@ -12,6 +12,7 @@ use flowmcp_runtime::Cache;
 use flowmcp_runtime::{CacheMode, Kind, ResourceOptions, RunnerOptions};
 use flowmcp_runtime::{TransportConfig, check_upstream};
 use flowmcp_spec::Profile;
+use flowmcp_spec::catalog::REGISTRY_FILE;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -23,9 +24,12 @@ use crate::{ProfileArg, profile_of, shown, write_stdout};
 pub(crate) struct SourceArgs {
     /// The catalog directory (its `registry.json`, or walked for .mjs schema files; `_lists/`
     /// holds shared lists) or one schema file. Default: `catalog` of the configuration, else the
-    /// current directory. The catalog also decides where the project is (its
-    /// .flowmcp/config.json, .env and resource folder): the nearest directory with a .flowmcp/
-    /// above the catalog, else above the current directory, else the catalog's own directory.
+    /// current directory when it looks like a catalog — a `registry.json`, or a .mjs file at most
+    /// two directories down (`providers/<namespace>/<file>.mjs`); such a directory is read whole,
+    /// however large. Otherwise the command stops and asks for --catalog (exit 2). The catalog
+    /// also decides where the project is (its .flowmcp/config.json, .env and resource folder):
+    /// the nearest directory with a .flowmcp/ above the catalog, else above the current
+    /// directory, else the catalog's own directory.
     #[arg(long, value_name = "DIR|FILE")]
     catalog: Option<PathBuf>,
     /// `spec` or `compat` (see `flowmcp validate --help`). Default: spec, or the config.
@@ -356,7 +360,8 @@ pub(crate) fn validation_options(cfg: &Config, profile: Profile) -> flowmcp_vali
 
 /// Opens the catalog, with `transport` and `runner` for calls: `paths` when given (one directory
 /// or file, or several schema files), else `--catalog`, the configuration's `catalog`, or the
-/// current directory. Server parameters come from `cfg` (the project's `.env` is the one
+/// current directory when it looks like a catalog ([`looks_like_catalog`]; otherwise a usage
+/// error saying what to do). Server parameters come from `cfg` (the project's `.env` is the one
 /// beside the project `cfg` was decided for).
 pub(crate) fn open(
     source: &SourceArgs,
@@ -369,13 +374,7 @@ pub(crate) fn open(
 ) -> Result<Catalog, String> {
     let mut notes = Vec::new();
     let path = match paths {
-        [] => Some(
-            source
-                .catalog
-                .clone()
-                .or_else(|| cfg.catalog.clone())
-                .unwrap_or_else(|| PathBuf::from(".")),
-        ),
+        [] => Some(default_catalog(source, cfg)?),
         _ => None,
     };
     let params = cfg.server_params(source.env_file.as_deref(), &mut notes)?;
@@ -405,6 +404,76 @@ pub(crate) fn open(
         (files, None) => Catalog::open_files(files, &opts),
     }
     .map_err(|e| e.to_string())
+}
+
+/// The catalog when no path is given: `--catalog`, the configuration's `catalog`, else the
+/// current directory when it looks like one; otherwise a one-line usage error (issue #28, 7h:
+/// forgetting `--catalog` at a repository's root must not walk every file under it).
+fn default_catalog(source: &SourceArgs, cfg: &Config) -> Result<PathBuf, String> {
+    if let Some(path) = source.catalog.clone().or_else(|| cfg.catalog.clone()) {
+        return Ok(path);
+    }
+    let cwd = crate::cwd()?;
+    if looks_like_catalog(&cwd, cfg.home.as_deref()) {
+        return Ok(PathBuf::from("."));
+    }
+    Err(format!(
+        "no catalog: none was given and the current directory ({}) is not one (no {REGISTRY_FILE}, \
+         no .mjs file at most two directories down); give --catalog DIR or a path, or set \
+         \"catalog\" in .flowmcp/config.json",
+        cwd.display()
+    ))
+}
+
+/// How many directory entries [`looks_like_catalog`] reads at most before it gives up.
+const CATALOG_PROBE_ENTRIES: usize = 10_000;
+
+/// Whether `dir` looks like a catalog: it has a `registry.json`, or a `.mjs` file at most two
+/// directories down (`x.mjs`, `a/x.mjs`, `a/b/x.mjs`; `providers/<namespace>/<file>.mjs` is
+/// where a catalog keeps its schemas). Hidden directories and `node_modules` are skipped, links
+/// to directories are not followed, and after [`CATALOG_PROBE_ENTRIES`] entries without a
+/// `.mjs` file the answer is no. The file system's root and the home directory (`home`) count
+/// only with a `registry.json` (a client started in `/` or `~` must not walk them).
+fn looks_like_catalog(dir: &Path, home: Option<&Path>) -> bool {
+    if dir.join(REGISTRY_FILE).is_file() {
+        return true;
+    }
+    let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
+    if dir.parent().is_none() || home.is_some_and(|h| same(dir, h)) {
+        return false;
+    }
+    let mut level = vec![dir.to_path_buf()];
+    let mut budget = CATALOG_PROBE_ENTRIES;
+    for depth in 0..3 {
+        let mut next = Vec::new();
+        for d in &level {
+            let Ok(entries) = std::fs::read_dir(d) else {
+                continue;
+            };
+            for entry in entries.filter_map(Result::ok) {
+                if budget == 0 {
+                    return false;
+                }
+                budget -= 1;
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with('.') {
+                    continue;
+                }
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                if name.ends_with(".mjs") && !kind.is_dir() {
+                    return true;
+                }
+                if kind.is_dir() && depth < 2 && name != "node_modules" {
+                    next.push(entry.path());
+                }
+            }
+        }
+        level = next;
+    }
+    false
 }
 
 /// Prints the catalog's load problems (files that are not callable, and why) to stderr.

@@ -411,3 +411,43 @@ fn i28_3_a_projects_catalog_setting_does_not_move_the_project() {
     assert_eq!(missing_keys(&run), Vec::<String>::new());
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Issue #28, item 7h: without a catalog (no --catalog, no path, no `catalog` in the
+/// configuration) in a directory that is not one, the command says so in one line and what to
+/// do (exit 2) instead of walking every file under it. A directory that is one (a `.mjs` file at
+/// most two directories down, or a `registry.json`) is read as before.
+#[test]
+fn i28_7h_without_a_catalog_a_directory_that_is_not_one_is_refused_in_one_line() {
+    let dir = temp_dir("i28-7h");
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let repo = dir.join("repo");
+    // Like a repository's test fixtures: schemas three directories down and deeper.
+    for deep in ["crates/x/tests/a.mjs", "crates/y/tests/fixtures/b.mjs"] {
+        let f = repo.join(deep);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(&f, KEYED).unwrap();
+    }
+    let env = [("HOME", home.to_str().unwrap())];
+    for args in [&["list"][..], &["call", "ping_keyed"], &["search", "ping"]] {
+        let run = common::flowmcp_env(args, &repo, &env);
+        assert_eq!(run.code, 2, "{args:?}: {}{}", run.stdout, run.stderr);
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("no catalog") && run.stderr.contains("--catalog"),
+            "{}",
+            run.stderr
+        );
+    }
+    // Named, it is read.
+    let run = common::flowmcp_env(&["list", "--catalog", "."], &repo, &env);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    // A catalog's own layout is recognised: providers/<namespace>/<file>.mjs.
+    let cat = dir.join("cat");
+    std::fs::create_dir_all(cat.join("providers/keyed")).unwrap();
+    std::fs::write(cat.join("providers/keyed/keyed.mjs"), KEYED).unwrap();
+    let run = common::flowmcp_env(&["list", "--profile", "compat"], &cat, &env);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("ping_keyed"), "{}", run.stdout);
+    let _ = std::fs::remove_dir_all(dir);
+}
