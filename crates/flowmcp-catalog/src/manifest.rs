@@ -130,12 +130,39 @@ pub struct Index {
     pub notes: Vec<String>,
     /// Entries per section of the new manifest: shared lists, schemas, agents, selections.
     pub counts: [usize; 4],
+    /// The name of the catalog's directory, which the manifest's `name` must equal (CAT002).
+    pub dir_name: String,
 }
 
 impl Index {
     /// Whether `registry.json` already says what the directory gives.
     pub fn is_current(&self) -> bool {
         self.existing.as_ref() == Some(&self.merged)
+    }
+
+    /// The manifest's `name` (as JSON text) when it is not the directory's name (CAT002): a
+    /// copied catalog keeps its old name, and the index keeps a hand-written name unless asked
+    /// to [`rename`](Index::rename).
+    pub fn misnamed(&self) -> Option<String> {
+        match self.merged.get("name") {
+            Some(Value::String(n)) if *n == self.dir_name => None,
+            Some(other) => Some(other.to_string()),
+            None => Some("(none)".into()),
+        }
+    }
+
+    /// Sets the manifest's `name` to the directory's name (`flowmcp catalog index --rename`) and
+    /// says so in [`Index::changes`].
+    pub fn rename(&mut self) {
+        if self.misnamed().is_none() {
+            return;
+        }
+        if let Value::Object(m) = &mut self.merged {
+            m.insert("name".into(), Value::String(self.dir_name.clone()));
+        }
+        if let Some(old) = &self.existing {
+            self.changes = describe_changes(old, &self.merged);
+        }
     }
 }
 
@@ -309,6 +336,7 @@ pub fn build_index(dir: &Path) -> Result<Index, CatalogError> {
             fresh.agents.len(),
             fresh.selections.as_ref().map_or(0, Vec::len),
         ],
+        dir_name: fresh.name,
     })
 }
 

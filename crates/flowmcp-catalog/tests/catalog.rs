@@ -463,3 +463,26 @@ fn without_reloadable_a_reload_reads_every_file_and_a_broken_one_loses_its_tools
     assert!(c.find("t_aaa").is_none());
     assert!(c.find("t_bbb").is_some());
 }
+
+/// Issue #28, item 5: the index of a copied catalog (its `name` is the old directory's) says the
+/// name is wrong, keeps it unless asked, and `rename` sets the directory's name.
+#[test]
+fn i28_5_index_names_a_misnamed_catalog_and_renames_it() {
+    let scratch = Scratch::new("i28-5-index");
+    let cat = scratch.0.join("mycat");
+    copy_dir(&examples(), &cat);
+    let mut index = flowmcp_catalog::manifest::build_index(&cat).expect("index");
+    assert!(index.is_current());
+    assert_eq!(index.dir_name, "mycat");
+    assert_eq!(index.misnamed().as_deref(), Some("\"catalog\""));
+    index.rename();
+    assert!(!index.is_current());
+    assert_eq!(index.misnamed(), None);
+    assert_eq!(
+        index.changes,
+        vec!["~ name: \"catalog\" -> \"mycat\"".to_string()]
+    );
+    flowmcp_catalog::manifest::write_index(&index).expect("written");
+    let again = flowmcp_catalog::manifest::build_index(&cat).expect("index");
+    assert!(again.is_current() && again.misnamed().is_none());
+}

@@ -406,3 +406,65 @@ fn a_renamed_catalog_directory_is_cat002() {
     );
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Issue #28, item 5: a copied catalog (`cp -r examples/catalog mycat`) keeps the name
+/// "catalog". CAT002 says how to fix it; `catalog index` no longer answers "up to date" without
+/// a word about it; `catalog index --rename` fixes it (and `--check --rename` reports it).
+#[test]
+fn i28_5_a_copied_catalog_is_explained_and_index_rename_fixes_it() {
+    let base = temp_dir("i28-5-copy");
+    let cat = base.join("mycat");
+    copy_dir(&repo_root().join("examples/catalog"), &cat);
+    let r = flowmcp(&["validate", "mycat"], &base);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "help: set \"name\" to \"mycat\" with `flowmcp catalog index mycat --rename`"
+        ),
+        "{}",
+        r.stdout
+    );
+
+    let r = flowmcp(&["catalog", "index", "mycat"], &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("is up to date, but"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("\"catalog\", not the directory's name \"mycat\" (CAT002)")
+            && r.stdout.contains("flowmcp catalog index mycat --rename"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(read_json(&cat.join("registry.json"))["name"], "catalog");
+
+    let r = flowmcp(&["catalog", "index", "mycat", "--check", "--rename"], &base);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("~ name: \"catalog\" -> \"mycat\""),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(read_json(&cat.join("registry.json"))["name"], "catalog");
+
+    let r = flowmcp(&["catalog", "index", "mycat", "--rename"], &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.starts_with("Wrote "), "{}", r.stdout);
+    let registry = read_json(&cat.join("registry.json"));
+    assert_eq!(registry["name"], "mycat");
+    // Only the name changed.
+    let mut original = read_json(&repo_root().join("examples/catalog/registry.json"));
+    original["name"] = Value::from("mycat");
+    assert_eq!(registry, original);
+    let r = flowmcp(&["validate", "mycat"], &base);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = flowmcp(&["catalog", "index", "mycat", "--check"], &base);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        r.stdout.trim_end(),
+        format!(
+            "{} is up to date",
+            s(&Path::new("mycat").join("registry.json"))
+        )
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -287,7 +287,7 @@ fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunRe
 
     let mut targets: Vec<Target> = Vec::new();
     if let Some(reg) = registry.as_ref().and_then(Value::as_object) {
-        check_top_level(reg, dir, canon_dir.as_deref(), &mut c);
+        check_top_level(reg, dir, display, canon_dir.as_deref(), &mut c);
         for section in Section::ALL {
             check_section(
                 section,
@@ -536,6 +536,7 @@ fn required_string<'v>(
 fn check_top_level(
     reg: &Map<String, Value>,
     dir: &Path,
+    display: &str,
     canon_dir: Option<&Path>,
     c: &mut Collector<'_>,
 ) {
@@ -548,13 +549,19 @@ fn check_top_level(
         if let Some(dir_name) = dir_name
             && name != dir_name
         {
-            c.emit(
+            // A copied catalog (`cp -r catalog mycat`) keeps its old name: say how to fix it.
+            c.emit_help(
                 Code::CAT002,
                 Some(&JsonPath::root("name")),
                 format!(
                     "Must equal the catalog directory name \"{dir_name}\" (found {})",
                     shown(&Value::String(name.to_string()))
                 ),
+                Some(format!(
+                    "set \"name\" to \"{dir_name}\" with `flowmcp catalog index {display} \
+                     --rename`, or name the directory {}",
+                    shown(&Value::String(name.to_string()))
+                )),
             );
         }
     }
