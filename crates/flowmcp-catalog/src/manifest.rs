@@ -57,6 +57,31 @@ pub fn read_registry(path: &Path) -> Result<Option<Map<String, Value>>, CatalogE
     }
 }
 
+/// Whether the `registry.json` of `dir` is a grading list, not a catalog manifest
+/// ([`flowmcp_validate::is_grading_list`]); `false` when there is none or it does not parse.
+pub fn has_grading_list(dir: &Path) -> bool {
+    matches!(
+        read_registry(&dir.join(REGISTRY_FILE)),
+        Ok(Some(registry)) if flowmcp_validate::is_grading_list(&registry)
+    )
+}
+
+/// What to say about a `registry.json` that is a grading list ([`has_grading_list`]): with
+/// `served`, that its directory is read as a directory of schema files (the `compat` profile);
+/// otherwise that nothing of it is served (`spec`) and what to do.
+pub fn grading_list_note(served: bool) -> String {
+    const WHAT: &str =
+        "a grading list (schemas named by \"schemaPath\"), not a catalog manifest (chapter 15)";
+    if served {
+        format!("warning: {WHAT}; the directory is read as a directory of schema files (compat)")
+    } else {
+        format!(
+            "{WHAT} (CAT001): nothing is served under the spec profile; --profile compat reads \
+             the directory as a directory of schema files"
+        )
+    }
+}
+
 /// The `contentHash` of the catalog in `dir`: SHA-256 over the files its `registry.json` references
 /// (chapter 15).
 pub fn catalog_hash(dir: &Path) -> Result<String, CatalogError> {
