@@ -57,6 +57,31 @@ pub fn read_registry(path: &Path) -> Result<Option<Map<String, Value>>, CatalogE
     }
 }
 
+/// Whether the `registry.json` of `dir` is a grading list, not a catalog manifest
+/// ([`flowmcp_validate::is_grading_list`]); `false` when there is none or it does not parse.
+pub fn has_grading_list(dir: &Path) -> bool {
+    matches!(
+        read_registry(&dir.join(REGISTRY_FILE)),
+        Ok(Some(registry)) if flowmcp_validate::is_grading_list(&registry)
+    )
+}
+
+/// What to say about a `registry.json` that is a grading list ([`has_grading_list`]): with
+/// `served`, that its directory is read as a directory of schema files (the `compat` profile);
+/// otherwise that nothing of it is served (`spec`) and what to do.
+pub fn grading_list_note(served: bool) -> String {
+    const WHAT: &str =
+        "a grading list (schemas named by \"schemaPath\"), not a catalog manifest (chapter 15)";
+    if served {
+        format!("warning: {WHAT}; the directory is read as a directory of schema files (compat)")
+    } else {
+        format!(
+            "{WHAT} (CAT001): nothing is served under the spec profile; --profile compat reads \
+             the directory as a directory of schema files"
+        )
+    }
+}
+
 /// The `contentHash` of the catalog in `dir`: SHA-256 over the files its `registry.json` references
 /// (chapter 15).
 pub fn catalog_hash(dir: &Path) -> Result<String, CatalogError> {
@@ -130,12 +155,39 @@ pub struct Index {
     pub notes: Vec<String>,
     /// Entries per section of the new manifest: shared lists, schemas, agents, selections.
     pub counts: [usize; 4],
+    /// The name of the catalog's directory, which the manifest's `name` must equal (CAT002).
+    pub dir_name: String,
 }
 
 impl Index {
     /// Whether `registry.json` already says what the directory gives.
     pub fn is_current(&self) -> bool {
         self.existing.as_ref() == Some(&self.merged)
+    }
+
+    /// The manifest's `name` (as JSON text) when it is not the directory's name (CAT002): a
+    /// copied catalog keeps its old name, and the index keeps a hand-written name unless asked
+    /// to [`rename`](Index::rename).
+    pub fn misnamed(&self) -> Option<String> {
+        match self.merged.get("name") {
+            Some(Value::String(n)) if *n == self.dir_name => None,
+            Some(other) => Some(other.to_string()),
+            None => Some("(none)".into()),
+        }
+    }
+
+    /// Sets the manifest's `name` to the directory's name (`flowmcp catalog index --rename`) and
+    /// says so in [`Index::changes`].
+    pub fn rename(&mut self) {
+        if self.misnamed().is_none() {
+            return;
+        }
+        if let Value::Object(m) = &mut self.merged {
+            m.insert("name".into(), Value::String(self.dir_name.clone()));
+        }
+        if let Some(old) = &self.existing {
+            self.changes = describe_changes(old, &self.merged);
+        }
     }
 }
 
@@ -309,6 +361,7 @@ pub fn build_index(dir: &Path) -> Result<Index, CatalogError> {
             fresh.agents.len(),
             fresh.selections.as_ref().map_or(0, Vec::len),
         ],
+        dir_name: fresh.name,
     })
 }
 

@@ -232,20 +232,32 @@ impl Catalog {
     /// list are reported), a directory without one (every `.mjs` file under it, `_lists/` aside,
     /// is read; links leading outside are not followed), or a single schema file.
     ///
+    /// A `registry.json` that is a grading list, not a manifest
+    /// ([`flowmcp_validate::is_grading_list`]; the public schema collection has one at its root),
+    /// is named in one problem: under `compat` the directory is read as a directory without a
+    /// manifest; under `spec` it is a catalog whose manifest has an error (CAT001), which serves
+    /// nothing.
+    ///
     /// Every file is validated before its tools become callable, from the same evaluation that
     /// gives the tools. A file with errors exposes nothing callable; calling one of its tools fails
     /// with a message naming the file and its error codes. Fails only when `path` cannot be read.
     pub fn open(path: &Path, opts: &CatalogOptions) -> Result<Catalog, CatalogError> {
         let meta = std::fs::metadata(path).map_err(|e| CatalogError::io(path, e))?;
+        let manifest = meta.is_dir() && path.join(REGISTRY_FILE).is_file();
+        let grading = manifest && crate::manifest::has_grading_list(path);
+        let compat = opts.validation.settings.profile == flowmcp_spec::Profile::Compat;
         let (origin, contents) = if !meta.is_dir() {
             let files = vec![path.to_path_buf()];
             let root = path.parent().unwrap_or(Path::new("."));
             let contents = read_files(root, &files, opts);
             (Origin::Files, contents)
-        } else if path.join(REGISTRY_FILE).is_file() {
+        } else if manifest && !(grading && compat) {
             // Stamped before reading: a change made while reading is seen by the next reload.
             let stamps = manifest_stamps(path);
-            let contents = read_manifest(path, &display_path(path), opts);
+            let mut contents = read_manifest(path, &display_path(path), opts);
+            if grading {
+                contents.problems.push(grading_problem(path, false));
+            }
             (Origin::Manifest(stamps), contents)
         } else {
             (Origin::Tree, read_tree(path, opts)?)
@@ -1038,11 +1050,12 @@ fn read_tree(dir: &Path, opts: &CatalogOptions) -> Result<Contents, CatalogError
 }
 
 /// The schema files of a directory without a manifest (`_lists/` aside), and the links that
-/// lead outside it.
+/// lead outside it; for a directory whose `registry.json` is a grading list (read this way under
+/// `compat`), a problem that names it.
 pub(crate) fn tree_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<LoadProblem>), CatalogError> {
     let walk = flowmcp_loader::walk_mjs(dir, &|name| name == LISTS_DIR)
         .map_err(|e| CatalogError::io(dir, e))?;
-    let problems = walk
+    let mut problems: Vec<LoadProblem> = walk
         .outside_links
         .iter()
         .map(|link| LoadProblem {
@@ -1050,7 +1063,19 @@ pub(crate) fn tree_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<LoadProblem>),
             message: "a symbolic link that leads outside the catalog; not followed".into(),
         })
         .collect();
+    if dir.join(REGISTRY_FILE).is_file() && crate::manifest::has_grading_list(dir) {
+        problems.insert(0, grading_problem(dir, true));
+    }
     Ok((walk.files, problems))
+}
+
+/// The problem that names the grading list `dir/registry.json` (issue #28, item 6; the text is
+/// [`crate::manifest::grading_list_note`]).
+fn grading_problem(dir: &Path, served: bool) -> LoadProblem {
+    LoadProblem {
+        file: display_path(&dir.join(REGISTRY_FILE)),
+        message: crate::manifest::grading_list_note(served),
+    }
 }
 
 /// The stamps of a manifest catalog's `registry.json` and of every file under its `_lists/`.

@@ -630,3 +630,82 @@ fn i28_7j_a_file_that_breaks_keeps_its_tools_prompts_and_skills() {
         rendered.messages
     );
 }
+
+/// Issue #28, item 5: the index of a copied catalog (its `name` is the old directory's) says the
+/// name is wrong, keeps it unless asked, and `rename` sets the directory's name.
+#[test]
+fn i28_5_index_names_a_misnamed_catalog_and_renames_it() {
+    let scratch = Scratch::new("i28-5-index");
+    let cat = scratch.0.join("mycat");
+    copy_dir(&examples(), &cat);
+    let mut index = flowmcp_catalog::manifest::build_index(&cat).expect("index");
+    assert!(index.is_current());
+    assert_eq!(index.dir_name, "mycat");
+    assert_eq!(index.misnamed().as_deref(), Some("\"catalog\""));
+    index.rename();
+    assert!(!index.is_current());
+    assert_eq!(index.misnamed(), None);
+    assert_eq!(
+        index.changes,
+        vec!["~ name: \"catalog\" -> \"mycat\"".to_string()]
+    );
+    flowmcp_catalog::manifest::write_index(&index).expect("written");
+    let again = flowmcp_catalog::manifest::build_index(&cat).expect("index");
+    assert!(again.is_current() && again.misnamed().is_none());
+}
+
+/// Issue #28, item 6: a directory whose `registry.json` is a grading list (the public schema
+/// collection's root) opens under `compat` as a directory of schemas with one problem that
+/// names the list; under `spec` it serves nothing and the problem says what to do.
+#[test]
+fn i28_6_a_grading_list_root_is_a_directory_of_schemas_under_compat() {
+    let scratch = Scratch::new("i28-6-grading");
+    for ns in ["alpha", "beta"] {
+        scratch.write(
+            &format!("schemas/v4.0.0/providers/{ns}/{ns}.mjs"),
+            &one_tool(ns, "Calls t"),
+        );
+    }
+    scratch.write(
+        "registry.json",
+        &json!({
+            "version": "v4.0.0",
+            "totalSchemas": 2,
+            "schemas": [
+                {"schemaId": "alpha/alpha", "schemaPath": "schemas/v4.0.0/providers/alpha/alpha.mjs", "grade": "A", "score": 5},
+                {"schemaId": "beta/beta", "schemaPath": "schemas/v4.0.0/providers/beta/beta.mjs", "grade": "B", "score": 4}
+            ]
+        })
+        .to_string(),
+    );
+    assert!(flowmcp_catalog::manifest::has_grading_list(&scratch.0));
+    let c = Catalog::open(&scratch.0, &options(Profile::Compat, &[])).expect("opens");
+    assert!(!c.has_manifest());
+    assert_eq!(c.list().len(), 2);
+    let problems = &c.toolset().problems;
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].file.ends_with("registry.json"), "{problems:?}");
+    assert!(
+        problems[0].message.starts_with("warning: a grading list"),
+        "{problems:?}"
+    );
+
+    let c = Catalog::open(&scratch.0, &options(Profile::Spec, &[])).expect("opens");
+    assert!(c.list().is_empty());
+    let problems = &c.toolset().problems;
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].message.contains("--profile compat"),
+        "{problems:?}"
+    );
+    // The manifest's report says it once, not once per entry.
+    let codes: Vec<&str> = c.reports()[0]
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
+    assert_eq!(codes, vec!["CAT001"]);
+
+    // A catalog manifest is never taken for a grading list.
+    assert!(!flowmcp_catalog::manifest::has_grading_list(&examples()));
+}

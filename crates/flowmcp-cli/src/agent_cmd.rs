@@ -150,7 +150,7 @@ fn open_for_calls(
     source: &SourceArgs,
     run: &RunArgs,
 ) -> Result<(Config, flowmcp_catalog::Catalog), String> {
-    let cfg = config(source.trust_project_config)?;
+    let cfg = config(source.anchor(&[]))?;
     let (transport, runner) = run.settings(&cfg)?;
     let catalog = open(
         source,
@@ -231,7 +231,7 @@ fn test_agent(a: TestAgentArgs) -> Result<ExitCode, String> {
 }
 
 fn open_catalog(a: &NameArgs) -> Result<flowmcp_catalog::Catalog, String> {
-    let cfg = config(a.source.trust_project_config)?;
+    let cfg = config(a.source.anchor(&[]))?;
     open(
         &a.source,
         &[],

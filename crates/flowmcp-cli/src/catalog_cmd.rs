@@ -19,6 +19,11 @@
 //! `index --check` writes nothing: it prints what `index` would change and exits 1 when anything
 //! would, 0 when `registry.json` is up to date (for CI). Errors (an unreadable directory, a
 //! `registry.json` that is not a JSON object) exit 2.
+//!
+//! The manifest's `name` must be the directory's name (CAT002), and a copied catalog
+//! (`cp -r catalog mycat`) keeps the old one: `index` keeps a hand-written name, so it says so
+//! whenever they differ (also when the manifest is otherwise up to date), and `index --rename`
+//! sets `name` to the directory's name (with `--check`, a rename counts as a change).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -48,7 +53,10 @@ pub(crate) enum CatalogCommand {
                       unknown fields) are kept, entries are sorted by path and contentHash is \
                       recomputed. The file is replaced atomically.\n\n\
                       With --check nothing is written: the changes are printed and the exit status is \
-                      1 when registry.json is out of date, 0 when it is up to date."
+                      1 when registry.json is out of date, 0 when it is up to date.\n\n\
+                      The name must be the directory's name (CAT002); a copied catalog keeps its old \
+                      one, which is kept and named in the output. --rename sets it to the \
+                      directory's name."
     )]
     Index {
         /// The catalog directory.
@@ -56,13 +64,17 @@ pub(crate) enum CatalogCommand {
         /// Print what would change and exit 1 if anything would, without writing.
         #[arg(long)]
         check: bool,
+        /// Set the manifest's `name` to the directory's name (CAT002), e.g. after copying a
+        /// catalog to a directory of another name.
+        #[arg(long)]
+        rename: bool,
     },
 }
 
 pub(crate) fn run(a: CatalogArgs) -> Result<ExitCode, String> {
     match a.command {
         CatalogCommand::Hash { dir } => hash(&dir),
-        CatalogCommand::Index { dir, check } => index(&dir, check),
+        CatalogCommand::Index { dir, check, rename } => index(&dir, check, rename),
     }
 }
 
@@ -72,21 +84,41 @@ fn hash(dir: &Path) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn index(dir: &Path, check: bool) -> Result<ExitCode, String> {
-    let index = build_index(dir).map_err(|e| e.to_string())?;
+fn index(dir: &Path, check: bool, rename: bool) -> Result<ExitCode, String> {
+    let mut index = build_index(dir).map_err(|e| e.to_string())?;
+    if rename {
+        index.rename();
+    }
     for n in &index.notes {
         eprintln!("flowmcp: {}", super::shown(n));
     }
+    // Issue #28, item 5: a name that is not the directory's (CAT002) is never passed over.
+    let misnamed = index.misnamed().map(|name| {
+        format!(
+            "its \"name\" is {}, not the directory's name \"{}\" (CAT002): `flowmcp catalog \
+             index {} --rename` sets it, or name the directory {}\n",
+            super::shown(&name),
+            super::shown(&index.dir_name),
+            dir.display(),
+            super::shown(&name)
+        )
+    });
     let shown = index.path.display().to_string();
     if index.is_current() {
-        super::write_stdout(&format!("{shown} is up to date\n"))?;
+        let mut out = format!("{shown} is up to date");
+        match &misnamed {
+            Some(m) => out.push_str(&format!(", but {m}")),
+            None => out.push('\n'),
+        }
+        super::write_stdout(&out)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = String::new();
     if check {
         out.push_str(&format!(
-            "{shown} is out of date; `flowmcp catalog index {}` would change:\n",
-            dir.display()
+            "{shown} is out of date; `flowmcp catalog index {}{}` would change:\n",
+            dir.display(),
+            if rename { " --rename" } else { "" }
         ));
     } else {
         write_index(&index).map_err(|e| format!("cannot write {REGISTRY_FILE}: {e}"))?;
@@ -97,6 +129,9 @@ fn index(dir: &Path, check: bool) -> Result<ExitCode, String> {
     }
     for c in &index.changes {
         out.push_str(&format!("  {}\n", super::shown(c)));
+    }
+    if let Some(m) = &misnamed {
+        out.push_str(&format!("note: {m}"));
     }
     super::write_stdout(&out)?;
     Ok(if check {

@@ -2,8 +2,8 @@
 //! project's, the process environment and the flags.
 //!
 //! `.flowmcp/config.json` is read from two places: the user's (`~/.flowmcp/config.json`) and the
-//! project's (the nearest `.flowmcp/config.json` from the current directory upwards, when it is not
-//! the user's).
+//! project's (`<project>/.flowmcp/config.json`, when it is not the user's; see [`Project`] for
+//! where the project is: found from the catalog's location, not from the current directory).
 //!
 //! ```json
 //! { "profile": "compat",
@@ -40,8 +40,8 @@
 //! * **The user's values win.** Server parameters and the model key come from the process
 //!   environment, then the user's env file (`--env-file`, or `envFile` of the user
 //!   configuration), then the user configuration's `serverParams` / `llm.apiKey`; a project's
-//!   `.env` and `serverParams` only fill names the user left unset. The default `.env` of the
-//!   current directory is read only when it is a regular file (not a symbolic link).
+//!   `.env` and `serverParams` only fill names the user left unset. The project's default `.env`
+//!   (beside its `.flowmcp/`) is read only when it is a regular file (not a symbolic link).
 //! * **A project may tighten, never loosen**, the checks: its `rules` may raise a rule's
 //!   severity but not lower it below the active profile's; lowering needs consent. It may choose
 //!   the `profile` (`compat` is what catalogs written for the reference need), its `catalog`, and
@@ -140,6 +140,9 @@ pub(crate) struct ConfigFile {
 /// The decided configuration of one command.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Config {
+    /// Where the project is ([`Project::find`]): its `.flowmcp/config.json` was read, its `.env`
+    /// is read and its resource folder is used.
+    pub project: Project,
     /// The project configuration file, when there is one (for messages).
     pub project_path: Option<PathBuf>,
     pub profile: Option<Profile>,
@@ -199,21 +202,37 @@ pub(crate) struct ParamValues {
 }
 
 impl Config {
-    /// Reads the user configuration (`$HOME/.flowmcp/config.json`) and the nearest project
-    /// configuration from `start` upwards, and decides ([`Config::decide`]).
-    pub(crate) fn discover(start: &Path, consent_flag: bool, env: Env) -> Result<Config, String> {
-        let user_path = env
-            .get(vars::HOME)
-            .map(|h| PathBuf::from(h).join(".flowmcp").join("config.json"))
+    /// Reads the user configuration (`$HOME/.flowmcp/config.json`) and the project's, and decides
+    /// ([`Config::decide`]). The project is found by [`Project::find`] from `catalog` — the catalog
+    /// the user named on the command line, else the user configuration's `catalog` when
+    /// `user_catalog` allows it — and then from `cwd`. A `catalog` in the project's own
+    /// configuration never moves the project: the repository cannot choose where it is.
+    pub(crate) fn discover(
+        cwd: &Path,
+        catalog: Option<&Path>,
+        user_catalog: bool,
+        consent_flag: bool,
+        env: Env,
+    ) -> Result<Config, String> {
+        let home = env.get(vars::HOME).map(PathBuf::from);
+        let user_path = home
+            .as_ref()
+            .map(|h| h.join(".flowmcp").join("config.json"))
             .filter(|p| p.is_file());
-        let project_path = start
-            .ancestors()
-            .map(|dir| dir.join(".flowmcp").join("config.json"))
-            .find(|p| p.is_file())
-            .filter(|p| Some(p) != user_path.as_ref());
         let user = user_path.as_deref().map(ConfigFile::read).transpose()?;
-        let project = project_path.as_deref().map(ConfigFile::read).transpose()?;
-        Ok(Config::decide(user, project, &env, consent_flag))
+        let catalog = catalog.map(Path::to_path_buf).or_else(|| {
+            user_catalog
+                .then(|| user.as_ref().and_then(|u| u.catalog.clone()))
+                .flatten()
+        });
+        let project = Project::find(catalog.as_deref(), cwd, home.as_deref());
+        let project_path = Some(project.config_file())
+            .filter(|p| p.is_file())
+            .filter(|p| !same_file(p, user_path.as_deref()));
+        let file = project_path.as_deref().map(ConfigFile::read).transpose()?;
+        let mut cfg = Config::decide(user, file, &env, consent_flag);
+        cfg.project = project;
+        Ok(cfg)
     }
 
     /// Merges the user's configuration, the project's and the environment by the rules of the
@@ -242,6 +261,8 @@ impl Config {
         let mut allowed_libraries = user.allowed_libraries.clone();
         allowed_libraries.extend(project.allowed_libraries.iter().cloned());
         Config {
+            // Where the project is, is found by `discover` (this decides what it may say).
+            project: Project::default(),
             project_path: project.path.clone(),
             // The project's profile describes its catalog; the user's is a default.
             profile: project.profile.or(user.profile),
@@ -343,13 +364,13 @@ impl Config {
 
     /// Reads the env files and returns the server-parameter values in their order: the process
     /// environment; the user's values (`flag` — `--env-file` — or the user configuration's
-    /// `envFile`, over its `serverParams`); the project's (its consented `envFile`, else `.env`
-    /// in `cwd` when that is a regular file, over its `serverParams`). A file the user names must
-    /// be readable; the project's default `.env` is skipped, with `notes`, when it is a link.
+    /// `envFile`, over its `serverParams`); the project's (its consented `envFile`, else the
+    /// `.env` of the project directory when that is a regular file, over its `serverParams`). A
+    /// file the user names must be readable; the project's default `.env` is skipped, with
+    /// `notes`, when it is a link.
     pub(crate) fn server_params(
         &self,
         flag: Option<&Path>,
-        cwd: &Path,
         notes: &mut Vec<String>,
     ) -> Result<ParamValues, String> {
         let p = &self.params;
@@ -365,7 +386,7 @@ impl Config {
         match &p.project_env_file {
             Some(file) => project.extend(read(file)?),
             None => {
-                let dot = cwd.join(".env");
+                let dot = self.project.dir.join(".env");
                 match std::fs::symlink_metadata(&dot) {
                     Ok(m) if m.file_type().is_file() => project.extend(read(&dot)?),
                     Ok(m) if m.file_type().is_symlink() => notes.push(format!(
@@ -383,6 +404,101 @@ impl Config {
             project,
         })
     }
+}
+
+/// The folder of a project's configuration (`.flowmcp/config.json`) and, by default, its
+/// resources (`.flowmcp/resources/`).
+pub(crate) const PROJECT_FOLDER: &str = ".flowmcp";
+
+/// Where the project of a command is: the directory that holds its `.flowmcp/` (with
+/// `config.json` and, by default, `resources/`) and its `.env`.
+///
+/// It is found from the catalog's location, not from the current directory alone, so that a
+/// client that starts flowmcp in `/` with the catalog's absolute path gets what a shell inside the
+/// repository gets:
+///
+/// 1. the nearest directory holding `.flowmcp/`, from the catalog's directory (a schema file's
+///    directory) upwards;
+/// 2. when there is none, the nearest one from the current directory upwards (a catalog kept
+///    outside any project, used from inside yours, uses yours);
+/// 3. when there is none either, the catalog's directory itself (its `.flowmcp/` is created
+///    when something is first written there), or, without a catalog, the current directory.
+///
+/// The home directory is never a project: its `.flowmcp/` is the user's (the user
+/// configuration, `global` resources). Paths are followed to where they really are (symbolic
+/// links resolved), so that the home directory is recognised behind a link too.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Project {
+    /// The project directory.
+    pub dir: PathBuf,
+    /// Where the project was looked for, in order: the catalog's directory, the current
+    /// directory.
+    starts: Vec<PathBuf>,
+    /// The home directory (never a project).
+    home: Option<PathBuf>,
+}
+
+impl Project {
+    /// The project of a command run in `cwd` on `catalog` (a directory or a schema file, as the
+    /// user named it; relative to `cwd`), by the rules of the type's documentation.
+    pub(crate) fn find(catalog: Option<&Path>, cwd: &Path, home: Option<&Path>) -> Project {
+        let home = home.map(real);
+        let mut starts = Vec::with_capacity(2);
+        if let Some(catalog) = catalog {
+            let path = real(&cwd.join(catalog));
+            starts.push(if path.is_file() {
+                path.parent()
+                    .map_or_else(|| path.clone(), Path::to_path_buf)
+            } else {
+                path
+            });
+        }
+        let cwd = real(cwd);
+        if !starts.contains(&cwd) {
+            starts.push(cwd);
+        }
+        let dir = nearest(&starts, PROJECT_FOLDER, home.as_deref())
+            .or_else(|| starts.first().cloned())
+            .unwrap_or_default();
+        Project { dir, starts, home }
+    }
+
+    /// The project configuration file (it may not exist).
+    pub(crate) fn config_file(&self) -> PathBuf {
+        self.dir.join(PROJECT_FOLDER).join("config.json")
+    }
+
+    /// The project's folder `.<base>` (its resources are in `resources/` inside it): the nearest
+    /// such folder, looked for as the project is (so `.flowmcp/` is the project's own), else
+    /// `.<base>` in the project directory.
+    pub(crate) fn folder(&self, base: &str) -> PathBuf {
+        let name = format!(".{base}");
+        nearest(&self.starts, &name, self.home.as_deref())
+            .unwrap_or_else(|| self.dir.clone())
+            .join(name)
+    }
+}
+
+/// The first directory, from each of `starts` upwards in turn, that holds the directory
+/// `folder`; `home` is skipped.
+fn nearest(starts: &[PathBuf], folder: &str, home: Option<&Path>) -> Option<PathBuf> {
+    starts.iter().find_map(|start| {
+        start
+            .ancestors()
+            .filter(|dir| Some(*dir) != home)
+            .find(|dir| dir.join(folder).is_dir())
+            .map(Path::to_path_buf)
+    })
+}
+
+/// `path` with symbolic links resolved when it exists; as it is otherwise.
+fn real(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Whether `a` and `b` name the same file (links resolved).
+fn same_file(a: &Path, b: Option<&Path>) -> bool {
+    b.is_some_and(|b| real(a) == real(b))
 }
 
 impl ConfigFile {
@@ -667,6 +783,64 @@ mod tests {
             assert_eq!(c.upstreams.len(), 1);
             assert_eq!(c.resources_base.as_deref(), Some("ssh"));
         }
+    }
+
+    /// Issue #28, items 3/4: the project is found from the catalog's location: the nearest
+    /// `.flowmcp/` above the catalog, else above the current directory, else the catalog's own
+    /// directory; the home directory never counts.
+    #[test]
+    fn i28_3_the_project_is_found_from_the_catalog() {
+        let d = std::env::temp_dir().join(format!("flowmcp-project-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        for dir in [
+            "home/.flowmcp",
+            "home/cat",
+            "repo/.flowmcp",
+            "repo/.mytool",
+            "repo/cat/providers",
+            "loose/cat",
+            "work/.flowmcp",
+            "nowhere",
+        ] {
+            std::fs::create_dir_all(d.join(dir)).unwrap();
+        }
+        std::fs::write(d.join("loose/cat/x.mjs"), "").unwrap();
+        let d = d.canonicalize().unwrap();
+        let home = d.join("home");
+        let find = |catalog: Option<&str>, cwd: &str| {
+            let catalog = catalog.map(|c| d.join(c));
+            Project::find(catalog.as_deref(), &d.join(cwd), Some(&home))
+        };
+        // Above the catalog, from anywhere.
+        for cwd in ["nowhere", "work", "home"] {
+            assert_eq!(find(Some("repo/cat/providers"), cwd).dir, d.join("repo"));
+        }
+        // A relative catalog is relative to the current directory.
+        let p = Project::find(Some(Path::new("cat")), &d.join("repo"), Some(&home));
+        assert_eq!(p.dir, d.join("repo"));
+        // None above the catalog: the current directory's project, else the catalog's directory
+        // (a schema file's directory).
+        assert_eq!(find(Some("loose/cat"), "work").dir, d.join("work"));
+        assert_eq!(find(Some("loose/cat"), "nowhere").dir, d.join("loose/cat"));
+        assert_eq!(
+            find(Some("loose/cat/x.mjs"), "nowhere").dir,
+            d.join("loose/cat")
+        );
+        // No catalog: the current directory's.
+        assert_eq!(find(None, "nowhere").dir, d.join("nowhere"));
+        assert_eq!(find(None, "work").dir, d.join("work"));
+        // The home directory's .flowmcp/ is the user's, never a project's.
+        assert_eq!(find(Some("home/cat"), "nowhere").dir, d.join("home/cat"));
+        // The configuration file and the resource folders.
+        let p = find(Some("repo/cat"), "nowhere");
+        assert_eq!(p.config_file(), d.join("repo/.flowmcp/config.json"));
+        assert_eq!(p.folder("flowmcp"), d.join("repo/.flowmcp"));
+        assert_eq!(p.folder("mytool"), d.join("repo/.mytool"));
+        assert_eq!(
+            find(Some("loose/cat"), "nowhere").folder("flowmcp"),
+            d.join("loose/cat/.flowmcp")
+        );
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

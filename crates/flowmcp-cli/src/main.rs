@@ -231,12 +231,26 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     if let Some(id) = &a.id {
         return ids_cmd::run(id, a.format != Format::Human, &opts);
     }
-    // Catalog directories are validated as a whole; everything else file by file.
-    let (catalogs, plain): (Vec<PathBuf>, Vec<PathBuf>) = a
-        .paths
-        .iter()
-        .cloned()
-        .partition(|p| p.is_dir() && flowmcp_validate::is_catalog(p));
+    // Catalog directories are validated as a whole; everything else file by file. Under compat, a
+    // directory whose registry.json is a grading list (the public collection's root) is a
+    // directory of schema files, with one warning that names the list (issue #28, item 6).
+    let (mut catalogs, mut plain) = (Vec::new(), Vec::new());
+    for p in &a.paths {
+        if !(p.is_dir() && flowmcp_validate::is_catalog(p)) {
+            plain.push(p.clone());
+        } else if profile == Profile::Compat && flowmcp_catalog::manifest::has_grading_list(p) {
+            eprintln!(
+                "flowmcp: {}: {}",
+                shown(&flowmcp_spec::display_path(
+                    &p.join(flowmcp_spec::catalog::REGISTRY_FILE)
+                )),
+                flowmcp_catalog::manifest::grading_list_note(true)
+            );
+            plain.push(p.clone());
+        } else {
+            catalogs.push(p.clone());
+        }
+    }
     let files = walk::collect(&plain)?;
     if files.is_empty() && catalogs.is_empty() {
         return Err(format!(

@@ -86,7 +86,7 @@ pub(crate) fn run(a: PromptArgs) -> Result<ExitCode, String> {
 
 /// One line per prompt: ID, kind, arguments.
 fn list(a: ListArgs) -> Result<ExitCode, String> {
-    let cfg = config(a.source.trust_project_config)?;
+    let cfg = config(a.source.anchor(&a.paths))?;
     let catalog = open(
         &a.source,
         &a.paths,
@@ -172,7 +172,7 @@ pub(crate) fn listing(catalog: &Catalog, prompts: &[PromptInfo]) -> String {
 
 /// Renders one prompt and prints its messages.
 fn get(a: GetArgs) -> Result<ExitCode, String> {
-    let cfg = config(a.source.trust_project_config)?;
+    let cfg = config(a.source.anchor(&[]))?;
     let (transport, runner) = a.run.settings(&cfg)?;
     let mut args: Map<String, Value> = match &a.input {
         Some(text) => match serde_json::from_str::<Value>(text) {

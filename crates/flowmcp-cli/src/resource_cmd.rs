@@ -65,7 +65,7 @@ pub(crate) fn run(a: ResourceArgs) -> Result<ExitCode, String> {
 }
 
 fn init(a: InitArgs) -> Result<ExitCode, String> {
-    let cfg = config(a.source.trust_project_config)?;
+    let cfg = config(a.source.anchor(&[]))?;
     let resources = a.places.options(&cfg)?;
     let runner = RunnerOptions {
         resources: resources.clone(),

@@ -12,6 +12,7 @@ use flowmcp_runtime::Cache;
 use flowmcp_runtime::{CacheMode, Kind, ResourceOptions, RunnerOptions};
 use flowmcp_runtime::{TransportConfig, check_upstream};
 use flowmcp_spec::Profile;
+use flowmcp_spec::catalog::REGISTRY_FILE;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -21,8 +22,14 @@ use crate::{ProfileArg, profile_of, shown, write_stdout};
 /// Where the tools come from, shared by `call`, `list` and `search`.
 #[derive(Args, Debug)]
 pub(crate) struct SourceArgs {
-    /// The catalog directory (walked for .mjs schema files; `_lists/` holds shared lists) or one
-    /// schema file. Default: `catalog` of the configuration, else the current directory.
+    /// The catalog directory (its `registry.json`, or walked for .mjs schema files; `_lists/`
+    /// holds shared lists) or one schema file. Default: `catalog` of the configuration, else the
+    /// current directory when it looks like a catalog — a `registry.json`, or a .mjs file at most
+    /// two directories down (`providers/<namespace>/<file>.mjs`); such a directory is read whole,
+    /// however large. Otherwise the command stops and asks for --catalog (exit 2). The catalog
+    /// also decides where the project is (its .flowmcp/config.json, .env and resource folder):
+    /// the nearest directory with a .flowmcp/ above the catalog, else above the current
+    /// directory, else the catalog's own directory.
     #[arg(long, value_name = "DIR|FILE")]
     catalog: Option<PathBuf>,
     /// `spec` or `compat` (see `flowmcp validate --help`). Default: spec, or the config.
@@ -30,8 +37,8 @@ pub(crate) struct SourceArgs {
     pub(crate) profile: Option<ProfileArg>,
     /// Read server parameters from this file (`KEY=value` lines). Default: `envFile` of your
     /// ~/.flowmcp/config.json. The order: the process environment, this file, your
-    /// configuration's `serverParams`; then, only for names still unset, the project's `.env` in
-    /// the current directory (a regular file, not a link) and its configuration's `serverParams`.
+    /// configuration's `serverParams`; then, only for names still unset, the project's `.env`
+    /// (beside its .flowmcp/; a regular file, not a link) and its configuration's `serverParams`.
     #[arg(long, value_name = "FILE")]
     env_file: Option<PathBuf>,
     /// Also take `upstreams`, `envFile`, `cacheDir`, `libs`, `resourcesBase`, `llm.baseUrl`
@@ -173,16 +180,17 @@ impl RunArgs {
 /// Where resources live (`--resources-base`), shared by the commands that reach resources.
 #[derive(Args, Debug)]
 pub(crate) struct ResourcePlaces {
-    /// The base folder name of resources: `project` resources live in `.<NAME>/resources/` (the
-    /// nearest such folder from the current directory upwards, else the current directory's) and
-    /// `global` ones in `~/.<NAME>/resources/`. Default: `resourcesBase` of the config, else
-    /// `flowmcp`.
+    /// The base folder name of resources: `project` resources live in `.<NAME>/resources/` of
+    /// the project (the nearest such folder above the catalog, else above the current directory,
+    /// else in the project directory; see --catalog) and `global` ones in
+    /// `~/.<NAME>/resources/`. Default: `resourcesBase` of the config, else `flowmcp`.
     #[arg(long, value_name = "NAME")]
     resources_base: Option<String>,
 }
 
 impl ResourcePlaces {
-    /// The base folder name, the project base and the home directory (from `HOME`).
+    /// The base folder name, the project base (the project's `.<base>/`, see
+    /// [`crate::config::Project`]) and the home directory (from `HOME`).
     pub(crate) fn options(&self, cfg: &Config) -> Result<ResourceOptions, String> {
         let base = self
             .resources_base
@@ -191,11 +199,9 @@ impl ResourcePlaces {
             .unwrap_or_else(|| flowmcp_resources::sqlite::DEFAULT_BASE.to_string());
         flowmcp_resources::sqlite::Locations::check_base(&base)
             .map_err(|e| format!("resources base: {e}"))?;
-        let home = cfg.home.clone();
-        let cwd = crate::cwd()?;
         Ok(ResourceOptions {
-            project_base: Some(project_base(&cwd, &base, home.as_deref())),
-            home,
+            project_base: Some(cfg.project.folder(&base)),
+            home: cfg.home.clone(),
             base,
             ..ResourceOptions::default()
         })
@@ -210,17 +216,6 @@ fn kind_name(kind: &Kind) -> &'static str {
         Kind::Query { .. } => "query",
         Kind::Document { .. } => "document",
     }
-}
-
-/// The project base of resources: the nearest `.<base>/` folder from `cwd` upwards, except the
-/// one in the home directory (that is the global one); `cwd/.<base>` when there is none.
-pub(crate) fn project_base(cwd: &Path, base: &str, home: Option<&Path>) -> PathBuf {
-    let folder = format!(".{base}");
-    cwd.ancestors()
-        .filter(|dir| Some(*dir) != home)
-        .map(|dir| dir.join(&folder))
-        .find(|candidate| candidate.is_dir())
-        .unwrap_or_else(|| cwd.join(folder))
 }
 
 #[derive(Args, Debug)]
@@ -293,10 +288,57 @@ enum CacheCommand {
     },
 }
 
-/// The decided configuration ([`Config::discover`]); keys a project may not set without consent
-/// are reported on standard error.
-pub(crate) fn config(trust: bool) -> Result<Config, String> {
-    let cfg = Config::discover(&crate::cwd()?, trust, crate::config::Env::from_process())?;
+/// Where a command's project is found from ([`crate::config::Project`]): the catalog it opens
+/// (as the user named it, or the user configuration's `catalog`) and the current directory, or,
+/// for a command that opens no catalog, the current directory alone; with the user's
+/// `--trust-project-config`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Anchor<'a> {
+    /// The catalog named on the command line.
+    catalog: Option<&'a Path>,
+    /// Whether the user configuration's `catalog` counts when there is none.
+    user_catalog: bool,
+    /// `--trust-project-config`.
+    trust: bool,
+}
+
+/// A command that opens no catalog: the current directory, and the consent flag.
+impl From<bool> for Anchor<'_> {
+    fn from(trust: bool) -> Self {
+        Anchor {
+            trust,
+            ..Anchor::default()
+        }
+    }
+}
+
+impl SourceArgs {
+    /// The anchor of a command that opens the catalog of these arguments, or `paths` when given
+    /// (as [`open`] does).
+    pub(crate) fn anchor<'a>(&'a self, paths: &'a [PathBuf]) -> Anchor<'a> {
+        Anchor {
+            catalog: paths
+                .first()
+                .or(self.catalog.as_ref())
+                .map(PathBuf::as_path),
+            user_catalog: true,
+            trust: self.trust_project_config,
+        }
+    }
+}
+
+/// The decided configuration ([`Config::discover`]), with the project found from `anchor`
+/// (`config(trust)` for a command that opens no catalog; `config(source.anchor(paths))` for
+/// one that does). Keys a project may not set without consent are reported on standard error.
+pub(crate) fn config<'a>(anchor: impl Into<Anchor<'a>>) -> Result<Config, String> {
+    let a = anchor.into();
+    let cfg = Config::discover(
+        &crate::cwd()?,
+        a.catalog,
+        a.user_catalog,
+        a.trust,
+        crate::config::Env::from_process(),
+    )?;
     if let Some(note) = cfg.ignored_note() {
         eprintln!("{note}");
     }
@@ -318,7 +360,9 @@ pub(crate) fn validation_options(cfg: &Config, profile: Profile) -> flowmcp_vali
 
 /// Opens the catalog, with `transport` and `runner` for calls: `paths` when given (one directory
 /// or file, or several schema files), else `--catalog`, the configuration's `catalog`, or the
-/// current directory.
+/// current directory when it looks like a catalog ([`looks_like_catalog`]; otherwise a usage
+/// error saying what to do). Server parameters come from `cfg` (the project's `.env` is the one
+/// beside the project `cfg` was decided for).
 pub(crate) fn open(
     source: &SourceArgs,
     paths: &[PathBuf],
@@ -329,7 +373,11 @@ pub(crate) fn open(
     runner: RunnerOptions,
 ) -> Result<Catalog, String> {
     let mut notes = Vec::new();
-    let params = cfg.server_params(source.env_file.as_deref(), &crate::cwd()?, &mut notes)?;
+    let path = match paths {
+        [] => Some(default_catalog(source, cfg)?),
+        _ => None,
+    };
+    let params = cfg.server_params(source.env_file.as_deref(), &mut notes)?;
     for note in notes {
         eprintln!("{note}");
     }
@@ -350,19 +398,82 @@ pub(crate) fn open(
             ToolNamesArg::Reference => flowmcp_catalog::ToolNames::Reference,
         },
     };
-    match paths {
-        [] => {
-            let path = source
-                .catalog
-                .clone()
-                .or_else(|| cfg.catalog.clone())
-                .unwrap_or_else(|| PathBuf::from("."));
-            Catalog::open(&path, &opts)
-        }
-        [one] => Catalog::open(one, &opts),
-        files => Catalog::open_files(files, &opts),
+    match (paths, path) {
+        (_, Some(path)) => Catalog::open(&path, &opts),
+        ([one], None) => Catalog::open(one, &opts),
+        (files, None) => Catalog::open_files(files, &opts),
     }
     .map_err(|e| e.to_string())
+}
+
+/// The catalog when no path is given: `--catalog`, the configuration's `catalog`, else the
+/// current directory when it looks like one; otherwise a one-line usage error (issue #28, 7h:
+/// forgetting `--catalog` at a repository's root must not walk every file under it).
+fn default_catalog(source: &SourceArgs, cfg: &Config) -> Result<PathBuf, String> {
+    if let Some(path) = source.catalog.clone().or_else(|| cfg.catalog.clone()) {
+        return Ok(path);
+    }
+    let cwd = crate::cwd()?;
+    if looks_like_catalog(&cwd, cfg.home.as_deref()) {
+        return Ok(PathBuf::from("."));
+    }
+    Err(format!(
+        "no catalog: none was given and the current directory ({}) is not one (no {REGISTRY_FILE}, \
+         no .mjs file at most two directories down); give --catalog DIR or a path, or set \
+         \"catalog\" in .flowmcp/config.json",
+        cwd.display()
+    ))
+}
+
+/// How many directory entries [`looks_like_catalog`] reads at most before it gives up.
+const CATALOG_PROBE_ENTRIES: usize = 10_000;
+
+/// Whether `dir` looks like a catalog: it has a `registry.json`, or a `.mjs` file at most two
+/// directories down (`x.mjs`, `a/x.mjs`, `a/b/x.mjs`; `providers/<namespace>/<file>.mjs` is
+/// where a catalog keeps its schemas). Hidden directories and `node_modules` are skipped, links
+/// to directories are not followed, and after [`CATALOG_PROBE_ENTRIES`] entries without a
+/// `.mjs` file the answer is no. The file system's root and the home directory (`home`) count
+/// only with a `registry.json` (a client started in `/` or `~` must not walk them).
+fn looks_like_catalog(dir: &Path, home: Option<&Path>) -> bool {
+    if dir.join(REGISTRY_FILE).is_file() {
+        return true;
+    }
+    let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
+    if dir.parent().is_none() || home.is_some_and(|h| same(dir, h)) {
+        return false;
+    }
+    let mut level = vec![dir.to_path_buf()];
+    let mut budget = CATALOG_PROBE_ENTRIES;
+    for depth in 0..3 {
+        let mut next = Vec::new();
+        for d in &level {
+            let Ok(entries) = std::fs::read_dir(d) else {
+                continue;
+            };
+            for entry in entries.filter_map(Result::ok) {
+                if budget == 0 {
+                    return false;
+                }
+                budget -= 1;
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with('.') {
+                    continue;
+                }
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                if name.ends_with(".mjs") && !kind.is_dir() {
+                    return true;
+                }
+                if kind.is_dir() && depth < 2 && name != "node_modules" {
+                    next.push(entry.path());
+                }
+            }
+        }
+        level = next;
+    }
+    false
 }
 
 /// Prints the catalog's load problems (files that are not callable, and why) to stderr.
@@ -381,7 +492,7 @@ fn cache_of(dir: Option<PathBuf>, cfg: &Config) -> Option<Cache> {
 }
 
 pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
-    let cfg = config(a.source.trust_project_config)?;
+    let cfg = config(a.source.anchor(&[]))?;
     let (transport, runner) = a.run.settings(&cfg)?;
     let mut inputs: Map<String, Value> = match &a.input {
         Some(text) => match serde_json::from_str::<Value>(text) {
@@ -449,7 +560,7 @@ pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
 }
 
 pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
-    let cfg = config(a.source.trust_project_config)?;
+    let cfg = config(a.source.anchor(&a.paths))?;
     let catalog = open(
         &a.source,
         &a.paths,
@@ -567,7 +678,7 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
 }
 
 pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
-    let cfg = config(a.source.trust_project_config)?;
+    let cfg = config(a.source.anchor(&[]))?;
     let catalog = open(
         &a.source,
         &[],

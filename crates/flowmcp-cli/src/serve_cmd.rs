@@ -212,7 +212,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
         .try_init();
     // The arguments are checked before the catalog is read.
-    let cfg = config(a.source.trust_project_config)?;
+    let cfg = config(a.source.anchor(&a.paths))?;
     let http = http_setup(&a, cfg.no_auth)?;
     let (transport, runner) = a.run.settings(&cfg)?;
     let profile = profile_of(a.source.profile, &cfg);

@@ -104,9 +104,6 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
             target.join(" ")
         ));
     }
-    let cfg = config(a.source.trust_project_config)?;
-    let (transport, runner) = a.run.settings(&cfg)?;
-    let profile = profile_of(a.source.profile, &cfg);
     let (paths, what) = match target.first() {
         None => (Vec::new(), Target::All),
         Some(t) if Path::new(t).exists() => (vec![PathBuf::from(t)], Target::All),
@@ -120,6 +117,9 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
             }
         },
     };
+    let cfg = config(a.source.anchor(&paths))?;
+    let (transport, runner) = a.run.settings(&cfg)?;
+    let profile = profile_of(a.source.profile, &cfg);
     let catalog = open(&a.source, &paths, false, &cfg, profile, transport, runner)?;
     let members = match &what {
         Target::Selection(id) => {

@@ -407,3 +407,215 @@ fn a_renamed_catalog_directory_is_cat002() {
     );
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Issue #28, item 5: a copied catalog (`cp -r examples/catalog mycat`) keeps the name
+/// "catalog". CAT002 says how to fix it; `catalog index` no longer answers "up to date" without
+/// a word about it; `catalog index --rename` fixes it (and `--check --rename` reports it).
+#[test]
+fn i28_5_a_copied_catalog_is_explained_and_index_rename_fixes_it() {
+    let base = temp_dir("i28-5-copy");
+    let cat = base.join("mycat");
+    copy_dir(&repo_root().join("examples/catalog"), &cat);
+    let r = flowmcp(&["validate", "mycat"], &base);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "help: set \"name\" to \"mycat\" with `flowmcp catalog index mycat --rename`"
+        ),
+        "{}",
+        r.stdout
+    );
+
+    let r = flowmcp(&["catalog", "index", "mycat"], &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("is up to date, but"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("\"catalog\", not the directory's name \"mycat\" (CAT002)")
+            && r.stdout.contains("flowmcp catalog index mycat --rename"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(read_json(&cat.join("registry.json"))["name"], "catalog");
+
+    let r = flowmcp(&["catalog", "index", "mycat", "--check", "--rename"], &base);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("~ name: \"catalog\" -> \"mycat\""),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(read_json(&cat.join("registry.json"))["name"], "catalog");
+
+    let r = flowmcp(&["catalog", "index", "mycat", "--rename"], &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.starts_with("Wrote "), "{}", r.stdout);
+    let registry = read_json(&cat.join("registry.json"));
+    assert_eq!(registry["name"], "mycat");
+    // Only the name changed.
+    let mut original = read_json(&repo_root().join("examples/catalog/registry.json"));
+    original["name"] = Value::from("mycat");
+    assert_eq!(registry, original);
+    let r = flowmcp(&["validate", "mycat"], &base);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = flowmcp(&["catalog", "index", "mycat", "--check"], &base);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        r.stdout.trim_end(),
+        format!(
+            "{} is up to date",
+            s(&Path::new("mycat").join("registry.json"))
+        )
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+/// A directory laid out like the public schema collection's clone: a grading list as
+/// `registry.json` at its root (the scoring protocol's fields, not chapter 15's) and the schema
+/// files under `schemas/v4.0.0/providers/`. Two schemas with two tools and one with one.
+fn grading_root(test: &str) -> (PathBuf, PathBuf) {
+    let base = temp_dir(test);
+    let root = base.join("flowmcp-schemas-public");
+    let schema = |ns: &str, tools: &[&str]| {
+        let tools: Vec<String> = tools
+            .iter()
+            .map(|t| {
+                format!(
+                    "{t}: {{ method: 'GET', path: '/{t}', description: 'Calls {t}', \
+                     parameters: [], tests: [ {{ _description: 'a' }}, {{ _description: 'b' }}, \
+                     {{ _description: 'c' }} ], meta: {{ isReadOnly: true, \
+                     isConcurrencySafe: true, isDestructive: false, searchHint: 'x', \
+                     aliases: [], alwaysLoad: false }} }}"
+                )
+            })
+            .collect();
+        format!(
+            "export const main = {{ namespace: '{ns}', name: 'Demo', description: 'A demo', \
+             version: '4.2.0', root: 'https://{ns}.example', tools: {{ {} }} }}\n",
+            tools.join(", ")
+        )
+    };
+    for (ns, tools) in [
+        ("alpha", &["a1", "a2"][..]),
+        ("beta", &["b1", "b2"]),
+        ("gamma", &["g1"]),
+    ] {
+        let f = root.join(format!("schemas/v4.0.0/providers/{ns}/{ns}.mjs"));
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, schema(ns, tools)).unwrap();
+    }
+    let entries: Vec<Value> = ["alpha", "beta", "gamma"]
+        .iter()
+        .map(|ns| {
+            serde_json::json!({
+                "schemaId": format!("{ns}/{ns}"),
+                "schemaPath": format!("schemas/v4.0.0/providers/{ns}/{ns}.mjs"),
+                "grade": "A", "score": 5, "scoringProtocol": "v1",
+                "dimensions": [{"dimension": "whenToUse", "score": 5, "reasoning": "fine"}],
+                "validationPassed": true
+            })
+        })
+        .collect();
+    std::fs::write(
+        root.join("registry.json"),
+        serde_json::to_string_pretty(&serde_json::json!({
+            "version": "v4.0.0", "generatedAt": "2026-05-18T14:49:32.530Z", "totalSchemas": 3,
+            "distribution": {"A": 3}, "schemas": entries
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    (base, root)
+}
+
+/// Issue #28, item 6: the public collection's root (its `registry.json` is a grading list, not
+/// a chapter-15 catalog) is served under `compat` as a directory of schemas, with one warning
+/// that names the grading `registry.json`; under `spec` nothing is served and the problem names
+/// the file and what to do, and `validate` says it once (CAT001) instead of once per entry.
+#[test]
+fn i28_6_a_grading_registry_is_read_as_a_directory_of_schemas_under_compat() {
+    let (base, root) = grading_root("i28-6-grading");
+    let dir = s(&root);
+    let registry = root.join("registry.json");
+    let named = |text: &str| {
+        text.contains(s(&registry)) || text.contains("flowmcp-schemas-public/registry.json")
+    };
+
+    let r = flowmcp(&["list", "--json", "--profile", "compat", dir], &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["tools"].as_array().unwrap().len(), 5, "{}", r.stdout);
+    let problems = v["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{}", r.stdout);
+    assert!(named(problems[0]["file"].as_str().unwrap()), "{}", r.stdout);
+    assert!(
+        problems[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("warning: a grading list"),
+        "{}",
+        r.stdout
+    );
+    // Human output: the tools, and the one warning on standard error.
+    let r = flowmcp(&["list", "--profile", "compat", dir], &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("5 tools in 3 schemas"), "{}", r.stdout);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(
+        named(&r.stderr) && r.stderr.contains("grading list"),
+        "{}",
+        r.stderr
+    );
+
+    // Under spec: nothing is served, and the problem says why and what to do.
+    let r = flowmcp(&["list", "--json", dir], &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["tools"].as_array().unwrap().len(), 0, "{}", r.stdout);
+    let problems = v["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{}", r.stdout);
+    let message = problems[0]["message"].as_str().unwrap();
+    assert!(named(problems[0]["file"].as_str().unwrap()), "{}", r.stdout);
+    assert!(
+        message.contains("grading list") && message.contains("--profile compat"),
+        "{message}"
+    );
+
+    // validate under spec: one CAT001 naming the file and what to do, not one CAT004 per entry.
+    let r = flowmcp(&["validate", "--format", "json", dir], &base);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let catalog = &v["reports"][0];
+    assert!(named(catalog["file"].as_str().unwrap()), "{}", r.stdout);
+    let diagnostics = catalog["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{}", r.stdout);
+    assert_eq!(diagnostics[0]["code"], "CAT001");
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("grading list"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        diagnostics[0]["help"]
+            .as_str()
+            .unwrap()
+            .contains("--profile compat"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("CAT004"), "{}", r.stdout);
+    // validate under compat: the schema files, and the one warning.
+    let r = flowmcp(&["validate", "--profile", "compat", dir], &base);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(!r.stdout.contains("CAT0"), "{}", r.stdout);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(
+        named(&r.stderr) && r.stderr.contains("grading list"),
+        "{}",
+        r.stderr
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -300,3 +300,155 @@ fn each_command_shows_its_long_help() {
         assert!(text.contains(says), "{command} --help:\n{}", run.stdout);
     }
 }
+
+/// A schema that needs two server parameters, `A_KEY` and `B_KEY`.
+const KEYED: &str = "export const main = { namespace: 'keyed', name: 'Keyed', description: 'Needs \
+    keys', version: '4.2.0', root: 'https://keyed.example', requiredServerParams: ['A_KEY', \
+    'B_KEY'], headers: { 'X-A': '{{SERVER_PARAM:A_KEY}}', 'X-B': '{{SERVER_PARAM:B_KEY}}' }, \
+    tools: { ping: { method: 'GET', path: '/ping', description: 'Ping', parameters: [], tests: [ \
+    { _description: 'a' }, { _description: 'b' }, { _description: 'c' } ] } } }\n";
+
+/// The server parameters `list --json` says the one tool of [`KEYED`] is missing.
+fn missing_keys(run: &common::Run) -> Vec<String> {
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    v["tools"][0]["missingServerParams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Issue #28, items 3/4: with the current directory `/` (as a desktop client starts flowmcp)
+/// and the catalog by absolute path, the project's configuration and `.env` are found from the
+/// catalog: the nearest `.flowmcp/` above it.
+#[test]
+fn i28_3_the_projects_config_and_env_are_found_from_the_catalog_not_the_cwd() {
+    let dir = temp_dir("i28-3-project");
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let proj = dir.join("proj");
+    std::fs::create_dir_all(proj.join(".flowmcp")).unwrap();
+    std::fs::create_dir_all(proj.join("cat")).unwrap();
+    std::fs::write(proj.join("cat/keyed.mjs"), KEYED).unwrap();
+    std::fs::write(
+        proj.join(".flowmcp/config.json"),
+        r#"{"serverParams": {"A_KEY": "from-config"}}"#,
+    )
+    .unwrap();
+    std::fs::write(proj.join(".env"), "B_KEY=from-dot-env\n").unwrap();
+    let env = [
+        ("HOME", home.to_str().unwrap()),
+        ("A_KEY", ""),
+        ("B_KEY", ""),
+    ];
+    let cat = proj.join("cat");
+    let list = |cwd: &std::path::Path| {
+        common::flowmcp_env(
+            &[
+                "list",
+                "--json",
+                "--profile",
+                "compat",
+                "--catalog",
+                cat.to_str().unwrap(),
+            ],
+            cwd,
+            &env,
+        )
+    };
+    // From `/`, and from anywhere else, the same project.
+    assert_eq!(
+        missing_keys(&list(std::path::Path::new("/"))),
+        Vec::<String>::new()
+    );
+    assert_eq!(missing_keys(&list(&home)), Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Issue #28, items 3/4: a repository cannot move the project. The `catalog` its configuration
+/// names is opened, but the project (its `.env`, resource folder) stays the one found from the
+/// current directory: a catalog elsewhere does not bring that place's `.env` along. A catalog the
+/// user names on the command line is the user's choice and does.
+#[test]
+fn i28_3_a_projects_catalog_setting_does_not_move_the_project() {
+    let dir = temp_dir("i28-3-no-move");
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let other = dir.join("other");
+    std::fs::create_dir_all(other.join(".flowmcp")).unwrap();
+    std::fs::create_dir_all(other.join("cat")).unwrap();
+    std::fs::write(other.join("cat/keyed.mjs"), KEYED).unwrap();
+    std::fs::write(other.join(".env"), "A_KEY=other-a\nB_KEY=other-b\n").unwrap();
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(repo.join(".flowmcp")).unwrap();
+    std::fs::write(
+        repo.join(".flowmcp/config.json"),
+        serde_json::json!({"catalog": other.join("cat").to_str(), "profile": "compat"}).to_string(),
+    )
+    .unwrap();
+    let env = [
+        ("HOME", home.to_str().unwrap()),
+        ("A_KEY", ""),
+        ("B_KEY", ""),
+    ];
+    let run = common::flowmcp_env(&["list", "--json"], &repo, &env);
+    assert_eq!(missing_keys(&run), vec!["A_KEY", "B_KEY"]);
+    // The user names it: its project is `other/` (which does not say compat; the flag does).
+    let cat = other.join("cat");
+    let run = common::flowmcp_env(
+        &[
+            "list",
+            "--json",
+            "--profile",
+            "compat",
+            "--catalog",
+            cat.to_str().unwrap(),
+        ],
+        &repo,
+        &env,
+    );
+    assert_eq!(missing_keys(&run), Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Issue #28, item 7h: without a catalog (no --catalog, no path, no `catalog` in the
+/// configuration) in a directory that is not one, the command says so in one line and what to
+/// do (exit 2) instead of walking every file under it. A directory that is one (a `.mjs` file at
+/// most two directories down, or a `registry.json`) is read as before.
+#[test]
+fn i28_7h_without_a_catalog_a_directory_that_is_not_one_is_refused_in_one_line() {
+    let dir = temp_dir("i28-7h");
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let repo = dir.join("repo");
+    // Like a repository's test fixtures: schemas three directories down and deeper.
+    for deep in ["crates/x/tests/a.mjs", "crates/y/tests/fixtures/b.mjs"] {
+        let f = repo.join(deep);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(&f, KEYED).unwrap();
+    }
+    let env = [("HOME", home.to_str().unwrap())];
+    for args in [&["list"][..], &["call", "ping_keyed"], &["search", "ping"]] {
+        let run = common::flowmcp_env(args, &repo, &env);
+        assert_eq!(run.code, 2, "{args:?}: {}{}", run.stdout, run.stderr);
+        assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("no catalog") && run.stderr.contains("--catalog"),
+            "{}",
+            run.stderr
+        );
+    }
+    // Named, it is read.
+    let run = common::flowmcp_env(&["list", "--catalog", "."], &repo, &env);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    // A catalog's own layout is recognised: providers/<namespace>/<file>.mjs.
+    let cat = dir.join("cat");
+    std::fs::create_dir_all(cat.join("providers/keyed")).unwrap();
+    std::fs::write(cat.join("providers/keyed/keyed.mjs"), KEYED).unwrap();
+    let run = common::flowmcp_env(&["list", "--profile", "compat"], &cat, &env);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("ping_keyed"), "{}", run.stdout);
+    let _ = std::fs::remove_dir_all(dir);
+}

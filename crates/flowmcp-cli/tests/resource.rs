@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{flowmcp_env, temp_dir};
+use common::{copy_dir, flowmcp_env, repo_root, temp_dir};
 
 const SCHEMA: &str = r#"
 export const main = {
@@ -41,7 +41,9 @@ fn resource_init_creates_a_file_based_database_once_and_only_when_asked() {
     let home = dir.join("home");
     std::fs::create_dir_all(&home).unwrap();
     let env = [("HOME", home.to_str().unwrap())];
-    let db = dir.join(".flowmcp/resources/notes-memory.db");
+    // Issue #28: no `.flowmcp/` above the catalog nor the current directory, so the project is
+    // the catalog's own directory.
+    let db = dir.join("cat/.flowmcp/resources/notes-memory.db");
 
     // Before it exists, a call says how to create it.
     let r = flowmcp_env(&["call", "recent_notes", "--catalog", "cat"], &dir, &env);
@@ -99,7 +101,11 @@ fn resource_init_creates_a_file_based_database_once_and_only_when_asked() {
         &env,
     );
     assert_eq!(r.code, 0, "{}", r.stdout);
-    assert!(dir.join(".flowmcp/resources/notes-memory.db.bak").is_file());
+    assert!(
+        dir.join("cat/.flowmcp/resources/notes-memory.db.bak")
+            .is_file()
+    );
+    assert!(!dir.join(".flowmcp").exists());
     let r = flowmcp_env(
         &["call", "notes/resource/memory.recent", "--catalog", "cat"],
         &dir,
@@ -139,5 +145,91 @@ fn resource_init_creates_a_file_based_database_once_and_only_when_asked() {
         "{}",
         r.stdout
     );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The entries of the file system's root.
+fn root_entries() -> Vec<std::ffi::OsString> {
+    let mut names: Vec<_> = std::fs::read_dir("/")
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Issue #28, items 3/4: a desktop client starts the server with the current directory `/` and
+/// the catalog by absolute path. `resource init` and a call of the project resource's
+/// `describeTables` then work as they do from a shell in the repository, and write nothing under
+/// `/`: the project is found from the catalog (the nearest `.flowmcp/` above it, else the
+/// current directory's, else the catalog's own directory), not from the current directory.
+#[test]
+fn i28_3_with_cwd_root_and_an_absolute_catalog_resources_land_in_the_catalogs_project() {
+    if std::path::Path::new("/.flowmcp").exists() {
+        // Then `/` is a project, and everything below it belongs to it: nothing to test here.
+        eprintln!("skipped: /.flowmcp exists on this machine");
+        return;
+    }
+    let dir = temp_dir("i28-3-cwd-root");
+    let catalog = dir.join("catalog");
+    copy_dir(&repo_root().join("examples/catalog"), &catalog);
+    let _ = std::fs::remove_dir_all(catalog.join(".flowmcp"));
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let env = [("HOME", home.to_str().unwrap())];
+    let cat = catalog.to_str().unwrap();
+    let before = root_entries();
+
+    let r = flowmcp_env(
+        &[
+            "resource",
+            "init",
+            "fieldnotes-app/resource/notes",
+            "--yes",
+            "--catalog",
+            cat,
+        ],
+        std::path::Path::new("/"),
+        &env,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let db = catalog.join(".flowmcp/resources/fieldnotes-app-notes.db");
+    assert!(db.is_file(), "{}{}", r.stdout, r.stderr);
+    let r = flowmcp_env(
+        &[
+            "call",
+            "fieldnotes-app/resource/notes.describeTables",
+            "--catalog",
+            cat,
+        ],
+        std::path::Path::new("/"),
+        &env,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("\"notes\""), "{}", r.stdout);
+    assert!(!std::path::Path::new("/.flowmcp").exists());
+    assert_eq!(root_entries(), before, "something was written under /");
+
+    // With a project above the catalog, the database lands in that project's .flowmcp/.
+    std::fs::remove_dir_all(catalog.join(".flowmcp")).unwrap();
+    std::fs::create_dir_all(dir.join(".flowmcp")).unwrap();
+    let r = flowmcp_env(
+        &[
+            "resource",
+            "init",
+            "fieldnotes-app/resource/notes",
+            "--yes",
+            "--catalog",
+            cat,
+        ],
+        std::path::Path::new("/"),
+        &env,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        dir.join(".flowmcp/resources/fieldnotes-app-notes.db")
+            .is_file()
+    );
+    assert_eq!(root_entries(), before, "something was written under /");
     let _ = std::fs::remove_dir_all(dir);
 }

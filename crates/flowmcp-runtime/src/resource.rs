@@ -57,10 +57,11 @@ const USER_PARAM: &str = "{{USER_PARAM}}";
 /// Where resources live and how far a call into one may go.
 #[derive(Clone, Debug)]
 pub struct ResourceOptions {
-    /// The project base directory (the nearest `.flowmcp/`, or the configured base folder):
-    /// `project` resources are `<project_base>/resources/<name>`, and downloaded `http`
-    /// resources are cached under `<project_base>/cache/resources/`. `None`: such resources
-    /// fail with a message saying so.
+    /// The project base directory (the project's `.flowmcp/`, or its folder of the configured
+    /// base name; the CLI finds the project from the catalog's location, not from the current
+    /// directory): `project` resources are `<project_base>/resources/<name>`, and downloaded
+    /// `http` resources are cached under `<project_base>/cache/resources/`. `None`: such
+    /// resources fail with a message saying so.
     pub project_base: Option<PathBuf>,
     /// The user's home directory: `global` resources are `<home>/.<base>/resources/<name>`.
     pub home: Option<PathBuf>,

@@ -60,6 +60,27 @@ pub fn is_catalog(dir: &Path) -> bool {
     dir.join(REGISTRY_FILE).is_file()
 }
 
+/// Whether a `registry.json` is a grading list rather than a catalog manifest: it has none of
+/// chapter 15's `name`, `schemaSpec` and `shared`, and its `schemas` is a non-empty array of
+/// entries that name their file by `schemaPath` (the scoring protocol's field) instead of
+/// `file`. The public schema collection keeps such a list at its root. A catalog manifest is
+/// never one: its entries name their files by `file`.
+pub fn is_grading_list(registry: &Map<String, Value>) -> bool {
+    let manifest_member = ["name", "schemaSpec", "shared"]
+        .iter()
+        .any(|k| registry.contains_key(*k));
+    let graded_entries = registry
+        .get("schemas")
+        .and_then(Value::as_array)
+        .filter(|a| !a.is_empty())
+        .is_some_and(|entries| {
+            entries.iter().all(|e| {
+                e.get("schemaPath").is_some_and(Value::is_string) && e.get("file").is_none()
+            })
+        });
+    !manifest_member && graded_entries
+}
+
 /// Validates a whole catalog: one report for the catalog itself (`registry.json`, CAT rules,
 /// cross-file checks) and one per `.mjs` file (referenced or not; `_shared/` helper modules,
 /// hidden directories and `node_modules` are skipped), sorted by path.
@@ -285,9 +306,17 @@ fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunRe
         .as_deref()
         .and_then(|text| parse_registry(text, &mut c));
 
+    // A grading list is not a manifest: one finding that says so, instead of one per entry.
+    let registry = registry.filter(|r| match r.as_object() {
+        Some(reg) if is_grading_list(reg) => {
+            grading_list_found(&mut c);
+            false
+        }
+        _ => true,
+    });
     let mut targets: Vec<Target> = Vec::new();
     if let Some(reg) = registry.as_ref().and_then(Value::as_object) {
-        check_top_level(reg, dir, canon_dir.as_deref(), &mut c);
+        check_top_level(reg, dir, display, canon_dir.as_deref(), &mut c);
         for section in Section::ALL {
             check_section(
                 section,
@@ -444,6 +473,24 @@ fn read_registry(dir: &Path, opts: &Options, c: &mut Collector<'_>) -> Option<St
     }
 }
 
+/// The CAT001 of a `registry.json` that is a grading list ([`is_grading_list`]), with what to do.
+fn grading_list_found(c: &mut Collector<'_>) {
+    c.emit_help(
+        Code::CAT001,
+        None,
+        format!(
+            "{REGISTRY_FILE} is a grading list (its schemas are named by \"schemaPath\"), not a \
+             catalog manifest (chapter 15)"
+        ),
+        Some(
+            "under --profile compat flowmcp reads such a directory as a directory of schema \
+             files (`flowmcp list --profile compat <dir>`); or validate the schema files \
+             themselves, or give a directory whose registry.json is a catalog manifest"
+                .into(),
+        ),
+    );
+}
+
 /// Parses the manifest (CAT001 when it is not JSON or not an object).
 fn parse_registry(text: &str, c: &mut Collector<'_>) -> Option<Value> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -536,6 +583,7 @@ fn required_string<'v>(
 fn check_top_level(
     reg: &Map<String, Value>,
     dir: &Path,
+    display: &str,
     canon_dir: Option<&Path>,
     c: &mut Collector<'_>,
 ) {
@@ -548,13 +596,19 @@ fn check_top_level(
         if let Some(dir_name) = dir_name
             && name != dir_name
         {
-            c.emit(
+            // A copied catalog (`cp -r catalog mycat`) keeps its old name: say how to fix it.
+            c.emit_help(
                 Code::CAT002,
                 Some(&JsonPath::root("name")),
                 format!(
                     "Must equal the catalog directory name \"{dir_name}\" (found {})",
                     shown(&Value::String(name.to_string()))
                 ),
+                Some(format!(
+                    "set \"name\" to \"{dir_name}\" with `flowmcp catalog index {display} \
+                     --rename`, or name the directory {}",
+                    shown(&Value::String(name.to_string()))
+                )),
             );
         }
     }

@@ -36,8 +36,8 @@ pub use flowmcp_spec::{Code, Diagnostic, FileReport, Profile, Report, RuleSettin
 
 // Validating a catalog as a whole, and IDs.
 pub use catalog::{
-    CatalogFile, CatalogValidation, is_catalog, validate_catalog, validate_catalog_files,
-    validate_catalog_fixture,
+    CatalogFile, CatalogValidation, is_catalog, is_grading_list, validate_catalog,
+    validate_catalog_files, validate_catalog_fixture,
 };
 pub use ids::validate_id;
 pub use inline::{InlineSchema, inline_schema, load_inline};
