@@ -510,14 +510,15 @@ impl Renderer<'_> {
     }
 
     /// `{{tool:…:call}}`: a command that calls the tool with its first test's arguments, as
-    /// inline code (the tool block puts it in a fenced block).
+    /// inline code (the tool block puts it in a fenced block); `flowmcp call ID --input 'JSON'`,
+    /// exactly what the CLI accepts.
     fn call_line(&self, entry: &ToolEntry) -> String {
         let args = self
             .first_test(entry)
             .map(|(_, a)| Value::Object(a))
             .unwrap_or_else(|| Value::Object(Map::new()));
         format!(
-            "`flowmcp call {} '{}'`",
+            "`flowmcp call {} --input '{}'`",
             entry.descriptor.id,
             args.to_string().replace('\'', "'\\''")
         )

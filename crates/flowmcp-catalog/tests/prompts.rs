@@ -111,7 +111,7 @@ fn a_skill_renders_with_its_prefill_and_every_placeholder_resolved() {
     assert!(text.contains("| `year` | number (1900–2100) | yes | Four-digit calendar year |"));
     assert!(text.contains("| `date` | string | yes | Date in YYYY-MM-DD format |"));
     assert!(text.contains(
-        "`flowmcp call holidaykit-net/tool/checkWorkingDay '{\"countryCode\":\"DE\",\"date\":\"2025-12-25\"}'`"
+        "`flowmcp call holidaykit-net/tool/checkWorkingDay --input '{\"countryCode\":\"DE\",\"date\":\"2025-12-25\"}'`"
     ));
     // The optional region was not given: an empty string, not a placeholder.
     assert!(text.contains("to the region  when one was given"), "{text}");

@@ -48,7 +48,7 @@ pub(crate) struct SourceArgs {
     #[arg(long)]
     pub(crate) trust_project_config: bool,
     /// How tools are named: `spec` (`getPublicHolidays_holidaykit-net`, chapter 16) or
-    /// `reference` (the JavaScript reference's names, `get_public_holidays_holidaykit-net`, for
+    /// `reference` (the JavaScript reference's names, `get_public_holidays_holidaykit_net`, for
     /// client configurations written for servers built on it).
     #[arg(long, value_enum, default_value_t = ToolNamesArg::Spec)]
     tool_names: ToolNamesArg,
@@ -398,12 +398,20 @@ pub(crate) fn open(
             ToolNamesArg::Reference => flowmcp_catalog::ToolNames::Reference,
         },
     };
-    match (paths, path) {
+    let catalog = match (paths, path) {
         (_, Some(path)) => Catalog::open(&path, &opts),
         ([one], None) => Catalog::open(one, &opts),
         (files, None) => Catalog::open_files(files, &opts),
     }
-    .map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())?;
+    // A value such as `…` or `YOUR_KEY` left in a configuration is not a key (issue #28, item 4).
+    for name in catalog.toolset().server_params.placeholders() {
+        eprintln!(
+            "flowmcp: {} holds a placeholder, not a key: the tools that need it are not served until it is set",
+            shown(name)
+        );
+    }
+    Ok(catalog)
 }
 
 /// The catalog when no path is given: `--catalog`, the configuration's `catalog`, else the

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use common::{copy_dir, repo_root, temp_dir};
+use common::{copy_dir, flowmcp_env, repo_root, temp_dir};
 
 fn flowmcp(args: &[&str]) -> common::Run {
     common::flowmcp(args, &repo_root())
@@ -204,4 +204,61 @@ fn validate_names_a_broken_skill_reference() {
         r.stdout
     );
     let _ = std::fs::remove_dir_all(base);
+}
+
+/// Issue #28, item 8: the command `{{tool:…:call}}` renders is one the CLI accepts — run exactly
+/// as the rendered prompt shows it, it calls the tool (and fails only for want of a network).
+#[test]
+fn i28_8_the_rendered_call_command_is_accepted_by_the_cli() {
+    let home = temp_dir("prompt-call-line");
+    let h = home.display().to_string();
+    let run = flowmcp_env(
+        &[
+            "prompt",
+            "get",
+            "holidaykit-net/prompt/bridge-days",
+            "--catalog",
+            "examples/catalog",
+            "--arg",
+            "countryCode=DE",
+            "--arg",
+            "year=2026",
+        ],
+        &repo_root(),
+        &[("HOME", &h)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let command = run
+        .stdout
+        .split('`')
+        .find(|part| part.starts_with("flowmcp call "))
+        .unwrap_or_else(|| panic!("a rendered call command: {}", run.stdout))
+        .to_string();
+    let server = common::support::TestServer::start(1, |_| {
+        common::support::reply(200, Some("application/json"), r#"{"workingDay": false}"#)
+    });
+    let shell = format!(
+        "{command} --catalog examples/catalog --upstream holidaykit-net={}",
+        server.base
+    );
+    let bin = std::path::PathBuf::from(common::binary());
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &shell])
+        .current_dir(repo_root())
+        .env("PATH", path)
+        .env("HOME", &h)
+        .output()
+        .unwrap();
+    let _ = server.finish();
+    assert!(
+        out.status.code() != Some(2),
+        "`{shell}` is a usage error: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&home);
 }

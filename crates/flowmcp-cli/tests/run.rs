@@ -844,3 +844,31 @@ fn item02_item04_resource_paths_of_a_repository_stay_in_their_folders() {
     }
     drop(s);
 }
+
+/// Issue #28, item 4: a placeholder left where a key belongs (`"SKYCAST_API_KEY": "…"` in a client's
+/// configuration) is not a key: the tools that need it are hidden, and stderr names the variable
+/// once, never its value.
+#[test]
+fn i28_4_a_placeholder_key_is_unset_and_named() {
+    let home = Scratch::new("placeholder-key");
+    let run = flowmcp_env(
+        &["list", "examples/catalog"],
+        &repo_root(),
+        &[("HOME", home.path()), ("SKYCAST_API_KEY", "…")],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr
+            .matches("SKYCAST_API_KEY holds a placeholder, not a key")
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("skycast-io/tool/getCurrentConditions "))
+        .unwrap();
+    assert!(line.contains("hidden (missing SKYCAST_API_KEY)"), "{line}");
+}

@@ -82,5 +82,6 @@ pub use transport::{
 pub use cache::{Cache, ClearReport};
 pub use secret::{
     MAX_ENV_FILE_BYTES, MODEL_KEY, PRODUCT_CREDENTIALS, PRODUCT_PREFIX, ParamSource, Redactor,
-    Secret, ServerParams, is_reserved_name, parse_env_file, read_capped_text, read_env_file,
+    Secret, ServerParams, is_placeholder, is_reserved_name, parse_env_file, read_capped_text,
+    read_env_file,
 };

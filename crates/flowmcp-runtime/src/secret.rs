@@ -40,6 +40,34 @@ const ROUTE_TOKENS: &str = "FLOWMCP_ROUTE_TOKENS";
 /// hidden like secrets wherever they are known ([`Redactor::hide_product_credentials`]).
 pub const PRODUCT_CREDENTIALS: &[&str] = &[MODEL_KEY, "FLOWMCP_AUTH_TOKEN", ROUTE_TOKENS];
 
+/// Whether `value` is a placeholder someone left in a configuration instead of a key: after
+/// trimming, and ignoring ASCII case, only dots or ellipses (`…`, `...`), anything in angle
+/// brackets (`<your key>`), a value starting with `your_`, `your-` or `your ` (`YOUR_API_KEY`), or
+/// one of `changeme`, `change-me`, `change_me`, `replace-me`, `replace_me`, `placeholder`, `todo`,
+/// `tbd`, `xxx`. Such a value counts as unset, so the tools that need it are not served, rather
+/// than sent as a key that cannot work.
+pub fn is_placeholder(value: &str) -> bool {
+    let v = value.trim().to_ascii_lowercase();
+    if v.is_empty() {
+        return false;
+    }
+    v.chars().all(|c| c == '.' || c == '…')
+        || (v.starts_with('<') && v.ends_with('>'))
+        || ["your_", "your-", "your "].iter().any(|p| v.starts_with(p))
+        || matches!(
+            v.as_str(),
+            "changeme"
+                | "change-me"
+                | "change_me"
+                | "replace-me"
+                | "replace_me"
+                | "placeholder"
+                | "todo"
+                | "tbd"
+                | "xxx"
+        )
+}
+
 /// Whether `name` is reserved for flowmcp itself ([`MODEL_KEY`], or a name starting with
 /// [`PRODUCT_PREFIX`]; ASCII case is ignored, as environment names are on Windows). A reserved name
 /// is never a server parameter: no source gives a schema its value.
@@ -310,6 +338,8 @@ pub struct ServerParams {
     ///
     /// [`HttpRequest::redactor`]: crate::HttpRequest::redactor
     redactor: Arc<Redactor>,
+    /// Names whose only value was a placeholder ([`is_placeholder`]); they have no value.
+    placeholders: Vec<String>,
 }
 
 impl fmt::Debug for ServerParams {
@@ -352,27 +382,40 @@ impl ServerParams {
         F: Fn(&str) -> Option<String>,
     {
         let mut values = IndexMap::new();
+        let mut placeholders: Vec<String> = Vec::new();
         for name in names {
             if values.contains_key(name) || is_reserved_name(name) {
                 continue;
             }
+            let mut seen_placeholder = false;
+            let mut usable = |v: &String| {
+                let placeholder = is_placeholder(v);
+                seen_placeholder |= placeholder;
+                !v.is_empty() && !placeholder
+            };
             let found = env(name)
-                .filter(|v| !v.is_empty())
+                .filter(&mut usable)
                 .map(|v| (v, ParamSource::Environment))
                 .or_else(|| {
                     env_file
                         .get(name)
-                        .filter(|v| !v.is_empty())
+                        .filter(|v| usable(v))
                         .map(|v| (v.clone(), ParamSource::EnvFile))
                 })
                 .or_else(|| {
                     config
                         .get(name)
-                        .filter(|v| !v.is_empty())
+                        .filter(|v| usable(v))
                         .map(|v| (v.clone(), ParamSource::Config))
                 });
-            if let Some((value, source)) = found {
-                values.insert(name.to_string(), (Secret(value), source));
+            match found {
+                Some((value, source)) => {
+                    values.insert(name.to_string(), (Secret(value), source));
+                }
+                None if seen_placeholder && !placeholders.iter().any(|p| p == name) => {
+                    placeholders.push(name.to_string());
+                }
+                None => {}
             }
         }
         let mut redactor =
@@ -383,7 +426,14 @@ impl ServerParams {
         ServerParams {
             values,
             redactor: Arc::new(redactor),
+            placeholders,
         }
+    }
+
+    /// The names whose only value was a placeholder ([`is_placeholder`]): they count as unset.
+    /// Say so to the user, naming the variable (never the value).
+    pub fn placeholders(&self) -> &[String] {
+        &self.placeholders
     }
 
     /// [`ServerParams::resolve`] with the real process environment.
@@ -531,6 +581,39 @@ pub fn read_env_file(path: &Path) -> std::io::Result<BTreeMap<String, String>> {
 
 #[cfg(test)]
 mod tests {
+
+    /// Issue #28, item 4: a placeholder left in a configuration (the README's old Desktop snippet
+    /// had `"SKYCAST_API_KEY": "…"`) is not a key: the name counts as unset and is reported.
+    #[test]
+    fn i28_4_placeholder_values_count_as_unset() {
+        for p in [
+            "…",
+            "...",
+            " <your key> ",
+            "YOUR_API_KEY",
+            "your-key",
+            "changeme",
+            "XXX",
+            "TODO",
+        ] {
+            assert!(is_placeholder(p), "{p}");
+        }
+        for k in ["", "demo", "sk-or-v1-abc", "x", "your", "<", "a.b"] {
+            assert!(!is_placeholder(k), "{k}");
+        }
+        let env = |k: &str| (k == "A" || k == "B").then(|| "…".to_string());
+        let file: BTreeMap<String, String> = [("B".to_string(), "real-b".to_string())].into();
+        let p = ServerParams::resolve(["A", "B", "C"], env, &file, &BTreeMap::new());
+        assert!(!p.contains("A"));
+        assert_eq!(
+            p.get("B").map(Secret::expose),
+            Some("real-b"),
+            "a real value later wins"
+        );
+        assert_eq!(p.placeholders(), ["A".to_string()]);
+        assert_eq!(p.missing(["A", "B", "C"]), ["A", "C"]);
+    }
+
     use super::*;
 
     fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
