@@ -126,16 +126,6 @@ fn demo_upstream(max: usize) -> TestServer {
     })
 }
 
-/// `PATH` with the directory of the binary under test first.
-fn path_with_binary() -> String {
-    let bin = PathBuf::from(common::binary());
-    let dir = bin.parent().unwrap().display().to_string();
-    match std::env::var("PATH") {
-        Ok(p) => format!("{dir}:{p}"),
-        Err(_) => dir,
-    }
-}
-
 #[test]
 fn the_parser_reads_blocks_continuations_and_expectations() {
     let md = "text\n<!-- runnable -->\n\n```sh\nflowmcp a \\\n  --b c   # prints: ok\n# a comment\ncargo build\nflowmcp d   # exits 1\n```\n\n```sh\nflowmcp not-runnable\n```\n";
@@ -165,7 +155,7 @@ fn every_runnable_command_of_the_documentation_works() {
     let home = Scratch::new("docs-home");
     let server = demo_upstream(200);
     let address = server.base.trim_start_matches("http://").to_string();
-    let path = path_with_binary();
+    let path = common::path_with_flowmcp();
     let mut failures = Vec::new();
     for c in &commands {
         let text = c.text.replace("127.0.0.1:8080", &address);

@@ -25,6 +25,22 @@ pub(crate) fn binary() -> std::ffi::OsString {
         .unwrap_or_else(|| std::ffi::OsString::from(env!("CARGO_BIN_EXE_flowmcp")))
 }
 
+/// A `PATH` whose first directory holds the binary under test as `flowmcp` (a link to
+/// [`binary`]), as `cargo install` puts it on a user's `PATH`, followed by the process's own.
+pub(crate) fn path_with_flowmcp() -> String {
+    let dir = std::env::temp_dir().join(format!("flowmcp-test-bin-{}", std::process::id()));
+    let link = dir.join("flowmcp");
+    if std::fs::symlink_metadata(&link).is_err() {
+        std::fs::create_dir_all(&dir).unwrap();
+        // Another test of this process may have made it meanwhile.
+        let _ = std::os::unix::fs::symlink(binary(), &link);
+    }
+    match std::env::var("PATH") {
+        Ok(p) => format!("{}:{p}", dir.display()),
+        Err(_) => dir.display().to_string(),
+    }
+}
+
 /// As [`flowmcp`], with extra environment variables.
 pub(crate) fn flowmcp_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
     let mut child = Command::new(binary())
