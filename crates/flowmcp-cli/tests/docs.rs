@@ -17,8 +17,8 @@ use std::process::{Command, Stdio};
 
 use crate::common;
 
-use common::repo_root;
-use common::support::{Scratch, TestServer, reply};
+use common::support::Scratch;
+use common::{demo_upstream, repo_root};
 
 /// One command of a runnable block: where it is, the shell text, and what is expected.
 #[derive(Debug)]
@@ -110,20 +110,6 @@ fn documents() -> Vec<(String, String)> {
             (name, std::fs::read_to_string(&p).unwrap())
         })
         .collect()
-}
-
-/// A stand-in for the example catalog's APIs, as `demo_upstream` serves them: the request path
-/// names a file of `examples/demo-upstream/` (the query string ignored), 404 otherwise.
-fn demo_upstream(max: usize) -> TestServer {
-    let dir = repo_root().join("examples/demo-upstream");
-    TestServer::start(max, move |seen| {
-        let path = seen.url.split('?').next().unwrap_or_default();
-        let file = dir.join(path.trim_start_matches('/'));
-        match std::fs::read(&file) {
-            Ok(body) if !path.contains("..") => reply(200, Some("application/json"), body),
-            _ => reply(404, Some("application/json"), "{}"),
-        }
-    })
 }
 
 #[test]

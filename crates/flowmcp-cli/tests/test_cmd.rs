@@ -7,26 +7,12 @@
 use crate::common;
 
 use common::support::{TestServer, reply};
-use common::{flowmcp_env, repo_root, temp_dir};
+use common::{demo_upstream, flowmcp_env, repo_root, temp_dir};
 
 const KEYS: [(&str, &str); 2] = [
     ("SKYCAST_API_KEY", "demo-skycast-key"),
     ("OPENSHELF_API_KEY", "demo-openshelf-key"),
 ];
-
-/// Answers like `cargo run -p flowmcp-runtime --example demo_upstream`: the path names a file
-/// of `examples/demo-upstream/` (the query string ignored), 404 otherwise.
-fn demo_upstream(max: usize) -> TestServer {
-    let dir = repo_root().join("examples/demo-upstream");
-    TestServer::start(max, move |seen| {
-        let path = seen.url.split('?').next().unwrap_or_default();
-        let file = dir.join(path.trim_start_matches('/'));
-        match std::fs::read(&file) {
-            Ok(body) if !path.contains("..") => reply(200, Some("application/json"), body),
-            _ => reply(404, Some("application/json"), "{}"),
-        }
-    })
-}
 
 fn upstream_args(base: &str) -> Vec<String> {
     ["holidaykit-net", "skycast-io", "openshelf-org"]

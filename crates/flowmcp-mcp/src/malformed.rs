@@ -9,6 +9,7 @@
 //! is unchanged.
 
 use flowmcp_catalog::serde_json::{self, Value};
+use flowmcp_spec::json_kind;
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestMethod, ConstString, ErrorCode, GetPromptRequestMethod, GetPromptRequestParams,
@@ -69,7 +70,7 @@ pub(crate) fn error(method: &str, params: Option<&Value>) -> ErrorData {
     } else if let Some((_, check)) = SERVED.iter().find(|(m, _)| *m == method) {
         match (params, check) {
             (Some(p), _) if !p.is_object() => {
-                format!("`params` must be an object, not {}", kind(p))
+                format!("`params` must be an object, not {}", json_kind(p))
             }
             (Some(p), Some(check)) => check(p).unwrap_or_else(|| "not understood".to_string()),
             (None, Some(check)) => format!(
@@ -99,7 +100,7 @@ fn tools_call(params: Option<&Value>) -> String {
     let Some(fields) = params.as_object() else {
         return format!(
             "`params` must be an object, not {}; {expected}",
-            kind(params)
+            json_kind(params)
         );
     };
     match fields.get("name") {
@@ -108,7 +109,7 @@ fn tools_call(params: Option<&Value>) -> String {
         Some(other) => {
             return format!(
                 "`params.name` (the tool to call) must be a string, not {}",
-                kind(other)
+                json_kind(other)
             );
         }
     }
@@ -117,24 +118,12 @@ fn tools_call(params: Option<&Value>) -> String {
         Some(other) => {
             return format!(
                 "`params.arguments` must be an object of the tool's inputs by name, not {}",
-                kind(other)
+                json_kind(other)
             );
         }
     }
     check::<rmcp::model::CallToolRequestParams>(params)
         .unwrap_or_else(|| "not understood".to_string())
-}
-
-/// `a string`, `an array`, … for messages.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

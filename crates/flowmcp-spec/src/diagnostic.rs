@@ -487,6 +487,20 @@ pub fn json_type(v: &serde_json::Value) -> &'static str {
     }
 }
 
+/// The JSON type of a value with its article, for messages: `null`, `a boolean`, `a number`,
+/// `a string`, `an array`, `an object`.
+pub fn json_kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// `text` with every control character (newline, carriage return, escape, …) written as an escape
 /// (`\n`, `\r`, `\t`, `\u{1b}`), so that text from outside — a file name, a message quoting one —
 /// cannot start a new line or move the cursor in human output. Borrowed when there is nothing to

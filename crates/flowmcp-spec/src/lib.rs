@@ -41,7 +41,7 @@ pub mod zod;
 // Rules and their findings.
 pub use diagnostic::{
     Collector, Counts, Diagnostic, FileReport, JsonPath, Report, Seg, Severity, Verdict,
-    display_path, escape_controls, escape_controls_in_block, json_type,
+    display_path, escape_controls, escape_controls_in_block, json_kind, json_type,
 };
 pub use profile::{Level, Overrides, Profile, RuleSettings, SettingError};
 pub use registry::{Code, Family, Origin, PROJECT_SECTION, RULES, RuleInfo, Status, Variant};

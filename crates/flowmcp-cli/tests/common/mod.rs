@@ -106,3 +106,18 @@ pub(crate) fn temp_dir(name: &str) -> PathBuf {
 pub(crate) mod support;
 #[allow(unused_imports)] // not every test file copies directories
 pub(crate) use support::copy_dir;
+
+/// A local stand-in for the example catalog's APIs, as `cargo run -p flowmcp-runtime --example
+/// demo_upstream` serves them: the request path names a file of `examples/demo-upstream/` (the
+/// query string ignored), 404 otherwise; at most `max` requests.
+pub(crate) fn demo_upstream(max: usize) -> support::TestServer {
+    let dir = repo_root().join("examples/demo-upstream");
+    support::TestServer::start(max, move |seen| {
+        let path = seen.url.split('?').next().unwrap_or_default();
+        let file = dir.join(path.trim_start_matches('/'));
+        match std::fs::read(&file) {
+            Ok(body) if !path.contains("..") => support::reply(200, Some("application/json"), body),
+            _ => support::reply(404, Some("application/json"), "{}"),
+        }
+    })
+}

@@ -46,8 +46,6 @@ pub use options::{Options, ZOption};
 pub use primitive::{EnumItem, Primitive, enum_has_padded_values};
 pub use ztype::ZType;
 
-use serde_json::Value;
-
 /// How many characters of a user-supplied value an error message quotes at most.
 const QUOTE_LIMIT: usize = 60;
 
@@ -68,17 +66,7 @@ fn quote(text: &str) -> String {
     }
 }
 
-/// The JSON type of a value, as an article + noun for messages.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub(crate) use crate::diagnostic::json_kind;
 
 /// Helpers shared by the unit tests of the submodules.
 #[cfg(test)]
