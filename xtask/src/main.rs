@@ -10,6 +10,7 @@
 //! - `fuzz <target> [--secs N]` — run one cargo-fuzz target (nightly toolchain) and report.
 //! - `sweep <dir>` — call every tool of a catalog against a local echo upstream, hunting leaks.
 //! - `hack [--check]` — keep the workspace-hack crate's unified features complete.
+//! - `tidy` — crate edges, module cycles, registered codes, IDs formatted in one place, public-API budgets.
 
 mod bench;
 mod bench_start;
@@ -19,6 +20,7 @@ mod docs;
 mod fuzz;
 mod hack;
 mod sweep;
+mod tidy;
 
 use std::process::ExitCode;
 
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         Some("sweep") => sweep::run(&args[1..]),
         Some("clients") => clients::run_clients(&args[1..]),
         Some("hack") => hack::run(&args[1..]),
+        Some("tidy") => tidy::run(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
             println!(
                 "usage: cargo xtask <command>\n\n\
@@ -53,6 +56,8 @@ fn main() -> ExitCode {
                  {pad}[--workers N] [--no-hostile] [--libs DIR]\n  \
                  hack [--check]                                   keep crates/flowmcp-workspace-hack complete\n  \
                  {pad}(so tests, examples and xtask share one build of each dependency)\n  \
+                 tidy                                             crate edges, module cycles, registered codes,\n  \
+                 {pad}IDs formatted in one place, public-API budgets\n  \
                  clients                                          drive `flowmcp serve` with the Python mcp client\n  \
                  {pad}(stdio and HTTP; installs it into target/clients-venv)",
                 pad = " ".repeat(11)

@@ -1,0 +1,830 @@
+//! `cargo xtask tidy`: keeps ARCHITECTURE.md's structural statements true.
+//!
+//! Five checks, each over the sources as they are (no build):
+//!
+//! 1. **Crate edges.** Every dependency of a workspace crate on another workspace crate (normal,
+//!    build or dev; the workspace-hack aside) is listed in ARCHITECTURE.md's crate table.
+//! 2. **Module cycles.** Within a crate, the top-level modules and the modules they name
+//!    (`crate::x`, `super::x` from a top-level module) form no cycle. Test modules
+//!    (`#[cfg(test)]` to the end of the file) do not count.
+//! 3. **Registered codes.** Every code-shaped string literal (`"E007"`, `"MD004 …"`) in product code
+//!    is a code of the registry in `flowmcp-spec`.
+//! 4. **IDs formatted in one place.** No `format!` outside `flowmcp-spec`'s ID module writes
+//!    `…/tool/…`, `…/resource/…`, `…/prompt/…`, `…/skill/…`, `…/selection/…` or `…/agent/…`.
+//! 5. **Public-API budget.** The names a crate's `lib.rs` exports at its root stay within the
+//!    budget of the crate table.
+//!
+//! The crate table sits between `<!-- tidy:crates -->` and `<!-- /tidy:crates -->` in
+//! ARCHITECTURE.md: `| crate | may depend on | root names |`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::workspace_root;
+
+/// The crate that only lists dependencies for feature unification; any crate may use it.
+const HACK: &str = "flowmcp-workspace-hack";
+/// The one module allowed to format IDs.
+const ID_MODULE: &str = "crates/flowmcp-spec/src/id.rs";
+/// ID kinds whose `/kind/` segment marks a formatted ID.
+const ID_KINDS: [&str; 6] = ["tool", "resource", "prompt", "skill", "selection", "agent"];
+
+pub(crate) fn run(args: &[String]) -> Result<(), String> {
+    if !args.is_empty() {
+        return Err("usage: cargo xtask tidy".into());
+    }
+    let root = workspace_root();
+    let problems = check(&root)?;
+    if problems.is_empty() {
+        println!("tidy: crate edges, module cycles, codes, IDs and public surfaces are in order");
+        return Ok(());
+    }
+    for p in &problems {
+        println!("{p}");
+    }
+    Err(format!("{} problem(s)", problems.len()))
+}
+
+/// Every problem of the workspace at `root`, one line each.
+pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
+    let table = read_table(root)?;
+    let crates = workspace_crates(root)?;
+    let mut problems = Vec::new();
+    problems.extend(crate_edges(&table, &crates));
+    for krate in &crates {
+        for dir in krate.source_dirs() {
+            let files = rust_files(&dir)?;
+            problems.extend(module_cycles(&krate.name, &dir, &files));
+            for file in &files {
+                let Ok(text) = std::fs::read_to_string(file) else {
+                    problems.push(format!("{}: cannot be read", shown(root, file)));
+                    continue;
+                };
+                let product = product_part(&text);
+                let at = shown(root, file);
+                problems.extend(code_literals(&at, product));
+                if at != ID_MODULE {
+                    problems.extend(formatted_ids(&at, product));
+                }
+            }
+        }
+        if let Some(row) = table.get(&krate.name) {
+            let lib = krate.dir.join("src/lib.rs");
+            if let (Some(budget), Ok(text)) = (row.budget, std::fs::read_to_string(&lib)) {
+                let names = root_names(&text);
+                if names.len() > budget {
+                    problems.push(format!(
+                        "{}: {} exports {} names at its root, over its budget of {budget} (ARCHITECTURE.md)",
+                        shown(root, &lib),
+                        krate.name,
+                        names.len()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// A row of ARCHITECTURE.md's crate table.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Row {
+    /// Workspace crates this one may depend on.
+    allowed: BTreeSet<String>,
+    /// Most names its root may export (`None`: not budgeted, e.g. binaries).
+    budget: Option<usize>,
+}
+
+fn read_table(root: &Path) -> Result<BTreeMap<String, Row>, String> {
+    let path = root.join("ARCHITECTURE.md");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse_table(&text).map_err(|e| format!("ARCHITECTURE.md: {e}"))
+}
+
+/// Parses the crate table between the tidy markers.
+pub(crate) fn parse_table(text: &str) -> Result<BTreeMap<String, Row>, String> {
+    let start = text
+        .find("<!-- tidy:crates -->")
+        .ok_or("no `<!-- tidy:crates -->` marker")?;
+    let end = text[start..]
+        .find("<!-- /tidy:crates -->")
+        .ok_or("no `<!-- /tidy:crates -->` marker")?;
+    let mut rows = BTreeMap::new();
+    for line in text[start..start + end].lines() {
+        let cells: Vec<&str> = line
+            .trim()
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
+        if cells.len() != 3 || !cells[0].starts_with('`') {
+            continue;
+        }
+        let name = cells[0].trim_matches('`').to_string();
+        let allowed = cells[1]
+            .split(',')
+            .map(|c| c.trim().trim_matches('`').to_string())
+            .filter(|c| !c.is_empty() && c != "—" && c != "-")
+            .collect();
+        let budget = match cells[2] {
+            "—" | "-" | "" => None,
+            n => Some(
+                n.parse()
+                    .map_err(|_| format!("{name}: root names {n:?} is not a number"))?,
+            ),
+        };
+        rows.insert(name, Row { allowed, budget });
+    }
+    if rows.is_empty() {
+        return Err("the crate table between the tidy markers has no rows".into());
+    }
+    Ok(rows)
+}
+
+/// A workspace crate and its dependencies on other workspace crates.
+struct Crate {
+    name: String,
+    dir: PathBuf,
+    uses: BTreeSet<String>,
+}
+
+impl Crate {
+    /// The directories holding its product code (`src/`; examples, tests and benches aside).
+    fn source_dirs(&self) -> Vec<PathBuf> {
+        let src = self.dir.join("src");
+        if src.is_dir() { vec![src] } else { Vec::new() }
+    }
+}
+
+fn workspace_crates(root: &Path) -> Result<Vec<Crate>, String> {
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cargo metadata: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
+    let packages = meta["packages"].as_array().cloned().unwrap_or_default();
+    let names: BTreeSet<String> = packages
+        .iter()
+        .filter_map(|p| p["name"].as_str().map(String::from))
+        .collect();
+    let mut crates = Vec::new();
+    for p in &packages {
+        let (Some(name), Some(manifest)) = (p["name"].as_str(), p["manifest_path"].as_str()) else {
+            continue;
+        };
+        let dir = Path::new(manifest)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let uses = p["dependencies"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d["name"].as_str())
+            .filter(|d| names.contains(*d) && *d != HACK)
+            .map(String::from)
+            .collect();
+        crates.push(Crate {
+            name: name.to_string(),
+            dir,
+            uses,
+        });
+    }
+    Ok(crates)
+}
+
+fn crate_edges(table: &BTreeMap<String, Row>, crates: &[Crate]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for krate in crates {
+        let Some(row) = table.get(&krate.name) else {
+            problems.push(format!(
+                "Cargo.toml of {}: the crate is missing from ARCHITECTURE.md's crate table",
+                krate.name
+            ));
+            continue;
+        };
+        for used in &krate.uses {
+            if !row.allowed.contains(used) {
+                problems.push(format!(
+                    "{}/Cargo.toml: {} depends on {used}, which ARCHITECTURE.md's crate table does not allow",
+                    krate.name, krate.name
+                ));
+            }
+        }
+    }
+    problems
+}
+
+fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn shown(root: &Path, file: &Path) -> String {
+    file.strip_prefix(root)
+        .unwrap_or(file)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// The text before the file's test module (`#[cfg(test)]` at the start of a line, to the end).
+pub(crate) fn product_part(text: &str) -> &str {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("#[cfg(test)]") {
+            return &text[..offset];
+        }
+        offset += line.len();
+    }
+    text
+}
+
+/// The top-level module a file of `src/` belongs to (`None` for the crate root).
+fn top_module(src: &Path, file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src).ok()?;
+    let mut parts = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_string());
+    let first = parts.next()?;
+    let is_file = rel.components().count() == 1;
+    let name = if is_file {
+        first.strip_suffix(".rs").unwrap_or(&first).to_string()
+    } else {
+        first
+    };
+    if is_file && (name == "lib" || name == "main") {
+        None
+    } else {
+        Some(name)
+    }
+}
+
+/// How deep a file is below `src/` in module terms: `src/a.rs` and `src/a/mod.rs` are 1,
+/// `src/a/b.rs` is 2.
+fn module_depth(src: &Path, file: &Path) -> usize {
+    let Ok(rel) = file.strip_prefix(src) else {
+        return 0;
+    };
+    let n = rel.components().count();
+    if rel.file_name().is_some_and(|f| f == "mod.rs") {
+        n - 1
+    } else {
+        n
+    }
+}
+
+/// The top-level modules a piece of code names, by `crate::x` and by enough `super::` to reach
+/// the crate root.
+pub(crate) fn named_modules(code: &str, depth: usize) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let code = strip_comments_and_strings(code);
+    let mut prefixes = vec!["crate::".to_string()];
+    if depth >= 1 {
+        prefixes.push("super::".repeat(depth));
+    }
+    for prefix in &prefixes {
+        let mut rest = code.as_str();
+        while let Some(i) = rest.find(prefix.as_str()) {
+            let before = rest[..i].chars().last();
+            rest = &rest[i + prefix.len()..];
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            if let Some(group) = rest.strip_prefix('{') {
+                let end = matching_brace(group);
+                for item in split_top_level(&group[..end]) {
+                    if let Some(name) = leading_ident(item.trim()) {
+                        out.insert(name);
+                    }
+                }
+            } else if let Some(name) = leading_ident(rest) {
+                out.insert(name);
+            }
+        }
+    }
+    out.retain(|n| n != "self" && n != "super" && n != "crate");
+    out
+}
+
+fn matching_brace(text: &str) -> usize {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return i,
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    text.len()
+}
+
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[start..]);
+    out
+}
+
+fn leading_ident(text: &str) -> Option<String> {
+    let name: String = text
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
+}
+
+/// The code with comments removed and string literals emptied (so that text in them is not
+/// taken for paths).
+fn strip_comments_and_strings(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let chars: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '/' && chars.get(i + 1) == Some(&'/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
+            i += 2;
+            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
+                i += 1;
+            }
+            i += 2;
+        } else if c == 'r'
+            && matches!(chars.get(i + 1), Some('#') | Some('"'))
+            && !chars
+                .get(i.wrapping_sub(1))
+                .is_some_and(|p| p.is_alphanumeric() || *p == '_')
+        {
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if chars.get(j) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            loop {
+                if j >= chars.len() {
+                    break;
+                }
+                if chars[j] == '"' && (1..=hashes).all(|k| chars.get(j + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            out.push_str("\"\"");
+            i = j;
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if c == '\'' {
+            // A char literal ('x', '\n', '\'') or a lifetime ('a): skip only a literal.
+            let close = if chars.get(i + 1) == Some(&'\\') {
+                chars[i + 2..]
+                    .iter()
+                    .position(|&c| c == '\'')
+                    .map(|p| i + 2 + p)
+            } else if chars.get(i + 2) == Some(&'\'') {
+                Some(i + 2)
+            } else {
+                None
+            };
+            match close {
+                Some(end) => {
+                    out.push_str("' '");
+                    i = end + 1;
+                }
+                None => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn module_cycles(krate: &str, src: &Path, files: &[PathBuf]) -> Vec<String> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut modules = BTreeSet::new();
+    for file in files {
+        if let Some(m) = top_module(src, file) {
+            modules.insert(m);
+        }
+    }
+    for file in files {
+        let Some(from) = top_module(src, file) else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        let depth = module_depth(src, file);
+        let named = named_modules(product_part(&text), depth);
+        let edges = graph.entry(from.clone()).or_default();
+        for to in named {
+            if to != from && modules.contains(&to) {
+                edges.insert(to);
+            }
+        }
+    }
+    cycles(&graph)
+        .into_iter()
+        .map(|cycle| {
+            format!(
+                "{krate}: the modules {} import each other (a cycle)",
+                cycle.join(" → ")
+            )
+        })
+        .collect()
+}
+
+/// The strongly connected components of more than one node, each as its nodes in order
+/// (Tarjan's algorithm).
+pub(crate) fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct State<'a> {
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        next: usize,
+        out: Vec<Vec<String>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, v: &'a str) {
+        s.index.insert(v, s.next);
+        s.low.insert(v, s.next);
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack.insert(v);
+        if let Some(edges) = s.graph.get(v) {
+            for w in edges {
+                let w = w.as_str();
+                if !s.index.contains_key(w) {
+                    visit(s, w);
+                    let low = s.low[v].min(s.low[w]);
+                    s.low.insert(v, low);
+                } else if s.on_stack.contains(w) {
+                    let low = s.low[v].min(s.index[w]);
+                    s.low.insert(v, low);
+                }
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack.remove(w);
+                component.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                s.out.push(component);
+            }
+        }
+    }
+    let mut s = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !s.index.contains_key(v.as_str()) {
+            visit(&mut s, v);
+        }
+    }
+    s.out.sort();
+    s.out
+}
+
+/// String literals of `code` with their line numbers (escapes kept as written).
+fn string_literals(code: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = code.chars().collect();
+    let (mut i, mut line) = (0, 1);
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\n' {
+            line += 1;
+            i += 1;
+        } else if c == '/' && chars.get(i + 1) == Some(&'/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            i += 3;
+        } else if c == '\'' && chars.get(i + 1) == Some(&'\\') {
+            i += 2;
+            while i < chars.len() && chars[i] != '\'' {
+                i += 1;
+            }
+            i += 1;
+        } else if c == '"' {
+            let start_line = line;
+            let mut text = String::new();
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\n' {
+                    line += 1;
+                }
+                if chars[i] == '\\' {
+                    text.push(chars[i]);
+                    i += 1;
+                }
+                if let Some(&ch) = chars.get(i) {
+                    if ch == '\n' {
+                        line += 1;
+                    }
+                    text.push(ch);
+                }
+                i += 1;
+            }
+            i += 1;
+            out.push((start_line, text));
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Code-shaped words (`[A-Z]{1,6}` then three digits, standing alone) in a literal.
+pub(crate) fn code_words(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let boundary_before = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        if boundary_before && bytes[i].is_ascii_uppercase() {
+            let letters = bytes[i..]
+                .iter()
+                .take_while(|b| b.is_ascii_uppercase())
+                .count();
+            let digits = bytes[i + letters..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let end = i + letters + digits;
+            let boundary_after = end == bytes.len() || !bytes[end].is_ascii_alphanumeric();
+            if (1..=6).contains(&letters) && digits == 3 && boundary_after {
+                out.push(text[i..end].to_string());
+            }
+            i = end.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn code_literals(file: &str, code: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (line, text) in string_literals(code) {
+        for word in code_words(&text) {
+            if flowmcp_spec::Code::parse(&word).is_none() {
+                problems.push(format!(
+                    "{file}:{line}: {word} is not a code of the registry (crates/flowmcp-spec/src/registry/table.rs)"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+fn formatted_ids(file: &str, code: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let Some(at) = line.find("format!(") else {
+            continue;
+        };
+        let rest = &line[at..];
+        for kind in ID_KINDS {
+            let segment = format!("}}/{kind}/");
+            if rest.contains(&segment) {
+                problems.push(format!(
+                    "{file}:{}: an ID written with format! (`…/{kind}/…`): use flowmcp_spec::id",
+                    n + 1
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// The names a `lib.rs` exports at its root: `pub use` items (each name of a group), `pub mod`,
+/// and root items declared `pub`.
+pub(crate) fn root_names(lib: &str) -> BTreeSet<String> {
+    let code = format!("\n{}", strip_comments_and_strings(product_part(lib)));
+    let mut names = BTreeSet::new();
+    let mut rest = code.as_str();
+    while let Some(i) = rest.find("\npub ") {
+        rest = &rest[i + 5..];
+        if let Some(body) = rest.strip_prefix("use ") {
+            let end = body.find(';').unwrap_or(body.len());
+            collect_use(&body[..end], &mut names);
+        } else {
+            for keyword in [
+                "mod ",
+                "fn ",
+                "async fn ",
+                "struct ",
+                "enum ",
+                "trait ",
+                "type ",
+                "const ",
+                "static ",
+            ] {
+                if let Some(name) = rest.strip_prefix(keyword).and_then(leading_ident) {
+                    names.insert(name);
+                    break;
+                }
+            }
+        }
+    }
+    names
+}
+
+fn collect_use(tree: &str, names: &mut BTreeSet<String>) {
+    let tree = tree.trim();
+    if let Some(open) = tree.find('{') {
+        let inner = &tree[open + 1..open + 1 + matching_brace(&tree[open + 1..])];
+        for item in split_top_level(inner) {
+            if !item.trim().is_empty() {
+                collect_use(item, names);
+            }
+        }
+    } else if let Some((_, alias)) = tree.split_once(" as ") {
+        names.insert(alias.trim().to_string());
+    } else if let Some(last) = tree.rsplit("::").next() {
+        let last = last.trim();
+        if last == "*" {
+            names.insert(format!("{tree} (glob)"));
+        } else if last != "self" {
+            names.insert(last.to_string());
+        } else if let Some(parent) = tree.rsplit("::").nth(1) {
+            names.insert(parent.trim().to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn graph(edges: &[(&str, &str)]) -> BTreeMap<String, BTreeSet<String>> {
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (a, b) in edges {
+            g.entry(a.to_string()).or_default().insert(b.to_string());
+            g.entry(b.to_string()).or_default();
+        }
+        g
+    }
+
+    #[test]
+    fn cycles_are_found_and_chains_are_not() {
+        assert!(cycles(&graph(&[("a", "b"), ("b", "c")])).is_empty());
+        assert_eq!(
+            cycles(&graph(&[("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])),
+            vec![vec!["a".to_string(), "b".into(), "c".into()]]
+        );
+        assert_eq!(
+            cycles(&graph(&[("a", "b"), ("b", "a"), ("c", "d"), ("d", "c")])).len(),
+            2
+        );
+    }
+
+    #[test]
+    fn named_modules_reads_paths_groups_and_super() {
+        let code = "use crate::{call::Plan, envelope::{Envelope, Failure}};\n\
+                    use super::input;\n\
+                    fn f() { crate::secret::fill(); let s = \"crate::not_a_path\"; }\n\
+                    // crate::commented\n";
+        let named = named_modules(code, 1);
+        let want: BTreeSet<String> = ["call", "envelope", "input", "secret"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(named, want);
+        // From a nested module, one `super::` is a sibling inside the same top-level module.
+        assert!(named_modules("use super::input;", 2).is_empty());
+        assert_eq!(named_modules("use super::super::input;", 2).len(), 1);
+    }
+
+    #[test]
+    fn test_modules_do_not_count() {
+        let text = "use crate::a;\n#[cfg(test)]\nmod tests { use crate::b; }\n";
+        assert_eq!(product_part(text), "use crate::a;\n");
+    }
+
+    #[test]
+    fn code_words_stand_alone() {
+        assert_eq!(code_words("E007 t: missing"), vec!["E007"]);
+        assert_eq!(code_words("MD004: section"), vec!["MD004"]);
+        assert_eq!(code_words("SHA256 x"), vec!["SHA256"]);
+        assert!(code_words("E0071 x1E007").is_empty());
+        assert!(code_words("Error E007").contains(&"E007".to_string()));
+    }
+
+    #[test]
+    fn an_unregistered_code_literal_is_reported() {
+        let code = "fn f() -> &'static str { \"NOPE123 broken\" }\nfn g() { let _ = \"E007\"; }\n";
+        let problems = code_literals("x.rs", code);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].starts_with("x.rs:1: NOPE123"), "{problems:?}");
+    }
+
+    #[test]
+    fn a_formatted_id_is_reported() {
+        let code = "let id = format!(\"{ns}/tool/{name}\");\nlet ok = format!(\"{a}/{b}\");\n";
+        let problems = formatted_ids("x.rs", code);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].starts_with("x.rs:1:"));
+    }
+
+    #[test]
+    fn root_names_counts_groups_aliases_and_items() {
+        let lib = "//! doc\npub mod zod;\nmod private;\npub use a::{B, c::{D, E as F}};\npub use g::H;\n\
+                   pub fn run() {}\npub(crate) fn hidden() {}\n#[cfg(test)]\nmod tests { pub fn t() {} }\n";
+        let names: Vec<String> = root_names(lib).into_iter().collect();
+        assert_eq!(names, vec!["B", "D", "F", "H", "run", "zod"]);
+    }
+
+    #[test]
+    fn the_crate_table_parses() {
+        let md = "x\n<!-- tidy:crates -->\n| crate | may depend on | root names |\n|---|---|---|\n\
+                  | `a` | — | 10 |\n| `b` | `a`, `c` | — |\n<!-- /tidy:crates -->\n";
+        let t = parse_table(md).unwrap();
+        assert_eq!(t["a"].budget, Some(10));
+        assert!(t["a"].allowed.is_empty());
+        assert_eq!(t["b"].allowed.len(), 2);
+        assert_eq!(t["b"].budget, None);
+        assert!(parse_table("no table").is_err());
+    }
+}
