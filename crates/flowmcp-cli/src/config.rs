@@ -53,6 +53,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use flowmcp_loader::libs::LibraryDir;
 use flowmcp_spec::{Code, Level, Overrides, Profile, RuleSettings, SettingError};
 use serde_json::Value;
 
@@ -657,6 +658,38 @@ impl ConfigFile {
         }
         Ok(cfg)
     }
+}
+
+/// The library directory these arguments and the configuration name.
+pub(crate) fn library_dir(flag: Option<&Path>, cfg: &Config) -> Option<PathBuf> {
+    chosen_library_dir(flag, cfg).or_else(|| default_library_dir(cfg))
+}
+
+/// The library directory the user chose (`--libs`, `FLOWMCP_LIBS`, `libs` of the
+/// configuration), if any.
+fn chosen_library_dir(flag: Option<&Path>, cfg: &Config) -> Option<PathBuf> {
+    flag.map(Path::to_path_buf).or_else(|| cfg.libs.clone())
+}
+
+/// `~/.flowmcp/allowed-libraries`, where the JavaScript reference's CLI installs libraries.
+fn default_library_dir(cfg: &Config) -> Option<PathBuf> {
+    cfg.home
+        .as_ref()
+        .map(|h| h.join(".flowmcp/allowed-libraries"))
+}
+
+/// The library directory handlers load `requiredLibraries` from: a directory the user chose
+/// must exist (else an error naming it); the default one may be absent (then none).
+pub(crate) fn open_library_dir(
+    flag: Option<&Path>,
+    cfg: &Config,
+) -> Result<Option<LibraryDir>, String> {
+    if let Some(dir) = chosen_library_dir(flag, cfg) {
+        return LibraryDir::new(&dir).map(Some).map_err(|e| {
+            format!("{e} (given by --libs, FLOWMCP_LIBS or `libs` of the configuration)")
+        });
+    }
+    Ok(default_library_dir(cfg).and_then(|d| LibraryDir::new(&d).ok()))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use flowmcp_loader::libs::{LibraryDir, check_install_spec, is_builtin};
 use serde_json::{Value, json};
 
-use crate::config::Config;
+use crate::config::{Config, library_dir};
 use crate::run_cmd::config;
 use crate::{ProfileArg, profile_of, shown, write_stdout};
 
@@ -88,38 +88,6 @@ struct InstallArgs {
     items: Vec<String>,
     #[command(flatten)]
     place: Place,
-}
-
-/// The library directory these arguments and the configuration name.
-pub(crate) fn library_dir(flag: Option<&Path>, cfg: &Config) -> Option<PathBuf> {
-    chosen_library_dir(flag, cfg).or_else(|| default_library_dir(cfg))
-}
-
-/// The library directory the user chose (`--libs`, `FLOWMCP_LIBS`, `libs` of the
-/// configuration), if any.
-fn chosen_library_dir(flag: Option<&Path>, cfg: &Config) -> Option<PathBuf> {
-    flag.map(Path::to_path_buf).or_else(|| cfg.libs.clone())
-}
-
-/// `~/.flowmcp/allowed-libraries`, where the JavaScript reference's CLI installs libraries.
-fn default_library_dir(cfg: &Config) -> Option<PathBuf> {
-    cfg.home
-        .as_ref()
-        .map(|h| h.join(".flowmcp/allowed-libraries"))
-}
-
-/// The library directory handlers load `requiredLibraries` from: a directory the user chose
-/// must exist (else an error naming it); the default one may be absent (then none).
-pub(crate) fn open_library_dir(
-    flag: Option<&Path>,
-    cfg: &Config,
-) -> Result<Option<LibraryDir>, String> {
-    if let Some(dir) = chosen_library_dir(flag, cfg) {
-        return LibraryDir::new(&dir).map(Some).map_err(|e| {
-            format!("{e} (given by --libs, FLOWMCP_LIBS or `libs` of the configuration)")
-        });
-    }
-    Ok(default_library_dir(cfg).and_then(|d| LibraryDir::new(&d).ok()))
 }
 
 /// The `npm install` of `specs` (each passed [`check_install_spec`]) into the library directory

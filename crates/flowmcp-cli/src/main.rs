@@ -10,6 +10,7 @@ mod ids_cmd;
 mod libs_cmd;
 mod lists_cmd;
 mod prompt_cmd;
+mod prompt_list;
 mod resource_cmd;
 mod run_cmd;
 mod serve_cmd;

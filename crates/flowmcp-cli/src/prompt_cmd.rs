@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use flowmcp_catalog::{Catalog, PrimitiveError, PromptInfo, Speaker};
+use flowmcp_catalog::{PrimitiveError, Speaker};
 use flowmcp_runtime::{RunnerOptions, TransportConfig};
 use serde_json::{Map, Value, json};
 
+use crate::prompt_list::{listing, prompt_json};
 use crate::run_cmd::{RunArgs, SourceArgs, config, open};
-use crate::{profile_of, shown, shown_block, write_stdout};
+use crate::{profile_of, shown_block, write_stdout};
 
 #[derive(Args, Debug)]
 pub(crate) struct PromptArgs {
@@ -106,68 +107,6 @@ fn list(a: ListArgs) -> Result<ExitCode, String> {
     }
     write_stdout(&listing(&catalog, &prompts))?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The MCP `prompts/list` entry of a prompt.
-pub(crate) fn prompt_json(p: &PromptInfo) -> Value {
-    let args: Vec<Value> = p
-        .arguments
-        .iter()
-        .map(|a| json!({"name": a.name, "description": a.description, "required": a.required}))
-        .collect();
-    json!({
-        "name": p.name,
-        "title": p.title,
-        "description": p.description,
-        "arguments": args,
-        "_meta": p.meta,
-    })
-}
-
-/// The kind of a listed prompt (`skill`, `provider-prompt`, `agent-prompt`).
-pub(crate) fn kind_of(p: &PromptInfo) -> &str {
-    p.meta
-        .get("flowmcp/kind")
-        .and_then(Value::as_str)
-        .unwrap_or("prompt")
-}
-
-/// The human listing: `ID  kind  arguments`, then a count.
-pub(crate) fn listing(catalog: &Catalog, prompts: &[PromptInfo]) -> String {
-    let width = prompts.iter().map(|p| p.name.len()).max().unwrap_or(0);
-    let mut out = String::new();
-    for p in prompts {
-        let args: Vec<String> = p
-            .arguments
-            .iter()
-            .map(|a| {
-                if a.required {
-                    format!("{}*", shown(&a.name))
-                } else {
-                    shown(&a.name).into_owned()
-                }
-            })
-            .collect();
-        out.push_str(&format!(
-            "{:<width$}  {:<15}  {}\n",
-            shown(&p.name),
-            shown(kind_of(p)),
-            args.join(" ")
-        ));
-    }
-    let skills = prompts.iter().filter(|p| kind_of(p) == "skill").count();
-    let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
-    out.push_str(&format!(
-        "{} and {}{}\n",
-        plural(prompts.len() - skills, "prompt"),
-        plural(skills, "skill"),
-        if catalog.has_errors() {
-            " (the catalog has errors: see `flowmcp validate`)"
-        } else {
-            ""
-        }
-    ));
-    out
 }
 
 /// Renders one prompt and prints its messages.

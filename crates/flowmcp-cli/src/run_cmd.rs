@@ -170,7 +170,7 @@ impl RunArgs {
                 query_timeout: Duration::from_millis(self.query_timeout_ms),
                 ..self.places.options(cfg)?
             },
-            libraries: crate::libs_cmd::open_library_dir(self.libs.as_deref(), cfg)?,
+            libraries: crate::config::open_library_dir(self.libs.as_deref(), cfg)?,
             ..RunnerOptions::default()
         };
         Ok((transport, runner))
@@ -607,7 +607,7 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
         let prompts: Vec<Value> = catalog
             .prompts()
             .iter()
-            .map(crate::prompt_cmd::prompt_json)
+            .map(crate::prompt_list::prompt_json)
             .collect();
         let text = serde_json::to_string_pretty(
             &json!({"tools": tools, "prompts": prompts, "problems": problems}),
@@ -679,7 +679,7 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
     let prompts = catalog.prompts();
     if !prompts.is_empty() {
         out.push('\n');
-        out.push_str(&crate::prompt_cmd::listing(&catalog, &prompts));
+        out.push_str(&crate::prompt_list::listing(&catalog, &prompts));
     }
     write_stdout(&out)?;
     Ok(ExitCode::SUCCESS)

@@ -8,7 +8,8 @@ use std::path::Path;
 
 use flowmcp_spec::{Code, Collector, Diagnostic, JsonPath, RuleSettings, Severity};
 
-use crate::eval::{self, DATA_EXPORTS, EvalFailure, Exports, Limits, PathItem};
+use crate::eval::{self, DATA_EXPORTS, EvalFailure, Exports, Limits};
+use crate::extract::PathItem;
 use crate::scan::{self, ScanKind};
 
 /// What the file is, judged from its exports (or, for a shared list, its location and text).

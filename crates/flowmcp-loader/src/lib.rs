@@ -43,9 +43,10 @@ pub use flowmcp_spec::RuleSettings;
 
 // The steps on their own.
 pub use eval::{
-    EvalFailure, Exports, HandlersExport, Limits, PathItem, Position, Unserializable,
-    UnserializableKind, evaluate, evaluate_with, evaluate_with_blanked,
+    EvalFailure, Exports, HandlersExport, Limits, Position, evaluate, evaluate_with,
+    evaluate_with_blanked,
 };
+pub use extract::{PathItem, Unserializable, UnserializableKind};
 pub use locate::{Key, Pos, locate_paths, locate_paths_blanked, string_at};
 pub use scan::{ScanHit, ScanKind, blank, is_shared_list, scan, scan_file, scan_file_blanked};
 

@@ -16,7 +16,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::profile::{Level, RuleSettings};
+use crate::level::Level;
+use crate::profile::RuleSettings;
 use crate::registry::Code;
 
 /// The severity of an emitted diagnostic.

@@ -25,6 +25,7 @@
 //! ```
 
 mod diagnostic;
+mod level;
 mod profile;
 mod registry;
 
@@ -43,7 +44,8 @@ pub use diagnostic::{
     Collector, Counts, Diagnostic, FileReport, JsonPath, Report, Seg, Severity, Verdict,
     display_path, escape_controls, escape_controls_in_block, json_kind, json_type,
 };
-pub use profile::{Level, Overrides, Profile, RuleSettings, SettingError};
+pub use level::{Level, SettingError};
+pub use profile::{Overrides, Profile, RuleSettings};
 pub use registry::{Code, Family, Origin, PROJECT_SECTION, RULES, RuleInfo, Status, Variant};
 
 // The types most signatures use.

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::profile::Level;
+use crate::level::Level;
 
 mod table;
 
@@ -196,14 +196,14 @@ macro_rules! declare_rules {
                 family: $crate::registry::Family::$fam,
                 origin: $crate::registry::Origin::$origin,
                 section: $section,
-                spec: $crate::profile::Level::$spec,
-                compat: $crate::profile::Level::$compat,
+                spec: $crate::level::Level::$spec,
+                compat: $crate::level::Level::$compat,
                 status: $status,
                 summary: $summary,
                 variants: &[ $( $( $crate::registry::Variant {
                     name: $vname,
-                    spec: $crate::profile::Level::$vspec,
-                    compat: $crate::profile::Level::$vcompat,
+                    spec: $crate::level::Level::$vspec,
+                    compat: $crate::level::Level::$vcompat,
                     summary: $vsum,
                 } ),* )? ],
             }
