@@ -23,12 +23,15 @@ fn main() {
 
     // Everything is configured once: the profile (validation and calls), the HTTP client and the
     // per-call settings; here the holidaykit-net namespace goes to the local demo upstream.
-    let mut options = CatalogOptions::new(Profile::Spec);
-    options.transport.allow_http_loopback = true;
-    options
-        .runner
-        .upstreams
-        .insert("holidaykit-net".into(), format!("http://{upstream}"));
+    let options = match CatalogOptions::new(Profile::Spec)
+        .upstream("holidaykit-net", &format!("http://{upstream}"))
+    {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("embed: upstream {upstream}: {e}");
+            std::process::exit(2);
+        }
+    };
 
     let catalog = match Catalog::open(&dir, &options) {
         Ok(c) => c,

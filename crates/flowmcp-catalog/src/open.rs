@@ -62,6 +62,35 @@ impl CatalogOptions {
             ..CatalogOptions::default()
         }
     }
+
+    /// Points `namespace` at `base_url` instead of its schemas' `root` (`--upstream NS=URL`):
+    /// the URL is checked as the transport will read it (absolute `https://`, or plain `http://`
+    /// to a loopback host, without user info, query or fragment), and a loopback `http://` URL
+    /// also allows plain HTTP to loopback hosts, so that one call is enough to send a namespace
+    /// to a local server. The schema's origin check then applies to the new base.
+    pub fn upstream(
+        mut self,
+        namespace: &str,
+        base_url: &str,
+    ) -> Result<CatalogOptions, flowmcp_runtime::UpstreamError> {
+        self.add_upstream(namespace, base_url)?;
+        Ok(self)
+    }
+
+    /// [`CatalogOptions::upstream`] on options held by reference.
+    pub fn add_upstream(
+        &mut self,
+        namespace: &str,
+        base_url: &str,
+    ) -> Result<(), flowmcp_runtime::UpstreamError> {
+        if flowmcp_runtime::check_upstream(base_url)? {
+            self.transport.allow_http_loopback = true;
+        }
+        self.runner
+            .upstreams
+            .insert(namespace.to_string(), base_url.to_string());
+        Ok(())
+    }
 }
 
 /// A tool of a file that failed validation: known by name, never callable.

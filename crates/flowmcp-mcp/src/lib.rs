@@ -69,3 +69,7 @@ pub use oauth::{
 };
 pub use route::{Route, RouteError, Selector, SelectorItem, check_path, parse_route_token};
 pub use server::{McpServer, PAGE_SIZE, ServeError, ServeOptions};
+
+// What the signatures above name, so that serving needs no other crate of this workspace.
+pub use flowmcp_agent::Endpoint;
+pub use flowmcp_catalog::{Catalog, CatalogError, CatalogOptions, Profile, serde_json};

@@ -317,23 +317,50 @@ impl McpServer {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        rt.block_on(async move {
-            let watch = self.watch_interval();
-            let running = self
-                .clone()
-                .serve(rmcp::transport::stdio_pipes())
-                .await
-                .map_err(|e| ServeError::Session(e.to_string()))?;
-            if let Some(every) = watch {
-                let peer = running.peer().clone();
-                tokio::spawn(self.watch(every, Some(peer)));
-            }
-            running
-                .waiting()
-                .await
-                .map_err(|e| ServeError::Session(e.to_string()))?;
-            Ok(())
-        })
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        rt.block_on(self.serve_io(tokio::io::join(stdin, stdout)))
+    }
+
+    /// Serves one MCP session over `io`, any byte stream carrying newline-delimited JSON-RPC
+    /// (the stdio transport's framing): one end of a [`tokio::io::duplex`] pipe for a client in
+    /// the same process, a socket, a child's pipes. Returns when the client closes the stream
+    /// (or the session fails). With [`ServeOptions::watch`] the catalog is reloaded as on stdio
+    /// and the client told when its lists changed. Needs a tokio runtime with I/O and time
+    /// enabled; calls still run on the server's own worker threads.
+    ///
+    /// ```no_run
+    /// use flowmcp_mcp::{Catalog, CatalogOptions, McpServer, Profile, ServeOptions};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let catalog = Catalog::open("examples/catalog".as_ref(), &CatalogOptions::new(Profile::Spec))?;
+    /// let server = McpServer::new(catalog, &ServeOptions::default())?;
+    /// let (server_end, client_end) = tokio::io::duplex(64 * 1024);
+    /// tokio::spawn(server.serve_io(server_end));
+    /// // … a client speaks MCP over `client_end`.
+    /// # drop(client_end);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn serve_io<T>(self, io: T) -> Result<(), ServeError>
+    where
+        T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+    {
+        let watch = self.watch_interval();
+        let running = ServiceExt::serve(self.clone(), io)
+            .await
+            .map_err(|e| ServeError::Session(e.to_string()))?;
+        let watcher = watch.map(|every| {
+            let peer = running.peer().clone();
+            tokio::spawn(self.watch(every, Some(peer)))
+        });
+        let ended = running
+            .waiting()
+            .await
+            .map_err(|e| ServeError::Session(e.to_string()));
+        if let Some(w) = watcher {
+            w.abort();
+        }
+        ended.map(|_| ())
     }
 
     /// Checks the catalog's files every `every` and reloads when they changed; the diagnostics
