@@ -105,3 +105,52 @@ pub use serde_json;
 pub use testing::{
     PrimitiveTests, SchemaTests, TestOptions, TestOutcome, TestReport, TestResult, Verdict,
 };
+
+/// A catalog's files on disk, for programs that read or edit them one by one: loading a file
+/// within the loader's limits, walking a directory for `.mjs` files without leaving it, changing
+/// a member of a literal `main` in place, and writing a file whole (temporary file, then rename).
+pub mod files {
+    pub use flowmcp_loader::{
+        EditError, FileKind, Limits, LoadedFile, MjsWalk, load_file, load_source, mjs_files,
+        set_member, set_string_member, walk_mjs, write_atomic,
+    };
+}
+
+/// The npm library directory handlers load `requiredLibraries` from (an npm prefix), and the
+/// checks on what may be installed there.
+pub mod libs {
+    pub use flowmcp_loader::libs::{LibraryDir, check_install_spec, is_builtin};
+
+    /// Loads the library `name` from `dir` into a sandbox the way a schema's handlers would get
+    /// it (the `spec` profile's limits, no stand-ins), so that any failure shows: `Err` carries
+    /// the loader's reason.
+    pub fn load_check(name: &str, dir: &LibraryDir) -> Result<(), String> {
+        let names = [name.to_string()];
+        flowmcp_loader::HandlerHost::load(
+            "libs-status.mjs",
+            "export const main = { namespace: 'libs-status', tools: {} };",
+            &serde_json::json!({}),
+            flowmcp_loader::Libraries::new(&names, Some(dir)),
+            &[],
+            flowmcp_loader::HostConfig::spec(),
+        )
+        .map(|_| ())
+        .map_err(|e| match e {
+            flowmcp_loader::HostError::Library { message, .. } => message,
+            other => other.to_string(),
+        })
+    }
+}
+
+/// Resource databases on disk: where they live (the base folder name and its check) and creating
+/// one from its schema SQL.
+pub mod resources {
+    pub use flowmcp_resources::sqlite::{DEFAULT_BASE, Database, Limits, Locations};
+    pub use flowmcp_runtime::DatabaseFile;
+}
+
+/// Reading the values a catalog's calls use: `.env` files, size-capped text files, and the
+/// names reserved for flowmcp itself (never a server parameter), plus the preload cache.
+pub mod env {
+    pub use flowmcp_runtime::{Cache, is_reserved_name, read_capped_text, read_env_file};
+}

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use flowmcp_runtime::{RunnerOptions, TransportConfig};
+use flowmcp_catalog::{RunnerOptions, TransportConfig};
 
 use crate::config::Config;
 use crate::run_cmd::{RunArgs, SourceArgs, config, open};
@@ -183,7 +183,7 @@ fn run_agent(a: RunAgentArgs) -> Result<ExitCode, String> {
                     "steps": o.transcript,
                 }))
                 .map_err(|e| e.to_string())?;
-                flowmcp_loader::write_atomic(path, text.as_bytes())
+                flowmcp_catalog::files::write_atomic(path, text.as_bytes())
                     .map_err(|e| format!("{}: {e}", path.display()))?;
             }
             write_stdout(&format!("{}\n", shown_block(&o.answer)))?;

@@ -53,7 +53,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use flowmcp_loader::libs::LibraryDir;
+use flowmcp_catalog::libs::LibraryDir;
 use flowmcp_spec::{Code, Level, Overrides, Profile, RuleSettings, SettingError};
 use serde_json::Value;
 
@@ -376,7 +376,7 @@ impl Config {
     ) -> Result<ParamValues, String> {
         let p = &self.params;
         let read = |path: &Path| {
-            flowmcp_runtime::read_env_file(path)
+            flowmcp_catalog::env::read_env_file(path)
                 .map_err(|e| format!("{}: {e}", flowmcp_spec::display_path(path)))
         };
         let mut user = p.user.clone();
@@ -504,7 +504,7 @@ fn same_file(a: &Path, b: Option<&Path>) -> bool {
 
 impl ConfigFile {
     pub(crate) fn read(path: &Path) -> Result<ConfigFile, String> {
-        let text = flowmcp_runtime::read_capped_text(path, MAX_CONFIG_BYTES)
+        let text = flowmcp_catalog::env::read_capped_text(path, MAX_CONFIG_BYTES)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let mut cfg = ConfigFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         cfg.path = Some(path.to_path_buf());

@@ -72,7 +72,8 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
     let opts = flowmcp_validate::Options::new(profile_of(a.profile, &cfg));
     let display = a.schema.display().to_string();
     let bytes = std::fs::read(&a.schema).map_err(|e| format!("{display}: {e}"))?;
-    let mut loaded = flowmcp_loader::load_file(&a.schema, &display, &opts.limits, &opts.settings);
+    let mut loaded =
+        flowmcp_catalog::files::load_file(&a.schema, &display, &opts.limits, &opts.settings);
     let main = loaded
         .exports
         .as_ref()

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use clap::{Args, Subcommand};
-use flowmcp_loader::libs::{LibraryDir, check_install_spec, is_builtin};
+use flowmcp_catalog::libs::{LibraryDir, check_install_spec, is_builtin};
 use serde_json::{Value, json};
 
 use crate::config::{Config, library_dir};
@@ -127,7 +127,8 @@ fn needs(
     let files = crate::walk::collect(paths)?;
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for f in &files {
-        let loaded = flowmcp_loader::load_file(&f.path, &f.display, &opts.limits, &opts.settings);
+        let loaded =
+            flowmcp_catalog::files::load_file(&f.path, &f.display, &opts.limits, &opts.settings);
         let libs = loaded
             .exports
             .as_ref()
@@ -173,7 +174,7 @@ fn needs(
                                 m.get("version").and_then(Value::as_str).map(str::to_string)
                             })
                             .unwrap_or_else(|| "unknown version".into());
-                        match load_check(&name, l) {
+                        match flowmcp_catalog::libs::load_check(&name, l) {
                             Ok(()) => ("installed", format!("{version}, loads in the sandbox")),
                             Err(why) => ("fails", format!("{version}: {why}")),
                         }
@@ -191,25 +192,6 @@ fn needs(
             )
         })
         .collect())
-}
-
-/// Loads `name` into a sandbox the way a schema's handlers would get it (profile `spec` limits
-/// and no stand-ins, so any failure shows).
-fn load_check(name: &str, dir: &LibraryDir) -> Result<(), String> {
-    let names = [name.to_string()];
-    flowmcp_loader::HandlerHost::load(
-        "libs-status.mjs",
-        "export const main = { namespace: 'libs-status', tools: {} };",
-        &json!({}),
-        flowmcp_loader::Libraries::new(&names, Some(dir)),
-        &[],
-        flowmcp_loader::HostConfig::spec(),
-    )
-    .map(|_| ())
-    .map_err(|e| match e {
-        flowmcp_loader::HostError::Library { message, .. } => message,
-        other => other.to_string(),
-    })
 }
 
 pub(crate) fn run(a: LibsArgs) -> Result<ExitCode, String> {

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use flowmcp_catalog::files::Limits;
+use flowmcp_catalog::files::load_source;
 use flowmcp_catalog::reverse::{ListUse, ReverseIndex, list_uses};
-use flowmcp_loader::Limits;
-use flowmcp_loader::load_source;
 use flowmcp_spec::{Profile, RuleSettings};
 use flowmcp_validate::lists::LISTS_DIR;
 use rayon::prelude::*;
@@ -136,7 +136,7 @@ fn collect_schemas(
     dir: &Path,
     out: &mut Vec<(PathBuf, String)>,
 ) -> std::io::Result<()> {
-    for path in flowmcp_loader::mjs_files(dir, &|name| name.starts_with('_'))? {
+    for path in flowmcp_catalog::files::mjs_files(dir, &|name| name.starts_with('_'))? {
         let hidden = path
             .file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with(['_', '.']));

@@ -352,7 +352,7 @@ fn hash(a: HashArgs) -> Result<ExitCode, String> {
             return Err(format!("{}: not a file", f.display()));
         }
         let display = flowmcp_spec::display_path(f);
-        let loaded = flowmcp_loader::load_file(f, &display, &limits, &settings);
+        let loaded = flowmcp_catalog::files::load_file(f, &display, &limits, &settings);
         let main = loaded.exports.as_ref().and_then(|e| e.get("main"));
         match main {
             Some(main) if !loaded.has_errors() && main.is_object() => {
@@ -408,7 +408,7 @@ pub(crate) fn profile_of(arg: Option<ProfileArg>, cfg: &config::Config) -> Profi
 /// Writes `value` as pretty JSON with a final newline, atomically.
 pub(crate) fn write_json(path: &std::path::Path, value: &serde_json::Value) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    flowmcp_loader::write_atomic(path, format!("{text}\n").as_bytes())
+    flowmcp_catalog::files::write_atomic(path, format!("{text}\n").as_bytes())
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 

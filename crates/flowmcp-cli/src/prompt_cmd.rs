@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use flowmcp_catalog::{PrimitiveError, Speaker};
-use flowmcp_runtime::{RunnerOptions, TransportConfig};
+use flowmcp_catalog::{RunnerOptions, TransportConfig};
 use serde_json::{Map, Value, json};
 
 use crate::prompt_list::{listing, prompt_json};

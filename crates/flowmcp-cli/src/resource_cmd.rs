@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use flowmcp_resources::sqlite::{Database, Limits};
-use flowmcp_runtime::{RunnerOptions, TransportConfig};
+use flowmcp_catalog::resources::{Database, Limits};
+use flowmcp_catalog::{RunnerOptions, TransportConfig};
 
 use crate::profile_of;
 use crate::run_cmd::{ResourcePlaces, SourceArgs, config, open};
@@ -102,7 +102,7 @@ fn init(a: InitArgs) -> Result<ExitCode, String> {
             file.id
         )
     })?;
-    let sql = flowmcp_runtime::read_capped_text(&sql_file, MAX_SQL_BYTES)
+    let sql = flowmcp_catalog::env::read_capped_text(&sql_file, MAX_SQL_BYTES)
         .map_err(|e| format!("{}: {e}", sql_file.display()))?;
     if !a.yes
         && !confirm(&format!(

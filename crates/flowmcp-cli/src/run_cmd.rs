@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
+use flowmcp_catalog::TransportConfig;
+use flowmcp_catalog::env::Cache;
+use flowmcp_catalog::{CacheMode, Kind, ResourceOptions, RunnerOptions};
 use flowmcp_catalog::{Catalog, CatalogOptions};
-use flowmcp_runtime::Cache;
-use flowmcp_runtime::{CacheMode, Kind, ResourceOptions, RunnerOptions};
-use flowmcp_runtime::{TransportConfig, check_upstream};
 use flowmcp_spec::Profile;
 use flowmcp_spec::catalog::REGISTRY_FILE;
 use indexmap::IndexMap;
@@ -144,18 +144,20 @@ impl RunArgs {
                 .ok_or_else(|| format!("--upstream {u:?}: expected NAMESPACE=URL"))?;
             upstreams.insert(ns.to_string(), url.to_string());
         }
-        let mut loopback = false;
+        // Each upstream is checked, and loopback HTTP allowed for it, by the catalog's one rule.
+        let mut pointed = CatalogOptions::default();
         for (ns, url) in &upstreams {
-            loopback |= check_upstream(url).map_err(|e| format!("upstream {ns}={url}: {e}"))?;
+            pointed
+                .add_upstream(ns, url)
+                .map_err(|e| format!("upstream {ns}={url}: {e}"))?;
         }
         let timeout = Duration::from_millis(self.timeout_ms);
         let transport = TransportConfig {
             total_timeout: timeout,
-            allow_http_loopback: loopback,
-            ..TransportConfig::default()
+            ..pointed.transport
         };
         let runner = RunnerOptions {
-            upstreams,
+            upstreams: pointed.runner.upstreams,
             cache: cache_of(self.cache_dir.clone(), cfg),
             cache_mode: if self.no_cache {
                 CacheMode::Off
@@ -196,8 +198,8 @@ impl ResourcePlaces {
             .resources_base
             .clone()
             .or_else(|| cfg.resources_base.clone())
-            .unwrap_or_else(|| flowmcp_resources::sqlite::DEFAULT_BASE.to_string());
-        flowmcp_resources::sqlite::Locations::check_base(&base)
+            .unwrap_or_else(|| flowmcp_catalog::resources::DEFAULT_BASE.to_string());
+        flowmcp_catalog::resources::Locations::check_base(&base)
             .map_err(|e| format!("resources base: {e}"))?;
         Ok(ResourceOptions {
             project_base: Some(cfg.project.folder(&base)),
@@ -638,7 +640,7 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
                 .missing_server_params
                 .iter()
                 .map(|n| {
-                    if flowmcp_runtime::is_reserved_name(n) {
+                    if flowmcp_catalog::env::is_reserved_name(n) {
                         format!("{} (reserved for flowmcp itself)", shown(n))
                     } else {
                         shown(n).into_owned()

@@ -291,7 +291,7 @@ fn update_outputs(
         let mut after = before.clone();
         let mut failed = None;
         for (route, output) in &updates {
-            match flowmcp_loader::set_member(
+            match flowmcp_catalog::files::set_member(
                 &after,
                 "main",
                 &["tools", route],
@@ -311,13 +311,18 @@ fn update_outputs(
             continue;
         }
         // The schemaHash, when the file has one, describes the new main.
-        let loaded =
-            flowmcp_loader::load_source(&s.path, &s.file, &after, &opts.limits, &opts.settings);
+        let loaded = flowmcp_catalog::files::load_source(
+            &s.path,
+            &s.file,
+            &after,
+            &opts.limits,
+            &opts.settings,
+        );
         if let Some(main) = loaded.exports.as_ref().and_then(|e| e.get("main"))
             && main.get("schemaHash").is_some()
         {
             let hash = flowmcp_spec::hash::schema_hash(main);
-            after = flowmcp_loader::set_string_member(&after, "main", "schemaHash", &hash)
+            after = flowmcp_catalog::files::set_string_member(&after, "main", "schemaHash", &hash)
                 .map_err(|e| format!("{}: schemaHash: {e}", s.file))?;
         }
         // The result must validate: no error that the file did not have already.
@@ -359,7 +364,7 @@ fn update_outputs(
                     .to_string(),
             );
         } else {
-            flowmcp_loader::write_atomic(&s.path, after.as_bytes())
+            flowmcp_catalog::files::write_atomic(&s.path, after.as_bytes())
                 .map_err(|e| format!("{}: {e}", s.path.display()))?;
             out.push_str(&format!(
                 "updated {}: output of {}\n",

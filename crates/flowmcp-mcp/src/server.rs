@@ -317,8 +317,11 @@ impl McpServer {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        let (stdin, stdout) = rmcp::transport::stdio_pipes();
-        rt.block_on(self.serve_io(tokio::io::join(stdin, stdout)))
+        rt.block_on(async move {
+            // The pipes register with the runtime, so they are made inside it.
+            let (stdin, stdout) = rmcp::transport::stdio_pipes();
+            self.serve_io(tokio::io::join(stdin, stdout)).await
+        })
     }
 
     /// Serves one MCP session over `io`, any byte stream carrying newline-delimited JSON-RPC
