@@ -22,14 +22,35 @@
 //! transcript, and the arguments of the tool calls it asks for (which would carry the key to a
 //! tool's API).
 //!
-//! ```no_run
+//! ```
 //! use flowmcp_agent::{AgentRunner, Endpoint};
 //! use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
+//! # use std::io::{Read, Write};
+//! # // A stand-in for the model on loopback: it answers once, without tool calls.
+//! # let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+//! # let base_url = format!("http://{}", listener.local_addr()?);
+//! # std::thread::spawn(move || {
+//! #     let (mut socket, _) = listener.accept().expect("a request");
+//! #     let mut request = Vec::new();
+//! #     let mut buf = [0u8; 4096];
+//! #     while let Ok(n) = socket.read(&mut buf) {
+//! #         request.extend_from_slice(&buf[..n]);
+//! #         let text = String::from_utf8_lossy(&request);
+//! #         let Some(end) = text.find("\r\n\r\n") else { continue };
+//! #         let length = text.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap_or(0))).unwrap_or(0);
+//! #         if request.len() >= end + 4 + length { break }
+//! #     }
+//! #     let body = r#"{"choices":[{"message":{"role":"assistant","content":"Nine, from New Year to Christmas."}}]}"#;
+//! #     let _ = write!(socket, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+//! # });
 //!
-//! let catalog = Catalog::open("examples/catalog".as_ref(), &CatalogOptions::new(Profile::Spec))?;
-//! let runner = AgentRunner::new(&catalog, "holiday-planner", Endpoint::from_env())?;
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/catalog");
+//! let catalog = Catalog::open(dir.as_ref(), &CatalogOptions::new(Profile::Spec))?;
+//! // `Endpoint::from_env()` reads FLOWMCP_LLM_BASE_URL and OPENROUTER_API_KEY; here a local model.
+//! let endpoint = Endpoint { base_url, ..Endpoint::from_env() };
+//! let runner = AgentRunner::new(&catalog, "holiday-planner", endpoint)?;
 //! let outcome = runner.run("Which public holidays does Germany have in 2026?")?;
-//! println!("{}", outcome.answer);
+//! assert_eq!(outcome.answer, "Nine, from New Year to Christmas.");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

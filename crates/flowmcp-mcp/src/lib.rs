@@ -40,12 +40,15 @@
 //!
 //! tokio and rmcp live only in this crate (and the CLI); the catalog below is synchronous.
 //!
-//! ```no_run
-//! use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
-//! use flowmcp_mcp::{McpServer, ServeOptions};
+//! ```
+//! use flowmcp_mcp::{Catalog, CatalogOptions, McpServer, Profile, ServeOptions};
 //!
-//! let catalog = Catalog::open("examples/catalog".as_ref(), &CatalogOptions::new(Profile::Spec))?;
-//! McpServer::new(catalog, &ServeOptions::default())?.serve_stdio()?;
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/catalog");
+//! let catalog = Catalog::open(dir.as_ref(), &CatalogOptions::new(Profile::Spec))?;
+//! let server = McpServer::new(catalog, &ServeOptions::default())?;
+//! assert!(server.tools().iter().any(|t| t.name == "getPublicHolidays_holidaykit-net"));
+//! // `server.serve_stdio()?` serves it to a client that started this process;
+//! // `server.serve_io(stream).await` to one in the same process (examples/in_process.rs).
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
