@@ -30,6 +30,8 @@ mod profile;
 mod registry;
 
 pub mod catalog;
+pub mod files;
+pub mod gtfs;
 pub mod hash;
 pub mod id;
 pub mod js;
