@@ -1,7 +1,7 @@
 //! The entry points: one file (on disk, in a string, or already loaded) through every rule that
 //! applies to its kind, with source positions added to the findings.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use flowmcp_loader::{FileKind, LoadedFile, load_file, load_source};
 use flowmcp_loader::{Key, locate_paths, locate_paths_blanked};
@@ -42,8 +42,8 @@ pub fn validate_str(
     opts: &Options,
 ) -> FileReport {
     let path = Path::new(name);
-    let loaded = load_source(path, name, source, &opts.limits, &opts.settings);
-    validate_loaded_in(loaded, opts, lists, Some(path))
+    let mut loaded = load_source(path, name, source, &opts.limits, &opts.settings);
+    validate_at(&mut loaded, opts, lists, Some(path), false)
 }
 
 /// Runs the rules that apply to an already loaded file, with the shared lists of `lists` (e.g. the
@@ -68,6 +68,20 @@ pub fn validate_loaded_mut(
     lists: &lists::ListScope,
     path: Option<&Path>,
 ) -> FileReport {
+    validate_at(loaded, opts, lists, path, true)
+}
+
+/// [`validate_loaded_mut`] for a file at `path`, which is on disk only when `on_disk` says so: a
+/// source given as a string (`validate_str`) has a path that is only its name, and then no rule
+/// looks beside it or resolves it against the current directory.
+pub(crate) fn validate_at(
+    loaded: &mut LoadedFile,
+    opts: &Options,
+    lists: &lists::ListScope,
+    path: Option<&Path>,
+    on_disk: bool,
+) -> FileReport {
+    let disk = path.filter(|_| on_disk);
     rerun_factory_with_lists(loaded, opts, lists);
     let v3_agent = opts.settings.profile.is_compat() && read_v3_agent(loaded, path);
     let mut c = Collector::new(&opts.settings, Some(loaded.display.clone()));
@@ -78,35 +92,46 @@ pub fn validate_loaded_mut(
             FileKind::Schema | FileKind::Unknown => {
                 let ctx = rules::SchemaCtx::new(exports, opts, loaded)
                     .with_lists(lists)
-                    .with_file(path);
+                    .with_file(disk);
                 rules::run_schema_rules(&ctx, &mut c);
             }
             FileKind::List => {
                 list_file = true;
-                lists::check_list_file(exports, lists, path, &loaded.display, &mut c);
+                // The registry's lists are known by their canonical paths.
+                let canonical: Option<PathBuf> = match (path, on_disk) {
+                    (Some(p), true) => Some(std::fs::canonicalize(p).unwrap_or_else(|_| p.into())),
+                    (p, _) => p.map(Path::to_path_buf),
+                };
+                lists::check_list_file(
+                    exports,
+                    lists,
+                    canonical.as_deref(),
+                    &loaded.display,
+                    &mut c,
+                );
             }
             FileKind::Skill => {
-                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(disk);
                 rules::run_skill_rules(&ctx, &mut c);
             }
             FileKind::Prompt => {
-                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(disk);
                 rules::run_prompt_file_rules(&ctx, &mut c);
             }
             FileKind::Content => {
-                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(disk);
                 rules::run_content_rules(&ctx, &mut c);
             }
             FileKind::Selection => {
-                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(disk);
                 rules::run_selection_rules(&ctx, &mut c);
             }
             FileKind::Agent => {
-                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(path);
+                let ctx = rules::SchemaCtx::new(exports, opts, loaded).with_file(disk);
                 rules::run_agent_rules(&ctx, &mut c);
                 if let Some(agent) = exports.get("agent") {
                     inline_findings =
-                        crate::inline::findings(agent, &loaded.display, opts, lists, path);
+                        crate::inline::findings(agent, &loaded.display, opts, lists, path, on_disk);
                 }
             }
         }

@@ -194,6 +194,7 @@ pub(crate) fn findings(
     opts: &Options,
     lists: &lists::ListScope,
     path: Option<&Path>,
+    on_disk: bool,
 ) -> Vec<Diagnostic> {
     let Some(made) = inline_schema(agent) else {
         return Vec::new();
@@ -211,7 +212,7 @@ pub(crate) fn findings(
         }
     };
     let mut loaded = load_inline(display, &schema);
-    let report = crate::validate_loaded_mut(&mut loaded, opts, lists, path);
+    let report = crate::entry::validate_at(&mut loaded, opts, lists, path, on_disk);
     report
         .diagnostics
         .into_iter()

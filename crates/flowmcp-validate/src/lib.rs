@@ -29,8 +29,12 @@ pub mod prompts;
 pub mod render;
 mod rules;
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 // Validating one file (the entry points are below).
 pub use flowmcp_loader::Limits;
+pub use flowmcp_spec::files::FileChecks;
 pub use flowmcp_spec::lists::ListScope;
 pub use flowmcp_spec::{Code, Diagnostic, FileReport, Profile, Report, RuleSettings, Severity};
 
@@ -56,6 +60,9 @@ pub const DEFAULT_ALLOWLIST: &[&str] = &[
 ];
 
 /// How to validate.
+///
+/// Validation reads no environment and no current directory: what a rule needs of the machine
+/// (the home directory, `FLOWMCP_RESOURCES`, the file checks that open databases) is given here.
 #[derive(Clone, Debug)]
 pub struct Options {
     pub settings: RuleSettings,
@@ -67,6 +74,15 @@ pub struct Options {
     /// (default). Costs a pass over the source of every file with findings; a caller that does
     /// not show the diagnostics (say, a catalog opened only to call its tools) can skip it.
     pub positions: bool,
+    /// The value of `FLOWMCP_RESOURCES`, the path variable of `sqlite-gtfs` resources (RES035;
+    /// an empty value counts as unset). Default: unset.
+    pub resources_variable: Option<String>,
+    /// The user's home directory, for the default `~/.flowmcp/resources` of that variable (an
+    /// empty path counts as unset). Default: none.
+    pub home: Option<PathBuf>,
+    /// The checks of files a schema on disk names (RES020, RES032–RES034), for example
+    /// `flowmcp_resources::LocalFiles`. Default: none, and those checks do not run.
+    pub files: Option<Arc<dyn FileChecks>>,
 }
 
 impl Default for Options {
@@ -76,6 +92,9 @@ impl Default for Options {
             limits: Limits::default(),
             allowed_libraries: Vec::new(),
             positions: true,
+            resources_variable: None,
+            home: None,
+            files: None,
         }
     }
 }

@@ -133,7 +133,11 @@ fn display_name(f: &Fixture) -> String {
 }
 
 fn run(f: &Fixture) -> flowmcp_spec::FileReport {
-    let mut opts = Options::new(f.profile);
+    // Files on disk are checked as the catalog and the CLI check them.
+    let mut opts = Options {
+        files: Some(std::sync::Arc::new(flowmcp_resources::LocalFiles)),
+        ..Options::new(f.profile)
+    };
     if let Some(n) = f.max_file_size {
         opts.limits.max_file_bytes = n;
     }

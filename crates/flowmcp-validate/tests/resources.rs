@@ -5,7 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use flowmcp_resources::LocalFiles;
 use flowmcp_spec::Level;
 use flowmcp_validate::{
     Code, Diagnostic, FileReport, ListScope, Options, Profile, validate_file, validate_str,
@@ -113,15 +115,23 @@ fn sqlite_schema(origin: &str, params: &str, tests: usize) -> String {
     )
 }
 
+/// The options of a validation of files on disk, as the catalog and the CLI give them: the file
+/// checks of `flowmcp-resources`, no home directory and no `FLOWMCP_RESOURCES`.
+fn disk_options() -> Options {
+    Options {
+        files: Some(Arc::new(LocalFiles)),
+        ..Options::new(Profile::Spec)
+    }
+}
+
 fn write_and_validate(dir: &Path, source: &str) -> FileReport {
+    write_and_validate_with(dir, source, &disk_options())
+}
+
+fn write_and_validate_with(dir: &Path, source: &str, opts: &Options) -> FileReport {
     let file = dir.join("demo.mjs");
     std::fs::write(&file, source).unwrap();
-    validate_file(
-        &file,
-        "demo.mjs",
-        &ListScope::NotSearched,
-        &Options::new(Profile::Spec),
-    )
+    validate_file(&file, "demo.mjs", &ListScope::NotSearched, opts)
 }
 
 fn of<'a>(report: &'a FileReport, code: &str) -> Vec<&'a Diagnostic> {
@@ -201,26 +211,34 @@ fn an_unopenable_database_is_res033_and_a_variable_shows_where_it_led() {
     // Nothing was created in its place.
     assert!(!dir.0.join("missing.db").exists());
 
-    // `${FLOWMCP_RESOURCES}` resolves from this process's environment; the test only reads it.
-    let resolvable = std::env::var_os("FLOWMCP_RESOURCES").is_some_and(|v| !v.is_empty())
-        || std::env::var_os("HOME").is_some_and(|v| !v.is_empty());
-    let report = write_and_validate(
-        &dir.0,
-        &gtfs_schema("${FLOWMCP_RESOURCES}/flowmcp-test-surely-missing-7f3a.db"),
-    );
-    if resolvable {
+    // `${FLOWMCP_RESOURCES}` resolves from what the options give: the variable, else the home
+    // directory's default, else nothing (RES035).
+    let schema = gtfs_schema("${FLOWMCP_RESOURCES}/flowmcp-test-surely-missing-7f3a.db");
+    let variable = Options {
+        resources_variable: Some(dir.0.join("from-variable").display().to_string()),
+        ..disk_options()
+    };
+    let home = Options {
+        home: Some(dir.0.join("home")),
+        ..disk_options()
+    };
+    for (opts, place) in [
+        (&variable, "from-variable"),
+        (&home, "home/.flowmcp/resources"),
+    ] {
+        let report = write_and_validate_with(&dir.0, &schema, opts);
         assert!(of(&report, "RES035").is_empty(), "{report:?}");
         let found = of(&report, "RES033");
         assert_eq!(found.len(), 1, "{report:?}");
         let help = found[0].help.as_deref().unwrap();
         assert!(
-            help.ends_with("flowmcp-test-surely-missing-7f3a.db"),
+            help.ends_with(&format!("{place}/flowmcp-test-surely-missing-7f3a.db")),
             "{help}"
         );
-    } else {
-        assert_eq!(of(&report, "RES035").len(), 1, "{report:?}");
-        assert!(of(&report, "RES033").is_empty(), "{report:?}");
     }
+    let report = write_and_validate(&dir.0, &schema);
+    assert_eq!(of(&report, "RES035").len(), 1, "{report:?}");
+    assert!(of(&report, "RES033").is_empty(), "{report:?}");
 }
 
 #[test]
@@ -228,7 +246,7 @@ fn rules_that_are_off_leave_the_database_alone() {
     let dir = TempDir::new("off");
     let file = dir.0.join("demo.mjs");
     std::fs::write(&file, gtfs_schema("missing.db")).unwrap();
-    let mut opts = Options::new(Profile::Spec);
+    let mut opts = disk_options();
     for code in [Code::RES032, Code::RES033, Code::RES034] {
         opts.settings.overrides.set(code, Level::Off);
     }
@@ -238,7 +256,7 @@ fn rules_that_are_off_leave_the_database_alone() {
 
 #[test]
 fn a_schema_from_a_string_touches_no_files() {
-    let opts = Options::new(Profile::Spec);
+    let opts = disk_options();
     let report = validate_str(
         &gtfs_schema("/nonexistent-flowmcp-test/transit.db"),
         "demo.mjs",
@@ -408,4 +426,87 @@ fn queries_need_three_tests_and_none_at_all_is_res011_only() {
     let r = run(3, Profile::Spec);
     assert!(of(&r, "TST001").is_empty(), "{r:?}");
     assert_eq!(r.counts.errors, 0, "{r:?}");
+}
+
+/// Issue 29, item 2 (lean validator): `validate_str` never looks beside a file, so a schema of the
+/// same name in the current directory (or at the name, when it is a path) changes nothing; before,
+/// it gave an extra RES020.
+#[test]
+fn i29_2_validate_str_gives_the_same_findings_whatever_the_current_directory_holds() {
+    let source = sqlite_schema("inline", "", 3);
+    let opts = disk_options();
+    let cwd = std::env::current_dir().unwrap();
+    let name = format!("i29-same-name-{}.mjs", std::process::id());
+    let before = validate_str(&source, &name, &ListScope::NotSearched, &opts);
+    assert!(of(&before, "RES020").is_empty(), "{before:?}");
+
+    // The same schema, same-named, in the current directory (its inline database is missing).
+    struct Remove(PathBuf);
+    impl Drop for Remove {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+    let beside = Remove(cwd.join(&name));
+    std::fs::write(&beside.0, &source).unwrap();
+    let after = validate_str(&source, &name, &ListScope::NotSearched, &opts);
+    assert_eq!(after.diagnostics, before.diagnostics);
+
+    // A name that is the path of that file is still only a name.
+    let dir = TempDir::new("i29-name");
+    let file = dir.0.join("demo.mjs");
+    std::fs::write(&file, &source).unwrap();
+    let as_name = file.display().to_string();
+    let named = validate_str(&source, &as_name, &ListScope::NotSearched, &opts);
+    assert!(of(&named, "RES020").is_empty(), "{named:?}");
+    // The file itself, validated as a file, does get it.
+    assert_eq!(of(&write_and_validate(&dir.0, &source), "RES020").len(), 1);
+}
+
+/// Issue 29, item 2: the validator reads no environment. `${FLOWMCP_RESOURCES}` resolves only
+/// from `Options::resources_variable` and `Options::home`; without them it is RES035, whatever
+/// `HOME` and `FLOWMCP_RESOURCES` of this process are.
+#[test]
+fn i29_2_the_path_variable_comes_from_the_options_not_the_environment() {
+    let schema = gtfs_schema("${FLOWMCP_RESOURCES}/transit.db");
+    let report = validate_str(
+        &schema,
+        "demo.mjs",
+        &ListScope::NotSearched,
+        &disk_options(),
+    );
+    assert_eq!(of(&report, "RES035").len(), 1, "{report:?}");
+    for opts in [
+        Options {
+            home: Some(PathBuf::from("/home/ada")),
+            ..disk_options()
+        },
+        Options {
+            resources_variable: Some("/srv/data".to_string()),
+            ..disk_options()
+        },
+    ] {
+        let report = validate_str(&schema, "demo.mjs", &ListScope::NotSearched, &opts);
+        assert!(of(&report, "RES035").is_empty(), "{report:?}");
+    }
+    // An empty home directory or variable counts as unset, as an empty `HOME` did.
+    let empty = Options {
+        home: Some(PathBuf::new()),
+        resources_variable: Some(String::new()),
+        ..disk_options()
+    };
+    let report = validate_str(&schema, "demo.mjs", &ListScope::NotSearched, &empty);
+    assert_eq!(of(&report, "RES035").len(), 1, "{report:?}");
+}
+
+/// Issue 29, item 2: without file checks in the options (`Options::files`), the checks that open
+/// a database or look for one beside the schema do not run, even for a file on disk.
+#[test]
+fn i29_2_without_file_checks_no_database_is_looked_at() {
+    let dir = TempDir::new("i29-no-checks");
+    let plain = Options::new(Profile::Spec);
+    let report = write_and_validate_with(&dir.0, &gtfs_schema("missing.db"), &plain);
+    assert!(of(&report, "RES033").is_empty(), "{report:?}");
+    let report = write_and_validate_with(&dir.0, &sqlite_schema("inline", "", 3), &plain);
+    assert!(of(&report, "RES020").is_empty(), "{report:?}");
 }

@@ -13,7 +13,8 @@ use super::{
 use crate::rules::{shown, type_name};
 
 /// Runs LST001–LST011 on a file the loader classified as a shared list. `path` identifies the file
-/// among the registry's lists (LST002, LST009–LST011).
+/// among the registry's lists (LST002, LST009–LST011); the caller made it canonical when the file
+/// is on disk, as the registry's lists are.
 ///
 /// LST001: A shared-list file does not have the shape chapter 03 prescribes: it has no named `list`
 /// export, `list` is not an object with an object `meta`, `meta.description` is missing or empty,
@@ -152,12 +153,10 @@ fn check_meta(
         }
         Some(Value::String(name)) if is_camel_case(name) => {
             if let Some(reg) = scope.registry() {
-                let file =
-                    file.map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()));
                 let others: Vec<&str> = reg
                     .lists()
                     .iter()
-                    .filter(|l| l.name == *name && !same_file(l, file.as_deref()))
+                    .filter(|l| l.name == *name && !same_file(l, file))
                     .map(|l| l.display.as_str())
                     .collect();
                 if !others.is_empty() {

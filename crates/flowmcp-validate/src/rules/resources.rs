@@ -6,11 +6,10 @@
 
 use std::path::PathBuf;
 
-use flowmcp_resources::gtfs::{
-    EARLIEST_SPEC_REVISION, SUPPORTED_SPEC_REVISION, SealError, check_seal, resolve_path,
+use flowmcp_spec::gtfs::{
+    EARLIEST_SPEC_REVISION, PathVarError, SUPPORTED_SPEC_REVISION, SealError, resolve_path,
     spec_revision_in_range,
 };
-use flowmcp_resources::sqlite::{Locations, Origin};
 use flowmcp_spec::{Code, Collector, JsonPath, Level};
 use serde_json::{Map, Value};
 
@@ -1536,32 +1535,15 @@ pub(super) fn resource_param_positions(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
     }
 }
 
-/// What the checks of files outside the schema read from the machine they run on.
-///
-/// This is the one place the validator reads the process environment: `FLOWMCP_RESOURCES` (the
-/// path variable of `sqlite-gtfs` resources; a value that is not UTF-8 counts as unset) and
-/// `HOME` (for its default `~/.flowmcp/resources`; an empty `HOME` counts as unset), as the CLI
-/// reads `HOME` for `global` resources. They are read when a rule needs them, on every
-/// validation, so a long-running process sees changes.
-struct Machine {
-    resources: Option<String>,
-    home: Option<PathBuf>,
-}
-
-impl Machine {
-    fn read() -> Machine {
-        Machine {
-            resources: std::env::var_os(flowmcp_resources::gtfs::PATH_VARIABLE)
-                .and_then(|v| v.into_string().ok()),
-            home: std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(PathBuf::from),
-        }
-    }
-
-    fn resolve(&self, path: &str) -> Result<PathBuf, flowmcp_resources::gtfs::PathVarError> {
-        resolve_path(path, self.resources.as_deref(), self.home.as_deref())
-    }
+/// Resolves the path variable of a `sqlite-gtfs` `path` with what the caller gave in
+/// [`crate::Options`]: `FLOWMCP_RESOURCES` and the home directory (an empty one counts as unset).
+fn resolve_gtfs_path(ctx: &SchemaCtx<'_>, path: &str) -> Result<PathBuf, PathVarError> {
+    let home = ctx
+        .opts
+        .home
+        .as_deref()
+        .filter(|h| !h.as_os_str().is_empty());
+    resolve_path(path, ctx.opts.resources_variable.as_deref(), home)
 }
 
 /// The `path` of every `sqlite-gtfs` resource where it is a non-empty string (otherwise RES041),
@@ -1592,9 +1574,8 @@ pub(super) fn res035_path_variable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     if !paths.iter().any(|(_, p)| p.contains("${")) {
         return;
     }
-    let machine = Machine::read();
     for (r, path) in paths {
-        if let Err(e) = machine.resolve(path) {
+        if let Err(e) = resolve_gtfs_path(ctx, path) {
             c.emit_help(
                 Code::RES035,
                 Some(&r.path.key("path")),
@@ -1643,7 +1624,7 @@ pub(super) fn res035_path_variable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// database may still work, so this is a warning about the drift, not an error. The range widens
 /// when a newer revision is supported.
 pub(super) fn res032_res033_res034_gtfs_seal(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(schema_dir) = ctx.schema_dir() else {
+    let (Some(schema_dir), Some(files)) = (ctx.schema_dir(), ctx.opts.files.as_deref()) else {
         return;
     };
     let settings = c.settings();
@@ -1657,10 +1638,9 @@ pub(super) fn res032_res033_res034_gtfs_seal(ctx: &SchemaCtx<'_>, c: &mut Collec
     if paths.is_empty() {
         return;
     }
-    let machine = Machine::read();
     for (r, path) in paths {
         // An unresolvable variable is RES035's.
-        let Ok(resolved) = machine.resolve(path) else {
+        let Ok(resolved) = resolve_gtfs_path(ctx, path) else {
             continue;
         };
         let full = schema_dir.join(&resolved);
@@ -1669,7 +1649,7 @@ pub(super) fn res032_res033_res034_gtfs_seal(ctx: &SchemaCtx<'_>, c: &mut Collec
         let resolved_help = path
             .contains("${")
             .then(|| format!("the path resolves to {}", full.display()));
-        match check_seal(&full) {
+        match files.gtfs_seal(&full) {
             Ok(seal) if !spec_revision_in_range(&seal.spec_revision) => {
                 c.emit_help(
                     Code::RES034,
@@ -1734,12 +1714,8 @@ fn expected_revisions() -> String {
 /// are not checked. A `file-based` database is created with `flowmcp resource init` (and must be
 /// `project`, RES037), so a missing file is expected there.
 pub(super) fn res020_inline_database_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(schema_dir) = ctx.schema_dir() else {
+    let (Some(schema_dir), Some(files)) = (ctx.schema_dir(), ctx.opts.files.as_deref()) else {
         return;
-    };
-    let locations = Locations {
-        schema_dir: Some(schema_dir.to_path_buf()),
-        ..Locations::default()
     };
     for r in each_resource(ctx) {
         if r.source() != Some("sqlite")
@@ -1752,13 +1728,7 @@ pub(super) fn res020_inline_database_exists(ctx: &SchemaCtx<'_>, c: &mut Collect
             continue;
         };
         // A name that is not a plain `.db` file name is reported by RES003, RES004 and RES027.
-        let Ok(file) = locations.resolve(Origin::Inline, name) else {
-            continue;
-        };
-        // The runtime builds a missing inline database from `resources/<name stem>.sql`.
-        let buildable = std::fs::symlink_metadata(&file).is_err()
-            && flowmcp_resources::sqlite::schema_sql_file(schema_dir, name).is_some();
-        if !file.is_file() && !buildable {
+        if files.inline_database_present(schema_dir, name) == Some(false) {
             let stem = name.strip_suffix(".db").unwrap_or(name);
             c.emit_help(
                 Code::RES020,
