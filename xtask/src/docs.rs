@@ -1093,7 +1093,11 @@ impl Example {
 
     /// The options the example is validated with.
     fn options(&self) -> Options {
-        let mut opts = Options::new(self.profile);
+        // The examples are files on disk, checked as the CLI checks them.
+        let mut opts = Options {
+            files: Some(std::sync::Arc::new(flowmcp_resources::LocalFiles)),
+            ..Options::new(self.profile)
+        };
         if let Some(n) = self.max_file_size {
             opts.limits.max_file_bytes = n;
         }

@@ -91,10 +91,12 @@ impl ListDiscovery {
         }
     }
 
-    /// Validates the file at `path` (named `display` in diagnostics) with the shared lists it sees.
+    /// Validates the file at `path` (named `display` in diagnostics) with the shared lists it sees,
+    /// and with the file checks of `flowmcp-resources` when `opts` gives none.
     pub fn validate_file(&self, path: &Path, display: &str, opts: &Options) -> FileReport {
         let scope = self.scope_for(path, display, opts);
-        flowmcp_validate::validate_file(path, display, &scope, opts)
+        let opts = crate::open::on_disk(opts);
+        flowmcp_validate::validate_file(path, display, &scope, &opts)
     }
 }
 

@@ -145,6 +145,7 @@ pub mod libs {
 /// Resource databases on disk: where they live (the base folder name and its check) and creating
 /// one from its schema SQL.
 pub mod resources {
+    pub use flowmcp_resources::LocalFiles;
     pub use flowmcp_resources::sqlite::{DEFAULT_BASE, Database, Limits, Locations};
     pub use flowmcp_runtime::DatabaseFile;
 }

@@ -55,6 +55,19 @@ pub struct CatalogOptions {
 }
 
 impl CatalogOptions {
+    /// These options, with the file checks of `flowmcp-resources` in the validation options when
+    /// they give none: a catalog's files are on disk, and the databases they name are checked
+    /// (RES020, RES032–RES034).
+    fn with_file_checks(&self) -> std::borrow::Cow<'_, CatalogOptions> {
+        match on_disk(&self.validation) {
+            std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(self),
+            std::borrow::Cow::Owned(validation) => std::borrow::Cow::Owned(CatalogOptions {
+                validation,
+                ..self.clone()
+            }),
+        }
+    }
+
     /// The defaults under `profile`.
     pub fn new(profile: flowmcp_spec::Profile) -> CatalogOptions {
         CatalogOptions {
@@ -91,6 +104,20 @@ impl CatalogOptions {
             .insert(namespace.to_string(), base_url.to_string());
         Ok(())
     }
+}
+
+/// `validation` for files on disk: with the file checks of `flowmcp-resources`
+/// ([`flowmcp_resources::LocalFiles`]) when it gives none.
+pub(crate) fn on_disk(
+    validation: &flowmcp_validate::Options,
+) -> std::borrow::Cow<'_, flowmcp_validate::Options> {
+    if validation.files.is_some() {
+        return std::borrow::Cow::Borrowed(validation);
+    }
+    std::borrow::Cow::Owned(flowmcp_validate::Options {
+        files: Some(Arc::new(flowmcp_resources::LocalFiles)),
+        ..validation.clone()
+    })
 }
 
 /// A tool of a file that failed validation: known by name, never callable.
@@ -271,6 +298,7 @@ impl Catalog {
     /// gives the tools. A file with errors exposes nothing callable; calling one of its tools fails
     /// with a message naming the file and its error codes. Fails only when `path` cannot be read.
     pub fn open(path: &Path, opts: &CatalogOptions) -> Result<Catalog, CatalogError> {
+        let opts = &*opts.with_file_checks();
         let meta = std::fs::metadata(path).map_err(|e| CatalogError::io(path, e))?;
         let manifest = meta.is_dir() && path.join(REGISTRY_FILE).is_file();
         let grading = manifest && crate::manifest::has_grading_list(path);
@@ -304,6 +332,7 @@ impl Catalog {
     /// when `paths` is empty or one of them is not a readable file; [`Catalog::root`] is then the
     /// deepest directory holding all of them.
     pub fn open_files(paths: &[PathBuf], opts: &CatalogOptions) -> Result<Catalog, CatalogError> {
+        let opts = &*opts.with_file_checks();
         let mut unique: Vec<PathBuf> = Vec::with_capacity(paths.len());
         let mut seen = std::collections::HashSet::new();
         for p in paths {

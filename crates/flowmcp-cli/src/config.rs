@@ -82,6 +82,8 @@ pub(crate) mod vars {
     pub(crate) const LLM_API_KEY: &str = "OPENROUTER_API_KEY";
     /// The npm program `flowmcp libs install` runs.
     pub(crate) const NPM: &str = "FLOWMCP_NPM";
+    /// The folder of `${FLOWMCP_RESOURCES}` in the `path` of `sqlite-gtfs` resources.
+    pub(crate) const RESOURCES: &str = flowmcp_spec::gtfs::PATH_VARIABLE;
 }
 
 /// The process environment, read once. Empty values count as unset.
@@ -168,6 +170,8 @@ pub(crate) struct Config {
     pub llm_api_key: Option<String>,
     /// The user's home directory (`HOME`).
     pub home: Option<PathBuf>,
+    /// `FLOWMCP_RESOURCES`, the folder of `${FLOWMCP_RESOURCES}` in `sqlite-gtfs` paths.
+    pub resources_variable: Option<String>,
     /// The npm program (`FLOWMCP_NPM`; else `npm` on the PATH).
     pub npm: Option<PathBuf>,
     /// The user allowed serving without authentication on any address.
@@ -287,6 +291,7 @@ impl Config {
                 .map(str::to_string)
                 .or_else(|| pick(&user.llm_api_key, &project.llm_api_key)),
             home: env.get(vars::HOME).map(PathBuf::from),
+            resources_variable: env.get(vars::RESOURCES).map(str::to_string),
             npm: env.get(vars::NPM).map(PathBuf::from),
             no_auth: user.no_auth,
             params: ParamSources {

@@ -215,7 +215,7 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     if a.timeout_ms == 0 || a.memory_mib == 0 || a.max_file_size == 0 {
         return Err("--timeout-ms, --memory-mib and --max-file-size must be greater than 0".into());
     }
-    let opts = Options {
+    let mut opts = Options {
         settings: RuleSettings { profile, overrides },
         limits: Limits {
             max_file_bytes: a.max_file_size,
@@ -225,8 +225,9 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
             ..Limits::default()
         },
         allowed_libraries: cfg.allowed_libraries.clone(),
-        positions: true,
+        ..Options::default()
     };
+    run_cmd::on_this_machine(&cfg, &mut opts);
 
     let started = std::time::Instant::now();
     if let Some(id) = &a.id {

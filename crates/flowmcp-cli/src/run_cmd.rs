@@ -357,7 +357,17 @@ pub(crate) fn validation_options(cfg: &Config, profile: Profile) -> flowmcp_vali
         eprintln!("{note}");
     }
     validation.settings.overrides = overrides;
+    on_this_machine(cfg, &mut validation);
     validation
+}
+
+/// Gives validation what it needs of this machine, as `cfg` decided it: the home directory and
+/// `FLOWMCP_RESOURCES` (for `${FLOWMCP_RESOURCES}` in `sqlite-gtfs` paths) and the file checks of
+/// `flowmcp-resources` (databases beside a schema, `sqlite-gtfs` seals), as the catalog re-exports them.
+pub(crate) fn on_this_machine(cfg: &Config, validation: &mut flowmcp_validate::Options) {
+    validation.home = cfg.home.clone();
+    validation.resources_variable = cfg.resources_variable.clone();
+    validation.files = Some(std::sync::Arc::new(flowmcp_catalog::resources::LocalFiles));
 }
 
 /// Opens the catalog, with `transport` and `runner` for calls: `paths` when given (one directory
