@@ -83,3 +83,73 @@ fn a_hostile_string_is_a_finding_not_a_crash() {
     );
     assert!(errors(&report).contains(&Code::SEC001), "{report:?}");
 }
+
+/// Issue 29, item 2 (lean validator): `flowmcp-validate` is a lean leaf. Its normal dependencies
+/// hold no SQLite, `url` or `base64` (the checks that open databases come in
+/// `Options::files`), and its sources read no environment (`HOME` and `FLOWMCP_RESOURCES` come
+/// in `Options`).
+#[test]
+fn i29_2_flowmcp_validate_pulls_no_sqlite_url_or_base64_and_reads_no_environment() {
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(&workspace)
+        .args([
+            "tree",
+            "--offline",
+            "--locked",
+            "-p",
+            "flowmcp-validate",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = String::from_utf8(out.stdout).unwrap();
+    let heavy: Vec<&str> = tree
+        .lines()
+        .filter(|l| {
+            let name = l.split_whitespace().next().unwrap_or("");
+            [
+                "rusqlite",
+                "libsqlite3-sys",
+                "url",
+                "base64",
+                "flowmcp-resources",
+            ]
+            .contains(&name)
+        })
+        .collect();
+    assert!(heavy.is_empty(), "{heavy:?}");
+
+    fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                sources(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    sources(&workspace.join("crates/flowmcp-validate/src"), &mut files);
+    assert!(!files.is_empty());
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(
+            !text.contains("std::env"),
+            "{} reads the environment",
+            f.display()
+        );
+    }
+}
