@@ -233,3 +233,61 @@ fn i28_3_with_cwd_root_and_an_absolute_catalog_resources_land_in_the_catalogs_pr
     assert_eq!(root_entries(), before, "something was written under /");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Issue 29, item 2: the validator reads no environment and opens no database itself, so
+/// `flowmcp validate` hands it `HOME`, `FLOWMCP_RESOURCES` and the file checks; the findings are
+/// the ones the validator gave when it read them itself (RES033 where the variable led, RES020
+/// for a missing inline database, RES035 when nothing resolves the variable).
+#[test]
+fn i29_2_flowmcp_validate_resolves_the_path_variable_and_checks_databases() {
+    let dir = temp_dir("i29-validate-files");
+    let gtfs = "export const main = {
+    namespace: 'transit', name: 'Transit', description: 'Transit', version: '4.2.0', tools: {},
+    resources: {
+        timetable: { source: 'sqlite-gtfs', mode: 'file-based', path: '${FLOWMCP_RESOURCES}/i29-transit.db',
+            addon: 'gtfs-sqlite-toolkit', description: 'Transit timetable' }
+    }
+}
+";
+    std::fs::write(dir.join("transit.mjs"), gtfs).unwrap();
+    let home = dir.join("home");
+    let data = dir.join("data");
+    let home_s = home.to_str().unwrap();
+    let data_s = data.to_str().unwrap();
+
+    let r = flowmcp_env(
+        &["validate", "transit.mjs"],
+        &dir,
+        &[("HOME", home_s), ("FLOWMCP_RESOURCES", "")],
+    );
+    assert!(r.stdout.contains("RES033"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("home/.flowmcp/resources/i29-transit.db"),
+        "{}",
+        r.stdout
+    );
+    let r = flowmcp_env(
+        &["validate", "transit.mjs"],
+        &dir,
+        &[("HOME", home_s), ("FLOWMCP_RESOURCES", data_s)],
+    );
+    assert!(r.stdout.contains("RES033"), "{}", r.stdout);
+    assert!(r.stdout.contains("data/i29-transit.db"), "{}", r.stdout);
+    let r = flowmcp_env(
+        &["validate", "transit.mjs"],
+        &dir,
+        &[("HOME", ""), ("FLOWMCP_RESOURCES", "")],
+    );
+    assert!(r.stdout.contains("RES035"), "{}", r.stdout);
+    assert!(!r.stdout.contains("RES033"), "{}", r.stdout);
+
+    let inline = SCHEMA
+        .replace(
+            "mode: 'file-based', origin: 'project'",
+            "mode: 'in-memory', origin: 'inline'",
+        )
+        .replace("notes-memory.db", "i29-inline.db");
+    std::fs::write(dir.join("inline.mjs"), inline).unwrap();
+    let r = flowmcp_env(&["validate", "inline.mjs"], &dir, &[("HOME", home_s)]);
+    assert!(r.stdout.contains("RES020"), "{}", r.stdout);
+}
