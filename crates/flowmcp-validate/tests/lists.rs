@@ -204,3 +204,34 @@ fn i28_7b_a_list_that_does_not_load_is_named_where_it_is_missing() {
         BTreeMap::from([("LST009", 1), ("PRM009", 1), ("VAL072", 2)])
     );
 }
+
+/// Issue 29, item 2 (lean validator): `validate_str` resolves nothing against the current
+/// directory. A list given as a string is compared with the registry's list files by its name as
+/// given; before, a relative name that led to the registry's file from the current directory made
+/// the list that file, so LST002 depended on where the process ran.
+#[test]
+fn i29_2_a_list_from_a_string_is_not_found_through_the_current_directory() {
+    // Cargo runs the tests in the crate's directory, so this name leads to the file from there.
+    let rel = "tests/fixtures/VAL073/_lists/evm-chains.mjs";
+    assert!(Path::new(rel).is_file());
+    let source = std::fs::read_to_string(rel).unwrap();
+    let opts = Options::new(Profile::Spec);
+    let scope =
+        flowmcp_validate::lists::scope_near(Path::new(rel), rel, &opts.settings, &opts.limits);
+    let findings = |r: flowmcp_spec::FileReport| -> Vec<(Code, String)> {
+        r.diagnostics
+            .into_iter()
+            .map(|d| (d.code, d.message))
+            .collect()
+    };
+    let here = flowmcp_validate::validate_str(&source, rel, &scope, &opts);
+    let elsewhere =
+        flowmcp_validate::validate_str(&source, "elsewhere/_lists/evm-chains.mjs", &scope, &opts);
+    assert_eq!(findings(here), findings(elsewhere));
+    // The file itself, validated as a file, is the registry's own list.
+    let on_disk = flowmcp_validate::validate_file(Path::new(rel), rel, &scope, &opts);
+    assert!(
+        !on_disk.diagnostics.iter().any(|d| d.code == Code::LST002),
+        "{on_disk:?}"
+    );
+}
