@@ -25,7 +25,10 @@ pub fn validate_file(
 
 /// Validates `source` as a file named `name` (the name diagnostics carry; it also decides the
 /// kind of a file that exports nothing recognisable, as a path would), without touching the disk:
-/// `lists` is the shared lists it sees, as for [`validate_file`].
+/// `lists` is the shared lists it sees, as for [`validate_file`]. The name is only a name: no rule
+/// looks beside it or resolves it against the current directory (a list is told apart from the
+/// registry's list files by the name as given), so the findings do not depend on where the
+/// process runs.
 ///
 /// ```
 /// use flowmcp_validate::{ListScope, Options, Profile, Severity, validate_str};

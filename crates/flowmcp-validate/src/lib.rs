@@ -16,7 +16,10 @@
 //! ```
 //!
 //! Shared lists are always the caller's to give ([`ListScope`]): nothing here walks the disk
-//! behind the caller's back or caches across calls. [`lists::scope_near`] finds and loads the
+//! behind the caller's back or caches across calls. Nor does anything here read the environment
+//! or the current directory: the home directory and `FLOWMCP_RESOURCES` come in [`Options`], and
+//! the checks that open a database a schema names go through [`Options::files`] ([`FileChecks`],
+//! which `flowmcp_resources::LocalFiles` implements), so this crate builds no SQLite. [`lists::scope_near`] finds and loads the
 //! `_lists/` directory a file on disk sees; `flowmcp-catalog`'s `ListDiscovery` does the same with
 //! a cache, for many files.
 
