@@ -69,7 +69,8 @@ pub(crate) struct GradeArgs {
 pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
     let started = flowmcp_catalog::rfc3339(SystemTime::now());
     let cfg = config(false)?;
-    let opts = flowmcp_validate::Options::new(profile_of(a.profile, &cfg));
+    let mut opts = flowmcp_validate::Options::new(profile_of(a.profile, &cfg));
+    crate::run_cmd::on_this_machine(&cfg, &mut opts);
     let display = a.schema.display().to_string();
     let bytes = std::fs::read(&a.schema).map_err(|e| format!("{display}: {e}"))?;
     let mut loaded =

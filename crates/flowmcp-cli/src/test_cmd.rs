@@ -176,8 +176,9 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
         capture(&report, dir, started, a.dry_run)?;
     }
     if a.update_output {
-        let v = &flowmcp_validate::Options::new(profile);
-        let text = update_outputs(&report, v, a.dry_run)?;
+        let mut v = flowmcp_validate::Options::new(profile);
+        crate::run_cmd::on_this_machine(&cfg, &mut v);
+        let text = update_outputs(&report, &v, a.dry_run)?;
         write_stdout(&text)?;
     }
     let out = if a.prune_report {

@@ -138,6 +138,46 @@ fn a_schema_with_errors_grades_f() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Issue 29, item 2: the validator opens no database itself, so `flowmcp grade` hands it the file
+/// checks (and `HOME`, `FLOWMCP_RESOURCES`): a schema whose `sqlite-gtfs` database is missing
+/// fails validation with RES033 and grades F, as when the validator opened files on its own.
+#[test]
+fn i29_2_grade_checks_the_database_a_schema_names() {
+    let dir = temp_dir("grade-i29");
+    let schema = dir.join("transit.mjs");
+    std::fs::write(
+        &schema,
+        "export const main = { namespace: 'demo-api', name: 'Transit', description: 'Transit', version: '4.2.0', tools: {},
+    resources: { timetable: { source: 'sqlite-gtfs', mode: 'file-based', path: 'missing.db',
+        addon: 'gtfs-sqlite-toolkit', description: 'Transit timetable' } } }\n",
+    )
+    .unwrap();
+    let scores_file = dir.join("scores.json");
+    std::fs::write(&scores_file, scores("v1", "demo-api_transit", 5.0, 5.0)).unwrap();
+    let run = flowmcp(
+        &[
+            "grade",
+            "--consume-scores",
+            &scores_file.display().to_string(),
+            &schema.display().to_string(),
+            "--out",
+            &dir.display().to_string(),
+        ],
+        &dir,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("demo-api_transit.grade.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(report["grade"], "F", "{report}");
+    assert!(
+        report["validationErrors"].to_string().contains("RES033"),
+        "{report}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn chat_reply(content: &str) -> common::support::Reply {
     let body = json!({"choices": [{"message": {"role": "assistant", "content": content}}]});
     common::support::reply(200, Some("application/json"), body.to_string())
