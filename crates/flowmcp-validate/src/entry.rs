@@ -134,7 +134,9 @@ pub(crate) fn validate_at(
                 rules::run_agent_rules(&ctx, &mut c);
                 if let Some(agent) = exports.get("agent") {
                     inline_findings =
-                        crate::inline::findings(agent, &loaded.display, opts, lists, path, on_disk);
+                        crate::inline::findings(agent, &loaded.display, opts, |made| {
+                            validate_at(made, opts, lists, path, on_disk)
+                        });
                 }
             }
         }

@@ -10,13 +10,11 @@
 //! (`--upstream <agent>=URL` or the configuration's `upstreams`), because the manifest names no
 //! server. Resource files are found as a schema's are, in `resources/` beside the manifest.
 
-use std::path::Path;
-
 use flowmcp_loader::LoadedFile;
-use flowmcp_spec::{Code, Collector, Diagnostic, JsonPath, Seg, Severity};
+use flowmcp_spec::{Code, Collector, Diagnostic, FileReport, JsonPath, Seg, Severity};
 use serde_json::{Map, Value, json};
 
-use crate::{Options, lists};
+use crate::Options;
 
 /// The host of the placeholder root of an agent schema whose inline tools have relative paths.
 /// `.invalid` never resolves; a call needs the agent's upstream, which replaces the root.
@@ -187,14 +185,13 @@ pub fn load_inline(display: &str, schema: &InlineSchema) -> LoadedFile {
 /// The schema rules' findings on the agent `exports`' inline tools and resources, moved onto the
 /// manifest: `/main/tools/<key>/…` becomes `/agent/tools/<key>/…` with the message naming the
 /// inline tool (resources likewise). A finding about the made-up schema as a whole is kept only
-/// when it is an error (it would stop the tools from being served).
+/// when it is an error (it would stop the tools from being served). `validate` runs the schema
+/// rules on the made-up schema, as the manifest itself is validated.
 pub(crate) fn findings(
     agent: &Value,
     display: &str,
     opts: &Options,
-    lists: &lists::ListScope,
-    path: Option<&Path>,
-    on_disk: bool,
+    validate: impl FnOnce(&mut LoadedFile) -> FileReport,
 ) -> Vec<Diagnostic> {
     let Some(made) = inline_schema(agent) else {
         return Vec::new();
@@ -212,7 +209,7 @@ pub(crate) fn findings(
         }
     };
     let mut loaded = load_inline(display, &schema);
-    let report = crate::entry::validate_at(&mut loaded, opts, lists, path, on_disk);
+    let report = validate(&mut loaded);
     report
         .diagnostics
         .into_iter()
