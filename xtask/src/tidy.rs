@@ -2,8 +2,11 @@
 //!
 //! Five checks, each over the sources as they are (no build):
 //!
-//! 1. **Crate edges.** Every dependency of a workspace crate on another workspace crate (normal,
-//!    build or dev; the workspace-hack aside) is listed in ARCHITECTURE.md's crate table.
+//! 1. **Crate edges.** Every normal or build dependency of a workspace crate on another workspace
+//!    crate (the workspace-hack aside) is listed in ARCHITECTURE.md's crate table; a
+//!    dev-dependency (tests, examples) may also name a crate that does not depend on this one,
+//!    directly or through others, by the table (a lower crate never names a higher one, not even
+//!    in a test).
 //! 2. **Module cycles.** Within a crate, the top-level modules and the modules they name
 //!    (`crate::x`, `super::x` from a top-level module) form no cycle. Test modules
 //!    (`#[cfg(test)]` to the end of the file) do not count.
@@ -146,7 +149,10 @@ pub(crate) fn parse_table(text: &str) -> Result<BTreeMap<String, Row>, String> {
 struct Crate {
     name: String,
     dir: PathBuf,
+    /// Normal and build dependencies on workspace crates.
     uses: BTreeSet<String>,
+    /// Dev-dependencies on workspace crates.
+    dev_uses: BTreeSet<String>,
 }
 
 impl Crate {
@@ -191,18 +197,25 @@ fn workspace_crates(root: &Path) -> Result<Vec<Crate>, String> {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let uses = p["dependencies"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|d| d["name"].as_str())
-            .filter(|d| names.contains(*d) && *d != HACK)
-            .map(String::from)
-            .collect();
+        let (mut uses, mut dev_uses) = (BTreeSet::new(), BTreeSet::new());
+        for d in p["dependencies"].as_array().into_iter().flatten() {
+            let Some(dep) = d["name"].as_str() else {
+                continue;
+            };
+            if !names.contains(dep) || dep == HACK {
+                continue;
+            }
+            if d["kind"].as_str() == Some("dev") {
+                dev_uses.insert(dep.to_string());
+            } else {
+                uses.insert(dep.to_string());
+            }
+        }
         crates.push(Crate {
             name: name.to_string(),
             dir,
             uses,
+            dev_uses,
         });
     }
     Ok(crates)
@@ -226,8 +239,33 @@ fn crate_edges(table: &BTreeMap<String, Row>, crates: &[Crate]) -> Vec<String> {
                 ));
             }
         }
+        for used in &krate.dev_uses {
+            if !row.allowed.contains(used) && reaches(table, used, &krate.name) {
+                problems.push(format!(
+                    "{}/Cargo.toml: {} names {used} in its tests, but {used} depends on {} (ARCHITECTURE.md's crate table)",
+                    krate.name, krate.name, krate.name
+                ));
+            }
+        }
     }
     problems
+}
+
+/// Whether `from` depends on `to`, directly or through others, by the crate table.
+pub(crate) fn reaches(table: &BTreeMap<String, Row>, from: &str, to: &str) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![from.to_string()];
+    while let Some(c) = stack.pop() {
+        if c == to {
+            return true;
+        }
+        if seen.insert(c.clone())
+            && let Some(row) = table.get(&c)
+        {
+            stack.extend(row.allowed.iter().cloned());
+        }
+    }
+    false
 }
 
 fn rust_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
@@ -826,5 +864,7 @@ mod tests {
         assert_eq!(t["b"].allowed.len(), 2);
         assert_eq!(t["b"].budget, None);
         assert!(parse_table("no table").is_err());
+        assert!(reaches(&t, "b", "a"));
+        assert!(!reaches(&t, "a", "b"));
     }
 }

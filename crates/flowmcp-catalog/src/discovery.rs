@@ -95,9 +95,23 @@ impl ListDiscovery {
     /// and with the file checks of `flowmcp-resources` when `opts` gives none.
     pub fn validate_file(&self, path: &Path, display: &str, opts: &Options) -> FileReport {
         let scope = self.scope_for(path, display, opts);
-        let opts = crate::open::on_disk(opts);
+        let opts = on_disk(opts);
         flowmcp_validate::validate_file(path, display, &scope, &opts)
     }
+}
+
+/// `validation` for files on disk: with the file checks of `flowmcp-resources`
+/// ([`flowmcp_resources::LocalFiles`]) when it gives none.
+pub(crate) fn on_disk(
+    validation: &flowmcp_validate::Options,
+) -> std::borrow::Cow<'_, flowmcp_validate::Options> {
+    if validation.files.is_some() {
+        return std::borrow::Cow::Borrowed(validation);
+    }
+    std::borrow::Cow::Owned(flowmcp_validate::Options {
+        files: Some(Arc::new(flowmcp_resources::LocalFiles)),
+        ..validation.clone()
+    })
 }
 
 #[cfg(test)]

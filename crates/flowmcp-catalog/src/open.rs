@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::discovery::ListDiscovery;
+use crate::discovery::{ListDiscovery, on_disk};
 use flowmcp_loader::HandlersExport;
 use flowmcp_loader::{FileKind, LoadedFile, load_file};
 use flowmcp_runtime::{ECode, Envelope};
@@ -104,20 +104,6 @@ impl CatalogOptions {
             .insert(namespace.to_string(), base_url.to_string());
         Ok(())
     }
-}
-
-/// `validation` for files on disk: with the file checks of `flowmcp-resources`
-/// ([`flowmcp_resources::LocalFiles`]) when it gives none.
-pub(crate) fn on_disk(
-    validation: &flowmcp_validate::Options,
-) -> std::borrow::Cow<'_, flowmcp_validate::Options> {
-    if validation.files.is_some() {
-        return std::borrow::Cow::Borrowed(validation);
-    }
-    std::borrow::Cow::Owned(flowmcp_validate::Options {
-        files: Some(Arc::new(flowmcp_resources::LocalFiles)),
-        ..validation.clone()
-    })
 }
 
 /// A tool of a file that failed validation: known by name, never callable.

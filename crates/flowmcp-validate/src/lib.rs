@@ -29,6 +29,7 @@ mod ids;
 mod inline;
 pub mod lists;
 pub mod prompts;
+mod quote;
 pub mod render;
 mod rules;
 

@@ -265,18 +265,8 @@ pub(crate) fn main_path(key: &str) -> JsonPath {
     JsonPath::root("main").key(key)
 }
 
+pub(crate) use crate::quote::shown;
 pub(crate) use flowmcp_spec::json_type as type_name;
-
-/// A value quoted for a message, shortened when long.
-pub(crate) fn shown(v: &Value) -> String {
-    let text = v.to_string();
-    if text.chars().count() > 60 {
-        let cut: String = text.chars().take(57).collect();
-        format!("{cut}...")
-    } else {
-        text
-    }
-}
 
 /// A required string field: `value` (the field `key`, found at `path`) when it is a string;
 /// otherwise `code` is reported ("Missing required field" or "Must be a string") and `None` given.
