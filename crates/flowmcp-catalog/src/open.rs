@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::discovery::ListDiscovery;
 use flowmcp_loader::HandlersExport;
 use flowmcp_loader::{FileKind, LoadedFile, load_file};
-use flowmcp_runtime::{ECode, Envelope};
+use flowmcp_runtime::Envelope;
 use flowmcp_runtime::{
     LoadProblem, SchemaSource, ToolEntry, ToolNames, Toolset, ToolsetOptions, reference_tool_name,
 };
@@ -15,7 +15,7 @@ use flowmcp_runtime::{TransportConfig, UreqTransport};
 use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
 use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::model::SchemaMain;
-use flowmcp_spec::{FileReport, Severity, display_path};
+use flowmcp_spec::{Code, FileReport, Severity, display_path};
 use flowmcp_validate::prompts::{Library, Part, PartKind};
 use flowmcp_validate::{CatalogFile, validate_catalog_files};
 use rayon::prelude::*;
@@ -659,7 +659,7 @@ impl<'c> Caller<'c> {
     fn refused(&self, name: &str) -> Option<Envelope> {
         let r = self.catalog.rejected(name)?;
         Some(Envelope::error(
-            ECode::E007,
+            Code::E007,
             &r.tool,
             &format!("not callable: {}", r.reason()),
         ))

@@ -5,7 +5,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Map, Value};
-use flowmcp_catalog::{Catalog, ECode, Envelope};
+use flowmcp_catalog::{Catalog, Code, Envelope, Failure};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
     CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
@@ -512,10 +512,11 @@ impl McpServer {
             match args.get("input").and_then(Value::as_str) {
                 Some(text) => text.to_string(),
                 None => {
-                    return Ok(CallToolResult::error(vec![Content::text(format!(
-                        "E007 {agent}: `input` (the request text) is required"
-                    ))])
-                    .into());
+                    let failure =
+                        Failure::new(Code::E007, agent, "`input` (the request text) is required");
+                    return Ok(
+                        CallToolResult::error(vec![Content::text(failure.to_string())]).into(),
+                    );
                 }
             }
         };
@@ -801,7 +802,7 @@ impl ServerHandler for McpServer {
         );
         let mut envelope = tokio::select! {
             r = reply => r.unwrap_or_else(|_| {
-                Envelope::error(ECode::E005, wire, "the call failed internally")
+                Envelope::error(Code::E005, wire, "the call failed internally")
             }),
             () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error("cancelled by the client", None));
