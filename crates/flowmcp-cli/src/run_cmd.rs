@@ -403,7 +403,7 @@ pub(crate) fn open(
         ([one], None) => Catalog::open(one, &opts),
         (files, None) => Catalog::open_files(files, &opts),
     }
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| crate::catalog_cmd::catalog_error(&e))?;
     // A value such as `…` or `YOUR_KEY` left in a configuration is not a key (issue #28, item 4).
     for name in catalog.toolset().server_params.placeholders() {
         eprintln!(

@@ -72,15 +72,16 @@ pub struct ServeOptions {
 /// Why serving stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    /// `--only` (or a route's selector) names something the catalog does not expose.
-    #[error("--only: {0}")]
+    /// [`ServeOptions::only`] (or a route's selector) names something the catalog does not
+    /// expose.
+    #[error("{0}")]
     Selector(#[from] RouteError),
-    /// `--selection` names no selection of the catalog, or one that cannot be activated (a
-    /// member that does not resolve, a member tool that is hidden).
-    #[error("--selection {0}")]
+    /// [`ServeOptions::selection`] names no selection of the catalog, or one that cannot be
+    /// activated (a member that does not resolve, a member tool that is hidden).
+    #[error("selection {0}")]
     Selection(String),
-    /// `--agent` names no agent of the catalog, or one that cannot be activated.
-    #[error("--agent: {0}")]
+    /// [`ServeOptions::agent`] names no agent of the catalog, or one that cannot be activated.
+    #[error("agent: {0}")]
     Agent(String),
     /// The async runtime could not start.
     #[error("cannot start the server: {0}")]
