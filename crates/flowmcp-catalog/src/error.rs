@@ -35,6 +35,16 @@ pub enum CatalogError {
     Path(#[from] flowmcp_resources::paths::PathError),
 }
 
+impl CatalogError {
+    /// An I/O error at `path`.
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> CatalogError {
+        CatalogError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,15 +57,5 @@ mod tests {
             dir: "cat".into(),
         };
         assert_eq!(e.to_string(), "cat/registry.json: not found");
-    }
-}
-
-impl CatalogError {
-    /// An I/O error at `path`.
-    pub(crate) fn io(path: &Path, source: std::io::Error) -> CatalogError {
-        CatalogError::Io {
-            path: path.display().to_string(),
-            source,
-        }
     }
 }
