@@ -469,7 +469,7 @@ pub struct FinalRequest {
 pub enum RequestError {
     #[error("tool does not exist")]
     UnknownTool { tool: String },
-    #[error("the schema has no root and no --upstream override was given")]
+    #[error("the schema has no root and no upstream replaces it")]
     NoRoot { tool: String },
     #[error("no value for path parameter \"{key}\"")]
     MissingInsert { tool: String, key: String },

@@ -592,7 +592,8 @@ fn open_database(
         let mut message = e.to_string();
         if matches!(e, OpenError::Missing { .. }) && mode == Mode::FileBased {
             message = format!(
-                "no database file at {}: create it with `flowmcp resource init {}/resource/{name}`",
+                "no database file at {}: the file-based resource {}/resource/{name} is not created \
+                 yet",
                 path.display(),
                 schema.main.namespace
             );
