@@ -615,8 +615,9 @@ declare_rules! {
     AGENT003: Agent, Extension, "flowmcp-rs", Error/Error, Implemented, "Model endpoint unreachable or answered with an error";
     /// AGENT004: The model's reply is not a chat completion the runner can read: not JSON, no
     /// `choices[0].message`, a tool call without a name or with arguments that are not a JSON
-    /// object, or (when grading) an answer that is not the JSON the grading instructions ask for,
-    /// for example ``AGENT004 the reply has no `choices[0].message` ``.
+    /// object, a final message without text, or (when grading) an answer that is not the JSON
+    /// the grading instructions ask for, for example ``AGENT004 the reply has no
+    /// `choices[0].message` ``.
     ///
     /// # Why
     ///
