@@ -37,7 +37,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
-use flowmcp_catalog::{Activation, Catalog, Code};
+use flowmcp_catalog::{Activation, Catalog, Code, Envelope};
 use flowmcp_runtime::{MODEL_KEY, Redactor};
 
 /// OpenRouter's OpenAI-compatible API, the default base URL.
@@ -440,7 +440,8 @@ impl<'c> AgentRunner<'c> {
                             h.join().unwrap_or_else(|_| {
                                 (
                                     wire.clone(),
-                                    json!({"status": false, "messages": [format!("E005 {wire}: the call failed internally")], "data": null}),
+                                    Envelope::error(Code::E005, wire, "the call failed internally")
+                                        .to_json(),
                                     Duration::ZERO,
                                 )
                             })
@@ -511,7 +512,7 @@ impl<'c> AgentRunner<'c> {
             }
             None => (
                 wire.to_string(),
-                json!({"status": false, "messages": [format!("E007 {wire}: not a tool of this agent")], "data": null}),
+                Envelope::error(Code::E007, wire, "not a tool of this agent").to_json(),
             ),
         };
         (id, envelope, started.elapsed())

@@ -72,7 +72,7 @@ pub struct Rejected {
     /// The file, as reports name it.
     pub file: String,
     /// The codes of the file's errors, in order, without duplicates.
-    pub codes: Vec<String>,
+    pub codes: Vec<Code>,
     /// For a file that cannot be loaded at all (so its tools are known only by the namespace its
     /// text shows): why, as the catalog's load problems say it, e.g. `cannot be loaded: LDR003 at
     /// line 5, column 5: Syntax error: …` (redacted as they are).
@@ -92,7 +92,7 @@ impl Rejected {
             None => format!(
                 "{} has errors ({}); see `flowmcp validate {}`",
                 self.file,
-                self.codes.join(", "),
+                code_list(&self.codes),
                 self.file
             ),
         }
@@ -671,7 +671,7 @@ impl<'c> Caller<'c> {
 fn rejected_tools(
     main: &Value,
     file: &str,
-    codes: &[String],
+    codes: &[Code],
     names: ToolNames,
 ) -> Vec<(String, Rejected)> {
     let Some(ns) = main.get("namespace").and_then(Value::as_str) else {
@@ -750,7 +750,7 @@ fn settle(
             .find(|d| d.severity == Severity::Error);
         let message = match first {
             Some(d) if loaded.exports.is_none() => format!("cannot be loaded: {}", d.brief()),
-            _ => format!("not callable: it has errors ({})", codes.join(", ")),
+            _ => format!("not callable: it has errors ({})", code_list(&codes)),
         };
         let problem = LoadProblem {
             file: report.file.clone(),
@@ -767,17 +767,25 @@ fn settle(
     )
 }
 
+/// Codes as a message lists them: `VAL014, VAL033`.
+fn code_list(codes: &[Code]) -> String {
+    codes
+        .iter()
+        .map(|c| c.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The codes of `report`'s errors, in order, without duplicates.
-fn error_codes(report: &FileReport) -> Vec<String> {
-    let mut codes: Vec<String> = Vec::new();
+fn error_codes(report: &FileReport) -> Vec<Code> {
+    let mut codes: Vec<Code> = Vec::new();
     for d in report
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
     {
-        let code = d.code.as_str().to_string();
-        if !codes.contains(&code) {
-            codes.push(code);
+        if !codes.contains(&d.code) {
+            codes.push(d.code);
         }
     }
     codes
