@@ -374,7 +374,17 @@ fn rule_page(info: &RuleInfo, prose: Option<&Prose>, examples: &Examples) -> Str
     }
 
     out.push_str("## Configuration\n\n");
-    if is_runtime_code(info) {
+    if info.family == Family::Agent {
+        let _ = writeln!(
+            out,
+            "An agent runner's code: it starts the error of a failed agent run (`flowmcp agent`, \
+             an agent served over MCP, `flowmcp grade --llm`), never a validation report, so \
+             `--rule` and the configuration's `rules` do not change it.\n"
+        );
+        out.push_str("[All rules](README.md)\n");
+        return out;
+    }
+    if info.is_runtime() {
         let _ = writeln!(
             out,
             "A runtime code: it appears in the envelope messages of `flowmcp call` (and of every \
@@ -423,15 +433,6 @@ fn rule_page(info: &RuleInfo, prose: Option<&Prose>, examples: &Examples) -> Str
     out
 }
 
-/// Codes reported by the runtime in envelope messages (E001–E009, SEC100–SEC104).
-fn is_runtime_code(info: &RuleInfo) -> bool {
-    info.family == Family::E
-        || matches!(
-            info.code.as_str(),
-            "SEC100" | "SEC101" | "SEC102" | "SEC103" | "SEC104"
-        )
-}
-
 /// The text for codes without prose in the sources: what the registry knows, and the status.
 fn generic_rationale(info: &RuleInfo) -> (String, String) {
     let what = format!("{}.", md_inline(info.summary, false).trim_end_matches('.'));
@@ -447,6 +448,21 @@ fn generic_rationale(info: &RuleInfo) -> (String, String) {
 }
 
 fn no_example(info: &RuleInfo, kind: &str) -> String {
+    match (info.family, info.status) {
+        (Family::Md, Status::Implemented) => {
+            return "None here: the failure needs a markdown document beside the schema. \
+                    `crates/flowmcp-resources/tests/markdown.rs` checks the engine's codes and \
+                    `crates/flowmcp-catalog/tests/resources.rs` checks them through a catalog.\n\n"
+                .to_string();
+        }
+        (Family::Agent, Status::Implemented) => {
+            return "None here: an agent run needs a model endpoint. \
+                    `crates/flowmcp-agent/tests/runner.rs` checks the runner's codes against a \
+                    local one.\n\n"
+                .to_string();
+        }
+        _ => {}
+    }
     match info.status {
         Status::Implemented => format!("No {kind} fixture exists for this code yet.\n\n"),
         // The status line above gives the reason.

@@ -58,7 +58,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
-use flowmcp_catalog::{Activation, Catalog};
+use flowmcp_catalog::{Activation, Catalog, Code, Envelope};
 use flowmcp_runtime::{MODEL_KEY, Redactor};
 
 /// OpenRouter's OpenAI-compatible API, the default base URL.
@@ -67,24 +67,38 @@ pub const DEFAULT_BASE_URL: &str = "https://openrouter.ai/api/v1";
 /// The largest model reply read, in bytes.
 const MAX_REPLY_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Why an agent could not run or answer. Each message starts with a stable code.
+/// Why an agent could not run or answer. Each message starts with its registry code
+/// ([`AgentError::code`], `AGENT001`…`AGENT005`).
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
     /// The agent cannot be activated (see `Catalog::activate_agent`).
-    #[error("AGENT001 {0}")]
+    #[error("{} {}", Code::AGENT001, .0)]
     Activation(String),
     /// The manifest lacks what a run needs (`model`, `systemPrompt`).
-    #[error("AGENT002 {0}")]
+    #[error("{} {}", Code::AGENT002, .0)]
     Manifest(String),
     /// The model endpoint could not be reached, or answered with an HTTP error.
-    #[error("AGENT003 {0}")]
+    #[error("{} {}", Code::AGENT003, .0)]
     Endpoint(String),
     /// The model's reply is not a chat completion this runner can read.
-    #[error("AGENT004 {0}")]
+    #[error("{} {}", Code::AGENT004, .0)]
     Reply(String),
     /// The model still asked for tools after `maxRounds` rounds.
-    #[error("AGENT005 the model still asked for tools after {0} rounds (maxRounds)")]
+    #[error("{} the model still asked for tools after {} rounds (maxRounds)", Code::AGENT005, .0)]
     MaxRounds(usize),
+}
+
+impl AgentError {
+    /// The registry code of this failure.
+    pub fn code(&self) -> Code {
+        match self {
+            AgentError::Activation(_) => Code::AGENT001,
+            AgentError::Manifest(_) => Code::AGENT002,
+            AgentError::Endpoint(_) => Code::AGENT003,
+            AgentError::Reply(_) => Code::AGENT004,
+            AgentError::MaxRounds(_) => Code::AGENT005,
+        }
+    }
 }
 
 /// Where the model is and how to authenticate.
@@ -447,7 +461,8 @@ impl<'c> AgentRunner<'c> {
                             h.join().unwrap_or_else(|_| {
                                 (
                                     wire.clone(),
-                                    json!({"status": false, "messages": [format!("E005 {wire}: the call failed internally")], "data": null}),
+                                    Envelope::error(Code::E005, wire, "the call failed internally")
+                                        .to_json(),
                                     Duration::ZERO,
                                 )
                             })
@@ -518,7 +533,7 @@ impl<'c> AgentRunner<'c> {
             }
             None => (
                 wire.to_string(),
-                json!({"status": false, "messages": [format!("E007 {wire}: not a tool of this agent")], "data": null}),
+                Envelope::error(Code::E007, wire, "not a tool of this agent").to_json(),
             ),
         };
         (id, envelope, started.elapsed())

@@ -11,7 +11,10 @@ use crate::primitives::{
     PrimitiveError, ResourceBody, ResourceContent, ResourceInfo, ResourceSource,
     ResourceTemplateInfo,
 };
-use crate::{Caller, ECode, Kind, Toolset};
+use flowmcp_resources::markdown::MarkdownError;
+use flowmcp_spec::Code;
+
+use crate::{Caller, Kind, Toolset};
 
 /// The URI scheme of the catalog's own resources.
 pub(crate) const SCHEME: &str = "flowmcp://";
@@ -117,10 +120,9 @@ impl ResourceSource for Documents {
         if !envelope.status {
             let message = envelope.messages.join("; ");
             // A part that does not exist, or arguments that do not fit, are the reader's error.
-            let request = message.starts_with(ECode::E007.as_str())
-                || ["MD004", "MD005", "MD006", "MD007"]
-                    .iter()
-                    .any(|c| message.starts_with(c));
+            let request = envelope
+                .code()
+                .is_some_and(|c| c == Code::E007 || MarkdownError::is_request_code(c));
             return Err(if request {
                 PrimitiveError::InvalidArguments(message)
             } else {

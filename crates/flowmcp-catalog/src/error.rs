@@ -20,8 +20,13 @@ pub enum CatalogError {
     #[error("{path}: {reason}; fix or remove it first")]
     BadRegistry { path: String, reason: String },
     /// `registry.json` is needed and missing.
-    #[error("{path}: not found (create it with `flowmcp catalog index {dir}`)")]
-    NoRegistry { path: String, dir: String },
+    #[error("{path}: not found")]
+    NoRegistry {
+        /// The `registry.json` that is missing.
+        path: String,
+        /// The catalog directory it should be in.
+        dir: String,
+    },
     /// A manifest entry names a path that cannot be used (outside the catalog, not a file, …).
     #[error("{0}")]
     Entry(String),
@@ -37,5 +42,20 @@ impl CatalogError {
             path: path.display().to_string(),
             source,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 29, item 4: the library states the facts; the CLI adds the command that fixes them.
+    #[test]
+    fn i29_4_no_registry_names_no_cli_command() {
+        let e = CatalogError::NoRegistry {
+            path: "cat/registry.json".into(),
+            dir: "cat".into(),
+        };
+        assert_eq!(e.to_string(), "cat/registry.json: not found");
     }
 }

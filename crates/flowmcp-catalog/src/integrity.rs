@@ -65,7 +65,7 @@ impl AgentIntegrity {
     }
 
     /// What to tell a user: `Agent "x": 3 tools, all hashes valid`, or the mismatch with the
-    /// tools that changed and what to do.
+    /// tools that changed (the command that writes the hash again is the caller's to add).
     pub fn report(&self) -> String {
         if self.is_valid() {
             return format!(
@@ -104,10 +104,6 @@ impl AgentIntegrity {
                 self.lock.display()
             ));
         }
-        out.push_str(&format!(
-            "\nRecommendation: review the changes and run `flowmcp agent rehash {}`",
-            self.agent
-        ));
         out
     }
 }
@@ -330,5 +326,24 @@ mod tests {
             Some("%2E%2E%2F%2E%2E%2F%2E%2E%2Foutside.lock.json")
         );
         let _ = std::fs::remove_dir_all(&base);
+    }
+
+    /// Issue 29, item 4: the report gives the facts and names no CLI command (`flowmcp agent
+    /// verify` adds the recommendation).
+    #[test]
+    fn i29_4_a_mismatch_report_names_no_cli_command() {
+        let integrity = AgentIntegrity {
+            agent: "helper".into(),
+            manifest: PathBuf::from("agents/helper/agent.mjs"),
+            lock: PathBuf::from("agents/helper.lock.json"),
+            stored: Some("sha256:aa".into()),
+            computed: Ok("sha256:bb".into()),
+            tools: Vec::new(),
+            removed: vec!["ns/tool/gone".into()],
+        };
+        let report = integrity.report();
+        assert!(report.contains("HASH MISMATCH"), "{report}");
+        assert!(report.contains("ns/tool/gone: no longer used"), "{report}");
+        assert!(!report.contains("flowmcp "), "{report}");
     }
 }

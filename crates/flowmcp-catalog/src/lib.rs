@@ -34,7 +34,7 @@
 //!
 //! ```
 //! use flowmcp_catalog::serde_json::json;
-//! use flowmcp_catalog::{Catalog, CatalogOptions, ECode, Profile};
+//! use flowmcp_catalog::{Catalog, CatalogOptions, Code, Profile};
 //!
 //! // The bundled example catalog (a directory with registry.json, schemas and shared lists).
 //! let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
@@ -55,7 +55,7 @@
 //! let args = json!({"year": 2026, "countryCode": "DE"});
 //! let envelope = caller.call_json(&tool.descriptor.wire_name, args.as_object().ok_or("args")?);
 //! assert!(!envelope.status);
-//! assert!(envelope.messages[0].starts_with(ECode::E002.as_str()));
+//! assert_eq!(envelope.code(), Some(Code::E002));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -81,11 +81,11 @@ pub use integrity::{AgentIntegrity, ToolIntegrity};
 // What the catalog's signatures use, so that this crate is the one dependency to add.
 pub use flowmcp_runtime::cache::rfc3339;
 pub use flowmcp_runtime::{
-    Builtin, CacheMode, ECode, Envelope, Kind, LoadProblem, LogSink, ResourceOptions,
+    Builtin, CacheMode, Envelope, Failure, Kind, LoadProblem, LogSink, ResourceOptions,
     RunnerOptions, ToolDescriptor, ToolEntry, ToolNames, Toolset, TransportConfig, check_output,
     generate_output_schema, mime_type_for, reference_tool_name,
 };
-pub use flowmcp_spec::{FileReport, Profile, Severity};
+pub use flowmcp_spec::{Code, FileReport, Profile, Severity};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are
 /// [`CatalogOptions::validation`]).
 pub use flowmcp_validate as validate;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::discovery::{ListDiscovery, on_disk};
 use flowmcp_loader::HandlersExport;
 use flowmcp_loader::{FileKind, LoadedFile, load_file};
-use flowmcp_runtime::{ECode, Envelope};
+use flowmcp_runtime::Envelope;
 use flowmcp_runtime::{
     LoadProblem, SchemaSource, ToolEntry, ToolNames, Toolset, ToolsetOptions, reference_tool_name,
 };
@@ -15,7 +15,7 @@ use flowmcp_runtime::{TransportConfig, UreqTransport};
 use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
 use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::model::SchemaMain;
-use flowmcp_spec::{FileReport, Severity, display_path};
+use flowmcp_spec::{Code, FileReport, Severity, display_path};
 use flowmcp_validate::prompts::{Library, Part, PartKind};
 use flowmcp_validate::{CatalogFile, validate_catalog_files};
 use rayon::prelude::*;
@@ -114,7 +114,7 @@ pub struct Rejected {
     /// The file, as reports name it.
     pub file: String,
     /// The codes of the file's errors, in order, without duplicates.
-    pub codes: Vec<String>,
+    pub codes: Vec<Code>,
     /// For a file that cannot be loaded at all (so its tools are known only by the namespace its
     /// text shows): why, as the catalog's load problems say it, e.g. `cannot be loaded: LDR003 at
     /// line 5, column 5: Syntax error: …` (redacted as they are).
@@ -134,7 +134,7 @@ impl Rejected {
             None => format!(
                 "{} has errors ({}); see `flowmcp validate {}`",
                 self.file,
-                self.codes.join(", "),
+                code_list(&self.codes),
                 self.file
             ),
         }
@@ -703,7 +703,7 @@ impl<'c> Caller<'c> {
     fn refused(&self, name: &str) -> Option<Envelope> {
         let r = self.catalog.rejected(name)?;
         Some(Envelope::error(
-            ECode::E007,
+            Code::E007,
             &r.tool,
             &format!("not callable: {}", r.reason()),
         ))
@@ -715,7 +715,7 @@ impl<'c> Caller<'c> {
 fn rejected_tools(
     main: &Value,
     file: &str,
-    codes: &[String],
+    codes: &[Code],
     names: ToolNames,
 ) -> Vec<(String, Rejected)> {
     let Some(ns) = main.get("namespace").and_then(Value::as_str) else {
@@ -794,7 +794,7 @@ fn settle(
             .find(|d| d.severity == Severity::Error);
         let message = match first {
             Some(d) if loaded.exports.is_none() => format!("cannot be loaded: {}", d.brief()),
-            _ => format!("not callable: it has errors ({})", codes.join(", ")),
+            _ => format!("not callable: it has errors ({})", code_list(&codes)),
         };
         let problem = LoadProblem {
             file: report.file.clone(),
@@ -811,17 +811,25 @@ fn settle(
     )
 }
 
+/// Codes as a message lists them: `VAL014, VAL033`.
+fn code_list(codes: &[Code]) -> String {
+    codes
+        .iter()
+        .map(|c| c.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The codes of `report`'s errors, in order, without duplicates.
-fn error_codes(report: &FileReport) -> Vec<String> {
-    let mut codes: Vec<String> = Vec::new();
+fn error_codes(report: &FileReport) -> Vec<Code> {
+    let mut codes: Vec<Code> = Vec::new();
     for d in report
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
     {
-        let code = d.code.as_str().to_string();
-        if !codes.contains(&code) {
-            codes.push(code);
+        if !codes.contains(&d.code) {
+            codes.push(d.code);
         }
     }
     codes

@@ -21,6 +21,7 @@ use flowmcp_loader::{FileKind, load_file};
 use flowmcp_resources::paths::Root;
 use flowmcp_runtime::cache::rfc3339;
 use flowmcp_runtime::{Kind, ToolEntry};
+use flowmcp_spec::Code;
 use flowmcp_spec::paths::encode_name;
 use serde_json::{Map, Value, json};
 
@@ -74,8 +75,8 @@ pub struct TestOutcome {
     pub passed: bool,
     /// The envelope's status: the call succeeded (whatever the shape of its data).
     pub status: bool,
-    /// The runtime code of a failed call (`E001` …).
-    pub code: Option<String>,
+    /// The code of a failed call (`E001` …, or a resource's: `RES020`, `MD004`, …).
+    pub code: Option<Code>,
     /// The envelope's messages (why a call failed).
     pub messages: Vec<String>,
     /// Where the data does not match `output.schema` (`output /0/name: expected string, …`).
@@ -297,17 +298,7 @@ fn run_one(caller: &Caller<'_>, entry: &ToolEntry, params: &Map<String, Value>) 
         .filter(|w| flowmcp_runtime::is_output_mismatch(w))
         .cloned()
         .collect();
-    let code = envelope
-        .messages
-        .first()
-        .and_then(|m| m.split_whitespace().next())
-        .filter(|c| {
-            c.len() >= 4
-                && c.bytes()
-                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
-                && c.bytes().any(|b| b.is_ascii_digit())
-        })
-        .map(str::to_string);
+    let code = envelope.code();
     TestOutcome {
         passed: envelope.status && mismatches.is_empty(),
         status: envelope.status,
@@ -547,7 +538,7 @@ impl Catalog {
                     let no_database = p.tests.iter().all(|t| {
                         t.outcome
                             .as_ref()
-                            .is_some_and(|o| o.code.as_deref() == Some("RES020"))
+                            .is_some_and(|o| o.code == Some(Code::RES020))
                     });
                     if any {
                         p.verdict = Verdict::Pass;

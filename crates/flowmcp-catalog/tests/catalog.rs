@@ -125,7 +125,7 @@ fn a_schema_with_errors_is_not_callable_and_nothing_is_sent() {
         Catalog::open(&dir.0, &options(Profile::Spec, &[("bad", &server.base)])).expect("opens");
     assert!(c.find("t_bad").is_none());
     let r = c.rejected("bad/tool/t").expect("known");
-    assert_eq!(r.codes, vec!["VAL014"]);
+    assert_eq!(r.codes, vec![flowmcp_spec::Code::VAL014]);
     let report = &c.reports()[0];
     assert!(
         report

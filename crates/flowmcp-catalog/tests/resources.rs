@@ -370,10 +370,14 @@ fn a_missing_database_names_its_path_and_how_to_create_it() {
     let schema = s.write("cat2/demo.mjs", &file_based);
     let c = Catalog::open(&schema, &options(&s)).unwrap();
     let e = call(&c, "runSql_demo", json!({"sql": "SELECT 1"}));
+    assert_eq!(e.code(), Some(flowmcp_spec::Code::RES020), "{e:?}");
+    // Issue 29, item 4: the runtime names the resource and the file, not a CLI command (the CLI
+    // adds `flowmcp resource init …` when it prints).
     assert!(
-        message(&e).contains("flowmcp resource init demo/resource/tokens"),
+        message(&e).contains("the file-based resource demo/resource/tokens is not created yet"),
         "{e:?}"
     );
+    assert!(!message(&e).contains("flowmcp "), "{e:?}");
 }
 
 #[test]

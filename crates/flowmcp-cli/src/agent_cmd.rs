@@ -248,7 +248,14 @@ fn verify(a: NameArgs) -> Result<ExitCode, String> {
     let integrity = catalog
         .agent_integrity(&a.name)
         .map_err(|e| e.to_string())?;
-    write_stdout(&format!("{}\n", integrity.report()))?;
+    let mut report = integrity.report();
+    if !integrity.is_valid() {
+        report.push_str(&format!(
+            "\nRecommendation: review the changes and run `flowmcp agent rehash {}`",
+            integrity.agent
+        ));
+    }
+    write_stdout(&format!("{report}\n"))?;
     Ok(if integrity.is_valid() {
         ExitCode::SUCCESS
     } else {

@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
+use flowmcp_catalog::CatalogError;
 use flowmcp_catalog::manifest::{build_index, catalog_hash, write_index};
 use flowmcp_spec::catalog::REGISTRY_FILE;
 
@@ -78,8 +79,19 @@ pub(crate) fn run(a: CatalogArgs) -> Result<ExitCode, String> {
     }
 }
 
+/// A catalog error as the CLI prints it: the library's text, and the command that fixes a missing
+/// manifest.
+pub(crate) fn catalog_error(e: &CatalogError) -> String {
+    match e {
+        CatalogError::NoRegistry { dir, .. } => {
+            format!("{e} (create it with `flowmcp catalog index {dir}`)")
+        }
+        _ => e.to_string(),
+    }
+}
+
 fn hash(dir: &Path) -> Result<ExitCode, String> {
-    let h = catalog_hash(dir).map_err(|e| e.to_string())?;
+    let h = catalog_hash(dir).map_err(|e| catalog_error(&e))?;
     super::write_stdout(&format!("{h}\n"))?;
     Ok(ExitCode::SUCCESS)
 }

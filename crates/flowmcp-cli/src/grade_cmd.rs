@@ -174,10 +174,11 @@ fn score_with_llm(
         let reply = endpoint.complete(&body).map_err(|e| e.to_string())?;
         let text = flowmcp_agent::Endpoint::reply_text(&reply).map_err(|e| e.to_string())?;
         let (score, reasoning) = read_score(&text, dimension).ok_or_else(|| {
-            format!(
-                "AGENT004 the model's answer for {dimension} is not the JSON the instructions ask for: {}",
+            flowmcp_agent::AgentError::Reply(format!(
+                "the model's answer for {dimension} is not the JSON the instructions ask for: {}",
                 text.chars().take(200).collect::<String>()
-            )
+            ))
+            .to_string()
         })?;
         scores.push(
             serde_json::json!({"dimension": dimension, "score": score, "reasoning": reasoning}),

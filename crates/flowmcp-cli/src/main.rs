@@ -492,13 +492,26 @@ fn rules(a: RulesArgs) -> Result<ExitCode, String> {
             ));
         }
         out.push_str(&format!("  status:   {}\n", one.status));
-        out.push_str(&format!(
-            "\nOverride it with `--rule {}=off|info|warning|error`.\n",
-            one.code
-        ));
+        if one.is_runtime() {
+            out.push_str(
+                "\nReported when a call or an agent runs, never by validation: `--rule` does not \
+                 change it.\n",
+            );
+        } else {
+            out.push_str(&format!(
+                "\nOverride it with `--rule {}=off|info|warning|error`.\n",
+                one.code
+            ));
+        }
     } else {
+        // The longest code (`AGENT001`) sets the first column's width.
+        let width = RULES
+            .iter()
+            .map(|r| r.code.as_str().len())
+            .max()
+            .unwrap_or(7);
         out.push_str(&format!(
-            "{:<7} {:<8} {:<8} {:<24} {}\n",
+            "{:<width$} {:<8} {:<8} {:<24} {}\n",
             "CODE", "SPEC", "COMPAT", "STATUS", "SUMMARY"
         ));
         for r in &selected {
@@ -510,7 +523,7 @@ fn rules(a: RulesArgs) -> Result<ExitCode, String> {
                 }
             };
             out.push_str(&format!(
-                "{:<7} {:<8} {:<8} {:<24} {}\n",
+                "{:<width$} {:<8} {:<8} {:<24} {}\n",
                 r.code.as_str(),
                 lvl(r.spec),
                 lvl(r.compat),

@@ -11,8 +11,8 @@ use flowmcp_catalog::TransportConfig;
 use flowmcp_catalog::env::Cache;
 use flowmcp_catalog::{CacheMode, Kind, ResourceOptions, RunnerOptions};
 use flowmcp_catalog::{Catalog, CatalogOptions};
-use flowmcp_spec::Profile;
 use flowmcp_spec::catalog::REGISTRY_FILE;
+use flowmcp_spec::{Code, Profile};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
@@ -415,7 +415,7 @@ pub(crate) fn open(
         ([one], None) => Catalog::open(one, &opts),
         (files, None) => Catalog::open_files(files, &opts),
     }
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| crate::catalog_cmd::catalog_error(&e))?;
     // A value such as `…` or `YOUR_KEY` left in a configuration is not a key (issue #28, item 4).
     for name in catalog.toolset().server_params.placeholders() {
         eprintln!(
@@ -514,6 +514,7 @@ fn cache_of(dir: Option<PathBuf>, cfg: &Config) -> Option<Cache> {
 pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.anchor(&[]))?;
     let (transport, runner) = a.run.settings(&cfg)?;
+    let resources = runner.resources.clone();
     let mut inputs: Map<String, Value> = match &a.input {
         Some(text) => match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(m)) => m,
@@ -572,6 +573,20 @@ pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
     let text = serde_json::to_string_pretty(&envelope.to_json())
         .map_err(|e| format!("cannot print the envelope: {e}"))?;
     write_stdout(&format!("{text}\n"))?;
+    // A file-based database that does not exist yet: the command that creates it.
+    if let Some(entry) = entry
+        && envelope.code() == Some(Code::RES020)
+        && let Ok(file) = catalog
+            .toolset()
+            .database_file(&entry.descriptor.id.to_string(), &resources)
+        && file.writable
+        && std::fs::symlink_metadata(&file.path).is_err()
+    {
+        eprintln!(
+            "flowmcp: create it with `flowmcp resource init {}`",
+            file.id
+        );
+    }
     Ok(if envelope.status {
         ExitCode::SUCCESS
     } else {

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
+use flowmcp_mcp::{HttpError, RouteError, ServeError};
 
 use crate::profile_of;
 use crate::run_cmd::{RunArgs, SourceArgs, config, open, print_problems};
@@ -241,16 +242,17 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     };
     match http {
         None => {
-            let server = flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| e.to_string())?;
+            let server =
+                flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| serve_error(&e))?;
             print_waiting([&server]);
             tracing::info!("ready after {} ms", started.elapsed().as_millis());
             eprintln!("flowmcp: serving {} over stdio", tools(server.tool_count()));
-            server.serve_stdio().map_err(|e| e.to_string())?;
+            server.serve_stdio().map_err(|e| serve_error(&e))?;
         }
         Some((routes, http)) => {
             let endpoints =
                 flowmcp_mcp::Endpoints::routes(&std::sync::Arc::new(catalog), &routes, &opts)
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| http_error(&e))?;
             print_waiting(endpoints.access(&http).map(|(_, server, _)| server));
             let lines: Vec<(String, usize, &str)> = endpoints
                 .access(&http)
@@ -267,10 +269,45 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
                         );
                     }
                 })
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| http_error(&e))?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A server error as `serve` prints it: the option that asked for what failed in front.
+fn serve_error(e: &ServeError) -> String {
+    match e {
+        ServeError::Selector(r) => format!("--only: {}", route_error(r)),
+        ServeError::Selection(why) => format!("--selection {why}"),
+        ServeError::Agent(why) => format!("--agent: {why}"),
+        _ => e.to_string(),
+    }
+}
+
+/// A route or selector error as `serve` prints it, with the option or command that helps.
+fn route_error(e: &RouteError) -> String {
+    match e {
+        RouteError::OnlyWithRoutes => {
+            "--only cannot be combined with routes: each route selects its own tools".to_string()
+        }
+        RouteError::UnknownTool(_) => format!("{e} (see `flowmcp list`)"),
+        _ => e.to_string(),
+    }
+}
+
+/// An HTTP serving error as `serve` prints it, naming the options that resolve it.
+fn http_error(e: &HttpError) -> String {
+    match e {
+        HttpError::Serve(e) => serve_error(e),
+        HttpError::Route(e) => route_error(e),
+        HttpError::Unauthenticated { addr, paths } => format!(
+            "refusing to serve {paths} without authentication on {addr}, which is not a loopback \
+             address: set a bearer token (--auth-token or FLOWMCP_AUTH_TOKEN, --route-token) or \
+             --oauth-issuer, or pass --no-auth to serve without authentication"
+        ),
+        _ => e.to_string(),
+    }
 }
 
 /// `1 tool`, `3 tools`.
@@ -328,9 +365,9 @@ fn http_setup(
         .iter()
         .map(|r| flowmcp_mcp::Route::parse(r))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| route_error(&e))?;
     for t in &a.route_tokens {
-        let (path, token) = flowmcp_mcp::parse_route_token(t).map_err(|e| e.to_string())?;
+        let (path, token) = flowmcp_mcp::parse_route_token(t).map_err(|e| route_error(&e))?;
         match routes.iter_mut().find(|r| r.path == path) {
             Some(r) => r.auth_token = Some(token),
             None => {
@@ -365,6 +402,6 @@ fn http_setup(
         ..flowmcp_mcp::HttpOptions::default()
     };
     // Before the catalog is read: an empty token, or an open endpoint off loopback.
-    http.check(&routes).map_err(|e| e.to_string())?;
+    http.check(&routes).map_err(|e| http_error(&e))?;
     Ok(Some((routes, http)))
 }

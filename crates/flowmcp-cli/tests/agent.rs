@@ -61,6 +61,14 @@ fn verify_and_rehash_round_trip_and_a_changed_tool_is_named() {
         r.stdout
     );
     assert!(!r.stdout.contains("getPublicHolidays"), "{}", r.stdout);
+    // Issue 29, item 4: the CLI, not the catalog, recommends the command.
+    assert!(
+        r.stdout.ends_with(
+            "\nRecommendation: review the changes and run `flowmcp agent rehash holiday-planner`\n"
+        ),
+        "{}",
+        r.stdout
+    );
     assert_eq!(std::fs::read_to_string(&manifest).unwrap(), original);
 
     // Rehash writes the new hash (only that value changes) and the lock file; verify passes.

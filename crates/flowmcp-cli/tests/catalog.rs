@@ -314,6 +314,12 @@ fn index_refuses_an_unreadable_registry() {
     let r = flowmcp(&["catalog", "hash", s(&empty)], &base);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("not found"), "{}", r.stderr);
+    // Issue 29, item 4: the advice is the CLI's, and still printed.
+    assert!(
+        r.stderr.contains("(create it with `flowmcp catalog index "),
+        "{}",
+        r.stderr
+    );
     let _ = std::fs::remove_dir_all(&base);
 }
 

@@ -122,6 +122,32 @@ fn rules_lists_every_code_and_explains_one() {
     assert_eq!(v.as_array().unwrap().len(), flowmcp_spec::RULES.len());
 }
 
+/// Issue 29, item 1: the codes of markdown resources and of the agent runner are registry codes,
+/// so `flowmcp rules` explains them (they were "unknown rule code").
+#[test]
+fn i29_1_rules_explains_markdown_and_agent_codes() {
+    for (code, summary) in [
+        ("MD004", "Requested markdown section does not exist"),
+        ("AGENT001", "Agent cannot be activated"),
+        (
+            "AGENT005",
+            "Agent still asked for tools after maxRounds rounds",
+        ),
+    ] {
+        let r = flowmcp(&["rules", code], &repo_root());
+        assert_eq!(r.code, 0, "{code}: {}", r.stderr);
+        assert!(
+            r.stdout.starts_with(&format!("{code}: {summary}")),
+            "{code}: {}",
+            r.stdout
+        );
+        assert!(r.stdout.contains("never by validation"), "{}", r.stdout);
+    }
+    let all = flowmcp(&["rules"], &repo_root());
+    assert!(all.stdout.lines().any(|l| l.starts_with("MD007 ")));
+    assert!(all.stdout.lines().any(|l| l.starts_with("AGENT003 ")));
+}
+
 #[test]
 fn usage_and_io_errors_exit_2() {
     let root = repo_root();

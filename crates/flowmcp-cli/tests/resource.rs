@@ -45,15 +45,22 @@ fn resource_init_creates_a_file_based_database_once_and_only_when_asked() {
     // the catalog's own directory.
     let db = dir.join("cat/.flowmcp/resources/notes-memory.db");
 
-    // Before it exists, a call says how to create it.
+    // Before it exists, a call says how to create it (issue 29, item 4: the envelope names the
+    // resource; the CLI adds the command on stderr).
     let r = flowmcp_env(&["call", "recent_notes", "--catalog", "cat"], &dir, &env);
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(r.stdout.contains("RES020"), "{}", r.stdout);
     assert!(
         r.stdout
-            .contains("flowmcp resource init notes/resource/memory"),
+            .contains("notes/resource/memory is not created yet"),
         "{}",
         r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("create it with `flowmcp resource init notes/resource/memory`"),
+        "{}",
+        r.stderr
     );
 
     // Standard input is not a terminal and there is no --yes: nothing is created.

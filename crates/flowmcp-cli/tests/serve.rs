@@ -1330,3 +1330,33 @@ fn i28_7g_stderr_names_only_the_endpoints_own_waiting_tools_and_counts_them_righ
         serve.started
     );
 }
+
+/// Issue 29, item 4: the server library's errors name no option; `serve` still does when it
+/// prints them.
+#[test]
+fn i29_4_serve_still_names_the_options() {
+    let home = Scratch::new("serve-i29-4");
+    let (code, stderr) = serve_exit(&home, &["--only", "noSuchTool_holidaykit-net"], &[]);
+    assert_ne!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("--only: selector member noSuchTool_holidaykit-net: no such exposed tool")
+            && stderr.contains("(see `flowmcp list`)"),
+        "{stderr}"
+    );
+    let routed = [
+        "--transport",
+        "http",
+        "--listen",
+        "127.0.0.1:0",
+        "--route",
+        "/a=holidaykit-net",
+        "--only",
+        "holidaykit-net",
+    ];
+    let (code, stderr) = serve_exit(&home, &routed, &[]);
+    assert_ne!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("--only cannot be combined with routes"),
+        "{stderr}"
+    );
+}

@@ -232,8 +232,8 @@ pub enum HttpError {
     /// [`HttpOptions::no_auth`] not set.
     #[error(
         "refusing to serve {paths} without authentication on {addr}, which is not a loopback \
-         address: set a bearer token (--auth-token or FLOWMCP_AUTH_TOKEN, --route-token) or \
-         --oauth-issuer, or pass --no-auth to serve without authentication"
+         address: set a bearer token or OAuth, or allow serving without authentication \
+         explicitly"
     )]
     Unauthenticated {
         /// The listen address.

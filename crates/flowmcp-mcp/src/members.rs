@@ -22,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use flowmcp_catalog::serde_json::{Value, json};
-use flowmcp_catalog::{Catalog, ECode, Envelope, Kind, PromptKind, ToolEntry};
+use flowmcp_catalog::{Catalog, Code, Envelope, Kind, PromptKind, ToolEntry};
 use rayon::prelude::*;
 use rmcp::model::Tool;
 
@@ -272,7 +272,7 @@ impl Members {
             .map_or(name, |e| e.descriptor.wire_name.as_str());
         if let Some((wire, keys)) = self.waiting.iter().find(|(w, _)| w == wire) {
             return Envelope::error(
-                ECode::E006,
+                Code::E006,
                 wire,
                 &format!(
                     "{} (the tool exists, but a server parameter it needs has no value; give it \
@@ -291,7 +291,7 @@ impl Members {
         let hint = unknown::closest(name, names)
             .map(|n| format!(" (did you mean {n}?)"))
             .unwrap_or_default();
-        Envelope::error(ECode::E007, name, &format!("unknown tool{hint}"))
+        Envelope::error(Code::E007, name, &format!("unknown tool{hint}"))
     }
 }
 

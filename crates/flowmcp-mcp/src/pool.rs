@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
 use flowmcp_catalog::serde_json::{Map, Value};
-use flowmcp_catalog::{Caller, Catalog, ECode, Envelope};
+use flowmcp_catalog::{Caller, Catalog, Code, Envelope};
 use tokio::sync::oneshot;
 
 /// Work that needs the catalog on the worker's thread (rendering a prompt, reading a resource).
@@ -155,7 +155,7 @@ fn run(work: Work, catalog: &Catalog, caller: &Caller<'_>, serial_lock: &Mutex<(
             let envelope =
                 std::panic::catch_unwind(AssertUnwindSafe(|| caller.call_json(&name, &args)))
                     .unwrap_or_else(|_| {
-                        Envelope::error(ECode::E005, &name, "the call failed internally")
+                        Envelope::error(Code::E005, &name, "the call failed internally")
                     });
             // The client may have cancelled the call and stopped waiting.
             let _ = reply.send(envelope);

@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn failures_are_tool_errors_with_their_code() {
-        let e = Envelope::error(flowmcp_catalog::ECode::E007, "t", "missing input \"city\"");
+        let e = Envelope::error(flowmcp_catalog::Code::E007, "t", "missing input \"city\"");
         let r = result(e, &Output::None);
         assert_eq!(r.is_error, Some(true));
         let text = flowmcp_catalog::serde_json::to_value(&r.content).unwrap();

@@ -51,10 +51,7 @@ pub enum RouteError {
     )]
     EmptyNamespace(String),
     /// The member names no exposed tool, resource query or document of the catalog.
-    #[error(
-        "selector member {0}: no such exposed tool, resource query or document in the catalog \
-         (see `flowmcp list`)"
-    )]
+    #[error("selector member {0}: no such exposed tool, resource query or document in the catalog")]
     UnknownTool(String),
     /// What the member names is in the catalog, but none of it is served: a server parameter
     /// it needs has no value.
@@ -66,7 +63,10 @@ pub enum RouteError {
         keys: Vec<String>,
     },
     /// `ServeOptions::only` and routes cannot be combined: each route has its own selector.
-    #[error("--only cannot be combined with routes: each route selects its own tools")]
+    #[error(
+        "a selector for the whole server cannot be combined with routes: each route selects its \
+         own tools"
+    )]
     OnlyWithRoutes,
 }
 

@@ -5,7 +5,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Map, Value};
-use flowmcp_catalog::{Catalog, ECode, Envelope};
+use flowmcp_catalog::{Catalog, Code, Envelope, Failure};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
     CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
@@ -72,15 +72,16 @@ pub struct ServeOptions {
 /// Why serving stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    /// `--only` (or a route's selector) names something the catalog does not expose.
-    #[error("--only: {0}")]
+    /// [`ServeOptions::only`] (or a route's selector) names something the catalog does not
+    /// expose.
+    #[error("{0}")]
     Selector(#[from] RouteError),
-    /// `--selection` names no selection of the catalog, or one that cannot be activated (a
-    /// member that does not resolve, a member tool that is hidden).
-    #[error("--selection {0}")]
+    /// [`ServeOptions::selection`] names no selection of the catalog, or one that cannot be
+    /// activated (a member that does not resolve, a member tool that is hidden).
+    #[error("selection {0}")]
     Selection(String),
-    /// `--agent` names no agent of the catalog, or one that cannot be activated.
-    #[error("--agent: {0}")]
+    /// [`ServeOptions::agent`] names no agent of the catalog, or one that cannot be activated.
+    #[error("agent: {0}")]
     Agent(String),
     /// The async runtime could not start.
     #[error("cannot start the server: {0}")]
@@ -542,10 +543,11 @@ impl McpServer {
             match args.get("input").and_then(Value::as_str) {
                 Some(text) => text.to_string(),
                 None => {
-                    return Ok(CallToolResult::error(vec![Content::text(format!(
-                        "E007 {agent}: `input` (the request text) is required"
-                    ))])
-                    .into());
+                    let failure =
+                        Failure::new(Code::E007, agent, "`input` (the request text) is required");
+                    return Ok(
+                        CallToolResult::error(vec![Content::text(failure.to_string())]).into(),
+                    );
                 }
             }
         };
@@ -831,7 +833,7 @@ impl ServerHandler for McpServer {
         );
         let mut envelope = tokio::select! {
             r = reply => r.unwrap_or_else(|_| {
-                Envelope::error(ECode::E005, wire, "the call failed internally")
+                Envelope::error(Code::E005, wire, "the call failed internally")
             }),
             () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error("cancelled by the client", None));

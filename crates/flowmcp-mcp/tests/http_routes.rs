@@ -15,7 +15,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use flowmcp_catalog::serde_json::{Map, Value, from_str, json};
-use flowmcp_mcp::{Endpoints, HttpError, HttpOptions, McpServer, Route, RouteError, ServeOptions};
+use flowmcp_mcp::{
+    Endpoints, HttpError, HttpOptions, McpServer, Route, RouteError, ServeError, ServeOptions,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, GetPromptRequestParams, ReadResourceRequestParams,
 };
@@ -647,7 +649,8 @@ fn item12_empty_tokens_and_open_endpoints_off_loopback_do_not_start() {
 
     let e = starts(single(), everywhere.clone()).unwrap_err();
     assert!(matches!(e, HttpError::Unauthenticated { .. }), "{e}");
-    assert!(e.to_string().contains("--no-auth"), "{e}");
+    // Issue 29, item 4: the library names no CLI flag; the CLI adds them when it prints.
+    assert!(!e.to_string().contains("--"), "{e}");
     // Only the open route is named.
     let routes = [
         route("/a=holidaykit-net", Some("t")),
@@ -816,4 +819,20 @@ fn i28_7f_malformed_tools_calls_are_invalid_params_that_say_what_is_wrong() {
     );
     let v: Value = from_str(&answer.body).unwrap();
     assert_eq!(v["result"]["isError"], json!(true), "{v}");
+}
+
+/// Issue 29, item 4: the server's errors give the facts and name no CLI option or command; the
+/// CLI adds them when it prints (`flowmcp-cli/tests/serve.rs`
+/// `i29_4_serve_still_names_the_options`).
+#[test]
+fn i29_4_serve_errors_name_no_cli_option() {
+    let errors = [
+        ServeError::Selector(RouteError::UnknownTool("x_ns".into())).to_string(),
+        ServeError::Selector(RouteError::OnlyWithRoutes).to_string(),
+        ServeError::Selection("ns/selection/x: no such selection".into()).to_string(),
+        ServeError::Agent("no agent \"x\"".into()).to_string(),
+    ];
+    for e in errors {
+        assert!(!e.contains("--") && !e.contains("flowmcp "), "{e}");
+    }
 }

@@ -49,6 +49,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use flowmcp_spec::Code;
 use serde_json::{Map, Value, json};
 
 /// The size cap [`Document::read`] callers use unless configured otherwise: 10 MiB. The
@@ -138,27 +139,28 @@ pub enum MarkdownError {
 }
 
 impl MarkdownError {
-    /// The stable code: `MD001` … `MD007` (see each variant).
-    pub fn code(&self) -> &'static str {
+    /// The registry code: `MD001` … `MD007` (see each variant).
+    pub fn code(&self) -> Code {
         match self {
-            MarkdownError::TooLarge { .. } => "MD001",
-            MarkdownError::Read { .. } => "MD002",
-            MarkdownError::NotUtf8 { .. } => "MD003",
-            MarkdownError::SectionNotFound { .. } => "MD004",
-            MarkdownError::InvalidLines { .. } => "MD005",
-            MarkdownError::LinesOutOfRange { .. } => "MD006",
-            MarkdownError::InvalidArgument { .. } => "MD007",
+            MarkdownError::TooLarge { .. } => Code::MD001,
+            MarkdownError::Read { .. } => Code::MD002,
+            MarkdownError::NotUtf8 { .. } => Code::MD003,
+            MarkdownError::SectionNotFound { .. } => Code::MD004,
+            MarkdownError::InvalidLines { .. } => Code::MD005,
+            MarkdownError::LinesOutOfRange { .. } => Code::MD006,
+            MarkdownError::InvalidArgument { .. } => Code::MD007,
         }
     }
 
     /// Whether the request, not the file, is at fault (`MD004`–`MD007`).
     pub fn is_request_error(&self) -> bool {
-        !matches!(
-            self,
-            MarkdownError::TooLarge { .. }
-                | MarkdownError::Read { .. }
-                | MarkdownError::NotUtf8 { .. }
-        )
+        MarkdownError::is_request_code(self.code())
+    }
+
+    /// Whether `code` is one of the markdown codes that put the fault on the request
+    /// (`MD004`–`MD007`), not on the file (`MD001`–`MD003`); `false` for any other code.
+    pub fn is_request_code(code: Code) -> bool {
+        matches!(code, Code::MD004 | Code::MD005 | Code::MD006 | Code::MD007)
     }
 }
 

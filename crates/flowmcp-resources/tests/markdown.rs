@@ -152,7 +152,7 @@ fn first_of_several_equal_headings_wins() {
 fn missing_section_lists_headings_and_similar_ones() {
     let doc = Document::new(GUIDE);
     let err = doc.section("## From source").unwrap_err();
-    assert_eq!(err.code(), "MD004");
+    assert_eq!(err.code().as_str(), "MD004");
     assert!(err.is_request_error());
     let msg = err.to_string();
     assert!(msg.contains("no section `## From source`"), "{msg}");
@@ -188,7 +188,7 @@ fn missing_section_lists_headings_and_similar_ones() {
 #[test]
 fn empty_section_name_is_an_argument_error() {
     let doc = Document::new(GUIDE);
-    assert_eq!(doc.section("   ").unwrap_err().code(), "MD007");
+    assert_eq!(doc.section("   ").unwrap_err().code().as_str(), "MD007");
 }
 
 #[test]
@@ -282,14 +282,14 @@ fn lines_beyond_the_end_are_out_of_range() {
         "99999999999999999999999-99999999999999999999999",
     ] {
         let err = doc.lines(range).unwrap_err();
-        assert_eq!(err.code(), "MD006", "{range}: {err}");
+        assert_eq!(err.code().as_str(), "MD006", "{range}: {err}");
         assert!(
             err.to_string().contains("the document has 4 lines"),
             "{err}"
         );
     }
     let err = Document::new("").lines("1").unwrap_err();
-    assert_eq!(err.code(), "MD006");
+    assert_eq!(err.code().as_str(), "MD006");
     assert!(err.to_string().contains("has 0 lines"), "{err}");
     assert!(
         Document::new("x")
@@ -307,7 +307,7 @@ fn malformed_or_reversed_lines_are_invalid() {
         "", "-", "-3", "0", "0-2", "3-2", "a-b", "1-2-3", "1,2", "+1", "1.5", "²",
     ] {
         let err = doc.lines(range).unwrap_err();
-        assert_eq!(err.code(), "MD005", "{range:?}: {err}");
+        assert_eq!(err.code().as_str(), "MD005", "{range:?}: {err}");
     }
     assert!(
         doc.lines("3-2")
@@ -437,7 +437,7 @@ fn search_value_shape() {
 fn empty_or_multiline_query_is_an_error() {
     let doc = Document::new(GUIDE);
     for q in ["", "   ", "\t", "a\nb", "a\rb"] {
-        assert_eq!(doc.search(q).unwrap_err().code(), "MD007", "{q:?}");
+        assert_eq!(doc.search(q).unwrap_err().code().as_str(), "MD007", "{q:?}");
     }
     // Spaces are part of the query.
     assert_eq!(doc.search(" end.").unwrap().matches, 1);
@@ -510,7 +510,7 @@ fn bad_arguments_are_coded_errors() {
         (json!({ "search": ["x"] }), "must be a string"),
     ] {
         let err = Access::from_arguments(&args(v.clone())).unwrap_err();
-        assert_eq!(err.code(), "MD007", "{v}");
+        assert_eq!(err.code().as_str(), "MD007", "{v}");
         assert!(err.to_string().contains(needle), "{v}: {err}");
     }
 }
@@ -529,7 +529,7 @@ fn read_enforces_the_size_cap() {
     // Exactly at the cap is fine; one byte less is not.
     assert!(Document::read(&path, 13).is_ok());
     let err = Document::read(&path, 12).unwrap_err();
-    assert_eq!(err.code(), "MD001");
+    assert_eq!(err.code().as_str(), "MD001");
     assert!(!err.is_request_error());
     assert!(
         matches!(
@@ -549,19 +549,22 @@ fn read_enforces_the_size_cap() {
     );
 
     let err = Document::read(dir.join("missing.md"), DEFAULT_MAX_BYTES).unwrap_err();
-    assert_eq!(err.code(), "MD002");
+    assert_eq!(err.code().as_str(), "MD002");
     assert!(
         matches!(&err, MarkdownError::Read { kind, .. } if *kind == std::io::ErrorKind::NotFound)
     );
     assert_eq!(
-        Document::read(&dir, DEFAULT_MAX_BYTES).unwrap_err().code(),
+        Document::read(&dir, DEFAULT_MAX_BYTES)
+            .unwrap_err()
+            .code()
+            .as_str(),
         "MD002"
     );
 
     let bad = dir.join("bad.md");
     std::fs::write(&bad, b"ok\n\xff\xfe").unwrap();
     let err = Document::read(&bad, DEFAULT_MAX_BYTES).unwrap_err();
-    assert_eq!(err.code(), "MD003");
+    assert_eq!(err.code().as_str(), "MD003");
     assert!(
         matches!(err, MarkdownError::NotUtf8 { offset: 3, .. }),
         "{err:?}"

@@ -47,7 +47,7 @@ use serde_json::{Map, Value, json};
 
 use crate::cache::{Cache, CacheKey, Lookup};
 use crate::descriptor::{Builtin, Kind};
-use crate::envelope::{ECode, Envelope};
+use crate::envelope::{Envelope, Failure};
 use crate::input::{Inputs, validate_json, validate_strings};
 use crate::output::check_output;
 use crate::request::{Encoding, PreparedRequest, SecretSlots, build_request, finalize};
@@ -62,6 +62,7 @@ use crate::transport::{
     status_message,
 };
 use flowmcp_resources::sqlite::{Cut, MAX_ROWS, QueryLimits};
+use flowmcp_spec::Code;
 
 /// What to do with the preload cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -135,14 +136,14 @@ pub struct Runner<'t> {
 }
 
 /// A failed step: the code and the message after `<code> <tool>: `.
-struct Fail(ECode, String);
+struct Fail(Code, String);
 
 /// A failed call, with any code (`E001`…, or a resource's: `RES020`, `RES033`, `MD004`…).
-pub(crate) struct Coded(pub(crate) &'static str, pub(crate) String);
+pub(crate) struct Coded(pub(crate) Code, pub(crate) String);
 
 impl From<Fail> for Coded {
     fn from(Fail(code, message): Fail) -> Coded {
-        Coded(code.as_str(), message)
+        Coded(code, message)
     }
 }
 
@@ -216,9 +217,9 @@ impl<'t> Runner<'t> {
                     }
                 }
                 return validate_json(&entry.descriptor, &kept)
-                    .map_err(|e| Fail(ECode::E007, e.to_string()));
+                    .map_err(|e| Fail(Code::E007, e.to_string()));
             }
-            validate_json(&entry.descriptor, inputs).map_err(|e| Fail(ECode::E007, e.to_string()))
+            validate_json(&entry.descriptor, inputs).map_err(|e| Fail(Code::E007, e.to_string()))
         })
     }
 
@@ -239,7 +240,7 @@ impl<'t> Runner<'t> {
             .collect();
         self.call_with(name, |entry, _| {
             validate_strings(&entry.descriptor, &inputs)
-                .map_err(|e| Fail(ECode::E007, e.to_string()))
+                .map_err(|e| Fail(Code::E007, e.to_string()))
         })
     }
 
@@ -249,10 +250,7 @@ impl<'t> Runner<'t> {
         validate: impl FnOnce(&ToolEntry, &mut Vec<String>) -> Result<Inputs, Fail>,
     ) -> Envelope {
         let Some(entry) = self.set.find(name) else {
-            return self.fail(
-                name,
-                Coded(ECode::E007.as_str(), self.set.explain_unknown(name)),
-            );
+            return self.fail(name, Coded(Code::E007, self.set.explain_unknown(name)));
         };
         let tool = &entry.descriptor.tool;
         let mut warnings = entry.descriptor.warnings.clone();
@@ -275,7 +273,11 @@ impl<'t> Runner<'t> {
     }
 
     fn fail(&self, tool: &str, Coded(code, msg): Coded) -> Envelope {
-        Envelope::failure(code, tool, &self.set.server_params.redact(&msg))
+        Envelope::failed(Failure::new(
+            code,
+            tool,
+            self.set.server_params.redact(&msg),
+        ))
     }
 
     /// E003 once the call's deadline has passed.
@@ -288,7 +290,7 @@ impl<'t> Runner<'t> {
 
     fn deadline_fail(&self) -> Fail {
         Fail(
-            ECode::E003,
+            Code::E003,
             format!(
                 "the call did not finish within {} ms",
                 self.opts.timeout.as_millis()
@@ -306,7 +308,7 @@ impl<'t> Runner<'t> {
         let d = &entry.descriptor;
         if !d.missing_server_params.is_empty() {
             return Err(Fail(
-                ECode::E006,
+                Code::E006,
                 missing_params_message(&d.missing_server_params),
             ));
         }
@@ -316,7 +318,7 @@ impl<'t> Runner<'t> {
         let tool_def = main
             .tools
             .get(&d.tool)
-            .ok_or_else(|| Fail(ECode::E007, "tool does not exist".into()))?;
+            .ok_or_else(|| Fail(Code::E007, "tool does not exist".into()))?;
         let root_override = self.opts.upstreams.get(&main.namespace).map(String::as_str);
         let mut prepared = build_request(
             &d.tool,
@@ -344,7 +346,7 @@ impl<'t> Runner<'t> {
             if let Some(s) = obj.get("struct") {
                 prepared.apply_struct(s).map_err(|what| {
                     Fail(
-                        ECode::E005,
+                        Code::E005,
                         format!("preRequest SEC101 returned a struct whose {what}"),
                     )
                 })?;
@@ -601,11 +603,11 @@ impl<'t> Runner<'t> {
             req.body_is_secret = fin.body_has_secret;
         }
         let resp = self.transport.send(&req).map_err(|e| match e.code() {
-            ECode::E003 if Instant::now() >= deadline => self.deadline_fail(),
+            Code::E003 if Instant::now() >= deadline => self.deadline_fail(),
             code => Fail(code, e.to_string()),
         })?;
         if !(200..300).contains(&resp.status) {
-            return Err(Fail(ECode::E001, status_message(resp.status)));
+            return Err(Fail(Code::E001, status_message(resp.status)));
         }
         decode_response(&resp, params).map_err(|(c, m)| Fail(c, m))
     }
@@ -639,7 +641,7 @@ impl<'t> Runner<'t> {
                 if let Some(note) = &schema.lists_note {
                     text.push_str(&format!(" ({note})"));
                 }
-                Err(Fail(ECode::E005, text))
+                Err(Fail(Code::E005, text))
             }
             None => Ok(Phases::default()),
         }
@@ -710,7 +712,7 @@ impl<'t> Runner<'t> {
         let mut hosts = self.hosts.borrow_mut();
         let Some(Ok(host)) = hosts.get_mut(&entry.schema) else {
             return Err(Fail(
-                ECode::E005,
+                Code::E005,
                 format!("{}: the handlers are not loaded", phase.as_str()),
             ));
         };
@@ -724,12 +726,12 @@ impl<'t> Runner<'t> {
         };
         let result = host.call(&handler_key(entry), phase, arg, &mut bridge);
         if let Some(why) = bridge.refused {
-            return Err(Fail(ECode::E009, format!("{} {why}", phase.as_str())));
+            return Err(Fail(Code::E009, format!("{} {why}", phase.as_str())));
         }
         match result {
             Ok(v) => Ok(v),
             Err(HostError::Deadline) => Err(self.deadline_fail()),
-            Err(e) => Err(Fail(ECode::E005, host_error_text(&e, Some(phase)))),
+            Err(e) => Err(Fail(Code::E005, host_error_text(&e, Some(phase)))),
         }
     }
 }
@@ -748,10 +750,7 @@ fn handler_key(entry: &ToolEntry) -> Cow<'_, str> {
 /// The failure for an entry whose resource or query is not in its schema (which the toolset
 /// never builds).
 fn gone(name: &str) -> Coded {
-    Coded(
-        ECode::E007.as_str(),
-        format!("\"{name}\" is not in the schema"),
-    )
+    Coded(Code::E007, format!("\"{name}\" is not in the schema"))
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -852,7 +851,7 @@ fn execute_result(obj: &Map<String, Value>) -> Result<Value, Fail> {
             })
             .unwrap_or_default();
         return Err(Fail(
-            ECode::E005,
+            Code::E005,
             format!(
                 "executeRequest reported a failure: {}",
                 if messages.is_empty() {
@@ -877,7 +876,7 @@ fn shape<'v>(out: &'v Value, phase: Phase, key: &str) -> Result<&'v Map<String, 
     match out.as_object() {
         Some(o) if phase != Phase::PreRequest || o.get(key).is_none_or(Value::is_object) => Ok(o),
         _ => Err(Fail(
-            ECode::E005,
+            Code::E005,
             format!(
                 "{} SEC101 must return an object {{ {key}{} }} (found {})",
                 phase.as_str(),
@@ -905,7 +904,7 @@ fn type_name(v: &Value) -> String {
 /// Decodes a response body ([`decode_body`]); a body that is turned into base64 text (binary
 /// MIME types) has secrets replaced in its bytes first, since base64 would hide them from
 /// redaction. JSON and text are redacted after decoding ([`ServerParams::redact_json`]).
-fn decode_response(resp: &HttpResponse, params: &ServerParams) -> Result<Value, (ECode, String)> {
+fn decode_response(resp: &HttpResponse, params: &ServerParams) -> Result<Value, (Code, String)> {
     if !params.redactor().is_empty() && is_base64_mime(resp.content_type.as_deref()) {
         let redacted = HttpResponse {
             body: params.redact_bytes(&resp.body),
@@ -1018,7 +1017,7 @@ impl HostBridge for Bridge<'_, '_> {
                     ))
                 );
                 self.refused.get_or_insert(why.clone());
-                return Err(format!("E009 {why}").into());
+                return Err(format!("{} {why}", Code::E009).into());
             }
             let mut http = HttpRequest::new(method, req.url.clone());
             http.public_only = !self.is_own_upstream(&req.url);

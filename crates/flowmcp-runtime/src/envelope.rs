@@ -4,101 +4,58 @@
 
 use std::fmt;
 
+use flowmcp_spec::Code;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// A runtime error family code; each maps to a registry [`flowmcp_spec::Code`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ECode {
-    /// Upstream status (`E001 <tool>: API returned <status>`).
-    E001,
-    /// Network failure.
-    E002,
-    /// Timeout.
-    E003,
-    /// Invalid response body.
-    E004,
-    /// Handler failure.
-    E005,
-    /// Missing server parameter.
-    E006,
-    /// Invalid input.
-    E007,
-    /// Response too large.
-    E008,
-    /// Refused request: not HTTPS, a non-public address, a redirect that leaves HTTPS, or a
-    /// request that leaves the schema's origin or would carry a secret elsewhere.
-    E009,
+/// Why a call failed, as data: the registry code, the tool (or resource) it concerns and what
+/// went wrong. [`Failure`]'s `Display` is the message the envelope carries,
+/// `<code> <tool>: <message>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    code: Code,
+    tool: String,
+    message: String,
 }
 
-impl ECode {
-    /// Every code, in order.
-    pub const ALL: [ECode; 9] = [
-        ECode::E001,
-        ECode::E002,
-        ECode::E003,
-        ECode::E004,
-        ECode::E005,
-        ECode::E006,
-        ECode::E007,
-        ECode::E008,
-        ECode::E009,
-    ];
-
-    /// `E001` … `E009`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ECode::E001 => "E001",
-            ECode::E002 => "E002",
-            ECode::E003 => "E003",
-            ECode::E004 => "E004",
-            ECode::E005 => "E005",
-            ECode::E006 => "E006",
-            ECode::E007 => "E007",
-            ECode::E008 => "E008",
-            ECode::E009 => "E009",
+impl Failure {
+    /// A failure of `tool` with `code`; `message` says what went wrong (without the code or the
+    /// tool).
+    pub fn new(code: Code, tool: impl Into<String>, message: impl Into<String>) -> Self {
+        Failure {
+            code,
+            tool: tool.into(),
+            message: message.into(),
         }
     }
 
-    /// The registry code.
-    pub fn code(self) -> flowmcp_spec::Code {
-        use flowmcp_spec::Code;
-        match self {
-            ECode::E001 => Code::E001,
-            ECode::E002 => Code::E002,
-            ECode::E003 => Code::E003,
-            ECode::E004 => Code::E004,
-            ECode::E005 => Code::E005,
-            ECode::E006 => Code::E006,
-            ECode::E007 => Code::E007,
-            ECode::E008 => Code::E008,
-            ECode::E009 => Code::E009,
-        }
+    /// The registry code: `E001`…`E009`, or the code of a resource engine (`RES033`, `MD004`, …).
+    pub fn code(&self) -> Code {
+        self.code
     }
 
-    /// The meaning, in a few words (the registry's summary says it in full).
-    pub fn meaning(self) -> &'static str {
-        match self {
-            ECode::E001 => "upstream status",
-            ECode::E002 => "network failure",
-            ECode::E003 => "timeout",
-            ECode::E004 => "invalid response body",
-            ECode::E005 => "handler failure",
-            ECode::E006 => "missing server parameter",
-            ECode::E007 => "invalid input",
-            ECode::E008 => "response too large",
-            ECode::E009 => "refused request",
-        }
+    /// The tool (or resource entry) that failed, as the message names it.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// What went wrong, without the code and the tool.
+    pub fn message(&self) -> &str {
+        &self.message
     }
 }
 
-impl fmt::Display for ECode {
+impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        write!(f, "{} {}: {}", self.code, self.tool, self.message)
     }
 }
 
 /// The result of a tool call.
+///
+/// A failed call carries its [`Failure`] as data ([`Envelope::failure`]); `messages` holds its
+/// rendering, `<code> <tool>: <message>`, which is all the JSON shows. An envelope read back from
+/// JSON has no typed failure: the wire carries only the rendering.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Envelope {
     pub status: bool,
@@ -107,6 +64,9 @@ pub struct Envelope {
     /// Non-fatal notes; left out of the JSON when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The failure of a failed call; not part of the JSON.
+    #[serde(skip)]
+    failure: Option<Failure>,
 }
 
 impl Envelope {
@@ -117,23 +77,34 @@ impl Envelope {
             messages: Vec::new(),
             data,
             warnings: Vec::new(),
+            failure: None,
         }
     }
 
     /// A failure whose one message is `<code> <tool>: <message>`; `data` is `null`.
-    pub fn error(code: ECode, tool: &str, message: &str) -> Self {
-        Envelope::failure(code.as_str(), tool, message)
+    pub fn error(code: Code, tool: &str, message: &str) -> Self {
+        Envelope::failed(Failure::new(code, tool, message))
     }
 
-    /// [`Envelope::error`] with a code of another family: a resource's (`RES020`, `RES033`,
-    /// `MD004`, …) as well as `E001`…`E009`.
-    pub fn failure(code: &str, tool: &str, message: &str) -> Self {
+    /// A failed call: `status` false, `data` `null`, and one message, the failure's rendering.
+    pub fn failed(failure: Failure) -> Self {
         Envelope {
             status: false,
-            messages: vec![format_message(code, tool, message)],
+            messages: vec![failure.to_string()],
             data: Value::Null,
             warnings: Vec::new(),
+            failure: Some(failure),
         }
+    }
+
+    /// Why the call failed: `None` for a success (and for an envelope read from JSON).
+    pub fn failure(&self) -> Option<&Failure> {
+        self.failure.as_ref()
+    }
+
+    /// The failure's code: `None` for a success (and for an envelope read from JSON).
+    pub fn code(&self) -> Option<Code> {
+        self.failure.as_ref().map(Failure::code)
     }
 
     /// Adds warnings (builder style).
@@ -146,11 +117,6 @@ impl Envelope {
     pub fn to_json(&self) -> Value {
         serde_json::json!(self)
     }
-}
-
-/// `<code> <tool>: <message>`, e.g. `E001 getTokenPrice: API returned 404`.
-pub(crate) fn format_message(code: &str, tool: &str, message: &str) -> String {
-    format!("{code} {tool}: {message}")
 }
 
 #[cfg(test)]
@@ -171,7 +137,7 @@ mod tests {
 
     #[test]
     fn error_message_format() {
-        let e = Envelope::error(ECode::E001, "getTokenPrice", "API returned 404");
+        let e = Envelope::error(Code::E001, "getTokenPrice", "API returned 404");
         assert!(!e.status);
         assert_eq!(e.messages, vec!["E001 getTokenPrice: API returned 404"]);
         assert_eq!(e.data, Value::Null);
@@ -181,12 +147,27 @@ mod tests {
         );
     }
 
+    /// Issue 29, item 3: a failed envelope carries its failure as data, and `messages` is its
+    /// rendering; the JSON is unchanged and reading it back leaves the typed failure empty.
     #[test]
-    fn codes_map_to_registry() {
-        for c in ECode::ALL {
-            assert_eq!(format!("{:?}", c.code()), c.as_str());
-            assert!(!c.meaning().is_empty());
-        }
-        assert_eq!(ECode::E006.to_string(), "E006");
+    fn i29_3_the_envelope_carries_a_typed_failure() {
+        let e = Envelope::error(Code::MD004, "guide", "no section `Setup`");
+        let f = e.failure().cloned().unwrap_or_else(|| panic!("no failure"));
+        assert_eq!(
+            (f.code(), f.tool(), f.message()),
+            (Code::MD004, "guide", "no section `Setup`")
+        );
+        assert_eq!(e.code(), Some(Code::MD004));
+        assert_eq!(e.messages, vec![f.to_string()]);
+        assert_eq!(e.messages, vec!["MD004 guide: no section `Setup`"]);
+        assert_eq!(
+            e.to_json(),
+            json!({"status": false, "messages": ["MD004 guide: no section `Setup`"], "data": null})
+        );
+        let text = e.to_json().to_string();
+        let back: Envelope = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back.messages, e.messages);
+        assert_eq!(back.failure(), None);
+        assert_eq!(Envelope::ok(Value::Null).failure(), None);
     }
 }

@@ -12,7 +12,8 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use crate::descriptor::{ToolDescriptor, UserParam};
-use crate::envelope::{ECode, Envelope};
+use crate::envelope::Envelope;
+use flowmcp_spec::Code;
 
 /// Validated inputs: parameter key → value, in parameter order, defaults filled in.
 pub type Inputs = IndexMap<String, Value>;
@@ -28,14 +29,14 @@ pub struct InputError {
 }
 
 impl InputError {
-    /// The runtime code, always [`ECode::E007`].
-    pub fn code(&self) -> ECode {
-        ECode::E007
+    /// The runtime code, always [`Code::E007`].
+    pub fn code(&self) -> Code {
+        Code::E007
     }
 
     /// The failure envelope `E007 <tool>: <problem>; <problem>…`.
     pub fn envelope(&self) -> Envelope {
-        Envelope::error(ECode::E007, &self.tool, &self.to_string())
+        Envelope::error(Code::E007, &self.tool, &self.to_string())
     }
 }
 

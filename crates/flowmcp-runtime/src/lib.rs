@@ -61,7 +61,7 @@ pub use toolset::{LoadProblem, LoadedSchema, SchemaSource, ToolEntry, Toolset, T
 
 // Calling a tool.
 pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
-pub use envelope::{ECode, Envelope};
+pub use envelope::{Envelope, Failure};
 pub use generate::{generate_output_schema, mime_type_for};
 pub use input::{InputError, Inputs, validate_json, validate_strings};
 pub use output::{check_output, is_output_mismatch};

@@ -42,8 +42,9 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value, json};
 
 use crate::descriptor::{ParamRole, param_role, server_key};
-use crate::envelope::{ECode, Envelope};
+use crate::envelope::Envelope;
 use crate::secret::{Secret, ServerParams};
+use flowmcp_spec::Code;
 
 /// Characters escaped in a path segment: all but `A-Z a-z 0-9 - . _ ~`.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
@@ -468,7 +469,7 @@ pub struct FinalRequest {
 pub enum RequestError {
     #[error("tool does not exist")]
     UnknownTool { tool: String },
-    #[error("the schema has no root and no --upstream override was given")]
+    #[error("the schema has no root and no upstream replaces it")]
     NoRoot { tool: String },
     #[error("no value for path parameter \"{key}\"")]
     MissingInsert { tool: String, key: String },
@@ -509,11 +510,11 @@ impl RequestError {
 
     /// The runtime code: E006 for missing server parameters, E009 for an invalid URL or one that
     /// leaves the schema's origin, E007 otherwise (the call cannot be made as given).
-    pub fn code(&self) -> ECode {
+    pub fn code(&self) -> Code {
         match self {
-            RequestError::MissingServerParams { .. } => ECode::E006,
-            RequestError::InvalidUrl { .. } | RequestError::OtherOrigin { .. } => ECode::E009,
-            _ => ECode::E007,
+            RequestError::MissingServerParams { .. } => Code::E006,
+            RequestError::InvalidUrl { .. } | RequestError::OtherOrigin { .. } => Code::E009,
+            _ => Code::E007,
         }
     }
 
@@ -998,7 +999,7 @@ mod tests {
             None,
         )
         .expect_err("missing");
-        assert_eq!(e.code(), ECode::E006);
+        assert_eq!(e.code(), Code::E006);
         assert_eq!(
             e.envelope().messages,
             vec!["E006 t: missing server parameter: KEY"]
@@ -1173,7 +1174,7 @@ mod tests {
             None,
         )
         .expect_err("no root");
-        assert_eq!(e.code(), ECode::E007);
+        assert_eq!(e.code(), Code::E007);
         assert!(matches!(
             build_request("zz", &no_root, &IndexMap::new(), &sp, Profile::Spec, None),
             Err(RequestError::UnknownTool { .. })

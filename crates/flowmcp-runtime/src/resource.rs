@@ -47,9 +47,9 @@ use crate::call::Coded;
 use crate::descriptor::{
     Builtin, Kind, ToolDescriptor, UserParam, input_schema, sanitize_tool_name, wire_name,
 };
-use crate::envelope::ECode;
 use crate::toolset::LoadedSchema;
 use crate::transport::{HttpRequest, Method, Transport};
+use flowmcp_spec::Code;
 
 /// The `position.value` of a parameter the caller gives.
 const USER_PARAM: &str = "{{USER_PARAM}}";
@@ -504,7 +504,10 @@ impl OpenResources {
         };
         match dbs.get(slot) {
             Some((_, _, open)) => f(&open.db),
-            None => Err(Coded("RES033", format!("resource \"{name}\" is not open"))),
+            None => Err(Coded(
+                Code::RES033,
+                format!("resource \"{name}\" is not open"),
+            )),
         }
     }
 
@@ -539,7 +542,7 @@ impl OpenResources {
 fn resource_file<'r>(r: &'r Resource, resource: &str) -> Result<&'r str, Coded> {
     r.name.as_deref().ok_or_else(|| {
         Coded(
-            "RES027",
+            Code::RES027,
             format!("resource \"{resource}\" has no file `name`"),
         )
     })
@@ -580,7 +583,7 @@ fn open_database(
         ResourceSource::Http => http_copy(schema, name, r, access, warnings)?,
         _ => {
             return Err(Coded(
-                "E009",
+                Code::E009,
                 format!("resource \"{name}\" is not a SQLite database this runtime opens"),
             ));
         }
@@ -589,12 +592,13 @@ fn open_database(
         let mut message = e.to_string();
         if matches!(e, OpenError::Missing { .. }) && mode == Mode::FileBased {
             message = format!(
-                "no database file at {}: create it with `flowmcp resource init {}/resource/{name}`",
+                "no database file at {}: the file-based resource {}/resource/{name} is not created \
+                 yet",
                 path.display(),
                 schema.main.namespace
             );
         }
-        Coded(e.code().as_str(), message)
+        Coded(e.code(), message)
     })?;
     Ok(OpenDb { db, refresh_at })
 }
@@ -613,7 +617,7 @@ fn compat_database_path(
     let database = r.database.as_deref().unwrap_or_default();
     let refuse = |why: String| {
         Coded(
-            "SEC021",
+            Code::SEC021,
             format!("resource \"{name}\": database path {database:?} {why}"),
         )
     };
@@ -656,7 +660,7 @@ fn http_copy(
     let Some(url) = r.url.as_deref() else {
         let local = r.path.as_deref().ok_or_else(|| {
             Coded(
-                "RES024",
+                Code::RES024,
                 format!("resource \"{name}\" has neither `url` nor `path`"),
             )
         })?;
@@ -667,7 +671,7 @@ fn http_copy(
     };
     let base = access.opts.project_base.as_deref().ok_or_else(|| {
         Coded(
-            "RES020",
+            Code::RES020,
             format!("resource \"{name}\": no project directory to keep the downloaded copy in"),
         )
     })?;
@@ -689,7 +693,7 @@ fn http_copy(
     let now = SystemTime::now();
     let got = remote
         .ensure(access.fetcher, now)
-        .map_err(|e| Coded(e.code().as_str(), format!("resource \"{name}\": {e}")))?;
+        .map_err(|e| Coded(e.code(), format!("resource \"{name}\": {e}")))?;
     warnings.extend(got.warning);
     // Due again when the copy's age reaches the TTL (at once when a stale copy had to serve).
     let age = std::fs::metadata(&got.path)
@@ -705,7 +709,7 @@ fn http_copy(
 /// the upstream's base.
 fn with_upstream(url: &str, upstream: &str) -> Result<String, Coded> {
     let parsed = url::Url::parse(url)
-        .map_err(|e| Coded("E009", format!("resource URL cannot be read: {e}")))?;
+        .map_err(|e| Coded(Code::E009, format!("resource URL cannot be read: {e}")))?;
     let mut out = upstream.trim_end_matches('/').to_string();
     out.push_str(parsed.path());
     if let Some(q) = parsed.query() {
@@ -728,10 +732,10 @@ impl Fetcher for TransportFetcher<'_> {
         req.deadline = Some(self.deadline);
         req.max_body_bytes = Some(max_bytes);
         let resp = self.transport.send(&req).map_err(|e| match e.code() {
-            ECode::E003 => FetchFailure::Timeout {
+            Code::E003 => FetchFailure::Timeout {
                 message: e.to_string(),
             },
-            ECode::E008 => FetchFailure::TooLarge { max_bytes },
+            Code::E008 => FetchFailure::TooLarge { max_bytes },
             _ => FetchFailure::Network {
                 message: e.to_string(),
             },
@@ -759,11 +763,11 @@ fn schema_sql_file(schema_path: &Path, r: &Resource) -> Option<PathBuf> {
 /// another thread or process placed there first is left as it is.
 fn build_from_sql(path: &Path, sql_file: &Path, limits: &Limits) -> Result<(), Coded> {
     let sql = crate::secret::read_capped_text(sql_file, MAX_SCHEMA_SQL_BYTES)
-        .map_err(|e| Coded("RES033", format!("{}: {e}", sql_file.display())))?;
+        .map_err(|e| Coded(Code::RES033, format!("{}: {e}", sql_file.display())))?;
     match Database::create(path, &sql, limits) {
         Ok(_) | Err(OpenError::AlreadyExists { .. }) => Ok(()),
         Err(e) => Err(Coded(
-            e.code().as_str(),
+            e.code(),
             format!("building it from {}: {e}", sql_file.display()),
         )),
     }
@@ -845,11 +849,11 @@ fn source_name(s: ResourceSource) -> &'static str {
 /// A resource path that cannot be used: a code and the reason.
 fn path_error(name: &str, e: &PathError) -> Coded {
     let code = match e {
-        PathError::Escape { .. } | PathError::DanglingLink { .. } => "E009",
-        PathError::Relative { .. } => "SEC021",
-        PathError::NoLocation { .. } => "RES020",
-        PathError::BadName { .. } | PathError::BadBase { .. } => "E007",
-        _ => "RES033",
+        PathError::Escape { .. } | PathError::DanglingLink { .. } => Code::E009,
+        PathError::Relative { .. } => Code::SEC021,
+        PathError::NoLocation { .. } => Code::RES020,
+        PathError::BadName { .. } | PathError::BadBase { .. } => Code::E007,
+        _ => Code::RES033,
     };
     Coded(code, format!("resource \"{name}\": {e}"))
 }
@@ -857,7 +861,7 @@ fn path_error(name: &str, e: &PathError) -> Coded {
 /// A query failure: its code (E003 timeout, E007 SQL error, E008 too large, E009 refused,
 /// RES033 unreadable) and message.
 pub(crate) fn sql_error(e: &SqlError) -> Coded {
-    Coded(e.code().as_str(), e.to_string())
+    Coded(e.code(), e.to_string())
 }
 
 /// A markdown failure: its code (MD001…MD007) and message.

@@ -37,6 +37,8 @@ use std::io::Read;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use flowmcp_spec::Code;
+
 use crate::secret::Redactor;
 
 use url::{Host, Url};
@@ -45,10 +47,6 @@ use url::{Host, Url};
 pub const DEFAULT_MAX_BODY_BYTES: u64 = 10 * 1024 * 1024;
 /// Default number of redirects followed before giving up.
 pub const DEFAULT_MAX_REDIRECTS: u32 = 5;
-
-/// The runtime error codes of the transport and body decoding: E001–E004, E008, E009 of
-/// [`ECode`](crate::envelope::ECode) (one enum for the whole runtime).
-pub use crate::envelope::ECode as ErrorCode;
 
 /// The HTTP method (one enum for schemas and requests).
 pub use flowmcp_spec::model::Method;
@@ -271,17 +269,17 @@ pub enum TransportError {
 
 impl TransportError {
     /// The runtime error code for this failure.
-    pub fn code(&self) -> ErrorCode {
+    pub fn code(&self) -> Code {
         match self {
             TransportError::RefusedUrl { .. } | TransportError::RefusedRedirect { .. } => {
-                ErrorCode::E009
+                Code::E009
             }
             TransportError::InvalidRequest { .. }
             | TransportError::Network { .. }
-            | TransportError::TooManyRedirects { .. } => ErrorCode::E002,
-            TransportError::Timeout { .. } => ErrorCode::E003,
-            TransportError::InvalidBody { .. } => ErrorCode::E004,
-            TransportError::TooLarge { .. } => ErrorCode::E008,
+            | TransportError::TooManyRedirects { .. } => Code::E002,
+            TransportError::Timeout { .. } => Code::E003,
+            TransportError::InvalidBody { .. } => Code::E004,
+            TransportError::TooLarge { .. } => Code::E008,
         }
     }
 
@@ -294,7 +292,7 @@ impl TransportError {
 
 /// The E001 message for a non-2xx upstream status: `E001 <tool>: API returned <status>`.
 pub fn status_error(tool: &str, status: u16) -> String {
-    format!("E001 {tool}: {}", status_message(status))
+    format!("{} {tool}: {}", Code::E001, status_message(status))
 }
 
 /// The E001 text after `E001 <tool>: `, `API returned <status>`.
@@ -996,7 +994,7 @@ fn map_ureq_error(err: ureq::Error, url: &Url, shown: &str, limit: u64) -> Trans
 ///   string; an empty body is `null`; non-UTF-8 data is E004.
 ///
 /// The message never quotes the body.
-pub fn decode_body(resp: &HttpResponse) -> Result<serde_json::Value, (ErrorCode, String)> {
+pub fn decode_body(resp: &HttpResponse) -> Result<serde_json::Value, (Code, String)> {
     let mime = resp
         .content_type
         .as_deref()
@@ -1012,7 +1010,7 @@ pub fn decode_body(resp: &HttpResponse) -> Result<serde_json::Value, (ErrorCode,
                 let kind = match (&lenient, e.classify()) {
                     (crate::json::JsonError::TooDeep, _) => {
                         return (
-                            ErrorCode::E004,
+                            Code::E004,
                             format!(
                                 "invalid JSON response body (nested more than {} levels deep)",
                                 crate::json::MAX_DEPTH
@@ -1024,7 +1022,7 @@ pub fn decode_body(resp: &HttpResponse) -> Result<serde_json::Value, (ErrorCode,
                     _ => "syntax error",
                 };
                 (
-                    ErrorCode::E004,
+                    Code::E004,
                     format!(
                         "invalid JSON response body ({kind} at line {} column {})",
                         e.line(),
@@ -1061,10 +1059,10 @@ pub fn is_base64_mime(content_type: Option<&str>) -> bool {
         .is_some_and(|m| m.trim().eq_ignore_ascii_case("image/png"))
 }
 
-fn utf8(bytes: &[u8]) -> Result<String, (ErrorCode, String)> {
+fn utf8(bytes: &[u8]) -> Result<String, (Code, String)> {
     String::from_utf8(bytes.to_vec()).map_err(|e| {
         (
-            ErrorCode::E004,
+            Code::E004,
             format!(
                 "response body is not valid UTF-8 (at byte {})",
                 e.utf8_error().valid_up_to()

@@ -5,11 +5,11 @@
 use std::path::PathBuf;
 
 use flowmcp_loader::Limits;
-use flowmcp_runtime::ECode;
 use flowmcp_runtime::ServerParams;
 use flowmcp_runtime::{DescribeOptions, describe_tool};
 use flowmcp_runtime::{FinalRequest, build_request, finalize};
 use flowmcp_runtime::{validate_json, validate_strings};
+use flowmcp_spec::Code;
 use flowmcp_spec::model::{Method, SchemaMain};
 use flowmcp_spec::{Profile, RuleSettings};
 use indexmap::IndexMap;
@@ -146,7 +146,7 @@ fn skycast_server_header_and_upstream_override() {
         None,
     )
     .expect_err("missing key");
-    assert_eq!(e.code(), ECode::E006);
+    assert_eq!(e.code(), Code::E006);
     assert_eq!(
         e.envelope().messages,
         vec!["E006 getWeatherAlerts: missing server parameter: SKYCAST_API_KEY"]

@@ -13,9 +13,10 @@ use std::time::Duration;
 use support::{Reply, TestServer, header, reply};
 
 use flowmcp_runtime::transport::{
-    ErrorCode, HeaderValue, HttpRequest, HttpResponse, Method, Transport, TransportConfig,
-    TransportError, UreqTransport, decode_body, status_error,
+    HeaderValue, HttpRequest, HttpResponse, Method, Transport, TransportConfig, TransportError,
+    UreqTransport, decode_body, status_error,
 };
+use flowmcp_spec::Code;
 use serde_json::json;
 
 fn redirect(status: u16, location: &str) -> Reply {
@@ -107,7 +108,7 @@ fn invalid_json_body_is_e004() {
         .send(&get(&format!("{}/x", server.base)))
         .expect("response");
     let (code, message) = decode_body(&resp).expect_err("invalid JSON");
-    assert_eq!(code, ErrorCode::E004);
+    assert_eq!(code, Code::E004);
     assert!(
         !message.contains("not json"),
         "message quotes the body: {message}"
@@ -132,7 +133,7 @@ fn text_plain_becomes_a_string() {
         body: vec![0x66, 0xff, 0x66],
         final_url: "https://example.com/".into(),
     };
-    assert_eq!(decode_body(&bad).map_err(|e| e.0), Err(ErrorCode::E004));
+    assert_eq!(decode_body(&bad).map_err(|e| e.0), Err(Code::E004));
 }
 
 #[test]
@@ -178,7 +179,7 @@ fn oversized_body_is_e008() {
         ..loopback_config()
     });
     let err = expect_err(t.send(&get(&format!("{}/big", server.base))));
-    assert_eq!(err.code(), ErrorCode::E008, "{err}");
+    assert_eq!(err.code(), Code::E008, "{err}");
     server.finish();
 }
 
@@ -207,7 +208,7 @@ fn slow_server_is_e003() {
         ..loopback_config()
     });
     let err = expect_err(t.send(&get(&format!("{}/slow", server.base))));
-    assert_eq!(err.code(), ErrorCode::E003, "{err}");
+    assert_eq!(err.code(), Code::E003, "{err}");
     server.finish();
 }
 
@@ -215,7 +216,7 @@ fn slow_server_is_e003() {
 fn connection_refused_is_e002() {
     let port = free_port();
     let err = expect_err(transport().send(&get(&format!("http://127.0.0.1:{port}/x?k=v"))));
-    assert_eq!(err.code(), ErrorCode::E002, "{err}");
+    assert_eq!(err.code(), Code::E002, "{err}");
     let message = err.envelope_message("demo_tool");
     let prefix =
         format!("E002 demo_tool: network failure for http://127.0.0.1:{port}/x?[redacted]: ");
@@ -228,7 +229,7 @@ fn i28_7c_network_failures_say_what_failed_with_which_host() {
     // Nothing listens: refused, with the address.
     let port = free_port();
     let err = expect_err(transport().send(&get(&format!("http://127.0.0.1:{port}/x"))));
-    assert_eq!(err.code(), ErrorCode::E002, "{err}");
+    assert_eq!(err.code(), Code::E002, "{err}");
     assert!(
         err.to_string()
             .ends_with(&format!(": connection refused by 127.0.0.1:{port}")),
@@ -239,7 +240,7 @@ fn i28_7c_network_failures_say_what_failed_with_which_host() {
     // characters before asking anyone (no query leaves the machine).
     let host = format!("{}.invalid", "a".repeat(64));
     let err = expect_err(transport().send(&get(&format!("https://{host}/x"))));
-    assert_eq!(err.code(), ErrorCode::E002, "{err}");
+    assert_eq!(err.code(), Code::E002, "{err}");
     assert!(
         err.to_string()
             .ends_with(&format!(": cannot resolve host {host}")),
@@ -262,7 +263,7 @@ fn i28_7c_network_failures_say_what_failed_with_which_host() {
         }
     });
     let err = expect_err(transport().send(&get(&format!("https://127.0.0.1:{port}/x"))));
-    assert_eq!(err.code(), ErrorCode::E002, "{err}");
+    assert_eq!(err.code(), Code::E002, "{err}");
     assert!(
         err.to_string().contains(": TLS failure with 127.0.0.1: "),
         "{err}"
@@ -300,11 +301,11 @@ fn i28_7d_errors_show_the_query_with_only_secrets_redacted() {
 #[test]
 fn plain_http_to_public_host_is_e009() {
     let err = expect_err(transport().send(&get("http://example.com/api")));
-    assert_eq!(err.code(), ErrorCode::E009, "{err}");
+    assert_eq!(err.code(), Code::E009, "{err}");
     let err = expect_err(transport().send(&get("ftp://example.com/api")));
-    assert_eq!(err.code(), ErrorCode::E009, "{err}");
+    assert_eq!(err.code(), Code::E009, "{err}");
     let err = expect_err(transport().send(&get("not a url")));
-    assert_eq!(err.code(), ErrorCode::E009, "{err}");
+    assert_eq!(err.code(), Code::E009, "{err}");
 }
 
 #[test]
@@ -315,7 +316,7 @@ fn loopback_http_is_refused_without_the_opt_in_and_never_contacted() {
         ..loopback_config()
     });
     let err = expect_err(strict.send(&get(&format!("{}/x", server.base))));
-    assert_eq!(err.code(), ErrorCode::E009, "{err}");
+    assert_eq!(err.code(), Code::E009, "{err}");
     assert!(
         server.finish().is_empty(),
         "the server must not be contacted"
@@ -401,7 +402,7 @@ fn redirect_loop_stops_at_max_redirects() {
         matches!(err, TransportError::TooManyRedirects { max: 3, .. }),
         "{err:?}"
     );
-    assert_eq!(err.code(), ErrorCode::E002);
+    assert_eq!(err.code(), Code::E002);
     // The original request plus three followed redirects.
     assert_eq!(server.finish().len(), 4);
 }
@@ -414,7 +415,7 @@ fn redirect_to_plain_http_public_host_is_e009() {
         matches!(err, TransportError::RefusedRedirect { .. }),
         "{err:?}"
     );
-    assert_eq!(err.code(), ErrorCode::E009);
+    assert_eq!(err.code(), Code::E009);
     server.finish();
 }
 
@@ -446,7 +447,7 @@ fn broken_gzip_is_e004() {
         .with_header(header("Content-Encoding", "gzip"))
     });
     let err = expect_err(transport().send(&get(&format!("{}/gz", server.base))));
-    assert_eq!(err.code(), ErrorCode::E004, "{err}");
+    assert_eq!(err.code(), Code::E004, "{err}");
     server.finish();
 }
 

@@ -30,7 +30,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use flowmcp_spec::{Code, Diagnostic, Profile, RULES, Status};
+use flowmcp_spec::{Code, Diagnostic, Family, Profile, RULES, Status};
 use flowmcp_validate::{Options, render};
 
 /// Validates the file at `path` with the shared lists found next to it.
@@ -298,7 +298,15 @@ fn every_implemented_code_has_fail_and_pass_fixtures() {
         }
     }
     let mut missing = Vec::new();
-    for r in RULES.iter().filter(|r| r.status == Status::Implemented) {
+    // The markdown engine's codes (MD…) need a document and the agent runner's (AGENT…) a model
+    // endpoint; their crates' tests check them (the rule pages say which).
+    let checked_elsewhere =
+        |r: &&flowmcp_spec::RuleInfo| matches!(r.family, Family::Md | Family::Agent);
+    for r in RULES
+        .iter()
+        .filter(|r| r.status == Status::Implemented)
+        .filter(|r| !checked_elsewhere(r))
+    {
         match by_code.get(r.code.as_str()) {
             Some((fail, pass)) if *fail > 0 && *pass > 0 => {}
             other => missing.push(format!("{} {:?}", r.code, other)),

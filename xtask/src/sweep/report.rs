@@ -16,8 +16,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use flowmcp_runtime::Toolset;
-use flowmcp_spec::Profile;
+use flowmcp_runtime::{Failure, Toolset};
+use flowmcp_spec::{Family, Profile};
 use serde_json::{Value, json};
 
 use super::canary::{Canaries, Hit};
@@ -272,23 +272,32 @@ pub(super) fn input_text(done: &Done) -> String {
     cut(&format!("{} {inputs}", done.job.label), 200)
 }
 
-/// The outcome class of a call: `OK`, the E-code of its first message, `FAILED`, `PANIC`, `HANG`.
+/// The outcome class of a call: `OK`, the E-code of its failure, `FAILED` (a failure with a code
+/// of another family), `PANIC`, `HANG`.
 pub(super) fn outcome(done: &Done) -> String {
     match &done.ending {
         Ending::Returned { status: true, .. } => "OK".into(),
-        Ending::Returned { message, .. } => message
-            .split_whitespace()
-            .next()
-            .filter(|c| c.len() == 4 && c.starts_with('E'))
-            .unwrap_or("FAILED")
-            .to_string(),
+        Ending::Returned { failure, .. } => failure
+            .as_ref()
+            .map(Failure::code)
+            .filter(|c| c.info().family == Family::E)
+            .map_or_else(|| "FAILED".to_string(), |c| c.to_string()),
         Ending::Panicked(_) => "PANIC".into(),
         Ending::Hung => "HANG".into(),
     }
 }
 
-/// A failure message as a kind: `E005 t: postRequest threw: x is undefined` becomes
-/// `E005 postRequest threw: x is undefined`, cut after 70 characters and before the first URL.
+/// A failure as a kind: `E005 t: postRequest threw: x is undefined` becomes
+/// `E005 postRequest threw: x is undefined` (the code and the message without the tool), cut
+/// after 70 characters and before the first URL.
+fn failure_kind(failure: &Failure) -> String {
+    let rest = failure.message();
+    let rest = rest.split("http").next().unwrap_or(rest);
+    cut(&format!("{} {}", failure.code(), rest.trim_end()), 70)
+}
+
+/// A panic message as a kind, cut like [`failure_kind`]: its first word, then the text after the
+/// first `: `.
 fn message_kind(message: &str) -> String {
     let (code, rest) = message.split_once(' ').unwrap_or((message, ""));
     let rest = rest.split_once(": ").map_or(rest, |(_, r)| r);
@@ -346,14 +355,22 @@ impl PhaseReport {
         }
         let (tool, file) = judge.names(done);
         let message = match &done.ending {
-            Ending::Returned { message, .. } => cut(message, 300),
+            Ending::Returned { failure, .. } => failure
+                .as_ref()
+                .map_or_else(String::new, |f| cut(&f.to_string(), 300)),
             Ending::Panicked(p) => cut(p, 300),
             Ending::Hung => format!("no answer after {:.1} s", done.elapsed.as_secs_f64()),
+        };
+        let message_kind = match &done.ending {
+            Ending::Returned {
+                failure: Some(f), ..
+            } => failure_kind(f),
+            _ => message_kind(&message),
         };
         let kind = if message.is_empty() {
             class.clone()
         } else {
-            message_kind(&message)
+            message_kind.clone()
         };
         *self
             .by_file
@@ -362,7 +379,7 @@ impl PhaseReport {
             .entry(kind)
             .or_default() += 1;
         if !message.is_empty() {
-            *self.kinds.entry(message_kind(&message)).or_default() += 1;
+            *self.kinds.entry(message_kind).or_default() += 1;
             let s = self.samples.entry(class.clone()).or_default();
             if s.len() < 3 && !s.contains(&message) {
                 s.push(message.clone());
@@ -528,7 +545,7 @@ mod tests {
             ending: Ending::Returned {
                 envelope,
                 status: true,
-                message: String::new(),
+                failure: None,
                 logs,
             },
             elapsed: Duration::ZERO,

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use flowmcp_runtime::Toolset;
 use flowmcp_runtime::UreqTransport;
-use flowmcp_runtime::{CacheMode, Runner, RunnerOptions};
+use flowmcp_runtime::{CacheMode, Failure, Runner, RunnerOptions};
 
 use super::canary::Canaries;
 use super::catalog::Job;
@@ -54,8 +54,8 @@ pub(super) enum Ending {
         /// The envelope as JSON text.
         envelope: String,
         status: bool,
-        /// The first message (empty on success).
-        message: String,
+        /// Why the call failed (`None` on success).
+        failure: Option<Failure>,
         /// Log lines the runner produced during the call.
         logs: Vec<String>,
     },
@@ -290,7 +290,7 @@ fn worker(ctx: WorkerCtx, jobs: Receiver<Job>) {
             Ok(env) => Ending::Returned {
                 envelope: env.to_json().to_string(),
                 status: env.status,
-                message: env.messages.first().cloned().unwrap_or_default(),
+                failure: env.failure().cloned(),
                 logs: logs.borrow_mut().split_off(0),
             },
             Err(payload) => {
@@ -339,6 +339,7 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flowmcp_spec::Code;
     use serde_json::Map;
 
     #[test]
@@ -386,10 +387,14 @@ mod tests {
         ids.sort_unstable();
         assert_eq!(ids, vec![1, 2, 3]);
         for d in &done {
-            let Ending::Returned { message, .. } = &d.ending else {
+            let Ending::Returned { failure, .. } = &d.ending else {
                 panic!("{:?}", d.ending);
             };
-            assert!(message.starts_with("E007"), "{message}");
+            assert_eq!(
+                failure.as_ref().map(Failure::code),
+                Some(Code::E007),
+                "{failure:?}"
+            );
         }
     }
 }

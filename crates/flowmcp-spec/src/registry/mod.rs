@@ -36,6 +36,8 @@ pub enum Family {
     Pre,
     Ldr,
     E,
+    Md,
+    Agent,
 }
 
 impl Family {
@@ -57,6 +59,8 @@ impl Family {
             Family::Pre => "PRE",
             Family::Ldr => "LDR",
             Family::E => "E",
+            Family::Md => "MD",
+            Family::Agent => "AGENT",
         }
     }
 }
@@ -162,6 +166,17 @@ impl RuleInfo {
     /// Whether this project, not a chapter of the specification, defines the code.
     pub fn defined_by_project(&self) -> bool {
         self.section == PROJECT_SECTION
+    }
+
+    /// Whether the code is reported when something runs (a tool or resource call: E001–E009,
+    /// SEC100–SEC104 inside an E005 message, MD001–MD007; an agent run: AGENT001–AGENT005),
+    /// never in a validation report, so that a rule override does not change it.
+    pub fn is_runtime(&self) -> bool {
+        matches!(self.family, Family::E | Family::Md | Family::Agent)
+            || matches!(
+                self.code,
+                Code::SEC100 | Code::SEC101 | Code::SEC102 | Code::SEC103 | Code::SEC104
+            )
     }
 
     pub fn variant(&self, name: &str) -> Option<&'static Variant> {
@@ -329,6 +344,24 @@ mod tests {
         let json = serde_json::to_value(Code::SEC018.info().status).unwrap();
         assert_eq!(json["state"], "not-emitted");
         assert!(json["reason"].as_str().unwrap().contains("SEC200"));
+    }
+
+    /// Issue 29, item 1: every code the runtime, the markdown engine and the agent runner emit
+    /// is in the registry, as a runtime code.
+    #[test]
+    fn i29_1_markdown_and_agent_codes_are_registered_runtime_codes() {
+        for text in [
+            "MD001", "MD002", "MD003", "MD004", "MD005", "MD006", "MD007", "AGENT001", "AGENT002",
+            "AGENT003", "AGENT004", "AGENT005", "E001", "E009", "SEC102",
+        ] {
+            let code = Code::parse(text).unwrap_or_else(|| panic!("{text} is not registered"));
+            assert!(code.info().is_runtime(), "{text}");
+            assert_eq!(code.info().status, Status::Implemented, "{text}");
+        }
+        assert_eq!(Code::MD004.info().family.as_str(), "MD");
+        assert_eq!(Code::AGENT001.info().family.as_str(), "AGENT");
+        assert!(!Code::VAL014.info().is_runtime());
+        assert!(!Code::SEC001.info().is_runtime());
     }
 
     #[test]

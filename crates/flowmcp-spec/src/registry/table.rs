@@ -517,4 +517,122 @@ declare_rules! {
     /// a handler, a user input or a redirect must not be able to move an API key to another host,
     /// and handler code must not reach the user's internal network.
     E009: E, Extension, "flowmcp-rs", Error/Error, Implemented, "Request refused: not HTTPS, a non-public address, a redirect that leaves HTTPS, or a request that leaves the schema's origin or would carry a secret elsewhere";
+    /// MD001: A markdown resource's document is larger than the size limit, so it is not read.
+    /// Reported when the resource is called, for example `MD001 guide: docs/guide.md: the
+    /// document is larger than the limit of 10485760 bytes (12000000 bytes)`.
+    ///
+    /// # Why
+    ///
+    /// A document is read whole before a section, a line range or a search is cut from it; a cap
+    /// keeps one oversized file from exhausting memory. Split the document or make it smaller.
+    MD001: Md, Extension, "flowmcp-rs", Error/Error, Implemented, "Markdown document is larger than the size limit";
+    /// MD002: A markdown resource's document cannot be read: it is missing, is not a regular
+    /// file, or the operating system refused to open it. The message names the file and the
+    /// system's reason, for example `MD002 guide: docs/guide.md: cannot read the document: No
+    /// such file or directory (os error 2)`.
+    ///
+    /// # Why
+    ///
+    /// The resource promises a document; saying which file failed and why points at the fix
+    /// (restore the file, correct the resource's path or its permissions).
+    MD002: Md, Extension, "flowmcp-rs", Error/Error, Implemented, "Markdown document cannot be read";
+    /// MD003: A markdown resource's document is not valid UTF-8; the message gives the offset of
+    /// the first byte that is not, for example `MD003 guide: docs/guide.md: the document is not
+    /// valid UTF-8 (at byte 812)`.
+    ///
+    /// # Why
+    ///
+    /// Markdown is served as text to agents; guessing an encoding could change what the document
+    /// says. Save the file as UTF-8.
+    MD003: Md, Extension, "flowmcp-rs", Error/Error, Implemented, "Markdown document is not valid UTF-8";
+    /// MD004: The requested `section` names no heading of the document. The message lists
+    /// headings with the same text at another level and the first headings of the document, for
+    /// example ``MD004 guide: no section `Setup`; did you mean `## Setup`?``.
+    ///
+    /// # Why
+    ///
+    /// The caller asked for a part that does not exist; listing the headings that do lets the
+    /// caller (often an agent) correct the request instead of guessing. It is the caller's error,
+    /// so an MCP client gets an invalid-arguments answer.
+    MD004: Md, Extension, "flowmcp-rs", Error/Error, Implemented, "Requested markdown section does not exist";
+    /// MD005: The `lines` argument is not a line range this reader understands (`n`, `from-to` or
+    /// `from-`, counted from 1), or it is reversed, for example ``MD005 guide: lines `9-3`: the
+    /// first line is after the last``.
+    ///
+    /// # Why
+    ///
+    /// A range that cannot be read is refused rather than guessed at, so that the caller never
+    /// gets different lines than it asked for. Write the range as `from-to` with `from` ≤ `to`.
+    MD005: Md, Extension, "flowmcp-rs", Error/Error, Implemented, "Markdown line range is malformed";
+    /// MD006: The `lines` argument reaches beyond the last line of the document (an empty
+    /// document has no lines to give), for example `MD006 guide: lines 500-510: the document has
+    /// 120 lines`.
+    ///
+    /// # Why
+    ///
+    /// An empty answer would look like an empty part of the document; naming the document's
+    /// length tells the caller which ranges exist.
+    MD006: Md, Extension, "flowmcp-rs", Error/Error, Implemented, "Markdown line range is beyond the document";
+    /// MD007: An access argument of a markdown resource is missing, empty, of the wrong type or
+    /// unknown, or more than one of `section`, `lines` and `search` is given. The message names the
+    /// argument and what is wrong with it, for example `MD007 guide: search: must not be
+    /// empty`.
+    ///
+    /// # Why
+    ///
+    /// A document is read whole, by one section, by one line range or by one search; a request
+    /// that mixes them, or that names something else, has no single meaning, so it is refused
+    /// before the document is read.
+    MD007: Md, Extension, "flowmcp-rs", Error/Error, Implemented, "Markdown access arguments are invalid";
+    /// AGENT001: The agent cannot be activated: the catalog has no agent of that name, its
+    /// manifest has errors, a tool, prompt, resource or selection it names is not there, or a
+    /// server parameter of a schema it uses has no value. The message says which, for example
+    /// `AGENT001 no agent "planner" in the catalog (it has trip-helper)`. Reported before the
+    /// model is asked anything.
+    ///
+    /// # Why
+    ///
+    /// An agent runs only with the tools its manifest names; if they are not all there, its
+    /// answers could not be trusted, so the run does not start. Check the agent's name and its
+    /// manifest's references, and validate the catalog.
+    AGENT001: Agent, Extension, "flowmcp-rs", Error/Error, Implemented, "Agent cannot be activated";
+    /// AGENT002: The agent's manifest lacks something a run needs, such as its `model` or its
+    /// `systemPrompt`, for example ``AGENT002 agent "planner" has no `model` ``.
+    ///
+    /// # Why
+    ///
+    /// The runner does not pick a model or a system prompt on the agent's behalf; add the missing
+    /// field to the agent's manifest.
+    AGENT002: Agent, Extension, "flowmcp-rs", Error/Error, Implemented, "Agent manifest lacks what a run needs";
+    /// AGENT003: The model endpoint could not be reached, timed out, or answered with an HTTP
+    /// error. The message gives the URL and the status or the network error, with the model key
+    /// hidden.
+    ///
+    /// # Why
+    ///
+    /// Without the model there is no run; separating this from a bad reply tells the user to
+    /// check the endpoint's address, the key and the network rather than the agent.
+    AGENT003: Agent, Extension, "flowmcp-rs", Error/Error, Implemented, "Model endpoint unreachable or answered with an error";
+    /// AGENT004: The model's reply is not a chat completion the runner can read: not JSON, no
+    /// `choices[0].message`, a tool call without a name or with arguments that are not a JSON
+    /// object, a final message without text, or (when grading) an answer that is not the JSON
+    /// the grading instructions ask for, for example ``AGENT004 the reply has no
+    /// `choices[0].message` ``.
+    ///
+    /// # Why
+    ///
+    /// The runner acts on the reply (it calls the tools the model asks for), so a reply it
+    /// cannot read exactly is refused rather than guessed at. Usually the model or the endpoint
+    /// does not support OpenAI-style tool calls; choose another model.
+    AGENT004: Agent, Extension, "flowmcp-rs", Error/Error, Implemented, "Model reply cannot be read";
+    /// AGENT005: The model still asked for tools after the agent's `maxRounds` rounds of tool
+    /// calls, so the run stopped without an answer: `AGENT005 the model still asked for tools
+    /// after 10 rounds (maxRounds)`.
+    ///
+    /// # Why
+    ///
+    /// A bound on rounds keeps a looping model from calling tools (and spending money) forever.
+    /// Raise `maxRounds` in the agent's manifest if the task really needs more, or make the
+    /// system prompt more direct.
+    AGENT005: Agent, Extension, "flowmcp-rs", Error/Error, Implemented, "Agent still asked for tools after maxRounds rounds";
 }
