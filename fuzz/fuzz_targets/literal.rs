@@ -20,11 +20,12 @@
 //!   (Keys containing U+0000 once disagreed: fuzz/regressions/literal/, fixed in the extractor.)
 #![no_main]
 
+use flowmcp_loader::Limits;
+use flowmcp_loader::eval::evaluate;
 use flowmcp_loader::literal::{
     MAX_NESTING, js_number_to_string, read_data_export, read_literal, try_read_data_export,
 };
-use flowmcp_loader::blank;
-use flowmcp_loader::{Limits, evaluate};
+use flowmcp_loader::scan::blank;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! Differential fuzzing of `flowmcp_spec::zod::JsRegex` (the compat `regex(...)` option) against
-//! JavaScript itself: the sandboxed QuickJS of `flowmcp_loader::evaluate` runs
+//! JavaScript itself: the sandboxed QuickJS of `flowmcp_loader::eval::evaluate` runs
 //! `new RegExp(pattern, flags).test(subject)`.
 //!
 //! `JsRegex` documents that it compiles a pattern "with JavaScript semantics as far as the regex
@@ -23,7 +23,8 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use flowmcp_loader::{Limits, evaluate};
+use flowmcp_loader::Limits;
+use flowmcp_loader::eval::evaluate;
 use flowmcp_spec::zod::JsRegex;
 use libfuzzer_sys::fuzz_target;
 

@@ -23,10 +23,10 @@
 use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
+use flowmcp_runtime::ServerParams;
 use flowmcp_runtime::{
     FinalRequest, PreparedRequest, RequestError, build_request, finalize, query_text,
 };
-use flowmcp_runtime::ServerParams;
 use flowmcp_spec::Profile;
 use flowmcp_spec::model::SchemaMain;
 use indexmap::IndexMap;

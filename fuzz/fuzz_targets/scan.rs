@@ -16,7 +16,7 @@
 
 use std::path::Path;
 
-use flowmcp_loader::{
+use flowmcp_loader::scan::{
     ScanHit, ScanKind, blank, is_shared_list, scan, scan_file, scan_file_blanked,
 };
 use libfuzzer_sys::fuzz_target;

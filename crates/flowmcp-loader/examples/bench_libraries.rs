@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use flowmcp_loader::libs::LibraryDir;
 use flowmcp_loader::{
-    FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, Libraries, Phase,
+    HandlerHost, HostConfig, Libraries, host::FetchError, host::FetchRequest, host::FetchResponse,
+    host::HostBridge, host::Phase,
 };
 use serde_json::json;
 

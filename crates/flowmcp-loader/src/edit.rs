@@ -85,7 +85,7 @@ pub fn set_string_member(
 
 /// Sets the member `key` of the object literal at `path` inside `export const <export_name> =
 /// { … }` (`path` names nested members whose values are object literals, e.g. `["tools",
-/// "getBook"]`) to `value`, written by [`js_literal`] with the indentation of the object's members
+/// "getBook"]`) to `value`, written by `js_literal` with the indentation of the object's members
 /// and the file's indentation unit. An existing value's text is replaced whole (an object or array literal up to its closing bracket,
 /// or any other expression up to the next `,` or `}`); a missing member is inserted after the
 /// member `after` when there is one (else as the object's last member), on its own line with the
@@ -241,7 +241,7 @@ fn value_end(b: &[char], start: usize) -> Option<usize> {
 /// `value` as JavaScript source in the style of schema files: single-quoted strings, keys without
 /// quotes when they are identifiers, an object or array on one line when it holds only scalars
 /// (and is short), otherwise one member per line, indented by `unit` below `indent`.
-pub fn js_literal(value: &serde_json::Value, indent: &str, unit: &str) -> String {
+pub(crate) fn js_literal(value: &serde_json::Value, indent: &str, unit: &str) -> String {
     use serde_json::Value;
     fn scalar(v: &Value) -> bool {
         !matches!(v, Value::Object(_) | Value::Array(_))

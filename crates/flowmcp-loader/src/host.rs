@@ -59,7 +59,7 @@
 //!   `timers` (profile `spec`) none of the four globals exist.
 //! - `console.log/info/warn/error/debug/trace` go to [`HostBridge::log`] (`trace` as `debug`),
 //!   never to stdout. At most [`MAX_LOG_MESSAGES`] messages per call (each cut to
-//!   [`MAX_LOG_CHARS`] characters) are kept; the rest are counted in one closing `warn` message.
+//!   `MAX_LOG_CHARS` characters) are kept; the rest are counted in one closing `warn` message.
 //!   Messages logged while loading are kept for [`HandlerHost::take_load_logs`].
 //!
 //! Argument values are never logged by the host (they may carry `{{SERVER_PARAM:…}}`

@@ -25,38 +25,31 @@
 //! ```
 
 mod edit;
-mod eval;
+pub mod eval;
 mod extract;
 mod file;
 mod fsutil;
-mod host;
+pub mod host;
 pub mod libs;
 pub mod literal;
-mod locate;
+pub mod locate;
 mod modules;
-mod scan;
+pub mod scan;
 mod walk;
 
 // Reading a file: size and UTF-8 checks, scan, evaluation, exports.
 pub use file::{FileKind, LoadedFile, load_file, load_source};
 pub use flowmcp_spec::RuleSettings;
 
-// The steps on their own.
-pub use eval::{
-    EvalFailure, Exports, HandlersExport, Limits, Position, evaluate, evaluate_with,
-    evaluate_with_blanked,
-};
+// What a loaded file's exports are, and the limits of evaluating one. The steps on their own
+// (`evaluate`, `scan`, `locate_paths`) are in their modules.
+pub use eval::{EvalFailure, Exports, HandlersExport, Limits};
 pub use extract::{PathItem, Unserializable, UnserializableKind};
-pub use locate::{Key, Pos, locate_paths, locate_paths_blanked, string_at};
-pub use scan::{ScanHit, ScanKind, blank, is_shared_list, scan, scan_file, scan_file_blanked};
 
 // Running handlers at call time.
-pub use host::{
-    FetchError, FetchRequest, FetchResponse, HandlerHost, HandlerKeys, HostBridge, HostConfig,
-    HostError, Libraries, MAX_LOG_MESSAGES, Phase, resource_handler_key,
-};
+pub use host::{HandlerHost, HostConfig, HostError, Libraries};
 
-// Files on disk.
-pub use edit::{EditError, js_literal, set_member, set_string_member};
+// Editing and writing files.
+pub use edit::{EditError, set_member, set_string_member};
 pub use fsutil::write_atomic;
 pub use walk::{MjsWalk, mjs_files, walk_mjs};

@@ -9,7 +9,7 @@
 //! nearest enclosing value that has one.
 //!
 //! Invariant: linear in the source size for one export (each character is visited a bounded number of
-//! times; identifier indirections are followed at most [`MAX_INDIRECTIONS`] deep), never panics.
+//! times; identifier indirections are followed at most `MAX_INDIRECTIONS` deep), never panics.
 
 use std::collections::HashMap;
 

@@ -5,8 +5,8 @@
 use std::time::{Duration, Instant};
 
 use flowmcp_loader::{
-    FetchError, FetchRequest, FetchResponse, HandlerHost, HostBridge, HostConfig, HostError,
-    Libraries, Phase,
+    HandlerHost, HostConfig, HostError, Libraries, host::FetchError, host::FetchRequest,
+    host::FetchResponse, host::HostBridge, host::Phase,
 };
 use serde_json::{Value, json};
 
@@ -617,7 +617,7 @@ fn console_is_capped_per_call() {
     ));
     let mut b = Mock::default();
     host.call("t", Phase::PreRequest, &arg(), &mut b).unwrap();
-    assert_eq!(b.logs.len(), flowmcp_loader::MAX_LOG_MESSAGES + 1);
+    assert_eq!(b.logs.len(), flowmcp_loader::host::MAX_LOG_MESSAGES + 1);
     assert_eq!(
         b.logs.last().unwrap().1,
         "[4000 more console messages dropped]"

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use flowmcp_loader::{EvalFailure, HandlersExport, Limits, evaluate};
+use flowmcp_loader::{EvalFailure, HandlersExport, Limits, eval::evaluate};
 
 fn limits() -> Limits {
     Limits {
@@ -185,8 +185,8 @@ fn default_export_only_has_no_data() {
 
 mod fast_main {
     use super::*;
-    use flowmcp_loader::blank;
-    use flowmcp_loader::evaluate_with_blanked;
+    use flowmcp_loader::eval::evaluate_with_blanked;
+    use flowmcp_loader::scan::blank;
 
     fn eval_fast(src: &str) -> Result<flowmcp_loader::Exports, EvalFailure> {
         evaluate_with_blanked("fast.mjs", src, Some(&blank(src)), &limits())
@@ -241,7 +241,7 @@ mod fast_main {
 
 mod shared_lists {
     use super::*;
-    use flowmcp_loader::evaluate_with;
+    use flowmcp_loader::eval::evaluate_with;
 
     fn eval_lists(
         src: &str,
@@ -290,8 +290,8 @@ mod shared_lists {
 
 mod fast_main_references {
     use super::*;
-    use flowmcp_loader::blank;
-    use flowmcp_loader::evaluate_with_blanked;
+    use flowmcp_loader::eval::evaluate_with_blanked;
+    use flowmcp_loader::scan::blank;
 
     #[test]
     fn every_way_of_reaching_main_reads_it_back() {
@@ -311,8 +311,8 @@ mod fast_main_references {
 
 mod data_only {
     use super::*;
-    use flowmcp_loader::blank;
-    use flowmcp_loader::evaluate_with_blanked;
+    use flowmcp_loader::eval::evaluate_with_blanked;
+    use flowmcp_loader::scan::blank;
 
     #[test]
     fn a_module_that_is_only_main_gives_the_engine_result() {

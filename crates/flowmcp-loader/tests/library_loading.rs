@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use flowmcp_loader::libs::LibraryDir;
-use flowmcp_loader::{HandlerHost, HostBridge, HostConfig, HostError, Libraries, Phase};
+use flowmcp_loader::{
+    HandlerHost, HostConfig, HostError, Libraries, host::HostBridge, host::Phase,
+};
 use serde_json::{Value, json};
 
 /// A scratch library directory (and a file beside it, outside it) with the test packages.
@@ -162,8 +164,8 @@ struct Quiet;
 impl HostBridge for Quiet {
     fn fetch(
         &mut self,
-        _req: flowmcp_loader::FetchRequest,
-    ) -> Result<flowmcp_loader::FetchResponse, flowmcp_loader::FetchError> {
+        _req: flowmcp_loader::host::FetchRequest,
+    ) -> Result<flowmcp_loader::host::FetchResponse, flowmcp_loader::host::FetchError> {
         Err("no network in this test".into())
     }
     fn log(&mut self, _level: &str, _text: &str) {}

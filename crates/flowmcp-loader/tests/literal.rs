@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use flowmcp_loader::blank;
 use flowmcp_loader::literal::{
     DataLiteral, Decline, Reason, array_index, js_number_to_string, read_data_export, read_literal,
     try_read_data_export,
 };
-use flowmcp_loader::{Limits, evaluate};
+use flowmcp_loader::scan::blank;
+use flowmcp_loader::{Limits, eval::evaluate};
 use serde_json::Value;
 
 fn limits() -> Limits {

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use flowmcp_loader::{ScanHit, ScanKind, blank, is_shared_list, scan, scan_file};
+use flowmcp_loader::scan::{ScanHit, ScanKind, blank, is_shared_list, scan, scan_file};
 use flowmcp_spec::Code;
 
 fn module(src: &str) -> Vec<ScanHit> {

@@ -39,8 +39,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use flowmcp_loader::libs::LibraryDir;
 use flowmcp_loader::{
-    FetchError, FetchRequest, FetchResponse, HandlerHost, HandlerKeys, HostBridge, HostConfig,
-    HostError, Libraries, Phase, resource_handler_key,
+    HandlerHost, HostConfig, HostError, Libraries, host::FetchError, host::FetchRequest,
+    host::FetchResponse, host::HandlerKeys, host::HostBridge, host::Phase,
+    host::resource_handler_key,
 };
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};

@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use flowmcp_loader::{FileKind, LoadedFile, load_file};
-use flowmcp_loader::{Key, locate_paths};
+use flowmcp_loader::{locate::Key, locate::locate_paths};
 use flowmcp_spec::catalog::{
     self as model, AGENT_MANIFEST, LISTS_DIR, REGISTRY_FILE, Section, check_relative_path,
     content_hash, is_content_hash_syntax, is_known_spec_version, is_namespace,

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use flowmcp_loader::{FileKind, LoadedFile, load_file, load_source};
-use flowmcp_loader::{Key, locate_paths, locate_paths_blanked};
+use flowmcp_loader::{locate::Key, locate::locate_paths, locate::locate_paths_blanked};
 use flowmcp_spec::{Code, Collector, Diagnostic, FileReport};
 
 use crate::{Options, lists, rules};
@@ -245,7 +245,7 @@ fn rerun_factory_with_lists(loaded: &mut LoadedFile, opts: &Options, lists: &lis
         return;
     }
     let shared = registry.resolve(&refs).to_json();
-    if let Ok(again) = flowmcp_loader::evaluate_with(
+    if let Ok(again) = flowmcp_loader::eval::evaluate_with(
         &loaded.display,
         source,
         loaded.blanked.as_deref(),

@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use flowmcp_loader::{FileKind, Key, LoadedFile};
+use flowmcp_loader::{FileKind, LoadedFile, locate::Key};
 use flowmcp_spec::lists::ListRegistry;
 use flowmcp_spec::placeholder::{ContentPlaceholder, ContentType, TargetRef, find_interpolations};
 use flowmcp_spec::{Code, Collector, Diagnostic, FileReport, JsonPath, RuleSettings};
@@ -71,7 +71,7 @@ pub enum PartKind {
 }
 
 /// What the text of a file that did not load still says about what it would give, read without
-/// running it ([`flowmcp_loader::string_at`]): findings elsewhere that refer to it are left out
+/// running it ([`flowmcp_loader::locate::string_at`]): findings elsewhere that refer to it are left out
 /// while it does not load (CAT009).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Unloaded {
@@ -89,7 +89,7 @@ impl Unloaded {
         };
         let read = |path: &[&str]| {
             let keys: Vec<Key> = path.iter().map(|k| Key::Name((*k).to_string())).collect();
-            flowmcp_loader::string_at(source, &keys).filter(|v| is_id_segment(v))
+            flowmcp_loader::locate::string_at(source, &keys).filter(|v| is_id_segment(v))
         };
         Unloaded {
             namespace: read(&["main", "namespace"]),

@@ -116,9 +116,9 @@ pub fn load_dir(dir: &Path, settings: &RuleSettings, limits: &Limits) -> ListReg
             }
             None => {
                 let name = loaded.source.as_deref().and_then(|text| {
-                    let path =
-                        ["list", "meta", "name"].map(|k| flowmcp_loader::Key::Name(k.into()));
-                    flowmcp_loader::string_at(text, &path)
+                    let path = ["list", "meta", "name"]
+                        .map(|k| flowmcp_loader::locate::Key::Name(k.into()));
+                    flowmcp_loader::locate::string_at(text, &path)
                 });
                 unloaded.push((display, name));
             }

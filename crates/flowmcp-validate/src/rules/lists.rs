@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 
-use flowmcp_loader::blank;
+use flowmcp_loader::scan::blank;
 use flowmcp_spec::lists::is_scalar;
 use flowmcp_spec::placeholder::find_interpolations;
 use flowmcp_spec::zod::{EnumItem, Options, Primitive};
