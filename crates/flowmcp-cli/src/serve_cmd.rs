@@ -367,7 +367,8 @@ fn http_setup(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| route_error(&e))?;
     for t in &a.route_tokens {
-        let (path, token) = flowmcp_mcp::parse_route_token(t).map_err(|e| route_error(&e))?;
+        let (path, token) =
+            flowmcp_mcp::route::parse_route_token(t).map_err(|e| route_error(&e))?;
         match routes.iter_mut().find(|r| r.path == path) {
             Some(r) => r.auth_token = Some(token),
             None => {

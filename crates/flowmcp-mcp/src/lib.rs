@@ -26,7 +26,7 @@
 //! agent tool) runs a tool the endpoint does not serve.
 //!
 //! Over HTTP ([`McpServer::serve_http`], [`Endpoints`]) one listener serves one endpoint at
-//! [`MCP_PATH`] or several [`Route`]s, each with what its [`Selector`] names and its own bearer
+//! [`http::MCP_PATH`] or several [`Route`]s, each with what its [`Selector`] names and its own bearer
 //! token; or, with [`OAuthOptions`], it is an OAuth 2.1 resource server that accepts the JWT
 //! access tokens of one identity provider and publishes RFC 9728 metadata. Header and body
 //! deadlines, a connection cap and a back-off on failed accepts keep the listener up against
@@ -53,24 +53,21 @@
 //! ```
 
 mod elicit;
-mod http;
-mod lazy;
+pub mod http;
+pub mod lazy;
 mod malformed;
 mod members;
-mod oauth;
+pub mod oauth;
 mod pool;
 mod projection;
 mod registry;
-mod route;
+pub mod route;
 mod server;
 mod unknown;
 
-pub use http::{Access, Endpoints, HttpError, HttpOptions, MCP_PATH, RESOURCE_METADATA_PATH};
-pub use lazy::{CALL_TOOL, SEARCH_TOOLS};
-pub use oauth::{
-    JwksSource, KEYS_MAX_AGE, LEEWAY_SECONDS, OAuthError, OAuthOptions, REFRESH_INTERVAL,
-};
-pub use route::{Route, RouteError, Selector, SelectorItem, check_path, parse_route_token};
+pub use http::{Access, Endpoints, HttpError, HttpOptions};
+pub use oauth::{JwksSource, OAuthError, OAuthOptions};
+pub use route::{Route, RouteError, Selector, SelectorItem};
 pub use server::{McpServer, PAGE_SIZE, ServeError, ServeOptions};
 
 // What the signatures above name, so that serving needs no other crate of this workspace.

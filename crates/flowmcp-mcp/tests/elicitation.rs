@@ -187,7 +187,7 @@ fn on_protocol_2026_07_28_the_form_comes_back_as_input_required() {
     let (url, asked) = common::json_upstream(1, HOLIDAY);
     let server = McpServer::new(common::examples_at(&url), &serving_the_agent()).unwrap();
     let running = support::start(Endpoints::single(server), HttpOptions::default()).unwrap();
-    let endpoint = format!("{}{}", running.base, flowmcp_mcp::MCP_PATH);
+    let endpoint = format!("{}{}", running.base, flowmcp_mcp::http::MCP_PATH);
     let headers = [
         ("MCP-Protocol-Version", "2026-07-28"),
         ("Mcp-Method", "tools/call"),
