@@ -106,7 +106,7 @@ pub struct TestResult {
 /// A tool's or resource query's tests and verdict.
 #[derive(Clone, Debug)]
 pub struct PrimitiveTests {
-    /// How to call it: the tool's ID, or `namespace/resource/name.query`.
+    /// How to call it: the entry's own ID (a resource query's is `namespace/resource/<name>-<query>`).
     pub id: String,
     /// Its name in its schema: the tool's key, or `resource.query`.
     pub route: String,

@@ -34,7 +34,7 @@ use flowmcp_resources::sqlite::{
     Database, Limits, Locations, Mode, OpenError, Origin, PathError, SqlError,
 };
 use flowmcp_spec::Profile;
-use flowmcp_spec::id::{IdType, PrimitiveId};
+use flowmcp_spec::id::{IdType, PrimitiveId, id_text};
 use flowmcp_spec::model::{
     Resource, ResourceMode, ResourceOrigin, ResourceQuery, ResourceSource, SchemaMain,
 };
@@ -45,7 +45,7 @@ use serde_json::{Map, Value, json};
 
 use crate::call::Coded;
 use crate::descriptor::{
-    Builtin, Kind, ToolDescriptor, UserParam, input_schema, sanitize_tool_name, wire_name,
+    Builtin, Kind, ToolDescriptor, UserParam, input_schema, wire_name,
 };
 use crate::envelope::ECode;
 use crate::toolset::LoadedSchema;
@@ -166,34 +166,21 @@ pub(crate) fn describe_resources(
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for (name, r) in resources {
-        let mut warnings = Vec::new();
-        let id = match PrimitiveId::new(main.namespace.clone(), IdType::Resource, name) {
-            Ok(id) => id,
-            Err(e) if profile.is_compat() => {
-                let clean = sanitize_tool_name(name);
-                match PrimitiveId::new(main.namespace.clone(), IdType::Resource, clean.clone()) {
-                    Ok(id) => {
-                        warnings.push(format!(
-                            "resource name \"{name}\" is not a valid ID name ({e}); using \"{clean}\""
-                        ));
-                        id
-                    }
-                    Err(e) => {
-                        problems.push(format!("resource \"{name}\": no valid ID: {e}"));
-                        continue;
-                    }
-                }
-            }
+        let compat = profile.is_compat();
+        let id = match PrimitiveId::defined(&main.namespace, IdType::Resource, name, compat) {
+            Ok(defined) => defined,
             Err(e) => {
                 problems.push(format!("resource \"{name}\": no valid ID: {e}"));
                 continue;
             }
         };
+        let warnings: Vec<String> = id.warning("resource", name).into_iter().collect();
         let base = Entry {
             main,
             name,
             resource: r,
-            id: &id,
+            id: &id.id,
+            compat,
             warnings: &warnings,
         };
         match r.source {
@@ -223,6 +210,8 @@ struct Entry<'a> {
     name: &'a str,
     resource: &'a Resource,
     id: &'a PrimitiveId,
+    /// Under `compat`: names that are not valid ID names are sanitised.
+    compat: bool,
     warnings: &'a [String],
 }
 
@@ -243,8 +232,22 @@ impl Entry<'_> {
                 json!(self.resource.description),
             );
         }
+        let mut warnings = self.warnings.to_vec();
+        // A query's own ID; the resource's ID (already valid) joined with a query name, which
+        // `sanitize_name` always makes valid, so the fallback is never taken.
+        let entry_id = match &kind {
+            Kind::Query { .. } => match self.id.query(tool, self.compat) {
+                Ok(defined) => {
+                    warnings.extend(defined.warning("query", tool));
+                    defined.id
+                }
+                Err(_) => self.id.clone(),
+            },
+            Kind::Tool | Kind::Document { .. } => self.id.clone(),
+        };
         let mut d = ToolDescriptor {
             id: self.id.clone(),
+            entry_id,
             tool: tool.to_string(),
             kind,
             namespace: self.main.namespace.clone(),
@@ -261,10 +264,10 @@ impl Entry<'_> {
             meta: Some(Value::Object(meta)),
             required_server_params: Vec::new(),
             missing_server_params: Vec::new(),
-            warnings: self.warnings.to_vec(),
+            warnings,
         };
         d.wire_name = match &d.kind {
-            Kind::Query { .. } => format!("{tool}_{}", self.main.namespace),
+            Kind::Query { .. } => flowmcp_spec::id::wire_name(tool, &self.main.namespace),
             _ => wire_name(self.id),
         };
         d
@@ -589,9 +592,9 @@ fn open_database(
         let mut message = e.to_string();
         if matches!(e, OpenError::Missing { .. }) && mode == Mode::FileBased {
             message = format!(
-                "no database file at {}: create it with `flowmcp resource init {}/resource/{name}`",
+                "no database file at {}: create it with `flowmcp resource init {}`",
                 path.display(),
-                schema.main.namespace
+                id_text(&schema.main.namespace, IdType::Resource, name)
             );
         }
         Coded(e.code().as_str(), message)

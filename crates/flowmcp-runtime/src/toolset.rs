@@ -208,13 +208,16 @@ impl Toolset {
                 .entry(t.descriptor.wire_name.clone())
                 .or_insert(i);
             set.by_name.entry(t.descriptor.lookup_key()).or_insert(i);
+            if let Some(legacy) = t.descriptor.legacy_query_key() {
+                set.by_name.entry(legacy).or_insert(i);
+            }
         }
         set
     }
 
     /// The tool with this wire name or Primitive-ID (`namespace/tool/name`); a resource query by
-    /// its wire name or `namespace/resource/<resource>.<query>`, a markdown resource by its wire
-    /// name or ID.
+    /// its wire name or its own ID `namespace/resource/<resource>-<query>` (or the earlier text
+    /// `namespace/resource/<resource>.<query>`), a markdown resource by its wire name or ID.
     pub fn find(&self, name: &str) -> Option<&ToolEntry> {
         self.by_name.get(name).and_then(|&i| self.tools.get(i))
     }
