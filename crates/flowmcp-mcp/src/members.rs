@@ -178,7 +178,7 @@ impl Members {
             )
         };
         let (agents, agent_entries) = agent_tools(catalog, opts, strict, &served, &where_)?;
-        let prepared = prepare(catalog, &entries);
+        let prepared = prepare(&entries);
         let mut order = Vec::with_capacity(entries.len());
         let mut tools = HashMap::with_capacity(entries.len());
         for (entry, served) in entries.iter().zip(prepared) {
@@ -479,25 +479,17 @@ fn agent_tools(
 }
 
 /// Each entry's MCP face, in parallel (large catalogs have thousands, with big schemas).
-fn prepare(catalog: &Catalog, entries: &[&ToolEntry]) -> Vec<Served> {
+fn prepare(entries: &[&ToolEntry]) -> Vec<Served> {
     entries
         .par_iter()
         .map(|entry| {
             let d = &entry.descriptor;
-            // The tool's `meta` (a tool without one is concurrency-safe and not always loaded).
-            let meta = catalog
-                .toolset()
-                .schema_of(entry)
-                .main
-                .tools
-                .get(&d.tool)
-                .and_then(|t| t.meta.as_ref());
             let output = Output::of(d.output_schema.as_ref());
             Served {
                 tool: projection::tool(entry, &output),
                 output,
-                serial: meta.is_some_and(|m| !m.is_concurrency_safe),
-                always_load: meta.is_some_and(|m| m.always_load),
+                serial: !d.concurrency_safe(),
+                always_load: d.always_load(),
             }
         })
         .collect()

@@ -41,10 +41,8 @@ fn catalog() -> (PathBuf, Catalog) {
     // One directory per call: tests run in parallel.
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!(
-        "flowmcp-mcp-resources-{}-{n}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("flowmcp-mcp-resources-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("resources")).unwrap();
     std::fs::write(dir.join("demo.mjs"), SCHEMA).unwrap();
@@ -96,7 +94,10 @@ fn i29_ids_each_resource_query_tool_carries_its_own_id() {
         assert_eq!(
             ids,
             [
-                ("bySymbol_demo".into(), "demo/resource/tokens-bySymbol".into()),
+                (
+                    "bySymbol_demo".into(),
+                    "demo/resource/tokens-bySymbol".into()
+                ),
                 ("runSql_demo".into(), "demo/resource/tokens-runSql".into()),
                 (
                     "describeTables_demo".into(),

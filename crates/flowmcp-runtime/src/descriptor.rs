@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use flowmcp_spec::Profile;
 use flowmcp_spec::id::{IdType, PrimitiveId};
-use flowmcp_spec::model::{Location, Parameter, SchemaMain, Tool};
+use flowmcp_spec::model::{Location, Parameter, SchemaMain, Tool, ToolMeta};
 use flowmcp_spec::placeholder::{InterpolationKind, find_interpolations};
 use flowmcp_spec::zod::{Primitive, ZOption, ZType};
 use serde_json::{Map, Value, json};
@@ -249,6 +249,10 @@ pub struct ToolDescriptor {
     /// MCP `_meta` (`anthropic/alwaysLoad`, `anthropic/searchHint`, `flowmcp/aliases`), when the
     /// tool has `meta`.
     pub meta: Option<Value>,
+    /// The tool's `meta` as written (chapter 19), typed; `None` for a tool without one (allowed
+    /// under `compat`) and for resource entries. Read it through
+    /// [`ToolDescriptor::concurrency_safe`] and [`ToolDescriptor::always_load`].
+    pub tool_meta: Option<ToolMeta>,
     /// Server parameters the tool needs (names only).
     pub required_server_params: Vec<String>,
     /// Those of them without a value; non-empty means the tool is not exposed.
@@ -289,6 +293,22 @@ impl ToolDescriptor {
     fn hash_key(&self) -> String {
         self.legacy_query_key()
             .unwrap_or_else(|| self.entry_id.to_string())
+    }
+
+    /// Whether the entry may run at the same time as other calls: what its `meta` says
+    /// (`isConcurrencySafe`); an entry without `meta` (a tool under `compat`, a resource entry)
+    /// is. The specification requires `meta` and gives no default; only an explicit
+    /// `isConcurrencySafe: false` restricts, as the JavaScript reference (which `compat` serves)
+    /// runs every call as it comes. The MCP server and the agent runner both ask this.
+    pub fn concurrency_safe(&self) -> bool {
+        self.tool_meta
+            .as_ref()
+            .is_none_or(|m| m.is_concurrency_safe)
+    }
+
+    /// Whether its `meta` says `alwaysLoad: true` (an entry without `meta` is not always loaded).
+    pub fn always_load(&self) -> bool {
+        self.tool_meta.as_ref().is_some_and(|m| m.always_load)
     }
 
     /// True when every required server parameter has a value.
@@ -459,6 +479,7 @@ pub fn describe_tool(
         output_schema: tool.output.as_ref().map(|o| o.schema.clone()),
         annotations,
         meta,
+        tool_meta: tool.meta.clone(),
         required_server_params: required,
         missing_server_params: missing,
         warnings,

@@ -44,9 +44,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use crate::call::Coded;
-use crate::descriptor::{
-    Builtin, Kind, ToolDescriptor, UserParam, input_schema, wire_name,
-};
+use crate::descriptor::{Builtin, Kind, ToolDescriptor, UserParam, input_schema, wire_name};
 use crate::envelope::ECode;
 use crate::toolset::LoadedSchema;
 use crate::transport::{HttpRequest, Method, Transport};
@@ -262,6 +260,7 @@ impl Entry<'_> {
                 "openWorldHint": false,
             })),
             meta: Some(Value::Object(meta)),
+            tool_meta: None,
             required_server_params: Vec::new(),
             missing_server_params: Vec::new(),
             warnings,

@@ -317,11 +317,7 @@ pub(crate) fn score(terms: &[String], t: &ToolEntry, main: &SchemaMain) -> u32 {
             desc.push_str(&search_hint.to_lowercase());
         }
     }
-    let tool_meta = match d.kind {
-        Kind::Tool => main.tools.get(&d.tool).and_then(|tool| tool.meta.as_ref()),
-        _ => None,
-    };
-    let (hint, aliases) = match tool_meta {
+    let (hint, aliases) = match &d.tool_meta {
         Some(m) => (
             m.search_hint.to_lowercase(),
             m.aliases

@@ -1090,8 +1090,14 @@ mod tests {
             )
         );
         assert!(PrimitiveId::defined("Bad_NS", IdType::Tool, "x", true).is_err());
-        assert_eq!(defined_text("ns", IdType::Tool, "/block/:id", true), "ns/tool/blockid");
-        assert_eq!(defined_text("Bad_NS", IdType::Tool, "x", true), "Bad_NS/tool/x");
+        assert_eq!(
+            defined_text("ns", IdType::Tool, "/block/:id", true),
+            "ns/tool/blockid"
+        );
+        assert_eq!(
+            defined_text("Bad_NS", IdType::Tool, "x", true),
+            "Bad_NS/tool/x"
+        );
         assert_eq!(sanitize_name("/123"), "tool");
     }
 
