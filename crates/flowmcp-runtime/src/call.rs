@@ -50,7 +50,7 @@ use crate::descriptor::{Builtin, Kind};
 use crate::envelope::{ECode, Envelope};
 use crate::input::{Inputs, validate_json, validate_strings};
 use crate::output::check_output;
-use crate::request::{Encoding, PreparedRequest, SecretSlots, build_request, finalize};
+use crate::request::{Encoding, PreparedRequest, SecretSlots, finalize};
 use crate::resource::{
     Access, OpenResources, ResourceOptions, TransportFetcher, bound_values, markdown_error,
     sql_error,
@@ -318,15 +318,12 @@ impl<'t> Runner<'t> {
             .get(&d.tool)
             .ok_or_else(|| Fail(ECode::E007, "tool does not exist".into()))?;
         let root_override = self.opts.upstreams.get(&main.namespace).map(String::as_str);
-        let mut prepared = build_request(
-            &d.tool,
-            main,
-            &inputs,
-            &self.set.server_params,
-            self.set.profile,
-            root_override,
-        )
-        .map_err(|e| Fail(e.code(), e.to_string()))?;
+        let mut prepared = d
+            .request
+            .as_ref()
+            .ok_or_else(|| Fail(ECode::E007, "tool does not exist".into()))?
+            .build(&inputs, &self.set.server_params, root_override)
+            .map_err(|e| Fail(e.code(), e.to_string()))?;
         warnings.extend(prepared.warnings().iter().cloned());
         let mut payload =
             Value::Object(inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect());

@@ -16,14 +16,16 @@
 //! * Exposure: the server parameters the tool needs and which of them are missing.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use flowmcp_spec::Profile;
 use flowmcp_spec::id::{IdType, PrimitiveId};
-use flowmcp_spec::model::{Location, Parameter, SchemaMain, Tool, ToolMeta};
+use flowmcp_spec::model::{Parameter, SchemaMain, Tool, ToolMeta};
 use flowmcp_spec::placeholder::{InterpolationKind, find_interpolations};
 use flowmcp_spec::zod::{Primitive, ZOption, ZType};
 use serde_json::{Map, Value, json};
 
+use crate::request::RequestPlan;
 use crate::secret::ServerParams;
 
 /// Longest wire name (MCP tool-name limit).
@@ -163,10 +165,8 @@ fn undeclared_server_params(main: &SchemaMain, tool: &Tool) -> Vec<String> {
 /// One user-facing parameter of a tool, with its (list-resolved) type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UserParam {
-    /// `position.key`: the input name.
+    /// `position.key`: the input name (where a tool sends it is its request plan's to know).
     pub key: String,
-    /// Where a tool sends it; `None` for a resource parameter (bound to a `?` by position).
-    pub location: Option<Location>,
     pub z: ZType,
     pub description: Option<String>,
     /// Under compat, for a parameter whose value is a bare undeclared placeholder (`{{CITY}}`):
@@ -259,6 +259,9 @@ pub struct ToolDescriptor {
     pub missing_server_params: Vec<String>,
     /// Notes for the user (sanitised name, unresolved lists, …).
     pub warnings: Vec<String>,
+    /// A tool's request, compiled once (templates parsed, parameter roles decided); every call
+    /// builds from it. `None` for resource entries.
+    pub(crate) request: Option<Arc<RequestPlan>>,
 }
 
 impl ToolDescriptor {
@@ -430,7 +433,6 @@ pub fn describe_tool(
             .map(str::to_string);
         params.push(UserParam {
             key: p.position.key.clone(),
-            location: Some(p.position.location),
             z,
             description: p.description.clone(),
             alias,
@@ -483,6 +485,9 @@ pub fn describe_tool(
         required_server_params: required,
         missing_server_params: missing,
         warnings,
+        request: RequestPlan::compile(tool_name, main, opts.profile)
+            .ok()
+            .map(Arc::new),
     })
 }
 

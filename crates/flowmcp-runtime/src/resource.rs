@@ -264,6 +264,7 @@ impl Entry<'_> {
             required_server_params: Vec::new(),
             missing_server_params: Vec::new(),
             warnings,
+            request: None,
         };
         d.wire_name = match &d.kind {
             Kind::Query { .. } => flowmcp_spec::id::wire_name(tool, &self.main.namespace),
@@ -275,7 +276,6 @@ impl Entry<'_> {
     fn document(&self) -> ToolDescriptor {
         let param = |key: &str, what: &str| UserParam {
             key: key.to_string(),
-            location: None,
             z: builtin_z("string()", &["optional()"]),
             description: Some(what.to_string()),
             alias: None,
@@ -329,7 +329,6 @@ impl Entry<'_> {
             })?;
             params.push(UserParam {
                 key: p.position.key.clone(),
-                location: None,
                 z,
                 description: p.description.clone(),
                 alias: None,
@@ -357,7 +356,6 @@ impl Entry<'_> {
             Builtin::RunSql => {
                 let sql = UserParam {
                     key: "sql".into(),
-                    location: None,
                     z: builtin_z("string()", &["min(1)"]),
                     description: Some(if file_based {
                         "One SQL statement (any kind: this database is writable)".into()
@@ -368,7 +366,6 @@ impl Entry<'_> {
                 };
                 let limit = UserParam {
                     key: "limit".into(),
-                    location: None,
                     z: builtin_z("number()", &["min(1)", "optional()"]),
                     description: Some(format!(
                         "The most rows to return (default {}, at most {})",
