@@ -313,15 +313,12 @@ impl<'t> Runner<'t> {
         let inputs = validate(entry, warnings)?;
         let schema = self.set.schema_of(entry);
         let main = &schema.main;
-        let tool_def = main
-            .tools
-            .get(&d.tool)
-            .ok_or_else(|| Fail(ECode::E007, "tool does not exist".into()))?;
-        let root_override = self.opts.upstreams.get(&main.namespace).map(String::as_str);
-        let mut prepared = d
+        let plan = d
             .request
             .as_ref()
-            .ok_or_else(|| Fail(ECode::E007, "tool does not exist".into()))?
+            .ok_or_else(|| Fail(ECode::E007, "tool does not exist".into()))?;
+        let root_override = self.opts.upstreams.get(&main.namespace).map(String::as_str);
+        let mut prepared = plan
             .build(&inputs, &self.set.server_params, root_override)
             .map_err(|e| Fail(e.code(), e.to_string()))?;
         warnings.extend(prepared.warnings().iter().cloned());
@@ -354,9 +351,8 @@ impl<'t> Runner<'t> {
         // The struct handlers see after `preRequest`, only when a later handler reads it.
         let struct_json = (phases.exec || phases.post).then(|| prepared.to_struct_json());
         // The cache is consulted only for preloaded tools, and not at all with `--no-cache`.
-        let preload = tool_def.preload.as_ref().filter(|p| p.enabled);
-        let cached = match (&self.opts.cache, preload) {
-            (Some(cache), Some(p)) if self.opts.cache_mode != CacheMode::Off => {
+        let cached = match (&self.opts.cache, plan.preload_ttl()) {
+            (Some(cache), Some(ttl)) if self.opts.cache_mode != CacheMode::Off => {
                 let root = root_override
                     .map(str::to_string)
                     .or_else(|| main.root.clone())
@@ -366,7 +362,7 @@ impl<'t> Runner<'t> {
                 // tool and root cannot have written it.
                 let key = CacheKey::new(main.namespace.clone(), d.tool.as_str(), root, params)
                     .with_definition(schema.cache_definition(&d.tool).unwrap_or_default());
-                Some((cache, key, p.ttl))
+                Some((cache, key, ttl))
             }
             _ => None,
         };

@@ -399,9 +399,14 @@ pub fn describe_tool(
     let id = defined.id;
 
     let compat = opts.profile.is_compat();
+    // The request, compiled once: it decides every parameter's role (the user parameters below
+    // are the ones it takes from the inputs).
+    let request = RequestPlan::compile(tool_name, main, opts.profile)
+        .ok()
+        .map(Arc::new);
     let mut params = Vec::new();
-    for p in &tool.parameters {
-        if param_role(p, main, opts.profile) != ParamRole::User {
+    for (i, p) in tool.parameters.iter().enumerate() {
+        if !request.as_ref().is_some_and(|r| r.is_user(i)) {
             continue;
         }
         let invalid = |reason: String| DescriptorError::InvalidParameter {
@@ -485,9 +490,7 @@ pub fn describe_tool(
         required_server_params: required,
         missing_server_params: missing,
         warnings,
-        request: RequestPlan::compile(tool_name, main, opts.profile)
-            .ok()
-            .map(Arc::new),
+        request,
     })
 }
 

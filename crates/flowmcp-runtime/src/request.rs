@@ -624,6 +624,8 @@ pub(crate) struct RequestPlan {
     body_refused: Option<String>,
     /// Under `compat`, the warnings for body parameters that are not sent.
     warnings: Vec<String>,
+    /// `preload.ttl` of a tool whose `preload` is enabled (its responses are cached).
+    preload_ttl: Option<u64>,
 }
 
 impl RequestPlan {
@@ -747,7 +749,20 @@ impl RequestPlan {
             headers,
             body_refused,
             warnings,
+            preload_ttl: tool.preload.as_ref().filter(|p| p.enabled).map(|p| p.ttl),
         })
+    }
+
+    /// How long a response may be served from the preload cache; `None` when the tool is not
+    /// preloaded.
+    pub(crate) fn preload_ttl(&self) -> Option<u64> {
+        self.preload_ttl
+    }
+
+    /// Whether parameter `i` (in declaration order) comes from the caller's inputs: the one
+    /// decision of its role, which the descriptor's input schema reads too.
+    pub(crate) fn is_user(&self, i: usize) -> bool {
+        self.params.get(i).is_some_and(|p| p.role == Planned::User)
     }
 
     /// Builds the request "struct" from validated `inputs` (see [`build_request`]).
