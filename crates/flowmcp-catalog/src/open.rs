@@ -643,6 +643,15 @@ impl<'c> Caller<'c> {
         }
     }
 
+    /// Calls an entry of this caller's catalog ([`Catalog::list`]) with JSON inputs, as
+    /// [`Caller::call_json`] of its wire name would, without looking it up again.
+    pub fn call_entry_json(&self, entry: &ToolEntry, args: &Map<String, Value>) -> Envelope {
+        match self.refused_entry(entry) {
+            Some(e) => e,
+            None => self.runner.call_entry_json(entry, args),
+        }
+    }
+
     /// Calls `name` with text inputs (`key=value` from a command line), converted to each
     /// parameter's type.
     pub fn call_strings<K, V>(&self, name: &str, args: impl IntoIterator<Item = (K, V)>) -> Envelope
@@ -658,13 +667,26 @@ impl<'c> Caller<'c> {
 
     /// The failure for a tool of an invalid file (nothing is sent).
     fn refused(&self, name: &str) -> Option<Envelope> {
-        let r = self.catalog.rejected(name)?;
-        Some(Envelope::error(
-            ECode::E007,
-            &r.tool,
-            &format!("not callable: {}", r.reason()),
-        ))
+        self.catalog.rejected(name).map(|r| refusal(&r))
     }
+
+    /// [`Caller::refused`] of an entry's wire name: an entry is in the catalog, so only a tool of
+    /// an invalid file recorded under the same name refuses it.
+    fn refused_entry(&self, entry: &ToolEntry) -> Option<Envelope> {
+        self.catalog
+            .rejected
+            .get(&entry.descriptor.wire_name)
+            .map(refusal)
+    }
+}
+
+/// "not callable" (E007) for a tool of an invalid file.
+fn refusal(r: &Rejected) -> Envelope {
+    Envelope::error(
+        ECode::E007,
+        &r.tool,
+        &format!("not callable: {}", r.reason()),
+    )
 }
 
 /// The tools of an invalid schema's `main`, by Primitive-ID and by wire name (the spec's, and the

@@ -39,6 +39,9 @@ pub(crate) struct Served {
     pub(crate) serial: bool,
     /// `meta.alwaysLoad`: listed in lazy mode.
     pub(crate) always_load: bool,
+    /// Its place in the catalog's list ([`Catalog::list`]), found once: calls run the entry
+    /// without looking its name up again.
+    pub(crate) entry: Option<usize>,
 }
 
 /// Which prompts and skills an endpoint serves, by name (their IDs).
@@ -178,7 +181,7 @@ impl Members {
             )
         };
         let (agents, agent_entries) = agent_tools(catalog, opts, strict, &served, &where_)?;
-        let prepared = prepare(&entries);
+        let prepared = prepare(catalog, &entries);
         let mut order = Vec::with_capacity(entries.len());
         let mut tools = HashMap::with_capacity(entries.len());
         for (entry, served) in entries.iter().zip(prepared) {
@@ -479,7 +482,7 @@ fn agent_tools(
 }
 
 /// Each entry's MCP face, in parallel (large catalogs have thousands, with big schemas).
-fn prepare(entries: &[&ToolEntry]) -> Vec<Served> {
+fn prepare(catalog: &Catalog, entries: &[&ToolEntry]) -> Vec<Served> {
     entries
         .par_iter()
         .map(|entry| {
@@ -490,6 +493,7 @@ fn prepare(entries: &[&ToolEntry]) -> Vec<Served> {
                 output,
                 serial: !d.concurrency_safe(),
                 always_load: d.always_load(),
+                entry: catalog.toolset().position(&d.wire_name),
             }
         })
         .collect()

@@ -191,8 +191,17 @@ impl<'t> Runner<'t> {
     /// Under `compat`, input keys the tool does not declare are dropped with a warning (the
     /// reference strips them); under `spec` they are E007.
     pub fn call_json(&self, name: &str, inputs: &Map<String, Value>) -> Envelope {
+        match self.set.find(name) {
+            Some(entry) => self.call_entry_json(entry, inputs),
+            None => self.unknown(name),
+        }
+    }
+
+    /// [`Runner::call_json`] of an entry of this runner's toolset, already found (a server that
+    /// resolved the name once, when it chose what to serve).
+    pub fn call_entry_json(&self, entry: &ToolEntry, inputs: &Map<String, Value>) -> Envelope {
         let compat = self.set.profile.is_compat();
-        self.call_with(name, |entry, warnings| {
+        self.call_found(entry, |entry, warnings| {
             if compat && inputs.keys().any(|k| entry.descriptor.param(k).is_none()) {
                 let mut kept = Map::new();
                 for (k, v) in inputs {
@@ -237,23 +246,28 @@ impl<'t> Runner<'t> {
             .into_iter()
             .map(|(k, v)| (k.into(), v.into()))
             .collect();
-        self.call_with(name, |entry, _| {
+        let Some(entry) = self.set.find(name) else {
+            return self.unknown(name);
+        };
+        self.call_found(entry, |entry, _| {
             validate_strings(&entry.descriptor, &inputs)
                 .map_err(|e| Fail(ECode::E007, e.to_string()))
         })
     }
 
-    fn call_with(
+    /// E007 for a name that finds nothing.
+    fn unknown(&self, name: &str) -> Envelope {
+        self.fail(
+            name,
+            Coded(ECode::E007.as_str(), self.set.explain_unknown(name)),
+        )
+    }
+
+    fn call_found(
         &self,
-        name: &str,
+        entry: &ToolEntry,
         validate: impl FnOnce(&ToolEntry, &mut Vec<String>) -> Result<Inputs, Fail>,
     ) -> Envelope {
-        let Some(entry) = self.set.find(name) else {
-            return self.fail(
-                name,
-                Coded(ECode::E007.as_str(), self.set.explain_unknown(name)),
-            );
-        };
         let tool = &entry.descriptor.tool;
         let mut warnings = entry.descriptor.warnings.clone();
         let deadline = Instant::now() + self.opts.timeout;

@@ -222,6 +222,12 @@ impl Toolset {
         self.by_name.get(name).and_then(|&i| self.tools.get(i))
     }
 
+    /// Where [`Toolset::find`] finds `name` in [`Toolset::tools`]: for a server that resolves a
+    /// name once and then calls the entry by its place.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
     /// Why `name` finds nothing, in a sentence: for the ID of a SQLite resource (whose queries
     /// have names of their own) the queries to call instead; otherwise `unknown tool "<name>"`.
     pub fn explain_unknown(&self, name: &str) -> String {
