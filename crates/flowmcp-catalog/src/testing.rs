@@ -277,13 +277,6 @@ fn definition_of<'m>(main: &'m Value, entry: &ToolEntry) -> Option<&'m Value> {
 }
 
 /// The route name chapter 10's capture uses: the tool's key, or `resource.query`.
-fn route_of(entry: &ToolEntry) -> String {
-    match &entry.descriptor.kind {
-        Kind::Query { resource, .. } => format!("{resource}.{}", entry.descriptor.tool),
-        _ => entry.descriptor.tool.clone(),
-    }
-}
-
 /// Calls one test and judges it.
 fn run_one(caller: &Caller<'_>, entry: &ToolEntry, params: &Map<String, Value>) -> TestOutcome {
     let timestamp = rfc3339(SystemTime::now());
@@ -471,7 +464,7 @@ impl Catalog {
                 let remote = d.kind == Kind::Tool;
                 let mut p = PrimitiveTests {
                     id: d.lookup_key(),
-                    route: route_of(entry),
+                    route: entry.descriptor.label(),
                     kind: if remote { "tool" } else { "query" },
                     remote,
                     verdict: Verdict::Skip,
