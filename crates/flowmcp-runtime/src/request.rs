@@ -1068,6 +1068,77 @@ mod tests {
         p
     }
 
+    /// Issue #29, call plan: a tool's request is compiled once — every role decided, the path cut
+    /// into text, server places and insert places (`{{key}}`, and `:key` under compat), fixed
+    /// values parsed and typed — and each call builds from it alone; the result is what
+    /// `build_request` gives.
+    #[test]
+    fn i29_3_a_compiled_plan_decides_once_and_builds_every_call() {
+        let main = main_of(
+            json!({"method": "POST", "path": "/a/{{id}}/:part/x", "description": "d",
+                   "parameters": [
+                       param("id", "{{USER_PARAM}}", "insert", "string()"),
+                       param("part", "{{USER_PARAM}}", "insert", "string()"),
+                       param("q", "fixed {{SERVER_PARAM:KEY}}", "query", "string()"),
+                       param("n", "7", "body", "number()"),
+                       param("u", "{{USER_PARAM}}", "body", "string()")]}),
+            &["KEY"],
+        );
+        let plan = RequestPlan::compile("t", &main, Profile::Compat).expect("plan");
+        assert_eq!(
+            plan.params.iter().map(|p| &p.role).collect::<Vec<_>>(),
+            [
+                &Planned::User,
+                &Planned::User,
+                &Planned::Fixed(
+                    Template(vec![
+                        Part::Text("fixed ".into()),
+                        Part::Server("KEY".into())
+                    ]),
+                    None
+                ),
+                &Planned::Fixed(Template(vec![Part::Text("7".into())]), Some(json!(7))),
+                &Planned::User,
+            ]
+        );
+        assert_eq!(
+            plan.path,
+            [
+                Piece::Part(Part::Text("/a/".into())),
+                Piece::Insert {
+                    key: "id".into(),
+                    written: "{{id}}".into()
+                },
+                Piece::Part(Part::Text("/".into())),
+                Piece::Insert {
+                    key: "part".into(),
+                    written: ":part".into()
+                },
+                Piece::Part(Part::Text("/x".into())),
+            ]
+        );
+        assert!(plan.is_user(0) && !plan.is_user(2) && !plan.is_user(9));
+        for (id, part) in [("one", "a b"), ("two", "c/d")] {
+            let given = inputs(json!({"id": id, "part": part, "u": "text"}));
+            let built = plan.build(&given, &params(), None).expect("built");
+            let direct =
+                build_request("t", &main, &given, &params(), Profile::Compat, None).expect("built");
+            assert_eq!(
+                built.url[..built.url.find('?').unwrap_or(0)],
+                direct.url[..direct.url.find('?').unwrap_or(0)]
+            );
+            assert!(
+                built.url.starts_with(&format!(
+                    "https://api.example.com/v1/a/{id}/{}/x?q=fixed+",
+                    Encoding::Segment.encode(part)
+                )),
+                "{}",
+                built.url
+            );
+            assert_eq!(built.body, Some(json!({"n": 7, "u": "text"})));
+        }
+    }
+
     fn param(key: &str, value: &str, location: &str, primitive: &str) -> Value {
         json!({"position": {"key": key, "value": value, "location": location},
                "z": {"primitive": primitive, "options": []}})
