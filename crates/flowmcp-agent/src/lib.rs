@@ -501,20 +501,14 @@ impl<'c> AgentRunner<'c> {
         }
     }
 
-    /// Whether the tool with this wire name is one of the agent's and its `meta` says it may run
-    /// at the same time as others.
+    /// Whether the tool with this wire name is one of the agent's and may run at the same time as
+    /// others ([`flowmcp_runtime::ToolDescriptor::concurrency_safe`], the MCP server's rule too).
     fn concurrency_safe(&self, wire: &str) -> bool {
         self.tools.iter().any(|(w, _)| w == wire)
-            && self.catalog.find(wire).is_some_and(|e| {
-                self.catalog
-                    .toolset()
-                    .schema_of(e)
-                    .main
-                    .tools
-                    .get(&e.descriptor.tool)
-                    .and_then(|t| t.meta.as_ref())
-                    .is_some_and(|m| m.is_concurrency_safe)
-            })
+            && self
+                .catalog
+                .find(wire)
+                .is_some_and(|e| e.descriptor.concurrency_safe())
     }
 
     /// One tool call the model asked for: `(ID, envelope as JSON, time taken)`; a tool the agent

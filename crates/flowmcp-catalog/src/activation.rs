@@ -9,6 +9,17 @@ use flowmcp_validate::prompts::EntryKind;
 use serde_json::Value;
 
 use crate::{Catalog, Kind};
+use flowmcp_spec::id::{IdType, defined_text};
+
+impl Catalog {
+    /// The ID a primitive that a schema of `namespace` defines under `name` is served under: made
+    /// as the runtime makes it ([`flowmcp_spec::id::PrimitiveId::defined`], the name sanitised under `compat`), or
+    /// the text as written when no ID can be made of it (it then finds nothing).
+    fn defined_id(&self, namespace: &str, kind: IdType, name: &str) -> String {
+        let compat = self.options.validation.settings.profile.is_compat();
+        defined_text(namespace, kind, name, compat)
+    }
+}
 
 /// What an activated agent serves, by ID, in a stable order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -91,7 +102,7 @@ impl Catalog {
         // (`<agent>/tool/<key>`), there unless their paths are relative and no upstream is set.
         for (key, value) in members("tools") {
             if !key.contains('/') {
-                let id = format!("{name}/tool/{key}");
+                let id = self.defined_id(name, IdType::Tool, &key);
                 if self.find(&id).is_some() {
                     push_unique(&mut act.tools, &id);
                 } else {
@@ -141,7 +152,7 @@ impl Catalog {
         // Resources and prompts it references.
         for (key, value) in members("resources") {
             if !key.contains('/') {
-                let id = format!("{name}/resource/{key}");
+                let id = self.defined_id(name, IdType::Resource, &key);
                 if !self
                     .list()
                     .iter()

@@ -13,6 +13,7 @@ use flowmcp_runtime::{
 use flowmcp_runtime::{LogSink, Runner, RunnerOptions};
 use flowmcp_runtime::{TransportConfig, UreqTransport};
 use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
+use flowmcp_spec::id::{IdType, defined_text, query_name, wire_name};
 use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{Code, FileReport, Severity, display_path};
@@ -686,6 +687,15 @@ impl<'c> Caller<'c> {
         }
     }
 
+    /// Calls an entry of this caller's catalog ([`Catalog::list`]) with JSON inputs, as
+    /// [`Caller::call_json`] of its wire name would, without looking it up again.
+    pub fn call_entry_json(&self, entry: &ToolEntry, args: &Map<String, Value>) -> Envelope {
+        match self.refused_entry(entry) {
+            Some(e) => e,
+            None => self.runner.call_entry_json(entry, args),
+        }
+    }
+
     /// Calls `name` with text inputs (`key=value` from a command line), converted to each
     /// parameter's type.
     pub fn call_strings<K, V>(&self, name: &str, args: impl IntoIterator<Item = (K, V)>) -> Envelope
@@ -701,22 +711,38 @@ impl<'c> Caller<'c> {
 
     /// The failure for a tool of an invalid file (nothing is sent).
     fn refused(&self, name: &str) -> Option<Envelope> {
-        let r = self.catalog.rejected(name)?;
-        Some(Envelope::error(
-            Code::E007,
-            &r.tool,
-            &format!("not callable: {}", r.reason()),
-        ))
+        self.catalog.rejected(name).map(|r| refusal(&r))
+    }
+
+    /// [`Caller::refused`] of an entry's wire name: an entry is in the catalog, so only a tool of
+    /// an invalid file recorded under the same name refuses it.
+    fn refused_entry(&self, entry: &ToolEntry) -> Option<Envelope> {
+        self.catalog
+            .rejected
+            .get(&entry.descriptor.wire_name)
+            .map(refusal)
     }
 }
 
+/// "not callable" (E007) for a tool of an invalid file.
+fn refusal(r: &Rejected) -> Envelope {
+    Envelope::error(
+        Code::E007,
+        &r.tool,
+        &format!("not callable: {}", r.reason()),
+    )
+}
+
 /// The tools of an invalid schema's `main`, by Primitive-ID and by wire name (the spec's, and the
-/// reference's when `names` asks for it), and its resource entries by the names they would have.
+/// reference's when `names` asks for it), and its resource entries by the names they would have:
+/// the IDs as a valid file's would be made ([`flowmcp_spec::id::defined_text`], names sanitised under
+/// `compat`), or the text as written when no ID can be made of it.
 fn rejected_tools(
     main: &Value,
     file: &str,
     codes: &[Code],
     names: ToolNames,
+    compat: bool,
 ) -> Vec<(String, Rejected)> {
     let Some(ns) = main.get("namespace").and_then(Value::as_str) else {
         return Vec::new();
@@ -726,6 +752,7 @@ fn rejected_tools(
         .or_else(|| main.get("routes"))
         .and_then(Value::as_object);
     let mut out = Vec::with_capacity(tools.map_or(0, |t| t.len() * 2));
+    let id_of = |kind: IdType, name: &str| defined_text(ns, kind, name, compat);
     // Resource entries are refused the same way, by the names they would have.
     if let Some(resources) = main.get("resources").and_then(Value::as_object) {
         for (resource, def) in resources {
@@ -739,13 +766,14 @@ fn rejected_tools(
                 Some(queries) => {
                     let builtins = ["runSql", "describeTables"];
                     for q in queries.keys().map(String::as_str).chain(builtins) {
-                        out.push((format!("{ns}/resource/{resource}.{q}"), r(q)));
-                        out.push((format!("{q}_{ns}"), r(q)));
+                        out.push((id_of(IdType::Resource, &query_name(resource, q)), r(q)));
+                        out.push((format!("{}.{q}", id_of(IdType::Resource, resource)), r(q)));
+                        out.push((wire_name(q, ns), r(q)));
                     }
                 }
                 None => {
-                    out.push((format!("{ns}/resource/{resource}"), r(resource)));
-                    out.push((format!("{resource}_{ns}"), r(resource)));
+                    out.push((id_of(IdType::Resource, resource), r(resource)));
+                    out.push((wire_name(resource, ns), r(resource)));
                 }
             }
         }
@@ -757,11 +785,11 @@ fn rejected_tools(
             codes: codes.to_vec(),
             cause: None,
         };
-        out.push((format!("{ns}/tool/{tool}"), r.clone()));
+        out.push((id_of(IdType::Tool, tool), r.clone()));
         if names == ToolNames::Reference {
             out.push((reference_tool_name(tool, ns), r.clone()));
         }
-        out.push((format!("{tool}_{ns}"), r));
+        out.push((wire_name(tool, ns), r));
     }
     out
 }
@@ -775,6 +803,7 @@ fn settle(
     mut loaded: LoadedFile,
     scope: &ListScope,
     names: ToolNames,
+    compat: bool,
 ) -> Callable {
     if !matches!(loaded.kind, FileKind::Schema | FileKind::Unknown) {
         return Callable::Nothing;
@@ -785,7 +814,7 @@ fn settle(
             .exports
             .as_ref()
             .and_then(|e| e.get("main"))
-            .map(|m| rejected_tools(m, &report.file, &codes, names))
+            .map(|m| rejected_tools(m, &report.file, &codes, names, compat))
             .unwrap_or_default();
         // A file that did not load says why (its first error, with its position).
         let first = report
@@ -996,7 +1025,14 @@ pub(crate) fn read_stamped(
     let callable = if loaded.kind == FileKind::Agent {
         inline_callable(path, &report, &loaded, opts, &scope)
     } else {
-        settle(path.to_path_buf(), &report, loaded, &scope, opts.tool_names)
+        settle(
+            path.to_path_buf(),
+            &report,
+            loaded,
+            &scope,
+            opts.tool_names,
+            v.settings.profile.is_compat(),
+        )
     };
     ReadFile {
         state: FileState {
@@ -1162,7 +1198,14 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
             let stamp = stamp(&f.path);
             let part = Part::of(&f.rel, &f.loaded);
             let callable = if listed {
-                settle(f.path.clone(), &f.report, f.loaded, scope, opts.tool_names)
+                settle(
+                    f.path.clone(),
+                    &f.report,
+                    f.loaded,
+                    scope,
+                    opts.tool_names,
+                    opts.validation.settings.profile.is_compat(),
+                )
             } else {
                 Callable::Nothing
             };

@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use flowmcp_spec::id::{IdType, defined_text};
 use flowmcp_spec::placeholder::find_interpolations;
 use serde_json::{Map, Value, json};
 
@@ -26,8 +27,9 @@ pub struct ListUse {
 /// The list uses of one schema: for each tool and each list declared in `main.sharedLists`, one use
 /// per interpolated field (`{{list:field}}` in the tool's parameters), or one use without a field
 /// when the tool interpolates none of the list's fields. A schema without a string `namespace` or
-/// without tools gives none.
-pub fn list_uses(main: &Value, schema: &str) -> Vec<ListUse> {
+/// without tools gives none. A tool is named by its ID as the runtime makes it (under `compat`, a
+/// name that is not a valid ID name is sanitised).
+pub fn list_uses(main: &Value, schema: &str, compat: bool) -> Vec<ListUse> {
     let Some(namespace) = main.get("namespace").and_then(Value::as_str) else {
         return Vec::new();
     };
@@ -51,7 +53,8 @@ pub fn list_uses(main: &Value, schema: &str) -> Vec<ListUse> {
     }
     let mut out = Vec::new();
     for (tool, def) in tools {
-        let tool_id = format!("{namespace}/tool/{tool}");
+        // The ID the tool is called by (its name sanitised under compat, like the runtime's).
+        let tool_id = defined_text(namespace, IdType::Tool, tool, compat);
         let used = interpolated_fields(def);
         for (list, filter) in &declared {
             let fields: Vec<&String> = used
@@ -117,9 +120,9 @@ impl ReverseIndex {
         ReverseIndex::default()
     }
 
-    /// Adds the uses of a schema's `main`.
-    pub fn add_schema(&mut self, main: &Value, schema: &str) {
-        self.uses.extend(list_uses(main, schema));
+    /// Adds the uses of a schema's `main` (tool names sanitised under `compat`, see [`list_uses`]).
+    pub fn add_schema(&mut self, main: &Value, schema: &str, compat: bool) {
+        self.uses.extend(list_uses(main, schema, compat));
     }
 
     /// Adds uses computed elsewhere (e.g. on other threads).
@@ -269,9 +272,9 @@ mod tests {
             "tools": { "getBalance": { "parameters": [] } }
         });
         let mut index = ReverseIndex::new();
-        index.add_schema(&a, "etherscan/a.mjs");
-        index.add_schema(&b, "moralis/b.mjs");
-        index.add_schema(&json!({ "tools": {} }), "x.mjs");
+        index.add_schema(&a, "etherscan/a.mjs", false);
+        index.add_schema(&b, "moralis/b.mjs", false);
+        index.add_schema(&json!({ "tools": {} }), "x.mjs", false);
         assert_eq!(
             index.by_key(),
             BTreeMap::from([

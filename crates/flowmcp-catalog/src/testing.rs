@@ -107,7 +107,7 @@ pub struct TestResult {
 /// A tool's or resource query's tests and verdict.
 #[derive(Clone, Debug)]
 pub struct PrimitiveTests {
-    /// How to call it: the tool's ID, or `namespace/resource/name.query`.
+    /// How to call it: the entry's own ID (a resource query's is `namespace/resource/<name>-<query>`).
     pub id: String,
     /// Its name in its schema: the tool's key, or `resource.query`.
     pub route: String,
@@ -278,13 +278,6 @@ fn definition_of<'m>(main: &'m Value, entry: &ToolEntry) -> Option<&'m Value> {
 }
 
 /// The route name chapter 10's capture uses: the tool's key, or `resource.query`.
-fn route_of(entry: &ToolEntry) -> String {
-    match &entry.descriptor.kind {
-        Kind::Query { resource, .. } => format!("{resource}.{}", entry.descriptor.tool),
-        _ => entry.descriptor.tool.clone(),
-    }
-}
-
 /// Calls one test and judges it.
 fn run_one(caller: &Caller<'_>, entry: &ToolEntry, params: &Map<String, Value>) -> TestOutcome {
     let timestamp = rfc3339(SystemTime::now());
@@ -462,7 +455,7 @@ impl Catalog {
                 let remote = d.kind == Kind::Tool;
                 let mut p = PrimitiveTests {
                     id: d.lookup_key(),
-                    route: route_of(entry),
+                    route: entry.descriptor.label(),
                     kind: if remote { "tool" } else { "query" },
                     remote,
                     verdict: Verdict::Skip,

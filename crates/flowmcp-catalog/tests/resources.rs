@@ -142,10 +142,10 @@ fn resource_entries_are_listed_with_names_kinds_and_hints() {
         .map(|t| (t.descriptor.lookup_key(), t.descriptor.wire_name.clone()))
         .collect();
     let expected = [
-        ("demo/resource/tokens.bySymbol", "bySymbol_demo"),
-        ("demo/resource/tokens.byDecimals", "byDecimals_demo"),
-        ("demo/resource/tokens.runSql", "runSql_demo"),
-        ("demo/resource/tokens.describeTables", "describeTables_demo"),
+        ("demo/resource/tokens-bySymbol", "bySymbol_demo"),
+        ("demo/resource/tokens-byDecimals", "byDecimals_demo"),
+        ("demo/resource/tokens-runSql", "runSql_demo"),
+        ("demo/resource/tokens-describeTables", "describeTables_demo"),
         ("demo/resource/guide", "guide_demo"),
     ];
     let expected: Vec<(String, String)> = expected
@@ -154,8 +154,11 @@ fn resource_entries_are_listed_with_names_kinds_and_hints() {
         .collect();
     assert_eq!(names, expected);
 
-    let by = c.find("demo/resource/tokens.bySymbol").unwrap();
+    let by = c.find("demo/resource/tokens-bySymbol").unwrap();
     assert_eq!(by.descriptor.id.to_string(), "demo/resource/tokens");
+    // The text it was found by before it had an ID of its own still finds it.
+    let legacy = c.find("demo/resource/tokens.bySymbol").unwrap();
+    assert_eq!(legacy.descriptor.wire_name, by.descriptor.wire_name);
     assert_eq!(by.descriptor.label(), "tokens.bySymbol");
     assert!(
         matches!(&by.descriptor.kind, Kind::Query { resource, builtin: None } if resource == "tokens")
@@ -387,7 +390,7 @@ fn the_resource_id_of_a_database_lists_its_queries() {
     let e = call(&c, "demo/resource/tokens", json!({}));
     assert!(message(&e).starts_with("E007"), "{e:?}");
     assert!(
-        message(&e).contains("demo/resource/tokens.bySymbol (bySymbol_demo)"),
+        message(&e).contains("demo/resource/tokens-bySymbol (bySymbol_demo)"),
         "{e:?}"
     );
 }

@@ -168,7 +168,7 @@ fn uses_of_file(
     let loaded = load_source(path, display, &text, limits, settings);
     let main = loaded.exports.as_ref().and_then(|e| e.get("main"));
     Some(match main {
-        Some(main) => Ok(list_uses(main, display)),
+        Some(main) => Ok(list_uses(main, display, settings.profile.is_compat())),
         // An agent manifest's `sharedLists` is a list of names, not a schema's references.
         None if loaded.exports.as_ref().is_some_and(|e| !e.has("main")) => Ok(Vec::new()),
         None => Err(display.to_string()),

@@ -81,7 +81,7 @@ pub(crate) enum TestFormat {
 enum Target {
     /// Everything in the catalog (a file, a directory, or the default catalog).
     All,
-    /// One tool or resource (its ID) or resource query (`ns/resource/name.query`).
+    /// One tool or resource (its ID) or resource query (`ns/resource/<name>-<query>`).
     Primitive(String),
     /// The members of a selection.
     Selection(String),

@@ -121,3 +121,29 @@ fn id_and_paths_conflict() {
     let r = flowmcp(&["validate", "--id", "coingecko/tool/simplePrice", "src"]);
     assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
 }
+
+/// Issue #29, IDs: every entry `flowmcp list --json` prints for the example catalog (its `name`
+/// and its `id`) is an ID that `flowmcp validate --id` accepts — resource queries included
+/// (`atlasdata-org/resource/countries-byCode`, no longer `countries.byCode`, which is ID004).
+#[test]
+fn i29_ids_every_name_list_prints_passes_validate_id() {
+    let r = flowmcp(&["list", "--catalog", "examples/catalog", "--json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let listed: Value = serde_json::from_str(&r.stdout).expect("JSON");
+    let tools = listed["tools"].as_array().expect("tools");
+    assert!(
+        tools.iter().any(|t| t["kind"] == "query"),
+        "the example catalog has resource queries: {listed}"
+    );
+    for t in tools {
+        for field in ["name", "id"] {
+            let id = t[field].as_str().expect("a string");
+            let v = flowmcp(&["validate", "--id", id]);
+            assert_eq!(
+                v.code, 0,
+                "{field} {id} printed by list is rejected: {}",
+                v.stdout
+            );
+        }
+    }
+}

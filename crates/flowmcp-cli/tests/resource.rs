@@ -139,10 +139,10 @@ fn resource_init_creates_a_file_based_database_once_and_only_when_asked() {
     assert!(r.stdout.contains("already exists"), "{}", r.stdout);
     assert_eq!(std::fs::read(&db).unwrap(), before);
 
-    // `list` shows each query under its resource.
+    // `list` shows each query by its own ID, under its resource's.
     let r = flowmcp_env(&["list", "--catalog", "cat"], &dir, &env);
     assert!(
-        r.stdout.contains("notes/resource/memory.recent"),
+        r.stdout.contains("notes/resource/memory-recent"),
         "{}",
         r.stdout
     );

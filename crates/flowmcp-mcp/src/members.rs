@@ -39,6 +39,9 @@ pub(crate) struct Served {
     pub(crate) serial: bool,
     /// `meta.alwaysLoad`: listed in lazy mode.
     pub(crate) always_load: bool,
+    /// Its place in the catalog's list ([`Catalog::list`]), found once: calls run the entry
+    /// without looking its name up again.
+    pub(crate) entry: Option<usize>,
 }
 
 /// Which prompts and skills an endpoint serves, by name (their IDs).
@@ -484,20 +487,13 @@ fn prepare(catalog: &Catalog, entries: &[&ToolEntry]) -> Vec<Served> {
         .par_iter()
         .map(|entry| {
             let d = &entry.descriptor;
-            // The tool's `meta` (a tool without one is concurrency-safe and not always loaded).
-            let meta = catalog
-                .toolset()
-                .schema_of(entry)
-                .main
-                .tools
-                .get(&d.tool)
-                .and_then(|t| t.meta.as_ref());
             let output = Output::of(d.output_schema.as_ref());
             Served {
                 tool: projection::tool(entry, &output),
                 output,
-                serial: meta.is_some_and(|m| !m.is_concurrency_safe),
-                always_load: meta.is_some_and(|m| m.always_load),
+                serial: !d.concurrency_safe(),
+                always_load: d.always_load(),
+                entry: catalog.toolset().position(&d.wire_name),
             }
         })
         .collect()

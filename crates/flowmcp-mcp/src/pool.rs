@@ -25,6 +25,8 @@ enum Work {
     /// serial call.
     Call {
         name: String,
+        /// Its place in the catalog's list, when the server found it already.
+        entry: Option<usize>,
         serial: bool,
         args: Map<String, Value>,
         reply: oneshot::Sender<Envelope>,
@@ -77,12 +79,14 @@ impl Pool {
         &self,
         catalog: Arc<Catalog>,
         name: String,
+        entry: Option<usize>,
         serial: bool,
         args: Map<String, Value>,
     ) -> oneshot::Receiver<Envelope> {
         let (reply, rx) = oneshot::channel();
         let work = Work::Call {
             name,
+            entry,
             serial,
             args,
             reply,
@@ -147,16 +151,19 @@ fn run(work: Work, catalog: &Catalog, caller: &Caller<'_>, serial_lock: &Mutex<(
     match work {
         Work::Call {
             name,
+            entry,
             serial,
             args,
             reply,
         } => {
             let _one_at_a_time = serial.then(|| lock(serial_lock));
-            let envelope =
-                std::panic::catch_unwind(AssertUnwindSafe(|| caller.call_json(&name, &args)))
-                    .unwrap_or_else(|_| {
-                        Envelope::error(Code::E005, &name, "the call failed internally")
-                    });
+            let call = || match entry.and_then(|i| catalog.list().get(i)) {
+                Some(e) => caller.call_entry_json(e, &args),
+                None => caller.call_json(&name, &args),
+            };
+            let envelope = std::panic::catch_unwind(AssertUnwindSafe(call)).unwrap_or_else(|_| {
+                Envelope::error(Code::E005, &name, "the call failed internally")
+            });
             // The client may have cancelled the call and stopped waiting.
             let _ = reply.send(envelope);
         }

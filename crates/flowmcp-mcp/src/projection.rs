@@ -138,7 +138,8 @@ pub(crate) fn tool(entry: &ToolEntry, output: &Output) -> Tool {
         Some(Value::Object(a)) => a,
         _ => Map::new(),
     };
-    meta.insert("flowmcp/id".into(), json!(d.id.to_string()));
+    // The entry's own ID: a resource query's is its own, not its resource's.
+    meta.insert("flowmcp/id".into(), json!(d.entry_id.to_string()));
     tool.meta = Some(MetaObject(meta));
     tool.output_schema = output.advertised().map(Arc::new);
     tool

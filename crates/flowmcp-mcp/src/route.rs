@@ -79,7 +79,7 @@ pub enum SelectorItem {
     Namespace(String),
     /// One tool, resource query or document, by Primitive-ID
     /// (`holidaykit-net/tool/getPublicHolidays`), lookup key
-    /// (`atlasdata-org/resource/countries.byCode`) or wire name (`getDailyForecast_skycast-io`);
+    /// (`atlasdata-org/resource/countries-byCode`) or wire name (`getDailyForecast_skycast-io`);
     /// the ID of a SQLite resource names all its queries.
     Tool(String),
 }

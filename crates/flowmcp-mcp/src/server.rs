@@ -828,6 +828,7 @@ impl ServerHandler for McpServer {
         let reply = self.inner.pool.submit(
             Arc::clone(&st.catalog),
             wire.to_string(),
+            served.entry,
             served.serial,
             args,
         );

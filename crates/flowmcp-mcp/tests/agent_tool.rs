@@ -126,3 +126,137 @@ fn an_agent_tool_runs_the_loop_and_reports_progress() {
         let _: Value = serde_json::to_value(&bad.content).unwrap();
     });
 }
+
+/// A copy of the example catalog at `dir` whose holidaykit-net tools have no `meta` (allowed under
+/// `compat`).
+fn example_without_meta(dir: &std::path::Path) {
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let target = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &target);
+            } else {
+                std::fs::copy(e.path(), &target).unwrap();
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    copy(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog"),
+        dir,
+    );
+    let file = dir.join("providers/holidaykit-net/public-holidays.mjs");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut out = String::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("meta: {") {
+        out.push_str(rest[..at].trim_end().trim_end_matches(','));
+        let end = at + rest[at..].find('}').unwrap() + 1;
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    assert!(!out.contains("isConcurrencySafe"), "{out}");
+    std::fs::write(&file, out).unwrap();
+}
+
+/// An upstream for holidaykit-net that answers only once two requests are in (then both): two
+/// calls run one after the other never get an answer to the first.
+fn upstream_answering_pairs() -> String {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    std::thread::spawn(move || {
+        loop {
+            let mut held = Vec::new();
+            while held.len() < 2 {
+                match server.recv_timeout(Duration::from_secs(30)) {
+                    Ok(Some(r)) => held.push(r),
+                    _ => return,
+                }
+            }
+            for r in held {
+                let body = if r.url().starts_with("/countries") {
+                    r#"[{"countryCode": "AT", "name": "Austria", "regionCount": 9}]"#
+                } else {
+                    r#"[{"date": "2026-10-26", "name": "National Day", "type": "public"}]"#
+                };
+                let header =
+                    tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
+                let _ = r.respond(tiny_http::Response::from_string(body).with_header(header));
+            }
+        }
+    });
+    format!("http://127.0.0.1:{port}")
+}
+
+/// Issue #29, item 2 (`meta` concurrency): a tool without `meta` (compat) is treated the same way
+/// by the MCP server and by the agent runner — both run two calls of such tools at the same time
+/// (the descriptor's one answer, `concurrency_safe`). Before, the MCP server ran them together
+/// and the agent runner one after the other.
+#[test]
+fn i29_2_mcp_and_the_agent_runner_treat_a_tool_without_meta_the_same_way() {
+    let dir = std::env::temp_dir().join(format!("flowmcp-i29-2-{}", std::process::id()));
+    example_without_meta(&dir);
+    let upstream = upstream_answering_pairs();
+    let mut o = CatalogOptions {
+        env_override: Some(BTreeMap::new()),
+        transport: TransportConfig {
+            allow_http_loopback: true,
+            total_timeout: Duration::from_secs(8),
+            ..TransportConfig::default()
+        },
+        ..CatalogOptions::new(Profile::Compat)
+    };
+    o.runner.upstreams.insert("holidaykit-net".into(), upstream);
+    o.runner.timeout = Duration::from_secs(8);
+    o.runner.cache = None;
+    let list = "listCountries_holidaykit-net";
+    let holidays = "getPublicHolidays_holidaykit-net";
+
+    // The one answer both ask.
+    let catalog = Catalog::open(&dir, &o).unwrap();
+    for name in [list, holidays] {
+        let d = &catalog.find(name).unwrap().descriptor;
+        assert!(d.tool_meta.is_none() && d.concurrency_safe(), "{name}");
+    }
+
+    // The agent runner: both calls of one reply at once.
+    let chat = serve(vec![
+        json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": list, "arguments": "{}"}},
+            {"id": "c2", "type": "function", "function": {"name": holidays,
+             "arguments": "{\"year\": 2026, \"countryCode\": \"AT\"}"}}]}}]})
+        .to_string(),
+        json!({"choices": [{"message": {"role": "assistant", "content": "Austria: National Day."}}]})
+            .to_string(),
+    ]);
+    let endpoint = flowmcp_agent::Endpoint {
+        base_url: format!("{chat}/v1"),
+        api_key: None,
+        timeout: Duration::from_secs(30),
+    };
+    let runner = flowmcp_agent::AgentRunner::new(&catalog, "holiday-planner", endpoint).unwrap();
+    let run = runner.run("Austria?").unwrap();
+    assert_eq!(run.calls.len(), 2);
+    assert!(run.calls.iter().all(|c| c.ok), "{:?}", run.calls);
+
+    // The MCP server: two calls sent together both answer.
+    let opts = ServeOptions {
+        threads: 2,
+        ..ServeOptions::default()
+    };
+    let server = McpServer::new(catalog, &opts).unwrap();
+    support::with_client(server, (), async |client| {
+        let mut args = flowmcp_catalog::serde_json::Map::new();
+        args.insert("year".into(), json!(2026));
+        args.insert("countryCode".into(), json!("AT"));
+        let (a, b) = tokio::join!(
+            client.call_tool(CallToolRequestParams::new(list)),
+            client.call_tool(CallToolRequestParams::new(holidays).with_arguments(args)),
+        );
+        assert_eq!(a.unwrap().is_error, Some(false));
+        assert_eq!(b.unwrap().is_error, Some(false));
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}

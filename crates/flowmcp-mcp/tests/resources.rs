@@ -38,10 +38,18 @@ export const main = {
 "#;
 
 fn catalog() -> (PathBuf, Catalog) {
-    let dir = std::env::temp_dir().join(format!("flowmcp-mcp-resources-{}", std::process::id()));
+    catalog_of(SCHEMA)
+}
+
+fn catalog_of(schema: &str) -> (PathBuf, Catalog) {
+    // One directory per call: tests run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("flowmcp-mcp-resources-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("resources")).unwrap();
-    std::fs::write(dir.join("demo.mjs"), SCHEMA).unwrap();
+    std::fs::write(dir.join("demo.mjs"), schema).unwrap();
     std::fs::write(
         dir.join("resources/demo-guide.md"),
         "# Guide\n\n## Install\n\nRun it.\n",
@@ -71,6 +79,86 @@ fn code(e: ServiceError) -> i32 {
     }
 }
 
+/// Issue #29, call plan (typed `meta` owned by each entry): a resource query named like a tool of
+/// its schema does not take that tool's `meta`. The MCP server used to look `meta` up by the
+/// entry's name in `main.tools`, so in lazy mode the query `bySymbol` was listed as always loaded
+/// (and run one at a time) because the tool `bySymbol` says `alwaysLoad: true`.
+#[test]
+fn i29_3_a_query_named_like_a_tool_does_not_take_its_meta() {
+    let schema = SCHEMA.replace(
+        "version: '4.2.0', tools: {},",
+        "version: '4.2.0', root: 'https://api.example.com', tools: { bySymbol: { method: 'GET', \
+         path: '/x', description: 'A tool named like the query', parameters: [], \
+         meta: { isReadOnly: true, isConcurrencySafe: false, isDestructive: false, \
+         searchHint: 'tool', aliases: [], alwaysLoad: true }, \
+         tests: [ { _description: 'a' }, { _description: 'b' }, { _description: 'c' } ] } },",
+    );
+    assert_ne!(schema, SCHEMA);
+    let (dir, catalog) = catalog_of(&schema);
+    let tool = catalog
+        .find("demo/tool/bySymbol")
+        .expect("the tool is callable");
+    assert!(tool.descriptor.always_load() && !tool.descriptor.concurrency_safe());
+    let query = catalog.find("demo/resource/tokens-bySymbol").unwrap();
+    assert!(!query.descriptor.always_load() && query.descriptor.concurrency_safe());
+    let opts = ServeOptions {
+        lazy: true,
+        ..ServeOptions::default()
+    };
+    let server = McpServer::new(catalog, &opts).unwrap();
+    support::with_client(server, (), async |client| {
+        let tools = client.list_all_tools().await.unwrap();
+        let always: Vec<String> = tools
+            .iter()
+            .filter_map(|t| {
+                let listed = serde_json::to_value(t).unwrap();
+                let id = listed["_meta"]["flowmcp/id"].as_str()?.to_string();
+                Some(id)
+            })
+            .collect();
+        assert_eq!(always, ["demo/tool/bySymbol"]);
+    });
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Issue #29, IDs: over MCP each resource-query tool carries its own ID in `_meta["flowmcp/id"]`
+/// (not its resource's, shared by all of them), and that ID is one the ID grammar accepts.
+#[test]
+fn i29_ids_each_resource_query_tool_carries_its_own_id() {
+    let (dir, catalog) = catalog();
+    let server = McpServer::new(catalog, &ServeOptions::default()).unwrap();
+    support::with_client(server, (), async |client| {
+        let tools = client.list_all_tools().await.unwrap();
+        let ids: Vec<(String, String)> = tools
+            .iter()
+            .map(|t| {
+                let listed = serde_json::to_value(t).unwrap();
+                let id = listed["_meta"]["flowmcp/id"].as_str().unwrap().to_string();
+                (t.name.to_string(), id)
+            })
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                (
+                    "bySymbol_demo".into(),
+                    "demo/resource/tokens-bySymbol".into()
+                ),
+                ("runSql_demo".into(), "demo/resource/tokens-runSql".into()),
+                (
+                    "describeTables_demo".into(),
+                    "demo/resource/tokens-describeTables".into()
+                ),
+                ("guide_demo".into(), "demo/resource/guide".into()),
+            ]
+        );
+        for (_, id) in &ids {
+            flowmcp_spec::id::PrimitiveId::parse(id).unwrap();
+        }
+    });
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn resources_are_tools_and_documents_are_resources_over_mcp() {
     let (dir, catalog) = catalog();
@@ -95,7 +183,10 @@ fn resources_are_tools_and_documents_are_resources_over_mcp() {
             listed["annotations"],
             json!({"readOnlyHint": true, "destructiveHint": false, "openWorldHint": false})
         );
-        assert_eq!(listed["_meta"]["flowmcp/id"], json!("demo/resource/tokens"));
+        assert_eq!(
+            listed["_meta"]["flowmcp/id"],
+            json!("demo/resource/tokens-bySymbol")
+        );
         assert_eq!(listed["_meta"]["anthropic/alwaysLoad"], json!(false));
 
         let ok = client

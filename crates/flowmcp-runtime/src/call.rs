@@ -51,7 +51,7 @@ use crate::descriptor::{Builtin, Kind};
 use crate::envelope::{Envelope, Failure};
 use crate::input::{Inputs, validate_json, validate_strings};
 use crate::output::check_output;
-use crate::request::{Encoding, PreparedRequest, SecretSlots, build_request, finalize};
+use crate::request::{Encoding, PreparedRequest, SecretSlots, finalize};
 use crate::resource::{
     Access, OpenResources, ResourceOptions, TransportFetcher, bound_values, markdown_error,
     sql_error,
@@ -193,8 +193,17 @@ impl<'t> Runner<'t> {
     /// Under `compat`, input keys the tool does not declare are dropped with a warning (the
     /// reference strips them); under `spec` they are E007.
     pub fn call_json(&self, name: &str, inputs: &Map<String, Value>) -> Envelope {
+        match self.set.find(name) {
+            Some(entry) => self.call_entry_json(entry, inputs),
+            None => self.unknown(name),
+        }
+    }
+
+    /// [`Runner::call_json`] of an entry of this runner's toolset, already found (a server that
+    /// resolved the name once, when it chose what to serve).
+    pub fn call_entry_json(&self, entry: &ToolEntry, inputs: &Map<String, Value>) -> Envelope {
         let compat = self.set.profile.is_compat();
-        self.call_with(name, |entry, warnings| {
+        self.call_found(entry, |entry, warnings| {
             if compat && inputs.keys().any(|k| entry.descriptor.param(k).is_none()) {
                 let mut kept = Map::new();
                 for (k, v) in inputs {
@@ -239,20 +248,25 @@ impl<'t> Runner<'t> {
             .into_iter()
             .map(|(k, v)| (k.into(), v.into()))
             .collect();
-        self.call_with(name, |entry, _| {
+        let Some(entry) = self.set.find(name) else {
+            return self.unknown(name);
+        };
+        self.call_found(entry, |entry, _| {
             validate_strings(&entry.descriptor, &inputs)
                 .map_err(|e| Fail(Code::E007, e.to_string()))
         })
     }
 
-    fn call_with(
+    /// E007 for a name that finds nothing.
+    fn unknown(&self, name: &str) -> Envelope {
+        self.fail(name, Coded(Code::E007, self.set.explain_unknown(name)))
+    }
+
+    fn call_found(
         &self,
-        name: &str,
+        entry: &ToolEntry,
         validate: impl FnOnce(&ToolEntry, &mut Vec<String>) -> Result<Inputs, Fail>,
     ) -> Envelope {
-        let Some(entry) = self.set.find(name) else {
-            return self.fail(name, Coded(Code::E007, self.set.explain_unknown(name)));
-        };
         let tool = &entry.descriptor.tool;
         let mut warnings = entry.descriptor.warnings.clone();
         let deadline = Instant::now() + self.opts.timeout;
@@ -316,20 +330,14 @@ impl<'t> Runner<'t> {
         let inputs = validate(entry, warnings)?;
         let schema = self.set.schema_of(entry);
         let main = &schema.main;
-        let tool_def = main
-            .tools
-            .get(&d.tool)
+        let plan = d
+            .request
+            .as_ref()
             .ok_or_else(|| Fail(Code::E007, "tool does not exist".into()))?;
         let root_override = self.opts.upstreams.get(&main.namespace).map(String::as_str);
-        let mut prepared = build_request(
-            &d.tool,
-            main,
-            &inputs,
-            &self.set.server_params,
-            self.set.profile,
-            root_override,
-        )
-        .map_err(|e| Fail(e.code(), e.to_string()))?;
+        let mut prepared = plan
+            .build(&inputs, &self.set.server_params, root_override)
+            .map_err(|e| Fail(e.code(), e.to_string()))?;
         warnings.extend(prepared.warnings().iter().cloned());
         let mut payload =
             Value::Object(inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
@@ -360,9 +368,8 @@ impl<'t> Runner<'t> {
         // The struct handlers see after `preRequest`, only when a later handler reads it.
         let struct_json = (phases.exec || phases.post).then(|| prepared.to_struct_json());
         // The cache is consulted only for preloaded tools, and not at all with `--no-cache`.
-        let preload = tool_def.preload.as_ref().filter(|p| p.enabled);
-        let cached = match (&self.opts.cache, preload) {
-            (Some(cache), Some(p)) if self.opts.cache_mode != CacheMode::Off => {
+        let cached = match (&self.opts.cache, plan.preload_ttl()) {
+            (Some(cache), Some(ttl)) if self.opts.cache_mode != CacheMode::Off => {
                 let root = root_override
                     .map(str::to_string)
                     .or_else(|| main.root.clone())
@@ -372,7 +379,7 @@ impl<'t> Runner<'t> {
                 // tool and root cannot have written it.
                 let key = CacheKey::new(main.namespace.clone(), d.tool.as_str(), root, params)
                     .with_definition(schema.cache_definition(&d.tool).unwrap_or_default());
-                Some((cache, key, p.ttl))
+                Some((cache, key, ttl))
             }
             _ => None,
         };

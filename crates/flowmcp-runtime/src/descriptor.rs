@@ -16,14 +16,16 @@
 //! * Exposure: the server parameters the tool needs and which of them are missing.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use flowmcp_spec::Profile;
 use flowmcp_spec::id::{IdType, PrimitiveId};
-use flowmcp_spec::model::{Location, Parameter, SchemaMain, Tool};
+use flowmcp_spec::model::{Parameter, SchemaMain, Tool, ToolMeta};
 use flowmcp_spec::placeholder::{InterpolationKind, find_interpolations};
 use flowmcp_spec::zod::{Primitive, ZOption, ZType};
 use serde_json::{Map, Value, json};
 
+use crate::request::RequestPlan;
 use crate::secret::ServerParams;
 
 /// Longest wire name (MCP tool-name limit).
@@ -163,10 +165,8 @@ fn undeclared_server_params(main: &SchemaMain, tool: &Tool) -> Vec<String> {
 /// One user-facing parameter of a tool, with its (list-resolved) type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UserParam {
-    /// `position.key`: the input name.
+    /// `position.key`: the input name (where a tool sends it is its request plan's to know).
     pub key: String,
-    /// Where a tool sends it; `None` for a resource parameter (bound to a `?` by position).
-    pub location: Option<Location>,
     pub z: ZType,
     pub description: Option<String>,
     /// Under compat, for a parameter whose value is a bare undeclared placeholder (`{{CITY}}`):
@@ -220,9 +220,14 @@ impl Builtin {
 /// A tool as callers see it. Contains no server-parameter values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolDescriptor {
-    /// `namespace/tool/name` (name sanitised under compat when needed); for a resource query or
-    /// document, its resource's `namespace/resource/name`.
+    /// The Primitive-ID of what the entry belongs to: `namespace/tool/name` (name sanitised under
+    /// compat when needed); for a resource query or document, its resource's
+    /// `namespace/resource/name` (what selections, agents and `--only` name).
     pub id: PrimitiveId,
+    /// The entry's own ID: [`ToolDescriptor::id`] for a tool or a document; for a resource query
+    /// `namespace/resource/<resource>-<query>` ([`PrimitiveId::query`]). It is what listings
+    /// print, what `_meta["flowmcp/id"]` carries and what finds the entry besides its wire name.
+    pub entry_id: PrimitiveId,
     /// The key in `main.tools`, as written; for a resource query, the query's name; for a
     /// markdown resource, the resource's key.
     pub tool: String,
@@ -244,12 +249,19 @@ pub struct ToolDescriptor {
     /// MCP `_meta` (`anthropic/alwaysLoad`, `anthropic/searchHint`, `flowmcp/aliases`), when the
     /// tool has `meta`.
     pub meta: Option<Value>,
+    /// The tool's `meta` as written (chapter 19), typed; `None` for a tool without one (allowed
+    /// under `compat`) and for resource entries. Read it through
+    /// [`ToolDescriptor::concurrency_safe`] and [`ToolDescriptor::always_load`].
+    pub tool_meta: Option<ToolMeta>,
     /// Server parameters the tool needs (names only).
     pub required_server_params: Vec<String>,
     /// Those of them without a value; non-empty means the tool is not exposed.
     pub missing_server_params: Vec<String>,
     /// Notes for the user (sanitised name, unresolved lists, …).
     pub warnings: Vec<String>,
+    /// A tool's request, compiled once (templates parsed, parameter roles decided); every call
+    /// builds from it. `None` for resource entries.
+    pub(crate) request: Option<Arc<RequestPlan>>,
 }
 
 impl ToolDescriptor {
@@ -262,13 +274,44 @@ impl ToolDescriptor {
         }
     }
 
-    /// The name that finds the entry besides its wire name: its Primitive-ID, or for a resource
-    /// query `namespace/resource/<resource>.<query>` (a resource's queries share its ID).
+    /// The name that finds the entry besides its wire name: its own ID
+    /// ([`ToolDescriptor::entry_id`]) as text.
     pub fn lookup_key(&self) -> String {
+        self.entry_id.to_string()
+    }
+
+    /// The text a resource query was found by before it had an ID of its own
+    /// (`namespace/resource/<resource>.<query>`): still accepted by lookups, and the seed of the
+    /// hash suffix of its wire name, so that MCP tool names do not change. `None` for other
+    /// entries.
+    pub fn legacy_query_key(&self) -> Option<String> {
         match &self.kind {
-            Kind::Query { .. } => format!("{}.{}", self.id, self.tool),
-            Kind::Tool | Kind::Document { .. } => self.id.to_string(),
+            Kind::Query { .. } => Some(format!("{}.{}", self.id, self.tool)),
+            Kind::Tool | Kind::Document { .. } => None,
         }
+    }
+
+    /// The text the hash suffix of the wire name is made from: the legacy query key for a
+    /// resource query, otherwise the ID.
+    fn hash_key(&self) -> String {
+        self.legacy_query_key()
+            .unwrap_or_else(|| self.entry_id.to_string())
+    }
+
+    /// Whether the entry may run at the same time as other calls: what its `meta` says
+    /// (`isConcurrencySafe`); an entry without `meta` (a tool under `compat`, a resource entry)
+    /// is. The specification requires `meta` and gives no default; only an explicit
+    /// `isConcurrencySafe: false` restricts, as the JavaScript reference (which `compat` serves)
+    /// runs every call as it comes. The MCP server and the agent runner both ask this.
+    pub fn concurrency_safe(&self) -> bool {
+        self.tool_meta
+            .as_ref()
+            .is_none_or(|m| m.is_concurrency_safe)
+    }
+
+    /// Whether its `meta` says `alwaysLoad: true` (an entry without `meta` is not always loaded).
+    pub fn always_load(&self) -> bool {
+        self.tool_meta.as_ref().is_some_and(|m| m.always_load)
     }
 
     /// True when every required server parameter has a value.
@@ -326,21 +369,6 @@ pub enum DescriptorError {
     },
 }
 
-/// Under compat, a tool name made valid for an ID: only ASCII letters, digits and `-`, starting
-/// with a letter; `tool` when nothing is left.
-pub(crate) fn sanitize_tool_name(name: &str) -> String {
-    let kept: String = name
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-        .collect();
-    let trimmed = kept.trim_start_matches(|c: char| !c.is_ascii_alphabetic());
-    if trimmed.is_empty() {
-        "tool".to_string()
-    } else {
-        trimmed.to_string()
-    }
-}
-
 /// Builds the descriptor of `main.tools[tool_name]`. The wire name is the plain spec one; run
 /// [`assign_wire_names`] (or [`assign_wire_names_with`]) over the whole set of exposed tools.
 pub fn describe_tool(
@@ -357,32 +385,28 @@ pub fn describe_tool(
             tool: tool_name.to_string(),
         })?;
     let mut warnings = Vec::new();
-    let id = match PrimitiveId::new(main.namespace.clone(), IdType::Tool, tool_name) {
-        Ok(id) => id,
-        Err(e) if opts.profile.is_compat() => {
-            let clean = sanitize_tool_name(tool_name);
-            let id = PrimitiveId::new(main.namespace.clone(), IdType::Tool, clean.clone())
-                .map_err(|e2| DescriptorError::InvalidId {
-                    tool: tool_name.to_string(),
-                    reason: e2.to_string(),
-                })?;
-            warnings.push(format!(
-                "tool name \"{tool_name}\" is not a valid ID name ({e}); using \"{clean}\""
-            ));
-            id
-        }
-        Err(e) => {
-            return Err(DescriptorError::InvalidId {
-                tool: tool_name.to_string(),
-                reason: e.to_string(),
-            });
-        }
-    };
+    let defined = PrimitiveId::defined(
+        &main.namespace,
+        IdType::Tool,
+        tool_name,
+        opts.profile.is_compat(),
+    )
+    .map_err(|e| DescriptorError::InvalidId {
+        tool: tool_name.to_string(),
+        reason: e.to_string(),
+    })?;
+    warnings.extend(defined.warning("tool", tool_name));
+    let id = defined.id;
 
     let compat = opts.profile.is_compat();
+    // The request, compiled once: it decides every parameter's role (the user parameters below
+    // are the ones it takes from the inputs).
+    let request = RequestPlan::compile(tool_name, main, opts.profile)
+        .ok()
+        .map(Arc::new);
     let mut params = Vec::new();
-    for p in &tool.parameters {
-        if param_role(p, main, opts.profile) != ParamRole::User {
+    for (i, p) in tool.parameters.iter().enumerate() {
+        if !request.as_ref().is_some_and(|r| r.is_user(i)) {
             continue;
         }
         let invalid = |reason: String| DescriptorError::InvalidParameter {
@@ -414,7 +438,6 @@ pub fn describe_tool(
             .map(str::to_string);
         params.push(UserParam {
             key: p.position.key.clone(),
-            location: Some(p.position.location),
             z,
             description: p.description.clone(),
             alias,
@@ -455,6 +478,7 @@ pub fn describe_tool(
         tool: tool_name.to_string(),
         kind: Kind::Tool,
         namespace: main.namespace.clone(),
+        entry_id: id.clone(),
         id,
         description: tool.description.clone(),
         params,
@@ -462,9 +486,11 @@ pub fn describe_tool(
         output_schema: tool.output.as_ref().map(|o| o.schema.clone()),
         annotations,
         meta,
+        tool_meta: tool.meta.clone(),
         required_server_params: required,
         missing_server_params: missing,
         warnings,
+        request,
     })
 }
 
@@ -649,8 +675,8 @@ fn reference_snake(text: &str) -> String {
 /// names are made.
 fn full_name(names: ToolNames, id: &PrimitiveId, kind: &Kind, tool: &str) -> String {
     match (names, kind) {
-        (ToolNames::Spec, Kind::Query { .. }) => format!("{tool}_{}", id.namespace),
-        (ToolNames::Spec, _) => format!("{}_{}", id.name, id.namespace),
+        (ToolNames::Spec, Kind::Query { .. }) => flowmcp_spec::id::wire_name(tool, &id.namespace),
+        (ToolNames::Spec, _) => id.wire_name(),
         (ToolNames::Reference, _) => reference_tool_name(tool, &id.namespace),
     }
 }
@@ -688,7 +714,7 @@ pub fn assign_wire_names(descriptors: &mut [ToolDescriptor]) {
 /// with the smallest `n` that makes them unique.
 pub fn assign_wire_names_with(descriptors: &mut [ToolDescriptor], names: ToolNames) {
     let ids: Vec<PrimitiveId> = descriptors.iter().map(|d| d.id.clone()).collect();
-    let keys: Vec<String> = descriptors.iter().map(ToolDescriptor::lookup_key).collect();
+    let keys: Vec<String> = descriptors.iter().map(ToolDescriptor::hash_key).collect();
     let fulls: Vec<String> = descriptors
         .iter()
         .map(|d| full_name(names, &d.id, &d.kind, &d.tool))
@@ -711,7 +737,7 @@ pub(crate) fn assign_wire_names_for(ids: &[PrimitiveId]) -> Vec<String> {
 }
 
 /// The collision rule of [`assign_wire_names_with`] on IDs, the keys their hashes are made of
-/// ([`ToolDescriptor::lookup_key`]: the ID, or the ID and query of a resource query) and their
+/// ([`ToolDescriptor::hash_key`]: the ID, or the legacy key of a resource query) and their
 /// full (uncut) names, all parallel; the result is parallel to `ids`.
 fn assign_names(ids: &[PrimitiveId], keys: &[String], fulls: Vec<String>) -> Vec<String> {
     let mut names: Vec<String> = keys
@@ -1123,6 +1149,6 @@ mod tests {
             describe_tool(&main, "nope", &sp, compat),
             Err(DescriptorError::UnknownTool { .. })
         ));
-        assert_eq!(sanitize_tool_name("/123"), "tool");
+        assert_eq!(flowmcp_spec::id::sanitize_name("/123"), "tool");
     }
 }

@@ -30,6 +30,7 @@
 //!   under `compat`; POST/PUT get `Content-Type: application/json` unless a header sets it;
 //! * headers: `main.headers`, overridden (case-insensitively) by the tool's `headers`.
 
+use std::borrow::Cow;
 use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
@@ -562,6 +563,9 @@ pub fn query_text(value: &Value) -> String {
 /// `root_override` replaces `main.root` (the `--upstream` of the namespace) and is taken as literal
 /// text. Fails with E006 when a server parameter the request needs has no value in
 /// `server_params` (names only), and with E007 for an insert value `.` or `..`.
+///
+/// Compiles the tool's [`RequestPlan`] and builds from it; a toolset compiles each plan once and
+/// builds every call from it.
 pub fn build_request(
     tool_name: &str,
     main: &SchemaMain,
@@ -570,262 +574,414 @@ pub fn build_request(
     profile: Profile,
     root_override: Option<&str>,
 ) -> Result<PreparedRequest, RequestError> {
-    let tool = main
-        .tools
-        .get(tool_name)
-        .ok_or_else(|| RequestError::UnknownTool {
-            tool: tool_name.to_string(),
-        })?;
-    let name = || tool_name.to_string();
-    let root = match root_override {
-        Some(r) => Template(vec![Part::Text(r.trim_end_matches('/').to_string())]),
-        None => Template::parse(main.root.as_deref().unwrap_or_default(), main, profile),
-    };
-    if root.0.is_empty() {
-        return Err(RequestError::NoRoot { tool: name() });
-    }
-    let mut slots = SecretSlots::new();
-    let mut warnings = Vec::new();
-    let mut used: Vec<String> = Vec::new();
-    let mut note = |t: &Template| {
-        for p in &t.0 {
-            if let Part::Server(k) = p
-                && !used.contains(k)
-            {
-                used.push(k.clone());
+    RequestPlan::compile(tool_name, main, profile)?.build(inputs, server_params, root_override)
+}
+
+/// How a parameter's value gets into the request, decided once ([`param_role`]).
+#[derive(Clone, Debug, PartialEq)]
+enum Planned {
+    /// From the caller's inputs.
+    User,
+    /// A server parameter's place.
+    Server(String),
+    /// Fixed schema text, parsed for server-parameter places (insert text already encoded as a
+    /// path segment); a body value's JSON when its `z` types it (and it has no server place).
+    Fixed(Template, Option<Value>),
+}
+
+/// One parameter of a compiled request: `{ key, location, role }` (its type is the descriptor's).
+#[derive(Clone, Debug, PartialEq)]
+struct PlannedParam {
+    key: String,
+    location: Location,
+    role: Planned,
+    /// For an insert parameter: whether the path uses it (`{{key}}`, or `:key` under compat).
+    in_path: bool,
+}
+
+/// A piece of the compiled path: schema text (with server places), or an insert's place with the
+/// text written there (kept when the insert has no value).
+#[derive(Clone, Debug, PartialEq)]
+enum Piece {
+    Part(Part),
+    Insert { key: String, written: String },
+}
+
+/// A tool's request compiled once, when its toolset is built: the root, path and header templates
+/// parsed, every parameter's role decided and fixed values parsed (and typed, in a body). Every
+/// call builds its [`PreparedRequest`] from it ([`RequestPlan::build`]) without reading a
+/// template or a type again.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct RequestPlan {
+    tool: String,
+    method: Method,
+    /// `main.root`, parsed (empty when there is none).
+    root: Template,
+    path: Vec<Piece>,
+    params: Vec<PlannedParam>,
+    /// `main.headers` overridden (case-insensitively) by the tool's, parsed.
+    headers: Vec<(String, Template)>,
+    /// Under `spec`, the first body parameter of a method without a body (an error at build).
+    body_refused: Option<String>,
+    /// Under `compat`, the warnings for body parameters that are not sent.
+    warnings: Vec<String>,
+    /// `preload.ttl` of a tool whose `preload` is enabled (its responses are cached).
+    preload_ttl: Option<u64>,
+}
+
+impl RequestPlan {
+    /// Compiles the request of `main.tools[tool_name]` under `profile`.
+    pub(crate) fn compile(
+        tool_name: &str,
+        main: &SchemaMain,
+        profile: Profile,
+    ) -> Result<RequestPlan, RequestError> {
+        let tool = main
+            .tools
+            .get(tool_name)
+            .ok_or_else(|| RequestError::UnknownTool {
+                tool: tool_name.to_string(),
+            })?;
+        let compat = profile.is_compat();
+        let mut params = Vec::with_capacity(tool.parameters.len());
+        for p in &tool.parameters {
+            let key = p.position.key.clone();
+            let location = p.position.location;
+            let role = match param_role(p, main, profile) {
+                ParamRole::User => Planned::User,
+                ParamRole::Server(k) => Planned::Server(k.to_string()),
+                ParamRole::Fixed(v) => {
+                    let t = Template::parse(v, main, profile);
+                    match location {
+                        Location::Insert => Planned::Fixed(
+                            Template(
+                                t.0.into_iter()
+                                    .map(|part| match part {
+                                        Part::Text(s) => Part::Text(Encoding::Segment.encode(&s)),
+                                        s @ Part::Server(_) => s,
+                                    })
+                                    .collect(),
+                            ),
+                            None,
+                        ),
+                        Location::Body => {
+                            let typed = (!t.has_server())
+                                .then(|| p.z.parse(compat).ok())
+                                .flatten()
+                                .and_then(|z| z.coerce_str(v).ok());
+                            Planned::Fixed(t, typed)
+                        }
+                        Location::Query => Planned::Fixed(t, None),
+                    }
+                }
+            };
+            let in_path = location == Location::Insert
+                && (tool.path.contains(&format!("{{{{{key}}}}}"))
+                    || (compat && !colon_key_matches(&tool.path, &[key.as_str()]).is_empty()));
+            params.push(PlannedParam {
+                key,
+                location,
+                role,
+                in_path,
+            });
+        }
+
+        // The path: `{{key}}` of an insert parameter is its place; other placeholders are server
+        // places or text; under compat `:key` of an insert parameter is its place too.
+        let insert_keys: Vec<&str> = params
+            .iter()
+            .filter(|p| p.location == Location::Insert)
+            .map(|p| p.key.as_str())
+            .collect();
+        let mut path = Vec::new();
+        let path_text = tool.path.as_str();
+        let mut at = 0;
+        for i in find_interpolations(path_text) {
+            let piece = match InterpolationKind::of(&i.inner) {
+                InterpolationKind::Bare(k) if insert_keys.contains(&k) => Some(Piece::Insert {
+                    key: k.to_string(),
+                    written: path_text[i.start..i.end].to_string(),
+                }),
+                _ => server_key(&i.inner, main, profile)
+                    .map(|k| Piece::Part(Part::Server(k.to_string()))),
+            };
+            if let Some(piece) = piece {
+                colon_pieces(&mut path, &path_text[at..i.start], &insert_keys, compat);
+                path.push(piece);
+                at = i.end;
             }
         }
-    };
-    note(&root);
+        colon_pieces(&mut path, &path_text[at..], &insert_keys, compat);
 
-    // Insert values, by key.
-    let mut inserts: IndexMap<&str, Template> = IndexMap::new();
-    for p in tool
-        .parameters
-        .iter()
-        .filter(|p| p.position.location == Location::Insert)
-    {
-        let key = p.position.key.as_str();
-        let t = match param_role(p, main, profile) {
-            ParamRole::User => match inputs.get(key) {
-                Some(v) => {
-                    let text = query_text(v);
-                    if text == "." || text == ".." {
-                        return Err(RequestError::DotSegment {
-                            tool: name(),
-                            key: key.to_string(),
-                            value: text,
-                        });
-                    }
-                    Template(vec![Part::Text(Encoding::Segment.encode(&text))])
+        let mut headers: Vec<(String, Template)> = Vec::new();
+        for (k, v) in main.headers.iter().chain(tool.headers.iter()) {
+            headers.retain(|(existing, _)| !existing.eq_ignore_ascii_case(k));
+            headers.push((k.clone(), Template::parse(v, main, profile)));
+        }
+
+        let body_keys = params.iter().filter(|p| p.location == Location::Body);
+        let (body_refused, warnings) = if tool.method.allows_body() {
+            (None, Vec::new())
+        } else if compat {
+            let warnings = body_keys
+                .map(|p| {
+                    format!(
+                        "body parameter \"{}\" is not sent on a {} request",
+                        p.key,
+                        tool.method.as_str()
+                    )
+                })
+                .collect();
+            (None, warnings)
+        } else {
+            (body_keys.map(|p| p.key.clone()).next(), Vec::new())
+        };
+
+        Ok(RequestPlan {
+            tool: tool_name.to_string(),
+            method: tool.method,
+            root: main
+                .root
+                .as_deref()
+                .map(|r| Template::parse(r, main, profile))
+                .unwrap_or_default(),
+            path,
+            params,
+            headers,
+            body_refused,
+            warnings,
+            preload_ttl: tool.preload.as_ref().filter(|p| p.enabled).map(|p| p.ttl),
+        })
+    }
+
+    /// How long a response may be served from the preload cache; `None` when the tool is not
+    /// preloaded.
+    pub(crate) fn preload_ttl(&self) -> Option<u64> {
+        self.preload_ttl
+    }
+
+    /// Whether parameter `i` (in declaration order) comes from the caller's inputs: the one
+    /// decision of its role, which the descriptor's input schema reads too.
+    pub(crate) fn is_user(&self, i: usize) -> bool {
+        self.params.get(i).is_some_and(|p| p.role == Planned::User)
+    }
+
+    /// Builds the request "struct" from validated `inputs` (see [`build_request`]).
+    pub(crate) fn build(
+        &self,
+        inputs: &IndexMap<String, Value>,
+        server_params: &ServerParams,
+        root_override: Option<&str>,
+    ) -> Result<PreparedRequest, RequestError> {
+        let name = || self.tool.clone();
+        let root = match root_override {
+            Some(r) => Cow::Owned(Template(vec![Part::Text(
+                r.trim_end_matches('/').to_string(),
+            )])),
+            None => Cow::Borrowed(&self.root),
+        };
+        if root.0.is_empty() {
+            return Err(RequestError::NoRoot { tool: name() });
+        }
+        let mut slots = SecretSlots::new();
+        let mut used: Vec<String> = Vec::new();
+        let mut note = |t: &Template| {
+            for p in &t.0 {
+                if let Part::Server(k) = p
+                    && !used.contains(k)
+                {
+                    used.push(k.clone());
                 }
-                // An omitted (optional) insert value is an error only when the path uses it: a
-                // handler may consume it instead (`executeRequest`).
-                None => {
-                    let used = tool.path.contains(&format!("{{{{{key}}}}}"))
-                        || (profile.is_compat()
-                            && !colon_key_matches(&tool.path, &[key]).is_empty());
-                    if used {
+            }
+        };
+        note(&root);
+
+        // Insert values, by key.
+        let mut inserts: IndexMap<&str, Cow<'_, Template>> = IndexMap::new();
+        for p in self
+            .params
+            .iter()
+            .filter(|p| p.location == Location::Insert)
+        {
+            let key = p.key.as_str();
+            let t = match &p.role {
+                Planned::User => match inputs.get(key) {
+                    Some(v) => {
+                        let text = query_text(v);
+                        if text == "." || text == ".." {
+                            return Err(RequestError::DotSegment {
+                                tool: name(),
+                                key: key.to_string(),
+                                value: text,
+                            });
+                        }
+                        Cow::Owned(Template(vec![Part::Text(Encoding::Segment.encode(&text))]))
+                    }
+                    // An omitted (optional) insert value is an error only when the path uses it: a
+                    // handler may consume it instead (`executeRequest`).
+                    None if p.in_path => {
                         return Err(RequestError::MissingInsert {
                             tool: name(),
                             key: key.to_string(),
                         });
                     }
-                    continue;
-                }
-            },
-            ParamRole::Server(k) => Template(vec![Part::Server(k.to_string())]),
-            ParamRole::Fixed(v) => Template(
-                Template::parse(v, main, profile)
-                    .0
-                    .into_iter()
-                    .map(|part| match part {
-                        Part::Text(s) => Part::Text(Encoding::Segment.encode(&s)),
-                        s @ Part::Server(_) => s,
-                    })
-                    .collect(),
-            ),
-        };
-        inserts.insert(key, t);
-    }
-
-    // URL: root + path (insert texts are encoded already).
-    let mut path = Template::default();
-    let path_text = tool.path.as_str();
-    let mut at = 0;
-    for i in find_interpolations(path_text) {
-        let replacement = match InterpolationKind::of(&i.inner) {
-            InterpolationKind::Bare(k) if inserts.contains_key(k) => inserts.get(k).cloned(),
-            _ => server_key(&i.inner, main, profile)
-                .map(|k| Template(vec![Part::Server(k.to_string())])),
-        };
-        if let Some(r) = replacement {
-            extend(
-                &mut path,
-                colon_inserts(&path_text[at..i.start], &inserts, profile),
-            );
-            extend(&mut path, r);
-            at = i.end;
-        }
-    }
-    extend(
-        &mut path,
-        colon_inserts(&path_text[at..], &inserts, profile),
-    );
-    note(&path);
-    let root_text = root.render(&mut slots, Encoding::Raw);
-    let mut url = root_text.clone();
-    url.push_str(&path.render(&mut slots, Encoding::Raw));
-
-    // Query.
-    let mut query: Vec<String> = Vec::new();
-    for p in tool
-        .parameters
-        .iter()
-        .filter(|p| p.position.location == Location::Query)
-    {
-        let value = match param_role(p, main, profile) {
-            ParamRole::User => match inputs.get(&p.position.key) {
-                Some(v) => Template(vec![Part::Text(query_text(v))]),
-                None => continue,
-            },
-            ParamRole::Server(k) => Template(vec![Part::Server(k.to_string())]),
-            ParamRole::Fixed(v) => Template::parse(v, main, profile),
-        };
-        note(&value);
-        query.push(format!(
-            "{}={}",
-            Encoding::Form.encode(&p.position.key),
-            value.render(&mut slots, Encoding::Form)
-        ));
-    }
-    if !query.is_empty() {
-        url.push(if url.contains('?') { '&' } else { '?' });
-        url.push_str(&query.join("&"));
-    }
-
-    // Body.
-    let body_params: Vec<_> = tool
-        .parameters
-        .iter()
-        .filter(|p| p.position.location == Location::Body)
-        .collect();
-    let body = if tool.method.allows_body() {
-        let mut body = Map::new();
-        for p in body_params {
-            let key = p.position.key.clone();
-            let value = match param_role(p, main, profile) {
-                ParamRole::User => match inputs.get(&p.position.key) {
-                    Some(v) => v.clone(),
                     None => continue,
                 },
-                ParamRole::Server(k) => {
-                    let t = Template(vec![Part::Server(k.to_string())]);
-                    note(&t);
-                    Value::String(t.render(&mut slots, Encoding::Raw))
-                }
-                ParamRole::Fixed(v) => {
-                    let t = Template::parse(v, main, profile);
-                    let typed = (!t.has_server())
-                        .then(|| p.z.parse(profile.is_compat()).ok())
-                        .flatten()
-                        .and_then(|z| z.coerce_str(v).ok());
-                    match typed {
-                        Some(j) => j,
-                        None => {
-                            note(&t);
-                            Value::String(t.render(&mut slots, Encoding::Raw))
-                        }
-                    }
-                }
+                Planned::Server(k) => Cow::Owned(Template(vec![Part::Server(k.clone())])),
+                Planned::Fixed(t, _) => Cow::Borrowed(t),
             };
-            body.insert(key, value);
+            inserts.insert(key, t);
         }
-        Some(Value::Object(body))
-    } else {
-        if let Some(p) = body_params.first() {
-            if !profile.is_compat() {
-                return Err(RequestError::BodyNotAllowed {
-                    tool: name(),
-                    key: p.position.key.clone(),
-                    method: tool.method.as_str(),
-                });
-            }
-            for p in &body_params {
-                warnings.push(format!(
-                    "body parameter \"{}\" is not sent on a {} request",
-                    p.position.key,
-                    tool.method.as_str()
-                ));
+
+        // URL: root + path (insert texts are encoded already).
+        let mut path = Template::default();
+        for piece in &self.path {
+            match piece {
+                Piece::Part(Part::Text(s)) => path.push_text(s),
+                Piece::Part(s @ Part::Server(_)) => path.0.push(s.clone()),
+                Piece::Insert { key, written } => match inserts.get(key.as_str()) {
+                    Some(value) => extend(&mut path, value),
+                    None => path.push_text(written),
+                },
             }
         }
-        None
-    };
+        note(&path);
+        let root_text = root.render(&mut slots, Encoding::Raw);
+        let mut url = root_text.clone();
+        url.push_str(&path.render(&mut slots, Encoding::Raw));
 
-    // Headers: main, then tool (case-insensitive override).
-    let mut headers: IndexMap<String, String> = IndexMap::new();
-    for (k, v) in main.headers.iter().chain(tool.headers.iter()) {
-        headers.retain(|existing, _| !existing.eq_ignore_ascii_case(k));
-        let t = Template::parse(v, main, profile);
-        note(&t);
-        headers.insert(k.clone(), t.render(&mut slots, Encoding::Raw));
-    }
-    if body.is_some()
-        && !headers
-            .keys()
-            .any(|k| k.eq_ignore_ascii_case("content-type"))
-    {
-        headers.insert("Content-Type".into(), "application/json".into());
-    }
-
-    let missing = server_params.missing(used.iter().map(String::as_str));
-    if !missing.is_empty() {
-        return Err(RequestError::MissingServerParams {
-            tool: name(),
-            names: missing,
-        });
-    }
-    Ok(PreparedRequest {
-        tool: name(),
-        method: tool.method,
-        url,
-        headers,
-        body,
-        root: root_text,
-        slots,
-        used,
-        warnings,
-    })
-}
-
-fn extend(t: &mut Template, other: Template) {
-    for p in other.0 {
-        match p {
-            Part::Text(s) => t.push_text(&s),
-            s @ Part::Server(_) => t.0.push(s),
+        // Query.
+        let mut query: Vec<String> = Vec::new();
+        for p in self.params.iter().filter(|p| p.location == Location::Query) {
+            let value = match &p.role {
+                Planned::User => match inputs.get(&p.key) {
+                    Some(v) => Cow::Owned(Template(vec![Part::Text(query_text(v))])),
+                    None => continue,
+                },
+                Planned::Server(k) => Cow::Owned(Template(vec![Part::Server(k.clone())])),
+                Planned::Fixed(t, _) => Cow::Borrowed(t),
+            };
+            note(&value);
+            query.push(format!(
+                "{}={}",
+                Encoding::Form.encode(&p.key),
+                value.render(&mut slots, Encoding::Form)
+            ));
         }
-    }
-}
+        if !query.is_empty() {
+            url.push(if url.contains('?') { '&' } else { '?' });
+            url.push_str(&query.join("&"));
+        }
 
-/// Under compat, replaces each `:key` of path text by the insert value of `key` (a whole name:
-/// [`colon_key_matches`]).
-fn colon_inserts(text: &str, inserts: &IndexMap<&str, Template>, profile: Profile) -> Template {
-    if !profile.is_compat() || !text.contains(':') {
-        return Template(vec![Part::Text(text.to_string())]);
-    }
-    let keys: Vec<&str> = inserts.keys().copied().collect();
-    let mut out = Template::default();
-    let mut at = 0;
-    for (pos, key) in colon_key_matches(text, &keys) {
-        let Some(value) = inserts.get(key).filter(|_| pos >= at) else {
-            continue;
+        // Body.
+        if let Some(key) = &self.body_refused {
+            return Err(RequestError::BodyNotAllowed {
+                tool: name(),
+                key: key.clone(),
+                method: self.method.as_str(),
+            });
+        }
+        let body = if self.method.allows_body() {
+            let mut body = Map::new();
+            for p in self.params.iter().filter(|p| p.location == Location::Body) {
+                let value = match &p.role {
+                    Planned::User => match inputs.get(&p.key) {
+                        Some(v) => v.clone(),
+                        None => continue,
+                    },
+                    Planned::Server(k) => {
+                        let t = Template(vec![Part::Server(k.clone())]);
+                        note(&t);
+                        Value::String(t.render(&mut slots, Encoding::Raw))
+                    }
+                    Planned::Fixed(_, Some(typed)) => typed.clone(),
+                    Planned::Fixed(t, None) => {
+                        note(t);
+                        Value::String(t.render(&mut slots, Encoding::Raw))
+                    }
+                };
+                body.insert(p.key.clone(), value);
+            }
+            Some(Value::Object(body))
+        } else {
+            None
         };
-        out.push_text(&text[at..pos]);
-        extend(&mut out, value.clone());
-        at = pos + 1 + key.len();
+
+        // Headers: main, then tool (case-insensitive override), compiled.
+        let mut headers: IndexMap<String, String> = IndexMap::with_capacity(self.headers.len() + 1);
+        for (k, t) in &self.headers {
+            note(t);
+            headers.insert(k.clone(), t.render(&mut slots, Encoding::Raw));
+        }
+        if body.is_some()
+            && !headers
+                .keys()
+                .any(|k| k.eq_ignore_ascii_case("content-type"))
+        {
+            headers.insert("Content-Type".into(), "application/json".into());
+        }
+
+        let missing = server_params.missing(used.iter().map(String::as_str));
+        if !missing.is_empty() {
+            return Err(RequestError::MissingServerParams {
+                tool: name(),
+                names: missing,
+            });
+        }
+        Ok(PreparedRequest {
+            tool: name(),
+            method: self.method,
+            url,
+            headers,
+            body,
+            root: root_text,
+            slots,
+            used,
+            warnings: self.warnings.clone(),
+        })
     }
-    out.push_text(&text[at..]);
-    out
+}
+
+fn extend(t: &mut Template, other: &Template) {
+    for p in &other.0 {
+        match p {
+            Part::Text(s) => t.push_text(s),
+            s @ Part::Server(_) => t.0.push(s.clone()),
+        }
+    }
+}
+
+/// Path text as pieces: under compat each `:key` of an insert parameter (a whole name:
+/// [`colon_key_matches`]) is that insert's place; otherwise the text as it is.
+fn colon_pieces(out: &mut Vec<Piece>, text: &str, keys: &[&str], compat: bool) {
+    let push_text = |out: &mut Vec<Piece>, s: &str| {
+        if s.is_empty() {
+            return;
+        }
+        if let Some(Piece::Part(Part::Text(last))) = out.last_mut() {
+            last.push_str(s);
+        } else {
+            out.push(Piece::Part(Part::Text(s.to_string())));
+        }
+    };
+    if !compat || !text.contains(':') {
+        push_text(out, text);
+        return;
+    }
+    let mut at = 0;
+    for (pos, key) in colon_key_matches(text, keys) {
+        if pos < at {
+            continue;
+        }
+        push_text(out, &text[at..pos]);
+        let end = pos + 1 + key.len();
+        out.push(Piece::Insert {
+            key: key.to_string(),
+            written: text[pos..end].to_string(),
+        });
+        at = end;
+    }
+    push_text(out, &text[at..]);
 }
 
 /// Fills in the server parameters and checks that the URL keeps the schema's origin. Errors never
@@ -911,6 +1067,77 @@ mod tests {
         let mut p = ServerParams::new();
         p.insert("KEY", "CANARY-9f3a");
         p
+    }
+
+    /// Issue #29, call plan: a tool's request is compiled once — every role decided, the path cut
+    /// into text, server places and insert places (`{{key}}`, and `:key` under compat), fixed
+    /// values parsed and typed — and each call builds from it alone; the result is what
+    /// `build_request` gives.
+    #[test]
+    fn i29_3_a_compiled_plan_decides_once_and_builds_every_call() {
+        let main = main_of(
+            json!({"method": "POST", "path": "/a/{{id}}/:part/x", "description": "d",
+                   "parameters": [
+                       param("id", "{{USER_PARAM}}", "insert", "string()"),
+                       param("part", "{{USER_PARAM}}", "insert", "string()"),
+                       param("q", "fixed {{SERVER_PARAM:KEY}}", "query", "string()"),
+                       param("n", "7", "body", "number()"),
+                       param("u", "{{USER_PARAM}}", "body", "string()")]}),
+            &["KEY"],
+        );
+        let plan = RequestPlan::compile("t", &main, Profile::Compat).expect("plan");
+        assert_eq!(
+            plan.params.iter().map(|p| &p.role).collect::<Vec<_>>(),
+            [
+                &Planned::User,
+                &Planned::User,
+                &Planned::Fixed(
+                    Template(vec![
+                        Part::Text("fixed ".into()),
+                        Part::Server("KEY".into())
+                    ]),
+                    None
+                ),
+                &Planned::Fixed(Template(vec![Part::Text("7".into())]), Some(json!(7))),
+                &Planned::User,
+            ]
+        );
+        assert_eq!(
+            plan.path,
+            [
+                Piece::Part(Part::Text("/a/".into())),
+                Piece::Insert {
+                    key: "id".into(),
+                    written: "{{id}}".into()
+                },
+                Piece::Part(Part::Text("/".into())),
+                Piece::Insert {
+                    key: "part".into(),
+                    written: ":part".into()
+                },
+                Piece::Part(Part::Text("/x".into())),
+            ]
+        );
+        assert!(plan.is_user(0) && !plan.is_user(2) && !plan.is_user(9));
+        for (id, part) in [("one", "a b"), ("two", "c/d")] {
+            let given = inputs(json!({"id": id, "part": part, "u": "text"}));
+            let built = plan.build(&given, &params(), None).expect("built");
+            let direct =
+                build_request("t", &main, &given, &params(), Profile::Compat, None).expect("built");
+            assert_eq!(
+                built.url[..built.url.find('?').unwrap_or(0)],
+                direct.url[..direct.url.find('?').unwrap_or(0)]
+            );
+            assert!(
+                built.url.starts_with(&format!(
+                    "https://api.example.com/v1/a/{id}/{}/x?q=fixed+",
+                    Encoding::Segment.encode(part)
+                )),
+                "{}",
+                built.url
+            );
+            assert_eq!(built.body, Some(json!({"n": 7, "u": "text"})));
+        }
     }
 
     fn param(key: &str, value: &str, location: &str, primitive: &str) -> Value {

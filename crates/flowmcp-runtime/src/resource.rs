@@ -34,7 +34,7 @@ use flowmcp_resources::sqlite::{
     Database, Limits, Locations, Mode, OpenError, Origin, PathError, SqlError,
 };
 use flowmcp_spec::Profile;
-use flowmcp_spec::id::{IdType, PrimitiveId};
+use flowmcp_spec::id::{IdType, PrimitiveId, id_text};
 use flowmcp_spec::model::{
     Resource, ResourceMode, ResourceOrigin, ResourceQuery, ResourceSource, SchemaMain,
 };
@@ -44,9 +44,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use crate::call::Coded;
-use crate::descriptor::{
-    Builtin, Kind, ToolDescriptor, UserParam, input_schema, sanitize_tool_name, wire_name,
-};
+use crate::descriptor::{Builtin, Kind, ToolDescriptor, UserParam, input_schema, wire_name};
 use crate::toolset::LoadedSchema;
 use crate::transport::{HttpRequest, Method, Transport};
 use flowmcp_spec::Code;
@@ -166,34 +164,21 @@ pub(crate) fn describe_resources(
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for (name, r) in resources {
-        let mut warnings = Vec::new();
-        let id = match PrimitiveId::new(main.namespace.clone(), IdType::Resource, name) {
-            Ok(id) => id,
-            Err(e) if profile.is_compat() => {
-                let clean = sanitize_tool_name(name);
-                match PrimitiveId::new(main.namespace.clone(), IdType::Resource, clean.clone()) {
-                    Ok(id) => {
-                        warnings.push(format!(
-                            "resource name \"{name}\" is not a valid ID name ({e}); using \"{clean}\""
-                        ));
-                        id
-                    }
-                    Err(e) => {
-                        problems.push(format!("resource \"{name}\": no valid ID: {e}"));
-                        continue;
-                    }
-                }
-            }
+        let compat = profile.is_compat();
+        let id = match PrimitiveId::defined(&main.namespace, IdType::Resource, name, compat) {
+            Ok(defined) => defined,
             Err(e) => {
                 problems.push(format!("resource \"{name}\": no valid ID: {e}"));
                 continue;
             }
         };
+        let warnings: Vec<String> = id.warning("resource", name).into_iter().collect();
         let base = Entry {
             main,
             name,
             resource: r,
-            id: &id,
+            id: &id.id,
+            compat,
             warnings: &warnings,
         };
         match r.source {
@@ -223,6 +208,8 @@ struct Entry<'a> {
     name: &'a str,
     resource: &'a Resource,
     id: &'a PrimitiveId,
+    /// Under `compat`: names that are not valid ID names are sanitised.
+    compat: bool,
     warnings: &'a [String],
 }
 
@@ -243,8 +230,22 @@ impl Entry<'_> {
                 json!(self.resource.description),
             );
         }
+        let mut warnings = self.warnings.to_vec();
+        // A query's own ID; the resource's ID (already valid) joined with a query name, which
+        // `sanitize_name` always makes valid, so the fallback is never taken.
+        let entry_id = match &kind {
+            Kind::Query { .. } => match self.id.query(tool, self.compat) {
+                Ok(defined) => {
+                    warnings.extend(defined.warning("query", tool));
+                    defined.id
+                }
+                Err(_) => self.id.clone(),
+            },
+            Kind::Tool | Kind::Document { .. } => self.id.clone(),
+        };
         let mut d = ToolDescriptor {
             id: self.id.clone(),
+            entry_id,
             tool: tool.to_string(),
             kind,
             namespace: self.main.namespace.clone(),
@@ -259,12 +260,14 @@ impl Entry<'_> {
                 "openWorldHint": false,
             })),
             meta: Some(Value::Object(meta)),
+            tool_meta: None,
             required_server_params: Vec::new(),
             missing_server_params: Vec::new(),
-            warnings: self.warnings.to_vec(),
+            warnings,
+            request: None,
         };
         d.wire_name = match &d.kind {
-            Kind::Query { .. } => format!("{tool}_{}", self.main.namespace),
+            Kind::Query { .. } => flowmcp_spec::id::wire_name(tool, &self.main.namespace),
             _ => wire_name(self.id),
         };
         d
@@ -273,7 +276,6 @@ impl Entry<'_> {
     fn document(&self) -> ToolDescriptor {
         let param = |key: &str, what: &str| UserParam {
             key: key.to_string(),
-            location: None,
             z: builtin_z("string()", &["optional()"]),
             description: Some(what.to_string()),
             alias: None,
@@ -327,7 +329,6 @@ impl Entry<'_> {
             })?;
             params.push(UserParam {
                 key: p.position.key.clone(),
-                location: None,
                 z,
                 description: p.description.clone(),
                 alias: None,
@@ -355,7 +356,6 @@ impl Entry<'_> {
             Builtin::RunSql => {
                 let sql = UserParam {
                     key: "sql".into(),
-                    location: None,
                     z: builtin_z("string()", &["min(1)"]),
                     description: Some(if file_based {
                         "One SQL statement (any kind: this database is writable)".into()
@@ -366,7 +366,6 @@ impl Entry<'_> {
                 };
                 let limit = UserParam {
                     key: "limit".into(),
-                    location: None,
                     z: builtin_z("number()", &["min(1)", "optional()"]),
                     description: Some(format!(
                         "The most rows to return (default {}, at most {})",
@@ -592,10 +591,9 @@ fn open_database(
         let mut message = e.to_string();
         if matches!(e, OpenError::Missing { .. }) && mode == Mode::FileBased {
             message = format!(
-                "no database file at {}: the file-based resource {}/resource/{name} is not created \
-                 yet",
+                "no database file at {}: the file-based resource {} is not created yet",
                 path.display(),
-                schema.main.namespace
+                id_text(&schema.main.namespace, IdType::Resource, name)
             );
         }
         Coded(e.code(), message)

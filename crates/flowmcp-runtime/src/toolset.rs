@@ -208,15 +208,24 @@ impl Toolset {
                 .entry(t.descriptor.wire_name.clone())
                 .or_insert(i);
             set.by_name.entry(t.descriptor.lookup_key()).or_insert(i);
+            if let Some(legacy) = t.descriptor.legacy_query_key() {
+                set.by_name.entry(legacy).or_insert(i);
+            }
         }
         set
     }
 
     /// The tool with this wire name or Primitive-ID (`namespace/tool/name`); a resource query by
-    /// its wire name or `namespace/resource/<resource>.<query>`, a markdown resource by its wire
-    /// name or ID.
+    /// its wire name or its own ID `namespace/resource/<resource>-<query>` (or the earlier text
+    /// `namespace/resource/<resource>.<query>`), a markdown resource by its wire name or ID.
     pub fn find(&self, name: &str) -> Option<&ToolEntry> {
         self.by_name.get(name).and_then(|&i| self.tools.get(i))
+    }
+
+    /// Where [`Toolset::find`] finds `name` in [`Toolset::tools`]: for a server that resolves a
+    /// name once and then calls the entry by its place.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
     }
 
     /// Why `name` finds nothing, in a sentence: for the ID of a SQLite resource (whose queries
@@ -314,11 +323,7 @@ pub(crate) fn score(terms: &[String], t: &ToolEntry, main: &SchemaMain) -> u32 {
             desc.push_str(&search_hint.to_lowercase());
         }
     }
-    let tool_meta = match d.kind {
-        Kind::Tool => main.tools.get(&d.tool).and_then(|tool| tool.meta.as_ref()),
-        _ => None,
-    };
-    let (hint, aliases) = match tool_meta {
+    let (hint, aliases) = match &d.tool_meta {
         Some(m) => (
             m.search_hint.to_lowercase(),
             m.aliases

@@ -479,7 +479,7 @@ impl fmt::Display for IdError {
                 "Short Form {:?} is not supported — full form (namespace/type/name) is always \
                  required (e.g. {:?})",
                 format!("{namespace}/{name}"),
-                format!("{namespace}/tool/{name}")
+                id_text(namespace, IdType::Tool, name)
             ),
             IdError::InferredNamespace { kind, name } => write!(
                 f,
@@ -634,6 +634,127 @@ fn check_name(
             name: name.to_string(),
             pattern,
         });
+    }
+}
+
+/// The ID made for a primitive a schema defines ([`PrimitiveId::defined`]), with the note when its
+/// name had to be cleaned up under `compat`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Defined {
+    /// The Primitive-ID.
+    pub id: PrimitiveId,
+    /// Under `compat`, for a name that is not a valid ID name: the problem with the name as
+    /// written (the ID then uses [`sanitize_name`] of it).
+    pub sanitised: Option<IdError>,
+}
+
+impl Defined {
+    /// The warning to show for a sanitised name (`tool name "/block/:id" is not a valid ID name
+    /// (…); using "blockid"`); `None` when the name was used as written.
+    pub fn warning(&self, what: &str, written: &str) -> Option<String> {
+        self.sanitised.as_ref().map(|e| {
+            format!(
+                "{what} name \"{written}\" is not a valid ID name ({e}); using \"{}\"",
+                self.id.name
+            )
+        })
+    }
+}
+
+impl PrimitiveId {
+    /// The one way an ID is made for a primitive that a schema of `namespace` defines under
+    /// `name` (a key of `main.tools`, `main.resources`, `main.prompts`, a selection's name, …):
+    /// `namespace/kind/name`. Under `compat` (the `compat` table of the rulings: "the ID and wire
+    /// name use a sanitised name") a name that is not a valid ID name is cleaned up with
+    /// [`sanitize_name`]; the namespace is never changed.
+    pub fn defined(
+        namespace: &str,
+        kind: IdType,
+        name: &str,
+        compat: bool,
+    ) -> Result<Defined, IdError> {
+        match PrimitiveId::new(namespace, kind, name) {
+            Ok(id) => Ok(Defined {
+                id,
+                sanitised: None,
+            }),
+            Err(e @ (IdError::EmptyName | IdError::InvalidName { .. })) if compat => {
+                let id = PrimitiveId::new(namespace, kind, sanitize_name(name))?;
+                Ok(Defined {
+                    id,
+                    sanitised: Some(e),
+                })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The own ID of query `query` of the resource with this ID:
+    /// `namespace/resource/<resource>-<query>` (see [`query_name`]). Under `compat` a query name
+    /// that is not a valid ID name is cleaned up like any other ([`sanitize_name`]).
+    pub fn query(&self, query: &str, compat: bool) -> Result<Defined, IdError> {
+        PrimitiveId::defined(
+            &self.namespace,
+            IdType::Resource,
+            &query_name(&self.name, query),
+            compat,
+        )
+    }
+
+    /// The plain MCP tool name of this ID: [`wire_name`] of its name and namespace.
+    pub fn wire_name(&self) -> String {
+        wire_name(&self.name, &self.namespace)
+    }
+}
+
+/// The separator between a resource's name and a query's name in the query's own ID. Resource
+/// and query names are camelCase (`^[a-z][a-zA-Z0-9]*$`, chapter 13), so a `-` cannot be part of
+/// either, and the ID grammar's name pattern (`^[a-zA-Z][a-zA-Z0-9-]*$`) accepts it.
+pub const QUERY_SEPARATOR: char = '-';
+
+/// The name segment of a resource query's own ID: `<resource>-<query>` (`countries-byCode`).
+///
+/// The specification gives IDs to resources, not to their queries; a query is called on its own
+/// (chapter 13), so this project names it within its resource. The form is one that the ID
+/// grammar (ID004) accepts, so that every ID the product prints passes `flowmcp validate --id`.
+pub fn query_name(resource: &str, query: &str) -> String {
+    format!("{resource}{QUERY_SEPARATOR}{query}")
+}
+
+/// The ID text of a primitive a schema defines, for lookups: [`PrimitiveId::defined`] as text, or,
+/// when no ID can be made of the parts (a file that did not validate), [`id_text`] of them as
+/// written — which then finds only what was recorded under the same text.
+pub fn defined_text(namespace: &str, kind: IdType, name: &str, compat: bool) -> String {
+    PrimitiveId::defined(namespace, kind, name, compat)
+        .map_or_else(|_| id_text(namespace, kind, name), |d| d.id.to_string())
+}
+
+/// The ID text `namespace/kind/name` without checking the parts: for names read from a file that
+/// did not validate, which are looked up but never become a [`PrimitiveId`].
+pub fn id_text(namespace: &str, kind: IdType, name: &str) -> String {
+    format!("{namespace}/{kind}/{name}")
+}
+
+/// The plain MCP tool name `<name>_<namespace>` (the ID chapter's form: MCP tool names cannot
+/// contain `/`), before lengths and collisions are dealt with (the runtime's wire names). A
+/// resource query's is `<query>_<namespace>` (the rulings' "wire names" row).
+pub fn wire_name(name: &str, namespace: &str) -> String {
+    format!("{name}_{namespace}")
+}
+
+/// Under `compat`, a name made valid for an ID: only ASCII letters, digits and `-` are kept, then
+/// leading characters that are not letters are dropped; `tool` when nothing is left
+/// (`/block/:id` → `blockid`).
+pub fn sanitize_name(name: &str) -> String {
+    let kept: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    let trimmed = kept.trim_start_matches(|c: char| !c.is_ascii_alphabetic());
+    if trimmed.is_empty() {
+        "tool".to_string()
+    } else {
+        trimmed.to_string()
     }
 }
 
@@ -937,6 +1058,47 @@ mod tests {
             .iter()
             .map(|e| e.code().as_str())
             .collect()
+    }
+
+    /// Issue #29, IDs: the IDs made for defined primitives and resource queries are ones the ID
+    /// check accepts; under compat an invalid name is sanitised (with the problem kept for the
+    /// warning), under spec it is an error; the namespace is never changed.
+    #[test]
+    fn i29_ids_made_for_entries_pass_the_id_check() {
+        let resource = PrimitiveId::defined("atlasdata-org", IdType::Resource, "countries", false)
+            .expect("valid");
+        assert_eq!(resource.sanitised, None);
+        let query = resource.id.query("byCode", false).expect("valid").id;
+        assert_eq!(query.to_string(), "atlasdata-org/resource/countries-byCode");
+        assert!(diagnose(&query.to_string(), Expect::Either).is_empty());
+        assert_eq!(query.wire_name(), "countries-byCode_atlasdata-org");
+        assert_eq!(wire_name("byCode", "atlasdata-org"), "byCode_atlasdata-org");
+
+        assert_eq!(
+            PrimitiveId::defined("ns", IdType::Tool, "/block/:id", false)
+                .map(|d| d.id)
+                .map_err(|e| e.code()),
+            Err(Code::ID004)
+        );
+        let compat = PrimitiveId::defined("ns", IdType::Tool, "/block/:id", true).expect("ok");
+        assert_eq!(compat.id.to_string(), "ns/tool/blockid");
+        assert_eq!(
+            compat.warning("tool", "/block/:id").as_deref(),
+            Some(
+                "tool name \"/block/:id\" is not a valid ID name (Name \"/block/:id\" must \
+                 match ^[a-zA-Z][a-zA-Z0-9-]*$); using \"blockid\""
+            )
+        );
+        assert!(PrimitiveId::defined("Bad_NS", IdType::Tool, "x", true).is_err());
+        assert_eq!(
+            defined_text("ns", IdType::Tool, "/block/:id", true),
+            "ns/tool/blockid"
+        );
+        assert_eq!(
+            defined_text("Bad_NS", IdType::Tool, "x", true),
+            "Bad_NS/tool/x"
+        );
+        assert_eq!(sanitize_name("/123"), "tool");
     }
 
     fn messages(text: &str, expect: Expect) -> Vec<String> {
