@@ -58,6 +58,7 @@ pub mod lazy;
 mod malformed;
 mod members;
 pub mod oauth;
+mod options;
 mod pool;
 mod projection;
 mod registry;
@@ -67,8 +68,9 @@ mod unknown;
 
 pub use http::{Access, Endpoints, HttpError, HttpOptions};
 pub use oauth::{JwksSource, OAuthError, OAuthOptions};
+pub use options::{ServeError, ServeOptions};
 pub use route::{Route, RouteError, Selector, SelectorItem};
-pub use server::{McpServer, PAGE_SIZE, ServeError, ServeOptions};
+pub use server::{McpServer, PAGE_SIZE};
 
 // What the signatures above name, so that serving needs no other crate of this workspace.
 pub use flowmcp_agent::Endpoint;

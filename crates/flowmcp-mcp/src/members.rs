@@ -26,9 +26,9 @@ use flowmcp_catalog::{Catalog, Code, Envelope, Kind, PromptKind, ToolEntry};
 use rayon::prelude::*;
 use rmcp::model::Tool;
 
+use crate::options::{ServeError, ServeOptions};
 use crate::projection::{self, Output};
 use crate::route::Selector;
-use crate::server::{ServeError, ServeOptions};
 use crate::unknown;
 
 /// One served entry: its MCP entry and how its results are carried.

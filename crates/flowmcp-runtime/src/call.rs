@@ -48,16 +48,18 @@ use serde_json::{Map, Value, json};
 
 use crate::cache::{Cache, CacheKey, Lookup};
 use crate::descriptor::{Builtin, Kind};
-use crate::envelope::{Envelope, Failure};
+use crate::encoding::Encoding;
+use crate::envelope::{Coded, Envelope, Failure};
 use crate::input::{Inputs, validate_json, validate_strings};
 use crate::output::check_output;
-use crate::request::{Encoding, PreparedRequest, SecretSlots, finalize};
+use crate::request::{PreparedRequest, SecretSlots, finalize};
 use crate::resource::{
     Access, OpenResources, ResourceOptions, TransportFetcher, bound_values, markdown_error,
     sql_error,
 };
+use crate::schema::LoadedSchema;
 use crate::secret::{ServerParams, missing_params_message};
-use crate::toolset::{LoadedSchema, ToolEntry, Toolset};
+use crate::toolset::{ToolEntry, Toolset};
 use crate::transport::{
     HeaderValue, HttpRequest, HttpResponse, Method, Transport, decode_body, is_base64_mime,
     status_message,
@@ -138,9 +140,6 @@ pub struct Runner<'t> {
 
 /// A failed step: the code and the message after `<code> <tool>: `.
 struct Fail(Code, String);
-
-/// A failed call, with any code (`E001`…, or a resource's: `RES020`, `RES033`, `MD004`…).
-pub(crate) struct Coded(pub(crate) Code, pub(crate) String);
 
 impl From<Fail> for Coded {
     fn from(Fail(code, message): Fail) -> Coded {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use flowmcp_spec::Profile;
 use flowmcp_spec::id::{IdType, PrimitiveId};
-use flowmcp_spec::model::{Parameter, SchemaMain, Tool, ToolMeta};
+use flowmcp_spec::model::{SchemaMain, Tool, ToolMeta};
 use flowmcp_spec::placeholder::{InterpolationKind, find_interpolations};
 use flowmcp_spec::zod::{Primitive, ZOption, ZType};
 use serde_json::{Map, Value, json};
@@ -93,43 +93,6 @@ pub struct DescribeOptions<'a> {
     /// Shared-list values for `enum({{list:field}})`; without it such parameters accept any
     /// string and the descriptor carries a warning.
     pub lists: Option<&'a ListResolver<'a>>,
-}
-
-pub(crate) use flowmcp_spec::placeholder::ParamRole;
-
-/// The role of a parameter in a call: the one classification the validator shares
-/// ([`flowmcp_spec::model::Parameter::role`]), except that a server parameter the schema does not
-/// declare in `requiredServerParams` is literal text: parameters are resolved for a whole catalog by
-/// name, so it would be another schema's key (VAL083 reports it).
-pub(crate) fn param_role<'a>(
-    param: &'a Parameter,
-    main: &SchemaMain,
-    profile: Profile,
-) -> ParamRole<'a> {
-    let declared = &main.required_server_params;
-    match param.role(declared, profile) {
-        ParamRole::Server(k) if !declared.iter().any(|d| d == k) => {
-            ParamRole::Fixed(&param.position.value)
-        }
-        role => role,
-    }
-}
-
-/// The server-parameter name a placeholder's inner text denotes, if any: `SERVER_PARAM:KEY`, or
-/// (compat) a bare `KEY`, for a `KEY` declared in the schema's own `requiredServerParams`. Server
-/// parameters are resolved for a whole catalog by name, so an undeclared name would be another
-/// schema's key: such a placeholder stays literal text (VAL083 reports it).
-pub(crate) fn server_key<'t>(
-    inner: &'t str,
-    main: &SchemaMain,
-    profile: Profile,
-) -> Option<&'t str> {
-    let declared = |k: &str| main.required_server_params.iter().any(|d| d == k);
-    match InterpolationKind::of(inner) {
-        InterpolationKind::ServerParam(key) if declared(key) => Some(key),
-        InterpolationKind::Bare(name) if profile.is_compat() && declared(name) => Some(name),
-        _ => None,
-    }
 }
 
 /// Every server parameter `tool` needs: `main.requiredServerParams` (handlers may use any of them;

@@ -119,6 +119,9 @@ impl Envelope {
     }
 }
 
+/// A failed call, with any code (`E001`…, or a resource's: `RES020`, `RES033`, `MD004`…).
+pub(crate) struct Coded(pub(crate) Code, pub(crate) String);
+
 #[cfg(test)]
 mod tests {
     use super::*;

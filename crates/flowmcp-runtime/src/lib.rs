@@ -40,6 +40,7 @@
 pub mod cache;
 mod call;
 mod descriptor;
+mod encoding;
 mod envelope;
 mod generate;
 mod input;
@@ -47,6 +48,7 @@ mod json;
 mod output;
 mod request;
 mod resource;
+mod schema;
 mod secret;
 mod toolset;
 pub mod transport;
@@ -57,7 +59,8 @@ pub use descriptor::{
     UserParam, WIRE_NAME_MAX, assign_wire_names, assign_wire_names_with, describe_schema,
     describe_tool, reference_tool_name,
 };
-pub use toolset::{LoadProblem, LoadedSchema, SchemaSource, ToolEntry, Toolset, ToolsetOptions};
+pub use schema::LoadedSchema;
+pub use toolset::{LoadProblem, SchemaSource, ToolEntry, Toolset, ToolsetOptions};
 
 // Calling a tool.
 pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
@@ -72,9 +75,10 @@ pub use request::{
 pub use resource::{DatabaseFile, ResourceOptions};
 
 // HTTP (the details — limits, body decoding, redaction — are in [`transport`]).
+pub use encoding::base64_encode;
 pub use transport::{
     HeaderValue, HttpRequest, HttpResponse, Method, Transport, TransportConfig, TransportError,
-    UpstreamError, UreqTransport, base64_encode, check_upstream,
+    UpstreamError, UreqTransport, check_upstream,
 };
 
 // Server parameters, flowmcp's own credentials and the redactor; the preload cache (its details

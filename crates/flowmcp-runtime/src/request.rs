@@ -36,119 +36,50 @@ use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 
 use flowmcp_spec::Profile;
-use flowmcp_spec::model::{Location, Method, SchemaMain};
+use flowmcp_spec::model::{Location, Method, Parameter, SchemaMain};
 use flowmcp_spec::placeholder::{InterpolationKind, colon_key_matches, find_interpolations};
 use indexmap::IndexMap;
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Map, Value, json};
 
-use crate::descriptor::{ParamRole, param_role, server_key};
+use crate::encoding::Encoding;
 use crate::envelope::Envelope;
 use crate::secret::{Secret, ServerParams};
 use flowmcp_spec::Code;
 
-/// Characters escaped in a path segment: all but `A-Z a-z 0-9 - . _ ~`.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
+pub(crate) use flowmcp_spec::placeholder::ParamRole;
 
-/// Percent-encodes `text` as one path segment.
-fn encode_segment(text: &str) -> String {
-    utf8_percent_encode(text, SEGMENT).to_string()
-}
-
-/// Form-encodes `text` as a query key or value (`application/x-www-form-urlencoded`).
-fn form_encode(text: &str) -> String {
-    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
-}
-
-/// `text` escaped for the inside of a JSON string (`"` as `\"`, `\` as `\\`, control
-/// characters as `\n`, `\u001f`…), as `serde_json` and `JSON.stringify` write it.
-fn json_escape(text: &str) -> String {
-    let quoted = Value::String(text.to_string()).to_string();
-    quoted
-        .get(1..quoted.len().saturating_sub(1))
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// Standard base64 of the text's UTF-8 bytes.
-fn base64(text: &str) -> String {
-    crate::transport::base64_encode(text.as_bytes())
-}
-
-/// Declares [`Encoding`] and its [`Encoding::ALL`] from one list, so that no encoding can be
-/// added without being in the list the redactor reads.
-macro_rules! encodings {
-    ($($(#[$doc:meta])* $name:ident => $encode:expr,)+) => {
-        /// The forms in which the runtime writes a value into a request or an answer: the one
-        /// table that fills server parameters into requests ([`SecretSlots::fill`] takes nothing
-        /// else) and that [`crate::secret::Redactor`] reads to know what to hide.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub(crate) enum Encoding {
-            $($(#[$doc])* $name,)+
+/// The role of a parameter in a call: the one classification the validator shares
+/// ([`flowmcp_spec::model::Parameter::role`]), except that a server parameter the schema does not
+/// declare in `requiredServerParams` is literal text: parameters are resolved for a whole catalog by
+/// name, so it would be another schema's key (VAL083 reports it).
+pub(crate) fn param_role<'a>(
+    param: &'a Parameter,
+    main: &SchemaMain,
+    profile: Profile,
+) -> ParamRole<'a> {
+    let declared = &main.required_server_params;
+    match param.role(declared, profile) {
+        ParamRole::Server(k) if !declared.iter().any(|d| d == k) => {
+            ParamRole::Fixed(&param.position.value)
         }
-
-        impl Encoding {
-            /// Every encoding, in declaration order.
-            pub(crate) const ALL: &'static [Encoding] = &[$(Encoding::$name,)+];
-
-            /// `text` in this encoding.
-            pub(crate) fn encode(self, text: &str) -> String {
-                match self {
-                    $(Encoding::$name => ($encode)(text),)+
-                }
-            }
-        }
-    };
+        role => role,
+    }
 }
 
-encodings! {
-    /// As written: header values, and what a handler's own `fetch` carries.
-    Raw => str::to_string,
-    /// Percent-encoded as one path segment (`a/b c` → `a%2Fb%20c`): the root and the path.
-    Segment => encode_segment,
-    /// Form-encoded (`a b+` → `a+b%2B`): query keys and values.
-    Form => form_encode,
-    /// Escaped for the inside of a JSON string: the JSON body.
-    JsonString => json_escape,
-    /// Base64 of the UTF-8 bytes: binary bodies turned into text (`image/png`).
-    Base64 => base64,
-}
-
-/// The shortest piece of a base64 text [`Encoding::forms`] names (shorter ones would match by
-/// chance).
-const MIN_BASE64_PIECE: usize = 8;
-
-impl Encoding {
-    /// The texts that show `text`, encoded so, inside a longer encoded text. For the encodings
-    /// that work character by character that is the encoding itself; for base64 it is the whole
-    /// encoding (the value alone) and, for each of the three places the value can start at in a
-    /// three-byte group, the characters that depend on the value's bytes only (at least
-    /// [`MIN_BASE64_PIECE`] of them).
-    pub(crate) fn forms(self, text: &str) -> Vec<String> {
-        if self != Encoding::Base64 {
-            return vec![self.encode(text)];
-        }
-        let bytes = text.as_bytes();
-        let mut out = vec![self.encode(text)];
-        for shift in 0..3 {
-            let mut shifted = vec![0u8; shift];
-            shifted.extend_from_slice(bytes);
-            let encoded = crate::transport::base64_encode(&shifted);
-            // Character i holds bits 6i..6i+6 of the stream; the value's are 8·shift..8·(shift+n).
-            let first = (8 * shift).div_ceil(6);
-            let end = 8 * (shift + bytes.len()) / 6;
-            if let Some(piece) = encoded
-                .get(first..end)
-                .filter(|p| p.len() >= MIN_BASE64_PIECE)
-            {
-                out.push(piece.to_string());
-            }
-        }
-        out
+/// The server-parameter name a placeholder's inner text denotes, if any: `SERVER_PARAM:KEY`, or
+/// (compat) a bare `KEY`, for a `KEY` declared in the schema's own `requiredServerParams`. Server
+/// parameters are resolved for a whole catalog by name, so an undeclared name would be another
+/// schema's key: such a placeholder stays literal text (VAL083 reports it).
+pub(crate) fn server_key<'t>(
+    inner: &'t str,
+    main: &SchemaMain,
+    profile: Profile,
+) -> Option<&'t str> {
+    let declared = |k: &str| main.required_server_params.iter().any(|d| d == k);
+    match InterpolationKind::of(inner) {
+        InterpolationKind::ServerParam(key) if declared(key) => Some(key),
+        InterpolationKind::Bare(name) if profile.is_compat() && declared(name) => Some(name),
+        _ => None,
     }
 }
 
@@ -1450,7 +1381,7 @@ mod tests {
         assert_eq!(query_text(&json!({"a": 1})), "{\"a\":1}");
         assert_eq!(query_text(&json!(52.52)), "52.52");
         assert_eq!(query_text(&Value::Null), "");
-        assert_eq!(encode_segment("a/b c"), "a%2Fb%20c");
-        assert_eq!(encode_segment("A-z_0.9~"), "A-z_0.9~");
+        assert_eq!(Encoding::Segment.encode("a/b c"), "a%2Fb%20c");
+        assert_eq!(Encoding::Segment.encode("A-z_0.9~"), "A-z_0.9~");
     }
 }

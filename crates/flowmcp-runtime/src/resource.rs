@@ -43,9 +43,9 @@ use flowmcp_spec::zod::{Options, Primitive, ZType};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use crate::call::Coded;
 use crate::descriptor::{Builtin, Kind, ToolDescriptor, UserParam, input_schema, wire_name};
-use crate::toolset::LoadedSchema;
+use crate::envelope::Coded;
+use crate::schema::LoadedSchema;
 use crate::transport::{HttpRequest, Method, Transport};
 use flowmcp_spec::Code;
 

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::request::Encoding;
+use crate::encoding::Encoding;
 
 /// The text every secret prints as.
 pub(crate) const REDACTED: &str = "[redacted]";

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 use flowmcp_spec::Profile;
 use flowmcp_spec::lists::ResolvedLists;
-use flowmcp_spec::model::{Resource, SchemaMain};
+use flowmcp_spec::model::SchemaMain;
 use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde_json::Value;
@@ -31,6 +31,7 @@ use serde_json::Value;
 use crate::descriptor::{
     DescribeOptions, Kind, ToolDescriptor, ToolNames, assign_wire_names_with, describe_tool,
 };
+use crate::schema::LoadedSchema;
 use crate::secret::ServerParams;
 
 /// How to build a toolset.
@@ -64,46 +65,6 @@ pub struct SchemaSource {
     pub lists: Option<ResolvedLists>,
     /// Why some of the schema's shared lists are missing, if any are.
     pub lists_note: Option<String>,
-}
-
-/// One loaded schema file.
-#[derive(Debug)]
-pub struct LoadedSchema {
-    /// The file on disk.
-    pub path: PathBuf,
-    /// The name messages use.
-    pub display: String,
-    /// The typed `main`, with only the first of each tool's `tests` (prompts show it as the
-    /// example call) and with `output.schema` set to `null` (the descriptors hold the output
-    /// schemas).
-    pub main: SchemaMain,
-    /// The module source, kept when the module exports `handlers`.
-    pub handlers_source: Option<String>,
-    /// `main.resources`, typed, without their queries' `tests` and output schemas (the
-    /// descriptors hold those).
-    pub resources: IndexMap<String, Resource>,
-    /// The resolved shared lists (`{ name: [entries…] }`), as the handlers factory receives them.
-    pub shared_lists: Value,
-    /// Why some of the schema's shared lists are missing from [`LoadedSchema::shared_lists`]
-    /// (no `_lists/` found, a list or version not found); `None` when all resolved.
-    pub lists_note: Option<String>,
-    /// The definition hash of each preloaded tool, by tool name (computed once, when the schema
-    /// is described).
-    cache_definitions: HashMap<String, String>,
-}
-
-impl LoadedSchema {
-    /// True when the module exports a `handlers` factory.
-    pub fn has_handlers(&self) -> bool {
-        self.handlers_source.is_some()
-    }
-
-    /// The hash the preload cache binds `tool`'s entries to (see
-    /// [`CacheKey::with_definition`](crate::cache::CacheKey::with_definition)); `None` for a tool
-    /// without `preload.enabled`.
-    pub fn cache_definition(&self, tool: &str) -> Option<&str> {
-        self.cache_definitions.get(tool).map(String::as_str)
-    }
 }
 
 /// A tool and the index of its schema in [`Toolset::schemas`].

@@ -39,6 +39,7 @@ use std::time::{Duration, Instant};
 
 use flowmcp_spec::Code;
 
+use crate::encoding::base64_encode;
 use crate::secret::Redactor;
 
 use url::{Host, Url};
@@ -1069,24 +1070,6 @@ fn utf8(bytes: &[u8]) -> Result<String, (Code, String)> {
             ),
         )
     })
-}
-
-/// Standard base64 (RFC 4648, with padding).
-pub fn base64_encode(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b0 = chunk.first().copied().unwrap_or(0);
-        let b1 = chunk.get(1).copied().unwrap_or(0);
-        let b2 = chunk.get(2).copied().unwrap_or(0);
-        let n = (u32::from(b0) << 16) | (u32::from(b1) << 8) | u32::from(b2);
-        let sextet = |shift: u32| char::from(ALPHABET[((n >> shift) & 0x3f) as usize]);
-        out.push(sextet(18));
-        out.push(sextet(12));
-        out.push(if chunk.len() > 1 { sextet(6) } else { '=' });
-        out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
-    }
-    out
 }
 
 #[cfg(test)]

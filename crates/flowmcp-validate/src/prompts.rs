@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use flowmcp_loader::{FileKind, LoadedFile, locate::Key};
+use flowmcp_spec::id::{IdType, id_text};
 use flowmcp_spec::lists::ListRegistry;
 use flowmcp_spec::placeholder::{ContentPlaceholder, ContentType, TargetRef, find_interpolations};
 use flowmcp_spec::{Code, Collector, Diagnostic, FileReport, JsonPath, RuleSettings};
@@ -95,7 +96,7 @@ impl Unloaded {
             namespace: read(&["main", "namespace"]),
             selection: read(&["selection", "namespace"])
                 .zip(read(&["selection", "name"]))
-                .map(|(ns, name)| format!("{ns}/selection/{name}")),
+                .map(|(ns, name)| id_text(&ns, IdType::Selection, &name)),
         }
     }
 }
@@ -636,11 +637,11 @@ pub fn build(
         } = &p.kind
         {
             lib.tools
-                .extend(tools.iter().map(|t| format!("{namespace}/tool/{t}")));
+                .extend(tools.iter().map(|t| id_text(namespace, IdType::Tool, t)));
             lib.resources.extend(
                 resources
                     .iter()
-                    .map(|r| format!("{namespace}/resource/{r}")),
+                    .map(|r| id_text(namespace, IdType::Resource, r)),
             );
             let dir = dir_namespaces.entry(parent(&p.rel)).or_default();
             if !dir.contains(&namespace.as_str()) {
@@ -653,12 +654,12 @@ pub fn build(
         {
             let ns = &inline.namespace;
             lib.tools
-                .extend(inline.tools.iter().map(|t| format!("{ns}/tool/{t}")));
+                .extend(inline.tools.iter().map(|t| id_text(ns, IdType::Tool, t)));
             lib.resources.extend(
                 inline
                     .resources
                     .iter()
-                    .map(|r| format!("{ns}/resource/{r}")),
+                    .map(|r| id_text(ns, IdType::Resource, r)),
             );
         }
     }
@@ -692,10 +693,10 @@ pub fn build(
                     .get(&p.rel)
                     .map_or_else(|| stem(&p.rel).to_string(), |(key, _)| key.clone());
                 let owner_name = owner_of_skills(&owner, &dir, &namespace_of_dir);
-                sinks.own(i, Owned::Id(format!("{owner_name}/skill/{name}")));
+                sinks.own(i, Owned::Id(id_text(&owner_name, IdType::Skill, &name)));
             }
             Place::AgentPrompts(agent) => {
-                sinks.own(i, Owned::Id(format!("{agent}/prompt/{}", stem(&p.rel))));
+                sinks.own(i, Owned::Id(id_text(&agent, IdType::Prompt, stem(&p.rel))));
             }
             Place::Elsewhere => {
                 if let Some(ns) = &u.namespace {
@@ -750,7 +751,7 @@ pub fn build(
                     if prompt_owner(def, compat).0 != Some(namespace.as_str()) {
                         continue;
                     }
-                    let id = format!("{namespace}/prompt/{name}");
+                    let id = id_text(namespace, IdType::Prompt, name);
                     let Some((text_part, content)) =
                         content_file(i, p, def, (&def_path, &id), parts, &by_rel, &mut sinks)
                     else {
@@ -804,7 +805,7 @@ pub fn build(
                     continue;
                 };
                 let entry = PromptEntry {
-                    id: format!("{owner_name}/skill/{name}"),
+                    id: id_text(&owner_name, IdType::Skill, name),
                     kind: EntryKind::Skill,
                     owner: owner_name,
                     name: name.to_string(),
@@ -919,7 +920,7 @@ pub fn build(
                     continue;
                 }
                 let entry = PromptEntry {
-                    id: format!("{agent}/prompt/{name}"),
+                    id: id_text(agent, IdType::Prompt, name),
                     kind: EntryKind::AgentPrompt,
                     owner: agent.clone(),
                     name: name.to_string(),
@@ -999,7 +1000,7 @@ fn selection_entry(
 ) -> Option<SelectionEntry> {
     let namespace = s.get("namespace")?.as_str()?;
     let name = s.get("name")?.as_str()?;
-    let id = format!("{namespace}/selection/{name}");
+    let id = id_text(namespace, IdType::Selection, name);
     let mut entry = SelectionEntry {
         id: id.clone(),
         namespace: namespace.to_string(),
@@ -1070,7 +1071,7 @@ fn selection_entry(
             // Registered skill files (the object form): `{selection}/skill/{key}`.
             Some(Value::Object(registered)) if key == "skills" => {
                 for k in registered.keys() {
-                    let member = format!("{owner}/skill/{k}");
+                    let member = id_text(owner, IdType::Skill, k);
                     if lib.get(&member).is_some() {
                         entry.skills.push(member);
                     }
@@ -1276,7 +1277,7 @@ fn prompt_entry(
     p: &Part,
 ) -> PromptEntry {
     PromptEntry {
-        id: format!("{owner}/prompt/{name}"),
+        id: id_text(owner, IdType::Prompt, name),
         kind,
         owner: owner.to_string(),
         name: name.to_string(),
@@ -1627,10 +1628,10 @@ fn check_entry(
         let path = origin.def_path.key("dependsOn").index(k);
         let id = match (entry.kind, dep.matches('/').count()) {
             (_, 2) => Some(dep.to_string()),
-            (EntryKind::ProviderPrompt, 0) if compat && dep.contains('.') => {
-                dep.split_once('.').map(|(ns, t)| format!("{ns}/tool/{t}"))
-            }
-            (EntryKind::ProviderPrompt, 0) => Some(format!("{}/tool/{dep}", entry.owner)),
+            (EntryKind::ProviderPrompt, 0) if compat && dep.contains('.') => dep
+                .split_once('.')
+                .map(|(ns, t)| id_text(ns, IdType::Tool, t)),
+            (EntryKind::ProviderPrompt, 0) => Some(id_text(&entry.owner, IdType::Tool, dep)),
             _ => None,
         };
         match id {
