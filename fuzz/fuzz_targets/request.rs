@@ -1,4 +1,4 @@
-//! Fuzzes the runtime request builder (`flowmcp_runtime::{build_request, finalize}`) with a
+//! Fuzzes the runtime request builder (`flowmcp_runtime::{request::build_request, request::finalize}`) with a
 //! small fixed family of schemas and arbitrary USER input values, optionally followed by an
 //! arbitrary `preRequest` handler result (`PreparedRequest::apply_struct`). The schemas, the server
 //! parameters and the upstream override are trusted; the call inputs are attacker-controlled, and
@@ -23,9 +23,10 @@
 use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
-use flowmcp_runtime::ServerParams;
+use flowmcp_runtime::secret::ServerParams;
 use flowmcp_runtime::{
-    FinalRequest, PreparedRequest, RequestError, build_request, finalize, query_text,
+    request::FinalRequest, request::PreparedRequest, request::RequestError, request::build_request,
+    request::finalize, request::query_text,
 };
 use flowmcp_spec::Profile;
 use flowmcp_spec::model::SchemaMain;

@@ -41,7 +41,8 @@ use std::time::{Duration, Instant};
 
 use flowmcp_runtime::Toolset;
 use flowmcp_runtime::{
-    HeaderValue, HttpRequest, Method, Transport, TransportConfig, UreqTransport,
+    Transport, TransportConfig, UreqTransport, transport::HeaderValue, transport::HttpRequest,
+    transport::Method,
 };
 use flowmcp_spec::Profile;
 use serde_json::json;

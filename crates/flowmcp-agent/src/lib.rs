@@ -59,7 +59,7 @@ use std::time::{Duration, Instant};
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
 use flowmcp_catalog::{Activation, Catalog, Code, Envelope};
-use flowmcp_runtime::{MODEL_KEY, Redactor};
+use flowmcp_runtime::{secret::MODEL_KEY, secret::Redactor};
 
 /// OpenRouter's OpenAI-compatible API, the default base URL.
 pub const DEFAULT_BASE_URL: &str = "https://openrouter.ai/api/v1";
@@ -153,7 +153,7 @@ impl Endpoint {
 
     /// What hides the key in everything derived from the endpoint's replies: the key, and the
     /// values of flowmcp's own credentials in the process environment
-    /// ([`flowmcp_runtime::PRODUCT_CREDENTIALS`]), in every form the runtime writes values in.
+    /// ([`flowmcp_runtime::secret::PRODUCT_CREDENTIALS`]), in every form the runtime writes values in.
     pub fn redactor(&self) -> Redactor {
         let mut r = Redactor::with_values(self.api_key.as_deref());
         r.hide_product_credentials(|k| std::env::var(k).ok());

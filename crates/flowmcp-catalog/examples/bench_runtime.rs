@@ -201,7 +201,10 @@ fn call(iters: usize) -> Result<(), String> {
     let mut t_plain = Vec::with_capacity(iters);
     let mut t_post = Vec::with_capacity(iters);
     let mut t_transport = Vec::with_capacity(iters);
-    let treq = flowmcp_runtime::HttpRequest::new(flowmcp_runtime::Method::Get, url.clone());
+    let treq = flowmcp_runtime::transport::HttpRequest::new(
+        flowmcp_runtime::transport::Method::Get,
+        url.clone(),
+    );
     for _ in 0..iters {
         let s = Instant::now();
         let resp =

@@ -234,7 +234,7 @@ impl Catalog {
                     required.iter().map(move |p| {
                         format!(
                             "{p}={}",
-                            if flowmcp_runtime::is_reserved_name(p) {
+                            if flowmcp_runtime::secret::is_reserved_name(p) {
                                 "reserved for flowmcp itself, never given to a schema"
                             } else if missing.contains(p) {
                                 "missing"

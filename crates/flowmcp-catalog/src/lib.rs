@@ -17,12 +17,12 @@
 //!   prompts and skills (provider prompts with their content files, agent prompts, skills), by ID
 //!   (`{owner}/prompt/{name}`, `{owner}/skill/{name}`); rendering runs a skill's prefill through a
 //!   [`Caller`] and replaces every placeholder (see `examples/skill.rs`).
-//! - [`Primitives`]: the catalog's prompts and resources. Each kind plugs in as a
-//!   [`PromptSource`] or [`ResourceSource`] ([`Catalog::register_prompts`],
+//! - [`Primitives`](crate::primitives::Primitives): the catalog's prompts and resources. Each kind plugs in as a
+//!   [`PromptSource`](crate::primitives::PromptSource) or [`ResourceSource`](crate::primitives::ResourceSource) ([`Catalog::register_prompts`],
 //!   [`Catalog::register_resources`]); servers list, render and read through the registry only.
-//! - [`Catalog::run_tests`] → [`TestReport`]: the tests of tools and resource queries run for
+//! - [`Catalog::run_tests`] → [`TestReport`](crate::testing::TestReport): the tests of tools and resource queries run for
 //!   real (chapters 10 and 21), PASS or FAIL per primitive, captures
-//!   ([`TestReport::capture_files`]) and generated outputs ([`PrimitiveTests::generated_output`]).
+//!   ([`TestReport::capture_files`](crate::testing::TestReport::capture_files)) and generated outputs ([`PrimitiveTests::generated_output`](crate::testing::PrimitiveTests::generated_output)).
 //! - [`grading`]: the scoring protocol v1 transport (`prompts.json`, the grade report).
 //! - [`manifest`]: `registry.json` — its `contentHash`, and writing it from the directory.
 //! - [`reverse`]: which tools use which shared list (`flowmcp list-refs`).
@@ -64,47 +64,31 @@ mod discovery;
 mod documents;
 mod error;
 pub mod grading;
-mod integrity;
+pub mod integrity;
 pub mod manifest;
 mod open;
-mod primitives;
-mod prompts;
+pub mod primitives;
+pub mod prompts;
 mod reload;
 pub mod reverse;
-mod testing;
+pub mod testing;
 
 pub use activation::Activation;
 pub use discovery::ListDiscovery;
 pub use error::CatalogError;
-pub use integrity::{AgentIntegrity, ToolIntegrity};
 
 // What the catalog's signatures use, so that this crate is the one dependency to add.
-pub use flowmcp_runtime::cache::rfc3339;
 pub use flowmcp_runtime::{
-    Builtin, CacheMode, Envelope, Failure, Kind, LoadProblem, LogSink, ResourceOptions,
-    RunnerOptions, ToolDescriptor, ToolEntry, ToolNames, Toolset, TransportConfig, check_output,
-    generate_output_schema, mime_type_for, reference_tool_name,
+    CacheMode, Envelope, Failure, Kind, ResourceOptions, RunnerOptions, ToolDescriptor, ToolEntry,
+    ToolNames, Toolset, TransportConfig,
 };
 pub use flowmcp_spec::{Code, FileReport, Profile, Severity};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are
 /// [`CatalogOptions::validation`]).
 pub use flowmcp_validate as validate;
-/// The catalog's prompts, skills and selections ([`Catalog::library`]).
-pub use flowmcp_validate::prompts::{
-    EntryKind as PromptKind, Library as PromptLibrary, PrefillCall, PromptEntry, SelectionEntry,
-    SkillInput,
-};
 pub use open::{Caller, Catalog, CatalogOptions, Rejected};
-pub use primitives::{
-    PrimitiveError, Primitives, PromptArgument, PromptInfo, PromptMessage, PromptSource,
-    RenderedPrompt, ResourceBody, ResourceContent, ResourceInfo, ResourceSource,
-    ResourceTemplateInfo, Speaker,
-};
 pub use reload::Reload;
 pub use serde_json;
-pub use testing::{
-    PrimitiveTests, SchemaTests, TestOptions, TestOutcome, TestReport, TestResult, Verdict,
-};
 
 /// A catalog's files on disk, for programs that read or edit them one by one: loading a file
 /// within the loader's limits, walking a directory for `.mjs` files without leaving it, changing
@@ -153,5 +137,17 @@ pub mod resources {
 /// Reading the values a catalog's calls use: `.env` files, size-capped text files, and the
 /// names reserved for flowmcp itself (never a server parameter), plus the preload cache.
 pub mod env {
-    pub use flowmcp_runtime::{Cache, is_reserved_name, read_capped_text, read_env_file};
+    pub use flowmcp_runtime::{
+        Cache, secret::is_reserved_name, secret::read_capped_text, secret::read_env_file,
+    };
+}
+
+/// What the runtime offers beyond the types of the catalog's signatures: output schemas and
+/// checks, MIME types, the JavaScript reference's tool names, and what a toolset reports.
+pub mod runtime {
+    pub use flowmcp_runtime::cache::rfc3339;
+    pub use flowmcp_runtime::{
+        LoadProblem, LogSink, descriptor::Builtin, descriptor::reference_tool_name,
+        output::check_output, output::generate_output_schema, output::mime_type_for,
+    };
 }

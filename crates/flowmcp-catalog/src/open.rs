@@ -8,7 +8,8 @@ use flowmcp_loader::HandlersExport;
 use flowmcp_loader::{FileKind, LoadedFile, load_file};
 use flowmcp_runtime::Envelope;
 use flowmcp_runtime::{
-    LoadProblem, SchemaSource, ToolEntry, ToolNames, Toolset, ToolsetOptions, reference_tool_name,
+    LoadProblem, SchemaSource, ToolEntry, ToolNames, Toolset, ToolsetOptions,
+    descriptor::reference_tool_name,
 };
 use flowmcp_runtime::{LogSink, Runner, RunnerOptions};
 use flowmcp_runtime::{TransportConfig, UreqTransport};
@@ -623,14 +624,14 @@ impl Catalog {
 
     /// The catalog's prompts and skills ranked by how well they match `query` (ID and name
     /// first, then `whenToUse`, then the description); the best first.
-    pub fn search_prompts(&self, query: &str) -> Vec<(u32, &crate::PromptEntry)> {
+    pub fn search_prompts(&self, query: &str) -> Vec<(u32, &crate::prompts::PromptEntry)> {
         crate::prompts::search(&self.library, query)
     }
 
     /// Every prompt and skill to serve, as MCP lists them (the catalog's own first, then those
     /// of registered sources): named by ID (`{owner}/prompt/{name}`, `{owner}/skill/{name}`),
     /// with their arguments.
-    pub fn prompts(&self) -> Vec<crate::PromptInfo> {
+    pub fn prompts(&self) -> Vec<crate::primitives::PromptInfo> {
         self.primitives.prompts()
     }
 
@@ -643,7 +644,7 @@ impl Catalog {
         &self,
         id: &str,
         arguments: &Map<String, Value>,
-    ) -> Result<crate::RenderedPrompt, crate::PrimitiveError> {
+    ) -> Result<crate::primitives::RenderedPrompt, crate::primitives::PrimitiveError> {
         self.primitives.render_prompt(id, arguments, &self.caller())
     }
 

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::placeholder::{ContentPlaceholder, ContentType, find_interpolations};
-use flowmcp_validate::prompts::{EntryKind, Library, PromptEntry, SkillInput};
+use flowmcp_validate::prompts::{EntryKind, Library};
 use serde_json::{Map, Value};
 
 use crate::primitives::{
@@ -24,6 +24,13 @@ use crate::primitives::{
     Speaker,
 };
 use crate::{Caller, Catalog, Kind, ToolEntry};
+
+/// The library of a catalog's prompts, skills and selections ([`crate::Catalog::library`]), as
+/// validation builds it.
+pub use flowmcp_validate::prompts::{
+    EntryKind as PromptKind, Library as PromptLibrary, PrefillCall, PromptEntry, SelectionEntry,
+    SkillInput,
+};
 
 /// The most text one prefill result puts into a prompt; more is cut with a note.
 const MAX_PREFILL_BYTES: usize = 64 * 1024;

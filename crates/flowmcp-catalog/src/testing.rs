@@ -143,13 +143,15 @@ impl PrimitiveTests {
             return None;
         }
         let written = self.written_output.as_ref();
-        let schema =
-            flowmcp_runtime::generate_output_schema(samples, written.and_then(|o| o.get("schema")));
+        let schema = flowmcp_runtime::output::generate_output_schema(
+            samples,
+            written.and_then(|o| o.get("schema")),
+        );
         let mime = written
             .and_then(|o| o.get("mimeType"))
             .and_then(Value::as_str)
             .map_or_else(
-                || flowmcp_runtime::mime_type_for(&schema).to_string(),
+                || flowmcp_runtime::output::mime_type_for(&schema).to_string(),
                 str::to_string,
             );
         Some(json!({"mimeType": mime, "schema": schema}))
@@ -288,7 +290,7 @@ fn run_one(caller: &Caller<'_>, entry: &ToolEntry, params: &Map<String, Value>) 
     let mismatches: Vec<String> = envelope
         .warnings
         .iter()
-        .filter(|w| flowmcp_runtime::is_output_mismatch(w))
+        .filter(|w| flowmcp_runtime::output::is_output_mismatch(w))
         .cloned()
         .collect();
     let code = envelope.code();

@@ -8,7 +8,7 @@ use crate::support;
 
 use std::path::PathBuf;
 
-use flowmcp_catalog::{Catalog, CatalogOptions, ToolNames, reference_tool_name};
+use flowmcp_catalog::{Catalog, CatalogOptions, ToolNames, runtime::reference_tool_name};
 use flowmcp_spec::{Profile, Severity};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
-use flowmcp_catalog::{Catalog, CatalogOptions, PrimitiveError, Profile, PromptKind};
+use flowmcp_catalog::{
+    Catalog, CatalogOptions, Profile, primitives::PrimitiveError, prompts::PromptKind,
+};
 
 use common::{examples, local_options};
 

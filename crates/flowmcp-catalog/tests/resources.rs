@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use flowmcp_catalog::{
-    Builtin, Catalog, CatalogOptions, Envelope, Kind, PrimitiveError, ResourceBody, ResourceOptions,
+    Catalog, CatalogOptions, Envelope, Kind, ResourceOptions, primitives::PrimitiveError,
+    primitives::ResourceBody, runtime::Builtin,
 };
 use flowmcp_spec::Profile;
 use serde_json::{Value, json};

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Value, json};
-use flowmcp_catalog::{Catalog, Profile, TestOptions, Verdict};
+use flowmcp_catalog::{Catalog, Profile, testing::TestOptions, testing::Verdict};
 
 const META: &str = "meta: { isReadOnly: true, isConcurrencySafe: true, isDestructive: false, searchHint: 'demo', aliases: [], alwaysLoad: false }";
 

@@ -67,7 +67,7 @@ pub(crate) struct GradeArgs {
 }
 
 pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
-    let started = flowmcp_catalog::rfc3339(SystemTime::now());
+    let started = flowmcp_catalog::runtime::rfc3339(SystemTime::now());
     let cfg = config(false)?;
     let mut opts = flowmcp_validate::Options::new(profile_of(a.profile, &cfg));
     crate::run_cmd::on_this_machine(&cfg, &mut opts);
@@ -124,7 +124,7 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
     let lists = flowmcp_catalog::ListDiscovery::new().scope_for(&a.schema, &display, &opts);
     let validation =
         flowmcp_validate::validate_loaded_mut(&mut loaded, &opts, &lists, Some(&a.schema));
-    let now = flowmcp_catalog::rfc3339(SystemTime::now());
+    let now = flowmcp_catalog::runtime::rfc3339(SystemTime::now());
     let sha = flowmcp_spec::hash::sha256_hex(&bytes);
     match schema.grade(&scores, &validation, &sha, &started, &now) {
         Ok(report) => {
@@ -184,7 +184,7 @@ fn score_with_llm(
             serde_json::json!({"dimension": dimension, "score": score, "reasoning": reasoning}),
         );
     }
-    let now = flowmcp_catalog::rfc3339(SystemTime::now());
+    let now = flowmcp_catalog::runtime::rfc3339(SystemTime::now());
     let version = env!("CARGO_PKG_VERSION");
     Ok(serde_json::json!({
         "schemaIdSlug": schema.slug,

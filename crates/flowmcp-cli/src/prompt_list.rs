@@ -1,7 +1,7 @@
 //! How prompts and skills are shown, by `flowmcp prompt list` and by `flowmcp list`: the MCP
 //! `prompts/list` entry as JSON and the human listing.
 
-use flowmcp_catalog::{Catalog, PromptInfo};
+use flowmcp_catalog::{Catalog, primitives::PromptInfo};
 use serde_json::{Value, json};
 
 use crate::shown;

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use clap::{Args, ValueEnum};
-use flowmcp_catalog::{Kind, TestOptions, TestReport, ToolEntry, Verdict};
+use flowmcp_catalog::{
+    Kind, ToolEntry, testing::TestOptions, testing::TestReport, testing::Verdict,
+};
 use flowmcp_spec::{IdType, PrimitiveId};
 
 use crate::run_cmd::{RunArgs, SourceArgs, config, open};
@@ -240,7 +242,7 @@ fn capture(
     dry_run: bool,
 ) -> Result<(), String> {
     // A timestamp that is a valid file name everywhere.
-    let stamp = flowmcp_catalog::rfc3339(started).replace(':', "-");
+    let stamp = flowmcp_catalog::runtime::rfc3339(started).replace(':', "-");
     let files = report
         .capture_files(dir, &stamp)
         .map_err(|e| format!("--capture: {e}"))?;

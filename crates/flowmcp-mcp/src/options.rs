@@ -22,7 +22,7 @@ pub struct ServeOptions {
     /// `search_tools` and `call_tool`; every served tool stays callable.
     pub lazy: bool,
     /// Watch mode: check the catalog's files this often and reload what changed (see
-    /// [`McpServer::reload`]); stdio clients are told when the tool list changed. Open the
+    /// [`McpServer::reload`](crate::McpServer::reload)); stdio clients are told when the tool list changed. Open the
     /// catalog [`reloadable`](flowmcp_catalog::CatalogOptions::reloadable) so that only changed
     /// files are read again and a broken file keeps its previous version.
     pub watch: Option<Duration>,

@@ -16,7 +16,7 @@
 use std::sync::Arc;
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
-use flowmcp_catalog::{Envelope, ToolEntry, check_output};
+use flowmcp_catalog::{Envelope, ToolEntry, runtime::check_output};
 use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, MetaObject, Tool};
 
 /// How a tool's data is carried as structured content.

@@ -3,8 +3,9 @@
 
 use base64::Engine;
 use flowmcp_catalog::{
-    PrimitiveError, PromptInfo, RenderedPrompt, ResourceBody, ResourceContent, ResourceInfo,
-    ResourceTemplateInfo, Speaker,
+    primitives::PrimitiveError, primitives::PromptInfo, primitives::RenderedPrompt,
+    primitives::ResourceBody, primitives::ResourceContent, primitives::ResourceInfo,
+    primitives::ResourceTemplateInfo, primitives::Speaker,
 };
 use rmcp::ErrorData;
 use rmcp::model::{

@@ -101,7 +101,7 @@ impl State {
     }
 
     /// The prompts and skills served.
-    fn prompts(&self) -> Vec<flowmcp_catalog::PromptInfo> {
+    fn prompts(&self) -> Vec<flowmcp_catalog::primitives::PromptInfo> {
         let mut all = self.catalog.primitives().prompts();
         all.retain(|p| self.members.prompt(&p.name));
         all
@@ -590,7 +590,7 @@ impl ServerHandler for McpServer {
         let st = self.state();
         if !st.members.prompt(&name) {
             return Err(registry::error(
-                flowmcp_catalog::PrimitiveError::NotFound(name),
+                flowmcp_catalog::primitives::PrimitiveError::NotFound(name),
                 false,
             ));
         }
@@ -652,7 +652,7 @@ impl ServerHandler for McpServer {
         let st = self.state();
         if !st.members.resource(&uri) {
             return Err(registry::error(
-                flowmcp_catalog::PrimitiveError::NotFound(uri),
+                flowmcp_catalog::primitives::PrimitiveError::NotFound(uri),
                 true,
             ));
         }

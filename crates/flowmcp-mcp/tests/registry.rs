@@ -9,9 +9,11 @@ use std::sync::Arc;
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
 use flowmcp_catalog::{
-    Caller, Catalog, CatalogOptions, PrimitiveError, Profile, PromptArgument, PromptInfo,
-    PromptMessage, PromptSource, RenderedPrompt, ResourceBody, ResourceContent, ResourceInfo,
-    ResourceSource, ResourceTemplateInfo, Speaker,
+    Caller, Catalog, CatalogOptions, Profile, primitives::PrimitiveError,
+    primitives::PromptArgument, primitives::PromptInfo, primitives::PromptMessage,
+    primitives::PromptSource, primitives::RenderedPrompt, primitives::ResourceBody,
+    primitives::ResourceContent, primitives::ResourceInfo, primitives::ResourceSource,
+    primitives::ResourceTemplateInfo, primitives::Speaker,
 };
 use flowmcp_mcp::{McpServer, ServeOptions};
 use rmcp::ServiceExt;

@@ -193,7 +193,7 @@ pub fn mime_type_for(schema: &Value) -> &'static str {
 mod tests {
     #![allow(clippy::unwrap_used)] // a panic in a test is a failed test
     use super::*;
-    use crate::check_output;
+    use crate::output::check_output;
     use proptest::prelude::*;
 
     #[test]

@@ -39,53 +39,33 @@
 
 pub mod cache;
 mod call;
-mod descriptor;
+pub mod descriptor;
 mod encoding;
 mod envelope;
 mod generate;
-mod input;
+pub mod input;
 mod json;
-mod output;
-mod request;
+pub mod output;
+pub mod request;
 mod resource;
 mod schema;
-mod secret;
+pub mod secret;
 mod toolset;
 pub mod transport;
 
-// A toolset from validated schemas, and what it knows about each tool.
-pub use descriptor::{
-    Builtin, DescribeOptions, DescriptorError, Kind, REFERENCE_NAME_MAX, ToolDescriptor, ToolNames,
-    UserParam, WIRE_NAME_MAX, assign_wire_names, assign_wire_names_with, describe_schema,
-    describe_tool, reference_tool_name,
-};
+// Tools and their descriptors (the rest of the description vocabulary is in [`descriptor`]).
+pub use descriptor::{Kind, ToolDescriptor, ToolNames};
 pub use schema::LoadedSchema;
 pub use toolset::{LoadProblem, SchemaSource, ToolEntry, Toolset, ToolsetOptions};
 
-// Calling a tool.
+// Calling them (input checks are in [`input`], requests in [`request`], output checks in
+// [`output`], secrets and the redactor in [`secret`]).
 pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
 pub use envelope::{Envelope, Failure};
-pub use generate::{generate_output_schema, mime_type_for};
-pub use input::{InputError, Inputs, validate_json, validate_strings};
-pub use output::{check_output, is_output_mismatch};
-pub use request::{
-    FinalRequest, PreparedRequest, RequestError, SecretSlots, StructError, build_request, finalize,
-    query_text,
-};
 pub use resource::{DatabaseFile, ResourceOptions};
 
 // HTTP (the details — limits, body decoding, redaction — are in [`transport`]).
-pub use encoding::base64_encode;
-pub use transport::{
-    HeaderValue, HttpRequest, HttpResponse, Method, Transport, TransportConfig, TransportError,
-    UpstreamError, UreqTransport, check_upstream,
-};
+pub use transport::{Transport, TransportConfig, UpstreamError, UreqTransport, check_upstream};
 
-// Server parameters, flowmcp's own credentials and the redactor; the preload cache (its details
-// are in [`cache`]).
-pub use cache::{Cache, ClearReport};
-pub use secret::{
-    MAX_ENV_FILE_BYTES, MODEL_KEY, PRODUCT_CREDENTIALS, PRODUCT_PREFIX, ParamSource, Redactor,
-    Secret, ServerParams, is_placeholder, is_reserved_name, parse_env_file, read_capped_text,
-    read_env_file,
-};
+// The preload cache.
+pub use cache::Cache;

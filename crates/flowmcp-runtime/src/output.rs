@@ -5,10 +5,12 @@
 //! `nullable: true` (a `null` is accepted), `properties` (each property present in the data is
 //! checked; an absent property is not a mismatch, chapter 04 §6), `items` (every element),
 //! `enum`, and `required` when a schema lists it. Unknown keywords are ignored. At most
-//! [`MAX_WARNINGS`] warnings are produced per call so a large mismatching array cannot flood the
+//! `MAX_WARNINGS` warnings are produced per call so a large mismatching array cannot flood the
 //! envelope.
 
 use serde_json::Value;
+
+pub use crate::generate::{generate_output_schema, mime_type_for};
 
 /// Upper bound on warnings from one check.
 pub(crate) const MAX_WARNINGS: usize = 10;

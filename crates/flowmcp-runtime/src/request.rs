@@ -495,7 +495,7 @@ pub fn query_text(value: &Value) -> String {
 /// text. Fails with E006 when a server parameter the request needs has no value in
 /// `server_params` (names only), and with E007 for an insert value `.` or `..`.
 ///
-/// Compiles the tool's [`RequestPlan`] and builds from it; a toolset compiles each plan once and
+/// Compiles the tool's `RequestPlan` and builds from it; a toolset compiles each plan once and
 /// builds every call from it.
 pub fn build_request(
     tool_name: &str,

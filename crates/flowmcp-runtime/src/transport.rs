@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use flowmcp_spec::Code;
 
-use crate::encoding::base64_encode;
+pub use crate::encoding::base64_encode;
 use crate::secret::Redactor;
 
 use url::{Host, Url};

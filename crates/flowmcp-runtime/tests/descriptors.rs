@@ -5,12 +5,13 @@
 use std::path::PathBuf;
 
 use flowmcp_loader::Limits;
-use flowmcp_runtime::ServerParams;
-use flowmcp_runtime::validate_json;
+use flowmcp_runtime::input::validate_json;
+use flowmcp_runtime::secret::ServerParams;
 use flowmcp_runtime::{
-    DescribeOptions, ToolDescriptor, WIRE_NAME_MAX, assign_wire_names, describe_schema,
+    ToolDescriptor, descriptor::DescribeOptions, descriptor::WIRE_NAME_MAX,
+    descriptor::assign_wire_names, descriptor::describe_schema,
 };
-use flowmcp_runtime::{build_request, finalize};
+use flowmcp_runtime::{request::build_request, request::finalize};
 use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{Profile, RuleSettings};
 use serde_json::{Value, json};

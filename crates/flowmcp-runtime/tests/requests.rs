@@ -5,10 +5,10 @@
 use std::path::PathBuf;
 
 use flowmcp_loader::Limits;
-use flowmcp_runtime::ServerParams;
-use flowmcp_runtime::{DescribeOptions, describe_tool};
-use flowmcp_runtime::{FinalRequest, build_request, finalize};
-use flowmcp_runtime::{validate_json, validate_strings};
+use flowmcp_runtime::secret::ServerParams;
+use flowmcp_runtime::{descriptor::DescribeOptions, descriptor::describe_tool};
+use flowmcp_runtime::{input::validate_json, input::validate_strings};
+use flowmcp_runtime::{request::FinalRequest, request::build_request, request::finalize};
 use flowmcp_spec::Code;
 use flowmcp_spec::model::{Method, SchemaMain};
 use flowmcp_spec::{Profile, RuleSettings};

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use calls::{Logs, opts, runner, transport};
 use flowmcp_runtime::Envelope;
-use flowmcp_runtime::{MAX_ENV_FILE_BYTES, read_env_file};
 use flowmcp_runtime::{Toolset, ToolsetOptions};
+use flowmcp_runtime::{secret::MAX_ENV_FILE_BYTES, secret::read_env_file};
 use flowmcp_spec::Profile;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;

@@ -275,7 +275,7 @@ fn i28_7c_network_failures_say_what_failed_with_which_host() {
 #[test]
 fn i28_7d_errors_show_the_query_with_only_secrets_redacted() {
     let secret = "s3cr3t key/+";
-    let redactor = std::sync::Arc::new(flowmcp_runtime::Redactor::with_values([secret]));
+    let redactor = std::sync::Arc::new(flowmcp_runtime::secret::Redactor::with_values([secret]));
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}/v1/find?q=hello&key=s3cr3t+key%2F%2B&n=2#frag");
     let mut req = get(&url);

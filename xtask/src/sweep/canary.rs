@@ -8,7 +8,7 @@
 //! URL-safe alphabets, at each of the three byte alignments inside a longer encoded text) and, as a
 //! catch-all for partial encodings, in the text after percent-decoding it.
 
-use flowmcp_runtime::base64_encode;
+use flowmcp_runtime::transport::base64_encode;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
 /// Everything except the RFC 3986 unreserved characters is encoded.

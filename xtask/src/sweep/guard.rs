@@ -15,7 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use flowmcp_runtime::transport::redact_url;
 use flowmcp_runtime::{
-    HeaderValue, HttpRequest, HttpResponse, Transport, TransportError, UreqTransport,
+    Transport, UreqTransport, transport::HeaderValue, transport::HttpRequest,
+    transport::HttpResponse, transport::TransportError,
 };
 use url::{Host, Url};
 

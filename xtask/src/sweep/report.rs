@@ -530,7 +530,7 @@ impl PhaseReport {
 mod tests {
     use super::*;
     use crate::sweep::catalog::Job;
-    use flowmcp_runtime::base64_encode;
+    use flowmcp_runtime::transport::base64_encode;
 
     fn done(envelope: String, logs: Vec<String>) -> Done {
         Done {
