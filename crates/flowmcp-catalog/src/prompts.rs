@@ -533,13 +533,8 @@ impl Renderer<'_> {
 
     /// `{{tool:…:meta}}`: the tool's meta flags.
     fn meta_line(&self, entry: &ToolEntry) -> String {
-        let schema = self.catalog.toolset().schema_of(entry);
-        match schema
-            .main
-            .tools
-            .get(&entry.descriptor.tool)
-            .and_then(|t| t.meta.as_ref())
-        {
+        // The entry's own typed meta (a resource query named like a tool has none of its own).
+        match entry.descriptor.tool_meta.as_ref() {
             Some(m) => format!(
                 "isReadOnly: {} | isConcurrencySafe: {} | isDestructive: {} | alwaysLoad: {}",
                 m.is_read_only, m.is_concurrency_safe, m.is_destructive, m.always_load
