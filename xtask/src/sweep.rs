@@ -133,11 +133,12 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let canaries = Arc::new(Canaries::new(names.iter().map(String::as_str)));
     let foreign = EchoServer::start(Side::Foreign, canaries.clone(), None)?;
     let upstream = EchoServer::start(Side::Upstream, canaries.clone(), Some(foreign.base.clone()))?;
-    let transport = Arc::new(UreqTransport::new(TransportConfig {
-        connect_timeout: opts.timeout.min(Duration::from_secs(2)),
-        total_timeout: opts.timeout,
-        allow_http_loopback: true,
-        ..TransportConfig::default()
+    let transport = Arc::new(UreqTransport::new({
+        let mut built = TransportConfig::default();
+        built.connect_timeout = opts.timeout.min(Duration::from_secs(2));
+        built.total_timeout = opts.timeout;
+        built.allow_http_loopback = true;
+        built
     }));
     self_check(&transport, &foreign, &canaries)?;
     let env = Env {

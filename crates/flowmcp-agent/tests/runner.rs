@@ -104,13 +104,15 @@ fn examples() -> PathBuf {
 /// An empty environment, plain HTTP to loopback allowed, no cache, `holidaykit-net` sent to
 /// `upstream`.
 fn options(upstream: &str) -> CatalogOptions {
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: TransportConfig {
-            allow_http_loopback: true,
-            ..TransportConfig::default()
-        },
-        ..CatalogOptions::new(Profile::Spec)
+    let mut o = {
+        let mut built = CatalogOptions::new(Profile::Spec);
+        built.env_override = Some(BTreeMap::new());
+        built.transport = {
+            let mut built = TransportConfig::default();
+            built.allow_http_loopback = true;
+            built
+        };
+        built
     };
     o.runner
         .upstreams

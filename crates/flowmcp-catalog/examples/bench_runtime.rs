@@ -152,9 +152,10 @@ fn call(iters: usize) -> Result<(), String> {
         Catalog::open(&dir, &CatalogOptions::new(Profile::Spec)).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(&dir);
     let set = catalog.toolset();
-    let transport = UreqTransport::new(TransportConfig {
-        allow_http_loopback: true,
-        ..TransportConfig::default()
+    let transport = UreqTransport::new({
+        let mut built = TransportConfig::default();
+        built.allow_http_loopback = true;
+        built
     });
     let mut opts = RunnerOptions::default();
     opts.upstreams.insert("bench".into(), base.clone());

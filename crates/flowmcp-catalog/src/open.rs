@@ -31,6 +31,7 @@ use std::sync::Arc;
 
 /// How to open a catalog and call its tools.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct CatalogOptions {
     /// Validation: the profile (which is also the profile tools are called under), rule
     /// overrides, sandbox limits, extra allowed libraries.
@@ -401,17 +402,15 @@ impl Catalog {
             }
             states.push(state);
         }
-        let tools = Toolset::from_sources(
-            sources,
-            problems,
-            &ToolsetOptions {
-                profile,
-                env_file: opts.env_file.clone(),
-                config_params: opts.config_params.clone(),
-                env_override: opts.env_override.clone(),
-                tool_names: opts.tool_names,
-            },
-        );
+        let tools = Toolset::from_sources(sources, problems, &{
+            let mut built = ToolsetOptions::default();
+            built.profile = profile;
+            built.env_file = opts.env_file.clone();
+            built.config_params = opts.config_params.clone();
+            built.env_override = opts.env_override.clone();
+            built.tool_names = opts.tool_names;
+            built
+        });
         // Why each of them cannot be loaded, as the (redacted) load problems say it.
         for (_, r) in &mut unloaded {
             r.cause = tools

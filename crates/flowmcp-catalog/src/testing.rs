@@ -29,6 +29,7 @@ use crate::{Caller, Catalog, CatalogError};
 
 /// How [`Catalog::run_tests`] runs.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct TestOptions {
     /// The pause between two calls that go over the network (chapter 10: one second). Resource
     /// queries are local and do not wait.
@@ -344,10 +345,11 @@ impl<'c> Scratch<'c> {
         static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("flowmcp-test-db-{}-{n}", std::process::id()));
-        let places = flowmcp_runtime::ResourceOptions {
-            project_base: Some(dir.join("project")),
-            home: Some(dir.join("home")),
-            ..catalog.runner.resources.clone()
+        let places = {
+            let mut built = catalog.runner.resources.clone();
+            built.project_base = Some(dir.join("project"));
+            built.home = Some(dir.join("home"));
+            built
         };
         Scratch {
             catalog,

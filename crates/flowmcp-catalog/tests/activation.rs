@@ -15,9 +15,10 @@ fn examples() -> PathBuf {
 }
 
 fn options() -> CatalogOptions {
-    CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        ..CatalogOptions::new(Profile::Spec)
+    {
+        let mut built = CatalogOptions::new(Profile::Spec);
+        built.env_override = Some(BTreeMap::new());
+        built
     }
 }
 

@@ -8,7 +8,7 @@ use crate::support;
 
 use std::path::PathBuf;
 
-use flowmcp_catalog::{Catalog, CatalogOptions, ToolNames, runtime::reference_tool_name};
+use flowmcp_catalog::{Catalog, ToolNames, runtime::reference_tool_name};
 use flowmcp_spec::{Profile, Severity};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -62,9 +62,10 @@ fn the_example_catalog_opens_whole_and_valid() {
 
 #[test]
 fn reference_tool_names_find_the_tools() {
-    let opts = CatalogOptions {
-        tool_names: ToolNames::Reference,
-        ..options(Profile::Spec, &[])
+    let opts = {
+        let mut built = options(Profile::Spec, &[]);
+        built.tool_names = ToolNames::Reference;
+        built
     };
     let c = Catalog::open(&examples(), &opts).expect("opens");
     assert_eq!(c.list().len(), 21);
@@ -211,9 +212,10 @@ fn links_out_of_the_catalog_are_not_followed_and_problems_are_redacted() {
     base.write("cat/p/copy.mjs", "GH_TOKEN=ghp_CANARYsecret0042\n");
     let mut env_file = BTreeMap::new();
     env_file.insert("GH_TOKEN".to_string(), "ghp_CANARYsecret0042".to_string());
-    let opts = CatalogOptions {
-        env_file,
-        ..options(Profile::Spec, &[])
+    let opts = {
+        let mut built = options(Profile::Spec, &[]);
+        built.env_file = env_file;
+        built
     };
     let c = Catalog::open(&base.0.join("cat"), &opts).expect("opens");
     let problems = &c.toolset().problems;
@@ -331,9 +333,10 @@ fn a_reload_reads_only_what_changed_and_a_broken_file_keeps_its_good_version() {
     let dir = Scratch::new("cat-reload");
     dir.write("a.mjs", &one_tool("aaa", "first"));
     dir.write("b.mjs", &one_tool("bbb", "stays"));
-    let opts = CatalogOptions {
-        reloadable: true,
-        ..options(Profile::Compat, &[])
+    let opts = {
+        let mut built = options(Profile::Compat, &[]);
+        built.reloadable = true;
+        built
     };
     let c = Catalog::open(&dir.0, &opts).expect("opens");
     assert!(!c.has_errors(), "{:?}", c.reports());
@@ -406,9 +409,10 @@ fn a_manifest_catalog_reloads_a_changed_schema_and_a_changed_list() {
     // The manifest's name must be the directory's.
     let dir = home.0.join("catalog");
     copy_dir(&examples(), &dir);
-    let opts = CatalogOptions {
-        reloadable: true,
-        ..options(Profile::Spec, &[])
+    let opts = {
+        let mut built = options(Profile::Spec, &[]);
+        built.reloadable = true;
+        built
     };
     let c = Catalog::open(&dir, &opts).expect("opens");
     assert!(c.has_manifest() && !c.has_errors(), "{:?}", c.reports());
@@ -595,9 +599,10 @@ fn i28_7b_one_missing_comma_reports_its_cause_not_the_cascade() {
 #[test]
 fn i28_7j_a_file_that_breaks_keeps_its_tools_prompts_and_skills() {
     let (_home, dir) = example_copy("i28-7j");
-    let opts = CatalogOptions {
-        reloadable: true,
-        ..options(Profile::Spec, &[])
+    let opts = {
+        let mut built = options(Profile::Spec, &[]);
+        built.reloadable = true;
+        built
     };
     let c = Catalog::open(&dir, &opts).expect("opens");
     let names = |c: &Catalog| -> Vec<String> { c.prompts().into_iter().map(|p| p.name).collect() };

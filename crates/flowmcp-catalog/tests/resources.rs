@@ -93,14 +93,16 @@ fn files_in(dir: &Path) -> Vec<String> {
 /// Options whose resources resolve inside `scratch`: project base `<scratch>/project/.flowmcp`,
 /// home `<scratch>/home`.
 fn options(scratch: &Scratch) -> CatalogOptions {
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        ..CatalogOptions::new(Profile::Spec)
+    let mut o = {
+        let mut built = CatalogOptions::new(Profile::Spec);
+        built.env_override = Some(BTreeMap::new());
+        built
     };
-    o.runner.resources = ResourceOptions {
-        project_base: Some(scratch.0.join("project/.flowmcp")),
-        home: Some(scratch.0.join("home")),
-        ..ResourceOptions::default()
+    o.runner.resources = {
+        let mut built = ResourceOptions::default();
+        built.project_base = Some(scratch.0.join("project/.flowmcp"));
+        built.home = Some(scratch.0.join("home"));
+        built
     };
     o
 }

@@ -108,9 +108,11 @@ fn open(dir: &std::path::Path, upstream: &str) -> Catalog {
 }
 
 fn no_delay() -> TestOptions {
-    TestOptions {
-        delay: Duration::ZERO,
-        calls: true,
+    {
+        let mut built = TestOptions::default();
+        built.delay = Duration::ZERO;
+        built.calls = true;
+        built
     }
 }
 
@@ -166,9 +168,10 @@ fn static_runs_call_nothing_and_list_the_tests() {
     let (url, seen) = upstream();
     let dir = catalog_dir("static");
     let catalog = open(&dir, &url);
-    let opts = TestOptions {
-        calls: false,
-        ..no_delay()
+    let opts = {
+        let mut built = no_delay();
+        built.calls = false;
+        built
     };
     let report = catalog.run_tests(&|e| e.descriptor.tool == "good", &opts, &mut |_| {});
     let p = report.primitives().next().unwrap();

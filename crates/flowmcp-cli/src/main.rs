@@ -279,9 +279,10 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     };
     let mut reports = Vec::new();
     for d in &catalogs {
-        let copts = flowmcp_catalog::CatalogOptions {
-            validation: opts.clone(),
-            ..flowmcp_catalog::CatalogOptions::default()
+        let copts = {
+            let mut built = flowmcp_catalog::CatalogOptions::default();
+            built.validation = opts.clone();
+            built
         };
         let catalog = flowmcp_catalog::Catalog::open(d, &copts).map_err(|e| e.to_string())?;
         reports.extend(catalog.reports().iter().cloned());

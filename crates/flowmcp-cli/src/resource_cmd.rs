@@ -67,9 +67,10 @@ pub(crate) fn run(a: ResourceArgs) -> Result<ExitCode, String> {
 fn init(a: InitArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.anchor(&[]))?;
     let resources = a.places.options(&cfg)?;
-    let runner = RunnerOptions {
-        resources: resources.clone(),
-        ..RunnerOptions::default()
+    let runner = {
+        let mut built = RunnerOptions::default();
+        built.resources = resources.clone();
+        built
     };
     let profile = profile_of(a.source.profile, &cfg);
     let catalog = open(

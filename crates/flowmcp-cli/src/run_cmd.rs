@@ -152,28 +152,31 @@ impl RunArgs {
                 .map_err(|e| format!("upstream {ns}={url}: {e}"))?;
         }
         let timeout = Duration::from_millis(self.timeout_ms);
-        let transport = TransportConfig {
-            total_timeout: timeout,
-            ..pointed.transport
+        let transport = {
+            let mut built = pointed.transport;
+            built.total_timeout = timeout;
+            built
         };
-        let runner = RunnerOptions {
-            upstreams: pointed.runner.upstreams,
-            cache: cache_of(self.cache_dir.clone(), cfg),
-            cache_mode: if self.no_cache {
+        let runner = {
+            let mut built = RunnerOptions::default();
+            built.upstreams = pointed.runner.upstreams;
+            built.cache = cache_of(self.cache_dir.clone(), cfg);
+            built.cache_mode = if self.no_cache {
                 CacheMode::Off
             } else if self.refresh {
                 CacheMode::Refresh
             } else {
                 CacheMode::Use
-            },
-            call_timeout: Duration::from_millis(self.handler_timeout_ms),
-            timeout,
-            resources: ResourceOptions {
-                query_timeout: Duration::from_millis(self.query_timeout_ms),
-                ..self.places.options(cfg)?
-            },
-            libraries: crate::config::open_library_dir(self.libs.as_deref(), cfg)?,
-            ..RunnerOptions::default()
+            };
+            built.call_timeout = Duration::from_millis(self.handler_timeout_ms);
+            built.timeout = timeout;
+            built.resources = {
+                let mut built = self.places.options(cfg)?;
+                built.query_timeout = Duration::from_millis(self.query_timeout_ms);
+                built
+            };
+            built.libraries = crate::config::open_library_dir(self.libs.as_deref(), cfg)?;
+            built
         };
         Ok((transport, runner))
     }
@@ -201,11 +204,12 @@ impl ResourcePlaces {
             .unwrap_or_else(|| flowmcp_catalog::resources::DEFAULT_BASE.to_string());
         flowmcp_catalog::resources::Locations::check_base(&base)
             .map_err(|e| format!("resources base: {e}"))?;
-        Ok(ResourceOptions {
-            project_base: Some(cfg.project.folder(&base)),
-            home: cfg.home.clone(),
-            base,
-            ..ResourceOptions::default()
+        Ok({
+            let mut built = ResourceOptions::default();
+            built.project_base = Some(cfg.project.folder(&base));
+            built.home = cfg.home.clone();
+            built.base = base;
+            built
         })
     }
 }
@@ -397,18 +401,20 @@ pub(crate) fn open(
     // The run commands show which files are not callable and their codes, not where each finding
     // is: no need to locate them in the sources.
     validation.positions = false;
-    let opts = CatalogOptions {
-        validation,
-        env_file: params.user,
-        config_params: params.project,
-        env_override: Some(params.env),
-        transport,
-        runner,
-        reloadable,
-        tool_names: match source.tool_names {
+    let opts = {
+        let mut built = CatalogOptions::default();
+        built.validation = validation;
+        built.env_file = params.user;
+        built.config_params = params.project;
+        built.env_override = Some(params.env);
+        built.transport = transport;
+        built.runner = runner;
+        built.reloadable = reloadable;
+        built.tool_names = match source.tool_names {
             ToolNamesArg::Spec => flowmcp_catalog::ToolNames::Spec,
             ToolNamesArg::Reference => flowmcp_catalog::ToolNames::Reference,
-        },
+        };
+        built
     };
     let catalog = match (paths, path) {
         (_, Some(path)) => Catalog::open(&path, &opts),

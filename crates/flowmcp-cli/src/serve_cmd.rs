@@ -228,17 +228,19 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         started.elapsed().as_millis()
     );
     print_problems(&catalog);
-    let opts = flowmcp_mcp::ServeOptions {
-        only: a.only.clone(),
-        threads: a.threads,
-        lazy: a.lazy,
-        watch: a
+    let opts = {
+        let mut built = flowmcp_mcp::ServeOptions::default();
+        built.only = a.only.clone();
+        built.threads = a.threads;
+        built.lazy = a.lazy;
+        built.watch = a
             .watch
-            .then(|| Duration::from_millis(a.watch_interval_ms.max(50))),
-        selection: a.selection.clone(),
-        agent: a.agent.clone(),
-        agent_tools: a.agent_tools.clone(),
-        llm: Some(crate::agent_cmd::endpoint(a.llm_base_url.as_deref(), &cfg)),
+            .then(|| Duration::from_millis(a.watch_interval_ms.max(50)));
+        built.selection = a.selection.clone();
+        built.agent = a.agent.clone();
+        built.agent_tools = a.agent_tools.clone();
+        built.llm = Some(crate::agent_cmd::endpoint(a.llm_base_url.as_deref(), &cfg));
+        built
     };
     match http {
         None => {
@@ -389,18 +391,19 @@ fn http_setup(
         required_scopes: a.oauth_scopes.clone(),
         public_url: a.public_url.clone(),
     });
-    let http = flowmcp_mcp::HttpOptions {
-        listen: a.listen,
+    let http = {
+        let mut built = flowmcp_mcp::HttpOptions::default();
+        built.listen = a.listen;
         // An empty token stays empty: `check` refuses it rather than serve without one.
-        auth_token: a.auth_token.clone(),
-        allowed_origins: a.allow_origins.clone(),
-        allowed_hosts: a.allow_hosts.clone(),
-        oauth,
-        header_timeout: Duration::from_millis(a.header_timeout_ms),
-        body_timeout: Duration::from_millis(a.body_timeout_ms),
-        max_connections: a.max_connections,
-        no_auth: a.no_auth || user_no_auth,
-        ..flowmcp_mcp::HttpOptions::default()
+        built.auth_token = a.auth_token.clone();
+        built.allowed_origins = a.allow_origins.clone();
+        built.allowed_hosts = a.allow_hosts.clone();
+        built.oauth = oauth;
+        built.header_timeout = Duration::from_millis(a.header_timeout_ms);
+        built.body_timeout = Duration::from_millis(a.body_timeout_ms);
+        built.max_connections = a.max_connections;
+        built.no_auth = a.no_auth || user_no_auth;
+        built
     };
     // Before the catalog is read: an empty token, or an open endpoint off loopback.
     http.check(&routes).map_err(|e| http_error(&e))?;

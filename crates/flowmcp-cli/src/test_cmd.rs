@@ -156,9 +156,11 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
         }
         (Target::Selection(_), None) => false,
     };
-    let opts = TestOptions {
-        delay: Duration::from_millis(a.delay_ms),
-        calls: !a.static_only,
+    let opts = {
+        let mut built = TestOptions::default();
+        built.delay = Duration::from_millis(a.delay_ms);
+        built.calls = !a.static_only;
+        built
     };
     let started = SystemTime::now();
     let report = catalog.run_tests(&wanted, &opts, &mut |line| {

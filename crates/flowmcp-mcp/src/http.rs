@@ -54,6 +54,7 @@ pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource"
 
 /// How to serve over HTTP.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct HttpOptions {
     /// The address to listen on (default `127.0.0.1:8765`).
     pub listen: SocketAddr,

@@ -7,6 +7,7 @@ use crate::route::RouteError;
 
 /// How to serve a catalog.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct ServeOptions {
     /// Serve only what these members name, each read as a member of a route's [`Selector`](crate::Selector): a
     /// namespace (its tools, resource queries and documents), or one tool, resource query or

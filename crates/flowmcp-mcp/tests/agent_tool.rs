@@ -69,23 +69,26 @@ fn an_agent_tool_runs_the_loop_and_reports_progress() {
             .to_string(),
     ]);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: TransportConfig {
-            allow_http_loopback: true,
-            ..TransportConfig::default()
-        },
-        ..CatalogOptions::new(Profile::Spec)
+    let mut o = {
+        let mut built = CatalogOptions::new(Profile::Spec);
+        built.env_override = Some(BTreeMap::new());
+        built.transport = {
+            let mut built = TransportConfig::default();
+            built.allow_http_loopback = true;
+            built
+        };
+        built
     };
     o.runner.upstreams.insert("holidaykit-net".into(), upstream);
-    let opts = ServeOptions {
-        agent_tools: vec!["holiday-planner".into()],
-        llm: Some(flowmcp_agent::Endpoint {
+    let opts = {
+        let mut built = ServeOptions::default();
+        built.agent_tools = vec!["holiday-planner".into()];
+        built.llm = Some(flowmcp_agent::Endpoint {
             base_url: format!("{chat}/v1"),
             api_key: None,
             timeout: Duration::from_secs(10),
-        }),
-        ..ServeOptions::default()
+        });
+        built
     };
     let server = McpServer::new(Catalog::open(&dir, &o).unwrap(), &opts).unwrap();
     let progress = Progress::default();
@@ -199,14 +202,16 @@ fn i29_2_mcp_and_the_agent_runner_treat_a_tool_without_meta_the_same_way() {
     let dir = std::env::temp_dir().join(format!("flowmcp-i29-2-{}", std::process::id()));
     example_without_meta(&dir);
     let upstream = upstream_answering_pairs();
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: TransportConfig {
-            allow_http_loopback: true,
-            total_timeout: Duration::from_secs(8),
-            ..TransportConfig::default()
-        },
-        ..CatalogOptions::new(Profile::Compat)
+    let mut o = {
+        let mut built = CatalogOptions::new(Profile::Compat);
+        built.env_override = Some(BTreeMap::new());
+        built.transport = {
+            let mut built = TransportConfig::default();
+            built.allow_http_loopback = true;
+            built.total_timeout = Duration::from_secs(8);
+            built
+        };
+        built
     };
     o.runner.upstreams.insert("holidaykit-net".into(), upstream);
     o.runner.timeout = Duration::from_secs(8);
@@ -242,9 +247,10 @@ fn i29_2_mcp_and_the_agent_runner_treat_a_tool_without_meta_the_same_way() {
     assert!(run.calls.iter().all(|c| c.ok), "{:?}", run.calls);
 
     // The MCP server: two calls sent together both answer.
-    let opts = ServeOptions {
-        threads: 2,
-        ..ServeOptions::default()
+    let opts = {
+        let mut built = ServeOptions::default();
+        built.threads = 2;
+        built
     };
     let server = McpServer::new(catalog, &opts).unwrap();
     support::with_client(server, (), async |client| {

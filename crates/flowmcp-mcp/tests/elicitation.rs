@@ -25,9 +25,10 @@ const TOOL: &str = "getPublicHolidays_holidaykit-net";
 const HOLIDAY: &str = r#"[{"date": "2026-10-26", "name": "National Day", "type": "public"}]"#;
 
 fn serving_the_agent() -> ServeOptions {
-    ServeOptions {
-        agent: Some("holiday-planner".into()),
-        ..ServeOptions::default()
+    {
+        let mut built = ServeOptions::default();
+        built.agent = Some("holiday-planner".into());
+        built
     }
 }
 

@@ -189,13 +189,11 @@ impl Drop for Issuer {
 
 fn oauth_server(oauth: OAuthOptions) -> support::Running {
     let endpoints = Endpoints::routes(&catalog(), &[], &ServeOptions::default()).unwrap();
-    start(
-        endpoints,
-        HttpOptions {
-            oauth: Some(oauth),
-            ..HttpOptions::default()
-        },
-    )
+    start(endpoints, {
+        let mut built = HttpOptions::default();
+        built.oauth = Some(oauth);
+        built
+    })
     .unwrap()
 }
 
@@ -472,13 +470,11 @@ fn each_route_is_its_own_resource() {
         Route::parse("/weather=skycast-io").unwrap(),
     ];
     let endpoints = Endpoints::routes(&catalog(), &routes, &ServeOptions::default()).unwrap();
-    let server = start(
-        endpoints,
-        HttpOptions {
-            oauth: Some(issuer.options(JwksSource::Url(format!("{}/jwks", issuer.base)))),
-            ..HttpOptions::default()
-        },
-    )
+    let server = start(endpoints, {
+        let mut built = HttpOptions::default();
+        built.oauth = Some(issuer.options(JwksSource::Url(format!("{}/jwks", issuer.base))));
+        built
+    })
     .unwrap();
     let holidays = format!("{}/holidays", server.base);
     let weather = format!("{}/weather", server.base);
@@ -526,14 +522,12 @@ fn oauth_refuses_static_tokens_and_insecure_urls_before_anything_is_fetched() {
         public_url: None,
     };
     let endpoints = || Endpoints::routes(&catalog(), &[], &ServeOptions::default()).unwrap();
-    let err = start(
-        endpoints(),
-        HttpOptions {
-            auth_token: Some("static".into()),
-            oauth: Some(opts(JwksSource::Discover)),
-            ..HttpOptions::default()
-        },
-    )
+    let err = start(endpoints(), {
+        let mut built = HttpOptions::default();
+        built.auth_token = Some("static".into());
+        built.oauth = Some(opts(JwksSource::Discover));
+        built
+    })
     .err()
     .unwrap();
     assert!(matches!(err, HttpError::TokenWithOAuth), "{err}");
@@ -546,26 +540,22 @@ fn oauth_refuses_static_tokens_and_insecure_urls_before_anything_is_fetched() {
         &ServeOptions::default(),
     )
     .unwrap();
-    let err = start(
-        routed,
-        HttpOptions {
-            oauth: Some(opts(JwksSource::Discover)),
-            ..HttpOptions::default()
-        },
-    )
+    let err = start(routed, {
+        let mut built = HttpOptions::default();
+        built.oauth = Some(opts(JwksSource::Discover));
+        built
+    })
     .err()
     .unwrap();
     assert!(matches!(err, HttpError::TokenWithOAuth), "{err}");
     assert!(!err.to_string().contains("route-static"));
 
     let refused = |oauth: OAuthOptions| {
-        start(
-            endpoints(),
-            HttpOptions {
-                oauth: Some(oauth),
-                ..HttpOptions::default()
-            },
-        )
+        start(endpoints(), {
+            let mut built = HttpOptions::default();
+            built.oauth = Some(oauth);
+            built
+        })
         .err()
         .unwrap()
     };

@@ -131,13 +131,11 @@ fn a_route_without_a_token_of_its_own_takes_the_global_one() {
         route("/own=skycast-io", Some("route-token")),
     ];
     let endpoints = Endpoints::routes(&catalog, &routes, &ServeOptions::default()).unwrap();
-    let server = start(
-        endpoints,
-        HttpOptions {
-            auth_token: Some("global-token".into()),
-            ..HttpOptions::default()
-        },
-    )
+    let server = start(endpoints, {
+        let mut built = HttpOptions::default();
+        built.auth_token = Some("global-token".into());
+        built
+    })
     .unwrap();
     let open = format!("{}/open", server.base);
     let own = format!("{}/own", server.base);
@@ -158,13 +156,11 @@ fn without_routes_the_catalog_is_served_at_mcp_with_the_global_token() {
         endpoints.iter().map(|(p, _)| p).collect::<Vec<_>>(),
         ["/mcp"]
     );
-    let server = start(
-        endpoints,
-        HttpOptions {
-            auth_token: Some("global-token".into()),
-            ..HttpOptions::default()
-        },
-    )
+    let server = start(endpoints, {
+        let mut built = HttpOptions::default();
+        built.auth_token = Some("global-token".into());
+        built
+    })
     .unwrap();
     let mcp = format!("{}/mcp", server.base);
     let (k, v) = bearer("global-token");
@@ -202,9 +198,10 @@ fn routes_that_cannot_be_served_are_errors() {
         ),
         RouteError::DuplicatePath("/a".into())
     );
-    let only = ServeOptions {
-        only: vec!["listCountries_holidaykit-net".into()],
-        ..ServeOptions::default()
+    let only = {
+        let mut built = ServeOptions::default();
+        built.only = vec!["listCountries_holidaykit-net".into()];
+        built
     };
     assert_eq!(
         err(&[route("/a=holidaykit-net", None)], &only),
@@ -433,9 +430,10 @@ fn item09_each_route_serves_only_its_own_prompts_skills_and_resources() {
 #[test]
 fn item09_only_narrows_prompts_skills_and_resources_too() {
     let catalog = catalog();
-    let only = |names: &[&str]| ServeOptions {
-        only: strings(names),
-        ..ServeOptions::default()
+    let only = |names: &[&str]| {
+        let mut built = ServeOptions::default();
+        built.only = strings(names);
+        built
     };
     let one_tool = McpServer::shared(
         catalog.clone(),
@@ -469,9 +467,10 @@ fn item09_only_narrows_prompts_skills_and_resources_too() {
 fn item17_the_bearer_scheme_is_case_insensitive() {
     let server = start(
         Endpoints::single(McpServer::shared(catalog(), &ServeOptions::default()).unwrap()),
-        HttpOptions {
-            auth_token: Some("s3cret".into()),
-            ..HttpOptions::default()
+        {
+            let mut built = HttpOptions::default();
+            built.auth_token = Some("s3cret".into());
+            built
         },
     )
     .unwrap();
@@ -511,10 +510,11 @@ const WITHIN: Duration = Duration::from_secs(30);
 fn item10_half_sent_requests_are_closed_at_their_deadlines() {
     let server = start(
         Endpoints::single(McpServer::shared(catalog(), &ServeOptions::default()).unwrap()),
-        HttpOptions {
-            header_timeout: Duration::from_secs(1),
-            body_timeout: Duration::from_secs(1),
-            ..HttpOptions::default()
+        {
+            let mut built = HttpOptions::default();
+            built.header_timeout = Duration::from_secs(1);
+            built.body_timeout = Duration::from_secs(1);
+            built
         },
     )
     .unwrap();
@@ -547,9 +547,10 @@ fn item10_half_sent_requests_are_closed_at_their_deadlines() {
 fn item10_connections_over_the_cap_are_refused_while_its_holders_live() {
     let server = start(
         Endpoints::single(McpServer::shared(catalog(), &ServeOptions::default()).unwrap()),
-        HttpOptions {
-            max_connections: 2,
-            ..HttpOptions::default()
+        {
+            let mut built = HttpOptions::default();
+            built.max_connections = 2;
+            built
         },
     )
     .unwrap();
@@ -615,21 +616,21 @@ fn item12_empty_tokens_and_open_endpoints_off_loopback_do_not_start() {
     let catalog = catalog();
     let single =
         || Endpoints::single(McpServer::shared(catalog.clone(), &ServeOptions::default()).unwrap());
-    let loopback = HttpOptions {
-        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        ..HttpOptions::default()
+    let loopback = {
+        let mut built = HttpOptions::default();
+        built.listen = SocketAddr::from(([127, 0, 0, 1], 0));
+        built
     };
-    let everywhere = HttpOptions {
-        listen: SocketAddr::from(([0, 0, 0, 0], 0)),
-        ..HttpOptions::default()
+    let everywhere = {
+        let mut built = HttpOptions::default();
+        built.listen = SocketAddr::from(([0, 0, 0, 0], 0));
+        built
     };
-    let e = starts(
-        single(),
-        HttpOptions {
-            auth_token: Some(String::new()),
-            ..loopback.clone()
-        },
-    )
+    let e = starts(single(), {
+        let mut built = loopback.clone();
+        built.auth_token = Some(String::new());
+        built
+    })
     .unwrap_err();
     assert!(matches!(e, HttpError::EmptyToken(None)), "{e}");
     assert!(e.to_string().contains("is empty"), "{e}");
@@ -668,21 +669,17 @@ fn item12_empty_tokens_and_open_endpoints_off_loopback_do_not_start() {
 
     // Open on loopback, with a token, or when asked for: they start.
     starts(single(), loopback).unwrap();
-    starts(
-        single(),
-        HttpOptions {
-            auth_token: Some("t".into()),
-            ..everywhere.clone()
-        },
-    )
+    starts(single(), {
+        let mut built = everywhere.clone();
+        built.auth_token = Some("t".into());
+        built
+    })
     .unwrap();
-    starts(
-        single(),
-        HttpOptions {
-            no_auth: true,
-            ..everywhere
-        },
-    )
+    starts(single(), {
+        let mut built = everywhere;
+        built.no_auth = true;
+        built
+    })
     .unwrap();
 }
 
@@ -743,13 +740,11 @@ fn i28_7e_a_waiting_tool_names_its_variable_and_an_unknown_one_gets_a_did_you_me
     assert!(!answers[4].1.contains("did you mean"), "{}", answers[4].1);
 
     // Served under --only holidaykit-net, the openshelf-org tools are not members: unknown.
-    let only = McpServer::shared(
-        bare,
-        &ServeOptions {
-            only: vec!["holidaykit-net".into()],
-            ..ServeOptions::default()
-        },
-    )
+    let only = McpServer::shared(bare, &{
+        let mut built = ServeOptions::default();
+        built.only = vec!["holidaykit-net".into()];
+        built
+    })
     .unwrap();
     let answers = call_each(
         only,

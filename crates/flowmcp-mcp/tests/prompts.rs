@@ -93,10 +93,11 @@ fn a_reload_that_changes_the_prompts_says_so() {
          description: 'Ping', parameters: [] } } }\n",
     )
     .unwrap();
-    let o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        reloadable: true,
-        ..CatalogOptions::new(Profile::Spec)
+    let o = {
+        let mut built = CatalogOptions::new(Profile::Spec);
+        built.env_override = Some(BTreeMap::new());
+        built.reloadable = true;
+        built
     };
     let server =
         McpServer::new(Catalog::open(&dir, &o).unwrap(), &ServeOptions::default()).unwrap();
@@ -121,13 +122,15 @@ fn a_reload_that_changes_the_prompts_says_so() {
 #[test]
 fn a_selection_serves_exactly_its_members() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
-    let o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        ..CatalogOptions::new(Profile::Spec)
+    let o = {
+        let mut built = CatalogOptions::new(Profile::Spec);
+        built.env_override = Some(BTreeMap::new());
+        built
     };
-    let opts = |id: &str| ServeOptions {
-        selection: Some(id.into()),
-        ..ServeOptions::default()
+    let opts = |id: &str| {
+        let mut built = ServeOptions::default();
+        built.selection = Some(id.into());
+        built
     };
     let unknown = McpServer::new(
         Catalog::open(&dir, &o).unwrap(),
@@ -188,13 +191,15 @@ fn a_selection_serves_exactly_its_members() {
 #[test]
 fn an_agent_serves_what_its_activation_brings() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
-    let o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        ..CatalogOptions::new(Profile::Spec)
+    let o = {
+        let mut built = CatalogOptions::new(Profile::Spec);
+        built.env_override = Some(BTreeMap::new());
+        built
     };
-    let opts = ServeOptions {
-        agent: Some("holiday-planner".into()),
-        ..ServeOptions::default()
+    let opts = {
+        let mut built = ServeOptions::default();
+        built.agent = Some("holiday-planner".into());
+        built
     };
     let server = McpServer::new(Catalog::open(&dir, &o).unwrap(), &opts).unwrap();
     with_client(server, async |client| {
@@ -248,9 +253,10 @@ fn an_agent_serves_what_its_activation_brings() {
     )
     .unwrap();
     let catalog = Catalog::open(&scratch, &o).unwrap();
-    let opts = ServeOptions {
-        agent: Some("reader".into()),
-        ..ServeOptions::default()
+    let opts = {
+        let mut built = ServeOptions::default();
+        built.agent = Some("reader".into());
+        built
     };
     let Err(e) = McpServer::new(catalog, &opts) else {
         panic!("a missing server parameter refuses the agent")
@@ -285,14 +291,12 @@ fn item09_a_prefill_never_runs_a_tool_its_endpoint_does_not_serve() {
     let routes = [Route::parse("/weekday=holidaykit-net/tool/checkWorkingDay").unwrap()];
     let endpoints = Endpoints::routes(&catalog, &routes, &ServeOptions::default()).unwrap();
     let (_, route) = endpoints.iter().next().unwrap();
-    let narrowed = McpServer::shared(
-        std::sync::Arc::clone(&catalog),
-        &ServeOptions {
-            selection: Some("trip-planning/selection/days-off".into()),
-            only: vec!["holidaykit-net/tool/checkWorkingDay".into()],
-            ..ServeOptions::default()
-        },
-    )
+    let narrowed = McpServer::shared(std::sync::Arc::clone(&catalog), &{
+        let mut built = ServeOptions::default();
+        built.selection = Some("trip-planning/selection/days-off".into());
+        built.only = vec!["holidaykit-net/tool/checkWorkingDay".into()];
+        built
+    })
     .unwrap();
     for (server, prompts) in [
         (route.clone(), vec![]),

@@ -81,6 +81,7 @@ pub enum CacheMode {
 
 /// Settings of a [`Runner`].
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RunnerOptions {
     /// `--upstream NS=URL`: the base URL replacing a namespace's `root`.
     pub upstreams: BTreeMap<String, String>,

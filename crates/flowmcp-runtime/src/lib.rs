@@ -30,7 +30,9 @@
 //! // Nothing listens on this port: the call ends with a coded error, not a panic.
 //! let mut options = RunnerOptions::default();
 //! options.upstreams.insert("demo".into(), "http://127.0.0.1:9".into());
-//! let transport = UreqTransport::new(TransportConfig { allow_http_loopback: true, ..TransportConfig::default() });
+//! let mut config = TransportConfig::default();
+//! config.allow_http_loopback = true;
+//! let transport = UreqTransport::new(config);
 //! let runner = Runner::new(&toolset, &transport, options);
 //! let envelope = runner.call_json(&tool.descriptor.wire_name, &Default::default());
 //! assert!(!envelope.status);

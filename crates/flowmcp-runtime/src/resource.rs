@@ -54,6 +54,7 @@ const USER_PARAM: &str = "{{USER_PARAM}}";
 
 /// Where resources live and how far a call into one may go.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ResourceOptions {
     /// The project base directory (the project's `.flowmcp/`, or its folder of the configured
     /// base name; the CLI finds the project from the catalog's location, not from the current

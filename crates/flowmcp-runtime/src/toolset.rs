@@ -36,6 +36,7 @@ use crate::secret::ServerParams;
 
 /// How to build a toolset.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct ToolsetOptions {
     /// The profile the schemas were read under; calls run under it too.
     pub profile: Profile,

@@ -396,6 +396,7 @@ pub trait Transport {
 
 /// Settings for [`UreqTransport`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TransportConfig {
     /// Time allowed to establish a connection (DNS, TCP, TLS).
     pub connect_timeout: Duration,

@@ -462,11 +462,12 @@ fn each_e_code() {
             reply(200, Some("text/plain"), vec![b'x'; 4096])
         }
     });
-    let tight = UreqTransport::new(TransportConfig {
-        total_timeout: Duration::from_millis(300),
-        max_body_bytes: 1024,
-        allow_http_loopback: true,
-        ..TransportConfig::default()
+    let tight = UreqTransport::new({
+        let mut built = TransportConfig::default();
+        built.total_timeout = Duration::from_millis(300);
+        built.max_body_bytes = 1024;
+        built.allow_http_loopback = true;
+        built
     });
     let (r, _) = runner(&set, &tight, opts(&[("loc", slow.base.as_str())]));
     // The oversized body first: the server answers one request at a time.
@@ -497,10 +498,11 @@ fn preload_cache_stores_raw_responses_and_honours_the_modes() {
         json_reply(json!([{"code": "DE", "name": "Germany"}]))
     });
     let t = transport();
-    let mk = |mode| RunnerOptions {
-        cache: Some(Cache::new(&cache_dir.0)),
-        cache_mode: mode,
-        ..opts(&[("holidaykit-net", server.base.as_str())])
+    let mk = |mode| {
+        let mut built = opts(&[("holidaykit-net", server.base.as_str())]);
+        built.cache = Some(Cache::new(&cache_dir.0));
+        built.cache_mode = mode;
+        built
     };
     let tool = "listCountries_holidaykit-net";
     let (r, logs) = runner(&set, &t, mk(CacheMode::Use));
@@ -562,9 +564,10 @@ fn secrets_never_reach_cache_files() {
     );
     let set = load(&dir.0, Profile::Spec, env_with_canary());
     let t = transport();
-    let o = RunnerOptions {
-        cache: Some(Cache::new(&cache_dir.0)),
-        ..opts(&[])
+    let o = {
+        let mut built = opts(&[]);
+        built.cache = Some(Cache::new(&cache_dir.0));
+        built
     };
     let (r, logs) = runner(&set, &t, o);
     let e = r.call_json("t_sec", &obj(json!({"q": "x"})));
@@ -991,9 +994,10 @@ fn item08_a_cache_entry_serves_only_the_definition_that_wrote_it() {
     let trusted = Scratch::new("cache-planted-trusted");
     preloaded_schema(&trusted, &server.base, "/real", 60);
     let t = transport();
-    let o = || RunnerOptions {
-        cache: Some(Cache::new(&cache_dir.0)),
-        ..opts(&[])
+    let o = || {
+        let mut built = opts(&[]);
+        built.cache = Some(Cache::new(&cache_dir.0));
+        built
     };
     let set = load(&hostile.0, Profile::Spec, BTreeMap::new());
     let (r, _) = runner(&set, &t, o());
@@ -1035,9 +1039,10 @@ fn item08_the_readers_ttl_caps_an_entrys_expiry() {
     preloaded_schema(&dir, &server.base, "/d", 60);
     let set = load(&dir.0, Profile::Spec, BTreeMap::new());
     let t = transport();
-    let o = RunnerOptions {
-        cache: Some(Cache::new(&cache_dir.0)),
-        ..opts(&[])
+    let o = {
+        let mut built = opts(&[]);
+        built.cache = Some(Cache::new(&cache_dir.0));
+        built
     };
     let (r, logs) = runner(&set, &t, o);
     let forge = |fetched: std::time::SystemTime| {

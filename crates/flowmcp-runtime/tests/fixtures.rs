@@ -132,20 +132,18 @@ fn run(path: &Path) -> Result<(), String> {
     if !problems.is_empty() {
         return Err(format!("load problems: {problems:?}"));
     }
-    let set = Toolset::from_sources(
-        schemas,
-        problems,
-        &ToolsetOptions {
-            profile: d.profile,
-            env_override: Some(d.env.clone()),
-            ..ToolsetOptions::default()
-        },
-    );
-    let mut config = TransportConfig {
-        connect_timeout: Duration::from_secs(2),
-        total_timeout: Duration::from_millis(d.timeout_ms.unwrap_or(5000)),
-        allow_http_loopback: true,
-        ..TransportConfig::default()
+    let set = Toolset::from_sources(schemas, problems, &{
+        let mut built = ToolsetOptions::default();
+        built.profile = d.profile;
+        built.env_override = Some(d.env.clone());
+        built
+    });
+    let mut config = {
+        let mut built = TransportConfig::default();
+        built.connect_timeout = Duration::from_secs(2);
+        built.total_timeout = Duration::from_millis(d.timeout_ms.unwrap_or(5000));
+        built.allow_http_loopback = true;
+        built
     };
     if let Some(m) = d.max_body {
         config.max_body_bytes = m;

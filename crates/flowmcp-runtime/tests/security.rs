@@ -922,20 +922,17 @@ fn item06_product_credentials_are_never_server_parameters() {
     );
     let files = flowmcp_loader::mjs_files(&dir.0, &|_| false).expect("walk");
     let (schemas, problems) = calls::sources(&files, &dir.0, Profile::Spec);
-    let set = Toolset::from_sources(
-        schemas,
-        problems,
-        &ToolsetOptions {
-            profile: Profile::Spec,
-            env_override: Some(env(&[
-                ("OPENROUTER_API_KEY", MODEL_KEY),
-                ("API_KEY", CANARY),
-            ])),
-            env_file: env(&[("FLOWMCP_AUTH_TOKEN", AUTH_TOKEN)]),
-            config_params: env(&[("FLOWMCP_ROUTE_TOKENS", ROUTE_TOKENS)]),
-            ..ToolsetOptions::default()
-        },
-    );
+    let set = Toolset::from_sources(schemas, problems, &{
+        let mut built = ToolsetOptions::default();
+        built.profile = Profile::Spec;
+        built.env_override = Some(env(&[
+            ("OPENROUTER_API_KEY", MODEL_KEY),
+            ("API_KEY", CANARY),
+        ]));
+        built.env_file = env(&[("FLOWMCP_AUTH_TOKEN", AUTH_TOKEN)]);
+        built.config_params = env(&[("FLOWMCP_ROUTE_TOKENS", ROUTE_TOKENS)]);
+        built
+    });
     let t = transport();
     let base = upstream.base.clone();
     let (r, logs) = runner(

@@ -24,11 +24,12 @@ fn redirect(status: u16, location: &str) -> Reply {
 }
 
 fn loopback_config() -> TransportConfig {
-    TransportConfig {
-        connect_timeout: Duration::from_secs(2),
-        total_timeout: Duration::from_secs(5),
-        allow_http_loopback: true,
-        ..TransportConfig::default()
+    {
+        let mut built = TransportConfig::default();
+        built.connect_timeout = Duration::from_secs(2);
+        built.total_timeout = Duration::from_secs(5);
+        built.allow_http_loopback = true;
+        built
     }
 }
 
@@ -174,9 +175,10 @@ fn oversized_body_is_e008() {
     let server = TestServer::start(1, |_| {
         reply(200, Some("application/json"), vec![b' '; 4096])
     });
-    let t = UreqTransport::new(TransportConfig {
-        max_body_bytes: 1024,
-        ..loopback_config()
+    let t = UreqTransport::new({
+        let mut built = loopback_config();
+        built.max_body_bytes = 1024;
+        built
     });
     let err = expect_err(t.send(&get(&format!("{}/big", server.base))));
     assert_eq!(err.code(), Code::E008, "{err}");
@@ -186,9 +188,10 @@ fn oversized_body_is_e008() {
 #[test]
 fn body_exactly_at_the_cap_is_accepted() {
     let server = TestServer::start(1, |_| reply(200, Some("text/plain"), vec![b'a'; 1024]));
-    let t = UreqTransport::new(TransportConfig {
-        max_body_bytes: 1024,
-        ..loopback_config()
+    let t = UreqTransport::new({
+        let mut built = loopback_config();
+        built.max_body_bytes = 1024;
+        built
     });
     let resp = t
         .send(&get(&format!("{}/edge", server.base)))
@@ -203,9 +206,10 @@ fn slow_server_is_e003() {
         std::thread::sleep(Duration::from_millis(1500));
         reply(200, Some("application/json"), "{}")
     });
-    let t = UreqTransport::new(TransportConfig {
-        total_timeout: Duration::from_millis(200),
-        ..loopback_config()
+    let t = UreqTransport::new({
+        let mut built = loopback_config();
+        built.total_timeout = Duration::from_millis(200);
+        built
     });
     let err = expect_err(t.send(&get(&format!("{}/slow", server.base))));
     assert_eq!(err.code(), Code::E003, "{err}");
@@ -311,9 +315,10 @@ fn plain_http_to_public_host_is_e009() {
 #[test]
 fn loopback_http_is_refused_without_the_opt_in_and_never_contacted() {
     let server = TestServer::start(1, |_| reply(200, Some("application/json"), "{}"));
-    let strict = UreqTransport::new(TransportConfig {
-        allow_http_loopback: false,
-        ..loopback_config()
+    let strict = UreqTransport::new({
+        let mut built = loopback_config();
+        built.allow_http_loopback = false;
+        built
     });
     let err = expect_err(strict.send(&get(&format!("{}/x", server.base))));
     assert_eq!(err.code(), Code::E009, "{err}");
@@ -393,9 +398,10 @@ fn see_other_turns_post_into_get_without_body() {
 #[test]
 fn redirect_loop_stops_at_max_redirects() {
     let server = TestServer::start(10, |_| redirect(302, "/again"));
-    let t = UreqTransport::new(TransportConfig {
-        max_redirects: 3,
-        ..loopback_config()
+    let t = UreqTransport::new({
+        let mut built = loopback_config();
+        built.max_redirects = 3;
+        built
     });
     let err = expect_err(t.send(&get(&format!("{}/again", server.base))));
     assert!(
@@ -513,10 +519,11 @@ fn secrets_never_appear_in_errors_or_debug_output() {
         }
         reply(200, Some("application/json"), vec![b' '; 2048])
     });
-    let small = UreqTransport::new(TransportConfig {
-        total_timeout: Duration::from_millis(200),
-        max_body_bytes: 16,
-        ..loopback_config()
+    let small = UreqTransport::new({
+        let mut built = loopback_config();
+        built.total_timeout = Duration::from_millis(200);
+        built.max_body_bytes = 16;
+        built
     });
     for path in ["slow", "big"] {
         let req = with_secrets(format!("{}/{path}?api_key={QUERY_CANARY}", server.base));

@@ -176,9 +176,10 @@ pub(super) fn load_toolset(
     profile: Profile,
     env: BTreeMap<String, String>,
 ) -> Result<Toolset, String> {
-    let opts = CatalogOptions {
-        env_override: Some(env),
-        ..CatalogOptions::new(profile)
+    let opts = {
+        let mut built = CatalogOptions::new(profile);
+        built.env_override = Some(env);
+        built
     };
     Catalog::open(dir, &opts)
         .map(Catalog::into_toolset)
@@ -225,15 +226,12 @@ pub(super) fn load_unvalidated(
             }),
         }
     }
-    Ok(Toolset::from_sources(
-        sources,
-        problems,
-        &ToolsetOptions {
-            profile,
-            env_override: Some(env),
-            ..ToolsetOptions::default()
-        },
-    ))
+    Ok(Toolset::from_sources(sources, problems, &{
+        let mut built = ToolsetOptions::default();
+        built.profile = profile;
+        built.env_override = Some(env);
+        built
+    }))
 }
 
 /// `path` with every link and `.`/`..` resolved (as a catalog names its files), or as it is.

@@ -313,14 +313,15 @@ fn worker(ctx: WorkerCtx, jobs: Receiver<Job>) {
 }
 
 fn runner_options(setup: &Setup) -> RunnerOptions {
-    RunnerOptions {
-        upstreams: setup.upstreams.clone(),
-        cache: None,
-        cache_mode: CacheMode::Off,
-        call_timeout: setup.call_timeout,
-        timeout: setup.call_timeout,
-        libraries: setup.libraries.clone(),
-        ..RunnerOptions::default()
+    {
+        let mut built = RunnerOptions::default();
+        built.upstreams = setup.upstreams.clone();
+        built.cache = None;
+        built.cache_mode = CacheMode::Off;
+        built.call_timeout = setup.call_timeout;
+        built.timeout = setup.call_timeout;
+        built.libraries = setup.libraries.clone();
+        built
     }
 }
 

@@ -19,13 +19,15 @@ pub(crate) fn examples() -> PathBuf {
 /// Options under `profile` with an empty environment, plain HTTP to loopback allowed, and each
 /// `(namespace, base URL)` of `upstreams` replacing that namespace's root.
 pub(crate) fn local_options(profile: Profile, upstreams: &[(&str, &str)]) -> CatalogOptions {
-    let mut o = CatalogOptions {
-        env_override: Some(BTreeMap::new()),
-        transport: TransportConfig {
-            allow_http_loopback: true,
-            ..TransportConfig::default()
-        },
-        ..CatalogOptions::new(profile)
+    let mut o = {
+        let mut built = CatalogOptions::new(profile);
+        built.env_override = Some(BTreeMap::new());
+        built.transport = {
+            let mut built = TransportConfig::default();
+            built.allow_http_loopback = true;
+            built
+        };
+        built
     };
     for (ns, url) in upstreams {
         o.runner.upstreams.insert(ns.to_string(), url.to_string());

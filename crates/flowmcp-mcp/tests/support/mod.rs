@@ -75,9 +75,10 @@ impl Drop for Running {
 pub(crate) fn start(endpoints: Endpoints, opts: HttpOptions) -> Result<Running, HttpError> {
     let (addr_tx, addr_rx) = std::sync::mpsc::channel::<SocketAddr>();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let opts = HttpOptions {
-        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-        ..opts
+    let opts = {
+        let mut built = opts;
+        built.listen = SocketAddr::from(([127, 0, 0, 1], 0));
+        built
     };
     let thread = std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread()

@@ -95,15 +95,12 @@ pub(crate) fn load_files(
     env: BTreeMap<String, String>,
 ) -> Toolset {
     let (schemas, problems) = sources(files, lists_dir, profile);
-    let set = Toolset::from_sources(
-        schemas,
-        problems,
-        &ToolsetOptions {
-            profile,
-            env_override: Some(env),
-            ..ToolsetOptions::default()
-        },
-    );
+    let set = Toolset::from_sources(schemas, problems, &{
+        let mut built = ToolsetOptions::default();
+        built.profile = profile;
+        built.env_override = Some(env);
+        built
+    });
     assert!(set.problems.is_empty(), "{:?}", set.problems);
     set
 }
@@ -116,23 +113,25 @@ pub(crate) fn load(dir: &Path, profile: Profile, env: BTreeMap<String, String>) 
 
 /// A transport with short limits that may reach loopback over plain HTTP.
 pub(crate) fn transport() -> UreqTransport {
-    UreqTransport::new(TransportConfig {
-        connect_timeout: Duration::from_secs(2),
-        total_timeout: Duration::from_secs(5),
-        allow_http_loopback: true,
-        ..TransportConfig::default()
+    UreqTransport::new({
+        let mut built = TransportConfig::default();
+        built.connect_timeout = Duration::from_secs(2);
+        built.total_timeout = Duration::from_secs(5);
+        built.allow_http_loopback = true;
+        built
     })
 }
 
 /// Runner options with `upstreams` as `(namespace, base URL)` pairs (the profile is the
 /// toolset's).
 pub(crate) fn opts(upstreams: &[(&str, &str)]) -> RunnerOptions {
-    RunnerOptions {
-        upstreams: upstreams
+    {
+        let mut built = RunnerOptions::default();
+        built.upstreams = upstreams
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        ..RunnerOptions::default()
+            .collect();
+        built
     }
 }
 
