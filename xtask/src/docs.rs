@@ -55,7 +55,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use flowmcp_spec::{Code, Family, Level, Origin, Profile, RULES, RuleInfo, Status};
+use flowmcp_spec::{
+    Code, Level, Profile, registry::Family, registry::Origin, registry::RULES, registry::RuleInfo,
+    registry::Status,
+};
 use flowmcp_validate::render::{self, HumanStyle};
 use flowmcp_validate::{FileReport, Options, lists, validate_file};
 

@@ -17,7 +17,7 @@ use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
 use flowmcp_spec::id::{IdType, defined_text, query_name, wire_name};
 use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::model::SchemaMain;
-use flowmcp_spec::{Code, FileReport, Severity, display_path};
+use flowmcp_spec::{Code, FileReport, Severity, diagnostic::display_path};
 use flowmcp_validate::prompts::{Library, Part, PartKind};
 use flowmcp_validate::{CatalogFile, validate_catalog_files};
 use rayon::prelude::*;

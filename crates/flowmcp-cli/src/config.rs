@@ -327,9 +327,10 @@ impl Config {
             "flowmcp: ignoring {} from {} (a project configuration may set them only with \
              --trust-project-config or \"trustProjectConfig\": true in ~/.flowmcp/config.json)",
             self.ignored.join(", "),
-            self.project_path
-                .as_deref()
-                .map_or_else(|| "the project".into(), flowmcp_spec::display_path)
+            self.project_path.as_deref().map_or_else(
+                || "the project".into(),
+                flowmcp_spec::diagnostic::display_path
+            )
         ))
     }
 
@@ -360,9 +361,10 @@ impl Config {
                  rule's severity but not lower it (use --rule, the user configuration, or \
                  --trust-project-config)",
                 refused.join(", "),
-                self.project_path
-                    .as_deref()
-                    .map_or_else(|| "the project".into(), flowmcp_spec::display_path)
+                self.project_path.as_deref().map_or_else(
+                    || "the project".into(),
+                    flowmcp_spec::diagnostic::display_path
+                )
             )
         });
         (out, note)
@@ -382,7 +384,7 @@ impl Config {
         let p = &self.params;
         let read = |path: &Path| {
             flowmcp_catalog::env::read_env_file(path)
-                .map_err(|e| format!("{}: {e}", flowmcp_spec::display_path(path)))
+                .map_err(|e| format!("{}: {e}", flowmcp_spec::diagnostic::display_path(path)))
         };
         let mut user = p.user.clone();
         if let Some(file) = flag.or(p.user_env_file.as_deref()) {
@@ -398,7 +400,7 @@ impl Config {
                     Ok(m) if m.file_type().is_symlink() => notes.push(format!(
                         "flowmcp: not reading {}: it is a symbolic link (a repository's .env may \
                          not point at other files; give it with --env-file to use it)",
-                        flowmcp_spec::display_path(&dot)
+                        flowmcp_spec::diagnostic::display_path(&dot)
                     )),
                     _ => {}
                 }
@@ -1020,7 +1022,7 @@ mod properties {
                 let (o, _) = c.overrides(profile, &[]);
                 let (user_o, _) = base.overrides(profile, &[]);
                 let defaults = RuleSettings::new(profile);
-                for info in flowmcp_spec::RULES {
+                for info in flowmcp_spec::registry::RULES {
                     let code = info.code;
                     if let Some(level) = o.get(code)
                         && user_o.get(code).is_none()

@@ -88,7 +88,7 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
         write_json(&path, &schema.prompts())?;
         write_stdout(&format!(
             "wrote {} for {}\n",
-            flowmcp_spec::display_path(&path),
+            flowmcp_spec::diagnostic::display_path(&path),
             crate::shown(&schema.id)
         ))?;
         return Ok(ExitCode::SUCCESS);

@@ -23,7 +23,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use flowmcp_spec::{Code, Level, Overrides, Profile, RULES, Report, RuleSettings, Status};
+use flowmcp_spec::{
+    Code, Level, Overrides, Profile, Report, RuleSettings, registry::RULES, registry::Status,
+};
 use flowmcp_validate::render::{self, HumanStyle};
 use flowmcp_validate::{Limits, Options};
 use rayon::prelude::*;
@@ -193,7 +195,10 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(msg) => {
-            eprintln!("flowmcp: {}", flowmcp_spec::escape_controls(&msg));
+            eprintln!(
+                "flowmcp: {}",
+                flowmcp_spec::diagnostic::escape_controls(&msg)
+            );
             ExitCode::from(2)
         }
     }
@@ -243,7 +248,7 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
         } else if profile == Profile::Compat && flowmcp_catalog::manifest::has_grading_list(p) {
             eprintln!(
                 "flowmcp: {}: {}",
-                shown(&flowmcp_spec::display_path(
+                shown(&flowmcp_spec::diagnostic::display_path(
                     &p.join(flowmcp_spec::catalog::REGISTRY_FILE)
                 )),
                 flowmcp_catalog::manifest::grading_list_note(true)
@@ -353,7 +358,7 @@ fn hash(a: HashArgs) -> Result<ExitCode, String> {
         if !f.is_file() {
             return Err(format!("{}: not a file", f.display()));
         }
-        let display = flowmcp_spec::display_path(f);
+        let display = flowmcp_spec::diagnostic::display_path(f);
         let loaded = flowmcp_catalog::files::load_file(f, &display, &limits, &settings);
         let main = loaded.exports.as_ref().and_then(|e| e.get("main"));
         match main {
@@ -419,13 +424,13 @@ pub(crate) fn write_json(path: &std::path::Path, value: &serde_json::Value) -> R
 /// hide or recolour a line. Every such field of human output goes through this one function;
 /// JSON output needs none (its encoder escapes them).
 pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
-    flowmcp_spec::escape_controls(text)
+    flowmcp_spec::diagnostic::escape_controls(text)
 }
 
 /// [`shown`] for a block of text that is the output itself (a rendered prompt, a model's
 /// answer): its lines and tabs stay, every other control character is escaped.
 pub(crate) fn shown_block(text: &str) -> std::borrow::Cow<'_, str> {
-    flowmcp_spec::escape_controls_in_block(text)
+    flowmcp_spec::diagnostic::escape_controls_in_block(text)
 }
 
 pub(crate) fn write_stdout(text: &str) -> Result<(), String> {
@@ -470,8 +475,8 @@ fn rules(a: RulesArgs) -> Result<ExitCode, String> {
         out.push_str(&format!(
             "  origin:   {}\n",
             match one.origin {
-                flowmcp_spec::Origin::Spec => "specification v4.2.0",
-                flowmcp_spec::Origin::Extension => "project extension",
+                flowmcp_spec::registry::Origin::Spec => "specification v4.2.0",
+                flowmcp_spec::registry::Origin::Extension => "project extension",
             }
         ));
         if one.defined_by_project() {

@@ -93,7 +93,7 @@ fn init(a: InitArgs) -> Result<ExitCode, String> {
     if std::fs::symlink_metadata(&file.path).is_ok() {
         println!(
             "{} already exists; nothing to do",
-            flowmcp_spec::display_path(&file.path)
+            flowmcp_spec::diagnostic::display_path(&file.path)
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -136,7 +136,7 @@ fn init(a: InitArgs) -> Result<ExitCode, String> {
         .unwrap_or(0);
     println!(
         "created {} ({tables} table{})",
-        flowmcp_spec::display_path(&file.path),
+        flowmcp_spec::diagnostic::display_path(&file.path),
         if tables == 1 { "" } else { "s" }
     );
     Ok(ExitCode::SUCCESS)

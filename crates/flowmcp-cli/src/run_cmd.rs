@@ -853,7 +853,10 @@ pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
                     },
                 ));
                 for p in &report.kept {
-                    out.push_str(&format!("  {}\n", flowmcp_spec::display_path(p)));
+                    out.push_str(&format!(
+                        "  {}\n",
+                        flowmcp_spec::diagnostic::display_path(p)
+                    ));
                 }
             }
             write_stdout(&out)?;

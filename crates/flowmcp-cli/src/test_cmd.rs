@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use flowmcp_catalog::{
     Kind, ToolEntry, testing::TestOptions, testing::TestReport, testing::Verdict,
 };
-use flowmcp_spec::{IdType, PrimitiveId};
+use flowmcp_spec::{id::IdType, id::PrimitiveId};
 
 use crate::run_cmd::{RunArgs, SourceArgs, config, open};
 use crate::{profile_of, shown, write_stdout};

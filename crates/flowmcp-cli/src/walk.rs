@@ -23,7 +23,7 @@ pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
         } else {
             out.push(FileEntry {
                 path: p.clone(),
-                display: flowmcp_spec::display_path(p),
+                display: flowmcp_spec::diagnostic::display_path(p),
             });
         }
     }
@@ -35,13 +35,13 @@ fn walk_dir(dir: &Path, out: &mut Vec<FileEntry>) -> std::io::Result<()> {
     for link in &walk.outside_links {
         eprintln!(
             "flowmcp: skipping {}: a symbolic link that leads outside {}",
-            flowmcp_spec::display_path(link),
-            flowmcp_spec::display_path(dir)
+            flowmcp_spec::diagnostic::display_path(link),
+            flowmcp_spec::diagnostic::display_path(dir)
         );
     }
     for path in walk.files {
         out.push(FileEntry {
-            display: flowmcp_spec::display_path(&path),
+            display: flowmcp_spec::diagnostic::display_path(&path),
             path,
         });
     }

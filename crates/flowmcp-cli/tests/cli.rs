@@ -98,7 +98,7 @@ fn rules_lists_every_code_and_explains_one() {
         .lines()
         .filter(|l| l.len() > 6 && l.as_bytes()[0].is_ascii_uppercase() && !l.starts_with("CODE"))
         .count();
-    assert_eq!(rows, flowmcp_spec::RULES.len());
+    assert_eq!(rows, flowmcp_spec::registry::RULES.len());
     for code in [
         "VAL001", "SEC204", "LDR008", "PRE006", "E009", "AGT031", "TST013", "CAT007", "ID006",
     ] {
@@ -119,7 +119,10 @@ fn rules_lists_every_code_and_explains_one() {
     assert!(bad.stderr.contains("unknown rule code"));
     let json = flowmcp(&["rules", "--format", "json"], &repo_root());
     let v: Value = serde_json::from_str(&json.stdout).unwrap();
-    assert_eq!(v.as_array().unwrap().len(), flowmcp_spec::RULES.len());
+    assert_eq!(
+        v.as_array().unwrap().len(),
+        flowmcp_spec::registry::RULES.len()
+    );
 }
 
 /// Issue 29, item 1: the codes of markdown resources and of the agent runner are registry codes,

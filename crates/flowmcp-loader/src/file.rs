@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use flowmcp_spec::{Code, Collector, Diagnostic, JsonPath, RuleSettings, Severity};
+use flowmcp_spec::{Code, Diagnostic, JsonPath, RuleSettings, Severity, diagnostic::Collector};
 
 use crate::eval::{self, DATA_EXPORTS, EvalFailure, Exports, Limits};
 use crate::extract::PathItem;

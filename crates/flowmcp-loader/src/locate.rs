@@ -25,7 +25,7 @@ pub struct Pos {
     pub column: u32,
 }
 
-/// One segment of a path (mirrors `flowmcp_spec::Seg`, kept local so this module has no opinion on
+/// One segment of a path (mirrors `flowmcp_spec::diagnostic::Seg`, kept local so this module has no opinion on
 /// diagnostics).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Key {
@@ -33,11 +33,11 @@ pub enum Key {
     Index(usize),
 }
 
-impl From<flowmcp_spec::Seg> for Key {
-    fn from(s: flowmcp_spec::Seg) -> Key {
+impl From<flowmcp_spec::diagnostic::Seg> for Key {
+    fn from(s: flowmcp_spec::diagnostic::Seg) -> Key {
         match s {
-            flowmcp_spec::Seg::Key(k) => Key::Name(k),
-            flowmcp_spec::Seg::Index(i) => Key::Index(i),
+            flowmcp_spec::diagnostic::Seg::Key(k) => Key::Name(k),
+            flowmcp_spec::diagnostic::Seg::Index(i) => Key::Index(i),
         }
     }
 }

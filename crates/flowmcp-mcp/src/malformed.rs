@@ -9,7 +9,7 @@
 //! is unchanged.
 
 use flowmcp_catalog::serde_json::{self, Value};
-use flowmcp_spec::json_kind;
+use flowmcp_spec::diagnostic::json_kind;
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestMethod, ConstString, ErrorCode, GetPromptRequestMethod, GetPromptRequestParams,

@@ -902,7 +902,7 @@ fn shape<'v>(out: &'v Value, phase: Phase, key: &str) -> Result<&'v Map<String, 
 /// A value's type with its article, for messages: `a string`, `an array`, `null or undefined`
 /// (JavaScript's `undefined` arrives as `null`).
 fn type_name(v: &Value) -> String {
-    match flowmcp_spec::json_type(v) {
+    match flowmcp_spec::diagnostic::json_type(v) {
         "null" => "null or undefined".to_string(),
         t @ ("array" | "object") => format!("an {t}"),
         t => format!("a {t}"),

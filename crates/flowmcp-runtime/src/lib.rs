@@ -11,7 +11,7 @@
 //! ```
 //! use flowmcp_runtime::{Runner, RunnerOptions, SchemaSource, Toolset, ToolsetOptions};
 //! use flowmcp_runtime::{TransportConfig, UreqTransport};
-//! use flowmcp_spec::SchemaMain;
+//! use flowmcp_spec::model::SchemaMain;
 //!
 //! let main = SchemaMain::from_value(serde_json::json!({
 //!     "namespace": "demo", "name": "Demo", "description": "A demo", "version": "4.2.0",

@@ -24,10 +24,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod diagnostic;
+pub mod diagnostic;
 mod level;
 mod profile;
-mod registry;
+pub mod registry;
 
 pub mod catalog;
 pub mod files;
@@ -41,20 +41,10 @@ pub mod paths;
 pub mod placeholder;
 pub mod zod;
 
-// Rules and their findings.
-pub use diagnostic::{
-    Collector, Counts, Diagnostic, FileReport, JsonPath, Report, Seg, Severity, Verdict,
-    display_path, escape_controls, escape_controls_in_block, json_kind, json_type,
-};
+// Findings and reports (helpers for rendering them are in [`diagnostic`]).
+pub use diagnostic::{Diagnostic, FileReport, JsonPath, Report, Severity, Verdict};
+// Rule codes, their levels and the profiles that pick them (the registry's tables are in
+// [`registry`]).
 pub use level::{Level, SettingError};
 pub use profile::{Overrides, Profile, RuleSettings};
-pub use registry::{Code, Family, Origin, PROJECT_SECTION, RULES, RuleInfo, Status, Variant};
-
-// The types most signatures use.
-pub use id::{IdType, PrimitiveId, SchemaFileId};
-pub use lists::{ListRegistry, ListScope, SharedList};
-pub use model::{
-    Location, Resource, ResourceMode, ResourceOrigin, ResourceParameter, ResourceQuery,
-    ResourceSource, SchemaMain,
-};
-pub use zod::ZType;
+pub use registry::Code;

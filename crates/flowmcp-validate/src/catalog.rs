@@ -38,7 +38,7 @@ use flowmcp_spec::catalog::{
     is_reserved_namespace,
 };
 use flowmcp_spec::id::{IdIndex, IdType, PrimitiveId, SchemaFileId};
-use flowmcp_spec::{Code, Collector, Diagnostic, FileReport, JsonPath};
+use flowmcp_spec::{Code, Diagnostic, FileReport, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use crate::Options;

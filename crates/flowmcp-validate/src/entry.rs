@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use flowmcp_loader::{FileKind, LoadedFile, load_file, load_source};
 use flowmcp_loader::{locate::Key, locate::locate_paths, locate::locate_paths_blanked};
-use flowmcp_spec::{Code, Collector, Diagnostic, FileReport};
+use flowmcp_spec::{Code, Diagnostic, FileReport, diagnostic::Collector};
 
 use crate::{Options, lists, rules};
 
@@ -153,8 +153,8 @@ pub(crate) fn validate_at(
         let rename = |d: &mut Diagnostic, from: &str, to: &str| {
             if let Some(p) = d.pointer.as_mut() {
                 let mut segs = p.segments();
-                if segs.first() == Some(&flowmcp_spec::Seg::Key(from.to_string())) {
-                    segs[0] = flowmcp_spec::Seg::Key(to.to_string());
+                if segs.first() == Some(&flowmcp_spec::diagnostic::Seg::Key(from.to_string())) {
+                    segs[0] = flowmcp_spec::diagnostic::Seg::Key(to.to_string());
                     *p = flowmcp_spec::JsonPath::from_segments(segs);
                 }
             }

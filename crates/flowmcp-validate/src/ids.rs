@@ -5,7 +5,7 @@
 //! diagnostics under the active profile and overrides.
 
 use flowmcp_spec::id::{self, Expect};
-use flowmcp_spec::{Collector, FileReport};
+use flowmcp_spec::{FileReport, diagnostic::Collector};
 
 use crate::Options;
 

@@ -11,7 +11,9 @@
 //! server. Resource files are found as a schema's are, in `resources/` beside the manifest.
 
 use flowmcp_loader::LoadedFile;
-use flowmcp_spec::{Code, Collector, Diagnostic, FileReport, JsonPath, Seg, Severity};
+use flowmcp_spec::{
+    Code, Diagnostic, FileReport, JsonPath, Severity, diagnostic::Collector, diagnostic::Seg,
+};
 use serde_json::{Map, Value, json};
 
 use crate::Options;

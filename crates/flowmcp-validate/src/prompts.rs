@@ -22,7 +22,7 @@ use flowmcp_loader::{FileKind, LoadedFile, locate::Key};
 use flowmcp_spec::id::{IdType, id_text};
 use flowmcp_spec::lists::ListRegistry;
 use flowmcp_spec::placeholder::{ContentPlaceholder, ContentType, TargetRef, find_interpolations};
-use flowmcp_spec::{Code, Collector, Diagnostic, FileReport, JsonPath, RuleSettings};
+use flowmcp_spec::{Code, Diagnostic, FileReport, JsonPath, RuleSettings, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use crate::rules::prompts::{is_prompt_name, prompt_owner};

@@ -30,7 +30,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use flowmcp_spec::{Code, Diagnostic, Family, Profile, RULES, Status};
+use flowmcp_spec::{
+    Code, Diagnostic, Profile, registry::Family, registry::RULES, registry::Status,
+};
 use flowmcp_validate::{Options, render};
 
 /// Validates the file at `path` with the shared lists found next to it.
@@ -301,7 +303,7 @@ fn every_implemented_code_has_fail_and_pass_fixtures() {
     // The markdown engine's codes (MD…) need a document and the agent runner's (AGENT…) a model
     // endpoint; their crates' tests check them (the rule pages say which).
     let checked_elsewhere =
-        |r: &&flowmcp_spec::RuleInfo| matches!(r.family, Family::Md | Family::Agent);
+        |r: &&flowmcp_spec::registry::RuleInfo| matches!(r.family, Family::Md | Family::Agent);
     for r in RULES
         .iter()
         .filter(|r| r.status == Status::Implemented)

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use flowmcp_runtime::{Failure, Toolset};
-use flowmcp_spec::{Family, Profile};
+use flowmcp_spec::{Profile, registry::Family};
 use serde_json::{Value, json};
 
 use super::canary::{Canaries, Hit};

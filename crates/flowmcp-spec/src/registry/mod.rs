@@ -1,6 +1,6 @@
 //! The rule registry: every code, declared once.
 //!
-//! The table lives in [`table`] as one `declare_rules!` invocation. The macro generates the [`Code`] enum
+//! The table lives in `table` as one `declare_rules!` invocation. The macro generates the [`Code`] enum
 //! (one variant per code, so no diagnostic can carry a code that is not registered) and the static
 //! [`RULES`] slice with each rule's metadata.
 

@@ -4,14 +4,14 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 
 use flowmcp_loader::Exports;
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use super::{
     FieldType, ListRegistry, ListScope, MAX_DEPENDENCY_DEPTH, SharedList, is_scalar, js_strict_eq,
 };
 use crate::quote::shown;
-use flowmcp_spec::json_type as type_name;
+use flowmcp_spec::diagnostic::json_type as type_name;
 
 /// Runs LST001–LST011 on a file the loader classified as a shared list. `path` identifies the file
 /// among the registry's lists (LST002, LST009–LST011); the caller made it canonical when the file

@@ -1,6 +1,8 @@
 //! Renderers: human text and JSON. Diagnostics are plain data; rendering is separate.
 
-use flowmcp_spec::{Counts, Diagnostic, FileReport, Report, Severity, escape_controls};
+use flowmcp_spec::{
+    Diagnostic, FileReport, Report, Severity, diagnostic::Counts, diagnostic::escape_controls,
+};
 
 pub mod sarif;
 pub use sarif::sarif;

@@ -16,7 +16,10 @@
 
 use std::collections::BTreeMap;
 
-use flowmcp_spec::{Code, Diagnostic, Level, Origin, Profile, Report, RuleInfo, Seg, Severity};
+use flowmcp_spec::{
+    Code, Diagnostic, Level, Profile, Report, Severity, diagnostic::Seg, registry::Origin,
+    registry::RuleInfo,
+};
 use serde::Serialize;
 
 /// The JSON schema of SARIF 2.1.0 (OASIS, errata 01).
@@ -299,7 +302,7 @@ fn descriptor(info: &'static RuleInfo, profile: Profile) -> ReportingDescriptor 
     };
     let doc = format!("docs/rules/{code}.md");
     let mut tags = vec![info.family.as_str()];
-    if info.family == flowmcp_spec::Family::Sec {
+    if info.family == flowmcp_spec::registry::Family::Sec {
         tags.push("security");
     }
     // "Defined in `09-validation-rules.md`" for a chapter, "Defined by flowmcp-rs" for the project.

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use flowmcp_spec::id::PrimitiveId;
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use super::{SchemaCtx, SchemaRule, required_string, shown, type_name};

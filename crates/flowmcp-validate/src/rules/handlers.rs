@@ -1,7 +1,7 @@
 //! Rules on the `handlers` export: VAL004, VAL005.
 
 use flowmcp_loader::HandlersExport;
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::Value;
 
 use super::{SchemaCtx, SchemaRule};

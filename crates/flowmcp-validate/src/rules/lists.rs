@@ -13,7 +13,7 @@ use flowmcp_loader::scan::blank;
 use flowmcp_spec::lists::is_scalar;
 use flowmcp_spec::placeholder::find_interpolations;
 use flowmcp_spec::zod::{EnumItem, Options, Primitive};
-use flowmcp_spec::{Code, Collector, JsonPath, hash};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector, hash};
 use serde_json::{Map, Value};
 
 use super::{SchemaCtx, SchemaRule, each_parameter, main_path, shown, type_name};

@@ -1,7 +1,7 @@
 //! Rules on `main` itself: VAL001–VAL003 (main level), VAL010–VAL025, VAL080, VAL081.
 
 use flowmcp_loader::HandlersExport;
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::Value;
 
 use super::{SchemaCtx, SchemaRule, check_string_array, main_path, shown, type_name};

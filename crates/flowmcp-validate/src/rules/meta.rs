@@ -5,7 +5,7 @@
 //! turns VAL100's default variant off) but checks a block that is present. `meta: null` counts as
 //! missing, as in the JavaScript reference.
 
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use super::{SchemaCtx, SchemaRule, each_tool, shown, type_name};

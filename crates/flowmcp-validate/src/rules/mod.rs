@@ -27,7 +27,7 @@ use std::path::Path;
 
 use flowmcp_loader::Exports;
 use flowmcp_loader::LoadedFile;
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use crate::Options;
@@ -243,7 +243,7 @@ pub(crate) fn run_content_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 
 #[cfg(test)]
 mod registry_tests {
-    use flowmcp_spec::Status;
+    use flowmcp_spec::registry::Status;
 
     use super::{prompt_file_rules, schema_rules, skill_rules};
 
@@ -266,7 +266,7 @@ pub(crate) fn main_path(key: &str) -> JsonPath {
 }
 
 pub(crate) use crate::quote::shown;
-pub(crate) use flowmcp_spec::json_type as type_name;
+pub(crate) use flowmcp_spec::diagnostic::json_type as type_name;
 
 /// A required string field: `value` (the field `key`, found at `path`) when it is a string;
 /// otherwise `code` is reported ("Missing required field" or "Must be a string") and `None` given.

@@ -13,7 +13,7 @@
 //! is checked in both. A tool's `outputSchema` (the compat alias) is not checked here: real catalogs
 //! put free-form example shapes there and the reference does not validate it either.
 
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use super::{SchemaCtx, SchemaRule, each_tool, shown, type_name};

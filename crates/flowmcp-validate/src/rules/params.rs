@@ -11,7 +11,7 @@ use flowmcp_spec::placeholder::{
     Interpolation, InterpolationKind, colon_key_matches, colon_names, find_interpolations,
 };
 use flowmcp_spec::zod::{EnumItem, Options, Primitive, ZType, ZodError, enum_has_padded_values};
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use super::{

@@ -2,7 +2,7 @@
 //! validation-rules chapter gives to the output-schema rules; renumbered here, in the same order).
 
 use flowmcp_spec::zod::Options;
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use super::{SchemaCtx, SchemaRule, each_tool, shown, type_name, user_params};

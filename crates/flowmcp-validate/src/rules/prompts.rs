@@ -8,7 +8,7 @@
 //! another rule reports.
 
 use flowmcp_spec::placeholder::{ContentPlaceholder, ContentType, find_interpolations};
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use super::{SchemaCtx, SchemaRule, main_path, required_string, type_name};

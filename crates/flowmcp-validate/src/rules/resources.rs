@@ -10,7 +10,7 @@ use flowmcp_spec::gtfs::{
     EARLIEST_SPEC_REVISION, PathVarError, SUPPORTED_SPEC_REVISION, SealError, resolve_path,
     spec_revision_in_range,
 };
-use flowmcp_spec::{Code, Collector, JsonPath, Level};
+use flowmcp_spec::{Code, JsonPath, Level, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use flowmcp_loader::PathItem;

@@ -1,6 +1,6 @@
 //! Security rules evaluated on `main`: SEC020 (the static scan and SEC017 run in the loader).
 
-use flowmcp_spec::{Code, Collector};
+use flowmcp_spec::{Code, diagnostic::Collector};
 use serde_json::Value;
 
 use super::{SchemaCtx, SchemaRule, main_path};

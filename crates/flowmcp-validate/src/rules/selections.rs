@@ -3,7 +3,7 @@
 //! rules. Whether the members resolve needs the catalog (SEL003, [`crate::prompts`]).
 
 use flowmcp_loader::{Exports, HandlersExport};
-use flowmcp_spec::{Code, Collector, JsonPath, Seg};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector, diagnostic::Seg};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 

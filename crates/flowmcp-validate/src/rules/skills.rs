@@ -7,7 +7,7 @@
 //! what another rule reports.
 
 use flowmcp_spec::placeholder::{ContentPlaceholder, find_interpolations, is_input_key};
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use super::{SchemaCtx, SchemaRule, required_string, shown, type_name};

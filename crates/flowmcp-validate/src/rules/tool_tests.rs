@@ -39,7 +39,7 @@ use std::collections::BTreeSet;
 
 use flowmcp_loader::{PathItem, Unserializable, UnserializableKind};
 use flowmcp_spec::zod::{Options, Primitive, ZType, ZodError};
-use flowmcp_spec::{Code, Collector, JsonPath};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use super::{
@@ -572,7 +572,7 @@ pub(super) fn touched(bad: &[(JsonPath, &Unserializable)], path: &JsonPath) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flowmcp_spec::Seg;
+    use flowmcp_spec::diagnostic::Seg;
 
     #[test]
     fn touched_matches_prefixes() {

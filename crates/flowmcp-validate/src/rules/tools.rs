@@ -1,7 +1,7 @@
 //! Rules on each tool: VAL003 (tool and parameter level), VAL030–VAL037.
 
 use flowmcp_spec::model::Method;
-use flowmcp_spec::{Code, Collector};
+use flowmcp_spec::{Code, diagnostic::Collector};
 use serde_json::Value;
 
 use super::{SchemaCtx, SchemaRule, each_tool, main_path, shown, type_name};
