@@ -378,18 +378,21 @@ fn http_setup(
             }
         }
     }
-    let oauth = oauth_issuer.map(|issuer| flowmcp_mcp::OAuthOptions {
-        issuer,
-        audience: a.oauth_audience.clone(),
-        jwks: match &a.oauth_jwks {
-            None => flowmcp_mcp::JwksSource::Discover,
-            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
-                flowmcp_mcp::JwksSource::Url(u.clone())
-            }
-            Some(f) => flowmcp_mcp::JwksSource::File(PathBuf::from(f)),
-        },
-        required_scopes: a.oauth_scopes.clone(),
-        public_url: a.public_url.clone(),
+    let oauth = oauth_issuer.map(|issuer| {
+        let mut built = flowmcp_mcp::OAuthOptions::new(
+            issuer,
+            match &a.oauth_jwks {
+                None => flowmcp_mcp::JwksSource::Discover,
+                Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
+                    flowmcp_mcp::JwksSource::Url(u.clone())
+                }
+                Some(f) => flowmcp_mcp::JwksSource::File(PathBuf::from(f)),
+            },
+        );
+        built.audience = a.oauth_audience.clone();
+        built.required_scopes = a.oauth_scopes.clone();
+        built.public_url = a.public_url.clone();
+        built
     });
     let http = {
         let mut built = flowmcp_mcp::HttpOptions::default();

@@ -71,7 +71,10 @@ pub enum JwksSource {
 }
 
 /// OAuth 2.1 resource-server mode: every MCP request needs a JWT access token from `issuer`.
+/// Made with [`OAuthOptions::new`] (the issuer and where its keys come from), then the optional
+/// fields set.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct OAuthOptions {
     /// The authorization server's issuer identifier, exactly as tokens carry it in `iss`
     /// (`https://idp.example.com/realms/main`); `http://` only for loopback hosts.
@@ -90,6 +93,20 @@ pub struct OAuthOptions {
     /// is refused when listening on all interfaces. Requests still need their `Host` allowed
     /// (`HttpOptions::allowed_hosts`) when it is not a loopback name.
     pub public_url: Option<String>,
+}
+
+impl OAuthOptions {
+    /// Tokens from `issuer`, checked with the keys `jwks` gives; no fixed audience (each
+    /// endpoint's resource URL), no required scopes, the public URL from the listen address.
+    pub fn new(issuer: impl Into<String>, jwks: JwksSource) -> OAuthOptions {
+        OAuthOptions {
+            issuer: issuer.into(),
+            audience: None,
+            jwks,
+            required_scopes: Vec::new(),
+            public_url: None,
+        }
+    }
 }
 
 /// Why OAuth mode cannot start.

@@ -168,12 +168,12 @@ impl Issuer {
     }
 
     fn options(&self, jwks: JwksSource) -> OAuthOptions {
-        OAuthOptions {
-            issuer: self.base.clone(),
-            audience: None,
-            jwks,
-            required_scopes: vec![SCOPE.to_string()],
-            public_url: None,
+        {
+            let mut built = OAuthOptions::new(self.base.clone(), jwks);
+            built.audience = None;
+            built.required_scopes = vec![SCOPE.to_string()];
+            built.public_url = None;
+            built
         }
     }
 }
@@ -436,10 +436,11 @@ fn keys_from_a_file() {
 #[test]
 fn a_configured_audience_and_public_url() {
     let issuer = Issuer::start(&[rsa_key()]);
-    let oauth = OAuthOptions {
-        audience: Some("api://flowmcp".into()),
-        public_url: Some("https://mcp.example.com/".into()),
-        ..issuer.options(JwksSource::Url(format!("{}/jwks", issuer.base)))
+    let oauth = {
+        let mut built = issuer.options(JwksSource::Url(format!("{}/jwks", issuer.base)));
+        built.audience = Some("api://flowmcp".into());
+        built.public_url = Some("https://mcp.example.com/".into());
+        built
     };
     let server = oauth_server(oauth);
     let mcp = format!("{}/mcp", server.base);
@@ -514,12 +515,12 @@ fn each_route_is_its_own_resource() {
 
 #[test]
 fn oauth_refuses_static_tokens_and_insecure_urls_before_anything_is_fetched() {
-    let opts = |jwks: JwksSource| OAuthOptions {
-        issuer: "https://idp.example.com".into(),
-        audience: None,
-        jwks,
-        required_scopes: vec![],
-        public_url: None,
+    let opts = |jwks: JwksSource| {
+        let mut built = OAuthOptions::new("https://idp.example.com", jwks);
+        built.audience = None;
+        built.required_scopes = vec![];
+        built.public_url = None;
+        built
     };
     let endpoints = || Endpoints::routes(&catalog(), &[], &ServeOptions::default()).unwrap();
     let err = start(endpoints(), {
@@ -564,17 +565,19 @@ fn oauth_refuses_static_tokens_and_insecure_urls_before_anything_is_fetched() {
         matches!(err, HttpError::OAuth(OAuthError::Url { .. })),
         "{err}"
     );
-    let err = refused(OAuthOptions {
-        issuer: "http://idp.example.com".into(),
-        ..opts(JwksSource::Discover)
+    let err = refused({
+        let mut built = opts(JwksSource::Discover);
+        built.issuer = "http://idp.example.com".into();
+        built
     });
     assert!(
         matches!(err, HttpError::OAuth(OAuthError::Issuer { .. })),
         "{err}"
     );
-    let err = refused(OAuthOptions {
-        required_scopes: vec!["two words".into()],
-        ..opts(JwksSource::Discover)
+    let err = refused({
+        let mut built = opts(JwksSource::Discover);
+        built.required_scopes = vec!["two words".into()];
+        built
     });
     assert!(
         matches!(err, HttpError::OAuth(OAuthError::Scope(_))),

@@ -9,7 +9,8 @@
 //!
 //! ```
 //! use flowmcp_spec::zod::ZType;
-//! use flowmcp_spec::{Code, Level, PrimitiveId};
+//! use flowmcp_spec::id::PrimitiveId;
+//! use flowmcp_spec::{Code, Level};
 //!
 //! // Every rule code, with its level under each profile.
 //! let rule = Code::parse("val014").ok_or("unknown code")?;
