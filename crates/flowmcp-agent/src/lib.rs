@@ -73,7 +73,7 @@ const MAX_REPLY_BYTES: u64 = 16 * 1024 * 1024;
 pub enum AgentError {
     /// The agent cannot be activated (see `Catalog::activate_agent`).
     #[error("{} {}", Code::AGENT001, .0)]
-    Activation(String),
+    Activation(flowmcp_catalog::ActivationError),
     /// The manifest lacks what a run needs (`model`, `systemPrompt`).
     #[error("{} {}", Code::AGENT002, .0)]
     Manifest(String),
@@ -288,9 +288,12 @@ impl<'c> AgentRunner<'c> {
         } = catalog
             .activate_agent(name)
             .map_err(AgentError::Activation)?;
-        let manifest = catalog
-            .agent(name)
-            .ok_or_else(|| AgentError::Activation(format!("no agent {name:?}")))?;
+        let manifest = catalog.agent(name).ok_or_else(|| {
+            AgentError::Activation(flowmcp_catalog::ActivationError::UnknownAgent {
+                name: name.to_string(),
+                known: Vec::new(),
+            })
+        })?;
         let text = |k: &str| {
             manifest
                 .get(k)

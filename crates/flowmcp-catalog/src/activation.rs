@@ -42,6 +42,58 @@ pub struct Activation {
     pub warnings: Vec<String>,
 }
 
+/// Why an agent cannot be activated: the facts (names, files, codes), without advice on what to
+/// run or set; a program adds its own when it shows them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ActivationError {
+    /// No agent of that name; `known` lists the catalog's agents.
+    #[error("no agent {name:?} in the catalog{}", known_agents(.known))]
+    UnknownAgent { name: String, known: Vec<String> },
+    /// The agent's manifest has error findings (`codes`, each once, in order) in `file`.
+    #[error("agent {name:?}: {file} has errors ({})", codes_text(.codes))]
+    ManifestErrors {
+        name: String,
+        file: String,
+        codes: Vec<flowmcp_spec::Code>,
+    },
+    /// One of the agent's own resources is not among the catalog's entries.
+    #[error("agent {name:?}: its resource {key:?} cannot be served")]
+    ResourceNotServed { name: String, key: String },
+    /// Server parameters of the schemas involved have no value: `report` lists what each schema
+    /// requires and the state of each name (`set`, `missing`, reserved).
+    #[error("{report}")]
+    MissingServerParams { name: String, report: String },
+    /// A member the agent names is missing or cannot be used (a tool, selection, resource,
+    /// prompt or shared list): `problem` says which and why.
+    #[error("agent {name:?}: {problem}")]
+    Member { name: String, problem: String },
+}
+
+fn known_agents(known: &[String]) -> String {
+    if known.is_empty() {
+        String::new()
+    } else {
+        format!(" (it has {})", known.join(", "))
+    }
+}
+
+fn codes_text(codes: &[flowmcp_spec::Code]) -> String {
+    codes
+        .iter()
+        .map(|c| c.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A member problem of the agent `name`.
+fn member(name: &str, problem: impl Into<String>) -> ActivationError {
+    ActivationError::Member {
+        name: name.to_string(),
+        problem: problem.into(),
+    }
+}
+
 fn push_unique(list: &mut Vec<String>, id: &str) {
     if !list.iter().any(|x| x == id) {
         list.push(id.to_string());
@@ -52,17 +104,12 @@ impl Catalog {
     /// Activates the agent `name`: what it serves, or why it cannot be activated — its manifest
     /// has errors, a referenced tool, prompt, resource or selection is not there, or a server
     /// parameter of an involved schema has no value (reported per schema, as the chapter shows).
-    pub fn activate_agent(&self, name: &str) -> Result<Activation, String> {
+    pub fn activate_agent(&self, name: &str) -> Result<Activation, ActivationError> {
         let Some((path, agent)) = self.agent_manifest(name) else {
-            let known = self.agent_names();
-            return Err(format!(
-                "no agent {name:?} in the catalog{}",
-                if known.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (it has {})", known.join(", "))
-                }
-            ));
+            return Err(ActivationError::UnknownAgent {
+                name: name.to_string(),
+                known: self.agent_names(),
+            });
         };
         // An agent with any error cannot be activated.
         if let Some(report) = self
@@ -72,19 +119,18 @@ impl Catalog {
             .and_then(|i| self.file_report(i))
             .filter(|r| r.counts.errors > 0)
         {
-            let mut codes: Vec<&str> = report
+            let mut codes: Vec<flowmcp_spec::Code> = report
                 .diagnostics
                 .iter()
                 .filter(|d| d.severity == flowmcp_spec::Severity::Error)
-                .map(|d| d.code.as_str())
+                .map(|d| d.code)
                 .collect();
             codes.dedup();
-            return Err(format!(
-                "agent {name:?}: {} has errors ({}); see `flowmcp validate {}`",
-                report.file,
-                codes.join(", "),
-                report.file
-            ));
+            return Err(ActivationError::ManifestErrors {
+                name: name.to_string(),
+                file: report.file.clone(),
+                codes,
+            });
         }
         let lib = self.library();
         let mut act = Activation {
@@ -107,7 +153,7 @@ impl Catalog {
                     push_unique(&mut act.tools, &id);
                 } else {
                     act.warnings.push(format!(
-                        "inline tool {key:?} is not served: its path is relative and no upstream is set for {name} (`--upstream {name}=URL` or `upstreams` in the configuration)"
+                        "inline tool {key:?} is not served: its path is relative and no upstream is set for {name}"
                     ));
                 }
                 continue;
@@ -121,7 +167,7 @@ impl Catalog {
                     let why = self
                         .rejected(&key)
                         .map_or_else(|| "not in the catalog".to_string(), |r| r.reason());
-                    return Err(format!("agent {name:?}: tool {key}: {why}"));
+                    return Err(member(name, format!("tool {key}: {why}")));
                 }
             }
         }
@@ -135,9 +181,9 @@ impl Catalog {
         {
             let sel = lib
                 .selection(id)
-                .ok_or_else(|| format!("agent {name:?}: selection {id} is not in the catalog"))?;
+                .ok_or_else(|| member(name, format!("selection {id} is not in the catalog")))?;
             if let Some(problem) = sel.problem() {
-                return Err(format!("agent {name:?}: {problem}"));
+                return Err(member(name, problem));
             }
             for t in &sel.tools {
                 push_unique(&mut act.tools, t);
@@ -158,15 +204,17 @@ impl Catalog {
                     .iter()
                     .any(|e| e.descriptor.id.to_string() == id)
                 {
-                    return Err(format!(
-                        "agent {name:?}: its resource {key:?} cannot be served (see `flowmcp list`)"
-                    ));
+                    return Err(ActivationError::ResourceNotServed {
+                        name: name.to_string(),
+                        key: key.clone(),
+                    });
                 }
                 push_unique(&mut act.resources, &id);
             } else if value.is_null() {
                 if !lib.has_resource(&key) {
-                    return Err(format!(
-                        "agent {name:?}: resource {key} is not in the catalog"
+                    return Err(member(
+                        name,
+                        format!("resource {key} is not in the catalog"),
                     ));
                 }
                 push_unique(&mut act.resources, &key);
@@ -175,9 +223,7 @@ impl Catalog {
         for (key, value) in members("prompts") {
             if key.contains('/') && value.is_null() {
                 if lib.get(&key).is_none_or(|e| e.kind == EntryKind::Skill) {
-                    return Err(format!(
-                        "agent {name:?}: prompt {key} is not in the catalog"
-                    ));
+                    return Err(member(name, format!("prompt {key} is not in the catalog")));
                 }
                 push_unique(&mut act.prompts, &key);
             }
@@ -246,10 +292,13 @@ impl Catalog {
                 })
                 .collect();
             out.push_str(&format!(
-                "\n\nChecking the environment... {}\nSet the missing server parameters (environment, --env-file or the configuration) to activate the agent.",
+                "\n\nChecking the environment... {}",
                 states.join(", ")
             ));
-            return Err(out);
+            return Err(ActivationError::MissingServerParams {
+                name: name.to_string(),
+                report: out,
+            });
         }
         // The shared lists it declares (step 8): each must be in the catalog's `_lists/`.
         match agent.get("sharedLists") {
@@ -260,7 +309,7 @@ impl Catalog {
                         .as_str()
                         .or_else(|| item.get("ref").and_then(Value::as_str))
                         .ok_or_else(|| {
-                            format!("agent {name:?}: sharedLists holds {item}, not a list name")
+                            member(name, format!("sharedLists holds {item}, not a list name"))
                         })?;
                     let found = self.lists().registry().and_then(|r| r.get(list));
                     if found.is_none() {
@@ -268,14 +317,15 @@ impl Catalog {
                             || "it is not among the catalog's shared lists".to_string(),
                             |r| format!("the catalog's shared lists are not there: {r}"),
                         );
-                        return Err(format!("agent {name:?}: shared list {list:?}: {why}"));
+                        return Err(member(name, format!("shared list {list:?}: {why}")));
                     }
                     push_unique(&mut act.lists, list);
                 }
             }
             Some(other) => {
-                return Err(format!(
-                    "agent {name:?}: sharedLists must be an array of list names (found {other})"
+                return Err(member(
+                    name,
+                    format!("sharedLists must be an array of list names (found {other})"),
                 ));
             }
         }

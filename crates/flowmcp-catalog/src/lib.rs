@@ -73,7 +73,7 @@ mod reload;
 pub mod reverse;
 pub mod testing;
 
-pub use activation::Activation;
+pub use activation::{Activation, ActivationError};
 pub use discovery::ListDiscovery;
 pub use error::CatalogError;
 

@@ -53,6 +53,9 @@ fn a_shared_list_that_is_not_there_stops_activation() {
     .unwrap();
     let catalog = Catalog::open(&copy, &options()).unwrap();
     let refused = catalog.activate_agent("holiday-planner").unwrap_err();
-    assert!(refused.contains("shared list \"planets\""), "{refused}");
+    assert!(
+        refused.to_string().contains("shared list \"planets\""),
+        "{refused}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -167,7 +167,7 @@ fn open_for_calls(
 fn run_agent(a: RunAgentArgs) -> Result<ExitCode, String> {
     let (cfg, catalog) = open_for_calls(&a.source, &a.run)?;
     let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint(&cfg))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| agent_error(&e))?;
     for w in &runner.warnings {
         eprintln!("flowmcp: agent {}: {}", a.name, shown(w));
     }
@@ -199,7 +199,7 @@ fn run_agent(a: RunAgentArgs) -> Result<ExitCode, String> {
 fn test_agent(a: TestAgentArgs) -> Result<ExitCode, String> {
     let (cfg, catalog) = open_for_calls(&a.source, &a.run)?;
     let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint(&cfg))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| agent_error(&e))?;
     for w in &runner.warnings {
         eprintln!("flowmcp: agent {}: {}", a.name, shown(w));
     }
@@ -281,4 +281,28 @@ fn rehash(a: NameArgs) -> Result<ExitCode, String> {
     }
     write_stdout(&out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// An agent error as the CLI prints it: an activation failure gets the command or setting that
+/// resolves it (the library says only what is wrong).
+pub(crate) fn agent_error(e: &flowmcp_agent::AgentError) -> String {
+    match e {
+        flowmcp_agent::AgentError::Activation(a) => {
+            format!("{} {}", flowmcp_spec::Code::AGENT001, activation_error(a))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Why an agent cannot be activated, with what to run or set about it.
+pub(crate) fn activation_error(e: &flowmcp_catalog::ActivationError) -> String {
+    use flowmcp_catalog::ActivationError as A;
+    match e {
+        A::ManifestErrors { file, .. } => format!("{e}; see `flowmcp validate {file}`"),
+        A::ResourceNotServed { .. } => format!("{e} (see `flowmcp list`)"),
+        A::MissingServerParams { .. } => format!(
+            "{e}\nSet the missing server parameters (environment, --env-file or the configuration) to activate the agent."
+        ),
+        _ => e.to_string(),
+    }
 }

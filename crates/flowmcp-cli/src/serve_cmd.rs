@@ -283,6 +283,7 @@ fn serve_error(e: &ServeError) -> String {
         ServeError::Selector(r) => format!("--only: {}", route_error(r)),
         ServeError::Selection(why) => format!("--selection {why}"),
         ServeError::Agent(why) => format!("--agent: {why}"),
+        ServeError::Activation(a) => format!("--agent: {}", crate::agent_cmd::activation_error(a)),
         _ => e.to_string(),
     }
 }

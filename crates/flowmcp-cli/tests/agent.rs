@@ -428,3 +428,41 @@ fn item06_an_agents_tool_cannot_declare_the_model_key() {
     chat_run.finish();
     let _ = std::fs::remove_dir_all(base);
 }
+
+/// Issue 29 (failures as data): the catalog says why an agent cannot be activated (its manifest's
+/// file and codes) and nothing about commands; `flowmcp agent run` adds the command that shows
+/// the findings.
+#[test]
+fn i29_4_agent_activation_facts_come_from_the_catalog_and_the_advice_from_the_cli() {
+    let base = temp_dir("agent-activation-advice");
+    let cat = base.join("catalog");
+    copy_dir(&repo_root().join("examples/catalog"), &cat);
+    let manifest = cat.join("agents/holiday-planner/agent.mjs");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    // A manifest with an error finding (AGT003: the model must be a string).
+    let broken = text.replacen("model:", "model: 42, modelName:", 1);
+    assert_ne!(broken, text, "the example manifest has a model");
+    std::fs::write(&manifest, broken).unwrap();
+    // Activation fails before any model request; the endpoint is a closed local port anyway.
+    let r = common::flowmcp_env(
+        &[
+            "agent",
+            "run",
+            "holiday-planner",
+            "Which holidays?",
+            "--catalog",
+            cat.to_str().unwrap(),
+        ],
+        &repo_root(),
+        &[("FLOWMCP_LLM_BASE_URL", "http://127.0.0.1:9/v1")],
+    );
+    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("AGENT001 agent \"holiday-planner\":")
+            && r.stderr.contains("has errors (")
+            && r.stderr.contains("; see `flowmcp validate "),
+        "{}",
+        r.stderr
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -362,7 +362,9 @@ fn activation<'c>(
     name: &str,
     strict: bool,
 ) -> Result<(Scope<'c>, Option<Vec<String>>), ServeError> {
-    let act = catalog.activate_agent(name).map_err(ServeError::Agent)?;
+    let act = catalog
+        .activate_agent(name)
+        .map_err(ServeError::Activation)?;
     for w in &act.warnings {
         tracing::warn!("agent {name}: {w}");
     }
@@ -437,9 +439,9 @@ fn agent_tools(
     for name in &opts.agent_tools {
         let act = match catalog.activate_agent(name) {
             Ok(act) => act,
-            Err(why) if strict => return Err(ServeError::Agent(why)),
+            Err(why) if strict => return Err(ServeError::Activation(why)),
             Err(why) => {
-                tracing::warn!("--agent-tool {name}: {why}");
+                tracing::warn!("agent tool {name}: {why}");
                 continue;
             }
         };
@@ -451,7 +453,7 @@ fn agent_tools(
             .find(|e| !served.contains(e.descriptor.wire_name.as_str()))
         {
             tracing::warn!(
-                "--agent-tool {name} is not served {where_}: the agent runs {}, which is not",
+                "agent tool {name} is not served {where_}: the agent runs {}, which is not",
                 outside.descriptor.lookup_key()
             );
             continue;

@@ -61,6 +61,9 @@ pub enum ServeError {
     /// [`ServeOptions::agent`] names no agent of the catalog, or one that cannot be activated.
     #[error("agent: {0}")]
     Agent(String),
+    /// The agent (`agent`, or one of `agent_tools`) cannot be activated.
+    #[error("{0}")]
+    Activation(flowmcp_catalog::ActivationError),
     /// The async runtime could not start.
     #[error("cannot start the server: {0}")]
     Runtime(#[from] std::io::Error),

@@ -269,6 +269,8 @@ fn an_agent_serves_what_its_activation_brings() {
         "{text}"
     );
     assert!(text.contains("OPENSHELF_API_KEY=missing"), "{text}");
+    // Issue 29: the library says what is missing; where to set it is the CLI's to say.
+    assert!(!text.contains("--env-file"), "{text}");
     let _ = std::fs::remove_dir_all(scratch);
 }
 
