@@ -1113,9 +1113,10 @@ impl Example {
     /// The options the example is validated with.
     fn options(&self) -> Options {
         // The examples are files on disk, checked as the CLI checks them.
-        let mut opts = Options {
-            files: Some(std::sync::Arc::new(flowmcp_resources::LocalFiles)),
-            ..Options::new(self.profile)
+        let mut opts = {
+            let mut built = Options::new(self.profile);
+            built.files = Some(std::sync::Arc::new(flowmcp_resources::LocalFiles));
+            built
         };
         if let Some(n) = self.max_file_size {
             opts.limits.max_file_bytes = n;

@@ -108,9 +108,10 @@ pub(crate) fn on_disk(
     if validation.files.is_some() {
         return std::borrow::Cow::Borrowed(validation);
     }
-    std::borrow::Cow::Owned(flowmcp_validate::Options {
-        files: Some(Arc::new(flowmcp_resources::LocalFiles)),
-        ..validation.clone()
+    std::borrow::Cow::Owned({
+        let mut built = validation.clone();
+        built.files = Some(Arc::new(flowmcp_resources::LocalFiles));
+        built
     })
 }
 

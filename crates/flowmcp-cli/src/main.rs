@@ -220,17 +220,18 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     if a.timeout_ms == 0 || a.memory_mib == 0 || a.max_file_size == 0 {
         return Err("--timeout-ms, --memory-mib and --max-file-size must be greater than 0".into());
     }
-    let mut opts = Options {
-        settings: RuleSettings { profile, overrides },
-        limits: Limits {
+    let mut opts = {
+        let mut built = Options::default();
+        built.settings = RuleSettings { profile, overrides };
+        built.limits = Limits {
             max_file_bytes: a.max_file_size,
             memory_bytes: usize::try_from(a.memory_mib.saturating_mul(1 << 20))
                 .unwrap_or(usize::MAX),
             eval_timeout: Duration::from_millis(a.timeout_ms),
             ..Limits::default()
-        },
-        allowed_libraries: cfg.allowed_libraries.clone(),
-        ..Options::default()
+        };
+        built.allowed_libraries = cfg.allowed_libraries.clone();
+        built
     };
     run_cmd::on_this_machine(&cfg, &mut opts);
 

@@ -68,6 +68,7 @@ pub const DEFAULT_ALLOWLIST: &[&str] = &[
 /// Validation reads no environment and no current directory: what a rule needs of the machine
 /// (the home directory, `FLOWMCP_RESOURCES`, the file checks that open databases) is given here.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Options {
     pub settings: RuleSettings,
     pub limits: Limits,

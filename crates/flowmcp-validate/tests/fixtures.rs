@@ -136,9 +136,10 @@ fn display_name(f: &Fixture) -> String {
 
 fn run(f: &Fixture) -> flowmcp_spec::FileReport {
     // Files on disk are checked as the catalog and the CLI check them.
-    let mut opts = Options {
-        files: Some(std::sync::Arc::new(flowmcp_resources::LocalFiles)),
-        ..Options::new(f.profile)
+    let mut opts = {
+        let mut built = Options::new(f.profile);
+        built.files = Some(std::sync::Arc::new(flowmcp_resources::LocalFiles));
+        built
     };
     if let Some(n) = f.max_file_size {
         opts.limits.max_file_bytes = n;

@@ -118,9 +118,10 @@ fn sqlite_schema(origin: &str, params: &str, tests: usize) -> String {
 /// The options of a validation of files on disk, as the catalog and the CLI give them: the file
 /// checks of `flowmcp-resources`, no home directory and no `FLOWMCP_RESOURCES`.
 fn disk_options() -> Options {
-    Options {
-        files: Some(Arc::new(LocalFiles)),
-        ..Options::new(Profile::Spec)
+    {
+        let mut built = Options::new(Profile::Spec);
+        built.files = Some(Arc::new(LocalFiles));
+        built
     }
 }
 
@@ -214,13 +215,15 @@ fn an_unopenable_database_is_res033_and_a_variable_shows_where_it_led() {
     // `${FLOWMCP_RESOURCES}` resolves from what the options give: the variable, else the home
     // directory's default, else nothing (RES035).
     let schema = gtfs_schema("${FLOWMCP_RESOURCES}/flowmcp-test-surely-missing-7f3a.db");
-    let variable = Options {
-        resources_variable: Some(dir.0.join("from-variable").display().to_string()),
-        ..disk_options()
+    let variable = {
+        let mut built = disk_options();
+        built.resources_variable = Some(dir.0.join("from-variable").display().to_string());
+        built
     };
-    let home = Options {
-        home: Some(dir.0.join("home")),
-        ..disk_options()
+    let home = {
+        let mut built = disk_options();
+        built.home = Some(dir.0.join("home"));
+        built
     };
     for (opts, place) in [
         (&variable, "from-variable"),
@@ -477,23 +480,26 @@ fn i29_2_the_path_variable_comes_from_the_options_not_the_environment() {
     );
     assert_eq!(of(&report, "RES035").len(), 1, "{report:?}");
     for opts in [
-        Options {
-            home: Some(PathBuf::from("/home/ada")),
-            ..disk_options()
+        {
+            let mut built = disk_options();
+            built.home = Some(PathBuf::from("/home/ada"));
+            built
         },
-        Options {
-            resources_variable: Some("/srv/data".to_string()),
-            ..disk_options()
+        {
+            let mut built = disk_options();
+            built.resources_variable = Some("/srv/data".to_string());
+            built
         },
     ] {
         let report = validate_str(&schema, "demo.mjs", &ListScope::NotSearched, &opts);
         assert!(of(&report, "RES035").is_empty(), "{report:?}");
     }
     // An empty home directory or variable counts as unset, as an empty `HOME` did.
-    let empty = Options {
-        home: Some(PathBuf::new()),
-        resources_variable: Some(String::new()),
-        ..disk_options()
+    let empty = {
+        let mut built = disk_options();
+        built.home = Some(PathBuf::new());
+        built.resources_variable = Some(String::new());
+        built
     };
     let report = validate_str(&schema, "demo.mjs", &ListScope::NotSearched, &empty);
     assert_eq!(of(&report, "RES035").len(), 1, "{report:?}");
