@@ -1113,11 +1113,8 @@ impl Example {
     /// The options the example is validated with.
     fn options(&self) -> Options {
         // The examples are files on disk, checked as the CLI checks them.
-        let mut opts = {
-            let mut built = Options::new(self.profile);
-            built.files = Some(std::sync::Arc::new(flowmcp_resources::LocalFiles));
-            built
-        };
+        let mut opts = Options::new(self.profile);
+        opts.files = Some(std::sync::Arc::new(flowmcp_resources::LocalFiles));
         if let Some(n) = self.max_file_size {
             opts.limits.max_file_bytes = n;
         }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use flowmcp_agent::{AgentError, AgentRunner, Endpoint};
 use flowmcp_catalog::serde_json::{Value, json};
-use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TransportConfig};
+use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
 
 /// What the fake endpoint saw of one request: its body and its `Authorization` header.
 type Seen = (Value, Option<String>);
@@ -104,16 +104,9 @@ fn examples() -> PathBuf {
 /// An empty environment, plain HTTP to loopback allowed, no cache, `holidaykit-net` sent to
 /// `upstream`.
 fn options(upstream: &str) -> CatalogOptions {
-    let mut o = {
-        let mut built = CatalogOptions::new(Profile::Spec);
-        built.env_override = Some(BTreeMap::new());
-        built.transport = {
-            let mut built = TransportConfig::default();
-            built.allow_http_loopback = true;
-            built
-        };
-        built
-    };
+    let mut o = CatalogOptions::new(Profile::Spec);
+    o.env_override = Some(BTreeMap::new());
+    o.transport.allow_http_loopback = true;
     o.runner
         .upstreams
         .insert("holidaykit-net".into(), upstream.into());

@@ -62,11 +62,8 @@ fn the_example_catalog_opens_whole_and_valid() {
 
 #[test]
 fn reference_tool_names_find_the_tools() {
-    let opts = {
-        let mut built = options(Profile::Spec, &[]);
-        built.tool_names = ToolNames::Reference;
-        built
-    };
+    let mut opts = options(Profile::Spec, &[]);
+    opts.tool_names = ToolNames::Reference;
     let c = Catalog::open(&examples(), &opts).expect("opens");
     assert_eq!(c.list().len(), 21);
     let t = c
@@ -212,11 +209,8 @@ fn links_out_of_the_catalog_are_not_followed_and_problems_are_redacted() {
     base.write("cat/p/copy.mjs", "GH_TOKEN=ghp_CANARYsecret0042\n");
     let mut env_file = BTreeMap::new();
     env_file.insert("GH_TOKEN".to_string(), "ghp_CANARYsecret0042".to_string());
-    let opts = {
-        let mut built = options(Profile::Spec, &[]);
-        built.env_file = env_file;
-        built
-    };
+    let mut opts = options(Profile::Spec, &[]);
+    opts.env_file = env_file;
     let c = Catalog::open(&base.0.join("cat"), &opts).expect("opens");
     let problems = &c.toolset().problems;
     let text = format!("{problems:?}");
@@ -333,11 +327,8 @@ fn a_reload_reads_only_what_changed_and_a_broken_file_keeps_its_good_version() {
     let dir = Scratch::new("cat-reload");
     dir.write("a.mjs", &one_tool("aaa", "first"));
     dir.write("b.mjs", &one_tool("bbb", "stays"));
-    let opts = {
-        let mut built = options(Profile::Compat, &[]);
-        built.reloadable = true;
-        built
-    };
+    let mut opts = options(Profile::Compat, &[]);
+    opts.reloadable = true;
     let c = Catalog::open(&dir.0, &opts).expect("opens");
     assert!(!c.has_errors(), "{:?}", c.reports());
     assert_eq!(c.list().len(), 2);
@@ -409,11 +400,8 @@ fn a_manifest_catalog_reloads_a_changed_schema_and_a_changed_list() {
     // The manifest's name must be the directory's.
     let dir = home.0.join("catalog");
     copy_dir(&examples(), &dir);
-    let opts = {
-        let mut built = options(Profile::Spec, &[]);
-        built.reloadable = true;
-        built
-    };
+    let mut opts = options(Profile::Spec, &[]);
+    opts.reloadable = true;
     let c = Catalog::open(&dir, &opts).expect("opens");
     assert!(c.has_manifest() && !c.has_errors(), "{:?}", c.reports());
     let file = dir.join("providers/skycast-io/forecast.mjs");
@@ -599,11 +587,8 @@ fn i28_7b_one_missing_comma_reports_its_cause_not_the_cascade() {
 #[test]
 fn i28_7j_a_file_that_breaks_keeps_its_tools_prompts_and_skills() {
     let (_home, dir) = example_copy("i28-7j");
-    let opts = {
-        let mut built = options(Profile::Spec, &[]);
-        built.reloadable = true;
-        built
-    };
+    let mut opts = options(Profile::Spec, &[]);
+    opts.reloadable = true;
     let c = Catalog::open(&dir, &opts).expect("opens");
     let names = |c: &Catalog| -> Vec<String> { c.prompts().into_iter().map(|p| p.name).collect() };
     let before = names(&c);

@@ -93,11 +93,8 @@ fn files_in(dir: &Path) -> Vec<String> {
 /// Options whose resources resolve inside `scratch`: project base `<scratch>/project/.flowmcp`,
 /// home `<scratch>/home`.
 fn options(scratch: &Scratch) -> CatalogOptions {
-    let mut o = {
-        let mut built = CatalogOptions::new(Profile::Spec);
-        built.env_override = Some(BTreeMap::new());
-        built
-    };
+    let mut o = CatalogOptions::new(Profile::Spec);
+    o.env_override = Some(BTreeMap::new());
     o.runner.resources = {
         let mut built = ResourceOptions::default();
         built.project_base = Some(scratch.0.join("project/.flowmcp"));

@@ -168,11 +168,8 @@ fn static_runs_call_nothing_and_list_the_tests() {
     let (url, seen) = upstream();
     let dir = catalog_dir("static");
     let catalog = open(&dir, &url);
-    let opts = {
-        let mut built = no_delay();
-        built.calls = false;
-        built
-    };
+    let mut opts = no_delay();
+    opts.calls = false;
     let report = catalog.run_tests(&|e| e.descriptor.tool == "good", &opts, &mut |_| {});
     let p = report.primitives().next().unwrap();
     assert_eq!(p.verdict, Verdict::Skip);

@@ -220,19 +220,15 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     if a.timeout_ms == 0 || a.memory_mib == 0 || a.max_file_size == 0 {
         return Err("--timeout-ms, --memory-mib and --max-file-size must be greater than 0".into());
     }
-    let mut opts = {
-        let mut built = Options::default();
-        built.settings = RuleSettings { profile, overrides };
-        built.limits = Limits {
-            max_file_bytes: a.max_file_size,
-            memory_bytes: usize::try_from(a.memory_mib.saturating_mul(1 << 20))
-                .unwrap_or(usize::MAX),
-            eval_timeout: Duration::from_millis(a.timeout_ms),
-            ..Limits::default()
-        };
-        built.allowed_libraries = cfg.allowed_libraries.clone();
-        built
+    let mut opts = Options::default();
+    opts.settings = RuleSettings { profile, overrides };
+    opts.limits = Limits {
+        max_file_bytes: a.max_file_size,
+        memory_bytes: usize::try_from(a.memory_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX),
+        eval_timeout: Duration::from_millis(a.timeout_ms),
+        ..Limits::default()
     };
+    opts.allowed_libraries = cfg.allowed_libraries.clone();
     run_cmd::on_this_machine(&cfg, &mut opts);
 
     let started = std::time::Instant::now();
@@ -285,11 +281,8 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     };
     let mut reports = Vec::new();
     for d in &catalogs {
-        let copts = {
-            let mut built = flowmcp_catalog::CatalogOptions::default();
-            built.validation = opts.clone();
-            built
-        };
+        let mut copts = flowmcp_catalog::CatalogOptions::default();
+        copts.validation = opts.clone();
         let catalog = flowmcp_catalog::Catalog::open(d, &copts).map_err(|e| e.to_string())?;
         reports.extend(catalog.reports().iter().cloned());
     }

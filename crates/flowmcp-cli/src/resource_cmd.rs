@@ -67,11 +67,8 @@ pub(crate) fn run(a: ResourceArgs) -> Result<ExitCode, String> {
 fn init(a: InitArgs) -> Result<ExitCode, String> {
     let cfg = config(a.source.anchor(&[]))?;
     let resources = a.places.options(&cfg)?;
-    let runner = {
-        let mut built = RunnerOptions::default();
-        built.resources = resources.clone();
-        built
-    };
+    let mut runner = RunnerOptions::default();
+    runner.resources = resources.clone();
     let profile = profile_of(a.source.profile, &cfg);
     let catalog = open(
         &a.source,

@@ -401,20 +401,17 @@ pub(crate) fn open(
     // The run commands show which files are not callable and their codes, not where each finding
     // is: no need to locate them in the sources.
     validation.positions = false;
-    let opts = {
-        let mut built = CatalogOptions::default();
-        built.validation = validation;
-        built.env_file = params.user;
-        built.config_params = params.project;
-        built.env_override = Some(params.env);
-        built.transport = transport;
-        built.runner = runner;
-        built.reloadable = reloadable;
-        built.tool_names = match source.tool_names {
-            ToolNamesArg::Spec => flowmcp_catalog::ToolNames::Spec,
-            ToolNamesArg::Reference => flowmcp_catalog::ToolNames::Reference,
-        };
-        built
+    let mut opts = CatalogOptions::default();
+    opts.validation = validation;
+    opts.env_file = params.user;
+    opts.config_params = params.project;
+    opts.env_override = Some(params.env);
+    opts.transport = transport;
+    opts.runner = runner;
+    opts.reloadable = reloadable;
+    opts.tool_names = match source.tool_names {
+        ToolNamesArg::Spec => flowmcp_catalog::ToolNames::Spec,
+        ToolNamesArg::Reference => flowmcp_catalog::ToolNames::Reference,
     };
     let catalog = match (paths, path) {
         (_, Some(path)) => Catalog::open(&path, &opts),

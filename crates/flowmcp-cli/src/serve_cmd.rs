@@ -228,20 +228,17 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         started.elapsed().as_millis()
     );
     print_problems(&catalog);
-    let opts = {
-        let mut built = flowmcp_mcp::ServeOptions::default();
-        built.only = a.only.clone();
-        built.threads = a.threads;
-        built.lazy = a.lazy;
-        built.watch = a
-            .watch
-            .then(|| Duration::from_millis(a.watch_interval_ms.max(50)));
-        built.selection = a.selection.clone();
-        built.agent = a.agent.clone();
-        built.agent_tools = a.agent_tools.clone();
-        built.llm = Some(crate::agent_cmd::endpoint(a.llm_base_url.as_deref(), &cfg));
-        built
-    };
+    let mut opts = flowmcp_mcp::ServeOptions::default();
+    opts.only = a.only.clone();
+    opts.threads = a.threads;
+    opts.lazy = a.lazy;
+    opts.watch = a
+        .watch
+        .then(|| Duration::from_millis(a.watch_interval_ms.max(50)));
+    opts.selection = a.selection.clone();
+    opts.agent = a.agent.clone();
+    opts.agent_tools = a.agent_tools.clone();
+    opts.llm = Some(crate::agent_cmd::endpoint(a.llm_base_url.as_deref(), &cfg));
     match http {
         None => {
             let server =
@@ -395,20 +392,17 @@ fn http_setup(
         built.public_url = a.public_url.clone();
         built
     });
-    let http = {
-        let mut built = flowmcp_mcp::HttpOptions::default();
-        built.listen = a.listen;
-        // An empty token stays empty: `check` refuses it rather than serve without one.
-        built.auth_token = a.auth_token.clone();
-        built.allowed_origins = a.allow_origins.clone();
-        built.allowed_hosts = a.allow_hosts.clone();
-        built.oauth = oauth;
-        built.header_timeout = Duration::from_millis(a.header_timeout_ms);
-        built.body_timeout = Duration::from_millis(a.body_timeout_ms);
-        built.max_connections = a.max_connections;
-        built.no_auth = a.no_auth || user_no_auth;
-        built
-    };
+    let mut http = flowmcp_mcp::HttpOptions::default();
+    http.listen = a.listen;
+    // An empty token stays empty: `check` refuses it rather than serve without one.
+    http.auth_token = a.auth_token.clone();
+    http.allowed_origins = a.allow_origins.clone();
+    http.allowed_hosts = a.allow_hosts.clone();
+    http.oauth = oauth;
+    http.header_timeout = Duration::from_millis(a.header_timeout_ms);
+    http.body_timeout = Duration::from_millis(a.body_timeout_ms);
+    http.max_connections = a.max_connections;
+    http.no_auth = a.no_auth || user_no_auth;
     // Before the catalog is read: an empty token, or an open endpoint off loopback.
     http.check(&routes).map_err(|e| http_error(&e))?;
     Ok(Some((routes, http)))

@@ -156,12 +156,9 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
         }
         (Target::Selection(_), None) => false,
     };
-    let opts = {
-        let mut built = TestOptions::default();
-        built.delay = Duration::from_millis(a.delay_ms);
-        built.calls = !a.static_only;
-        built
-    };
+    let mut opts = TestOptions::default();
+    opts.delay = Duration::from_millis(a.delay_ms);
+    opts.calls = !a.static_only;
     let started = SystemTime::now();
     let report = catalog.run_tests(&wanted, &opts, &mut |line| {
         eprintln!("flowmcp: {}", shown(line));

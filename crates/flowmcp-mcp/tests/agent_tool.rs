@@ -69,27 +69,17 @@ fn an_agent_tool_runs_the_loop_and_reports_progress() {
             .to_string(),
     ]);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
-    let mut o = {
-        let mut built = CatalogOptions::new(Profile::Spec);
-        built.env_override = Some(BTreeMap::new());
-        built.transport = {
-            let mut built = TransportConfig::default();
-            built.allow_http_loopback = true;
-            built
-        };
-        built
-    };
+    let mut o = CatalogOptions::new(Profile::Spec);
+    o.env_override = Some(BTreeMap::new());
+    o.transport.allow_http_loopback = true;
     o.runner.upstreams.insert("holidaykit-net".into(), upstream);
-    let opts = {
-        let mut built = ServeOptions::default();
-        built.agent_tools = vec!["holiday-planner".into()];
-        built.llm = Some(flowmcp_agent::Endpoint {
-            base_url: format!("{chat}/v1"),
-            api_key: None,
-            timeout: Duration::from_secs(10),
-        });
-        built
-    };
+    let mut opts = ServeOptions::default();
+    opts.agent_tools = vec!["holiday-planner".into()];
+    opts.llm = Some(flowmcp_agent::Endpoint {
+        base_url: format!("{chat}/v1"),
+        api_key: None,
+        timeout: Duration::from_secs(10),
+    });
     let server = McpServer::new(Catalog::open(&dir, &o).unwrap(), &opts).unwrap();
     let progress = Progress::default();
     let seen = Arc::clone(&progress.0);
@@ -247,11 +237,8 @@ fn i29_2_mcp_and_the_agent_runner_treat_a_tool_without_meta_the_same_way() {
     assert!(run.calls.iter().all(|c| c.ok), "{:?}", run.calls);
 
     // The MCP server: two calls sent together both answer.
-    let opts = {
-        let mut built = ServeOptions::default();
-        built.threads = 2;
-        built
-    };
+    let mut opts = ServeOptions::default();
+    opts.threads = 2;
     let server = McpServer::new(catalog, &opts).unwrap();
     support::with_client(server, (), async |client| {
         let mut args = flowmcp_catalog::serde_json::Map::new();

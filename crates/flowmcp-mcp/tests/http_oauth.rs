@@ -436,12 +436,9 @@ fn keys_from_a_file() {
 #[test]
 fn a_configured_audience_and_public_url() {
     let issuer = Issuer::start(&[rsa_key()]);
-    let oauth = {
-        let mut built = issuer.options(JwksSource::Url(format!("{}/jwks", issuer.base)));
-        built.audience = Some("api://flowmcp".into());
-        built.public_url = Some("https://mcp.example.com/".into());
-        built
-    };
+    let mut oauth = issuer.options(JwksSource::Url(format!("{}/jwks", issuer.base)));
+    oauth.audience = Some("api://flowmcp".into());
+    oauth.public_url = Some("https://mcp.example.com/".into());
     let server = oauth_server(oauth);
     let mcp = format!("{}/mcp", server.base);
     let doc: Value = serde_json::from_str(

@@ -616,16 +616,10 @@ fn item12_empty_tokens_and_open_endpoints_off_loopback_do_not_start() {
     let catalog = catalog();
     let single =
         || Endpoints::single(McpServer::shared(catalog.clone(), &ServeOptions::default()).unwrap());
-    let loopback = {
-        let mut built = HttpOptions::default();
-        built.listen = SocketAddr::from(([127, 0, 0, 1], 0));
-        built
-    };
-    let everywhere = {
-        let mut built = HttpOptions::default();
-        built.listen = SocketAddr::from(([0, 0, 0, 0], 0));
-        built
-    };
+    let mut loopback = HttpOptions::default();
+    loopback.listen = SocketAddr::from(([127, 0, 0, 1], 0));
+    let mut everywhere = HttpOptions::default();
+    everywhere.listen = SocketAddr::from(([0, 0, 0, 0], 0));
     let e = starts(single(), {
         let mut built = loopback.clone();
         built.auth_token = Some(String::new());

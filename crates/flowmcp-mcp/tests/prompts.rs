@@ -93,12 +93,9 @@ fn a_reload_that_changes_the_prompts_says_so() {
          description: 'Ping', parameters: [] } } }\n",
     )
     .unwrap();
-    let o = {
-        let mut built = CatalogOptions::new(Profile::Spec);
-        built.env_override = Some(BTreeMap::new());
-        built.reloadable = true;
-        built
-    };
+    let mut o = CatalogOptions::new(Profile::Spec);
+    o.env_override = Some(BTreeMap::new());
+    o.reloadable = true;
     let server =
         McpServer::new(Catalog::open(&dir, &o).unwrap(), &ServeOptions::default()).unwrap();
     std::fs::write(
@@ -122,11 +119,8 @@ fn a_reload_that_changes_the_prompts_says_so() {
 #[test]
 fn a_selection_serves_exactly_its_members() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
-    let o = {
-        let mut built = CatalogOptions::new(Profile::Spec);
-        built.env_override = Some(BTreeMap::new());
-        built
-    };
+    let mut o = CatalogOptions::new(Profile::Spec);
+    o.env_override = Some(BTreeMap::new());
     let opts = |id: &str| {
         let mut built = ServeOptions::default();
         built.selection = Some(id.into());
@@ -191,16 +185,10 @@ fn a_selection_serves_exactly_its_members() {
 #[test]
 fn an_agent_serves_what_its_activation_brings() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
-    let o = {
-        let mut built = CatalogOptions::new(Profile::Spec);
-        built.env_override = Some(BTreeMap::new());
-        built
-    };
-    let opts = {
-        let mut built = ServeOptions::default();
-        built.agent = Some("holiday-planner".into());
-        built
-    };
+    let mut o = CatalogOptions::new(Profile::Spec);
+    o.env_override = Some(BTreeMap::new());
+    let mut opts = ServeOptions::default();
+    opts.agent = Some("holiday-planner".into());
     let server = McpServer::new(Catalog::open(&dir, &o).unwrap(), &opts).unwrap();
     with_client(server, async |client| {
         let tools = client.list_all_tools().await.unwrap();
@@ -253,11 +241,8 @@ fn an_agent_serves_what_its_activation_brings() {
     )
     .unwrap();
     let catalog = Catalog::open(&scratch, &o).unwrap();
-    let opts = {
-        let mut built = ServeOptions::default();
-        built.agent = Some("reader".into());
-        built
-    };
+    let mut opts = ServeOptions::default();
+    opts.agent = Some("reader".into());
     let Err(e) = McpServer::new(catalog, &opts) else {
         panic!("a missing server parameter refuses the agent")
     };

@@ -59,11 +59,8 @@ fn catalog_of(schema: &str) -> (PathBuf, Catalog) {
     db.execute_batch("CREATE TABLE tokens (symbol TEXT, decimals INTEGER); INSERT INTO tokens VALUES ('USDC', 6);")
         .unwrap();
     drop(db);
-    let mut o = {
-        let mut built = CatalogOptions::new(Profile::Spec);
-        built.env_override = Some(BTreeMap::new());
-        built
-    };
+    let mut o = CatalogOptions::new(Profile::Spec);
+    o.env_override = Some(BTreeMap::new());
     o.runner.resources = ResourceOptions::default();
     let c = Catalog::open(&dir.join("demo.mjs"), &o).unwrap();
     (dir, c)
@@ -102,11 +99,8 @@ fn i29_3_a_query_named_like_a_tool_does_not_take_its_meta() {
     assert!(tool.descriptor.always_load() && !tool.descriptor.concurrency_safe());
     let query = catalog.find("demo/resource/tokens-bySymbol").unwrap();
     assert!(!query.descriptor.always_load() && query.descriptor.concurrency_safe());
-    let opts = {
-        let mut built = ServeOptions::default();
-        built.lazy = true;
-        built
-    };
+    let mut opts = ServeOptions::default();
+    opts.lazy = true;
     let server = McpServer::new(catalog, &opts).unwrap();
     support::with_client(server, (), async |client| {
         let tools = client.list_all_tools().await.unwrap();

@@ -564,11 +564,8 @@ fn secrets_never_reach_cache_files() {
     );
     let set = load(&dir.0, Profile::Spec, env_with_canary());
     let t = transport();
-    let o = {
-        let mut built = opts(&[]);
-        built.cache = Some(Cache::new(&cache_dir.0));
-        built
-    };
+    let mut o = opts(&[]);
+    o.cache = Some(Cache::new(&cache_dir.0));
     let (r, logs) = runner(&set, &t, o);
     let e = r.call_json("t_sec", &obj(json!({"q": "x"})));
     assert!(e.status, "{e:?}");
@@ -1039,11 +1036,8 @@ fn item08_the_readers_ttl_caps_an_entrys_expiry() {
     preloaded_schema(&dir, &server.base, "/d", 60);
     let set = load(&dir.0, Profile::Spec, BTreeMap::new());
     let t = transport();
-    let o = {
-        let mut built = opts(&[]);
-        built.cache = Some(Cache::new(&cache_dir.0));
-        built
-    };
+    let mut o = opts(&[]);
+    o.cache = Some(Cache::new(&cache_dir.0));
     let (r, logs) = runner(&set, &t, o);
     let forge = |fetched: std::time::SystemTime| {
         let entries = Cache::new(&cache_dir.0).status(None).expect("status");

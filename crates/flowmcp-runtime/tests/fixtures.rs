@@ -138,13 +138,10 @@ fn run(path: &Path) -> Result<(), String> {
         built.env_override = Some(d.env.clone());
         built
     });
-    let mut config = {
-        let mut built = TransportConfig::default();
-        built.connect_timeout = Duration::from_secs(2);
-        built.total_timeout = Duration::from_millis(d.timeout_ms.unwrap_or(5000));
-        built.allow_http_loopback = true;
-        built
-    };
+    let mut config = TransportConfig::default();
+    config.connect_timeout = Duration::from_secs(2);
+    config.total_timeout = Duration::from_millis(d.timeout_ms.unwrap_or(5000));
+    config.allow_http_loopback = true;
     if let Some(m) = d.max_body {
         config.max_body_bytes = m;
     }

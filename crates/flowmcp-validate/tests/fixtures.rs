@@ -136,11 +136,8 @@ fn display_name(f: &Fixture) -> String {
 
 fn run(f: &Fixture) -> flowmcp_spec::FileReport {
     // Files on disk are checked as the catalog and the CLI check them.
-    let mut opts = {
-        let mut built = Options::new(f.profile);
-        built.files = Some(std::sync::Arc::new(flowmcp_resources::LocalFiles));
-        built
-    };
+    let mut opts = Options::new(f.profile);
+    opts.files = Some(std::sync::Arc::new(flowmcp_resources::LocalFiles));
     if let Some(n) = f.max_file_size {
         opts.limits.max_file_bytes = n;
     }

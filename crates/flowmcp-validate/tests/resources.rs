@@ -43,18 +43,8 @@ fn make_db(path: &Path, sql: &str) {
     conn.close().unwrap();
 }
 
-const REQUIRED: [&str; 10] = [
-    "qualitySeal",
-    "specRevision",
-    "specUrl",
-    "converterVersion",
-    "capabilities",
-    "validationReport",
-    "buildDate",
-    "rowCounts",
-    "sourceUrl",
-    "sourceHash",
-];
+/// The keys a sealed database's `meta` table must hold (the vocabulary's own list).
+const REQUIRED: [&str; 10] = flowmcp_spec::gtfs::REQUIRED_META_KEYS;
 
 /// A `meta` table (with the given column declaration) holding every required key;
 /// `revision` is `specRevision`'s value.
@@ -495,12 +485,9 @@ fn i29_2_the_path_variable_comes_from_the_options_not_the_environment() {
         assert!(of(&report, "RES035").is_empty(), "{report:?}");
     }
     // An empty home directory or variable counts as unset, as an empty `HOME` did.
-    let empty = {
-        let mut built = disk_options();
-        built.home = Some(PathBuf::new());
-        built.resources_variable = Some(String::new());
-        built
-    };
+    let mut empty = disk_options();
+    empty.home = Some(PathBuf::new());
+    empty.resources_variable = Some(String::new());
     let report = validate_str(&schema, "demo.mjs", &ListScope::NotSearched, &empty);
     assert_eq!(of(&report, "RES035").len(), 1, "{report:?}");
 }

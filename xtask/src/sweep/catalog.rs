@@ -176,11 +176,8 @@ pub(super) fn load_toolset(
     profile: Profile,
     env: BTreeMap<String, String>,
 ) -> Result<Toolset, String> {
-    let opts = {
-        let mut built = CatalogOptions::new(profile);
-        built.env_override = Some(env);
-        built
-    };
+    let mut opts = CatalogOptions::new(profile);
+    opts.env_override = Some(env);
     Catalog::open(dir, &opts)
         .map(Catalog::into_toolset)
         .map_err(|e| format!("cannot load {}: {e}", dir.display()))

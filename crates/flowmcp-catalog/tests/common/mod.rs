@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TransportConfig};
+use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
 
 /// The repository's example catalog.
 pub(crate) fn examples() -> PathBuf {
@@ -19,16 +19,9 @@ pub(crate) fn examples() -> PathBuf {
 /// Options under `profile` with an empty environment, plain HTTP to loopback allowed, and each
 /// `(namespace, base URL)` of `upstreams` replacing that namespace's root.
 pub(crate) fn local_options(profile: Profile, upstreams: &[(&str, &str)]) -> CatalogOptions {
-    let mut o = {
-        let mut built = CatalogOptions::new(profile);
-        built.env_override = Some(BTreeMap::new());
-        built.transport = {
-            let mut built = TransportConfig::default();
-            built.allow_http_loopback = true;
-            built
-        };
-        built
-    };
+    let mut o = CatalogOptions::new(profile);
+    o.env_override = Some(BTreeMap::new());
+    o.transport.allow_http_loopback = true;
     for (ns, url) in upstreams {
         o.runner.upstreams.insert(ns.to_string(), url.to_string());
     }
