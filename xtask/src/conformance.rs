@@ -175,7 +175,7 @@ pub(crate) fn compare(expected: &[Outcome], actual: &[Outcome]) -> Vec<String> {
 
 /// Writes `text` to `path` atomically (temp file in the same directory, then rename).
 pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
-    flowmcp_loader::write_atomic(path, text.as_bytes())
+    flowmcp_loader::edit::write_atomic(path, text.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

@@ -16,7 +16,7 @@
 //!   that command's output (`flowmcp_validate::validate_id`);
 //! - a directory: a small catalog (directives in its `fixture.txt`), shown as a listing of its files
 //!   (`registry.json` first, `fixture.txt` left out, long files shortened) and validated with
-//!   `flowmcp_validate::validate_catalog_fixture`. The catalog keeps its directory name, which
+//!   `flowmcp_validate::catalog::validate_catalog_fixture`. The catalog keeps its directory name, which
 //!   its `registry.json` `name` must equal (CAT002); absolute paths never reach the pages.
 //!
 //! # Prose
@@ -202,7 +202,7 @@ pub(crate) fn changes(dir: &Path, pages: &BTreeMap<String, String>) -> Result<Ve
 /// Writes `content` to `path` through a temporary file in the same directory and a rename, so readers
 /// never see a half-written page.
 fn write_atomic(path: &Path, content: &str) -> Result<(), String> {
-    flowmcp_loader::write_atomic(path, content.as_bytes())
+    flowmcp_loader::edit::write_atomic(path, content.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
@@ -1201,7 +1201,7 @@ impl Example {
                 render::human(std::slice::from_ref(&report), HumanStyle::default())
             }
             Form::Catalog { dir, name, .. } => {
-                let diags = flowmcp_validate::validate_catalog_fixture(dir, &opts);
+                let diags = flowmcp_validate::catalog::validate_catalog_fixture(dir, &opts);
                 let report = FileReport::new(format!("{name}/{REGISTRY_FILE}"), "catalog", diags);
                 let text = render::human(std::slice::from_ref(&report), HumanStyle::default());
                 scrub_paths(&text, dir, name)

@@ -41,8 +41,8 @@ use std::time::{Duration, Instant};
 
 use flowmcp_runtime::Toolset;
 use flowmcp_runtime::{
-    Transport, TransportConfig, UreqTransport, transport::HeaderValue, transport::HttpRequest,
-    transport::Method,
+    Transport, transport::HeaderValue, transport::HttpRequest, transport::Method,
+    transport::TransportConfig, transport::UreqTransport,
 };
 use flowmcp_spec::Profile;
 use serde_json::json;

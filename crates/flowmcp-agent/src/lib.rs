@@ -313,7 +313,7 @@ impl<'c> AgentRunner<'c> {
         for e in catalog.list().iter().filter(|e| e.descriptor.is_exposed()) {
             let id = e.descriptor.id.to_string();
             let wanted = match e.descriptor.kind {
-                flowmcp_catalog::Kind::Tool => tool_ids.contains(&id),
+                flowmcp_catalog::runtime::Kind::Tool => tool_ids.contains(&id),
                 _ => resources.contains(&id),
             };
             if !wanted {

@@ -24,7 +24,7 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_runtime::{Runner, RunnerOptions};
-use flowmcp_runtime::{TransportConfig, UreqTransport};
+use flowmcp_runtime::{transport::TransportConfig, transport::UreqTransport};
 use flowmcp_spec::Profile;
 use serde_json::{Map, Value, json};
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use flowmcp_validate::prompts::EntryKind;
 use serde_json::Value;
 
-use crate::{Catalog, Kind};
+use crate::{Catalog, runtime::Kind};
 use flowmcp_spec::id::{IdType, defined_text};
 
 impl Catalog {

@@ -14,7 +14,7 @@ use crate::primitives::{
 use flowmcp_resources::markdown::MarkdownError;
 use flowmcp_spec::Code;
 
-use crate::{Caller, Kind, Toolset};
+use crate::{Caller, runtime::Kind, runtime::Toolset};
 
 /// The URI scheme of the catalog's own resources.
 pub(crate) const SCHEME: &str = "flowmcp://";

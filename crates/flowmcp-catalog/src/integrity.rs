@@ -143,7 +143,7 @@ impl Catalog {
     fn tool_hash_now(&self, id: &str) -> Result<String, String> {
         let Some(entry) = self
             .find(id)
-            .filter(|e| e.descriptor.kind == crate::Kind::Tool)
+            .filter(|e| e.descriptor.kind == crate::runtime::Kind::Tool)
         else {
             return Err(match self.rejected(id) {
                 Some(r) => format!("not callable: {}", r.reason()),
@@ -239,7 +239,7 @@ impl Catalog {
             .map_err(|why| CatalogError::Entry(format!("agent {name:?}: cannot hash: {why}")))?;
         let source = std::fs::read_to_string(&now.manifest)
             .map_err(|e| CatalogError::io(&now.manifest, e))?;
-        let edited = flowmcp_loader::set_string_member(&source, "agent", "hash", &hash)
+        let edited = flowmcp_loader::edit::set_string_member(&source, "agent", "hash", &hash)
             .map_err(|e| CatalogError::Entry(format!("{}: {e}", now.manifest.display())))?;
         let tools: BTreeMap<&str, &str> = now
             .tools
@@ -250,10 +250,10 @@ impl Catalog {
         let mut text =
             serde_json::to_string_pretty(&lock).map_err(|e| CatalogError::Entry(e.to_string()))?;
         text.push('\n');
-        flowmcp_loader::write_atomic(&now.lock, text.as_bytes())
+        flowmcp_loader::edit::write_atomic(&now.lock, text.as_bytes())
             .map_err(|e| CatalogError::io(&now.lock, e))?;
         if edited != source {
-            flowmcp_loader::write_atomic(&now.manifest, edited.as_bytes())
+            flowmcp_loader::edit::write_atomic(&now.manifest, edited.as_bytes())
                 .map_err(|e| CatalogError::io(&now.manifest, e))?;
         }
         Ok(AgentIntegrity {

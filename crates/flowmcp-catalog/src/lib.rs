@@ -10,7 +10,7 @@
 //!   naming the file and its error codes.
 //! - [`Catalog::list`], [`Catalog::search`], [`Catalog::find`]: the callable tools, with their
 //!   IDs, wire names and descriptors computed once. Wire names are the spec's `<tool>_<namespace>`
-//!   unless [`CatalogOptions::tool_names`] asks for the reference's ([`ToolNames::Reference`]).
+//!   unless [`CatalogOptions::tool_names`] asks for the reference's ([`ToolNames::Reference`](runtime::ToolNames::Reference)).
 //! - [`Catalog::caller`] → [`Caller`]: calls from one thread (JavaScript sandboxes are per thread);
 //!   [`Catalog::call`] for a one-off call.
 //! - [`Catalog::prompts`], [`Catalog::render_prompt`], [`Catalog::library`]: the catalog's own
@@ -77,12 +77,10 @@ pub use activation::{Activation, ActivationError};
 pub use discovery::ListDiscovery;
 pub use error::CatalogError;
 
-// What the catalog's signatures use, so that this crate is the one dependency to add.
-pub use flowmcp_runtime::{
-    CacheMode, Envelope, Failure, Kind, ResourceOptions, RunnerOptions, ToolDescriptor, ToolEntry,
-    ToolNames, Toolset, TransportConfig,
-};
-pub use flowmcp_spec::{Code, FileReport, Profile, Severity};
+// What the catalog's signatures use most, so that this crate is the one dependency to add (the
+// rest is in [`runtime`] and [`validate`]).
+pub use flowmcp_runtime::{Envelope, ToolEntry};
+pub use flowmcp_spec::{Code, Profile};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are
 /// [`CatalogOptions::validation`]).
 pub use flowmcp_validate as validate;
@@ -95,8 +93,8 @@ pub use serde_json;
 /// a member of a literal `main` in place, and writing a file whole (temporary file, then rename).
 pub mod files {
     pub use flowmcp_loader::{
-        EditError, FileKind, Limits, LoadedFile, MjsWalk, load_file, load_source, mjs_files,
-        set_member, set_string_member, walk_mjs, write_atomic,
+        FileKind, Limits, LoadedFile, edit::EditError, edit::set_member, edit::set_string_member,
+        edit::write_atomic, load_file, load_source, walk::MjsWalk, walk::mjs_files, walk::walk_mjs,
     };
 }
 
@@ -138,16 +136,20 @@ pub mod resources {
 /// names reserved for flowmcp itself (never a server parameter), plus the preload cache.
 pub mod env {
     pub use flowmcp_runtime::{
-        Cache, secret::is_reserved_name, secret::read_capped_text, secret::read_env_file,
+        cache::Cache, secret::is_reserved_name, secret::read_capped_text, secret::read_env_file,
     };
 }
 
-/// What the runtime offers beyond the types of the catalog's signatures: output schemas and
-/// checks, MIME types, the JavaScript reference's tool names, and what a toolset reports.
+/// The runtime's vocabulary beyond [`Envelope`] and [`ToolEntry`]: tool descriptors and how
+/// tools are named, the options of calls, transport and resources ([`CatalogOptions`]'s fields),
+/// a failure as data, output schemas and checks, MIME types, the JavaScript reference's tool
+/// names, and what a toolset reports.
 pub mod runtime {
     pub use flowmcp_runtime::cache::rfc3339;
+    pub use flowmcp_runtime::transport::TransportConfig;
     pub use flowmcp_runtime::{
-        LoadProblem, LogSink, descriptor::Builtin, descriptor::reference_tool_name,
+        CacheMode, Failure, Kind, LoadProblem, LogSink, ResourceOptions, RunnerOptions,
+        ToolDescriptor, ToolNames, Toolset, descriptor::Builtin, descriptor::reference_tool_name,
         output::check_output, output::generate_output_schema, output::mime_type_for,
     };
 }

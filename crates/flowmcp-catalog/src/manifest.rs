@@ -58,11 +58,11 @@ pub fn read_registry(path: &Path) -> Result<Option<Map<String, Value>>, CatalogE
 }
 
 /// Whether the `registry.json` of `dir` is a grading list, not a catalog manifest
-/// ([`flowmcp_validate::is_grading_list`]); `false` when there is none or it does not parse.
+/// ([`flowmcp_validate::catalog::is_grading_list`]); `false` when there is none or it does not parse.
 pub fn has_grading_list(dir: &Path) -> bool {
     matches!(
         read_registry(&dir.join(REGISTRY_FILE)),
-        Ok(Some(registry)) if flowmcp_validate::is_grading_list(&registry)
+        Ok(Some(registry)) if flowmcp_validate::catalog::is_grading_list(&registry)
     )
 }
 
@@ -374,7 +374,7 @@ pub fn write_index(index: &Index) -> Result<(), CatalogError> {
     let mut text = serde_json::to_string_pretty(&index.merged)
         .map_err(|e| CatalogError::Entry(format!("cannot serialise {REGISTRY_FILE}: {e}")))?;
     text.push('\n');
-    flowmcp_loader::write_atomic(&index.path, text.as_bytes())
+    flowmcp_loader::edit::write_atomic(&index.path, text.as_bytes())
         .map_err(|e| CatalogError::io(&index.path, e))
 }
 

@@ -12,14 +12,14 @@ use flowmcp_runtime::{
     descriptor::reference_tool_name,
 };
 use flowmcp_runtime::{LogSink, Runner, RunnerOptions};
-use flowmcp_runtime::{TransportConfig, UreqTransport};
+use flowmcp_runtime::{transport::TransportConfig, transport::UreqTransport};
 use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
 use flowmcp_spec::id::{IdType, defined_text, query_name, wire_name};
 use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{Code, FileReport, Severity, diagnostic::display_path};
 use flowmcp_validate::prompts::{Library, Part, PartKind};
-use flowmcp_validate::{CatalogFile, validate_catalog_files};
+use flowmcp_validate::{catalog::CatalogFile, catalog::validate_catalog_files};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -88,7 +88,7 @@ impl CatalogOptions {
         mut self,
         namespace: &str,
         base_url: &str,
-    ) -> Result<CatalogOptions, flowmcp_runtime::UpstreamError> {
+    ) -> Result<CatalogOptions, flowmcp_runtime::transport::UpstreamError> {
         self.add_upstream(namespace, base_url)?;
         Ok(self)
     }
@@ -98,8 +98,8 @@ impl CatalogOptions {
         &mut self,
         namespace: &str,
         base_url: &str,
-    ) -> Result<(), flowmcp_runtime::UpstreamError> {
-        if flowmcp_runtime::check_upstream(base_url)? {
+    ) -> Result<(), flowmcp_runtime::transport::UpstreamError> {
+        if flowmcp_runtime::transport::check_upstream(base_url)? {
             self.transport.allow_http_loopback = true;
         }
         self.runner
@@ -278,7 +278,7 @@ impl Catalog {
     /// is read; links leading outside are not followed), or a single schema file.
     ///
     /// A `registry.json` that is a grading list, not a manifest
-    /// ([`flowmcp_validate::is_grading_list`]; the public schema collection has one at its root),
+    /// ([`flowmcp_validate::catalog::is_grading_list`]; the public schema collection has one at its root),
     /// is named in one problem: under `compat` the directory is read as a directory without a
     /// manifest; under `spec` it is a catalog whose manifest has an error (CAT001), which serves
     /// nothing.
@@ -889,7 +889,7 @@ fn main_source(
 }
 
 /// What an agent manifest gives: its inline tools and resources, as the schema of its own that
-/// validation checked (see [`flowmcp_validate::inline_schema`]), when the manifest has no errors.
+/// validation checked (see [`flowmcp_validate::inline::inline_schema`]), when the manifest has no errors.
 /// Inline tools with relative paths are left out unless an upstream is set for the agent (there is
 /// nowhere else to send them; activation says so); its resources stay.
 fn inline_callable(
@@ -906,7 +906,7 @@ fn inline_callable(
         .exports
         .as_ref()
         .and_then(|e| e.get("agent"))
-        .map(flowmcp_validate::inline_schema)
+        .map(flowmcp_validate::inline::inline_schema)
     else {
         return Callable::Nothing;
     };
@@ -919,7 +919,7 @@ fn inline_callable(
     } else {
         schema
     };
-    let mut made = flowmcp_validate::load_inline(&report.file, &schema);
+    let mut made = flowmcp_validate::inline::load_inline(&report.file, &schema);
     main_source(
         path.to_path_buf(),
         &report.file,
@@ -1141,7 +1141,7 @@ fn read_tree(dir: &Path, opts: &CatalogOptions) -> Result<Contents, CatalogError
 /// lead outside it; for a directory whose `registry.json` is a grading list (read this way under
 /// `compat`), a problem that names it.
 pub(crate) fn tree_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<LoadProblem>), CatalogError> {
-    let walk = flowmcp_loader::walk_mjs(dir, &|name| name == LISTS_DIR)
+    let walk = flowmcp_loader::walk::walk_mjs(dir, &|name| name == LISTS_DIR)
         .map_err(|e| CatalogError::io(dir, e))?;
     let mut problems: Vec<LoadProblem> = walk
         .outside_links
@@ -1170,7 +1170,7 @@ fn grading_problem(dir: &Path, served: bool) -> LoadProblem {
 pub(crate) fn manifest_stamps(dir: &Path) -> Vec<(PathBuf, Stamp)> {
     let registry = dir.join(REGISTRY_FILE);
     let mut out = vec![(registry.clone(), stamp(&registry))];
-    if let Ok(walk) = flowmcp_loader::walk_mjs(&dir.join(LISTS_DIR), &|_| false) {
+    if let Ok(walk) = flowmcp_loader::walk::walk_mjs(&dir.join(LISTS_DIR), &|_| false) {
         out.extend(walk.files.into_iter().map(|p| {
             let s = stamp(&p);
             (p, s)

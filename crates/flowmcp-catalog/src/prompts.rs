@@ -23,7 +23,7 @@ use crate::primitives::{
     PrimitiveError, PromptArgument, PromptInfo, PromptMessage, PromptSource, RenderedPrompt,
     Speaker,
 };
-use crate::{Caller, Catalog, Kind, ToolEntry};
+use crate::{Caller, Catalog, ToolEntry, runtime::Kind};
 
 /// The library of a catalog's prompts, skills and selections ([`crate::Catalog::library`]), as
 /// validation builds it.

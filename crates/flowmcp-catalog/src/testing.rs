@@ -250,10 +250,10 @@ fn read_main(catalog: &Catalog, path: &Path, display: &str) -> Result<Value, Str
             .exports
             .as_ref()
             .and_then(|e| e.get("agent"))
-            .and_then(flowmcp_validate::inline_schema)
+            .and_then(flowmcp_validate::inline::inline_schema)
             .and_then(Result::ok)
             .ok_or_else(|| "its inline tools cannot be read again".to_string())?;
-        loaded = flowmcp_validate::load_inline(display, &schema);
+        loaded = flowmcp_validate::inline::load_inline(display, &schema);
     }
     loaded
         .exports

@@ -8,7 +8,7 @@ use crate::support;
 
 use std::path::PathBuf;
 
-use flowmcp_catalog::{Catalog, ToolNames, runtime::reference_tool_name};
+use flowmcp_catalog::{Catalog, runtime::ToolNames, runtime::reference_tool_name};
 use flowmcp_spec::{Profile, Severity};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -35,7 +35,7 @@ fn the_example_catalog_opens_whole_and_valid() {
     assert_eq!(
         c.list()
             .iter()
-            .filter(|t| t.descriptor.kind == flowmcp_catalog::Kind::Tool)
+            .filter(|t| t.descriptor.kind == flowmcp_catalog::runtime::Kind::Tool)
             .count(),
         11
     );

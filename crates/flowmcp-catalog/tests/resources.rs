@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use flowmcp_catalog::{
-    Catalog, CatalogOptions, Envelope, Kind, ResourceOptions, primitives::PrimitiveError,
-    primitives::ResourceBody, runtime::Builtin,
+    Catalog, CatalogOptions, Envelope, primitives::PrimitiveError, primitives::ResourceBody,
+    runtime::Builtin, runtime::Kind, runtime::ResourceOptions,
 };
 use flowmcp_spec::Profile;
 use serde_json::{Value, json};

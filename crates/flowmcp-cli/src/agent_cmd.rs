@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use flowmcp_catalog::{RunnerOptions, TransportConfig};
+use flowmcp_catalog::{runtime::RunnerOptions, runtime::TransportConfig};
 
 use crate::config::Config;
 use crate::run_cmd::{RunArgs, SourceArgs, config, open};

@@ -240,7 +240,7 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     // directory of schema files, with one warning that names the list (issue #28, item 6).
     let (mut catalogs, mut plain) = (Vec::new(), Vec::new());
     for p in &a.paths {
-        if !(p.is_dir() && flowmcp_validate::is_catalog(p)) {
+        if !(p.is_dir() && flowmcp_validate::catalog::is_catalog(p)) {
             plain.push(p.clone());
         } else if profile == Profile::Compat && flowmcp_catalog::manifest::has_grading_list(p) {
             eprintln!(

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use flowmcp_catalog::{RunnerOptions, TransportConfig};
 use flowmcp_catalog::{primitives::PrimitiveError, primitives::Speaker};
+use flowmcp_catalog::{runtime::RunnerOptions, runtime::TransportConfig};
 use serde_json::{Map, Value, json};
 
 use crate::prompt_list::{listing, prompt_json};

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use flowmcp_catalog::resources::{Database, Limits};
-use flowmcp_catalog::{RunnerOptions, TransportConfig};
+use flowmcp_catalog::{runtime::RunnerOptions, runtime::TransportConfig};
 
 use crate::profile_of;
 use crate::run_cmd::{ResourcePlaces, SourceArgs, config, open};

@@ -7,10 +7,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use flowmcp_catalog::TransportConfig;
 use flowmcp_catalog::env::Cache;
-use flowmcp_catalog::{CacheMode, Kind, ResourceOptions, RunnerOptions};
+use flowmcp_catalog::runtime::TransportConfig;
 use flowmcp_catalog::{Catalog, CatalogOptions};
+use flowmcp_catalog::{
+    runtime::CacheMode, runtime::Kind, runtime::ResourceOptions, runtime::RunnerOptions,
+};
 use flowmcp_spec::catalog::REGISTRY_FILE;
 use flowmcp_spec::{Code, Profile};
 use indexmap::IndexMap;
@@ -410,8 +412,8 @@ pub(crate) fn open(
     opts.runner = runner;
     opts.reloadable = reloadable;
     opts.tool_names = match source.tool_names {
-        ToolNamesArg::Spec => flowmcp_catalog::ToolNames::Spec,
-        ToolNamesArg::Reference => flowmcp_catalog::ToolNames::Reference,
+        ToolNamesArg::Spec => flowmcp_catalog::runtime::ToolNames::Spec,
+        ToolNamesArg::Reference => flowmcp_catalog::runtime::ToolNames::Reference,
     };
     let catalog = match (paths, path) {
         (_, Some(path)) => Catalog::open(&path, &opts),

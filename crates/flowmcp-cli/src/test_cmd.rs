@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use clap::{Args, ValueEnum};
 use flowmcp_catalog::{
-    Kind, ToolEntry, testing::TestOptions, testing::TestReport, testing::Verdict,
+    ToolEntry, runtime::Kind, testing::TestOptions, testing::TestReport, testing::Verdict,
 };
 use flowmcp_spec::{id::IdType, id::PrimitiveId};
 

@@ -4,9 +4,11 @@
 //!
 //! The file is read on its blanked form ([`crate::scan::blank`]: comments and string contents
 //! are spaces, characters stay aligned), so brackets and quotes inside strings or comments cannot
-//! mislead the reader.
+//! mislead the reader. [`write_atomic`] writes a whole file so that it is never half-written.
 
 use crate::scan;
+
+pub use crate::fsutil::write_atomic;
 
 /// Why a member could not be set.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -24,7 +24,7 @@
 //! # Ok::<(), &str>(())
 //! ```
 
-mod edit;
+pub mod edit;
 pub mod eval;
 mod extract;
 mod file;
@@ -35,7 +35,7 @@ pub mod literal;
 pub mod locate;
 mod modules;
 pub mod scan;
-mod walk;
+pub mod walk;
 
 // Reading a file: size and UTF-8 checks, scan, evaluation, exports.
 pub use file::{FileKind, LoadedFile, load_file, load_source};
@@ -49,7 +49,4 @@ pub use extract::{PathItem, Unserializable, UnserializableKind};
 // Running handlers at call time.
 pub use host::{HandlerHost, HostConfig, HostError, Libraries};
 
-// Editing and writing files.
-pub use edit::{EditError, set_member, set_string_member};
-pub use fsutil::write_atomic;
-pub use walk::{MjsWalk, mjs_files, walk_mjs};
+// Editing and writing files are in [`edit`], finding `.mjs` files in [`walk`].

@@ -22,7 +22,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use flowmcp_catalog::serde_json::{Value, json};
-use flowmcp_catalog::{Catalog, Code, Envelope, Kind, ToolEntry, prompts::PromptKind};
+use flowmcp_catalog::{Catalog, Code, Envelope, ToolEntry, prompts::PromptKind, runtime::Kind};
 use rayon::prelude::*;
 use rmcp::model::Tool;
 

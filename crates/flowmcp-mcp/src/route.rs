@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 
-use flowmcp_catalog::{Catalog, Kind, ToolEntry};
+use flowmcp_catalog::{Catalog, ToolEntry, runtime::Kind};
 
 /// Why a route or selector is not usable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

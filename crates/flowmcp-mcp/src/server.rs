@@ -5,7 +5,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Map, Value};
-use flowmcp_catalog::{Catalog, Code, Envelope, Failure};
+use flowmcp_catalog::{Catalog, Code, Envelope, runtime::Failure};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
     CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
@@ -348,7 +348,7 @@ pub struct ReloadReport {
     /// Files that are gone.
     pub removed: Vec<String>,
     /// Changed files that have errors now and keep serving their previous good version.
-    pub kept: Vec<flowmcp_catalog::FileReport>,
+    pub kept: Vec<flowmcp_catalog::validate::FileReport>,
     /// Whether the served tools may differ (clients are told the list changed).
     pub tools_changed: bool,
     /// Whether the listed prompts differ (clients are told the list changed).
@@ -368,7 +368,7 @@ impl ReloadReport {
             let errors: Vec<String> = r
                 .diagnostics
                 .iter()
-                .filter(|d| d.severity == flowmcp_catalog::Severity::Error)
+                .filter(|d| d.severity == flowmcp_catalog::validate::Severity::Error)
                 .map(|d| {
                     let at = d.line.map(|l| format!(":{l}")).unwrap_or_default();
                     format!("{}{at} {} {}", r.file, d.code.as_str(), d.message)

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Value, json};
-use flowmcp_catalog::{Catalog, CatalogOptions, Profile, TransportConfig};
+use flowmcp_catalog::{Catalog, CatalogOptions, Profile, runtime::TransportConfig};
 use flowmcp_mcp::{McpServer, ServeOptions};
 use rmcp::model::{
     CallToolRequestParams, NumberOrString, ProgressNotificationParam, ProgressToken,

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
-use flowmcp_catalog::{Catalog, CatalogOptions, Profile, ResourceOptions};
+use flowmcp_catalog::{Catalog, CatalogOptions, Profile, runtime::ResourceOptions};
 use flowmcp_mcp::{McpServer, ServeOptions};
 use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
 use rmcp::service::ServiceError;

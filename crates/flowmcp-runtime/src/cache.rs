@@ -73,7 +73,7 @@
 //!
 //! `size` is the byte length of the compact JSON serialisation of `data`. Timestamps are RFC 3339
 //! UTC with milliseconds. An entry expires when `now >= expiresAt` (`expiresAt = fetchedAt + ttl`).
-//! Entries are written atomically ([`flowmcp_loader::write_atomic`]: a hidden temporary
+//! Entries are written atomically ([`flowmcp_loader::edit::write_atomic`]: a hidden temporary
 //! file in the same directory, then renamed over the entry). A file that cannot be read or parsed is a miss,
 //! never an error.
 //!
@@ -336,7 +336,7 @@ impl Cache {
             "definition": key.definition,
         });
         let bytes = format!("{{\"meta\":{meta},\"data\":{data_text}}}").into_bytes();
-        flowmcp_loader::write_atomic(&path, &bytes)?;
+        flowmcp_loader::edit::write_atomic(&path, &bytes)?;
         Ok(path)
     }
 

@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use flowmcp_runtime::{Runner, RunnerOptions, SchemaSource, Toolset, ToolsetOptions};
-//! use flowmcp_runtime::{TransportConfig, UreqTransport};
+//! use flowmcp_runtime::transport::{TransportConfig, UreqTransport};
 //! use flowmcp_spec::model::SchemaMain;
 //!
 //! let main = SchemaMain::from_value(serde_json::json!({
@@ -66,8 +66,6 @@ pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
 pub use envelope::{Envelope, Failure};
 pub use resource::{DatabaseFile, ResourceOptions};
 
-// HTTP (the details — limits, body decoding, redaction — are in [`transport`]).
-pub use transport::{Transport, TransportConfig, UpstreamError, UreqTransport, check_upstream};
-
-// The preload cache.
-pub use cache::Cache;
+// HTTP goes through a [`Transport`]; the default one, its settings and its errors are in
+// [`transport`], the preload cache in [`cache`].
+pub use transport::Transport;

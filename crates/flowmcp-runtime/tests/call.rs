@@ -11,10 +11,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use calls::{load, opts, runner, transport};
-use flowmcp_runtime::Cache;
 use flowmcp_runtime::Envelope;
+use flowmcp_runtime::cache::Cache;
 use flowmcp_runtime::{CacheMode, RunnerOptions};
-use flowmcp_runtime::{TransportConfig, UreqTransport};
+use flowmcp_runtime::{transport::TransportConfig, transport::UreqTransport};
 use flowmcp_spec::Profile;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use flowmcp_runtime::{Runner, RunnerOptions};
 use flowmcp_runtime::{Toolset, ToolsetOptions};
-use flowmcp_runtime::{TransportConfig, UreqTransport};
+use flowmcp_runtime::{transport::TransportConfig, transport::UreqTransport};
 use flowmcp_spec::Profile;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

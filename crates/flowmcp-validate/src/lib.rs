@@ -23,10 +23,10 @@
 //! `_lists/` directory a file on disk sees; `flowmcp-catalog`'s `ListDiscovery` does the same with
 //! a cache, for many files.
 
-mod catalog;
+pub mod catalog;
 mod entry;
 mod ids;
-mod inline;
+pub mod inline;
 pub mod lists;
 pub mod prompts;
 mod quote;
@@ -42,13 +42,10 @@ pub use flowmcp_spec::files::FileChecks;
 pub use flowmcp_spec::lists::ListScope;
 pub use flowmcp_spec::{Code, Diagnostic, FileReport, Profile, Report, RuleSettings, Severity};
 
-// Validating a catalog as a whole, and IDs.
-pub use catalog::{
-    CatalogFile, CatalogValidation, is_catalog, is_grading_list, validate_catalog,
-    validate_catalog_files, validate_catalog_fixture,
-};
+// Validating a catalog as a whole (the parts are in [`catalog`]; an agent's inline schema in
+// [`inline`]), and IDs.
+pub use catalog::validate_catalog;
 pub use ids::validate_id;
-pub use inline::{InlineSchema, inline_schema, load_inline};
 
 // The entry points.
 pub use entry::{validate_file, validate_loaded_in, validate_loaded_mut, validate_str};

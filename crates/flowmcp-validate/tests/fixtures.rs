@@ -15,7 +15,7 @@
 //! use, not fixtures.
 //!
 //! A fixture may also be a directory (a small catalog, validated with
-//! `flowmcp_validate::validate_catalog_fixture`; its directives live in `fixture.txt` inside
+//! `flowmcp_validate::catalog::validate_catalog_fixture`; its directives live in `fixture.txt` inside
 //! it; with `// scope: files` it is validated whole with `flowmcp_validate::validate_catalog`,
 //! and the diagnostics of every file count, as for the checks of prompts and skills across
 //! files) or a `.id` file (its text is one ID, validated with `flowmcp_validate::validate_id`;
@@ -147,7 +147,7 @@ fn run(f: &Fixture) -> flowmcp_spec::FileReport {
         return flowmcp_spec::FileReport::new(display_name(f), "catalog", diags);
     }
     if f.path.is_dir() {
-        let diags = flowmcp_validate::validate_catalog_fixture(&f.path, &opts);
+        let diags = flowmcp_validate::catalog::validate_catalog_fixture(&f.path, &opts);
         return flowmcp_spec::FileReport::new(display_name(f), "catalog", diags);
     }
     if f.path.extension().is_some_and(|e| e == "id") {

@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use flowmcp_runtime::transport::redact_url;
 use flowmcp_runtime::{
-    Transport, UreqTransport, transport::HeaderValue, transport::HttpRequest,
-    transport::HttpResponse, transport::TransportError,
+    Transport, transport::HeaderValue, transport::HttpRequest, transport::HttpResponse,
+    transport::TransportError, transport::UreqTransport,
 };
 use url::{Host, Url};
 

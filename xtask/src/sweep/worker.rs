@@ -21,7 +21,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
 use flowmcp_runtime::Toolset;
-use flowmcp_runtime::UreqTransport;
+use flowmcp_runtime::transport::UreqTransport;
 use flowmcp_runtime::{CacheMode, Failure, Runner, RunnerOptions};
 
 use super::canary::Canaries;
