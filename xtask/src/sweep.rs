@@ -246,8 +246,8 @@ impl Env<'_> {
         let label = format!("{name} ({})", profile.as_str());
         eprintln!(
             "[sweep] {label}: {} schemas, {} tools, {total} calls",
-            set.schemas.len(),
-            set.tools.len()
+            set.schemas().len(),
+            set.tools().len()
         );
         let results = worker::run_all(&setup, groups, |n| {
             if n.is_multiple_of(100) || n == total {
@@ -267,13 +267,13 @@ impl Env<'_> {
             name: name.to_string(),
             profile: profile.as_str().to_string(),
             dir: dir.display().to_string(),
-            schemas: set.schemas.len(),
+            schemas: set.schemas().len(),
             problems: set
-                .problems
+                .problems()
                 .iter()
                 .map(|p| format!("{}: {}", p.file, p.message))
                 .collect(),
-            tools: set.tools.len(),
+            tools: set.tools().len(),
             ..PhaseReport::default()
         };
         report.problems.extend(self.uncovered(&set));
@@ -296,7 +296,7 @@ impl Env<'_> {
 
     fn setup(&self, set: &Arc<Toolset>) -> Setup {
         let mut upstreams: BTreeMap<String, String> = set
-            .schemas
+            .schemas()
             .iter()
             .map(|s| {
                 let ns = s.main.namespace.clone();
@@ -322,7 +322,7 @@ impl Env<'_> {
     /// were read for the names before loading; the two should agree).
     fn uncovered(&self, set: &Toolset) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
-        for s in &set.schemas {
+        for s in set.schemas() {
             for name in &s.main.required_server_params {
                 if !self.canaries.list.iter().any(|c| &c.param == name) {
                     out.push(format!("{}: no canary for {name}", s.display));

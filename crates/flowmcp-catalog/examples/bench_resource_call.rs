@@ -134,9 +134,9 @@ fn run(dir: &Path, iters: usize, rows: usize) -> Result<(), String> {
         let d_catalog = start.elapsed();
 
         if got.len() != 1
-            || !envelope.status
-            || envelope.data.as_array().map(Vec::len) != Some(1)
-            || !envelope.warnings.is_empty()
+            || !envelope.status()
+            || envelope.data().as_array().map(Vec::len) != Some(1)
+            || !envelope.warnings().is_empty()
         {
             return Err(format!("lookup of {symbol} failed: {envelope:?}"));
         }

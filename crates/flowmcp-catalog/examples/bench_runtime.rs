@@ -172,10 +172,11 @@ fn call(iters: usize) -> Result<(), String> {
     let s = Instant::now();
     let first_post = runner.call_json("post_bench", &input);
     let first_post_t = s.elapsed();
-    if !(first_plain.status && first_post.status) {
+    if !(first_plain.status() && first_post.status()) {
         return Err(format!(
             "first calls failed: {:?} {:?}",
-            first_plain.messages, first_post.messages
+            first_plain.messages(),
+            first_post.messages()
         ));
     }
     println!(
@@ -190,12 +191,12 @@ fn call(iters: usize) -> Result<(), String> {
             .call()
             .map(|mut r| r.body_mut().read_to_vec());
         let e = runner.call_json("plain_bench", &input);
-        if !e.status {
-            return Err(format!("plain call failed: {:?}", e.messages));
+        if !e.status() {
+            return Err(format!("plain call failed: {:?}", e.messages()));
         }
         let e = runner.call_json("post_bench", &input);
-        if !e.status {
-            return Err(format!("post call failed: {:?}", e.messages));
+        if !e.status() {
+            return Err(format!("post call failed: {:?}", e.messages()));
         }
     }
     let mut t_bare = Vec::with_capacity(iters);
@@ -271,7 +272,7 @@ fn load(dir: &str, profile: Profile) -> Result<(), String> {
     let set = catalog.toolset();
     let (exposed, hidden, _) = set.exposure();
     let list_fallback = set
-        .tools
+        .tools()
         .iter()
         .filter(|t| {
             t.descriptor
@@ -283,15 +284,15 @@ fn load(dir: &str, profile: Profile) -> Result<(), String> {
     println!(
         "load: {:.1} ms wall, {} schemas, {} load problems, {} tools ({exposed} exposed, {hidden} hidden by missing server params), peak RSS {} KiB",
         wall.as_secs_f64() * 1e3,
-        set.schemas.len(),
-        set.problems.len(),
-        set.tools.len(),
+        set.schemas().len(),
+        set.problems().len(),
+        set.tools().len(),
         peak_rss_kib().map_or("?".into(), |k| k.to_string()),
     );
     println!(
         "  {list_fallback} tools have list-backed parameters whose shared lists were not found (accepted as plain strings, with a warning)"
     );
-    for p in &set.problems {
+    for p in set.problems() {
         println!("  problem: {}: {}", p.file, p.message);
     }
     Ok(())
@@ -367,8 +368,8 @@ fn serve_bench(flowmcp: &str, iters: usize) -> Result<(), String> {
             return Err(format!("the MCP call failed: {r}"));
         }
         let e = caller.call_json("plain_bench", &input);
-        if !e.status {
-            return Err(format!("the direct call failed: {:?}", e.messages));
+        if !e.status() {
+            return Err(format!("the direct call failed: {:?}", e.messages()));
         }
     }
     let mut direct = Vec::with_capacity(iters);

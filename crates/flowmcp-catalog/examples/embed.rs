@@ -70,5 +70,5 @@ fn main() {
         Value::Object(args),
         serde_json::to_string_pretty(&envelope.to_json()).unwrap_or_default()
     );
-    std::process::exit(if envelope.status { 0 } else { 1 });
+    std::process::exit(if envelope.status() { 0 } else { 1 });
 }

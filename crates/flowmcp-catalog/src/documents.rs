@@ -117,8 +117,8 @@ impl ResourceSource for Documents {
         let args = access_arguments(query)?;
         let searching = args.contains_key("search");
         let envelope = caller.call_json(&doc.wire_name, &args);
-        if !envelope.status {
-            let message = envelope.messages.join("; ");
+        if !envelope.status() {
+            let message = envelope.messages().join("; ");
             // A part that does not exist, or arguments that do not fit, are the reader's error.
             let request = envelope
                 .code()
@@ -129,11 +129,11 @@ impl ResourceSource for Documents {
                 PrimitiveError::Failed(message)
             });
         }
-        let (mime, text) = match envelope.data.get("text").and_then(Value::as_str) {
+        let (mime, text) = match envelope.data().get("text").and_then(Value::as_str) {
             Some(text) if !searching => ("text/markdown", text.to_string()),
             _ => (
                 "application/json",
-                serde_json::to_string(&envelope.data)
+                serde_json::to_string(&envelope.data())
                     .map_err(|e| PrimitiveError::Failed(e.to_string()))?,
             ),
         };

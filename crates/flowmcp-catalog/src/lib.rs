@@ -54,7 +54,7 @@
 //! let caller = catalog.caller();
 //! let args = json!({"year": 2026, "countryCode": "DE"});
 //! let envelope = caller.call_json(&tool.descriptor.wire_name, args.as_object().ok_or("args")?);
-//! assert!(!envelope.status);
+//! assert!(!envelope.status());
 //! assert_eq!(envelope.code(), Some(Code::E002));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

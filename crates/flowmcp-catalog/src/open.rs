@@ -414,7 +414,7 @@ impl Catalog {
         // Why each of them cannot be loaded, as the (redacted) load problems say it.
         for (_, r) in &mut unloaded {
             r.cause = tools
-                .problems
+                .problems()
                 .iter()
                 .find(|p| p.file == r.file)
                 .map(|p| p.message.clone());
@@ -545,7 +545,7 @@ impl Catalog {
     /// Every callable tool (exposed or hidden by a missing server parameter), in file then
     /// declaration order.
     pub fn list(&self) -> &[ToolEntry] {
-        &self.tools.tools
+        self.tools.tools()
     }
 
     /// Tools ranked by how well they match `query` (name, aliases, search hint, tags, namespace,
@@ -825,10 +825,7 @@ fn settle(
             Some(d) if loaded.exports.is_none() => format!("cannot be loaded: {}", d.brief()),
             _ => format!("not callable: it has errors ({})", code_list(&codes)),
         };
-        let problem = LoadProblem {
-            file: report.file.clone(),
-            message,
-        };
+        let problem = LoadProblem::new(report.file.clone(), message);
         return Callable::Rejected(tools, problem);
     }
     main_source(
@@ -881,10 +878,7 @@ fn main_source(
     };
     match SchemaMain::from_value(main_json) {
         Ok(main) => Callable::Source(Box::new(source(path, display, main, loaded, scope))),
-        Err(e) => Callable::Problem(LoadProblem {
-            file: display.to_string(),
-            message: format!("{unreadable}: {e}"),
-        }),
+        Err(e) => Callable::Problem(LoadProblem::new(display, format!("{unreadable}: {e}"))),
     }
 }
 
@@ -1146,9 +1140,11 @@ pub(crate) fn tree_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<LoadProblem>),
     let mut problems: Vec<LoadProblem> = walk
         .outside_links
         .iter()
-        .map(|link| LoadProblem {
-            file: display_path(link),
-            message: "a symbolic link that leads outside the catalog; not followed".into(),
+        .map(|link| {
+            LoadProblem::new(
+                display_path(link),
+                "a symbolic link that leads outside the catalog; not followed",
+            )
         })
         .collect();
     if dir.join(REGISTRY_FILE).is_file() && crate::manifest::has_grading_list(dir) {
@@ -1160,10 +1156,10 @@ pub(crate) fn tree_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<LoadProblem>),
 /// The problem that names the grading list `dir/registry.json` (issue #28, item 6; the text is
 /// [`crate::manifest::grading_list_note`]).
 fn grading_problem(dir: &Path, served: bool) -> LoadProblem {
-    LoadProblem {
-        file: display_path(&dir.join(REGISTRY_FILE)),
-        message: crate::manifest::grading_list_note(served),
-    }
+    LoadProblem::new(
+        display_path(&dir.join(REGISTRY_FILE)),
+        crate::manifest::grading_list_note(served),
+    )
 }
 
 /// The stamps of a manifest catalog's `registry.json` and of every file under its `_lists/`.

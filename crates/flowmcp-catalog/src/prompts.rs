@@ -281,10 +281,10 @@ fn run_prefill(
             continue;
         }
         let envelope = caller.call_json(&call.tool, &params);
-        let result = if envelope.status {
-            Ok(result_text(&envelope.data))
+        let result = if envelope.status() {
+            Ok(result_text(envelope.data()))
         } else {
-            Err(envelope.messages.join("; "))
+            Err(envelope.messages().join("; "))
         };
         // The first run of a tool is the one its placeholder shows.
         out.entry(call.tool.clone()).or_insert(result);

@@ -285,30 +285,30 @@ fn definition_of<'m>(main: &'m Value, entry: &ToolEntry) -> Option<&'m Value> {
 fn run_one(caller: &Caller<'_>, entry: &ToolEntry, params: &Map<String, Value>) -> TestOutcome {
     let timestamp = rfc3339(SystemTime::now());
     let started = Instant::now();
-    let envelope = caller.call_json(&entry.descriptor.lookup_key(), params);
+    let envelope = caller.call_entry_json(entry, params);
     let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     // The runtime checks the data against `output.schema` (its warnings name each mismatch).
     let mismatches: Vec<String> = envelope
-        .warnings
+        .warnings()
         .iter()
         .filter(|w| flowmcp_runtime::output::is_output_mismatch(w))
         .cloned()
         .collect();
     let code = envelope.code();
     TestOutcome {
-        passed: envelope.status && mismatches.is_empty(),
-        status: envelope.status,
+        passed: envelope.status() && mismatches.is_empty(),
+        status: envelope.status(),
         code,
-        bytes: if envelope.status {
-            envelope.data.to_string().len()
+        bytes: if envelope.status() {
+            envelope.data().to_string().len()
         } else {
             0
         },
-        messages: envelope.messages,
+        messages: envelope.messages().to_vec(),
         mismatches,
         millis,
         timestamp,
-        data: envelope.data,
+        data: envelope.into_data(),
     }
 }
 

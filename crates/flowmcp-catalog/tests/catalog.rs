@@ -40,9 +40,9 @@ fn the_example_catalog_opens_whole_and_valid() {
         11
     );
     assert!(
-        c.toolset().problems.is_empty(),
+        c.toolset().problems().is_empty(),
         "{:?}",
-        c.toolset().problems
+        c.toolset().problems()
     );
     let hits = c.search("holidays");
     assert!(
@@ -133,8 +133,8 @@ fn a_schema_with_errors_is_not_callable_and_nothing_is_sent() {
     );
     for name in ["t_bad", "bad/tool/t"] {
         let e = c.call(name, &Map::new());
-        assert!(!e.status);
-        let m = e.messages.first().cloned().unwrap_or_default();
+        assert!(!e.status());
+        let m = e.messages().first().cloned().unwrap_or_default();
         assert!(
             m.starts_with("E007 t: not callable: ") && m.contains("bad.mjs has errors (VAL014)"),
             "{m}"
@@ -143,11 +143,11 @@ fn a_schema_with_errors_is_not_callable_and_nothing_is_sent() {
     assert!(server.finish().is_empty(), "a request was sent");
     assert!(
         c.toolset()
-            .problems
+            .problems()
             .iter()
             .any(|p| p.message == "not callable: it has errors (VAL014)"),
         "{:?}",
-        c.toolset().problems
+        c.toolset().problems()
     );
 }
 
@@ -212,7 +212,7 @@ fn links_out_of_the_catalog_are_not_followed_and_problems_are_redacted() {
     let mut opts = options(Profile::Spec, &[]);
     opts.env_file = env_file;
     let c = Catalog::open(&base.0.join("cat"), &opts).expect("opens");
-    let problems = &c.toolset().problems;
+    let problems = &c.toolset().problems();
     let text = format!("{problems:?}");
     assert!(!text.contains("ghp_CANARY"), "{text}");
     assert!(
@@ -251,7 +251,7 @@ fn a_caller_per_thread_over_one_shared_catalog() {
                 let caller = c.caller_with_log(Box::new(|_| {}));
                 for _ in 0..2 {
                     let e = caller.call_json("listCountries_holidaykit-net", &obj(json!({})));
-                    assert!(e.status, "{e:?}");
+                    assert!(e.status(), "{e:?}");
                 }
             });
         }
@@ -494,8 +494,8 @@ fn i28_7a_a_tool_of_a_file_that_cannot_be_loaded_says_which_file_and_why() {
         let r = c.rejected(name).expect(name);
         assert_eq!(r.tool, "getPublicHolidays");
         let e = c.call(name, &obj(json!({"countryCode": "DE", "year": 2026})));
-        assert!(!e.status);
-        let m = e.messages.first().cloned().unwrap_or_default();
+        assert!(!e.status());
+        let m = e.messages().first().cloned().unwrap_or_default();
         assert!(
             m.starts_with("E007 getPublicHolidays: not callable: ")
                 && m.contains("providers/holidaykit-net/public-holidays.mjs cannot be loaded: LDR003 at line 5, column 5: Syntax error")
@@ -506,11 +506,11 @@ fn i28_7a_a_tool_of_a_file_that_cannot_be_loaded_says_which_file_and_why() {
     // The problem says it too; another namespace is still unknown, and valid tools still work.
     assert!(
         c.toolset()
-            .problems
+            .problems()
             .iter()
             .any(|p| p.message.starts_with("cannot be loaded: LDR003 at line 5")),
         "{:?}",
-        c.toolset().problems
+        c.toolset().problems()
     );
     assert!(c.rejected("nowhere-net/tool/x").is_none());
     assert!(c.rejected("getCurrentConditions_skycast-io").is_none());
@@ -672,7 +672,7 @@ fn i28_6_a_grading_list_root_is_a_directory_of_schemas_under_compat() {
     let c = Catalog::open(&scratch.0, &options(Profile::Compat, &[])).expect("opens");
     assert!(!c.has_manifest());
     assert_eq!(c.list().len(), 2);
-    let problems = &c.toolset().problems;
+    let problems = &c.toolset().problems();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].file.ends_with("registry.json"), "{problems:?}");
     assert!(
@@ -682,7 +682,7 @@ fn i28_6_a_grading_list_root_is_a_directory_of_schemas_under_compat() {
 
     let c = Catalog::open(&scratch.0, &options(Profile::Spec, &[])).expect("opens");
     assert!(c.list().is_empty());
-    let problems = &c.toolset().problems;
+    let problems = &c.toolset().problems();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
         problems[0].message.contains("--profile compat"),

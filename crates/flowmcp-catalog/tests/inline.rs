@@ -116,8 +116,8 @@ fn inline_resources_are_served_and_relative_tools_wait_for_an_upstream() {
         act.warnings
     );
     let rows = catalog.call("desk/resource/notes.all", &no_args());
-    assert!(rows.status, "{rows:?}");
-    assert!(rows.data.to_string().contains("order paper"), "{rows:?}");
+    assert!(rows.status(), "{rows:?}");
+    assert!(rows.data().to_string().contains("order paper"), "{rows:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -155,7 +155,7 @@ fn with_an_upstream_the_inline_tool_is_served_and_called() {
     assert!(text.contains("lookup_desk"), "{text}");
     let args = json!({"word": "ephemeral"}).as_object().cloned().unwrap();
     let answer = catalog.call("desk/tool/lookup", &args);
-    assert!(answer.status, "{answer:?}");
+    assert!(answer.status(), "{answer:?}");
     assert_eq!(
         asked.join().unwrap().as_deref(),
         Some("/lookup?word=ephemeral")

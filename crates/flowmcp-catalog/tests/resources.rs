@@ -117,9 +117,9 @@ fn catalog(scratch: &Scratch, origin: &str) -> (Catalog, PathBuf) {
     make_db(&db, TOKENS_SQL);
     let c = Catalog::open(&schema, &options(scratch)).unwrap();
     assert!(
-        c.toolset().problems.is_empty(),
+        c.toolset().problems().is_empty(),
         "{:?}",
-        c.toolset().problems
+        c.toolset().problems()
     );
     (c, db)
 }
@@ -129,7 +129,7 @@ fn call(c: &Catalog, name: &str, args: Value) -> Envelope {
 }
 
 fn message(e: &Envelope) -> &str {
-    e.messages.first().map_or("", String::as_str)
+    e.messages().first().map_or("", String::as_str)
 }
 
 #[test]
@@ -208,9 +208,9 @@ fn schema_queries_bind_parameters_apply_defaults_and_run_handlers() {
     let (c, db) = catalog(&s, "inline");
     let before = bytes(&db);
     let e = call(&c, "bySymbol_demo", json!({"symbol": "usdc"}));
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     assert_eq!(
-        e.data,
+        *e.data(),
         json!([{"symbol": "USDC", "decimals": 6, "via": "bySymbol:usdc"}])
     );
     // The fixed parameter binds `ethereum`: DAI is on polygon.
@@ -219,16 +219,16 @@ fn schema_queries_bind_parameters_apply_defaults_and_run_handlers() {
         "demo/resource/tokens.bySymbol",
         json!({"symbol": "DAI"}),
     );
-    assert_eq!(e.data, json!([]));
+    assert_eq!(*e.data(), json!([]));
     // A default fills an omitted parameter.
     let e = call(&c, "byDecimals_demo", json!({}));
-    assert_eq!(e.data, json!([{"symbol": "DAI"}, {"symbol": "WETH"}]));
+    assert_eq!(*e.data(), json!([{"symbol": "DAI"}, {"symbol": "WETH"}]));
     // Inputs are checked like a tool's.
     let e = call(&c, "bySymbol_demo", json!({"symbol": ""}));
-    assert!(!e.status && message(&e).starts_with("E007"), "{e:?}");
+    assert!(!e.status() && message(&e).starts_with("E007"), "{e:?}");
     let e = call(&c, "describeTables_demo", json!({}));
     assert_eq!(
-        e.data[0],
+        e.data()[0],
         json!({"table_name": "tokens", "column": "symbol", "type": "TEXT"})
     );
     assert_eq!(bytes(&db), before);
@@ -248,10 +248,10 @@ fn run_sql_is_limited_and_read_only_resources_refuse_every_write() {
         "runSql_demo",
         json!({"sql": "SELECT * FROM tokens ORDER BY symbol", "limit": 2}),
     );
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data.as_array().unwrap().len(), 2);
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data().as_array().unwrap().len(), 2);
     assert!(
-        e.warnings.iter().any(|w| w.contains("first 2 rows")),
+        e.warnings().iter().any(|w| w.contains("first 2 rows")),
         "{e:?}"
     );
     // An author's own LIMIT and a trailing semicolon are fine.
@@ -260,15 +260,15 @@ fn run_sql_is_limited_and_read_only_resources_refuse_every_write() {
         "runSql_demo",
         json!({"sql": "SELECT symbol FROM tokens LIMIT 1;"}),
     );
-    assert_eq!(e.data.as_array().unwrap().len(), 1);
-    assert!(e.warnings.is_empty(), "{e:?}");
+    assert_eq!(e.data().as_array().unwrap().len(), 1);
+    assert!(e.warnings().is_empty(), "{e:?}");
     // A limit above 1000 is clamped, not refused.
     let e = call(
         &c,
         "runSql_demo",
         json!({"sql": "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 5000) SELECT x FROM n", "limit": 5000}),
     );
-    assert_eq!(e.data.as_array().unwrap().len(), 1000, "{e:?}");
+    assert_eq!(e.data().as_array().unwrap().len(), 1000, "{e:?}");
     for sql in [
         "DELETE FROM tokens",
         "INSERT INTO tokens VALUES ('X', 1, 'x')",
@@ -279,7 +279,7 @@ fn run_sql_is_limited_and_read_only_resources_refuse_every_write() {
         "SELECT 1; DELETE FROM tokens",
     ] {
         let e = call(&c, "runSql_demo", json!({"sql": sql}));
-        assert!(!e.status, "{sql}: {e:?}");
+        assert!(!e.status(), "{sql}: {e:?}");
         assert!(
             message(&e).starts_with("E009") || message(&e).starts_with("E007"),
             "{sql}: {e:?}"
@@ -305,7 +305,7 @@ fn an_endless_query_ends_with_a_timeout() {
         "runSql_demo",
         json!({"sql": "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n"}),
     );
-    assert!(!e.status);
+    assert!(!e.status());
     assert!(message(&e).starts_with("E003"), "{e:?}");
 }
 
@@ -332,8 +332,8 @@ fn a_file_based_resource_writes_after_a_backup_and_reports_changes() {
         "runSql_demo",
         json!({"sql": "INSERT INTO tokens VALUES ('ARB', 18, 'arbitrum')"}),
     );
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data, json!({"changes": 1}));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(*e.data(), json!({"changes": 1}));
     // The copy made before the first write holds the database as it was.
     let bak = db.with_file_name("demo-tokens.db.bak");
     let c2 = rusqlite::Connection::open(&bak).unwrap();
@@ -348,7 +348,7 @@ fn a_file_based_resource_writes_after_a_backup_and_reports_changes() {
         "runSql_demo",
         json!({"sql": "SELECT count(*) AS n FROM tokens"}),
     );
-    assert_eq!(e.data, json!([{"n": 4}]));
+    assert_eq!(*e.data(), json!([{"n": 4}]));
 }
 
 #[test]
@@ -357,7 +357,7 @@ fn a_missing_database_names_its_path_and_how_to_create_it() {
     let schema = s.write("cat/demo.mjs", &SCHEMA.replace("ORIGIN", "global"));
     let c = Catalog::open(&schema, &options(&s)).unwrap();
     let e = call(&c, "bySymbol_demo", json!({"symbol": "USDC"}));
-    assert!(!e.status);
+    assert!(!e.status());
     assert!(message(&e).starts_with("RES020"), "{e:?}");
     assert!(
         message(&e).contains("home/.flowmcp/resources/demo-tokens.db"),
@@ -400,23 +400,23 @@ fn markdown_resources_answer_whole_by_section_lines_and_search() {
     let s = Scratch::new("res-md");
     let (c, _) = catalog(&s, "global");
     let e = call(&c, "guide_demo", json!({}));
-    assert_eq!(e.data["text"], json!(GUIDE));
+    assert_eq!(e.data()["text"], json!(GUIDE));
     let e = call(&c, "demo/resource/guide", json!({"section": "## Install"}));
     assert_eq!(
-        e.data["text"],
+        e.data()["text"],
         json!("## Install\n\nRun the installer.\nThen configure.")
     );
     let e = call(&c, "guide_demo", json!({"lines": "5-7"}));
     assert_eq!(
-        e.data,
+        *e.data(),
         json!({"from": 5, "to": 7, "text": "## Install\n\nRun the installer."})
     );
     let e = call(&c, "guide_demo", json!({"search": "CONFIGURE"}));
-    assert_eq!(e.data["matches"], json!(1));
-    assert_eq!(e.data["ranges"][0]["hits"], json!([8]));
+    assert_eq!(e.data()["matches"], json!(1));
+    assert_eq!(e.data()["ranges"][0]["hits"], json!([8]));
     // A section that does not exist is a failure with a code, naming what exists.
     let e = call(&c, "guide_demo", json!({"section": "Nope"}));
-    assert!(!e.status);
+    assert!(!e.status());
     assert!(message(&e).starts_with("MD004"), "{e:?}");
     assert!(message(&e).contains("## Install"), "{e:?}");
     let e = call(
@@ -505,7 +505,7 @@ fn two_resources_of_a_namespace_get_distinct_query_names() {
         .filter(|t| t.descriptor.tool == "runSql")
         .map(|t| t.descriptor.wire_name.as_str())
         .collect();
-    assert_eq!(run.len(), 2, "{:?}", c.toolset().problems);
+    assert_eq!(run.len(), 2, "{:?}", c.toolset().problems());
     assert_ne!(run[0], run[1]);
     assert!(
         run.iter()
@@ -563,8 +563,8 @@ fn an_http_resource_is_downloaded_cached_refetched_and_used_offline() {
     let c = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
     assert!(!c.has_errors(), "{:?}", c.reports());
     let e = call(&c, "byName_remote", json!({"name": "%a%"}));
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data, json!([{"name": "Alpha"}, {"name": "Beta"}]));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(*e.data(), json!([{"name": "Alpha"}, {"name": "Beta"}]));
     // The copy is kept under the project's cache, named by the URL's hash.
     let cache_dir = s.0.join("project/.flowmcp/cache/resources");
     let cached = files_in(&cache_dir);
@@ -576,7 +576,7 @@ fn an_http_resource_is_downloaded_cached_refetched_and_used_offline() {
     assert_eq!(std::fs::read(cache_dir.join(&cached[0])).unwrap(), bytes);
     // Within the TTL, another catalog (another runner) uses the copy without a request.
     let c2 = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
-    assert!(call(&c2, "byName_remote", json!({"name": "%et%"})).status);
+    assert!(call(&c2, "byName_remote", json!({"name": "%et%"})).status());
     drop((c, c2));
     let seen = server.finish();
     assert_eq!(seen.len(), 1, "one download: {seen:?}");
@@ -588,10 +588,10 @@ fn an_http_resource_is_downloaded_cached_refetched_and_used_offline() {
     let gone = "http://127.0.0.1:9";
     let c = Catalog::open(&schema, &http_options(&s, gone)).unwrap();
     let e = call(&c, "byName_remote", json!({"name": "B%"}));
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data, json!([{"name": "Beta"}]));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(*e.data(), json!([{"name": "Beta"}]));
     assert!(
-        e.warnings
+        e.warnings()
             .iter()
             .any(|w| w.contains("stale") || w.contains("old")),
         "{e:?}"
@@ -604,10 +604,61 @@ fn an_http_resource_is_downloaded_cached_refetched_and_used_offline() {
     let schema = s2.write("cat/remote.mjs", &HTTP_SCHEMA.replace("TTL", "60"));
     let c = Catalog::open(&schema, &http_options(&s2, gone)).unwrap();
     let e = call(&c, "byName_remote", json!({"name": "%"}));
-    assert!(!e.status);
+    assert!(!e.status());
     assert!(message(&e).starts_with("E002"), "{e:?}");
     let cache2 = s2.0.join("project/.flowmcp/cache/resources");
     assert!(!cache2.exists() || files_in(&cache2).is_empty());
+}
+
+/// Issue #29, scope 1: a query parameter's role is decided once, by the rule tool parameters and
+/// the validator use. Under compat an undeclared bare `{{name}}` is the caller's value (the
+/// validator checks it as one); the runtime used to bind the text `{{name}}` instead and to leave
+/// the parameter out of the input schema.
+#[test]
+fn i29_1_a_compat_bare_placeholder_in_a_query_is_the_callers_value() {
+    let s = Scratch::new("res-compat-bare");
+    let schema = r#"export const main = {
+    namespace: 'old', name: 'Old', description: 'A 3.0 resource', version: '4.2.0', tools: {},
+    resources: {
+        placesDb: {
+            source: 'sqlite', lifecycle: 'persistent', description: 'Places',
+            database: 'data/old-local.db',
+            queries: {
+                byName: {
+                    sql: 'SELECT name FROM places WHERE name LIKE ? AND ? = ?',
+                    description: 'Places by name',
+                    parameters: [
+                        { position: { key: 'name', value: '{{name}}' }, z: { primitive: 'string()', options: [] } },
+                        { position: { key: 'a', value: 'same' }, z: { primitive: 'string()', options: [] } },
+                        { position: { key: 'b', value: 'same' }, z: { primitive: 'string()', options: [] } }
+                    ],
+                    output: { mimeType: 'application/json', schema: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } } },
+                    tests: [ { _description: 'a', name: '%' }, { _description: 'b', name: 'B%' }, { _description: 'c', name: 'C%' } ]
+                }
+            }
+        }
+    }
+}
+"#;
+    let mut o = options(&s);
+    o.validation = flowmcp_catalog::validate::Options::new(Profile::Compat);
+    make_db(
+        &s.0.join("cat/data/old-local.db"),
+        "CREATE TABLE places (name TEXT); INSERT INTO places VALUES ('Bonn'), ('Köln');",
+    );
+    let path = s.write("cat/old.mjs", schema);
+    let c = Catalog::open(&path, &o).unwrap();
+    assert!(!c.has_errors(), "{:?}", c.reports());
+    let entry = c.find("byName_old").unwrap();
+    let keys: Vec<&str> = entry
+        .descriptor
+        .params
+        .iter()
+        .map(|p| p.key.as_str())
+        .collect();
+    assert_eq!(keys, ["name"], "only the bare placeholder is the caller's");
+    let e = call(&c, "byName_old", json!({"name": "B%"}));
+    assert_eq!(*e.data(), json!([{ "name": "Bonn" }]), "{e:?}");
 }
 
 #[test]
@@ -654,7 +705,11 @@ fn compat_reads_the_database_path_of_older_catalogs_inside_home_or_the_schema_di
         let c = Catalog::open(&path, &o).unwrap();
         assert!(!c.has_errors(), "{:?}", c.reports());
         let e = call(&c, "byName_old", json!({"name": "B%"}));
-        assert_eq!(e.data, json!([{ "name": expected }]), "{database}: {e:?}");
+        assert_eq!(
+            *e.data(),
+            json!([{ "name": expected }]),
+            "{database}: {e:?}"
+        );
     }
     // Issue #27, item 4: a path that would leave those roots — `..`, absolute, or anywhere in the
     // home directory outside ~/.flowmcp/ (a browser's cookie database is SQLite too) — is
@@ -688,7 +743,7 @@ fn compat_reads_the_database_path_of_older_catalogs_inside_home_or_the_schema_di
         assert!(c.find("byName_old").is_none(), "{database}: callable");
         let c = Catalog::open(&path, &unchecked).unwrap();
         let e = call(&c, "byName_old", json!({"name": "%"}));
-        assert!(!e.status, "{database}: {e:?}");
+        assert!(!e.status(), "{database}: {e:?}");
         assert!(message(&e).starts_with("SEC021"), "{database}: {e:?}");
     }
     // A symbolic link beside the schema that leads out is refused by the runtime (E009).
@@ -744,7 +799,7 @@ fn item02_a_downloaded_copy_is_never_written_outside_the_project_folder() {
         // With the rule off, the runtime still refuses before anything is fetched or written.
         let c = Catalog::open(&schema, &unchecked).unwrap();
         let e = call(&c, "byName_remote", json!({"name": "%"}));
-        assert!(!e.status, "{p}: {e:?}");
+        assert!(!e.status(), "{p}: {e:?}");
         assert!(message(&e).starts_with("SEC021"), "{p}: {e:?}");
         assert_eq!(bytes(&victim), before, "{p}: the file was replaced");
     }
@@ -753,7 +808,7 @@ fn item02_a_downloaded_copy_is_never_written_outside_the_project_folder() {
     let c = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
     assert!(!c.has_errors(), "{:?}", c.reports());
     let e = call(&c, "byName_remote", json!({"name": "%"}));
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     assert!(s.0.join("project/.flowmcp/copies/sanctions.db").is_file());
     drop(c);
     let seen = server.finish();

@@ -422,7 +422,7 @@ pub(crate) fn open(
     }
     .map_err(|e| crate::catalog_cmd::catalog_error(&e))?;
     // A value such as `…` or `YOUR_KEY` left in a configuration is not a key (issue #28, item 4).
-    for name in catalog.toolset().server_params.placeholders() {
+    for name in catalog.toolset().server_params().placeholders() {
         eprintln!(
             "flowmcp: {} holds a placeholder, not a key: the tools that need it are not served until it is set",
             shown(name)
@@ -503,7 +503,7 @@ fn looks_like_catalog(dir: &Path, home: Option<&Path>) -> bool {
 
 /// Prints the catalog's load problems (files that are not callable, and why) to stderr.
 pub(crate) fn print_problems(catalog: &Catalog) {
-    for p in &catalog.toolset().problems {
+    for p in catalog.toolset().problems() {
         eprintln!("flowmcp: {}: {}", shown(&p.file), shown(&p.message));
     }
 }
@@ -592,7 +592,7 @@ pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
             file.id
         );
     }
-    Ok(if envelope.status {
+    Ok(if envelope.status() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -614,7 +614,7 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
     let set = catalog.toolset();
     if a.json {
         let tools: Vec<Value> = set
-            .tools
+            .tools()
             .iter()
             .map(|t| {
                 let d = &t.descriptor;
@@ -632,7 +632,7 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
             })
             .collect();
         let problems: Vec<Value> = set
-            .problems
+            .problems()
             .iter()
             .map(|p| json!({"file": p.file, "message": p.message}))
             .collect();
@@ -650,18 +650,18 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
     }
     let mut out = String::new();
     let width = set
-        .tools
+        .tools()
         .iter()
         .map(|t| t.descriptor.lookup_key().len())
         .max()
         .unwrap_or(0);
     let wire_width = set
-        .tools
+        .tools()
         .iter()
         .map(|t| t.descriptor.wire_name.len())
         .max()
         .unwrap_or(0);
-    for t in &set.tools {
+    for t in set.tools() {
         let d = &t.descriptor;
         let state = if d.is_exposed() {
             "exposed".to_string()
@@ -687,25 +687,25 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
     }
     let (exposed, hidden, _) = set.exposure();
     let resource_entries = set
-        .tools
+        .tools()
         .iter()
         .filter(|t| t.descriptor.kind != Kind::Tool)
         .count();
     let what = if resource_entries == 0 {
-        format!("{} tools", set.tools.len())
+        format!("{} tools", set.tools().len())
     } else {
         format!(
             "{} tools and {resource_entries} resource entries",
-            set.tools.len() - resource_entries
+            set.tools().len() - resource_entries
         )
     };
     out.push_str(&format!(
         "{what} in {} schemas: {exposed} exposed, {hidden} hidden{}\n",
-        set.schemas.len(),
-        if set.problems.is_empty() {
+        set.schemas().len(),
+        if set.problems().is_empty() {
             String::new()
         } else {
-            format!(", {} load problems", set.problems.len())
+            format!(", {} load problems", set.problems().len())
         }
     ));
     let prompts = catalog.prompts();

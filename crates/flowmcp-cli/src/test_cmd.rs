@@ -167,7 +167,7 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
     let broken: Vec<String> = match what {
         Target::All => catalog
             .toolset()
-            .problems
+            .problems()
             .iter()
             .map(|p| format!("{}: {}", p.file, p.message))
             .collect(),

@@ -147,10 +147,10 @@ pub(crate) fn tool(entry: &ToolEntry, output: &Output) -> Tool {
 
 /// The `tools/call` result of `envelope`, for a tool carried as `output`.
 pub(crate) fn result(envelope: Envelope, output: &Output) -> CallToolResult {
-    if !envelope.status {
-        return CallToolResult::error(vec![Content::text(envelope.messages.join("\n"))]);
+    if !envelope.status() {
+        return CallToolResult::error(vec![Content::text(envelope.messages().join("\n"))]);
     }
-    let text = flowmcp_catalog::serde_json::to_string(&envelope.data)
+    let text = flowmcp_catalog::serde_json::to_string(&envelope.data())
         .unwrap_or_else(|_| "null".to_string());
     let declared = match output {
         Output::None => {
@@ -161,8 +161,9 @@ pub(crate) fn result(envelope: Envelope, output: &Output) -> CallToolResult {
         }
         Output::Object(s) | Output::Wrapped(s) => s,
     };
-    let mismatches = check_output(declared, &envelope.data);
-    if !mismatches.is_empty() || (matches!(output, Output::Object(_)) && !envelope.data.is_object())
+    let mismatches = check_output(declared, envelope.data());
+    if !mismatches.is_empty()
+        || (matches!(output, Output::Object(_)) && !envelope.data().is_object())
     {
         let why = if mismatches.is_empty() {
             "the result is not an object".to_string()
@@ -181,20 +182,21 @@ pub(crate) fn result(envelope: Envelope, output: &Output) -> CallToolResult {
         &envelope,
     );
     // The data moves into the structured content (wrapped when the schema is not an object one).
+    let data = envelope.into_data();
     r.structured_content = Some(match output {
         Output::Wrapped(_) => {
             let mut wrapped = Map::new();
-            wrapped.insert("data".into(), envelope.data);
+            wrapped.insert("data".into(), data);
             Value::Object(wrapped)
         }
-        _ => envelope.data,
+        _ => data,
     });
     r
 }
 
 /// Adds the envelope's warnings as further text content.
 fn with_warnings(mut r: CallToolResult, envelope: &Envelope) -> CallToolResult {
-    for w in &envelope.warnings {
+    for w in envelope.warnings() {
         r.content.push(Content::text(format!("warning: {w}")));
     }
     r

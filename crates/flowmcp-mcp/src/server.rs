@@ -766,7 +766,7 @@ impl ServerHandler for McpServer {
             served.serial,
             args,
         );
-        let mut envelope = tokio::select! {
+        let envelope = tokio::select! {
             r = reply => r.unwrap_or_else(|_| {
                 Envelope::error(Code::E005, wire, "the call failed internally")
             }),
@@ -774,9 +774,10 @@ impl ServerHandler for McpServer {
                 return Err(ErrorData::internal_error("cancelled by the client", None));
             }
         };
-        if let Some(note) = note.filter(|_| !envelope.status) {
-            envelope.messages.push(note);
-        }
+        let envelope = match note {
+            Some(note) => envelope.with_message(note),
+            None => envelope,
+        };
         Ok(projection::result(envelope, &served.output).into())
     }
 }

@@ -71,7 +71,7 @@ impl PromptSource for Greetings {
                 },
                 PromptMessage {
                     speaker: Speaker::Assistant,
-                    text: envelope.messages.join(" "),
+                    text: envelope.messages().join(" "),
                 },
             ],
         }))

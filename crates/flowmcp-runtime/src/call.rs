@@ -182,7 +182,7 @@ impl<'t> Runner<'t> {
     }
 
     fn log_line(&self, line: &str) {
-        let text = self.set.server_params.redact(line);
+        let text = self.set.server_params().redact(line);
         if let Ok(mut log) = self.log.try_borrow_mut() {
             (log)(&text);
         }
@@ -202,7 +202,7 @@ impl<'t> Runner<'t> {
     /// [`Runner::call_json`] of an entry of this runner's toolset, already found (a server that
     /// resolved the name once, when it chose what to serve).
     pub fn call_entry_json(&self, entry: &ToolEntry, inputs: &Map<String, Value>) -> Envelope {
-        let compat = self.set.profile.is_compat();
+        let compat = self.set.profile().is_compat();
         self.call_found(entry, |entry, warnings| {
             if compat && inputs.keys().any(|k| entry.descriptor.param(k).is_none()) {
                 let mut kept = Map::new();
@@ -280,7 +280,7 @@ impl<'t> Runner<'t> {
             Ok(data) => {
                 let warnings = warnings
                     .into_iter()
-                    .map(|w| self.set.server_params.redact(&w));
+                    .map(|w| self.set.server_params().redact(&w));
                 Envelope::ok(data).with_warnings(warnings)
             }
             Err(f) => self.fail(tool, f),
@@ -291,7 +291,7 @@ impl<'t> Runner<'t> {
         Envelope::failed(Failure::new(
             code,
             tool,
-            self.set.server_params.redact(&msg),
+            self.set.server_params().redact(&msg),
         ))
     }
 
@@ -336,7 +336,7 @@ impl<'t> Runner<'t> {
             .ok_or_else(|| Fail(Code::E007, "tool does not exist".into()))?;
         let root_override = self.opts.upstreams.get(&main.namespace).map(String::as_str);
         let mut prepared = plan
-            .build(&inputs, &self.set.server_params, root_override)
+            .build(&inputs, self.set.server_params(), root_override)
             .map_err(|e| Fail(e.code(), e.to_string()))?;
         warnings.extend(prepared.warnings().iter().cloned());
         let mut payload =
@@ -407,7 +407,7 @@ impl<'t> Runner<'t> {
             Some(v) => v,
             None if phases.exec => {
                 let st = struct_json.clone().unwrap_or(Value::Null);
-                let arg = if self.set.profile.is_compat() {
+                let arg = if self.set.profile().is_compat() {
                     let tokens = d
                         .required_server_params
                         .iter()
@@ -429,7 +429,7 @@ impl<'t> Runner<'t> {
             }
             None => self.http(&prepared, deadline)?,
         };
-        self.set.server_params.redact_json(&mut raw);
+        self.set.server_params().redact_json(&mut raw);
         if !from_cache && let Some((cache, key, ttl)) = &cached {
             match cache.store(key, *ttl, &raw, SystemTime::now()) {
                 Ok(_) => self.log_line(&crate::cache::cached_for_message(*ttl)),
@@ -447,7 +447,7 @@ impl<'t> Runner<'t> {
                     .get_mut("response")
                     .map(Value::take)
                     .unwrap_or(Value::Null);
-                self.set.server_params.redact_json(&mut data);
+                self.set.server_params().redact_json(&mut data);
                 data
             }
             None => raw,
@@ -498,6 +498,7 @@ impl<'t> Runner<'t> {
             max_bytes: ropts.max_result_bytes,
         };
         let query = r.queries.get(&d.tool);
+        let bindings = d.query.as_deref().unwrap_or(&[]);
         let fetcher = TransportFetcher {
             transport: self.transport,
             deadline,
@@ -516,7 +517,7 @@ impl<'t> Runner<'t> {
                 .with_db(entry.schema, schema, resource, r, &access, warnings, |db| {
                     let result = match (builtin, query) {
                         (_, Some(q)) => {
-                            db.query(&q.sql, &bound_values(q, &inputs), &limits(MAX_ROWS))
+                            db.query(&q.sql, &bound_values(bindings, &inputs), &limits(MAX_ROWS))
                         }
                         (Some(Builtin::RunSql), None) => {
                             let sql = inputs.get("sql").and_then(Value::as_str).unwrap_or("");
@@ -591,7 +592,7 @@ impl<'t> Runner<'t> {
     /// Sends the finalized request and decodes the body.
     fn http(&self, prepared: &PreparedRequest, deadline: Instant) -> Result<Value, Fail> {
         self.check_deadline(deadline)?;
-        let params = &self.set.server_params;
+        let params = &self.set.server_params();
         let fin = finalize(prepared, params).map_err(|e| Fail(e.code(), e.to_string()))?;
         let mut req = HttpRequest::new(fin.method, fin.url.expose());
         req.deadline = Some(deadline);
@@ -667,7 +668,7 @@ impl<'t> Runner<'t> {
             tools: &tool_names,
             resources: &resources,
         };
-        let compat = self.set.profile.is_compat();
+        let compat = self.set.profile().is_compat();
         let config = HostConfig {
             memory_bytes: self.opts.memory_bytes,
             stack_bytes: self.opts.stack_bytes,
@@ -945,7 +946,7 @@ impl Bridge<'_, '_> {
     /// Whether `url` (as the handler wrote it) is of the schema's origin, comparing the parsed
     /// origins after the slots are filled.
     fn same_origin(&self, prepared: &PreparedRequest, url: &str) -> Result<bool, String> {
-        let params = &self.runner.set.server_params;
+        let params = &self.runner.set.server_params();
         let slots = prepared.slots();
         let origin = prepared
             .origin(params)
@@ -972,10 +973,10 @@ impl Bridge<'_, '_> {
 
 impl HostBridge for Bridge<'_, '_> {
     fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, FetchError> {
-        let params = &self.runner.set.server_params;
+        let params = &self.runner.set.server_params();
         let prepared = match self.prepared {
             Some(p)
-                if self.phase == Phase::ExecuteRequest && self.runner.set.profile.is_compat() =>
+                if self.phase == Phase::ExecuteRequest && self.runner.set.profile().is_compat() =>
             {
                 p
             }

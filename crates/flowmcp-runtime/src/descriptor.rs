@@ -26,6 +26,7 @@ use flowmcp_spec::zod::{Primitive, ZOption, ZType};
 use serde_json::{Map, Value, json};
 
 use crate::request::RequestPlan;
+use crate::resource::QueryBinding;
 use crate::secret::ServerParams;
 
 /// Longest wire name (MCP tool-name limit).
@@ -180,8 +181,10 @@ impl Builtin {
     }
 }
 
-/// A tool as callers see it. Contains no server-parameter values.
+/// A tool as callers see it. Contains no server-parameter values. Made only when a toolset is
+/// built; its fields are for reading.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolDescriptor {
     /// The Primitive-ID of what the entry belongs to: `namespace/tool/name` (name sanitised under
     /// compat when needed); for a resource query or document, its resource's
@@ -225,6 +228,9 @@ pub struct ToolDescriptor {
     /// A tool's request, compiled once (templates parsed, parameter roles decided); every call
     /// builds from it. `None` for resource entries.
     pub(crate) request: Option<Arc<RequestPlan>>,
+    /// A resource query's values for its `?` placeholders, decided once; `None` for everything
+    /// else.
+    pub(crate) query: Option<Arc<[QueryBinding]>>,
 }
 
 impl ToolDescriptor {
@@ -454,6 +460,7 @@ pub fn describe_tool(
         missing_server_params: missing,
         warnings,
         request,
+        query: None,
     })
 }
 

@@ -53,17 +53,20 @@ impl fmt::Display for Failure {
 
 /// The result of a tool call.
 ///
-/// A failed call carries its [`Failure`] as data ([`Envelope::failure`]); `messages` holds its
-/// rendering, `<code> <tool>: <message>`, which is all the JSON shows. An envelope read back from
-/// JSON has no typed failure: the wire carries only the rendering.
+/// A failed call carries its [`Failure`] as data ([`Envelope::failure`]); [`Envelope::messages`]
+/// starts with its rendering, `<code> <tool>: <message>`, which is all the JSON shows. An envelope
+/// read back from JSON has no typed failure: the wire carries only the rendering.
+///
+/// The fields are read through methods: an envelope is made only by [`Envelope::ok`],
+/// [`Envelope::error`] and [`Envelope::failed`], so its status, messages and failure always agree.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Envelope {
-    pub status: bool,
-    pub messages: Vec<String>,
-    pub data: Value,
+    status: bool,
+    messages: Vec<String>,
+    data: Value,
     /// Non-fatal notes; left out of the JSON when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    warnings: Vec<String>,
     /// The failure of a failed call; not part of the JSON.
     #[serde(skip)]
     failure: Option<Failure>,
@@ -95,6 +98,41 @@ impl Envelope {
             warnings: Vec::new(),
             failure: Some(failure),
         }
+    }
+
+    /// Whether the call succeeded (`status` in the JSON).
+    pub fn status(&self) -> bool {
+        self.status
+    }
+
+    /// What went wrong: for a failed call, the failure's rendering first, then any further notes
+    /// ([`Envelope::with_message`]); empty for a success.
+    pub fn messages(&self) -> &[String] {
+        &self.messages
+    }
+
+    /// The result (`null` for a failed call).
+    pub fn data(&self) -> &Value {
+        &self.data
+    }
+
+    /// The result, taken out of the envelope.
+    pub fn into_data(self) -> Value {
+        self.data
+    }
+
+    /// Non-fatal notes about the call (a cache fallback, a truncated result, …).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Adds a further message after the failure's rendering (builder style); a success keeps
+    /// its empty messages, so the note is dropped.
+    pub fn with_message(mut self, message: String) -> Self {
+        if !self.status {
+            self.messages.push(message);
+        }
+        self
     }
 
     /// Why the call failed: `None` for a success (and for an envelope read from JSON).

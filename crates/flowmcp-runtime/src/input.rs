@@ -175,7 +175,7 @@ mod tests {
         assert!(e.problems[1].starts_with("year: expected a number"));
         assert!(e.problems[2].starts_with("kind: "));
         let env = e.envelope();
-        assert!(env.messages[0].starts_with("E007 getThing: unknown parameter"));
+        assert!(env.messages()[0].starts_with("E007 getThing: unknown parameter"));
         let missing = validate_json(&d, &Map::new()).expect_err("missing");
         assert_eq!(missing.problems, vec!["year: a value is required"]);
         let range = validate_json(&d, &obj(json!({"year": 2200}))).expect_err("range");

@@ -24,7 +24,7 @@
 //!     handlers_source: None, lists: None, lists_note: None,
 //! };
 //! let toolset = Toolset::from_sources(vec![source], Vec::new(), &ToolsetOptions::default());
-//! let tool = toolset.tools.first().ok_or("no tool")?;
+//! let tool = toolset.tools().first().ok_or("no tool")?;
 //! assert_eq!(tool.descriptor.id.to_string(), "demo/tool/ping");
 //!
 //! // Nothing listens on this port: the call ends with a coded error, not a panic.
@@ -35,7 +35,7 @@
 //! let transport = UreqTransport::new(config);
 //! let runner = Runner::new(&toolset, &transport, options);
 //! let envelope = runner.call_json(&tool.descriptor.wire_name, &Default::default());
-//! assert!(!envelope.status);
+//! assert!(!envelope.status());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

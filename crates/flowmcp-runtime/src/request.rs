@@ -1159,7 +1159,7 @@ mod tests {
         .expect_err("missing");
         assert_eq!(e.code(), Code::E006);
         assert_eq!(
-            e.envelope().messages,
+            e.envelope().messages(),
             vec!["E006 t: missing server parameter: KEY"]
         );
         // finalize with other params also reports it.

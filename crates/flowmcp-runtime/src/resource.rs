@@ -16,8 +16,10 @@
 //!   destructive, except on a `file-based` resource: there `runSql` (any statement) and a
 //!   schema query that does not begin with `SELECT` or `WITH` may change the database.
 //! * **Parameters.** A query's parameters are bound to its `?` placeholders in declaration
-//!   order: a `{{USER_PARAM}}` parameter from the call's inputs (its default when it was not
-//!   given, `NULL` when it has none), any other value as the fixed text written.
+//!   order: a user parameter (`{{USER_PARAM}}`, or under compat an undeclared bare `{{X}}`, the
+//!   rule tool parameters follow) from the call's inputs (its default when it was not given,
+//!   `NULL` when it has none), any other value as the fixed text written. Each parameter's role is
+//!   decided once, when the query's descriptor is built.
 //! * **sqlite-gtfs** resources are checked by validation but give no callable entry: their
 //!   tools come from an add-on, which this runtime does not load.
 
@@ -39,6 +41,7 @@ use flowmcp_spec::model::{
     Resource, ResourceMode, ResourceOrigin, ResourceQuery, ResourceSource, SchemaMain,
 };
 use flowmcp_spec::paths::{DatabasePath, database_path};
+use flowmcp_spec::placeholder::ParamRole;
 use flowmcp_spec::zod::{Options, Primitive, ZType};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -48,9 +51,6 @@ use crate::envelope::Coded;
 use crate::schema::LoadedSchema;
 use crate::transport::{HttpRequest, Method, Transport};
 use flowmcp_spec::Code;
-
-/// The `position.value` of a parameter the caller gives.
-const USER_PARAM: &str = "{{USER_PARAM}}";
 
 /// Where resources live and how far a call into one may go.
 #[derive(Clone, Debug)]
@@ -266,6 +266,7 @@ impl Entry<'_> {
             missing_server_params: Vec::new(),
             warnings,
             request: None,
+            query: None,
         };
         d.wire_name = match &d.kind {
             Kind::Query { .. } => flowmcp_spec::id::wire_name(tool, &self.main.namespace),
@@ -317,10 +318,26 @@ impl Entry<'_> {
         profile: Profile,
     ) -> Result<ToolDescriptor, String> {
         let mut params = Vec::new();
-        for p in q
+        // Each parameter's role, decided once by the rule tool parameters and the validator use:
+        // the caller's value, or the text as written (a server parameter is never bound into SQL;
+        // validation rejects one, RES016).
+        let bindings: Arc<[QueryBinding]> = q
             .parameters
             .iter()
-            .filter(|p| p.position.value == USER_PARAM)
+            .map(
+                |p| match p.role(&self.main.required_server_params, profile) {
+                    ParamRole::User => QueryBinding::User(p.position.key.clone()),
+                    ParamRole::Server(_) | ParamRole::Fixed(_) => {
+                        QueryBinding::Fixed(p.position.value.clone())
+                    }
+                },
+            )
+            .collect();
+        for (p, _) in q
+            .parameters
+            .iter()
+            .zip(bindings.iter())
+            .filter(|(_, b)| matches!(b, QueryBinding::User(_)))
         {
             let z = p.z.parse(profile.is_compat()).map_err(|e| {
                 format!(
@@ -347,6 +364,7 @@ impl Entry<'_> {
             writes,
         );
         d.output_schema = q.output.as_ref().map(|o| o.schema.clone());
+        d.query = Some(bindings);
         Ok(d)
     }
 
@@ -418,17 +436,26 @@ fn builtin_z(primitive: &str, options: &[&str]) -> ZType {
     })
 }
 
-/// The values bound to a schema query's `?` placeholders, in parameter order: a user
-/// parameter's input (`null` when not given and without default), a fixed parameter's text.
-pub(crate) fn bound_values(q: &ResourceQuery, inputs: &IndexMap<String, Value>) -> Vec<Value> {
-    q.parameters
+/// Where the value for one `?` placeholder of a schema query comes from, decided when the
+/// query's descriptor is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum QueryBinding {
+    /// The caller's input of this key (its default when not given, `null` without one).
+    User(String),
+    /// This text, as written.
+    Fixed(String),
+}
+
+/// The values bound to a schema query's `?` placeholders, in parameter order.
+pub(crate) fn bound_values(
+    bindings: &[QueryBinding],
+    inputs: &IndexMap<String, Value>,
+) -> Vec<Value> {
+    bindings
         .iter()
-        .map(|p| {
-            if p.position.value == USER_PARAM {
-                inputs.get(&p.position.key).cloned().unwrap_or(Value::Null)
-            } else {
-                Value::String(p.position.value.clone())
-            }
+        .map(|b| match b {
+            QueryBinding::User(key) => inputs.get(key).cloned().unwrap_or(Value::Null),
+            QueryBinding::Fixed(text) => Value::String(text.clone()),
         })
         .collect()
 }
@@ -802,7 +829,7 @@ impl crate::Toolset {
     /// or its place cannot be resolved.
     pub fn database_file(&self, id: &str, opts: &ResourceOptions) -> Result<DatabaseFile, String> {
         let entry = self
-            .tools
+            .tools()
             .iter()
             .find(|t| t.descriptor.id.to_string() == id && t.descriptor.kind != Kind::Tool)
             .ok_or_else(|| format!("no resource \"{id}\" in the catalog"))?;

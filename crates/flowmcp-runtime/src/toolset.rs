@@ -68,15 +68,20 @@ pub struct SchemaSource {
     pub lists_note: Option<String>,
 }
 
-/// A tool and the index of its schema in [`Toolset::schemas`].
+/// A tool and the index of its schema in [`Toolset::schemas`]. Made only by the toolset; its
+/// fields are for reading.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ToolEntry {
+    /// The index of the tool's schema in [`Toolset::schemas`].
     pub schema: usize,
+    /// What callers see of the tool: its IDs, wire name, parameters and schemas.
     pub descriptor: ToolDescriptor,
 }
 
 /// A file or tool that could not be loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LoadProblem {
     /// The file's display name.
     pub file: String,
@@ -84,21 +89,56 @@ pub struct LoadProblem {
     pub message: String,
 }
 
+impl LoadProblem {
+    /// The problem of `file` (its display name): `message` says what went wrong.
+    pub fn new(file: impl Into<String>, message: impl Into<String>) -> Self {
+        LoadProblem {
+            file: file.into(),
+            message: message.into(),
+        }
+    }
+}
+
 /// Loaded schemas and their tools.
+///
+/// Read through methods: the tools and the index that finds them by name are built together
+/// ([`Toolset::from_sources`]) and cannot drift apart.
 #[derive(Debug, Default)]
 pub struct Toolset {
-    /// The profile the toolset was loaded under; calls run under the same one.
-    pub profile: Profile,
-    pub schemas: Vec<LoadedSchema>,
-    /// Every tool, exposed or not, in file then declaration order.
-    pub tools: Vec<ToolEntry>,
-    pub problems: Vec<LoadProblem>,
-    /// Server parameter values for every name the schemas require.
-    pub server_params: ServerParams,
+    profile: Profile,
+    schemas: Vec<LoadedSchema>,
+    tools: Vec<ToolEntry>,
+    problems: Vec<LoadProblem>,
+    server_params: ServerParams,
     by_name: HashMap<String, usize>,
 }
 
 impl Toolset {
+    /// The profile the toolset was loaded under; calls run under the same one.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// The schemas, in the order they were given; [`ToolEntry::schema`] indexes them.
+    pub fn schemas(&self) -> &[LoadedSchema] {
+        &self.schemas
+    }
+
+    /// Every tool, exposed or not, in file then declaration order.
+    pub fn tools(&self) -> &[ToolEntry] {
+        &self.tools
+    }
+
+    /// Files and tools that could not be loaded, with the reasons.
+    pub fn problems(&self) -> &[LoadProblem] {
+        &self.problems
+    }
+
+    /// The server parameter values for every name the schemas require.
+    pub fn server_params(&self) -> &ServerParams {
+        &self.server_params
+    }
+
     /// Builds the tools of `schemas`, keeping `problems` (files the caller could not turn into
     /// schemas, with their reasons) for [`Toolset::problems`].
     pub fn from_sources(

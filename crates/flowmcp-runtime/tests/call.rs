@@ -55,7 +55,10 @@ fn no_canary(env: &Envelope, logs: &[String]) {
 }
 
 fn message(env: &Envelope) -> &str {
-    env.messages.first().map(String::as_str).unwrap_or_default()
+    env.messages()
+        .first()
+        .map(String::as_str)
+        .unwrap_or_default()
 }
 
 #[test]
@@ -89,9 +92,9 @@ fn example_catalog_tools_run_against_a_local_upstream() {
 
     // Insert (percent-encoded), query with default, optional omitted, headers merged, secret header.
     let e = r.call_strings("getCurrentConditions_skycast-io", [("city", "New York")]);
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["city"], json!("New York"));
-    assert!(e.warnings.is_empty(), "{:?}", e.warnings);
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["city"], json!("New York"));
+    assert!(e.warnings().is_empty(), "{:?}", e.warnings());
     no_canary(&e, &logs.borrow());
 
     // postRequest handler transforms the raw response.
@@ -99,17 +102,17 @@ fn example_catalog_tools_run_against_a_local_upstream() {
         "skycast-io/tool/getDailyForecast",
         &obj(json!({"latitude": 52.5, "longitude": 13.4, "days": 1})),
     );
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["alertCount"], json!(1));
-    assert_eq!(e.data["days"].as_array().map(Vec::len), Some(1));
-    assert_eq!(e.data["days"][0]["tempMax"], json!(6));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["alertCount"], json!(1));
+    assert_eq!(e.data()["days"].as_array().map(Vec::len), Some(1));
+    assert_eq!(e.data()["days"][0]["tempMax"], json!(6));
 
     // POST body keeps JSON types.
     let e = r.call_json(
         "searchBooks_openshelf-org",
         &obj(json!({"query": "dune", "limit": 5})),
     );
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     no_canary(&e, &logs.borrow());
 
     let seen = server.finish();
@@ -184,16 +187,19 @@ fn every_location_type_headers_server_params_and_mime_types() {
         "everything_loc",
         &obj(json!({"id": "a/b c", "ids": ["x", "y"], "tag": "t2", "count": 3, "flags": {"deep": true}})),
     );
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     // Output-schema mismatch: a warning, the data still delivered.
-    assert_eq!(e.warnings, vec!["output /n: expected number, found string"]);
-    assert_eq!(e.data["n"], json!("not a number"));
+    assert_eq!(
+        e.warnings(),
+        vec!["output /n: expected number, found string"]
+    );
+    assert_eq!(e.data()["n"], json!("not a number"));
     no_canary(&e, &logs.borrow());
 
     let e = r.call_json("text_loc", &Map::new());
-    assert_eq!(e.data, json!("hello"));
+    assert_eq!(*e.data(), json!("hello"));
     let e = r.call_json("image_loc", &Map::new());
-    assert_eq!(e.data, json!("iVBORw=="));
+    assert_eq!(*e.data(), json!("iVBORw=="));
 
     let seen = server.finish();
     let s = &seen[0];
@@ -278,26 +284,26 @@ fn handlers_run_in_the_sandbox_with_the_ruled_shapes() {
 
     // preRequest changes URL and headers; the secret header is still filled after it.
     let e = r.call_json("pre_hnd", &obj(json!({"q": "abc"})));
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["path"], json!("/pre?q=abc&extra=1"));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["path"], json!("/pre?q=abc&extra=1"));
     // The upstream echoed the key: redacted in the envelope.
-    assert_eq!(e.data["key"], json!("[redacted]"));
+    assert_eq!(e.data()["key"], json!("[redacted]"));
     no_canary(&e, &logs.borrow());
 
     // executeRequest with fetch through the runtime's transport (compat), secrets filled there.
     let e = r.call_json("exec_hnd", &Map::new());
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["fetched"]["path"], json!("/fetched"));
-    assert_eq!(e.data["fetched"]["key"], json!("[redacted]"));
-    assert_eq!(e.data["status"], json!(200));
-    assert_eq!(e.data["colors"], json!(2));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["fetched"]["path"], json!("/fetched"));
+    assert_eq!(e.data()["fetched"]["key"], json!("[redacted]"));
+    assert_eq!(e.data()["status"], json!(200));
+    assert_eq!(e.data()["colors"], json!(2));
 
     let e = r.call_json("post_hnd", &Map::new());
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["wrapped"]["path"], json!("/post"));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["wrapped"]["path"], json!("/post"));
 
     let e = r.call_json("throws_hnd", &Map::new());
-    assert!(!e.status);
+    assert!(!e.status());
     assert!(
         message(&e).starts_with("E005 throws: postRequest threw: "),
         "{e:?}"
@@ -311,7 +317,7 @@ fn handlers_run_in_the_sandbox_with_the_ruled_shapes() {
     );
     // The host was rebuilt: the next call works.
     let e = r.call_json("post_hnd", &Map::new());
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
 
     let e = r.call_json("shape_hnd", &Map::new());
     assert!(
@@ -404,9 +410,9 @@ fn each_e_code() {
     let (r, logs) = runner(&set, &t, opts(&[("loc", server.base.as_str())]));
     let good = obj(json!({"id": "1", "ids": [], "count": 1}));
     let e = r.call_json("text_loc", &Map::new());
-    assert_eq!(e.messages, vec!["E001 text: API returned 404"]);
+    assert_eq!(e.messages(), vec!["E001 text: API returned 404"]);
     let e = r.call_json("image_loc", &Map::new());
-    assert_eq!(e.messages, vec!["E001 image: API returned 503"]);
+    assert_eq!(e.messages(), vec!["E001 image: API returned 503"]);
     let e = r.call_json("everything_loc", &good);
     assert!(
         message(&e).starts_with("E004 everything: invalid JSON"),
@@ -507,9 +513,9 @@ fn preload_cache_stores_raw_responses_and_honours_the_modes() {
     let tool = "listCountries_holidaykit-net";
     let (r, logs) = runner(&set, &t, mk(CacheMode::Use));
     let first = r.call_json(tool, &Map::new());
-    assert!(first.status, "{first:?}");
+    assert!(first.status(), "{first:?}");
     let second = r.call_json(tool, &Map::new());
-    assert_eq!(first.data, second.data);
+    assert_eq!(first.data(), second.data());
     {
         let logs = logs.borrow();
         assert_eq!(logs[0], "Fetching fresh data...");
@@ -517,9 +523,9 @@ fn preload_cache_stores_raw_responses_and_honours_the_modes() {
         assert!(logs[2].starts_with("Cached (fetched: "), "{logs:?}");
     }
     let (r, _) = runner(&set, &t, mk(CacheMode::Off));
-    assert!(r.call_json(tool, &Map::new()).status);
+    assert!(r.call_json(tool, &Map::new()).status());
     let (r, logs) = runner(&set, &t, mk(CacheMode::Refresh));
-    assert!(r.call_json(tool, &Map::new()).status);
+    assert!(r.call_json(tool, &Map::new()).status());
     assert_eq!(logs.borrow()[0], "Refreshing cache...");
     drop(r);
     // Three upstream requests: miss, --no-cache, --refresh (the hit did not go out).
@@ -568,8 +574,8 @@ fn secrets_never_reach_cache_files() {
     o.cache = Some(Cache::new(&cache_dir.0));
     let (r, logs) = runner(&set, &t, o);
     let e = r.call_json("t_sec", &obj(json!({"q": "x"})));
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["echo"], json!("/[redacted]/t?q=x"));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["echo"], json!("/[redacted]/t?q=x"));
     no_canary(&e, &logs.borrow());
     drop(r);
     assert_eq!(server.finish()[0].url, format!("/{CANARY}/t?q=x"));
@@ -609,8 +615,8 @@ fn url_encoded_secrets_are_redacted_too() {
     let t = transport();
     let (r, _) = runner(&set, &t, opts(&[]));
     let e = r.call_json("t_enc", &Map::new());
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["echo"], json!("/[redacted]/t?key=[redacted]"));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["echo"], json!("/[redacted]/t?key=[redacted]"));
     drop(r);
     assert_eq!(
         server.finish()[0].url,
@@ -696,13 +702,13 @@ fn compat_execute_request_reads_like_the_reference() {
     let t = transport();
     let (r, logs) = runner(&set, &t, opts(&[("ref", server.base.as_str())]));
     let e = r.call_json("viaStruct_ref", &obj(json!({"q": "hello"})));
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["q"], json!("hello"));
-    assert_eq!(e.data["method"], json!("GET"));
-    assert_eq!(e.data["got"]["path"], json!("/a?q=hello&k=[redacted]"));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["q"], json!("hello"));
+    assert_eq!(e.data()["method"], json!("GET"));
+    assert_eq!(e.data()["got"]["path"], json!("/a?q=hello&k=[redacted]"));
     let e = r.call_json("fails_ref", &Map::new());
     assert_eq!(
-        e.messages,
+        e.messages(),
         vec!["E005 fails: executeRequest reported a failure: upstream said no"]
     );
     no_canary(&e, &logs.borrow());
@@ -733,9 +739,9 @@ fn array_bodies_from_pre_request_and_unknown_inputs_under_compat() {
     let t = transport();
     let (r, _) = runner(&set, &t, opts(&[("arr", server.base.as_str())]));
     let e = r.call_json("map_arr", &obj(json!({"ids": ["A1"], "extra": 1})));
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     assert_eq!(
-        e.warnings,
+        e.warnings(),
         vec!["input \"extra\" is not a parameter of the tool; ignored"]
     );
     drop(r);
@@ -766,7 +772,7 @@ fn handler_keys_for_unknown_tools_are_logged_as_val005() {
     let t = transport();
     let (r, logs) = runner(&set, &t, opts(&[("vv", server.base.as_str())]));
     let e = r.call_json("t_vv", &Map::new());
-    assert_eq!(e.data, json!({"wrapped": {"a": 1}}), "{e:?}");
+    assert_eq!(*e.data(), json!({"wrapped": {"a": 1}}), "{e:?}");
     let logs = logs.borrow();
     assert!(
         logs.iter()
@@ -797,8 +803,8 @@ fn compat_accepts_a_bare_placeholder_name_as_input_key() {
     // By its key, as `compat` names such a parameter, and by the placeholder's name.
     for input in [json!({"city": "Oslo"}), json!({"CITY": "Oslo"})] {
         let e = r.call_json("feed_bare", &obj(input));
-        assert_eq!(e.data, json!({"path": "/feed/Oslo"}), "{e:?}");
-        assert!(e.warnings.iter().all(|w| !w.contains("ignored")), "{e:?}");
+        assert_eq!(*e.data(), json!({"path": "/feed/Oslo"}), "{e:?}");
+        assert!(e.warnings().iter().all(|w| !w.contains("ignored")), "{e:?}");
     }
     drop(r);
     let _ = server.finish();
@@ -827,7 +833,7 @@ fn a_compat_toolset_is_called_under_compat_whatever_the_runner_options() {
     o.upstreams.insert("wx".into(), server.base.clone());
     let (r, _) = runner(&set, &t, o);
     let e = r.call_json("now_wx", &obj(json!({"q": "Berlin"})));
-    assert_eq!(e.data, json!({"path": "/now?q=Berlin"}), "{e:?}");
+    assert_eq!(*e.data(), json!({"path": "/now?q=Berlin"}), "{e:?}");
     drop(r);
     let _ = server.finish();
 }
@@ -849,7 +855,7 @@ fn colon_inserts_end_at_a_hyphen() {
     let t = transport();
     let (r, _) = runner(&set, &t, opts(&[("fc", server.base.as_str())]));
     let e = r.call_json("detail_fc", &obj(json!({"city": "Oslo"})));
-    assert_eq!(e.data, json!({"path": "/forecast/Oslo-detail"}), "{e:?}");
+    assert_eq!(*e.data(), json!({"path": "/forecast/Oslo-detail"}), "{e:?}");
     drop(r);
     let _ = server.finish();
 }
@@ -887,18 +893,18 @@ fn libraries_reach_the_factory_and_are_loaded_again_after_a_limit_breach() {
         Some(flowmcp_loader::libs::LibraryDir::new(&dir.0.join("libs")).expect("library dir"));
     let (r, _) = runner(&set, &t, o);
     let e = r.call_json("t_lib", &Map::new());
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data, json!({ "next": 1, "loadedAt": 1 }));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(*e.data(), json!({ "next": 1, "loadedAt": 1 }));
     // Evaluated once per sandbox: its state carries over to the next call.
     let e = r.call_json("t_lib", &Map::new());
-    assert_eq!(e.data, json!({ "next": 2, "loadedAt": 1 }));
+    assert_eq!(*e.data(), json!({ "next": 2, "loadedAt": 1 }));
     // A breach poisons the sandbox; the next call gets a new one with the library loaded afresh.
     let e = r.call_json("t_lib", &obj(json!({ "spin": true })));
-    assert!(!e.status);
+    assert!(!e.status());
     assert!(message(&e).contains("CPU time limit"), "{e:?}");
     let e = r.call_json("t_lib", &Map::new());
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data, json!({ "next": 1, "loadedAt": 1 }));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(*e.data(), json!({ "next": 1, "loadedAt": 1 }));
 }
 
 #[test]
@@ -953,9 +959,9 @@ fn a_library_talks_json_rpc_with_byte_bodies_through_the_runtime_fetch() {
         Some(flowmcp_loader::libs::LibraryDir::new(&dir.0.join("libs")).expect("library dir"));
     let (r, _) = runner(&set, &t, o);
     let e = r.call_json("block_rpc", &Map::new());
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     assert_eq!(
-        e.data["block"],
+        e.data()["block"],
         json!("POST eth_blockNumber application/json")
     );
 }
@@ -999,19 +1005,19 @@ fn item08_a_cache_entry_serves_only_the_definition_that_wrote_it() {
     let set = load(&hostile.0, Profile::Spec, BTreeMap::new());
     let (r, _) = runner(&set, &t, o());
     let e = r.call_json("data_pc", &Map::new());
-    assert_eq!(e.data, json!({"planted": true}), "{e:?}");
+    assert_eq!(*e.data(), json!({"planted": true}), "{e:?}");
     drop(r);
     let set = load(&trusted.0, Profile::Spec, BTreeMap::new());
     let (r, logs) = runner(&set, &t, o());
     let e = r.call_json("data_pc", &Map::new());
     assert_eq!(
-        e.data,
+        *e.data(),
         json!({"real": true}),
         "the planted entry was served: {e:?}"
     );
     // The trusted entry replaced the planted one and is served from now on.
     let e = r.call_json("data_pc", &Map::new());
-    assert_eq!(e.data, json!({"real": true}), "{e:?}");
+    assert_eq!(*e.data(), json!({"real": true}), "{e:?}");
     assert!(
         logs.borrow()
             .last()
@@ -1052,26 +1058,26 @@ fn item08_the_readers_ttl_caps_an_entrys_expiry() {
     };
     let now = std::time::SystemTime::now;
     assert_eq!(
-        r.call_json("data_pc", &Map::new()).data,
+        *r.call_json("data_pc", &Map::new()).data(),
         json!({"fresh": true})
     );
     forge(now() - Duration::from_secs(3600));
     let e = r.call_json("data_pc", &Map::new());
     assert_eq!(
-        e.data,
+        *e.data(),
         json!({"fresh": true}),
         "an hour-old entry was served: {e:?}"
     );
     forge(now() + Duration::from_secs(86_400));
     let e = r.call_json("data_pc", &Map::new());
     assert_eq!(
-        e.data,
+        *e.data(),
         json!({"fresh": true}),
         "an entry from the future was served: {e:?}"
     );
     // A genuine entry is still served within the ttl.
     let e = r.call_json("data_pc", &Map::new());
-    assert_eq!(e.data, json!({"fresh": true}), "{e:?}");
+    assert_eq!(*e.data(), json!({"fresh": true}), "{e:?}");
     assert!(
         logs.borrow()
             .last()

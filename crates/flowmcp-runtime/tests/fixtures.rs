@@ -155,12 +155,12 @@ fn run(path: &Path) -> Result<(), String> {
         let _ = s.finish();
     }
     let (code, text) = d.expect.unwrap_or_default();
-    let first = envelope.messages.first().cloned().unwrap_or_default();
+    let first = envelope.messages().first().cloned().unwrap_or_default();
     if code == "ok" {
-        return if envelope.status {
+        return if envelope.status() {
             Ok(())
         } else {
-            Err(format!("expected success, got {:?}", envelope.messages))
+            Err(format!("expected success, got {:?}", envelope.messages()))
         };
     }
     let tool = set
@@ -168,7 +168,7 @@ fn run(path: &Path) -> Result<(), String> {
         .map(|t| t.descriptor.tool.clone())
         .unwrap_or_else(|| d.tool.clone());
     let want = format!("{code} {tool}: {text}");
-    if envelope.status || !first.starts_with(&want) {
+    if envelope.status() || !first.starts_with(&want) {
         return Err(format!(
             "expected a message starting with {want:?}, got {first:?}"
         ));

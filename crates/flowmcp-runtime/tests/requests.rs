@@ -148,7 +148,7 @@ fn skycast_server_header_and_upstream_override() {
     .expect_err("missing key");
     assert_eq!(e.code(), Code::E006);
     assert_eq!(
-        e.envelope().messages,
+        e.envelope().messages(),
         vec!["E006 getWeatherAlerts: missing server parameter: SKYCAST_API_KEY"]
     );
 }

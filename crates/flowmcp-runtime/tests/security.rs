@@ -42,7 +42,7 @@ fn obj(v: Value) -> Map<String, Value> {
 }
 
 fn message(e: &Envelope) -> String {
-    e.messages.first().cloned().unwrap_or_default()
+    e.messages().first().cloned().unwrap_or_default()
 }
 
 fn json_reply(body: Value) -> support::Reply {
@@ -123,7 +123,7 @@ fn pre_request_cannot_send_the_key_to_another_origin() {
     let (r, logs) = runner(&set, &t, opts(&[("rw", &own.base)]));
     for tool in ["placeholder_rw", "token_rw"] {
         let e = r.call_json(tool, &Map::new());
-        assert!(!e.status, "{e:?}");
+        assert!(!e.status(), "{e:?}");
         assert!(
             message(&e).contains("E009") && message(&e).contains("leaves the schema's origin"),
             "{e:?}"
@@ -131,7 +131,7 @@ fn pre_request_cannot_send_the_key_to_another_origin() {
         no_canary(&e, &logs);
     }
     let e = r.call_json("moved_rw", &Map::new());
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     no_canary(&e, &logs);
     drop(r);
     assert!(
@@ -168,9 +168,9 @@ fn user_text_is_never_filled_with_a_secret() {
     let (r, logs) = runner(&set, &t, opts(&[("usr", &server.base)]));
     let hostile = "{{SERVER_PARAM:API_KEY}} {{API_KEY}}";
     let e = r.call_json("plain_usr", &obj(json!({"q": hostile})));
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     let e = r.call_json("ident_usr", &obj(json!({"q": hostile, "b": hostile})));
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     no_canary(&e, &logs);
     drop(r);
     let seen = server.finish();
@@ -244,17 +244,17 @@ fn compat_fetch_keeps_secrets_at_home() {
     let o = opts(&[("fx", &own.base), ("other-ns", &foreign.base)]);
     let (r, logs) = runner(&set, &t, o);
     let e = r.call_json("carry_fx", &Map::new());
-    assert!(!e.status, "{e:?}");
+    assert!(!e.status(), "{e:?}");
     assert!(
         message(&e).starts_with("E009 carry: executeRequest refused a fetch to"),
         "{e:?}"
     );
     let e = r.call_json("relay_fx", &Map::new());
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["body"], json!("[redacted]"));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["body"], json!("[redacted]"));
     for tool in ["loopback_fx", "private_fx"] {
         let e = r.call_json(tool, &Map::new());
-        assert!(!e.status, "{e:?}");
+        assert!(!e.status(), "{e:?}");
         assert!(message(&e).contains("E009"), "{e:?}");
         assert!(message(&e).contains("non-public address"), "{e:?}");
     }
@@ -306,12 +306,12 @@ fn item13_compat_fetch_reaches_no_other_namespaces_upstream() {
         opts(&[("nb", &neighbour.base), ("pr", &own.base)]),
     );
     let e = r.call_json("other_pr", &Map::new());
-    assert!(!e.status, "{e:?}");
+    assert!(!e.status(), "{e:?}");
     assert!(message(&e).contains("E009"), "{e:?}");
     assert!(message(&e).contains("non-public address"), "{e:?}");
     let e = r.call_json("home_pr", &Map::new());
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["url"], json!("/mine"));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["url"], json!("/mine"));
     drop(r);
     assert!(
         neighbour.finish().is_empty(),
@@ -341,8 +341,8 @@ fn item14_a_json_escaped_secret_echoed_as_text_is_redacted() {
     let t = transport();
     let (r, logs) = runner(&set, &t, opts(&[("je", &server.base)]));
     let e = r.call_json("t_je", &Map::new());
-    assert!(e.status, "{e:?}");
-    let text = e.data.as_str().unwrap_or_default().to_string();
+    assert!(e.status(), "{e:?}");
+    let text = e.data().as_str().unwrap_or_default().to_string();
     assert!(text.contains("[redacted]"), "{text}");
     assert!(!text.contains("ARY"), "the escaped key came back: {text}");
     for l in logs.borrow().iter() {
@@ -380,7 +380,7 @@ fn handlers_see_slot_tokens_not_secrets() {
     let t = transport();
     let (r, logs) = runner(&set, &t, opts(&[]));
     let e = r.call_json("t_see", &Map::new());
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     drop(r);
     let logs = logs.borrow();
     let seen_by_js: Vec<&String> = logs
@@ -461,10 +461,10 @@ fn every_call_ends_at_its_deadline() {
         started.elapsed()
     );
     let e = r.call_json("capped_dl", &Map::new());
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["n"], json!(50));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["n"], json!(50));
     assert!(
-        e.data["error"]
+        e.data()["error"]
             .as_str()
             .is_some_and(|m| m.contains("more than 50 requests")),
         "{e:?}"
@@ -535,14 +535,14 @@ fn redirects_never_carry_a_secret_body_elsewhere() {
     let t = transport();
     let (r, logs) = runner(&set, &t, opts(&[("rd", &own.base)]));
     let e = r.call_json("secret_rd", &Map::new());
-    assert!(!e.status, "{e:?}");
+    assert!(!e.status(), "{e:?}");
     assert!(
         message(&e).starts_with("E009 secret: refused redirect"),
         "{e:?}"
     );
     no_canary(&e, &logs);
     let e = r.call_json("open_rd", &obj(json!({"q": "hello"})));
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     drop(r);
     let seen = foreign.finish();
     assert_eq!(seen.len(), 1);
@@ -584,14 +584,14 @@ fn exhausted_memory_poisons_the_sandbox() {
         "{e:?}"
     );
     let e = r.call_json("ok_mem", &Map::new());
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["held"], json!(0), "a fresh sandbox");
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["held"], json!(0), "a fresh sandbox");
     let e = r.call_json("keep_mem", &Map::new());
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     let e = r.call_json("ok_mem", &Map::new());
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     assert_eq!(
-        e.data["held"],
+        e.data()["held"],
         json!(0),
         "the sandbox holding memory was rebuilt"
     );
@@ -619,7 +619,7 @@ fn upstream_urls_are_literal() {
     );
     let (r, logs) = runner(&set, &t, opts(&[("up", &upstream)]));
     let e = r.call_json("t_up", &Map::new());
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     no_canary(&e, &logs);
     drop(r);
     let s = &server.finish()[0];
@@ -659,10 +659,10 @@ fn redaction_covers_numbers_binary_bodies_and_host_names() {
     let t = transport();
     let (r, _) = runner(&set, &t, opts(&[("fm", &server.base)]));
     let e = r.call_json("num_fm", &Map::new());
-    assert_eq!(e.data, json!({"n": "[redacted]"}), "{e:?}");
+    assert_eq!(*e.data(), json!({"n": "[redacted]"}), "{e:?}");
     let e = r.call_json("bin_fm", &Map::new());
-    assert!(e.status, "{e:?}");
-    let b64 = e.data.as_str().unwrap_or_default().to_string();
+    assert!(e.status(), "{e:?}");
+    let b64 = e.data().as_str().unwrap_or_default().to_string();
     let decoded = base64_decode(&b64);
     assert!(
         !String::from_utf8_lossy(&decoded).contains(numeric),
@@ -739,8 +739,8 @@ fn inserts_cannot_change_the_path_or_the_host() {
         );
     }
     let e = r.call_json("profile_ins", &obj(json!({"id": "%2e%2e"})));
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["url"], json!("/users/%252e%252e/profile"));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["url"], json!("/users/%252e%252e/profile"));
     for host in [
         ".attacker.example",
         "@attacker.example",
@@ -748,7 +748,7 @@ fn inserts_cannot_change_the_path_or_the_host() {
         ".attacker.example:80",
     ] {
         let e = r.call_json("bare_ins", &obj(json!({"id": host})));
-        assert!(!e.status, "{host}: {e:?}");
+        assert!(!e.status(), "{host}: {e:?}");
         assert!(message(&e).starts_with("E009 bare:"), "{host}: {e:?}");
         no_canary(&e, &logs);
     }
@@ -818,18 +818,18 @@ fn framing_headers_and_lenient_json() {
     let t = transport();
     let (r, _) = runner(&set, &t, opts(&[("low", &server.base)]));
     let e = r.call_json("framing_low", &Map::new());
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data["body"], json!(r#"{"a":1}"#));
-    let headers = e.data["headers"].to_string().to_lowercase();
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["body"], json!(r#"{"a":1}"#));
+    let headers = e.data()["headers"].to_string().to_lowercase();
     assert!(
         !headers.contains("evil.example") && !headers.contains("chunked"),
         "{headers}"
     );
     let e = r.call_json("deep_low", &Map::new());
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     let e = r.call_json("odd_low", &Map::new());
-    assert!(e.status, "{e:?}");
-    assert_eq!(e.data, json!({"big": null, "lone": "\u{FFFD}x"}));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(*e.data(), json!({"big": null, "lone": "\u{FFFD}x"}));
     drop(r);
     let _ = server.finish();
 }
@@ -873,7 +873,7 @@ fn a_schema_cannot_use_a_key_it_does_not_declare() {
     let t = transport();
     let (r, logs) = runner(&set, &t, opts(&[("thief", &server.base)]));
     let e = r.call_json("t_thief", &Map::new());
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     no_canary(&e, &logs);
     drop(r);
     let s = &server.finish()[0];
@@ -945,9 +945,12 @@ fn item06_product_credentials_are_never_server_parameters() {
         ("rb", "FLOWMCP_AUTH_TOKEN"),
         ("rc", "FLOWMCP_ROUTE_TOKENS"),
     ] {
-        assert!(set.server_params.get(name).is_none(), "{name} was resolved");
+        assert!(
+            set.server_params().get(name).is_none(),
+            "{name} was resolved"
+        );
         let e = r.call_json(&format!("t_{ns}"), &Map::new());
-        assert!(!e.status, "{e:?}");
+        assert!(!e.status(), "{e:?}");
         let m = message(&e);
         assert!(m.starts_with("E006 t: "), "{m}");
         assert!(m.contains(name), "{m}");
@@ -955,9 +958,9 @@ fn item06_product_credentials_are_never_server_parameters() {
         assert!(!m.contains("set it"), "{m}");
     }
     let e = r.call_json("t_pl", &Map::new());
-    assert!(e.status, "{e:?}");
+    assert!(e.status(), "{e:?}");
     assert_eq!(
-        e.data["said"],
+        e.data()["said"],
         json!("[redacted] [redacted] [redacted]"),
         "{e:?}"
     );

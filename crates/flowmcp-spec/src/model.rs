@@ -285,6 +285,18 @@ pub struct ResourceParameter {
     pub description: Option<String>,
 }
 
+impl ResourceParameter {
+    /// The role of `position.value` under `profile`, by the same rule as a tool parameter's
+    /// ([`Parameter::role`]).
+    pub fn role<'a>(&'a self, declared: &[String], profile: Profile) -> ParamRole<'a> {
+        crate::placeholder::param_role(
+            &self.position.value,
+            |k| declared.iter().any(|d| d == k),
+            profile,
+        )
+    }
+}
+
 /// A resource parameter's `position` block.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResourcePosition {

@@ -217,10 +217,7 @@ pub(super) fn load_unvalidated(
                     lists_note: None,
                 });
             }
-            Err(e) => problems.push(LoadProblem {
-                file: display,
-                message: e.to_string(),
-            }),
+            Err(e) => problems.push(LoadProblem::new(display, e.to_string())),
         }
     }
     Ok(Toolset::from_sources(sources, problems, &{
@@ -259,8 +256,8 @@ pub(super) fn jobs(
     only: Option<&str>,
     next_id: &mut u64,
 ) -> Vec<Vec<Job>> {
-    let mut groups: Vec<Vec<Job>> = set.schemas.iter().map(|_| Vec::new()).collect();
-    for (i, entry) in set.tools.iter().enumerate() {
+    let mut groups: Vec<Vec<Job>> = set.schemas().iter().map(|_| Vec::new()).collect();
+    for (i, entry) in set.tools().iter().enumerate() {
         let d = &entry.descriptor;
         let schema = set.schema_of(entry);
         let id = d.id.to_string();

@@ -128,7 +128,7 @@ impl Judge<'_> {
     pub(super) fn refused_leaks(&self, done: &Done) -> Vec<Leak> {
         let root = self
             .set
-            .tools
+            .tools()
             .get(done.job.tool)
             .and_then(|e| self.set.schema_of(e).main.root.as_deref())
             .and_then(|r| url::Url::parse(r).ok())
@@ -185,7 +185,7 @@ impl Judge<'_> {
         if r.side == Side::Foreign {
             return Some("the foreign server received a canary".into());
         }
-        let entry = self.set.tools.get(done.job.tool)?;
+        let entry = self.set.tools().get(done.job.tool)?;
         let schema = self.set.schema_of(entry);
         let ns = &schema.main.namespace;
         let param = self.param_of(hit);
@@ -242,7 +242,7 @@ impl Judge<'_> {
 
     /// The tool's ID and file.
     pub(super) fn names(&self, done: &Done) -> (String, String) {
-        match self.set.tools.get(done.job.tool) {
+        match self.set.tools().get(done.job.tool) {
             Some(e) => (
                 e.descriptor.id.to_string(),
                 self.set.schema_of(e).display.clone(),

@@ -289,7 +289,7 @@ fn worker(ctx: WorkerCtx, jobs: Receiver<Job>) {
         let ending = match result {
             Ok(env) => Ending::Returned {
                 envelope: env.to_json().to_string(),
-                status: env.status,
+                status: env.status(),
                 failure: env.failure().cloned(),
                 logs: logs.borrow_mut().split_off(0),
             },

@@ -50,20 +50,17 @@ pub(crate) fn sources(
         let loaded = load_file(path, &display, &Limits::default(), &settings);
         let Some(main_json) = loaded.exports.as_ref().and_then(|e| e.get("main")) else {
             if loaded.has_errors() {
-                problems.push(LoadProblem {
-                    file: display,
-                    message: format!("{:?}", loaded.diagnostics),
-                });
+                problems.push(LoadProblem::new(
+                    display,
+                    format!("{:?}", loaded.diagnostics),
+                ));
             }
             continue;
         };
         let main = match SchemaMain::from_json(main_json) {
             Ok(m) => m,
             Err(e) => {
-                problems.push(LoadProblem {
-                    file: display,
-                    message: e.to_string(),
-                });
+                problems.push(LoadProblem::new(display, e.to_string()));
                 continue;
             }
         };
@@ -101,7 +98,7 @@ pub(crate) fn load_files(
         built.env_override = Some(env);
         built
     });
-    assert!(set.problems.is_empty(), "{:?}", set.problems);
+    assert!(set.problems().is_empty(), "{:?}", set.problems());
     set
 }
 
