@@ -26,7 +26,6 @@ use flowmcp_spec::zod::{Primitive, ZOption, ZType};
 use serde_json::{Map, Value, json};
 
 use crate::request::RequestPlan;
-use crate::resource::QueryBinding;
 use crate::secret::ServerParams;
 
 /// Longest wire name (MCP tool-name limit).
@@ -179,6 +178,16 @@ impl Builtin {
             Builtin::DescribeTables => "describeTables",
         }
     }
+}
+
+/// Where the value for one `?` placeholder of a schema query comes from, decided when the
+/// query's descriptor is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum QueryBinding {
+    /// The caller's input of this key (its default when not given, `null` without one).
+    User(String),
+    /// This text, as written.
+    Fixed(String),
 }
 
 /// A tool as callers see it. Contains no server-parameter values. Made only when a toolset is

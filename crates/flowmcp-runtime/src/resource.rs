@@ -46,7 +46,9 @@ use flowmcp_spec::zod::{Options, Primitive, ZType};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use crate::descriptor::{Builtin, Kind, ToolDescriptor, UserParam, input_schema, wire_name};
+use crate::descriptor::{
+    Builtin, Kind, QueryBinding, ToolDescriptor, UserParam, input_schema, wire_name,
+};
 use crate::envelope::Coded;
 use crate::schema::LoadedSchema;
 use crate::transport::{HttpRequest, Method, Transport};
@@ -434,16 +436,6 @@ fn builtin_z(primitive: &str, options: &[&str]) -> ZType {
         primitive: Primitive::String,
         options: Options::default(),
     })
-}
-
-/// Where the value for one `?` placeholder of a schema query comes from, decided when the
-/// query's descriptor is built.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum QueryBinding {
-    /// The caller's input of this key (its default when not given, `null` without one).
-    User(String),
-    /// This text, as written.
-    Fixed(String),
 }
 
 /// The values bound to a schema query's `?` placeholders, in parameter order.
