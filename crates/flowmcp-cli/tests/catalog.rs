@@ -424,12 +424,23 @@ fn i28_5_a_copied_catalog_is_explained_and_index_rename_fixes_it() {
     copy_dir(&repo_root().join("examples/catalog"), &cat);
     let r = flowmcp(&["validate", "mycat"], &base);
     assert_eq!(r.code, 1, "{}", r.stdout);
+    // Issue #29, scope 3 (D74): the validator's help states the fix; the CLI adds its command.
     assert!(
         r.stdout.contains(
-            "help: set \"name\" to \"mycat\" with `flowmcp catalog index mycat --rename`"
+            "help: set \"name\" to \"mycat\", or name the directory \"catalog\"\n    \
+             run: `flowmcp catalog index mycat --rename` sets the name"
         ),
         "{}",
         r.stdout
+    );
+    let json = flowmcp(&["validate", "--format", "json", "mycat"], &base);
+    assert_eq!(json.code, 1, "{}", json.stdout);
+    assert!(
+        json.stdout
+            .contains("\"help\": \"set \\\"name\\\" to \\\"mycat\\\", or name the directory")
+            && !json.stdout.contains("flowmcp catalog"),
+        "{}",
+        json.stdout
     );
 
     let r = flowmcp(&["catalog", "index", "mycat"], &base);
