@@ -54,10 +54,11 @@ pub(crate) fn rejected(file: &str) -> String {
     format!("see `flowmcp validate {file}`")
 }
 
-/// What to add where a library cannot be loaded because no library directory is configured or
-/// a package is missing from it.
-pub(crate) const LIBS: &str = "set one with --libs DIR, FLOWMCP_LIBS or `libs` of the configuration; `flowmcp libs install` \
-     installs the catalog's libraries";
+/// What to add where a library a schema requires cannot be loaded because no library directory
+/// is configured or the package is not installed in it (the loader says which).
+pub(crate) const LIBS: &str = "a library the schema requires is not available: choose the \
+     library directory with --libs DIR, FLOWMCP_LIBS or `libs` of the configuration, and install \
+     the catalog's libraries into it with `flowmcp libs install`";
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
