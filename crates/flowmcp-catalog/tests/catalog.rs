@@ -687,7 +687,8 @@ fn i28_6_a_grading_list_root_is_a_directory_of_schemas_under_compat() {
     let problems = &c.toolset().problems;
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
-        problems[0].message.contains("--profile compat"),
+        problems[0].message.contains("the compat profile reads")
+            && !problems[0].message.contains("--profile"),
         "{problems:?}"
     );
     // The manifest's report says it once, not once per entry.

@@ -594,7 +594,8 @@ fn i28_6_a_grading_registry_is_read_as_a_directory_of_schemas_under_compat() {
     let message = problems[0]["message"].as_str().unwrap();
     assert!(named(problems[0]["file"].as_str().unwrap()), "{}", r.stdout);
     assert!(
-        message.contains("grading list") && message.contains("--profile compat"),
+        // Issue #29, scope 3 (D74): JSON carries the library's facts (the profile, not the flag).
+        message.contains("grading list") && message.contains("the compat profile reads"),
         "{message}"
     );
 
@@ -619,11 +620,20 @@ fn i28_6_a_grading_registry_is_read_as_a_directory_of_schemas_under_compat() {
         diagnostics[0]["help"]
             .as_str()
             .unwrap()
-            .contains("--profile compat"),
+            .contains("the compat profile reads"),
         "{}",
         r.stdout
     );
     assert!(!r.stdout.contains("CAT004"), "{}", r.stdout);
+    // Human output: the CLI adds its commands after the help (D74).
+    let r = flowmcp(&["validate", dir], &base);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("    run: `flowmcp catalog index ")
+            && r.stdout.contains("`flowmcp list --profile compat "),
+        "{}",
+        r.stdout
+    );
     // validate under compat: the schema files, and the one warning.
     let r = flowmcp(&["validate", "--profile", "compat", dir], &base);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
