@@ -10,7 +10,8 @@
 //! - `fuzz <target> [--secs N]` — run one cargo-fuzz target (nightly toolchain) and report.
 //! - `sweep <dir>` — call every tool of a catalog against a local echo upstream, hunting leaks.
 //! - `hack [--check]` — keep the workspace-hack crate's unified features complete.
-//! - `tidy` — crate edges, module cycles, registered codes, IDs formatted in one place, public-API budgets.
+//! - `tidy` — crate edges, module cycles, registered codes, IDs formatted in one place, public-API budgets,
+//!   no CLI wording in library texts.
 
 mod bench;
 mod bench_start;
@@ -57,7 +58,8 @@ fn main() -> ExitCode {
                  hack [--check]                                   keep crates/flowmcp-workspace-hack complete\n  \
                  {pad}(so tests, examples and xtask share one build of each dependency)\n  \
                  tidy                                             crate edges, module cycles, registered codes,\n  \
-                 {pad}IDs formatted in one place, public-API budgets\n  \
+                 {pad}IDs formatted in one place, public-API budgets,\n  \
+                 {pad}no CLI wording in library texts\n  \
                  clients                                          drive `flowmcp serve` with the Python mcp client\n  \
                  {pad}(stdio and HTTP; installs it into target/clients-venv)",
                 pad = " ".repeat(11)

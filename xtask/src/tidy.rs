@@ -16,6 +16,11 @@
 //!    `…/tool/…`, `…/resource/…`, `…/prompt/…`, `…/skill/…`, `…/selection/…` or `…/agent/…`.
 //! 5. **Public-API budget.** The names a crate's `lib.rs` exports at its root stay within the
 //!    budget of the crate table.
+//! 6. **CLI wording lives in the CLI.** No string literal in a library crate's product code (every
+//!    `flowmcp-*` crate but the CLI) tells the user to run a `flowmcp` command (`` `flowmcp … ``, or
+//!    `flowmcp` followed by one of the CLI's subcommands, read from the CLI's `enum Command`) or to
+//!    pass a command-line flag (`--word`): embedders have no `flowmcp` binary. The libraries state
+//!    facts; the CLI adds the advice (D74). Doc comments and test modules do not count.
 //!
 //! The crate table sits between `<!-- tidy:crates -->` and `<!-- /tidy:crates -->` in
 //! ARCHITECTURE.md: `| crate | may depend on | root names |`.
@@ -32,6 +37,18 @@ const HACK: &str = "flowmcp-workspace-hack";
 const ID_MODULE: &str = "crates/flowmcp-spec/src/id.rs";
 /// ID kinds whose `/kind/` segment marks a formatted ID.
 const ID_KINDS: [&str; 6] = ["tool", "resource", "prompt", "skill", "selection", "agent"];
+/// The CLI's crate: the one crate whose texts may name `flowmcp` commands and flags.
+const CLI: &str = "flowmcp-cli";
+/// The file of the CLI that declares its subcommands (`enum Command`).
+const CLI_COMMANDS: &str = "crates/flowmcp-cli/src/main.rs";
+/// Library literals that may keep CLI wording, each with its reason: the file, a piece of the
+/// literal's text, and why it stays.
+const CLI_WORDING_ALLOWED: [(&str, &str, &str); 1] = [(
+    "crates/flowmcp-catalog/src/prompts.rs",
+    "`flowmcp call {} --input '{}'`",
+    "the `{{tool:…:call}}` content placeholder renders, by definition (D47), the command line \
+     that calls the tool; it is prompt content the catalog's author asked for, not advice",
+)];
 
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
     if !args.is_empty() {
@@ -40,7 +57,9 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let root = workspace_root();
     let problems = check(&root)?;
     if problems.is_empty() {
-        println!("tidy: crate edges, module cycles, codes, IDs and public surfaces are in order");
+        println!(
+            "tidy: crate edges, module cycles, codes, IDs, public surfaces and CLI wording are in order"
+        );
         return Ok(());
     }
     for p in &problems {
@@ -55,7 +74,9 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
     let crates = workspace_crates(root)?;
     let mut problems = Vec::new();
     problems.extend(crate_edges(&table, &crates));
+    let commands = cli_commands(root)?;
     for krate in &crates {
+        let library = is_library(&krate.name);
         for dir in krate.source_dirs() {
             let files = rust_files(&dir)?;
             problems.extend(module_cycles(&krate.name, &dir, &files));
@@ -69,6 +90,9 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
                 problems.extend(code_literals(&at, product));
                 if at != ID_MODULE {
                     problems.extend(formatted_ids(&at, product));
+                }
+                if library {
+                    problems.extend(cli_wording(&at, product, &commands));
                 }
             }
         }
@@ -715,6 +739,123 @@ fn formatted_ids(file: &str, code: &str) -> Vec<String> {
     problems
 }
 
+/// Whether a workspace crate is a library whose texts must not carry CLI wording: every
+/// `flowmcp-*` crate but the CLI (xtask and the test crates are tools, not libraries).
+fn is_library(krate: &str) -> bool {
+    krate.starts_with("flowmcp-") && krate != CLI && krate != HACK
+}
+
+/// The CLI's subcommands (`validate`, `list-refs`, …): the variants of `enum Command` in its
+/// `main.rs`, in kebab case as clap names them.
+fn cli_commands(root: &Path) -> Result<BTreeSet<String>, String> {
+    let path = root.join(CLI_COMMANDS);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{CLI_COMMANDS}: {e}"))?;
+    let commands = command_names(&text);
+    if commands.is_empty() {
+        return Err(format!(
+            "{CLI_COMMANDS}: no `enum Command` with variants found"
+        ));
+    }
+    Ok(commands)
+}
+
+/// The variants of `enum Command` in `main`, in kebab case.
+pub(crate) fn command_names(main: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let Some(at) = main.find("enum Command {") else {
+        return out;
+    };
+    let body = &main[at + "enum Command {".len()..];
+    for line in body.lines() {
+        if line.starts_with('}') {
+            break;
+        }
+        let Some(rest) = line.strip_prefix("    ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            let mut kebab = String::new();
+            for (i, c) in name.chars().enumerate() {
+                if c.is_ascii_uppercase() && i > 0 {
+                    kebab.push('-');
+                }
+                kebab.push(c.to_ascii_lowercase());
+            }
+            out.insert(kebab);
+        }
+    }
+    out
+}
+
+/// A literal's text as the program sees it where a line ends in `\`: the line break and the next
+/// line's leading whitespace are not part of the string.
+fn joined(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\\\n") {
+        out.push_str(&rest[..at]);
+        rest = rest[at + 2..].trim_start();
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What in a literal's text is CLI wording: a `flowmcp` command or a command-line flag.
+pub(crate) fn cli_words(text: &str, commands: &BTreeSet<String>) -> Vec<String> {
+    let text = joined(text);
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("flowmcp ") {
+        let word: String = text[at + "flowmcp ".len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+            .collect();
+        let quoted = at > 0 && bytes[at - 1] == b'`';
+        let standalone = at == 0
+            || !(bytes[at - 1].is_ascii_alphanumeric()
+                || bytes[at - 1] == b'-'
+                || bytes[at - 1] == b'_');
+        if standalone && (quoted || commands.contains(&word)) {
+            out.push(format!("flowmcp {word}").trim_end().to_string());
+        }
+    }
+    for (at, _) in text.match_indices("--") {
+        let before_ok =
+            at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'-');
+        let flag: String = text[at + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
+            .collect();
+        if before_ok && flag.starts_with(|c: char| c.is_ascii_lowercase()) {
+            out.push(format!("--{flag}"));
+        }
+    }
+    out
+}
+
+/// String literals of a library's product code that tell the user to run a `flowmcp` command or
+/// pass a flag (check 6).
+fn cli_wording(file: &str, code: &str, commands: &BTreeSet<String>) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (line, text) in string_literals(code) {
+        for word in cli_words(&text, commands) {
+            let allowed = CLI_WORDING_ALLOWED
+                .iter()
+                .any(|(f, piece, _why)| *f == file && text.contains(piece));
+            if !allowed {
+                problems.push(format!(
+                    "{file}:{line}: `{word}` is CLI wording in a library text: state the fact here and let flowmcp-cli add the advice (D74)"
+                ));
+            }
+        }
+    }
+    problems
+}
+
 /// The names a `lib.rs` exports at its root: `pub use` items (each name of a group), `pub mod`,
 /// and root items declared `pub`.
 pub(crate) fn root_names(lib: &str) -> BTreeSet<String> {
@@ -836,6 +977,45 @@ mod tests {
         let problems = code_literals("x.rs", code);
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].starts_with("x.rs:1: NOPE123"), "{problems:?}");
+    }
+
+    /// Issue #29, scope 3 (D74): a library literal that tells the user to run a `flowmcp`
+    /// command or pass a flag is reported; facts, doc comments and test modules are not.
+    #[test]
+    fn i29_3_cli_wording_in_a_library_literal_is_reported() {
+        let commands: BTreeSet<String> = ["libs", "validate", "catalog"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let code = "/// Run `flowmcp validate x` (a doc comment).\n\
+                    const A: &str = \"no library directory (--libs DIR, `flowmcp libs install`)\";\n\
+                    fn f() -> String { format!(\"see flowmcp catalog index {d} \\\n   --rename\") }\n\
+                    const OK: &str = \"reserved for flowmcp itself; the compat profile reads it\";\n\
+                    const SQL: &str = \"-- a comment\";\n";
+        let problems = cli_wording("x.rs", product_part(code), &commands);
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert!(
+            problems[0].starts_with("x.rs:2: `flowmcp libs`"),
+            "{problems:?}"
+        );
+        assert!(problems[1].starts_with("x.rs:2: `--libs`"), "{problems:?}");
+        assert!(
+            problems[2].starts_with("x.rs:3: `flowmcp catalog`"),
+            "{problems:?}"
+        );
+        assert!(
+            problems[3].starts_with("x.rs:3: `--rename`"),
+            "{problems:?}"
+        );
+        let test_module = "#[cfg(test)]\nmod tests { const T: &str = \"`flowmcp validate`\"; }\n";
+        assert!(cli_wording("x.rs", product_part(test_module), &commands).is_empty());
+    }
+
+    #[test]
+    fn the_cli_commands_are_read_from_the_enum() {
+        let main = "enum Command {\n    /// Doc.\n    Validate(A),\n    ListRefs(B),\n    #[command(x)]\n    Hash(C),\n}\nenum Other {\n    Nope,\n}\n";
+        let names: Vec<String> = command_names(main).into_iter().collect();
+        assert_eq!(names, vec!["hash", "list-refs", "validate"]);
     }
 
     #[test]

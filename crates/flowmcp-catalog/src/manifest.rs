@@ -76,8 +76,8 @@ pub fn grading_list_note(served: bool) -> String {
         format!("warning: {WHAT}; the directory is read as a directory of schema files (compat)")
     } else {
         format!(
-            "{WHAT} (CAT001): nothing is served under the spec profile; --profile compat reads \
-             the directory as a directory of schema files"
+            "{WHAT} (CAT001): nothing is served under the spec profile; the compat profile \
+             reads the directory as a directory of schema files"
         )
     }
 }
@@ -551,6 +551,14 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    /// Issue #29, scope 3 (D74): the note names the profile, not the CLI's flag.
+    #[test]
+    fn i29_3_the_grading_list_note_names_no_cli_flag() {
+        let note = grading_list_note(false);
+        assert!(note.contains("the compat profile reads"), "{note}");
+        assert!(!note.contains("--profile"), "{note}");
     }
 
     #[test]

@@ -125,21 +125,13 @@ pub struct Rejected {
 }
 
 impl Rejected {
-    /// Why the tool cannot be called: the file, its error codes (or, when it cannot be loaded,
-    /// why) and the command that shows them, e.g.
-    /// ``providers/x.mjs has errors (VAL014, VAL033); see `flowmcp validate providers/x.mjs` ``.
+    /// Why the tool cannot be called: the file and its error codes (or, when it cannot be
+    /// loaded, why), e.g. `providers/x.mjs has errors (VAL014, VAL033)`. Facts only: how to see
+    /// the findings is the program's to say (the CLI adds ``see `flowmcp validate <file>` ``, D74).
     pub fn reason(&self) -> String {
         match &self.cause {
-            Some(cause) => format!(
-                "{} {cause}; see `flowmcp validate {}`",
-                self.file, self.file
-            ),
-            None => format!(
-                "{} has errors ({}); see `flowmcp validate {}`",
-                self.file,
-                code_list(&self.codes),
-                self.file
-            ),
+            Some(cause) => format!("{} {cause}", self.file),
+            None => format!("{} has errors ({})", self.file, code_list(&self.codes)),
         }
     }
 }

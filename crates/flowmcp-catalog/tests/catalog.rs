@@ -499,7 +499,9 @@ fn i28_7a_a_tool_of_a_file_that_cannot_be_loaded_says_which_file_and_why() {
         assert!(
             m.starts_with("E007 getPublicHolidays: not callable: ")
                 && m.contains("providers/holidaykit-net/public-holidays.mjs cannot be loaded: LDR003 at line 5, column 5: Syntax error")
-                && m.contains("see `flowmcp validate "),
+                // Issue #29, scope 3 (D74): the library states the facts; the CLI adds the
+                // command (`flowmcp call`), and the MCP wire text stays fact-only.
+                && !m.contains("flowmcp validate"),
             "{m}"
         );
     }
@@ -685,7 +687,8 @@ fn i28_6_a_grading_list_root_is_a_directory_of_schemas_under_compat() {
     let problems = &c.toolset().problems();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
-        problems[0].message.contains("--profile compat"),
+        problems[0].message.contains("the compat profile reads")
+            && !problems[0].message.contains("--profile"),
         "{problems:?}"
     );
     // The manifest's report says it once, not once per entry.

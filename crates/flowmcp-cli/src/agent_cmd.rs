@@ -298,7 +298,7 @@ pub(crate) fn agent_error(e: &flowmcp_agent::AgentError) -> String {
 pub(crate) fn activation_error(e: &flowmcp_catalog::ActivationError) -> String {
     use flowmcp_catalog::ActivationError as A;
     match e {
-        A::ManifestErrors { file, .. } => format!("{e}; see `flowmcp validate {file}`"),
+        A::ManifestErrors { file, .. } => format!("{e}; {}", crate::advice::rejected(file)),
         A::ResourceNotServed { .. } => format!("{e} (see `flowmcp list`)"),
         A::MissingServerParams { .. } => format!(
             "{e}\nSet the missing server parameters (environment, --env-file or the configuration) to activate the agent."

@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 = no errors, 1 = at least one error-level diagnostic, 2 = usage or I/O failure.
 
+mod advice;
 mod agent_cmd;
 mod catalog_cmd;
 mod config;
@@ -321,6 +322,7 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
                 HumanStyle {
                     color,
                     quiet: a.quiet,
+                    advice: Some(advice::validate),
                 },
             )
         }

@@ -544,6 +544,7 @@ pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
         }
     }
     let profile = profile_of(a.source.profile, &cfg);
+    let libraries = runner.libraries.clone();
     let catalog = open(&a.source, &[], false, &cfg, profile, transport, runner)?;
     let entry = catalog.find(&a.tool);
     if entry.is_none() && catalog.rejected(&a.tool).is_none() {
@@ -578,6 +579,30 @@ pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
     let text = serde_json::to_string_pretty(&envelope.to_json())
         .map_err(|e| format!("cannot print the envelope: {e}"))?;
     write_stdout(&format!("{text}\n"))?;
+    // A tool of a file with errors (E007, facts only): the command that shows the findings.
+    if entry.is_none()
+        && let Some(r) = catalog.rejected(&a.tool)
+    {
+        eprintln!("flowmcp: {}", crate::advice::rejected(&r.file));
+    }
+    // A library the schema requires that cannot be found (SEC103 in the envelope, facts only):
+    // how to choose the library directory and install into it.
+    if !envelope.status
+        && let Some(entry) = entry
+        && catalog
+            .toolset()
+            .schema_of(entry)
+            .main
+            .required_libraries
+            .iter()
+            .any(|name| {
+                libraries
+                    .as_ref()
+                    .is_none_or(|dir| dir.package_dir(name).is_err())
+            })
+    {
+        eprintln!("flowmcp: {}", crate::advice::LIBS);
+    }
     // A file-based database that does not exist yet: the command that creates it.
     if let Some(entry) = entry
         && envelope.code() == Some(Code::RES020)

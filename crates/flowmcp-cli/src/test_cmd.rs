@@ -139,9 +139,10 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
     if let Target::Primitive(id) = &what
         && !catalog.list().iter().any(|e| is_primitive(e, id))
     {
-        let why = catalog
-            .rejected(id)
-            .map_or_else(|| "not in the catalog".to_string(), |r| r.reason());
+        let why = catalog.rejected(id).map_or_else(
+            || "not in the catalog".to_string(),
+            |r| format!("{}; {}", r.reason(), crate::advice::rejected(&r.file)),
+        );
         return Err(format!("{id}: {why}"));
     }
     let wanted = |e: &ToolEntry| match (&what, &members) {

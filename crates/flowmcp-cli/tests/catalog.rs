@@ -424,12 +424,23 @@ fn i28_5_a_copied_catalog_is_explained_and_index_rename_fixes_it() {
     copy_dir(&repo_root().join("examples/catalog"), &cat);
     let r = flowmcp(&["validate", "mycat"], &base);
     assert_eq!(r.code, 1, "{}", r.stdout);
+    // Issue #29, scope 3 (D74): the validator's help states the fix; the CLI adds its command.
     assert!(
         r.stdout.contains(
-            "help: set \"name\" to \"mycat\" with `flowmcp catalog index mycat --rename`"
+            "help: set \"name\" to \"mycat\", or name the directory \"catalog\"\n    \
+             run: `flowmcp catalog index mycat --rename` sets the name"
         ),
         "{}",
         r.stdout
+    );
+    let json = flowmcp(&["validate", "--format", "json", "mycat"], &base);
+    assert_eq!(json.code, 1, "{}", json.stdout);
+    assert!(
+        json.stdout
+            .contains("\"help\": \"set \\\"name\\\" to \\\"mycat\\\", or name the directory")
+            && !json.stdout.contains("flowmcp catalog"),
+        "{}",
+        json.stdout
     );
 
     let r = flowmcp(&["catalog", "index", "mycat"], &base);
@@ -583,7 +594,8 @@ fn i28_6_a_grading_registry_is_read_as_a_directory_of_schemas_under_compat() {
     let message = problems[0]["message"].as_str().unwrap();
     assert!(named(problems[0]["file"].as_str().unwrap()), "{}", r.stdout);
     assert!(
-        message.contains("grading list") && message.contains("--profile compat"),
+        // Issue #29, scope 3 (D74): JSON carries the library's facts (the profile, not the flag).
+        message.contains("grading list") && message.contains("the compat profile reads"),
         "{message}"
     );
 
@@ -608,11 +620,20 @@ fn i28_6_a_grading_registry_is_read_as_a_directory_of_schemas_under_compat() {
         diagnostics[0]["help"]
             .as_str()
             .unwrap()
-            .contains("--profile compat"),
+            .contains("the compat profile reads"),
         "{}",
         r.stdout
     );
     assert!(!r.stdout.contains("CAT004"), "{}", r.stdout);
+    // Human output: the CLI adds its commands after the help (D74).
+    let r = flowmcp(&["validate", dir], &base);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("    run: `flowmcp catalog index ")
+            && r.stdout.contains("`flowmcp list --profile compat "),
+        "{}",
+        r.stdout
+    );
     // validate under compat: the schema files, and the one warning.
     let r = flowmcp(&["validate", "--profile", "compat", dir], &base);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);

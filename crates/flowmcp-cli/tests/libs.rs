@@ -384,6 +384,14 @@ fn a_native_addon_is_named_when_used_and_the_other_tools_still_run_under_compat(
         "{}",
         none.stdout
     );
+    // Issue #29, scope 3 (D74): the envelope states the fact; the CLI adds how to choose a
+    // library directory and install into it.
+    assert!(!none.stdout.contains("flowmcp libs"), "{}", none.stdout);
+    assert!(
+        none.stderr.contains("--libs DIR") && none.stderr.contains("`flowmcp libs install`"),
+        "{}",
+        none.stderr
+    );
 }
 
 #[test]

@@ -564,6 +564,15 @@ fn i28_7a_a_tool_of_a_file_with_a_syntax_error_names_the_file_and_why() {
             "{m}"
         );
         assert!(!run.stderr.contains("unknown tool"), "{}", run.stderr);
+        // Issue #29, scope 3 (D74): the envelope states the facts; the CLI adds, once, the
+        // command that shows the findings.
+        assert!(!m.contains("flowmcp validate"), "{m}");
+        assert!(
+            run.stderr.contains("flowmcp: see `flowmcp validate ")
+                && run.stderr.contains("providers/demo/demo.mjs`"),
+            "{}",
+            run.stderr
+        );
     }
 }
 

@@ -89,9 +89,9 @@ use crate::modules::{ENTRY_MODULE, LibLoader, LibResolver, ModuleState};
 const NATIVE_ADDON: &str =
     "it is a native addon (compiled code for Node), which cannot run in the sandbox";
 
-/// Why no library can be loaded without a library directory.
-const NO_DIRECTORY: &str =
-    "no library directory is configured (--libs DIR, FLOWMCP_LIBS, or `flowmcp libs install`)";
+/// Why no library can be loaded without a library directory (facts only: how to choose one is
+/// the embedding program's to say, D74).
+const NO_DIRECTORY: &str = "no library directory is configured";
 
 /// The maker of stand-ins for libraries that cannot be loaded (`js/stand_in.js`).
 const STAND_IN: &str = include_str!("js/stand_in.js");

@@ -107,7 +107,7 @@ pub enum LibError {
     #[error("the library directory {0} does not exist")]
     NoDirectory(PathBuf),
     /// A package is not installed in the library directory.
-    #[error("the package {package} is not installed in {dir} (flowmcp libs install)")]
+    #[error("the package {package} is not installed in {dir}")]
     NotInstalled {
         /// The package name.
         package: String,

@@ -360,11 +360,17 @@ fn unusable_libraries_are_named_with_the_reason() {
     let (package, message) = library_error(load(&["absent-lib"], Some(&dir), "(l) => 1"));
     assert_eq!(package, "absent-lib");
     assert!(message.contains("not installed"), "{message}");
+    // Issue #29, scope 3 (D74): facts only; the CLI adds its commands and flags.
+    assert!(
+        !message.contains("flowmcp libs") && !message.contains("--libs"),
+        "{message}"
+    );
     let (_, message) = library_error(load(&["throw-lib"], Some(&dir), "(l) => 1"));
     assert!(message.contains("broken at load"), "{message}");
     let (package, message) = library_error(load(&["esm-lib"], None, "(l) => 1"));
     assert_eq!(package, "esm-lib");
     assert!(message.contains("no library directory"), "{message}");
+    assert_eq!(message, "no library directory is configured", "{message}");
     let err = HostError::Library {
         package: "x".into(),
         message: "y".into(),

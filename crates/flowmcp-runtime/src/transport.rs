@@ -939,7 +939,7 @@ fn map_ureq_error(err: ureq::Error, url: &Url, shown: &str, limit: u64) -> Trans
                 ErrorKind::PermissionDenied => TransportError::RefusedUrl {
                     url: shown.to_string(),
                     reason: "the host is, or resolves to, a loopback, private or other non-public \
-                             address, which only an --upstream may name"
+                             address, which only an upstream set for the namespace may name"
                         .to_string(),
                 },
                 ErrorKind::TimedOut | ErrorKind::WouldBlock => {

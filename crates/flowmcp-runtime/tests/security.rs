@@ -257,6 +257,12 @@ fn compat_fetch_keeps_secrets_at_home() {
         assert!(!e.status(), "{e:?}");
         assert!(message(&e).contains("E009"), "{e:?}");
         assert!(message(&e).contains("non-public address"), "{e:?}");
+        // Issue #29, scope 3 (D74): the runtime names the setting, not a CLI flag.
+        assert!(
+            message(&e).contains("which only an upstream set for the namespace may name")
+                && !message(&e).contains("--upstream"),
+            "{e:?}"
+        );
     }
     for l in logs.borrow().iter() {
         assert!(!l.contains("sec-4e1f"), "{l}");

@@ -316,7 +316,7 @@ fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunRe
     });
     let mut targets: Vec<Target> = Vec::new();
     if let Some(reg) = registry.as_ref().and_then(Value::as_object) {
-        check_top_level(reg, dir, display, canon_dir.as_deref(), &mut c);
+        check_top_level(reg, dir, canon_dir.as_deref(), &mut c);
         for section in Section::ALL {
             check_section(
                 section,
@@ -413,7 +413,9 @@ fn read_registry(dir: &Path, opts: &Options, c: &mut Collector<'_>) -> Option<St
                 Code::CAT001,
                 None,
                 format!("{REGISTRY_FILE} not found in the catalog directory"),
-                Some("create it with `flowmcp catalog index <dir>`".into()),
+                Some(format!(
+                    "create {REGISTRY_FILE}, the manifest that lists the catalog's files"
+                )),
             );
             return None;
         }
@@ -483,9 +485,9 @@ fn grading_list_found(c: &mut Collector<'_>) {
              catalog manifest (chapter 15)"
         ),
         Some(
-            "under --profile compat flowmcp reads such a directory as a directory of schema \
-             files (`flowmcp list --profile compat <dir>`); or validate the schema files \
-             themselves, or give a directory whose registry.json is a catalog manifest"
+            "the compat profile reads such a directory as a directory of schema files; or \
+             validate the schema files themselves, or give a directory whose registry.json is a \
+             catalog manifest"
                 .into(),
         ),
     );
@@ -583,7 +585,6 @@ fn required_string<'v>(
 fn check_top_level(
     reg: &Map<String, Value>,
     dir: &Path,
-    display: &str,
     canon_dir: Option<&Path>,
     c: &mut Collector<'_>,
 ) {
@@ -605,8 +606,7 @@ fn check_top_level(
                     shown(&Value::String(name.to_string()))
                 ),
                 Some(format!(
-                    "set \"name\" to \"{dir_name}\" with `flowmcp catalog index {display} \
-                     --rename`, or name the directory {}",
+                    "set \"name\" to \"{dir_name}\", or name the directory {}",
                     shown(&Value::String(name.to_string()))
                 )),
             );
@@ -1119,7 +1119,7 @@ fn check_schema_entry(
                     Value::from(actual.clone()),
                     Value::from(listed.into_iter().collect::<Vec<_>>())
                 ),
-                Some("update the entry with `flowmcp catalog index <dir>`".into()),
+                Some("update the manifest entry from the schema file".into()),
             );
         }
     }
@@ -1137,7 +1137,7 @@ fn check_schema_entry(
                     "does not export"
                 }
             ),
-            Some("update the entry with `flowmcp catalog index <dir>`".into()),
+            Some("update the manifest entry from the schema file".into()),
         );
     }
 }
@@ -1260,7 +1260,8 @@ fn check_content_hash(reg: &Map<String, Value>, targets: &[Target], c: &mut Coll
                 "Does not match the referenced files: expected \"{expected}\" (found \"{found}\")"
             ),
             Some(
-                "a referenced file changed since the hash was written; re-validate, then update it with `flowmcp catalog index <dir>`"
+                "a referenced file changed since the hash was written; re-validate, then \
+                 recompute the contentHash over the referenced files"
                     .into(),
             ),
         );
@@ -1299,7 +1300,7 @@ fn check_orphans(tree: &[String], targets: &[Target], c: &mut Collector<'_>) {
             Code::CAT006,
             None,
             format!("File \"{rel}\" is in the catalog but not listed in {REGISTRY_FILE}"),
-            Some("list it with `flowmcp catalog index <dir>`, or remove it".into()),
+            Some(format!("list it in {REGISTRY_FILE}, or remove it")),
         );
     }
 }

@@ -339,6 +339,32 @@ fn rendered_fail_fixtures_snapshot() {
     }
 }
 
+/// Issue #29, scope 3 (D74): the validator's help texts state the action in the
+/// specification's terms and name no `flowmcp` command or flag (a program that embeds the
+/// validator has no `flowmcp` CLI; the CLI adds its commands when it renders).
+#[test]
+fn i29_3_no_help_text_names_a_cli_command_or_flag() {
+    let mut seen = 0;
+    for f in load_fixtures() {
+        let report = run(&f);
+        for d in &report.diagnostics {
+            let Some(help) = &d.help else {
+                continue;
+            };
+            seen += 1;
+            assert!(
+                !help.contains("`flowmcp ")
+                    && !help.contains("flowmcp catalog")
+                    && !help.contains(" --"),
+                "{}: {} help names the CLI: {help}",
+                display_name(&f),
+                d.code
+            );
+        }
+    }
+    assert!(seen > 10, "only {seen} help texts seen");
+}
+
 #[test]
 fn fifty_mib_file_is_ldr002() {
     let dir = std::env::temp_dir().join(format!("flowmcp-ldr002-{}", std::process::id()));

@@ -14,7 +14,17 @@ pub struct HumanStyle {
     pub color: bool,
     /// Print only errors (and the footer).
     pub quiet: bool,
+    /// The program's own advice for a diagnostic that has a help text, printed on a line of its
+    /// own after the help (`    run: …`). A diagnostic's help states the action in the
+    /// specification's terms; how to do it with a particular program (the `flowmcp` CLI names its
+    /// commands) is that program's to say (D74). `None`: no such line. The JSON and SARIF
+    /// renderers never add it.
+    pub advice: Option<Advice>,
 }
+
+/// Advice for one diagnostic (see [`HumanStyle::advice`]): called only for diagnostics with a
+/// help text; `None` when the program has nothing to add.
+pub type Advice = fn(&Diagnostic) -> Option<String>;
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -33,8 +43,14 @@ pub fn counts_line(c: &Counts) -> String {
     s
 }
 
-/// One diagnostic as `CODE severity file[:line:col] [json.path]: message`.
+/// One diagnostic as `CODE severity file[:line:col] [json.path]: message`, with its help on a
+/// line of its own.
 pub fn diagnostic_line(d: &Diagnostic, color: bool) -> String {
+    advised_line(d, color, None)
+}
+
+/// [`diagnostic_line`] with the program's advice after the help ([`HumanStyle::advice`]).
+fn advised_line(d: &Diagnostic, color: bool, advice: Option<Advice>) -> String {
     let mut out = String::new();
     let (on, off) = if color {
         let c = match d.severity {
@@ -62,6 +78,9 @@ pub fn diagnostic_line(d: &Diagnostic, color: bool) -> String {
     out.push_str(&escape_controls(&d.message));
     if let Some(h) = &d.help {
         out.push_str(&format!("\n    help: {}", escape_controls(h)));
+        if let Some(a) = advice.and_then(|advice| advice(d)) {
+            out.push_str(&format!("\n    run: {}", escape_controls(&a)));
+        }
     }
     out
 }
@@ -101,7 +120,7 @@ pub fn human(reports: &[FileReport], style: HumanStyle) -> String {
             if style.quiet && d.severity != Severity::Error {
                 continue;
             }
-            out.push_str(&diagnostic_line(d, style.color));
+            out.push_str(&advised_line(d, style.color, style.advice));
             out.push('\n');
         }
     }
@@ -161,5 +180,45 @@ mod tests {
             }),
             "2 errors, 1 warning, 1 info"
         );
+    }
+
+    fn advice(d: &Diagnostic) -> Option<String> {
+        (d.code == flowmcp_spec::Code::CAT006).then(|| "`tool index`".to_string())
+    }
+
+    /// Issue #29, scope 3 (D74): the program's advice follows the help on a line of its own,
+    /// only when asked for and only where there is a help.
+    #[test]
+    fn i29_3_the_programs_advice_follows_the_help() {
+        let d = Diagnostic {
+            code: flowmcp_spec::Code::CAT006,
+            variant: None,
+            severity: Severity::Warning,
+            message: "File \"x.mjs\" is not listed".into(),
+            file: Some("c/registry.json".into()),
+            line: None,
+            column: None,
+            pointer: None,
+            path: None,
+            help: Some("list it in registry.json, or remove it".into()),
+        };
+        let report = FileReport::new("c/registry.json", "catalog", vec![d.clone()]);
+        let plain = human(std::slice::from_ref(&report), HumanStyle::default());
+        assert!(!plain.contains("run:"), "{plain}");
+        let style = HumanStyle {
+            advice: Some(advice),
+            ..HumanStyle::default()
+        };
+        let advised = human(std::slice::from_ref(&report), style);
+        assert!(
+            advised.contains(
+                "    help: list it in registry.json, or remove it\n    run: `tool index`\n"
+            ),
+            "{advised}"
+        );
+        let mut bare = d;
+        bare.help = None;
+        let report = FileReport::new("c/registry.json", "catalog", vec![bare]);
+        assert!(!human(&[report], style).contains("run:"));
     }
 }

@@ -325,8 +325,8 @@ fn descriptor(info: &'static RuleInfo, profile: Profile) -> ReportingDescriptor 
         help: MultiformatMessage {
             text: format!(
                 "{summary}. {defined} ({origin}). Severity: {spec} under profile spec, \
-                 {compat} under profile compat. Change it with `--rule {code}=LEVEL` or \
-                 \"rules\": {{\"{code}\": LEVEL}} in .flowmcp/config.json. See {doc}.",
+                 {compat} under profile compat; a run can set another severity for {code}. \
+                 See {doc}.",
                 summary = info.summary.trim_end_matches('.'),
                 origin = origin_text(info.origin),
                 spec = info.spec,
@@ -334,9 +334,8 @@ fn descriptor(info: &'static RuleInfo, profile: Profile) -> ReportingDescriptor 
             ),
             markdown: format!(
                 "{summary}.\n\n{defined_md} ({origin}). Severity: **{spec}** under profile \
-                 `spec`, **{compat}** under profile `compat`.\n\nChange it with `--rule {code}=LEVEL` \
-                 or `\"rules\": {{\"{code}\": \"off\"}}` in `.flowmcp/config.json`. \
-                 See [{doc}]({uri}).",
+                 `spec`, **{compat}** under profile `compat`; a run can set another severity for \
+                 {code}. See [{doc}]({uri}).",
                 summary = info.summary.trim_end_matches('.'),
                 origin = origin_text(info.origin),
                 spec = info.spec,

@@ -869,7 +869,7 @@ pub(super) fn val087_schema_hash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         return;
     };
     let expected = hash::schema_hash(main);
-    let help = Some("`flowmcp hash <file>` prints the value".to_string());
+    let help = Some("set it to the hash recomputed from `main`".to_string());
     let path = main_path("schemaHash");
     match value {
         Value::String(s) if *s == expected => {}
