@@ -587,7 +587,7 @@ pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
     }
     // A library the schema requires that cannot be found (SEC103 in the envelope, facts only):
     // how to choose the library directory and install into it.
-    if !envelope.status
+    if !envelope.status()
         && let Some(entry) = entry
         && catalog
             .toolset()
