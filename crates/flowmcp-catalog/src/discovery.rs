@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use flowmcp_spec::lists::{ListRegistry, ListScope};
 use flowmcp_spec::{FileReport, Profile, RuleSettings};
 use flowmcp_validate::Options;
+
+use crate::results::{Key, Recorder, ResultCache, hash_dir, options_fingerprint};
 use flowmcp_validate::lists::{display_dir, find_lists_dir, load_dir, search_start};
 
 /// A registry, loaded by the first thread that asks for it.
@@ -39,6 +41,10 @@ pub struct ListDiscovery {
     walks: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
     /// `_lists/` directory and profile → its registry (loaded on first use).
     registries: Mutex<HashMap<(PathBuf, Profile), Arc<Slot>>>,
+    /// Where [`ListDiscovery::validate_file`] keeps and finds its reports, if anywhere.
+    results: Option<Arc<ResultCache>>,
+    /// `_lists/` directory → the hash of its files (part of a result's key), computed once.
+    list_hashes: Mutex<HashMap<PathBuf, Option<[u8; 32]>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -49,6 +55,15 @@ impl ListDiscovery {
     /// An empty cache.
     pub fn new() -> ListDiscovery {
         ListDiscovery::default()
+    }
+
+    /// The same, with [`ListDiscovery::validate_file`] reading and writing reports in `results`
+    /// (a file whose bytes, lists, options and file checks are unchanged is not validated again).
+    pub fn with_results(results: Arc<ResultCache>) -> ListDiscovery {
+        ListDiscovery {
+            results: Some(results),
+            ..ListDiscovery::default()
+        }
     }
 
     /// The `_lists/` directory the file at `file` sees (each directory is walked once).
@@ -94,9 +109,73 @@ impl ListDiscovery {
     /// Validates the file at `path` (named `display` in diagnostics) with the shared lists it sees,
     /// and with the file checks of `flowmcp-resources` when `opts` gives none.
     pub fn validate_file(&self, path: &Path, display: &str, opts: &Options) -> FileReport {
+        if let Some(results) = &self.results
+            && let Some(report) = self.validate_cached(results, path, display, opts)
+        {
+            return report;
+        }
         let scope = self.scope_for(path, display, opts);
         let opts = on_disk(opts);
         flowmcp_validate::validate_file(path, display, &scope, &opts)
+    }
+
+    /// The hash of the `_lists/` directory `dir` ([`hash_dir`]), computed once.
+    fn lists_hash(&self, dir: &Path) -> Option<[u8; 32]> {
+        if let Some(h) = lock(&self.list_hashes).get(dir) {
+            return *h;
+        }
+        let h = hash_dir(dir);
+        lock(&self.list_hashes).insert(dir.to_path_buf(), h);
+        h
+    }
+
+    /// [`ListDiscovery::validate_file`] through `results`: the report stored under the key of
+    /// exactly the bytes read here, or the validation of those bytes, stored. `None` when the file
+    /// cannot be read whole within the limit (the uncached path reports why).
+    fn validate_cached(
+        &self,
+        results: &ResultCache,
+        path: &Path,
+        display: &str,
+        opts: &Options,
+    ) -> Option<FileReport> {
+        let size = std::fs::metadata(path).ok()?.len();
+        if size > opts.limits.max_file_bytes {
+            return None;
+        }
+        let bytes = std::fs::read(path).ok()?;
+        let canonical = std::fs::canonicalize(path).ok()?;
+        let lists = match self.lists_dir_for(path) {
+            Some(dir) => Some(self.lists_hash(&dir)?),
+            None => None,
+        };
+        let key = Key::new(
+            &options_fingerprint(opts),
+            lists.as_ref(),
+            path,
+            &canonical,
+            display,
+            &bytes,
+        );
+        let opts = on_disk(opts).into_owned();
+        let checks = opts.files.clone()?;
+        if let Some(report) = results.get(&key, checks.as_ref()) {
+            return Some(report);
+        }
+        let recorder = Arc::new(Recorder::new(checks));
+        let mut recorded = opts;
+        recorded.files = Some(recorder.clone());
+        let scope = self.scope_for(path, display, &recorded);
+        let loaded = flowmcp_loader::load_file_bytes(
+            path,
+            display,
+            bytes,
+            &recorded.limits,
+            &recorded.settings,
+        );
+        let report = flowmcp_validate::validate_loaded_in(loaded, &recorded, &scope, Some(path));
+        results.put(&key, recorder.asked(), &report);
+        Some(report)
     }
 }
 

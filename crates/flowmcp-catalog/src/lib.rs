@@ -70,6 +70,7 @@ mod open;
 pub mod primitives;
 pub mod prompts;
 mod reload;
+pub mod results;
 pub mod reverse;
 pub mod testing;
 

@@ -13,4 +13,5 @@ mod catalog;
 mod inline;
 mod prompts;
 mod resources;
+mod results;
 mod testing;

@@ -150,6 +150,11 @@ struct ValidateArgs {
     /// Memory limit for evaluating one file, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = (Limits::default().memory_bytes >> 20) as u64)]
     memory_mib: u64,
+    /// Validate every file afresh: neither read nor write the result cache
+    /// (`<cache dir>/.results/`, where a file whose bytes, shared lists, options and checked
+    /// files are unchanged keeps its report; `flowmcp cache clear` empties it).
+    #[arg(long)]
+    no_cache: bool,
 }
 
 #[derive(Args, Debug)]
@@ -287,7 +292,15 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
         let catalog = flowmcp_catalog::Catalog::open(d, &copts).map_err(|e| e.to_string())?;
         reports.extend(catalog.reports().iter().cloned());
     }
-    let discovery = flowmcp_catalog::ListDiscovery::new();
+    let results = if a.no_cache {
+        None
+    } else {
+        run_cmd::result_cache(&cfg).map(std::sync::Arc::new)
+    };
+    let discovery = match &results {
+        Some(r) => flowmcp_catalog::ListDiscovery::with_results(std::sync::Arc::clone(r)),
+        None => flowmcp_catalog::ListDiscovery::new(),
+    };
     let file_reports: Vec<_> = files
         .par_iter()
         .map(|f| {
@@ -302,16 +315,29 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
         b.finish_and_clear();
     }
     reports.extend(file_reports);
+    if let Some(r) = &results
+        && r.stats().stored > 0
+        && let Err(e) = r.trim()
+    {
+        eprintln!(
+            "flowmcp: the result cache {} could not be trimmed: {e}",
+            r.dir().display()
+        );
+    }
 
     let report = Report::new(profile, reports);
     if std::env::var_os("FLOWMCP_STATS").is_some() {
+        let cached = results.as_ref().map(|r| r.stats()).unwrap_or_default();
         eprintln!(
-            "flowmcp: {} files in {:.1} ms, peak RSS {}",
+            "flowmcp: {} files in {:.1} ms, peak RSS {}, result cache {} hits, {} misses, {} stored",
             report.files,
             started.elapsed().as_secs_f64() * 1000.0,
             peak_rss()
                 .map(|kb| format!("{} KiB", kb))
-                .unwrap_or_else(|| "unknown".into())
+                .unwrap_or_else(|| "unknown".into()),
+            cached.hits,
+            cached.misses,
+            cached.stored
         );
     }
     let text = match a.format {

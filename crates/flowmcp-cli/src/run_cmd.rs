@@ -287,9 +287,9 @@ enum CacheCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Remove cached responses (all, or one namespace). Only files that parse as entries this
-    /// program wrote, at the place their own key gives, are removed; anything else is kept and
-    /// counted.
+    /// Remove cached responses (all, or one namespace) and, without a namespace, the validation
+    /// result cache. Only files that parse as entries this program wrote, at the place their own
+    /// key gives, are removed; anything else is kept and counted.
     Clear {
         /// Only this namespace.
         namespace: Option<String>,
@@ -511,9 +511,19 @@ pub(crate) fn print_problems(catalog: &Catalog) {
 /// The preload cache: `dir` (`--cache-dir`), else `cacheDir` of the configuration, else
 /// `~/.flowmcp/cache`.
 fn cache_of(dir: Option<PathBuf>, cfg: &Config) -> Option<Cache> {
+    cache_base(dir, cfg).map(Cache::new)
+}
+
+/// The user's flowmcp cache directory: `dir` if given, else the user configuration's `cacheDir`,
+/// else `~/.flowmcp/cache` (the project's configuration cannot move it).
+fn cache_base(dir: Option<PathBuf>, cfg: &Config) -> Option<PathBuf> {
     dir.or_else(|| cfg.cache_dir.clone())
         .or_else(|| cfg.home.as_ref().map(|h| h.join(".flowmcp").join("cache")))
-        .map(Cache::new)
+}
+
+/// The validation result cache in the user's flowmcp cache directory, if there is one.
+pub(crate) fn result_cache(cfg: &Config) -> Option<flowmcp_catalog::results::ResultCache> {
+    cache_base(None, cfg).map(flowmcp_catalog::results::ResultCache::new)
 }
 
 pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
@@ -882,6 +892,13 @@ pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
                         flowmcp_spec::diagnostic::display_path(p)
                     ));
                 }
+            }
+            if namespace.is_none() {
+                let results = flowmcp_catalog::results::ResultCache::new(cache.base());
+                let removed = results
+                    .clear()
+                    .map_err(|e| format!("{}: {e}", results.dir().display()))?;
+                out.push_str(&format!("removed {removed} cached validation results\n"));
             }
             write_stdout(&out)?;
         }

@@ -481,3 +481,45 @@ fn i28_7h_without_a_catalog_a_directory_that_is_not_one_is_refused_in_one_line()
     assert!(run.stdout.contains("ping_keyed"), "{}", run.stdout);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Issue #30, scope 1: `validate` keeps each file's report in the result cache of the user's
+/// cache directory; the second run reads them, the output is byte for byte the one `--no-cache`
+/// gives, and `flowmcp cache clear` empties it.
+#[test]
+fn i30_1_validate_reads_unchanged_files_from_the_result_cache() {
+    let home = temp_dir("results-home");
+    let env = [("HOME", home.to_str().unwrap()), ("FLOWMCP_STATS", "1")];
+    let dir = fixtures().join("VAL014");
+    let dir = dir.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["validate", "--format", "json", dir];
+        args.extend_from_slice(extra);
+        common::flowmcp_env(&args, &repo_root(), &env)
+    };
+    let first = run(&[]);
+    assert!(first.stderr.contains("0 hits"), "{}", first.stderr);
+    let second = run(&[]);
+    assert!(second.stderr.contains(" 0 misses"), "{}", second.stderr);
+    assert!(!second.stderr.contains(" 0 hits"), "{}", second.stderr);
+    let fresh = run(&["--no-cache"]);
+    assert!(
+        fresh.stderr.contains("0 hits, 0 misses, 0 stored"),
+        "{}",
+        fresh.stderr
+    );
+    assert_eq!(first.stdout, fresh.stdout);
+    assert_eq!(second.stdout, fresh.stdout);
+    assert_eq!((first.code, second.code), (fresh.code, fresh.code));
+
+    let results = home.join(".flowmcp/cache/.results");
+    assert!(results.is_dir());
+    let cleared = common::flowmcp_env(&["cache", "clear"], &repo_root(), &env);
+    assert_eq!(cleared.code, 0, "{}", cleared.stderr);
+    assert!(
+        cleared.stdout.contains("cached validation results"),
+        "{}",
+        cleared.stdout
+    );
+    let third = run(&[]);
+    assert!(third.stderr.contains("0 hits"), "{}", third.stderr);
+}

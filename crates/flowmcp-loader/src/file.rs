@@ -107,17 +107,7 @@ pub fn load_file(
     let mut c = Collector::new(settings, Some(display.to_string()));
     let bytes = match read_capped(path, limits.max_file_bytes) {
         Ok(b) => b,
-        Err(ReadError::TooLarge(size)) => {
-            c.emit(
-                Code::LDR002,
-                None,
-                format!(
-                    "File is {size} bytes; the limit is {} bytes",
-                    limits.max_file_bytes
-                ),
-            );
-            return finish(display, None, FileKind::Unknown, None, c);
-        }
+        Err(ReadError::TooLarge(size)) => return too_large(display, size, limits, c),
         Err(ReadError::Io(e)) => {
             // An unreadable file is reported as LDR001 (it cannot be read as UTF-8 text).
             c.emit(Code::LDR001, None, format!("File cannot be read: {e}"));
@@ -125,6 +115,35 @@ pub fn load_file(
         }
     };
     load_bytes(path, display, bytes, limits, c)
+}
+
+/// [`load_file`] of `bytes` the caller has already read from `path` (e.g. to hash exactly what is
+/// validated): the same checks, in the same order, with the same findings.
+pub fn load_file_bytes(
+    path: &Path,
+    display: &str,
+    bytes: Vec<u8>,
+    limits: &Limits,
+    settings: &RuleSettings,
+) -> LoadedFile {
+    let c = Collector::new(settings, Some(display.to_string()));
+    if bytes.len() as u64 > limits.max_file_bytes {
+        return too_large(display, bytes.len() as u64, limits, c);
+    }
+    load_bytes(path, display, bytes, limits, c)
+}
+
+/// LDR002: the file is larger than the limit; nothing of it is read further.
+fn too_large(display: &str, size: u64, limits: &Limits, mut c: Collector<'_>) -> LoadedFile {
+    c.emit(
+        Code::LDR002,
+        None,
+        format!(
+            "File is {size} bytes; the limit is {} bytes",
+            limits.max_file_bytes
+        ),
+    );
+    finish(display, None, FileKind::Unknown, None, c)
 }
 
 /// Loads in-memory `source` as if it were the file at `path`.
@@ -137,17 +156,7 @@ pub fn load_source(
 ) -> LoadedFile {
     let c = Collector::new(settings, Some(display.to_string()));
     if source.len() as u64 > limits.max_file_bytes {
-        let mut c = c;
-        c.emit(
-            Code::LDR002,
-            None,
-            format!(
-                "File is {} bytes; the limit is {} bytes",
-                source.len(),
-                limits.max_file_bytes
-            ),
-        );
-        return finish(display, None, FileKind::Unknown, None, c);
+        return too_large(display, source.len() as u64, limits, c);
     }
     load_text(path, display, source.to_string(), limits, c)
 }

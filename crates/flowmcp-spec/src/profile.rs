@@ -1,6 +1,6 @@
 //! Profiles and per-rule overrides.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
@@ -44,10 +44,11 @@ impl FromStr for Profile {
     }
 }
 
-/// Per-rule overrides, as given with `--rule CODE=LEVEL` or in the config file. An override applies to
+/// Per-rule overrides, as given with `--rule CODE=LEVEL` or in the config file (kept in code order,
+/// so that their `Debug` text is the same from run to run). An override applies to
 /// every variant of the code.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Overrides(HashMap<Code, Level>);
+pub struct Overrides(BTreeMap<Code, Level>);
 
 impl Overrides {
     pub fn new() -> Self {

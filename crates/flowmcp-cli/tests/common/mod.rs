@@ -41,11 +41,21 @@ pub(crate) fn path_with_flowmcp() -> String {
     }
 }
 
+/// The home directory the binary sees unless a test gives its own: one per test process, so that
+/// nothing a run writes in the user's directories (the result cache, the preload cache) lands in
+/// the real home, and nothing from the real home's configuration changes a test.
+pub(crate) fn test_home() -> PathBuf {
+    let home = std::env::temp_dir().join(format!("flowmcp-test-home-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&home);
+    home
+}
+
 /// As [`flowmcp`], with extra environment variables.
 pub(crate) fn flowmcp_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
     let mut child = Command::new(binary())
         .args(args)
         .current_dir(cwd)
+        .env("HOME", test_home())
         .envs(env.iter().copied())
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())

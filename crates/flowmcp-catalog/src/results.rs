@@ -1,0 +1,491 @@
+//! A content-addressed cache of per-file validation results, so that validating an unchanged file
+//! again costs a hash and a small read instead of a scan, an evaluation and every rule.
+//!
+//! **The key** of an entry is the SHA-256 of everything the file's report depends on:
+//!
+//! - the build (`FLOWMCP_BUILD_ID`, made by this crate's build script from the sources of every
+//!   crate a validation runs through and `Cargo.lock`);
+//! - the validation options as a whole (profile, rule overrides, limits, allowed libraries, the home
+//!   directory and resources variable, whether positions are wanted);
+//! - the file's path, its canonical path and the name diagnostics give it;
+//! - the bytes of every file in the `_lists/` directory the file sees (their names and contents);
+//! - the file's own bytes.
+//!
+//! Checks that look at other files (a database beside a schema, the seal of a GTFS database) are
+//! asked through [`FileChecks`]; their questions and answers are kept with the entry and asked
+//! again when it is read: a different answer makes the entry a miss.
+//!
+//! **Entries are never trusted.** An entry is read only through its key: a file at the key's place
+//! whose stored key differs, that does not parse, or that names a rule variant this build does
+//! not know is ignored (and validation runs as if there were none). Entries are written whole
+//! (temporary file, then rename) and the cache is bounded ([`ResultCache::with_max_bytes`]; the
+//! oldest entries go first, [`ResultCache::trim`]). [`ResultCache::clear`] removes only files this
+//! cache wrote.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use flowmcp_spec::diagnostic::{JsonPath, Seg};
+use flowmcp_spec::files::FileChecks;
+use flowmcp_spec::gtfs::{Seal, SealError};
+use flowmcp_spec::{Code, Diagnostic, FileReport, Severity};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The layout of the entries; a new one starts in a new directory.
+const FORMAT: &str = "v1";
+
+/// The default bound of the cache's size on disk.
+pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
+
+/// The identity of this build (see the module documentation).
+const BUILD_ID: &str = env!("FLOWMCP_BUILD_ID");
+
+/// A directory of per-file validation results (see the [module documentation](self)).
+///
+/// Shared by the threads that validate: lookups and writes need only `&self`.
+#[derive(Debug)]
+pub struct ResultCache {
+    dir: PathBuf,
+    max_bytes: u64,
+    hits: AtomicUsize,
+    misses: AtomicUsize,
+    stored: AtomicUsize,
+}
+
+/// What a cache did in a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CacheStats {
+    /// Reports read from the cache.
+    pub hits: usize,
+    /// Files validated because no usable entry was there.
+    pub misses: usize,
+    /// Entries written.
+    pub stored: usize,
+}
+
+impl ResultCache {
+    /// The cache under `base`, the user's flowmcp cache directory (entries go to
+    /// `<base>/.results/`, beside and hidden from the preload cache's namespaces).
+    pub fn new(base: impl AsRef<Path>) -> ResultCache {
+        ResultCache {
+            dir: base.as_ref().join(".results").join(FORMAT),
+            max_bytes: DEFAULT_MAX_BYTES,
+            hits: AtomicUsize::new(0),
+            misses: AtomicUsize::new(0),
+            stored: AtomicUsize::new(0),
+        }
+    }
+
+    /// Bounds the entries' total size ([`ResultCache::trim`] enforces it).
+    pub fn with_max_bytes(mut self, max_bytes: u64) -> ResultCache {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// Where the entries are.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Hits, misses and writes so far.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            stored: self.stored.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Removes every entry this cache wrote (files named `<sha-256>.json` in its two-letter
+    /// directories that parse as an entry of that key, and the directories once empty); anything
+    /// else is left alone. Returns how many entries were removed.
+    pub fn clear(&self) -> std::io::Result<usize> {
+        let mut removed = 0;
+        for (path, _, _) in self.entries()? {
+            if std::fs::remove_file(&path).is_ok() {
+                removed += 1;
+            }
+        }
+        self.remove_empty_dirs();
+        Ok(removed)
+    }
+
+    /// Removes the oldest entries until the rest fit the size bound.
+    pub fn trim(&self) -> std::io::Result<()> {
+        let mut entries = self.entries()?;
+        let mut total: u64 = entries.iter().map(|(_, size, _)| size).sum();
+        if total <= self.max_bytes {
+            return Ok(());
+        }
+        entries.sort_by_key(|(_, _, modified)| *modified);
+        for (path, size, _) in entries {
+            if total <= self.max_bytes {
+                break;
+            }
+            if std::fs::remove_file(&path).is_ok() {
+                total = total.saturating_sub(size);
+            }
+        }
+        self.remove_empty_dirs();
+        Ok(())
+    }
+
+    /// The entries on disk: path, size, modification time.
+    fn entries(&self) -> std::io::Result<Vec<(PathBuf, u64, std::time::SystemTime)>> {
+        let mut out = Vec::new();
+        let top = match std::fs::read_dir(&self.dir) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+            Err(e) => return Err(e),
+        };
+        for sub in top.flatten() {
+            let name = sub.file_name();
+            let is_shard = name.len() == 2
+                && name.to_str().is_some_and(is_lower_hex)
+                && sub.file_type().is_ok_and(|t| t.is_dir());
+            if !is_shard {
+                continue;
+            }
+            let Ok(files) = std::fs::read_dir(sub.path()) else {
+                continue;
+            };
+            for f in files.flatten() {
+                let name = f.file_name();
+                let Some(stem) = name
+                    .to_str()
+                    .and_then(|n| n.strip_suffix(".json"))
+                    .filter(|stem| stem.len() == 64 && is_lower_hex(stem))
+                else {
+                    continue;
+                };
+                let Ok(meta) = f.metadata() else {
+                    continue;
+                };
+                // Ours: a regular file that parses as an entry of the key its name gives.
+                let ours = meta.is_file()
+                    && std::fs::read(f.path())
+                        .ok()
+                        .and_then(|b| serde_json::from_slice::<Entry>(&b).ok())
+                        .is_some_and(|e| e.key == stem);
+                if ours {
+                    let modified = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
+                    out.push((f.path(), meta.len(), modified));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn remove_empty_dirs(&self) {
+        if let Ok(top) = std::fs::read_dir(&self.dir) {
+            for sub in top.flatten() {
+                // `remove_dir` removes only an empty directory.
+                let _ = std::fs::remove_dir(sub.path());
+            }
+        }
+    }
+
+    /// The stored report for `key`, if there is one whose file checks still answer the same.
+    pub(crate) fn get(&self, key: &Key, checks: &dyn FileChecks) -> Option<FileReport> {
+        let found = self.read(key, checks);
+        let counter = if found.is_some() {
+            &self.hits
+        } else {
+            &self.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    fn read(&self, key: &Key, checks: &dyn FileChecks) -> Option<FileReport> {
+        let bytes = std::fs::read(self.path(key)).ok()?;
+        let entry: Entry = serde_json::from_slice(&bytes).ok()?;
+        if entry.key != key.hex {
+            return None;
+        }
+        if !entry.checks.iter().all(|c| c.still_holds(checks)) {
+            return None;
+        }
+        let diagnostics = entry
+            .diagnostics
+            .into_iter()
+            .map(StoredDiagnostic::restore)
+            .collect::<Option<Vec<_>>>()?;
+        Some(FileReport::new(entry.file, entry.kind, diagnostics))
+    }
+
+    /// Stores `report` under `key` with the file checks it asked; a failure to write only means
+    /// the next run validates the file again.
+    pub(crate) fn put(&self, key: &Key, checks: Vec<Check>, report: &FileReport) {
+        let entry = Entry {
+            key: key.hex.clone(),
+            checks,
+            file: report.file.clone(),
+            kind: report.kind.clone(),
+            diagnostics: report
+                .diagnostics
+                .iter()
+                .map(StoredDiagnostic::of)
+                .collect(),
+        };
+        let Ok(text) = serde_json::to_vec(&entry) else {
+            return;
+        };
+        let path = self.path(key);
+        if let Some(parent) = path.parent()
+            && std::fs::create_dir_all(parent).is_ok()
+            && flowmcp_loader::edit::write_atomic(&path, &text).is_ok()
+        {
+            self.stored.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn path(&self, key: &Key) -> PathBuf {
+        self.dir
+            .join(&key.hex[..2])
+            .join(format!("{}.json", key.hex))
+    }
+}
+
+fn is_lower_hex(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The hash of a directory's regular files (names and bytes, in name order): what a `_lists/`
+/// directory gives the files that see it. `None` when it cannot be read (then nothing is cached).
+pub(crate) fn hash_dir(dir: &Path) -> Option<[u8; 32]> {
+    let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .collect();
+    files.sort();
+    let mut h = Sha256::new();
+    for (name, path) in files {
+        let bytes = std::fs::read(&path).ok()?;
+        part(&mut h, name.as_bytes());
+        part(&mut h, &bytes);
+    }
+    Some(h.finalize().into())
+}
+
+/// Feeds one length-prefixed part to a hash, so that parts cannot run into each other.
+fn part(h: &mut Sha256, bytes: &[u8]) {
+    h.update((bytes.len() as u64).to_le_bytes());
+    h.update(bytes);
+}
+
+/// The key of one file's report: the SHA-256 of everything it depends on, in hex.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Key {
+    hex: String,
+}
+
+impl Key {
+    /// The key for the file at `path` (canonical path `canonical`, named `display`) with `bytes`,
+    /// validated with options whose fingerprint is `options` and seeing the lists whose hash is
+    /// `lists` (`None`: it sees none).
+    pub(crate) fn new(
+        options: &[u8; 32],
+        lists: Option<&[u8; 32]>,
+        path: &Path,
+        canonical: &Path,
+        display: &str,
+        bytes: &[u8],
+    ) -> Key {
+        let mut h = Sha256::new();
+        part(&mut h, b"flowmcp-result");
+        part(&mut h, FORMAT.as_bytes());
+        part(&mut h, BUILD_ID.as_bytes());
+        part(&mut h, options);
+        match lists {
+            Some(l) => part(&mut h, l),
+            None => part(&mut h, b""),
+        }
+        part(&mut h, path.as_os_str().as_encoded_bytes());
+        part(&mut h, canonical.as_os_str().as_encoded_bytes());
+        part(&mut h, display.as_bytes());
+        part(&mut h, bytes);
+        let digest: [u8; 32] = h.finalize().into();
+        Key {
+            hex: digest.iter().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
+}
+
+/// The fingerprint of validation options: every field, with the file checks left out (they are
+/// asked again on every read instead).
+pub(crate) fn options_fingerprint(opts: &flowmcp_validate::Options) -> [u8; 32] {
+    let mut plain = opts.clone();
+    plain.files = None;
+    let mut h = Sha256::new();
+    part(&mut h, format!("{plain:?}").as_bytes());
+    h.finalize().into()
+}
+
+/// One question a validation asked through [`FileChecks`], with its answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "ask", rename_all = "camelCase")]
+pub(crate) enum Check {
+    InlineDatabase {
+        dir: PathBuf,
+        name: String,
+        present: Option<bool>,
+    },
+    GtfsSeal {
+        db: PathBuf,
+        answer: String,
+    },
+}
+
+impl Check {
+    fn still_holds(&self, checks: &dyn FileChecks) -> bool {
+        match self {
+            Check::InlineDatabase { dir, name, present } => {
+                checks.inline_database_present(dir, name) == *present
+            }
+            Check::GtfsSeal { db, answer } => seal_text(&checks.gtfs_seal(db)) == *answer,
+        }
+    }
+}
+
+fn seal_text(r: &Result<Seal, SealError>) -> String {
+    format!("{r:?}")
+}
+
+/// [`FileChecks`] that records every question and answer of one file's validation.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    inner: Arc<dyn FileChecks>,
+    asked: Mutex<Vec<Check>>,
+}
+
+impl Recorder {
+    pub(crate) fn new(inner: Arc<dyn FileChecks>) -> Recorder {
+        Recorder {
+            inner,
+            asked: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The questions asked so far, each once.
+    pub(crate) fn asked(&self) -> Vec<Check> {
+        self.asked.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn note(&self, check: Check) {
+        let mut asked = self.asked.lock().unwrap_or_else(|p| p.into_inner());
+        if !asked.contains(&check) {
+            asked.push(check);
+        }
+    }
+}
+
+impl FileChecks for Recorder {
+    fn inline_database_present(&self, schema_dir: &Path, name: &str) -> Option<bool> {
+        let present = self.inner.inline_database_present(schema_dir, name);
+        self.note(Check::InlineDatabase {
+            dir: schema_dir.to_path_buf(),
+            name: name.to_string(),
+            present,
+        });
+        present
+    }
+
+    fn gtfs_seal(&self, db: &Path) -> Result<Seal, SealError> {
+        let answer = self.inner.gtfs_seal(db);
+        self.note(Check::GtfsSeal {
+            db: db.to_path_buf(),
+            answer: seal_text(&answer),
+        });
+        answer
+    }
+}
+
+/// An entry on disk.
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    key: String,
+    checks: Vec<Check>,
+    file: String,
+    kind: String,
+    diagnostics: Vec<StoredDiagnostic>,
+}
+
+/// A diagnostic as stored: its code and variant by name, its pointer as segments.
+#[derive(Serialize, Deserialize)]
+struct StoredDiagnostic {
+    code: String,
+    variant: Option<String>,
+    severity: Severity,
+    message: String,
+    file: Option<String>,
+    line: Option<u32>,
+    column: Option<u32>,
+    pointer: Option<Vec<StoredSeg>>,
+    path: Option<String>,
+    help: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum StoredSeg {
+    Index(usize),
+    Key(String),
+}
+
+impl StoredDiagnostic {
+    fn of(d: &Diagnostic) -> StoredDiagnostic {
+        StoredDiagnostic {
+            code: d.code.as_str().to_string(),
+            variant: d.variant.map(str::to_string),
+            severity: d.severity,
+            message: d.message.clone(),
+            file: d.file.clone(),
+            line: d.line,
+            column: d.column,
+            pointer: d.pointer.as_ref().map(|p| {
+                p.segments()
+                    .into_iter()
+                    .map(|s| match s {
+                        Seg::Key(k) => StoredSeg::Key(k),
+                        Seg::Index(i) => StoredSeg::Index(i),
+                    })
+                    .collect()
+            }),
+            path: d.path.clone(),
+            help: d.help.clone(),
+        }
+    }
+
+    /// The diagnostic again; `None` when the code or variant is not one this build knows.
+    fn restore(self) -> Option<Diagnostic> {
+        let code = Code::parse(&self.code)?;
+        let variant = match &self.variant {
+            Some(v) => Some(code.info().variant(v)?.name),
+            None => None,
+        };
+        Some(Diagnostic {
+            code,
+            variant,
+            severity: self.severity,
+            message: self.message,
+            file: self.file,
+            line: self.line,
+            column: self.column,
+            pointer: self.pointer.map(|segs| {
+                JsonPath::from_segments(segs.into_iter().map(|s| match s {
+                    StoredSeg::Key(k) => Seg::Key(k),
+                    StoredSeg::Index(i) => Seg::Index(i),
+                }))
+            }),
+            path: self.path,
+            help: self.help,
+        })
+    }
+}

@@ -1,0 +1,227 @@
+//! The validation result cache (issue #30, scope 1): a report read from the cache is the report a
+//! fresh validation gives, and every input it depends on — the file's bytes, its shared lists, the
+//! options, the files its checks look at — makes a changed input validate afresh.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use flowmcp_catalog::ListDiscovery;
+use flowmcp_catalog::results::ResultCache;
+use flowmcp_catalog::validate::{FileReport, Options, Profile};
+
+/// A copy of the example catalog and an empty cache directory, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("flowmcp-results-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        copy_dir(&crate::common::examples(), &dir.join("cat"));
+        std::fs::create_dir_all(dir.join("cache")).unwrap();
+        Scratch(dir)
+    }
+    fn file(&self, rel: &str) -> PathBuf {
+        self.0.join("cat").join(rel)
+    }
+    fn edit(&self, rel: &str, from: &str, to: &str) {
+        let path = self.file(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{rel} has no {from:?}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    }
+    fn cache(&self) -> Arc<ResultCache> {
+        Arc::new(ResultCache::new(self.0.join("cache")))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// Validates `rel` through a fresh discovery with `cache` (`None`: no cache).
+fn validate(
+    s: &Scratch,
+    rel: &str,
+    opts: &Options,
+    cache: Option<&Arc<ResultCache>>,
+) -> FileReport {
+    let discovery = match cache {
+        Some(c) => ListDiscovery::with_results(Arc::clone(c)),
+        None => ListDiscovery::new(),
+    };
+    discovery.validate_file(&s.file(rel), rel, opts)
+}
+
+fn codes(r: &FileReport) -> Vec<&str> {
+    r.diagnostics.iter().map(|d| d.code.as_str()).collect()
+}
+
+const HOLIDAYS: &str = "providers/holidaykit-net/public-holidays.mjs";
+const COUNTRIES: &str = "providers/atlasdata-org/countries.mjs";
+
+#[test]
+fn i30_1_a_cached_report_is_the_fresh_one_and_every_input_counts() {
+    let s = Scratch::new("inputs");
+    let opts = Options::new(Profile::Spec);
+    let cache = s.cache();
+
+    // First run fills, second run reads; both equal a validation without the cache.
+    let fresh = validate(&s, HOLIDAYS, &opts, None);
+    assert_eq!(validate(&s, HOLIDAYS, &opts, Some(&cache)), fresh);
+    assert_eq!(cache.stats().stored, 1);
+    let again = validate(&s, HOLIDAYS, &opts, Some(&cache));
+    assert_eq!(again, fresh);
+    assert_eq!(cache.stats().hits, 1, "the second run reads the entry");
+    assert_eq!(
+        serde_json::to_string(&again).unwrap(),
+        serde_json::to_string(&fresh).unwrap(),
+        "the JSON is byte for byte the same"
+    );
+
+    // One byte of the file: a 3.x version.
+    s.edit(HOLIDAYS, "version: '4.2.0'", "version: '3.2.0'");
+    let changed = validate(&s, HOLIDAYS, &opts, Some(&cache));
+    assert_eq!(changed, validate(&s, HOLIDAYS, &opts, None));
+    assert!(codes(&changed).contains(&"VAL014"), "{:?}", codes(&changed));
+    s.edit(HOLIDAYS, "version: '3.2.0'", "version: '4.2.0'");
+    assert_eq!(validate(&s, HOLIDAYS, &opts, Some(&cache)), fresh);
+
+    // One byte of a shared list the schema uses: the list is renamed away.
+    s.edit(
+        "_lists/countries.mjs",
+        "name: 'countries'",
+        "name: 'countriez'",
+    );
+    let listless = validate(&s, HOLIDAYS, &opts, Some(&cache));
+    assert_eq!(listless, validate(&s, HOLIDAYS, &opts, None));
+    assert_ne!(listless, fresh, "the missing list is reported");
+    s.edit(
+        "_lists/countries.mjs",
+        "name: 'countriez'",
+        "name: 'countries'",
+    );
+    assert_eq!(validate(&s, HOLIDAYS, &opts, Some(&cache)), fresh);
+
+    // A rule override: the version rule made an info.
+    s.edit(HOLIDAYS, "version: '4.2.0'", "version: '3.2.0'");
+    let mut relaxed = opts.clone();
+    relaxed
+        .settings
+        .overrides
+        .set(flowmcp_catalog::Code::VAL014, flowmcp_spec::Level::Info);
+    let warm = validate(&s, HOLIDAYS, &opts, Some(&cache));
+    let overridden = validate(&s, HOLIDAYS, &relaxed, Some(&cache));
+    assert_eq!(overridden, validate(&s, HOLIDAYS, &relaxed, None));
+    assert_ne!(overridden, warm, "the override changes the severity");
+}
+
+#[test]
+fn i30_1_a_file_a_check_looked_at_counts_too() {
+    let s = Scratch::new("checks");
+    let opts = Options::new(Profile::Spec);
+    let cache = s.cache();
+    let present = validate(&s, COUNTRIES, &opts, Some(&cache));
+    assert!(
+        !codes(&present).contains(&"RES020"),
+        "{:?}",
+        codes(&present)
+    );
+    // The inline database and the SQL it is built from go away: RES020, though the schema's
+    // bytes did not change.
+    for f in ["atlasdata-org-countries.db", "atlasdata-org-countries.sql"] {
+        std::fs::remove_file(s.file("providers/atlasdata-org/resources").join(f)).unwrap();
+    }
+    let missing = validate(&s, COUNTRIES, &opts, Some(&cache));
+    assert_eq!(missing, validate(&s, COUNTRIES, &opts, None));
+    assert!(codes(&missing).contains(&"RES020"), "{:?}", codes(&missing));
+}
+
+#[test]
+fn i30_1_corrupt_and_foreign_entries_are_ignored_and_clear_removes_only_entries() {
+    let s = Scratch::new("corrupt");
+    let opts = Options::new(Profile::Spec);
+    let cache = s.cache();
+    let fresh = validate(&s, HOLIDAYS, &opts, Some(&cache));
+    let entries: Vec<PathBuf> = walk(cache.dir());
+    assert_eq!(entries.len(), 1);
+    let entry = &entries[0];
+
+    // A corrupt entry: validation runs again and gives the same report.
+    std::fs::write(entry, b"{ not json").unwrap();
+    assert_eq!(validate(&s, HOLIDAYS, &opts, Some(&cache)), fresh);
+    // A foreign entry at the key's place (another key inside, another report): ignored.
+    let text = std::fs::read_to_string(entry).unwrap();
+    let other = "0".repeat(64);
+    let key = entry.file_stem().unwrap().to_str().unwrap().to_string();
+    let foreign = text.replace(&key, &other).replace(
+        "\"diagnostics\":[",
+        "\"diagnostics\":[{\"code\":\"VAL014\",\"severity\":\"error\",\"message\":\"planted\"},",
+    );
+    std::fs::write(entry, foreign).unwrap();
+    let read = validate(&s, HOLIDAYS, &opts, Some(&cache));
+    assert_eq!(read, fresh);
+    assert!(!read.diagnostics.iter().any(|d| d.message == "planted"));
+    // The same entry under its own key is believed: the key is the whole defence, so the test
+    // shows the planted finding is what such an entry would give.
+    let planted = text.replace(
+        "\"diagnostics\":[",
+        "\"diagnostics\":[{\"code\":\"VAL014\",\"severity\":\"error\",\"message\":\"planted\"},",
+    );
+    std::fs::write(entry, planted).unwrap();
+    let believed = validate(&s, HOLIDAYS, &opts, Some(&cache));
+    assert!(believed.diagnostics.iter().any(|d| d.message == "planted"));
+
+    // `clear` removes the entries and nothing else: not another file, not even one named like an
+    // entry.
+    let stranger = cache.dir().join("notes.txt");
+    std::fs::write(&stranger, "mine").unwrap();
+    let lookalike = cache
+        .dir()
+        .join("ab")
+        .join(format!("ab{}.json", "c".repeat(62)));
+    std::fs::create_dir_all(lookalike.parent().unwrap()).unwrap();
+    std::fs::write(&lookalike, "{\"mine\": true}").unwrap();
+    assert_eq!(cache.clear().unwrap(), 1);
+    assert_eq!(walk(cache.dir()), vec![lookalike.clone()]);
+    assert!(stranger.is_file());
+}
+
+#[test]
+fn i30_1_trim_keeps_the_cache_within_its_bound() {
+    let s = Scratch::new("trim");
+    let opts = Options::new(Profile::Spec);
+    let cache = Arc::new(ResultCache::new(s.0.join("cache")).with_max_bytes(1));
+    validate(&s, HOLIDAYS, &opts, Some(&cache));
+    validate(&s, COUNTRIES, &opts, Some(&cache));
+    assert_eq!(walk(cache.dir()).len(), 2);
+    cache.trim().unwrap();
+    assert!(walk(cache.dir()).is_empty());
+}
+
+/// The entry files under `dir` (`<2 hex>/<64 hex>.json`).
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for sub in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if sub.file_type().unwrap().is_dir() {
+            for f in std::fs::read_dir(sub.path()).unwrap().flatten() {
+                out.push(f.path());
+            }
+        }
+    }
+    out
+}
