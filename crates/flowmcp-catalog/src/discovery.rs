@@ -9,7 +9,9 @@ use flowmcp_spec::lists::{ListRegistry, ListScope};
 use flowmcp_spec::{FileReport, Profile, RuleSettings};
 use flowmcp_validate::Options;
 
-use crate::results::{Key, Recorder, ResultCache, hash_dir, options_fingerprint};
+use flowmcp_loader::LoadedFile;
+
+use crate::results::{Key, Purpose, Recorder, ResultCache, hash_dir, options_fingerprint};
 use flowmcp_validate::lists::{display_dir, find_lists_dir, load_dir, search_start};
 
 /// A registry, loaded by the first thread that asks for it.
@@ -110,7 +112,8 @@ impl ListDiscovery {
     /// and with the file checks of `flowmcp-resources` when `opts` gives none.
     pub fn validate_file(&self, path: &Path, display: &str, opts: &Options) -> FileReport {
         if let Some(results) = &self.results
-            && let Some(report) = self.validate_cached(results, path, display, opts)
+            && let Some(Cached::Report(report)) =
+                self.cached(results, Purpose::Report, path, display, opts)
         {
             return report;
         }
@@ -129,16 +132,39 @@ impl ListDiscovery {
         h
     }
 
-    /// [`ListDiscovery::validate_file`] through `results`: the report stored under the key of
-    /// exactly the bytes read here, or the validation of those bytes, stored. `None` when the file
-    /// cannot be read whole within the limit (the uncached path reports why).
-    fn validate_cached(
+    /// Loads and validates the file at `path` (named `display`) for a catalog: the loaded file
+    /// as validation left it (its exports, for the tools), and its report. Through the result
+    /// cache when there is one.
+    pub(crate) fn load_validated(
         &self,
-        results: &ResultCache,
         path: &Path,
         display: &str,
         opts: &Options,
-    ) -> Option<FileReport> {
+    ) -> (LoadedFile, FileReport) {
+        if let Some(results) = &self.results
+            && let Some(Cached::File(loaded, report)) =
+                self.cached(results, Purpose::CatalogFile, path, display, opts)
+        {
+            return (*loaded, report);
+        }
+        let mut loaded = flowmcp_loader::load_file(path, display, &opts.limits, &opts.settings);
+        let scope = self.scope_for(path, display, opts);
+        let report = flowmcp_validate::validate_loaded_mut(&mut loaded, opts, &scope, Some(path));
+        (loaded, report)
+    }
+
+    /// [`ListDiscovery::validate_file`] or [`ListDiscovery::load_validated`] through `results`:
+    /// what is stored under the key of exactly the bytes read here, or the validation of those
+    /// bytes, stored. `None` when the file cannot be read whole within the limit (the uncached
+    /// path reports why).
+    fn cached(
+        &self,
+        results: &ResultCache,
+        purpose: Purpose,
+        path: &Path,
+        display: &str,
+        opts: &Options,
+    ) -> Option<Cached> {
         let size = std::fs::metadata(path).ok()?.len();
         if size > opts.limits.max_file_bytes {
             return None;
@@ -150,6 +176,7 @@ impl ListDiscovery {
             None => None,
         };
         let key = Key::new(
+            purpose,
             &options_fingerprint(opts),
             lists.as_ref(),
             path,
@@ -159,24 +186,51 @@ impl ListDiscovery {
         );
         let opts = on_disk(opts).into_owned();
         let checks = opts.files.clone()?;
-        if let Some(report) = results.get(&key, checks.as_ref()) {
-            return Some(report);
+        match purpose {
+            Purpose::Report => {
+                if let Some(report) = results.get(&key, checks.as_ref()) {
+                    return Some(Cached::Report(report));
+                }
+            }
+            Purpose::CatalogFile => {
+                let source = std::str::from_utf8(&bytes).ok().map(str::to_string);
+                if let Some((report, loaded)) =
+                    results.get_file(&key, checks.as_ref(), display, source)
+                {
+                    return Some(Cached::File(Box::new(loaded), report));
+                }
+            }
         }
         let recorder = Arc::new(Recorder::new(checks));
         let mut recorded = opts;
         recorded.files = Some(recorder.clone());
         let scope = self.scope_for(path, display, &recorded);
-        let loaded = flowmcp_loader::load_file_bytes(
+        let mut loaded = flowmcp_loader::load_file_bytes(
             path,
             display,
             bytes,
             &recorded.limits,
             &recorded.settings,
         );
-        let report = flowmcp_validate::validate_loaded_in(loaded, &recorded, &scope, Some(path));
-        results.put(&key, recorder.asked(), &report);
-        Some(report)
+        let report =
+            flowmcp_validate::validate_loaded_mut(&mut loaded, &recorded, &scope, Some(path));
+        Some(match purpose {
+            Purpose::Report => {
+                results.put(&key, recorder.asked(), &report, None);
+                Cached::Report(report)
+            }
+            Purpose::CatalogFile => {
+                results.put(&key, recorder.asked(), &report, Some(&loaded));
+                Cached::File(Box::new(loaded), report)
+            }
+        })
     }
+}
+
+/// What [`ListDiscovery::cached`] gives for each purpose.
+enum Cached {
+    Report(FileReport),
+    File(Box<LoadedFile>, FileReport),
 }
 
 /// `validation` for files on disk: with the file checks of `flowmcp-resources`

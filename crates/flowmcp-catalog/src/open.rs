@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::discovery::{ListDiscovery, on_disk};
 use flowmcp_loader::HandlersExport;
-use flowmcp_loader::{FileKind, LoadedFile, load_file};
+use flowmcp_loader::{FileKind, LoadedFile};
 use flowmcp_runtime::Envelope;
 use flowmcp_runtime::{
     LoadProblem, SchemaSource, ToolEntry, ToolNames, Toolset, ToolsetOptions,
@@ -55,6 +55,21 @@ pub struct CatalogOptions {
     /// the memory of a second copy of every schema; without it a reload reads every file again
     /// and a broken file's tools go away.
     pub reloadable: bool,
+    /// Where to keep and find each file's validation and exports
+    /// ([`ResultCache`](crate::results::ResultCache)); `None` (the default) validates every file
+    /// afresh. A file whose bytes, shared lists, options and checked files are unchanged is then
+    /// not evaluated nor validated again; what the catalog makes of it is the same.
+    pub results: Option<Arc<crate::results::ResultCache>>,
+}
+
+impl CatalogOptions {
+    /// A discovery of shared lists for one opening, with the result cache when there is one.
+    pub(crate) fn discovery(&self) -> ListDiscovery {
+        match &self.results {
+            Some(r) => ListDiscovery::with_results(Arc::clone(r)),
+            None => ListDiscovery::new(),
+        }
+    }
 }
 
 impl CatalogOptions {
@@ -1003,9 +1018,8 @@ pub(crate) fn read_stamped(
 ) -> ReadFile {
     let display = display_path(path);
     let v = &opts.validation;
-    let mut loaded = load_file(path, &display, &v.limits, &v.settings);
+    let (loaded, report) = discovery.load_validated(path, &display, v);
     let scope = discovery.scope_for(path, &display, v);
-    let report = flowmcp_validate::validate_loaded_mut(&mut loaded, v, &scope, Some(path));
     let part = Part::of(&relative(root, path), &loaded);
     let good = report.counts.errors == 0;
     let callable = if loaded.kind == FileKind::Agent {
@@ -1036,7 +1050,7 @@ pub(crate) fn read_stamped(
 /// Single files, in parallel, each with the lists found walking up from it (one discovery, so
 /// files in the same folder share the lookup).
 fn read_files(root: &Path, paths: &[PathBuf], opts: &CatalogOptions) -> Contents {
-    let discovery = ListDiscovery::new();
+    let discovery = opts.discovery();
     let mut files: Vec<ReadFile> = paths
         .par_iter()
         .map(|p| read_one(root, p, opts, &discovery))
@@ -1111,7 +1125,7 @@ fn common_dir(files: &[PathBuf]) -> Option<PathBuf> {
 /// A directory without a manifest: every `.mjs` file under it (`_lists/` aside), in parallel.
 fn read_tree(dir: &Path, opts: &CatalogOptions) -> Result<Contents, CatalogError> {
     let (paths, problems) = tree_files(dir)?;
-    let discovery = ListDiscovery::new();
+    let discovery = opts.discovery();
     Ok(Contents {
         files: paths
             .par_iter()

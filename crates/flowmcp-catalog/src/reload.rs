@@ -9,7 +9,6 @@ use flowmcp_spec::FileReport;
 use rayon::prelude::*;
 
 use crate::CatalogError;
-use crate::discovery::ListDiscovery;
 use crate::open::{
     Callable, Catalog, Contents, Origin, ReadFile, Stamp, manifest_stamps, read_stamped, stamp,
     tree_files,
@@ -119,7 +118,7 @@ impl Catalog {
             // The manifest or a shared list changed: everything is read again.
             Catalog::open(&self.root, opts)?.into_parts()
         } else {
-            let discovery = ListDiscovery::new();
+            let discovery = opts.discovery();
             let files = now
                 .files
                 .par_iter()

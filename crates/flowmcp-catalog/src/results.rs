@@ -26,6 +26,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use flowmcp_loader::eval::{Exports, HandlersExport};
+use flowmcp_loader::{FileKind, LoadedFile, PathItem, Unserializable, UnserializableKind};
 use flowmcp_spec::diagnostic::{JsonPath, Seg};
 use flowmcp_spec::files::FileChecks;
 use flowmcp_spec::gtfs::{Seal, SealError};
@@ -190,6 +192,29 @@ impl ResultCache {
 
     /// The stored report for `key`, if there is one whose file checks still answer the same.
     pub(crate) fn get(&self, key: &Key, checks: &dyn FileChecks) -> Option<FileReport> {
+        self.get_entry(key, checks).map(|(report, _)| report)
+    }
+
+    /// The stored report and loaded file for `key` (a catalog's file, named `display`, whose text
+    /// is `source`), if there is such an entry whose file checks still answer the same.
+    pub(crate) fn get_file(
+        &self,
+        key: &Key,
+        checks: &dyn FileChecks,
+        display: &str,
+        source: Option<String>,
+    ) -> Option<(FileReport, LoadedFile)> {
+        match self.get_entry(key, checks) {
+            Some((report, Some(loaded))) => Some((report, loaded.restore(display, source)?)),
+            _ => None,
+        }
+    }
+
+    fn get_entry(
+        &self,
+        key: &Key,
+        checks: &dyn FileChecks,
+    ) -> Option<(FileReport, Option<StoredLoaded>)> {
         let found = self.read(key, checks);
         let counter = if found.is_some() {
             &self.hits
@@ -200,7 +225,11 @@ impl ResultCache {
         found
     }
 
-    fn read(&self, key: &Key, checks: &dyn FileChecks) -> Option<FileReport> {
+    fn read(
+        &self,
+        key: &Key,
+        checks: &dyn FileChecks,
+    ) -> Option<(FileReport, Option<StoredLoaded>)> {
         let bytes = std::fs::read(self.path(key)).ok()?;
         let entry: Entry = serde_json::from_slice(&bytes).ok()?;
         if entry.key != key.hex {
@@ -214,13 +243,23 @@ impl ResultCache {
             .into_iter()
             .map(StoredDiagnostic::restore)
             .collect::<Option<Vec<_>>>()?;
-        Some(FileReport::new(entry.file, entry.kind, diagnostics))
+        Some((
+            FileReport::new(entry.file, entry.kind, diagnostics),
+            entry.loaded,
+        ))
     }
 
     /// Stores `report` under `key` with the file checks it asked; a failure to write only means
     /// the next run validates the file again.
-    pub(crate) fn put(&self, key: &Key, checks: Vec<Check>, report: &FileReport) {
+    pub(crate) fn put(
+        &self,
+        key: &Key,
+        checks: Vec<Check>,
+        report: &FileReport,
+        loaded: Option<&LoadedFile>,
+    ) {
         let entry = Entry {
+            loaded: loaded.map(StoredLoaded::of),
             key: key.hex.clone(),
             checks,
             file: report.file.clone(),
@@ -280,6 +319,14 @@ fn part(h: &mut Sha256, bytes: &[u8]) {
     h.update(bytes);
 }
 
+/// What an entry holds: a report alone (`validate`), or also what a catalog needs of the loaded
+/// file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    Report,
+    CatalogFile,
+}
+
 /// The key of one file's report: the SHA-256 of everything it depends on, in hex.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Key {
@@ -291,6 +338,7 @@ impl Key {
     /// validated with options whose fingerprint is `options` and seeing the lists whose hash is
     /// `lists` (`None`: it sees none).
     pub(crate) fn new(
+        purpose: Purpose,
         options: &[u8; 32],
         lists: Option<&[u8; 32]>,
         path: &Path,
@@ -301,6 +349,13 @@ impl Key {
         let mut h = Sha256::new();
         part(&mut h, b"flowmcp-result");
         part(&mut h, FORMAT.as_bytes());
+        part(
+            &mut h,
+            match purpose {
+                Purpose::Report => b"report",
+                Purpose::CatalogFile => b"file",
+            },
+        );
         part(&mut h, BUILD_ID.as_bytes());
         part(&mut h, options);
         match lists {
@@ -415,6 +470,184 @@ struct Entry {
     file: String,
     kind: String,
     diagnostics: Vec<StoredDiagnostic>,
+    /// For a catalog's file, what it needs of the loaded file besides its report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    loaded: Option<StoredLoaded>,
+}
+
+/// Every file kind, to read one back by name.
+const FILE_KINDS: [FileKind; 8] = [
+    FileKind::Schema,
+    FileKind::List,
+    FileKind::Skill,
+    FileKind::Prompt,
+    FileKind::Agent,
+    FileKind::Selection,
+    FileKind::Content,
+    FileKind::Unknown,
+];
+
+/// Every kind of value that is not JSON, to read one back by name.
+const UNSERIALIZABLE_KINDS: [UnserializableKind; 10] = [
+    UnserializableKind::Function,
+    UnserializableKind::Undefined,
+    UnserializableKind::Symbol,
+    UnserializableKind::SymbolKey,
+    UnserializableKind::BigInt,
+    UnserializableKind::Number,
+    UnserializableKind::NonPlain,
+    UnserializableKind::Cycle,
+    UnserializableKind::TooDeep,
+    UnserializableKind::GetterThrew,
+];
+
+/// Fails to compile when a kind is added and the lists above do not have it yet (an entry with
+/// an unknown kind would only be a miss, but a kind that is never stored would never be a hit).
+#[allow(dead_code)]
+fn every_kind_is_listed(f: FileKind, u: UnserializableKind) {
+    match f {
+        FileKind::Schema
+        | FileKind::List
+        | FileKind::Skill
+        | FileKind::Prompt
+        | FileKind::Agent
+        | FileKind::Selection
+        | FileKind::Content
+        | FileKind::Unknown => {}
+    }
+    match u {
+        UnserializableKind::Function
+        | UnserializableKind::Undefined
+        | UnserializableKind::Symbol
+        | UnserializableKind::SymbolKey
+        | UnserializableKind::BigInt
+        | UnserializableKind::Number
+        | UnserializableKind::NonPlain
+        | UnserializableKind::Cycle
+        | UnserializableKind::TooDeep
+        | UnserializableKind::GetterThrew => {}
+    }
+}
+
+/// The parts of a [`LoadedFile`] a catalog reads after validation: its kind and its exports (as
+/// validation left them). The source comes from the bytes the key was made of.
+#[derive(Serialize, Deserialize)]
+struct StoredLoaded {
+    kind: String,
+    exports: Option<StoredExports>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredExports {
+    names: Vec<String>,
+    data: indexmap::IndexMap<String, serde_json::Value>,
+    handlers: StoredHandlers,
+    unserializable: Vec<StoredUnserializable>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "is", rename_all = "camelCase")]
+enum StoredHandlers {
+    Absent,
+    NotFunction {
+        what: String,
+    },
+    Function {
+        shape: Result<Vec<(String, Vec<String>)>, String>,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredUnserializable {
+    export: String,
+    path: Vec<StoredSeg>,
+    kind: String,
+    detail: String,
+}
+
+impl StoredLoaded {
+    fn of(loaded: &LoadedFile) -> StoredLoaded {
+        StoredLoaded {
+            kind: loaded.kind.as_str().to_string(),
+            exports: loaded.exports.as_ref().map(|e| StoredExports {
+                names: e.names.clone(),
+                data: e.data.clone(),
+                handlers: match &e.handlers {
+                    HandlersExport::Absent => StoredHandlers::Absent,
+                    HandlersExport::NotFunction(what) => {
+                        StoredHandlers::NotFunction { what: what.clone() }
+                    }
+                    HandlersExport::Function { shape } => StoredHandlers::Function {
+                        shape: shape.clone(),
+                    },
+                },
+                unserializable: e
+                    .unserializable
+                    .iter()
+                    .map(|u| StoredUnserializable {
+                        export: u.export.clone(),
+                        path: u
+                            .path
+                            .iter()
+                            .map(|p| match p {
+                                PathItem::Key(k) => StoredSeg::Key(k.clone()),
+                                PathItem::Index(i) => StoredSeg::Index(*i),
+                            })
+                            .collect(),
+                        kind: u.kind.as_str().to_string(),
+                        detail: u.detail.clone(),
+                    })
+                    .collect(),
+            }),
+        }
+    }
+
+    /// The loaded file again, named `display`, with `source` as its text; `None` when a kind is
+    /// not one this build knows.
+    fn restore(self, display: &str, source: Option<String>) -> Option<LoadedFile> {
+        let kind = FILE_KINDS.into_iter().find(|k| k.as_str() == self.kind)?;
+        let exports = match self.exports {
+            None => None,
+            Some(e) => Some(Exports {
+                names: e.names,
+                data: e.data,
+                handlers: match e.handlers {
+                    StoredHandlers::Absent => HandlersExport::Absent,
+                    StoredHandlers::NotFunction { what } => HandlersExport::NotFunction(what),
+                    StoredHandlers::Function { shape } => HandlersExport::Function { shape },
+                },
+                unserializable: e
+                    .unserializable
+                    .into_iter()
+                    .map(|u| {
+                        Some(Unserializable {
+                            export: u.export,
+                            path: u
+                                .path
+                                .into_iter()
+                                .map(|s| match s {
+                                    StoredSeg::Key(k) => PathItem::Key(k),
+                                    StoredSeg::Index(i) => PathItem::Index(i),
+                                })
+                                .collect(),
+                            kind: UNSERIALIZABLE_KINDS
+                                .into_iter()
+                                .find(|k| k.as_str() == u.kind)?,
+                            detail: u.detail,
+                        })
+                    })
+                    .collect::<Option<Vec<_>>>()?,
+            }),
+        };
+        Some(LoadedFile {
+            display: display.to_string(),
+            source,
+            blanked: None,
+            kind,
+            exports,
+            diagnostics: Vec::new(),
+        })
+    }
 }
 
 /// A diagnostic as stored: its code and variant by name, its pointer as segments.

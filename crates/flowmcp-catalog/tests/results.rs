@@ -225,3 +225,55 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Issue #30, scope 1: a catalog opened with the result cache (`CatalogOptions::results`) reads
+/// unchanged files from it and is the same catalog: the same reports, the same tools, and calls
+/// that run the schema's handlers from the file's text.
+#[test]
+fn i30_1_a_catalog_opened_from_the_cache_is_the_same_catalog() {
+    let s = Scratch::new("catalog");
+    // Without its manifest the copy is a directory of files, each read on its own.
+    std::fs::remove_file(s.file("registry.json")).unwrap();
+    let dir = s.0.join("cat");
+    let plain = crate::common::local_options(Profile::Spec, &[]);
+    let mut cached = plain.clone();
+    let cache = s.cache();
+    cached.results = Some(Arc::clone(&cache));
+
+    let fresh = flowmcp_catalog::Catalog::open(&dir, &plain).unwrap();
+    let filled = flowmcp_catalog::Catalog::open(&dir, &cached).unwrap();
+    let stored = cache.stats().stored;
+    assert!(stored > 5, "{:?}", cache.stats());
+    let warm = flowmcp_catalog::Catalog::open(&dir, &cached).unwrap();
+    assert_eq!(cache.stats().hits, stored, "{:?}", cache.stats());
+    for c in [&filled, &warm] {
+        assert_eq!(c.reports(), fresh.reports());
+        let tools = |c: &flowmcp_catalog::Catalog| {
+            c.list()
+                .iter()
+                .map(|e| e.descriptor.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(tools(c), tools(&fresh));
+    }
+    // A tool whose schema has handlers runs them from the cached catalog too, with the same
+    // result as from the fresh one.
+    let body = r#"{"location":{"name":"Oslo"},"daily":[{"date":"2026-05-01","temperature":{"min":3,"max":9},"summary":"Rain"}]}"#;
+    let (url, served) = crate::common::json_upstream(2, body);
+    let mut with_key = crate::common::local_options(Profile::Spec, &[("skycast-io", url.as_str())]);
+    with_key.env_override = Some([("SKYCAST_API_KEY".to_string(), "k".to_string())].into());
+    let mut with_key_cached = with_key.clone();
+    with_key_cached.results = Some(Arc::clone(&cache));
+    let args = serde_json::json!({"latitude": 59.9, "longitude": 10.7});
+    let name = "skycast-io/tool/getDailyForecast";
+    let mut data = Vec::new();
+    for o in [&with_key, &with_key_cached] {
+        let c = flowmcp_catalog::Catalog::open(&dir, o).unwrap();
+        let e = c.call(name, args.as_object().unwrap());
+        assert!(e.status(), "{e:?}");
+        data.push(e.into_data());
+    }
+    assert_eq!(data[0], data[1]);
+    assert_eq!(data[0]["days"][0]["condition"], "Rain", "{}", data[0]);
+    assert_eq!(served.join().unwrap().len(), 2);
+}

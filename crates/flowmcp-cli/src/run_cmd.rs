@@ -408,6 +408,10 @@ pub(crate) fn open(
     opts.env_file = params.user;
     opts.config_params = params.project;
     opts.env_override = Some(params.env);
+    // `--no-cache` leaves both caches alone: the preload cache and the validation result cache.
+    if runner.cache_mode != CacheMode::Off {
+        opts.results = result_cache(cfg).map(std::sync::Arc::new);
+    }
     opts.transport = transport;
     opts.runner = runner;
     opts.reloadable = reloadable;
