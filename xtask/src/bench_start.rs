@@ -8,6 +8,10 @@
 //! server parameter the corpus asks for is set to a placeholder value, so that every tool is
 //! served (nothing is called). The list size is the JSON text of all `tools` entries, over every
 //! page; tokens are estimated as bytes / 4.
+//!
+//! Each mode is measured cold (`--no-cache`: every file evaluated and validated) and warm (the
+//! validation result cache of a home directory of the bench's own, filled by one untimed run
+//! first), cold and warm runs alternating.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -55,30 +59,43 @@ pub(crate) fn run(
         "bench start {dir} (profile {profile}, {runs} runs each, release, stdio, {} server parameters set to placeholders)",
         env.len()
     );
-    for lazy in [false, true] {
-        let mut all = Vec::with_capacity(runs);
-        for _ in 0..runs {
-            all.push(one(&bin, &dir, &profile, lazy, &env)?);
+    let home = std::env::temp_dir().join(format!("flowmcp-bench-start-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).map_err(|e| format!("{}: {e}", home.display()))?;
+    let result = (|| -> Result<(), String> {
+        for lazy in [false, true] {
+            // Fills the cache (untimed).
+            one(&bin, &dir, &profile, lazy, &env, Some(&home))?;
+            let (mut cold, mut warm) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+            for _ in 0..runs {
+                cold.push(one(&bin, &dir, &profile, lazy, &env, None)?);
+                warm.push(one(&bin, &dir, &profile, lazy, &env, Some(&home))?);
+            }
+            for (what, all) in [("cold", &mut cold), ("warm", &mut warm)] {
+                all.sort_by_key(|r| r.first_list);
+                let median = &all[all.len() / 2];
+                let peak = all.iter().map(|r| r.peak_kib).max().unwrap_or(0);
+                println!(
+                    "{:<5} {what} start to first tools/list: median {:6.1} ms, min {:6.1} ms, max {:6.1} ms; peak RSS {:5.1} MiB",
+                    if lazy { "lazy" } else { "full" },
+                    ms(median.first_list),
+                    ms(all[0].first_list),
+                    ms(all[all.len() - 1].first_list),
+                    peak as f64 / 1024.0
+                );
+            }
+            let median = &cold[cold.len() / 2];
+            println!(
+                "      tools/list: {} tools, {} bytes (~{} tokens)",
+                median.tools,
+                median.bytes,
+                median.bytes / 4
+            );
         }
-        all.sort_by_key(|r| r.first_list);
-        let median = &all[all.len() / 2];
-        let peak = all.iter().map(|r| r.peak_kib).max().unwrap_or(0);
-        println!(
-            "{:<5} start to first tools/list: median {:6.1} ms, min {:6.1} ms, max {:6.1} ms; peak RSS {:5.1} MiB",
-            if lazy { "lazy" } else { "full" },
-            ms(median.first_list),
-            ms(all[0].first_list),
-            ms(all[all.len() - 1].first_list),
-            peak as f64 / 1024.0
-        );
-        println!(
-            "      tools/list: {} tools, {} bytes (~{} tokens)",
-            median.tools,
-            median.bytes,
-            median.bytes / 4
-        );
-    }
-    Ok(())
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&home);
+    result
 }
 
 fn ms(d: Duration) -> f64 {
@@ -117,12 +134,16 @@ fn one(
     profile: &str,
     lazy: bool,
     env: &[(String, String)],
+    cache_home: Option<&Path>,
 ) -> Result<Run, String> {
     let started = Instant::now();
     let mut cmd = Command::new(bin);
-    cmd.args(["serve", dir, "--profile", profile, "--no-cache"])
-        .env("HOME", std::env::temp_dir())
-        .envs(env.iter().map(|(k, v)| (k, v)))
+    cmd.args(["serve", dir, "--profile", profile]);
+    match cache_home {
+        Some(home) => cmd.env("HOME", home),
+        None => cmd.arg("--no-cache").env("HOME", std::env::temp_dir()),
+    };
+    cmd.envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());

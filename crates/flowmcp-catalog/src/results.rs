@@ -18,7 +18,7 @@
 //! **Entries are never trusted.** An entry is read only through its key: a file at the key's place
 //! whose stored key differs, that does not parse, or that names a rule variant this build does
 //! not know is ignored (and validation runs as if there were none). Entries are written whole
-//! (temporary file, then rename) and the cache is bounded ([`ResultCache::with_max_bytes`]; the
+//! (temporary file, then rename; not flushed to disk, since a damaged entry is only a miss) and the cache is bounded ([`ResultCache::with_max_bytes`]; the
 //! oldest entries go first, [`ResultCache::trim`]). [`ResultCache::clear`] removes only files this
 //! cache wrote.
 
@@ -276,7 +276,7 @@ impl ResultCache {
         let path = self.path(key);
         if let Some(parent) = path.parent()
             && std::fs::create_dir_all(parent).is_ok()
-            && flowmcp_loader::edit::write_atomic(&path, &text).is_ok()
+            && flowmcp_loader::edit::write_cache_file(&path, &text).is_ok()
         {
             self.stored.fetch_add(1, Ordering::Relaxed);
         }

@@ -8,7 +8,7 @@
 
 use crate::scan;
 
-pub use crate::fsutil::write_atomic;
+pub use crate::fsutil::{write_atomic, write_cache_file};
 
 /// Why a member could not be set.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

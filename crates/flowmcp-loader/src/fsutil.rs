@@ -20,6 +20,17 @@ fn is_temp_name(name: &str) -> bool {
 /// file's permissions copied), written and flushed to disk, then renamed over `path`. On any failure
 /// the temporary file is removed and `path` is left as it was; a missing directory is not created.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, true)
+}
+
+/// [`write_atomic`] without flushing to disk: readers see the old file, the new one or none, never
+/// a part, but a crash may lose or truncate what was written. For caches, whose reader checks
+/// every entry it reads and treats a damaged one as missing; it saves two disk flushes per file.
+pub fn write_cache_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace(path, bytes, false)
+}
+
+fn replace(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -50,7 +61,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         {
             file.set_permissions(meta.permissions())?;
         }
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
         drop(file);
         std::fs::rename(&tmp, path)
     })();
@@ -59,7 +72,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         return Err(e);
     }
     // Make the rename itself durable where the platform allows it (best effort).
-    if let Ok(d) = std::fs::File::open(&dir) {
+    if durable && let Ok(d) = std::fs::File::open(&dir) {
         let _ = d.sync_all();
     }
     Ok(())
