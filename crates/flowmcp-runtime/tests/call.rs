@@ -1209,3 +1209,37 @@ fn i31_4_handler_results_have_the_ruled_shape() {
     drop(r);
     assert_eq!(server.finish().len(), 5);
 }
+
+/// Issue #31 item 5: under compat a schema that uses `setTimeout` at its top level loads and its
+/// tools are callable (the handler host and the loader offer the same timers).
+#[test]
+fn i31_5_compat_schema_with_top_level_timers_is_callable() {
+    let dir = Scratch::new("tmr");
+    dir.write(
+        "providers/tmr.mjs",
+        r#"let ready = 'no'
+setTimeout( () => { ready = 'yes' }, 1 )
+await new Promise( ( resolve ) => setTimeout( resolve, 5 ) )
+export const main = {
+    namespace: 'tmr', name: 'Timers', description: 'Top-level timers', version: '4.2.0',
+    root: 'https://api.example.com',
+    tools: { get: { method: 'GET', path: '/get', description: 'd', parameters: [] } }
+}
+export const handlers = () => ( {
+    get: { postRequest: async ( { response } ) => ( { response: { ready, upstream: response } } ) }
+} )
+"#,
+    );
+    let set = load(&dir.0, Profile::Compat, BTreeMap::new());
+    let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"path": seen.url})));
+    let t = transport();
+    let (r, _) = runner(&set, &t, opts(&[("tmr", server.base.as_str())]));
+    let e = r.call_json("get_tmr", &Map::new());
+    assert!(e.status(), "{e:?}");
+    assert_eq!(
+        *e.data(),
+        json!({"ready": "yes", "upstream": {"path": "/get"}})
+    );
+    drop(r);
+    assert_eq!(server.finish().len(), 1);
+}
