@@ -165,7 +165,7 @@ pub fn evaluate_with(
 /// while its own promise (top-level await) is pending, due timers run in order of their due time;
 /// those still pending when it settles are discarded. Everything stays within the evaluation's
 /// time limit.
-pub(crate) fn evaluate_in(
+pub fn evaluate_in(
     name: &str,
     source: &str,
     blanked: Option<&str>,
