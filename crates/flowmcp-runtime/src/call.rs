@@ -876,7 +876,7 @@ fn execute_result(obj: &Map<String, Value>) -> Result<Value, Fail> {
         .unwrap_or(Value::Null))
 }
 
-/// The keys a hook returns (chapter 05, ruling N-13): `preRequest` → `{ struct, payload }`,
+/// The keys a hook returns (the handler tables of chapters 01 and 05): `preRequest` → `{ struct, payload }`,
 /// `executeRequest` and `postRequest` → `{ response }`.
 fn return_keys(phase: Phase) -> &'static [&'static str] {
     match phase {

@@ -1089,7 +1089,7 @@ fn item08_the_readers_ttl_caps_an_entrys_expiry() {
     assert_eq!(server.finish().len(), 3);
 }
 
-/// Issue #31 item 4: one tool per handler result shape (chapter 05, ruling N-13).
+/// Issue #31 item 4: one tool per handler result shape (the handler tables of chapters 01 and 05).
 const SHAPES: &str = r#"
 export const main = {
     namespace: 'shp', name: 'Shapes', description: 'Handler result shapes', version: '4.2.0',
