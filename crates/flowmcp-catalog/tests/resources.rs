@@ -814,3 +814,44 @@ fn item02_a_downloaded_copy_is_never_written_outside_the_project_folder() {
     let seen = server.finish();
     assert_eq!(seen.len(), 1, "only the honest path was fetched: {seen:?}");
 }
+
+/// Issue #31 item 4: a resource query's `postRequest` returns `{ response }` as a tool's does.
+/// Under spec a result without it is SEC101 (E005); under compat the rows pass on unchanged, with
+/// a warning, as the JavaScript reference reads such a result.
+#[test]
+fn i31_4_a_query_post_request_without_response() {
+    let s = Scratch::new("res-shape");
+    let handler = "( { response: response.map( ( r ) => ( { ...r, via: struct.queryName + ':' + payload.symbol } ) ) } )";
+    assert!(SCHEMA.contains(handler));
+    let schema = s.write(
+        "cat/demo.mjs",
+        &SCHEMA
+            .replace("ORIGIN", "inline")
+            .replace(handler, "( { wrong: 1 } )"),
+    );
+    s.write("cat/resources/demo-guide.md", GUIDE);
+    make_db(&s.0.join("cat/resources/demo-tokens.db"), TOKENS_SQL);
+
+    let c = Catalog::open(&schema, &options(&s)).unwrap();
+    let e = call(&c, "bySymbol_demo", json!({"symbol": "usdc"}));
+    assert!(!e.status(), "{e:?}");
+    assert_eq!(
+        e.messages(),
+        vec![
+            "E005 bySymbol: postRequest SEC101 must return an object { response } (\"response\" is missing)"
+        ]
+    );
+
+    let mut compat = options(&s);
+    compat.validation = flowmcp_validate::Options::new(Profile::Compat);
+    let c = Catalog::open(&schema, &compat).unwrap();
+    let e = call(&c, "bySymbol_demo", json!({"symbol": "usdc"}));
+    assert!(e.status(), "{e:?}");
+    assert_eq!(*e.data(), json!([{"symbol": "USDC", "decimals": 6}]));
+    assert_eq!(
+        e.warnings(),
+        vec![
+            "postRequest returned no \"response\": the data is passed on unchanged (SEC101 under profile spec)"
+        ]
+    );
+}

@@ -5,6 +5,8 @@
 //!   hit a limit is never reused, and nothing leaks from one file to the next.
 //! - The runtime has no module loader that can find anything (every `import` fails), and QuickJS-NG as
 //!   compiled by rquickjs has no `std`/`os` modules, no `fetch`, `process`, `require` or timers.
+//!   Under profile `compat` ([`evaluate_in`] with `timers`) the module gets the handler host's timer
+//!   globals, run without real waiting inside the same time limit (`js/load_timers.js`).
 //! - Memory, stack and time are capped. The time limit is an interrupt deadline that covers module
 //!   evaluation, the job queue (top-level await), export extraction and the `handlers` factory call.
 //! - Any panic inside the engine bindings is caught and reported as a coded diagnostic.
@@ -155,6 +157,22 @@ pub fn evaluate_with(
     limits: &Limits,
     shared_lists: Option<&Json>,
 ) -> Result<Exports, EvalFailure> {
+    evaluate_in(name, source, blanked, limits, shared_lists, false)
+}
+
+/// As [`evaluate_with`]; with `timers` (profile `compat`, as [`crate::host::HostConfig::timers`])
+/// the module has the handler host's timer globals, without real waiting (`js/load_timers.js`):
+/// while its own promise (top-level await) is pending, due timers run in order of their due time;
+/// those still pending when it settles are discarded. Everything stays within the evaluation's
+/// time limit.
+pub fn evaluate_in(
+    name: &str,
+    source: &str,
+    blanked: Option<&str>,
+    limits: &Limits,
+    shared_lists: Option<&Json>,
+    timers: bool,
+) -> Result<Exports, EvalFailure> {
     let lists_json = shared_lists.and_then(|v| serde_json::to_string(v).ok());
     let lists = lists_json.as_deref();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -174,9 +192,9 @@ pub fn evaluate_with(
         match fast {
             Some(mut f) => {
                 let rewritten = std::mem::take(&mut f.source);
-                evaluate_inner(name, &rewritten, Some(f), lists, limits)
+                evaluate_inner(name, &rewritten, Some(f), lists, limits, timers)
             }
-            None => evaluate_inner(name, source, None, lists, limits),
+            None => evaluate_inner(name, source, None, lists, limits, timers),
         }
     }));
     match outcome {
@@ -326,6 +344,7 @@ fn evaluate_inner(
     fast: Option<FastMain>,
     shared_lists: Option<&str>,
     limits: &Limits,
+    timers: bool,
 ) -> Result<Exports, EvalFailure> {
     let deadline = Instant::now() + limits.eval_timeout;
     let fired = Rc::new(Cell::new(false));
@@ -344,7 +363,11 @@ fn evaluate_inner(
                 message: e.to_string(),
             }
         })?;
-    let result = ctx.with(|ctx| run(&ctx, name, source, fast, shared_lists, &fired));
+    let clock = Clock {
+        deadline,
+        fired: &fired,
+    };
+    let result = ctx.with(|ctx| run(&ctx, name, source, fast, shared_lists, timers, &clock));
     // Drop order: context before runtime (both dropped here, explicitly for clarity).
     drop(ctx);
     drop(rt);
@@ -390,14 +413,72 @@ pub(crate) fn sandbox(
 /// The source is `js/silent_console.js`, included at build time.
 const CONSOLE_SHIM: &str = include_str!("js/silent_console.js");
 
+/// The timer globals at load time under `compat` ([`evaluate_in`]): `js/load_timers.js`, a
+/// function of the pending-timer cap and the longest delay in milliseconds that installs them and
+/// returns `next`.
+const LOAD_TIMERS: &str = include_str!("js/load_timers.js");
+
+/// An evaluation's time limit: its deadline, and whether the interrupt handler fired for it.
+struct Clock<'a> {
+    deadline: Instant,
+    fired: &'a Rc<Cell<bool>>,
+}
+
+/// Installs the timer globals ([`LOAD_TIMERS`]) with the handler host's caps; returns `next`.
+fn install_timers<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<rquickjs::Function<'js>> {
+    let make: rquickjs::Function = ctx.eval(LOAD_TIMERS)?;
+    let max_delay = crate::host::HostConfig::compat().max_timer_delay;
+    make.call((
+        crate::host::MAX_PENDING_TIMERS as f64,
+        max_delay.as_secs_f64() * 1000.0,
+    ))
+}
+
+/// Waits for the module's promise `done`, running due timers (`next`, when there are timers)
+/// whenever its job queue is empty. A timer callback's exception is ignored, as the handler host
+/// ignores it (exhaustion and the time limit still end the evaluation).
+fn settle<'js>(
+    ctx: &Ctx<'js>,
+    name: &str,
+    done: &rquickjs::Promise<'js>,
+    next: Option<&rquickjs::Function<'js>>,
+    clock: &Clock<'_>,
+) -> Result<(), EvalFailure> {
+    let fail = |e: CaughtError<'_>| classify(e, name, clock.fired, false);
+    loop {
+        match done.finish::<Value>().catch(ctx) {
+            Ok(_) => return Ok(()),
+            Err(CaughtError::Error(rquickjs::Error::WouldBlock)) => {}
+            Err(e) => return Err(fail(e)),
+        }
+        let Some(next) = next else {
+            return Err(EvalFailure::NeverSettles);
+        };
+        if Instant::now() > clock.deadline {
+            return Err(EvalFailure::Timeout);
+        }
+        match next.call::<_, bool>(()).catch(ctx) {
+            Ok(true) => {}
+            Ok(false) => return Err(EvalFailure::NeverSettles),
+            Err(e) => {
+                if let failure @ (EvalFailure::Timeout | EvalFailure::Memory { .. }) = fail(e) {
+                    return Err(failure);
+                }
+            }
+        }
+    }
+}
+
 fn run(
     ctx: &Ctx<'_>,
     name: &str,
     source: &str,
     fast: Option<FastMain>,
     shared_lists: Option<&str>,
-    fired: &Rc<Cell<bool>>,
+    timers: bool,
+    clock: &Clock<'_>,
 ) -> Result<Exports, EvalFailure> {
+    let fired = clock.fired;
     let fail = |e: CaughtError<'_>| classify(e, name, fired, false);
     let timeout = |_: Abort| {
         if fired.get() {
@@ -411,6 +492,11 @@ fn run(
     // Captured before any untrusted code runs.
     let intrinsics = Intrinsics::capture(ctx).catch(ctx).map_err(fail)?;
     ctx.eval::<(), _>(CONSOLE_SHIM).catch(ctx).map_err(fail)?;
+    let next_timer = if timers {
+        Some(install_timers(ctx).catch(ctx).map_err(fail)?)
+    } else {
+        None
+    };
     let mut fast = fast;
     if let Some(f) = &fast {
         // The engine's own JSON parser (not the global `JSON`, which nothing has touched yet anyway).
@@ -435,13 +521,7 @@ fn run(
         .catch(ctx)
         .map_err(|e| classify(e, name, fired, true))?;
     let (module, done) = declared.eval().catch(ctx).map_err(fail)?;
-    match done.finish::<Value>().catch(ctx) {
-        Ok(_) => {}
-        Err(CaughtError::Error(rquickjs::Error::WouldBlock)) => {
-            return Err(EvalFailure::NeverSettles);
-        }
-        Err(e) => return Err(fail(e)),
-    }
+    settle(ctx, name, &done, next_timer.as_ref(), clock)?;
 
     let ns: Object = module.namespace().catch(ctx).map_err(fail)?;
     let mut names = Vec::new();

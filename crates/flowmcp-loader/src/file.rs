@@ -249,7 +249,9 @@ fn load_text(
         return finish(display, Some(text), kind_hint, None, c);
     }
 
-    let exports = match eval::evaluate_with_blanked(display, &text, Some(&blanked), limits) {
+    // Under compat the module has the timer globals the handler host gives it (issue #31 item 5).
+    let timers = c.settings().profile.is_compat();
+    let exports = match eval::evaluate_in(display, &text, Some(&blanked), limits, None, timers) {
         Ok(e) => e,
         Err(failure) => {
             report_failure(&mut c, failure, limits, &text, &blanked);

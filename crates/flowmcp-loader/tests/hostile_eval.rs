@@ -401,3 +401,79 @@ fn keys_with_nul_characters_survive_extraction() {
         serde_json::json!({"a\u{0}b": 1, "a": 2, "\u{0}": []})
     );
 }
+
+/// Loads `src` as `name` under `profile`: the codes of its diagnostics and its `main` export.
+fn load_under(
+    profile: flowmcp_spec::Profile,
+    name: &str,
+    src: &str,
+) -> (Vec<String>, Option<serde_json::Value>) {
+    let loaded = flowmcp_loader::load_source(
+        std::path::Path::new(name),
+        name,
+        src,
+        &limits(),
+        &flowmcp_spec::RuleSettings::new(profile),
+    );
+    let codes = loaded
+        .diagnostics
+        .iter()
+        .map(|d| format!("{} {}", d.code.as_str(), d.message))
+        .collect();
+    (codes, loaded.exports.and_then(|e| e.get("main").cloned()))
+}
+
+/// Issue #31 item 5: under compat a module may use `setTimeout` at its top level, as a handler may
+/// (the handler host's timer globals, with its caps); nothing really waits, and every evaluation
+/// still ends within its time limit. Under spec the scan refuses it before evaluation (SEC015).
+#[test]
+fn i31_5_compat_modules_may_use_timers_at_top_level() {
+    use flowmcp_spec::Profile;
+    let src = "const order = [];\n\
+        setTimeout(() => order.push('late'), 20);\n\
+        setTimeout((x) => order.push(x), 10, 'early');\n\
+        const dropped = setTimeout(() => order.push('cleared'), 1);\n\
+        clearTimeout(dropped);\n\
+        setInterval(() => order.push('interval once'), 30);\n\
+        setTimeout(() => { throw new Error('ignored, as in the handler host'); }, 0);\n\
+        // An hour-long delay: waiting for real would pass the 300 ms time limit.\n\
+        await new Promise((resolve) => setTimeout(resolve, 3600000));\n\
+        setTimeout(() => order.push('after the module settled'), 0);\n\
+        export const main = { order };\n";
+    let (codes, main) = load_under(Profile::Compat, "timers.mjs", src);
+    assert!(codes.is_empty(), "{codes:?}");
+    assert_eq!(
+        main.unwrap()["order"],
+        serde_json::json!(["early", "late", "interval once"])
+    );
+
+    // Every evaluation ends: a timer that keeps re-arming itself meets the time limit, an await
+    // nothing can resolve is still LDR007, a pending-timer flood is a RangeError (LDR004).
+    let (codes, _) = load_under(
+        Profile::Compat,
+        "ticks.mjs",
+        "function tick() { setTimeout(tick, 0); }\ntick();\n\
+         await new Promise(() => {});\nexport const main = {};\n",
+    );
+    assert!(codes[0].starts_with("LDR005 "), "{codes:?}");
+    let (codes, _) = load_under(
+        Profile::Compat,
+        "never.mjs",
+        "setTimeout(() => {}, 5);\nawait new Promise(() => {});\nexport const main = {};\n",
+    );
+    assert!(codes[0].starts_with("LDR007 "), "{codes:?}");
+    let (codes, _) = load_under(
+        Profile::Compat,
+        "flood.mjs",
+        "for (let i = 0; i < 20000; i++) setTimeout(() => {}, 0);\nexport const main = {};\n",
+    );
+    assert!(
+        codes[0].starts_with("LDR004 ") && codes[0].contains("too many timers pending"),
+        "{codes:?}"
+    );
+
+    // spec: the static scan refuses the file, which is not evaluated.
+    let (codes, main) = load_under(Profile::Spec, "timers.mjs", src);
+    assert!(codes.iter().any(|c| c.starts_with("SEC015 ")), "{codes:?}");
+    assert_eq!(main, None);
+}

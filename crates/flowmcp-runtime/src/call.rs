@@ -343,6 +343,8 @@ impl<'t> Runner<'t> {
             Value::Object(inputs.iter().map(|(k, v)| (k.clone(), v.clone())).collect());
 
         let phases = self.phases(entry, schema)?;
+        // Handler results have exactly the ruled shape under `spec` (SEC101).
+        let strict = !self.set.profile().is_compat();
 
         if phases.pre {
             let arg = object([
@@ -351,7 +353,7 @@ impl<'t> Runner<'t> {
             ]);
             let out =
                 self.call_handler(entry, Phase::PreRequest, &arg, Some(&prepared), deadline)?;
-            let obj = shape(&out, Phase::PreRequest, "struct")?;
+            let obj = shape(&out, Phase::PreRequest, strict)?;
             if let Some(s) = obj.get("struct") {
                 prepared.apply_struct(s).map_err(|what| {
                     Fail(
@@ -424,7 +426,7 @@ impl<'t> Runner<'t> {
                     Some(&prepared),
                     deadline,
                 )?;
-                let obj = shape(&out, Phase::ExecuteRequest, "response")?;
+                let obj = shape(&out, Phase::ExecuteRequest, strict)?;
                 execute_result(obj)?
             }
             None => self.http(&prepared, deadline)?,
@@ -440,13 +442,10 @@ impl<'t> Runner<'t> {
         let data = match struct_json.filter(|_| phases.post) {
             Some(st) => {
                 let arg = object([("response", raw), ("struct", st), ("payload", payload)]);
-                let mut out =
+                let out =
                     self.call_handler(entry, Phase::PostRequest, &arg, Some(&prepared), deadline)?;
-                shape(&out, Phase::PostRequest, "response")?;
-                let mut data = out
-                    .get_mut("response")
-                    .map(Value::take)
-                    .unwrap_or(Value::Null);
+                shape(&out, Phase::PostRequest, strict)?;
+                let mut data = post_result(out, arg, warnings);
                 self.set.server_params().redact_json(&mut data);
                 data
             }
@@ -574,12 +573,9 @@ impl<'t> Runner<'t> {
                     Value::Object(inputs.into_iter().collect::<Map<String, Value>>()),
                 ),
             ]);
-            let mut out = self.call_handler(entry, Phase::PostRequest, &arg, None, deadline)?;
-            shape(&out, Phase::PostRequest, "response")?;
-            data = out
-                .get_mut("response")
-                .map(Value::take)
-                .unwrap_or(Value::Null);
+            let out = self.call_handler(entry, Phase::PostRequest, &arg, None, deadline)?;
+            shape(&out, Phase::PostRequest, !self.set.profile().is_compat())?;
+            data = post_result(out, arg, warnings);
         }
         // The output schema describes rows (RES021: an array); a write's `{changes}` is not
         // checked against it unless a handler made the data.
@@ -880,24 +876,69 @@ fn execute_result(obj: &Map<String, Value>) -> Result<Value, Fail> {
         .unwrap_or(Value::Null))
 }
 
-/// Checks a handler's return value is an object (SEC101) and returns it.
-fn shape<'v>(out: &'v Value, phase: Phase, key: &str) -> Result<&'v Map<String, Value>, Fail> {
-    match out.as_object() {
-        Some(o) if phase != Phase::PreRequest || o.get(key).is_none_or(Value::is_object) => Ok(o),
-        _ => Err(Fail(
+/// The keys a hook returns (the handler tables of chapters 01 and 05): `preRequest` → `{ struct, payload }`,
+/// `executeRequest` and `postRequest` → `{ response }`.
+fn return_keys(phase: Phase) -> &'static [&'static str] {
+    match phase {
+        Phase::PreRequest => &["struct", "payload"],
+        Phase::ExecuteRequest | Phase::PostRequest => &["response"],
+    }
+}
+
+/// Checks a handler's return value (SEC101) and returns it as an object.
+///
+/// Both profiles: an object, and `preRequest`'s `struct`, when present, an object. With `strict`
+/// (profile `spec`) also exactly the keys of [`return_keys`], `preRequest`'s both objects: a
+/// missing or an unknown key fails the call. Under `compat` a missing key is read as the
+/// reference reads it (nothing changes).
+fn shape(out: &Value, phase: Phase, strict: bool) -> Result<&Map<String, Value>, Fail> {
+    let keys = return_keys(phase);
+    let fail = |why: String| {
+        Fail(
             Code::E005,
             format!(
-                "{} SEC101 must return an object {{ {key}{} }} (found {})",
+                "{} SEC101 must return an object {{ {} }} ({why})",
                 phase.as_str(),
-                if phase == Phase::PreRequest {
-                    ", payload"
-                } else {
-                    ""
-                },
-                type_name(out)
+                keys.join(", ")
             ),
-        )),
+        )
+    };
+    let Some(o) = out.as_object() else {
+        return Err(fail(format!("found {}", type_name(out))));
+    };
+    if phase == Phase::PreRequest {
+        let checked: &[&str] = if strict { keys } else { &["struct"] };
+        for key in checked {
+            if let Some(v) = o.get(*key).filter(|v| !v.is_object()) {
+                return Err(fail(format!("its \"{key}\" is {}", type_name(v))));
+            }
+        }
     }
+    if strict {
+        if let Some(key) = keys.iter().find(|k| !o.contains_key(**k)) {
+            return Err(fail(format!("\"{key}\" is missing")));
+        }
+        if let Some(key) = o.keys().find(|k| !keys.contains(&k.as_str())) {
+            return Err(fail(format!("unexpected key \"{key}\"")));
+        }
+    }
+    Ok(o)
+}
+
+/// The data after a `postRequest` that returned `out` for the argument `arg`: its `response`.
+/// Under `compat` a result without `response` leaves the data as it was, as the reference does
+/// (`result.response !== undefined`), with a warning; under `spec` [`shape`] has refused it.
+fn post_result(mut out: Value, mut arg: Value, warnings: &mut Vec<String>) -> Value {
+    if let Some(response) = out.get_mut("response") {
+        return response.take();
+    }
+    warnings.push(
+        "postRequest returned no \"response\": the data is passed on unchanged (SEC101 under profile spec)"
+            .to_string(),
+    );
+    arg.get_mut("response")
+        .map(Value::take)
+        .unwrap_or(Value::Null)
 }
 
 /// A value's type with its article, for messages: `a string`, `an array`, `null or undefined`

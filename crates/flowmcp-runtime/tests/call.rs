@@ -1088,3 +1088,158 @@ fn item08_the_readers_ttl_caps_an_entrys_expiry() {
     drop(r);
     assert_eq!(server.finish().len(), 3);
 }
+
+/// Issue #31 item 4: one tool per handler result shape (the handler tables of chapters 01 and 05).
+const SHAPES: &str = r#"
+export const main = {
+    namespace: 'shp', name: 'Shapes', description: 'Handler result shapes', version: '4.2.0',
+    root: 'https://api.example.com',
+    tools: {
+        preOk: { method: 'GET', path: '/pre-ok', description: 'd', parameters: [] },
+        preNoStruct: { method: 'GET', path: '/pre-no-struct', description: 'd', parameters: [] },
+        prePayloadNumber: { method: 'GET', path: '/pre-payload', description: 'd', parameters: [] },
+        preExtraKey: { method: 'GET', path: '/pre-extra', description: 'd', parameters: [] },
+        execOk: { method: 'GET', path: '/exec-ok', description: 'd', parameters: [] },
+        execNoResponse: { method: 'GET', path: '/exec-none', description: 'd', parameters: [] },
+        postOk: { method: 'GET', path: '/post-ok', description: 'd', parameters: [] },
+        postNull: { method: 'GET', path: '/post-null', description: 'd', parameters: [] },
+        postWrong: { method: 'GET', path: '/post-wrong', description: 'd', parameters: [] }
+    }
+}
+export const handlers = ( { sharedLists, libraries } ) => ( {
+    preOk: { preRequest: async ( { struct, payload } ) => ( { struct, payload } ) },
+    preNoStruct: { preRequest: async ( { struct, payload } ) => ( { payload } ) },
+    prePayloadNumber: { preRequest: async ( { struct, payload } ) => ( { struct, payload: 1 } ) },
+    preExtraKey: { preRequest: async ( { struct, payload } ) => ( { struct, payload, extra: 1 } ) },
+    execOk: { executeRequest: async () => ( { response: { made: true } } ) },
+    execNoResponse: { executeRequest: async () => ( { data: { made: true } } ) },
+    postOk: { postRequest: async ( { response } ) => ( { response: { wrapped: response } } ) },
+    postNull: { postRequest: async () => ( { response: null } ) },
+    postWrong: { postRequest: async () => ( { wrong: 1 } ) }
+} )
+"#;
+
+#[test]
+fn i31_4_handler_results_have_the_ruled_shape() {
+    let dir = Scratch::new("shp");
+    dir.write("providers/shp.mjs", SHAPES);
+    let t = transport();
+    let echo = |seen: &Seen| json_reply(json!({"path": seen.url}));
+
+    // spec: a missing, unknown or mistyped key is SEC101, reported as E005 (no data).
+    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
+    // Only the tools whose preRequest passes reach the upstream: preOk and the three post tools.
+    let server = TestServer::start(4, echo);
+    let (r, _) = runner(&set, &t, opts(&[("shp", server.base.as_str())]));
+    let call = |tool: &str| r.call_json(&format!("{tool}_shp"), &Map::new());
+    let fails = [
+        (
+            "postWrong",
+            "E005 postWrong: postRequest SEC101 must return an object { response } (\"response\" is missing)",
+        ),
+        (
+            "preNoStruct",
+            "E005 preNoStruct: preRequest SEC101 must return an object { struct, payload } (\"struct\" is missing)",
+        ),
+        (
+            "prePayloadNumber",
+            "E005 prePayloadNumber: preRequest SEC101 must return an object { struct, payload } (its \"payload\" is a number)",
+        ),
+        (
+            "preExtraKey",
+            "E005 preExtraKey: preRequest SEC101 must return an object { struct, payload } (unexpected key \"extra\")",
+        ),
+        (
+            "execNoResponse",
+            "E005 execNoResponse: executeRequest SEC101 must return an object { response } (\"response\" is missing)",
+        ),
+    ];
+    for (tool, expected) in fails {
+        let e = call(tool);
+        assert!(!e.status(), "{tool}: {e:?}");
+        assert_eq!(e.messages(), vec![expected], "{tool}");
+        assert_eq!(*e.data(), Value::Null, "{tool}");
+    }
+    let e = call("preOk");
+    assert!(e.status(), "{e:?}");
+    assert_eq!(e.data()["path"], json!("/pre-ok"));
+    let e = call("execOk");
+    assert!(e.status(), "{e:?}");
+    assert_eq!(*e.data(), json!({"made": true}));
+    let e = call("postOk");
+    assert_eq!(e.data()["wrapped"]["path"], json!("/post-ok"), "{e:?}");
+    // `response: null` is a response: the data is null, no failure.
+    let e = call("postNull");
+    assert!(e.status() && e.warnings().is_empty(), "{e:?}");
+    assert_eq!(*e.data(), Value::Null);
+    drop(r);
+    assert_eq!(server.finish().len(), 4);
+
+    // compat reads results as the reference does: a missing key changes nothing. A postRequest
+    // without `response` passes the upstream's data on (not null), with a warning.
+    let set = load(&dir.0, Profile::Compat, BTreeMap::new());
+    let server = TestServer::start(5, echo);
+    let (r, _) = runner(&set, &t, opts(&[("shp", server.base.as_str())]));
+    let call = |tool: &str| r.call_json(&format!("{tool}_shp"), &Map::new());
+    let e = call("postWrong");
+    assert!(e.status(), "{e:?}");
+    assert_eq!(*e.data(), json!({"path": "/post-wrong"}));
+    assert_eq!(
+        e.warnings(),
+        vec![
+            "postRequest returned no \"response\": the data is passed on unchanged (SEC101 under profile spec)"
+        ]
+    );
+    for (tool, path) in [
+        ("preNoStruct", "/pre-no-struct"),
+        ("prePayloadNumber", "/pre-payload"),
+        ("preExtraKey", "/pre-extra"),
+    ] {
+        let e = call(tool);
+        assert!(e.status() && e.warnings().is_empty(), "{tool}: {e:?}");
+        assert_eq!(e.data()["path"], json!(path), "{tool}");
+    }
+    // executeRequest without `response` (nor a reference-style `struct`) gives null data.
+    let e = call("execNoResponse");
+    assert!(e.status(), "{e:?}");
+    assert_eq!(*e.data(), Value::Null);
+    let e = call("postNull");
+    assert!(e.status() && e.warnings().is_empty(), "{e:?}");
+    assert_eq!(*e.data(), Value::Null);
+    drop(r);
+    assert_eq!(server.finish().len(), 5);
+}
+
+/// Issue #31 item 5: under compat a schema that uses `setTimeout` at its top level loads and its
+/// tools are callable (the handler host and the loader offer the same timers).
+#[test]
+fn i31_5_compat_schema_with_top_level_timers_is_callable() {
+    let dir = Scratch::new("tmr");
+    dir.write(
+        "providers/tmr.mjs",
+        r#"let ready = 'no'
+setTimeout( () => { ready = 'yes' }, 1 )
+await new Promise( ( resolve ) => setTimeout( resolve, 5 ) )
+export const main = {
+    namespace: 'tmr', name: 'Timers', description: 'Top-level timers', version: '4.2.0',
+    root: 'https://api.example.com',
+    tools: { get: { method: 'GET', path: '/get', description: 'd', parameters: [] } }
+}
+export const handlers = () => ( {
+    get: { postRequest: async ( { response } ) => ( { response: { ready, upstream: response } } ) }
+} )
+"#,
+    );
+    let set = load(&dir.0, Profile::Compat, BTreeMap::new());
+    let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"path": seen.url})));
+    let t = transport();
+    let (r, _) = runner(&set, &t, opts(&[("tmr", server.base.as_str())]));
+    let e = r.call_json("get_tmr", &Map::new());
+    assert!(e.status(), "{e:?}");
+    assert_eq!(
+        *e.data(),
+        json!({"ready": "yes", "upstream": {"path": "/get"}})
+    );
+    drop(r);
+    assert_eq!(server.finish().len(), 1);
+}

@@ -245,12 +245,14 @@ fn rerun_factory_with_lists(loaded: &mut LoadedFile, opts: &Options, lists: &lis
         return;
     }
     let shared = registry.resolve(&refs).to_json();
-    if let Ok(again) = flowmcp_loader::eval::evaluate_with(
+    if let Ok(again) = flowmcp_loader::eval::evaluate_in(
         &loaded.display,
         source,
         loaded.blanked.as_deref(),
         &opts.limits,
         Some(&shared),
+        // As the first evaluation (`load_file`): timers under compat.
+        opts.settings.profile.is_compat(),
     ) && let Some(exports) = loaded.exports.as_mut()
     {
         exports.handlers = again.handlers;

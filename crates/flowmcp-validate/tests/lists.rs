@@ -235,3 +235,48 @@ fn i29_2_a_list_from_a_string_is_not_found_through_the_current_directory() {
         "{on_disk:?}"
     );
 }
+
+/// Issue #31 item 5: a `handlers` factory that reads its lists is called once more with them
+/// (VAL005 sees what it returns); under compat that evaluation has the load-time timers too, so a
+/// module using `setTimeout` at its top level is checked like any other.
+#[test]
+fn i31_5_the_factory_rerun_with_lists_has_timers_under_compat() {
+    let home = std::env::temp_dir().join(format!("flowmcp-i31-5-lists-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(home.join("_lists")).unwrap();
+    std::fs::write(
+        home.join("_lists/colors.mjs"),
+        "export const list = {\n    meta: { name: 'colors', version: '1.0.0', description: 'Colors', \
+         fields: [ { key: 'name', type: 'string', description: 'Name' } ] },\n    \
+         entries: [ { name: 'red' }, { name: 'green' } ]\n}\n",
+    )
+    .unwrap();
+    let schema = home.join("timers.mjs");
+    std::fs::write(
+        &schema,
+        "await new Promise( ( resolve ) => setTimeout( resolve, 1 ) )\n\
+         export const main = { namespace: 'tmr', name: 'T', description: 'd', version: '4.2.0',\n    \
+         root: 'https://api.example.com', sharedLists: [ { ref: 'colors', version: '1.0.0' } ],\n    \
+         tools: { get: { method: 'GET', path: '/get', description: 'd', parameters: [] } } }\n\
+         export const handlers = ( { sharedLists } ) => {\n    \
+         const first = sharedLists.colors[ 0 ].name\n    \
+         return { [ first + 'Tool' ]: { postRequest: async ( { response } ) => ( { response } ) } }\n}\n",
+    )
+    .unwrap();
+    let report = validate_path(&schema, "timers.mjs", &Options::new(Profile::Compat));
+    let _ = std::fs::remove_dir_all(&home);
+    let val005: Vec<&str> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::VAL005)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        val005,
+        vec![
+            "Handler \"redTool\" does not match any tool in main.tools or resource in main.resources"
+        ],
+        "{:?}",
+        report.diagnostics
+    );
+}

@@ -156,7 +156,11 @@ declare_rules! {
     /// enforces HTTPS, timeouts and size caps and keeps secrets out of JavaScript.
     SEC100: Sec, Spec, "05-security.md", Error/Error, Implemented, "Handler called `fetch()` at run time (compat: allowed in `executeRequest`)";
     /// SEC101: A handler returned something other than the shape its phase requires: `preRequest` →
-    /// `{ struct, payload }`, `executeRequest` and `postRequest` → `{ response }`. Reported at call
+    /// `{ struct, payload }` (both objects), `executeRequest` and `postRequest` → `{ response }`;
+    /// under `spec` a missing or an unknown key fails the call too. Under `compat` only a result
+    /// that is not an object (or a `preRequest` `struct` that is not one) fails; a missing key is
+    /// read as the JavaScript reference reads it (nothing changes), and a `postRequest` without
+    /// `response` passes the data on unchanged with a warning in the envelope. Reported at call
     /// time inside an E005 message.
     ///
     /// # Why

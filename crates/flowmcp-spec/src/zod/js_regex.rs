@@ -197,6 +197,9 @@ fn translate_js_pattern(body: &str, dot_all: bool) -> Result<String, JsRegexErro
     let mut out = String::with_capacity(body.len() + 16);
     let mut in_class = false;
     let mut prev = ClassPrev::NoRangeStart;
+    // Open groups: a `)` with none open is a SyntaxError in JavaScript ("Unmatched ')'"), and
+    // passed on it could close the group the `y` flag wraps the pattern in (issue #31 item 5).
+    let mut depth = 0usize;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -353,6 +356,19 @@ fn translate_js_pattern(body: &str, dot_all: bool) -> Result<String, JsRegexErro
                 out.push_str(r"\}");
                 i += 1;
             }
+            '(' | ')' => {
+                if c == '(' {
+                    depth += 1;
+                } else if let Some(d) = depth.checked_sub(1) {
+                    depth = d;
+                } else {
+                    return Err(JsRegexError::Invalid {
+                        reason: "unmatched ')'".to_string(),
+                    });
+                }
+                out.push(c);
+                i += 1;
+            }
             _ => {
                 out.push(c);
                 i += 1;
@@ -505,5 +521,40 @@ mod tests {
             JsRegex::new("^a$").unwrap(),
             "equality compares the source"
         );
+    }
+
+    #[test]
+    fn i31_5_unmatched_close_paren_is_refused() {
+        // An unmatched `)` is refused as JavaScript refuses it, with `y` (whose
+        // wrapping group it would otherwise close) and without.
+        for text in ["/)(/y", ")(", "a)", "/(a))(/y", "(a)|b)", "/[(])/"] {
+            assert_eq!(
+                JsRegex::new(text).unwrap_err(),
+                JsRegexError::Invalid {
+                    reason: "unmatched ')'".into()
+                },
+                "{text}"
+            );
+        }
+        for text in [
+            r"\)",
+            "[)]",
+            r"[\]]",
+            "(a)(b)",
+            "/((a)|b)/y",
+            "(?:a)",
+            "(?<n>a)",
+        ] {
+            assert!(JsRegex::new(text).is_ok(), "{text}");
+        }
+        // The fuzz finding, replayed from its file (`<flags>\0<pattern>\0<subject>`).
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fuzz/regressions/regex/accepts-unmatched-close-paren.txt"
+        );
+        let input = std::fs::read_to_string(path).unwrap();
+        let mut parts = input.splitn(3, '\0');
+        let (flags, pattern) = (parts.next().unwrap(), parts.next().unwrap());
+        assert!(JsRegex::new(&format!("/{pattern}/{flags}")).is_err());
     }
 }
