@@ -316,20 +316,28 @@ fn validate(args: &[String]) -> Result<(), String> {
     build_release(&["-p", "flowmcp-cli"])?;
     let bin = root.join("target/release/flowmcp");
 
-    let mut times: Vec<Duration> = Vec::with_capacity(runs);
-    let mut peak_kib = 0u64;
-    for _ in 0..runs {
+    // Cold runs validate every file (`--no-cache`); warm runs read the result cache of a home
+    // directory of the bench's own, filled by one untimed run first. They alternate.
+    let home = std::env::temp_dir().join(format!("flowmcp-bench-validate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).map_err(|e| format!("{}: {e}", home.display()))?;
+    let one = |warm: bool| -> Result<(Duration, Option<u64>), String> {
         let started = Instant::now();
-        let out = Command::new(&bin)
-            .args(["validate", "--format", "json", "--profile", &profile])
+        let mut cmd = Command::new(&bin);
+        cmd.args(["validate", "--format", "json", "--profile", &profile])
             .arg(&dir)
             .env("FLOWMCP_STATS", "1")
+            .env("HOME", &home)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::piped());
+        if !warm {
+            cmd.arg("--no-cache");
+        }
+        let out = cmd
             .output()
             .map_err(|e| format!("{}: {e}", bin.display()))?;
-        times.push(started.elapsed());
+        let took = started.elapsed();
         let code = out.status.code().unwrap_or(-1);
         if code != 0 && code != 1 {
             return Err(format!(
@@ -338,39 +346,51 @@ fn validate(args: &[String]) -> Result<(), String> {
             ));
         }
         let stderr = String::from_utf8_lossy(&out.stderr);
-        if let Some(kib) = stderr
+        let kib = stderr
             .lines()
             .find_map(|l| l.split("peak RSS ").nth(1))
             .and_then(|r| r.split_whitespace().next())
-            .and_then(|n| n.parse::<u64>().ok())
-        {
-            peak_kib = peak_kib.max(kib);
-        }
-    }
-    times.sort();
-    let median = if runs % 2 == 1 {
-        times[runs / 2]
-    } else {
-        (times[runs / 2 - 1] + times[runs / 2]) / 2
+            .and_then(|n| n.parse::<u64>().ok());
+        Ok((took, kib))
     };
-    let min = times[0];
+    let measured = (|| -> Result<[(Vec<Duration>, u64); 2], String> {
+        one(true)?;
+        let mut out = [
+            (Vec::with_capacity(runs), 0u64),
+            (Vec::with_capacity(runs), 0u64),
+        ];
+        for _ in 0..runs {
+            for (i, warm) in [false, true].into_iter().enumerate() {
+                let (took, kib) = one(warm)?;
+                out[i].0.push(took);
+                out[i].1 = out[i].1.max(kib.unwrap_or(0));
+            }
+        }
+        Ok(out)
+    })();
+    let _ = std::fs::remove_dir_all(&home);
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!(
-        "bench validate {} (profile {profile}, {runs} runs, release, process start included)",
+        "bench validate {} (profile {profile}, {runs} runs each, release, process start included)",
         dir.display()
     );
     println!("files:      {files}");
-    println!(
-        "wall:       median {:.1} ms, min {:.1} ms, max {:.1} ms",
-        ms(median),
-        ms(min),
-        ms(times[runs - 1])
-    );
-    println!(
-        "throughput: {:.0} files/s (median)",
-        files as f64 / median.as_secs_f64().max(1e-9)
-    );
-    println!("peak RSS:   {:.1} MiB", peak_kib as f64 / 1024.0);
+    for (what, (mut times, peak_kib)) in ["cold", "warm"].into_iter().zip(measured?) {
+        times.sort();
+        let median = if runs % 2 == 1 {
+            times[runs / 2]
+        } else {
+            (times[runs / 2 - 1] + times[runs / 2]) / 2
+        };
+        println!(
+            "{what}:       wall median {:.1} ms, min {:.1} ms, max {:.1} ms; {:.0} files/s; peak RSS {:.1} MiB",
+            ms(median),
+            ms(times[0]),
+            ms(times[runs - 1]),
+            files as f64 / median.as_secs_f64().max(1e-9),
+            peak_kib as f64 / 1024.0
+        );
+    }
     Ok(())
 }
 

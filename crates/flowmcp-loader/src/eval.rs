@@ -160,7 +160,7 @@ pub fn evaluate_with(
     evaluate_in(name, source, blanked, limits, shared_lists, false)
 }
 
-/// As [`evaluate_with`]; with `timers` (profile `compat`, as [`crate::host::HostConfig::timers`])
+/// As [`evaluate_with`]; with `timers` (profile `compat`, as the handler host's `timers` setting)
 /// the module has the handler host's timer globals, without real waiting (`js/load_timers.js`):
 /// while its own promise (top-level await) is pending, due timers run in order of their due time;
 /// those still pending when it settles are discarded. Everything stays within the evaluation's
@@ -424,13 +424,20 @@ struct Clock<'a> {
     fired: &'a Rc<Cell<bool>>,
 }
 
+/// Largest number of timers pending at once, at load time and in the handler host;
+/// `setTimeout` throws a `RangeError` beyond it.
+pub(crate) const MAX_PENDING_TIMERS: usize = 10_000;
+
+/// The longest timer delay honoured, at load time and by default in the handler host
+/// (`HostConfig::max_timer_delay`).
+pub(crate) const MAX_TIMER_DELAY: Duration = Duration::from_millis(250);
+
 /// Installs the timer globals ([`LOAD_TIMERS`]) with the handler host's caps; returns `next`.
 fn install_timers<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<rquickjs::Function<'js>> {
     let make: rquickjs::Function = ctx.eval(LOAD_TIMERS)?;
-    let max_delay = crate::host::HostConfig::compat().max_timer_delay;
     make.call((
-        crate::host::MAX_PENDING_TIMERS as f64,
-        max_delay.as_secs_f64() * 1000.0,
+        MAX_PENDING_TIMERS as f64,
+        MAX_TIMER_DELAY.as_secs_f64() * 1000.0,
     ))
 }
 

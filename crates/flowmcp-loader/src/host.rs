@@ -100,8 +100,7 @@ const STAND_IN: &str = include_str!("js/stand_in.js");
 pub const MAX_LOG_MESSAGES: usize = 1000;
 /// Longest console message kept, in characters; longer ones are cut.
 pub(crate) const MAX_LOG_CHARS: usize = 8192;
-/// Largest number of timers pending at once; `setTimeout` throws a `RangeError` beyond it.
-pub(crate) const MAX_PENDING_TIMERS: usize = 10_000;
+pub(crate) use crate::eval::MAX_PENDING_TIMERS;
 /// Largest number of `fetch` requests waiting to be performed at once; `fetch` throws beyond it.
 pub(crate) const MAX_PENDING_FETCHES: usize = 1024;
 /// Default for [`HostConfig::max_fetches`].
@@ -193,7 +192,7 @@ impl Default for HostConfig {
             factory_timeout: limits.eval_timeout,
             allow_fetch: false,
             timers: false,
-            max_timer_delay: Duration::from_millis(250),
+            max_timer_delay: crate::eval::MAX_TIMER_DELAY,
             max_fetches: DEFAULT_MAX_FETCHES,
             library_stand_ins: false,
             library_memory_bytes: 256 * 1024 * 1024,
