@@ -230,13 +230,19 @@ impl FastMain {
             return None;
         }
         let range = blanked_range(source, blanked, &lit.range);
-        let compact = |t: &str| t.split_whitespace().collect::<String>();
-        let data_only = blanked
-            .get(..range.start)
-            .is_some_and(|b| compact(b) == "exportconstmain=")
-            && blanked
-                .get(range.end..)
-                .is_some_and(|a| matches!(compact(a).as_str(), "" | ";"));
+        // Compared without whitespace, reading only as far as needed to tell.
+        let data_only = blanked.get(..range.start).is_some_and(|b| {
+            b.chars()
+                .filter(|c| !c.is_whitespace())
+                .eq("exportconstmain=".chars())
+        }) && blanked.get(range.end..).is_some_and(|a| {
+            let mut after = a.chars().filter(|c| !c.is_whitespace());
+            match after.next() {
+                None => true,
+                Some(';') => after.next().is_none(),
+                Some(_) => false,
+            }
+        });
         if data_only {
             // Nothing will run, so no rewritten source is needed.
             return Some(FastMain {
@@ -292,6 +298,10 @@ fn blanked_range(
     blanked: &str,
     r: &std::ops::Range<usize>,
 ) -> std::ops::Range<usize> {
+    if source.len() == blanked.len() {
+        // No multi-byte character was blanked: the offsets agree.
+        return r.clone();
+    }
     let start_char = source[..r.start].chars().count();
     let len_chars = source[r.clone()].chars().count();
     let mut indices = blanked

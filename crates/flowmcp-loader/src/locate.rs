@@ -11,6 +11,7 @@
 //! Invariant: linear in the source size for one export (each character is visited a bounded number of
 //! times; identifier indirections are followed at most `MAX_INDIRECTIONS` deep), never panics.
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use crate::scan;
@@ -52,29 +53,101 @@ pub fn locate_paths(source: &str, paths: &[Vec<Key>]) -> Vec<Option<Pos>> {
 }
 
 /// As [`locate_paths`], with the source already blanked by [`scan::blank`] (saves a pass).
+///
+/// Works on bytes: when no multi-byte character was blanked (the blanked text is as long as the
+/// source, the common case), both texts share their byte offsets and nothing is copied; otherwise a
+/// byte-aligned blanking is derived once (each blanked character becomes as many spaces as it has
+/// bytes). Columns are counted in characters of the source, in one sweep at the end.
 pub fn locate_paths_blanked(source: &str, blanked: &str, paths: &[Vec<Key>]) -> Vec<Option<Pos>> {
     let mut answers = vec![None; paths.len()];
     if paths.is_empty() {
         return answers;
     }
-    let b: Vec<char> = blanked.chars().collect();
-    let o: Vec<char> = source.chars().collect();
-    if b.len() != o.len() {
-        return answers;
-    }
+    let realigned;
+    let b: &str = if source.len() == blanked.len() {
+        blanked
+    } else {
+        match byte_aligned(source, blanked) {
+            Some(text) => {
+                realigned = text;
+                &realigned
+            }
+            None => return answers,
+        }
+    };
     let mut trie = Trie::default();
     for (n, p) in paths.iter().enumerate() {
         trie.insert(p, n);
     }
-    let reader = Reader::new(&b, &o);
-    for (key, node) in &trie.children {
-        if let Key::Name(export) = key
-            && let Some(start) = reader.decls.get(export.as_str()).copied()
-        {
-            reader.value(start, node, &mut answers, 0);
+    let reader = Reader::new(b, source);
+    let mut offsets: Vec<Option<usize>> = vec![None; paths.len()];
+    for (export, node) in &trie.names {
+        if let Some(start) = reader.declaration(export) {
+            reader.value(start, node, &mut offsets, 0);
         }
     }
+    positions(source, &offsets, &mut answers);
     answers
+}
+
+/// `blanked` re-spaced so that its byte offsets are those of `source`: every character that differs
+/// from the source's (a blanked one, a space) is padded with spaces to the source character's length.
+/// `None` when the two texts do not have the same characters count or a character cannot be padded.
+fn byte_aligned(source: &str, blanked: &str) -> Option<String> {
+    let mut out = String::with_capacity(source.len());
+    let mut s = source.chars();
+    for bc in blanked.chars() {
+        let sc = s.next()?;
+        if bc == sc {
+            out.push(sc);
+            continue;
+        }
+        let (have, want) = (bc.len_utf8(), sc.len_utf8());
+        if have > want {
+            return None;
+        }
+        out.push(bc);
+        out.extend(std::iter::repeat_n(' ', want - have));
+    }
+    if s.next().is_some() {
+        return None;
+    }
+    Some(out)
+}
+
+/// Converts byte offsets of `source` into 1-based lines (counted by `\n`) and columns (in
+/// characters), in one sweep over the source.
+fn positions(source: &str, offsets: &[Option<usize>], answers: &mut [Option<Pos>]) {
+    let mut order: Vec<(usize, usize)> = offsets
+        .iter()
+        .enumerate()
+        .filter_map(|(n, o)| o.map(|o| (o, n)))
+        .collect();
+    order.sort_unstable();
+    let bytes = source.as_bytes();
+    // `column` counts the characters since the start of the line, up to `at`.
+    let (mut at, mut line, mut column) = (0usize, 1usize, 0usize);
+    for (offset, n) in order {
+        let offset = offset.min(bytes.len());
+        if let Some(segment) = bytes.get(at..offset) {
+            let breaks = segment.iter().filter(|&&c| c == b'\n').count();
+            let tail = match segment.iter().rposition(|&c| c == b'\n') {
+                Some(last) => {
+                    line += breaks;
+                    column = 0;
+                    &segment[last + 1..]
+                }
+                None => segment,
+            };
+            // Characters are the bytes that are not UTF-8 continuation bytes.
+            column += tail.iter().filter(|&&c| c & 0xC0 != 0x80).count();
+            at = offset;
+        }
+        answers[n] = Some(Pos {
+            line: line as u32,
+            column: (column + 1) as u32,
+        });
+    }
 }
 
 /// The string written at `path` (an export name, then keys: `main`, `namespace`), read from the
@@ -111,27 +184,42 @@ struct Trie {
     ends: Vec<usize>,
     /// Every path that passes through (or ends at) this node, for the nearest-ancestor fallback.
     through: Vec<usize>,
-    children: HashMap<Key, Trie>,
+    /// Children by member name (looked up by `&str`, so reading a key allocates nothing).
+    names: HashMap<String, Trie>,
+    /// Children by array index.
+    indices: HashMap<usize, Trie>,
 }
 
 impl Trie {
     fn insert(&mut self, path: &[Key], n: usize) {
         let mut node = self;
         for k in path {
-            node = node.children.entry(k.clone()).or_default();
+            node = match k {
+                Key::Name(name) => node.names.entry(name.clone()).or_default(),
+                Key::Index(i) => node.indices.entry(*i).or_default(),
+            };
             node.through.push(n);
         }
         node.ends.push(n);
     }
+
+    fn is_leaf(&self) -> bool {
+        self.names.is_empty() && self.indices.is_empty()
+    }
 }
 
+/// Reads the blanked text as bytes. `t` is byte-aligned with `o` (the source): every offset is an
+/// offset of both.
 struct Reader<'a> {
-    b: &'a [char],
-    o: &'a [char],
-    /// Character index of the start of each line.
-    line_starts: Vec<usize>,
-    /// Top-level `const|let|var name = ` declarations: name → index of the value's first character.
-    decls: HashMap<String, usize>,
+    t: &'a str,
+    b: &'a [u8],
+    o: &'a str,
+    /// Top-level `const|let|var name = ` declarations found so far: name → offset of the value's
+    /// first character (the first declaration of a name wins).
+    decls: RefCell<HashMap<&'a str, usize>>,
+    /// How far the top level has been read for declarations: offset and bracket depth there. The
+    /// text is read on only when a name is asked for that is not known yet.
+    scanned: Cell<(usize, usize)>,
 }
 
 fn is_ident_start(c: char) -> bool {
@@ -143,105 +231,129 @@ fn is_ident_char(c: char) -> bool {
 }
 
 impl<'a> Reader<'a> {
-    fn new(b: &'a [char], o: &'a [char]) -> Self {
-        let mut line_starts = vec![0];
-        for (i, c) in b.iter().enumerate() {
-            if *c == '\n' {
-                line_starts.push(i + 1);
-            }
-        }
-        let mut r = Reader {
-            b,
+    fn new(t: &'a str, o: &'a str) -> Self {
+        Reader {
+            t,
+            b: t.as_bytes(),
             o,
-            line_starts,
-            decls: HashMap::new(),
-        };
-        r.decls = r.top_level_declarations();
-        r
-    }
-
-    fn pos(&self, i: usize) -> Pos {
-        let line = self.line_starts.partition_point(|s| *s <= i);
-        let start = self
-            .line_starts
-            .get(line.saturating_sub(1))
-            .copied()
-            .unwrap_or(0);
-        Pos {
-            line: line as u32,
-            column: (i - start + 1) as u32,
+            decls: RefCell::new(HashMap::new()),
+            scanned: Cell::new((0, 0)),
         }
     }
 
+    /// The character at byte `i` (`'\0'` past the end or inside a character).
     fn at(&self, i: usize) -> char {
-        self.b.get(i).copied().unwrap_or('\0')
+        match self.b.get(i) {
+            Some(&c) if c < 0x80 => char::from(c),
+            Some(_) => self
+                .t
+                .get(i..)
+                .and_then(|rest| rest.chars().next())
+                .unwrap_or('\0'),
+            None => '\0',
+        }
+    }
+
+    /// The character ending just before byte `i`.
+    fn before(&self, i: usize) -> char {
+        match self.b.get(i.wrapping_sub(1)) {
+            Some(&c) if c < 0x80 => char::from(c),
+            Some(_) => self
+                .t
+                .get(..i)
+                .and_then(|head| head.chars().next_back())
+                .unwrap_or('\0'),
+            None => '\0',
+        }
     }
 
     fn skip_ws(&self, mut i: usize) -> usize {
-        while i < self.b.len() && self.b[i].is_whitespace() {
-            i += 1;
+        while i < self.b.len() {
+            let c = self.at(i);
+            if !c.is_whitespace() {
+                break;
+            }
+            i += c.len_utf8();
         }
         i
     }
 
     fn ident_end(&self, mut i: usize) -> usize {
-        while i < self.b.len() && is_ident_char(self.b[i]) {
-            i += 1;
+        while i < self.b.len() {
+            let c = self.at(i);
+            if !is_ident_char(c) {
+                break;
+            }
+            i += c.len_utf8();
         }
         i
     }
 
-    fn word(&self, from: usize, to: usize) -> String {
-        self.b[from..to].iter().collect()
+    fn word(&self, from: usize, to: usize) -> &'a str {
+        self.t.get(from..to).unwrap_or("")
     }
 
-    /// Scans the top level (brace depth 0) for `const|let|var NAME =`.
-    fn top_level_declarations(&self) -> HashMap<String, usize> {
-        let mut out = HashMap::new();
-        let mut depth = 0usize;
-        let mut i = 0;
-        while i < self.b.len() {
-            let c = self.b[i];
-            match c {
-                '{' | '[' | '(' => depth += 1,
-                '}' | ']' | ')' => depth = depth.saturating_sub(1),
+    /// Where the top-level `const|let|var NAME =` declaration of `name` puts its value: the first
+    /// one in the text. Reads the top level (bracket depth 0) on from where the last call stopped,
+    /// only as far as needed.
+    fn declaration(&self, name: &str) -> Option<usize> {
+        if let Some(&at) = self.decls.borrow().get(name) {
+            return Some(at);
+        }
+        let (mut i, mut depth) = self.scanned.get();
+        let mut found = None;
+        while let Some(&byte) = self.b.get(i) {
+            match byte {
+                b'{' | b'[' | b'(' => depth += 1,
+                b'}' | b']' | b')' => depth = depth.saturating_sub(1),
                 _ => {}
             }
-            if depth == 0 && is_ident_start(c) && (i == 0 || !is_ident_char(self.b[i - 1])) {
-                let end = self.ident_end(i);
-                let w = self.word(i, end);
-                if w == "const" || w == "let" || w == "var" {
-                    let n = self.skip_ws(end);
-                    if is_ident_start(self.at(n)) {
-                        let n_end = self.ident_end(n);
-                        let eq = self.skip_ws(n_end);
-                        if self.at(eq) == '=' && self.at(eq + 1) != '=' {
-                            out.entry(self.word(n, n_end))
-                                .or_insert(self.skip_ws(eq + 1));
+            if depth == 0 {
+                let c = self.at(i);
+                if is_ident_start(c) && (i == 0 || !is_ident_char(self.before(i))) {
+                    let end = self.ident_end(i);
+                    let w = self.word(i, end);
+                    if w == "const" || w == "let" || w == "var" {
+                        let n = self.skip_ws(end);
+                        if is_ident_start(self.at(n)) {
+                            let n_end = self.ident_end(n);
+                            let eq = self.skip_ws(n_end);
+                            if self.at(eq) == '=' && self.at(eq + 1) != '=' {
+                                let declared = self.word(n, n_end);
+                                let value = self.skip_ws(eq + 1);
+                                let mut decls = self.decls.borrow_mut();
+                                let first = *decls.entry(declared).or_insert(value);
+                                if declared == name {
+                                    found = Some(first);
+                                }
+                            }
                         }
                     }
+                    i = end;
+                    if found.is_some() {
+                        break;
+                    }
+                    continue;
                 }
-                i = end;
-                continue;
             }
             i += 1;
         }
-        out
+        self.scanned.set((i, depth));
+        found
     }
 
-    /// Records the position of the value at `i` for every path through `node`, then descends into the
-    /// members `node` asks for. Returns the index just after the value.
-    fn value(&self, i: usize, node: &Trie, answers: &mut [Option<Pos>], hops: usize) -> usize {
+    /// Records the offset of the value at `i` for every path through `node`, then descends into the
+    /// members `node` asks for. Returns the offset just after the value.
+    fn value(&self, i: usize, node: &Trie, answers: &mut [Option<usize>], hops: usize) -> usize {
         let i = self.skip_ws(i);
         if i >= self.b.len() {
             return i;
         }
-        let here = self.pos(i);
         for &n in &node.through {
             // Deeper nodes are visited later and overwrite: the answer is the deepest found.
-            answers[n] = Some(here);
+            answers[n] = Some(i);
         }
-        if node.children.is_empty() {
+        if node.is_leaf() {
             return self.skip_expression(i);
         }
         match self.at(i) {
@@ -254,10 +366,10 @@ impl<'a> Reader<'a> {
                     after >= self.b.len() || matches!(self.at(after), ',' | '}' | ']' | ';');
                 if ends_value && hops < MAX_INDIRECTIONS {
                     let name = self.word(i, end);
-                    if let Some(&target) = self.decls.get(&name) {
+                    if let Some(target) = self.declaration(name) {
                         // Follow `name` to its declaration for the members below; this value's own
                         // position stays the place where it is used.
-                        let saved: Vec<(usize, Option<Pos>)> =
+                        let saved: Vec<(usize, Option<usize>)> =
                             node.ends.iter().map(|&n| (n, answers[n])).collect();
                         self.value(target, node, answers, hops + 1);
                         for (n, p) in saved {
@@ -271,16 +383,22 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn object(&self, open: usize, node: &Trie, answers: &mut [Option<Pos>], hops: usize) -> usize {
+    fn object(
+        &self,
+        open: usize,
+        node: &Trie,
+        answers: &mut [Option<usize>],
+        hops: usize,
+    ) -> usize {
         let mut i = open + 1;
         loop {
             i = self.skip_ws(i);
             if i >= self.b.len() {
                 return i;
             }
-            match self.at(i) {
-                '}' => return i + 1,
-                ',' => {
+            match self.b[i] {
+                b'}' => return i + 1,
+                b',' => {
                     i += 1;
                     continue;
                 }
@@ -288,16 +406,22 @@ impl<'a> Reader<'a> {
             }
             // A member: key, then `:` value | `(` method | shorthand.
             let c = self.at(i);
-            let (key, after_key) = if c == '\'' || c == '"' {
+            let (child, after_key) = if c == '\'' || c == '"' {
+                let quote = c as u8;
                 let mut j = i + 1;
-                while j < self.b.len() && self.b[j] != c && self.b[j] != '\n' {
+                while j < self.b.len() && self.b[j] != quote && self.b[j] != b'\n' {
                     j += 1;
                 }
-                let text: String = self.o[i + 1..j.min(self.o.len())].iter().collect();
-                (Some(unescape_simple(&text)), j + 1)
+                let text = self.o.get(i + 1..j.min(self.o.len())).unwrap_or("");
+                let child = if text.contains('\\') {
+                    node.names.get(unescape_simple(text).as_str())
+                } else {
+                    node.names.get(text)
+                };
+                (child, j + 1)
             } else if is_ident_start(c) || c.is_ascii_digit() {
                 let end = self.ident_end(i);
-                (Some(self.word(i, end)), end)
+                (node.names.get(self.word(i, end)), end)
             } else if c == '.' && self.at(i + 1) == '.' && self.at(i + 2) == '.' {
                 i = self.skip_expression(i + 3);
                 continue;
@@ -307,7 +431,6 @@ impl<'a> Reader<'a> {
                 i = self.skip_expression(i + 1);
                 continue;
             };
-            let child = key.map(Key::Name).and_then(|k| node.children.get(&k));
             let j = self.skip_ws(after_key);
             match self.at(j) {
                 ':' => {
@@ -338,7 +461,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn array(&self, open: usize, node: &Trie, answers: &mut [Option<Pos>], hops: usize) -> usize {
+    fn array(&self, open: usize, node: &Trie, answers: &mut [Option<usize>], hops: usize) -> usize {
         let mut i = open + 1;
         let mut index = 0usize;
         loop {
@@ -346,20 +469,20 @@ impl<'a> Reader<'a> {
             if i >= self.b.len() {
                 return i;
             }
-            match self.at(i) {
-                ']' => return i + 1,
-                ',' => {
+            match self.b[i] {
+                b']' => return i + 1,
+                b',' => {
                     index += 1;
                     i += 1;
                     continue;
                 }
-                '.' if self.at(i + 1) == '.' && self.at(i + 2) == '.' => {
+                b'.' if self.at(i + 1) == '.' && self.at(i + 2) == '.' => {
                     // A spread: later indices are unknown.
                     return self.skip_group(open);
                 }
                 _ => {}
             }
-            i = match node.children.get(&Key::Index(index)) {
+            i = match node.indices.get(&index) {
                 Some(child) => self.value(i, child, answers, hops),
                 None => self.skip_expression(i),
             };
@@ -373,14 +496,14 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Skips a balanced group starting at the opening bracket `i`; returns the index after its close.
+    /// Skips a balanced group starting at the opening bracket `i`; returns the offset after its close.
     fn skip_group(&self, i: usize) -> usize {
         let mut depth = 0usize;
         let mut j = i;
-        while j < self.b.len() {
-            match self.b[j] {
-                '{' | '[' | '(' => depth += 1,
-                '}' | ']' | ')' => {
+        while let Some(&c) = self.b.get(j) {
+            match c {
+                b'{' | b'[' | b'(' => depth += 1,
+                b'}' | b']' | b')' => {
                     depth = depth.saturating_sub(1);
                     if depth == 0 {
                         return j + 1;
@@ -390,28 +513,28 @@ impl<'a> Reader<'a> {
             }
             j += 1;
         }
-        j
+        j.max(i)
     }
 
     /// Skips an expression: up to the next `,` or closing bracket at depth 0.
     fn skip_expression(&self, i: usize) -> usize {
         let mut depth = 0usize;
         let mut j = i;
-        while j < self.b.len() {
-            match self.b[j] {
-                '{' | '[' | '(' => depth += 1,
-                '}' | ']' | ')' => {
+        while let Some(&c) = self.b.get(j) {
+            match c {
+                b'{' | b'[' | b'(' => depth += 1,
+                b'}' | b']' | b')' => {
                     if depth == 0 {
                         return j;
                     }
                     depth -= 1;
                 }
-                ',' | ';' if depth == 0 => return j,
+                b',' | b';' if depth == 0 => return j,
                 _ => {}
             }
             j += 1;
         }
-        j
+        j.max(i)
     }
 }
 
@@ -546,6 +669,51 @@ mod tests {
         ] {
             let _ = locate_paths(src, &[k(&["main", "a", "0"])]);
         }
+    }
+
+    /// Issue #30 (cold path): the reader works on bytes, positions stay in characters. Non-ASCII
+    /// text in strings, comments, keys and identifiers (blanked to fewer bytes than the source),
+    /// JavaScript spaces outside ASCII, and several paths on one long line.
+    #[test]
+    fn i30_2_columns_are_characters_with_non_ascii_text() {
+        let src = "// ünïcödé — comment\nexport const main = { /* é */ 'clé': 'vålue', ñame:\u{a0}'x', \"k\\\"q\": [ 'ä', 'b' ],\n  sub: { ß: 1, z: `€${ 1 }€`, w: 'y' },\n  ref: rüf, o\u{2003}: 2 }\nconst rüf = { deep: ['😀', 7] }\n";
+        let paths = [
+            k(&["main", "clé"]),
+            k(&["main", "ñame"]),
+            k(&["main", "k\"q", "1"]),
+            k(&["main", "sub", "ß"]),
+            k(&["main", "sub", "w"]),
+            k(&["main", "ref", "deep", "1"]),
+            k(&["main", "o"]),
+            k(&["main", "missing", "x"]),
+        ];
+        let got: Vec<_> = locate_paths(src, &paths)
+            .into_iter()
+            .map(|p| p.map(|p| (p.line, p.column)))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                Some((2, 38)),
+                Some((2, 53)),
+                Some((2, 73)),
+                Some((3, 13)),
+                Some((3, 34)),
+                Some((5, 27)),
+                Some((4, 17)),
+                Some((2, 21)),
+            ]
+        );
+        // The same with the blanking passed in, and a blanking that does not match: nothing.
+        let b = scan::blank(src);
+        assert_eq!(
+            locate_paths_blanked(src, &b, &paths),
+            locate_paths(src, &paths)
+        );
+        assert_eq!(
+            locate_paths_blanked(src, "x", &paths),
+            vec![None; paths.len()]
+        );
     }
 
     #[test]

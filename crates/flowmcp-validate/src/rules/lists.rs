@@ -357,7 +357,7 @@ pub(super) fn val075_unused_list(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         .loaded
         .source
         .as_deref()
-        .and_then(SourceOutsideMain::new)
+        .and_then(|source| SourceOutsideMain::new(source, ctx.loaded.blanked.as_deref()))
     else {
         return;
     };
@@ -420,10 +420,14 @@ struct SourceOutsideMain {
 }
 
 impl SourceOutsideMain {
-    /// `None` when the `main` literal cannot be located.
-    fn new(source: &str) -> Option<SourceOutsideMain> {
+    /// `None` when the `main` literal cannot be located. `blanked` is the loader's blanking of
+    /// `source` when it has one (it is computed once per file); otherwise the source is blanked here.
+    fn new(source: &str, blanked: Option<&str>) -> Option<SourceOutsideMain> {
         let original: Vec<char> = source.chars().collect();
-        let blanked: Vec<char> = blank(source).chars().collect();
+        let blanked: Vec<char> = match blanked {
+            Some(b) => b.chars().collect(),
+            None => blank(source).chars().collect(),
+        };
         if original.len() != blanked.len() {
             return None;
         }
@@ -926,14 +930,14 @@ export const handlers = ( { sharedLists } ) => {
     const t = `${ sharedLists.templ }`
     return {}
 }"#;
-        let s = SourceOutsideMain::new(src).unwrap();
+        let s = SourceOutsideMain::new(src, None).unwrap();
         for used in ["tokens", "chains", "other", "templ", "sharedLists"] {
             assert!(s.mentions(used), "{used}");
         }
         for unused in ["evmChains", "fiat", "commented", "chain"] {
             assert!(!s.mentions(unused), "{unused}");
         }
-        assert!(SourceOutsideMain::new("export const main = make()").is_none());
+        assert!(SourceOutsideMain::new("export const main = make()", None).is_none());
     }
 
     #[test]

@@ -79,50 +79,96 @@ fn each_output<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a String, &'a Map<String, Valu
         .collect()
 }
 
-/// One node of an output schema tree, found by [`schema_nodes`].
+/// One node of an output schema tree, found by [`schema_nodes`]. Its path is built only when a
+/// finding needs it ([`Nodes::path`]).
 struct Node<'a> {
     /// The node's value (an object for a well-formed node).
     value: &'a Value,
-    path: JsonPath,
     /// 1 for the root.
     depth: usize,
+    /// The index of the parent node in [`Nodes::list`] (`None` for the root).
+    parent: Option<usize>,
+    /// How the parent reaches this node.
+    step: Step<'a>,
+}
+
+/// How a node is reached from its parent.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Root,
+    /// `properties.<key>`
+    Property(&'a str),
+    /// `items`
+    Items,
+}
+
+/// The nodes of a schema tree and the path of its root.
+struct Nodes<'a> {
+    root: JsonPath,
+    list: Vec<Node<'a>>,
+}
+
+impl Nodes<'_> {
+    /// The JSON path of node `i`.
+    fn path(&self, i: usize) -> JsonPath {
+        let mut steps = Vec::new();
+        let mut at = Some(i);
+        while let Some(n) = at.and_then(|n| self.list.get(n)) {
+            steps.push(n.step);
+            at = n.parent;
+        }
+        steps
+            .iter()
+            .rev()
+            .fold(self.root.clone(), |p, step| match step {
+                Step::Root => p,
+                Step::Property(key) => p.key("properties").key(key),
+                Step::Items => p.key("items"),
+            })
+    }
 }
 
 /// Every node of the schema tree under `root`, depth first in declaration order. Children are the
 /// values of `properties` (when it is an object) and `items` (when it is an object), whatever the
 /// node's `type` says. Uses an explicit stack, so a deeply nested input cannot exhaust the call stack.
-fn schema_nodes<'a>(root: &'a Value, root_path: JsonPath) -> Vec<Node<'a>> {
+fn schema_nodes<'a>(root: &'a Value, root_path: JsonPath) -> Nodes<'a> {
     let mut out = Vec::new();
     let mut stack = vec![Node {
         value: root,
-        path: root_path,
         depth: 1,
+        parent: None,
+        step: Step::Root,
     }];
     while let Some(node) = stack.pop() {
         if let Some(obj) = node.value.as_object() {
+            let here = Some(out.len());
             let mut children = Vec::new();
             if let Some(Value::Object(props)) = obj.get("properties") {
-                let props_path = node.path.key("properties");
                 for (key, child) in props {
                     children.push(Node {
                         value: child,
-                        path: props_path.key(key),
                         depth: node.depth + 1,
+                        parent: here,
+                        step: Step::Property(key),
                     });
                 }
             }
             if let Some(items @ Value::Object(_)) = obj.get("items") {
                 children.push(Node {
                     value: items,
-                    path: node.path.key("items"),
                     depth: node.depth + 1,
+                    parent: here,
+                    step: Step::Items,
                 });
             }
             stack.extend(children.into_iter().rev());
         }
         out.push(node);
     }
-    out
+    Nodes {
+        root: root_path,
+        list: out,
+    }
 }
 
 /// The node's `type` when it is one of [`SCHEMA_TYPES`].
@@ -134,13 +180,17 @@ fn valid_type(node: &Map<String, Value>) -> Option<&str> {
 
 /// The nodes a profile checks for VAL061, VAL064 and VAL065: all of them under `spec`, the root only
 /// under `compat`.
-fn checked_nodes<'a>(ctx: &SchemaCtx<'_>, schema: &'a Value, path: JsonPath) -> Vec<Node<'a>> {
+fn checked_nodes<'a>(ctx: &SchemaCtx<'_>, schema: &'a Value, path: JsonPath) -> Nodes<'a> {
     if ctx.is_compat() {
-        return vec![Node {
-            value: schema,
-            path,
-            depth: 1,
-        }];
+        return Nodes {
+            root: path,
+            list: vec![Node {
+                value: schema,
+                depth: 1,
+                parent: None,
+                step: Step::Root,
+            }],
+        };
     }
     schema_nodes(schema, path)
 }
@@ -219,30 +269,32 @@ pub(super) fn val061_output_schema_valid(ctx: &SchemaCtx<'_>, c: &mut Collector<
             continue;
         };
         let deep = !ctx.is_compat();
-        for node in checked_nodes(ctx, schema, schema_path) {
+        let nodes = checked_nodes(ctx, schema, schema_path);
+        for (i, node) in nodes.list.iter().enumerate() {
+            let path = || nodes.path(i);
             let Some(obj) = node.value.as_object() else {
                 c.emit(
                     Code::VAL061,
-                    Some(&node.path),
+                    Some(&path()),
                     format!("Must be an object (found {})", type_name(node.value)),
                 );
                 continue;
             };
-            check_node_type(c, obj, &node.path);
+            check_node_type(c, obj, &path);
             if deep {
-                check_node_keywords(c, obj, &node.path);
+                check_node_keywords(c, obj, &path);
             }
         }
     }
 }
 
 /// VAL061 for one node's `type`.
-fn check_node_type(c: &mut Collector<'_>, node: &Map<String, Value>, path: &JsonPath) {
+fn check_node_type(c: &mut Collector<'_>, node: &Map<String, Value>, path: &dyn Fn() -> JsonPath) {
     match node.get("type") {
         None => {
             c.emit(
                 Code::VAL061,
-                Some(&path.key("type")),
+                Some(&path().key("type")),
                 "Missing required field \"type\"",
             );
         }
@@ -250,7 +302,7 @@ fn check_node_type(c: &mut Collector<'_>, node: &Map<String, Value>, path: &Json
         Some(other) => {
             c.emit(
                 Code::VAL061,
-                Some(&path.key("type")),
+                Some(&path().key("type")),
                 format!(
                     "Must be one of {} (found {})",
                     SCHEMA_TYPES.join(", "),
@@ -263,10 +315,14 @@ fn check_node_type(c: &mut Collector<'_>, node: &Map<String, Value>, path: &Json
 
 /// VAL061 (`spec` only) for one node's keywords and their value types. `properties` and `items`
 /// are judged here only when the node's `type` does not already rule them out (VAL064/VAL065).
-fn check_node_keywords(c: &mut Collector<'_>, node: &Map<String, Value>, path: &JsonPath) {
+fn check_node_keywords(
+    c: &mut Collector<'_>,
+    node: &Map<String, Value>,
+    path: &dyn Fn() -> JsonPath,
+) {
     let ty = valid_type(node);
     for (key, value) in node {
-        let at = path.key(key);
+        let at = || path().key(key);
         let expected = match key.as_str() {
             "type" => continue,
             "description" | "format" => (!value.is_string()).then_some("a string"),
@@ -282,7 +338,7 @@ fn check_node_keywords(c: &mut Collector<'_>, node: &Map<String, Value>, path: &
             _ => {
                 c.emit(
                     Code::VAL061,
-                    Some(&at),
+                    Some(&at()),
                     format!(
                         "Must be a supported keyword: {} (found \"{key}\")",
                         SCHEMA_KEYWORDS.join(", ")
@@ -294,7 +350,7 @@ fn check_node_keywords(c: &mut Collector<'_>, node: &Map<String, Value>, path: &
         if let Some(expected) = expected {
             c.emit(
                 Code::VAL061,
-                Some(&at),
+                Some(&at()),
                 format!("Must be {expected} (found {})", type_name(value)),
             );
         }
@@ -381,14 +437,14 @@ pub(super) fn val063_output_depth(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             continue;
         };
         let nodes = schema_nodes(schema, path.key("schema"));
-        let deepest = nodes.iter().map(|n| n.depth).max().unwrap_or(0);
+        let deepest = nodes.list.iter().map(|n| n.depth).max().unwrap_or(0);
         if deepest <= MAX_DEPTH {
             continue;
         }
-        if let Some(first) = nodes.iter().find(|n| n.depth == MAX_DEPTH + 1) {
+        if let Some(first) = nodes.list.iter().position(|n| n.depth == MAX_DEPTH + 1) {
             c.emit(
                 Code::VAL063,
-                Some(&first.path),
+                Some(&nodes.path(first)),
                 format!("Nesting depth must be at most {MAX_DEPTH} levels (found {deepest})"),
             );
         }
@@ -407,7 +463,8 @@ fn keyword_only_on(
         let Some(schema) = output.get("schema") else {
             continue;
         };
-        for node in checked_nodes(ctx, schema, path.key("schema")) {
+        let nodes = checked_nodes(ctx, schema, path.key("schema"));
+        for (i, node) in nodes.list.iter().enumerate() {
             let Some(obj) = node.value.as_object() else {
                 continue;
             };
@@ -417,7 +474,7 @@ fn keyword_only_on(
             if ty != owner && obj.contains_key(keyword) {
                 c.emit(
                     code,
-                    Some(&node.path.key(keyword)),
+                    Some(&nodes.path(i).key(keyword)),
                     format!("Must only appear when type is \"{owner}\" (found type \"{ty}\")"),
                 );
             }
@@ -460,7 +517,9 @@ mod tests {
             }
         });
         let nodes = schema_nodes(&schema, JsonPath::root("s"));
-        let seen: Vec<(String, usize)> = nodes.iter().map(|n| (n.path.dotted(), n.depth)).collect();
+        let seen: Vec<(String, usize)> = (0..nodes.list.len())
+            .map(|i| (nodes.path(i).dotted(), nodes.list[i].depth))
+            .collect();
         assert_eq!(
             seen,
             vec![
@@ -484,9 +543,9 @@ mod tests {
             }
         });
         let nodes = schema_nodes(&schema, JsonPath::root("s"));
-        assert_eq!(nodes.iter().map(|n| n.depth).max(), Some(4));
+        assert_eq!(nodes.list.iter().map(|n| n.depth).max(), Some(4));
         // Children of a malformed node are not invented.
         let odd = json!({ "type": "object", "properties": [ { "type": "string" } ], "items": "x" });
-        assert_eq!(schema_nodes(&odd, JsonPath::root("s")).len(), 1);
+        assert_eq!(schema_nodes(&odd, JsonPath::root("s")).list.len(), 1);
     }
 }
