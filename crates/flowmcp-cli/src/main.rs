@@ -19,7 +19,7 @@ mod test_cmd;
 mod walk;
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -210,6 +210,83 @@ fn main() -> ExitCode {
     }
 }
 
+/// Splits `files` into those outside any catalog and the reports of those inside one: each
+/// catalog a file lies in (the nearest directory above it with a `registry.json` that is not a
+/// grading list) is validated as a whole, once, and each named file's report is taken from it,
+/// under the name the user gave. A file the catalog does not validate (a `_shared/` helper, for
+/// instance) stays with the files outside.
+fn with_their_catalogs(
+    files: Vec<walk::FileEntry>,
+    opts: &Options,
+) -> Result<(Vec<walk::FileEntry>, Vec<flowmcp_spec::FileReport>), String> {
+    let mut roots: std::collections::HashMap<PathBuf, Option<PathBuf>> = Default::default();
+    let mut by_root: std::collections::BTreeMap<PathBuf, Vec<(walk::FileEntry, String)>> =
+        Default::default();
+    let mut alone = Vec::new();
+    for f in files {
+        match catalog_of(&f.path, &mut roots) {
+            Some((root, rel)) => by_root.entry(root).or_default().push((f, rel)),
+            None => alone.push(f),
+        }
+    }
+    let mut reports = Vec::new();
+    for (root, members) in by_root {
+        let mut copts = flowmcp_catalog::CatalogOptions::default();
+        copts.validation = opts.clone();
+        let catalog = flowmcp_catalog::Catalog::open(&root, &copts).map_err(|e| e.to_string())?;
+        let display = flowmcp_spec::diagnostic::display_path(&root);
+        for (f, rel) in members {
+            let wanted = format!("{display}/{rel}");
+            match catalog.reports().iter().find(|r| r.file == wanted) {
+                Some(r) => {
+                    let mut r = r.clone();
+                    r.file = f.display.clone();
+                    for d in &mut r.diagnostics {
+                        if d.file.as_deref() == Some(wanted.as_str()) {
+                            d.file = Some(f.display.clone());
+                        }
+                    }
+                    reports.push(r);
+                }
+                None => alone.push(f),
+            }
+        }
+    }
+    Ok((alone, reports))
+}
+
+/// The catalog `path` lies in and its path inside it (`/`-separated); `known` remembers each
+/// directory's answer.
+fn catalog_of(
+    path: &Path,
+    known: &mut std::collections::HashMap<PathBuf, Option<PathBuf>>,
+) -> Option<(PathBuf, String)> {
+    let file = std::fs::canonicalize(path).ok()?;
+    let start = file.parent()?.to_path_buf();
+    let root = match known.get(&start) {
+        Some(found) => found.clone(),
+        None => {
+            let found = start
+                .ancestors()
+                .find(|d| {
+                    flowmcp_validate::catalog::is_catalog(d)
+                        && !flowmcp_catalog::manifest::has_grading_list(d)
+                })
+                .map(Path::to_path_buf);
+            known.insert(start, found.clone());
+            found
+        }
+    }?;
+    let rel = file
+        .strip_prefix(&root)
+        .ok()?
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    Some((root, rel))
+}
+
 fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     let cfg = run_cmd::config(false)?;
 
@@ -301,6 +378,10 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
         Some(r) => flowmcp_catalog::ListDiscovery::with_results(std::sync::Arc::clone(r)),
         None => flowmcp_catalog::ListDiscovery::new(),
     };
+    // A file inside a catalog is validated with its catalog, so that the checks across files
+    // (selections, agents, skills and prompts that reference other files) run for it too.
+    let (files, in_catalogs) = with_their_catalogs(files, &opts)?;
+    reports.extend(in_catalogs);
     let file_reports: Vec<_> = files
         .par_iter()
         .map(|f| {

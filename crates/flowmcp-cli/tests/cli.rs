@@ -523,3 +523,78 @@ fn i30_1_validate_reads_unchanged_files_from_the_result_cache() {
     let third = run(&[]);
     assert!(third.stderr.contains("0 hits"), "{}", third.stderr);
 }
+
+/// Issue #31, item 2: a file inside a catalog is validated with its catalog, so the checks across
+/// files run for it: a selection or an agent that names a tool the catalog does not have gets the
+/// catalog's finding (SEL003, AGT007), where it used to be "valid" alone; the same file in the
+/// whole catalog's validation has the same finding.
+#[test]
+fn i31_2_a_file_inside_a_catalog_gets_the_checks_across_files() {
+    let dir = temp_dir("single-in-catalog");
+    let cat = dir.join("cat");
+    copy_tree(&repo_root().join("examples/catalog"), &cat);
+    let edit = |rel: &str, from: &str, to: &str| {
+        let p = cat.join(rel);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains(from), "{rel}");
+        std::fs::write(&p, text.replacen(from, to, 1)).unwrap();
+    };
+    edit(
+        "selections/days-off/selection.mjs",
+        "'holidaykit-net/tool/checkWorkingDay'",
+        "'holidaykit-net/tool/noSuchTool'",
+    );
+    edit(
+        "agents/holiday-planner/agent.mjs",
+        "'holidaykit-net/tool/checkWorkingDay': null",
+        "'holidaykit-net/tool/noSuchTool': null",
+    );
+    let env = [("HOME", dir.to_str().unwrap())];
+    for (rel, code) in [
+        ("selections/days-off/selection.mjs", "SEL003"),
+        ("agents/holiday-planner/agent.mjs", "AGT007"),
+    ] {
+        let one = common::flowmcp_env(&["validate", &format!("cat/{rel}")], &dir, &env);
+        assert_eq!(one.code, 1, "{rel}: {}{}", one.stdout, one.stderr);
+        assert!(
+            one.stdout.contains(&format!("{code} error cat/{rel}")),
+            "{rel}: {}",
+            one.stdout
+        );
+        // From inside its directory, named as given.
+        let name = rel.rsplit('/').next().unwrap();
+        let here = cat.join(rel).parent().unwrap().to_path_buf();
+        let inside = common::flowmcp_env(&["validate", name], &here, &env);
+        assert!(
+            inside.stdout.contains(&format!("{code} error {name}")),
+            "{rel}: {}",
+            inside.stdout
+        );
+    }
+    let whole = common::flowmcp_env(&["validate", "--format", "json", "cat"], &dir, &env);
+    for code in ["SEL003", "AGT007"] {
+        assert!(whole.stdout.contains(code), "{}", whole.stdout);
+    }
+    // A file outside any catalog is validated alone, as before.
+    let alone = common::flowmcp_env(
+        &[
+            "validate",
+            "crates/flowmcp-validate/tests/fixtures/VAL014/pass.mjs",
+        ],
+        &repo_root(),
+        &env,
+    );
+    assert_eq!(alone.code, 0, "{}{}", alone.stdout, alone.stderr);
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
