@@ -435,7 +435,7 @@ declare_rules! {
     /// The agents chapter defines the same check as AGT012. One finding gets one code, so it is
     /// reported as AGT012 only.
     TST012: Tst, Spec, "10-tests.md", Off/Off, NotEmitted("AGT012 reports the check"), "Duplicate of AGT012 (not emitted)";
-    TST013: Tst, Spec, "10-tests.md", Info/Info, Planned(0), "Consider adding `expectedContent` assertions to agent tests";
+    TST013: Tst, Spec, "10-tests.md", Info/Info, Implemented, "Consider adding `expectedContent` assertions to agent tests";
     PRE001: Pre, Extension, "11-preload.md", Error/Error, Implemented, "`preload` must be a plain object (chapter 11's VAL060)";
     PRE002: Pre, Extension, "11-preload.md", Error/Error, Implemented, "`preload.enabled` must be a boolean (chapter 11's VAL061)";
     PRE003: Pre, Extension, "11-preload.md", Error/Error, Implemented, "`preload.ttl` must be a positive integer (chapter 11's VAL062)";

@@ -38,6 +38,7 @@ pub(super) static RULES: &[SchemaRule] = &[
             Code::AGT010,
             Code::AGT011,
             Code::AGT012,
+            Code::TST013,
         ],
         check: tests,
     },
@@ -420,6 +421,13 @@ fn prompts_skills_resources(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// # Why
 ///
 /// Tests that each check the same combination say nothing about the agent's other paths.
+///
+/// TST013: No test of the agent has `expectedContent` (info).
+///
+/// # Why
+///
+/// `expectedTools` shows the agent called the right tools; only `expectedContent` shows that its
+/// answer says what it should. One test with it is enough to silence the hint.
 fn tests(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(a) = agent(ctx) else { return };
     let path = at("tests");
@@ -489,6 +497,18 @@ fn tests(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 );
             }
         }
+    }
+    let asserts_content = tests.iter().any(|t| {
+        t.get("expectedContent")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+    });
+    if !tests.is_empty() && !asserts_content {
+        c.emit(
+            Code::TST013,
+            Some(&path),
+            "No test checks the answer: consider adding `expectedContent` to at least one",
+        );
     }
     if tests.len() >= 2 && combinations.len() == 1 {
         c.emit(
