@@ -13,6 +13,14 @@ use flowmcp_mcp::{HttpError, RouteError, ServeError};
 use crate::profile_of;
 use crate::run_cmd::{RunArgs, SourceArgs, config, open, print_problems};
 
+/// The forms of `--output-schema` (see [`flowmcp_mcp::OutputSchemas`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum OutputSchemaArg {
+    Compact,
+    Full,
+    None,
+}
+
 #[derive(Args, Debug)]
 #[command(
     about = "Serve a catalog's tools to MCP clients, over stdio or Streamable HTTP",
@@ -135,6 +143,12 @@ pub(crate) struct ServeArgs {
     /// large catalog out of the client's context until it is needed.
     #[arg(long)]
     lazy: bool,
+    /// How `tools/list` shows each tool's output schema: `compact` (accepts exactly what the
+    /// declared schema accepts, without descriptions and with identical sibling properties
+    /// merged), `full` (as declared, descriptions included) or `none` (no output schema, and
+    /// results as text only, for clients that use neither).
+    #[arg(long, value_enum, value_name = "FORM", default_value_t = OutputSchemaArg::Compact)]
+    output_schema: OutputSchemaArg,
     /// Reload the catalog when its files change: only changed files are validated again, a
     /// file that breaks keeps its previous version (its errors go to the log), and stdio clients
     /// get `notifications/tools/list_changed`.
@@ -232,6 +246,11 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     opts.only = a.only.clone();
     opts.threads = a.threads;
     opts.lazy = a.lazy;
+    opts.output_schema = match a.output_schema {
+        OutputSchemaArg::Compact => flowmcp_mcp::OutputSchemas::Compact,
+        OutputSchemaArg::Full => flowmcp_mcp::OutputSchemas::Full,
+        OutputSchemaArg::None => flowmcp_mcp::OutputSchemas::None,
+    };
     opts.watch = a
         .watch
         .then(|| Duration::from_millis(a.watch_interval_ms.max(50)));

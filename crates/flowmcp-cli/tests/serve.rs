@@ -146,6 +146,42 @@ fn an_mcp_client_lists_and_calls_the_example_catalog_over_stdio() {
     );
 }
 
+/// Issue #30, scope 4: `--output-schema none` lists no output schema, and a call answers with
+/// its data as text only (no structured content a client would have no schema for).
+#[test]
+fn i30_4_serve_output_schema_none_lists_no_schemas_and_answers_with_text() {
+    let home = Scratch::new("serve-none");
+    let holidays = json!([{"date": "2026-01-01", "name": "New Year's Day"}]);
+    let body = holidays.to_string();
+    let server = TestServer::start(1, move |_: &Seen| {
+        reply(200, Some("application/json"), body.clone())
+    });
+    let upstream = format!("holidaykit-net={}", server.base);
+    let mut cmd = tokio::process::Command::new(common::binary());
+    cmd.args(["serve", "examples/catalog", "--output-schema", "none"])
+        .args(["--upstream", &upstream])
+        .current_dir(repo_root())
+        .env("HOME", home.path());
+    runtime().block_on(async move {
+        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+        let tools = client.list_all_tools().await.unwrap();
+        assert!(tools.len() >= 5, "{tools:?}");
+        assert!(tools.iter().all(|t| t.output_schema.is_none()), "{tools:?}");
+        let ok = client
+            .call_tool(
+                CallToolRequestParams::new("getPublicHolidays_holidaykit-net")
+                    .with_arguments(args(json!({"year": 2026, "countryCode": "DE"}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(ok.is_error, Some(false), "{}", text(&ok));
+        assert!(ok.structured_content.is_none(), "{ok:?}");
+        assert!(text(&ok).contains("New Year's Day"), "{}", text(&ok));
+        client.cancel().await.unwrap();
+    });
+    assert_eq!(server.finish().len(), 1);
+}
+
 #[test]
 fn hostile_input_gets_errors_and_the_server_keeps_answering_then_exits_at_eof() {
     use std::io::{BufRead, BufReader, Write};

@@ -68,7 +68,7 @@ mod unknown;
 
 pub use http::{Access, Endpoints, HttpError, HttpOptions};
 pub use oauth::{JwksSource, OAuthError, OAuthOptions};
-pub use options::{ServeError, ServeOptions};
+pub use options::{OutputSchemas, ServeError, ServeOptions};
 pub use route::{Route, RouteError, Selector, SelectorItem};
 pub use server::{McpServer, PAGE_SIZE};
 

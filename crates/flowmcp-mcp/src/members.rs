@@ -26,7 +26,7 @@ use flowmcp_catalog::{Catalog, Code, Envelope, ToolEntry, prompts::PromptKind, r
 use rayon::prelude::*;
 use rmcp::model::Tool;
 
-use crate::options::{ServeError, ServeOptions};
+use crate::options::{OutputSchemas, ServeError, ServeOptions};
 use crate::projection::{self, Output};
 use crate::route::Selector;
 use crate::unknown;
@@ -181,7 +181,7 @@ impl Members {
             )
         };
         let (agents, agent_entries) = agent_tools(catalog, opts, strict, &served, &where_)?;
-        let prepared = prepare(catalog, &entries);
+        let prepared = prepare(catalog, &entries, opts.output_schema);
         let mut order = Vec::with_capacity(entries.len());
         let mut tools = HashMap::with_capacity(entries.len());
         for (entry, served) in entries.iter().zip(prepared) {
@@ -484,14 +484,14 @@ fn agent_tools(
 }
 
 /// Each entry's MCP face, in parallel (large catalogs have thousands, with big schemas).
-fn prepare(catalog: &Catalog, entries: &[&ToolEntry]) -> Vec<Served> {
+fn prepare(catalog: &Catalog, entries: &[&ToolEntry], schemas: OutputSchemas) -> Vec<Served> {
     entries
         .par_iter()
         .map(|entry| {
             let d = &entry.descriptor;
-            let output = Output::of(d.output_schema.as_ref());
+            let output = Output::of(d.output_schema.as_ref(), schemas);
             Served {
-                tool: projection::tool(entry, &output),
+                tool: projection::tool(entry, &output, schemas),
                 output,
                 serial: !d.concurrency_safe(),
                 always_load: d.always_load(),

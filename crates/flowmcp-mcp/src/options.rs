@@ -45,6 +45,26 @@ pub struct ServeOptions {
     /// The model endpoint agent tools use; `None` reads the environment
     /// ([`flowmcp_agent::Endpoint::from_env`]).
     pub llm: Option<flowmcp_agent::Endpoint>,
+    /// How `tools/list` advertises each tool's output schema (and whether results carry
+    /// structured content).
+    pub output_schema: OutputSchemas,
+}
+
+/// How `tools/list` advertises output schemas.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OutputSchemas {
+    /// The schema for validation: it accepts exactly the values the full schema accepts, without
+    /// what no validator reads (`description`, `title`, `examples`, `$comment`, an empty
+    /// `properties` or `required`), and sibling properties with identical schemas merged into one
+    /// `patternProperties` entry (`"^(a|b)$"`). Structured content as with `Full`.
+    #[default]
+    Compact,
+    /// The declared schema as it is (in JSON Schema terms: `nullable` as a `null` type).
+    Full,
+    /// No `outputSchema`, and results carry text content only (no structured content), as for
+    /// a tool without a declared output schema: for clients that do not use either.
+    None,
 }
 
 /// Why serving stopped with an error.

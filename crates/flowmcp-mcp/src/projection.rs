@@ -12,12 +12,23 @@
 //! FlowMCP output schemas mark a value that may be `null` with `nullable: true`, which JSON Schema
 //! does not know (a JSON Schema validator rejects `null` for `{"type": "array", "nullable": true}`).
 //! The advertised schema says it the JSON Schema way, `"type": ["array", "null"]`.
+//!
+//! By default ([`OutputSchemas::Compact`]) the advertised schema is the one validation needs (issue
+//! #30: output schemas were 56% of `tools/list`): it accepts exactly the values the declared
+//! schema accepts. Annotations no validator reads (`description`, `title`, `examples`,
+//! `$comment`) are left out, as are an empty `properties` and an empty `required` (each means
+//! no constraint), and sibling properties with identical schemas (samples keyed by ID, address or
+//! country, as generated schemas often are) become one `patternProperties` entry whose pattern
+//! matches exactly those names, `"^(a|b)$"`: a present property is checked against the same schema
+//! either way, and an absent one is not checked by either.
 
 use std::sync::Arc;
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
 use flowmcp_catalog::{Envelope, ToolEntry, runtime::check_output};
 use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, MetaObject, Tool};
+
+use crate::options::OutputSchemas;
 
 /// How a tool's data is carried as structured content.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,10 +42,12 @@ pub(crate) enum Output {
 }
 
 impl Output {
-    /// The carrying of `declared`, a tool's `output.schema`.
-    pub(crate) fn of(declared: Option<&Value>) -> Output {
+    /// The carrying of `declared`, a tool's `output.schema`, when output schemas are advertised
+    /// as `schemas` says (`None`: text content only).
+    pub(crate) fn of(declared: Option<&Value>, schemas: OutputSchemas) -> Output {
         match declared {
             None => Output::None,
+            Some(_) if schemas == OutputSchemas::None => Output::None,
             Some(s) if s.get("type").and_then(Value::as_str) == Some("object") => {
                 Output::Object(s.clone())
             }
@@ -42,22 +55,25 @@ impl Output {
         }
     }
 
-    /// The `outputSchema` to advertise.
-    fn advertised(&self) -> Option<JsonObject> {
-        match self {
-            Output::None => None,
-            Output::Object(s) => match json_schema(s) {
-                Value::Object(m) => Some(m),
-                _ => None,
-            },
-            Output::Wrapped(s) => match json!({
+    /// The `outputSchema` to advertise, as `schemas` says.
+    fn advertised(&self, schemas: OutputSchemas) -> Option<JsonObject> {
+        let full = match self {
+            Output::None => return None,
+            Output::Object(s) => json_schema(s),
+            Output::Wrapped(s) => json!({
                 "type": "object",
                 "properties": { "data": json_schema(s) },
                 "required": ["data"],
-            }) {
-                Value::Object(m) => Some(m),
-                _ => None,
-            },
+            }),
+        };
+        let advertised = match schemas {
+            OutputSchemas::Full => full,
+            OutputSchemas::Compact => compact(full),
+            OutputSchemas::None => return None,
+        };
+        match advertised {
+            Value::Object(m) => Some(m),
+            _ => None,
         }
     }
 }
@@ -104,6 +120,138 @@ fn json_schema(schema: &Value) -> Value {
     Value::Object(out)
 }
 
+/// Keywords that only annotate a schema: no validator reads them (JSON Schema's meta-data
+/// vocabulary, and `$comment`).
+const ANNOTATIONS: [&str; 4] = ["description", "title", "examples", "$comment"];
+
+/// Keywords whose value is a map of names to schemas.
+const SCHEMA_MAPS: [&str; 3] = ["properties", "patternProperties", "$defs"];
+
+/// Keywords whose value is one schema.
+const SCHEMA_ONE: [&str; 4] = ["items", "additionalProperties", "not", "contains"];
+
+/// Keywords whose value is a list of schemas.
+const SCHEMA_LISTS: [&str; 4] = ["oneOf", "anyOf", "allOf", "prefixItems"];
+
+/// `schema` (already in JSON Schema terms) without what validation does not need: it accepts
+/// exactly the values `schema` accepts (see the module docs). Keys keep their order; a node with
+/// nothing to leave out is unchanged.
+fn compact(schema: Value) -> Value {
+    let Value::Object(node) = schema else {
+        return schema;
+    };
+    let declares_patterns = node.contains_key("patternProperties");
+    let mut out = Map::with_capacity(node.len());
+    for (k, v) in node {
+        let key = k.as_str();
+        if ANNOTATIONS.contains(&key) {
+            continue;
+        }
+        let v = match v {
+            Value::Object(m) if SCHEMA_MAPS.contains(&key) => {
+                Value::Object(m.into_iter().map(|(n, s)| (n, compact(s))).collect())
+            }
+            Value::Array(a) if SCHEMA_LISTS.contains(&key) => {
+                Value::Array(a.into_iter().map(compact).collect())
+            }
+            v if SCHEMA_ONE.contains(&key) => compact(v),
+            v => v,
+        };
+        match (key, v) {
+            ("required", Value::Array(a)) if a.is_empty() => {}
+            // A node that declares its own patterns keeps its properties as they are (a merged
+            // pattern could collide with a declared one).
+            ("properties", Value::Object(props)) if !declares_patterns => {
+                let (props, merged) = merge_siblings(props);
+                if !props.is_empty() {
+                    out.insert(k, Value::Object(props));
+                }
+                if !merged.is_empty() {
+                    out.insert("patternProperties".into(), Value::Object(merged));
+                }
+            }
+            ("properties", Value::Object(props)) if props.is_empty() => {}
+            (_, v) => {
+                out.insert(k, v);
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// `properties` split into the properties to keep and `patternProperties` entries, each one schema
+/// shared by several sibling names, with a pattern that matches exactly those names; a group is
+/// merged only where that is shorter. The kept properties keep their order.
+fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String, Value>) {
+    if props.len() < 2 {
+        return (props, Map::new());
+    }
+    // Groups of names by their schema's text, in first-seen order.
+    let mut group_of: std::collections::HashMap<String, usize> = Default::default();
+    let mut groups: Vec<(usize, Vec<String>)> = Vec::new();
+    let mut texts = Vec::with_capacity(props.len());
+    for (name, s) in &props {
+        let text = s.to_string();
+        let len = text.len();
+        let g = *group_of.entry(text).or_insert_with(|| {
+            groups.push((len, Vec::new()));
+            groups.len() - 1
+        });
+        if let Some((_, names)) = groups.get_mut(g) {
+            names.push(name.clone());
+        }
+        texts.push(g);
+    }
+    if groups.len() == props.len() {
+        return (props, Map::new());
+    }
+    let pattern = |names: &[String]| {
+        let alternatives: Vec<String> = names.iter().map(|n| regex_escape(n)).collect();
+        format!("^({})$", alternatives.join("|"))
+    };
+    // JSON text lengths: `"name":<schema>,` for each name against `"pattern":<schema>,`.
+    let quoted = |s: &str| Value::String(s.to_string()).to_string().len();
+    let merge: Vec<Option<String>> = groups
+        .iter()
+        .map(|(len, names)| {
+            if names.len() < 2 {
+                return None;
+            }
+            let p = pattern(names);
+            let before: usize = names.iter().map(|n| quoted(n) + len + 2).sum();
+            (quoted(&p) + len + 2 < before).then_some(p)
+        })
+        .collect();
+    let mut kept = Map::new();
+    let mut merged = Map::new();
+    for ((name, s), g) in props.into_iter().zip(texts) {
+        match merge.get(g) {
+            Some(Some(p)) => {
+                if !merged.contains_key(p) {
+                    merged.insert(p.clone(), s);
+                }
+            }
+            _ => {
+                kept.insert(name, s);
+            }
+        }
+    }
+    (kept, merged)
+}
+
+/// `name` as a regular expression that matches it literally, in the ECMA-262 dialect JSON Schema
+/// uses (with or without the `u` flag) and in Python's: each syntax character is escaped.
+fn regex_escape(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if "^$\\.*+?()[]{}|/".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Whether a tool talks to the outside world over HTTP: every tool of `main.tools` does
 /// (resource entries say `openWorldHint: false` themselves).
 const HTTP_TOOLS_ARE_OPEN_WORLD: bool = true;
@@ -111,7 +259,7 @@ const HTTP_TOOLS_ARE_OPEN_WORLD: bool = true;
 /// The `tools/list` entry of `entry`: wire name, title, description, input schema, annotations
 /// (`readOnlyHint`, `destructiveHint`, `openWorldHint`), `_meta` (`anthropic/alwaysLoad`,
 /// `anthropic/searchHint`, `flowmcp/aliases`, `flowmcp/id`) and the output schema.
-pub(crate) fn tool(entry: &ToolEntry, output: &Output) -> Tool {
+pub(crate) fn tool(entry: &ToolEntry, output: &Output, schemas: OutputSchemas) -> Tool {
     let d = &entry.descriptor;
     // The descriptor's own MCP entry (name, description, input schema, annotations, `_meta`;
     // its output schema is carried by `output`), with what serving adds: the title,
@@ -141,7 +289,7 @@ pub(crate) fn tool(entry: &ToolEntry, output: &Output) -> Tool {
     // The entry's own ID: a resource query's is its own, not its resource's.
     meta.insert("flowmcp/id".into(), json!(d.entry_id.to_string()));
     tool.meta = Some(MetaObject(meta));
-    tool.output_schema = output.advertised().map(Arc::new);
+    tool.output_schema = output.advertised(schemas).map(Arc::new);
     tool
 }
 
@@ -209,17 +357,20 @@ mod tests {
     #[test]
     fn non_object_outputs_are_wrapped_and_object_outputs_are_not() {
         let arr = json!({"type": "array", "items": {"type": "string"}});
-        let out = Output::of(Some(&arr));
+        let out = Output::of(Some(&arr), OutputSchemas::Full);
         assert_eq!(out, Output::Wrapped(arr.clone()));
-        let adv = out.advertised().unwrap();
+        let adv = out.advertised(OutputSchemas::Full).unwrap();
         assert_eq!(adv["properties"]["data"], arr);
         let r = result(Envelope::ok(json!(["a", "b"])), &out);
         assert_eq!(r.is_error, Some(false));
         assert_eq!(r.structured_content, Some(json!({"data": ["a", "b"]})));
 
         let obj = json!({"type": "object", "properties": {"n": {"type": "number"}}});
-        let out = Output::of(Some(&obj));
-        assert_eq!(out.advertised().map(Value::Object), Some(obj));
+        let out = Output::of(Some(&obj), OutputSchemas::Full);
+        assert_eq!(
+            out.advertised(OutputSchemas::Full).map(Value::Object),
+            Some(obj)
+        );
         let r = result(Envelope::ok(json!({"n": 1})), &out);
         assert_eq!(r.structured_content, Some(json!({"n": 1})));
     }
@@ -229,7 +380,11 @@ mod tests {
         let declared = json!({"type": "array", "items": {"type": "object", "properties": {
             "regions": {"type": "array", "nullable": true, "items": {"type": "string"}},
             "name": {"type": "string"}}}});
-        let adv = Value::Object(Output::of(Some(&declared)).advertised().unwrap());
+        let adv = Value::Object(
+            Output::of(Some(&declared), OutputSchemas::Full)
+                .advertised(OutputSchemas::Full)
+                .unwrap(),
+        );
         let regions = &adv["properties"]["data"]["items"]["properties"]["regions"];
         assert_eq!(regions["type"], json!(["array", "null"]));
         assert!(regions.get("nullable").is_none());
@@ -240,18 +395,18 @@ mod tests {
         // The data the runtime accepts for the declared schema is accepted as structured content.
         let r = result(
             Envelope::ok(json!([{"regions": null, "name": "x"}])),
-            &Output::of(Some(&declared)),
+            &Output::of(Some(&declared), OutputSchemas::Full),
         );
         assert_eq!(r.is_error, Some(false));
     }
 
     #[test]
     fn a_result_that_breaks_its_schema_is_a_tool_error_without_structured_content() {
-        let out = Output::of(Some(&json!({"type": "array"})));
+        let out = Output::of(Some(&json!({"type": "array"})), OutputSchemas::Full);
         let r = result(Envelope::ok(json!({"not": "an array"})), &out);
         assert_eq!(r.is_error, Some(true));
         assert!(r.structured_content.is_none());
-        let out = Output::of(Some(&json!({"type": "object"})));
+        let out = Output::of(Some(&json!({"type": "object"})), OutputSchemas::Full);
         let r = result(Envelope::ok(json!([1])), &out);
         assert_eq!(r.is_error, Some(true));
     }
@@ -263,5 +418,210 @@ mod tests {
         assert_eq!(r.is_error, Some(true));
         let text = flowmcp_catalog::serde_json::to_value(&r.content).unwrap();
         assert!(text.to_string().contains("E007 t: missing input"), "{text}");
+    }
+
+    /// Whether `schema` accepts `v`, for the keywords the advertised schemas use (`type`,
+    /// `properties`, `patternProperties`, `additionalProperties`, `items`, `required`, `enum`,
+    /// `oneOf`), as JSON Schema says: a small validator for these tests.
+    fn accepts(schema: &Value, v: &Value) -> bool {
+        let Some(s) = schema.as_object() else {
+            return schema != &json!(false);
+        };
+        let is = |t: &str| match t {
+            "null" => v.is_null(),
+            "boolean" => v.is_boolean(),
+            "string" => v.is_string(),
+            "number" => v.is_number(),
+            "integer" => v.as_f64().is_some_and(|f| f.fract() == 0.0),
+            "array" => v.is_array(),
+            "object" => v.is_object(),
+            _ => false,
+        };
+        let typed = match s.get("type") {
+            Some(Value::String(t)) => is(t),
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(is),
+            _ => true,
+        };
+        if !typed {
+            return false;
+        }
+        if let Some(Value::Array(e)) = s.get("enum")
+            && !e.contains(v)
+        {
+            return false;
+        }
+        if let Some(Value::Array(one)) = s.get("oneOf")
+            && one.iter().filter(|o| accepts(o, v)).count() != 1
+        {
+            return false;
+        }
+        if let (Value::Array(items), Some(sub)) = (v, s.get("items"))
+            && !items.iter().all(|i| accepts(sub, i))
+        {
+            return false;
+        }
+        let Value::Object(o) = v else {
+            return true;
+        };
+        if let Some(Value::Array(req)) = s.get("required")
+            && !req
+                .iter()
+                .filter_map(Value::as_str)
+                .all(|k| o.contains_key(k))
+        {
+            return false;
+        }
+        let empty = Map::new();
+        let props = s
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let patterns: Vec<(regex::Regex, &Value)> = s
+            .get("patternProperties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty)
+            .iter()
+            .map(|(p, sub)| (regex::Regex::new(p).unwrap(), sub))
+            .collect();
+        o.iter().all(|(k, val)| {
+            let mut matched = false;
+            if let Some(sub) = props.get(k) {
+                matched = true;
+                if !accepts(sub, val) {
+                    return false;
+                }
+            }
+            for (re, sub) in &patterns {
+                if re.is_match(k) {
+                    matched = true;
+                    if !accepts(sub, val) {
+                        return false;
+                    }
+                }
+            }
+            matched
+                || s.get("additionalProperties")
+                    .is_none_or(|a| accepts(a, val))
+        })
+    }
+
+    fn advertised(declared: &Value, schemas: OutputSchemas) -> Value {
+        Value::Object(
+            Output::of(Some(declared), schemas)
+                .advertised(schemas)
+                .unwrap(),
+        )
+    }
+
+    /// Issue #30, scope 4: the compact schema accepts exactly what the full one accepts, and is
+    /// smaller: no annotations, no empty `properties`/`required`, identical siblings merged
+    /// (names with regular-expression syntax in them matched literally).
+    #[test]
+    fn i30_4_compact_output_schemas_accept_exactly_what_the_full_ones_accept() {
+        let warning = json!({"type": "object", "description": "One country's warning",
+            "properties": {"title": {"type": "string", "description": "Title"},
+                           "warning": {"type": "boolean"}}, "required": []});
+        let declared = json!({"type": "object", "description": "Warnings by ID",
+            "properties": {
+                "199124": warning, "200382": warning, "a.b": warning, "x|y": warning,
+                "(c)": warning, "": warning,
+                "count": {"type": "number", "title": "count", "examples": [1]},
+                "total": {"type": "number"},
+                "list": {"type": "array", "nullable": true, "items": {"type": "object",
+                    "properties": {}, "required": [], "description": "row"}},
+                "one": {"type": "string"}
+            },
+            "required": ["count"]});
+        let full = advertised(&declared, OutputSchemas::Full);
+        let compact = advertised(&declared, OutputSchemas::Compact);
+        let text = compact.to_string();
+        assert!(
+            !text.contains("description") && !text.contains("examples"),
+            "{text}"
+        );
+        assert!(!text.contains("\"required\":[]"), "{text}");
+        assert_eq!(compact["type"], json!("object"));
+        assert!(text.len() * 2 < full.to_string().len(), "{text}");
+        let pp = compact["patternProperties"].as_object().unwrap();
+        assert_eq!(pp.len(), 2, "{text}");
+        assert!(
+            pp.contains_key(r"^(199124|200382|a\.b|x\|y|\(c\)|)$"),
+            "{text}"
+        );
+        assert!(pp.contains_key("^(count|total)$"), "{text}");
+        assert_eq!(
+            compact["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>(),
+            ["list", "one"]
+        );
+        let ok = json!({"title": "t", "warning": true});
+        let bad = json!({"title": 1});
+        let samples = [
+            json!({"count": 1}),
+            json!({}),
+            json!({"count": "1"}),
+            json!({"count": 1, "total": 2, "199124": ok, "a.b": ok, "x|y": ok, "(c)": ok, "": ok}),
+            json!({"count": 1, "199124": bad}),
+            json!({"count": 1, "a.b": bad}),
+            json!({"count": 1, "x|y": bad}),
+            json!({"count": 1, "": bad}),
+            json!({"count": 1, "total": "2"}),
+            // Names the patterns would match if they were not escaped or anchored.
+            json!({"count": 1, "aXb": bad, "x": bad, "y": bad, "c": bad, "1991245": bad,
+                   "counts": "x", "(c)x": bad}),
+            json!({"count": 1, "list": null}),
+            json!({"count": 1, "list": [{"anything": 1}]}),
+            json!({"count": 1, "list": [1]}),
+            json!({"count": 1, "one": null}),
+            json!([]),
+            json!(null),
+        ];
+        let verdicts: Vec<bool> = samples.iter().map(|v| accepts(&full, v)).collect();
+        for (v, want) in samples.iter().zip(&verdicts) {
+            assert_eq!(accepts(&compact, v), *want, "{v}");
+        }
+        assert_eq!(verdicts.iter().filter(|a| **a).count(), 5, "{verdicts:?}");
+    }
+
+    /// Issue #30, scope 4: a schema with nothing redundant is advertised byte for byte as declared;
+    /// a non-object schema is wrapped and compacted inside.
+    #[test]
+    fn i30_4_compact_leaves_a_schema_without_redundancy_unchanged() {
+        let declared = json!({"type": "object", "properties": {"n": {"type": "number"},
+            "tags": {"type": "array", "items": {"type": "string"}}, "s": {"type": "string",
+            "enum": ["a", "b"]}}, "required": ["n"]});
+        assert_eq!(
+            advertised(&declared, OutputSchemas::Compact).to_string(),
+            declared.to_string()
+        );
+        let arr = json!({"type": "array", "items": {"type": "object",
+            "properties": {"x": {"type": "number", "description": "x"}}}});
+        assert_eq!(
+            advertised(&arr, OutputSchemas::Compact),
+            json!({"type": "object", "properties": {"data": {"type": "array", "items": {
+                "type": "object", "properties": {"x": {"type": "number"}}}}},
+                "required": ["data"]})
+        );
+        // A property named like an annotation is a property, not an annotation.
+        let named = json!({"type": "object", "properties": {"description": {"type": "string"},
+            "title": {"type": "number"}}});
+        assert_eq!(advertised(&named, OutputSchemas::Compact), named);
+    }
+
+    /// Issue #30, scope 4: `none` advertises no output schema and answers with text only.
+    #[test]
+    fn i30_4_output_schema_none_means_no_schema_and_no_structured_content() {
+        let obj = json!({"type": "object", "properties": {"n": {"type": "number"}}});
+        let out = Output::of(Some(&obj), OutputSchemas::None);
+        assert_eq!(out, Output::None);
+        assert!(out.advertised(OutputSchemas::None).is_none());
+        let r = result(Envelope::ok(json!({"n": 1})), &out);
+        assert_eq!(r.is_error, Some(false));
+        assert!(r.structured_content.is_none());
+        let text = flowmcp_catalog::serde_json::to_string(&r.content).unwrap();
+        assert!(text.contains(r#"{\"n\":1}"#), "{text}");
     }
 }

@@ -35,3 +35,79 @@ fn i29_the_in_process_example_serves_and_calls_with_flowmcp_mcp_and_tokio_only()
         "{outcome:?}"
     );
 }
+
+/// Every `outputSchema` of the example catalog's `tools/list` under `opts`, by wire name.
+fn output_schemas(
+    opts: &flowmcp_mcp::ServeOptions,
+) -> std::collections::BTreeMap<String, Option<flowmcp_catalog::serde_json::Value>> {
+    let server = flowmcp_mcp::McpServer::shared(support::catalog(), opts).unwrap();
+    support::with_client(server, (), async |client| {
+        let tools = client.list_all_tools().await.unwrap();
+        tools
+            .into_iter()
+            .map(|t| {
+                let listed = flowmcp_catalog::serde_json::to_value(&t).unwrap();
+                (t.name.to_string(), listed.get("outputSchema").cloned())
+            })
+            .collect()
+    })
+}
+
+/// Issue #30, scope 4: by default `tools/list` advertises output schemas without what no
+/// validator reads (the example's property descriptions), every one still an object schema.
+#[test]
+fn i30_4_default_tools_list_advertises_output_schemas_without_annotations() {
+    let listed = output_schemas(&flowmcp_mcp::ServeOptions::default());
+    let with_schema: Vec<_> = listed.values().flatten().collect();
+    assert!(with_schema.len() >= 5, "{listed:?}");
+    for s in &with_schema {
+        assert_eq!(s["type"], "object", "{s}");
+        assert!(!s.to_string().contains("\"description\""), "{s}");
+    }
+    let notes = listed
+        .iter()
+        .find(|(n, _)| n.starts_with("getSchema_fieldnotes"))
+        .and_then(|(_, s)| s.clone())
+        .expect("the notebook's getSchema query is listed with a schema");
+    assert_eq!(
+        notes.to_string(),
+        r#"{"type":"object","properties":{"data":{"type":"array","items":{"type":"object","patternProperties":{"^(name|sql)$":{"type":"string"}}}}},"required":["data"]}"#
+    );
+}
+
+/// Issue #30, scope 4: `full` advertises the declared schemas (descriptions included) and
+/// `none` advertises none; the tools listed are the same.
+#[test]
+fn i30_4_output_schema_full_and_none() {
+    let compact = output_schemas(&flowmcp_mcp::ServeOptions::default());
+    let mut opts = flowmcp_mcp::ServeOptions::default();
+    opts.output_schema = flowmcp_mcp::OutputSchemas::Full;
+    let full = output_schemas(&opts);
+    opts.output_schema = flowmcp_mcp::OutputSchemas::None;
+    let none = output_schemas(&opts);
+    assert_eq!(
+        compact.keys().collect::<Vec<_>>(),
+        full.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        none.keys().collect::<Vec<_>>(),
+        full.keys().collect::<Vec<_>>()
+    );
+    assert!(none.values().all(Option::is_none), "{none:?}");
+    let notes = full
+        .iter()
+        .find(|(n, _)| n.starts_with("getSchema_fieldnotes"))
+        .and_then(|(_, s)| s.clone())
+        .unwrap();
+    assert_eq!(
+        notes["properties"]["data"]["items"]["properties"]["name"]["description"],
+        "Table name"
+    );
+    let bytes = |m: &std::collections::BTreeMap<_, Option<flowmcp_catalog::serde_json::Value>>| {
+        m.values()
+            .flatten()
+            .map(|s| s.to_string().len())
+            .sum::<usize>()
+    };
+    assert!(bytes(&compact) < bytes(&full));
+}
