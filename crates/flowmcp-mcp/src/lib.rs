@@ -70,7 +70,7 @@ pub use http::{Access, Endpoints, HttpError, HttpOptions};
 pub use oauth::{JwksSource, OAuthError, OAuthOptions};
 pub use options::{OutputSchemas, ServeError, ServeOptions};
 pub use route::{Route, RouteError, Selector, SelectorItem};
-pub use server::{McpServer, PAGE_SIZE};
+pub use server::McpServer;
 
 // What the signatures above name, so that serving needs no other crate of this workspace.
 pub use flowmcp_agent::Endpoint;

@@ -25,8 +25,9 @@ use crate::pool::Pool;
 use crate::projection::{self, Output};
 use crate::registry;
 
-/// How many entries one page of `tools/list` (and of the prompt and resource lists) holds.
-pub const PAGE_SIZE: usize = 500;
+/// How many entries one page of `tools/list` (and of the prompt and resource lists) holds
+/// ([`McpServer::PAGE_SIZE`]).
+const PAGE_SIZE: usize = 500;
 
 /// An MCP server over one catalog. Cheap to share: everything is behind an `Arc`.
 #[derive(Clone)]
@@ -109,6 +110,9 @@ impl State {
 }
 
 impl McpServer {
+    /// How many entries one page of `tools/list` (and of the prompt and resource lists) holds.
+    pub const PAGE_SIZE: usize = PAGE_SIZE;
+
     /// Prepares the tools of `catalog` (the exposed ones, or those `opts.only` names) and starts
     /// the worker threads.
     pub fn new(catalog: Catalog, opts: &ServeOptions) -> Result<McpServer, ServeError> {
