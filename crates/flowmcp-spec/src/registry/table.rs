@@ -10,7 +10,7 @@
 //! have it here, as the doc comment of their line (and so of their [`Code`] variant): the runtime's
 //! codes, and the codes that are never emitted.
 
-use super::Status::{Implemented, NotEmitted, Planned};
+use super::Status::{Implemented, NotEmitted};
 use super::declare_rules;
 
 declare_rules! {
@@ -110,7 +110,7 @@ declare_rules! {
     VAL105: Val, Spec, "19-mcp-integration.md", Error/Error, Implemented, "`meta.aliases` is required and must be an array of strings";
     VAL106: Val, Spec, "19-mcp-integration.md", Error/Error, Implemented, "`meta.alwaysLoad` is required and must be a boolean";
     VAL107: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Hardcoded enum values that duplicate a shared list must use `{{list:alias}}`";
-    VAL110: Val, Spec, "09-validation-rules.md", Error/Error, Planned(0), "Slash rule: reference keys must contain /, inline skill keys must not (object form)";
+    VAL110: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Slash rule: reference keys must contain /, inline skill keys must not (object form)";
     SEC001: Sec, Spec, "05-security.md", Error/Error, Implemented, "Forbidden `import` (static, dynamic or `import{`)";
     SEC002: Sec, Spec, "05-security.md", Error/Error, Implemented, "Forbidden `require(` call";
     SEC003: Sec, Spec, "05-security.md", Error/Error, Implemented, "Forbidden `eval(` call";

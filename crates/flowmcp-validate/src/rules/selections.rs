@@ -23,6 +23,10 @@ pub(super) static RULES: &[SchemaRule] = &[
         codes: &[Code::SEL004],
         check: sel004_inline_skills,
     },
+    SchemaRule {
+        codes: &[Code::VAL110],
+        check: val110_slash_rule,
+    },
 ];
 
 /// The member lists of a selection.
@@ -68,6 +72,41 @@ fn sel002_members(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             Some(&JsonPath::root("selection")),
             "Has no members: at least one of tools, skills, resources or prompts must list one",
         );
+    }
+}
+
+/// VAL110: In the object form of a selection's lists, a key of `tools`, `resources` or `prompts`
+/// has no `/`, or a key of `skills` has one. (The array form lists IDs, which other rules check;
+/// an agent's keys follow the same rule and are reported as AGT007, AGT013, AGT014 and AGT020.)
+///
+/// # Why
+///
+/// A key with `/` is a reference to a primitive by its ID (`namespace/type/name`); a key without
+/// one names something the manifest defines itself, which for skills is a `{ file }` entry and for
+/// tools, resources and prompts does not exist. The slash is how a reader tells the two apart.
+fn val110_slash_rule(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(s) = selection(ctx) else { return };
+    for list in MEMBER_LISTS {
+        let Some(Value::Object(members)) = s.get(list) else {
+            continue;
+        };
+        let references = list != "skills";
+        for key in members.keys() {
+            if key.contains('/') == references {
+                continue;
+            }
+            let at = JsonPath::root("selection").key(list).key(key);
+            let message = if references {
+                format!(
+                    "Key {key:?} of {list} must be a Primitive-ID with `/` (namespace/type/name)"
+                )
+            } else {
+                format!(
+                    "Key {key:?} of skills must be a skill name without `/` (its value gives the file)"
+                )
+            };
+            c.emit(Code::VAL110, Some(&at), message);
+        }
     }
 }
 
