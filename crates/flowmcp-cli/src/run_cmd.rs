@@ -241,7 +241,29 @@ pub(crate) struct ListArgs {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
+    results: ResultCacheArg,
+    #[command(flatten)]
     source: SourceArgs,
+}
+
+/// `--no-cache` of the commands that open a catalog without calling anything.
+#[derive(Args, Debug)]
+pub(crate) struct ResultCacheArg {
+    /// Read every file afresh: neither read nor write the validation result cache
+    /// (`<cache dir>/.results/`; `flowmcp cache clear` empties it).
+    #[arg(long)]
+    no_cache: bool,
+}
+
+impl ResultCacheArg {
+    /// Options for a catalog that is only looked at: no calls, so only the result cache counts.
+    pub(crate) fn runner(&self) -> RunnerOptions {
+        let mut built = RunnerOptions::default();
+        if self.no_cache {
+            built.cache_mode = CacheMode::Off;
+        }
+        built
+    }
 }
 
 #[derive(Args, Debug)]
@@ -261,6 +283,8 @@ pub(crate) struct SearchArgs {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    results: ResultCacheArg,
     #[command(flatten)]
     source: SourceArgs,
 }
@@ -647,7 +671,7 @@ pub(crate) fn list(a: ListArgs) -> Result<ExitCode, String> {
         &cfg,
         profile_of(a.source.profile, &cfg),
         TransportConfig::default(),
-        RunnerOptions::default(),
+        a.results.runner(),
     )?;
     print_problems(&catalog);
     let set = catalog.toolset();
@@ -765,7 +789,7 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
         &cfg,
         profile_of(a.source.profile, &cfg),
         TransportConfig::default(),
-        RunnerOptions::default(),
+        a.results.runner(),
     )?;
     let query = a.query.join(" ");
     let hits = catalog.search(&query);

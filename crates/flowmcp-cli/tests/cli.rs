@@ -598,3 +598,21 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// Issue #30, scope 1: `list` (and the other commands that open a catalog) keep each file's
+/// validation in the result cache, and `--no-cache` leaves it alone.
+#[test]
+fn i30_1_list_uses_the_result_cache_unless_no_cache() {
+    let home = temp_dir("results-list-home");
+    let env = [("HOME", home.to_str().unwrap())];
+    let dir = fixtures().join("VAL014");
+    let dir = dir.to_str().unwrap();
+    let results = home.join(".flowmcp/cache/.results");
+    let off = common::flowmcp_env(&["list", "--json", "--no-cache", dir], &repo_root(), &env);
+    assert_eq!(off.code, 0, "{}", off.stderr);
+    assert!(!results.exists(), "--no-cache wrote {}", results.display());
+    let on = common::flowmcp_env(&["list", "--json", dir], &repo_root(), &env);
+    assert_eq!(on.code, 0, "{}", on.stderr);
+    assert!(results.is_dir());
+    assert_eq!(on.stdout, off.stdout);
+}
