@@ -285,15 +285,18 @@ pub struct ResourceParameter {
     pub description: Option<String>,
 }
 
+/// The role of a parameter whose `position.value` is `value`, in a schema whose
+/// `requiredServerParams` is `declared` ([`crate::placeholder::param_role`]); tool and resource
+/// parameters share it.
+fn role_of<'a>(value: &'a str, declared: &[String], profile: Profile) -> ParamRole<'a> {
+    crate::placeholder::param_role(value, |k| declared.iter().any(|d| d == k), profile)
+}
+
 impl ResourceParameter {
     /// The role of `position.value` under `profile`, by the same rule as a tool parameter's
     /// ([`Parameter::role`]).
     pub fn role<'a>(&'a self, declared: &[String], profile: Profile) -> ParamRole<'a> {
-        crate::placeholder::param_role(
-            &self.position.value,
-            |k| declared.iter().any(|d| d == k),
-            profile,
-        )
+        role_of(&self.position.value, declared, profile)
     }
 }
 
@@ -529,11 +532,7 @@ impl Parameter {
     /// The role of `position.value` under `profile` ([`crate::placeholder::param_role`]), for a
     /// schema whose `requiredServerParams` is `declared`.
     pub fn role<'a>(&'a self, declared: &[String], profile: Profile) -> ParamRole<'a> {
-        crate::placeholder::param_role(
-            &self.position.value,
-            |k| declared.iter().any(|d| d == k),
-            profile,
-        )
+        role_of(&self.position.value, declared, profile)
     }
 }
 
