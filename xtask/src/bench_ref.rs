@@ -179,7 +179,7 @@ impl Bench<'_> {
             (Measure::Start, "stdio start → first tools/list"),
         ] {
             // Untimed: fills our cache and the file system cache, and checks both sides work.
-            self.sample(measure, Side::Warm)?;
+            notes.push(self.sample(measure, Side::Warm)?.1);
             notes.push(self.sample(measure, Side::Reference)?.1);
             let mut samples: [Vec<Sample>; 3] = Default::default();
             for _ in 0..runs {
@@ -365,12 +365,15 @@ impl Bench<'_> {
         let _ = child.kill();
         let _ = child.wait();
         let (sample, tools) = talked?;
-        let note = if side == Side::Reference {
-            format!("reference serve: {tools} tools on the first tools/list page")
+        let who = if side == Side::Reference {
+            "reference"
         } else {
-            String::new()
+            "ours"
         };
-        Ok((sample, note))
+        Ok((
+            sample,
+            format!("{who} serve: {tools} tools on the first tools/list page"),
+        ))
     }
 }
 
