@@ -41,6 +41,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             runtime_example(&["serve", bin.as_str()], &args[1..], 1)
         }
         Some("start") => crate::bench_start::run(&args[1..], build_release),
+        Some("reference") => crate::bench_ref::run(&args[1..], build_release),
         Some("resources") => resources(&args[1..]),
         Some("libraries") => libraries(&args[1..]),
         Some("load") => {
@@ -64,6 +65,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
              cargo xtask bench serve --http [--secs N] [--connections N] [--threads N] [--pin]\n       \
              cargo xtask bench load <dir> [--runs N] [--profile spec|compat]\n       \
              cargo xtask bench start <dir> [--runs N] [--profile spec|compat]\n       \
+             cargo xtask bench reference --core <flowmcp-core> [--runs N] [--profile P] <dir>\n       \
              cargo xtask bench resources [--iters N]\n       \
              cargo xtask bench libraries --libs DIR [--package NAME] [--runs N]"
                 .into(),

@@ -103,7 +103,11 @@ fn ms(d: Duration) -> f64 {
 }
 
 /// Every server parameter the corpus's tools miss, each with a placeholder value.
-fn server_params(bin: &Path, dir: &str, profile: &str) -> Result<Vec<(String, String)>, String> {
+pub(crate) fn server_params(
+    bin: &Path,
+    dir: &str,
+    profile: &str,
+) -> Result<Vec<(String, String)>, String> {
     let out = Command::new(bin)
         .args(["list", "--json", "--no-cache", "--profile", profile, dir])
         .env("HOME", std::env::temp_dir())

@@ -6,6 +6,8 @@
 //! - `bench validate <dir>` — time the release binary on a corpus.
 //! - `bench call` / `bench load <dir>` — runtime per-call overhead and corpus load (release).
 //! - `bench serve [--http]` — `tools/call` over stdio (latency) or Streamable HTTP (throughput).
+//! - `bench reference --core <flowmcp-core> <dir>` — validate, load and stdio start side by side with
+//!   the JavaScript reference (medians of interleaved runs, ratios).
 //! - `bench libraries --libs DIR` — sandbox start with an npm library, with and without the bytecode cache.
 //! - `fuzz <target> [--secs N]` — run one cargo-fuzz target (nightly toolchain) and report.
 //! - `sweep <dir>` — call every tool of a catalog against a local echo upstream, hunting leaks.
@@ -14,6 +16,7 @@
 //!   no CLI wording in library texts.
 
 mod bench;
+mod bench_ref;
 mod bench_start;
 mod clients;
 mod conformance;
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
                  {pad}[--threads N] [--pin]                  CPU time of server, upstream and generator\n  \
                  bench load <dir> [--runs N] [--profile P]        load a corpus into tool descriptors\n  \
                  bench start <dir> [--runs N] [--profile P]       serve: start to first tools/list, RSS, list size\n  \
+                 bench reference --core DIR <dir> [--runs N]      validate, load, start vs the JavaScript reference\n  \
                  bench resources [--iters N]                      SQLite query vs bare rusqlite, describeTables, markdown search\n  \
                  bench libraries --libs DIR [--package P]         sandbox start with an npm library, with/without bytecode cache\n  \
                  fuzz list | <target> [--secs N]                  run a cargo-fuzz target (nightly), report executions\n  \
