@@ -377,7 +377,7 @@ impl Bench<'_> {
     }
 }
 
-/// `getconf CLK_TCK` (the unit of /proc/<pid>/stat's CPU times), 100 when unknown.
+/// `getconf CLK_TCK` (the unit of the CPU times in `/proc/<pid>/stat`), 100 when unknown.
 fn clock_ticks_per_second() -> f64 {
     Command::new("getconf")
         .arg("CLK_TCK")
