@@ -164,6 +164,32 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
     let report = catalog.run_tests(&wanted, &opts, &mut |line| {
         eprintln!("flowmcp: {}", shown(line));
     });
+    // A schema with nothing to call (only prompts, skills or documents) passes without a test:
+    // there is no API to test it against (chapter 21's special rule for static schemas).
+    let auto_pass: Vec<String> = match what {
+        Target::All => {
+            let testable: std::collections::HashSet<usize> = catalog
+                .list()
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e.descriptor.kind,
+                        Kind::Tool | Kind::Query { builtin: None, .. }
+                    )
+                })
+                .map(|e| e.schema)
+                .collect();
+            catalog
+                .toolset()
+                .schemas()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !testable.contains(i))
+                .map(|(_, s)| s.display.clone())
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     // Files of the target that are not callable (errors) are failures too.
     let broken: Vec<String> = match what {
         Target::All => catalog
@@ -190,6 +216,7 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
             TestFormat::Json => {
                 let mut v = report.to_json();
                 v["notCallable"] = serde_json::json!(broken);
+                v["autoPass"] = serde_json::json!(auto_pass);
                 format!(
                     "{}\n",
                     serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
@@ -221,7 +248,7 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
                 } else {
                     Default::default()
                 };
-                tree(&report, &broken, &what, &findings)
+                tree(&report, &broken, &auto_pass, &what, &findings)
             }
         }
     };
@@ -414,6 +441,7 @@ fn prune_report(report: &TestReport) -> String {
 fn tree(
     report: &TestReport,
     broken: &[String],
+    auto_pass: &[String],
     what: &Target,
     findings: &std::collections::HashMap<String, Vec<String>>,
 ) -> String {
@@ -458,6 +486,12 @@ fn tree(
             }
         }
     }
+    for file in auto_pass {
+        out.push_str(&format!(
+            "AUTO-PASS  {}: nothing to call (only prompts, skills or documents), so no API test\n",
+            shown(file)
+        ));
+    }
     for b in broken {
         out.push_str(&format!("FAIL  not callable: {}\n", shown(b)));
     }
@@ -467,7 +501,12 @@ fn tree(
         out.push_str(&format!("{id}: {pass}/{total} Members PASS\n"));
     }
     out.push_str(&format!(
-        "{pass} PASS, {fail} FAIL, {skip} SKIP{}\n",
+        "{pass} PASS, {fail} FAIL, {skip} SKIP{}{}\n",
+        if auto_pass.is_empty() {
+            String::new()
+        } else {
+            format!(", {} AUTO-PASS", auto_pass.len())
+        },
         if broken.is_empty() {
             String::new()
         } else {

@@ -400,3 +400,52 @@ fn item15_catalog_text_cannot_forge_lines_in_human_output() {
     assert_eq!(runs[0].code, 1);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Issue #31, item 6: a schema with nothing to call (here only a prompt) passes the API test
+/// without one, as the lifecycle chapter's rule for static schemas says; it used to print
+/// "0 PASS, 0 FAIL".
+#[test]
+fn i31_6_a_schema_with_only_prompts_passes_without_an_api_test() {
+    let dir = temp_dir("test-cmd-static");
+    std::fs::create_dir_all(dir.join("prompts")).unwrap();
+    std::fs::copy(
+        repo_root().join("examples/catalog/providers/holidaykit-net/prompts/about.mjs"),
+        dir.join("prompts/about.mjs"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("guide.mjs"),
+        r#"export const main = {
+    namespace: 'guidebook',
+    name: 'Guide',
+    description: 'Only prompts: a guide to planning days off.',
+    version: '4.2.0',
+    tools: {},
+    prompts: {
+        about: {
+            name: 'about',
+            version: 'flowmcp-prompt/1.0.0',
+            namespace: 'guidebook',
+            description: 'How to plan days off',
+            dependsOn: [],
+            references: [],
+            contentFile: './prompts/about.mjs'
+        }
+    }
+}
+"#,
+    )
+    .unwrap();
+    let env = [("HOME", dir.to_str().unwrap())];
+    let run = flowmcp_env(&["test", "guide.mjs"], &dir, &env);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("AUTO-PASS  guide.mjs"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("1 AUTO-PASS"), "{}", run.stdout);
+    let json = flowmcp_env(&["test", "guide.mjs", "--format", "json"], &dir, &env);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["autoPass"], serde_json::json!(["guide.mjs"]));
+}
