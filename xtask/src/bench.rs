@@ -291,7 +291,7 @@ fn libraries(args: &[String]) -> Result<(), String> {
 }
 
 /// The value of `--runs`: a positive number.
-fn parse_runs(value: Option<&String>) -> Result<usize, String> {
+pub(crate) fn parse_runs(value: Option<&String>) -> Result<usize, String> {
     value
         .and_then(|n| n.parse().ok())
         .filter(|n| *n > 0)

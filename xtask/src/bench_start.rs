@@ -39,13 +39,7 @@ pub(crate) fn run(
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--runs" => {
-                runs = it
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .filter(|n| *n > 0)
-                    .ok_or("--runs needs a positive number")?;
-            }
+            "--runs" => runs = crate::bench::parse_runs(it.next())?,
             "--profile" => profile = it.next().ok_or("--profile needs a value")?.clone(),
             other if other.starts_with('-') => return Err(format!("unknown option {other}")),
             other => dir = Some(other.to_string()),
