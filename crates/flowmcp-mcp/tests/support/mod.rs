@@ -124,6 +124,16 @@ fn agent() -> ureq::Agent {
 
 /// POSTs one JSON-RPC message to `url` with `headers`.
 pub(crate) fn post(url: &str, headers: &[(&str, &str)], message: &Value) -> Answer {
+    try_post(url, headers, message).unwrap()
+}
+
+/// [`post`] that gives the transport's error instead of failing the test (a connection the
+/// server refused).
+pub(crate) fn try_post(
+    url: &str,
+    headers: &[(&str, &str)],
+    message: &Value,
+) -> Result<Answer, ureq::Error> {
     let mut req = agent()
         .post(url)
         .header("Content-Type", "application/json")
@@ -131,7 +141,7 @@ pub(crate) fn post(url: &str, headers: &[(&str, &str)], message: &Value) -> Answ
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
-    answer(req.send(message.to_string()).unwrap())
+    req.send(message.to_string()).map(answer)
 }
 
 /// GETs `url`.
