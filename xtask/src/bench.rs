@@ -50,7 +50,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             let mut it = args[1..].iter();
             while let Some(a) = it.next() {
                 if a == "--runs" {
-                    runs = parse_runs(it.next())?;
+                    runs = crate::parse_runs(it.next())?;
                 } else {
                     // Everything else (the directory, `--profile P`) goes to the example as is.
                     rest.push(a.clone());
@@ -269,7 +269,7 @@ fn libraries(args: &[String]) -> Result<(), String> {
         match a.as_str() {
             "--libs" => libs = it.next().cloned(),
             "--package" => package = it.next().cloned().ok_or("--package needs a name")?,
-            "--runs" => runs = parse_runs(it.next())?,
+            "--runs" => runs = crate::parse_runs(it.next())?,
             other => return Err(format!("unknown argument {other}")),
         }
     }
@@ -291,13 +291,6 @@ fn libraries(args: &[String]) -> Result<(), String> {
 }
 
 /// The value of `--runs`: a positive number.
-pub(crate) fn parse_runs(value: Option<&String>) -> Result<usize, String> {
-    value
-        .and_then(|n| n.parse().ok())
-        .filter(|n| *n > 0)
-        .ok_or_else(|| "--runs needs a positive number".to_string())
-}
-
 fn validate(args: &[String]) -> Result<(), String> {
     let mut dir: Option<PathBuf> = None;
     let mut runs = 10usize;
@@ -305,7 +298,7 @@ fn validate(args: &[String]) -> Result<(), String> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--runs" => runs = parse_runs(it.next())?,
+            "--runs" => runs = crate::parse_runs(it.next())?,
             "--profile" => profile = it.next().ok_or("--profile needs a value")?.clone(),
             other if other.starts_with('-') => return Err(format!("unknown option {other}")),
             other => dir = Some(PathBuf::from(other)),

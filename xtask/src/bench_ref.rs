@@ -66,7 +66,7 @@ pub(crate) fn run(
     while let Some(a) = it.next() {
         match a.as_str() {
             "--core" => core = Some(PathBuf::from(it.next().ok_or("--core needs a path")?)),
-            "--runs" => runs = crate::bench::parse_runs(it.next())?,
+            "--runs" => runs = crate::parse_runs(it.next())?,
             "--profile" => profile = it.next().ok_or("--profile needs a value")?.clone(),
             other if other.starts_with('-') => return Err(format!("unknown option {other}")),
             other => dir = Some(other.to_string()),

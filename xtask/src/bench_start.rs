@@ -39,7 +39,7 @@ pub(crate) fn run(
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--runs" => runs = crate::bench::parse_runs(it.next())?,
+            "--runs" => runs = crate::parse_runs(it.next())?,
             "--profile" => profile = it.next().ok_or("--profile needs a value")?.clone(),
             other if other.starts_with('-') => return Err(format!("unknown option {other}")),
             other => dir = Some(other.to_string()),

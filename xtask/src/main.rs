@@ -83,6 +83,14 @@ fn main() -> ExitCode {
     }
 }
 
+/// Reads the value of `--runs`: a positive number of repetitions for a bench.
+pub(crate) fn parse_runs(value: Option<&String>) -> Result<usize, String> {
+    value
+        .and_then(|n| n.parse().ok())
+        .filter(|n| *n > 0)
+        .ok_or_else(|| "--runs needs a positive number".to_string())
+}
+
 /// The workspace root (the parent of `xtask/`).
 pub fn workspace_root() -> std::path::PathBuf {
     let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
