@@ -112,10 +112,11 @@ fn is_id_segment(text: &str) -> bool {
 impl Part {
     /// What `loaded` (at `rel` in its catalog) gives.
     pub fn of(rel: &str, loaded: &LoadedFile) -> Part {
-        let get = |name: &str| loaded.exports.as_ref().and_then(|e| e.get(name)).cloned();
+        // Borrowed: a schema's `main` is large, and only its names and prompts are kept.
+        let get = |name: &str| loaded.exports.as_ref().and_then(|e| e.get(name));
         let mut keep_source = true;
         let kind = match (loaded.kind, get(loaded.kind.as_str())) {
-            (FileKind::Schema, _) => match get("main").as_ref().and_then(Value::as_object) {
+            (FileKind::Schema, _) => match get("main").and_then(Value::as_object) {
                 Some(main) => {
                     let names = |key: &str| -> Vec<String> {
                         main.get(key)
@@ -139,11 +140,11 @@ impl Part {
                 }
                 None => PartKind::Other,
             },
-            (FileKind::Skill, Some(v)) => PartKind::Skill(v),
-            (FileKind::Prompt, Some(v)) => PartKind::Prompt(v),
-            (FileKind::Content, Some(v)) => PartKind::Content(v),
-            (FileKind::Agent, Some(v)) => PartKind::Agent(v),
-            (FileKind::Selection, Some(v)) => PartKind::Selection(v),
+            (FileKind::Skill, Some(v)) => PartKind::Skill(v.clone()),
+            (FileKind::Prompt, Some(v)) => PartKind::Prompt(v.clone()),
+            (FileKind::Content, Some(v)) => PartKind::Content(v.clone()),
+            (FileKind::Agent, Some(v)) => PartKind::Agent(v.clone()),
+            (FileKind::Selection, Some(v)) => PartKind::Selection(v.clone()),
             _ if loaded.exports.is_none() => {
                 PartKind::Unloaded(Unloaded::of(loaded.source.as_deref()))
             }
