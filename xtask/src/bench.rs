@@ -42,6 +42,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         }
         Some("start") => crate::bench_start::run(&args[1..], build_release),
         Some("reference") => crate::bench_ref::run(&args[1..], build_release),
+        Some("growth") => crate::bench_ref::growth(&args[1..], build_release),
         Some("resources") => resources(&args[1..]),
         Some("libraries") => libraries(&args[1..]),
         Some("load") => {

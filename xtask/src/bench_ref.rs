@@ -141,6 +141,7 @@ enum Side {
 
 struct Bench<'a> {
     bin: &'a Path,
+    /// The reference driver and the flowmcp-core checkout it runs (unused by `bench growth`).
     driver: &'a Path,
     core: &'a Path,
     dir: &'a str,
@@ -447,9 +448,214 @@ fn parse_vm_hwm(status: &str) -> Option<u64> {
         .and_then(|n| n.parse().ok())
 }
 
+/// `cargo xtask bench growth <dir> [--copies 1,3,10] [--runs N] [--profile P]`: how validate and
+/// server start grow with the size of a catalog. For each count k, a scratch directory holds k
+/// copies of `<dir>` in which every copy after the first has its namespaces renamed
+/// (`namespace: 'x'` becomes `namespace: 'xc2'`, …), so that all tools are distinct. Each count
+/// is measured cold (`--no-cache`) and warm (after one untimed run filled the cache) like
+/// `bench reference` measures ours; reported are the medians, the time per file and, for the
+/// server, the peak RSS per listed tool, each next to its value at the first count.
+pub(crate) fn growth(
+    args: &[String],
+    build: impl Fn(&[&str]) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut dir: Option<String> = None;
+    let mut runs = 5usize;
+    let mut copies = vec![1usize, 3, 10];
+    let mut profile = "compat".to_string();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--runs" => runs = crate::parse_runs(it.next())?,
+            "--profile" => profile = it.next().ok_or("--profile needs a value")?.clone(),
+            "--copies" => copies = parse_copies(it.next())?,
+            other if other.starts_with('-') => return Err(format!("unknown option {other}")),
+            other => dir = Some(other.to_string()),
+        }
+    }
+    let dir = dir.ok_or(
+        "usage: cargo xtask bench growth <dir> [--copies 1,3,10] [--runs N] [--profile P]",
+    )?;
+    if !Path::new("/usr/bin/time").exists() {
+        return Err(
+            "/usr/bin/time is needed (the `time` package) for CPU time and peak RSS".into(),
+        );
+    }
+    build(&["-p", "flowmcp-cli"])?;
+    let bin = workspace_root().join("target/release/flowmcp");
+    let source = PathBuf::from(&dir);
+    let files = regular_files(&source)?;
+    if files.is_empty() {
+        return Err(format!("{dir}: no files"));
+    }
+    let scratch = std::env::temp_dir().join(format!("flowmcp-bench-growth-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let result = (|| {
+        println!(
+            "bench growth {dir} (profile {profile}, copies {copies:?}, {runs} runs each, release, process start included)"
+        );
+        println!(
+            "{:<7} {:>6} {:<22} {:>9} {:>9} {:>9} {:>11} {:>9}",
+            "copies", "files", "measure", "wall ms", "CPU ms", "peak MiB", "µs per file", "vs 1st"
+        );
+        let mut first: Vec<f64> = Vec::new();
+        for &k in &copies {
+            let corpus = scratch.join(format!("x{k}"));
+            let home = scratch.join(format!("home{k}"));
+            std::fs::create_dir_all(&home).map_err(|e| format!("{}: {e}", home.display()))?;
+            let written = make_copies(&source, &files, &corpus, k)?;
+            let corpus_text = corpus.to_string_lossy().into_owned();
+            let bench = Bench {
+                bin: &bin,
+                driver: Path::new(""),
+                core: Path::new(""),
+                dir: &corpus_text,
+                profile: &profile,
+                home: &home,
+                timing: &scratch.join("time.txt"),
+                env: crate::bench_start::server_params(&bin, &corpus_text, &profile)?,
+            };
+            let mut row = 0;
+            for (measure, title) in [
+                (Measure::Validate, "validate"),
+                (Measure::Start, "start → tools/list"),
+            ] {
+                bench.sample(measure, Side::Warm)?;
+                let mut samples: [Vec<Sample>; 2] = Default::default();
+                for _ in 0..runs {
+                    samples[0].push(bench.sample(measure, Side::Cold)?.0);
+                    samples[1].push(bench.sample(measure, Side::Warm)?.0);
+                }
+                for (side, all) in ["cold", "warm"].into_iter().zip(&samples) {
+                    let m = Medians::of(all);
+                    let per_file = m.wall * 1e6 / written as f64;
+                    if first.len() <= row {
+                        first.push(per_file);
+                    }
+                    println!(
+                        "{:<7} {:>6} {:<22} {:>9.1} {:>9.1} {:>9.1} {:>11.0} {:>8.2}×",
+                        k,
+                        written,
+                        format!("{title} {side}"),
+                        m.wall * 1e3,
+                        m.cpu * 1e3,
+                        m.mib,
+                        per_file,
+                        per_file / first[row]
+                    );
+                    row += 1;
+                }
+            }
+            let _ = std::fs::remove_dir_all(&corpus);
+        }
+        println!(
+            "µs per file at k copies ÷ µs per file at the first count: 1.00× or less is linear growth or better"
+        );
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+/// Every regular file under `dir` (symbolic links are not followed), in name order.
+fn regular_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        for entry in entries.flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() => out.push(entry.path()),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// `--copies 1,3,10`: positive counts.
+fn parse_copies(value: Option<&String>) -> Result<Vec<usize>, String> {
+    let text = value.ok_or("--copies needs a list such as 1,3,10")?;
+    text.split(',')
+        .map(|n| n.trim().parse::<usize>().ok().filter(|n| *n > 0))
+        .collect::<Option<Vec<_>>>()
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| format!("--copies {text}: expected positive counts such as 1,3,10"))
+}
+
+/// Writes `k` copies of the corpus `files` (under `source`) into `into/c1 … c<k>`, renaming the
+/// namespaces of every copy after the first; returns how many files were written.
+fn make_copies(source: &Path, files: &[PathBuf], into: &Path, k: usize) -> Result<usize, String> {
+    let mut written = 0;
+    for copy in 1..=k {
+        for file in files {
+            let rel = file.strip_prefix(source).unwrap_or(file);
+            let to = into.join(format!("c{copy}")).join(rel);
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("{}: {e}", parent.display()))?;
+            }
+            let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let bytes = match (copy, String::from_utf8(bytes)) {
+                (1, Ok(text)) => text.into_bytes(),
+                (_, Ok(text)) => rename_namespaces(&text, copy).into_bytes(),
+                (_, Err(e)) => e.into_bytes(),
+            };
+            std::fs::write(&to, bytes).map_err(|e| format!("{}: {e}", to.display()))?;
+            written += 1;
+        }
+    }
+    Ok(written)
+}
+
+/// `namespace: 'x'` (either quote) becomes `namespace: 'xc<copy>'`.
+fn rename_namespaces(text: &str, copy: usize) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(at) = rest.find("namespace:") {
+        let (head, tail) = rest.split_at(at + "namespace:".len());
+        out.push_str(head);
+        let value_at = tail.len() - tail.trim_start().len();
+        let quoted = tail[value_at..]
+            .chars()
+            .next()
+            .filter(|q| *q == '\'' || *q == '"');
+        match quoted.and_then(|q| tail[value_at + 1..].find(q).map(|end| (q, end))) {
+            Some((_, end)) => {
+                let close = value_at + 1 + end;
+                out.push_str(&tail[..close]);
+                out.push_str(&format!("c{copy}"));
+                rest = &tail[close..];
+            }
+            None => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue #30, growth: every copy after the first gets namespaces of its own.
+    #[test]
+    fn i30_growth_copies_rename_namespaces() {
+        let text =
+            "export const main = { namespace: 'nina', x: 1 }\nconst o = { namespace:\"b-2\" }";
+        assert_eq!(
+            rename_namespaces(text, 3),
+            "export const main = { namespace: 'ninac3', x: 1 }\nconst o = { namespace:\"b-2c3\" }"
+        );
+        assert_eq!(rename_namespaces("namespace: x", 2), "namespace: x");
+        assert_eq!(
+            parse_copies(Some(&"1, 3,10".to_string())),
+            Ok(vec![1, 3, 10])
+        );
+        assert!(parse_copies(Some(&"1,0".to_string())).is_err());
+    }
 
     // Issue #30, scope 5: the helpers of `bench reference`.
     #[test]
