@@ -54,11 +54,39 @@ pub fn is_reserved_namespace(ns: &str) -> bool {
     RESERVED_NAMESPACES.contains(&ns)
 }
 
-/// Whether `s` matches the namespace pattern `^[a-z][a-z0-9-]*$` (chapter 16).
+/// Whether `s` matches the namespace pattern `^[a-z][a-z0-9-]*$` (chapter 16; tags follow it too).
 pub fn is_namespace(s: &str) -> bool {
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_lowercase())
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// Whether `text` is exactly `YYYY-MM-DD` and names a day that exists. Such strings compare in
+/// date order as text (a GTFS seal's revision, a terms-of-service check date).
+pub fn is_iso_date(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
+        return false;
+    }
+    let number = |range: std::ops::Range<usize>| -> Option<u32> {
+        let part = text.get(range)?;
+        if !part.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        part.parse().ok()
+    };
+    let (Some(year), Some(month), Some(day)) = (number(0..4), number(5..7), number(8..10)) else {
+        return false;
+    };
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
 }
 
 /// One of the reference lists of a manifest.

@@ -68,37 +68,9 @@ pub const EARLIEST_SPEC_REVISION: &str = "2026-04-27";
 /// not know yet (the spec drift `RES034` warns about). Anything that is not such a date is out
 /// of range.
 pub fn spec_revision_in_range(revision: &str) -> bool {
-    is_iso_date(revision)
+    crate::catalog::is_iso_date(revision)
         && revision >= EARLIEST_SPEC_REVISION
         && revision <= SUPPORTED_SPEC_REVISION
-}
-
-/// Whether `text` is exactly `YYYY-MM-DD` and names a day that exists. Such strings compare in
-/// date order as text.
-fn is_iso_date(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
-        return false;
-    }
-    let number = |range: std::ops::Range<usize>| -> Option<u32> {
-        let part = text.get(range)?;
-        if !part.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        part.parse().ok()
-    };
-    let (Some(year), Some(month), Some(day)) = (number(0..4), number(5..7), number(8..10)) else {
-        return false;
-    };
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&day)
 }
 
 /// Why a `path` could not be resolved. Every variant is `RES035`.
@@ -247,17 +219,17 @@ mod tests {
 
     #[test]
     fn iso_dates_are_checked_as_dates() {
-        assert!(is_iso_date("2026-04-27"));
-        assert!(is_iso_date("2024-02-29"));
-        assert!(!is_iso_date("2026-02-29"));
-        assert!(!is_iso_date("1900-02-29"));
-        assert!(is_iso_date("2000-02-29"));
-        assert!(!is_iso_date("2026-13-01"));
-        assert!(!is_iso_date("2026-04-31"));
-        assert!(!is_iso_date("2026-04-00"));
-        assert!(!is_iso_date("2026-4-27"));
-        assert!(!is_iso_date("2026-04-27T00:00:00Z"));
-        assert!(!is_iso_date("+026-04-27"));
-        assert!(!is_iso_date("２０２６-04-27"));
+        assert!(crate::catalog::is_iso_date("2026-04-27"));
+        assert!(crate::catalog::is_iso_date("2024-02-29"));
+        assert!(!crate::catalog::is_iso_date("2026-02-29"));
+        assert!(!crate::catalog::is_iso_date("1900-02-29"));
+        assert!(crate::catalog::is_iso_date("2000-02-29"));
+        assert!(!crate::catalog::is_iso_date("2026-13-01"));
+        assert!(!crate::catalog::is_iso_date("2026-04-31"));
+        assert!(!crate::catalog::is_iso_date("2026-04-00"));
+        assert!(!crate::catalog::is_iso_date("2026-4-27"));
+        assert!(!crate::catalog::is_iso_date("2026-04-27T00:00:00Z"));
+        assert!(!crate::catalog::is_iso_date("+026-04-27"));
+        assert!(!crate::catalog::is_iso_date("２０２６-04-27"));
     }
 }

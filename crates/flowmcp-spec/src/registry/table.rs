@@ -100,6 +100,11 @@ declare_rules! {
     VAL086: Val, Extension, "flowmcp-rs", Error/Error, Implemented, "`main.schemaVersion` is not semver";
     VAL087: Val, Extension, "flowmcp-rs", Warning/Warning, Implemented, "`main.schemaHash` differs from the recomputed hash";
     VAL088: Val, Extension, "flowmcp-rs", Info/Info, Implemented, "Shared-list rules skipped: the schema is outside any catalog (no `_lists/` found)";
+    VAL089: Val, Extension, "flowmcp-rs", Error/Warning, Implemented, "A `main.tags` entry must match `^[a-z][a-z0-9-]*$`";
+    VAL090: Val, Extension, "flowmcp-rs", Error/Warning, Implemented, "Terms-of-service and data-licence fields must be strings or null (`termsOfServiceCheckedAt` a `YYYY-MM-DD` date, `termsOfServiceLanguage` a two-letter code or `multi`)";
+    VAL091: Val, Extension, "flowmcp-rs", Error/Warning, Implemented, "`skill.whenToUse` must be a non-empty string";
+    VAL092: Val, Extension, "flowmcp-rs", Error/Warning, Implemented, "`skill.type` must be `namespace`, `selection` or `agent`";
+    VAL093: Val, Extension, "flowmcp-rs", Error/Warning, Implemented, "A key of `export const skill` that chapter 14 does not define";
     VAL100: Val, Spec, "19-mcp-integration.md", Error/Off, Implemented, "Every tool must have a `meta` block (compat: optional, checked when present)", [
         "not-object" => Error/Error: "`meta` is present but not an object",
     ];

@@ -65,6 +65,14 @@ pub(super) static RULES: &[SchemaRule] = &[
         check: val021_tags,
     },
     SchemaRule {
+        codes: &[Code::VAL089],
+        check: val089_tag_pattern,
+    },
+    SchemaRule {
+        codes: &[Code::VAL090],
+        check: val090_informational_fields,
+    },
+    SchemaRule {
         codes: &[Code::VAL022],
         check: val022_required_server_params,
     },
@@ -485,6 +493,91 @@ pub(super) fn val020_docs(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// Tags drive search and grouping in catalogs and are compared as strings.
 pub(super) fn val021_tags(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     check_string_array(ctx, c, "tags", Code::VAL021);
+}
+
+/// VAL089: A `main.tags` entry that is a string but does not match `^[a-z][a-z0-9-]*$` (lower-case
+/// letters, digits and hyphens, starting with a letter). Entries that are not strings are VAL021's.
+///
+/// # Why
+///
+/// Tags are compared as plain words by catalogs and search: `Weather`, `weather` and `weather_data`
+/// would be three different tags. The schema format fixes one spelling. Under `compat` this is a
+/// warning, as the JavaScript reference does not check tag spelling and real catalogs use tags
+/// such as `cacheTtlDaily`.
+pub(super) fn val089_tag_pattern(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(tags) = ctx
+        .main()
+        .and_then(|m| m.get("tags"))
+        .and_then(Value::as_array)
+    else {
+        return;
+    };
+    for (i, tag) in tags.iter().enumerate() {
+        if let Some(tag) = tag.as_str()
+            && !flowmcp_spec::catalog::is_namespace(tag)
+        {
+            c.emit(
+                Code::VAL089,
+                Some(&main_path("tags").index(i)),
+                format!("Must match ^[a-z][a-z0-9-]*$ (found {tag:?})"),
+            );
+        }
+    }
+}
+
+/// VAL090: `termsOfService`, `termsOfServiceCheckedAt`, `termsOfServiceLanguage`, `dataLicense` or
+/// `dataLicenseName` of `main` is neither a string nor `null`; or `termsOfServiceCheckedAt` is a
+/// string that is not a `YYYY-MM-DD` date; or `termsOfServiceLanguage` is a string that is neither
+/// two lower-case letters nor `multi`.
+///
+/// # Why
+///
+/// These fields are informational: FlowMCP does not interpret a provider's terms. But catalogs
+/// show them and compare the date of the last check, so each has one shape: a URL or name as a
+/// string, a calendar date, a language code. Under `compat` this is a warning, as the JavaScript
+/// reference checks none of them.
+pub(super) fn val090_informational_fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(main) = ctx.main() else { return };
+    for key in [
+        "termsOfService",
+        "termsOfServiceCheckedAt",
+        "termsOfServiceLanguage",
+        "dataLicense",
+        "dataLicenseName",
+    ] {
+        let path = main_path(key);
+        let text = match main.get(key) {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(text)) => text.as_str(),
+            Some(other) => {
+                c.emit(
+                    Code::VAL090,
+                    Some(&path),
+                    format!("Must be a string or null (found {})", type_name(other)),
+                );
+                continue;
+            }
+        };
+        let problem = match key {
+            "termsOfServiceCheckedAt" if !flowmcp_spec::catalog::is_iso_date(text) => {
+                Some("Must be a date written YYYY-MM-DD")
+            }
+            "termsOfServiceLanguage"
+                if text != "multi"
+                    && !(text.len() == 2 && text.bytes().all(|b| b.is_ascii_lowercase())) =>
+            {
+                Some("Must be a two-letter language code (such as \"en\") or \"multi\"")
+            }
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            c.emit(
+                Code::VAL090,
+                Some(&path),
+                format!("{problem} (found {text:?})"),
+            );
+        }
+    }
 }
 
 /// VAL022: `main.requiredServerParams`, when present, is not an array, or one of its entries is not

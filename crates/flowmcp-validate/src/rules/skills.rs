@@ -35,6 +35,18 @@ pub(super) static RULES: &[SchemaRule] = &[
         check: skl011_output,
     },
     SchemaRule {
+        codes: &[Code::VAL091],
+        check: val091_when_to_use,
+    },
+    SchemaRule {
+        codes: &[Code::VAL092],
+        check: val092_type,
+    },
+    SchemaRule {
+        codes: &[Code::VAL093],
+        check: val093_unknown_keys,
+    },
+    SchemaRule {
         codes: &[Code::SKL012, Code::SKL013, Code::SKL014, Code::SKL015],
         check: skl012_to_skl015_input_fields,
     },
@@ -70,6 +82,24 @@ const DEPRECATED_SKILL_VERSION: &str = "flowmcp-skill/1.0.0";
 
 /// The longest description, in characters.
 const MAX_DESCRIPTION: usize = 1024;
+
+/// The values of `skill.type`.
+const SKILL_TYPES: [&str; 3] = ["namespace", "selection", "agent"];
+
+/// The keys of `export const skill`, and those of its `requires`.
+const SKILL_KEYS: [&str; 10] = [
+    "name",
+    "version",
+    "description",
+    "output",
+    "content",
+    "whenToUse",
+    "type",
+    "requires",
+    "input",
+    "prefill",
+];
+const REQUIRES_KEYS: [&str; 3] = ["tools", "resources", "external"];
 
 /// The input types a skill may declare.
 const INPUT_TYPES: [&str; 4] = ["string", "number", "boolean", "enum"];
@@ -202,6 +232,70 @@ pub(super) fn skl010_content(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// whether the skill answers its question.
 pub(super) fn skl011_output(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     non_empty(ctx, c, "output", Code::SKL011);
+}
+
+/// VAL091: `skill.whenToUse` is missing, not a string, or empty.
+///
+/// # Why
+///
+/// `whenToUse` is the one sentence that tells an agent when to activate the skill; catalogs rank
+/// skills by it. Chapter 14 makes it required but gives it no code. Under `compat` this is a
+/// warning: skills written for the JavaScript reference (3.0 skills) have no such field.
+pub(super) fn val091_when_to_use(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    non_empty(ctx, c, "whenToUse", Code::VAL091);
+}
+
+/// VAL092: `skill.type` is missing, not a string, or not `namespace`, `selection` or `agent`.
+///
+/// # Why
+///
+/// The type says which scope the skill is written for (any user of a namespace, one selection,
+/// one agent); chapter 14 requires it, with these three bare values, but gives it no code. Under
+/// `compat` this is a warning: 3.0 skills have no such field.
+pub(super) fn val092_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(s) = skill(ctx) else { return };
+    let path = skill_path("type");
+    if let Some(ty) = required_string(s.get("type"), &path, "type", Code::VAL092, c)
+        && !SKILL_TYPES.contains(&ty)
+    {
+        c.emit(
+            Code::VAL092,
+            Some(&path),
+            format!("Must be \"namespace\", \"selection\" or \"agent\" (found {ty:?})"),
+        );
+    }
+}
+
+/// VAL093: A key of `export const skill` other than `name`, `version`, `description`, `output`,
+/// `content`, `whenToUse`, `type`, `requires`, `input` and `prefill`, or a key of `skill.requires`
+/// other than `tools`, `resources` and `external`.
+///
+/// # Why
+///
+/// A misspelt key (`whenTouse`, `require`) does nothing: the skill is served without what the
+/// author meant to declare. Schemas have VAL003 for this; skills get the same check. Under
+/// `compat` this is a warning, as 3.0 skills may carry keys of their own format.
+pub(super) fn val093_unknown_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+    let Some(s) = skill(ctx) else { return };
+    for key in s.keys().filter(|k| !SKILL_KEYS.contains(&k.as_str())) {
+        c.emit(
+            Code::VAL093,
+            Some(&skill_path(key)),
+            format!("\"{key}\" is not a field of a skill"),
+        );
+    }
+    if let Some(requires) = s.get("requires").and_then(Value::as_object) {
+        for key in requires
+            .keys()
+            .filter(|k| !REQUIRES_KEYS.contains(&k.as_str()))
+        {
+            c.emit(
+                Code::VAL093,
+                Some(&skill_path("requires").key(key)),
+                format!("\"{key}\" is not a field of skill.requires"),
+            );
+        }
+    }
 }
 
 /// SKL012: A `skill.input` entry whose `key` is missing, not a string or not
