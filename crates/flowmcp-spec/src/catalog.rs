@@ -622,6 +622,23 @@ fn brief(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_dates_are_checked_as_dates() {
+        assert!(is_iso_date("2026-04-27"));
+        assert!(is_iso_date("2024-02-29"));
+        assert!(!is_iso_date("2026-02-29"));
+        assert!(!is_iso_date("1900-02-29"));
+        assert!(is_iso_date("2000-02-29"));
+        assert!(!is_iso_date("2026-13-01"));
+        assert!(!is_iso_date("2026-04-31"));
+        assert!(!is_iso_date("2026-04-00"));
+        assert!(!is_iso_date("2026-4-27"));
+        assert!(!is_iso_date("2026-04-27T00:00:00Z"));
+        assert!(!is_iso_date("+026-04-27"));
+        assert!(!is_iso_date("２０２６-04-27"));
+    }
+
     use serde_json::json;
 
     /// Expected values computed independently with Python:

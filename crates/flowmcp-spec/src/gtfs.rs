@@ -212,24 +212,3 @@ impl SealError {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn iso_dates_are_checked_as_dates() {
-        assert!(crate::catalog::is_iso_date("2026-04-27"));
-        assert!(crate::catalog::is_iso_date("2024-02-29"));
-        assert!(!crate::catalog::is_iso_date("2026-02-29"));
-        assert!(!crate::catalog::is_iso_date("1900-02-29"));
-        assert!(crate::catalog::is_iso_date("2000-02-29"));
-        assert!(!crate::catalog::is_iso_date("2026-13-01"));
-        assert!(!crate::catalog::is_iso_date("2026-04-31"));
-        assert!(!crate::catalog::is_iso_date("2026-04-00"));
-        assert!(!crate::catalog::is_iso_date("2026-4-27"));
-        assert!(!crate::catalog::is_iso_date("2026-04-27T00:00:00Z"));
-        assert!(!crate::catalog::is_iso_date("+026-04-27"));
-        assert!(!crate::catalog::is_iso_date("２０２６-04-27"));
-    }
-}
