@@ -58,7 +58,11 @@ enum Command {
                       Settings are read from .flowmcp/config.json in the current directory or the nearest \
                       parent that has one: {\"profile\": \"compat\", \"rules\": {\"VAL036\": \"off\"}, \
                       \"security\": {\"allowedLibraries\": [\"my-lib\"]}}. Command-line options win.\n\n\
-                      A file whose name starts with `-` can be given after `--`: `flowmcp validate -- --odd.mjs`."
+                      A file whose name starts with `-` can be given after `--`: `flowmcp validate -- --odd.mjs`.\n\n\
+                      The specification's spellings `flowmcp validate-agent <agent dir>` and \
+                      `flowmcp validate-catalog <catalog dir>` are this command under other names: \
+                      a directory is checked as what it is.",
+        visible_aliases = ["validate-agent", "validate-catalog"]
     )]
     Validate(ValidateArgs),
     /// List the rule registry, or explain one rule.
@@ -83,6 +87,9 @@ enum Command {
     Test(Box<test_cmd::TestArgs>),
     /// Grading (scoring protocol v1): emit prompts.json, grade from a grader's scores.json.
     Grade(grade_cmd::GradeArgs),
+    /// The specification's `flowmcp dev …` spellings: `dev test`, `dev grade` and `dev validate`
+    /// are `test`, `grade` and `validate`.
+    Dev(DevArgs),
     /// The npm libraries of `requiredLibraries`: their state (`libs status`), installing them
     /// (`libs install`).
     Libs(libs_cmd::LibsArgs),
@@ -117,6 +124,23 @@ enum Format {
 pub(crate) enum ProfileArg {
     Spec,
     Compat,
+}
+
+#[derive(Args, Debug)]
+struct DevArgs {
+    #[command(subcommand)]
+    command: DevCommand,
+}
+
+/// The commands `flowmcp dev` takes: the same as without it.
+#[derive(Subcommand, Debug)]
+enum DevCommand {
+    /// Run the tests of tools, resource queries and selections (as `flowmcp test`).
+    Test(Box<test_cmd::TestArgs>),
+    /// Grading: emit prompts.json, grade from scores.json (as `flowmcp grade`).
+    Grade(grade_cmd::GradeArgs),
+    /// Validate schema files or directories of them (as `flowmcp validate`).
+    Validate(ValidateArgs),
 }
 
 #[derive(Args, Debug)]
@@ -155,6 +179,11 @@ struct ValidateArgs {
     /// files are unchanged keeps its report; `flowmcp cache clear` empties it).
     #[arg(long)]
     no_cache: bool,
+    /// Report only the security findings (the SEC codes: the static scan of the source and the
+    /// checks of what evaluation exported) and whether each file could be loaded at all (LDR);
+    /// every other rule is off, so the verdict is the security verdict.
+    #[arg(long)]
+    security: bool,
 }
 
 #[derive(Args, Debug)]
@@ -194,7 +223,16 @@ fn main() -> ExitCode {
         Command::Resource(a) => resource_cmd::run(a),
         Command::Prompt(a) => prompt_cmd::run(a),
         Command::Test(a) => test_cmd::run(*a),
-        Command::Grade(a) => grade_cmd::run(a),
+        Command::Grade(a)
+        | Command::Dev(DevArgs {
+            command: DevCommand::Grade(a),
+        }) => grade_cmd::run(a),
+        Command::Dev(DevArgs {
+            command: DevCommand::Test(a),
+        }) => test_cmd::run(*a),
+        Command::Dev(DevArgs {
+            command: DevCommand::Validate(a),
+        }) => validate(a),
         Command::Libs(a) => libs_cmd::run(a),
         Command::Agent(a) => agent_cmd::run(a),
     };
@@ -291,11 +329,25 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     let cfg = run_cmd::config(false)?;
 
     let profile = profile_of(a.profile, &cfg);
-    let flags = a
+    let mut flags = a
         .rules
         .iter()
         .map(|item| Overrides::parse_item(item).map_err(|e| format!("--rule {item}: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
+    if a.security {
+        // After the user's own overrides: `--security` wins over them.
+        flags.extend(
+            RULES
+                .iter()
+                .filter(|r| {
+                    !matches!(
+                        r.family,
+                        flowmcp_spec::registry::Family::Sec | flowmcp_spec::registry::Family::Ldr
+                    )
+                })
+                .map(|r| (r.code, Level::Off)),
+        );
+    }
     let (overrides, note) = cfg.overrides(profile, &flags);
     if let Some(note) = note {
         eprintln!("{note}");

@@ -616,3 +616,59 @@ fn i30_1_list_uses_the_result_cache_unless_no_cache() {
     assert!(results.is_dir());
     assert_eq!(on.stdout, off.stdout);
 }
+
+/// Issue #31, item 6: the command forms the specification shows. `validate --security` reports
+/// only what the security scan and loading find (SEC001 for an import; nothing for a file whose
+/// findings are all VAL); `validate-agent` and `validate-catalog` are `validate`; `flowmcp dev test|grade|validate`
+/// are the commands without `dev`.
+#[test]
+fn i31_6_the_specifications_command_forms() {
+    let dir = temp_dir("command-forms");
+    std::fs::write(
+        dir.join("bad.mjs"),
+        "import fs from 'node:fs'\nexport const main = { namespace: 'Bad', name: 'x' }\n",
+    )
+    .unwrap();
+    let env = [("HOME", dir.to_str().unwrap())];
+    let security = common::flowmcp_env(&["validate", "--security", "bad.mjs"], &dir, &env);
+    assert_eq!(security.code, 1, "{}{}", security.stdout, security.stderr);
+    assert!(
+        security.stdout.contains("SEC001 error"),
+        "{}",
+        security.stdout
+    );
+    // A file with other findings but none of security: invalid in full, clean under `--security`.
+    std::fs::write(
+        dir.join("plain.mjs"),
+        "export const main = { namespace: 'Bad', name: 'x' }\n",
+    )
+    .unwrap();
+    let full = common::flowmcp_env(&["validate", "plain.mjs"], &dir, &env);
+    assert_eq!(full.code, 1, "{}{}", full.stdout, full.stderr);
+    assert!(full.stdout.contains("VAL0"), "{}", full.stdout);
+    let clean = common::flowmcp_env(&["validate", "--security", "plain.mjs"], &dir, &env);
+    assert_eq!(clean.code, 0, "{}{}", clean.stdout, clean.stderr);
+    assert!(!clean.stdout.contains("VAL0"), "{}", clean.stdout);
+
+    let catalog = repo_root().join("examples/catalog");
+    let catalog = catalog.to_str().unwrap();
+    let plain = common::flowmcp_env(&["validate", "--format", "json", catalog], &dir, &env);
+    for form in [
+        vec!["validate-catalog", "--format", "json", catalog],
+        vec!["validate-agent", "--format", "json", catalog],
+        vec!["dev", "validate", "--format", "json", catalog],
+    ] {
+        let out = common::flowmcp_env(&form, &dir, &env);
+        assert_eq!(out.code, plain.code, "{form:?}: {}", out.stderr);
+        assert_eq!(out.stdout, plain.stdout, "{form:?}");
+    }
+    let help = common::flowmcp_env(&["dev", "test", "--help"], &dir, &env);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    assert!(
+        help.stdout.contains("Usage: flowmcp dev test"),
+        "{}",
+        help.stdout
+    );
+    let grade = common::flowmcp_env(&["dev", "grade", "--help"], &dir, &env);
+    assert_eq!(grade.code, 0, "{}", grade.stderr);
+}
