@@ -27,7 +27,8 @@ use crate::{profile_of, shown, write_stdout};
     TARGET: a schema file or catalog directory (default: --catalog, the configuration's catalog, \
     or the current directory), or an ID of the catalog: a tool or resource \
     (`namespace/tool/name`), or a selection (`namespace/selection/name`, every member tested, \
-    `M/N Members PASS`). `flowmcp test single <schema>` is the same as `flowmcp test <schema>`.\n\n\
+    `M/N Members PASS`; its prompts and skills by their structural test: every reference in them \
+    resolves, i.e. the file that defines each has no error). `flowmcp test single <schema>` is the same as `flowmcp test <schema>`.\n\n\
     Local runs: --upstream NAMESPACE=URL sends a namespace's requests to a local server, as for \
     `flowmcp call`.\n\n\
     --capture DIR writes chapter 10's records, DIR/<timestamp>/<namespace>/<route>-<i>.json, and \
@@ -136,6 +137,22 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
         }
         _ => None,
     };
+    // A selection's prompts and skills have no API test; their structural test is whether every
+    // reference in them resolves, which is what validating the file that defines each says.
+    let structural: Vec<Structural> = match &what {
+        Target::Selection(id) => catalog
+            .library()
+            .selection(id)
+            .map(|sel| {
+                sel.prompts
+                    .iter()
+                    .chain(&sel.skills)
+                    .map(|member| Structural::of(&catalog, member))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
     if let Target::Primitive(id) = &what
         && !catalog.list().iter().any(|e| is_primitive(e, id))
     {
@@ -216,6 +233,14 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
             TestFormat::Json => {
                 let mut v = report.to_json();
                 v["notCallable"] = serde_json::json!(broken);
+                if let Target::Selection(_) = what {
+                    v["structural"] = serde_json::json!(
+                        structural
+                            .iter()
+                            .map(Structural::to_json)
+                            .collect::<Vec<_>>()
+                    );
+                }
                 v["autoPass"] = serde_json::json!(auto_pass);
                 format!(
                     "{}\n",
@@ -248,17 +273,19 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
                 } else {
                     Default::default()
                 };
-                tree(&report, &broken, &auto_pass, &what, &findings)
+                tree(&report, &broken, &auto_pass, &structural, &what, &findings)
             }
         }
     };
     write_stdout(&out)?;
     let (_, failed, _) = report.counts();
-    Ok(if failed > 0 || !broken.is_empty() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(
+        if failed > 0 || !broken.is_empty() || structural.iter().any(|m| !m.passed()) {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
 }
 
 /// Writes (or with `dry_run` only names) the capture files.
@@ -442,6 +469,7 @@ fn tree(
     report: &TestReport,
     broken: &[String],
     auto_pass: &[String],
+    structural: &[Structural],
     what: &Target,
     findings: &std::collections::HashMap<String, Vec<String>>,
 ) -> String {
@@ -495,7 +523,16 @@ fn tree(
     for b in broken {
         out.push_str(&format!("FAIL  not callable: {}\n", shown(b)));
     }
+    for m in structural {
+        out.push_str(&m.line());
+    }
     let (pass, fail, skip) = report.counts();
+    // The structural tests count as tests of their members.
+    let structural_pass = structural.iter().filter(|m| m.passed()).count();
+    let (pass, fail) = (
+        pass + structural_pass,
+        fail + structural.len() - structural_pass,
+    );
     if let Target::Selection(id) = what {
         let total = pass + fail + skip;
         out.push_str(&format!("{id}: {pass}/{total} Members PASS\n"));
@@ -514,4 +551,70 @@ fn tree(
         }
     ));
     out
+}
+
+/// The structural test of a selection's prompt or skill (chapter 10): every reference in it
+/// resolves. It passes when the file that defines it has no error; the one-shot test of a skill
+/// needs a model and is not run here.
+struct Structural {
+    id: String,
+    /// The file that defines it, when the catalog has it.
+    file: Option<String>,
+    /// The error codes of that file (empty: passed), or why the member is missing.
+    problems: Vec<String>,
+}
+
+impl Structural {
+    fn of(catalog: &flowmcp_catalog::Catalog, id: &str) -> Structural {
+        let Some(entry) = catalog.library().get(id) else {
+            return Structural {
+                id: id.to_string(),
+                file: None,
+                problems: vec!["not in the catalog".to_string()],
+            };
+        };
+        let mut problems: Vec<String> = catalog
+            .reports()
+            .iter()
+            .filter(|r| r.file == entry.file)
+            .flat_map(|r| &r.diagnostics)
+            .filter(|d| d.severity == flowmcp_spec::Severity::Error)
+            .map(|d| d.code.as_str().to_string())
+            .collect();
+        problems.dedup();
+        Structural {
+            id: id.to_string(),
+            file: Some(entry.file.clone()),
+            problems,
+        }
+    }
+
+    fn passed(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    fn line(&self) -> String {
+        match (self.passed(), &self.file) {
+            (true, _) => format!(
+                "PASS  {} (structural: its references resolve)\n",
+                shown(&self.id)
+            ),
+            (false, Some(file)) => format!(
+                "FAIL  {} (structural): {} in {}\n",
+                shown(&self.id),
+                self.problems.join(", "),
+                shown(file)
+            ),
+            (false, None) => format!("FAIL  {}: {}\n", shown(&self.id), self.problems.join(", ")),
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "id": self.id,
+            "file": self.file,
+            "verdict": if self.passed() { "PASS" } else { "FAIL" },
+            "problems": self.problems,
+        })
+    }
 }

@@ -449,3 +449,56 @@ fn i31_6_a_schema_with_only_prompts_passes_without_an_api_test() {
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(v["autoPass"], serde_json::json!(["guide.mjs"]));
 }
+
+/// Issue #31, item 6: testing a selection tests its prompts and skills too, by their structural
+/// test (every reference resolves: the file that defines each has no error). A skill whose
+/// content names a tool its schema does not have fails, and with it the selection's test.
+#[test]
+fn i31_6_a_selection_test_covers_its_prompts_and_skills() {
+    let cwd = temp_dir("test-cmd-structural");
+    common::copy_dir(&repo_root().join("examples/catalog"), &cwd.join("catalog"));
+    let run = |home: &std::path::Path| {
+        flowmcp_env(
+            &[
+                "test",
+                "trip-planning/selection/days-off",
+                "--catalog",
+                "catalog",
+                "--static",
+            ],
+            &cwd,
+            &[("HOME", home.to_str().unwrap())],
+        )
+    };
+    let ok = run(&cwd);
+    assert_eq!(ok.code, 0, "{}\n{}", ok.stdout, ok.stderr);
+    for id in [
+        "holidaykit-net/prompt/bridge-days",
+        "holidaykit-net/skill/plan-long-weekends",
+    ] {
+        assert!(
+            ok.stdout
+                .contains(&format!("PASS  {id} (structural: its references resolve)")),
+            "{}",
+            ok.stdout
+        );
+    }
+    assert!(ok.stdout.contains("2/6 Members PASS"), "{}", ok.stdout);
+
+    let skill = cwd.join("catalog/providers/holidaykit-net/skills/plan-long-weekends.mjs");
+    let text = std::fs::read_to_string(&skill).unwrap();
+    std::fs::write(
+        &skill,
+        text.replacen("{{tool:getPublicHolidays}}", "{{tool:noSuchTool}}", 1),
+    )
+    .unwrap();
+    let bad = run(&cwd);
+    assert_eq!(bad.code, 1, "{}\n{}", bad.stdout, bad.stderr);
+    assert!(
+        bad.stdout
+            .contains("FAIL  holidaykit-net/skill/plan-long-weekends"),
+        "{}",
+        bad.stdout
+    );
+    let _ = std::fs::remove_dir_all(&cwd);
+}
