@@ -75,8 +75,13 @@ impl AgentIntegrity {
             );
         }
         let mut out = match (&self.stored, &self.computed) {
-            (None, _) => format!(
-                "Agent \"{}\": NO HASH (the manifest has no `hash`)",
+            // Computed now, so that it can be compared and recorded (`hash: '…'`).
+            (None, Ok(c)) => format!(
+                "Agent \"{}\": NO HASH (the manifest has no `hash`; it is {c} now)",
+                self.agent
+            ),
+            (None, Err(why)) => format!(
+                "Agent \"{}\": NO HASH (the manifest has no `hash`, and it cannot be computed: {why})",
                 self.agent
             ),
             (_, Err(why)) => format!("Agent \"{}\": CANNOT HASH: {why}", self.agent),

@@ -105,6 +105,18 @@ fn verify_and_rehash_round_trip_and_a_changed_tool_is_named() {
     );
     assert_eq!(r.code, 1);
     assert!(r.stdout.contains("NO HASH"), "{}", r.stdout);
+    // Issue #31, item 6: an agent without a hash is hashed when it is checked, and the value is
+    // shown; it is the value rehash then writes.
+    let hash_line = after
+        .lines()
+        .find(|l| l.trim_start().starts_with("hash:"))
+        .unwrap();
+    let hash = hash_line.split('\'').nth(1).unwrap();
+    assert!(
+        r.stdout.contains(&format!("it is {hash} now")),
+        "{hash}: {}",
+        r.stdout
+    );
     let r = flowmcp(
         &["agent", "rehash", "holiday-planner", "--catalog", c],
         &base,
