@@ -480,6 +480,160 @@ fn camel_case(kebab: &str) -> String {
 }
 
 /// The files of the standard layout, in a stable order.
+/// The file of the shared-list registry inside `_lists/`.
+pub const LIST_REGISTRY_FILE: &str = "_registry.json";
+
+/// `_lists/_registry.json` as the directory gives it, next to what is on disk ([`build_list_registry`]).
+#[derive(Clone, Debug)]
+pub struct ListRegistry {
+    /// Where the registry is (or will be).
+    pub path: PathBuf,
+    /// The registry on disk, if there is one and it is JSON.
+    pub existing: Option<Value>,
+    /// The registry the `_lists/*.mjs` files give: `specVersion` and one entry per list file
+    /// (`name`, `version`, `file`, `entryCount`, `hash` = `sha256:` over the file's bytes), in
+    /// file order.
+    pub computed: Value,
+    /// Where the registry on disk breaks the invariants, one line each: a list file without an
+    /// entry, an entry whose file is missing, an entry whose `hash`, `name`, `version` or
+    /// `entryCount` is not the file's. Empty when it is current.
+    pub problems: Vec<String>,
+    /// List files that do not load (their entries carry what could be read).
+    pub notes: Vec<String>,
+}
+
+impl ListRegistry {
+    /// Whether the registry on disk is exactly what the files give.
+    pub fn is_current(&self) -> bool {
+        self.existing.as_ref() == Some(&self.computed)
+    }
+}
+
+/// Computes `_lists/_registry.json` for the catalog in `dir` (chapter 03's list registry) and
+/// compares it with the one on disk; writes nothing. Each list file is loaded in the sandbox
+/// (profile `compat`) to read its `meta.name`, `meta.version` and the number of `entries`.
+pub fn build_list_registry(dir: &Path) -> Result<ListRegistry, CatalogError> {
+    let root = catalog_root(dir)?;
+    let lists = root.join(LISTS_DIR);
+    let path = lists.join(LIST_REGISTRY_FILE);
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(text) => Some(
+            serde_json::from_str::<Value>(&text)
+                .map_err(|e| CatalogError::Entry(format!("{}: not JSON: {e}", path.display())))?,
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(CatalogError::io(&path, e)),
+    };
+    let settings = RuleSettings::new(Profile::Compat);
+    let limits = Limits::default();
+    let mut notes = Vec::new();
+    let mut entries = Vec::new();
+    for name in mjs_files(&lists) {
+        let rel = format!("{LISTS_DIR}/{name}");
+        let file = resolve(&root, &rel)?;
+        let bytes = std::fs::read(&file).map_err(|e| CatalogError::io(&file, e))?;
+        let loaded = load_file(&file, &rel, &limits, &settings);
+        let list = loaded.exports.as_ref().and_then(|e| e.get("list"));
+        if list.is_none() {
+            notes.push(format!("{rel}: does not load ({})", first_error(&loaded)));
+        }
+        let meta = list.and_then(|l| l.get("meta"));
+        let text = |key: &str| {
+            meta.and_then(|m| m.get(key))
+                .and_then(Value::as_str)
+                .map_or(Value::Null, |s| Value::String(s.to_string()))
+        };
+        let count = list
+            .and_then(|l| l.get("entries"))
+            .and_then(Value::as_array)
+            .map_or(Value::Null, |e| Value::from(e.len()));
+        let mut entry = Map::new();
+        entry.insert("name".into(), text("name"));
+        entry.insert("version".into(), text("version"));
+        entry.insert("file".into(), Value::String(rel));
+        entry.insert("entryCount".into(), count);
+        entry.insert(
+            "hash".into(),
+            Value::String(format!("sha256:{}", flowmcp_spec::hash::sha256_hex(&bytes))),
+        );
+        entries.push(Value::Object(entry));
+    }
+    let mut computed = Map::new();
+    computed.insert(
+        "specVersion".into(),
+        Value::String(LIST_REGISTRY_SPEC_VERSION.to_string()),
+    );
+    computed.insert("lists".into(), Value::Array(entries));
+    let computed = Value::Object(computed);
+    let problems = match &existing {
+        None => vec![format!("{}: missing", path.display())],
+        Some(old) => list_registry_problems(old, &computed),
+    };
+    Ok(ListRegistry {
+        path,
+        existing,
+        computed,
+        problems,
+        notes,
+    })
+}
+
+/// The `specVersion` written into `_lists/_registry.json`: the specification this project
+/// implements.
+const LIST_REGISTRY_SPEC_VERSION: &str = "4.2.0";
+
+/// Where the registry `old` breaks chapter 03's invariants against what the files give (`new`).
+fn list_registry_problems(old: &Value, new: &Value) -> Vec<String> {
+    let by_file = |v: &Value| -> Vec<(String, Map<String, Value>)> {
+        v.get("lists")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object)
+            .filter_map(|e| Some((e.get("file")?.as_str()?.to_string(), e.clone())))
+            .collect()
+    };
+    let (old, new) = (by_file(old), by_file(new));
+    let mut out = Vec::new();
+    for (file, entry) in &new {
+        match old.iter().find(|(f, _)| f == file) {
+            None => out.push(format!("{file}: no entry in {LIST_REGISTRY_FILE}")),
+            Some((_, was)) => {
+                for key in ["hash", "name", "version", "entryCount"] {
+                    if was.get(key) != entry.get(key) {
+                        out.push(format!(
+                            "{file}: {key} is {} in {LIST_REGISTRY_FILE}, {} in the file",
+                            was.get(key).map_or("missing".into(), Value::to_string),
+                            entry.get(key).map_or("missing".into(), Value::to_string)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    for (file, _) in &old {
+        if !new.iter().any(|(f, _)| f == file) {
+            out.push(format!(
+                "{file}: listed in {LIST_REGISTRY_FILE}, but there is no such file"
+            ));
+        }
+    }
+    out
+}
+
+/// Writes the registry of `registry` (pretty JSON and a final newline), atomically; does nothing
+/// when it is current.
+pub fn write_list_registry(registry: &ListRegistry) -> Result<(), CatalogError> {
+    if registry.is_current() {
+        return Ok(());
+    }
+    let mut text = serde_json::to_string_pretty(&registry.computed)
+        .map_err(|e| CatalogError::Entry(format!("cannot serialise {LIST_REGISTRY_FILE}: {e}")))?;
+    text.push('\n');
+    flowmcp_loader::edit::write_atomic(&registry.path, text.as_bytes())
+        .map_err(|e| CatalogError::io(&registry.path, e))
+}
+
 fn discover(root: &Path, notes: &mut Vec<String>) -> Vec<Found> {
     let mut out = Vec::new();
     let mut add = |section: Section, rel: String, notes: &mut Vec<String>| match resolve(root, &rel)

@@ -1,4 +1,5 @@
-//! `flowmcp catalog hash <dir>` and `flowmcp catalog index <dir> [--check]`.
+//! `flowmcp catalog hash <dir>`, `flowmcp catalog index <dir> [--check]` and
+//! `flowmcp catalog lists <dir> [--check]` (also `flowmcp validate-lists [dir]`).
 //!
 //! `hash` prints the `contentHash` of the files `registry.json` references, computed exactly as
 //! chapter 15 describes (see [`flowmcp_spec::catalog::content_hash`]).
@@ -30,7 +31,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use flowmcp_catalog::CatalogError;
-use flowmcp_catalog::manifest::{build_index, catalog_hash, write_index};
+use flowmcp_catalog::manifest::{
+    build_index, build_list_registry, catalog_hash, write_index, write_list_registry,
+};
 use flowmcp_spec::catalog::REGISTRY_FILE;
 
 #[derive(Args, Debug)]
@@ -70,13 +73,61 @@ pub(crate) enum CatalogCommand {
         #[arg(long)]
         rename: bool,
     },
+    /// Write or check `_lists/_registry.json`, the registry of the shared lists.
+    #[command(
+        long_about = "Write or update _lists/_registry.json from the catalog's _lists/*.mjs: one \
+                      entry per list file with its meta.name, meta.version, file, entryCount and \
+                      hash (sha256 over the file's bytes), and the specVersion. The file is \
+                      generated, not edited by hand; it is replaced atomically.\n\n\
+                      With --check nothing is written: every broken invariant is printed (a list \
+                      file without an entry, an entry without its file, a hash, name, version or \
+                      entry count that is not the file's) and the exit status is 1, or 0 when the \
+                      registry is current. `flowmcp validate-lists [dir]` is the same check."
+    )]
+    Lists {
+        /// The catalog directory.
+        dir: PathBuf,
+        /// Print what is out of date and exit 1 if anything is, without writing.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 pub(crate) fn run(a: CatalogArgs) -> Result<ExitCode, String> {
     match a.command {
         CatalogCommand::Hash { dir } => hash(&dir),
         CatalogCommand::Index { dir, check, rename } => index(&dir, check, rename),
+        CatalogCommand::Lists { dir, check } => lists(&dir, check),
     }
+}
+
+/// `catalog lists` / `validate-lists`: the shared-list registry, written or checked.
+pub(crate) fn lists(dir: &Path, check: bool) -> Result<ExitCode, String> {
+    let registry = build_list_registry(dir).map_err(|e| catalog_error(&e))?;
+    for n in &registry.notes {
+        eprintln!("flowmcp: {}", super::shown(n));
+    }
+    let shown = registry.path.display().to_string();
+    if registry.is_current() {
+        super::write_stdout(&format!("{shown} is up to date\n"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if check {
+        let mut out = format!("{shown} is out of date:\n");
+        for p in &registry.problems {
+            out.push_str(&format!("  {}\n", super::shown(p)));
+        }
+        if registry.problems.is_empty() {
+            // Only its layout differs (order, formatting of a hand edit).
+            out.push_str("  it is not as generated (run without --check to write it)\n");
+        }
+        super::write_stdout(&out)?;
+        return Ok(ExitCode::from(1));
+    }
+    write_list_registry(&registry).map_err(|e| e.to_string())?;
+    let count = registry.computed["lists"].as_array().map_or(0, Vec::len);
+    super::write_stdout(&format!("wrote {shown} ({count} lists)\n"))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A catalog error as the CLI prints it: the library's text, and the command that fixes a missing

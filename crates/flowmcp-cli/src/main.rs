@@ -69,8 +69,14 @@ enum Command {
     Rules(RulesArgs),
     /// Print which tools use a shared list (the reverse index of `{{list:field}}` references).
     ListRefs(lists_cmd::ListRefsArgs),
-    /// Catalog maintenance: content hash, registry.json index.
+    /// Catalog maintenance: content hash, registry.json index, the shared-list registry.
     Catalog(catalog_cmd::CatalogArgs),
+    /// Check `_lists/_registry.json` against the shared lists (`flowmcp catalog lists --check`).
+    ValidateLists {
+        /// The catalog directory (default: the current directory).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     // The help text is on the arguments struct (its `about` and `long_about`).
     Call(run_cmd::CallArgs),
     // The help text is on the arguments struct (its `about` and `long_about`).
@@ -215,6 +221,7 @@ fn main() -> ExitCode {
         Command::Hash(a) => hash(a),
         Command::ListRefs(a) => lists_cmd::run(a),
         Command::Catalog(a) => catalog_cmd::run(a),
+        Command::ValidateLists { dir } => catalog_cmd::lists(&dir, true),
         Command::Call(a) => run_cmd::call(a),
         Command::List(a) => run_cmd::list(a),
         Command::Serve(a) => serve_cmd::serve(*a),

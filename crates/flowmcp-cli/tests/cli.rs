@@ -672,3 +672,63 @@ fn i31_6_the_specifications_command_forms() {
     let grade = common::flowmcp_env(&["dev", "grade", "--help"], &dir, &env);
     assert_eq!(grade.code, 0, "{}", grade.stderr);
 }
+
+/// Issue #31, item 6 (N-42): `_lists/_registry.json` is written from the list files and checked
+/// against chapter 03's three invariants — every list file has an entry, every entry has its
+/// file, every hash is the file's — by `catalog lists --check` and `validate-lists`.
+#[test]
+fn i31_6_the_shared_list_registry_is_written_and_checked() {
+    let dir = temp_dir("list-registry");
+    let cat = dir.join("catalog");
+    copy_tree(&repo_root().join("examples/catalog"), &cat);
+    let registry = cat.join("_lists/_registry.json");
+    let env = [("HOME", dir.to_str().unwrap())];
+    // The example catalog ships a current registry.
+    let shipped = common::flowmcp_env(&["validate-lists", "catalog"], &dir, &env);
+    assert_eq!(shipped.code, 0, "{}{}", shipped.stdout, shipped.stderr);
+    std::fs::remove_file(&registry).unwrap();
+    let missing = common::flowmcp_env(&["validate-lists", "catalog"], &dir, &env);
+    assert_eq!(missing.code, 1, "{}", missing.stdout);
+    assert!(missing.stdout.contains("missing"), "{}", missing.stdout);
+    assert!(!registry.exists(), "--check wrote");
+    let wrote = common::flowmcp_env(&["catalog", "lists", "catalog"], &dir, &env);
+    assert_eq!(wrote.code, 0, "{}{}", wrote.stdout, wrote.stderr);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&registry).unwrap()).unwrap();
+    assert_eq!(v["lists"][0]["name"], "countries");
+    assert_eq!(v["lists"][0]["file"], "_lists/countries.mjs");
+    assert!(
+        v["lists"][0]["hash"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+    assert!(v["lists"][0]["entryCount"].as_u64().unwrap() > 0);
+    let current = common::flowmcp_env(&["catalog", "lists", "catalog", "--check"], &dir, &env);
+    assert_eq!(current.code, 0, "{}", current.stdout);
+
+    // A changed list, a new one, a removed one: each named.
+    let languages = cat.join("_lists/languages.mjs");
+    let text = std::fs::read_to_string(&languages).unwrap();
+    std::fs::write(&languages, format!("{text}\n// edited\n")).unwrap();
+    std::fs::copy(
+        cat.join("_lists/countries.mjs"),
+        cat.join("_lists/extra.mjs"),
+    )
+    .unwrap();
+    std::fs::remove_file(cat.join("_lists/subdivisions.mjs")).unwrap();
+    let broken = common::flowmcp_env(&["validate-lists", "catalog"], &dir, &env);
+    assert_eq!(broken.code, 1, "{}", broken.stdout);
+    for needle in [
+        "_lists/languages.mjs: hash is",
+        "_lists/extra.mjs: no entry in _registry.json",
+        "_lists/subdivisions.mjs: listed in _registry.json, but there is no such file",
+    ] {
+        assert!(
+            broken.stdout.contains(needle),
+            "{needle}: {}",
+            broken.stdout
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
