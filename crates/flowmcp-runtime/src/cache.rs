@@ -495,9 +495,13 @@ pub struct ClearReport {
     pub kept: Vec<PathBuf>,
 }
 
-/// `Cached (fetched: {date}, expires: {date})` — shown on a cache hit.
-pub fn hit_message(fetched_at: &str, expires_at: &str) -> String {
-    format!("Cached (fetched: {fetched_at}, expires: {expires_at})")
+/// `Cached (fetched: {date}, expires: {date})` — shown on a cache hit, followed by the tool's
+/// `preload.description` when it has one (`… — Full list of 15,000 stations, updated daily`).
+pub fn hit_message(fetched_at: &str, expires_at: &str, note: Option<&str>) -> String {
+    match note {
+        Some(note) => format!("Cached (fetched: {fetched_at}, expires: {expires_at}) — {note}"),
+        None => format!("Cached (fetched: {fetched_at}, expires: {expires_at})"),
+    }
 }
 
 /// `Fetching fresh data...` — shown on a cache miss, before fetching.

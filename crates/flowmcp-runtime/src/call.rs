@@ -396,7 +396,11 @@ impl<'t> Runner<'t> {
                         fetched_at,
                         expires_at,
                     } => {
-                        self.log_line(&crate::cache::hit_message(&fetched_at, &expires_at));
+                        self.log_line(&crate::cache::hit_message(
+                            &fetched_at,
+                            &expires_at,
+                            plan.preload_note(),
+                        ));
                         raw = Some(data);
                     }
                     Lookup::Expired => self.log_line(&crate::cache::expired_message()),

@@ -558,6 +558,8 @@ pub(crate) struct RequestPlan {
     warnings: Vec<String>,
     /// `preload.ttl` of a tool whose `preload` is enabled (its responses are cached).
     preload_ttl: Option<u64>,
+    /// Its `preload.description`, shown on a cache hit.
+    preload_note: Option<String>,
 }
 
 impl RequestPlan {
@@ -682,6 +684,12 @@ impl RequestPlan {
             body_refused,
             warnings,
             preload_ttl: tool.preload.as_ref().filter(|p| p.enabled).map(|p| p.ttl),
+            preload_note: tool
+                .preload
+                .as_ref()
+                .filter(|p| p.enabled)
+                .and_then(|p| p.description.clone())
+                .filter(|d| !d.trim().is_empty()),
         })
     }
 
@@ -689,6 +697,11 @@ impl RequestPlan {
     /// preloaded.
     pub(crate) fn preload_ttl(&self) -> Option<u64> {
         self.preload_ttl
+    }
+
+    /// The tool's `preload.description`, when it is preloaded and has one.
+    pub(crate) fn preload_note(&self) -> Option<&str> {
+        self.preload_note.as_deref()
     }
 
     /// Whether parameter `i` (in declaration order) comes from the caller's inputs: the one

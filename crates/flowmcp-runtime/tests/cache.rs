@@ -554,8 +554,16 @@ fn cache_human_durations() {
 #[test]
 fn cache_user_messages() {
     assert_eq!(
-        hit_message("2026-02-17T12:00:00.000Z", "2026-02-24T12:00:00.000Z"),
+        hit_message("2026-02-17T12:00:00.000Z", "2026-02-24T12:00:00.000Z", None),
         "Cached (fetched: 2026-02-17T12:00:00.000Z, expires: 2026-02-24T12:00:00.000Z)"
+    );
+    assert_eq!(
+        hit_message(
+            "2026-02-17",
+            "2026-02-24",
+            Some("15,000 stations, updated daily")
+        ),
+        "Cached (fetched: 2026-02-17, expires: 2026-02-24) — 15,000 stations, updated daily"
     );
     assert_eq!(fetching_message(), "Fetching fresh data...");
     assert_eq!(cached_for_message(604_800), "Cached for 7 days");

@@ -521,6 +521,11 @@ fn preload_cache_stores_raw_responses_and_honours_the_modes() {
         assert_eq!(logs[0], "Fetching fresh data...");
         assert!(logs[1].starts_with("Cached for "), "{logs:?}");
         assert!(logs[2].starts_with("Cached (fetched: "), "{logs:?}");
+        // Issue #31, item 6: a hit shows the tool's `preload.description`.
+        assert!(
+            logs[2].ends_with(") — Complete country list (~15 KB), refreshed daily"),
+            "{logs:?}"
+        );
     }
     let (r, _) = runner(&set, &t, mk(CacheMode::Off));
     assert!(r.call_json(tool, &Map::new()).status());
