@@ -77,7 +77,7 @@ fn seconds_histogram() -> Histogram {
 /// `flowmcp_upstream_responses_total{class}` (`2xx`…`5xx`, `error` when none arrived),
 /// `flowmcp_preload_cache_lookups_total{result}` (`hit`, `miss`),
 /// `flowmcp_sandbox_rebuilds_total`, `flowmcp_open_connections`, `flowmcp_inflight_requests`,
-/// `flowmcp_draining`, `flowmcp_catalog_reloads_total{result}` (`changed`, `failed`),
+/// `flowmcp_draining`, `flowmcp_catalog_reloads_total`, `flowmcp_catalog_reload_failures_total`,
 /// `flowmcp_catalog_generation` (1, plus one per reload that changed something) and
 /// `flowmcp_build_info{version}`.
 #[derive(Clone)]
@@ -96,9 +96,13 @@ struct Inner {
     connections: Gauge,
     inflight: Gauge,
     draining: Gauge,
-    reloads: Family<ResultLabel, Counter>,
+    reloads: Counter,
+    reload_failures: Counter,
     generation: Gauge,
 }
+
+/// The status classes of [`Observer::upstream`], each shown from the start (at 0).
+const CLASSES: [&str; 7] = ["1xx", "2xx", "3xx", "4xx", "5xx", "other", "error"];
 
 impl std::fmt::Debug for Metrics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -173,12 +177,25 @@ impl Metrics {
             "1 while the server drains after SIGTERM or SIGINT (readyz answers 503)",
             draining.clone(),
         );
-        let reloads = Family::<ResultLabel, Counter>::default();
+        let reloads = Counter::default();
         registry.register(
             "flowmcp_catalog_reloads",
-            "Catalog reloads in watch mode: changed, or failed",
+            "Catalog reloads in watch mode that changed what is served",
             reloads.clone(),
         );
+        let reload_failures = Counter::default();
+        registry.register(
+            "flowmcp_catalog_reload_failures",
+            "Catalog reloads in watch mode that failed (the previous catalog stays)",
+            reload_failures.clone(),
+        );
+        // The small label sets are shown from the start, at 0.
+        for class in CLASSES {
+            let _ = upstream.get_or_create(&ClassLabel { class });
+        }
+        for result in ["hit", "miss"] {
+            let _ = cache.get_or_create(&ResultLabel { result });
+        }
         let generation = Gauge::default();
         generation.set(1);
         registry.register(
@@ -204,6 +221,7 @@ impl Metrics {
                 inflight,
                 draining,
                 reloads,
+                reload_failures,
                 generation,
             }),
         }
@@ -259,13 +277,11 @@ impl Metrics {
 
     /// A reload in watch mode: it changed something (`true`) or failed (`false`).
     pub(crate) fn reloaded(&self, changed: bool) {
-        let result = if changed { "changed" } else { "failed" };
-        self.inner
-            .reloads
-            .get_or_create(&ResultLabel { result })
-            .inc();
         if changed {
+            self.inner.reloads.inc();
             self.inner.generation.inc();
+        } else {
+            self.inner.reload_failures.inc();
         }
     }
 }
@@ -290,11 +306,7 @@ impl Observer for Metrics {
     fn upstream(&self, status: Option<u16>, elapsed: Duration) {
         self.inner.upstream_seconds.observe(elapsed.as_secs_f64());
         let class = match status {
-            Some(100..=199) => "1xx",
-            Some(200..=299) => "2xx",
-            Some(300..=399) => "3xx",
-            Some(400..=499) => "4xx",
-            Some(500..=599) => "5xx",
+            Some(s @ 100..=599) => CLASSES[usize::from(s / 100) - 1],
             Some(_) => "other",
             None => "error",
         };
