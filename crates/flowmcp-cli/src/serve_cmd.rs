@@ -30,7 +30,16 @@ enum OutputSchemaArg {
     (127.0.0.1:8765) and serves Streamable HTTP at /mcp, statelessly (replicas may sit behind a load \
     balancer); set --auth-token (or FLOWMCP_AUTH_TOKEN) to require `Authorization: Bearer`; a \
     browser Origin other than the server's own or one named with --allow-origin gets 403; \
-    GET /healthz answers ok; SIGINT or SIGTERM stops it cleanly. On an address that is not \
+    GET /healthz answers ok and GET /readyz ready; SIGINT or SIGTERM starts a drain: /readyz \
+    answers 503, calls in flight finish within --drain-timeout, new MCP requests get 503 with a \
+    retryable JSON-RPC error, and the server exits 0 (1 if the deadline cut calls off). \
+    GET /metrics answers Prometheus (calls by tool ID and outcome, latencies, upstream status \
+    classes, preload cache hits, sandbox rebuilds, connections, catalog generation, build): to \
+    loopback clients that no proxy forwarded, or with --metrics-token to its bearer only. \
+    --log-format json writes one JSON object per log line; at --log-level info one per tool \
+    call (route, tool ID, outcome, duration, request id; never arguments or secrets). Each MCP \
+    request's id (the client's x-request-id, else a new one) goes upstream as x-request-id on \
+    the tool's own request unless its schema sets that header. On an address that is not \
     loopback (such as 0.0.0.0) it refuses to serve an endpoint without a token or OAuth unless \
     --no-auth is given; an empty token is an error. Headers must arrive within \
     --header-timeout-ms and bodies within --body-timeout-ms, and at most --max-connections \

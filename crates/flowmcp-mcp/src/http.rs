@@ -1,6 +1,12 @@
 //! Streamable HTTP: MCP endpoints on a local listener, stateless, with a bearer token or OAuth
-//! access tokens, Origin and Host checks, capped bodies and concurrency, `GET /healthz`, and a
-//! clean shutdown.
+//! access tokens, Origin and Host checks, capped bodies and concurrency, `GET /healthz`,
+//! `GET /readyz`, `GET /metrics` ([`HttpOptions::metrics`]), and a drain on shutdown
+//! ([`HttpOptions::grace`]).
+//!
+//! Every MCP request gets an id (the client's `x-request-id` when it is short and plain, else a
+//! new one), sent back in `x-request-id`, written in the call's log line (target `flowmcp::call`,
+//! at `info`) and sent to the upstream on the tool's own request (see
+//! `flowmcp_catalog::runtime::Observer::request_id`).
 //!
 //! The listener holds up against clients that do not play along: a request's headers must arrive
 //! within [`HttpOptions::header_timeout`] (which also ends idle kept-alive connections) and its
