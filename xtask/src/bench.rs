@@ -6,7 +6,8 @@
 //! overhead over a bare ureq request, and loading a corpus into tool descriptors (each run a fresh
 //! process, so the peak RSS is that of one load).
 //!
-//! `cargo xtask bench serve --http [--secs 10] [--connections 16] [--threads N] [--pin]`:
+//! `cargo xtask bench serve --http [--secs 10] [--connections 16] [--threads N] [--pin]
+//! [--no-metrics]`:
 //! throughput of `tools/call` over Streamable HTTP. Three processes share the machine: the local
 //! upstream (`bench_runtime upstream`, the fixed 1 KiB JSON body), the release `flowmcp serve
 //! --transport http` on it, and the load generator (`flowmcp-mcp`'s `bench_http` example, one
@@ -63,7 +64,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
             "usage: cargo xtask bench validate <dir> [--runs N] [--profile spec|compat]\n       \
              cargo xtask bench call [--iters N]\n       \
              cargo xtask bench serve [--iters N]\n       \
-             cargo xtask bench serve --http [--secs N] [--connections N] [--threads N] [--pin]\n       \
+             cargo xtask bench serve --http [--secs N] [--connections N] [--threads N] [--pin] [--no-metrics]\n       \
              cargo xtask bench load <dir> [--runs N] [--profile spec|compat]\n       \
              cargo xtask bench start <dir> [--runs N] [--profile spec|compat]\n       \
              cargo xtask bench reference --core <flowmcp-core> [--runs N] [--profile P] <dir>\n       \
@@ -121,6 +122,7 @@ fn serve_http(args: &[String]) -> Result<(), String> {
     let mut connections = "16".to_string();
     let mut threads: Option<String> = None;
     let mut pin = false;
+    let mut no_metrics = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut number = |flag: &str| -> Result<String, String> {
@@ -135,6 +137,8 @@ fn serve_http(args: &[String]) -> Result<(), String> {
             "--connections" => connections = number("--connections")?,
             "--threads" => threads = Some(number("--threads")?),
             "--pin" => pin = true,
+            // The server without `/metrics` and its counting: run both, side by side.
+            "--no-metrics" => no_metrics = true,
             other => return Err(format!("bench serve --http: unknown option {other}")),
         }
     }
@@ -182,6 +186,9 @@ fn serve_http(args: &[String]) -> Result<(), String> {
             .args(["--upstream", &format!("bench={base}"), "--no-cache"]);
         if let Some(n) = &threads {
             server.args(["--threads", n]);
+        }
+        if no_metrics {
+            server.arg("--no-metrics");
         }
         let mut server = Reaped(
             server

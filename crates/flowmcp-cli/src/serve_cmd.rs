@@ -30,7 +30,16 @@ enum OutputSchemaArg {
     (127.0.0.1:8765) and serves Streamable HTTP at /mcp, statelessly (replicas may sit behind a load \
     balancer); set --auth-token (or FLOWMCP_AUTH_TOKEN) to require `Authorization: Bearer`; a \
     browser Origin other than the server's own or one named with --allow-origin gets 403; \
-    GET /healthz answers ok; SIGINT or SIGTERM stops it cleanly. On an address that is not \
+    GET /healthz answers ok and GET /readyz ready; SIGINT or SIGTERM starts a drain: /readyz \
+    answers 503, calls in flight finish within --drain-timeout, new MCP requests get 503 with a \
+    retryable JSON-RPC error, and the server exits 0 (1 if the deadline cut calls off). \
+    GET /metrics answers Prometheus (calls by tool ID and outcome, latencies, upstream status \
+    classes, preload cache hits, sandbox rebuilds, connections, catalog generation, build): to \
+    loopback clients that no proxy forwarded, or with --metrics-token to its bearer only. \
+    --log-format json writes one JSON object per log line; at --log-level info one per tool \
+    call (route, tool ID, outcome, duration, request id; never arguments or secrets). Each MCP \
+    request's id (the client's x-request-id, else a new one) goes upstream as x-request-id on \
+    the tool's own request unless its schema sets that header. On an address that is not \
     loopback (such as 0.0.0.0) it refuses to serve an endpoint without a token or OAuth unless \
     --no-auth is given; an empty token is an error. Headers must arrive within \
     --header-timeout-ms and bodies within --body-timeout-ms, and at most --max-connections \
@@ -191,9 +200,37 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "URL", requires = "oauth_issuer")]
     public_url: Option<String>,
     /// What the server logs to stderr: error, warn, info, debug or trace. `RUST_LOG` (e.g.
-    /// `rmcp=debug`) wins when set.
+    /// `rmcp=debug`) wins when set. At `info`, HTTP serving logs one line per tool call: the
+    /// route, the tool's ID, the outcome code, the duration and the request id (never arguments,
+    /// results or secrets).
     #[arg(long, value_name = "LEVEL", default_value = "warn")]
     log_level: String,
+    /// How log lines look: `text` (for people) or `json` (one JSON object per line: `timestamp`,
+    /// `level`, `target`, `message` and the event's fields, such as `route`, `tool`, `outcome`,
+    /// `duration_ms` and `request_id` of a tool call).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// HTTP: do not serve GET /metrics (and count nothing).
+    #[arg(long)]
+    no_metrics: bool,
+    /// HTTP: the bearer token that reads GET /metrics (also FLOWMCP_METRICS_TOKEN), from any
+    /// address. Without it, /metrics answers only clients on a loopback address whose request
+    /// no proxy forwarded (no Forwarded, X-Forwarded-For or X-Real-IP header). It must differ
+    /// from the MCP tokens, which never read metrics; an empty token is an error.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "FLOWMCP_METRICS_TOKEN",
+        hide_env_values = true,
+        conflicts_with = "no_metrics"
+    )]
+    metrics_token: Option<String>,
+    /// HTTP: after SIGTERM or SIGINT, how long calls in flight may take to finish, in seconds.
+    /// From the signal on, GET /readyz answers 503 and new MCP requests get 503 with a retryable
+    /// JSON-RPC error (-32000); the server exits 0 once nothing is in flight, or 1 when the
+    /// deadline cut calls off.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    drain_timeout: u64,
     #[command(flatten)]
     run: RunArgs,
     #[command(flatten)]
@@ -203,6 +240,13 @@ pub(crate) struct ServeArgs {
 /// `d` in whole milliseconds (for the defaults `--help` shows).
 const fn millis(d: Duration) -> u64 {
     d.as_secs() * 1000 + d.subsec_millis() as u64
+}
+
+/// The forms of `--log-format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 /// How `flowmcp serve` talks to its client.
@@ -221,15 +265,31 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         _ => tracing_subscriber::EnvFilter::try_new(&a.log_level),
     }
     .map_err(|e| format!("--log-level / RUST_LOG: {e}"))?;
-    let _ = tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match a.log_format {
+        LogFormat::Text => logs
+            .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
+            .try_init(),
+        LogFormat::Json => logs
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .try_init(),
+    };
     // The arguments are checked before the catalog is read.
     let cfg = config(a.source.anchor(&a.paths))?;
     let http = http_setup(&a, cfg.no_auth)?;
-    let (transport, runner) = a.run.settings(&cfg)?;
+    let (transport, mut runner) = a.run.settings(&cfg)?;
+    // One set of metrics for the listener and every runner of the catalog.
+    let metrics = http.as_ref().and_then(|(_, h)| h.metrics.clone());
+    if let Some(m) = &metrics {
+        let observer: std::sync::Arc<dyn flowmcp_catalog::runtime::Observer> =
+            std::sync::Arc::new(m.clone());
+        runner.observer = Some(observer);
+    }
     let profile = profile_of(a.source.profile, &cfg);
     let started = std::time::Instant::now();
     let catalog = open(
@@ -278,16 +338,32 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
                     (path.to_string(), server.tool_count(), access.describe())
                 })
                 .collect();
-            endpoints
-                .serve(&http, |addr| {
-                    for (path, count, auth) in &lines {
-                        eprintln!(
-                            "flowmcp: serving {} at http://{addr}{path} ({auth})",
-                            tools(*count)
-                        );
-                    }
-                })
-                .map_err(|e| http_error(&e))?;
+            let metrics_line = http.metrics.as_ref().map(|_| {
+                if http.metrics_token.is_some() {
+                    "metrics token required"
+                } else {
+                    "loopback clients only"
+                }
+            });
+            let served = endpoints.serve(&http, |addr| {
+                for (path, count, auth) in &lines {
+                    eprintln!(
+                        "flowmcp: serving {} at http://{addr}{path} ({auth})",
+                        tools(*count)
+                    );
+                }
+                if let Some(access) = metrics_line {
+                    eprintln!("flowmcp: metrics at http://{addr}/metrics ({access})");
+                }
+            });
+            match served {
+                Ok(()) => {}
+                Err(e @ HttpError::DrainCut(_)) => {
+                    eprintln!("flowmcp: {e}");
+                    return Ok(ExitCode::from(1));
+                }
+                Err(e) => return Err(http_error(&e)),
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -320,6 +396,14 @@ fn http_error(e: &HttpError) -> String {
     match e {
         HttpError::Serve(e) => serve_error(e),
         HttpError::Route(e) => route_error(e),
+        HttpError::MetricsTokenReused => format!(
+            "--metrics-token: {e} (it must differ from --auth-token and every --route-token)"
+        ),
+        HttpError::EmptyToken(Some(p)) if p == flowmcp_mcp::http::METRICS_PATH => {
+            "--metrics-token / FLOWMCP_METRICS_TOKEN is empty (an unset variable?): give a token, \
+             or leave it out to serve metrics to loopback clients only"
+                .to_string()
+        }
         HttpError::Unauthenticated { addr, paths } => format!(
             "refusing to serve {paths} without authentication on {addr}, which is not a loopback \
              address: set a bearer token (--auth-token or FLOWMCP_AUTH_TOKEN, --route-token) or \
@@ -371,10 +455,16 @@ fn http_setup(
     // An empty FLOWMCP_OAUTH_ISSUER counts as unset.
     let oauth_issuer = a.oauth_issuer.clone().filter(|i| !i.is_empty());
     if a.transport == Transport::Stdio {
-        if !a.routes.is_empty() || !a.route_tokens.is_empty() || oauth_issuer.is_some() || a.no_auth
+        if !a.routes.is_empty()
+            || !a.route_tokens.is_empty()
+            || oauth_issuer.is_some()
+            || a.no_auth
+            || a.metrics_token.is_some()
         {
             return Err(
-                "--route, --route-token, --no-auth and --oauth-* need --transport http".into(),
+                "--route, --route-token, --no-auth, --metrics-token and --oauth-* need \
+                 --transport http"
+                    .into(),
             );
         }
         return Ok(None);
@@ -422,6 +512,10 @@ fn http_setup(
     http.body_timeout = Duration::from_millis(a.body_timeout_ms);
     http.max_connections = a.max_connections;
     http.no_auth = a.no_auth || user_no_auth;
+    http.metrics = (!a.no_metrics).then(flowmcp_mcp::http::Metrics::new);
+    // An empty token stays empty: `check` refuses it.
+    http.metrics_token = a.metrics_token.clone();
+    http.grace = Duration::from_secs(a.drain_timeout);
     // Before the catalog is read: an empty token, or an open endpoint off loopback.
     http.check(&routes).map_err(|e| http_error(&e))?;
     Ok(Some((routes, http)))

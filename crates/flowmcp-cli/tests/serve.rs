@@ -283,6 +283,8 @@ struct HttpServe {
     base: String,
     /// What it wrote to stderr up to the line that says where it listens.
     started: String,
+    /// What it wrote to stderr after that line, so far.
+    later: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 impl HttpServe {
@@ -292,6 +294,11 @@ impl HttpServe {
 
     /// Serves on `listen`; `base` is the loopback URL of its port.
     fn start_at(home: &Scratch, listen: &str, extra: &[&str]) -> HttpServe {
+        HttpServe::start_env(home, listen, extra, &[])
+    }
+
+    /// [`HttpServe::start_at`] with these environment variables set.
+    fn start_env(home: &Scratch, listen: &str, extra: &[&str], env: &[(&str, &str)]) -> HttpServe {
         use std::io::{BufRead, BufReader};
         let mut child = std::process::Command::new(common::binary())
             .args([
@@ -306,6 +313,8 @@ impl HttpServe {
             .current_dir(repo_root())
             .env("HOME", home.path())
             .env_remove("FLOWMCP_AUTH_TOKEN")
+            .env_remove("FLOWMCP_METRICS_TOKEN")
+            .envs(env.iter().copied())
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
@@ -327,16 +336,43 @@ impl HttpServe {
         }
         assert!(!base.is_empty(), "the server did not say where it listens");
         // Keep draining stderr so the server never blocks on it.
+        let later = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let kept = std::sync::Arc::clone(&later);
         std::thread::spawn(move || {
-            let mut sink = String::new();
-            while err.read_line(&mut sink).unwrap_or(0) > 0 {
-                sink.clear();
+            let mut line = String::new();
+            while err.read_line(&mut line).unwrap_or(0) > 0 {
+                kept.lock().unwrap().push_str(&line);
+                line.clear();
             }
         });
         HttpServe {
             child,
             base,
             started,
+            later,
+        }
+    }
+
+    /// Sends SIGTERM and returns the exit code once the server exited (within 60 s).
+    fn terminate(&mut self) -> Option<i32> {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        self.wait_exit()
+    }
+
+    /// The exit code once the server exited (within 60 s).
+    fn wait_exit(&mut self) -> Option<i32> {
+        let started = std::time::Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "the server did not exit"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
 
@@ -1395,4 +1431,188 @@ fn i29_4_serve_still_names_the_options() {
         stderr.contains("--only cannot be combined with routes"),
         "{stderr}"
     );
+}
+
+const I32_SECRET: &str = "CANARY-i32-secret-77aa";
+const I32_ARG: &str = "CANARY-i32-argument-31bb";
+
+/// A GET with `headers`: the status and the body.
+fn get_with(url: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut req = agent.get(url);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let mut resp = req.call().unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.body_mut().read_to_string().unwrap_or_default())
+}
+
+fn tools_call(id: u64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+}
+
+/// Issue #32 items 1 and 2: `--log-format json` writes one JSON object per tool call with the
+/// route, tool ID, outcome, duration and request id; neither the logs nor `/metrics` (loopback
+/// only, or its own token) show a server parameter's value or an argument value.
+#[test]
+fn i32_2_json_logs_and_metrics_name_calls_without_secrets_or_argument_values() {
+    let upstream = TestServer::start(2, |_| reply(200, Some("application/json"), "{}"));
+    let home = Scratch::new("serve-i32-logs");
+    let mut serve = HttpServe::start_env(
+        &home,
+        "127.0.0.1:0",
+        &[
+            "--log-format",
+            "json",
+            "--log-level",
+            "info",
+            "--no-cache",
+            "--upstream",
+            &format!("skycast-io={}", upstream.base),
+            "--metrics-token",
+            "metrics-i32",
+        ],
+        &[("SKYCAST_API_KEY", I32_SECRET)],
+    );
+    let mcp = format!("{}/mcp", serve.base);
+    let version = ("MCP-Protocol-Version", "2025-06-18");
+    let (status, body) = post(
+        &mcp,
+        &[version, ("x-request-id", "req-i32-cli")],
+        &tools_call(
+            1,
+            "getCurrentConditions_skycast-io",
+            json!({"city": I32_ARG}),
+        ),
+    );
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = post(
+        &mcp,
+        &[version],
+        &tools_call(2, "noSuchTool", json!({"city": I32_ARG})),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("E007"), "{body}");
+
+    let metrics_url = format!("{}/metrics", serve.base);
+    assert_eq!(get_with(&metrics_url, &[]).0, 401);
+    let (status, metrics) = get_with(&metrics_url, &[("Authorization", "Bearer metrics-i32")]);
+    assert_eq!(status, 200, "{metrics}");
+    assert!(
+        metrics.contains(
+            r#"flowmcp_tool_calls_total{route="/mcp",tool="skycast-io/tool/getCurrentConditions",outcome="ok"} 1"#
+        ),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains(r#"flowmcp_upstream_responses_total{class="2xx"} 1"#),
+        "{metrics}"
+    );
+    assert!(!metrics.contains("CANARY"), "{metrics}");
+
+    assert_eq!(serve.terminate(), Some(0));
+    let seen = upstream.finish();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].header("x-request-id"), Some("req-i32-cli"));
+    assert_eq!(seen[0].header("x-api-key"), Some(I32_SECRET));
+
+    let log = serve.later.lock().unwrap().clone();
+    assert!(!log.contains("CANARY"), "{log}");
+    let calls: Vec<Value> = log
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .filter(|v| v["target"] == "flowmcp::call")
+        .collect();
+    assert_eq!(calls.len(), 2, "{log}");
+    let first = &calls[0];
+    assert_eq!(
+        first["tool"], "skycast-io/tool/getCurrentConditions",
+        "{first}"
+    );
+    assert_eq!(first["outcome"], "ok", "{first}");
+    assert_eq!(first["route"], "/mcp", "{first}");
+    assert_eq!(first["request_id"], "req-i32-cli", "{first}");
+    assert_eq!(first["level"], "INFO", "{first}");
+    assert!(first["timestamp"].is_string(), "{first}");
+    assert!(first["duration_ms"].is_number(), "{first}");
+    assert_eq!(calls[1]["tool"], "unknown", "{}", calls[1]);
+    assert_eq!(calls[1]["outcome"], "E007", "{}", calls[1]);
+    assert!(
+        calls[1]["request_id"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty())
+    );
+}
+
+/// Issue #32 item 3: SIGTERM during a slow call: the call completes, `/readyz` is 503 while the
+/// server drains, a new call is refused with a retryable error, and the process exits 0.
+#[test]
+fn i32_3_sigterm_during_a_slow_call_drains_it_and_exits_0() {
+    let (arrived, rx) = std::sync::mpsc::channel::<()>();
+    let upstream = TestServer::start(1, move |_| {
+        let _ = arrived.send(());
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        reply(200, Some("application/json"), "[]")
+    });
+    let home = Scratch::new("serve-i32-drain");
+    let mut serve = HttpServe::start_env(
+        &home,
+        "127.0.0.1:0",
+        &[
+            "--no-cache",
+            "--upstream",
+            &format!("holidaykit-net={}", upstream.base),
+            "--drain-timeout",
+            "120",
+        ],
+        &[],
+    );
+    let base = serve.base.clone();
+    assert_eq!(get_with(&format!("{base}/readyz"), &[]).0, 200);
+    let mcp = format!("{base}/mcp");
+    let in_flight = {
+        let mcp = mcp.clone();
+        std::thread::spawn(move || {
+            post(
+                &mcp,
+                &[("MCP-Protocol-Version", "2025-06-18")],
+                &tools_call(
+                    1,
+                    "getPublicHolidays_holidaykit-net",
+                    json!({"year": 2026, "countryCode": "DE"}),
+                ),
+            )
+        })
+    };
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the call reached the upstream");
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &serve.child.id().to_string()])
+        .status();
+    let started = std::time::Instant::now();
+    while get_with(&format!("{base}/readyz"), &[]).0 != 503 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "readyz never turned 503"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let (status, body) = post(
+        &mcp,
+        &[("MCP-Protocol-Version", "2025-06-18")],
+        &tools_call(2, "listCountries_holidaykit-net", json!({})),
+    );
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("\"retryable\":true"), "{body}");
+    let (status, body) = in_flight.join().unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"isError\":false"), "{body}");
+    assert_eq!(serve.wait_exit(), Some(0));
+    assert_eq!(upstream.finish().len(), 1);
 }

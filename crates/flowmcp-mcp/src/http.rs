@@ -1,6 +1,12 @@
 //! Streamable HTTP: MCP endpoints on a local listener, stateless, with a bearer token or OAuth
-//! access tokens, Origin and Host checks, capped bodies and concurrency, `GET /healthz`, and a
-//! clean shutdown.
+//! access tokens, Origin and Host checks, capped bodies and concurrency, `GET /healthz`,
+//! `GET /readyz`, `GET /metrics` ([`HttpOptions::metrics`]), and a drain on shutdown
+//! ([`HttpOptions::grace`]).
+//!
+//! Every MCP request gets an id (the client's `x-request-id` when it is short and plain, else a
+//! new one), sent back in `x-request-id`, written in the call's log line (target `flowmcp::call`,
+//! at `info`) and sent to the upstream on the tool's own request (see
+//! `flowmcp_catalog::runtime::Observer::request_id`).
 //!
 //! The listener holds up against clients that do not play along: a request's headers must arrive
 //! within [`HttpOptions::header_timeout`] (which also ends idle kept-alive connections) and its
@@ -26,7 +32,8 @@ use std::convert::Infallible;
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use flowmcp_catalog::Catalog;
@@ -42,9 +49,17 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service;
 
+pub use crate::metrics::Metrics;
+use crate::metrics::{REQUEST_ID, RequestInfo, request_id};
 use crate::oauth::{OAuthError, OAuthOptions, Rejection, Verifier, bearer, public_origin};
 use crate::route::{Route, RouteError, check_path};
 use crate::{McpServer, ServeError, ServeOptions};
+
+/// How often the drain looks whether requests are still in flight.
+const DRAIN_TICK: Duration = Duration::from_millis(20);
+
+/// How long connections may take to close once the drain is over.
+const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// The path of the MCP endpoint when no routes are given.
 pub const MCP_PATH: &str = "/mcp";
@@ -73,7 +88,10 @@ pub struct HttpOptions {
     pub max_body_bytes: usize,
     /// How many requests are handled at once, over all endpoints; more get 503.
     pub max_concurrent: usize,
-    /// How long in-flight requests may take to finish after a shutdown signal.
+    /// The drain deadline: how long in-flight requests may take to finish after a shutdown
+    /// signal. From the signal on, `GET /readyz` answers 503 and new MCP requests get a 503 with
+    /// a retryable JSON-RPC error, while the listener still accepts connections; once nothing is
+    /// in flight (or the deadline passed: [`HttpError::DrainCut`]) the server stops.
     pub grace: Duration,
     /// How long a client may take to send a request's headers; a connection that has not sent
     /// them by then is closed. Also how long a kept-alive connection may sit idle between
@@ -89,6 +107,15 @@ pub struct HttpOptions {
     /// Serve endpoints without authentication (no token, no OAuth) on an address that is not a
     /// loopback one (`--no-auth`). Without it, [`Endpoints::run`] refuses to start then.
     pub no_auth: bool,
+    /// When set, `GET /metrics` answers these metrics (see [`Metrics`]); otherwise it is 404.
+    /// Give the same `Metrics` to the catalog's runner options as their observer, so that
+    /// upstream answers, preload cache lookups and sandbox rebuilds are counted too.
+    pub metrics: Option<Metrics>,
+    /// Who may read `GET /metrics`: with a token, requests carrying `Authorization: Bearer
+    /// <token>` (from any address); without one, only requests from a loopback address that no
+    /// proxy forwarded (no `Forwarded`, `X-Forwarded-For` or `X-Real-IP` header). The MCP
+    /// bearer tokens never open it, and this token must differ from them.
+    pub metrics_token: Option<String>,
 }
 
 impl HttpOptions {
@@ -111,6 +138,7 @@ impl HttpOptions {
     /// when [`HttpOptions::listen`] is not a loopback address. No routes means the one endpoint
     /// at [`MCP_PATH`].
     pub fn check(&self, routes: &[Route]) -> Result<(), HttpError> {
+        check_metrics_token(self, routes.iter().filter_map(|r| r.auth_token.as_deref()))?;
         let checked = if routes.is_empty() {
             check_access(self, [(MCP_PATH, None)])
         } else {
@@ -123,6 +151,25 @@ impl HttpOptions {
         };
         checked.map(|_| ())
     }
+}
+
+/// The metrics token is not empty and is none of the MCP bearer tokens (the global one and
+/// `route_tokens`): a token given for calls never reads metrics, nor the other way round.
+fn check_metrics_token<'a>(
+    opts: &'a HttpOptions,
+    route_tokens: impl IntoIterator<Item = &'a str>,
+) -> Result<(), HttpError> {
+    let Some(m) = opts.metrics_token.as_deref() else {
+        return Ok(());
+    };
+    if m.is_empty() {
+        return Err(HttpError::EmptyToken(Some("/metrics".to_string())));
+    }
+    let mut mcp = opts.auth_token.as_deref().into_iter().chain(route_tokens);
+    if mcp.any(|t| same_secret(t.as_bytes(), m.as_bytes())) {
+        return Err(HttpError::MetricsTokenReused);
+    }
+    Ok(())
 }
 
 /// Whether `addr` is a loopback address (127.0.0.0/8, ::1, or ::ffff:127.x.y.z).
@@ -176,6 +223,8 @@ impl Default for HttpOptions {
             body_timeout: HttpOptions::DEFAULT_BODY_TIMEOUT,
             max_connections: HttpOptions::DEFAULT_MAX_CONNECTIONS,
             no_auth: false,
+            metrics: None,
+            metrics_token: None,
         }
     }
 }
@@ -198,6 +247,11 @@ impl fmt::Debug for HttpOptions {
             .field("body_timeout", &self.body_timeout)
             .field("max_connections", &self.max_connections)
             .field("no_auth", &self.no_auth)
+            .field("metrics", &self.metrics.is_some())
+            .field(
+                "metrics_token",
+                &self.metrics_token.as_ref().map(|_| "<redacted>"),
+            )
             .finish()
     }
 }
@@ -242,6 +296,16 @@ pub enum HttpError {
         /// The endpoints that would be open, comma-separated.
         paths: String,
     },
+    /// The metrics token is also an MCP bearer token.
+    #[error(
+        "the metrics token is also a bearer token of the MCP endpoints: give metrics a token of \
+         their own"
+    )]
+    MetricsTokenReused,
+    /// The drain deadline ([`HttpOptions::grace`]) passed while calls were still running: they
+    /// were cut off.
+    #[error("the drain deadline passed with {0} request(s) still running; they were cut off")]
+    DrainCut(usize),
     /// The async runtime could not start.
     #[error("cannot start the server: {0}")]
     Runtime(std::io::Error),
@@ -416,6 +480,7 @@ impl Endpoints {
         ready: impl FnOnce(SocketAddr),
         stop: impl std::future::Future<Output = ()>,
     ) -> Result<(), HttpError> {
+        check_metrics_token(&opts, self.list.iter().filter_map(|e| e.token.as_deref()))?;
         let open = check_access(
             &opts,
             self.list
@@ -457,6 +522,9 @@ impl Endpoints {
             metadata: HashMap::new(),
             max_body_bytes: opts.max_body_bytes,
             body_timeout: opts.body_timeout,
+            metrics: opts.metrics.clone(),
+            metrics_token: opts.metrics_token.as_deref().map(Arc::from),
+            drain: Drain::default(),
         };
         let base = match (&opts.oauth, &verifier) {
             (Some(oauth), Some(_)) => Some(resource_base(oauth, local)?),
@@ -493,14 +561,21 @@ impl Endpoints {
             // Watch mode: reloads serve the next requests (stateless HTTP has no channel to tell
             // clients; they see the new list when they next ask).
             if let Some(every) = server.watch_interval() {
-                watchers.push(tokio::spawn(server.clone().watch(every, None)));
+                watchers.push(tokio::spawn(server.clone().watch(
+                    every,
+                    None,
+                    opts.metrics.clone(),
+                )));
             }
             let mcp = StreamableHttpService::new(
                 move || Ok(server.stateless_session()),
                 Arc::new(NeverSessionManager::default()),
                 config.clone(),
             );
-            table.endpoints.insert(e.path, Arc::new((mcp, guard)));
+            let route: Arc<str> = Arc::from(e.path.as_str());
+            table
+                .endpoints
+                .insert(e.path, Arc::new((mcp, guard, route)));
         }
         let table = Arc::new(table);
         let limit = Arc::new(Semaphore::new(opts.max_concurrent.max(1)));
@@ -513,24 +588,42 @@ impl Endpoints {
         let connections = tokio_util::task::TaskTracker::new();
         ready(local);
         tokio::pin!(stop);
+        // Set when the shutdown signal came: the drain's deadline.
+        let mut deadline: Option<Instant> = None;
         loop {
             let accepted = tokio::select! {
                 accepted = listener.accept() => accepted,
-                () = &mut stop => break,
+                () = &mut stop, if deadline.is_none() => {
+                    deadline = Some(Instant::now() + opts.grace);
+                    table.drain.draining.store(true, Ordering::SeqCst);
+                    if let Some(m) = &opts.metrics {
+                        m.draining();
+                    }
+                    tracing::info!(
+                        "shutting down: draining {} request(s) in flight",
+                        table.drain.inflight.load(Ordering::SeqCst)
+                    );
+                    continue;
+                }
+                () = tokio::time::sleep(DRAIN_TICK), if deadline.is_some() => {
+                    if table.drain.inflight.load(Ordering::SeqCst) == 0
+                        || deadline.is_some_and(|d| Instant::now() >= d)
+                    {
+                        break;
+                    }
+                    continue;
+                }
             };
-            let stream = match accepted {
-                Ok((stream, _)) => {
+            let (stream, peer) = match accepted {
+                Ok(accepted) => {
                     backoff.succeeded();
-                    stream
+                    accepted
                 }
                 Err(e) => {
                     // Out of descriptors (or another failure that the next try may repeat at
                     // once): wait instead of spinning.
-                    let pause = backoff.failed(&e);
-                    tokio::select! {
-                        () = tokio::time::sleep(pause) => continue,
-                        () = &mut stop => break,
-                    }
+                    tokio::time::sleep(backoff.failed(&e)).await;
+                    continue;
                 }
             };
             // The cap counts connections, not requests: one more is told so and closed.
@@ -540,15 +633,16 @@ impl Endpoints {
             };
             let table = Arc::clone(&table);
             let limit = Arc::clone(&limit);
+            let counted = opts.metrics.as_ref().map(Metrics::connection);
             let service = hyper::service::service_fn(move |req: Request<Incoming>| {
                 let table = Arc::clone(&table);
                 let limit = Arc::clone(&limit);
-                async move { Ok::<_, Infallible>(table.answer(req, &limit).await) }
+                async move { Ok::<_, Infallible>(table.answer(req, &limit, peer).await) }
             });
             let conn = http1.serve_connection(TokioIo::new(stream), service);
             let conn_ct = ct.clone();
             connections.spawn(async move {
-                let _open = permit;
+                let _open = (permit, counted);
                 tokio::pin!(conn);
                 tokio::select! {
                     _ = conn.as_mut() => {}
@@ -559,14 +653,19 @@ impl Endpoints {
                 }
             });
         }
-        // Stop accepting; let in-flight requests finish within the grace period.
+        // Drained (or out of time): stop accepting, close the connections (idle ones at once,
+        // busy ones after their answer) and give them a moment to finish writing.
         drop(listener);
         for w in &watchers {
             w.abort();
         }
+        let cut = table.drain.inflight.load(Ordering::SeqCst);
         ct.cancel();
         connections.close();
-        let _ = tokio::time::timeout(opts.grace, connections.wait()).await;
+        let _ = tokio::time::timeout(CLOSE_GRACE, connections.wait()).await;
+        if cut > 0 {
+            return Err(HttpError::DrainCut(cut));
+        }
         Ok(())
     }
 }
@@ -715,19 +814,73 @@ type Mcp = StreamableHttpService<McpServer, NeverSessionManager>;
 
 /// Everything one listener answers: endpoints by path and metadata documents by path.
 struct Table {
-    endpoints: HashMap<String, Arc<(Mcp, Guard)>>,
+    endpoints: HashMap<String, Arc<(Mcp, Guard, Arc<str>)>>,
     metadata: HashMap<String, Bytes>,
     /// [`HttpOptions::max_body_bytes`].
     max_body_bytes: usize,
     /// [`HttpOptions::body_timeout`].
     body_timeout: Duration,
+    /// [`HttpOptions::metrics`] and [`HttpOptions::metrics_token`].
+    metrics: Option<Metrics>,
+    metrics_token: Option<Arc<str>>,
+    /// Whether the server drains, and how many MCP requests are in flight.
+    drain: Drain,
 }
 
+/// The drain after a shutdown signal: from then on, new MCP requests are refused; the server
+/// stops when none is in flight.
+#[derive(Default)]
+struct Drain {
+    draining: AtomicBool,
+    inflight: AtomicUsize,
+}
+
+/// One MCP request in flight; leaves the count when dropped.
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Drain {
+    /// Counts a request in, unless the server drains (`None`: refuse it).
+    fn enter(&self) -> Option<InFlight<'_>> {
+        self.inflight.fetch_add(1, Ordering::SeqCst);
+        let entered = InFlight(&self.inflight);
+        // Counted before the check: the drain, which sets the flag and then reads the count,
+        // never misses a request that got past it.
+        (!self.draining.load(Ordering::SeqCst)).then_some(entered)
+    }
+}
+
+/// Headers a proxy adds to a request it forwards: such a request did not come from this machine
+/// even when the proxy runs on it.
+const FORWARDED: [&str; 3] = ["forwarded", "x-forwarded-for", "x-real-ip"];
+
 impl Table {
-    async fn answer(&self, req: Request<Incoming>, limit: &Semaphore) -> Response<Body> {
+    async fn answer(
+        &self,
+        mut req: Request<Incoming>,
+        limit: &Semaphore,
+        peer: SocketAddr,
+    ) -> Response<Body> {
         let path = req.uri().path();
         if path == "/healthz" {
             return plain(StatusCode::OK, "ok\n");
+        }
+        if path == "/readyz" {
+            return if self.drain.draining.load(Ordering::SeqCst) {
+                plain(StatusCode::SERVICE_UNAVAILABLE, "draining\n")
+            } else {
+                plain(StatusCode::OK, "ready\n")
+            };
+        }
+        if path == METRICS_PATH
+            && let Some(metrics) = &self.metrics
+        {
+            return self.metrics_answer(&req, peer, metrics);
         }
         if let Some(doc) = self.metadata.get(path) {
             return metadata_answer(req.method(), doc);
@@ -735,7 +888,7 @@ impl Table {
         let Some(endpoint) = self.endpoints.get(path) else {
             return plain(StatusCode::NOT_FOUND, "not found\n");
         };
-        let (mcp, guard) = &**endpoint;
+        let (mcp, guard, route) = &**endpoint;
         match guard {
             Guard::Open => {}
             Guard::Token(token) => {
@@ -757,6 +910,12 @@ impl Table {
                 }
             }
         }
+        let id = request_id(req.headers().get(REQUEST_ID));
+        req.extensions_mut().insert(RequestInfo {
+            id: Arc::clone(&id),
+            route: Arc::clone(route),
+            metrics: self.metrics.clone(),
+        });
         // The body is read before a request counts against `max_concurrent`, within its
         // deadline and size.
         let (parts, body) = req.into_parts();
@@ -764,17 +923,103 @@ impl Table {
             Ok(body) => body,
             Err(answer) => return answer,
         };
+        let Some(_in_flight) = self.drain.enter() else {
+            return draining_answer(&body);
+        };
+        let _counted = self.metrics.as_ref().map(Metrics::inflight);
         let req = Request::from_parts(parts, Full::new(body));
         let Ok(_permit) = limit.try_acquire() else {
             return plain(StatusCode::SERVICE_UNAVAILABLE, "busy\n");
         };
         let mut mcp = mcp.clone();
-        match mcp.call(req).await {
+        let mut answer = match mcp.call(req).await {
             Ok(r) => r,
             Err(never) => match never {},
+        };
+        if let Ok(v) = HeaderValue::from_str(&id) {
+            answer.headers_mut().insert(REQUEST_ID, v);
         }
+        answer
+    }
+
+    /// `GET /metrics`: for the metrics token's bearer, or else for a loopback client that no
+    /// proxy forwarded.
+    fn metrics_answer(
+        &self,
+        req: &Request<Incoming>,
+        peer: SocketAddr,
+        metrics: &Metrics,
+    ) -> Response<Body> {
+        if req.method() != Method::GET && req.method() != Method::HEAD {
+            let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
+            r.headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            return r;
+        }
+        match &self.metrics_token {
+            Some(token) if !token_matches(req, token) => {
+                let mut r = plain(StatusCode::UNAUTHORIZED, "unauthorized\n");
+                r.headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                return r;
+            }
+            Some(_) => {}
+            None => {
+                let forwarded = FORWARDED.iter().any(|h| req.headers().contains_key(*h));
+                if !is_loopback(peer) || forwarded {
+                    return plain(
+                        StatusCode::FORBIDDEN,
+                        "metrics are served to loopback clients only unless a metrics token is \
+                         set\n",
+                    );
+                }
+            }
+        }
+        let mut r = Response::new(Full::new(Bytes::from(metrics.encode())).boxed());
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(crate::metrics::CONTENT_TYPE),
+        );
+        r
     }
 }
+
+/// The answer to an MCP request that arrives while the server drains: 503, `Retry-After`, the
+/// connection closed, and a JSON-RPC error (with the request's id, when its body has one) that
+/// says the request may be sent again, to this server's replacement or another replica.
+fn draining_answer(body: &Bytes) -> Response<Body> {
+    let id = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v.get("id").cloned())
+        .unwrap_or(serde_json::Value::Null);
+    let error = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": DRAINING_CODE,
+            "message": "the server is shutting down and takes no new requests: retry the \
+                        request (another replica will answer it)",
+            "data": {"retryable": true},
+        },
+    });
+    let mut r = Response::new(Full::new(Bytes::from(error.to_string())).boxed());
+    *r.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    h.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
+/// The JSON-RPC error code of a request refused while the server drains (in the range JSON-RPC
+/// leaves to servers).
+pub const DRAINING_CODE: i64 = -32000;
+
+/// The path of the metrics ([`HttpOptions::metrics`]).
+pub const METRICS_PATH: &str = "/metrics";
 
 /// A request's body, read whole within `deadline` and `max` bytes; or the answer when it is too
 /// large (413), cannot be read (400) or does not arrive in time (408, and the connection closes).

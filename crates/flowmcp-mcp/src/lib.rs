@@ -57,6 +57,7 @@ pub mod http;
 pub mod lazy;
 mod malformed;
 mod members;
+mod metrics;
 pub mod oauth;
 mod options;
 mod pool;

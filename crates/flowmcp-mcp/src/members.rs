@@ -42,6 +42,8 @@ pub(crate) struct Served {
     /// Its place in the catalog's list ([`Catalog::list`]), found once: calls run the entry
     /// without looking its name up again.
     pub(crate) entry: Option<usize>,
+    /// Its Primitive-ID (the `tool` label of the call metrics), made once.
+    pub(crate) id: Arc<str>,
 }
 
 /// Which prompts and skills an endpoint serves, by name (their IDs).
@@ -496,6 +498,7 @@ fn prepare(catalog: &Catalog, entries: &[&ToolEntry], schemas: OutputSchemas) ->
                 serial: !d.concurrency_safe(),
                 always_load: d.always_load(),
                 entry: catalog.toolset().position(&d.wire_name),
+                id: Arc::from(d.id.to_string()),
             }
         })
         .collect()

@@ -29,6 +29,8 @@ enum Work {
         entry: Option<usize>,
         serial: bool,
         args: Map<String, Value>,
+        /// The id of the MCP request it serves, if any (sent to the upstream).
+        request_id: Option<Arc<str>>,
         reply: oneshot::Sender<Envelope>,
     },
     /// Anything else; it sends its own reply.
@@ -82,6 +84,7 @@ impl Pool {
         entry: Option<usize>,
         serial: bool,
         args: Map<String, Value>,
+        request_id: Option<Arc<str>>,
     ) -> oneshot::Receiver<Envelope> {
         let (reply, rx) = oneshot::channel();
         let work = Work::Call {
@@ -89,6 +92,7 @@ impl Pool {
             entry,
             serial,
             args,
+            request_id,
             reply,
         };
         self.send(Job { catalog, work });
@@ -154,12 +158,17 @@ fn run(work: Work, catalog: &Catalog, caller: &Caller<'_>, serial_lock: &Mutex<(
             entry,
             serial,
             args,
+            request_id,
             reply,
         } => {
             let _one_at_a_time = serial.then(|| lock(serial_lock));
-            let call = || match entry.and_then(|i| catalog.list().get(i)) {
-                Some(e) => caller.call_entry_json(e, &args),
-                None => caller.call_json(&name, &args),
+            let call = || {
+                crate::metrics::with_request_id(request_id, || {
+                    match entry.and_then(|i| catalog.list().get(i)) {
+                        Some(e) => caller.call_entry_json(e, &args),
+                        None => caller.call_json(&name, &args),
+                    }
+                })
             };
             let envelope = std::panic::catch_unwind(AssertUnwindSafe(call)).unwrap_or_else(|_| {
                 Envelope::error(Code::E005, &name, "the call failed internally")

@@ -20,6 +20,7 @@ use crate::elicit::{self, Elicitation, Rounds, Step};
 use crate::lazy;
 use crate::malformed;
 use crate::members::Members;
+use crate::metrics::{Metrics, RequestInfo};
 use crate::options::{ServeError, ServeOptions};
 use crate::pool::Pool;
 use crate::projection::{self, Output};
@@ -293,7 +294,7 @@ impl McpServer {
             .map_err(|e| ServeError::Session(e.to_string()))?;
         let watcher = watch.map(|every| {
             let peer = running.peer().clone();
-            tokio::spawn(self.watch(every, Some(peer)))
+            tokio::spawn(self.watch(every, Some(peer), None))
         });
         let ended = running
             .waiting()
@@ -309,7 +310,12 @@ impl McpServer {
     /// of broken files go to the log, and `peer` (when there is one) is told that the tool list
     /// changed (and, when the listed prompts differ, that the prompt list changed). Runs until the
     /// task is dropped.
-    pub(crate) async fn watch(self, every: Duration, peer: Option<Peer<RoleServer>>) {
+    pub(crate) async fn watch(
+        self,
+        every: Duration,
+        peer: Option<Peer<RoleServer>>,
+        metrics: Option<Metrics>,
+    ) {
         loop {
             tokio::time::sleep(every).await;
             let server = self.clone();
@@ -319,13 +325,22 @@ impl McpServer {
                 Ok(Ok(None)) => continue,
                 Ok(Err(e)) => {
                     tracing::error!("reload: {e}");
+                    if let Some(m) = &metrics {
+                        m.reloaded(false);
+                    }
                     continue;
                 }
                 Err(e) => {
                     tracing::error!("reload: {e}");
+                    if let Some(m) = &metrics {
+                        m.reloaded(false);
+                    }
                     continue;
                 }
             };
+            if let Some(m) = &metrics {
+                m.reloaded(true);
+            }
             report.log();
             if report.tools_changed
                 && let Some(p) = &peer
@@ -695,6 +710,12 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let started = std::time::Instant::now();
+        let info = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.extensions.get::<RequestInfo>())
+            .cloned();
         let answers = request.input_responses.clone();
         let args = request.arguments.unwrap_or_default();
         // In lazy mode the meta-tools come first: `search_tools` answers here, `call_tool` names
@@ -725,6 +746,7 @@ impl ServerHandler for McpServer {
             let e = st
                 .members
                 .not_served(&st.catalog, &name, meta.map(|t| t.name.as_ref()));
+            finished(info.as_ref(), &Arc::from(UNKNOWN_TOOL), &e, started);
             return Ok(projection::result(e, &Output::None).into());
         };
         // An agent that enables elicitation asks the user for missing required parameters.
@@ -769,6 +791,7 @@ impl ServerHandler for McpServer {
             served.entry,
             served.serial,
             args,
+            info.as_ref().map(|i| Arc::clone(&i.id)),
         );
         let envelope = tokio::select! {
             r = reply => r.unwrap_or_else(|_| {
@@ -782,6 +805,37 @@ impl ServerHandler for McpServer {
             Some(note) => envelope.with_message(note),
             None => envelope,
         };
+        finished(info.as_ref(), &served.id, &envelope, started);
         Ok(projection::result(envelope, &served.output).into())
     }
+}
+
+/// The `tool` label and log field of a call to a name the endpoint does not serve (the name came
+/// from the client and is not repeated).
+const UNKNOWN_TOOL: &str = "unknown";
+
+/// A tool call over HTTP ended: counts it in the listener's metrics and writes its log line (at
+/// `info`: the route, the tool's ID, the outcome code, the duration and the request id; never an
+/// argument or a result).
+fn finished(
+    info: Option<&RequestInfo>,
+    tool: &Arc<str>,
+    envelope: &Envelope,
+    started: std::time::Instant,
+) {
+    let Some(info) = info else { return };
+    let took = started.elapsed();
+    let outcome = envelope.code().map(Code::as_str);
+    if let Some(m) = &info.metrics {
+        m.call(&info.route, tool, outcome, took);
+    }
+    tracing::info!(
+        target: "flowmcp::call",
+        route = &*info.route,
+        tool = &**tool,
+        outcome = outcome.unwrap_or("ok"),
+        duration_ms = took.as_secs_f64() * 1000.0,
+        request_id = &*info.id,
+        "tool call"
+    );
 }

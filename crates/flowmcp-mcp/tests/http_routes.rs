@@ -838,3 +838,318 @@ fn i29_4_serve_errors_name_no_cli_option() {
         assert!(!e.contains("--") && !e.contains("flowmcp "), "{e}");
     }
 }
+
+// Issue #32: metrics, request ids and the drain.
+
+const I32_SECRET: &str = "CANARY-secret-i32-5f1c";
+const I32_ARG: &str = "CANARY-arg-i32-9b2e";
+
+/// The example catalog with its upstreams at `upstream`, a server parameter whose value is
+/// [`I32_SECRET`], counted by `metrics`, with a preload cache in `cache` (when given).
+fn metered_catalog(
+    upstream: &str,
+    metrics: &flowmcp_mcp::http::Metrics,
+    cache: Option<&std::path::Path>,
+) -> std::sync::Arc<flowmcp_catalog::Catalog> {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let mut o = flowmcp_catalog::CatalogOptions::new(flowmcp_catalog::Profile::Spec);
+    o.env_override = Some(std::collections::BTreeMap::from([
+        ("SKYCAST_API_KEY".to_string(), I32_SECRET.to_string()),
+        ("OPENSHELF_API_KEY".to_string(), I32_SECRET.to_string()),
+    ]));
+    o.transport.allow_http_loopback = true;
+    for ns in ["holidaykit-net", "skycast-io"] {
+        o.runner.upstreams.insert(ns.into(), upstream.to_string());
+    }
+    o.runner.cache = cache.map(flowmcp_catalog::env::Cache::new);
+    o.runner.observer = Some(std::sync::Arc::new(metrics.clone()));
+    std::sync::Arc::new(flowmcp_catalog::Catalog::open(&dir, &o).unwrap())
+}
+
+/// A `tools/call` of `name` with `arguments`, JSON-RPC id `id`.
+fn tool_call(id: u64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+}
+
+/// GETs `url` with `headers`: the status and the body.
+fn get_with(url: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .proxy(None)
+        .build()
+        .into();
+    let mut req = agent.get(url);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let mut r = req.call().unwrap();
+    let status = r.status().as_u16();
+    (status, r.body_mut().read_to_string().unwrap())
+}
+
+/// Issue #32 items 1 and 2: after a few calls `/metrics` shows every family, calls counted by
+/// route, tool ID and outcome; the upstream gets the request id, and neither a server
+/// parameter's value nor an argument value shows in the metrics.
+#[test]
+fn i32_1_metrics_count_calls_by_tool_and_outcome_and_never_show_secrets_or_arguments() {
+    let upstream = runtime_support::TestServer::start(4, |seen| {
+        if seen.url.starts_with("/countries") {
+            runtime_support::reply(
+                200,
+                Some("application/json"),
+                r#"[{"countryCode": "DE", "name": "Germany", "regionCount": 16}]"#,
+            )
+        } else {
+            runtime_support::reply(500, Some("text/plain"), "down")
+        }
+    });
+    let cache = runtime_support::Scratch::new("i32-metrics");
+    let metrics = flowmcp_mcp::http::Metrics::new();
+    let catalog = metered_catalog(&upstream.base, &metrics, Some(cache.path().as_ref()));
+    let endpoints = Endpoints::routes(&catalog, &[], &ServeOptions::default()).unwrap();
+    let mut opts = HttpOptions::default();
+    opts.metrics = Some(metrics);
+    let server = start(endpoints, opts).unwrap();
+    let mcp = format!("{}/mcp", server.base);
+    let version = ("MCP-Protocol-Version", "2025-06-18");
+    let call = |id, name: &str, args: Value, request_id: &str| {
+        let a = post(
+            &mcp,
+            &[version, ("x-request-id", request_id)],
+            &tool_call(id, name, args),
+        );
+        assert_eq!(a.status, 200, "{}", a.body);
+        a.body
+    };
+    let first = call(1, "listCountries_holidaykit-net", json!({}), "req-i32-one");
+    assert!(first.contains("Germany"), "{first}");
+    // From the preload cache this time.
+    let again = call(2, "listCountries_holidaykit-net", json!({}), "req-i32-two");
+    assert!(again.contains("Germany"), "{again}");
+    let failed = call(
+        3,
+        "getCurrentConditions_skycast-io",
+        json!({"city": I32_ARG}),
+        "req-i32-three",
+    );
+    assert!(failed.contains("E001"), "{failed}");
+    let unknown = call(4, I32_ARG, json!({"q": I32_ARG}), "req-i32-four");
+    assert!(unknown.contains("E007"), "{unknown}");
+
+    let (status, text) = get_with(&format!("{}/metrics", server.base), &[]);
+    assert_eq!(status, 200, "{text}");
+    for expected in [
+        r#"flowmcp_tool_calls_total{route="/mcp",tool="holidaykit-net/tool/listCountries",outcome="ok"} 2"#,
+        r#"flowmcp_tool_calls_total{route="/mcp",tool="skycast-io/tool/getCurrentConditions",outcome="E001"} 1"#,
+        r#"flowmcp_tool_calls_total{route="/mcp",tool="unknown",outcome="E007"} 1"#,
+        r#"flowmcp_tool_call_duration_seconds_count{route="/mcp"} 4"#,
+        "flowmcp_upstream_request_duration_seconds_count 2",
+        r#"flowmcp_upstream_responses_total{class="2xx"} 1"#,
+        r#"flowmcp_upstream_responses_total{class="5xx"} 1"#,
+        r#"flowmcp_preload_cache_lookups_total{result="miss"} 1"#,
+        r#"flowmcp_preload_cache_lookups_total{result="hit"} 1"#,
+        "flowmcp_sandbox_rebuilds_total 0",
+        "flowmcp_open_connections ",
+        "flowmcp_inflight_requests ",
+        "flowmcp_draining 0",
+        "flowmcp_catalog_generation 1",
+        "flowmcp_catalog_reloads_total 0",
+        "flowmcp_catalog_reload_failures_total 0",
+        r#"flowmcp_upstream_responses_total{class="4xx"} 0"#,
+        "flowmcp_build_info{version=",
+    ] {
+        assert!(text.contains(expected), "{expected} missing in\n{text}");
+    }
+    assert!(!text.contains(I32_SECRET), "{text}");
+    assert!(!text.contains("CANARY"), "{text}");
+    drop(server);
+
+    // The upstream saw each call's request id (and the key, where the schema puts it).
+    let seen = upstream.finish();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[0].header("x-request-id"), Some("req-i32-one"));
+    assert_eq!(seen[1].header("x-request-id"), Some("req-i32-three"));
+    assert_eq!(seen[1].header("x-api-key"), Some(I32_SECRET));
+}
+
+/// Issue #32 item 1: without a metrics token, `/metrics` answers only loopback clients that no
+/// proxy forwarded; with one, only its bearer (never an MCP token); the token must differ from
+/// the MCP tokens; without metrics there is no `/metrics`.
+#[test]
+fn i32_1_metrics_are_refused_to_forwarded_requests_and_without_their_token() {
+    let catalog = catalog();
+    let metrics_on = |token: Option<&str>| {
+        let mut opts = HttpOptions::default();
+        opts.metrics = Some(flowmcp_mcp::http::Metrics::new());
+        opts.metrics_token = token.map(str::to_string);
+        opts.auth_token = Some("mcp-token-i32".into());
+        opts
+    };
+    let endpoints = Endpoints::routes(&catalog, &[], &ServeOptions::default()).unwrap();
+    let open = start(endpoints, metrics_on(None)).unwrap();
+    let url = format!("{}/metrics", open.base);
+    assert_eq!(get_with(&url, &[]).0, 200);
+    for forwarded in ["X-Forwarded-For", "Forwarded", "X-Real-IP"] {
+        let (status, body) = get_with(&url, &[(forwarded, "203.0.113.7")]);
+        assert_eq!(status, 403, "{forwarded}: {body}");
+        assert!(!body.contains("flowmcp_"), "{body}");
+    }
+    assert_eq!(post(&url, &[], &json!({})).status, 405);
+    drop(open);
+
+    let endpoints = Endpoints::routes(&catalog, &[], &ServeOptions::default()).unwrap();
+    let guarded = start(endpoints, metrics_on(Some("metrics-token-i32"))).unwrap();
+    let url = format!("{}/metrics", guarded.base);
+    let (k, mcp_token) = bearer("mcp-token-i32");
+    let (_, metrics_token) = bearer("metrics-token-i32");
+    assert_eq!(get_with(&url, &[]).0, 401);
+    assert_eq!(get_with(&url, &[(k, &mcp_token)]).0, 401);
+    let (status, body) = get_with(&url, &[(k, &metrics_token)]);
+    assert_eq!(status, 200);
+    assert!(body.contains("flowmcp_build_info"), "{body}");
+    // The metrics token opens no MCP endpoint.
+    let mcp = format!("{}/mcp", guarded.base);
+    assert_eq!(
+        post(&mcp, &[(k, &metrics_token)], &initialize()).status,
+        401
+    );
+    drop(guarded);
+
+    let mut reused = metrics_on(Some("mcp-token-i32"));
+    assert!(matches!(
+        reused.check(&[]),
+        Err(HttpError::MetricsTokenReused)
+    ));
+    reused.auth_token = None;
+    assert!(
+        matches!(
+            reused.check(&[route("/a=holidaykit-net", Some("mcp-token-i32"))]),
+            Err(HttpError::MetricsTokenReused)
+        ),
+        "a route's token is an MCP token too"
+    );
+    assert!(matches!(
+        metrics_on(Some("")).check(&[]),
+        Err(HttpError::EmptyToken(Some(_)))
+    ));
+
+    let endpoints = Endpoints::routes(&catalog, &[], &ServeOptions::default()).unwrap();
+    let none = start(endpoints, HttpOptions::default()).unwrap();
+    assert_eq!(get_with(&format!("{}/metrics", none.base), &[]).0, 404);
+}
+
+/// An upstream that tells `arrived` when a request came, then answers `[]` after `hold`.
+fn slow_upstream(
+    hold: Duration,
+    arrived: std::sync::mpsc::Sender<()>,
+) -> runtime_support::TestServer {
+    runtime_support::TestServer::start(2, move |_| {
+        let _ = arrived.send(());
+        std::thread::sleep(hold);
+        runtime_support::reply(200, Some("application/json"), "[]")
+    })
+}
+
+/// Issue #32 item 3: after the shutdown signal `/readyz` answers 503, a call in flight finishes,
+/// a new call gets 503 with a retryable JSON-RPC error that keeps its id, and the server stops
+/// cleanly once nothing is in flight.
+#[test]
+fn i32_3_a_drain_finishes_in_flight_calls_refuses_new_ones_and_readyz_turns_503() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let upstream = slow_upstream(Duration::from_secs(3), tx);
+    let metrics = flowmcp_mcp::http::Metrics::new();
+    let catalog = metered_catalog(&upstream.base, &metrics, None);
+    let endpoints = Endpoints::routes(&catalog, &[], &ServeOptions::default()).unwrap();
+    let mut opts = HttpOptions::default();
+    opts.metrics = Some(metrics);
+    opts.grace = Duration::from_secs(60);
+    let mut server = start(endpoints, opts).unwrap();
+    let base = server.base.clone();
+    assert_eq!(
+        get_with(&format!("{base}/readyz"), &[]),
+        (200, "ready\n".into())
+    );
+    let mcp = format!("{base}/mcp");
+    let version = ("MCP-Protocol-Version", "2025-06-18");
+    let in_flight = {
+        let mcp = mcp.clone();
+        std::thread::spawn(move || {
+            post(
+                &mcp,
+                &[version],
+                &tool_call(
+                    1,
+                    "getPublicHolidays_holidaykit-net",
+                    json!({"year": 2026, "countryCode": "DE"}),
+                ),
+            )
+        })
+    };
+    rx.recv_timeout(Duration::from_secs(30))
+        .expect("the call reached the upstream");
+    server.signal();
+    let started = Instant::now();
+    loop {
+        let (status, body) = get_with(&format!("{base}/readyz"), &[]);
+        if status == 503 {
+            assert_eq!(body, "draining\n");
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "readyz never turned 503"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let refused = post(
+        &mcp,
+        &[version],
+        &tool_call(7, "listCountries_holidaykit-net", json!({})),
+    );
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    let error: Value = from_str(&refused.body).unwrap();
+    assert_eq!(error["id"], 7, "{error}");
+    assert_eq!(error["error"]["code"], flowmcp_mcp::http::DRAINING_CODE);
+    assert_eq!(error["error"]["data"]["retryable"], true, "{error}");
+    let (status, metrics) = get_with(&format!("{base}/metrics"), &[]);
+    assert_eq!(status, 200);
+    assert!(metrics.contains("flowmcp_draining 1"), "{metrics}");
+
+    let answer = in_flight.join().unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert!(answer.body.contains("\"isError\":false"), "{}", answer.body);
+    server.stop().unwrap();
+    assert_eq!(upstream.finish().len(), 1);
+}
+
+/// Issue #32 item 3: a drain whose deadline passes while a call still runs says how many it cut.
+#[test]
+fn i32_3_a_drain_past_its_deadline_reports_the_calls_it_cut() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let upstream = slow_upstream(Duration::from_secs(4), tx);
+    let metrics = flowmcp_mcp::http::Metrics::new();
+    let catalog = metered_catalog(&upstream.base, &metrics, None);
+    let endpoints = Endpoints::routes(&catalog, &[], &ServeOptions::default()).unwrap();
+    let mut opts = HttpOptions::default();
+    opts.grace = Duration::from_millis(100);
+    let server = start(endpoints, opts).unwrap();
+    let mcp = format!("{}/mcp", server.base);
+    let in_flight = std::thread::spawn(move || {
+        try_post(
+            &mcp,
+            &[("MCP-Protocol-Version", "2025-06-18")],
+            &tool_call(
+                1,
+                "getPublicHolidays_holidaykit-net",
+                json!({"year": 2026, "countryCode": "DE"}),
+            ),
+        )
+        .map(|a| a.status)
+    });
+    rx.recv_timeout(Duration::from_secs(30))
+        .expect("the call reached the upstream");
+    assert!(matches!(server.stop(), Err(HttpError::DrainCut(1))));
+    let _ = in_flight.join().unwrap();
+    let _ = upstream.finish();
+}

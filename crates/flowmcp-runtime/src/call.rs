@@ -35,6 +35,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use flowmcp_loader::libs::LibraryDir;
@@ -61,8 +62,8 @@ use crate::schema::LoadedSchema;
 use crate::secret::{ServerParams, missing_params_message};
 use crate::toolset::{ToolEntry, Toolset};
 use crate::transport::{
-    HeaderValue, HttpRequest, HttpResponse, Method, Transport, decode_body, is_base64_mime,
-    status_message,
+    HeaderValue, HttpRequest, HttpResponse, Method, Observer, REQUEST_ID_HEADER, Transport,
+    decode_body, is_base64_mime, status_message,
 };
 use flowmcp_resources::sqlite::{Cut, MAX_ROWS, QueryLimits};
 use flowmcp_spec::Code;
@@ -102,6 +103,9 @@ pub struct RunnerOptions {
     /// Where the npm packages of `requiredLibraries` are installed (`--libs`); `None` fails
     /// the handlers of a schema that needs any (SEC103).
     pub libraries: Option<LibraryDir>,
+    /// Told about upstream answers, preload cache lookups and sandbox rebuilds, and asked for
+    /// the id of the request a call serves (a server's metrics and logs); `None` tells no one.
+    pub observer: Option<Arc<dyn Observer>>,
 }
 
 impl Default for RunnerOptions {
@@ -118,6 +122,7 @@ impl Default for RunnerOptions {
             max_fetches: host.max_fetches,
             resources: ResourceOptions::default(),
             libraries: None,
+            observer: None,
         }
     }
 }
@@ -406,6 +411,9 @@ impl<'t> Runner<'t> {
                     Lookup::Expired => self.log_line(&crate::cache::expired_message()),
                     Lookup::Miss => self.log_line(&crate::cache::fetching_message()),
                 }
+                if let Some(o) = &self.opts.observer {
+                    o.preload_cache(raw.is_some());
+                }
             }
         }
         let from_cache = raw.is_some();
@@ -606,12 +614,32 @@ impl<'t> Runner<'t> {
             };
             req.headers.push((k.clone(), hv));
         }
+        // The request id goes only on the schema's own request (its origin was checked above),
+        // and never over a header the schema sets itself.
+        let observer = self.opts.observer.as_deref();
+        if let Some(id) = observer.and_then(|o| o.request_id())
+            && id.len() <= 128
+            && !id.is_empty()
+            && id.bytes().all(|b| b.is_ascii_graphic())
+            && !req
+                .headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case(REQUEST_ID_HEADER))
+        {
+            req.headers
+                .push((REQUEST_ID_HEADER.to_string(), HeaderValue::plain(&id)));
+        }
         // GET and DELETE never carry a body (as the reference), whatever a handler set.
         if let Some(b) = fin.body.as_ref().filter(|_| fin.method.allows_body()) {
             req.body = Some(b.expose().as_bytes().to_vec());
             req.body_is_secret = fin.body_has_secret;
         }
-        let resp = self.transport.send(&req).map_err(|e| match e.code() {
+        let sent = Instant::now();
+        let resp = self.transport.send(&req);
+        if let Some(o) = observer {
+            o.upstream(resp.as_ref().ok().map(|r| r.status), sent.elapsed());
+        }
+        let resp = resp.map_err(|e| match e.code() {
             Code::E003 if Instant::now() >= deadline => self.deadline_fail(),
             code => Fail(code, e.to_string()),
         })?;
@@ -633,6 +661,12 @@ impl<'t> Runner<'t> {
             Some(Ok(h)) => h.is_poisoned(),
             Some(Err(_)) => false,
         };
+        if needs_build
+            && hosts.contains_key(&entry.schema)
+            && let Some(o) = &self.opts.observer
+        {
+            o.sandbox_rebuilt();
+        }
         if needs_build {
             let built = self.build_host(schema);
             hosts.insert(entry.schema, built);

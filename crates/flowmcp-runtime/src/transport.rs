@@ -394,6 +394,44 @@ pub trait Transport {
     fn send(&self, req: &HttpRequest) -> Result<HttpResponse, TransportError>;
 }
 
+/// What a [`Runner`](crate::Runner) tells about its calls while it runs them, and the one thing it
+/// asks: a server's metrics and logs ([`RunnerOptions::observer`](crate::RunnerOptions::observer)).
+/// Every method has a default that does nothing; each is called on the thread of the call and must
+/// be cheap (a counter, not a lock held for long). Nothing passed holds a secret or an argument
+/// value.
+pub trait Observer: Send + Sync {
+    /// The tool's own request (the schema's request, after its origin check; not a handler's
+    /// `fetch`) got an answer with this status, or none (`None`: it failed before one arrived),
+    /// after `elapsed`.
+    fn upstream(&self, status: Option<u16>, elapsed: Duration) {
+        let _ = (status, elapsed);
+    }
+    /// A preload cache lookup: `true` a fresh entry was served, `false` the upstream is asked
+    /// (no entry, or an expired one).
+    fn preload_cache(&self, hit: bool) {
+        let _ = hit;
+    }
+    /// A handler sandbox that hit a limit (or holds too much memory) was thrown away and is built
+    /// again.
+    fn sandbox_rebuilt(&self) {}
+    /// The id of the request the current call serves on this thread, sent as
+    /// [`REQUEST_ID_HEADER`] on the tool's own request unless the schema sets that header itself.
+    /// It goes nowhere else: never to a handler's `fetch`, never to another origin. `None` (the
+    /// default) sends none.
+    fn request_id(&self) -> Option<String> {
+        None
+    }
+}
+
+impl fmt::Debug for dyn Observer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Observer")
+    }
+}
+
+/// The header that carries [`Observer::request_id`] to the upstream.
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
 /// Settings for [`UreqTransport`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

@@ -896,6 +896,16 @@ fn libraries_reach_the_factory_and_are_loaded_again_after_a_limit_breach() {
     o.call_timeout = Duration::from_millis(200);
     o.libraries =
         Some(flowmcp_loader::libs::LibraryDir::new(&dir.0.join("libs")).expect("library dir"));
+    // Issue #32 item 1: the observer hears of the rebuild (the metrics' sandbox rebuilds).
+    #[derive(Default)]
+    struct Rebuilds(std::sync::atomic::AtomicUsize);
+    impl flowmcp_runtime::transport::Observer for Rebuilds {
+        fn sandbox_rebuilt(&self) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    let rebuilds = std::sync::Arc::new(Rebuilds::default());
+    o.observer = Some(rebuilds.clone());
     let (r, _) = runner(&set, &t, o);
     let e = r.call_json("t_lib", &Map::new());
     assert!(e.status(), "{e:?}");
@@ -907,9 +917,11 @@ fn libraries_reach_the_factory_and_are_loaded_again_after_a_limit_breach() {
     let e = r.call_json("t_lib", &obj(json!({ "spin": true })));
     assert!(!e.status());
     assert!(message(&e).contains("CPU time limit"), "{e:?}");
+    assert_eq!(rebuilds.0.load(std::sync::atomic::Ordering::SeqCst), 0);
     let e = r.call_json("t_lib", &Map::new());
     assert!(e.status(), "{e:?}");
     assert_eq!(*e.data(), json!({ "next": 1, "loadedAt": 1 }));
+    assert_eq!(rebuilds.0.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
 
 #[test]
@@ -1247,4 +1259,64 @@ export const handlers = () => ( {
     );
     drop(r);
     assert_eq!(server.finish().len(), 1);
+}
+
+/// Issue #32 items 1 and 2: an observer hears of each upstream answer and preload cache lookup,
+/// and its request id goes on the schema's own request as `x-request-id`, unless the schema sets
+/// that header itself (the schema's header wins, and is sent once).
+#[test]
+fn i32_2_the_request_id_rides_the_schemas_own_request_and_its_own_header_wins() {
+    use std::sync::{Arc, Mutex};
+    #[derive(Default)]
+    struct Heard(Mutex<Vec<String>>);
+    impl flowmcp_runtime::transport::Observer for Heard {
+        fn upstream(&self, status: Option<u16>, _elapsed: Duration) {
+            self.0.lock().unwrap().push(format!("upstream {status:?}"));
+        }
+        fn preload_cache(&self, hit: bool) {
+            self.0.lock().unwrap().push(format!("cache {hit}"));
+        }
+        fn request_id(&self) -> Option<String> {
+            Some("rid-i32".into())
+        }
+    }
+    let server = TestServer::start(3, |_| json_reply(json!({"ok": true})));
+    let dir = Scratch::new("i32-request-id");
+    for (ns, headers) in [
+        ("plain", ""),
+        ("own", "headers: { 'X-Request-Id': 'fixed-by-schema' },"),
+    ] {
+        dir.write(
+            &format!("{ns}.mjs"),
+            &format!(
+                r#"export const main = {{ namespace: '{ns}', name: 'S', description: 'd', version: '4.2.0',
+                root: 'https://x.example', {headers}
+                tools: {{ t: {{ method: 'GET', path: '/t', description: 'd', parameters: [] }} }} }}"#
+            ),
+        );
+    }
+    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
+    let t = transport();
+    let heard = Arc::new(Heard::default());
+    let mut o = opts(&[("plain", &server.base), ("own", &server.base)]);
+    o.observer = Some(heard.clone());
+    let (r, _) = runner(&set, &t, o);
+    for tool in ["t_plain", "t_own"] {
+        let e = r.call_json(tool, &Map::new());
+        assert!(e.status(), "{e:?}");
+    }
+    let seen = server.finish();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[0].header("x-request-id"), Some("rid-i32"));
+    let own: Vec<_> = seen[1]
+        .headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("x-request-id"))
+        .map(|(_, v)| v.as_str())
+        .collect();
+    assert_eq!(own, ["fixed-by-schema"]);
+    assert_eq!(
+        *heard.0.lock().unwrap(),
+        ["upstream Some(200)", "upstream Some(200)"]
+    );
 }

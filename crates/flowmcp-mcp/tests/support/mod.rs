@@ -70,6 +70,23 @@ impl Drop for Running {
     }
 }
 
+impl Running {
+    /// Sends the shutdown signal and waits for the server to stop; returns how it stopped.
+    pub(crate) fn stop(mut self) -> Result<(), HttpError> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.thread.take().unwrap().join().unwrap()
+    }
+
+    /// Sends the shutdown signal without waiting; [`Running::stop`] waits.
+    pub(crate) fn signal(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
 /// Starts `endpoints` on a free port of 127.0.0.1 with `opts`; returns the error when the server
 /// does not start.
 pub(crate) fn start(endpoints: Endpoints, opts: HttpOptions) -> Result<Running, HttpError> {

@@ -1,0 +1,404 @@
+//! What the HTTP server counts and answers at `GET /metrics` ([`Metrics`]), in the OpenMetrics
+//! text format that Prometheus scrapes, written by `prometheus-client`; and the id of each MCP
+//! request, which the call's log line and the upstream request carry.
+//!
+//! Counting is cheap: a counter is an atomic add; a labelled family takes a shared read lock to
+//! find its series (a write lock only the first time a label set appears); a histogram takes its
+//! own short lock. Labels hold only names the server chose: the route's path, a served tool's
+//! Primitive-ID (`unknown` for a name the endpoint does not serve, which came from the client),
+//! the outcome code and status classes. Never an argument value, a header or a secret.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use flowmcp_catalog::runtime::Observer;
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::metrics::info::Info;
+use prometheus_client::registry::{Registry, Unit};
+
+/// The content type of [`Metrics::encode`]'s text.
+pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// The labels of a tool call: the endpoint's path, the tool's Primitive-ID and the outcome
+/// (`ok`, or the code of the failure).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallLabels {
+    route: Name,
+    tool: Name,
+    outcome: Cow<'static, str>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabel {
+    route: Name,
+}
+
+/// A label value shared without copying (a route's path, a tool's ID); the encoder escapes it.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+struct Name(Arc<str>);
+
+impl EncodeLabelValue for Name {
+    fn encode(&self, encoder: &mut LabelValueEncoder<'_>) -> std::fmt::Result {
+        encoder.write_str(&self.0)
+    }
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ClassLabel {
+    class: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ResultLabel {
+    result: &'static str,
+}
+
+/// Buckets from 1 ms to about 65 s, doubling: tool calls and upstream requests alike.
+fn seconds_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.001, 2.0, 17))
+}
+
+/// Everything one server counts. Cheap to clone (one `Arc`); every endpoint of a listener and
+/// every runner of its catalog share one (give it to the catalog's runner options as their
+/// [`Observer`], and to [`HttpOptions::metrics`](crate::HttpOptions::metrics)).
+///
+/// The families (OpenMetrics names):
+/// `flowmcp_tool_calls_total{route,tool,outcome}`,
+/// `flowmcp_tool_call_duration_seconds{route}` (the whole call as the server saw it),
+/// `flowmcp_upstream_request_duration_seconds` (the tool's own upstream request),
+/// `flowmcp_upstream_responses_total{class}` (`2xx`…`5xx`, `error` when none arrived),
+/// `flowmcp_preload_cache_lookups_total{result}` (`hit`, `miss`),
+/// `flowmcp_sandbox_rebuilds_total`, `flowmcp_open_connections`, `flowmcp_inflight_requests`,
+/// `flowmcp_draining`, `flowmcp_catalog_reloads_total`, `flowmcp_catalog_reload_failures_total`,
+/// `flowmcp_catalog_generation` (1, plus one per reload that changed something) and
+/// `flowmcp_build_info{version}`.
+#[derive(Clone)]
+pub struct Metrics {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    registry: Registry,
+    calls: Family<CallLabels, Counter>,
+    call_seconds: Family<RouteLabel, Histogram, fn() -> Histogram>,
+    upstream_seconds: Histogram,
+    upstream: Family<ClassLabel, Counter>,
+    cache: Family<ResultLabel, Counter>,
+    sandbox_rebuilds: Counter,
+    connections: Gauge,
+    inflight: Gauge,
+    draining: Gauge,
+    reloads: Counter,
+    reload_failures: Counter,
+    generation: Gauge,
+}
+
+/// The status classes of [`Observer::upstream`], each shown from the start (at 0).
+const CLASSES: [&str; 7] = ["1xx", "2xx", "3xx", "4xx", "5xx", "other", "error"];
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Metrics")
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// A new set of metrics, all at zero (the catalog generation at 1).
+    pub fn new() -> Metrics {
+        let mut registry = Registry::default();
+        let calls = Family::<CallLabels, Counter>::default();
+        registry.register(
+            "flowmcp_tool_calls",
+            "Tool calls by route, tool ID and outcome (ok or the error code)",
+            calls.clone(),
+        );
+        let call_seconds: Family<RouteLabel, Histogram, fn() -> Histogram> =
+            Family::new_with_constructor(seconds_histogram);
+        registry.register_with_unit(
+            "flowmcp_tool_call_duration",
+            "How long tool calls took, as the server saw them (queue, handlers, upstream)",
+            Unit::Seconds,
+            call_seconds.clone(),
+        );
+        let upstream_seconds = seconds_histogram();
+        registry.register_with_unit(
+            "flowmcp_upstream_request_duration",
+            "How long the tools' upstream requests took, until the answer or the failure",
+            Unit::Seconds,
+            upstream_seconds.clone(),
+        );
+        let upstream = Family::<ClassLabel, Counter>::default();
+        registry.register(
+            "flowmcp_upstream_responses",
+            "Upstream answers by status class (error: no answer arrived)",
+            upstream.clone(),
+        );
+        let cache = Family::<ResultLabel, Counter>::default();
+        registry.register(
+            "flowmcp_preload_cache_lookups",
+            "Preload cache lookups: hit (served from the cache) or miss (fetched)",
+            cache.clone(),
+        );
+        let sandbox_rebuilds = Counter::default();
+        registry.register(
+            "flowmcp_sandbox_rebuilds",
+            "Handler sandboxes thrown away after hitting a limit and built again",
+            sandbox_rebuilds.clone(),
+        );
+        let connections = Gauge::default();
+        registry.register(
+            "flowmcp_open_connections",
+            "HTTP connections open now",
+            connections.clone(),
+        );
+        let inflight = Gauge::default();
+        registry.register(
+            "flowmcp_inflight_requests",
+            "MCP requests being answered now",
+            inflight.clone(),
+        );
+        let draining = Gauge::default();
+        registry.register(
+            "flowmcp_draining",
+            "1 while the server drains after SIGTERM or SIGINT (readyz answers 503)",
+            draining.clone(),
+        );
+        let reloads = Counter::default();
+        registry.register(
+            "flowmcp_catalog_reloads",
+            "Catalog reloads in watch mode that changed what is served",
+            reloads.clone(),
+        );
+        let reload_failures = Counter::default();
+        registry.register(
+            "flowmcp_catalog_reload_failures",
+            "Catalog reloads in watch mode that failed (the previous catalog stays)",
+            reload_failures.clone(),
+        );
+        // The small label sets are shown from the start, at 0.
+        for class in CLASSES {
+            let _ = upstream.get_or_create(&ClassLabel { class });
+        }
+        for result in ["hit", "miss"] {
+            let _ = cache.get_or_create(&ResultLabel { result });
+        }
+        let generation = Gauge::default();
+        generation.set(1);
+        registry.register(
+            "flowmcp_catalog_generation",
+            "The version of the catalog served: 1 at start, plus one per reload that changed it",
+            generation.clone(),
+        );
+        registry.register(
+            "flowmcp_build",
+            "The flowmcp build",
+            Info::new(vec![("version", env!("CARGO_PKG_VERSION"))]),
+        );
+        Metrics {
+            inner: Arc::new(Inner {
+                registry,
+                calls,
+                call_seconds,
+                upstream_seconds,
+                upstream,
+                cache,
+                sandbox_rebuilds,
+                connections,
+                inflight,
+                draining,
+                reloads,
+                reload_failures,
+                generation,
+            }),
+        }
+    }
+
+    /// The metrics in the OpenMetrics text format (which Prometheus scrapes).
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        if prometheus_client::encoding::text::encode(&mut text, &self.inner.registry).is_err() {
+            text.clear();
+            let _ = writeln!(text, "# EOF");
+        }
+        text
+    }
+
+    /// Counts one tool call of `tool` (its Primitive-ID) at `route`, ending with `outcome`
+    /// (`None`: it succeeded; else its code), that took `took`.
+    pub(crate) fn call(
+        &self,
+        route: &Arc<str>,
+        tool: &Arc<str>,
+        outcome: Option<&'static str>,
+        took: Duration,
+    ) {
+        let labels = CallLabels {
+            route: Name(Arc::clone(route)),
+            tool: Name(Arc::clone(tool)),
+            outcome: Cow::Borrowed(outcome.unwrap_or("ok")),
+        };
+        self.inner.calls.get_or_create(&labels).inc();
+        self.inner
+            .call_seconds
+            .get_or_create(&RouteLabel {
+                route: Name(Arc::clone(route)),
+            })
+            .observe(took.as_secs_f64());
+    }
+
+    /// The open-connections gauge, raised now and lowered when the guard goes.
+    pub(crate) fn connection(&self) -> GaugeGuard {
+        GaugeGuard::new(&self.inner.connections)
+    }
+
+    /// The in-flight gauge, raised now and lowered when the guard goes.
+    pub(crate) fn inflight(&self) -> GaugeGuard {
+        GaugeGuard::new(&self.inner.inflight)
+    }
+
+    /// The server started draining.
+    pub(crate) fn draining(&self) {
+        self.inner.draining.set(1);
+    }
+
+    /// A reload in watch mode: it changed something (`true`) or failed (`false`).
+    pub(crate) fn reloaded(&self, changed: bool) {
+        if changed {
+            self.inner.reloads.inc();
+            self.inner.generation.inc();
+        } else {
+            self.inner.reload_failures.inc();
+        }
+    }
+}
+
+/// Lowers its gauge when dropped.
+pub(crate) struct GaugeGuard(Gauge);
+
+impl GaugeGuard {
+    fn new(g: &Gauge) -> GaugeGuard {
+        g.inc();
+        GaugeGuard(g.clone())
+    }
+}
+
+impl Drop for GaugeGuard {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+impl Observer for Metrics {
+    fn upstream(&self, status: Option<u16>, elapsed: Duration) {
+        self.inner.upstream_seconds.observe(elapsed.as_secs_f64());
+        let class = match status {
+            Some(s @ 100..=599) => CLASSES[usize::from(s / 100) - 1],
+            Some(_) => "other",
+            None => "error",
+        };
+        self.inner
+            .upstream
+            .get_or_create(&ClassLabel { class })
+            .inc();
+    }
+
+    fn preload_cache(&self, hit: bool) {
+        let result = if hit { "hit" } else { "miss" };
+        self.inner
+            .cache
+            .get_or_create(&ResultLabel { result })
+            .inc();
+    }
+
+    fn sandbox_rebuilt(&self) {
+        self.inner.sandbox_rebuilds.inc();
+    }
+
+    fn request_id(&self) -> Option<String> {
+        CURRENT.with(|c| c.borrow().as_deref().map(str::to_string))
+    }
+}
+
+thread_local! {
+    /// The id of the request whose call runs on this worker thread.
+    static CURRENT: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `id` as the current request's id on this thread.
+pub(crate) fn with_request_id<T>(id: Option<Arc<str>>, f: impl FnOnce() -> T) -> T {
+    let had = id.is_some();
+    if had {
+        CURRENT.with(|c| *c.borrow_mut() = id);
+    }
+    let out = f();
+    if had {
+        CURRENT.with(|c| *c.borrow_mut() = None);
+    }
+    out
+}
+
+/// What the listener knows of one MCP request, handed to the server in the request's extensions:
+/// its id, its endpoint's path and the metrics to count it in.
+#[derive(Clone, Debug)]
+pub(crate) struct RequestInfo {
+    pub(crate) id: Arc<str>,
+    pub(crate) route: Arc<str>,
+    pub(crate) metrics: Option<Metrics>,
+}
+
+/// The header a request id travels in (from the client, back to it, and to the upstream).
+pub(crate) const REQUEST_ID: &str = flowmcp_catalog::runtime::REQUEST_ID_HEADER;
+
+/// The id of a request: the client's `x-request-id` when it is 1 to 64 letters, digits, `-`, `_`
+/// or `.` (so that it is safe in a header and a log line), else a new one, unique in this process
+/// and unlikely to repeat in another (its start time is part of it).
+pub(crate) fn request_id(given: Option<&http::HeaderValue>) -> Arc<str> {
+    if let Some(v) = given.and_then(|v| v.to_str().ok())
+        && (1..=64).contains(&v.len())
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    {
+        return Arc::from(v);
+    }
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    static START: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let start = *START.get_or_init(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ u64::from(std::process::id()).rotate_left(32)
+    });
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    Arc::from(format!("{start:016x}-{n:x}"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn i32_2_request_ids_are_taken_only_when_safe() {
+        let ok = http::HeaderValue::from_static("abc-123_x.y");
+        assert_eq!(&*request_id(Some(&ok)), "abc-123_x.y");
+        let bad = http::HeaderValue::from_static("a b");
+        let made = request_id(Some(&bad));
+        assert_ne!(&*made, "a b");
+        assert_ne!(request_id(None), request_id(None));
+    }
+}
