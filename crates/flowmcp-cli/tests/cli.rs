@@ -673,7 +673,7 @@ fn i31_6_the_specifications_command_forms() {
     assert_eq!(grade.code, 0, "{}", grade.stderr);
 }
 
-/// Issue #31, item 6 (N-42): `_lists/_registry.json` is written from the list files and checked
+/// Issue #31, item 6: `_lists/_registry.json` is written from the list files and checked
 /// against chapter 03's three invariants — every list file has an entry, every entry has its
 /// file, every hash is the file's — by `catalog lists --check` and `validate-lists`.
 #[test]

@@ -361,7 +361,9 @@ declare_rules! {
     AGT005: Agt, Spec, "06-agents.md", Error/Error, Implemented, "Agent `systemPrompt` must be a non-empty string";
     AGT006: Agt, Spec, "06-agents.md", Error/Error, Implemented, "Agent `tools` must be a non-empty object";
     AGT007: Agt, Spec, "06-agents.md", Error/Error, Implemented, "Slash tool key must be a valid ns/type/name ID that resolves";
-    AGT008: Agt, Spec, "06-agents.md", Error/Error, Implemented, "Agent needs at least 3 `tests`";
+    AGT008: Agt, Spec, "06-agents.md", Error/Error, Implemented, "Agent needs at least 3 `tests`", [
+        "few" => Error/Warning: "one or two tests (none, or no array, is an error in both profiles)",
+    ];
     AGT009: Agt, Spec, "06-agents.md", Error/Error, Implemented, "Each agent test needs `input` (string)";
     AGT010: Agt, Spec, "06-agents.md", Error/Error, Implemented, "Each agent test needs a non-empty `expectedTools` array";
     AGT011: Agt, Spec, "06-agents.md", Error/Error, Implemented, "Each `expectedTools` entry must be a valid ID";

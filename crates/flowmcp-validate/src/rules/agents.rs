@@ -392,7 +392,9 @@ fn prompts_skills_resources(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     }
 }
 
-/// AGT008: `tests` is missing, not an array, or has fewer than 3 tests.
+/// AGT008: `tests` is missing, not an array, or has fewer than 3 tests. One or two tests (the
+/// `few` variant) are a warning under `compat`, as a tool's one or two tests are (TST001); no
+/// tests at all is an error in both profiles.
 ///
 /// # Why
 ///
@@ -451,8 +453,12 @@ fn tests(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         }
     };
     if tests.len() < 3 {
-        c.emit(
+        // One or two tests are the `few` variant: a warning under `compat`, as for a tool's
+        // tests (TST001); none at all stays an error in both profiles.
+        let variant = (!tests.is_empty()).then_some("few");
+        c.emit_variant(
             Code::AGT008,
+            variant,
             Some(&path),
             format!("Must have at least 3 tests (found {})", tests.len()),
         );
