@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use flowmcp_spec::FileReport;
+use flowmcp_spec::id::IdType;
 use serde_json::{Map, Value, json};
 
 /// The protocol version this implementation speaks.
@@ -42,6 +43,10 @@ pub enum GradeError {
     #[error("scores.json: {0}")]
     Scores(String),
 }
+
+/// The validator version a grade report names (`validatorVersion`): this validator implements the
+/// rules of specification 4.2.
+pub const VALIDATOR_VERSION: &str = "validation/4.2";
 
 /// A schema file as grading names it.
 #[derive(Clone, Debug)]
@@ -106,6 +111,34 @@ impl GradedSchema {
                 {"dimension": DIMENSIONS[1], "prompt": parameters},
             ]
         })
+    }
+
+    /// The Primitive-IDs the schema defines, in file order: its tools (and 3.x `routes`), its
+    /// resources and its prompts.
+    pub fn primitives(&self) -> Vec<String> {
+        let namespace = self
+            .main
+            .get("namespace")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for (key, kind) in [
+            ("tools", IdType::Tool),
+            ("routes", IdType::Tool),
+            ("resources", IdType::Resource),
+            ("prompts", IdType::Prompt),
+        ] {
+            for name in self
+                .main
+                .get(key)
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(Map::keys)
+            {
+                out.push(flowmcp_spec::id::id_text(namespace, kind, name));
+            }
+        }
+        out
     }
 
     /// The tools with their descriptions and parameters (key, type, options, description), as
@@ -205,6 +238,12 @@ impl GradedSchema {
             .filter(|d| d.severity == flowmcp_spec::Severity::Error)
             .map(|d| format!("{} {}", d.code.as_str(), d.message))
             .collect();
+        let warnings: Vec<String> = validation
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == flowmcp_spec::Severity::Warning)
+            .map(|d| format!("{} {}", d.code.as_str(), d.message))
+            .collect();
         let passed = errors.is_empty();
         Ok(json!({
             "schemaId": self.id,
@@ -226,6 +265,16 @@ impl GradedSchema {
             "dimensions": dimensions.into_iter().map(|(_, _, e)| e).collect::<Vec<_>>(),
             "validationPassed": passed,
             "validationErrors": errors,
+            // The validation-strategy chapter's report fields, beside the scoring protocol's.
+            "validatorVersion": VALIDATOR_VERSION,
+            "timestamp": now,
+            "deterministic": {
+                "status": if passed { "PASS" } else { "FAIL" },
+                "errors": errors,
+                "warnings": warnings,
+            },
+            "probabilistic": { "score": score },
+            "primitives": self.primitives(),
         }))
     }
 }

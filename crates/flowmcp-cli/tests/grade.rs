@@ -67,6 +67,23 @@ fn prompts_are_byte_identical_and_scores_become_a_grade_report() {
     assert_eq!(report["score"], 3.0);
     assert_eq!(report["validationPassed"], true);
     assert_eq!(report["validationErrors"], json!([]));
+    // Issue #31, item 6: the validation-strategy chapter's fields are there too.
+    assert_eq!(report["validatorVersion"], "validation/4.2");
+    assert_eq!(report["timestamp"], report["timestamps"]["gradedAt"]);
+    assert_eq!(report["deterministic"]["status"], "PASS");
+    assert_eq!(report["deterministic"]["errors"], json!([]));
+    assert!(report["deterministic"]["warnings"].is_array());
+    assert_eq!(report["probabilistic"]["score"], 3.0);
+    let primitives = report["primitives"].as_array().unwrap();
+    assert!(
+        primitives.contains(&json!("holidaykit-net/tool/getPublicHolidays")),
+        "{primitives:?}"
+    );
+    assert!(
+        primitives
+            .iter()
+            .all(|p| p.as_str().unwrap().matches('/').count() == 2)
+    );
     assert!(
         report["schemaHash"]
             .as_str()
@@ -135,6 +152,11 @@ fn a_schema_with_errors_grades_f() {
     assert_eq!(report["grade"], "F");
     assert_eq!(report["validationPassed"], false);
     assert!(!report["validationErrors"].as_array().unwrap().is_empty());
+    assert_eq!(report["deterministic"]["status"], "FAIL");
+    assert_eq!(
+        report["deterministic"]["errors"],
+        report["validationErrors"]
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
