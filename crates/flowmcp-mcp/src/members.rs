@@ -19,7 +19,7 @@
 //!   endpoint are never mentioned: for them a call answers "unknown tool".
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use flowmcp_catalog::serde_json::{Value, json};
 use flowmcp_catalog::{Catalog, Code, Envelope, ToolEntry, prompts::PromptKind, runtime::Kind};
@@ -33,7 +33,12 @@ use crate::unknown;
 
 /// One served entry: its MCP entry and how its results are carried.
 pub(crate) struct Served {
-    pub(crate) tool: Tool,
+    /// Its MCP entry, made on first use ([`Served::tool`]): making the advertised output schema
+    /// of every tool before the server answers would delay the first `tools/list` page by the
+    /// work of all the others.
+    tool: OnceLock<Tool>,
+    /// How its output schema is advertised.
+    schemas: OutputSchemas,
     pub(crate) output: Output,
     /// `meta.isConcurrencySafe: false`: calls run one at a time.
     pub(crate) serial: bool,
@@ -44,6 +49,20 @@ pub(crate) struct Served {
     pub(crate) entry: Option<usize>,
     /// Its Primitive-ID (the `tool` label of the call metrics), made once.
     pub(crate) id: Arc<str>,
+}
+
+impl Served {
+    /// Its MCP entry (`tools/list`, lookups), made from its catalog entry the first time it is
+    /// asked for. `catalog` is the catalog the members were made of.
+    pub(crate) fn tool(&self, catalog: &Catalog) -> &Tool {
+        self.tool.get_or_init(|| {
+            match self.entry.and_then(|i| catalog.list().get(i)) {
+                Some(entry) => projection::tool(entry, &self.output, self.schemas),
+                // Not reached: an entry without a place got its MCP entry when it was prepared.
+                None => Tool::new(self.id.to_string(), "", Arc::new(Default::default())),
+            }
+        })
+    }
 }
 
 /// Which prompts and skills an endpoint serves, by name (their IDs).
@@ -485,19 +504,27 @@ fn agent_tools(
     Ok((agents, entries))
 }
 
-/// Each entry's MCP face, in parallel (large catalogs have thousands, with big schemas).
+/// What serving each entry needs, in parallel (large catalogs have thousands); the MCP entries
+/// themselves are made on first use.
 fn prepare(catalog: &Catalog, entries: &[&ToolEntry], schemas: OutputSchemas) -> Vec<Served> {
     entries
         .par_iter()
         .map(|entry| {
             let d = &entry.descriptor;
             let output = Output::of(d.output_schema.as_ref(), schemas);
+            let place = catalog.toolset().position(&d.wire_name);
+            let tool = OnceLock::new();
+            if place.is_none() {
+                // Nothing to find it by later: its MCP entry is made now.
+                let _ = tool.set(projection::tool(entry, &output, schemas));
+            }
             Served {
-                tool: projection::tool(entry, &output, schemas),
+                tool,
+                schemas,
                 output,
                 serial: !d.concurrency_safe(),
                 always_load: d.always_load(),
-                entry: catalog.toolset().position(&d.wire_name),
+                entry: place,
                 id: Arc::from(d.id.to_string()),
             }
         })

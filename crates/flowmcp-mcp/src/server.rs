@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Map, Value};
 use flowmcp_catalog::{Catalog, Code, Envelope, runtime::Failure};
+use rayon::prelude::*;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
     CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
@@ -57,6 +58,13 @@ struct Inner {
     pool: Pool,
 }
 
+/// One entry of `tools/list`: a served member (by its place in [`Members::order`]), whose MCP
+/// entry is made on first use, or an entry made already (a meta-tool, an agent).
+enum Listed {
+    Served(usize),
+    Fixed(Box<Tool>),
+}
+
 /// The catalog and what is served from it.
 pub(crate) struct State {
     pub(crate) catalog: Arc<Catalog>,
@@ -64,7 +72,7 @@ pub(crate) struct State {
     members: Members,
     /// What `tools/list` returns, in order (every served tool, or in lazy mode the `alwaysLoad`
     /// ones and the meta-tools; then the agents served as tools).
-    listed: Vec<Tool>,
+    listed: Vec<Listed>,
     /// With `--agent`: the agent's elicitation settings, when it enables elicitation.
     elicitation: Option<Elicitation>,
 }
@@ -78,17 +86,30 @@ impl State {
         strict: bool,
     ) -> Result<State, ServeError> {
         let members = Members::of(&catalog, opts, strict)?;
-        let mut listed: Vec<Tool> = members
+        let mut listed: Vec<Listed> = members
             .order()
             .iter()
-            .filter_map(|wire| members.served(wire))
-            .filter(|s| !opts.lazy || s.always_load)
-            .map(|s| s.tool.clone())
+            .enumerate()
+            .filter(|(_, wire)| {
+                members
+                    .served(wire)
+                    .is_some_and(|s| !opts.lazy || s.always_load)
+            })
+            .map(|(i, _)| Listed::Served(i))
             .collect();
         if opts.lazy {
-            listed.extend_from_slice(lazy::meta_tools());
+            listed.extend(
+                lazy::meta_tools()
+                    .iter()
+                    .map(|t| Listed::Fixed(Box::new(t.clone()))),
+            );
         }
-        listed.extend_from_slice(members.agent_entries());
+        listed.extend(
+            members
+                .agent_entries()
+                .iter()
+                .map(|t| Listed::Fixed(Box::new(t.clone()))),
+        );
         let elicitation = opts
             .agent
             .as_deref()
@@ -100,6 +121,30 @@ impl State {
             listed,
             elicitation,
         })
+    }
+
+    /// The MCP entries of `listed`, made in parallel where they are made for the first time.
+    fn tools(&self, listed: &[Listed]) -> Vec<Tool> {
+        let served = |l: &Listed| match l {
+            Listed::Served(i) => self
+                .members
+                .order()
+                .get(*i)
+                .and_then(|wire| self.members.served(wire)),
+            Listed::Fixed(_) => None,
+        };
+        listed.par_iter().for_each(|l| {
+            if let Some(s) = served(l) {
+                s.tool(&self.catalog);
+            }
+        });
+        listed
+            .iter()
+            .filter_map(|l| match l {
+                Listed::Fixed(t) => Some(Tool::clone(t)),
+                Listed::Served(_) => served(l).map(|s| s.tool(&self.catalog).clone()),
+            })
+            .collect()
     }
 
     /// The prompts and skills served.
@@ -203,7 +248,7 @@ impl McpServer {
         st.members
             .order()
             .iter()
-            .filter_map(|n| st.members.served(n).map(|s| s.tool.clone()))
+            .filter_map(|n| st.members.served(n).map(|s| s.tool(&st.catalog).clone()))
             .collect()
     }
 
@@ -451,7 +496,7 @@ impl McpServer {
             .search(query)
             .into_iter()
             .filter_map(|(_, e)| st.members.served(&e.descriptor.wire_name))
-            .map(|s| &s.tool)
+            .map(|s| s.tool(&st.catalog))
             .take(limit)
             .collect();
         lazy::found(found)
@@ -581,8 +626,8 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let st = self.state();
-        let (tools, next) = page(&st.listed, request)?;
-        let mut result = ListToolsResult::with_all_items(tools.to_vec());
+        let (listed, next) = page(&st.listed, request)?;
+        let mut result = ListToolsResult::with_all_items(st.tools(listed));
         result.next_cursor = next;
         Ok(result)
     }
@@ -702,7 +747,7 @@ impl ServerHandler for McpServer {
         let st = self.state();
         st.members
             .tool(&st.catalog, name)
-            .map(|(_, s)| s.tool.clone())
+            .map(|(_, s)| s.tool(&st.catalog).clone())
     }
 
     async fn call_tool(
@@ -763,7 +808,12 @@ impl ServerHandler for McpServer {
                     modern,
                     requests: self.session.requests,
                 };
-                let step = el.step(&served.tool, args, &client, &self.session.rounds);
+                let step = el.step(
+                    served.tool(&st.catalog),
+                    args,
+                    &client,
+                    &self.session.rounds,
+                );
                 match step {
                     Step::Run(args, note) => (args, note),
                     Step::Ask(ask) => return Ok(ask.into()),
@@ -775,7 +825,9 @@ impl ServerHandler for McpServer {
                             }
                         };
                         let note = match answer {
-                            Ok(result) => elicit::apply(&served.tool, &mut args, result),
+                            Ok(result) => {
+                                elicit::apply(served.tool(&st.catalog), &mut args, result)
+                            }
                             Err(e) => {
                                 Some(format!("the client did not answer the elicitation: {e}"))
                             }
