@@ -12,7 +12,7 @@ use flowmcp_validate::Options;
 use flowmcp_loader::LoadedFile;
 
 use crate::results::{Key, Purpose, Recorder, ResultCache, hash_dir, options_fingerprint};
-use flowmcp_validate::lists::{display_dir, find_lists_dir, load_dir, search_start};
+use flowmcp_validate::lists::{display_dir, find_lists_dir_with, load_dir, search_start};
 
 /// A registry, loaded by the first thread that asks for it.
 type Slot = OnceLock<Arc<ListRegistry>>;
@@ -75,9 +75,12 @@ impl ListDiscovery {
             return found.clone();
         }
         let start = search_start(file);
-        let known = lock(&self.walks).get(&start).cloned();
-        let found = known.unwrap_or_else(|| find_lists_dir(&start));
+        // Directories walked through share the answer: siblings stop at their common parent.
+        let (found, walked) = find_lists_dir_with(&start, |d| lock(&self.walks).get(d).cloned());
         let mut walks = lock(&self.walks);
+        for d in walked {
+            walks.insert(d, found.clone());
+        }
         walks.insert(start, found.clone());
         walks.insert(given, found.clone());
         found

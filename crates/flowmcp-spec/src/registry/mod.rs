@@ -238,11 +238,16 @@ impl Code {
 
     /// Looks a code up by its text (`"VAL014"`, case-insensitive).
     pub fn parse(text: &str) -> Option<Code> {
-        let upper = text.trim().to_ascii_uppercase();
-        RULES
-            .iter()
-            .find(|r| r.code.as_str() == upper)
-            .map(|r| r.code)
+        // Cached reports restore thousands of codes: an index, and no allocation when the text
+        // is already upper case.
+        static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, Code>> =
+            std::sync::OnceLock::new();
+        let index = INDEX.get_or_init(|| RULES.iter().map(|r| (r.code.as_str(), r.code)).collect());
+        let text = text.trim();
+        index
+            .get(text)
+            .or_else(|| index.get(text.to_ascii_uppercase().as_str()))
+            .copied()
     }
 }
 

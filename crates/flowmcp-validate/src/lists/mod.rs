@@ -28,19 +28,38 @@ pub const MAX_WALK_UP: usize = 10;
 /// sub-directory. The walk stops early at a directory with `registry.json` (a catalog root without
 /// lists). `dir` should be absolute (canonical), so that the walk sees the real parents.
 pub fn find_lists_dir(dir: &Path) -> Option<PathBuf> {
+    find_lists_dir_with(dir, |_| None).0
+}
+
+/// [`find_lists_dir`], asking `known` at each directory before looking into it: a directory whose
+/// answer is known ends the walk with that answer. Also returns the directories the walk went
+/// through that have the same answer, to remember: all of them, except when the walk ended at
+/// its limit (a directory higher up could look further than the one it started from).
+pub fn find_lists_dir_with(
+    dir: &Path,
+    known: impl Fn(&Path) -> Option<Option<PathBuf>>,
+) -> (Option<PathBuf>, Vec<PathBuf>) {
     if dir.file_name().is_some_and(|n| n == LISTS_DIR) {
-        return Some(dir.to_path_buf());
+        return (Some(dir.to_path_buf()), Vec::new());
     }
+    let mut walked = Vec::new();
     for d in dir.ancestors().take(MAX_WALK_UP + 1) {
+        if let Some(answer) = known(d) {
+            return (answer, walked);
+        }
+        walked.push(d.to_path_buf());
         let candidate = d.join(LISTS_DIR);
         if candidate.is_dir() {
-            return Some(candidate);
+            return (Some(candidate), walked);
         }
         if d.join(flowmcp_spec::catalog::REGISTRY_FILE).is_file() {
-            return None;
+            return (None, walked);
         }
     }
-    None
+    if walked.len() > MAX_WALK_UP {
+        walked.clear();
+    }
+    (None, walked)
 }
 
 /// The directory a file's list search starts from: its parent directory, made canonical (or
@@ -125,4 +144,38 @@ pub fn load_dir(dir: &Path, settings: &RuleSettings, limits: &Limits) -> ListReg
         }
     }
     ListRegistry::from_dir(dir.to_path_buf(), lists, unloaded)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The walk with remembered answers gives what the plain walk gives, from every directory it
+    /// went through, and a known answer ends it.
+    #[test]
+    fn remembered_walks_give_the_same_answers() {
+        let root = std::env::temp_dir().join(format!("flowmcp-walk-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let deep = root.join("cat/providers/ns/sub");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::create_dir_all(root.join("cat/_lists")).unwrap();
+        let root = std::fs::canonicalize(&root).unwrap();
+        let deep = root.join("cat/providers/ns/sub");
+        let (found, walked) = find_lists_dir_with(&deep, |_| None);
+        assert_eq!(found, Some(root.join("cat/_lists")));
+        assert_eq!(found, find_lists_dir(&deep));
+        assert_eq!(walked.len(), 4, "{walked:?}");
+        for d in &walked {
+            assert_eq!(find_lists_dir(d), found, "{}", d.display());
+        }
+        // A known answer at `providers` ends the walk there.
+        let providers = root.join("cat/providers");
+        let (answer, walked) = find_lists_dir_with(&deep, |d| {
+            (d == providers).then(|| Some(PathBuf::from("/known")))
+        });
+        assert_eq!(answer, Some(PathBuf::from("/known")));
+        assert_eq!(walked, vec![deep.clone(), root.join("cat/providers/ns")]);
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }
