@@ -219,6 +219,9 @@ impl ListDiscovery {
             flowmcp_validate::validate_loaded_mut(&mut loaded, &recorded, &scope, Some(path));
         Some(match purpose {
             Purpose::Report => {
+                // As `flowmcp_validate::validate_file` reports a file validated alone.
+                let report =
+                    flowmcp_validate::catalog::mark_validated_alone(report, &recorded.settings);
                 results.put(&key, recorder.asked(), &report, None);
                 Cached::Report(report)
             }

@@ -585,6 +585,22 @@ fn i31_2_a_file_inside_a_catalog_gets_the_checks_across_files() {
         &env,
     );
     assert_eq!(alone.code, 0, "{}{}", alone.stdout, alone.stderr);
+    // A selection outside any catalog is valid alone, and says which checks it did not get
+    // (CAT010), rather than a bare "valid".
+    std::fs::copy(
+        cat.join("selections/days-off/selection.mjs"),
+        dir.join("selection.mjs"),
+    )
+    .unwrap();
+    let outside = common::flowmcp_env(&["validate", "selection.mjs"], &dir, &env);
+    assert_eq!(outside.code, 0, "{}{}", outside.stdout, outside.stderr);
+    assert!(
+        outside
+            .stdout
+            .contains("CAT010 info selection.mjs: Checks across files were not run (SEL003)"),
+        "{}",
+        outside.stdout
+    );
 }
 
 fn copy_tree(from: &std::path::Path, to: &std::path::Path) {

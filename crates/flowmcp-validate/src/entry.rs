@@ -20,7 +20,8 @@ pub fn validate_file(
     opts: &Options,
 ) -> FileReport {
     let loaded = load_file(path, display, &opts.limits, &opts.settings);
-    validate_loaded_in(loaded, opts, lists, Some(path))
+    let report = validate_loaded_in(loaded, opts, lists, Some(path));
+    crate::catalog::mark_validated_alone(report, &opts.settings)
 }
 
 /// Validates `source` as a file named `name` (the name diagnostics carry; it also decides the
@@ -46,7 +47,8 @@ pub fn validate_str(
 ) -> FileReport {
     let path = Path::new(name);
     let mut loaded = load_source(path, name, source, &opts.limits, &opts.settings);
-    validate_at(&mut loaded, opts, lists, Some(path), false)
+    let report = validate_at(&mut loaded, opts, lists, Some(path), false);
+    crate::catalog::mark_validated_alone(report, &opts.settings)
 }
 
 /// Runs the rules that apply to an already loaded file, with the shared lists of `lists` (e.g. the

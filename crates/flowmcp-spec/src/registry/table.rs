@@ -391,6 +391,7 @@ declare_rules! {
     CAT007: Cat, Spec, "15-catalog.md", Error/Error, Implemented, "`schemaSpec` must be a concrete FlowMCP spec version";
     CAT008: Cat, Extension, "flowmcp-rs", Error/Error, Implemented, "registry.json `contentHash` does not match the recomputed hash";
     CAT009: Cat, Extension, "flowmcp-rs", Info/Info, Implemented, "Other files refer to what a file that cannot be loaded would define (their findings about it are left out)";
+    CAT010: Cat, Extension, "flowmcp-rs", Info/Info, Implemented, "Checks across files were not run: the file was validated alone, outside a catalog";
     ID001: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "Wrong segment count: Primitive-ID needs 3, Schema-File-ID 2";
     ID002: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID namespace must match ^[a-z][a-z0-9-]*$";
     ID003: Id, Spec, "16-id-schema.md", Error/Error, Implemented, "ID type must be tool, resource, prompt, list, skill, selection or agent";
