@@ -66,6 +66,7 @@ mod error;
 pub mod grading;
 pub mod integrity;
 pub mod manifest;
+pub mod migrate;
 mod open;
 pub mod primitives;
 pub mod prompts;

@@ -1,0 +1,819 @@
+//! Migrating a schema file to a newer major version of the specification, as a rewrite of its
+//! text: every character the steps do not change stays as it was (comments, formatting, key
+//! order), since each step edits byte ranges found by the loader's edit reader.
+//!
+//! The steps (the migration chapter, 08):
+//! - **1 → 2**: `export const schema` becomes `export const main`; `flowMCP: '1.x'` becomes
+//!   `version: '2.0.0'` (a schema's own `version` becomes `schemaVersion`); the 1.x tool fields
+//!   `requestMethod` and `route` become `method` and `path`; `handlers` leaves `main` and becomes
+//!   the factory `export const handlers = ( { sharedLists, libraries } ) => …`, whose tools call
+//!   the 1.x handlers their `modifiers` named (the `modifiers` are removed); every `import` becomes
+//!   a TODO comment with the suggested shared-list reference (or library).
+//! - **2 → 3**: `main.routes` becomes `main.tools`; the version becomes `3.0.0`.
+//! - **3 → 4** (beyond the chapter, which leaves it to the author): the version becomes `4.0.0`;
+//!   `main.skills` is removed (its text kept in a comment, to be registered in a selection or an
+//!   agent manifest); every tool without `meta` gets one drafted from its method, path and
+//!   description; `:key` path segments become `{{key}}`; `{{KEY}}` placeholders of a server
+//!   parameter (one listed in `requiredServerParams`) become `{{SERVER_PARAM:KEY}}`.
+//!
+//! Every drafted value and every TODO carries a `// REVIEW:` or `// TODO:` comment, and is listed
+//! in [`Migration::reviews`] with its line, so that a person confirms it.
+
+use std::ops::Range;
+
+use flowmcp_loader::edit::{self, EditError, Member};
+use serde_json::Value;
+
+/// The newest major version of the specification migrations lead to.
+pub const LATEST: u8 = 4;
+
+/// What [`migrate`] did to one file's text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Migration {
+    /// The major version the text was written for.
+    pub from: u8,
+    /// The major version of the new text (`from` when nothing was to be done).
+    pub to: u8,
+    /// The new text.
+    pub text: String,
+    /// What was changed, one sentence each, in order.
+    pub changes: Vec<String>,
+    /// What a person has to look at: the line (1-based, in the new text) and why.
+    pub reviews: Vec<Review>,
+}
+
+/// One thing of a migrated file that needs a person's decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Review {
+    /// 1-based line in the migrated text.
+    pub line: usize,
+    /// What to check.
+    pub message: String,
+}
+
+/// Why a file could not be migrated.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MigrateError {
+    /// No `export const schema = { … }` (1.x) or `export const main = { … }` (2.x and later).
+    #[error("not a schema file: no `export const main = {{ … }}` or 1.x `export const schema = {{ … }}`")]
+    NotASchema,
+    /// `main.version` is missing or not a version this migration knows.
+    #[error("cannot tell the version: {0}")]
+    UnknownVersion(String),
+    /// The file is newer than the requested target.
+    #[error("the file is version {found}, newer than the target {target}")]
+    Newer {
+        /// The file's major version.
+        found: u8,
+        /// The requested major version.
+        target: u8,
+    },
+    /// A step met text it cannot rewrite safely (the reason says where).
+    #[error("{0}")]
+    Edit(String),
+}
+
+impl From<EditError> for MigrateError {
+    fn from(e: EditError) -> Self {
+        MigrateError::Edit(e.to_string())
+    }
+}
+
+/// The major version `source` was written for: 1 for a 1.x `export const schema` (with
+/// `flowMCP`, or without `main`), else the major of `main.version`.
+pub fn detect(source: &str) -> Result<u8, MigrateError> {
+    if edit::find_export(source, "main").is_none() {
+        return match edit::find_export(source, "schema") {
+            Some(_) => {
+                let members = edit::object_members(source, "schema", &[])?;
+                // The chapter's 3.x example nests `main` inside `schema`; that is not 1.x.
+                if members.iter().any(|m| m.name == "main")
+                    && !members.iter().any(|m| m.name == "flowMCP")
+                {
+                    return Err(MigrateError::UnknownVersion(
+                        "`export const schema = { main: … }` is not a layout any version defines; \
+                         export `main` on its own"
+                            .into(),
+                    ));
+                }
+                Ok(1)
+            }
+            None => Err(MigrateError::NotASchema),
+        };
+    }
+    let members = edit::object_members(source, "main", &[])?;
+    let version = members
+        .iter()
+        .find(|m| m.name == "version")
+        .and_then(|m| string_value(source, m))
+        .ok_or_else(|| MigrateError::UnknownVersion("`main.version` is not a string".into()))?;
+    match version.split('.').next().and_then(|n| n.parse::<u8>().ok()) {
+        Some(n @ 2..=LATEST) => Ok(n),
+        _ => Err(MigrateError::UnknownVersion(format!(
+            "`main.version` is `{version}`"
+        ))),
+    }
+}
+
+/// Rewrites `source` step by step up to the major version `target` (2, 3 or 4). A file already at
+/// `target` comes back unchanged, with no changes listed.
+pub fn migrate(source: &str, target: u8) -> Result<Migration, MigrateError> {
+    let from = detect(source)?;
+    if from > target {
+        return Err(MigrateError::Newer {
+            found: from,
+            target,
+        });
+    }
+    let mut text = source.to_string();
+    let mut changes = Vec::new();
+    for step in from..target {
+        text = match step {
+            1 => v1_to_v2(&text, &mut changes)?,
+            2 => v2_to_v3(&text, &mut changes)?,
+            _ => v3_to_v4(&text, &mut changes)?,
+        };
+    }
+    let reviews = new_markers(source, &text);
+    Ok(Migration {
+        from,
+        to: target.max(from),
+        text,
+        changes,
+        reviews,
+    })
+}
+
+/// The `// REVIEW:` and `// TODO:` lines of `after` that `before` did not have, with their line
+/// numbers.
+fn new_markers(before: &str, after: &str) -> Vec<Review> {
+    let mut old: Vec<&str> = before.lines().map(str::trim).collect();
+    let mut out = Vec::new();
+    for (i, line) in after.lines().enumerate() {
+        let t = line.trim();
+        if let Some(pos) = old.iter().position(|o| *o == t) {
+            old.swap_remove(pos);
+            continue;
+        }
+        for mark in ["// REVIEW:", "// TODO:"] {
+            if let Some(rest) = t.strip_prefix(mark) {
+                out.push(Review {
+                    line: i + 1,
+                    message: rest.trim().to_string(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Replacements of byte ranges of one text, applied together (they must not overlap).
+#[derive(Default)]
+struct Edits(Vec<(Range<usize>, String)>);
+
+impl Edits {
+    fn put(&mut self, range: Range<usize>, text: impl Into<String>) {
+        self.0.push((range, text.into()));
+    }
+    fn apply(mut self, source: &str) -> Result<String, MigrateError> {
+        self.0.sort_by_key(|(r, _)| (r.start, r.end));
+        let mut out = String::with_capacity(source.len() + 256);
+        let mut at = 0;
+        for (r, text) in &self.0 {
+            if r.start < at || r.end > source.len() {
+                return Err(MigrateError::Edit(
+                    "two rewrites of the same text overlap".into(),
+                ));
+            }
+            out.push_str(&source[at..r.start]);
+            out.push_str(text);
+            at = r.end;
+        }
+        out.push_str(&source[at..]);
+        Ok(out)
+    }
+}
+
+/// The text of a member's value when it is a plain string literal (no substitutions).
+fn string_value(source: &str, m: &Member) -> Option<String> {
+    let raw = source.get(m.value.clone())?;
+    let q = raw.chars().next()?;
+    if !matches!(q, '\'' | '"' | '`') || raw.len() < 2 || !raw.ends_with(q) {
+        return None;
+    }
+    let inner = &raw[1..raw.len() - 1];
+    if q == '`' && inner.contains("${") {
+        return None;
+    }
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some(other) => out.push(other),
+                None => {}
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// A string as a single-quoted JavaScript literal.
+fn quoted(s: &str) -> String {
+    edit::js_literal(&Value::String(s.to_string()), "", "    ")
+}
+
+/// The literal data value of a member (an object or array literal of plain data), if it is one.
+fn data_value(source: &str, m: &Member) -> Option<Value> {
+    flowmcp_loader::literal::read_literal(source, m.value.start)
+        .ok()
+        .map(|(v, _)| v)
+}
+
+/// The byte range that removes member `m` from its object: with its comma (the following one, or
+/// for the last member the preceding one) and, when it stands on lines of its own, those lines.
+fn removal(source: &str, m: &Member) -> Range<usize> {
+    let bytes = source.as_bytes();
+    let mut end = m.value.end;
+    let mut after = end;
+    while after < bytes.len() && matches!(bytes[after], b' ' | b'\t' | b'\r' | b'\n') {
+        after += 1;
+    }
+    let mut start = m.key.start;
+    if bytes.get(after) == Some(&b',') {
+        end = after + 1;
+    } else {
+        let mut before = start;
+        while before > 0 && matches!(bytes[before - 1], b' ' | b'\t' | b'\r' | b'\n') {
+            before -= 1;
+        }
+        if before > 0 && bytes[before - 1] == b',' {
+            return before - 1..end;
+        }
+    }
+    // Whole lines when the member has its lines to itself.
+    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+    let rest_end = source[end..].find('\n').map_or(source.len(), |i| end + i);
+    if source[line_start..start].trim().is_empty() && source[end..rest_end].trim().is_empty() {
+        start = line_start;
+        end = (rest_end + 1).min(source.len());
+    }
+    start..end
+}
+
+/// The indentation of the line `at` is on.
+fn indent_at(source: &str, at: usize) -> String {
+    let line_start = source[..at].rfind('\n').map_or(0, |i| i + 1);
+    source[line_start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect()
+}
+
+/// `text` as comment lines (`// ` before each), indented by `indent`.
+fn commented(text: &str, indent: &str) -> String {
+    text.lines()
+        .map(|l| format!("{indent}// {}\n", l.trim_end()))
+        .collect()
+}
+
+// ---------------------------------------------------------------- 1.x → 2.0.0
+
+fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateError> {
+    let export = edit::find_export(source, "schema").ok_or(MigrateError::NotASchema)?;
+    let members = edit::object_members(source, "schema", &[])?;
+    let mut edits = Edits::default();
+    edits.put(export.name.clone(), "main");
+    changes.push("`export const schema` became `export const main`".into());
+
+    // The version.
+    let flow = members.iter().find(|m| m.name == "flowMCP");
+    if let Some(own) = members.iter().find(|m| m.name == "version") {
+        edits.put(own.key.clone(), "schemaVersion");
+        changes.push("the schema's own `version` became `schemaVersion`".into());
+    }
+    match flow {
+        Some(f) => {
+            edits.put(f.key.start..f.value.end, "version: '2.0.0'");
+            changes.push("`flowMCP` became `version: '2.0.0'`".into());
+        }
+        None => {
+            let open = export.object.start + 1;
+            let first = members.first().map(|m| m.key.start);
+            let text = match first {
+                Some(at) if source[open..at].contains('\n') => {
+                    format!("\n{}version: '2.0.0',", indent_at(source, at))
+                }
+                _ => " version: '2.0.0',".to_string(),
+            };
+            edits.put(open..open, text);
+            changes.push("`version: '2.0.0'` added".into());
+        }
+    }
+
+    // The tools: 1.x field names, and which handlers their modifiers call.
+    let mut wiring: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    if members.iter().any(|m| m.name == "routes") {
+        for route in edit::object_members(source, "schema", &["routes"])? {
+            if !source[route.value.clone()].starts_with('{') {
+                continue;
+            }
+            let fields = edit::object_members(source, "schema", &["routes", &route.name])?;
+            for f in &fields {
+                match f.name.as_str() {
+                    "requestMethod" if !fields.iter().any(|g| g.name == "method") => {
+                        edits.put(f.key.clone(), "method")
+                    }
+                    "route" if !fields.iter().any(|g| g.name == "path") => {
+                        edits.put(f.key.clone(), "path")
+                    }
+                    "modifiers" => {
+                        let calls: Vec<(String, String)> = data_value(source, f)
+                            .and_then(|v| v.as_array().cloned())
+                            .unwrap_or_default()
+                            .iter()
+                            .filter_map(|m| {
+                                Some((
+                                    m.get("phase")?.as_str()?.to_string(),
+                                    m.get("handlerName")?.as_str()?.to_string(),
+                                ))
+                            })
+                            .collect();
+                        edits.put(removal(source, f), "");
+                        wiring.push((route.name.clone(), calls));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        changes.push(
+            "tool fields `requestMethod` and `route` became `method` and `path`".into(),
+        );
+    }
+
+    // Handlers leave `main` and become a factory.
+    let mut factory = String::new();
+    if let Some(h) = members.iter().find(|m| m.name == "handlers") {
+        let unit = edit::indent_unit(source);
+        let legacy = reindent(&source[h.value.clone()], &indent_at(source, h.key.start), &unit);
+        factory = handlers_factory(&legacy, &wiring, &unit);
+        edits.put(removal(source, h), "");
+        changes.push(
+            "`handlers` left `main` and became the factory `export const handlers = ( { sharedLists, libraries } ) => …`, \
+             its tools calling the handlers their `modifiers` named"
+                .into(),
+        );
+    } else if wiring.iter().any(|(_, calls)| !calls.is_empty()) {
+        changes.push("`modifiers` removed: the file has no `handlers` they could call".into());
+    }
+    if !factory.is_empty() {
+        edits.put(export.object.end..export.object.end, format!("\n\n\n{factory}"));
+    }
+
+    // Imports become TODO comments.
+    for (range, statement, specifier) in imports(source) {
+        let suggestion = if specifier.starts_with('.') {
+            let stem = specifier
+                .rsplit('/')
+                .next()
+                .unwrap_or(&specifier)
+                .trim_end_matches(".mjs")
+                .trim_end_matches(".js");
+            format!(
+                "// TODO: Convert import to shared list reference\n// Original: {statement}\n// Suggested: main.sharedLists: [{{ ref: '{}', version: '1.0.0' }}]",
+                lower_camel(stem)
+            )
+        } else {
+            format!(
+                "// TODO: Convert import to an injected library\n// Original: {statement}\n// Suggested: main.requiredLibraries: [ '{specifier}' ], used as `libraries` in the handlers factory"
+            )
+        };
+        edits.put(range, suggestion);
+        changes.push(format!("import of `{specifier}` turned into a TODO comment"));
+    }
+    edits.apply(source)
+}
+
+/// The top-level `import` statements of `source`: their byte range, their text on one line, and
+/// the module specifier.
+fn imports(source: &str) -> Vec<(Range<usize>, String, String)> {
+    let blanked = flowmcp_loader::scan::blank(source);
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in blanked.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let trimmed = line.trim_start();
+        if !(trimmed.starts_with("import ") || trimmed.starts_with("import{")) {
+            continue;
+        }
+        if start < out.last().map_or(0, |(r, _, _): &(Range<usize>, String, String)| r.end) {
+            continue;
+        }
+        let begin = start + (line.len() - trimmed.len());
+        // The specifier: the first string after `from`, or right after `import`.
+        let Some(quote) = blanked[begin..]
+            .find(['\'', '"'])
+            .map(|i| begin + i)
+        else {
+            continue;
+        };
+        let q = blanked.as_bytes()[quote];
+        let Some(close) = blanked[quote + 1..]
+            .find(q as char)
+            .map(|i| quote + 1 + i)
+        else {
+            continue;
+        };
+        let mut end = close + 1;
+        if source[end..].starts_with(';') {
+            end += 1;
+        }
+        let statement = source[begin..end].split_whitespace().collect::<Vec<_>>().join(" ");
+        let specifier = source[quote + 1..close].to_string();
+        out.push((begin..end, statement, specifier));
+    }
+    out
+}
+
+/// `evm-chains` → `evmChains`, `EVM_CHAINS` → `evmChains`, `evmChains` → `evmChains`.
+fn lower_camel(name: &str) -> String {
+    let parts: Vec<&str> = name.split(['-', '_', '.']).filter(|p| !p.is_empty()).collect();
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        let shouting = p.chars().all(|c| !c.is_lowercase());
+        let word: String = if shouting { p.to_lowercase() } else { p.to_string() };
+        let mut cs = word.chars();
+        if let Some(first) = cs.next() {
+            if i == 0 {
+                out.extend(first.to_lowercase());
+            } else {
+                out.extend(first.to_uppercase());
+            }
+            out.push_str(cs.as_str());
+        }
+    }
+    out
+}
+
+/// Moves the lines after the first of `text` from below `from` to one `unit` below the start of
+/// a line (where the factory's `const legacy = ` puts them).
+fn reindent(text: &str, from: &str, unit: &str) -> String {
+    let mut out = String::new();
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            match line.strip_prefix(from) {
+                Some(rest) if !line.trim().is_empty() => {
+                    out.push_str(unit);
+                    out.push_str(rest);
+                }
+                _ => out.push_str(line),
+            }
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// The 2.0.0 handlers factory around the 1.x handlers object `legacy`: each tool gets a
+/// `preRequest`, `postRequest` or `executeRequest` that runs the 1.x handlers its modifiers named
+/// for that phase, in order, on the 1.x `{ struct, payload }` (with the response in
+/// `struct.data`).
+fn handlers_factory(legacy: &str, wiring: &[(String, Vec<(String, String)>)], u: &str) -> String {
+    let mut tools = Vec::new();
+    for (tool, calls) in wiring {
+        let mut phases = Vec::new();
+        for (phase, head, tail) in [
+            (
+                "pre",
+                "preRequest: async ( { struct, payload } ) => {",
+                "return { struct: current.struct, payload: current.payload }",
+            ),
+            (
+                "post",
+                "postRequest: async ( { response, struct, payload } ) => {",
+                "return { response: current.struct.data }",
+            ),
+            (
+                "execute",
+                "executeRequest: async ( { struct, payload } ) => {",
+                "return { response: current.struct.data }",
+            ),
+        ] {
+            let names: Vec<&str> = calls
+                .iter()
+                .filter(|(p, _)| p == phase)
+                .map(|(_, n)| n.as_str())
+                .collect();
+            if names.is_empty() {
+                continue;
+            }
+            let start = if phase == "post" {
+                "let current = { struct: { ...struct, data: response }, payload }"
+            } else {
+                "let current = { struct, payload }"
+            };
+            let mut body = format!("{u}{u}{u}{head}\n{u}{u}{u}{u}{start}\n");
+            for n in names {
+                body.push_str(&format!(
+                    "{u}{u}{u}{u}current = await legacy[ {} ]( current )\n",
+                    quoted(n)
+                ));
+            }
+            body.push_str(&format!("{u}{u}{u}{u}{tail}\n{u}{u}{u}}}"));
+            phases.push(body);
+        }
+        if phases.is_empty() {
+            continue;
+        }
+        let key = edit::js_literal(&serde_json::json!({ tool: 0 }), "", u);
+        let key = key
+            .trim_start_matches("{ ")
+            .trim_end_matches(": 0 }")
+            .to_string();
+        tools.push(format!("{u}{u}{key}: {{\n{}\n{u}{u}}}", phases.join(",\n")));
+    }
+    format!(
+        "// REVIEW: the 1.x handlers, now called by the tools their `modifiers` named (check the arguments each expects)\n\
+         export const handlers = ( {{ sharedLists, libraries }} ) => {{\n\
+         {u}const legacy = {legacy}\n\n\
+         {u}return {{\n{}\n{u}}}\n}}\n",
+        tools.join(",\n")
+    )
+}
+
+// ---------------------------------------------------------------- 2.x → 3.0.0
+
+fn v2_to_v3(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateError> {
+    let members = edit::object_members(source, "main", &[])?;
+    let mut edits = Edits::default();
+    set_version(source, &members, "3.0.0", &mut edits, changes)?;
+    match (
+        members.iter().find(|m| m.name == "routes"),
+        members.iter().any(|m| m.name == "tools"),
+    ) {
+        (Some(_), true) => {
+            return Err(MigrateError::Edit(
+                "`main` has both `routes` and `tools`; merge them by hand".into(),
+            ));
+        }
+        (Some(r), false) => {
+            edits.put(r.key.clone(), "tools");
+            changes.push("`main.routes` became `main.tools`".into());
+        }
+        _ => {}
+    }
+    edits.apply(source)
+}
+
+fn set_version(
+    source: &str,
+    members: &[Member],
+    version: &str,
+    edits: &mut Edits,
+    changes: &mut Vec<String>,
+) -> Result<(), MigrateError> {
+    let v = members
+        .iter()
+        .find(|m| m.name == "version")
+        .ok_or_else(|| MigrateError::UnknownVersion("`main.version` is missing".into()))?;
+    edits.put(v.value.clone(), quoted(version));
+    changes.push(format!(
+        "`main.version` {} → {version}",
+        string_value(source, v).unwrap_or_default()
+    ));
+    Ok(())
+}
+
+// ---------------------------------------------------------------- 3.x → 4.0.0
+
+fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateError> {
+    let export = edit::find_export(source, "main").ok_or(MigrateError::NotASchema)?;
+    let members = edit::object_members(source, "main", &[])?;
+    let mut edits = Edits::default();
+    set_version(source, &members, "4.0.0", &mut edits, changes)?;
+
+    // `main.skills` leaves (kept in a comment above `main`).
+    if let Some(s) = members.iter().find(|m| m.name == "skills") {
+        let statement = source[..export.name.start]
+            .rfind("export")
+            .unwrap_or(export.name.start);
+        let line_start = source[..statement].rfind('\n').map_or(0, |i| i + 1);
+        let note = format!(
+            "// REVIEW: `main.skills` was removed (v4 forbids it): register these skills in a selection or an agent manifest. It was:\n{}",
+            commented(&source[s.key.start..s.value.end], "")
+        );
+        edits.put(line_start..line_start, note);
+        edits.put(removal(source, s), "");
+        changes.push("`main.skills` removed (kept in a comment above `main`)".into());
+    }
+
+    // Server-parameter placeholders, anywhere in `main`'s text.
+    let server: Vec<String> = members
+        .iter()
+        .find(|m| m.name == "requiredServerParams")
+        .and_then(|m| data_value(source, m))
+        .and_then(|v| v.as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let main_text = &source[export.object.clone()];
+    let mut placeholders = 0;
+    for key in &server {
+        let old = format!("{{{{{key}}}}}");
+        for (i, _) in main_text.match_indices(&old) {
+            let at = export.object.start + i;
+            edits.put(at..at + old.len(), format!("{{{{SERVER_PARAM:{key}}}}}"));
+            placeholders += 1;
+        }
+    }
+    if placeholders > 0 {
+        changes.push(format!(
+            "{placeholders} server-parameter placeholder(s) `{{{{KEY}}}}` became `{{{{SERVER_PARAM:KEY}}}}`"
+        ));
+    }
+
+    // Tools: `:key` path segments and drafted `meta`.
+    let namespace = members
+        .iter()
+        .find(|m| m.name == "namespace")
+        .and_then(|m| string_value(source, m))
+        .unwrap_or_default();
+    let tools_key = if members.iter().any(|m| m.name == "tools") {
+        "tools"
+    } else {
+        "routes"
+    };
+    let mut drafted = 0;
+    let mut paths = 0;
+    if members.iter().any(|m| m.name == tools_key)
+        && members
+            .iter()
+            .find(|m| m.name == tools_key)
+            .is_some_and(|m| source[m.value.clone()].starts_with('{'))
+    {
+        let unit = edit::indent_unit(source);
+        for tool in edit::object_members(source, "main", &[tools_key])? {
+            if !source[tool.value.clone()].starts_with('{') {
+                continue;
+            }
+            let fields = edit::object_members(source, "main", &[tools_key, &tool.name])?;
+            let get = |name: &str| {
+                fields
+                    .iter()
+                    .find(|f| f.name == name)
+                    .and_then(|f| string_value(source, f))
+            };
+            if let Some(p) = fields.iter().find(|f| f.name == "path")
+                && let Some(path) = string_value(source, p)
+            {
+                let new = colon_paths(&path);
+                if new != path && !source[p.value.clone()].starts_with('`') {
+                    edits.put(p.value.clone(), quoted(&new));
+                    paths += 1;
+                }
+            }
+            if fields.iter().any(|f| f.name == "meta") {
+                continue;
+            }
+            let method = get("method").unwrap_or_else(|| "GET".into()).to_uppercase();
+            let description = get("description").unwrap_or_default();
+            let path = get("path").unwrap_or_default();
+            let (meta, why) = draft_meta(&namespace, &tool.name, &method, &path, &description);
+            let Some(last) = fields.last() else { continue };
+            let indent = if source[tool.value.start..last.key.start].contains('\n') {
+                indent_at(source, last.key.start)
+            } else {
+                format!("{}{unit}", indent_at(source, tool.key.start))
+            };
+            let mut at = last.value.end;
+            let rest = &source[at..tool.value.end];
+            let comma = rest.trim_start().starts_with(',');
+            if comma {
+                at += rest.find(',').map_or(0, |i| i + 1);
+            }
+            let literal = edit::js_literal(&meta, &indent, &unit);
+            edits.put(
+                at..at,
+                format!(
+                    "{}\n{indent}// REVIEW: meta drafted by migration ({why}); confirm each value\n{indent}meta: {literal}{}",
+                    if comma { "" } else { "," },
+                    if comma { "," } else { "" }
+                ),
+            );
+            drafted += 1;
+        }
+    }
+    if paths > 0 {
+        changes.push(format!("{paths} path(s): `:key` segments became `{{{{key}}}}`"));
+    }
+    if drafted > 0 {
+        changes.push(format!("`meta` drafted for {drafted} tool(s)"));
+    }
+    edits.apply(source)
+}
+
+/// `/users/:id/posts` → `/users/{{id}}/posts` (only whole segments that start with `:`).
+fn colon_paths(path: &str) -> String {
+    path.split('/')
+        .map(|seg| match seg.strip_prefix(':') {
+            Some(name)
+                if !name.is_empty()
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                format!("{{{{{name}}}}}")
+            }
+            _ => seg.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Words a search hint gains nothing from.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "by", "for", "from", "get", "gets", "in", "into", "is",
+    "it", "its", "of", "on", "or", "the", "this", "to", "via", "with", "returns", "return",
+    "structured", "json", "response", "data", "using", "given", "all", "be", "can", "that",
+];
+
+/// A drafted `meta` for one tool and a short reason: reads are `GET`/`HEAD`/`OPTIONS`, and `POST`
+/// tools whose path or description says they query (GraphQL, RPC, search); only `DELETE` or a
+/// description that says it deletes is destructive; concurrency safety follows read-only-ness; the
+/// search hint is the description's distinctive words (or the tool name's), at most 100 characters.
+fn draft_meta(
+    namespace: &str,
+    tool: &str,
+    method: &str,
+    path: &str,
+    description: &str,
+) -> (Value, String) {
+    let lower = format!("{} {}", path, description).to_lowercase();
+    let querying = ["graphql", "rpc", "search", "query", "lookup", "find", "fetch", "list"]
+        .iter()
+        .any(|w| lower.contains(w));
+    let (read_only, why) = match method {
+        "GET" | "HEAD" | "OPTIONS" => (true, format!("{method}: read-only")),
+        "POST" if querying => (true, "POST that queries: read-only".to_string()),
+        m => (false, format!("{m}: writes")),
+    };
+    let destructive = method == "DELETE"
+        || ["delete", "remove", "destroy", "revoke", "cancel"]
+            .iter()
+            .any(|w| description.to_lowercase().split(|c: char| !c.is_alphanumeric()).any(|x| x == *w));
+    let mut words: Vec<String> = Vec::new();
+    let source_words = if description.trim().is_empty() {
+        split_camel(tool)
+    } else {
+        description
+            .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+            .map(str::to_lowercase)
+            .collect()
+    };
+    for w in std::iter::once(namespace.to_string()).chain(source_words) {
+        let w = w.trim_matches('-').to_string();
+        if w.len() < 2 || STOP_WORDS.contains(&w.as_str()) || words.contains(&w) {
+            continue;
+        }
+        if words.iter().map(|x| x.len() + 1).sum::<usize>() + w.len() > 100 {
+            break;
+        }
+        words.push(w);
+    }
+    if words.is_empty() {
+        words.push(tool.to_string());
+    }
+    let meta = serde_json::json!({
+        "isReadOnly": read_only,
+        "isConcurrencySafe": read_only,
+        "isDestructive": destructive,
+        "searchHint": words.join(" "),
+        "aliases": [],
+        "alwaysLoad": false,
+    });
+    (meta, why)
+}
+
+/// `getTokenPrice` → `get`, `token`, `price`.
+fn split_camel(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in name.chars() {
+        if (c.is_uppercase() || c == '_') && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        if c != '_' {
+            cur.extend(c.to_lowercase());
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
