@@ -82,6 +82,9 @@ impl From<EditError> for MigrateError {
 /// The major version `source` was written for: 1 for a 1.x `export const schema` (with
 /// `flowMCP`, or without `main`), else the major of `main.version`.
 pub fn detect(source: &str) -> Result<u8, MigrateError> {
+    if let Some(text) = exported_later(source) {
+        return detect(&text);
+    }
     if edit::find_export(source, "main").is_none() {
         return match edit::find_export(source, "schema") {
             Some(_) => {
@@ -283,7 +286,49 @@ fn commented(text: &str, indent: &str) -> String {
 
 // ---------------------------------------------------------------- 1.x → 2.0.0
 
+/// A 1.x file written as `const schema = { … }` and `export { schema }`, rewritten as `export
+/// const schema = { … }` (the `export { schema }` statement removed); `None` for any other file.
+fn exported_later(source: &str) -> Option<String> {
+    let blanked = flowmcp_loader::scan::blank_aligned(source);
+    let mut statement = None;
+    let mut from = 0;
+    while let Some(i) = blanked[from..].find("export") {
+        let at = from + i;
+        from = at + "export".len();
+        let rest = blanked[from..].trim_start();
+        let Some(inner) = rest.strip_prefix('{') else {
+            continue;
+        };
+        let Some(close) = inner.find('}') else {
+            continue;
+        };
+        if inner[..close].trim() == "schema" {
+            let mut end = blanked.len() - inner.len() + close + 1;
+            if blanked[end..].starts_with(';') {
+                end += 1;
+            }
+            statement = Some(at..end);
+            break;
+        }
+    }
+    let statement = statement?;
+    let declaration = blanked
+        .match_indices("const schema")
+        .map(|(i, _)| i)
+        .find(|&i| i == 0 || blanked.as_bytes()[i - 1] == b'\n')?;
+    let mut text = String::with_capacity(source.len() + 8);
+    text.push_str(&source[..declaration]);
+    text.push_str("export ");
+    text.push_str(&source[declaration..statement.start]);
+    text.push_str(source[statement.end..].strip_prefix('\n').unwrap_or(&source[statement.end..]));
+    Some(text)
+}
+
 fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateError> {
+    if let Some(text) = exported_later(source) {
+        changes.push("`const schema` and `export { schema }` became `export const schema`".into());
+        return v1_to_v2(&text, changes);
+    }
     let export = edit::find_export(source, "schema").ok_or(MigrateError::NotASchema)?;
     let members = edit::object_members(source, "schema", &[])?;
     let mut edits = Edits::default();
@@ -401,7 +446,7 @@ fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
 /// The top-level `import` statements of `source`: their byte range, their text on one line, and
 /// the module specifier.
 fn imports(source: &str) -> Vec<(Range<usize>, String, String)> {
-    let blanked = flowmcp_loader::scan::blank(source);
+    let blanked = flowmcp_loader::scan::blank_aligned(source);
     let mut out = Vec::new();
     let mut at = 0;
     for line in blanked.split_inclusive('\n') {

@@ -93,7 +93,7 @@ pub fn locate_paths_blanked(source: &str, blanked: &str, paths: &[Vec<Key>]) -> 
 /// `blanked` re-spaced so that its byte offsets are those of `source`: every character that differs
 /// from the source's (a blanked one, a space) is padded with spaces to the source character's length.
 /// `None` when the two texts do not have the same characters count or a character cannot be padded.
-fn byte_aligned(source: &str, blanked: &str) -> Option<String> {
+pub(crate) fn byte_aligned(source: &str, blanked: &str) -> Option<String> {
     let mut out = String::with_capacity(source.len());
     let mut s = source.chars();
     for bc in blanked.chars() {

@@ -145,6 +145,16 @@ pub fn blank(source: &str) -> String {
     Blanker::new(source).run().text
 }
 
+/// [`blank`] with the byte offsets of `source` (each blanked multi-byte character becomes as many
+/// spaces as it has bytes), for readers that index both texts by the same byte offsets.
+pub fn blank_aligned(source: &str) -> String {
+    let b = blank(source);
+    if b.len() == source.len() {
+        return b;
+    }
+    crate::locate::byte_aligned(source, &b).unwrap_or_else(|| " ".repeat(source.len()))
+}
+
 /// Scans `source` with the rules of `kind` and returns every match, sorted by line and column.
 pub fn scan(source: &str, kind: ScanKind) -> Vec<ScanHit> {
     let blanked = Blanker::new(source).run();
