@@ -862,3 +862,109 @@ fn split_camel(name: &str) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    const V1: &str = "import { EVM_CHAINS } from '../_shared/evm-chains.mjs'\n\n// the schema\nexport const schema = {\n    namespace: \"demo\",\n    name: \"Demo\",\n    flowMCP: \"1.2.0\",\n    root: \"https://api.example.com\",\n    routes: {\n        getThing: {\n            requestMethod: \"GET\",\n            route: \"/thing/:id\", // keep me\n            parameters: [],\n            modifiers: [ { phase: \"post\", handlerName: \"shape\" } ]\n        }\n    },\n    handlers: {\n        shape: async ( { struct, payload } ) => {\n            return { struct, payload }\n        }\n    }\n}\n";
+
+    #[test]
+    fn i31_1_v1_wraps_fields_in_main() {
+        assert_eq!(detect(V1).unwrap(), 1);
+        let m = migrate(V1, 2).unwrap();
+        assert_eq!((m.from, m.to), (1, 2));
+        assert!(m.text.contains("export const main = {"), "{}", m.text);
+        assert!(m.text.contains("    version: '2.0.0',\n"), "{}", m.text);
+        assert!(!m.text.contains("flowMCP"));
+        // Field names, comment and order kept.
+        assert!(m.text.contains("            method: \"GET\",\n            path: \"/thing/:id\", // keep me\n"), "{}", m.text);
+        assert!(!m.text.contains("modifiers: ["));
+        assert!(m.text.contains("// the schema\n"));
+        // Handlers: a factory after `main`, calling the 1.x handler.
+        let main_end = m.text.find("\n}\n").unwrap();
+        let factory = m.text.find("export const handlers = ( { sharedLists, libraries } ) => {").unwrap();
+        assert!(factory > main_end, "{}", m.text);
+        assert!(m.text.contains("current = await legacy[ 'shape' ]( current )"));
+        assert!(m.text.contains("postRequest: async ( { response, struct, payload } ) => {"));
+        // The routes stay `routes` in 2.0.0.
+        assert!(m.text.contains("    routes: {"));
+        assert_eq!(detect(&m.text).unwrap(), 2);
+    }
+
+    #[test]
+    fn i31_1_v1_imports_become_todo_comments() {
+        let m = migrate(V1, 2).unwrap();
+        assert!(!m.text.contains("\nimport") && !m.text.starts_with("import"), "{}", m.text);
+        assert!(m.text.starts_with(
+            "// TODO: Convert import to shared list reference\n// Original: import { EVM_CHAINS } from '../_shared/evm-chains.mjs'\n// Suggested: main.sharedLists: [{ ref: 'evmChains', version: '1.0.0' }]\n"
+        ), "{}", m.text);
+        assert!(m.reviews.iter().any(|r| r.line == 1 && r.message.starts_with("Convert import")));
+    }
+
+    #[test]
+    fn i31_1_v1_declared_then_exported() {
+        let src = "const schema = {\n    namespace: 'demo',\n    flowMCP: '1.2.0',\n    routes: {}\n}\n\nexport { schema };\n";
+        let m = migrate(src, 2).unwrap();
+        assert_eq!(m.text, "export const main = {\n    namespace: 'demo',\n    version: '2.0.0',\n    routes: {}\n}\n\n");
+    }
+
+    const V2: &str = "export const main = {\n    namespace: 'demo',\n    version: '2.1.0', // old\n    routes: {\n        a: { method: 'GET', path: '/a' }\n    }\n}\n";
+
+    #[test]
+    fn i31_1_v2_renames_routes_and_bumps_the_version() {
+        let m = migrate(V2, 3).unwrap();
+        assert_eq!(
+            m.text,
+            "export const main = {\n    namespace: 'demo',\n    version: '3.0.0', // old\n    tools: {\n        a: { method: 'GET', path: '/a' }\n    }\n}\n"
+        );
+        assert!(m.reviews.is_empty());
+        let both = V2.replace("    routes:", "    tools: {},\n    routes:");
+        assert!(matches!(migrate(&both, 3), Err(MigrateError::Edit(_))));
+    }
+
+    const V3: &str = "export const main = {\n    namespace: 'demo',\n    version: '3.0.0',\n    root: 'https://api.example.com',\n    requiredServerParams: [ 'API_KEY' ],\n    headers: { 'X-Key': '{{API_KEY}}' },\n    skills: [ { name: 'x', file: './x.mjs' } ],\n    tools: {\n        getUser: {\n            method: 'GET',\n            path: '/users/:id/posts',\n            description: 'Get the posts of a user',\n            parameters: []\n        },\n        removeUser: { method: 'DELETE', path: '/users', description: 'Delete a user', meta: { isReadOnly: false } }\n    }\n}\n";
+
+    #[test]
+    fn i31_1_v3_drafts_meta_and_rewrites_old_syntax() {
+        let m = migrate(V3, 4).unwrap();
+        let t = &m.text;
+        assert!(t.contains("    version: '4.0.0',\n"), "{t}");
+        assert!(t.contains("path: '/users/{{id}}/posts',"), "{t}");
+        assert!(t.contains("headers: { 'X-Key': '{{SERVER_PARAM:API_KEY}}' },"), "{t}");
+        assert!(!t.contains("    skills: ["), "{t}");
+        assert!(t.starts_with("// REVIEW: `main.skills` was removed"), "{t}");
+        assert!(t.contains("// skills: [ { name: 'x', file: './x.mjs' } ]\n"), "{t}");
+        assert!(t.contains(
+            "            parameters: [],\n            // REVIEW: meta drafted by migration (GET: read-only); confirm each value\n            meta: {\n                isReadOnly: true,\n                isConcurrencySafe: true,\n                isDestructive: false,\n                searchHint: 'demo posts user',\n                aliases: [],\n                alwaysLoad: false\n            }\n        },"
+        ), "{t}");
+        // A tool that has `meta` keeps it.
+        assert_eq!(t.matches("meta:").count(), 2, "{t}");
+        assert_eq!(m.reviews.len(), 2, "{:?}", m.reviews);
+        assert_eq!(detect(t).unwrap(), 4);
+        // Nothing left to do at the target.
+        let again = migrate(t, 4).unwrap();
+        assert_eq!(again.text, *t);
+        assert!(again.changes.is_empty());
+        assert!(matches!(migrate(t, 3), Err(MigrateError::Newer { found: 4, target: 3 })));
+    }
+
+    #[test]
+    fn i31_1_steps_chain_from_1_to_4() {
+        let m = migrate(V1, 4).unwrap();
+        assert_eq!((m.from, m.to), (1, 4));
+        assert!(m.text.contains("    version: '4.0.0',\n"));
+        assert!(m.text.contains("    tools: {\n"));
+        assert!(m.text.contains("path: \"/thing/{{id}}\", // keep me") || m.text.contains("path: '/thing/{{id}}', // keep me"), "{}", m.text);
+        assert!(m.text.contains("meta: {"));
+        assert!(matches!(detect("export const list = {}"), Err(MigrateError::NotASchema)));
+    }
+
+    #[test]
+    fn i31_1_multibyte_text_does_not_shift_edits() {
+        let src = "const schema = {\n    description: 'Größe — ü',\n    flowMCP: '1.2.0',\n    routes: {}\n}\nexport { schema }\n";
+        let m = migrate(src, 2).unwrap();
+        assert_eq!(m.text, "export const main = {\n    description: 'Größe — ü',\n    version: '2.0.0',\n    routes: {}\n}\n");
+    }
+}
