@@ -55,7 +55,9 @@ pub struct Review {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MigrateError {
     /// No `export const schema = { … }` (1.x) or `export const main = { … }` (2.x and later).
-    #[error("not a schema file: no `export const main = {{ … }}` or 1.x `export const schema = {{ … }}`")]
+    #[error(
+        "not a schema file: no `export const main = {{ … }}` or 1.x `export const schema = {{ … }}`"
+    )]
     NotASchema,
     /// `main.version` is missing or not a version this migration knows.
     #[error("cannot tell the version: {0}")]
@@ -320,7 +322,11 @@ fn exported_later(source: &str) -> Option<String> {
     text.push_str(&source[..declaration]);
     text.push_str("export ");
     text.push_str(&source[declaration..statement.start]);
-    text.push_str(source[statement.end..].strip_prefix('\n').unwrap_or(&source[statement.end..]));
+    text.push_str(
+        source[statement.end..]
+            .strip_prefix('\n')
+            .unwrap_or(&source[statement.end..]),
+    );
     Some(text)
 }
 
@@ -395,16 +401,18 @@ fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                 }
             }
         }
-        changes.push(
-            "tool fields `requestMethod` and `route` became `method` and `path`".into(),
-        );
+        changes.push("tool fields `requestMethod` and `route` became `method` and `path`".into());
     }
 
     // Handlers leave `main` and become a factory.
     let mut factory = String::new();
     if let Some(h) = members.iter().find(|m| m.name == "handlers") {
         let unit = edit::indent_unit(source);
-        let legacy = reindent(&source[h.value.clone()], &indent_at(source, h.key.start), &unit);
+        let legacy = reindent(
+            &source[h.value.clone()],
+            &indent_at(source, h.key.start),
+            &unit,
+        );
         factory = handlers_factory(&legacy, &wiring, &unit);
         edits.put(removal(source, h), "");
         changes.push(
@@ -416,7 +424,10 @@ fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
         changes.push("`modifiers` removed: the file has no `handlers` they could call".into());
     }
     if !factory.is_empty() {
-        edits.put(export.object.end..export.object.end, format!("\n\n\n{factory}"));
+        edits.put(
+            export.object.end..export.object.end,
+            format!("\n\n\n{factory}"),
+        );
     }
 
     // Imports become TODO comments.
@@ -438,7 +449,9 @@ fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             )
         };
         edits.put(range, suggestion);
-        changes.push(format!("import of `{specifier}` turned into a TODO comment"));
+        changes.push(format!(
+            "import of `{specifier}` turned into a TODO comment"
+        ));
     }
     edits.apply(source)
 }
@@ -456,29 +469,30 @@ fn imports(source: &str) -> Vec<(Range<usize>, String, String)> {
         if !(trimmed.starts_with("import ") || trimmed.starts_with("import{")) {
             continue;
         }
-        if start < out.last().map_or(0, |(r, _, _): &(Range<usize>, String, String)| r.end) {
+        if start
+            < out
+                .last()
+                .map_or(0, |(r, _, _): &(Range<usize>, String, String)| r.end)
+        {
             continue;
         }
         let begin = start + (line.len() - trimmed.len());
         // The specifier: the first string after `from`, or right after `import`.
-        let Some(quote) = blanked[begin..]
-            .find(['\'', '"'])
-            .map(|i| begin + i)
-        else {
+        let Some(quote) = blanked[begin..].find(['\'', '"']).map(|i| begin + i) else {
             continue;
         };
         let q = blanked.as_bytes()[quote];
-        let Some(close) = blanked[quote + 1..]
-            .find(q as char)
-            .map(|i| quote + 1 + i)
-        else {
+        let Some(close) = blanked[quote + 1..].find(q as char).map(|i| quote + 1 + i) else {
             continue;
         };
         let mut end = close + 1;
         if source[end..].starts_with(';') {
             end += 1;
         }
-        let statement = source[begin..end].split_whitespace().collect::<Vec<_>>().join(" ");
+        let statement = source[begin..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         let specifier = source[quote + 1..close].to_string();
         out.push((begin..end, statement, specifier));
     }
@@ -487,11 +501,18 @@ fn imports(source: &str) -> Vec<(Range<usize>, String, String)> {
 
 /// `evm-chains` → `evmChains`, `EVM_CHAINS` → `evmChains`, `evmChains` → `evmChains`.
 fn lower_camel(name: &str) -> String {
-    let parts: Vec<&str> = name.split(['-', '_', '.']).filter(|p| !p.is_empty()).collect();
+    let parts: Vec<&str> = name
+        .split(['-', '_', '.'])
+        .filter(|p| !p.is_empty())
+        .collect();
     let mut out = String::new();
     for (i, p) in parts.iter().enumerate() {
         let shouting = p.chars().all(|c| !c.is_lowercase());
-        let word: String = if shouting { p.to_lowercase() } else { p.to_string() };
+        let word: String = if shouting {
+            p.to_lowercase()
+        } else {
+            p.to_string()
+        };
         let mut cs = word.chars();
         if let Some(first) = cs.next() {
             if i == 0 {
@@ -757,7 +778,9 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
         }
     }
     if paths > 0 {
-        changes.push(format!("{paths} path(s): `:key` segments became `{{{{key}}}}`"));
+        changes.push(format!(
+            "{paths} path(s): `:key` segments became `{{{{key}}}}`"
+        ));
     }
     if drafted > 0 {
         changes.push(format!("`meta` drafted for {drafted} tool(s)"));
@@ -783,9 +806,42 @@ fn colon_paths(path: &str) -> String {
 
 /// Words a search hint gains nothing from.
 const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "by", "for", "from", "get", "gets", "in", "into", "is",
-    "it", "its", "of", "on", "or", "the", "this", "to", "via", "with", "returns", "return",
-    "structured", "json", "response", "data", "using", "given", "all", "be", "can", "that",
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "by",
+    "for",
+    "from",
+    "get",
+    "gets",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "of",
+    "on",
+    "or",
+    "the",
+    "this",
+    "to",
+    "via",
+    "with",
+    "returns",
+    "return",
+    "structured",
+    "json",
+    "response",
+    "data",
+    "using",
+    "given",
+    "all",
+    "be",
+    "can",
+    "that",
 ];
 
 /// A drafted `meta` for one tool and a short reason: reads are `GET`/`HEAD`/`OPTIONS`, and `POST`
@@ -800,9 +856,11 @@ fn draft_meta(
     description: &str,
 ) -> (Value, String) {
     let lower = format!("{} {}", path, description).to_lowercase();
-    let querying = ["graphql", "rpc", "search", "query", "lookup", "find", "fetch", "list"]
-        .iter()
-        .any(|w| lower.contains(w));
+    let querying = [
+        "graphql", "rpc", "search", "query", "lookup", "find", "fetch", "list",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
     let (read_only, why) = match method {
         "GET" | "HEAD" | "OPTIONS" => (true, format!("{method}: read-only")),
         "POST" if querying => (true, "POST that queries: read-only".to_string()),
@@ -811,7 +869,12 @@ fn draft_meta(
     let destructive = method == "DELETE"
         || ["delete", "remove", "destroy", "revoke", "cancel"]
             .iter()
-            .any(|w| description.to_lowercase().split(|c: char| !c.is_alphanumeric()).any(|x| x == *w));
+            .any(|w| {
+                description
+                    .to_lowercase()
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(|x| x == *w)
+            });
     let mut words: Vec<String> = Vec::new();
     let source_words = if description.trim().is_empty() {
         split_camel(tool)
@@ -879,15 +942,30 @@ mod tests {
         assert!(m.text.contains("    version: '2.0.0',\n"), "{}", m.text);
         assert!(!m.text.contains("flowMCP"));
         // Field names, comment and order kept.
-        assert!(m.text.contains("            method: \"GET\",\n            path: \"/thing/:id\", // keep me\n"), "{}", m.text);
+        assert!(
+            m.text.contains(
+                "            method: \"GET\",\n            path: \"/thing/:id\", // keep me\n"
+            ),
+            "{}",
+            m.text
+        );
         assert!(!m.text.contains("modifiers: ["));
         assert!(m.text.contains("// the schema\n"));
         // Handlers: a factory after `main`, calling the 1.x handler.
         let main_end = m.text.find("\n}\n").unwrap();
-        let factory = m.text.find("export const handlers = ( { sharedLists, libraries } ) => {").unwrap();
+        let factory = m
+            .text
+            .find("export const handlers = ( { sharedLists, libraries } ) => {")
+            .unwrap();
         assert!(factory > main_end, "{}", m.text);
-        assert!(m.text.contains("current = await legacy[ 'shape' ]( current )"));
-        assert!(m.text.contains("postRequest: async ( { response, struct, payload } ) => {"));
+        assert!(
+            m.text
+                .contains("current = await legacy[ 'shape' ]( current )")
+        );
+        assert!(
+            m.text
+                .contains("postRequest: async ( { response, struct, payload } ) => {")
+        );
         // The routes stay `routes` in 2.0.0.
         assert!(m.text.contains("    routes: {"));
         assert_eq!(detect(&m.text).unwrap(), 2);
@@ -896,18 +974,29 @@ mod tests {
     #[test]
     fn i31_1_v1_imports_become_todo_comments() {
         let m = migrate(V1, 2).unwrap();
-        assert!(!m.text.contains("\nimport") && !m.text.starts_with("import"), "{}", m.text);
+        assert!(
+            !m.text.contains("\nimport") && !m.text.starts_with("import"),
+            "{}",
+            m.text
+        );
         assert!(m.text.starts_with(
             "// TODO: Convert import to shared list reference\n// Original: import { EVM_CHAINS } from '../_shared/evm-chains.mjs'\n// Suggested: main.sharedLists: [{ ref: 'evmChains', version: '1.0.0' }]\n"
         ), "{}", m.text);
-        assert!(m.reviews.iter().any(|r| r.line == 1 && r.message.starts_with("Convert import")));
+        assert!(
+            m.reviews
+                .iter()
+                .any(|r| r.line == 1 && r.message.starts_with("Convert import"))
+        );
     }
 
     #[test]
     fn i31_1_v1_declared_then_exported() {
         let src = "const schema = {\n    namespace: 'demo',\n    flowMCP: '1.2.0',\n    routes: {}\n}\n\nexport { schema };\n";
         let m = migrate(src, 2).unwrap();
-        assert_eq!(m.text, "export const main = {\n    namespace: 'demo',\n    version: '2.0.0',\n    routes: {}\n}\n\n");
+        assert_eq!(
+            m.text,
+            "export const main = {\n    namespace: 'demo',\n    version: '2.0.0',\n    routes: {}\n}\n\n"
+        );
     }
 
     const V2: &str = "export const main = {\n    namespace: 'demo',\n    version: '2.1.0', // old\n    routes: {\n        a: { method: 'GET', path: '/a' }\n    }\n}\n";
@@ -932,10 +1021,16 @@ mod tests {
         let t = &m.text;
         assert!(t.contains("    version: '4.0.0',\n"), "{t}");
         assert!(t.contains("path: '/users/{{id}}/posts',"), "{t}");
-        assert!(t.contains("headers: { 'X-Key': '{{SERVER_PARAM:API_KEY}}' },"), "{t}");
+        assert!(
+            t.contains("headers: { 'X-Key': '{{SERVER_PARAM:API_KEY}}' },"),
+            "{t}"
+        );
         assert!(!t.contains("    skills: ["), "{t}");
         assert!(t.starts_with("// REVIEW: `main.skills` was removed"), "{t}");
-        assert!(t.contains("// skills: [ { name: 'x', file: './x.mjs' } ]\n"), "{t}");
+        assert!(
+            t.contains("// skills: [ { name: 'x', file: './x.mjs' } ]\n"),
+            "{t}"
+        );
         assert!(t.contains(
             "            parameters: [],\n            // REVIEW: meta drafted by migration (GET: read-only); confirm each value\n            meta: {\n                isReadOnly: true,\n                isConcurrencySafe: true,\n                isDestructive: false,\n                searchHint: 'demo posts user',\n                aliases: [],\n                alwaysLoad: false\n            }\n        },"
         ), "{t}");
@@ -947,7 +1042,13 @@ mod tests {
         let again = migrate(t, 4).unwrap();
         assert_eq!(again.text, *t);
         assert!(again.changes.is_empty());
-        assert!(matches!(migrate(t, 3), Err(MigrateError::Newer { found: 4, target: 3 })));
+        assert!(matches!(
+            migrate(t, 3),
+            Err(MigrateError::Newer {
+                found: 4,
+                target: 3
+            })
+        ));
     }
 
     #[test]
@@ -956,15 +1057,26 @@ mod tests {
         assert_eq!((m.from, m.to), (1, 4));
         assert!(m.text.contains("    version: '4.0.0',\n"));
         assert!(m.text.contains("    tools: {\n"));
-        assert!(m.text.contains("path: \"/thing/{{id}}\", // keep me") || m.text.contains("path: '/thing/{{id}}', // keep me"), "{}", m.text);
+        assert!(
+            m.text.contains("path: \"/thing/{{id}}\", // keep me")
+                || m.text.contains("path: '/thing/{{id}}', // keep me"),
+            "{}",
+            m.text
+        );
         assert!(m.text.contains("meta: {"));
-        assert!(matches!(detect("export const list = {}"), Err(MigrateError::NotASchema)));
+        assert!(matches!(
+            detect("export const list = {}"),
+            Err(MigrateError::NotASchema)
+        ));
     }
 
     #[test]
     fn i31_1_multibyte_text_does_not_shift_edits() {
         let src = "const schema = {\n    description: 'Größe — ü',\n    flowMCP: '1.2.0',\n    routes: {}\n}\nexport { schema }\n";
         let m = migrate(src, 2).unwrap();
-        assert_eq!(m.text, "export const main = {\n    description: 'Größe — ü',\n    version: '2.0.0',\n    routes: {}\n}\n");
+        assert_eq!(
+            m.text,
+            "export const main = {\n    description: 'Größe — ü',\n    version: '2.0.0',\n    routes: {}\n}\n"
+        );
     }
 }

@@ -627,8 +627,11 @@ fn migrate_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(dir.join("p/demo")).unwrap();
     std::fs::write(dir.join("p/demo/one.mjs"), MIGRATE_V1).unwrap();
     std::fs::write(dir.join("p/demo/two.mjs"), MIGRATE_V2).unwrap();
-    std::fs::write(dir.join("p/demo/list.mjs"), "export const list = { meta: {}, entries: [] }\n")
-        .unwrap();
+    std::fs::write(
+        dir.join("p/demo/list.mjs"),
+        "export const list = { meta: {}, entries: [] }\n",
+    )
+    .unwrap();
     dir
 }
 
@@ -652,16 +655,48 @@ fn i31_1_migrate_all_reaches_a_valid_v4_schema_with_backups() {
     let dir = migrate_dir("migrate-all");
     let r = flowmcp(&["migrate", "--all", "p"], &dir);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("p/demo/one.mjs: version 1 → 4"), "{}", r.stdout);
-    assert!(r.stdout.contains("p/demo/two.mjs: version 2 → 4"), "{}", r.stdout);
-    assert!(r.stdout.contains("  changed: `main.routes` became `main.tools`"), "{}", r.stdout);
-    assert!(r.stdout.contains("review: meta drafted by migration"), "{}", r.stdout);
-    assert!(r.stdout.contains("2 files migrated, 0 already at version 4, 1 skipped (not schema files), 0 failed"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("p/demo/one.mjs: version 1 → 4"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("p/demo/two.mjs: version 2 → 4"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("  changed: `main.routes` became `main.tools`"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("review: meta drafted by migration"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains(
+            "2 files migrated, 0 already at version 4, 1 skipped (not schema files), 0 failed"
+        ),
+        "{}",
+        r.stdout
+    );
     // The originals are kept, byte for byte.
-    assert_eq!(std::fs::read_to_string(dir.join("p/demo/one.mjs.bak")).unwrap(), MIGRATE_V1);
-    assert_eq!(std::fs::read_to_string(dir.join("p/demo/two.mjs.bak")).unwrap(), MIGRATE_V2);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("p/demo/one.mjs.bak")).unwrap(),
+        MIGRATE_V1
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("p/demo/two.mjs.bak")).unwrap(),
+        MIGRATE_V2
+    );
     let one = std::fs::read_to_string(dir.join("p/demo/one.mjs")).unwrap();
-    assert!(one.starts_with("// a 1.2.0 schema\nexport const main = {\n"), "{one}");
+    assert!(
+        one.starts_with("// a 1.2.0 schema\nexport const main = {\n"),
+        "{one}"
+    );
     assert!(one.contains("// REVIEW: meta drafted"), "{one}");
     // Both validate under spec (the drafted meta included).
     let v = flowmcp(&["validate", "p/demo/one.mjs", "p/demo/two.mjs"], &dir);
@@ -669,7 +704,13 @@ fn i31_1_migrate_all_reaches_a_valid_v4_schema_with_backups() {
     // A second run has nothing to do.
     let again = flowmcp(&["migrate", "--all", "p"], &dir);
     assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
-    assert!(again.stdout.contains("0 files migrated, 2 already at version 4"), "{}", again.stdout);
+    assert!(
+        again
+            .stdout
+            .contains("0 files migrated, 2 already at version 4"),
+        "{}",
+        again.stdout
+    );
 }
 
 #[test]
@@ -678,9 +719,23 @@ fn i31_1_migrate_dry_run_prints_a_diff_and_changes_no_byte() {
     let before = snapshot(&dir);
     let r = flowmcp(&["migrate", "--all", "--dry-run", "p"], &dir);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("--- p/demo/one.mjs\n+++ p/demo/one.mjs (migrated)\n"), "{}", r.stdout);
-    assert!(r.stdout.contains("-export const schema = {\n+export const main = {\n"), "{}", r.stdout);
-    assert!(r.stdout.contains("(dry run: nothing written)"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("--- p/demo/one.mjs\n+++ p/demo/one.mjs (migrated)\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("-export const schema = {\n+export const main = {\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("(dry run: nothing written)"),
+        "{}",
+        r.stdout
+    );
     assert_eq!(snapshot(&dir), before);
 }
 
@@ -690,7 +745,12 @@ fn i31_1_migrate_to_3_stops_before_meta() {
     let r = flowmcp(&["migrate", "--to", "3", "p/demo/two.mjs"], &dir);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let two = std::fs::read_to_string(dir.join("p/demo/two.mjs")).unwrap();
-    assert_eq!(two, MIGRATE_V2.replace("'2.0.0'", "'3.0.0'").replace("routes:", "tools:"));
+    assert_eq!(
+        two,
+        MIGRATE_V2
+            .replace("'2.0.0'", "'3.0.0'")
+            .replace("routes:", "tools:")
+    );
 }
 
 #[test]
@@ -699,13 +759,33 @@ fn i31_1_migrate_exits_1_when_a_file_cannot_be_migrated() {
     // A backup from an earlier run is never overwritten.
     std::fs::write(dir.join("p/demo/two.mjs.bak"), "old backup").unwrap();
     // Both `routes` and `tools`: a person has to merge them.
-    std::fs::write(dir.join("p/demo/both.mjs"), MIGRATE_V2.replace("    routes:", "    tools: {},\n    routes:")).unwrap();
+    std::fs::write(
+        dir.join("p/demo/both.mjs"),
+        MIGRATE_V2.replace("    routes:", "    tools: {},\n    routes:"),
+    )
+    .unwrap();
     let r = flowmcp(&["migrate", "--all", "p"], &dir);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("p/demo/both.mjs: FAILED: `main` has both `routes` and `tools`"), "{}", r.stdout);
-    assert!(r.stdout.contains("p/demo/two.mjs: FAILED: p/demo/two.mjs.bak exists already"), "{}", r.stdout);
-    assert_eq!(std::fs::read_to_string(dir.join("p/demo/two.mjs")).unwrap(), MIGRATE_V2);
-    assert_eq!(std::fs::read_to_string(dir.join("p/demo/two.mjs.bak")).unwrap(), "old backup");
+    assert!(
+        r.stdout
+            .contains("p/demo/both.mjs: FAILED: `main` has both `routes` and `tools`"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("p/demo/two.mjs: FAILED: p/demo/two.mjs.bak exists already"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("p/demo/two.mjs")).unwrap(),
+        MIGRATE_V2
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("p/demo/two.mjs.bak")).unwrap(),
+        "old backup"
+    );
     // A directory without --all is a usage error; a named non-schema file a failure.
     assert_eq!(flowmcp(&["migrate", "p"], &dir).code, 2);
     assert_eq!(flowmcp(&["migrate", "p/demo/list.mjs"], &dir).code, 1);
