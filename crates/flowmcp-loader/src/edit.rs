@@ -502,9 +502,35 @@ pub fn object_members(
         }
         open = start;
     }
+    members_of(source, &blanked, &chars, open, export_name)
+}
+
+/// The `key: value` members of the object literal whose `{` is at byte `open` of `source` (an
+/// element of an array, say, which [`object_members`] cannot name), as [`object_members`] lists
+/// them.
+pub fn members_at(source: &str, open: usize) -> Result<Vec<Member>, EditError> {
+    let blanked: Vec<char> = scan::blank(source).chars().collect();
+    let chars: Vec<char> = source.chars().collect();
+    let ci = source
+        .get(..open)
+        .map(|s| s.chars().count())
+        .ok_or_else(|| EditError::NotAnObject(format!("byte {open}")))?;
+    if blanked.get(ci) != Some(&'{') {
+        return Err(EditError::NotAnObject(format!("byte {open}")));
+    }
+    members_of(source, &blanked, &chars, ci, "object")
+}
+
+fn members_of(
+    source: &str,
+    blanked: &[char],
+    chars: &[char],
+    open: usize,
+    export_name: &str,
+) -> Result<Vec<Member>, EditError> {
     let offsets = char_offsets(source);
     let at = |ci: usize| offsets.get(ci).copied().unwrap_or(source.len());
-    list_members(&blanked, &chars, open, export_name)?
+    list_members(blanked, chars, open, export_name)?
         .into_iter()
         .map(|m| {
             let key_end = if matches!(chars.get(m.key), Some('\'' | '"')) {
@@ -515,7 +541,7 @@ pub fn object_members(
                 m.key + m.name.chars().count()
             };
             let end =
-                value_end(&blanked, m.value).ok_or_else(|| EditError::Unclosed(m.name.clone()))?;
+                value_end(blanked, m.value).ok_or_else(|| EditError::Unclosed(m.name.clone()))?;
             Ok(Member {
                 key: at(m.key)..at(key_end),
                 value: at(m.value)..at(end),

@@ -366,8 +366,30 @@ fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
         }
     }
 
+    // The namespace: lowercase letters, digits and dashes from 2.0.0 on.
+    if let Some(ns) = members.iter().find(|m| m.name == "namespace")
+        && let Some(name) = string_value(source, ns)
+    {
+        let kebab = kebab_namespace(&name);
+        if kebab != name && !kebab.is_empty() {
+            let indent = indent_at(source, ns.key.start);
+            let line_start = source[..ns.key.start].rfind('\n').map_or(0, |i| i + 1);
+            if source[line_start..ns.key.start].trim().is_empty() {
+                edits.put(
+                    line_start..line_start,
+                    format!(
+                        "{indent}// REVIEW: namespace was '{name}' (2.0.0 wants lowercase letters, digits and dashes); tool IDs change with it\n"
+                    ),
+                );
+            }
+            edits.put(ns.value.clone(), quoted(&kebab));
+            changes.push(format!("namespace `{name}` became `{kebab}`"));
+        }
+    }
+
     // The tools: 1.x field names, and which handlers their modifiers call.
     let mut wiring: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    let mut fixed = 0;
     if members.iter().any(|m| m.name == "routes") {
         for route in edit::object_members(source, "schema", &["routes"])? {
             if !source[route.value.clone()].starts_with('{') {
@@ -381,6 +403,18 @@ fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                     }
                     "route" if !fields.iter().any(|g| g.name == "path") => {
                         edits.put(f.key.clone(), "path")
+                    }
+                    "parameters" => {
+                        for open in array_objects(source, f.value.clone()) {
+                            let members = edit::members_at(source, open)?;
+                            if let Some(position) = members.iter().find(|m| m.name == "position")
+                                && !members.iter().any(|m| m.name == "z")
+                            {
+                                let at = position.value.end;
+                                edits.put(at..at, ", z: { primitive: 'string()', options: [] }");
+                                fixed += 1;
+                            }
+                        }
                     }
                     "modifiers" => {
                         let calls: Vec<(String, String)> = data_value(source, f)
@@ -402,6 +436,11 @@ fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             }
         }
         changes.push("tool fields `requestMethod` and `route` became `method` and `path`".into());
+        if fixed > 0 {
+            changes.push(format!(
+                "{fixed} parameter(s) without `z` (fixed values) got `z: {{ primitive: 'string()', options: [] }}`"
+            ));
+        }
     }
 
     // Handlers leave `main` and become a factory.
@@ -495,6 +534,53 @@ fn imports(source: &str) -> Vec<(Range<usize>, String, String)> {
             .join(" ");
         let specifier = source[quote + 1..close].to_string();
         out.push((begin..end, statement, specifier));
+    }
+    out
+}
+
+/// `berlinDenkmale` → `berlin-denkmale`, `My_Api` → `my-api`: lowercase letters, digits and
+/// single dashes, starting with a letter.
+fn kebab_namespace(name: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            if prev_lower {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+            prev_lower = false;
+        } else if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+            prev_lower = true;
+        } else if !out.ends_with('-') {
+            out.push('-');
+            prev_lower = false;
+        }
+    }
+    out.trim_start_matches(|c: char| !c.is_ascii_lowercase())
+        .trim_end_matches('-')
+        .to_string()
+}
+
+/// The byte offsets of the `{` of the object literals that are elements of the array literal
+/// `range` of `source`.
+fn array_objects(source: &str, range: Range<usize>) -> Vec<usize> {
+    let blanked = flowmcp_loader::scan::blank_aligned(source);
+    let b = blanked.as_bytes();
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    for i in range {
+        match b.get(i) {
+            Some(b'{' | b'[' | b'(') => {
+                if depth == 1 && b[i] == b'{' {
+                    out.push(i);
+                }
+                depth += 1;
+            }
+            Some(b'}' | b']' | b')') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
     }
     out
 }
