@@ -186,9 +186,10 @@ impl Edits {
         let mut at = 0;
         for (r, text) in &self.0 {
             if r.start < at || r.end > source.len() {
-                return Err(MigrateError::Edit(
-                    "two rewrites of the same text overlap".into(),
-                ));
+                let line = source[..r.start.min(source.len())].matches('\n').count() + 1;
+                return Err(MigrateError::Edit(format!(
+                    "two rewrites of the text at line {line} overlap; migrate this file by hand"
+                )));
             }
             out.push_str(&source[at..r.start]);
             out.push_str(text);
@@ -292,6 +293,7 @@ fn commented(text: &str, indent: &str) -> String {
 /// const schema = { … }` (the `export { schema }` statement removed); `None` for any other file.
 fn exported_later(source: &str) -> Option<String> {
     let blanked = flowmcp_loader::scan::blank_aligned(source);
+    // The statement's range and what stays of it (`export { feeds }` of `export { schema, feeds }`).
     let mut statement = None;
     let mut from = 0;
     while let Some(i) = blanked[from..].find("export") {
@@ -304,16 +306,26 @@ fn exported_later(source: &str) -> Option<String> {
         let Some(close) = inner.find('}') else {
             continue;
         };
-        if inner[..close].trim() == "schema" {
+        let names: Vec<&str> = inner[..close].split(',').map(str::trim).collect();
+        if names.contains(&"schema") {
             let mut end = blanked.len() - inner.len() + close + 1;
             if blanked[end..].starts_with(';') {
                 end += 1;
             }
-            statement = Some(at..end);
+            let others: Vec<&str> = names
+                .into_iter()
+                .filter(|n| *n != "schema" && !n.is_empty())
+                .collect();
+            let keep = if others.is_empty() {
+                String::new()
+            } else {
+                format!("export {{ {} }}", others.join(", "))
+            };
+            statement = Some((at..end, keep));
             break;
         }
     }
-    let statement = statement?;
+    let (statement, keep) = statement?;
     let declaration = blanked
         .match_indices("const schema")
         .map(|(i, _)| i)
@@ -322,11 +334,16 @@ fn exported_later(source: &str) -> Option<String> {
     text.push_str(&source[..declaration]);
     text.push_str("export ");
     text.push_str(&source[declaration..statement.start]);
-    text.push_str(
-        source[statement.end..]
-            .strip_prefix('\n')
-            .unwrap_or(&source[statement.end..]),
-    );
+    if keep.is_empty() {
+        text.push_str(
+            source[statement.end..]
+                .strip_prefix('\n')
+                .unwrap_or(&source[statement.end..]),
+        );
+    } else {
+        text.push_str(&keep);
+        text.push_str(&source[statement.end..]);
+    }
     Some(text)
 }
 
@@ -395,7 +412,7 @@ fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             if !source[route.value.clone()].starts_with('{') {
                 continue;
             }
-            let fields = edit::object_members(source, "schema", &["routes", &route.name])?;
+            let fields = edit::members_at(source, route.value.start)?;
             for f in &fields {
                 match f.name.as_str() {
                     "requestMethod" if !fields.iter().any(|g| g.name == "method") => {
@@ -816,7 +833,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             if !source[tool.value.clone()].starts_with('{') {
                 continue;
             }
-            let fields = edit::object_members(source, "main", &[tools_key, &tool.name])?;
+            let fields = edit::members_at(source, tool.value.start)?;
             let get = |name: &str| {
                 fields
                     .iter()
