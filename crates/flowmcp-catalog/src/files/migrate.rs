@@ -407,8 +407,16 @@ fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
     // The tools: 1.x field names, and which handlers their modifiers call.
     let mut wiring: Vec<(String, Vec<(String, String)>)> = Vec::new();
     let mut fixed = 0;
-    if members.iter().any(|m| m.name == "routes") {
-        for route in edit::object_members(source, "schema", &["routes"])? {
+    // (Some 1.x files already call the container `tools`.)
+    let container = if members.iter().any(|m| m.name == "routes") {
+        Some("routes")
+    } else if members.iter().any(|m| m.name == "tools") {
+        Some("tools")
+    } else {
+        None
+    };
+    if let Some(container) = container {
+        for route in edit::object_members(source, "schema", &[container])? {
             if !source[route.value.clone()].starts_with('{') {
                 continue;
             }
@@ -822,6 +830,8 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
     };
     let mut drafted = 0;
     let mut paths = 0;
+    let mut user_params = 0;
+    let mut integers = 0;
     if members.iter().any(|m| m.name == tools_key)
         && members
             .iter()
@@ -847,6 +857,13 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                 if new != path && !source[p.value.clone()].starts_with('`') {
                     edits.put(p.value.clone(), quoted(&new));
                     paths += 1;
+                }
+            }
+            user_params += named_user_params(source, &fields, &server, &mut edits)?;
+            if let Some(output) = fields.iter().find(|f| f.name == "output") {
+                for at in integer_types(source, output.value.clone()) {
+                    edits.put(at..at + "integer".len(), "number");
+                    integers += 1;
                 }
             }
             if fields.iter().any(|f| f.name == "meta") {
@@ -885,10 +902,114 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             "{paths} path(s): `:key` segments became `{{{{key}}}}`"
         ));
     }
+    if user_params > 0 {
+        changes.push(format!(
+            "{user_params} user parameter(s) written `{{{{NAME}}}}` became `{{{{USER_PARAM}}}}` (test keys renamed to the parameter keys)"
+        ));
+    }
+    if integers > 0 {
+        changes.push(format!(
+            "{integers} output schema type(s) `integer` became `number`"
+        ));
+    }
     if drafted > 0 {
         changes.push(format!("`meta` drafted for {drafted} tool(s)"));
     }
     edits.apply(source)
+}
+
+/// A tool's user parameters whose `position.value` is a named placeholder `{{NAME}}` (not a server
+/// parameter): the value becomes `{{USER_PARAM}}` and the tests' key `NAME` the parameter's key.
+/// Returns how many parameters were rewritten.
+fn named_user_params(
+    source: &str,
+    fields: &[Member],
+    server: &[String],
+    edits: &mut Edits,
+) -> Result<usize, MigrateError> {
+    let mut renamed: Vec<(String, String)> = Vec::new();
+    let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
+        return Ok(0);
+    };
+    for open in array_objects(source, params.value.clone()) {
+        let members = edit::members_at(source, open)?;
+        let Some(position) = members.iter().find(|m| m.name == "position") else {
+            continue;
+        };
+        if !source[position.value.clone()].starts_with('{') {
+            continue;
+        }
+        let pos = edit::members_at(source, position.value.start)?;
+        let key = pos
+            .iter()
+            .find(|m| m.name == "key")
+            .and_then(|m| string_value(source, m));
+        let Some(value) = pos.iter().find(|m| m.name == "value") else {
+            continue;
+        };
+        if let Some(key) = key
+            && let Some(v) = string_value(source, value)
+            && let Some(name) = v.strip_prefix("{{").and_then(|r| r.strip_suffix("}}"))
+            && name != "USER_PARAM"
+            && !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !server.iter().any(|s| s == name)
+        {
+            edits.put(value.value.clone(), "'{{USER_PARAM}}'");
+            renamed.push((name.to_string(), key));
+        }
+    }
+    if let Some(tests) = fields.iter().find(|f| f.name == "tests")
+        && !renamed.is_empty()
+    {
+        for open in array_objects(source, tests.value.clone()) {
+            let members = edit::members_at(source, open)?;
+            for m in &members {
+                if let Some((_, key)) = renamed.iter().find(|(n, k)| *n == m.name && *k != m.name)
+                    && !members.iter().any(|o| o.name == *key)
+                {
+                    let written = edit::js_literal(&serde_json::json!({ key.as_str(): 0 }), "", "");
+                    let written = written
+                        .trim_start_matches("{ ")
+                        .trim_end_matches(": 0 }")
+                        .to_string();
+                    edits.put(m.key.clone(), written);
+                }
+            }
+        }
+    }
+    Ok(renamed.len())
+}
+
+/// The byte offsets of the word `integer` written as the value of a `type` member inside `range`
+/// (`type: 'integer'`, `"type":"integer"`).
+fn integer_types(source: &str, range: Range<usize>) -> Vec<usize> {
+    let text = &source[range.clone()];
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("integer") {
+        let before = &text[..i];
+        let after = &text[i + "integer".len()..];
+        let Some(q) = before.chars().last().filter(|c| matches!(c, '\'' | '"')) else {
+            continue;
+        };
+        if !after.starts_with(q) {
+            continue;
+        }
+        let lead = before[..before.len() - 1].trim_end();
+        let Some(lead) = lead.strip_suffix(':') else {
+            continue;
+        };
+        let lead = lead.trim_end().trim_end_matches(['\'', '"']);
+        if lead.ends_with("type")
+            && !lead[..lead.len() - 4]
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
+            out.push(range.start + i);
+        }
+    }
+    out
 }
 
 /// `/users/:id/posts` → `/users/{{id}}/posts` (only whole segments that start with `:`).
