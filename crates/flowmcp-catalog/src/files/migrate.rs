@@ -832,6 +832,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
     let mut paths = 0;
     let mut user_params = 0;
     let mut integers = 0;
+    let mut renames: Vec<(String, String)> = Vec::new();
     if members.iter().any(|m| m.name == tools_key)
         && members
             .iter()
@@ -839,7 +840,9 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             .is_some_and(|m| source[m.value.clone()].starts_with('{'))
     {
         let unit = edit::indent_unit(source);
-        for tool in edit::object_members(source, "main", &[tools_key])? {
+        let tools = edit::object_members(source, "main", &[tools_key])?;
+        let mut tool_names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+        for tool in tools {
             if !source[tool.value.clone()].starts_with('{') {
                 continue;
             }
@@ -860,6 +863,23 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                 }
             }
             user_params += named_user_params(source, &fields, &server, &mut edits)?;
+            let camel = camel_tool_name(&tool.name);
+            if camel != tool.name && !tool_names.contains(&camel) {
+                let line_start = source[..tool.key.start].rfind('\n').map_or(0, |i| i + 1);
+                if source[line_start..tool.key.start].trim().is_empty() {
+                    edits.put(
+                        line_start..line_start,
+                        format!(
+                            "{}// REVIEW: tool '{}' renamed '{camel}' (tool names are camelCase); its ID changes\n",
+                            indent_at(source, tool.key.start),
+                            tool.name
+                        ),
+                    );
+                }
+                edits.put(tool.key.clone(), camel.clone());
+                tool_names.push(camel.clone());
+                renames.push((tool.name.clone(), camel));
+            }
             if let Some(output) = fields.iter().find(|f| f.name == "output") {
                 for at in integer_types(source, output.value.clone()) {
                     edits.put(at..at + "integer".len(), "number");
@@ -900,6 +920,39 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
     if paths > 0 {
         changes.push(format!(
             "{paths} path(s): `:key` segments became `{{{{key}}}}`"
+        ));
+    }
+    // Handler keys follow renamed tools.
+    if !renames.is_empty() {
+        if let Some(start) = handlers_start(source) {
+            let region = &source[start..];
+            for (old, new) in &renames {
+                let mut forms = vec![format!("'{old}':"), format!("\"{old}\":")];
+                if old
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+                {
+                    forms.push(format!("{old}:"));
+                }
+                for form in forms {
+                    for (i, _) in region.match_indices(&form) {
+                        let before = region[..i].chars().last();
+                        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+                            continue;
+                        }
+                        edits.put(start + i..start + i + form.len(), format!("{new}:"));
+                    }
+                }
+            }
+        }
+        changes.push(format!(
+            "{} tool name(s) made camelCase: {}",
+            renames.len(),
+            renames
+                .iter()
+                .map(|(o, n)| format!("{o} → {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     if user_params > 0 {
@@ -1008,6 +1061,46 @@ fn integer_types(source: &str, range: Range<usize>) -> Vec<usize> {
         {
             out.push(range.start + i);
         }
+    }
+    out
+}
+
+/// Where `export const handlers` starts, if the file has it.
+fn handlers_start(source: &str) -> Option<usize> {
+    let blanked = flowmcp_loader::scan::blank_aligned(source);
+    blanked
+        .match_indices("export const handlers")
+        .map(|(i, _)| i)
+        .next()
+}
+
+/// A tool name in camelCase (`^[a-z][a-zA-Z0-9]*$`): `markets_festivals` → `marketsFestivals`,
+/// `/block/:number` → `blockNumber`; a name that is already camelCase is returned as it is.
+fn camel_tool_name(name: &str) -> String {
+    let valid = |n: &str| {
+        n.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && n.chars().all(|c| c.is_ascii_alphanumeric())
+    };
+    if valid(name) {
+        return name.to_string();
+    }
+    let mut out = String::new();
+    for word in name
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let mut cs = word.chars();
+        if let Some(first) = cs.next() {
+            if out.is_empty() {
+                out.push(first.to_ascii_lowercase());
+            } else {
+                out.push(first.to_ascii_uppercase());
+            }
+            out.push_str(cs.as_str());
+        }
+    }
+    if !out.chars().next().is_some_and(|c| c.is_ascii_lowercase()) {
+        out.insert_str(0, "tool");
     }
     out
 }
