@@ -832,6 +832,8 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
     let mut paths = 0;
     let mut user_params = 0;
     let mut integers = 0;
+    let mut enum_values = 0;
+    let mut test_numbers = 0;
     let mut renames: Vec<(String, String)> = Vec::new();
     if members.iter().any(|m| m.name == tools_key)
         && members
@@ -863,6 +865,9 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                 }
             }
             user_params += named_user_params(source, &fields, &server, &mut edits)?;
+            let (v, n) = enum_values_and_test_numbers(source, &fields, &mut edits)?;
+            enum_values += v;
+            test_numbers += n;
             let camel = camel_tool_name(&tool.name);
             if camel != tool.name && !tool_names.contains(&camel) {
                 let line_start = source[..tool.key.start].rfind('\n').map_or(0, |i| i + 1);
@@ -960,6 +965,16 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             "{user_params} user parameter(s) written `{{{{NAME}}}}` became `{{{{USER_PARAM}}}}` (test keys renamed to the parameter keys)"
         ));
     }
+    if enum_values > 0 {
+        changes.push(format!(
+            "{enum_values} parameter(s) `enum()` with the option `values(…)` became `enum(…)`"
+        ));
+    }
+    if test_numbers > 0 {
+        changes.push(format!(
+            "{test_numbers} test value(s) of number parameters written as strings became numbers"
+        ));
+    }
     if integers > 0 {
         changes.push(format!(
             "{integers} output schema type(s) `integer` became `number`"
@@ -1032,6 +1047,110 @@ fn named_user_params(
         }
     }
     Ok(renamed.len())
+}
+
+/// Two rewrites of a tool's parameters: `primitive: 'enum()'` with an option `values(a,b)` becomes
+/// `primitive: 'enum(a,b)'` (the option removed); a test value of a `number()` parameter written
+/// as a string of decimal digits (`'10'`) becomes the number. Returns how many of each.
+fn enum_values_and_test_numbers(
+    source: &str,
+    fields: &[Member],
+    edits: &mut Edits,
+) -> Result<(usize, usize), MigrateError> {
+    let (mut values, mut numbers) = (0, 0);
+    let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
+        return Ok((0, 0));
+    };
+    let mut number_keys: Vec<String> = Vec::new();
+    for open in array_objects(source, params.value.clone()) {
+        let members = edit::members_at(source, open)?;
+        let (Some(position), Some(z)) = (
+            members.iter().find(|m| m.name == "position"),
+            members.iter().find(|m| m.name == "z"),
+        ) else {
+            continue;
+        };
+        if !source[z.value.clone()].starts_with('{')
+            || !source[position.value.clone()].starts_with('{')
+        {
+            continue;
+        }
+        let zm = edit::members_at(source, z.value.start)?;
+        let primitive = zm.iter().find(|m| m.name == "primitive");
+        let prim = primitive
+            .and_then(|m| string_value(source, m))
+            .unwrap_or_default();
+        if prim.starts_with("number(") {
+            let pos = edit::members_at(source, position.value.start)?;
+            for name in ["key", "value"] {
+                if let Some(v) = pos
+                    .iter()
+                    .find(|m| m.name == name)
+                    .and_then(|m| string_value(source, m))
+                {
+                    let v = v
+                        .strip_prefix("{{")
+                        .and_then(|r| r.strip_suffix("}}"))
+                        .map_or(v.clone(), str::to_string);
+                    number_keys.push(v);
+                }
+            }
+        }
+        if prim == "enum()"
+            && let Some(primitive) = primitive
+            && let Some(options) = zm.iter().find(|m| m.name == "options")
+            && let Some(Value::Array(items)) = data_value(source, options)
+        {
+            let listed = items.iter().find_map(|i| {
+                i.as_str()
+                    .and_then(|s| s.strip_prefix("values("))
+                    .and_then(|s| s.strip_suffix(')'))
+            });
+            if let Some(listed) = listed {
+                let rest: Vec<Value> = items
+                    .iter()
+                    .filter(|i| !i.as_str().is_some_and(|s| s.starts_with("values(")))
+                    .cloned()
+                    .collect();
+                edits.put(primitive.value.clone(), quoted(&format!("enum({listed})")));
+                edits.put(
+                    options.value.clone(),
+                    edit::js_literal(&Value::Array(rest), "", "    "),
+                );
+                values += 1;
+            }
+        }
+    }
+    if let Some(tests) = fields.iter().find(|f| f.name == "tests")
+        && !number_keys.is_empty()
+    {
+        for open in array_objects(source, tests.value.clone()) {
+            for m in edit::members_at(source, open)? {
+                if !number_keys.contains(&m.name) {
+                    continue;
+                }
+                if let Some(v) = string_value(source, &m)
+                    && is_decimal(&v)
+                {
+                    edits.put(m.value.clone(), v);
+                    numbers += 1;
+                }
+            }
+        }
+    }
+    Ok((values, numbers))
+}
+
+/// `10`, `-3`, `0.5`: an optional minus, digits, optionally a dot and digits (no exponent, no
+/// leading zeros that JavaScript would read differently).
+fn is_decimal(s: &str) -> bool {
+    let body = s.strip_prefix('-').unwrap_or(s);
+    let (int, frac) = body.split_once('.').unwrap_or((body, "0"));
+    !int.is_empty()
+        && int.chars().all(|c| c.is_ascii_digit())
+        && (int == "0" || !int.starts_with('0'))
+        && !frac.is_empty()
+        && frac.chars().all(|c| c.is_ascii_digit())
 }
 
 /// The byte offsets of the word `integer` written as the value of a `type` member inside `range`
