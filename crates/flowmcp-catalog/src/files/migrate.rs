@@ -801,21 +801,8 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
         .iter()
         .filter_map(|v| v.as_str().map(str::to_string))
         .collect();
-    let main_text = &source[export.object.clone()];
-    let mut placeholders = 0;
-    for key in &server {
-        let old = format!("{{{{{key}}}}}");
-        for (i, _) in main_text.match_indices(&old) {
-            let at = export.object.start + i;
-            edits.put(at..at + old.len(), format!("{{{{SERVER_PARAM:{key}}}}}"));
-            placeholders += 1;
-        }
-    }
-    if placeholders > 0 {
-        changes.push(format!(
-            "{placeholders} server-parameter placeholder(s) `{{{{KEY}}}}` became `{{{{SERVER_PARAM:KEY}}}}`"
-        ));
-    }
+    // (Rewritten below, after the tools: a path the tools' step rewrites whole gets them there.)
+    let mut rewritten_paths: Vec<Range<usize>> = Vec::new();
 
     // Tools: `:key` path segments and drafted `meta`.
     let namespace = members
@@ -831,6 +818,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
     let mut drafted = 0;
     let mut paths = 0;
     let mut user_params = 0;
+    let mut placeholders = 0;
     let mut integers = 0;
     let mut enum_values = 0;
     let mut test_numbers = 0;
@@ -858,9 +846,12 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             if let Some(p) = fields.iter().find(|f| f.name == "path")
                 && let Some(path) = string_value(source, p)
             {
-                let new = colon_paths(&path);
+                let new = colon_paths(&path, &insert_keys(source, &fields)?);
                 if new != path && !source[p.value.clone()].starts_with('`') {
-                    edits.put(p.value.clone(), quoted(&new));
+                    let with_server = server_placeholders(&new, &server);
+                    placeholders += with_server.1;
+                    edits.put(p.value.clone(), quoted(&with_server.0));
+                    rewritten_paths.push(p.value.clone());
                     paths += 1;
                 }
             }
@@ -927,6 +918,24 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             "{paths} path(s): `:key` segments became `{{{{key}}}}`"
         ));
     }
+    let main_text = &source[export.object.clone()];
+    for key in &server {
+        let old = format!("{{{{{key}}}}}");
+        for (i, _) in main_text.match_indices(&old) {
+            let at = export.object.start + i;
+            if rewritten_paths.iter().any(|r| r.contains(&at)) {
+                continue;
+            }
+            edits.put(at..at + old.len(), format!("{{{{SERVER_PARAM:{key}}}}}"));
+            placeholders += 1;
+        }
+    }
+    if placeholders > 0 {
+        changes.push(format!(
+            "{placeholders} server-parameter placeholder(s) `{{{{KEY}}}}` became `{{{{SERVER_PARAM:KEY}}}}`"
+        ));
+    }
+
     // Handler keys follow renamed tools.
     if !renames.is_empty() {
         if let Some(start) = handlers_start(source) {
@@ -1224,8 +1233,75 @@ fn camel_tool_name(name: &str) -> String {
     out
 }
 
-/// `/users/:id/posts` → `/users/{{id}}/posts` (only whole segments that start with `:`).
-fn colon_paths(path: &str) -> String {
+/// `text` with each `{{KEY}}` of a server parameter written `{{SERVER_PARAM:KEY}}`, and how many.
+fn server_placeholders(text: &str, server: &[String]) -> (String, usize) {
+    let mut out = text.to_string();
+    let mut n = 0;
+    for key in server {
+        let old = format!("{{{{{key}}}}}");
+        n += out.matches(&old).count();
+        out = out.replace(&old, &format!("{{{{SERVER_PARAM:{key}}}}}"));
+    }
+    (out, n)
+}
+
+/// The keys of a tool's `insert` parameters.
+fn insert_keys(source: &str, fields: &[Member]) -> Result<Vec<String>, MigrateError> {
+    let mut keys = Vec::new();
+    let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
+        return Ok(keys);
+    };
+    for open in array_objects(source, params.value.clone()) {
+        let members = edit::members_at(source, open)?;
+        let Some(position) = members.iter().find(|m| m.name == "position") else {
+            continue;
+        };
+        if !source[position.value.clone()].starts_with('{') {
+            continue;
+        }
+        let pos = edit::members_at(source, position.value.start)?;
+        let get = |n: &str| {
+            pos.iter()
+                .find(|m| m.name == n)
+                .and_then(|m| string_value(source, m))
+        };
+        if get("location").as_deref() == Some("insert")
+            && let Some(key) = get("key")
+        {
+            keys.push(key);
+        }
+    }
+    Ok(keys)
+}
+
+/// `/users/:id/posts` → `/users/{{id}}/posts`: whole segments that start with `:`, and `:key` of
+/// an insert parameter `key` anywhere (`/geo::lat;:lon/`, `/item/:id.json`), where no letter,
+/// digit or `_` follows.
+fn colon_paths(path: &str, insert: &[String]) -> String {
+    let mut path = path.to_string();
+    let mut keys: Vec<&String> = insert.iter().filter(|k| !k.is_empty()).collect();
+    keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    for key in keys {
+        let needle = format!(":{key}");
+        let mut out = String::with_capacity(path.len() + 8);
+        let mut rest = path.as_str();
+        while let Some(i) = rest.find(&needle) {
+            let after = &rest[i + needle.len()..];
+            out.push_str(&rest[..i]);
+            if after
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                out.push_str(&needle);
+            } else {
+                out.push_str(&format!("{{{{{key}}}}}"));
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+        path = out;
+    }
     path.split('/')
         .map(|seg| match seg.strip_prefix(':') {
             Some(name)
