@@ -690,4 +690,34 @@ mod tests {
             Err(EditError::Unclosed("agent".into()))
         );
     }
+
+    #[test]
+    fn i31_1_members_are_listed_with_their_byte_ranges() {
+        let src = "// é\nexport const main = {\n    'quoted key': 'ü', // comment: x\n    tools: { a: [ 1, { b: 2 } ] },\n    n: 3\n}\n";
+        let e = find_export(src, "main").unwrap();
+        assert_eq!(&src[e.name.clone()], "main");
+        assert!(src[e.object.clone()].starts_with('{') && src[e.object.clone()].ends_with('}'));
+        let m = object_members(src, "main", &[]).unwrap();
+        let names: Vec<&str> = m.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["quoted key", "tools", "n"]);
+        assert_eq!(&src[m[0].key.clone()], "'quoted key'");
+        assert_eq!(&src[m[0].value.clone()], "'ü'");
+        assert_eq!(&src[m[1].value.clone()], "{ a: [ 1, { b: 2 } ] }");
+        assert_eq!(&src[m[2].value.clone()], "3");
+        let inner = object_members(src, "main", &["tools"]).unwrap();
+        assert_eq!(&src[inner[0].value.clone()], "[ 1, { b: 2 } ]");
+        let at = src.find("{ b").unwrap();
+        let b = members_at(src, at).unwrap();
+        assert_eq!((b[0].name.as_str(), &src[b[0].value.clone()]), ("b", "2"));
+        assert!(members_at(src, at + 1).is_err());
+        assert!(find_export(src, "other").is_none());
+    }
+
+    #[test]
+    fn i31_1_aligned_blanking_keeps_byte_offsets() {
+        let src = "const a = 'Größe' // ü\nexport { a }";
+        let b = crate::scan::blank_aligned(src);
+        assert_eq!(b.len(), src.len());
+        assert_eq!(b.find("export"), src.find("export"));
+    }
 }

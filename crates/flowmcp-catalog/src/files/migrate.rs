@@ -1591,4 +1591,71 @@ mod tests {
             "export const main = {\n    description: 'Größe — ü',\n    version: '2.0.0',\n    routes: {}\n}\n"
         );
     }
+
+    #[test]
+    fn i31_1_v1_fixed_parameters_get_z_and_namespaces_become_kebab_case() {
+        let src = "export const schema = {\n    namespace: \"berlinDenkmale\",\n    flowMCP: \"1.2.0\",\n    routes: {\n        a: {\n            requestMethod: \"GET\",\n            route: \"/\",\n            parameters: [\n                { position: { key: \"module\", value: \"contract\", location: \"query\" } },\n                { position: { key: \"q\", value: \"{{USER_PARAM}}\", location: \"query\" }, z: { primitive: \"string()\", options: [] } }\n            ]\n        }\n    }\n}\n";
+        let m = migrate(src, 2).unwrap();
+        assert!(m.text.contains("{ position: { key: \"module\", value: \"contract\", location: \"query\" }, z: { primitive: 'string()', options: [] } },\n"), "{}", m.text);
+        assert_eq!(m.text.matches("z: {").count(), 2, "{}", m.text);
+        assert!(
+            m.text
+                .contains("    // REVIEW: namespace was 'berlinDenkmale'"),
+            "{}",
+            m.text
+        );
+        assert!(
+            m.text.contains("    namespace: 'berlin-denkmale',\n"),
+            "{}",
+            m.text
+        );
+        assert_eq!(kebab_namespace("My_API2x"), "my-api2x");
+    }
+
+    #[test]
+    fn i31_1_v3_parameter_syntax_becomes_v4_syntax() {
+        let src = "export const main = {\n    namespace: 'demo',\n    version: '3.0.0',\n    requiredServerParams: [ 'KEY' ],\n    tools: {\n        get_item: {\n            method: 'GET',\n            path: '/item/:id.json?k={{KEY}}',\n            parameters: [\n                { position: { key: 'id', value: '{{USER_PARAM}}', location: 'insert' }, z: { primitive: 'string()', options: [] } },\n                { position: { key: 'limit', value: '{{LIMIT}}', location: 'query' }, z: { primitive: 'number()', options: [] } },\n                { position: { key: 'g', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'enum()', options: ['values(1,2,3)', 'optional()'] } }\n            ],\n            tests: [ { _description: 'x', id: 'a', LIMIT: '10', g: '1' } ],\n            output: { mimeType: 'application/json', schema: { type: 'object', properties: { n: { type: 'integer' }, integer: { type: 'string' } } } }\n        }\n    }\n}\nexport const handlers = ( { sharedLists } ) => ({\n    get_item: { postRequest: async ( { response } ) => ( { response } ) }\n})\n";
+        let m = migrate(src, 4).unwrap();
+        let t = &m.text;
+        assert!(
+            t.contains("path: '/item/{{id}}.json?k={{SERVER_PARAM:KEY}}',"),
+            "{t}"
+        );
+        assert!(
+            t.contains("value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'number()'"),
+            "{t}"
+        );
+        assert!(
+            t.contains("{ _description: 'x', id: 'a', limit: 10, g: '1' }"),
+            "{t}"
+        );
+        assert!(
+            t.contains("z: { primitive: 'enum(1,2,3)', options: [ 'optional()' ] }"),
+            "{t}"
+        );
+        assert!(
+            t.contains("n: { type: 'number' }, integer: { type: 'string' }"),
+            "{t}"
+        );
+        // The tool name becomes camelCase, in `main` and in the handlers.
+        assert!(
+            t.contains("        // REVIEW: tool 'get_item' renamed 'getItem'"),
+            "{t}"
+        );
+        assert!(t.contains("        getItem: {\n"), "{t}");
+        assert!(t.contains("    getItem: { postRequest:"), "{t}");
+        assert!(!t.contains("get_item:"), "{t}");
+    }
+
+    #[test]
+    fn i31_1_duplicate_tool_keys_do_not_make_edits_overlap() {
+        let src = "export const schema = {\n    flowMCP: '1.2.0',\n    routes: {\n        a: { requestMethod: 'GET', route: '/1' },\n        a: { requestMethod: 'GET', route: '/2' }\n    }\n}\n";
+        let m = migrate(src, 2).unwrap();
+        assert_eq!(
+            m.text.matches("method: 'GET', path:").count(),
+            2,
+            "{}",
+            m.text
+        );
+    }
 }
