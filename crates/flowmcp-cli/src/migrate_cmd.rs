@@ -83,7 +83,10 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             }
             Err(e) => return Err(format!("{shown}: {e}")),
         };
-        let m = match migrate::migrate(&source, a.to) {
+        let dir_name = std::fs::canonicalize(&f.path)
+            .ok()
+            .and_then(|p| p.parent()?.file_name()?.to_str().map(str::to_string));
+        let m = match migrate::migrate(&source, a.to, dir_name.as_deref()) {
             Ok(m) => m,
             Err(MigrateError::NotASchema) if !named.contains(&f.path) => {
                 skipped += 1;

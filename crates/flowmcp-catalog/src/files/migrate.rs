@@ -121,8 +121,13 @@ pub fn detect(source: &str) -> Result<u8, MigrateError> {
 }
 
 /// Rewrites `source` step by step up to the major version `target` (2, 3 or 4). A file already at
-/// `target` comes back unchanged, with no changes listed.
-pub fn migrate(source: &str, target: u8) -> Result<Migration, MigrateError> {
+/// `target` comes back unchanged, with no changes listed. `dir_name`, the name of the directory
+/// the file is in, is the namespace a 1.x file without one gets (under a `// REVIEW:` comment).
+pub fn migrate(
+    source: &str,
+    target: u8,
+    dir_name: Option<&str>,
+) -> Result<Migration, MigrateError> {
     let from = detect(source)?;
     if from > target {
         return Err(MigrateError::Newer {
@@ -134,7 +139,7 @@ pub fn migrate(source: &str, target: u8) -> Result<Migration, MigrateError> {
     let mut changes = Vec::new();
     for step in from..target {
         text = match step {
-            1 => v1_to_v2(&text, &mut changes)?,
+            1 => v1_to_v2(&text, dir_name, &mut changes)?,
             2 => v2_to_v3(&text, &mut changes)?,
             _ => v3_to_v4(&text, &mut changes)?,
         };
@@ -347,10 +352,14 @@ fn exported_later(source: &str) -> Option<String> {
     Some(text)
 }
 
-fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateError> {
+fn v1_to_v2(
+    source: &str,
+    dir_name: Option<&str>,
+    changes: &mut Vec<String>,
+) -> Result<String, MigrateError> {
     if let Some(text) = exported_later(source) {
         changes.push("`const schema` and `export { schema }` became `export const schema`".into());
-        return v1_to_v2(&text, changes);
+        return v1_to_v2(&text, dir_name, changes);
     }
     let export = edit::find_export(source, "schema").ok_or(MigrateError::NotASchema)?;
     let members = edit::object_members(source, "schema", &[])?;
@@ -381,6 +390,27 @@ fn v1_to_v2(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             edits.put(open..open, text);
             changes.push("`version: '2.0.0'` added".into());
         }
+    }
+
+    // A namespace from the directory's name, when there is none.
+    if !members.iter().any(|m| m.name == "namespace")
+        && let Some(dir) = dir_name
+        && let ns = kebab_namespace(dir)
+        && !ns.is_empty()
+    {
+        let open = export.object.start + 1;
+        let text = match members.first().map(|m| m.key.start) {
+            Some(at) if source[open..at].contains('\n') => {
+                let indent = indent_at(source, at);
+                format!(
+                    "\n{indent}// REVIEW: namespace taken from the directory name; confirm it\n{indent}namespace: {},",
+                    quoted(&ns)
+                )
+            }
+            _ => format!(" namespace: {},", quoted(&ns)),
+        };
+        edits.put(open..open, text);
+        changes.push(format!("`namespace: '{ns}'` added (the directory's name)"));
     }
 
     // The namespace: lowercase letters, digits and dashes from 2.0.0 on.
@@ -776,6 +806,18 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
     let mut edits = Edits::default();
     set_version(source, &members, "4.0.0", &mut edits, changes)?;
 
+    // `root` without a trailing `/` (paths start with one).
+    if let Some(root) = members.iter().find(|m| m.name == "root")
+        && let Some(url) = string_value(source, root)
+        && url.len() > "https://".len()
+        && url.ends_with('/')
+        && !source[root.value.clone()].starts_with('`')
+    {
+        let trimmed = url.trim_end_matches('/');
+        edits.put(root.value.clone(), quoted(trimmed));
+        changes.push(format!("`main.root` lost its trailing `/` ({trimmed})"));
+    }
+
     // `main.skills` leaves (kept in a comment above `main`).
     if let Some(s) = members.iter().find(|m| m.name == "skills") {
         let statement = source[..export.name.start]
@@ -976,7 +1018,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
     }
     if enum_values > 0 {
         changes.push(format!(
-            "{enum_values} parameter(s) `enum()` with the option `values(…)` became `enum(…)`"
+            "{enum_values} enum parameter(s) written with an option (`values(…)` or `enum(…)`) became `primitive: 'enum(…)'`"
         ));
     }
     if test_numbers > 0 {
@@ -1105,20 +1147,26 @@ fn enum_values_and_test_numbers(
                 }
             }
         }
-        if prim == "enum()"
+        // `enum()` + `values(a,b)` (3.x), or `string()` + the option `enum(a,b)` (1.x).
+        let option = match prim.as_str() {
+            "enum()" => Some("values("),
+            "string()" => Some("enum("),
+            _ => None,
+        };
+        if let Some(option) = option
             && let Some(primitive) = primitive
             && let Some(options) = zm.iter().find(|m| m.name == "options")
             && let Some(Value::Array(items)) = data_value(source, options)
         {
             let listed = items.iter().find_map(|i| {
                 i.as_str()
-                    .and_then(|s| s.strip_prefix("values("))
+                    .and_then(|s| s.strip_prefix(option))
                     .and_then(|s| s.strip_suffix(')'))
             });
             if let Some(listed) = listed {
                 let rest: Vec<Value> = items
                     .iter()
-                    .filter(|i| !i.as_str().is_some_and(|s| s.starts_with("values(")))
+                    .filter(|i| !i.as_str().is_some_and(|s| s.starts_with(option)))
                     .cloned()
                     .collect();
                 edits.put(primitive.value.clone(), quoted(&format!("enum({listed})")));
@@ -1448,7 +1496,7 @@ mod tests {
     #[test]
     fn i31_1_v1_wraps_fields_in_main() {
         assert_eq!(detect(V1).unwrap(), 1);
-        let m = migrate(V1, 2).unwrap();
+        let m = migrate(V1, 2, None).unwrap();
         assert_eq!((m.from, m.to), (1, 2));
         assert!(m.text.contains("export const main = {"), "{}", m.text);
         assert!(m.text.contains("    version: '2.0.0',\n"), "{}", m.text);
@@ -1485,7 +1533,7 @@ mod tests {
 
     #[test]
     fn i31_1_v1_imports_become_todo_comments() {
-        let m = migrate(V1, 2).unwrap();
+        let m = migrate(V1, 2, None).unwrap();
         assert!(
             !m.text.contains("\nimport") && !m.text.starts_with("import"),
             "{}",
@@ -1504,7 +1552,7 @@ mod tests {
     #[test]
     fn i31_1_v1_declared_then_exported() {
         let src = "const schema = {\n    namespace: 'demo',\n    flowMCP: '1.2.0',\n    routes: {}\n}\n\nexport { schema };\n";
-        let m = migrate(src, 2).unwrap();
+        let m = migrate(src, 2, None).unwrap();
         assert_eq!(
             m.text,
             "export const main = {\n    namespace: 'demo',\n    version: '2.0.0',\n    routes: {}\n}\n\n"
@@ -1515,21 +1563,24 @@ mod tests {
 
     #[test]
     fn i31_1_v2_renames_routes_and_bumps_the_version() {
-        let m = migrate(V2, 3).unwrap();
+        let m = migrate(V2, 3, None).unwrap();
         assert_eq!(
             m.text,
             "export const main = {\n    namespace: 'demo',\n    version: '3.0.0', // old\n    tools: {\n        a: { method: 'GET', path: '/a' }\n    }\n}\n"
         );
         assert!(m.reviews.is_empty());
         let both = V2.replace("    routes:", "    tools: {},\n    routes:");
-        assert!(matches!(migrate(&both, 3), Err(MigrateError::Edit(_))));
+        assert!(matches!(
+            migrate(&both, 3, None),
+            Err(MigrateError::Edit(_))
+        ));
     }
 
     const V3: &str = "export const main = {\n    namespace: 'demo',\n    version: '3.0.0',\n    root: 'https://api.example.com',\n    requiredServerParams: [ 'API_KEY' ],\n    headers: { 'X-Key': '{{API_KEY}}' },\n    skills: [ { name: 'x', file: './x.mjs' } ],\n    tools: {\n        getUser: {\n            method: 'GET',\n            path: '/users/:id/posts',\n            description: 'Get the posts of a user',\n            parameters: []\n        },\n        removeUser: { method: 'DELETE', path: '/users', description: 'Delete a user', meta: { isReadOnly: false } }\n    }\n}\n";
 
     #[test]
     fn i31_1_v3_drafts_meta_and_rewrites_old_syntax() {
-        let m = migrate(V3, 4).unwrap();
+        let m = migrate(V3, 4, None).unwrap();
         let t = &m.text;
         assert!(t.contains("    version: '4.0.0',\n"), "{t}");
         assert!(t.contains("path: '/users/{{id}}/posts',"), "{t}");
@@ -1551,11 +1602,11 @@ mod tests {
         assert_eq!(m.reviews.len(), 2, "{:?}", m.reviews);
         assert_eq!(detect(t).unwrap(), 4);
         // Nothing left to do at the target.
-        let again = migrate(t, 4).unwrap();
+        let again = migrate(t, 4, None).unwrap();
         assert_eq!(again.text, *t);
         assert!(again.changes.is_empty());
         assert!(matches!(
-            migrate(t, 3),
+            migrate(t, 3, None),
             Err(MigrateError::Newer {
                 found: 4,
                 target: 3
@@ -1565,7 +1616,7 @@ mod tests {
 
     #[test]
     fn i31_1_steps_chain_from_1_to_4() {
-        let m = migrate(V1, 4).unwrap();
+        let m = migrate(V1, 4, None).unwrap();
         assert_eq!((m.from, m.to), (1, 4));
         assert!(m.text.contains("    version: '4.0.0',\n"));
         assert!(m.text.contains("    tools: {\n"));
@@ -1585,7 +1636,7 @@ mod tests {
     #[test]
     fn i31_1_multibyte_text_does_not_shift_edits() {
         let src = "const schema = {\n    description: 'Größe — ü',\n    flowMCP: '1.2.0',\n    routes: {}\n}\nexport { schema }\n";
-        let m = migrate(src, 2).unwrap();
+        let m = migrate(src, 2, None).unwrap();
         assert_eq!(
             m.text,
             "export const main = {\n    description: 'Größe — ü',\n    version: '2.0.0',\n    routes: {}\n}\n"
@@ -1595,7 +1646,7 @@ mod tests {
     #[test]
     fn i31_1_v1_fixed_parameters_get_z_and_namespaces_become_kebab_case() {
         let src = "export const schema = {\n    namespace: \"berlinDenkmale\",\n    flowMCP: \"1.2.0\",\n    routes: {\n        a: {\n            requestMethod: \"GET\",\n            route: \"/\",\n            parameters: [\n                { position: { key: \"module\", value: \"contract\", location: \"query\" } },\n                { position: { key: \"q\", value: \"{{USER_PARAM}}\", location: \"query\" }, z: { primitive: \"string()\", options: [] } }\n            ]\n        }\n    }\n}\n";
-        let m = migrate(src, 2).unwrap();
+        let m = migrate(src, 2, None).unwrap();
         assert!(m.text.contains("{ position: { key: \"module\", value: \"contract\", location: \"query\" }, z: { primitive: 'string()', options: [] } },\n"), "{}", m.text);
         assert_eq!(m.text.matches("z: {").count(), 2, "{}", m.text);
         assert!(
@@ -1615,7 +1666,7 @@ mod tests {
     #[test]
     fn i31_1_v3_parameter_syntax_becomes_v4_syntax() {
         let src = "export const main = {\n    namespace: 'demo',\n    version: '3.0.0',\n    requiredServerParams: [ 'KEY' ],\n    tools: {\n        get_item: {\n            method: 'GET',\n            path: '/item/:id.json?k={{KEY}}',\n            parameters: [\n                { position: { key: 'id', value: '{{USER_PARAM}}', location: 'insert' }, z: { primitive: 'string()', options: [] } },\n                { position: { key: 'limit', value: '{{LIMIT}}', location: 'query' }, z: { primitive: 'number()', options: [] } },\n                { position: { key: 'g', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'enum()', options: ['values(1,2,3)', 'optional()'] } }\n            ],\n            tests: [ { _description: 'x', id: 'a', LIMIT: '10', g: '1' } ],\n            output: { mimeType: 'application/json', schema: { type: 'object', properties: { n: { type: 'integer' }, integer: { type: 'string' } } } }\n        }\n    }\n}\nexport const handlers = ( { sharedLists } ) => ({\n    get_item: { postRequest: async ( { response } ) => ( { response } ) }\n})\n";
-        let m = migrate(src, 4).unwrap();
+        let m = migrate(src, 4, None).unwrap();
         let t = &m.text;
         assert!(
             t.contains("path: '/item/{{id}}.json?k={{SERVER_PARAM:KEY}}',"),
@@ -1650,12 +1701,27 @@ mod tests {
     #[test]
     fn i31_1_duplicate_tool_keys_do_not_make_edits_overlap() {
         let src = "export const schema = {\n    flowMCP: '1.2.0',\n    routes: {\n        a: { requestMethod: 'GET', route: '/1' },\n        a: { requestMethod: 'GET', route: '/2' }\n    }\n}\n";
-        let m = migrate(src, 2).unwrap();
+        let m = migrate(src, 2, None).unwrap();
         assert_eq!(
             m.text.matches("method: 'GET', path:").count(),
             2,
             "{}",
             m.text
         );
+    }
+
+    #[test]
+    fn i31_1_v1_0_files_get_a_namespace_enum_primitive_and_a_clean_root() {
+        let src = "export const schema = {\n    name: \"News\",\n    version: \"1.0.0\",\n    flowMCP: \"1.0.0\",\n    root: \"https://api.example.com/\",\n    routes: {\n        getNews: {\n            requestMethod: \"GET\",\n            route: \"/\",\n            parameters: [\n                { position: { key: \"kind\", value: \"{{USER_PARAM}}\", location: \"query\" }, z: { primitive: \"string()\", options: [\"enum(news,media)\", \"default(news)\"] } }\n            ]\n        }\n    }\n}\n";
+        let m = migrate(src, 4, Some("cryptopanic-com")).unwrap();
+        let t = &m.text;
+        assert!(t.starts_with("export const main = {\n    // REVIEW: namespace taken from the directory name; confirm it\n    namespace: 'cryptopanic-com',\n    name: \"News\",\n    schemaVersion: \"1.0.0\",\n    version: '4.0.0',\n    root: 'https://api.example.com',\n"), "{t}");
+        assert!(
+            t.contains("z: { primitive: 'enum(news,media)', options: [ 'default(news)' ] }"),
+            "{t}"
+        );
+        // Without a directory name nothing is invented.
+        let m = migrate(src, 2, None).unwrap();
+        assert!(!m.text.contains("namespace"), "{}", m.text);
     }
 }
