@@ -14,18 +14,21 @@ use flowmcp_catalog::files::migrate::{self, MigrateError};
     long_about = "Migrate schema files to a newer version of the specification, step by step, \
                   rewriting only what each step changes (comments, formatting and key order stay):\n\n\
                   1.x → 2: `export const schema` becomes `export const main`, `flowMCP` becomes \
-                  `version`, `requestMethod`/`route` become `method`/`path`, `handlers` becomes the \
-                  factory `export const handlers = ( { sharedLists, libraries } ) => …` (the tools call \
-                  the handlers their `modifiers` named), and every `import` becomes a TODO comment \
-                  with the suggested `main.sharedLists` reference.\n\
+                  `version`, `requestMethod`/`route` become `method`/`path`, parameters without `z` \
+                  get a `string()` one, `handlers` becomes the factory `export const handlers = ( { \
+                  sharedLists, libraries } ) => …` (the tools call the handlers their `modifiers` \
+                  named), and every `import` becomes a TODO comment with the suggested \
+                  `main.sharedLists` reference (imports are flagged, not converted).\n\
                   2 → 3: `main.routes` becomes `main.tools`, version 3.0.0.\n\
                   3 → 4: version 4.0.0; `main.skills` is removed (kept in a comment: register the \
                   skills in a selection or an agent manifest); each tool without `meta` gets one \
-                  drafted from its method, path and description; `:key` path segments become \
-                  `{{key}}`; `{{KEY}}` of a server parameter becomes `{{SERVER_PARAM:KEY}}`. The \
-                  specification leaves these decisions to the author: every drafted value carries a \
-                  `// REVIEW:` comment and is listed as `info` below the file. Use `--to 3` to stop \
-                  before this step.\n\n\
+                  drafted from its method, path and description; tool names become camelCase; \
+                  old syntax is rewritten: `:key` in paths becomes `{{key}}`, `{{KEY}}` of a server \
+                  parameter `{{SERVER_PARAM:KEY}}`, a user parameter's `{{NAME}}` `{{USER_PARAM}}`, \
+                  `values(…)`/`enum(…)` options `primitive: 'enum(…)'`. The specification leaves \
+                  `meta` and renames to the author: every drafted value carries a `// REVIEW:` \
+                  comment and is listed as `info` below the file. Use `--to 3` to stop before \
+                  this step.\n\n\
                   A file is rewritten in place, atomically, after its original is copied to \
                   `<file>.bak` (a file whose `.bak` exists already is not touched: move the old \
                   backup away first). `--dry-run` prints a unified diff and writes nothing. A file \

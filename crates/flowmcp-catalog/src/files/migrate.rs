@@ -2,19 +2,27 @@
 //! text: every character the steps do not change stays as it was (comments, formatting, key
 //! order), since each step edits byte ranges found by the loader's edit reader.
 //!
-//! The steps (the migration chapter, 08):
-//! - **1 → 2**: `export const schema` becomes `export const main`; `flowMCP: '1.x'` becomes
-//!   `version: '2.0.0'` (a schema's own `version` becomes `schemaVersion`); the 1.x tool fields
-//!   `requestMethod` and `route` become `method` and `path`; `handlers` leaves `main` and becomes
-//!   the factory `export const handlers = ( { sharedLists, libraries } ) => …`, whose tools call
-//!   the 1.x handlers their `modifiers` named (the `modifiers` are removed); every `import` becomes
-//!   a TODO comment with the suggested shared-list reference (or library).
+//! The steps (the migration chapter, 08, and what the 1.x and 3.x catalogs need beyond it):
+//! - **1 → 2**: `export const schema` (or `const schema` with a later `export { schema }`) becomes
+//!   `export const main`; `flowMCP: '1.x'` becomes `version: '2.0.0'` (a schema's own `version`
+//!   becomes `schemaVersion`); the 1.x tool fields `requestMethod` and `route` become `method`
+//!   and `path`; a parameter without `z` (a fixed value) gets a `string()` one; `handlers` leaves
+//!   `main` and becomes the factory `export const handlers = ( { sharedLists, libraries } ) => …`,
+//!   whose tools call the 1.x handlers their `modifiers` named (the `modifiers` are removed);
+//!   every `import` becomes a TODO comment with the suggested shared-list reference (or library),
+//!   as the chapter says (imports are flagged, not converted). Reviewed: a namespace that is not
+//!   kebab-case is made so; a file without one gets its directory's name.
 //! - **2 → 3**: `main.routes` becomes `main.tools`; the version becomes `3.0.0`.
-//! - **3 → 4** (beyond the chapter, which leaves it to the author): the version becomes `4.0.0`;
-//!   `main.skills` is removed (its text kept in a comment, to be registered in a selection or an
-//!   agent manifest); every tool without `meta` gets one drafted from its method, path and
-//!   description; `:key` path segments become `{{key}}`; `{{KEY}}` placeholders of a server
-//!   parameter (one listed in `requiredServerParams`) become `{{SERVER_PARAM:KEY}}`.
+//! - **3 → 4** (the chapter leaves it to the author; every drafted value is marked): the version
+//!   becomes `4.0.0`; `main.skills` is removed (its text kept in a comment, to be registered in a
+//!   selection or an agent manifest); every tool without `meta` gets one drafted from its method,
+//!   path and description; tool names that are not camelCase are renamed (handler keys follow).
+//!   Mechanical syntax: `:key` in a path becomes `{{key}}`; `{{KEY}}` of a server parameter
+//!   becomes `{{SERVER_PARAM:KEY}}`; a user parameter written `{{NAME}}` becomes `{{USER_PARAM}}`
+//!   (test keys follow); an enum written as an option (`enum()` + `values(a,b)`, or `string()` +
+//!   `enum(a,b)`) becomes `primitive: 'enum(a,b)'`; a decimal string in a test of a `number()`
+//!   parameter becomes the number; output type `integer` becomes `number`; `root` loses a trailing
+//!   `/`.
 //!
 //! Every drafted value and every TODO carries a `// REVIEW:` or `// TODO:` comment, and is listed
 //! in [`Migration::reviews`] with its line, so that a person confirms it.
