@@ -32,7 +32,7 @@ use flowmcp_catalog::files::migrate::{self, MigrateError};
                   A file is rewritten in place, atomically, after its original is copied to \
                   `<file>.bak` (a file whose `.bak` exists already is not touched: move the old \
                   backup away first). `--dry-run` prints a unified diff and writes nothing. A file \
-                  already at the target version is left alone.\n\n\
+                  already at the target version (or newer) is left alone.\n\n\
                   Exit codes: 0 every file migrated or already current, 1 a file could not be \
                   migrated (the reason is printed), 2 usage or I/O failure."
 )]
@@ -95,6 +95,10 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
                 skipped += 1;
                 continue;
             }
+            Err(MigrateError::Newer { .. }) => {
+                current += 1;
+                continue;
+            }
             Err(e) => {
                 failed += 1;
                 out.push_str(&format!("{shown}: FAILED: {e}\n"));
@@ -137,7 +141,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
         }
     }
     out.push_str(&format!(
-        "{migrated} {} {}, {current} already at version {}, {skipped} skipped (not schema files), {failed} failed{}\n",
+        "{migrated} {} {}, {current} already at version {} or newer, {skipped} skipped (not schema files), {failed} failed{}\n",
         if migrated == 1 { "file" } else { "files" },
         if a.dry_run { "would be migrated" } else { "migrated" },
         a.to,

@@ -678,7 +678,7 @@ fn i31_1_migrate_all_reaches_a_valid_v4_schema_with_backups() {
     );
     assert!(
         r.stdout.contains(
-            "2 files migrated, 0 already at version 4, 1 skipped (not schema files), 0 failed"
+            "2 files migrated, 0 already at version 4 or newer, 1 skipped (not schema files), 0 failed"
         ),
         "{}",
         r.stdout
@@ -750,6 +750,14 @@ fn i31_1_migrate_to_3_stops_before_meta() {
         MIGRATE_V2
             .replace("'2.0.0'", "'3.0.0'")
             .replace("routes:", "tools:")
+    );
+    // A file newer than the target is left alone, and is no failure.
+    let r = flowmcp(&["migrate", "--to", "2", "p/demo/two.mjs"], &dir);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("1 already at version 2 or newer"),
+        "{}",
+        r.stdout
     );
 }
 
