@@ -798,3 +798,42 @@ fn i31_1_migrate_exits_1_when_a_file_cannot_be_migrated() {
     assert_eq!(flowmcp(&["migrate", "p"], &dir).code, 2);
     assert_eq!(flowmcp(&["migrate", "p/demo/list.mjs"], &dir).code, 1);
 }
+
+/// The 1.x handlers keep working after migration: the factory hands them the 1.x argument shape
+/// (`payload` the request, `userParams` the inputs, `struct.data` the response).
+#[test]
+fn i31_1_migrated_v1_handlers_still_run() {
+    use common::support::{Seen, TestServer, reply};
+    let dir = temp_dir("migrate-run");
+    std::fs::create_dir_all(dir.join("cat/demo")).unwrap();
+    let v1 = "export const schema = {\n    namespace: \"demo\",\n    name: \"Demo\",\n    description: \"A demo\",\n    flowMCP: \"1.2.0\",\n    root: \"https://api.example.com\",\n    routes: {\n        getThing: {\n            requestMethod: \"GET\",\n            description: \"Get a thing\",\n            route: \"/thing\",\n            parameters: [\n                { position: { key: \"id\", value: \"{{USER_PARAM}}\", location: \"query\" }, z: { primitive: \"string()\", options: [] } }\n            ],\n            tests: [ { _description: \"one\", id: \"1\" }, { _description: \"two\", id: \"2\" }, { _description: \"three\", id: \"3\" } ],\n            modifiers: [ { phase: \"pre\", handlerName: \"tag\" }, { phase: \"post\", handlerName: \"shape\" } ]\n        }\n    },\n    handlers: {\n        tag: async ( { struct, payload, userParams } ) => {\n            payload.url = payload.url + '&from=' + userParams.id\n            return { struct, payload }\n        },\n        shape: async ( { struct, payload } ) => {\n            struct.data = { seen: struct.data.url, ok: struct.status }\n            return { struct, payload }\n        }\n    }\n}\n";
+    std::fs::write(dir.join("cat/demo/thing.mjs"), v1).unwrap();
+    let r = flowmcp(&["migrate", "cat/demo/thing.mjs"], &dir);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let server = TestServer::start(1, |seen: &Seen| {
+        reply(
+            200,
+            Some("application/json"),
+            serde_json::json!({ "url": seen.url }).to_string(),
+        )
+    });
+    let upstream = format!("demo={}", server.base);
+    let run = common::flowmcp_env(
+        &[
+            "call",
+            "getThing_demo",
+            "--catalog",
+            "cat",
+            "--upstream",
+            &upstream,
+            "--arg",
+            "id=7",
+        ],
+        &dir,
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let e: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(e["data"]["seen"], "/thing?id=7&from=7", "{}", run.stdout);
+    assert_eq!(e["data"]["ok"], true, "{}", run.stdout);
+}

@@ -698,26 +698,31 @@ fn reindent(text: &str, from: &str, unit: &str) -> String {
 
 /// The 2.0.0 handlers factory around the 1.x handlers object `legacy`: each tool gets a
 /// `preRequest`, `postRequest` or `executeRequest` that runs the 1.x handlers its modifiers named
-/// for that phase, in order, on the 1.x `{ struct, payload }` (with the response in
-/// `struct.data`).
+/// for that phase, in order. A 1.x handler reads `struct` as the result (`{ status, messages,
+/// data }`), `payload` as the request (`url`, `headers`, `body`) and `userParams` as the inputs;
+/// the factory's `v1` builds that shape from the 2.0.0 arguments (whose `struct` is the request
+/// and `payload` the inputs), and each wrapper turns the result back.
 fn handlers_factory(legacy: &str, wiring: &[(String, Vec<(String, String)>)], u: &str) -> String {
     let mut tools = Vec::new();
     for (tool, calls) in wiring {
         let mut phases = Vec::new();
-        for (phase, head, tail) in [
+        for (phase, head, data, tail) in [
             (
                 "pre",
                 "preRequest: async ( { struct, payload } ) => {",
-                "return { struct: current.struct, payload: current.payload }",
+                "null",
+                "return { struct: { ...struct, ...current.payload }, payload }",
             ),
             (
                 "post",
                 "postRequest: async ( { response, struct, payload } ) => {",
+                "response",
                 "return { response: current.struct.data }",
             ),
             (
                 "execute",
                 "executeRequest: async ( { struct, payload } ) => {",
+                "null",
                 "return { response: current.struct.data }",
             ),
         ] {
@@ -729,15 +734,12 @@ fn handlers_factory(legacy: &str, wiring: &[(String, Vec<(String, String)>)], u:
             if names.is_empty() {
                 continue;
             }
-            let start = if phase == "post" {
-                "let current = { struct: { ...struct, data: response }, payload }"
-            } else {
-                "let current = { struct, payload }"
-            };
-            let mut body = format!("{u}{u}{u}{head}\n{u}{u}{u}{u}{start}\n");
+            let mut body = format!(
+                "{u}{u}{u}{head}\n{u}{u}{u}{u}let current = v1( struct, payload, {data} )\n"
+            );
             for n in names {
                 body.push_str(&format!(
-                    "{u}{u}{u}{u}current = await legacy[ {} ]( current )\n",
+                    "{u}{u}{u}{u}current = {{ ...current, ...( await legacy[ {} ]( current ) ) }}\n",
                     quoted(n)
                 ));
             }
@@ -758,6 +760,12 @@ fn handlers_factory(legacy: &str, wiring: &[(String, Vec<(String, String)>)], u:
         "// REVIEW: the 1.x handlers, now called by the tools their `modifiers` named (check the arguments each expects)\n\
          export const handlers = ( {{ sharedLists, libraries }} ) => {{\n\
          {u}const legacy = {legacy}\n\n\
+         {u}// 1.x handlers read `struct` as the result, `payload` as the request, `userParams` as the inputs.\n\
+         {u}const v1 = ( struct, payload, data ) => ( {{\n\
+         {u}{u}struct: {{ status: true, messages: [], data }},\n\
+         {u}{u}payload: {{ ...struct, ...( payload && payload.url !== undefined ? payload : {{}} ) }},\n\
+         {u}{u}userParams: ( payload && payload.userParams ) || payload || {{}}\n\
+         {u}}} )\n\n\
          {u}return {{\n{}\n{u}}}\n}}\n",
         tools.join(",\n")
     )
@@ -1528,11 +1536,18 @@ mod tests {
         assert!(factory > main_end, "{}", m.text);
         assert!(
             m.text
-                .contains("current = await legacy[ 'shape' ]( current )")
+                .contains("current = { ...current, ...( await legacy[ 'shape' ]( current ) ) }")
         );
         assert!(
             m.text
                 .contains("postRequest: async ( { response, struct, payload } ) => {")
+        );
+        // The 1.x argument shape is rebuilt from the 2.0.0 one.
+        assert!(
+            m.text
+                .contains("let current = v1( struct, payload, response )"),
+            "{}",
+            m.text
         );
         // The routes stay `routes` in 2.0.0.
         assert!(m.text.contains("    routes: {"));
