@@ -10,6 +10,7 @@ mod grade_cmd;
 mod ids_cmd;
 mod libs_cmd;
 mod lists_cmd;
+mod migrate_cmd;
 mod prompt_cmd;
 mod prompt_list;
 mod resource_cmd;
@@ -107,6 +108,8 @@ enum Command {
     /// Print the `schemaHash` of schema files (first 8 hex digits of SHA-256 over the canonical JSON of
     /// `main` without its `schemaHash`), for pasting into `main.schemaHash`.
     Hash(HashArgs),
+    // The help text is on the arguments struct (its `about` and `long_about`).
+    Migrate(migrate_cmd::MigrateArgs),
 }
 
 #[derive(Args, Debug)]
@@ -242,6 +245,7 @@ fn main() -> ExitCode {
         }) => validate(a),
         Command::Libs(a) => libs_cmd::run(a),
         Command::Agent(a) => agent_cmd::run(a),
+        Command::Migrate(a) => migrate_cmd::run(a),
     };
     match result {
         Ok(code) => code,

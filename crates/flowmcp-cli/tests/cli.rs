@@ -748,3 +748,224 @@ fn i31_6_the_shared_list_registry_is_written_and_checked() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// Issue #31 item 1: `flowmcp migrate`.
+
+const MIGRATE_V1: &str = "// a 1.2.0 schema\nexport const schema = {\n    namespace: \"demo\",\n    name: \"Demo\",\n    description: \"A demo\",\n    flowMCP: \"1.2.0\",\n    root: \"https://api.example.com\",\n    routes: {\n        getThing: {\n            requestMethod: \"GET\",\n            description: \"Get a thing\",\n            route: \"/thing\",\n            parameters: [],\n            tests: [ { _description: \"one\" }, { _description: \"two\" }, { _description: \"three\" } ]\n        }\n    }\n}\n";
+const MIGRATE_V2: &str = "export const main = {\n    namespace: 'demo',\n    name: 'Demo',\n    description: 'A demo',\n    version: '2.0.0',\n    root: 'https://api.example.com',\n    routes: {\n        getThing: {\n            method: 'GET',\n            description: 'Get a thing',\n            path: '/thing',\n            parameters: [],\n            tests: [ { _description: 'one' }, { _description: 'two' }, { _description: 'three' } ]\n        }\n    }\n}\n";
+
+fn migrate_dir(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    std::fs::create_dir_all(dir.join("p/demo")).unwrap();
+    std::fs::write(dir.join("p/demo/one.mjs"), MIGRATE_V1).unwrap();
+    std::fs::write(dir.join("p/demo/two.mjs"), MIGRATE_V2).unwrap();
+    std::fs::write(
+        dir.join("p/demo/list.mjs"),
+        "export const list = { meta: {}, entries: [] }\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// Every file under `dir` with its bytes.
+fn snapshot(dir: &std::path::Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(snapshot(&p));
+        } else {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn i31_1_migrate_all_reaches_a_valid_v4_schema_with_backups() {
+    let dir = migrate_dir("migrate-all");
+    let r = flowmcp(&["migrate", "--all", "p"], &dir);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("p/demo/one.mjs: version 1 → 4"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("p/demo/two.mjs: version 2 → 4"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("  changed: `main.routes` became `main.tools`"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("review: meta drafted by migration"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains(
+            "2 files migrated, 0 already at version 4 or newer, 1 skipped (not schema files), 0 failed"
+        ),
+        "{}",
+        r.stdout
+    );
+    // The originals are kept, byte for byte.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("p/demo/one.mjs.bak")).unwrap(),
+        MIGRATE_V1
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("p/demo/two.mjs.bak")).unwrap(),
+        MIGRATE_V2
+    );
+    let one = std::fs::read_to_string(dir.join("p/demo/one.mjs")).unwrap();
+    assert!(
+        one.starts_with("// a 1.2.0 schema\nexport const main = {\n"),
+        "{one}"
+    );
+    assert!(one.contains("// REVIEW: meta drafted"), "{one}");
+    // Both validate under spec (the drafted meta included).
+    let v = flowmcp(&["validate", "p/demo/one.mjs", "p/demo/two.mjs"], &dir);
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+    // A second run has nothing to do.
+    let again = flowmcp(&["migrate", "--all", "p"], &dir);
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    assert!(
+        again
+            .stdout
+            .contains("0 files migrated, 2 already at version 4"),
+        "{}",
+        again.stdout
+    );
+}
+
+#[test]
+fn i31_1_migrate_dry_run_prints_a_diff_and_changes_no_byte() {
+    let dir = migrate_dir("migrate-dry");
+    let before = snapshot(&dir);
+    let r = flowmcp(&["migrate", "--all", "--dry-run", "p"], &dir);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("--- p/demo/one.mjs\n+++ p/demo/one.mjs (migrated)\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("-export const schema = {\n+export const main = {\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("(dry run: nothing written)"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(snapshot(&dir), before);
+}
+
+#[test]
+fn i31_1_migrate_to_3_stops_before_meta() {
+    let dir = migrate_dir("migrate-to3");
+    let r = flowmcp(&["migrate", "--to", "3", "p/demo/two.mjs"], &dir);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let two = std::fs::read_to_string(dir.join("p/demo/two.mjs")).unwrap();
+    assert_eq!(
+        two,
+        MIGRATE_V2
+            .replace("'2.0.0'", "'3.0.0'")
+            .replace("routes:", "tools:")
+    );
+    // A file newer than the target is left alone, and is no failure.
+    let r = flowmcp(&["migrate", "--to", "2", "p/demo/two.mjs"], &dir);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("1 already at version 2 or newer"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn i31_1_migrate_exits_1_when_a_file_cannot_be_migrated() {
+    let dir = migrate_dir("migrate-fail");
+    // A backup from an earlier run is never overwritten.
+    std::fs::write(dir.join("p/demo/two.mjs.bak"), "old backup").unwrap();
+    // Both `routes` and `tools`: a person has to merge them.
+    std::fs::write(
+        dir.join("p/demo/both.mjs"),
+        MIGRATE_V2.replace("    routes:", "    tools: {},\n    routes:"),
+    )
+    .unwrap();
+    let r = flowmcp(&["migrate", "--all", "p"], &dir);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("p/demo/both.mjs: FAILED: `main` has both `routes` and `tools`"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("p/demo/two.mjs: FAILED: p/demo/two.mjs.bak exists already"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("p/demo/two.mjs")).unwrap(),
+        MIGRATE_V2
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("p/demo/two.mjs.bak")).unwrap(),
+        "old backup"
+    );
+    // A directory without --all is a usage error; a named non-schema file a failure.
+    assert_eq!(flowmcp(&["migrate", "p"], &dir).code, 2);
+    assert_eq!(flowmcp(&["migrate", "p/demo/list.mjs"], &dir).code, 1);
+}
+
+/// The 1.x handlers keep working after migration: the factory hands them the 1.x argument shape
+/// (`payload` the request, `userParams` the inputs, `struct.data` the response).
+#[test]
+fn i31_1_migrated_v1_handlers_still_run() {
+    use common::support::{Seen, TestServer, reply};
+    let dir = temp_dir("migrate-run");
+    std::fs::create_dir_all(dir.join("cat/demo")).unwrap();
+    let v1 = "export const schema = {\n    namespace: \"demo\",\n    name: \"Demo\",\n    description: \"A demo\",\n    flowMCP: \"1.2.0\",\n    root: \"https://api.example.com\",\n    routes: {\n        getThing: {\n            requestMethod: \"GET\",\n            description: \"Get a thing\",\n            route: \"/thing\",\n            parameters: [\n                { position: { key: \"id\", value: \"{{USER_PARAM}}\", location: \"query\" }, z: { primitive: \"string()\", options: [] } }\n            ],\n            tests: [ { _description: \"one\", id: \"1\" }, { _description: \"two\", id: \"2\" }, { _description: \"three\", id: \"3\" } ],\n            modifiers: [ { phase: \"pre\", handlerName: \"tag\" }, { phase: \"post\", handlerName: \"shape\" } ]\n        }\n    },\n    handlers: {\n        tag: async ( { struct, payload, userParams } ) => {\n            payload.url = payload.url + '&from=' + userParams.id\n            return { struct, payload }\n        },\n        shape: async ( { struct, payload } ) => {\n            struct.data = { seen: struct.data.url, ok: struct.status }\n            return { struct, payload }\n        }\n    }\n}\n";
+    std::fs::write(dir.join("cat/demo/thing.mjs"), v1).unwrap();
+    let r = flowmcp(&["migrate", "cat/demo/thing.mjs"], &dir);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let server = TestServer::start(1, |seen: &Seen| {
+        reply(
+            200,
+            Some("application/json"),
+            serde_json::json!({ "url": seen.url }).to_string(),
+        )
+    });
+    let upstream = format!("demo={}", server.base);
+    let run = common::flowmcp_env(
+        &[
+            "call",
+            "getThing_demo",
+            "--catalog",
+            "cat",
+            "--upstream",
+            &upstream,
+            "--arg",
+            "id=7",
+        ],
+        &dir,
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let e: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(e["data"]["seen"], "/thing?id=7&from=7", "{}", run.stdout);
+    assert_eq!(e["data"]["ok"], true, "{}", run.stdout);
+}

@@ -190,7 +190,7 @@ fn member_indent(blanked: &[char], chars: &[char], open: usize, end: usize) -> O
 
 /// The file's indentation unit: a tab when its first indented line starts with one, else as many
 /// spaces as that line has (four when no line is indented).
-fn indent_unit(source: &str) -> String {
+pub fn indent_unit(source: &str) -> String {
     for line in source.lines() {
         if line.starts_with('\t') {
             return "\t".into();
@@ -243,7 +243,7 @@ fn value_end(b: &[char], start: usize) -> Option<usize> {
 /// `value` as JavaScript source in the style of schema files: single-quoted strings, keys without
 /// quotes when they are identifiers, an object or array on one line when it holds only scalars
 /// (and is short), otherwise one member per line, indented by `unit` below `indent`.
-pub(crate) fn js_literal(value: &serde_json::Value, indent: &str, unit: &str) -> String {
+pub fn js_literal(value: &serde_json::Value, indent: &str, unit: &str) -> String {
     use serde_json::Value;
     fn scalar(v: &Value) -> bool {
         !matches!(v, Value::Object(_) | Value::Array(_))
@@ -357,6 +357,28 @@ fn find_member(
     key: &str,
     export_name: &str,
 ) -> Result<Option<usize>, EditError> {
+    Ok(list_members(b, chars, open, export_name)?
+        .into_iter()
+        .find(|m| m.name == key)
+        .map(|m| m.value))
+}
+
+/// A `key: value` member found by [`list_members`] (character indices).
+struct RawMember {
+    name: String,
+    key: usize,
+    value: usize,
+}
+
+/// The `key: value` members of the object opened at `open`, in source order (shorthand members,
+/// spreads and computed keys are not listed).
+fn list_members(
+    b: &[char],
+    chars: &[char],
+    open: usize,
+    export_name: &str,
+) -> Result<Vec<RawMember>, EditError> {
+    let mut out = Vec::new();
     let mut depth = 0usize;
     let mut expect_key = true;
     let mut i = open;
@@ -372,7 +394,7 @@ fn find_member(
             '}' | ']' | ')' => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    return Ok(None);
+                    return Ok(out);
                 }
             }
             ',' if depth == 1 => expect_key = true,
@@ -394,13 +416,19 @@ fn find_member(
                     (chars[i..end].iter().collect::<String>(), end)
                 };
                 let colon = (end..b.len()).find(|&j| !b[j].is_whitespace());
-                if name == key
-                    && let Some(colon) = colon.filter(|&j| b[j] == ':')
+                if let Some(colon) = colon.filter(|&j| b[j] == ':')
+                    && let Some(value) = (colon + 1..b.len()).find(|&j| !b[j].is_whitespace())
                 {
-                    let value = (colon + 1..b.len()).find(|&j| !b[j].is_whitespace());
-                    return Ok(value);
+                    out.push(RawMember {
+                        name,
+                        key: i,
+                        value,
+                    });
+                    // Continue at the value: its brackets count.
+                    i = value;
+                    continue;
                 }
-                i = end;
+                i = end.max(i + 1);
                 continue;
             }
             _ => {}
@@ -408,6 +436,128 @@ fn find_member(
         i += 1;
     }
     Err(EditError::Unclosed(export_name.to_string()))
+}
+
+/// One `key: value` member of an object literal, as byte ranges of the source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// The key's name (without quotes).
+    pub name: String,
+    /// The key as written (with its quotes, if any).
+    pub key: std::ops::Range<usize>,
+    /// The value as written: an object or array literal up to its closing bracket, a string up to
+    /// its closing quote, any other expression up to the next `,`, `}` or `]` (trailing white
+    /// space excluded).
+    pub value: std::ops::Range<usize>,
+}
+
+/// Where `export const <name> = { … }` is, as byte ranges of the source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExportObject {
+    /// The exported name (after `export const`).
+    pub name: std::ops::Range<usize>,
+    /// The object literal, from `{` to its `}` inclusive.
+    pub object: std::ops::Range<usize>,
+}
+
+/// Finds `export const <name> = { … }` (read on the blanked text, so comments and strings cannot
+/// mislead it); `None` when there is none or it is not closed.
+pub fn find_export(source: &str, name: &str) -> Option<ExportObject> {
+    let blanked: Vec<char> = scan::blank(source).chars().collect();
+    let open = find_export_object(&blanked, name)?;
+    let end = value_end(&blanked, open)?;
+    let name_start = (0..open)
+        .rev()
+        .find(|&i| {
+            blanked[i..].starts_with(&name.chars().collect::<Vec<_>>())
+                && (i == 0 || !(blanked[i - 1].is_alphanumeric() || blanked[i - 1] == '_'))
+        })
+        .unwrap_or(open);
+    let offsets = char_offsets(source);
+    let at = |ci: usize| offsets.get(ci).copied().unwrap_or(source.len());
+    Some(ExportObject {
+        name: at(name_start)..at(name_start + name.chars().count()),
+        object: at(open)..at(end),
+    })
+}
+
+/// The `key: value` members of the object literal at `path` inside `export const <export_name> =
+/// { … }` (`path` names nested members whose values are object literals; empty for the export
+/// itself), in source order, as byte ranges. Shorthand members, spreads and computed keys are
+/// not listed.
+pub fn object_members(
+    source: &str,
+    export_name: &str,
+    path: &[&str],
+) -> Result<Vec<Member>, EditError> {
+    let blanked: Vec<char> = scan::blank(source).chars().collect();
+    let chars: Vec<char> = source.chars().collect();
+    let mut open = find_export_object(&blanked, export_name)
+        .ok_or_else(|| EditError::NoExport(export_name.to_string()))?;
+    for member in path {
+        let start = find_member(&blanked, &chars, open, member, export_name)?
+            .ok_or_else(|| EditError::NoMember(member.to_string()))?;
+        if blanked.get(start) != Some(&'{') {
+            return Err(EditError::NotAnObject(member.to_string()));
+        }
+        open = start;
+    }
+    members_of(source, &blanked, &chars, open, export_name)
+}
+
+/// The `key: value` members of the object literal whose `{` is at byte `open` of `source` (an
+/// element of an array, say, which [`object_members`] cannot name), as [`object_members`] lists
+/// them.
+pub fn members_at(source: &str, open: usize) -> Result<Vec<Member>, EditError> {
+    let blanked: Vec<char> = scan::blank(source).chars().collect();
+    let chars: Vec<char> = source.chars().collect();
+    let ci = source
+        .get(..open)
+        .map(|s| s.chars().count())
+        .ok_or_else(|| EditError::NotAnObject(format!("byte {open}")))?;
+    if blanked.get(ci) != Some(&'{') {
+        return Err(EditError::NotAnObject(format!("byte {open}")));
+    }
+    members_of(source, &blanked, &chars, ci, "object")
+}
+
+fn members_of(
+    source: &str,
+    blanked: &[char],
+    chars: &[char],
+    open: usize,
+    export_name: &str,
+) -> Result<Vec<Member>, EditError> {
+    let offsets = char_offsets(source);
+    let at = |ci: usize| offsets.get(ci).copied().unwrap_or(source.len());
+    list_members(blanked, chars, open, export_name)?
+        .into_iter()
+        .map(|m| {
+            let key_end = if matches!(chars.get(m.key), Some('\'' | '"')) {
+                (m.key + 1..blanked.len())
+                    .find(|&j| blanked[j] == chars[m.key])
+                    .map_or(blanked.len(), |j| j + 1)
+            } else {
+                m.key + m.name.chars().count()
+            };
+            let end =
+                value_end(blanked, m.value).ok_or_else(|| EditError::Unclosed(m.name.clone()))?;
+            Ok(Member {
+                key: at(m.key)..at(key_end),
+                value: at(m.value)..at(end),
+                name: m.name,
+            })
+        })
+        .collect()
+}
+
+/// The byte offset of each character of `source`, and one past the end.
+fn char_offsets(source: &str) -> Vec<usize> {
+    source
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain(std::iter::once(source.len()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -539,5 +689,35 @@ mod tests {
             set_string_member("export const agent = { name: 'a'", "agent", "hash", "h"),
             Err(EditError::Unclosed("agent".into()))
         );
+    }
+
+    #[test]
+    fn i31_1_members_are_listed_with_their_byte_ranges() {
+        let src = "// é\nexport const main = {\n    'quoted key': 'ü', // comment: x\n    tools: { a: [ 1, { b: 2 } ] },\n    n: 3\n}\n";
+        let e = find_export(src, "main").unwrap();
+        assert_eq!(&src[e.name.clone()], "main");
+        assert!(src[e.object.clone()].starts_with('{') && src[e.object.clone()].ends_with('}'));
+        let m = object_members(src, "main", &[]).unwrap();
+        let names: Vec<&str> = m.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["quoted key", "tools", "n"]);
+        assert_eq!(&src[m[0].key.clone()], "'quoted key'");
+        assert_eq!(&src[m[0].value.clone()], "'ü'");
+        assert_eq!(&src[m[1].value.clone()], "{ a: [ 1, { b: 2 } ] }");
+        assert_eq!(&src[m[2].value.clone()], "3");
+        let inner = object_members(src, "main", &["tools"]).unwrap();
+        assert_eq!(&src[inner[0].value.clone()], "[ 1, { b: 2 } ]");
+        let at = src.find("{ b").unwrap();
+        let b = members_at(src, at).unwrap();
+        assert_eq!((b[0].name.as_str(), &src[b[0].value.clone()]), ("b", "2"));
+        assert!(members_at(src, at + 1).is_err());
+        assert!(find_export(src, "other").is_none());
+    }
+
+    #[test]
+    fn i31_1_aligned_blanking_keeps_byte_offsets() {
+        let src = "const a = 'Größe' // ü\nexport { a }";
+        let b = crate::scan::blank_aligned(src);
+        assert_eq!(b.len(), src.len());
+        assert_eq!(b.find("export"), src.find("export"));
     }
 }

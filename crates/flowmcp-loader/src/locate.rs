@@ -67,7 +67,7 @@ pub fn locate_paths_blanked(source: &str, blanked: &str, paths: &[Vec<Key>]) -> 
     let b: &str = if source.len() == blanked.len() {
         blanked
     } else {
-        match byte_aligned(source, blanked) {
+        match scan::byte_aligned(source, blanked) {
             Some(text) => {
                 realigned = text;
                 &realigned
@@ -88,31 +88,6 @@ pub fn locate_paths_blanked(source: &str, blanked: &str, paths: &[Vec<Key>]) -> 
     }
     positions(source, &offsets, &mut answers);
     answers
-}
-
-/// `blanked` re-spaced so that its byte offsets are those of `source`: every character that differs
-/// from the source's (a blanked one, a space) is padded with spaces to the source character's length.
-/// `None` when the two texts do not have the same characters count or a character cannot be padded.
-fn byte_aligned(source: &str, blanked: &str) -> Option<String> {
-    let mut out = String::with_capacity(source.len());
-    let mut s = source.chars();
-    for bc in blanked.chars() {
-        let sc = s.next()?;
-        if bc == sc {
-            out.push(sc);
-            continue;
-        }
-        let (have, want) = (bc.len_utf8(), sc.len_utf8());
-        if have > want {
-            return None;
-        }
-        out.push(bc);
-        out.extend(std::iter::repeat_n(' ', want - have));
-    }
-    if s.next().is_some() {
-        return None;
-    }
-    Some(out)
 }
 
 /// Converts byte offsets of `source` into 1-based lines (counted by `\n`) and columns (in

@@ -145,6 +145,41 @@ pub fn blank(source: &str) -> String {
     Blanker::new(source).run().text
 }
 
+/// [`blank`] with the byte offsets of `source` (each blanked multi-byte character becomes as many
+/// spaces as it has bytes), for readers that index both texts by the same byte offsets.
+pub fn blank_aligned(source: &str) -> String {
+    let b = blank(source);
+    if b.len() == source.len() {
+        return b;
+    }
+    byte_aligned(source, &b).unwrap_or_else(|| " ".repeat(source.len()))
+}
+
+/// `blanked` re-spaced so that its byte offsets are those of `source`: every character that differs
+/// from the source's (a blanked one, a space) is padded with spaces to the source character's length.
+/// `None` when the two texts do not have the same characters count or a character cannot be padded.
+pub(crate) fn byte_aligned(source: &str, blanked: &str) -> Option<String> {
+    let mut out = String::with_capacity(source.len());
+    let mut s = source.chars();
+    for bc in blanked.chars() {
+        let sc = s.next()?;
+        if bc == sc {
+            out.push(sc);
+            continue;
+        }
+        let (have, want) = (bc.len_utf8(), sc.len_utf8());
+        if have > want {
+            return None;
+        }
+        out.push(bc);
+        out.extend(std::iter::repeat_n(' ', want - have));
+    }
+    if s.next().is_some() {
+        return None;
+    }
+    Some(out)
+}
+
 /// Scans `source` with the rules of `kind` and returns every match, sorted by line and column.
 pub fn scan(source: &str, kind: ScanKind) -> Vec<ScanHit> {
     let blanked = Blanker::new(source).run();

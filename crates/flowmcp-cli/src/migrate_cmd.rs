@@ -1,0 +1,180 @@
+//! `flowmcp migrate`: rewrites old schema files for a newer specification version (the work is
+//! `flowmcp_catalog::files::migrate`; this module finds the files, writes them with a backup, prints the
+//! diff or the report, and picks the exit code).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use flowmcp_catalog::files::migrate::{self, MigrateError};
+
+#[derive(Args, Debug)]
+#[command(
+    about = "Migrate old schema files (1.x, 2.x, 3.x) to a newer version of the specification",
+    long_about = "Migrate schema files to a newer version of the specification, step by step, \
+                  rewriting only what each step changes (comments, formatting and key order stay):\n\n\
+                  1.x → 2: `export const schema` becomes `export const main`, `flowMCP` becomes \
+                  `version`, `requestMethod`/`route` become `method`/`path`, parameters without `z` \
+                  get a `string()` one, `handlers` becomes the factory `export const handlers = ( { \
+                  sharedLists, libraries } ) => …` (the tools call the handlers their `modifiers` \
+                  named), and every `import` becomes a TODO comment with the suggested \
+                  `main.sharedLists` reference (imports are flagged, not converted).\n\
+                  2 → 3: `main.routes` becomes `main.tools`, version 3.0.0.\n\
+                  3 → 4: version 4.0.0; `main.skills` is removed (kept in a comment: register the \
+                  skills in a selection or an agent manifest); each tool without `meta` gets one \
+                  drafted from its method, path and description; tool names become camelCase; \
+                  old syntax is rewritten: `:key` in paths becomes `{{key}}`, `{{KEY}}` of a server \
+                  parameter `{{SERVER_PARAM:KEY}}`, a user parameter's `{{NAME}}` `{{USER_PARAM}}`, \
+                  `values(…)`/`enum(…)` options `primitive: 'enum(…)'`. The specification leaves \
+                  `meta` and renames to the author: every drafted value carries a `// REVIEW:` \
+                  comment and is listed as `info` below the file. Use `--to 3` to stop before \
+                  this step.\n\n\
+                  A file is rewritten in place, atomically, after its original is copied to \
+                  `<file>.bak` (a file whose `.bak` exists already is not touched: move the old \
+                  backup away first). `--dry-run` prints a unified diff and writes nothing. A file \
+                  already at the target version (or newer) is left alone.\n\n\
+                  Exit codes: 0 every file migrated or already current, 1 a file could not be \
+                  migrated (the reason is printed), 2 usage or I/O failure."
+)]
+pub(crate) struct MigrateArgs {
+    /// Schema files to migrate; directories need `--all`.
+    #[arg(value_name = "FILE|DIR")]
+    paths: Vec<PathBuf>,
+    /// Migrate every `.mjs` schema file under the given directories (default: the current
+    /// directory), recursively; other `.mjs` files (shared lists, prompts, skills) are skipped.
+    #[arg(long)]
+    all: bool,
+    /// Print what would change as a unified diff; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// The major version to migrate to.
+    #[arg(long, value_name = "VERSION", default_value_t = migrate::LATEST,
+          value_parser = clap::value_parser!(u8).range(2..=4))]
+    to: u8,
+}
+
+pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
+    let mut paths = a.paths.clone();
+    if paths.is_empty() {
+        if !a.all {
+            return Err("name schema files to migrate, or use --all for a directory".into());
+        }
+        paths.push(PathBuf::from("."));
+    }
+    if !a.all
+        && let Some(dir) = paths.iter().find(|p| p.is_dir())
+    {
+        return Err(format!(
+            "{} is a directory: add --all to migrate every schema file under it",
+            dir.display()
+        ));
+    }
+    let files = crate::walk::collect(&paths)?;
+    let named: std::collections::HashSet<PathBuf> =
+        paths.iter().filter(|p| p.is_file()).cloned().collect();
+
+    let (mut migrated, mut current, mut skipped, mut failed) = (0, 0, 0, 0);
+    let mut out = String::new();
+    for f in &files {
+        let shown = crate::shown(&f.display);
+        let source = match std::fs::read(&f.path).map(String::from_utf8) {
+            Ok(Ok(s)) => s,
+            Ok(Err(_)) => {
+                failed += 1;
+                out.push_str(&format!("{shown}: FAILED: not UTF-8 text\n"));
+                continue;
+            }
+            Err(e) => return Err(format!("{shown}: {e}")),
+        };
+        let dir_name = std::fs::canonicalize(&f.path)
+            .ok()
+            .and_then(|p| p.parent()?.file_name()?.to_str().map(str::to_string));
+        let m = match migrate::migrate(&source, a.to, dir_name.as_deref()) {
+            Ok(m) => m,
+            Err(MigrateError::NotASchema) if !named.contains(&f.path) => {
+                skipped += 1;
+                continue;
+            }
+            Err(MigrateError::Newer { .. }) => {
+                current += 1;
+                continue;
+            }
+            Err(e) => {
+                failed += 1;
+                out.push_str(&format!("{shown}: FAILED: {e}\n"));
+                continue;
+            }
+        };
+        if m.text == source {
+            current += 1;
+            continue;
+        }
+        if a.dry_run {
+            let diff = similar::TextDiff::from_lines(&source, &m.text);
+            out.push_str(
+                &diff
+                    .unified_diff()
+                    .context_radius(2)
+                    .header(&f.display, &format!("{} (migrated)", f.display))
+                    .to_string(),
+            );
+        } else if let Err(e) = write_with_backup(&f.path, &source, &m.text) {
+            failed += 1;
+            out.push_str(&format!("{shown}: FAILED: {e}\n"));
+            continue;
+        }
+        migrated += 1;
+        out.push_str(&format!("{shown}: version {} → {}", m.from, m.to));
+        if !a.dry_run {
+            out.push_str(&format!(" (original kept as {shown}.bak)"));
+        }
+        out.push('\n');
+        for c in &m.changes {
+            out.push_str(&format!("  changed: {}\n", crate::shown(c)));
+        }
+        for r in &m.reviews {
+            out.push_str(&format!(
+                "  info {shown}:{}: review: {}\n",
+                r.line,
+                crate::shown(&r.message)
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "{migrated} {} {}, {current} already at version {} or newer, {skipped} skipped (not schema files), {failed} failed{}\n",
+        if migrated == 1 { "file" } else { "files" },
+        if a.dry_run { "would be migrated" } else { "migrated" },
+        a.to,
+        if a.dry_run { " (dry run: nothing written)" } else { "" }
+    ));
+    print!("{out}");
+    Ok(ExitCode::from(if failed > 0 { 1 } else { 0 }))
+}
+
+/// Copies `path`'s `original` text to `<path>.bak` (refusing when that exists), then replaces
+/// `path` with `text` atomically.
+fn write_with_backup(path: &Path, original: &str, text: &str) -> Result<(), String> {
+    let mut backup = path.as_os_str().to_owned();
+    backup.push(".bak");
+    let backup = PathBuf::from(backup);
+    let mut file = match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&backup)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(format!(
+                "{} exists already (a backup of an earlier migration?): move it away and run again",
+                backup.display()
+            ));
+        }
+        Err(e) => return Err(format!("cannot write {}: {e}", backup.display())),
+    };
+    use std::io::Write;
+    file.write_all(original.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(|e| format!("cannot write {}: {e}", backup.display()))?;
+    flowmcp_catalog::files::write_atomic(path, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
