@@ -834,6 +834,44 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
         changes.push(format!("`main.root` lost its trailing `/` ({trimmed})"));
     }
 
+    // Tags in the pattern v4 requires (`cacheTtlDaily` → `cache-ttl-daily`). The array is
+    // written anew on one line, so one with comments inside is left for a person.
+    if let Some(tags) = members.iter().find(|m| m.name == "tags")
+        && let Some(Value::Array(items)) = data_value(source, tags)
+        && !source[tags.value.clone()].contains("//")
+        && !source[tags.value.clone()].contains("/*")
+    {
+        let mut out: Vec<String> = Vec::new();
+        let mut renamed = Vec::new();
+        let mut plain = true;
+        for item in &items {
+            let Some(tag) = item.as_str() else {
+                plain = false;
+                break;
+            };
+            let fixed = if flowmcp_spec::catalog::is_namespace(tag) {
+                tag.to_string()
+            } else {
+                match kebab_namespace(tag) {
+                    k if flowmcp_spec::catalog::is_namespace(&k) => {
+                        renamed.push(format!("{tag} → {k}"));
+                        k
+                    }
+                    // Nothing usable is left (`2024`): kept for a person to decide.
+                    _ => tag.to_string(),
+                }
+            };
+            if !out.contains(&fixed) {
+                out.push(fixed);
+            }
+        }
+        if plain && !renamed.is_empty() {
+            let list: Vec<String> = out.iter().map(|t| quoted(t)).collect();
+            edits.put(tags.value.clone(), format!("[ {} ]", list.join(", ")));
+            changes.push(format!("tags in the v4 pattern ({})", renamed.join(", ")));
+        }
+    }
+
     // `main.skills` leaves (kept in a comment above `main`).
     if let Some(s) = members.iter().find(|m| m.name == "skills") {
         let statement = source[..export.name.start]
@@ -1599,7 +1637,7 @@ mod tests {
         ));
     }
 
-    const V3: &str = "export const main = {\n    namespace: 'demo',\n    version: '3.0.0',\n    root: 'https://api.example.com',\n    requiredServerParams: [ 'API_KEY' ],\n    headers: { 'X-Key': '{{API_KEY}}' },\n    skills: [ { name: 'x', file: './x.mjs' } ],\n    tools: {\n        getUser: {\n            method: 'GET',\n            path: '/users/:id/posts',\n            description: 'Get the posts of a user',\n            parameters: []\n        },\n        removeUser: { method: 'DELETE', path: '/users', description: 'Delete a user', meta: { isReadOnly: false } }\n    }\n}\n";
+    const V3: &str = "export const main = {\n    namespace: 'demo',\n    version: '3.0.0',\n    root: 'https://api.example.com',\n    tags: [ 'cacheTtlDaily', 'open_data', 'weather', 'cache-ttl-daily' ],\n    requiredServerParams: [ 'API_KEY' ],\n    headers: { 'X-Key': '{{API_KEY}}' },\n    skills: [ { name: 'x', file: './x.mjs' } ],\n    tools: {\n        getUser: {\n            method: 'GET',\n            path: '/users/:id/posts',\n            description: 'Get the posts of a user',\n            parameters: []\n        },\n        removeUser: { method: 'DELETE', path: '/users', description: 'Delete a user', meta: { isReadOnly: false } }\n    }\n}\n";
 
     #[test]
     fn i31_1_v3_drafts_meta_and_rewrites_old_syntax() {
@@ -1620,6 +1658,11 @@ mod tests {
         assert!(t.contains(
             "            parameters: [],\n            // REVIEW: meta drafted by migration (GET: read-only); confirm each value\n            meta: {\n                isReadOnly: true,\n                isConcurrencySafe: true,\n                isDestructive: false,\n                searchHint: 'demo posts user',\n                aliases: [],\n                alwaysLoad: false\n            }\n        },"
         ), "{t}");
+        // Tags in the v4 pattern, duplicates folded.
+        assert!(
+            t.contains("    tags: [ 'cache-ttl-daily', 'open-data', 'weather' ],\n"),
+            "{t}"
+        );
         // A tool that has `meta` keeps it.
         assert_eq!(t.matches("meta:").count(), 2, "{t}");
         assert_eq!(m.reviews.len(), 2, "{:?}", m.reviews);
