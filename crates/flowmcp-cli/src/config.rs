@@ -34,10 +34,10 @@
 //! these rules (SECURITY.md, "A repository decides nothing of the user's"):
 //!
 //! * **The user decides alone** where requests and files go and which code runs on the host:
-//!   `upstreams`, `envFile`, `cacheDir`, `cache` (a Redis URL), `libs`, `resourcesBase` and `llm.baseUrl` are taken from
-//!   a project only with the user's consent (`--trust-project-config`, or
-//!   `"trustProjectConfig": true` in the user configuration; a project cannot grant itself
-//!   consent), and are otherwise ignored with a note on standard error ([`CONSENT_KEYS`]).
+//!   `upstreams`, `envFile`, `cacheDir`, `cache` (a Redis URL), `libs`, `resourcesBase` and
+//!   `llm.baseUrl` are taken from a project only with the user's consent
+//!   (`--trust-project-config`, or `"trustProjectConfig": true` in the user configuration; a
+//!   project cannot grant itself consent), and are otherwise ignored with a note on standard error ([`CONSENT_KEYS`]).
 //! * **The user's values win.** Server parameters and the model key come from the process
 //!   environment, then the user's env file (`--env-file`, or `envFile` of the user
 //!   configuration), then the user configuration's `serverParams` / `llm.apiKey`; a project's

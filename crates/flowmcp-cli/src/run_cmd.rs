@@ -320,7 +320,8 @@ pub(crate) struct CacheArgs {
         conflicts_with = "cache_dir"
     )]
     cache: Option<String>,
-    /// Also take `cacheDir` and `cache` from the project's .flowmcp/config.json (see `flowmcp call --help`).
+    /// Also take `cacheDir` and `cache` from the project's .flowmcp/config.json (see
+    /// `flowmcp call --help`).
     #[arg(long, global = true)]
     trust_project_config: bool,
 }

@@ -77,10 +77,22 @@
 //! file in the same directory, then renamed over the entry). A file that cannot be read or parsed is a miss,
 //! never an error.
 //!
+//! # Shared in Redis
+//!
+//! [`RedisCache`] keeps the same entries in a Redis database that several processes (replicas)
+//! share, so they fetch once per ttl between them. Its key is `flowmcp:preload:v1:` followed by
+//! the relative path's components without the extension (`<namespace>/<tool>` or
+//! `<namespace>/<tool>/<paramHash>`); its value is exactly the entry bytes a file would hold
+//! (`encode_entry`), read by exactly the rules above (`judge_entry`), and Redis's own expiry
+//! (`SET … PX`) is the entry's. A value that is not an entry, or is another key's or definition's,
+//! is a miss. Redis being down, hung or answering errors is a miss too (each command has a short
+//! time limit), with one warning per outage; see [`RedisCache`]. [`PreloadCache`] is what a runner
+//! holds: either backend, behind one `lookup` / `store`.
+//!
 //! # Secrets
 //!
-//! Cache files must never contain secrets. The key is built only from the user parameters and the
-//! root, and the root is stored in plain text in `meta.root`: callers **must pass the root template
+//! Cache entries (files or Redis values) must never contain secrets. The key is built only from
+//! the user parameters and the root, and the root is stored in plain text in `meta.root`: callers **must pass the root template
 //! text**, i.e. the root *before* server-parameter values (`{{API_KEY}}` and the like) are
 //! substituted into it. Server params sent as headers or query values are never part of a key.
 
