@@ -1255,6 +1255,45 @@ fn i32_4_redis_stopped_mid_run_degrades_to_no_cache_with_one_warning() {
     assert!(!logs.iter().any(|l| l.contains(password)), "{logs:?}");
 }
 
+/// Issue #32, item 4: what goes to Redis is what goes to a cache file: the key is built from the
+/// root template and the user parameters, the value is the raw response with secrets redacted —
+/// neither holds a server parameter's value.
+#[test]
+fn i32_4_secrets_never_reach_redis() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let dir = Scratch::new("redis-secret-cat");
+    let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"echo": seen.url})));
+    keyed_root_schema(
+        &dir,
+        "sec",
+        &server.base,
+        r#"{ method: 'GET', path: '/t', description: 'd', parameters: [
+                { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ],
+                preload: { enabled: true, ttl: 60 } }"#,
+    );
+    let set = load(&dir.0, Profile::Spec, env_with_canary());
+    let t = transport();
+    let (r, logs) = runner(&set, &t, redis_opts(&redis.url()));
+    let e = r.call_json("t_sec", &obj(json!({"q": "x"})));
+    assert!(e.status(), "{e:?}");
+    no_canary(&e, &logs.borrow());
+    drop(r);
+    assert_eq!(server.finish()[0].url, format!("/{CANARY}/t?q=x"));
+    let keys = redis.keys("*");
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    for key in &keys {
+        assert!(!key.contains(CANARY), "secret in the Redis key {key}");
+        let value = redis.cli(&["GET", key]);
+        assert!(value.contains("[redacted]"), "{value}");
+        assert!(
+            !value.contains(CANARY),
+            "secret in the Redis value of {key}"
+        );
+    }
+}
+
 /// Issue #31 item 4: one tool per handler result shape (the handler tables of chapters 01 and 05).
 const SHAPES: &str = r#"
 export const main = {

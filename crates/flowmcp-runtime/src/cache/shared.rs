@@ -128,27 +128,32 @@ impl RedisCache {
         };
         let client = redis::Client::open(url)
             .map_err(|e| RedisUrlError::Invalid(shown.clone(), scrub(e.to_string())))?;
-        Ok(RedisCache {
-            inner: Arc::new(Inner {
-                client,
-                shown,
-                password,
-                timeout: DEFAULT_TIMEOUT,
-                idle: Mutex::new(Vec::new()),
-                health: Mutex::new(Health::default()),
-            }),
-        })
+        Ok(RedisCache::build(client, shown, password, DEFAULT_TIMEOUT))
     }
 
     /// The same cache with another time limit for connecting and for each command (default
     /// 500 ms).
     pub fn with_timeout(self, timeout: Duration) -> RedisCache {
         let inner = &self.inner;
+        RedisCache::build(
+            inner.client.clone(),
+            inner.shown.clone(),
+            inner.password.clone(),
+            timeout,
+        )
+    }
+
+    fn build(
+        client: redis::Client,
+        shown: String,
+        password: Option<String>,
+        timeout: Duration,
+    ) -> RedisCache {
         RedisCache {
             inner: Arc::new(Inner {
-                client: inner.client.clone(),
-                shown: inner.shown.clone(),
-                password: inner.password.clone(),
+                client,
+                shown,
+                password,
                 timeout,
                 idle: Mutex::new(Vec::new()),
                 health: Mutex::new(Health::default()),
