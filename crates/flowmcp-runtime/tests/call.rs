@@ -1211,14 +1211,15 @@ fn i32_4_a_redis_entry_of_another_definition_or_malformed_is_ignored() {
 }
 
 /// Issue #32, item 4: Redis stopped in the middle of a run: every call still succeeds (fetching),
-/// one warning is logged for the outage (not one per call), and it does not show the password.
+/// one warning is logged for the outage (not one per call), and it does not show the password;
+/// once Redis is back, the cache is used again.
 #[test]
 fn i32_4_redis_stopped_mid_run_degrades_to_no_cache_with_one_warning() {
     let password = "s3cret-redis-pw";
     let Some(mut redis) = RedisServer::start_with(Some(password)) else {
         return;
     };
-    let server = TestServer::start(8, |_: &Seen| json_reply(json!({"ok": true})));
+    let server = TestServer::start(200, |_: &Seen| json_reply(json!({"ok": true})));
     let dir = Scratch::new("redis-outage");
     preloaded_schema(&dir, &server.base, "/d", 60);
     let set = load(&dir.0, Profile::Spec, BTreeMap::new());
@@ -1238,12 +1239,39 @@ fn i32_4_redis_stopped_mid_run_degrades_to_no_cache_with_one_warning() {
         assert_eq!(*e.data(), json!({"ok": true}));
         assert!(e.warnings().is_empty(), "{e:?}");
     }
-    drop(r);
+    let fetched = logs
+        .borrow()
+        .iter()
+        .filter(|l| *l == "Fetching fresh data...")
+        .count();
     assert_eq!(
-        server.finish().len(),
+        fetched,
         5,
-        "one fetch before, one per call after"
+        "one fetch before, one per call after: {:?}",
+        logs.borrow()
     );
+    // Redis back: after the pause the cache is used again, without another warning.
+    redis.restart();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while redis.keys("flowmcp:preload:v1:*").is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the cache was not used again"
+        );
+        assert!(r.call_json("data_pc", &Map::new()).status());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let e = r.call_json("data_pc", &Map::new());
+    assert!(e.status(), "{e:?}");
+    assert!(
+        logs.borrow()
+            .last()
+            .is_some_and(|l| l.starts_with("Cached (fetched: ")),
+        "{:?}",
+        logs.borrow()
+    );
+    drop(r);
+    drop(server);
     let logs = logs.borrow();
     let warnings: Vec<&String> = logs.iter().filter(|l| l.contains("Redis")).collect();
     assert_eq!(warnings.len(), 1, "{logs:?}");

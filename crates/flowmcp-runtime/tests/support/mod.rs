@@ -205,44 +205,50 @@ impl RedisServer {
             eprintln!("FLOWMCP_SKIP_REDIS=1: skipping a test that needs redis-server");
             return None;
         }
-        let dir = Scratch::new("redis");
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .expect("a free loopback port")
             .port();
+        let mut server = RedisServer {
+            port,
+            password: password.map(str::to_string),
+            child: None,
+            _dir: Scratch::new("redis"),
+        };
+        server.restart();
+        Some(server)
+    }
+
+    /// Starts the server (again) on its port, and waits until it answers.
+    pub(crate) fn restart(&mut self) {
+        self.stop();
         let mut cmd = std::process::Command::new("redis-server");
-        cmd.args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        cmd.args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
             .arg("--dir")
-            .arg(&dir.0)
+            .arg(&self._dir.0)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
-        if let Some(p) = password {
+        if let Some(p) = &self.password {
             cmd.args(["--requirepass", p]);
         }
-        let child = match cmd.spawn() {
-            Ok(child) => child,
+        self.child = match cmd.spawn() {
+            Ok(child) => Some(child),
             Err(e) => panic!(
                 "redis-server could not be started ({e}): install it with \
                  `apt-get install -y redis-server`, or set FLOWMCP_SKIP_REDIS=1 to skip the \
                  Redis tests"
             ),
         };
-        let server = RedisServer {
-            port,
-            password: password.map(str::to_string),
-            child: Some(child),
-            _dir: dir,
-        };
         let deadline = std::time::Instant::now() + Duration::from_secs(20);
-        while server.cli(&["PING"]).trim() != "PONG" {
+        while self.cli(&["PING"]).trim() != "PONG" {
             assert!(
                 std::time::Instant::now() < deadline,
-                "redis-server on port {port} did not answer PING"
+                "redis-server on port {} did not answer PING",
+                self.port
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        Some(server)
     }
 
     /// `redis://[:password@]127.0.0.1:<port>/0`.
