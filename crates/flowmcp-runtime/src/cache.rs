@@ -86,7 +86,9 @@
 //! (`encode_entry`), read by exactly the rules above (`judge_entry`), and Redis's own expiry
 //! (`SET … PX`) is the entry's. A value that is not an entry, or is another key's or definition's,
 //! is a miss. Redis being down, hung or answering errors is a miss too (each command has a short
-//! time limit), with one warning per outage; see [`RedisCache`]. [`PreloadCache`] is what a runner
+//! time limit), with one warning per outage. Misses of the same entry in several processes at
+//! once make one fetch: the first takes a fill lock ([`Fill`]), the others wait for its entry.
+//! See [`RedisCache`]. [`PreloadCache`] is what a runner
 //! holds: either backend, behind one `lookup` / `store`.
 //!
 //! # Secrets
@@ -107,7 +109,7 @@ use flowmcp_spec::paths::encode_name;
 use serde_json::{Map, Value, json};
 
 mod shared;
-pub use shared::{RedisCache, RedisUrlError};
+pub use shared::{Fill, Found, RedisCache, RedisUrlError};
 
 /// Number of hex digits of the parameter hash.
 const PARAM_HASH_LEN: usize = 16;
@@ -483,16 +485,12 @@ pub enum Stored {
 
 impl PreloadCache {
     /// Looks `key` up as [`Cache::lookup`] does. Never fails: anything unusable, Redis being
-    /// unavailable included, is a [`Lookup::Miss`]; the second value is a warning to log when
-    /// Redis just became unavailable.
-    pub fn lookup(
-        &self,
-        key: &CacheKey,
-        ttl_secs: u64,
-        now: SystemTime,
-    ) -> (Lookup, Option<String>) {
+    /// unavailable included, is a [`Lookup::Miss`], with a warning to log when Redis just became
+    /// unavailable. In Redis, a miss either waits for another process that is fetching the same
+    /// entry, or comes with the [`Fill`] that makes the others wait for this one's store.
+    pub fn lookup(&self, key: &CacheKey, ttl_secs: u64, now: SystemTime) -> Found {
         match self {
-            PreloadCache::File(cache) => (cache.lookup(key, ttl_secs, now), None),
+            PreloadCache::File(cache) => (cache.lookup(key, ttl_secs, now), None).into(),
             PreloadCache::Redis(cache) => cache.lookup(key, ttl_secs, now),
         }
     }

@@ -391,15 +391,19 @@ impl<'t> Runner<'t> {
             _ => None,
         };
         let mut raw: Option<Value> = None;
+        let mut fill = None;
         if let Some((cache, key, ttl)) = &cached {
             if self.opts.cache_mode == CacheMode::Refresh {
                 self.log_line(&crate::cache::refreshing_message());
             } else {
-                let (lookup, warning) = cache.lookup(key, *ttl, SystemTime::now());
-                if let Some(warning) = warning {
-                    self.log_line(&warning);
+                let found = cache.lookup(key, *ttl, SystemTime::now());
+                if let Some(warning) = &found.warning {
+                    self.log_line(warning);
                 }
-                match lookup {
+                // Held until the store below (or the failure that skips it): other replicas
+                // wait for this fetch instead of making their own.
+                fill = found.fill;
+                match found.lookup {
                     Lookup::Hit {
                         data,
                         fetched_at,
@@ -462,6 +466,7 @@ impl<'t> Runner<'t> {
                 }
             }
         }
+        drop(fill);
 
         let data = match struct_json.filter(|_| phases.post) {
             Some(st) => {

@@ -652,7 +652,7 @@ fn item08_entries_are_bound_to_their_writer_and_capped_by_the_readers_ttl() {
 /// down — and `rediss://` is refused as unsupported rather than failing later.
 #[test]
 fn i32_4_the_redis_password_is_redacted_in_every_message() {
-    use flowmcp_runtime::cache::{PreloadCache, RedisCache};
+    use flowmcp_runtime::cache::{Found, PreloadCache, RedisCache};
     let pw = "pa55-w0rd-canary";
     let tls = RedisCache::open(&format!("rediss://:{pw}@127.0.0.1:6380/0")).expect_err("TLS");
     let text = tls.to_string();
@@ -675,7 +675,9 @@ fn i32_4_the_redis_password_is_redacted_in_every_message() {
         assert!(!shown.contains(pw) && shown.contains("***"), "{shown}");
     }
     let k = CacheKey::new("weather", "forecast", ROOT, Map::new());
-    let (lookup, warning) = cache.lookup(&k, 60, SystemTime::now());
+    let Found {
+        lookup, warning, ..
+    } = cache.lookup(&k, 60, SystemTime::now());
     assert_eq!(lookup, Lookup::Miss);
     let warning = warning.expect("a warning for the outage");
     assert!(
@@ -694,7 +696,9 @@ fn i32_4_the_redis_password_is_redacted_in_every_message() {
     let wrong = RedisCache::open(&format!("redis://:{pw}@127.0.0.1:{}/0", redis.port))
         .expect("a redis:// URL")
         .with_timeout(Duration::from_secs(10));
-    let (lookup, warning) = PreloadCache::from(wrong).lookup(&k, 60, SystemTime::now());
+    let Found {
+        lookup, warning, ..
+    } = PreloadCache::from(wrong).lookup(&k, 60, SystemTime::now());
     assert_eq!(lookup, Lookup::Miss);
     let warning = warning.expect("a warning for the refused password");
     assert!(!warning.contains(pw), "{warning}");
@@ -704,7 +708,7 @@ fn i32_4_the_redis_password_is_redacted_in_every_message() {
 /// beyond the time limit: the lookup is a miss with a warning, and the next one is not even tried.
 #[test]
 fn i32_4_a_hung_redis_is_a_miss_within_the_time_limit() {
-    use flowmcp_runtime::cache::{PreloadCache, RedisCache};
+    use flowmcp_runtime::cache::{Found, PreloadCache, RedisCache};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("address").port();
     // Accepts and holds connections, never replies.
@@ -727,15 +731,15 @@ fn i32_4_a_hung_redis_is_a_miss_within_the_time_limit() {
         .into();
     let k = CacheKey::new("weather", "forecast", ROOT, Map::new());
     let started = std::time::Instant::now();
-    let (lookup, warning) = cache.lookup(&k, 60, SystemTime::now());
+    let Found {
+        lookup, warning, ..
+    } = cache.lookup(&k, 60, SystemTime::now());
     // Bounded by the limit (generously: a loaded machine), not by the hung server.
     assert!(started.elapsed() < Duration::from_secs(20));
     assert_eq!(lookup, Lookup::Miss);
     assert!(warning.is_some_and(|w| w.contains("unavailable")));
     // Paused after the failure: the next lookup does not wait again, and warns no more.
-    assert_eq!(
-        cache.lookup(&k, 60, SystemTime::now()),
-        (Lookup::Miss, None)
-    );
+    let again = cache.lookup(&k, 60, SystemTime::now());
+    assert_eq!((again.lookup, again.warning), (Lookup::Miss, None));
     let _ = held.join();
 }

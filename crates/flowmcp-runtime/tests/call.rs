@@ -1161,6 +1161,75 @@ fn i32_4_two_replicas_share_one_redis_cache_and_fetch_once_per_ttl() {
     assert!(entry["meta"]["definition"].is_string(), "{entry}");
 }
 
+/// Issue #32, item 4: replicas that miss the same entry at the same moment make one upstream
+/// fetch between them: the first takes the entry's fill lock, the others wait for its store. A
+/// fetch that fails releases the lock, and the next caller fetches.
+#[test]
+fn i32_4_concurrent_misses_across_replicas_make_one_fetch() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = TestServer::start(3, |seen: &Seen| {
+        // Slow enough that the other replicas miss while the first one fetches.
+        std::thread::sleep(Duration::from_millis(400));
+        if seen.url == "/fail" {
+            reply(500, Some("application/json"), "{}")
+        } else {
+            json_reply(json!({"once": true}))
+        }
+    });
+    let dir = Scratch::new("redis-single-flight");
+    preloaded_schema(&dir, &server.base, "/d", 60);
+    let replicas = 3;
+    let start = std::sync::Barrier::new(replicas);
+    let url = redis.url();
+    let results: Vec<(Value, Vec<String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..replicas)
+            .map(|_| {
+                scope.spawn(|| {
+                    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
+                    let t = transport();
+                    let (r, logs) = runner(&set, &t, redis_opts(&url));
+                    start.wait();
+                    let e = r.call_json("data_pc", &Map::new());
+                    drop(r);
+                    let logs = logs.borrow().clone();
+                    (e.data().clone(), logs)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("replica"))
+            .collect()
+    });
+    for (data, logs) in &results {
+        assert_eq!(*data, json!({"once": true}), "{logs:?}");
+    }
+    let fetched = results
+        .iter()
+        .filter(|(_, logs)| logs.iter().any(|l| l == "Fetching fresh data..."))
+        .count();
+    assert_eq!(fetched, 1, "{results:?}");
+    assert!(
+        redis.keys("flowmcp:preload-fill:*").is_empty(),
+        "the lock was released"
+    );
+    // A failed fetch releases its lock: the next caller fetches at once (no lock left behind).
+    let failing = Scratch::new("redis-single-flight-fail");
+    preloaded_schema(&failing, &server.base, "/fail", 60);
+    let set = load(&failing.0, Profile::Spec, BTreeMap::new());
+    let t = transport();
+    let (r, _) = runner(&set, &t, redis_opts(&url));
+    assert!(!r.call_json("data_pc", &Map::new()).status());
+    assert!(
+        redis.keys("flowmcp:preload-fill:*").is_empty(),
+        "the lock was released"
+    );
+    drop(r);
+    assert_eq!(server.finish().len(), 2);
+}
+
 /// Issue #32, item 4: an entry in Redis written by another definition (same namespace, tool and
 /// root), or a value that is not an entry, is ignored as the file cache ignores it: the trusted
 /// tool fetches and overwrites it.

@@ -5,6 +5,10 @@
 //! ([`CacheKey::shared_name`]); each is written with `SET … PX` set to the entry's own expiry, so
 //! Redis drops old entries itself.
 //!
+//! A miss takes the entry's fill lock (`flowmcp:preload-fill:v1:` + the name, `SET … NX PX`,
+//! released by [`Fill`]'s drop when it still holds its token) before fetching; a process that
+//! finds the lock taken polls for the entry instead, so replicas missing at once fetch once.
+//!
 //! Redis is a help, never a requirement: every operation has a short time limit, and a failure
 //! (connection refused, time-out, an error reply) turns the cache off for a while (1 s, doubling
 //! up to 30 s while it keeps failing) — calls then fetch as without a cache. One warning is given
@@ -16,6 +20,7 @@
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -34,6 +39,13 @@ const MAX_PAUSE: Duration = Duration::from_secs(30);
 const REWARN_AFTER: Duration = Duration::from_secs(600);
 /// Keys asked for per `SCAN` step.
 const SCAN_COUNT: usize = 200;
+/// Fill locks start with this.
+const FILL_PREFIX: &str = "flowmcp:preload-fill:v1:";
+/// A fill lock expires after this (a fetcher that died does not block the others longer).
+const FILL_LOCK: Duration = Duration::from_secs(10);
+/// How long a miss waits for another process's fetch, and how often it looks.
+const FILL_WAIT: Duration = Duration::from_secs(10);
+const FILL_POLL: Duration = Duration::from_millis(50);
 /// Idle connections kept for reuse.
 const MAX_IDLE: usize = 16;
 
@@ -169,21 +181,77 @@ impl RedisCache {
     /// [`super::Cache::lookup`] against Redis, plus a warning when Redis just became
     /// unavailable (the lookup is then a miss). A value that is not an entry, or is another
     /// key's or another definition's, is a miss, as in the file cache.
-    pub(crate) fn lookup(
-        &self,
-        key: &CacheKey,
-        ttl_secs: u64,
-        now: SystemTime,
-    ) -> (Lookup, Option<String>) {
+    ///
+    /// Single flight: on a miss, the first caller of any process takes the key's fill lock and
+    /// gets a [`Fill`] (it fetches and stores); the others wait for its entry, polling, at most
+    /// [`FILL_WAIT`] (then, or when the lock is released without an entry, they try again).
+    pub(crate) fn lookup(&self, key: &CacheKey, ttl_secs: u64, now: SystemTime) -> Found {
         let name = redis_key(key);
-        match self.run(|con| redis::cmd("GET").arg(&name).query::<Option<Vec<u8>>>(con)) {
-            Ok(Some(bytes)) => (
-                judge_entry(key, ttl_secs, now, &bytes).unwrap_or(Lookup::Miss),
-                None,
-            ),
-            Ok(None) => (Lookup::Miss, None),
-            Err(warning) => (Lookup::Miss, warning),
+        let lock = fill_key(key);
+        let started = Instant::now();
+        let mut first: Option<Lookup> = None;
+        loop {
+            // Later polls judge as of their own time: an entry fetched meanwhile is not "from the
+            // future".
+            let at = now + started.elapsed();
+            let found = match self
+                .run(|con| redis::cmd("GET").arg(&name).query::<Option<Vec<u8>>>(con))
+            {
+                Ok(Some(bytes)) => judge_entry(key, ttl_secs, at, &bytes).unwrap_or(Lookup::Miss),
+                Ok(None) => Lookup::Miss,
+                Err(warning) => return Found::miss(first, warning),
+            };
+            if matches!(found, Lookup::Hit { .. }) {
+                return Found {
+                    lookup: found,
+                    warning: None,
+                    fill: None,
+                };
+            }
+            let first = first.get_or_insert(found).clone();
+            let token = fill_token();
+            let taken = self.run(|con| {
+                redis::cmd("SET")
+                    .arg(&lock)
+                    .arg(&token)
+                    .arg("NX")
+                    .arg("PX")
+                    .arg(duration_ms(FILL_LOCK))
+                    .query::<Option<String>>(con)
+            });
+            match taken {
+                Ok(Some(_)) => {
+                    let fill = Fill {
+                        cache: self.clone(),
+                        lock,
+                        token,
+                    };
+                    return Found {
+                        lookup: first,
+                        warning: None,
+                        fill: Some(fill),
+                    };
+                }
+                Ok(None) if started.elapsed() < FILL_WAIT => std::thread::sleep(FILL_POLL),
+                Ok(None) => return Found::miss(Some(first), None),
+                Err(warning) => return Found::miss(Some(first), warning),
+            }
         }
+    }
+
+    /// Releases `lock` if it still holds `token`; quietly: a failure here is no outage warning
+    /// (the lock expires by itself).
+    fn release(&self, lock: &str, token: &str) {
+        if self.paused() {
+            return;
+        }
+        let _ = self.command(|con| {
+            let held: Option<String> = redis::cmd("GET").arg(lock).query(con)?;
+            if held.as_deref() == Some(token) {
+                redis::cmd("DEL").arg(lock).query::<u64>(con)?;
+            }
+            Ok(())
+        });
     }
 
     /// Stores `data` for `key` as [`super::Cache::store`] would, with a Redis expiry equal to
@@ -312,11 +380,7 @@ impl RedisCache {
         &self,
         op: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
     ) -> Result<T, Option<String>> {
-        if self
-            .health()
-            .paused_until
-            .is_some_and(|t| Instant::now() < t)
-        {
+        if self.paused() {
             return Err(None);
         }
         match self.command(op) {
@@ -397,6 +461,13 @@ impl RedisCache {
         }
     }
 
+    /// Whether Redis is paused after a failure.
+    fn paused(&self) -> bool {
+        self.health()
+            .paused_until
+            .is_some_and(|t| Instant::now() < t)
+    }
+
     fn health(&self) -> std::sync::MutexGuard<'_, Health> {
         self.inner
             .health
@@ -408,4 +479,82 @@ impl RedisCache {
 /// The Redis key of `key`'s entry.
 fn redis_key(key: &CacheKey) -> String {
     format!("{KEY_PREFIX}{}", key.shared_name())
+}
+
+/// The Redis key of `key`'s fill lock (outside [`KEY_PREFIX`]: never listed or cleared as an
+/// entry; it expires by itself).
+fn fill_key(key: &CacheKey) -> String {
+    format!("{FILL_PREFIX}{}", key.shared_name())
+}
+
+/// A value no other holder of a fill lock has: process, counter and time.
+fn fill_token() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{}-{}-{nanos}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn duration_ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// What [`super::PreloadCache::lookup`] found.
+#[derive(Debug)]
+pub struct Found {
+    /// The entry, or why there is none.
+    pub lookup: Lookup,
+    /// A warning to log: Redis just became unavailable (the lookup is then a miss).
+    pub warning: Option<String>,
+    /// Held while this process fetches the entry (Redis only): replicas that miss meanwhile wait
+    /// for its store instead of fetching too. Keep it until the entry is stored (or the fetch
+    /// failed); dropping it releases the lock.
+    pub fill: Option<Fill>,
+}
+
+impl Found {
+    fn miss(first: Option<Lookup>, warning: Option<String>) -> Found {
+        Found {
+            lookup: first.unwrap_or(Lookup::Miss),
+            warning,
+            fill: None,
+        }
+    }
+}
+
+impl From<(Lookup, Option<String>)> for Found {
+    fn from((lookup, warning): (Lookup, Option<String>)) -> Found {
+        Found {
+            lookup,
+            warning,
+            fill: None,
+        }
+    }
+}
+
+/// A claim on fetching one entry for every process sharing the Redis cache (see [`Found::fill`]).
+/// Released on drop.
+pub struct Fill {
+    cache: RedisCache,
+    lock: String,
+    token: String,
+}
+
+impl fmt::Debug for Fill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Fill")
+            .field("lock", &self.lock)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Fill {
+    fn drop(&mut self) {
+        self.cache.release(&self.lock, &self.token);
+    }
 }
