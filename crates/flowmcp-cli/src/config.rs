@@ -17,6 +17,7 @@
 //!   "serverParams": { "SKYCAST_API_KEY": "…" },
 //!   "upstreams": { "skycast-io": "http://127.0.0.1:8080" },
 //!   "cacheDir": "/var/cache/flowmcp",
+//!   "cache": "redis://127.0.0.1:6379/0",
 //!   "libs": "/home/me/.flowmcp/allowed-libraries",
 //!   "resourcesBase": "flowmcp",
 //!   "llm": { "baseUrl": "http://127.0.0.1:8000/v1", "apiKey": "…" } }
@@ -33,10 +34,10 @@
 //! these rules (SECURITY.md, "A repository decides nothing of the user's"):
 //!
 //! * **The user decides alone** where requests and files go and which code runs on the host:
-//!   `upstreams`, `envFile`, `cacheDir`, `libs`, `resourcesBase` and `llm.baseUrl` are taken from
-//!   a project only with the user's consent (`--trust-project-config`, or
-//!   `"trustProjectConfig": true` in the user configuration; a project cannot grant itself
-//!   consent), and are otherwise ignored with a note on standard error ([`CONSENT_KEYS`]).
+//!   `upstreams`, `envFile`, `cacheDir`, `cache` (a Redis URL), `libs`, `resourcesBase` and
+//!   `llm.baseUrl` are taken from a project only with the user's consent
+//!   (`--trust-project-config`, or `"trustProjectConfig": true` in the user configuration; a
+//!   project cannot grant itself consent), and are otherwise ignored with a note on standard error ([`CONSENT_KEYS`]).
 //! * **The user's values win.** Server parameters and the model key come from the process
 //!   environment, then the user's env file (`--env-file`, or `envFile` of the user
 //!   configuration), then the user configuration's `serverParams` / `llm.apiKey`; a project's
@@ -61,10 +62,11 @@ use serde_json::Value;
 pub(crate) const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// The keys a project configuration may set only with the user's consent.
-pub(crate) const CONSENT_KEYS: [&str; 6] = [
+pub(crate) const CONSENT_KEYS: [&str; 7] = [
     "upstreams",
     "envFile",
     "cacheDir",
+    "cache",
     "llm.baseUrl",
     "libs",
     "resourcesBase",
@@ -129,6 +131,8 @@ pub(crate) struct ConfigFile {
     pub server_params: BTreeMap<String, String>,
     pub upstreams: BTreeMap<String, String>,
     pub cache_dir: Option<PathBuf>,
+    /// `cache`: the Redis URL of a shared preload cache.
+    pub cache: Option<String>,
     pub libs: Option<PathBuf>,
     pub resources_base: Option<String>,
     pub llm_base_url: Option<String>,
@@ -160,6 +164,8 @@ pub(crate) struct Config {
     /// Namespace → base URL replacing the schema's `root`.
     pub upstreams: BTreeMap<String, String>,
     pub cache_dir: Option<PathBuf>,
+    /// The Redis URL of a shared preload cache (`cache`; may hold a password: never shown).
+    pub cache: Option<String>,
     /// The library directory: `FLOWMCP_LIBS`, else `libs` of the configuration.
     pub libs: Option<PathBuf>,
     /// The base folder name of resources.
@@ -277,6 +283,7 @@ impl Config {
             catalog: pick_path(&project.catalog, &user.catalog),
             upstreams: under(&user.upstreams, &project.upstreams),
             cache_dir: pick_path(&user.cache_dir, &project.cache_dir),
+            cache: pick(&user.cache, &project.cache),
             libs: env
                 .get(vars::LIBS)
                 .map(PathBuf::from)
@@ -541,6 +548,7 @@ impl ConfigFile {
             upstreams,
             env_file,
             cache_dir,
+            cache,
             llm_base_url,
             libs,
             resources_base,
@@ -554,6 +562,9 @@ impl ConfigFile {
         }
         if self.cache_dir.take().is_some() {
             keys.push(cache_dir);
+        }
+        if self.cache.take().is_some() {
+            keys.push(cache);
         }
         if self.llm_base_url.take().is_some() {
             keys.push(llm_base_url);
@@ -632,6 +643,11 @@ impl ConfigFile {
         };
         cfg.server_params = string_map("serverParams")?.into_iter().collect();
         cfg.upstreams = string_map("upstreams")?.into_iter().collect();
+        match obj.get("cache") {
+            None => {}
+            Some(Value::String(url)) => cfg.cache = Some(url.clone()),
+            Some(_) => return Err("\"cache\" must be a string (a redis:// URL)".into()),
+        }
         match obj.get("resourcesBase") {
             None => {}
             Some(Value::String(b)) => cfg.resources_base = Some(b.clone()),
@@ -939,7 +955,7 @@ mod properties {
         ]
     }
 
-    const KEYS: [&str; 14] = [
+    const KEYS: [&str; 15] = [
         "profile",
         "rules",
         "security",
@@ -948,6 +964,7 @@ mod properties {
         "serverParams",
         "upstreams",
         "cacheDir",
+        "cache",
         "libs",
         "resourcesBase",
         "llm",
@@ -979,6 +996,7 @@ mod properties {
                 if places {
                     obj.insert("upstreams".into(), json!({"ns": "http://127.0.0.1:1"}));
                     obj.insert("cacheDir".into(), json!("/user/cache"));
+                    obj.insert("cache".into(), json!("redis://:pw@127.0.0.1:1/0"));
                     obj.insert("libs".into(), json!("/user/libs"));
                     obj.insert("resourcesBase".into(), json!("mine"));
                 }
@@ -1006,6 +1024,7 @@ mod properties {
             // Where requests and files go is the user's alone.
             prop_assert_eq!(&c.upstreams, &base.upstreams);
             prop_assert_eq!(&c.cache_dir, &base.cache_dir);
+            prop_assert_eq!(&c.cache, &base.cache);
             prop_assert_eq!(&c.libs, &base.libs);
             prop_assert_eq!(&c.resources_base, &base.resources_base);
             prop_assert_eq!(&c.llm_base_url, &base.llm_base_url);

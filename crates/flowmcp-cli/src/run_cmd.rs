@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use flowmcp_catalog::env::Cache;
+use flowmcp_catalog::env::{Cache, PreloadCache, RedisCache};
 use flowmcp_catalog::runtime::TransportConfig;
 use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_catalog::{
@@ -113,6 +113,8 @@ pub(crate) struct RunArgs {
     /// The preload cache directory. Default: `cacheDir` of the config, else ~/.flowmcp/cache.
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    shared: SharedCacheArg,
     /// Time limit of the whole call, in milliseconds: handlers, their fetches and timers, and the
     /// HTTP request together (E003 when it passes).
     #[arg(long, value_name = "MS", default_value_t = 30_000)]
@@ -162,7 +164,7 @@ impl RunArgs {
         let runner = {
             let mut built = RunnerOptions::default();
             built.upstreams = pointed.runner.upstreams;
-            built.cache = cache_of(self.cache_dir.clone(), cfg);
+            built.cache = cache_of(self.cache_dir.clone(), &self.shared, cfg)?;
             built.cache_mode = if self.no_cache {
                 CacheMode::Off
             } else if self.refresh {
@@ -182,6 +184,19 @@ impl RunArgs {
         };
         Ok((transport, runner))
     }
+}
+
+/// `--cache URL`: the preload cache in Redis, shared by several processes.
+#[derive(Args, Debug)]
+pub(crate) struct SharedCacheArg {
+    /// Keep preload entries in Redis instead of the cache directory, shared by every process
+    /// (replica) that names the same database: redis://[:PASSWORD@]HOST[:PORT][/DB] (no TLS:
+    /// rediss:// is refused). Entries, keys and ttl rules are the file cache's, under the keys
+    /// `flowmcp:preload:v1:*`; each Redis command has a 500 ms limit, and while Redis is
+    /// unavailable calls fetch without a cache (one warning per outage). Default: `cache` of the
+    /// user configuration (a project's only with --trust-project-config).
+    #[arg(long = "cache", value_name = "URL", conflicts_with = "cache_dir")]
+    cache: Option<String>,
 }
 
 /// Where resources live (`--resources-base`), shared by the commands that reach resources.
@@ -296,7 +311,17 @@ pub(crate) struct CacheArgs {
     /// The preload cache directory. Default: `cacheDir` of the config, else ~/.flowmcp/cache.
     #[arg(long, value_name = "DIR", global = true)]
     cache_dir: Option<PathBuf>,
-    /// Also take `cacheDir` from the project's .flowmcp/config.json (see `flowmcp call --help`).
+    /// The preload cache in Redis (see `flowmcp call --help`): status and clear look only at the
+    /// keys `flowmcp:preload:v1:*`. Default: `cache` of the configuration.
+    #[arg(
+        long = "cache",
+        value_name = "URL",
+        global = true,
+        conflicts_with = "cache_dir"
+    )]
+    cache: Option<String>,
+    /// Also take `cacheDir` and `cache` from the project's .flowmcp/config.json (see
+    /// `flowmcp call --help`).
     #[arg(long, global = true)]
     trust_project_config: bool,
 }
@@ -536,10 +561,24 @@ pub(crate) fn print_problems(catalog: &Catalog) {
     }
 }
 
-/// The preload cache: `dir` (`--cache-dir`), else `cacheDir` of the configuration, else
-/// `~/.flowmcp/cache`.
-fn cache_of(dir: Option<PathBuf>, cfg: &Config) -> Option<Cache> {
-    cache_base(dir, cfg).map(Cache::new)
+/// The preload cache: Redis when `--cache` or `cache` of the configuration names it (not when
+/// `--cache-dir` is given), else the directory `dir` (`--cache-dir`), else `cacheDir` of the
+/// configuration, else `~/.flowmcp/cache`.
+fn cache_of(
+    dir: Option<PathBuf>,
+    shared: &SharedCacheArg,
+    cfg: &Config,
+) -> Result<Option<PreloadCache>, String> {
+    let url = shared
+        .cache
+        .as_deref()
+        .or_else(|| dir.is_none().then_some(cfg.cache.as_deref()).flatten());
+    match url {
+        Some(url) => RedisCache::open(url)
+            .map(|c| Some(c.into()))
+            .map_err(|e| format!("the preload cache: {e}")),
+        None => Ok(cache_base(dir, cfg).map(|base| Cache::new(base).into())),
+    }
 }
 
 /// The user's flowmcp cache directory: `dir` if given, else the user configuration's `cacheDir`,
@@ -853,13 +892,14 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
 
 pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
     let cfg = config(a.trust_project_config)?;
-    let cache = cache_of(a.cache_dir, &cfg)
+    let shared = SharedCacheArg { cache: a.cache };
+    let cache = cache_of(a.cache_dir.clone(), &shared, &cfg)?
         .ok_or("no cache directory: HOME is not set; give --cache-dir")?;
     match a.command {
         CacheCommand::Status { namespace, json } => {
             let entries = cache
                 .status(namespace.as_deref())
-                .map_err(|e| format!("{}: {e}", cache.base().display()))?;
+                .map_err(|e| format!("{cache}: {e}"))?;
             if json {
                 let items: Vec<Value> = entries
                     .iter()
@@ -888,24 +928,24 @@ pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
                         e.expires_at
                     ));
                 }
-                out.push_str(&format!(
-                    "{} cached responses in {}\n",
-                    entries.len(),
-                    cache.base().display()
-                ));
+                out.push_str(&format!("{} cached responses in {cache}\n", entries.len(),));
                 write_stdout(&out)?;
             }
         }
         CacheCommand::Clear { namespace } => {
             let report = cache
                 .clear(namespace.as_deref())
-                .map_err(|e| format!("{}: {e}", cache.base().display()))?;
+                .map_err(|e| format!("{cache}: {e}"))?;
             let mut out = format!("removed {} cached responses\n", report.removed);
             if !report.kept.is_empty() {
                 let one = report.kept.len() == 1;
                 out.push_str(&format!(
-                    "kept {} file{} that {} not {} written by flowmcp:\n",
+                    "kept {} {}{} that {} not {} written by flowmcp:\n",
                     report.kept.len(),
+                    match cache {
+                        PreloadCache::Redis(_) => "key",
+                        _ => "file",
+                    },
                     if one { "" } else { "s" },
                     if one { "is" } else { "are" },
                     if one {
@@ -921,8 +961,11 @@ pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
                     ));
                 }
             }
-            if namespace.is_none() {
-                let results = flowmcp_catalog::results::ResultCache::new(cache.base());
+            // The validation result cache is this machine's, in the cache directory.
+            if namespace.is_none()
+                && let Some(base) = cache_base(a.cache_dir, &cfg)
+            {
+                let results = flowmcp_catalog::results::ResultCache::new(base);
                 let removed = results
                     .clear()
                     .map_err(|e| format!("{}: {e}", results.dir().display()))?;

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::support::{Scratch, Seen, TestServer, reply};
+use common::support::{RedisServer, Scratch, Seen, TestServer, reply};
 use common::{flowmcp_env, repo_root};
 use serde_json::{Value, json};
 
@@ -309,6 +309,200 @@ fn preload_cache_via_cli_status_and_clear() {
         serde_json::from_str::<Value>(&status.stdout).ok(),
         Some(json!([]))
     );
+}
+
+/// A server answering `listCountries` of the example catalog at most `max` times.
+fn countries_upstream(max: usize) -> TestServer {
+    TestServer::start(max, |_: &Seen| {
+        reply(
+            200,
+            Some("application/json"),
+            r#"[{"code":"DE","name":"Germany"}]"#,
+        )
+    })
+}
+
+/// Issue #32, item 4: `--cache redis://…` keeps preload entries in Redis (a second process is
+/// served the first one's entry), and `cache status` / `cache clear` with `--cache` act on our
+/// keys only: an unrelated key and a value under our prefix that is not an entry are kept.
+#[test]
+fn i32_4_call_and_cache_commands_use_the_redis_cache() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let home = Scratch::new("redis-cli");
+    let server = countries_upstream(3);
+    let upstream = format!("holidaykit-net={}", server.base);
+    let root = repo_root();
+    let env = [("HOME", home.path())];
+    let url = redis.url();
+    let call = || {
+        flowmcp_env(
+            &[
+                "call",
+                "listCountries_holidaykit-net",
+                "--catalog",
+                "examples/catalog",
+                "--upstream",
+                &upstream,
+                "--cache",
+                &url,
+            ],
+            &root,
+            &env,
+        )
+    };
+    let first = call();
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let second = call();
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert!(
+        second.stderr.contains("Cached (fetched: "),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(
+        server.finish().len(),
+        1,
+        "the second process was served from Redis"
+    );
+    assert!(!home.0.join(".flowmcp/cache/holidaykit-net").exists());
+    assert_eq!(redis.cli(&["SET", "someone:else", "x"]).trim(), "OK");
+    assert_eq!(
+        redis
+            .cli(&["SET", "flowmcp:preload:v1:holidaykit-net/stray", "x"])
+            .trim(),
+        "OK"
+    );
+
+    let status = flowmcp_env(&["cache", "status", "--json", "--cache", &url], &root, &env);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let listed: Value = serde_json::from_str(&status.stdout).expect("JSON");
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!(listed[0]["tool"], json!("listCountries"));
+    assert_eq!(
+        listed[0]["path"],
+        json!("flowmcp:preload:v1:holidaykit-net/listCountries")
+    );
+    let clear = flowmcp_env(&["cache", "clear", "--cache", &url], &root, &env);
+    assert_eq!(clear.code, 0, "{}", clear.stderr);
+    assert!(
+        clear.stdout.starts_with(
+            "removed 1 cached responses\nkept 1 key that is not a cache entry written by flowmcp:\n  flowmcp:preload:v1:holidaykit-net/stray\n"
+        ),
+        "{}",
+        clear.stdout
+    );
+    assert_eq!(
+        redis.keys("*"),
+        vec!["flowmcp:preload:v1:holidaykit-net/stray", "someone:else"]
+    );
+}
+
+/// Issue #32, item 4: a project's `.flowmcp/config.json` cannot point the preload cache at a
+/// Redis server without the user's consent (like `cacheDir`); with consent it can.
+#[test]
+fn i32_4_a_project_config_cannot_point_the_cache_at_redis_without_consent() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let home = Scratch::new("redis-project");
+    let project = home.0.join("project");
+    std::fs::create_dir_all(project.join(".flowmcp")).expect("project dir");
+    let server = countries_upstream(2);
+    std::fs::write(
+        project.join(".flowmcp/config.json"),
+        json!({
+            "catalog": repo_root().join("examples/catalog").to_str(),
+            "cache": redis.url(),
+        })
+        .to_string(),
+    )
+    .expect("config");
+    let upstream = format!("holidaykit-net={}", server.base);
+    let env = [("HOME", home.path())];
+    let args = [
+        "call",
+        "listCountries_holidaykit-net",
+        "--upstream",
+        &upstream,
+    ];
+    let run = flowmcp_env(&args, &project, &env);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("ignoring cache from "),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        redis.keys("*").is_empty(),
+        "the project's Redis was written to"
+    );
+    assert!(home.0.join(".flowmcp/cache/holidaykit-net").is_dir());
+    let mut trusted = args.to_vec();
+    trusted.extend(["--trust-project-config", "--refresh"]);
+    let run = flowmcp_env(&trusted, &project, &env);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        redis.keys("*"),
+        vec!["flowmcp:preload:v1:holidaykit-net/listCountries"]
+    );
+    assert_eq!(server.finish().len(), 2);
+}
+
+/// Issue #32, item 4: `rediss://` is refused as unsupported, and with Redis down a call succeeds
+/// with one warning; neither message shows the URL's password.
+#[test]
+fn i32_4_redis_errors_and_warnings_hide_the_password() {
+    let home = Scratch::new("redis-redact");
+    let server = countries_upstream(1);
+    let upstream = format!("holidaykit-net={}", server.base);
+    let root = repo_root();
+    let env = [("HOME", home.path())];
+    let pw = "cli-pa55-canary";
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let call = |url: &str| {
+        flowmcp_env(
+            &[
+                "call",
+                "listCountries_holidaykit-net",
+                "--catalog",
+                "examples/catalog",
+                "--upstream",
+                &upstream,
+                "--cache",
+                url,
+            ],
+            &root,
+            &env,
+        )
+    };
+    let tls = call(&format!("rediss://:{pw}@127.0.0.1:{closed}/0"));
+    assert_ne!(tls.code, 0);
+    assert!(tls.stderr.contains("not supported"), "{}", tls.stderr);
+    assert!(
+        !tls.stderr.contains(pw) && !tls.stdout.contains(pw),
+        "{}",
+        tls.stderr
+    );
+    let down = call(&format!("redis://:{pw}@127.0.0.1:{closed}/0"));
+    assert_eq!(down.code, 0, "{}{}", down.stdout, down.stderr);
+    assert_eq!(
+        down.stderr.matches("Redis preload cache").count(),
+        1,
+        "{}",
+        down.stderr
+    );
+    assert!(down.stderr.contains(":***@127.0.0.1"), "{}", down.stderr);
+    assert!(
+        !down.stderr.contains(pw) && !down.stdout.contains(pw),
+        "{}",
+        down.stderr
+    );
+    assert_eq!(server.finish().len(), 1);
 }
 
 #[test]

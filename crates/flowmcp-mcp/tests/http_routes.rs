@@ -861,7 +861,7 @@ fn metered_catalog(
     for ns in ["holidaykit-net", "skycast-io"] {
         o.runner.upstreams.insert(ns.into(), upstream.to_string());
     }
-    o.runner.cache = cache.map(flowmcp_catalog::env::Cache::new);
+    o.runner.cache = cache.map(|dir| flowmcp_catalog::env::Cache::new(dir).into());
     o.runner.observer = Some(std::sync::Arc::new(metrics.clone()));
     std::sync::Arc::new(flowmcp_catalog::Catalog::open(&dir, &o).unwrap())
 }

@@ -77,13 +77,28 @@
 //! file in the same directory, then renamed over the entry). A file that cannot be read or parsed is a miss,
 //! never an error.
 //!
+//! # Shared in Redis
+//!
+//! [`RedisCache`] keeps the same entries in a Redis database that several processes (replicas)
+//! share, so they fetch once per ttl between them. Its key is `flowmcp:preload:v1:` followed by
+//! the relative path's components without the extension (`<namespace>/<tool>` or
+//! `<namespace>/<tool>/<paramHash>`); its value is exactly the entry bytes a file would hold
+//! (`encode_entry`), read by exactly the rules above (`judge_entry`), and Redis's own expiry
+//! (`SET … PX`) is the entry's. A value that is not an entry, or is another key's or definition's,
+//! is a miss. Redis being down, hung or answering errors is a miss too (each command has a short
+//! time limit), with one warning per outage. Misses of the same entry in several processes at
+//! once make one fetch: the first takes a fill lock ([`Fill`]), the others wait for its entry.
+//! See [`RedisCache`]. [`PreloadCache`] is what a runner
+//! holds: either backend, behind one `lookup` / `store`.
+//!
 //! # Secrets
 //!
-//! Cache files must never contain secrets. The key is built only from the user parameters and the
-//! root, and the root is stored in plain text in `meta.root`: callers **must pass the root template
+//! Cache entries (files or Redis values) must never contain secrets. The key is built only from
+//! the user parameters and the root, and the root is stored in plain text in `meta.root`: callers **must pass the root template
 //! text**, i.e. the root *before* server-parameter values (`{{API_KEY}}` and the like) are
 //! substituted into it. Server params sent as headers or query values are never part of a key.
 
+use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -92,6 +107,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use flowmcp_spec::hash::canonical_sha256;
 use flowmcp_spec::paths::encode_name;
 use serde_json::{Map, Value, json};
+
+mod shared;
+pub use shared::{Fill, Found, RedisCache, RedisUrlError};
 
 /// Number of hex digits of the parameter hash.
 const PARAM_HASH_LEN: usize = 16;
@@ -175,14 +193,34 @@ impl CacheKey {
 
     /// The entry's path relative to the cache base directory.
     pub fn relative_path(&self) -> PathBuf {
-        let namespace = encode_name(&self.namespace);
-        let tool = encode_name(&self.tool);
-        match &self.param_hash {
+        let (namespace, tool, hash) = self.name_parts();
+        match hash {
             None => PathBuf::from(namespace).join(format!("{tool}{ENTRY_EXT}")),
             Some(hash) => PathBuf::from(namespace)
                 .join(tool)
                 .join(format!("{hash}{ENTRY_EXT}")),
         }
+    }
+
+    /// The entry's name in a shared store (after its prefix): `<namespace>/<tool>` or
+    /// `<namespace>/<tool>/<paramHash>`, with the names encoded as in [`CacheKey::relative_path`]
+    /// (so it holds no `/`, `*`, `?`, `[` or `\` of its own).
+    pub(crate) fn shared_name(&self) -> String {
+        let (namespace, tool, hash) = self.name_parts();
+        match hash {
+            None => format!("{namespace}/{tool}"),
+            Some(hash) => format!("{namespace}/{tool}/{hash}"),
+        }
+    }
+
+    /// The encoded namespace, the encoded tool and the parameter hash: what every place an entry
+    /// is kept is named after.
+    fn name_parts(&self) -> (String, String, Option<&str>) {
+        (
+            encode_name(&self.namespace),
+            encode_name(&self.tool),
+            self.param_hash.as_deref(),
+        )
     }
 }
 
@@ -272,36 +310,13 @@ impl Cache {
                 return (Lookup::Miss, Some(warning));
             }
         };
-        let entry = match parse_entry(&bytes) {
-            Ok(entry) => entry,
+        match judge_entry(key, ttl_secs, now, &bytes) {
+            Ok(lookup) => (lookup, None),
             Err(reason) => {
                 let warning = format!("Ignoring corrupt cache file {}: {reason}", path.display());
-                return (Lookup::Miss, Some(warning));
+                (Lookup::Miss, Some(warning))
             }
-        };
-        if entry.namespace != key.namespace
-            || entry.tool != key.tool
-            || entry.root != key.root
-            || entry.param_hash.as_deref() != key.param_hash()
-            || entry.definition != key.definition
-        {
-            return (Lookup::Miss, None);
         }
-        // The reader's ttl caps the writer's expiry; an entry from the future is not believed.
-        let now_ms = system_time_ms(now);
-        let readers_expiry = clamp_ms(entry.fetched_ms.saturating_add(i128::from(ttl_secs) * 1000));
-        let expires_ms = entry.expires_ms.min(readers_expiry);
-        if now_ms >= expires_ms || entry.fetched_ms > now_ms {
-            return (Lookup::Expired, None);
-        }
-        (
-            Lookup::Hit {
-                data: entry.data,
-                fetched_at: entry.fetched_at,
-                expires_at: format_rfc3339_ms(expires_ms),
-            },
-            None,
-        )
     }
 
     /// Stores the raw response `data` for `key`, fetched at `now`, valid for `ttl_secs` seconds.
@@ -320,22 +335,7 @@ impl Cache {
             .ok_or_else(|| io::Error::other("cache entry path has no parent directory"))?;
         fs::create_dir_all(dir)?;
 
-        // The data is serialised once: for `size` and for the file.
-        let data_text = serde_json::to_string(data).map_err(io::Error::other)?;
-        let fetched_ms = clamp_ms(system_time_ms(now));
-        let expires_ms = clamp_ms(fetched_ms.saturating_add(i128::from(ttl_secs) * 1000));
-        let meta = json!({
-            "fetchedAt": format_rfc3339_ms(fetched_ms),
-            "expiresAt": format_rfc3339_ms(expires_ms),
-            "ttl": ttl_secs,
-            "size": data_text.len(),
-            "paramHash": key.param_hash(),
-            "namespace": key.namespace,
-            "tool": key.tool,
-            "root": key.root,
-            "definition": key.definition,
-        });
-        let bytes = format!("{{\"meta\":{meta},\"data\":{data_text}}}").into_bytes();
+        let (bytes, _) = encode_entry(key, ttl_secs, data, now).map_err(io::Error::other)?;
         flowmcp_loader::edit::write_atomic(&path, &bytes)?;
         Ok(path)
     }
@@ -364,18 +364,7 @@ impl Cache {
             if namespace.is_some_and(|ns| ns != entry.namespace) {
                 continue;
             }
-            infos.push(EntryInfo {
-                expired: now_ms >= entry.expires_ms,
-                namespace: entry.namespace,
-                tool: entry.tool,
-                root: entry.root,
-                param_hash: entry.param_hash,
-                path,
-                size: entry.size,
-                ttl: entry.ttl,
-                fetched_at: entry.fetched_at,
-                expires_at: entry.expires_at,
-            });
+            infos.push(entry.info(path, now_ms));
         }
         infos.sort_by(|a, b| {
             (&a.namespace, &a.tool, &a.path).cmp(&(&b.namespace, &b.tool, &b.path))
@@ -460,6 +449,96 @@ impl Cache {
     }
 }
 
+/// Where a runner keeps preload entries: a directory ([`Cache`]) or a Redis database shared by
+/// several processes ([`RedisCache`]). Both file the same entries under the same keys and read
+/// them by the same rules; only where the bytes go differs.
+#[derive(Debug, Clone)]
+pub enum PreloadCache {
+    /// Files under a base directory.
+    File(Cache),
+    /// Keys under `flowmcp:preload:v1:` in one Redis database.
+    Redis(RedisCache),
+}
+
+impl From<Cache> for PreloadCache {
+    fn from(cache: Cache) -> PreloadCache {
+        PreloadCache::File(cache)
+    }
+}
+
+impl From<RedisCache> for PreloadCache {
+    fn from(cache: RedisCache) -> PreloadCache {
+        PreloadCache::Redis(cache)
+    }
+}
+
+/// What [`PreloadCache::store`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stored {
+    /// The entry was stored.
+    Yes,
+    /// Not stored: the reason, for the call's warnings (a file that could not be written).
+    Failed(String),
+    /// Not stored: the shared store is unavailable; the warning to log, given once per outage.
+    Unavailable(Option<String>),
+}
+
+impl PreloadCache {
+    /// Looks `key` up as [`Cache::lookup`] does. Never fails: anything unusable, Redis being
+    /// unavailable included, is a [`Lookup::Miss`], with a warning to log when Redis just became
+    /// unavailable. In Redis, a miss either waits for another process that is fetching the same
+    /// entry, or comes with the [`Fill`] that makes the others wait for this one's store.
+    pub fn lookup(&self, key: &CacheKey, ttl_secs: u64, now: SystemTime) -> Found {
+        match self {
+            PreloadCache::File(cache) => (cache.lookup(key, ttl_secs, now), None).into(),
+            PreloadCache::Redis(cache) => cache.lookup(key, ttl_secs, now),
+        }
+    }
+
+    /// Stores the raw response `data` for `key`, fetched at `now`, valid for `ttl_secs` seconds.
+    pub fn store(&self, key: &CacheKey, ttl_secs: u64, data: &Value, now: SystemTime) -> Stored {
+        match self {
+            PreloadCache::File(cache) => match cache.store(key, ttl_secs, data, now) {
+                Ok(_) => Stored::Yes,
+                Err(e) => Stored::Failed(e.to_string()),
+            },
+            PreloadCache::Redis(cache) => match cache.store(key, ttl_secs, data, now) {
+                Ok(_) => Stored::Yes,
+                Err(warning) => Stored::Unavailable(warning),
+            },
+        }
+    }
+
+    /// Lists the entries (all, or those of one namespace) with expiry as of the current time;
+    /// for Redis, [`EntryInfo::path`] holds the key.
+    pub fn status(&self, namespace: Option<&str>) -> io::Result<Vec<EntryInfo>> {
+        match self {
+            PreloadCache::File(cache) => cache.status(namespace),
+            PreloadCache::Redis(cache) => cache.status_at(namespace, SystemTime::now()),
+        }
+    }
+
+    /// Removes the entries (all, or those of one namespace): only what parses as an entry kept
+    /// exactly where its own key puts it ([`Cache::clear`]); in Redis only keys under our prefix
+    /// are looked at (`SCAN … MATCH`, never `FLUSHDB`).
+    pub fn clear(&self, namespace: Option<&str>) -> io::Result<ClearReport> {
+        match self {
+            PreloadCache::File(cache) => cache.clear(namespace),
+            PreloadCache::Redis(cache) => cache.clear(namespace),
+        }
+    }
+}
+
+impl fmt::Display for PreloadCache {
+    /// The directory, or the Redis URL with its password replaced by `***`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PreloadCache::File(cache) => write!(f, "{}", cache.base().display()),
+            PreloadCache::Redis(cache) => f.write_str(cache.shown_url()),
+        }
+    }
+}
+
 /// The hash a preloaded tool's entries are bound to ([`CacheKey::with_definition`]): the
 /// lowercase hex SHA-256 of the canonical JSON of the tool's name and `main` entry and of what the
 /// schema adds to every request or handler — namespace, root, headers, server-parameter names,
@@ -483,6 +562,80 @@ pub(crate) fn definition_hash(
         "sharedLists": shared_lists,
         "handlers": handlers_source,
     }))
+}
+
+/// The stored form of an entry — `{"meta": {…}, "data": …}` as the module documentation shows —
+/// for `key`'s raw response `data`, fetched at `now` and valid for `ttl_secs`, with its expiry in
+/// milliseconds since the epoch. Every backend stores exactly these bytes.
+pub(crate) fn encode_entry(
+    key: &CacheKey,
+    ttl_secs: u64,
+    data: &Value,
+    now: SystemTime,
+) -> Result<(Vec<u8>, i128), serde_json::Error> {
+    // The data is serialised once: for `size` and for the entry.
+    let data_text = serde_json::to_string(data)?;
+    let fetched_ms = clamp_ms(system_time_ms(now));
+    let expires_ms = clamp_ms(fetched_ms.saturating_add(i128::from(ttl_secs) * 1000));
+    let meta = json!({
+        "fetchedAt": format_rfc3339_ms(fetched_ms),
+        "expiresAt": format_rfc3339_ms(expires_ms),
+        "ttl": ttl_secs,
+        "size": data_text.len(),
+        "paramHash": key.param_hash(),
+        "namespace": key.namespace,
+        "tool": key.tool,
+        "root": key.root,
+        "definition": key.definition,
+    });
+    let bytes = format!("{{\"meta\":{meta},\"data\":{data_text}}}").into_bytes();
+    Ok((bytes, expires_ms))
+}
+
+/// What the stored entry `bytes` is for a reader of `key` whose ttl is `ttl_secs`, as of `now`:
+/// an entry for another key (namespace, tool, root, parameter hash or definition) is a miss; an
+/// entry past the earlier of its own expiry and `fetchedAt` + the reader's ttl, or fetched after
+/// `now`, has expired. `Err` names why the bytes are not an entry (every backend ignores it).
+pub(crate) fn judge_entry(
+    key: &CacheKey,
+    ttl_secs: u64,
+    now: SystemTime,
+    bytes: &[u8],
+) -> Result<Lookup, String> {
+    let entry = parse_entry(bytes)?;
+    if entry.namespace != key.namespace
+        || entry.tool != key.tool
+        || entry.root != key.root
+        || entry.param_hash.as_deref() != key.param_hash()
+        || entry.definition != key.definition
+    {
+        return Ok(Lookup::Miss);
+    }
+    // The reader's ttl caps the writer's expiry; an entry from the future is not believed.
+    let now_ms = system_time_ms(now);
+    let readers_expiry = clamp_ms(entry.fetched_ms.saturating_add(i128::from(ttl_secs) * 1000));
+    let expires_ms = entry.expires_ms.min(readers_expiry);
+    if now_ms >= expires_ms || entry.fetched_ms > now_ms {
+        return Ok(Lookup::Expired);
+    }
+    Ok(Lookup::Hit {
+        data: entry.data,
+        fetched_at: entry.fetched_at,
+        expires_at: format_rfc3339_ms(expires_ms),
+    })
+}
+
+/// The [`EntryInfo`] of the stored entry `bytes` kept at `path` (a file, or a shared store's
+/// key), with expiry as of `now`, and the name its own key gives it in a shared store; `None`
+/// when the bytes are not an entry.
+pub(crate) fn entry_info(
+    bytes: &[u8],
+    path: PathBuf,
+    now: SystemTime,
+) -> Option<(EntryInfo, String)> {
+    let entry = parse_entry(bytes).ok()?;
+    let name = entry.key().shared_name();
+    Some((entry.info(path, system_time_ms(now)), name))
 }
 
 /// What [`Cache::clear`] did.
@@ -553,8 +706,9 @@ struct Entry {
 }
 
 impl Entry {
-    /// Where an entry with this meta lives, relative to the base (see [`CacheKey::relative_path`]).
-    fn relative_path(&self) -> PathBuf {
+    /// The key an entry with this meta is filed under (without its definition, which is not part
+    /// of where it lives).
+    fn key(&self) -> CacheKey {
         CacheKey {
             namespace: self.namespace.clone(),
             tool: self.tool.clone(),
@@ -562,7 +716,27 @@ impl Entry {
             param_hash: self.param_hash.clone(),
             definition: None,
         }
-        .relative_path()
+    }
+
+    /// Where an entry with this meta lives, relative to the base (see [`CacheKey::relative_path`]).
+    fn relative_path(&self) -> PathBuf {
+        self.key().relative_path()
+    }
+
+    /// What [`Cache::status`] lists for this entry, kept at `path`, as of `now_ms`.
+    fn info(self, path: PathBuf, now_ms: i128) -> EntryInfo {
+        EntryInfo {
+            expired: now_ms >= self.expires_ms,
+            namespace: self.namespace,
+            tool: self.tool,
+            root: self.root,
+            param_hash: self.param_hash,
+            path,
+            size: self.size,
+            ttl: self.ttl,
+            fetched_at: self.fetched_at,
+            expires_at: self.expires_at,
+        }
     }
 }
 

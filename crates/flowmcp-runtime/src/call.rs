@@ -47,7 +47,7 @@ use flowmcp_loader::{
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use crate::cache::{Cache, CacheKey, Lookup};
+use crate::cache::{CacheKey, Lookup, PreloadCache, Stored};
 use crate::descriptor::{Builtin, Kind};
 use crate::encoding::Encoding;
 use crate::envelope::{Coded, Envelope, Failure};
@@ -86,8 +86,8 @@ pub enum CacheMode {
 pub struct RunnerOptions {
     /// `--upstream NS=URL`: the base URL replacing a namespace's `root`.
     pub upstreams: BTreeMap<String, String>,
-    /// The preload cache, if any.
-    pub cache: Option<Cache>,
+    /// The preload cache, if any: a directory, or Redis shared by several processes.
+    pub cache: Option<PreloadCache>,
     pub cache_mode: CacheMode,
     /// JavaScript limits per handler call: memory, stack and CPU time.
     pub memory_bytes: usize,
@@ -391,11 +391,19 @@ impl<'t> Runner<'t> {
             _ => None,
         };
         let mut raw: Option<Value> = None;
+        let mut fill = None;
         if let Some((cache, key, ttl)) = &cached {
             if self.opts.cache_mode == CacheMode::Refresh {
                 self.log_line(&crate::cache::refreshing_message());
             } else {
-                match cache.lookup(key, *ttl, SystemTime::now()) {
+                let found = cache.lookup(key, *ttl, SystemTime::now());
+                if let Some(warning) = &found.warning {
+                    self.log_line(warning);
+                }
+                // Held until the store below (or the failure that skips it): other replicas
+                // wait for this fetch instead of making their own.
+                fill = found.fill;
+                match found.lookup {
                     Lookup::Hit {
                         data,
                         fetched_at,
@@ -446,10 +454,19 @@ impl<'t> Runner<'t> {
         self.set.server_params().redact_json(&mut raw);
         if !from_cache && let Some((cache, key, ttl)) = &cached {
             match cache.store(key, *ttl, &raw, SystemTime::now()) {
-                Ok(_) => self.log_line(&crate::cache::cached_for_message(*ttl)),
-                Err(e) => warnings.push(format!("the response could not be cached: {e}")),
+                Stored::Yes => self.log_line(&crate::cache::cached_for_message(*ttl)),
+                Stored::Failed(e) => {
+                    warnings.push(format!("the response could not be cached: {e}"))
+                }
+                // Redis is down: the call goes on without the cache, warned about once.
+                Stored::Unavailable(warning) => {
+                    if let Some(warning) = warning {
+                        self.log_line(&warning);
+                    }
+                }
             }
         }
+        drop(fill);
 
         let data = match struct_json.filter(|_| phases.post) {
             Some(st) => {

@@ -646,3 +646,100 @@ fn item08_entries_are_bound_to_their_writer_and_capped_by_the_readers_ttl() {
     assert_eq!(report.removed, 3);
     assert!(report.kept.is_empty(), "{:?}", report.kept);
 }
+
+/// Issue #32, item 4: a Redis URL's password is never shown — not in a refused URL's error, not
+/// in `Debug` or `Display`, not in the warning of a failed authentication or of a server that is
+/// down — and `rediss://` is refused as unsupported rather than failing later.
+#[test]
+fn i32_4_the_redis_password_is_redacted_in_every_message() {
+    use flowmcp_runtime::cache::{Found, PreloadCache, RedisCache};
+    let pw = "pa55-w0rd-canary";
+    let tls = RedisCache::open(&format!("rediss://:{pw}@127.0.0.1:6380/0")).expect_err("TLS");
+    let text = tls.to_string();
+    assert!(
+        text.contains("not supported") && text.contains(":***@"),
+        "{text}"
+    );
+    assert!(!text.contains(pw), "{text}");
+    let other = RedisCache::open(&format!("http://:{pw}@127.0.0.1/")).expect_err("not Redis");
+    assert!(!other.to_string().contains(pw), "{other}");
+    // A closed port: the lookup is a miss with one warning, the store is skipped silently.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let cache: PreloadCache = RedisCache::open(&format!("redis://:{pw}@127.0.0.1:{closed}/0"))
+        .expect("a redis:// URL")
+        .into();
+    for shown in [format!("{cache:?}"), cache.to_string()] {
+        assert!(!shown.contains(pw) && shown.contains("***"), "{shown}");
+    }
+    let k = CacheKey::new("weather", "forecast", ROOT, Map::new());
+    let Found {
+        lookup, warning, ..
+    } = cache.lookup(&k, 60, SystemTime::now());
+    assert_eq!(lookup, Lookup::Miss);
+    let warning = warning.expect("a warning for the outage");
+    assert!(
+        !warning.contains(pw) && warning.contains(":***@127.0.0.1"),
+        "{warning}"
+    );
+    assert_eq!(
+        cache.store(&k, 60, &json!(1), SystemTime::now()),
+        flowmcp_runtime::cache::Stored::Unavailable(None),
+        "the outage was already warned about"
+    );
+    // A server that refuses the password.
+    let Some(redis) = crate::support::RedisServer::start_with(Some("the-real-one")) else {
+        return;
+    };
+    let wrong = RedisCache::open(&format!("redis://:{pw}@127.0.0.1:{}/0", redis.port))
+        .expect("a redis:// URL")
+        .with_timeout(Duration::from_secs(10));
+    let Found {
+        lookup, warning, ..
+    } = PreloadCache::from(wrong).lookup(&k, 60, SystemTime::now());
+    assert_eq!(lookup, Lookup::Miss);
+    let warning = warning.expect("a warning for the refused password");
+    assert!(!warning.contains(pw), "{warning}");
+}
+
+/// Issue #32, item 4: a Redis that accepts connections but never answers does not stall a call
+/// beyond the time limit: the lookup is a miss with a warning, and the next one is not even tried.
+#[test]
+fn i32_4_a_hung_redis_is_a_miss_within_the_time_limit() {
+    use flowmcp_runtime::cache::{Found, PreloadCache, RedisCache};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    // Accepts and holds connections, never replies.
+    let held = std::thread::spawn(move || {
+        let mut conns = Vec::new();
+        listener.set_nonblocking(true).expect("nonblocking");
+        let until = std::time::Instant::now() + Duration::from_secs(30);
+        while std::time::Instant::now() < until && conns.len() < 4 {
+            match listener.accept() {
+                Ok((c, _)) => conns.push(c),
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+        std::thread::sleep(Duration::from_secs(3));
+        conns.len()
+    });
+    let cache: PreloadCache = RedisCache::open(&format!("redis://127.0.0.1:{port}/0"))
+        .expect("a redis:// URL")
+        .with_timeout(Duration::from_millis(300))
+        .into();
+    let k = CacheKey::new("weather", "forecast", ROOT, Map::new());
+    let started = std::time::Instant::now();
+    let Found {
+        lookup, warning, ..
+    } = cache.lookup(&k, 60, SystemTime::now());
+    // Bounded by the limit (generously: a loaded machine), not by the hung server.
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert_eq!(lookup, Lookup::Miss);
+    assert!(warning.is_some_and(|w| w.contains("unavailable")));
+    // Paused after the failure: the next lookup does not wait again, and warns no more.
+    let again = cache.lookup(&k, 60, SystemTime::now());
+    assert_eq!((again.lookup, again.warning), (Lookup::Miss, None));
+    let _ = held.join();
+}

@@ -12,13 +12,13 @@ use std::time::Duration;
 
 use calls::{load, opts, runner, transport};
 use flowmcp_runtime::Envelope;
-use flowmcp_runtime::cache::Cache;
+use flowmcp_runtime::cache::{Cache, RedisCache};
 use flowmcp_runtime::{CacheMode, RunnerOptions};
 use flowmcp_runtime::{transport::TransportConfig, transport::UreqTransport};
 use flowmcp_spec::Profile;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
-use support::{Scratch, Seen, TestServer, reply};
+use support::{RedisServer, Scratch, Seen, TestServer, reply};
 
 const CANARY: &str = "CANARY-7d1e-secret";
 
@@ -506,7 +506,7 @@ fn preload_cache_stores_raw_responses_and_honours_the_modes() {
     let t = transport();
     let mk = |mode| {
         let mut built = opts(&[("holidaykit-net", server.base.as_str())]);
-        built.cache = Some(Cache::new(&cache_dir.0));
+        built.cache = Some(Cache::new(&cache_dir.0).into());
         built.cache_mode = mode;
         built
     };
@@ -576,7 +576,7 @@ fn secrets_never_reach_cache_files() {
     let set = load(&dir.0, Profile::Spec, env_with_canary());
     let t = transport();
     let mut o = opts(&[]);
-    o.cache = Some(Cache::new(&cache_dir.0));
+    o.cache = Some(Cache::new(&cache_dir.0).into());
     let (r, logs) = runner(&set, &t, o);
     let e = r.call_json("t_sec", &obj(json!({"q": "x"})));
     assert!(e.status(), "{e:?}");
@@ -1016,7 +1016,7 @@ fn item08_a_cache_entry_serves_only_the_definition_that_wrote_it() {
     let t = transport();
     let o = || {
         let mut built = opts(&[]);
-        built.cache = Some(Cache::new(&cache_dir.0));
+        built.cache = Some(Cache::new(&cache_dir.0).into());
         built
     };
     let set = load(&hostile.0, Profile::Spec, BTreeMap::new());
@@ -1060,7 +1060,7 @@ fn item08_the_readers_ttl_caps_an_entrys_expiry() {
     let set = load(&dir.0, Profile::Spec, BTreeMap::new());
     let t = transport();
     let mut o = opts(&[]);
-    o.cache = Some(Cache::new(&cache_dir.0));
+    o.cache = Some(Cache::new(&cache_dir.0).into());
     let (r, logs) = runner(&set, &t, o);
     let forge = |fetched: std::time::SystemTime| {
         let entries = Cache::new(&cache_dir.0).status(None).expect("status");
@@ -1104,6 +1104,291 @@ fn item08_the_readers_ttl_caps_an_entrys_expiry() {
     );
     drop(r);
     assert_eq!(server.finish().len(), 3);
+}
+
+/// Runner options whose preload cache is the Redis database `url`, with a generous time limit
+/// (a loaded machine must not turn a slow answer into an outage).
+fn redis_opts(url: &str) -> RunnerOptions {
+    let mut built = opts(&[]);
+    let cache = RedisCache::open(url)
+        .expect("a redis:// URL")
+        .with_timeout(Duration::from_secs(10));
+    built.cache = Some(cache.into());
+    built
+}
+
+/// Issue #32, item 4: two runners ("replicas", each with its own connection) against one Redis
+/// and one upstream fetch once per ttl: the second replica is served the first one's entry, kept
+/// under `flowmcp:preload:v1:` with a Redis expiry of at most the ttl.
+#[test]
+fn i32_4_two_replicas_share_one_redis_cache_and_fetch_once_per_ttl() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = TestServer::start(4, |_: &Seen| json_reply(json!({"n": 1})));
+    let dir = Scratch::new("redis-replicas");
+    preloaded_schema(&dir, &server.base, "/d", 60);
+    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
+    let t = transport();
+    let (a, logs_a) = runner(&set, &t, redis_opts(&redis.url()));
+    let (b, logs_b) = runner(&set, &t, redis_opts(&redis.url()));
+    for r in [&a, &b, &a, &b] {
+        let e = r.call_json("data_pc", &Map::new());
+        assert_eq!(*e.data(), json!({"n": 1}), "{e:?}");
+    }
+    assert_eq!(logs_a.borrow()[0], "Fetching fresh data...");
+    assert!(
+        logs_b.borrow()[0].starts_with("Cached (fetched: "),
+        "the second replica fetched again: {:?}",
+        logs_b.borrow()
+    );
+    drop((a, b));
+    let base = server.base.clone();
+    assert_eq!(
+        server.finish().len(),
+        1,
+        "one upstream fetch for both replicas"
+    );
+    let keys = redis.keys("*");
+    assert_eq!(keys, vec!["flowmcp:preload:v1:pc/data".to_string()]);
+    let pttl: i64 = redis.cli(&["PTTL", &keys[0]]).trim().parse().expect("PTTL");
+    assert!(pttl > 0 && pttl <= 60_000, "Redis expiry {pttl} ms");
+    // The same entry the file cache writes: meta (bound to the definition) and the raw data.
+    let entry: Value = serde_json::from_str(&redis.cli(&["GET", &keys[0]])).expect("JSON entry");
+    assert_eq!(entry["data"], json!({"n": 1}));
+    assert_eq!(entry["meta"]["ttl"], json!(60));
+    assert_eq!(entry["meta"]["root"], json!(base));
+    assert!(entry["meta"]["definition"].is_string(), "{entry}");
+}
+
+/// Issue #32, item 4: replicas that miss the same entry at the same moment make one upstream
+/// fetch between them: the first takes the entry's fill lock, the others wait for its store. A
+/// fetch that fails releases the lock, and the next caller fetches.
+#[test]
+fn i32_4_concurrent_misses_across_replicas_make_one_fetch() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = TestServer::start(3, |seen: &Seen| {
+        // Slow enough that the other replicas miss while the first one fetches.
+        std::thread::sleep(Duration::from_millis(400));
+        if seen.url == "/fail" {
+            reply(500, Some("application/json"), "{}")
+        } else {
+            json_reply(json!({"once": true}))
+        }
+    });
+    let dir = Scratch::new("redis-single-flight");
+    preloaded_schema(&dir, &server.base, "/d", 60);
+    let replicas = 3;
+    let start = std::sync::Barrier::new(replicas);
+    let url = redis.url();
+    let results: Vec<(Value, Vec<String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..replicas)
+            .map(|_| {
+                scope.spawn(|| {
+                    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
+                    let t = transport();
+                    let (r, logs) = runner(&set, &t, redis_opts(&url));
+                    start.wait();
+                    let e = r.call_json("data_pc", &Map::new());
+                    drop(r);
+                    let logs = logs.borrow().clone();
+                    (e.data().clone(), logs)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("replica"))
+            .collect()
+    });
+    for (data, logs) in &results {
+        assert_eq!(*data, json!({"once": true}), "{logs:?}");
+    }
+    let fetched = results
+        .iter()
+        .filter(|(_, logs)| logs.iter().any(|l| l == "Fetching fresh data..."))
+        .count();
+    assert_eq!(fetched, 1, "{results:?}");
+    assert!(
+        redis.keys("flowmcp:preload-fill:*").is_empty(),
+        "the lock was released"
+    );
+    // A failed fetch releases its lock: the next caller fetches at once (no lock left behind).
+    let failing = Scratch::new("redis-single-flight-fail");
+    preloaded_schema(&failing, &server.base, "/fail", 60);
+    let set = load(&failing.0, Profile::Spec, BTreeMap::new());
+    let t = transport();
+    let (r, _) = runner(&set, &t, redis_opts(&url));
+    assert!(!r.call_json("data_pc", &Map::new()).status());
+    assert!(
+        redis.keys("flowmcp:preload-fill:*").is_empty(),
+        "the lock was released"
+    );
+    drop(r);
+    assert_eq!(server.finish().len(), 2);
+}
+
+/// Issue #32, item 4: an entry in Redis written by another definition (same namespace, tool and
+/// root), or a value that is not an entry, is ignored as the file cache ignores it: the trusted
+/// tool fetches and overwrites it.
+#[test]
+fn i32_4_a_redis_entry_of_another_definition_or_malformed_is_ignored() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = TestServer::start(4, |seen: &Seen| {
+        if seen.url == "/real" {
+            json_reply(json!({"real": true}))
+        } else {
+            json_reply(json!({"planted": true}))
+        }
+    });
+    let hostile = Scratch::new("redis-planted-hostile");
+    preloaded_schema(&hostile, &server.base, "/fake", 315_360_000);
+    let trusted = Scratch::new("redis-planted-trusted");
+    preloaded_schema(&trusted, &server.base, "/real", 60);
+    let t = transport();
+    let set = load(&hostile.0, Profile::Spec, BTreeMap::new());
+    let (r, _) = runner(&set, &t, redis_opts(&redis.url()));
+    assert_eq!(
+        *r.call_json("data_pc", &Map::new()).data(),
+        json!({"planted": true})
+    );
+    drop(r);
+    let set = load(&trusted.0, Profile::Spec, BTreeMap::new());
+    let (r, _) = runner(&set, &t, redis_opts(&redis.url()));
+    let e = r.call_json("data_pc", &Map::new());
+    assert_eq!(
+        *e.data(),
+        json!({"real": true}),
+        "the planted entry was served: {e:?}"
+    );
+    // A malformed value under the key is a miss too.
+    let key = "flowmcp:preload:v1:pc/data";
+    for bad in ["not json", r#"{"meta":{},"data":{"forged":true}}"#] {
+        assert_eq!(redis.cli(&["SET", key, bad]).trim(), "OK");
+        let e = r.call_json("data_pc", &Map::new());
+        assert_eq!(*e.data(), json!({"real": true}), "{bad}: {e:?}");
+    }
+    let e = r.call_json("data_pc", &Map::new());
+    assert_eq!(*e.data(), json!({"real": true}), "{e:?}");
+    drop(r);
+    let urls: Vec<String> = server.finish().into_iter().map(|s| s.url).collect();
+    assert_eq!(urls, vec!["/fake", "/real", "/real", "/real"]);
+}
+
+/// Issue #32, item 4: Redis stopped in the middle of a run: every call still succeeds (fetching),
+/// one warning is logged for the outage (not one per call), and it does not show the password;
+/// once Redis is back, the cache is used again.
+#[test]
+fn i32_4_redis_stopped_mid_run_degrades_to_no_cache_with_one_warning() {
+    let password = "s3cret-redis-pw";
+    let Some(mut redis) = RedisServer::start_with(Some(password)) else {
+        return;
+    };
+    let server = TestServer::start(200, |_: &Seen| json_reply(json!({"ok": true})));
+    let dir = Scratch::new("redis-outage");
+    preloaded_schema(&dir, &server.base, "/d", 60);
+    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
+    let t = transport();
+    let (r, logs) = runner(&set, &t, redis_opts(&redis.url()));
+    for _ in 0..2 {
+        assert_eq!(
+            *r.call_json("data_pc", &Map::new()).data(),
+            json!({"ok": true})
+        );
+    }
+    assert_eq!(redis.keys("flowmcp:preload:v1:*").len(), 1);
+    redis.stop();
+    for i in 0..4 {
+        let e = r.call_json("data_pc", &Map::new());
+        assert!(e.status(), "call {i} failed with Redis down: {e:?}");
+        assert_eq!(*e.data(), json!({"ok": true}));
+        assert!(e.warnings().is_empty(), "{e:?}");
+    }
+    let fetched = logs
+        .borrow()
+        .iter()
+        .filter(|l| *l == "Fetching fresh data...")
+        .count();
+    assert_eq!(
+        fetched,
+        5,
+        "one fetch before, one per call after: {:?}",
+        logs.borrow()
+    );
+    // Redis back: after the pause the cache is used again, without another warning.
+    redis.restart();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while redis.keys("flowmcp:preload:v1:*").is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the cache was not used again"
+        );
+        assert!(r.call_json("data_pc", &Map::new()).status());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let e = r.call_json("data_pc", &Map::new());
+    assert!(e.status(), "{e:?}");
+    assert!(
+        logs.borrow()
+            .last()
+            .is_some_and(|l| l.starts_with("Cached (fetched: ")),
+        "{:?}",
+        logs.borrow()
+    );
+    drop(r);
+    drop(server);
+    let logs = logs.borrow();
+    let warnings: Vec<&String> = logs.iter().filter(|l| l.contains("Redis")).collect();
+    assert_eq!(warnings.len(), 1, "{logs:?}");
+    assert!(
+        warnings[0].contains("redis://:***@127.0.0.1:") && warnings[0].contains("unavailable"),
+        "{}",
+        warnings[0]
+    );
+    assert!(!logs.iter().any(|l| l.contains(password)), "{logs:?}");
+}
+
+/// Issue #32, item 4: what goes to Redis is what goes to a cache file: the key is built from the
+/// root template and the user parameters, the value is the raw response with secrets redacted —
+/// neither holds a server parameter's value.
+#[test]
+fn i32_4_secrets_never_reach_redis() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let dir = Scratch::new("redis-secret-cat");
+    let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"echo": seen.url})));
+    keyed_root_schema(
+        &dir,
+        "sec",
+        &server.base,
+        r#"{ method: 'GET', path: '/t', description: 'd', parameters: [
+                { position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ],
+                preload: { enabled: true, ttl: 60 } }"#,
+    );
+    let set = load(&dir.0, Profile::Spec, env_with_canary());
+    let t = transport();
+    let (r, logs) = runner(&set, &t, redis_opts(&redis.url()));
+    let e = r.call_json("t_sec", &obj(json!({"q": "x"})));
+    assert!(e.status(), "{e:?}");
+    no_canary(&e, &logs.borrow());
+    drop(r);
+    assert_eq!(server.finish()[0].url, format!("/{CANARY}/t?q=x"));
+    let keys = redis.keys("*");
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    for key in &keys {
+        assert!(!key.contains(CANARY), "secret in the Redis key {key}");
+        let value = redis.cli(&["GET", key]);
+        assert!(value.contains("[redacted]"), "{value}");
+        assert!(
+            !value.contains(CANARY),
+            "secret in the Redis value of {key}"
+        );
+    }
 }
 
 /// Issue #31 item 4: one tool per handler result shape (the handler tables of chapters 01 and 05).

@@ -179,3 +179,123 @@ pub(crate) fn read_until_closed(
         }
     }
 }
+
+/// A `redis-server` of its own on a free loopback port (no persistence, in a scratch directory),
+/// stopped on drop: the shared preload cache's tests (issue #32, item 4).
+///
+/// The binary comes from the Debian package (`apt-get install -y redis-server`). When it is
+/// absent the test fails with a message saying so, unless `FLOWMCP_SKIP_REDIS=1` is set: then
+/// [`RedisServer::start`] returns `None` and the test passes without running.
+pub(crate) struct RedisServer {
+    pub port: u16,
+    password: Option<String>,
+    child: Option<std::process::Child>,
+    _dir: Scratch,
+}
+
+impl RedisServer {
+    /// A server without a password.
+    pub(crate) fn start() -> Option<RedisServer> {
+        RedisServer::start_with(None)
+    }
+
+    /// A server that requires `password` (`requirepass`).
+    pub(crate) fn start_with(password: Option<&str>) -> Option<RedisServer> {
+        if std::env::var("FLOWMCP_SKIP_REDIS").is_ok_and(|v| v == "1") {
+            eprintln!("FLOWMCP_SKIP_REDIS=1: skipping a test that needs redis-server");
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free loopback port")
+            .port();
+        let mut server = RedisServer {
+            port,
+            password: password.map(str::to_string),
+            child: None,
+            _dir: Scratch::new("redis"),
+        };
+        server.restart();
+        Some(server)
+    }
+
+    /// Starts the server (again) on its port, and waits until it answers.
+    pub(crate) fn restart(&mut self) {
+        self.stop();
+        let mut cmd = std::process::Command::new("redis-server");
+        cmd.args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .arg("--dir")
+            .arg(&self._dir.0)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        if let Some(p) = &self.password {
+            cmd.args(["--requirepass", p]);
+        }
+        self.child = match cmd.spawn() {
+            Ok(child) => Some(child),
+            Err(e) => panic!(
+                "redis-server could not be started ({e}): install it with \
+                 `apt-get install -y redis-server`, or set FLOWMCP_SKIP_REDIS=1 to skip the \
+                 Redis tests"
+            ),
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while self.cli(&["PING"]).trim() != "PONG" {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "redis-server on port {} did not answer PING",
+                self.port
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// `redis://[:password@]127.0.0.1:<port>/0`.
+    pub(crate) fn url(&self) -> String {
+        match &self.password {
+            Some(p) => format!("redis://:{p}@127.0.0.1:{}/0", self.port),
+            None => format!("redis://127.0.0.1:{}/0", self.port),
+        }
+    }
+
+    /// Runs `redis-cli --raw` with `args` against the server; its standard output (empty when it
+    /// could not run).
+    pub(crate) fn cli(&self, args: &[&str]) -> String {
+        let mut cmd = std::process::Command::new("redis-cli");
+        cmd.args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "--raw"]);
+        if let Some(p) = &self.password {
+            cmd.env("REDISCLI_AUTH", p);
+        }
+        cmd.args(args)
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The keys matching `pattern`, sorted.
+    pub(crate) fn keys(&self, pattern: &str) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .cli(&["KEYS", pattern])
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    /// Stops the server (kill and wait); later commands fail to connect.
+    pub(crate) fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
