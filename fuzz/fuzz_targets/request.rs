@@ -368,13 +368,23 @@ struct Input {
 
 /// True when any string in `v` (keys included) contains a canary: the user typed the secret
 /// itself, which no property can tell from a leak.
+/// Whether a handler's value holds a secret's value itself (then it knew it: nothing to check).
+/// Also with ASCII tabs and line breaks taken out, as URL parsing drops them anywhere in a URL:
+/// `QxKe\r\rY7z…` written by a handler becomes the value in the final URL (a finding of this
+/// target, minimised in `fuzz/regressions/request/`).
 fn mentions_canary(v: &Value) -> bool {
+    let holds = |s: &str| {
+        let squeezed: String = s.chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect();
+        [s, squeezed.as_str()]
+            .iter()
+            .any(|t| t.contains(KEY) || t.contains(TOKEN))
+    };
     match v {
-        Value::String(s) => s.contains(KEY) || s.contains(TOKEN),
+        Value::String(s) => holds(s),
         Value::Array(items) => items.iter().any(mentions_canary),
         Value::Object(map) => map
             .iter()
-            .any(|(k, v)| k.contains(KEY) || k.contains(TOKEN) || mentions_canary(v)),
+            .any(|(k, v)| holds(k) || mentions_canary(v)),
         _ => false,
     }
 }

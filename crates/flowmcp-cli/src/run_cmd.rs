@@ -190,8 +190,8 @@ impl RunArgs {
 #[derive(Args, Debug)]
 pub(crate) struct SharedCacheArg {
     /// Keep preload entries in Redis instead of the cache directory, shared by every process
-    /// (replica) that names the same database: redis://[:PASSWORD@]HOST[:PORT][/DB] (no TLS:
-    /// rediss:// is refused). Entries, keys and ttl rules are the file cache's, under the keys
+    /// (replica) that names the same database: `redis://[:PASSWORD@]HOST[:PORT][/DB]` (no TLS:
+    /// `rediss://` is refused). Entries, keys and ttl rules are the file cache's, under the keys
     /// `flowmcp:preload:v1:*`; each Redis command has a 500 ms limit, and while Redis is
     /// unavailable calls fetch without a cache (one warning per outage). Default: `cache` of the
     /// user configuration (a project's only with --trust-project-config).

@@ -1446,55 +1446,8 @@ fn add_json_positions(text: &str, diagnostics: &mut [Diagnostic]) {
     }
 }
 
-/// The checks across files that a file of `kind` gets only in its catalog: a selection's members
-/// (SEL003), an agent's tools, files and selections (AGT007, AGT016, AGT030), a skill's required
-/// tools and resources and the skills it names (SKL005, SKL006, SKL022), a prompt's
-/// `dependsOn` and `references` (PRM006, PRM007).
-fn checks_across_files(kind: &str) -> Option<&'static str> {
-    match kind {
-        "selection" => Some("SEL003"),
-        "agent" => Some("AGT007, AGT016, AGT030"),
-        "skill" => Some("SKL005, SKL006, SKL022"),
-        "prompt" => Some("PRM006, PRM007"),
-        _ => None,
-    }
-}
-
-/// CAT010: a selection, agent, skill or prompt file validated alone — outside a catalog, or by
-/// a single-file entry point — gets one info saying which checks across files were not run, so
-/// that "valid" is never read as "valid in its catalog". `report` is the file's report under
-/// `settings`; the info is added to it (unless the rule is off).
-///
-/// # Why
-///
-/// Whether a selection's members exist, or an agent's tools, can only be known from the catalog
-/// around the file. Validated on its own such a file has nothing to find wrong there, and a bare
-/// "Selection is valid" would hide that the most likely mistakes were not looked for.
-pub fn mark_validated_alone(
-    report: FileReport,
-    settings: &flowmcp_spec::RuleSettings,
-) -> FileReport {
-    let Some(codes) = checks_across_files(&report.kind) else {
-        return report;
-    };
-    let mut c = Collector::new(settings, Some(report.file.clone()));
-    c.emit(
-        Code::CAT010,
-        None,
-        format!(
-            "Checks across files were not run ({codes}): the {} was validated alone; validate \
-             its catalog (the directory with registry.json) for them",
-            report.kind
-        ),
-    );
-    let added = c.finish();
-    if added.is_empty() {
-        return report;
-    }
-    let mut diagnostics = report.diagnostics;
-    diagnostics.extend(added);
-    FileReport::new(report.file, report.kind, diagnostics)
-}
+/// CAT010, added by the single-file entry points (see there).
+pub use crate::entry::mark_validated_alone;
 
 #[cfg(test)]
 mod tests {

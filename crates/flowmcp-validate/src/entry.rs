@@ -21,7 +21,7 @@ pub fn validate_file(
 ) -> FileReport {
     let loaded = load_file(path, display, &opts.limits, &opts.settings);
     let report = validate_loaded_in(loaded, opts, lists, Some(path));
-    crate::catalog::mark_validated_alone(report, &opts.settings)
+    mark_validated_alone(report, &opts.settings)
 }
 
 /// Validates `source` as a file named `name` (the name diagnostics carry; it also decides the
@@ -48,7 +48,7 @@ pub fn validate_str(
     let path = Path::new(name);
     let mut loaded = load_source(path, name, source, &opts.limits, &opts.settings);
     let report = validate_at(&mut loaded, opts, lists, Some(path), false);
-    crate::catalog::mark_validated_alone(report, &opts.settings)
+    mark_validated_alone(report, &opts.settings)
 }
 
 /// Runs the rules that apply to an already loaded file, with the shared lists of `lists` (e.g. the
@@ -320,4 +320,54 @@ pub(crate) fn add_source_positions(
             diagnostics[i].column = Some(pos.column);
         }
     }
+}
+
+/// The checks across files that a file of `kind` gets only in its catalog: a selection's members
+/// (SEL003), an agent's tools, files and selections (AGT007, AGT016, AGT030), a skill's required
+/// tools and resources and the skills it names (SKL005, SKL006, SKL022), a prompt's
+/// `dependsOn` and `references` (PRM006, PRM007).
+fn checks_across_files(kind: &str) -> Option<&'static str> {
+    match kind {
+        "selection" => Some("SEL003"),
+        "agent" => Some("AGT007, AGT016, AGT030"),
+        "skill" => Some("SKL005, SKL006, SKL022"),
+        "prompt" => Some("PRM006, PRM007"),
+        _ => None,
+    }
+}
+
+/// CAT010: a selection, agent, skill or prompt file validated alone — outside a catalog, or by
+/// a single-file entry point — gets one info saying which checks across files were not run, so
+/// that "valid" is never read as "valid in its catalog". `report` is the file's report under
+/// `settings`; the info is added to it (unless the rule is off).
+///
+/// # Why
+///
+/// Whether a selection's members exist, or an agent's tools, can only be known from the catalog
+/// around the file. Validated on its own such a file has nothing to find wrong there, and a bare
+/// "Selection is valid" would hide that the most likely mistakes were not looked for.
+pub fn mark_validated_alone(
+    report: FileReport,
+    settings: &flowmcp_spec::RuleSettings,
+) -> FileReport {
+    let Some(codes) = checks_across_files(&report.kind) else {
+        return report;
+    };
+    let mut c = Collector::new(settings, Some(report.file.clone()));
+    c.emit(
+        Code::CAT010,
+        None,
+        format!(
+            "Checks across files were not run ({codes}): the {} was validated alone; validate \
+             its catalog (the directory with registry.json) for them",
+            report.kind
+        ),
+    );
+    let added = c.finish();
+    if added.is_empty() {
+        return report;
+    }
+    let mut diagnostics = report.diagnostics;
+    diagnostics.extend(added);
+    FileReport::new(report.file, report.kind, diagnostics)
 }
