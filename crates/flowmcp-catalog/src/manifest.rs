@@ -485,7 +485,7 @@ pub const LIST_REGISTRY_FILE: &str = "_registry.json";
 
 /// `_lists/_registry.json` as the directory gives it, next to what is on disk ([`build_list_registry`]).
 #[derive(Clone, Debug)]
-pub struct ListRegistry {
+pub struct ListRegistryFile {
     /// Where the registry is (or will be).
     pub path: PathBuf,
     /// The registry on disk, if there is one and it is JSON.
@@ -502,7 +502,7 @@ pub struct ListRegistry {
     pub notes: Vec<String>,
 }
 
-impl ListRegistry {
+impl ListRegistryFile {
     /// Whether the registry on disk is exactly what the files give.
     pub fn is_current(&self) -> bool {
         self.existing.as_ref() == Some(&self.computed)
@@ -510,9 +510,10 @@ impl ListRegistry {
 }
 
 /// Computes `_lists/_registry.json` for the catalog in `dir` (chapter 03's list registry) and
-/// compares it with the one on disk; writes nothing. Each list file is loaded in the sandbox
-/// (profile `compat`) to read its `meta.name`, `meta.version` and the number of `entries`.
-pub fn build_list_registry(dir: &Path) -> Result<ListRegistry, CatalogError> {
+/// compares it with the one on disk; writes nothing. The list files are read as validation reads
+/// them (profile `compat`): an entry's `name`, `version` and `entryCount` are its list's
+/// `meta.name`, `meta.version` and number of entries.
+pub fn build_list_registry(dir: &Path) -> Result<ListRegistryFile, CatalogError> {
     let root = catalog_root(dir)?;
     let lists = root.join(LISTS_DIR);
     let path = lists.join(LIST_REGISTRY_FILE);
@@ -524,34 +525,38 @@ pub fn build_list_registry(dir: &Path) -> Result<ListRegistry, CatalogError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(CatalogError::io(&path, e)),
     };
-    let settings = RuleSettings::new(Profile::Compat);
-    let limits = Limits::default();
+    // The lists as validation reads them: one reading of `meta` for both.
+    let read = flowmcp_validate::lists::load_dir(
+        &lists,
+        &RuleSettings::new(Profile::Compat),
+        &Limits::default(),
+    );
+    let mut files: Vec<(&str, Option<&flowmcp_spec::lists::SharedList>)> = read
+        .lists()
+        .iter()
+        .map(|l| (l.display.as_str(), Some(l)))
+        .chain(read.unloaded().iter().map(|d| (d.as_str(), None)))
+        .collect();
+    files.sort_by_key(|(rel, _)| *rel);
     let mut notes = Vec::new();
     let mut entries = Vec::new();
-    for name in mjs_files(&lists) {
-        let rel = format!("{LISTS_DIR}/{name}");
-        let file = resolve(&root, &rel)?;
+    for (rel, list) in files {
+        let file = resolve(&root, rel)?;
         let bytes = std::fs::read(&file).map_err(|e| CatalogError::io(&file, e))?;
-        let loaded = load_file(&file, &rel, &limits, &settings);
-        let list = loaded.exports.as_ref().and_then(|e| e.get("list"));
         if list.is_none() {
-            notes.push(format!("{rel}: does not load ({})", first_error(&loaded)));
+            notes.push(format!(
+                "{rel}: gives no list (no `list` export with a `meta.name`); its entry has no name"
+            ));
         }
-        let meta = list.and_then(|l| l.get("meta"));
-        let text = |key: &str| {
-            meta.and_then(|m| m.get(key))
-                .and_then(Value::as_str)
-                .map_or(Value::Null, |s| Value::String(s.to_string()))
-        };
-        let count = list
-            .and_then(|l| l.get("entries"))
-            .and_then(Value::as_array)
-            .map_or(Value::Null, |e| Value::from(e.len()));
+        let text = |v: Option<&String>| v.map_or(Value::Null, |s| Value::String(s.clone()));
         let mut entry = Map::new();
-        entry.insert("name".into(), text("name"));
-        entry.insert("version".into(), text("version"));
-        entry.insert("file".into(), Value::String(rel));
-        entry.insert("entryCount".into(), count);
+        entry.insert("name".into(), text(list.map(|l| &l.name)));
+        entry.insert("version".into(), text(list.and_then(|l| l.version.as_ref())));
+        entry.insert("file".into(), Value::String(rel.to_string()));
+        entry.insert(
+            "entryCount".into(),
+            list.map_or(Value::Null, |l| Value::from(l.entries.len())),
+        );
         entry.insert(
             "hash".into(),
             Value::String(format!("sha256:{}", flowmcp_spec::hash::sha256_hex(&bytes))),
@@ -569,7 +574,7 @@ pub fn build_list_registry(dir: &Path) -> Result<ListRegistry, CatalogError> {
         None => vec![format!("{}: missing", path.display())],
         Some(old) => list_registry_problems(old, &computed),
     };
-    Ok(ListRegistry {
+    Ok(ListRegistryFile {
         path,
         existing,
         computed,
@@ -623,7 +628,7 @@ fn list_registry_problems(old: &Value, new: &Value) -> Vec<String> {
 
 /// Writes the registry of `registry` (pretty JSON and a final newline), atomically; does nothing
 /// when it is current.
-pub fn write_list_registry(registry: &ListRegistry) -> Result<(), CatalogError> {
+pub fn write_list_registry(registry: &ListRegistryFile) -> Result<(), CatalogError> {
     if registry.is_current() {
         return Ok(());
     }
