@@ -551,7 +551,10 @@ pub fn build_list_registry(dir: &Path) -> Result<ListRegistryFile, CatalogError>
         let text = |v: Option<&String>| v.map_or(Value::Null, |s| Value::String(s.clone()));
         let mut entry = Map::new();
         entry.insert("name".into(), text(list.map(|l| &l.name)));
-        entry.insert("version".into(), text(list.and_then(|l| l.version.as_ref())));
+        entry.insert(
+            "version".into(),
+            text(list.and_then(|l| l.version.as_ref())),
+        );
         entry.insert("file".into(), Value::String(rel.to_string()));
         entry.insert(
             "entryCount".into(),

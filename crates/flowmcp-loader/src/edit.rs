@@ -103,16 +103,7 @@ pub fn set_member(
     let blanked: Vec<char> = scan::blank(source).chars().collect();
     let chars: Vec<char> = source.chars().collect();
     let unit = indent_unit(source);
-    let mut open = find_export_object(&blanked, export_name)
-        .ok_or_else(|| EditError::NoExport(export_name.to_string()))?;
-    for member in path {
-        let start = find_member(&blanked, &chars, open, member, export_name)?
-            .ok_or_else(|| EditError::NoMember(member.to_string()))?;
-        if blanked.get(start) != Some(&'{') {
-            return Err(EditError::NotAnObject(member.to_string()));
-        }
-        open = start;
-    }
+    let open = object_at(&blanked, &chars, export_name, path)?;
     let byte = |ci: usize| -> usize {
         source
             .char_indices()
@@ -460,6 +451,27 @@ pub struct ExportObject {
     pub object: std::ops::Range<usize>,
 }
 
+/// The char index of the `{` of the object literal that `path` names inside
+/// `export const <export_name> = { … }` (the export's own `{` for an empty path).
+fn object_at(
+    blanked: &[char],
+    chars: &[char],
+    export_name: &str,
+    path: &[&str],
+) -> Result<usize, EditError> {
+    let mut open = find_export_object(blanked, export_name)
+        .ok_or_else(|| EditError::NoExport(export_name.to_string()))?;
+    for member in path {
+        let start = find_member(blanked, chars, open, member, export_name)?
+            .ok_or_else(|| EditError::NoMember(member.to_string()))?;
+        if blanked.get(start) != Some(&'{') {
+            return Err(EditError::NotAnObject(member.to_string()));
+        }
+        open = start;
+    }
+    Ok(open)
+}
+
 /// Finds `export const <name> = { … }` (read on the blanked text, so comments and strings cannot
 /// mislead it); `None` when there is none or it is not closed.
 pub fn find_export(source: &str, name: &str) -> Option<ExportObject> {
@@ -492,16 +504,7 @@ pub fn object_members(
 ) -> Result<Vec<Member>, EditError> {
     let blanked: Vec<char> = scan::blank(source).chars().collect();
     let chars: Vec<char> = source.chars().collect();
-    let mut open = find_export_object(&blanked, export_name)
-        .ok_or_else(|| EditError::NoExport(export_name.to_string()))?;
-    for member in path {
-        let start = find_member(&blanked, &chars, open, member, export_name)?
-            .ok_or_else(|| EditError::NoMember(member.to_string()))?;
-        if blanked.get(start) != Some(&'{') {
-            return Err(EditError::NotAnObject(member.to_string()));
-        }
-        open = start;
-    }
+    let open = object_at(&blanked, &chars, export_name, path)?;
     members_of(source, &blanked, &chars, open, export_name)
 }
 
