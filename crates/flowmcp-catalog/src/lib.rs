@@ -151,7 +151,9 @@ pub mod env {
 /// names, and what a toolset reports.
 pub mod runtime {
     pub use flowmcp_runtime::cache::rfc3339;
-    pub use flowmcp_runtime::transport::{Observer, REQUEST_ID_HEADER, TransportConfig};
+    pub use flowmcp_runtime::transport::{
+        Observer, REQUEST_ID_HEADER, TransportConfig, is_request_id,
+    };
     pub use flowmcp_runtime::{
         CacheMode, Failure, Kind, LoadProblem, LogSink, ResourceOptions, RunnerOptions,
         ToolDescriptor, ToolNames, Toolset, descriptor::Builtin, descriptor::reference_tool_name,

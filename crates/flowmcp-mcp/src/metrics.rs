@@ -363,14 +363,12 @@ pub(crate) struct RequestInfo {
 /// The header a request id travels in (from the client, back to it, and to the upstream).
 pub(crate) const REQUEST_ID: &str = flowmcp_catalog::runtime::REQUEST_ID_HEADER;
 
-/// The id of a request: the client's `x-request-id` when it is 1 to 64 letters, digits, `-`, `_`
-/// or `.` (so that it is safe in a header and a log line), else a new one, unique in this process
+/// The id of a request: the client's `x-request-id` when it is one
+/// ([`flowmcp_catalog::runtime::is_request_id`]), else a new one, unique in this process
 /// and unlikely to repeat in another (its start time is part of it).
 pub(crate) fn request_id(given: Option<&http::HeaderValue>) -> Arc<str> {
     if let Some(v) = given.and_then(|v| v.to_str().ok())
-        && (1..=64).contains(&v.len())
-        && v.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && flowmcp_catalog::runtime::is_request_id(v)
     {
         return Arc::from(v);
     }

@@ -635,9 +635,7 @@ impl<'t> Runner<'t> {
         // and never over a header the schema sets itself.
         let observer = self.opts.observer.as_deref();
         if let Some(id) = observer.and_then(|o| o.request_id())
-            && id.len() <= 128
-            && !id.is_empty()
-            && id.bytes().all(|b| b.is_ascii_graphic())
+            && crate::transport::is_request_id(&id)
             && !req
                 .headers
                 .iter()

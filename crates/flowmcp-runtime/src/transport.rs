@@ -432,6 +432,16 @@ impl fmt::Debug for dyn Observer {
 /// The header that carries [`Observer::request_id`] to the upstream.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 
+/// Whether `id` may be a request id: 1 to 64 letters, digits, `-`, `_` or `.`, so that it is safe
+/// in a header and a log line. A server takes a client's id only when it is one, and a runner
+/// sends only such an id upstream.
+pub fn is_request_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
 /// Settings for [`UreqTransport`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
