@@ -556,10 +556,9 @@ pub(crate) struct RequestPlan {
     body_refused: Option<String>,
     /// Under `compat`, the warnings for body parameters that are not sent.
     warnings: Vec<String>,
-    /// `preload.ttl` of a tool whose `preload` is enabled (its responses are cached).
-    preload_ttl: Option<u64>,
-    /// Its `preload.description`, shown on a cache hit.
-    preload_note: Option<String>,
+    /// The `preload` of a tool whose preload is enabled (its responses are cached): its `ttl`,
+    /// and its `description`, shown on a cache hit.
+    preload: Option<(u64, Option<String>)>,
 }
 
 impl RequestPlan {
@@ -683,25 +682,22 @@ impl RequestPlan {
             headers,
             body_refused,
             warnings,
-            preload_ttl: tool.preload.as_ref().filter(|p| p.enabled).map(|p| p.ttl),
-            preload_note: tool
-                .preload
-                .as_ref()
-                .filter(|p| p.enabled)
-                .and_then(|p| p.description.clone())
-                .filter(|d| !d.trim().is_empty()),
+            preload: tool.preload.as_ref().filter(|p| p.enabled).map(|p| {
+                let note = p.description.clone().filter(|d| !d.trim().is_empty());
+                (p.ttl, note)
+            }),
         })
     }
 
     /// How long a response may be served from the preload cache; `None` when the tool is not
     /// preloaded.
     pub(crate) fn preload_ttl(&self) -> Option<u64> {
-        self.preload_ttl
+        self.preload.as_ref().map(|(ttl, _)| *ttl)
     }
 
     /// The tool's `preload.description`, when it is preloaded and has one.
     pub(crate) fn preload_note(&self) -> Option<&str> {
-        self.preload_note.as_deref()
+        self.preload.as_ref().and_then(|(_, note)| note.as_deref())
     }
 
     /// Whether parameter `i` (in declaration order) comes from the caller's inputs: the one
