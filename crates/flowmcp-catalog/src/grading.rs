@@ -232,18 +232,17 @@ impl GradedSchema {
         }
         let mean = dimensions.iter().map(|(_, s, _)| s).sum::<f64>() / dimensions.len() as f64;
         let score = (mean * 100.0).round() / 100.0;
-        let errors: Vec<String> = validation
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == flowmcp_spec::Severity::Error)
-            .map(|d| format!("{} {}", d.code.as_str(), d.message))
-            .collect();
-        let warnings: Vec<String> = validation
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == flowmcp_spec::Severity::Warning)
-            .map(|d| format!("{} {}", d.code.as_str(), d.message))
-            .collect();
+        // `CODE message` of each finding of one severity.
+        let findings = |severity: flowmcp_spec::Severity| -> Vec<String> {
+            validation
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == severity)
+                .map(|d| format!("{} {}", d.code.as_str(), d.message))
+                .collect()
+        };
+        let errors = findings(flowmcp_spec::Severity::Error);
+        let warnings = findings(flowmcp_spec::Severity::Warning);
         let passed = errors.is_empty();
         Ok(json!({
             "schemaId": self.id,
