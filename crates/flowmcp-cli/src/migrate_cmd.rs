@@ -73,6 +73,10 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
     let named: std::collections::HashSet<PathBuf> =
         paths.iter().filter(|p| p.is_file()).cloned().collect();
 
+    // Imported data is copied into a migrated file only from inside the directory migrate runs in.
+    let base = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| format!("the current directory: {e}"))?;
     let (mut migrated, mut current, mut skipped, mut failed) = (0, 0, 0, 0);
     let mut out = String::new();
     for f in &files {
@@ -89,7 +93,8 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
         let dir_name = std::fs::canonicalize(&f.path)
             .ok()
             .and_then(|p| p.parent()?.file_name()?.to_str().map(str::to_string));
-        let m = match migrate::migrate(&source, a.to, dir_name.as_deref()) {
+        let read_import = |specifier: &str| read_import(&f.path, specifier, &base);
+        let m = match migrate::migrate_reading(&source, a.to, dir_name.as_deref(), &read_import) {
             Ok(m) => m,
             Err(MigrateError::NotASchema) if !named.contains(&f.path) => {
                 skipped += 1;
@@ -109,6 +114,30 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             current += 1;
             continue;
         }
+        // Further files when the schema was split (more tools than one schema may hold).
+        let part_paths: Vec<PathBuf> = (0..m.parts.len())
+            .map(|i| part_path(&f.path, i + 2))
+            .collect();
+        if let Some(taken) = part_paths.iter().find(|p| p.exists()) {
+            failed += 1;
+            out.push_str(&format!(
+                "{shown}: FAILED: it must be split, and {} exists already: move it away and run again\n",
+                crate::shown(&taken.display().to_string())
+            ));
+            continue;
+        }
+        if a.dry_run {
+            for ((text, _), path) in m.parts.iter().zip(&part_paths) {
+                let diff = similar::TextDiff::from_lines("", text.as_str());
+                out.push_str(
+                    &diff
+                        .unified_diff()
+                        .context_radius(2)
+                        .header("/dev/null", &format!("{} (new)", path.display()))
+                        .to_string(),
+                );
+            }
+        }
         if a.dry_run {
             let diff = similar::TextDiff::from_lines(&source, &m.text);
             out.push_str(
@@ -118,7 +147,15 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
                     .header(&f.display, &format!("{} (migrated)", f.display))
                     .to_string(),
             );
-        } else if let Err(e) = write_with_backup(&f.path, &source, &m.text) {
+        } else if let Err(e) = write_with_backup(&f.path, &source, &m.text).and_then(|()| {
+            m.parts
+                .iter()
+                .zip(&part_paths)
+                .try_for_each(|((text, _), path)| {
+                    flowmcp_catalog::files::write_atomic(path, text.as_bytes())
+                        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+                })
+        }) {
             failed += 1;
             out.push_str(&format!("{shown}: FAILED: {e}\n"));
             continue;
@@ -139,6 +176,21 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
                 crate::shown(&r.message)
             ));
         }
+        for ((_, reviews), path) in m.parts.iter().zip(&part_paths) {
+            let display = path.display().to_string();
+            let part = crate::shown(&display);
+            out.push_str(&format!(
+                "  {} {part} (split off)\n",
+                if a.dry_run { "would write" } else { "wrote" }
+            ));
+            for r in reviews {
+                out.push_str(&format!(
+                    "  info {part}:{}: review: {}\n",
+                    r.line,
+                    crate::shown(&r.message)
+                ));
+            }
+        }
     }
     out.push_str(&format!(
         "{migrated} {} {}, {current} already at version {} or newer, {skipped} skipped (not schema files), {failed} failed{}\n",
@@ -149,6 +201,17 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
     ));
     print!("{out}");
     Ok(ExitCode::from(if failed > 0 { 1 } else { 0 }))
+}
+
+/// `dir/name.mjs` → `dir/name-part<n>.mjs`.
+fn part_path(path: &Path, n: usize) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let ext = path
+        .extension()
+        .map_or_else(|| "mjs".to_string(), |e| e.to_string_lossy().into_owned());
+    path.with_file_name(format!("{stem}-part{n}.{ext}"))
 }
 
 /// Copies `path`'s `original` text to `<path>.bak` (refusing when that exists), then replaces
@@ -177,4 +240,21 @@ fn write_with_backup(path: &Path, original: &str, text: &str) -> Result<(), Stri
         .map_err(|e| format!("cannot write {}: {e}", backup.display()))?;
     flowmcp_catalog::files::write_atomic(path, text.as_bytes())
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The text of the module a schema file's relative `import` names, when it is a `.mjs` or `.js`
+/// file inside `base` (the directory migrate runs in): its data may be copied into the migrated
+/// file, so nothing from elsewhere on the machine is read.
+fn read_import(schema: &Path, specifier: &str, base: &Path) -> Option<String> {
+    if !(specifier.starts_with("./") || specifier.starts_with("../"))
+        || !(specifier.ends_with(".mjs") || specifier.ends_with(".js"))
+    {
+        return None;
+    }
+    let dir = std::fs::canonicalize(schema).ok()?.parent()?.to_path_buf();
+    let module = std::fs::canonicalize(dir.join(specifier)).ok()?;
+    if !module.starts_with(base) || !module.is_file() {
+        return None;
+    }
+    std::fs::read_to_string(module).ok()
 }

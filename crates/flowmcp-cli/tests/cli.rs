@@ -933,6 +933,104 @@ fn i31_1_migrate_exits_1_when_a_file_cannot_be_migrated() {
 
 /// The 1.x handlers keep working after migration: the factory hands them the 1.x argument shape
 /// (`payload` the request, `userParams` the inputs, `struct.data` the response).
+/// Issue #31 item 1: a 1.x schema whose module-level code uses an imported list gets the list's
+/// data copied in (only from inside the directory migrate runs in), and a schema with more than 8
+/// tools is split into `-partN` files; every result validates under `compat`. A part file that
+/// exists already stops the file, and nothing is written for it.
+#[test]
+fn i31_1_migrate_copies_imported_data_and_splits_large_schemas() {
+    let dir = temp_dir("migrate-split");
+    let p = dir.join("p");
+    std::fs::create_dir_all(p.join("_shared")).unwrap();
+    std::fs::create_dir_all(p.join("big")).unwrap();
+    std::fs::write(
+        p.join("_shared/chains.mjs"),
+        "// chains\nconst CHAINS = [\n    { alias: 'ETH' },\n    { alias: 'BASE' }\n]\n\nexport { CHAINS }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("secret.mjs"),
+        "const SECRET = [ 'not-for-migrate' ]\nexport { SECRET }\n",
+    )
+    .unwrap();
+    let routes: String = (0..10)
+        .map(|i| {
+            format!(
+                "        get{i}: {{\n            requestMethod: 'GET',\n            description: 'Thing {i} on a chain',\n            route: '/thing/{i}',\n            parameters: [ {{ position: {{ key: 'chain', value: '{{{{USER_PARAM}}}}', location: 'query' }}, z: {{ primitive: chainEnum, options: [] }} }} ],\n            tests: [ {{ _description: 'a', chain: 'ETH' }}, {{ _description: 'b', chain: 'BASE' }}, {{ _description: 'c', chain: 'ETH' }} ]\n        }}{}\n",
+                if i < 9 { "," } else { "" }
+            )
+        })
+        .collect();
+    let big = format!(
+        "import {{ CHAINS }} from '../_shared/chains.mjs'\n\nconst chainEnum = 'enum(' + CHAINS.map( ( c ) => c.alias ).join( ',' ) + ')'\n\nexport const schema = {{\n    namespace: 'big',\n    name: 'Big',\n    description: 'Ten tools',\n    flowMCP: '1.2.0',\n    root: 'https://api.example.com',\n    routes: {{\n{routes}    }}\n}}\n"
+    );
+    std::fs::write(p.join("big/big.mjs"), &big).unwrap();
+    let leak = "import { SECRET } from '../../secret.mjs'\n\nexport const schema = {\n    namespace: 'leak',\n    name: 'Leak',\n    description: 'Imports from outside',\n    flowMCP: '1.2.0',\n    root: 'https://api.example.com',\n    routes: {}\n}\n";
+    std::fs::create_dir_all(p.join("leak")).unwrap();
+    std::fs::write(p.join("leak/leak.mjs"), leak).unwrap();
+
+    let r = flowmcp(&["migrate", "--all", "."], &p);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("wrote ./big/big-part2.mjs (split off)"),
+        "{}",
+        r.stdout
+    );
+    let one = std::fs::read_to_string(p.join("big/big.mjs")).unwrap();
+    let two = std::fs::read_to_string(p.join("big/big-part2.mjs")).unwrap();
+    assert!(
+        one.contains("const CHAINS = [\n    { alias: 'ETH' },"),
+        "{one}"
+    );
+    assert!(
+        two.contains("const CHAINS = [\n    { alias: 'ETH' },"),
+        "{two}"
+    );
+    assert!(
+        one.contains("        get4: {") && !one.contains("        get5: {"),
+        "{one}"
+    );
+    assert!(
+        two.contains("        get5: {") && !two.contains("        get4: {"),
+        "{two}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join("big/big.mjs.bak")).unwrap(),
+        big
+    );
+    // Nothing from outside the directory migrate runs in is copied.
+    let leaked = std::fs::read_to_string(p.join("leak/leak.mjs")).unwrap();
+    assert!(!leaked.contains("not-for-migrate"), "{leaked}");
+    assert!(
+        leaked.contains("// Original: import { SECRET } from '../../secret.mjs'"),
+        "{leaked}"
+    );
+
+    let v = flowmcp(
+        &["validate", "--no-cache", "--profile", "compat", "big"],
+        &p,
+    );
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+
+    // A part file in the way: the file fails, and nothing of it is written.
+    std::fs::write(p.join("big/big.mjs"), &big).unwrap();
+    std::fs::remove_file(p.join("big/big.mjs.bak")).unwrap();
+    std::fs::write(p.join("big/big-part2.mjs"), "// mine\n").unwrap();
+    let r = flowmcp(&["migrate", "big/big.mjs"], &p);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("big-part2.mjs exists already"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(std::fs::read_to_string(p.join("big/big.mjs")).unwrap(), big);
+    assert_eq!(
+        std::fs::read_to_string(p.join("big/big-part2.mjs")).unwrap(),
+        "// mine\n"
+    );
+    assert!(!p.join("big/big.mjs.bak").exists());
+}
+
 #[test]
 fn i31_1_migrated_v1_handlers_still_run() {
     use common::support::{Seen, TestServer, reply};

@@ -48,7 +48,15 @@ pub struct Migration {
     pub changes: Vec<String>,
     /// What a person has to look at: the line (1-based, in the new text) and why.
     pub reviews: Vec<Review>,
+    /// When the migrated schema has more tools than one schema may hold ([`MAX_TOOLS`]), `text`
+    /// keeps the first of them and these further files the rest, in order (the CLI names them
+    /// `<stem>-part2.mjs`, `-part3.mjs` …), each with its own reviews. Tool IDs do not name the
+    /// file, so every tool keeps its ID.
+    pub parts: Vec<(String, Vec<Review>)>,
 }
+
+/// The most tools one schema may define (version 2 and later).
+pub const MAX_TOOLS: usize = 8;
 
 /// One thing of a migrated file that needs a person's decision.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,6 +144,21 @@ pub fn migrate(
     target: u8,
     dir_name: Option<&str>,
 ) -> Result<Migration, MigrateError> {
+    migrate_reading(source, target, dir_name, &|_| None)
+}
+
+/// [`migrate`], where the 1 → 2 step may read the modules the file imports: `read_import` gets an
+/// import's specifier as written (`'../_shared/evmChains.mjs'`) and returns that module's text, or
+/// `None` when it may not or cannot be read. A binding whose module declares it as a pure data
+/// literal (`const EVM_CHAINS = [ … ]`, no code) is copied into the file in place of the import, so
+/// that module-level code using it keeps working; the TODO comment stays, with a `// REVIEW:`
+/// saying where the data came from. Anything else is left to the TODO comment alone.
+pub fn migrate_reading(
+    source: &str,
+    target: u8,
+    dir_name: Option<&str>,
+    read_import: &dyn Fn(&str) -> Option<String>,
+) -> Result<Migration, MigrateError> {
     let from = detect(source)?;
     if from > target {
         return Err(MigrateError::Newer {
@@ -147,10 +170,28 @@ pub fn migrate(
     let mut changes = Vec::new();
     for step in from..target {
         text = match step {
-            1 => v1_to_v2(&text, dir_name, &mut changes)?,
+            1 => v1_to_v2(&text, dir_name, read_import, &mut changes)?,
             2 => v2_to_v3(&text, &mut changes)?,
             _ => v3_to_v4(&text, &mut changes)?,
         };
+    }
+    let mut parts = Vec::new();
+    if target >= 2 && from < target {
+        let mut split = split_tools(&text, MAX_TOOLS)?;
+        if split.len() > 1 {
+            changes.push(format!(
+                "split into {} files of at most {MAX_TOOLS} tools each (tool IDs unchanged)",
+                split.len()
+            ));
+            parts = split
+                .drain(1..)
+                .map(|t| {
+                    let r = new_markers(source, &t);
+                    (t, r)
+                })
+                .collect();
+            text = split.remove(0);
+        }
     }
     let reviews = new_markers(source, &text);
     Ok(Migration {
@@ -159,7 +200,96 @@ pub fn migrate(
         text,
         changes,
         reviews,
+        parts,
     })
+}
+
+/// `text` (a version 2+ schema) as one text per group of at most `max` consecutive tools: each
+/// is the whole file without the other groups' tools, its `main.name` marked with the part's
+/// number, under a REVIEW comment. One text (`text` itself) when there are `max` tools or fewer.
+fn split_tools(text: &str, max: usize) -> Result<Vec<String>, MigrateError> {
+    let Ok(members) = edit::object_members(text, "main", &[]) else {
+        return Ok(vec![text.to_string()]);
+    };
+    let Some(key) = ["tools", "routes"].into_iter().find(|k| {
+        members
+            .iter()
+            .any(|m| m.name == *k && text[m.value.clone()].starts_with('{'))
+    }) else {
+        return Ok(vec![text.to_string()]);
+    };
+    let tools = edit::object_members(text, "main", &[key])?;
+    if tools.len() <= max || max == 0 {
+        return Ok(vec![text.to_string()]);
+    }
+    let count = tools.len().div_ceil(max);
+    let size = tools.len().div_ceil(count);
+    let name = members.iter().find(|m| m.name == "name");
+    let export = edit::find_export(text, "main").ok_or(MigrateError::NotASchema)?;
+    let statement = text[..export.name.start]
+        .rfind("export")
+        .unwrap_or(export.name.start);
+    let top = text[..statement].rfind('\n').map_or(0, |i| i + 1);
+    let mut out = Vec::with_capacity(count);
+    for part in 0..count {
+        let (from, to) = (part * size, ((part + 1) * size).min(tools.len()));
+        let mut edits = Edits::default();
+        edits.put(
+            top..top,
+            format!(
+                "// REVIEW: part {} of {count}: the {} tools were split into files of at most {max} (the most one schema may hold); tool IDs are unchanged\n",
+                part + 1,
+                tools.len()
+            ),
+        );
+        if let Some(n) = name
+            && let Some(old) = string_value(text, n)
+        {
+            let pascal = old.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && old.chars().all(|c| c.is_ascii_alphanumeric());
+            let new = if pascal {
+                format!("{old}Part{}", part + 1)
+            } else {
+                format!("{old} (Part {})", part + 1)
+            };
+            edits.put(n.value.clone(), quoted(&new));
+        }
+        if from > 0 {
+            edits.put(run_removal(text, &tools[0], &tools[from - 1]), "");
+        }
+        if to < tools.len() {
+            edits.put(run_removal(text, &tools[to], &tools[tools.len() - 1]), "");
+        }
+        out.push(edits.apply(text)?);
+    }
+    Ok(out)
+}
+
+/// The byte range that removes the consecutive members `first` to `last` of one object (with the
+/// comma after `last`, if any, and their lines when they stand on lines of their own). A comma
+/// left before the closing brace is valid JavaScript.
+fn run_removal(source: &str, first: &Member, last: &Member) -> Range<usize> {
+    let line_start = source[..first.key.start].rfind('\n').map_or(0, |i| i + 1);
+    let own_line = source[line_start..first.key.start].trim().is_empty();
+    let start = if own_line {
+        line_start
+    } else {
+        first.key.start
+    };
+    let bytes = source.as_bytes();
+    let mut end = last.value.end;
+    let mut after = end;
+    while after < bytes.len() && matches!(bytes[after], b' ' | b'\t') {
+        after += 1;
+    }
+    if bytes.get(after) == Some(&b',') {
+        end = after + 1;
+    }
+    let rest_end = source[end..].find('\n').map_or(source.len(), |i| end + i);
+    if own_line && source[end..rest_end].trim().is_empty() {
+        end = (rest_end + 1).min(source.len());
+    }
+    start..end
 }
 
 /// The `// REVIEW:` and `// TODO:` lines of `after` that `before` did not have, with their line
@@ -363,11 +493,12 @@ fn exported_later(source: &str) -> Option<String> {
 fn v1_to_v2(
     source: &str,
     dir_name: Option<&str>,
+    read_import: &dyn Fn(&str) -> Option<String>,
     changes: &mut Vec<String>,
 ) -> Result<String, MigrateError> {
     if let Some(text) = exported_later(source) {
         changes.push("`const schema` and `export { schema }` became `export const schema`".into());
-        return v1_to_v2(&text, dir_name, changes);
+        return v1_to_v2(&text, dir_name, read_import, changes);
     }
     let export = edit::find_export(source, "schema").ok_or(MigrateError::NotASchema)?;
     let members = edit::object_members(source, "schema", &[])?;
@@ -550,12 +681,104 @@ fn v1_to_v2(
                 "// TODO: Convert import to an injected library\n// Original: {statement}\n// Suggested: main.requiredLibraries: [ '{specifier}' ], used as `libraries` in the handlers factory"
             )
         };
-        edits.put(range, suggestion);
-        changes.push(format!(
-            "import of `{specifier}` turned into a TODO comment"
-        ));
+        match inlined_data(&statement, &specifier, read_import) {
+            Some(data) => {
+                edits.put(range, format!("{suggestion}\n{data}"));
+                changes.push(format!(
+                    "import of `{specifier}` turned into a TODO comment; its data copied into the file"
+                ));
+            }
+            None => {
+                edits.put(range, suggestion);
+                changes.push(format!(
+                    "import of `{specifier}` turned into a TODO comment"
+                ));
+            }
+        }
     }
     edits.apply(source)
+}
+
+/// The declarations that replace a relative `import { A, B as C } from '…'` whose module declares
+/// each imported name as a pure data literal (`const A = [ … ]`): a `// REVIEW:` line naming the
+/// module, then `const A = <the literal's text, comments and all>` per binding. `None` when the
+/// statement has another form, the module cannot be read, or any binding is not plain data.
+fn inlined_data(
+    statement: &str,
+    specifier: &str,
+    read_import: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    if !specifier.starts_with('.') {
+        return None;
+    }
+    let names = statement
+        .strip_prefix("import")?
+        .trim_start()
+        .strip_prefix('{')?
+        .split_once('}')?
+        .0;
+    let module = read_import(specifier)?;
+    let blanked = flowmcp_loader::scan::blank_aligned(&module);
+    let mut out = format!(
+        "// REVIEW: the data below was copied from {specifier} so that this file loads on its own; replace it with the shared list"
+    );
+    let mut any = false;
+    for binding in names.split(',').map(str::trim).filter(|b| !b.is_empty()) {
+        let (name, local) = match binding.split_once(" as ") {
+            Some((n, l)) => (n.trim(), l.trim()),
+            None => (binding, binding),
+        };
+        let ident = |s: &str| {
+            s.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        };
+        if !ident(name) || !ident(local) {
+            return None;
+        }
+        let text = data_declaration(&module, &blanked, name)?;
+        out.push_str(&format!("\nconst {local} = {text}"));
+        any = true;
+    }
+    any.then_some(out)
+}
+
+/// The text of the pure data literal a top-level `const <name> = …` (or `let`, `var`, with or
+/// without `export`) of `module` is initialised with.
+fn data_declaration<'m>(module: &'m str, blanked: &str, name: &str) -> Option<&'m str> {
+    let mut from = 0;
+    while let Some(i) = blanked[from..].find(name).map(|i| from + i) {
+        from = i + name.len();
+        let before = blanked[..i].trim_end();
+        let declared = ["const", "let", "var"].iter().any(|kw| {
+            before
+                .strip_suffix(kw)
+                .is_some_and(|rest| rest.is_empty() || rest.ends_with(|c: char| c.is_whitespace()))
+        });
+        // Top level: the declaration starts a line.
+        let line_start = blanked[..i].rfind('\n').map_or(0, |n| n + 1);
+        let head = blanked[line_start..i].trim_start();
+        if !declared
+            || !(head.starts_with("const")
+                || head.starts_with("let")
+                || head.starts_with("var")
+                || head.starts_with("export"))
+        {
+            continue;
+        }
+        let rest = &blanked[from..];
+        let eq = rest.len() - rest.trim_start().len();
+        if !rest[eq..].starts_with('=') || rest[eq..].starts_with("==") {
+            continue;
+        }
+        let after_eq = from + eq + 1;
+        let open = after_eq + (blanked[after_eq..].len() - blanked[after_eq..].trim_start().len());
+        let (_, end) = flowmcp_loader::literal::read_literal(module, open).ok()?;
+        return Some(&module[open..end]);
+    }
+    None
 }
 
 /// The top-level `import` statements of `source`: their byte range, their text on one line, and
@@ -918,6 +1141,8 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
     let mut integers = 0;
     let mut enum_values = 0;
     let mut test_numbers = 0;
+    let mut regex_options = 0;
+    let mut handler_inserts = 0;
     let mut renames: Vec<(String, String)> = Vec::new();
     if members.iter().any(|m| m.name == tools_key)
         && members
@@ -926,6 +1151,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             .is_some_and(|m| source[m.value.clone()].starts_with('{'))
     {
         let unit = edit::indent_unit(source);
+        let has_handlers = handlers_start(source).is_some();
         let tools = edit::object_members(source, "main", &[tools_key])?;
         let mut tool_names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         for tool in tools {
@@ -951,10 +1177,20 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                     paths += 1;
                 }
             }
+            if has_handlers {
+                let path = fields
+                    .iter()
+                    .find(|f| f.name == "path")
+                    .and_then(|p| string_value(source, p))
+                    .map(|p| colon_paths(&p, &insert_keys(source, &fields).unwrap_or_default()))
+                    .unwrap_or_default();
+                handler_inserts += handler_read_inserts(source, &fields, &path, &mut edits)?;
+            }
             user_params += named_user_params(source, &fields, &server, &mut edits)?;
-            let (v, n) = enum_values_and_test_numbers(source, &fields, &mut edits)?;
+            let (v, n, r) = enum_values_and_test_numbers(source, &fields, &mut edits)?;
             enum_values += v;
             test_numbers += n;
+            regex_options += r;
             let camel = camel_tool_name(&tool.name);
             if camel != tool.name && !tool_names.contains(&camel) {
                 let line_start = source[..tool.key.start].rfind('\n').map_or(0, |i| i + 1);
@@ -1080,6 +1316,16 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             "{test_numbers} test value(s) of number parameters written as strings became numbers"
         ));
     }
+    if regex_options > 0 {
+        changes.push(format!(
+            "{regex_options} `regex(…)` option(s) removed (v4 has no pattern option; each kept in a REVIEW comment)"
+        ));
+    }
+    if handler_inserts > 0 {
+        changes.push(format!(
+            "{handler_inserts} insert parameter(s) without a path placeholder, read by the handlers, became `location: 'query'`"
+        ));
+    }
     if integers > 0 {
         changes.push(format!(
             "{integers} output schema type(s) `integer` became `number`"
@@ -1089,6 +1335,63 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
         changes.push(format!("`meta` drafted for {drafted} tool(s)"));
     }
     edits.apply(source)
+}
+
+/// In a file with handlers, a tool's insert parameters with no `{{key}}` in its `path` (as
+/// migrated) are values a handler reads from `payload` (3.x sent them nowhere). v4 requires the
+/// placeholder of every insert parameter, so they become `location: 'query'`, under a REVIEW
+/// comment: they are now also sent as query parameters unless the handler builds `struct.url`
+/// itself or the tool's `executeRequest` makes no request. Returns how many.
+fn handler_read_inserts(
+    source: &str,
+    fields: &[Member],
+    path: &str,
+    edits: &mut Edits,
+) -> Result<usize, MigrateError> {
+    let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
+        return Ok(0);
+    };
+    // The REVIEW comment goes on its own line above `parameters`; without one, nothing moves.
+    let at = source[..params.key.start].rfind('\n').map_or(0, |i| i + 1);
+    if !source[at..params.key.start].trim().is_empty() {
+        return Ok(0);
+    }
+    let mut moved: Vec<String> = Vec::new();
+    for open in array_objects(source, params.value.clone()) {
+        let members = edit::members_at(source, open)?;
+        let Some(position) = members.iter().find(|m| m.name == "position") else {
+            continue;
+        };
+        if !source[position.value.clone()].starts_with('{') {
+            continue;
+        }
+        let pos = edit::members_at(source, position.value.start)?;
+        let (Some(key), Some(location)) = (
+            pos.iter()
+                .find(|m| m.name == "key")
+                .and_then(|m| string_value(source, m)),
+            pos.iter().find(|m| m.name == "location"),
+        ) else {
+            continue;
+        };
+        if string_value(source, location).as_deref() == Some("insert")
+            && !path.contains(&format!("{{{{{key}}}}}"))
+        {
+            edits.put(location.value.clone(), quoted("query"));
+            moved.push(key);
+        }
+    }
+    if !moved.is_empty() {
+        edits.put(
+            at..at,
+            format!(
+                "{}// REVIEW: {} had `location: 'insert'` without a {{{{key}}}} in the path (a handler reads them from `payload`); now `location: 'query'`, so they are also sent as query parameters unless the handler sets `struct.url` or `executeRequest` makes no request\n",
+                indent_at(source, params.key.start),
+                moved.join(", ")
+            ),
+        );
+    }
+    Ok(moved.len())
 }
 
 /// A tool's user parameters whose `position.value` is a named placeholder `{{NAME}}` (not a server
@@ -1154,17 +1457,18 @@ fn named_user_params(
     Ok(renamed.len())
 }
 
-/// Two rewrites of a tool's parameters: `primitive: 'enum()'` with an option `values(a,b)` becomes
-/// `primitive: 'enum(a,b)'` (the option removed); a test value of a `number()` parameter written
-/// as a string of decimal digits (`'10'`) becomes the number. Returns how many of each.
+/// Three rewrites of a tool's parameters: `primitive: 'enum()'` with an option `values(a,b)`
+/// becomes `primitive: 'enum(a,b)'` (the option removed); a `regex(…)` option is removed (v4 has
+/// none; a REVIEW comment keeps the pattern); a test value of a `number()` parameter written as a
+/// string of decimal digits (`'10'`) becomes the number. Returns how many of each.
 fn enum_values_and_test_numbers(
     source: &str,
     fields: &[Member],
     edits: &mut Edits,
-) -> Result<(usize, usize), MigrateError> {
-    let (mut values, mut numbers) = (0, 0);
+) -> Result<(usize, usize, usize), MigrateError> {
+    let (mut values, mut numbers, mut regexes) = (0, 0, 0);
     let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
-        return Ok((0, 0));
+        return Ok((0, 0, 0));
     };
     let mut number_keys: Vec<String> = Vec::new();
     for open in array_objects(source, params.value.clone()) {
@@ -1207,29 +1511,61 @@ fn enum_values_and_test_numbers(
             "string()" => Some("enum("),
             _ => None,
         };
+        let Some(options) = zm.iter().find(|m| m.name == "options") else {
+            continue;
+        };
+        let Some(Value::Array(items)) = data_value(source, options) else {
+            continue;
+        };
+        let mut rest = items.clone();
         if let Some(option) = option
             && let Some(primitive) = primitive
-            && let Some(options) = zm.iter().find(|m| m.name == "options")
-            && let Some(Value::Array(items)) = data_value(source, options)
-        {
-            let listed = items.iter().find_map(|i| {
+            && let Some(listed) = items.iter().find_map(|i| {
                 i.as_str()
                     .and_then(|s| s.strip_prefix(option))
                     .and_then(|s| s.strip_suffix(')'))
-            });
-            if let Some(listed) = listed {
-                let rest: Vec<Value> = items
-                    .iter()
-                    .filter(|i| !i.as_str().is_some_and(|s| s.starts_with(option)))
-                    .cloned()
-                    .collect();
-                edits.put(primitive.value.clone(), quoted(&format!("enum({listed})")));
-                edits.put(
-                    options.value.clone(),
-                    edit::js_literal(&Value::Array(rest), "", "    "),
-                );
-                values += 1;
-            }
+            })
+        {
+            rest.retain(|i| !i.as_str().is_some_and(|s| s.starts_with(option)));
+            edits.put(primitive.value.clone(), quoted(&format!("enum({listed})")));
+            values += 1;
+        }
+        // `regex(…)`: v4 has no pattern option. The pattern is kept in a REVIEW comment.
+        let patterns: Vec<String> = items
+            .iter()
+            .filter_map(|i| i.as_str().filter(|s| s.starts_with("regex(")))
+            .map(|s| s.replace(['\n', '\r'], " "))
+            .collect();
+        if !patterns.is_empty() {
+            rest.retain(|i| !i.as_str().is_some_and(|s| s.starts_with("regex(")));
+            let line_start = source[..open].rfind('\n').map_or(0, |i| i + 1);
+            let at = if source[line_start..open].trim().is_empty() {
+                line_start
+            } else {
+                source[..params.key.start].rfind('\n').map_or(0, |i| i + 1)
+            };
+            let indent = indent_at(
+                source,
+                if at == line_start {
+                    open
+                } else {
+                    params.key.start
+                },
+            );
+            edits.put(
+                at..at,
+                format!(
+                    "{indent}// REVIEW: option {} removed (v4 has no pattern option): check the value in a preRequest handler or say it in the description\n",
+                    patterns.join(", ")
+                ),
+            );
+            regexes += patterns.len();
+        }
+        if rest.len() != items.len() {
+            edits.put(
+                options.value.clone(),
+                edit::js_literal(&Value::Array(rest), "", "    "),
+            );
         }
     }
     if let Some(tests) = fields.iter().find(|f| f.name == "tests")
@@ -1249,7 +1585,7 @@ fn enum_values_and_test_numbers(
             }
         }
     }
-    Ok((values, numbers))
+    Ok((values, numbers, regexes))
 }
 
 /// `10`, `-3`, `0.5`: an optional minus, digits, optionally a dot and digits (no exponent, no
@@ -1378,11 +1714,28 @@ fn insert_keys(source: &str, fields: &[Member]) -> Result<Vec<String>, MigrateEr
 
 /// `/users/:id/posts` → `/users/{{id}}/posts`: whole segments that start with `:`, and `:key` of
 /// an insert parameter `key` anywhere (`/geo::lat;:lon/`, `/item/:id.json`), where no letter,
-/// digit or `_` follows.
+/// digit or `_` follows; and `{key}` with single braces (`/accounts/{hash}`) of an insert parameter.
 fn colon_paths(path: &str, insert: &[String]) -> String {
     let mut path = path.to_string();
     let mut keys: Vec<&String> = insert.iter().filter(|k| !k.is_empty()).collect();
     keys.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    for key in &keys {
+        let single = format!("{{{key}}}");
+        let mut out = String::with_capacity(path.len() + 8);
+        let mut rest = path.as_str();
+        while let Some(i) = rest.find(&single) {
+            let doubled = rest[..i].ends_with('{') || rest[i + single.len()..].starts_with('}');
+            out.push_str(&rest[..i]);
+            if doubled {
+                out.push_str(&single);
+            } else {
+                out.push_str(&format!("{{{{{key}}}}}"));
+            }
+            rest = &rest[i + single.len()..];
+        }
+        out.push_str(rest);
+        path = out;
+    }
     for key in keys {
         let needle = format!(":{key}");
         let mut out = String::with_capacity(path.len() + 8);
@@ -1762,6 +2115,133 @@ mod tests {
         assert!(t.contains("        getItem: {\n"), "{t}");
         assert!(t.contains("    getItem: { postRequest:"), "{t}");
         assert!(!t.contains("get_item:"), "{t}");
+    }
+
+    #[test]
+    fn i31_1_v3_regex_options_single_braces_and_handler_inserts() {
+        let src = "export const main = {\n    namespace: 'demo',\n    version: '3.0.0',\n    tools: {\n        getAccount: {\n            method: 'GET',\n            path: '/accounts/{hash}',\n            parameters: [\n                { position: { key: 'hash', value: '{{USER_PARAM}}', location: 'insert' }, z: { primitive: 'string()', options: [ 'regex(^0x[a-f0-9]{4}$)', 'min(6)' ] } },\n                { position: { key: 'chain', value: '{{USER_PARAM}}', location: 'insert' }, z: { primitive: 'string()', options: [] } }\n            ]\n        }\n    }\n}\n";
+        let with_handlers = format!(
+            "{src}export const handlers = ( {{ sharedLists }} ) => ({{\n    getAccount: {{ preRequest: async ( {{ struct, payload }} ) => ( {{ struct, payload }} ) }}\n}})\n"
+        );
+        let m = migrate(&with_handlers, 4, None).unwrap();
+        let t = &m.text;
+        // `{hash}` names an insert parameter: it becomes `{{hash}}`.
+        assert!(t.contains("path: '/accounts/{{hash}}',"), "{t}");
+        // The pattern leaves the options and stays in a REVIEW comment.
+        assert!(t.contains("options: [ 'min(6)' ] }"), "{t}");
+        assert!(
+            t.contains("                // REVIEW: option regex(^0x[a-f0-9]{4}$) removed"),
+            "{t}"
+        );
+        // `chain` has no placeholder and the file has handlers: it becomes a query parameter.
+        assert!(
+            t.contains("{ position: { key: 'chain', value: '{{USER_PARAM}}', location: 'query' }"),
+            "{t}"
+        );
+        assert!(
+            t.contains("            // REVIEW: chain had `location: 'insert'` without"),
+            "{t}"
+        );
+        assert!(
+            t.contains("{ position: { key: 'hash', value: '{{USER_PARAM}}', location: 'insert' }"),
+            "{t}"
+        );
+        assert!(
+            m.reviews
+                .iter()
+                .any(|r| r.message.starts_with("option regex("))
+        );
+        assert!(m.changes.iter().any(|c| c.contains("`regex(…)` option")));
+        // Without handlers nothing could read `chain`: it is left for the author (VAL050).
+        let plain = migrate(src, 4, None).unwrap();
+        assert!(
+            plain.text.contains(
+                "{ position: { key: 'chain', value: '{{USER_PARAM}}', location: 'insert' }"
+            ),
+            "{}",
+            plain.text
+        );
+    }
+
+    #[test]
+    fn i31_1_v1_imported_data_is_copied_when_the_module_is_plain_data() {
+        let modules = |spec: &str| {
+            match spec {
+            "../_shared/evm-chains.mjs" => Some(
+                "// chains\nconst EVM_CHAINS = [\n    { alias: 'ETH' }, // main net\n    { alias: 'BASE' }\n]\n\nexport { EVM_CHAINS }\n"
+                    .to_string(),
+            ),
+            _ => None,
+        }
+        };
+        let m = migrate_reading(V1, 2, None, &modules).unwrap();
+        assert!(
+            m.text.contains("// Suggested: main.sharedLists: [{ ref: 'evmChains', version: '1.0.0' }]\n// REVIEW: the data below was copied from ../_shared/evm-chains.mjs"),
+            "{}",
+            m.text
+        );
+        assert!(
+            m.text.contains(
+                "const EVM_CHAINS = [\n    { alias: 'ETH' }, // main net\n    { alias: 'BASE' }\n]"
+            ),
+            "{}",
+            m.text
+        );
+        // A module whose binding is code, not data, is only flagged.
+        let code = |_: &str| Some("const EVM_CHAINS = load()\nexport { EVM_CHAINS }\n".to_string());
+        let m = migrate_reading(V1, 2, None, &code).unwrap();
+        assert!(!m.text.contains("const EVM_CHAINS"), "{}", m.text);
+        assert!(
+            m.text
+                .contains("// TODO: Convert import to shared list reference")
+        );
+    }
+
+    #[test]
+    fn i31_1_a_schema_with_more_than_8_tools_is_split() {
+        let tools: String = (0..10)
+            .map(|i| format!("        t{i}: {{\n            method: 'GET',\n            path: '/t{i}'\n        }}{}\n", if i < 9 { "," } else { "" }))
+            .collect();
+        let src = format!(
+            "export const main = {{\n    namespace: 'demo',\n    name: 'Demo',\n    version: '3.0.0',\n    tools: {{\n{tools}    }}\n}}\n"
+        );
+        let m = migrate(&src, 4, None).unwrap();
+        assert_eq!(m.parts.len(), 1);
+        let first = &m.text;
+        let second = &m.parts[0].0;
+        for i in 0..5 {
+            assert!(first.contains(&format!("        t{i}: {{")), "{first}");
+            assert!(!second.contains(&format!("        t{i}: {{")), "{second}");
+        }
+        for i in 5..10 {
+            assert!(second.contains(&format!("        t{i}: {{")), "{second}");
+            assert!(!first.contains(&format!("        t{i}: {{")), "{first}");
+        }
+        assert!(first.contains("name: 'DemoPart1',"), "{first}");
+        assert!(second.contains("name: 'DemoPart2',"), "{second}");
+        assert!(
+            second.starts_with("// REVIEW: part 2 of 2: the 10 tools were split"),
+            "{second}"
+        );
+        assert!(
+            m.parts[0]
+                .1
+                .iter()
+                .any(|r| r.message.starts_with("part 2 of 2"))
+        );
+        // Each part is a schema the loader reads, with 5 tools.
+        for text in [first, second] {
+            let tools = edit::object_members(text, "main", &["tools"]).unwrap();
+            assert_eq!(tools.len(), 5, "{text}");
+        }
+        // At 8 tools nothing is split.
+        let eight: String = (0..8)
+            .map(|i| format!("t{i}: {{ method: 'GET', path: '/t{i}' }}, "))
+            .collect();
+        let src = format!(
+            "export const main = {{ namespace: 'demo', version: '3.0.0', tools: {{ {eight} }} }}\n"
+        );
+        assert!(migrate(&src, 4, None).unwrap().parts.is_empty());
     }
 
     #[test]
