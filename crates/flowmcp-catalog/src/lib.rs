@@ -96,7 +96,8 @@ pub use serde_json;
 pub mod files {
     pub use flowmcp_loader::{
         FileKind, Limits, LoadedFile, edit::EditError, edit::set_member, edit::set_string_member,
-        edit::write_atomic, load_file, load_source, walk::MjsWalk, walk::mjs_files, walk::walk_mjs,
+        edit::write_atomic, load_file, load_source, walk::MjsWalk, walk::mjs_files,
+        walk::walk_files, walk::walk_mjs,
     };
 
     pub mod migrate;

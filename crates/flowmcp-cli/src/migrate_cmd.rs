@@ -18,17 +18,26 @@ use flowmcp_catalog::files::migrate::{self, MigrateError};
                   get a `string()` one, `handlers` becomes the factory `export const handlers = ( { \
                   sharedLists, libraries } ) => …` (the tools call the handlers their `modifiers` \
                   named), and every `import` becomes a TODO comment with the suggested \
-                  `main.sharedLists` reference (imports are flagged, not converted).\n\
+                  `main.sharedLists` reference (imports are flagged, not converted; when the \
+                  imported module, inside the current directory, declares the binding as plain \
+                  data, that data is copied in so module-level code using it still works).\n\
                   2 → 3: `main.routes` becomes `main.tools`, version 3.0.0.\n\
                   3 → 4: version 4.0.0; `main.skills` is removed (kept in a comment: register the \
                   skills in a selection or an agent manifest); each tool without `meta` gets one \
                   drafted from its method, path and description; tool names become camelCase; \
                   old syntax is rewritten: `:key` in paths becomes `{{key}}`, `{{KEY}}` of a server \
                   parameter `{{SERVER_PARAM:KEY}}`, a user parameter's `{{NAME}}` `{{USER_PARAM}}`, \
-                  `values(…)`/`enum(…)` options `primitive: 'enum(…)'`. The specification leaves \
+                  `values(…)`/`enum(…)` options `primitive: 'enum(…)'`, `{key}` `{{key}}`; a \
+                  `regex(…)` option is removed (v4 has none); an insert parameter without a \
+                  placeholder that a handler reads becomes a query parameter. The specification leaves \
                   `meta` and renames to the author: every drafted value carries a `// REVIEW:` \
                   comment and is listed as `info` below the file. Use `--to 3` to stop before \
                   this step.\n\n\
+                  A schema with more than 8 tools is split: the file keeps the first tools, \
+                  `<name>-part2.mjs` … the rest (tool IDs unchanged). With --all, a 2.x agent \
+                  `manifest.json` gets an `agent.mjs` beside it (the manifest is kept), and \
+                  `[[…]]` placeholders in prompt and skill files become `{{tool:…}}` or \
+                  `{{input:…}}`.\n\n\
                   A file is rewritten in place, atomically, after its original is copied to \
                   `<file>.bak` (a file whose `.bak` exists already is not touched: move the old \
                   backup away first). `--dry-run` prints a unified diff and writes nothing. A file \
@@ -41,7 +50,8 @@ pub(crate) struct MigrateArgs {
     #[arg(value_name = "FILE|DIR")]
     paths: Vec<PathBuf>,
     /// Migrate every `.mjs` schema file under the given directories (default: the current
-    /// directory), recursively; other `.mjs` files (shared lists, prompts, skills) are skipped.
+    /// directory), recursively, and every agent `manifest.json`; prompt and skill files are
+    /// migrated when they hold `[[…]]` placeholders, other `.mjs` files (shared lists) skipped.
     #[arg(long)]
     all: bool,
     /// Print what would change as a unified diff; write nothing.
@@ -69,7 +79,18 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             dir.display()
         ));
     }
-    let files = crate::walk::collect(&paths)?;
+    let mut files = crate::walk::collect(&paths)?;
+    // 2.x agents: `manifest.json` files become `agent.mjs` (chapter 08, step 6).
+    if a.all {
+        for dir in paths.iter().filter(|p| p.is_dir()) {
+            let found = flowmcp_catalog::files::walk_files(dir, &|_| false, &|n| n == MANIFEST)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            files.extend(found.files.into_iter().map(|path| crate::walk::FileEntry {
+                display: flowmcp_spec::diagnostic::display_path(&path),
+                path,
+            }));
+        }
+    }
     let named: std::collections::HashSet<PathBuf> =
         paths.iter().filter(|p| p.is_file()).cloned().collect();
 
@@ -90,6 +111,59 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             }
             Err(e) => return Err(format!("{shown}: {e}")),
         };
+        if f.path.file_name().is_some_and(|n| n == MANIFEST) {
+            let agent = f.path.with_file_name("agent.mjs");
+            let m = match migrate::agent_manifest(&source) {
+                Ok(m) => m,
+                Err(_) if !named.contains(&f.path) => {
+                    skipped += 1;
+                    continue;
+                }
+                Err(_) => {
+                    failed += 1;
+                    out.push_str(&format!(
+                        "{shown}: FAILED: not an agent manifest (an object with a `name` and a `tools` array or a `systemPrompt`)\n"
+                    ));
+                    continue;
+                }
+            };
+            if agent.exists() {
+                current += 1;
+                continue;
+            }
+            let target = agent.display().to_string();
+            let target = crate::shown(&target);
+            if a.dry_run {
+                let diff = similar::TextDiff::from_lines("", m.text.as_str());
+                out.push_str(
+                    &diff
+                        .unified_diff()
+                        .context_radius(2)
+                        .header("/dev/null", &format!("{target} (new)"))
+                        .to_string(),
+                );
+            } else if let Err(e) = flowmcp_catalog::files::write_atomic(&agent, m.text.as_bytes()) {
+                failed += 1;
+                out.push_str(&format!("{shown}: FAILED: cannot write {target}: {e}\n"));
+                continue;
+            }
+            migrated += 1;
+            out.push_str(&format!(
+                "{shown}: {} {target} (the manifest is kept)\n",
+                if a.dry_run { "would become" } else { "became" }
+            ));
+            for c in &m.changes {
+                out.push_str(&format!("  changed: {}\n", crate::shown(c)));
+            }
+            for r in &m.reviews {
+                out.push_str(&format!(
+                    "  info {target}:{}: review: {}\n",
+                    r.line,
+                    crate::shown(&r.message)
+                ));
+            }
+            continue;
+        }
         let dir_name = std::fs::canonicalize(&f.path)
             .ok()
             .and_then(|p| p.parent()?.file_name()?.to_str().map(str::to_string));
@@ -202,6 +276,9 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
     print!("{out}");
     Ok(ExitCode::from(if failed > 0 { 1 } else { 0 }))
 }
+
+/// The file name of a 2.x agent definition.
+const MANIFEST: &str = "manifest.json";
 
 /// `dir/name.mjs` → `dir/name-part<n>.mjs`.
 fn part_path(path: &Path, n: usize) -> PathBuf {

@@ -1031,6 +1031,56 @@ fn i31_1_migrate_copies_imported_data_and_splits_large_schemas() {
     assert!(!p.join("big/big.mjs.bak").exists());
 }
 
+/// Issue #31 item 1, chapter 08 steps 6 and 7: `migrate --all` writes `agent.mjs` next to a 2.x
+/// agent `manifest.json` (kept), and rewrites `[[…]]` placeholders in prompt files; a second run
+/// finds nothing to do.
+#[test]
+fn i31_1_migrate_converts_agent_manifests_and_prompt_placeholders() {
+    let dir = temp_dir("migrate-agents");
+    let agent_dir = dir.join("agents/crypto");
+    std::fs::create_dir_all(agent_dir.join("prompts")).unwrap();
+    let manifest = r#"{ "name": "crypto", "description": "Crypto", "model": "m", "version": "2.0.0", "systemPrompt": "You are…", "tools": [ "etherscan/getContractAbi" ], "prompts": [ { "name": "about", "file": "./prompts/about.mjs" } ], "tests": [ "a", "b", "c" ] }"#;
+    std::fs::write(agent_dir.join("manifest.json"), manifest).unwrap();
+    let prompt = "export const prompt = {\n    name: 'about',\n    content: 'Use [[etherscan/getContractAbi]] on [[address]]'\n}\n";
+    std::fs::write(agent_dir.join("prompts/about.mjs"), prompt).unwrap();
+
+    let r = flowmcp(&["migrate", "--all", "agents"], &dir);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(
+            "agents/crypto/manifest.json: became agents/crypto/agent.mjs (the manifest is kept)"
+        ),
+        "{}",
+        r.stdout
+    );
+    let agent = std::fs::read_to_string(agent_dir.join("agent.mjs")).unwrap();
+    assert!(
+        agent.contains("tools: { 'etherscan/tool/getContractAbi': null }"),
+        "{agent}"
+    );
+    assert!(agent.contains("version: 'flowmcp/4.0.0'"), "{agent}");
+    assert_eq!(
+        std::fs::read_to_string(agent_dir.join("manifest.json")).unwrap(),
+        manifest
+    );
+    let about = std::fs::read_to_string(agent_dir.join("prompts/about.mjs")).unwrap();
+    assert!(
+        about.contains("content: 'Use {{tool:etherscan/getContractAbi}} on {{input:address}}'"),
+        "{about}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(agent_dir.join("prompts/about.mjs.bak")).unwrap(),
+        prompt
+    );
+    let again = flowmcp(&["migrate", "--all", "agents"], &dir);
+    assert_eq!(again.code, 0, "{}{}", again.stdout, again.stderr);
+    assert!(
+        again.stdout.starts_with("0 files migrated"),
+        "{}",
+        again.stdout
+    );
+}
+
 #[test]
 fn i31_1_migrated_v1_handlers_still_run() {
     use common::support::{Seen, TestServer, reply};

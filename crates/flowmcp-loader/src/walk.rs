@@ -18,9 +18,19 @@ pub struct MjsWalk {
 /// make the walk read a file outside it, such as `../.env` behind `secrets.mjs`. Such links are
 /// listed in [`MjsWalk::outside_links`].
 pub fn walk_mjs(dir: &Path, skip_dir: &dyn Fn(&str) -> bool) -> std::io::Result<MjsWalk> {
+    walk_files(dir, skip_dir, &|name| name.ends_with(".mjs"))
+}
+
+/// [`walk_mjs`] for the files whose name `take` accepts (`manifest.json`, say) instead of the
+/// `.mjs` files, with the same rules for directories and links.
+pub fn walk_files(
+    dir: &Path,
+    skip_dir: &dyn Fn(&str) -> bool,
+    take: &dyn Fn(&str) -> bool,
+) -> std::io::Result<MjsWalk> {
     let root = dir.canonicalize()?;
     let mut out = MjsWalk::default();
-    walk(dir, &root, skip_dir, &mut out)?;
+    walk(dir, &root, skip_dir, take, &mut out)?;
     Ok(out)
 }
 
@@ -33,6 +43,7 @@ fn walk(
     dir: &Path,
     root: &Path,
     skip_dir: &dyn Fn(&str) -> bool,
+    take: &dyn Fn(&str) -> bool,
     out: &mut MjsWalk,
 ) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
@@ -50,8 +61,8 @@ fn walk(
             {
                 continue;
             }
-            walk(&path, root, skip_dir, out)?;
-        } else if name.ends_with(".mjs") {
+            walk(&path, root, skip_dir, take, out)?;
+        } else if take(&name) {
             if ft.is_file() {
                 out.files.push(path);
             } else if ft.is_symlink() {

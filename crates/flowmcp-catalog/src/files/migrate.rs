@@ -22,7 +22,13 @@
 //!   (test keys follow); an enum written as an option (`enum()` + `values(a,b)`, or `string()` +
 //!   `enum(a,b)`) becomes `primitive: 'enum(a,b)'`; a decimal string in a test of a `number()`
 //!   parameter becomes the number; output type `integer` becomes `number`; `root` loses a trailing
-//!   `/`.
+//!   `/`; `{key}` in a path becomes `{{key}}`; a `regex(…)` option is removed; an insert parameter
+//!   without a placeholder, in a file with handlers, becomes a query parameter.
+//! - **Any step**: a schema with more than [`MAX_TOOLS`] tools is split ([`Migration::parts`]); a
+//!   1.x import whose module declares the binding as plain data has that data copied in
+//!   ([`migrate_reading`]).
+//! - **Agents and prompts** (chapter 08, steps 6 and 7): [`agent_manifest`] writes the `agent.mjs`
+//!   for a 2.x `manifest.json`; a prompt or skill file's `[[…]]` placeholders become `{{type:name}}`.
 //!
 //! Every drafted value and every TODO carries a `// REVIEW:` or `// TODO:` comment, and is listed
 //! in [`Migration::reviews`] with its line, so that a person confirms it.
@@ -159,7 +165,12 @@ pub fn migrate_reading(
     dir_name: Option<&str>,
     read_import: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Migration, MigrateError> {
-    let from = detect(source)?;
+    let from = match detect(source) {
+        Err(MigrateError::NotASchema) => {
+            return content_placeholders(source, target).ok_or(MigrateError::NotASchema);
+        }
+        other => other?,
+    };
     if from > target {
         return Err(MigrateError::Newer {
             found: from,
@@ -201,6 +212,174 @@ pub fn migrate_reading(
         changes,
         reviews,
         parts,
+    })
+}
+
+/// Chapter 08 step 7 for a prompt or skill file (`export const prompt`, `skill` or `content`):
+/// every `[[…]]` placeholder inside a string becomes the typed form, `[[namespace/tool]]` a tool
+/// (`{{tool:namespace/tool}}` in a prompt, which references tools by ID; `{{tool:tool}}` in a
+/// skill, which names its own schema's tools) and `[[name]]` an input (`{{input:name}}`), under a
+/// REVIEW comment. `None` when the file is neither, or has no such placeholder.
+fn content_placeholders(source: &str, target: u8) -> Option<Migration> {
+    if target < 3 {
+        return None;
+    }
+    let blanked = flowmcp_loader::scan::blank_aligned(source);
+    let kind = ["prompt", "skill", "content"].into_iter().find(|k| {
+        blanked.contains(&format!("export const {k} ="))
+            || blanked.contains(&format!("export const {k}="))
+    })?;
+    let mut edits = Edits::default();
+    let mut count = 0;
+    let mut from = 0;
+    while let Some(i) = source[from..].find("[[").map(|i| from + i) {
+        from = i + 2;
+        let Some(len) = source[from..].find("]]") else {
+            break;
+        };
+        let inner = &source[from..from + len];
+        // Inside a string or template literal: blanked there, written in the source.
+        let in_text = blanked.as_bytes().get(i) == Some(&b' ');
+        let well_formed = !inner.is_empty()
+            && inner.split('/').count() <= 2
+            && inner.split('/').all(|p| {
+                !p.is_empty()
+                    && p.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            });
+        if !in_text || !well_formed {
+            continue;
+        }
+        let typed = match inner.split_once('/') {
+            Some((_, tool)) if kind == "skill" => format!("{{{{tool:{tool}}}}}"),
+            Some(_) => format!("{{{{tool:{inner}}}}}"),
+            None => format!("{{{{input:{inner}}}}}"),
+        };
+        edits.put(i..from + len + 2, typed);
+        from += len + 2;
+        count += 1;
+    }
+    if count == 0 {
+        return None;
+    }
+    let statement = blanked.find(&format!("export const {kind}"))?;
+    let top = source[..statement].rfind('\n').map_or(0, |i| i + 1);
+    edits.put(
+        top..top,
+        format!(
+            "// REVIEW: {count} placeholder(s) `[[…]]` became `{{{{type:name}}}}`: with a namespace a tool, without one an input; check each\n"
+        ),
+    );
+    let text = edits.apply(source).ok()?;
+    let reviews = new_markers(source, &text);
+    Some(Migration {
+        from: 2,
+        to: target,
+        text,
+        changes: vec![format!(
+            "{count} placeholder(s) `[[…]]` in the {kind}'s text became `{{{{type:name}}}}`"
+        )],
+        reviews,
+        parts: Vec::new(),
+    })
+}
+
+/// Chapter 08 step 6: the text of the `agent.mjs` that replaces a 2.x agent `manifest.json`
+/// (whose text is `json`): `version` becomes `flowmcp/4.0.0`; the `tools` array an object of
+/// tool IDs (`namespace/name` written `namespace/tool/name`) to `null`; the `prompts` array of `{
+/// name, file }` an object of names to `{ file }`; each test written as a sentence `{
+/// _description, input, expectedTools: [] }`; every other field as it was, in order. Reviews
+/// mark what an author has to complete. [`MigrateError::NotASchema`] when `json` is not an agent
+/// manifest (an object with a `name` and a `tools` array or a `systemPrompt`).
+pub fn agent_manifest(json: &str) -> Result<Migration, MigrateError> {
+    let Ok(Value::Object(manifest)) = serde_json::from_str::<Value>(json) else {
+        return Err(MigrateError::NotASchema);
+    };
+    if !manifest.get("name").is_some_and(Value::is_string)
+        || !(manifest.get("tools").is_some_and(Value::is_array)
+            || manifest.contains_key("systemPrompt"))
+    {
+        return Err(MigrateError::NotASchema);
+    }
+    let mut notes: Vec<String> = Vec::new();
+    let mut agent = serde_json::Map::new();
+    for (key, value) in &manifest {
+        let value = match (key.as_str(), value) {
+            ("version", _) => Value::String("flowmcp/4.0.0".into()),
+            ("tools", Value::Array(ids)) => {
+                let mut tools = serde_json::Map::new();
+                for id in ids.iter().filter_map(Value::as_str) {
+                    let full = match id.split('/').collect::<Vec<_>>()[..] {
+                        [ns, name] => format!("{ns}/tool/{name}"),
+                        _ => id.to_string(),
+                    };
+                    tools.insert(full, Value::Null);
+                }
+                Value::Object(tools)
+            }
+            ("prompts", Value::Array(items)) => {
+                let mut prompts = serde_json::Map::new();
+                for item in items {
+                    if let (Some(name), Some(file)) = (
+                        item.get("name").and_then(Value::as_str),
+                        item.get("file").cloned(),
+                    ) {
+                        prompts.insert(name.to_string(), serde_json::json!({ "file": file }));
+                    }
+                }
+                Value::Object(prompts)
+            }
+            ("tests", Value::Array(tests)) => {
+                let written: Vec<Value> = tests
+                    .iter()
+                    .map(|t| match t {
+                        Value::String(s) => serde_json::json!({
+                            "_description": s,
+                            "input": s,
+                            "expectedTools": []
+                        }),
+                        other => other.clone(),
+                    })
+                    .collect();
+                if tests.iter().any(Value::is_string) {
+                    notes.push("each test sentence became { _description, input, expectedTools: [] }: list the tools each test expects".into());
+                }
+                if written.len() < 3 {
+                    notes.push(format!(
+                        "an agent needs at least 3 tests (found {})",
+                        written.len()
+                    ));
+                }
+                Value::Array(written)
+            }
+            _ => value.clone(),
+        };
+        agent.insert(key.clone(), value);
+    }
+    if !agent.contains_key("version") {
+        agent.insert("version".into(), Value::String("flowmcp/4.0.0".into()));
+    }
+    if !agent.contains_key("tests") {
+        notes.push("an agent needs at least 3 tests (found none)".into());
+    }
+    let mut text = String::from(
+        "// REVIEW: converted from the 2.x manifest.json next to this file (which is kept: delete it once this is confirmed)\n",
+    );
+    for n in &notes {
+        text.push_str(&format!("// REVIEW: {n}\n"));
+    }
+    text.push_str(&format!(
+        "export const agent = {}\n",
+        edit::js_literal(&Value::Object(agent), "", "    ")
+    ));
+    let reviews = new_markers("", &text);
+    Ok(Migration {
+        from: 2,
+        to: LATEST,
+        text,
+        changes: vec!["the agent's manifest.json became agent.mjs (`export const agent`)".into()],
+        reviews,
+        parts: Vec::new(),
     })
 }
 
@@ -2242,6 +2421,71 @@ mod tests {
             "export const main = {{ namespace: 'demo', version: '3.0.0', tools: {{ {eight} }} }}\n"
         );
         assert!(migrate(&src, 4, None).unwrap().parts.is_empty());
+    }
+
+    #[test]
+    fn i31_1_prompt_and_skill_placeholders_become_typed() {
+        let prompt = "export const prompt = {\n    name: 'p',\n    // [[not/touched]] in a comment is text too\n    content: `Use [[coingecko/simplePrice]] for [[tokenSymbol]]; keep a[[0]]`\n}\n";
+        let m = migrate(prompt, 4, None).unwrap();
+        assert!(
+            m.text.contains("content: `Use {{tool:coingecko/simplePrice}} for {{input:tokenSymbol}}; keep a{{input:0}}`"),
+            "{}",
+            m.text
+        );
+        assert!(m.text.starts_with("// REVIEW: "), "{}", m.text);
+        let skill = "const content = `Call [[coingecko/simplePrice]] now`\nexport const skill = { name: 's', content }\n";
+        let m = migrate(skill, 4, None).unwrap();
+        assert!(
+            m.text.contains("`Call {{tool:simplePrice}} now`"),
+            "{}",
+            m.text
+        );
+        // Code, not text: `[[1, 2]]` in an expression stays.
+        let code = "export const prompt = { name: 'p', content: 'x', grid: [[1]] }\n";
+        assert_eq!(migrate(code, 4, None), Err(MigrateError::NotASchema));
+        // A shared list without placeholders is still no schema.
+        assert_eq!(
+            migrate("export const list = { entries: [] }\n", 4, None),
+            Err(MigrateError::NotASchema)
+        );
+    }
+
+    #[test]
+    fn i31_1_agent_manifest_becomes_agent_mjs() {
+        let json = r#"{ "name": "crypto-analyst", "description": "Analyzes crypto markets", "model": "m", "version": "2.0.0", "systemPrompt": "You are…", "tools": [ "etherscan/getContractAbi", "coingecko-com/tool/simplePrice" ], "prompts": [ { "name": "market-summary", "file": "./prompts/market-summary.mjs" } ], "tests": [ "analyze BTC", "check ETH gas" ], "sharedLists": [ "evmChains" ] }"#;
+        let m = agent_manifest(json).unwrap();
+        let t = &m.text;
+        assert!(
+            t.contains("export const agent = {\n    name: 'crypto-analyst',"),
+            "{t}"
+        );
+        assert!(t.contains("version: 'flowmcp/4.0.0',"), "{t}");
+        assert!(t.contains("'etherscan/tool/getContractAbi': null,"), "{t}");
+        assert!(t.contains("'coingecko-com/tool/simplePrice': null"), "{t}");
+        assert!(
+            t.contains("'market-summary': { file: './prompts/market-summary.mjs' }"),
+            "{t}"
+        );
+        assert!(t.contains("_description: 'analyze BTC',\n            input: 'analyze BTC',\n            expectedTools: []"), "{t}");
+        assert!(
+            t.contains("sharedLists: [ 'evmChains' ]") || t.contains("sharedLists: [\n"),
+            "{t}"
+        );
+        assert!(
+            m.reviews
+                .iter()
+                .any(|r| r.message.contains("at least 3 tests (found 2)"))
+        );
+        // The order of the fields is kept.
+        assert!(
+            t.find("description:") < t.find("model:") && t.find("model:") < t.find("version:"),
+            "{t}"
+        );
+        assert_eq!(
+            agent_manifest(r#"{ "name": "x" }"#),
+            Err(MigrateError::NotASchema)
+        );
+        assert_eq!(agent_manifest("[]"), Err(MigrateError::NotASchema));
     }
 
     #[test]
