@@ -16,5 +16,6 @@ mod libs;
 mod prompt;
 mod resource;
 mod run;
+mod scale_out;
 mod serve;
 mod test_cmd;
