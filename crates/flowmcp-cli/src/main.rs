@@ -497,9 +497,12 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
             )
         }
         Format::Json => {
-            let mut s = render::json(&report);
-            s.push('\n');
-            s
+            // Streamed: the collection's report is megabytes, which need not be built first.
+            stream_stdout(&mut |w| {
+                render::write_json(&report, w)?;
+                w.write_all(b"\n")
+            })?;
+            String::new()
         }
         Format::Sarif => {
             let mut s = render::sarif(&report);
@@ -600,10 +603,17 @@ pub(crate) fn shown_block(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 pub(crate) fn write_stdout(text: &str) -> Result<(), String> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+    stream_stdout(&mut |w| w.write_all(text.as_bytes()))
+}
+
+/// Standard output, buffered, for `write` to fill; flushed at the end. A closed pipe (`flowmcp …
+/// | head`) is not an error worth reporting.
+pub(crate) fn stream_stdout(
+    write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    match write(&mut out).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
-        // A closed pipe (`flowmcp … | head`) is not an error worth reporting.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(format!("cannot write output: {e}")),
     }

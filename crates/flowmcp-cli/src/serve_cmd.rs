@@ -231,6 +231,12 @@ pub(crate) struct ServeArgs {
     /// deadline cut calls off.
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     drain_timeout: u64,
+    /// HTTP: the shortest drain, in seconds: after SIGTERM or SIGINT keep listening (answering
+    /// 503, /readyz unready) at least this long even when nothing is in flight, so that a load
+    /// balancer's health check takes the replica out before its port closes (at most
+    /// --drain-timeout). Behind a balancer, set it above the check's interval × failures.
+    #[arg(long, value_name = "SECS", default_value_t = 0)]
+    drain_min: u64,
     #[command(flatten)]
     run: RunArgs,
     #[command(flatten)]
@@ -516,6 +522,7 @@ fn http_setup(
     // An empty token stays empty: `check` refuses it.
     http.metrics_token = a.metrics_token.clone();
     http.grace = Duration::from_secs(a.drain_timeout);
+    http.drain_min = Duration::from_secs(a.drain_min);
     // Before the catalog is read: an empty token, or an open endpoint off loopback.
     http.check(&routes).map_err(|e| http_error(&e))?;
     Ok(Some((routes, http)))

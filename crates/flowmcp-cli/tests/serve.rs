@@ -1616,3 +1616,37 @@ fn i32_3_sigterm_during_a_slow_call_drains_it_and_exits_0() {
     assert_eq!(serve.wait_exit(), Some(0));
     assert_eq!(upstream.finish().len(), 1);
 }
+
+/// Issue #32 item 5: with `--drain-min`, an idle replica keeps listening after SIGTERM (its
+/// `/readyz` answers 503, so a balancer's health check sees it leave) instead of closing its port
+/// at once; then it exits 0.
+#[test]
+fn i32_5_drain_min_keeps_an_idle_server_answering_503_before_it_exits() {
+    let home = Scratch::new("serve-i32-drain-min");
+    let mut serve = HttpServe::start_env(
+        &home,
+        "127.0.0.1:0",
+        &["--no-cache", "--drain-min", "2", "--drain-timeout", "60"],
+        &[],
+    );
+    let readyz = format!("{}/readyz", serve.base);
+    assert_eq!(get_with(&readyz, &[]).0, 200);
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &serve.child.id().to_string()])
+        .status();
+    let signalled = std::time::Instant::now();
+    // Well inside the 2 s, the server still answers, and says it is not ready.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let status = agent
+        .get(&readyz)
+        .call()
+        .map(|r| r.status().as_u16())
+        .unwrap_or_else(|e| panic!("the server closed its port at once: {e}"));
+    assert_eq!(status, 503);
+    assert_eq!(serve.wait_exit(), Some(0));
+    assert!(signalled.elapsed() >= std::time::Duration::from_millis(1500));
+}

@@ -93,6 +93,11 @@ pub struct HttpOptions {
     /// a retryable JSON-RPC error, while the listener still accepts connections; once nothing is
     /// in flight (or the deadline passed: [`HttpError::DrainCut`]) the server stops.
     pub grace: Duration,
+    /// The shortest drain: after a shutdown signal the server keeps listening (and refusing, as
+    /// above) at least this long even when nothing is in flight, so that a load balancer's
+    /// health check sees `/readyz` turn 503 and stops sending before the port closes. Default 0:
+    /// an idle server stops at once. Capped by [`HttpOptions::grace`].
+    pub drain_min: Duration,
     /// How long a client may take to send a request's headers; a connection that has not sent
     /// them by then is closed. Also how long a kept-alive connection may sit idle between
     /// requests. Default [`HttpOptions::DEFAULT_HEADER_TIMEOUT`]; must be more than zero.
@@ -219,6 +224,7 @@ impl Default for HttpOptions {
             max_body_bytes: 4 << 20,
             max_concurrent: 64,
             grace: Duration::from_secs(5),
+            drain_min: Duration::ZERO,
             header_timeout: HttpOptions::DEFAULT_HEADER_TIMEOUT,
             body_timeout: HttpOptions::DEFAULT_BODY_TIMEOUT,
             max_connections: HttpOptions::DEFAULT_MAX_CONNECTIONS,
@@ -243,6 +249,7 @@ impl fmt::Debug for HttpOptions {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_concurrent", &self.max_concurrent)
             .field("grace", &self.grace)
+            .field("drain_min", &self.drain_min)
             .field("header_timeout", &self.header_timeout)
             .field("body_timeout", &self.body_timeout)
             .field("max_connections", &self.max_connections)
@@ -588,13 +595,15 @@ impl Endpoints {
         let connections = tokio_util::task::TaskTracker::new();
         ready(local);
         tokio::pin!(stop);
-        // Set when the shutdown signal came: the drain's deadline.
+        // Set when the shutdown signal came: the drain's deadline, and the earliest it may end.
         let mut deadline: Option<Instant> = None;
+        let mut earliest = Instant::now();
         loop {
             let accepted = tokio::select! {
                 accepted = listener.accept() => accepted,
                 () = &mut stop, if deadline.is_none() => {
                     deadline = Some(Instant::now() + opts.grace);
+                    earliest = Instant::now() + opts.drain_min.min(opts.grace);
                     table.drain.draining.store(true, Ordering::SeqCst);
                     if let Some(m) = &opts.metrics {
                         m.draining();
@@ -606,7 +615,7 @@ impl Endpoints {
                     continue;
                 }
                 () = tokio::time::sleep(DRAIN_TICK), if deadline.is_some() => {
-                    if table.drain.inflight.load(Ordering::SeqCst) == 0
+                    if (table.drain.inflight.load(Ordering::SeqCst) == 0 && Instant::now() >= earliest)
                         || deadline.is_some_and(|d| Instant::now() >= d)
                     {
                         break;

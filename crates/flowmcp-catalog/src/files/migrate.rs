@@ -310,7 +310,9 @@ pub fn agent_manifest(json: &str) -> Result<Migration, MigrateError> {
                 let mut tools = serde_json::Map::new();
                 for id in ids.iter().filter_map(Value::as_str) {
                     let full = match id.split('/').collect::<Vec<_>>()[..] {
-                        [ns, name] => format!("{ns}/tool/{name}"),
+                        [ns, name] => {
+                            flowmcp_spec::id::id_text(ns, flowmcp_spec::id::IdType::Tool, name)
+                        }
                         _ => id.to_string(),
                     };
                     tools.insert(full, Value::Null);

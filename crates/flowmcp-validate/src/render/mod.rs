@@ -158,6 +158,11 @@ pub fn json(report: &Report) -> String {
     serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
 }
 
+/// [`json`], written to `out` as it is produced (a large report is never held whole in memory).
+pub fn write_json(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(out, report).map_err(std::io::Error::from)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
