@@ -525,9 +525,9 @@ fn i30_1_validate_reads_unchanged_files_from_the_result_cache() {
 }
 
 /// Issue #31, item 2: a file inside a catalog is validated with its catalog, so the checks across
-/// files run for it: a selection or an agent that names a tool the catalog does not have gets the
-/// catalog's finding (SEL003, AGT007), where it used to be "valid" alone; the same file in the
-/// whole catalog's validation has the same finding.
+/// files run for it: a selection, an agent, an agent's prompt file and a skill that name what the
+/// catalog does not have get the catalog's findings (SEL003; AGT007, AGT030, AGT016; PRM006;
+/// SKL005), where they used to be "valid" alone; the whole catalog's validation has the same.
 #[test]
 fn i31_2_a_file_inside_a_catalog_gets_the_checks_across_files() {
     let dir = temp_dir("single-in-catalog");
@@ -549,31 +549,66 @@ fn i31_2_a_file_inside_a_catalog_gets_the_checks_across_files() {
         "'holidaykit-net/tool/checkWorkingDay': null",
         "'holidaykit-net/tool/noSuchTool': null",
     );
+    // The agent names a selection that does not exist, a prompt file that does not exist, and
+    // one that does, whose `dependsOn` names a tool the catalog lacks.
+    edit(
+        "agents/holiday-planner/agent.mjs",
+        "selections: [ 'trip-planning/selection/days-off' ]",
+        "selections: [ 'trip-planning/selection/days-off', 'trip-planning/selection/gone' ]",
+    );
+    edit(
+        "agents/holiday-planner/agent.mjs",
+        "'holidaykit-net/prompt/about': null",
+        "'holidaykit-net/prompt/about': null, plan: { file: './prompts/plan.mjs' }, gone: { file: './prompts/gone.mjs' }",
+    );
+    std::fs::create_dir_all(cat.join("agents/holiday-planner/prompts")).unwrap();
+    std::fs::write(
+        cat.join("agents/holiday-planner/prompts/plan.mjs"),
+        "export const prompt = {\n    name: 'plan',\n    version: 'flowmcp-prompt/1.0.0',\n    agent: 'holiday-planner',\n    description: 'Plan the days off of a year',\n    testedWith: 'anthropic/claude-sonnet-4-5-20250929',\n    dependsOn: [ 'holidaykit-net/tool/noSuchTool' ],\n    references: [],\n    content: 'Use {{tool:holidaykit-net/getPublicHolidays}} for {{input:year}}.'\n}\n",
+    )
+    .unwrap();
+    // The skill requires a tool its schema does not define.
+    edit(
+        "providers/holidaykit-net/skills/plan-long-weekends.mjs",
+        "tools: [ 'getPublicHolidays', 'checkWorkingDay' ]",
+        "tools: [ 'getPublicHolidays', 'noSuchTool' ]",
+    );
     let env = [("HOME", dir.to_str().unwrap())];
-    for (rel, code) in [
-        ("selections/days-off/selection.mjs", "SEL003"),
-        ("agents/holiday-planner/agent.mjs", "AGT007"),
-    ] {
+    let cases: [(&str, &[&str]); 4] = [
+        ("selections/days-off/selection.mjs", &["SEL003"]),
+        (
+            "agents/holiday-planner/agent.mjs",
+            &["AGT007", "AGT030", "AGT016"],
+        ),
+        ("agents/holiday-planner/prompts/plan.mjs", &["PRM006"]),
+        (
+            "providers/holidaykit-net/skills/plan-long-weekends.mjs",
+            &["SKL005"],
+        ),
+    ];
+    for (rel, codes) in cases {
         let one = common::flowmcp_env(&["validate", &format!("cat/{rel}")], &dir, &env);
         assert_eq!(one.code, 1, "{rel}: {}{}", one.stdout, one.stderr);
-        assert!(
-            one.stdout.contains(&format!("{code} error cat/{rel}")),
-            "{rel}: {}",
-            one.stdout
-        );
         // From inside its directory, named as given.
         let name = rel.rsplit('/').next().unwrap();
         let here = cat.join(rel).parent().unwrap().to_path_buf();
         let inside = common::flowmcp_env(&["validate", name], &here, &env);
-        assert!(
-            inside.stdout.contains(&format!("{code} error {name}")),
-            "{rel}: {}",
-            inside.stdout
-        );
+        for code in codes {
+            assert!(
+                one.stdout.contains(&format!("{code} error cat/{rel}")),
+                "{rel}: {}",
+                one.stdout
+            );
+            assert!(
+                inside.stdout.contains(&format!("{code} error {name}")),
+                "{rel}: {}",
+                inside.stdout
+            );
+        }
     }
     let whole = common::flowmcp_env(&["validate", "--format", "json", "cat"], &dir, &env);
-    for code in ["SEL003", "AGT007"] {
-        assert!(whole.stdout.contains(code), "{}", whole.stdout);
+    for code in ["SEL003", "AGT007", "AGT030", "AGT016", "PRM006", "SKL005"] {
+        assert!(whole.stdout.contains(code), "{code}: {}", whole.stdout);
     }
     // A file outside any catalog is validated alone, as before.
     let alone = common::flowmcp_env(
