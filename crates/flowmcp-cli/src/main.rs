@@ -268,7 +268,7 @@ fn with_their_catalogs(
     files: Vec<walk::FileEntry>,
     opts: &Options,
 ) -> Result<(Vec<walk::FileEntry>, Vec<flowmcp_spec::FileReport>), String> {
-    let mut roots: std::collections::HashMap<PathBuf, Option<PathBuf>> = Default::default();
+    let mut roots = CatalogLookup::default();
     let mut by_root: std::collections::BTreeMap<PathBuf, Vec<(walk::FileEntry, String)>> =
         Default::default();
     let mut alone = Vec::new();
@@ -304,28 +304,61 @@ fn with_their_catalogs(
     Ok((alone, reports))
 }
 
-/// The catalog `path` lies in and its path inside it (`/`-separated); `known` remembers each
-/// directory's answer.
-fn catalog_of(
-    path: &Path,
-    known: &mut std::collections::HashMap<PathBuf, Option<PathBuf>>,
-) -> Option<(PathBuf, String)> {
-    let file = std::fs::canonicalize(path).ok()?;
-    let start = file.parent()?.to_path_buf();
-    let root = match known.get(&start) {
-        Some(found) => found.clone(),
-        None => {
-            let found = start
-                .ancestors()
-                .find(|d| {
-                    flowmcp_validate::catalog::is_catalog(d)
-                        && !flowmcp_catalog::manifest::has_grading_list(d)
-                })
-                .map(Path::to_path_buf);
-            known.insert(start, found.clone());
-            found
+/// What [`catalog_of`] learnt about directories, so that the files of one directory (and of its
+/// siblings) cost no further look-ups: each directory's canonical path, and the catalog each
+/// directory lies in.
+#[derive(Default)]
+struct CatalogLookup {
+    canonical: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    catalog: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+/// The catalog `path` lies in and its path inside it (`/`-separated).
+fn catalog_of(path: &Path, known: &mut CatalogLookup) -> Option<(PathBuf, String)> {
+    // The file's own path: its directory's canonical path and its name, or (a symbolic link)
+    // where it leads.
+    let is_link = std::fs::symlink_metadata(path).map_or(true, |m| m.file_type().is_symlink());
+    let file = match (is_link, path.parent(), path.file_name()) {
+        (false, Some(parent), Some(name)) => {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            let dir = match known.canonical.get(parent) {
+                Some(dir) => dir.clone(),
+                None => {
+                    let dir = std::fs::canonicalize(parent).ok();
+                    known.canonical.insert(parent.to_path_buf(), dir.clone());
+                    dir
+                }
+            }?;
+            dir.join(name)
         }
-    }?;
+        _ => std::fs::canonicalize(path).ok()?,
+    };
+    let start = file.parent()?.to_path_buf();
+    // Up from the file's directory to the first catalog; every directory passed on the way has
+    // the same answer, and a directory answered before ends the walk.
+    let mut walked = Vec::new();
+    let mut root = None;
+    for d in start.ancestors() {
+        if let Some(found) = known.catalog.get(d) {
+            root = found.clone();
+            break;
+        }
+        walked.push(d.to_path_buf());
+        if flowmcp_validate::catalog::is_catalog(d)
+            && !flowmcp_catalog::manifest::has_grading_list(d)
+        {
+            root = Some(d.to_path_buf());
+            break;
+        }
+    }
+    for d in walked {
+        known.catalog.insert(d, root.clone());
+    }
+    let root = root?;
     let rel = file
         .strip_prefix(&root)
         .ok()?
