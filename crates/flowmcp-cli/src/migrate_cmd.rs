@@ -134,14 +134,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             let target = agent.display().to_string();
             let target = crate::shown(&target);
             if a.dry_run {
-                let diff = similar::TextDiff::from_lines("", m.text.as_str());
-                out.push_str(
-                    &diff
-                        .unified_diff()
-                        .context_radius(2)
-                        .header("/dev/null", &format!("{target} (new)"))
-                        .to_string(),
-                );
+                out.push_str(&diff("", &m.text, "/dev/null", &format!("{target} (new)")));
             } else if let Err(e) = flowmcp_catalog::files::write_atomic(&agent, m.text.as_bytes()) {
                 failed += 1;
                 out.push_str(&format!("{shown}: FAILED: cannot write {target}: {e}\n"));
@@ -155,13 +148,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             for c in &m.changes {
                 out.push_str(&format!("  changed: {}\n", crate::shown(c)));
             }
-            for r in &m.reviews {
-                out.push_str(&format!(
-                    "  info {target}:{}: review: {}\n",
-                    r.line,
-                    crate::shown(&r.message)
-                ));
-            }
+            push_reviews(&mut out, &target, &m.reviews);
             continue;
         }
         let dir_name = std::fs::canonicalize(&f.path)
@@ -202,25 +189,21 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
         }
         if a.dry_run {
             for ((text, _), path) in m.parts.iter().zip(&part_paths) {
-                let diff = similar::TextDiff::from_lines("", text.as_str());
-                out.push_str(
-                    &diff
-                        .unified_diff()
-                        .context_radius(2)
-                        .header("/dev/null", &format!("{} (new)", path.display()))
-                        .to_string(),
-                );
+                out.push_str(&diff(
+                    "",
+                    text,
+                    "/dev/null",
+                    &format!("{} (new)", path.display()),
+                ));
             }
         }
         if a.dry_run {
-            let diff = similar::TextDiff::from_lines(&source, &m.text);
-            out.push_str(
-                &diff
-                    .unified_diff()
-                    .context_radius(2)
-                    .header(&f.display, &format!("{} (migrated)", f.display))
-                    .to_string(),
-            );
+            out.push_str(&diff(
+                &source,
+                &m.text,
+                &f.display,
+                &format!("{} (migrated)", f.display),
+            ));
         } else if let Err(e) = write_with_backup(&f.path, &source, &m.text).and_then(|()| {
             m.parts
                 .iter()
@@ -243,13 +226,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
         for c in &m.changes {
             out.push_str(&format!("  changed: {}\n", crate::shown(c)));
         }
-        for r in &m.reviews {
-            out.push_str(&format!(
-                "  info {shown}:{}: review: {}\n",
-                r.line,
-                crate::shown(&r.message)
-            ));
-        }
+        push_reviews(&mut out, &shown, &m.reviews);
         for ((_, reviews), path) in m.parts.iter().zip(&part_paths) {
             let display = path.display().to_string();
             let part = crate::shown(&display);
@@ -257,13 +234,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
                 "  {} {part} (split off)\n",
                 if a.dry_run { "would write" } else { "wrote" }
             ));
-            for r in reviews {
-                out.push_str(&format!(
-                    "  info {part}:{}: review: {}\n",
-                    r.line,
-                    crate::shown(&r.message)
-                ));
-            }
+            push_reviews(&mut out, &part, reviews);
         }
     }
     out.push_str(&format!(
@@ -275,6 +246,26 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
     ));
     print!("{out}");
     Ok(ExitCode::from(if failed > 0 { 1 } else { 0 }))
+}
+
+/// A unified diff of `before` → `after`, headed with the two names.
+fn diff(before: &str, after: &str, old_name: &str, new_name: &str) -> String {
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(2)
+        .header(old_name, new_name)
+        .to_string()
+}
+
+/// One `info <file>:<line>: review: …` line per review.
+fn push_reviews(out: &mut String, file: &str, reviews: &[migrate::Review]) {
+    for r in reviews {
+        out.push_str(&format!(
+            "  info {file}:{}: review: {}\n",
+            r.line,
+            crate::shown(&r.message)
+        ));
+    }
 }
 
 /// The file name of a 2.x agent definition.

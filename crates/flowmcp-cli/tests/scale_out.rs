@@ -28,6 +28,16 @@ use crate::common;
 use common::support::Scratch;
 use common::{binary, repo_root};
 
+/// What `run.sh` starts, by the names of its pid and log files.
+const PARTS: [&str; 6] = [
+    "redis",
+    "replica1",
+    "replica2",
+    "replica3",
+    "haproxy",
+    "prometheus",
+];
+
 /// Concurrent clients driving the balancer.
 const CLIENTS: usize = 8;
 /// Load before the crash, at least (the test also waits until Prometheus has each replica's
@@ -290,14 +300,7 @@ impl Deployment {
             .filter_map(|kv| kv.split_once('='))
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        for name in [
-            "redis",
-            "replica1",
-            "replica2",
-            "replica3",
-            "haproxy",
-            "prometheus",
-        ] {
+        for name in PARTS {
             let pid = std::fs::read_to_string(self.dir.join(format!("{name}.pid")))
                 .unwrap_or_else(|e| panic!("{name}.pid: {e}"));
             self.pids
@@ -308,14 +311,7 @@ impl Deployment {
     /// The script's stderr and the end of each part's log.
     fn diagnosis(&self) -> String {
         let mut s = format!("run.sh stderr:\n{}", self.stderr.lock().unwrap());
-        for log in [
-            "redis",
-            "replica1",
-            "replica2",
-            "replica3",
-            "haproxy",
-            "prometheus",
-        ] {
+        for log in PARTS {
             if let Ok(text) = std::fs::read_to_string(self.dir.join(format!("{log}.log"))) {
                 let lines: Vec<&str> = text.lines().collect();
                 let tail = lines[lines.len().saturating_sub(15)..].join("\n");

@@ -1346,6 +1346,8 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                     .find(|f| f.name == name)
                     .and_then(|f| string_value(source, f))
             };
+            // The path with its placeholders in the v4 form (empty without a plain string path).
+            let mut migrated_path = String::new();
             if let Some(p) = fields.iter().find(|f| f.name == "path")
                 && let Some(path) = string_value(source, p)
             {
@@ -1357,15 +1359,11 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                     rewritten_paths.push(p.value.clone());
                     paths += 1;
                 }
+                migrated_path = new;
             }
             if has_handlers {
-                let path = fields
-                    .iter()
-                    .find(|f| f.name == "path")
-                    .and_then(|p| string_value(source, p))
-                    .map(|p| colon_paths(&p, &insert_keys(source, &fields).unwrap_or_default()))
-                    .unwrap_or_default();
-                handler_inserts += handler_read_inserts(source, &fields, &path, &mut edits)?;
+                handler_inserts +=
+                    handler_read_inserts(source, &fields, &migrated_path, &mut edits)?;
             }
             user_params += named_user_params(source, &fields, &server, &mut edits)?;
             let (v, n, r) = enum_values_and_test_numbers(source, &fields, &mut edits)?;
@@ -1538,15 +1536,10 @@ fn handler_read_inserts(
         return Ok(0);
     }
     let mut moved: Vec<String> = Vec::new();
-    for open in array_objects(source, params.value.clone()) {
-        let members = edit::members_at(source, open)?;
-        let Some(position) = members.iter().find(|m| m.name == "position") else {
+    for param in parameters(source, params)? {
+        let Some(pos) = &param.position else {
             continue;
         };
-        if !source[position.value.clone()].starts_with('{') {
-            continue;
-        }
-        let pos = edit::members_at(source, position.value.start)?;
         let (Some(key), Some(location)) = (
             pos.iter()
                 .find(|m| m.name == "key")
@@ -1588,15 +1581,10 @@ fn named_user_params(
     let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
         return Ok(0);
     };
-    for open in array_objects(source, params.value.clone()) {
-        let members = edit::members_at(source, open)?;
-        let Some(position) = members.iter().find(|m| m.name == "position") else {
+    for param in parameters(source, params)? {
+        let Some(pos) = &param.position else {
             continue;
         };
-        if !source[position.value.clone()].starts_with('{') {
-            continue;
-        }
-        let pos = edit::members_at(source, position.value.start)?;
         let key = pos
             .iter()
             .find(|m| m.name == "key")
@@ -1652,26 +1640,23 @@ fn enum_values_and_test_numbers(
         return Ok((0, 0, 0));
     };
     let mut number_keys: Vec<String> = Vec::new();
-    for open in array_objects(source, params.value.clone()) {
-        let members = edit::members_at(source, open)?;
-        let (Some(position), Some(z)) = (
-            members.iter().find(|m| m.name == "position"),
-            members.iter().find(|m| m.name == "z"),
+    for param in parameters(source, params)? {
+        let (Some(pos), Some(z)) = (
+            &param.position,
+            param.members.iter().find(|m| m.name == "z"),
         ) else {
             continue;
         };
-        if !source[z.value.clone()].starts_with('{')
-            || !source[position.value.clone()].starts_with('{')
-        {
+        if !source[z.value.clone()].starts_with('{') {
             continue;
         }
+        let open = param.open;
         let zm = edit::members_at(source, z.value.start)?;
         let primitive = zm.iter().find(|m| m.name == "primitive");
         let prim = primitive
             .and_then(|m| string_value(source, m))
             .unwrap_or_default();
         if prim.starts_with("number(") {
-            let pos = edit::members_at(source, position.value.start)?;
             for name in ["key", "value"] {
                 if let Some(v) = pos
                     .iter()
@@ -1864,21 +1849,46 @@ fn server_placeholders(text: &str, server: &[String]) -> (String, usize) {
     (out, n)
 }
 
+/// One object of a tool's `parameters` array, read once for the rewrites that look at it.
+struct Param {
+    /// Byte offset of its `{`.
+    open: usize,
+    /// Its members.
+    members: Vec<Member>,
+    /// The members of its `position`, when that is an object literal.
+    position: Option<Vec<Member>>,
+}
+
+/// The objects of the `parameters` array `params` (a tool's member).
+fn parameters(source: &str, params: &Member) -> Result<Vec<Param>, MigrateError> {
+    let mut out = Vec::new();
+    for open in array_objects(source, params.value.clone()) {
+        let members = edit::members_at(source, open)?;
+        let position = match members.iter().find(|m| m.name == "position") {
+            Some(p) if source[p.value.clone()].starts_with('{') => {
+                Some(edit::members_at(source, p.value.start)?)
+            }
+            _ => None,
+        };
+        out.push(Param {
+            open,
+            members,
+            position,
+        });
+    }
+    Ok(out)
+}
+
 /// The keys of a tool's `insert` parameters.
 fn insert_keys(source: &str, fields: &[Member]) -> Result<Vec<String>, MigrateError> {
     let mut keys = Vec::new();
     let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
         return Ok(keys);
     };
-    for open in array_objects(source, params.value.clone()) {
-        let members = edit::members_at(source, open)?;
-        let Some(position) = members.iter().find(|m| m.name == "position") else {
+    for param in parameters(source, params)? {
+        let Some(pos) = &param.position else {
             continue;
         };
-        if !source[position.value.clone()].starts_with('{') {
-            continue;
-        }
-        let pos = edit::members_at(source, position.value.start)?;
         let get = |n: &str| {
             pos.iter()
                 .find(|m| m.name == n)
