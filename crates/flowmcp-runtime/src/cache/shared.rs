@@ -190,23 +190,27 @@ impl RedisCache {
         let lock = fill_key(key);
         let started = Instant::now();
         let mut first: Option<Lookup> = None;
-        loop {
-            // Later polls judge as of their own time: an entry fetched meanwhile is not "from the
-            // future".
+        // The entry as Redis holds it now. Later polls judge as of their own time: an entry
+        // fetched meanwhile is not "from the future".
+        let get = || -> Result<Lookup, Option<String>> {
             let at = now + started.elapsed();
-            let found = match self
-                .run(|con| redis::cmd("GET").arg(&name).query::<Option<Vec<u8>>>(con))
-            {
-                Ok(Some(bytes)) => judge_entry(key, ttl_secs, at, &bytes).unwrap_or(Lookup::Miss),
-                Ok(None) => Lookup::Miss,
+            match self.run(|con| redis::cmd("GET").arg(&name).query::<Option<Vec<u8>>>(con))? {
+                Some(bytes) => Ok(judge_entry(key, ttl_secs, at, &bytes).unwrap_or(Lookup::Miss)),
+                None => Ok(Lookup::Miss),
+            }
+        };
+        let hit = |lookup: Lookup| Found {
+            lookup,
+            warning: None,
+            fill: None,
+        };
+        loop {
+            let found = match get() {
+                Ok(found) => found,
                 Err(warning) => return Found::miss(first, warning),
             };
             if matches!(found, Lookup::Hit { .. }) {
-                return Found {
-                    lookup: found,
-                    warning: None,
-                    fill: None,
-                };
+                return hit(found);
             }
             let first = first.get_or_insert(found).clone();
             let token = fill_token();
@@ -221,6 +225,12 @@ impl RedisCache {
             });
             match taken {
                 Ok(Some(_)) => {
+                    // Another process may have stored the entry and released its lock between
+                    // the look above and taking the lock: look once more before fetching.
+                    if let Ok(found @ Lookup::Hit { .. }) = get() {
+                        self.release(&lock, &token);
+                        return hit(found);
+                    }
                     let fill = Fill {
                         cache: self.clone(),
                         lock,
