@@ -2,7 +2,7 @@
 //! `_lists/` directory.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use flowmcp_spec::lists::{ListRegistry, ListScope};
@@ -47,6 +47,8 @@ pub struct ListDiscovery {
     results: Option<Arc<ResultCache>>,
     /// `_lists/` directory → the hash of its files (part of a result's key), computed once.
     list_hashes: Mutex<HashMap<PathBuf, Option<[u8; 32]>>>,
+    /// A directory as given → its canonical path ([`ListDiscovery::canonical_dir`]).
+    canonical: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -68,13 +70,61 @@ impl ListDiscovery {
         }
     }
 
+    /// The canonical path of the directory `dir` (symbolic links followed; `None` when it does not
+    /// exist), remembered: once its parent's is known, a directory costs one `lstat`, not a
+    /// look-up of every component of its path. The empty path is the current directory.
+    pub fn canonical_dir(&self, dir: &Path) -> Option<PathBuf> {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        if let Some(known) = lock(&self.canonical).get(dir) {
+            return known.clone();
+        }
+        let found = match (dir.parent(), dir.components().next_back()) {
+            (Some(parent), Some(Component::Normal(name))) => {
+                self.canonical_dir(parent).and_then(|base| {
+                    let joined = base.join(name);
+                    match std::fs::symlink_metadata(&joined) {
+                        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&joined).ok(),
+                        Ok(_) => Some(joined),
+                        Err(_) => None,
+                    }
+                })
+            }
+            // The root, `.`, `..` and prefixes: asked of the system.
+            _ => std::fs::canonicalize(dir).ok(),
+        };
+        lock(&self.canonical).insert(dir.to_path_buf(), found.clone());
+        found
+    }
+
+    /// The canonical path of the file at `path` (itself not followed when it is no symbolic link):
+    /// its directory's through [`ListDiscovery::canonical_dir`], then its name.
+    fn canonical_file(&self, path: &Path) -> Option<PathBuf> {
+        match (path.parent(), path.components().next_back()) {
+            (Some(parent), Some(Component::Normal(name)))
+                if !std::fs::symlink_metadata(path)
+                    .ok()?
+                    .file_type()
+                    .is_symlink() =>
+            {
+                Some(self.canonical_dir(parent)?.join(name))
+            }
+            _ => std::fs::canonicalize(path).ok(),
+        }
+    }
+
     /// The `_lists/` directory the file at `file` sees (each directory is walked once).
     pub fn lists_dir_for(&self, file: &Path) -> Option<PathBuf> {
         let given = file.parent().unwrap_or(Path::new("")).to_path_buf();
         if let Some(found) = lock(&self.walks).get(&given) {
             return found.clone();
         }
-        let start = search_start(file);
+        let start = self
+            .canonical_dir(&given)
+            .unwrap_or_else(|| search_start(file));
         // Directories walked through share the answer: siblings stop at their common parent.
         let (found, walked) = find_lists_dir_with(&start, |d| lock(&self.walks).get(d).cloned());
         let mut walks = lock(&self.walks);
@@ -168,12 +218,8 @@ impl ListDiscovery {
         display: &str,
         opts: &Options,
     ) -> Option<Cached> {
-        let size = std::fs::metadata(path).ok()?.len();
-        if size > opts.limits.max_file_bytes {
-            return None;
-        }
-        let bytes = std::fs::read(path).ok()?;
-        let canonical = std::fs::canonicalize(path).ok()?;
+        let bytes = flowmcp_loader::read_capped(path, opts.limits.max_file_bytes).ok()?;
+        let canonical = self.canonical_file(path)?;
         let lists = match self.lists_dir_for(path) {
             Some(dir) => Some(self.lists_hash(&dir)?),
             None => None,

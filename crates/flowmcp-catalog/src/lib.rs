@@ -89,15 +89,15 @@ pub use open::{Caller, Catalog, CatalogOptions, Rejected};
 pub use reload::Reload;
 pub use serde_json;
 
-/// A catalog's files on disk, for programs that read or edit them one by one: loading a file
-/// within the loader's limits, walking a directory for `.mjs` files without leaving it, changing
+/// A catalog's files on disk, for programs that read or edit them one by one: reading or loading a
+/// file within the loader's limits, walking a directory for `.mjs` files without leaving it, changing
 /// a member of a literal `main` in place, migrating a schema file's text to a newer version of the
 /// specification ([`files::migrate`]), and writing a file whole (temporary file, then rename).
 pub mod files {
     pub use flowmcp_loader::{
-        FileKind, Limits, LoadedFile, edit::EditError, edit::set_member, edit::set_string_member,
-        edit::write_atomic, load_file, load_source, walk::MjsWalk, walk::mjs_files,
-        walk::walk_files, walk::walk_mjs,
+        FileKind, Limits, LoadedFile, ReadCappedError, edit::EditError, edit::set_member,
+        edit::set_string_member, edit::write_atomic, load_file, load_source, read_capped,
+        walk::MjsWalk, walk::mjs_files, walk::walk_files, walk::walk_mjs,
     };
 
     pub mod migrate;

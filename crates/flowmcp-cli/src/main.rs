@@ -267,8 +267,12 @@ fn main() -> ExitCode {
 fn with_their_catalogs(
     files: Vec<walk::FileEntry>,
     opts: &Options,
+    discovery: &flowmcp_catalog::ListDiscovery,
 ) -> Result<(Vec<walk::FileEntry>, Vec<flowmcp_spec::FileReport>), String> {
-    let mut roots = CatalogLookup::default();
+    let mut roots = CatalogLookup {
+        discovery,
+        catalog: Default::default(),
+    };
     let mut by_root: std::collections::BTreeMap<PathBuf, Vec<(walk::FileEntry, String)>> =
         Default::default();
     let mut alone = Vec::new();
@@ -305,36 +309,20 @@ fn with_their_catalogs(
 }
 
 /// What [`catalog_of`] learnt about directories, so that the files of one directory (and of its
-/// siblings) cost no further look-ups: each directory's canonical path, and the catalog each
-/// directory lies in.
-#[derive(Default)]
-struct CatalogLookup {
-    canonical: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+/// siblings) cost no further look-ups: each directory's canonical path (kept by the run's list
+/// discovery, which needs the same), and the catalog each directory lies in.
+struct CatalogLookup<'a> {
+    discovery: &'a flowmcp_catalog::ListDiscovery,
     catalog: std::collections::HashMap<PathBuf, Option<PathBuf>>,
 }
 
 /// The catalog `path` lies in and its path inside it (`/`-separated).
-fn catalog_of(path: &Path, known: &mut CatalogLookup) -> Option<(PathBuf, String)> {
+fn catalog_of(path: &Path, known: &mut CatalogLookup<'_>) -> Option<(PathBuf, String)> {
     // The file's own path: its directory's canonical path and its name, or (a symbolic link)
     // where it leads.
     let is_link = std::fs::symlink_metadata(path).map_or(true, |m| m.file_type().is_symlink());
     let file = match (is_link, path.parent(), path.file_name()) {
-        (false, Some(parent), Some(name)) => {
-            let parent = if parent.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                parent
-            };
-            let dir = match known.canonical.get(parent) {
-                Some(dir) => dir.clone(),
-                None => {
-                    let dir = std::fs::canonicalize(parent).ok();
-                    known.canonical.insert(parent.to_path_buf(), dir.clone());
-                    dir
-                }
-            }?;
-            dir.join(name)
-        }
+        (false, Some(parent), Some(name)) => known.discovery.canonical_dir(parent)?.join(name),
         _ => std::fs::canonicalize(path).ok()?,
     };
     let start = file.parent()?.to_path_buf();
@@ -476,7 +464,7 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     };
     // A file inside a catalog is validated with its catalog, so that the checks across files
     // (selections, agents, skills and prompts that reference other files) run for it too.
-    let (files, in_catalogs) = with_their_catalogs(files, &opts)?;
+    let (files, in_catalogs) = with_their_catalogs(files, &opts, &discovery)?;
     reports.extend(in_catalogs);
     let file_reports: Vec<_> = files
         .par_iter()

@@ -6,19 +6,23 @@
 //! - The runtime has no module loader that can find anything (every `import` fails), and QuickJS-NG as
 //!   compiled by rquickjs has no `std`/`os` modules, no `fetch`, `process`, `require` or timers.
 //!   Under profile `compat` ([`evaluate_in`] with `timers`) the module gets the handler host's timer
-//!   globals, run without real waiting inside the same time limit (`js/load_timers.js`).
+//!   globals, run without real waiting inside the same time limit (`js/load_timers.js`, evaluated
+//!   only when the module first reads one of them).
 //! - Memory, stack and time are capped. The time limit is an interrupt deadline that covers module
 //!   evaluation, the job queue (top-level await), export extraction and the `handlers` factory call.
 //! - Any panic inside the engine bindings is caught and reported as a coded diagnostic.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use indexmap::IndexMap;
 use rquickjs::context::intrinsic;
 use rquickjs::loader::{BuiltinLoader, BuiltinResolver};
-use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Module, Object, Runtime, Value};
+use rquickjs::object::{Accessor, Property};
+use rquickjs::{
+    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Persistent, Runtime, Value,
+};
 use serde_json::Value as Json;
 
 use crate::extract::Unserializable;
@@ -377,8 +381,21 @@ fn evaluate_inner(
         deadline,
         fired: &fired,
     };
-    let result = ctx.with(|ctx| run(&ctx, name, source, fast, shared_lists, timers, &clock));
-    // Drop order: context before runtime (both dropped here, explicitly for clarity).
+    // Declared after the runtime, so dropped before it, also when a panic unwinds.
+    let timers = timers.then(TimerSlot::default);
+    let result = ctx.with(|ctx| {
+        run(
+            &ctx,
+            name,
+            source,
+            fast,
+            shared_lists,
+            timers.as_ref(),
+            &clock,
+        )
+    });
+    // Drop order: the timers' handle, the context, the runtime (explicitly, for clarity).
+    drop(timers);
     drop(ctx);
     drop(rt);
     result
@@ -419,14 +436,13 @@ pub(crate) fn sandbox(
     Ok((rt, ctx))
 }
 
-/// A console that accepts everything and prints nothing: module bodies written for Node may log.
-/// The source is `js/silent_console.js`, included at build time.
-const CONSOLE_SHIM: &str = include_str!("js/silent_console.js");
-
 /// The timer globals at load time under `compat` ([`evaluate_in`]): `js/load_timers.js`, a
-/// function of the pending-timer cap and the longest delay in milliseconds that installs them and
-/// returns `next`.
+/// function of the pending-timer cap and the longest delay in milliseconds that returns the four
+/// globals and `next`.
 const LOAD_TIMERS: &str = include_str!("js/load_timers.js");
+
+/// The names of the load-time timer globals.
+const TIMER_GLOBALS: [&str; 4] = ["setTimeout", "clearTimeout", "setInterval", "clearInterval"];
 
 /// An evaluation's time limit: its deadline, and whether the interrupt handler fired for it.
 struct Clock<'a> {
@@ -442,23 +458,98 @@ pub(crate) const MAX_PENDING_TIMERS: usize = 10_000;
 /// (`HostConfig::max_timer_delay`).
 pub(crate) const MAX_TIMER_DELAY: Duration = Duration::from_millis(250);
 
-/// Installs the timer globals ([`LOAD_TIMERS`]) with the handler host's caps; returns `next`.
-fn install_timers<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<rquickjs::Function<'js>> {
-    let make: rquickjs::Function = ctx.eval(LOAD_TIMERS)?;
-    make.call((
-        MAX_PENDING_TIMERS as f64,
-        MAX_TIMER_DELAY.as_secs_f64() * 1000.0,
-    ))
+/// A console that accepts everything and prints nothing (module bodies written for Node may log),
+/// frozen: one native no-op function under each method name. It never writes anywhere.
+fn install_silent_console<'js>(
+    ctx: &Ctx<'js>,
+    intrinsics: &Intrinsics<'js>,
+) -> rquickjs::Result<()> {
+    let silent = Function::new(ctx.clone(), || ())?;
+    let console = Object::new(ctx.clone())?;
+    for method in ["log", "info", "warn", "error", "debug", "trace"] {
+        console.set(method, silent.clone())?;
+    }
+    intrinsics.freeze.call::<_, Value>((console.clone(),))?;
+    ctx.globals().set("console", console)
 }
 
-/// Waits for the module's promise `done`, running due timers (`next`, when there are timers)
-/// whenever its job queue is empty. A timer callback's exception is ignored, as the handler host
+/// The load-time timers of one evaluation ([`LOAD_TIMERS`]'s object), made when the module first
+/// reads a timer global; most modules never do, and then the script is never compiled. Emptied
+/// by its `Drop` before the runtime goes: the getters that share it belong to the engine, and
+/// a handle held from inside the engine would keep what it reaches alive past the runtime.
+#[derive(Default)]
+struct TimerSlot(Rc<RefCell<Option<Persistent<Object<'static>>>>>);
+
+impl Drop for TimerSlot {
+    fn drop(&mut self) {
+        let made = self.0.borrow_mut().take();
+        drop(made);
+    }
+}
+
+impl TimerSlot {
+    /// Defines each timer global as an accessor: reading it makes the timers (once) and replaces
+    /// the accessor with the function read, as a writable, configurable, non-enumerable data
+    /// property (what the handler host's prelude defines); assigning it replaces the accessor with
+    /// the value assigned. Either way the other names stay as they are.
+    fn install<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+        let globals = ctx.globals();
+        for name in TIMER_GLOBALS {
+            let slot = Rc::clone(&self.0);
+            let get = move |ctx: Ctx<'js>| -> rquickjs::Result<Value<'js>> {
+                let f: Value = timers_object(&ctx, &slot)?.get(name)?;
+                // A module that froze the global object keeps its accessor; the read still works.
+                let _ = ctx
+                    .globals()
+                    .prop(name, Property::from(f.clone()).writable().configurable())
+                    .catch(&ctx);
+                Ok(f)
+            };
+            let set = move |ctx: Ctx<'js>, value: Value<'js>| -> rquickjs::Result<()> {
+                ctx.globals()
+                    .prop(name, Property::from(value).writable().configurable())
+            };
+            globals.prop(name, Accessor::new(get, set).configurable())?;
+        }
+        Ok(())
+    }
+
+    /// `next` of the timers, when the module has made them.
+    fn next<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<Option<Function<'js>>> {
+        let made = self.0.borrow().clone();
+        match made {
+            Some(p) => p.restore(ctx)?.get("next").map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The timers object of `slot`, made now if it is not yet.
+fn timers_object<'js>(
+    ctx: &Ctx<'js>,
+    slot: &Rc<RefCell<Option<Persistent<Object<'static>>>>>,
+) -> rquickjs::Result<Object<'js>> {
+    let made = slot.borrow().clone();
+    if let Some(p) = made {
+        return p.restore(ctx);
+    }
+    let make: Function = ctx.eval(LOAD_TIMERS)?;
+    let timers: Object = make.call((
+        MAX_PENDING_TIMERS as f64,
+        MAX_TIMER_DELAY.as_secs_f64() * 1000.0,
+    ))?;
+    *slot.borrow_mut() = Some(Persistent::save(ctx, timers.clone()));
+    Ok(timers)
+}
+
+/// Waits for the module's promise `done`, running due timers (`next`, when the module has made
+/// them) whenever its job queue is empty. A timer callback's exception is ignored, as the handler host
 /// ignores it (exhaustion and the time limit still end the evaluation).
 fn settle<'js>(
     ctx: &Ctx<'js>,
     name: &str,
     done: &rquickjs::Promise<'js>,
-    next: Option<&rquickjs::Function<'js>>,
+    timers: Option<&TimerSlot>,
     clock: &Clock<'_>,
 ) -> Result<(), EvalFailure> {
     let fail = |e: CaughtError<'_>| classify(e, name, clock.fired, false);
@@ -468,8 +559,10 @@ fn settle<'js>(
             Err(CaughtError::Error(rquickjs::Error::WouldBlock)) => {}
             Err(e) => return Err(fail(e)),
         }
-        let Some(next) = next else {
-            return Err(EvalFailure::NeverSettles);
+        let next = match timers.map(|t| t.next(ctx).catch(ctx)) {
+            Some(Ok(Some(next))) => next,
+            Some(Err(e)) => return Err(fail(e)),
+            Some(Ok(None)) | None => return Err(EvalFailure::NeverSettles),
         };
         if Instant::now() > clock.deadline {
             return Err(EvalFailure::Timeout);
@@ -492,7 +585,7 @@ fn run(
     source: &str,
     fast: Option<FastMain>,
     shared_lists: Option<&str>,
-    timers: bool,
+    timers: Option<&TimerSlot>,
     clock: &Clock<'_>,
 ) -> Result<Exports, EvalFailure> {
     let fired = clock.fired;
@@ -508,12 +601,12 @@ fn run(
     };
     // Captured before any untrusted code runs.
     let intrinsics = Intrinsics::capture(ctx).catch(ctx).map_err(fail)?;
-    ctx.eval::<(), _>(CONSOLE_SHIM).catch(ctx).map_err(fail)?;
-    let next_timer = if timers {
-        Some(install_timers(ctx).catch(ctx).map_err(fail)?)
-    } else {
-        None
-    };
+    install_silent_console(ctx, &intrinsics)
+        .catch(ctx)
+        .map_err(fail)?;
+    if let Some(t) = timers {
+        t.install(ctx).catch(ctx).map_err(fail)?;
+    }
     let mut fast = fast;
     if let Some(f) = &fast {
         // The engine's own JSON parser (not the global `JSON`, which nothing has touched yet anyway).
@@ -538,7 +631,7 @@ fn run(
         .catch(ctx)
         .map_err(|e| classify(e, name, fired, true))?;
     let (module, done) = declared.eval().catch(ctx).map_err(fail)?;
-    settle(ctx, name, &done, next_timer.as_ref(), clock)?;
+    settle(ctx, name, &done, timers, clock)?;
 
     let ns: Object = module.namespace().catch(ctx).map_err(fail)?;
     let mut names = Vec::new();

@@ -3,13 +3,13 @@
 //!
 //! Invariant: [`load_file`] never fails and never panics; whatever goes wrong is a diagnostic.
 
-use std::io::Read;
 use std::path::Path;
 
 use flowmcp_spec::{Code, Diagnostic, JsonPath, RuleSettings, Severity, diagnostic::Collector};
 
 use crate::eval::{self, DATA_EXPORTS, EvalFailure, Exports, Limits};
 use crate::extract::PathItem;
+use crate::fsutil::ReadCappedError;
 use crate::scan::{self, ScanKind};
 
 /// What the file is, judged from its exports (or, for a shared list, its location and text).
@@ -105,10 +105,10 @@ pub fn load_file(
     settings: &RuleSettings,
 ) -> LoadedFile {
     let mut c = Collector::new(settings, Some(display.to_string()));
-    let bytes = match read_capped(path, limits.max_file_bytes) {
+    let bytes = match crate::fsutil::read_capped(path, limits.max_file_bytes) {
         Ok(b) => b,
-        Err(ReadError::TooLarge(size)) => return too_large(display, size, limits, c),
-        Err(ReadError::Io(e)) => {
+        Err(ReadCappedError::TooLarge(size)) => return too_large(display, size, limits, c),
+        Err(ReadCappedError::Io(e)) => {
             // An unreadable file is reported as LDR001 (it cannot be read as UTF-8 text).
             c.emit(Code::LDR001, None, format!("File cannot be read: {e}"));
             return finish(display, None, FileKind::Unknown, None, c);
@@ -455,29 +455,6 @@ fn finish(
         exports,
         diagnostics: c.finish(),
     }
-}
-
-enum ReadError {
-    TooLarge(u64),
-    Io(std::io::Error),
-}
-
-fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
-    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
-    if let Ok(meta) = file.metadata()
-        && meta.len() > cap
-    {
-        return Err(ReadError::TooLarge(meta.len()));
-    }
-    let mut buf = Vec::new();
-    // Read at most cap + 1 bytes: the file may grow between the size check and the read.
-    file.take(cap.saturating_add(1))
-        .read_to_end(&mut buf)
-        .map_err(ReadError::Io)?;
-    if buf.len() as u64 > cap {
-        return Err(ReadError::TooLarge(buf.len() as u64));
-    }
-    Ok(buf)
 }
 
 /// 1-based line and column of the end of `prefix`.

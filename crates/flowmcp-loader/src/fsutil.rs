@@ -1,4 +1,5 @@
-//! Writing files so that nothing is ever half-written: one implementation for every writer in the
+//! Reading a file whole within a size limit, and writing files so that nothing is ever
+//! half-written: one implementation for every reader of a catalog's files and every writer in the
 //! workspace (the catalog index, the preload cache, generated docs, conformance expectations).
 
 use std::io::{self, Write};
@@ -14,6 +15,48 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 #[cfg(test)]
 fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.contains(TEMP_MARK)
+}
+
+/// Why [`read_capped`] returned no bytes.
+#[derive(Debug)]
+pub enum ReadCappedError {
+    /// The file has more bytes than the limit (its size, or the bytes seen when it grew while
+    /// being read); nothing more of it was read.
+    TooLarge(u64),
+    /// The file could not be opened or read.
+    Io(io::Error),
+}
+
+impl std::fmt::Display for ReadCappedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadCappedError::TooLarge(n) => write!(f, "larger than the limit ({n} bytes)"),
+            ReadCappedError::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ReadCappedError {}
+
+/// The bytes of the file at `path` when it has at most `cap` bytes. The size the open file reports
+/// is checked first and sizes the buffer, so a file is read with one or two reads and no copy; at
+/// most `cap + 1` bytes are read in any case, as the file may grow between the check and the read.
+pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, ReadCappedError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(ReadCappedError::Io)?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if size > cap {
+        return Err(ReadCappedError::TooLarge(size));
+    }
+    // One byte more than the size, so that the end is seen without growing the buffer.
+    let mut buf = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(ReadCappedError::Io)?;
+    if buf.len() as u64 > cap {
+        return Err(ReadCappedError::TooLarge(buf.len() as u64));
+    }
+    Ok(buf)
 }
 
 /// Replaces `path` with `bytes` atomically: a new temporary file in the same directory (the existing
@@ -96,6 +139,25 @@ mod tests {
             .map(|e| e.file_name().to_string_lossy().to_string())
             .filter(|n| is_temp_name(n))
             .collect()
+    }
+
+    #[test]
+    fn reads_within_the_cap_only() {
+        let d = temp_dir("capped");
+        let f = d.join("f.mjs");
+        std::fs::write(&f, "12345").expect("seed");
+        assert_eq!(read_capped(&f, 5).expect("at the cap"), b"12345");
+        assert!(matches!(
+            read_capped(&f, 4),
+            Err(ReadCappedError::TooLarge(5))
+        ));
+        std::fs::write(&f, "").expect("empty");
+        assert_eq!(read_capped(&f, 0).expect("empty"), b"");
+        assert!(matches!(
+            read_capped(&d.join("missing"), 10),
+            Err(ReadCappedError::Io(_))
+        ));
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

@@ -477,3 +477,74 @@ fn i31_5_compat_modules_may_use_timers_at_top_level() {
     assert!(codes.iter().any(|c| c.starts_with("SEC015 ")), "{codes:?}");
     assert_eq!(main, None);
 }
+
+/// Issue #30: the load-time timers are made only when a module first reads one of them (most
+/// never do, and then their script is not compiled at all). Reading them any way at all still
+/// finds them, a module's own assignment to one name leaves the others alone, and a module that
+/// keeps the lazy getter alive from inside a pending timer does not outlive the evaluation.
+#[test]
+fn i30_lazy_timers_behave_as_eager_ones() {
+    use flowmcp_spec::Profile;
+    let src = "const order = [];\n\
+        const g = globalThis;\n\
+        const desc = Object.getOwnPropertyDescriptor(g, 'setInterval');\n\
+        setTimeout = function mine() { order.push('own setTimeout'); return 0; };\n\
+        setTimeout();\n\
+        // Reached by a computed name, and through the function constructor.\n\
+        g['set' + 'Inter' + 'val'](() => order.push('computed'), 5);\n\
+        const F = (() => {}).constructor;\n\
+        F('return clearTimeout')()(99);\n\
+        const kinds = ['setTimeout', 'setInterval', 'clearInterval'].map((n) => {\n\
+          const d = Object.getOwnPropertyDescriptor(g, n);\n\
+          return ['value' in d ? 'data' : 'accessor', d.writable, d.enumerable, d.configurable].join(' ');\n\
+        });\n\
+        console.log('silent'); console.error(order);\n\
+        await new Promise((resolve) => g.setInterval(resolve, 10));\n\
+        export const main = { order, kinds, frozenConsole: Object.isFrozen(console),\n\
+          own: setTimeout.name, lazy: typeof desc.get };\n";
+    let (codes, main) = load_under(Profile::Compat, "lazy.mjs", src);
+    assert!(codes.is_empty(), "{codes:?}");
+    assert_eq!(
+        main.unwrap(),
+        serde_json::json!({
+            "order": ["own setTimeout", "computed"],
+            "kinds": ["data true false true", "data true false true", "accessor  false true"],
+            "frozenConsole": true,
+            "own": "mine",
+            "lazy": "function",
+        })
+    );
+
+    // A frozen global object keeps the accessors, and the timers still work.
+    let (codes, main) = load_under(
+        Profile::Compat,
+        "frozen.mjs",
+        "Object.freeze(globalThis);\n\
+         const seen = [];\n\
+         await new Promise((resolve) => setTimeout(() => { seen.push('ran'); resolve(); }, 1));\n\
+         export const main = { seen };\n",
+    );
+    assert!(codes.is_empty(), "{codes:?}");
+    assert_eq!(main.unwrap()["seen"], serde_json::json!(["ran"]));
+
+    // The getter kept alive by a pending timer's callback (a cycle through the engine's own
+    // handle) must not keep anything past the runtime: each of these ends with a verdict.
+    for (tail, code) in [
+        ("await new Promise(() => {});", "LDR007 "),
+        ("await new Promise((r) => setTimeout(r, 1));", ""),
+        ("throw new Error('late');", "LDR004 "),
+    ] {
+        let src = format!(
+            "const get = Object.getOwnPropertyDescriptor(globalThis, 'setTimeout').get;\n\
+             const keep = {{ get }};\n\
+             setTimeout(() => keep, 50);\n\
+             setInterval(() => get, 60);\n\
+             {tail}\nexport const main = {{}};\n"
+        );
+        let (codes, _) = load_under(Profile::Compat, "cycle.mjs", &src);
+        match code {
+            "" => assert!(codes.is_empty(), "{codes:?}"),
+            c => assert!(codes[0].starts_with(c), "{codes:?}"),
+        }
+    }
+}

@@ -617,26 +617,18 @@ fn shown(url: &Url) -> String {
     u.to_string()
 }
 
-fn read_capped(path: &PathBuf) -> Result<Vec<u8>, OAuthError> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|source| OAuthError::ReadFile {
-        path: path.clone(),
-        source,
-    })?;
-    let mut text = Vec::new();
-    file.take(MAX_DOCUMENT + 1)
-        .read_to_end(&mut text)
-        .map_err(|source| OAuthError::ReadFile {
-            path: path.clone(),
+fn read_capped(path: &std::path::Path) -> Result<Vec<u8>, OAuthError> {
+    use flowmcp_catalog::files::{ReadCappedError, read_capped};
+    read_capped(path, MAX_DOCUMENT).map_err(|e| match e {
+        ReadCappedError::Io(source) => OAuthError::ReadFile {
+            path: path.to_path_buf(),
             source,
-        })?;
-    if text.len() as u64 > MAX_DOCUMENT {
-        return Err(OAuthError::Jwks {
+        },
+        ReadCappedError::TooLarge(_) => OAuthError::Jwks {
             from: path.display().to_string(),
             reason: format!("larger than {MAX_DOCUMENT} bytes"),
-        });
-    }
-    Ok(text)
+        },
+    })
 }
 
 /// GETs a JSON document (blocking): no proxy, no redirects, a time limit and a size cap.

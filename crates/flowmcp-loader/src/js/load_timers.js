@@ -3,14 +3,14 @@
 // its caps (at most `maxPending` pending timers, a delay counted up to `maxDelay` ms), but nothing
 // ever waits: crate::eval runs pending timers in order of their due time on a clock of their own,
 // only while the module's own promise (top-level await) is pending, and discards the rest when it
-// settles. Evaluated in each fresh sandbox before the module; returns `next`, which removes and
-// runs the earliest pending timer and says whether there was one (an exception of the callback
-// propagates; crate::eval decides). It must never write anywhere, reach the host or touch secrets.
+// settles. crate::eval evaluates this only when the module first reads one of the four globals
+// (until then they are accessors of its own), and puts the function read in place of the accessor.
+// Returns the four functions and `next`, which removes and runs the earliest pending timer and says
+// whether there was one (an exception of the callback propagates; crate::eval decides). It must
+// never write anywhere, reach the host or touch secrets.
 (function (maxPending, maxDelay) {
   'use strict';
-  const G = globalThis, defineProperty = Object.defineProperty;
   const apply = Function.prototype.call.bind(Function.prototype.apply);
-  const define = (name, value) => defineProperty(G, name, { value, writable: true, configurable: true, enumerable: false });
   // Pending timers; only indexed access, so that nothing the module changes later is used here.
   const pending = [];
   let count = 0, seq = 0, now = 0;
@@ -38,11 +38,7 @@
       if (pending[i].id === id) { remove(i); return; }
     }
   };
-  define('setTimeout', schedule('setTimeout'));
-  define('clearTimeout', clear);
-  define('setInterval', schedule('setInterval'));
-  define('clearInterval', clear);
-  return function next() {
+  const next = function next() {
     if (count === 0) return false;
     // Earliest due time; among equals the first scheduled (they are kept in that order).
     let best = 0;
@@ -53,5 +49,12 @@
     if (timer.due > now) now = timer.due;
     apply(timer.callback, undefined, timer.args);
     return true;
+  };
+  return {
+    setTimeout: schedule('setTimeout'),
+    clearTimeout: clear,
+    setInterval: schedule('setInterval'),
+    clearInterval: clear,
+    next,
   };
 })
