@@ -218,7 +218,7 @@ impl ListDiscovery {
         display: &str,
         opts: &Options,
     ) -> Option<Cached> {
-        let bytes = flowmcp_loader::read_capped(path, opts.limits.max_file_bytes).ok()?;
+        let bytes = flowmcp_loader::edit::read_capped(path, opts.limits.max_file_bytes).ok()?;
         let canonical = self.canonical_file(path)?;
         let lists = match self.lists_dir_for(path) {
             Some(dir) => Some(self.lists_hash(&dir)?),

@@ -95,8 +95,8 @@ pub use serde_json;
 /// specification ([`files::migrate`]), and writing a file whole (temporary file, then rename).
 pub mod files {
     pub use flowmcp_loader::{
-        FileKind, Limits, LoadedFile, ReadCappedError, edit::EditError, edit::set_member,
-        edit::set_string_member, edit::write_atomic, load_file, load_source, read_capped,
+        FileKind, Limits, LoadedFile, edit::EditError, edit::ReadCappedError, edit::read_capped,
+        edit::set_member, edit::set_string_member, edit::write_atomic, load_file, load_source,
         walk::MjsWalk, walk::mjs_files, walk::walk_files, walk::walk_mjs,
     };
 

@@ -4,11 +4,12 @@
 //!
 //! The file is read on its blanked form ([`crate::scan::blank`]: comments and string contents
 //! are spaces, characters stay aligned), so brackets and quotes inside strings or comments cannot
-//! mislead the reader. [`write_atomic`] writes a whole file so that it is never half-written.
+//! mislead the reader. [`write_atomic`] writes a whole file so that it is never half-written, and
+//! [`read_capped`] reads one whole within a size limit.
 
 use crate::scan;
 
-pub use crate::fsutil::{write_atomic, write_cache_file};
+pub use crate::fsutil::{ReadCappedError, read_capped, write_atomic, write_cache_file};
 
 /// Why a member could not be set.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

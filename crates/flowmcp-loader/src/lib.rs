@@ -40,7 +40,6 @@ pub mod walk;
 // Reading a file: size and UTF-8 checks, scan, evaluation, exports.
 pub use file::{FileKind, LoadedFile, load_file, load_file_bytes, load_source};
 pub use flowmcp_spec::RuleSettings;
-pub use fsutil::{ReadCappedError, read_capped};
 
 // What a loaded file's exports are, and the limits of evaluating one. The steps on their own
 // (`evaluate`, `scan`, `locate_paths`) are in their modules.

@@ -559,9 +559,9 @@ pub const MAX_ENV_FILE_BYTES: u64 = 1024 * 1024;
 /// device that never ends, such as `/dev/zero`) is an error naming the limit, not a memory hog.
 /// The error names neither the content nor the path.
 pub fn read_capped_text(path: &Path, limit: u64) -> std::io::Result<String> {
-    let bytes = flowmcp_loader::read_capped(path, limit).map_err(|e| match e {
-        flowmcp_loader::ReadCappedError::Io(e) => e,
-        flowmcp_loader::ReadCappedError::TooLarge(_) => std::io::Error::new(
+    let bytes = flowmcp_loader::edit::read_capped(path, limit).map_err(|e| match e {
+        flowmcp_loader::edit::ReadCappedError::Io(e) => e,
+        flowmcp_loader::edit::ReadCappedError::TooLarge(_) => std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!("larger than {limit} bytes"),
         ),
