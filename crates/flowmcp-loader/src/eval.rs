@@ -257,22 +257,25 @@ impl FastMain {
                 referenced: false,
             });
         }
-        // Same lines after the literal: keep every line break, blank the rest, and make room for the
-        // global's name by dropping blanks from the earliest lines (the literal's own lines).
-        let mut to_drop = MAIN_GLOBAL.len();
-        let mut replacement = String::with_capacity(literal.len());
+        // Same lines and columns after the literal: the global's name, then only the line breaks of
+        // the literal's lines but its last, which is blanked whole (the engine need not skip the
+        // blanks of a large literal). A literal on one line gives its first characters to the name.
+        let is_break = |ch: char| matches!(ch, '\n' | '\r' | '\u{2028}' | '\u{2029}');
+        let mut replacement = String::with_capacity(MAIN_GLOBAL.len() + 64);
         replacement.push_str(MAIN_GLOBAL);
-        for ch in literal.chars() {
-            if matches!(ch, '\n' | '\r' | '\u{2028}' | '\u{2029}') {
-                replacement.push(ch);
-            } else if to_drop > 0 {
-                to_drop -= 1;
-            } else {
-                replacement.push(' ');
+        match literal.rfind(is_break) {
+            Some(last) => {
+                replacement.extend(literal[..last].chars().filter(|c| is_break(*c)));
+                let tail = &literal[last..];
+                let break_len = tail.chars().next().map_or(0, char::len_utf8);
+                replacement.push_str(&tail[..break_len]);
+                let width = tail[break_len..].chars().count();
+                replacement.extend(std::iter::repeat_n(' ', width));
             }
-        }
-        if to_drop > 0 {
-            return None;
+            None => {
+                let width = literal.chars().count().checked_sub(MAIN_GLOBAL.len())?;
+                replacement.extend(std::iter::repeat_n(' ', width));
+            }
         }
         let mut rewritten = String::with_capacity(source.len());
         rewritten.push_str(&source[..lit.range.start]);
@@ -816,6 +819,40 @@ mod tests {
         assert_eq!(e.data["main"]["n"][1], serde_json::json!(2.5));
         assert!(e.unserializable.is_empty());
         assert_eq!(e.handlers, HandlersExport::Absent);
+    }
+
+    /// The engine reads the module with the literal `main` taken out; what follows it keeps its
+    /// line and column, whether the literal spans lines or not (CRLF line ends too).
+    #[test]
+    fn positions_after_a_read_literal_are_kept() {
+        let limits = Limits::default();
+        for (src, at) in [
+            (
+                "export const main = {\n  namespace: 'abc',\n  tools: {}\n}; const x = 1; null.boom;\nexport const handlers = () => ({});\n",
+                Position {
+                    line: 4,
+                    column: 17,
+                },
+            ),
+            (
+                "export const main = {\r\n  tools: {}\r\n}; null.boom;\r\nexport const handlers = () => ({});\r\n",
+                Position { line: 3, column: 4 },
+            ),
+            (
+                "export const main = { namespace: 'abc', tools: {} }; null.boom;\nexport const handlers = () => ({});\n",
+                Position {
+                    line: 1,
+                    column: 53,
+                },
+            ),
+        ] {
+            let blanked = crate::scan::blank(src);
+            assert!(FastMain::prepare(src, &blanked).is_some_and(|f| !f.data_only));
+            match evaluate_with_blanked("t.mjs", src, Some(&blanked), &limits) {
+                Err(EvalFailure::Threw { at: Some(p), .. }) => assert_eq!(p, at, "{src}"),
+                other => panic!("{src}: {other:?}"),
+            }
+        }
     }
 
     #[test]

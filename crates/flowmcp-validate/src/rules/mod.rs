@@ -50,6 +50,7 @@ pub(crate) struct SchemaCtx<'a> {
     list_refs_cache: OnceCell<Vec<ListRef>>,
     resolved_cache: OnceCell<Option<Resolved<'a>>>,
     sites_cache: OnceCell<Vec<params::Site<'a>>>,
+    dir_cache: OnceCell<Option<&'a Path>>,
 }
 
 /// `(name, tool, path)` of a tool that is an object.
@@ -68,6 +69,7 @@ impl<'a> SchemaCtx<'a> {
             list_refs_cache: OnceCell::new(),
             resolved_cache: OnceCell::new(),
             sites_cache: OnceCell::new(),
+            dir_cache: OnceCell::new(),
         }
     }
 
@@ -82,18 +84,22 @@ impl<'a> SchemaCtx<'a> {
     /// schema use its directory).
     pub(crate) fn with_file(mut self, file: Option<&'a Path>) -> Self {
         self.file = file;
+        self.dir_cache = OnceCell::new();
         self
     }
 
     /// The directory of the schema file, when the schema was read from a file that exists on disk.
     /// Only then do rules look at other files (databases beside the schema or named by a path); a
     /// schema validated from a string (`validate_str`, whose path is only a name) touches no disk.
+    /// Asked of the disk once per file.
     pub(crate) fn schema_dir(&self) -> Option<&'a Path> {
-        let file = self.file.filter(|f| f.is_file())?;
-        match file.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => Some(dir),
-            _ => Some(Path::new(".")),
-        }
+        *self.dir_cache.get_or_init(|| {
+            let file = self.file.filter(|f| f.is_file())?;
+            match file.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => Some(dir),
+                _ => Some(Path::new(".")),
+            }
+        })
     }
 
     /// The list registry, when the schema sees one.
