@@ -159,25 +159,67 @@ pub fn blank_aligned(source: &str) -> String {
 /// from the source's (a blanked one, a space) is padded with spaces to the source character's length.
 /// `None` when the two texts do not have the same characters count or a character cannot be padded.
 pub(crate) fn byte_aligned(source: &str, blanked: &str) -> Option<String> {
-    let mut out = String::with_capacity(source.len());
-    let mut s = source.chars();
-    for bc in blanked.chars() {
-        let sc = s.next()?;
-        if bc == sc {
-            out.push(sc);
-            continue;
-        }
-        let (have, want) = (bc.len_utf8(), sc.len_utf8());
-        if have > want {
+    let (s, b) = (source.as_bytes(), blanked.as_bytes());
+    let mut out = Vec::with_capacity(s.len());
+    let (mut i, mut j) = (0, 0);
+    while let Some(&sc) = s.get(i) {
+        let bc = *b.get(j)?;
+        if sc == bc {
+            // Where the texts agree (code), all of it at once, up to a character boundary (one in
+            // both texts, as their bytes agree up to it).
+            let mut same = common_prefix(&s[i..], &b[j..]);
+            while same > 1 && !blanked.is_char_boundary(j + same) {
+                same -= 1;
+            }
+            let n = if sc < 0x80 {
+                same
+            } else {
+                same.max(utf8_len(sc))
+            };
+            out.extend_from_slice(b.get(j..j + n)?);
+            i += n;
+            j += n;
+        } else if bc < 0x80 {
+            // A blanked character: its one-byte blank, padded to the source character's length.
+            out.push(bc);
+            let want = if sc < 0x80 { 1 } else { utf8_len(sc) };
+            out.resize(out.len() + want - 1, b' ');
+            i += want;
+            j += 1;
+        } else {
             return None;
         }
-        out.push(bc);
-        out.extend(std::iter::repeat_n(' ', want - have));
     }
-    if s.next().is_some() {
+    if i != s.len() || j != b.len() {
         return None;
     }
-    Some(out)
+    String::from_utf8(out).ok()
+}
+
+/// The length in bytes of the UTF-8 character whose first byte is `lead` (not ASCII).
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        _ => 2,
+    }
+}
+
+/// The length of the longest common prefix of `a` and `b`, compared 16 bytes at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut k = 0;
+    while k + 16 <= n {
+        let (x, y) = (&a[k..k + 16], &b[k..k + 16]);
+        if x != y {
+            break;
+        }
+        k += 16;
+    }
+    while k < n && a[k] == b[k] {
+        k += 1;
+    }
+    k
 }
 
 /// Scans `source` with the rules of `kind` and returns every match, sorted by line and column.
@@ -475,7 +517,14 @@ impl<'a> Blanker<'a> {
         }
         while let Some(&c) = self.b.get(self.pos) {
             match c {
-                b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => self.copy(1),
+                b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => {
+                    // A run of ASCII whitespace (indentation, mostly) at once.
+                    let run = self.b[self.pos..]
+                        .iter()
+                        .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C))
+                        .unwrap_or(self.b.len() - self.pos);
+                    self.copy(run);
+                }
                 b'/' => match self.b.get(self.pos + 1) {
                     Some(b'/') => self.line_comment(),
                     Some(b'*') => self.block_comment(),
@@ -606,6 +655,18 @@ impl<'a> Blanker<'a> {
         }
     }
 
+    /// Blanks the ASCII characters from `pos` up to (not including) the first line break, non-ASCII
+    /// byte or byte `stop` accepts, all at once: what [`Blanker::blank_char`] would do to each.
+    fn blank_ascii_run(&mut self, stop: impl Fn(u8) -> bool) {
+        let rest = self.b.get(self.pos..).unwrap_or_default();
+        let n = rest
+            .iter()
+            .position(|&c| c >= 0x80 || c == b'\n' || c == b'\r' || stop(c))
+            .unwrap_or(rest.len());
+        self.out.resize(self.out.len() + n, b' ');
+        self.pos += n;
+    }
+
     /// True at `\n`, `\r`, U+2028 or U+2029.
     fn at_line_terminator(&self) -> bool {
         match self.b.get(self.pos) {
@@ -620,7 +681,11 @@ impl<'a> Blanker<'a> {
 
     /// `// …` (or the `#!` line): blanked up to, not including, the line terminator.
     fn line_comment(&mut self) {
-        while self.pos < self.b.len() && !self.at_line_terminator() {
+        loop {
+            self.blank_ascii_run(|_| false);
+            if self.pos >= self.b.len() || self.at_line_terminator() {
+                return;
+            }
             self.blank_char();
         }
     }
@@ -629,7 +694,11 @@ impl<'a> Blanker<'a> {
     fn block_comment(&mut self) {
         self.out.extend_from_slice(b"  ");
         self.pos += 2;
-        while let Some(&c) = self.b.get(self.pos) {
+        loop {
+            self.blank_ascii_run(|c| c == b'*');
+            let Some(&c) = self.b.get(self.pos) else {
+                return;
+            };
             if c == b'*' && self.b.get(self.pos + 1) == Some(&b'/') {
                 self.out.extend_from_slice(b"  ");
                 self.pos += 2;
@@ -642,7 +711,11 @@ impl<'a> Blanker<'a> {
     /// A `'…'` or `"…"` literal starting at `pos`.
     fn string(&mut self, quote: u8) {
         self.copy(1);
-        while let Some(&c) = self.b.get(self.pos) {
+        loop {
+            self.blank_ascii_run(|c| c == quote || c == b'\\');
+            let Some(&c) = self.b.get(self.pos) else {
+                return;
+            };
             match c {
                 _ if c == quote => {
                     self.copy(1);
@@ -669,7 +742,11 @@ impl<'a> Blanker<'a> {
     /// Template text after a backtick or after the `}` of a substitution. Ends at the closing backtick
     /// (the literal is then a value) or at `${` (code resumes inside the substitution).
     fn template_text(&mut self) {
-        while let Some(&c) = self.b.get(self.pos) {
+        loop {
+            self.blank_ascii_run(|c| matches!(c, b'`' | b'$' | b'\\'));
+            let Some(&c) = self.b.get(self.pos) else {
+                break;
+            };
             match c {
                 b'`' => {
                     self.copy(1);
@@ -1334,6 +1411,48 @@ mod tests {
             .into_iter()
             .map(|h| (h.code, h.pattern))
             .collect()
+    }
+
+    /// `byte_aligned` against the character-by-character definition, on texts where blanked,
+    /// kept and unblanked multi-byte characters meet at every kind of boundary.
+    #[test]
+    fn byte_aligned_pads_each_blanked_character_to_its_bytes() {
+        fn by_chars(source: &str, blanked: &str) -> Option<String> {
+            let mut out = String::new();
+            let mut s = source.chars();
+            for bc in blanked.chars() {
+                let sc = s.next()?;
+                out.push(bc);
+                if bc != sc {
+                    out.extend(std::iter::repeat_n(
+                        ' ',
+                        sc.len_utf8().checked_sub(bc.len_utf8())?,
+                    ));
+                }
+            }
+            s.next().is_none().then_some(out)
+        }
+        let long = "x".repeat(40);
+        for src in [
+            "const a = 'é'; // ü\nconst b = \"€𝄞\";",
+            "export const main = { d: 'Prüfung — «ok»', e: `${'ß'} ✓` } /* 日本 */",
+            &format!("const é = '{long}é{long}'; const z = 'ä';\n/*{long}😀*/ const ö = 1;"),
+            "'é'",
+            "é",
+            "",
+            "plain ascii, nothing blanked but 'strings'",
+        ] {
+            let blanked = blank(src);
+            let aligned = byte_aligned(src, &blanked);
+            assert_eq!(aligned, by_chars(src, &blanked), "{src}");
+            let aligned = aligned.unwrap_or_default();
+            assert_eq!(aligned.len(), src.len(), "{src}");
+            assert_eq!(blank_aligned(src), aligned);
+        }
+        // Texts that are not a source and its blanking are refused.
+        assert_eq!(byte_aligned("ab", "abc"), None);
+        assert_eq!(byte_aligned("abc", "ab"), None);
+        assert_eq!(byte_aligned("a", "é"), None);
     }
 
     #[test]
