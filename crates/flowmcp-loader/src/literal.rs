@@ -519,6 +519,19 @@ impl<'a> Parser<'a> {
     fn skip_trivia(&mut self) -> Result<bool, Decline> {
         let mut line_break = false;
         loop {
+            // ASCII blanks and line breaks first (indentation, mostly), then the rest of the set.
+            match self.peek() {
+                Some(b' ' | b'\t') => {
+                    self.pos += 1;
+                    continue;
+                }
+                Some(b'\n' | b'\r') => {
+                    self.pos += 1;
+                    line_break = true;
+                    continue;
+                }
+                _ => {}
+            }
             if let Some((len, lt)) = space_at(self.b, self.pos) {
                 self.pos += len;
                 line_break |= lt;

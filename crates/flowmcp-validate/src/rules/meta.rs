@@ -45,7 +45,7 @@ pub(super) static RULES: &[SchemaRule] = &[
 /// Every tool whose `meta` is an object: `(meta, path of meta)`.
 fn each_meta<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a Map<String, Value>, JsonPath)> {
     each_tool(ctx)
-        .into_iter()
+        .iter()
         .filter_map(|(_, tool, path)| {
             tool.get("meta")
                 .and_then(Value::as_object)

@@ -50,6 +50,8 @@ pub(crate) struct SchemaCtx<'a> {
     list_refs_cache: OnceCell<Vec<ListRef>>,
     resolved_cache: OnceCell<Option<Resolved<'a>>>,
     sites_cache: OnceCell<Vec<params::Site<'a>>>,
+    /// [`user_params`] of every tool, in order.
+    user_params_cache: OnceCell<Vec<(&'a str, ParamRef<'a>)>>,
     dir_cache: OnceCell<Option<&'a Path>>,
 }
 
@@ -69,6 +71,7 @@ impl<'a> SchemaCtx<'a> {
             list_refs_cache: OnceCell::new(),
             resolved_cache: OnceCell::new(),
             sites_cache: OnceCell::new(),
+            user_params_cache: OnceCell::new(),
             dir_cache: OnceCell::new(),
         }
     }
@@ -338,19 +341,17 @@ pub(crate) fn check_string_array(
 
 /// Every tool that is an object: `(name, tool, path)` with path `main.tools.<name>`. Computed once
 /// per file.
-pub(crate) fn each_tool<'a>(ctx: &SchemaCtx<'a>) -> Vec<ToolRef<'a>> {
-    ctx.tools_cache
-        .get_or_init(|| {
-            let Some((key, tools)) = ctx.tools() else {
-                return Vec::new();
-            };
-            let base = main_path(key);
-            tools
-                .iter()
-                .filter_map(|(name, t)| t.as_object().map(|o| (name, o, base.key(name))))
-                .collect()
-        })
-        .clone()
+pub(crate) fn each_tool<'s, 'a>(ctx: &'s SchemaCtx<'a>) -> &'s [ToolRef<'a>] {
+    ctx.tools_cache.get_or_init(|| {
+        let Some((key, tools)) = ctx.tools() else {
+            return Vec::new();
+        };
+        let base = main_path(key);
+        tools
+            .iter()
+            .filter_map(|(name, t)| t.as_object().map(|o| (name, o, base.key(name))))
+            .collect()
+    })
 }
 
 /// One parameter of a tool, when the parameter is an object.
@@ -380,28 +381,26 @@ impl<'a> ParamRef<'a> {
 }
 
 /// Every parameter object of every tool. Computed once per file.
-pub(crate) fn each_parameter<'a>(ctx: &SchemaCtx<'a>) -> Vec<ParamRef<'a>> {
-    ctx.params_cache
-        .get_or_init(|| {
-            let mut out = Vec::new();
-            for (tool, t, tool_path) in each_tool(ctx) {
-                let Some(Value::Array(params)) = t.get("parameters") else {
-                    continue;
-                };
-                let base = tool_path.key("parameters");
-                for (index, p) in params.iter().enumerate() {
-                    if let Some(param) = p.as_object() {
-                        out.push(ParamRef {
-                            tool,
-                            path: base.index(index),
-                            param,
-                        });
-                    }
+pub(crate) fn each_parameter<'s, 'a>(ctx: &'s SchemaCtx<'a>) -> &'s [ParamRef<'a>] {
+    ctx.params_cache.get_or_init(|| {
+        let mut out = Vec::new();
+        for (tool, t, tool_path) in each_tool(ctx) {
+            let Some(Value::Array(params)) = t.get("parameters") else {
+                continue;
+            };
+            let base = tool_path.key("parameters");
+            for (index, p) in params.iter().enumerate() {
+                if let Some(param) = p.as_object() {
+                    out.push(ParamRef {
+                        tool,
+                        path: base.index(index),
+                        param,
+                    });
                 }
             }
-            out
-        })
-        .clone()
+        }
+        out
+    })
 }
 
 /// How a parameter gets its value: the one classification the validator, the descriptors and the
@@ -432,10 +431,16 @@ pub(crate) fn param_source<'a>(ctx: &SchemaCtx<'a>, p: &ParamRef<'a>) -> Option<
 /// The user-facing parameters of a tool: `(position.key, param)` for each parameter whose source is
 /// [`ParamSource::User`] and whose key is a string.
 pub(crate) fn user_params<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Vec<(&'a str, ParamRef<'a>)> {
-    each_parameter(ctx)
-        .into_iter()
-        .filter(|p| p.tool == tool)
-        .filter(|p| param_source(ctx, p) == Some(ParamSource::User))
-        .filter_map(|p| p.position_str("key").map(|k| (k, p)))
+    ctx.user_params_cache
+        .get_or_init(|| {
+            each_parameter(ctx)
+                .iter()
+                .filter(|p| param_source(ctx, p) == Some(ParamSource::User))
+                .filter_map(|p| p.position_str("key").map(|k| (k, p.clone())))
+                .collect()
+        })
+        .iter()
+        .filter(|(_, p)| p.tool == tool)
+        .cloned()
         .collect()
 }

@@ -70,11 +70,11 @@ pub(super) const MAX_DEPTH: usize = flowmcp_spec::model::OUTPUT_SCHEMA_MAX_DEPTH
 /// Every tool whose `output` is an object: `(name, output, path of output)`.
 fn each_output<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a String, &'a Map<String, Value>, JsonPath)> {
     each_tool(ctx)
-        .into_iter()
+        .iter()
         .filter_map(|(name, tool, path)| {
             tool.get("output")
                 .and_then(Value::as_object)
-                .map(|o| (name, o, path.key("output")))
+                .map(|o| (*name, o, path.key("output")))
         })
         .collect()
 }

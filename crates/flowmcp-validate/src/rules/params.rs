@@ -179,7 +179,7 @@ fn check_position_string<'a>(
 /// AI clients see.
 pub(super) fn val041_position_key(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
-        if check_position_string(&p, c, Code::VAL041, "key") == Some("") {
+        if check_position_string(p, c, Code::VAL041, "key") == Some("") {
             c.emit(
                 Code::VAL041,
                 Some(&p.path.key("position").key("key")),
@@ -197,7 +197,7 @@ pub(super) fn val041_position_key(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// server-parameter placeholder (the environment) or a fixed string.
 pub(super) fn val042_position_value(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
-        check_position_string(&p, c, Code::VAL042, "value");
+        check_position_string(p, c, Code::VAL042, "value");
     }
 }
 
@@ -477,7 +477,7 @@ pub(super) fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         if had_errors || !all_strings {
             continue;
         }
-        let Some(primitive) = primitive_text(&p) else {
+        let Some(primitive) = primitive_text(p) else {
             continue;
         };
         if let Err(e @ ZodError::InvalidDefault { .. }) = ZType::parse(primitive, &texts, compat)
@@ -510,10 +510,10 @@ fn option_error_index(e: &ZodError) -> Option<usize> {
 /// An enum without values accepts no input, so the tool could never be called.
 pub(super) fn val046_empty_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
-        let Some(text) = primitive_text(&p) else {
+        let Some(text) = primitive_text(p) else {
             continue;
         };
-        if Primitive::parse(text) != Err(ZodError::EmptyEnum) || has_values_option(ctx, &p) {
+        if Primitive::parse(text) != Err(ZodError::EmptyEnum) || has_values_option(ctx, p) {
             continue;
         }
         let help = if ctx.is_compat() {
@@ -544,7 +544,7 @@ pub(super) fn val046_empty_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// makes sense as the values of an enum.
 pub(super) fn val047_interpolation_outside_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
-        if let Some(text) = primitive_text(&p)
+        if let Some(text) = primitive_text(p)
             && let Err(ZodError::InterpolationOutsideEnum {
                 name,
                 interpolation,
@@ -559,7 +559,7 @@ pub(super) fn val047_interpolation_outside_enum(ctx: &SchemaCtx<'_>, c: &mut Col
                 ),
             );
         }
-        for (i, option) in option_texts(&p).unwrap_or_default() {
+        for (i, option) in option_texts(p).unwrap_or_default() {
             let name = option.trim().split('(').next().unwrap_or("").trim();
             if ctx.is_compat() && name == "values" {
                 continue;
@@ -632,7 +632,7 @@ pub(super) fn val048_list_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let declared = declared_lists(ctx);
     for p in each_parameter(ctx) {
         let mut refs: Vec<(JsonPath, String, String)> = Vec::new();
-        if let Some(text) = primitive_text(&p)
+        if let Some(text) = primitive_text(p)
             && let Ok(primitive) = Primitive::parse(text)
         {
             for (list, field) in primitive.list_refs() {
@@ -644,7 +644,7 @@ pub(super) fn val048_list_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             }
         }
         if ctx.is_compat() {
-            for (i, option) in option_texts(&p).unwrap_or_default() {
+            for (i, option) in option_texts(p).unwrap_or_default() {
                 let Ok(parsed) = Options::parse(&[option], true) else {
                     continue;
                 };
@@ -686,9 +686,9 @@ pub(super) fn val048_list_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// The insert parameters of a tool: `(position.key, parameter)`.
 fn insert_params<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Vec<(&'a str, ParamRef<'a>)> {
     each_parameter(ctx)
-        .into_iter()
+        .iter()
         .filter(|p| p.tool == tool && p.position_str("location") == Some("insert"))
-        .filter_map(|p| p.position_str("key").map(|k| (k, p)))
+        .filter_map(|p| p.position_str("key").map(|k| (k, p.clone())))
         .collect()
 }
 
@@ -836,7 +836,7 @@ pub(super) fn val082_body_on_get_delete(ctx: &SchemaCtx<'_>, c: &mut Collector<'
         let Some(method @ ("GET" | "DELETE")) = tool.get("method").and_then(Value::as_str) else {
             continue;
         };
-        for p in each_parameter(ctx).into_iter().filter(|p| p.tool == name) {
+        for p in each_parameter(ctx).iter().filter(|p| p.tool == *name) {
             if p.position_str("location") != Some("body") {
                 continue;
             }
@@ -1104,14 +1104,14 @@ pub(super) fn val085_unknown_placeholder(ctx: &SchemaCtx<'_>, c: &mut Collector<
 pub(super) fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     for p in each_parameter(ctx) {
-        let Some(ParamSource::Fixed(value)) = param_source(ctx, &p) else {
+        let Some(ParamSource::Fixed(value)) = param_source(ctx, p) else {
             continue;
         };
         if !find_interpolations(value).is_empty() {
             continue;
         }
         let (Some(primitive), Some(Value::Array(options))) =
-            (primitive_text(&p), p.z().and_then(|z| z.get("options")))
+            (primitive_text(p), p.z().and_then(|z| z.get("options")))
         else {
             continue;
         };

@@ -47,7 +47,7 @@ struct PreloadRef<'a> {
 /// Every tool whose `preload` is an object.
 fn each_preload<'a>(ctx: &SchemaCtx<'a>) -> Vec<PreloadRef<'a>> {
     each_tool(ctx)
-        .into_iter()
+        .iter()
         .filter_map(|(tool_name, tool, path)| {
             tool.get("preload")
                 .and_then(Value::as_object)

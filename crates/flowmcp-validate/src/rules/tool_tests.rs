@@ -333,11 +333,11 @@ pub(super) fn report_unserializable(
 pub(super) fn tst006_known_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for t in tool_tests(ctx) {
         let params: Vec<(&str, Option<ParamSource<'_>>, Option<&str>)> = each_parameter(ctx)
-            .into_iter()
+            .iter()
             .filter(|p| p.tool == t.name)
             .filter_map(|p| {
                 let key = p.position_str("key")?;
-                Some((key, param_source(ctx, &p), p.position_str("value")))
+                Some((key, param_source(ctx, p), p.position_str("value")))
             })
             .collect();
         let is_user = |key: &str| {
@@ -480,7 +480,7 @@ impl<'a> ToolTests<'a> {
 /// Every tool whose `tests` is an array.
 fn tool_tests<'a>(ctx: &SchemaCtx<'a>) -> Vec<ToolTests<'a>> {
     each_tool(ctx)
-        .into_iter()
+        .iter()
         .filter_map(|(name, tool, path)| match tool.get("tests") {
             Some(Value::Array(tests)) => Some(ToolTests {
                 name,

@@ -288,7 +288,7 @@ pub(super) fn val036_output_recommended(ctx: &SchemaCtx<'_>, c: &mut Collector<'
         if !tool.contains_key("output") {
             c.emit(
                 Code::VAL036,
-                Some(&path),
+                Some(path),
                 format!("{name}: output schema is recommended"),
             );
         }
