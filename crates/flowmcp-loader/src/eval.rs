@@ -138,7 +138,8 @@ pub fn evaluate(name: &str, source: &str, limits: &Limits) -> Result<Exports, Ev
     evaluate_with_blanked(name, source, None, limits)
 }
 
-/// As [`evaluate`], given the source already blanked by [`crate::scan::blank`]. With it, a `main`
+/// As [`evaluate`], given the source already blanked by [`crate::scan::blank_aligned`] (or
+/// [`crate::scan::blank`]; offsets are mapped then). With it, a `main`
 /// export that is a pure-data literal is read in Rust ([`crate::literal`]) and handed to QuickJS as
 /// a value instead of as source text: QuickJS parses nested literals in O(size × depth), which made
 /// it the largest cost of validating real catalogs. The module still runs in full.

@@ -64,7 +64,8 @@ pub struct LoadedFile {
     pub display: String,
     /// The source text, when it could be read as UTF-8 within the size cap.
     pub source: Option<String>,
-    /// The source with comment and string contents blanked (`scan::blank`), when it was scanned.
+    /// The source with comment and string contents blanked, at the source's byte offsets
+    /// (`scan::blank_aligned`), when it was scanned.
     pub blanked: Option<String>,
     pub kind: FileKind,
     /// The exports, when evaluation succeeded.

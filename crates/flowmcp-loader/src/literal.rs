@@ -195,7 +195,7 @@ impl std::error::Error for Decline {}
 /// Finds `export const <name> = <literal>` at the top level of `source` and reads the literal if it is
 /// pure data (see the module documentation for exactly what is accepted). `blanked` is `source` with
 /// comment and string contents replaced by spaces, character for character, as produced by
-/// [`crate::scan::blank`]; it is used to find the declaration quickly, the literal itself is read
+/// [`crate::scan::blank`] (or byte for byte, [`crate::scan::blank_aligned`]); it is used to find the declaration quickly, the literal itself is read
 /// from `source`. Returns `None` whenever anything is uncertain.
 pub fn read_data_export(source: &str, blanked: &str, name: &str) -> Option<DataLiteral> {
     try_read_data_export(source, blanked, name).ok()

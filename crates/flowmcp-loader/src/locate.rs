@@ -52,7 +52,8 @@ pub fn locate_paths(source: &str, paths: &[Vec<Key>]) -> Vec<Option<Pos>> {
     locate_paths_blanked(source, &scan::blank(source), paths)
 }
 
-/// As [`locate_paths`], with the source already blanked by [`scan::blank`] (saves a pass).
+/// As [`locate_paths`], with the source already blanked by [`scan::blank_aligned`] or [`scan::blank`]
+/// (saves a pass).
 ///
 /// Works on bytes: when no multi-byte character was blanked (the blanked text is as long as the
 /// source, the common case), both texts share their byte offsets and nothing is copied; otherwise a

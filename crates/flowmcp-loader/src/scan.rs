@@ -5,7 +5,9 @@
 //! 1. [`blank`] replaces the *contents* of comments, string literals and template-literal text with
 //!    spaces, so prose never triggers a rule. Every blanked character becomes exactly one space and line
 //!    terminators are kept, so a position in the blanked text has the same line and the same column (in
-//!    characters) as in the original. `${ … }` expressions inside templates stay visible, however deeply
+//!    characters) as in the original. The scan itself uses [`blank_aligned`], where a blanked character
+//!    becomes as many spaces as it has bytes, so that a position is the same byte offset in both texts;
+//!    lines and columns are then counted in the original. `${ … }` expressions inside templates stay visible, however deeply
 //!    templates, braces and strings nest inside them.
 //! 2. The matcher walks the blanked text token by token and reports every occurrence of a forbidden
 //!    pattern with its 1-based line and column ([`scan`]).
@@ -142,17 +144,14 @@ fn module_code_of(pattern: &str) -> Option<Code> {
 /// other blanked character becomes one space, so lines and character columns stay aligned with
 /// `source`.
 pub fn blank(source: &str) -> String {
-    Blanker::new(source).run().text
+    Blanker::new(source, false).run().text
 }
 
 /// [`blank`] with the byte offsets of `source` (each blanked multi-byte character becomes as many
-/// spaces as it has bytes), for readers that index both texts by the same byte offsets.
+/// spaces as it has bytes), for readers that index both texts by the same byte offsets. Lines and
+/// the characters that are kept are where they are in `source`.
 pub fn blank_aligned(source: &str) -> String {
-    let b = blank(source);
-    if b.len() == source.len() {
-        return b;
-    }
-    byte_aligned(source, &b).unwrap_or_else(|| " ".repeat(source.len()))
+    Blanker::new(source, true).run().text
 }
 
 /// `blanked` re-spaced so that its byte offsets are those of `source`: every character that differs
@@ -224,8 +223,8 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 
 /// Scans `source` with the rules of `kind` and returns every match, sorted by line and column.
 pub fn scan(source: &str, kind: ScanKind) -> Vec<ScanHit> {
-    let blanked = Blanker::new(source).run();
-    scan_blanked(&blanked, kind)
+    let blanked = Blanker::new(source, true).run();
+    scan_blanked(source, &blanked, kind)
 }
 
 /// Decides the kind with [`is_shared_list`] and scans, blanking `source` only once.
@@ -234,15 +233,16 @@ pub fn scan_file(path: &Path, source: &str) -> (ScanKind, Vec<ScanHit>) {
     (kind, hits)
 }
 
-/// As [`scan_file`], also returning the blanked text (see [`blank`]) for reuse.
+/// As [`scan_file`], also returning the blanked text for reuse: [`blank_aligned`]'s, which has the
+/// byte offsets of `source`.
 pub fn scan_file_blanked(path: &Path, source: &str) -> (ScanKind, Vec<ScanHit>, String) {
-    let blanked = Blanker::new(source).run();
+    let blanked = Blanker::new(source, true).run();
     let kind = if under_lists_dir(path) || declares_list(&blanked.text) {
         ScanKind::SharedList
     } else {
         ScanKind::Module
     };
-    let hits = scan_blanked(&blanked, kind);
+    let hits = scan_blanked(source, &blanked, kind);
     (kind, hits, blanked.text)
 }
 
@@ -493,10 +493,12 @@ struct Blanker<'a> {
     /// opened at that depth is its body.
     pending_expr_body: Option<usize>,
     template_exprs: Vec<usize>,
+    /// A blanked multi-byte character becomes as many spaces as it has bytes (else one).
+    keep_bytes: bool,
 }
 
 impl<'a> Blanker<'a> {
-    fn new(src: &'a str) -> Self {
+    fn new(src: &'a str, keep_bytes: bool) -> Self {
         Blanker {
             src,
             b: src.as_bytes(),
@@ -508,6 +510,7 @@ impl<'a> Blanker<'a> {
             after_dot: false,
             pending_expr_body: None,
             template_exprs: Vec::new(),
+            keep_bytes,
         }
     }
 
@@ -636,7 +639,7 @@ impl<'a> Blanker<'a> {
     }
 
     /// Blanks the character at `pos`: line terminators `\n`/`\r` are kept, anything else becomes one
-    /// space.
+    /// space (as many as it has bytes, keeping byte offsets).
     fn blank_char(&mut self) {
         match self.b.get(self.pos) {
             None => {}
@@ -649,8 +652,10 @@ impl<'a> Blanker<'a> {
                 self.pos += 1;
             }
             Some(_) => {
-                self.out.push(b' ');
-                self.pos += char_at(self.src, self.pos).map_or(1, char::len_utf8);
+                let n = char_at(self.src, self.pos).map_or(1, char::len_utf8);
+                let spaces = if self.keep_bytes { n } else { 1 };
+                self.out.resize(self.out.len() + spaces, b' ');
+                self.pos += n;
             }
         }
     }
@@ -980,7 +985,9 @@ struct Matcher<'a> {
 ///
 /// An expression computes a value while the file loads, so the list would no longer be exactly what
 /// its file says.
-fn scan_blanked(blanked: &Blanked, kind: ScanKind) -> Vec<ScanHit> {
+/// The hits in `blanked`, [`blank_aligned`]'s blanking of `source`; lines and columns are counted in
+/// `source` (at the same byte offsets), so a blanked multi-byte character counts as one column.
+fn scan_blanked(source: &str, blanked: &Blanked, kind: ScanKind) -> Vec<ScanHit> {
     let list = kind == ScanKind::SharedList;
     let mut m = Matcher {
         text: &blanked.text,
@@ -1006,7 +1013,7 @@ fn scan_blanked(blanked: &Blanked, kind: ScanKind) -> Vec<ScanHit> {
     let mut hits = m.hits;
     hits.sort_by_key(|h| (h.offset, h.code));
     hits.dedup();
-    locate(&blanked.text, &hits)
+    locate(source, &hits)
 }
 
 impl Matcher<'_> {
@@ -1453,6 +1460,18 @@ mod tests {
         assert_eq!(byte_aligned("ab", "abc"), None);
         assert_eq!(byte_aligned("abc", "ab"), None);
         assert_eq!(byte_aligned("a", "é"), None);
+    }
+
+    /// Columns count characters of the source, also after blanked multi-byte characters (the scan
+    /// reads a blanking with the source's byte offsets).
+    #[test]
+    fn columns_after_blanked_multibyte_text_count_characters() {
+        let hits = scan(
+            "const s = 'ééé'; /* 日本 */ eval(x)\n`😀${ require(y) }`",
+            ScanKind::Module,
+        );
+        let at: Vec<_> = hits.iter().map(|h| (h.pattern, h.line, h.column)).collect();
+        assert_eq!(at, vec![("eval(", 1, 27), ("require(", 2, 6)]);
     }
 
     #[test]

@@ -421,11 +421,17 @@ struct SourceOutsideMain {
 
 impl SourceOutsideMain {
     /// `None` when the `main` literal cannot be located. `blanked` is the loader's blanking of
-    /// `source` when it has one (it is computed once per file); otherwise the source is blanked here.
+    /// `source` when it has one (it is computed once per file); otherwise, or when it is not aligned
+    /// character by character, the source is blanked here.
     fn new(source: &str, blanked: Option<&str>) -> Option<SourceOutsideMain> {
         let original: Vec<char> = source.chars().collect();
-        let blanked: Vec<char> = match blanked {
-            Some(b) => b.chars().collect(),
+        // Character by character: the loader's blanking keeps byte offsets, so it is used only
+        // when it has as many characters as the source (nothing multi-byte was blanked).
+        let blanked: Vec<char> = match blanked
+            .map(|b| b.chars().collect::<Vec<_>>())
+            .filter(|b| b.len() == original.len())
+        {
+            Some(b) => b,
             None => blank(source).chars().collect(),
         };
         if original.len() != blanked.len() {
