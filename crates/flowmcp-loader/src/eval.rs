@@ -266,7 +266,7 @@ impl FastMain {
         replacement.push_str(MAIN_GLOBAL);
         match literal.rfind(is_break) {
             Some(last) => {
-                replacement.extend(literal[..last].chars().filter(|c| is_break(*c)));
+                push_line_breaks(&literal[..last], &mut replacement);
                 let tail = &literal[last..];
                 let break_len = tail.chars().next().map_or(0, char::len_utf8);
                 replacement.push_str(&tail[..break_len]);
@@ -296,6 +296,24 @@ impl FastMain {
             value: lit.value,
             referenced,
         })
+    }
+}
+
+/// Appends the line terminators of `text` (`\n`, `\r`, U+2028, U+2029) to `out`, in order.
+fn push_line_breaks(text: &str, out: &mut String) {
+    let b = text.as_bytes();
+    for i in memchr::memchr3_iter(b'\n', b'\r', 0xE2, b) {
+        match b[i] {
+            b'\n' => out.push('\n'),
+            b'\r' => out.push('\r'),
+            _ => {
+                if let Some(ch @ ('\u{2028}' | '\u{2029}')) =
+                    text.get(i..).and_then(|t| t.chars().next())
+                {
+                    out.push(ch);
+                }
+            }
+        }
     }
 }
 

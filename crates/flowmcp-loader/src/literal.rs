@@ -259,23 +259,19 @@ fn find_declaration(source: &str, blanked: &str, name: &str) -> Result<usize, De
     let mut found: Option<usize> = None;
     let mut i = 0;
     while let Some(&c) = bb.get(i) {
-        match c {
-            b'{' | b'[' | b'(' => depth += 1,
-            b'}' | b']' | b')' => depth -= 1,
-            b'e' if depth == 0 && bb.get(i..).is_some_and(|t| t.starts_with(b"export")) => {
-                if blanked_declaration(blanked, i, name) {
-                    if found.is_some() {
-                        return Err(Decline {
-                            reason: Reason::Ambiguous,
-                            at: 0,
-                        });
-                    }
-                    found = Some(i);
+        depth += i64::from(BRACKET_DEPTH[usize::from(c)]);
+        if c == b'e' && depth == 0 && bb.get(i..).is_some_and(|t| t.starts_with(b"export")) {
+            if blanked_declaration(blanked, i, name) {
+                if found.is_some() {
+                    return Err(Decline {
+                        reason: Reason::Ambiguous,
+                        at: 0,
+                    });
                 }
-                i += "export".len();
-                continue;
+                found = Some(i);
             }
-            _ => {}
+            i += "export".len();
+            continue;
         }
         i += 1;
     }
@@ -302,6 +298,18 @@ fn find_declaration(source: &str, blanked: &str, name: &str) -> Result<usize, De
     };
     Ok(mapped)
 }
+
+/// How each byte changes the bracket depth: `{ [ (` open, `} ] )` close.
+const BRACKET_DEPTH: [i8; 256] = {
+    let mut t = [0i8; 256];
+    t[b'{' as usize] = 1;
+    t[b'[' as usize] = 1;
+    t[b'(' as usize] = 1;
+    t[b'}' as usize] = -1;
+    t[b']' as usize] = -1;
+    t[b')' as usize] = -1;
+    t
+};
 
 /// True when `blanked` holds, at `at`, `export const NAME = {` (or `[`) with only whitespace before it
 /// on its line.

@@ -389,7 +389,7 @@ fn interpolated_lists(main: &Map<String, Value>) -> HashSet<String> {
         .collect();
     while let Some(v) = stack.pop() {
         match v {
-            Value::String(s) if s.contains("{{") => {
+            Value::String(s) if super::params::has_open_pair(s) => {
                 for i in find_interpolations(s) {
                     if let Some((list, _)) = i.as_list_ref() {
                         found.insert(list.to_string());

@@ -1146,6 +1146,20 @@ pub(super) fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'
 // PH004: prompt placeholders in main
 // ---------------------------------------------------------------------------------------
 
+/// Whether `s` contains `{{` (the start of a placeholder); most strings have no `{` at all, which
+/// a byte search tells at once.
+pub(super) fn has_open_pair(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut from = 0;
+    while let Some(i) = b.get(from..).and_then(|t| t.iter().position(|&c| c == b'{')) {
+        if b.get(from + i + 1) == Some(&b'{') {
+            return true;
+        }
+        from += i + 1;
+    }
+    false
+}
+
 /// PH004: A prompt placeholder (`{{tool:…}}`, `{{resource:…}}`, `{{prompt:…}}`, `{{skill:…}}`,
 /// `{{input:…}}` or `{{prefill:…}}`) in any string inside the schema's `main` block, for example in
 /// a description or a parameter value.
@@ -1161,7 +1175,7 @@ pub(super) fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Col
     };
     // Most schemas have none: find that out without building a path for every value.
     if !any_string(main, |s| {
-        s.contains("{{")
+        has_open_pair(s)
             && find_interpolations(s)
                 .iter()
                 .any(|f| is_prompt_placeholder(&f.inner))
@@ -1173,7 +1187,7 @@ pub(super) fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Col
     let mut found_strings: Vec<(JsonPath, &str)> = Vec::new();
     while let Some((path, value)) = stack.pop() {
         match value {
-            Value::String(s) if s.contains("{{") => found_strings.push((path, s)),
+            Value::String(s) if has_open_pair(s) => found_strings.push((path, s)),
             Value::Array(items) => {
                 for (i, v) in items.iter().enumerate().rev() {
                     stack.push((path.index(i), v));
@@ -1224,6 +1238,16 @@ fn any_string(v: &Value, pred: impl Fn(&str) -> bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn open_pairs() {
+        for yes in ["{{x}}", "a {{", "{ {{", "{x}{{y}}", "é{{"] {
+            assert!(has_open_pair(yes), "{yes}");
+        }
+        for no in ["", "{", "{x}", "{ {", "}}", "a{b{c", "é{"] {
+            assert!(!has_open_pair(no), "{no}");
+        }
+    }
 
     #[test]
     fn prompt_placeholders() {
