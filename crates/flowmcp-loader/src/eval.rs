@@ -231,7 +231,7 @@ impl FastMain {
     fn prepare(source: &str, blanked: &str) -> Option<FastMain> {
         let lit = crate::literal::read_data_export(source, blanked, "main")?;
         let literal = source.get(lit.range.clone())?;
-        if source.contains(MAIN_GLOBAL) {
+        if memchr::memmem::find(source.as_bytes(), MAIN_GLOBAL.as_bytes()).is_some() {
             return None;
         }
         let range = blanked_range(source, blanked, &lit.range);
@@ -349,7 +349,7 @@ fn blanked_range(
 fn mentions_identifier(blanked: &str, word: &str, skip: std::ops::Range<usize>) -> bool {
     let b = blanked.as_bytes();
     let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
-    for (i, _) in blanked.match_indices(word) {
+    for i in memchr::memmem::find_iter(b, word.as_bytes()) {
         let end = i + word.len();
         if skip.contains(&i)
             || (i > 0 && is_ident(b[i - 1]))

@@ -265,7 +265,10 @@ fn under_lists_dir(path: &Path) -> bool {
 pub(crate) fn declares_list(blanked: &str) -> bool {
     let b = blanked.as_bytes();
     let mut from = 0;
-    while let Some(found) = blanked.get(from..).and_then(|rest| rest.find("export")) {
+    while let Some(found) = b
+        .get(from..)
+        .and_then(|rest| memchr::memmem::find(rest, b"export"))
+    {
         let start = from + found;
         from = start + "export".len();
         if start > 0 && !is_boundary_before(b, start) {

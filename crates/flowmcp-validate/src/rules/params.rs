@@ -1151,7 +1151,10 @@ pub(super) fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'
 pub(super) fn has_open_pair(s: &str) -> bool {
     let b = s.as_bytes();
     let mut from = 0;
-    while let Some(i) = b.get(from..).and_then(|t| t.iter().position(|&c| c == b'{')) {
+    while let Some(i) = b
+        .get(from..)
+        .and_then(|t| t.iter().position(|&c| c == b'{'))
+    {
         if b.get(from + i + 1) == Some(&b'{') {
             return true;
         }
