@@ -988,9 +988,9 @@ struct Matcher<'a> {
 ///
 /// An expression computes a value while the file loads, so the list would no longer be exactly what
 /// its file says.
-/// The hits in `blanked`, [`blank_aligned`]'s blanking of `source`; lines and columns are counted in
-/// `source` (at the same byte offsets), so a blanked multi-byte character counts as one column.
 fn scan_blanked(source: &str, blanked: &Blanked, kind: ScanKind) -> Vec<ScanHit> {
+    // `blanked` is `blank_aligned`'s blanking of `source`: the hits' lines and columns are counted
+    // in `source` (at the same byte offsets), so a blanked multi-byte character is one column.
     let list = kind == ScanKind::SharedList;
     let mut m = Matcher {
         text: &blanked.text,
