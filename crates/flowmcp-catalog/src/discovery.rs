@@ -100,9 +100,9 @@ impl ListDiscovery {
         found
     }
 
-    /// The canonical path of the file at `path` (itself not followed when it is no symbolic link):
-    /// its directory's through [`ListDiscovery::canonical_dir`], then its name.
-    fn canonical_file(&self, path: &Path) -> Option<PathBuf> {
+    /// The canonical path of the file at `path` (`None` when it does not exist): its directory's
+    /// through [`ListDiscovery::canonical_dir`], then its name; a symbolic link is followed.
+    pub fn canonical_file(&self, path: &Path) -> Option<PathBuf> {
         match (path.parent(), path.components().next_back()) {
             (Some(parent), Some(Component::Normal(name)))
                 if !std::fs::symlink_metadata(path)

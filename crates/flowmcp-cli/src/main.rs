@@ -318,13 +318,7 @@ struct CatalogLookup<'a> {
 
 /// The catalog `path` lies in and its path inside it (`/`-separated).
 fn catalog_of(path: &Path, known: &mut CatalogLookup<'_>) -> Option<(PathBuf, String)> {
-    // The file's own path: its directory's canonical path and its name, or (a symbolic link)
-    // where it leads.
-    let is_link = std::fs::symlink_metadata(path).map_or(true, |m| m.file_type().is_symlink());
-    let file = match (is_link, path.parent(), path.file_name()) {
-        (false, Some(parent), Some(name)) => known.discovery.canonical_dir(parent)?.join(name),
-        _ => std::fs::canonicalize(path).ok()?,
-    };
+    let file = known.discovery.canonical_file(path)?;
     let start = file.parent()?.to_path_buf();
     // Up from the file's directory to the first catalog; every directory passed on the way has
     // the same answer, and a directory answered before ends the walk.

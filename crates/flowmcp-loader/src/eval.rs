@@ -317,8 +317,9 @@ fn push_line_breaks(text: &str, out: &mut String) {
     }
 }
 
-/// The byte range in `blanked` that corresponds to the byte range `r` of `source` (the blanker
-/// keeps characters aligned, not bytes).
+/// The byte range in `blanked` that corresponds to the byte range `r` of `source`: the same when
+/// `blanked` keeps byte offsets (the loader's, `scan::blank_aligned`), mapped by characters for a
+/// caller's `scan::blank`.
 fn blanked_range(
     source: &str,
     blanked: &str,
@@ -500,7 +501,10 @@ fn install_silent_console<'js>(
 /// by its `Drop` before the runtime goes: the getters that share it belong to the engine, and
 /// a handle held from inside the engine would keep what it reaches alive past the runtime.
 #[derive(Default)]
-struct TimerSlot(Rc<RefCell<Option<Persistent<Object<'static>>>>>);
+struct TimerSlot(Shared);
+
+/// The timers object, once made; shared by the slot and its getters.
+type Shared = Rc<RefCell<Option<Persistent<Object<'static>>>>>;
 
 impl Drop for TimerSlot {
     fn drop(&mut self) {
@@ -547,10 +551,7 @@ impl TimerSlot {
 }
 
 /// The timers object of `slot`, made now if it is not yet.
-fn timers_object<'js>(
-    ctx: &Ctx<'js>,
-    slot: &Rc<RefCell<Option<Persistent<Object<'static>>>>>,
-) -> rquickjs::Result<Object<'js>> {
+fn timers_object<'js>(ctx: &Ctx<'js>, slot: &Shared) -> rquickjs::Result<Object<'js>> {
     let made = slot.borrow().clone();
     if let Some(p) = made {
         return p.restore(ctx);

@@ -49,7 +49,7 @@ impl From<flowmcp_spec::diagnostic::Seg> for Key {
 /// even the export is found. Only members on the requested paths are descended into; everything else
 /// is skipped, so the cost is about one scan of the export's text however many paths are asked for.
 pub fn locate_paths(source: &str, paths: &[Vec<Key>]) -> Vec<Option<Pos>> {
-    locate_paths_blanked(source, &scan::blank(source), paths)
+    locate_paths_blanked(source, &scan::blank_aligned(source), paths)
 }
 
 /// As [`locate_paths`], with the source already blanked by [`scan::blank_aligned`] or [`scan::blank`]

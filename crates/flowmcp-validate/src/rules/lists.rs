@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 
-use flowmcp_loader::scan::blank;
+use flowmcp_loader::scan::blank_aligned;
 use flowmcp_spec::lists::is_scalar;
 use flowmcp_spec::placeholder::find_interpolations;
 use flowmcp_spec::zod::{EnumItem, Options, Primitive};
@@ -421,60 +421,57 @@ struct SourceOutsideMain {
 
 impl SourceOutsideMain {
     /// `None` when the `main` literal cannot be located. `blanked` is the loader's blanking of
-    /// `source` when it has one (it is computed once per file); otherwise, or when it is not aligned
-    /// character by character, the source is blanked here.
+    /// `source` when it has one (computed once per file, at the source's byte offsets); otherwise
+    /// the source is blanked here.
     fn new(source: &str, blanked: Option<&str>) -> Option<SourceOutsideMain> {
-        let original: Vec<char> = source.chars().collect();
-        // Character by character: the loader's blanking keeps byte offsets, so it is used only
-        // when it has as many characters as the source (nothing multi-byte was blanked).
-        let blanked: Vec<char> = match blanked
-            .map(|b| b.chars().collect::<Vec<_>>())
-            .filter(|b| b.len() == original.len())
-        {
+        let owned;
+        let blanked = match blanked.filter(|b| b.len() == source.len()) {
             Some(b) => b,
-            None => blank(source).chars().collect(),
+            None => {
+                owned = blank_aligned(source);
+                &owned
+            }
         };
-        if original.len() != blanked.len() {
-            return None;
-        }
-        let (open, close) = main_literal(&blanked)?;
+        let (open, close) = main_literal(blanked)?;
         let mut out = SourceOutsideMain {
             identifiers: HashSet::new(),
             strings: HashSet::new(),
         };
+        let b = blanked.as_bytes();
+        // Byte offsets, always at the start of a character (every step is a whole one).
         let mut i = 0;
-        while i < blanked.len() {
+        while let Some(ch) = blanked.get(i..).and_then(|t| t.chars().next()) {
             if i == open {
                 i = close + 1;
                 continue;
             }
-            let ch = blanked[i];
             if matches!(ch, '\'' | '"' | '`') {
                 // Contents are blanked to spaces, so a literal runs to the next identical quote and
                 // holds only spaces in between. Anything else (a template with `${ … }`, a line
                 // continuation, a quote inside a regular expression) is read on as code.
-                let plain_end = blanked[i + 1..]
+                let plain_end = b[i + 1..]
                     .iter()
-                    .position(|c| *c != ' ')
+                    .position(|c| *c != b' ')
                     .map(|n| i + 1 + n)
-                    .filter(|end| blanked[*end] == ch);
+                    .filter(|end| b[*end] == ch as u8);
                 if let Some(end) = plain_end {
-                    out.strings.insert(original[i + 1..end].iter().collect());
+                    out.strings.insert(source.get(i + 1..end)?.to_string());
                     i = end + 1;
                 } else {
                     i += 1;
                 }
                 continue;
             }
-            if is_ident_start(ch) && (i == 0 || !is_ident_char(blanked[i - 1])) {
-                let start = i;
-                while i < blanked.len() && is_ident_char(blanked[i]) {
-                    i += 1;
-                }
-                out.identifiers.insert(blanked[start..i].iter().collect());
+            if is_ident_start(ch) && !blanked[..i].chars().next_back().is_some_and(is_ident_char) {
+                let end = blanked[i..]
+                    .char_indices()
+                    .find(|(_, c)| !is_ident_char(*c))
+                    .map_or(blanked.len(), |(k, _)| i + k);
+                out.identifiers.insert(blanked[i..end].to_string());
+                i = end;
                 continue;
             }
-            i += 1;
+            i += ch.len_utf8();
         }
         Some(out)
     }
@@ -484,19 +481,25 @@ impl SourceOutsideMain {
     }
 }
 
-/// The character positions of the `{` and `}` of the object literal in `const|let|var main = { … }`
+/// The byte offsets of the `{` and `}` of the object literal in `const|let|var main = { … }`
 /// (blanked text, so brackets inside strings and comments are gone).
-fn main_literal(b: &[char]) -> Option<(usize, usize)> {
+fn main_literal(text: &str) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    // `w` is ASCII, so a match starts and ends at character boundaries.
     let word_at = |i: usize, w: &str| -> bool {
-        let n = w.chars().count();
-        i + n <= b.len()
-            && b[i..i + n].iter().copied().eq(w.chars())
-            && (i == 0 || !is_ident_char(b[i - 1]))
-            && b.get(i + n).is_none_or(|c| !is_ident_char(*c))
+        b.get(i..i + w.len()) == Some(w.as_bytes())
+            && !text[..i].chars().next_back().is_some_and(is_ident_char)
+            && !text[i + w.len()..]
+                .chars()
+                .next()
+                .is_some_and(is_ident_char)
     };
     let skip_ws = |mut i: usize| -> usize {
-        while i < b.len() && b[i].is_whitespace() {
-            i += 1;
+        while let Some(c) = text.get(i..).and_then(|t| t.chars().next()) {
+            if !c.is_whitespace() {
+                break;
+            }
+            i += c.len_utf8();
         }
         i
     };
@@ -516,18 +519,18 @@ fn main_literal(b: &[char]) -> Option<(usize, usize)> {
             continue;
         }
         let eq = skip_ws(name + 4);
-        if b.get(eq) != Some(&'=') || b.get(eq + 1) == Some(&'=') {
+        if b.get(eq) != Some(&b'=') || b.get(eq + 1) == Some(&b'=') {
             continue;
         }
         let open = skip_ws(eq + 1);
-        if b.get(open) != Some(&'{') {
+        if b.get(open) != Some(&b'{') {
             return None;
         }
         let mut depth = 0usize;
         for (j, c) in b.iter().enumerate().skip(open) {
             match c {
-                '{' => depth += 1,
-                '}' => {
+                b'{' => depth += 1,
+                b'}' => {
                     depth -= 1;
                     if depth == 0 {
                         return Some((open, j));
@@ -914,15 +917,13 @@ mod tests {
     fn finds_the_main_literal() {
         let src =
             "// main = {\nexport const main = { a: '}', b: { c: `x${ {d:1}.d }` } }\nconst x = 1";
-        let blanked: Vec<char> = blank(src).chars().collect();
+        let blanked = blank_aligned(src);
         let (open, close) = main_literal(&blanked).unwrap();
-        let text: String = src.chars().collect::<Vec<_>>()[open..=close]
-            .iter()
-            .collect();
+        let text = &src[open..=close];
         assert_eq!(text, "{ a: '}', b: { c: `x${ {d:1}.d }` } }");
-        assert!(main_literal(&blank("const mainly = {}").chars().collect::<Vec<_>>()).is_none());
-        assert!(main_literal(&blank("const main = build()").chars().collect::<Vec<_>>()).is_none());
-        assert!(main_literal(&blank("const main = { a: 1").chars().collect::<Vec<_>>()).is_none());
+        assert!(main_literal(&blank_aligned("const mainly = {}")).is_none());
+        assert!(main_literal(&blank_aligned("const main = build()")).is_none());
+        assert!(main_literal(&blank_aligned("const main = { a: 1")).is_none());
     }
 
     #[test]
