@@ -133,6 +133,7 @@ pub mod libs {
 /// one from its schema SQL.
 pub mod resources {
     pub use flowmcp_resources::LocalFiles;
+    pub use flowmcp_resources::paths::{PathError, Root};
     pub use flowmcp_resources::sqlite::{DEFAULT_BASE, Database, Limits, Locations};
     pub use flowmcp_runtime::DatabaseFile;
 }

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use flowmcp_loader::Limits;
 use flowmcp_loader::{FileKind, LoadedFile, load_file};
+use flowmcp_resources::paths::{PathError, Root};
 use flowmcp_spec::catalog::{
     AgentEntry, CURRENT_SPEC_VERSION, LISTS_DIR, REGISTRY_FILE, Registry, SchemaEntry, Section,
     SelectionEntry, SharedEntry, check_relative_path, content_hash, describe_changes, merge_index,
@@ -38,12 +39,15 @@ pub(crate) fn catalog_root(dir: &Path) -> Result<PathBuf, CatalogError> {
     Ok(root)
 }
 
-/// Reads `registry.json`: `None` when there is none, an error when it is not a JSON object.
+/// The largest `registry.json` or `_lists/_registry.json` read (16 MiB).
+const MAX_REGISTRY_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads `registry.json`: `None` when there is none, an error when it is not a JSON object, or
+/// when it is not a regular file (a symbolic link is never followed: a catalog cannot make
+/// `catalog index` copy another file, such as the user's credentials, into its manifest).
 pub fn read_registry(path: &Path) -> Result<Option<Map<String, Value>>, CatalogError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(CatalogError::io(path, e)),
+    let Some(text) = read_registry_text(path)? else {
+        return Ok(None);
     };
     let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let bad = |reason: String| CatalogError::BadRegistry {
@@ -54,6 +58,35 @@ pub fn read_registry(path: &Path) -> Result<Option<Map<String, Value>>, CatalogE
         Ok(Value::Object(m)) => Ok(Some(m)),
         Ok(_) => Err(bad("not a JSON object".into())),
         Err(e) => Err(bad(format!("not valid JSON ({e})"))),
+    }
+}
+
+/// The text of a registry file at `path` (`registry.json`, `_lists/_registry.json`), read as a
+/// regular file in its directory through [`Root::read_regular_file`]; `None` when there is none.
+fn read_registry_text(path: &Path) -> Result<Option<String>, CatalogError> {
+    let (dir, name) = match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) if !dir.as_os_str().is_empty() => (dir, name),
+        (_, Some(name)) => (Path::new("."), name),
+        _ => {
+            return Err(CatalogError::io(
+                path,
+                std::io::ErrorKind::InvalidInput.into(),
+            ));
+        }
+    };
+    let bad = |reason: String| CatalogError::BadRegistry {
+        path: path.display().to_string(),
+        reason,
+    };
+    match Root::new(dir).read_regular_file(Path::new(name), MAX_REGISTRY_BYTES) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| bad("not UTF-8 text".into())),
+        Err(PathError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Ok(None)
+        }
+        Err(PathError::Io { source, .. }) => Err(CatalogError::io(path, source)),
+        Err(e) => Err(bad(e.to_string())),
     }
 }
 
@@ -116,17 +149,15 @@ fn hash_files<'p>(
     ))
 }
 
-/// The file a manifest path names, which must lie inside `root` (symbolic links included).
+/// The file a manifest path names, which must lie inside `root` (symbolic links included),
+/// resolved by [`Root::resolve`].
 pub(crate) fn resolve(root: &Path, rel: &str) -> Result<PathBuf, CatalogError> {
     let entry = |m: String| CatalogError::Entry(m);
     check_relative_path(rel).map_err(|p| entry(format!("invalid path {rel:?}: {p}")))?;
-    let full = root.join(rel.split('/').collect::<PathBuf>());
-    let real = full
-        .canonicalize()
-        .map_err(|e| entry(format!("{rel:?}: {e}")))?;
-    if !real.starts_with(root) {
-        return Err(entry(format!("{rel:?} leads outside the catalog")));
-    }
+    let real = Root::new(root).resolve(rel).map_err(|e| match e {
+        PathError::Escape { .. } => entry(format!("{rel:?} leads outside the catalog")),
+        other => entry(format!("{rel:?}: {other}")),
+    })?;
     if !real.is_file() {
         return Err(entry(format!("{rel:?} is not a file")));
     }
@@ -517,13 +548,12 @@ pub fn build_list_registry(dir: &Path) -> Result<ListRegistryFile, CatalogError>
     let root = catalog_root(dir)?;
     let lists = root.join(LISTS_DIR);
     let path = lists.join(LIST_REGISTRY_FILE);
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(text) => Some(
+    let existing = match read_registry_text(&path)? {
+        Some(text) => Some(
             serde_json::from_str::<Value>(&text)
                 .map_err(|e| CatalogError::Entry(format!("{}: not JSON: {e}", path.display())))?,
         ),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(CatalogError::io(&path, e)),
+        None => None,
     };
     // The lists as validation reads them: one reading of `meta` for both.
     let read = flowmcp_validate::lists::load_dir(

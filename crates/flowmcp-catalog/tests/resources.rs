@@ -855,3 +855,128 @@ fn i31_4_a_query_post_request_without_response() {
         ]
     );
 }
+
+/// Issue #39, finding 1: a repository that ships its project folder as a symbolic link
+/// (`.flowmcp -> ../.ssh`) gets no project folder at all. Before the fix the link was followed:
+/// the root was canonicalised through it, so "inside the root" held wherever it pointed, a
+/// download whose `path` is `authorized_keys` replaced the user's file, and `project` resources
+/// read the user's SQLite files through it.
+#[test]
+fn i39_1_a_linked_project_folder_is_refused_for_downloads_and_reads() {
+    let s = Scratch::new("res-linked-project");
+    // The user's files the link points at: an SSH folder and another program's database.
+    let ssh = s.0.join("home/.ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    let keys = ssh.join("authorized_keys");
+    std::fs::write(&keys, "ssh-ed25519 AAAA the-users-own-key\n").unwrap();
+    let before = bytes(&keys);
+    make_db(
+        &ssh.join("resources/demo-tokens.db"),
+        "CREATE TABLE tokens (symbol TEXT, decimals INTEGER, chain TEXT);
+         INSERT INTO tokens VALUES ('COOKIE', 1, 'ethereum');",
+    );
+    std::fs::create_dir_all(s.0.join("project")).unwrap();
+    std::os::unix::fs::symlink(&ssh, s.0.join("project/.flowmcp")).unwrap();
+
+    // A download kept at `authorized_keys` inside the (linked) project folder.
+    let source = s.0.join("source.db");
+    make_db(
+        &source,
+        "CREATE TABLE entries (name TEXT); INSERT INTO entries VALUES ('Mallory');",
+    );
+    let served = std::fs::read(&source).unwrap();
+    let server = TestServer::start(4, move |_| {
+        reply(200, Some("application/vnd.sqlite3"), served.clone())
+    });
+    let schema = s.write(
+        "cat/remote.mjs",
+        &HTTP_SCHEMA
+            .replace("TTL", "60")
+            .replace("cacheTtl: 60,", "cacheTtl: 60, path: 'authorized_keys',"),
+    );
+    let c = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
+    assert!(!c.has_errors(), "{:?}", c.reports());
+    let e = call(&c, "byName_remote", json!({"name": "%"}));
+    assert!(!e.status(), "{e:?}");
+    assert!(message(&e).starts_with("E009"), "{e:?}");
+    assert!(message(&e).contains("symbolic link"), "{e:?}");
+    assert_eq!(bytes(&keys), before, "authorized_keys was replaced");
+    drop(c);
+    assert!(
+        server.finish().is_empty(),
+        "nothing is fetched for a refused place"
+    );
+
+    // A `project` resource read through the link.
+    let schema = s.write("cat2/demo.mjs", &SCHEMA.replace("ORIGIN", "project"));
+    let c = Catalog::open(&schema, &options(&s)).unwrap();
+    let e = call(&c, "bySymbol_demo", json!({"symbol": "COOKIE"}));
+    assert!(!e.status(), "{e:?}");
+    assert!(!format!("{e:?}").contains("COOKIE\""), "{e:?}");
+    assert!(message(&e).contains("symbolic link"), "{e:?}");
+}
+
+/// Issue #39, finding 2: the default place of a downloaded copy
+/// (`.flowmcp/cache/resources/<sha256(url)>.db`) goes through the resolver too. Before the fix it
+/// was built from the project folder by hand: a linked `cache/resources` received the download,
+/// and a link in the copy's place made any SQLite file of the user's readable.
+#[test]
+fn i39_2_the_default_copy_place_is_resolved_and_never_a_link() {
+    let s = Scratch::new("res-default-copy");
+    let source = s.0.join("source.db");
+    make_db(
+        &source,
+        "CREATE TABLE entries (name TEXT); INSERT INTO entries VALUES ('Mallory');",
+    );
+    let served = std::fs::read(&source).unwrap();
+    let server = TestServer::start(8, move |_| {
+        reply(200, Some("application/vnd.sqlite3"), served.clone())
+    });
+    let schema = s.write("cat/remote.mjs", &HTTP_SCHEMA.replace("TTL", "60"));
+    let url = "https://cdn.example.com/data/sanctions.sqlite";
+    let base = s.0.join("project/.flowmcp");
+    let copy = base
+        .join("cache/resources")
+        .join(format!("{}.db", flowmcp_spec::hash::sha256_hex(url)));
+
+    // (a) `cache/resources` is a link to a folder of the user's: nothing is written there.
+    let elsewhere = s.0.join("home/elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::create_dir_all(base.join("cache")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, base.join("cache/resources")).unwrap();
+    let c = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
+    let e = call(&c, "byName_remote", json!({"name": "%"}));
+    assert!(!e.status(), "{e:?}");
+    assert!(message(&e).contains("symbolic link"), "{e:?}");
+    assert!(
+        files_in(&elsewhere).is_empty(),
+        "{:?}",
+        files_in(&elsewhere)
+    );
+    drop(c);
+
+    // (b) The copy's own place is a link to another SQLite file of the user's: never read,
+    // never replaced.
+    std::fs::remove_file(base.join("cache/resources")).unwrap();
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    let cookies = s.0.join("home/cookies.sqlite");
+    make_db(
+        &cookies,
+        "CREATE TABLE entries (name TEXT); INSERT INTO entries VALUES ('session=SECRET');",
+    );
+    let cookies_before = bytes(&cookies);
+    std::os::unix::fs::symlink(&cookies, &copy).unwrap();
+    let c = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
+    let e = call(&c, "byName_remote", json!({"name": "%"}));
+    assert!(!format!("{e:?}").contains("SECRET"), "{e:?}");
+    assert!(!e.status(), "{e:?}");
+    assert_eq!(bytes(&cookies), cookies_before);
+    drop(c);
+
+    // (c) A real folder: the copy is downloaded and used.
+    std::fs::remove_file(&copy).unwrap();
+    let c = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
+    let e = call(&c, "byName_remote", json!({"name": "%"}));
+    assert!(e.status(), "{e:?}");
+    assert!(copy.is_file());
+}

@@ -237,8 +237,10 @@ impl Config {
                 .flatten()
         });
         let project = Project::find(catalog.as_deref(), cwd, home.as_deref());
+        // The project's configuration is read only from a real `.flowmcp/` directory, as a
+        // regular file: a link in either place is not followed (the project names it).
         let project_path = Some(project.config_file())
-            .filter(|p| p.is_file())
+            .filter(|p| project.has_real_folder() && is_regular_file(p))
             .filter(|p| !same_file(p, user_path.as_deref()));
         let file = project_path.as_deref().map(ConfigFile::read).transpose()?;
         let mut cfg = Config::decide(user, file, &env, consent_flag);
@@ -446,6 +448,9 @@ pub(crate) const PROJECT_FOLDER: &str = ".flowmcp";
 pub(crate) struct Project {
     /// The project directory.
     pub dir: PathBuf,
+    /// Project folders (`.flowmcp` and the like) that were found as symbolic links (or other
+    /// non-directories) on the way and are never used.
+    refused: Vec<PathBuf>,
     /// Where the project was looked for, in order: the catalog's directory, the current
     /// directory.
     starts: Vec<PathBuf>,
@@ -472,10 +477,41 @@ impl Project {
         if !starts.contains(&cwd) {
             starts.push(cwd);
         }
-        let dir = nearest(&starts, PROJECT_FOLDER, home.as_deref())
+        let mut refused = Vec::new();
+        let dir = nearest(&starts, PROJECT_FOLDER, home.as_deref(), &mut refused)
             .or_else(|| starts.first().cloned())
             .unwrap_or_default();
-        Project { dir, starts, home }
+        Project {
+            dir,
+            refused,
+            starts,
+            home,
+        }
+    }
+
+    /// Whether the project's own `.flowmcp` is a real directory (not a link, not a file).
+    pub(crate) fn has_real_folder(&self) -> bool {
+        self.dir
+            .join(PROJECT_FOLDER)
+            .symlink_metadata()
+            .is_ok_and(|m| m.is_dir())
+    }
+
+    /// A note for standard error naming the project folders found as symbolic links (or other
+    /// non-directories), which are never used, if any.
+    pub(crate) fn refused_note(&self) -> Option<String> {
+        if self.refused.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "flowmcp: not using {}: a project folder that is a symbolic link (or not a directory) \
+             is never followed, wherever it points; make it a real directory to use it",
+            self.refused
+                .iter()
+                .map(|p| crate::shown(&flowmcp_spec::diagnostic::display_path(p)).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
     }
 
     /// The project configuration file (it may not exist).
@@ -488,22 +524,45 @@ impl Project {
     /// `.<base>` in the project directory.
     pub(crate) fn folder(&self, base: &str) -> PathBuf {
         let name = format!(".{base}");
-        nearest(&self.starts, &name, self.home.as_deref())
+        nearest(&self.starts, &name, self.home.as_deref(), &mut Vec::new())
             .unwrap_or_else(|| self.dir.clone())
             .join(name)
     }
 }
 
 /// The first directory, from each of `starts` upwards in turn, that holds the directory
-/// `folder`; `home` is skipped.
-fn nearest(starts: &[PathBuf], folder: &str, home: Option<&Path>) -> Option<PathBuf> {
+/// `folder` as a real directory; `home` is skipped. A `folder` that is a symbolic link (or not a
+/// directory) does not count and is added to `refused`.
+fn nearest(
+    starts: &[PathBuf],
+    folder: &str,
+    home: Option<&Path>,
+    refused: &mut Vec<PathBuf>,
+) -> Option<PathBuf> {
     starts.iter().find_map(|start| {
         start
             .ancestors()
             .filter(|dir| Some(*dir) != home)
-            .find(|dir| dir.join(folder).is_dir())
+            .find(|dir| {
+                let candidate = dir.join(folder);
+                match candidate.symlink_metadata() {
+                    Ok(m) if m.is_dir() => true,
+                    Ok(_) => {
+                        if !refused.contains(&candidate) {
+                            refused.push(candidate);
+                        }
+                        false
+                    }
+                    Err(_) => false,
+                }
+            })
             .map(Path::to_path_buf)
     })
+}
+
+/// Whether `path` is a regular file (not a symbolic link).
+fn is_regular_file(path: &Path) -> bool {
+    path.symlink_metadata().is_ok_and(|m| m.is_file())
 }
 
 /// `path` with symbolic links resolved when it exists; as it is otherwise.

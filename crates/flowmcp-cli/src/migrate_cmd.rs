@@ -79,31 +79,57 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             dir.display()
         ));
     }
-    let mut files = crate::walk::collect(&paths)?;
-    // 2.x agents: `manifest.json` files become `agent.mjs` (chapter 08, step 6).
-    if a.all {
-        for dir in paths.iter().filter(|p| p.is_dir()) {
-            let found = flowmcp_catalog::files::walk_files(dir, &|_| false, &|n| n == MANIFEST)
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
-            files.extend(found.files.into_iter().map(|path| crate::walk::FileEntry {
-                display: flowmcp_spec::diagnostic::display_path(&path),
-                path,
+    // Each file with its anchor: the canonical directory of the path it was found through (the
+    // directory named, or a named file's directory). Imported data is copied into a migrated
+    // file only from inside its anchor, so the result does not depend on where migrate runs.
+    let mut files: Vec<(crate::walk::FileEntry, PathBuf)> = Vec::new();
+    for p in &paths {
+        let anchor = std::fs::canonicalize(p)
+            .ok()
+            .and_then(|c| {
+                if c.is_dir() {
+                    Some(c)
+                } else {
+                    c.parent().map(Path::to_path_buf)
+                }
+            })
+            .ok_or_else(|| format!("{}: cannot find its directory", p.display()))?;
+        for f in crate::walk::collect(std::slice::from_ref(p))? {
+            files.push((f, anchor.clone()));
+        }
+        // 2.x agents: `manifest.json` files become `agent.mjs` (chapter 08, step 6).
+        if a.all && p.is_dir() {
+            let found = flowmcp_catalog::files::walk_files(p, &|_| false, &|n| n == MANIFEST)
+                .map_err(|e| format!("{}: {e}", p.display()))?;
+            files.extend(found.files.into_iter().map(|path| {
+                let entry = crate::walk::FileEntry {
+                    display: flowmcp_spec::diagnostic::display_path(&path),
+                    path,
+                };
+                (entry, anchor.clone())
             }));
         }
     }
     let named: std::collections::HashSet<PathBuf> =
         paths.iter().filter(|p| p.is_file()).cloned().collect();
+    // The loader's cap on a schema file's size applies to what migrate reads too.
+    let cap = flowmcp_catalog::files::Limits::default().max_file_bytes;
 
-    // Imported data is copied into a migrated file only from inside the directory migrate runs in.
-    let base = std::env::current_dir()
-        .and_then(std::fs::canonicalize)
-        .map_err(|e| format!("the current directory: {e}"))?;
     let (mut migrated, mut current, mut skipped, mut failed) = (0, 0, 0, 0);
     let mut out = String::new();
-    for f in &files {
+    for (f, base) in &files {
         let shown = crate::shown(&f.display);
-        let source = match std::fs::read(&f.path).map(String::from_utf8) {
+        let source = match flowmcp_catalog::files::read_capped(&f.path, cap).map(String::from_utf8)
+        {
             Ok(Ok(s)) => s,
+            Err(flowmcp_catalog::files::ReadCappedError::TooLarge(size)) => {
+                failed += 1;
+                out.push_str(&format!(
+                    "{shown}: FAILED: {size} bytes, larger than the limit of {cap} bytes for a \
+                     schema file\n"
+                ));
+                continue;
+            }
             Ok(Err(_)) => {
                 failed += 1;
                 out.push_str(&format!("{shown}: FAILED: not UTF-8 text\n"));
@@ -154,7 +180,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
         let dir_name = std::fs::canonicalize(&f.path)
             .ok()
             .and_then(|p| p.parent()?.file_name()?.to_str().map(str::to_string));
-        let read_import = |specifier: &str| read_import(&f.path, specifier, &base);
+        let read_import = |specifier: &str| read_import(&f.path, specifier, base, cap);
         let m = match migrate::migrate_reading(&source, a.to, dir_name.as_deref(), &read_import) {
             Ok(m) => m,
             Err(MigrateError::NotASchema) if !named.contains(&f.path) => {
@@ -250,7 +276,11 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
 
 /// A unified diff of `before` → `after`, headed with the two names.
 fn diff(before: &str, after: &str, old_name: &str, new_name: &str) -> String {
-    similar::TextDiff::from_lines(before, after)
+    // A minimal diff costs time quadratic in the changes; past the deadline the diff is still
+    // correct, only less minimal (a file split into hundreds of parts differs almost wholly).
+    similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(500))
+        .diff_lines(before, after)
         .unified_diff()
         .context_radius(2)
         .header(old_name, new_name)
@@ -311,18 +341,29 @@ fn write_with_backup(path: &Path, original: &str, text: &str) -> Result<(), Stri
 }
 
 /// The text of the module a schema file's relative `import` names, when it is a `.mjs` or `.js`
-/// file inside `base` (the directory migrate runs in): its data may be copied into the migrated
-/// file, so nothing from elsewhere on the machine is read.
-fn read_import(schema: &Path, specifier: &str, base: &Path) -> Option<String> {
+/// file inside `base` (the directory being migrated) of at most `cap` bytes: its data may be
+/// copied into the migrated file, so nothing from elsewhere on the machine is read. The module
+/// is read through `base`'s directory handle (links followed only while they stay inside).
+fn read_import(schema: &Path, specifier: &str, base: &Path, cap: u64) -> Option<String> {
     if !(specifier.starts_with("./") || specifier.starts_with("../"))
         || !(specifier.ends_with(".mjs") || specifier.ends_with(".js"))
     {
         return None;
     }
     let dir = std::fs::canonicalize(schema).ok()?.parent()?.to_path_buf();
-    let module = std::fs::canonicalize(dir.join(specifier)).ok()?;
-    if !module.starts_with(base) || !module.is_file() {
-        return None;
+    // `dir/specifier` with its `.` and `..` taken lexically, then relative to `base`.
+    let mut module = PathBuf::new();
+    for part in dir.join(specifier).components() {
+        match part {
+            std::path::Component::ParentDir => {
+                module.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => module.push(other),
+        }
     }
-    std::fs::read_to_string(module).ok()
+    let relative = module.strip_prefix(base).ok()?;
+    let root = flowmcp_catalog::resources::Root::new(base);
+    let bytes = root.read_capped(relative, cap).ok()?;
+    String::from_utf8(bytes).ok()
 }

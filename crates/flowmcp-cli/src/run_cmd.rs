@@ -399,6 +399,9 @@ pub(crate) fn config<'a>(anchor: impl Into<Anchor<'a>>) -> Result<Config, String
     if let Some(note) = cfg.ignored_note() {
         eprintln!("{note}");
     }
+    if let Some(note) = cfg.project.refused_note() {
+        eprintln!("{note}");
+    }
     Ok(cfg)
 }
 

@@ -646,3 +646,63 @@ fn i28_6_a_grading_registry_is_read_as_a_directory_of_schemas_under_compat() {
     );
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Issue #39, finding 5: `registry.json` (and `_lists/_registry.json`) are read only as regular
+/// files inside the catalog. Before the fix `catalog index` followed a `registry.json` that links
+/// to a file of the user's (here a stand-in for `~/.docker/config.json`) and kept its unknown
+/// members, so the user's credentials ended up in the manifest the user then commits.
+#[test]
+fn i39_5_a_linked_registry_is_never_read_into_the_index() {
+    let (base, cat) = example_copy("linked-registry");
+    let creds = base.join("docker-config.json");
+    std::fs::write(
+        &creds,
+        r#"{"auths": {"registry.example": {"auth": "dXNlcjpTRUNSRVQtVE9LRU4="}}}"#,
+    )
+    .unwrap();
+    std::fs::remove_file(cat.join("registry.json")).unwrap();
+    std::os::unix::fs::symlink(&creds, cat.join("registry.json")).unwrap();
+    let r = flowmcp(&["catalog", "index", s(&cat)], &base);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("symbolic link"), "{}", r.stderr);
+    assert!(
+        cat.join("registry.json")
+            .symlink_metadata()
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced"
+    );
+    assert!(!std::fs::read_to_string(&creds).unwrap().contains("schemas"));
+    for entry in std::fs::read_dir(&cat).unwrap() {
+        let path = entry.unwrap().path();
+        if path.symlink_metadata().unwrap().is_file() {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            assert!(
+                !text.contains("dXNlcjpTRUNSRVQtVE9LRU4="),
+                "{}",
+                path.display()
+            );
+        }
+    }
+    // Validation does not follow it either.
+    let r = flowmcp(&["validate", s(&cat)], &base);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("CAT001"), "{}", r.stdout);
+    assert!(
+        !r.stdout.contains("dXNlcjpTRUNSRVQtVE9LRU4="),
+        "{}",
+        r.stdout
+    );
+
+    // The list registry likewise.
+    std::fs::remove_file(cat.join("registry.json")).unwrap();
+    let lists = cat.join("_lists/_registry.json");
+    let _ = std::fs::remove_file(&lists);
+    std::os::unix::fs::symlink(&creds, &lists).unwrap();
+    let r = flowmcp(&["catalog", "lists", s(&cat)], &base);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("symbolic link"), "{}", r.stderr);
+    assert!(lists.symlink_metadata().unwrap().file_type().is_symlink());
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -1152,3 +1152,70 @@ fn i31_1_migrated_v1_handlers_still_run() {
     assert_eq!(e["data"]["seen"], "/thing?id=7&from=7", "{}", run.stdout);
     assert_eq!(e["data"]["ok"], true, "{}", run.stdout);
 }
+
+/// Issue #39, finding 6 (migrate): imported data is copied into a migrated file only from inside
+/// the directory being migrated, wherever migrate runs. Before the fix the limit was the
+/// *current* directory: run from above the catalog, migrate copied a module from outside it;
+/// run from elsewhere with an absolute path, it copied nothing from inside it.
+#[test]
+fn i39_6_migrate_copies_imports_only_from_inside_the_migrated_directory() {
+    let dir = temp_dir("i39-6-migrate-anchor");
+    let with_import = |spec: &str| {
+        MIGRATE_V1.replace(
+            "// a 1.2.0 schema\n",
+            &format!("import {{ EVM_CHAINS }} from '{spec}'\n// a 1.2.0 schema\n"),
+        )
+    };
+    let module = "const EVM_CHAINS = [ { alias: 'ETH' } ]\nexport { EVM_CHAINS }\n";
+    std::fs::create_dir_all(dir.join("work/p/demo")).unwrap();
+    std::fs::create_dir_all(dir.join("work/p/_shared")).unwrap();
+    std::fs::create_dir_all(dir.join("work/_outside")).unwrap();
+    std::fs::create_dir_all(dir.join("elsewhere")).unwrap();
+    std::fs::write(dir.join("work/p/_shared/inside.mjs"), module).unwrap();
+    std::fs::write(dir.join("work/_outside/outside.mjs"), module).unwrap();
+    std::fs::write(
+        dir.join("work/p/demo/in.mjs"),
+        with_import("../_shared/inside.mjs"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("work/p/demo/out.mjs"),
+        with_import("../../_outside/outside.mjs"),
+    )
+    .unwrap();
+    let p = dir.join("work/p");
+    let copied = |stdout: &str, file: &str| {
+        stdout
+            .split("\n--- ")
+            .any(|part| part.contains(file) && part.contains("the data below was copied from"))
+    };
+    // From above the catalog (the outside module is under the current directory).
+    let r = flowmcp(&["migrate", "--all", "--dry-run", "p"], &dir.join("work"));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(copied(&r.stdout, "in.mjs"), "{}", r.stdout);
+    assert!(!copied(&r.stdout, "out.mjs"), "{}", r.stdout);
+    // From an unrelated directory, with the catalog's absolute path: the same result.
+    let r2 = flowmcp(
+        &["migrate", "--all", "--dry-run", p.to_str().unwrap()],
+        &dir.join("elsewhere"),
+    );
+    assert_eq!(r2.code, 0, "{}{}", r2.stdout, r2.stderr);
+    assert!(copied(&r2.stdout, "in.mjs"), "{}", r2.stdout);
+    assert!(!copied(&r2.stdout, "out.mjs"), "{}", r2.stdout);
+}
+
+/// Issue #39, finding 6 (migrate): the loader's cap on a file's size applies. Before the fix
+/// migrate read a file of any size whole.
+#[test]
+fn i39_6_migrate_refuses_a_file_over_the_size_cap() {
+    let dir = temp_dir("i39-6-migrate-cap");
+    std::fs::create_dir_all(dir.join("p")).unwrap();
+    let mut big = MIGRATE_V1.to_string();
+    big.push_str(&"// padding\n".repeat(500_000));
+    std::fs::write(dir.join("p/big.mjs"), &big).unwrap();
+    let r = flowmcp(&["migrate", "p/big.mjs"], &dir);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("larger than the limit"), "{}", r.stdout);
+    assert_eq!(std::fs::read_to_string(dir.join("p/big.mjs")).unwrap(), big);
+    assert!(!dir.join("p/big.mjs.bak").exists());
+}

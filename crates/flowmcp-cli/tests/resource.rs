@@ -298,3 +298,87 @@ fn i29_2_flowmcp_validate_resolves_the_path_variable_and_checks_databases() {
     let r = flowmcp_env(&["validate", "inline.mjs"], &dir, &[("HOME", home_s)]);
     assert!(r.stdout.contains("RES020"), "{}", r.stdout);
 }
+
+/// Issue #39, finding 1 through the binary: a repository whose `.flowmcp` is a symbolic link
+/// (here to another program's folder of the user's) has it refused and named. Before the fix
+/// `resource init` created the database through the link, calls read the user's SQLite files
+/// through it, and the linked folder's `config.json` was read as the project's.
+#[test]
+fn i39_1_a_linked_project_folder_is_named_and_never_followed() {
+    let dir = temp_dir("i39-1-linked-project");
+    let catalog = dir.join("repo/catalog");
+    copy_dir(&repo_root().join("examples/catalog"), &catalog);
+    let _ = std::fs::remove_dir_all(catalog.join(".flowmcp"));
+    let home = dir.join("home");
+    let app = home.join(".config/browser");
+    std::fs::create_dir_all(app.join("resources")).unwrap();
+    std::fs::write(
+        app.join("config.json"),
+        r#"{"profile": "nonsense-profile"}"#,
+    )
+    .unwrap();
+    std::fs::write(app.join("resources/keep.txt"), "the user's own file\n").unwrap();
+    std::os::unix::fs::symlink(&app, dir.join("repo/.flowmcp")).unwrap();
+    std::os::unix::fs::symlink(&app, catalog.join(".flowmcp")).unwrap();
+    let env = [("HOME", home.to_str().unwrap())];
+    let cat = catalog.to_str().unwrap();
+
+    let r = flowmcp_env(
+        &[
+            "resource",
+            "init",
+            "fieldnotes-app/resource/notes",
+            "--yes",
+            "--catalog",
+            cat,
+        ],
+        &dir.join("repo"),
+        &env,
+    );
+    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("not using") && r.stderr.contains(".flowmcp"),
+        "the link is named: {}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("symbolic link"),
+        "the refusal says why: {}{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(
+        !r.stderr.contains("nonsense-profile"),
+        "the linked folder's config.json was read: {}",
+        r.stderr
+    );
+    let mut entries: Vec<_> = std::fs::read_dir(app.join("resources"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    entries.sort();
+    assert_eq!(entries, vec![std::ffi::OsString::from("keep.txt")]);
+
+    // The same catalog with a real project folder works.
+    std::fs::remove_file(catalog.join(".flowmcp")).unwrap();
+    std::fs::remove_file(dir.join("repo/.flowmcp")).unwrap();
+    std::fs::create_dir_all(dir.join("repo/.flowmcp")).unwrap();
+    let r = flowmcp_env(
+        &[
+            "resource",
+            "init",
+            "fieldnotes-app/resource/notes",
+            "--yes",
+            "--catalog",
+            cat,
+        ],
+        &dir.join("repo"),
+        &env,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(!r.stderr.contains("not using"), "{}", r.stderr);
+    assert!(
+        dir.join("repo/.flowmcp/resources/fieldnotes-app-notes.db")
+            .is_file()
+    );
+}

@@ -497,42 +497,92 @@ pub fn find_export(source: &str, name: &str) -> Option<ExportObject> {
 /// The `key: value` members of the object literal at `path` inside `export const <export_name> =
 /// { … }` (`path` names nested members whose values are object literals; empty for the export
 /// itself), in source order, as byte ranges. Shorthand members, spreads and computed keys are
-/// not listed.
+/// not listed. Each call blanks the whole text: for many reads of one text use [`EditView`].
 pub fn object_members(
     source: &str,
     export_name: &str,
     path: &[&str],
 ) -> Result<Vec<Member>, EditError> {
-    let blanked: Vec<char> = scan::blank(source).chars().collect();
-    let chars: Vec<char> = source.chars().collect();
-    let open = object_at(&blanked, &chars, export_name, path)?;
-    members_of(source, &blanked, &chars, open, export_name)
+    EditView::new(source).object_members(export_name, path)
 }
 
 /// The `key: value` members of the object literal whose `{` is at byte `open` of `source` (an
 /// element of an array, say, which [`object_members`] cannot name), as [`object_members`] lists
-/// them.
+/// them. Each call blanks the whole text: for many reads of one text use [`EditView`].
 pub fn members_at(source: &str, open: usize) -> Result<Vec<Member>, EditError> {
-    let blanked: Vec<char> = scan::blank(source).chars().collect();
-    let chars: Vec<char> = source.chars().collect();
-    let ci = source
-        .get(..open)
-        .map(|s| s.chars().count())
-        .ok_or_else(|| EditError::NotAnObject(format!("byte {open}")))?;
-    if blanked.get(ci) != Some(&'{') {
-        return Err(EditError::NotAnObject(format!("byte {open}")));
+    EditView::new(source).members_at(open)
+}
+
+/// One text read for edits: its blanked form, characters and byte offsets, computed once, so
+/// that reading the members of many objects of one file costs one pass over it rather than one
+/// per object.
+#[derive(Debug)]
+pub struct EditView<'s> {
+    source: &'s str,
+    blanked: Vec<char>,
+    chars: Vec<char>,
+    offsets: Vec<usize>,
+}
+
+impl<'s> EditView<'s> {
+    /// The view of `source` (blanked once).
+    pub fn new(source: &'s str) -> EditView<'s> {
+        EditView {
+            source,
+            blanked: scan::blank(source).chars().collect(),
+            chars: source.chars().collect(),
+            offsets: char_offsets(source),
+        }
     }
-    members_of(source, &blanked, &chars, ci, "object")
+
+    /// The text the view reads.
+    pub fn source(&self) -> &'s str {
+        self.source
+    }
+
+    /// [`object_members`] on this view's text.
+    pub fn object_members(
+        &self,
+        export_name: &str,
+        path: &[&str],
+    ) -> Result<Vec<Member>, EditError> {
+        let open = object_at(&self.blanked, &self.chars, export_name, path)?;
+        self.members_of(open, export_name)
+    }
+
+    /// [`members_at`] on this view's text.
+    pub fn members_at(&self, open: usize) -> Result<Vec<Member>, EditError> {
+        let not_object = || EditError::NotAnObject(format!("byte {open}"));
+        let ci = self
+            .offsets
+            .binary_search(&open)
+            .map_err(|_| not_object())?;
+        if self.blanked.get(ci) != Some(&'{') {
+            return Err(not_object());
+        }
+        self.members_of(ci, "object")
+    }
+
+    fn members_of(&self, open: usize, export_name: &str) -> Result<Vec<Member>, EditError> {
+        members_of(
+            self.source,
+            &self.blanked,
+            &self.chars,
+            &self.offsets,
+            open,
+            export_name,
+        )
+    }
 }
 
 fn members_of(
     source: &str,
     blanked: &[char],
     chars: &[char],
+    offsets: &[usize],
     open: usize,
     export_name: &str,
 ) -> Result<Vec<Member>, EditError> {
-    let offsets = char_offsets(source);
     let at = |ci: usize| offsets.get(ci).copied().unwrap_or(source.len());
     list_members(blanked, chars, open, export_name)?
         .into_iter()

@@ -25,7 +25,7 @@
 //! // No network and no cached copy: a coded error, and no file is created.
 //! let err = resource.ensure(&Offline, SystemTime::now()).unwrap_err();
 //! assert_eq!(err.code().as_str(), "E002");
-//! assert!(!resource.cache.exists());
+//! assert!(!resource.cache().exists());
 //! ```
 //!
 //! # Cache location
@@ -33,7 +33,10 @@
 //! [`cache_file`] gives the spec's place for a URL's copy:
 //! `<project base>/cache/resources/<sha256 of the URL, lowercase hex>.db`, where the project base
 //! is the `.flowmcp` directory itself. The caller may choose another file
-//! ([`HttpResource::cache`]); missing parent directories are created.
+//! ([`HttpResource::root`] and [`HttpResource::file`]); missing directories are created. The
+//! project base and the `cache` and `resources` folders are used only as real directories (a
+//! symbolic link in their place is refused, wherever it points), and the copy is read and
+//! written through the root's directory handle ([`crate::paths`]).
 //!
 //! # Time to live
 //!
@@ -56,23 +59,24 @@
 //! of its declared pages, and open read-only with its `sqlite_master` readable. It is written to
 //! a uniquely named temporary file beside the cache file, flushed to disk (`fsync`), verified,
 //! and renamed over the cache file, so the cache file is always either the old copy or a whole,
-//! verified new one. A stale copy is replaced only by a verified download. Nothing but this
+//! verified new one. A stale copy is replaced only by a verified download, and only a file that
+//! is an earlier copy (a regular file starting with the SQLite header) is ever replaced: any
+//! other file, a link or a directory in its place fails the download. Nothing but this
 //! module's own temporary files is ever deleted, and those are removed on every failure. Two
 //! threads or processes ensuring the same URL may both fetch; each rename leaves a whole file.
 //!
 //! Error and warning texts name the URL without user info, query string or fragment (query
 //! strings may carry keys) and never quote a response body.
 
-use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use flowmcp_spec::Code;
 use url::{Host, Url};
 
+use crate::paths::Root;
 use crate::sqlite::{Database, Limits, Mode, OpenError};
 
 /// The default cap on a download, in bytes (256 MiB).
@@ -128,6 +132,7 @@ pub enum FetchFailure {
 /// | [`Refused`](HttpError::Refused) | `E009` (refused request) |
 /// | [`Fetch`](HttpError::Fetch) | by the [`FetchFailure`]: `E001` status, `E002` network, `E003` timeout, `E008` too large |
 /// | [`NotSqlite`](HttpError::NotSqlite), [`Io`](HttpError::Io) | `RES033` (database cannot be read) |
+/// | [`Place`](HttpError::Place) | `E009` (refused: the copy's place is not flowmcp's to write) |
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum HttpError {
@@ -155,6 +160,15 @@ pub enum HttpError {
         /// What is wrong with it.
         reason: String,
     },
+    /// The copy's place is refused (a linked folder, a link out of its root, a file there that
+    /// is not an earlier copy), and there is no cached copy.
+    #[error("cannot keep the download from {url}: {source}")]
+    Place {
+        /// The URL as shown in messages.
+        url: String,
+        /// Why the place is refused.
+        source: crate::paths::PathError,
+    },
     /// The download could not be stored, and there is no cached copy.
     #[error("cannot store the download from {url} at {}: {source}", path.display())]
     Io {
@@ -179,6 +193,7 @@ impl HttpError {
                 FetchFailure::TooLarge { .. } => Code::E008,
             },
             HttpError::NotSqlite { .. } | HttpError::Io { .. } => Code::RES033,
+            HttpError::Place { .. } => Code::E009,
         }
     }
 }
@@ -202,8 +217,11 @@ pub struct HttpResource {
     pub url: String,
     /// How long a copy is used before it is fetched again (the resource's `cacheTtl`).
     pub ttl: Duration,
-    /// The cache file (usually [`cache_file`]).
-    pub cache: PathBuf,
+    /// The root the copy is kept in; every read and write of it goes through the root's handle.
+    pub root: Root,
+    /// The copy's path inside [`root`](Self::root): plain components, checked by the caller
+    /// ([`Root::resolve`] refuses anything else).
+    pub file: PathBuf,
     /// The largest download accepted, in bytes; passed to the [`Fetcher`].
     pub max_bytes: u64,
     /// Accept plain `http://` to loopback hosts (`127.0.0.0/8`, `::1`, `localhost`): local tests
@@ -212,17 +230,23 @@ pub struct HttpResource {
 }
 
 impl HttpResource {
-    /// A resource for `url` cached at [`cache_file`]`(project_base, url)`, with
-    /// [`DEFAULT_MAX_BYTES`] and plain HTTP refused.
+    /// A resource for `url` cached at [`cache_file`]`(project_base, url)` (through
+    /// [`cache_root`]), with [`DEFAULT_MAX_BYTES`] and plain HTTP refused.
     pub fn new(url: impl Into<String>, ttl: Duration, project_base: &Path) -> HttpResource {
         let url = url.into();
         HttpResource {
-            cache: cache_file(project_base, &url),
+            root: cache_root(project_base),
+            file: PathBuf::from(cache_name(&url)),
             url,
             ttl,
             max_bytes: DEFAULT_MAX_BYTES,
             allow_http_loopback: false,
         }
+    }
+
+    /// The cache file, as a path (for messages and for opening the verified copy).
+    pub fn cache(&self) -> PathBuf {
+        self.root.dir().join(&self.file)
     }
 
     /// Makes sure a usable copy of the database is at [`cache`](Self::cache), fetching it with
@@ -233,25 +257,33 @@ impl HttpResource {
     /// used (it is replaced by a verified download, never deleted).
     pub fn ensure(&self, fetcher: &dyn Fetcher, now: SystemTime) -> Result<Fetched, HttpError> {
         let shown = check_url(&self.url, self.allow_http_loopback)?;
-        let cached = cached_age(&self.cache, now);
+        let cached = cached_age(&self.root, &self.file, now);
+        let located = || {
+            self.root
+                .resolve_plain(&self.file)
+                .map_err(|e| HttpError::Place {
+                    url: shown.clone(),
+                    source: e,
+                })
+        };
         if let Some(age) = cached
             && age < self.ttl
         {
             return Ok(Fetched {
-                path: self.cache.clone(),
+                path: located()?,
                 fetched: false,
                 warning: None,
             });
         }
         match self.download(fetcher, &shown, now) {
             Ok(()) => Ok(Fetched {
-                path: self.cache.clone(),
+                path: located()?,
                 fetched: true,
                 warning: None,
             }),
             Err(error) => match cached {
                 Some(age) => Ok(Fetched {
-                    path: self.cache.clone(),
+                    path: located()?,
                     fetched: false,
                     warning: Some(format!(
                         "using the cached copy of {shown}, {} old (its TTL is {}): \
@@ -290,34 +322,44 @@ impl HttpResource {
         }
         check_shape(&bytes).map_err(|reason| not_sqlite(reason.to_owned()))?;
 
-        let io_err = |path: &Path, source| HttpError::Io {
+        let place = |source| HttpError::Place {
             url: shown.to_owned(),
-            path: path.to_path_buf(),
             source,
         };
-        let file_name = self.cache.file_name().ok_or_else(|| {
-            io_err(
-                &self.cache,
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "the cache path has no file name",
-                ),
-            )
-        })?;
-        let dir = match self.cache.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
-        let (temp, file) = TempFile::create(&dir, file_name).map_err(|e| io_err(&dir, e))?;
-        fill(file, &bytes, now).map_err(|e| io_err(&temp.path, e))?;
-        verify_database(&temp.path).map_err(not_sqlite)?;
-        temp.rename_to(&self.cache)
-            .map_err(|e| io_err(&self.cache, e))?;
-        // Make the rename itself durable where directories can be synced (best effort).
-        let _ = fs::File::open(&dir).and_then(|d| d.sync_all());
+        let mut staged = self.root.stage(&self.file).map_err(place)?;
+        let cache = self.cache();
+        staged
+            .file()
+            .and_then(|file| fill(file, &bytes, now))
+            .map_err(|source| HttpError::Io {
+                url: shown.to_owned(),
+                path: cache.clone(),
+                source,
+            })?;
+        staged.close();
+        verify_database(staged.path()).map_err(not_sqlite)?;
+        // Only an earlier copy is ever replaced: a file there that is not a SQLite database
+        // (or a link, or a directory) is left as it is, and the download fails.
+        staged
+            .commit(&|head| head.starts_with(SQLITE_HEADER))
+            .map_err(place)?;
         Ok(())
     }
+}
+
+/// The root of the spec's cache folder of downloaded copies, `<project_base>/cache/resources`:
+/// `project_base` (a project's `.flowmcp`), `cache` and `resources` are folders flowmcp owns,
+/// used only as real directories.
+pub fn cache_root(project_base: &Path) -> Root {
+    Root::owned_folder(project_base)
+        .folder("cache")
+        .folder("resources")
+}
+
+/// The file name of `url`'s copy in [`cache_root`]: the SHA-256 of the URL text exactly as
+/// written, in lowercase hexadecimal, and `.db`.
+fn cache_name(url: &str) -> String {
+    format!("{}.db", flowmcp_spec::hash::sha256_hex(url))
 }
 
 /// The spec's cache file for `url`: `<project_base>/cache/resources/<hex>.db`, where `<hex>` is
@@ -325,10 +367,7 @@ impl HttpResource {
 ///
 /// `project_base` is the `.flowmcp` directory itself (for example `/proj/.flowmcp`).
 pub fn cache_file(project_base: &Path, url: &str) -> PathBuf {
-    project_base
-        .join("cache")
-        .join("resources")
-        .join(format!("{}.db", flowmcp_spec::hash::sha256_hex(url)))
+    cache_root(project_base).dir().join(cache_name(url))
 }
 
 /// Checks the URL before anything is fetched and returns it as shown in messages.
@@ -380,15 +419,12 @@ fn is_loopback(url: &Url) -> bool {
     }
 }
 
-/// The age at `now` of a cached copy, if there is a regular file at `path` that starts with the
-/// SQLite header.
-fn cached_age(path: &Path, now: SystemTime) -> Option<Duration> {
-    let meta = fs::metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
+/// The age at `now` of a cached copy, if there is a regular file at `file` inside `root` that
+/// starts with the SQLite header (read through the root's handle).
+fn cached_age(root: &Root, file: &Path, now: SystemTime) -> Option<Duration> {
+    let mut file = root.open_file(file).ok()?;
+    let meta = file.metadata().ok()?;
     let mut header = [0u8; 16];
-    let mut file = fs::File::open(path).ok()?;
     io::Read::read_exact(&mut file, &mut header).ok()?;
     if &header != SQLITE_HEADER {
         return None;
@@ -437,70 +473,9 @@ fn human_duration(d: Duration) -> String {
     }
 }
 
-/// A temporary file of this module, beside the cache file; removed when dropped unless it was
-/// renamed into place.
-struct TempFile {
-    path: PathBuf,
-    placed: bool,
-}
-
-impl TempFile {
-    /// Creates a new, uniquely named, hidden file in `dir` and returns it open for writing.
-    fn create(dir: &Path, file_name: &OsStr) -> io::Result<(TempFile, fs::File)> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let mut last = None;
-        // A name may be taken by a file left behind by a crashed process with the same id.
-        for _ in 0..16 {
-            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let mut name = OsString::from(".");
-            name.push(file_name);
-            name.push(format!(".download-{}-{n}.tmp", std::process::id()));
-            let path = dir.join(name);
-            match fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(file) => {
-                    let temp = TempFile {
-                        path,
-                        placed: false,
-                    };
-                    return Ok((temp, file));
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-                Err(e) => return Err(e),
-            }
-        }
-        Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
-    }
-
-    /// Renames the file over `target`; afterwards there is nothing left to remove.
-    fn rename_to(mut self, target: &Path) -> io::Result<()> {
-        fs::rename(&self.path, target)?;
-        self.placed = true;
-        Ok(())
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if self.placed {
-            return;
-        }
-        // SQLite opens the file read-only and immutable, so it leaves no journal; remove any
-        // anyway, as they could only be this file's.
-        for suffix in ["", "-journal", "-wal", "-shm"] {
-            let mut name = self.path.as_os_str().to_os_string();
-            name.push(suffix);
-            let _ = fs::remove_file(PathBuf::from(name));
-        }
-    }
-}
-
 /// Writes `bytes`, sets the modification time to `now` (best effort: where that fails, the time
 /// of writing stands) and flushes the file to disk.
-fn fill(mut file: fs::File, bytes: &[u8], now: SystemTime) -> io::Result<()> {
+fn fill(file: &mut fs::File, bytes: &[u8], now: SystemTime) -> io::Result<()> {
     file.write_all(bytes)?;
     let _ = file.set_modified(now);
     file.sync_all()

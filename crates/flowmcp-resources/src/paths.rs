@@ -1,4 +1,5 @@
-//! The one place where a file flowmcp reads or writes on behalf of a catalog gets its path.
+//! The one place where a file flowmcp reads or writes on behalf of a catalog gets its path, and
+//! the one place such a file is opened.
 //!
 //! A catalog names files in several ways: a resource's `name` under its origin's folder, an
 //! `http` resource's `path` for its downloaded copy, a FlowMCP 3.0 `database`, and names (a
@@ -12,8 +13,20 @@
 //! * a name, turned into one harmless component by [`flowmcp_spec::paths::encode_name`] and
 //!   joined with [`Root::join_names`].
 //!
-//! Either way the result has its existing part canonicalized (symbolic links followed) and must
-//! still lie inside the root, so a link in the catalog that leads elsewhere is refused too.
+//! # Capabilities, not path strings
+//!
+//! A root is an *anchor* the caller vouches for (a directory the user named, or one derived from
+//! it) plus the fixed *folders* below it that flowmcp owns by name (`.flowmcp`, `resources`,
+//! `cache`). Every folder must be a real directory: a symbolic link in a folder's place is
+//! refused and named ([`PathError::LinkedFolder`]), whatever it points at, so a repository that
+//! ships `.flowmcp -> ../.ssh` gets no root at all. Below the folders, paths are resolved through
+//! an open directory handle ([`cap_std::fs::Dir`]) that the kernel does not let a path leave:
+//! `..`, absolute names and symbolic links that lead outside fail when they are opened, not only
+//! when a path string is compared. Reads and writes of the files flowmcp keeps there
+//! ([`Root::read_capped`], [`Root::write_atomic`], [`Root::write_new`], [`Root::create_dirs`])
+//! go through that handle; the paths [`Root::resolve`] and [`Root::join_names`] return are for
+//! SQLite (which opens files by name) and for messages, and [`Root::identity`] lets a caller check
+//! that the file opened by name is the one the handle found.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -25,16 +38,24 @@
 //! assert!(root.resolve("copies/data.db")?.ends_with("copies/data.db"));
 //! assert!(matches!(root.resolve("../.bashrc"), Err(PathError::Relative { .. })));
 //! assert!(root.join_names(["../x", "y"])?.ends_with("%2E%2E%2Fx/y"));
+//!
+//! // A folder flowmcp owns may not be a link, wherever it points.
+//! std::fs::create_dir_all(dir.join("elsewhere"))?;
+//! # let _ = std::fs::remove_file(dir.join(".flowmcp"));
+//! std::os::unix::fs::symlink(dir.join("elsewhere"), dir.join(".flowmcp"))?;
+//! let project = Root::with_folders(&dir, [".flowmcp"]);
+//! assert!(matches!(project.resolve("copy.db"), Err(PathError::LinkedFolder { .. })));
 //! # std::fs::remove_dir_all(&dir)?;
 //! # Ok(())
 //! # }
 //! ```
 
 use std::ffi::OsString;
-use std::fs;
-use std::io;
+use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
+use cap_std::fs::{Dir, OpenOptions};
 use flowmcp_spec::paths::{PathFault, check_relative, encode_name};
 
 /// Why a path cannot be used.
@@ -85,6 +106,45 @@ pub enum PathError {
         /// The link.
         path: PathBuf,
     },
+    /// A folder flowmcp owns by name (such as a project's `.flowmcp`) is a symbolic link or not
+    /// a directory; it is never used, wherever it points.
+    #[error(
+        "{} is {what}; flowmcp uses it only as a real directory (a repository may not point it \
+         at other files)",
+        path.display()
+    )]
+    LinkedFolder {
+        /// The folder.
+        path: PathBuf,
+        /// What is there instead, in words ("a symbolic link", "not a directory").
+        what: &'static str,
+    },
+    /// A file that would be replaced is not one flowmcp may replace (a symbolic link, a
+    /// directory, or a file that is not an earlier copy).
+    #[error("{} {reason}; it is left as it is", path.display())]
+    NotReplaceable {
+        /// The file.
+        path: PathBuf,
+        /// Why it is not replaced.
+        reason: &'static str,
+    },
+    /// A file that is read only as a regular file is a symbolic link, a directory or another
+    /// kind of file.
+    #[error("{} {what}; it is read only as a regular file", path.display())]
+    NotRegular {
+        /// The file.
+        path: PathBuf,
+        /// What is there instead, in words ("is a symbolic link", "is not a regular file").
+        what: &'static str,
+    },
+    /// A file is larger than the limit its reader allows.
+    #[error("{} is larger than the limit ({size} bytes)", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size, or the bytes seen when it grew while being read.
+        size: u64,
+    },
     /// A file-system operation failed while resolving.
     #[error("{}: {source}", path.display())]
     Io {
@@ -95,105 +155,583 @@ pub enum PathError {
     },
 }
 
-/// A directory that files may be read from or written to on behalf of a catalog. Every path
-/// handed out lies inside it after symbolic links are followed. The directory itself need not
-/// exist yet.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Root {
-    dir: PathBuf,
+/// The identity of a file on its file system (device and inode), to check that a file opened by
+/// name is the one a [`Root`] found through its handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileIdentity {
+    dev: u64,
+    ino: u64,
 }
 
-impl Root {
-    /// The root at `dir`.
-    pub fn new(dir: impl Into<PathBuf>) -> Root {
-        Root { dir: dir.into() }
+impl FileIdentity {
+    /// The identity of an open file.
+    pub fn of_file(file: &std::fs::File) -> io::Result<FileIdentity> {
+        use std::os::unix::fs::MetadataExt;
+        let m = file.metadata()?;
+        Ok(FileIdentity {
+            dev: m.dev(),
+            ino: m.ino(),
+        })
     }
 
-    /// The directory, as given.
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    /// The identity of the file at `path` (links followed).
+    pub fn of_path(path: &Path) -> io::Result<FileIdentity> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path)?;
+        Ok(FileIdentity {
+            dev: m.dev(),
+            ino: m.ino(),
+        })
+    }
+}
+
+/// A directory that files may be read from or written to on behalf of a catalog: an anchor the
+/// caller vouches for and the fixed folders below it (each a real directory). Every path handed
+/// out lies inside it after symbolic links are followed; every file it opens is opened through a
+/// directory handle that cannot be left. The folders need not exist yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Root {
+    anchor: PathBuf,
+    folders: Vec<OsString>,
+}
+
+/// What every temporary file name contains (after a leading `.`): `.<name>.tmp-<pid>-<n>`.
+const TEMP_MARK: &str = ".tmp-";
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl Root {
+    /// The root at `dir`, a directory the caller vouches for (the user named it, or it is the
+    /// directory of a schema file the catalog walk reached without leaving the catalog).
+    pub fn new(dir: impl Into<PathBuf>) -> Root {
+        Root {
+            anchor: dir.into(),
+            folders: Vec::new(),
+        }
+    }
+
+    /// The root at `anchor/folders…`: `anchor` is vouched for by the caller, each of `folders`
+    /// (plain names) is owned by flowmcp and used only as a real directory, never through a
+    /// symbolic link ([`PathError::LinkedFolder`]).
+    pub fn with_folders<'n>(
+        anchor: impl Into<PathBuf>,
+        folders: impl IntoIterator<Item = &'n str>,
+    ) -> Root {
+        Root {
+            anchor: anchor.into(),
+            folders: folders.into_iter().map(OsString::from).collect(),
+        }
+    }
+
+    /// The root at `folder`, whose parent is vouched for and whose last component is a folder
+    /// flowmcp owns (a project's `.flowmcp`): [`Root::with_folders`] of the parent and the name.
+    pub fn owned_folder(folder: &Path) -> Root {
+        match (folder.parent(), folder.file_name()) {
+            (Some(parent), Some(name)) => Root {
+                anchor: parent.to_path_buf(),
+                folders: vec![name.to_os_string()],
+            },
+            _ => Root::new(folder),
+        }
+    }
+
+    /// The root one owned folder deeper (`name`, a plain name, must be a real directory too).
+    pub fn folder(&self, name: &str) -> Root {
+        let mut deeper = self.clone();
+        deeper.folders.push(OsString::from(name));
+        deeper
+    }
+
+    /// The directory, as given (anchor and folders, nothing resolved).
+    pub fn dir(&self) -> PathBuf {
+        let mut dir = self.anchor.clone();
+        dir.extend(&self.folders);
+        dir
     }
 
     /// `relative` (a path written in a file) inside this root: refused when
-    /// [`check_relative`] refuses it, or when it leads outside through a symbolic link.
+    /// [`check_relative`] refuses it, when a folder of the root is a link, or when it leads
+    /// outside through a symbolic link.
     pub fn resolve(&self, relative: &str) -> Result<PathBuf, PathError> {
         check_relative(relative).map_err(|fault| PathError::Relative {
             path: relative.to_owned(),
             fault,
         })?;
-        self.inside(&self.dir.join(relative))
+        self.locate(Path::new(relative))
     }
 
     /// The path made of `names` (any text: each becomes one component through
-    /// [`encode_name`]) inside this root; refused only when a symbolic link already on disk
-    /// leads outside.
+    /// [`encode_name`]) inside this root; refused only when a folder of the root is a link or a
+    /// symbolic link already on disk leads outside.
     pub fn join_names<'n>(
         &self,
         names: impl IntoIterator<Item = &'n str>,
     ) -> Result<PathBuf, PathError> {
-        let mut path = self.dir.clone();
-        for name in names {
-            path.push(encode_name(name));
-        }
-        self.inside(&path)
+        let relative: PathBuf = names.into_iter().map(encode_name).collect();
+        self.locate(&relative)
     }
 
-    /// `candidate` (built by the caller from this root and checked parts) with its existing part
-    /// canonicalized, when it stays inside the root.
+    /// `candidate` (built by the caller from [`Root::dir`] and checked parts) with its existing
+    /// part canonicalized, when it stays inside the root.
     pub fn inside(&self, candidate: &Path) -> Result<PathBuf, PathError> {
-        let root = canonical_prefix(&self.dir)?;
-        let resolved = canonical_prefix(candidate)?;
-        if resolved.starts_with(&root) {
-            Ok(resolved)
-        } else {
-            Err(PathError::Escape {
-                path: resolved,
-                root,
-            })
+        let dir = self.dir();
+        let canonical = self.canonical_dir()?;
+        let relative = candidate
+            .strip_prefix(&dir)
+            .or_else(|_| candidate.strip_prefix(&canonical))
+            .ok()
+            .filter(|rest| rest.components().all(|c| matches!(c, Component::Normal(_))))
+            .ok_or_else(|| PathError::Escape {
+                path: candidate.to_path_buf(),
+                root: dir.clone(),
+            })?;
+        self.locate(relative)
+    }
+
+    /// `relative` (plain components only, as built by flowmcp from checked parts) inside this
+    /// root, like [`Root::resolve`].
+    pub fn resolve_plain(&self, relative: &Path) -> Result<PathBuf, PathError> {
+        if !relative
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)))
+        {
+            return Err(PathError::Escape {
+                path: relative.to_path_buf(),
+                root: self.dir(),
+            });
+        }
+        self.locate(relative)
+    }
+
+    /// The identity of the file at `relative` (plain components) as the handle finds it, to be
+    /// compared with the file SQLite or another reader opened by name.
+    pub fn identity(&self, relative: &Path) -> Result<FileIdentity, PathError> {
+        let dir = self.open(false)?;
+        let file = dir
+            .open(relative)
+            .map_err(|e| self.io_error(relative, e))?
+            .into_std();
+        FileIdentity::of_file(&file).map_err(|e| self.io_error(relative, e))
+    }
+
+    /// The bytes of the regular file at `relative` when it has at most `cap` bytes, read
+    /// through the handle.
+    pub fn read_capped(&self, relative: &Path, cap: u64) -> Result<Vec<u8>, PathError> {
+        let dir = self.open(false)?;
+        let file = dir
+            .open(relative)
+            .map_err(|e| self.io_error(relative, e))?
+            .into_std();
+        let meta = file.metadata().map_err(|e| self.io_error(relative, e))?;
+        if !meta.is_file() {
+            return Err(self.not_regular(relative, "is not a regular file"));
+        }
+        if meta.len() > cap {
+            return Err(PathError::TooLarge {
+                path: self.dir().join(relative),
+                size: meta.len(),
+            });
+        }
+        let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + 1);
+        file.take(cap.saturating_add(1))
+            .read_to_end(&mut buf)
+            .map_err(|e| self.io_error(relative, e))?;
+        if buf.len() as u64 > cap {
+            return Err(PathError::TooLarge {
+                path: self.dir().join(relative),
+                size: buf.len() as u64,
+            });
+        }
+        Ok(buf)
+    }
+
+    /// [`Root::read_capped`] of a file that must be a regular file itself: a symbolic link in
+    /// its place is refused ([`PathError::NotRegular`]) even when it points inside the root.
+    /// For files whose place is fixed by name, such as a catalog's `registry.json`.
+    pub fn read_regular_file(&self, relative: &Path, cap: u64) -> Result<Vec<u8>, PathError> {
+        let dir = self.open(false)?;
+        match dir.symlink_metadata(relative) {
+            Ok(m) if m.file_type().is_symlink() => {
+                Err(self.not_regular(relative, "is a symbolic link"))
+            }
+            Ok(m) if !m.is_file() => Err(self.not_regular(relative, "is not a regular file")),
+            Ok(_) => self.read_capped(relative, cap),
+            Err(e) => Err(self.io_error(relative, e)),
+        }
+    }
+
+    /// Creates the folders of the root and the directories of `relative` (plain components),
+    /// each as a real directory.
+    pub fn create_dirs(&self, relative: &Path) -> Result<(), PathError> {
+        let dir = self.open(true)?;
+        if !relative.as_os_str().is_empty() {
+            dir.create_dir_all(relative)
+                .map_err(|e| self.io_error(relative, e))?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the file at `relative` with `bytes` atomically, through the handle: a new
+    /// temporary file beside it, written and flushed, then renamed over it ([`Root::stage`],
+    /// [`Staged::commit`]). Missing folders and directories are created. `may_replace` is asked
+    /// about an existing regular file before it is replaced (given its first bytes, at most 64);
+    /// a symbolic link or a directory in the file's place is never replaced.
+    pub fn write_atomic(
+        &self,
+        relative: &Path,
+        bytes: &[u8],
+        may_replace: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<(), PathError> {
+        let mut staged = self.stage(relative)?;
+        staged
+            .file()
+            .and_then(|f| f.write_all(bytes).and_then(|()| f.sync_all()))
+            .map_err(|e| self.io_error(relative, e))?;
+        staged.commit(may_replace)
+    }
+
+    /// A new temporary file beside `relative` (hidden, uniquely named, created through the
+    /// handle; missing folders and directories are created), to be filled and then renamed
+    /// over `relative` with [`Staged::commit`]. Dropped without a commit, it is removed.
+    pub fn stage(&self, relative: &Path) -> Result<Staged, PathError> {
+        let (dir, name) = self.parent_handle(relative)?;
+        let mut last = None;
+        // A name may be taken by a file left behind by a crashed process with the same id.
+        for _ in 0..16 {
+            let temp = temp_name(&name);
+            let mut opts = OpenOptions::new();
+            opts.write(true).create_new(true);
+            match dir.open_with(&temp, &opts) {
+                Ok(file) => {
+                    let folder = self.locate(relative.parent().unwrap_or(Path::new("")))?;
+                    return Ok(Staged {
+                        path: folder.join(&temp),
+                        target: self.dir().join(relative),
+                        file: Some(file.into_std()),
+                        dir,
+                        temp,
+                        name,
+                        placed: false,
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(self.io_error(relative, e)),
+            }
+        }
+        Err(self.io_error(
+            relative,
+            last.unwrap_or_else(|| io::Error::other("no free temporary name")),
+        ))
+    }
+
+    /// The regular file at `relative`, opened for reading through the handle (links followed
+    /// only while they stay inside).
+    pub fn open_file(&self, relative: &Path) -> Result<std::fs::File, PathError> {
+        let dir = self.open(false)?;
+        let file = dir
+            .open(relative)
+            .map_err(|e| self.io_error(relative, e))?
+            .into_std();
+        match file.metadata() {
+            Ok(m) if m.is_file() => Ok(file),
+            Ok(_) => Err(self.not_regular(relative, "is not a regular file")),
+            Err(e) => Err(self.io_error(relative, e)),
+        }
+    }
+
+    /// Writes a new file at `relative` through the handle; an existing file (or link) there
+    /// fails with `AlreadyExists` and is left as it is. Missing directories are created.
+    pub fn write_new(&self, relative: &Path, bytes: &[u8]) -> Result<(), PathError> {
+        let (dir, name) = self.parent_handle(relative)?;
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        let mut file = dir
+            .open_with(&name, &opts)
+            .map_err(|e| self.io_error(relative, e))?
+            .into_std();
+        let done = file.write_all(bytes).and_then(|()| file.sync_all());
+        if let Err(e) = done {
+            drop(file);
+            let _ = dir.remove_file(&name);
+            return Err(self.io_error(relative, e));
+        }
+        Ok(())
+    }
+
+    /// The handle of the directory that holds `relative` (created when missing) and the file's
+    /// name.
+    fn parent_handle(&self, relative: &Path) -> Result<(Dir, OsString), PathError> {
+        let plain = relative
+            .components()
+            .all(|c| matches!(c, Component::Normal(_)));
+        let name = relative.file_name().filter(|_| plain).ok_or_else(|| {
+            self.io_error(
+                relative,
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "not a plain relative file path",
+                ),
+            )
+        })?;
+        let root = self.open(true)?;
+        let dir = match relative.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(parent) => {
+                root.create_dir_all(parent)
+                    .map_err(|e| self.io_error(parent, e))?;
+                root.open_dir(parent)
+                    .map_err(|e| self.io_error(parent, e))?
+            }
+            None => root,
+        };
+        Ok((dir, name.to_os_string()))
+    }
+
+    /// The handle of the root: the anchor opened as the caller gave it, then each folder opened
+    /// through the previous handle, refused when it is a link or not a directory, and created
+    /// (as a real directory) when `create` is set and it is missing.
+    fn open(&self, create: bool) -> Result<Dir, PathError> {
+        if create {
+            std::fs::create_dir_all(&self.anchor).map_err(|e| PathError::Io {
+                path: self.anchor.clone(),
+                source: e,
+            })?;
+        }
+        let mut dir =
+            Dir::open_ambient_dir(&self.anchor, cap_std::ambient_authority()).map_err(|e| {
+                PathError::Io {
+                    path: self.anchor.clone(),
+                    source: e,
+                }
+            })?;
+        let mut path = self.anchor.clone();
+        for folder in &self.folders {
+            path.push(folder);
+            match dir.symlink_metadata(folder) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(PathError::LinkedFolder {
+                        path,
+                        what: "a symbolic link",
+                    });
+                }
+                Ok(m) if !m.is_dir() => {
+                    return Err(PathError::LinkedFolder {
+                        path,
+                        what: "not a directory",
+                    });
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound && create => {
+                    match dir.create_dir(folder) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                        Err(e) => return Err(PathError::Io { path, source: e }),
+                    }
+                }
+                Err(e) => return Err(PathError::Io { path, source: e }),
+            }
+            dir = dir.open_dir(folder).map_err(|e| PathError::Io {
+                path: path.clone(),
+                source: e,
+            })?;
+        }
+        Ok(dir)
+    }
+
+    /// `relative` (plain components) inside the root, its existing part resolved through the
+    /// handle (links followed only while they stay inside), as an absolute path.
+    fn locate(&self, relative: &Path) -> Result<PathBuf, PathError> {
+        let base = self.canonical_dir()?;
+        let dir = match self.open(false) {
+            Ok(dir) => dir,
+            // A folder that does not exist yet holds nothing to resolve.
+            Err(PathError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                return Ok(base.join(relative));
+            }
+            Err(e) => return Err(e),
+        };
+        let mut existing: &Path = relative;
+        let mut rest: Vec<OsString> = Vec::new();
+        loop {
+            if existing.as_os_str().is_empty() {
+                return Ok(append(base, &rest));
+            }
+            match dir.canonicalize(existing) {
+                Ok(found) => return Ok(append(base.join(found), &rest)),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    if dir.symlink_metadata(existing).is_ok() {
+                        // Something is there but cannot be followed: a dangling link.
+                        return Err(PathError::DanglingLink {
+                            path: base.join(existing),
+                        });
+                    }
+                    let mut components = existing.components();
+                    match components.next_back() {
+                        Some(Component::Normal(part)) => rest.push(part.to_os_string()),
+                        _ => return Err(self.io_error(existing, e)),
+                    }
+                    existing = components.as_path();
+                }
+                // cap-std refuses a path that leads outside the handle's directory.
+                Err(_) => {
+                    return Err(PathError::Escape {
+                        path: base.join(existing),
+                        root: base,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The root's directory with the anchor canonicalized (the folders are real directories,
+    /// so nothing below it needs resolving).
+    fn canonical_dir(&self) -> Result<PathBuf, PathError> {
+        let anchor = std::path::absolute(&self.anchor).map_err(|e| PathError::Io {
+            path: self.anchor.clone(),
+            source: e,
+        })?;
+        let mut dir = std::fs::canonicalize(&anchor).unwrap_or(anchor);
+        dir.extend(&self.folders);
+        Ok(dir)
+    }
+
+    fn io_error(&self, relative: &Path, source: io::Error) -> PathError {
+        PathError::Io {
+            path: self.dir().join(relative),
+            source,
+        }
+    }
+
+    fn not_regular(&self, relative: &Path, what: &'static str) -> PathError {
+        PathError::NotRegular {
+            path: self.dir().join(relative),
+            what,
         }
     }
 }
 
-/// The path with its longest existing prefix canonicalized and the rest appended as it is.
-/// A missing tail must be plain names (no `..`), and a dangling link is an error.
-fn canonical_prefix(path: &Path) -> Result<PathBuf, PathError> {
-    let io_err = |source| PathError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let absolute = std::path::absolute(path).map_err(io_err)?;
-    let mut existing: &Path = &absolute;
-    let mut rest: Vec<OsString> = Vec::new();
-    loop {
-        match fs::canonicalize(existing) {
-            Ok(mut found) => {
-                for part in rest.iter().rev() {
-                    found.push(part);
+/// A temporary file made by [`Root::stage`], beside the file it is to replace.
+#[derive(Debug)]
+pub struct Staged {
+    dir: Dir,
+    temp: OsString,
+    name: OsString,
+    path: PathBuf,
+    target: PathBuf,
+    file: Option<std::fs::File>,
+    placed: bool,
+}
+
+impl Staged {
+    /// The temporary file, open for writing (opened again, to append, after [`Staged::close`]).
+    pub fn file(&mut self) -> io::Result<&mut std::fs::File> {
+        if self.file.is_none() {
+            let mut opts = OpenOptions::new();
+            opts.write(true).append(true);
+            self.file = Some(self.dir.open_with(&self.temp, &opts)?.into_std());
+        }
+        self.file
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the temporary file is not open"))
+    }
+
+    /// Closes the temporary file (so that another reader, such as SQLite, may open it).
+    pub fn close(&mut self) {
+        self.file = None;
+    }
+
+    /// Where the temporary file is (for readers that open files by name).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Renames the temporary file over the target through the handle. An existing regular file
+    /// there is replaced only when `may_replace` accepts its first bytes (at most 64); a
+    /// symbolic link or a directory is never replaced. On failure the target is untouched and
+    /// the temporary file is removed.
+    pub fn commit(mut self, may_replace: &dyn Fn(&[u8]) -> bool) -> Result<(), PathError> {
+        self.file = None;
+        let refuse = |reason| PathError::NotReplaceable {
+            path: self.target.clone(),
+            reason,
+        };
+        let io_err = |source| PathError::Io {
+            path: self.target.clone(),
+            source,
+        };
+        match self.dir.symlink_metadata(&self.name) {
+            Ok(m) if m.file_type().is_symlink() => return Err(refuse("is a symbolic link")),
+            Ok(m) if !m.is_file() => return Err(refuse("is not a regular file")),
+            Ok(_) => {
+                let mut head = [0u8; 64];
+                let n = self
+                    .dir
+                    .open(&self.name)
+                    .and_then(|f| read_head(f.into_std(), &mut head))
+                    .map_err(io_err)?;
+                if !may_replace(head.get(..n).unwrap_or_default()) {
+                    return Err(refuse("is not an earlier copy"));
                 }
-                return Ok(found);
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                if fs::symlink_metadata(existing).is_ok() {
-                    // Something is there but cannot be followed: a dangling link.
-                    return Err(PathError::DanglingLink {
-                        path: existing.to_path_buf(),
-                    });
-                }
-                let mut components = existing.components();
-                match components.next_back() {
-                    Some(Component::Normal(part)) => rest.push(part.to_os_string()),
-                    _ => return Err(io_err(e)),
-                }
-                existing = components.as_path();
-            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(io_err(e)),
         }
+        self.dir
+            .rename(&self.temp, &self.dir, &self.name)
+            .map_err(io_err)?;
+        self.placed = true;
+        // Make the rename itself durable where directories can be synced (best effort).
+        let _ = self.dir.open(".").map(|d| d.into_std().sync_all());
+        Ok(())
     }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if self.placed {
+            return;
+        }
+        self.file = None;
+        // A reader such as SQLite may have left a journal beside it; those are this file's.
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            let mut name = self.temp.clone();
+            name.push(suffix);
+            let _ = self.dir.remove_file(&name);
+        }
+    }
+}
+
+/// `base` with `rest` (collected from the end) appended in order.
+fn append(mut base: PathBuf, rest: &[OsString]) -> PathBuf {
+    for part in rest.iter().rev() {
+        base.push(part);
+    }
+    base
+}
+
+/// Reads up to `buf.len()` bytes from the start of `file`.
+fn read_head(mut file: std::fs::File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(buf.get_mut(n..).unwrap_or_default())? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// `.<name>.tmp-<pid>-<n>`: unique in this process, hidden, and recognisable.
+fn temp_name(name: &std::ffi::OsStr) -> OsString {
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut temp = OsString::from(".");
+    temp.push(name);
+    temp.push(format!("{TEMP_MARK}{}-{n}", std::process::id()));
+    temp
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn temp(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("flowmcp-paths-{name}-{}", std::process::id()));
@@ -233,11 +771,18 @@ mod tests {
             root.resolve("sub/up/x.db"),
             Err(PathError::Escape { .. })
         ));
-        // A dangling link cannot be checked, so it is refused.
+        // A dangling link cannot be checked, so it is refused: one that points outside as a
+        // link out, one that points inside as a dangling link.
         std::os::unix::fs::symlink(base.join("nowhere"), root_dir.join("dangling"))
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(matches!(
             root.resolve("dangling"),
+            Err(PathError::Escape { .. } | PathError::DanglingLink { .. })
+        ));
+        std::os::unix::fs::symlink("sub/missing.db", root_dir.join("dangling-in"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(
+            root.resolve("dangling-in"),
             Err(PathError::DanglingLink { .. })
         ));
         // Names never climb.
@@ -256,6 +801,7 @@ mod tests {
 mod properties {
     use super::*;
     use proptest::prelude::*;
+    use std::fs;
 
     /// A tree with a real directory, a link inside, a link out and a dangling link.
     fn tree() -> (PathBuf, Root) {

@@ -100,7 +100,7 @@ fn names_beside(path: &Path) -> Vec<String> {
 fn assert_only_cache_file(res: &HttpResource, present: bool) {
     let expected: Vec<String> = if present {
         vec![
-            res.cache
+            res.cache()
                 .file_name()
                 .unwrap()
                 .to_string_lossy()
@@ -110,7 +110,7 @@ fn assert_only_cache_file(res: &HttpResource, present: bool) {
         Vec::new()
     };
     assert_eq!(
-        names_beside(&res.cache),
+        names_beside(&res.cache()),
         expected,
         "unexpected files beside the cache file"
     );
@@ -157,7 +157,7 @@ fn cache_file_is_the_sha256_of_the_url_under_cache_resources() {
         cache_file(base, "https://cdn.example.com/ofac-sdn.sqlite?v=2")
     );
     let res = HttpResource::new("https://cdn.example.com/ofac-sdn.sqlite", HOUR, base);
-    assert_eq!(res.cache, path);
+    assert_eq!(res.cache(), path);
     assert_eq!(res.max_bytes, DEFAULT_MAX_BYTES);
     assert!(!res.allow_http_loopback);
 }
@@ -173,15 +173,15 @@ fn first_download_creates_the_cache_file_with_the_bytes() {
     assert_eq!(
         got,
         Fetched {
-            path: res.cache.clone(),
+            path: res.cache().clone(),
             fetched: true,
             warning: None
         }
     );
     assert_eq!(fetcher.calls(), 1);
-    assert_eq!(std::fs::read(&res.cache).unwrap(), bytes);
+    assert_eq!(std::fs::read(res.cache()).unwrap(), bytes);
     // The modification time records the fetch on the caller's clock.
-    let mtime = std::fs::metadata(&res.cache).unwrap().modified().unwrap();
+    let mtime = std::fs::metadata(res.cache()).unwrap().modified().unwrap();
     assert_eq!(mtime, now);
     assert_only_cache_file(&res, true);
     // The copy is a database the engine opens read-only.
@@ -212,10 +212,10 @@ fn within_the_ttl_the_copy_is_used_without_fetching() {
         let got = ensure(&res, &fetcher, now + later);
         assert!(!got.fetched);
         assert_eq!(got.warning, None);
-        assert_eq!(got.path, res.cache);
+        assert_eq!(got.path, res.cache());
     }
     assert_eq!(fetcher.calls(), 1);
-    assert_eq!(std::fs::read(&res.cache).unwrap(), tokens_v1());
+    assert_eq!(std::fs::read(res.cache()).unwrap(), tokens_v1());
     // A modification time after `now` counts as age zero.
     let got = ensure(&res, &fetcher, now - HOUR);
     assert!(!got.fetched);
@@ -236,9 +236,9 @@ fn after_the_ttl_the_copy_is_fetched_again() {
     assert!(got.fetched);
     assert_eq!(got.warning, None);
     assert_eq!(fetcher.calls(), 2);
-    assert_eq!(std::fs::read(&res.cache).unwrap(), tokens_v2());
+    assert_eq!(std::fs::read(res.cache()).unwrap(), tokens_v2());
     assert_eq!(
-        std::fs::metadata(&res.cache).unwrap().modified().unwrap(),
+        std::fs::metadata(res.cache()).unwrap().modified().unwrap(),
         later
     );
     // The new copy is fresh again on the same clock.
@@ -267,11 +267,11 @@ fn offline_with_a_stale_copy_uses_it_with_a_warning() {
     let fetcher = FakeFetcher::new(Ok(tokens_v1()));
     let now = SystemTime::now();
     ensure(&res, &fetcher, now);
-    let before = sha256(&res.cache);
+    let before = sha256(&res.cache());
     fetcher.set(Err(offline()));
     let later = now + Duration::from_secs(2 * 86_400 + 3 * 3_600);
     let got = ensure(&res, &fetcher, later);
-    assert_eq!(got.path, res.cache);
+    assert_eq!(got.path, res.cache());
     assert!(!got.fetched);
     let warning = got.warning.expect("a warning for the stale copy");
     assert!(warning.contains("2 d 3 h old"), "{warning}");
@@ -283,7 +283,7 @@ fn offline_with_a_stale_copy_uses_it_with_a_warning() {
     );
     assert!(!warning.contains("SECRET-QUERY"), "{warning}");
     assert_eq!(fetcher.calls(), 2);
-    assert_eq!(sha256(&res.cache), before);
+    assert_eq!(sha256(&res.cache()), before);
     // The stale copy keeps its age: the next call tries again.
     ensure(&res, &fetcher, later);
     assert_eq!(fetcher.calls(), 3);
@@ -294,17 +294,17 @@ fn offline_with_a_stale_copy_uses_it_with_a_warning() {
 fn a_stale_copy_written_by_someone_else_is_used_when_the_server_fails() {
     let dir = TempDir::new("http-stale-status");
     let res = resource(&dir);
-    std::fs::create_dir_all(res.cache.parent().unwrap()).unwrap();
-    std::fs::write(&res.cache, tokens_v1()).unwrap();
+    std::fs::create_dir_all(res.cache().parent().unwrap()).unwrap();
+    std::fs::write(res.cache(), tokens_v1()).unwrap();
     let now = SystemTime::now();
-    set_mtime(&res.cache, now - Duration::from_secs(90 * 60));
+    set_mtime(&res.cache(), now - Duration::from_secs(90 * 60));
     let fetcher = FakeFetcher::new(Err(FetchFailure::Status { status: 503 }));
     let got = ensure(&res, &fetcher, now);
     assert!(!got.fetched);
     let warning = got.warning.unwrap();
     assert!(warning.contains("1 h 30 min old"), "{warning}");
     assert!(warning.contains("HTTP 503"), "{warning}");
-    assert_eq!(std::fs::read(&res.cache).unwrap(), tokens_v1());
+    assert_eq!(std::fs::read(res.cache()).unwrap(), tokens_v1());
     assert_only_cache_file(&res, true);
 }
 
@@ -338,7 +338,7 @@ fn offline_without_a_copy_is_a_coded_error_and_creates_no_file() {
         );
         assert!(!text.contains("SECRET-QUERY"), "{text}");
         assert_eq!(fetcher.calls(), 1);
-        assert!(!res.cache.exists());
+        assert!(!res.cache().exists());
         assert_only_cache_file(&res, false);
     }
 }
@@ -350,8 +350,8 @@ fn a_download_that_is_not_sqlite_leaves_the_old_copy_unchanged() {
     let fetcher = FakeFetcher::new(Ok(tokens_v1()));
     let now = SystemTime::now();
     ensure(&res, &fetcher, now);
-    let before = sha256(&res.cache);
-    let mtime = std::fs::metadata(&res.cache).unwrap().modified().unwrap();
+    let before = sha256(&res.cache());
+    let mtime = std::fs::metadata(res.cache()).unwrap().modified().unwrap();
 
     let page = b"<html>SECRET-BODY-TEXT: maintenance</html>".to_vec();
     // A bad page size (caught before SQLite) and a whole-page file SQLite cannot read.
@@ -379,9 +379,9 @@ fn a_download_that_is_not_sqlite_leaves_the_old_copy_unchanged() {
         assert!(warning.contains("not a SQLite database"), "{warning}");
         assert!(!warning.contains("SECRET-BODY-TEXT"), "{warning}");
         assert!(warning.contains(reason), "{warning}");
-        assert_eq!(sha256(&res.cache), before);
+        assert_eq!(sha256(&res.cache()), before);
         assert_eq!(
-            std::fs::metadata(&res.cache).unwrap().modified().unwrap(),
+            std::fs::metadata(res.cache()).unwrap().modified().unwrap(),
             mtime
         );
         assert_only_cache_file(&res, true);
@@ -401,7 +401,7 @@ fn a_download_that_is_not_sqlite_without_a_copy_is_res033() {
         assert!(matches!(err, HttpError::NotSqlite { .. }), "{err:?}");
         assert_eq!(err.code().as_str(), "RES033");
         assert!(!err.to_string().contains("SECRET-BODY-TEXT"));
-        assert!(!res.cache.exists());
+        assert!(!res.cache().exists());
         assert_only_cache_file(&res, false);
     }
 }
@@ -418,23 +418,31 @@ fn a_download_over_the_cap_is_refused_even_if_the_fetcher_returns_it() {
     assert_only_cache_file(&res, false);
 }
 
+/// Issue #39: a download replaces only an earlier copy. A file in the copy's place that is not a
+/// SQLite database (a file of the user's, say) is neither used nor replaced, online or not.
 #[test]
-fn a_cached_file_that_is_not_sqlite_is_replaced_by_a_download() {
+fn a_cached_file_that_is_not_sqlite_is_never_replaced() {
     let dir = TempDir::new("http-badcache");
     let res = resource(&dir);
-    std::fs::create_dir_all(res.cache.parent().unwrap()).unwrap();
-    std::fs::write(&res.cache, b"not a database").unwrap();
+    std::fs::create_dir_all(res.cache().parent().unwrap()).unwrap();
+    std::fs::write(res.cache(), b"not a database").unwrap();
     let now = SystemTime::now();
     // Unusable and offline: an error, and the file is left alone.
     let fetcher = FakeFetcher::new(Err(offline()));
     let err = res.ensure(&fetcher, now).unwrap_err();
     assert_eq!(err.code().as_str(), "E002");
-    assert_eq!(std::fs::read(&res.cache).unwrap(), b"not a database");
-    // Online: replaced by the verified download although it is "fresh".
+    assert_eq!(std::fs::read(res.cache()).unwrap(), b"not a database");
+    // Online: the download is verified, but the file is not an earlier copy, so it stays.
     fetcher.set(Ok(tokens_v1()));
-    assert!(ensure(&res, &fetcher, now).fetched);
-    assert_eq!(std::fs::read(&res.cache).unwrap(), tokens_v1());
+    let err = res.ensure(&fetcher, now).unwrap_err();
+    assert_eq!(err.code().as_str(), "E009", "{err}");
+    assert!(err.to_string().contains("not an earlier copy"), "{err}");
+    assert_eq!(std::fs::read(res.cache()).unwrap(), b"not a database");
     assert_only_cache_file(&res, true);
+    // Once the user moves it away, the copy is downloaded.
+    std::fs::remove_file(res.cache()).unwrap();
+    assert!(ensure(&res, &fetcher, now).fetched);
+    assert_eq!(std::fs::read(res.cache()).unwrap(), tokens_v1());
 }
 
 #[test]
@@ -460,15 +468,15 @@ fn urls_other_than_https_are_refused_without_fetching() {
         assert!(matches!(err, HttpError::Refused { .. }), "{url}: {err:?}");
         assert_eq!(err.code().as_str(), "E009", "{url}");
         assert!(!err.to_string().contains("pw@"), "{err}");
-        assert!(!res.cache.exists());
+        assert!(!res.cache().exists());
     }
     assert_eq!(fetcher.calls(), 0);
     // A refused URL is refused even when a copy is cached.
     let res = HttpResource::new("http://cdn.example.com/tokens.sqlite", HOUR, &dir.base());
-    std::fs::create_dir_all(res.cache.parent().unwrap()).unwrap();
-    std::fs::write(&res.cache, tokens_v1()).unwrap();
+    std::fs::create_dir_all(res.cache().parent().unwrap()).unwrap();
+    std::fs::write(res.cache(), tokens_v1()).unwrap();
     let now = SystemTime::now();
-    set_mtime(&res.cache, now - 2 * HOUR);
+    set_mtime(&res.cache(), now - 2 * HOUR);
     assert_eq!(
         res.ensure(&fetcher, now).unwrap_err().code().as_str(),
         "E009"
@@ -498,13 +506,13 @@ fn concurrent_ensures_leave_one_whole_file() {
         for _ in 0..4 {
             s.spawn(|| {
                 let got = ensure(&res, &fetcher, now);
-                assert_eq!(got.path, res.cache);
+                assert_eq!(got.path, res.cache());
                 assert_eq!(got.warning, None);
             });
         }
     });
     assert!((1..=4).contains(&fetcher.calls()));
-    assert_eq!(std::fs::read(&res.cache).unwrap(), bytes);
+    assert_eq!(std::fs::read(res.cache()).unwrap(), bytes);
     assert_only_cache_file(&res, true);
 }
 
@@ -576,7 +584,7 @@ fn a_real_local_server_is_downloaded_from_and_its_failures_fall_back() {
     // Downloaded, stored whole, then reused within the TTL.
     let res = at("/tokens.sqlite");
     assert!(ensure(&res, &fetcher, now).fetched);
-    assert_eq!(std::fs::read(&res.cache).unwrap(), db);
+    assert_eq!(std::fs::read(res.cache()).unwrap(), db);
     assert!(!ensure(&res, &fetcher, now + Duration::from_secs(5)).fetched);
     assert_only_cache_file(&res, true);
 
@@ -586,28 +594,29 @@ fn a_real_local_server_is_downloaded_from_and_its_failures_fall_back() {
     assert_eq!(err.code().as_str(), "E001", "{err}");
     assert!(err.to_string().contains("404"), "{err}");
     assert!(!err.to_string().contains("SECRET-BODY-TEXT"), "{err}");
-    assert!(!missing.cache.exists());
+    assert!(!missing.cache().exists());
 
     // An HTML page where the database should be, with a stale copy in place: the copy stays.
     let page = at("/page");
-    std::fs::write(&page.cache, tokens_v2()).unwrap();
-    set_mtime(&page.cache, now - 3 * HOUR);
+    std::fs::write(page.cache(), tokens_v2()).unwrap();
+    set_mtime(&page.cache(), now - 3 * HOUR);
     let got = ensure(&page, &fetcher, now);
     assert!(!got.fetched);
     let warning = got.warning.unwrap();
     assert!(warning.contains("3 h 0 min old"), "{warning}");
     assert!(warning.contains("not a SQLite database"), "{warning}");
     assert!(!warning.contains("SECRET-BODY-TEXT"), "{warning}");
-    assert_eq!(std::fs::read(&page.cache).unwrap(), tokens_v2());
+    assert_eq!(std::fs::read(page.cache()).unwrap(), tokens_v2());
 
     // A cap smaller than the database: E008.
     let mut capped = at("/tokens.sqlite");
-    capped.cache = dir.0.join("capped").join("copy.db");
+    capped.root = flowmcp_resources::Root::new(dir.0.join("capped"));
+    capped.file = "copy.db".into();
     capped.max_bytes = 1_000;
     let err = capped.ensure(&fetcher, now).unwrap_err();
     assert_eq!(err.code().as_str(), "E008", "{err}");
-    assert!(!capped.cache.exists());
-    assert_eq!(names_beside(&capped.cache), Vec::<String>::new());
+    assert!(!capped.cache().exists());
+    assert_eq!(names_beside(&capped.cache()), Vec::<String>::new());
 
     let _ = fetcher.fetch(&format!("http://127.0.0.1:{port}/stop"), 100);
     let seen = handle.join().unwrap();
@@ -621,15 +630,15 @@ fn a_real_local_server_is_downloaded_from_and_its_failures_fall_back() {
             "/stop"
         ]
     );
-    let mut names = names_beside(&res.cache);
+    let mut names = names_beside(&res.cache());
     names.sort();
     let mut expected = vec![
-        res.cache
+        res.cache()
             .file_name()
             .unwrap()
             .to_string_lossy()
             .into_owned(),
-        page.cache
+        page.cache()
             .file_name()
             .unwrap()
             .to_string_lossy()

@@ -911,24 +911,26 @@ fn symbolic_links_may_not_lead_out_of_the_root() {
     let err = locations.resolve(Origin::Project, "evil.db").unwrap_err();
     assert!(matches!(err, PathError::Escape { .. }), "{err:?}");
 
-    // A link inside the root is fine.
+    // A relative link inside the root is fine; an absolute one is refused even when it points
+    // inside (the directory handle resolves links only relative to itself).
     make_db(&project.join("resources").join("real.db"), TOKENS);
-    symlink(
-        project.join("resources").join("real.db"),
-        project.join("resources").join("alias.db"),
-    )
-    .unwrap();
+    symlink("real.db", project.join("resources").join("alias.db")).unwrap();
     assert_eq!(
         locations.resolve(Origin::Project, "alias.db").unwrap(),
         std::fs::canonicalize(project.join("resources").join("real.db")).unwrap()
     );
-
-    // A dangling link cannot be checked, so it is refused.
     symlink(
-        dir.0.join("nowhere.db"),
-        project.join("resources").join("dangling.db"),
+        project.join("resources").join("real.db"),
+        project.join("resources").join("absolute.db"),
     )
     .unwrap();
+    let err = locations
+        .resolve(Origin::Project, "absolute.db")
+        .unwrap_err();
+    assert!(matches!(err, PathError::Escape { .. }), "{err:?}");
+
+    // A dangling link cannot be checked, so it is refused.
+    symlink("nowhere.db", project.join("resources").join("dangling.db")).unwrap();
     let err = locations
         .resolve(Origin::Project, "dangling.db")
         .unwrap_err();

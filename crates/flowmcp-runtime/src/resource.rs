@@ -698,15 +698,16 @@ fn http_copy(
         None => url.to_string(),
     };
     let ttl = r.cache_ttl.map_or(DEFAULT_CACHE_TTL, Duration::from_secs);
-    let mut remote = HttpResource::new(effective, ttl, base);
     // The copy is the resource's, whichever way it was fetched: named by the schema's URL, so an
     // `--upstream` that is down still finds the copy an earlier route fetched.
-    remote.cache = match r.path.as_deref() {
-        Some(p) => Root::new(base)
-            .resolve(p)
-            .map_err(|e| path_error(name, &e))?,
-        None => flowmcp_resources::http::cache_file(base, url),
-    };
+    let mut remote = HttpResource::new(url, ttl, base);
+    remote.url = effective;
+    if let Some(p) = r.path.as_deref() {
+        // A path the schema gives is inside the project's folder (a real directory).
+        remote.root = Root::owned_folder(base);
+        remote.root.resolve(p).map_err(|e| path_error(name, &e))?;
+        remote.file = PathBuf::from(p);
+    }
     remote.allow_http_loopback = access.upstream.is_some();
     let now = SystemTime::now();
     let got = remote
@@ -867,7 +868,11 @@ fn source_name(s: ResourceSource) -> &'static str {
 /// A resource path that cannot be used: a code and the reason.
 fn path_error(name: &str, e: &PathError) -> Coded {
     let code = match e {
-        PathError::Escape { .. } | PathError::DanglingLink { .. } => Code::E009,
+        PathError::Escape { .. }
+        | PathError::DanglingLink { .. }
+        | PathError::LinkedFolder { .. }
+        | PathError::NotReplaceable { .. }
+        | PathError::NotRegular { .. } => Code::E009,
         PathError::Relative { .. } => Code::SEC021,
         PathError::NoLocation { .. } => Code::RES020,
         PathError::BadName { .. } | PathError::BadBase { .. } => Code::E007,

@@ -406,7 +406,8 @@ fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunRe
 /// manifest without a version and a description cannot be published.
 fn read_registry(dir: &Path, opts: &Options, c: &mut Collector<'_>) -> Option<String> {
     let path = dir.join(REGISTRY_FILE);
-    let meta = match std::fs::metadata(&path) {
+    // Not followed when it is a symbolic link: the manifest is read only as a regular file.
+    let meta = match std::fs::symlink_metadata(&path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             c.emit_help(
@@ -432,7 +433,11 @@ fn read_registry(dir: &Path, opts: &Options, c: &mut Collector<'_>) -> Option<St
         c.emit(
             Code::CAT001,
             None,
-            format!("{REGISTRY_FILE} is not a regular file"),
+            if meta.file_type().is_symlink() {
+                format!("{REGISTRY_FILE} is a symbolic link; it is read only as a regular file")
+            } else {
+                format!("{REGISTRY_FILE} is not a regular file")
+            },
         );
         return None;
     }

@@ -194,17 +194,18 @@ pub fn migrate_reading(
                 "split into {} files of at most {MAX_TOOLS} tools each (tool IDs unchanged)",
                 split.len()
             ));
+            let old = OldMarkers::of(source);
             parts = split
                 .drain(1..)
                 .map(|t| {
-                    let r = new_markers(source, &t);
+                    let r = new_markers(&old, &t);
                     (t, r)
                 })
                 .collect();
             text = split.remove(0);
         }
     }
-    let reviews = new_markers(source, &text);
+    let reviews = new_markers(&OldMarkers::of(source), &text);
     Ok(Migration {
         from,
         to: target.max(from),
@@ -271,7 +272,7 @@ fn content_placeholders(source: &str, target: u8) -> Option<Migration> {
         ),
     );
     let text = edits.apply(source).ok()?;
-    let reviews = new_markers(source, &text);
+    let reviews = new_markers(&OldMarkers::of(source), &text);
     Some(Migration {
         from: 2,
         to: target,
@@ -374,7 +375,7 @@ pub fn agent_manifest(json: &str) -> Result<Migration, MigrateError> {
         "export const agent = {}\n",
         edit::js_literal(&Value::Object(agent), "", "    ")
     ));
-    let reviews = new_markers("", &text);
+    let reviews = new_markers(&OldMarkers::of(""), &text);
     Ok(Migration {
         from: 2,
         to: LATEST,
@@ -473,24 +474,45 @@ fn run_removal(source: &str, first: &Member, last: &Member) -> Range<usize> {
     start..end
 }
 
-/// The `// REVIEW:` and `// TODO:` lines of `after` that `before` did not have, with their line
-/// numbers.
-fn new_markers(before: &str, after: &str) -> Vec<Review> {
-    let mut old: Vec<&str> = before.lines().map(str::trim).collect();
+/// The marker lines (`// REVIEW:`, `// TODO:`) of a text, trimmed, with how often each occurs:
+/// what [`new_markers`] compares against. Only marker lines can make a line of the new text a
+/// new marker, so only they are kept, and a source is read for them once however many texts
+/// (split parts) are compared with it.
+struct OldMarkers<'s>(std::collections::HashMap<&'s str, usize>);
+
+const MARKS: [&str; 2] = ["// REVIEW:", "// TODO:"];
+
+impl<'s> OldMarkers<'s> {
+    fn of(before: &'s str) -> OldMarkers<'s> {
+        let mut seen = std::collections::HashMap::new();
+        for t in before.lines().map(str::trim) {
+            if MARKS.iter().any(|m| t.starts_with(m)) {
+                *seen.entry(t).or_insert(0) += 1;
+            }
+        }
+        OldMarkers(seen)
+    }
+}
+
+/// The `// REVIEW:` and `// TODO:` lines of `after` that the text of `before` did not have (each
+/// line of `before` accounts for one equal line of `after`), with their line numbers.
+fn new_markers(before: &OldMarkers<'_>, after: &str) -> Vec<Review> {
+    let mut old = before.0.clone();
     let mut out = Vec::new();
     for (i, line) in after.lines().enumerate() {
         let t = line.trim();
-        if let Some(pos) = old.iter().position(|o| *o == t) {
-            old.swap_remove(pos);
+        let Some(mark) = MARKS.iter().find(|m| t.starts_with(*m)) else {
+            continue;
+        };
+        if let Some(n) = old.get_mut(t).filter(|n| **n > 0) {
+            *n -= 1;
             continue;
         }
-        for mark in ["// REVIEW:", "// TODO:"] {
-            if let Some(rest) = t.strip_prefix(mark) {
-                out.push(Review {
-                    line: i + 1,
-                    message: rest.trim().to_string(),
-                });
-            }
+        if let Some(rest) = t.strip_prefix(mark) {
+            out.push(Review {
+                line: i + 1,
+                message: rest.trim().to_string(),
+            });
         }
     }
     out
@@ -683,6 +705,7 @@ fn v1_to_v2(
     }
     let export = edit::find_export(source, "schema").ok_or(MigrateError::NotASchema)?;
     let members = edit::object_members(source, "schema", &[])?;
+    let view = Text::new(source);
     let mut edits = Edits::default();
     edits.put(export.name.clone(), "main");
     changes.push("`export const schema` became `export const main`".into());
@@ -770,7 +793,7 @@ fn v1_to_v2(
             if !source[route.value.clone()].starts_with('{') {
                 continue;
             }
-            let fields = edit::members_at(source, route.value.start)?;
+            let fields = view.members_at(route.value.start)?;
             for f in &fields {
                 match f.name.as_str() {
                     "requestMethod" if !fields.iter().any(|g| g.name == "method") => {
@@ -780,8 +803,8 @@ fn v1_to_v2(
                         edits.put(f.key.clone(), "path")
                     }
                     "parameters" => {
-                        for open in array_objects(source, f.value.clone()) {
-                            let members = edit::members_at(source, open)?;
+                        for open in view.array_objects(f.value.clone()) {
+                            let members = view.members_at(open)?;
                             if let Some(position) = members.iter().find(|m| m.name == "position")
                                 && !members.iter().any(|m| m.name == "z")
                             {
@@ -1030,26 +1053,57 @@ fn kebab_namespace(name: &str) -> String {
         .to_string()
 }
 
-/// The byte offsets of the `{` of the object literals that are elements of the array literal
-/// `range` of `source`.
-fn array_objects(source: &str, range: Range<usize>) -> Vec<usize> {
-    let blanked = flowmcp_loader::scan::blank_aligned(source);
-    let b = blanked.as_bytes();
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    for i in range {
-        match b.get(i) {
-            Some(b'{' | b'[' | b'(') => {
-                if depth == 1 && b[i] == b'{' {
-                    out.push(i);
-                }
-                depth += 1;
-            }
-            Some(b'}' | b']' | b')') => depth = depth.saturating_sub(1),
-            _ => {}
+/// One migration step's reading of its source: the edit view and the byte-aligned blanked text,
+/// each computed once per step, so that a file with many tools or parameters costs one pass
+/// per step rather than one per object.
+struct Text<'s> {
+    src: &'s str,
+    view: edit::EditView<'s>,
+    aligned: String,
+}
+
+impl<'s> Text<'s> {
+    fn new(src: &'s str) -> Text<'s> {
+        Text {
+            src,
+            view: edit::EditView::new(src),
+            aligned: flowmcp_loader::scan::blank_aligned(src),
         }
     }
-    out
+
+    /// The members of the object literal whose `{` is at byte `open`.
+    fn members_at(&self, open: usize) -> Result<Vec<Member>, EditError> {
+        self.view.members_at(open)
+    }
+
+    /// The byte offsets of the `{` of the object literals that are elements of the array
+    /// literal `range`.
+    fn array_objects(&self, range: Range<usize>) -> Vec<usize> {
+        let b = self.aligned.as_bytes();
+        let mut out = Vec::new();
+        let mut depth = 0usize;
+        for i in range {
+            match b.get(i) {
+                Some(b'{' | b'[' | b'(') => {
+                    if depth == 1 && b[i] == b'{' {
+                        out.push(i);
+                    }
+                    depth += 1;
+                }
+                Some(b'}' | b']' | b')') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Where `export const handlers` starts, if the file has it.
+    fn handlers_start(&self) -> Option<usize> {
+        self.aligned
+            .match_indices("export const handlers")
+            .map(|(i, _)| i)
+            .next()
+    }
 }
 
 /// `evm-chains` → `evmChains`, `EVM_CHAINS` → `evmChains`, `evmChains` → `evmChains`.
@@ -1223,6 +1277,7 @@ fn set_version(
 fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateError> {
     let export = edit::find_export(source, "main").ok_or(MigrateError::NotASchema)?;
     let members = edit::object_members(source, "main", &[])?;
+    let view = Text::new(source);
     let mut edits = Edits::default();
     set_version(source, &members, "4.0.0", &mut edits, changes)?;
 
@@ -1332,14 +1387,14 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             .is_some_and(|m| source[m.value.clone()].starts_with('{'))
     {
         let unit = edit::indent_unit(source);
-        let has_handlers = handlers_start(source).is_some();
+        let has_handlers = view.handlers_start().is_some();
         let tools = edit::object_members(source, "main", &[tools_key])?;
         let mut tool_names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         for tool in tools {
             if !source[tool.value.clone()].starts_with('{') {
                 continue;
             }
-            let fields = edit::members_at(source, tool.value.start)?;
+            let fields = view.members_at(tool.value.start)?;
             let get = |name: &str| {
                 fields
                     .iter()
@@ -1351,7 +1406,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             if let Some(p) = fields.iter().find(|f| f.name == "path")
                 && let Some(path) = string_value(source, p)
             {
-                let new = colon_paths(&path, &insert_keys(source, &fields)?);
+                let new = colon_paths(&path, &insert_keys(&view, &fields)?);
                 if new != path && !source[p.value.clone()].starts_with('`') {
                     let with_server = server_placeholders(&new, &server);
                     placeholders += with_server.1;
@@ -1363,10 +1418,10 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             }
             if has_handlers {
                 handler_inserts +=
-                    handler_read_inserts(source, &fields, &migrated_path, &mut edits)?;
+                    handler_read_inserts(&view, &fields, &migrated_path, &mut edits)?;
             }
-            user_params += named_user_params(source, &fields, &server, &mut edits)?;
-            let (v, n, r) = enum_values_and_test_numbers(source, &fields, &mut edits)?;
+            user_params += named_user_params(&view, &fields, &server, &mut edits)?;
+            let (v, n, r) = enum_values_and_test_numbers(&view, &fields, &mut edits)?;
             enum_values += v;
             test_numbers += n;
             regex_options += r;
@@ -1449,7 +1504,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
 
     // Handler keys follow renamed tools.
     if !renames.is_empty() {
-        if let Some(start) = handlers_start(source) {
+        if let Some(start) = view.handlers_start() {
             let region = &source[start..];
             for (old, new) in &renames {
                 let mut forms = vec![format!("'{old}':"), format!("\"{old}\":")];
@@ -1522,11 +1577,12 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
 /// comment: they are now also sent as query parameters unless the handler builds `struct.url`
 /// itself or the tool's `executeRequest` makes no request. Returns how many.
 fn handler_read_inserts(
-    source: &str,
+    view: &Text<'_>,
     fields: &[Member],
     path: &str,
     edits: &mut Edits,
 ) -> Result<usize, MigrateError> {
+    let source = view.src;
     let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
         return Ok(0);
     };
@@ -1536,7 +1592,7 @@ fn handler_read_inserts(
         return Ok(0);
     }
     let mut moved: Vec<String> = Vec::new();
-    for param in parameters(source, params)? {
+    for param in parameters(view, params)? {
         let Some(pos) = &param.position else {
             continue;
         };
@@ -1572,16 +1628,17 @@ fn handler_read_inserts(
 /// parameter): the value becomes `{{USER_PARAM}}` and the tests' key `NAME` the parameter's key.
 /// Returns how many parameters were rewritten.
 fn named_user_params(
-    source: &str,
+    view: &Text<'_>,
     fields: &[Member],
     server: &[String],
     edits: &mut Edits,
 ) -> Result<usize, MigrateError> {
+    let source = view.src;
     let mut renamed: Vec<(String, String)> = Vec::new();
     let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
         return Ok(0);
     };
-    for param in parameters(source, params)? {
+    for param in parameters(view, params)? {
         let Some(pos) = &param.position else {
             continue;
         };
@@ -1607,8 +1664,8 @@ fn named_user_params(
     if let Some(tests) = fields.iter().find(|f| f.name == "tests")
         && !renamed.is_empty()
     {
-        for open in array_objects(source, tests.value.clone()) {
-            let members = edit::members_at(source, open)?;
+        for open in view.array_objects(tests.value.clone()) {
+            let members = view.members_at(open)?;
             for m in &members {
                 if let Some((_, key)) = renamed.iter().find(|(n, k)| *n == m.name && *k != m.name)
                     && !members.iter().any(|o| o.name == *key)
@@ -1631,16 +1688,17 @@ fn named_user_params(
 /// none; a REVIEW comment keeps the pattern); a test value of a `number()` parameter written as a
 /// string of decimal digits (`'10'`) becomes the number. Returns how many of each.
 fn enum_values_and_test_numbers(
-    source: &str,
+    view: &Text<'_>,
     fields: &[Member],
     edits: &mut Edits,
 ) -> Result<(usize, usize, usize), MigrateError> {
+    let source = view.src;
     let (mut values, mut numbers, mut regexes) = (0, 0, 0);
     let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
         return Ok((0, 0, 0));
     };
     let mut number_keys: Vec<String> = Vec::new();
-    for param in parameters(source, params)? {
+    for param in parameters(view, params)? {
         let (Some(pos), Some(z)) = (
             &param.position,
             param.members.iter().find(|m| m.name == "z"),
@@ -1651,7 +1709,7 @@ fn enum_values_and_test_numbers(
             continue;
         }
         let open = param.open;
-        let zm = edit::members_at(source, z.value.start)?;
+        let zm = view.members_at(z.value.start)?;
         let primitive = zm.iter().find(|m| m.name == "primitive");
         let prim = primitive
             .and_then(|m| string_value(source, m))
@@ -1737,8 +1795,8 @@ fn enum_values_and_test_numbers(
     if let Some(tests) = fields.iter().find(|f| f.name == "tests")
         && !number_keys.is_empty()
     {
-        for open in array_objects(source, tests.value.clone()) {
-            for m in edit::members_at(source, open)? {
+        for open in view.array_objects(tests.value.clone()) {
+            for m in view.members_at(open)? {
                 if !number_keys.contains(&m.name) {
                     continue;
                 }
@@ -1797,15 +1855,6 @@ fn integer_types(source: &str, range: Range<usize>) -> Vec<usize> {
     out
 }
 
-/// Where `export const handlers` starts, if the file has it.
-fn handlers_start(source: &str) -> Option<usize> {
-    let blanked = flowmcp_loader::scan::blank_aligned(source);
-    blanked
-        .match_indices("export const handlers")
-        .map(|(i, _)| i)
-        .next()
-}
-
 /// A tool name in camelCase (`^[a-z][a-zA-Z0-9]*$`): `markets_festivals` → `marketsFestivals`,
 /// `/block/:number` → `blockNumber`; a name that is already camelCase is returned as it is.
 fn camel_tool_name(name: &str) -> String {
@@ -1860,13 +1909,14 @@ struct Param {
 }
 
 /// The objects of the `parameters` array `params` (a tool's member).
-fn parameters(source: &str, params: &Member) -> Result<Vec<Param>, MigrateError> {
+fn parameters(view: &Text<'_>, params: &Member) -> Result<Vec<Param>, MigrateError> {
+    let source = view.src;
     let mut out = Vec::new();
-    for open in array_objects(source, params.value.clone()) {
-        let members = edit::members_at(source, open)?;
+    for open in view.array_objects(params.value.clone()) {
+        let members = view.members_at(open)?;
         let position = match members.iter().find(|m| m.name == "position") {
             Some(p) if source[p.value.clone()].starts_with('{') => {
-                Some(edit::members_at(source, p.value.start)?)
+                Some(view.members_at(p.value.start)?)
             }
             _ => None,
         };
@@ -1880,12 +1930,13 @@ fn parameters(source: &str, params: &Member) -> Result<Vec<Param>, MigrateError>
 }
 
 /// The keys of a tool's `insert` parameters.
-fn insert_keys(source: &str, fields: &[Member]) -> Result<Vec<String>, MigrateError> {
+fn insert_keys(view: &Text<'_>, fields: &[Member]) -> Result<Vec<String>, MigrateError> {
+    let source = view.src;
     let mut keys = Vec::new();
     let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
         return Ok(keys);
     };
-    for param in parameters(source, params)? {
+    for param in parameters(view, params)? {
         let Some(pos) = &param.position else {
             continue;
         };

@@ -99,14 +99,21 @@ impl Locations {
     pub fn resolve(&self, origin: Origin, name: &str) -> Result<PathBuf, PathError> {
         check_name(name)?;
         let root = match origin {
-            Origin::Inline => self.schema_dir.clone().ok_or(PathError::NoLocation {
+            // The schema's directory is the catalog's; links inside it are followed while they
+            // stay inside.
+            Origin::Inline => Root::new(self.schema_dir.clone().ok_or(PathError::NoLocation {
                 origin: "inline",
                 what: "schema directory",
-            })?,
-            Origin::Project => self.project_base.clone().ok_or(PathError::NoLocation {
-                origin: "project",
-                what: "project base directory",
-            })?,
+            })?),
+            // The project's folder is the repository's: it and its `resources` must be real
+            // directories.
+            Origin::Project => {
+                Root::owned_folder(self.project_base.as_deref().ok_or(PathError::NoLocation {
+                    origin: "project",
+                    what: "project base directory",
+                })?)
+                .folder("resources")
+            }
             Origin::Global => {
                 let home = self.home.as_ref().ok_or(PathError::NoLocation {
                     origin: "global",
@@ -117,11 +124,13 @@ impl Locations {
                         base: self.base.clone(),
                     });
                 }
-                home.join(format!(".{}", self.base))
+                Root::new(home.join(format!(".{}", self.base)))
             }
         };
-        let candidate = root.join("resources").join(name);
-        Root::new(root).inside(&candidate)
+        match origin {
+            Origin::Project => root.resolve(name),
+            Origin::Inline | Origin::Global => root.resolve(&format!("resources/{name}")),
+        }
     }
 }
 
