@@ -21,6 +21,12 @@
 //!    `flowmcp` followed by one of the CLI's subcommands, read from the CLI's `enum Command`) or to
 //!    pass a command-line flag (`--word`): embedders have no `flowmcp` binary. The libraries state
 //!    facts; the CLI adds the advice (D74). Doc comments and test modules do not count.
+//! 7. **Files by capability.** Product code calls the standard library's path-taking file
+//!    functions (`fs::read`, `fs::write`, `File::open`, `OpenOptions::new`, `fs::canonicalize`,
+//!    …) only in the one module that opens files on behalf of a catalog through directory
+//!    handles (`flowmcp_resources::paths`), and in the files listed in `xtask/fs-calls.txt`, at
+//!    most as often as listed there: a ratchet, so that no new path-string file access appears
+//!    and every remaining one is counted (D98).
 //!
 //! The crate table sits between `<!-- tidy:crates -->` and `<!-- /tidy:crates -->` in
 //! ARCHITECTURE.md: `| crate | may depend on | root names |`.
@@ -37,6 +43,30 @@ const HACK: &str = "flowmcp-workspace-hack";
 const ID_MODULE: &str = "crates/flowmcp-spec/src/id.rs";
 /// ID kinds whose `/kind/` segment marks a formatted ID.
 const ID_KINDS: [&str; 6] = ["tool", "resource", "prompt", "skill", "selection", "agent"];
+/// The one module that may open files by path freely: it opens them through directory handles.
+const FS_MODULE: &str = "crates/flowmcp-resources/src/paths.rs";
+/// The ratchet of path-taking file calls outside [`FS_MODULE`]: `count path` per line.
+const FS_BASELINE: &str = "xtask/fs-calls.txt";
+/// The path-taking file functions the capability check counts.
+const FS_CALLS: [&str; 17] = [
+    "fs::read(",
+    "fs::read_to_string(",
+    "fs::write(",
+    "fs::create_dir_all(",
+    "fs::create_dir(",
+    "fs::remove_file(",
+    "fs::remove_dir_all(",
+    "fs::remove_dir(",
+    "fs::rename(",
+    "fs::canonicalize(",
+    "fs::metadata(",
+    "fs::symlink_metadata(",
+    "fs::read_dir(",
+    "fs::copy(",
+    "File::open(",
+    "File::create(",
+    "OpenOptions::new(",
+];
 /// The CLI's crate: the one crate whose texts may name `flowmcp` commands and flags.
 const CLI: &str = "flowmcp-cli";
 /// The file of the CLI that declares its subcommands (`enum Command`).
@@ -58,7 +88,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let problems = check(&root)?;
     if problems.is_empty() {
         println!(
-            "tidy: crate edges, module cycles, codes, IDs, public surfaces and CLI wording are in order"
+            "tidy: crate edges, module cycles, codes, IDs, public surfaces, CLI wording and file calls are in order"
         );
         return Ok(());
     }
@@ -75,6 +105,8 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
     let mut problems = Vec::new();
     problems.extend(crate_edges(&table, &crates));
     let commands = cli_commands(root)?;
+    let baseline = read_fs_baseline(root)?;
+    let mut fs_counts: BTreeMap<String, usize> = BTreeMap::new();
     for krate in &crates {
         let library = is_library(&krate.name);
         for dir in krate.source_dirs() {
@@ -94,6 +126,12 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
                 if library {
                     problems.extend(cli_wording(&at, product, &commands));
                 }
+                if krate.name.starts_with("flowmcp-") && at != FS_MODULE {
+                    let n = fs_calls(product);
+                    if n > 0 {
+                        fs_counts.insert(at.clone(), n);
+                    }
+                }
             }
         }
         if let Some(row) = table.get(&krate.name) {
@@ -111,7 +149,70 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
             }
         }
     }
+    problems.extend(fs_ratchet(&fs_counts, &baseline));
     Ok(problems)
+}
+
+/// How many path-taking file calls ([`FS_CALLS`]) `code` makes (comments and strings blanked).
+pub(crate) fn fs_calls(code: &str) -> usize {
+    let code = strip_comments_and_strings(code);
+    FS_CALLS
+        .iter()
+        .map(|call| {
+            code.match_indices(call)
+                .filter(|(i, _)| {
+                    // `fs::read(` but not `cap_fs::read(` or `my_fs::read(`.
+                    let before = code[..*i].chars().last();
+                    !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+                .count()
+        })
+        .sum()
+}
+
+/// The ratchet: `counts` (file → calls) against `baseline`.
+pub(crate) fn fs_ratchet(
+    counts: &BTreeMap<String, usize>,
+    baseline: &BTreeMap<String, usize>,
+) -> Vec<String> {
+    counts
+        .iter()
+        .filter_map(|(file, &n)| {
+            let allowed = baseline.get(file).copied().unwrap_or(0);
+            (n > allowed).then(|| {
+                format!(
+                    "{file}: {n} path-taking file call(s) (fs::read, File::open, …), {allowed} allowed \
+                     by {FS_BASELINE}: open files on behalf of a catalog through \
+                     flowmcp_resources::paths::Root (ARCHITECTURE.md, \"Trust boundary\")"
+                )
+            })
+        })
+        .collect()
+}
+
+fn read_fs_baseline(root: &Path) -> Result<BTreeMap<String, usize>, String> {
+    let text = std::fs::read_to_string(root.join(FS_BASELINE))
+        .map_err(|e| format!("{FS_BASELINE}: {e}"))?;
+    parse_fs_baseline(&text)
+}
+
+/// `count path` lines; `#` starts a comment.
+pub(crate) fn parse_fs_baseline(text: &str) -> Result<BTreeMap<String, usize>, String> {
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let (n, file) = line
+            .split_once(' ')
+            .ok_or_else(|| format!("{FS_BASELINE}: not `count path`: {line}"))?;
+        let n: usize = n
+            .parse()
+            .map_err(|_| format!("{FS_BASELINE}: not a count: {line}"))?;
+        out.insert(file.trim().to_string(), n);
+    }
+    Ok(out)
 }
 
 /// A row of ARCHITECTURE.md's crate table.
@@ -916,6 +1017,26 @@ fn collect_use(tree: &str, names: &mut BTreeSet<String>) {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn i39_path_taking_file_calls_are_counted_and_held_to_the_ratchet() {
+        let code = "use std::fs;\nfn a() { let _ = fs::read(p); std::fs::write(q, b); }\n\
+                    // fs::read( in a comment\nconst T: &str = \"File::open(\";\n\
+                    fn b() { cap_fs::read(x); dir.open(y); File::open(z); }\n";
+        assert_eq!(fs_calls(code), 3);
+        let baseline = parse_fs_baseline("# comment\n2 crates/a.rs\n").unwrap();
+        let counts: BTreeMap<String, usize> = [
+            ("crates/a.rs".to_string(), 3),
+            ("crates/b.rs".to_string(), 1),
+        ]
+        .into();
+        let problems = fs_ratchet(&counts, &baseline);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].starts_with("crates/a.rs: 3"), "{problems:?}");
+        assert!(problems[1].starts_with("crates/b.rs: 1"), "{problems:?}");
+        let fine: BTreeMap<String, usize> = [("crates/a.rs".to_string(), 2)].into();
+        assert!(fs_ratchet(&fine, &baseline).is_empty());
+    }
 
     fn graph(edges: &[(&str, &str)]) -> BTreeMap<String, BTreeSet<String>> {
         let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();

@@ -255,8 +255,19 @@ impl Catalog {
         let mut text =
             serde_json::to_string_pretty(&lock).map_err(|e| CatalogError::Entry(e.to_string()))?;
         text.push('\n');
-        flowmcp_loader::edit::write_atomic(&now.lock, text.as_bytes())
-            .map_err(|e| CatalogError::io(&now.lock, e))?;
+        // Through the `agents/` folder's handle: a link in the lock file's place is not
+        // written through.
+        let (agents, file) = match (now.lock.parent(), now.lock.file_name()) {
+            (Some(dir), Some(file)) => (dir, Path::new(file)),
+            _ => {
+                return Err(CatalogError::io(
+                    &now.lock,
+                    std::io::ErrorKind::InvalidInput.into(),
+                ));
+            }
+        };
+        flowmcp_resources::paths::Root::new(agents)
+            .write_atomic(file, text.as_bytes(), &|_| true)?;
         if edited != source {
             flowmcp_loader::edit::write_atomic(&now.manifest, edited.as_bytes())
                 .map_err(|e| CatalogError::io(&now.manifest, e))?;

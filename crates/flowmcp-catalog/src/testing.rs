@@ -571,6 +571,30 @@ impl TestReport {
     /// through [`flowmcp_spec::paths::encode_name`] (a route `../x` is the file `%2E%2E%2Fx-0.json`),
     /// and every path is checked to lie inside `dir` with symbolic links followed
     /// ([`flowmcp_resources::paths::Root`]); a link that leads out is an error.
+    /// Writes the files [`TestReport::capture_files`] names (pretty JSON with a final newline),
+    /// each created new through the directory handle of `dir/stamp`
+    /// ([`flowmcp_resources::paths::Root`]): nothing is written through a symbolic link or over
+    /// an existing file. Returns the paths written.
+    pub fn write_captures(&self, dir: &Path, stamp: &str) -> Result<Vec<PathBuf>, CatalogError> {
+        let root = Root::new(dir.join(stamp));
+        let base = root.resolve_plain(Path::new(""))?;
+        let mut written = Vec::new();
+        for (path, value) in self.capture_files(dir, stamp)? {
+            let relative = path.strip_prefix(&base).map_err(|_| {
+                CatalogError::Entry(format!(
+                    "{} is not inside the capture directory",
+                    path.display()
+                ))
+            })?;
+            let mut text = serde_json::to_string_pretty(&value)
+                .map_err(|e| CatalogError::Entry(format!("{}: {e}", path.display())))?;
+            text.push('\n');
+            root.write_new(relative, text.as_bytes())?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+
     pub fn capture_files(
         &self,
         dir: &Path,

@@ -297,19 +297,19 @@ fn capture(
 ) -> Result<(), String> {
     // A timestamp that is a valid file name everywhere.
     let stamp = flowmcp_catalog::runtime::rfc3339(started).replace(':', "-");
-    let files = report
-        .capture_files(dir, &stamp)
-        .map_err(|e| format!("--capture: {e}"))?;
-    for (path, value) in &files {
-        if dry_run {
+    let files: Vec<std::path::PathBuf> = if dry_run {
+        let files = report
+            .capture_files(dir, &stamp)
+            .map_err(|e| format!("--capture: {e}"))?;
+        for (path, _) in &files {
             eprintln!("flowmcp: would write {}", path.display());
-            continue;
         }
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-        crate::write_json(path, value)?;
-    }
+        files.into_iter().map(|(path, _)| path).collect()
+    } else {
+        report
+            .write_captures(dir, &stamp)
+            .map_err(|e| format!("--capture: {e}"))?
+    };
     if !dry_run {
         eprintln!(
             "flowmcp: captured {} files under {}",

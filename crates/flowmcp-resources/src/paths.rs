@@ -793,6 +793,61 @@ mod tests {
         assert_eq!(p.components().count(), root_dir.components().count() + 3);
         let _ = fs::remove_dir_all(&base);
     }
+
+    /// A folder that was checked and then replaced by a link out (between check and use) is not
+    /// written or read through: the handle resolves the path when the file is opened.
+    #[test]
+    fn a_folder_replaced_by_a_link_after_the_check_is_not_followed() {
+        let base = temp("replaced");
+        let root_dir = base.join("root");
+        let outside = base.join("outside");
+        fs::create_dir_all(root_dir.join("copies")).unwrap_or_else(|e| panic!("{e}"));
+        fs::create_dir_all(&outside).unwrap_or_else(|e| panic!("{e}"));
+        fs::write(outside.join("data.db"), "outside").unwrap_or_else(|e| panic!("{e}"));
+        let root = Root::new(&root_dir);
+        // The check passes while `copies` is a real directory.
+        assert!(root.resolve("copies/data.db").is_ok());
+        // Then it is swapped for a link out.
+        fs::remove_dir(root_dir.join("copies")).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink(&outside, root_dir.join("copies"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let rel = Path::new("copies/data.db");
+        assert!(root.read_capped(rel, 1 << 20).is_err());
+        assert!(root.write_atomic(rel, b"new", &|_| true).is_err());
+        assert!(
+            root.write_new(Path::new("copies/other.db"), b"new")
+                .is_err()
+        );
+        assert!(root.stage(rel).is_err());
+        assert_eq!(
+            fs::read_to_string(outside.join("data.db")).unwrap_or_default(),
+            "outside"
+        );
+        assert!(!outside.join("other.db").exists());
+        // A folder flowmcp owns that becomes a link is refused by name, wherever it points.
+        let owned = Root::with_folders(&root_dir, ["copies"]);
+        assert!(matches!(
+            owned.resolve("data.db"),
+            Err(PathError::LinkedFolder { .. })
+        ));
+        // A link in the file's own place is never replaced, even one that stays inside.
+        fs::write(root_dir.join("real.db"), "real").unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::symlink("real.db", root_dir.join("alias.db"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(
+            root.write_atomic(Path::new("alias.db"), b"x", &|_| true),
+            Err(PathError::NotReplaceable { .. })
+        ));
+        assert!(matches!(
+            root.read_regular_file(Path::new("alias.db"), 100),
+            Err(PathError::NotRegular { .. })
+        ));
+        assert_eq!(
+            fs::read_to_string(root_dir.join("real.db")).unwrap_or_default(),
+            "real"
+        );
+        let _ = fs::remove_dir_all(&base);
+    }
 }
 
 /// Properties over arbitrary input (issue #27): whatever a catalog writes, a resolved path stays
@@ -814,9 +869,28 @@ mod properties {
             let _ = std::os::unix::fs::symlink(base.join("outside"), root_dir.join("out"));
             let _ = std::os::unix::fs::symlink(base.join("gone"), root_dir.join("dangling"));
             let _ = std::os::unix::fs::symlink("../../outside", root_dir.join("sub/up"));
+            let _ = std::os::unix::fs::symlink("sub", root_dir.join("in-rel"));
+            let _ = fs::write(base.join("outside/secret.txt"), SECRET);
+            let _ = std::os::unix::fs::symlink(base.join("outside/secret.txt"), root_dir.join("f"));
         }
         let canonical = fs::canonicalize(&root_dir).unwrap_or(root_dir.clone());
         (canonical, Root::new(root_dir))
+    }
+
+    /// What the file outside the root holds; no read through the root may return it.
+    const SECRET: &str = "outside-secret-5d1c";
+
+    /// The files under the tree's `outside/` folder, with their bytes.
+    fn outside_files() -> Vec<(PathBuf, Vec<u8>)> {
+        let base = std::env::temp_dir().join(format!("flowmcp-paths-prop-{}", std::process::id()));
+        let mut out: Vec<(PathBuf, Vec<u8>)> = fs::read_dir(base.join("outside"))
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|e| (e.path(), fs::read(e.path()).unwrap_or_default()))
+            .collect();
+        out.sort();
+        out
     }
 
     /// Path segments a hostile catalog might write.
@@ -856,6 +930,26 @@ mod properties {
                 prop_assert!(!path.components().any(|c| c == Component::ParentDir));
                 prop_assert!(flowmcp_spec::paths::check_relative(&text).is_ok());
             }
+        }
+
+        #[test]
+        fn handle_reads_and_writes_never_leave_their_root(text in relative(), n in 0u32..1_000_000) {
+            let (_, root) = tree();
+            let before = outside_files();
+            if check_relative(&text).is_ok() {
+                let rel = Path::new(&text);
+                if let Ok(bytes) = root.read_capped(rel, 1 << 20) {
+                    prop_assert!(!String::from_utf8_lossy(&bytes).contains(SECRET), "{text:?}");
+                }
+                if let Ok(bytes) = root.read_regular_file(rel, 1 << 20) {
+                    prop_assert!(!String::from_utf8_lossy(&bytes).contains(SECRET), "{text:?}");
+                }
+                let file = rel.join(format!("w{n}.txt"));
+                let _ = root.write_new(&file, b"written");
+                let _ = root.write_atomic(&file, b"replaced", &|_| true);
+                let _ = root.create_dirs(rel);
+            }
+            prop_assert_eq!(outside_files(), before, "{:?} wrote outside", text);
         }
 
         #[test]
