@@ -161,7 +161,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             let target = crate::shown(&target);
             if a.dry_run {
                 out.push_str(&diff("", &m.text, "/dev/null", &format!("{target} (new)")));
-            } else if let Err(e) = flowmcp_catalog::files::write_atomic(&agent, m.text.as_bytes()) {
+            } else if let Err(e) = write_new(&agent, &m.text) {
                 failed += 1;
                 out.push_str(&format!("{shown}: FAILED: cannot write {target}: {e}\n"));
                 continue;
@@ -234,10 +234,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             m.parts
                 .iter()
                 .zip(&part_paths)
-                .try_for_each(|((text, _), path)| {
-                    flowmcp_catalog::files::write_atomic(path, text.as_bytes())
-                        .map_err(|e| format!("cannot write {}: {e}", path.display()))
-                })
+                .try_for_each(|((text, _), path)| write_new(path, text))
         }) {
             failed += 1;
             out.push_str(&format!("{shown}: FAILED: {e}\n"));
@@ -312,31 +309,52 @@ fn part_path(path: &Path, n: usize) -> PathBuf {
     path.with_file_name(format!("{stem}-part{n}.{ext}"))
 }
 
+/// The root of the directory that holds `path`, and the file's name in it: migrate writes every
+/// file through that directory's handle ([`flowmcp_catalog::resources::Root`]).
+fn in_dir(path: &Path) -> Result<(flowmcp_catalog::resources::Root, PathBuf), String> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Ok((
+        flowmcp_catalog::resources::Root::new(dir),
+        PathBuf::from(name),
+    ))
+}
+
+/// Writes `text` to the new file `path` (an existing file or link there fails; nothing is
+/// overwritten).
+fn write_new(path: &Path, text: &str) -> Result<(), String> {
+    let (root, name) = in_dir(path)?;
+    root.write_new(&name, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
 /// Copies `path`'s `original` text to `<path>.bak` (refusing when that exists), then replaces
-/// `path` with `text` atomically.
+/// `path` with `text` atomically, both through the directory's handle (a symbolic link in
+/// either place is not written through).
 fn write_with_backup(path: &Path, original: &str, text: &str) -> Result<(), String> {
-    let mut backup = path.as_os_str().to_owned();
+    let (root, name) = in_dir(path)?;
+    let mut backup = name.as_os_str().to_owned();
     backup.push(".bak");
     let backup = PathBuf::from(backup);
-    let mut file = match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&backup)
-    {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+    match root.write_new(&backup, original.as_bytes()) {
+        Ok(()) => {}
+        Err(flowmcp_catalog::resources::PathError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::AlreadyExists =>
+        {
             return Err(format!(
-                "{} exists already (a backup of an earlier migration?): move it away and run again",
-                backup.display()
+                "{}.bak exists already (a backup of an earlier migration?): move it away and run \
+                 again",
+                path.display()
             ));
         }
-        Err(e) => return Err(format!("cannot write {}: {e}", backup.display())),
-    };
-    use std::io::Write;
-    file.write_all(original.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", backup.display()))?;
-    flowmcp_catalog::files::write_atomic(path, text.as_bytes())
+        Err(e) => return Err(format!("cannot write {}.bak: {e}", path.display())),
+    }
+    root.write_atomic(&name, text.as_bytes(), &|_| true)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
