@@ -6,7 +6,8 @@
 //! Every MCP request gets an id (the client's `x-request-id` when it is short and plain, else a
 //! new one), sent back in `x-request-id`, written in the call's log line (target `flowmcp::call`,
 //! at `info`) and sent to the upstream on the tool's own request (see
-//! `flowmcp_catalog::runtime::Observer::request_id`).
+//! `flowmcp_catalog::runtime::Observer::request_id`) when the catalog's runner options have
+//! [`Metrics`] or [`RequestIds`] as their observer.
 //!
 //! The listener holds up against clients that do not play along: a request's headers must arrive
 //! within [`HttpOptions::header_timeout`] (which also ends idle kept-alive connections) and its
@@ -54,7 +55,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service;
 
-pub use crate::metrics::Metrics;
+pub use crate::metrics::{Metrics, RUNTIME_NOTES, RequestIds};
 use crate::metrics::{REQUEST_ID, RequestInfo, request_id};
 use crate::oauth::{OAuthError, OAuthOptions, Rejection, Verifier, bearer, public_origin};
 use crate::route::{Route, RouteError, check_path};
