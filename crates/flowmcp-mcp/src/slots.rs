@@ -9,6 +9,9 @@
 //! connections (the longest idle of those) is closed to make room; when the new connection's
 //! peer already has its share, that peer's own longest idle one is. Only when none is idle is the
 //! new connection refused. A closed idle connection loses nothing: an HTTP client opens a new one.
+//! A connection told to close keeps its descriptor until its task has closed it, so at most
+//! [`CLOSING`] may be on their way out at once (beyond the cap); while that many are, a new
+//! connection that would need another to close is refused instead.
 //!
 //! [`HttpOptions::max_connections`]: crate::HttpOptions::max_connections
 //! [`HttpOptions::max_connections_per_peer`]: crate::HttpOptions::max_connections_per_peer
@@ -44,13 +47,22 @@ struct Open {
     idle_since: Option<Instant>,
     /// Cancelled to close it (gracefully: an answer being written is finished first).
     close: CancellationToken,
+    /// Told to close to make room: it no longer counts against the cap or its peer's share.
+    closing: bool,
 }
+
+/// How many connections told to close to make room may still hold their descriptors.
+pub(crate) const CLOSING: usize = 16;
 
 #[derive(Default)]
 struct State {
     next: u64,
+    /// Every connection with a slot, those closing included.
     open: HashMap<u64, Open>,
+    /// The connections of each peer that are not closing.
     peers: HashMap<Peer, usize>,
+    /// How many of `open` are closing.
+    closing: usize,
 }
 
 impl State {
@@ -61,31 +73,51 @@ impl State {
         which: impl Fn(&Open) -> bool,
         rank: impl Fn(&State, &Open) -> (usize, std::cmp::Reverse<Instant>),
     ) -> bool {
+        if self.closing >= CLOSING {
+            return false;
+        }
         let chosen = self
             .open
             .iter()
-            .filter(|(_, o)| o.idle_since.is_some() && which(o))
+            .filter(|(_, o)| o.idle_since.is_some() && !o.closing && which(o))
             .max_by_key(|(_, o)| rank(self, o))
             .map(|(id, _)| *id);
-        match chosen {
-            Some(id) => {
-                self.remove(id);
-                true
+        let Some(o) = chosen.and_then(|id| self.open.get_mut(&id)) else {
+            return false;
+        };
+        o.closing = true;
+        o.close.cancel();
+        let peer = o.peer;
+        self.closing += 1;
+        self.leave(peer);
+        true
+    }
+
+    /// One connection of `peer` no longer counts.
+    fn leave(&mut self, peer: Peer) {
+        if let Some(n) = self.peers.get_mut(&peer) {
+            *n -= 1;
+            if *n == 0 {
+                self.peers.remove(&peer);
             }
-            None => false,
         }
     }
 
+    /// The connection `id` is gone.
     fn remove(&mut self, id: u64) {
         if let Some(o) = self.open.remove(&id) {
             o.close.cancel();
-            if let Some(n) = self.peers.get_mut(&o.peer) {
-                *n -= 1;
-                if *n == 0 {
-                    self.peers.remove(&o.peer);
-                }
+            if o.closing {
+                self.closing -= 1;
+            } else {
+                self.leave(o.peer);
             }
         }
+    }
+
+    /// The connections that count against the cap.
+    fn live(&self) -> usize {
+        self.open.len() - self.closing
     }
 }
 
@@ -134,7 +166,7 @@ impl Slots {
                 std::cmp::Reverse(o.idle_since.unwrap_or_else(Instant::now)),
             )
         };
-        if st.open.len() >= self.max && !st.close_idle(|_| true, busiest_peer) {
+        if st.live() >= self.max && !st.close_idle(|_| true, busiest_peer) {
             return None;
         }
         let id = st.next;
@@ -146,6 +178,7 @@ impl Slots {
                 peer,
                 idle_since: Some(Instant::now()),
                 close: close.clone(),
+                closing: false,
             },
         );
         *st.peers.entry(peer).or_insert(0) += 1;
@@ -265,7 +298,8 @@ fn raise_descriptor_limit() -> Option<u64> {
 }
 
 /// How many connections fit in `limit` open descriptors: a quarter of them (at least 64) is left
-/// for everything else a server opens (upstream requests, SQLite files, the catalog, Redis).
+/// for everything else a server opens (upstream requests, SQLite files, the catalog, Redis) and
+/// for the [`CLOSING`] connections on their way out.
 fn fitting(limit: u64) -> usize {
     let room = limit.saturating_sub((limit / 4).max(64)).max(1);
     usize::try_from(room).unwrap_or(usize::MAX)
@@ -308,6 +342,23 @@ mod tests {
         // Shutting down closes every connection.
         server.cancel();
         assert!(a1.closing().is_cancelled());
+    }
+
+    #[test]
+    fn i39_1_only_so_many_connections_may_be_on_their_way_out() {
+        let server = CancellationToken::new();
+        let slots = Slots::new(1, 1);
+        // Each new connection closes the idle one before it, whose task has not ended yet.
+        let kept: Vec<Slot> = (0..=CLOSING)
+            .map(|_| slots.admit(ip("10.0.0.1"), &server).unwrap())
+            .collect();
+        assert_eq!(
+            kept.iter().filter(|s| s.closing().is_cancelled()).count(),
+            CLOSING
+        );
+        assert!(slots.admit(ip("10.0.0.2"), &server).is_none());
+        drop(kept);
+        assert!(slots.admit(ip("10.0.0.2"), &server).is_some());
     }
 
     #[test]
