@@ -209,6 +209,13 @@ case " $* " in *" --log-level"*) ;; *) log_options+=(--log-level info) ;; esac
 # After SIGTERM a replica keeps answering (503, /readyz unready) for 3 s even when idle: longer
 # than HAProxy's health check needs to take it out (1 s x 2), so no request meets a closed port.
 case " $* " in *" --drain-min"*) ;; *) log_options+=(--drain-min 3) ;; esac
+# Every request reaches a replica through HAProxy, which marks it with X-Forwarded-For; a replica
+# without a token refuses forwarded requests unless --no-auth says that is meant. Here the
+# balancer listens on loopback only, so only this machine reaches the tools, as with one replica
+# on loopback; pass --auth-token (it still applies) before anyone else can reach the balancer.
+# Every connection comes from HAProxy's address: it may hold all of a replica's connections.
+case " $* " in *" --no-auth"* | *" --auth-token"* | *" --oauth-issuer"*) ;; *) log_options+=(--no-auth) ;; esac
+case " $* " in *" --max-connections-per-client"*) ;; *) log_options+=(--max-connections-per-client 512) ;; esac
 replicas=()
 for i in 1 2 3; do
   port="${replica_ports[i - 1]}"

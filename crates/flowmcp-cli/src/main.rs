@@ -250,10 +250,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(msg) => {
-            eprintln!(
-                "flowmcp: {}",
-                flowmcp_spec::diagnostic::escape_controls(&msg)
-            );
+            say(tracing::Level::ERROR, &format!("flowmcp: {}", shown(&msg)));
             ExitCode::from(2)
         }
     }
@@ -609,6 +606,35 @@ pub(crate) fn write_json(path: &std::path::Path, value: &serde_json::Value) -> R
 /// JSON output needs none (its encoder escapes them).
 pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     flowmcp_spec::diagnostic::escape_controls(text)
+}
+
+/// Whether stderr carries JSON log lines (`serve --log-format json`): then [`say`] writes every
+/// line of the CLI's own there as a JSON log event too.
+static JSON_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The target of [`say`]'s log events, which the log filter of `serve` always lets through (they
+/// are written whatever the log level, as the lines of other commands are).
+pub(crate) const SAY_TARGET: &str = "flowmcp::stderr";
+
+/// From now on, [`say`] writes log events (the logger writes them as JSON objects).
+pub(crate) fn say_as_json_logs() {
+    JSON_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Writes one line of the CLI's own (a note, a warning, an error, where `serve` listens) to
+/// stderr: as it is, or under `serve --log-format json` as a log event at `level` (target
+/// [`SAY_TARGET`]), so that every line of stderr is one JSON object. Every line a command that
+/// may serve writes to stderr goes through here.
+pub(crate) fn say(level: tracing::Level, line: &str) {
+    if !JSON_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("{line}");
+    } else if level == tracing::Level::ERROR {
+        tracing::error!(target: SAY_TARGET, "{line}");
+    } else if level == tracing::Level::WARN {
+        tracing::warn!(target: SAY_TARGET, "{line}");
+    } else {
+        tracing::info!(target: SAY_TARGET, "{line}");
+    }
 }
 
 /// [`shown`] for a block of text that is the output itself (a rendered prompt, a model's

@@ -397,7 +397,7 @@ pub(crate) fn config<'a>(anchor: impl Into<Anchor<'a>>) -> Result<Config, String
         crate::config::Env::from_process(),
     )?;
     if let Some(note) = cfg.ignored_note() {
-        eprintln!("{note}");
+        crate::say(tracing::Level::WARN, &note);
     }
     if let Some(note) = cfg.project.refused_note() {
         eprintln!("{note}");
@@ -412,7 +412,7 @@ pub(crate) fn validation_options(cfg: &Config, profile: Profile) -> flowmcp_vali
     validation.allowed_libraries = cfg.allowed_libraries.clone();
     let (overrides, note) = cfg.overrides(profile, &[]);
     if let Some(note) = note {
-        eprintln!("{note}");
+        crate::say(tracing::Level::WARN, &note);
     }
     validation.settings.overrides = overrides;
     on_this_machine(cfg, &mut validation);
@@ -449,7 +449,7 @@ pub(crate) fn open(
     };
     let params = cfg.server_params(source.env_file.as_deref(), &mut notes)?;
     for note in notes {
-        eprintln!("{note}");
+        crate::say(tracing::Level::WARN, &note);
     }
     let mut validation = validation_options(cfg, profile);
     // The run commands show which files are not callable and their codes, not where each finding
@@ -479,9 +479,12 @@ pub(crate) fn open(
     .map_err(|e| crate::catalog_cmd::catalog_error(&e))?;
     // A value such as `…` or `YOUR_KEY` left in a configuration is not a key (issue #28, item 4).
     for name in catalog.toolset().server_params().placeholders() {
-        eprintln!(
-            "flowmcp: {} holds a placeholder, not a key: the tools that need it are not served until it is set",
-            shown(name)
+        crate::say(
+            tracing::Level::WARN,
+            &format!(
+                "flowmcp: {} holds a placeholder, not a key: the tools that need it are not served until it is set",
+                shown(name)
+            ),
         );
     }
     Ok(catalog)
@@ -560,7 +563,10 @@ fn looks_like_catalog(dir: &Path, home: Option<&Path>) -> bool {
 /// Prints the catalog's load problems (files that are not callable, and why) to stderr.
 pub(crate) fn print_problems(catalog: &Catalog) {
     for p in catalog.toolset().problems() {
-        eprintln!("flowmcp: {}: {}", shown(&p.file), shown(&p.message));
+        crate::say(
+            tracing::Level::WARN,
+            &format!("flowmcp: {}: {}", shown(&p.file), shown(&p.message)),
+        );
     }
 }
 

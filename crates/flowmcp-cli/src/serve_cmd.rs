@@ -36,14 +36,23 @@ enum OutputSchemaArg {
     GET /metrics answers Prometheus (calls by tool ID and outcome, latencies, upstream status \
     classes, preload cache hits, sandbox rebuilds, connections, catalog generation, build): to \
     loopback clients that no proxy forwarded, or with --metrics-token to its bearer only. \
-    --log-format json writes one JSON object per log line; at --log-level info one per tool \
-    call (route, tool ID, outcome, duration, request id; never arguments or secrets). Each MCP \
+    GET /metrics, as /mcp, refuses a Host or Origin it does not serve (403). \
+    --log-format json makes every line of stderr one JSON object (start lines, notes and \
+    warnings included); at --log-level info one per tool \
+    call (route, tool ID, outcome, duration, request id; never arguments or secrets); in the \
+    text format, control characters of every field (a client's request id, a tool name) are \
+    escaped. Each MCP \
     request's id (the client's x-request-id, else a new one) goes upstream as x-request-id on \
     the tool's own request unless its schema sets that header. On an address that is not \
     loopback (such as 0.0.0.0) it refuses to serve an endpoint without a token or OAuth unless \
-    --no-auth is given; an empty token is an error. Headers must arrive within \
-    --header-timeout-ms and bodies within --body-timeout-ms, and at most --max-connections \
-    connections are open at once (one more gets 503 and is closed).\n\n\
+    --no-auth is given, and an endpoint without a token or OAuth refuses (403) requests a proxy \
+    forwarded (Forwarded, X-Forwarded-For or X-Real-IP) unless --no-auth is given: behind a load \
+    balancer that others reach, give it a token. An empty token is an error. Headers must \
+    arrive within --header-timeout-ms and bodies within --body-timeout-ms; at most \
+    --max-connections connections are open at once, at most --max-connections-per-client of \
+    them from one client address; at the cap a connection idle between requests is closed to \
+    make room, and only when none is idle does a new one get 503. Answers to requests without a \
+    credential (/healthz, /readyz, 401, 403, 404) close their connection.\n\n\
     With --route, --only, --selection or --agent, each endpoint serves its own members only: \
     tools, resource queries and documents (also as resources); the prompts and skills of a \
     selection or agent, or else those of the namespaces a route or --only names. A skill whose \
@@ -106,7 +115,8 @@ pub(crate) struct ServeArgs {
     )]
     auth_token: Option<String>,
     /// HTTP: serve endpoints without a token or OAuth on an address that is not loopback (such
-    /// as 0.0.0.0), which is refused otherwise. Tokens given still apply. Also `"noAuth": true` in
+    /// as 0.0.0.0), and to requests a proxy forwarded, both refused otherwise. Tokens given still
+    /// apply. Also `"noAuth": true` in
     /// ~/.flowmcp/config.json (a project's configuration cannot say it).
     #[arg(long)]
     no_auth: bool,
@@ -128,7 +138,10 @@ pub(crate) struct ServeArgs {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     body_timeout_ms: u64,
-    /// HTTP: how many connections may be open at once; one more gets 503 and is closed.
+    /// HTTP: how many connections may be open at once. At the cap a new connection takes the
+    /// place of one that sits idle between requests; when none is idle it gets 503 and is closed.
+    /// Lowered, with a warning, when it does not fit below the limit of open files (the soft
+    /// limit is raised toward the hard one at start).
     #[arg(
         long,
         value_name = "N",
@@ -136,6 +149,16 @@ pub(crate) struct ServeArgs {
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
     )]
     max_connections: usize,
+    /// HTTP: how many of those connections one client address (an IPv6 /64) may hold; one more
+    /// takes the place of that client's own idle connection, or gets 503. Default: a quarter of
+    /// --max-connections. Behind a load balancer every connection comes from the balancer: set
+    /// it to --max-connections there.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..)
+    )]
+    max_connections_per_client: Option<usize>,
     /// HTTP: a browser origin allowed to call the server (`https://app.example.com:443`), besides
     /// the listener's own. Repeatable.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
@@ -202,12 +225,15 @@ pub(crate) struct ServeArgs {
     /// What the server logs to stderr: error, warn, info, debug or trace. `RUST_LOG` (e.g.
     /// `rmcp=debug`) wins when set. At `info`, HTTP serving logs one line per tool call: the
     /// route, the tool's ID, the outcome code, the duration and the request id (never arguments,
-    /// results or secrets).
+    /// results or secrets). At `warn` (and at more verbose levels) the runtime's notes are
+    /// shown too (target flowmcp::runtime: preload cache hits and misses, Redis warnings, handler
+    /// messages at load).
     #[arg(long, value_name = "LEVEL", default_value = "warn")]
     log_level: String,
-    /// How log lines look: `text` (for people) or `json` (one JSON object per line: `timestamp`,
-    /// `level`, `target`, `message` and the event's fields, such as `route`, `tool`, `outcome`,
-    /// `duration_ms` and `request_id` of a tool call).
+    /// How log lines look: `text` (for people; control characters in fields escaped) or `json`
+    /// (every line of stderr one JSON object: `timestamp`, `level`, `target`, `message` and the
+    /// event's fields, such as `route`, `tool`, `outcome`, `duration_ms` and `request_id` of a
+    /// tool call; the start lines, notes and warnings too).
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text)]
     log_format: LogFormat,
     /// HTTP: do not serve GET /metrics (and count nothing).
@@ -266,34 +292,54 @@ pub(crate) enum Transport {
 
 pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     // Logs go to stderr: in stdio mode stdout carries only protocol messages.
-    let filter = match std::env::var("RUST_LOG") {
-        Ok(spec) if !spec.trim().is_empty() => tracing_subscriber::EnvFilter::try_new(spec),
-        _ => tracing_subscriber::EnvFilter::try_new(&a.log_level),
-    }
-    .map_err(|e| format!("--log-level / RUST_LOG: {e}"))?;
+    let rust_log = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|spec| !spec.trim().is_empty());
+    // The runtime's notes (target `flowmcp::runtime`: preload cache hits and misses, Redis
+    // warnings, handler messages at load) show at the default level, as they always did.
+    let spec = match &rust_log {
+        Some(spec) => spec.clone(),
+        None if a.log_level.eq_ignore_ascii_case("warn") => {
+            format!("{},{}=info", a.log_level, flowmcp_mcp::http::RUNTIME_NOTES)
+        }
+        None => a.log_level.clone(),
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(&spec)
+        .map_err(|e| format!("--log-level / RUST_LOG: {e}"))?
+        // The CLI's own lines (where it listens, notes, warnings) whatever the level.
+        .add_directive(
+            format!("{}=trace", crate::SAY_TARGET)
+                .parse()
+                .map_err(|e| format!("--log-level / RUST_LOG: {e}"))?,
+        );
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
     let _ = match a.log_format {
         LogFormat::Text => logs
             .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
+            .fmt_fields(ShownFields)
             .try_init(),
-        LogFormat::Json => logs
-            .json()
-            .flatten_event(true)
-            .with_current_span(false)
-            .with_span_list(false)
-            .try_init(),
+        LogFormat::Json => {
+            crate::say_as_json_logs();
+            logs.json()
+                .flatten_event(true)
+                .with_current_span(false)
+                .with_span_list(false)
+                .try_init()
+        }
     };
     // The arguments are checked before the catalog is read.
     let cfg = config(a.source.anchor(&a.paths))?;
     let http = http_setup(&a, cfg.no_auth)?;
     let (transport, mut runner) = a.run.settings(&cfg)?;
-    // One set of metrics for the listener and every runner of the catalog.
-    let metrics = http.as_ref().and_then(|(_, h)| h.metrics.clone());
-    if let Some(m) = &metrics {
-        let observer: std::sync::Arc<dyn flowmcp_catalog::runtime::Observer> =
-            std::sync::Arc::new(m.clone());
+    // One set of metrics for the listener and every runner of the catalog; without metrics, an
+    // observer that still passes each request's id on to the upstream.
+    if let Some((_, h)) = &http {
+        let observer: std::sync::Arc<dyn flowmcp_catalog::runtime::Observer> = match &h.metrics {
+            Some(m) => std::sync::Arc::new(m.clone()),
+            None => std::sync::Arc::new(flowmcp_mcp::http::RequestIds),
+        };
         runner.observer = Some(observer);
     }
     let profile = profile_of(a.source.profile, &cfg);
@@ -330,7 +376,10 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
                 flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| serve_error(&e))?;
             print_waiting([&server]);
             tracing::info!("ready after {} ms", started.elapsed().as_millis());
-            eprintln!("flowmcp: serving {} over stdio", tools(server.tool_count()));
+            crate::say(
+                tracing::Level::INFO,
+                &format!("flowmcp: serving {} over stdio", tools(server.tool_count())),
+            );
             server.serve_stdio().map_err(|e| serve_error(&e))?;
         }
         Some((routes, http)) => {
@@ -353,19 +402,25 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
             });
             let served = endpoints.serve(&http, |addr| {
                 for (path, count, auth) in &lines {
-                    eprintln!(
-                        "flowmcp: serving {} at http://{addr}{path} ({auth})",
-                        tools(*count)
+                    crate::say(
+                        tracing::Level::INFO,
+                        &format!(
+                            "flowmcp: serving {} at http://{addr}{path} ({auth})",
+                            tools(*count)
+                        ),
                     );
                 }
                 if let Some(access) = metrics_line {
-                    eprintln!("flowmcp: metrics at http://{addr}/metrics ({access})");
+                    crate::say(
+                        tracing::Level::INFO,
+                        &format!("flowmcp: metrics at http://{addr}/metrics ({access})"),
+                    );
                 }
             });
             match served {
                 Ok(()) => {}
                 Err(e @ HttpError::DrainCut(_)) => {
-                    eprintln!("flowmcp: {e}");
+                    crate::say(tracing::Level::ERROR, &format!("flowmcp: {e}"));
                     return Ok(ExitCode::from(1));
                 }
                 Err(e) => return Err(http_error(&e)),
@@ -373,6 +428,35 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The fields of a text log line — the message and every field, ours and those of the libraries
+/// (rmcp's request ids) — with control characters escaped as [`crate::shown`] escapes them, so
+/// that a client's text (a JSON-RPC id, a tool name) cannot forge a line or reach a terminal as
+/// an escape sequence. (The JSON format escapes them itself.)
+struct ShownFields;
+
+impl<'w> tracing_subscriber::fmt::FormatFields<'w> for ShownFields {
+    fn format_fields<R: tracing_subscriber::field::RecordFields>(
+        &self,
+        mut writer: tracing_subscriber::fmt::format::Writer<'w>,
+        fields: R,
+    ) -> std::fmt::Result {
+        let mut shown = Shown(&mut writer);
+        tracing_subscriber::fmt::format::DefaultFields::new().format_fields(
+            tracing_subscriber::fmt::format::Writer::new(&mut shown),
+            fields,
+        )
+    }
+}
+
+/// Writes through [`crate::shown`].
+struct Shown<'a, 'w>(&'a mut tracing_subscriber::fmt::format::Writer<'w>);
+
+impl std::fmt::Write for Shown<'_, '_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.write_str(&crate::shown(s))
+    }
 }
 
 /// A server error as `serve` prints it: the option that asked for what failed in front.
@@ -444,9 +528,12 @@ fn print_waiting<'s>(servers: impl IntoIterator<Item = &'s flowmcp_mcp::McpServe
         }
     }
     for (var, tools) in &waiting {
-        eprintln!(
-            "flowmcp: not served until {var} is set: {}",
-            tools.join(", ")
+        crate::say(
+            tracing::Level::WARN,
+            &format!(
+                "flowmcp: not served until {var} is set: {}",
+                tools.join(", ")
+            ),
         );
     }
 }
@@ -517,6 +604,7 @@ fn http_setup(
     http.header_timeout = Duration::from_millis(a.header_timeout_ms);
     http.body_timeout = Duration::from_millis(a.body_timeout_ms);
     http.max_connections = a.max_connections;
+    http.max_connections_per_peer = a.max_connections_per_client;
     http.no_auth = a.no_auth || user_no_auth;
     http.metrics = (!a.no_metrics).then(flowmcp_mcp::http::Metrics::new);
     // An empty token stays empty: `check` refuses it.

@@ -1039,28 +1039,6 @@ fn authority(base: &str) -> &str {
     base.trim_start_matches("http://")
 }
 
-/// Asks `/healthz` on the kept-alive connection `s` and reads the answer.
-fn ask_health(s: &mut std::net::TcpStream) {
-    use std::io::{Read, Write};
-    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        .unwrap();
-    s.set_read_timeout(Some(WITHIN)).unwrap();
-    let mut got = Vec::new();
-    let mut buf = [0u8; 256];
-    while !got.ends_with(b"ok\n") {
-        let n = s.read(&mut buf).unwrap();
-        assert!(n > 0, "the server closed the connection");
-        got.extend_from_slice(&buf[..n]);
-    }
-}
-
-/// A connection that has been answered once (so the server has surely accepted it) and is kept.
-fn held_connection(base: &str) -> std::net::TcpStream {
-    let mut s = std::net::TcpStream::connect(authority(base)).unwrap();
-    ask_health(&mut s);
-    s
-}
-
 fn initialize_request() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
@@ -1099,29 +1077,47 @@ fn item10_half_sent_requests_are_closed_at_the_header_and_body_deadlines() {
 }
 
 /// Item 10: with `--max-connections 2`, further connections get a 503 and are closed at once
-/// while the two holders are open; once one goes, a client is served again.
+/// while the two holders are busy (bodies that never end); once one goes, a client is served
+/// again. (Idle holders give their places up instead: issue #39.)
 #[test]
 fn item10_connections_over_the_cap_are_refused_while_its_holders_live() {
+    use std::io::Write;
     let home = Scratch::new("serve-cap");
     // Holders stay for a minute unless they go.
     let serve = HttpServe::start(
         &home,
-        &["--max-connections", "2", "--header-timeout-ms", "60000"],
+        &[
+            "--max-connections",
+            "2",
+            "--max-connections-per-client",
+            "2",
+            "--body-timeout-ms",
+            "60000",
+        ],
     );
-    let mut holders = vec![held_connection(&serve.base), held_connection(&serve.base)];
+    let mut holders: Vec<std::net::TcpStream> = (0..2)
+        .map(|_| {
+            let mut s = std::net::TcpStream::connect(authority(&serve.base)).unwrap();
+            s.write_all(
+                b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                  Accept: application/json, text/event-stream\r\nContent-Length: 500\r\n\r\n{",
+            )
+            .unwrap();
+            assert!(
+                read_until_closed(&mut s, std::time::Duration::from_millis(500)).is_none(),
+                "a holder was closed"
+            );
+            s
+        })
+        .collect();
     for _ in 0..3 {
         let mut over = std::net::TcpStream::connect(authority(&serve.base)).unwrap();
         let answer = read_until_closed(&mut over, WITHIN).expect("a connection over the cap waits");
         assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
     }
-    // The holders were not disturbed: each is answered again.
-    for h in &mut holders {
-        ask_health(h);
-    }
     holders.remove(0);
     let started = std::time::Instant::now();
     while started.elapsed() < WITHIN {
-        use std::io::Write;
         let mut s = std::net::TcpStream::connect(authority(&serve.base)).unwrap();
         s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             .unwrap();
@@ -1136,15 +1132,15 @@ fn item10_connections_over_the_cap_are_refused_while_its_holders_live() {
     panic!("the place a holder left is never taken again");
 }
 
-/// Item 10: when `accept` fails because the server has no descriptors left, it backs off and
-/// logs once per run of failures (not once per failure, and not silently spinning), and serves
-/// again once descriptors are free.
+/// Issue #39 finding 1 (replacing item 10's accept test, whose exhausted descriptors the fitted
+/// cap now prevents): with at most 64 descriptors (soft and hard), `--max-connections 512` does
+/// not fit; the server says so, lowers the cap, and while 100 idle connections are held it still
+/// serves (idle ones make room), without failing to accept. The back-off after failed accepts is
+/// checked by `flowmcp-mcp`'s unit test `accept_back_off_doubles_to_a_second_and_starts_over_after_a_success`.
 #[test]
-fn item10_accept_errors_back_off_and_are_logged_once_per_run() {
+fn i39_1_a_cap_beyond_the_descriptor_limit_is_lowered_and_the_server_keeps_serving() {
     use std::io::{BufRead, BufReader};
     let home = Scratch::new("serve-emfile");
-    // At most 64 descriptors for the server: 100 connections exhaust them (and fit in the
-    // listen backlog, so that connecting never waits).
     let mut child = std::process::Command::new("sh")
         .args(["-c", "ulimit -n 64 && exec \"$0\" \"$@\""])
         .arg(common::binary())
@@ -1163,6 +1159,7 @@ fn item10_accept_errors_back_off_and_are_logged_once_per_run() {
     let mut line = String::new();
     let mut base = String::new();
     while base.is_empty() && err.read_line(&mut line).unwrap() > 0 {
+        log.lock().unwrap().push(line.clone());
         if let Some(url) = line.split(" tools at ").nth(1) {
             let url = url.split_whitespace().next().unwrap();
             base = url.trim_end_matches("/mcp").to_string();
@@ -1178,28 +1175,9 @@ fn item10_accept_errors_back_off_and_are_logged_once_per_run() {
             line.clear();
         }
     });
-    let failures = || {
-        log.lock()
-            .unwrap()
-            .iter()
-            .filter(|l| l.contains("cannot accept connections"))
-            .count()
-    };
     let held: Vec<std::net::TcpStream> = (0..100)
         .filter_map(|_| std::net::TcpStream::connect(authority(&base)).ok())
         .collect();
-    let started = std::time::Instant::now();
-    while failures() == 0 && started.elapsed() < WITHIN {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let logged = failures();
-    drop(held);
-    assert!(
-        logged >= 1,
-        "failed accepts are not logged: {:?}",
-        log.lock().unwrap()
-    );
-    // Descriptors are free again: the server serves.
     let started = std::time::Instant::now();
     let mut served = false;
     while !served && started.elapsed() < WITHIN {
@@ -1214,11 +1192,19 @@ fn item10_accept_errors_back_off_and_are_logged_once_per_run() {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+    drop(held);
     let _ = child.kill();
     let _ = child.wait();
-    assert!(served, "the server does not serve again");
-    // One line per run of failures, not one per failure.
-    assert!(failures() < 10, "{:?}", log.lock().unwrap());
+    let log = log.lock().unwrap().concat();
+    assert!(
+        served,
+        "the server does not serve while idle connections are held:\n{log}"
+    );
+    assert!(
+        log.contains("connections are served at once, not 512"),
+        "no warning that the cap was lowered:\n{log}"
+    );
+    assert!(!log.contains("cannot accept connections"), "{log}");
 }
 
 /// Runs `flowmcp serve` with `args` (and `env`) and returns its exit code and stderr, or `None`
@@ -1649,4 +1635,151 @@ fn i32_5_drain_min_keeps_an_idle_server_answering_503_before_it_exits() {
     assert_eq!(status, 503);
     assert_eq!(serve.wait_exit(), Some(0));
     assert!(signalled.elapsed() >= std::time::Duration::from_millis(1500));
+}
+
+/// Everything `serve` wrote to stderr so far.
+fn stderr_of(serve: &HttpServe) -> String {
+    format!("{}{}", serve.started, serve.later.lock().unwrap())
+}
+
+/// Issue #39 finding 4: a client's JSON-RPC id and tool name with a newline and an escape
+/// sequence cannot forge a line of the text log or put a raw ESC on stderr (rmcp's warning about
+/// the failed request prints the id).
+#[test]
+fn i39_4_text_logs_escape_control_characters_of_client_text() {
+    let home = Scratch::new("serve-i39-text-log");
+    let mut serve = HttpServe::start(&home, &["--log-level", "info"]);
+    let mcp = format!("{}/mcp", serve.base);
+    let version = ("MCP-Protocol-Version", "2025-06-18");
+    let forged_id = "i39\nFORGED-ID 2099-01-01T00:00:00Z ERROR forged\x1b[31m";
+    let forged_name = "i39\nFORGED-NAME ERROR forged\x1b[2J";
+    // Params that do not decode (-32602): rmcp warns about the failed request with its id.
+    let (status, body) = post(
+        &mcp,
+        &[version],
+        &json!({"jsonrpc": "2.0", "id": forged_id, "method": "tools/call",
+            "params": {"name": 5}}),
+    );
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = post(
+        &mcp,
+        &[version],
+        &json!({"jsonrpc": "2.0", "id": forged_id, "method": "tools/call",
+            "params": {"name": forged_name, "arguments": {}}}),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(serve.terminate(), Some(0));
+    let log = stderr_of(&serve);
+    assert!(log.contains("i39"), "the request was not logged:\n{log}");
+    for line in log.lines() {
+        assert!(
+            !line.starts_with("FORGED"),
+            "a client forged a log line: {line:?}\n{log}"
+        );
+    }
+    assert!(!log.contains('\x1b'), "a raw ESC on stderr: {log:?}");
+}
+
+/// Issue #39 finding 5: under `--log-format json` every line of stderr is one JSON object: the
+/// start lines, the tools waiting for a variable, a placeholder key's warning, and the preload
+/// cache's notes of a miss and a hit.
+#[test]
+fn i39_5_json_logs_are_json_lines_only() {
+    let upstream = TestServer::start(4, |seen| {
+        if seen.url.starts_with("/countries") {
+            reply(
+                200,
+                Some("application/json"),
+                r#"[{"countryCode": "DE", "name": "Germany", "regionCount": 16}]"#,
+            )
+        } else {
+            reply(404, Some("text/plain"), "no")
+        }
+    });
+    let home = Scratch::new("serve-i39-json");
+    let mut serve = HttpServe::start_env(
+        &home,
+        "127.0.0.1:0",
+        &[
+            "--log-format",
+            "json",
+            "--upstream",
+            &format!("holidaykit-net={}", upstream.base),
+        ],
+        // A placeholder left where a key belongs is warned about at start.
+        &[("SKYCAST_API_KEY", "YOUR_API_KEY")],
+    );
+    let mcp = format!("{}/mcp", serve.base);
+    let version = ("MCP-Protocol-Version", "2025-06-18");
+    for id in [1, 2] {
+        let (status, body) = post(
+            &mcp,
+            &[version],
+            &tools_call(id, "listCountries_holidaykit-net", json!({})),
+        );
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains("Germany"), "{body}");
+    }
+    assert_eq!(serve.terminate(), Some(0));
+    let seen = upstream.finish();
+    assert_eq!(
+        seen.len(),
+        1,
+        "the second call was not a cache hit: {seen:?}"
+    );
+    let log = stderr_of(&serve);
+    let mut messages = Vec::new();
+    for line in log.lines() {
+        let v: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("a line of stderr is not JSON ({e}): {line:?}\n{log}"));
+        assert!(v.is_object(), "{line}");
+        messages.push(v["message"].as_str().unwrap_or_default().to_string());
+    }
+    for expected in ["serving", "placeholder", "Cached (fetched:"] {
+        assert!(
+            messages.iter().any(|m| m.contains(expected)),
+            "no JSON line says {expected:?}:\n{log}"
+        );
+    }
+}
+
+/// Issue #39 finding 6: each MCP request's id goes upstream as `x-request-id` also when the
+/// server counts no metrics (`--no-metrics`).
+#[test]
+fn i39_6_the_request_id_goes_upstream_without_metrics() {
+    let upstream = TestServer::start(1, |_| reply(200, Some("application/json"), "{}"));
+    let home = Scratch::new("serve-i39-request-id");
+    let mut serve = HttpServe::start_env(
+        &home,
+        "127.0.0.1:0",
+        &[
+            "--no-metrics",
+            "--no-cache",
+            "--upstream",
+            &format!("skycast-io={}", upstream.base),
+        ],
+        &[("SKYCAST_API_KEY", "key-i39")],
+    );
+    let (status, body) = post(
+        &format!("{}/mcp", serve.base),
+        &[
+            ("MCP-Protocol-Version", "2025-06-18"),
+            ("x-request-id", "req-i39-six"),
+        ],
+        &tools_call(
+            1,
+            "getCurrentConditions_skycast-io",
+            json!({"city": "Berlin"}),
+        ),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(serve.terminate(), Some(0));
+    let seen = upstream.finish();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(
+        seen[0].header("x-request-id"),
+        Some("req-i39-six"),
+        "{:?}",
+        seen[0]
+    );
 }

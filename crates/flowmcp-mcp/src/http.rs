@@ -6,16 +6,22 @@
 //! Every MCP request gets an id (the client's `x-request-id` when it is short and plain, else a
 //! new one), sent back in `x-request-id`, written in the call's log line (target `flowmcp::call`,
 //! at `info`) and sent to the upstream on the tool's own request (see
-//! `flowmcp_catalog::runtime::Observer::request_id`).
+//! `flowmcp_catalog::runtime::Observer::request_id`) when the catalog's runner options have
+//! [`Metrics`] or [`RequestIds`] as their observer.
 //!
 //! The listener holds up against clients that do not play along: a request's headers must arrive
 //! within [`HttpOptions::header_timeout`] (which also ends idle kept-alive connections) and its
 //! body within [`HttpOptions::body_timeout`]; at most [`HttpOptions::max_connections`] are open at
-//! once, counted when they are accepted (one more gets a 503 and is closed at once); and when
-//! `accept` fails (no descriptors left, …) the loop waits, 10 ms doubling to 1 s, and logs once
-//! per run of failures instead of spinning. Endpoints without authentication are served only on
-//! a loopback address unless [`HttpOptions::no_auth`] says otherwise, and an empty token is an
-//! error, never "no token".
+//! once (and at most [`HttpOptions::max_connections_per_peer`] of them from one peer), counted
+//! when they are accepted: a new connection takes the place of one that sits idle between
+//! requests, and only when none is idle gets a 503 and is closed at once; the cap is lowered, with
+//! a warning, to fit below the process's limit of open descriptors; answers to requests that
+//! carry no credential (`/healthz`, `/readyz`, a 401, 403 or 404) close their connection; and
+//! when `accept` fails (no descriptors left, …) the loop waits, 10 ms doubling to 1 s, and logs
+//! once per run of failures instead of spinning. Endpoints without authentication are served
+//! only on a loopback address and only to requests that no proxy forwarded, unless
+//! [`HttpOptions::no_auth`] says otherwise; an empty token is an error, never "no token".
+//! `GET /metrics` checks Host and Origin as the MCP endpoints do.
 //!
 //! A listener serves one endpoint at [`MCP_PATH`] ([`McpServer::serve_http`]) or several, one per
 //! [`Route`] ([`Endpoints::routes`]), each with its own tool set and, optionally, its own token.
@@ -49,10 +55,11 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service;
 
-pub use crate::metrics::Metrics;
+pub use crate::metrics::{Metrics, RUNTIME_NOTES, RequestIds};
 use crate::metrics::{REQUEST_ID, RequestInfo, request_id};
 use crate::oauth::{OAuthError, OAuthOptions, Rejection, Verifier, bearer, public_origin};
 use crate::route::{Route, RouteError, check_path};
+use crate::slots::{Slots, fit_connections};
 use crate::{McpServer, ServeError, ServeOptions};
 
 /// How often the drain looks whether requests are still in flight.
@@ -106,11 +113,24 @@ pub struct HttpOptions {
     /// has not arrived by then gets 408 and the connection is closed. Default
     /// [`HttpOptions::DEFAULT_BODY_TIMEOUT`].
     pub body_timeout: Duration,
-    /// How many connections may be open at once, counted when they are accepted; one more gets
-    /// a 503 and is closed at once. Default [`HttpOptions::DEFAULT_MAX_CONNECTIONS`].
+    /// How many connections may be open at once, counted when they are accepted. At the cap, a
+    /// new connection takes the place of one that sits idle between requests (of the peer with
+    /// the most connections); when none is idle it gets a 503 and is closed at once. Lowered, with
+    /// a warning, when it does not fit below the process's limit of open descriptors (a quarter
+    /// of which, at least 64, is kept for everything else). Default
+    /// [`HttpOptions::DEFAULT_MAX_CONNECTIONS`].
     pub max_connections: usize,
+    /// How many of the connections may come from one peer (an IPv4 address, or an IPv6 /64
+    /// network); a peer's connection beyond it takes the place of that peer's own idle one, or
+    /// is refused with a 503. `None`: a quarter of [`HttpOptions::max_connections`] (at least 1).
+    /// Behind a load balancer every connection comes from the balancer: set it to
+    /// [`HttpOptions::max_connections`] there.
+    pub max_connections_per_peer: Option<usize>,
     /// Serve endpoints without authentication (no token, no OAuth) on an address that is not a
-    /// loopback one (`--no-auth`). Without it, [`Endpoints::run`] refuses to start then.
+    /// loopback one, and to requests a proxy forwarded. Without it, [`Endpoints::run`] refuses to
+    /// start then, and an endpoint without authentication answers a request that carries a
+    /// `Forwarded`, `X-Forwarded-For` or `X-Real-IP` header with 403 (behind a balancer, whoever
+    /// reaches the balancer would call its tools).
     pub no_auth: bool,
     /// When set, `GET /metrics` answers these metrics (see [`Metrics`]); otherwise it is 404.
     /// Give the same `Metrics` to the catalog's runner options as their observer, so that
@@ -136,6 +156,13 @@ impl HttpOptions {
     /// open descriptors, which leaves room for upstream requests, SQLite files and the catalog,
     /// and far more than MCP clients open (one or a few each).
     pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
+    /// [`HttpOptions::max_connections_per_peer`], or its default.
+    pub fn connections_per_peer(&self) -> usize {
+        self.max_connections_per_peer
+            .unwrap_or(self.max_connections / 4)
+            .clamp(1, self.max_connections.max(1))
+    }
 
     /// Checks what [`Endpoints::run`] checks before it binds, so that a caller can fail before
     /// it reads a catalog: no bearer token (the global one, or the token of one of `routes`) is
@@ -228,6 +255,7 @@ impl Default for HttpOptions {
             header_timeout: HttpOptions::DEFAULT_HEADER_TIMEOUT,
             body_timeout: HttpOptions::DEFAULT_BODY_TIMEOUT,
             max_connections: HttpOptions::DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_peer: None,
             no_auth: false,
             metrics: None,
             metrics_token: None,
@@ -253,6 +281,7 @@ impl fmt::Debug for HttpOptions {
             .field("header_timeout", &self.header_timeout)
             .field("body_timeout", &self.body_timeout)
             .field("max_connections", &self.max_connections)
+            .field("max_connections_per_peer", &self.max_connections_per_peer)
             .field("no_auth", &self.no_auth)
             .field("metrics", &self.metrics.is_some())
             .field(
@@ -532,6 +561,8 @@ impl Endpoints {
             metrics: opts.metrics.clone(),
             metrics_token: opts.metrics_token.as_deref().map(Arc::from),
             drain: Drain::default(),
+            no_auth: opts.no_auth,
+            host_checks: None,
         };
         let base = match (&opts.oauth, &verifier) {
             (Some(oauth), Some(_)) => Some(resource_base(oauth, local)?),
@@ -580,13 +611,19 @@ impl Endpoints {
                 config.clone(),
             );
             let route: Arc<str> = Arc::from(e.path.as_str());
+            // Every endpoint has the same Host and Origin checks; the first one's service asks
+            // them for the other paths.
+            table.host_checks.get_or_insert_with(|| mcp.clone());
             table
                 .endpoints
                 .insert(e.path, Arc::new((mcp, guard, route)));
         }
         let table = Arc::new(table);
         let limit = Arc::new(Semaphore::new(opts.max_concurrent.max(1)));
-        let open = Arc::new(Semaphore::new(opts.max_connections.max(1)));
+        let slots = Slots::new(
+            fit_connections(opts.max_connections),
+            opts.connections_per_peer(),
+        );
         let mut http1 = hyper::server::conn::http1::Builder::new();
         http1
             .timer(TokioTimer::new())
@@ -635,23 +672,30 @@ impl Endpoints {
                     continue;
                 }
             };
-            // The cap counts connections, not requests: one more is told so and closed.
-            let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+            // The cap counts connections, not requests: an idle one makes room, or the new one
+            // is told so and closed.
+            let Some(slot) = slots.admit(peer.ip(), &ct) else {
                 refuse(&stream);
                 continue;
             };
             let table = Arc::clone(&table);
             let limit = Arc::clone(&limit);
             let counted = opts.metrics.as_ref().map(Metrics::connection);
+            let usage = slot.usage();
             let service = hyper::service::service_fn(move |req: Request<Incoming>| {
                 let table = Arc::clone(&table);
                 let limit = Arc::clone(&limit);
-                async move { Ok::<_, Infallible>(table.answer(req, &limit, peer).await) }
+                let busy = usage.busy();
+                async move {
+                    let answer = table.answer(req, &limit, peer).await;
+                    drop(busy);
+                    Ok::<_, Infallible>(answer)
+                }
             });
             let conn = http1.serve_connection(TokioIo::new(stream), service);
-            let conn_ct = ct.clone();
+            let conn_ct = slot.closing();
             connections.spawn(async move {
-                let _open = (permit, counted);
+                let _open = (slot, counted);
                 tokio::pin!(conn);
                 tokio::select! {
                     _ = conn.as_mut() => {}
@@ -834,6 +878,22 @@ struct Table {
     metrics_token: Option<Arc<str>>,
     /// Whether the server drains, and how many MCP requests are in flight.
     drain: Drain,
+    /// [`HttpOptions::no_auth`]: endpoints without authentication answer forwarded requests too.
+    no_auth: bool,
+    /// The service of one endpoint, whose Host and Origin checks (rmcp's, the same on every
+    /// endpoint) are asked for `/metrics` too.
+    host_checks: Option<Mcp>,
+}
+
+/// An answer, and whether the request carried what the endpoint requires: the connection of an
+/// answer to a request that carried nothing (a health check, a 401, 403 or 404, public metadata)
+/// is closed, so that a client without a credential cannot keep connections open by asking such
+/// things.
+enum Answer {
+    /// To a request that passed its endpoint's guard: the connection may stay open.
+    Served(Response<Body>),
+    /// To anything else: sent with `Connection: close`.
+    Closing(Response<Body>),
 }
 
 /// The drain after a shutdown signal: from then on, new MCP requests are refused; the server
@@ -868,44 +928,78 @@ impl Drain {
 /// even when the proxy runs on it.
 const FORWARDED: [&str; 3] = ["forwarded", "x-forwarded-for", "x-real-ip"];
 
+/// Whether a proxy forwarded `req` (it carries one of [`FORWARDED`]).
+fn forwarded<B>(req: &Request<B>) -> bool {
+    FORWARDED.iter().any(|h| req.headers().contains_key(*h))
+}
+
 impl Table {
     async fn answer(
+        &self,
+        req: Request<Incoming>,
+        limit: &Semaphore,
+        peer: SocketAddr,
+    ) -> Response<Body> {
+        match self.respond(req, limit, peer).await {
+            Answer::Served(r) => r,
+            Answer::Closing(mut r) => {
+                r.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                r
+            }
+        }
+    }
+
+    async fn respond(
         &self,
         mut req: Request<Incoming>,
         limit: &Semaphore,
         peer: SocketAddr,
-    ) -> Response<Body> {
+    ) -> Answer {
         let path = req.uri().path();
         if path == "/healthz" {
-            return plain(StatusCode::OK, "ok\n");
+            return Answer::Closing(plain(StatusCode::OK, "ok\n"));
         }
         if path == "/readyz" {
-            return if self.drain.draining.load(Ordering::SeqCst) {
+            return Answer::Closing(if self.drain.draining.load(Ordering::SeqCst) {
                 plain(StatusCode::SERVICE_UNAVAILABLE, "draining\n")
             } else {
                 plain(StatusCode::OK, "ready\n")
-            };
+            });
         }
         if path == METRICS_PATH
             && let Some(metrics) = &self.metrics
         {
+            if let Some(refused) = self.foreign_host_or_origin(&req).await {
+                return Answer::Closing(refused);
+            }
             return self.metrics_answer(&req, peer, metrics);
         }
         if let Some(doc) = self.metadata.get(path) {
-            return metadata_answer(req.method(), doc);
+            return Answer::Closing(metadata_answer(req.method(), doc));
         }
         let Some(endpoint) = self.endpoints.get(path) else {
-            return plain(StatusCode::NOT_FOUND, "not found\n");
+            return Answer::Closing(plain(StatusCode::NOT_FOUND, "not found\n"));
         };
         let (mcp, guard, route) = &**endpoint;
         match guard {
-            Guard::Open => {}
+            Guard::Open => {
+                // Behind a proxy, whoever reaches the proxy would call the tools.
+                if !self.no_auth && forwarded(&req) {
+                    return Answer::Closing(plain(
+                        StatusCode::FORBIDDEN,
+                        "forbidden: this endpoint requires no token, so it serves only requests \
+                         that no proxy forwarded (no Forwarded, X-Forwarded-For or X-Real-IP \
+                         header); behind a proxy or load balancer, give it a token\n",
+                    ));
+                }
+            }
             Guard::Token(token) => {
                 if !token_matches(&req, token) {
                     let mut r = plain(StatusCode::UNAUTHORIZED, "unauthorized\n");
                     r.headers_mut()
                         .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-                    return r;
+                    return Answer::Closing(r);
                 }
             }
             Guard::OAuth {
@@ -915,7 +1009,7 @@ impl Table {
             } => {
                 let given = req.headers().get(header::AUTHORIZATION);
                 if let Err(rejection) = verifier.check(given, audience).await {
-                    return challenge.answer(&rejection);
+                    return Answer::Closing(challenge.answer(&rejection));
                 }
             }
         }
@@ -930,15 +1024,15 @@ impl Table {
         let (parts, body) = req.into_parts();
         let body = match read_body(body, self.max_body_bytes, self.body_timeout).await {
             Ok(body) => body,
-            Err(answer) => return answer,
+            Err(answer) => return Answer::Served(answer),
         };
         let Some(_in_flight) = self.drain.enter() else {
-            return draining_answer(&body);
+            return Answer::Served(draining_answer(&body));
         };
         let _counted = self.metrics.as_ref().map(Metrics::inflight);
         let req = Request::from_parts(parts, Full::new(body));
         let Ok(_permit) = limit.try_acquire() else {
-            return plain(StatusCode::SERVICE_UNAVAILABLE, "busy\n");
+            return Answer::Served(plain(StatusCode::SERVICE_UNAVAILABLE, "busy\n"));
         };
         let mut mcp = mcp.clone();
         let mut answer = match mcp.call(req).await {
@@ -948,7 +1042,23 @@ impl Table {
         if let Ok(v) = HeaderValue::from_str(&id) {
             answer.headers_mut().insert(REQUEST_ID, v);
         }
-        answer
+        Answer::Served(answer)
+    }
+
+    /// The answer that refuses `req` when its Host or Origin is not allowed (DNS rebinding, a
+    /// page of another site), or `None`. The checks are those of the MCP endpoints (rmcp's
+    /// Streamable HTTP service, configured once in [`rmcp_config`]), asked with `req`'s URI and
+    /// headers: a request that passes them gets 405 from the service, which serves only POST.
+    async fn foreign_host_or_origin(&self, req: &Request<Incoming>) -> Option<Response<Body>> {
+        let Some(checks) = &self.host_checks else {
+            return Some(plain(StatusCode::FORBIDDEN, "forbidden\n"));
+        };
+        let mut probe = Request::new(Full::new(Bytes::new()));
+        *probe.method_mut() = Method::OPTIONS;
+        *probe.uri_mut() = req.uri().clone();
+        *probe.headers_mut() = req.headers().clone();
+        let answer = checks.handle(probe).await;
+        (answer.status() != StatusCode::METHOD_NOT_ALLOWED).then_some(answer)
     }
 
     /// `GET /metrics`: for the metrics token's bearer, or else for a loopback client that no
@@ -958,29 +1068,28 @@ impl Table {
         req: &Request<Incoming>,
         peer: SocketAddr,
         metrics: &Metrics,
-    ) -> Response<Body> {
+    ) -> Answer {
         if req.method() != Method::GET && req.method() != Method::HEAD {
             let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
             r.headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-            return r;
+            return Answer::Closing(r);
         }
         match &self.metrics_token {
             Some(token) if !token_matches(req, token) => {
                 let mut r = plain(StatusCode::UNAUTHORIZED, "unauthorized\n");
                 r.headers_mut()
                     .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-                return r;
+                return Answer::Closing(r);
             }
             Some(_) => {}
             None => {
-                let forwarded = FORWARDED.iter().any(|h| req.headers().contains_key(*h));
-                if !is_loopback(peer) || forwarded {
-                    return plain(
+                if !is_loopback(peer) || forwarded(req) {
+                    return Answer::Closing(plain(
                         StatusCode::FORBIDDEN,
                         "metrics are served to loopback clients only unless a metrics token is \
                          set\n",
-                    );
+                    ));
                 }
             }
         }
@@ -989,7 +1098,13 @@ impl Table {
             header::CONTENT_TYPE,
             HeaderValue::from_static(crate::metrics::CONTENT_TYPE),
         );
-        r
+        // A scraper with the metrics token may keep its connection; a loopback one without it
+        // carried no credential.
+        if self.metrics_token.is_some() {
+            Answer::Served(r)
+        } else {
+            Answer::Closing(r)
+        }
     }
 }
 

@@ -65,6 +65,7 @@ mod projection;
 mod registry;
 pub mod route;
 mod server;
+mod slots;
 mod unknown;
 
 pub use http::{Access, Endpoints, HttpError, HttpOptions};

@@ -329,8 +329,26 @@ impl Observer for Metrics {
     }
 
     fn request_id(&self) -> Option<String> {
-        CURRENT.with(|c| c.borrow().as_deref().map(str::to_string))
+        current_request_id()
     }
+}
+
+/// The observer that only passes each MCP request's id on to the upstream (as [`Metrics`] does
+/// besides counting): give it to the catalog's runner options as their
+/// [`observer`](flowmcp_catalog::runtime::RunnerOptions::observer) when the server counts no metrics, so
+/// that the tool's own request still carries `x-request-id`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RequestIds;
+
+impl Observer for RequestIds {
+    fn request_id(&self) -> Option<String> {
+        current_request_id()
+    }
+}
+
+/// The id of the request whose call runs on this thread (see [`with_request_id`]).
+fn current_request_id() -> Option<String> {
+    CURRENT.with(|c| c.borrow().as_deref().map(str::to_string))
 }
 
 thread_local! {
@@ -359,6 +377,10 @@ pub(crate) struct RequestInfo {
     pub(crate) route: Arc<str>,
     pub(crate) metrics: Option<Metrics>,
 }
+
+/// The log target of the runtime's notes while serving (preload cache hits and misses, Redis
+/// warnings, handler messages at load): events at `info` from the worker threads that run calls.
+pub const RUNTIME_NOTES: &str = "flowmcp::runtime";
 
 /// The header a request id travels in (from the client, back to it, and to the upstream).
 pub(crate) const REQUEST_ID: &str = flowmcp_catalog::runtime::REQUEST_ID_HEADER;

@@ -139,7 +139,11 @@ fn work(rx: &Mutex<Receiver<Job>>, serial_lock: &Mutex<()>) {
     loop {
         // One caller per catalog: kept while the jobs are for the same catalog.
         let catalog = Arc::clone(&job.catalog);
-        let caller = catalog.caller();
+        // The runtime's notes (preload cache hits and misses, Redis warnings, handler messages
+        // at load) are log events of the server, never bare lines on stderr.
+        let caller = catalog.caller_with_log(Box::new(|line: &str| {
+            tracing::info!(target: crate::metrics::RUNTIME_NOTES, "{line}");
+        }));
         loop {
             run(job.work, &catalog, &caller, serial_lock);
             let Some(j) = next() else { return };

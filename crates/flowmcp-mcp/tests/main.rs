@@ -12,6 +12,7 @@ mod support;
 
 mod agent_tool;
 mod elicitation;
+mod http_i39;
 mod http_oauth;
 mod http_routes;
 mod prompts;
