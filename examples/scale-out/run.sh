@@ -200,6 +200,12 @@ start redis "$redis_server" --bind 127.0.0.1 --port "$redis_port" --save "" --ap
 await redis "$(pid_of redis)" redis_ok "$redis_port"
 cache="redis://127.0.0.1:$redis_port/0"
 say "redis       $cache (pid $(pid_of redis))"
+# The key every replica binds cache entries to server-parameter values with: one per deployment,
+# the same for all its replicas (yours, if you set it).
+if [ -z "${FLOWMCP_CACHE_KEY:-}" ]; then
+  FLOWMCP_CACHE_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
+fi
+export FLOWMCP_CACHE_KEY
 
 # JSON logs with one line per call, unless the options given say otherwise (`flowmcp serve`
 # takes each option once).

@@ -142,8 +142,8 @@ pub mod resources {
 /// names reserved for flowmcp itself (never a server parameter), plus the preload cache.
 pub mod env {
     pub use flowmcp_runtime::{
-        cache::Cache, cache::PreloadCache, cache::RedisCache, secret::is_reserved_name,
-        secret::read_capped_text, secret::read_env_file,
+        cache::BindingKey, cache::Cache, cache::PreloadCache, cache::RedisCache, cache::shown_url,
+        secret::is_reserved_name, secret::read_capped_text, secret::read_env_file,
     };
 }
 

@@ -82,6 +82,9 @@ pub(crate) mod vars {
     pub(crate) const LLM_BASE_URL: &str = "FLOWMCP_LLM_BASE_URL";
     /// The model key.
     pub(crate) const LLM_API_KEY: &str = "OPENROUTER_API_KEY";
+    /// The key processes sharing a Redis preload cache bind its entries to server-parameter
+    /// values with (the process environment only: no configuration file or `.env` sets it).
+    pub(crate) const CACHE_KEY: &str = "FLOWMCP_CACHE_KEY";
     /// The npm program `flowmcp libs install` runs.
     pub(crate) const NPM: &str = "FLOWMCP_NPM";
     /// The folder of `${FLOWMCP_RESOURCES}` in the `path` of `sqlite-gtfs` resources.
@@ -166,6 +169,9 @@ pub(crate) struct Config {
     pub cache_dir: Option<PathBuf>,
     /// The Redis URL of a shared preload cache (`cache`; may hold a password: never shown).
     pub cache: Option<String>,
+    /// The key of the shared preload cache: `FLOWMCP_CACHE_KEY` of the process environment,
+    /// never a configuration file's (a secret: never shown).
+    pub cache_key: Option<String>,
     /// The library directory: `FLOWMCP_LIBS`, else `libs` of the configuration.
     pub libs: Option<PathBuf>,
     /// The base folder name of resources.
@@ -286,6 +292,7 @@ impl Config {
             upstreams: under(&user.upstreams, &project.upstreams),
             cache_dir: pick_path(&user.cache_dir, &project.cache_dir),
             cache: pick(&user.cache, &project.cache),
+            cache_key: env.get(vars::CACHE_KEY).map(str::to_string),
             libs: env
                 .get(vars::LIBS)
                 .map(PathBuf::from)
@@ -858,6 +865,18 @@ mod tests {
             false,
         );
         assert_eq!(c.llm_api_key.as_deref(), Some("p"));
+    }
+
+    #[test]
+    fn i39_1_the_cache_key_comes_from_the_process_environment_only() {
+        // Neither configuration, not even with consent, and no `.env` (a reserved name is never
+        // a server parameter) can set it.
+        let text = r#"{"cacheKey":"a-project-chosen-key","FLOWMCP_CACHE_KEY":"x","serverParams":{"FLOWMCP_CACHE_KEY":"a-project-chosen-key"}}"#;
+        let c = Config::decide(Some(file(text)), Some(project(text)), &Env::default(), true);
+        assert_eq!(c.cache_key, None);
+        let env = Env::of(&[("FLOWMCP_CACHE_KEY", "the-deployments-own-key")]);
+        let c = Config::decide(None, Some(project(text)), &env, true);
+        assert_eq!(c.cache_key.as_deref(), Some("the-deployments-own-key"));
     }
 
     #[test]

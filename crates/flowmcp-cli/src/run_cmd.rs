@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use flowmcp_catalog::env::{Cache, PreloadCache, RedisCache};
+use flowmcp_catalog::env::{BindingKey, Cache, PreloadCache, RedisCache};
 use flowmcp_catalog::runtime::TransportConfig;
 use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_catalog::{
@@ -164,7 +164,7 @@ impl RunArgs {
         let runner = {
             let mut built = RunnerOptions::default();
             built.upstreams = pointed.runner.upstreams;
-            built.cache = cache_of(self.cache_dir.clone(), &self.shared, cfg)?;
+            built.cache = cache_of(self.cache_dir.clone(), &self.shared, cfg, true)?;
             built.cache_mode = if self.no_cache {
                 CacheMode::Off
             } else if self.refresh {
@@ -191,10 +191,14 @@ impl RunArgs {
 pub(crate) struct SharedCacheArg {
     /// Keep preload entries in Redis instead of the cache directory, shared by every process
     /// (replica) that names the same database: `redis://[:PASSWORD@]HOST[:PORT][/DB]` (no TLS:
-    /// `rediss://` is refused). Entries, keys and ttl rules are the file cache's, under the keys
-    /// `flowmcp:preload:v1:*`; each Redis command has a 500 ms limit, and while Redis is
-    /// unavailable calls fetch without a cache (one warning per outage). Default: `cache` of the
-    /// user configuration (a project's only with --trust-project-config).
+    /// `rediss://` is refused; the URL is shown only as `redis://HOST[:PORT]/DB`). Entries, keys
+    /// and ttl rules are the file cache's, under the keys `flowmcp:preload:v1:*`; an entry serves
+    /// only calls with the server-parameter values (API keys) it was fetched with, bound by the
+    /// key in FLOWMCP_CACHE_KEY (at least 16 characters, the same for every replica; without it,
+    /// the key file of the user's cache directory, shared only on this machine). Connecting and
+    /// each Redis command have a 500 ms limit in all and never outlast --timeout-ms, and while
+    /// Redis is unavailable calls fetch without a cache (one warning per outage). Default:
+    /// `cache` of the user configuration (a project's only with --trust-project-config).
     #[arg(long = "cache", value_name = "URL", conflicts_with = "cache_dir")]
     cache: Option<String>,
 }
@@ -328,7 +332,9 @@ pub(crate) struct CacheArgs {
 
 #[derive(Subcommand, Debug)]
 enum CacheCommand {
-    /// List cached responses with size, age and expiry.
+    /// List cached responses with size, age and expiry. An entry kept under another file name or
+    /// Redis key than its own key gives is marked `mismatched` with where it is (it was not put
+    /// there by flowmcp, is never served and is not removed by `cache clear`), and counted.
     Status {
         /// Only this namespace.
         namespace: Option<String>,
@@ -572,22 +578,42 @@ pub(crate) fn print_problems(catalog: &Catalog) {
 
 /// The preload cache: Redis when `--cache` or `cache` of the configuration names it (not when
 /// `--cache-dir` is given), else the directory `dir` (`--cache-dir`), else `cacheDir` of the
-/// configuration, else `~/.flowmcp/cache`.
+/// configuration, else `~/.flowmcp/cache`. A Redis cache that calls use (`keyed`) gets its key
+/// from `FLOWMCP_CACHE_KEY`, else from the key file of the user's cache directory (which only
+/// processes of this machine share); a file cache keeps its key in its own directory.
 fn cache_of(
     dir: Option<PathBuf>,
     shared: &SharedCacheArg,
     cfg: &Config,
+    keyed: bool,
 ) -> Result<Option<PreloadCache>, String> {
     let url = shared
         .cache
         .as_deref()
         .or_else(|| dir.is_none().then_some(cfg.cache.as_deref()).flatten());
-    match url {
-        Some(url) => RedisCache::open(url)
-            .map(|c| Some(c.into()))
-            .map_err(|e| format!("the preload cache: {e}")),
-        None => Ok(cache_base(dir, cfg).map(|base| Cache::new(base).into())),
+    let Some(url) = url else {
+        return Ok(cache_base(dir, cfg).map(|base| Cache::new(base).into()));
+    };
+    let cache = RedisCache::open(url).map_err(|e| format!("the preload cache: {e}"))?;
+    if !keyed {
+        return Ok(Some(cache.into()));
     }
+    let key = match &cfg.cache_key {
+        Some(text) => BindingKey::from_text(text)
+            .map_err(|e| format!("{}: {e}", crate::config::vars::CACHE_KEY))?,
+        None => {
+            let base = cache_base(None, cfg).ok_or_else(|| {
+                format!(
+                    "the preload cache {} needs a key: set {} (the same for every process \
+                     sharing it)",
+                    cache.shown_url(),
+                    crate::config::vars::CACHE_KEY
+                )
+            })?;
+            Cache::new(base).key()?.clone()
+        }
+    };
+    Ok(Some(cache.with_key(key).into()))
 }
 
 /// The user's flowmcp cache directory: `dir` if given, else the user configuration's `cacheDir`,
@@ -902,7 +928,7 @@ pub(crate) fn search(a: SearchArgs) -> Result<ExitCode, String> {
 pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
     let cfg = config(a.trust_project_config)?;
     let shared = SharedCacheArg { cache: a.cache };
-    let cache = cache_of(a.cache_dir.clone(), &shared, &cfg)?
+    let cache = cache_of(a.cache_dir.clone(), &shared, &cfg, false)?
         .ok_or("no cache directory: HOME is not set; give --cache-dir")?;
     match a.command {
         CacheCommand::Status { namespace, json } => {
@@ -916,6 +942,7 @@ pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
                         json!({"namespace": e.namespace, "tool": e.tool, "paramHash": e.param_hash,
                                "size": e.size, "ttl": e.ttl, "fetchedAt": e.fetched_at,
                                "expiresAt": e.expires_at, "expired": e.expired,
+                               "mismatched": e.mismatched,
                                "path": e.path.display().to_string()})
                     })
                     .collect();
@@ -929,15 +956,28 @@ pub(crate) fn cache(a: CacheArgs) -> Result<ExitCode, String> {
                         Some(h) => format!("{}/{} [{h}]", shown(&e.namespace), shown(&e.tool)),
                         None => format!("{}/{}", shown(&e.namespace), shown(&e.tool)),
                     };
+                    let mismatched = if e.mismatched {
+                        format!(
+                            "  mismatched: kept at {}",
+                            flowmcp_spec::diagnostic::display_path(&e.path)
+                        )
+                    } else {
+                        String::new()
+                    };
                     out.push_str(&format!(
-                        "{id}  {} bytes  fetched {}  {} {}\n",
+                        "{id}  {} bytes  fetched {}  {} {}{mismatched}\n",
                         e.size,
                         e.fetched_at,
                         if e.expired { "expired" } else { "expires" },
                         e.expires_at
                     ));
                 }
-                out.push_str(&format!("{} cached responses in {cache}\n", entries.len(),));
+                let mismatched = entries.iter().filter(|e| e.mismatched).count();
+                out.push_str(&format!("{} cached responses in {cache}", entries.len()));
+                if mismatched > 0 {
+                    out.push_str(&format!(" ({mismatched} mismatched)"));
+                }
+                out.push('\n');
                 write_stdout(&out)?;
             }
         }

@@ -496,7 +496,11 @@ fn i32_4_redis_errors_and_warnings_hide_the_password() {
         "{}",
         down.stderr
     );
-    assert!(down.stderr.contains(":***@127.0.0.1"), "{}", down.stderr);
+    assert!(
+        down.stderr.contains("redis://127.0.0.1:"),
+        "{}",
+        down.stderr
+    );
     assert!(
         !down.stderr.contains(pw) && !down.stdout.contains(pw),
         "{}",
@@ -1074,4 +1078,121 @@ fn i28_4_a_placeholder_key_is_unset_and_named() {
         .find(|l| l.starts_with("skycast-io/tool/getCurrentConditions "))
         .unwrap();
     assert!(line.contains("hidden (missing SKYCAST_API_KEY)"), "{line}");
+}
+
+/// Issue #39, finding 3: a refused cache URL is shown as `scheme://host[:port]/db` only: neither
+/// `call --cache` nor `cache status --cache` prints its password (or its query, or its user).
+#[test]
+fn i39_3_refused_cache_urls_show_no_password() {
+    let home = Scratch::new("i39-urls");
+    let root = repo_root();
+    let env = [("HOME", home.path())];
+    let pw = "cli-pw-canary-39";
+    for url in [
+        format!("rediss://:{pw}@127.0.0.1:6380/0"),
+        format!("redis+unix:///tmp/x.sock?pass={pw}"),
+        format!("unix:///tmp/x.sock?pass={pw}"),
+        format!("redis://user:{pw}@127.0.0.1:notaport/0"),
+        format!("user:{pw}@127.0.0.1:6379"),
+        format!("redis://:{pw}@127.0.0.1:6379/x{pw}"),
+    ] {
+        for args in [
+            vec![
+                "call",
+                "listCountries_holidaykit-net",
+                "--catalog",
+                "examples/catalog",
+                "--cache",
+                &url,
+            ],
+            vec!["cache", "status", "--cache", &url],
+        ] {
+            let run = flowmcp_env(&args, &root, &env);
+            assert_eq!(run.code, 2, "{url}: {}{}", run.stdout, run.stderr);
+            assert!(
+                !run.stderr.contains(pw) && !run.stdout.contains(pw),
+                "{args:?}: {}{}",
+                run.stdout,
+                run.stderr
+            );
+        }
+    }
+}
+
+/// Issue #39, finding 4: `cache status` marks an entry kept under another name than its own key
+/// gives (a file copied to another tool's place, a Redis value copied to another key) as
+/// mismatched, and counts them.
+#[test]
+fn i39_4_cache_status_marks_entries_kept_under_another_key() {
+    let home = Scratch::new("i39-mismatch");
+    let root = repo_root();
+    let env = [("HOME", home.path())];
+    let server = countries_upstream(2);
+    let upstream = format!("holidaykit-net={}", server.base);
+    let call = |extra: &[&str]| {
+        let mut args = vec![
+            "call",
+            "listCountries_holidaykit-net",
+            "--catalog",
+            "examples/catalog",
+            "--upstream",
+            &upstream,
+        ];
+        args.extend_from_slice(extra);
+        let run = flowmcp_env(&args, &root, &env);
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    };
+    call(&[]);
+    let ns = home.0.join(".flowmcp/cache/holidaykit-net");
+    std::fs::copy(ns.join("listCountries.json"), ns.join("getHolidays.json")).expect("copy");
+    let status = flowmcp_env(&["cache", "status"], &root, &env);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let marked: Vec<&str> = status
+        .stdout
+        .lines()
+        .filter(|l| l.contains("mismatched"))
+        .collect();
+    assert_eq!(marked.len(), 2, "{}", status.stdout);
+    assert!(marked[0].contains("getHolidays.json"), "{}", status.stdout);
+    assert!(marked[1].contains("(1 mismatched)"), "{}", status.stdout);
+    let json = flowmcp_env(&["cache", "status", "--json"], &root, &env);
+    let listed: Value = serde_json::from_str(&json.stdout).expect("JSON");
+    let flags: Vec<&Value> = listed
+        .as_array()
+        .expect("array")
+        .iter()
+        .map(|e| &e["mismatched"])
+        .collect();
+    assert_eq!(flags, vec![&json!(true), &json!(false)], "{listed}");
+
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let url = redis.url();
+    call(&["--cache", &url]);
+    let value = redis.cli(&["GET", "flowmcp:preload:v1:holidaykit-net/listCountries"]);
+    assert_eq!(
+        redis
+            .cli(&[
+                "SET",
+                "flowmcp:preload:v1:holidaykit-net/getHolidays",
+                value.trim_end()
+            ])
+            .trim(),
+        "OK"
+    );
+    let status = flowmcp_env(&["cache", "status", "--cache", &url], &root, &env);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let marked: Vec<&str> = status
+        .stdout
+        .lines()
+        .filter(|l| l.contains("mismatched"))
+        .collect();
+    assert_eq!(marked.len(), 2, "{}", status.stdout);
+    assert!(
+        marked[0].contains("flowmcp:preload:v1:holidaykit-net/getHolidays"),
+        "{}",
+        status.stdout
+    );
+    assert!(marked[1].contains("(1 mismatched)"), "{}", status.stdout);
 }

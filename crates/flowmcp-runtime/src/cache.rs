@@ -25,7 +25,8 @@
 //!
 //! The root is always part of the key: with parameters it is inside the hash, and in every case it
 //! is recorded in the entry's `meta.root`. A lookup is a hit only when `meta.namespace`,
-//! `meta.tool`, `meta.root`, `meta.paramHash` and `meta.definition` all equal the key's; anything
+//! `meta.tool`, `meta.root`, `meta.paramHash`, `meta.definition` and `meta.valuesMac` all equal
+//! the key's; anything
 //! else is a [`Lookup::Miss`]. So a parameterless route called with another root misses (and the
 //! next store replaces the entry), and a hash or file-name collision can never serve another key's
 //! data.
@@ -39,6 +40,17 @@
 //! headers, server-parameter names, libraries, shared lists and handler source). An entry another
 //! definition wrote is a miss, and the next fetch overwrites it (the definition is not part of the
 //! file's path).
+//!
+//! # Entries are bound to the server-parameter values
+//!
+//! The same definition fetches another account's data when it is sent with another API key (a
+//! repository's `.env` may hold an attacker's key; two deployments sharing one Redis may use
+//! different keys). So a key also carries `valuesMac`, the HMAC-SHA256 of the canonical JSON of
+//! the server-parameter values the request is sent with, under the cache's secret
+//! [`BindingKey`] ([`PreloadCache::bind`]): an entry fetched with other values is a miss and is
+//! overwritten by the next fetch. The key is never part of an entry: a file cache keeps it in
+//! its directory ([`KEY_FILE`], created once, owner-only), processes sharing Redis are given one
+//! by their deployment ([`RedisCache::with_key`]).
 //!
 //! A lookup also takes the **reader's own ttl**: an entry expires at the earlier of its own
 //! `expiresAt` and `fetchedAt` + the reader's ttl, and an entry fetched in the future has expired.
@@ -64,12 +76,12 @@
 //! { "meta": { "fetchedAt": "2026-02-17T12:00:00.000Z", "expiresAt": "2026-02-24T12:00:00.000Z",
 //!             "ttl": 604800, "size": 760123, "paramHash": null,
 //!             "namespace": "hospitals", "tool": "getLocations", "root": "https://example.org",
-//!             "definition": "3f9c…" },
+//!             "definition": "3f9c…", "valuesMac": "9b1e…" },
 //!   "data": { } }
 //! ```
 //!
-//! `definition` is `null` for a key without one; entries written before it existed lack it and
-//! read as `null`.
+//! `definition` and `valuesMac` are `null` for a key without them; entries written before they
+//! existed lack them and read as `null`.
 //!
 //! `size` is the byte length of the compact JSON serialisation of `data`. Timestamps are RFC 3339
 //! UTC with milliseconds. An entry expires when `now >= expiresAt` (`expiresAt = fetchedAt + ttl`).
@@ -85,8 +97,9 @@
 //! `<namespace>/<tool>/<paramHash>`); its value is exactly the entry bytes a file would hold
 //! (`encode_entry`), read by exactly the rules above (`judge_entry`), and Redis's own expiry
 //! (`SET … PX`) is the entry's. A value that is not an entry, or is another key's or definition's,
-//! is a miss. Redis being down, hung or answering errors is a miss too (each command has a short
-//! time limit), with one warning per outage. Misses of the same entry in several processes at
+//! is a miss. Redis being down, hung or answering errors is a miss too (connecting and each
+//! command have a short time limit as a whole, and never outlast the call's deadline), with one
+//! warning per outage. Misses of the same entry in several processes at
 //! once make one fetch: the first takes a fill lock ([`Fill`]), the others wait for its entry.
 //! See [`RedisCache`]. [`PreloadCache`] is what a runner
 //! holds: either backend, behind one `lookup` / `store`.
@@ -96,20 +109,25 @@
 //! Cache entries (files or Redis values) must never contain secrets. The key is built only from
 //! the user parameters and the root, and the root is stored in plain text in `meta.root`: callers **must pass the root template
 //! text**, i.e. the root *before* server-parameter values (`{{API_KEY}}` and the like) are
-//! substituted into it. Server params sent as headers or query values are never part of a key.
+//! substituted into it. Server params sent as headers or query values are never part of a key;
+//! only their keyed hash is (`valuesMac`, see above).
 
 use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, OnceLock};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use flowmcp_spec::hash::canonical_sha256;
 use flowmcp_spec::paths::encode_name;
 use serde_json::{Map, Value, json};
 
+mod binding;
+mod resp;
 mod shared;
-pub use shared::{Fill, Found, RedisCache, RedisUrlError};
+pub use binding::{BindingKey, BindingKeyError, KEY_FILE};
+pub use shared::{Fill, Found, RedisCache, RedisUrlError, shown_url};
 
 /// Number of hex digits of the parameter hash.
 const PARAM_HASH_LEN: usize = 16;
@@ -125,6 +143,9 @@ pub struct CacheKey {
     param_hash: Option<String>,
     /// The hash of the definition that fetches the data (not part of the path).
     definition: Option<String>,
+    /// The keyed hash of the server-parameter values the data is fetched with (not part of the
+    /// path; see [`PreloadCache::bind`]).
+    values_mac: Option<String>,
 }
 
 impl CacheKey {
@@ -155,7 +176,15 @@ impl CacheKey {
             root,
             param_hash,
             definition: None,
+            values_mac: None,
         }
+    }
+
+    /// The key bound to the server-parameter values whose keyed hash is `mac`: an entry fetched
+    /// with other values (or written without) is a miss for it.
+    fn with_values_mac(mut self, mac: String) -> CacheKey {
+        self.values_mac = Some(mac);
+        self
     }
 
     /// The key bound to the definition whose hash is `definition`: an entry written under another
@@ -253,18 +282,49 @@ pub struct EntryInfo {
     pub fetched_at: String,
     pub expires_at: String,
     pub expired: bool,
+    /// The entry is kept under another name (file path or Redis key) than its own meta gives:
+    /// it was not put there by this program, is never served for that name and is not removed
+    /// by `clear`.
+    pub mismatched: bool,
 }
 
 /// The on-disk preload cache rooted at one base directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Cache {
     base: PathBuf,
+    /// The key entries are bound to server-parameter values with ([`KEY_FILE`] in `base`),
+    /// read or created on first use.
+    key: Arc<OnceLock<Result<BindingKey, String>>>,
 }
+
+impl PartialEq for Cache {
+    fn eq(&self, other: &Cache) -> bool {
+        self.base == other.base
+    }
+}
+
+impl Eq for Cache {}
 
 impl Cache {
     /// A cache under `base` (created on the first store).
     pub fn new(base: impl Into<PathBuf>) -> Cache {
-        Cache { base: base.into() }
+        Cache {
+            base: base.into(),
+            key: Arc::default(),
+        }
+    }
+
+    /// The key entries are bound with: [`KEY_FILE`] in the base directory, created on first
+    /// use ([`BindingKey::load_or_create`]). `Err` says why there is none.
+    pub fn key(&self) -> Result<&BindingKey, String> {
+        self.key
+            .get_or_init(|| {
+                BindingKey::load_or_create(&self.base).map_err(|e| {
+                    format!("the cache key in {} is unusable: {e}", self.base.display())
+                })
+            })
+            .as_ref()
+            .map_err(String::clone)
     }
 
     /// `$HOME/.flowmcp/cache` (`%USERPROFILE%` when `HOME` is unset), `None` when neither is set.
@@ -346,25 +406,25 @@ impl Cache {
     }
 
     /// Lists the entries (all, or those of one namespace) with expiry as of `now`, sorted by
-    /// namespace, tool and path. Temporary files and files that cannot be parsed are left out.
+    /// namespace, tool and path; an entry whose file is not where its own key puts it is marked
+    /// [`EntryInfo::mismatched`]. Temporary files and files that cannot be parsed are left out.
     pub fn status_at(
         &self,
         namespace: Option<&str>,
         now: SystemTime,
     ) -> io::Result<Vec<EntryInfo>> {
-        let now_ms = system_time_ms(now);
         let mut infos = Vec::new();
         for path in self.entry_files(namespace)? {
             let Ok(bytes) = fs::read(&path) else {
                 continue;
             };
-            let Ok(entry) = parse_entry(&bytes) else {
+            let Some(info) = entry_info(&bytes, path, now, |k| self.path_for(k)) else {
                 continue;
             };
-            if namespace.is_some_and(|ns| ns != entry.namespace) {
+            if namespace.is_some_and(|ns| ns != info.namespace) {
                 continue;
             }
-            infos.push(entry.info(path, now_ms));
+            infos.push(info);
         }
         infos.sort_by(|a, b| {
             (&a.namespace, &a.tool, &a.path).cmp(&(&b.namespace, &b.tool, &b.path))
@@ -382,8 +442,12 @@ impl Cache {
         for path in self.entry_files(namespace)? {
             let ours = fs::read(&path)
                 .ok()
-                .and_then(|bytes| parse_entry(&bytes).ok())
-                .is_some_and(|e| self.base.join(e.relative_path()) == path);
+                .and_then(|bytes| {
+                    entry_info(&bytes, path.clone(), SystemTime::now(), |k| {
+                        self.path_for(k)
+                    })
+                })
+                .is_some_and(|info| !info.mismatched);
             if !ours {
                 report.kept.push(path);
                 continue;
@@ -487,26 +551,56 @@ impl PreloadCache {
     /// Looks `key` up as [`Cache::lookup`] does. Never fails: anything unusable, Redis being
     /// unavailable included, is a [`Lookup::Miss`], with a warning to log when Redis just became
     /// unavailable. In Redis, a miss either waits for another process that is fetching the same
-    /// entry, or comes with the [`Fill`] that makes the others wait for this one's store.
-    pub fn lookup(&self, key: &CacheKey, ttl_secs: u64, now: SystemTime) -> Found {
+    /// entry, or comes with the [`Fill`] that makes the others wait for this one's store. Nothing
+    /// waits beyond `deadline` (the call's): connecting, each command and the wait for another
+    /// process's fetch.
+    pub fn lookup(
+        &self,
+        key: &CacheKey,
+        ttl_secs: u64,
+        now: SystemTime,
+        deadline: Instant,
+    ) -> Found {
         match self {
             PreloadCache::File(cache) => (cache.lookup(key, ttl_secs, now), None).into(),
-            PreloadCache::Redis(cache) => cache.lookup(key, ttl_secs, now),
+            PreloadCache::Redis(cache) => cache.lookup(key, ttl_secs, now, deadline),
         }
     }
 
-    /// Stores the raw response `data` for `key`, fetched at `now`, valid for `ttl_secs` seconds.
-    pub fn store(&self, key: &CacheKey, ttl_secs: u64, data: &Value, now: SystemTime) -> Stored {
+    /// Stores the raw response `data` for `key`, fetched at `now`, valid for `ttl_secs` seconds;
+    /// in Redis by `deadline` (the call's).
+    pub fn store(
+        &self,
+        key: &CacheKey,
+        ttl_secs: u64,
+        data: &Value,
+        now: SystemTime,
+        deadline: Instant,
+    ) -> Stored {
         match self {
             PreloadCache::File(cache) => match cache.store(key, ttl_secs, data, now) {
                 Ok(_) => Stored::Yes,
                 Err(e) => Stored::Failed(e.to_string()),
             },
-            PreloadCache::Redis(cache) => match cache.store(key, ttl_secs, data, now) {
+            PreloadCache::Redis(cache) => match cache.store(key, ttl_secs, data, now, deadline) {
                 Ok(_) => Stored::Yes,
                 Err(warning) => Stored::Unavailable(warning),
             },
         }
+    }
+
+    /// `key` bound to the server-parameter `values` the call sends (an object of name → value):
+    /// the entry records their HMAC-SHA256 under this cache's [`BindingKey`] (never the key,
+    /// never a value), so a call with other values misses it and overwrites it. `Err` says why
+    /// the cache has no key (it is then not used for this call).
+    pub fn bind(&self, key: CacheKey, values: &Value) -> Result<CacheKey, String> {
+        let binding = match self {
+            PreloadCache::File(cache) => cache.key()?,
+            PreloadCache::Redis(cache) => cache.key().ok_or_else(|| {
+                format!("the Redis preload cache {} has no key", cache.shown_url())
+            })?,
+        };
+        Ok(key.with_values_mac(binding.mac(values)))
     }
 
     /// Lists the entries (all, or those of one namespace) with expiry as of the current time;
@@ -530,7 +624,7 @@ impl PreloadCache {
 }
 
 impl fmt::Display for PreloadCache {
-    /// The directory, or the Redis URL with its password replaced by `***`.
+    /// The directory, or the Redis URL as [`shown_url`] shows it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PreloadCache::File(cache) => write!(f, "{}", cache.base().display()),
@@ -587,6 +681,7 @@ pub(crate) fn encode_entry(
         "tool": key.tool,
         "root": key.root,
         "definition": key.definition,
+        "valuesMac": key.values_mac,
     });
     let bytes = format!("{{\"meta\":{meta},\"data\":{data_text}}}").into_bytes();
     Ok((bytes, expires_ms))
@@ -608,6 +703,7 @@ pub(crate) fn judge_entry(
         || entry.root != key.root
         || entry.param_hash.as_deref() != key.param_hash()
         || entry.definition != key.definition
+        || entry.values_mac != key.values_mac
     {
         return Ok(Lookup::Miss);
     }
@@ -626,16 +722,20 @@ pub(crate) fn judge_entry(
 }
 
 /// The [`EntryInfo`] of the stored entry `bytes` kept at `path` (a file, or a shared store's
-/// key), with expiry as of `now`, and the name its own key gives it in a shared store; `None`
-/// when the bytes are not an entry.
+/// key), with expiry as of `now`; `place` gives where an entry of a key belongs, and an entry
+/// kept elsewhere is [`EntryInfo::mismatched`] (the one rule `status` and `clear` of every
+/// backend apply). `None` when the bytes are not an entry.
 pub(crate) fn entry_info(
     bytes: &[u8],
     path: PathBuf,
     now: SystemTime,
-) -> Option<(EntryInfo, String)> {
+    place: impl FnOnce(&CacheKey) -> PathBuf,
+) -> Option<EntryInfo> {
     let entry = parse_entry(bytes).ok()?;
-    let name = entry.key().shared_name();
-    Some((entry.info(path, system_time_ms(now)), name))
+    let mismatched = place(&entry.key()) != path;
+    let mut info = entry.info(path, system_time_ms(now));
+    info.mismatched = mismatched;
+    Some(info)
 }
 
 /// What [`Cache::clear`] did.
@@ -702,6 +802,7 @@ struct Entry {
     tool: String,
     root: String,
     definition: Option<String>,
+    values_mac: Option<String>,
     data: Value,
 }
 
@@ -715,12 +816,8 @@ impl Entry {
             root: self.root.clone(),
             param_hash: self.param_hash.clone(),
             definition: None,
+            values_mac: None,
         }
-    }
-
-    /// Where an entry with this meta lives, relative to the base (see [`CacheKey::relative_path`]).
-    fn relative_path(&self) -> PathBuf {
-        self.key().relative_path()
     }
 
     /// What [`Cache::status`] lists for this entry, kept at `path`, as of `now_ms`.
@@ -736,6 +833,7 @@ impl Entry {
             ttl: self.ttl,
             fetched_at: self.fetched_at,
             expires_at: self.expires_at,
+            mismatched: false,
         }
     }
 }
@@ -773,11 +871,13 @@ fn parse_entry(bytes: &[u8]) -> Result<Entry, String> {
         Some(Value::String(hash)) => Some(hash.clone()),
         _ => return Err("meta.paramHash is neither null nor a string".to_string()),
     };
-    let definition = match meta.get("definition") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(hash)) => Some(hash.clone()),
-        _ => return Err("meta.definition is neither null nor a string".to_string()),
+    let optional_text = |name: &str| match meta.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(hash)) => Ok(Some(hash.clone())),
+        _ => Err(format!("meta.{name} is neither null nor a string")),
     };
+    let definition = optional_text("definition")?;
+    let values_mac = optional_text("valuesMac")?;
     Ok(Entry {
         fetched_at,
         fetched_ms,
@@ -790,6 +890,7 @@ fn parse_entry(bytes: &[u8]) -> Result<Entry, String> {
         tool: text("tool")?,
         root: text("root")?,
         definition,
+        values_mac,
         data,
     })
 }

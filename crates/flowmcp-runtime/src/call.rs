@@ -386,7 +386,23 @@ impl<'t> Runner<'t> {
                 // tool and root cannot have written it.
                 let key = CacheKey::new(main.namespace.clone(), d.tool.as_str(), root, params)
                     .with_definition(schema.cache_definition(&d.tool).unwrap_or_default());
-                Some((cache, key, ttl))
+                // And to the server-parameter values the request is sent with: another API key
+                // (another account) never reads this one's entry.
+                let values: Map<String, Value> = d
+                    .required_server_params
+                    .iter()
+                    .filter_map(|name| {
+                        let value = self.set.server_params().get(name)?.expose();
+                        Some((name.clone(), Value::String(value.to_string())))
+                    })
+                    .collect();
+                match cache.bind(key, &Value::Object(values)) {
+                    Ok(key) => Some((cache, key, ttl)),
+                    Err(why) => {
+                        self.log_line(&format!("the preload cache is not used: {why}"));
+                        None
+                    }
+                }
             }
             _ => None,
         };
@@ -396,7 +412,7 @@ impl<'t> Runner<'t> {
             if self.opts.cache_mode == CacheMode::Refresh {
                 self.log_line(&crate::cache::refreshing_message());
             } else {
-                let found = cache.lookup(key, *ttl, SystemTime::now());
+                let found = cache.lookup(key, *ttl, SystemTime::now(), deadline);
                 if let Some(warning) = &found.warning {
                     self.log_line(warning);
                 }
@@ -425,6 +441,10 @@ impl<'t> Runner<'t> {
             }
         }
         let from_cache = raw.is_some();
+        // Waiting for another process's fetch may have used the call's time up.
+        if !from_cache && cached.is_some() {
+            self.check_deadline(deadline)?;
+        }
         let mut raw = match raw {
             Some(v) => v,
             None if phases.exec => {
@@ -453,7 +473,7 @@ impl<'t> Runner<'t> {
         };
         self.set.server_params().redact_json(&mut raw);
         if !from_cache && let Some((cache, key, ttl)) = &cached {
-            match cache.store(key, *ttl, &raw, SystemTime::now()) {
+            match cache.store(key, *ttl, &raw, SystemTime::now(), deadline) {
                 Stored::Yes => self.log_line(&crate::cache::cached_for_message(*ttl)),
                 Stored::Failed(e) => {
                     warnings.push(format!("the response could not be cached: {e}"))

@@ -15,6 +15,11 @@ use serde_json::{Map, Value, json};
 
 const ROOT: &str = "https://api.example.org/v1";
 
+/// A call deadline far enough away not to matter.
+fn far() -> std::time::Instant {
+    std::time::Instant::now() + Duration::from_secs(60)
+}
+
 /// A unique directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);
 
@@ -657,7 +662,7 @@ fn i32_4_the_redis_password_is_redacted_in_every_message() {
     let tls = RedisCache::open(&format!("rediss://:{pw}@127.0.0.1:6380/0")).expect_err("TLS");
     let text = tls.to_string();
     assert!(
-        text.contains("not supported") && text.contains(":***@"),
+        text.contains("not supported") && text.contains("rediss://127.0.0.1:6380/0"),
         "{text}"
     );
     assert!(!text.contains(pw), "{text}");
@@ -672,20 +677,23 @@ fn i32_4_the_redis_password_is_redacted_in_every_message() {
         .expect("a redis:// URL")
         .into();
     for shown in [format!("{cache:?}"), cache.to_string()] {
-        assert!(!shown.contains(pw) && shown.contains("***"), "{shown}");
+        assert!(
+            !shown.contains(pw) && shown.contains("redis://127.0.0.1:"),
+            "{shown}"
+        );
     }
     let k = CacheKey::new("weather", "forecast", ROOT, Map::new());
     let Found {
         lookup, warning, ..
-    } = cache.lookup(&k, 60, SystemTime::now());
+    } = cache.lookup(&k, 60, SystemTime::now(), far());
     assert_eq!(lookup, Lookup::Miss);
     let warning = warning.expect("a warning for the outage");
     assert!(
-        !warning.contains(pw) && warning.contains(":***@127.0.0.1"),
+        !warning.contains(pw) && warning.contains("redis://127.0.0.1:"),
         "{warning}"
     );
     assert_eq!(
-        cache.store(&k, 60, &json!(1), SystemTime::now()),
+        cache.store(&k, 60, &json!(1), SystemTime::now(), far()),
         flowmcp_runtime::cache::Stored::Unavailable(None),
         "the outage was already warned about"
     );
@@ -698,7 +706,7 @@ fn i32_4_the_redis_password_is_redacted_in_every_message() {
         .with_timeout(Duration::from_secs(10));
     let Found {
         lookup, warning, ..
-    } = PreloadCache::from(wrong).lookup(&k, 60, SystemTime::now());
+    } = PreloadCache::from(wrong).lookup(&k, 60, SystemTime::now(), far());
     assert_eq!(lookup, Lookup::Miss);
     let warning = warning.expect("a warning for the refused password");
     assert!(!warning.contains(pw), "{warning}");
@@ -733,13 +741,54 @@ fn i32_4_a_hung_redis_is_a_miss_within_the_time_limit() {
     let started = std::time::Instant::now();
     let Found {
         lookup, warning, ..
-    } = cache.lookup(&k, 60, SystemTime::now());
+    } = cache.lookup(&k, 60, SystemTime::now(), far());
     // Bounded by the limit (generously: a loaded machine), not by the hung server.
     assert!(started.elapsed() < Duration::from_secs(20));
     assert_eq!(lookup, Lookup::Miss);
     assert!(warning.is_some_and(|w| w.contains("unavailable")));
     // Paused after the failure: the next lookup does not wait again, and warns no more.
-    let again = cache.lookup(&k, 60, SystemTime::now());
+    let again = cache.lookup(&k, 60, SystemTime::now(), far());
     assert_eq!((again.lookup, again.warning), (Lookup::Miss, None));
     let _ = held.join();
+}
+
+/// Issue #39, finding 3: a cache URL is shown only as `scheme://host[:port]/db`: no refusal
+/// (`rediss://`, `redis+unix://…?pass=`, `unix://`, another scheme, a URL that does not parse)
+/// and no accepted URL's `Debug` or display shows a password, user or query.
+#[test]
+fn i39_3_refused_cache_urls_never_show_their_password() {
+    use flowmcp_runtime::cache::{PreloadCache, RedisCache};
+    let pw = "pw-canary-39";
+    let refused = [
+        format!("rediss://:{pw}@127.0.0.1:6380/0"),
+        format!("redis+unix:///tmp/x.sock?pass={pw}"),
+        format!("redis+unix:///tmp/x.sock?db=0&password={pw}"),
+        format!("unix:///tmp/x.sock?pass={pw}"),
+        format!("http://user:{pw}@127.0.0.1/"),
+        format!("redis://user:{pw}@127.0.0.1:notaport/0"),
+        format!("user:{pw}@127.0.0.1:6379"),
+        format!("redis://:{pw}@127.0.0.1:6379/0?password={pw}"),
+        format!("redis://:{pw}@127.0.0.1:6379/x{pw}"),
+    ];
+    for url in &refused {
+        match RedisCache::open(url) {
+            Err(e) => {
+                let text = e.to_string();
+                let debug = format!("{e:?}");
+                assert!(!text.contains(pw), "{url} → {text}");
+                assert!(!debug.contains(pw), "{url} → {debug}");
+            }
+            Ok(cache) => {
+                let cache = PreloadCache::from(cache);
+                for shown in [format!("{cache:?}"), cache.to_string()] {
+                    assert!(!shown.contains(pw), "{url} → {shown}");
+                }
+            }
+        }
+    }
+    let cache = PreloadCache::from(
+        RedisCache::open(&format!("redis://admin:{pw}@127.0.0.1:6379/2")).expect("redis://"),
+    );
+    assert_eq!(cache.to_string(), "redis://127.0.0.1:6379/2");
+    assert!(!format!("{cache:?}").contains(pw));
 }

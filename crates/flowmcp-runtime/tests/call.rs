@@ -592,7 +592,10 @@ fn secrets_never_reach_cache_files() {
             if p.is_dir() {
                 stack.push(p);
             } else {
-                files += 1;
+                // The cache's own key file (random bytes) is no entry.
+                if !p.ends_with(flowmcp_runtime::cache::KEY_FILE) {
+                    files += 1;
+                }
                 let text = std::fs::read_to_string(&p).expect("cache file");
                 assert!(
                     !text.contains(CANARY),
@@ -1107,12 +1110,16 @@ fn item08_the_readers_ttl_caps_an_entrys_expiry() {
 }
 
 /// Runner options whose preload cache is the Redis database `url`, with a generous time limit
-/// (a loaded machine must not turn a slow answer into an outage).
+/// (a loaded machine must not turn a slow answer into an outage) and the key every "replica" of
+/// the tests shares.
 fn redis_opts(url: &str) -> RunnerOptions {
     let mut built = opts(&[]);
+    let key = flowmcp_runtime::cache::BindingKey::from_text("the replicas' shared cache key")
+        .expect("a key");
     let cache = RedisCache::open(url)
         .expect("a redis:// URL")
-        .with_timeout(Duration::from_secs(10));
+        .with_timeout(Duration::from_secs(10))
+        .with_key(key);
     built.cache = Some(cache.into());
     built
 }
@@ -1345,7 +1352,7 @@ fn i32_4_redis_stopped_mid_run_degrades_to_no_cache_with_one_warning() {
     let warnings: Vec<&String> = logs.iter().filter(|l| l.contains("Redis")).collect();
     assert_eq!(warnings.len(), 1, "{logs:?}");
     assert!(
-        warnings[0].contains("redis://:***@127.0.0.1:") && warnings[0].contains("unavailable"),
+        warnings[0].contains("redis://127.0.0.1:") && warnings[0].contains("unavailable"),
         "{}",
         warnings[0]
     );
@@ -1604,4 +1611,192 @@ fn i32_2_the_request_id_rides_the_schemas_own_request_and_its_own_header_wins() 
         *heard.0.lock().unwrap(),
         ["upstream Some(200)", "upstream Some(200)"]
     );
+}
+
+/// A preloaded tool whose API key travels in a header (the root holds no key): the request is the
+/// same whatever the key, only the account it reaches differs.
+fn header_keyed_schema(dir: &Scratch, base: &str) {
+    dir.write(
+        "s.mjs",
+        &format!(
+            "export const main = {{ namespace: 'kv', name: 'S', description: 'd', version: '4.2.0',
+             root: '{base}', requiredServerParams: [ 'API_KEY' ],
+             headers: {{ 'X-Api-Key': '{{{{SERVER_PARAM:API_KEY}}}}' }},
+             tools: {{ data: {{ method: 'GET', path: '/d', description: 'd',
+                 parameters: [], preload: {{ enabled: true, ttl: 60 }} }} }} }}"
+        ),
+    );
+}
+
+/// Issue #39, finding 1: calls of one tool with the API key `attacker-key`, then twice with
+/// `user-key`, each from a fresh toolset whose cache `cache` gives: the user's first call must
+/// not be served the attacker's account (a miss that fetches and overwrites), the second is a
+/// hit.
+fn key_values_bind_entries(tag: &str, cache: &dyn Fn() -> RunnerOptions) {
+    let server = TestServer::start(3, |seen: &Seen| {
+        let account = match seen.header("X-Api-Key") {
+            Some("attacker-key") => "attacker",
+            Some("user-key") => "user",
+            _ => "none",
+        };
+        json_reply(json!({ "account": account }))
+    });
+    let dir = Scratch::new(tag);
+    header_keyed_schema(&dir, &server.base);
+    let t = transport();
+    let call = |key: &str| {
+        let env = BTreeMap::from([("API_KEY".to_string(), key.to_string())]);
+        let set = load(&dir.0, Profile::Spec, env);
+        let (r, logs) = runner(&set, &t, cache());
+        let e = r.call_json("data_kv", &Map::new());
+        let logs = logs.borrow().clone();
+        (e, logs)
+    };
+    let (e, _) = call("attacker-key");
+    assert_eq!(*e.data(), json!({"account": "attacker"}), "{e:?}");
+    let (e, logs) = call("user-key");
+    assert_eq!(
+        *e.data(),
+        json!({"account": "user"}),
+        "the entry fetched with another key was served: {e:?} {logs:?}"
+    );
+    let (e, logs) = call("user-key");
+    assert_eq!(*e.data(), json!({"account": "user"}), "{e:?}");
+    assert!(
+        logs.last()
+            .is_some_and(|l| l.starts_with("Cached (fetched: ")),
+        "the same key is a hit: {logs:?}"
+    );
+    let seen: Vec<Option<String>> = server
+        .finish()
+        .iter()
+        .map(|s| s.header("X-Api-Key").map(str::to_string))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            Some("attacker-key".to_string()),
+            Some("user-key".to_string())
+        ]
+    );
+}
+
+/// Issue #39, finding 1: a file cache entry serves only calls with the server-parameter values
+/// it was fetched with (a repository's `.env` holding an attacker's key cannot fill the user's
+/// cache with the attacker's account data).
+#[test]
+fn i39_1_a_cache_file_serves_only_the_key_values_that_fetched_it() {
+    let cache_dir = Scratch::new("i39-values-cache");
+    key_values_bind_entries("i39-values-file", &|| {
+        let mut built = opts(&[]);
+        built.cache = Some(Cache::new(&cache_dir.0).into());
+        built
+    });
+}
+
+/// Issue #39, finding 1: the same for the shared cache in Redis (two deployments with different
+/// keys sharing one Redis do not read each other's data).
+#[test]
+fn i39_1_a_redis_entry_serves_only_the_key_values_that_fetched_it() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let url = redis.url();
+    key_values_bind_entries("i39-values-redis", &|| redis_opts(&url));
+}
+
+/// Issue #39, finding 2: another process holds the entry's fill lock (and never stores): a call
+/// with a 1,000 ms deadline ends at its deadline (E003), not after the fill wait.
+#[test]
+fn i39_2_a_fill_lock_held_elsewhere_cannot_outlast_the_calls_deadline() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let server = TestServer::start(1, |_: &Seen| json_reply(json!({"late": true})));
+    let dir = Scratch::new("i39-fill-deadline");
+    preloaded_schema(&dir, &server.base, "/d", 60);
+    assert_eq!(
+        redis
+            .cli(&[
+                "SET",
+                "flowmcp:preload-fill:v1:pc/data",
+                "another-holder",
+                "PX",
+                "60000"
+            ])
+            .trim(),
+        "OK"
+    );
+    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
+    let t = transport();
+    let mut o = redis_opts(&redis.url());
+    o.timeout = Duration::from_millis(1000);
+    let (r, _) = runner(&set, &t, o);
+    let started = std::time::Instant::now();
+    let e = r.call_json("data_pc", &Map::new());
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(3),
+        "a 1,000 ms call took {took:?}: {e:?}"
+    );
+    assert_eq!(e.code(), Some(flowmcp_spec::Code::E003), "{e:?}");
+    drop(r);
+    drop(server);
+}
+
+/// A fake Redis on 127.0.0.1 that answers every connection with a bulk reply one byte every
+/// 100 ms (each read waits less than any per-read limit) for `secs` seconds; returns its port.
+fn dripping_redis(secs: u64) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    std::thread::spawn(move || {
+        let until = std::time::Instant::now() + Duration::from_secs(secs);
+        listener.set_nonblocking(true).expect("nonblocking");
+        while std::time::Instant::now() < until {
+            let Ok((mut conn, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            };
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let _ = conn.set_nonblocking(false);
+                let _ = conn.write_all(b"$100000\r\n");
+                while std::time::Instant::now() < until {
+                    if conn.write_all(b"x").is_err() {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            });
+        }
+    });
+    port
+}
+
+/// Issue #39, finding 2: a Redis that answers one byte at a time cannot stretch one command past
+/// the limit (here 300 ms): the lookup gives up, and the call fetches without the cache.
+#[test]
+fn i39_2_a_redis_answering_byte_by_byte_cannot_stretch_a_command() {
+    let port = dripping_redis(10);
+    let server = TestServer::start(1, |_: &Seen| json_reply(json!({"fetched": true})));
+    let dir = Scratch::new("i39-drip");
+    preloaded_schema(&dir, &server.base, "/d", 60);
+    let set = load(&dir.0, Profile::Spec, BTreeMap::new());
+    let t = transport();
+    let mut o = redis_opts(&format!("redis://127.0.0.1:{port}/0"));
+    if let Some(flowmcp_runtime::cache::PreloadCache::Redis(c)) = o.cache.take() {
+        o.cache = Some(c.with_timeout(Duration::from_millis(300)).into());
+    }
+    let (r, logs) = runner(&set, &t, o);
+    let started = std::time::Instant::now();
+    let e = r.call_json("data_pc", &Map::new());
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(3),
+        "one Redis command took {took:?}: {e:?} {:?}",
+        logs.borrow()
+    );
+    assert_eq!(*e.data(), json!({"fetched": true}), "{e:?}");
+    drop(r);
+    assert_eq!(server.finish().len(), 1);
 }

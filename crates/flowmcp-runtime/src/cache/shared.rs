@@ -9,13 +9,20 @@
 //! released by [`Fill`]'s drop when it still holds its token) before fetching; a process that
 //! finds the lock taken polls for the entry instead, so replicas missing at once fetch once.
 //!
-//! Redis is a help, never a requirement: every operation has a short time limit, and a failure
-//! (connection refused, time-out, an error reply) turns the cache off for a while (1 s, doubling
-//! up to 30 s while it keeps failing) — calls then fetch as without a cache. One warning is given
-//! per outage (again after ten minutes if it lasts), not one per call.
+//! Redis is a help, never a requirement: connecting and every command are bounded as a whole
+//! (by a short limit, and for a call never beyond the call's own deadline; the small client in
+//! `resp` waits at most that long in total, however the server dribbles its answer), and a
+//! failure (connection refused, time-out, an error reply) turns the cache off for a while (1 s,
+//! doubling up to 30 s while it keeps failing) — calls then fetch as without a cache. One warning
+//! is given per outage (again after ten minutes if it lasts), not one per call. A call whose own
+//! deadline cut a command short is no outage.
 //!
-//! The URL may hold a password (`redis://:pw@host:6379/0`): nothing this module shows — errors,
-//! warnings, `Debug` — contains it.
+//! Every process sharing the database binds entries to the server-parameter values with the same
+//! [`BindingKey`], given by its deployment ([`RedisCache::with_key`]); without one, nothing is
+//! looked up or stored.
+//!
+//! The URL may hold a password (`redis://:pw@host:6379/0`): this module shows a URL only as
+//! [`shown_url`] gives it — `scheme://host[:port]/db` — in errors, warnings and `Debug`.
 
 use std::fmt;
 use std::io;
@@ -26,6 +33,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 
+use super::binding::BindingKey;
+use super::resp::{Conn, Failure, Reply, Target};
 use super::{CacheKey, ClearReport, EntryInfo, Lookup, encode_entry, entry_info, judge_entry};
 
 /// What every key of ours starts with; nothing else in the database is touched.
@@ -43,13 +52,14 @@ const SCAN_COUNT: usize = 200;
 const FILL_PREFIX: &str = "flowmcp:preload-fill:v1:";
 /// A fill lock expires after this (a fetcher that died does not block the others longer).
 const FILL_LOCK: Duration = Duration::from_secs(10);
-/// How long a miss waits for another process's fetch, and how often it looks.
+/// How long a miss waits for another process's fetch (never beyond the call's deadline), and
+/// how often it looks.
 const FILL_WAIT: Duration = Duration::from_secs(10);
 const FILL_POLL: Duration = Duration::from_millis(50);
 /// Idle connections kept for reuse.
 const MAX_IDLE: usize = 16;
 
-/// Why a Redis cache URL was refused.
+/// Why a Redis cache URL was refused. The URL is held as [`shown_url`] shows it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RedisUrlError {
     /// `rediss://` (Redis over TLS).
@@ -71,13 +81,12 @@ pub struct RedisCache {
 }
 
 struct Inner {
-    client: redis::Client,
-    /// The URL with its password replaced by `***`.
+    target: Target,
+    /// The URL as [`shown_url`] shows it.
     shown: String,
-    /// The password, scrubbed from any text the client produces.
-    password: Option<String>,
     timeout: Duration,
-    idle: Mutex<Vec<redis::Connection>>,
+    key: Option<BindingKey>,
+    idle: Mutex<Vec<Conn>>,
     health: Mutex<Health>,
 }
 
@@ -101,102 +110,164 @@ impl fmt::Debug for RedisCache {
     }
 }
 
-/// `url` with its password (if any) replaced by `***`; anything that does not parse is not shown.
-pub(crate) fn redact_url(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut parsed) => {
-            if parsed.password().is_some() && parsed.set_password(Some("***")).is_err() {
-                return format!("{}://<redacted>", parsed.scheme());
-            }
-            parsed.to_string()
-        }
-        Err(_) => "<an unparsable URL>".to_string(),
+/// How a cache URL is shown everywhere (errors, warnings, `Debug`, `cache status`):
+/// `scheme://host[:port]/db` — never its user, password, query or fragment, and a path only
+/// when it is a database number; `<an unparsable URL>` when it does not parse.
+pub fn shown_url(url: &str) -> String {
+    let Ok(parsed) = url::Url::parse(url) else {
+        return "<an unparsable URL>".to_string();
+    };
+    let mut shown = format!("{}://{}", parsed.scheme(), parsed.host_str().unwrap_or(""));
+    if let Some(port) = parsed.port() {
+        shown.push_str(&format!(":{port}"));
     }
+    if let Some(db) = parsed.path().strip_prefix('/').and_then(database) {
+        shown.push_str(&format!("/{db}"));
+    }
+    shown
+}
+
+/// A database number as a URL's path gives it (`0`, `12`); `None` for anything else.
+fn database(text: &str) -> Option<u64> {
+    if text.is_empty() || text.len() > 6 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
 }
 
 impl RedisCache {
     /// A cache in the Redis database `url` names. Nothing is connected yet: a server that is
-    /// down only makes the cache unavailable until it is back.
+    /// down only makes the cache unavailable until it is back. It is used only once it has a
+    /// key ([`RedisCache::with_key`]).
     pub fn open(url: &str) -> Result<RedisCache, RedisUrlError> {
-        let shown = redact_url(url);
-        let parsed = url::Url::parse(url)
-            .map_err(|e| RedisUrlError::Invalid(shown.clone(), e.to_string()))?;
+        let shown = shown_url(url);
+        let invalid = |why: &str| RedisUrlError::Invalid(shown.clone(), why.to_string());
+        let parsed = url::Url::parse(url).map_err(|e| invalid(&e.to_string()))?;
         match parsed.scheme() {
             "redis" => {}
             "rediss" => return Err(RedisUrlError::TlsUnsupported(shown)),
             _ => return Err(RedisUrlError::NotRedis(shown)),
         }
-        let password = parsed
-            .password()
-            .map(|p| {
-                percent_encoding::percent_decode_str(p)
-                    .decode_utf8_lossy()
-                    .into_owned()
-            })
-            .filter(|p| !p.is_empty());
-        let scrub = |text: String| match &password {
-            Some(p) => text.replace(p.as_str(), "***"),
-            None => text,
+        let host = parsed
+            .host_str()
+            .filter(|h| !h.is_empty())
+            .ok_or_else(|| invalid("no host"))?;
+        // `[::1]` is connected to as `::1`.
+        let host = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host)
+            .to_string();
+        if parsed.query().is_some() || parsed.fragment().is_some() {
+            return Err(invalid("a query or fragment is not supported"));
+        }
+        let db = match parsed.path() {
+            "" | "/" => 0,
+            path => path
+                .strip_prefix('/')
+                .and_then(database)
+                .ok_or_else(|| invalid("the path must be a database number"))?,
         };
-        let client = redis::Client::open(url)
-            .map_err(|e| RedisUrlError::Invalid(shown.clone(), scrub(e.to_string())))?;
-        Ok(RedisCache::build(client, shown, password, DEFAULT_TIMEOUT))
+        let decode = |text: &str| {
+            Some(
+                percent_encoding::percent_decode_str(text)
+                    .decode_utf8_lossy()
+                    .into_owned(),
+            )
+            .filter(|t| !t.is_empty())
+        };
+        let target = Target {
+            host,
+            port: parsed.port().unwrap_or(6379),
+            db,
+            username: decode(parsed.username()),
+            password: parsed.password().and_then(decode),
+        };
+        Ok(RedisCache::build(target, shown, DEFAULT_TIMEOUT, None))
     }
 
     /// The same cache with another time limit for connecting and for each command (default
-    /// 500 ms).
+    /// 500 ms; a call's command never waits beyond the call's deadline either).
     pub fn with_timeout(self, timeout: Duration) -> RedisCache {
         let inner = &self.inner;
         RedisCache::build(
-            inner.client.clone(),
+            inner.target.clone(),
             inner.shown.clone(),
-            inner.password.clone(),
             timeout,
+            inner.key.clone(),
+        )
+    }
+
+    /// The same cache binding entries to server-parameter values with `key`: every process
+    /// sharing the database must be given the same key to share entries.
+    pub fn with_key(self, key: BindingKey) -> RedisCache {
+        let inner = &self.inner;
+        RedisCache::build(
+            inner.target.clone(),
+            inner.shown.clone(),
+            inner.timeout,
+            Some(key),
         )
     }
 
     fn build(
-        client: redis::Client,
+        target: Target,
         shown: String,
-        password: Option<String>,
         timeout: Duration,
+        key: Option<BindingKey>,
     ) -> RedisCache {
         RedisCache {
             inner: Arc::new(Inner {
-                client,
+                target,
                 shown,
-                password,
                 timeout,
+                key,
                 idle: Mutex::new(Vec::new()),
                 health: Mutex::new(Health::default()),
             }),
         }
     }
 
-    /// The URL, its password replaced by `***`.
+    /// The URL as [`shown_url`] shows it.
     pub fn shown_url(&self) -> &str {
         &self.inner.shown
     }
 
+    /// The key entries are bound with, if the cache was given one.
+    pub(crate) fn key(&self) -> Option<&BindingKey> {
+        self.inner.key.as_ref()
+    }
+
     /// [`super::Cache::lookup`] against Redis, plus a warning when Redis just became
     /// unavailable (the lookup is then a miss). A value that is not an entry, or is another
-    /// key's or another definition's, is a miss, as in the file cache.
+    /// key's or another definition's, is a miss, as in the file cache. Nothing waits beyond
+    /// `deadline`.
     ///
     /// Single flight: on a miss, the first caller of any process takes the key's fill lock and
     /// gets a [`Fill`] (it fetches and stores); the others wait for its entry, polling, at most
-    /// [`FILL_WAIT`] (then, or when the lock is released without an entry, they try again).
-    pub(crate) fn lookup(&self, key: &CacheKey, ttl_secs: u64, now: SystemTime) -> Found {
+    /// [`FILL_WAIT`] and never beyond `deadline` (then, or when the lock is released without an
+    /// entry, they try again or go on without it).
+    pub(crate) fn lookup(
+        &self,
+        key: &CacheKey,
+        ttl_secs: u64,
+        now: SystemTime,
+        deadline: Instant,
+    ) -> Found {
         let name = redis_key(key);
         let lock = fill_key(key);
         let started = Instant::now();
+        let wait_until = deadline.min(started + FILL_WAIT);
         let mut first: Option<Lookup> = None;
         // The entry as Redis holds it now. Later polls judge as of their own time: an entry
         // fetched meanwhile is not "from the future".
         let get = || -> Result<Lookup, Option<String>> {
             let at = now + started.elapsed();
-            match self.run(|con| redis::cmd("GET").arg(&name).query::<Option<Vec<u8>>>(con))? {
-                Some(bytes) => Ok(judge_entry(key, ttl_secs, at, &bytes).unwrap_or(Lookup::Miss)),
-                None => Ok(Lookup::Miss),
+            match self.run(&[b"GET", name.as_bytes()], deadline)? {
+                Reply::Bulk(bytes) => {
+                    Ok(judge_entry(key, ttl_secs, at, &bytes).unwrap_or(Lookup::Miss))
+                }
+                _ => Ok(Lookup::Miss),
             }
         };
         let hit = |lookup: Lookup| Found {
@@ -214,27 +285,31 @@ impl RedisCache {
             }
             let first = first.get_or_insert(found).clone();
             let token = fill_token();
-            let taken = self.run(|con| {
-                redis::cmd("SET")
-                    .arg(&lock)
-                    .arg(&token)
-                    .arg("NX")
-                    .arg("PX")
-                    .arg(duration_ms(FILL_LOCK))
-                    .query::<Option<String>>(con)
-            });
+            let px = duration_ms(FILL_LOCK).to_string();
+            let taken = self.run(
+                &[
+                    b"SET",
+                    lock.as_bytes(),
+                    token.as_bytes(),
+                    b"NX",
+                    b"PX",
+                    px.as_bytes(),
+                ],
+                deadline,
+            );
             match taken {
-                Ok(Some(_)) => {
+                Ok(Reply::Status(_)) => {
                     // Another process may have stored the entry and released its lock between
                     // the look above and taking the lock: look once more before fetching.
                     if let Ok(found @ Lookup::Hit { .. }) = get() {
-                        self.release(&lock, &token);
+                        self.release(&lock, &token, deadline);
                         return hit(found);
                     }
                     let fill = Fill {
                         cache: self.clone(),
                         lock,
                         token,
+                        deadline,
                     };
                     return Found {
                         lookup: first,
@@ -242,37 +317,43 @@ impl RedisCache {
                         fill: Some(fill),
                     };
                 }
-                Ok(None) if started.elapsed() < FILL_WAIT => std::thread::sleep(FILL_POLL),
-                Ok(None) => return Found::miss(Some(first), None),
+                Ok(_) => {
+                    let Some(left) = wait_until.checked_duration_since(Instant::now()) else {
+                        return Found::miss(Some(first), None);
+                    };
+                    if left.is_zero() {
+                        return Found::miss(Some(first), None);
+                    }
+                    std::thread::sleep(left.min(FILL_POLL));
+                }
                 Err(warning) => return Found::miss(Some(first), warning),
             }
         }
     }
 
-    /// Releases `lock` if it still holds `token`; quietly: a failure here is no outage warning
-    /// (the lock expires by itself).
-    fn release(&self, lock: &str, token: &str) {
+    /// Releases `lock` if it still holds `token`, by `deadline`; quietly: a failure here is no
+    /// outage warning (the lock expires by itself).
+    fn release(&self, lock: &str, token: &str, deadline: Instant) {
         if self.paused() {
             return;
         }
-        let _ = self.command(|con| {
-            let held: Option<String> = redis::cmd("GET").arg(lock).query(con)?;
-            if held.as_deref() == Some(token) {
-                redis::cmd("DEL").arg(lock).query::<u64>(con)?;
-            }
-            Ok(())
-        });
+        let held = self.command(&[b"GET", lock.as_bytes()], self.until(Some(deadline)));
+        if held.is_ok_and(|r| r == Reply::Bulk(token.as_bytes().to_vec())) {
+            let _ = self.command(&[b"DEL", lock.as_bytes()], self.until(Some(deadline)));
+        }
     }
 
     /// Stores `data` for `key` as [`super::Cache::store`] would, with a Redis expiry equal to
-    /// the entry's. `Ok(false)`: not stored, the entry had already expired (ttl 0). `Err`: Redis
-    /// is unavailable, with the warning to give, if this is the first failure of an outage.
+    /// the entry's, by `deadline`. `Ok(false)`: not stored, the entry had already expired (ttl
+    /// 0). `Err`: Redis is unavailable, with the warning to give, if this is the first failure
+    /// of an outage.
     pub(crate) fn store(
         &self,
         key: &CacheKey,
         ttl_secs: u64,
         data: &Value,
         now: SystemTime,
+        deadline: Instant,
     ) -> Result<bool, Option<String>> {
         let (bytes, expires_ms) = encode_entry(key, ttl_secs, data, now)
             .map_err(|e| Some(format!("the response could not be cached: {e}")))?;
@@ -284,19 +365,18 @@ impl RedisCache {
             return Ok(false);
         }
         let name = redis_key(key);
-        self.run(|con| {
-            redis::cmd("SET")
-                .arg(&name)
-                .arg(&bytes)
-                .arg("PX")
-                .arg(px)
-                .query::<()>(con)
-        })?;
+        let px = px.to_string();
+        self.run(
+            &[b"SET", name.as_bytes(), &bytes, b"PX", px.as_bytes()],
+            deadline,
+        )?;
         Ok(true)
     }
 
     /// The entries (all, or those of one namespace) with expiry as of `now`, sorted like the
-    /// file cache's; `path` holds the Redis key. Values that are not entries are left out.
+    /// file cache's; `path` holds the Redis key, and an entry whose key is not the one its own
+    /// meta gives is marked [`EntryInfo::mismatched`]. Values that are not entries are left
+    /// out.
     pub(crate) fn status_at(
         &self,
         namespace: Option<&str>,
@@ -304,7 +384,7 @@ impl RedisCache {
     ) -> io::Result<Vec<EntryInfo>> {
         let mut infos = Vec::new();
         for (name, bytes) in self.scan(namespace)? {
-            let Some((info, _)) = entry_info(&bytes, PathBuf::from(&name), now) else {
+            let Some(info) = entry_info(&bytes, PathBuf::from(&name), now, redis_place) else {
                 continue;
             };
             if namespace.is_some_and(|ns| ns != info.namespace) {
@@ -324,20 +404,20 @@ impl RedisCache {
     pub(crate) fn clear(&self, namespace: Option<&str>) -> io::Result<ClearReport> {
         let mut report = ClearReport::default();
         for (name, bytes) in self.scan(namespace)? {
-            let ours = entry_info(&bytes, PathBuf::new(), SystemTime::now()).is_some_and(
-                |(info, shared)| {
-                    format!("{KEY_PREFIX}{shared}") == name
-                        && namespace.is_none_or(|ns| ns == info.namespace)
-                },
-            );
+            let ours = entry_info(&bytes, PathBuf::from(&name), SystemTime::now(), redis_place)
+                .is_some_and(|info| {
+                    !info.mismatched && namespace.is_none_or(|ns| ns == info.namespace)
+                });
             if !ours {
                 report.kept.push(PathBuf::from(name));
                 continue;
             }
-            let removed: u64 = self
-                .command(|con| redis::cmd("DEL").arg(&name).query(con))
-                .map_err(io::Error::other)?;
-            report.removed += usize::try_from(removed).unwrap_or(0);
+            let removed = self
+                .command(&[b"DEL", name.as_bytes()], self.until(None))
+                .map_err(|e| io::Error::other(self.reason(&e)))?;
+            if let Reply::Int(n) = removed {
+                report.removed += usize::try_from(n).unwrap_or(0);
+            }
         }
         report.kept.sort();
         Ok(report)
@@ -350,23 +430,38 @@ impl RedisCache {
             Some(ns) => format!("{KEY_PREFIX}{}/*", flowmcp_spec::paths::encode_name(ns)),
             None => format!("{KEY_PREFIX}*"),
         };
+        let count = SCAN_COUNT.to_string();
         let mut names = Vec::new();
-        let mut cursor: u64 = 0;
+        let mut cursor = "0".to_string();
         loop {
-            let (next, batch): (u64, Vec<String>) = self
-                .command(|con| {
-                    redis::cmd("SCAN")
-                        .arg(cursor)
-                        .arg("MATCH")
-                        .arg(&pattern)
-                        .arg("COUNT")
-                        .arg(SCAN_COUNT)
-                        .query(con)
-                })
-                .map_err(io::Error::other)?;
-            names.extend(batch);
-            cursor = next;
-            if cursor == 0 {
+            let reply = self
+                .command(
+                    &[
+                        b"SCAN",
+                        cursor.as_bytes(),
+                        b"MATCH",
+                        pattern.as_bytes(),
+                        b"COUNT",
+                        count.as_bytes(),
+                    ],
+                    self.until(None),
+                )
+                .map_err(|e| io::Error::other(self.reason(&e)))?;
+            let Reply::Array(parts) = reply else {
+                return Err(io::Error::other("SCAN did not answer an array"));
+            };
+            let [Reply::Bulk(next), Reply::Array(batch)] = parts.as_slice() else {
+                return Err(io::Error::other("SCAN did not answer a cursor and keys"));
+            };
+            for key in batch {
+                if let Reply::Bulk(key) = key
+                    && let Ok(key) = String::from_utf8(key.clone())
+                {
+                    names.push(key);
+                }
+            }
+            cursor = String::from_utf8_lossy(next).into_owned();
+            if cursor == "0" {
                 break;
             }
         }
@@ -374,26 +469,24 @@ impl RedisCache {
         names.dedup();
         let mut out = Vec::new();
         for name in names {
-            let value: Option<Vec<u8>> = self
-                .command(|con| redis::cmd("GET").arg(&name).query(con))
-                .unwrap_or(None);
-            if let Some(bytes) = value {
+            if let Ok(Reply::Bulk(bytes)) =
+                self.command(&[b"GET", name.as_bytes()], self.until(None))
+            {
                 out.push((name, bytes));
             }
         }
         Ok(out)
     }
 
-    /// Runs one command for a call: skipped while Redis is paused after a failure; a failure
-    /// pauses it and gives the outage's warning once.
-    fn run<T>(
-        &self,
-        op: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
-    ) -> Result<T, Option<String>> {
+    /// Runs one command for a call, by `deadline`: skipped while Redis is paused after a
+    /// failure; a failure pauses it and gives the outage's warning once. A command the call's
+    /// deadline cut short is a miss, not an outage.
+    fn run(&self, args: &[&[u8]], deadline: Instant) -> Result<Reply, Option<String>> {
         if self.paused() {
             return Err(None);
         }
-        match self.command(op) {
+        let until = self.until(Some(deadline));
+        match self.command(args, until) {
             Ok(value) => {
                 let mut health = self.health();
                 health.warned_at = None;
@@ -401,8 +494,16 @@ impl RedisCache {
                 health.pause = Duration::ZERO;
                 Ok(value)
             }
-            Err(reason) => Err(self.failed(&reason)),
+            Err(Failure::TimedOut) if until >= deadline => Err(None),
+            Err(failure) => Err(self.failed(&self.reason(&failure))),
         }
+    }
+
+    /// The instant a command started now must be done by: the time limit, and never after
+    /// `deadline`.
+    fn until(&self, deadline: Option<Instant>) -> Instant {
+        let limit = Instant::now() + self.inner.timeout;
+        deadline.map_or(limit, |d| d.min(limit))
     }
 
     /// Records a failure: pauses Redis and returns the warning when this outage has not been
@@ -426,12 +527,9 @@ impl RedisCache {
         ))
     }
 
-    /// One command on an idle connection (or a new one), within the time limit; the error text
-    /// never holds the password.
-    fn command<T>(
-        &self,
-        op: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>,
-    ) -> Result<T, String> {
+    /// One command on an idle connection (or a new one), connect included, done by `until`.
+    /// A connection is kept for reuse only after a command that went right.
+    fn command(&self, args: &[&[u8]], until: Instant) -> Result<Reply, Failure> {
         let idle = self
             .inner
             .idle
@@ -440,32 +538,29 @@ impl RedisCache {
             .pop();
         let mut con = match idle {
             Some(con) => con,
-            None => self.connect().map_err(|e| self.scrub(&e))?,
+            None => Conn::connect(&self.inner.target, until)?,
         };
-        let value = op(&mut con).map_err(|e| self.scrub(&e))?;
-        let mut idle = self
-            .inner
-            .idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if idle.len() < MAX_IDLE {
-            idle.push(con);
+        let reply = con.command(args, until)?;
+        if con.is_clean() {
+            let mut idle = self
+                .inner
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if idle.len() < MAX_IDLE {
+                idle.push(con);
+            }
         }
-        Ok(value)
+        Ok(reply)
     }
 
-    fn connect(&self) -> redis::RedisResult<redis::Connection> {
-        let timeout = self.inner.timeout;
-        let con = self.inner.client.get_connection_with_timeout(timeout)?;
-        con.set_read_timeout(Some(timeout))?;
-        con.set_write_timeout(Some(timeout))?;
-        Ok(con)
-    }
-
-    /// The error's text without the password.
-    fn scrub(&self, err: &redis::RedisError) -> String {
-        let text = err.to_string();
-        match &self.inner.password {
+    /// Why a command failed, in words without the password.
+    fn reason(&self, failure: &Failure) -> String {
+        let text = match failure {
+            Failure::TimedOut => format!("no answer within {} ms", self.inner.timeout.as_millis()),
+            Failure::Other(text) => text.clone(),
+        };
+        match &self.inner.target.password {
             Some(p) => text.replace(p.as_str(), "***"),
             None => text,
         }
@@ -484,6 +579,12 @@ impl RedisCache {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// Where an entry with `key` is kept in Redis: its key, as a path (what [`EntryInfo::path`]
+/// holds).
+fn redis_place(key: &CacheKey) -> PathBuf {
+    PathBuf::from(redis_key(key))
 }
 
 /// The Redis key of `key`'s entry.
@@ -553,6 +654,8 @@ pub struct Fill {
     cache: RedisCache,
     lock: String,
     token: String,
+    /// The call's deadline: releasing waits no longer.
+    deadline: Instant,
 }
 
 impl fmt::Debug for Fill {
@@ -565,6 +668,6 @@ impl fmt::Debug for Fill {
 
 impl Drop for Fill {
     fn drop(&mut self) {
-        self.cache.release(&self.lock, &self.token);
+        self.cache.release(&self.lock, &self.token, self.deadline);
     }
 }
