@@ -369,17 +369,8 @@ fn read_import(schema: &Path, specifier: &str, base: &Path, cap: u64) -> Option<
         return None;
     }
     let dir = std::fs::canonicalize(schema).ok()?.parent()?.to_path_buf();
-    // `dir/specifier` with its `.` and `..` taken lexically, then relative to `base`.
-    let mut module = PathBuf::new();
-    for part in dir.join(specifier).components() {
-        match part {
-            std::path::Component::ParentDir => {
-                module.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => module.push(other),
-        }
-    }
+    // `dir/specifier` with its `.` and `..` folded, then relative to `base`.
+    let module = flowmcp_spec::paths::fold_dots(&dir.join(specifier))?;
     let relative = module.strip_prefix(base).ok()?;
     let root = flowmcp_catalog::resources::Root::new(base);
     let bytes = root.read_capped(relative, cap).ok()?;

@@ -26,10 +26,11 @@
 //! CommonJS.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use flowmcp_spec::paths::fold_dots;
 use serde_json::Value;
 
 /// Node's built-in modules: the sandbox has none of them.
@@ -287,24 +288,6 @@ pub fn is_builtin(specifier: &str) -> bool {
     NODE_BUILTINS.contains(&first)
 }
 
-/// `path` with `.` and `..` folded (no file system access); `None` when `..` climbs above the
-/// start.
-fn normalize(path: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                if !out.pop() {
-                    return None;
-                }
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    Some(out)
-}
-
 fn read_json(path: &Path) -> Option<Value> {
     let text = std::fs::read_to_string(path).ok()?;
     serde_json::from_str(&text).ok()
@@ -515,7 +498,7 @@ impl LibraryDir {
         }
         let from = importer.parent().unwrap_or(&self.root);
         if specifier.starts_with("./") || specifier.starts_with("../") || specifier == "." {
-            let joined = normalize(&from.join(specifier)).ok_or_else(|| LibError::Escapes {
+            let joined = fold_dots(&from.join(specifier)).ok_or_else(|| LibError::Escapes {
                 specifier: specifier.to_string(),
             })?;
             if !joined.starts_with(&self.root) {
@@ -586,7 +569,7 @@ impl LibraryDir {
                 Some(middle) => target.replace('*', &middle),
                 None => target,
             };
-            let path = normalize(&pkg.join(&target))
+            let path = fold_dots(&pkg.join(&target))
                 .filter(|p| p.starts_with(pkg))
                 .ok_or_else(|| LibError::Escapes {
                     specifier: specifier.to_string(),
@@ -616,7 +599,7 @@ impl LibraryDir {
             (field("main"), false),
         ] {
             let Some(target) = target else { continue };
-            let path = normalize(&pkg.join(&target))
+            let path = fold_dots(&pkg.join(&target))
                 .filter(|p| p.starts_with(pkg))
                 .ok_or_else(|| LibError::Escapes {
                     specifier: specifier.to_string(),
@@ -653,7 +636,7 @@ impl LibraryDir {
         if path.is_dir() {
             if let Some(main) = read_json(&path.join("package.json"))
                 .and_then(|m| m.get("main").and_then(Value::as_str).map(str::to_string))
-                && let Some(p) = normalize(&path.join(main))
+                && let Some(p) = fold_dots(&path.join(main))
                 && p != path
                 && let Some(found) = self.file_or_dir(&p, specifier)?
             {
@@ -704,7 +687,7 @@ impl LibraryDir {
                     });
                 }
                 Some(Value::String(other)) => {
-                    let replaced = normalize(&pkg.join(other))
+                    let replaced = fold_dots(&pkg.join(other))
                         .filter(|p| p.starts_with(pkg))
                         .ok_or_else(|| LibError::Escapes {
                             specifier: specifier.to_string(),

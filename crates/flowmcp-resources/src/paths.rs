@@ -25,8 +25,7 @@
 //! when a path string is compared. Reads and writes of the files flowmcp keeps there
 //! ([`Root::read_capped`], [`Root::write_atomic`], [`Root::write_new`], [`Root::create_dirs`])
 //! go through that handle; the paths [`Root::resolve`] and [`Root::join_names`] return are for
-//! SQLite (which opens files by name) and for messages, and [`Root::identity`] lets a caller check
-//! that the file opened by name is the one the handle found.
+//! SQLite (which opens files by name) and for messages.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -155,36 +154,6 @@ pub enum PathError {
     },
 }
 
-/// The identity of a file on its file system (device and inode), to check that a file opened by
-/// name is the one a [`Root`] found through its handle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FileIdentity {
-    dev: u64,
-    ino: u64,
-}
-
-impl FileIdentity {
-    /// The identity of an open file.
-    pub fn of_file(file: &std::fs::File) -> io::Result<FileIdentity> {
-        use std::os::unix::fs::MetadataExt;
-        let m = file.metadata()?;
-        Ok(FileIdentity {
-            dev: m.dev(),
-            ino: m.ino(),
-        })
-    }
-
-    /// The identity of the file at `path` (links followed).
-    pub fn of_path(path: &Path) -> io::Result<FileIdentity> {
-        use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path)?;
-        Ok(FileIdentity {
-            dev: m.dev(),
-            ino: m.ino(),
-        })
-    }
-}
-
 /// A directory that files may be read from or written to on behalf of a catalog: an anchor the
 /// caller vouches for and the fixed folders below it (each a real directory). Every path handed
 /// out lies inside it after symbolic links are followed; every file it opens is opened through a
@@ -279,7 +248,7 @@ impl Root {
             .strip_prefix(&dir)
             .or_else(|_| candidate.strip_prefix(&canonical))
             .ok()
-            .filter(|rest| rest.components().all(|c| matches!(c, Component::Normal(_))))
+            .filter(|rest| is_plain(rest))
             .ok_or_else(|| PathError::Escape {
                 path: candidate.to_path_buf(),
                 root: dir.clone(),
@@ -290,27 +259,13 @@ impl Root {
     /// `relative` (plain components only, as built by flowmcp from checked parts) inside this
     /// root, like [`Root::resolve`].
     pub fn resolve_plain(&self, relative: &Path) -> Result<PathBuf, PathError> {
-        if !relative
-            .components()
-            .all(|c| matches!(c, Component::Normal(_)))
-        {
+        if !is_plain(relative) {
             return Err(PathError::Escape {
                 path: relative.to_path_buf(),
                 root: self.dir(),
             });
         }
         self.locate(relative)
-    }
-
-    /// The identity of the file at `relative` (plain components) as the handle finds it, to be
-    /// compared with the file SQLite or another reader opened by name.
-    pub fn identity(&self, relative: &Path) -> Result<FileIdentity, PathError> {
-        let dir = self.open(false)?;
-        let file = dir
-            .open(relative)
-            .map_err(|e| self.io_error(relative, e))?
-            .into_std();
-        FileIdentity::of_file(&file).map_err(|e| self.io_error(relative, e))
     }
 
     /// The bytes of the regular file at `relative` when it has at most `cap` bytes, read
@@ -460,18 +415,18 @@ impl Root {
     /// The handle of the directory that holds `relative` (created when missing) and the file's
     /// name.
     fn parent_handle(&self, relative: &Path) -> Result<(Dir, OsString), PathError> {
-        let plain = relative
-            .components()
-            .all(|c| matches!(c, Component::Normal(_)));
-        let name = relative.file_name().filter(|_| plain).ok_or_else(|| {
-            self.io_error(
-                relative,
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    "not a plain relative file path",
-                ),
-            )
-        })?;
+        let name = relative
+            .file_name()
+            .filter(|_| is_plain(relative))
+            .ok_or_else(|| {
+                self.io_error(
+                    relative,
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "not a plain relative file path",
+                    ),
+                )
+            })?;
         let root = self.open(true)?;
         let dir = match relative.parent().filter(|p| !p.as_os_str().is_empty()) {
             Some(parent) => {
@@ -697,6 +652,13 @@ impl Drop for Staged {
             let _ = self.dir.remove_file(&name);
         }
     }
+}
+
+/// Whether `relative` is made of plain names only (no root, prefix, `.` or `..`).
+fn is_plain(relative: &Path) -> bool {
+    relative
+        .components()
+        .all(|c| matches!(c, Component::Normal(_)))
 }
 
 /// `base` with `rest` (collected from the end) appended in order.

@@ -18,8 +18,29 @@
 //! ```
 
 use std::fmt;
+use std::path::{Component, Path, PathBuf};
 
 use crate::hash::sha256_hex;
+
+/// `path` with its `.` and `..` components folded away, without asking the file system; `None`
+/// when a `..` would climb above the start. For joining a specifier written in a file (an
+/// `import`, a package's `main`) to the directory it is relative to, before the result is
+/// checked against its root.
+pub fn fold_dots(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
 
 /// The name of the user's and the project's flowmcp folders (`~/.flowmcp/`, `.flowmcp/`) when
 /// none is configured.
