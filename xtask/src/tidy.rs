@@ -1,6 +1,6 @@
 //! `cargo xtask tidy`: keeps ARCHITECTURE.md's structural statements true.
 //!
-//! Five checks, each over the sources as they are (no build):
+//! Seven checks, each over the sources as they are (no build):
 //!
 //! 1. **Crate edges.** Every normal or build dependency of a workspace crate on another workspace
 //!    crate (the workspace-hack aside) is listed in ARCHITECTURE.md's crate table; a
@@ -8,8 +8,9 @@
 //!    directly or through others, by the table (a lower crate never names a higher one, not even
 //!    in a test).
 //! 2. **Module cycles.** Within a crate, the top-level modules and the modules they name
-//!    (`crate::x`, `super::x` from a top-level module) form no cycle. Test modules
-//!    (`#[cfg(test)]` to the end of the file) do not count.
+//!    (`crate::x`, `super::x` from a top-level module) form no cycle. Items marked
+//!    `#[cfg(test)]` (test modules, wherever they are in a file) do not count, here or in the
+//!    other checks.
 //! 3. **Registered codes.** Every code-shaped string literal (`"E007"`, `"MD004 …"`) in product code
 //!    is a code of the registry in `flowmcp-spec`.
 //! 4. **IDs formatted in one place.** No `format!` outside `flowmcp-spec`'s ID module writes
@@ -23,10 +24,11 @@
 //!    facts; the CLI adds the advice (D74). Doc comments and test modules do not count.
 //! 7. **Files by capability.** Product code calls the standard library's path-taking file
 //!    functions (`fs::read`, `fs::write`, `File::open`, `OpenOptions::new`, `fs::canonicalize`,
-//!    …) only in the one module that opens files on behalf of a catalog through directory
-//!    handles (`flowmcp_resources::paths`), and in the files listed in `xtask/fs-calls.txt`, at
-//!    most as often as listed there: a ratchet, so that no new path-string file access appears
-//!    and every remaining one is counted (D98).
+//!    …) only in `flowmcp-files`, the one crate that opens files through directory handles or
+//!    as paths the user named (D98, D101). Clippy's `disallowed-methods` enforces the same with
+//!    types; this check makes sure `clippy.toml` keeps refusing those functions and that the lint
+//!    is turned off only in that crate, at the roots of test, example and tool targets, for unit
+//!    tests (`cfg_attr(test, …)` at a crate root) and at the places of `LINT_ALLOWED`.
 //!
 //! The crate table sits between `<!-- tidy:crates -->` and `<!-- /tidy:crates -->` in
 //! ARCHITECTURE.md: `| crate | may depend on | root names |`.
@@ -43,10 +45,34 @@ const HACK: &str = "flowmcp-workspace-hack";
 const ID_MODULE: &str = "crates/flowmcp-spec/src/id.rs";
 /// ID kinds whose `/kind/` segment marks a formatted ID.
 const ID_KINDS: [&str; 6] = ["tool", "resource", "prompt", "skill", "selection", "agent"];
-/// The one module that may open files by path freely: it opens them through directory handles.
-const FS_MODULE: &str = "crates/flowmcp-resources/src/paths.rs";
-/// The ratchet of path-taking file calls outside [`FS_MODULE`]: `count path` per line.
-const FS_BASELINE: &str = "xtask/fs-calls.txt";
+/// The one crate that may open files by path: it opens them through directory handles, or as
+/// paths the user named.
+const FS_CRATE: &str = "crates/flowmcp-files/";
+/// Functions `clippy.toml` must refuse outside [`FS_CRATE`] (its `disallowed-methods`).
+const FS_LINTED: [&str; 16] = [
+    "std::fs::read",
+    "std::fs::read_to_string",
+    "std::fs::write",
+    "std::fs::create_dir_all",
+    "std::fs::remove_file",
+    "std::fs::remove_dir_all",
+    "std::fs::rename",
+    "std::fs::canonicalize",
+    "std::fs::metadata",
+    "std::fs::symlink_metadata",
+    "std::fs::read_dir",
+    "std::fs::File::open",
+    "std::fs::OpenOptions::open",
+    "std::path::Path::exists",
+    "std::path::Path::is_file",
+    "std::path::Path::canonicalize",
+];
+/// Files outside [`FS_CRATE`] that may turn `disallowed_methods` off, how often, and why.
+const LINT_ALLOWED: [(&str, usize); 1] = [
+    // SQLite opens, creates and backs up its database files by name (rusqlite has no way to
+    // hand it a descriptor); the paths come from flowmcp_files::Root::resolve (SECURITY.md).
+    ("crates/flowmcp-resources/src/sqlite/mod.rs", 4),
+];
 /// The path-taking file functions the capability check counts.
 const FS_CALLS: [&str; 17] = [
     "fs::read(",
@@ -105,8 +131,7 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
     let mut problems = Vec::new();
     problems.extend(crate_edges(&table, &crates));
     let commands = cli_commands(root)?;
-    let baseline = read_fs_baseline(root)?;
-    let mut fs_counts: BTreeMap<String, usize> = BTreeMap::new();
+    problems.extend(lint_configured(root)?);
     for krate in &crates {
         let library = is_library(&krate.name);
         for dir in krate.source_dirs() {
@@ -117,7 +142,7 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
                     problems.push(format!("{}: cannot be read", shown(root, file)));
                     continue;
                 };
-                let product = product_part(&text);
+                let product = &product_part(&text);
                 let at = shown(root, file);
                 problems.extend(code_literals(&at, product));
                 if at != ID_MODULE {
@@ -126,10 +151,18 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
                 if library {
                     problems.extend(cli_wording(&at, product, &commands));
                 }
-                if krate.name.starts_with("flowmcp-") && at != FS_MODULE {
+                if krate.name.starts_with("flowmcp-")
+                    && !at.starts_with(FS_CRATE)
+                    && !LINT_ALLOWED.iter().any(|(file, _)| *file == at)
+                {
                     let n = fs_calls(product);
                     if n > 0 {
-                        fs_counts.insert(at.clone(), n);
+                        problems.push(format!(
+                            "{at}: {n} path-taking file call(s) (fs::read, File::open, …) in product \
+                             code: open files through flowmcp_files (Root for a catalog, project or \
+                             cache folder, named for a path the user named; ARCHITECTURE.md, \
+                             \"Trust boundary\")"
+                        ));
                     }
                 }
             }
@@ -149,7 +182,7 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
             }
         }
     }
-    problems.extend(fs_ratchet(&fs_counts, &baseline));
+    problems.extend(lint_allowances(root)?);
     Ok(problems)
 }
 
@@ -170,49 +203,81 @@ pub(crate) fn fs_calls(code: &str) -> usize {
         .sum()
 }
 
-/// The ratchet: `counts` (file → calls) against `baseline`.
-pub(crate) fn fs_ratchet(
-    counts: &BTreeMap<String, usize>,
-    baseline: &BTreeMap<String, usize>,
-) -> Vec<String> {
-    counts
+/// The part of check 7 that clippy enforces: `clippy.toml` refuses every path-taking file
+/// function ([`FS_LINTED`]), so that code outside the files crate cannot call one unnoticed.
+fn lint_configured(root: &Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(root.join("clippy.toml"))
+        .map_err(|e| format!("clippy.toml: {e}"))?;
+    Ok(FS_LINTED
         .iter()
-        .filter_map(|(file, &n)| {
-            let allowed = baseline.get(file).copied().unwrap_or(0);
-            (n > allowed).then(|| {
-                format!(
-                    "{file}: {n} path-taking file call(s) (fs::read, File::open, …), {allowed} allowed \
-                     by {FS_BASELINE}: open files on behalf of a catalog through \
-                     flowmcp_resources::paths::Root (ARCHITECTURE.md, \"Trust boundary\")"
-                )
-            })
+        .filter(|path| !text.contains(&format!("path = \"{path}\"")))
+        .map(|path| {
+            format!(
+                "clippy.toml: `disallowed-methods` does not list {path}; every path-taking file \
+                 function is refused outside flowmcp-files"
+            )
         })
-        .collect()
+        .collect())
 }
 
-fn read_fs_baseline(root: &Path) -> Result<BTreeMap<String, usize>, String> {
-    let text = std::fs::read_to_string(root.join(FS_BASELINE))
-        .map_err(|e| format!("{FS_BASELINE}: {e}"))?;
-    parse_fs_baseline(&text)
-}
-
-/// `count path` lines; `#` starts a comment.
-pub(crate) fn parse_fs_baseline(text: &str) -> Result<BTreeMap<String, usize>, String> {
-    let mut out = BTreeMap::new();
-    for line in text.lines() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
+/// Every place that turns clippy's `disallowed_methods` off: only the files crate, the roots of
+/// test, example and tool targets, `cfg_attr(test, …)` at a crate root (unit tests), and the
+/// places of [`LINT_ALLOWED`].
+fn lint_allowances(root: &Path) -> Result<Vec<String>, String> {
+    let mut problems = Vec::new();
+    let mut files = Vec::new();
+    for dir in ["crates", "xtask", "tests"] {
+        files.extend(rust_files(&root.join(dir))?);
+    }
+    for file in files {
+        let at = shown(root, &file);
+        if at.starts_with(FS_CRATE) {
             continue;
         }
-        let (n, file) = line
-            .split_once(' ')
-            .ok_or_else(|| format!("{FS_BASELINE}: not `count path`: {line}"))?;
-        let n: usize = n
-            .parse()
-            .map_err(|_| format!("{FS_BASELINE}: not a count: {line}"))?;
-        out.insert(file.trim().to_string(), n);
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        problems.extend(lint_allowance(&at, &text));
     }
-    Ok(out)
+    Ok(problems)
+}
+
+/// The problem with how the file at `at` turns `disallowed_methods` off, if it does so where it
+/// may not ([`lint_allowances`]).
+pub(crate) fn lint_allowance(at: &str, text: &str) -> Option<String> {
+    {
+        let code = strip_comments_and_strings(text);
+        let n = code.matches("clippy::disallowed_methods").count();
+        if n == 0 {
+            return None;
+        }
+        let crate_root = at.ends_with("/src/lib.rs") || at.ends_with("/src/main.rs");
+        let target_root = at.ends_with("/tests/main.rs")
+            || at.contains("/examples/")
+            || at == "xtask/src/main.rs"
+            || at.ends_with("/build.rs");
+        let unit_tests = code
+            .matches("#![cfg_attr(test, allow(clippy::disallowed_methods))]")
+            .count();
+        let whole = code
+            .matches("#![allow(clippy::disallowed_methods)]")
+            .count();
+        let listed = LINT_ALLOWED
+            .iter()
+            .filter(|(file, _)| *file == at)
+            .map(|(_, count)| *count)
+            .sum::<usize>();
+        let fine = (crate_root && n == unit_tests)
+            || (target_root && n == whole)
+            || (n == listed && unit_tests == 0 && whole == 0);
+        (!fine).then(|| {
+            format!(
+                "{at}: turns clippy::disallowed_methods off {n} time(s); only flowmcp-files, the \
+                 roots of test, example and tool targets, unit tests (cfg_attr(test, …) at a \
+                 crate root) and the places listed in xtask's LINT_ALLOWED may"
+            )
+        })
+    }
 }
 
 /// A row of ARCHITECTURE.md's crate table.
@@ -421,16 +486,129 @@ fn shown(root: &Path, file: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// The text before the file's test module (`#[cfg(test)]` at the start of a line, to the end).
-pub(crate) fn product_part(text: &str) -> &str {
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        if line.starts_with("#[cfg(test)]") {
-            return &text[..offset];
+/// The file's product code: its text without the items marked `#[cfg(test)]` (a test module
+/// anywhere in the file, a test-only function or import), each removed from its attribute to the
+/// end of the item (its closing brace or semicolon). Braces in strings, raw strings, character
+/// literals and comments do not count.
+pub(crate) fn product_part(text: &str) -> String {
+    const MARK: &str = "#[cfg(test)]";
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut line_start = true;
+    let mut kept_from = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if line_start && text[i..].starts_with(MARK) {
+            out.push_str(&text[kept_from..i]);
+            i = item_end(text, i + MARK.len());
+            kept_from = i;
+            line_start = false;
+            continue;
         }
-        offset += line.len();
+        match b {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            b' ' | b'\t' => {
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        i = skip_token(text, i);
+        line_start = i > 0 && bytes.get(i - 1) == Some(&b'\n');
     }
-    text
+    out.push_str(&text[kept_from..]);
+    out
+}
+
+/// Where the item that starts after an attribute at `from` ends: after its closing brace at
+/// depth zero, or its semicolon when it has no body.
+fn item_end(text: &str, from: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            b';' if depth == 0 => return i + 1,
+            _ => {
+                i = skip_token(text, i);
+                continue;
+            }
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
+/// The index after the token at `i` when it is a comment, a string, a raw string or a character
+/// literal (whose braces do not count); `i + 1` otherwise.
+fn skip_token(text: &str, i: usize) -> usize {
+    let bytes = text.as_bytes();
+    let rest = &text[i..];
+    let after = |needle: &str, from: usize| {
+        text[from..]
+            .find(needle)
+            .map_or(bytes.len(), |k| from + k + needle.len())
+    };
+    if rest.starts_with("//") {
+        return after("\n", i);
+    }
+    if rest.starts_with("/*") {
+        return after("*/", i + 2);
+    }
+    let raw = rest
+        .strip_prefix("br")
+        .or_else(|| rest.strip_prefix('r'))
+        .filter(|r| r.starts_with('"') || r.starts_with('#'));
+    if let Some(r) = raw {
+        let hashes = r.len() - r.trim_start_matches('#').len();
+        if r[hashes..].starts_with('"') {
+            // Only when the letter starts a token (not the end of an identifier like `for`).
+            let prev = text[..i].chars().next_back();
+            if !prev.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                let start = i + (rest.len() - r.len()) + hashes + 1;
+                return after(&format!("\"{}", "#".repeat(hashes)), start);
+            }
+        }
+    }
+    match bytes[i] {
+        b'"' => {
+            let mut j = i + 1;
+            while j < bytes.len() {
+                match bytes[j] {
+                    b'\\' => j += 2,
+                    b'"' => return j + 1,
+                    _ => j += 1,
+                }
+            }
+            bytes.len()
+        }
+        b'\'' => {
+            // A character literal ('{', '\'', '\u{7b}'), not a lifetime ('a).
+            if bytes.get(i + 1) == Some(&b'\\') {
+                let close = text[i + 2..]
+                    .find('\'')
+                    .map_or(bytes.len(), |k| i + 2 + k + 1);
+                return close;
+            }
+            if bytes.get(i + 2) == Some(&b'\'') {
+                return i + 3;
+            }
+            i + 1
+        }
+        _ => i + rest.chars().next().map_or(1, char::len_utf8),
+    }
 }
 
 /// The top-level module a file of `src/` belongs to (`None` for the crate root).
@@ -643,7 +821,7 @@ fn module_cycles(krate: &str, src: &Path, files: &[PathBuf]) -> Vec<String> {
             continue;
         };
         let depth = module_depth(src, file);
-        let named = named_modules(product_part(&text), depth);
+        let named = named_modules(&product_part(&text), depth);
         let edges = graph.entry(from.clone()).or_default();
         for to in named {
             if to != from && modules.contains(&to) {
@@ -960,7 +1138,7 @@ fn cli_wording(file: &str, code: &str, commands: &BTreeSet<String>) -> Vec<Strin
 /// The names a `lib.rs` exports at its root: `pub use` items (each name of a group), `pub mod`,
 /// and root items declared `pub`.
 pub(crate) fn root_names(lib: &str) -> BTreeSet<String> {
-    let code = format!("\n{}", strip_comments_and_strings(product_part(lib)));
+    let code = format!("\n{}", strip_comments_and_strings(&product_part(lib)));
     let mut names = BTreeSet::new();
     let mut rest = code.as_str();
     while let Some(i) = rest.find("\npub ") {
@@ -1019,23 +1197,63 @@ mod tests {
     use super::*;
 
     #[test]
-    fn i39_path_taking_file_calls_are_counted_and_held_to_the_ratchet() {
+    fn i39_path_taking_file_calls_are_counted() {
         let code = "use std::fs;\nfn a() { let _ = fs::read(p); std::fs::write(q, b); }\n\
                     // fs::read( in a comment\nconst T: &str = \"File::open(\";\n\
                     fn b() { cap_fs::read(x); dir.open(y); File::open(z); }\n";
         assert_eq!(fs_calls(code), 3);
-        let baseline = parse_fs_baseline("# comment\n2 crates/a.rs\n").unwrap();
-        let counts: BTreeMap<String, usize> = [
-            ("crates/a.rs".to_string(), 3),
-            ("crates/b.rs".to_string(), 1),
-        ]
-        .into();
-        let problems = fs_ratchet(&counts, &baseline);
-        assert_eq!(problems.len(), 2, "{problems:?}");
-        assert!(problems[0].starts_with("crates/a.rs: 3"), "{problems:?}");
-        assert!(problems[1].starts_with("crates/b.rs: 1"), "{problems:?}");
-        let fine: BTreeMap<String, usize> = [("crates/a.rs".to_string(), 2)].into();
-        assert!(fs_ratchet(&fine, &baseline).is_empty());
+    }
+
+    #[test]
+    fn i39_the_file_lint_is_turned_off_only_where_it_may_be() {
+        let unit = "#![cfg_attr(test, allow(clippy::disallowed_methods))]\nfn a() {}\n";
+        let whole = "#![allow(clippy::disallowed_methods)]\n";
+        let item = "#[allow(clippy::disallowed_methods)]\nfn a() { std::fs::read(p); }\n";
+        assert_eq!(lint_allowance("crates/x/src/lib.rs", unit), None);
+        assert_eq!(lint_allowance("crates/x/src/main.rs", unit), None);
+        assert_eq!(lint_allowance("crates/x/tests/main.rs", whole), None);
+        assert_eq!(lint_allowance("crates/x/examples/e.rs", whole), None);
+        // A product module may not, in any form; nor may a crate root turn it off for all.
+        assert!(lint_allowance("crates/x/src/a.rs", item).is_some());
+        assert!(lint_allowance("crates/x/src/a.rs", unit).is_some());
+        assert!(lint_allowance("crates/x/src/lib.rs", whole).is_some());
+        // A comment naming it does not count.
+        assert_eq!(
+            lint_allowance("crates/x/src/a.rs", "// clippy::disallowed_methods\n"),
+            None
+        );
+        // The listed place, exactly as often as listed.
+        let four = "#[expect(clippy::disallowed_methods)]\n".repeat(4);
+        assert_eq!(
+            lint_allowance("crates/flowmcp-resources/src/sqlite/mod.rs", &four),
+            None
+        );
+        let five = "#[expect(clippy::disallowed_methods)]\n".repeat(5);
+        assert!(lint_allowance("crates/flowmcp-resources/src/sqlite/mod.rs", &five).is_some());
+    }
+
+    #[test]
+    fn i39_test_items_are_left_out_wherever_they_are() {
+        // A test module in the middle: the code after it is product code and is read.
+        let text = "fn a() {}\n#[cfg(test)]\nmod tests {\n    fn t() { let s = \"}\"; let c = '}'; }\n    // }\n}\nfn b() { std::fs::read(p); }\n";
+        let product = product_part(text);
+        assert!(
+            product.contains("fn a()") && product.contains("fn b()"),
+            "{product}"
+        );
+        assert!(!product.contains("fn t()"), "{product}");
+        assert_eq!(fs_calls(&product), 1);
+        // A test-only import and function, with raw strings holding braces.
+        let text = "#[cfg(test)]\nuse x::y;\nfn c() {}\n    #[cfg(test)]\n    #[allow(dead_code)]\n    fn d() { let r = r#\"{{\"#; }\nfn e<'a>(x: &'a str) {}\n";
+        let product = product_part(text);
+        assert!(
+            product.contains("fn c()") && product.contains("fn e<'a>"),
+            "{product}"
+        );
+        assert!(
+            !product.contains("use x::y") && !product.contains("fn d()"),
+            "{product}"
+        );
     }
 
     fn graph(edges: &[(&str, &str)]) -> BTreeMap<String, BTreeSet<String>> {
@@ -1080,7 +1298,7 @@ mod tests {
     #[test]
     fn test_modules_do_not_count() {
         let text = "use crate::a;\n#[cfg(test)]\nmod tests { use crate::b; }\n";
-        assert_eq!(product_part(text), "use crate::a;\n");
+        assert_eq!(product_part(text), "use crate::a;\n\n");
     }
 
     #[test]
@@ -1113,7 +1331,7 @@ mod tests {
                     fn f() -> String { format!(\"see flowmcp catalog index {d} \\\n   --rename\") }\n\
                     const OK: &str = \"reserved for flowmcp itself; the compat profile reads it\";\n\
                     const SQL: &str = \"-- a comment\";\n";
-        let problems = cli_wording("x.rs", product_part(code), &commands);
+        let problems = cli_wording("x.rs", &product_part(code), &commands);
         assert_eq!(problems.len(), 4, "{problems:?}");
         assert!(
             problems[0].starts_with("x.rs:2: `flowmcp libs`"),
@@ -1129,7 +1347,7 @@ mod tests {
             "{problems:?}"
         );
         let test_module = "#[cfg(test)]\nmod tests { const T: &str = \"`flowmcp validate`\"; }\n";
-        assert!(cli_wording("x.rs", product_part(test_module), &commands).is_empty());
+        assert!(cli_wording("x.rs", &product_part(test_module), &commands).is_empty());
     }
 
     #[test]

@@ -53,6 +53,8 @@
 //! assert_eq!(outcome.answer, "Nine, from New Year to Christmas.");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+// Unit tests make their fixture files freely; the capability rule is for product code.
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

@@ -9,6 +9,8 @@
 //!
 //! Without the demo upstream the call fails with a coded E002 envelope (nothing listens), which
 //! the example prints too.
+// Examples and benchmarks make their fixture files freely; the capability rule is for product code.
+#![allow(clippy::disallowed_methods)]
 
 use std::path::PathBuf;
 

@@ -86,15 +86,17 @@ impl ListDiscovery {
             (Some(parent), Some(Component::Normal(name))) => {
                 self.canonical_dir(parent).and_then(|base| {
                     let joined = base.join(name);
-                    match std::fs::symlink_metadata(&joined) {
-                        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&joined).ok(),
+                    match flowmcp_files::named::symlink_metadata(&joined) {
+                        Ok(m) if m.file_type().is_symlink() => {
+                            flowmcp_files::named::canonical(&joined).ok()
+                        }
                         Ok(_) => Some(joined),
                         Err(_) => None,
                     }
                 })
             }
             // The root, `.`, `..` and prefixes: asked of the system.
-            _ => std::fs::canonicalize(dir).ok(),
+            _ => flowmcp_files::named::canonical(dir).ok(),
         };
         lock(&self.canonical).insert(dir.to_path_buf(), found.clone());
         found
@@ -105,14 +107,14 @@ impl ListDiscovery {
     pub fn canonical_file(&self, path: &Path) -> Option<PathBuf> {
         match (path.parent(), path.components().next_back()) {
             (Some(parent), Some(Component::Normal(name)))
-                if !std::fs::symlink_metadata(path)
+                if !flowmcp_files::named::symlink_metadata(path)
                     .ok()?
                     .file_type()
                     .is_symlink() =>
             {
                 Some(self.canonical_dir(parent)?.join(name))
             }
-            _ => std::fs::canonicalize(path).ok(),
+            _ => flowmcp_files::named::canonical(path).ok(),
         }
     }
 

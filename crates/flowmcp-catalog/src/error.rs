@@ -32,7 +32,7 @@ pub enum CatalogError {
     Entry(String),
     /// A file to be written would lie outside its folder (a symbolic link leads out).
     #[error(transparent)]
-    Path(#[from] flowmcp_resources::paths::PathError),
+    Path(#[from] flowmcp_files::PathError),
 }
 
 impl CatalogError {

@@ -242,7 +242,7 @@ impl Catalog {
             .computed
             .clone()
             .map_err(|why| CatalogError::Entry(format!("agent {name:?}: cannot hash: {why}")))?;
-        let source = std::fs::read_to_string(&now.manifest)
+        let source = flowmcp_files::named::read_to_string(&now.manifest)
             .map_err(|e| CatalogError::io(&now.manifest, e))?;
         let edited = flowmcp_loader::edit::set_string_member(&source, "agent", "hash", &hash)
             .map_err(|e| CatalogError::Entry(format!("{}: {e}", now.manifest.display())))?;
@@ -266,8 +266,7 @@ impl Catalog {
                 ));
             }
         };
-        flowmcp_resources::paths::Root::new(agents)
-            .write_atomic(file, text.as_bytes(), &|_| true)?;
+        flowmcp_files::Root::new(agents).write_atomic(file, text.as_bytes(), &|_| true)?;
         if edited != source {
             flowmcp_loader::edit::write_atomic(&now.manifest, edited.as_bytes())
                 .map_err(|e| CatalogError::io(&now.manifest, e))?;
@@ -298,12 +297,12 @@ fn lock_path(manifest: &Path, name: &str) -> Result<PathBuf, CatalogError> {
         "{}.lock.json",
         flowmcp_spec::paths::encode_name(name)
     ));
-    Ok(flowmcp_resources::paths::Root::new(agents).inside(&file)?)
+    Ok(flowmcp_files::Root::new(agents).inside(&file)?)
 }
 
 /// The per-tool hashes of a lock file (none when it does not exist).
 fn read_lock(path: &Path) -> Result<BTreeMap<String, String>, CatalogError> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match flowmcp_files::named::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
         Err(e) => return Err(CatalogError::io(path, e)),

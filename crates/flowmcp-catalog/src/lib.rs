@@ -58,6 +58,8 @@
 //! assert_eq!(envelope.code(), Some(Code::E002));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+// Unit tests make their fixture files freely; the capability rule is for product code.
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 mod activation;
 mod discovery;
@@ -132,8 +134,8 @@ pub mod libs {
 /// Resource databases on disk: where they live (the base folder name and its check) and creating
 /// one from its schema SQL.
 pub mod resources {
+    pub use flowmcp_files::{PathError, Root};
     pub use flowmcp_resources::LocalFiles;
-    pub use flowmcp_resources::paths::{PathError, Root};
     pub use flowmcp_resources::sqlite::{DEFAULT_BASE, Database, Limits, Locations};
     pub use flowmcp_runtime::DatabaseFile;
 }

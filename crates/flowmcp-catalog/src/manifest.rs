@@ -14,9 +14,9 @@
 
 use std::path::{Path, PathBuf};
 
+use flowmcp_files::{PathError, Root};
 use flowmcp_loader::Limits;
 use flowmcp_loader::{FileKind, LoadedFile, load_file};
-use flowmcp_resources::paths::{PathError, Root};
 use flowmcp_spec::catalog::{
     AgentEntry, CURRENT_SPEC_VERSION, LISTS_DIR, REGISTRY_FILE, Registry, SchemaEntry, Section,
     SelectionEntry, SharedEntry, check_relative_path, content_hash, describe_changes, merge_index,
@@ -30,8 +30,8 @@ use crate::CatalogError;
 
 /// The canonical catalog directory (an error when `dir` is not a directory).
 pub(crate) fn catalog_root(dir: &Path) -> Result<PathBuf, CatalogError> {
-    let root = dir.canonicalize().map_err(|e| CatalogError::io(dir, e))?;
-    if !root.is_dir() {
+    let root = flowmcp_files::named::canonical(dir).map_err(|e| CatalogError::io(dir, e))?;
+    if !flowmcp_files::named::is_dir(&root) {
         return Err(CatalogError::NotADirectory {
             path: dir.display().to_string(),
         });
@@ -140,13 +140,24 @@ fn hash_files<'p>(
 ) -> Result<String, CatalogError> {
     let mut contents: Vec<(&str, Vec<u8>)> = Vec::new();
     for (label, rel) in items {
-        let file = resolve(root, rel).map_err(|e| CatalogError::Entry(format!("{label}: {e}")))?;
-        let bytes = std::fs::read(&file).map_err(|e| CatalogError::io(Path::new(rel), e))?;
+        resolve(root, rel).map_err(|e| CatalogError::Entry(format!("{label}: {e}")))?;
+        let bytes = read_inside(root, rel)?;
         contents.push((rel, bytes));
     }
     Ok(content_hash(
         contents.iter().map(|(p, b)| (*p, b.as_slice())),
     ))
+}
+
+/// The bytes of the file at `rel` (a manifest path already checked by [`resolve`]), read through
+/// the catalog's handle: a file swapped for a link out since it was resolved is not read.
+fn read_inside(root: &Path, rel: &str) -> Result<Vec<u8>, CatalogError> {
+    Root::new(root)
+        .read_capped(&rel.split('/').collect::<PathBuf>(), u64::MAX)
+        .map_err(|e| match e {
+            PathError::Io { source, .. } => CatalogError::io(&root.join(rel), source),
+            other => CatalogError::Entry(format!("{rel:?}: {other}")),
+        })
 }
 
 /// The file a manifest path names, which must lie inside `root` (symbolic links included),
@@ -158,7 +169,7 @@ pub(crate) fn resolve(root: &Path, rel: &str) -> Result<PathBuf, CatalogError> {
         PathError::Escape { .. } => entry(format!("{rel:?} leads outside the catalog")),
         other => entry(format!("{rel:?}: {other}")),
     })?;
-    if !real.is_file() {
+    if !flowmcp_files::named::is_file(&real) {
         return Err(entry(format!("{rel:?} is not a file")));
     }
     Ok(real)
@@ -571,8 +582,8 @@ pub fn build_list_registry(dir: &Path) -> Result<ListRegistryFile, CatalogError>
     let mut notes = Vec::new();
     let mut entries = Vec::new();
     for (rel, list) in files {
-        let file = resolve(&root, rel)?;
-        let bytes = std::fs::read(&file).map_err(|e| CatalogError::io(&file, e))?;
+        resolve(&root, rel)?;
+        let bytes = read_inside(&root, rel)?;
         if list.is_none() {
             notes.push(format!(
                 "{rel}: gives no list (no `list` export with a `meta.name`); its entry has no name"
@@ -688,7 +699,7 @@ fn discover(root: &Path, notes: &mut Vec<String>) -> Vec<Found> {
         }
     }
     for agent in subdirs(&root.join("agents")) {
-        if root.join("agents").join(&agent).join("agent.mjs").exists() {
+        if flowmcp_files::named::exists(root.join("agents").join(&agent).join("agent.mjs")) {
             add(Section::Agents, format!("agents/{agent}/agent.mjs"), notes);
         }
     }
@@ -707,7 +718,7 @@ fn discover(root: &Path, notes: &mut Vec<String>) -> Vec<Found> {
 /// Names of the visible subdirectories of `dir` (not symbolic links), sorted; none when `dir` is
 /// missing.
 fn subdirs(dir: &Path) -> Vec<String> {
-    let mut out: Vec<String> = std::fs::read_dir(dir)
+    let mut out: Vec<String> = flowmcp_files::named::read_dir(dir)
         .into_iter()
         .flatten()
         .filter_map(Result::ok)
@@ -721,11 +732,11 @@ fn subdirs(dir: &Path) -> Vec<String> {
 
 /// Names of the `.mjs` files directly in `dir` (following file symbolic links), sorted.
 fn mjs_files(dir: &Path) -> Vec<String> {
-    let mut out: Vec<String> = std::fs::read_dir(dir)
+    let mut out: Vec<String> = flowmcp_files::named::read_dir(dir)
         .into_iter()
         .flatten()
         .filter_map(Result::ok)
-        .filter(|e| e.path().is_file())
+        .filter(|e| flowmcp_files::named::is_file(e.path()))
         .filter_map(|e| e.file_name().to_str().map(str::to_string))
         .filter(|n| n.ends_with(".mjs") && !n.starts_with('.'))
         .collect();

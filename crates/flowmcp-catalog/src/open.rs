@@ -229,7 +229,7 @@ pub(crate) type Stamp = Option<(std::time::SystemTime, u64)>;
 
 /// The stamp of `path` now.
 pub(crate) fn stamp(path: &Path) -> Stamp {
-    let m = std::fs::metadata(path).ok()?;
+    let m = flowmcp_files::named::metadata(path).ok()?;
     Some((m.modified().ok()?, m.len()))
 }
 
@@ -295,8 +295,8 @@ impl Catalog {
     /// with a message naming the file and its error codes. Fails only when `path` cannot be read.
     pub fn open(path: &Path, opts: &CatalogOptions) -> Result<Catalog, CatalogError> {
         let opts = &*opts.with_file_checks();
-        let meta = std::fs::metadata(path).map_err(|e| CatalogError::io(path, e))?;
-        let manifest = meta.is_dir() && path.join(REGISTRY_FILE).is_file();
+        let meta = flowmcp_files::named::metadata(path).map_err(|e| CatalogError::io(path, e))?;
+        let manifest = meta.is_dir() && flowmcp_files::named::is_file(path.join(REGISTRY_FILE));
         let grading = manifest && crate::manifest::has_grading_list(path);
         let compat = opts.validation.settings.profile == flowmcp_spec::Profile::Compat;
         let (origin, contents) = if !meta.is_dir() {
@@ -332,14 +332,14 @@ impl Catalog {
         let mut unique: Vec<PathBuf> = Vec::with_capacity(paths.len());
         let mut seen = std::collections::HashSet::new();
         for p in paths {
-            let meta = std::fs::metadata(p).map_err(|e| CatalogError::io(p, e))?;
+            let meta = flowmcp_files::named::metadata(p).map_err(|e| CatalogError::io(p, e))?;
             if meta.is_dir() {
                 return Err(CatalogError::Entry(format!(
                     "{}: a directory; give one catalog directory, or schema files",
                     p.display()
                 )));
             }
-            let key = std::fs::canonicalize(p).map_err(|e| CatalogError::io(p, e))?;
+            let key = flowmcp_files::named::canonical(p).map_err(|e| CatalogError::io(p, e))?;
             if seen.insert(key) {
                 unique.push(p.clone());
             }
@@ -1073,7 +1073,10 @@ fn read_files(root: &Path, paths: &[PathBuf], opts: &CatalogOptions) -> Contents
             .filter(|f| !f.starts_with('/') && f.ends_with(".mjs"))
         {
             let path = dir.join(file);
-            if path.is_file() && !named.contains(&path) && !extra.contains(&path) {
+            if flowmcp_files::named::is_file(&path)
+                && !named.contains(&path)
+                && !extra.contains(&path)
+            {
                 extra.push(path);
             }
         }
@@ -1153,7 +1156,9 @@ pub(crate) fn tree_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<LoadProblem>),
             )
         })
         .collect();
-    if dir.join(REGISTRY_FILE).is_file() && crate::manifest::has_grading_list(dir) {
+    if flowmcp_files::named::is_file(dir.join(REGISTRY_FILE))
+        && crate::manifest::has_grading_list(dir)
+    {
         problems.insert(0, grading_problem(dir, true));
     }
     Ok((walk.files, problems))

@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use flowmcp_files::{EntryKind, PathError, Root};
 use flowmcp_loader::eval::{Exports, HandlersExport};
 use flowmcp_loader::{FileKind, LoadedFile, PathItem, Unserializable, UnserializableKind};
 use flowmcp_spec::diagnostic::{JsonPath, Seg};
@@ -37,6 +38,8 @@ use sha2::{Digest, Sha256};
 
 /// The layout of the entries; a new one starts in a new directory.
 const FORMAT: &str = "v1";
+/// The largest entry (or `_lists/` file) read; a larger one is not used.
+const MAX_ENTRY_BYTES: u64 = 1 << 30;
 
 /// The default bound of the cache's size on disk.
 pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
@@ -50,6 +53,8 @@ const BUILD_ID: &str = env!("FLOWMCP_BUILD_ID");
 #[derive(Debug)]
 pub struct ResultCache {
     dir: PathBuf,
+    /// `dir`, through which every entry is read, written and removed.
+    root: Root,
     max_bytes: u64,
     hits: AtomicUsize,
     misses: AtomicUsize,
@@ -72,8 +77,10 @@ impl ResultCache {
     /// The cache under `base`, the user's flowmcp cache directory (entries go to
     /// `<base>/.results/`, beside and hidden from the preload cache's namespaces).
     pub fn new(base: impl AsRef<Path>) -> ResultCache {
+        let dir = base.as_ref().join(".results").join(FORMAT);
         ResultCache {
-            dir: base.as_ref().join(".results").join(FORMAT),
+            root: Root::new(&dir),
+            dir,
             max_bytes: DEFAULT_MAX_BYTES,
             hits: AtomicUsize::new(0),
             misses: AtomicUsize::new(0),
@@ -106,8 +113,8 @@ impl ResultCache {
     /// else is left alone. Returns how many entries were removed.
     pub fn clear(&self) -> std::io::Result<usize> {
         let mut removed = 0;
-        for (path, _, _) in self.entries()? {
-            if std::fs::remove_file(&path).is_ok() {
+        for (rel, _, _) in self.entries()? {
+            if self.root.remove_file(&rel).is_ok() {
                 removed += 1;
             }
         }
@@ -123,11 +130,11 @@ impl ResultCache {
             return Ok(());
         }
         entries.sort_by_key(|(_, _, modified)| *modified);
-        for (path, size, _) in entries {
+        for (rel, size, _) in entries {
             if total <= self.max_bytes {
                 break;
             }
-            if std::fs::remove_file(&path).is_ok() {
+            if self.root.remove_file(&rel).is_ok() {
                 total = total.saturating_sub(size);
             }
         }
@@ -135,46 +142,52 @@ impl ResultCache {
         Ok(())
     }
 
-    /// The entries on disk: path, size, modification time.
+    /// The entries on disk: path (relative to the cache's directory), size, modification time.
     fn entries(&self) -> std::io::Result<Vec<(PathBuf, u64, std::time::SystemTime)>> {
         let mut out = Vec::new();
-        let top = match std::fs::read_dir(&self.dir) {
+        let top = match self.root.list(Path::new("")) {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-            Err(e) => return Err(e),
+            Err(PathError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(out);
+            }
+            Err(e) => return Err(e.into()),
         };
-        for sub in top.flatten() {
-            let name = sub.file_name();
-            let is_shard = name.len() == 2
-                && name.to_str().is_some_and(is_lower_hex)
-                && sub.file_type().is_ok_and(|t| t.is_dir());
+        for sub in top {
+            let is_shard = sub.kind == EntryKind::Dir
+                && sub.name.len() == 2
+                && sub.name.to_str().is_some_and(is_lower_hex);
             if !is_shard {
                 continue;
             }
-            let Ok(files) = std::fs::read_dir(sub.path()) else {
+            let Ok(files) = self.root.list(Path::new(&sub.name)) else {
                 continue;
             };
-            for f in files.flatten() {
-                let name = f.file_name();
-                let Some(stem) = name
+            for f in files {
+                let Some(stem) = f
+                    .name
                     .to_str()
                     .and_then(|n| n.strip_suffix(".json"))
                     .filter(|stem| stem.len() == 64 && is_lower_hex(stem))
                 else {
                     continue;
                 };
-                let Ok(meta) = f.metadata() else {
+                if f.kind != EntryKind::File {
+                    continue;
+                }
+                let rel = Path::new(&sub.name).join(&f.name);
+                let Ok(meta) = self.root.file_metadata(&rel) else {
                     continue;
                 };
                 // Ours: a regular file that parses as an entry of the key its name gives.
-                let ours = meta.is_file()
-                    && std::fs::read(f.path())
-                        .ok()
-                        .and_then(|b| serde_json::from_slice::<Entry>(&b).ok())
-                        .is_some_and(|e| e.key == stem);
+                let ours = self
+                    .root
+                    .read_capped(&rel, MAX_ENTRY_BYTES)
+                    .ok()
+                    .and_then(|b| serde_json::from_slice::<Entry>(&b).ok())
+                    .is_some_and(|e| e.key == stem);
                 if ours {
                     let modified = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
-                    out.push((f.path(), meta.len(), modified));
+                    out.push((rel, meta.len(), modified));
                 }
             }
         }
@@ -182,10 +195,10 @@ impl ResultCache {
     }
 
     fn remove_empty_dirs(&self) {
-        if let Ok(top) = std::fs::read_dir(&self.dir) {
-            for sub in top.flatten() {
-                // `remove_dir` removes only an empty directory.
-                let _ = std::fs::remove_dir(sub.path());
+        if let Ok(top) = self.root.list(Path::new("")) {
+            for sub in top.into_iter().filter(|s| s.kind == EntryKind::Dir) {
+                // Only an empty directory is removed.
+                let _ = self.root.remove_empty_dir(Path::new(&sub.name));
             }
         }
     }
@@ -230,7 +243,10 @@ impl ResultCache {
         key: &Key,
         checks: &dyn FileChecks,
     ) -> Option<(FileReport, Option<StoredLoaded>)> {
-        let bytes = std::fs::read(self.path(key)).ok()?;
+        let bytes = self
+            .root
+            .read_capped(&Self::relative(key), MAX_ENTRY_BYTES)
+            .ok()?;
         let entry: Entry = serde_json::from_slice(&bytes).ok()?;
         if entry.key != key.hex {
             return None;
@@ -273,19 +289,18 @@ impl ResultCache {
         let Ok(text) = serde_json::to_vec(&entry) else {
             return;
         };
-        let path = self.path(key);
-        if let Some(parent) = path.parent()
-            && std::fs::create_dir_all(parent).is_ok()
-            && flowmcp_loader::edit::write_cache_file(&path, &text).is_ok()
+        if self
+            .root
+            .write_cache_file(&Self::relative(key), &text)
+            .is_ok()
         {
             self.stored.fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    fn path(&self, key: &Key) -> PathBuf {
-        self.dir
-            .join(&key.hex[..2])
-            .join(format!("{}.json", key.hex))
+    /// Where the entry for `key` is, relative to the cache's directory.
+    fn relative(key: &Key) -> PathBuf {
+        PathBuf::from(key.hex.get(..2).unwrap_or("00")).join(format!("{}.json", key.hex))
     }
 }
 
@@ -294,20 +309,20 @@ fn is_lower_hex(s: &str) -> bool {
         .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// The hash of a directory's regular files (names and bytes, in name order): what a `_lists/`
-/// directory gives the files that see it. `None` when it cannot be read (then nothing is cached).
+/// The hash of a directory's files (names and bytes, in name order; links followed only while
+/// they stay inside it): what a `_lists/` directory gives the files that see it. `None` when it
+/// cannot be read (then nothing is cached).
 pub(crate) fn hash_dir(dir: &Path) -> Option<[u8; 32]> {
-    let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .collect();
-    files.sort();
+    let root = Root::new(dir);
     let mut h = Sha256::new();
-    for (name, path) in files {
-        let bytes = std::fs::read(&path).ok()?;
-        part(&mut h, name.as_bytes());
+    for entry in root.list(Path::new("")).ok()? {
+        if entry.kind == EntryKind::Dir {
+            continue;
+        }
+        let bytes = root
+            .read_capped(Path::new(&entry.name), MAX_ENTRY_BYTES)
+            .ok()?;
+        part(&mut h, entry.name.to_string_lossy().as_bytes());
         part(&mut h, &bytes);
     }
     Some(h.finalize().into())
@@ -720,5 +735,29 @@ impl StoredDiagnostic {
             path: self.path,
             help: self.help,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 39, scope 1: a `_lists/` directory is hashed through its handle, so a list file
+    /// that is a link out of it makes the directory unreadable (nothing is cached) rather than
+    /// reading whatever it points at; a link that stays inside is read.
+    #[test]
+    fn i39_9_a_lists_directory_is_hashed_without_leaving_it() {
+        let base = std::env::temp_dir().join(format!("flowmcp-hashdir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let lists = base.join("_lists");
+        std::fs::create_dir_all(&lists).unwrap();
+        std::fs::write(lists.join("a.mjs"), "export const list = {}").unwrap();
+        std::os::unix::fs::symlink("a.mjs", lists.join("b.mjs")).unwrap();
+        let inside = hash_dir(&lists);
+        assert!(inside.is_some());
+        std::fs::write(base.join("secret.txt"), "token").unwrap();
+        std::os::unix::fs::symlink(base.join("secret.txt"), lists.join("c.mjs")).unwrap();
+        assert_eq!(hash_dir(&lists), None);
+        let _ = std::fs::remove_dir_all(&base);
     }
 }

@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
+use flowmcp_files::Root;
 use flowmcp_loader::{FileKind, load_file};
-use flowmcp_resources::paths::Root;
 use flowmcp_runtime::cache::rfc3339;
 use flowmcp_runtime::{Kind, ToolEntry};
 use flowmcp_spec::Code;
@@ -394,7 +394,7 @@ impl Drop for Scratch<'_> {
     fn drop(&mut self) {
         // Only the folder this run made, and only when it made one.
         if !self.built.borrow().is_empty() {
-            let _ = std::fs::remove_dir_all(&self.dir);
+            let _ = flowmcp_files::named::remove_dir_all(&self.dir);
         }
     }
 }
@@ -570,10 +570,10 @@ impl TestReport {
     /// The namespace and the route come from the catalog, so each becomes one path component
     /// through [`flowmcp_spec::paths::encode_name`] (a route `../x` is the file `%2E%2E%2Fx-0.json`),
     /// and every path is checked to lie inside `dir` with symbolic links followed
-    /// ([`flowmcp_resources::paths::Root`]); a link that leads out is an error.
+    /// ([`flowmcp_files::Root`]); a link that leads out is an error.
     /// Writes the files [`TestReport::capture_files`] names (pretty JSON with a final newline),
     /// each created new through the directory handle of `dir/stamp`
-    /// ([`flowmcp_resources::paths::Root`]): nothing is written through a symbolic link or over
+    /// ([`flowmcp_files::Root`]): nothing is written through a symbolic link or over
     /// an existing file. Returns the paths written.
     pub fn write_captures(&self, dir: &Path, stamp: &str) -> Result<Vec<PathBuf>, CatalogError> {
         let root = Root::new(dir.join(stamp));

@@ -235,7 +235,7 @@ impl Config {
         let user_path = home
             .as_ref()
             .map(|h| h.join(".flowmcp").join("config.json"))
-            .filter(|p| p.is_file());
+            .filter(|p| flowmcp_files::named::is_file(p));
         let user = user_path.as_deref().map(ConfigFile::read).transpose()?;
         let catalog = catalog.map(Path::to_path_buf).or_else(|| {
             user_catalog
@@ -411,7 +411,7 @@ impl Config {
             Some(file) => project.extend(read(file)?),
             None => {
                 let dot = self.project.dir.join(".env");
-                match std::fs::symlink_metadata(&dot) {
+                match flowmcp_files::named::symlink_metadata(&dot) {
                     Ok(m) if m.file_type().is_file() => project.extend(read(&dot)?),
                     Ok(m) if m.file_type().is_symlink() => notes.push(format!(
                         "flowmcp: not reading {}: it is a symbolic link (a repository's .env may \
@@ -473,7 +473,7 @@ impl Project {
         let mut starts = Vec::with_capacity(2);
         if let Some(catalog) = catalog {
             let path = real(&cwd.join(catalog));
-            starts.push(if path.is_file() {
+            starts.push(if flowmcp_files::named::is_file(&path) {
                 path.parent()
                     .map_or_else(|| path.clone(), Path::to_path_buf)
             } else {
@@ -498,10 +498,9 @@ impl Project {
 
     /// Whether the project's own `.flowmcp` is a real directory (not a link, not a file).
     pub(crate) fn has_real_folder(&self) -> bool {
-        self.dir
-            .join(PROJECT_FOLDER)
-            .symlink_metadata()
-            .is_ok_and(|m| m.is_dir())
+        flowmcp_files::Root::new(&self.dir)
+            .kind(Path::new(PROJECT_FOLDER))
+            .is_ok_and(|k| k == Some(flowmcp_files::EntryKind::Dir))
     }
 
     /// A note for standard error naming the project folders found as symbolic links (or other
@@ -552,7 +551,7 @@ fn nearest(
             .filter(|dir| Some(*dir) != home)
             .find(|dir| {
                 let candidate = dir.join(folder);
-                match candidate.symlink_metadata() {
+                match flowmcp_files::named::symlink_metadata(&candidate) {
                     Ok(m) if m.is_dir() => true,
                     Ok(_) => {
                         if !refused.contains(&candidate) {
@@ -569,12 +568,12 @@ fn nearest(
 
 /// Whether `path` is a regular file (not a symbolic link).
 fn is_regular_file(path: &Path) -> bool {
-    path.symlink_metadata().is_ok_and(|m| m.is_file())
+    flowmcp_files::named::symlink_metadata(path).is_ok_and(|m| m.is_file())
 }
 
 /// `path` with symbolic links resolved when it exists; as it is otherwise.
 fn real(path: &Path) -> PathBuf {
-    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+    flowmcp_files::named::canonical(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// Whether `a` and `b` name the same file (links resolved).

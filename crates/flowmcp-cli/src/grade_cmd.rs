@@ -72,7 +72,7 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
     let mut opts = flowmcp_validate::Options::new(profile_of(a.profile, &cfg));
     crate::run_cmd::on_this_machine(&cfg, &mut opts);
     let display = a.schema.display().to_string();
-    let bytes = std::fs::read(&a.schema).map_err(|e| format!("{display}: {e}"))?;
+    let bytes = flowmcp_files::named::read(&a.schema).map_err(|e| format!("{display}: {e}"))?;
     let mut loaded =
         flowmcp_catalog::files::load_file(&a.schema, &display, &opts.limits, &opts.settings);
     let main = loaded
@@ -110,7 +110,7 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
         let Some(scores_path) = &a.consume_scores else {
             return Err("give --emit-prompts, --consume-scores FILE or --llm".into());
         };
-        let text = std::fs::read_to_string(scores_path)
+        let text = flowmcp_files::named::read_to_string(scores_path)
             .map_err(|e| format!("{}: {e}", scores_path.display()))?;
         match serde_json::from_str(&text) {
             Ok(v) => v,

@@ -167,13 +167,14 @@ fn needs(
                         ),
                     ),
                     Some((Ok(pkg), l)) => {
-                        let version = std::fs::read_to_string(pkg.join("package.json"))
-                            .ok()
-                            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-                            .and_then(|m| {
-                                m.get("version").and_then(Value::as_str).map(str::to_string)
-                            })
-                            .unwrap_or_else(|| "unknown version".into());
+                        let version =
+                            flowmcp_files::named::read_to_string(pkg.join("package.json"))
+                                .ok()
+                                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                                .and_then(|m| {
+                                    m.get("version").and_then(Value::as_str).map(str::to_string)
+                                })
+                                .unwrap_or_else(|| "unknown version".into());
                         match flowmcp_catalog::libs::load_check(&name, l) {
                             Ok(()) => ("installed", format!("{version}, loads in the sandbox")),
                             Err(why) => ("fails", format!("{version}: {why}")),
@@ -237,7 +238,7 @@ fn status(a: StatusArgs) -> Result<ExitCode, String> {
             "library directory: {}\n",
             dir.as_deref().map_or_else(
                 || "(none: set --libs or HOME)".into(),
-                |d| if d.is_dir() {
+                |d| if flowmcp_files::named::is_dir(d) {
                     d.display().to_string()
                 } else {
                     format!(
@@ -274,8 +275,10 @@ fn install(a: InstallArgs) -> Result<ExitCode, String> {
     let dir = library_dir(a.place.libs.as_deref(), &cfg)
         .ok_or("no library directory: give --libs DIR (HOME is not set)")?;
     let opts = options(&a.place, &cfg);
-    let (paths, names): (Vec<String>, Vec<String>) =
-        a.items.into_iter().partition(|i| Path::new(i).exists());
+    let (paths, names): (Vec<String>, Vec<String>) = a
+        .items
+        .into_iter()
+        .partition(|i| flowmcp_files::named::exists(Path::new(i)));
     let mut wanted: Vec<String> = Vec::new();
     for n in &names {
         if is_builtin(n) {
@@ -338,7 +341,7 @@ fn install(a: InstallArgs) -> Result<ExitCode, String> {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    flowmcp_files::named::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     eprintln!("flowmcp: running {manual}");
     match command.status() {
         Ok(s) if s.success() && refused > 0 => {

@@ -47,7 +47,7 @@ pub(crate) fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
         }
     };
     let lists_dir = root.join(LISTS_DIR);
-    if !lists_dir.is_dir() {
+    if !flowmcp_files::named::is_dir(&lists_dir) {
         return Err(format!(
             "{}: the catalog has no `{LISTS_DIR}/` directory",
             root.display()
@@ -107,7 +107,7 @@ pub(crate) fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
 
 /// The catalog root for `--catalog DIR`: `DIR`, or its parent when `DIR` is the `_lists/` directory.
 fn catalog_root(dir: &Path) -> Result<PathBuf, String> {
-    if !dir.is_dir() {
+    if !flowmcp_files::named::is_dir(dir) {
         return Err(format!("{}: not a directory", dir.display()));
     }
     if dir.file_name().is_some_and(|n| n == LISTS_DIR) {
@@ -126,7 +126,10 @@ fn find_catalog_root(start: &Path) -> Option<PathBuf> {
     }
     start
         .ancestors()
-        .find(|d| d.join(LISTS_DIR).is_dir() || d.join("registry.json").is_file())
+        .find(|d| {
+            flowmcp_files::named::is_dir(d.join(LISTS_DIR))
+                || flowmcp_files::named::is_file(d.join("registry.json"))
+        })
         .map(Path::to_path_buf)
 }
 
@@ -161,7 +164,7 @@ fn uses_of_file(
     settings: &RuleSettings,
     limits: &Limits,
 ) -> Option<Result<Vec<ListUse>, String>> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = flowmcp_files::named::read_to_string(path).ok()?;
     if !text.contains("sharedLists") {
         return None;
     }

@@ -72,7 +72,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
         paths.push(PathBuf::from("."));
     }
     if !a.all
-        && let Some(dir) = paths.iter().find(|p| p.is_dir())
+        && let Some(dir) = paths.iter().find(|p| flowmcp_files::named::is_dir(p))
     {
         return Err(format!(
             "{} is a directory: add --all to migrate every schema file under it",
@@ -84,10 +84,10 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
     // file only from inside its anchor, so the result does not depend on where migrate runs.
     let mut files: Vec<(crate::walk::FileEntry, PathBuf)> = Vec::new();
     for p in &paths {
-        let anchor = std::fs::canonicalize(p)
+        let anchor = flowmcp_files::named::canonical(p)
             .ok()
             .and_then(|c| {
-                if c.is_dir() {
+                if flowmcp_files::named::is_dir(&c) {
                     Some(c)
                 } else {
                     c.parent().map(Path::to_path_buf)
@@ -98,7 +98,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             files.push((f, anchor.clone()));
         }
         // 2.x agents: `manifest.json` files become `agent.mjs` (chapter 08, step 6).
-        if a.all && p.is_dir() {
+        if a.all && flowmcp_files::named::is_dir(p) {
             let found = flowmcp_catalog::files::walk_files(p, &|_| false, &|n| n == MANIFEST)
                 .map_err(|e| format!("{}: {e}", p.display()))?;
             files.extend(found.files.into_iter().map(|path| {
@@ -110,8 +110,11 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             }));
         }
     }
-    let named: std::collections::HashSet<PathBuf> =
-        paths.iter().filter(|p| p.is_file()).cloned().collect();
+    let named: std::collections::HashSet<PathBuf> = paths
+        .iter()
+        .filter(|p| flowmcp_files::named::is_file(p))
+        .cloned()
+        .collect();
     // The loader's cap on a schema file's size applies to what migrate reads too.
     let cap = flowmcp_catalog::files::Limits::default().max_file_bytes;
 
@@ -153,7 +156,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
                     continue;
                 }
             };
-            if agent.exists() {
+            if flowmcp_files::named::exists(&agent) {
                 current += 1;
                 continue;
             }
@@ -177,7 +180,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             push_reviews(&mut out, &target, &m.reviews);
             continue;
         }
-        let dir_name = std::fs::canonicalize(&f.path)
+        let dir_name = flowmcp_files::named::canonical(&f.path)
             .ok()
             .and_then(|p| p.parent()?.file_name()?.to_str().map(str::to_string));
         let read_import = |specifier: &str| read_import(&f.path, specifier, base, cap);
@@ -205,7 +208,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
         let part_paths: Vec<PathBuf> = (0..m.parts.len())
             .map(|i| part_path(&f.path, i + 2))
             .collect();
-        if let Some(taken) = part_paths.iter().find(|p| p.exists()) {
+        if let Some(taken) = part_paths.iter().find(|p| flowmcp_files::named::exists(p)) {
             failed += 1;
             out.push_str(&format!(
                 "{shown}: FAILED: it must be split, and {} exists already: move it away and run again\n",
@@ -368,7 +371,10 @@ fn read_import(schema: &Path, specifier: &str, base: &Path, cap: u64) -> Option<
     {
         return None;
     }
-    let dir = std::fs::canonicalize(schema).ok()?.parent()?.to_path_buf();
+    let dir = flowmcp_files::named::canonical(schema)
+        .ok()?
+        .parent()?
+        .to_path_buf();
     // `dir/specifier` with its `.` and `..` folded, then relative to `base`.
     let module = flowmcp_spec::paths::fold_dots(&dir.join(specifier))?;
     let relative = module.strip_prefix(base).ok()?;

@@ -87,7 +87,7 @@ fn init(a: InitArgs) -> Result<ExitCode, String> {
             file.path.display()
         ));
     }
-    if std::fs::symlink_metadata(&file.path).is_ok() {
+    if flowmcp_files::named::symlink_metadata(&file.path).is_ok() {
         println!(
             "{} already exists; nothing to do",
             flowmcp_spec::diagnostic::display_path(&file.path)

@@ -525,10 +525,12 @@ const CATALOG_PROBE_ENTRIES: usize = 10_000;
 /// `.mjs` file the answer is no. The file system's root and the home directory (`home`) count
 /// only with a `registry.json` (a client started in `/` or `~` must not walk them).
 fn looks_like_catalog(dir: &Path, home: Option<&Path>) -> bool {
-    if dir.join(REGISTRY_FILE).is_file() {
+    if flowmcp_files::named::is_file(dir.join(REGISTRY_FILE)) {
         return true;
     }
-    let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
+    let same = |a: &Path, b: &Path| {
+        flowmcp_files::named::canonical(a).ok() == flowmcp_files::named::canonical(b).ok()
+    };
     if dir.parent().is_none() || home.is_some_and(|h| same(dir, h)) {
         return false;
     }
@@ -537,7 +539,7 @@ fn looks_like_catalog(dir: &Path, home: Option<&Path>) -> bool {
     for depth in 0..3 {
         let mut next = Vec::new();
         for d in &level {
-            let Ok(entries) = std::fs::read_dir(d) else {
+            let Ok(entries) = flowmcp_files::named::read_dir(d) else {
                 continue;
             };
             for entry in entries.filter_map(Result::ok) {
@@ -722,7 +724,7 @@ pub(crate) fn call(a: CallArgs) -> Result<ExitCode, String> {
             .toolset()
             .database_file(&entry.descriptor.id.to_string(), &resources)
         && file.writable
-        && std::fs::symlink_metadata(&file.path).is_err()
+        && flowmcp_files::named::symlink_metadata(&file.path).is_err()
     {
         eprintln!(
             "flowmcp: create it with `flowmcp resource init {}`",

@@ -109,7 +109,9 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
     }
     let (paths, what) = match target.first() {
         None => (Vec::new(), Target::All),
-        Some(t) if Path::new(t).exists() => (vec![PathBuf::from(t)], Target::All),
+        Some(t) if flowmcp_files::named::exists(Path::new(t)) => {
+            (vec![PathBuf::from(t)], Target::All)
+        }
         Some(t) => match t.split('.').next().unwrap_or(t).parse::<PrimitiveId>() {
             Ok(id) if id.kind == IdType::Selection => (Vec::new(), Target::Selection(t.clone())),
             Ok(_) => (Vec::new(), Target::Primitive(t.clone())),
@@ -343,8 +345,8 @@ fn update_outputs(
         if updates.is_empty() {
             continue;
         }
-        let before =
-            std::fs::read_to_string(&s.path).map_err(|e| format!("{}: {e}", s.path.display()))?;
+        let before = flowmcp_files::named::read_to_string(&s.path)
+            .map_err(|e| format!("{}: {e}", s.path.display()))?;
         let mut after = before.clone();
         let mut failed = None;
         for (route, output) in &updates {

@@ -17,7 +17,8 @@ pub(crate) struct FileEntry {
 pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
     let mut out = Vec::new();
     for p in paths {
-        let meta = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let meta =
+            flowmcp_files::named::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
         if meta.is_dir() {
             walk_dir(p, &mut out).map_err(|e| format!("{}: {e}", p.display()))?;
         } else {
@@ -74,7 +75,7 @@ pub(crate) fn reorder_dash_paths(args: Vec<OsString>) -> Vec<OsString> {
         let is_option = known
             .iter()
             .any(|k| s == *k || s.starts_with(&format!("{k}=")));
-        if s.starts_with('-') && !is_option && Path::new(&a).exists() {
+        if s.starts_with('-') && !is_option && flowmcp_files::named::exists(Path::new(&a)) {
             moved.push(a);
         } else {
             kept.push(a);

@@ -9,7 +9,7 @@
 
 use crate::scan;
 
-pub use crate::fsutil::{ReadCappedError, read_capped, write_atomic, write_cache_file};
+pub use flowmcp_files::named::{ReadCappedError, read_capped, write_atomic, write_cache_file};
 
 /// Why a member could not be set.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -9,8 +9,8 @@ use flowmcp_spec::{Code, Diagnostic, JsonPath, RuleSettings, Severity, diagnosti
 
 use crate::eval::{self, DATA_EXPORTS, EvalFailure, Exports, Limits};
 use crate::extract::PathItem;
-use crate::fsutil::ReadCappedError;
 use crate::scan::{self, ScanKind};
+use flowmcp_files::named::ReadCappedError;
 
 /// What the file is, judged from its exports (or, for a shared list, its location and text).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,7 +106,7 @@ pub fn load_file(
     settings: &RuleSettings,
 ) -> LoadedFile {
     let mut c = Collector::new(settings, Some(display.to_string()));
-    let bytes = match crate::fsutil::read_capped(path, limits.max_file_bytes) {
+    let bytes = match flowmcp_files::named::read_capped(path, limits.max_file_bytes) {
         Ok(b) => b,
         Err(ReadCappedError::TooLarge(size)) => return too_large(display, size, limits, c),
         Err(ReadCappedError::Io(e)) => {

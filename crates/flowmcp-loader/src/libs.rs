@@ -289,7 +289,7 @@ pub fn is_builtin(specifier: &str) -> bool {
 }
 
 fn read_json(path: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = flowmcp_files::named::read_to_string(path).ok()?;
     serde_json::from_str(&text).ok()
 }
 
@@ -341,8 +341,7 @@ fn exports_entry<'a>(exports: &'a Value, subpath: &str) -> Option<(&'a Value, Op
 impl LibraryDir {
     /// The library directory `dir` (it must exist).
     pub fn new(dir: &Path) -> Result<LibraryDir, LibError> {
-        let root = dir
-            .canonicalize()
+        let root = flowmcp_files::named::canonical(dir)
             .map_err(|_| LibError::NoDirectory(dir.to_path_buf()))?;
         Ok(LibraryDir {
             root,
@@ -386,7 +385,7 @@ impl LibraryDir {
 
     /// `path` after following symbolic links, when it exists and stays inside the directory.
     fn confined(&self, path: &Path, specifier: &str) -> Result<Option<PathBuf>, LibError> {
-        match path.canonicalize() {
+        match flowmcp_files::named::canonical(path) {
             Ok(real) if real.starts_with(&self.root) => Ok(Some(real)),
             Ok(_) => Err(LibError::Escapes {
                 specifier: specifier.to_string(),
@@ -405,7 +404,7 @@ impl LibraryDir {
             return Err(not_installed());
         }
         self.confined(&self.root.join("node_modules").join(name), name)?
-            .filter(|p| p.is_dir())
+            .filter(|p| flowmcp_files::named::is_dir(p))
             .ok_or_else(not_installed)
     }
 
@@ -431,12 +430,12 @@ impl LibraryDir {
         let Ok(dir) = self.package_dir(name) else {
             return false;
         };
-        if dir.join("binding.gyp").is_file() {
+        if flowmcp_files::named::is_file(dir.join("binding.gyp")) {
             return true;
         }
         let mut stack = vec![(dir, 0usize)];
         while let Some((d, depth)) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&d) else {
+            let Ok(entries) = flowmcp_files::named::read_dir(&d) else {
                 continue;
             };
             for e in entries.flatten() {
@@ -531,7 +530,10 @@ impl LibraryDir {
                 break;
             }
             let candidate = d.join("node_modules").join(&name);
-            if let Some(pkg) = self.confined(&candidate, specifier)?.filter(|p| p.is_dir()) {
+            if let Some(pkg) = self
+                .confined(&candidate, specifier)?
+                .filter(|p| flowmcp_files::named::is_dir(p))
+            {
                 let cjs = importer_format == ModuleFormat::CommonJs;
                 return self.resolve_in_package(&pkg, &name, &sub, specifier, cjs);
             }
@@ -576,7 +578,7 @@ impl LibraryDir {
                 })?;
             let found = self
                 .confined(&path, specifier)?
-                .filter(|p| p.is_file())
+                .filter(|p| flowmcp_files::named::is_file(p))
                 .ok_or_else(|| LibError::NotFound {
                     specifier: specifier.to_string(),
                     from: pkg.join("package.json"),
@@ -620,7 +622,10 @@ impl LibraryDir {
     /// `path` as a file (as written, then with an extension) or a folder (its `package.json`
     /// `main`, else its `index`).
     fn file_or_dir(&self, path: &Path, specifier: &str) -> Result<Option<PathBuf>, LibError> {
-        if let Some(p) = self.confined(path, specifier)?.filter(|p| p.is_file()) {
+        if let Some(p) = self
+            .confined(path, specifier)?
+            .filter(|p| flowmcp_files::named::is_file(p))
+        {
             return Ok(Some(p));
         }
         for ext in ["js", "mjs", "cjs", "json"] {
@@ -628,12 +633,12 @@ impl LibraryDir {
             with.push(format!(".{ext}"));
             if let Some(p) = self
                 .confined(Path::new(&with), specifier)?
-                .filter(|p| p.is_file())
+                .filter(|p| flowmcp_files::named::is_file(p))
             {
                 return Ok(Some(p));
             }
         }
-        if path.is_dir() {
+        if flowmcp_files::named::is_dir(path) {
             if let Some(main) = read_json(&path.join("package.json"))
                 .and_then(|m| m.get("main").and_then(Value::as_str).map(str::to_string))
                 && let Some(p) = fold_dots(&path.join(main))
@@ -645,7 +650,7 @@ impl LibraryDir {
             for index in ["index.js", "index.mjs", "index.cjs", "index.json"] {
                 if let Some(p) = self
                     .confined(&path.join(index), specifier)?
-                    .filter(|p| p.is_file())
+                    .filter(|p| flowmcp_files::named::is_file(p))
                 {
                     return Ok(Some(p));
                 }

@@ -121,7 +121,7 @@ impl ModuleState {
     }
 
     fn read(&self, name: &str, path: &Path) -> Result<String, LibError> {
-        std::fs::read_to_string(path).map_err(|e| {
+        flowmcp_files::named::read_to_string(path).map_err(|e| {
             self.record(LibError::Unreadable {
                 file: name.to_string(),
                 reason: e.to_string(),
@@ -269,7 +269,7 @@ fn load_esm<'js>(
     name: &str,
     path: &Path,
 ) -> rquickjs::Result<Module<'js, Declared>> {
-    let stamp = std::fs::metadata(path)
+    let stamp = flowmcp_files::named::metadata(path)
         .ok()
         .map(|m| (m.len(), m.modified().ok()));
     if let Some(bytes) = state.dir.cached_bytecode(path, stamp) {

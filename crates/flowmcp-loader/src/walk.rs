@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use flowmcp_files::{EntryKind, PathError, Root};
+
 /// What [`walk_mjs`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MjsWalk {
@@ -28,9 +30,11 @@ pub fn walk_files(
     skip_dir: &dyn Fn(&str) -> bool,
     take: &dyn Fn(&str) -> bool,
 ) -> std::io::Result<MjsWalk> {
-    let root = dir.canonicalize()?;
+    let root = Root::new(dir);
+    // The catalog directory itself must be there; below it everything is read through its handle.
+    root.list(Path::new("")).map_err(std::io::Error::from)?;
     let mut out = MjsWalk::default();
-    walk(dir, &root, skip_dir, take, &mut out)?;
+    walk(dir, &root, Path::new(""), skip_dir, take, &mut out)?;
     Ok(out)
 }
 
@@ -39,44 +43,39 @@ pub fn mjs_files(dir: &Path, skip_dir: &dyn Fn(&str) -> bool) -> std::io::Result
     walk_mjs(dir, skip_dir).map(|w| w.files)
 }
 
+/// Walks the directory `rel` of the catalog at `dir` through `root`, the catalog's handle: real
+/// directories are entered, links to directories never; a link to a file counts when it stays
+/// inside the catalog and is reported in [`MjsWalk::outside_links`] when it leads out.
 fn walk(
     dir: &Path,
-    root: &Path,
+    root: &Root,
+    rel: &Path,
     skip_dir: &dyn Fn(&str) -> bool,
     take: &dyn Fn(&str) -> bool,
     out: &mut MjsWalk,
 ) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        let ft = e.file_type()?;
-        let path = e.path();
-        if ft.is_dir() {
-            if name.starts_with('.')
-                || name == "node_modules"
-                || name == "target"
-                || skip_dir(&name)
-            {
-                continue;
-            }
-            walk(&path, root, skip_dir, take, out)?;
-        } else if take(&name) {
-            if ft.is_file() {
-                out.files.push(path);
-            } else if ft.is_symlink() {
-                match path.canonicalize() {
-                    Ok(real) if real.starts_with(root) => {
-                        if real.is_file() {
-                            out.files.push(path);
-                        }
-                    }
-                    Ok(_) => out.outside_links.push(path),
-                    // A dangling link: nothing to read.
-                    Err(_) => {}
+    for e in root.list(rel).map_err(std::io::Error::from)? {
+        let name = e.name.to_string_lossy();
+        let child = rel.join(&e.name);
+        match e.kind {
+            EntryKind::Dir => {
+                if name.starts_with('.')
+                    || name == "node_modules"
+                    || name == "target"
+                    || skip_dir(&name)
+                {
+                    continue;
                 }
+                walk(dir, root, &child, skip_dir, take, out)?;
             }
+            EntryKind::File if take(&name) => out.files.push(dir.join(&child)),
+            EntryKind::Link if take(&name) => match root.follow_link(&child) {
+                Ok(Some(_)) => out.files.push(dir.join(&child)),
+                Err(PathError::Escape { .. }) => out.outside_links.push(dir.join(&child)),
+                // A dangling link or a link to something else: nothing to read.
+                _ => {}
+            },
+            _ => {}
         }
     }
     Ok(())

@@ -16,6 +16,8 @@
 //! `--pid LABEL=PID` names another process (the server, the upstream) whose CPU time during the
 //! measured window is reported next to the generator's own and the whole machine's (from
 //! `/proc`), so that one can see how the cores were shared.
+// Examples and benchmarks make their fixture files freely; the capability rule is for product code.
+#![allow(clippy::disallowed_methods)]
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -11,6 +11,8 @@
 //! [`tokio::io::duplex`] pipe, and speaks plain JSON-RPC on the other end: `initialize`,
 //! `tools/list`, then `tools/call` of `getPublicHolidays_holidaykit-net`. A real program would put
 //! an MCP client (or its own agent loop) on the client end.
+// Examples and benchmarks make their fixture files freely; the capability rule is for product code.
+#![allow(clippy::disallowed_methods)]
 
 use std::path::{Path, PathBuf};
 

@@ -51,6 +51,8 @@
 //! // `server.serve_io(stream).await` to one in the same process (examples/in_process.rs).
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+// Unit tests make their fixture files freely; the capability rule is for product code.
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 mod elicit;
 pub mod http;

@@ -33,9 +33,9 @@ impl FileChecks for LocalFiles {
         };
         let file = locations.resolve(Origin::Inline, name).ok()?;
         // The runtime builds a missing inline database from `resources/<name stem>.sql`.
-        let buildable = std::fs::symlink_metadata(&file).is_err()
+        let buildable = flowmcp_files::named::symlink_metadata(&file).is_err()
             && schema_sql_file(schema_dir, name).is_some();
-        Some(file.is_file() || buildable)
+        Some(flowmcp_files::named::is_file(file) || buildable)
     }
 
     fn gtfs_seal(&self, db: &Path) -> Result<Seal, SealError> {

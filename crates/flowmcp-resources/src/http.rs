@@ -76,8 +76,8 @@ use std::time::{Duration, SystemTime};
 use flowmcp_spec::Code;
 use url::{Host, Url};
 
-use crate::paths::Root;
 use crate::sqlite::{Database, Limits, Mode, OpenError};
+use flowmcp_files::Root;
 
 /// The default cap on a download, in bytes (256 MiB).
 pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
@@ -167,7 +167,7 @@ pub enum HttpError {
         /// The URL as shown in messages.
         url: String,
         /// Why the place is refused.
-        source: crate::paths::PathError,
+        source: flowmcp_files::PathError,
     },
     /// The download could not be stored, and there is no cached copy.
     #[error("cannot store the download from {url} at {}: {source}", path.display())]

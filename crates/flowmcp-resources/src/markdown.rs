@@ -448,7 +448,7 @@ impl Document {
             size,
             max: max_bytes,
         };
-        let file = std::fs::File::open(path).map_err(io_error)?;
+        let file = flowmcp_files::named::open(path).map_err(io_error)?;
         let meta = file.metadata().map_err(io_error)?;
         if !meta.is_file() {
             return Err(MarkdownError::Read {

@@ -7,6 +7,8 @@
 //! cargo run -p flowmcp-cli -- call listCountries_holidaykit-net \
 //!     --catalog examples/catalog --upstream holidaykit-net=http://127.0.0.1:8080   # terminal 2
 //! ```
+// Examples and benchmarks make their fixture files freely; the capability rule is for product code.
+#![allow(clippy::disallowed_methods)]
 
 use std::path::PathBuf;
 

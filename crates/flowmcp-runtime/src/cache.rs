@@ -113,12 +113,12 @@
 //! only their keyed hash is (`valuesMac`, see above).
 
 use std::fmt;
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use flowmcp_files::{EntryKind, PathError, Root};
 use flowmcp_spec::hash::canonical_sha256;
 use flowmcp_spec::paths::encode_name;
 use serde_json::{Map, Value, json};
@@ -133,6 +133,8 @@ pub use shared::{Fill, Found, RedisCache, RedisUrlError, shown_url};
 const PARAM_HASH_LEN: usize = 16;
 /// Extension of entry files.
 const ENTRY_EXT: &str = ".json";
+/// The largest entry file the file cache reads (far above any response the client accepts).
+const MAX_ENTRY_BYTES: u64 = 1 << 30;
 
 /// What one cached response is filed under.
 #[derive(Debug, Clone, PartialEq)]
@@ -362,9 +364,14 @@ impl Cache {
         now: SystemTime,
     ) -> (Lookup, Option<String>) {
         let path = self.path_for(key);
-        let bytes = match fs::read(&path) {
+        let bytes = match self
+            .root()
+            .read_capped(&key.relative_path(), MAX_ENTRY_BYTES)
+        {
             Ok(bytes) => bytes,
-            Err(err) if err.kind() == io::ErrorKind::NotFound => return (Lookup::Miss, None),
+            Err(PathError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                return (Lookup::Miss, None);
+            }
             Err(err) => {
                 let warning = format!("Ignoring unreadable cache file {}: {err}", path.display());
                 return (Lookup::Miss, Some(warning));
@@ -389,15 +396,11 @@ impl Cache {
         data: &Value,
         now: SystemTime,
     ) -> io::Result<PathBuf> {
-        let path = self.path_for(key);
-        let dir = path
-            .parent()
-            .ok_or_else(|| io::Error::other("cache entry path has no parent directory"))?;
-        fs::create_dir_all(dir)?;
-
         let (bytes, _) = encode_entry(key, ttl_secs, data, now).map_err(io::Error::other)?;
-        flowmcp_loader::edit::write_atomic(&path, &bytes)?;
-        Ok(path)
+        self.root()
+            .write_atomic(&key.relative_path(), &bytes, &|_| true)
+            .map_err(io::Error::from)?;
+        Ok(self.path_for(key))
     }
 
     /// Lists the entries (all, or those of one namespace) with expiry as of the current time.
@@ -414,10 +417,11 @@ impl Cache {
         now: SystemTime,
     ) -> io::Result<Vec<EntryInfo>> {
         let mut infos = Vec::new();
-        for path in self.entry_files(namespace)? {
-            let Ok(bytes) = fs::read(&path) else {
+        for rel in self.entry_files(namespace)? {
+            let Ok(bytes) = self.root().read_capped(&rel, MAX_ENTRY_BYTES) else {
                 continue;
             };
+            let path = self.base.join(&rel);
             let Some(info) = entry_info(&bytes, path, now, |k| self.path_for(k)) else {
                 continue;
             };
@@ -439,8 +443,11 @@ impl Cache {
     /// Directories are removed only when they end up empty.
     pub fn clear(&self, namespace: Option<&str>) -> io::Result<ClearReport> {
         let mut report = ClearReport::default();
-        for path in self.entry_files(namespace)? {
-            let ours = fs::read(&path)
+        for rel in self.entry_files(namespace)? {
+            let path = self.base.join(&rel);
+            let ours = self
+                .root()
+                .read_capped(&rel, MAX_ENTRY_BYTES)
                 .ok()
                 .and_then(|bytes| {
                     entry_info(&bytes, path.clone(), SystemTime::now(), |k| {
@@ -452,60 +459,102 @@ impl Cache {
                 report.kept.push(path);
                 continue;
             }
-            match fs::remove_file(&path) {
+            match self.root().remove_file(&rel) {
                 Ok(()) => report.removed += 1,
-                Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-                Err(err) => return Err(err),
+                Err(PathError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {}
+                Err(err) => return Err(err.into()),
             }
         }
         for dir in self.namespace_dirs(namespace)? {
-            for child in read_dir_sorted(&dir)? {
+            for child in self.children(&dir)? {
                 if child.is_dir {
-                    report.kept.extend(other_files(&child.path)?);
-                    remove_dir_if_empty(&child.path);
+                    report.kept.extend(self.other_files(&child.rel)?);
+                    let _ = self.root().remove_empty_dir(&child.rel);
                 }
             }
-            report.kept.extend(other_files(&dir)?);
-            remove_dir_if_empty(&dir);
+            report.kept.extend(self.other_files(&dir)?);
+            let _ = self.root().remove_empty_dir(&dir);
         }
         report.kept.sort();
         report.kept.dedup();
         Ok(report)
     }
 
-    /// The namespace directories to look at.
+    /// The root every entry file is opened through: the base directory, as given.
+    fn root(&self) -> Root {
+        Root::new(&self.base)
+    }
+
+    /// The namespace directories to look at, relative to the base.
     fn namespace_dirs(&self, namespace: Option<&str>) -> io::Result<Vec<PathBuf>> {
         match namespace {
             Some(ns) => {
-                let dir = self.base.join(encode_name(ns));
-                let is_dir = fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir());
+                let dir = PathBuf::from(encode_name(ns));
+                let is_dir = matches!(self.root().kind(&dir), Ok(Some(EntryKind::Dir)));
                 Ok(if is_dir { vec![dir] } else { Vec::new() })
             }
-            None => Ok(read_dir_sorted(&self.base)?
+            None => Ok(self
+                .children(Path::new(""))?
                 .into_iter()
                 .filter(|child| child.is_dir && !child.hidden)
-                .map(|child| child.path)
+                .map(|child| child.rel)
                 .collect()),
         }
+    }
+
+    /// The children of the directory at `rel` (relative to the base), sorted by name, listed
+    /// through the root's handle (an absent directory has none). Symbolic links are never
+    /// treated as directories; names that are not UTF-8 are skipped.
+    fn children(&self, rel: &Path) -> io::Result<Vec<Child>> {
+        let entries = match self.root().list(rel) {
+            Ok(entries) => entries,
+            Err(PathError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                return Ok(Vec::new());
+            }
+            Err(err) => return Err(err.into()),
+        };
+        Ok(entries
+            .into_iter()
+            .filter_map(|e| {
+                let name = e.name.into_string().ok()?;
+                Some(Child {
+                    rel: rel.join(&name),
+                    hidden: name.starts_with('.'),
+                    is_dir: e.kind == EntryKind::Dir,
+                    name,
+                })
+            })
+            .collect())
+    }
+
+    /// The files directly inside `rel` that are not `*.json` entry candidates (hidden files,
+    /// temporary files, other names): what [`Cache::clear`] keeps and reports, as paths.
+    fn other_files(&self, rel: &Path) -> io::Result<Vec<PathBuf>> {
+        Ok(self
+            .children(rel)?
+            .into_iter()
+            .filter(|c| !c.is_dir && !c.is_entry_file())
+            .map(|c| self.base.join(c.rel))
+            .collect())
     }
 
     /// Every file laid out like an entry: `<ns>/<tool>.json` and `<ns>/<tool>/<hash>.json`.
     fn entry_files(&self, namespace: Option<&str>) -> io::Result<Vec<PathBuf>> {
         let mut files = Vec::new();
         for dir in self.namespace_dirs(namespace)? {
-            for child in read_dir_sorted(&dir)? {
+            for child in self.children(&dir)? {
                 if child.hidden {
                     continue;
                 }
                 if child.is_dir {
                     files.extend(
-                        read_dir_sorted(&child.path)?
+                        self.children(&child.rel)?
                             .into_iter()
                             .filter(|c| c.is_entry_file())
-                            .map(|c| c.path),
+                            .map(|c| c.rel),
                     );
                 } else if child.is_entry_file() {
-                    files.push(child.path);
+                    files.push(child.rel);
                 }
             }
         }
@@ -897,7 +946,8 @@ fn parse_entry(bytes: &[u8]) -> Result<Entry, String> {
 
 /// A directory child.
 struct Child {
-    path: PathBuf,
+    /// Relative to the cache's base.
+    rel: PathBuf,
     name: String,
     is_dir: bool,
     hidden: bool,
@@ -908,49 +958,6 @@ impl Child {
     fn is_entry_file(&self) -> bool {
         !self.is_dir && !self.hidden && self.name.ends_with(ENTRY_EXT)
     }
-}
-
-/// The children of `dir` sorted by name (an absent directory has none). Symbolic links are never
-/// treated as directories; names that are not UTF-8 are skipped.
-fn read_dir_sorted(dir: &Path) -> io::Result<Vec<Child>> {
-    let reader = match fs::read_dir(dir) {
-        Ok(reader) => reader,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(err) => return Err(err),
-    };
-    let mut children = Vec::new();
-    for dirent in reader {
-        let dirent = dirent?;
-        let Ok(name) = dirent.file_name().into_string() else {
-            continue;
-        };
-        let Ok(file_type) = dirent.file_type() else {
-            continue;
-        };
-        children.push(Child {
-            path: dirent.path(),
-            hidden: name.starts_with('.'),
-            is_dir: file_type.is_dir(),
-            name,
-        });
-    }
-    children.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(children)
-}
-
-/// The files directly inside `dir` that are not `*.json` entry candidates (hidden files,
-/// temporary files, other names): what [`Cache::clear`] keeps and reports.
-fn other_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    Ok(read_dir_sorted(dir)?
-        .into_iter()
-        .filter(|c| !c.is_dir && !c.is_entry_file())
-        .map(|c| c.path)
-        .collect())
-}
-
-/// Removes `dir` if it is empty; anything else is left alone.
-fn remove_dir_if_empty(dir: &Path) {
-    let _ = fs::remove_dir(dir);
 }
 
 /// Milliseconds since the Unix epoch (negative before it).

@@ -29,9 +29,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use flowmcp_files::Root;
 use flowmcp_resources::http::{FetchFailure, Fetcher, HttpResource};
 use flowmcp_resources::markdown::{Document, MarkdownError};
-use flowmcp_resources::paths::Root;
 use flowmcp_resources::sqlite::{
     Database, Limits, Locations, Mode, OpenError, Origin, PathError, SqlError,
 };
@@ -456,7 +456,7 @@ pub(crate) fn bound_values(
 type Stamp = Option<(SystemTime, u64)>;
 
 fn stamp(path: &Path) -> Stamp {
-    let m = std::fs::metadata(path).ok()?;
+    let m = flowmcp_files::named::metadata(path).ok()?;
     Some((m.modified().ok()?, m.len()))
 }
 
@@ -592,7 +592,7 @@ fn open_database(
                 .map_err(|e| path_error(name, &e))?;
             if mode == Mode::ReadOnly
                 && origin(r) == Origin::Inline
-                && std::fs::symlink_metadata(&path).is_err()
+                && flowmcp_files::named::symlink_metadata(&path).is_err()
                 && let Some(sql_file) = schema_sql_file(&schema.path, r)
             {
                 build_from_sql(&path, &sql_file, &limits)?;
@@ -625,7 +625,7 @@ fn open_database(
 /// `~/.<base>/…` (inside the user's flowmcp folder, `~/.flowmcp/` by default) or relative to the
 /// schema's directory. Unlike the reference, which reads a relative path against the working
 /// directory and `~/` anywhere in the home directory, the file is where the schema says whatever
-/// directory the server starts in, and only inside those two roots ([`flowmcp_resources::paths`]).
+/// directory the server starts in, and only inside those two roots (`flowmcp_files::Root`).
 fn compat_database_path(
     schema: &LoadedSchema,
     name: &str,
@@ -715,7 +715,7 @@ fn http_copy(
         .map_err(|e| Coded(e.code(), format!("resource \"{name}\": {e}")))?;
     warnings.extend(got.warning);
     // Due again when the copy's age reaches the TTL (at once when a stale copy had to serve).
-    let age = std::fs::metadata(&got.path)
+    let age = flowmcp_files::named::metadata(&got.path)
         .and_then(|m| m.modified())
         .ok()
         .and_then(|m| now.duration_since(m).ok())

@@ -792,3 +792,28 @@ fn i39_3_refused_cache_urls_never_show_their_password() {
     assert_eq!(cache.to_string(), "redis://127.0.0.1:6379/2");
     assert!(!format!("{cache:?}").contains(pw));
 }
+
+/// Issue 39, scope 1: the cache's entries are read through a handle on its folder, so an entry
+/// file that is a symbolic link out of it (to an entry another cache wrote, here) is never read
+/// or listed, and `clear` leaves what it points at alone.
+#[test]
+fn i39_7_an_entry_linked_out_of_the_cache_is_never_read() {
+    let tmp = TempDir::new("linked-entry");
+    let cache = tmp.cache();
+    let elsewhere = Cache::new(tmp.0.join("elsewhere"));
+    let key = CacheKey::new("ns", "tool", ROOT, Map::new());
+    let target = elsewhere
+        .store(&key, 604_800, &json!({ "secret": 1 }), at(T0))
+        .expect("store elsewhere");
+    assert!(matches!(
+        elsewhere.lookup(&key, ANY_TTL, at(T0 + 1)),
+        Lookup::Hit { .. }
+    ));
+    let place = cache.path_for(&key);
+    fs::create_dir_all(place.parent().expect("parent")).expect("ns dir");
+    std::os::unix::fs::symlink(&target, &place).expect("link");
+    assert_eq!(cache.lookup(&key, ANY_TTL, at(T0 + 1)), Lookup::Miss);
+    assert!(cache.status(None).expect("status").is_empty());
+    cache.clear(None).expect("clear");
+    assert!(target.is_file(), "the linked-to entry is left alone");
+}

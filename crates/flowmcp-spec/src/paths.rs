@@ -2,7 +2,7 @@
 //! `database`, and names (a namespace, a tool, a route) that become parts of file names.
 //!
 //! These are pure functions of text. Resolving a path against a directory on disk (following
-//! symbolic links, checking that the result stays inside) is `flowmcp_resources::paths`, which
+//! symbolic links, checking that the result stays inside) is `flowmcp_files::Root`, which
 //! calls [`check_relative`] first; validation calls the same function, so a schema is told about
 //! a path that leaves its root before anything runs, and for the same reasons the runtime would
 //! refuse it.

@@ -57,7 +57,7 @@ pub fn validate_catalog_fixture(dir: &Path, opts: &Options) -> Vec<Diagnostic> {
 
 /// Whether `dir` is a catalog (it has `registry.json`).
 pub fn is_catalog(dir: &Path) -> bool {
-    dir.join(REGISTRY_FILE).is_file()
+    flowmcp_files::named::is_file(dir.join(REGISTRY_FILE))
 }
 
 /// Whether a `registry.json` is a grading list rather than a catalog manifest: it has none of
@@ -299,7 +299,7 @@ type RunResult = (
 fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunResult {
     let label = format!("{display}/{REGISTRY_FILE}");
     let mut c = Collector::new(&opts.settings, Some(label));
-    let canon_dir = dir.canonicalize().ok();
+    let canon_dir = flowmcp_files::named::canonical(dir).ok();
 
     let registry_text = read_registry(dir, opts, &mut c);
     let registry = registry_text
@@ -339,9 +339,7 @@ fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunRe
     if validate_files {
         for rel in &tree {
             // A symbolic link that leads out of the catalog is not followed.
-            let inside = dir
-                .join(rel_to_path(rel))
-                .canonicalize()
+            let inside = flowmcp_files::named::canonical(dir.join(rel_to_path(rel)))
                 .ok()
                 .filter(|real| {
                     canon_dir
@@ -355,7 +353,7 @@ fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunRe
     }
     // Every file sees the catalog's own `_lists/` (an empty registry when there is none).
     let scope = if validate_files {
-        let root = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let root = flowmcp_files::named::canonical(dir).unwrap_or_else(|_| dir.to_path_buf());
         ListScope::Found(std::sync::Arc::new(crate::lists::load_dir(
             &root.join(LISTS_DIR),
             &flowmcp_spec::RuleSettings::new(opts.settings.profile),
@@ -370,7 +368,7 @@ fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunRe
     if let Some(reg) = registry.as_ref().and_then(Value::as_object) {
         check_against_files(reg, &targets, &facts, &mut c);
         check_primitive_ids(&targets, &facts, &mut c);
-        check_content_hash(reg, &targets, &mut c);
+        check_content_hash(dir, reg, &targets, &mut c);
         check_orphans(&tree, &targets, &mut c);
     }
 
@@ -405,11 +403,15 @@ fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunRe
 /// manifest instead of scanning directories. A directory without one is not a catalog, and a
 /// manifest without a version and a description cannot be published.
 fn read_registry(dir: &Path, opts: &Options, c: &mut Collector<'_>) -> Option<String> {
-    let path = dir.join(REGISTRY_FILE);
-    // Not followed when it is a symbolic link: the manifest is read only as a regular file.
-    let meta = match std::fs::symlink_metadata(&path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    // Read through the catalog's handle, and only as a regular file: a symbolic link in its
+    // place is not followed, wherever it points.
+    let root = flowmcp_files::Root::new(dir);
+    let name = Path::new(REGISTRY_FILE);
+    let bytes = match root.read_regular_file(name, opts.limits.max_file_bytes) {
+        Ok(b) => b,
+        Err(flowmcp_files::PathError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
             c.emit_help(
                 Code::CAT001,
                 None,
@@ -420,41 +422,38 @@ fn read_registry(dir: &Path, opts: &Options, c: &mut Collector<'_>) -> Option<St
             );
             return None;
         }
-        Err(e) => {
+        Err(flowmcp_files::PathError::NotRegular { .. }) => {
+            let link = matches!(root.kind(name), Ok(Some(flowmcp_files::EntryKind::Link)));
             c.emit(
                 Code::CAT001,
                 None,
-                format!("{REGISTRY_FILE} cannot be read: {e}"),
+                if link {
+                    format!("{REGISTRY_FILE} is a symbolic link; it is read only as a regular file")
+                } else {
+                    format!("{REGISTRY_FILE} is not a regular file")
+                },
             );
             return None;
         }
-    };
-    if !meta.is_file() {
-        c.emit(
-            Code::CAT001,
-            None,
-            if meta.file_type().is_symlink() {
-                format!("{REGISTRY_FILE} is a symbolic link; it is read only as a regular file")
-            } else {
-                format!("{REGISTRY_FILE} is not a regular file")
-            },
-        );
-        return None;
-    }
-    if meta.len() > opts.limits.max_file_bytes {
-        c.emit(
-            Code::CAT001,
-            None,
-            format!(
-                "{REGISTRY_FILE} is {} bytes; the limit is {} bytes",
-                meta.len(),
-                opts.limits.max_file_bytes
-            ),
-        );
-        return None;
-    }
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
+        Err(flowmcp_files::PathError::TooLarge { size, .. }) => {
+            c.emit(
+                Code::CAT001,
+                None,
+                format!(
+                    "{REGISTRY_FILE} is {size} bytes; the limit is {} bytes",
+                    opts.limits.max_file_bytes
+                ),
+            );
+            return None;
+        }
+        Err(flowmcp_files::PathError::Io { source, .. }) => {
+            c.emit(
+                Code::CAT001,
+                None,
+                format!("{REGISTRY_FILE} cannot be read: {source}"),
+            );
+            return None;
+        }
         Err(e) => {
             c.emit(
                 Code::CAT001,
@@ -891,7 +890,7 @@ fn check_entry_path(
         _ => {}
     }
     let full = dir.join(rel_to_path(rel));
-    match full.canonicalize() {
+    match flowmcp_files::named::canonical(full) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             c.emit(
                 code,
@@ -921,7 +920,7 @@ fn check_entry_path(
                 );
                 return None;
             }
-            if !real.is_file() {
+            if !flowmcp_files::named::is_file(&real) {
                 c.emit(code, Some(&at), format!("{quoted} is not a file"));
                 return None;
             }
@@ -1233,7 +1232,12 @@ fn capitalised(s: &str) -> String {
 /// The hash lets importers and the runtime notice that a referenced file changed since the manifest
 /// was written, which means the catalog needs validating again. Chapter 15 defines the hash but no
 /// code for a mismatch; this project extension makes the integrity check actually happen.
-fn check_content_hash(reg: &Map<String, Value>, targets: &[Target], c: &mut Collector<'_>) {
+fn check_content_hash(
+    dir: &Path,
+    reg: &Map<String, Value>,
+    targets: &[Target],
+    c: &mut Collector<'_>,
+) {
     let Some(found) = reg.get("contentHash").and_then(Value::as_str) else {
         return;
     };
@@ -1250,8 +1254,11 @@ fn check_content_hash(reg: &Map<String, Value>, targets: &[Target], c: &mut Coll
         return;
     }
     let mut contents: Vec<(&str, Vec<u8>)> = Vec::with_capacity(targets.len());
+    // Read through the catalog's handle: a file swapped for a link out since it was resolved is
+    // not read.
+    let root = flowmcp_files::Root::new(dir);
     for t in targets {
-        match std::fs::read(&t.file) {
+        match root.read_capped(&rel_to_path(&t.rel), u64::MAX) {
             Ok(bytes) => contents.push((t.rel.as_str(), bytes)),
             Err(_) => return,
         }
@@ -1321,30 +1328,39 @@ fn catalog_files(dir: &Path) -> Vec<String> {
 }
 
 fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    walk_in(&flowmcp_files::Root::new(dir), prefix, out);
+}
+
+/// [`walk`] through the catalog's handle: a link to a file counts when it stays inside.
+fn walk_in(root: &flowmcp_files::Root, prefix: &str, out: &mut Vec<String>) {
+    use flowmcp_files::EntryKind;
+    let Ok(entries) = root.list(Path::new(prefix)) else {
         return;
     };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
     for e in entries {
-        let Some(name) = e.file_name().to_str().map(str::to_string) else {
+        let Some(name) = e.name.to_str() else {
             continue;
         };
-        let Ok(ft) = e.file_type() else { continue };
         let rel = format!("{prefix}{name}");
-        if ft.is_dir() {
-            if name.starts_with('.')
-                || name == "node_modules"
-                || name == "target"
-                || (prefix.is_empty() && name == "_shared")
-            {
-                continue;
+        match e.kind {
+            EntryKind::Dir => {
+                if name.starts_with('.')
+                    || name == "node_modules"
+                    || name == "target"
+                    || (prefix.is_empty() && name == "_shared")
+                {
+                    continue;
+                }
+                walk_in(root, &format!("{rel}/"), out);
             }
-            walk(&e.path(), &format!("{rel}/"), out);
-        } else if name.ends_with(".mjs")
-            && (ft.is_file() || (ft.is_symlink() && e.path().is_file()))
-        {
-            out.push(rel);
+            EntryKind::File if name.ends_with(".mjs") => out.push(rel),
+            EntryKind::Link
+                if name.ends_with(".mjs")
+                    && matches!(root.follow_link(Path::new(&rel)), Ok(Some(_))) =>
+            {
+                out.push(rel);
+            }
+            _ => {}
         }
     }
 }
@@ -1457,6 +1473,28 @@ pub use crate::entry::mark_validated_alone;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 39, scope 1: the catalog walk lists through the catalog's handle, so a `.mjs` link
+    /// that leads out of the catalog is not one of its files, while a link that stays inside is.
+    #[cfg(unix)]
+    #[test]
+    fn i39_8_the_catalog_walk_lists_no_file_outside_the_catalog() {
+        // (Not the environment's temporary folder: this crate's sources read no environment.)
+        let base = PathBuf::from("/tmp").join(format!("flowmcp-catwalk-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let cat = base.join("cat");
+        std::fs::create_dir_all(cat.join("providers/x")).unwrap();
+        std::fs::write(cat.join("providers/x/a.mjs"), "export const main = {}").unwrap();
+        std::fs::write(base.join("secret.mjs"), "export const main = {}").unwrap();
+        std::os::unix::fs::symlink(base.join("secret.mjs"), cat.join("providers/x/out.mjs"))
+            .unwrap();
+        std::os::unix::fs::symlink("a.mjs", cat.join("providers/x/in.mjs")).unwrap();
+        assert_eq!(
+            catalog_files(&cat),
+            vec!["providers/x/a.mjs", "providers/x/in.mjs"]
+        );
+        let _ = std::fs::remove_dir_all(&base);
+    }
 
     #[test]
     fn json_positions() {

@@ -104,7 +104,9 @@ pub(crate) fn validate_at(
                 list_file = true;
                 // The registry's lists are known by their canonical paths.
                 let canonical: Option<PathBuf> = match (path, on_disk) {
-                    (Some(p), true) => Some(std::fs::canonicalize(p).unwrap_or_else(|_| p.into())),
+                    (Some(p), true) => {
+                        Some(flowmcp_files::named::canonical(p).unwrap_or_else(|_| p.into()))
+                    }
                     (p, _) => p.map(Path::to_path_buf),
                 };
                 lists::check_list_file(

@@ -22,6 +22,8 @@
 //! which `flowmcp_resources::LocalFiles` implements), so this crate builds no SQLite. [`lists::scope_near`] finds and loads the
 //! `_lists/` directory a file on disk sees; `flowmcp-catalog`'s `ListDiscovery` does the same with
 //! a cache, for many files.
+// Unit tests make their fixture files freely; the capability rule is for product code.
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 pub mod catalog;
 mod entry;

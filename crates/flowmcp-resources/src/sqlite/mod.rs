@@ -82,8 +82,8 @@ use rusqlite::limits::Limit;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use serde_json::{Map, Value};
 
-pub use crate::paths::PathError;
 pub use error::{OpenError, SqlError};
+pub use flowmcp_files::PathError;
 pub use origin::{DEFAULT_BASE, Locations, Origin, schema_sql_file};
 pub use value::BLOB_KEY;
 
@@ -307,6 +307,10 @@ impl Database {
     /// The file must exist: a missing one is [`OpenError::Missing`], naming the path (a
     /// file-based database is made with [`Database::create`]). The file is checked to be a
     /// SQLite database before this returns.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "SQLite opens its files by name; the path was resolved by flowmcp_files::Root (SECURITY.md, \"Files\")"
+    )]
     pub fn open(path: &Path, mode: Mode, limits: &Limits) -> Result<Database, OpenError> {
         let path = existing_file(path)?;
         let sqlite_err = |e: rusqlite::Error| OpenError::Sqlite {
@@ -366,8 +370,12 @@ impl Database {
     /// either absent or whole. An existing file is never replaced
     /// ([`OpenError::AlreadyExists`]). Missing parent directories are created. A database
     /// created in this process counts as backed up: its first write makes no `.bak`.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "SQLite opens its files by name; the path was resolved by flowmcp_files::Root (SECURITY.md, \"Files\")"
+    )]
     pub fn create(path: &Path, schema_sql: &str, limits: &Limits) -> Result<Database, OpenError> {
-        if fs::symlink_metadata(path).is_ok() {
+        if flowmcp_files::named::symlink_metadata(path).is_ok() {
             return Err(OpenError::AlreadyExists {
                 path: path.to_path_buf(),
             });
@@ -386,7 +394,7 @@ impl Database {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        fs::create_dir_all(&dir).map_err(io_err)?;
+        flowmcp_files::named::create_dir_all(&dir).map_err(io_err)?;
         let temp = dir.join(temp_name(file_name, "create"));
         if let Err(message) = build_schema(&temp, schema_sql, limits) {
             remove_own_database(&temp);
@@ -401,7 +409,7 @@ impl Database {
                 path: path.to_path_buf(),
             }),
             // A file system without hard links: rename, after checking again that the place is free.
-            Err(_) if fs::symlink_metadata(path).is_err() => {
+            Err(_) if flowmcp_files::named::symlink_metadata(path).is_err() => {
                 fs::rename(&temp, path).map_err(io_err)
             }
             Err(_) => Err(OpenError::AlreadyExists {
@@ -410,7 +418,7 @@ impl Database {
         };
         remove_own_database(&temp);
         placed?;
-        let canonical = fs::canonicalize(path).map_err(io_err)?;
+        let canonical = flowmcp_files::named::canonical(path).map_err(io_err)?;
         backed_up_files()
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -673,6 +681,10 @@ fn clamp_i32(n: usize) -> i32 {
 }
 
 /// Builds a new database at `temp` from `schema_sql` in one transaction.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "SQLite opens its files by name; the path was resolved by flowmcp_files::Root (SECURITY.md, \"Files\")"
+)]
 fn build_schema(temp: &Path, schema_sql: &str, limits: &Limits) -> Result<(), String> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
@@ -701,13 +713,17 @@ fn build_schema(temp: &Path, schema_sql: &str, limits: &Limits) -> Result<(), St
         tx.commit().map_err(explain)?;
     }
     conn.close().map_err(|(_, e)| e.to_string())?;
-    fs::File::open(temp)
+    flowmcp_files::named::open(temp)
         .and_then(|f| f.sync_all())
         .map_err(|e| e.to_string())
 }
 
 /// Writes a consistent copy of the open database to `<path>.bak`: the backup API into a
 /// temporary file beside it, then a rename.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "SQLite opens its files by name; the path was resolved by flowmcp_files::Root (SECURITY.md, \"Files\")"
+)]
 fn write_backup(conn: &Connection, path: &Path) -> Result<(), SqlError> {
     let mut bak_name = path
         .file_name()
@@ -728,7 +744,7 @@ fn write_backup(conn: &Connection, path: &Path) -> Result<(), SqlError> {
         )
         .map_err(|e| failed(e.to_string()))
         .and_then(|()| {
-            fs::File::open(&temp)
+            flowmcp_files::named::open(&temp)
                 .and_then(|f| f.sync_all())
                 .map_err(|e| failed(e.to_string()))
         })
@@ -761,17 +777,19 @@ fn remove_own_database(temp: &Path) {
     for suffix in ["", "-journal", "-wal", "-shm"] {
         let mut name = temp.as_os_str().to_os_string();
         name.push(suffix);
-        let _ = fs::remove_file(PathBuf::from(name));
+        let _ = flowmcp_files::named::remove_file(PathBuf::from(name));
     }
 }
 
 /// The canonical path of an existing regular file.
 fn existing_file(path: &Path) -> Result<PathBuf, OpenError> {
-    match fs::metadata(path) {
-        Ok(meta) if meta.is_file() => fs::canonicalize(path).map_err(|source| OpenError::Io {
-            path: path.to_path_buf(),
-            source,
-        }),
+    match flowmcp_files::named::metadata(path) {
+        Ok(meta) if meta.is_file() => {
+            flowmcp_files::named::canonical(path).map_err(|source| OpenError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
         Ok(_) => Err(OpenError::NotAFile {
             path: path.to_path_buf(),
         }),

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::paths::{PathError, Root};
+use flowmcp_files::{PathError, Root};
 
 /// The base folder name used by `project` and `global` when none is configured.
 pub use flowmcp_spec::paths::DEFAULT_BASE;
@@ -72,7 +72,7 @@ impl Default for Locations {
 pub fn schema_sql_file(schema_dir: &Path, name: &str) -> Option<PathBuf> {
     let stem = name.strip_suffix(".db").filter(|s| !s.is_empty())?;
     let file = schema_dir.join("resources").join(format!("{stem}.sql"));
-    file.is_file().then_some(file)
+    flowmcp_files::named::is_file(&file).then_some(file)
 }
 
 impl Locations {

@@ -10,8 +10,7 @@
 //! share a Redis cache are given one key by their deployment ([`BindingKey::from_text`]).
 
 use std::fmt;
-use std::fs;
-use std::io::{self, Read, Write};
+use std::io;
 use std::path::Path;
 
 use rand_core::RngCore;
@@ -68,37 +67,19 @@ impl BindingKey {
     /// that processes starting together agree on one key. A key file that is a symbolic link or
     /// does not hold a key is an error (it is never replaced).
     pub fn load_or_create(dir: &Path) -> io::Result<BindingKey> {
-        let path = dir.join(KEY_FILE);
-        match read_key_file(&path) {
+        let root = flowmcp_files::Root::new(dir);
+        match read_key_file(&root) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             other => return other,
         }
-        fs::create_dir_all(dir)?;
         let mut bytes = [0_u8; KEY_BYTES];
         rand_core::OsRng
             .try_fill_bytes(&mut bytes)
             .map_err(|e| io::Error::other(format!("no random bytes: {e}")))?;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let tmp = dir.join(format!("{KEY_FILE}.{}.{nanos}.tmp", std::process::id()));
-        let written = (|| {
-            let mut options = fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            let mut file = options.open(&tmp)?;
-            file.write_all(hex(&bytes).as_bytes())?;
-            file.sync_all()?;
-            // Linking fails when another process created the key meanwhile: theirs counts.
-            match fs::hard_link(&tmp, &path) {
-                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(e),
-                _ => Ok(()),
-            }
-        })();
-        let _ = fs::remove_file(&tmp);
-        written?;
-        read_key_file(&path)
+        // When another process created the key meanwhile, theirs counts.
+        root.place_private(Path::new(KEY_FILE), hex(&bytes).as_bytes())
+            .map_err(io::Error::from)?;
+        read_key_file(&root)
     }
 
     /// The hex HMAC-SHA256 of the canonical JSON of `values` under this key.
@@ -108,20 +89,21 @@ impl BindingKey {
     }
 }
 
-/// Reads a key file: a regular file (not a link) holding 64 hex digits.
-fn read_key_file(path: &Path) -> io::Result<BindingKey> {
-    let meta = fs::symlink_metadata(path)?;
-    if !meta.is_file() {
-        return Err(io::Error::other(format!(
-            "{}: the cache key is not a regular file",
-            path.display()
-        )));
-    }
-    let mut text = String::new();
-    fs::File::open(path)?
-        .take(256)
-        .read_to_string(&mut text)
-        .map_err(|_| bad_key(path))?;
+/// Reads the key file in `root`: a regular file (not a link) holding 64 hex digits.
+fn read_key_file(root: &flowmcp_files::Root) -> io::Result<BindingKey> {
+    let path = root.dir().join(KEY_FILE);
+    let bytes = root
+        .read_regular_file(Path::new(KEY_FILE), 256)
+        .map_err(|e| match e {
+            flowmcp_files::PathError::NotRegular { .. } => io::Error::other(format!(
+                "{}: the cache key is not a regular file",
+                path.display()
+            )),
+            flowmcp_files::PathError::TooLarge { .. } => bad_key(&path),
+            other => other.into(),
+        })?;
+    let text = String::from_utf8(bytes).map_err(|_| bad_key(&path))?;
+    let path = path.as_path();
     let text = text.trim();
     if text.len() != KEY_BYTES * 2 {
         return Err(bad_key(path));
@@ -162,6 +144,7 @@ fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     /// RFC 4231 test cases 1, 2 and 6 (a key longer than the block).
     #[test]

@@ -49,10 +49,10 @@ pub fn find_lists_dir_with(
         }
         walked.push(d.to_path_buf());
         let candidate = d.join(LISTS_DIR);
-        if candidate.is_dir() {
+        if flowmcp_files::named::is_dir(&candidate) {
             return (Some(candidate), walked);
         }
-        if d.join(flowmcp_spec::catalog::REGISTRY_FILE).is_file() {
+        if flowmcp_files::named::is_file(d.join(flowmcp_spec::catalog::REGISTRY_FILE)) {
             return (None, walked);
         }
     }
@@ -69,7 +69,7 @@ pub fn search_start(file: &Path) -> PathBuf {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::canonicalize(&parent)
+    flowmcp_files::named::canonical(&parent)
         .or_else(|_| std::path::absolute(&parent))
         .unwrap_or(parent)
 }
@@ -108,7 +108,7 @@ pub fn display_dir(display: &str) -> String {
 /// are remembered in [`ListRegistry::unloaded`]; the diagnostics of each list file are reported
 /// when that file itself is validated.
 pub fn load_dir(dir: &Path, settings: &RuleSettings, limits: &Limits) -> ListRegistry {
-    let mut files: Vec<(String, PathBuf)> = match std::fs::read_dir(dir) {
+    let mut files: Vec<(String, PathBuf)> = match flowmcp_files::named::read_dir(dir) {
         Ok(rd) => rd
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
@@ -130,7 +130,7 @@ pub fn load_dir(dir: &Path, settings: &RuleSettings, limits: &Limits) -> ListReg
             .and_then(|v| SharedList::from_json(v, display.clone()));
         match list {
             Some(mut l) => {
-                l.file = Some(std::fs::canonicalize(&path).unwrap_or(path));
+                l.file = Some(flowmcp_files::named::canonical(&path).unwrap_or(path));
                 lists.push(l);
             }
             None => {

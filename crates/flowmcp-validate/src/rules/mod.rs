@@ -97,7 +97,7 @@ impl<'a> SchemaCtx<'a> {
     /// Asked of the disk once per file.
     pub(crate) fn schema_dir(&self) -> Option<&'a Path> {
         *self.dir_cache.get_or_init(|| {
-            let file = self.file.filter(|f| f.is_file())?;
+            let file = self.file.filter(|f| flowmcp_files::named::is_file(f))?;
             match file.parent() {
                 Some(dir) if !dir.as_os_str().is_empty() => Some(dir),
                 _ => Some(Path::new(".")),

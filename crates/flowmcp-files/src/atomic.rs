@@ -1,6 +1,7 @@
-//! Reading a file whole within a size limit, and writing files so that nothing is ever
-//! half-written: one implementation for every reader of a catalog's files and every writer in the
-//! workspace (the catalog index, the preload cache, generated docs, conformance expectations).
+//! Reading a file the user named whole within a size limit, and writing such files so that
+//! nothing is ever half-written (the catalog index, generated docs, migrated schemas): one
+//! implementation for every such reader and writer in the workspace. Re-exported by
+//! [`named`](crate::named).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

@@ -1,53 +1,5 @@
-//! The one place where a file flowmcp reads or writes on behalf of a catalog gets its path, and
-//! the one place such a file is opened.
-//!
-//! A catalog names files in several ways: a resource's `name` under its origin's folder, an
-//! `http` resource's `path` for its downloaded copy, a FlowMCP 3.0 `database`, and names (a
-//! namespace, a tool, a test's route) that become parts of the file names of captures and cache
-//! entries. Every such path is resolved by a [`Root`]: a directory the user's configuration or
-//! the layout of the catalog gives (the schema's directory, the project's `.flowmcp/`, the user's
-//! `~/.flowmcp/`, the cache directory, a capture directory). Text from a file is either
-//!
-//! * a relative path, checked by [`flowmcp_spec::paths::check_relative`] (no `..`, not absolute,
-//!   no `~`) and then resolved with [`Root::resolve`], or
-//! * a name, turned into one harmless component by [`flowmcp_spec::paths::encode_name`] and
-//!   joined with [`Root::join_names`].
-//!
-//! # Capabilities, not path strings
-//!
-//! A root is an *anchor* the caller vouches for (a directory the user named, or one derived from
-//! it) plus the fixed *folders* below it that flowmcp owns by name (`.flowmcp`, `resources`,
-//! `cache`). Every folder must be a real directory: a symbolic link in a folder's place is
-//! refused and named ([`PathError::LinkedFolder`]), whatever it points at, so a repository that
-//! ships `.flowmcp -> ../.ssh` gets no root at all. Below the folders, paths are resolved through
-//! an open directory handle ([`cap_std::fs::Dir`]) that the kernel does not let a path leave:
-//! `..`, absolute names and symbolic links that lead outside fail when they are opened, not only
-//! when a path string is compared. Reads and writes of the files flowmcp keeps there
-//! ([`Root::read_capped`], [`Root::write_atomic`], [`Root::write_new`], [`Root::create_dirs`])
-//! go through that handle; the paths [`Root::resolve`] and [`Root::join_names`] return are for
-//! SQLite (which opens files by name) and for messages.
-//!
-//! ```
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use flowmcp_resources::paths::{PathError, Root};
-//!
-//! let dir = std::env::temp_dir().join(format!("flowmcp-paths-doc-{}", std::process::id()));
-//! std::fs::create_dir_all(&dir)?;
-//! let root = Root::new(&dir);
-//! assert!(root.resolve("copies/data.db")?.ends_with("copies/data.db"));
-//! assert!(matches!(root.resolve("../.bashrc"), Err(PathError::Relative { .. })));
-//! assert!(root.join_names(["../x", "y"])?.ends_with("%2E%2E%2Fx/y"));
-//!
-//! // A folder flowmcp owns may not be a link, wherever it points.
-//! std::fs::create_dir_all(dir.join("elsewhere"))?;
-//! # let _ = std::fs::remove_file(dir.join(".flowmcp"));
-//! std::os::unix::fs::symlink(dir.join("elsewhere"), dir.join(".flowmcp"))?;
-//! let project = Root::with_folders(&dir, [".flowmcp"]);
-//! assert!(matches!(project.resolve("copy.db"), Err(PathError::LinkedFolder { .. })));
-//! # std::fs::remove_dir_all(&dir)?;
-//! # Ok(())
-//! # }
-//! ```
+//! [`Root`]: an anchor the caller vouches for, the folders flowmcp owns below it, and every
+//! operation on the files inside through a directory handle.
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
@@ -152,6 +104,17 @@ pub enum PathError {
         /// The cause.
         source: io::Error,
     },
+}
+
+impl From<PathError> for io::Error {
+    /// The I/O error behind a [`PathError::Io`] as it was (its kind kept); any other path error
+    /// as an error of kind `Other` with the path error's message.
+    fn from(e: PathError) -> io::Error {
+        match e {
+            PathError::Io { source, .. } => source,
+            other => io::Error::other(other.to_string()),
+        }
+    }
 }
 
 /// A directory that files may be read from or written to on behalf of a catalog: an anchor the
@@ -344,6 +307,20 @@ impl Root {
         staged.commit(may_replace)
     }
 
+    /// [`Root::write_atomic`] for a cache entry: any regular file in its place is replaced, and
+    /// nothing is flushed to disk, so readers see the old file, the new one or none, never a
+    /// part, but a crash may lose what was written. For caches whose reader checks every entry
+    /// it reads; it saves two disk flushes per file.
+    pub fn write_cache_file(&self, relative: &Path, bytes: &[u8]) -> Result<(), PathError> {
+        let mut staged = self.stage(relative)?;
+        staged
+            .file()
+            .and_then(|f| f.write_all(bytes))
+            .map_err(|e| self.io_error(relative, e))?;
+        staged.durable = false;
+        staged.commit(&|_| true)
+    }
+
     /// A new temporary file beside `relative` (hidden, uniquely named, created through the
     /// handle; missing folders and directories are created), to be filled and then renamed
     /// over `relative` with [`Staged::commit`]. Dropped without a commit, it is removed.
@@ -366,6 +343,7 @@ impl Root {
                         temp,
                         name,
                         placed: false,
+                        durable: true,
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
@@ -410,6 +388,129 @@ impl Root {
             return Err(self.io_error(relative, e));
         }
         Ok(())
+    }
+
+    /// Places a new file holding `bytes` at `relative`, readable and writable by its owner only,
+    /// unless something is already there: the bytes go to a temporary file first, which is then
+    /// linked into place, so a reader never sees a part and processes racing to create the same
+    /// file agree on one. `Ok(false)` when the place was taken (what is there is left as it
+    /// is). For secrets flowmcp keeps for itself, such as the cache's binding key.
+    pub fn place_private(&self, relative: &Path, bytes: &[u8]) -> Result<bool, PathError> {
+        let (dir, name) = self.parent_handle(relative)?;
+        let temp = temp_name(&name);
+        let mut opts = OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        cap_std::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+        let written = (|| {
+            let mut file = dir.open_with(&temp, &opts)?.into_std();
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            match dir.hard_link(&temp, &dir, &name) {
+                Ok(()) => Ok(true),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+                Err(e) => Err(e),
+            }
+        })();
+        let _ = dir.remove_file(&temp);
+        written.map_err(|e| self.io_error(relative, e))
+    }
+
+    /// The entries of the directory at `relative` (empty for the root itself), sorted by name,
+    /// read through the handle. Links among them are reported as links ([`EntryKind::Link`]),
+    /// never followed.
+    pub fn list(&self, relative: &Path) -> Result<Vec<Entry>, PathError> {
+        let root = self.open(false)?;
+        let dir = if relative.as_os_str().is_empty() {
+            root
+        } else {
+            root.open_dir(relative)
+                .map_err(|e| self.io_error(relative, e))?
+        };
+        let mut out = Vec::new();
+        for entry in dir.entries().map_err(|e| self.io_error(relative, e))? {
+            let entry = entry.map_err(|e| self.io_error(relative, e))?;
+            let kind = match entry.file_type() {
+                Ok(t) if t.is_symlink() => EntryKind::Link,
+                Ok(t) if t.is_dir() => EntryKind::Dir,
+                Ok(t) if t.is_file() => EntryKind::File,
+                _ => EntryKind::Other,
+            };
+            out.push(Entry {
+                name: entry.file_name(),
+                kind,
+            });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// Where the symbolic link at `relative` leads, every link on the way resolved (absolute
+    /// links included): `Ok(Some(file))` for a regular file inside the root, `Ok(None)` when it
+    /// points nowhere or at something that is not a regular file, [`PathError::Escape`] when it
+    /// leads out. For listings that report links (the catalog walk); a file it finds is to be read
+    /// through [`Root::read_capped`] or by the path returned.
+    pub fn follow_link(&self, relative: &Path) -> Result<Option<PathBuf>, PathError> {
+        let base = self.canonical_dir()?;
+        let Ok(real) = std::fs::canonicalize(self.dir().join(relative)) else {
+            return Ok(None);
+        };
+        if !real.starts_with(&base) {
+            return Err(PathError::Escape {
+                path: self.dir().join(relative),
+                root: base,
+            });
+        }
+        Ok(std::fs::metadata(&real)
+            .is_ok_and(|m| m.is_file())
+            .then_some(real))
+    }
+
+    /// What is at `relative`, through the handle, a link reported as a link (not followed).
+    /// `None` when nothing is there (or a folder of the root is missing).
+    pub fn kind(&self, relative: &Path) -> Result<Option<EntryKind>, PathError> {
+        let dir = match self.open(false) {
+            Ok(dir) => dir,
+            Err(PathError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
+        let target = if relative.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            relative
+        };
+        match dir.symlink_metadata(target) {
+            Ok(m) if m.file_type().is_symlink() => Ok(Some(EntryKind::Link)),
+            Ok(m) if m.is_dir() => Ok(Some(EntryKind::Dir)),
+            Ok(m) if m.is_file() => Ok(Some(EntryKind::File)),
+            Ok(_) => Ok(Some(EntryKind::Other)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(self.io_error(relative, e)),
+        }
+    }
+
+    /// The metadata of the regular file at `relative` (links followed while they stay inside),
+    /// through the handle: its size and modification time.
+    pub fn file_metadata(&self, relative: &Path) -> Result<std::fs::Metadata, PathError> {
+        let file = self.open_file(relative)?;
+        file.metadata().map_err(|e| self.io_error(relative, e))
+    }
+
+    /// Removes the file (or link) at `relative`, through the handle; a directory is not
+    /// removed.
+    pub fn remove_file(&self, relative: &Path) -> Result<(), PathError> {
+        let dir = self.open(false)?;
+        dir.remove_file(relative)
+            .map_err(|e| self.io_error(relative, e))
+    }
+
+    /// Removes the directory at `relative` when it is empty, through the handle.
+    pub fn remove_empty_dir(&self, relative: &Path) -> Result<(), PathError> {
+        let dir = self.open(false)?;
+        dir.remove_dir(relative)
+            .map_err(|e| self.io_error(relative, e))
     }
 
     /// The handle of the directory that holds `relative` (created when missing) and the file's
@@ -563,6 +664,29 @@ impl Root {
     }
 }
 
+/// One entry of a directory listed by [`Root::list`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The entry's name (one component).
+    pub name: OsString,
+    /// What it is, links not followed.
+    pub kind: EntryKind,
+}
+
+/// What a directory entry is, symbolic links not followed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EntryKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link (wherever it points).
+    Link,
+    /// Anything else (a socket, a device, a FIFO).
+    Other,
+}
+
 /// A temporary file made by [`Root::stage`], beside the file it is to replace.
 #[derive(Debug)]
 pub struct Staged {
@@ -573,6 +697,7 @@ pub struct Staged {
     target: PathBuf,
     file: Option<std::fs::File>,
     placed: bool,
+    durable: bool,
 }
 
 impl Staged {
@@ -634,7 +759,9 @@ impl Staged {
             .map_err(io_err)?;
         self.placed = true;
         // Make the rename itself durable where directories can be synced (best effort).
-        let _ = self.dir.open(".").map(|d| d.into_std().sync_all());
+        if self.durable {
+            let _ = self.dir.open(".").map(|d| d.into_std().sync_all());
+        }
         Ok(())
     }
 }
