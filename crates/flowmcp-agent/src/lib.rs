@@ -273,7 +273,13 @@ pub struct AgentRunner<'c> {
     redactor: Redactor,
     /// What activation noticed (a hash mismatch, parts not served).
     pub warnings: Vec<String>,
+    /// Where the tool calls' notes go (cache notes, handler `console.*` lines); standard error
+    /// when unset ([`AgentRunner::with_notes`]).
+    notes: Option<Notes>,
 }
+
+/// A sink for the notes of the agent's tool calls, shared by the threads that call tools.
+type Notes = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
 
 impl<'c> AgentRunner<'c> {
     /// Activates the agent `name` of `catalog` and prepares its tools.
@@ -345,7 +351,28 @@ impl<'c> AgentRunner<'c> {
             redactor: endpoint.redactor(),
             endpoint,
             warnings,
+            notes: None,
         })
+    }
+
+    /// Sends the notes of the agent's tool calls (the preload cache's notes, handler
+    /// `console.*` lines) to `notes` instead of standard error: a server writing structured logs
+    /// hands them to its logger, so that every line it writes keeps its format.
+    pub fn with_notes(mut self, notes: impl Fn(&str) + Send + Sync + 'static) -> AgentRunner<'c> {
+        self.notes = Some(std::sync::Arc::new(notes));
+        self
+    }
+
+    /// A caller of the catalog whose notes go where [`AgentRunner::with_notes`] said.
+    fn caller(&self) -> flowmcp_catalog::Caller<'c> {
+        match &self.notes {
+            Some(notes) => {
+                let notes = std::sync::Arc::clone(notes);
+                self.catalog
+                    .caller_with_log(Box::new(move |line: &str| notes(line)))
+            }
+            None => self.catalog.caller(),
+        }
     }
 
     /// The agent's name.
@@ -365,7 +392,7 @@ impl<'c> AgentRunner<'c> {
         input: &str,
         progress: &mut dyn FnMut(&str),
     ) -> Result<Outcome, AgentError> {
-        let caller = self.catalog.caller();
+        let caller = self.caller();
         let mut messages = vec![
             json!({"role": "system", "content": self.system_prompt}),
             json!({"role": "user", "content": input}),
@@ -456,7 +483,7 @@ impl<'c> AgentRunner<'c> {
                     let handles: Vec<_> = parsed
                         .iter()
                         .map(|(_, wire, args)| {
-                            scope.spawn(move || self.call_tool(&self.catalog.caller(), wire, args))
+                            scope.spawn(move || self.call_tool(&self.caller(), wire, args))
                         })
                         .collect();
                     handles

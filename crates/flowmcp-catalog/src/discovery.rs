@@ -166,15 +166,37 @@ impl ListDiscovery {
     /// Validates the file at `path` (named `display` in diagnostics) with the shared lists it sees,
     /// and with the file checks of `flowmcp-resources` when `opts` gives none.
     pub fn validate_file(&self, path: &Path, display: &str, opts: &Options) -> FileReport {
+        self.validate_file_under(None, path, display, opts)
+    }
+
+    /// [`ListDiscovery::validate_file`] of a file a walk found under `anchor` (the directory the
+    /// user named): read through the anchor's directory handle
+    /// ([`flowmcp_files::read_found`]), so a file or folder swapped for a link that leads out
+    /// since the walk is not read. `None` reads `path` as the user named it.
+    pub fn validate_file_under(
+        &self,
+        anchor: Option<&Path>,
+        path: &Path,
+        display: &str,
+        opts: &Options,
+    ) -> FileReport {
         if let Some(results) = &self.results
             && let Some(Cached::Report(report)) =
-                self.cached(results, Purpose::Report, path, display, opts)
+                self.cached(results, Purpose::Report, anchor, path, display, opts)
         {
             return report;
         }
         let scope = self.scope_for(path, display, opts);
         let opts = on_disk(opts);
-        flowmcp_validate::validate_file(path, display, &scope, &opts)
+        let loaded = flowmcp_loader::walk::load_file_under(
+            anchor,
+            path,
+            display,
+            &opts.limits,
+            &opts.settings,
+        );
+        let report = flowmcp_validate::validate_loaded_in(loaded, &opts, &scope, Some(path));
+        flowmcp_validate::catalog::mark_validated_alone(report, &opts.settings)
     }
 
     /// The hash of the `_lists/` directory `dir` ([`hash_dir`]), computed once.
@@ -192,17 +214,24 @@ impl ListDiscovery {
     /// cache when there is one.
     pub(crate) fn load_validated(
         &self,
+        anchor: Option<&Path>,
         path: &Path,
         display: &str,
         opts: &Options,
     ) -> (LoadedFile, FileReport) {
         if let Some(results) = &self.results
             && let Some(Cached::File(loaded, report)) =
-                self.cached(results, Purpose::CatalogFile, path, display, opts)
+                self.cached(results, Purpose::CatalogFile, anchor, path, display, opts)
         {
             return (*loaded, report);
         }
-        let mut loaded = flowmcp_loader::load_file(path, display, &opts.limits, &opts.settings);
+        let mut loaded = flowmcp_loader::walk::load_file_under(
+            anchor,
+            path,
+            display,
+            &opts.limits,
+            &opts.settings,
+        );
         let scope = self.scope_for(path, display, opts);
         let report = flowmcp_validate::validate_loaded_mut(&mut loaded, opts, &scope, Some(path));
         (loaded, report)
@@ -216,11 +245,12 @@ impl ListDiscovery {
         &self,
         results: &ResultCache,
         purpose: Purpose,
+        anchor: Option<&Path>,
         path: &Path,
         display: &str,
         opts: &Options,
     ) -> Option<Cached> {
-        let bytes = flowmcp_loader::edit::read_capped(path, opts.limits.max_file_bytes).ok()?;
+        let bytes = flowmcp_files::read_found(anchor, path, opts.limits.max_file_bytes).ok()?;
         let canonical = self.canonical_file(path)?;
         let lists = match self.lists_dir_for(path) {
             Some(dir) => Some(self.lists_hash(&dir)?),

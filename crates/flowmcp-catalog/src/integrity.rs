@@ -242,8 +242,11 @@ impl Catalog {
             .computed
             .clone()
             .map_err(|why| CatalogError::Entry(format!("agent {name:?}: cannot hash: {why}")))?;
-        let source = flowmcp_files::named::read_to_string(&now.manifest)
-            .map_err(|e| CatalogError::io(&now.manifest, e))?;
+        // The manifest is read and rewritten through its directory's handle.
+        let (manifest_dir, manifest_file) = split_file(&now.manifest)?;
+        let manifest_root = flowmcp_files::Root::new(manifest_dir);
+        let source = String::from_utf8(manifest_root.read_capped(manifest_file, MAX_TEXT)?)
+            .map_err(|e| CatalogError::Entry(format!("{}: {e}", now.manifest.display())))?;
         let edited = flowmcp_loader::edit::set_string_member(&source, "agent", "hash", &hash)
             .map_err(|e| CatalogError::Entry(format!("{}: {e}", now.manifest.display())))?;
         let tools: BTreeMap<&str, &str> = now
@@ -257,19 +260,10 @@ impl Catalog {
         text.push('\n');
         // Through the `agents/` folder's handle: a link in the lock file's place is not
         // written through.
-        let (agents, file) = match (now.lock.parent(), now.lock.file_name()) {
-            (Some(dir), Some(file)) => (dir, Path::new(file)),
-            _ => {
-                return Err(CatalogError::io(
-                    &now.lock,
-                    std::io::ErrorKind::InvalidInput.into(),
-                ));
-            }
-        };
+        let (agents, file) = split_file(&now.lock)?;
         flowmcp_files::Root::new(agents).write_atomic(file, text.as_bytes(), &|_| true)?;
         if edited != source {
-            flowmcp_loader::edit::write_atomic(&now.manifest, edited.as_bytes())
-                .map_err(|e| CatalogError::io(&now.manifest, e))?;
+            manifest_root.write_atomic(manifest_file, edited.as_bytes(), &|_| true)?;
         }
         Ok(AgentIntegrity {
             stored: Some(hash),
@@ -300,13 +294,35 @@ fn lock_path(manifest: &Path, name: &str) -> Result<PathBuf, CatalogError> {
     Ok(flowmcp_files::Root::new(agents).inside(&file)?)
 }
 
-/// The per-tool hashes of a lock file (none when it does not exist).
+/// The largest manifest or lock file read.
+const MAX_TEXT: u64 = 4 << 20;
+
+/// The directory of `file` and its name, for a root on that directory.
+fn split_file(file: &Path) -> Result<(&Path, &Path), CatalogError> {
+    match (file.parent(), file.file_name()) {
+        (Some(dir), Some(name)) => Ok((dir, Path::new(name))),
+        _ => Err(CatalogError::io(
+            file,
+            std::io::ErrorKind::InvalidInput.into(),
+        )),
+    }
+}
+
+/// The per-tool hashes of a lock file (none when it does not exist), read through the
+/// `agents/` folder's handle.
 fn read_lock(path: &Path) -> Result<BTreeMap<String, String>, CatalogError> {
-    let text = match flowmcp_files::named::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-        Err(e) => return Err(CatalogError::io(path, e)),
+    let (dir, file) = split_file(path)?;
+    let bytes = match flowmcp_files::Root::new(dir).read_capped(file, MAX_TEXT) {
+        Ok(b) => b,
+        Err(flowmcp_files::PathError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            return Ok(BTreeMap::new());
+        }
+        Err(e) => return Err(e.into()),
     };
+    let text = String::from_utf8(bytes)
+        .map_err(|e| CatalogError::Entry(format!("{}: not UTF-8: {e}", path.display())))?;
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| CatalogError::Entry(format!("{}: not JSON: {e}", path.display())))?;
     Ok(v.get("tools")

@@ -14,9 +14,10 @@
 
 use std::path::{Path, PathBuf};
 
-use flowmcp_files::{PathError, Root};
+use flowmcp_files::{EntryKind, PathError, Root};
 use flowmcp_loader::Limits;
-use flowmcp_loader::{FileKind, LoadedFile, load_file};
+use flowmcp_loader::walk::load_file_under;
+use flowmcp_loader::{FileKind, LoadedFile};
 use flowmcp_spec::catalog::{
     AgentEntry, CURRENT_SPEC_VERSION, LISTS_DIR, REGISTRY_FILE, Registry, SchemaEntry, Section,
     SelectionEntry, SharedEntry, check_relative_path, content_hash, describe_changes, merge_index,
@@ -269,7 +270,9 @@ pub fn build_index(dir: &Path) -> Result<Index, CatalogError> {
     let loaded: Vec<(Found, LoadedFile)> = found
         .into_par_iter()
         .map(|f| {
-            let loaded = load_file(&f.file, &f.rel, &limits, &settings);
+            // Read through the catalog's handle (the files were resolved inside `root`).
+            let anchor = f.file.starts_with(&root).then_some(root.as_path());
+            let loaded = load_file_under(anchor, &f.file, &f.rel, &limits, &settings);
             (f, loaded)
         })
         .collect();
@@ -716,28 +719,34 @@ fn discover(root: &Path, notes: &mut Vec<String>) -> Vec<Found> {
 }
 
 /// Names of the visible subdirectories of `dir` (not symbolic links), sorted; none when `dir` is
-/// missing.
+/// missing. Listed through the directory's handle.
 fn subdirs(dir: &Path) -> Vec<String> {
-    let mut out: Vec<String> = flowmcp_files::named::read_dir(dir)
+    let mut out: Vec<String> = Root::new(dir)
+        .list(Path::new(""))
         .into_iter()
         .flatten()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|e| e.kind == EntryKind::Dir)
+        .filter_map(|e| e.name.to_str().map(str::to_string))
         .filter(|n| !n.starts_with('.') && n != "node_modules")
         .collect();
     out.sort();
     out
 }
 
-/// Names of the `.mjs` files directly in `dir` (following file symbolic links), sorted.
+/// Names of the `.mjs` files directly in `dir` (following file symbolic links while they stay
+/// inside it), sorted. Listed through the directory's handle.
 fn mjs_files(dir: &Path) -> Vec<String> {
-    let mut out: Vec<String> = flowmcp_files::named::read_dir(dir)
+    let root = Root::new(dir);
+    let mut out: Vec<String> = root
+        .list(Path::new(""))
         .into_iter()
         .flatten()
-        .filter_map(Result::ok)
-        .filter(|e| flowmcp_files::named::is_file(e.path()))
-        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|e| match e.kind {
+            EntryKind::File => true,
+            EntryKind::Link => root.file_metadata(Path::new(&e.name)).is_ok(),
+            _ => false,
+        })
+        .filter_map(|e| e.name.to_str().map(str::to_string))
         .filter(|n| n.ends_with(".mjs") && !n.starts_with('.'))
         .collect();
     out.sort();

@@ -1018,7 +1018,9 @@ pub(crate) fn read_stamped(
 ) -> ReadFile {
     let display = display_path(path);
     let v = &opts.validation;
-    let (loaded, report) = discovery.load_validated(path, &display, v);
+    // A file under the catalog's root is read through the root's handle.
+    let anchor = path.starts_with(root).then_some(root);
+    let (loaded, report) = discovery.load_validated(anchor, path, &display, v);
     let scope = discovery.scope_for(path, &display, v);
     let part = Part::of(&relative(root, path), &loaded);
     let good = report.counts.errors == 0;

@@ -75,7 +75,7 @@ pub(crate) fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("{}: cannot read the catalog: {e}", root.display()))?;
     let results: Vec<Result<Vec<ListUse>, String>> = files
         .par_iter()
-        .filter_map(|(path, display)| uses_of_file(path, display, &settings, &limits))
+        .filter_map(|(path, display)| uses_of_file(&root, path, display, &settings, &limits))
         .collect();
     let mut index = ReverseIndex::new();
     let mut skipped = Vec::new();
@@ -159,12 +159,15 @@ fn collect_schemas(
 /// The list uses of one file: `None` when it does not mention `sharedLists` (so cannot reference a
 /// list), `Err(display)` when it mentions it but does not load as a schema.
 fn uses_of_file(
+    root: &Path,
     path: &Path,
     display: &str,
     settings: &RuleSettings,
     limits: &Limits,
 ) -> Option<Result<Vec<ListUse>, String>> {
-    let text = flowmcp_files::named::read_to_string(path).ok()?;
+    // Found by walking `root`: read through its handle.
+    let bytes = flowmcp_files::read_found(Some(root), path, limits.max_file_bytes).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
     if !text.contains("sharedLists") {
         return None;
     }

@@ -462,7 +462,7 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     let file_reports: Vec<_> = files
         .par_iter()
         .map(|f| {
-            let r = discovery.validate_file(&f.path, &f.display, &opts);
+            let r = discovery.validate_file_under(f.anchor.as_deref(), &f.path, &f.display, &opts);
             if let Some(b) = &bar {
                 b.inc(1);
             }

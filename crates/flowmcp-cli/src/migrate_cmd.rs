@@ -105,6 +105,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
                 let entry = crate::walk::FileEntry {
                     display: flowmcp_spec::diagnostic::display_path(&path),
                     path,
+                    anchor: Some(p.clone()),
                 };
                 (entry, anchor.clone())
             }));
@@ -122,7 +123,9 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
     let mut out = String::new();
     for (f, base) in &files {
         let shown = crate::shown(&f.display);
-        let source = match flowmcp_catalog::files::read_capped(&f.path, cap).map(String::from_utf8)
+        // A walked file is read through its directory's handle.
+        let source = match flowmcp_files::read_found(f.anchor.as_deref(), &f.path, cap)
+            .map(String::from_utf8)
         {
             Ok(Ok(s)) => s,
             Err(flowmcp_catalog::files::ReadCappedError::TooLarge(size)) => {

@@ -345,8 +345,17 @@ fn update_outputs(
         if updates.is_empty() {
             continue;
         }
-        let before = flowmcp_files::named::read_to_string(&s.path)
-            .map_err(|e| format!("{}: {e}", s.path.display()))?;
+        // Read and rewritten through its directory's handle: a link in its place is not
+        // written through.
+        let (dir, name) = match (s.path.parent(), s.path.file_name()) {
+            (Some(dir), Some(name)) => (flowmcp_files::Root::new(dir), Path::new(name)),
+            _ => return Err(format!("{}: not a file path", s.path.display())),
+        };
+        let before = dir
+            .read_capped(name, opts.limits.max_file_bytes)
+            .map_err(|e| e.to_string())?;
+        let before = String::from_utf8(before)
+            .map_err(|e| format!("{}: not UTF-8: {e}", s.path.display()))?;
         let mut after = before.clone();
         let mut failed = None;
         for (route, output) in &updates {
@@ -423,8 +432,8 @@ fn update_outputs(
                     .to_string(),
             );
         } else {
-            flowmcp_catalog::files::write_atomic(&s.path, after.as_bytes())
-                .map_err(|e| format!("{}: {e}", s.path.display()))?;
+            dir.write_atomic(name, after.as_bytes(), &|_| true)
+                .map_err(|e| e.to_string())?;
             out.push_str(&format!(
                 "updated {}: output of {}\n",
                 shown(&s.file),

@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 pub(crate) struct FileEntry {
     pub path: PathBuf,
     pub display: String,
+    /// The directory the user named in which a walk found the file (it is read through that
+    /// directory's handle); `None` for a file the user named itself.
+    pub anchor: Option<PathBuf>,
 }
 
 /// Expands `paths`: files are taken as given (whatever their extension), directories are walked for
@@ -25,6 +28,7 @@ pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
             out.push(FileEntry {
                 path: p.clone(),
                 display: flowmcp_spec::diagnostic::display_path(p),
+                anchor: None,
             });
         }
     }
@@ -44,6 +48,7 @@ fn walk_dir(dir: &Path, out: &mut Vec<FileEntry>) -> std::io::Result<()> {
         out.push(FileEntry {
             display: flowmcp_spec::diagnostic::display_path(&path),
             path,
+            anchor: Some(dir.to_path_buf()),
         });
     }
     Ok(())

@@ -1743,6 +1743,85 @@ fn i39_5_json_logs_are_json_lines_only() {
     }
 }
 
+/// Issue #39 scope 6: under `--log-format json` an agent served as a tool (`--agent-tool`) writes
+/// its tool calls' notes (here the preload cache's) as JSON lines too, not as plain lines.
+#[test]
+fn i39_10_an_agent_tools_notes_are_json_lines_under_json_logs() {
+    use std::time::Duration;
+    let upstream = TestServer::start(4, |seen| {
+        if seen.url.starts_with("/countries") {
+            reply(
+                200,
+                Some("application/json"),
+                r#"[{"countryCode": "DE", "name": "Germany", "regionCount": 16}]"#,
+            )
+        } else {
+            reply(404, Some("text/plain"), "no")
+        }
+    });
+    // The model: one round asking for `listCountries`, then the answer. Each request is waited
+    // for up to 30 s (the server starts in between).
+    let chat = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let chat_port = chat.server_addr().to_ip().unwrap().port();
+    let answers = [
+        json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "listCountries_holidaykit-net",
+             "arguments": "{}"}}]}}]}),
+        json!({"choices": [{"message": {"role": "assistant", "content": "Germany."}}]}),
+    ];
+    let model = std::thread::spawn(move || {
+        for answer in answers {
+            let Ok(Some(mut request)) = chat.recv_timeout(Duration::from_secs(30)) else {
+                break;
+            };
+            let mut sink = String::new();
+            let _ = request.as_reader().read_to_string(&mut sink);
+            let header = tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
+            let _ = request
+                .respond(tiny_http::Response::from_string(answer.to_string()).with_header(header));
+        }
+    });
+    let home = Scratch::new("serve-i39-agent-json");
+    let mut serve = HttpServe::start_env(
+        &home,
+        "127.0.0.1:0",
+        &[
+            "--log-format",
+            "json",
+            "--agent-tool",
+            "holiday-planner",
+            "--llm-base-url",
+            &format!("http://127.0.0.1:{chat_port}/v1"),
+            "--upstream",
+            &format!("holidaykit-net={}", upstream.base),
+        ],
+        &[],
+    );
+    let (status, body) = post(
+        &format!("{}/mcp", serve.base),
+        &[("MCP-Protocol-Version", "2025-06-18")],
+        &tools_call(1, "holiday-planner", json!({"input": "Which countries?"})),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Germany."), "{body}");
+    assert_eq!(serve.terminate(), Some(0));
+    let _ = model.join();
+    assert_eq!(upstream.finish().len(), 1);
+    let log = stderr_of(&serve);
+    let mut messages = Vec::new();
+    for line in log.lines() {
+        let v: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("a line of stderr is not JSON ({e}): {line:?}\n{log}"));
+        messages.push(v["message"].as_str().unwrap_or_default().to_string());
+    }
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("Fetching fresh data") || m.contains("Cached for")),
+        "the agent's tool call left no cache note as a JSON line:\n{log}"
+    );
+}
+
 /// Issue #39 finding 6: each MCP request's id goes upstream as `x-request-id` also when the
 /// server counts no metrics (`--no-metrics`).
 #[test]

@@ -63,3 +63,35 @@ pub mod named;
 mod root;
 
 pub use root::{Entry, EntryKind, PathError, Root, Staged};
+
+use std::path::Path;
+
+/// The bytes of the file at `path` when it has at most `cap` bytes. With an `anchor` (the
+/// directory the user named, in which a walk found `path`), the file is read through the
+/// anchor's handle ([`Root::read_capped`]), so a file or folder swapped for a link that leads
+/// out since the walk is not read; without one (a file the user named), by its path
+/// ([`named::read_capped`]). A path outside its anchor is an error.
+pub fn read_found(
+    anchor: Option<&Path>,
+    path: &Path,
+    cap: u64,
+) -> Result<Vec<u8>, named::ReadCappedError> {
+    use named::ReadCappedError;
+    let Some(anchor) = anchor else {
+        return named::read_capped(path, cap);
+    };
+    let relative = path.strip_prefix(anchor).map_err(|_| {
+        ReadCappedError::Io(std::io::Error::other(format!(
+            "{} is not inside {}",
+            path.display(),
+            anchor.display()
+        )))
+    })?;
+    Root::new(anchor)
+        .read_capped(relative, cap)
+        .map_err(|e| match e {
+            PathError::TooLarge { size, .. } => ReadCappedError::TooLarge(size),
+            PathError::Io { source, .. } => ReadCappedError::Io(source),
+            other => ReadCappedError::Io(std::io::Error::other(other.to_string())),
+        })
+}

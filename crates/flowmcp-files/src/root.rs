@@ -546,17 +546,15 @@ impl Root {
     /// (as a real directory) when `create` is set and it is missing.
     fn open(&self, create: bool) -> Result<Dir, PathError> {
         if create {
-            std::fs::create_dir_all(&self.anchor).map_err(|e| PathError::Io {
+            std::fs::create_dir_all(self.anchor_dir()).map_err(|e| PathError::Io {
                 path: self.anchor.clone(),
                 source: e,
             })?;
         }
-        let mut dir =
-            Dir::open_ambient_dir(&self.anchor, cap_std::ambient_authority()).map_err(|e| {
-                PathError::Io {
-                    path: self.anchor.clone(),
-                    source: e,
-                }
+        let mut dir = Dir::open_ambient_dir(self.anchor_dir(), cap_std::ambient_authority())
+            .map_err(|e| PathError::Io {
+                path: self.anchor.clone(),
+                source: e,
             })?;
         let mut path = self.anchor.clone();
         for folder in &self.folders {
@@ -610,7 +608,7 @@ impl Root {
             if existing.as_os_str().is_empty() {
                 return Ok(append(base, &rest));
             }
-            match dir.canonicalize(existing) {
+            match canonical_in(&dir, existing) {
                 Ok(found) => return Ok(append(base.join(found), &rest)),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     if dir.symlink_metadata(existing).is_ok() {
@@ -640,13 +638,23 @@ impl Root {
     /// The root's directory with the anchor canonicalized (the folders are real directories,
     /// so nothing below it needs resolving).
     fn canonical_dir(&self) -> Result<PathBuf, PathError> {
-        let anchor = std::path::absolute(&self.anchor).map_err(|e| PathError::Io {
+        let anchor = std::path::absolute(self.anchor_dir()).map_err(|e| PathError::Io {
             path: self.anchor.clone(),
             source: e,
         })?;
         let mut dir = std::fs::canonicalize(&anchor).unwrap_or(anchor);
         dir.extend(&self.folders);
         Ok(dir)
+    }
+
+    /// The anchor as a directory to open: the current directory when it is empty (the parent
+    /// of a bare file name).
+    fn anchor_dir(&self) -> &Path {
+        if self.anchor.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &self.anchor
+        }
     }
 
     fn io_error(&self, relative: &Path, source: io::Error) -> PathError {
@@ -781,6 +789,24 @@ impl Drop for Staged {
     }
 }
 
+/// `relative` (an existing entry) with its links resolved through `dir`, relative to `dir`. A
+/// regular file or directory is not opened itself: only its parent is resolved and its name
+/// appended, so a file replaced by a rename at that moment still gives its path (resolving the
+/// file itself reads the path of the open, now unlinked, file: `… (deleted)`). A symbolic link
+/// is resolved whole.
+fn canonical_in(dir: &Dir, relative: &Path) -> io::Result<PathBuf> {
+    if dir.symlink_metadata(relative)?.file_type().is_symlink() {
+        return dir.canonicalize(relative);
+    }
+    match (relative.parent(), relative.file_name()) {
+        (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => {
+            Ok(dir.canonicalize(parent)?.join(name))
+        }
+        (_, Some(name)) => Ok(PathBuf::from(name)),
+        _ => dir.canonicalize(relative),
+    }
+}
+
 /// Whether `relative` is made of plain names only (no root, prefix, `.` or `..`).
 fn is_plain(relative: &Path) -> bool {
     relative
@@ -827,6 +853,40 @@ mod tests {
         let _ = fs::remove_dir_all(&d);
         fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{e}"));
         d
+    }
+
+    /// A file replaced by a rename while it is being resolved still resolves to its own path
+    /// (resolving the file itself used to give the open file's path, `… (deleted)`, which a
+    /// download racing another then reported as where its copy is).
+    #[test]
+    fn a_file_replaced_while_it_is_resolved_keeps_its_path() {
+        let base = temp("replaced");
+        let root = Root::new(&base);
+        fs::create_dir_all(base.join("sub")).unwrap_or_else(|e| panic!("{e}"));
+        fs::write(base.join("sub/a.db"), b"1").unwrap_or_else(|e| panic!("{e}"));
+        let want = root.resolve("sub/a.db").unwrap_or_else(|e| panic!("{e}"));
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut n = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    let temp = base.join(format!("sub/.a.db.tmp-{n}"));
+                    let _ = fs::write(&temp, b"2");
+                    let _ = fs::rename(&temp, base.join("sub/a.db"));
+                    n += 1;
+                }
+            });
+            // Collected first, checked after the writer stopped (a failed check inside the scope
+            // would leave the writer running).
+            let seen: Vec<Result<PathBuf, String>> = (0..3000)
+                .map(|_| root.resolve("sub/a.db").map_err(|e| e.to_string()))
+                .collect();
+            stop.store(true, Ordering::Relaxed);
+            for got in seen {
+                assert_eq!(got.as_ref(), Ok(&want));
+            }
+        });
+        let _ = fs::remove_dir_all(&base);
     }
 
     #[test]

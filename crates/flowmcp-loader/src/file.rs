@@ -105,8 +105,22 @@ pub fn load_file(
     limits: &Limits,
     settings: &RuleSettings,
 ) -> LoadedFile {
+    load_file_under(None, path, display, limits, settings)
+}
+
+/// [`load_file`] of a file a walk found under `anchor` (the directory the user named): read
+/// through the anchor's directory handle ([`flowmcp_files::read_found`]), so a file or folder
+/// swapped for a link that leads out since the walk is not read. `None` reads `path` as the
+/// user named it.
+pub fn load_file_under(
+    anchor: Option<&Path>,
+    path: &Path,
+    display: &str,
+    limits: &Limits,
+    settings: &RuleSettings,
+) -> LoadedFile {
     let mut c = Collector::new(settings, Some(display.to_string()));
-    let bytes = match flowmcp_files::named::read_capped(path, limits.max_file_bytes) {
+    let bytes = match flowmcp_files::read_found(anchor, path, limits.max_file_bytes) {
         Ok(b) => b,
         Err(ReadCappedError::TooLarge(size)) => return too_large(display, size, limits, c),
         Err(ReadCappedError::Io(e)) => {

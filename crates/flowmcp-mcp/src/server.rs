@@ -573,7 +573,11 @@ impl McpServer {
         });
         let result = self
             .on_worker(catalog, &context, move |catalog, _caller| {
-                let runner = flowmcp_agent::AgentRunner::new(catalog, &agent, endpoint)?;
+                // The tool calls' notes go to the server's log, in its format (JSON or text).
+                let runner = flowmcp_agent::AgentRunner::new(catalog, &agent, endpoint)?
+                    .with_notes(|line| {
+                        tracing::info!(target: crate::metrics::RUNTIME_NOTES, "{line}");
+                    });
                 runner.run_observed(&input, &mut |m| {
                     let _ = tx.send(m.to_string());
                 })

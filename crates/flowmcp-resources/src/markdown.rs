@@ -438,6 +438,21 @@ impl Document {
     /// when it is not UTF-8. [`DEFAULT_MAX_BYTES`] is the usual cap.
     pub fn read(path: impl AsRef<Path>, max_bytes: u64) -> Result<Document, MarkdownError> {
         let path = path.as_ref();
+        let file = flowmcp_files::named::open(path).map_err(|e| MarkdownError::Read {
+            path: path.to_path_buf(),
+            kind: e.kind(),
+            message: e.to_string(),
+        })?;
+        Document::read_file(file, path, max_bytes)
+    }
+
+    /// [`Document::read`] of a file already open (for example through a directory handle,
+    /// [`flowmcp_files::Root::open_file`]); `path` is the name errors carry.
+    pub fn read_file(
+        file: std::fs::File,
+        path: &Path,
+        max_bytes: u64,
+    ) -> Result<Document, MarkdownError> {
         let io_error = |e: std::io::Error| MarkdownError::Read {
             path: path.to_path_buf(),
             kind: e.kind(),
@@ -448,7 +463,6 @@ impl Document {
             size,
             max: max_bytes,
         };
-        let file = flowmcp_files::named::open(path).map_err(io_error)?;
         let meta = file.metadata().map_err(io_error)?;
         if !meta.is_file() {
             return Err(MarkdownError::Read {

@@ -538,10 +538,11 @@ impl OpenResources {
         r: &Resource,
         opts: &ResourceOptions,
     ) -> Result<Arc<Document>, Coded> {
-        let path = opts
+        let (root, relative) = opts
             .locations(&schema.path)
-            .resolve(origin(r), resource_file(r, name)?)
+            .place(origin(r), resource_file(r, name)?)
             .map_err(|e| path_error(name, &e))?;
+        let path = root.resolve(&relative).map_err(|e| path_error(name, &e))?;
         let now = stamp(&path);
         if let Some((seen, doc)) = self.docs.borrow().get(&path)
             && *seen == now
@@ -549,8 +550,27 @@ impl OpenResources {
         {
             return Ok(doc.clone());
         }
+        // Opened through the origin's directory handle, not by the path just resolved.
+        let unreadable = |kind: std::io::ErrorKind, message: String| {
+            markdown_error(&flowmcp_resources::MarkdownError::Read {
+                path: path.clone(),
+                kind,
+                message,
+            })
+        };
+        let file = root.open_file(Path::new(&relative)).map_err(|e| match e {
+            flowmcp_files::PathError::Io { source, .. } => {
+                unreadable(source.kind(), source.to_string())
+            }
+            flowmcp_files::PathError::NotRegular { .. } => unreadable(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file".to_owned(),
+            ),
+            other => path_error(name, &other),
+        })?;
         let doc = Arc::new(
-            Document::read(&path, opts.markdown_max_bytes).map_err(|e| markdown_error(&e))?,
+            Document::read_file(file, &path, opts.markdown_max_bytes)
+                .map_err(|e| markdown_error(&e))?,
         );
         self.docs.borrow_mut().insert(path, (now, doc.clone()));
         Ok(doc)

@@ -30,7 +30,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use flowmcp_loader::{FileKind, LoadedFile, load_file};
+use flowmcp_loader::walk::load_file_under;
+use flowmcp_loader::{FileKind, LoadedFile};
 use flowmcp_loader::{locate::Key, locate::locate_paths};
 use flowmcp_spec::catalog::{
     self as model, AGENT_MANIFEST, LISTS_DIR, REGISTRY_FILE, Section, check_relative_path,
@@ -362,7 +363,14 @@ fn run(dir: &Path, display: &str, opts: &Options, validate_files: bool) -> RunRe
     } else {
         ListScope::NotSearched
     };
-    let loaded = load_all(&rels, display, opts, validate_files.then_some(&scope));
+    // Read through the catalog's handle (the paths are canonical, inside `canon_dir`).
+    let loaded = load_all(
+        canon_dir.as_deref(),
+        &rels,
+        display,
+        opts,
+        validate_files.then_some(&scope),
+    );
     let facts: HashMap<&str, &Facts> = loaded.iter().map(|(r, _, f, _)| (r.as_str(), f)).collect();
 
     if let Some(reg) = registry.as_ref().and_then(Value::as_object) {
@@ -1371,6 +1379,7 @@ type Loaded = (String, PathBuf, Facts, Option<(FileReport, LoadedFile)>);
 
 /// Loads every file (in parallel), extracts its facts and, with a list scope, validates it.
 fn load_all(
+    anchor: Option<&Path>,
     files: &BTreeMap<String, PathBuf>,
     display: &str,
     opts: &Options,
@@ -1387,7 +1396,7 @@ fn load_all(
     let chunk = items.len().div_ceil(threads).max(1);
     let one = |rel: &String, file: &PathBuf| -> Loaded {
         let shown = format!("{display}/{rel}");
-        let mut loaded = load_file(file, &shown, &opts.limits, &opts.settings);
+        let mut loaded = load_file_under(anchor, file, &shown, &opts.limits, &opts.settings);
         match scope {
             // The facts of the file as validation left it (a 3.0 agent manifest read as an agent
             // under compat).

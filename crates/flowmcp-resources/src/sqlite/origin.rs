@@ -97,6 +97,14 @@ impl Locations {
     /// a link, is refused. The file itself need not exist; a dangling link in its place is
     /// refused.
     pub fn resolve(&self, origin: Origin, name: &str) -> Result<PathBuf, PathError> {
+        let (root, relative) = self.place(origin, name)?;
+        root.resolve(&relative)
+    }
+
+    /// Where `name` under `origin` lives, unresolved: the origin's [`Root`] and the file's path
+    /// relative to it (checked as for [`Locations::resolve`]), so that the file can be opened
+    /// through the root's directory handle ([`Root::open_file`]).
+    pub fn place(&self, origin: Origin, name: &str) -> Result<(Root, String), PathError> {
         check_name(name)?;
         let root = match origin {
             // The schema's directory is the catalog's; links inside it are followed while they
@@ -127,10 +135,11 @@ impl Locations {
                 Root::new(home.join(format!(".{}", self.base)))
             }
         };
-        match origin {
-            Origin::Project => root.resolve(name),
-            Origin::Inline | Origin::Global => root.resolve(&format!("resources/{name}")),
-        }
+        let relative = match origin {
+            Origin::Project => name.to_owned(),
+            Origin::Inline | Origin::Global => format!("resources/{name}"),
+        };
+        Ok((root, relative))
     }
 }
 

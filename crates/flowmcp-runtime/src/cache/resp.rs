@@ -7,7 +7,7 @@
 //! strings, answered by simple strings, errors, integers, bulk strings, nil and arrays.
 
 use std::io::{self, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 /// Longest status, error or length line read (a longer one is not Redis talking).
@@ -66,6 +66,46 @@ fn left(until: Instant) -> Result<Duration, Failure> {
         .ok_or(Failure::TimedOut)
 }
 
+/// How a host name becomes addresses (the system's resolver, or a stand-in in tests).
+type Lookup = fn(&str, u16) -> io::Result<Vec<SocketAddr>>;
+
+/// The system's resolver.
+fn system_lookup(host: &str, port: u16) -> io::Result<Vec<SocketAddr>> {
+    (host, port).to_socket_addrs().map(Iterator::collect)
+}
+
+/// The addresses of `host`, looked up by `until`: an IP address as it is, a name by `lookup` on a
+/// thread of its own, waited for at most until `until` (the system's resolver has no deadline of
+/// its own; a lookup that outlives the wait finishes on its own and is dropped).
+fn addresses(
+    host: &str,
+    port: u16,
+    until: Instant,
+    lookup: Lookup,
+) -> Result<Vec<SocketAddr>, Failure> {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = bare.parse::<IpAddr>() {
+        return Ok(vec![SocketAddr::new(ip, port)]);
+    }
+    let wait = left(until)?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let name = host.to_string();
+    std::thread::Builder::new()
+        .name("flowmcp-redis-lookup".into())
+        .spawn(move || {
+            let _ = tx.send(lookup(&name, port));
+        })
+        .map_err(|e| Failure::io(&e))?;
+    match rx.recv_timeout(wait) {
+        Ok(Ok(addrs)) => Ok(addrs),
+        Ok(Err(e)) => Err(Failure::io(&e)),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(Failure::TimedOut),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(Failure::Other(format!(
+            "the lookup of {host} ended without an answer"
+        ))),
+    }
+}
+
 /// An open connection, logged in and on its database.
 pub(crate) struct Conn {
     stream: TcpStream,
@@ -77,9 +117,7 @@ pub(crate) struct Conn {
 impl Conn {
     /// Connects to `target`, logs in and selects its database, all by `until`.
     pub(crate) fn connect(target: &Target, until: Instant) -> Result<Conn, Failure> {
-        let addrs = (target.host.as_str(), target.port)
-            .to_socket_addrs()
-            .map_err(|e| Failure::io(&e))?;
+        let addrs = addresses(&target.host, target.port, until, system_lookup)?;
         let mut last = Failure::Other(format!("{} has no address", target.host));
         let mut stream = None;
         for addr in addrs {
@@ -249,6 +287,42 @@ fn protocol(what: &str) -> Failure {
 mod tests {
     use super::*;
     use std::net::TcpListener;
+
+    /// Issue 39, scope 4: a host name lookup that takes longer than the call has left ends the
+    /// connect at the call's deadline (the lookup used to run inline, with no bound at all).
+    #[test]
+    fn i39_4_a_slow_host_name_lookup_ends_at_the_deadline() {
+        fn slow(_: &str, _: u16) -> io::Result<Vec<SocketAddr>> {
+            std::thread::sleep(Duration::from_secs(5));
+            Ok(Vec::new())
+        }
+        fn quick(_: &str, port: u16) -> io::Result<Vec<SocketAddr>> {
+            Ok(vec![SocketAddr::from(([127, 0, 0, 1], port))])
+        }
+        let started = Instant::now();
+        let until = started + Duration::from_millis(200);
+        assert_eq!(
+            addresses("redis.internal", 6379, until, slow),
+            Err(Failure::TimedOut)
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(4),
+            "the wait was not bounded"
+        );
+        let later = Instant::now() + Duration::from_secs(5);
+        assert_eq!(
+            addresses("redis.internal", 6379, later, quick),
+            Ok(vec![SocketAddr::from(([127, 0, 0, 1], 6379))])
+        );
+        // An address needs no lookup at all.
+        assert_eq!(
+            addresses("[::1]", 6379, later, slow),
+            Ok(vec![SocketAddr::from((
+                std::net::Ipv6Addr::LOCALHOST,
+                6379
+            ))])
+        );
+    }
 
     /// A server that answers the first command with `answer` and records what it was sent.
     fn answering(answer: &'static [u8]) -> (u16, std::thread::JoinHandle<Vec<u8>>) {

@@ -11,7 +11,7 @@ mod check;
 use std::path::{Path, PathBuf};
 
 use flowmcp_loader::Limits;
-use flowmcp_loader::load_file;
+use flowmcp_loader::walk::load_file_under;
 use flowmcp_spec::RuleSettings;
 
 pub use flowmcp_spec::lists::*;
@@ -108,11 +108,18 @@ pub fn display_dir(display: &str) -> String {
 /// are remembered in [`ListRegistry::unloaded`]; the diagnostics of each list file are reported
 /// when that file itself is validated.
 pub fn load_dir(dir: &Path, settings: &RuleSettings, limits: &Limits) -> ListRegistry {
-    let mut files: Vec<(String, PathBuf)> = match flowmcp_files::named::read_dir(dir) {
-        Ok(rd) => rd
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
-            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+    // Listed and read through the directory's handle: a list file that is a link counts only
+    // while it stays inside.
+    let root = flowmcp_files::Root::new(dir);
+    let mut files: Vec<(String, PathBuf)> = match root.list(Path::new("")) {
+        Ok(entries) => entries
+            .into_iter()
+            .filter(|e| e.kind != flowmcp_files::EntryKind::Dir)
+            .map(|e| {
+                let name = e.name.to_string_lossy().into_owned();
+                let path = dir.join(&e.name);
+                (name, path)
+            })
             .filter(|(name, _)| name.ends_with(".mjs"))
             .collect(),
         Err(_) => Vec::new(),
@@ -122,7 +129,7 @@ pub fn load_dir(dir: &Path, settings: &RuleSettings, limits: &Limits) -> ListReg
     let mut unloaded = Vec::new();
     for (name, path) in files {
         let display = format!("{LISTS_DIR}/{name}");
-        let loaded = load_file(&path, &display, limits, settings);
+        let loaded = load_file_under(Some(dir), &path, &display, limits, settings);
         let list = loaded
             .exports
             .as_ref()
