@@ -120,15 +120,24 @@ impl ModuleState {
         Ok((name, format))
     }
 
+    /// The text of the module at `path` (resolved and confined to the library directory),
+    /// read through the library directory's handle, so that a folder swapped for a link after
+    /// the module was resolved is not followed out of it.
     fn read(&self, name: &str, path: &Path) -> Result<String, LibError> {
-        flowmcp_files::named::read_to_string(path).map_err(|e| {
+        let unreadable = |reason: String| {
             self.record(LibError::Unreadable {
                 file: name.to_string(),
-                reason: e.to_string(),
+                reason,
             })
-        })
+        };
+        let bytes = flowmcp_files::read_found(Some(self.dir.root()), path, MAX_MODULE_BYTES)
+            .map_err(|e| unreadable(e.to_string()))?;
+        String::from_utf8(bytes).map_err(|e| unreadable(e.to_string()))
     }
 }
+
+/// The largest library module read (a bundled library is at most a few MiB).
+const MAX_MODULE_BYTES: u64 = 64 << 20;
 
 fn format_name(f: ModuleFormat) -> &'static str {
     match f {
