@@ -29,7 +29,8 @@ pub const SARIF_SCHEMA: &str =
 /// The SARIF version this renderer writes.
 pub const SARIF_VERSION: &str = "2.1.0";
 
-/// The project's home; mirrors `workspace.package.repository` in the workspace manifest.
+/// The project's home: a placeholder until the project has a public address (docs/decisions.md,
+/// D103).
 pub const REPOSITORY: &str = "https://example.invalid/flowmcp-rs";
 
 /// Renders a run as a pretty-printed SARIF 2.1.0 log.
