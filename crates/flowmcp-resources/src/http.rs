@@ -36,7 +36,7 @@
 //! ([`HttpResource::root`] and [`HttpResource::file`]); missing directories are created. The
 //! project base and the `cache` and `resources` folders are used only as real directories (a
 //! symbolic link in their place is refused, wherever it points), and the copy is read and
-//! written through the root's directory handle ([`crate::paths`]).
+//! written through the root's directory handle ([`flowmcp_files::Root`]).
 //!
 //! # Time to live
 //!
