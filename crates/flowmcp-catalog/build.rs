@@ -3,7 +3,7 @@
 //! build's results.
 //!
 //! In the workspace it is a hash of the sources of every crate a file's validation runs through
-//! (spec, loader, resources, validate and this one) and of `Cargo.lock` (which fixes the
+//! (spec, files, loader, resources, validate and this one) and of `Cargo.lock` (which fixes the
 //! JavaScript engine and every other dependency); outside it (a published crate) the package
 //! version stands in for them.
 // The build script reads the bundled catalog at build time; the capability rule is for product code.
@@ -18,6 +18,8 @@ fn main() {
     let mut inputs: Vec<PathBuf> = Vec::new();
     for name in [
         "flowmcp-spec",
+        // How files are found and read (the walk, links, caps) decides what is validated.
+        "flowmcp-files",
         "flowmcp-loader",
         "flowmcp-resources",
         "flowmcp-validate",
