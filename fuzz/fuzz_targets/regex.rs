@@ -84,10 +84,8 @@ fn js_test(pattern: &str, flags: &str, subject: &str) -> Option<Js> {
         quote(flags),
         quote(subject)
     );
-    let limits = Limits {
-        eval_timeout: Duration::from_millis(250),
-        ..Limits::default()
-    };
+    let mut limits = Limits::default();
+    limits.eval_timeout = Duration::from_millis(250);
     let exports = evaluate("regex.mjs", &source, &limits).ok()?;
     match exports.get("main")?.get("r")?.as_i64()? {
         0 => Some(Js::Match(false)),

@@ -381,13 +381,13 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
         return Err("--timeout-ms, --memory-mib and --max-file-size must be greater than 0".into());
     }
     let mut opts = Options::default();
-    opts.settings = RuleSettings { profile, overrides };
-    opts.limits = Limits {
-        max_file_bytes: a.max_file_size,
-        memory_bytes: usize::try_from(a.memory_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX),
-        eval_timeout: Duration::from_millis(a.timeout_ms),
-        ..Limits::default()
-    };
+    opts.settings = RuleSettings::new(profile);
+    opts.settings.overrides = overrides;
+    opts.limits = Limits::default();
+    opts.limits.max_file_bytes = a.max_file_size;
+    opts.limits.memory_bytes =
+        usize::try_from(a.memory_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    opts.limits.eval_timeout = Duration::from_millis(a.timeout_ms);
     opts.allowed_libraries = cfg.allowed_libraries.clone();
     run_cmd::on_this_machine(&cfg, &mut opts);
 

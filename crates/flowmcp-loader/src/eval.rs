@@ -41,6 +41,7 @@ pub(crate) const DATA_EXPORTS: &[&str] = &[
 
 /// Sandbox limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Largest file read, in bytes (LDR002).
     pub max_file_bytes: u64,

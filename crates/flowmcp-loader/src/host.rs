@@ -148,6 +148,7 @@ impl fmt::Display for Phase {
 
 /// Limits and profile switches of a host.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HostConfig {
     /// QuickJS heap cap for the whole runtime, in bytes.
     pub memory_bytes: usize,

@@ -36,18 +36,20 @@ fn tools(names: &[&str]) -> Vec<String> {
 }
 
 fn fast() -> HostConfig {
-    HostConfig {
-        call_timeout: Duration::from_millis(300),
-        factory_timeout: Duration::from_millis(300),
-        ..HostConfig::spec()
+    {
+        let mut v = HostConfig::spec();
+        v.call_timeout = Duration::from_millis(300);
+        v.factory_timeout = Duration::from_millis(300);
+        v
     }
 }
 
 fn fast_compat() -> HostConfig {
-    HostConfig {
-        call_timeout: Duration::from_millis(300),
-        factory_timeout: Duration::from_millis(300),
-        ..HostConfig::compat()
+    {
+        let mut v = HostConfig::compat();
+        v.call_timeout = Duration::from_millis(300);
+        v.factory_timeout = Duration::from_millis(300);
+        v
     }
 }
 
@@ -403,11 +405,7 @@ fn unbounded_allocation_hits_memory_limit() {
                 t: {{ preRequest: () => {{ const a = []; for (;;) {{ a.push('x'.repeat(1 << 20)); }} }} }},
             }});"
         ),
-        HostConfig {
-            memory_bytes: 16 * 1024 * 1024,
-            call_timeout: Duration::from_secs(5),
-            ..fast()
-        },
+        { let mut v = fast(); v.memory_bytes = 16 * 1024 * 1024; v.call_timeout = Duration::from_secs(5); v },
     )
     .unwrap();
     let e = host
@@ -672,13 +670,11 @@ fn set_timeout_under_compat_is_capped() {
             }},
         }});"
     );
-    let mut host = load_with(
-        &src,
-        HostConfig {
-            max_timer_delay: Duration::from_millis(50),
-            ..fast_compat()
-        },
-    )
+    let mut host = load_with(&src, {
+        let mut v = fast_compat();
+        v.max_timer_delay = Duration::from_millis(50);
+        v
+    })
     .unwrap();
     let started = Instant::now();
     let out = host

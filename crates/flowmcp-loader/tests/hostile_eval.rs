@@ -7,9 +7,10 @@ use std::time::Duration;
 use flowmcp_loader::{EvalFailure, HandlersExport, Limits, eval::evaluate};
 
 fn limits() -> Limits {
-    Limits {
-        eval_timeout: Duration::from_millis(300),
-        ..Limits::default()
+    {
+        let mut v = Limits::default();
+        v.eval_timeout = Duration::from_millis(300);
+        v
     }
 }
 

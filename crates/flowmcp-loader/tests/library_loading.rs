@@ -172,13 +172,14 @@ impl HostBridge for Quiet {
 }
 
 fn config() -> HostConfig {
-    HostConfig {
-        call_timeout: Duration::from_millis(500),
-        factory_timeout: Duration::from_millis(500),
-        library_timeout: Duration::from_millis(1500),
-        memory_bytes: 32 * 1024 * 1024,
-        library_memory_bytes: 32 * 1024 * 1024,
-        ..HostConfig::spec()
+    {
+        let mut v = HostConfig::spec();
+        v.call_timeout = Duration::from_millis(500);
+        v.factory_timeout = Duration::from_millis(500);
+        v.library_timeout = Duration::from_millis(1500);
+        v.memory_bytes = 32 * 1024 * 1024;
+        v.library_memory_bytes = 32 * 1024 * 1024;
+        v
     }
 }
 
@@ -433,9 +434,10 @@ fn under_compat_an_unusable_library_is_a_stand_in_that_fails_only_when_used() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let compat = HostConfig {
-        library_timeout: Duration::from_millis(1500),
-        ..HostConfig::compat()
+    let compat = {
+        let mut v = HostConfig::compat();
+        v.library_timeout = Duration::from_millis(1500);
+        v
     };
     let mut host = HandlerHost::load(
         "schema.mjs",
@@ -488,9 +490,10 @@ fn under_compat_an_unusable_library_is_a_stand_in_that_fails_only_when_used() {
         &json!({}),
         Libraries::new(&loop_names, Some(&dir)),
         &tools,
-        HostConfig {
-            library_timeout: Duration::from_millis(300),
-            ..HostConfig::compat()
+        {
+            let mut v = HostConfig::compat();
+            v.library_timeout = Duration::from_millis(300);
+            v
         },
     );
     assert!(matches!(r, Err(HostError::Timeout)), "{r:?}");

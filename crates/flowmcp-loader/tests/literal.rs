@@ -16,9 +16,10 @@ use flowmcp_loader::{Limits, eval::evaluate};
 use serde_json::Value;
 
 fn limits() -> Limits {
-    Limits {
-        eval_timeout: Duration::from_secs(20),
-        ..Limits::default()
+    {
+        let mut v = Limits::default();
+        v.eval_timeout = Duration::from_secs(20);
+        v
     }
 }
 

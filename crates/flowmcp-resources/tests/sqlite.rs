@@ -328,7 +328,11 @@ fn row_limit_defaults_to_100_and_is_clamped_to_1000() {
     assert_eq!(rows.cut, Some(Cut::Rows));
     assert_eq!(rows.rows[99].get("i"), Some(&json!(100)));
 
-    let asked = QueryLimits { rows: 5000, ..q() };
+    let asked = {
+        let mut v = q();
+        v.rows = 5000;
+        v
+    };
     let rows = db.query("SELECT i FROM n", &[], &asked).unwrap();
     assert_eq!(rows.rows.len(), 1000);
     assert!(rows.truncated);
@@ -369,7 +373,11 @@ fn an_authors_limit_is_respected_and_exact_fits_are_not_truncated() {
     assert_eq!(rows.rows.len(), 100);
     assert!(!rows.truncated, "exactly the limit is not truncated");
     let zero = db
-        .query("SELECT i FROM n", &[], &QueryLimits { rows: 0, ..q() })
+        .query("SELECT i FROM n", &[], &{
+            let mut v = q();
+            v.rows = 0;
+            v
+        })
         .unwrap();
     assert!(zero.rows.is_empty() && zero.truncated);
     drop(db);
@@ -380,9 +388,10 @@ fn an_authors_limit_is_respected_and_exact_fits_are_not_truncated() {
 fn an_endless_recursive_query_ends_with_a_timeout() {
     let fx = ReadOnlyFixture::new("timeout", TOKENS);
     let db = fx.open();
-    let limits = QueryLimits {
-        timeout: Duration::from_millis(200),
-        ..q()
+    let limits = {
+        let mut v = q();
+        v.timeout = Duration::from_millis(200);
+        v
     };
     let start = Instant::now();
     let err = db
@@ -422,9 +431,10 @@ fn the_byte_cap_cuts_at_a_whole_row_or_refuses_a_single_huge_row() {
          INSERT INTO docs SELECT x, printf('%.1000c', 'a') FROM c;",
     );
     let db = fx.open();
-    let limits = QueryLimits {
-        max_bytes: 10_000,
-        ..q()
+    let limits = {
+        let mut v = q();
+        v.max_bytes = 10_000;
+        v
     };
     let rows = db
         .query("SELECT id, body FROM docs ORDER BY id", &[], &limits)
@@ -449,14 +459,11 @@ fn the_byte_cap_cuts_at_a_whole_row_or_refuses_a_single_huge_row() {
     );
 
     let err = db
-        .query(
-            "SELECT body FROM docs",
-            &[],
-            &QueryLimits {
-                max_bytes: 500,
-                ..q()
-            },
-        )
+        .query("SELECT body FROM docs", &[], &{
+            let mut v = q();
+            v.max_bytes = 500;
+            v
+        })
         .unwrap_err();
     assert!(
         matches!(err, SqlError::TooLarge { max_bytes: 500 }),
@@ -680,9 +687,10 @@ fn create_runs_the_schema_atomically_and_never_replaces_a_file() {
     )
     .unwrap_err();
     assert!(attach.to_string().contains("ATTACH"), "{attach}");
-    let endless = Limits {
-        schema_timeout: Duration::from_millis(100),
-        ..Limits::default()
+    let endless = {
+        let mut v = Limits::default();
+        v.schema_timeout = Duration::from_millis(100);
+        v
     };
     let err = Database::create(
         &broken,

@@ -539,11 +539,13 @@ impl<'t> Runner<'t> {
             .resources
             .get(resource)
             .ok_or_else(|| gone(resource))?;
-        let limits = |rows: usize| QueryLimits {
-            rows,
+        let limits = |rows: usize| {
+            let mut l = QueryLimits::default();
+            l.rows = rows;
             // Only the input check ran before the statement: the call's own limit is all left.
-            timeout: ropts.query_timeout.min(self.opts.timeout),
-            max_bytes: ropts.max_result_bytes,
+            l.timeout = ropts.query_timeout.min(self.opts.timeout);
+            l.max_bytes = ropts.max_result_bytes;
+            l
         };
         let query = r.queries.get(&d.tool);
         let bindings = d.query.as_deref().unwrap_or(&[]);
@@ -738,16 +740,14 @@ impl<'t> Runner<'t> {
             resources: &resources,
         };
         let compat = self.set.profile().is_compat();
-        let config = HostConfig {
-            memory_bytes: self.opts.memory_bytes,
-            stack_bytes: self.opts.stack_bytes,
-            call_timeout: self.opts.call_timeout,
-            ..if compat {
-                HostConfig::compat()
-            } else {
-                HostConfig::spec()
-            }
+        let mut config = if compat {
+            HostConfig::compat()
+        } else {
+            HostConfig::spec()
         };
+        config.memory_bytes = self.opts.memory_bytes;
+        config.stack_bytes = self.opts.stack_bytes;
+        config.call_timeout = self.opts.call_timeout;
         HandlerHost::load_with(
             &schema.display,
             source,

@@ -87,6 +87,7 @@ pub(crate) type ListResolver<'a> = dyn Fn(&str, &str) -> Option<Vec<String>> + '
 
 /// Options for building descriptors.
 #[derive(Clone, Copy, Default)]
+#[non_exhaustive]
 pub struct DescribeOptions<'a> {
     /// `spec` or `compat`.
     pub profile: Profile,

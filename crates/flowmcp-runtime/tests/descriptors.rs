@@ -124,10 +124,9 @@ fn holidaykit_lists_resolve_into_enums() {
         ("subdivisions", "code") => Some(vec!["GB-SCT".to_string(), "AT-9".into()]),
         _ => None,
     };
-    let opts = DescribeOptions {
-        profile: Profile::Spec,
-        lists: Some(&lists),
-    };
+    let mut opts = DescribeOptions::default();
+    opts.profile = Profile::Spec;
+    opts.lists = Some(&lists);
     let (ds, _) = describe_schema(&main, &ServerParams::new(), opts);
     let hol = by_tool(&ds, "getPublicHolidays");
     assert!(hol.warnings.is_empty());

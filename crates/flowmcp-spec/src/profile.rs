@@ -77,6 +77,7 @@ impl Overrides {
 
 /// A profile plus overrides: decides the level of every emitted diagnostic.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RuleSettings {
     pub profile: Profile,
     pub overrides: Overrides,

@@ -138,6 +138,7 @@ impl Mode {
 
 /// Limits fixed when a database is opened.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Limits {
     /// The longest statement SQLite accepts, in bytes (`SQLITE_LIMIT_SQL_LENGTH`).
     pub max_sql_length: usize,
@@ -166,6 +167,7 @@ impl Default for Limits {
 
 /// Limits for one query.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct QueryLimits {
     /// The most rows returned; above [`MAX_ROWS`] counts as [`MAX_ROWS`]. Default
     /// [`DEFAULT_ROWS`].

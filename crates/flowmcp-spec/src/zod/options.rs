@@ -152,6 +152,7 @@ impl fmt::Display for ZOption {
 
 /// The parsed `z.options` list, in declaration order. Constraints combine with AND.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Options {
     /// The entries, in declaration order.
     pub items: Vec<ZOption>,
