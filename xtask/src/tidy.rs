@@ -245,39 +245,37 @@ fn lint_allowances(root: &Path) -> Result<Vec<String>, String> {
 /// The problem with how the file at `at` turns `disallowed_methods` off, if it does so where it
 /// may not ([`lint_allowances`]).
 pub(crate) fn lint_allowance(at: &str, text: &str) -> Option<String> {
-    {
-        let code = strip_comments_and_strings(text);
-        let n = code.matches("clippy::disallowed_methods").count();
-        if n == 0 {
-            return None;
-        }
-        let crate_root = at.ends_with("/src/lib.rs") || at.ends_with("/src/main.rs");
-        let target_root = at.ends_with("/tests/main.rs")
-            || at.contains("/examples/")
-            || at == "xtask/src/main.rs"
-            || at.ends_with("/build.rs");
-        let unit_tests = code
-            .matches("#![cfg_attr(test, allow(clippy::disallowed_methods))]")
-            .count();
-        let whole = code
-            .matches("#![allow(clippy::disallowed_methods)]")
-            .count();
-        let listed = LINT_ALLOWED
-            .iter()
-            .filter(|(file, _)| *file == at)
-            .map(|(_, count)| *count)
-            .sum::<usize>();
-        let fine = (crate_root && n == unit_tests)
-            || (target_root && n == whole)
-            || (n == listed && unit_tests == 0 && whole == 0);
-        (!fine).then(|| {
-            format!(
-                "{at}: turns clippy::disallowed_methods off {n} time(s); only flowmcp-files, the \
-                 roots of test, example and tool targets, unit tests (cfg_attr(test, …) at a \
-                 crate root) and the places listed in xtask's LINT_ALLOWED may"
-            )
-        })
+    let code = strip_comments_and_strings(text);
+    let n = code.matches("clippy::disallowed_methods").count();
+    if n == 0 {
+        return None;
     }
+    let crate_root = at.ends_with("/src/lib.rs") || at.ends_with("/src/main.rs");
+    let target_root = at.ends_with("/tests/main.rs")
+        || at.contains("/examples/")
+        || at == "xtask/src/main.rs"
+        || at.ends_with("/build.rs");
+    let unit_tests = code
+        .matches("#![cfg_attr(test, allow(clippy::disallowed_methods))]")
+        .count();
+    let whole = code
+        .matches("#![allow(clippy::disallowed_methods)]")
+        .count();
+    let listed = LINT_ALLOWED
+        .iter()
+        .filter(|(file, _)| *file == at)
+        .map(|(_, count)| *count)
+        .sum::<usize>();
+    let fine = (crate_root && n == unit_tests)
+        || (target_root && n == whole)
+        || (n == listed && unit_tests == 0 && whole == 0);
+    (!fine).then(|| {
+        format!(
+            "{at}: turns clippy::disallowed_methods off {n} time(s); only flowmcp-files, the \
+             roots of test, example and tool targets, unit tests (cfg_attr(test, …) at a \
+             crate root) and the places listed in xtask's LINT_ALLOWED may"
+        )
+    })
 }
 
 /// A row of ARCHITECTURE.md's crate table.

@@ -43,8 +43,12 @@ impl std::error::Error for ReadCappedError {}
 /// is checked first and sizes the buffer, so a file is read with one or two reads and no copy; at
 /// most `cap + 1` bytes are read in any case, as the file may grow between the check and the read.
 pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, ReadCappedError> {
+    read_open_capped(std::fs::File::open(path).map_err(ReadCappedError::Io)?, cap)
+}
+
+/// [`read_capped`] of a file already open (by path, or through a directory handle).
+pub(crate) fn read_open_capped(file: std::fs::File, cap: u64) -> Result<Vec<u8>, ReadCappedError> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(ReadCappedError::Io)?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     if size > cap {
         return Err(ReadCappedError::TooLarge(size));

@@ -243,23 +243,13 @@ impl Root {
         if !meta.is_file() {
             return Err(self.not_regular(relative, "is not a regular file"));
         }
-        if meta.len() > cap {
-            return Err(PathError::TooLarge {
+        crate::atomic::read_open_capped(file, cap).map_err(|e| match e {
+            crate::named::ReadCappedError::TooLarge(size) => PathError::TooLarge {
                 path: self.dir().join(relative),
-                size: meta.len(),
-            });
-        }
-        let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0) + 1);
-        file.take(cap.saturating_add(1))
-            .read_to_end(&mut buf)
-            .map_err(|e| self.io_error(relative, e))?;
-        if buf.len() as u64 > cap {
-            return Err(PathError::TooLarge {
-                path: self.dir().join(relative),
-                size: buf.len() as u64,
-            });
-        }
-        Ok(buf)
+                size,
+            },
+            crate::named::ReadCappedError::Io(e) => self.io_error(relative, e),
+        })
     }
 
     /// [`Root::read_capped`] of a file that must be a regular file itself: a symbolic link in
