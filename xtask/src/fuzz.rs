@@ -340,6 +340,7 @@ fn show(cmd: &Command) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -384,6 +385,154 @@ mod tests {
         assert_eq!(path, Path::new("/r/fuzz/artifacts/request/crash-5e9f77be"));
         assert_eq!(artifact_kind(&path), "crash");
         assert_eq!(artifact_kind(Path::new("a/timeout-12")), "timeout");
+    }
+
+    /// What a finding of `fuzz/regressions/` shows today: fixed findings agree with JavaScript,
+    /// open ones still differ (when one starts to agree, move it to the fixed ones and say so in
+    /// `fuzz/regressions/README.md`).
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Finding {
+        Fixed,
+        Open,
+        /// A check of the fuzz target itself, not of product code: only `cargo fuzz` replays it.
+        TargetOnly,
+    }
+
+    const FINDINGS: [(&str, Finding); 15] = [
+        ("literal/nul-key-collides.txt", Finding::Fixed),
+        ("literal/nul-key-extractor-truncates.txt", Finding::Fixed),
+        ("regex/accepts-unmatched-close-paren.txt", Finding::Fixed),
+        ("regex/accepts-double-quantifier.txt", Finding::Open),
+        ("regex/accepts-inline-flags.txt", Finding::Open),
+        ("regex/accepts-quantified-assertion.txt", Finding::Open),
+        ("regex/astral-code-units.txt", Finding::Open),
+        ("regex/identity-escape-letter.txt", Finding::Open),
+        ("regex/ignore-case-long-s.txt", Finding::Open),
+        ("regex/multiline-cr.txt", Finding::Open),
+        (
+            "regex/oracle-quirk-quickjs-rejects-incomplete-brace.txt",
+            Finding::Open,
+        ),
+        ("regex/space-class-feff.txt", Finding::Open),
+        ("regex/space-class-nel.txt", Finding::Open),
+        ("regex/u-brace-escape.txt", Finding::Open),
+        (
+            "request/handler-writes-a-secret-split-by-line-breaks.bin",
+            Finding::TargetOnly,
+        ),
+    ];
+
+    /// A regular expression's answer: `None` when it does not compile (JsRegex refuses it, or
+    /// JavaScript throws a SyntaxError).
+    fn ours_on_regex(pattern: &str, flags: &str, subject: &str) -> Option<bool> {
+        flowmcp_spec::zod::JsRegex::new(&format!("/{pattern}/{flags}"))
+            .ok()
+            .map(|re| re.is_match(subject))
+    }
+
+    fn js_on_regex(pattern: &str, flags: &str, subject: &str) -> Option<bool> {
+        let quote = |s: &str| serde_json::to_string(s).unwrap();
+        let source = format!(
+            "let r = 3;\ntry {{ r = new RegExp({}, {}).test({}) ? 1 : 0; }}\n\
+             catch (e) {{ r = e instanceof SyntaxError ? 2 : 3; }}\nexport const main = {{ r }};\n",
+            quote(pattern),
+            quote(flags),
+            quote(subject)
+        );
+        let exports = flowmcp_loader::eval::evaluate(
+            "regex.mjs",
+            &source,
+            &flowmcp_loader::Limits::default(),
+        )
+        .unwrap();
+        match exports
+            .get("main")
+            .and_then(|m| m.get("r"))
+            .and_then(|r| r.as_i64())
+        {
+            Some(0) => Some(false),
+            Some(1) => Some(true),
+            Some(2) => None,
+            other => panic!("QuickJS gave no answer: {other:?}"),
+        }
+    }
+
+    /// Issue #40 (docs): every minimised finding of `fuzz/regressions/` is replayed by the normal
+    /// tests, with the property its fuzz target checks, and each is classified (a new file must be
+    /// added to [`FINDINGS`]).
+    #[test]
+    fn i40_every_fuzz_regression_is_replayed() {
+        let dir = workspace_root().join("fuzz/regressions");
+        let mut on_disk = Vec::new();
+        for target in std::fs::read_dir(&dir).unwrap() {
+            let target = target.unwrap().path();
+            if !target.is_dir() {
+                continue;
+            }
+            for file in std::fs::read_dir(&target).unwrap() {
+                let file = file.unwrap().path();
+                let rel = file
+                    .strip_prefix(&dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                on_disk.push(rel);
+            }
+        }
+        on_disk.sort();
+        let mut listed: Vec<String> = FINDINGS.iter().map(|(f, _)| f.to_string()).collect();
+        listed.sort();
+        assert_eq!(
+            on_disk, listed,
+            "every finding file is classified in FINDINGS"
+        );
+
+        for (file, finding) in FINDINGS {
+            let bytes = std::fs::read(dir.join(file)).unwrap();
+            let agrees = if file.starts_with("regex/") {
+                let text = String::from_utf8(bytes).unwrap();
+                let mut parts = text.splitn(3, '\0');
+                let (flag_text, pattern, subject) = (
+                    parts.next().unwrap(),
+                    parts.next().unwrap(),
+                    parts.next().unwrap(),
+                );
+                let mut flags = String::new();
+                for c in flag_text.chars() {
+                    if "gimsy".contains(c) && !flags.contains(c) {
+                        flags.push(c);
+                    }
+                }
+                ours_on_regex(pattern, &flags, subject) == js_on_regex(pattern, &flags, subject)
+            } else if file.starts_with("literal/") {
+                // Exact or silent: the pure-data reader and QuickJS read the same `main`.
+                let text = String::from_utf8(bytes).unwrap();
+                let wrapped = format!("export const main = {text};");
+                let blanked = flowmcp_loader::scan::blank(&wrapped);
+                let read =
+                    flowmcp_loader::literal::try_read_data_export(&wrapped, &blanked, "main")
+                        .unwrap()
+                        .value;
+                let exports = flowmcp_loader::eval::evaluate(
+                    "fuzz.mjs",
+                    &wrapped,
+                    &flowmcp_loader::Limits::default(),
+                )
+                .unwrap();
+                exports.get("main") == Some(&read)
+            } else {
+                assert_eq!(finding, Finding::TargetOnly, "{file}");
+                continue;
+            };
+            match finding {
+                Finding::Fixed => assert!(agrees, "{file}: a fixed finding is back"),
+                Finding::Open => assert!(
+                    !agrees,
+                    "{file}: now agrees with JavaScript; mark it fixed (here and in the README)"
+                ),
+                Finding::TargetOnly => unreachable!(),
+            }
+        }
     }
 
     #[test]
