@@ -74,7 +74,8 @@ pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource"
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct HttpOptions {
-    /// The address to listen on (default `127.0.0.1:8765`).
+    /// The address to listen on (default `127.0.0.1:8765`). For [`Endpoints::service`], the
+    /// address the embedder's listener is bound to.
     pub listen: SocketAddr,
     /// When set, every MCP request must carry `Authorization: Bearer <token>` (a route's own
     /// token replaces it for that route). Cannot be combined with [`HttpOptions::oauth`].
@@ -103,7 +104,8 @@ pub struct HttpOptions {
     pub drain_min: Duration,
     /// How long a client may take to send a request's headers; a connection that has not sent
     /// them by then is closed. Also how long a kept-alive connection may sit idle between
-    /// requests. Default [`HttpOptions::DEFAULT_HEADER_TIMEOUT`]; must be more than zero.
+    /// requests. Default [`HttpOptions::DEFAULT_HEADER_TIMEOUT`]; must be more than zero. A
+    /// matter of the listener ([`Endpoints::run`]): [`Endpoints::service`] does not use it.
     pub header_timeout: Duration,
     /// How long a client may take to send a request's body once its headers are in; a body that
     /// has not arrived by then gets 408 and the connection is closed. Default
@@ -114,7 +116,8 @@ pub struct HttpOptions {
     /// the most connections); when none is idle it gets a 503 and is closed at once. Lowered, with
     /// a warning, when it does not fit below the process's limit of open descriptors (a quarter
     /// of which, at least 64, is kept for everything else). Default
-    /// [`HttpOptions::DEFAULT_MAX_CONNECTIONS`].
+    /// [`HttpOptions::DEFAULT_MAX_CONNECTIONS`]. A matter of the listener ([`Endpoints::run`]):
+    /// [`Endpoints::service`] does not use it, nor the next field.
     pub max_connections: usize,
     /// How many of the connections may come from one peer (an IPv4 address, or an IPv6 /64
     /// network); a peer's connection beyond it takes the place of that peer's own idle one, or
@@ -123,8 +126,8 @@ pub struct HttpOptions {
     /// [`HttpOptions::max_connections`] there.
     pub max_connections_per_peer: Option<usize>,
     /// Serve endpoints without authentication (no token, no OAuth) on an address that is not a
-    /// loopback one, and to requests a proxy forwarded. Without it, [`Endpoints::run`] refuses to
-    /// start then, and an endpoint without authentication answers a request that carries a
+    /// loopback one, and to requests a proxy forwarded. Without it, [`Endpoints::run`] (and
+    /// [`Endpoints::service`]) refuses to start then, and an endpoint without authentication answers a request that carries a
     /// `Forwarded`, `X-Forwarded-For` or `X-Real-IP` header with 403 (behind a balancer, whoever
     /// reaches the balancer would call its tools).
     pub no_auth: bool,
