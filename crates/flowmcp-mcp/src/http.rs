@@ -27,7 +27,11 @@
 //! [`Route`] ([`Endpoints::routes`]), each with its own tool set and, optionally, its own token.
 //! Every request is answered on its own (no session state on the server), so several replicas can
 //! sit behind a load balancer. The MCP endpoint itself is rmcp's Streamable HTTP service; this
-//! module puts the checks in front of it and runs the listener.
+//! module puts the checks in front of it. All that answers requests is one
+//! [`McpService`](crate::McpService) ([`Endpoints::service`]), a `tower_service::Service` an
+//! application can mount in a server of its own; [`Endpoints::run`] is a listener that accepts
+//! connections and hands each to it (the header deadline, the connection cap and the accept
+//! back-off are the listener's, so an embedder's server decides those itself).
 //!
 //! With [`HttpOptions::oauth`] the server is an OAuth 2.1 resource server: it publishes RFC 9728
 //! metadata at `/.well-known/oauth-protected-resource<path>` and accepts only JWT access tokens
@@ -39,7 +43,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use flowmcp_catalog::Catalog;
@@ -47,8 +51,7 @@ use http::{HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use http_body_util::{LengthLimitError, Limited};
-use hyper::body::Incoming;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper::body::Body as HttpBody;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::sync::Semaphore;
@@ -59,14 +62,7 @@ pub use crate::metrics::{Metrics, RUNTIME_NOTES, RequestIds};
 use crate::metrics::{REQUEST_ID, RequestInfo, request_id};
 use crate::oauth::{OAuthError, OAuthOptions, Rejection, Verifier, bearer, public_origin};
 use crate::route::{Route, RouteError, check_path};
-use crate::slots::{Slots, fit_connections};
 use crate::{McpServer, ServeError, ServeOptions};
-
-/// How often the drain looks whether requests are still in flight.
-const DRAIN_TICK: Duration = Duration::from_millis(20);
-
-/// How long connections may take to close once the drain is over.
-const CLOSE_GRACE: Duration = Duration::from_secs(1);
 
 /// The path of the MCP endpoint when no routes are given.
 pub const MCP_PATH: &str = "/mcp";
@@ -78,7 +74,8 @@ pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource"
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct HttpOptions {
-    /// The address to listen on (default `127.0.0.1:8765`).
+    /// The address to listen on (default `127.0.0.1:8765`). For [`Endpoints::service`], the
+    /// address the embedder's listener is bound to.
     pub listen: SocketAddr,
     /// When set, every MCP request must carry `Authorization: Bearer <token>` (a route's own
     /// token replaces it for that route). Cannot be combined with [`HttpOptions::oauth`].
@@ -107,7 +104,8 @@ pub struct HttpOptions {
     pub drain_min: Duration,
     /// How long a client may take to send a request's headers; a connection that has not sent
     /// them by then is closed. Also how long a kept-alive connection may sit idle between
-    /// requests. Default [`HttpOptions::DEFAULT_HEADER_TIMEOUT`]; must be more than zero.
+    /// requests. Default [`HttpOptions::DEFAULT_HEADER_TIMEOUT`]; must be more than zero. A
+    /// matter of the listener ([`Endpoints::run`]): [`Endpoints::service`] does not use it.
     pub header_timeout: Duration,
     /// How long a client may take to send a request's body once its headers are in; a body that
     /// has not arrived by then gets 408 and the connection is closed. Default
@@ -118,7 +116,8 @@ pub struct HttpOptions {
     /// the most connections); when none is idle it gets a 503 and is closed at once. Lowered, with
     /// a warning, when it does not fit below the process's limit of open descriptors (a quarter
     /// of which, at least 64, is kept for everything else). Default
-    /// [`HttpOptions::DEFAULT_MAX_CONNECTIONS`].
+    /// [`HttpOptions::DEFAULT_MAX_CONNECTIONS`]. A matter of the listener ([`Endpoints::run`]):
+    /// [`Endpoints::service`] does not use it, nor the next field.
     pub max_connections: usize,
     /// How many of the connections may come from one peer (an IPv4 address, or an IPv6 /64
     /// network); a peer's connection beyond it takes the place of that peer's own idle one, or
@@ -127,8 +126,8 @@ pub struct HttpOptions {
     /// [`HttpOptions::max_connections`] there.
     pub max_connections_per_peer: Option<usize>,
     /// Serve endpoints without authentication (no token, no OAuth) on an address that is not a
-    /// loopback one, and to requests a proxy forwarded. Without it, [`Endpoints::run`] refuses to
-    /// start then, and an endpoint without authentication answers a request that carries a
+    /// loopback one, and to requests a proxy forwarded. Without it, [`Endpoints::run`] (and
+    /// [`Endpoints::service`]) refuses to start then, and an endpoint without authentication answers a request that carries a
     /// `Forwarded`, `X-Forwarded-For` or `X-Real-IP` header with 403 (behind a balancer, whoever
     /// reaches the balancer would call its tools).
     pub no_auth: bool,
@@ -492,33 +491,17 @@ impl Endpoints {
         })
     }
 
-    /// Serves the endpoints until SIGINT or SIGTERM on a runtime of its own. Calls `ready` with
-    /// the bound address once the listener accepts connections (port 0 picks a free port).
-    pub fn serve(
-        self,
+    /// What [`Endpoints::run`] and [`Endpoints::service`] do before anything answers: the checks
+    /// of [`HttpOptions::check`] for these endpoints (with a warning when
+    /// [`HttpOptions::no_auth`] opens endpoints off loopback), and with OAuth the issuer's keys,
+    /// loaded on a blocking thread.
+    pub(crate) async fn prepare(
+        &self,
         opts: &HttpOptions,
-        ready: impl FnOnce(SocketAddr),
-    ) -> Result<(), HttpError> {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .map_err(HttpError::Runtime)?;
-        rt.block_on(self.run(opts.clone(), ready, shutdown_signal()))
-    }
-
-    /// [`Endpoints::serve`] on the current runtime, stopping when `stop` completes. Refuses to
-    /// start when [`HttpOptions::check`] fails for these endpoints. With OAuth, the keys are
-    /// loaded (on a blocking thread) before the listener is bound.
-    pub async fn run(
-        self,
-        opts: HttpOptions,
-        ready: impl FnOnce(SocketAddr),
-        stop: impl std::future::Future<Output = ()>,
-    ) -> Result<(), HttpError> {
-        check_metrics_token(&opts, self.list.iter().filter_map(|e| e.token.as_deref()))?;
+    ) -> Result<Option<Arc<Verifier>>, HttpError> {
+        check_metrics_token(opts, self.list.iter().filter_map(|e| e.token.as_deref()))?;
         let open = check_access(
-            &opts,
+            opts,
             self.list
                 .iter()
                 .map(|e| (e.path.as_str(), e.token.as_deref())),
@@ -530,7 +513,7 @@ impl Endpoints {
                 opts.listen
             );
         }
-        let verifier = match &opts.oauth {
+        match &opts.oauth {
             Some(oauth) => {
                 if opts.auth_token.is_some() || self.list.iter().any(|e| e.token.is_some()) {
                     return Err(HttpError::TokenWithOAuth);
@@ -539,19 +522,23 @@ impl Endpoints {
                 let prepared = tokio::task::spawn_blocking(move || Verifier::prepare(&oauth))
                     .await
                     .map_err(|_| OAuthError::Task)??;
-                Some(Arc::new(prepared))
+                Ok(Some(Arc::new(prepared)))
             }
-            None => None,
-        };
-        let listener = tokio::net::TcpListener::bind(opts.listen)
-            .await
-            .map_err(|source| HttpError::Listen {
-                addr: opts.listen,
-                source,
-            })?;
-        let local = listener.local_addr().map_err(HttpError::Runtime)?;
-        let ct = CancellationToken::new();
-        let config = rmcp_config(&opts, local, &ct);
+            None => Ok(None),
+        }
+    }
+
+    /// The table every request to a listener bound at `local` is answered from (`verifier`:
+    /// what [`Endpoints::prepare`] loaded), and the watch tasks of endpoints in watch mode
+    /// (spawned on the current runtime). rmcp's services stop with `ct`.
+    pub(crate) fn table(
+        self,
+        opts: &HttpOptions,
+        local: SocketAddr,
+        verifier: Option<Arc<Verifier>>,
+        ct: &CancellationToken,
+    ) -> Result<(Table, Vec<tokio::task::JoinHandle<()>>), HttpError> {
+        let config = rmcp_config(opts, local, ct);
         let global: Option<Arc<str>> = opts.auth_token.as_deref().map(Arc::from);
         let mut table = Table {
             endpoints: HashMap::new(),
@@ -618,130 +605,7 @@ impl Endpoints {
                 .endpoints
                 .insert(e.path, Arc::new((mcp, guard, route)));
         }
-        let table = Arc::new(table);
-        let limit = Arc::new(Semaphore::new(opts.max_concurrent.max(1)));
-        let slots = Slots::new(
-            fit_connections(opts.max_connections),
-            opts.connections_per_peer(),
-        );
-        let mut http1 = hyper::server::conn::http1::Builder::new();
-        http1
-            .timer(TokioTimer::new())
-            .header_read_timeout(opts.header_timeout);
-        let mut backoff = Backoff::default();
-        let connections = tokio_util::task::TaskTracker::new();
-        ready(local);
-        tokio::pin!(stop);
-        // Set when the shutdown signal came: the drain's deadline, and the earliest it may end.
-        let mut deadline: Option<Instant> = None;
-        let mut earliest = Instant::now();
-        loop {
-            let accepted = tokio::select! {
-                accepted = listener.accept() => accepted,
-                () = &mut stop, if deadline.is_none() => {
-                    deadline = Some(Instant::now() + opts.grace);
-                    earliest = Instant::now() + opts.drain_min.min(opts.grace);
-                    table.drain.draining.store(true, Ordering::SeqCst);
-                    if let Some(m) = &opts.metrics {
-                        m.draining();
-                    }
-                    tracing::info!(
-                        "shutting down: draining {} request(s) in flight",
-                        table.drain.inflight.load(Ordering::SeqCst)
-                    );
-                    continue;
-                }
-                () = tokio::time::sleep(DRAIN_TICK), if deadline.is_some() => {
-                    if (table.drain.inflight.load(Ordering::SeqCst) == 0 && Instant::now() >= earliest)
-                        || deadline.is_some_and(|d| Instant::now() >= d)
-                    {
-                        break;
-                    }
-                    continue;
-                }
-            };
-            let (stream, peer) = match accepted {
-                Ok(accepted) => {
-                    backoff.succeeded();
-                    accepted
-                }
-                Err(e) => {
-                    // Out of descriptors (or another failure that the next try may repeat at
-                    // once): wait instead of spinning.
-                    tokio::time::sleep(backoff.failed(&e)).await;
-                    continue;
-                }
-            };
-            // The cap counts connections, not requests: an idle one makes room, or the new one
-            // is told so and closed.
-            let Some(slot) = slots.admit(peer.ip(), &ct) else {
-                refuse(&stream);
-                continue;
-            };
-            let table = Arc::clone(&table);
-            let limit = Arc::clone(&limit);
-            let counted = opts.metrics.as_ref().map(Metrics::connection);
-            let usage = slot.usage();
-            let service = hyper::service::service_fn(move |req: Request<Incoming>| {
-                let table = Arc::clone(&table);
-                let limit = Arc::clone(&limit);
-                let busy = usage.busy();
-                async move {
-                    let answer = table.answer(req, &limit, peer).await;
-                    drop(busy);
-                    Ok::<_, Infallible>(answer)
-                }
-            });
-            let conn = http1.serve_connection(TokioIo::new(stream), service);
-            let conn_ct = slot.closing();
-            connections.spawn(async move {
-                let _open = (slot, counted);
-                tokio::pin!(conn);
-                tokio::select! {
-                    _ = conn.as_mut() => {}
-                    () = conn_ct.cancelled() => {
-                        conn.as_mut().graceful_shutdown();
-                        let _ = conn.await;
-                    }
-                }
-            });
-        }
-        // Drained (or out of time): stop accepting, close the connections (idle ones at once,
-        // busy ones after their answer) and give them a moment to finish writing.
-        drop(listener);
-        for w in &watchers {
-            w.abort();
-        }
-        let cut = table.drain.inflight.load(Ordering::SeqCst);
-        ct.cancel();
-        connections.close();
-        let _ = tokio::time::timeout(CLOSE_GRACE, connections.wait()).await;
-        if cut > 0 {
-            return Err(HttpError::DrainCut(cut));
-        }
-        Ok(())
-    }
-}
-
-impl McpServer {
-    /// Serves MCP over Streamable HTTP at [`MCP_PATH`] until SIGINT or SIGTERM. Calls `ready` with
-    /// the bound address once the listener accepts connections (port 0 picks a free port).
-    pub fn serve_http(
-        self,
-        opts: &HttpOptions,
-        ready: impl FnOnce(SocketAddr),
-    ) -> Result<(), HttpError> {
-        Endpoints::single(self).serve(opts, ready)
-    }
-
-    /// [`McpServer::serve_http`] on the current runtime, stopping when `stop` completes.
-    pub async fn run_http(
-        self,
-        opts: HttpOptions,
-        ready: impl FnOnce(SocketAddr),
-        stop: impl std::future::Future<Output = ()>,
-    ) -> Result<(), HttpError> {
-        Endpoints::single(self).run(opts, ready, stop).await
+        Ok((table, watchers))
     }
 }
 
@@ -866,7 +730,7 @@ enum Guard {
 type Mcp = StreamableHttpService<McpServer, NeverSessionManager>;
 
 /// Everything one listener answers: endpoints by path and metadata documents by path.
-struct Table {
+pub(crate) struct Table {
     endpoints: HashMap<String, Arc<(Mcp, Guard, Arc<str>)>>,
     metadata: HashMap<String, Bytes>,
     /// [`HttpOptions::max_body_bytes`].
@@ -914,6 +778,17 @@ impl Drop for InFlight<'_> {
 }
 
 impl Drain {
+    /// Starts the drain: from now on `GET /readyz` answers 503 and new MCP requests are
+    /// refused.
+    fn start(&self) {
+        self.draining.store(true, Ordering::SeqCst);
+    }
+
+    /// How many MCP requests are in flight.
+    fn in_flight(&self) -> usize {
+        self.inflight.load(Ordering::SeqCst)
+    }
+
     /// Counts a request in, unless the server drains (`None`: refuse it).
     fn enter(&self) -> Option<InFlight<'_>> {
         self.inflight.fetch_add(1, Ordering::SeqCst);
@@ -934,12 +809,41 @@ fn forwarded<B>(req: &Request<B>) -> bool {
 }
 
 impl Table {
-    async fn answer(
+    /// Starts the drain (see [`HttpOptions::grace`]); the metrics say so.
+    pub(crate) fn start_drain(&self) {
+        self.drain.start();
+        if let Some(m) = &self.metrics {
+            m.draining();
+        }
+    }
+
+    /// How many MCP requests are in flight.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.drain.in_flight()
+    }
+
+    /// The endpoints' paths (for `Debug`).
+    pub(crate) fn paths(&self) -> Vec<&str> {
+        let mut paths: Vec<&str> = self.endpoints.keys().map(String::as_str).collect();
+        paths.sort_unstable();
+        paths
+    }
+
+    /// The answer to `req` from a client at `peer` (`None`: not known, which `GET /metrics`
+    /// without a token takes for a client off loopback), with at most as many MCP requests at
+    /// once as `limit` has permits. Answers to requests that carried no credential close their
+    /// connection.
+    pub(crate) async fn answer<B>(
         &self,
-        req: Request<Incoming>,
+        req: Request<B>,
         limit: &Semaphore,
-        peer: SocketAddr,
-    ) -> Response<Body> {
+        peer: Option<SocketAddr>,
+    ) -> Response<Body>
+    where
+        B: HttpBody + Send,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+    {
         match self.respond(req, limit, peer).await {
             Answer::Served(r) => r,
             Answer::Closing(mut r) => {
@@ -950,12 +854,17 @@ impl Table {
         }
     }
 
-    async fn respond(
+    async fn respond<B>(
         &self,
-        mut req: Request<Incoming>,
+        mut req: Request<B>,
         limit: &Semaphore,
-        peer: SocketAddr,
-    ) -> Answer {
+        peer: Option<SocketAddr>,
+    ) -> Answer
+    where
+        B: HttpBody + Send,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+    {
         let path = req.uri().path();
         if path == "/healthz" {
             return Answer::Closing(plain(StatusCode::OK, "ok\n"));
@@ -970,7 +879,10 @@ impl Table {
         if path == METRICS_PATH
             && let Some(metrics) = &self.metrics
         {
-            if let Some(refused) = self.foreign_host_or_origin(&req).await {
+            // The probe is made before the wait, so that the future holds no reference to the
+            // request (whose body need not be `Sync`).
+            let probe = host_probe(&req);
+            if let Some(refused) = self.foreign_host_or_origin(probe).await {
                 return Answer::Closing(refused);
             }
             return self.metrics_answer(&req, peer, metrics);
@@ -1007,8 +919,8 @@ impl Table {
                 audience,
                 challenge,
             } => {
-                let given = req.headers().get(header::AUTHORIZATION);
-                if let Err(rejection) = verifier.check(given, audience).await {
+                let given = req.headers().get(header::AUTHORIZATION).cloned();
+                if let Err(rejection) = verifier.check(given.as_ref(), audience).await {
                     return Answer::Closing(challenge.answer(&rejection));
                 }
             }
@@ -1045,28 +957,25 @@ impl Table {
         Answer::Served(answer)
     }
 
-    /// The answer that refuses `req` when its Host or Origin is not allowed (DNS rebinding, a
-    /// page of another site), or `None`. The checks are those of the MCP endpoints (rmcp's
-    /// Streamable HTTP service, configured once in [`rmcp_config`]), asked with `req`'s URI and
-    /// headers: a request that passes them gets 405 from the service, which serves only POST.
-    async fn foreign_host_or_origin(&self, req: &Request<Incoming>) -> Option<Response<Body>> {
+    /// The answer that refuses a request when its Host or Origin is not allowed (DNS rebinding,
+    /// a page of another site), or `None`. The checks are those of the MCP endpoints (rmcp's
+    /// Streamable HTTP service, configured once in [`rmcp_config`]), asked with the request's
+    /// [`host_probe`]: a request that passes them gets 405 from the service, which serves only
+    /// POST.
+    async fn foreign_host_or_origin(&self, probe: Request<Full<Bytes>>) -> Option<Response<Body>> {
         let Some(checks) = &self.host_checks else {
             return Some(plain(StatusCode::FORBIDDEN, "forbidden\n"));
         };
-        let mut probe = Request::new(Full::new(Bytes::new()));
-        *probe.method_mut() = Method::OPTIONS;
-        *probe.uri_mut() = req.uri().clone();
-        *probe.headers_mut() = req.headers().clone();
         let answer = checks.handle(probe).await;
         (answer.status() != StatusCode::METHOD_NOT_ALLOWED).then_some(answer)
     }
 
     /// `GET /metrics`: for the metrics token's bearer, or else for a loopback client that no
     /// proxy forwarded.
-    fn metrics_answer(
+    fn metrics_answer<B>(
         &self,
-        req: &Request<Incoming>,
-        peer: SocketAddr,
+        req: &Request<B>,
+        peer: Option<SocketAddr>,
         metrics: &Metrics,
     ) -> Answer {
         if req.method() != Method::GET && req.method() != Method::HEAD {
@@ -1084,7 +993,7 @@ impl Table {
             }
             Some(_) => {}
             None => {
-                if !is_loopback(peer) || forwarded(req) {
+                if !peer.is_some_and(is_loopback) || forwarded(req) {
                     return Answer::Closing(plain(
                         StatusCode::FORBIDDEN,
                         "metrics are served to loopback clients only unless a metrics token is \
@@ -1106,6 +1015,16 @@ impl Table {
             Answer::Closing(r)
         }
     }
+}
+
+/// An `OPTIONS` request with `req`'s URI and headers and no body, for the Host and Origin
+/// checks of [`Table::foreign_host_or_origin`].
+fn host_probe<B>(req: &Request<B>) -> Request<Full<Bytes>> {
+    let mut probe = Request::new(Full::new(Bytes::new()));
+    *probe.method_mut() = Method::OPTIONS;
+    *probe.uri_mut() = req.uri().clone();
+    *probe.headers_mut() = req.headers().clone();
+    probe
 }
 
 /// The answer to an MCP request that arrives while the server drains: 503, `Retry-After`, the
@@ -1147,11 +1066,11 @@ pub const METRICS_PATH: &str = "/metrics";
 
 /// A request's body, read whole within `deadline` and `max` bytes; or the answer when it is too
 /// large (413), cannot be read (400) or does not arrive in time (408, and the connection closes).
-async fn read_body(
-    body: Incoming,
-    max: usize,
-    deadline: Duration,
-) -> Result<Bytes, Response<Body>> {
+async fn read_body<B>(body: B, max: usize, deadline: Duration) -> Result<Bytes, Response<Body>>
+where
+    B: HttpBody,
+    B::Error: Into<BoxError>,
+{
     match tokio::time::timeout(deadline, Limited::new(body, max).collect()).await {
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
         Ok(Err(e)) if e.is::<LengthLimitError>() => Err(plain(
@@ -1170,58 +1089,6 @@ async fn read_body(
             r.headers_mut()
                 .insert(header::CONNECTION, HeaderValue::from_static("close"));
             Err(r)
-        }
-    }
-}
-
-/// What a connection over [`HttpOptions::max_connections`] gets before it is closed: a 503 if
-/// the socket takes it at once (it never waits).
-fn refuse(stream: &tokio::net::TcpStream) {
-    const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\
-        Content-Type: text/plain; charset=utf-8\r\nContent-Length: 21\r\n\r\n\
-        too many connections\n";
-    let _ = stream.try_write(BUSY);
-    tracing::debug!("a connection over max_connections was refused");
-}
-
-/// The pause after a failed `accept`: 10 ms, doubling up to 1 s while accepts keep failing. The
-/// first failure of a run is logged (a warning), and the end of the run (at `info`).
-#[derive(Debug, Default)]
-struct Backoff {
-    /// The last pause, while accepts fail.
-    pause: Option<Duration>,
-    /// Failures in this run.
-    failures: u64,
-}
-
-impl Backoff {
-    const FIRST: Duration = Duration::from_millis(10);
-    const MOST: Duration = Duration::from_secs(1);
-
-    /// Records a failure; returns how long to wait before the next `accept`.
-    fn failed(&mut self, e: &std::io::Error) -> Duration {
-        let pause = match self.pause {
-            None => {
-                tracing::warn!(
-                    "cannot accept connections: {e}; retrying every 10 ms to 1 s until it works"
-                );
-                Self::FIRST
-            }
-            Some(p) => (p * 2).min(Self::MOST),
-        };
-        self.pause = Some(pause);
-        self.failures += 1;
-        pause
-    }
-
-    /// Records a success: the next failure starts a new run.
-    fn succeeded(&mut self) {
-        if self.pause.take().is_some() {
-            tracing::info!(
-                "accepting connections again after {} failed tries",
-                self.failures
-            );
-            self.failures = 0;
         }
     }
 }
@@ -1247,7 +1114,11 @@ fn metadata_answer(method: &Method, doc: &Bytes) -> Response<Body> {
     r
 }
 
-type Body = BoxBody<Bytes, Infallible>;
+/// The body of every answer.
+pub(crate) type Body = BoxBody<Bytes, Infallible>;
+
+/// The error a request body may fail with.
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
     let mut r = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
@@ -1273,29 +1144,6 @@ fn token_matches<B>(req: &Request<B>, token: &str) -> bool {
         .is_ok_and(|given| same_secret(given.as_bytes(), token.as_bytes()))
 }
 
-/// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        let term = async {
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(mut s) => {
-                    s.recv().await;
-                }
-                Err(_) => std::future::pending::<()>().await,
-            }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            () = term => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -1308,18 +1156,6 @@ mod tests {
         assert!(!same_secret(b"abc", b"abd"));
         assert!(!same_secret(b"abc", b"abcd"));
         assert!(!same_secret(b"", b"a"));
-    }
-
-    #[test]
-    fn accept_back_off_doubles_to_a_second_and_starts_over_after_a_success() {
-        let e = std::io::Error::from_raw_os_error(24);
-        let mut b = Backoff::default();
-        let pauses: Vec<u128> = (0..10).map(|_| b.failed(&e).as_millis()).collect();
-        assert_eq!(pauses, [10, 20, 40, 80, 160, 320, 640, 1000, 1000, 1000]);
-        assert_eq!(b.failures, 10);
-        b.succeeded();
-        assert_eq!((b.pause, b.failures), (None, 0));
-        assert_eq!(b.failed(&e), Duration::from_millis(10));
     }
 
     #[test]

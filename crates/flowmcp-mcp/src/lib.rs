@@ -33,6 +33,15 @@
 //! clients that do not play along ([`HttpOptions`]); an endpoint without authentication is
 //! served only on loopback unless [`HttpOptions::no_auth`] is set.
 //!
+//! To mount the endpoints in an HTTP server of your own (your listener, runtime and shutdown),
+//! [`Endpoints::service`] gives a [`McpService`]: a cloneable `tower_service::Service` for
+//! `http::Request`s with any `Send` body (an `http_body::Body`: hyper's `Incoming` among them), which answers
+//! every path and applies every check [`Endpoints::run`] does — tokens or OAuth, Host and Origin,
+//! body size and deadline, concurrency, request ids, `/healthz`, `/readyz`, `/metrics`, the OAuth
+//! metadata — and drains with [`McpService::shutdown`]. `Endpoints::run` is an accept loop around
+//! it that adds what belongs to a listener: the header deadline, the connection cap and the
+//! accept back-off. `examples/embed_service.rs` mounts it in a small hyper server.
+//!
 //! An agent served with [`ServeOptions::agent`] whose manifest enables `elicitation` asks the
 //! user for a call's missing required parameters through the client (`elicitation/create`: inside
 //! an `InputRequiredResult` on protocol 2026-07-28 and later, as a server-to-client request on
@@ -57,6 +66,7 @@
 mod elicit;
 pub mod http;
 pub mod lazy;
+mod listener;
 mod malformed;
 mod members;
 mod metrics;
@@ -67,6 +77,7 @@ mod projection;
 mod registry;
 pub mod route;
 mod server;
+mod service;
 mod slots;
 mod unknown;
 
@@ -75,6 +86,7 @@ pub use oauth::{JwksSource, OAuthError, OAuthOptions};
 pub use options::{OutputSchemas, ServeError, ServeOptions};
 pub use route::{Route, RouteError, Selector, SelectorItem};
 pub use server::McpServer;
+pub use service::McpService;
 
 // What the signatures above name, so that serving needs no other crate of this workspace.
 pub use flowmcp_agent::Endpoint;

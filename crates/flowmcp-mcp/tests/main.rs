@@ -13,6 +13,7 @@ mod support;
 
 mod agent_tool;
 mod elicitation;
+mod embed_i40;
 mod http_i39;
 mod http_oauth;
 mod http_routes;
@@ -23,6 +24,10 @@ mod resources;
 /// The in-process serving example, run as a test (so the documented example keeps working).
 #[path = "../examples/in_process.rs"]
 mod in_process_example;
+
+/// The example of mounting the endpoints' service in a server of one's own, run as a test.
+#[path = "../examples/embed_service.rs"]
+mod embed_service_example;
 
 #[test]
 fn i29_the_in_process_example_serves_and_calls_with_flowmcp_mcp_and_tokio_only() {
