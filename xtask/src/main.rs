@@ -68,8 +68,10 @@ fn main() -> ExitCode {
                  hack [--check]                                   keep crates/flowmcp-workspace-hack complete\n  \
                  {pad}(so tests, examples and xtask share one build of each dependency)\n  \
                  tidy                                             crate edges, module cycles, registered codes,\n  \
-                 {pad}IDs formatted in one place, public-API budgets,\n  \
-                 {pad}no CLI wording in library texts\n  \
+                 {pad}IDs formatted in one place, no CLI wording in\n  \
+                 {pad}library texts, file calls\n  \
+                 api [--check | --bless]                          every public item of each library crate against\n  \
+                 {pad}api/*.txt (rustdoc JSON), and its budget\n  \
                  clients                                          drive `flowmcp serve` with the Python mcp client\n  \
                  {pad}(stdio and HTTP; installs it into target/clients-venv)",
                 pad = " ".repeat(11)
