@@ -12,11 +12,14 @@
 //! - `fuzz <target> [--secs N]` — run one cargo-fuzz target (nightly toolchain) and report.
 //! - `sweep <dir>` — call every tool of a catalog against a local echo upstream, hunting leaks.
 //! - `hack [--check]` — keep the workspace-hack crate's unified features complete.
-//! - `tidy` — crate edges, module cycles, registered codes, IDs formatted in one place, public-API budgets,
-//!   no CLI wording in library texts.
+//! - `tidy` — crate edges, module cycles, registered codes, IDs formatted in one place,
+//!   no CLI wording in library texts, file calls.
+//! - `api [--check | --bless]` — every public item of every library crate in `api/<crate>.txt`
+//!   (from rustdoc JSON), compared or rewritten, and each crate's count against its budget.
 // The project's own tooling, not product code: the capability rule does not bind it.
 #![allow(clippy::disallowed_methods)]
 
+mod api;
 mod bench;
 mod bench_ref;
 mod bench_start;
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         Some("clients") => clients::run_clients(&args[1..]),
         Some("hack") => hack::run(&args[1..]),
         Some("tidy") => tidy::run(&args[1..]),
+        Some("api") => api::run(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
             println!(
                 "usage: cargo xtask <command>\n\n\
@@ -64,8 +68,10 @@ fn main() -> ExitCode {
                  hack [--check]                                   keep crates/flowmcp-workspace-hack complete\n  \
                  {pad}(so tests, examples and xtask share one build of each dependency)\n  \
                  tidy                                             crate edges, module cycles, registered codes,\n  \
-                 {pad}IDs formatted in one place, public-API budgets,\n  \
-                 {pad}no CLI wording in library texts\n  \
+                 {pad}IDs formatted in one place, no CLI wording in\n  \
+                 {pad}library texts, file calls\n  \
+                 api [--check | --bless]                          every public item of each library crate against\n  \
+                 {pad}api/*.txt (rustdoc JSON), and its budget\n  \
                  clients                                          drive `flowmcp serve` with the Python mcp client\n  \
                  {pad}(stdio and HTTP; installs it into target/clients-venv)",
                 pad = " ".repeat(11)

@@ -15,8 +15,8 @@
 //!    is a code of the registry in `flowmcp-spec`.
 //! 4. **IDs formatted in one place.** No `format!` outside `flowmcp-spec`'s ID module writes
 //!    `…/tool/…`, `…/resource/…`, `…/prompt/…`, `…/skill/…`, `…/selection/…` or `…/agent/…`.
-//! 5. **Public-API budget.** The names a crate's `lib.rs` exports at its root stay within the
-//!    budget of the crate table.
+//! 5. **Public-API budget.** Checked by `cargo xtask api` (every reachable public item, against
+//!    the crate table's "public items"); tidy only reads the column.
 //! 6. **CLI wording lives in the CLI.** No string literal in a library crate's product code (every
 //!    `flowmcp-*` crate but the CLI) tells the user to run a `flowmcp` command (`` `flowmcp … ``, or
 //!    `flowmcp` followed by one of the CLI's subcommands, read from the CLI's `enum Command`) or to
@@ -31,7 +31,7 @@
 //!    tests (`cfg_attr(test, …)` at a crate root) and at the places of `LINT_ALLOWED`.
 //!
 //! The crate table sits between `<!-- tidy:crates -->` and `<!-- /tidy:crates -->` in
-//! ARCHITECTURE.md: `| crate | may depend on | root names |`.
+//! ARCHITECTURE.md: `| crate | may depend on | public items |`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -114,7 +114,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let problems = check(&root)?;
     if problems.is_empty() {
         println!(
-            "tidy: crate edges, module cycles, codes, IDs, public surfaces, CLI wording and file calls are in order"
+            "tidy: crate edges, module cycles, codes, IDs, CLI wording and file calls are in order"
         );
         return Ok(());
     }
@@ -164,20 +164,6 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
                              \"Trust boundary\")"
                         ));
                     }
-                }
-            }
-        }
-        if let Some(row) = table.get(&krate.name) {
-            let lib = krate.dir.join("src/lib.rs");
-            if let (Some(budget), Ok(text)) = (row.budget, std::fs::read_to_string(&lib)) {
-                let names = root_names(&text);
-                if names.len() > budget {
-                    problems.push(format!(
-                        "{}: {} exports {} names at its root, over its budget of {budget} (ARCHITECTURE.md)",
-                        shown(root, &lib),
-                        krate.name,
-                        names.len()
-                    ));
                 }
             }
         }
@@ -283,11 +269,11 @@ pub(crate) fn lint_allowance(at: &str, text: &str) -> Option<String> {
 pub(crate) struct Row {
     /// Workspace crates this one may depend on.
     allowed: BTreeSet<String>,
-    /// Most names its root may export (`None`: not budgeted, e.g. binaries).
-    budget: Option<usize>,
+    /// Most public items it may have (`cargo xtask api`; `None`: not budgeted, e.g. binaries).
+    pub(crate) budget: Option<usize>,
 }
 
-fn read_table(root: &Path) -> Result<BTreeMap<String, Row>, String> {
+pub(crate) fn read_table(root: &Path) -> Result<BTreeMap<String, Row>, String> {
     let path = root.join("ARCHITECTURE.md");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     parse_table(&text).map_err(|e| format!("ARCHITECTURE.md: {e}"))
@@ -322,7 +308,7 @@ pub(crate) fn parse_table(text: &str) -> Result<BTreeMap<String, Row>, String> {
             "—" | "-" | "" => None,
             n => Some(
                 n.parse()
-                    .map_err(|_| format!("{name}: root names {n:?} is not a number"))?,
+                    .map_err(|_| format!("{name}: public items {n:?} is not a number"))?,
             ),
         };
         rows.insert(name, Row { allowed, budget });
@@ -1133,62 +1119,6 @@ fn cli_wording(file: &str, code: &str, commands: &BTreeSet<String>) -> Vec<Strin
     problems
 }
 
-/// The names a `lib.rs` exports at its root: `pub use` items (each name of a group), `pub mod`,
-/// and root items declared `pub`.
-pub(crate) fn root_names(lib: &str) -> BTreeSet<String> {
-    let code = format!("\n{}", strip_comments_and_strings(&product_part(lib)));
-    let mut names = BTreeSet::new();
-    let mut rest = code.as_str();
-    while let Some(i) = rest.find("\npub ") {
-        rest = &rest[i + 5..];
-        if let Some(body) = rest.strip_prefix("use ") {
-            let end = body.find(';').unwrap_or(body.len());
-            collect_use(&body[..end], &mut names);
-        } else {
-            for keyword in [
-                "mod ",
-                "fn ",
-                "async fn ",
-                "struct ",
-                "enum ",
-                "trait ",
-                "type ",
-                "const ",
-                "static ",
-            ] {
-                if let Some(name) = rest.strip_prefix(keyword).and_then(leading_ident) {
-                    names.insert(name);
-                    break;
-                }
-            }
-        }
-    }
-    names
-}
-
-fn collect_use(tree: &str, names: &mut BTreeSet<String>) {
-    let tree = tree.trim();
-    if let Some(open) = tree.find('{') {
-        let inner = &tree[open + 1..open + 1 + matching_brace(&tree[open + 1..])];
-        for item in split_top_level(inner) {
-            if !item.trim().is_empty() {
-                collect_use(item, names);
-            }
-        }
-    } else if let Some((_, alias)) = tree.split_once(" as ") {
-        names.insert(alias.trim().to_string());
-    } else if let Some(last) = tree.rsplit("::").next() {
-        let last = last.trim();
-        if last == "*" {
-            names.insert(format!("{tree} (glob)"));
-        } else if last != "self" {
-            names.insert(last.to_string());
-        } else if let Some(parent) = tree.rsplit("::").nth(1) {
-            names.insert(parent.trim().to_string());
-        }
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -1364,16 +1294,8 @@ mod tests {
     }
 
     #[test]
-    fn root_names_counts_groups_aliases_and_items() {
-        let lib = "//! doc\npub mod zod;\nmod private;\npub use a::{B, c::{D, E as F}};\npub use g::H;\n\
-                   pub fn run() {}\npub(crate) fn hidden() {}\n#[cfg(test)]\nmod tests { pub fn t() {} }\n";
-        let names: Vec<String> = root_names(lib).into_iter().collect();
-        assert_eq!(names, vec!["B", "D", "F", "H", "run", "zod"]);
-    }
-
-    #[test]
     fn the_crate_table_parses() {
-        let md = "x\n<!-- tidy:crates -->\n| crate | may depend on | root names |\n|---|---|---|\n\
+        let md = "x\n<!-- tidy:crates -->\n| crate | may depend on | public items |\n|---|---|---|\n\
                   | `a` | — | 10 |\n| `b` | `a`, `c` | — |\n<!-- /tidy:crates -->\n";
         let t = parse_table(md).unwrap();
         assert_eq!(t["a"].budget, Some(10));
