@@ -62,6 +62,7 @@ use std::time::{Duration, Instant};
 use flowmcp_catalog::serde_json::{Map, Value, json};
 use flowmcp_catalog::{Activation, Catalog, Code, Envelope};
 use flowmcp_runtime::{secret::MODEL_KEY, secret::Redactor};
+use flowmcp_spec::model::{AgentManifest, AgentTest};
 
 /// OpenRouter's OpenAI-compatible API, the default base URL.
 pub const DEFAULT_BASE_URL: &str = "https://openrouter.ai/api/v1";
@@ -216,15 +217,18 @@ fn complete(
     Ok(reply)
 }
 
-/// One tool call the agent made.
+/// One tool call the agent made. Made only by the runner; its fields are for reading.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The tool's Primitive-ID (its wire name when the model named no served tool).
     pub id: String,
     /// The arguments the model gave.
     pub arguments: Value,
-    /// Whether the call succeeded (`status: true`).
+    /// Whether the call succeeded (its envelope's [`Envelope::status`]).
     pub ok: bool,
+    /// The registry code of the failure when it failed ([`Envelope::code`]).
+    pub failure: Option<Code>,
     /// How long it took.
     pub elapsed: Duration,
 }
@@ -263,6 +267,8 @@ pub struct AgentRunner<'c> {
     system_prompt: String,
     max_rounds: usize,
     max_tokens: u64,
+    /// The manifest's tests, typed ([`AgentManifest::tests`]).
+    tests: Vec<AgentTest>,
     /// `(wire name, Primitive-ID)` of every tool offered.
     tools: Vec<(String, String)>,
     /// The `function` tools offered to the model.
@@ -296,25 +302,21 @@ impl<'c> AgentRunner<'c> {
         } = catalog
             .activate_agent(name)
             .map_err(AgentError::Activation)?;
-        let manifest = catalog.agent(name).ok_or_else(|| {
+        let AgentManifest {
+            model,
+            system_prompt,
+            max_rounds,
+            max_tokens,
+            tests,
+            ..
+        } = catalog.agent_manifest(name).ok_or_else(|| {
             AgentError::Activation(flowmcp_catalog::ActivationError::UnknownAgent {
                 name: name.to_string(),
                 known: Vec::new(),
             })
         })?;
-        let text = |k: &str| {
-            manifest
-                .get(k)
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .ok_or_else(|| AgentError::Manifest(format!("agent {name:?} has no `{k}`")))
-        };
-        let number = |k: &str, default: u64| {
-            manifest
-                .get(k)
-                .and_then(Value::as_u64)
-                .filter(|n| *n > 0)
-                .unwrap_or(default)
+        let needed = |value: Option<String>, k: &str| {
+            value.ok_or_else(|| AgentError::Manifest(format!("agent {name:?} has no `{k}`")))
         };
         let mut tools = Vec::new();
         let mut offered = Vec::new();
@@ -341,10 +343,13 @@ impl<'c> AgentRunner<'c> {
         Ok(AgentRunner {
             catalog,
             name: name.to_string(),
-            model: text("model")?,
-            system_prompt: text("systemPrompt")?,
-            max_rounds: usize::try_from(number("maxRounds", 10)).unwrap_or(10),
-            max_tokens: number("maxTokens", 4096),
+            model: needed(model, "model")?,
+            system_prompt: needed(system_prompt, "systemPrompt")?,
+            max_rounds: max_rounds
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(10),
+            max_tokens: max_tokens.unwrap_or(AgentManifest::DEFAULT_MAX_TOKENS),
+            tests,
             tools,
             offered,
             http: endpoint.client(),
@@ -478,7 +483,7 @@ impl<'c> AgentRunner<'c> {
                 && parsed
                     .iter()
                     .all(|(_, wire, _)| self.concurrency_safe(wire));
-            let results: Vec<(String, Value, Duration)> = if parallel {
+            let results: Vec<(String, Envelope, Duration)> = if parallel {
                 std::thread::scope(|scope| {
                     let handles: Vec<_> = parsed
                         .iter()
@@ -493,8 +498,7 @@ impl<'c> AgentRunner<'c> {
                             h.join().unwrap_or_else(|_| {
                                 (
                                     wire.clone(),
-                                    Envelope::error(Code::E005, wire, "the call failed internally")
-                                        .to_json(),
+                                    Envelope::error(Code::E005, wire, "the call failed internally"),
                                     Duration::ZERO,
                                 )
                             })
@@ -510,9 +514,10 @@ impl<'c> AgentRunner<'c> {
             for ((call_id, _, arguments), (id, envelope, elapsed)) in
                 parsed.into_iter().zip(results)
             {
-                let ok = envelope.get("status") == Some(&Value::Bool(true));
+                let ok = envelope.status();
+                let result = envelope.to_json();
                 outcome.transcript.push(json!({
-                    "toolCall": {"id": id, "arguments": arguments, "ok": ok, "ms": elapsed.as_millis() as u64, "result": envelope}
+                    "toolCall": {"id": id, "arguments": arguments, "ok": ok, "ms": elapsed.as_millis() as u64, "result": result}
                 }));
                 progress(&format!(
                     "called {id} ({})",
@@ -522,12 +527,13 @@ impl<'c> AgentRunner<'c> {
                     id,
                     arguments,
                     ok,
+                    failure: envelope.code(),
                     elapsed,
                 });
                 messages.push(json!({
                     "role": "tool",
                     "tool_call_id": call_id,
-                    "content": envelope.to_string(),
+                    "content": result.to_string(),
                 }));
             }
         }
@@ -543,23 +549,23 @@ impl<'c> AgentRunner<'c> {
                 .is_some_and(|e| e.descriptor.concurrency_safe())
     }
 
-    /// One tool call the model asked for: `(ID, envelope as JSON, time taken)`; a tool the agent
-    /// does not have is an `E007` envelope.
+    /// One tool call the model asked for: `(ID, envelope, time taken)`; a tool the agent does
+    /// not have is an `E007` envelope.
     fn call_tool(
         &self,
         caller: &flowmcp_catalog::Caller<'_>,
         wire: &str,
         arguments: &Value,
-    ) -> (String, Value, Duration) {
+    ) -> (String, Envelope, Duration) {
         let started = Instant::now();
         let (id, envelope) = match self.tools.iter().find(|(w, _)| w == wire) {
             Some((_, id)) => {
                 let args = arguments.as_object().cloned().unwrap_or_else(Map::new);
-                (id.clone(), caller.call_json(wire, &args).to_json())
+                (id.clone(), caller.call_json(wire, &args))
             }
             None => (
                 wire.to_string(),
-                Envelope::error(Code::E007, wire, "not a tool of this agent").to_json(),
+                Envelope::error(Code::E007, wire, "not a tool of this agent"),
             ),
         };
         (id, envelope, started.elapsed())
@@ -568,33 +574,15 @@ impl<'c> AgentRunner<'c> {
     /// Runs every test of the agent: each passes when the agent called every tool in
     /// `expectedTools` and its answer contains every `expectedContent` text (case ignored).
     pub fn test(&self) -> Vec<TestOutcome> {
-        let tests = self
-            .catalog
-            .agent(&self.name)
-            .and_then(|a| a.get("tests"))
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        tests
+        self.tests
             .iter()
             .map(|t| {
                 let description = t
-                    .get("_description")
-                    .and_then(Value::as_str)
+                    .description
+                    .as_deref()
                     .unwrap_or("(no description)")
                     .to_string();
-                let input = t.get("input").and_then(Value::as_str).unwrap_or_default();
-                let strings = |k: &str| -> Vec<String> {
-                    t.get(k)
-                        .and_then(Value::as_array)
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(Value::as_str)
-                                .map(str::to_string)
-                                .collect()
-                        })
-                        .unwrap_or_default()
-                };
+                let input = t.input.as_deref().unwrap_or_default();
                 match self.run(input) {
                     Err(e) => TestOutcome {
                         description,
@@ -604,14 +592,18 @@ impl<'c> AgentRunner<'c> {
                     Ok(o) => {
                         let called: BTreeSet<String> =
                             o.calls.iter().map(|c| c.id.clone()).collect();
-                        let missing: Vec<String> = strings("expectedTools")
-                            .into_iter()
-                            .filter(|t| !called.contains(t))
+                        let missing: Vec<String> = t
+                            .expected_tools
+                            .iter()
+                            .filter(|t| !called.contains(*t))
+                            .cloned()
                             .collect();
                         let answer = o.answer.to_lowercase();
-                        let absent: Vec<String> = strings("expectedContent")
-                            .into_iter()
+                        let absent: Vec<String> = t
+                            .expected_content
+                            .iter()
                             .filter(|c| !answer.contains(&c.to_lowercase()))
+                            .cloned()
                             .collect();
                         let mut why = Vec::new();
                         if !missing.is_empty() {

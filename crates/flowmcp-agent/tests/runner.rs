@@ -397,3 +397,65 @@ fn item07_the_endpoint_cannot_echo_the_key_into_errors_answers_or_transcripts() 
     );
     server.join().unwrap();
 }
+
+/// A tool call's result stays an envelope through the runner: its status and its failure's code
+/// come from it, and the model gets the same envelope as JSON that the transcript keeps.
+#[test]
+fn i40_a_tool_calls_outcome_is_read_from_its_envelope_not_from_json() {
+    let c = catalog(&upstream(1));
+    let (url, server) = chat(vec![
+        calls(&[
+            (
+                "getPublicHolidays_holidaykit-net",
+                json!({"year": 2026, "countryCode": "DE"}),
+            ),
+            ("notATool_anywhere", json!({})),
+        ]),
+        answer("Done."),
+    ]);
+    let runner = AgentRunner::new(&c, "holiday-planner", endpoint(&url)).unwrap();
+    let o = runner.run("Holidays?").unwrap();
+    assert_eq!(o.calls.len(), 2);
+    assert!(o.calls[0].ok);
+    assert_eq!(o.calls[0].failure, None);
+    assert!(!o.calls[1].ok);
+    assert_eq!(o.calls[1].failure, Some(flowmcp_catalog::Code::E007));
+    let seen = server.join().unwrap();
+    let tool_messages: Vec<Value> = seen[1].0["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == json!("tool"))
+        .map(|m| serde_json::from_str(m["content"].as_str().unwrap()).unwrap())
+        .collect();
+    let results: Vec<&Value> = o
+        .transcript
+        .iter()
+        .filter_map(|t| t.get("toolCall"))
+        .map(|t| &t["result"])
+        .collect();
+    assert_eq!(tool_messages.iter().collect::<Vec<_>>(), results);
+    assert_eq!(results[0]["status"], json!(true));
+    assert_eq!(results[1]["status"], json!(false));
+}
+
+/// The runner reads the typed manifest: `maxRounds`, `model` and the tests are the manifest's
+/// as `Catalog::agent_manifest` gives them.
+#[test]
+fn i40_the_runner_uses_the_typed_manifest() {
+    let c = catalog("http://127.0.0.1:9");
+    let manifest = c.agent_manifest("holiday-planner").unwrap();
+    assert_eq!(
+        manifest.model.as_deref(),
+        Some("anthropic/claude-sonnet-4-5")
+    );
+    assert_eq!(manifest.max_rounds(), 6);
+    assert!(manifest.tests.len() >= 3);
+    assert!(
+        manifest
+            .tests
+            .iter()
+            .all(|t| t.input.is_some() && !t.expected_tools.is_empty())
+    );
+    assert!(c.agent_manifest("no-such-agent").is_none());
+}

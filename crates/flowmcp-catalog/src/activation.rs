@@ -105,7 +105,7 @@ impl Catalog {
     /// has errors, a referenced tool, prompt, resource or selection is not there, or a server
     /// parameter of an involved schema has no value (reported per schema, as the chapter shows).
     pub fn activate_agent(&self, name: &str) -> Result<Activation, ActivationError> {
-        let Some((path, agent)) = self.agent_manifest(name) else {
+        let Some((path, agent)) = self.agent_source(name) else {
             return Err(ActivationError::UnknownAgent {
                 name: name.to_string(),
                 known: self.agent_names(),

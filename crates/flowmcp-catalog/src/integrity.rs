@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use flowmcp_spec::hash::{agent_hash, tool_hash};
+use flowmcp_spec::model::AgentManifest;
 use flowmcp_validate::prompts::PartKind;
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::{Catalog, CatalogError};
@@ -115,8 +117,8 @@ impl AgentIntegrity {
 
 impl Catalog {
     /// The manifest of the agent `name` (a file of the catalog exporting `agent` with that name):
-    /// its path and its `agent` object.
-    pub(crate) fn agent_manifest(&self, name: &str) -> Option<(&Path, &Map<String, Value>)> {
+    /// its path and its `agent` object as written.
+    pub(crate) fn agent_source(&self, name: &str) -> Option<(&Path, &Map<String, Value>)> {
         self.files.iter().find_map(|f| match &f.part.kind {
             PartKind::Agent(Value::Object(a))
                 if a.get("name").and_then(Value::as_str) == Some(name) =>
@@ -127,9 +129,19 @@ impl Catalog {
         })
     }
 
-    /// The `agent` object of the agent `name`'s manifest, as the module exports it.
+    /// The `agent` object of the agent `name`'s manifest, as the module exports it (what
+    /// validation reads; what runs reads [`Catalog::agent_manifest`]).
     pub fn agent(&self, name: &str) -> Option<&Map<String, Value>> {
-        self.agent_manifest(name).map(|(_, a)| a)
+        self.agent_source(name).map(|(_, a)| a)
+    }
+
+    /// The manifest of the agent `name`, typed ([`AgentManifest`], read as leniently as its
+    /// documentation says): what the agent runner and an agent served as a tool use. Whether
+    /// the manifest is valid is activation's question ([`Catalog::activate_agent`]).
+    pub fn agent_manifest(&self, name: &str) -> Option<AgentManifest> {
+        // Found by its string `name`, so it is an object with one: it always reads.
+        self.agent_source(name)
+            .and_then(|(_, a)| AgentManifest::deserialize(a).ok())
     }
 
     /// The names of the catalog's agents (files exporting `agent` with a string `name`).
@@ -171,7 +183,7 @@ impl Catalog {
     /// The integrity of the agent `name`: the hash its manifest records, the hash now and each
     /// external tool's hash against its lock file. Reads, never writes.
     pub fn agent_integrity(&self, name: &str) -> Result<AgentIntegrity, CatalogError> {
-        let (manifest, agent) = self.agent_manifest(name).ok_or_else(|| {
+        let (manifest, agent) = self.agent_source(name).ok_or_else(|| {
             let known = self.agent_names();
             CatalogError::Entry(format!(
                 "no agent {name:?} in the catalog{}",

@@ -8,13 +8,13 @@ use flowmcp_loader::HandlersExport;
 use flowmcp_loader::{FileKind, LoadedFile};
 use flowmcp_runtime::Envelope;
 use flowmcp_runtime::{
-    LoadProblem, SchemaSource, ToolEntry, ToolNames, Toolset, ToolsetOptions,
-    descriptor::reference_tool_name,
+    LoadProblem, SchemaSource, ToolEntry, ToolNames, Toolset, ToolsetOptions, descriptor::Builtin,
+    descriptor::query_wire_name, descriptor::reference_tool_name,
 };
 use flowmcp_runtime::{LogSink, Runner, RunnerOptions};
 use flowmcp_runtime::{transport::TransportConfig, transport::UreqTransport};
 use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
-use flowmcp_spec::id::{IdType, defined_text, query_name, wire_name};
+use flowmcp_spec::id::{IdType, defined_text, legacy_query_key, query_name, wire_name};
 use flowmcp_spec::lists::ListScope;
 use flowmcp_spec::model::SchemaMain;
 use flowmcp_spec::{Code, FileReport, Severity, diagnostic::display_path};
@@ -771,11 +771,12 @@ fn rejected_tools(
             };
             match def.get("queries").and_then(Value::as_object) {
                 Some(queries) => {
-                    let builtins = ["runSql", "describeTables"];
+                    let builtins = Builtin::ALL.map(Builtin::name);
                     for q in queries.keys().map(String::as_str).chain(builtins) {
                         out.push((id_of(IdType::Resource, &query_name(resource, q)), r(q)));
-                        out.push((format!("{}.{q}", id_of(IdType::Resource, resource)), r(q)));
-                        out.push((wire_name(q, ns), r(q)));
+                        let resource_id = id_of(IdType::Resource, resource);
+                        out.push((legacy_query_key(&resource_id, q), r(q)));
+                        out.push((query_wire_name(ToolNames::Spec, q, ns), r(q)));
                     }
                 }
                 None => {

@@ -980,3 +980,39 @@ fn i39_2_the_default_copy_place_is_resolved_and_never_a_link() {
     assert!(e.status(), "{e:?}");
     assert!(copy.is_file());
 }
+
+/// The names a resource query is found by come from one place: the names the valid file's
+/// entries have (own ID, legacy key, wire name) are the names under which the same queries are
+/// refused when the file has errors.
+#[test]
+fn i40_a_rejected_files_queries_are_refused_under_the_names_its_entries_have() {
+    let s = Scratch::new("res-i40-names");
+    let (valid, _) = catalog(&s, "global");
+    let names: Vec<String> = valid
+        .list()
+        .iter()
+        .filter(|t| matches!(t.descriptor.kind, Kind::Query { .. }))
+        .flat_map(|t| {
+            let d = &t.descriptor;
+            [
+                d.lookup_key(),
+                d.legacy_query_key().unwrap(),
+                d.wire_name.clone(),
+            ]
+        })
+        .collect();
+    assert_eq!(names.len(), 12, "{names:?}");
+    // The same schema with an error (an unknown field in `main`, VAL003): nothing is callable.
+    let broken = s.write(
+        "broken/demo.mjs",
+        &SCHEMA
+            .replace("ORIGIN", "global")
+            .replace("tools: {},", "tools: {}, notAField: 1,"),
+    );
+    let c = Catalog::open(&broken, &options(&s)).unwrap();
+    assert!(c.list().is_empty());
+    for name in &names {
+        assert!(c.rejected(name).is_some(), "{name} is not refused");
+    }
+    assert!(c.rejected("bySymbol_other").is_none());
+}

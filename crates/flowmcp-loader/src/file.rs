@@ -12,50 +12,8 @@ use crate::extract::PathItem;
 use crate::scan::{self, ScanKind};
 use flowmcp_files::named::ReadCappedError;
 
-/// What the file is, judged from its exports (or, for a shared list, its location and text).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileKind {
-    Schema,
-    List,
-    Skill,
-    Prompt,
-    Agent,
-    Selection,
-    Content,
-    Unknown,
-}
-
-impl FileKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FileKind::Schema => "schema",
-            FileKind::List => "list",
-            FileKind::Skill => "skill",
-            FileKind::Prompt => "prompt",
-            FileKind::Agent => "agent",
-            FileKind::Selection => "selection",
-            FileKind::Content => "content",
-            FileKind::Unknown => "unknown",
-        }
-    }
-
-    fn from_exports(e: &Exports) -> FileKind {
-        let pairs = [
-            ("main", FileKind::Schema),
-            ("list", FileKind::List),
-            ("skill", FileKind::Skill),
-            ("prompt", FileKind::Prompt),
-            ("agent", FileKind::Agent),
-            ("selection", FileKind::Selection),
-            ("content", FileKind::Content),
-        ];
-        pairs
-            .iter()
-            .find(|(n, _)| e.has(n))
-            .map(|(_, k)| *k)
-            .unwrap_or(FileKind::Unknown)
-    }
-}
+/// What the file is; the vocabulary's type ([`flowmcp_spec::catalog::FileKind`]), named here too.
+pub use flowmcp_spec::catalog::FileKind;
 
 /// The result of loading a file.
 #[derive(Clone, Debug)]
@@ -274,7 +232,7 @@ fn load_text(
         }
     };
 
-    let kind = match FileKind::from_exports(&exports) {
+    let kind = match FileKind::from_exports(|name| exports.has(name)) {
         FileKind::Unknown => kind_hint,
         k => k,
     };

@@ -12,6 +12,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use flowmcp_catalog::serde_json::{self, Map, Value, json};
+use flowmcp_spec::model::AgentManifest;
 use rmcp::model::{
     ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
     InputRequest, InputRequests, InputRequiredResult, InputResponses, Tool,
@@ -68,8 +69,8 @@ pub(crate) enum Step {
 
 impl Elicitation {
     /// The settings of the agent manifest `agent`, when `elicitation.enabled` is `true`.
-    pub(crate) fn of(agent: &Map<String, Value>) -> Option<Elicitation> {
-        let e = agent.get("elicitation")?;
+    pub(crate) fn of(agent: &AgentManifest) -> Option<Elicitation> {
+        let e = agent.elicitation.as_ref()?;
         if e.get("enabled").and_then(Value::as_bool) != Some(true) {
             return None;
         }
@@ -268,18 +269,18 @@ mod tests {
     }
 
     fn settings(templates: Value) -> Elicitation {
-        let agent = json!({"elicitation": {"enabled": true, "maxRounds": 1, "requestedSchemas": templates}});
-        Elicitation::of(agent.as_object().unwrap()).unwrap()
+        let agent = json!({"name": "a", "elicitation": {"enabled": true, "maxRounds": 1, "requestedSchemas": templates}});
+        Elicitation::of(&AgentManifest::from_json(&agent).unwrap()).unwrap()
     }
 
     #[test]
     fn disabled_or_without_rounds_is_no_elicitation() {
         for agent in [
-            json!({"elicitation": {"enabled": false, "maxRounds": 2}}),
-            json!({"elicitation": {"enabled": true, "maxRounds": 0}}),
-            json!({}),
+            json!({"name": "a", "elicitation": {"enabled": false, "maxRounds": 2}}),
+            json!({"name": "a", "elicitation": {"enabled": true, "maxRounds": 0}}),
+            json!({"name": "a"}),
         ] {
-            assert!(Elicitation::of(agent.as_object().unwrap()).is_none());
+            assert!(Elicitation::of(&AgentManifest::from_json(&agent).unwrap()).is_none());
         }
     }
 

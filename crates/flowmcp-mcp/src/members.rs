@@ -21,7 +21,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
-use flowmcp_catalog::serde_json::{Value, json};
+use flowmcp_catalog::serde_json::json;
 use flowmcp_catalog::{Catalog, Code, Envelope, ToolEntry, prompts::PromptKind, runtime::Kind};
 use rayon::prelude::*;
 use rmcp::model::Tool;
@@ -479,10 +479,10 @@ fn agent_tools(
             );
             continue;
         }
-        let Some(manifest) = catalog.agent(name) else {
+        let Some(manifest) = catalog.agent_manifest(name) else {
             continue;
         };
-        let declared = manifest.get("inputSchema").and_then(Value::as_object);
+        let declared = manifest.input_schema.as_ref();
         let schema = declared.cloned().unwrap_or_else(|| {
             let v = json!({
                 "type": "object",
@@ -493,10 +493,7 @@ fn agent_tools(
         });
         let description = format!(
             "{} (runs the agent {name}: its model calls its tools and answers)",
-            manifest
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
+            manifest.description.as_deref().unwrap_or_default()
         );
         entries.push(Tool::new(name.clone(), description, Arc::new(schema)));
         agents.insert(name.clone(), (name.clone(), declared.is_some()));

@@ -113,8 +113,8 @@ impl State {
         let elicitation = opts
             .agent
             .as_deref()
-            .and_then(|name| catalog.agent(name))
-            .and_then(Elicitation::of);
+            .and_then(|name| catalog.agent_manifest(name))
+            .and_then(|agent| Elicitation::of(&agent));
         Ok(State {
             catalog,
             members,

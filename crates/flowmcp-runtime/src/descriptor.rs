@@ -265,7 +265,10 @@ impl ToolDescriptor {
     /// entries.
     pub fn legacy_query_key(&self) -> Option<String> {
         match &self.kind {
-            Kind::Query { .. } => Some(format!("{}.{}", self.id, self.tool)),
+            Kind::Query { .. } => Some(flowmcp_spec::id::legacy_query_key(
+                &self.id.to_string(),
+                &self.tool,
+            )),
             Kind::Tool | Kind::Document { .. } => None,
         }
     }
@@ -650,14 +653,26 @@ fn reference_snake(text: &str) -> String {
 }
 
 /// The name of a tool before lengths and collisions are dealt with: `<name>_<namespace>` from the
-/// ID under [`ToolNames::Spec`] (`<query>_<namespace>` for a resource query), and
+/// ID under [`ToolNames::Spec`], [`query_wire_name`] for a resource query, and
 /// [`reference_tool_name`] of the key as written under [`ToolNames::Reference`]. The one place
 /// names are made.
-fn full_name(names: ToolNames, id: &PrimitiveId, kind: &Kind, tool: &str) -> String {
+pub(crate) fn full_name(names: ToolNames, id: &PrimitiveId, kind: &Kind, tool: &str) -> String {
     match (names, kind) {
-        (ToolNames::Spec, Kind::Query { .. }) => flowmcp_spec::id::wire_name(tool, &id.namespace),
+        (_, Kind::Query { .. }) => query_wire_name(names, tool, &id.namespace),
         (ToolNames::Spec, _) => id.wire_name(),
         (ToolNames::Reference, _) => reference_tool_name(tool, &id.namespace),
+    }
+}
+
+/// The name of query `query` of a resource of `namespace` as an MCP tool, before lengths and
+/// collisions are dealt with ([`assign_wire_names_with`]): `<query>_<namespace>` under
+/// [`ToolNames::Spec`], [`reference_tool_name`] of the query's name under
+/// [`ToolNames::Reference`]. The one place a query's tool name is made: the toolset's entries and
+/// the catalog's names of the queries of a file that did not validate both come from it.
+pub fn query_wire_name(names: ToolNames, query: &str, namespace: &str) -> String {
+    match names {
+        ToolNames::Spec => flowmcp_spec::id::wire_name(query, namespace),
+        ToolNames::Reference => reference_tool_name(query, namespace),
     }
 }
 
@@ -888,6 +903,29 @@ mod tests {
         // Non-ASCII letters are lower-cased but never start a split.
         ("getÜberData", "ns", "getüber_data_ns"),
     ];
+
+    #[test]
+    fn i40_a_querys_tool_name_is_made_by_query_wire_name_under_both_namings() {
+        let id: PrimitiveId = "demo-io/resource/tokens".parse().unwrap();
+        let kind = Kind::Query {
+            resource: "tokens".into(),
+            builtin: None,
+        };
+        assert_eq!(
+            query_wire_name(ToolNames::Spec, "bySymbol", "demo-io"),
+            "bySymbol_demo-io"
+        );
+        assert_eq!(
+            query_wire_name(ToolNames::Reference, "bySymbol", "demo-io"),
+            "by_symbol_demo_io"
+        );
+        for names in [ToolNames::Spec, ToolNames::Reference] {
+            assert_eq!(
+                full_name(names, &id, &kind, "bySymbol"),
+                query_wire_name(names, "bySymbol", "demo-io")
+            );
+        }
+    }
 
     #[test]
     fn reference_names_match_the_reference() {

@@ -47,7 +47,8 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use crate::descriptor::{
-    Builtin, Kind, QueryBinding, ToolDescriptor, UserParam, input_schema, wire_name,
+    Builtin, Kind, QueryBinding, ToolDescriptor, UserParam, input_schema, query_wire_name,
+    wire_name,
 };
 use crate::envelope::Coded;
 use crate::schema::LoadedSchema;
@@ -271,7 +272,9 @@ impl Entry<'_> {
             query: None,
         };
         d.wire_name = match &d.kind {
-            Kind::Query { .. } => flowmcp_spec::id::wire_name(tool, &self.main.namespace),
+            Kind::Query { .. } => {
+                query_wire_name(crate::ToolNames::Spec, tool, &self.main.namespace)
+            }
             _ => wire_name(self.id),
         };
         d

@@ -619,9 +619,80 @@ fn brief(v: &Value) -> String {
     }
 }
 
+/// What a file of a catalog is, judged from its exports (or, for a shared list, its location and
+/// text): the vocabulary the loader, the validator and the catalog share. The loader decides it
+/// (`flowmcp_loader::LoadedFile::kind`) and re-exports it as `flowmcp_loader::FileKind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// A schema: exports `main`.
+    Schema,
+    /// A shared list: exports `list`.
+    List,
+    /// A skill: exports `skill`.
+    Skill,
+    /// A prompt: exports `prompt`.
+    Prompt,
+    /// An agent manifest: exports `agent`.
+    Agent,
+    /// A selection: exports `selection`.
+    Selection,
+    /// A prompt's content: exports `content`.
+    Content,
+    /// None of these.
+    Unknown,
+}
+
+impl FileKind {
+    /// The export that makes a file each kind, in the order they are looked for: a file exporting
+    /// more than one of them is the first kind here.
+    pub const BY_EXPORT: [(&'static str, FileKind); 7] = [
+        ("main", FileKind::Schema),
+        ("list", FileKind::List),
+        ("skill", FileKind::Skill),
+        ("prompt", FileKind::Prompt),
+        ("agent", FileKind::Agent),
+        ("selection", FileKind::Selection),
+        ("content", FileKind::Content),
+    ];
+
+    /// The kind's name as reports print it (`schema`, `list`, …, `unknown`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileKind::Schema => "schema",
+            FileKind::List => "list",
+            FileKind::Skill => "skill",
+            FileKind::Prompt => "prompt",
+            FileKind::Agent => "agent",
+            FileKind::Selection => "selection",
+            FileKind::Content => "content",
+            FileKind::Unknown => "unknown",
+        }
+    }
+
+    /// The kind of a file whose exports `has` tells about: the first of [`FileKind::BY_EXPORT`]
+    /// it exports, else [`FileKind::Unknown`].
+    pub fn from_exports(has: impl Fn(&str) -> bool) -> FileKind {
+        FileKind::BY_EXPORT
+            .iter()
+            .find(|(name, _)| has(name))
+            .map_or(FileKind::Unknown, |(_, kind)| *kind)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn i40_file_kind_is_judged_by_the_first_export_of_its_table() {
+        assert_eq!(FileKind::from_exports(|n| n == "agent"), FileKind::Agent);
+        assert_eq!(
+            FileKind::from_exports(|n| n == "content" || n == "main"),
+            FileKind::Schema
+        );
+        assert_eq!(FileKind::from_exports(|_| false), FileKind::Unknown);
+        assert_eq!(FileKind::Selection.as_str(), "selection");
+    }
 
     #[test]
     fn iso_dates_are_checked_as_dates() {

@@ -721,6 +721,13 @@ pub fn query_name(resource: &str, query: &str) -> String {
     format!("{resource}{QUERY_SEPARATOR}{query}")
 }
 
+/// The text a resource query was found by before it had an ID of its own:
+/// `<resource ID>.<query>` (`ns/resource/countries.byCode`). Lookups still accept it, and the hash
+/// suffix of the query's wire name is made from it. The one place it is made.
+pub fn legacy_query_key(resource_id: &str, query: &str) -> String {
+    format!("{resource_id}.{query}")
+}
+
 /// The ID text of a primitive a schema defines, for lookups: [`PrimitiveId::defined`] as text, or,
 /// when no ID can be made of the parts (a file that did not validate), [`id_text`] of them as
 /// written — which then finds only what was recorded under the same text.

@@ -15,6 +15,9 @@
 //!
 //! Required fields that are missing or of the wrong type still make
 //! [`SchemaMain::from_json`] fail.
+//!
+//! An agent manifest (`export const agent`) has its typed model here too, [`AgentManifest`]
+//! (with its tests, [`AgentTest`]), read as its own documentation says.
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -24,6 +27,9 @@ use crate::Profile;
 use crate::lists::ListRef;
 use crate::placeholder::ParamRole;
 use crate::zod::{ZType, ZodError};
+
+mod agent;
+pub use agent::{AgentManifest, AgentTest};
 
 /// A schema's `main` export.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
