@@ -3,7 +3,7 @@
 //!
 //! **The key** of an entry is the SHA-256 of everything the file's report depends on:
 //!
-//! - the build ([`build_key`]): `FLOWMCP_BUILD_ID` (made by this crate's build script from the
+//! - the build (`build_key`): `FLOWMCP_BUILD_ID` (made by this crate's build script from the
 //!   sources of every crate a validation runs through and `Cargo.lock`, in the workspace; this
 //!   crate's version in a published package), the version of every flowmcp crate a validation
 //!   runs through (spec, files, loader, resources, validate, runtime, catalog: a rule fixed in a
