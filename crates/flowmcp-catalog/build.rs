@@ -5,7 +5,9 @@
 //! In the workspace it is a hash of the sources of every crate a file's validation runs through
 //! (spec, files, loader, resources, validate and this one) and of `Cargo.lock` (which fixes the
 //! JavaScript engine and every other dependency); outside it (a published crate) the package
-//! version stands in for them.
+//! version stands in for them. `src/results.rs` adds, at run time, the version of every flowmcp
+//! crate this build links and a digest of the rule registry (`build_key`), so a published
+//! catalog that is built against a newer `flowmcp-validate` has another key.
 // The build script reads the bundled catalog at build time; the capability rule is for product code.
 #![allow(clippy::disallowed_methods)]
 

@@ -44,7 +44,7 @@
 //! #     let _ = write!(socket, "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
 //! # });
 //!
-//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/catalog");
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/catalog");
 //! let catalog = Catalog::open(dir.as_ref(), &CatalogOptions::new(Profile::Spec))?;
 //! // `Endpoint::from_env()` reads FLOWMCP_LLM_BASE_URL and OPENROUTER_API_KEY; here a local model.
 //! let endpoint = Endpoint { base_url, ..Endpoint::from_env() };

@@ -98,7 +98,7 @@ fn upstream(n: usize) -> String {
 }
 
 fn examples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog")
 }
 
 /// An empty environment, plain HTTP to loopback allowed, no cache, `holidaykit-net` sent to

@@ -21,7 +21,7 @@ fn main() {
     let upstream = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:8080".to_string());
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
 
     // Everything is configured once: the profile (validation and calls), the HTTP client and the
     // per-call settings; here the holidaykit-net namespace goes to the local demo upstream.

@@ -22,7 +22,7 @@ fn main() {
     let upstream = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "127.0.0.1:8080".to_string());
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
     let mut options = CatalogOptions::new(Profile::Spec);
     options.transport.allow_http_loopback = true;
     options

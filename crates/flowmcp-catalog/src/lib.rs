@@ -37,7 +37,7 @@
 //! use flowmcp_catalog::{Catalog, CatalogOptions, Code, Profile};
 //!
 //! // The bundled example catalog (a directory with registry.json, schemas and shared lists).
-//! let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+//! let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
 //! let mut options = CatalogOptions::new(Profile::Spec);
 //! // Send the holidaykit-net tools to a local address where nothing listens.
 //! options.transport.allow_http_loopback = true;

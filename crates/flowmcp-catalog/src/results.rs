@@ -3,8 +3,12 @@
 //!
 //! **The key** of an entry is the SHA-256 of everything the file's report depends on:
 //!
-//! - the build (`FLOWMCP_BUILD_ID`, made by this crate's build script from the sources of every
-//!   crate a validation runs through and `Cargo.lock`);
+//! - the build (`build_key`): `FLOWMCP_BUILD_ID` (made by this crate's build script from the
+//!   sources of every crate a validation runs through and `Cargo.lock`, in the workspace; this
+//!   crate's version in a published package), the version of every flowmcp crate a validation
+//!   runs through (spec, files, loader, resources, validate, runtime, catalog: a rule fixed in a
+//!   newer `flowmcp-validate` is a new key even when this crate is the same release), and the
+//!   digest of the rule registry (every registered code with its levels, status and variants);
 //! - the validation options as a whole (profile, rule overrides, limits, allowed libraries, the home
 //!   directory and resources variable, whether positions are wanted);
 //! - the file's path, its canonical path and the name diagnostics give it;
@@ -44,8 +48,49 @@ const MAX_ENTRY_BYTES: u64 = 1 << 30;
 /// The default bound of the cache's size on disk.
 pub const DEFAULT_MAX_BYTES: u64 = 256 << 20;
 
-/// The identity of this build (see the module documentation).
+/// The identity of this build's sources (see the module documentation).
 const BUILD_ID: &str = env!("FLOWMCP_BUILD_ID");
+
+/// The flowmcp crates a validation runs through, with the version of each that this build links.
+const CRATE_VERSIONS: [(&str, &str); 7] = [
+    ("flowmcp-spec", flowmcp_spec::VERSION),
+    ("flowmcp-files", flowmcp_files::VERSION),
+    ("flowmcp-loader", flowmcp_loader::VERSION),
+    ("flowmcp-resources", flowmcp_resources::VERSION),
+    ("flowmcp-validate", flowmcp_validate::VERSION),
+    ("flowmcp-runtime", flowmcp_runtime::VERSION),
+    ("flowmcp-catalog", env!("CARGO_PKG_VERSION")),
+];
+
+/// The part of every key that names the code doing the validation: [`build_key_of`] this build's
+/// id, crate versions and rule registry, computed once.
+fn build_key() -> &'static [u8; 32] {
+    static KEY: std::sync::OnceLock<[u8; 32]> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| build_key_of(BUILD_ID, &CRATE_VERSIONS, flowmcp_spec::registry::RULES))
+}
+
+/// The build's part of a key from its parts: the build id, each crate's name and version, and a
+/// digest of the rule registry (every field of every rule: code, family, origin, section, levels,
+/// status, summary and variants).
+fn build_key_of(
+    build_id: &str,
+    versions: &[(&str, &str)],
+    rules: &[flowmcp_spec::registry::RuleInfo],
+) -> [u8; 32] {
+    let mut h = Sha256::new();
+    part(&mut h, b"flowmcp-build");
+    part(&mut h, build_id.as_bytes());
+    for (name, version) in versions {
+        part(&mut h, name.as_bytes());
+        part(&mut h, version.as_bytes());
+    }
+    let mut registry = Sha256::new();
+    for rule in rules {
+        part(&mut registry, format!("{rule:?}").as_bytes());
+    }
+    part(&mut h, &registry.finalize());
+    h.finalize().into()
+}
 
 /// A directory of per-file validation results (see the [module documentation](self)).
 ///
@@ -371,7 +416,7 @@ impl Key {
                 Purpose::CatalogFile => b"file",
             },
         );
-        part(&mut h, BUILD_ID.as_bytes());
+        part(&mut h, build_key());
         part(&mut h, options);
         match lists {
             Some(l) => part(&mut h, l),
@@ -741,6 +786,50 @@ impl StoredDiagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 40, scope 1: the build's part of a result key changes with the version of any
+    /// flowmcp crate a validation runs through and with any change of the rule registry, so a
+    /// newer release of a dependency never reads results an older one cached.
+    #[test]
+    fn i40_the_build_key_covers_every_crate_version_and_the_registry() {
+        let rules = flowmcp_spec::registry::RULES;
+        let names: Vec<&str> = CRATE_VERSIONS.iter().map(|(n, _)| *n).collect();
+        for name in [
+            "flowmcp-spec",
+            "flowmcp-files",
+            "flowmcp-loader",
+            "flowmcp-resources",
+            "flowmcp-validate",
+            "flowmcp-runtime",
+            "flowmcp-catalog",
+        ] {
+            assert!(names.contains(&name), "{name} is not part of the key");
+        }
+        let base = build_key_of("id", &CRATE_VERSIONS, rules);
+        assert_eq!(base, build_key_of("id", &CRATE_VERSIONS, rules));
+        assert_eq!(*build_key(), build_key_of(BUILD_ID, &CRATE_VERSIONS, rules));
+        assert_ne!(base, build_key_of("other", &CRATE_VERSIONS, rules));
+        // A newer release of any one crate is another key.
+        for i in 0..CRATE_VERSIONS.len() {
+            let mut bumped = CRATE_VERSIONS;
+            bumped[i].1 = "999.0.0";
+            assert_ne!(base, build_key_of("id", &bumped, rules), "{}", bumped[i].0);
+        }
+        // A rule whose level, summary or status changed, or a rule added or removed.
+        let mut changed = rules.to_vec();
+        changed[0].spec = flowmcp_spec::Level::Off;
+        assert_ne!(base, build_key_of("id", &CRATE_VERSIONS, &changed));
+        let mut changed = rules.to_vec();
+        changed[1].summary = "another summary";
+        assert_ne!(base, build_key_of("id", &CRATE_VERSIONS, &changed));
+        let mut changed = rules.to_vec();
+        changed[2].status = flowmcp_spec::registry::Status::Planned(40);
+        assert_ne!(base, build_key_of("id", &CRATE_VERSIONS, &changed));
+        assert_ne!(
+            base,
+            build_key_of("id", &CRATE_VERSIONS, &rules[..rules.len() - 1])
+        );
+    }
 
     /// Issue 39, scope 1: a `_lists/` directory is hashed through its handle, so a list file
     /// that is a link out of it makes the directory unreadable (nothing is cached) rather than

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
 
 fn examples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog")
 }
 
 fn options() -> CatalogOptions {

@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
 mod common;
-#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
+#[path = "runtime_support/mod.rs"] // a link to the runtime's, a copy in the package
 mod support;
 
 mod activation;

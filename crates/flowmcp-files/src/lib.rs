@@ -95,3 +95,8 @@ pub fn read_found(
             other => ReadCappedError::Io(std::io::Error::other(other.to_string())),
         })
 }
+
+/// This crate's version (its `Cargo.toml`'s). The catalog's cache of validation results keys its
+/// entries by the version of every flowmcp crate a validation runs through, so a fixed rule in a
+/// newer release never serves results an older one cached.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -51,3 +51,8 @@ pub use extract::{PathItem, Unserializable, UnserializableKind};
 pub use host::{HandlerHost, HostConfig, HostError, Libraries};
 
 // Editing and writing files are in [`edit`], finding `.mjs` files in [`walk`].
+
+/// This crate's version (its `Cargo.toml`'s). The catalog's cache of validation results keys its
+/// entries by the version of every flowmcp crate a validation runs through, so a fixed rule in a
+/// newer release never serves results an older one cached.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -32,7 +32,8 @@ pub(crate) struct Outcome {
     pub(crate) text: String,
 }
 
-/// Runs the whole example; `root` is the workspace root.
+/// Runs the whole example; `root` holds `examples/catalog` and `examples/demo-upstream` (this
+/// crate's folder: links to the workspace's examples, copies in the package).
 pub(crate) async fn run(root: &Path) -> Result<Outcome, Box<dyn std::error::Error>> {
     // A stand-in for the API, on a port the system picks.
     let upstream = TcpListener::bind("127.0.0.1:0").await?;
@@ -156,7 +157,7 @@ async fn serve_files(listener: TcpListener, dir: PathBuf) {
 #[allow(dead_code)]
 #[tokio::main]
 async fn main() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     match run(&root).await {
         Ok(outcome) if !outcome.is_error => println!(
             "done: {} tools listed, a {}-byte result",

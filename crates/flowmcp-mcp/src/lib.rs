@@ -52,7 +52,7 @@
 //! ```
 //! use flowmcp_mcp::{Catalog, CatalogOptions, McpServer, Profile, ServeOptions};
 //!
-//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/catalog");
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/catalog");
 //! let catalog = Catalog::open(dir.as_ref(), &CatalogOptions::new(Profile::Spec))?;
 //! let server = McpServer::new(catalog, &ServeOptions::default())?;
 //! assert!(server.tools().iter().any(|t| t.name == "getPublicHolidays_holidaykit-net"));

@@ -68,7 +68,7 @@ fn an_agent_tool_runs_the_loop_and_reports_progress() {
         json!({"choices": [{"message": {"role": "assistant", "content": "German Unity Day (2026-10-03)."}}]})
             .to_string(),
     ]);
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
     let mut o = CatalogOptions::new(Profile::Spec);
     o.env_override = Some(BTreeMap::new());
     o.transport.allow_http_loopback = true;
@@ -137,7 +137,7 @@ fn example_without_meta(dir: &std::path::Path) {
     }
     let _ = std::fs::remove_dir_all(dir);
     copy(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog"),
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog"),
         dir,
     );
     let file = dir.join("providers/holidaykit-net/public-holidays.mjs");

@@ -228,7 +228,7 @@ fn routes_that_cannot_be_served_are_errors() {
 /// The example catalog without any server parameter: the openshelf-org and skycast-io tools wait
 /// for OPENSHELF_API_KEY and SKYCAST_API_KEY.
 fn bare_catalog() -> std::sync::Arc<flowmcp_catalog::Catalog> {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
     let mut opts = flowmcp_catalog::CatalogOptions::new(flowmcp_catalog::Profile::Spec);
     opts.env_override = Some(Default::default());
     std::sync::Arc::new(flowmcp_catalog::Catalog::open(&dir, &opts).unwrap())
@@ -836,7 +836,7 @@ fn metered_catalog(
     metrics: &flowmcp_mcp::http::Metrics,
     cache: Option<&std::path::Path>,
 ) -> std::sync::Arc<flowmcp_catalog::Catalog> {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
     let mut o = flowmcp_catalog::CatalogOptions::new(flowmcp_catalog::Profile::Spec);
     o.env_override = Some(std::collections::BTreeMap::from([
         ("SKYCAST_API_KEY".to_string(), I32_SECRET.to_string()),

@@ -5,9 +5,9 @@
 #![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic in a test is a failed test
 
-#[path = "../../flowmcp-catalog/tests/common/mod.rs"]
+#[path = "catalog_common/mod.rs"] // a link to the catalog's, a copy in the package
 mod common;
-#[path = "../../flowmcp-runtime/tests/support/mod.rs"]
+#[path = "runtime_support/mod.rs"] // a link to the runtime's, a copy in the package
 mod runtime_support;
 mod support;
 
@@ -31,7 +31,7 @@ mod embed_service_example;
 
 #[test]
 fn i29_the_in_process_example_serves_and_calls_with_flowmcp_mcp_and_tokio_only() {
-    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let rt = tokio::runtime::Runtime::new().unwrap();
     let outcome = rt.block_on(in_process_example::run(&root)).unwrap();
     assert!(outcome.tools >= 10, "{outcome:?}");

@@ -118,7 +118,7 @@ fn a_reload_that_changes_the_prompts_says_so() {
 
 #[test]
 fn a_selection_serves_exactly_its_members() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
     let mut o = CatalogOptions::new(Profile::Spec);
     o.env_override = Some(BTreeMap::new());
     let opts = |id: &str| {
@@ -184,7 +184,7 @@ fn a_selection_serves_exactly_its_members() {
 
 #[test]
 fn an_agent_serves_what_its_activation_brings() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
     let mut o = CatalogOptions::new(Profile::Spec);
     o.env_override = Some(BTreeMap::new());
     let mut opts = ServeOptions::default();

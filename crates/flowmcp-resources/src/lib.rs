@@ -49,3 +49,8 @@ pub use files::LocalFiles;
 pub use flowmcp_files::{PathError, Root};
 pub use markdown::{Document, MarkdownError};
 pub use sqlite::{Database, Limits, Mode, QueryLimits, Rows};
+
+/// This crate's version (its `Cargo.toml`'s). The catalog's cache of validation results keys its
+/// entries by the version of every flowmcp crate a validation runs through, so a fixed rule in a
+/// newer release never serves results an older one cached.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

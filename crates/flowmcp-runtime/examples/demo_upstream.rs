@@ -15,7 +15,7 @@ use std::path::PathBuf;
 fn main() {
     let mut args = std::env::args().skip(1);
     let port: u16 = args.next().and_then(|p| p.parse().ok()).unwrap_or(8080);
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo-upstream");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo-upstream");
     let server = match tiny_http::Server::http(("127.0.0.1", port)) {
         Ok(s) => s,
         Err(e) => {

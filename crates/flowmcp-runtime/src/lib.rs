@@ -71,3 +71,8 @@ pub use resource::{DatabaseFile, ResourceOptions};
 // HTTP goes through a [`Transport`]; the default one, its settings and its errors are in
 // [`transport`], the preload cache in [`cache`].
 pub use transport::Transport;
+
+/// This crate's version (its `Cargo.toml`'s). The catalog's cache of validation results keys its
+/// entries by the version of every flowmcp crate a validation runs through, so a fixed rule in a
+/// newer release never serves results an older one cached.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -23,7 +23,7 @@ use support::{RedisServer, Scratch, Seen, TestServer, reply};
 const CANARY: &str = "CANARY-7d1e-secret";
 
 fn examples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog")
 }
 
 fn env_with_canary() -> BTreeMap<String, String> {

@@ -20,7 +20,7 @@ const CANARY: &str = "CANARY-9f3a";
 
 fn load(provider: &str, file: &str) -> SchemaMain {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/catalog/providers")
+        .join("examples/catalog/providers")
         .join(provider)
         .join(file);
     let loaded = flowmcp_loader::load_file(

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 fn load(provider: &str, file: &str) -> SchemaMain {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/catalog/providers")
+        .join("examples/catalog/providers")
         .join(provider)
         .join(file);
     let loaded = flowmcp_loader::load_file(

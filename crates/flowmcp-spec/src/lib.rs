@@ -51,3 +51,8 @@ pub use diagnostic::{Diagnostic, FileReport, JsonPath, Report, Severity, Verdict
 pub use level::{Level, SettingError};
 pub use profile::{Overrides, Profile, RuleSettings};
 pub use registry::Code;
+
+/// This crate's version (its `Cargo.toml`'s). The catalog's cache of validation results keys its
+/// entries by the version of every flowmcp crate a validation runs through, so a fixed rule in a
+/// newer release never serves results an older one cached.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

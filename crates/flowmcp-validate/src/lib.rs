@@ -116,3 +116,8 @@ impl Options {
         DEFAULT_ALLOWLIST.contains(&lib) || self.allowed_libraries.iter().any(|l| l == lib)
     }
 }
+
+/// This crate's version (its `Cargo.toml`'s). The catalog's cache of validation results keys its
+/// entries by the version of every flowmcp crate a validation runs through, so a fixed rule in a
+/// newer release never serves results an older one cached.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

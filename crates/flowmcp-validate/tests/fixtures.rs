@@ -276,9 +276,9 @@ fn every_implemented_code_has_fail_and_pass_fixtures() {
         }
     }
     // Runtime codes (E001–E009, SEC100–SEC104) have their fixtures in the runtime crate, run by
-    // its `fixtures` test.
+    // its `fixtures` test; `tests/runtime-fixtures` is a link to them (a copy in the package).
     let runtime_dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../flowmcp-runtime/tests/fixtures");
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/runtime-fixtures");
     for code_dir in std::fs::read_dir(&runtime_dir)
         .expect("runtime fixtures")
         .flatten()

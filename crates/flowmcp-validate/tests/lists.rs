@@ -172,7 +172,7 @@ fn i28_7b_a_list_that_does_not_load_is_named_where_it_is_missing() {
     let _ = std::fs::remove_dir_all(&home);
     let dir = home.join("catalog");
     copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog"),
         &dir,
     );
     let list = dir.join("_lists/countries.mjs");

@@ -13,7 +13,7 @@ use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
 
 /// The repository's example catalog.
 pub(crate) fn examples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog")
 }
 
 /// Options under `profile` with an empty environment, plain HTTP to loopback allowed, and each

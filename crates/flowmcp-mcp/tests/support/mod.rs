@@ -42,7 +42,7 @@ pub(crate) fn with_client<H: ClientHandler, T>(
 /// The example catalog, with the API keys its skycast-io and openshelf-org tools need (nothing
 /// is called upstream in these tests).
 pub(crate) fn catalog() -> Arc<Catalog> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
     let mut opts = CatalogOptions::new(Profile::Spec);
     opts.env_override = Some(BTreeMap::from([
         ("SKYCAST_API_KEY".to_string(), "test-key".to_string()),

@@ -550,7 +550,8 @@ mod tests {
         // The fuzz finding, replayed from its file (`<flags>\0<pattern>\0<subject>`).
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../fuzz/regressions/regex/accepts-unmatched-close-paren.txt"
+            // A link to the workspace's `fuzz/regressions/regex` (a copy in the package).
+            "/tests/regex-regressions/accepts-unmatched-close-paren.txt"
         );
         let input = std::fs::read_to_string(path).unwrap();
         let mut parts = input.splitn(3, '\0');

@@ -162,10 +162,8 @@ mod tests {
     /// went through, and a known answer ends it.
     #[test]
     fn remembered_walks_give_the_same_answers() {
-        // Under the workspace's target directory: this crate does not read the environment.
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../target")
-            .join(format!("flowmcp-walk-{}", std::process::id()));
+        // In the temporary directory: a packaged crate's tests write nothing outside it.
+        let root = std::env::temp_dir().join(format!("flowmcp-walk-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let deep = root.join("cat/providers/ns/sub");
         std::fs::create_dir_all(&deep).unwrap();
