@@ -7,10 +7,16 @@
 //!    dev-dependency (tests, examples) may also name a crate that does not depend on this one,
 //!    directly or through others, by the table (a lower crate never names a higher one, not even
 //!    in a test).
-//! 2. **Module cycles.** Within a crate, the top-level modules and the modules they name
-//!    (`crate::x`, `super::x` from a top-level module) form no cycle. Items marked
-//!    `#[cfg(test)]` (test modules, wherever they are in a file) do not count, here or in the
-//!    other checks.
+//! 2. **File cycles.** Within a crate, the source files (nested modules each a file of their own;
+//!    inline `mod x { … }` part of its file) form no import cycle. A file imports the files its
+//!    paths lead to: every path it writes from `crate`, `super`, `self` or a name of its own
+//!    module (in `use` trees and groups, types and expressions) goes to the deepest module file
+//!    it reaches, and a name a module imports or re-exports (`pub use`, a glob) leads on to the
+//!    file that defines it. A re-export itself (`pub use`) is no import of the file that writes
+//!    it, and the crate root (`lib.rs`, `main.rs`) is no node: it is the crate's front door
+//!    (D105). Each cycle is one problem line with its files in order; the cycles of
+//!    [`KNOWN_CYCLES`] are still to be broken. Items marked `#[cfg(test)]` (test modules,
+//!    wherever they are in a file) do not count, here or in the other checks.
 //! 3. **Registered codes.** Every code-shaped string literal (`"E007"`, `"MD004 …"`) in product code
 //!    is a code of the registry in `flowmcp-spec`.
 //! 4. **IDs formatted in one place.** No `format!` outside `flowmcp-spec`'s ID module writes
@@ -93,6 +99,53 @@ const FS_CALLS: [&str; 17] = [
     "File::create(",
     "OpenOptions::new(",
 ];
+/// File-level import cycles that check 2 found when it began to read every file (D105), still
+/// to be broken (issue #40, scope 3), each as its files, sorted. A cycle not listed here is a
+/// problem, and so is a listed one that is gone or has changed: the list only shrinks.
+const KNOWN_CYCLES: [&[&str]; 5] = [
+    &[
+        "crates/flowmcp-catalog/src/documents.rs",
+        "crates/flowmcp-catalog/src/open.rs",
+        "crates/flowmcp-catalog/src/primitives.rs",
+        "crates/flowmcp-catalog/src/prompts.rs",
+    ],
+    &[
+        "crates/flowmcp-runtime/src/resource.rs",
+        "crates/flowmcp-runtime/src/toolset.rs",
+    ],
+    &[
+        "crates/flowmcp-spec/src/registry/mod.rs",
+        "crates/flowmcp-spec/src/registry/table.rs",
+    ],
+    &[
+        "crates/flowmcp-validate/src/rules/agents.rs",
+        "crates/flowmcp-validate/src/rules/handlers.rs",
+        "crates/flowmcp-validate/src/rules/lists.rs",
+        "crates/flowmcp-validate/src/rules/main_fields.rs",
+        "crates/flowmcp-validate/src/rules/meta.rs",
+        "crates/flowmcp-validate/src/rules/mod.rs",
+        "crates/flowmcp-validate/src/rules/output.rs",
+        "crates/flowmcp-validate/src/rules/params.rs",
+        "crates/flowmcp-validate/src/rules/preload.rs",
+        "crates/flowmcp-validate/src/rules/prompts.rs",
+        "crates/flowmcp-validate/src/rules/resources.rs",
+        "crates/flowmcp-validate/src/rules/security.rs",
+        "crates/flowmcp-validate/src/rules/selections.rs",
+        "crates/flowmcp-validate/src/rules/skills.rs",
+        "crates/flowmcp-validate/src/rules/tool_tests.rs",
+        "crates/flowmcp-validate/src/rules/tools.rs",
+    ],
+    &[
+        "xtask/src/sweep.rs",
+        "xtask/src/sweep/canary.rs",
+        "xtask/src/sweep/catalog.rs",
+        "xtask/src/sweep/guard.rs",
+        "xtask/src/sweep/hostile.rs",
+        "xtask/src/sweep/report.rs",
+        "xtask/src/sweep/server.rs",
+        "xtask/src/sweep/worker.rs",
+    ],
+];
 /// The CLI's crate: the one crate whose texts may name `flowmcp` commands and flags.
 const CLI: &str = "flowmcp-cli";
 /// The file of the CLI that declares its subcommands (`enum Command`).
@@ -129,6 +182,7 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
     let table = read_table(root)?;
     let crates = workspace_crates(root)?;
     let mut problems = Vec::new();
+    let mut known_seen: Vec<Vec<String>> = Vec::new();
     problems.extend(crate_edges(&table, &crates));
     let commands = cli_commands(root)?;
     problems.extend(lint_configured(root)?);
@@ -143,7 +197,13 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
                 };
                 texts.push((shown(&dir, &file), text));
             }
-            problems.extend(module_cycles(&krate.name, root, &dir, &texts));
+            for (members, line) in module_cycles(&krate.name, root, &dir, &texts) {
+                if KNOWN_CYCLES.iter().any(|known| *known == members) {
+                    known_seen.push(members);
+                } else {
+                    problems.push(line);
+                }
+            }
             for (rel, text) in &texts {
                 let product = &product_part(text);
                 let at = shown(root, &dir.join(rel));
@@ -183,6 +243,15 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
                     ));
                 }
             }
+        }
+    }
+    for known in KNOWN_CYCLES {
+        if !known_seen.iter().any(|seen| seen == known) {
+            problems.push(format!(
+                "xtask/src/tidy.rs: KNOWN_CYCLES lists a cycle that is gone or changed ({}): \
+                 take it out (or list the cycle as it is now)",
+                known.join(", ")
+            ));
         }
     }
     problems.extend(lint_allowances(root)?);
@@ -741,12 +810,22 @@ fn strip_comments_and_strings(code: &str) -> String {
 
 /// Check 2 over one crate's `src/`: the files (already read, `(path under src, text)`) whose
 /// imports form a cycle, one problem line per cycle.
-fn module_cycles(krate: &str, root: &Path, src: &Path, files: &[(String, String)]) -> Vec<String> {
+///
+/// Each cycle comes with its files (shown from the workspace root, sorted), so that the ones
+/// of [`KNOWN_CYCLES`] can be told apart.
+fn module_cycles(
+    krate: &str,
+    root: &Path,
+    src: &Path,
+    files: &[(String, String)],
+) -> Vec<(Vec<String>, String)> {
     let graph = import_graph(files);
     let at = |rel: &String| shown(root, &src.join(rel));
     cycles(&graph)
         .into_iter()
         .map(|component| {
+            let mut members: Vec<String> = component.iter().map(at).collect();
+            members.sort();
             let ring = cycle_through(&graph, &component);
             let mut line = format!(
                 "{krate}: {} import each other (a cycle)",
@@ -760,7 +839,7 @@ fn module_cycles(krate: &str, root: &Path, src: &Path, files: &[(String, String)
             if !rest.is_empty() {
                 line.push_str(&format!("; the same knot holds {}", rest.join(", ")));
             }
-            line
+            (members, line)
         })
         .collect()
 }
@@ -818,10 +897,13 @@ pub(crate) fn import_graph(files: &[(String, String)]) -> BTreeMap<String, BTree
     }
     let mut index = ModuleIndex::default();
     for (n, (_, module, _)) in crate_files.iter().enumerate() {
-        index.modules.entry(module.clone()).or_insert_with(|| Module {
-            file: n,
-            ..Module::default()
-        });
+        index
+            .modules
+            .entry(module.clone())
+            .or_insert_with(|| Module {
+                file: n,
+                ..Module::default()
+            });
     }
     let mut refs = Vec::new();
     let mut locals: Vec<BTreeMap<String, Vec<Import>>> = vec![BTreeMap::new(); crate_files.len()];
@@ -829,8 +911,11 @@ pub(crate) fn import_graph(files: &[(String, String)]) -> BTreeMap<String, BTree
         let code = strip_comments_and_strings(&product_part(text));
         read_modules(n, module, &code, &mut index, &mut refs, &mut locals[n]);
     }
+    // The crate root is the crate's front door, not a node: it declares the modules, passes
+    // names through and holds the crate's entry points, which use the modules (as before D105).
     let mut graph: BTreeMap<String, BTreeSet<String>> = crate_files
         .iter()
+        .filter(|(_, module, _)| !module.is_empty())
         .map(|(rel, _, _)| (rel.to_string(), BTreeSet::new()))
         .collect();
     for (file, import) in refs {
@@ -838,6 +923,7 @@ pub(crate) fn import_graph(files: &[(String, String)]) -> BTreeMap<String, BTree
         let found = index.resolve_from_file(&import, &locals[file], &mut fuel);
         if let Found::File(to) | Found::Missing { file: to, .. } = found
             && to != file
+            && !crate_files[to].1.is_empty()
             && let Some(edges) = graph.get_mut(crate_files[file].0)
         {
             edges.insert(crate_files[to].0.to_string());
@@ -1118,6 +1204,7 @@ fn read_modules(
             }
             Token::Name("use") if !after_sep => {
                 let from = current(&braces);
+                let re_export = is_public(&toks[..i]);
                 let mut leaves = Vec::new();
                 i += 1;
                 if toks.get(i) == Some(&Token::PathSep) {
@@ -1136,7 +1223,9 @@ fn read_modules(
                         from: from.clone(),
                         segments: leaf.segments,
                     };
-                    refs.push((file, import.clone()));
+                    if !re_export {
+                        refs.push((file, import.clone()));
+                    }
                     let entry = index.modules.entry(from.clone()).or_insert_with(|| Module {
                         file,
                         ..Module::default()
@@ -1211,6 +1300,19 @@ fn read_modules(
             }
             _ => i += 1,
         }
+    }
+}
+
+/// Whether the tokens before an item end in a visibility (`pub`, `pub(crate)`, `pub(super)`,
+/// `pub(in …)`).
+fn is_public(before: &[Token<'_>]) -> bool {
+    match before.last() {
+        Some(Token::Name("pub")) => true,
+        Some(Token::Punct(')')) => before
+            .iter()
+            .rposition(|t| *t == Token::Punct('('))
+            .is_some_and(|open| open > 0 && before[open - 1] == Token::Name("pub")),
+        _ => false,
     }
 }
 
@@ -1785,6 +1887,7 @@ mod tests {
             Path::new("/w/crates/k/src"),
             &crate_files,
         );
+        let problems: Vec<String> = problems.into_iter().map(|(_, line)| line).collect();
         assert_eq!(
             problems,
             vec![
@@ -1800,7 +1903,10 @@ mod tests {
             ("a.rs", "pub fn f() -> crate::X { todo!() }\n"),
             ("b/mod.rs", "mod c;\nmod deep;\npub use self::c::*;\n"),
             ("b/c.rs", "pub use super::deep::X as X;\n"),
-            ("b/deep.rs", "pub struct X;\npub fn g() { crate::a::f(); }\n"),
+            (
+                "b/deep.rs",
+                "pub struct X;\npub fn g() { crate::a::f(); }\n",
+            ),
         ]);
         let graph = import_graph(&crate_files);
         assert_eq!(edges(&graph, "a.rs"), vec!["b/deep.rs"], "{graph:?}");
@@ -1883,7 +1989,10 @@ mod tests {
         assert_eq!(edges(&graph, "a.rs"), vec!["b.rs", "c.rs"], "{graph:?}");
         assert_eq!(edges(&graph, "b.rs"), vec!["c.rs"], "{graph:?}");
         assert!(edges(&graph, "c.rs").is_empty(), "{graph:?}");
-        assert_eq!(edges(&graph, "lib.rs"), vec!["c.rs"], "{graph:?}");
+        assert!(
+            !graph.contains_key("lib.rs"),
+            "the crate root is no node: {graph:?}"
+        );
         assert!(cycles(&graph).is_empty());
     }
 
