@@ -1205,15 +1205,13 @@ fn read_modules(
                 i += 1;
                 if toks.get(i) == Some(&Token::PathSep) {
                     // `use ::other_crate::…`: outside the crate.
-                    while i < toks.len() && toks[i] != Token::Punct(';') {
-                        i += 1;
-                    }
+                    i += 1;
+                    use_tree(&toks, &mut i, Vec::new(), &mut Vec::new());
                     continue;
                 }
+                // Not followed by a tree (`impl Trait + use<'a>`), it reads nothing, and the
+                // tokens after it are read as usual.
                 use_tree(&toks, &mut i, Vec::new(), &mut leaves);
-                while i < toks.len() && toks[i] != Token::Punct(';') {
-                    i += 1;
-                }
                 for leaf in leaves {
                     let import = Import {
                         from: from.clone(),
@@ -1978,7 +1976,9 @@ mod tests {
             (
                 "c.rs",
                 "pub struct Z;\n// crate::a::f\nconst S: &str = \"crate::a::f\";\n\
-                 fn h() { let _ = serde_json::json!(null); self::Z; }\n",
+                 fn h() { let _ = serde_json::json!(null); self::Z; }\n\
+                 mod m {\n    fn i<'a>(x: &'a [u8]) -> impl Iterator<Item = &'a u8> + use<'a> {\n        \
+                 let n = 1;\n        x.iter().skip(n)\n    }\n    pub struct W;\n}\n",
             ),
         ]);
         let graph = import_graph(&crate_files);
@@ -1990,6 +1990,22 @@ mod tests {
             "the crate root is no node: {graph:?}"
         );
         assert!(cycles(&graph).is_empty());
+        // `+ use<'a>` (precise capturing) is no `use` declaration: the braces stay in step, so
+        // `W` is an item of the inline module `m`.
+        let mut index = ModuleIndex::default();
+        index
+            .modules
+            .insert(vec!["c".to_string()], Module::default());
+        read_modules(
+            0,
+            &["c".to_string()],
+            &strip_comments_and_strings(&crate_files[3].1),
+            &mut index,
+            &mut Vec::new(),
+            &mut BTreeMap::new(),
+        );
+        let m = &index.modules[&vec!["c".to_string(), "m".to_string()]];
+        assert!(m.defines.contains("W"), "{:?}", m.defines);
     }
 
     #[test]
