@@ -124,6 +124,7 @@ const KNOWN_CYCLES: [&[&str]; 4] = [
         "crates/flowmcp-validate/src/rules/params.rs",
         "crates/flowmcp-validate/src/rules/preload.rs",
         "crates/flowmcp-validate/src/rules/prompts.rs",
+        "crates/flowmcp-validate/src/rules/queries.rs",
         "crates/flowmcp-validate/src/rules/resources.rs",
         "crates/flowmcp-validate/src/rules/security.rs",
         "crates/flowmcp-validate/src/rules/selections.rs",
