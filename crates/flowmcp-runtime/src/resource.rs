@@ -581,7 +581,7 @@ impl OpenResources {
 }
 
 /// The resource's `name` (its file name), required for sqlite and markdown resources.
-fn resource_file<'r>(r: &'r Resource, resource: &str) -> Result<&'r str, Coded> {
+pub(crate) fn resource_file<'r>(r: &'r Resource, resource: &str) -> Result<&'r str, Coded> {
     r.name.as_deref().ok_or_else(|| {
         Coded(
             Code::RES027,
@@ -796,7 +796,7 @@ const MAX_SCHEMA_SQL_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The schema SQL committed for a SQLite resource of the schema at `schema_path`, when it
 /// exists ([`flowmcp_resources::sqlite::schema_sql_file`]).
-fn schema_sql_file(schema_path: &Path, r: &Resource) -> Option<PathBuf> {
+pub(crate) fn schema_sql_file(schema_path: &Path, r: &Resource) -> Option<PathBuf> {
     let dir = schema_path.parent().unwrap_or(Path::new("."));
     flowmcp_resources::sqlite::schema_sql_file(dir, r.name.as_deref()?)
 }
@@ -839,47 +839,8 @@ impl DatabaseFile {
     }
 }
 
-impl crate::Toolset {
-    /// The database file of the SQLite resource `id` (`namespace/resource/name`), resolved as
-    /// `opts` places resources; an error in words when `id` is not a callable SQLite resource
-    /// or its place cannot be resolved.
-    pub fn database_file(&self, id: &str, opts: &ResourceOptions) -> Result<DatabaseFile, String> {
-        let entry = self
-            .tools()
-            .iter()
-            .find(|t| t.descriptor.id.to_string() == id && t.descriptor.kind != Kind::Tool)
-            .ok_or_else(|| format!("no resource \"{id}\" in the catalog"))?;
-        let schema = self.schema_of(entry);
-        let (Kind::Query { resource, .. } | Kind::Document { resource }) = &entry.descriptor.kind
-        else {
-            return Err(format!("\"{id}\" is not a resource"));
-        };
-        let r = schema
-            .resources
-            .get(resource)
-            .ok_or_else(|| format!("no resource \"{id}\" in the catalog"))?;
-        if r.source != ResourceSource::Sqlite {
-            return Err(format!(
-                "\"{id}\" is not a local SQLite resource (its source is `{}`)",
-                source_name(r.source)
-            ));
-        }
-        let name = resource_file(r, resource).map_err(|Coded(_, m)| m)?;
-        let path = opts
-            .locations(&schema.path)
-            .resolve(origin(r), name)
-            .map_err(|e| e.to_string())?;
-        Ok(DatabaseFile {
-            id: id.to_string(),
-            path,
-            writable: sqlite_mode(r) == Mode::FileBased,
-            schema_sql: schema_sql_file(&schema.path, r),
-        })
-    }
-}
-
 /// The spelling of a resource source in schemas.
-fn source_name(s: ResourceSource) -> &'static str {
+pub(crate) fn source_name(s: ResourceSource) -> &'static str {
     match s {
         ResourceSource::Sqlite => "sqlite",
         ResourceSource::Markdown => "markdown",

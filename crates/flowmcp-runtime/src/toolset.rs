@@ -478,3 +478,51 @@ fn describe_schema(
         problems,
     )
 }
+
+impl Toolset {
+    /// The database file of the SQLite resource `id` (`namespace/resource/name`), resolved as
+    /// `opts` places resources; an error in words when `id` is not a callable SQLite resource
+    /// or its place cannot be resolved.
+    pub fn database_file(
+        &self,
+        id: &str,
+        opts: &crate::resource::ResourceOptions,
+    ) -> Result<crate::resource::DatabaseFile, String> {
+        let entry = self
+            .tools()
+            .iter()
+            .find(|t| {
+                t.descriptor.id.to_string() == id
+                    && t.descriptor.kind != crate::descriptor::Kind::Tool
+            })
+            .ok_or_else(|| format!("no resource \"{id}\" in the catalog"))?;
+        let schema = self.schema_of(entry);
+        let (crate::descriptor::Kind::Query { resource, .. }
+        | crate::descriptor::Kind::Document { resource }) = &entry.descriptor.kind
+        else {
+            return Err(format!("\"{id}\" is not a resource"));
+        };
+        let r = schema
+            .resources
+            .get(resource)
+            .ok_or_else(|| format!("no resource \"{id}\" in the catalog"))?;
+        if r.source != flowmcp_spec::model::ResourceSource::Sqlite {
+            return Err(format!(
+                "\"{id}\" is not a local SQLite resource (its source is `{}`)",
+                crate::resource::source_name(r.source)
+            ));
+        }
+        let name = crate::resource::resource_file(r, resource)
+            .map_err(|crate::envelope::Coded(_, m)| m)?;
+        let path = opts
+            .locations(&schema.path)
+            .resolve(crate::resource::origin(r), name)
+            .map_err(|e| e.to_string())?;
+        Ok(crate::resource::DatabaseFile {
+            id: id.to_string(),
+            path,
+            writable: crate::resource::sqlite_mode(r) == flowmcp_resources::sqlite::Mode::FileBased,
+            schema_sql: crate::resource::schema_sql_file(&schema.path, r),
+        })
+    }
+}

@@ -15,6 +15,7 @@ mod output;
 mod params;
 mod preload;
 pub(crate) mod prompts;
+mod queries;
 mod resources;
 mod security;
 pub(crate) mod selections;

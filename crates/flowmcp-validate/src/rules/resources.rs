@@ -10,13 +10,14 @@ use flowmcp_spec::gtfs::{
     EARLIEST_SPEC_REVISION, PathVarError, SUPPORTED_SPEC_REVISION, SealError, resolve_path,
     spec_revision_in_range,
 };
-use flowmcp_spec::{Code, JsonPath, Level, diagnostic::Collector};
+use flowmcp_spec::{Code, Level, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use flowmcp_loader::PathItem;
 use flowmcp_spec::placeholder::ParamRole;
 use flowmcp_spec::zod::ZType;
 
+use super::queries::{QueryRef, ResRef, each_query, each_resource, resources};
 use super::tool_tests::{
     check_test_values, report_unserializable, resolve_list_items, unserializable_paths,
 };
@@ -190,13 +191,6 @@ const SOURCES: &[&str] = &["sqlite", "sqlite-gtfs", "markdown", "http"];
 /// Query names the runtime injects; they do not count towards the limit of RES028.
 const INJECTED_QUERIES: &[&str] = &["runSql", "describeTables"];
 
-/// One resource that is an object.
-struct ResRef<'a> {
-    res: &'a Map<String, Value>,
-    /// `main.resources.<name>`
-    path: JsonPath,
-}
-
 impl<'a> ResRef<'a> {
     /// `source` when it is one of [`SOURCES`].
     fn source(&self) -> Option<&'a str> {
@@ -208,76 +202,6 @@ impl<'a> ResRef<'a> {
     fn str_field(&self, key: &str) -> Option<&'a str> {
         self.res.get(key).and_then(Value::as_str)
     }
-}
-
-/// One query that is an object, with its resource.
-struct QueryRef<'a> {
-    res: &'a Map<String, Value>,
-    name: &'a String,
-    query: &'a Map<String, Value>,
-    /// `main.resources.<resource>.queries.<name>`
-    path: JsonPath,
-}
-
-impl<'a> QueryRef<'a> {
-    fn sql(&self) -> Option<&'a str> {
-        self.query.get("sql").and_then(Value::as_str)
-    }
-    /// The parameter objects with their paths.
-    fn params(&self) -> Vec<(&'a Map<String, Value>, JsonPath)> {
-        let Some(Value::Array(params)) = self.query.get("parameters") else {
-            return Vec::new();
-        };
-        let base = self.path.key("parameters");
-        params
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.as_object().map(|o| (o, base.index(i))))
-            .collect()
-    }
-}
-
-/// `main.resources` when it is an object.
-fn resources<'a>(ctx: &SchemaCtx<'a>) -> Option<&'a Map<String, Value>> {
-    ctx.main()?.get("resources")?.as_object()
-}
-
-/// Every resource that is an object.
-fn each_resource<'a>(ctx: &SchemaCtx<'a>) -> Vec<ResRef<'a>> {
-    let Some(all) = resources(ctx) else {
-        return Vec::new();
-    };
-    let base = main_path("resources");
-    all.iter()
-        .filter_map(|(name, r)| {
-            r.as_object().map(|res| ResRef {
-                res,
-                path: base.key(name),
-            })
-        })
-        .collect()
-}
-
-/// Every query that is an object, of every resource whose `queries` is an object.
-fn each_query<'a>(ctx: &SchemaCtx<'a>) -> Vec<QueryRef<'a>> {
-    let mut out = Vec::new();
-    for r in each_resource(ctx) {
-        let Some(queries) = r.res.get("queries").and_then(Value::as_object) else {
-            continue;
-        };
-        let base = r.path.key("queries");
-        for (name, q) in queries {
-            if let Some(query) = q.as_object() {
-                out.push(QueryRef {
-                    res: r.res,
-                    name,
-                    query,
-                    path: base.key(name),
-                });
-            }
-        }
-    }
-    out
 }
 
 /// Whether `name` matches `^[a-z][a-zA-Z0-9]*$`.
@@ -1448,18 +1372,6 @@ pub(super) fn res041_source_fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             }
         }
     }
-}
-
-/// The tests of every query whose `tests` is an array, with the path of that array
-/// (`main.resources.<resource>.queries.<query>.tests`): TST001 counts them as it counts a tool's.
-pub(super) fn query_test_lists<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a [Value], JsonPath)> {
-    each_query(ctx)
-        .into_iter()
-        .filter_map(|q| match q.query.get("tests") {
-            Some(Value::Array(tests)) => Some((tests.as_slice(), q.path.key("tests"))),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The shape of a resource query's parameters, with the codes tool parameters use: an entry that

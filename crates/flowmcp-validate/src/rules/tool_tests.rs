@@ -129,7 +129,7 @@ pub(super) fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         }
     }
     // Resource queries: none at all is RES011's, so only one or two are reported here.
-    for (tests, tests_path) in super::resources::query_test_lists(ctx) {
+    for (tests, tests_path) in super::queries::query_test_lists(ctx) {
         if !tests.is_empty() && tests.len() < MIN_TESTS {
             too_few_tests(c, &tests_path, tests.len());
         }
