@@ -664,45 +664,6 @@ fn skip_token(text: &str, i: usize) -> usize {
     }
 }
 
-fn matching_brace(text: &str) -> usize {
-    let mut depth = 0usize;
-    for (i, c) in text.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' if depth == 0 => return i,
-            '}' => depth -= 1,
-            _ => {}
-        }
-    }
-    text.len()
-}
-
-fn split_top_level(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0usize, 0);
-    for (i, c) in text.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                out.push(&text[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&text[start..]);
-    out
-}
-
-fn leading_ident(text: &str) -> Option<String> {
-    let name: String = text
-        .chars()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
-    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
-}
-
 /// The code with comments removed and string literals emptied (so that text in them is not
 /// taken for paths).
 fn strip_comments_and_strings(code: &str) -> String {
