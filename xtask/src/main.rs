@@ -11,6 +11,7 @@
 //! - `bench libraries --libs DIR` — sandbox start with an npm library, with and without the bytecode cache.
 //! - `fuzz <target> [--secs N]` — run one cargo-fuzz target (nightly toolchain) and report.
 //! - `sweep <dir>` — call every tool of a catalog against a local echo upstream, hunting leaks.
+//! - `features` — `cargo check` each member with features without its defaults and with each single feature.
 //! - `hack [--check]` — keep the workspace-hack crate's unified features complete.
 //! - `tidy` — crate edges, module cycles, registered codes, IDs formatted in one place,
 //!   no CLI wording in library texts, file calls.
@@ -26,6 +27,7 @@ mod bench_start;
 mod clients;
 mod conformance;
 mod docs;
+mod features;
 mod fuzz;
 mod hack;
 mod sweep;
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("sweep") => sweep::run(&args[1..]),
         Some("clients") => clients::run_clients(&args[1..]),
+        Some("features") => features::run(&args[1..]),
         Some("hack") => hack::run(&args[1..]),
         Some("tidy") => tidy::run(&args[1..]),
         Some("api") => api::run(&args[1..]),
@@ -65,6 +68,8 @@ fn main() -> ExitCode {
                  sweep <dir> [--profile P] [--json FILE]          call every tool against a local echo upstream:\n  \
                  {pad}[--timeout-ms N] [--only TEXT]        outcomes, panics, hangs, leaks\n  \
                  {pad}[--workers N] [--no-hostile] [--libs DIR]\n  \
+                 features                                         check each crate with no default features and with\n  \
+                 {pad}each single feature (warnings are errors)\n  \
                  hack [--check]                                   keep crates/flowmcp-workspace-hack complete\n  \
                  {pad}(so tests, examples and xtask share one build of each dependency)\n  \
                  tidy                                             crate edges, module cycles, registered codes,\n  \

@@ -205,7 +205,7 @@ fn check_metrics_token<'a>(
 
 /// Whether `addr` is a loopback address (127.0.0.0/8, ::1, or ::ffff:127.x.y.z).
 fn is_loopback(addr: SocketAddr) -> bool {
-    addr.ip().to_canonical().is_loopback()
+    flowmcp_spec::urls::is_loopback_ip(addr.ip())
 }
 
 /// See [`HttpOptions::check`]: `endpoints` are each endpoint's path and its route's token. When

@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
+use flowmcp_spec::urls::{self, UrlRefusal};
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Validation, errors::ErrorKind};
 use serde::Deserialize;
@@ -533,12 +534,17 @@ fn check_scope(scope: &str) -> Result<(), OAuthError> {
     }
 }
 
-fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        Some(Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
+/// The parts of a parsed URL the shared URL policy (`flowmcp_spec::urls`) decides on.
+fn url_parts(url: &Url) -> urls::UrlParts<'_> {
+    urls::UrlParts {
+        scheme: url.scheme(),
+        host: match url.host() {
+            Some(Host::Ipv4(ip)) => Some(urls::UrlHost::Ip(ip.into())),
+            Some(Host::Ipv6(ip)) => Some(urls::UrlHost::Ip(ip.into())),
+            Some(Host::Domain(d)) => Some(urls::UrlHost::Domain(d)),
+            None => None,
+        },
+        credentials: !url.username().is_empty() || url.password().is_some(),
     }
 }
 
@@ -553,7 +559,8 @@ fn fetchable(what: &'static str, text: &str) -> Result<Url, OAuthError> {
     let Ok(url) = Url::parse(text.trim()) else {
         return Err(err("not a URL"));
     };
-    if !url.username().is_empty() || url.password().is_some() {
+    let parts = url_parts(&url);
+    if parts.credentials {
         return Err(OAuthError::Url {
             what,
             url: "<a URL with credentials>".to_string(),
@@ -563,13 +570,12 @@ fn fetchable(what: &'static str, text: &str) -> Result<Url, OAuthError> {
     if url.fragment().is_some() {
         return Err(err("a fragment is not allowed"));
     }
-    match url.scheme() {
-        "https" => Ok(url),
-        "http" if is_loopback(&url) => Ok(url),
-        "http" => Err(err(
+    match urls::check(parts, true) {
+        Ok(()) => Ok(url),
+        Err(UrlRefusal::HttpNotAllowed | UrlRefusal::HttpNotLoopback) => Err(err(
             "only https:// is accepted (plain http:// only for loopback hosts)",
         )),
-        _ => Err(err("only https:// URLs are accepted")),
+        Err(_) => Err(err("only https:// URLs are accepted")),
     }
 }
 

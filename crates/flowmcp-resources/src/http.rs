@@ -74,6 +74,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use flowmcp_spec::Code;
+use flowmcp_spec::urls::{self, UrlRefusal};
 use url::{Host, Url};
 
 use crate::sqlite::{Database, Limits, Mode, OpenError};
@@ -383,21 +384,18 @@ fn check_url(text: &str, allow_http_loopback: bool) -> Result<String, HttpError>
         )
     })?;
     let shown = shown_url(&url);
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(refused(shown, "the URL carries user info (`user@`)"));
-    }
-    match url.scheme() {
-        "https" if url.host().is_some() => Ok(shown),
-        "http" if is_loopback(&url) && allow_http_loopback => Ok(shown),
-        "http" if is_loopback(&url) => Err(refused(
+    match urls::check(url_parts(&url), allow_http_loopback) {
+        Ok(()) => Ok(shown),
+        Err(UrlRefusal::Credentials) => Err(refused(shown, "the URL carries user info (`user@`)")),
+        Err(UrlRefusal::HttpNotAllowed) => Err(refused(
             shown,
             "plain http:// is not allowed here (only https://)",
         )),
-        "http" => Err(refused(
+        Err(UrlRefusal::HttpNotLoopback) => Err(refused(
             shown,
             "plain http:// is accepted only for loopback hosts, and https:// is required otherwise",
         )),
-        _ => Err(refused(shown, "the URL must start with https://")),
+        Err(_) => Err(refused(shown, "the URL must start with https://")),
     }
 }
 
@@ -410,12 +408,17 @@ fn shown_url(url: &Url) -> String {
     }
 }
 
-fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        None => false,
+/// The parts of a parsed URL the shared URL policy (`flowmcp_spec::urls`) decides on.
+fn url_parts(url: &Url) -> urls::UrlParts<'_> {
+    urls::UrlParts {
+        scheme: url.scheme(),
+        host: match url.host() {
+            Some(Host::Ipv4(ip)) => Some(urls::UrlHost::Ip(ip.into())),
+            Some(Host::Ipv6(ip)) => Some(urls::UrlHost::Ip(ip.into())),
+            Some(Host::Domain(d)) => Some(urls::UrlHost::Domain(d)),
+            None => None,
+        },
+        credentials: !url.username().is_empty() || url.password().is_some(),
     }
 }
 

@@ -38,6 +38,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use flowmcp_spec::Code;
+use flowmcp_spec::urls::{self, UrlRefusal};
 
 pub use crate::encoding::base64_encode;
 use crate::secret::Redactor;
@@ -308,17 +309,19 @@ pub fn status_message(status: u16) -> String {
 /// for what it is: user info and the host `example.com`.
 pub fn check_upstream(text: &str) -> Result<bool, UpstreamError> {
     let url = Url::parse(text).map_err(|e| UpstreamError::NotAbsolute(e.to_string()))?;
-    if !url.username().is_empty() || url.password().is_some() {
+    let parts = url_parts(&url);
+    if parts.credentials {
         return Err(UpstreamError::UserInfo);
     }
     if url.query().is_some() || url.fragment().is_some() {
         return Err(UpstreamError::QueryOrFragment);
     }
-    match url.scheme() {
-        "https" if url.host().is_some() => Ok(false),
-        "http" if is_loopback(&url) => Ok(true),
-        "http" => Err(UpstreamError::PlainHttp),
-        _ => Err(UpstreamError::Scheme),
+    match urls::check(parts, true) {
+        Ok(()) => Ok(parts.scheme == "http"),
+        Err(UrlRefusal::HttpNotAllowed | UrlRefusal::HttpNotLoopback) => {
+            Err(UpstreamError::PlainHttp)
+        }
+        Err(_) => Err(UpstreamError::Scheme),
     }
 }
 
@@ -550,19 +553,20 @@ impl UreqTransport {
     /// Checks a URL against the scheme policy and parses it.
     fn check_url(&self, raw: &str) -> Result<Url, String> {
         let url = Url::parse(raw).map_err(|e| format!("not a valid absolute URL ({e})"))?;
-        match url.scheme() {
-            "https" => {
-                if url.host().is_none() {
-                    return Err("URL has no host".to_string());
-                }
-                Ok(url)
+        let allow = self.config.allow_http_loopback;
+        match urls::check(url_parts(&url), allow) {
+            Ok(()) => Ok(url),
+            Err(UrlRefusal::Credentials) => {
+                Err("credentials (user:password@) in URLs are not allowed".to_string())
             }
-            "http" if self.config.allow_http_loopback && is_loopback(&url) => Ok(url),
-            "http" if self.config.allow_http_loopback => {
+            Err(UrlRefusal::NoHost) => Err("URL has no host".to_string()),
+            Err(UrlRefusal::HttpNotLoopback) if allow => {
                 Err("plain http:// is only allowed to loopback hosts".to_string())
             }
-            "http" => Err("only https:// URLs are allowed".to_string()),
-            other => Err(format!("scheme {other:?} is not allowed")),
+            Err(UrlRefusal::HttpNotAllowed | UrlRefusal::HttpNotLoopback) => {
+                Err("only https:// URLs are allowed".to_string())
+            }
+            Err(_) => Err(format!("scheme {:?} is not allowed", url.scheme())),
         }
     }
 
@@ -894,13 +898,17 @@ fn same_origin(a: &Url, b: &Url) -> bool {
         && a.port_or_known_default() == b.port_or_known_default()
 }
 
-/// Whether the URL's host is a loopback address or `localhost`.
-fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(Host::Ipv6(ip)) => ip.is_loopback(),
-        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        None => false,
+/// The parts of a parsed URL the shared URL policy (`flowmcp_spec::urls`) decides on.
+fn url_parts(url: &Url) -> urls::UrlParts<'_> {
+    urls::UrlParts {
+        scheme: url.scheme(),
+        host: match url.host() {
+            Some(Host::Ipv4(ip)) => Some(urls::UrlHost::Ip(ip.into())),
+            Some(Host::Ipv6(ip)) => Some(urls::UrlHost::Ip(ip.into())),
+            Some(Host::Domain(d)) => Some(urls::UrlHost::Domain(d)),
+            None => None,
+        },
+        credentials: !url.username().is_empty() || url.password().is_some(),
     }
 }
 
@@ -1138,6 +1146,37 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(base64_encode(input.as_bytes()), expected);
+        }
+    }
+
+    /// A URL with `user:password@` is refused before anything is sent, to any host and with
+    /// loopback http allowed or not (it was accepted before D106).
+    #[test]
+    fn i40_transport_refuses_credentials_in_urls() {
+        let strict = UreqTransport::default();
+        let local = UreqTransport::new(TransportConfig {
+            allow_http_loopback: true,
+            ..TransportConfig::default()
+        });
+        for (transport, url) in [
+            (&strict, "https://user:secret@api.example.com/x"),
+            (&strict, "https://user@api.example.com/x"),
+            (&local, "http://user:secret@127.0.0.1:8080/"),
+            (&local, "https://:secret@api.example.com/"),
+        ] {
+            let err = transport.check_url(url).err();
+            assert_eq!(
+                err.as_deref(),
+                Some("credentials (user:password@) in URLs are not allowed"),
+                "{url}"
+            );
+        }
+        let from = Url::parse("https://api.example.com/").ok();
+        let to = Url::parse("https://user:pw@api.example.com/next").ok();
+        if let (Some(from), Some(to)) = (from, to) {
+            assert!(strict.check_redirect(&from, &to).is_err());
+        } else {
+            panic!("test URLs parse");
         }
     }
 

@@ -42,6 +42,7 @@ pub mod lists;
 pub mod model;
 pub mod paths;
 pub mod placeholder;
+pub mod urls;
 pub mod zod;
 
 // Findings and reports (helpers for rendering them are in [`diagnostic`]).
