@@ -753,6 +753,61 @@ fn mjs_files(dir: &Path) -> Vec<String> {
     out
 }
 
+/// Finds the catalog a file lies in, remembering every folder it has answered for, so many files
+/// of one tree are located with one walk up per folder.
+///
+/// A catalog root is a folder [`flowmcp_validate::catalog::is_catalog`] accepts that is not a
+/// grading folder (one with a grading list, see [`has_grading_list`]).
+#[derive(Debug)]
+pub struct CatalogLocator<'a> {
+    discovery: &'a crate::ListDiscovery,
+    known: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl<'a> CatalogLocator<'a> {
+    /// A locator that canonicalises paths through `discovery`'s folder cache.
+    pub fn new(discovery: &'a crate::ListDiscovery) -> Self {
+        Self {
+            discovery,
+            known: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The root of the catalog `path` lies in and the file's path inside it (`/`-separated);
+    /// `None` when the file does not exist or no folder above it is a catalog.
+    pub fn locate(&mut self, path: &Path) -> Option<(PathBuf, String)> {
+        let file = self.discovery.canonical_file(path)?;
+        let start = file.parent()?.to_path_buf();
+        // Up from the file's directory to the first catalog; every directory passed on the way has
+        // the same answer, and a directory answered before ends the walk.
+        let mut walked = Vec::new();
+        let mut root = None;
+        for d in start.ancestors() {
+            if let Some(found) = self.known.get(d) {
+                root = found.clone();
+                break;
+            }
+            walked.push(d.to_path_buf());
+            if flowmcp_validate::catalog::is_catalog(d) && !has_grading_list(d) {
+                root = Some(d.to_path_buf());
+                break;
+            }
+        }
+        for d in walked {
+            self.known.insert(d, root.clone());
+        }
+        let root = root?;
+        let rel = file
+            .strip_prefix(&root)
+            .ok()?
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        Some((root, rel))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
