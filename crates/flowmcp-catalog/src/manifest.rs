@@ -820,6 +820,33 @@ mod tests {
         d
     }
 
+    /// Issue #40, scope 5 (D109): a file is placed in the nearest catalog above it, with its
+    /// path inside; a file outside any catalog has none.
+    #[test]
+    fn i40_the_locator_finds_the_nearest_catalog_and_the_files_path_in_it() {
+        let d = temp_dir("locate");
+        std::fs::create_dir_all(d.join("cat/schemas/deep")).unwrap();
+        std::fs::create_dir_all(d.join("loose")).unwrap();
+        std::fs::write(d.join("cat/registry.json"), r#"{"name":"c","schemas":[]}"#).unwrap();
+        std::fs::write(d.join("cat/schemas/deep/a.mjs"), "").unwrap();
+        std::fs::write(d.join("cat/schemas/b.mjs"), "").unwrap();
+        std::fs::write(d.join("loose/c.mjs"), "").unwrap();
+        let discovery = crate::ListDiscovery::new();
+        let mut locator = CatalogLocator::new(&discovery);
+        let root = std::fs::canonicalize(d.join("cat")).unwrap();
+        assert_eq!(
+            locator.locate(&d.join("cat/schemas/deep/a.mjs")),
+            Some((root.clone(), "schemas/deep/a.mjs".to_string()))
+        );
+        assert_eq!(
+            locator.locate(&d.join("cat/schemas/b.mjs")),
+            Some((root, "schemas/b.mjs".to_string()))
+        );
+        assert_eq!(locator.locate(&d.join("loose/c.mjs")), None);
+        assert_eq!(locator.locate(&d.join("cat/missing.mjs")), None);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
     /// Issue #29, scope 3 (D74): the note names the profile, not the CLI's flag.
     #[test]
     fn i29_3_the_grading_list_note_names_no_cli_flag() {
