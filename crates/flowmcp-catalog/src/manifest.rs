@@ -753,6 +753,61 @@ fn mjs_files(dir: &Path) -> Vec<String> {
     out
 }
 
+/// Finds the catalog a file lies in, remembering every folder it has answered for, so many files
+/// of one tree are located with one walk up per folder.
+///
+/// A catalog root is a folder [`flowmcp_validate::catalog::is_catalog`] accepts that is not a
+/// grading folder (one with a grading list, see [`has_grading_list`]).
+#[derive(Debug)]
+pub struct CatalogLocator<'a> {
+    discovery: &'a crate::ListDiscovery,
+    known: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl<'a> CatalogLocator<'a> {
+    /// A locator that canonicalises paths through `discovery`'s folder cache.
+    pub fn new(discovery: &'a crate::ListDiscovery) -> Self {
+        Self {
+            discovery,
+            known: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The root of the catalog `path` lies in and the file's path inside it (`/`-separated);
+    /// `None` when the file does not exist or no folder above it is a catalog.
+    pub fn locate(&mut self, path: &Path) -> Option<(PathBuf, String)> {
+        let file = self.discovery.canonical_file(path)?;
+        let start = file.parent()?.to_path_buf();
+        // Up from the file's directory to the first catalog; every directory passed on the way has
+        // the same answer, and a directory answered before ends the walk.
+        let mut walked = Vec::new();
+        let mut root = None;
+        for d in start.ancestors() {
+            if let Some(found) = self.known.get(d) {
+                root = found.clone();
+                break;
+            }
+            walked.push(d.to_path_buf());
+            if flowmcp_validate::catalog::is_catalog(d) && !has_grading_list(d) {
+                root = Some(d.to_path_buf());
+                break;
+            }
+        }
+        for d in walked {
+            self.known.insert(d, root.clone());
+        }
+        let root = root?;
+        let rel = file
+            .strip_prefix(&root)
+            .ok()?
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        Some((root, rel))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -763,6 +818,33 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    /// Issue #40, scope 5 (D109): a file is placed in the nearest catalog above it, with its
+    /// path inside; a file outside any catalog has none.
+    #[test]
+    fn i40_the_locator_finds_the_nearest_catalog_and_the_files_path_in_it() {
+        let d = temp_dir("locate");
+        std::fs::create_dir_all(d.join("cat/schemas/deep")).unwrap();
+        std::fs::create_dir_all(d.join("loose")).unwrap();
+        std::fs::write(d.join("cat/registry.json"), r#"{"name":"c","schemas":[]}"#).unwrap();
+        std::fs::write(d.join("cat/schemas/deep/a.mjs"), "").unwrap();
+        std::fs::write(d.join("cat/schemas/b.mjs"), "").unwrap();
+        std::fs::write(d.join("loose/c.mjs"), "").unwrap();
+        let discovery = crate::ListDiscovery::new();
+        let mut locator = CatalogLocator::new(&discovery);
+        let root = std::fs::canonicalize(d.join("cat")).unwrap();
+        assert_eq!(
+            locator.locate(&d.join("cat/schemas/deep/a.mjs")),
+            Some((root.clone(), "schemas/deep/a.mjs".to_string()))
+        );
+        assert_eq!(
+            locator.locate(&d.join("cat/schemas/b.mjs")),
+            Some((root, "schemas/b.mjs".to_string()))
+        );
+        assert_eq!(locator.locate(&d.join("loose/c.mjs")), None);
+        assert_eq!(locator.locate(&d.join("cat/missing.mjs")), None);
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     /// Issue #29, scope 3 (D74): the note names the profile, not the CLI's flag.

@@ -22,7 +22,7 @@ mod test_cmd;
 mod walk;
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -268,15 +268,12 @@ fn with_their_catalogs(
     opts: &Options,
     discovery: &flowmcp_catalog::ListDiscovery,
 ) -> Result<(Vec<walk::FileEntry>, Vec<flowmcp_spec::FileReport>), String> {
-    let mut roots = CatalogLookup {
-        discovery,
-        catalog: Default::default(),
-    };
+    let mut roots = flowmcp_catalog::manifest::CatalogLocator::new(discovery);
     let mut by_root: std::collections::BTreeMap<PathBuf, Vec<(walk::FileEntry, String)>> =
         Default::default();
     let mut alone = Vec::new();
     for f in files {
-        match catalog_of(&f.path, &mut roots) {
+        match roots.locate(&f.path) {
             Some((root, rel)) => by_root.entry(root).or_default().push((f, rel)),
             None => alone.push(f),
         }
@@ -305,49 +302,6 @@ fn with_their_catalogs(
         }
     }
     Ok((alone, reports))
-}
-
-/// What [`catalog_of`] learnt about directories, so that the files of one directory (and of its
-/// siblings) cost no further look-ups: each directory's canonical path (kept by the run's list
-/// discovery, which needs the same), and the catalog each directory lies in.
-struct CatalogLookup<'a> {
-    discovery: &'a flowmcp_catalog::ListDiscovery,
-    catalog: std::collections::HashMap<PathBuf, Option<PathBuf>>,
-}
-
-/// The catalog `path` lies in and its path inside it (`/`-separated).
-fn catalog_of(path: &Path, known: &mut CatalogLookup<'_>) -> Option<(PathBuf, String)> {
-    let file = known.discovery.canonical_file(path)?;
-    let start = file.parent()?.to_path_buf();
-    // Up from the file's directory to the first catalog; every directory passed on the way has
-    // the same answer, and a directory answered before ends the walk.
-    let mut walked = Vec::new();
-    let mut root = None;
-    for d in start.ancestors() {
-        if let Some(found) = known.catalog.get(d) {
-            root = found.clone();
-            break;
-        }
-        walked.push(d.to_path_buf());
-        if flowmcp_validate::catalog::is_catalog(d)
-            && !flowmcp_catalog::manifest::has_grading_list(d)
-        {
-            root = Some(d.to_path_buf());
-            break;
-        }
-    }
-    for d in walked {
-        known.catalog.insert(d, root.clone());
-    }
-    let root = root?;
-    let rel = file
-        .strip_prefix(&root)
-        .ok()?
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/");
-    Some((root, rel))
 }
 
 fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
