@@ -179,7 +179,7 @@ async fn post(
 #[allow(dead_code)]
 #[tokio::main]
 async fn main() {
-    let catalog = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let catalog = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

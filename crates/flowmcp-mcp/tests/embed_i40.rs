@@ -206,7 +206,7 @@ fn i40_the_service_answers_without_a_server_and_drains_for_every_clone() {
 
 #[test]
 fn i40_the_embedding_example_serves_one_request_and_stops() {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
     let rt = tokio::runtime::Runtime::new().unwrap();
     let outcome = rt
         .block_on(crate::embed_service_example::run(
