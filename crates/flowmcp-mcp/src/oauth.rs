@@ -26,7 +26,7 @@ use flowmcp_spec::urls::{self, UrlRefusal};
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Validation, errors::ErrorKind};
 use serde::Deserialize;
-use url::{Host, Url};
+use url::Url;
 
 /// How far `exp` and `nbf` may be off, for clocks that disagree a little.
 pub const LEEWAY_SECONDS: u64 = 60;
@@ -534,20 +534,6 @@ fn check_scope(scope: &str) -> Result<(), OAuthError> {
     }
 }
 
-/// The parts of a parsed URL the shared URL policy (`flowmcp_spec::urls`) decides on.
-fn url_parts(url: &Url) -> urls::UrlParts<'_> {
-    urls::UrlParts {
-        scheme: url.scheme(),
-        host: match url.host() {
-            Some(Host::Ipv4(ip)) => Some(urls::UrlHost::Ip(ip.into())),
-            Some(Host::Ipv6(ip)) => Some(urls::UrlHost::Ip(ip.into())),
-            Some(Host::Domain(d)) => Some(urls::UrlHost::Domain(d)),
-            None => None,
-        },
-        credentials: !url.username().is_empty() || url.password().is_some(),
-    }
-}
-
 /// A URL that may be fetched or named: `https://`, or `http://` to a loopback host; no
 /// credentials, no fragment.
 fn fetchable(what: &'static str, text: &str) -> Result<Url, OAuthError> {
@@ -559,7 +545,8 @@ fn fetchable(what: &'static str, text: &str) -> Result<Url, OAuthError> {
     let Ok(url) = Url::parse(text.trim()) else {
         return Err(err("not a URL"));
     };
-    let parts = url_parts(&url);
+    let parts =
+        urls::UrlParts::from_parsed(url.scheme(), url.host_str(), url.username(), url.password());
     if parts.credentials {
         return Err(OAuthError::Url {
             what,

@@ -75,7 +75,7 @@ use std::time::{Duration, SystemTime};
 
 use flowmcp_spec::Code;
 use flowmcp_spec::urls::{self, UrlRefusal};
-use url::{Host, Url};
+use url::Url;
 
 use crate::sqlite::{Database, Limits, Mode, OpenError};
 use flowmcp_files::Root;
@@ -384,7 +384,10 @@ fn check_url(text: &str, allow_http_loopback: bool) -> Result<String, HttpError>
         )
     })?;
     let shown = shown_url(&url);
-    match urls::check(url_parts(&url), allow_http_loopback) {
+    match urls::check(
+        urls::UrlParts::from_parsed(url.scheme(), url.host_str(), url.username(), url.password()),
+        allow_http_loopback,
+    ) {
         Ok(()) => Ok(shown),
         Err(UrlRefusal::Credentials) => Err(refused(shown, "the URL carries user info (`user@`)")),
         Err(UrlRefusal::HttpNotAllowed) => Err(refused(
@@ -405,20 +408,6 @@ fn shown_url(url: &Url) -> String {
     match url.port() {
         Some(port) => format!("{}://{host}:{port}{}", url.scheme(), url.path()),
         None => format!("{}://{host}{}", url.scheme(), url.path()),
-    }
-}
-
-/// The parts of a parsed URL the shared URL policy (`flowmcp_spec::urls`) decides on.
-fn url_parts(url: &Url) -> urls::UrlParts<'_> {
-    urls::UrlParts {
-        scheme: url.scheme(),
-        host: match url.host() {
-            Some(Host::Ipv4(ip)) => Some(urls::UrlHost::Ip(ip.into())),
-            Some(Host::Ipv6(ip)) => Some(urls::UrlHost::Ip(ip.into())),
-            Some(Host::Domain(d)) => Some(urls::UrlHost::Domain(d)),
-            None => None,
-        },
-        credentials: !url.username().is_empty() || url.password().is_some(),
     }
 }
 

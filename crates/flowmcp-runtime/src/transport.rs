@@ -309,7 +309,8 @@ pub fn status_message(status: u16) -> String {
 /// for what it is: user info and the host `example.com`.
 pub fn check_upstream(text: &str) -> Result<bool, UpstreamError> {
     let url = Url::parse(text).map_err(|e| UpstreamError::NotAbsolute(e.to_string()))?;
-    let parts = url_parts(&url);
+    let parts =
+        urls::UrlParts::from_parsed(url.scheme(), url.host_str(), url.username(), url.password());
     if parts.credentials {
         return Err(UpstreamError::UserInfo);
     }
@@ -554,7 +555,15 @@ impl UreqTransport {
     fn check_url(&self, raw: &str) -> Result<Url, String> {
         let url = Url::parse(raw).map_err(|e| format!("not a valid absolute URL ({e})"))?;
         let allow = self.config.allow_http_loopback;
-        match urls::check(url_parts(&url), allow) {
+        match urls::check(
+            urls::UrlParts::from_parsed(
+                url.scheme(),
+                url.host_str(),
+                url.username(),
+                url.password(),
+            ),
+            allow,
+        ) {
             Ok(()) => Ok(url),
             Err(UrlRefusal::Credentials) => {
                 Err("credentials (user:password@) in URLs are not allowed".to_string())
@@ -896,20 +905,6 @@ fn same_origin(a: &Url, b: &Url) -> bool {
     a.scheme() == b.scheme()
         && a.host() == b.host()
         && a.port_or_known_default() == b.port_or_known_default()
-}
-
-/// The parts of a parsed URL the shared URL policy (`flowmcp_spec::urls`) decides on.
-fn url_parts(url: &Url) -> urls::UrlParts<'_> {
-    urls::UrlParts {
-        scheme: url.scheme(),
-        host: match url.host() {
-            Some(Host::Ipv4(ip)) => Some(urls::UrlHost::Ip(ip.into())),
-            Some(Host::Ipv6(ip)) => Some(urls::UrlHost::Ip(ip.into())),
-            Some(Host::Domain(d)) => Some(urls::UrlHost::Domain(d)),
-            None => None,
-        },
-        credentials: !url.username().is_empty() || url.password().is_some(),
-    }
 }
 
 /// A header as text, if present and visible ASCII.

@@ -32,6 +32,33 @@ pub struct UrlParts<'a> {
     pub credentials: bool,
 }
 
+impl<'a> UrlParts<'a> {
+    /// The parts of a URL as a URL parser gives them (the `url` crate's `scheme()`, `host_str()`,
+    /// `username()` and `password()`): an IP literal host (`127.0.0.1`, `[::1]`) becomes
+    /// [`UrlHost::Ip`], any other host [`UrlHost::Domain`].
+    pub fn from_parsed(
+        scheme: &'a str,
+        host: Option<&'a str>,
+        username: &str,
+        password: Option<&str>,
+    ) -> Self {
+        let host = host.map(|h| {
+            let literal = h
+                .strip_prefix('[')
+                .and_then(|h| h.strip_suffix(']'))
+                .unwrap_or(h);
+            literal
+                .parse::<IpAddr>()
+                .map_or(UrlHost::Domain(h), UrlHost::Ip)
+        });
+        UrlParts {
+            scheme,
+            host,
+            credentials: !username.is_empty() || password.is_some(),
+        }
+    }
+}
+
 /// Why [`check`] refused a URL. Each caller words the refusal for its users; `Display` gives a
 /// plain statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -149,5 +176,19 @@ mod tests {
         for (p, allow, want) in table {
             assert_eq!(check(*p, *allow), *want, "{p:?} allow={allow}");
         }
+    }
+
+    #[test]
+    fn i40_parts_from_a_parsers_pieces() {
+        let p = UrlParts::from_parsed("http", Some("[::1]"), "", None);
+        assert_eq!(p.host, Some(UrlHost::Ip("::1".parse().unwrap())));
+        assert!(!p.credentials);
+        let p = UrlParts::from_parsed("https", Some("127.0.0.1"), "u", None);
+        assert_eq!(p.host, Some(UrlHost::Ip("127.0.0.1".parse().unwrap())));
+        assert!(p.credentials);
+        let p = UrlParts::from_parsed("https", Some("example.com"), "", Some("pw"));
+        assert_eq!(p.host, Some(UrlHost::Domain("example.com")));
+        assert!(p.credentials);
+        assert_eq!(UrlParts::from_parsed("https", None, "", None).host, None);
     }
 }
