@@ -126,19 +126,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 /// The workspace's library crates (package name, library name): `flowmcp-*` packages with a
 /// `lib` target, but not the workspace-hack; and the workspace's target directory.
 fn library_crates(root: &Path) -> Result<(Vec<(String, String)>, PathBuf), String> {
-    let out = Command::new(cargo())
-        .current_dir(root)
-        .args(["metadata", "--no-deps", "--format-version", "1"])
-        .output()
-        .map_err(|e| format!("cargo metadata: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo metadata: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let meta: Value =
-        serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
+    let meta: Value = crate::cargo_metadata(root)?;
     let mut crates = Vec::new();
     for package in meta["packages"].as_array().into_iter().flatten() {
         let name = package["name"].as_str().unwrap_or_default();
@@ -169,10 +157,6 @@ fn library_crates(root: &Path) -> Result<(Vec<(String, String)>, PathBuf), Strin
     Ok((crates, PathBuf::from(target)))
 }
 
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
-}
-
 /// Runs rustdoc with JSON output on every crate (one `cargo doc`, so the crates are documented
 /// in parallel) and returns the directory the JSON files are in.
 ///
@@ -182,7 +166,7 @@ fn cargo() -> String {
 /// output of `cargo doc`, so the nine crates are documented again on every run (about 20 s).
 fn build_json(root: &Path, crates: &[(String, String)], target: &Path) -> Result<PathBuf, String> {
     let dir = target.join(JSON_TARGET);
-    let mut cmd = Command::new(cargo());
+    let mut cmd = Command::new(crate::cargo());
     cmd.current_dir(root)
         .args(["doc", "--no-deps", "--lib"])
         .env("CARGO_TARGET_DIR", &dir)

@@ -58,18 +58,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 
 /// The workspace's members with their declared features, from `cargo metadata`.
 fn members() -> Result<Vec<Member>, String> {
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .output()
-        .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let meta: serde_json::Value =
-        serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
+    let meta = crate::cargo_metadata(&crate::workspace_root())?;
     members_of(&meta)
 }
 

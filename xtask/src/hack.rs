@@ -86,13 +86,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 
 /// The workspace members other than the hack and the crate that must stand alone.
 fn members() -> Result<Vec<String>, String> {
-    let out = Command::new(cargo())
-        .args(["metadata", "--format-version", "1", "--no-deps"])
-        .current_dir(workspace_root())
-        .output()
-        .map_err(|e| format!("cargo metadata: {e}"))?;
-    let v: serde_json::Value =
-        serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
+    let v = crate::cargo_metadata(&workspace_root())?;
     Ok(v["packages"]
         .as_array()
         .map(|ps| {
@@ -105,13 +99,9 @@ fn members() -> Result<Vec<String>, String> {
         .unwrap_or_default())
 }
 
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
-}
-
 /// `cargo tree` for `args`: each third-party crate with its features (comma-separated, sorted).
 fn tree(args: &[&str]) -> Result<BTreeMap<Key, String>, String> {
-    let out = Command::new(cargo())
+    let out = Command::new(crate::cargo())
         .args([
             "tree",
             "-f",

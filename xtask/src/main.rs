@@ -96,6 +96,33 @@ fn main() -> ExitCode {
     }
 }
 
+/// The `cargo` that runs this xtask (`$CARGO`), else `cargo` from `PATH`.
+pub(crate) fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+}
+
+/// `cargo metadata --no-deps` of the workspace at `root`, as JSON.
+pub(crate) fn cargo_metadata(root: &std::path::Path) -> Result<serde_json::Value, String> {
+    let out = std::process::Command::new(cargo())
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cargo metadata: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))
+}
+
 /// Reads the value of `--runs`: a positive number of repetitions for a bench.
 pub(crate) fn parse_runs(value: Option<&String>) -> Result<usize, String> {
     value

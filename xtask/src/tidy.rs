@@ -41,7 +41,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::workspace_root;
 
@@ -407,25 +406,7 @@ impl Crate {
 }
 
 fn workspace_crates(root: &Path) -> Result<Vec<Crate>, String> {
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .current_dir(root)
-        .output()
-        .map_err(|e| format!("cargo metadata: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let meta: serde_json::Value =
-        serde_json::from_slice(&out.stdout).map_err(|e| format!("cargo metadata: {e}"))?;
+    let meta = crate::cargo_metadata(root)?;
     let packages = meta["packages"].as_array().cloned().unwrap_or_default();
     let names: BTreeSet<String> = packages
         .iter()
