@@ -144,9 +144,11 @@ pub mod resources {
 /// names reserved for flowmcp itself (never a server parameter), plus the preload cache.
 pub mod env {
     pub use flowmcp_runtime::{
-        cache::BindingKey, cache::Cache, cache::PreloadCache, cache::RedisCache, cache::shown_url,
-        secret::is_reserved_name, secret::read_capped_text, secret::read_env_file,
+        cache::BindingKey, cache::Cache, cache::PreloadCache, secret::is_reserved_name,
+        secret::read_capped_text, secret::read_env_file,
     };
+    #[cfg(feature = "redis")]
+    pub use flowmcp_runtime::{cache::RedisCache, cache::shown_url};
 }
 
 /// The runtime's vocabulary beyond [`Envelope`] and [`ToolEntry`]: tool descriptors and how

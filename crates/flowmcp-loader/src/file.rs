@@ -8,8 +8,8 @@ use std::path::Path;
 use flowmcp_spec::{Code, Diagnostic, JsonPath, RuleSettings, Severity, diagnostic::Collector};
 
 use crate::eval::{self, DATA_EXPORTS, EvalFailure, Exports, Limits};
-use crate::extract::PathItem;
 use crate::scan::{self, ScanKind};
+use crate::unserializable::PathItem;
 use flowmcp_files::named::ReadCappedError;
 
 /// What the file is; the vocabulary's type ([`flowmcp_spec::catalog::FileKind`]), named here too.
@@ -266,6 +266,11 @@ fn load_text(
     loaded
 }
 
+/// What a build without the JavaScript engine leaves unchecked in a module it cannot read as data
+/// (LDR009's message).
+const SKIPPED_WITHOUT_ENGINE: &str = "the engine's LDR003–LDR007 and SEC017, and the validator's \
+     rules on the exports";
+
 /// Nesting deeper than this makes QuickJS's parser give up with a misleading syntax error (an
 /// object literal nested ~300 levels reports "invalid property name").
 const PARSER_NESTING: usize = 256;
@@ -341,6 +346,18 @@ fn nul_position(text: &str) -> Option<crate::eval::Position> {
 ///
 /// Such a module has no exports yet when there is nothing left to run; reporting it promptly beats
 /// waiting for the time limit.
+///
+/// LDR009: The module was not evaluated because this build of the loader has no JavaScript engine
+/// (a program that depends on `flowmcp-loader` or `flowmcp-validate` with the `quickjs` feature
+/// turned off). Such a build reads only modules that are nothing but `export const NAME = …` data
+/// declarations; a module with `handlers`, other code or imports gets this error, after the static
+/// security scan, and none of the checks on its exports. The `flowmcp` command always has the
+/// engine, so it never reports this code.
+///
+/// # Why
+///
+/// A file that was not checked must not pass as checked: the error says which checks were
+/// skipped, and that a build with the engine checks the file in full.
 fn report_failure(
     c: &mut Collector<'_>,
     failure: EvalFailure,
@@ -402,6 +419,17 @@ fn report_failure(
         EvalFailure::NeverSettles => (
             Code::LDR007,
             "Top-level await never settles (nothing left to run)".to_string(),
+            None,
+        ),
+        EvalFailure::NoEngine => (
+            Code::LDR009,
+            format!(
+                "Not evaluated: the module is more than `export const` data declarations and this \
+                 build has no JavaScript engine (flowmcp-loader's `quickjs` feature is off); only \
+                 the static security scan ran, every check of the file's exports was skipped \
+                 ({})",
+                SKIPPED_WITHOUT_ENGINE
+            ),
             None,
         ),
     };

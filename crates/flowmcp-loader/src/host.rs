@@ -80,7 +80,7 @@ use rquickjs::{
 };
 use serde_json::Value as Json;
 
-use crate::eval::{describe_thrown, is_exhaustion_message};
+use crate::engine::{describe_thrown, is_exhaustion_message};
 use crate::extract::{Intrinsics, factory_arg, frozen_json};
 use crate::libs::LibraryDir;
 use crate::modules::{ENTRY_MODULE, LibLoader, LibResolver, ModuleState};
@@ -100,7 +100,7 @@ const STAND_IN: &str = include_str!("js/stand_in.js");
 pub const MAX_LOG_MESSAGES: usize = 1000;
 /// Longest console message kept, in characters; longer ones are cut.
 pub(crate) const MAX_LOG_CHARS: usize = 8192;
-pub(crate) use crate::eval::MAX_PENDING_TIMERS;
+pub(crate) use crate::engine::MAX_PENDING_TIMERS;
 /// Largest number of `fetch` requests waiting to be performed at once; `fetch` throws beyond it.
 pub(crate) const MAX_PENDING_FETCHES: usize = 1024;
 /// Default for [`HostConfig::max_fetches`].
@@ -193,7 +193,7 @@ impl Default for HostConfig {
             factory_timeout: limits.eval_timeout,
             allow_fetch: false,
             timers: false,
-            max_timer_delay: crate::eval::MAX_TIMER_DELAY,
+            max_timer_delay: crate::engine::MAX_TIMER_DELAY,
             max_fetches: DEFAULT_MAX_FETCHES,
             library_stand_ins: false,
             library_memory_bytes: 256 * 1024 * 1024,
@@ -859,7 +859,7 @@ impl HandlerHost {
         }
         let shared = Rc::new(Shared::new(&config));
         let watch = shared.clone();
-        let (rt, ctx) = crate::eval::sandbox(
+        let (rt, ctx) = crate::engine::sandbox(
             config.memory_bytes,
             config.stack_bytes,
             Box::new(move || watch.past_deadline()),

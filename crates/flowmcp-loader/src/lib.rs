@@ -23,19 +23,34 @@
 //! assert_eq!(file.diagnostics[0].code.as_str(), "SEC001");
 //! # Ok::<(), &str>(())
 //! ```
+//!
+//! # Features
+//!
+//! - `quickjs` (default): the sandboxed JavaScript engine (QuickJS, built from C by its build
+//!   script): modules with code, `handlers` and their libraries ([`HandlerHost`], [`Libraries`],
+//!   [`host`]). Without it the crate builds no C and runs nothing: modules that are nothing but
+//!   `export const` data declarations load as before (the static scan included), any other module
+//!   gets LDR009 ("not evaluated") instead of its exports.
 // Unit tests make their fixture files freely; the capability rule is for product code.
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 pub mod edit;
+#[cfg(feature = "quickjs")]
+mod engine;
 pub mod eval;
+mod evaluated;
+#[cfg(feature = "quickjs")]
 mod extract;
 mod file;
+#[cfg(feature = "quickjs")]
 pub mod host;
 pub mod libs;
 pub mod literal;
 pub mod locate;
+#[cfg(feature = "quickjs")]
 mod modules;
 pub mod scan;
+mod unserializable;
 pub mod walk;
 
 // Reading a file: size and UTF-8 checks, scan, evaluation, exports.
@@ -45,12 +60,17 @@ pub use flowmcp_spec::RuleSettings;
 // What a loaded file's exports are, and the limits of evaluating one. The steps on their own
 // (`evaluate`, `scan`, `locate_paths`) are in their modules.
 pub use eval::{EvalFailure, Exports, HandlersExport, Limits};
-pub use extract::{PathItem, Unserializable, UnserializableKind};
+pub use unserializable::{PathItem, Unserializable, UnserializableKind};
 
 // Running handlers at call time.
+#[cfg(feature = "quickjs")]
 pub use host::{HandlerHost, HostConfig, HostError, Libraries};
 
 // Editing and writing files are in [`edit`], finding `.mjs` files in [`walk`].
+
+/// Whether this build evaluates modules in the JavaScript engine (the `quickjs` feature). Without
+/// it, modules that are more than data declarations are reported as LDR009, not evaluated.
+pub const JAVASCRIPT_ENGINE: bool = cfg!(feature = "quickjs");
 
 /// This crate's version (its `Cargo.toml`'s). The catalog's cache of validation results keys its
 /// entries by the version of every flowmcp crate a validation runs through, so a fixed rule in a

@@ -28,7 +28,6 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
 
 use flowmcp_spec::paths::fold_dots;
 use serde_json::Value;
@@ -152,12 +151,14 @@ pub enum LibError {
 }
 
 /// The length and modification time a cached module was compiled from.
-pub(crate) type Stamp = (u64, Option<SystemTime>);
+#[cfg(feature = "quickjs")]
+pub(crate) type Stamp = (u64, Option<std::time::SystemTime>);
 
 /// Compiled ES modules and resolved specifiers of one library directory, kept in memory and
 /// shared by every clone of the [`LibraryDir`] (so by every sandbox of a process that uses it).
 #[derive(Debug, Default)]
 struct Cache {
+    #[cfg(feature = "quickjs")]
     modules: HashMap<PathBuf, (Stamp, Arc<[u8]>)>,
     /// (importer, specifier, importer's format) → what it resolved to.
     resolved: HashMap<(PathBuf, String, ModuleFormat), Resolved>,
@@ -357,11 +358,13 @@ impl LibraryDir {
     }
 
     /// Whether compiled modules are kept.
+    #[cfg(feature = "quickjs")]
     pub(crate) fn caches_bytecode(&self) -> bool {
         self.cache.is_some()
     }
 
     /// The bytecode compiled from `path` when it had this `stamp`.
+    #[cfg(feature = "quickjs")]
     pub(crate) fn cached_bytecode(&self, path: &Path, stamp: Option<Stamp>) -> Option<Arc<[u8]>> {
         let stamp = stamp?;
         let cache = self.cache.as_ref()?.lock().ok()?;
@@ -370,6 +373,7 @@ impl LibraryDir {
     }
 
     /// Keeps the bytecode compiled from `path`.
+    #[cfg(feature = "quickjs")]
     pub(crate) fn store_bytecode(&self, path: &Path, stamp: Stamp, bytes: Arc<[u8]>) {
         if let Some(cache) = &self.cache
             && let Ok(mut cache) = cache.lock()

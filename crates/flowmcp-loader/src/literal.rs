@@ -219,6 +219,60 @@ pub fn try_read_data_export(
     })
 }
 
+/// Reads a module that is nothing but data: one or more `export const NAME = <literal>`
+/// declarations of names from `names` (each at most once, each accepted by
+/// [`try_read_data_export`]), separated by whitespace, comments and `;`. Returns the values by
+/// name in the order of `names`, or `None` when the module holds anything else (code, another
+/// export, a literal the reader declines) — running such a module could do more than declare
+/// the values. `blanked` is [`crate::scan::blank_aligned`]'s text of `source` (byte offsets kept).
+///
+/// A build without the JavaScript engine (the `quickjs` feature off) loads such modules with it.
+pub fn read_data_module(
+    source: &str,
+    blanked: &str,
+    names: &[&str],
+) -> Option<Vec<(String, Value)>> {
+    if source.len() != blanked.len() {
+        return None;
+    }
+    let mut found = Vec::new();
+    for name in names {
+        match try_read_data_export(source, blanked, name) {
+            Ok(lit) => found.push((*name, lit)),
+            Err(Decline {
+                reason: Reason::NoDeclaration,
+                ..
+            }) => {}
+            Err(_) => return None,
+        }
+    }
+    found.sort_by_key(|(_, lit)| lit.range.start);
+    let code_of = |text: &str| -> String { text.chars().filter(|c| !c.is_whitespace()).collect() };
+    let mut at = 0;
+    for (i, (name, lit)) in found.iter().enumerate() {
+        let head = code_of(blanked.get(at..lit.range.start)?);
+        let head = if i > 0 {
+            head.strip_prefix(';').unwrap_or(&head)
+        } else {
+            &head
+        };
+        if head != format!("exportconst{name}=") {
+            return None;
+        }
+        at = lit.range.end;
+    }
+    let tail = code_of(blanked.get(at..)?);
+    if found.is_empty() || !(tail.is_empty() || tail == ";") {
+        return None;
+    }
+    let mut values: Vec<(String, Value)> = found
+        .into_iter()
+        .map(|(name, lit)| (name.to_string(), lit.value))
+        .collect();
+    values.sort_by_key(|(name, _)| names.iter().position(|n| n == name));
+    Some(values)
+}
+
 /// Reads the pure-data literal that starts with the `{` or `[` at byte `at` of `source`. Returns the
 /// value and the offset just after the closing bracket; nothing after it is looked at.
 pub fn read_literal(source: &str, at: usize) -> Result<(Value, usize), Decline> {

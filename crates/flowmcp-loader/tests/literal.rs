@@ -992,3 +992,55 @@ fn corpus_public() {
 fn corpus_community() {
     corpus("/work/scratch/community");
 }
+
+/// Issue #40 (a build without QuickJS): `read_data_module` accepts exactly the modules that are
+/// nothing but data declarations, and gives what evaluating them gives (names and values).
+#[test]
+fn i40_a_data_module_reads_as_the_engine_evaluates_it() {
+    use flowmcp_loader::literal::read_data_module;
+    use flowmcp_loader::scan::blank_aligned;
+    const NAMES: &[&str] = &[
+        "main",
+        "list",
+        "skill",
+        "prompt",
+        "agent",
+        "selection",
+        "content",
+    ];
+    let data_modules = [
+        "export const main = { namespace: 'a', tools: {} }",
+        "// a comment\nexport const main = { a: 1 };\n",
+        "export const list = { meta: { name: 'x' }, entries: [ { k: 'é' } ] };\nexport const main = [1, 2]",
+        "export const prompt = { name: 'p' }\n/* end */ ;",
+        "export const skill = { name: 's', content: `plain` }",
+    ];
+    for src in data_modules {
+        let values = read_data_module(src, &blank_aligned(src), NAMES)
+            .unwrap_or_else(|| panic!("declined: {src}"));
+        let evaluated = evaluate("t.mjs", src, &limits()).unwrap();
+        let mut names: Vec<String> = values.iter().map(|(n, _)| n.clone()).collect();
+        names.sort();
+        assert_eq!(names, evaluated.names, "{src}");
+        for (name, value) in &values {
+            assert_eq!(Some(value), evaluated.get(name), "{src}: {name}");
+        }
+    }
+    let code_modules = [
+        "export const main = { a: 1 }; export const handlers = () => ({})",
+        "const x = 1;\nexport const main = { a: x }",
+        "export const main = { a: 1 }\nconsole.log(main)",
+        "import x from 'y'\nexport const main = { a: 1 }",
+        "export const main = { a: 1 }; export const other = { b: 2 }",
+        "export const main = { a: 1 }; export default 3",
+        "export const main = { f() { return 1 } }",
+        "",
+    ];
+    for src in code_modules {
+        assert_eq!(
+            read_data_module(src, &blank_aligned(src), NAMES),
+            None,
+            "{src}"
+        );
+    }
+}

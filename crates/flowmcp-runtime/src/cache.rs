@@ -124,10 +124,13 @@ use flowmcp_spec::paths::encode_name;
 use serde_json::{Map, Value, json};
 
 mod binding;
+#[cfg(feature = "redis")]
 mod resp;
+#[cfg(feature = "redis")]
 mod shared;
 pub use binding::{BindingKey, BindingKeyError, KEY_FILE};
-pub use shared::{Fill, Found, RedisCache, RedisUrlError, shown_url};
+#[cfg(feature = "redis")]
+pub use shared::{Fill, RedisCache, RedisUrlError, shown_url};
 
 /// Number of hex digits of the parameter hash.
 const PARAM_HASH_LEN: usize = 16;
@@ -236,6 +239,7 @@ impl CacheKey {
     /// The entry's name in a shared store (after its prefix): `<namespace>/<tool>` or
     /// `<namespace>/<tool>/<paramHash>`, with the names encoded as in [`CacheKey::relative_path`]
     /// (so it holds no `/`, `*`, `?`, `[` or `\` of its own).
+    #[cfg(feature = "redis")]
     pub(crate) fn shared_name(&self) -> String {
         let (namespace, tool, hash) = self.name_parts();
         match hash {
@@ -566,10 +570,12 @@ impl Cache {
 /// several processes ([`RedisCache`]). Both file the same entries under the same keys and read
 /// them by the same rules; only where the bytes go differs.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum PreloadCache {
     /// Files under a base directory.
     File(Cache),
     /// Keys under `flowmcp:preload:v1:` in one Redis database.
+    #[cfg(feature = "redis")]
     Redis(RedisCache),
 }
 
@@ -579,6 +585,7 @@ impl From<Cache> for PreloadCache {
     }
 }
 
+#[cfg(feature = "redis")]
 impl From<RedisCache> for PreloadCache {
     fn from(cache: RedisCache) -> PreloadCache {
         PreloadCache::Redis(cache)
@@ -596,6 +603,57 @@ pub enum Stored {
     Unavailable(Option<String>),
 }
 
+/// What [`PreloadCache::lookup`] found.
+#[derive(Debug)]
+pub struct Found {
+    /// The entry, or why there is none.
+    pub lookup: Lookup,
+    /// A warning to log: Redis just became unavailable (the lookup is then a miss).
+    pub warning: Option<String>,
+    /// Held while this process fetches the entry (Redis only): replicas that miss meanwhile wait
+    /// for its store instead of fetching too. Keep it until the entry is stored (or the fetch
+    /// failed); dropping it releases the lock.
+    pub fill: Option<Fill>,
+}
+
+impl Found {
+    #[cfg(feature = "redis")]
+    pub(crate) fn miss(first: Option<Lookup>, warning: Option<String>) -> Found {
+        Found {
+            lookup: first.unwrap_or(Lookup::Miss),
+            warning,
+            fill: None,
+        }
+    }
+}
+
+impl From<(Lookup, Option<String>)> for Found {
+    fn from((lookup, warning): (Lookup, Option<String>)) -> Found {
+        Found {
+            lookup,
+            warning,
+            fill: None,
+        }
+    }
+}
+
+/// Without the `redis` feature there is no store shared between processes, so no process ever
+/// holds a claim on fetching an entry: this type has no values ([`Found::fill`] is always `None`).
+#[cfg(not(feature = "redis"))]
+#[derive(Debug)]
+pub struct Fill {
+    never: std::convert::Infallible,
+}
+
+#[cfg(not(feature = "redis"))]
+impl Fill {
+    /// Never called: there is no value to call it on.
+    #[allow(dead_code)]
+    fn unreachable(&self) -> ! {
+        match self.never {}
+    }
+}
+
 impl PreloadCache {
     /// Looks `key` up as [`Cache::lookup`] does. Never fails: anything unusable, Redis being
     /// unavailable included, is a [`Lookup::Miss`], with a warning to log when Redis just became
@@ -610,8 +668,11 @@ impl PreloadCache {
         now: SystemTime,
         deadline: Instant,
     ) -> Found {
+        #[cfg(not(feature = "redis"))]
+        let _ = deadline;
         match self {
             PreloadCache::File(cache) => (cache.lookup(key, ttl_secs, now), None).into(),
+            #[cfg(feature = "redis")]
             PreloadCache::Redis(cache) => cache.lookup(key, ttl_secs, now, deadline),
         }
     }
@@ -626,11 +687,14 @@ impl PreloadCache {
         now: SystemTime,
         deadline: Instant,
     ) -> Stored {
+        #[cfg(not(feature = "redis"))]
+        let _ = deadline;
         match self {
             PreloadCache::File(cache) => match cache.store(key, ttl_secs, data, now) {
                 Ok(_) => Stored::Yes,
                 Err(e) => Stored::Failed(e.to_string()),
             },
+            #[cfg(feature = "redis")]
             PreloadCache::Redis(cache) => match cache.store(key, ttl_secs, data, now, deadline) {
                 Ok(_) => Stored::Yes,
                 Err(warning) => Stored::Unavailable(warning),
@@ -645,6 +709,7 @@ impl PreloadCache {
     pub fn bind(&self, key: CacheKey, values: &Value) -> Result<CacheKey, String> {
         let binding = match self {
             PreloadCache::File(cache) => cache.key()?,
+            #[cfg(feature = "redis")]
             PreloadCache::Redis(cache) => cache.key().ok_or_else(|| {
                 format!("the Redis preload cache {} has no key", cache.shown_url())
             })?,
@@ -657,6 +722,7 @@ impl PreloadCache {
     pub fn status(&self, namespace: Option<&str>) -> io::Result<Vec<EntryInfo>> {
         match self {
             PreloadCache::File(cache) => cache.status(namespace),
+            #[cfg(feature = "redis")]
             PreloadCache::Redis(cache) => cache.status_at(namespace, SystemTime::now()),
         }
     }
@@ -667,6 +733,7 @@ impl PreloadCache {
     pub fn clear(&self, namespace: Option<&str>) -> io::Result<ClearReport> {
         match self {
             PreloadCache::File(cache) => cache.clear(namespace),
+            #[cfg(feature = "redis")]
             PreloadCache::Redis(cache) => cache.clear(namespace),
         }
     }
@@ -677,6 +744,7 @@ impl fmt::Display for PreloadCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PreloadCache::File(cache) => write!(f, "{}", cache.base().display()),
+            #[cfg(feature = "redis")]
             PreloadCache::Redis(cache) => f.write_str(cache.shown_url()),
         }
     }

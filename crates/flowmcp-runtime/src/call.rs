@@ -486,7 +486,11 @@ impl<'t> Runner<'t> {
                 }
             }
         }
+        // Releasing the claim (Redis) lets the replicas that wait for this entry read it.
+        #[cfg(feature = "redis")]
         drop(fill);
+        #[cfg(not(feature = "redis"))]
+        let _ = fill;
 
         let data = match struct_json.filter(|_| phases.post) {
             Some(st) => {

@@ -564,6 +564,11 @@ impl UreqTransport {
             ),
             allow,
         ) {
+            Ok(()) if url.scheme() == "https" && !cfg!(feature = "tls") => Err(
+                "this build has no TLS (flowmcp-runtime's `tls` feature is off), so https:// \
+                 cannot be fetched"
+                    .to_string(),
+            ),
             Ok(()) => Ok(url),
             Err(UrlRefusal::Credentials) => {
                 Err("credentials (user:password@) in URLs are not allowed".to_string())
@@ -1020,7 +1025,9 @@ fn map_ureq_error(err: ureq::Error, url: &Url, shown: &str, limit: u64) -> Trans
             }
         }
         ureq::Error::Tls(what) => network(format!("TLS failure with {host}: {what}")),
+        #[cfg(feature = "tls")]
         ureq::Error::Rustls(e) => network(format!("TLS failure with {host}: {e}")),
+        #[cfg(feature = "tls")]
         ureq::Error::Pem(_) => network(format!(
             "TLS failure with {host}: a certificate cannot be read"
         )),
@@ -1178,7 +1185,12 @@ mod tests {
     #[test]
     fn url_policy() {
         let strict = UreqTransport::default();
-        assert!(strict.check_url("https://api.example.com/x?k=1").is_ok());
+        // A build without TLS (the `tls` feature off) refuses https:// before connecting, saying why.
+        let https = strict.check_url("https://api.example.com/x?k=1");
+        assert_eq!(https.is_ok(), cfg!(feature = "tls"), "{https:?}");
+        if let Err(why) = https {
+            assert!(why.contains("`tls` feature"), "{why}");
+        }
         assert!(strict.check_url("http://127.0.0.1:8080/").is_err());
         assert!(strict.check_url("ftp://example.com/").is_err());
         assert!(strict.check_url("not a url").is_err());
@@ -1201,9 +1213,10 @@ mod tests {
         });
         let url = |s: &str| Url::parse(s).expect("static URL");
         let https = url("https://api.example.com/a");
-        assert!(
+        assert_eq!(
             t.check_redirect(&https, &url("https://other.example.com/b"))
-                .is_ok()
+                .is_ok(),
+            cfg!(feature = "tls")
         );
         assert!(
             t.check_redirect(&https, &url("http://127.0.0.1/b"))
@@ -1218,9 +1231,10 @@ mod tests {
             t.check_redirect(&local, &url("http://localhost:8/b"))
                 .is_ok()
         );
-        assert!(
+        assert_eq!(
             t.check_redirect(&local, &url("https://api.example.com/b"))
-                .is_ok()
+                .is_ok(),
+            cfg!(feature = "tls")
         );
         assert!(
             t.check_redirect(&local, &url("http://example.com/b"))

@@ -22,6 +22,15 @@
 //! which `flowmcp_resources::LocalFiles` implements), so this crate builds no SQLite. [`lists::scope_near`] finds and loads the
 //! `_lists/` directory a file on disk sees; `flowmcp-catalog`'s `ListDiscovery` does the same with
 //! a cache, for many files.
+//!
+//! # Features
+//!
+//! - `quickjs` (default): modules are evaluated in the loader's sandboxed JavaScript engine
+//!   (QuickJS, C built by a build script), so every rule runs on every file. Without it this crate
+//!   builds no C: a module that is nothing but `export const` data declarations (most schemas
+//!   without `handlers`, lists, prompts, skills) is checked in full, with the same findings; any
+//!   other module gets the static security scan and LDR009, whose message names the checks that
+//!   were skipped. [`JAVASCRIPT_ENGINE`] tells which build a program has.
 // Unit tests make their fixture files freely; the capability rule is for product code.
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
 
@@ -39,7 +48,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 // Validating one file (the entry points are below).
-pub use flowmcp_loader::Limits;
+pub use flowmcp_loader::{JAVASCRIPT_ENGINE, Limits};
 pub use flowmcp_spec::files::FileChecks;
 pub use flowmcp_spec::lists::ListScope;
 pub use flowmcp_spec::{Code, Diagnostic, FileReport, Profile, Report, RuleSettings, Severity};

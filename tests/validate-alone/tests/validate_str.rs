@@ -158,3 +158,61 @@ fn i29_2_flowmcp_validate_pulls_no_sqlite_url_or_base64_and_reads_no_environment
         );
     }
 }
+
+/// Issue #40 (features): with the JavaScript engine (the default, and any build that unifies
+/// features with a crate that needs it, as `cargo test --workspace` does) a module with handlers is
+/// evaluated and checked in full; without it (`cargo test -p validate-alone` builds
+/// flowmcp-validate with its defaults off) it gets LDR009 after the static scan, and nothing else,
+/// while a data-only module is checked the same either way.
+#[test]
+fn i40_a_module_with_code_is_checked_in_full_only_with_the_engine() {
+    let with_handlers = VALID.replace("version: '4.2.0'", "version: '1.0.0'")
+        + "\nexport const handlers = ({ sharedLists, libraries }) => ({})\n";
+    let report = validate_str(
+        &with_handlers,
+        "weather.mjs",
+        &ListScope::NotSearched,
+        &Options::new(Profile::Compat),
+    );
+    let codes: Vec<Code> = report.diagnostics.iter().map(|d| d.code).collect();
+    if flowmcp_validate::JAVASCRIPT_ENGINE {
+        assert!(!codes.contains(&Code::LDR009), "{report:?}");
+        assert!(codes.contains(&Code::VAL014), "{report:?}");
+    } else {
+        assert_eq!(errors(&report), vec![Code::LDR009], "{report:?}");
+        let d = &report.diagnostics[0];
+        assert!(d.message.contains("quickjs"), "{}", d.message);
+        assert!(
+            d.message.contains("SEC017"),
+            "the skipped checks are named: {}",
+            d.message
+        );
+    }
+    // The static scan runs in both builds.
+    let hostile = format!("import fs from 'fs'\n{with_handlers}");
+    let report = validate_str(
+        &hostile,
+        "x.mjs",
+        &ListScope::NotSearched,
+        &Options::new(Profile::Spec),
+    );
+    assert!(
+        errors(&report)
+            .iter()
+            .any(|c| c.as_str().starts_with("SEC")),
+        "{report:?}"
+    );
+    assert!(
+        !errors(&report).contains(&Code::LDR009),
+        "a file that fails the scan is not evaluated in any build: {report:?}"
+    );
+    // A data-only module: the same findings in both builds (VAL014 only, as above).
+    let broken = VALID.replace("version: '4.2.0'", "version: '1.0.0'");
+    let report = validate_str(
+        &broken,
+        "weather.mjs",
+        &ListScope::NotSearched,
+        &Options::new(Profile::Compat),
+    );
+    assert_eq!(errors(&report), vec![Code::VAL014], "{report:?}");
+}

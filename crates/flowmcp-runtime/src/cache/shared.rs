@@ -35,7 +35,9 @@ use serde_json::Value;
 
 use super::binding::BindingKey;
 use super::resp::{Conn, Failure, Reply, Target};
-use super::{CacheKey, ClearReport, EntryInfo, Lookup, encode_entry, entry_info, judge_entry};
+use super::{
+    CacheKey, ClearReport, EntryInfo, Found, Lookup, encode_entry, entry_info, judge_entry,
+};
 
 /// What every key of ours starts with; nothing else in the database is touched.
 pub(crate) const KEY_PREFIX: &str = "flowmcp:preload:v1:";
@@ -613,39 +615,6 @@ fn fill_token() -> String {
 
 fn duration_ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// What [`super::PreloadCache::lookup`] found.
-#[derive(Debug)]
-pub struct Found {
-    /// The entry, or why there is none.
-    pub lookup: Lookup,
-    /// A warning to log: Redis just became unavailable (the lookup is then a miss).
-    pub warning: Option<String>,
-    /// Held while this process fetches the entry (Redis only): replicas that miss meanwhile wait
-    /// for its store instead of fetching too. Keep it until the entry is stored (or the fetch
-    /// failed); dropping it releases the lock.
-    pub fill: Option<Fill>,
-}
-
-impl Found {
-    fn miss(first: Option<Lookup>, warning: Option<String>) -> Found {
-        Found {
-            lookup: first.unwrap_or(Lookup::Miss),
-            warning,
-            fill: None,
-        }
-    }
-}
-
-impl From<(Lookup, Option<String>)> for Found {
-    fn from((lookup, warning): (Lookup, Option<String>)) -> Found {
-        Found {
-            lookup,
-            warning,
-            fill: None,
-        }
-    }
 }
 
 /// A claim on fetching one entry for every process sharing the Redis cache (see [`Found::fill`]).

@@ -458,6 +458,7 @@ declare_rules! {
     LDR006: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "Evaluation passed its memory or stack limit";
     LDR007: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "Top-level await that never settles";
     LDR008: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "No recognised export";
+    LDR009: Ldr, Extension, "flowmcp-rs", Error/Error, Implemented, "Not evaluated: this build has no JavaScript engine";
     /// E001: The upstream API answered with a non-2xx status: `E001 <tool>: API returned <status>`.
     ///
     /// # Why

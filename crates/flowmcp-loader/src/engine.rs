@@ -1,0 +1,728 @@
+//! The QuickJS side of evaluation (feature `quickjs`): a fresh sandboxed runtime per module, the
+//! module run to completion within the limits, and its exports copied out as JSON. What a build
+//! without the engine does instead is in [`crate::eval`].
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use indexmap::IndexMap;
+use rquickjs::context::intrinsic;
+use rquickjs::loader::{BuiltinLoader, BuiltinResolver};
+use rquickjs::object::{Accessor, Property};
+use rquickjs::{
+    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Persistent, Runtime, Value,
+};
+
+use serde_json::Value as Json;
+
+use crate::evaluated::{DATA_EXPORTS, EvalFailure, Exports, HandlersExport, Limits, Position};
+use crate::extract::{Abort, Extractor, Intrinsics, frozen_json, handler_shape};
+
+/// Evaluates `source` (see [`crate::eval::evaluate_in`]): a module that is nothing but
+/// `export const main = <literal>` is read without starting the engine; otherwise the engine runs
+/// it, given a literal `main` as a value rather than as source text.
+pub(crate) fn evaluate(
+    name: &str,
+    source: &str,
+    blanked: Option<&str>,
+    lists: Option<&str>,
+    limits: &Limits,
+    timers: bool,
+) -> Result<Exports, EvalFailure> {
+    let mut fast = blanked.and_then(|b| FastMain::prepare(source, b));
+    if let Some(f) = fast.take_if(|f| f.data_only) {
+        // The module is nothing but `export const main = <literal>`: running it could only
+        // produce the value already read, so the engine is not started at all.
+        let mut data = IndexMap::new();
+        data.insert("main".to_string(), f.value);
+        return Ok(Exports {
+            names: vec!["main".to_string()],
+            data,
+            handlers: HandlersExport::Absent,
+            unserializable: Vec::new(),
+        });
+    }
+    match fast {
+        Some(mut f) => {
+            let rewritten = std::mem::take(&mut f.source);
+            evaluate_inner(name, &rewritten, Some(f), lists, limits, timers)
+        }
+        None => evaluate_inner(name, source, None, lists, limits, timers),
+    }
+}
+
+/// The name of the global that carries a pre-read `main` into the module.
+const MAIN_GLOBAL: &str = "__flowmcp_main__";
+
+/// A `main` literal read in Rust, and the source with the literal replaced by [`MAIN_GLOBAL`].
+pub(crate) struct FastMain {
+    pub(crate) source: String,
+    /// The value as JSON text for the engine (`{}` when the module cannot reach it).
+    pub(crate) json: String,
+    pub(crate) value: Json,
+    /// Whether the rest of the module can reach `main` (it names it): then the export is read back
+    /// from the engine, as it may have been changed after its declaration.
+    pub(crate) referenced: bool,
+    /// Whether the module consists of the declaration alone (comments and whitespace aside).
+    pub(crate) data_only: bool,
+}
+
+impl FastMain {
+    pub(crate) fn prepare(source: &str, blanked: &str) -> Option<FastMain> {
+        let lit = crate::literal::read_data_export(source, blanked, "main")?;
+        let literal = source.get(lit.range.clone())?;
+        if memchr::memmem::find(source.as_bytes(), MAIN_GLOBAL.as_bytes()).is_some() {
+            return None;
+        }
+        let range = blanked_range(source, blanked, &lit.range);
+        // Compared without whitespace, reading only as far as needed to tell.
+        let data_only = blanked.get(..range.start).is_some_and(|b| {
+            b.chars()
+                .filter(|c| !c.is_whitespace())
+                .eq("exportconstmain=".chars())
+        }) && blanked.get(range.end..).is_some_and(|a| {
+            let mut after = a.chars().filter(|c| !c.is_whitespace());
+            match after.next() {
+                None => true,
+                Some(';') => after.next().is_none(),
+                Some(_) => false,
+            }
+        });
+        if data_only {
+            // Nothing will run, so no rewritten source is needed.
+            return Some(FastMain {
+                data_only,
+                source: String::new(),
+                json: String::new(),
+                value: lit.value,
+                referenced: false,
+            });
+        }
+        // Same lines and columns after the literal: the global's name, then only the line breaks of
+        // the literal's lines but its last, which is blanked whole (the engine need not skip the
+        // blanks of a large literal). A literal on one line gives its first characters to the name.
+        let is_break = |ch: char| matches!(ch, '\n' | '\r' | '\u{2028}' | '\u{2029}');
+        let mut replacement = String::with_capacity(MAIN_GLOBAL.len() + 64);
+        replacement.push_str(MAIN_GLOBAL);
+        match literal.rfind(is_break) {
+            Some(last) => {
+                push_line_breaks(&literal[..last], &mut replacement);
+                let tail = &literal[last..];
+                let break_len = tail.chars().next().map_or(0, char::len_utf8);
+                replacement.push_str(&tail[..break_len]);
+                let width = tail[break_len..].chars().count();
+                replacement.extend(std::iter::repeat_n(' ', width));
+            }
+            None => {
+                let width = literal.chars().count().checked_sub(MAIN_GLOBAL.len())?;
+                replacement.extend(std::iter::repeat_n(' ', width));
+            }
+        }
+        let mut rewritten = String::with_capacity(source.len());
+        rewritten.push_str(&source[..lit.range.start]);
+        rewritten.push_str(&replacement);
+        rewritten.push_str(&source[lit.range.end..]);
+        let referenced = mentions_identifier(blanked, "main", range);
+        // The value only has to exist inside the engine when the module can reach it.
+        let json = if referenced {
+            serde_json::to_string(&lit.value).ok()?
+        } else {
+            "{}".to_string()
+        };
+        Some(FastMain {
+            data_only,
+            source: rewritten,
+            json,
+            value: lit.value,
+            referenced,
+        })
+    }
+}
+
+/// Appends the line terminators of `text` (`\n`, `\r`, U+2028, U+2029) to `out`, in order.
+fn push_line_breaks(text: &str, out: &mut String) {
+    let b = text.as_bytes();
+    for i in memchr::memchr3_iter(b'\n', b'\r', 0xE2, b) {
+        match b[i] {
+            b'\n' => out.push('\n'),
+            b'\r' => out.push('\r'),
+            _ => {
+                if let Some(ch @ ('\u{2028}' | '\u{2029}')) =
+                    text.get(i..).and_then(|t| t.chars().next())
+                {
+                    out.push(ch);
+                }
+            }
+        }
+    }
+}
+
+/// The byte range in `blanked` that corresponds to the byte range `r` of `source`: the same when
+/// `blanked` keeps byte offsets (the loader's, `scan::blank_aligned`), mapped by characters for a
+/// caller's `scan::blank`.
+fn blanked_range(
+    source: &str,
+    blanked: &str,
+    r: &std::ops::Range<usize>,
+) -> std::ops::Range<usize> {
+    if source.len() == blanked.len() {
+        // No multi-byte character was blanked: the offsets agree.
+        return r.clone();
+    }
+    let start_char = source[..r.start].chars().count();
+    let len_chars = source[r.clone()].chars().count();
+    let mut indices = blanked
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain(std::iter::once(blanked.len()));
+    let start = indices.nth(start_char).unwrap_or(blanked.len());
+    let end = if len_chars == 0 {
+        start
+    } else {
+        indices.nth(len_chars - 1).unwrap_or(blanked.len())
+    };
+    start..end
+}
+
+/// Whether `blanked` names the identifier `word` (ASCII) anywhere outside the byte range `skip`,
+/// other than in its own declaration (`const main`) or as a property name (`.main`, `main:`).
+/// Non-ASCII bytes count as identifier characters, so `émain` is not `main`.
+fn mentions_identifier(blanked: &str, word: &str, skip: std::ops::Range<usize>) -> bool {
+    let b = blanked.as_bytes();
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
+    for i in memchr::memmem::find_iter(b, word.as_bytes()) {
+        let end = i + word.len();
+        if skip.contains(&i)
+            || (i > 0 && is_ident(b[i - 1]))
+            || b.get(end).is_some_and(|c| is_ident(*c))
+        {
+            continue;
+        }
+        let mut k = i;
+        while k > 0 && b[k - 1].is_ascii_whitespace() {
+            k -= 1;
+        }
+        let before = &b[..k];
+        let declaration = before.ends_with(b"const") && (k < 6 || !is_ident(b[k - 6]));
+        let member = before.ends_with(b".") && !before.ends_with(b"...");
+        // A property name in an object literal (`{ main: … }`), not `cond ? main : other`.
+        let key = b[end..].iter().find(|c| !c.is_ascii_whitespace()) == Some(&b':')
+            && (before.ends_with(b"{") || before.ends_with(b","));
+        if !(declaration || member || key) {
+            return true;
+        }
+    }
+    false
+}
+
+fn evaluate_inner(
+    name: &str,
+    source: &str,
+    fast: Option<FastMain>,
+    shared_lists: Option<&str>,
+    limits: &Limits,
+    timers: bool,
+) -> Result<Exports, EvalFailure> {
+    let deadline = Instant::now() + limits.eval_timeout;
+    let fired = Rc::new(Cell::new(false));
+    let fired_in = fired.clone();
+    let interrupt = Box::new(move || {
+        if Instant::now() > deadline {
+            fired_in.set(true);
+            true
+        } else {
+            false
+        }
+    });
+    let (rt, ctx) =
+        sandbox(limits.memory_bytes, limits.stack_bytes, interrupt, false).map_err(|e| {
+            EvalFailure::Memory {
+                message: e.to_string(),
+            }
+        })?;
+    let clock = Clock {
+        deadline,
+        fired: &fired,
+    };
+    // Declared after the runtime, so dropped before it, also when a panic unwinds.
+    let timers = timers.then(TimerSlot::default);
+    let result = ctx.with(|ctx| {
+        run(
+            &ctx,
+            name,
+            source,
+            fast,
+            shared_lists,
+            timers.as_ref(),
+            &clock,
+        )
+    });
+    // Drop order: the timers' handle, the context, the runtime (explicitly, for clarity).
+    drop(timers);
+    drop(ctx);
+    drop(rt);
+    result
+}
+
+/// A fresh QuickJS runtime with the sandbox's limits (memory, stack, the `interrupt` check), a module
+/// loader that finds nothing (every `import` fails), and a context with only the intrinsics schema
+/// modules and handlers use. Left out: typed arrays, WeakRef, performance, DOMException (about
+/// 60 µs less per runtime). Shared by module evaluation and the handler host.
+pub(crate) fn sandbox(
+    memory_bytes: usize,
+    stack_bytes: usize,
+    interrupt: Box<dyn FnMut() -> bool>,
+    with_libraries: bool,
+) -> Result<(Runtime, Context), rquickjs::Error> {
+    let rt = Runtime::new()?;
+    rt.set_memory_limit(memory_bytes);
+    rt.set_max_stack_size(stack_bytes);
+    rt.set_loader(BuiltinResolver::default(), BuiltinLoader::default());
+    rt.set_interrupt_handler(Some(interrupt));
+    let base = Context::builder().with::<(
+        intrinsic::Eval,
+        intrinsic::Date,
+        intrinsic::RegExpCompiler,
+        intrinsic::RegExp,
+        intrinsic::Json,
+        intrinsic::Proxy,
+        intrinsic::MapSet,
+        intrinsic::Promise,
+    )>();
+    // npm libraries (ethers, indicator packages) need typed arrays and weak references.
+    let ctx = if with_libraries {
+        base.with::<(intrinsic::TypedArrays, intrinsic::WeakRef)>()
+            .build(&rt)?
+    } else {
+        base.build(&rt)?
+    };
+    Ok((rt, ctx))
+}
+
+/// The timer globals at load time under `compat` ([`evaluate_in`]): `js/load_timers.js`, a
+/// function of the pending-timer cap and the longest delay in milliseconds that returns the four
+/// globals and `next`.
+const LOAD_TIMERS: &str = include_str!("js/load_timers.js");
+
+/// The names of the load-time timer globals.
+const TIMER_GLOBALS: [&str; 4] = ["setTimeout", "clearTimeout", "setInterval", "clearInterval"];
+
+/// An evaluation's time limit: its deadline, and whether the interrupt handler fired for it.
+struct Clock<'a> {
+    deadline: Instant,
+    fired: &'a Rc<Cell<bool>>,
+}
+
+/// Largest number of timers pending at once, at load time and in the handler host;
+/// `setTimeout` throws a `RangeError` beyond it.
+pub(crate) const MAX_PENDING_TIMERS: usize = 10_000;
+
+/// The longest timer delay honoured, at load time and by default in the handler host
+/// (`HostConfig::max_timer_delay`).
+pub(crate) const MAX_TIMER_DELAY: Duration = Duration::from_millis(250);
+
+/// A console that accepts everything and prints nothing (module bodies written for Node may log),
+/// frozen: one native no-op function under each method name. It never writes anywhere.
+fn install_silent_console<'js>(
+    ctx: &Ctx<'js>,
+    intrinsics: &Intrinsics<'js>,
+) -> rquickjs::Result<()> {
+    let silent = Function::new(ctx.clone(), || ())?;
+    let console = Object::new(ctx.clone())?;
+    for method in ["log", "info", "warn", "error", "debug", "trace"] {
+        console.set(method, silent.clone())?;
+    }
+    intrinsics.freeze.call::<_, Value>((console.clone(),))?;
+    ctx.globals().set("console", console)
+}
+
+/// The load-time timers of one evaluation ([`LOAD_TIMERS`]'s object), made when the module first
+/// reads a timer global; most modules never do, and then the script is never compiled. Emptied
+/// by its `Drop` before the runtime goes: the getters that share it belong to the engine, and
+/// a handle held from inside the engine would keep what it reaches alive past the runtime.
+#[derive(Default)]
+struct TimerSlot(Shared);
+
+/// The timers object, once made; shared by the slot and its getters.
+type Shared = Rc<RefCell<Option<Persistent<Object<'static>>>>>;
+
+impl Drop for TimerSlot {
+    fn drop(&mut self) {
+        let made = self.0.borrow_mut().take();
+        drop(made);
+    }
+}
+
+impl TimerSlot {
+    /// Defines each timer global as an accessor: reading it makes the timers (once) and replaces
+    /// the accessor with the function read, as a writable, configurable, non-enumerable data
+    /// property (what the handler host's prelude defines); assigning it replaces the accessor with
+    /// the value assigned. Either way the other names stay as they are.
+    fn install<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+        let globals = ctx.globals();
+        for name in TIMER_GLOBALS {
+            let slot = Rc::clone(&self.0);
+            let get = move |ctx: Ctx<'js>| -> rquickjs::Result<Value<'js>> {
+                let f: Value = timers_object(&ctx, &slot)?.get(name)?;
+                // A module that froze the global object keeps its accessor; the read still works.
+                let _ = ctx
+                    .globals()
+                    .prop(name, Property::from(f.clone()).writable().configurable())
+                    .catch(&ctx);
+                Ok(f)
+            };
+            let set = move |ctx: Ctx<'js>, value: Value<'js>| -> rquickjs::Result<()> {
+                ctx.globals()
+                    .prop(name, Property::from(value).writable().configurable())
+            };
+            globals.prop(name, Accessor::new(get, set).configurable())?;
+        }
+        Ok(())
+    }
+
+    /// `next` of the timers, when the module has made them.
+    fn next<'js>(&self, ctx: &Ctx<'js>) -> rquickjs::Result<Option<Function<'js>>> {
+        let made = self.0.borrow().clone();
+        match made {
+            Some(p) => p.restore(ctx)?.get("next").map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The timers object of `slot`, made now if it is not yet.
+fn timers_object<'js>(ctx: &Ctx<'js>, slot: &Shared) -> rquickjs::Result<Object<'js>> {
+    let made = slot.borrow().clone();
+    if let Some(p) = made {
+        return p.restore(ctx);
+    }
+    let make: Function = ctx.eval(LOAD_TIMERS)?;
+    let timers: Object = make.call((
+        MAX_PENDING_TIMERS as f64,
+        MAX_TIMER_DELAY.as_secs_f64() * 1000.0,
+    ))?;
+    *slot.borrow_mut() = Some(Persistent::save(ctx, timers.clone()));
+    Ok(timers)
+}
+
+/// Waits for the module's promise `done`, running due timers (`next`, when the module has made
+/// them) whenever its job queue is empty. A timer callback's exception is ignored, as the handler host
+/// ignores it (exhaustion and the time limit still end the evaluation).
+fn settle<'js>(
+    ctx: &Ctx<'js>,
+    name: &str,
+    done: &rquickjs::Promise<'js>,
+    timers: Option<&TimerSlot>,
+    clock: &Clock<'_>,
+) -> Result<(), EvalFailure> {
+    let fail = |e: CaughtError<'_>| classify(e, name, clock.fired, false);
+    loop {
+        match done.finish::<Value>().catch(ctx) {
+            Ok(_) => return Ok(()),
+            Err(CaughtError::Error(rquickjs::Error::WouldBlock)) => {}
+            Err(e) => return Err(fail(e)),
+        }
+        let next = match timers.map(|t| t.next(ctx).catch(ctx)) {
+            Some(Ok(Some(next))) => next,
+            Some(Err(e)) => return Err(fail(e)),
+            Some(Ok(None)) | None => return Err(EvalFailure::NeverSettles),
+        };
+        if Instant::now() > clock.deadline {
+            return Err(EvalFailure::Timeout);
+        }
+        match next.call::<_, bool>(()).catch(ctx) {
+            Ok(true) => {}
+            Ok(false) => return Err(EvalFailure::NeverSettles),
+            Err(e) => {
+                if let failure @ (EvalFailure::Timeout | EvalFailure::Memory { .. }) = fail(e) {
+                    return Err(failure);
+                }
+            }
+        }
+    }
+}
+
+fn run(
+    ctx: &Ctx<'_>,
+    name: &str,
+    source: &str,
+    fast: Option<FastMain>,
+    shared_lists: Option<&str>,
+    timers: Option<&TimerSlot>,
+    clock: &Clock<'_>,
+) -> Result<Exports, EvalFailure> {
+    let fired = clock.fired;
+    let fail = |e: CaughtError<'_>| classify(e, name, fired, false);
+    let timeout = |_: Abort| {
+        if fired.get() {
+            EvalFailure::Timeout
+        } else {
+            EvalFailure::Memory {
+                message: "out of memory or stack while reading the exports".into(),
+            }
+        }
+    };
+    // Captured before any untrusted code runs.
+    let intrinsics = Intrinsics::capture(ctx).catch(ctx).map_err(fail)?;
+    install_silent_console(ctx, &intrinsics)
+        .catch(ctx)
+        .map_err(fail)?;
+    if let Some(t) = timers {
+        t.install(ctx).catch(ctx).map_err(fail)?;
+    }
+    let mut fast = fast;
+    if let Some(f) = &fast {
+        // The engine's own JSON parser (not the global `JSON`, which nothing has touched yet anyway).
+        let value = ctx.json_parse(f.json.as_str()).catch(ctx).map_err(fail)?;
+        ctx.globals()
+            .set(MAIN_GLOBAL, value)
+            .catch(ctx)
+            .map_err(fail)?;
+    }
+
+    // Resolved shared lists, parsed and deep-frozen before any untrusted code runs.
+    let lists = match shared_lists {
+        Some(text) => Some(
+            frozen_json(ctx, &intrinsics, text)
+                .catch(ctx)
+                .map_err(fail)?,
+        ),
+        None => None,
+    };
+
+    let declared = Module::declare(ctx.clone(), name, source)
+        .catch(ctx)
+        .map_err(|e| classify(e, name, fired, true))?;
+    let (module, done) = declared.eval().catch(ctx).map_err(fail)?;
+    settle(ctx, name, &done, timers, clock)?;
+
+    let ns: Object = module.namespace().catch(ctx).map_err(fail)?;
+    let mut names = Vec::new();
+    for key in ns.keys::<String>() {
+        names.push(key.catch(ctx).map_err(fail)?);
+    }
+
+    let interrupted = || fired.get();
+    let mut data = IndexMap::new();
+    let mut unserializable = Vec::new();
+    for export in DATA_EXPORTS {
+        if !names.iter().any(|n| n == export) {
+            continue;
+        }
+        if *export == "main"
+            && let Some(f) = fast.take_if(|f| !f.referenced)
+        {
+            // Nothing else in the module names `main`: the export is the value read from the source.
+            data.insert((*export).to_string(), f.value);
+            continue;
+        }
+        let value: Value = ns.get(*export).catch(ctx).map_err(fail)?;
+        let mut ex = Extractor::new(ctx.clone(), &intrinsics, &interrupted, export);
+        let json = ex.walk(value).map_err(timeout)?;
+        unserializable.extend(ex.problems);
+        data.insert((*export).to_string(), json);
+    }
+
+    let handlers = if names.iter().any(|n| n == "handlers") {
+        let value: Value = ns.get("handlers").catch(ctx).map_err(fail)?;
+        match value.as_function() {
+            Some(f) => HandlersExport::Function {
+                shape: handler_shape(ctx, &intrinsics, &interrupted, f, lists.clone())
+                    .map_err(timeout)?,
+            },
+            None => HandlersExport::NotFunction(value.type_name().to_string()),
+        }
+    } else {
+        HandlersExport::Absent
+    };
+
+    Ok(Exports {
+        names,
+        data,
+        handlers,
+        unserializable,
+    })
+}
+
+/// Turns an engine error into a failure class.
+fn classify(
+    err: CaughtError<'_>,
+    file: &str,
+    fired: &Rc<Cell<bool>>,
+    declaring: bool,
+) -> EvalFailure {
+    if fired.get() {
+        return EvalFailure::Timeout;
+    }
+    match err {
+        CaughtError::Error(rquickjs::Error::Allocation) => EvalFailure::Memory {
+            message: "out of memory".into(),
+        },
+        CaughtError::Error(rquickjs::Error::WouldBlock) => EvalFailure::NeverSettles,
+        CaughtError::Error(rquickjs::Error::Resolving { name, .. })
+        | CaughtError::Error(rquickjs::Error::Loading { name, .. }) => EvalFailure::Threw {
+            message: format!("imports are not available in the sandbox (module {name:?})"),
+            at: None,
+        },
+        CaughtError::Error(e) => EvalFailure::Threw {
+            message: e.to_string(),
+            at: None,
+        },
+        CaughtError::Exception(ex) => {
+            let message = ex.message().unwrap_or_default();
+            let stack = ex.stack().unwrap_or_default();
+            let at = position_in_stack(&stack, file);
+            let is_syntax = ex
+                .get::<_, String>("name")
+                .map(|n| n == "SyntaxError")
+                .unwrap_or(false);
+            exception_failure(&message, at, is_syntax, declaring)
+        }
+        CaughtError::Value(v) => {
+            let message = describe_thrown(&v);
+            exception_failure(&message, None, false, declaring)
+        }
+    }
+}
+
+fn exception_failure(
+    message: &str,
+    at: Option<Position>,
+    is_syntax: bool,
+    declaring: bool,
+) -> EvalFailure {
+    let lower = message.to_ascii_lowercase();
+    if is_exhaustion_message(&lower) {
+        return EvalFailure::Memory {
+            message: message.to_string(),
+        };
+    }
+    if lower.contains("interrupted") {
+        return EvalFailure::Timeout;
+    }
+    if lower.contains("could not load module") || lower.contains("error resolving module") {
+        return EvalFailure::Threw {
+            message: format!("imports are not available in the sandbox: {message}"),
+            at,
+        };
+    }
+    if is_syntax || declaring {
+        return EvalFailure::Syntax {
+            message: message.to_string(),
+            at,
+        };
+    }
+    EvalFailure::Threw {
+        message: message.to_string(),
+        at,
+    }
+}
+
+/// Whether an engine message (in lower case) says that memory or stack ran out (QuickJS-NG:
+/// "out of memory", "Maximum call stack size exceeded"; "stack overflow" from older builds).
+pub(crate) fn is_exhaustion_message(lower: &str) -> bool {
+    lower.contains("out of memory")
+        || lower.contains("stack size exceeded")
+        || lower.contains("stack overflow")
+}
+
+pub(crate) fn describe_thrown(v: &Value<'_>) -> String {
+    if let Some(s) = v.as_string() {
+        return s.to_string().unwrap_or_else(|_| "a string".into());
+    }
+    if let Some(n) = v.as_number() {
+        return n.to_string();
+    }
+    format!("a thrown {} value", v.type_name())
+}
+
+/// Finds `file:line:col` (QuickJS's stack format, `    at file:3:6`) for `file` in a stack trace.
+fn position_in_stack(stack: &str, file: &str) -> Option<Position> {
+    for line in stack.lines() {
+        let Some(idx) = line.find(file) else { continue };
+        let rest = &line[idx + file.len()..];
+        let mut parts = rest
+            .trim_start_matches(':')
+            .split(|c: char| !c.is_ascii_digit());
+        let l = parts.next().and_then(|s| s.parse::<u32>().ok());
+        let c = parts.next().and_then(|s| s.parse::<u32>().ok());
+        if let Some(l) = l {
+            return Some(Position {
+                line: l,
+                column: c.unwrap_or(1),
+            });
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{evaluate, evaluate_with_blanked};
+
+    fn eval(src: &str) -> Result<Exports, EvalFailure> {
+        evaluate(
+            "t.mjs",
+            src,
+            &Limits {
+                eval_timeout: Duration::from_millis(300),
+                ..Limits::default()
+            },
+        )
+    }
+
+    #[test]
+    fn extracts_plain_main() {
+        let e =
+            eval("export const main = { namespace: 'x', n: [1, 2.5, true, null, 'a'] };").unwrap();
+        assert_eq!(e.names, vec!["main".to_string()]);
+        assert_eq!(e.data["main"]["n"][1], serde_json::json!(2.5));
+        assert!(e.unserializable.is_empty());
+        assert_eq!(e.handlers, HandlersExport::Absent);
+    }
+
+    /// The engine reads the module with the literal `main` taken out; what follows it keeps its
+    /// line and column, whether the literal spans lines or not (CRLF line ends too).
+    #[test]
+    fn positions_after_a_read_literal_are_kept() {
+        let limits = Limits::default();
+        for (src, at) in [
+            (
+                "export const main = {\n  namespace: 'abc',\n  tools: {}\n}; const x = 1; null.boom;\nexport const handlers = () => ({});\n",
+                Position {
+                    line: 4,
+                    column: 17,
+                },
+            ),
+            (
+                "export const main = {\r\n  tools: {}\r\n}; null.boom;\r\nexport const handlers = () => ({});\r\n",
+                Position { line: 3, column: 4 },
+            ),
+            (
+                "export const main = { namespace: 'abc', tools: {} }; null.boom;\nexport const handlers = () => ({});\n",
+                Position {
+                    line: 1,
+                    column: 53,
+                },
+            ),
+        ] {
+            let blanked = crate::scan::blank(src);
+            assert!(FastMain::prepare(src, &blanked).is_some_and(|f| !f.data_only));
+            match evaluate_with_blanked("t.mjs", src, Some(&blanked), &limits) {
+                Err(EvalFailure::Threw { at: Some(p), .. }) => assert_eq!(p, at, "{src}"),
+                other => panic!("{src}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn stack_positions() {
+        assert_eq!(
+            position_in_stack("    at t.mjs:3:6\n", "t.mjs"),
+            Some(Position { line: 3, column: 6 })
+        );
+        assert_eq!(position_in_stack("    at <eval>:1:1\n", "t.mjs"), None);
+    }
+}
