@@ -53,6 +53,10 @@
 //! assert_eq!(outcome.answer, "Nine, from New Year to Christmas.");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//!
+//! - `tls` (default): HTTPS to model endpoints and upstream APIs (the catalog's `tls`).
 // Unit tests make their fixture files freely; the capability rule is for product code.
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
 

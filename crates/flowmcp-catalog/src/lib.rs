@@ -58,6 +58,15 @@
 //! assert_eq!(envelope.code(), Some(Code::E002));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//!
+//! - `tls` (default): HTTPS to upstream APIs (flowmcp-runtime's `tls`). Without it `https://`
+//!   calls fail with E002 before anything is sent, saying why; resources and loopback upstreams
+//!   work as always.
+//! - `redis` (default): the preload cache shared in Redis (`env::RedisCache`).
+//!
+//! The JavaScript engine (the loader's `quickjs`) is always on here: a catalog runs handlers.
 // Unit tests make their fixture files freely; the capability rule is for product code.
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
 

@@ -38,6 +38,15 @@
 //! assert!(!envelope.status());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//!
+//! - `tls` (default): HTTPS to upstream APIs (rustls in ureq). Without it the transport refuses
+//!   `https://` URLs before anything is sent, saying that the feature is off; plain `http://` to a
+//!   loopback host works as always.
+//! - `redis` (default): the preload cache kept in Redis and shared by replicas
+//!   (`cache::RedisCache`, with its own small RESP client: the feature saves code, not
+//!   dependencies).
 // Unit tests make their fixture files freely; the capability rule is for product code.
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
 
