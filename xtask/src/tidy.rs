@@ -14,9 +14,11 @@
 //!    it reaches, and a name a module imports or re-exports (`pub use`, a glob) leads on to the
 //!    file that defines it. A re-export itself (`pub use`) is no import of the file that writes
 //!    it, and the crate root (`lib.rs`, `main.rs`) is no node: it is the crate's front door
-//!    (D105). Each cycle is one problem line with its files in order; the cycles of
-//!    [`KNOWN_CYCLES`] are still to be broken. Items marked `#[cfg(test)]` (test modules,
-//!    wherever they are in a file) do not count, here or in the other checks.
+//!    (D105). A visibility (`pub(super)`, `pub(in …)`) is no import, and a lifetime
+//!    (`'static`) no keyword (D113). Each cycle is one problem line with its files in order;
+//!    every cycle is a problem (none is tolerated since the last four were broken, D113).
+//!    Items marked `#[cfg(test)]` (test modules, wherever they are in a file) do not count,
+//!    here or in the other checks.
 //! 3. **Registered codes.** Every code-shaped string literal (`"E007"`, `"MD004 …"`) in product code
 //!    is a code of the registry in `flowmcp-spec`.
 //! 4. **IDs formatted in one place.** No `format!` outside `flowmcp-spec`'s ID module writes
@@ -98,50 +100,6 @@ const FS_CALLS: [&str; 17] = [
     "File::create(",
     "OpenOptions::new(",
 ];
-/// File-level import cycles that check 2 found when it began to read every file (D105), still
-/// to be broken (issue #40, scope 3), each as its files, sorted. A cycle not listed here is a
-/// problem, and so is a listed one that is gone or has changed: the list only shrinks.
-const KNOWN_CYCLES: [&[&str]; 4] = [
-    &[
-        "crates/flowmcp-catalog/src/documents.rs",
-        "crates/flowmcp-catalog/src/open.rs",
-        "crates/flowmcp-catalog/src/primitives.rs",
-        "crates/flowmcp-catalog/src/prompts.rs",
-    ],
-    &[
-        "crates/flowmcp-spec/src/registry/mod.rs",
-        "crates/flowmcp-spec/src/registry/table.rs",
-    ],
-    &[
-        "crates/flowmcp-validate/src/rules/agents.rs",
-        "crates/flowmcp-validate/src/rules/handlers.rs",
-        "crates/flowmcp-validate/src/rules/lists.rs",
-        "crates/flowmcp-validate/src/rules/main_fields.rs",
-        "crates/flowmcp-validate/src/rules/meta.rs",
-        "crates/flowmcp-validate/src/rules/mod.rs",
-        "crates/flowmcp-validate/src/rules/output.rs",
-        "crates/flowmcp-validate/src/rules/params.rs",
-        "crates/flowmcp-validate/src/rules/preload.rs",
-        "crates/flowmcp-validate/src/rules/prompts.rs",
-        "crates/flowmcp-validate/src/rules/queries.rs",
-        "crates/flowmcp-validate/src/rules/resources.rs",
-        "crates/flowmcp-validate/src/rules/security.rs",
-        "crates/flowmcp-validate/src/rules/selections.rs",
-        "crates/flowmcp-validate/src/rules/skills.rs",
-        "crates/flowmcp-validate/src/rules/tool_tests.rs",
-        "crates/flowmcp-validate/src/rules/tools.rs",
-    ],
-    &[
-        "xtask/src/sweep.rs",
-        "xtask/src/sweep/canary.rs",
-        "xtask/src/sweep/catalog.rs",
-        "xtask/src/sweep/guard.rs",
-        "xtask/src/sweep/hostile.rs",
-        "xtask/src/sweep/report.rs",
-        "xtask/src/sweep/server.rs",
-        "xtask/src/sweep/worker.rs",
-    ],
-];
 /// The CLI's crate: the one crate whose texts may name `flowmcp` commands and flags.
 const CLI: &str = "flowmcp-cli";
 /// The file of the CLI that declares its subcommands (`enum Command`).
@@ -178,7 +136,6 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
     let table = read_table(root)?;
     let crates = workspace_crates(root)?;
     let mut problems = Vec::new();
-    let mut known_seen: Vec<Vec<String>> = Vec::new();
     problems.extend(crate_edges(&table, &crates));
     let commands = cli_commands(root)?;
     problems.extend(lint_configured(root)?);
@@ -193,13 +150,7 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
                 };
                 texts.push((shown(&dir, &file), text));
             }
-            for (members, line) in module_cycles(&krate.name, root, &dir, &texts) {
-                if KNOWN_CYCLES.iter().any(|known| *known == members) {
-                    known_seen.push(members);
-                } else {
-                    problems.push(line);
-                }
-            }
+            problems.extend(module_cycles(&krate.name, root, &dir, &texts));
             for (rel, text) in &texts {
                 let product = &product_part(text);
                 let at = shown(root, &dir.join(rel));
@@ -225,15 +176,6 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
                     }
                 }
             }
-        }
-    }
-    for known in KNOWN_CYCLES {
-        if !known_seen.iter().any(|seen| seen == known) {
-            problems.push(format!(
-                "xtask/src/tidy.rs: KNOWN_CYCLES lists a cycle that is gone or changed ({}): \
-                 take it out (or list the cycle as it is now)",
-                known.join(", ")
-            ));
         }
     }
     problems.extend(lint_allowances(root)?);
@@ -734,23 +676,14 @@ fn strip_comments_and_strings(code: &str) -> String {
 }
 
 /// Check 2 over one crate's `src/`: the files (already read, `(path under src, text)`) whose
-/// imports form a cycle, one problem line per cycle.
-///
-/// Each cycle comes with its files (shown from the workspace root, sorted), so that the ones
-/// of [`KNOWN_CYCLES`] can be told apart.
-fn module_cycles(
-    krate: &str,
-    root: &Path,
-    src: &Path,
-    files: &[(String, String)],
-) -> Vec<(Vec<String>, String)> {
+/// imports form a cycle, one problem line per cycle (every cycle is a problem: none is
+/// tolerated, D113).
+fn module_cycles(krate: &str, root: &Path, src: &Path, files: &[(String, String)]) -> Vec<String> {
     let graph = import_graph(files);
     let at = |rel: &String| shown(root, &src.join(rel));
     cycles(&graph)
         .into_iter()
         .map(|component| {
-            let mut members: Vec<String> = component.iter().map(at).collect();
-            members.sort();
             let ring = cycle_through(&graph, &component);
             let mut line = format!(
                 "{krate}: {} import each other (a cycle)",
@@ -764,7 +697,7 @@ fn module_cycles(
             if !rest.is_empty() {
                 line.push_str(&format!("; the same knot holds {}", rest.join(", ")));
             }
-            (members, line)
+            line
         })
         .collect()
 }
@@ -1074,6 +1007,14 @@ fn tokens(code: &str) -> Vec<Token<'_>> {
         } else if let Some(after) = rest.strip_prefix("::") {
             out.push(Token::PathSep);
             rest = after;
+        } else if let Some(after) = rest
+            .strip_prefix('\'')
+            .filter(|a| a.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+        {
+            // A lifetime (`'a`, `'static`; character literals are blanked already): no name,
+            // so `&'static T` defines nothing.
+            out.push(Token::Punct('\''));
+            rest = after.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_');
         } else {
             if !c.is_whitespace() {
                 out.push(Token::Punct(c));
@@ -1199,6 +1140,14 @@ fn read_modules(
                     }
                 }
                 i += 1;
+            }
+            // A visibility (`pub(super)`, `pub(in crate::a)`) names a module without using
+            // anything of it: no import.
+            Token::Name("pub") if toks.get(i + 1) == Some(&Token::Punct('(')) => {
+                i = toks[i..]
+                    .iter()
+                    .position(|t| *t == Token::Punct(')'))
+                    .map_or(toks.len(), |close| i + close + 1);
             }
             Token::Name(first) if !after_sep => {
                 let mut segments = vec![first.to_string()];
@@ -1754,7 +1703,6 @@ mod tests {
             Path::new("/w/crates/k/src"),
             &crate_files,
         );
-        let problems: Vec<String> = problems.into_iter().map(|(_, line)| line).collect();
         assert_eq!(
             problems,
             vec![
@@ -1829,6 +1777,55 @@ mod tests {
             cycles(&graph),
             vec![vec!["a/x.rs".to_string(), "a/y.rs".into()]]
         );
+    }
+
+    /// Issue #40: a visibility names a module without importing from it: `pub(super)` in a
+    /// child is no edge to its parent's file (and `pub(in …)` none to the module it names), so
+    /// a parent that uses its children is no cycle with them; a path after it still counts.
+    #[test]
+    fn i40_a_visibility_is_no_import() {
+        let crate_files = files(&[
+            ("lib.rs", "mod a;\n"),
+            (
+                "a/mod.rs",
+                "mod x;\nmod y;\npub struct P;\nfn run() { x::f(); y::g(); }\n",
+            ),
+            (
+                "a/x.rs",
+                "pub(super) fn f() {}\npub(in crate::a) struct S(pub(super) u8);\n",
+            ),
+            ("a/y.rs", "pub(super) fn g() -> super::P { super::P }\n"),
+        ]);
+        let graph = import_graph(&crate_files);
+        assert_eq!(
+            edges(&graph, "a/mod.rs"),
+            vec!["a/x.rs", "a/y.rs"],
+            "{graph:?}"
+        );
+        assert!(edges(&graph, "a/x.rs").is_empty(), "{graph:?}");
+        assert_eq!(edges(&graph, "a/y.rs"), vec!["a/mod.rs"], "{graph:?}");
+        assert_eq!(
+            cycles(&graph),
+            vec![vec!["a/mod.rs".to_string(), "a/y.rs".into()]]
+        );
+    }
+
+    /// Issue #40: a lifetime is no keyword: `&'static T` in a signature defines no item `T`
+    /// there, so a path to `T` still leads to the file that defines it.
+    #[test]
+    fn i40_a_static_lifetime_defines_nothing() {
+        let crate_files = files(&[
+            ("lib.rs", "mod a;\nmod b;\nmod c;\n"),
+            ("a.rs", "pub struct T;\n"),
+            (
+                "b.rs",
+                "pub use crate::a::T;\nfn one() -> &'static T { &T }\n",
+            ),
+            ("c.rs", "use crate::b::T;\nfn f(_: T) {}\n"),
+        ]);
+        let graph = import_graph(&crate_files);
+        assert!(edges(&graph, "b.rs").is_empty(), "{graph:?}");
+        assert_eq!(edges(&graph, "c.rs"), vec!["a.rs"], "{graph:?}");
     }
 
     /// Issue #40: a chain (a → b → c, and a → c) is no cycle; paths in comments and strings,

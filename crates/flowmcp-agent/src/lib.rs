@@ -47,7 +47,8 @@
 //! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/catalog");
 //! let catalog = Catalog::open(dir.as_ref(), &CatalogOptions::new(Profile::Spec))?;
 //! // `Endpoint::from_env()` reads FLOWMCP_LLM_BASE_URL and OPENROUTER_API_KEY; here a local model.
-//! let endpoint = Endpoint { base_url, ..Endpoint::from_env() };
+//! let mut endpoint = Endpoint::from_env();
+//! endpoint.base_url = base_url;
 //! let runner = AgentRunner::new(&catalog, "holiday-planner", endpoint)?;
 //! let outcome = runner.run("Which public holidays does Germany have in 2026?")?;
 //! assert_eq!(outcome.answer, "Nine, from New Year to Christmas.");
@@ -108,8 +109,10 @@ impl AgentError {
     }
 }
 
-/// Where the model is and how to authenticate.
+/// Where the model is and how to authenticate. Start from [`Endpoint::new`] or
+/// [`Endpoint::from_env`] and set fields.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct Endpoint {
     /// The base URL; `/chat/completions` is appended.
     pub base_url: String,
@@ -130,17 +133,26 @@ impl std::fmt::Debug for Endpoint {
 }
 
 impl Endpoint {
+    /// The endpoint at `base_url`, without a key; 120 s per request.
+    pub fn new(base_url: impl Into<String>) -> Endpoint {
+        Endpoint {
+            base_url: base_url.into(),
+            api_key: None,
+            timeout: Duration::from_secs(120),
+        }
+    }
+
     /// From the environment: `FLOWMCP_LLM_BASE_URL` (default [`DEFAULT_BASE_URL`]) and
     /// `OPENROUTER_API_KEY`; 120 s per request.
     pub fn from_env() -> Endpoint {
-        Endpoint {
-            base_url: std::env::var("FLOWMCP_LLM_BASE_URL")
+        let mut endpoint = Endpoint::new(
+            std::env::var("FLOWMCP_LLM_BASE_URL")
                 .ok()
                 .filter(|u| !u.is_empty())
                 .unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
-            api_key: std::env::var(MODEL_KEY).ok().filter(|k| !k.is_empty()),
-            timeout: Duration::from_secs(120),
-        }
+        );
+        endpoint.api_key = std::env::var(MODEL_KEY).ok().filter(|k| !k.is_empty());
+        endpoint
     }
 
     /// The chat-completions URL.

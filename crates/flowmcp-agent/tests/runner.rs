@@ -119,11 +119,10 @@ fn catalog(upstream: &str) -> Catalog {
 }
 
 fn endpoint(url: &str) -> Endpoint {
-    Endpoint {
-        base_url: url.into(),
-        api_key: Some("sk-test-secret-123".into()),
-        timeout: Duration::from_secs(10),
-    }
+    let mut endpoint = Endpoint::new(url);
+    endpoint.api_key = Some("sk-test-secret-123".into());
+    endpoint.timeout = Duration::from_secs(10);
+    endpoint
 }
 
 #[test]

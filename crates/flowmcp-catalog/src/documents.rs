@@ -14,7 +14,8 @@ use crate::primitives::{
 use flowmcp_resources::markdown::MarkdownError;
 use flowmcp_spec::Code;
 
-use crate::{Caller, runtime::Kind, runtime::Toolset};
+use crate::caller::Caller;
+use crate::{runtime::Kind, runtime::Toolset};
 
 /// The URI scheme of the catalog's own resources.
 pub(crate) const SCHEME: &str = "flowmcp://";

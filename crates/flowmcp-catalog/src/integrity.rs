@@ -194,16 +194,10 @@ impl Catalog {
                 }
             ))
         })?;
-        let mut ids: Vec<String> = agent
-            .get("tools")
-            .and_then(Value::as_object)
-            .map(|t| {
-                t.iter()
-                    .filter(|(k, v)| k.contains('/') && v.is_null())
-                    .map(|(k, _)| k.clone())
-                    .collect()
-            })
-            .unwrap_or_default();
+        // Found by its string `name`, so the typed manifest always reads.
+        let agent = AgentManifest::deserialize(agent)
+            .map_err(|e| CatalogError::Entry(format!("agent {name:?}: {e}")))?;
+        let mut ids: Vec<String> = agent.external_tools().map(str::to_string).collect();
         ids.sort();
         let lock = lock_path(manifest, name)?;
         let locked = read_lock(&lock)?;
@@ -234,10 +228,7 @@ impl Catalog {
             agent: name.to_string(),
             manifest: manifest.to_path_buf(),
             lock,
-            stored: agent
-                .get("hash")
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            stored: agent.hash,
             computed,
             tools,
             removed,

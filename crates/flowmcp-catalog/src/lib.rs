@@ -71,6 +71,7 @@
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 mod activation;
+mod caller;
 mod discovery;
 mod documents;
 mod error;
@@ -91,12 +92,13 @@ pub use error::CatalogError;
 
 // What the catalog's signatures use most, so that this crate is the one dependency to add (the
 // rest is in [`runtime`] and [`validate`]).
+pub use caller::{Caller, Rejected};
 pub use flowmcp_runtime::{Envelope, ToolEntry};
 pub use flowmcp_spec::{Code, Profile};
 /// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are
 /// [`CatalogOptions::validation`]).
 pub use flowmcp_validate as validate;
-pub use open::{Caller, Catalog, CatalogOptions, Rejected};
+pub use open::{Catalog, CatalogOptions};
 pub use reload::Reload;
 pub use serde_json;
 

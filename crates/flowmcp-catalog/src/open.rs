@@ -7,12 +7,12 @@ use crate::discovery::{ListDiscovery, on_disk};
 use flowmcp_loader::HandlersExport;
 use flowmcp_loader::{FileKind, LoadedFile};
 use flowmcp_runtime::Envelope;
+use flowmcp_runtime::transport::TransportConfig;
 use flowmcp_runtime::{
     LoadProblem, SchemaSource, ToolEntry, ToolNames, Toolset, ToolsetOptions, descriptor::Builtin,
     descriptor::query_wire_name, descriptor::reference_tool_name,
 };
-use flowmcp_runtime::{LogSink, Runner, RunnerOptions};
-use flowmcp_runtime::{transport::TransportConfig, transport::UreqTransport};
+use flowmcp_runtime::{LogSink, RunnerOptions};
 use flowmcp_spec::catalog::{LISTS_DIR, REGISTRY_FILE, Section};
 use flowmcp_spec::id::{IdType, defined_text, legacy_query_key, query_name, wire_name};
 use flowmcp_spec::lists::ListScope;
@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 use crate::CatalogError;
+use crate::caller::{Caller, Rejected, Tools, code_list};
 use crate::documents::Documents;
 use crate::primitives::{Primitives, PromptSource, ResourceSource};
 use std::sync::Arc;
@@ -124,55 +125,6 @@ impl CatalogOptions {
     }
 }
 
-/// A tool of a file that failed validation: known by name, never callable.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rejected {
-    /// The tool's name in `main.tools`.
-    pub tool: String,
-    /// The file, as reports name it.
-    pub file: String,
-    /// The codes of the file's errors, in order, without duplicates.
-    pub codes: Vec<Code>,
-    /// For a file that cannot be loaded at all (so its tools are known only by the namespace its
-    /// text shows): why, as the catalog's load problems say it, e.g. `cannot be loaded: LDR003 at
-    /// line 5, column 5: Syntax error: …` (redacted as they are).
-    pub cause: Option<String>,
-}
-
-impl Rejected {
-    /// Why the tool cannot be called: the file and its error codes (or, when it cannot be
-    /// loaded, why), e.g. `providers/x.mjs has errors (VAL014, VAL033)`. Facts only: how to see
-    /// the findings is the program's to say (the CLI adds ``see `flowmcp validate <file>` ``, D74).
-    pub fn reason(&self) -> String {
-        match &self.cause {
-            Some(cause) => format!("{} {cause}", self.file),
-            None => format!("{} has errors ({})", self.file, code_list(&self.codes)),
-        }
-    }
-}
-
-/// The tool `name` would name in `namespace`: `namespace/tool/<tool>` (or `/resource/`), or a wire
-/// name `<tool>_<namespace>` (the reference's names too, `-` written `_`).
-fn tool_in_namespace(name: &str, namespace: &str) -> Option<String> {
-    if let Some(rest) = name
-        .strip_prefix(namespace)
-        .and_then(|r| r.strip_prefix('/'))
-    {
-        return ["tool/", "resource/"]
-            .iter()
-            .find_map(|t| rest.strip_prefix(t))
-            .filter(|t| !t.is_empty())
-            .map(str::to_string);
-    }
-    let snake = namespace.replace('-', "_");
-    [namespace, snake.as_str()].iter().find_map(|ns| {
-        name.strip_suffix(ns)
-            .and_then(|t| t.strip_suffix('_'))
-            .filter(|t| !t.is_empty())
-            .map(str::to_string)
-    })
-}
-
 /// A catalog opened as one whole: the reports of every file, and the tools of the valid ones.
 ///
 /// `Catalog` is `Send + Sync`: one catalog can serve many threads. A call runs JavaScript
@@ -190,7 +142,8 @@ pub struct Catalog {
     pub(crate) origin: Origin,
     /// The options the catalog was opened with.
     pub(crate) options: CatalogOptions,
-    tools: Toolset,
+    /// The tools: the valid files', the refused ones, and how calls go out.
+    tools: Tools,
     /// The reports the prompt library added findings to, as the files' own rules left them (a
     /// reload builds the library again from these), by index in `reports`.
     own_reports: HashMap<usize, FileReport>,
@@ -198,12 +151,6 @@ pub struct Catalog {
     lists: ListScope,
     /// The catalog's prompts and skills.
     library: Arc<Library>,
-    rejected: HashMap<String, Rejected>,
-    /// Files that cannot be loaded, by the namespace their text shows: any tool of it is refused
-    /// with why (issue #28 item 7a).
-    unloaded: Vec<(String, Rejected)>,
-    transport: UreqTransport,
-    pub(crate) runner: RunnerOptions,
     primitives: Primitives,
 }
 
@@ -463,14 +410,16 @@ impl Catalog {
             files: states,
             origin,
             options: opts.clone(),
-            tools,
+            tools: Tools::new(
+                tools,
+                rejected,
+                unloaded,
+                &opts.transport,
+                opts.runner.clone(),
+            ),
             own_reports,
             lists,
             library,
-            rejected,
-            unloaded,
-            transport: UreqTransport::new(opts.transport.clone()),
-            runner: opts.runner.clone(),
             primitives,
         }
     }
@@ -540,25 +489,25 @@ impl Catalog {
     /// The callable tools and everything known about them (descriptors, problems, server
     /// parameters).
     pub fn toolset(&self) -> &Toolset {
-        &self.tools
+        self.tools.toolset()
     }
 
     /// The callable tools, without the rest of the catalog (for a caller that manages runners
     /// itself).
     pub fn into_toolset(self) -> Toolset {
-        self.tools
+        self.tools.into_toolset()
     }
 
     /// Every callable tool (exposed or hidden by a missing server parameter), in file then
     /// declaration order.
     pub fn list(&self) -> &[ToolEntry] {
-        self.tools.tools()
+        self.tools.toolset().tools()
     }
 
     /// Tools ranked by how well they match `query` (name, aliases, search hint, tags, namespace,
     /// description).
     pub fn search(&self, query: &str) -> Vec<(u32, &ToolEntry)> {
-        self.tools.search(query)
+        self.tools.toolset().search(query)
     }
 
     /// The callable tool with this Primitive-ID or wire name.
@@ -570,24 +519,13 @@ impl Catalog {
     /// names, or — for a file that cannot be loaded at all — any tool of the namespace its text
     /// shows that no valid file gives.
     pub fn rejected(&self, name: &str) -> Option<Rejected> {
-        if let Some(r) = self.rejected.get(name) {
-            return Some(r.clone());
-        }
-        if self.find(name).is_some() {
-            return None;
-        }
-        self.unloaded.iter().find_map(|(ns, r)| {
-            tool_in_namespace(name, ns).map(|tool| Rejected { tool, ..r.clone() })
-        })
+        self.tools.rejected(name)
     }
 
     /// A caller for the current thread, logging to standard error. Keep it for the thread's calls:
     /// it reuses the JavaScript sandboxes of the schemas it has called.
     pub fn caller(&self) -> Caller<'_> {
-        Caller {
-            catalog: self,
-            runner: Runner::new(&self.tools, &self.transport, self.runner.clone()),
-        }
+        self.tools.caller()
     }
 
     /// A caller that neither reads nor writes the preload cache (tests bypass it, chapter 11)
@@ -596,23 +534,17 @@ impl Catalog {
         &self,
         resources: Option<flowmcp_runtime::ResourceOptions>,
     ) -> Caller<'_> {
-        let mut opts = self.runner.clone();
-        opts.cache_mode = flowmcp_runtime::CacheMode::Off;
-        if let Some(r) = resources {
-            opts.resources = r;
-        }
-        Caller {
-            catalog: self,
-            runner: Runner::with_log(&self.tools, &self.transport, opts, Box::new(|_| {})),
-        }
+        self.tools.caller_without_cache(resources)
     }
 
     /// [`Catalog::caller`] with its own log sink (handler `console.*`, cache messages).
     pub fn caller_with_log(&self, log: LogSink) -> Caller<'_> {
-        Caller {
-            catalog: self,
-            runner: Runner::with_log(&self.tools, &self.transport, self.runner.clone(), log),
-        }
+        self.tools.caller_with_log(log)
+    }
+
+    /// The options every caller's runner starts from (the catalog's `runner` options).
+    pub(crate) fn runner(&self) -> &RunnerOptions {
+        self.tools.runner()
     }
 
     /// The catalog's prompts and resources: every source registered with it.
@@ -671,73 +603,6 @@ impl Catalog {
     pub fn call(&self, name: &str, args: &Map<String, Value>) -> Envelope {
         self.caller().call_json(name, args)
     }
-}
-
-/// Calls the tools of a [`Catalog`] from one thread (it owns JavaScript sandboxes, so it is not
-/// `Send`; make one per worker thread).
-pub struct Caller<'c> {
-    catalog: &'c Catalog,
-    runner: Runner<'c>,
-}
-
-impl<'c> Caller<'c> {
-    /// The catalog this caller calls.
-    pub(crate) fn catalog(&self) -> &'c Catalog {
-        self.catalog
-    }
-
-    /// Calls `name` (Primitive-ID or wire name) with JSON inputs (strict types).
-    pub fn call_json(&self, name: &str, args: &Map<String, Value>) -> Envelope {
-        match self.refused(name) {
-            Some(e) => e,
-            None => self.runner.call_json(name, args),
-        }
-    }
-
-    /// Calls an entry of this caller's catalog ([`Catalog::list`]) with JSON inputs, as
-    /// [`Caller::call_json`] of its wire name would, without looking it up again.
-    pub fn call_entry_json(&self, entry: &ToolEntry, args: &Map<String, Value>) -> Envelope {
-        match self.refused_entry(entry) {
-            Some(e) => e,
-            None => self.runner.call_entry_json(entry, args),
-        }
-    }
-
-    /// Calls `name` with text inputs (`key=value` from a command line), converted to each
-    /// parameter's type.
-    pub fn call_strings<K, V>(&self, name: &str, args: impl IntoIterator<Item = (K, V)>) -> Envelope
-    where
-        K: Into<String>,
-        V: Into<String>,
-    {
-        match self.refused(name) {
-            Some(e) => e,
-            None => self.runner.call_strings(name, args),
-        }
-    }
-
-    /// The failure for a tool of an invalid file (nothing is sent).
-    fn refused(&self, name: &str) -> Option<Envelope> {
-        self.catalog.rejected(name).map(|r| refusal(&r))
-    }
-
-    /// [`Caller::refused`] of an entry's wire name: an entry is in the catalog, so only a tool of
-    /// an invalid file recorded under the same name refuses it.
-    fn refused_entry(&self, entry: &ToolEntry) -> Option<Envelope> {
-        self.catalog
-            .rejected
-            .get(&entry.descriptor.wire_name)
-            .map(refusal)
-    }
-}
-
-/// "not callable" (E007) for a tool of an invalid file.
-fn refusal(r: &Rejected) -> Envelope {
-    Envelope::error(
-        Code::E007,
-        &r.tool,
-        &format!("not callable: {}", r.reason()),
-    )
 }
 
 /// The tools of an invalid schema's `main`, by Primitive-ID and by wire name (the spec's, and the
@@ -843,15 +708,6 @@ fn settle(
         scope,
         "main cannot be read",
     )
-}
-
-/// Codes as a message lists them: `VAL014, VAL033`.
-fn code_list(codes: &[Code]) -> String {
-    codes
-        .iter()
-        .map(|c| c.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The codes of `report`'s errors, in order, without duplicates.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::Caller;
+use crate::caller::Caller;
 
 /// Why a prompt could not be rendered or a resource not read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -19,11 +19,12 @@ use flowmcp_spec::placeholder::{ContentPlaceholder, ContentType, find_interpolat
 use flowmcp_validate::prompts::{EntryKind, Library};
 use serde_json::{Map, Value};
 
+use crate::caller::{Caller, Tools};
 use crate::primitives::{
     PrimitiveError, PromptArgument, PromptInfo, PromptMessage, PromptSource, RenderedPrompt,
     Speaker,
 };
-use crate::{Caller, Catalog, ToolEntry, runtime::Kind};
+use crate::{ToolEntry, runtime::Kind};
 
 /// The library of a catalog's prompts, skills and selections ([`crate::Catalog::library`]), as
 /// validation builds it.
@@ -127,7 +128,7 @@ impl PromptSource for CatalogPrompts {
         let inputs = arguments_of(entry, arguments)?;
         let prefilled = run_prefill(entry, &inputs, caller);
         let renderer = Renderer {
-            catalog: caller.catalog(),
+            tools: caller.tools(),
             library: &self.library,
             lists: &self.lists,
             inputs: &inputs,
@@ -276,7 +277,7 @@ fn run_prefill(
                 params.insert(key.clone(), v);
             }
         }
-        if let Some(why) = changes_things(caller.catalog(), &call.tool) {
+        if let Some(why) = changes_things(caller.tools(), &call.tool) {
             out.entry(call.tool.clone()).or_insert(Err(why));
             continue;
         }
@@ -295,8 +296,8 @@ fn run_prefill(
 /// Why a prefill may not run `tool`: rendering a prompt must change nothing, so a tool whose
 /// annotations say it may (`readOnlyHint: false` or `destructiveHint: true`) is refused. `None`
 /// when it may run (also when it is unknown: the call then says why it fails).
-fn changes_things(catalog: &Catalog, tool: &str) -> Option<String> {
-    let annotations = catalog.find(tool)?.descriptor.annotations.as_ref()?;
+fn changes_things(tools: &Tools, tool: &str) -> Option<String> {
+    let annotations = tools.find(tool)?.descriptor.annotations.as_ref()?;
     let flag = |k: &str| annotations.get(k).and_then(Value::as_bool);
     (flag("readOnlyHint") == Some(false) || flag("destructiveHint") == Some(true)).then(|| {
         format!(
@@ -363,7 +364,7 @@ fn result_text(data: &Value) -> String {
 
 /// Everything one rendering needs.
 struct Renderer<'a> {
-    catalog: &'a Catalog,
+    tools: &'a Tools,
     library: &'a Library,
     lists: &'a ListScope,
     inputs: &'a Map<String, Value>,
@@ -451,11 +452,11 @@ impl Renderer<'_> {
     /// A tool placeholder: the whole block, or one field.
     fn tool(&self, id: &str, field: Option<&str>) -> Result<String, String> {
         let Some(entry) = self
-            .catalog
+            .tools
             .find(id)
             .filter(|e| matches!(e.descriptor.kind, Kind::Tool))
         else {
-            return Err(match self.catalog.rejected(id) {
+            return Err(match self.tools.rejected(id) {
                 Some(r) => format!("Tool '{id}' is not callable: {}", r.reason()),
                 None => format!("Tool '{id}' not found"),
             });
@@ -480,7 +481,7 @@ impl Renderer<'_> {
 
     /// The first test's arguments (its `_description` above them).
     fn first_test(&self, entry: &ToolEntry) -> Option<(String, Map<String, Value>)> {
-        let schema = self.catalog.toolset().schema_of(entry);
+        let schema = self.tools.toolset().schema_of(entry);
         let test = schema
             .main
             .tools
@@ -546,8 +547,9 @@ impl Renderer<'_> {
     /// A resource placeholder: what the resource is and how to read it.
     fn resource(&self, id: &str) -> Result<String, String> {
         let entries: Vec<&ToolEntry> = self
-            .catalog
-            .list()
+            .tools
+            .toolset()
+            .tools()
             .iter()
             .filter(|e| e.descriptor.id.to_string() == id)
             .collect();

@@ -345,7 +345,7 @@ impl<'c> Scratch<'c> {
         static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("flowmcp-test-db-{}-{n}", std::process::id()));
-        let mut places = catalog.runner.resources.clone();
+        let mut places = catalog.runner().resources.clone();
         places.project_base = Some(dir.join("project"));
         places.home = Some(dir.join("home"));
         Scratch {

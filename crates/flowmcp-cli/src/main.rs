@@ -455,14 +455,11 @@ fn validate(a: ValidateArgs) -> Result<ExitCode, String> {
     let text = match a.format {
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            render::human(
-                &report.reports,
-                HumanStyle {
-                    color,
-                    quiet: a.quiet,
-                    advice: Some(advice::validate),
-                },
-            )
+            let mut style = HumanStyle::default();
+            style.color = color;
+            style.quiet = a.quiet;
+            style.advice = Some(advice::validate);
+            render::human(&report.reports, style)
         }
         Format::Json => {
             // Streamed: the collection's report is megabytes, which need not be built first.

@@ -75,11 +75,9 @@ fn an_agent_tool_runs_the_loop_and_reports_progress() {
     o.runner.upstreams.insert("holidaykit-net".into(), upstream);
     let mut opts = ServeOptions::default();
     opts.agent_tools = vec!["holiday-planner".into()];
-    opts.llm = Some(flowmcp_agent::Endpoint {
-        base_url: format!("{chat}/v1"),
-        api_key: None,
-        timeout: Duration::from_secs(10),
-    });
+    let mut llm = flowmcp_agent::Endpoint::new(format!("{chat}/v1"));
+    llm.timeout = Duration::from_secs(10);
+    opts.llm = Some(llm);
     let server = McpServer::new(Catalog::open(&dir, &o).unwrap(), &opts).unwrap();
     let progress = Progress::default();
     let seen = Arc::clone(&progress.0);
@@ -226,11 +224,8 @@ fn i29_2_mcp_and_the_agent_runner_treat_a_tool_without_meta_the_same_way() {
         json!({"choices": [{"message": {"role": "assistant", "content": "Austria: National Day."}}]})
             .to_string(),
     ]);
-    let endpoint = flowmcp_agent::Endpoint {
-        base_url: format!("{chat}/v1"),
-        api_key: None,
-        timeout: Duration::from_secs(30),
-    };
+    let mut endpoint = flowmcp_agent::Endpoint::new(format!("{chat}/v1"));
+    endpoint.timeout = Duration::from_secs(30);
     let runner = flowmcp_agent::AgentRunner::new(&catalog, "holiday-planner", endpoint).unwrap();
     let run = runner.run("Austria?").unwrap();
     assert_eq!(run.calls.len(), 2);

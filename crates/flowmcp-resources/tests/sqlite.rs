@@ -802,12 +802,10 @@ fn origins_resolve_to_their_resources_folders() {
     for d in [&schema_dir, &project, &home] {
         std::fs::create_dir_all(d).unwrap();
     }
-    let locations = Locations {
-        schema_dir: Some(schema_dir.clone()),
-        project_base: Some(project.clone()),
-        home: Some(home.clone()),
-        ..Locations::default()
-    };
+    let mut locations = Locations::default();
+    locations.schema_dir = Some(schema_dir.clone());
+    locations.project_base = Some(project.clone());
+    locations.home = Some(home.clone());
     let canon = |p: &Path| std::fs::canonicalize(p).unwrap();
     assert_eq!(
         locations
@@ -832,10 +830,8 @@ fn origins_resolve_to_their_resources_folders() {
             .join("resources")
             .join("tranco-ranking.db")
     );
-    let custom = Locations {
-        base: "myagent".to_owned(),
-        ..locations.clone()
-    };
+    let mut custom = locations.clone();
+    custom.base = "myagent".to_owned();
     assert_eq!(
         custom.resolve(Origin::Global, "a.db").unwrap(),
         canon(&home).join(".myagent").join("resources").join("a.db")
@@ -856,10 +852,8 @@ fn origins_resolve_to_their_resources_folders() {
         let err = nothing.resolve(origin, "a.db").unwrap_err();
         assert!(matches!(err, PathError::NoLocation { .. }), "{err:?}");
     }
-    let bad_base = Locations {
-        base: "../x".to_owned(),
-        ..locations.clone()
-    };
+    let mut bad_base = locations.clone();
+    bad_base.base = "../x".to_owned();
     assert!(matches!(
         bad_base.resolve(Origin::Global, "a.db"),
         Err(PathError::BadBase { .. })
@@ -869,10 +863,8 @@ fn origins_resolve_to_their_resources_folders() {
 #[test]
 fn resource_names_must_be_plain_db_file_names() {
     let dir = TempDir::new("sqlite-names");
-    let locations = Locations {
-        project_base: Some(dir.0.clone()),
-        ..Locations::default()
-    };
+    let mut locations = Locations::default();
+    locations.project_base = Some(dir.0.clone());
     for name in [
         "../escape.db",
         "sub/a.db",
@@ -912,10 +904,8 @@ fn symbolic_links_may_not_lead_out_of_the_root() {
         project.join("resources").join("evil.db"),
     )
     .unwrap();
-    let locations = Locations {
-        project_base: Some(project.clone()),
-        ..Locations::default()
-    };
+    let mut locations = Locations::default();
+    locations.project_base = Some(project.clone());
     let err = locations.resolve(Origin::Project, "evil.db").unwrap_err();
     assert!(matches!(err, PathError::Escape { .. }), "{err:?}");
 
@@ -948,10 +938,8 @@ fn symbolic_links_may_not_lead_out_of_the_root() {
     let schema_dir = dir.0.join("p2");
     std::fs::create_dir_all(&schema_dir).unwrap();
     symlink(&outside, schema_dir.join("resources")).unwrap();
-    let inline = Locations {
-        schema_dir: Some(schema_dir),
-        ..Locations::default()
-    };
+    let mut inline = Locations::default();
+    inline.schema_dir = Some(schema_dir);
     let err = inline.resolve(Origin::Inline, "secret.db").unwrap_err();
     assert!(matches!(err, PathError::Escape { .. }), "{err:?}");
     let err = inline
@@ -965,10 +953,8 @@ fn symbolic_links_may_not_lead_out_of_the_root() {
     let real_base = dir.0.join("dotfiles-flowmcp");
     std::fs::create_dir_all(real_base.join("resources")).unwrap();
     symlink(&real_base, home.join(".flowmcp")).unwrap();
-    let global = Locations {
-        home: Some(home),
-        ..Locations::default()
-    };
+    let mut global = Locations::default();
+    global.home = Some(home);
     assert_eq!(
         global.resolve(Origin::Global, "x.db").unwrap(),
         std::fs::canonicalize(&real_base)

@@ -159,27 +159,9 @@ pub enum Kind {
     },
 }
 
-/// The queries the runtime adds to every SQLite-backed resource (chapter 13).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Builtin {
-    /// `runSql`: one statement of the caller's SQL (`sql`, optional `limit`).
-    RunSql,
-    /// `describeTables`: one row `{table_name, column, type}` per column of every table.
-    DescribeTables,
-}
-
-impl Builtin {
-    /// Both, in the order they are listed after the schema's own queries.
-    pub const ALL: [Builtin; 2] = [Builtin::RunSql, Builtin::DescribeTables];
-
-    /// `runSql` or `describeTables`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Builtin::RunSql => "runSql",
-            Builtin::DescribeTables => "describeTables",
-        }
-    }
-}
+/// The queries the runtime adds to every SQLite-backed resource (chapter 13): the spec's
+/// vocabulary, named here where the entries that run them are described.
+pub use flowmcp_spec::model::Builtin;
 
 /// Where the value for one `?` placeholder of a schema query comes from, decided when the
 /// query's descriptor is built.

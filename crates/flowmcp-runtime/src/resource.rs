@@ -94,21 +94,21 @@ impl Default for ResourceOptions {
 impl ResourceOptions {
     /// The directories the origins of a schema at `schema_path` resolve against.
     pub(crate) fn locations(&self, schema_path: &Path) -> Locations {
-        Locations {
-            schema_dir: schema_path
-                .parent()
-                .map(|d| {
-                    if d.as_os_str().is_empty() {
-                        PathBuf::from(".")
-                    } else {
-                        d.to_path_buf()
-                    }
-                })
-                .or_else(|| Some(PathBuf::from("."))),
-            project_base: self.project_base.clone(),
-            home: self.home.clone(),
-            base: self.base.clone(),
-        }
+        let mut locations = Locations::default();
+        locations.schema_dir = schema_path
+            .parent()
+            .map(|d| {
+                if d.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    d.to_path_buf()
+                }
+            })
+            .or_else(|| Some(PathBuf::from(".")));
+        locations.project_base = self.project_base.clone();
+        locations.home = self.home.clone();
+        locations.base = self.base.clone();
+        locations
     }
 }
 

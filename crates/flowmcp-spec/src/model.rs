@@ -282,6 +282,29 @@ pub struct ResourceQuery {
     pub tests: Vec<IndexMap<String, Value>>,
 }
 
+/// The queries the runtime adds to every SQLite-backed resource (chapter 13), beside the
+/// schema's own: the one list of their names (validation does not count them towards RES028).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// `runSql`: one statement of the caller's SQL (`sql`, optional `limit`).
+    RunSql,
+    /// `describeTables`: one row `{table_name, column, type}` per column of every table.
+    DescribeTables,
+}
+
+impl Builtin {
+    /// Both, in the order they are listed after the schema's own queries.
+    pub const ALL: [Builtin; 2] = [Builtin::RunSql, Builtin::DescribeTables];
+
+    /// `runSql` or `describeTables`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::RunSql => "runSql",
+            Builtin::DescribeTables => "describeTables",
+        }
+    }
+}
+
 /// A resource query parameter: like a tool parameter, without `position.location`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResourceParameter {

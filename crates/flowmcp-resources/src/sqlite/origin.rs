@@ -41,8 +41,9 @@ impl Origin {
 }
 
 /// The directories the three origins resolve against, given by the caller (the library reads
-/// no environment).
+/// no environment). Start from [`Locations::default`] and set fields.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Locations {
     /// The directory of the schema file, for `inline`.
     pub schema_dir: Option<PathBuf>,

@@ -1,4 +1,4 @@
-//! The registry table. One line per code; see `declare_rules!` in `mod.rs` for the format:
+//! The registry table. One line per code; see `declare_rules!` below for the format:
 //! `CODE: Family, Origin, "section", spec/compat, status, "summary" [, [ "variant" => spec/compat: "summary" ]];`
 //!
 //! `section` is the specification chapter that defines the code, or `"flowmcp-rs"`
@@ -10,8 +10,93 @@
 //! have it here, as the doc comment of their line (and so of their [`Code`] variant): the runtime's
 //! codes, and the codes that are never emitted.
 
-use super::Status::{Implemented, NotEmitted};
-use super::declare_rules;
+use serde::Serialize;
+
+use super::kinds::Status::{Implemented, NotEmitted};
+use super::kinds::{Family, Origin, PROJECT_SECTION, Status, Variant};
+use crate::level::Level;
+
+/// Everything known about one code.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RuleInfo {
+    pub code: Code,
+    pub family: Family,
+    pub origin: Origin,
+    /// The specification file that defines it (`09-validation-rules.md`), or [`PROJECT_SECTION`]
+    /// for a code this project defines.
+    pub section: &'static str,
+    /// Severity under profile `spec`.
+    pub spec: Level,
+    /// Severity under profile `compat`.
+    pub compat: Level,
+    pub status: Status,
+    pub summary: &'static str,
+    pub variants: &'static [Variant],
+}
+
+impl RuleInfo {
+    /// Whether this project, not a chapter of the specification, defines the code.
+    pub fn defined_by_project(&self) -> bool {
+        self.section == PROJECT_SECTION
+    }
+
+    /// Whether the code is reported when something runs (a tool or resource call: E001–E009,
+    /// SEC100–SEC104 inside an E005 message, MD001–MD007; an agent run: AGENT001–AGENT005),
+    /// never in a validation report, so that a rule override does not change it.
+    pub fn is_runtime(&self) -> bool {
+        matches!(self.family, Family::E | Family::Md | Family::Agent)
+            || matches!(
+                self.code,
+                Code::SEC100 | Code::SEC101 | Code::SEC102 | Code::SEC103 | Code::SEC104
+            )
+    }
+
+    pub fn variant(&self, name: &str) -> Option<&'static Variant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+}
+
+macro_rules! declare_rules {
+    ( $(
+        $( #[$attr:meta] )*
+        $code:ident : $fam:ident, $origin:ident, $section:literal, $spec:ident / $compat:ident, $status:expr,
+        $summary:literal
+        $( , [ $( $vname:literal => $vspec:ident / $vcompat:ident : $vsum:literal ),* $(,)? ] )?
+        ;
+    )* ) => {
+        /// Every diagnostic code known to flowmcp-rs. Generated from the registry table.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        pub enum Code { $( $( #[$attr] )* $code ),* }
+
+        impl Code {
+            /// The code as text, e.g. `"VAL014"`.
+            pub const fn as_str(self) -> &'static str {
+                match self { $( Code::$code => stringify!($code) ),* }
+            }
+        }
+
+        /// The registry, in declaration order.
+        pub static RULES: &[$crate::registry::RuleInfo] = &[ $(
+            $crate::registry::RuleInfo {
+                code: Code::$code,
+                family: $crate::registry::Family::$fam,
+                origin: $crate::registry::Origin::$origin,
+                section: $section,
+                spec: $crate::level::Level::$spec,
+                compat: $crate::level::Level::$compat,
+                status: $status,
+                summary: $summary,
+                variants: &[ $( $( $crate::registry::Variant {
+                    name: $vname,
+                    spec: $crate::level::Level::$vspec,
+                    compat: $crate::level::Level::$vcompat,
+                    summary: $vsum,
+                } ),* )? ],
+            }
+        ),* ];
+    };
+}
 
 declare_rules! {
     VAL001: Val, Spec, "09-validation-rules.md", Error/Error, Implemented, "Schema must export `main` as a named export";

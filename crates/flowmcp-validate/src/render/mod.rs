@@ -7,8 +7,9 @@ use flowmcp_spec::{
 pub mod sarif;
 pub use sarif::sarif;
 
-/// Options for the human renderer.
+/// Options for the human renderer. Start from [`HumanStyle::default`] and set fields.
 #[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
 pub struct HumanStyle {
     /// ANSI colours (only when writing to a terminal).
     pub color: bool,

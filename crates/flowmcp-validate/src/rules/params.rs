@@ -8,15 +8,16 @@
 
 use flowmcp_loader::HandlersExport;
 use flowmcp_spec::placeholder::{
-    Interpolation, InterpolationKind, colon_key_matches, colon_names, find_interpolations,
+    InterpolationKind, colon_key_matches, colon_names, find_interpolations,
 };
 use flowmcp_spec::zod::{EnumItem, Options, Primitive, ZType, ZodError, enum_has_padded_values};
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::context::{Place, Site, insert_params};
 use super::{
-    ParamRef, ParamSource, SchemaCtx, SchemaRule, each_parameter, each_tool, main_path,
-    param_source, required_server_params, shown, type_name,
+    ParamRef, ParamSource, SchemaCtx, SchemaRule, each_parameter, each_tool, param_source,
+    required_server_params, shown, type_name,
 };
 
 /// The rules of this module, in the order they run.
@@ -683,15 +684,6 @@ pub(super) fn val048_list_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 // VAL050, VAL082: locations
 // ---------------------------------------------------------------------------------------
 
-/// The insert parameters of a tool: `(position.key, parameter)`.
-fn insert_params<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Vec<(&'a str, ParamRef<'a>)> {
-    each_parameter(ctx)
-        .iter()
-        .filter(|p| p.tool == tool && p.position_str("location") == Some("insert"))
-        .filter_map(|p| p.position_str("key").map(|k| (k, p.clone())))
-        .collect()
-}
-
 /// Whether `path` has `:key` as a whole name (compat `:key` placeholders, replaced anywhere in the
 /// path; see [`colon_key_matches`]).
 fn has_colon_placeholder(path: &str, key: &str) -> bool {
@@ -858,39 +850,6 @@ pub(super) fn val082_body_on_get_delete(ctx: &SchemaCtx<'_>, c: &mut Collector<'
 // Placeholders in root, path, headers and position.value
 // ---------------------------------------------------------------------------------------
 
-/// One of the five places where request placeholders live.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Place {
-    Root,
-    Path,
-    MainHeader,
-    ToolHeader,
-    Value,
-}
-
-impl Place {
-    fn describe(self) -> &'static str {
-        match self {
-            Place::Root => "root",
-            Place::Path => "a tool path",
-            Place::MainHeader => "main.headers",
-            Place::ToolHeader => "tool headers",
-            Place::Value => "position.value",
-        }
-    }
-}
-
-/// A string in one of the five places.
-pub(crate) struct Site<'a> {
-    place: Place,
-    path: JsonPath,
-    text: &'a str,
-    /// The insert keys of the tool (for [`Place::Path`]).
-    insert_keys: Vec<&'a str>,
-    /// The `{{…}}` in `text`.
-    found: Vec<Interpolation>,
-}
-
 /// What one `{{...}}` in a [`Site`] is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Verdict {
@@ -932,79 +891,6 @@ impl Site<'_> {
             InterpolationKind::Other(_) => Verdict::Unknown,
         }
     }
-}
-
-/// Every string in the five places: `main.root`, each tool's `path`, each `main.headers` value,
-/// each tool `headers` value and each `position.value`.
-/// Computed once per file: [`SchemaCtx::placeholder_sites`].
-pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
-    let mut out = Vec::new();
-    let Some(main) = ctx.main() else {
-        return out;
-    };
-    if let Some(Value::String(root)) = main.get("root") {
-        out.push(Site {
-            place: Place::Root,
-            path: main_path("root"),
-            text: root,
-            insert_keys: Vec::new(),
-            found: find_interpolations(root),
-        });
-    }
-    let header_sites = |headers: Option<&'a Value>, base: JsonPath, place: Place| {
-        headers
-            .and_then(Value::as_object)
-            .map(|h: &'a Map<String, Value>| {
-                h.iter()
-                    .filter_map(|(k, v)| {
-                        v.as_str().map(|text| Site {
-                            place,
-                            path: base.key(k),
-                            text,
-                            insert_keys: Vec::new(),
-                            found: find_interpolations(text),
-                        })
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default()
-    };
-    out.extend(header_sites(
-        main.get("headers"),
-        main_path("headers"),
-        Place::MainHeader,
-    ));
-    for (name, tool, tool_path) in each_tool(ctx) {
-        if let Some(Value::String(path)) = tool.get("path") {
-            out.push(Site {
-                place: Place::Path,
-                path: tool_path.key("path"),
-                text: path,
-                insert_keys: insert_params(ctx, name)
-                    .into_iter()
-                    .map(|(k, _)| k)
-                    .collect(),
-                found: find_interpolations(path),
-            });
-        }
-        out.extend(header_sites(
-            tool.get("headers"),
-            tool_path.key("headers"),
-            Place::ToolHeader,
-        ));
-    }
-    for p in each_parameter(ctx) {
-        if let Some(value) = p.position_str("value") {
-            out.push(Site {
-                place: Place::Value,
-                path: p.path.key("position").key("value"),
-                text: value,
-                insert_keys: Vec::new(),
-                found: find_interpolations(value),
-            });
-        }
-    }
-    out
 }
 
 /// VAL083: A server-parameter placeholder `{{SERVER_PARAM:KEY}}` in `root`, a `path`, headers or

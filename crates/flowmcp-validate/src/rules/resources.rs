@@ -14,6 +14,7 @@ use flowmcp_spec::{Code, Level, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use flowmcp_loader::PathItem;
+use flowmcp_spec::model::Builtin;
 use flowmcp_spec::placeholder::ParamRole;
 use flowmcp_spec::zod::ZType;
 
@@ -187,9 +188,6 @@ pub(super) static RULES: &[SchemaRule] = &[
 
 /// The `source` values a resource may have.
 const SOURCES: &[&str] = &["sqlite", "sqlite-gtfs", "markdown", "http"];
-
-/// Query names the runtime injects; they do not count towards the limit of RES028.
-const INJECTED_QUERIES: &[&str] = &["runSql", "describeTables"];
 
 impl<'a> ResRef<'a> {
     /// `source` when it is one of [`SOURCES`].
@@ -971,7 +969,7 @@ pub(super) fn res028_query_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         };
         let count = queries
             .keys()
-            .filter(|k| !INJECTED_QUERIES.contains(&k.as_str()))
+            .filter(|k| !Builtin::ALL.iter().any(|b| b.name() == k.as_str()))
             .count();
         if count > 7 {
             c.emit(

@@ -7,7 +7,7 @@ use flowmcp_spec::{Code, JsonPath, diagnostic::Collector, diagnostic::Seg};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::{SchemaCtx, SchemaRule, required_string, skill_rules};
+use super::{SchemaCtx, SchemaRule, required_string};
 
 /// The rules of a selection file, in the order they run.
 pub(super) static RULES: &[SchemaRule] = &[
@@ -145,7 +145,7 @@ fn sel004_inline_skills(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         };
         let inner = SchemaCtx::new(&exports, ctx.opts, ctx.loaded);
         let mut found = Collector::new(c.settings(), None);
-        for rule in skill_rules() {
+        for rule in super::skills::RULES {
             (rule.check)(&inner, &mut found);
         }
         for mut d in found.finish() {

@@ -1,0 +1,445 @@
+//! The rule framework every family module uses: what a rule sees ([`SchemaCtx`], with the
+//! walks over `main` it computes once per file: tools, parameters, placeholder sites), what a
+//! rule is ([`SchemaRule`]) and the small readers rules share. Below the family modules and
+//! `rules/mod.rs` (which lists the rules and re-exports this file for them); it uses none of them.
+
+use std::cell::OnceCell;
+use std::path::Path;
+
+use flowmcp_loader::Exports;
+use flowmcp_loader::LoadedFile;
+use flowmcp_spec::placeholder::{Interpolation, find_interpolations};
+use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
+use serde_json::{Map, Value};
+
+use crate::Options;
+use crate::lists::{ListRef, ListRegistry, ListScope, Resolved};
+
+/// The scope of a context built without one.
+static NOT_SEARCHED: ListScope = ListScope::NotSearched;
+
+/// What a schema rule sees.
+pub(crate) struct SchemaCtx<'a> {
+    pub exports: &'a Exports,
+    pub opts: &'a Options,
+    pub loaded: &'a LoadedFile,
+    /// The shared lists the schema sees (a `_lists/` found by walking up, or a catalog's).
+    pub lists: &'a ListScope,
+    /// The schema file on disk, when the caller named one (see [`SchemaCtx::schema_dir`]).
+    pub(crate) file: Option<&'a Path>,
+    tools_cache: OnceCell<Vec<ToolRef<'a>>>,
+    params_cache: OnceCell<Vec<ParamRef<'a>>>,
+    list_refs_cache: OnceCell<Vec<ListRef>>,
+    resolved_cache: OnceCell<Option<Resolved<'a>>>,
+    sites_cache: OnceCell<Vec<Site<'a>>>,
+    /// [`user_params`] of every tool, in order.
+    user_params_cache: OnceCell<Vec<(&'a str, ParamRef<'a>)>>,
+    dir_cache: OnceCell<Option<&'a Path>>,
+}
+
+/// `(name, tool, path)` of a tool that is an object.
+pub(crate) type ToolRef<'a> = (&'a String, &'a Map<String, Value>, JsonPath);
+
+impl<'a> SchemaCtx<'a> {
+    pub(crate) fn new(exports: &'a Exports, opts: &'a Options, loaded: &'a LoadedFile) -> Self {
+        SchemaCtx {
+            exports,
+            opts,
+            loaded,
+            lists: &NOT_SEARCHED,
+            file: None,
+            tools_cache: OnceCell::new(),
+            params_cache: OnceCell::new(),
+            list_refs_cache: OnceCell::new(),
+            resolved_cache: OnceCell::new(),
+            sites_cache: OnceCell::new(),
+            user_params_cache: OnceCell::new(),
+            dir_cache: OnceCell::new(),
+        }
+    }
+
+    /// The same context with the shared lists of `lists`.
+    pub(crate) fn with_lists(mut self, lists: &'a ListScope) -> Self {
+        self.lists = lists;
+        self.resolved_cache = OnceCell::new();
+        self
+    }
+
+    /// The same context for the schema file at `file` (the rules that look at files beside the
+    /// schema use its directory).
+    pub(crate) fn with_file(mut self, file: Option<&'a Path>) -> Self {
+        self.file = file;
+        self.dir_cache = OnceCell::new();
+        self
+    }
+
+    /// The directory of the schema file, when the schema was read from a file that exists on disk.
+    /// Only then do rules look at other files (databases beside the schema or named by a path); a
+    /// schema validated from a string (`validate_str`, whose path is only a name) touches no disk.
+    /// Asked of the disk once per file.
+    pub(crate) fn schema_dir(&self) -> Option<&'a Path> {
+        *self.dir_cache.get_or_init(|| {
+            let file = self.file.filter(|f| flowmcp_files::named::is_file(f))?;
+            match file.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => Some(dir),
+                _ => Some(Path::new(".")),
+            }
+        })
+    }
+
+    /// The list registry, when the schema sees one.
+    pub(crate) fn registry(&self) -> Option<&'a ListRegistry> {
+        self.lists.registry()
+    }
+
+    /// The entries of `main.sharedLists` that name a list. Computed once per file.
+    pub(crate) fn list_refs(&self) -> &[ListRef] {
+        self.list_refs_cache.get_or_init(|| {
+            self.exports
+                .get("main")
+                .map(ListRef::from_main)
+                .unwrap_or_default()
+        })
+    }
+
+    /// The schema's shared lists resolved against the registry (filters applied), when there is a
+    /// registry. Computed once per file.
+    pub(crate) fn resolved_lists(&self) -> Option<&Resolved<'a>> {
+        self.resolved_cache
+            .get_or_init(|| {
+                let registry = self.registry()?;
+                Some(registry.resolve(self.list_refs()))
+            })
+            .as_ref()
+    }
+
+    /// Every string placeholders may appear in (`root`, paths, headers, `position.value`), with
+    /// the `{{…}}` found in each. Computed once per file.
+    pub(crate) fn placeholder_sites(&self) -> &[Site<'a>] {
+        self.sites_cache.get_or_init(|| placeholder_sites(self))
+    }
+
+    /// `main` when it is an object.
+    pub(crate) fn main(&self) -> Option<&'a Map<String, Value>> {
+        self.exports.get("main").and_then(Value::as_object)
+    }
+
+    /// The tools (`main.tools`, or the deprecated `main.routes` when `tools` is absent) when they are
+    /// an object, with the key they live under.
+    pub(crate) fn tools(&self) -> Option<(&'static str, &'a Map<String, Value>)> {
+        let main = self.main()?;
+        if let Some(t) = main.get("tools") {
+            return t.as_object().map(|o| ("tools", o));
+        }
+        main.get("routes")
+            .and_then(Value::as_object)
+            .map(|o| ("routes", o))
+    }
+
+    pub(crate) fn is_compat(&self) -> bool {
+        self.opts.settings.profile.is_compat()
+    }
+}
+
+/// A registered rule: the codes it can emit and its check.
+pub(crate) struct SchemaRule {
+    /// The codes the check can emit (a test holds the registry to them).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) codes: &'static [Code],
+    pub(crate) check: fn(&SchemaCtx<'_>, &mut Collector<'_>),
+}
+
+/// `main.<key>` as a path.
+pub(crate) fn main_path(key: &str) -> JsonPath {
+    JsonPath::root("main").key(key)
+}
+
+pub(crate) use crate::quote::shown;
+pub(crate) use flowmcp_spec::diagnostic::json_type as type_name;
+
+/// A required string field: `value` (the field `key`, found at `path`) when it is a string;
+/// otherwise `code` is reported ("Missing required field" or "Must be a string") and `None` given.
+pub(crate) fn required_string<'a>(
+    value: Option<&'a Value>,
+    path: &JsonPath,
+    key: &str,
+    code: Code,
+    c: &mut Collector<'_>,
+) -> Option<&'a str> {
+    match value {
+        None => {
+            c.emit(
+                code,
+                Some(path),
+                format!("Missing required field \"{key}\""),
+            );
+            None
+        }
+        Some(Value::String(s)) => Some(s),
+        Some(other) => {
+            c.emit(
+                code,
+                Some(path),
+                format!("Must be a string (found {})", type_name(other)),
+            );
+            None
+        }
+    }
+}
+
+/// Checks that `main.<key>`, when present, is an array of strings; reports `code` otherwise.
+pub(crate) fn check_string_array(
+    ctx: &SchemaCtx<'_>,
+    c: &mut Collector<'_>,
+    key: &str,
+    code: Code,
+) {
+    let Some(main) = ctx.main() else { return };
+    let Some(value) = main.get(key) else { return };
+    let path = main_path(key);
+    match value {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if !item.is_string() {
+                    c.emit(
+                        code,
+                        Some(&path.index(i)),
+                        format!("Must be a string (found {})", type_name(item)),
+                    );
+                }
+            }
+        }
+        other => {
+            c.emit(
+                code,
+                Some(&path),
+                format!("Must be an array of strings (found {})", type_name(other)),
+            );
+        }
+    }
+}
+
+/// Every tool that is an object: `(name, tool, path)` with path `main.tools.<name>`. Computed once
+/// per file.
+pub(crate) fn each_tool<'s, 'a>(ctx: &'s SchemaCtx<'a>) -> &'s [ToolRef<'a>] {
+    ctx.tools_cache.get_or_init(|| {
+        let Some((key, tools)) = ctx.tools() else {
+            return Vec::new();
+        };
+        let base = main_path(key);
+        tools
+            .iter()
+            .filter_map(|(name, t)| t.as_object().map(|o| (name, o, base.key(name))))
+            .collect()
+    })
+}
+
+/// One parameter of a tool, when the parameter is an object.
+#[derive(Clone)]
+pub(crate) struct ParamRef<'a> {
+    pub tool: &'a String,
+    pub param: &'a Map<String, Value>,
+    /// `main.tools.<tool>.parameters[<index>]`
+    pub path: JsonPath,
+}
+
+impl<'a> ParamRef<'a> {
+    /// `position` when it is an object.
+    pub(crate) fn position(&self) -> Option<&'a Map<String, Value>> {
+        self.param.get("position").and_then(Value::as_object)
+    }
+    /// `position.<field>` when it is a string.
+    pub(crate) fn position_str(&self, field: &str) -> Option<&'a str> {
+        self.position()
+            .and_then(|p| p.get(field))
+            .and_then(Value::as_str)
+    }
+    /// `z` when it is an object.
+    pub(crate) fn z(&self) -> Option<&'a Map<String, Value>> {
+        self.param.get("z").and_then(Value::as_object)
+    }
+}
+
+/// Every parameter object of every tool. Computed once per file.
+pub(crate) fn each_parameter<'s, 'a>(ctx: &'s SchemaCtx<'a>) -> &'s [ParamRef<'a>] {
+    ctx.params_cache.get_or_init(|| {
+        let mut out = Vec::new();
+        for (tool, t, tool_path) in each_tool(ctx) {
+            let Some(Value::Array(params)) = t.get("parameters") else {
+                continue;
+            };
+            let base = tool_path.key("parameters");
+            for (index, p) in params.iter().enumerate() {
+                if let Some(param) = p.as_object() {
+                    out.push(ParamRef {
+                        tool,
+                        path: base.index(index),
+                        param,
+                    });
+                }
+            }
+        }
+        out
+    })
+}
+
+/// How a parameter gets its value: the one classification the validator, the descriptors and the
+/// request builder share.
+pub(crate) use flowmcp_spec::placeholder::ParamRole as ParamSource;
+
+/// `main.requiredServerParams` entries that are strings.
+pub(crate) fn required_server_params<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
+    ctx.main()
+        .and_then(|m| m.get("requiredServerParams"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The source of a parameter's value under the active profile. `None` when `position.value` is
+/// missing or not a string (VAL042's business).
+pub(crate) fn param_source<'a>(ctx: &SchemaCtx<'a>, p: &ParamRef<'a>) -> Option<ParamSource<'a>> {
+    let value = p.position_str("value")?;
+    let declared = required_server_params(ctx);
+    Some(flowmcp_spec::placeholder::param_role(
+        value,
+        |k| declared.contains(&k),
+        ctx.opts.settings.profile,
+    ))
+}
+
+/// The user-facing parameters of a tool: `(position.key, param)` for each parameter whose source is
+/// [`ParamSource::User`] and whose key is a string.
+pub(crate) fn user_params<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Vec<(&'a str, ParamRef<'a>)> {
+    ctx.user_params_cache
+        .get_or_init(|| {
+            each_parameter(ctx)
+                .iter()
+                .filter(|p| param_source(ctx, p) == Some(ParamSource::User))
+                .filter_map(|p| p.position_str("key").map(|k| (k, p.clone())))
+                .collect()
+        })
+        .iter()
+        .filter(|(_, p)| p.tool == tool)
+        .cloned()
+        .collect()
+}
+
+/// The insert parameters of a tool: `(position.key, parameter)`.
+pub(super) fn insert_params<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Vec<(&'a str, ParamRef<'a>)> {
+    each_parameter(ctx)
+        .iter()
+        .filter(|p| p.tool == tool && p.position_str("location") == Some("insert"))
+        .filter_map(|p| p.position_str("key").map(|k| (k, p.clone())))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Placeholders in root, path, headers and position.value (the rules are in `params.rs`)
+// ---------------------------------------------------------------------------------------
+
+/// One of the five places where request placeholders live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Place {
+    Root,
+    Path,
+    MainHeader,
+    ToolHeader,
+    Value,
+}
+
+impl Place {
+    pub(super) fn describe(self) -> &'static str {
+        match self {
+            Place::Root => "root",
+            Place::Path => "a tool path",
+            Place::MainHeader => "main.headers",
+            Place::ToolHeader => "tool headers",
+            Place::Value => "position.value",
+        }
+    }
+}
+
+/// A string in one of the five places.
+pub(crate) struct Site<'a> {
+    pub(super) place: Place,
+    pub(super) path: JsonPath,
+    pub(super) text: &'a str,
+    /// The insert keys of the tool (for [`Place::Path`]).
+    pub(super) insert_keys: Vec<&'a str>,
+    /// The `{{…}}` in `text`.
+    pub(super) found: Vec<Interpolation>,
+}
+
+/// Every string in the five places: `main.root`, each tool's `path`, each `main.headers` value,
+/// each tool `headers` value and each `position.value`.
+/// Computed once per file: [`SchemaCtx::placeholder_sites`].
+pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
+    let mut out = Vec::new();
+    let Some(main) = ctx.main() else {
+        return out;
+    };
+    if let Some(Value::String(root)) = main.get("root") {
+        out.push(Site {
+            place: Place::Root,
+            path: main_path("root"),
+            text: root,
+            insert_keys: Vec::new(),
+            found: find_interpolations(root),
+        });
+    }
+    let header_sites = |headers: Option<&'a Value>, base: JsonPath, place: Place| {
+        headers
+            .and_then(Value::as_object)
+            .map(|h: &'a Map<String, Value>| {
+                h.iter()
+                    .filter_map(|(k, v)| {
+                        v.as_str().map(|text| Site {
+                            place,
+                            path: base.key(k),
+                            text,
+                            insert_keys: Vec::new(),
+                            found: find_interpolations(text),
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    out.extend(header_sites(
+        main.get("headers"),
+        main_path("headers"),
+        Place::MainHeader,
+    ));
+    for (name, tool, tool_path) in each_tool(ctx) {
+        if let Some(Value::String(path)) = tool.get("path") {
+            out.push(Site {
+                place: Place::Path,
+                path: tool_path.key("path"),
+                text: path,
+                insert_keys: insert_params(ctx, name)
+                    .into_iter()
+                    .map(|(k, _)| k)
+                    .collect(),
+                found: find_interpolations(path),
+            });
+        }
+        out.extend(header_sites(
+            tool.get("headers"),
+            tool_path.key("headers"),
+            Place::ToolHeader,
+        ));
+    }
+    for p in each_parameter(ctx) {
+        if let Some(value) = p.position_str("value") {
+            out.push(Site {
+                place: Place::Value,
+                path: p.path.key("position").key("value"),
+                text: value,
+                insert_keys: Vec::new(),
+                found: find_interpolations(value),
+            });
+        }
+    }
+    out
+}
