@@ -1,7 +1,8 @@
 //! Streamable HTTP: MCP endpoints on a local listener, stateless, with a bearer token or OAuth
 //! access tokens, Origin and Host checks, capped bodies and concurrency, `GET /healthz`,
 //! `GET /readyz`, `GET /metrics` ([`HttpOptions::metrics`]), and a drain on shutdown
-//! ([`HttpOptions::grace`]).
+//! ([`HttpOptions::grace`]). This module is the `http` feature (on by default); OAuth needs the
+//! `oauth` feature too and `/metrics` the `metrics` feature (see the crate's "Features").
 //!
 //! Every MCP request gets an id (the client's `x-request-id` when it is short and plain, else a
 //! new one), sent back in `x-request-id`, written in the call's log line (target `flowmcp::call`,
@@ -38,17 +39,16 @@
 //! of the configured issuer (see [`OAuthOptions`]).
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
 use flowmcp_catalog::Catalog;
+use flowmcp_catalog::runtime::Observer;
 use http::{HeaderValue, Method, Request, Response, StatusCode, header};
-use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use http_body_util::{LengthLimitError, Limited};
 use hyper::body::Body as HttpBody;
@@ -58,17 +58,60 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service;
 
-pub use crate::metrics::{Metrics, RUNTIME_NOTES, RequestIds};
-use crate::metrics::{REQUEST_ID, RequestInfo, request_id};
-use crate::oauth::{OAuthError, OAuthOptions, Rejection, Verifier, bearer, public_origin};
+#[cfg(feature = "metrics")]
+pub use crate::metrics::Metrics;
+#[cfg(feature = "oauth")]
+use crate::oauth::{EndpointGuard, Issuer, OAuthError, OAuthOptions, Verifier};
+pub use crate::reply::RESOURCE_METADATA_PATH;
+#[cfg(feature = "metrics")]
+use crate::reply::same_secret;
+pub(crate) use crate::reply::{Body, BoxError};
+use crate::reply::{plain, token_matches};
+pub use crate::request::RUNTIME_NOTES;
+use crate::request::current_request_id;
 use crate::route::{Route, RouteError, check_path};
+use crate::server::RequestInfo;
 use crate::{McpServer, ServeError, ServeOptions};
 
 /// The path of the MCP endpoint when no routes are given.
 pub const MCP_PATH: &str = "/mcp";
 
-/// Where RFC 9728 protected-resource metadata is published (followed by the endpoint's path).
-pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+/// The observer that only passes each MCP request's id on to the upstream (as [`Metrics`] does
+/// besides counting): give it to the catalog's runner options as their
+/// [`observer`](flowmcp_catalog::runtime::RunnerOptions::observer) when the server counts no metrics, so
+/// that the tool's own request still carries `x-request-id`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RequestIds;
+
+impl Observer for RequestIds {
+    fn request_id(&self) -> Option<String> {
+        current_request_id()
+    }
+}
+
+/// The header a request id travels in (from the client, back to it, and to the upstream).
+const REQUEST_ID: &str = flowmcp_catalog::runtime::REQUEST_ID_HEADER;
+
+/// The id of a request: the client's `x-request-id` when it is one
+/// ([`flowmcp_catalog::runtime::is_request_id`]), else a new one, unique in this process
+/// and unlikely to repeat in another (its start time is part of it).
+fn request_id(given: Option<&HeaderValue>) -> Arc<str> {
+    if let Some(v) = given.and_then(|v| v.to_str().ok())
+        && flowmcp_catalog::runtime::is_request_id(v)
+    {
+        return Arc::from(v);
+    }
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    static START: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let start = *START.get_or_init(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ u64::from(std::process::id()).rotate_left(32)
+    });
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    Arc::from(format!("{start:016x}-{n:x}"))
+}
 
 /// How to serve over HTTP.
 #[derive(Clone)]
@@ -81,7 +124,9 @@ pub struct HttpOptions {
     /// token replaces it for that route). Cannot be combined with [`HttpOptions::oauth`].
     pub auth_token: Option<String>,
     /// When set, the server is an OAuth 2.1 resource server: every MCP request needs a JWT
-    /// access token of the configured issuer. Cannot be combined with static tokens.
+    /// access token of the configured issuer. Cannot be combined with static tokens. Only with
+    /// the `oauth` feature.
+    #[cfg(feature = "oauth")]
     pub oauth: Option<OAuthOptions>,
     /// Browser origins allowed besides the listener's own (`http://127.0.0.1:8765`, …). A request
     /// with any other `Origin` gets 403.
@@ -133,12 +178,16 @@ pub struct HttpOptions {
     pub no_auth: bool,
     /// When set, `GET /metrics` answers these metrics (see [`Metrics`]); otherwise it is 404.
     /// Give the same `Metrics` to the catalog's runner options as their observer, so that
-    /// upstream answers, preload cache lookups and sandbox rebuilds are counted too.
+    /// upstream answers, preload cache lookups and sandbox rebuilds are counted too. Only with
+    /// the `metrics` feature (without it, `GET /metrics` is not served).
+    #[cfg(feature = "metrics")]
     pub metrics: Option<Metrics>,
     /// Who may read `GET /metrics`: with a token, requests carrying `Authorization: Bearer
     /// <token>` (from any address); without one, only requests from a loopback address that no
     /// proxy forwarded (no `Forwarded`, `X-Forwarded-For` or `X-Real-IP` header). The MCP
-    /// bearer tokens never open it, and this token must differ from them.
+    /// bearer tokens never open it, and this token must differ from them. Only with the
+    /// `metrics` feature.
+    #[cfg(feature = "metrics")]
     pub metrics_token: Option<String>,
 }
 
@@ -169,7 +218,6 @@ impl HttpOptions {
     /// when [`HttpOptions::listen`] is not a loopback address. No routes means the one endpoint
     /// at [`MCP_PATH`].
     pub fn check(&self, routes: &[Route]) -> Result<(), HttpError> {
-        check_metrics_token(self, routes.iter().filter_map(|r| r.auth_token.as_deref()))?;
         let checked = if routes.is_empty() {
             check_access(self, [(MCP_PATH, None)])
         } else {
@@ -186,6 +234,7 @@ impl HttpOptions {
 
 /// The metrics token is not empty and is none of the MCP bearer tokens (the global one and
 /// `route_tokens`): a token given for calls never reads metrics, nor the other way round.
+#[cfg(feature = "metrics")]
 fn check_metrics_token<'a>(
     opts: &'a HttpOptions,
     route_tokens: impl IntoIterator<Item = &'a str>,
@@ -208,13 +257,16 @@ fn is_loopback(addr: SocketAddr) -> bool {
     flowmcp_spec::urls::is_loopback_ip(addr.ip())
 }
 
-/// See [`HttpOptions::check`]: `endpoints` are each endpoint's path and its route's token. When
-/// [`HttpOptions::no_auth`] lets endpoints without authentication be served off loopback, their
-/// paths (comma-separated).
+/// See [`HttpOptions::check`]: `endpoints` are each endpoint's path and its route's token (the
+/// metrics token is checked against those tokens first). When [`HttpOptions::no_auth`] lets
+/// endpoints without authentication be served off loopback, their paths (comma-separated).
 fn check_access<'a>(
-    opts: &HttpOptions,
+    opts: &'a HttpOptions,
     endpoints: impl IntoIterator<Item = (&'a str, Option<&'a str>)>,
 ) -> Result<Option<String>, HttpError> {
+    let endpoints: Vec<(&str, Option<&str>)> = endpoints.into_iter().collect();
+    #[cfg(feature = "metrics")]
+    check_metrics_token(opts, endpoints.iter().filter_map(|(_, token)| *token))?;
     if opts.auth_token.as_deref().is_some_and(str::is_empty) {
         return Err(HttpError::EmptyToken(None));
     }
@@ -244,7 +296,6 @@ impl Default for HttpOptions {
         HttpOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 8765)),
             auth_token: None,
-            oauth: None,
             allowed_origins: Vec::new(),
             allowed_hosts: Vec::new(),
             max_body_bytes: 4 << 20,
@@ -256,7 +307,11 @@ impl Default for HttpOptions {
             max_connections: HttpOptions::DEFAULT_MAX_CONNECTIONS,
             max_connections_per_peer: None,
             no_auth: false,
+            #[cfg(feature = "oauth")]
+            oauth: None,
+            #[cfg(feature = "metrics")]
             metrics: None,
+            #[cfg(feature = "metrics")]
             metrics_token: None,
         }
     }
@@ -264,14 +319,14 @@ impl Default for HttpOptions {
 
 impl fmt::Debug for HttpOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpOptions")
-            .field("listen", &self.listen)
-            .field(
-                "auth_token",
-                &self.auth_token.as_ref().map(|_| "<redacted>"),
-            )
-            .field("oauth", &self.oauth)
-            .field("allowed_origins", &self.allowed_origins)
+        let mut d = f.debug_struct("HttpOptions");
+        d.field("listen", &self.listen).field(
+            "auth_token",
+            &self.auth_token.as_ref().map(|_| "<redacted>"),
+        );
+        #[cfg(feature = "oauth")]
+        d.field("oauth", &self.oauth);
+        d.field("allowed_origins", &self.allowed_origins)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_concurrent", &self.max_concurrent)
@@ -281,13 +336,13 @@ impl fmt::Debug for HttpOptions {
             .field("body_timeout", &self.body_timeout)
             .field("max_connections", &self.max_connections)
             .field("max_connections_per_peer", &self.max_connections_per_peer)
-            .field("no_auth", &self.no_auth)
-            .field("metrics", &self.metrics.is_some())
-            .field(
-                "metrics_token",
-                &self.metrics_token.as_ref().map(|_| "<redacted>"),
-            )
-            .finish()
+            .field("no_auth", &self.no_auth);
+        #[cfg(feature = "metrics")]
+        d.field("metrics", &self.metrics.is_some()).field(
+            "metrics_token",
+            &self.metrics_token.as_ref().map(|_| "<redacted>"),
+        );
+        d.finish()
     }
 }
 
@@ -302,9 +357,11 @@ pub enum HttpError {
     #[error(transparent)]
     Route(#[from] RouteError),
     /// OAuth mode could not start.
+    #[cfg(feature = "oauth")]
     #[error(transparent)]
     OAuth(#[from] OAuthError),
     /// A static bearer token (global or per route) together with OAuth.
+    #[cfg(feature = "oauth")]
     #[error(
         "a static bearer token and OAuth cannot be used together: with OAuth, the identity \
          provider's access tokens are the only credentials"
@@ -332,6 +389,7 @@ pub enum HttpError {
         paths: String,
     },
     /// The metrics token is also an MCP bearer token.
+    #[cfg(feature = "metrics")]
     #[error(
         "the metrics token is also a bearer token of the MCP endpoints: give metrics a token of \
          their own"
@@ -361,7 +419,8 @@ pub enum Access {
     Open,
     /// `Authorization: Bearer <token>` with the route's token, or else the global one.
     BearerToken,
-    /// An OAuth access token from the configured issuer.
+    /// An OAuth access token from the configured issuer (only an endpoint served with the
+    /// `oauth` feature and [`HttpOptions::oauth`] requires it).
     OAuth,
 }
 
@@ -380,9 +439,11 @@ impl Access {
 /// configured, else the route's token, else the global one, else nothing. The guards
 /// [`Endpoints::run`] builds follow the same order.
 fn access_of(opts: &HttpOptions, route_token: Option<&str>) -> Access {
+    #[cfg(feature = "oauth")]
     if opts.oauth.is_some() {
-        Access::OAuth
-    } else if route_token.or(opts.auth_token.as_deref()).is_some() {
+        return Access::OAuth;
+    }
+    if route_token.or(opts.auth_token.as_deref()).is_some() {
         Access::BearerToken
     } else {
         Access::Open
@@ -495,11 +556,7 @@ impl Endpoints {
     /// of [`HttpOptions::check`] for these endpoints (with a warning when
     /// [`HttpOptions::no_auth`] opens endpoints off loopback), and with OAuth the issuer's keys,
     /// loaded on a blocking thread.
-    pub(crate) async fn prepare(
-        &self,
-        opts: &HttpOptions,
-    ) -> Result<Option<Arc<Verifier>>, HttpError> {
-        check_metrics_token(opts, self.list.iter().filter_map(|e| e.token.as_deref()))?;
+    pub(crate) async fn prepare(&self, opts: &HttpOptions) -> Result<Prepared, HttpError> {
         let open = check_access(
             opts,
             self.list
@@ -513,29 +570,30 @@ impl Endpoints {
                 opts.listen
             );
         }
-        match &opts.oauth {
-            Some(oauth) => {
-                if opts.auth_token.is_some() || self.list.iter().any(|e| e.token.is_some()) {
-                    return Err(HttpError::TokenWithOAuth);
-                }
-                let oauth = oauth.clone();
-                let prepared = tokio::task::spawn_blocking(move || Verifier::prepare(&oauth))
-                    .await
-                    .map_err(|_| OAuthError::Task)??;
-                Ok(Some(Arc::new(prepared)))
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = &opts.oauth {
+            if opts.auth_token.is_some() || self.list.iter().any(|e| e.token.is_some()) {
+                return Err(HttpError::TokenWithOAuth);
             }
-            None => Ok(None),
+            let oauth = oauth.clone();
+            let verifier = tokio::task::spawn_blocking(move || Verifier::prepare(&oauth))
+                .await
+                .map_err(|_| OAuthError::Task)??;
+            return Ok(Prepared {
+                verifier: Some(Arc::new(verifier)),
+            });
         }
+        Ok(Prepared::default())
     }
 
-    /// The table every request to a listener bound at `local` is answered from (`verifier`:
+    /// The table every request to a listener bound at `local` is answered from (`prepared`:
     /// what [`Endpoints::prepare`] loaded), and the watch tasks of endpoints in watch mode
     /// (spawned on the current runtime). rmcp's services stop with `ct`.
     pub(crate) fn table(
         self,
         opts: &HttpOptions,
         local: SocketAddr,
-        verifier: Option<Arc<Verifier>>,
+        prepared: Prepared,
         ct: &CancellationToken,
     ) -> Result<(Table, Vec<tokio::task::JoinHandle<()>>), HttpError> {
         let config = rmcp_config(opts, local, ct);
@@ -545,24 +603,37 @@ impl Endpoints {
             metadata: HashMap::new(),
             max_body_bytes: opts.max_body_bytes,
             body_timeout: opts.body_timeout,
+            #[cfg(feature = "metrics")]
             metrics: opts.metrics.clone(),
+            #[cfg(feature = "metrics")]
             metrics_token: opts.metrics_token.as_deref().map(Arc::from),
             drain: Drain::default(),
             no_auth: opts.no_auth,
+            #[cfg(feature = "metrics")]
             host_checks: None,
         };
-        let base = match (&opts.oauth, &verifier) {
-            (Some(oauth), Some(_)) => Some(resource_base(oauth, local)?),
+        #[cfg(feature = "oauth")]
+        let issuer = match (&opts.oauth, prepared.verifier) {
+            (Some(oauth), Some(verifier)) => Some(Issuer::new(oauth, verifier, local)?),
             _ => None,
         };
+        // Without OAuth nothing was prepared.
+        #[cfg(not(feature = "oauth"))]
+        let Prepared {} = prepared;
+        #[cfg(feature = "oauth")]
         let single = self.list.len() == 1;
         let mut watchers = Vec::new();
         for e in self.list {
-            let guard = match (&opts.oauth, &verifier, &base) {
-                (Some(oauth), Some(verifier), Some(base)) => {
-                    let resource = format!("{base}{}", e.path);
-                    let metadata_url = format!("{base}{RESOURCE_METADATA_PATH}{}", e.path);
-                    let doc = Bytes::from(metadata(oauth, &resource).to_string());
+            let guard = match e.token {
+                Some(t) => Guard::Token(Arc::from(t)),
+                None => global.clone().map_or(Guard::Open, Guard::Token),
+            };
+            // With OAuth, the issuer's access tokens are the only credentials (`prepare` refused
+            // static tokens), and each endpoint publishes its RFC 9728 metadata.
+            #[cfg(feature = "oauth")]
+            let guard = match &issuer {
+                Some(issuer) => {
+                    let (guard, doc) = issuer.endpoint(&e.path);
                     if single {
                         table
                             .metadata
@@ -571,26 +642,23 @@ impl Endpoints {
                     table
                         .metadata
                         .insert(format!("{RESOURCE_METADATA_PATH}{}", e.path), doc);
-                    Guard::OAuth {
-                        verifier: Arc::clone(verifier),
-                        audience: oauth.audience.clone().unwrap_or(resource),
-                        challenge: Challenge::new(&metadata_url, &oauth.required_scopes),
-                    }
+                    Guard::OAuth(guard)
                 }
-                _ => match e.token {
-                    Some(t) => Guard::Token(Arc::from(t)),
-                    None => global.clone().map_or(Guard::Open, Guard::Token),
-                },
+                None => guard,
             };
             let server = e.server;
             // Watch mode: reloads serve the next requests (stateless HTTP has no channel to tell
             // clients; they see the new list when they next ask).
             if let Some(every) = server.watch_interval() {
-                watchers.push(tokio::spawn(server.clone().watch(
-                    every,
-                    None,
-                    opts.metrics.clone(),
-                )));
+                #[cfg(feature = "metrics")]
+                let metrics = opts.metrics.clone();
+                let reloaded = move |_changed: bool| {
+                    #[cfg(feature = "metrics")]
+                    if let Some(m) = &metrics {
+                        m.reloaded(_changed);
+                    }
+                };
+                watchers.push(tokio::spawn(server.clone().watch(every, None, reloaded)));
             }
             let mcp = StreamableHttpService::new(
                 move || Ok(server.stateless_session()),
@@ -600,6 +668,7 @@ impl Endpoints {
             let route: Arc<str> = Arc::from(e.path.as_str());
             // Every endpoint has the same Host and Origin checks; the first one's service asks
             // them for the other paths.
+            #[cfg(feature = "metrics")]
             table.host_checks.get_or_insert_with(|| mcp.clone());
             table
                 .endpoints
@@ -633,98 +702,22 @@ fn rmcp_config(
         .with_cancellation_token(ct.child_token())
 }
 
-/// The origin resource URLs start with: the configured public URL, else the listener's own.
-fn resource_base(oauth: &OAuthOptions, local: SocketAddr) -> Result<String, OAuthError> {
-    match &oauth.public_url {
-        Some(public) => public_origin(public),
-        None if local.ip().is_unspecified() => Err(OAuthError::PublicUrlNeeded(local)),
-        None => Ok(format!("http://{local}")),
-    }
-}
-
-/// The RFC 9728 metadata of one endpoint.
-fn metadata(oauth: &OAuthOptions, resource: &str) -> serde_json::Value {
-    let mut doc = serde_json::json!({
-        "resource": resource,
-        "authorization_servers": [oauth.issuer],
-        "bearer_methods_supported": ["header"],
-    });
-    if !oauth.required_scopes.is_empty()
-        && let Some(map) = doc.as_object_mut()
-    {
-        map.insert(
-            "scopes_supported".into(),
-            serde_json::json!(oauth.required_scopes),
-        );
-    }
-    doc
-}
-
-/// The parts of `WWW-Authenticate` answers that are the same for every request to an endpoint.
-/// URLs and scopes are checked to hold no `"` or `\` before they get here.
-struct Challenge {
-    metadata: String,
-    scope: Option<String>,
-}
-
-impl Challenge {
-    fn new(metadata_url: &str, scopes: &[String]) -> Challenge {
-        Challenge {
-            metadata: format!("resource_metadata=\"{metadata_url}\""),
-            scope: (!scopes.is_empty()).then(|| format!("scope=\"{}\"", scopes.join(" "))),
-        }
-    }
-
-    /// The 401 or 403 answer to a rejected request.
-    fn answer(&self, rejection: &Rejection) -> Response<Body> {
-        let (status, text, value) = match rejection {
-            Rejection::Missing => {
-                let mut v = format!("Bearer {}", self.metadata);
-                if let Some(scope) = &self.scope {
-                    v.push_str(", ");
-                    v.push_str(scope);
-                }
-                (StatusCode::UNAUTHORIZED, "unauthorized\n", v)
-            }
-            Rejection::Invalid(why) => (
-                StatusCode::UNAUTHORIZED,
-                "unauthorized\n",
-                format!(
-                    "Bearer error=\"invalid_token\", error_description=\"{why}\", {}",
-                    self.metadata
-                ),
-            ),
-            Rejection::Scope => (
-                StatusCode::FORBIDDEN,
-                "forbidden\n",
-                format!(
-                    "Bearer error=\"insufficient_scope\", {}, error_description=\"the token \
-                     lacks a required scope\", {}",
-                    self.scope.as_deref().unwrap_or("scope=\"\""),
-                    self.metadata
-                ),
-            ),
-        };
-        let mut r = plain(status, text);
-        if let Ok(v) = HeaderValue::from_str(&value) {
-            r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
-        }
-        r
-    }
-}
-
 /// What guards one endpoint.
 enum Guard {
     /// Nothing (loopback development use).
     Open,
     /// A static bearer token.
     Token(Arc<str>),
-    /// OAuth access tokens for this audience.
-    OAuth {
-        verifier: Arc<Verifier>,
-        audience: String,
-        challenge: Challenge,
-    },
+    /// OAuth access tokens for the endpoint's audience.
+    #[cfg(feature = "oauth")]
+    OAuth(EndpointGuard),
+}
+
+/// What [`Endpoints::prepare`] loads before anything answers: with OAuth, the issuer's keys.
+#[derive(Default)]
+pub(crate) struct Prepared {
+    #[cfg(feature = "oauth")]
+    verifier: Option<Arc<Verifier>>,
 }
 
 type Mcp = StreamableHttpService<McpServer, NeverSessionManager>;
@@ -738,7 +731,9 @@ pub(crate) struct Table {
     /// [`HttpOptions::body_timeout`].
     body_timeout: Duration,
     /// [`HttpOptions::metrics`] and [`HttpOptions::metrics_token`].
+    #[cfg(feature = "metrics")]
     metrics: Option<Metrics>,
+    #[cfg(feature = "metrics")]
     metrics_token: Option<Arc<str>>,
     /// Whether the server drains, and how many MCP requests are in flight.
     drain: Drain,
@@ -746,6 +741,7 @@ pub(crate) struct Table {
     no_auth: bool,
     /// The service of one endpoint, whose Host and Origin checks (rmcp's, the same on every
     /// endpoint) are asked for `/metrics` too.
+    #[cfg(feature = "metrics")]
     host_checks: Option<Mcp>,
 }
 
@@ -812,6 +808,7 @@ impl Table {
     /// Starts the drain (see [`HttpOptions::grace`]); the metrics say so.
     pub(crate) fn start_drain(&self) {
         self.drain.start();
+        #[cfg(feature = "metrics")]
         if let Some(m) = &self.metrics {
             m.draining();
         }
@@ -858,7 +855,7 @@ impl Table {
         &self,
         mut req: Request<B>,
         limit: &Semaphore,
-        peer: Option<SocketAddr>,
+        #[cfg_attr(not(feature = "metrics"), allow(unused_variables))] peer: Option<SocketAddr>,
     ) -> Answer
     where
         B: HttpBody + Send,
@@ -876,6 +873,7 @@ impl Table {
                 plain(StatusCode::OK, "ready\n")
             });
         }
+        #[cfg(feature = "metrics")]
         if path == METRICS_PATH
             && let Some(metrics) = &self.metrics
         {
@@ -914,14 +912,12 @@ impl Table {
                     return Answer::Closing(r);
                 }
             }
-            Guard::OAuth {
-                verifier,
-                audience,
-                challenge,
-            } => {
+            #[cfg(feature = "oauth")]
+            Guard::OAuth(oauth) => {
+                // Cloned, so that the wait holds no reference to the request.
                 let given = req.headers().get(header::AUTHORIZATION).cloned();
-                if let Err(rejection) = verifier.check(given.as_ref(), audience).await {
-                    return Answer::Closing(challenge.answer(&rejection));
+                if let Some(refused) = oauth.refusal(given.as_ref()).await {
+                    return Answer::Closing(refused);
                 }
             }
         }
@@ -929,6 +925,7 @@ impl Table {
         req.extensions_mut().insert(RequestInfo {
             id: Arc::clone(&id),
             route: Arc::clone(route),
+            #[cfg(feature = "metrics")]
             metrics: self.metrics.clone(),
         });
         // The body is read before a request counts against `max_concurrent`, within its
@@ -941,6 +938,7 @@ impl Table {
         let Some(_in_flight) = self.drain.enter() else {
             return Answer::Served(draining_answer(&body));
         };
+        #[cfg(feature = "metrics")]
         let _counted = self.metrics.as_ref().map(Metrics::inflight);
         let req = Request::from_parts(parts, Full::new(body));
         let Ok(_permit) = limit.try_acquire() else {
@@ -962,6 +960,7 @@ impl Table {
     /// Streamable HTTP service, configured once in [`rmcp_config`]), asked with the request's
     /// [`host_probe`]: a request that passes them gets 405 from the service, which serves only
     /// POST.
+    #[cfg(feature = "metrics")]
     async fn foreign_host_or_origin(&self, probe: Request<Full<Bytes>>) -> Option<Response<Body>> {
         let Some(checks) = &self.host_checks else {
             return Some(plain(StatusCode::FORBIDDEN, "forbidden\n"));
@@ -972,6 +971,7 @@ impl Table {
 
     /// `GET /metrics`: for the metrics token's bearer, or else for a loopback client that no
     /// proxy forwarded.
+    #[cfg(feature = "metrics")]
     fn metrics_answer<B>(
         &self,
         req: &Request<B>,
@@ -1019,6 +1019,7 @@ impl Table {
 
 /// An `OPTIONS` request with `req`'s URI and headers and no body, for the Host and Origin
 /// checks of [`Table::foreign_host_or_origin`].
+#[cfg(feature = "metrics")]
 fn host_probe<B>(req: &Request<B>) -> Request<Full<Bytes>> {
     let mut probe = Request::new(Full::new(Bytes::new()));
     *probe.method_mut() = Method::OPTIONS;
@@ -1062,6 +1063,7 @@ fn draining_answer(body: &Bytes) -> Response<Body> {
 pub const DRAINING_CODE: i64 = -32000;
 
 /// The path of the metrics ([`HttpOptions::metrics`]).
+#[cfg(feature = "metrics")]
 pub const METRICS_PATH: &str = "/metrics";
 
 /// A request's body, read whole within `deadline` and `max` bytes; or the answer when it is too
@@ -1114,36 +1116,6 @@ fn metadata_answer(method: &Method, doc: &Bytes) -> Response<Body> {
     r
 }
 
-/// The body of every answer.
-pub(crate) type Body = BoxBody<Bytes, Infallible>;
-
-/// The error a request body may fail with.
-pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
-    let mut r = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    r
-}
-
-/// Compares two byte strings in time that depends only on their lengths.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// Whether `req` carries `token` as its bearer token (the scheme in any case, as for OAuth).
-fn token_matches<B>(req: &Request<B>, token: &str) -> bool {
-    bearer(req.headers().get(header::AUTHORIZATION))
-        .is_ok_and(|given| same_secret(given.as_bytes(), token.as_bytes()))
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -1151,11 +1123,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn secrets_compare_whole() {
-        assert!(same_secret(b"abc", b"abc"));
-        assert!(!same_secret(b"abc", b"abd"));
-        assert!(!same_secret(b"abc", b"abcd"));
-        assert!(!same_secret(b"", b"a"));
+    fn i32_2_request_ids_are_taken_only_when_safe() {
+        let ok = HeaderValue::from_static("abc-123_x.y");
+        assert_eq!(&*request_id(Some(&ok)), "abc-123_x.y");
+        let bad = HeaderValue::from_static("a b");
+        let made = request_id(Some(&bad));
+        assert_ne!(&*made, "a b");
+        assert_ne!(request_id(None), request_id(None));
     }
 
     #[test]
@@ -1183,17 +1157,20 @@ mod tests {
                 ..at(ip)
             };
             assert!(no_auth.check(&[]).is_ok(), "{ip}");
-            let oauth = HttpOptions {
-                oauth: Some(OAuthOptions {
-                    issuer: "https://idp.example.com".into(),
-                    audience: None,
-                    jwks: crate::JwksSource::Discover,
-                    required_scopes: vec![],
-                    public_url: None,
-                }),
-                ..at(ip)
-            };
-            assert!(oauth.check(&[]).is_ok(), "{ip}");
+            #[cfg(feature = "oauth")]
+            {
+                let oauth = HttpOptions {
+                    oauth: Some(OAuthOptions {
+                        issuer: "https://idp.example.com".into(),
+                        audience: None,
+                        jwks: crate::JwksSource::Discover,
+                        required_scopes: vec![],
+                        public_url: None,
+                    }),
+                    ..at(ip)
+                };
+                assert!(oauth.check(&[]).is_ok(), "{ip}");
+            }
         }
         let route = |spec: &str, token: Option<&str>| Route {
             auth_token: token.map(str::to_string),
@@ -1231,71 +1208,5 @@ mod tests {
         let shown = format!("{opts:?}");
         assert!(!shown.contains("s3cret"), "{shown}");
         assert!(shown.contains("redacted"), "{shown}");
-    }
-
-    #[test]
-    fn resource_urls_need_a_public_url_on_all_interfaces() {
-        let oauth = |public: Option<&str>| OAuthOptions {
-            issuer: "https://idp.example.com".into(),
-            audience: None,
-            jwks: crate::JwksSource::Discover,
-            required_scopes: vec![],
-            public_url: public.map(str::to_string),
-        };
-        let any = SocketAddr::from(([0, 0, 0, 0], 8765));
-        assert!(matches!(
-            resource_base(&oauth(None), any),
-            Err(OAuthError::PublicUrlNeeded(_))
-        ));
-        assert_eq!(
-            resource_base(&oauth(Some("https://mcp.example.com/")), any).unwrap(),
-            "https://mcp.example.com"
-        );
-        let local = SocketAddr::from(([127, 0, 0, 1], 8765));
-        assert_eq!(
-            resource_base(&oauth(None), local).unwrap(),
-            "http://127.0.0.1:8765"
-        );
-        let v6 = SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, 8765));
-        assert_eq!(
-            resource_base(&oauth(None), v6).unwrap(),
-            "http://[::1]:8765"
-        );
-    }
-
-    #[test]
-    fn challenges_follow_rfc_6750_and_9728() {
-        let c = Challenge::new(
-            "http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp",
-            &["mcp:read".into(), "mcp:call".into()],
-        );
-        let header = |r: Response<Body>| {
-            (
-                r.status(),
-                r.headers()[header::WWW_AUTHENTICATE]
-                    .to_str()
-                    .unwrap()
-                    .to_string(),
-            )
-        };
-        let (status, value) = header(c.answer(&Rejection::Missing));
-        assert_eq!(status, StatusCode::UNAUTHORIZED);
-        assert_eq!(
-            value,
-            "Bearer resource_metadata=\"http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp\", \
-             scope=\"mcp:read mcp:call\""
-        );
-        let (status, value) = header(c.answer(&Rejection::Invalid("the token has expired")));
-        assert_eq!(status, StatusCode::UNAUTHORIZED);
-        assert!(
-            value.starts_with("Bearer error=\"invalid_token\", error_description=\"the token has expired\", resource_metadata=\""),
-            "{value}"
-        );
-        let (status, value) = header(c.answer(&Rejection::Scope));
-        assert_eq!(status, StatusCode::FORBIDDEN);
-        assert!(
-            value.starts_with("Bearer error=\"insufficient_scope\", scope=\"mcp:read mcp:call\""),
-            "{value}"
-        );
     }
 }

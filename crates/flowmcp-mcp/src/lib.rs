@@ -49,6 +49,35 @@
 //!
 //! tokio and rmcp live only in this crate (and the CLI); the catalog below is synchronous.
 //!
+//! # Features
+//!
+//! All five are on by default. An embedder that serves a catalog in-process or over stdio
+//! ([`McpServer::serve_io`], [`McpServer::serve_stdio`], `examples/in_process.rs`) needs none
+//! of `http`, `oauth` and `metrics`, and `tls` only for `https://` upstreams:
+//! `flowmcp-mcp = { version = "…", default-features = false, features = ["tls"] }`.
+//!
+//! - `http` — Streamable HTTP: the [`http`] module, [`Endpoints`], [`HttpOptions`],
+//!   [`HttpError`], [`Access`], [`McpService`], [`McpServer::serve_http`]. Turning it off
+//!   removes these, and hyper, hyper-util, http-body-util, tower-service and rmcp's Streamable
+//!   HTTP server transport from the build.
+//! - `oauth` (needs `http`) — the OAuth 2.1 resource-server mode: the [`oauth`] module,
+//!   [`OAuthOptions`], [`JwksSource`], [`OAuthError`], `HttpOptions::oauth`, the RFC 9728
+//!   metadata documents and `HttpError::OAuth` / `HttpError::TokenWithOAuth`. Turning it off
+//!   removes jsonwebtoken with its RSA, P-256, P-384 and Ed25519 crates (ureq and `url` stay:
+//!   the catalog's requests use them). [`Access::OAuth`] stays, so that a `match` on it compiles
+//!   in every combination; without the feature no endpoint has it.
+//! - `metrics` (needs `http`) — `GET /metrics`: [`http::Metrics`], `HttpOptions::metrics` and
+//!   `metrics_token`, [`http::METRICS_PATH`] and `HttpError::MetricsTokenReused`. Turning it off
+//!   removes prometheus-client; `/metrics` is then answered as any unknown path (404), as when
+//!   no metrics are given. Request ids, their log line and [`http::RequestIds`] stay with `http`.
+//!
+//! - `tls` — HTTPS to upstream APIs and model endpoints (the catalog's and the agent's `tls`,
+//!   rustls). Without it `https://` calls fail with E002 before anything is sent, saying why.
+//!   `oauth` turns it on (the issuer's keys are fetched over HTTPS).
+//! - `redis` — the preload cache shared in Redis by replicas (the catalog's `redis`).
+//!
+//! [`RUNTIME_NOTES`], the log target of the runtime's notes, is there in every combination.
+//!
 //! ```
 //! use flowmcp_mcp::{Catalog, CatalogOptions, McpServer, Profile, ServeOptions};
 //!
@@ -62,30 +91,48 @@
 //! ```
 // Unit tests make their fixture files freely; the capability rule is for product code.
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
+// The docs link to what every feature adds; with a feature off, those links have no target.
+#![cfg_attr(
+    not(all(feature = "http", feature = "oauth", feature = "metrics")),
+    allow(rustdoc::broken_intra_doc_links)
+)]
 
 mod elicit;
+#[cfg(feature = "http")]
 pub mod http;
 pub mod lazy;
+#[cfg(feature = "http")]
 mod listener;
 mod malformed;
 mod members;
+#[cfg(feature = "metrics")]
 mod metrics;
+#[cfg(feature = "oauth")]
 pub mod oauth;
 mod options;
 mod pool;
 mod projection;
 mod registry;
+#[cfg(feature = "http")]
+mod reply;
+mod request;
 pub mod route;
 mod server;
+#[cfg(feature = "http")]
 mod service;
+#[cfg(feature = "http")]
 mod slots;
 mod unknown;
 
+#[cfg(feature = "http")]
 pub use http::{Access, Endpoints, HttpError, HttpOptions};
+#[cfg(feature = "oauth")]
 pub use oauth::{JwksSource, OAuthError, OAuthOptions};
 pub use options::{OutputSchemas, ServeError, ServeOptions};
+pub use request::RUNTIME_NOTES;
 pub use route::{Route, RouteError, Selector, SelectorItem};
 pub use server::McpServer;
+#[cfg(feature = "http")]
 pub use service::McpService;
 
 // What the signatures above name, so that serving needs no other crate of this workspace.

@@ -18,7 +18,9 @@ use tokio_util::sync::CancellationToken;
 use tower_service::Service;
 
 use crate::McpServer;
-use crate::http::{Endpoints, HttpError, HttpOptions, Metrics};
+#[cfg(feature = "metrics")]
+use crate::http::Metrics;
+use crate::http::{Endpoints, HttpError, HttpOptions};
 use crate::slots::{Slots, fit_connections};
 
 /// How long connections may take to close once the drain is over.
@@ -55,7 +57,7 @@ impl Endpoints {
         ready: impl FnOnce(SocketAddr),
         stop: impl Future<Output = ()>,
     ) -> Result<(), HttpError> {
-        let verifier = self.prepare(&opts).await?;
+        let prepared = self.prepare(&opts).await?;
         let listener = tokio::net::TcpListener::bind(opts.listen)
             .await
             .map_err(|source| HttpError::Listen {
@@ -63,7 +65,7 @@ impl Endpoints {
                 source,
             })?;
         let local = listener.local_addr().map_err(HttpError::Runtime)?;
-        let service = self.into_service(&opts, local, verifier)?;
+        let service = self.into_service(&opts, local, prepared)?;
         // Closes the connections once the service has stopped.
         let ct = CancellationToken::new();
         let slots = Slots::new(
@@ -113,7 +115,11 @@ impl Endpoints {
                 refuse(&stream);
                 continue;
             };
+            // Counted in the metrics while the connection is open.
+            #[cfg(feature = "metrics")]
             let counted = opts.metrics.as_ref().map(Metrics::connection);
+            #[cfg(not(feature = "metrics"))]
+            let counted = ();
             let usage = slot.usage();
             let per_peer = service.with_peer(peer);
             let hyper_service = hyper::service::service_fn(move |req: Request<Incoming>| {
@@ -152,7 +158,7 @@ impl Endpoints {
 impl McpServer {
     /// Serves MCP over Streamable HTTP at [`MCP_PATH`](crate::http::MCP_PATH) until SIGINT or
     /// SIGTERM. Calls `ready` with the bound address once the listener accepts connections (port
-    /// 0 picks a free port).
+    /// 0 picks a free port). Only with the `http` feature (on by default).
     pub fn serve_http(
         self,
         opts: &HttpOptions,

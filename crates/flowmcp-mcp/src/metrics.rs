@@ -1,6 +1,5 @@
 //! What the HTTP server counts and answers at `GET /metrics` ([`Metrics`]), in the OpenMetrics
-//! text format that Prometheus scrapes, written by `prometheus-client`; and the id of each MCP
-//! request, which the call's log line and the upstream request carry.
+//! text format that Prometheus scrapes, written by `prometheus-client` (the `metrics` feature).
 //!
 //! Counting is cheap: a counter is an atomic add; a labelled family takes a shared read lock to
 //! find its series (a write lock only the first time a label set appears); a histogram takes its
@@ -9,10 +8,8 @@
 //! the outcome code and status classes. Never an argument value, a header or a secret.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use flowmcp_catalog::runtime::Observer;
@@ -23,6 +20,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::{Registry, Unit};
+
+use crate::request::current_request_id;
 
 /// The content type of [`Metrics::encode`]'s text.
 pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -66,7 +65,8 @@ fn seconds_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.001, 2.0, 17))
 }
 
-/// Everything one server counts. Cheap to clone (one `Arc`); every endpoint of a listener and
+/// Everything one server counts (only with the `metrics` feature, on by default). Cheap to clone
+/// (one `Arc`); every endpoint of a listener and
 /// every runner of its catalog share one (give it to the catalog's runner options as their
 /// [`Observer`], and to [`HttpOptions::metrics`](crate::HttpOptions::metrics)).
 ///
@@ -330,95 +330,5 @@ impl Observer for Metrics {
 
     fn request_id(&self) -> Option<String> {
         current_request_id()
-    }
-}
-
-/// The observer that only passes each MCP request's id on to the upstream (as [`Metrics`] does
-/// besides counting): give it to the catalog's runner options as their
-/// [`observer`](flowmcp_catalog::runtime::RunnerOptions::observer) when the server counts no metrics, so
-/// that the tool's own request still carries `x-request-id`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RequestIds;
-
-impl Observer for RequestIds {
-    fn request_id(&self) -> Option<String> {
-        current_request_id()
-    }
-}
-
-/// The id of the request whose call runs on this thread (see [`with_request_id`]).
-fn current_request_id() -> Option<String> {
-    CURRENT.with(|c| c.borrow().as_deref().map(str::to_string))
-}
-
-thread_local! {
-    /// The id of the request whose call runs on this worker thread.
-    static CURRENT: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` with `id` as the current request's id on this thread.
-pub(crate) fn with_request_id<T>(id: Option<Arc<str>>, f: impl FnOnce() -> T) -> T {
-    let had = id.is_some();
-    if had {
-        CURRENT.with(|c| *c.borrow_mut() = id);
-    }
-    let out = f();
-    if had {
-        CURRENT.with(|c| *c.borrow_mut() = None);
-    }
-    out
-}
-
-/// What the listener knows of one MCP request, handed to the server in the request's extensions:
-/// its id, its endpoint's path and the metrics to count it in.
-#[derive(Clone, Debug)]
-pub(crate) struct RequestInfo {
-    pub(crate) id: Arc<str>,
-    pub(crate) route: Arc<str>,
-    pub(crate) metrics: Option<Metrics>,
-}
-
-/// The log target of the runtime's notes while serving (preload cache hits and misses, Redis
-/// warnings, handler messages at load): events at `info` from the worker threads that run calls.
-pub const RUNTIME_NOTES: &str = "flowmcp::runtime";
-
-/// The header a request id travels in (from the client, back to it, and to the upstream).
-pub(crate) const REQUEST_ID: &str = flowmcp_catalog::runtime::REQUEST_ID_HEADER;
-
-/// The id of a request: the client's `x-request-id` when it is one
-/// ([`flowmcp_catalog::runtime::is_request_id`]), else a new one, unique in this process
-/// and unlikely to repeat in another (its start time is part of it).
-pub(crate) fn request_id(given: Option<&http::HeaderValue>) -> Arc<str> {
-    if let Some(v) = given.and_then(|v| v.to_str().ok())
-        && flowmcp_catalog::runtime::is_request_id(v)
-    {
-        return Arc::from(v);
-    }
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    static START: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    let start = *START.get_or_init(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-            ^ u64::from(std::process::id()).rotate_left(32)
-    });
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    Arc::from(format!("{start:016x}-{n:x}"))
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use super::*;
-
-    #[test]
-    fn i32_2_request_ids_are_taken_only_when_safe() {
-        let ok = http::HeaderValue::from_static("abc-123_x.y");
-        assert_eq!(&*request_id(Some(&ok)), "abc-123_x.y");
-        let bad = http::HeaderValue::from_static("a b");
-        let made = request_id(Some(&bad));
-        assert_ne!(&*made, "a b");
-        assert_ne!(request_id(None), request_id(None));
     }
 }

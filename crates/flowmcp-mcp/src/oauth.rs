@@ -1,5 +1,6 @@
 //! OAuth 2.1 resource-server mode: access tokens are JWTs from an identity provider, checked
-//! against its published keys (JWKS) before a request reaches MCP.
+//! against its published keys (JWKS) before a request reaches MCP. This module is the `oauth`
+//! feature (on by default; it needs `http`).
 //!
 //! What is checked, in order: an `Authorization: Bearer` header; a JWT header whose algorithm is
 //! an asymmetric one (RS256/384/512, PS256/384/512, ES256, ES384, EdDSA; HMAC and `none` are
@@ -22,11 +23,15 @@ use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use flowmcp_spec::urls::{self, UrlRefusal};
+use http::{HeaderValue, Response, StatusCode, header};
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, PublicKeyUse};
 use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Validation, errors::ErrorKind};
 use serde::Deserialize;
 use url::Url;
+
+use crate::reply::{Body, RESOURCE_METADATA_PATH, Rejection, bearer, plain};
 
 /// How far `exp` and `nbf` may be off, for clocks that disagree a little.
 pub const LEEWAY_SECONDS: u64 = 60;
@@ -183,17 +188,6 @@ pub enum OAuthError {
     /// The blocking task that loads keys did not finish.
     #[error("the task loading the JWKS stopped unexpectedly")]
     Task,
-}
-
-/// Why a request's token was not accepted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Rejection {
-    /// No `Authorization: Bearer` header: 401 without an error code.
-    Missing,
-    /// A token that is not valid here: 401 `invalid_token`, with this description.
-    Invalid(&'static str),
-    /// A valid token without every required scope: 403 `insufficient_scope`.
-    Scope,
 }
 
 /// Checks tokens for one issuer; shared by every endpoint of a listener.
@@ -409,7 +403,7 @@ impl Verifier {
     /// `audience`.
     pub(crate) async fn check(
         &self,
-        authorization: Option<&http::HeaderValue>,
+        authorization: Option<&HeaderValue>,
         audience: &str,
     ) -> Result<(), Rejection> {
         let token = bearer(authorization)?;
@@ -474,24 +468,143 @@ impl Verifier {
     }
 }
 
-/// The token of an `Authorization: Bearer` header (the scheme in any case, RFC 9110 §11.1): the
-/// one reading of the header, for static tokens and OAuth alike.
-pub(crate) fn bearer(header: Option<&http::HeaderValue>) -> Result<&str, Rejection> {
-    let Some(value) = header else {
-        return Err(Rejection::Missing);
-    };
-    let text = value
-        .to_str()
-        .map_err(|_| Rejection::Invalid("the Authorization header is not text"))?;
-    let (scheme, token) = text.trim().split_once(' ').ok_or(Rejection::Missing)?;
-    if !scheme.eq_ignore_ascii_case("bearer") {
-        return Err(Rejection::Missing);
+/// OAuth mode at one listener: the issuer's options, the verifier [`Verifier::prepare`] made, and
+/// the origin every endpoint's resource URL starts with.
+pub(crate) struct Issuer {
+    opts: OAuthOptions,
+    verifier: Arc<Verifier>,
+    base: String,
+}
+
+/// What guards one endpoint in OAuth mode: access tokens for its audience, and the challenge its
+/// refusals carry.
+pub(crate) struct EndpointGuard {
+    verifier: Arc<Verifier>,
+    audience: String,
+    challenge: Challenge,
+}
+
+impl Issuer {
+    /// OAuth mode with `opts` for a listener bound at `local`.
+    pub(crate) fn new(
+        opts: &OAuthOptions,
+        verifier: Arc<Verifier>,
+        local: SocketAddr,
+    ) -> Result<Issuer, OAuthError> {
+        Ok(Issuer {
+            base: resource_base(opts, local)?,
+            opts: opts.clone(),
+            verifier,
+        })
     }
-    let token = token.trim();
-    if token.is_empty() {
-        return Err(Rejection::Missing);
+
+    /// The guard of the endpoint at `path`, and its RFC 9728 metadata document (published at
+    /// [`RESOURCE_METADATA_PATH`] followed by `path`).
+    pub(crate) fn endpoint(&self, path: &str) -> (EndpointGuard, Bytes) {
+        let resource = format!("{}{path}", self.base);
+        let metadata_url = format!("{}{RESOURCE_METADATA_PATH}{path}", self.base);
+        let doc = Bytes::from(metadata(&self.opts, &resource).to_string());
+        let guard = EndpointGuard {
+            verifier: Arc::clone(&self.verifier),
+            audience: self.opts.audience.clone().unwrap_or(resource),
+            challenge: Challenge::new(&metadata_url, &self.opts.required_scopes),
+        };
+        (guard, doc)
     }
-    Ok(token)
+}
+
+impl EndpointGuard {
+    /// `None` when `authorization` (a request's `Authorization` header) carries an access token
+    /// this endpoint accepts; else the 401 or 403 answer.
+    pub(crate) async fn refusal(
+        &self,
+        authorization: Option<&HeaderValue>,
+    ) -> Option<Response<Body>> {
+        let checked = self.verifier.check(authorization, &self.audience).await;
+        checked
+            .err()
+            .map(|rejection| self.challenge.answer(&rejection))
+    }
+}
+
+/// The origin resource URLs start with: the configured public URL, else the listener's own.
+fn resource_base(oauth: &OAuthOptions, local: SocketAddr) -> Result<String, OAuthError> {
+    match &oauth.public_url {
+        Some(public) => public_origin(public),
+        None if local.ip().is_unspecified() => Err(OAuthError::PublicUrlNeeded(local)),
+        None => Ok(format!("http://{local}")),
+    }
+}
+
+/// The RFC 9728 metadata of one endpoint.
+fn metadata(oauth: &OAuthOptions, resource: &str) -> serde_json::Value {
+    let mut doc = serde_json::json!({
+        "resource": resource,
+        "authorization_servers": [oauth.issuer],
+        "bearer_methods_supported": ["header"],
+    });
+    if !oauth.required_scopes.is_empty()
+        && let Some(map) = doc.as_object_mut()
+    {
+        map.insert(
+            "scopes_supported".into(),
+            serde_json::json!(oauth.required_scopes),
+        );
+    }
+    doc
+}
+
+/// The parts of `WWW-Authenticate` answers that are the same for every request to an endpoint.
+/// URLs and scopes are checked to hold no `"` or `\` before they get here.
+struct Challenge {
+    metadata: String,
+    scope: Option<String>,
+}
+
+impl Challenge {
+    fn new(metadata_url: &str, scopes: &[String]) -> Challenge {
+        Challenge {
+            metadata: format!("resource_metadata=\"{metadata_url}\""),
+            scope: (!scopes.is_empty()).then(|| format!("scope=\"{}\"", scopes.join(" "))),
+        }
+    }
+
+    /// The 401 or 403 answer to a rejected request.
+    fn answer(&self, rejection: &Rejection) -> Response<Body> {
+        let (status, text, value) = match rejection {
+            Rejection::Missing => {
+                let mut v = format!("Bearer {}", self.metadata);
+                if let Some(scope) = &self.scope {
+                    v.push_str(", ");
+                    v.push_str(scope);
+                }
+                (StatusCode::UNAUTHORIZED, "unauthorized\n", v)
+            }
+            Rejection::Invalid(why) => (
+                StatusCode::UNAUTHORIZED,
+                "unauthorized\n",
+                format!(
+                    "Bearer error=\"invalid_token\", error_description=\"{why}\", {}",
+                    self.metadata
+                ),
+            ),
+            Rejection::Scope => (
+                StatusCode::FORBIDDEN,
+                "forbidden\n",
+                format!(
+                    "Bearer error=\"insufficient_scope\", {}, error_description=\"the token \
+                     lacks a required scope\", {}",
+                    self.scope.as_deref().unwrap_or("scope=\"\""),
+                    self.metadata
+                ),
+            ),
+        };
+        let mut r = plain(status, text);
+        if let Ok(v) = HeaderValue::from_str(&value) {
+            r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        }
+        r
+    }
 }
 
 /// Errors that mean "this key did not make this signature": the next key may.
@@ -584,7 +697,7 @@ fn issuer_url(issuer: &str) -> Result<Url, OAuthError> {
 }
 
 /// The origin (`https://mcp.example.com`) of a public URL, which must have no path.
-pub(crate) fn public_origin(text: &str) -> Result<String, OAuthError> {
+fn public_origin(text: &str) -> Result<String, OAuthError> {
     let url = fetchable("public URL", text)?;
     if url.path() != "/" && !url.path().is_empty() {
         return Err(OAuthError::Url {
@@ -644,7 +757,7 @@ fn fetch(url: &Url) -> Result<Vec<u8>, OAuthError> {
         .call()
         .map_err(|e| fail(e.to_string()))?;
     let status = response.status();
-    if status != http::StatusCode::OK {
+    if status != StatusCode::OK {
         return Err(fail(format!("HTTP {}", status.as_u16())));
     }
     response
@@ -778,16 +891,6 @@ mod tests {
     }
 
     #[test]
-    fn bearer_headers() {
-        let v = |s: &str| http::HeaderValue::from_str(s).unwrap();
-        assert_eq!(bearer(Some(&v("Bearer abc"))), Ok("abc"));
-        assert_eq!(bearer(Some(&v("bearer  abc "))), Ok("abc"));
-        assert_eq!(bearer(Some(&v("Basic abc"))), Err(Rejection::Missing));
-        assert_eq!(bearer(Some(&v("Bearer"))), Err(Rejection::Missing));
-        assert_eq!(bearer(None), Err(Rejection::Missing));
-    }
-
-    #[test]
     fn symmetric_and_encryption_keys_are_skipped() {
         let doc = br#"{"keys": [
             {"kty": "oct", "k": "c2VjcmV0", "kid": "h"},
@@ -802,5 +905,71 @@ mod tests {
             KeySet::parse(b"[]", "test"),
             Err(OAuthError::Jwks { .. })
         ));
+    }
+
+    #[test]
+    fn resource_urls_need_a_public_url_on_all_interfaces() {
+        let oauth = |public: Option<&str>| OAuthOptions {
+            issuer: "https://idp.example.com".into(),
+            audience: None,
+            jwks: crate::JwksSource::Discover,
+            required_scopes: vec![],
+            public_url: public.map(str::to_string),
+        };
+        let any = SocketAddr::from(([0, 0, 0, 0], 8765));
+        assert!(matches!(
+            resource_base(&oauth(None), any),
+            Err(OAuthError::PublicUrlNeeded(_))
+        ));
+        assert_eq!(
+            resource_base(&oauth(Some("https://mcp.example.com/")), any).unwrap(),
+            "https://mcp.example.com"
+        );
+        let local = SocketAddr::from(([127, 0, 0, 1], 8765));
+        assert_eq!(
+            resource_base(&oauth(None), local).unwrap(),
+            "http://127.0.0.1:8765"
+        );
+        let v6 = SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, 8765));
+        assert_eq!(
+            resource_base(&oauth(None), v6).unwrap(),
+            "http://[::1]:8765"
+        );
+    }
+
+    #[test]
+    fn challenges_follow_rfc_6750_and_9728() {
+        let c = Challenge::new(
+            "http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp",
+            &["mcp:read".into(), "mcp:call".into()],
+        );
+        let header = |r: Response<Body>| {
+            (
+                r.status(),
+                r.headers()[header::WWW_AUTHENTICATE]
+                    .to_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        };
+        let (status, value) = header(c.answer(&Rejection::Missing));
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            value,
+            "Bearer resource_metadata=\"http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp\", \
+             scope=\"mcp:read mcp:call\""
+        );
+        let (status, value) = header(c.answer(&Rejection::Invalid("the token has expired")));
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+        assert!(
+            value.starts_with("Bearer error=\"invalid_token\", error_description=\"the token has expired\", resource_metadata=\""),
+            "{value}"
+        );
+        let (status, value) = header(c.answer(&Rejection::Scope));
+        assert_eq!(status, StatusCode::FORBIDDEN);
+        assert!(
+            value.starts_with("Bearer error=\"insufficient_scope\", scope=\"mcp:read mcp:call\""),
+            "{value}"
+        );
     }
 }

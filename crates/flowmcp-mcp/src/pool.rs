@@ -142,7 +142,7 @@ fn work(rx: &Mutex<Receiver<Job>>, serial_lock: &Mutex<()>) {
         // The runtime's notes (preload cache hits and misses, Redis warnings, handler messages
         // at load) are log events of the server, never bare lines on stderr.
         let caller = catalog.caller_with_log(Box::new(|line: &str| {
-            tracing::info!(target: crate::metrics::RUNTIME_NOTES, "{line}");
+            tracing::info!(target: crate::request::RUNTIME_NOTES, "{line}");
         }));
         loop {
             run(job.work, &catalog, &caller, serial_lock);
@@ -167,7 +167,7 @@ fn run(work: Work, catalog: &Catalog, caller: &Caller<'_>, serial_lock: &Mutex<(
         } => {
             let _one_at_a_time = serial.then(|| lock(serial_lock));
             let call = || {
-                crate::metrics::with_request_id(request_id, || {
+                crate::request::with_request_id(request_id, || {
                     match entry.and_then(|i| catalog.list().get(i)) {
                         Some(e) => caller.call_entry_json(e, &args),
                         None => caller.call_json(&name, &args),

@@ -21,11 +21,13 @@ use crate::elicit::{self, Elicitation, Rounds, Step};
 use crate::lazy;
 use crate::malformed;
 use crate::members::Members;
-use crate::metrics::{Metrics, RequestInfo};
+#[cfg(feature = "metrics")]
+use crate::metrics::Metrics;
 use crate::options::{ServeError, ServeOptions};
 use crate::pool::Pool;
 use crate::projection::{self, Output};
 use crate::registry;
+use crate::request::RUNTIME_NOTES;
 
 /// How many entries one page of `tools/list` (and of the prompt and resource lists) holds
 /// ([`McpServer::PAGE_SIZE`]).
@@ -204,6 +206,7 @@ impl McpServer {
 
     /// This server for one stateless HTTP request: a session of its own, which server-to-client
     /// requests cannot reach.
+    #[cfg(feature = "http")]
     pub(crate) fn stateless_session(&self) -> McpServer {
         McpServer {
             inner: Arc::clone(&self.inner),
@@ -339,7 +342,7 @@ impl McpServer {
             .map_err(|e| ServeError::Session(e.to_string()))?;
         let watcher = watch.map(|every| {
             let peer = running.peer().clone();
-            tokio::spawn(self.watch(every, Some(peer), None))
+            tokio::spawn(self.watch(every, Some(peer), |_| {}))
         });
         let ended = running
             .waiting()
@@ -352,40 +355,35 @@ impl McpServer {
     }
 
     /// Checks the catalog's files every `every` and reloads when they changed; the diagnostics
-    /// of broken files go to the log, and `peer` (when there is one) is told that the tool list
-    /// changed (and, when the listed prompts differ, that the prompt list changed). Runs until the
-    /// task is dropped.
+    /// of broken files go to the log, `reloaded` hears of each reload (`true`: it changed what
+    /// is served; `false`: it failed and the previous catalog stays), and `peer` (when there is
+    /// one) is told that the tool list changed (and, when the listed prompts differ, that the
+    /// prompt list changed). Runs until the task is dropped.
     pub(crate) async fn watch(
         self,
         every: Duration,
         peer: Option<Peer<RoleServer>>,
-        metrics: Option<Metrics>,
+        reloaded: impl Fn(bool) + Send + 'static,
     ) {
         loop {
             tokio::time::sleep(every).await;
             let server = self.clone();
-            let reloaded = tokio::task::spawn_blocking(move || server.reload()).await;
-            let report = match reloaded {
+            let outcome = tokio::task::spawn_blocking(move || server.reload()).await;
+            let report = match outcome {
                 Ok(Ok(Some(r))) => r,
                 Ok(Ok(None)) => continue,
                 Ok(Err(e)) => {
                     tracing::error!("reload: {e}");
-                    if let Some(m) = &metrics {
-                        m.reloaded(false);
-                    }
+                    reloaded(false);
                     continue;
                 }
                 Err(e) => {
                     tracing::error!("reload: {e}");
-                    if let Some(m) = &metrics {
-                        m.reloaded(false);
-                    }
+                    reloaded(false);
                     continue;
                 }
             };
-            if let Some(m) = &metrics {
-                m.reloaded(true);
-            }
+            reloaded(true);
             report.log();
             if report.tools_changed
                 && let Some(p) = &peer
@@ -576,7 +574,7 @@ impl McpServer {
                 // The tool calls' notes go to the server's log, in its format (JSON or text).
                 let runner = flowmcp_agent::AgentRunner::new(catalog, &agent, endpoint)?
                     .with_notes(|line| {
-                        tracing::info!(target: crate::metrics::RUNTIME_NOTES, "{line}");
+                        tracing::info!(target: RUNTIME_NOTES, "{line}");
                     });
                 runner.run_observed(&input, &mut |m| {
                     let _ = tx.send(m.to_string());
@@ -760,11 +758,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let started = std::time::Instant::now();
-        let info = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|p| p.extensions.get::<RequestInfo>())
-            .cloned();
+        let info = RequestInfo::of(&context);
         let answers = request.input_responses.clone();
         let args = request.arguments.unwrap_or_default();
         // In lazy mode the meta-tools come first: `search_tools` answers here, `call_tool` names
@@ -866,6 +860,28 @@ impl ServerHandler for McpServer {
     }
 }
 
+/// What the listener knows of one MCP request, handed to the server in the request's extensions:
+/// its id, its endpoint's path and the metrics to count it in.
+#[derive(Clone, Debug)]
+pub(crate) struct RequestInfo {
+    pub(crate) id: Arc<str>,
+    pub(crate) route: Arc<str>,
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: Option<Metrics>,
+}
+
+impl RequestInfo {
+    /// What the HTTP listener put into the extensions of the request `context` answers (nothing
+    /// over stdio).
+    pub(crate) fn of(context: &RequestContext<RoleServer>) -> Option<RequestInfo> {
+        context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.extensions.get::<RequestInfo>())
+            .cloned()
+    }
+}
+
 /// The `tool` label and log field of a call to a name the endpoint does not serve (the name came
 /// from the client and is not repeated).
 const UNKNOWN_TOOL: &str = "unknown";
@@ -882,6 +898,7 @@ fn finished(
     let Some(info) = info else { return };
     let took = started.elapsed();
     let outcome = envelope.code().map(Code::as_str);
+    #[cfg(feature = "metrics")]
     if let Some(m) = &info.metrics {
         m.call(&info.route, tool, outcome, took);
     }

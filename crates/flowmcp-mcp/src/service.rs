@@ -17,14 +17,14 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::http::{Body, BoxError, Endpoints, HttpError, HttpOptions, Table};
+use crate::http::{Body, BoxError, Endpoints, HttpError, HttpOptions, Prepared, Table};
 
 /// How often a drain looks whether requests are still in flight.
 const DRAIN_TICK: Duration = Duration::from_millis(20);
 
 /// Every endpoint of a listener, with all the checks [`Endpoints::run`] applies to a request, as
 /// a [`tower_service::Service`] for an application that owns the listener, the runtime and the
-/// shutdown.
+/// shutdown. Only with the `http` feature (on by default).
 ///
 /// It answers `POST` at each endpoint's path (a bearer token or OAuth access token checked, the
 /// Host and Origin checked against DNS rebinding and foreign pages, the body read within
@@ -120,8 +120,8 @@ impl Endpoints {
     /// Fails as [`Endpoints::run`] does before it binds ([`HttpOptions::check`], a bearer token
     /// with OAuth, the issuer's keys); endpoints in watch mode start reloading on this runtime.
     pub async fn service(self, opts: &HttpOptions) -> Result<McpService, HttpError> {
-        let verifier = self.prepare(opts).await?;
-        self.into_service(opts, opts.listen, verifier)
+        let prepared = self.prepare(opts).await?;
+        self.into_service(opts, opts.listen, prepared)
     }
 
     /// [`Endpoints::service`] once [`Endpoints::prepare`] has run, for a listener bound at
@@ -130,10 +130,10 @@ impl Endpoints {
         self,
         opts: &HttpOptions,
         local: SocketAddr,
-        verifier: Option<Arc<crate::oauth::Verifier>>,
+        prepared: Prepared,
     ) -> Result<McpService, HttpError> {
         let closing = CancellationToken::new();
-        let (table, watchers) = self.table(opts, local, verifier, &closing)?;
+        let (table, watchers) = self.table(opts, local, prepared, &closing)?;
         Ok(McpService {
             shared: Arc::new(Shared {
                 table,

@@ -12,7 +12,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use flowmcp_catalog::serde_json::{self, Map, Value, json};
-use flowmcp_mcp::{Endpoints, HttpOptions, McpServer, ServeOptions};
+#[cfg(feature = "http")]
+use flowmcp_mcp::{Endpoints, HttpOptions};
+use flowmcp_mcp::{McpServer, ServeOptions};
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
 };
@@ -175,6 +177,7 @@ fn without_the_agent_nothing_is_asked() {
 }
 
 /// `_meta` of a request on protocol 2026-07-28 from a client that shows forms.
+#[cfg(feature = "http")]
 fn modern_meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -183,6 +186,7 @@ fn modern_meta() -> Value {
     })
 }
 
+#[cfg(feature = "http")]
 #[test]
 fn on_protocol_2026_07_28_the_form_comes_back_as_input_required() {
     let (url, asked) = common::json_upstream(1, HOLIDAY);

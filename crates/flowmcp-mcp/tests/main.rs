@@ -13,9 +13,14 @@ mod support;
 
 mod agent_tool;
 mod elicitation;
+// The tests that serve over HTTP need the features they test (all are on by default).
+#[cfg(feature = "http")]
 mod embed_i40;
+#[cfg(feature = "metrics")]
 mod http_i39;
+#[cfg(feature = "oauth")]
 mod http_oauth;
+#[cfg(feature = "metrics")]
 mod http_routes;
 mod prompts;
 mod registry;
@@ -26,6 +31,7 @@ mod resources;
 mod in_process_example;
 
 /// The example of mounting the endpoints' service in a server of one's own, run as a test.
+#[cfg(feature = "http")]
 #[path = "../examples/embed_service.rs"]
 mod embed_service_example;
 

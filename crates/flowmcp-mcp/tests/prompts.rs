@@ -13,7 +13,9 @@ use std::time::Duration;
 
 use flowmcp_catalog::serde_json::{Map, json};
 use flowmcp_catalog::{Catalog, CatalogOptions, Profile};
-use flowmcp_mcp::{Endpoints, McpServer, Route, ServeOptions};
+#[cfg(feature = "http")]
+use flowmcp_mcp::{Endpoints, Route};
+use flowmcp_mcp::{McpServer, ServeOptions};
 use rmcp::RoleClient;
 use rmcp::model::GetPromptRequestParams;
 use rmcp::service::{RunningService, ServiceError};
@@ -264,6 +266,7 @@ fn an_agent_serves_what_its_activation_brings() {
 /// `plan-long-weekends` prefills `getPublicHolidays`: a route that serves only `checkWorkingDay`
 /// and a selection narrowed to it do not serve the skill, and nothing reaches the upstream; where
 /// `getPublicHolidays` is served the prefill runs.
+#[cfg(feature = "http")]
 #[test]
 fn item09_a_prefill_never_runs_a_tool_its_endpoint_does_not_serve() {
     let (base, upstream) = common::json_upstream(3, "[]");
