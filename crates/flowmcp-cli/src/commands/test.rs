@@ -11,8 +11,8 @@ use flowmcp_catalog::{
 };
 use flowmcp_spec::{id::IdType, id::PrimitiveId};
 
-use crate::run_cmd::{RunArgs, SourceArgs, config, open};
-use crate::{profile_of, shown, write_stdout};
+use crate::context::{RunArgs, SourceArgs, config, open, plain_validation, profile_of};
+use crate::output::{shown, write_stdout};
 
 #[derive(Args, Debug)]
 #[command(
@@ -223,8 +223,7 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
         capture(&report, dir, started, a.dry_run)?;
     }
     if a.update_output {
-        let mut v = flowmcp_validate::Options::new(profile);
-        crate::run_cmd::on_this_machine(&cfg, &mut v);
+        let v = plain_validation(&cfg, profile);
         let text = update_outputs(&report, &v, a.dry_run)?;
         write_stdout(&text)?;
     }

@@ -17,13 +17,14 @@ use std::process::ExitCode;
 
 use flowmcp_validate::render;
 
-/// Validates one ID and prints the result as JSON (`json`) or for people.
-pub(crate) fn run(
-    id: &str,
-    json: bool,
-    opts: &flowmcp_validate::Options,
-) -> Result<ExitCode, String> {
-    let report = flowmcp_validate::validate_id(id, opts);
+use crate::context::{ValidationFlags, validation};
+use crate::output::write_stdout;
+
+/// Validates one ID under the validation `flags` and prints the result as JSON (`json`) or for
+/// people.
+pub(crate) fn run(id: &str, json: bool, flags: &ValidationFlags<'_>) -> Result<ExitCode, String> {
+    let (_, _, opts) = validation(flags)?;
+    let report = flowmcp_validate::validate_id(id, &opts);
     let text = if json {
         let mut s = serde_json::to_string_pretty(&report)
             .map_err(|e| format!("cannot serialise the report: {e}"))?;
@@ -45,7 +46,7 @@ pub(crate) fn run(
         });
         s
     };
-    super::write_stdout(&text)?;
+    write_stdout(&text)?;
     Ok(if report.counts.errors > 0 {
         ExitCode::from(1)
     } else {
