@@ -195,24 +195,29 @@ pub(crate) fn config<'a>(anchor: impl Into<Anchor<'a>>) -> Result<Config, String
 /// The validation options of a command under `profile`: the configuration's rule overrides
 /// (a note on standard error names project rules that were not applied) and allowed libraries.
 pub(crate) fn validation_options(cfg: &Config, profile: Profile) -> flowmcp_validate::Options {
-    let mut validation = flowmcp_validate::Options::new(profile);
-    validation.allowed_libraries = cfg.allowed_libraries.clone();
     let (overrides, note) = cfg.overrides(profile, &[]);
     if let Some(note) = note {
         say(tracing::Level::WARN, &note);
     }
-    validation.settings.overrides = overrides;
-    on_this_machine(cfg, &mut validation);
+    let mut settings = RuleSettings::new(profile);
+    settings.overrides = overrides;
+    let mut validation = on_this_machine(cfg, flowmcp_validate::Options::with_settings(settings));
+    validation.allowed_libraries = cfg.allowed_libraries.clone();
     validation
 }
 
 /// Gives validation what it needs of this machine, as `cfg` decided it: the home directory and
 /// `FLOWMCP_RESOURCES` (for `${FLOWMCP_RESOURCES}` in `sqlite-gtfs` paths) and the file checks of
 /// `flowmcp-resources` (databases beside a schema, `sqlite-gtfs` seals), as the catalog re-exports them.
-fn on_this_machine(cfg: &Config, validation: &mut flowmcp_validate::Options) {
-    validation.home = cfg.home.clone();
-    validation.resources_variable = cfg.resources_variable.clone();
-    validation.files = Some(std::sync::Arc::new(flowmcp_catalog::resources::LocalFiles));
+fn on_this_machine(
+    cfg: &Config,
+    validation: flowmcp_validate::Options,
+) -> flowmcp_validate::Options {
+    validation.on_machine(
+        cfg.home.clone(),
+        cfg.resources_variable.clone(),
+        std::sync::Arc::new(flowmcp_catalog::resources::LocalFiles),
+    )
 }
 
 /// Opens the catalog, with `transport` and `runner` for calls: `paths` when given (one directory
@@ -487,23 +492,20 @@ pub(crate) fn validation(
     if flags.timeout_ms == 0 || flags.memory_mib == 0 || flags.max_file_size == 0 {
         return Err("--timeout-ms, --memory-mib and --max-file-size must be greater than 0".into());
     }
-    let mut opts = flowmcp_validate::Options::default();
-    opts.settings = RuleSettings::new(profile);
-    opts.settings.overrides = overrides;
+    let mut settings = RuleSettings::new(profile);
+    settings.overrides = overrides;
+    let mut opts = on_this_machine(&cfg, flowmcp_validate::Options::with_settings(settings));
     opts.limits = Limits::default();
     opts.limits.max_file_bytes = flags.max_file_size;
     opts.limits.memory_bytes =
         usize::try_from(flags.memory_mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
     opts.limits.eval_timeout = Duration::from_millis(flags.timeout_ms);
     opts.allowed_libraries = cfg.allowed_libraries.clone();
-    on_this_machine(&cfg, &mut opts);
     Ok((cfg, profile, opts))
 }
 
 /// The validation options under `profile` alone, on this machine: no rule levels and no allowed
 /// libraries of the configuration (what `grade` records and `test --update-output` checks with).
 pub(crate) fn plain_validation(cfg: &Config, profile: Profile) -> flowmcp_validate::Options {
-    let mut opts = flowmcp_validate::Options::new(profile);
-    on_this_machine(cfg, &mut opts);
-    opts
+    on_this_machine(cfg, flowmcp_validate::Options::new(profile))
 }
