@@ -381,7 +381,7 @@ impl Catalog {
                     ns.clone(),
                     Rejected {
                         tool: String::new(),
-                        file: report.file.clone(),
+                        file: report.file().to_string(),
                         codes: error_codes(&report),
                         cause: None,
                     },
@@ -534,7 +534,7 @@ impl Catalog {
 
     /// Whether any report has an error.
     pub fn has_errors(&self) -> bool {
-        self.reports.iter().any(|r| r.counts.errors > 0)
+        self.reports.iter().any(|r| r.counts().errors > 0)
     }
 
     /// The callable tools and everything known about them (descriptors, problems, server
@@ -822,23 +822,23 @@ fn settle(
             .exports
             .as_ref()
             .and_then(|e| e.get("main"))
-            .map(|m| rejected_tools(m, &report.file, &codes, names, compat))
+            .map(|m| rejected_tools(m, report.file(), &codes, names, compat))
             .unwrap_or_default();
         // A file that did not load says why (its first error, with its position).
         let first = report
-            .diagnostics
+            .diagnostics()
             .iter()
             .find(|d| d.severity == Severity::Error);
         let message = match first {
             Some(d) if loaded.exports.is_none() => format!("cannot be loaded: {}", d.brief()),
             _ => format!("not callable: it has errors ({})", code_list(&codes)),
         };
-        let problem = LoadProblem::new(report.file.clone(), message);
+        let problem = LoadProblem::new(report.file().to_string(), message);
         return Callable::Rejected(tools, problem);
     }
     main_source(
         path,
-        &report.file,
+        report.file(),
         &mut loaded,
         scope,
         "main cannot be read",
@@ -858,7 +858,7 @@ fn code_list(codes: &[Code]) -> String {
 fn error_codes(report: &FileReport) -> Vec<Code> {
     let mut codes: Vec<Code> = Vec::new();
     for d in report
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.severity == Severity::Error)
     {
@@ -901,7 +901,7 @@ fn inline_callable(
     opts: &CatalogOptions,
     scope: &ListScope,
 ) -> Callable {
-    if report.counts.errors > 0 {
+    if report.counts().errors > 0 {
         return Callable::Nothing;
     }
     let Some(Some(Ok(schema))) = loaded
@@ -921,10 +921,10 @@ fn inline_callable(
     } else {
         schema
     };
-    let mut made = flowmcp_validate::inline::load_inline(&report.file, &schema);
+    let mut made = flowmcp_validate::inline::load_inline(report.file(), &schema);
     main_source(
         path.to_path_buf(),
-        &report.file,
+        report.file(),
         &mut made,
         scope,
         "its inline tools cannot be read",
@@ -1024,7 +1024,7 @@ pub(crate) fn read_stamped(
     let (loaded, report) = discovery.load_validated(anchor, path, &display, v);
     let scope = discovery.scope_for(path, &display, v);
     let part = Part::of(&relative(root, path), &loaded);
-    let good = report.counts.errors == 0;
+    let good = report.counts().errors == 0;
     let callable = if loaded.kind == FileKind::Agent {
         inline_callable(path, &report, &loaded, opts, &scope)
     } else {
@@ -1226,7 +1226,7 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
                     callable,
                     listed,
                     part,
-                    good: f.report.counts.errors == 0,
+                    good: f.report.counts().errors == 0,
                 },
                 report: f.report,
             }

@@ -10,7 +10,7 @@
 //! let source = r#"export const main = { namespace: 'demo', name: 'Demo', description: 'x',
 //!     version: '1.2.0', root: 'https://api.example.com', tools: {} }"#;
 //! let report = validate_str(source, "demo.mjs", &ListScope::NotSearched, &Options::new(Profile::Spec));
-//! let errors: Vec<_> = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+//! let errors: Vec<_> = report.diagnostics().iter().filter(|d| d.severity == Severity::Error).collect();
 //! assert!(errors.iter().any(|d| d.code.as_str() == "VAL014")); // version must be 4.x.y
 //! print!("{}", render::human(&[report], render::HumanStyle::default()));
 //! ```

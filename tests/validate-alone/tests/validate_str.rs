@@ -27,7 +27,7 @@ const VALID: &str = r#"export const main = {
 
 fn errors(report: &flowmcp_validate::FileReport) -> Vec<Code> {
     report
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .map(|d| d.code)
@@ -43,7 +43,7 @@ fn a_schema_without_errors_under_compat() {
         &Options::new(Profile::Compat),
     );
     assert_eq!(errors(&report), Vec::<Code>::new(), "{report:?}");
-    assert_eq!(report.file, "weather.mjs");
+    assert_eq!(report.file(), "weather.mjs");
 }
 
 #[test]
@@ -59,14 +59,14 @@ fn errors_are_found_and_filtered_by_severity() {
     assert_eq!(errors, vec![Code::VAL014], "{report:?}");
     // Warnings are reported too (no output schema, fewer than three tests), and are not errors.
     let warnings: Vec<Code> = report
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.severity == Severity::Warning)
         .map(|d| d.code)
         .collect();
     assert_eq!(warnings, vec![Code::VAL036, Code::TST001], "{report:?}");
     let d = report
-        .diagnostics
+        .diagnostics()
         .iter()
         .find(|d| d.code == Code::VAL014)
         .unwrap();

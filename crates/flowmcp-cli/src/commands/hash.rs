@@ -40,13 +40,10 @@ pub(crate) fn run(a: HashArgs) -> Result<ExitCode, String> {
             }
             _ => {
                 failed = true;
-                let report = flowmcp_spec::FileReport::new(
-                    display.clone(),
-                    loaded.kind.as_str(),
-                    loaded.diagnostics,
-                );
+                let report =
+                    flowmcp_spec::FileReport::new(display.clone(), loaded.kind, loaded.diagnostics);
                 for d in report
-                    .diagnostics
+                    .diagnostics()
                     .iter()
                     .filter(|d| d.severity == flowmcp_spec::Severity::Error)
                 {

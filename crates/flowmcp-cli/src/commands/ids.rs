@@ -33,13 +33,13 @@ pub(crate) fn run(id: &str, json: bool, flags: &ValidationFlags<'_>) -> Result<E
     } else {
         let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         let mut s = String::new();
-        for d in &report.diagnostics {
+        for d in report.diagnostics() {
             s.push_str(&render::diagnostic_line(d, color));
             s.push('\n');
         }
-        s.push_str(&render::counts_line(&report.counts));
+        s.push_str(&render::counts_line(&report.counts()));
         s.push('\n');
-        s.push_str(if report.counts.errors == 0 {
+        s.push_str(if report.counts().errors == 0 {
             "ID is valid\n"
         } else {
             "ID is invalid\n"
@@ -47,7 +47,7 @@ pub(crate) fn run(id: &str, json: bool, flags: &ValidationFlags<'_>) -> Result<E
         s
     };
     write_stdout(&text)?;
-    Ok(if report.counts.errors > 0 {
+    Ok(if report.counts().errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -256,7 +256,7 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
                         .iter()
                         .map(|r| {
                             let lines = r
-                                .diagnostics
+                                .diagnostics()
                                 .iter()
                                 .filter(|d| d.code.as_str().starts_with("TST"))
                                 .map(|d| {
@@ -268,7 +268,7 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
                                     )
                                 })
                                 .collect();
-                            (r.file.clone(), lines)
+                            (r.file().to_string(), lines)
                         })
                         .collect()
                 } else {
@@ -396,8 +396,8 @@ fn update_outputs(
         let lists = discovery.scope_for(&s.path, &s.file, opts);
         let errors = |text: &str| {
             flowmcp_validate::validate_str(text, &s.file, &lists, opts)
-                .diagnostics
-                .into_iter()
+                .diagnostics()
+                .iter()
                 .filter(|d| d.severity == flowmcp_spec::Severity::Error)
                 .map(|d| format!("{} {}", d.code.as_str(), d.message))
                 .collect::<Vec<_>>()
@@ -586,8 +586,8 @@ impl Structural {
         let mut problems: Vec<String> = catalog
             .reports()
             .iter()
-            .filter(|r| r.file == entry.file)
-            .flat_map(|r| &r.diagnostics)
+            .filter(|r| r.file() == entry.file)
+            .flat_map(|r| r.diagnostics())
             .filter(|d| d.severity == flowmcp_spec::Severity::Error)
             .map(|d| d.code.as_str().to_string())
             .collect();

@@ -99,17 +99,8 @@ fn with_their_catalogs(
         let display = flowmcp_spec::diagnostic::display_path(&root);
         for (f, rel) in members {
             let wanted = format!("{display}/{rel}");
-            match catalog.reports().iter().find(|r| r.file == wanted) {
-                Some(r) => {
-                    let mut r = r.clone();
-                    r.file = f.display.clone();
-                    for d in &mut r.diagnostics {
-                        if d.file.as_deref() == Some(wanted.as_str()) {
-                            d.file = Some(f.display.clone());
-                        }
-                    }
-                    reports.push(r);
-                }
+            match catalog.reports().iter().find(|r| r.file() == wanted) {
+                Some(r) => reports.push(r.clone().renamed(f.display.clone())),
                 None => alone.push(f),
             }
         }
@@ -214,7 +205,7 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
         let cached = results.as_ref().map(|r| r.stats()).unwrap_or_default();
         eprintln!(
             "flowmcp: {} files in {:.1} ms, peak RSS {}, result cache {} hits, {} misses, {} stored",
-            report.files,
+            report.files(),
             started.elapsed().as_secs_f64() * 1000.0,
             peak_rss()
                 .map(|kb| format!("{} KiB", kb))
@@ -228,7 +219,7 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
         Format::Human => {
             let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             render::human(
-                &report.reports,
+                report.reports(),
                 HumanStyle {
                     color,
                     quiet: a.quiet,
@@ -251,7 +242,7 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
         }
     };
     write_stdout(&text)?;
-    Ok(if report.counts.errors > 0 {
+    Ok(if report.counts().errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
