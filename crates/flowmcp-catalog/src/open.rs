@@ -114,12 +114,9 @@ impl CatalogOptions {
         namespace: &str,
         base_url: &str,
     ) -> Result<(), flowmcp_runtime::transport::UpstreamError> {
-        if flowmcp_runtime::transport::check_upstream(base_url)? {
+        if self.runner.add_upstream(namespace, base_url)? {
             self.transport.allow_http_loopback = true;
         }
-        self.runner
-            .upstreams
-            .insert(namespace.to_string(), base_url.to_string());
         Ok(())
     }
 }
@@ -912,15 +909,15 @@ fn inline_callable(
     else {
         return Callable::Nothing;
     };
-    let schema = if schema.needs_upstream && !opts.runner.upstreams.contains_key(&schema.namespace)
-    {
-        if schema.resources.is_empty() {
-            return Callable::Nothing;
-        }
-        schema.without_tools()
-    } else {
-        schema
-    };
+    let schema =
+        if schema.needs_upstream && !opts.runner.upstreams().contains_key(&schema.namespace) {
+            if schema.resources.is_empty() {
+                return Callable::Nothing;
+            }
+            schema.without_tools()
+        } else {
+            schema
+        };
     let mut made = flowmcp_validate::inline::load_inline(report.file(), &schema);
     main_source(
         path.to_path_buf(),

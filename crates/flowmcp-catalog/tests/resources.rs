@@ -540,8 +540,8 @@ export const main = {
 /// Options for the http schema: its namespace sent to `upstream` (loopback allowed).
 fn http_options(scratch: &Scratch, upstream: &str) -> CatalogOptions {
     let mut o = options(scratch);
-    o.transport.allow_http_loopback = true;
-    o.runner.upstreams.insert("remote".into(), upstream.into());
+    o.add_upstream("remote", upstream)
+        .expect("a loopback upstream");
     o
 }
 

@@ -41,22 +41,21 @@ impl RunArgs {
                 .ok_or_else(|| format!("--upstream {u:?}: expected NAMESPACE=URL"))?;
             upstreams.insert(ns.to_string(), url.to_string());
         }
-        // Each upstream is checked, and loopback HTTP allowed for it, by the catalog's one rule.
-        let mut pointed = CatalogOptions::default();
-        for (ns, url) in &upstreams {
-            pointed
-                .add_upstream(ns, url)
-                .map_err(|e| format!("upstream {ns}={url}: {e}"))?;
-        }
         let timeout = Duration::from_millis(self.timeout_ms);
-        let transport = {
-            let mut built = pointed.transport;
-            built.total_timeout = timeout;
-            built
-        };
+        let mut transport = TransportConfig::default();
+        transport.total_timeout = timeout;
         let runner = {
             let mut built = RunnerOptions::default();
-            built.upstreams = pointed.runner.upstreams;
+            // Each upstream is checked, and loopback HTTP allowed for it, by the runtime's one
+            // rule (the one `CatalogOptions::add_upstream` applies).
+            for (ns, url) in &upstreams {
+                if built
+                    .add_upstream(ns, url)
+                    .map_err(|e| format!("upstream {ns}={url}: {e}"))?
+                {
+                    transport.allow_http_loopback = true;
+                }
+            }
             built.cache = cache_of(self.cache_dir.clone(), &self.shared, cfg, true)?;
             built.cache_mode = if self.no_cache {
                 CacheMode::Off
