@@ -93,8 +93,7 @@ fn with_their_catalogs(
     }
     let mut reports = Vec::new();
     for (root, members) in by_root {
-        let mut copts = flowmcp_catalog::CatalogOptions::default();
-        copts.validation = opts.clone();
+        let copts = context::validation_catalog(opts);
         let catalog = flowmcp_catalog::Catalog::open(&root, &copts).map_err(|e| e.to_string())?;
         let display = flowmcp_spec::diagnostic::display_path(&root);
         for (f, rel) in members {
@@ -158,20 +157,11 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
     };
     let mut reports = Vec::new();
     for d in &catalogs {
-        let mut copts = flowmcp_catalog::CatalogOptions::default();
-        copts.validation = opts.clone();
+        let copts = context::validation_catalog(&opts);
         let catalog = flowmcp_catalog::Catalog::open(d, &copts).map_err(|e| e.to_string())?;
         reports.extend(catalog.reports().iter().cloned());
     }
-    let results = if a.no_cache {
-        None
-    } else {
-        context::result_cache(&cfg).map(std::sync::Arc::new)
-    };
-    let discovery = match &results {
-        Some(r) => flowmcp_catalog::ListDiscovery::with_results(std::sync::Arc::clone(r)),
-        None => flowmcp_catalog::ListDiscovery::new(),
-    };
+    let (results, discovery) = context::validation_discovery(&cfg, !a.no_cache);
     // A file inside a catalog is validated with its catalog, so that the checks across files
     // (selections, agents, skills and prompts that reference other files) run for it too.
     let (files, in_catalogs) = with_their_catalogs(files, &opts, &discovery)?;

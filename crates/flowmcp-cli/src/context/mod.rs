@@ -401,6 +401,35 @@ fn cache_base(dir: Option<PathBuf>, cfg: &Config) -> Option<PathBuf> {
         .or_else(|| cfg.home.as_ref().map(|h| h.join(".flowmcp").join("cache")))
 }
 
+/// The catalog options of `validate`: its validation options and nothing else (a catalog opened
+/// to be validated calls nothing and reads no result cache).
+pub(crate) fn validation_catalog(validation: &flowmcp_validate::Options) -> CatalogOptions {
+    let mut opts = CatalogOptions::default();
+    opts.validation = validation.clone();
+    opts
+}
+
+/// `validate`'s result cache (when `cached` and there is a cache directory) and the discovery of
+/// shared lists that reads and fills it.
+pub(crate) fn validation_discovery(
+    cfg: &Config,
+    cached: bool,
+) -> (
+    Option<std::sync::Arc<flowmcp_catalog::results::ResultCache>>,
+    flowmcp_catalog::ListDiscovery,
+) {
+    let results = if cached {
+        result_cache(cfg).map(std::sync::Arc::new)
+    } else {
+        None
+    };
+    let discovery = match &results {
+        Some(r) => flowmcp_catalog::ListDiscovery::with_results(std::sync::Arc::clone(r)),
+        None => flowmcp_catalog::ListDiscovery::new(),
+    };
+    (results, discovery)
+}
+
 /// The validation result cache in the user's flowmcp cache directory, if there is one.
 pub(crate) fn result_cache(cfg: &Config) -> Option<flowmcp_catalog::results::ResultCache> {
     result_cache_at(None, cfg)
