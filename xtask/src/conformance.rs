@@ -26,7 +26,7 @@ pub(crate) struct Outcome {
 impl Outcome {
     fn of(rel: String, r: &FileReport) -> Outcome {
         let mut errors: Vec<String> = r
-            .diagnostics
+            .diagnostics()
             .iter()
             .filter(|d| d.severity == Severity::Error)
             .map(|d| d.code.as_str().to_string())
@@ -34,7 +34,7 @@ impl Outcome {
         errors.sort();
         Outcome {
             file: rel,
-            verdict: if r.counts.errors > 0 {
+            verdict: if r.counts().errors > 0 {
                 "invalid"
             } else {
                 "valid"
@@ -216,7 +216,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let valid = outcomes.iter().filter(|o| o.verdict == "valid").count();
     let mut histogram: BTreeMap<(String, &'static str), usize> = BTreeMap::new();
     for r in &reports {
-        for d in &r.diagnostics {
+        for d in r.diagnostics() {
             *histogram
                 .entry((d.code.as_str().to_string(), d.severity.as_str()))
                 .or_default() += 1;

@@ -1202,7 +1202,11 @@ impl Example {
             }
             Form::Catalog { dir, name, .. } => {
                 let diags = flowmcp_validate::catalog::validate_catalog_fixture(dir, &opts);
-                let report = FileReport::new(format!("{name}/{REGISTRY_FILE}"), "catalog", diags);
+                let report = FileReport::new(
+                    format!("{name}/{REGISTRY_FILE}"),
+                    flowmcp_spec::diagnostic::ReportKind::Catalog,
+                    diags,
+                );
                 let text = render::human(std::slice::from_ref(&report), HumanStyle::default());
                 scrub_paths(&text, dir, name)
             }

@@ -300,7 +300,12 @@ impl Env<'_> {
             .iter()
             .map(|s| {
                 let ns = s.main.namespace.clone();
-                let url = format!("{}/{ns}", self.upstream.base);
+                // A `?` or `#` would make the URL no upstream (a query or a fragment).
+                let url = format!(
+                    "{}/{}",
+                    self.upstream.base,
+                    ns.replace('?', "%3F").replace('#', "%23")
+                );
                 (ns, url)
             })
             .collect();

@@ -1,6 +1,6 @@
 //! `cargo xtask tidy`: keeps ARCHITECTURE.md's structural statements true.
 //!
-//! Seven checks, each over the sources as they are (no build):
+//! Eight checks, each over the sources as they are (no build):
 //!
 //! 1. **Crate edges.** Every normal or build dependency of a workspace crate on another workspace
 //!    crate (the workspace-hack aside) is listed in ARCHITECTURE.md's crate table; a
@@ -37,6 +37,11 @@
 //!    types; this check makes sure `clippy.toml` keeps refusing those functions and that the lint
 //!    is turned off only in that crate, at the roots of test, example and tool targets, for unit
 //!    tests (`cfg_attr(test, …)` at a crate root) and at the places of `LINT_ALLOWED`.
+//!
+//! 8. **CLI commands stand alone.** No command file of the CLI (`commands/<name>.rs`, or a file
+//!    under `commands/<name>/`) imports another command's file, by check 2's import graph (so
+//!    also through a re-export): what two commands share lives in `context` (configuration into
+//!    library options) or in a shared module beside `commands/` (D114).
 //!
 //! The crate table sits between `<!-- tidy:crates -->` and `<!-- /tidy:crates -->` in
 //! ARCHITECTURE.md: `| crate | may depend on | public items |`.
@@ -102,6 +107,8 @@ const FS_CALLS: [&str; 17] = [
 ];
 /// The CLI's crate: the one crate whose texts may name `flowmcp` commands and flags.
 const CLI: &str = "flowmcp-cli";
+/// The folder (under the CLI's `src/`) with one file per command; check 8.
+const CLI_COMMANDS_DIR: &str = "commands/";
 /// The file of the CLI that declares its subcommands (`enum Command`).
 const CLI_COMMANDS: &str = "crates/flowmcp-cli/src/main.rs";
 /// Library literals that may keep CLI wording, each with its reason: the file, a piece of the
@@ -121,7 +128,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let problems = check(&root)?;
     if problems.is_empty() {
         println!(
-            "tidy: crate edges, module cycles, codes, IDs, CLI wording and file calls are in order"
+            "tidy: crate edges, module cycles, codes, IDs, CLI wording, file calls and CLI commands are in order"
         );
         return Ok(());
     }
@@ -151,6 +158,13 @@ pub(crate) fn check(root: &Path) -> Result<Vec<String>, String> {
                 texts.push((shown(&dir, &file), text));
             }
             problems.extend(module_cycles(&krate.name, root, &dir, &texts));
+            if krate.name == CLI {
+                problems.extend(
+                    command_imports(&texts)
+                        .into_iter()
+                        .map(|line| format!("{}/{line}", shown(root, &dir))),
+                );
+            }
             for (rel, text) in &texts {
                 let product = &product_part(text);
                 let at = shown(root, &dir.join(rel));
@@ -788,6 +802,36 @@ pub(crate) fn import_graph(files: &[(String, String)]) -> BTreeMap<String, BTree
         }
     }
     graph
+}
+
+/// Check 8 over the CLI's `src/` (files as `(path under src, text)`): every import of one
+/// command's file by another's, one line each (`commands/a.rs imports commands/b.rs …`). A
+/// command is a file `commands/<name>.rs` with the files under `commands/<name>/`;
+/// `commands/mod.rs` declares them and is none.
+pub(crate) fn command_imports(files: &[(String, String)]) -> Vec<String> {
+    let command = |rel: &str| -> Option<String> {
+        let rest = rel.strip_prefix(CLI_COMMANDS_DIR)?;
+        if rest == "mod.rs" {
+            return None;
+        }
+        let first = rest.split('/').next()?;
+        Some(first.strip_suffix(".rs").unwrap_or(first).to_string())
+    };
+    let mut out = Vec::new();
+    for (from, tos) in import_graph(files) {
+        let Some(mine) = command(&from) else {
+            continue;
+        };
+        for to in tos {
+            if command(&to).is_some_and(|theirs| theirs != mine) {
+                out.push(format!(
+                    "{from} imports {to}: a command never imports another; move what they share \
+                     into `context` or a shared module beside `commands/`"
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// How many imports and glob imports one path may go through before it is taken as reaching no
@@ -1679,6 +1723,56 @@ mod tests {
 
     fn edges(graph: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Vec<String> {
         graph[from].iter().cloned().collect()
+    }
+
+    /// Issue #40 (D114): one CLI command's file that imports another's is found, directly, by a
+    /// `super::` path and through a re-export; shared modules and a command's own child file
+    /// are fine.
+    #[test]
+    fn i40_a_command_that_imports_another_is_found() {
+        let root = "mod commands;\nmod context;\n";
+        let mods = "pub(crate) mod call;\npub(crate) mod list;\npub(crate) mod serve;\npub(crate) mod validate;\npub(crate) use list::kind;\n";
+        let clean = files(&[
+            ("main.rs", root),
+            ("commands/mod.rs", mods),
+            ("context.rs", "pub(crate) fn open() {}\n"),
+            (
+                "commands/call.rs",
+                "use crate::context::open;\nfn run() { open(); }\n",
+            ),
+            (
+                "commands/list.rs",
+                "pub(crate) fn kind() {}\nfn run() { crate::context::open(); }\n",
+            ),
+            ("commands/serve.rs", "fn run() {}\n"),
+            (
+                "commands/validate.rs",
+                "mod ids;\nfn run() { ids::check(); }\n",
+            ),
+            (
+                "commands/validate/ids.rs",
+                "pub(crate) fn check() { crate::context::open(); }\n",
+            ),
+        ]);
+        assert_eq!(command_imports(&clean), Vec::<String>::new());
+        let mut tangled = clean.clone();
+        tangled[3].1 = "use crate::commands::list::kind;\nfn run() { kind(); }\n".into();
+        tangled[5].1 = "fn run() { super::kind(); }\n".into();
+        tangled[7].1 = "pub(crate) fn check() { super::super::call::run(); }\n".into();
+        let found = command_imports(&tangled);
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert!(
+            found[0].starts_with("commands/call.rs imports commands/list.rs"),
+            "{found:?}"
+        );
+        assert!(
+            found[1].starts_with("commands/serve.rs imports commands/list.rs"),
+            "{found:?}"
+        );
+        assert!(
+            found[2].starts_with("commands/validate/ids.rs imports commands/call.rs"),
+            "{found:?}"
+        );
     }
 
     /// Issue #40: a name re-exported by `lib.rs` leads to the file that defines it, so a cycle

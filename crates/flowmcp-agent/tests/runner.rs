@@ -107,9 +107,8 @@ fn options(upstream: &str) -> CatalogOptions {
     let mut o = CatalogOptions::new(Profile::Spec);
     o.env_override = Some(BTreeMap::new());
     o.transport.allow_http_loopback = true;
-    o.runner
-        .upstreams
-        .insert("holidaykit-net".into(), upstream.into());
+    o.add_upstream("holidaykit-net", upstream)
+        .expect("a loopback upstream");
     o.runner.cache = None;
     o
 }

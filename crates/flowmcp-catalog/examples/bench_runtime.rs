@@ -160,7 +160,8 @@ fn call(iters: usize) -> Result<(), String> {
         built
     });
     let mut opts = RunnerOptions::default();
-    opts.upstreams.insert("bench".into(), base.clone());
+    opts.add_upstream("bench", &base)
+        .map_err(|e| e.to_string())?;
     let runner = Runner::with_log(set, &transport, opts, Box::new(|_| {}));
     let bare = ureq::Agent::new_with_defaults();
     let url = format!("{base}/data?q=x");
@@ -310,8 +311,8 @@ fn serve_bench(flowmcp: &str, iters: usize) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("bench.mjs"), SCHEMA).map_err(|e| e.to_string())?;
     let mut opts = CatalogOptions::new(Profile::Spec);
-    opts.transport.allow_http_loopback = true;
-    opts.runner.upstreams.insert("bench".into(), base.clone());
+    opts.add_upstream("bench", &base)
+        .map_err(|e| e.to_string())?;
     let catalog = Catalog::open(&dir, &opts).map_err(|e| e.to_string())?;
     let caller = catalog.caller();
     let mut input = Map::new();

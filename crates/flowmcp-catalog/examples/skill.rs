@@ -24,11 +24,10 @@ fn main() {
         .unwrap_or_else(|| "127.0.0.1:8080".to_string());
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
     let mut options = CatalogOptions::new(Profile::Spec);
-    options.transport.allow_http_loopback = true;
-    options
-        .runner
-        .upstreams
-        .insert("holidaykit-net".into(), format!("http://{upstream}"));
+    if let Err(e) = options.add_upstream("holidaykit-net", &format!("http://{upstream}")) {
+        eprintln!("skill: {upstream}: {e}");
+        std::process::exit(2);
+    }
     let catalog = match Catalog::open(&dir, &options) {
         Ok(c) => c,
         Err(e) => {

@@ -117,10 +117,10 @@ impl Catalog {
             .iter()
             .position(|f| f.path == path)
             .and_then(|i| self.file_report(i))
-            .filter(|r| r.counts.errors > 0)
+            .filter(|r| r.counts().errors > 0)
         {
             let mut codes: Vec<flowmcp_spec::Code> = report
-                .diagnostics
+                .diagnostics()
                 .iter()
                 .filter(|d| d.severity == flowmcp_spec::Severity::Error)
                 .map(|d| d.code)
@@ -128,7 +128,7 @@ impl Catalog {
             codes.dedup();
             return Err(ActivationError::ManifestErrors {
                 name: name.to_string(),
-                file: report.file.clone(),
+                file: report.file().to_string(),
                 codes,
             });
         }

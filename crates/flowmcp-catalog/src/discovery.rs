@@ -34,7 +34,7 @@ type Slot = OnceLock<Arc<ListRegistry>>;
 /// let opts = Options::new(Profile::Spec);
 /// for file in ["providers/a.mjs", "providers/b.mjs"] {
 ///     let report = discovery.validate_file(file.as_ref(), file, &opts);
-///     println!("{file}: {} errors", report.counts.errors);
+///     println!("{file}: {} errors", report.counts().errors);
 /// }
 /// ```
 #[derive(Debug, Default)]

@@ -235,7 +235,7 @@ impl GradedSchema {
         // `CODE message` of each finding of one severity.
         let findings = |severity: flowmcp_spec::Severity| -> Vec<String> {
             validation
-                .diagnostics
+                .diagnostics()
                 .iter()
                 .filter(|d| d.severity == severity)
                 .map(|d| format!("{} {}", d.code.as_str(), d.message))

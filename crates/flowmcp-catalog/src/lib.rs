@@ -39,9 +39,9 @@
 //! // The bundled example catalog (a directory with registry.json, schemas and shared lists).
 //! let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
 //! let mut options = CatalogOptions::new(Profile::Spec);
-//! // Send the holidaykit-net tools to a local address where nothing listens.
-//! options.transport.allow_http_loopback = true;
-//! options.runner.upstreams.insert("holidaykit-net".into(), "http://127.0.0.1:9".into());
+//! // Send the holidaykit-net tools to a local address where nothing listens (checked: https, or
+//! // plain http to a loopback host, which the transport then allows).
+//! options.add_upstream("holidaykit-net", "http://127.0.0.1:9")?;
 //!
 //! let catalog = Catalog::open(&dir, &options)?;
 //! assert!(!catalog.has_errors());

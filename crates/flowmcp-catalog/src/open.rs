@@ -115,12 +115,9 @@ impl CatalogOptions {
         namespace: &str,
         base_url: &str,
     ) -> Result<(), flowmcp_runtime::transport::UpstreamError> {
-        if flowmcp_runtime::transport::check_upstream(base_url)? {
+        if self.runner.add_upstream(namespace, base_url)? {
             self.transport.allow_http_loopback = true;
         }
-        self.runner
-            .upstreams
-            .insert(namespace.to_string(), base_url.to_string());
         Ok(())
     }
 }
@@ -328,7 +325,7 @@ impl Catalog {
                     ns.clone(),
                     Rejected {
                         tool: String::new(),
-                        file: report.file.clone(),
+                        file: report.file().to_string(),
                         codes: error_codes(&report),
                         cause: None,
                     },
@@ -483,7 +480,7 @@ impl Catalog {
 
     /// Whether any report has an error.
     pub fn has_errors(&self) -> bool {
-        self.reports.iter().any(|r| r.counts.errors > 0)
+        self.reports.iter().any(|r| r.counts().errors > 0)
     }
 
     /// The callable tools and everything known about them (descriptors, problems, server
@@ -687,23 +684,23 @@ fn settle(
             .exports
             .as_ref()
             .and_then(|e| e.get("main"))
-            .map(|m| rejected_tools(m, &report.file, &codes, names, compat))
+            .map(|m| rejected_tools(m, report.file(), &codes, names, compat))
             .unwrap_or_default();
         // A file that did not load says why (its first error, with its position).
         let first = report
-            .diagnostics
+            .diagnostics()
             .iter()
             .find(|d| d.severity == Severity::Error);
         let message = match first {
             Some(d) if loaded.exports.is_none() => format!("cannot be loaded: {}", d.brief()),
             _ => format!("not callable: it has errors ({})", code_list(&codes)),
         };
-        let problem = LoadProblem::new(report.file.clone(), message);
+        let problem = LoadProblem::new(report.file().to_string(), message);
         return Callable::Rejected(tools, problem);
     }
     main_source(
         path,
-        &report.file,
+        report.file(),
         &mut loaded,
         scope,
         "main cannot be read",
@@ -714,7 +711,7 @@ fn settle(
 fn error_codes(report: &FileReport) -> Vec<Code> {
     let mut codes: Vec<Code> = Vec::new();
     for d in report
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.severity == Severity::Error)
     {
@@ -757,7 +754,7 @@ fn inline_callable(
     opts: &CatalogOptions,
     scope: &ListScope,
 ) -> Callable {
-    if report.counts.errors > 0 {
+    if report.counts().errors > 0 {
         return Callable::Nothing;
     }
     let Some(Some(Ok(schema))) = loaded
@@ -768,19 +765,19 @@ fn inline_callable(
     else {
         return Callable::Nothing;
     };
-    let schema = if schema.needs_upstream && !opts.runner.upstreams.contains_key(&schema.namespace)
-    {
-        if schema.resources.is_empty() {
-            return Callable::Nothing;
-        }
-        schema.without_tools()
-    } else {
-        schema
-    };
-    let mut made = flowmcp_validate::inline::load_inline(&report.file, &schema);
+    let schema =
+        if schema.needs_upstream && !opts.runner.upstreams().contains_key(&schema.namespace) {
+            if schema.resources.is_empty() {
+                return Callable::Nothing;
+            }
+            schema.without_tools()
+        } else {
+            schema
+        };
+    let mut made = flowmcp_validate::inline::load_inline(report.file(), &schema);
     main_source(
         path.to_path_buf(),
-        &report.file,
+        report.file(),
         &mut made,
         scope,
         "its inline tools cannot be read",
@@ -880,7 +877,7 @@ pub(crate) fn read_stamped(
     let (loaded, report) = discovery.load_validated(anchor, path, &display, v);
     let scope = discovery.scope_for(path, &display, v);
     let part = Part::of(&relative(root, path), &loaded);
-    let good = report.counts.errors == 0;
+    let good = report.counts().errors == 0;
     let callable = if loaded.kind == FileKind::Agent {
         inline_callable(path, &report, &loaded, opts, &scope)
     } else {
@@ -1082,7 +1079,7 @@ fn read_manifest(dir: &Path, display: &str, opts: &CatalogOptions) -> Contents {
                     callable,
                     listed,
                     part,
-                    good: f.report.counts.errors == 0,
+                    good: f.report.counts().errors == 0,
                 },
                 report: f.report,
             }

@@ -166,7 +166,7 @@ impl Catalog {
                 // Unchanged (read again only because no copy was kept).
                 continue;
             }
-            changed.push(f.report.file.clone());
+            changed.push(f.report.file().to_string());
             let broken = !f.state.good
                 || before.is_some_and(|b| {
                     matches!(b.callable, Callable::Source(_))
@@ -189,7 +189,7 @@ impl Catalog {
             .iter()
             .enumerate()
             .filter(|(_, f)| !present.contains(&f.path))
-            .filter_map(|(i, _)| self.file_report(i).map(|r| r.file.clone()))
+            .filter_map(|(i, _)| self.file_report(i).map(|r| r.file().to_string()))
             .collect();
         let mut catalog = Catalog::assemble(self.root.clone(), origin, fresh, opts);
         catalog.carry_primitives(self);

@@ -304,10 +304,9 @@ impl ResultCache {
             .into_iter()
             .map(StoredDiagnostic::restore)
             .collect::<Option<Vec<_>>>()?;
-        Some((
-            FileReport::new(entry.file, entry.kind, diagnostics),
-            entry.loaded,
-        ))
+        // A kind this build does not name is an entry it did not write.
+        let kind = flowmcp_spec::diagnostic::ReportKind::parse(&entry.kind)?;
+        Some((FileReport::new(entry.file, kind, diagnostics), entry.loaded))
     }
 
     /// Stores `report` under `key` with the file checks it asked; a failure to write only means
@@ -323,10 +322,10 @@ impl ResultCache {
             loaded: loaded.map(StoredLoaded::of),
             key: key.hex.clone(),
             checks,
-            file: report.file.clone(),
-            kind: report.kind.clone(),
+            file: report.file().to_string(),
+            kind: report.kind().as_str().to_string(),
             diagnostics: report
-                .diagnostics
+                .diagnostics()
                 .iter()
                 .map(StoredDiagnostic::of)
                 .collect(),

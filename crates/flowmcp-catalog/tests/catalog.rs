@@ -27,7 +27,7 @@ fn the_example_catalog_opens_whole_and_valid() {
     assert!(!c.has_errors(), "{:?}", c.reports());
     // The manifest's report first, then every file of the catalog (lists, prompt content files,
     // skills, the selection and the agent included).
-    assert!(c.reports()[0].file.ends_with("registry.json"));
+    assert!(c.reports()[0].file().ends_with("registry.json"));
     assert_eq!(c.reports().len(), 1 + 5 + 3 + 3 + 1 + 1);
     // 11 tools, and 10 resource entries: the queries (two, and three with fieldnotes' getSchema),
     // runSql and describeTables of each SQLite resource, and the markdown guide.
@@ -127,7 +127,7 @@ fn a_schema_with_errors_is_not_callable_and_nothing_is_sent() {
     let report = &c.reports()[0];
     assert!(
         report
-            .diagnostics
+            .diagnostics()
             .iter()
             .any(|d| d.severity == Severity::Error)
     );
@@ -185,7 +185,7 @@ fn the_manifest_decides_which_schemas_are_part_of_the_catalog() {
     let c = Catalog::open(&dir.0, &options(Profile::Spec, &[])).expect("opens");
     assert!(c.find("t_listed").is_some());
     assert!(c.find("t_unlisted").is_none());
-    let manifest = &c.reports()[0].diagnostics;
+    let manifest = &c.reports()[0].diagnostics();
     let has = |code: &str, text: &str| {
         manifest
             .iter()
@@ -225,7 +225,7 @@ fn links_out_of_the_catalog_are_not_followed_and_problems_are_redacted() {
     assert!(
         c.reports()
             .iter()
-            .any(|r| r.file.ends_with("copy.mjs") && r.counts.errors > 0),
+            .any(|r| r.file().ends_with("copy.mjs") && r.counts().errors > 0),
         "{:?}",
         c.reports()
     );
@@ -357,7 +357,7 @@ fn a_reload_reads_only_what_changed_and_a_broken_file_keeps_its_good_version() {
     dir.write("a.mjs", "export const main = { namespace: 'aaa', tools: ");
     let r = c.reload().expect("reads").expect("changed");
     assert_eq!(r.kept.len(), 1);
-    assert!(r.kept[0].counts.errors > 0);
+    assert!(r.kept[0].counts().errors > 0);
     assert!(!r.tools_changed());
     let c = r.catalog;
     assert!(c.has_errors());
@@ -420,13 +420,13 @@ fn a_manifest_catalog_reloads_a_changed_schema_and_a_changed_list() {
     let c = c.reload().expect("reads").expect("changed").catalog;
     assert!(c.has_manifest());
     let codes: Vec<&str> = c.reports()[0]
-        .diagnostics
+        .diagnostics()
         .iter()
         .map(|d| d.code.as_str())
         .collect();
     assert_eq!(codes, ["CAT008"]);
     assert!(
-        c.reports()[1..].iter().all(|r| r.counts.errors == 0),
+        c.reports()[1..].iter().all(|r| r.counts().errors == 0),
         "{:?}",
         c.reports()
     );
@@ -531,9 +531,9 @@ fn i28_7b_one_missing_comma_reports_its_cause_not_the_cascade() {
     let errors: Vec<String> = c
         .reports()
         .iter()
-        .flat_map(|r| r.diagnostics.iter().map(move |d| (r, d)))
+        .flat_map(|r| r.diagnostics().iter().map(move |d| (r, d)))
         .filter(|(_, d)| d.severity == Severity::Error)
-        .map(|(r, d)| format!("{} {}", d.code.as_str(), r.file))
+        .map(|(r, d)| format!("{} {}", d.code.as_str(), r.file()))
         .collect();
     // The manifest's content hash no longer matches the edited file (CAT008), and the file does
     // not load: nothing else.
@@ -546,15 +546,15 @@ fn i28_7b_one_missing_comma_reports_its_cause_not_the_cascade() {
     let report = c
         .reports()
         .iter()
-        .find(|r| r.file.ends_with("public-holidays.mjs"))
+        .find(|r| r.file().ends_with("public-holidays.mjs"))
         .unwrap();
     let folded: Vec<&str> = report
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.code.as_str() == "CAT009")
         .map(|d| d.message.as_str())
         .collect();
-    assert_eq!(folded.len(), 1, "{:#?}", report.diagnostics);
+    assert_eq!(folded.len(), 1, "{:#?}", report.diagnostics());
     for dependent in [
         "agents/holiday-planner/agent.mjs",
         "providers/holidaykit-net/skills/plan-long-weekends.mjs",
@@ -569,15 +569,15 @@ fn i28_7b_one_missing_comma_reports_its_cause_not_the_cascade() {
     );
     // No file but the broken one says anything of it.
     for r in c.reports() {
-        if r.file.ends_with("public-holidays.mjs") {
+        if r.file().ends_with("public-holidays.mjs") {
             continue;
         }
-        for d in &r.diagnostics {
+        for d in r.diagnostics() {
             assert!(
                 !d.message.contains("holidaykit-net/"),
                 "{} {}: {}",
                 d.code.as_str(),
-                r.file,
+                r.file(),
                 d.message
             );
         }
@@ -693,7 +693,7 @@ fn i28_6_a_grading_list_root_is_a_directory_of_schemas_under_compat() {
     );
     // The manifest's report says it once, not once per entry.
     let codes: Vec<&str> = c.reports()[0]
-        .diagnostics
+        .diagnostics()
         .iter()
         .map(|d| d.code.as_str())
         .collect();

@@ -103,7 +103,7 @@ fn inline_resources_are_served_and_relative_tools_wait_for_an_upstream() {
     let dir = catalog_dir("noup", "'string()'");
     let catalog = Catalog::open(&dir, &options(None, &dir)).unwrap();
     let report = &catalog.reports()[0];
-    assert_eq!(report.counts.errors, 0, "{:#?}", report.diagnostics);
+    assert_eq!(report.counts().errors, 0, "{:#?}", report.diagnostics());
     let act = catalog.activate_agent("desk").unwrap();
     assert!(act.tools.is_empty(), "{:?}", act.tools);
     assert_eq!(act.resources, ["desk/resource/notes"]);
@@ -169,7 +169,7 @@ fn a_broken_inline_tool_is_named_on_the_manifest_and_stops_activation() {
     let catalog = Catalog::open(&dir, &options(None, &dir)).unwrap();
     let report = &catalog.reports()[0];
     let found = report
-        .diagnostics
+        .diagnostics()
         .iter()
         .find(|d| d.severity == flowmcp_catalog::validate::Severity::Error)
         .expect("an error for the broken primitive");

@@ -228,17 +228,17 @@ fn a_broken_reference_renders_as_an_error_and_validation_names_it() {
     // Validation names it, on the content file (the example's two other findings are a warning
     // and a note).
     assert_eq!(
-        c.reports().iter().map(|r| r.counts.errors).sum::<usize>(),
+        c.reports().iter().map(|r| r.counts().errors).sum::<usize>(),
         1
     );
     let findings: Vec<String> = c
         .reports()
         .iter()
         .flat_map(|r| {
-            r.diagnostics
+            r.diagnostics()
                 .iter()
                 .filter(|d| d.severity == flowmcp_catalog::validate::Severity::Error)
-                .map(move |d| format!("{} {} {}", d.code, r.file, d.message))
+                .map(move |d| format!("{} {} {}", d.code, r.file(), d.message))
         })
         .collect();
     assert_eq!(findings.len(), 1, "{findings:?}");
@@ -268,7 +268,7 @@ fn a_broken_reference_renders_as_an_error_and_validation_names_it() {
     let count = |c: &Catalog| {
         c.reports()
             .iter()
-            .flat_map(|r| &r.diagnostics)
+            .flat_map(|r| r.diagnostics())
             .filter(|d| d.code.as_str() == "PRM009")
             .count()
     };

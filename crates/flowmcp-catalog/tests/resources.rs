@@ -540,8 +540,8 @@ export const main = {
 /// Options for the http schema: its namespace sent to `upstream` (loopback allowed).
 fn http_options(scratch: &Scratch, upstream: &str) -> CatalogOptions {
     let mut o = options(scratch);
-    o.transport.allow_http_loopback = true;
-    o.runner.upstreams.insert("remote".into(), upstream.into());
+    o.add_upstream("remote", upstream)
+        .expect("a loopback upstream");
     o
 }
 
@@ -735,7 +735,7 @@ fn compat_reads_the_database_path_of_older_catalogs_inside_home_or_the_schema_di
         let path = s.write("cat/old.mjs", &schema(database));
         let c = Catalog::open(&path, &o).unwrap();
         let codes: Vec<&str> = c.reports()[0]
-            .diagnostics
+            .diagnostics()
             .iter()
             .map(|d| d.code.as_str())
             .collect();
@@ -790,7 +790,7 @@ fn item02_a_downloaded_copy_is_never_written_outside_the_project_folder() {
         // Validation reports the path; the file is not callable.
         let c = Catalog::open(&schema, &http_options(&s, &server.base)).unwrap();
         let codes: Vec<&str> = c.reports()[0]
-            .diagnostics
+            .diagnostics()
             .iter()
             .map(|d| d.code.as_str())
             .collect();

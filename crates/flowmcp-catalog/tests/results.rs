@@ -68,7 +68,7 @@ fn validate(
 }
 
 fn codes(r: &FileReport) -> Vec<&str> {
-    r.diagnostics.iter().map(|d| d.code.as_str()).collect()
+    r.diagnostics().iter().map(|d| d.code.as_str()).collect()
 }
 
 const HOLIDAYS: &str = "providers/holidaykit-net/public-holidays.mjs";
@@ -178,7 +178,7 @@ fn i30_1_corrupt_and_foreign_entries_are_ignored_and_clear_removes_only_entries(
     std::fs::write(entry, foreign).unwrap();
     let read = validate(&s, HOLIDAYS, &opts, Some(&cache));
     assert_eq!(read, fresh);
-    assert!(!read.diagnostics.iter().any(|d| d.message == "planted"));
+    assert!(!read.diagnostics().iter().any(|d| d.message == "planted"));
     // The same entry under its own key is believed: the key is the whole defence, so the test
     // shows the planted finding is what such an entry would give.
     let planted = text.replace(
@@ -187,7 +187,12 @@ fn i30_1_corrupt_and_foreign_entries_are_ignored_and_clear_removes_only_entries(
     );
     std::fs::write(entry, planted).unwrap();
     let believed = validate(&s, HOLIDAYS, &opts, Some(&cache));
-    assert!(believed.diagnostics.iter().any(|d| d.message == "planted"));
+    assert!(
+        believed
+            .diagnostics()
+            .iter()
+            .any(|d| d.message == "planted")
+    );
 
     // `clear` removes the entries and nothing else: not another file, not even one named like an
     // entry.

@@ -101,9 +101,9 @@ fn open(dir: &std::path::Path, upstream: &str) -> Catalog {
     let report = catalog
         .reports()
         .iter()
-        .find(|r| r.file.ends_with("demo.mjs"))
+        .find(|r| r.file().ends_with("demo.mjs"))
         .unwrap();
-    assert_eq!(report.counts.errors, 0, "{:#?}", report.diagnostics);
+    assert_eq!(report.counts().errors, 0, "{:#?}", report.diagnostics());
     catalog
 }
 

@@ -4,6 +4,7 @@
 //! a `flowmcp` command or flag, because a program that embeds them has neither (D74,
 //! `cargo xtask tidy` checks it). The CLI adds the command here, in one place.
 
+use flowmcp_catalog::CatalogError;
 use flowmcp_spec::catalog::REGISTRY_FILE;
 use flowmcp_spec::{Code, Diagnostic};
 
@@ -59,6 +60,30 @@ pub(crate) fn rejected(file: &str) -> String {
 pub(crate) const LIBS: &str = "a library the schema requires is not available: choose the \
      library directory with --libs DIR, FLOWMCP_LIBS or `libs` of the configuration, and install \
      the catalog's libraries into it with `flowmcp libs install`";
+
+/// A catalog error as the CLI prints it: the library's text, and the command that fixes a missing
+/// manifest.
+pub(crate) fn catalog_error(e: &CatalogError) -> String {
+    match e {
+        CatalogError::NoRegistry { dir, .. } => {
+            format!("{e} (create it with `flowmcp catalog index {dir}`)")
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// Why an agent cannot be activated, with what to run or set about it.
+pub(crate) fn activation_error(e: &flowmcp_catalog::ActivationError) -> String {
+    use flowmcp_catalog::ActivationError as A;
+    match e {
+        A::ManifestErrors { file, .. } => format!("{e}; {}", rejected(file)),
+        A::ResourceNotServed { .. } => format!("{e} (see `flowmcp list`)"),
+        A::MissingServerParams { .. } => format!(
+            "{e}\nSet the missing server parameters (environment, --env-file or the configuration) to activate the agent."
+        ),
+        _ => e.to_string(),
+    }
+}
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]

@@ -428,17 +428,17 @@ impl ReloadReport {
         }
         for r in &self.kept {
             let errors: Vec<String> = r
-                .diagnostics
+                .diagnostics()
                 .iter()
                 .filter(|d| d.severity == flowmcp_catalog::validate::Severity::Error)
                 .map(|d| {
                     let at = d.line.map(|l| format!(":{l}")).unwrap_or_default();
-                    format!("{}{at} {} {}", r.file, d.code.as_str(), d.message)
+                    format!("{}{at} {} {}", r.file(), d.code.as_str(), d.message)
                 })
                 .collect();
             tracing::warn!(
                 "{} has errors; its previous version keeps serving: {}",
-                r.file,
+                r.file(),
                 errors.join("; ")
             );
         }

@@ -72,7 +72,8 @@ fn an_agent_tool_runs_the_loop_and_reports_progress() {
     let mut o = CatalogOptions::new(Profile::Spec);
     o.env_override = Some(BTreeMap::new());
     o.transport.allow_http_loopback = true;
-    o.runner.upstreams.insert("holidaykit-net".into(), upstream);
+    o.add_upstream("holidaykit-net", &upstream)
+        .expect("a loopback upstream");
     let mut opts = ServeOptions::default();
     opts.agent_tools = vec!["holiday-planner".into()];
     let mut llm = flowmcp_agent::Endpoint::new(format!("{chat}/v1"));
@@ -201,7 +202,8 @@ fn i29_2_mcp_and_the_agent_runner_treat_a_tool_without_meta_the_same_way() {
         };
         built
     };
-    o.runner.upstreams.insert("holidaykit-net".into(), upstream);
+    o.add_upstream("holidaykit-net", &upstream)
+        .expect("a loopback upstream");
     o.runner.timeout = Duration::from_secs(8);
     o.runner.cache = None;
     let list = "listCountries_holidaykit-net";

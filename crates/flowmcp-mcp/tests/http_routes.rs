@@ -844,7 +844,7 @@ fn metered_catalog(
     ]));
     o.transport.allow_http_loopback = true;
     for ns in ["holidaykit-net", "skycast-io"] {
-        o.runner.upstreams.insert(ns.into(), upstream.to_string());
+        o.add_upstream(ns, upstream).expect("a loopback upstream");
     }
     o.runner.cache = cache.map(|dir| flowmcp_catalog::env::Cache::new(dir).into());
     o.runner.observer = Some(std::sync::Arc::new(metrics.clone()));

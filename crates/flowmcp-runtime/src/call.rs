@@ -84,8 +84,9 @@ pub enum CacheMode {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct RunnerOptions {
-    /// `--upstream NS=URL`: the base URL replacing a namespace's `root`.
-    pub upstreams: BTreeMap<String, String>,
+    /// The base URL replacing a namespace's `root`, each checked by [`RunnerOptions::add_upstream`]
+    /// (the only way in).
+    upstreams: BTreeMap<String, String>,
     /// The preload cache, if any: a directory, or Redis shared by several processes.
     pub cache: Option<PreloadCache>,
     pub cache_mode: CacheMode,
@@ -106,6 +107,29 @@ pub struct RunnerOptions {
     /// Told about upstream answers, preload cache lookups and sandbox rebuilds, and asked for
     /// the id of the request a call serves (a server's metrics and logs); `None` tells no one.
     pub observer: Option<Arc<dyn Observer>>,
+}
+
+impl RunnerOptions {
+    /// The base URLs replacing namespaces' `root`, by namespace.
+    pub fn upstreams(&self) -> &BTreeMap<String, String> {
+        &self.upstreams
+    }
+
+    /// Sends `namespace`'s requests to `base_url` instead of its schemas' `root`, once
+    /// [`check_upstream`](crate::transport::check_upstream) accepts the URL (absolute `https://`,
+    /// or plain `http://` to a loopback host, without user info, query or fragment). Returns
+    /// whether it is plain HTTP to loopback: the transport must then allow that
+    /// ([`TransportConfig::allow_http_loopback`](crate::transport::TransportConfig::allow_http_loopback)).
+    pub fn add_upstream(
+        &mut self,
+        namespace: &str,
+        base_url: &str,
+    ) -> Result<bool, crate::transport::UpstreamError> {
+        let loopback_http = crate::transport::check_upstream(base_url)?;
+        self.upstreams
+            .insert(namespace.to_string(), base_url.to_string());
+        Ok(loopback_http)
+    }
 }
 
 impl Default for RunnerOptions {

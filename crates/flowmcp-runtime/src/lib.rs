@@ -29,9 +29,8 @@
 //!
 //! // Nothing listens on this port: the call ends with a coded error, not a panic.
 //! let mut options = RunnerOptions::default();
-//! options.upstreams.insert("demo".into(), "http://127.0.0.1:9".into());
 //! let mut config = TransportConfig::default();
-//! config.allow_http_loopback = true;
+//! config.allow_http_loopback = options.add_upstream("demo", "http://127.0.0.1:9")?;
 //! let transport = UreqTransport::new(config);
 //! let runner = Runner::new(&toolset, &transport, options);
 //! let envelope = runner.call_json(&tool.descriptor.wire_name, &Default::default());

@@ -454,10 +454,12 @@ fn each_e_code() {
         "only the secret is hidden in errors: {e:?}"
     );
 
-    // E009: plain http to a non-loopback host is refused before connecting.
-    let (r, _) = runner(&set, &t, opts(&[("loc", "http://10.255.255.1")]));
-    let e = r.call_json("text_loc", &Map::new());
-    assert!(message(&e).starts_with("E009 text:"), "{e:?}");
+    // Plain http to a non-loopback host is no upstream: refused before any call (issue #40,
+    // D114; the transport refuses such a URL with E009 too, `tests/transport.rs`).
+    assert_eq!(
+        RunnerOptions::default().add_upstream("loc", "http://10.255.255.1"),
+        Err(flowmcp_runtime::transport::UpstreamError::PlainHttp)
+    );
 
     // E003 and E008 with tight transport limits.
     let slow = TestServer::start(2, |seen: &Seen| {
@@ -838,7 +840,7 @@ fn a_compat_toolset_is_called_under_compat_whatever_the_runner_options() {
     let server = TestServer::start(1, |seen: &Seen| json_reply(json!({"path": seen.url})));
     let t = transport();
     let mut o = RunnerOptions::default();
-    o.upstreams.insert("wx".into(), server.base.clone());
+    o.add_upstream("wx", &server.base).unwrap();
     let (r, _) = runner(&set, &t, o);
     let e = r.call_json("now_wx", &obj(json!({"q": "Berlin"})));
     assert_eq!(*e.data(), json!({"path": "/now?q=Berlin"}), "{e:?}");

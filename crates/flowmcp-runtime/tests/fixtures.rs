@@ -147,7 +147,7 @@ fn run(path: &Path) -> Result<(), String> {
     }
     let transport = UreqTransport::new(config);
     let mut opts = RunnerOptions::default();
-    opts.upstreams.insert("fx".into(), base);
+    opts.add_upstream("fx", &base).unwrap();
     let runner = Runner::with_log(&set, &transport, opts, Box::new(|_| {}));
     let envelope = runner.call_json(&d.tool, &d.input);
     drop(runner);

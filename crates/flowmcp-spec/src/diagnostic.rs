@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::catalog::FileKind;
 use crate::level::Level;
 use crate::profile::RuleSettings;
 use crate::registry::Code;
@@ -415,50 +416,182 @@ impl Counts {
     }
 }
 
-/// The diagnostics of one file.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FileReport {
-    pub file: String,
-    /// What the file turned out to be: `schema`, `list`, `skill`, `prompt`, `agent`, `selection`,
-    /// `content`, or `unknown` when it could not be loaded far enough to tell.
-    pub kind: String,
-    pub verdict: Verdict,
-    #[serde(flatten)]
-    pub counts: Counts,
-    pub diagnostics: Vec<Diagnostic>,
+/// What a report is about: a file of a catalog by its kind, a catalog's manifest, or an ID.
+/// Reports write it as its name (`schema`, `list`, …, `unknown`, `catalog`, `id`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportKind {
+    /// A file, by what it turned out to be ([`FileKind::Unknown`] when it could not be loaded
+    /// far enough to tell).
+    File(FileKind),
+    /// A catalog's `registry.json`: the checks of the catalog as a whole.
+    Catalog,
+    /// A Primitive-ID or Schema-File-ID checked on its own.
+    Id,
 }
 
-impl FileReport {
-    pub fn new(
-        file: impl Into<String>,
-        kind: impl Into<String>,
-        mut diagnostics: Vec<Diagnostic>,
-    ) -> Self {
-        // Stable order: by position (unknown last), then by emission order.
-        diagnostics.sort_by_key(|d| (d.line.unwrap_or(u32::MAX), d.column.unwrap_or(u32::MAX)));
-        let counts = Counts::of(&diagnostics);
-        Self {
-            file: file.into(),
-            kind: kind.into(),
-            verdict: counts.verdict(),
-            counts,
-            diagnostics,
+impl ReportKind {
+    /// The name reports write: the file kind's ([`FileKind::as_str`]), `catalog` or `id`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReportKind::File(kind) => kind.as_str(),
+            ReportKind::Catalog => "catalog",
+            ReportKind::Id => "id",
+        }
+    }
+
+    /// The kind [`ReportKind::as_str`] names; `None` for any other text.
+    pub fn parse(name: &str) -> Option<ReportKind> {
+        match name {
+            "catalog" => Some(ReportKind::Catalog),
+            "id" => Some(ReportKind::Id),
+            "unknown" => Some(ReportKind::File(FileKind::Unknown)),
+            _ => FileKind::BY_EXPORT
+                .iter()
+                .map(|(_, kind)| *kind)
+                .find(|kind| kind.as_str() == name)
+                .map(ReportKind::File),
         }
     }
 }
 
-/// A whole run: many files under one profile.
+impl From<FileKind> for ReportKind {
+    fn from(kind: FileKind) -> Self {
+        ReportKind::File(kind)
+    }
+}
+
+impl std::fmt::Display for ReportKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ReportKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// The diagnostics of one file, with their counts and the verdict, which always agree: every
+/// change of the diagnostics goes through a method that counts them again.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileReport {
+    file: String,
+    kind: ReportKind,
+    verdict: Verdict,
+    #[serde(flatten)]
+    counts: Counts,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl FileReport {
+    /// The report of `file` (as it is shown), a `kind`, with `diagnostics` in a stable order: by
+    /// position (those without one last), then as they were emitted.
+    pub fn new(
+        file: impl Into<String>,
+        kind: impl Into<ReportKind>,
+        diagnostics: Vec<Diagnostic>,
+    ) -> Self {
+        let mut report = Self {
+            file: file.into(),
+            kind: kind.into(),
+            verdict: Verdict::Valid,
+            counts: Counts::default(),
+            diagnostics: Vec::new(),
+        };
+        report.set_diagnostics(diagnostics);
+        report
+    }
+
+    /// The file as it is shown (or the ID, or the catalog's `registry.json`).
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// What the report is about.
+    pub fn kind(&self) -> ReportKind {
+        self.kind
+    }
+
+    /// `invalid` when a diagnostic is an error.
+    pub fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+
+    /// The diagnostics per severity.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// The diagnostics, by position.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The diagnostics, taken out of the report.
+    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.diagnostics
+    }
+
+    /// Replaces the diagnostics (put in order as [`FileReport::new`] does) and counts them.
+    pub fn set_diagnostics(&mut self, mut diagnostics: Vec<Diagnostic>) {
+        // Stable order: by position (unknown last), then by emission order.
+        diagnostics.sort_by_key(|d| (d.line.unwrap_or(u32::MAX), d.column.unwrap_or(u32::MAX)));
+        self.diagnostics = diagnostics;
+        self.recount();
+    }
+
+    /// Adds `more` diagnostics, in order among the others, and counts again.
+    pub fn extend(&mut self, more: impl IntoIterator<Item = Diagnostic>) {
+        let mut all = std::mem::take(&mut self.diagnostics);
+        all.extend(more);
+        self.set_diagnostics(all);
+    }
+
+    /// Adds one diagnostic, in order among the others, and counts again.
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.extend([diagnostic]);
+    }
+
+    /// Keeps only the diagnostics `keep` accepts, and counts again.
+    pub fn retain_diagnostics(&mut self, keep: impl FnMut(&Diagnostic) -> bool) {
+        self.diagnostics.retain(keep);
+        self.recount();
+    }
+
+    /// The same report under another name: `file` becomes `shown`, and so does the file of every
+    /// diagnostic that named it (a file validated in its catalog, reported under the path the
+    /// user gave).
+    pub fn renamed(mut self, shown: impl Into<String>) -> Self {
+        let shown = shown.into();
+        for d in &mut self.diagnostics {
+            if d.file.as_deref() == Some(self.file.as_str()) {
+                d.file = Some(shown.clone());
+            }
+        }
+        self.file = shown;
+        self
+    }
+
+    fn recount(&mut self) {
+        self.counts = Counts::of(&self.diagnostics);
+        self.verdict = self.counts.verdict();
+    }
+}
+
+/// A whole run: many files under one profile, with the counts and the verdict of them all.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
-    pub profile: crate::profile::Profile,
-    pub verdict: Verdict,
-    pub files: usize,
+    profile: crate::profile::Profile,
+    verdict: Verdict,
+    files: usize,
     #[serde(flatten)]
-    pub counts: Counts,
-    pub reports: Vec<FileReport>,
+    counts: Counts,
+    reports: Vec<FileReport>,
 }
 
 impl Report {
+    /// The report of `reports` under `profile`, counted.
     pub fn new(profile: crate::profile::Profile, reports: Vec<FileReport>) -> Self {
         let mut counts = Counts::default();
         for r in &reports {
@@ -471,6 +604,36 @@ impl Report {
             counts,
             reports,
         }
+    }
+
+    /// The profile the files were checked under.
+    pub fn profile(&self) -> crate::profile::Profile {
+        self.profile
+    }
+
+    /// `invalid` when a file's diagnostic is an error.
+    pub fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+
+    /// How many file reports there are.
+    pub fn files(&self) -> usize {
+        self.files
+    }
+
+    /// The diagnostics of every file per severity.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// The file reports.
+    pub fn reports(&self) -> &[FileReport] {
+        &self.reports
+    }
+
+    /// The file reports, taken out of the report.
+    pub fn into_reports(self) -> Vec<FileReport> {
+        self.reports
     }
 }
 
@@ -543,6 +706,76 @@ pub fn display_path(path: &Path) -> String {
 mod tests {
     use super::*;
     use crate::profile::Profile;
+
+    fn finding(code: Code, severity: Severity, line: Option<u32>) -> Diagnostic {
+        Diagnostic {
+            code,
+            variant: None,
+            severity,
+            message: "m".into(),
+            file: Some("a.mjs".into()),
+            line,
+            column: line,
+            pointer: None,
+            path: None,
+            help: None,
+        }
+    }
+
+    /// Issue #40 (D114): every change of a report's diagnostics counts them again, so the
+    /// verdict and the counts always agree with them; renaming renames the findings too.
+    #[test]
+    fn i40_a_report_keeps_its_counts_and_verdict_true() {
+        let mut r = FileReport::new(
+            "a.mjs",
+            FileKind::Schema,
+            vec![finding(Code::VAL003, Severity::Warning, None)],
+        );
+        assert_eq!(r.verdict(), Verdict::Valid);
+        r.push(finding(Code::VAL001, Severity::Error, Some(2)));
+        assert_eq!((r.counts().errors, r.counts().warnings), (1, 1));
+        assert_eq!(r.verdict(), Verdict::Invalid);
+        assert_eq!(
+            r.diagnostics()[0].code,
+            Code::VAL001,
+            "in order of position"
+        );
+        r.retain_diagnostics(|d| d.severity != Severity::Error);
+        assert_eq!(r.verdict(), Verdict::Valid);
+        assert_eq!(r.counts().errors, 0);
+        r.set_diagnostics(vec![finding(Code::VAL001, Severity::Error, None)]);
+        assert_eq!(r.verdict(), Verdict::Invalid);
+        let r = r.renamed("given/a.mjs");
+        assert_eq!(r.file(), "given/a.mjs");
+        assert_eq!(r.diagnostics()[0].file.as_deref(), Some("given/a.mjs"));
+        let all = Report::new(Profile::Spec, vec![r.clone(), r]);
+        assert_eq!((all.files(), all.counts().errors), (2, 2));
+        assert_eq!(all.verdict(), Verdict::Invalid);
+    }
+
+    /// Issue #40 (D114): a report's kind is written as the string it always was, and read back.
+    #[test]
+    fn i40_a_report_kind_is_written_as_its_name() {
+        for kind in FileKind::BY_EXPORT
+            .iter()
+            .map(|(_, k)| ReportKind::File(*k))
+            .chain([
+                ReportKind::File(FileKind::Unknown),
+                ReportKind::Catalog,
+                ReportKind::Id,
+            ])
+        {
+            assert_eq!(ReportKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(ReportKind::parse("registry"), None);
+        let r = FileReport::new("c/registry.json", ReportKind::Catalog, Vec::new());
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["kind"], "catalog");
+        assert_eq!(
+            serde_json::to_string(&FileReport::new("x", FileKind::Selection, Vec::new())).unwrap(),
+            r#"{"file":"x","kind":"selection","verdict":"valid","errors":0,"warnings":0,"infos":0,"diagnostics":[]}"#
+        );
+    }
 
     #[test]
     fn paths_render() {

@@ -142,7 +142,11 @@ pub fn validate_catalog_files(dir: &Path, display: &str, opts: &Options) -> Cata
     let display = if display.is_empty() { "." } else { display };
     let (diagnostics, files, listed, lists) = run(dir, display, opts, true);
     CatalogValidation {
-        catalog: FileReport::new(format!("{display}/{REGISTRY_FILE}"), "catalog", diagnostics),
+        catalog: FileReport::new(
+            format!("{display}/{REGISTRY_FILE}"),
+            flowmcp_spec::diagnostic::ReportKind::Catalog,
+            diagnostics,
+        ),
         files,
         listed,
         lists,

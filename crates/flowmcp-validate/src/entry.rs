@@ -36,7 +36,7 @@ pub fn validate_file(
 ///
 /// let source = "export const main = { namespace: 'demo' }";
 /// let report = validate_str(source, "demo.mjs", &ListScope::NotSearched, &Options::new(Profile::Spec));
-/// let errors = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+/// let errors = report.diagnostics().iter().filter(|d| d.severity == Severity::Error).count();
 /// assert!(errors > 0);
 /// ```
 pub fn validate_str(
@@ -175,7 +175,7 @@ pub(crate) fn validate_at(
                 .for_each(|d| rename(d, "main", "agent"));
         }
     }
-    FileReport::new(loaded.display.clone(), loaded.kind.as_str(), diagnostics)
+    FileReport::new(loaded.display.clone(), loaded.kind, diagnostics)
 }
 
 /// Under `compat`, reads a 3.0 agent manifest as an agent: a file named `agent.mjs` whose `main`
@@ -352,24 +352,24 @@ pub fn mark_validated_alone(
     report: FileReport,
     settings: &flowmcp_spec::RuleSettings,
 ) -> FileReport {
-    let Some(codes) = checks_across_files(&report.kind) else {
+    let Some(codes) = checks_across_files(report.kind().as_str()) else {
         return report;
     };
-    let mut c = Collector::new(settings, Some(report.file.clone()));
+    let mut c = Collector::new(settings, Some(report.file().to_string()));
     c.emit(
         Code::CAT010,
         None,
         format!(
             "Checks across files were not run ({codes}): the {} was validated alone; validate \
              its catalog (the directory with registry.json) for them",
-            report.kind
+            report.kind()
         ),
     );
     let added = c.finish();
     if added.is_empty() {
         return report;
     }
-    let mut diagnostics = report.diagnostics;
-    diagnostics.extend(added);
-    FileReport::new(report.file, report.kind, diagnostics)
+    let mut report = report;
+    report.extend(added);
+    report
 }

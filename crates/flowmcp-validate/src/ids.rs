@@ -10,7 +10,8 @@ use flowmcp_spec::{FileReport, diagnostic::Collector};
 use crate::Options;
 
 /// The report kind of an ID (its verdict reads `ID is valid` / `ID is invalid`).
-pub(crate) const KIND: &str = "id";
+pub(crate) const KIND: flowmcp_spec::diagnostic::ReportKind =
+    flowmcp_spec::diagnostic::ReportKind::Id;
 
 /// Validates one ID given as text, as `flowmcp validate --id` does: 3 segments are read as a
 /// Primitive-ID, 2 as a Schema-File-ID. The report's `file` is the ID text itself, its kind `"id"`;
@@ -37,15 +38,15 @@ mod tests {
     fn valid_and_invalid() {
         let opts = Options::default();
         let r = validate_id("coingecko/tool/simplePrice", &opts);
-        assert_eq!(r.file, "coingecko/tool/simplePrice");
-        assert_eq!(r.kind, "id");
-        assert_eq!(r.verdict, Verdict::Valid);
-        assert!(r.diagnostics.is_empty());
+        assert_eq!(r.file(), "coingecko/tool/simplePrice");
+        assert_eq!(r.kind().as_str(), "id");
+        assert_eq!(r.verdict(), Verdict::Valid);
+        assert!(r.diagnostics().is_empty());
 
         let r = validate_id("COINGECKO/tool/simplePrice", &opts);
-        assert_eq!(r.verdict, Verdict::Invalid);
-        assert_eq!(r.diagnostics.len(), 1);
-        let d = &r.diagnostics[0];
+        assert_eq!(r.verdict(), Verdict::Invalid);
+        assert_eq!(r.diagnostics().len(), 1);
+        let d = &r.diagnostics()[0];
         assert_eq!(d.code, Code::ID002);
         assert_eq!(d.severity, Severity::Error);
         assert_eq!(d.file, None);
@@ -58,12 +59,12 @@ mod tests {
         let mut opts = Options::new(Profile::Compat);
         opts.settings.overrides.set(Code::ID002, Level::Warning);
         let r = validate_id("COINGECKO/tool/simplePrice", &opts);
-        assert_eq!(r.verdict, Verdict::Valid);
-        assert_eq!(r.counts.warnings, 1);
+        assert_eq!(r.verdict(), Verdict::Valid);
+        assert_eq!(r.counts().warnings, 1);
         opts.settings.overrides.set(Code::ID002, Level::Off);
         assert!(
             validate_id("COINGECKO/tool/simplePrice", &opts)
-                .diagnostics
+                .diagnostics()
                 .is_empty()
         );
     }
@@ -73,7 +74,7 @@ mod tests {
         let opts = Options::default();
         let codes = |text: &str, expect: Expect| -> Vec<Code> {
             validate_id_as(text, expect, &opts)
-                .diagnostics
+                .diagnostics()
                 .iter()
                 .map(|d| d.code)
                 .collect()

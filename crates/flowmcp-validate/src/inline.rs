@@ -213,7 +213,7 @@ pub(crate) fn findings(
     let mut loaded = load_inline(display, &schema);
     let report = validate(&mut loaded);
     report
-        .diagnostics
+        .into_diagnostics()
         .into_iter()
         .filter_map(|mut d| {
             let segs = d

@@ -10,7 +10,7 @@
 //! let source = r#"export const main = { namespace: 'demo', name: 'Demo', description: 'x',
 //!     version: '1.2.0', root: 'https://api.example.com', tools: {} }"#;
 //! let report = validate_str(source, "demo.mjs", &ListScope::NotSearched, &Options::new(Profile::Spec));
-//! let errors: Vec<_> = report.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+//! let errors: Vec<_> = report.diagnostics().iter().filter(|d| d.severity == Severity::Error).collect();
 //! assert!(errors.iter().any(|d| d.code.as_str() == "VAL014")); // version must be 4.x.y
 //! print!("{}", render::human(&[report], render::HumanStyle::default()));
 //! ```
@@ -120,6 +120,32 @@ impl Options {
         }
     }
 
+    /// Options under `settings`: a profile with the levels its rules are raised or lowered to.
+    pub fn with_settings(settings: RuleSettings) -> Self {
+        Options {
+            settings,
+            ..Options::default()
+        }
+    }
+
+    /// These options for files on the machine that validates them: its home directory and the
+    /// value of `FLOWMCP_RESOURCES` (both as the caller read them; the path variable of
+    /// `sqlite-gtfs` resources, RES035) and the checks of files a schema names (RES020,
+    /// RES032–RES034; `flowmcp_resources::LocalFiles` looks at the local file system). The three
+    /// belong together: a program that validates files as the `flowmcp` binary does sets them
+    /// here, at once.
+    pub fn on_machine(
+        mut self,
+        home: Option<PathBuf>,
+        resources_variable: Option<String>,
+        files: Arc<dyn FileChecks>,
+    ) -> Self {
+        self.home = home;
+        self.resources_variable = resources_variable;
+        self.files = Some(files);
+        self
+    }
+
     /// Whether `lib` is on the effective allowlist.
     pub fn library_allowed(&self, lib: &str) -> bool {
         DEFAULT_ALLOWLIST.contains(&lib) || self.allowed_libraries.iter().any(|l| l == lib)
@@ -130,3 +156,50 @@ impl Options {
 /// entries by the version of every flowmcp crate a validation runs through, so a fixed rule in a
 /// newer release never serves results an older one cached.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// File checks that find nothing (the test looks only at where they end up).
+    #[derive(Debug)]
+    struct NoFiles;
+
+    impl FileChecks for NoFiles {
+        fn inline_database_present(&self, _: &std::path::Path, _: &str) -> Option<bool> {
+            None
+        }
+
+        fn gtfs_seal(
+            &self,
+            _: &std::path::Path,
+        ) -> Result<flowmcp_spec::gtfs::Seal, flowmcp_spec::gtfs::SealError> {
+            Err(flowmcp_spec::gtfs::SealError::NoMetaTable)
+        }
+    }
+
+    /// Issue #40 (D114): the settings and the machine are set by the constructors, the rest
+    /// stays at its default.
+    #[test]
+    fn i40_options_are_built_with_settings_on_a_machine() {
+        let mut settings = RuleSettings::new(Profile::Compat);
+        settings
+            .overrides
+            .set(Code::VAL036, flowmcp_spec::Level::Off);
+        let opts = Options::with_settings(settings).on_machine(
+            Some(PathBuf::from("/home/u")),
+            Some("/data".into()),
+            Arc::new(NoFiles),
+        );
+        assert_eq!(opts.settings.profile, Profile::Compat);
+        assert_eq!(
+            opts.settings.level(Code::VAL036, None),
+            flowmcp_spec::Level::Off
+        );
+        assert_eq!(opts.home.as_deref(), Some(std::path::Path::new("/home/u")));
+        assert_eq!(opts.resources_variable.as_deref(), Some("/data"));
+        assert!(opts.files.is_some());
+        assert!(opts.positions, "the other fields keep their defaults");
+        assert!(opts.allowed_libraries.is_empty());
+    }
+}

@@ -1928,17 +1928,11 @@ pub fn attach(
     source: Option<&str>,
     positions: bool,
 ) {
-    let mut all: Vec<Diagnostic> = std::mem::take(&mut report.diagnostics);
     let mut added = diagnostics;
     if let (Some(source), true) = (source, positions) {
         crate::entry::add_source_positions(source, None, &mut added);
     }
-    all.extend(added);
-    *report = FileReport::new(
-        std::mem::take(&mut report.file),
-        std::mem::take(&mut report.kind),
-        all,
-    );
+    report.extend(added);
 }
 
 #[cfg(test)]

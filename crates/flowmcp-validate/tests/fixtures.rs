@@ -143,12 +143,23 @@ fn run(f: &Fixture) -> flowmcp_spec::FileReport {
     }
     if f.path.is_dir() && f.whole {
         let reports = flowmcp_validate::validate_catalog(&f.path, &display_name(f), &opts);
-        let diags = reports.into_iter().flat_map(|r| r.diagnostics).collect();
-        return flowmcp_spec::FileReport::new(display_name(f), "catalog", diags);
+        let diags = reports
+            .into_iter()
+            .flat_map(|r| r.into_diagnostics())
+            .collect();
+        return flowmcp_spec::FileReport::new(
+            display_name(f),
+            flowmcp_spec::diagnostic::ReportKind::Catalog,
+            diags,
+        );
     }
     if f.path.is_dir() {
         let diags = flowmcp_validate::catalog::validate_catalog_fixture(&f.path, &opts);
-        return flowmcp_spec::FileReport::new(display_name(f), "catalog", diags);
+        return flowmcp_spec::FileReport::new(
+            display_name(f),
+            flowmcp_spec::diagnostic::ReportKind::Catalog,
+            diags,
+        );
     }
     if f.path.extension().is_some_and(|e| e == "id") {
         let text = std::fs::read_to_string(&f.path).unwrap();
@@ -215,7 +226,7 @@ fn every_fixture_behaves() {
     for f in load_fixtures() {
         let report = run(&f);
         let of_code: Vec<&Diagnostic> = report
-            .diagnostics
+            .diagnostics()
             .iter()
             .filter(|d| d.code.as_str() == f.code)
             .collect();
@@ -246,7 +257,7 @@ fn every_fixture_behaves() {
                 ));
             }
         } else if f.name.starts_with("pass") {
-            if !of_code.is_empty() || report.counts.errors > 0 {
+            if !of_code.is_empty() || report.counts().errors > 0 {
                 failures.push(format!("{}: should pass, got:\n{render}", display_name(&f)));
             }
         } else {
@@ -351,7 +362,7 @@ fn i29_3_no_help_text_names_a_cli_command_or_flag() {
     let mut seen = 0;
     for f in load_fixtures() {
         let report = run(&f);
-        for d in &report.diagnostics {
+        for d in report.diagnostics() {
             let Some(help) = &d.help else {
                 continue;
             };
@@ -380,7 +391,7 @@ fn fifty_mib_file_is_ldr002() {
     std::fs::write(&path, text).unwrap();
     let report = validate_path(&path, "huge.mjs", &Options::default());
     let _ = std::fs::remove_dir_all(&dir);
-    let codes: Vec<_> = report.diagnostics.iter().map(|d| d.code).collect();
+    let codes: Vec<_> = report.diagnostics().iter().map(|d| d.code).collect();
     assert_eq!(codes, vec![Code::LDR002]);
-    assert_eq!(report.counts.errors, 1);
+    assert_eq!(report.counts().errors, 1);
 }

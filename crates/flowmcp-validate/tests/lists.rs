@@ -27,8 +27,8 @@ fn a_list_file_without_a_list_export_is_lst001_not_ldr008() {
         &flowmcp_validate::ListScope::NotSearched,
         &Options::new(Profile::Spec),
     );
-    let codes: Vec<Code> = report.diagnostics.iter().map(|d| d.code).collect();
-    assert_eq!(report.kind, "list");
+    let codes: Vec<Code> = report.diagnostics().iter().map(|d| d.code).collect();
+    assert_eq!(report.kind().as_str(), "list");
     assert!(codes.contains(&Code::LST001), "{codes:?}");
     assert!(!codes.contains(&Code::LDR008), "{codes:?}");
 }
@@ -80,7 +80,7 @@ fn community_schemas_resolve_their_shared_lists() {
         }
         let display = path.display().to_string();
         let report = validate_path(path, &display, &opts);
-        if report.kind != "schema" {
+        if report.kind().as_str() != "schema" {
             continue;
         }
         let Some(main) = flowmcp_loader::load_file(
@@ -98,7 +98,7 @@ fn community_schemas_resolve_their_shared_lists() {
             continue;
         }
         declaring += 1;
-        for d in &report.diagnostics {
+        for d in report.diagnostics() {
             if matches!(
                 d.code,
                 Code::VAL049 | Code::VAL072 | Code::VAL073 | Code::VAL088
@@ -135,8 +135,8 @@ fn community_lists_fail_only_on_field_descriptions() {
     for path in &files {
         let display = path.display().to_string();
         let report = validate_path(path, &display, &opts);
-        assert_eq!(report.kind, "list", "{display}");
-        for d in &report.diagnostics {
+        assert_eq!(report.kind().as_str(), "list", "{display}");
+        for d in report.diagnostics() {
             assert!(
                 d.code == Code::LST005 && d.message == "Missing required field \"description\"",
                 "{display}: unexpected {} {}",
@@ -186,14 +186,14 @@ fn i28_7b_a_list_that_does_not_load_is_named_where_it_is_missing() {
     let _ = std::fs::remove_dir_all(&home);
     let mut named = BTreeMap::new();
     for r in &reports {
-        for d in &r.diagnostics {
+        for d in r.diagnostics() {
             let text = format!("{} {}", d.message, d.help.as_deref().unwrap_or_default());
             if matches!(d.code, Code::VAL072 | Code::LST009 | Code::PRM009) {
                 assert!(
                     text.contains("_lists/countries.mjs would define it, but it cannot be loaded"),
                     "{} {}: {text}",
                     d.code.as_str(),
-                    r.file
+                    r.file()
                 );
                 *named.entry(d.code.as_str()).or_insert(0) += 1;
             }
@@ -219,7 +219,7 @@ fn i29_2_a_list_from_a_string_is_not_found_through_the_current_directory() {
     let scope =
         flowmcp_validate::lists::scope_near(Path::new(rel), rel, &opts.settings, &opts.limits);
     let findings = |r: flowmcp_spec::FileReport| -> Vec<(Code, String)> {
-        r.diagnostics
+        r.into_diagnostics()
             .into_iter()
             .map(|d| (d.code, d.message))
             .collect()
@@ -231,7 +231,7 @@ fn i29_2_a_list_from_a_string_is_not_found_through_the_current_directory() {
     // The file itself, validated as a file, is the registry's own list.
     let on_disk = flowmcp_validate::validate_file(Path::new(rel), rel, &scope, &opts);
     assert!(
-        !on_disk.diagnostics.iter().any(|d| d.code == Code::LST002),
+        !on_disk.diagnostics().iter().any(|d| d.code == Code::LST002),
         "{on_disk:?}"
     );
 }
@@ -266,7 +266,7 @@ fn i31_5_the_factory_rerun_with_lists_has_timers_under_compat() {
     let report = validate_path(&schema, "timers.mjs", &Options::new(Profile::Compat));
     let _ = std::fs::remove_dir_all(&home);
     let val005: Vec<&str> = report
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.code == Code::VAL005)
         .map(|d| d.message.as_str())
@@ -277,6 +277,6 @@ fn i31_5_the_factory_rerun_with_lists_has_timers_under_compat() {
             "Handler \"redTool\" does not match any tool in main.tools or resource in main.resources"
         ],
         "{:?}",
-        report.diagnostics
+        report.diagnostics()
     );
 }

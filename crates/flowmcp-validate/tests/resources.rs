@@ -127,7 +127,7 @@ fn write_and_validate_with(dir: &Path, source: &str, opts: &Options) -> FileRepo
 
 fn of<'a>(report: &'a FileReport, code: &str) -> Vec<&'a Diagnostic> {
     report
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.code.as_str() == code)
         .collect()
@@ -145,7 +145,7 @@ fn a_sealed_database_gives_no_finding_and_stays_unchanged() {
         for code in ["RES032", "RES033", "RES034", "RES035"] {
             assert!(of(&report, code).is_empty(), "{path}: {report:?}");
         }
-        assert_eq!(report.counts.errors, 0, "{path}: {report:?}");
+        assert_eq!(report.counts().errors, 0, "{path}: {report:?}");
     }
     assert_eq!(std::fs::read(&db).unwrap(), before);
     let names: Vec<_> = std::fs::read_dir(db.parent().unwrap())
@@ -188,7 +188,7 @@ fn seal_findings_name_the_path_as_written() {
     let found = of(&report, "RES034");
     assert_eq!(found.len(), 1, "{report:?}");
     assert_eq!(found[0].severity.as_str(), "warning");
-    assert_eq!(report.counts.errors, 0, "{report:?}");
+    assert_eq!(report.counts().errors, 0, "{report:?}");
 }
 
 #[test]
@@ -244,7 +244,7 @@ fn rules_that_are_off_leave_the_database_alone() {
         opts.settings.overrides.set(code, Level::Off);
     }
     let report = validate_file(&file, "demo.mjs", &ListScope::NotSearched, &opts);
-    assert_eq!(report.counts.errors, 0, "{report:?}");
+    assert_eq!(report.counts().errors, 0, "{report:?}");
 }
 
 #[test]
@@ -256,7 +256,7 @@ fn a_schema_from_a_string_touches_no_files() {
         &ListScope::NotSearched,
         &opts,
     );
-    assert_eq!(report.counts.errors, 0, "{report:?}");
+    assert_eq!(report.counts().errors, 0, "{report:?}");
     let report = validate_str(
         &sqlite_schema("inline", "", 3),
         "demo.mjs",
@@ -328,7 +328,7 @@ fn resource_parameters_need_a_position_with_string_key_and_value() {
     };
     let z = "z: { primitive: 'string()', options: [] }";
     let codes = |r: &FileReport| -> Vec<(String, String)> {
-        r.diagnostics
+        r.diagnostics()
             .iter()
             .filter(|d| d.code.as_str().starts_with("VAL04"))
             .map(|d| {
@@ -418,7 +418,7 @@ fn queries_need_three_tests_and_none_at_all_is_res011_only() {
     assert_eq!(of(&r, "RES011").len(), 1, "{r:?}");
     let r = run(3, Profile::Spec);
     assert!(of(&r, "TST001").is_empty(), "{r:?}");
-    assert_eq!(r.counts.errors, 0, "{r:?}");
+    assert_eq!(r.counts().errors, 0, "{r:?}");
 }
 
 /// Issue 29, item 2 (lean validator): `validate_str` never looks beside a file, so a schema of the
@@ -443,7 +443,7 @@ fn i29_2_validate_str_gives_the_same_findings_whatever_the_current_directory_hol
     let beside = Remove(cwd.join(&name));
     std::fs::write(&beside.0, &source).unwrap();
     let after = validate_str(&source, &name, &ListScope::NotSearched, &opts);
-    assert_eq!(after.diagnostics, before.diagnostics);
+    assert_eq!(after.diagnostics(), before.diagnostics());
 
     // A name that is the path of that file is still only a name.
     let dir = TempDir::new("i29-name");

@@ -128,7 +128,10 @@ fn sarif_of_failing_fixtures_is_well_formed() {
     let text = render::sarif(&report);
     let log = check_structure(&text);
     let results = log["runs"][0]["results"].as_array().unwrap();
-    assert_eq!(results.len(), report.counts.errors + report.counts.warnings);
+    assert_eq!(
+        results.len(),
+        report.counts().errors + report.counts().warnings
+    );
 
     // A diagnostic with a JSON path: logical location and pointer.
     let val014 = results.iter().find(|r| r["ruleId"] == "VAL014").unwrap();
@@ -198,7 +201,11 @@ fn sarif_without_files_or_results() {
     };
     let report = Report::new(
         Profile::Spec,
-        vec![FileReport::new("<stdin>", "unknown", vec![d])],
+        vec![FileReport::new(
+            "<stdin>",
+            flowmcp_spec::catalog::FileKind::Unknown,
+            vec![d],
+        )],
     );
     let log = check_structure(&render::sarif(&report));
     let result = &log["runs"][0]["results"][0];

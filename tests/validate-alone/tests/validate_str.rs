@@ -27,7 +27,7 @@ const VALID: &str = r#"export const main = {
 
 fn errors(report: &flowmcp_validate::FileReport) -> Vec<Code> {
     report
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .map(|d| d.code)
@@ -43,7 +43,7 @@ fn a_schema_without_errors_under_compat() {
         &Options::new(Profile::Compat),
     );
     assert_eq!(errors(&report), Vec::<Code>::new(), "{report:?}");
-    assert_eq!(report.file, "weather.mjs");
+    assert_eq!(report.file(), "weather.mjs");
 }
 
 #[test]
@@ -59,14 +59,14 @@ fn errors_are_found_and_filtered_by_severity() {
     assert_eq!(errors, vec![Code::VAL014], "{report:?}");
     // Warnings are reported too (no output schema, fewer than three tests), and are not errors.
     let warnings: Vec<Code> = report
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.severity == Severity::Warning)
         .map(|d| d.code)
         .collect();
     assert_eq!(warnings, vec![Code::VAL036, Code::TST001], "{report:?}");
     let d = report
-        .diagnostics
+        .diagnostics()
         .iter()
         .find(|d| d.code == Code::VAL014)
         .unwrap();
@@ -174,13 +174,13 @@ fn i40_a_module_with_code_is_checked_in_full_only_with_the_engine() {
         &ListScope::NotSearched,
         &Options::new(Profile::Compat),
     );
-    let codes: Vec<Code> = report.diagnostics.iter().map(|d| d.code).collect();
+    let codes: Vec<Code> = report.diagnostics().iter().map(|d| d.code).collect();
     if flowmcp_validate::JAVASCRIPT_ENGINE {
         assert!(!codes.contains(&Code::LDR009), "{report:?}");
         assert!(codes.contains(&Code::VAL014), "{report:?}");
     } else {
         assert_eq!(errors(&report), vec![Code::LDR009], "{report:?}");
-        let d = &report.diagnostics[0];
+        let d = &report.diagnostics()[0];
         assert!(d.message.contains("quickjs"), "{}", d.message);
         assert!(
             d.message.contains("SEC017"),

@@ -315,7 +315,12 @@ fn worker(ctx: WorkerCtx, jobs: Receiver<Job>) {
 fn runner_options(setup: &Setup) -> RunnerOptions {
     {
         let mut built = RunnerOptions::default();
-        built.upstreams = setup.upstreams.clone();
+        for (namespace, url) in &setup.upstreams {
+            // The sweep's own local servers: loopback http, which the runtime accepts.
+            if let Err(e) = built.add_upstream(namespace, url) {
+                eprintln!("sweep: upstream {namespace}={url}: {e}");
+            }
+        }
         built.cache = None;
         built.cache_mode = CacheMode::Off;
         built.call_timeout = setup.call_timeout;

@@ -23,7 +23,8 @@ pub(crate) fn local_options(profile: Profile, upstreams: &[(&str, &str)]) -> Cat
     o.env_override = Some(BTreeMap::new());
     o.transport.allow_http_loopback = true;
     for (ns, url) in upstreams {
-        o.runner.upstreams.insert(ns.to_string(), url.to_string());
+        o.add_upstream(ns, url)
+            .expect("a test's upstream is https or loopback http");
     }
     o
 }

@@ -124,10 +124,11 @@ pub(crate) fn transport() -> UreqTransport {
 pub(crate) fn opts(upstreams: &[(&str, &str)]) -> RunnerOptions {
     {
         let mut built = RunnerOptions::default();
-        built.upstreams = upstreams
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        for (namespace, url) in upstreams {
+            built
+                .add_upstream(namespace, url)
+                .expect("a test's upstream is https or loopback http");
+        }
         built
     }
 }

@@ -116,8 +116,8 @@ pub fn human(reports: &[FileReport], style: HumanStyle) -> String {
     let mut out = String::new();
     let mut total = Counts::default();
     for r in reports {
-        total.merge(r.counts);
-        for d in &r.diagnostics {
+        total.merge(r.counts());
+        for d in r.diagnostics() {
             if style.quiet && d.severity != Severity::Error {
                 continue;
             }
@@ -129,15 +129,15 @@ pub fn human(reports: &[FileReport], style: HumanStyle) -> String {
     out.push('\n');
     match reports {
         [one] => {
-            let n = noun(&one.kind);
-            if one.counts.errors == 0 {
+            let n = noun(one.kind().as_str());
+            if one.counts().errors == 0 {
                 out.push_str(&format!("{n} is valid\n"));
             } else {
-                out.push_str(&format!("{n} {}\n", invalid_verdict(&one.kind)));
+                out.push_str(&format!("{n} {}\n", invalid_verdict(one.kind().as_str())));
             }
         }
         many => {
-            let bad = many.iter().filter(|r| r.counts.errors > 0).count();
+            let bad = many.iter().filter(|r| r.counts().errors > 0).count();
             if bad == 0 {
                 out.push_str(&format!(
                     "All {} are valid\n",
@@ -208,7 +208,11 @@ mod tests {
             path: None,
             help: Some("list it in registry.json, or remove it".into()),
         };
-        let report = FileReport::new("c/registry.json", "catalog", vec![d.clone()]);
+        let report = FileReport::new(
+            "c/registry.json",
+            flowmcp_spec::diagnostic::ReportKind::Catalog,
+            vec![d.clone()],
+        );
         let plain = human(std::slice::from_ref(&report), HumanStyle::default());
         assert!(!plain.contains("run:"), "{plain}");
         let style = HumanStyle {
@@ -224,7 +228,11 @@ mod tests {
         );
         let mut bare = d;
         bare.help = None;
-        let report = FileReport::new("c/registry.json", "catalog", vec![bare]);
+        let report = FileReport::new(
+            "c/registry.json",
+            flowmcp_spec::diagnostic::ReportKind::Catalog,
+            vec![bare],
+        );
         assert!(!human(&[report], style).contains("run:"));
     }
 }

@@ -228,9 +228,9 @@ struct LogicalLocation {
 fn build(report: &Report) -> Log {
     // The codes that occur, in registry order; each gets its index in `driver.rules`.
     let mut codes: Vec<Code> = report
-        .reports
+        .reports()
         .iter()
-        .flat_map(|r| r.diagnostics.iter().map(|d| d.code))
+        .flat_map(|r| r.diagnostics().iter().map(|d| d.code))
         .collect();
     codes.sort();
     codes.dedup();
@@ -238,12 +238,12 @@ fn build(report: &Report) -> Log {
 
     let rules = codes
         .iter()
-        .map(|c| descriptor(c.info(), report.profile))
+        .map(|c| descriptor(c.info(), report.profile()))
         .collect();
     let results = report
-        .reports
+        .reports()
         .iter()
-        .flat_map(|r| r.diagnostics.iter())
+        .flat_map(|r| r.diagnostics().iter())
         .map(|d| result(d, index.get(&d.code).copied().unwrap_or_default()))
         .collect();
 
@@ -263,7 +263,7 @@ fn build(report: &Report) -> Log {
             column_kind: "unicodeCodePoints",
             results,
             properties: RunProperties {
-                profile: report.profile.as_str(),
+                profile: report.profile().as_str(),
             },
         }],
     }
@@ -531,7 +531,11 @@ mod tests {
         let c = diag(Code::VAL036, Some("a.mjs"));
         let report = Report::new(
             Profile::Compat,
-            vec![FileReport::new("a.mjs", "schema", vec![a, b, c])],
+            vec![FileReport::new(
+                "a.mjs",
+                flowmcp_spec::catalog::FileKind::Schema,
+                vec![a, b, c],
+            )],
         );
         let v: serde_json::Value = serde_json::from_str(&sarif(&report)).unwrap();
         let run = &v["runs"][0];

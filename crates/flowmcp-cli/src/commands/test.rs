@@ -11,8 +11,8 @@ use flowmcp_catalog::{
 };
 use flowmcp_spec::{id::IdType, id::PrimitiveId};
 
-use crate::run_cmd::{RunArgs, SourceArgs, config, open};
-use crate::{profile_of, shown, write_stdout};
+use crate::context::{RunArgs, SourceArgs, config, open, plain_validation, profile_of};
+use crate::output::{shown, write_stdout};
 
 #[derive(Args, Debug)]
 #[command(
@@ -223,8 +223,7 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
         capture(&report, dir, started, a.dry_run)?;
     }
     if a.update_output {
-        let mut v = flowmcp_validate::Options::new(profile);
-        crate::run_cmd::on_this_machine(&cfg, &mut v);
+        let v = plain_validation(&cfg, profile);
         let text = update_outputs(&report, &v, a.dry_run)?;
         write_stdout(&text)?;
     }
@@ -257,7 +256,7 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
                         .iter()
                         .map(|r| {
                             let lines = r
-                                .diagnostics
+                                .diagnostics()
                                 .iter()
                                 .filter(|d| d.code.as_str().starts_with("TST"))
                                 .map(|d| {
@@ -269,7 +268,7 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
                                     )
                                 })
                                 .collect();
-                            (r.file.clone(), lines)
+                            (r.file().to_string(), lines)
                         })
                         .collect()
                 } else {
@@ -397,8 +396,8 @@ fn update_outputs(
         let lists = discovery.scope_for(&s.path, &s.file, opts);
         let errors = |text: &str| {
             flowmcp_validate::validate_str(text, &s.file, &lists, opts)
-                .diagnostics
-                .into_iter()
+                .diagnostics()
+                .iter()
                 .filter(|d| d.severity == flowmcp_spec::Severity::Error)
                 .map(|d| format!("{} {}", d.code.as_str(), d.message))
                 .collect::<Vec<_>>()
@@ -587,8 +586,8 @@ impl Structural {
         let mut problems: Vec<String> = catalog
             .reports()
             .iter()
-            .filter(|r| r.file == entry.file)
-            .flat_map(|r| &r.diagnostics)
+            .filter(|r| r.file() == entry.file)
+            .flat_map(|r| r.diagnostics())
             .filter(|d| d.severity == flowmcp_spec::Severity::Error)
             .map(|d| d.code.as_str().to_string())
             .collect();

@@ -37,7 +37,7 @@ pub(crate) fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
     let root = match &a.catalog {
         Some(dir) => catalog_root(dir)?,
         None => {
-            let cwd = crate::cwd()?;
+            let cwd = crate::context::cwd()?;
             find_catalog_root(&cwd).ok_or_else(|| {
                 format!(
                     "no catalog found: neither {} nor a parent has a `{LISTS_DIR}/` directory or a registry.json (use --catalog DIR)",
@@ -90,7 +90,7 @@ pub(crate) fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
         eprintln!(
             "flowmcp: {} schema file(s) that mention sharedLists could not be loaded and were skipped: {}",
             skipped.len(),
-            crate::shown(&skipped.join(", "))
+            crate::output::shown(&skipped.join(", "))
         );
     }
     let text = if a.json {
@@ -101,7 +101,7 @@ pub(crate) fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
     } else {
         index.render(list)
     };
-    crate::write_stdout(&text)?;
+    crate::output::write_stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -9,9 +9,9 @@ use clap::{Args, Subcommand};
 use flowmcp_catalog::libs::{LibraryDir, check_install_spec, is_builtin};
 use serde_json::{Value, json};
 
-use crate::config::{Config, library_dir};
-use crate::run_cmd::config;
-use crate::{ProfileArg, profile_of, shown, write_stdout};
+use crate::context::config::library_dir;
+use crate::context::{Config, ProfileArg, config, profile_of, validation_options};
+use crate::output::{shown, write_stdout};
 
 #[derive(Args, Debug)]
 pub(crate) struct LibsArgs {
@@ -212,7 +212,7 @@ fn catalog_paths(given: Vec<PathBuf>, cfg: &Config) -> Vec<PathBuf> {
 }
 
 fn options(place: &Place, cfg: &Config) -> flowmcp_validate::Options {
-    crate::run_cmd::validation_options(cfg, profile_of(place.profile, cfg))
+    validation_options(cfg, profile_of(place.profile, cfg))
 }
 
 fn status(a: StatusArgs) -> Result<ExitCode, String> {

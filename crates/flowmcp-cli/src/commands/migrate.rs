@@ -122,7 +122,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
     let (mut migrated, mut current, mut skipped, mut failed) = (0, 0, 0, 0);
     let mut out = String::new();
     for (f, base) in &files {
-        let shown = crate::shown(&f.display);
+        let shown = crate::output::shown(&f.display);
         // A walked file is read through its directory's handle.
         let source = match flowmcp_files::read_found(f.anchor.as_deref(), &f.path, cap)
             .map(String::from_utf8)
@@ -164,7 +164,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
                 continue;
             }
             let target = agent.display().to_string();
-            let target = crate::shown(&target);
+            let target = crate::output::shown(&target);
             if a.dry_run {
                 out.push_str(&diff("", &m.text, "/dev/null", &format!("{target} (new)")));
             } else if let Err(e) = write_new(&agent, &m.text) {
@@ -178,7 +178,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
                 if a.dry_run { "would become" } else { "became" }
             ));
             for c in &m.changes {
-                out.push_str(&format!("  changed: {}\n", crate::shown(c)));
+                out.push_str(&format!("  changed: {}\n", crate::output::shown(c)));
             }
             push_reviews(&mut out, &target, &m.reviews);
             continue;
@@ -215,7 +215,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             failed += 1;
             out.push_str(&format!(
                 "{shown}: FAILED: it must be split, and {} exists already: move it away and run again\n",
-                crate::shown(&taken.display().to_string())
+                crate::output::shown(&taken.display().to_string())
             ));
             continue;
         }
@@ -253,12 +253,12 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
         }
         out.push('\n');
         for c in &m.changes {
-            out.push_str(&format!("  changed: {}\n", crate::shown(c)));
+            out.push_str(&format!("  changed: {}\n", crate::output::shown(c)));
         }
         push_reviews(&mut out, &shown, &m.reviews);
         for ((_, reviews), path) in m.parts.iter().zip(&part_paths) {
             let display = path.display().to_string();
-            let part = crate::shown(&display);
+            let part = crate::output::shown(&display);
             out.push_str(&format!(
                 "  {} {part} (split off)\n",
                 if a.dry_run { "would write" } else { "wrote" }
@@ -296,7 +296,7 @@ fn push_reviews(out: &mut String, file: &str, reviews: &[migrate::Review]) {
         out.push_str(&format!(
             "  info {file}:{}: review: {}\n",
             r.line,
-            crate::shown(&r.message)
+            crate::output::shown(&r.message)
         ));
     }
 }

@@ -30,11 +30,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use flowmcp_catalog::CatalogError;
 use flowmcp_catalog::manifest::{
     build_index, build_list_registry, catalog_hash, write_index, write_list_registry,
 };
 use flowmcp_spec::catalog::REGISTRY_FILE;
+
+use crate::advice::catalog_error;
+use crate::output::write_stdout;
 
 #[derive(Args, Debug)]
 pub(crate) struct CatalogArgs {
@@ -105,45 +107,34 @@ pub(crate) fn run(a: CatalogArgs) -> Result<ExitCode, String> {
 pub(crate) fn lists(dir: &Path, check: bool) -> Result<ExitCode, String> {
     let registry = build_list_registry(dir).map_err(|e| catalog_error(&e))?;
     for n in &registry.notes {
-        eprintln!("flowmcp: {}", super::shown(n));
+        eprintln!("flowmcp: {}", crate::output::shown(n));
     }
     let shown = registry.path.display().to_string();
     if registry.is_current() {
-        super::write_stdout(&format!("{shown} is up to date\n"))?;
+        write_stdout(&format!("{shown} is up to date\n"))?;
         return Ok(ExitCode::SUCCESS);
     }
     if check {
         let mut out = format!("{shown} is out of date:\n");
         for p in &registry.problems {
-            out.push_str(&format!("  {}\n", super::shown(p)));
+            out.push_str(&format!("  {}\n", crate::output::shown(p)));
         }
         if registry.problems.is_empty() {
             // Only its layout differs (order, formatting of a hand edit).
             out.push_str("  it is not as generated (run without --check to write it)\n");
         }
-        super::write_stdout(&out)?;
+        write_stdout(&out)?;
         return Ok(ExitCode::from(1));
     }
     write_list_registry(&registry).map_err(|e| e.to_string())?;
     let count = registry.computed["lists"].as_array().map_or(0, Vec::len);
-    super::write_stdout(&format!("wrote {shown} ({count} lists)\n"))?;
+    write_stdout(&format!("wrote {shown} ({count} lists)\n"))?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// A catalog error as the CLI prints it: the library's text, and the command that fixes a missing
-/// manifest.
-pub(crate) fn catalog_error(e: &CatalogError) -> String {
-    match e {
-        CatalogError::NoRegistry { dir, .. } => {
-            format!("{e} (create it with `flowmcp catalog index {dir}`)")
-        }
-        _ => e.to_string(),
-    }
 }
 
 fn hash(dir: &Path) -> Result<ExitCode, String> {
     let h = catalog_hash(dir).map_err(|e| catalog_error(&e))?;
-    super::write_stdout(&format!("{h}\n"))?;
+    write_stdout(&format!("{h}\n"))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -153,17 +144,17 @@ fn index(dir: &Path, check: bool, rename: bool) -> Result<ExitCode, String> {
         index.rename();
     }
     for n in &index.notes {
-        eprintln!("flowmcp: {}", super::shown(n));
+        eprintln!("flowmcp: {}", crate::output::shown(n));
     }
     // Issue #28, item 5: a name that is not the directory's (CAT002) is never passed over.
     let misnamed = index.misnamed().map(|name| {
         format!(
             "its \"name\" is {}, not the directory's name \"{}\" (CAT002): `flowmcp catalog \
              index {} --rename` sets it, or name the directory {}\n",
-            super::shown(&name),
-            super::shown(&index.dir_name),
+            crate::output::shown(&name),
+            crate::output::shown(&index.dir_name),
             dir.display(),
-            super::shown(&name)
+            crate::output::shown(&name)
         )
     });
     let shown = index.path.display().to_string();
@@ -173,7 +164,7 @@ fn index(dir: &Path, check: bool, rename: bool) -> Result<ExitCode, String> {
             Some(m) => out.push_str(&format!(", but {m}")),
             None => out.push('\n'),
         }
-        super::write_stdout(&out)?;
+        write_stdout(&out)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut out = String::new();
@@ -191,12 +182,12 @@ fn index(dir: &Path, check: bool, rename: bool) -> Result<ExitCode, String> {
         ));
     }
     for c in &index.changes {
-        out.push_str(&format!("  {}\n", super::shown(c)));
+        out.push_str(&format!("  {}\n", crate::output::shown(c)));
     }
     if let Some(m) = &misnamed {
         out.push_str(&format!("note: {m}"));
     }
-    super::write_stdout(&out)?;
+    write_stdout(&out)?;
     Ok(if check {
         ExitCode::from(1)
     } else {

@@ -17,13 +17,14 @@ use std::process::ExitCode;
 
 use flowmcp_validate::render;
 
-/// Validates one ID and prints the result as JSON (`json`) or for people.
-pub(crate) fn run(
-    id: &str,
-    json: bool,
-    opts: &flowmcp_validate::Options,
-) -> Result<ExitCode, String> {
-    let report = flowmcp_validate::validate_id(id, opts);
+use crate::context::{ValidationFlags, validation};
+use crate::output::write_stdout;
+
+/// Validates one ID under the validation `flags` and prints the result as JSON (`json`) or for
+/// people.
+pub(crate) fn run(id: &str, json: bool, flags: &ValidationFlags<'_>) -> Result<ExitCode, String> {
+    let (_, _, opts) = validation(flags)?;
+    let report = flowmcp_validate::validate_id(id, &opts);
     let text = if json {
         let mut s = serde_json::to_string_pretty(&report)
             .map_err(|e| format!("cannot serialise the report: {e}"))?;
@@ -32,21 +33,21 @@ pub(crate) fn run(
     } else {
         let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         let mut s = String::new();
-        for d in &report.diagnostics {
+        for d in report.diagnostics() {
             s.push_str(&render::diagnostic_line(d, color));
             s.push('\n');
         }
-        s.push_str(&render::counts_line(&report.counts));
+        s.push_str(&render::counts_line(&report.counts()));
         s.push('\n');
-        s.push_str(if report.counts.errors == 0 {
+        s.push_str(if report.counts().errors == 0 {
             "ID is valid\n"
         } else {
             "ID is invalid\n"
         });
         s
     };
-    super::write_stdout(&text)?;
-    Ok(if report.counts.errors > 0 {
+    write_stdout(&text)?;
+    Ok(if report.counts().errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -10,8 +10,9 @@ use std::time::Duration;
 use clap::Args;
 use flowmcp_mcp::{HttpError, RouteError, ServeError};
 
-use crate::profile_of;
-use crate::run_cmd::{RunArgs, SourceArgs, config, open, print_problems};
+use crate::advice::activation_error;
+use crate::context::{RunArgs, SourceArgs, config, endpoint, open, profile_of};
+use crate::output::{SAY_TARGET, print_problems, say, say_as_json_logs, shown};
 
 /// The forms of `--output-schema` (see [`flowmcp_mcp::OutputSchemas`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -308,7 +309,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("--log-level / RUST_LOG: {e}"))?
         // The CLI's own lines (where it listens, notes, warnings) whatever the level.
         .add_directive(
-            format!("{}=trace", crate::SAY_TARGET)
+            format!("{}=trace", SAY_TARGET)
                 .parse()
                 .map_err(|e| format!("--log-level / RUST_LOG: {e}"))?,
         );
@@ -321,7 +322,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
             .fmt_fields(ShownFields)
             .try_init(),
         LogFormat::Json => {
-            crate::say_as_json_logs();
+            say_as_json_logs();
             logs.json()
                 .flatten_event(true)
                 .with_current_span(false)
@@ -369,14 +370,14 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     opts.selection = a.selection.clone();
     opts.agent = a.agent.clone();
     opts.agent_tools = a.agent_tools.clone();
-    opts.llm = Some(crate::agent_cmd::endpoint(a.llm_base_url.as_deref(), &cfg));
+    opts.llm = Some(endpoint(a.llm_base_url.as_deref(), &cfg));
     match http {
         None => {
             let server =
                 flowmcp_mcp::McpServer::new(catalog, &opts).map_err(|e| serve_error(&e))?;
             print_waiting([&server]);
             tracing::info!("ready after {} ms", started.elapsed().as_millis());
-            crate::say(
+            say(
                 tracing::Level::INFO,
                 &format!("flowmcp: serving {} over stdio", tools(server.tool_count())),
             );
@@ -402,7 +403,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
             });
             let served = endpoints.serve(&http, |addr| {
                 for (path, count, auth) in &lines {
-                    crate::say(
+                    say(
                         tracing::Level::INFO,
                         &format!(
                             "flowmcp: serving {} at http://{addr}{path} ({auth})",
@@ -411,7 +412,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
                     );
                 }
                 if let Some(access) = metrics_line {
-                    crate::say(
+                    say(
                         tracing::Level::INFO,
                         &format!("flowmcp: metrics at http://{addr}/metrics ({access})"),
                     );
@@ -420,7 +421,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
             match served {
                 Ok(()) => {}
                 Err(e @ HttpError::DrainCut(_)) => {
-                    crate::say(tracing::Level::ERROR, &format!("flowmcp: {e}"));
+                    say(tracing::Level::ERROR, &format!("flowmcp: {e}"));
                     return Ok(ExitCode::from(1));
                 }
                 Err(e) => return Err(http_error(&e)),
@@ -431,7 +432,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
 }
 
 /// The fields of a text log line — the message and every field, ours and those of the libraries
-/// (rmcp's request ids) — with control characters escaped as [`crate::shown`] escapes them, so
+/// (rmcp's request ids) — with control characters escaped as [`shown`] escapes them, so
 /// that a client's text (a JSON-RPC id, a tool name) cannot forge a line or reach a terminal as
 /// an escape sequence. (The JSON format escapes them itself.)
 struct ShownFields;
@@ -450,12 +451,12 @@ impl<'w> tracing_subscriber::fmt::FormatFields<'w> for ShownFields {
     }
 }
 
-/// Writes through [`crate::shown`].
+/// Writes through [`shown`].
 struct Shown<'a, 'w>(&'a mut tracing_subscriber::fmt::format::Writer<'w>);
 
 impl std::fmt::Write for Shown<'_, '_> {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.write_str(&crate::shown(s))
+        self.0.write_str(&shown(s))
     }
 }
 
@@ -465,7 +466,7 @@ fn serve_error(e: &ServeError) -> String {
         ServeError::Selector(r) => format!("--only: {}", route_error(r)),
         ServeError::Selection(why) => format!("--selection {why}"),
         ServeError::Agent(why) => format!("--agent: {why}"),
-        ServeError::Activation(a) => format!("--agent: {}", crate::agent_cmd::activation_error(a)),
+        ServeError::Activation(a) => format!("--agent: {}", activation_error(a)),
         _ => e.to_string(),
     }
 }
@@ -528,7 +529,7 @@ fn print_waiting<'s>(servers: impl IntoIterator<Item = &'s flowmcp_mcp::McpServe
         }
     }
     for (var, tools) in &waiting {
-        crate::say(
+        say(
             tracing::Level::WARN,
             &format!(
                 "flowmcp: not served until {var} is set: {}",

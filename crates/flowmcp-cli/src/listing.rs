@@ -1,10 +1,11 @@
-//! How prompts and skills are shown, by `flowmcp prompt list` and by `flowmcp list`: the MCP
-//! `prompts/list` entry as JSON and the human listing.
+//! How listings show what a catalog holds: prompts and skills, by `flowmcp prompt list` and by
+//! `flowmcp list` (the MCP `prompts/list` entry as JSON and the human listing), and the kind of a
+//! tool entry in `list` and `search`.
 
-use flowmcp_catalog::{Catalog, primitives::PromptInfo};
+use flowmcp_catalog::{Catalog, primitives::PromptInfo, runtime::Kind};
 use serde_json::{Value, json};
 
-use crate::shown;
+use crate::output::shown;
 
 /// The MCP `prompts/list` entry of a prompt.
 pub(crate) fn prompt_json(p: &PromptInfo) -> Value {
@@ -66,4 +67,14 @@ pub(crate) fn listing(catalog: &Catalog, prompts: &[PromptInfo]) -> String {
         }
     ));
     out
+}
+
+/// How `--json` listings name an entry's kind: `tool`, `query` (a resource query) or `document`
+/// (a markdown resource).
+pub(crate) fn kind_name(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Tool => "tool",
+        Kind::Query { .. } => "query",
+        Kind::Document { .. } => "document",
+    }
 }

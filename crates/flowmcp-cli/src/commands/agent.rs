@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use flowmcp_catalog::{runtime::RunnerOptions, runtime::TransportConfig};
 
-use crate::config::Config;
-use crate::run_cmd::{RunArgs, SourceArgs, config, open};
-use crate::{profile_of, shown, shown_block, write_stdout};
+use crate::advice::activation_error;
+use crate::context::{Config, ModelArgs, RunArgs, SourceArgs, config, open, profile_of};
+use crate::output::{shown, shown_block, write_stdout};
 
 #[derive(Args, Debug)]
 pub(crate) struct AgentArgs {
@@ -26,41 +26,6 @@ enum AgentCommand {
     Run(RunAgentArgs),
     // The help text is on the arguments struct (its `about` and `long_about`).
     Test(TestAgentArgs),
-}
-
-/// Where the model is, shared by `agent run`, `agent test` and `grade --llm`.
-#[derive(Args, Debug)]
-pub(crate) struct ModelArgs {
-    /// The OpenAI-compatible API's base URL (`/chat/completions` is appended). Default:
-    /// `FLOWMCP_LLM_BASE_URL`, else `llm.baseUrl` of the configuration, else OpenRouter's
-    /// `https://openrouter.ai/api/v1`. The key is read from `OPENROUTER_API_KEY` (else
-    /// `llm.apiKey`) and sent as a bearer token.
-    #[arg(long, value_name = "URL")]
-    llm_base_url: Option<String>,
-    /// How long one model request may take, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
-    llm_timeout_secs: u64,
-}
-
-impl ModelArgs {
-    pub(crate) fn endpoint(&self, cfg: &Config) -> flowmcp_agent::Endpoint {
-        let mut e = endpoint(self.llm_base_url.as_deref(), cfg);
-        e.timeout = std::time::Duration::from_secs(self.llm_timeout_secs.max(1));
-        e
-    }
-}
-
-/// The model endpoint: the base URL from `flag`, else the configuration's (`FLOWMCP_LLM_BASE_URL`,
-/// else `llm.baseUrl`), else OpenRouter's; the key as the configuration decided it
-/// (`OPENROUTER_API_KEY`, else the user's `llm.apiKey`, else the project's).
-pub(crate) fn endpoint(flag: Option<&str>, cfg: &Config) -> flowmcp_agent::Endpoint {
-    let mut e = flowmcp_agent::Endpoint::from_env();
-    e.base_url = flag
-        .map(str::to_string)
-        .or_else(|| cfg.llm_base_url.clone())
-        .unwrap_or_else(|| flowmcp_agent::DEFAULT_BASE_URL.to_string());
-    e.api_key = cfg.llm_api_key.clone();
-    e
 }
 
 #[derive(Args, Debug)]
@@ -291,18 +256,5 @@ pub(crate) fn agent_error(e: &flowmcp_agent::AgentError) -> String {
             format!("{} {}", flowmcp_spec::Code::AGENT001, activation_error(a))
         }
         other => other.to_string(),
-    }
-}
-
-/// Why an agent cannot be activated, with what to run or set about it.
-pub(crate) fn activation_error(e: &flowmcp_catalog::ActivationError) -> String {
-    use flowmcp_catalog::ActivationError as A;
-    match e {
-        A::ManifestErrors { file, .. } => format!("{e}; {}", crate::advice::rejected(file)),
-        A::ResourceNotServed { .. } => format!("{e} (see `flowmcp list`)"),
-        A::MissingServerParams { .. } => format!(
-            "{e}\nSet the missing server parameters (environment, --env-file or the configuration) to activate the agent."
-        ),
-        _ => e.to_string(),
     }
 }

@@ -514,7 +514,10 @@ impl Project {
              is never followed, wherever it points; make it a real directory to use it",
             self.refused
                 .iter()
-                .map(|p| crate::shown(&flowmcp_spec::diagnostic::display_path(p)).into_owned())
+                .map(
+                    |p| crate::output::shown(&flowmcp_spec::diagnostic::display_path(p))
+                        .into_owned()
+                )
                 .collect::<Vec<_>>()
                 .join(", ")
         ))

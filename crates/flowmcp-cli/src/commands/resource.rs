@@ -9,8 +9,7 @@ use clap::{Args, Subcommand};
 use flowmcp_catalog::resources::{Database, Limits};
 use flowmcp_catalog::{runtime::RunnerOptions, runtime::TransportConfig};
 
-use crate::profile_of;
-use crate::run_cmd::{ResourcePlaces, SourceArgs, config, open};
+use crate::context::{ResourcePlaces, SourceArgs, config, open, profile_of};
 
 /// The largest schema SQL file read, in bytes.
 const MAX_SQL_BYTES: u64 = 16 * 1024 * 1024;

@@ -9,8 +9,8 @@ use clap::Args;
 use flowmcp_catalog::grading::{GradeError, GradedSchema};
 use serde_json::Value;
 
-use crate::run_cmd::config;
-use crate::{ProfileArg, profile_of, write_json, write_stdout};
+use crate::context::{ModelArgs, ProfileArg, config, plain_validation, profile_of};
+use crate::output::{shown, write_json, write_stdout};
 
 #[derive(Args, Debug)]
 #[command(
@@ -54,7 +54,7 @@ pub(crate) struct GradeArgs {
     )]
     model: String,
     #[command(flatten)]
-    endpoint: crate::agent_cmd::ModelArgs,
+    endpoint: ModelArgs,
     /// Read the grader's scores.json and write the grade report.
     #[arg(long, value_name = "FILE")]
     consume_scores: Option<PathBuf>,
@@ -69,8 +69,7 @@ pub(crate) struct GradeArgs {
 pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
     let started = flowmcp_catalog::runtime::rfc3339(SystemTime::now());
     let cfg = config(false)?;
-    let mut opts = flowmcp_validate::Options::new(profile_of(a.profile, &cfg));
-    crate::run_cmd::on_this_machine(&cfg, &mut opts);
+    let opts = plain_validation(&cfg, profile_of(a.profile, &cfg));
     let display = a.schema.display().to_string();
     let bytes = flowmcp_files::named::read(&a.schema).map_err(|e| format!("{display}: {e}"))?;
     let mut loaded =
@@ -89,7 +88,7 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
         write_stdout(&format!(
             "wrote {} for {}\n",
             flowmcp_spec::diagnostic::display_path(&path),
-            crate::shown(&schema.id)
+            shown(&schema.id)
         ))?;
         return Ok(ExitCode::SUCCESS);
     }

@@ -9,9 +9,9 @@ use flowmcp_catalog::{primitives::PrimitiveError, primitives::Speaker};
 use flowmcp_catalog::{runtime::RunnerOptions, runtime::TransportConfig};
 use serde_json::{Map, Value, json};
 
-use crate::prompt_list::{listing, prompt_json};
-use crate::run_cmd::{RunArgs, SourceArgs, config, open};
-use crate::{profile_of, shown_block, write_stdout};
+use crate::context::{RunArgs, SourceArgs, config, open, profile_of};
+use crate::listing::{listing, prompt_json};
+use crate::output::{shown_block, write_stdout};
 
 #[derive(Args, Debug)]
 pub(crate) struct PromptArgs {

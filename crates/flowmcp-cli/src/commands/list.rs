@@ -1,0 +1,150 @@
+//! `flowmcp list`: the tools, resource entries and prompts of a catalog.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use flowmcp_catalog::runtime::{Kind, TransportConfig};
+use serde_json::{Value, json};
+
+use crate::context::{ResultCacheArg, SourceArgs, config, open, profile_of};
+use crate::listing::kind_name;
+use crate::output::{print_problems, shown, write_stdout};
+
+#[derive(Args, Debug)]
+#[command(
+    about = "List the tools of a catalog with IDs, wire names and exposure",
+    long_about = "List the tools of a catalog: ID, wire name, and whether the tool is exposed. \
+    A tool is hidden when a server parameter it needs has no value; the missing variables are shown. \
+    Load problems (files that cannot be loaded) are printed to stderr."
+)]
+pub(crate) struct ListArgs {
+    /// The catalog directory, or one or more schema files (overrides --catalog).
+    #[arg(value_name = "DIR|FILE")]
+    paths: Vec<PathBuf>,
+    /// Print JSON (one object with `tools` and `problems`).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    results: ResultCacheArg,
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+pub(crate) fn run(a: ListArgs) -> Result<ExitCode, String> {
+    let cfg = config(a.source.anchor(&a.paths))?;
+    let catalog = open(
+        &a.source,
+        &a.paths,
+        false,
+        &cfg,
+        profile_of(a.source.profile, &cfg),
+        TransportConfig::default(),
+        a.results.runner(),
+    )?;
+    print_problems(&catalog);
+    let set = catalog.toolset();
+    if a.json {
+        let tools: Vec<Value> = set
+            .tools()
+            .iter()
+            .map(|t| {
+                let d = &t.descriptor;
+                json!({
+                    "id": d.id.to_string(),
+                    "name": d.lookup_key(),
+                    "kind": kind_name(&d.kind),
+                    "wireName": d.wire_name,
+                    "exposed": d.is_exposed(),
+                    "missingServerParams": d.missing_server_params,
+                    "description": d.description,
+                    "file": set.schema_of(t).display,
+                    "warnings": d.warnings,
+                })
+            })
+            .collect();
+        let problems: Vec<Value> = set
+            .problems()
+            .iter()
+            .map(|p| json!({"file": p.file, "message": p.message}))
+            .collect();
+        let prompts: Vec<Value> = catalog
+            .prompts()
+            .iter()
+            .map(crate::listing::prompt_json)
+            .collect();
+        let text = serde_json::to_string_pretty(
+            &json!({"tools": tools, "prompts": prompts, "problems": problems}),
+        )
+        .map_err(|e| e.to_string())?;
+        write_stdout(&format!("{text}\n"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = String::new();
+    let width = set
+        .tools()
+        .iter()
+        .map(|t| t.descriptor.lookup_key().len())
+        .max()
+        .unwrap_or(0);
+    let wire_width = set
+        .tools()
+        .iter()
+        .map(|t| t.descriptor.wire_name.len())
+        .max()
+        .unwrap_or(0);
+    for t in set.tools() {
+        let d = &t.descriptor;
+        let state = if d.is_exposed() {
+            "exposed".to_string()
+        } else {
+            let names: Vec<String> = d
+                .missing_server_params
+                .iter()
+                .map(|n| {
+                    if flowmcp_catalog::env::is_reserved_name(n) {
+                        format!("{} (reserved for flowmcp itself)", shown(n))
+                    } else {
+                        shown(n).into_owned()
+                    }
+                })
+                .collect();
+            format!("hidden (missing {})", names.join(", "))
+        };
+        out.push_str(&format!(
+            "{:<width$}  {:<wire_width$}  {state}\n",
+            shown(&d.lookup_key()),
+            shown(&d.wire_name)
+        ));
+    }
+    let (exposed, hidden, _) = set.exposure();
+    let resource_entries = set
+        .tools()
+        .iter()
+        .filter(|t| t.descriptor.kind != Kind::Tool)
+        .count();
+    let what = if resource_entries == 0 {
+        format!("{} tools", set.tools().len())
+    } else {
+        format!(
+            "{} tools and {resource_entries} resource entries",
+            set.tools().len() - resource_entries
+        )
+    };
+    out.push_str(&format!(
+        "{what} in {} schemas: {exposed} exposed, {hidden} hidden{}\n",
+        set.schemas().len(),
+        if set.problems().is_empty() {
+            String::new()
+        } else {
+            format!(", {} load problems", set.problems().len())
+        }
+    ));
+    let prompts = catalog.prompts();
+    if !prompts.is_empty() {
+        out.push('\n');
+        out.push_str(&crate::listing::listing(&catalog, &prompts));
+    }
+    write_stdout(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
