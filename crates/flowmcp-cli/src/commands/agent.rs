@@ -4,10 +4,12 @@
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use flowmcp_catalog::{runtime::RunnerOptions, runtime::TransportConfig};
+use flowmcp_catalog::runtime::RunnerOptions;
 
 use crate::advice::activation_error;
-use crate::context::{Config, ModelArgs, RunArgs, SourceArgs, config, open, profile_of};
+use crate::context::{
+    Config, ModelArgs, RunArgs, SourceArgs, config, open, open_to_read, profile_of,
+};
 use crate::output::{shown, shown_block, write_stdout};
 
 #[derive(Args, Debug)]
@@ -196,16 +198,7 @@ fn test_agent(a: TestAgentArgs) -> Result<ExitCode, String> {
 }
 
 fn open_catalog(a: &NameArgs) -> Result<flowmcp_catalog::Catalog, String> {
-    let cfg = config(a.source.anchor(&[]))?;
-    open(
-        &a.source,
-        &[],
-        false,
-        &cfg,
-        profile_of(a.source.profile, &cfg),
-        TransportConfig::default(),
-        RunnerOptions::default(),
-    )
+    open_to_read(&a.source, &[], RunnerOptions::default())
 }
 
 fn verify(a: NameArgs) -> Result<ExitCode, String> {

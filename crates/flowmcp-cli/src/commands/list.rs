@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use flowmcp_catalog::runtime::{Kind, TransportConfig};
+use flowmcp_catalog::runtime::Kind;
 use serde_json::{Value, json};
 
-use crate::context::{ResultCacheArg, SourceArgs, config, open, profile_of};
+use crate::context::{ResultCacheArg, SourceArgs, open_to_read};
 use crate::listing::kind_name;
 use crate::output::{print_problems, shown, write_stdout};
 
@@ -32,16 +32,7 @@ pub(crate) struct ListArgs {
 }
 
 pub(crate) fn run(a: ListArgs) -> Result<ExitCode, String> {
-    let cfg = config(a.source.anchor(&a.paths))?;
-    let catalog = open(
-        &a.source,
-        &a.paths,
-        false,
-        &cfg,
-        profile_of(a.source.profile, &cfg),
-        TransportConfig::default(),
-        a.results.runner(),
-    )?;
+    let catalog = open_to_read(&a.source, &a.paths, a.results.runner())?;
     print_problems(&catalog);
     let set = catalog.toolset();
     if a.json {

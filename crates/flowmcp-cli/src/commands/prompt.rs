@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
+use flowmcp_catalog::runtime::RunnerOptions;
 use flowmcp_catalog::{primitives::PrimitiveError, primitives::Speaker};
-use flowmcp_catalog::{runtime::RunnerOptions, runtime::TransportConfig};
 use serde_json::{Map, Value, json};
 
-use crate::context::{RunArgs, SourceArgs, config, open, profile_of};
+use crate::context::{RunArgs, SourceArgs, config, open, open_to_read, profile_of};
 use crate::listing::{listing, prompt_json};
 use crate::output::{shown_block, write_stdout};
 
@@ -87,16 +87,7 @@ pub(crate) fn run(a: PromptArgs) -> Result<ExitCode, String> {
 
 /// One line per prompt: ID, kind, arguments.
 fn list(a: ListArgs) -> Result<ExitCode, String> {
-    let cfg = config(a.source.anchor(&a.paths))?;
-    let catalog = open(
-        &a.source,
-        &a.paths,
-        false,
-        &cfg,
-        profile_of(a.source.profile, &cfg),
-        TransportConfig::default(),
-        RunnerOptions::default(),
-    )?;
+    let catalog = open_to_read(&a.source, &a.paths, RunnerOptions::default())?;
     let prompts = catalog.prompts();
     if a.json {
         let items: Vec<Value> = prompts.iter().map(prompt_json).collect();

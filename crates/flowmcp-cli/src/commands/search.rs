@@ -3,10 +3,9 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use flowmcp_catalog::runtime::TransportConfig;
 use serde_json::{Value, json};
 
-use crate::context::{ResultCacheArg, SourceArgs, config, open, profile_of};
+use crate::context::{ResultCacheArg, SourceArgs, open_to_read};
 use crate::listing::kind_name;
 use crate::output::{shown, write_stdout};
 
@@ -34,16 +33,7 @@ pub(crate) struct SearchArgs {
 }
 
 pub(crate) fn run(a: SearchArgs) -> Result<ExitCode, String> {
-    let cfg = config(a.source.anchor(&[]))?;
-    let catalog = open(
-        &a.source,
-        &[],
-        false,
-        &cfg,
-        profile_of(a.source.profile, &cfg),
-        TransportConfig::default(),
-        a.results.runner(),
-    )?;
+    let catalog = open_to_read(&a.source, &[], a.results.runner())?;
     let query = a.query.join(" ");
     let hits = catalog.search(&query);
     let prompt_hits = catalog.search_prompts(&query);

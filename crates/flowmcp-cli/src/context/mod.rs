@@ -219,6 +219,27 @@ fn on_this_machine(
     )
 }
 
+/// Opens the catalog for a command that only reads it: the configuration found from `source`
+/// and `paths`, the profile of `--profile` or the configuration, the default transport, no
+/// reloading. Commands that call upstreams or reload build their options and call [`open`].
+pub(crate) fn open_to_read(
+    source: &SourceArgs,
+    paths: &[PathBuf],
+    runner: RunnerOptions,
+) -> Result<Catalog, String> {
+    let cfg = config(source.anchor(paths))?;
+    let profile = profile_of(source.profile, &cfg);
+    open(
+        source,
+        paths,
+        false,
+        &cfg,
+        profile,
+        TransportConfig::default(),
+        runner,
+    )
+}
+
 /// Opens the catalog, with `transport` and `runner` for calls: `paths` when given (one directory
 /// or file, or several schema files), else `--catalog`, the configuration's `catalog`, or the
 /// current directory when it looks like a catalog ([`looks_like_catalog`]; otherwise a usage
