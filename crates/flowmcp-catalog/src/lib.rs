@@ -107,10 +107,10 @@ pub use serde_json;
 /// a member of a literal `main` in place, migrating a schema file's text to a newer version of the
 /// specification ([`files::migrate`]), and writing a file whole (temporary file, then rename).
 pub mod files {
+    pub use flowmcp_files::walk::{MjsWalk, mjs_files, walk_files, walk_mjs};
     pub use flowmcp_loader::{
         FileKind, Limits, LoadedFile, edit::EditError, edit::ReadCappedError, edit::read_capped,
         edit::set_member, edit::set_string_member, edit::write_atomic, load_file, load_source,
-        walk::MjsWalk, walk::mjs_files, walk::walk_files, walk::walk_mjs,
     };
 
     pub mod migrate;
@@ -156,7 +156,7 @@ pub mod resources {
 pub mod env {
     pub use flowmcp_runtime::{
         cache::BindingKey, cache::Cache, cache::PreloadCache, secret::is_reserved_name,
-        secret::read_capped_text, secret::read_env_file,
+        secret::read_env_file,
     };
     #[cfg(feature = "redis")]
     pub use flowmcp_runtime::{cache::RedisCache, cache::shown_url};

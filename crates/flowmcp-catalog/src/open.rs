@@ -1000,7 +1000,7 @@ fn read_tree(dir: &Path, opts: &CatalogOptions) -> Result<Contents, CatalogError
 /// lead outside it; for a directory whose `registry.json` is a grading list (read this way under
 /// `compat`), a problem that names it.
 pub(crate) fn tree_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<LoadProblem>), CatalogError> {
-    let walk = flowmcp_loader::walk::walk_mjs(dir, &|name| name == LISTS_DIR)
+    let walk = flowmcp_files::walk::walk_mjs(dir, &|name| name == LISTS_DIR)
         .map_err(|e| CatalogError::io(dir, e))?;
     let mut problems: Vec<LoadProblem> = walk
         .outside_links
@@ -1033,7 +1033,7 @@ fn grading_problem(dir: &Path, served: bool) -> LoadProblem {
 pub(crate) fn manifest_stamps(dir: &Path) -> Vec<(PathBuf, Stamp)> {
     let registry = dir.join(REGISTRY_FILE);
     let mut out = vec![(registry.clone(), stamp(&registry))];
-    if let Ok(walk) = flowmcp_loader::walk::walk_mjs(&dir.join(LISTS_DIR), &|_| false) {
+    if let Ok(walk) = flowmcp_files::walk::walk_mjs(&dir.join(LISTS_DIR), &|_| false) {
         out.extend(walk.files.into_iter().map(|p| {
             let s = stamp(&p);
             (p, s)

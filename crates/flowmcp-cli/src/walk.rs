@@ -36,7 +36,7 @@ pub(crate) fn collect(paths: &[PathBuf]) -> Result<Vec<FileEntry>, String> {
 }
 
 fn walk_dir(dir: &Path, out: &mut Vec<FileEntry>) -> std::io::Result<()> {
-    let walk = flowmcp_catalog::files::walk_mjs(dir, &|_| false)?;
+    let walk = flowmcp_files::walk::walk_mjs(dir, &|_| false)?;
     for link in &walk.outside_links {
         eprintln!(
             "flowmcp: skipping {}: a symbolic link that leads outside {}",

@@ -165,6 +165,25 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
     }
 
+    /// Issue #40: the text reader (moved here from the runtime) says the limit and refuses bytes
+    /// that are not UTF-8, naming neither the path nor the content.
+    #[test]
+    fn i40_read_capped_text_says_the_limit_and_not_utf8() {
+        let d = temp_dir("text");
+        let f = d.join("config.json");
+        std::fs::write(&f, "héllo").expect("seed");
+        assert_eq!(
+            crate::named::read_capped_text(&f, 6).expect("fits"),
+            "héllo"
+        );
+        let big = crate::named::read_capped_text(&f, 5).expect_err("too large");
+        assert_eq!(big.to_string(), "larger than 5 bytes");
+        std::fs::write(&f, [0xff, 0xfe]).expect("seed");
+        let bad = crate::named::read_capped_text(&f, 10).expect_err("not text");
+        assert_eq!(bad.to_string(), "not UTF-8 text");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
     #[test]
     fn replaces_and_leaves_nothing_behind() {
         let d = temp_dir("ok");

@@ -61,6 +61,7 @@
 mod atomic;
 pub mod named;
 mod root;
+pub mod walk;
 
 pub use root::{Entry, EntryKind, PathError, Root, Staged};
 

@@ -90,3 +90,19 @@ pub fn remove_file(path: impl AsRef<Path>) -> io::Result<()> {
 pub fn remove_empty_dir(path: impl AsRef<Path>) -> io::Result<()> {
     std::fs::remove_dir(path.as_ref())
 }
+
+/// The text of the file at `path` when it has at most `limit` bytes and is UTF-8 (a configuration
+/// or `.env` file the user named, a schema's SQL): a larger file, or a device that never ends
+/// such as `/dev/zero`, is an error naming the limit, not a memory hog. The error names neither
+/// the path nor the content: "larger than `limit` bytes", "not UTF-8 text", or the system's.
+pub fn read_capped_text(path: &Path, limit: u64) -> io::Result<String> {
+    let bytes = read_capped(path, limit).map_err(|e| match e {
+        ReadCappedError::Io(e) => e,
+        ReadCappedError::TooLarge(_) => io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("larger than {limit} bytes"),
+        ),
+    })?;
+    String::from_utf8(bytes)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+}

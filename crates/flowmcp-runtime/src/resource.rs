@@ -804,7 +804,7 @@ pub(crate) fn schema_sql_file(schema_path: &Path, r: &Resource) -> Option<PathBu
 /// Builds the database at `path` from the SQL in `sql_file` (whole or not at all). A database
 /// another thread or process placed there first is left as it is.
 fn build_from_sql(path: &Path, sql_file: &Path, limits: &Limits) -> Result<(), Coded> {
-    let sql = crate::secret::read_capped_text(sql_file, MAX_SCHEMA_SQL_BYTES)
+    let sql = flowmcp_files::named::read_capped_text(sql_file, MAX_SCHEMA_SQL_BYTES)
         .map_err(|e| Coded(Code::RES033, format!("{}: {e}", sql_file.display())))?;
     match Database::create(path, &sql, limits) {
         Ok(_) | Err(OpenError::AlreadyExists { .. }) => Ok(()),

@@ -555,25 +555,10 @@ pub fn parse_env_file(text: &str) -> BTreeMap<String, String> {
 /// Largest env file read: 1 MiB.
 pub const MAX_ENV_FILE_BYTES: u64 = 1024 * 1024;
 
-/// Reads a text file of at most `limit` bytes (an env or configuration file): a larger one (or a
-/// device that never ends, such as `/dev/zero`) is an error naming the limit, not a memory hog.
-/// The error names neither the content nor the path.
-pub fn read_capped_text(path: &Path, limit: u64) -> std::io::Result<String> {
-    let bytes = flowmcp_loader::edit::read_capped(path, limit).map_err(|e| match e {
-        flowmcp_loader::edit::ReadCappedError::Io(e) => e,
-        flowmcp_loader::edit::ReadCappedError::TooLarge(_) => std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("larger than {limit} bytes"),
-        ),
-    })?;
-    String::from_utf8(bytes)
-        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
-}
-
 /// Reads and parses an env file (see [`parse_env_file`]), at most [`MAX_ENV_FILE_BYTES`]. The
 /// error names neither the path nor the content.
 pub fn read_env_file(path: &Path) -> std::io::Result<BTreeMap<String, String>> {
-    read_capped_text(path, MAX_ENV_FILE_BYTES).map(|t| parse_env_file(&t))
+    flowmcp_files::named::read_capped_text(path, MAX_ENV_FILE_BYTES).map(|t| parse_env_file(&t))
 }
 
 #[cfg(test)]

@@ -926,7 +926,7 @@ fn item06_product_credentials_are_never_server_parameters() {
          root: 'https://api.example.com', requiredServerParams: [ 'API_KEY' ],
          tools: { t: { method: 'GET', path: '/echo', description: 'd', parameters: [] } } }",
     );
-    let files = flowmcp_loader::walk::mjs_files(&dir.0, &|_| false).expect("walk");
+    let files = flowmcp_files::walk::mjs_files(&dir.0, &|_| false).expect("walk");
     let (schemas, problems) = calls::sources(&files, &dir.0, Profile::Spec);
     let set = Toolset::from_sources(schemas, problems, &{
         let mut built = ToolsetOptions::default();

@@ -57,7 +57,7 @@ pub(super) fn read_files(
     dir: &Path,
     profile: Profile,
 ) -> Result<HashMap<PathBuf, FileInfo>, String> {
-    let files = flowmcp_loader::walk::mjs_files(dir, &|name| name == "_lists")
+    let files = flowmcp_files::walk::mjs_files(dir, &|name| name == "_lists")
         .map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
     let settings = RuleSettings::new(profile);
     let limits = Limits::default();
@@ -191,7 +191,7 @@ pub(super) fn load_unvalidated(
     profile: Profile,
     env: BTreeMap<String, String>,
 ) -> Result<Toolset, String> {
-    let files = flowmcp_loader::walk::mjs_files(dir, &|name| name == "_lists")
+    let files = flowmcp_files::walk::mjs_files(dir, &|name| name == "_lists")
         .map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
     let settings = RuleSettings::new(profile);
     let mut sources = Vec::new();

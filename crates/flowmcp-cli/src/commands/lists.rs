@@ -139,7 +139,7 @@ fn collect_schemas(
     dir: &Path,
     out: &mut Vec<(PathBuf, String)>,
 ) -> std::io::Result<()> {
-    for path in flowmcp_catalog::files::mjs_files(dir, &|name| name.starts_with('_'))? {
+    for path in flowmcp_files::walk::mjs_files(dir, &|name| name.starts_with('_'))? {
         let hidden = path
             .file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with(['_', '.']));

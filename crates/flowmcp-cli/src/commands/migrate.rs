@@ -99,7 +99,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
         }
         // 2.x agents: `manifest.json` files become `agent.mjs` (chapter 08, step 6).
         if a.all && flowmcp_files::named::is_dir(p) {
-            let found = flowmcp_catalog::files::walk_files(p, &|_| false, &|n| n == MANIFEST)
+            let found = flowmcp_files::walk::walk_files(p, &|_| false, &|n| n == MANIFEST)
                 .map_err(|e| format!("{}: {e}", p.display()))?;
             files.extend(found.files.into_iter().map(|path| {
                 let entry = crate::walk::FileEntry {

@@ -99,7 +99,7 @@ fn init(a: InitArgs) -> Result<ExitCode, String> {
             file.id
         )
     })?;
-    let sql = flowmcp_catalog::env::read_capped_text(&sql_file, MAX_SQL_BYTES)
+    let sql = flowmcp_files::named::read_capped_text(&sql_file, MAX_SQL_BYTES)
         .map_err(|e| format!("{}: {e}", sql_file.display()))?;
     if !a.yes
         && !confirm(&format!(

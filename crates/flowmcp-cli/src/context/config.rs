@@ -586,7 +586,7 @@ fn same_file(a: &Path, b: Option<&Path>) -> bool {
 
 impl ConfigFile {
     pub(crate) fn read(path: &Path) -> Result<ConfigFile, String> {
-        let text = flowmcp_catalog::env::read_capped_text(path, MAX_CONFIG_BYTES)
+        let text = flowmcp_files::named::read_capped_text(path, MAX_CONFIG_BYTES)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         let mut cfg = ConfigFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         cfg.path = Some(path.to_path_buf());

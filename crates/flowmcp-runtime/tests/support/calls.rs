@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 /// The shared lists of `<dir>/_lists/`, when there is such a directory.
 fn lists_of(dir: &Path, settings: &RuleSettings) -> Option<ListRegistry> {
     let lists_dir = dir.join("_lists");
-    let files = flowmcp_loader::walk::mjs_files(&lists_dir, &|_| false).ok()?;
+    let files = flowmcp_files::walk::mjs_files(&lists_dir, &|_| false).ok()?;
     let lists = files
         .iter()
         .filter_map(|p| {
@@ -104,7 +104,7 @@ pub(crate) fn load_files(
 
 /// [`load_files`] for the `.mjs` files under `dir` (`_lists/` aside).
 pub(crate) fn load(dir: &Path, profile: Profile, env: BTreeMap<String, String>) -> Toolset {
-    let files = flowmcp_loader::walk::mjs_files(dir, &|name| name == "_lists").expect("walk");
+    let files = flowmcp_files::walk::mjs_files(dir, &|name| name == "_lists").expect("walk");
     load_files(&files, dir, profile, env)
 }
 
