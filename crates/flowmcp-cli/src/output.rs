@@ -20,7 +20,7 @@ pub(crate) enum Format {
 /// Writes `value` as pretty JSON with a final newline, atomically.
 pub(crate) fn write_json(path: &std::path::Path, value: &serde_json::Value) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    flowmcp_catalog::files::write_atomic(path, format!("{text}\n").as_bytes())
+    flowmcp_files::named::write_atomic(path, format!("{text}\n").as_bytes())
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 

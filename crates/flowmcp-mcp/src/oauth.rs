@@ -724,7 +724,7 @@ fn shown(url: &Url) -> String {
 }
 
 fn read_capped(path: &std::path::Path) -> Result<Vec<u8>, OAuthError> {
-    use flowmcp_catalog::files::{ReadCappedError, read_capped};
+    use flowmcp_files::named::{ReadCappedError, read_capped};
     read_capped(path, MAX_DOCUMENT).map_err(|e| match e {
         ReadCappedError::Io(source) => OAuthError::ReadFile {
             path: path.to_path_buf(),

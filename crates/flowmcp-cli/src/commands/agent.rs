@@ -150,7 +150,7 @@ fn run_agent(a: RunAgentArgs) -> Result<ExitCode, String> {
                     "steps": o.transcript,
                 }))
                 .map_err(|e| e.to_string())?;
-                flowmcp_catalog::files::write_atomic(path, text.as_bytes())
+                flowmcp_files::named::write_atomic(path, text.as_bytes())
                     .map_err(|e| format!("{}: {e}", path.display()))?;
             }
             write_stdout(&format!("{}\n", shown_block(&o.answer)))?;

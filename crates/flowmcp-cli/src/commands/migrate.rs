@@ -117,7 +117,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
         .cloned()
         .collect();
     // The loader's cap on a schema file's size applies to what migrate reads too.
-    let cap = flowmcp_catalog::files::Limits::default().max_file_bytes;
+    let cap = flowmcp_validate::Limits::default().max_file_bytes;
 
     let (mut migrated, mut current, mut skipped, mut failed) = (0, 0, 0, 0);
     let mut out = String::new();
@@ -128,7 +128,7 @@ pub(crate) fn run(a: MigrateArgs) -> Result<ExitCode, String> {
             .map(String::from_utf8)
         {
             Ok(Ok(s)) => s,
-            Err(flowmcp_catalog::files::ReadCappedError::TooLarge(size)) => {
+            Err(flowmcp_files::named::ReadCappedError::TooLarge(size)) => {
                 failed += 1;
                 out.push_str(&format!(
                     "{shown}: FAILED: {size} bytes, larger than the limit of {cap} bytes for a \
@@ -316,8 +316,8 @@ fn part_path(path: &Path, n: usize) -> PathBuf {
 }
 
 /// The root of the directory that holds `path`, and the file's name in it: migrate writes every
-/// file through that directory's handle ([`flowmcp_catalog::resources::Root`]).
-fn in_dir(path: &Path) -> Result<(flowmcp_catalog::resources::Root, PathBuf), String> {
+/// file through that directory's handle ([`flowmcp_files::Root`]).
+fn in_dir(path: &Path) -> Result<(flowmcp_files::Root, PathBuf), String> {
     let name = path
         .file_name()
         .ok_or_else(|| format!("{}: not a file name", path.display()))?;
@@ -326,7 +326,7 @@ fn in_dir(path: &Path) -> Result<(flowmcp_catalog::resources::Root, PathBuf), St
         _ => Path::new("."),
     };
     Ok((
-        flowmcp_catalog::resources::Root::new(dir),
+        flowmcp_files::Root::new(dir),
         PathBuf::from(name),
     ))
 }
@@ -349,7 +349,7 @@ fn write_with_backup(path: &Path, original: &str, text: &str) -> Result<(), Stri
     let backup = PathBuf::from(backup);
     match root.write_new(&backup, original.as_bytes()) {
         Ok(()) => {}
-        Err(flowmcp_catalog::resources::PathError::Io { source, .. })
+        Err(flowmcp_files::PathError::Io { source, .. })
             if source.kind() == std::io::ErrorKind::AlreadyExists =>
         {
             return Err(format!(
@@ -381,7 +381,7 @@ fn read_import(schema: &Path, specifier: &str, base: &Path, cap: u64) -> Option<
     // `dir/specifier` with its `.` and `..` folded, then relative to `base`.
     let module = flowmcp_spec::paths::fold_dots(&dir.join(specifier))?;
     let relative = module.strip_prefix(base).ok()?;
-    let root = flowmcp_catalog::resources::Root::new(base);
+    let root = flowmcp_files::Root::new(base);
     let bytes = root.read_capped(relative, cap).ok()?;
     String::from_utf8(bytes).ok()
 }
