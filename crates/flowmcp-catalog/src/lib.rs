@@ -78,6 +78,7 @@ mod error;
 pub mod grading;
 pub mod integrity;
 pub mod manifest;
+pub mod migrate;
 mod open;
 pub mod primitives;
 pub mod prompts;
@@ -105,15 +106,13 @@ pub use serde_json;
 /// A catalog's files on disk, for programs that read or edit them one by one: reading or loading a
 /// file within the loader's limits, walking a directory for `.mjs` files without leaving it, changing
 /// a member of a literal `main` in place, migrating a schema file's text to a newer version of the
-/// specification ([`files::migrate`]), and writing a file whole (temporary file, then rename).
+/// specification ([`migrate`]), and writing a file whole (temporary file, then rename).
 pub mod files {
     pub use flowmcp_files::walk::{MjsWalk, mjs_files, walk_files, walk_mjs};
     pub use flowmcp_loader::{
         FileKind, Limits, LoadedFile, edit::EditError, edit::ReadCappedError, edit::read_capped,
         edit::set_member, edit::set_string_member, edit::write_atomic, load_file, load_source,
     };
-
-    pub mod migrate;
 }
 
 /// The npm library directory handlers load `requiredLibraries` from (an npm prefix), and the

@@ -1,12 +1,12 @@
 //! `flowmcp migrate`: rewrites old schema files for a newer specification version (the work is
-//! `flowmcp_catalog::files::migrate`; this module finds the files, writes them with a backup, prints the
+//! `flowmcp_catalog::migrate`; this module finds the files, writes them with a backup, prints the
 //! diff or the report, and picks the exit code).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use flowmcp_catalog::files::migrate::{self, MigrateError};
+use flowmcp_catalog::migrate::{self, MigrateError};
 
 #[derive(Args, Debug)]
 #[command(
