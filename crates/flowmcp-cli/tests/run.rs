@@ -796,10 +796,10 @@ fn write(path: &std::path::Path, text: &str) {
 
 /// Creates a SQLite database at `path` holding one table `t(secret)` with `value`.
 fn sqlite_with(path: &std::path::Path, value: &str) {
-    flowmcp_catalog::resources::Database::create(
+    flowmcp_resources::sqlite::Database::create(
         path,
         &format!("CREATE TABLE t (secret TEXT); INSERT INTO t VALUES ('{value}');"),
-        &flowmcp_catalog::resources::Limits::default(),
+        &flowmcp_resources::sqlite::Limits::default(),
     )
     .unwrap();
 }

@@ -25,7 +25,7 @@
 use std::sync::Arc;
 
 use flowmcp_catalog::serde_json::{Map, Value, json};
-use flowmcp_catalog::{Envelope, ToolEntry, runtime::check_output};
+use flowmcp_catalog::{Envelope, ToolEntry};
 use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, MetaObject, Tool};
 
 use crate::options::OutputSchemas;
@@ -309,7 +309,7 @@ pub(crate) fn result(envelope: Envelope, output: &Output) -> CallToolResult {
         }
         Output::Object(s) | Output::Wrapped(s) => s,
     };
-    let mismatches = check_output(declared, envelope.data());
+    let mismatches = envelope.output_mismatches(declared);
     if !mismatches.is_empty()
         || (matches!(output, Output::Object(_)) && !envelope.data().is_object())
     {

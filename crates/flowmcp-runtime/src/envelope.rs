@@ -116,6 +116,13 @@ impl Envelope {
         &self.data
     }
 
+    /// How the result differs from `schema`, a tool's declared output schema (in its JSON Schema
+    /// form), one line per mismatch naming its JSON pointer and the problem; empty when it matches.
+    /// Values are never quoted (they may be large or sensitive); only types are named.
+    pub fn output_mismatches(&self, schema: &Value) -> Vec<String> {
+        crate::output::check_output(schema, &self.data)
+    }
+
     /// The result, taken out of the envelope.
     pub fn into_data(self) -> Value {
         self.data
@@ -164,6 +171,24 @@ pub(crate) struct Coded(pub(crate) Code, pub(crate) String);
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Issue #40: a result is checked against a declared output schema by the envelope itself.
+    #[test]
+    fn i40_output_mismatches_name_the_pointer_and_the_type() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "number"}}});
+        assert!(
+            Envelope::ok(json!({"n": 1}))
+                .output_mismatches(&schema)
+                .is_empty()
+        );
+        let found = Envelope::ok(json!({"n": "one"})).output_mismatches(&schema);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("/n: expected number"), "{found:?}");
+        assert!(
+            !found[0].contains("one"),
+            "the value is never quoted: {found:?}"
+        );
+    }
 
     #[test]
     fn ok_serialises_without_warnings() {

@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::envelope::Failure;
 use flowmcp_files::Root;
 use flowmcp_resources::http::{FetchFailure, Fetcher, HttpResource};
 use flowmcp_resources::markdown::{Document, MarkdownError};
@@ -75,6 +76,16 @@ pub struct ResourceOptions {
     pub max_result_bytes: usize,
     /// The largest markdown document read, in bytes (MD001 above it).
     pub markdown_max_bytes: u64,
+}
+
+impl ResourceOptions {
+    /// Sets the base folder name ([`ResourceOptions::base`]) after checking it is a plain
+    /// folder name (not empty, no path separator, no `..`); a refused name changes nothing.
+    pub fn set_base(&mut self, base: &str) -> Result<(), PathError> {
+        Locations::check_base(base)?;
+        base.clone_into(&mut self.base);
+        Ok(())
+    }
 }
 
 impl Default for ResourceOptions {
@@ -830,6 +841,26 @@ pub struct DatabaseFile {
 }
 
 impl DatabaseFile {
+    /// Creates this database from `sql`, its schema SQL (whole or not at all; a file already
+    /// there is refused, never replaced), and says how many tables it has. The failure carries
+    /// the code and the message of the resource engine and names the resource.
+    pub fn create(&self, sql: &str) -> Result<usize, Failure> {
+        let db = Database::create(&self.path, sql, &Limits::default())
+            .map_err(|e| Failure::new(e.code(), &self.id, e.to_string()))?;
+        Ok(db
+            .describe_tables(&Default::default())
+            .map(|rows| {
+                let mut names: Vec<&str> = rows
+                    .rows
+                    .iter()
+                    .filter_map(|r| r.get("table_name").and_then(|v| v.as_str()))
+                    .collect();
+                names.dedup();
+                names.len()
+            })
+            .unwrap_or(0))
+    }
+
     /// Builds this database from the SQL in `sql_file`, as a first use of the resource would
     /// (whole or not at all; a database already there is left as it is). The error names its
     /// code and the file.
@@ -889,5 +920,38 @@ mod tests {
         assert!(!reads_only("INSERT INTO t VALUES (1)"));
         assert!(!reads_only("DELETE FROM t"));
         assert!(!reads_only(""));
+    }
+
+    /// Issue #40: `resource init`'s operation creates the database once, counts its tables (not
+    /// its columns) and refuses a file already there with the engine's code, naming the resource.
+    #[test]
+    fn i40_database_file_create_counts_tables() {
+        let dir = std::env::temp_dir().join(format!("flowmcp-dbcreate-{}", std::process::id()));
+        let _ = flowmcp_files::named::remove_dir_all(&dir);
+        let file = DatabaseFile {
+            id: "demo/resource/t".into(),
+            path: dir.join("t.db"),
+            writable: false,
+            schema_sql: None,
+        };
+        let sql = "CREATE TABLE a (x TEXT, y TEXT); CREATE TABLE b (z INTEGER);";
+        assert_eq!(file.create(sql).expect("created"), 2);
+        let again = file.create(sql).expect_err("exists");
+        assert_eq!(again.tool(), "demo/resource/t");
+        assert!(again.message().contains("t.db"), "{}", again.message());
+        let _ = flowmcp_files::named::remove_dir_all(&dir);
+    }
+
+    /// Issue #40: the resources base is a plain folder name; a path or `..` is refused
+    /// and leaves the options as they were.
+    #[test]
+    fn i40_set_base_refuses_a_path() {
+        let mut o = ResourceOptions::default();
+        o.set_base("acme").expect("plain");
+        assert_eq!(o.base, "acme");
+        for bad in ["../x", "a/b", "..", ""] {
+            assert!(o.set_base(bad).is_err(), "{bad}");
+            assert_eq!(o.base, "acme");
+        }
     }
 }

@@ -22,16 +22,12 @@ use serde_json::Value;
 
 use crate::encoding::Encoding;
 
+/// The names reserved for flowmcp itself (decided in the specification crate beside the reserved
+/// namespaces, so that every crate asks the same question).
+pub use flowmcp_spec::catalog::{MODEL_KEY, PRODUCT_PREFIX, is_reserved_name};
+
 /// The text every secret prints as.
 pub(crate) const REDACTED: &str = "[redacted]";
-
-/// The model key flowmcp sends (as a bearer token) to its chat endpoint in `flowmcp agent` and
-/// `flowmcp grade --llm`.
-pub const MODEL_KEY: &str = "OPENROUTER_API_KEY";
-
-/// The prefix of flowmcp's own variables (`FLOWMCP_AUTH_TOKEN`, `FLOWMCP_ROUTE_TOKENS`,
-/// `FLOWMCP_OAUTH_ISSUER`, `FLOWMCP_LLM_BASE_URL`, `FLOWMCP_LIBS`, …).
-pub const PRODUCT_PREFIX: &str = "FLOWMCP_";
 
 /// The HTTP server's per-route bearer tokens, `/path=TOKEN` items separated by commas.
 const ROUTE_TOKENS: &str = "FLOWMCP_ROUTE_TOKENS";
@@ -66,16 +62,6 @@ pub fn is_placeholder(value: &str) -> bool {
                 | "tbd"
                 | "xxx"
         )
-}
-
-/// Whether `name` is reserved for flowmcp itself ([`MODEL_KEY`], or a name starting with
-/// [`PRODUCT_PREFIX`]; ASCII case is ignored, as environment names are on Windows). A reserved name
-/// is never a server parameter: no source gives a schema its value.
-pub fn is_reserved_name(name: &str) -> bool {
-    name.eq_ignore_ascii_case(MODEL_KEY)
-        || name
-            .get(..PRODUCT_PREFIX.len())
-            .is_some_and(|p| p.eq_ignore_ascii_case(PRODUCT_PREFIX))
 }
 
 /// Why a tool whose server parameters `missing` have no value cannot be called: reserved names

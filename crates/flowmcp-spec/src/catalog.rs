@@ -49,6 +49,24 @@ pub fn is_known_spec_version(v: &str) -> bool {
     KNOWN_SPEC_VERSIONS.contains(&v)
 }
 
+/// The model key flowmcp sends (as a bearer token) to its chat endpoint in `flowmcp agent` and
+/// `flowmcp grade --llm`.
+pub const MODEL_KEY: &str = "OPENROUTER_API_KEY";
+
+/// The prefix of flowmcp's own variables (`FLOWMCP_AUTH_TOKEN`, `FLOWMCP_ROUTE_TOKENS`,
+/// `FLOWMCP_OAUTH_ISSUER`, `FLOWMCP_LLM_BASE_URL`, `FLOWMCP_LIBS`, …).
+pub const PRODUCT_PREFIX: &str = "FLOWMCP_";
+
+/// Whether `name` is reserved for flowmcp itself ([`MODEL_KEY`], or a name starting with
+/// [`PRODUCT_PREFIX`]; ASCII case is ignored, as environment names are on Windows). A reserved name
+/// is never a server parameter: no source gives a schema its value.
+pub fn is_reserved_name(name: &str) -> bool {
+    name.eq_ignore_ascii_case(MODEL_KEY)
+        || name
+            .get(..PRODUCT_PREFIX.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(PRODUCT_PREFIX))
+}
+
 /// Whether `ns` is a reserved namespace.
 pub fn is_reserved_namespace(ns: &str) -> bool {
     RESERVED_NAMESPACES.contains(&ns)
@@ -682,6 +700,29 @@ impl FileKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue #40: the names reserved for flowmcp itself are the model key and every name with the
+    /// product prefix, whatever their ASCII case, and nothing else.
+    #[test]
+    fn i40_reserved_names_are_model_key_and_the_product_prefix() {
+        for name in [
+            "OPENROUTER_API_KEY",
+            "openrouter_api_key",
+            "FLOWMCP_AUTH_TOKEN",
+            "flowmcp_x",
+        ] {
+            assert!(is_reserved_name(name), "{name}");
+        }
+        for name in [
+            "OPENROUTER_API_KEYS",
+            "FLOWMCP",
+            "MY_FLOWMCP_KEY",
+            "API_KEY",
+            "",
+        ] {
+            assert!(!is_reserved_name(name), "{name}");
+        }
+    }
 
     #[test]
     fn i40_file_kind_is_judged_by_the_first_export_of_its_table() {

@@ -93,7 +93,7 @@ pub(crate) fn run(a: ListArgs) -> Result<ExitCode, String> {
                 .missing_server_params
                 .iter()
                 .map(|n| {
-                    if flowmcp_catalog::env::is_reserved_name(n) {
+                    if flowmcp_spec::catalog::is_reserved_name(n) {
                         format!("{} (reserved for flowmcp itself)", shown(n))
                     } else {
                         shown(n).into_owned()

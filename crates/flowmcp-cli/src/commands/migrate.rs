@@ -325,10 +325,7 @@ fn in_dir(path: &Path) -> Result<(flowmcp_files::Root, PathBuf), String> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    Ok((
-        flowmcp_files::Root::new(dir),
-        PathBuf::from(name),
-    ))
+    Ok((flowmcp_files::Root::new(dir), PathBuf::from(name)))
 }
 
 /// Writes `text` to the new file `path` (an existing file or link there fails; nothing is

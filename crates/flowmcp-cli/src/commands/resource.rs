@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use flowmcp_catalog::resources::{Database, Limits};
 use flowmcp_catalog::{runtime::RunnerOptions, runtime::TransportConfig};
 
 use crate::context::{ResourcePlaces, SourceArgs, config, open, profile_of};
@@ -112,24 +111,9 @@ fn init(a: InitArgs) -> Result<ExitCode, String> {
         eprintln!("nothing was created");
         return Ok(ExitCode::from(1));
     }
-    let db = Database::create(&file.path, &sql, &Limits::default())
-        .map_err(|e| format!("{} ({})", e, e.code().as_str()))?;
-    let tables = db
-        .describe_tables(&Default::default())
-        .map(|rows| {
-            let mut names: Vec<String> = rows
-                .rows
-                .iter()
-                .filter_map(|r| {
-                    r.get("table_name")
-                        .and_then(|v| v.as_str())
-                        .map(String::from)
-                })
-                .collect();
-            names.dedup();
-            names.len()
-        })
-        .unwrap_or(0);
+    let tables = file
+        .create(&sql)
+        .map_err(|e| format!("{} ({})", e.message(), e.code().as_str()))?;
     println!(
         "created {} ({tables} table{})",
         flowmcp_spec::diagnostic::display_path(&file.path),

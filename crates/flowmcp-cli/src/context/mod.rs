@@ -82,20 +82,15 @@ impl ResourcePlaces {
     /// The base folder name, the project base (the project's `.<base>/`, see
     /// [`config::Project`]) and the home directory (from `HOME`).
     pub(crate) fn options(&self, cfg: &Config) -> Result<ResourceOptions, String> {
-        let base = self
-            .resources_base
-            .clone()
-            .or_else(|| cfg.resources_base.clone())
-            .unwrap_or_else(|| flowmcp_catalog::resources::DEFAULT_BASE.to_string());
-        flowmcp_catalog::resources::Locations::check_base(&base)
-            .map_err(|e| format!("resources base: {e}"))?;
-        Ok({
-            let mut built = ResourceOptions::default();
-            built.project_base = Some(cfg.project.folder(&base));
-            built.home = cfg.home.clone();
-            built.base = base;
+        let mut built = ResourceOptions::default();
+        if let Some(base) = self.resources_base.as_ref().or(cfg.resources_base.as_ref()) {
             built
-        })
+                .set_base(base)
+                .map_err(|e| format!("resources base: {e}"))?;
+        }
+        built.project_base = Some(cfg.project.folder(&built.base));
+        built.home = cfg.home.clone();
+        Ok(built)
     }
 }
 
