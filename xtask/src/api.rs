@@ -1604,4 +1604,44 @@ mod tests {
         let none: BTreeMap<String, Option<usize>> = [("demo".to_string(), None)].into();
         assert!(budget_problems(&snaps, &none)[0].contains("no budget"));
     }
+
+    /// Issue #40 (D117): the catalog passes no lower crate on through modules of its own. Its
+    /// snapshot's `re-export` lines are the root's names and the vocabulary of the `runtime`,
+    /// `libs` and `prompts` modules (types the catalog's own signatures name); the old
+    /// pass-through modules do not come back.
+    #[test]
+    fn i40_the_catalog_reexports_only_its_vocabulary() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../api/flowmcp-catalog.txt");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut problems = Vec::new();
+        for line in text.lines() {
+            let Some(path) = line
+                .split_whitespace()
+                .find(|w| w.starts_with("flowmcp_catalog::"))
+            else {
+                continue;
+            };
+            let module = path
+                .strip_prefix("flowmcp_catalog::")
+                .and_then(|rest| rest.rsplit_once("::").map(|(m, _)| m));
+            if line.starts_with("mod ")
+                && ["files", "resources", "env", "validate"]
+                    .iter()
+                    .any(|m| path == format!("flowmcp_catalog::{m}"))
+            {
+                problems.push(line);
+            }
+            if line.starts_with("re-export ")
+                && !matches!(
+                    module,
+                    None | Some("runtime") | Some("libs") | Some("prompts")
+                )
+            {
+                problems.push(line);
+            }
+        }
+        assert!(problems.is_empty(), "pass-through surface: {problems:#?}");
+        assert!(text.lines().any(|l| l.starts_with("re-export ")
+            && l.contains("flowmcp_catalog::runtime::RunnerOptions")));
+    }
 }

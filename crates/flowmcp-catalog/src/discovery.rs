@@ -27,11 +27,10 @@ type Slot = OnceLock<Arc<ListRegistry>>;
 /// CLI one per run; opening again starts afresh.
 ///
 /// ```no_run
-/// use flowmcp_catalog::ListDiscovery;
-/// use flowmcp_catalog::validate::{Options, Profile};
+/// use flowmcp_catalog::{ListDiscovery, Profile, ValidationOptions};
 ///
 /// let discovery = ListDiscovery::new();
-/// let opts = Options::new(Profile::Spec);
+/// let opts = ValidationOptions::new(Profile::Spec);
 /// for file in ["providers/a.mjs", "providers/b.mjs"] {
 ///     let report = discovery.validate_file(file.as_ref(), file, &opts);
 ///     println!("{file}: {} errors", report.counts().errors);

@@ -4,7 +4,7 @@
 //! Prompt generation and grade calculation are deterministic; scoring is the grader's (an LLM).
 //! `prompts.json` depends only on the schema file: the same file gives the same bytes.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use flowmcp_spec::FileReport;
 use flowmcp_spec::id::IdType;
@@ -21,6 +21,53 @@ pub const INSTRUCTIONS: &str = "You rate one FlowMCP schema. Judge only from the
 below, without outside knowledge or guesses about its context, each prompt on its own. Answer \
 with a JSON array of objects: [ { \"dimension\": \"…\", \"score\": <1.0-5.0>, \"reasoning\": \
 \"…\" }, … ], one per prompt.";
+
+/// A schema file loaded once for grading: its [`GradedSchema`] and the same evaluation,
+/// validated later for the grade report (the file is not read or run a second time).
+#[derive(Debug)]
+pub struct GradedFile {
+    path: PathBuf,
+    display: String,
+    loaded: flowmcp_loader::LoadedFile,
+    schema: GradedSchema,
+}
+
+impl GradedFile {
+    /// Loads the schema file at `path` (shown as `display`) within `options`' limits.
+    /// [`GradeError::NotASchema`] (naming `display`) when it has no `main`.
+    pub fn load(
+        path: &Path,
+        display: &str,
+        options: &flowmcp_validate::Options,
+    ) -> Result<GradedFile, GradeError> {
+        let loaded = flowmcp_loader::load_file(path, display, &options.limits, &options.settings);
+        let main = loaded
+            .exports
+            .as_ref()
+            .and_then(|e| e.get("main"))
+            .cloned()
+            .ok_or_else(|| GradeError::NotASchema(display.to_string()))?;
+        let schema = GradedSchema::new(path, main)?;
+        Ok(GradedFile {
+            path: path.to_path_buf(),
+            display: display.to_string(),
+            loaded,
+            schema,
+        })
+    }
+
+    /// What is graded: the schema's ID, its tools and the prompts for them.
+    pub fn schema(&self) -> &GradedSchema {
+        &self.schema
+    }
+
+    /// The validation the grade report records, of the evaluation [`GradedFile::load`] made,
+    /// with `options` and the shared lists the file sees.
+    pub fn validate(&mut self, options: &flowmcp_validate::Options) -> FileReport {
+        let lists = crate::ListDiscovery::new().scope_for(&self.path, &self.display, options);
+        flowmcp_validate::validate_loaded_mut(&mut self.loaded, options, &lists, Some(&self.path))
+    }
+}
 
 /// Why grading failed.
 #[derive(Debug, thiserror::Error)]

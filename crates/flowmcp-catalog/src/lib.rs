@@ -64,7 +64,7 @@
 //! - `tls` (default): HTTPS to upstream APIs (flowmcp-runtime's `tls`). Without it `https://`
 //!   calls fail with E002 before anything is sent, saying why; resources and loopback upstreams
 //!   work as always.
-//! - `redis` (default): the preload cache shared in Redis (`env::RedisCache`).
+//! - `redis` (default): the preload cache shared in Redis (`runtime::RedisCache`).
 //!
 //! The JavaScript engine (the loader's `quickjs`) is always on here: a catalog runs handlers.
 // Unit tests make their fixture files freely; the capability rule is for product code.
@@ -77,6 +77,7 @@ mod documents;
 mod error;
 pub mod grading;
 pub mod integrity;
+pub mod libs;
 pub mod manifest;
 pub mod migrate;
 mod open;
@@ -92,87 +93,44 @@ pub use discovery::ListDiscovery;
 pub use error::CatalogError;
 
 // What the catalog's signatures use most, so that this crate is the one dependency to add (the
-// rest is in [`runtime`] and [`validate`]).
+// rest of the runtime's vocabulary is in [`runtime`]).
 pub use caller::{Caller, Rejected};
 pub use flowmcp_runtime::{Envelope, ToolEntry};
-pub use flowmcp_spec::{Code, Profile};
-/// The validator the catalog runs on every file (its [`Options`](flowmcp_validate::Options) are
-/// [`CatalogOptions::validation`]).
-pub use flowmcp_validate as validate;
+pub use flowmcp_spec::{Code, FileReport, Profile};
+/// How the catalog validates its files ([`CatalogOptions::validation`], every
+/// [`ListDiscovery`] method): the profile, limits and allowed libraries.
+pub use flowmcp_validate::Options as ValidationOptions;
 pub use open::{Catalog, CatalogOptions};
 pub use reload::Reload;
 pub use serde_json;
 
-/// A catalog's files on disk, for programs that read or edit them one by one: reading or loading a
-/// file within the loader's limits, walking a directory for `.mjs` files without leaving it, changing
-/// a member of a literal `main` in place, migrating a schema file's text to a newer version of the
-/// specification ([`migrate`]), and writing a file whole (temporary file, then rename).
-pub mod files {
-    pub use flowmcp_files::walk::{MjsWalk, mjs_files, walk_files, walk_mjs};
-    pub use flowmcp_loader::{
-        FileKind, Limits, LoadedFile, edit::EditError, edit::ReadCappedError, edit::read_capped,
-        edit::set_member, edit::set_string_member, edit::write_atomic, load_file, load_source,
-    };
+/// The time `t` as the catalog writes it in test captures, grade reports and cache entries:
+/// RFC 3339 in UTC, to the millisecond (`2026-11-29T06:30:00.123Z`).
+pub fn timestamp(t: std::time::SystemTime) -> String {
+    flowmcp_runtime::cache::rfc3339(t)
 }
 
-/// The npm library directory handlers load `requiredLibraries` from (an npm prefix), and the
-/// checks on what may be installed there.
-pub mod libs {
-    pub use flowmcp_loader::libs::{LibraryDir, check_install_spec, is_builtin};
-
-    /// Loads the library `name` from `dir` into a sandbox the way a schema's handlers would get
-    /// it (the `spec` profile's limits, no stand-ins), so that any failure shows: `Err` carries
-    /// the loader's reason.
-    pub fn load_check(name: &str, dir: &LibraryDir) -> Result<(), String> {
-        let names = [name.to_string()];
-        flowmcp_loader::HandlerHost::load(
-            "libs-status.mjs",
-            "export const main = { namespace: 'libs-status', tools: {} };",
-            &serde_json::json!({}),
-            flowmcp_loader::Libraries::new(&names, Some(dir)),
-            &[],
-            flowmcp_loader::HostConfig::spec(),
-        )
-        .map(|_| ())
-        .map_err(|e| match e {
-            flowmcp_loader::HostError::Library { message, .. } => message,
-            other => other.to_string(),
-        })
-    }
+/// The checks of the files a schema on disk names (RES020, RES032–RES034: resource databases
+/// and documents), made on this machine's file system; for
+/// [`ValidationOptions::on_machine`]. [`Catalog::open`] uses them when the validation options
+/// give none.
+pub fn local_file_checks() -> std::sync::Arc<dyn flowmcp_spec::files::FileChecks> {
+    std::sync::Arc::new(flowmcp_resources::LocalFiles)
 }
 
-/// Resource databases on disk: where they live (the base folder name and its check) and creating
-/// one from its schema SQL.
-pub mod resources {
-    pub use flowmcp_files::{PathError, Root};
-    pub use flowmcp_resources::LocalFiles;
-    pub use flowmcp_resources::sqlite::{DEFAULT_BASE, Database, Limits, Locations};
-    pub use flowmcp_runtime::DatabaseFile;
-}
-
-/// Reading the values a catalog's calls use: `.env` files, size-capped text files, and the
-/// names reserved for flowmcp itself (never a server parameter), plus the preload cache.
-pub mod env {
-    pub use flowmcp_runtime::{
-        cache::BindingKey, cache::Cache, cache::PreloadCache, secret::is_reserved_name,
-        secret::read_env_file,
-    };
-    #[cfg(feature = "redis")]
-    pub use flowmcp_runtime::{cache::RedisCache, cache::shown_url};
-}
-
-/// The runtime's vocabulary beyond [`Envelope`] and [`ToolEntry`]: tool descriptors and how
-/// tools are named, the options of calls, transport and resources ([`CatalogOptions`]'s fields),
-/// a failure as data, output schemas and checks, MIME types, the JavaScript reference's tool
-/// names, and what a toolset reports.
+/// The runtime's vocabulary that the catalog's own types are made of, beyond [`Envelope`] and
+/// [`ToolEntry`]: the options of calls, transport, resources and the preload cache
+/// ([`CatalogOptions`]' fields), how tools are named and described, a failure as data, what a
+/// toolset reports, and the request ID an [`Observer`](runtime::Observer) sees.
 pub mod runtime {
-    pub use flowmcp_runtime::cache::rfc3339;
+    #[cfg(feature = "redis")]
+    pub use flowmcp_runtime::cache::RedisCache;
+    pub use flowmcp_runtime::cache::{BindingKey, Cache, PreloadCache};
     pub use flowmcp_runtime::transport::{
         Observer, REQUEST_ID_HEADER, TransportConfig, is_request_id,
     };
     pub use flowmcp_runtime::{
-        CacheMode, Failure, Kind, LoadProblem, LogSink, ResourceOptions, RunnerOptions,
-        ToolDescriptor, ToolNames, Toolset, descriptor::Builtin, descriptor::reference_tool_name,
-        output::check_output, output::generate_output_schema, output::mime_type_for,
+        CacheMode, Failure, Kind, LogSink, ResourceOptions, RunnerOptions, ToolDescriptor,
+        ToolNames, Toolset, descriptor::Builtin,
     };
 }

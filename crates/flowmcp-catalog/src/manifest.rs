@@ -23,7 +23,7 @@ use flowmcp_spec::catalog::{
     SelectionEntry, SharedEntry, check_relative_path, content_hash, describe_changes, merge_index,
     referenced_paths,
 };
-use flowmcp_spec::{Profile, RuleSettings};
+use flowmcp_spec::{FileReport, Profile, RuleSettings};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 
@@ -42,6 +42,27 @@ pub(crate) fn catalog_root(dir: &Path) -> Result<PathBuf, CatalogError> {
 
 /// The largest `registry.json` or `_lists/_registry.json` read (16 MiB).
 const MAX_REGISTRY_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The `schemaHash` of the schema file at `path` (shown as `display`): the hash of its `main`
+/// when the file loads without errors (read within `options`' limits, judged under its profile)
+/// and `main` is an object. Otherwise the file's report, with the load's findings, says why.
+pub fn schema_hash_file(
+    path: &Path,
+    display: &str,
+    options: &flowmcp_validate::Options,
+) -> Result<String, FileReport> {
+    let loaded = flowmcp_loader::load_file(path, display, &options.limits, &options.settings);
+    match loaded.exports.as_ref().and_then(|e| e.get("main")) {
+        Some(main) if !loaded.has_errors() && main.is_object() => {
+            Ok(flowmcp_spec::hash::schema_hash(main))
+        }
+        _ => Err(FileReport::new(
+            display.to_string(),
+            loaded.kind,
+            loaded.diagnostics,
+        )),
+    }
+}
 
 /// Reads `registry.json`: `None` when there is none, an error when it is not a JSON object, or
 /// when it is not a regular file (a symbolic link is never followed: a catalog cannot make

@@ -87,6 +87,17 @@ impl CatalogOptions {
         }
     }
 
+    /// The values of a `.env` file the user named (`--env-file`, the user's and the project's
+    /// `.env`), for the server parameters of [`RunnerOptions`]: one `KEY=VALUE` per line, split at
+    /// the first `=`, key and value trimmed, no unquoting; blank lines, `#` lines and lines
+    /// without a key skipped; a later line overrides an earlier one; at most 1 MiB. The error
+    /// names neither the path nor the content.
+    pub fn read_env_file(
+        path: &Path,
+    ) -> std::io::Result<std::collections::BTreeMap<String, String>> {
+        flowmcp_runtime::secret::read_env_file(path)
+    }
+
     /// The defaults under `profile`.
     pub fn new(profile: flowmcp_spec::Profile) -> CatalogOptions {
         CatalogOptions {

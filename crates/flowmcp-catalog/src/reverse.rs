@@ -1,6 +1,11 @@
 //! The reverse index `list:field → [tool IDs]` (chapter 03, "Reverse-Lookup Index").
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use flowmcp_loader::Limits;
+use flowmcp_spec::RuleSettings;
+use rayon::prelude::*;
 
 use flowmcp_spec::id::{IdType, defined_text};
 use flowmcp_spec::placeholder::find_interpolations;
@@ -22,6 +27,75 @@ pub struct ListUse {
     pub filter: Option<String>,
     /// The schema file, as named by the caller.
     pub schema: String,
+}
+
+/// The reverse list index of the catalog at `root`: the list uses of every schema file below it
+/// that mentions `sharedLists`. Directories and files whose names start with `_` or `.`,
+/// `node_modules` and `target` are skipped (as the JavaScript CLI skips `_` entries), links out
+/// of the catalog are not followed, and each file is read through the catalog's handle within
+/// `limits` and loaded under `settings`. Besides the index: the files (as shown, relative to
+/// `root`) that mention `sharedLists` but do not load as a schema, sorted. The error is the
+/// walk's, when `root` cannot be read.
+pub fn index_catalog(
+    root: &Path,
+    settings: &RuleSettings,
+    limits: &Limits,
+) -> std::io::Result<(ReverseIndex, Vec<String>)> {
+    let mut files = Vec::new();
+    for path in flowmcp_files::walk::mjs_files(root, &|name| name.starts_with('_'))? {
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(['_', '.']));
+        if hidden {
+            continue;
+        }
+        let display = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        files.push((path, display));
+    }
+    // In walk order (a parallel collect keeps it).
+    let results: Vec<Result<Vec<ListUse>, String>> = files
+        .par_iter()
+        .filter_map(|(path, display)| uses_of_file(root, path, display, settings, limits))
+        .collect();
+    let mut index = ReverseIndex::new();
+    let mut skipped = Vec::new();
+    for r in results {
+        match r {
+            Ok(uses) => index.extend(uses),
+            Err(display) => skipped.push(display),
+        }
+    }
+    skipped.sort();
+    Ok((index, skipped))
+}
+
+/// The list uses of one file: `None` when it does not mention `sharedLists` (so cannot reference a
+/// list), `Err(display)` when it mentions it but does not load as a schema.
+fn uses_of_file(
+    root: &Path,
+    path: &Path,
+    display: &str,
+    settings: &RuleSettings,
+    limits: &Limits,
+) -> Option<Result<Vec<ListUse>, String>> {
+    // Found by walking `root`: read through its handle.
+    let bytes = flowmcp_files::read_found(Some(root), path, limits.max_file_bytes).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    if !text.contains("sharedLists") {
+        return None;
+    }
+    let loaded = flowmcp_loader::load_source(path, display, &text, limits, settings);
+    let main = loaded.exports.as_ref().and_then(|e| e.get("main"));
+    Some(match main {
+        Some(main) => Ok(list_uses(main, display, settings.profile.is_compat())),
+        // An agent manifest's `sharedLists` is a list of names, not a schema's references.
+        None if loaded.exports.as_ref().is_some_and(|e| !e.has("main")) => Ok(Vec::new()),
+        None => Err(display.to_string()),
+    })
 }
 
 /// The list uses of one schema: for each tool and each list declared in `main.sharedLists`, one use

@@ -172,6 +172,103 @@ pub struct SchemaTests {
     pub primitives: Vec<PrimitiveTests>,
 }
 
+/// Why [`SchemaTests::with_outputs`] left a schema file's text as it was.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OutputEditError {
+    /// A tool's `output` could not be set (its entry is not a literal object, say).
+    #[error("tool {route}: {reason}")]
+    Tool {
+        /// The tool's route name.
+        route: String,
+        /// Why.
+        reason: String,
+    },
+    /// The file's `schemaHash` could not be rewritten.
+    #[error("schemaHash: {0}")]
+    SchemaHash(String),
+    /// The new text would have errors the old one did not have (each `CODE message`).
+    #[error("the result would not validate: {}", .0.join("; "))]
+    Invalid(Vec<String>),
+}
+
+impl SchemaTests {
+    /// The generated `output` of every tool whose call succeeded and whose written `output`
+    /// differs from it, as (route, output), in schema order.
+    pub fn generated_outputs(&self) -> Vec<(&str, Value)> {
+        self.primitives
+            .iter()
+            .filter_map(|p| {
+                p.generated_output()
+                    .filter(|o| p.written_output.as_ref() != Some(o))
+                    .map(|o| (p.route.as_str(), o))
+            })
+            .collect()
+    }
+
+    /// `text`, this schema file's source, with the `output` of each tool in `outputs` set (placed
+    /// after its `parameters`; everything else kept byte for byte) and, when the file has a
+    /// `schemaHash`, that hash made to describe the new `main`. The result is refused when it
+    /// would have an error the old text did not have (validated with `options`, its shared lists
+    /// from `discovery`).
+    pub fn with_outputs(
+        &self,
+        text: &str,
+        outputs: &[(&str, Value)],
+        options: &flowmcp_validate::Options,
+        discovery: &crate::ListDiscovery,
+    ) -> Result<String, OutputEditError> {
+        let mut after = text.to_string();
+        for (route, output) in outputs {
+            after = flowmcp_loader::edit::set_member(
+                &after,
+                "main",
+                &["tools", route],
+                "output",
+                output,
+                Some("parameters"),
+            )
+            .map_err(|e| OutputEditError::Tool {
+                route: route.to_string(),
+                reason: e.to_string(),
+            })?;
+        }
+        let loaded = flowmcp_loader::load_source(
+            &self.path,
+            &self.file,
+            &after,
+            &options.limits,
+            &options.settings,
+        );
+        if let Some(main) = loaded.exports.as_ref().and_then(|e| e.get("main"))
+            && main.get("schemaHash").is_some()
+        {
+            let hash = flowmcp_spec::hash::schema_hash(main);
+            after = flowmcp_loader::edit::set_string_member(&after, "main", "schemaHash", &hash)
+                .map_err(|e| OutputEditError::SchemaHash(e.to_string()))?;
+        }
+        let lists = discovery.scope_for(&self.path, &self.file, options);
+        let errors = |text: &str| {
+            flowmcp_validate::validate_str(text, &self.file, &lists, options)
+                .diagnostics()
+                .iter()
+                .filter(|d| d.severity == flowmcp_spec::Severity::Error)
+                .map(|d| format!("{} {}", d.code.as_str(), d.message))
+                .collect::<Vec<_>>()
+        };
+        let old = errors(text);
+        let added: Vec<String> = errors(&after)
+            .into_iter()
+            .filter(|e| !old.contains(e))
+            .collect();
+        if added.is_empty() {
+            Ok(after)
+        } else {
+            Err(OutputEditError::Invalid(added))
+        }
+    }
+}
+
 /// What [`Catalog::run_tests`] found.
 #[derive(Clone, Debug, Default)]
 pub struct TestReport {

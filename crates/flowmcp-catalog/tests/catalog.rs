@@ -8,7 +8,8 @@ use crate::support;
 
 use std::path::PathBuf;
 
-use flowmcp_catalog::{Catalog, runtime::ToolNames, runtime::reference_tool_name};
+use flowmcp_catalog::{Catalog, runtime::ToolNames};
+use flowmcp_runtime::descriptor::reference_tool_name;
 use flowmcp_spec::{Profile, Severity};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;

@@ -171,7 +171,7 @@ fn a_broken_inline_tool_is_named_on_the_manifest_and_stops_activation() {
     let found = report
         .diagnostics()
         .iter()
-        .find(|d| d.severity == flowmcp_catalog::validate::Severity::Error)
+        .find(|d| d.severity == flowmcp_spec::Severity::Error)
         .expect("an error for the broken primitive");
     let pointer = found.pointer.as_ref().unwrap().pointer();
     assert!(

@@ -12,6 +12,7 @@ mod support;
 mod activation;
 mod catalog;
 mod inline;
+mod operations;
 mod prompts;
 mod resources;
 mod results;

@@ -237,7 +237,7 @@ fn a_broken_reference_renders_as_an_error_and_validation_names_it() {
         .flat_map(|r| {
             r.diagnostics()
                 .iter()
-                .filter(|d| d.severity == flowmcp_catalog::validate::Severity::Error)
+                .filter(|d| d.severity == flowmcp_spec::Severity::Error)
                 .map(move |d| format!("{} {} {}", d.code, r.file(), d.message))
         })
         .collect();

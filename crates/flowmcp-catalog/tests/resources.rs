@@ -641,7 +641,7 @@ fn i29_1_a_compat_bare_placeholder_in_a_query_is_the_callers_value() {
 }
 "#;
     let mut o = options(&s);
-    o.validation = flowmcp_catalog::validate::Options::new(Profile::Compat);
+    o.validation = flowmcp_catalog::ValidationOptions::new(Profile::Compat);
     make_db(
         &s.0.join("cat/data/old-local.db"),
         "CREATE TABLE places (name TEXT); INSERT INTO places VALUES ('Bonn'), ('Köln');",
@@ -688,7 +688,7 @@ fn compat_reads_the_database_path_of_older_catalogs_inside_home_or_the_schema_di
         )
     };
     let mut o = options(&s);
-    o.validation = flowmcp_catalog::validate::Options::new(Profile::Compat);
+    o.validation = flowmcp_catalog::ValidationOptions::new(Profile::Compat);
     make_db(
         &s.0.join("home/.flowmcp/data/old-places.db"),
         "CREATE TABLE places (name TEXT); INSERT INTO places VALUES ('Berlin');",

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use flowmcp_catalog::ListDiscovery;
 use flowmcp_catalog::results::ResultCache;
-use flowmcp_catalog::validate::{FileReport, Options, Profile};
+use flowmcp_catalog::{FileReport, Profile, ValidationOptions as Options};
 
 /// A copy of the example catalog and an empty cache directory, removed on drop.
 struct Scratch(PathBuf);

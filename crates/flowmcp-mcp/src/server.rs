@@ -410,7 +410,7 @@ pub struct ReloadReport {
     /// Files that are gone.
     pub removed: Vec<String>,
     /// Changed files that have errors now and keep serving their previous good version.
-    pub kept: Vec<flowmcp_catalog::validate::FileReport>,
+    pub kept: Vec<flowmcp_catalog::FileReport>,
     /// Whether the served tools may differ (clients are told the list changed).
     pub tools_changed: bool,
     /// Whether the listed prompts differ (clients are told the list changed).
@@ -430,7 +430,7 @@ impl ReloadReport {
             let errors: Vec<String> = r
                 .diagnostics()
                 .iter()
-                .filter(|d| d.severity == flowmcp_catalog::validate::Severity::Error)
+                .filter(|d| d.severity == flowmcp_spec::Severity::Error)
                 .map(|d| {
                     let at = d.line.map(|l| format!(":{l}")).unwrap_or_default();
                     format!("{}{at} {} {}", r.file(), d.code.as_str(), d.message)

@@ -846,7 +846,7 @@ fn metered_catalog(
     for ns in ["holidaykit-net", "skycast-io"] {
         o.add_upstream(ns, upstream).expect("a loopback upstream");
     }
-    o.runner.cache = cache.map(|dir| flowmcp_catalog::env::Cache::new(dir).into());
+    o.runner.cache = cache.map(|dir| flowmcp_catalog::runtime::Cache::new(dir).into());
     o.runner.observer = Some(std::sync::Arc::new(metrics.clone()));
     std::sync::Arc::new(flowmcp_catalog::Catalog::open(&dir, &o).unwrap())
 }

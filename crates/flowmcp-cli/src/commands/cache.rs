@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use flowmcp_catalog::env::PreloadCache;
+use flowmcp_catalog::runtime::PreloadCache;
 use serde_json::{Value, json};
 
 use crate::context::{cache_to_inspect, config, result_cache_at};

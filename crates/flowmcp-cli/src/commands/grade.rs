@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use clap::Args;
-use flowmcp_catalog::grading::{GradeError, GradedSchema};
+use flowmcp_catalog::grading::{GradedFile, GradedSchema};
 use serde_json::Value;
 
 use crate::context::{ModelArgs, ProfileArg, config, plain_validation, profile_of};
@@ -67,20 +67,13 @@ pub(crate) struct GradeArgs {
 }
 
 pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
-    let started = flowmcp_catalog::runtime::rfc3339(SystemTime::now());
+    let started = flowmcp_catalog::timestamp(SystemTime::now());
     let cfg = config(false)?;
     let opts = plain_validation(&cfg, profile_of(a.profile, &cfg));
     let display = a.schema.display().to_string();
     let bytes = flowmcp_files::named::read(&a.schema).map_err(|e| format!("{display}: {e}"))?;
-    let mut loaded =
-        flowmcp_catalog::files::load_file(&a.schema, &display, &opts.limits, &opts.settings);
-    let main = loaded
-        .exports
-        .as_ref()
-        .and_then(|e| e.get("main"))
-        .cloned()
-        .ok_or_else(|| GradeError::NotASchema(display.clone()).to_string())?;
-    let schema = GradedSchema::new(&a.schema, main).map_err(|e| e.to_string())?;
+    let mut graded = GradedFile::load(&a.schema, &display, &opts).map_err(|e| e.to_string())?;
+    let schema = graded.schema().clone();
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("."));
     if a.emit_prompts {
         let path = out.join("prompts.json");
@@ -120,10 +113,8 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
         }
     };
     // The same evaluation of the file is validated (not a second load).
-    let lists = flowmcp_catalog::ListDiscovery::new().scope_for(&a.schema, &display, &opts);
-    let validation =
-        flowmcp_validate::validate_loaded_mut(&mut loaded, &opts, &lists, Some(&a.schema));
-    let now = flowmcp_catalog::runtime::rfc3339(SystemTime::now());
+    let validation = graded.validate(&opts);
+    let now = flowmcp_catalog::timestamp(SystemTime::now());
     let sha = flowmcp_spec::hash::sha256_hex(&bytes);
     match schema.grade(&scores, &validation, &sha, &started, &now) {
         Ok(report) => {
@@ -183,7 +174,7 @@ fn score_with_llm(
             serde_json::json!({"dimension": dimension, "score": score, "reasoning": reasoning}),
         );
     }
-    let now = flowmcp_catalog::runtime::rfc3339(SystemTime::now());
+    let now = flowmcp_catalog::timestamp(SystemTime::now());
     let version = env!("CARGO_PKG_VERSION");
     Ok(serde_json::json!({
         "schemaIdSlug": schema.slug,

@@ -4,8 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use flowmcp_spec::{Profile, RuleSettings};
-use flowmcp_validate::Limits;
+use flowmcp_spec::Profile;
 use flowmcp_validate::render;
 
 use crate::output::write_stdout;
@@ -18,8 +17,7 @@ pub(crate) struct HashArgs {
 }
 
 pub(crate) fn run(a: HashArgs) -> Result<ExitCode, String> {
-    let settings = RuleSettings::new(Profile::Compat);
-    let limits = Limits::default();
+    let opts = flowmcp_validate::Options::new(Profile::Compat);
     let mut out = String::new();
     let mut failed = false;
     for f in &a.files {
@@ -27,21 +25,16 @@ pub(crate) fn run(a: HashArgs) -> Result<ExitCode, String> {
             return Err(format!("{}: not a file", f.display()));
         }
         let display = flowmcp_spec::diagnostic::display_path(f);
-        let loaded = flowmcp_catalog::files::load_file(f, &display, &limits, &settings);
-        let main = loaded.exports.as_ref().and_then(|e| e.get("main"));
-        match main {
-            Some(main) if !loaded.has_errors() && main.is_object() => {
-                let h = flowmcp_spec::hash::schema_hash(main);
+        match flowmcp_catalog::manifest::schema_hash_file(f, &display, &opts) {
+            Ok(h) => {
                 if a.files.len() == 1 {
                     out.push_str(&format!("{h}\n"));
                 } else {
                     out.push_str(&format!("{h}  {display}\n"));
                 }
             }
-            _ => {
+            Err(report) => {
                 failed = true;
-                let report =
-                    flowmcp_spec::FileReport::new(display.clone(), loaded.kind, loaded.diagnostics);
                 for d in report
                     .diagnostics()
                     .iter()

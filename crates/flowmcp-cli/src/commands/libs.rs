@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use clap::{Args, Subcommand};
-use flowmcp_catalog::libs::{LibraryDir, check_install_spec, is_builtin};
+use flowmcp_catalog::libs::{self, LibraryState};
 use serde_json::{Value, json};
 
 use crate::context::config::library_dir;
@@ -90,7 +90,7 @@ struct InstallArgs {
     place: Place,
 }
 
-/// The `npm install` of `specs` (each passed [`check_install_spec`]) into the library directory
+/// The `npm install` of `specs` (each passed [`libs::check_install`]) into the library directory
 /// `dir`, such that no package script can run, whatever the repository the user is in says:
 /// npm runs in `dir` (so a repository's `.npmrc` is not its project configuration), with
 /// `--ignore-scripts` on the command line and `npm_config_ignore_scripts=true` in its
@@ -118,70 +118,45 @@ struct Need {
     detail: String,
 }
 
-/// The libraries the schema files under `paths` declare, with their states.
+/// The libraries the schema files under `paths` declare, with their states in words.
 fn needs(
     paths: &[PathBuf],
     dir: Option<&Path>,
     opts: &flowmcp_validate::Options,
 ) -> Result<BTreeMap<String, Need>, String> {
-    let files = crate::walk::collect(paths)?;
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for f in &files {
-        let loaded =
-            flowmcp_catalog::files::load_file(&f.path, &f.display, &opts.limits, &opts.settings);
-        let libs = loaded
-            .exports
-            .as_ref()
-            .and_then(|e| e.get("main"))
-            .and_then(|m| m.get("requiredLibraries"))
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        for name in libs.iter().filter_map(Value::as_str) {
-            *counts.entry(name.to_string()).or_default() += 1;
-        }
-    }
-    let lib_dir = dir.and_then(|d| LibraryDir::new(d).ok());
-    let spec = !opts.settings.profile.is_compat();
-    Ok(counts
+    let files: Vec<(PathBuf, String)> = crate::walk::collect(paths)?
         .into_iter()
-        .map(|(name, schemas)| {
-            let (state, detail) = if is_builtin(&name) {
-                (
+        .map(|f| (f.path, f.display))
+        .collect();
+    let version = |v: &Option<String>| v.clone().unwrap_or_else(|| "unknown version".into());
+    Ok(libs::needs(&files, dir, opts)
+        .into_iter()
+        .map(|(name, (schemas, state))| {
+            let (state, detail) = match state {
+                LibraryState::Builtin => (
                     "builtin",
                     "a Node built-in module: the sandbox has none".to_string(),
-                )
-            } else if spec && !opts.library_allowed(&name) {
-                (
+                ),
+                LibraryState::NotAllowlisted => (
                     "not-allowlisted",
                     "not on the allowlist (SEC020): add it to security.allowedLibraries"
                         .to_string(),
-                )
-            } else {
-                match lib_dir.as_ref().map(|l| (l.package_dir(&name), l)) {
-                    Some((Ok(pkg), l)) if l.is_native(&name) => (
-                        "native",
-                        format!(
-                            "a native addon ({}): the sandbox cannot run it",
-                            pkg.display()
-                        ),
+                ),
+                LibraryState::Native { package } => (
+                    "native",
+                    format!(
+                        "a native addon ({}): the sandbox cannot run it",
+                        package.display()
                     ),
-                    Some((Ok(pkg), l)) => {
-                        let version =
-                            flowmcp_files::named::read_to_string(pkg.join("package.json"))
-                                .ok()
-                                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-                                .and_then(|m| {
-                                    m.get("version").and_then(Value::as_str).map(str::to_string)
-                                })
-                                .unwrap_or_else(|| "unknown version".into());
-                        match flowmcp_catalog::libs::load_check(&name, l) {
-                            Ok(()) => ("installed", format!("{version}, loads in the sandbox")),
-                            Err(why) => ("fails", format!("{version}: {why}")),
-                        }
-                    }
-                    _ => ("missing", "not installed".to_string()),
+                ),
+                LibraryState::Installed { version: v } => (
+                    "installed",
+                    format!("{}, loads in the sandbox", version(&v)),
+                ),
+                LibraryState::Fails { version: v, reason } => {
+                    ("fails", format!("{}: {reason}", version(&v)))
                 }
+                _ => ("missing", "not installed".to_string()),
             };
             (
                 name,
@@ -281,12 +256,7 @@ fn install(a: InstallArgs) -> Result<ExitCode, String> {
         .partition(|i| flowmcp_files::named::exists(Path::new(i)));
     let mut wanted: Vec<String> = Vec::new();
     for n in &names {
-        if is_builtin(n) {
-            return Err(format!(
-                "{n} is a Node built-in module: there is nothing to install"
-            ));
-        }
-        check_install_spec(n).map_err(|e| e.to_string())?;
+        libs::check_install(n).map_err(|e| e.to_string())?;
         wanted.push(n.clone());
     }
     // Names from a catalog's `requiredLibraries` that npm must never see.
@@ -295,7 +265,7 @@ fn install(a: InstallArgs) -> Result<ExitCode, String> {
         let paths = catalog_paths(paths.into_iter().map(PathBuf::from).collect(), &cfg);
         for (name, n) in needs(&paths, Some(&dir), &opts)? {
             match n.state {
-                "missing" => match check_install_spec(&name) {
+                "missing" => match libs::check_install(&name) {
                     Ok(()) => wanted.push(name),
                     Err(e) => {
                         refused += 1;

@@ -12,12 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use flowmcp_catalog::files::Limits;
-use flowmcp_catalog::files::load_source;
-use flowmcp_catalog::reverse::{ListUse, ReverseIndex, list_uses};
+use flowmcp_catalog::reverse::index_catalog;
 use flowmcp_spec::{Profile, RuleSettings};
+use flowmcp_validate::Limits;
 use flowmcp_validate::lists::LISTS_DIR;
-use rayon::prelude::*;
 
 #[derive(Args, Debug)]
 pub(crate) struct ListRefsArgs {
@@ -70,23 +68,9 @@ pub(crate) fn run(a: ListRefsArgs) -> Result<ExitCode, String> {
         ));
     };
 
-    let mut files = Vec::new();
-    collect_schemas(&root, &root, &mut files)
+    let (index, skipped) = index_catalog(&root, &settings, &limits)
         .map_err(|e| format!("{}: cannot read the catalog: {e}", root.display()))?;
-    let results: Vec<Result<Vec<ListUse>, String>> = files
-        .par_iter()
-        .filter_map(|(path, display)| uses_of_file(&root, path, display, &settings, &limits))
-        .collect();
-    let mut index = ReverseIndex::new();
-    let mut skipped = Vec::new();
-    for r in results {
-        match r {
-            Ok(uses) => index.extend(uses),
-            Err(display) => skipped.push(display),
-        }
-    }
     if !skipped.is_empty() {
-        skipped.sort();
         eprintln!(
             "flowmcp: {} schema file(s) that mention sharedLists could not be loaded and were skipped: {}",
             skipped.len(),
@@ -133,54 +117,6 @@ fn find_catalog_root(start: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// Every `.mjs` file below `dir` (sorted), with its path relative to `root` for display.
-fn collect_schemas(
-    root: &Path,
-    dir: &Path,
-    out: &mut Vec<(PathBuf, String)>,
-) -> std::io::Result<()> {
-    for path in flowmcp_files::walk::mjs_files(dir, &|name| name.starts_with('_'))? {
-        let hidden = path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with(['_', '.']));
-        if hidden {
-            continue;
-        }
-        let display = path
-            .strip_prefix(root)
-            .unwrap_or(&path)
-            .to_string_lossy()
-            .replace('\\', "/");
-        out.push((path, display));
-    }
-    Ok(())
-}
-
-/// The list uses of one file: `None` when it does not mention `sharedLists` (so cannot reference a
-/// list), `Err(display)` when it mentions it but does not load as a schema.
-fn uses_of_file(
-    root: &Path,
-    path: &Path,
-    display: &str,
-    settings: &RuleSettings,
-    limits: &Limits,
-) -> Option<Result<Vec<ListUse>, String>> {
-    // Found by walking `root`: read through its handle.
-    let bytes = flowmcp_files::read_found(Some(root), path, limits.max_file_bytes).ok()?;
-    let text = String::from_utf8(bytes).ok()?;
-    if !text.contains("sharedLists") {
-        return None;
-    }
-    let loaded = load_source(path, display, &text, limits, settings);
-    let main = loaded.exports.as_ref().and_then(|e| e.get("main"));
-    Some(match main {
-        Some(main) => Ok(list_uses(main, display, settings.profile.is_compat())),
-        // An agent manifest's `sharedLists` is a list of names, not a schema's references.
-        None if loaded.exports.as_ref().is_some_and(|e| !e.has("main")) => Ok(Vec::new()),
-        None => Err(display.to_string()),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,10 +134,6 @@ mod tests {
         assert_eq!(find_catalog_root(&dir.join("_lists")).unwrap(), dir);
         assert_eq!(catalog_root(&dir.join("_lists")).unwrap(), dir);
         assert!(catalog_root(&dir.join("missing")).is_err());
-        let mut files = Vec::new();
-        collect_schemas(&dir, &dir, &mut files).unwrap();
-        let names: Vec<&str> = files.iter().map(|(_, d)| d.as_str()).collect();
-        assert_eq!(names, vec!["providers/x/a.mjs"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -7,7 +7,8 @@ use std::time::{Duration, SystemTime};
 
 use clap::{Args, ValueEnum};
 use flowmcp_catalog::{
-    ToolEntry, runtime::Kind, testing::TestOptions, testing::TestReport, testing::Verdict,
+    ToolEntry, runtime::Kind, testing::OutputEditError, testing::TestOptions, testing::TestReport,
+    testing::Verdict,
 };
 use flowmcp_spec::{id::IdType, id::PrimitiveId};
 
@@ -297,7 +298,7 @@ fn capture(
     dry_run: bool,
 ) -> Result<(), String> {
     // A timestamp that is a valid file name everywhere.
-    let stamp = flowmcp_catalog::runtime::rfc3339(started).replace(':', "-");
+    let stamp = flowmcp_catalog::timestamp(started).replace(':', "-");
     let files: Vec<std::path::PathBuf> = if dry_run {
         let files = report
             .capture_files(dir, &stamp)
@@ -332,15 +333,7 @@ fn update_outputs(
     let mut out = String::new();
     for s in &report.schemas {
         // Each tool with a successful call whose output would change.
-        let updates: Vec<(&str, serde_json::Value)> = s
-            .primitives
-            .iter()
-            .filter_map(|p| {
-                p.generated_output()
-                    .filter(|o| p.written_output.as_ref() != Some(o))
-                    .map(|o| (p.route.as_str(), o))
-            })
-            .collect();
+        let updates = s.generated_outputs();
         if updates.is_empty() {
             continue;
         }
@@ -355,72 +348,29 @@ fn update_outputs(
             .map_err(|e| e.to_string())?;
         let before = String::from_utf8(before)
             .map_err(|e| format!("{}: not UTF-8: {e}", s.path.display()))?;
-        let mut after = before.clone();
-        let mut failed = None;
-        for (route, output) in &updates {
-            match flowmcp_catalog::files::set_member(
-                &after,
-                "main",
-                &["tools", route],
-                "output",
-                output,
-                Some("parameters"),
-            ) {
-                Ok(text) => after = text,
-                Err(e) => {
-                    failed = Some(format!("{}: tool {}: {e}", s.file, shown(route)));
-                    break;
-                }
+        // The new text must validate: no error that the file did not have already.
+        let after = match s.with_outputs(&before, &updates, opts, &discovery) {
+            Ok(after) => after,
+            Err(OutputEditError::SchemaHash(e)) => {
+                return Err(format!("{}: schemaHash: {e}", s.file));
             }
-        }
-        if let Some(why) = failed {
-            out.push_str(&format!("not updated: {}\n", shown(&why)));
-            continue;
-        }
-        // The schemaHash, when the file has one, describes the new main.
-        let loaded = flowmcp_catalog::files::load_source(
-            &s.path,
-            &s.file,
-            &after,
-            &opts.limits,
-            &opts.settings,
-        );
-        if let Some(main) = loaded.exports.as_ref().and_then(|e| e.get("main"))
-            && main.get("schemaHash").is_some()
-        {
-            let hash = flowmcp_spec::hash::schema_hash(main);
-            after = flowmcp_catalog::files::set_string_member(&after, "main", "schemaHash", &hash)
-                .map_err(|e| format!("{}: schemaHash: {e}", s.file))?;
-        }
-        // The result must validate: no error that the file did not have already.
-        let lists = discovery.scope_for(&s.path, &s.file, opts);
-        let errors = |text: &str| {
-            flowmcp_validate::validate_str(text, &s.file, &lists, opts)
-                .diagnostics()
-                .iter()
-                .filter(|d| d.severity == flowmcp_spec::Severity::Error)
-                .map(|d| format!("{} {}", d.code.as_str(), d.message))
-                .collect::<Vec<_>>()
+            Err(OutputEditError::Invalid(added)) => {
+                out.push_str(&format!(
+                    "not updated: {}: the result would not validate: {}\n",
+                    shown(&s.file),
+                    shown(&added.join("; "))
+                ));
+                continue;
+            }
+            // A tool whose `output` cannot be set.
+            Err(e) => {
+                out.push_str(&format!(
+                    "not updated: {}\n",
+                    shown(&format!("{}: {e}", s.file))
+                ));
+                continue;
+            }
         };
-        let (old_errors, new_errors) = (errors(&before), errors(&after));
-        let added: Vec<&String> = new_errors
-            .iter()
-            .filter(|e| !old_errors.contains(e))
-            .collect();
-        if !added.is_empty() {
-            out.push_str(&format!(
-                "not updated: {}: the result would not validate: {}\n",
-                shown(&s.file),
-                shown(
-                    &added
-                        .iter()
-                        .map(|e| e.as_str())
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )
-            ));
-            continue;
-        }
         let routes: Vec<&str> = updates.iter().map(|(r, _)| *r).collect();
         if dry_run {
             let diff = similar::TextDiff::from_lines(&before, &after);

@@ -399,7 +399,7 @@ impl Config {
     ) -> Result<ParamValues, String> {
         let p = &self.params;
         let read = |path: &Path| {
-            flowmcp_catalog::env::read_env_file(path)
+            flowmcp_catalog::CatalogOptions::read_env_file(path)
                 .map_err(|e| format!("{}: {e}", flowmcp_spec::diagnostic::display_path(path)))
         };
         let mut user = p.user.clone();

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use flowmcp_catalog::env::{BindingKey, Cache, PreloadCache, RedisCache};
 use flowmcp_catalog::runtime::TransportConfig;
+use flowmcp_catalog::runtime::{BindingKey, Cache, PreloadCache, RedisCache};
 use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_catalog::{runtime::CacheMode, runtime::ResourceOptions, runtime::RunnerOptions};
 use flowmcp_spec::catalog::REGISTRY_FILE;
@@ -210,7 +210,7 @@ fn on_this_machine(
     validation.on_machine(
         cfg.home.clone(),
         cfg.resources_variable.clone(),
-        std::sync::Arc::new(flowmcp_catalog::resources::LocalFiles),
+        flowmcp_catalog::local_file_checks(),
     )
 }
 
