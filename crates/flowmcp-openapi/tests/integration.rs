@@ -1,0 +1,320 @@
+//! Integration tests of flowmcp-openapi: the fixture documents (written for these tests) import
+//! into files that load and validate with no errors under the spec profile.
+
+use std::path::{Path, PathBuf};
+
+use flowmcp_openapi::{Import, Options, ReviewKind, import_file};
+use flowmcp_validate::{ListScope, Profile, Severity, render, validate_str};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn import(name: &str, options: &Options) -> Import {
+    import_file(&fixture(name), options).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Every file of `import` validated under the spec profile; the errors, rendered.
+fn errors(import: &Import) -> Vec<String> {
+    let opts = flowmcp_validate::Options::new(Profile::Spec);
+    let mut out = Vec::new();
+    for f in import.files() {
+        let report = validate_str(f.text(), f.name(), &ListScope::NotSearched, &opts);
+        for d in report.diagnostics() {
+            if d.severity == Severity::Error {
+                out.push(format!(
+                    "{}\n{}",
+                    render::diagnostic_line(d, false),
+                    f.text()
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn i41_every_fixture_imports_into_files_that_validate() {
+    for name in [
+        "petstore-30.yaml",
+        "weather-31.json",
+        "library-20.json",
+        "broken-ref.yaml",
+    ] {
+        let import = import(name, &Options::new());
+        assert!(!import.files().is_empty(), "{name}: no files");
+        let errors = errors(&import);
+        assert!(errors.is_empty(), "{name}:\n{}", errors.join("\n"));
+    }
+}
+
+/// The file of `import` that defines `tool`, and the tool's text (from its key to the next
+/// tool's REVIEW lines or key).
+fn tool_text<'a>(import: &'a Import, tool: &str) -> &'a str {
+    for f in import.files() {
+        if f.tools().iter().any(|t| t == tool) {
+            let text = f.text();
+            let start = text.find(&format!("        {tool}: {{\n")).unwrap_or(0);
+            let end = text[start..]
+                .find("\n        },\n")
+                .map_or(text.len(), |e| start + e);
+            return &text[start..end];
+        }
+    }
+    panic!("no tool {tool}");
+}
+
+#[test]
+fn i41_colliding_names_get_distinct_keys_that_keep_their_locations() {
+    let import = import("petstore-30.yaml", &Options::new());
+    let t = tool_text(&import, "recordVisit");
+    // The path parameter `id` is renamed and still fills the path; the query `id` keeps its
+    // name (it is the name sent); the header and the body member of the same name are noted.
+    assert!(t.contains("path: '/pets/{{idInPath}}/visits'"), "{t}");
+    assert!(
+        t.contains("{ position: { key: 'idInPath', value: '{{USER_PARAM}}', location: 'insert' }"),
+        "{t}"
+    );
+    assert!(
+        t.contains("{ position: { key: 'id', value: '{{USER_PARAM}}', location: 'query' }"),
+        "{t}"
+    );
+    assert!(
+        !t.contains("key: 'id', value: '{{USER_PARAM}}', location: 'body'"),
+        "{t}"
+    );
+    let file = &import.files()[0];
+    let kinds: Vec<_> = file
+        .reviews()
+        .iter()
+        .filter(|r| r.tool.as_deref() == Some("recordVisit"))
+        .map(|r| (r.kind, r.text.clone()))
+        .collect();
+    assert!(
+        kinds
+            .iter()
+            .any(|(k, t)| *k == ReviewKind::Collision && t.contains("\"idInPath\""))
+    );
+    assert!(
+        kinds
+            .iter()
+            .any(|(k, t)| *k == ReviewKind::Collision && t.contains("body member \"id\""))
+    );
+    assert!(
+        kinds
+            .iter()
+            .any(|(k, t)| *k == ReviewKind::Parameter && t.contains("header parameter \"id\""))
+    );
+    // A test gives each a value under its own key.
+    assert!(t.contains("idInPath: 'rex-42', id: 7"), "{t}");
+}
+
+#[test]
+fn i41_security_schemes_become_server_params_where_the_scheme_puts_them() {
+    let pets = import("petstore-30.yaml", &Options::new());
+    let t = tool_text(&pets, "getPet");
+    assert!(
+        t.contains("'X-Clinic-Key': '{{SERVER_PARAM:EU_PETCLINIC_EXAMPLE_CLINIC_KEY}}'"),
+        "{t}"
+    );
+    assert!(
+        pets.files()[0]
+            .text()
+            .contains("requiredServerParams: [ 'EU_PETCLINIC_EXAMPLE_CLINIC_KEY' ]")
+    );
+    // Optional security (`- {}`): no credentials, a note.
+    let t = tool_text(&pets, "listItems");
+    assert!(!t.contains("SERVER_PARAM"), "{t}");
+    let store = pets.files().iter().find(|f| f.name() == "store.mjs");
+    let store = store.unwrap_or_else(|| panic!("no store.mjs"));
+    assert!(!store.text().contains("requiredServerParams"));
+    assert!(
+        store
+            .reviews()
+            .iter()
+            .any(|r| r.kind == ReviewKind::Security && r.text.contains("optional"))
+    );
+    // A required header with one value is sent fixed.
+    assert!(t.contains("'X-Trace': 'on'"), "{t}");
+
+    let library = import("library-20.json", &Options::new());
+    let t = tool_text(&library, "getBooks");
+    assert!(t.contains("{ position: { key: 'key', value: '{{SERVER_PARAM:CITYLIBRARY_EXAMPLE_LIB_KEY}}', location: 'query' }"), "{t}");
+    // The operation's own security wins over the document's.
+    let t = tool_text(&library, "addBook");
+    assert!(
+        t.contains("Authorization: 'Basic {{SERVER_PARAM:CITYLIBRARY_EXAMPLE_STAFF}}'"),
+        "{t}"
+    );
+    assert!(!t.contains("LIB_KEY"), "{t}");
+
+    let weather = import("weather-31.json", &Options::new());
+    let t = tool_text(&weather, "getCurrent");
+    assert!(
+        t.contains("Authorization: 'Bearer {{SERVER_PARAM:SKYLINE_WEATHER_EXAMPLE_BEARER}}'"),
+        "{t}"
+    );
+    let account = weather.files().iter().find(|f| f.name() == "account.mjs");
+    let account = account.unwrap_or_else(|| panic!("no account.mjs"));
+    assert!(
+        account
+            .text()
+            .contains("Authorization: 'Bearer {{SERVER_PARAM:SKYLINE_WEATHER_EXAMPLE_OAUTH}}'")
+    );
+    assert!(
+        account
+            .reviews()
+            .iter()
+            .any(|r| r.kind == ReviewKind::Security && r.text.contains("clientCredentials"))
+    );
+}
+
+#[test]
+fn i41_refs_resolve_in_the_folder_cycles_are_cut_and_outside_refs_refused() {
+    let pets = import("petstore-30.yaml", &Options::new());
+    // `common.yaml#/components/schemas/Owner`, a file beside the document, is resolved.
+    let t = tool_text(&pets, "getPet");
+    assert!(
+        t.contains("phone: { type: 'string', nullable: true }"),
+        "{t}"
+    );
+    // Node.next points back at Node: cut, with a note.
+    let reviews = pets.files()[0].reviews();
+    assert!(
+        reviews
+            .iter()
+            .any(|r| r.kind == ReviewKind::Ref && r.tool.as_deref() == Some("recordVisit"))
+    );
+
+    let half = import("broken-ref.yaml", &Options::new());
+    assert_eq!(half.files().len(), 1);
+    assert_eq!(half.files()[0].tools(), ["good"]);
+    assert_eq!(half.failed().len(), 2, "{:?}", half.failed());
+    assert!(half.failed()[0].contains("broken-ref.yaml#/paths/~1bad/get/parameters/0"));
+    assert!(half.failed()[0].contains("../outside.yaml#/components/parameters/Q"));
+    assert!(half.failed()[0].contains("leaves the document's folder"));
+    assert!(half.failed()[1].contains("#/paths/~1missing/get/parameters/0"));
+}
+
+#[test]
+fn i41_files_hold_at_most_eight_tools_grouped_by_tag_and_tags_select() {
+    let weather = import("weather-31.json", &Options::new());
+    let names: Vec<(&str, usize)> = weather
+        .files()
+        .iter()
+        .map(|f| (f.name(), f.tools().len()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("account.mjs", 1),
+            ("forecast.mjs", 8),
+            ("forecast-2.mjs", 1)
+        ]
+    );
+    assert!(
+        weather
+            .files()
+            .iter()
+            .all(|f| f.text().contains("namespace: 'skyline-weather-example'"))
+    );
+    // The required array body cannot become parameters: reported, the rest imported.
+    assert_eq!(weather.failed().len(), 1);
+    assert!(weather.failed()[0].contains("#/paths/~1v3~1export/post"));
+
+    let only = import(
+        "weather-31.json",
+        &Options::new().with_tags(vec!["Account".into()]),
+    );
+    assert_eq!(only.files().len(), 1);
+    assert_eq!(only.files()[0].tools(), ["subscribe"]);
+    let errors = errors(&only);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn i41_mapping_of_info_servers_types_tests_and_meta() {
+    let pets = import("petstore-30.yaml", &Options::new());
+    let text = pets.files()[0].text();
+    // Server variables take their defaults, https is preferred, no trailing slash.
+    assert!(
+        text.contains("root: 'https://eu.petclinic.example/v2',"),
+        "{text}"
+    );
+    assert!(text.contains("docs: [ 'https://docs.petclinic.example/api' ]"));
+    assert!(text.contains("tags: [ 'pets' ]"));
+    let t = tool_text(&pets, "listPets");
+    assert!(
+        t.contains("z: { primitive: 'enum(cat,dog,bird)', options: [ 'optional()' ] }"),
+        "{t}"
+    );
+    assert!(
+        t.contains(
+            "z: { primitive: 'number()', options: [ 'min(1)', 'max(100)', 'default(20)' ] }"
+        ),
+        "{t}"
+    );
+    assert!(
+        t.contains("z: { primitive: 'string()', options: [ 'length(2)', 'optional()' ] }"),
+        "{t}"
+    );
+    assert!(
+        t.contains("// REVIEW: [type] an integer is expected"),
+        "{t}"
+    );
+    assert!(t.contains("isReadOnly: true"), "{t}");
+    let t = tool_text(&pets, "deletePet");
+    assert!(t.contains("isDestructive: true"), "{t}");
+    // PATCH has no tool method: dropped, with the reason.
+    assert_eq!(pets.dropped().len(), 1);
+    assert!(pets.dropped()[0].pointer.ends_with("/patch"));
+    // Tests come from examples and enum values; made-up values are noted.
+    let library = import("library-20.json", &Options::new());
+    let t = tool_text(&library, "getBooks");
+    assert!(t.contains("q: 'tolkien'"), "{t}");
+    let t = tool_text(&library, "lendBook");
+    assert!(
+        t.contains("// REVIEW: [test] the document gives no example for \"member\""),
+        "{t}"
+    );
+    assert!(
+        library.files()[0]
+            .text()
+            .contains("root: 'https://api.citylibrary.example/v1',")
+    );
+}
+
+#[test]
+fn i41_bad_input_is_a_typed_error_naming_the_document() {
+    let not = flowmcp_openapi::import_str("{\"hello\": 1}", "x.json", &Options::new());
+    assert!(
+        matches!(not, Err(flowmcp_openapi::ImportError::NotOpenApi { ref document }) if document == "x.json")
+    );
+    let old = flowmcp_openapi::import_str("swagger: '1.2'\n", "old.yaml", &Options::new());
+    let msg = old.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        msg.contains("old.yaml#/swagger") && msg.contains("1.2"),
+        "{msg}"
+    );
+    let bad = flowmcp_openapi::import_str(": : :\n  - [", "bad.yaml", &Options::new());
+    assert!(matches!(
+        bad,
+        Err(flowmcp_openapi::ImportError::Parse { .. })
+    ));
+    let ns = import_file(
+        &fixture("petstore-30.yaml"),
+        &Options::new().with_namespace("Bad_NS"),
+    );
+    assert!(matches!(
+        ns,
+        Err(flowmcp_openapi::ImportError::Namespace { .. })
+    ));
+    // Without a folder, a reference to another file is refused.
+    let text = "openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get:\n      parameters: [{$ref: 'other.yaml#/P'}]\n      responses: {}\n";
+    let r = flowmcp_openapi::import_str(text, "t.yaml", &Options::new());
+    let r = r.unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.files().is_empty());
+    assert!(r.failed()[0].contains("leaves the document's folder"));
+}
