@@ -19,6 +19,10 @@ const MAX_TOOLS: usize = 8;
 const METHODS: [&str; 8] = [
     "get", "post", "put", "delete", "patch", "head", "options", "trace",
 ];
+/// Untagged path groups smaller than this share files.
+const MIN_GROUP: usize = 3;
+/// The file stem of the shared files of small untagged groups.
+const POOL: &str = "api";
 /// How many tests each tool gets (TST001 wants at least 3).
 const TESTS: usize = 3;
 /// A root for documents that name no absolute server.
@@ -479,7 +483,9 @@ fn tool_of(
         }
     }
     let mut params: Vec<Param> = Vec::new();
-    let mut tool_path = path.to_string();
+    // A path with a query (`/?Action=List`) sends it as fixed query parameters; a fragment
+    // (`/#X-Amz-Target=…`, which tells operations apart in some documents) is not sent.
+    let (mut tool_path, fixed_query) = split_path(path);
     let wire: BTreeSet<String> = raws
         .iter()
         .filter(|r| matches!(r.location.as_str(), "query" | "body"))
@@ -567,6 +573,22 @@ fn tool_of(
             required: raw.required,
         });
     }
+    for (k, v) in fixed_query {
+        if params.iter().any(|p| p.location == "query" && p.key == k) {
+            continue;
+        }
+        params.push(Param {
+            key: k,
+            value: v,
+            location: "query",
+            primitive: "string()".into(),
+            options: Vec::new(),
+            description: None,
+            notes: Vec::new(),
+            samples: Vec::new(),
+            required: true,
+        });
+    }
     if params.iter().any(|p| p.location == "body") {
         headers.push(("Content-Type".into(), "application/json".into()));
     }
@@ -646,6 +668,7 @@ fn has_cut(value: &Value) -> bool {
 
 /// A description on one line, at most 1000 characters.
 fn one_line_long(text: &str) -> String {
+    let text = strip_tags(text);
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() > 1000 {
         let mut s: String = flat.chars().take(997).collect();
@@ -654,6 +677,46 @@ fn one_line_long(text: &str) -> String {
     } else {
         flat
     }
+}
+
+/// A path without its query and fragment, and the query's `key=value` pairs (a key without a
+/// value, or an empty value, is left out: a fixed parameter needs a value).
+fn split_path(path: &str) -> (String, Vec<(String, String)>) {
+    let without_fragment = path.split('#').next().unwrap_or_default();
+    let (base, query) = match without_fragment.split_once('?') {
+        Some((b, q)) => (b, q),
+        None => (without_fragment, ""),
+    };
+    let pairs = query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty() && !v.contains('{'))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let base = if base.is_empty() { "/" } else { base };
+    (base.to_string(), pairs)
+}
+
+/// Text with HTML tags removed (documents often write descriptions in HTML).
+fn strip_tags(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' if !in_tag => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    if in_tag {
+        // Not a tag after all (`a < b`): keep the text.
+        return text.to_string();
+    }
+    out
 }
 
 /// The `{name}` placeholders of an OpenAPI path.
@@ -1398,6 +1461,28 @@ fn files_of(
     for t in tools {
         groups.entry(t.group.clone()).or_default().push(t);
     }
+    // Untagged tools are grouped by their path's first segment; segments with fewer than
+    // MIN_GROUP tools share files (`api.mjs`, `api-2.mjs`, … in path order) instead of one file
+    // each (D121).
+    if groups.len() > 1 {
+        let small: Vec<Group> = groups
+            .iter()
+            .filter(|(g, list)| g.tag.is_none() && list.len() < MIN_GROUP)
+            .map(|(g, _)| g.clone())
+            .collect();
+        if small.len() > 1 {
+            let pool = Group {
+                slug: POOL.to_string(),
+                tag: None,
+            };
+            let mut pooled = groups.remove(&pool).unwrap_or_default();
+            for g in small {
+                pooled.extend(groups.remove(&g).unwrap_or_default());
+            }
+            pooled.sort_by(|a, b| a.path.cmp(&b.path));
+            groups.insert(pool, pooled);
+        }
+    }
     let mut chunks: Vec<(String, Group, Vec<Tool>)> = Vec::new();
     let mut names = BTreeSet::new();
     for (group, mut list) in groups {
@@ -1644,6 +1729,31 @@ mod tests {
         assert_eq!(n, "getPetsByPetIdToys");
         let again = tool_name(&json!({}), "get", "/pets/{petId}/toys", &mut taken);
         assert_eq!(again, "getPetsByPetIdToys2");
+    }
+
+    #[test]
+    fn i41_path_queries_become_fixed_parameters_and_fragments_go() {
+        assert_eq!(
+            split_path("/?Action=List&Version=2020&flag"),
+            (
+                "/".to_string(),
+                vec![
+                    ("Action".into(), "List".into()),
+                    ("Version".into(), "2020".into())
+                ]
+            )
+        );
+        assert_eq!(
+            split_path("/x/{id}/tags#keys"),
+            ("/x/{id}/tags".to_string(), vec![])
+        );
+        assert_eq!(
+            strip_tags("<p>Hello <b>you</b></p>")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["Hello", "you"]
+        );
+        assert_eq!(strip_tags("a < b"), "a < b");
     }
 
     #[test]

@@ -15,6 +15,10 @@ use crate::error::ImportError;
 pub(crate) const MAX_BYTES: u64 = 64 * 1024 * 1024;
 /// How deep references may nest before the chain is cut like a cycle.
 const MAX_REF_DEPTH: usize = 48;
+/// How deep (in JSON levels below the resolved value) references are followed: what the mapping
+/// reads of an operation (parameters, body members, an output schema of 4 levels) lies well
+/// above it, and huge documents whose schemas nest hundreds of references deep stay linear.
+const MAX_LEVEL: usize = 24;
 /// The member a cut reference leaves in place of its target.
 pub(crate) const CYCLE_MARK: &str = "x-flowmcp-cut-ref";
 
@@ -82,6 +86,14 @@ pub(crate) struct Docs {
     memo: RefCell<HashMap<String, Value>>,
 }
 
+/// The state of one resolution: the references being followed, and whether one was cut (a
+/// cycle) or left unresolved (too deep).
+struct Walk {
+    stack: Vec<String>,
+    cut: bool,
+    truncated: bool,
+}
+
 /// A resolved tree and whether a reference was cut inside it.
 pub(crate) struct Resolved {
     pub(crate) value: Value,
@@ -123,10 +135,16 @@ impl Docs {
     /// target; a reference back into a target being resolved is cut (its place holds
     /// [`CYCLE_MARK`]).
     pub(crate) fn resolve(&self, value: &Value, pointer: &str) -> Result<Resolved, ImportError> {
-        let mut stack = Vec::new();
-        let mut cut = false;
-        let value = self.walk(value, "", pointer, &mut stack, &mut cut)?;
-        Ok(Resolved { value, cut })
+        let mut walk = Walk {
+            stack: Vec::new(),
+            cut: false,
+            truncated: false,
+        };
+        let value = self.walk(value, "", pointer, 0, &mut walk)?;
+        Ok(Resolved {
+            value,
+            cut: walk.cut,
+        })
     }
 
     fn walk(
@@ -134,25 +152,30 @@ impl Docs {
         value: &Value,
         file: &str,
         pointer: &str,
-        stack: &mut Vec<String>,
-        cut: &mut bool,
+        level: usize,
+        walk: &mut Walk,
     ) -> Result<Value, ImportError> {
         match value {
             Value::Object(map) => {
                 if let Some(Value::String(reference)) = map.get("$ref") {
-                    return self.follow(map, reference, file, pointer, stack, cut);
+                    if level > MAX_LEVEL {
+                        // Too deep to matter: left as written (and the result not memoised).
+                        walk.truncated = true;
+                        return Ok(value.clone());
+                    }
+                    return self.follow(map, reference, file, pointer, level, walk);
                 }
                 let mut out = Map::new();
                 for (k, v) in map {
                     let at = format!("{pointer}/{}", escape(k));
-                    out.insert(k.clone(), self.walk(v, file, &at, stack, cut)?);
+                    out.insert(k.clone(), self.walk(v, file, &at, level + 1, walk)?);
                 }
                 Ok(Value::Object(out))
             }
             Value::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, v) in items.iter().enumerate() {
-                    out.push(self.walk(v, file, &format!("{pointer}/{i}"), stack, cut)?);
+                    out.push(self.walk(v, file, &format!("{pointer}/{i}"), level + 1, walk)?);
                 }
                 Ok(Value::Array(out))
             }
@@ -166,8 +189,8 @@ impl Docs {
         reference: &str,
         file: &str,
         pointer: &str,
-        stack: &mut Vec<String>,
-        cut: &mut bool,
+        level: usize,
+        walk: &mut Walk,
     ) -> Result<Value, ImportError> {
         let (target_file, target_pointer) = match reference.split_once('#') {
             Some((f, p)) => (f, p),
@@ -179,8 +202,8 @@ impl Docs {
             self.check_file(target_file, file, pointer, reference)?
         };
         let key = format!("{target_file}#{target_pointer}");
-        if stack.contains(&key) || stack.len() >= MAX_REF_DEPTH {
-            *cut = true;
+        if walk.stack.contains(&key) || walk.stack.len() >= MAX_REF_DEPTH {
+            walk.cut = true;
             let mut mark = Map::new();
             mark.insert(CYCLE_MARK.to_string(), Value::String(reference.to_string()));
             return Ok(Value::Object(mark));
@@ -198,16 +221,18 @@ impl Docs {
                 reason: format!("{} has nothing at {decoded:?}", self.shown(&target_file)),
             });
         };
-        stack.push(key.clone());
-        let mut inner_cut = false;
-        let resolved = self.walk(target, &target_file, &decoded, stack, &mut inner_cut);
-        stack.pop();
+        walk.stack.push(key.clone());
+        let (cut_before, truncated_before) = (walk.cut, walk.truncated);
+        walk.cut = false;
+        walk.truncated = false;
+        let resolved = self.walk(target, &target_file, &decoded, level, walk);
+        walk.stack.pop();
         let resolved = resolved?;
-        if inner_cut {
-            *cut = true;
-        } else {
+        if !walk.cut && !walk.truncated {
             self.memo.borrow_mut().insert(key, resolved.clone());
         }
+        walk.cut |= cut_before;
+        walk.truncated |= truncated_before;
         Ok(with_siblings(resolved, map))
     }
 
@@ -323,6 +348,37 @@ mod tests {
             r.value["properties"]["next"][CYCLE_MARK],
             json!("#/components/schemas/Node")
         );
+    }
+
+    #[test]
+    fn i41_references_far_below_what_is_read_are_left_as_written() {
+        let mut schemas = serde_json::Map::new();
+        for i in 0..40 {
+            schemas.insert(
+                format!("S{i}"),
+                json!({"type": "object", "properties": {"x": {"$ref": format!("#/s/S{}", i + 1)}}}),
+            );
+        }
+        schemas.insert("S40".into(), json!({"type": "string"}));
+        let docs = Docs::new("d.json", json!({ "s": schemas }), None);
+        let r = docs
+            .resolve(&json!({"$ref": "#/s/S0"}), "/x")
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!r.cut);
+        // The first levels are resolved ...
+        assert_eq!(
+            r.value["properties"]["x"]["properties"]["x"]["type"],
+            json!("object")
+        );
+        // ... and below MAX_LEVEL the reference stays as written.
+        let mut node = &r.value;
+        let mut depth = 0;
+        while let Some(next) = node.get("properties").and_then(|p| p.get("x")) {
+            node = next;
+            depth += 1;
+        }
+        assert!(node.get("$ref").is_some(), "{node}");
+        assert!(depth * 2 > MAX_LEVEL && depth < 40, "{depth}");
     }
 
     #[test]

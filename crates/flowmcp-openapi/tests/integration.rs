@@ -318,3 +318,46 @@ fn i41_bad_input_is_a_typed_error_naming_the_document() {
     assert!(r.files().is_empty());
     assert!(r.failed()[0].contains("leaves the document's folder"));
 }
+
+#[test]
+fn i41_small_untagged_path_groups_share_files() {
+    let mut paths = Vec::new();
+    for p in [
+        "/alpha", "/beta", "/gamma", "/delta/1", "/delta/2", "/delta/3",
+    ] {
+        paths.push(format!(
+            "\"{p}\": {{\"get\": {{\"responses\": {{\"200\": {{\"description\": \"ok\"}}}}}}}}"
+        ));
+    }
+    let doc = format!(
+        "{{\"openapi\": \"3.0.0\", \"info\": {{\"title\": \"T\", \"version\": \"1\"}}, \
+         \"servers\": [{{\"url\": \"https://t.example\"}}], \"paths\": {{{}}}}}",
+        paths.join(", ")
+    );
+    let import = flowmcp_openapi::import_str(&doc, "t.json", &Options::new())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let files: Vec<(&str, Vec<String>)> = import
+        .files()
+        .iter()
+        .map(|f| (f.name(), f.tools().to_vec()))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            (
+                "api.mjs",
+                vec!["getAlpha".to_string(), "getBeta".into(), "getGamma".into()]
+            ),
+            (
+                "delta.mjs",
+                vec![
+                    "getDelta1".to_string(),
+                    "getDelta2".into(),
+                    "getDelta3".into()
+                ]
+            ),
+        ]
+    );
+    let errors = errors(&import);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}

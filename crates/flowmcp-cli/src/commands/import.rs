@@ -275,8 +275,19 @@ fn report_json(import: &Import, outcomes: &[Outcome], a: &OpenapiArgs) -> Value 
         .iter()
         .map(|d| json!({ "pointer": d.pointer, "reason": d.reason }))
         .collect();
+    let tools: usize = import.files().iter().map(|f| f.tools().len()).sum();
+    let reviews: usize = import.files().iter().map(|f| f.reviews().len()).sum();
+    let summary = json!({
+        "operations": tools + import.dropped().len() + import.failed().len(),
+        "tools": tools,
+        "dropped": import.dropped().len(),
+        "failed": import.failed().len(),
+        "files": import.files().len(),
+        "reviews": reviews,
+    });
     json!({
         "document": import.document(),
+        "summary": summary,
         "namespace": import.namespace(),
         "dryRun": a.dry_run,
         "files": files,
