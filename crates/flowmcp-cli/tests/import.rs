@@ -75,7 +75,9 @@ fn i41_an_existing_file_is_never_overwritten_and_the_others_are_written() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names.len(), 2, "{names:?}");
+    // store.mjs (kept), pets.mjs and `_lists/` with the shared list of `species`.
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(out.join("_lists/euPetclinicExampleSpecies.mjs").is_file());
 }
 
 #[test]
@@ -124,7 +126,9 @@ fn i41_json_report_and_failed_operations_exit_1() {
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["namespace"], "skyline-weather-example");
-    assert_eq!(v["files"].as_array().unwrap().len(), 3);
+    assert_eq!(v["files"].as_array().unwrap().len(), 4);
+    assert_eq!(v["summary"]["tools"], 10);
+    assert_eq!(v["summary"]["operations"], 11);
     assert!(
         v["files"]
             .as_array()

@@ -198,7 +198,10 @@ pub(crate) fn run(
             }
         }
     }
-    let files = files_of(&ctx, short, &info, &root_doc, &root, &root_notes, tools)?;
+    let mut tools = tools;
+    let lists = share_enums(&ctx, short, &mut tools);
+    let mut files = files_of(&ctx, short, &info, &root_doc, &root, &root_notes, tools)?;
+    files.extend(lists);
     Ok(Import {
         document: document.to_string(),
         namespace,
@@ -1446,6 +1449,107 @@ fn output_of(ctx: &Ctx<'_>, op: &Value) -> (Option<Value>, Notes) {
     (None, notes)
 }
 
+/// The version of the shared lists the import drafts.
+const LIST_VERSION: &str = "1.0.0";
+/// The field of a drafted shared list that holds the values.
+const LIST_FIELD: &str = "value";
+
+/// The shared list an `enum({{list:value}})` primitive names.
+fn list_of(primitive: &str) -> Option<String> {
+    let inner = primitive.strip_prefix("enum({{")?.strip_suffix("}})")?;
+    let (name, field) = inner.split_once(':')?;
+    (field == LIST_FIELD).then(|| name.to_string())
+}
+
+/// Enums whose exact values several parameters of the document share become shared lists
+/// (chapter 03): each is drafted as `_lists/<name>.mjs`, and its parameters read it as
+/// `enum({{name:value}})` (D121).
+fn share_enums(ctx: &Ctx<'_>, short: &str, tools: &mut [Tool]) -> Vec<DraftFile> {
+    let mut uses: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for t in tools.iter() {
+        for p in &t.params {
+            if p.value == "{{USER_PARAM}}"
+                && p.primitive.starts_with("enum(")
+                && p.primitive.contains(',')
+            {
+                uses.entry(p.primitive.clone())
+                    .or_default()
+                    .push(p.key.clone());
+            }
+        }
+    }
+    let mut files = Vec::new();
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    let mut renamed: BTreeMap<String, String> = BTreeMap::new();
+    for (primitive, keys) in uses {
+        if keys.len() < 2 {
+            continue;
+        }
+        let Some(items) = primitive
+            .strip_prefix("enum(")
+            .and_then(|r| r.strip_suffix(')'))
+        else {
+            continue;
+        };
+        // The key most parameters have names the list.
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for k in &keys {
+            *counts.entry(k.as_str()).or_insert(0) += 1;
+        }
+        let key = counts
+            .iter()
+            .max_by_key(|(k, n)| (**n, std::cmp::Reverse(**k)))
+            .map(|(k, _)| *k)
+            .unwrap_or("values");
+        let base = camel(&format!("{} {key}", ctx.namespace));
+        let mut name = base.clone();
+        let mut n = 2;
+        while names.contains(&name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        names.insert(name.clone());
+        let entries: Vec<Value> = items.split(',').map(|v| json!({ LIST_FIELD: v })).collect();
+        let mut text = format!(
+            "// Drafted from the OpenAPI document {}: the values of an enum that {} parameters share\n// (`{key}`). Review the description and add fields the entries have in common.\n",
+            one_line(short),
+            keys.len()
+        );
+        text.push_str("export const list = {\n    meta: {\n");
+        text.push_str(&format!("        name: {},\n", quote(&name)));
+        text.push_str(&format!("        version: {},\n", quote(LIST_VERSION)));
+        text.push_str(&format!(
+            "        description: {},\n",
+            quote(&format!("Values of `{key}` in the {} API", ctx.namespace))
+        ));
+        text.push_str(&format!(
+            "        fields: [ {{ key: {}, type: 'string', description: {} }} ],\n",
+            quote(LIST_FIELD),
+            quote(&format!("A value of `{key}`"))
+        ));
+        text.push_str("        dependsOn: []\n    },\n");
+        text.push_str(&format!(
+            "    entries: {}\n}}\n",
+            literal(&json!(entries), 1)
+        ));
+        files.push(DraftFile {
+            name: format!("_lists/{name}.mjs"),
+            text,
+            tools: Vec::new(),
+            reviews: Vec::new(),
+        });
+        renamed.insert(primitive, format!("enum({{{{{name}:{LIST_FIELD}}}}})"));
+    }
+    for t in tools.iter_mut() {
+        for p in &mut t.params {
+            if let Some(to) = renamed.get(&p.primitive) {
+                p.primitive = to.clone();
+            }
+        }
+    }
+    files
+}
+
 /// The tools grouped into files of at most 8 (by tag, then by path), each written out.
 #[allow(clippy::too_many_arguments)]
 fn files_of(
@@ -1598,6 +1702,23 @@ fn files_of(
         }
         if !tags.is_empty() {
             text.push_str(&format!("    tags: {},\n", literal(&json!(tags), 1)));
+        }
+        let mut shared: Vec<String> = Vec::new();
+        for t in &tools {
+            for p in &t.params {
+                if let Some(name) = list_of(&p.primitive)
+                    && !shared.contains(&name)
+                {
+                    shared.push(name);
+                }
+            }
+        }
+        if !shared.is_empty() {
+            let refs: Vec<Value> = shared
+                .iter()
+                .map(|n| json!({ "ref": n, "version": LIST_VERSION }))
+                .collect();
+            text.push_str(&format!("    sharedLists: {},\n", literal(&json!(refs), 1)));
         }
         if !server_params.is_empty() {
             text.push_str(&format!(

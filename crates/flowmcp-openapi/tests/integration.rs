@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use flowmcp_openapi::{Import, Options, ReviewKind, import_file};
-use flowmcp_validate::{ListScope, Profile, Severity, render, validate_str};
+use flowmcp_validate::{Limits, Profile, RuleSettings, Severity, render, validate_str};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -16,12 +16,35 @@ fn import(name: &str, options: &Options) -> Import {
     import_file(&fixture(name), options).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-/// Every file of `import` validated under the spec profile; the errors, rendered.
+/// Every file of `import` written to a fresh folder and validated there under the spec profile,
+/// with the shared lists it sees (its own `_lists/`); the errors, rendered.
 fn errors(import: &Import) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!(
+        "flowmcp-openapi-i41-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let _ = flowmcp_files::named::remove_dir_all(&dir);
     let opts = flowmcp_validate::Options::new(Profile::Spec);
+    let settings = RuleSettings::new(Profile::Spec);
+    for f in import.files() {
+        let path = dir.join(f.name());
+        if let Some(parent) = path.parent() {
+            flowmcp_files::named::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+        }
+        flowmcp_files::named::write_atomic(&path, f.text().as_bytes())
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
     let mut out = Vec::new();
     for f in import.files() {
-        let report = validate_str(f.text(), f.name(), &ListScope::NotSearched, &opts);
+        let path = dir.join(f.name());
+        // A list file is checked on its own (in its own folder's registry it would meet itself).
+        let scope = if f.name().starts_with("_lists/") {
+            flowmcp_validate::ListScope::NotSearched
+        } else {
+            flowmcp_validate::lists::scope_near(&path, f.name(), &settings, &Limits::default())
+        };
+        let report = validate_str(f.text(), f.name(), &scope, &opts);
         for d in report.diagnostics() {
             if d.severity == Severity::Error {
                 out.push(format!(
@@ -32,8 +55,11 @@ fn errors(import: &Import) -> Vec<String> {
             }
         }
     }
+    let _ = flowmcp_files::named::remove_dir_all(&dir);
     out
 }
+
+static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 #[test]
 fn i41_every_fixture_imports_into_files_that_validate() {
@@ -211,13 +237,16 @@ fn i41_files_hold_at_most_eight_tools_grouped_by_tag_and_tags_select() {
         [
             ("account.mjs", 1),
             ("forecast.mjs", 8),
-            ("forecast-2.mjs", 1)
+            ("forecast-2.mjs", 1),
+            // `units` has the same enum in all 9 forecast tools: a shared list.
+            ("_lists/skylineWeatherExampleUnits.mjs", 0)
         ]
     );
     assert!(
         weather
             .files()
             .iter()
+            .filter(|f| !f.tools().is_empty())
             .all(|f| f.text().contains("namespace: 'skyline-weather-example'"))
     );
     // The required array body cannot become parameters: reported, the rest imported.
@@ -246,9 +275,23 @@ fn i41_mapping_of_info_servers_types_tests_and_meta() {
     assert!(text.contains("docs: [ 'https://docs.petclinic.example/api' ]"));
     assert!(text.contains("tags: [ 'pets' ]"));
     let t = tool_text(&pets, "listPets");
+    // `species` has the same values in two tools: a shared list of the namespace.
     assert!(
-        t.contains("z: { primitive: 'enum(cat,dog,bird)', options: [ 'optional()' ] }"),
+        t.contains("z: { primitive: 'enum({{euPetclinicExampleSpecies:value}})', options: [ 'optional()' ] }"),
         "{t}"
+    );
+    assert!(
+        text.contains("sharedLists: [ { ref: 'euPetclinicExampleSpecies', version: '1.0.0' } ]"),
+        "{text}"
+    );
+    let list = pets
+        .files()
+        .iter()
+        .find(|f| f.name() == "_lists/euPetclinicExampleSpecies.mjs");
+    let list = list.unwrap_or_else(|| panic!("no list"));
+    assert!(
+        list.text()
+            .contains("entries: [ { value: 'cat' }, { value: 'dog' }, { value: 'bird' } ]")
     );
     assert!(
         t.contains(

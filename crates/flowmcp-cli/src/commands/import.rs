@@ -45,7 +45,8 @@ enum ReportFormat {
                   method and three tests from the document's examples, defaults and enum values. \
                   Security schemes become requiredServerParams used as {{SERVER_PARAM:…}} where the \
                   scheme sends them. Files hold at most 8 tools, grouped by tag, then by path; they \
-                  share the namespace (--namespace, else made from the API's host).\n\n\
+                  share the namespace (--namespace, else made from the API's host); an enum that \
+                  several parameters share becomes a shared list in <DIR>/_lists/.\n\n\
                   Whatever the format cannot say exactly is a `// REVIEW:` line beside it (see \
                   docs/import-review.md); review every one before the files join a catalog, then \
                   run `flowmcp validate --profile spec <DIR>`.\n\n\
@@ -201,15 +202,17 @@ fn report_human(import: &Import, outcomes: &[Outcome], out: &Path) {
             Outcome::Printed => "not written (--dry-run)",
             Outcome::Failed(_) => "FAILED",
         };
-        say(
-            tracing::Level::INFO,
-            &format!(
+        let line = if f.tools().is_empty() {
+            format!("{}: {what}; a shared list", shown(&path))
+        } else {
+            format!(
                 "{}: {what}; {} tool(s): {}; REVIEW: {reviews}",
                 shown(&path),
                 f.tools().len(),
                 f.tools().join(", ")
-            ),
-        );
+            )
+        };
+        say(tracing::Level::INFO, &line);
         if let Outcome::Failed(e) = outcome {
             say(tracing::Level::ERROR, &format!("  error: {}", shown(e)));
         }
