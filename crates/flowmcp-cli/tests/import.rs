@@ -77,7 +77,7 @@ fn i41_an_existing_file_is_never_overwritten_and_the_others_are_written() {
         .collect();
     // store.mjs (kept), pets.mjs and `_lists/` with the shared list of `species`.
     assert_eq!(names.len(), 3, "{names:?}");
-    assert!(out.join("_lists/euPetclinicExampleSpecies.mjs").is_file());
+    assert!(out.join("_lists/petclinicExampleSpecies.mjs").is_file());
 }
 
 #[test]

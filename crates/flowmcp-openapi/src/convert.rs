@@ -215,6 +215,9 @@ pub(crate) fn run(
 /// variables filled with their defaults, no trailing `/`. Also the host, for the namespace.
 fn root_of(doc: &Value, version: Version) -> (String, Notes, Option<String>) {
     let mut notes = Vec::new();
+    // The values server variables took: labels of the host made from them (a region, a tenant)
+    // do not name the provider.
+    let mut filled: Vec<String> = Vec::new();
     let candidates: Vec<String> = match version {
         Version::Swagger2 => {
             let host = doc.get("host").and_then(Value::as_str).unwrap_or_default();
@@ -238,7 +241,7 @@ fn root_of(doc: &Value, version: Version) -> (String, Notes, Option<String>) {
         _ => match doc.get("servers") {
             Some(Value::Array(servers)) => servers
                 .iter()
-                .filter_map(|s| {
+                .filter_map(|s| -> Option<String> {
                     let mut url = s.get("url")?.as_str()?.to_string();
                     if let Some(Value::Object(vars)) = s.get("variables") {
                         for (name, var) in vars {
@@ -247,7 +250,11 @@ fn root_of(doc: &Value, version: Version) -> (String, Notes, Option<String>) {
                                 Some(other) => other.to_string(),
                                 None => continue,
                             };
-                            url = url.replace(&format!("{{{name}}}"), &default);
+                            let placeholder = format!("{{{name}}}");
+                            if url.contains(&placeholder) {
+                                filled.push(default.clone());
+                            }
+                            url = url.replace(&placeholder, &default);
                         }
                     }
                     Some(url)
@@ -315,7 +322,14 @@ fn root_of(doc: &Value, version: Version) -> (String, Notes, Option<String>) {
     }
     let host = root
         .strip_prefix("https://")
-        .map(|r| r.split(['/', ':']).next().unwrap_or_default().to_string())
+        .map(|r| {
+            let host = r.split(['/', ':']).next().unwrap_or_default();
+            let labels: Vec<&str> = host
+                .split('.')
+                .filter(|l| !filled.iter().any(|f| f == l))
+                .collect();
+            labels.join(".")
+        })
         .filter(|h| !h.is_empty() && !root.starts_with(NO_ROOT));
     (root, notes, host)
 }

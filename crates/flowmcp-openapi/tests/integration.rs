@@ -142,13 +142,13 @@ fn i41_security_schemes_become_server_params_where_the_scheme_puts_them() {
     let pets = import("petstore-30.yaml", &Options::new());
     let t = tool_text(&pets, "getPet");
     assert!(
-        t.contains("'X-Clinic-Key': '{{SERVER_PARAM:EU_PETCLINIC_EXAMPLE_CLINIC_KEY}}'"),
+        t.contains("'X-Clinic-Key': '{{SERVER_PARAM:PETCLINIC_EXAMPLE_CLINIC_KEY}}'"),
         "{t}"
     );
     assert!(
         pets.files()[0]
             .text()
-            .contains("requiredServerParams: [ 'EU_PETCLINIC_EXAMPLE_CLINIC_KEY' ]")
+            .contains("requiredServerParams: [ 'PETCLINIC_EXAMPLE_CLINIC_KEY' ]")
     );
     // Optional security (`- {}`): no credentials, a note.
     let t = tool_text(&pets, "listItems");
@@ -267,6 +267,8 @@ fn i41_files_hold_at_most_eight_tools_grouped_by_tag_and_tags_select() {
 fn i41_mapping_of_info_servers_types_tests_and_meta() {
     let pets = import("petstore-30.yaml", &Options::new());
     let text = pets.files()[0].text();
+    // The namespace is the host without the label a server variable filled (`{region}`).
+    assert_eq!(pets.namespace(), "petclinic-example");
     // Server variables take their defaults, https is preferred, no trailing slash.
     assert!(
         text.contains("root: 'https://eu.petclinic.example/v2',"),
@@ -277,17 +279,19 @@ fn i41_mapping_of_info_servers_types_tests_and_meta() {
     let t = tool_text(&pets, "listPets");
     // `species` has the same values in two tools: a shared list of the namespace.
     assert!(
-        t.contains("z: { primitive: 'enum({{euPetclinicExampleSpecies:value}})', options: [ 'optional()' ] }"),
+        t.contains(
+            "z: { primitive: 'enum({{petclinicExampleSpecies:value}})', options: [ 'optional()' ] }"
+        ),
         "{t}"
     );
     assert!(
-        text.contains("sharedLists: [ { ref: 'euPetclinicExampleSpecies', version: '1.0.0' } ]"),
+        text.contains("sharedLists: [ { ref: 'petclinicExampleSpecies', version: '1.0.0' } ]"),
         "{text}"
     );
     let list = pets
         .files()
         .iter()
-        .find(|f| f.name() == "_lists/euPetclinicExampleSpecies.mjs");
+        .find(|f| f.name() == "_lists/petclinicExampleSpecies.mjs");
     let list = list.unwrap_or_else(|| panic!("no list"));
     assert!(
         list.text()
