@@ -174,3 +174,32 @@ fn i41_a_document_that_is_not_openapi_is_named_and_exits_1() {
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     assert!(r.stderr.contains("namespace \"Not_Valid\""), "{}", r.stderr);
 }
+
+#[test]
+fn i41_a_document_for_an_example_provider_round_trips_against_the_demo_upstream() {
+    // holidaykit-31.yaml describes the example catalog's HolidayKit API; imported under its
+    // namespace, the files validate and their tests pass against the demo upstream.
+    let cwd = common::temp_dir("import-round-trip");
+    let out = cwd.join("holidaykit");
+    let r = flowmcp(&[
+        "import",
+        "openapi",
+        &fixture("holidaykit-31.yaml"),
+        "--out",
+        &s(&out),
+        "--namespace",
+        "holidaykit-net",
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let v = flowmcp(&["validate", "--profile", "spec", &s(&out)]);
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+    let server = common::demo_upstream(30);
+    let upstream = format!("holidaykit-net={}", server.base);
+    let t = common::flowmcp_env(
+        &["test", &s(&out), "--delay-ms", "0", "--upstream", &upstream],
+        &cwd,
+        &[],
+    );
+    assert_eq!(t.code, 0, "{}{}", t.stdout, t.stderr);
+    assert!(t.stdout.contains("3 PASS, 0 FAIL, 0 SKIP"), "{}", t.stdout);
+}

@@ -68,6 +68,7 @@ fn i41_every_fixture_imports_into_files_that_validate() {
         "weather-31.json",
         "library-20.json",
         "broken-ref.yaml",
+        "holidaykit-31.yaml",
     ] {
         let import = import(name, &Options::new());
         assert!(!import.files().is_empty(), "{name}: no files");
