@@ -627,7 +627,15 @@ fn tool_of(
         .get("description")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let mut description = one_line_long(&format!("{summary} {long}"));
+    // The summary, then the description (once when one repeats the other).
+    let joined = if long.trim_start().starts_with(summary.trim()) {
+        long.to_string()
+    } else if summary.trim().starts_with(long.trim()) {
+        summary.to_string()
+    } else {
+        format!("{summary} {long}")
+    };
+    let mut description = one_line_long(&joined);
     if description.is_empty() {
         description = format!("{} {path}", method.to_uppercase());
     }
@@ -716,17 +724,31 @@ fn split_path(path: &str) -> (String, Vec<(String, String)>) {
 
 /// Text with HTML tags removed (documents often write descriptions in HTML).
 fn strip_tags(text: &str) -> String {
+    const INLINE: [&str; 9] = ["a", "b", "i", "em", "strong", "code", "span", "u", "tt"];
     let mut out = String::with_capacity(text.len());
     let mut in_tag = false;
+    let mut tag = String::new();
     for c in text.chars() {
         match c {
-            '<' if !in_tag => in_tag = true,
+            '<' if !in_tag => {
+                in_tag = true;
+                tag.clear();
+            }
             '>' if in_tag => {
                 in_tag = false;
-                out.push(' ');
+                let name = tag
+                    .trim_start_matches('/')
+                    .split(|c: char| c.is_whitespace() || c == '/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                // Block tags (`<p>`, `<br>`, `<li>`) separate words; inline ones do not.
+                if !INLINE.contains(&name.as_str()) {
+                    out.push(' ');
+                }
             }
-            c if !in_tag => out.push(c),
-            _ => {}
+            c if in_tag => tag.push(c),
+            c => out.push(c),
         }
     }
     if in_tag {

@@ -313,6 +313,12 @@ fn i41_mapping_of_info_servers_types_tests_and_meta() {
         "{t}"
     );
     assert!(t.contains("isReadOnly: true"), "{t}");
+    // A description that repeats the summary is used alone, without its HTML.
+    let t = tool_text(&pets, "createPet");
+    assert!(
+        t.contains("description: 'Add a pet to the clinic.',"),
+        "{t}"
+    );
     let t = tool_text(&pets, "deletePet");
     assert!(t.contains("isDestructive: true"), "{t}");
     // PATCH has no tool method: dropped, with the reason.
