@@ -1055,16 +1055,26 @@ fn header_param(raw: &Raw, headers: &mut Vec<(String, String)>, notes: &mut Note
         return;
     }
     let schema = merged(&raw.schema);
-    let fixed = match schema.get("enum") {
-        Some(Value::Array(vs)) if vs.len() == 1 => vs.first().cloned(),
-        _ => schema.get("default").cloned(),
+    let (fixed, what) = match schema.get("enum") {
+        Some(Value::Array(vs)) if vs.len() == 1 => (vs.first().cloned(), "its only value"),
+        _ => match schema.get("default") {
+            Some(d) => (Some(d.clone()), "its default"),
+            // A required header without either: its example, so that requests are complete.
+            None => (
+                raw.examples
+                    .first()
+                    .or_else(|| schema.get("example"))
+                    .cloned(),
+                "the document's example; check that every request may send it",
+            ),
+        },
     };
     match (raw.required, fixed.as_ref().and_then(zmap::scalar_text)) {
         (true, Some(v)) => {
             notes.push((
                 ReviewKind::Parameter,
                 format!(
-                    "the required header {:?} is sent as {v:?} (its only or default value)",
+                    "the required header {:?} is sent as {v:?} ({what})",
                     raw.name
                 ),
             ));

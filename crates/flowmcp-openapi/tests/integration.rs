@@ -328,6 +328,13 @@ fn i41_mapping_of_info_servers_types_tests_and_meta() {
     let library = import("library-20.json", &Options::new());
     let t = tool_text(&library, "getBooks");
     assert!(t.contains("q: 'tolkien'"), "{t}");
+    // A required header with only an example is sent as that example, with a note.
+    assert!(t.contains("'X-Branch': 'central'"), "{t}");
+    assert!(library.files()[0].reviews().iter().any(|r| {
+        r.kind == ReviewKind::Parameter
+            && r.text
+                .contains("\"X-Branch\" is sent as \"central\" (the document's example")
+    }));
     let t = tool_text(&library, "lendBook");
     assert!(
         t.contains("// REVIEW: [test] the document gives no example for \"member\""),
