@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::doc::{self, Docs, Version, escape};
 use crate::emit::{self, literal, quote};
 use crate::error::ImportError;
-use crate::zmap::{self, accepts, merged, one_line, type_of, z_of};
+use crate::zmap::{self, accepts, merged, one_line, strip_tags, type_of, z_of};
 use crate::{DraftFile, Dropped, Import, Options, Review, ReviewKind};
 
 /// At most this many tools in one file (VAL031).
@@ -720,42 +720,6 @@ fn split_path(path: &str) -> (String, Vec<(String, String)>) {
         .collect();
     let base = if base.is_empty() { "/" } else { base };
     (base.to_string(), pairs)
-}
-
-/// Text with HTML tags removed (documents often write descriptions in HTML).
-fn strip_tags(text: &str) -> String {
-    const INLINE: [&str; 9] = ["a", "b", "i", "em", "strong", "code", "span", "u", "tt"];
-    let mut out = String::with_capacity(text.len());
-    let mut in_tag = false;
-    let mut tag = String::new();
-    for c in text.chars() {
-        match c {
-            '<' if !in_tag => {
-                in_tag = true;
-                tag.clear();
-            }
-            '>' if in_tag => {
-                in_tag = false;
-                let name = tag
-                    .trim_start_matches('/')
-                    .split(|c: char| c.is_whitespace() || c == '/')
-                    .next()
-                    .unwrap_or_default()
-                    .to_ascii_lowercase();
-                // Block tags (`<p>`, `<br>`, `<li>`) separate words; inline ones do not.
-                if !INLINE.contains(&name.as_str()) {
-                    out.push(' ');
-                }
-            }
-            c if in_tag => tag.push(c),
-            c => out.push(c),
-        }
-    }
-    if in_tag {
-        // Not a tag after all (`a < b`): keep the text.
-        return text.to_string();
-    }
-    out
 }
 
 /// The `{name}` placeholders of an OpenAPI path.
@@ -1484,7 +1448,7 @@ fn output_of(ctx: &Ctx<'_>, op: &Value) -> (Option<Value>, Notes) {
         let mut output = Map::new();
         output.insert("mimeType".into(), json!("application/json"));
         if let Some(Value::String(d)) = response.get("description") {
-            let d = one_line(d);
+            let d = one_line(&strip_tags(d));
             if !d.is_empty() {
                 output.insert("description".into(), Value::String(d));
             }

@@ -377,6 +377,42 @@ pub(crate) fn accepts(primitive: &str, options: &[String], value: &Value) -> boo
     }
 }
 
+/// Text with HTML tags removed (documents often write descriptions in HTML).
+pub(crate) fn strip_tags(text: &str) -> String {
+    const INLINE: [&str; 9] = ["a", "b", "i", "em", "strong", "code", "span", "u", "tt"];
+    let mut out = String::with_capacity(text.len());
+    let mut in_tag = false;
+    let mut tag = String::new();
+    for c in text.chars() {
+        match c {
+            '<' if !in_tag => {
+                in_tag = true;
+                tag.clear();
+            }
+            '>' if in_tag => {
+                in_tag = false;
+                let name = tag
+                    .trim_start_matches('/')
+                    .split(|c: char| c.is_whitespace() || c == '/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                // Block tags (`<p>`, `<br>`, `<li>`) separate words; inline ones do not.
+                if !INLINE.contains(&name.as_str()) {
+                    out.push(' ');
+                }
+            }
+            c if in_tag => tag.push(c),
+            c => out.push(c),
+        }
+    }
+    if in_tag {
+        // Not a tag after all (`a < b`): keep the text.
+        return text.to_string();
+    }
+    out
+}
+
 /// Text on one line, shortened.
 pub(crate) fn one_line(text: &str) -> String {
     let flat: String = text
@@ -416,7 +452,7 @@ pub(crate) fn output_schema(schema: &Value, level: usize, lossy: &mut bool) -> O
     let mut out = Map::new();
     out.insert("type".into(), Value::String(ty.into()));
     if let Some(Value::String(d)) = schema.get("description") {
-        let d = one_line(d);
+        let d = one_line(&strip_tags(d));
         if !d.is_empty() {
             out.insert("description".into(), Value::String(d));
         }
@@ -516,6 +552,14 @@ mod tests {
         let z = z_of(&json!({"type": "string", "enum": ["a,b", "c"]}), true);
         assert_eq!(z.primitive, "string()");
         assert!(z.notes.iter().any(|(_, n)| n.contains("enum")));
+    }
+
+    #[test]
+    fn i41_output_descriptions_lose_their_html() {
+        let mut lossy = false;
+        let s = json!({"type": "object", "description": "<p>A <code>grok</code> classifier.</p>"});
+        let out = output_schema(&s, 1, &mut lossy).unwrap_or_default();
+        assert_eq!(out["description"], json!("A grok classifier."));
     }
 
     #[test]
