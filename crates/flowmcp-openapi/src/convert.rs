@@ -153,7 +153,7 @@ pub(crate) fn run(
     if let Some(Value::Object(paths)) = root_doc.get("paths") {
         for (path, item) in paths {
             let at = format!("/paths/{}", escape(path));
-            let item = match docs.resolve(item, &at) {
+            let item = match docs.resolve_shallow(item, &at) {
                 Ok(r) => r.value,
                 Err(e) => {
                     failed.push(e.to_string());
@@ -461,6 +461,19 @@ fn tool_of(
 ) -> Result<Tool, String> {
     let resolved = ctx.docs.resolve(op, at).map_err(|e| e.to_string())?;
     let op = resolved.value;
+    // The path item's own parameters, resolved here (the path item was resolved shallowly).
+    let item = match item.get("parameters") {
+        Some(ps) => {
+            let item_at = at.rsplit_once('/').map_or(at, |(p, _)| p);
+            let r = ctx
+                .docs
+                .resolve(ps, &format!("{item_at}/parameters"))
+                .map_err(|e| e.to_string())?;
+            json!({ "parameters": r.value })
+        }
+        None => Value::Null,
+    };
+    let item = &item;
     let name = tool_name(&op, method, path, taken);
     let mut notes: Notes = Vec::new();
     let mut headers: Vec<(String, String)> = Vec::new();

@@ -18,7 +18,12 @@ const MAX_REF_DEPTH: usize = 48;
 /// How deep (in JSON levels below the resolved value) references are followed: what the mapping
 /// reads of an operation (parameters, body members, an output schema of 4 levels) lies well
 /// above it, and huge documents whose schemas nest hundreds of references deep stay linear.
-const MAX_LEVEL: usize = 24;
+const MAX_LEVEL: usize = 16;
+/// How many nodes one resolution may copy. Documents with wide schemas referring to wide schemas
+/// (a few hundred members at each of several levels) would otherwise expand into millions of
+/// nodes per operation; past the budget references are left as written (file-qualified), and
+/// the mapping notes what it could not read.
+const BUDGET: usize = 10_000;
 /// The member a cut reference leaves in place of its target.
 pub(crate) const CYCLE_MARK: &str = "x-flowmcp-cut-ref";
 
@@ -83,7 +88,7 @@ pub(crate) struct Docs {
     main: String,
     folder: Option<Root>,
     loaded: RefCell<HashMap<String, Rc<Value>>>,
-    memo: RefCell<HashMap<String, Value>>,
+    memo: RefCell<HashMap<String, (Value, usize)>>,
 }
 
 /// The state of one resolution: the references being followed, and whether one was cut (a
@@ -92,6 +97,10 @@ struct Walk {
     stack: Vec<String>,
     cut: bool,
     truncated: bool,
+    /// References below this level are not followed.
+    max_level: usize,
+    /// Nodes this resolution may still copy.
+    budget: usize,
 }
 
 /// A resolved tree and whether a reference was cut inside it.
@@ -135,47 +144,81 @@ impl Docs {
     /// target; a reference back into a target being resolved is cut (its place holds
     /// [`CYCLE_MARK`]).
     pub(crate) fn resolve(&self, value: &Value, pointer: &str) -> Result<Resolved, ImportError> {
+        self.resolve_within(value, pointer, MAX_LEVEL)
+    }
+
+    /// `value` with only its own reference followed (a path item that is a `$ref`); the
+    /// references inside are left for [`Docs::resolve`], qualified with their file.
+    pub(crate) fn resolve_shallow(
+        &self,
+        value: &Value,
+        pointer: &str,
+    ) -> Result<Resolved, ImportError> {
+        self.resolve_within(value, pointer, 0)
+    }
+
+    fn resolve_within(
+        &self,
+        value: &Value,
+        pointer: &str,
+        max_level: usize,
+    ) -> Result<Resolved, ImportError> {
         let mut walk = Walk {
             stack: Vec::new(),
             cut: false,
             truncated: false,
+            max_level,
+            budget: BUDGET,
         };
-        let value = self.walk(value, "", pointer, 0, &mut walk)?;
+        let value = self.walk(value, "", &|| pointer.to_string(), 0, &mut walk)?;
         Ok(Resolved {
             value,
             cut: walk.cut,
         })
     }
 
+    /// `pointer` makes the JSON pointer of `value` only when an error needs it (most nodes
+    /// never do, and huge documents have millions).
     fn walk(
         &self,
         value: &Value,
         file: &str,
-        pointer: &str,
+        pointer: &dyn Fn() -> String,
         level: usize,
         walk: &mut Walk,
     ) -> Result<Value, ImportError> {
         match value {
             Value::Object(map) => {
+                walk.budget = walk.budget.saturating_sub(1);
                 if let Some(Value::String(reference)) = map.get("$ref") {
-                    if level > MAX_LEVEL {
-                        // Too deep to matter: left as written (and the result not memoised).
+                    if level > walk.max_level || walk.budget == 0 {
+                        // Too deep to matter, or too much: left as written, naming its file so
+                        // that it resolves from anywhere (and the result is not memoised).
                         walk.truncated = true;
-                        return Ok(value.clone());
+                        let qualified = if reference.starts_with('#') && !file.is_empty() {
+                            format!("{file}{reference}")
+                        } else {
+                            reference.clone()
+                        };
+                        let mut left = Map::new();
+                        left.insert("$ref".to_string(), Value::String(qualified));
+                        return Ok(Value::Object(left));
                     }
                     return self.follow(map, reference, file, pointer, level, walk);
                 }
                 let mut out = Map::new();
                 for (k, v) in map {
-                    let at = format!("{pointer}/{}", escape(k));
+                    let at = || format!("{}/{}", pointer(), escape(k));
                     out.insert(k.clone(), self.walk(v, file, &at, level + 1, walk)?);
                 }
                 Ok(Value::Object(out))
             }
             Value::Array(items) => {
+                walk.budget = walk.budget.saturating_sub(1);
                 let mut out = Vec::with_capacity(items.len());
                 for (i, v) in items.iter().enumerate() {
-                    out.push(self.walk(v, file, &format!("{pointer}/{i}"), level + 1, walk)?);
+                    let at = || format!("{}/{i}", pointer());
+                    out.push(self.walk(v, file, &at, level + 1, walk)?);
                 }
                 Ok(Value::Array(out))
             }
@@ -188,7 +231,7 @@ impl Docs {
         map: &Map<String, Value>,
         reference: &str,
         file: &str,
-        pointer: &str,
+        pointer: &dyn Fn() -> String,
         level: usize,
         walk: &mut Walk,
     ) -> Result<Value, ImportError> {
@@ -199,7 +242,7 @@ impl Docs {
         let target_file = if target_file.is_empty() {
             file.to_string()
         } else {
-            self.check_file(target_file, file, pointer, reference)?
+            self.check_file(target_file, file, &pointer(), reference)?
         };
         let key = format!("{target_file}#{target_pointer}");
         if walk.stack.contains(&key) || walk.stack.len() >= MAX_REF_DEPTH {
@@ -208,15 +251,22 @@ impl Docs {
             mark.insert(CYCLE_MARK.to_string(), Value::String(reference.to_string()));
             return Ok(Value::Object(mark));
         }
-        if let Some(done) = self.memo.borrow().get(&key) {
+        if let Some((done, size)) = self.memo.borrow().get(&key)
+            && *size <= walk.budget
+        {
+            walk.budget -= size;
             return Ok(with_siblings(done.clone(), map));
         }
-        let doc = self.load(&target_file, file, pointer, reference)?;
+        let cached = self.loaded.borrow().get(&target_file).cloned();
+        let doc = match cached {
+            Some(doc) => doc,
+            None => self.load(&target_file, file, &pointer(), reference)?,
+        };
         let decoded = percent_decode(target_pointer);
         let Some(target) = doc.pointer(&decoded) else {
             return Err(ImportError::BrokenRef {
                 document: self.shown(file),
-                pointer: pointer.to_string(),
+                pointer: pointer(),
                 reference: reference.to_string(),
                 reason: format!("{} has nothing at {decoded:?}", self.shown(&target_file)),
             });
@@ -225,11 +275,13 @@ impl Docs {
         let (cut_before, truncated_before) = (walk.cut, walk.truncated);
         walk.cut = false;
         walk.truncated = false;
-        let resolved = self.walk(target, &target_file, &decoded, level, walk);
+        let budget_before = walk.budget;
+        let resolved = self.walk(target, &target_file, &|| decoded.clone(), level, walk);
         walk.stack.pop();
         let resolved = resolved?;
         if !walk.cut && !walk.truncated {
-            self.memo.borrow_mut().insert(key, resolved.clone());
+            let size = budget_before - walk.budget;
+            self.memo.borrow_mut().insert(key, (resolved.clone(), size));
         }
         walk.cut |= cut_before;
         walk.truncated |= truncated_before;
@@ -379,6 +431,54 @@ mod tests {
         }
         assert!(node.get("$ref").is_some(), "{node}");
         assert!(depth * 2 > MAX_LEVEL && depth < 40, "{depth}");
+    }
+
+    #[test]
+    fn i41_a_resolution_copies_at_most_its_budget_and_qualifies_what_it_leaves() {
+        let wide = |n: usize, item: Value| {
+            let props: serde_json::Map<String, Value> =
+                (0..n).map(|i| (format!("p{i}"), item.clone())).collect();
+            json!({ "type": "object", "properties": props })
+        };
+        let doc = json!({ "s": {
+            "Outer": wide(200, json!({"$ref": "#/s/Inner"})),
+            "Inner": wide(200, json!({"type": "string"})),
+        }});
+        let docs = Docs::new("d.json", doc.clone(), None);
+        let r = docs
+            .resolve(&json!({"$ref": "#/s/Outer"}), "/x")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let props = r.value["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(props.len(), 200);
+        // The first members were resolved, the last ones left as references.
+        assert_eq!(props["p0"]["type"], json!("object"));
+        assert_eq!(props["p199"], json!({"$ref": "#/s/Inner"}));
+        // A reference left inside another file names that file.
+        let mut other = Docs::new("d.json", doc, None);
+        other.loaded.get_mut().insert(
+            "o.json".into(),
+            Rc::new(json!({"A": {"$ref": "#/B"}, "B": {}})),
+        );
+        let mut walk = Walk {
+            stack: Vec::new(),
+            cut: false,
+            truncated: false,
+            max_level: 0,
+            budget: 10,
+        };
+        let v = other
+            .walk(
+                &json!({"x": {"$ref": "#/A"}}),
+                "o.json",
+                &|| String::new(),
+                0,
+                &mut walk,
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(v["x"], json!({"$ref": "o.json#/A"}));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! JSON Schema to the `z` grammar (chapter 02) and to the output-schema subset (chapter 04).
 //! What the grammar cannot say becomes a review note, never a silently weaker check.
 
+use std::borrow::Cow;
+
 use flowmcp_spec::model::ZBlock;
 use serde_json::{Map, Value, json};
 
@@ -59,9 +61,9 @@ pub(crate) fn type_of(schema: &Value) -> Option<String> {
 
 /// `allOf` folded into one schema (properties, required and the first type merged); other
 /// schemas as they are.
-pub(crate) fn merged(schema: &Value) -> Value {
+pub(crate) fn merged(schema: &Value) -> Cow<'_, Value> {
     let Some(Value::Array(parts)) = schema.get("allOf") else {
-        return schema.clone();
+        return Cow::Borrowed(schema);
     };
     let mut out = match schema {
         Value::Object(m) => {
@@ -72,7 +74,7 @@ pub(crate) fn merged(schema: &Value) -> Value {
         _ => Map::new(),
     };
     for part in parts {
-        let part = merged(part);
+        let part = merged(part).into_owned();
         let Value::Object(p) = part else { continue };
         for (k, v) in p {
             match (k.as_str(), out.get_mut(&k)) {
@@ -93,7 +95,7 @@ pub(crate) fn merged(schema: &Value) -> Value {
             }
         }
     }
-    Value::Object(out)
+    Cow::Owned(Value::Object(out))
 }
 
 /// A number as the grammar writes it (`1`, `0.5`, `-3`).
@@ -129,6 +131,15 @@ pub(crate) fn z_of(schema: &Value, required: bool) -> Z {
         notes.push((
             ReviewKind::Ref,
             "a reference cycle was cut here; the value's shape is not checked".to_string(),
+        ));
+    }
+    if let Some(Value::String(r)) = schema.get("$ref") {
+        notes.push((
+            ReviewKind::Ref,
+            format!(
+                "{} is too large or deep to read here; the value's shape is not checked",
+                one_line(r)
+            ),
         ));
     }
     for key in ["oneOf", "anyOf"] {
@@ -433,6 +444,24 @@ pub(crate) fn one_line(text: &str) -> String {
 /// `array`; `description`, `nullable`, `enum`, `format`; at most 4 levels). `None` when the
 /// schema has no type to give. `lossy` is set when something was left out.
 pub(crate) fn output_schema(schema: &Value, level: usize, lossy: &mut bool) -> Option<Value> {
+    let mut budget = OUTPUT_NODES;
+    output_node(schema, level, lossy, &mut budget)
+}
+
+/// At most this many nodes in one output schema (the rest is left out, and noted).
+const OUTPUT_NODES: usize = 400;
+
+fn output_node(
+    schema: &Value,
+    level: usize,
+    lossy: &mut bool,
+    budget: &mut usize,
+) -> Option<Value> {
+    if *budget == 0 {
+        *lossy = true;
+        return None;
+    }
+    *budget -= 1;
     let schema = merged(schema);
     if schema.get(CYCLE_MARK).is_some() {
         *lossy = true;
@@ -482,7 +511,7 @@ pub(crate) fn output_schema(schema: &Value, level: usize, lossy: &mut bool) -> O
                 } else {
                     let mut ps = Map::new();
                     for (k, v) in props {
-                        match output_schema(v, level + 1, lossy) {
+                        match output_node(v, level + 1, lossy, budget) {
                             Some(s) => {
                                 ps.insert(k.clone(), s);
                             }
@@ -498,7 +527,7 @@ pub(crate) fn output_schema(schema: &Value, level: usize, lossy: &mut bool) -> O
                 if level >= 4 {
                     *lossy = true;
                 } else {
-                    match output_schema(items, level + 1, lossy) {
+                    match output_node(items, level + 1, lossy, budget) {
                         Some(s) => {
                             out.insert("items".into(), s);
                         }
