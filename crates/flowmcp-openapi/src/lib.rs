@@ -92,6 +92,18 @@ pub enum ReviewKind {
 }
 
 impl ReviewKind {
+    /// Every kind, in the order of the REVIEW markers' page.
+    pub const ALL: [ReviewKind; 8] = [
+        ReviewKind::Type,
+        ReviewKind::Test,
+        ReviewKind::Parameter,
+        ReviewKind::Collision,
+        ReviewKind::Security,
+        ReviewKind::Server,
+        ReviewKind::Ref,
+        ReviewKind::Output,
+    ];
+
     /// The kind's name in reports (`type`, `test`, …), as in the REVIEW markers' page.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -422,3 +422,18 @@ fn i41_small_untagged_path_groups_share_files() {
     let errors = errors(&import);
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
+
+#[test]
+fn i41_every_review_kind_has_its_section_on_the_markers_page() {
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/import-review.md");
+    let text = flowmcp_files::named::read_to_string(&page).unwrap_or_else(|e| panic!("{e}"));
+    let headings: Vec<&str> = text.lines().filter(|l| l.starts_with("## `")).collect();
+    let kinds: Vec<String> = ReviewKind::ALL
+        .iter()
+        .map(|k| format!("## `{}` —", k.as_str()))
+        .collect();
+    assert_eq!(headings.len(), kinds.len(), "{headings:?}");
+    for (h, k) in headings.iter().zip(&kinds) {
+        assert!(h.starts_with(k.as_str()), "{h} is not {k}");
+    }
+}
