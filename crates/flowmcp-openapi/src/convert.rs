@@ -1302,6 +1302,9 @@ fn coerce(v: Value, primitive: &str) -> Value {
     }
 }
 
+/// The longest string or array made up for a test (a document may ask for any length).
+const MADE_UP_MAX: usize = 4096;
+
 /// A made-up value that passes the `z` block, for a required parameter without samples.
 fn made_up(p: &Param, i: usize) -> Option<Value> {
     let bound = |name: &str| -> Option<f64> {
@@ -1326,6 +1329,9 @@ fn made_up(p: &Param, i: usize) -> Option<Value> {
         "object()" => vec![json!({})],
         "array()" => {
             let n = bound("length").unwrap_or(1.0) as usize;
+            if n > MADE_UP_MAX {
+                return None;
+            }
             vec![Value::Array(vec![json!("example"); n])]
         }
         _ => {
@@ -1333,6 +1339,9 @@ fn made_up(p: &Param, i: usize) -> Option<Value> {
                 .or_else(|| bound("min"))
                 .map(|n| n as usize)
                 .unwrap_or(7);
+            if len > MADE_UP_MAX {
+                return None;
+            }
             let mut s = "example".repeat(len / 7 + 1);
             s.truncate(len.max(1));
             vec![Value::String(s)]
@@ -1898,6 +1907,31 @@ mod tests {
             ["Hello", "you"]
         );
         assert_eq!(strip_tags("a < b"), "a < b");
+    }
+
+    #[test]
+    fn i41_made_up_values_stay_small_whatever_the_document_asks() {
+        let p = |primitive: &str, options: &[&str]| Param {
+            key: "k".into(),
+            value: "{{USER_PARAM}}".into(),
+            location: "query",
+            primitive: primitive.into(),
+            options: options.iter().map(|o| o.to_string()).collect(),
+            description: None,
+            notes: Vec::new(),
+            samples: Vec::new(),
+            required: true,
+        };
+        assert_eq!(
+            made_up(&p("string()", &["length(3)"]), 0),
+            Some(json!("exa"))
+        );
+        assert_eq!(made_up(&p("string()", &["min(1000000000)"]), 0), None);
+        assert_eq!(made_up(&p("array()", &["length(1000000000)"]), 0), None);
+        assert_eq!(
+            made_up(&p("number()", &["min(5)", "max(9)"]), 0),
+            Some(json!(5))
+        );
     }
 
     #[test]
