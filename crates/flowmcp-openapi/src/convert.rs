@@ -493,8 +493,18 @@ fn tool_of(
             ));
         }
     }
+    // Placeholders in a path's query (`?page={page}`) are query parameters under the query's key.
+    let (base_path, _, templated) = split_path_templated(path);
+    for raw in &mut raws {
+        if raw.location == "path"
+            && let Some((_, key)) = templated.iter().find(|(name, _)| *name == raw.name)
+        {
+            raw.location = "query".into();
+            raw.name = key.clone();
+        }
+    }
     // Path placeholders the parameters do not declare are strings.
-    for seg in placeholders(path) {
+    for seg in placeholders(&base_path) {
         if !raws.iter().any(|r| r.location == "path" && r.name == seg) {
             raws.push(Raw {
                 name: seg.clone(),
@@ -720,6 +730,30 @@ fn one_line_long(text: &str) -> String {
 /// A path without its query and fragment, and the query's `key=value` pairs (a key without a
 /// value, or an empty value, is left out: a fixed parameter needs a value).
 fn split_path(path: &str) -> (String, Vec<(String, String)>) {
+    let (base, pairs, _) = split_path_templated(path);
+    (base, pairs)
+}
+
+/// [`split_path`], and the query's `key={name}` pairs as (name, key): parameters the document
+/// declares `in: path` that are sent in the query (`/rides?page={page}`).
+#[allow(clippy::type_complexity)]
+fn split_path_templated(path: &str) -> (String, Vec<(String, String)>, Vec<(String, String)>) {
+    let without_fragment = path.split('#').next().unwrap_or_default();
+    let query = without_fragment.split_once('?').map_or("", |(_, q)| q);
+    let templated: Vec<(String, String)> = query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .filter_map(|(k, v)| {
+            let name = v.strip_prefix('{')?.strip_suffix('}')?;
+            (!k.is_empty() && !name.is_empty()).then(|| (name.to_string(), k.to_string()))
+        })
+        .collect();
+    let (base, pairs) = split_fixed(path);
+    (base, pairs, templated)
+}
+
+/// A path without its query and fragment, and the query's fixed `key=value` pairs.
+fn split_fixed(path: &str) -> (String, Vec<(String, String)>) {
     let without_fragment = path.split('#').next().unwrap_or_default();
     let (base, query) = match without_fragment.split_once('?') {
         Some((b, q)) => (b, q),
@@ -1335,10 +1369,15 @@ fn made_up(p: &Param, i: usize) -> Option<Value> {
             vec![Value::Array(vec![json!("example"); n])]
         }
         _ => {
-            let len = bound("length")
-                .or_else(|| bound("min"))
-                .map(|n| n as usize)
-                .unwrap_or(7);
+            // `length`, else 7 characters within `min` and `max`.
+            let len = match bound("length") {
+                Some(n) => n as usize,
+                None => {
+                    let low = bound("min").map_or(0, |n| n as usize);
+                    let high = bound("max").map_or(usize::MAX, |n| n as usize);
+                    7usize.max(low).min(high)
+                }
+            };
             if len > MADE_UP_MAX {
                 return None;
             }
@@ -1900,6 +1939,16 @@ mod tests {
             split_path("/x/{id}/tags#keys"),
             ("/x/{id}/tags".to_string(), vec![])
         );
+        let (base, fixed, templated) = split_path_templated("/rides?page={page}&per_page={n}&v=2");
+        assert_eq!(base, "/rides");
+        assert_eq!(fixed, [("v".to_string(), "2".to_string())]);
+        assert_eq!(
+            templated,
+            [
+                ("page".to_string(), "page".to_string()),
+                ("n".to_string(), "per_page".to_string())
+            ]
+        );
         assert_eq!(
             strip_tags("<p>Hello <b>you</b></p>")
                 .split_whitespace()
@@ -1925,6 +1974,11 @@ mod tests {
         assert_eq!(
             made_up(&p("string()", &["length(3)"]), 0),
             Some(json!("exa"))
+        );
+        assert_eq!(made_up(&p("string()", &["max(2)"]), 0), Some(json!("ex")));
+        assert_eq!(
+            made_up(&p("string()", &["min(9)"]), 0),
+            Some(json!("exampleex"))
         );
         assert_eq!(made_up(&p("string()", &["min(1000000000)"]), 0), None);
         assert_eq!(made_up(&p("array()", &["length(1000000000)"]), 0), None);
