@@ -1549,11 +1549,48 @@ fn share_enums(ctx: &Ctx<'_>, short: &str, tools: &mut [Tool]) -> Vec<DraftFile>
             }
         }
     }
+    // The validator asks that an inline enum whose values are all in a shared list it sees use
+    // that list (VAL107), which would widen the check: a list is made only when no enum that
+    // stays inline is part of it.
+    let items_of = |p: &str| -> BTreeSet<String> {
+        p.strip_prefix("enum(")
+            .and_then(|r| r.strip_suffix(')'))
+            .map(|i| i.split(',').map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    let mut inline: BTreeSet<String> = BTreeSet::new();
+    for t in tools.iter() {
+        for p in &t.params {
+            if p.primitive.starts_with("enum(") && !p.primitive.contains("{{") {
+                inline.insert(p.primitive.clone());
+            }
+        }
+    }
+    let mut shared: BTreeSet<String> = uses
+        .iter()
+        .filter(|(_, keys)| keys.len() >= 2)
+        .map(|(p, _)| p.clone())
+        .collect();
+    loop {
+        let staying: Vec<BTreeSet<String>> = inline
+            .iter()
+            .filter(|p| !shared.contains(*p))
+            .map(|p| items_of(p))
+            .collect();
+        let before = shared.len();
+        shared.retain(|p| {
+            let set = items_of(p);
+            !staying.iter().any(|e| e.is_subset(&set))
+        });
+        if shared.len() == before {
+            break;
+        }
+    }
     let mut files = Vec::new();
     let mut names: BTreeSet<String> = BTreeSet::new();
     let mut renamed: BTreeMap<String, String> = BTreeMap::new();
     for (primitive, keys) in uses {
-        if keys.len() < 2 {
+        if !shared.contains(&primitive) {
             continue;
         }
         let Some(items) = primitive

@@ -437,3 +437,45 @@ fn i41_every_review_kind_has_its_section_on_the_markers_page() {
         assert!(h.starts_with(k.as_str()), "{h} is not {k}");
     }
 }
+
+#[test]
+fn i41_no_shared_list_holds_the_values_of_an_enum_that_stays_inline() {
+    // `mode` (a,b,c) is shared by two tools, `sub` (a,b) is used once and is part of it: a list
+    // for `mode` would make `sub` a duplicate of the list (VAL107), so neither is shared.
+    // `size` (s,m,l) is shared and nothing inline is part of it.
+    let op = |id: &str, params: &str| {
+        format!(
+            "\"get\": {{\"operationId\": \"{id}\", \"parameters\": [{params}], \
+             \"responses\": {{\"200\": {{\"description\": \"ok\"}}}}}}"
+        )
+    };
+    let p = |name: &str, values: &str| {
+        format!(
+            "{{\"name\": \"{name}\", \"in\": \"query\", \"schema\": {{\"type\": \"string\", \"enum\": [{values}]}}}}"
+        )
+    };
+    let abc = "\"a\", \"b\", \"c\"";
+    let sml = "\"s\", \"m\", \"l\"";
+    let doc = format!(
+        "{{\"openapi\": \"3.0.0\", \"info\": {{\"title\": \"T\", \"version\": \"1\"}}, \
+         \"servers\": [{{\"url\": \"https://t.example\"}}], \"paths\": {{\
+         \"/one\": {{{}}}, \"/two\": {{{}}}, \"/three\": {{{}}}}}}}",
+        op("one", &format!("{}, {}", p("mode", abc), p("size", sml))),
+        op("two", &format!("{}, {}", p("mode", abc), p("size", sml))),
+        op("three", &p("sub", "\"a\", \"b\"")),
+    );
+    let import = flowmcp_openapi::import_str(&doc, "t.json", &Options::new())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let lists: Vec<&str> = import
+        .files()
+        .iter()
+        .map(|f| f.name())
+        .filter(|n| n.starts_with("_lists/"))
+        .collect();
+    assert_eq!(lists, ["_lists/tExampleSize.mjs"]);
+    let text: String = import.files().iter().map(|f| f.text()).collect();
+    assert!(text.contains("'enum(a,b,c)'"), "{text}");
+    assert!(text.contains("'enum({{tExampleSize:value}})'"), "{text}");
+    let errors = errors(&import);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
