@@ -111,7 +111,7 @@ fn i41_dry_run_prints_the_files_and_writes_nothing() {
 }
 
 #[test]
-fn i41_json_report_and_failed_operations_exit_1() {
+fn i41_json_report_dropped_operations_exit_0_and_failed_ones_1() {
     let out = out_dir("import-json");
     let r = flowmcp(&[
         "import",
@@ -122,13 +122,15 @@ fn i41_json_report_and_failed_operations_exit_1() {
         "--format",
         "json",
     ]);
-    // The required array body of `exportData` cannot become parameters: exit 1, the rest written.
-    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    // The required array body of `exportData` is something the format cannot express: the
+    // operation is dropped (named, with its reason), the rest written, exit 0.
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["namespace"], "skyline-weather-example");
     assert_eq!(v["files"].as_array().unwrap().len(), 4);
     assert_eq!(v["summary"]["tools"], 10);
     assert_eq!(v["summary"]["operations"], 11);
+    assert_eq!(v["summary"]["dropped"], 1);
     assert!(
         v["files"]
             .as_array()
@@ -136,16 +138,29 @@ fn i41_json_report_and_failed_operations_exit_1() {
             .iter()
             .all(|f| f["written"] == true)
     );
-    assert_eq!(v["failed"].as_array().unwrap().len(), 1);
-    assert!(
-        v["failed"][0]
-            .as_str()
-            .unwrap()
-            .contains("#/paths/~1v3~1export/post")
-    );
+    assert_eq!(v["failed"].as_array().unwrap().len(), 0);
+    assert_eq!(v["dropped"][0]["pointer"], "/paths/~1v3~1export/post");
     let forecast = &v["files"][1];
     assert!(forecast["reviewCounts"]["type"].as_u64().unwrap() > 0);
     assert!(out.join("forecast-2.mjs").is_file());
+
+    // A reference out of the document's folder and a broken one fail their operations, named
+    // with the document and JSON pointer: exit 1, the good operation written.
+    let out = out_dir("import-failed");
+    let r = flowmcp(&[
+        "import",
+        "openapi",
+        &fixture("broken-ref.yaml"),
+        "--out",
+        &s(&out),
+    ]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(out.join("good.mjs").is_file());
+    assert!(
+        r.stderr.contains("broken-ref.yaml#/paths/~1bad/get/parameters/0: `$ref` \"../outside.yaml#/components/parameters/Q\" leaves the document's folder and is refused"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]

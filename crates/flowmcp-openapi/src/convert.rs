@@ -30,6 +30,19 @@ const NO_ROOT: &str = "https://example.invalid";
 
 type Notes = Vec<(ReviewKind, String)>;
 
+/// Why an operation did not become a tool: something the format cannot express (dropped and
+/// reported, like a `PATCH`), or something wrong in the document (a failure, exit code 1).
+enum Skip {
+    Dropped(String),
+    Failed(String),
+}
+
+impl From<String> for Skip {
+    fn from(reason: String) -> Skip {
+        Skip::Failed(reason)
+    }
+}
+
 /// One parameter as written.
 struct Param {
     key: String,
@@ -186,7 +199,11 @@ pub(crate) fn run(
                 }
                 match tool_of(&ctx, path, &item, op, method, &op_at, &tags, &mut taken) {
                     Ok(t) => tools.push(t),
-                    Err(reason) => failed.push(
+                    Err(Skip::Dropped(reason)) => dropped.push(Dropped {
+                        pointer: op_at,
+                        reason,
+                    }),
+                    Err(Skip::Failed(reason)) => failed.push(
                         ImportError::Operation {
                             document: document.to_string(),
                             pointer: op_at,
@@ -458,7 +475,7 @@ fn tool_of(
     at: &str,
     tags: &[String],
     taken: &mut BTreeSet<String>,
-) -> Result<Tool, String> {
+) -> Result<Tool, Skip> {
     let resolved = ctx.docs.resolve(op, at).map_err(|e| e.to_string())?;
     let op = resolved.value;
     // The path item's own parameters, resolved here (the path item was resolved shallowly).
@@ -813,7 +830,7 @@ fn hint_of(summary: &str, name: &str, path: &str) -> String {
 }
 
 /// The operation's and its path item's parameters (the operation's win by name and place).
-fn raw_params(ctx: &Ctx<'_>, item: &Value, op: &Value) -> Result<Vec<Raw>, String> {
+fn raw_params(ctx: &Ctx<'_>, item: &Value, op: &Value) -> Result<Vec<Raw>, Skip> {
     let mut all: Vec<Value> = Vec::new();
     for list in [item.get("parameters"), op.get("parameters")] {
         if let Some(Value::Array(ps)) = list {
@@ -827,7 +844,7 @@ fn raw_params(ctx: &Ctx<'_>, item: &Value, op: &Value) -> Result<Vec<Raw>, Strin
     let mut out = Vec::new();
     for p in all {
         if p.get(doc::CYCLE_MARK).is_some() {
-            return Err("a parameter is a reference cycle".to_string());
+            return Err(Skip::Failed("a parameter is a reference cycle".to_string()));
         }
         let name = p
             .get("name")
@@ -840,7 +857,9 @@ fn raw_params(ctx: &Ctx<'_>, item: &Value, op: &Value) -> Result<Vec<Raw>, Strin
             .unwrap_or_default()
             .to_string();
         if name.is_empty() || location.is_empty() {
-            return Err("a parameter has no `name` or no `in`".to_string());
+            return Err(Skip::Failed(
+                "a parameter has no `name` or no `in`".to_string(),
+            ));
         }
         let description = p
             .get("description")
@@ -921,7 +940,7 @@ fn members(
     required: bool,
     what: &str,
     notes: &mut Notes,
-) -> Result<Vec<Raw>, String> {
+) -> Result<Vec<Raw>, Skip> {
     if schema.is_null() {
         return Ok(Vec::new());
     }
@@ -931,9 +950,9 @@ fn members(
         _ => {
             let shape = ty.unwrap_or_else(|| "free-form".to_string());
             if required {
-                return Err(format!(
+                return Err(Skip::Dropped(format!(
                     "{what} is required and is {shape}, not an object with members (body parameters are members)"
-                ));
+                )));
             }
             notes.push((
                 ReviewKind::Parameter,
@@ -988,17 +1007,17 @@ fn body_params(
     op: &Value,
     method: &str,
     notes: &mut Notes,
-) -> Result<Vec<Raw>, String> {
+) -> Result<Vec<Raw>, Skip> {
     let Some(body) = op.get("requestBody") else {
         return Ok(Vec::new());
     };
     let required = body.get("required") == Some(&Value::Bool(true));
     if !matches!(method, "post" | "put") {
         if required {
-            return Err(format!(
+            return Err(Skip::Dropped(format!(
                 "{} with a required body (the format sends bodies with POST and PUT only)",
                 method.to_uppercase()
-            ));
+            )));
         }
         notes.push((
             ReviewKind::Parameter,

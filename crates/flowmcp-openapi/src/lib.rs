@@ -196,14 +196,16 @@ impl Import {
         &self.files
     }
 
-    /// Operations left out on purpose (a method the format has no tool for, a tag not asked for
-    /// is not listed).
+    /// Operations the format cannot express, left out with the reason: a method other than
+    /// `GET`, `POST`, `PUT` and `DELETE`, a required body on `GET`/`DELETE` or one that is not an
+    /// object with members. (Operations without a tag asked for are not listed.)
     pub fn dropped(&self) -> &[Dropped] {
         &self.dropped
     }
 
-    /// Operations that could not become tools, each an [`ImportError`]'s message (naming the
-    /// document and the JSON pointer); the others were imported.
+    /// Operations that failed because the document is wrong there (a broken or refused `$ref`,
+    /// a parameter without `name` or `in`), each an [`ImportError`]'s message naming the
+    /// document and the JSON pointer; the others were imported.
     pub fn failed(&self) -> &[String] {
         &self.failed
     }

@@ -52,13 +52,14 @@ enum ReportFormat {
                   run `flowmcp validate --profile spec <DIR>`.\n\n\
                   $ref is followed within the document and to files in its own folder; nothing is \
                   fetched, and a reference out of the folder is refused and named. An operation \
-                  that cannot become a tool is reported with its JSON pointer; the others are \
-                  imported.\n\n\
+                  that cannot become a tool is reported with its JSON pointer and the others are \
+                  imported: dropped when the format cannot express it (PATCH, a required body \
+                  that is not an object), failed when the document is wrong there.\n\n\
                   Existing files are never overwritten: such a file fails, named, and the others \
                   are written (each atomically). --dry-run prints the files and writes nothing.\n\n\
-                  Exit codes: 0 every operation imported and every file written, 1 the document or \
-                  an operation could not be imported or a file was not written, 2 usage or I/O \
-                  failure."
+                  Exit codes: 0 every file written and no operation failed (dropped ones are \
+                  reported), 1 the document or an operation failed or a file was not written, 2 \
+                  usage or I/O failure."
 )]
 pub(crate) struct OpenapiArgs {
     /// The OpenAPI or Swagger document (.json, .yaml or .yml).
