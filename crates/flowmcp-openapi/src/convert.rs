@@ -976,6 +976,15 @@ fn members(
             format!("{what} takes more members than it names; only the named ones are parameters"),
         ));
     }
+    if !required && !needed.is_empty() {
+        notes.push((
+            ReviewKind::Parameter,
+            format!(
+                "{what} is optional, but its members {} are required here: the request always sends the body",
+                needed.join(", ")
+            ),
+        ));
+    }
     let mut out = Vec::new();
     for (name, prop) in props {
         if prop.get("readOnly") == Some(&Value::Bool(true)) {
@@ -988,7 +997,9 @@ fn members(
         out.push(Raw {
             name: name.clone(),
             location: "body".into(),
-            required: required && needed.contains(&name.as_str()),
+            // An optional body's required members are required too: the request always carries
+            // the body object, and the API checks its members whenever it is there.
+            required: needed.contains(&name.as_str()),
             description: prop
                 .get("description")
                 .and_then(Value::as_str)
