@@ -55,6 +55,8 @@ struct Param {
     /// Candidate test values that pass the `z` block.
     samples: Vec<Value>,
     required: bool,
+    /// The JSON Schema `format` of a string (made-up test values follow it).
+    format: Option<String>,
 }
 
 /// One tool as written.
@@ -623,11 +625,15 @@ fn tool_of(
             options: z.options,
             description: raw
                 .description
-                .map(|d| one_line(&d))
+                .map(|d| one_line(&strip_tags(&d)))
                 .filter(|d| !d.is_empty()),
             notes: pnotes,
             samples,
             required: raw.required,
+            format: merged(&raw.schema)
+                .get("format")
+                .and_then(Value::as_str)
+                .map(str::to_string),
         });
     }
     for (k, v) in fixed_query {
@@ -644,6 +650,7 @@ fn tool_of(
             notes: Vec::new(),
             samples: Vec::new(),
             required: true,
+            format: None,
         });
     }
     if params.iter().any(|p| p.location == "body") {
@@ -1219,6 +1226,7 @@ fn security(
                                 notes: Vec::new(),
                                 samples: Vec::new(),
                                 required: true,
+                                format: None,
                             },
                         );
                     }
@@ -1399,6 +1407,24 @@ fn made_up(p: &Param, i: usize) -> Option<Value> {
             vec![Value::Array(vec![json!("example"); n])]
         }
         _ => {
+            // A value of the string's format, when it has a well-known one.
+            let formatted = match p.format.as_deref() {
+                Some("date") => Some("2024-01-31"),
+                Some("date-time") => Some("2024-01-31T12:00:00Z"),
+                Some("time") => Some("12:00:00"),
+                Some("email") => Some("user@example.com"),
+                Some("uuid") => Some("123e4567-e89b-42d3-a456-426614174000"),
+                Some("uri" | "url") => Some("https://example.com/"),
+                Some("hostname") => Some("example.com"),
+                Some("ipv4") => Some("192.0.2.1"),
+                Some("ipv6") => Some("2001:db8::1"),
+                _ => None,
+            };
+            if let Some(v) = formatted
+                && accepts(&p.primitive, &p.options, &json!(v))
+            {
+                return Some(json!(v));
+            }
             // `length`, else 7 characters within `min` and `max`.
             let len = match bound("length") {
                 Some(n) => n as usize,
@@ -2037,6 +2063,7 @@ mod tests {
             notes: Vec::new(),
             samples: Vec::new(),
             required: true,
+            format: None,
         };
         assert_eq!(
             made_up(&p("string()", &["length(3)"]), 0),
@@ -2048,6 +2075,9 @@ mod tests {
             Some(json!("exampleex"))
         );
         assert_eq!(made_up(&p("string()", &["min(1000000000)"]), 0), None);
+        let mut date = p("string()", &[]);
+        date.format = Some("date".into());
+        assert_eq!(made_up(&date, 0), Some(json!("2024-01-31")));
         assert_eq!(made_up(&p("array()", &["length(1000000000)"]), 0), None);
         assert_eq!(
             made_up(&p("number()", &["min(5)", "max(9)"]), 0),
