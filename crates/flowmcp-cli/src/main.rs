@@ -23,8 +23,8 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use commands::{
-    agent, cache, call, catalog, grade, hash, ids, libs, list, lists, migrate, prompt, resource,
-    rules, search, serve, test, validate,
+    agent, cache, call, catalog, grade, hash, ids, import, libs, list, lists, migrate, prompt,
+    resource, rules, search, serve, test, validate,
 };
 use output::{Format, say, shown};
 
@@ -106,6 +106,8 @@ enum Command {
     Hash(hash::HashArgs),
     // The help text is on the arguments struct (its `about` and `long_about`).
     Migrate(migrate::MigrateArgs),
+    /// Draft schema files from an API description (`import openapi`).
+    Import(import::ImportArgs),
 }
 
 #[derive(Args, Debug)]
@@ -167,6 +169,7 @@ fn main() -> ExitCode {
         Command::Libs(a) => libs::run(a),
         Command::Agent(a) => agent::run(a),
         Command::Migrate(a) => migrate::run(a),
+        Command::Import(a) => import::run(a),
     };
     match result {
         Ok(code) => code,

@@ -13,6 +13,7 @@ mod cli;
 mod docs;
 mod grade;
 mod ids;
+mod import;
 mod libs;
 mod prompt;
 mod resource;

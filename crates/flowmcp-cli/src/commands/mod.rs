@@ -10,6 +10,7 @@ pub(crate) mod catalog;
 pub(crate) mod grade;
 pub(crate) mod hash;
 pub(crate) mod ids;
+pub(crate) mod import;
 pub(crate) mod libs;
 pub(crate) mod list;
 pub(crate) mod lists;
