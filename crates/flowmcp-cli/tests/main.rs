@@ -15,6 +15,7 @@ mod grade;
 mod ids;
 mod import;
 mod libs;
+mod prism;
 mod prompt;
 mod resource;
 mod run;
