@@ -6,6 +6,9 @@
 //! `{"code":"VAL014","severity":"error","message":"…","file":"x.mjs","line":4,"column":14,
 //!   "pointer":"/main/version","path":"main.version","variant":"v3","help":"…"}`;
 //! `variant`, `file`, `line`, `column`, `pointer`, `path` and `help` are left out when unknown.
+//! A finding that can be repaired mechanically also carries
+//! `"fix":{"applicability":"safe"|"unsafe","edits":[{"start":120,"end":126,"text":"…"}]}` ([`Fix`]),
+//! and only then: the JSON of a finding without a fix is as it always was.
 //! A [`FileReport`] is `{"file":…,"kind":…,"verdict":"valid"|"invalid","errors":N,"warnings":N,
 //! "infos":N,"diagnostics":[…]}`; a [`Report`] is `{"profile":…,"verdict":…,"files":N,"errors":N,
 //! "warnings":N,"infos":N,"reports":[FileReport…]}`.
@@ -239,6 +242,64 @@ pub struct Diagnostic {
     pub path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// The edits of the file's source that repair this finding, when they are mechanical.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
+}
+
+/// Whether a [`Fix`] may be applied without a person reading it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// The new text means what the old one meant, in the form the specification asks for.
+    Safe,
+    /// The new text changes meaning or drafts values (an ID, a dropped constraint, a drafted
+    /// `meta`): a person confirms it.
+    Unsafe,
+}
+
+impl Applicability {
+    /// `safe` or `unsafe`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// One replacement in a file's source: the bytes `start..end` (UTF-8 offsets, `start == end` for
+/// an insertion) become `text`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Edit {
+    /// First byte replaced.
+    pub start: usize,
+    /// One past the last byte replaced.
+    pub end: usize,
+    /// The new text.
+    pub text: String,
+}
+
+/// The repair of one finding: edits of the source of the finding's file, built by the code that
+/// knows the problem, applied together or not at all.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// Whether the edits may be applied unreviewed.
+    pub applicability: Applicability,
+    /// The edits, by position, none overlapping another.
+    pub edits: Vec<Edit>,
+}
+
+impl Fix {
+    /// A fix of `edits` (sorted by position; duplicates dropped).
+    pub fn new(applicability: Applicability, mut edits: Vec<Edit>) -> Fix {
+        edits.sort();
+        edits.dedup();
+        Fix {
+            applicability,
+            edits,
+        }
+    }
 }
 
 fn ser_pointer<S: serde::Serializer>(p: &Option<JsonPath>, s: S) -> Result<S::Ok, S::Error> {
@@ -337,6 +398,7 @@ impl<'s> Collector<'s> {
             pointer: path.filter(|p| !p.is_empty()).cloned(),
             path: path.filter(|p| !p.is_empty()).map(|p| p.dotted()),
             help: None,
+            fix: None,
         });
         self.out.last_mut()
     }
@@ -719,6 +781,7 @@ mod tests {
             pointer: None,
             path: None,
             help: None,
+            fix: None,
         }
     }
 

@@ -207,6 +207,7 @@ mod tests {
             pointer: None,
             path: None,
             help: Some("list it in registry.json, or remove it".into()),
+            fix: None,
         };
         let report = FileReport::new(
             "c/registry.json",
