@@ -26,7 +26,7 @@ use commands::{
     agent, cache, call, catalog, grade, hash, ids, libs, list, lists, migrate, prompt, resource,
     rules, search, serve, test, validate,
 };
-use output::{Format, say, shown};
+use output::{say, shown};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -180,7 +180,7 @@ fn main() -> ExitCode {
 /// `validate`, or with `--id` the check of one ID under the same flags.
 fn validate_or_id(a: validate::ValidateArgs) -> Result<ExitCode, String> {
     match &a.id {
-        Some(id) => ids::run(id, a.format != Format::Human, &a.flags()),
+        Some(id) => ids::run(id, a.format != validate::ValidateFormat::Human, &a.flags()),
         None => validate::run(a),
     }
 }
