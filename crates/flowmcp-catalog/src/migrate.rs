@@ -571,11 +571,14 @@ impl Edits {
 
 /// Gives the findings of `report` (the report of the schema whose text is `source`) the fixes
 /// that the mechanical rewrites of the 3 → 4 step make, wherever their pattern is found, whatever
-/// version the file declares: each finding of a code a rewrite cures gets the rewrites of that
-/// code in its tool and in the file as a whole (so findings of one place may share edits; they
-/// are applied once). A finding that has a fix keeps it. Nothing happens when the text is not a
-/// schema with a literal `main`, or its rewrites would overlap.
-pub fn attach_fixes(report: &mut FileReport, source: &str) {
+/// version the file declares. A finding of a code a rewrite cures is offered the rewrites of that
+/// code in its tool and in the file as a whole; it gets them as its fix only when `check` (the
+/// validation of a text as the report's was made) no longer reports it, by code and place, once
+/// they are applied, and reports no more errors in all: a fix cures its finding and makes no new
+/// ones. Findings of one place may share edits (applying
+/// them applies each edit once). A finding that has a fix keeps it. Nothing happens when the text
+/// is not a schema with a literal `main`, or its rewrites would overlap.
+pub fn attach_fixes(report: &mut FileReport, source: &str, check: &dyn Fn(&str) -> FileReport) {
     let Ok(edits) = v3_to_v4_edits(source, &mut Vec::new(), false) else {
         return;
     };
@@ -583,8 +586,13 @@ pub fn attach_fixes(report: &mut FileReport, source: &str) {
         return;
     }
     let mut diagnostics = report.diagnostics().to_vec();
-    let mut changed = false;
-    for d in diagnostics.iter_mut().filter(|d| d.fix.is_none()) {
+    // Each distinct fix offered, with the findings it is offered to.
+    let mut offers: Vec<(Fix, Vec<usize>)> = Vec::new();
+    for (i, d) in diagnostics
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| d.fix.is_none())
+    {
         let tool = d
             .pointer
             .as_ref()
@@ -609,7 +617,7 @@ pub fn attach_fixes(report: &mut FileReport, source: &str) {
         let safe = mine
             .iter()
             .all(|(_, _, t)| t.as_ref().is_some_and(|t| t.safe));
-        d.fix = Some(Fix::new(
+        let fix = Fix::new(
             if safe {
                 Applicability::Safe
             } else {
@@ -622,8 +630,34 @@ pub fn attach_fixes(report: &mut FileReport, source: &str) {
                     text: text.clone(),
                 })
                 .collect(),
-        ));
-        changed = true;
+        );
+        match offers.iter_mut().find(|(f, _)| *f == fix) {
+            Some((_, to)) => to.push(i),
+            None => offers.push((fix, vec![i])),
+        }
+    }
+    let errors = report.counts().errors;
+    let mut changed = false;
+    for (fix, to) in offers {
+        let (text, applied) = flowmcp_spec::diagnostic::apply_fixes(source, [&fix]);
+        if applied != [true] {
+            continue;
+        }
+        let after = check(&text);
+        if after.counts().errors > errors {
+            continue;
+        }
+        for i in to {
+            let d = &diagnostics[i];
+            let still = after
+                .diagnostics()
+                .iter()
+                .any(|a| a.code == d.code && a.pointer == d.pointer);
+            if !still {
+                diagnostics[i].fix = Some(fix.clone());
+                changed = true;
+            }
+        }
     }
     if changed {
         report.set_diagnostics(diagnostics);

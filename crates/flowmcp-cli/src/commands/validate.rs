@@ -368,9 +368,10 @@ fn fix_file(
     let before = flowmcp_files::named::read_capped_text(&entry.path, opts.limits.max_file_bytes)
         .map_err(|e| format!("{}: {e}", entry.display))?;
     let scope = discovery.scope_for(&entry.path, &entry.display, opts);
+    let plain = |text: &str| flowmcp_validate::validate_str(text, &entry.display, &scope, opts);
     let check = |text: &str| {
-        let mut report = flowmcp_validate::validate_str(text, &entry.display, &scope, opts);
-        flowmcp_catalog::migrate::attach_fixes(&mut report, text);
+        let mut report = plain(text);
+        flowmcp_catalog::migrate::attach_fixes(&mut report, text, &plain);
         report
     };
     let first = check(&before);
