@@ -8,6 +8,7 @@ use clap::Args;
 use std::collections::BTreeMap;
 
 use flowmcp_spec::diagnostic::{Applicability, apply_fixes};
+use flowmcp_spec::registry::fixes::fixes_of;
 use flowmcp_spec::{Code, Profile, Report};
 use flowmcp_validate::render::{self, HumanStyle};
 use flowmcp_validate::{Limits, Options};
@@ -209,7 +210,11 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
     let file_reports: Vec<_> = files
         .par_iter()
         .map(|f| {
-            let r = discovery.validate_file_under(f.anchor.as_deref(), &f.path, &f.display, &opts);
+            let mut r =
+                discovery.validate_file_under(f.anchor.as_deref(), &f.path, &f.display, &opts);
+            if a.format == ValidateFormat::Json {
+                with_fixes(&mut r, f, &discovery, &opts);
+            }
             if let Some(b) = &bar {
                 b.inc(1);
             }
@@ -274,6 +279,30 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Gives the findings of the report `r` of the file `f` the fixes the catalog's rewrites make
+/// (the JSON report shows them; a file without a finding of a fixable code is not read again).
+fn with_fixes(
+    r: &mut flowmcp_spec::FileReport,
+    f: &walk::FileEntry,
+    discovery: &flowmcp_catalog::ListDiscovery,
+    opts: &Options,
+) {
+    if !r
+        .diagnostics()
+        .iter()
+        .any(|d| d.fix.is_none() && fixes_of(d.code).next().is_some())
+    {
+        return;
+    }
+    let Ok(source) = flowmcp_files::named::read_capped_text(&f.path, opts.limits.max_file_bytes)
+    else {
+        return;
+    };
+    let scope = discovery.scope_for(&f.path, &f.display, opts);
+    let plain = |text: &str| flowmcp_validate::validate_str(text, &f.display, &scope, opts);
+    flowmcp_catalog::migrate::attach_fixes(r, &source, &plain);
 }
 
 /// How many rounds of fixes one file gets at most (a round applies the fixes that do not overlap;
