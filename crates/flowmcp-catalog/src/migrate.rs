@@ -575,7 +575,8 @@ impl Edits {
 /// code in its tool and in the file as a whole; it gets them as its fix only when `check` (the
 /// validation of a text as the report's was made) no longer reports it, by code and place, once
 /// they are applied, and reports no more errors in all: a fix cures its finding and makes no new
-/// ones. Findings of one place may share edits (applying
+/// ones. The offers are checked all at once (one validation), and one by one only when together
+/// they do not apply or make more errors. Findings of one place may share edits (applying
 /// them applies each edit once). A finding that has a fix keeps it. Nothing happens when the text
 /// is not a schema with a literal `main`, or its rewrites would overlap.
 pub fn attach_fixes(report: &mut FileReport, source: &str, check: &dyn Fn(&str) -> FileReport) {
@@ -638,24 +639,38 @@ pub fn attach_fixes(report: &mut FileReport, source: &str, check: &dyn Fn(&str) 
     }
     let errors = report.counts().errors;
     let mut changed = false;
-    for (fix, to) in offers {
-        let (text, applied) = flowmcp_spec::diagnostic::apply_fixes(source, [&fix]);
-        if applied != [true] {
-            continue;
+    // First all offers at once (one validation, the common case); one by one only when they do
+    // not all apply together or together they make more errors.
+    let (text, applied) =
+        flowmcp_spec::diagnostic::apply_fixes(source, offers.iter().map(|(f, _)| f));
+    let together = applied.iter().all(|a| *a).then(|| check(&text));
+    let trials: Vec<(Vec<usize>, FileReport)> = match together {
+        Some(after) if after.counts().errors <= errors => {
+            vec![((0..offers.len()).collect(), after)]
         }
-        let after = check(&text);
-        if after.counts().errors > errors {
-            continue;
-        }
-        for i in to {
-            let d = &diagnostics[i];
-            let still = after
-                .diagnostics()
-                .iter()
-                .any(|a| a.code == d.code && a.pointer == d.pointer);
-            if !still {
-                diagnostics[i].fix = Some(fix.clone());
-                changed = true;
+        _ => offers
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (fix, _))| {
+                let (text, applied) = flowmcp_spec::diagnostic::apply_fixes(source, [fix]);
+                let after = (applied == [true]).then(|| check(&text))?;
+                (after.counts().errors <= errors).then_some((vec![k], after))
+            })
+            .collect(),
+    };
+    for (ks, after) in trials {
+        for k in ks {
+            let (fix, to) = &offers[k];
+            for &i in to {
+                let d = &diagnostics[i];
+                let still = after
+                    .diagnostics()
+                    .iter()
+                    .any(|a| a.code == d.code && a.pointer == d.pointer);
+                if !still {
+                    diagnostics[i].fix = Some(fix.clone());
+                    changed = true;
+                }
             }
         }
     }
