@@ -572,7 +572,8 @@ impl Edits {
 /// Gives the findings of `report` (the report of the schema whose text is `source`) the fixes
 /// that the mechanical rewrites of the 3 → 4 step make, wherever their pattern is found, whatever
 /// version the file declares. A finding of a code a rewrite cures is offered the rewrites of that
-/// code in its tool and in the file as a whole; it gets them as its fix only when `check` (the
+/// code in its tool and in the file as a whole, the safe ones alone first, then all of them; it
+/// gets an offer as its fix only when `check` (the
 /// validation of a text as the report's was made) no longer reports it, by code and place, once
 /// they are applied, and reports no more errors in all: a fix cures its finding and makes no new
 /// ones. The offers are checked all at once (one validation), and one by one only when together
@@ -587,60 +588,85 @@ pub fn attach_fixes(report: &mut FileReport, source: &str, check: &dyn Fn(&str) 
         return;
     }
     let mut diagnostics = report.diagnostics().to_vec();
-    // Each distinct fix offered, with the findings it is offered to.
-    let mut offers: Vec<(Fix, Vec<usize>)> = Vec::new();
-    for (i, d) in diagnostics
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| d.fix.is_none())
-    {
-        let tool = d
-            .pointer
-            .as_ref()
-            .and_then(|p| match p.segments().as_slice() {
-                [Seg::Key(m), Seg::Key(t), Seg::Key(name), ..] if m == "main" && t == "tools" => {
-                    Some(name.clone())
-                }
-                _ => None,
-            });
-        let mine: Vec<&(Range<usize>, String, Option<Tag>)> = edits
-            .list
-            .iter()
-            .filter(|(_, _, tag)| {
-                tag.as_ref().is_some_and(|t| {
-                    t.codes.contains(&d.code) && (t.tool.is_none() || t.tool == tool)
-                })
-            })
-            .collect();
-        if mine.is_empty() {
-            continue;
-        }
-        let safe = mine
-            .iter()
-            .all(|(_, _, t)| t.as_ref().is_some_and(|t| t.safe));
-        let fix = Fix::new(
-            if safe {
-                Applicability::Safe
-            } else {
-                Applicability::Unsafe
-            },
-            mine.iter()
-                .map(|(r, text, _)| FixEdit {
-                    start: r.start,
-                    end: r.end,
-                    text: text.clone(),
-                })
-                .collect(),
-        );
-        match offers.iter_mut().find(|(f, _)| *f == fix) {
-            Some((_, to)) => to.push(i),
-            None => offers.push((fix, vec![i])),
-        }
-    }
     let errors = report.counts().errors;
+    // First the safe edits alone, then, for the findings they do not cure, all of them.
     let mut changed = false;
-    // First all offers at once (one validation, the common case); one by one only when they do
-    // not all apply together or together they make more errors.
+    for with_unsafe in [false, true] {
+        let mut offers: Vec<(Fix, Vec<usize>)> = Vec::new();
+        for (i, d) in diagnostics
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.fix.is_none())
+        {
+            let tool = d
+                .pointer
+                .as_ref()
+                .and_then(|p| match p.segments().as_slice() {
+                    [Seg::Key(m), Seg::Key(t), Seg::Key(name), ..]
+                        if m == "main" && t == "tools" =>
+                    {
+                        Some(name.clone())
+                    }
+                    _ => None,
+                });
+            let mine: Vec<&(Range<usize>, String, Option<Tag>)> = edits
+                .list
+                .iter()
+                .filter(|(_, _, tag)| {
+                    tag.as_ref().is_some_and(|t| {
+                        t.codes.contains(&d.code)
+                            && (t.tool.is_none() || t.tool == tool)
+                            && (with_unsafe || t.safe)
+                    })
+                })
+                .collect();
+            let safe = mine
+                .iter()
+                .all(|(_, _, t)| t.as_ref().is_some_and(|t| t.safe));
+            // The second pass offers only what the first did not.
+            if mine.is_empty() || (with_unsafe && safe) {
+                continue;
+            }
+            let fix = Fix::new(
+                if safe {
+                    Applicability::Safe
+                } else {
+                    Applicability::Unsafe
+                },
+                mine.iter()
+                    .map(|(r, text, _)| FixEdit {
+                        start: r.start,
+                        end: r.end,
+                        text: text.clone(),
+                    })
+                    .collect(),
+            );
+            match offers.iter_mut().find(|(f, _)| *f == fix) {
+                Some((_, to)) => to.push(i),
+                None => offers.push((fix, vec![i])),
+            }
+        }
+        changed |= try_offers(&offers, &mut diagnostics, source, errors, check);
+    }
+    if changed {
+        report.set_diagnostics(diagnostics);
+    }
+}
+
+/// Gives each finding of `diagnostics` named by an offer the offer's fix when the text with it
+/// applied no longer shows the finding (by code and place) and has no more than `errors` errors.
+/// The offers are checked all at once (one validation), and one by one only when together they
+/// do not apply or make more errors. Whether a finding got a fix.
+fn try_offers(
+    offers: &[(Fix, Vec<usize>)],
+    diagnostics: &mut [flowmcp_spec::Diagnostic],
+    source: &str,
+    errors: usize,
+    check: &dyn Fn(&str) -> FileReport,
+) -> bool {
+    if offers.is_empty() {
+        return false;
+    }
     let (text, applied) =
         flowmcp_spec::diagnostic::apply_fixes(source, offers.iter().map(|(f, _)| f));
     let together = applied.iter().all(|a| *a).then(|| check(&text));
@@ -658,25 +684,28 @@ pub fn attach_fixes(report: &mut FileReport, source: &str, check: &dyn Fn(&str) 
             })
             .collect(),
     };
+    let mut changed = false;
     for (ks, after) in trials {
         for k in ks {
-            let (fix, to) = &offers[k];
+            let Some((fix, to)) = offers.get(k) else {
+                continue;
+            };
             for &i in to {
-                let d = &diagnostics[i];
+                let Some(d) = diagnostics.get(i) else {
+                    continue;
+                };
                 let still = after
                     .diagnostics()
                     .iter()
                     .any(|a| a.code == d.code && a.pointer == d.pointer);
-                if !still {
-                    diagnostics[i].fix = Some(fix.clone());
+                if !still && let Some(d) = diagnostics.get_mut(i) {
+                    d.fix = Some(fix.clone());
                     changed = true;
                 }
             }
         }
     }
-    if changed {
-        report.set_diagnostics(diagnostics);
-    }
+    changed
 }
 
 /// The text of a member's value when it is a plain string literal (no substitutions).
