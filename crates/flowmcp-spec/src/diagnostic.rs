@@ -248,7 +248,7 @@ pub struct Diagnostic {
 }
 
 /// Whether a [`Fix`] may be applied without a person reading it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Applicability {
     /// The new text means what the old one meant, in the form the specification asks for.
@@ -270,7 +270,7 @@ impl Applicability {
 
 /// One replacement in a file's source: the bytes `start..end` (UTF-8 offsets, `start == end` for
 /// an insertion) become `text`.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Edit {
     /// First byte replaced.
     pub start: usize,
@@ -339,7 +339,7 @@ pub fn apply_fixes<'f>(
 impl Fix {
     /// A fix of `edits` (sorted by position; duplicates dropped).
     pub fn new(applicability: Applicability, mut edits: Vec<Edit>) -> Fix {
-        edits.sort();
+        edits.sort_by(|a, b| (a.start, a.end, &a.text).cmp(&(b.start, b.end, &b.text)));
         edits.dedup();
         Fix {
             applicability,

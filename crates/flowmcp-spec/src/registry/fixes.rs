@@ -7,7 +7,7 @@ use crate::diagnostic::Applicability;
 use super::Code;
 
 /// One kind of fix of a code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct FixInfo {
     /// The code whose findings it repairs.
     pub code: Code,
