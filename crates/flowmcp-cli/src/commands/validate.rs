@@ -407,7 +407,9 @@ fn fix_file(
     let errors_before = first.counts().errors;
     let mut report = first;
     let mut text = before.clone();
-    let mut fixed: BTreeMap<Code, usize> = BTreeMap::new();
+    // Each finding by code and place, once however many rounds fixed it (a `schemaHash` the
+    // first round's edits made stale again is one finding).
+    let mut places: std::collections::BTreeSet<(Code, String)> = Default::default();
     for _ in 0..MAX_FIX_ROUNDS {
         let wanted: Vec<&flowmcp_spec::Diagnostic> = report
             .diagnostics()
@@ -424,7 +426,8 @@ fn fix_file(
         }
         for (d, ok) in wanted.iter().zip(applied) {
             if ok {
-                *fixed.entry(d.code).or_default() += 1;
+                let place = d.pointer.as_ref().map(|p| p.pointer()).unwrap_or_default();
+                places.insert((d.code, place));
             }
         }
         text = new;
@@ -444,6 +447,10 @@ fn fix_file(
             fixed: BTreeMap::new(),
             unsafe_left: 0,
         });
+    }
+    let mut fixed: BTreeMap<Code, usize> = BTreeMap::new();
+    for (code, _) in places {
+        *fixed.entry(code).or_default() += 1;
     }
     let unsafe_left = report
         .diagnostics()
