@@ -36,6 +36,8 @@
 use std::ops::Range;
 
 use flowmcp_loader::edit::{self, EditError, Member};
+use flowmcp_spec::diagnostic::{Applicability, Edit as FixEdit, Fix, Seg};
+use flowmcp_spec::{Code, FileReport};
 use serde_json::Value;
 
 /// The newest major version of the specification migrations lead to.
@@ -518,19 +520,40 @@ fn new_markers(before: &OldMarkers<'_>, after: &str) -> Vec<Review> {
     out
 }
 
-/// Replacements of byte ranges of one text, applied together (they must not overlap).
+/// What a rewrite of the 3 → 4 step repairs, for [`attach_fixes`]: the codes whose findings it
+/// cures, the tool it belongs to (`None`: the whole file) and whether it is safe unreviewed.
+#[derive(Clone, Debug)]
+struct Tag {
+    codes: &'static [Code],
+    tool: Option<String>,
+    safe: bool,
+}
+
+/// Replacements of byte ranges of one text, applied together (they must not overlap), each with
+/// the [`Tag`] that was current when it was put.
 #[derive(Default)]
-struct Edits(Vec<(Range<usize>, String)>);
+struct Edits {
+    list: Vec<(Range<usize>, String, Option<Tag>)>,
+    tag: Option<Tag>,
+}
 
 impl Edits {
     fn put(&mut self, range: Range<usize>, text: impl Into<String>) {
-        self.0.push((range, text.into()));
+        self.list.push((range, text.into(), self.tag.clone()));
+    }
+    /// The edits put from now on repair findings of `codes` (of `tool`, or of the file).
+    fn tag(&mut self, codes: &'static [Code], tool: Option<&str>, safe: bool) {
+        self.tag = Some(Tag {
+            codes,
+            tool: tool.map(str::to_string),
+            safe,
+        });
     }
     fn apply(mut self, source: &str) -> Result<String, MigrateError> {
-        self.0.sort_by_key(|(r, _)| (r.start, r.end));
+        self.list.sort_by_key(|(r, _, _)| (r.start, r.end));
         let mut out = String::with_capacity(source.len() + 256);
         let mut at = 0;
-        for (r, text) in &self.0 {
+        for (r, text, _) in &self.list {
             if r.start < at || r.end > source.len() {
                 let line = source[..r.start.min(source.len())].matches('\n').count() + 1;
                 return Err(MigrateError::Edit(format!(
@@ -544,6 +567,145 @@ impl Edits {
         out.push_str(&source[at..]);
         Ok(out)
     }
+}
+
+/// Gives the findings of `report` (the report of the schema whose text is `source`) the fixes
+/// that the mechanical rewrites of the 3 → 4 step make, wherever their pattern is found, whatever
+/// version the file declares. A finding of a code a rewrite cures is offered the rewrites of that
+/// code in its tool and in the file as a whole, the safe ones alone first, then all of them; it
+/// gets an offer as its fix only when `check` (the
+/// validation of a text as the report's was made) no longer reports it, by code and place, once
+/// they are applied, and reports no more errors in all: a fix cures its finding and makes no new
+/// ones. The offers are checked all at once (one validation), and one by one only when together
+/// they do not apply or make more errors. Findings of one place may share edits (applying
+/// them applies each edit once). A finding that has a fix keeps it. Nothing happens when the text
+/// is not a schema with a literal `main`, or its rewrites would overlap.
+pub fn attach_fixes(report: &mut FileReport, source: &str, check: &dyn Fn(&str) -> FileReport) {
+    let Ok(edits) = v3_to_v4_edits(source, &mut Vec::new(), false) else {
+        return;
+    };
+    if edits.list.is_empty() {
+        return;
+    }
+    let mut diagnostics = report.diagnostics().to_vec();
+    let errors = report.counts().errors;
+    // First the safe edits alone, then, for the findings they do not cure, all of them.
+    let mut changed = false;
+    for with_unsafe in [false, true] {
+        let mut offers: Vec<(Fix, Vec<usize>)> = Vec::new();
+        for (i, d) in diagnostics
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.fix.is_none())
+        {
+            let tool = d
+                .pointer
+                .as_ref()
+                .and_then(|p| match p.segments().as_slice() {
+                    [Seg::Key(m), Seg::Key(t), Seg::Key(name), ..]
+                        if m == "main" && t == "tools" =>
+                    {
+                        Some(name.clone())
+                    }
+                    _ => None,
+                });
+            let mine: Vec<&(Range<usize>, String, Option<Tag>)> = edits
+                .list
+                .iter()
+                .filter(|(_, _, tag)| {
+                    tag.as_ref().is_some_and(|t| {
+                        t.codes.contains(&d.code)
+                            && (t.tool.is_none() || t.tool == tool)
+                            && (with_unsafe || t.safe)
+                    })
+                })
+                .collect();
+            let safe = mine
+                .iter()
+                .all(|(_, _, t)| t.as_ref().is_some_and(|t| t.safe));
+            // The second pass offers only what the first did not.
+            if mine.is_empty() || (with_unsafe && safe) {
+                continue;
+            }
+            let fix = Fix::new(
+                if safe {
+                    Applicability::Safe
+                } else {
+                    Applicability::Unsafe
+                },
+                mine.iter()
+                    .map(|(r, text, _)| FixEdit {
+                        start: r.start,
+                        end: r.end,
+                        text: text.clone(),
+                    })
+                    .collect(),
+            );
+            match offers.iter_mut().find(|(f, _)| *f == fix) {
+                Some((_, to)) => to.push(i),
+                None => offers.push((fix, vec![i])),
+            }
+        }
+        changed |= try_offers(&offers, &mut diagnostics, source, errors, check);
+    }
+    if changed {
+        report.set_diagnostics(diagnostics);
+    }
+}
+
+/// Gives each finding of `diagnostics` named by an offer the offer's fix when the text with it
+/// applied no longer shows the finding (by code and place) and has no more than `errors` errors.
+/// The offers are checked all at once (one validation), and one by one only when together they
+/// do not apply or make more errors. Whether a finding got a fix.
+fn try_offers(
+    offers: &[(Fix, Vec<usize>)],
+    diagnostics: &mut [flowmcp_spec::Diagnostic],
+    source: &str,
+    errors: usize,
+    check: &dyn Fn(&str) -> FileReport,
+) -> bool {
+    if offers.is_empty() {
+        return false;
+    }
+    let (text, applied) =
+        flowmcp_spec::diagnostic::apply_fixes(source, offers.iter().map(|(f, _)| f));
+    let together = applied.iter().all(|a| *a).then(|| check(&text));
+    let trials: Vec<(Vec<usize>, FileReport)> = match together {
+        Some(after) if after.counts().errors <= errors => {
+            vec![((0..offers.len()).collect(), after)]
+        }
+        _ => offers
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (fix, _))| {
+                let (text, applied) = flowmcp_spec::diagnostic::apply_fixes(source, [fix]);
+                let after = (applied == [true]).then(|| check(&text))?;
+                (after.counts().errors <= errors).then_some((vec![k], after))
+            })
+            .collect(),
+    };
+    let mut changed = false;
+    for (ks, after) in trials {
+        for k in ks {
+            let Some((fix, to)) = offers.get(k) else {
+                continue;
+            };
+            for &i in to {
+                let Some(d) = diagnostics.get(i) else {
+                    continue;
+                };
+                let still = after
+                    .diagnostics()
+                    .iter()
+                    .any(|a| a.code == d.code && a.pointer == d.pointer);
+                if !still && let Some(d) = diagnostics.get_mut(i) {
+                    d.fix = Some(fix.clone());
+                    changed = true;
+                }
+            }
+        }
+    }
+    changed
 }
 
 /// The text of a member's value when it is a plain string literal (no substitutions).
@@ -1275,11 +1437,23 @@ fn set_version(
 // ---------------------------------------------------------------- 3.x → 4.0.0
 
 fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateError> {
+    v3_to_v4_edits(source, changes, true)?.apply(source)
+}
+
+/// The edits of the 3 → 4 step (with the new `version` when `version` is set), each tagged with
+/// the codes it cures.
+fn v3_to_v4_edits(
+    source: &str,
+    changes: &mut Vec<String>,
+    version: bool,
+) -> Result<Edits, MigrateError> {
     let export = edit::find_export(source, "main").ok_or(MigrateError::NotASchema)?;
     let members = edit::object_members(source, "main", &[])?;
     let view = Text::new(source);
     let mut edits = Edits::default();
-    set_version(source, &members, "4.0.0", &mut edits, changes)?;
+    if version {
+        set_version(source, &members, "4.0.0", &mut edits, changes)?;
+    }
 
     // `root` without a trailing `/` (paths start with one).
     if let Some(root) = members.iter().find(|m| m.name == "root")
@@ -1289,6 +1463,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
         && !source[root.value.clone()].starts_with('`')
     {
         let trimmed = url.trim_end_matches('/');
+        edits.tag(&[Code::VAL081], None, true);
         edits.put(root.value.clone(), quoted(trimmed));
         changes.push(format!("`main.root` lost its trailing `/` ({trimmed})"));
     }
@@ -1325,6 +1500,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             }
         }
         if plain && !renamed.is_empty() {
+            edits.tag(&[Code::VAL089], None, true);
             let list: Vec<String> = out.iter().map(|t| quoted(t)).collect();
             edits.put(tags.value.clone(), format!("[ {} ]", list.join(", ")));
             changes.push(format!("tags in the v4 pattern ({})", renamed.join(", ")));
@@ -1341,6 +1517,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             "// REVIEW: `main.skills` was removed (v4 forbids it): register these skills in a selection or an agent manifest. It was:\n{}",
             commented(&source[s.key.start..s.value.end], "")
         );
+        edits.tag(&[Code::VAL016], None, false);
         edits.put(line_start..line_start, note);
         edits.put(removal(source, s), "");
         changes.push("`main.skills` removed (kept in a comment above `main`)".into());
@@ -1410,6 +1587,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                 if new != path && !source[p.value.clone()].starts_with('`') {
                     let with_server = server_placeholders(&new, &server);
                     placeholders += with_server.1;
+                    edits.tag(&[Code::VAL050, Code::VAL085], Some(&tool.name), true);
                     edits.put(p.value.clone(), quoted(&with_server.0));
                     rewritten_paths.push(p.value.clone());
                     paths += 1;
@@ -1417,17 +1595,20 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                 migrated_path = new;
             }
             if has_handlers {
+                edits.tag(&[Code::VAL050], Some(&tool.name), false);
                 handler_inserts +=
                     handler_read_inserts(&view, &fields, &migrated_path, &mut edits)?;
             }
+            edits.tag(&[Code::VAL085, Code::TST006], Some(&tool.name), true);
             user_params += named_user_params(&view, &fields, &server, &mut edits)?;
-            let (v, n, r) = enum_values_and_test_numbers(&view, &fields, &mut edits)?;
+            let (v, n, r) = enum_values_and_test_numbers(&view, &fields, &tool.name, &mut edits)?;
             enum_values += v;
             test_numbers += n;
             regex_options += r;
             let camel = camel_tool_name(&tool.name);
             if camel != tool.name && !tool_names.contains(&camel) {
                 let line_start = source[..tool.key.start].rfind('\n').map_or(0, |i| i + 1);
+                edits.tag(&[Code::VAL030], Some(&tool.name), false);
                 if source[line_start..tool.key.start].trim().is_empty() {
                     edits.put(
                         line_start..line_start,
@@ -1443,6 +1624,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                 renames.push((tool.name.clone(), camel));
             }
             if let Some(output) = fields.iter().find(|f| f.name == "output") {
+                edits.tag(&[Code::VAL061], Some(&tool.name), true);
                 for at in integer_types(source, output.value.clone()) {
                     edits.put(at..at + "integer".len(), "number");
                     integers += 1;
@@ -1468,6 +1650,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
                 at += rest.find(',').map_or(0, |i| i + 1);
             }
             let literal = edit::js_literal(&meta, &indent, &unit);
+            edits.tag(&[Code::VAL100], Some(&tool.name), false);
             edits.put(
                 at..at,
                 format!(
@@ -1492,6 +1675,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
             if rewritten_paths.iter().any(|r| r.contains(&at)) {
                 continue;
             }
+            edits.tag(&[Code::VAL085], None, true);
             edits.put(at..at + old.len(), format!("{{{{SERVER_PARAM:{key}}}}}"));
             placeholders += 1;
         }
@@ -1507,6 +1691,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
         if let Some(start) = view.handlers_start() {
             let region = &source[start..];
             for (old, new) in &renames {
+                edits.tag(&[Code::VAL030], Some(old), false);
                 let mut forms = vec![format!("'{old}':"), format!("\"{old}\":")];
                 if old
                     .chars()
@@ -1568,7 +1753,7 @@ fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateEr
     if drafted > 0 {
         changes.push(format!("`meta` drafted for {drafted} tool(s)"));
     }
-    edits.apply(source)
+    Ok(edits)
 }
 
 /// In a file with handlers, a tool's insert parameters with no `{{key}}` in its `path` (as
@@ -1690,6 +1875,7 @@ fn named_user_params(
 fn enum_values_and_test_numbers(
     view: &Text<'_>,
     fields: &[Member],
+    tool: &str,
     edits: &mut Edits,
 ) -> Result<(usize, usize, usize), MigrateError> {
     let source = view.src;
@@ -1751,6 +1937,7 @@ fn enum_values_and_test_numbers(
             })
         {
             rest.retain(|i| !i.as_str().is_some_and(|s| s.starts_with(option)));
+            edits.tag(&[Code::VAL045, Code::VAL046], Some(tool), true);
             edits.put(primitive.value.clone(), quoted(&format!("enum({listed})")));
             values += 1;
         }
@@ -1776,6 +1963,7 @@ fn enum_values_and_test_numbers(
                     params.key.start
                 },
             );
+            edits.tag(&[Code::VAL045], Some(tool), false);
             edits.put(
                 at..at,
                 format!(
@@ -1786,6 +1974,11 @@ fn enum_values_and_test_numbers(
             regexes += patterns.len();
         }
         if rest.len() != items.len() {
+            edits.tag(
+                &[Code::VAL045, Code::VAL046],
+                Some(tool),
+                patterns.is_empty(),
+            );
             edits.put(
                 options.value.clone(),
                 edit::js_literal(&Value::Array(rest), "", "    "),
@@ -1803,6 +1996,7 @@ fn enum_values_and_test_numbers(
                 if let Some(v) = string_value(source, &m)
                     && is_decimal(&v)
                 {
+                    edits.tag(&[Code::TST004], Some(tool), true);
                     edits.put(m.value.clone(), v);
                     numbers += 1;
                 }

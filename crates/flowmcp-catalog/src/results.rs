@@ -778,6 +778,7 @@ impl StoredDiagnostic {
             }),
             path: self.path,
             help: self.help,
+            fix: None,
         })
     }
 }

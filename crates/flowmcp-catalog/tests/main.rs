@@ -11,6 +11,7 @@ mod support;
 
 mod activation;
 mod catalog;
+mod fixes;
 mod inline;
 mod operations;
 mod prompts;

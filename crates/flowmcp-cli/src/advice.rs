@@ -103,6 +103,7 @@ mod tests {
             pointer: None,
             path: None,
             help: Some("h".into()),
+            fix: None,
         }
     }
 

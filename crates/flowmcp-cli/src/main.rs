@@ -26,7 +26,7 @@ use commands::{
     agent, cache, call, catalog, grade, hash, ids, import, libs, list, lists, migrate, prompt,
     resource, rules, search, serve, test, validate,
 };
-use output::{Format, say, shown};
+use output::{say, shown};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -183,7 +183,7 @@ fn main() -> ExitCode {
 /// `validate`, or with `--id` the check of one ID under the same flags.
 fn validate_or_id(a: validate::ValidateArgs) -> Result<ExitCode, String> {
     match &a.id {
-        Some(id) => ids::run(id, a.format != Format::Human, &a.flags()),
+        Some(id) => ids::run(id, a.format != validate::ValidateFormat::Human, &a.flags()),
         None => validate::run(a),
     }
 }

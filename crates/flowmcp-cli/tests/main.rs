@@ -11,6 +11,7 @@ mod agent;
 mod catalog;
 mod cli;
 mod docs;
+mod fix;
 mod grade;
 mod ids;
 mod import;

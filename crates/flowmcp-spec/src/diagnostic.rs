@@ -6,6 +6,9 @@
 //! `{"code":"VAL014","severity":"error","message":"…","file":"x.mjs","line":4,"column":14,
 //!   "pointer":"/main/version","path":"main.version","variant":"v3","help":"…"}`;
 //! `variant`, `file`, `line`, `column`, `pointer`, `path` and `help` are left out when unknown.
+//! A finding that can be repaired mechanically also carries
+//! `"fix":{"applicability":"safe"|"unsafe","edits":[{"start":120,"end":126,"text":"…"}]}` ([`Fix`]),
+//! and only then: the JSON of a finding without a fix is as it always was.
 //! A [`FileReport`] is `{"file":…,"kind":…,"verdict":"valid"|"invalid","errors":N,"warnings":N,
 //! "infos":N,"diagnostics":[…]}`; a [`Report`] is `{"profile":…,"verdict":…,"files":N,"errors":N,
 //! "warnings":N,"infos":N,"reports":[FileReport…]}`.
@@ -239,6 +242,110 @@ pub struct Diagnostic {
     pub path: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// The edits of the file's source that repair this finding, when they are mechanical.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
+}
+
+/// Whether a [`Fix`] may be applied without a person reading it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// The new text means what the old one meant, in the form the specification asks for.
+    Safe,
+    /// The new text changes meaning or drafts values (an ID, a dropped constraint, a drafted
+    /// `meta`): a person confirms it.
+    Unsafe,
+}
+
+impl Applicability {
+    /// `safe` or `unsafe`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// One replacement in a file's source: the bytes `start..end` (UTF-8 offsets, `start == end` for
+/// an insertion) become `text`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Edit {
+    /// First byte replaced.
+    pub start: usize,
+    /// One past the last byte replaced.
+    pub end: usize,
+    /// The new text.
+    pub text: String,
+}
+
+/// The repair of one finding: edits of the source of the finding's file, built by the code that
+/// knows the problem, applied together or not at all.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// Whether the edits may be applied unreviewed.
+    pub applicability: Applicability,
+    /// The edits, by position, none overlapping another.
+    pub edits: Vec<Edit>,
+}
+
+/// Whether two edits cannot both be applied: they are not the same edit, and their ranges overlap,
+/// start at the same byte (two insertions there, or an insertion where a replacement starts,
+/// would have no order) or one is an insertion inside the other.
+fn conflicts(a: &Edit, b: &Edit) -> bool {
+    a != b && ((a.start < b.end && b.start < a.end) || a.start == b.start)
+}
+
+/// `source` with `fixes` applied, in the order given, each whole or not at all: a fix with an
+/// edit that conflicts with one already taken (an identical edit is taken once), or that does not
+/// fall on character boundaries of `source`, is left out. Returns the new text and, for each
+/// fix, whether it was applied.
+pub fn apply_fixes<'f>(
+    source: &str,
+    fixes: impl IntoIterator<Item = &'f Fix>,
+) -> (String, Vec<bool>) {
+    let mut taken: Vec<&Edit> = Vec::new();
+    let mut applied = Vec::new();
+    for fix in fixes {
+        let fits = fix.edits.iter().all(|e| {
+            e.start <= e.end
+                && source.is_char_boundary(e.start)
+                && source.is_char_boundary(e.end)
+                && e.end <= source.len()
+                && !taken.iter().any(|t| conflicts(t, e))
+        });
+        if fits {
+            for e in &fix.edits {
+                if !taken.contains(&e) {
+                    taken.push(e);
+                }
+            }
+        }
+        applied.push(fits);
+    }
+    taken.sort_by_key(|e| (e.start, e.end));
+    let mut out = String::with_capacity(source.len() + 64);
+    let mut at = 0;
+    for e in taken {
+        out.push_str(&source[at..e.start]);
+        out.push_str(&e.text);
+        at = e.end;
+    }
+    out.push_str(&source[at..]);
+    (out, applied)
+}
+
+impl Fix {
+    /// A fix of `edits` (sorted by position; duplicates dropped).
+    pub fn new(applicability: Applicability, mut edits: Vec<Edit>) -> Fix {
+        edits.sort_by(|a, b| (a.start, a.end, &a.text).cmp(&(b.start, b.end, &b.text)));
+        edits.dedup();
+        Fix {
+            applicability,
+            edits,
+        }
+    }
 }
 
 fn ser_pointer<S: serde::Serializer>(p: &Option<JsonPath>, s: S) -> Result<S::Ok, S::Error> {
@@ -337,6 +444,7 @@ impl<'s> Collector<'s> {
             pointer: path.filter(|p| !p.is_empty()).cloned(),
             path: path.filter(|p| !p.is_empty()).map(|p| p.dotted()),
             help: None,
+            fix: None,
         });
         self.out.last_mut()
     }
@@ -719,6 +827,7 @@ mod tests {
             pointer: None,
             path: None,
             help: None,
+            fix: None,
         }
     }
 
@@ -803,5 +912,69 @@ mod tests {
         assert_eq!(json["pointer"], "/main");
         assert_eq!(json["file"], "x.mjs");
         assert!(json.get("line").is_none());
+    }
+}
+
+#[cfg(test)]
+mod fix_tests {
+    use super::*;
+
+    fn edit(start: usize, end: usize, text: &str) -> Edit {
+        Edit {
+            start,
+            end,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn i42_fixes_apply_whole_or_not_at_all() {
+        let source = "abc def ghi";
+        let first = Fix::new(
+            Applicability::Safe,
+            vec![edit(0, 3, "ABC"), edit(8, 11, "G")],
+        );
+        // Overlaps `first`'s second edit: left out entirely (its first edit too).
+        let clash = Fix::new(Applicability::Safe, vec![edit(4, 7, "X"), edit(9, 10, "Y")]);
+        // Shares an identical edit with `first`: applied, the shared edit once.
+        let shared = Fix::new(
+            Applicability::Safe,
+            vec![edit(0, 3, "ABC"), edit(3, 3, "!")],
+        );
+        let (text, applied) = apply_fixes(source, [&first, &clash, &shared]);
+        assert_eq!(text, "ABC! def G");
+        assert_eq!(applied, vec![true, false, true]);
+        // Out of range or inside a character: not applied, text unchanged.
+        let bad = Fix::new(Applicability::Safe, vec![edit(2, 40, "")]);
+        assert_eq!(apply_fixes("é", [&bad]), ("é".to_string(), vec![false]));
+        let inside = Fix::new(Applicability::Safe, vec![edit(1, 1, "x")]);
+        assert_eq!(apply_fixes("é", [&inside]).1, vec![false]);
+    }
+
+    #[test]
+    fn i42_a_fix_is_json_only_when_present() {
+        let mut d = Diagnostic {
+            code: Code::VAL087,
+            variant: None,
+            severity: Severity::Warning,
+            message: "m".into(),
+            file: None,
+            line: None,
+            column: None,
+            pointer: None,
+            path: None,
+            help: None,
+            fix: None,
+        };
+        let plain = serde_json::to_string(&d).unwrap_or_default();
+        assert!(!plain.contains("fix"), "{plain}");
+        d.fix = Some(Fix::new(Applicability::Safe, vec![edit(1, 2, "'x'")]));
+        let with = serde_json::to_string(&d).unwrap_or_default();
+        assert!(
+            with.ends_with(
+                r#""fix":{"applicability":"safe","edits":[{"start":1,"end":2,"text":"'x'"}]}}"#
+            ),
+            "{with}"
+        );
     }
 }

@@ -46,7 +46,7 @@ pub mod urls;
 pub mod zod;
 
 // Findings and reports (helpers for rendering them are in [`diagnostic`]).
-pub use diagnostic::{Diagnostic, FileReport, JsonPath, Report, Severity, Verdict};
+pub use diagnostic::{Diagnostic, FileReport, Fix, JsonPath, Report, Severity, Verdict};
 // Rule codes, their levels and the profiles that pick them (the registry's tables are in
 // [`registry`]).
 pub use level::{Level, SettingError};

@@ -198,6 +198,7 @@ fn sarif_without_files_or_results() {
         pointer: None,
         path: None,
         help: None,
+        fix: None,
     };
     let report = Report::new(
         Profile::Spec,

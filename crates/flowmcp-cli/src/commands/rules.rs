@@ -3,6 +3,8 @@
 use std::process::ExitCode;
 
 use clap::Args;
+use flowmcp_spec::diagnostic::Applicability;
+use flowmcp_spec::registry::fixes::fixes_of;
 use flowmcp_spec::{Code, Level, registry::RULES, registry::Status};
 
 use crate::output::{Format, write_stdout};
@@ -22,6 +24,23 @@ fn status_short(s: Status) -> String {
     match s {
         Status::NotEmitted(_) => s.label().to_string(),
         other => other.to_string(),
+    }
+}
+
+/// The fix column: `safe`, `unsafe`, `both` or empty.
+fn fix_short(code: Code) -> &'static str {
+    let (mut safe, mut unsafe_) = (false, false);
+    for f in fixes_of(code) {
+        match f.applicability {
+            Applicability::Safe => safe = true,
+            Applicability::Unsafe => unsafe_ = true,
+        }
+    }
+    match (safe, unsafe_) {
+        (true, true) => "both",
+        (true, false) => "safe",
+        (false, true) => "unsafe",
+        (false, false) => "",
     }
 }
 
@@ -71,6 +90,13 @@ pub(crate) fn run(a: RulesArgs) -> Result<ExitCode, String> {
             ));
         }
         out.push_str(&format!("  status:   {}\n", one.status));
+        for f in fixes_of(one.code) {
+            out.push_str(&format!(
+                "  fix ({}): {}\n",
+                f.applicability.as_str(),
+                f.how
+            ));
+        }
         if one.is_runtime() {
             out.push_str(
                 "\nReported when a call or an agent runs, never by validation: `--rule` does not \
@@ -90,8 +116,8 @@ pub(crate) fn run(a: RulesArgs) -> Result<ExitCode, String> {
             .max()
             .unwrap_or(7);
         out.push_str(&format!(
-            "{:<width$} {:<8} {:<8} {:<24} {}\n",
-            "CODE", "SPEC", "COMPAT", "STATUS", "SUMMARY"
+            "{:<width$} {:<8} {:<8} {:<24} {:<6} {}\n",
+            "CODE", "SPEC", "COMPAT", "STATUS", "FIX", "SUMMARY"
         ));
         for r in &selected {
             let lvl = |l: Level| {
@@ -102,11 +128,12 @@ pub(crate) fn run(a: RulesArgs) -> Result<ExitCode, String> {
                 }
             };
             out.push_str(&format!(
-                "{:<width$} {:<8} {:<8} {:<24} {}\n",
+                "{:<width$} {:<8} {:<8} {:<24} {:<6} {}\n",
                 r.code.as_str(),
                 lvl(r.spec),
                 lvl(r.compat),
                 status_short(r.status),
+                fix_short(r.code),
                 r.summary
             ));
         }
@@ -115,7 +142,7 @@ pub(crate) fn run(a: RulesArgs) -> Result<ExitCode, String> {
             .filter(|r| r.status == Status::Implemented)
             .count();
         out.push_str(&format!(
-            "\n{} rules, {implemented} implemented. * = has variants with other severities (`flowmcp rules CODE`).\n",
+            "\n{} rules, {implemented} implemented. * = has variants with other severities (`flowmcp rules CODE`). FIX: `validate --fix` repairs its findings (safe), `--unsafe-fixes` does (unsafe), or it has both kinds of fix.\n",
             selected.len()
         ));
     }

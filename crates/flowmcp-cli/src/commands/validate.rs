@@ -5,13 +5,17 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use flowmcp_spec::{Profile, Report};
+use std::collections::BTreeMap;
+
+use flowmcp_spec::diagnostic::{Applicability, apply_fixes};
+use flowmcp_spec::registry::fixes::fixes_of;
+use flowmcp_spec::{Code, Profile, Report};
 use flowmcp_validate::render::{self, HumanStyle};
 use flowmcp_validate::{Limits, Options};
 use rayon::prelude::*;
 
 use crate::context::{self, ProfileArg, ValidationFlags};
-use crate::output::{Format, shown, stream_stdout, write_stdout};
+use crate::output::{shown, stream_stdout, write_stdout};
 use crate::{advice, walk};
 
 #[derive(Args, Debug)]
@@ -23,8 +27,8 @@ pub(crate) struct ValidateArgs {
     #[arg(long, value_name = "ID", conflicts_with = "paths")]
     pub(crate) id: Option<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub(crate) format: Format,
+    #[arg(long, value_enum, default_value_t = ValidateFormat::Human)]
+    pub(crate) format: ValidateFormat,
     /// Which reading of the specification to apply: `spec` (as written; where it contradicts
     /// itself, as `flowmcp rules CODE` explains) or `compat` (accepts what catalogs written for the
     /// JavaScript reference rely on). Default: spec, or the config.
@@ -55,6 +59,33 @@ pub(crate) struct ValidateArgs {
     /// every other rule is off, so the verdict is the security verdict.
     #[arg(long)]
     security: bool,
+    /// Apply the safe fixes of the findings to the files (each file written atomically, its
+    /// formatting and comments kept; repeated until nothing more applies), say on standard error
+    /// what was fixed, then report what is left. `flowmcp rules` shows which codes have fixes.
+    #[arg(long, conflicts_with = "id")]
+    fix: bool,
+    /// Apply the unsafe fixes too (they draft values, rename IDs or drop constraints, and mark
+    /// what they drafted with `// REVIEW:` comments). Implies `--fix` unless `--diff` is given.
+    #[arg(long, conflicts_with = "id")]
+    unsafe_fixes: bool,
+    /// Show the fixes as a unified diff on standard output instead of writing them (exit code 1
+    /// when there is something to fix).
+    #[arg(long, conflicts_with_all = ["id", "fix"])]
+    diff: bool,
+}
+
+/// The formats of `validate`'s report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ValidateFormat {
+    /// One line per finding, then counts and a verdict.
+    Human,
+    /// The report as JSON (shape documented in flowmcp-spec's `diagnostic` module).
+    Json,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
+    /// GitHub Actions workflow commands: one annotation per finding, with its file, line, column
+    /// and the rule's title.
+    Github,
 }
 
 impl ValidateArgs {
@@ -109,6 +140,16 @@ fn with_their_catalogs(
 
 pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
     let (cfg, profile, opts) = context::validation(&a.flags())?;
+    if a.fix || a.unsafe_fixes || a.diff {
+        let changed = fix_files(&a, &opts)?;
+        if a.diff {
+            return Ok(if changed {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            });
+        }
+    }
 
     let started = std::time::Instant::now();
     // Catalog directories are validated as a whole; everything else file by file. Under compat, a
@@ -144,7 +185,7 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
     }
 
     let show_progress =
-        a.format == Format::Human && files.len() > 8 && std::io::stderr().is_terminal();
+        a.format == ValidateFormat::Human && files.len() > 8 && std::io::stderr().is_terminal();
     let bar = if show_progress {
         let b = indicatif::ProgressBar::new(files.len() as u64);
         b.set_style(
@@ -169,7 +210,11 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
     let file_reports: Vec<_> = files
         .par_iter()
         .map(|f| {
-            let r = discovery.validate_file_under(f.anchor.as_deref(), &f.path, &f.display, &opts);
+            let mut r =
+                discovery.validate_file_under(f.anchor.as_deref(), &f.path, &f.display, &opts);
+            if a.format == ValidateFormat::Json {
+                with_fixes(&mut r, f, &discovery, &opts);
+            }
             if let Some(b) = &bar {
                 b.inc(1);
             }
@@ -206,14 +251,14 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
         );
     }
     let text = match a.format {
-        Format::Human => {
+        ValidateFormat::Human => {
             let mut style = HumanStyle::default();
             style.color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             style.quiet = a.quiet;
             style.advice = Some(advice::validate);
             render::human(report.reports(), style)
         }
-        Format::Json => {
+        ValidateFormat::Json => {
             // Streamed: the collection's report is megabytes, which need not be built first.
             stream_stdout(&mut |w| {
                 render::write_json(&report, w)?;
@@ -221,17 +266,208 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
             })?;
             String::new()
         }
-        Format::Sarif => {
+        ValidateFormat::Sarif => {
             let mut s = render::sarif(&report);
             s.push('\n');
             s
         }
+        ValidateFormat::Github => render::github(&report),
     };
     write_stdout(&text)?;
     Ok(if report.counts().errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// Gives the findings of the report `r` of the file `f` the fixes the catalog's rewrites make
+/// (the JSON report shows them; a file without a finding of a fixable code is not read again).
+fn with_fixes(
+    r: &mut flowmcp_spec::FileReport,
+    f: &walk::FileEntry,
+    discovery: &flowmcp_catalog::ListDiscovery,
+    opts: &Options,
+) {
+    if !r
+        .diagnostics()
+        .iter()
+        .any(|d| d.fix.is_none() && fixes_of(d.code).next().is_some())
+    {
+        return;
+    }
+    let Ok(source) = flowmcp_files::named::read_capped_text(&f.path, opts.limits.max_file_bytes)
+    else {
+        return;
+    };
+    let scope = discovery.scope_for(&f.path, &f.display, opts);
+    let plain = |text: &str| flowmcp_validate::validate_str(text, &f.display, &scope, opts);
+    flowmcp_catalog::migrate::attach_fixes(r, &source, &plain);
+}
+
+/// How many rounds of fixes one file gets at most (a round applies the fixes that do not overlap;
+/// the next validates the new text again, so that fixes left out and findings such as a stale
+/// `schemaHash` that the first round's edits caused are fixed too).
+const MAX_FIX_ROUNDS: usize = 8;
+
+/// One file's fixes: its text before and after, and how many findings of each code were fixed.
+struct FileFixes {
+    entry: walk::FileEntry,
+    before: String,
+    after: String,
+    fixed: BTreeMap<Code, usize>,
+    /// Findings left with only an unsafe fix (when unsafe fixes were not asked for).
+    unsafe_left: usize,
+}
+
+/// `--fix`, `--unsafe-fixes` and `--diff`: the fixes of every file under `a.paths`, written (or
+/// shown as a diff), with a summary on standard error. Whether a file changed (or would).
+fn fix_files(a: &ValidateArgs, opts: &Options) -> Result<bool, String> {
+    let files = walk::collect(&a.paths)?;
+    let discovery = flowmcp_catalog::ListDiscovery::new();
+    let results: Vec<Result<FileFixes, String>> = files
+        .into_par_iter()
+        .map(|entry| fix_file(entry, &discovery, opts, a.unsafe_fixes))
+        .collect();
+    let mut fixed: BTreeMap<Code, usize> = BTreeMap::new();
+    let (mut changed, mut unsafe_left) = (0usize, 0usize);
+    let mut diff = String::new();
+    for r in results {
+        let f = match r {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("flowmcp: {}", shown(&e));
+                continue;
+            }
+        };
+        unsafe_left += f.unsafe_left;
+        if f.after == f.before {
+            continue;
+        }
+        if a.diff {
+            let d = similar::TextDiff::from_lines(&f.before, &f.after);
+            diff.push_str(
+                &d.unified_diff()
+                    .header(
+                        &format!("a/{}", f.entry.display),
+                        &format!("b/{}", f.entry.display),
+                    )
+                    .to_string(),
+            );
+        } else if let Err(e) = flowmcp_files::named::write_atomic(&f.entry.path, f.after.as_bytes())
+        {
+            eprintln!("flowmcp: {}: not fixed: {e}", shown(&f.entry.display));
+            continue;
+        }
+        changed += 1;
+        for (code, n) in f.fixed {
+            *fixed.entry(code).or_default() += n;
+        }
+    }
+    if a.diff {
+        write_stdout(&diff)?;
+    }
+    let total: usize = fixed.values().sum();
+    let by_code: Vec<String> = fixed.iter().map(|(c, n)| format!("{c} {n}")).collect();
+    let verb = if a.diff { "would fix" } else { "fixed" };
+    if total == 0 {
+        eprintln!("flowmcp: nothing to fix");
+    } else {
+        eprintln!(
+            "flowmcp: {verb} {total} finding(s) in {changed} file(s): {}",
+            by_code.join(", ")
+        );
+    }
+    if unsafe_left > 0 {
+        eprintln!(
+            "flowmcp: {unsafe_left} finding(s) have only an unsafe fix (apply with --unsafe-fixes, after reading them with --diff --unsafe-fixes)"
+        );
+    }
+    Ok(changed > 0)
+}
+
+/// The fixes of one file, round after round, from its text in memory; the text is kept as it
+/// was when the fixes would leave more errors than it had.
+fn fix_file(
+    entry: walk::FileEntry,
+    discovery: &flowmcp_catalog::ListDiscovery,
+    opts: &Options,
+    unsafe_ok: bool,
+) -> Result<FileFixes, String> {
+    let before = flowmcp_files::named::read_capped_text(&entry.path, opts.limits.max_file_bytes)
+        .map_err(|e| format!("{}: {e}", entry.display))?;
+    let scope = discovery.scope_for(&entry.path, &entry.display, opts);
+    let plain = |text: &str| flowmcp_validate::validate_str(text, &entry.display, &scope, opts);
+    let check = |text: &str| {
+        let mut report = plain(text);
+        flowmcp_catalog::migrate::attach_fixes(&mut report, text, &plain);
+        report
+    };
+    let first = check(&before);
+    let errors_before = first.counts().errors;
+    let mut report = first;
+    let mut text = before.clone();
+    // Each finding by code and place, once however many rounds fixed it (a `schemaHash` the
+    // first round's edits made stale again is one finding).
+    let mut places: std::collections::BTreeSet<(Code, String)> = Default::default();
+    for _ in 0..MAX_FIX_ROUNDS {
+        let wanted: Vec<&flowmcp_spec::Diagnostic> = report
+            .diagnostics()
+            .iter()
+            .filter(|d| {
+                d.fix
+                    .as_ref()
+                    .is_some_and(|f| unsafe_ok || f.applicability == Applicability::Safe)
+            })
+            .collect();
+        let (new, applied) = apply_fixes(&text, wanted.iter().filter_map(|d| d.fix.as_ref()));
+        if new == text {
+            break;
+        }
+        for (d, ok) in wanted.iter().zip(applied) {
+            if ok {
+                let place = d.pointer.as_ref().map(|p| p.pointer()).unwrap_or_default();
+                places.insert((d.code, place));
+            }
+        }
+        text = new;
+        report = check(&text);
+    }
+    if report.counts().errors > errors_before {
+        eprintln!(
+            "flowmcp: {}: not fixed: its fixes would leave more errors ({} before, {} after)",
+            shown(&entry.display),
+            errors_before,
+            report.counts().errors
+        );
+        return Ok(FileFixes {
+            entry,
+            after: before.clone(),
+            before,
+            fixed: BTreeMap::new(),
+            unsafe_left: 0,
+        });
+    }
+    let mut fixed: BTreeMap<Code, usize> = BTreeMap::new();
+    for (code, _) in places {
+        *fixed.entry(code).or_default() += 1;
+    }
+    let unsafe_left = report
+        .diagnostics()
+        .iter()
+        .filter(|d| {
+            !unsafe_ok
+                && d.fix
+                    .as_ref()
+                    .is_some_and(|f| f.applicability == Applicability::Unsafe)
+        })
+        .count();
+    Ok(FileFixes {
+        entry,
+        before,
+        after: text,
+        fixed,
+        unsafe_left,
     })
 }
 

@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+pub mod fixes;
 mod kinds;
 mod table;
 

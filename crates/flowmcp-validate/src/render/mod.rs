@@ -1,10 +1,12 @@
-//! Renderers: human text and JSON. Diagnostics are plain data; rendering is separate.
+//! Renderers: human text, JSON, SARIF and GitHub workflow commands. Diagnostics are plain data; rendering is separate.
 
 use flowmcp_spec::{
     Diagnostic, FileReport, Report, Severity, diagnostic::Counts, diagnostic::escape_controls,
 };
 
+mod github;
 pub mod sarif;
+pub use github::github;
 pub use sarif::sarif;
 
 /// Options for the human renderer. Start from [`HumanStyle::default`] and set fields.
@@ -207,6 +209,7 @@ mod tests {
             pointer: None,
             path: None,
             help: Some("list it in registry.json, or remove it".into()),
+            fix: None,
         };
         let report = FileReport::new(
             "c/registry.json",

@@ -507,6 +507,7 @@ mod tests {
             pointer: None,
             path: None,
             help: None,
+            fix: None,
         }
     }
 

@@ -10,10 +10,11 @@
 use std::collections::HashSet;
 
 use flowmcp_loader::scan::blank_aligned;
+use flowmcp_spec::diagnostic::{Applicability, Collector, Edit, Fix};
 use flowmcp_spec::lists::is_scalar;
 use flowmcp_spec::placeholder::find_interpolations;
 use flowmcp_spec::zod::{EnumItem, Options, Primitive};
-use flowmcp_spec::{Code, JsonPath, diagnostic::Collector, hash};
+use flowmcp_spec::{Code, JsonPath, hash};
 use serde_json::{Map, Value};
 
 use super::{SchemaCtx, SchemaRule, each_parameter, main_path, shown, type_name};
@@ -884,15 +885,15 @@ pub(super) fn val087_schema_hash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let expected = hash::schema_hash(main);
     let help = Some("set it to the hash recomputed from `main`".to_string());
     let path = main_path("schemaHash");
-    match value {
-        Value::String(s) if *s == expected => {}
+    let d = match value {
+        Value::String(s) if *s == expected => None,
         Value::String(s) if is_hash_shape(s) => {
             c.emit_help(
                 Code::VAL087,
                 Some(&path),
                 format!("Must equal the recomputed hash \"{expected}\" (found \"{s}\")"),
                 help,
-            );
+            )
         }
         other => {
             c.emit_help(
@@ -903,9 +904,33 @@ pub(super) fn val087_schema_hash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                     shown(other)
                 ),
                 help,
-            );
+            )
         }
+    };
+    if let Some(d) = d {
+        d.fix = schema_hash_fix(ctx, &expected);
     }
+}
+
+/// The fix of VAL087: the value of `main.schemaHash` in the source, written as a literal,
+/// replaced by `expected` (safe: the hash is a function of `main`). `None` when the source does
+/// not show it as one literal member of a literal `main`.
+fn schema_hash_fix(ctx: &SchemaCtx<'_>, expected: &str) -> Option<Fix> {
+    let source = ctx.loaded.source.as_deref()?;
+    let members = flowmcp_loader::edit::object_members(source, "main", &[]).ok()?;
+    let member = members.iter().rev().find(|m| m.name == "schemaHash")?;
+    let written = source.get(member.value.clone())?;
+    let literal = written.starts_with(['\'', '"']) || written.parse::<f64>().is_ok();
+    literal.then(|| {
+        Fix::new(
+            Applicability::Safe,
+            vec![Edit {
+                start: member.value.start,
+                end: member.value.end,
+                text: format!("'{expected}'"),
+            }],
+        )
+    })
 }
 
 #[cfg(test)]
