@@ -60,6 +60,8 @@ struct Param {
     format: Option<String>,
     /// The JSON Schema `pattern` of a string (made-up test values follow it).
     pattern: Option<String>,
+    /// The parameter's schema (made-up arrays and objects follow its items and members).
+    schema: Value,
 }
 
 /// One tool as written.
@@ -655,6 +657,7 @@ fn tool_of(
                 .get("pattern")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            schema: merged(&raw.schema).into_owned(),
         });
     }
     for (k, v) in fixed_query {
@@ -673,6 +676,7 @@ fn tool_of(
             required: true,
             format: None,
             pattern: None,
+            schema: Value::Null,
         });
     }
     if params.iter().any(|p| p.location == "body") {
@@ -1298,6 +1302,7 @@ fn security(
                                 required: true,
                                 format: None,
                                 pattern: None,
+                                schema: Value::Null,
                             },
                         );
                     }
@@ -1511,13 +1516,26 @@ fn made_up(p: &Param, i: usize) -> Option<Value> {
             vec![flowmcp_spec::js::number_value(n).unwrap_or(json!(1))]
         }
         "boolean()" => vec![Value::Bool(i.is_multiple_of(2))],
-        "object()" => vec![json!({})],
+        // An object with its required members, an array of made-up items (mocks and APIs check
+        // what is inside), else the simplest value.
+        "object()" => {
+            let mut budget = MADE_UP_NODES;
+            made_up_json(&p.schema, 0, &mut budget)
+                .into_iter()
+                .chain([json!({})])
+                .collect()
+        }
         "array()" => {
             let n = bound("length").unwrap_or(1.0) as usize;
             if n > MADE_UP_MAX {
                 return None;
             }
-            vec![Value::Array(vec![json!("example"); n])]
+            let mut budget = MADE_UP_NODES;
+            made_up_json(&p.schema, 0, &mut budget)
+                .filter(|v| v.as_array().is_some_and(|a| a.len() == n) || bound("length").is_none())
+                .into_iter()
+                .chain([Value::Array(vec![json!("example"); n])])
+                .collect()
         }
         _ => {
             let low = bound("min").map_or(0, |n| n as usize);
@@ -1571,6 +1589,101 @@ fn made_up(p: &Param, i: usize) -> Option<Value> {
     candidates
         .into_iter()
         .find(|c| accepts(&p.primitive, &p.options, c))
+}
+
+/// At most this many values in one made-up object or array.
+const MADE_UP_NODES: usize = 200;
+
+/// A value of a JSON Schema made up for a test: objects with their required members, arrays
+/// with `minItems` (at least one) items, strings of the enum, pattern, format or lengths,
+/// numbers within the bounds. `None` when it cannot be made (too deep or large, a pattern
+/// beyond the generator).
+fn made_up_json(schema: &Value, depth: usize, budget: &mut usize) -> Option<Value> {
+    if depth > 6 || *budget == 0 {
+        return None;
+    }
+    *budget -= 1;
+    let schema = merged(schema);
+    if let Some(Value::Array(vs)) = schema.get("enum") {
+        return vs.iter().find(|v| !v.is_null()).cloned();
+    }
+    for key in ["example", "default"] {
+        if let Some(v) = schema.get(key)
+            && !v.is_null()
+            && !v.is_object()
+            && !v.is_array()
+            && v.as_str().is_none_or(|t| breaks(&schema, t).is_none())
+        {
+            return Some(v.clone());
+        }
+    }
+    let size = |key: &str| schema.get(key).and_then(Value::as_u64).map(|n| n as usize);
+    let ty = type_of(&schema).or_else(|| {
+        schema
+            .get("properties")
+            .is_some()
+            .then(|| "object".to_string())
+    });
+    match ty.as_deref() {
+        Some("object") => {
+            let mut out = Map::new();
+            if let (Some(Value::Object(props)), Some(Value::Array(needed))) =
+                (schema.get("properties"), schema.get("required"))
+            {
+                for name in needed.iter().filter_map(Value::as_str) {
+                    let member = props.get(name).cloned().unwrap_or(Value::Null);
+                    out.insert(name.to_string(), made_up_json(&member, depth + 1, budget)?);
+                }
+            }
+            Some(Value::Object(out))
+        }
+        Some("array") => {
+            let n = size("minItems").unwrap_or(1).max(1);
+            if n > 16 {
+                return None;
+            }
+            let items = schema.get("items").cloned().unwrap_or(Value::Null);
+            let mut out = Vec::new();
+            for _ in 0..n {
+                out.push(made_up_json(&items, depth + 1, budget)?);
+            }
+            Some(Value::Array(out))
+        }
+        Some("integer" | "number") => {
+            let low = schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.0);
+            let high = schema
+                .get("maximum")
+                .and_then(Value::as_f64)
+                .unwrap_or(f64::MAX);
+            flowmcp_spec::js::number_value(low.ceil().min(high.floor()))
+        }
+        Some("boolean") => Some(Value::Bool(true)),
+        _ => {
+            let low = size("minLength").unwrap_or(0);
+            let high = size("maxLength").unwrap_or(MADE_UP_MAX).min(MADE_UP_MAX);
+            if let Some(Value::String(pattern)) = schema.get("pattern") {
+                return shape::from_pattern(pattern, low, high).map(Value::String);
+            }
+            let formatted = match schema.get("format").and_then(Value::as_str) {
+                Some("date") => Some("2024-01-31"),
+                Some("date-time") => Some("2024-01-31T12:00:00Z"),
+                Some("email") => Some("user@example.com"),
+                Some("uuid") => Some("123e4567-e89b-42d3-a456-426614174000"),
+                Some("uri" | "url") => Some("https://example.com/"),
+                _ => None,
+            };
+            if let Some(v) = formatted.filter(|v| (low..=high).contains(&v.len())) {
+                return Some(json!(v));
+            }
+            let len = 7usize.max(low).min(high);
+            if len > MADE_UP_MAX || len < low {
+                return None;
+            }
+            let mut s = "example".repeat(len / 7 + 1);
+            s.truncate(len);
+            Some(Value::String(s))
+        }
+    }
 }
 
 /// Three tests: the first with the required parameters, the others with optional ones too,
@@ -2203,6 +2316,7 @@ mod tests {
             required: true,
             format: None,
             pattern: None,
+            schema: Value::Null,
         };
         assert_eq!(
             made_up(&p("string()", &["length(3)"]), 0),

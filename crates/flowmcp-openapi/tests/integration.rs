@@ -627,3 +627,28 @@ fn i41_required_headers_without_a_value_come_from_server_parameters() {
     let errors = errors(&import);
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
+
+#[test]
+fn i41_made_up_arrays_and_objects_hold_their_required_members() {
+    let import = import_paths(
+        r#""/alarms": {"post": {"operationId": "ackAlarms", "requestBody": {"required": true,
+            "content": {"application/json": {"schema": {"type": "object",
+              "required": ["acks", "where"],
+              "properties": {
+                "acks": {"type": "array", "items": {"type": "object", "required": ["alarmId", "level"],
+                  "properties": {"alarmId": {"type": "string", "pattern": "^AL-[0-9]{4}$"},
+                    "level": {"type": "integer", "minimum": 2, "maximum": 5},
+                    "note": {"type": "string"}}}},
+                "where": {"type": "object", "required": ["site"],
+                  "properties": {"site": {"type": "string", "enum": ["north", "south"]}}}}}}}},
+          "responses": {"200": {"description": "ok"}}}}"#,
+    );
+    let t = tool_text(&import, "ackAlarms");
+    assert!(
+        t.contains("acks: [ { alarmId: 'AL-0000', level: 2 } ]"),
+        "{t}"
+    );
+    assert!(t.contains("where: { site: 'north' }"), "{t}");
+    let errors = errors(&import);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
