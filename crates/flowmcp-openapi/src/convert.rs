@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::doc::{self, Docs, Version, escape};
 use crate::emit::{self, literal, quote};
 use crate::error::ImportError;
+use crate::shape;
 use crate::zmap::{self, accepts, merged, one_line, strip_tags, type_of, z_of};
 use crate::{DraftFile, Dropped, Import, Options, Review, ReviewKind};
 
@@ -57,6 +58,10 @@ struct Param {
     required: bool,
     /// The JSON Schema `format` of a string (made-up test values follow it).
     format: Option<String>,
+    /// The JSON Schema `pattern` of a string (made-up test values follow it).
+    pattern: Option<String>,
+    /// The parameter's schema (made-up arrays and objects follow its items and members).
+    schema: Value,
 }
 
 /// One tool as written.
@@ -497,6 +502,22 @@ fn tool_of(
     let mut notes: Notes = Vec::new();
     let mut headers: Vec<(String, String)> = Vec::new();
     let mut raws = raw_params(ctx, item, &op)?;
+    // Swagger's form fields: the format sends JSON bodies only (chapter 02), so a required one
+    // drops the operation and optional ones are left out.
+    if let Some(r) = raws.iter().find(|r| r.location == "formData" && r.required) {
+        return Err(Skip::Dropped(format!(
+            "the form field {:?} is required, and the format sends JSON bodies only",
+            r.name
+        )));
+    }
+    if raws.iter().any(|r| r.location == "formData") {
+        raws.retain(|r| r.location != "formData");
+        notes.push((
+            ReviewKind::Parameter,
+            "the API's optional form fields cannot be sent (the format sends JSON bodies); they are left out"
+                .to_string(),
+        ));
+    }
     if ctx.version != Version::Swagger2 {
         raws.extend(body_params(ctx, &op, method, &mut notes)?);
     } else if !matches!(method, "post" | "put") {
@@ -550,6 +571,7 @@ fn tool_of(
         .filter(|r| matches!(r.location.as_str(), "query" | "body"))
         .map(|r| r.name.clone())
         .collect();
+    let mut header_keys: Vec<(String, String)> = Vec::new();
     let mut query_names = BTreeSet::new();
     for raw in &raws {
         if raw.location == "query" {
@@ -560,9 +582,11 @@ fn tool_of(
         let location = match raw.location.as_str() {
             "path" => "insert",
             "query" => "query",
-            "body" | "formData" => "body",
+            "body" => "body",
             "header" => {
-                header_param(&raw, &mut headers, &mut notes);
+                if let Some(k) = header_param(ctx, &raw, &mut headers, &mut notes) {
+                    header_keys.push(k);
+                }
                 continue;
             }
             other => {
@@ -608,15 +632,10 @@ fn tool_of(
             ));
             continue;
         }
-        if raw.location == "formData" {
-            pnotes.push((
-                ReviewKind::Parameter,
-                "the API takes this as form data; it is sent in a JSON body".to_string(),
-            ));
-        }
         let z = z_of(&raw.schema, raw.required);
         pnotes.extend(z.notes);
-        let samples = samples(&raw, &z.primitive, &z.options);
+        let (samples, broken) = samples(&raw, &z.primitive, &z.options);
+        pnotes.extend(broken);
         params.push(Param {
             key,
             value: "{{USER_PARAM}}".into(),
@@ -634,6 +653,11 @@ fn tool_of(
                 .get("format")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            pattern: merged(&raw.schema)
+                .get("pattern")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            schema: merged(&raw.schema).into_owned(),
         });
     }
     for (k, v) in fixed_query {
@@ -651,12 +675,27 @@ fn tool_of(
             samples: Vec::new(),
             required: true,
             format: None,
+            pattern: None,
+            schema: Value::Null,
         });
     }
     if params.iter().any(|p| p.location == "body") {
         headers.push(("Content-Type".into(), "application/json".into()));
     }
-    let server_params = security(ctx, &op, &name, &mut headers, &mut params, &mut notes);
+    let mut server_params = security(ctx, &op, &name, &mut headers, &mut params, &mut notes);
+    // Required headers sent from server parameters, unless a security scheme sets that header
+    // (its value is the one sent; the header is written once).
+    for (header, key) in header_keys {
+        let placeholder = format!("{{{{SERVER_PARAM:{key}}}}}");
+        let overridden = headers
+            .iter()
+            .any(|(h, v)| h.eq_ignore_ascii_case(&header) && *v != placeholder);
+        if overridden {
+            headers.retain(|(h, v)| !(h.eq_ignore_ascii_case(&header) && *v == placeholder));
+        } else if !server_params.contains(&key) {
+            server_params.push(key);
+        }
+    }
     let (tests, test_notes) = tests_of(&op, &params);
     let (output, out_notes) = output_of(ctx, &op);
     notes.extend(out_notes);
@@ -1049,18 +1088,28 @@ fn body_params(
     let Some(Value::Object(content)) = body.get("content") else {
         return Ok(Vec::new());
     };
-    let json = content.iter().find(|(m, _)| is_json(m));
-    let (mime, media) = match json.or_else(|| content.iter().next()) {
-        Some(x) => x,
-        None => return Ok(Vec::new()),
-    };
     let _ = ctx;
-    if !is_json(mime) {
+    let Some((_, media)) = content.iter().find(|(m, _)| is_json(m)) else {
+        // Form data, XML, files: the format sends JSON bodies only (chapter 02).
+        let mimes: Vec<&str> = content.keys().map(String::as_str).collect();
+        if mimes.is_empty() {
+            return Ok(Vec::new());
+        }
+        if required {
+            return Err(Skip::Dropped(format!(
+                "the body is {} only, and the format sends JSON bodies",
+                mimes.join(" or ")
+            )));
+        }
         notes.push((
             ReviewKind::Parameter,
-            format!("the API takes the body as {mime}; it is sent as JSON"),
+            format!(
+                "the optional body is {} only, which the format cannot send; it is left out",
+                mimes.join(" or ")
+            ),
         ));
-    }
+        return Ok(Vec::new());
+    };
     let schema = merged(media.get("schema").unwrap_or(&Value::Null));
     let mut own = Vec::new();
     let mut raws = members(&schema, required, "the body", &mut own)?;
@@ -1094,13 +1143,19 @@ fn is_json(mime: &str) -> bool {
     m == "application/json" || m.ends_with("+json") || m == "*/*" || m == "application/*"
 }
 
-/// A header parameter: a fixed value into the tool's headers when the document gives one,
-/// else a note (header values cannot be user parameters).
-fn header_param(raw: &Raw, headers: &mut Vec<(String, String)>, notes: &mut Notes) {
+/// A header parameter: a fixed value into the tool's headers when the document gives one; a
+/// required one without a value from a server parameter (the header and its server parameter's
+/// name are returned); else a note (header values cannot be user parameters).
+fn header_param(
+    ctx: &Ctx<'_>,
+    raw: &Raw,
+    headers: &mut Vec<(String, String)>,
+    notes: &mut Notes,
+) -> Option<(String, String)> {
     let lower = raw.name.to_ascii_lowercase();
     if matches!(lower.as_str(), "accept" | "content-type" | "authorization") {
         // OpenAPI ignores these as parameters; security schemes set Authorization.
-        return;
+        return None;
     }
     let schema = merged(&raw.schema);
     let (fixed, what) = match schema.get("enum") {
@@ -1127,19 +1182,38 @@ fn header_param(raw: &Raw, headers: &mut Vec<(String, String)>, notes: &mut Note
                 ),
             ));
             headers.push((raw.name.clone(), v));
+            None
         }
-        (required, _) => notes.push((
-            ReviewKind::Parameter,
-            format!(
-                "the header parameter {:?} cannot be a user parameter; it is left out{}",
-                raw.name,
-                if required {
-                    " (the API requires it)"
-                } else {
-                    ""
-                }
-            ),
-        )),
+        (true, None) => {
+            // Required without a value (often a key the document forgot to declare as a
+            // security scheme): a request without it is refused, and only a server parameter
+            // can vary a header.
+            let key = server_param(&ctx.namespace, &raw.name);
+            notes.push((
+                ReviewKind::Parameter,
+                format!(
+                    "the required header {:?} has no value in the document; it is sent from the server parameter {key}",
+                    raw.name
+                ),
+            ));
+            headers.push((raw.name.clone(), format!("{{{{SERVER_PARAM:{key}}}}}")));
+            Some((raw.name.clone(), key))
+        }
+        (required, _) => {
+            notes.push((
+                ReviewKind::Parameter,
+                format!(
+                    "the header parameter {:?} cannot be a user parameter; it is left out{}",
+                    raw.name,
+                    if required {
+                        " (the API requires it)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+            None
+        }
     }
 }
 
@@ -1227,6 +1301,8 @@ fn security(
                                 samples: Vec::new(),
                                 required: true,
                                 format: None,
+                                pattern: None,
+                                schema: Value::Null,
                             },
                         );
                     }
@@ -1311,9 +1387,11 @@ fn server_param(namespace: &str, scheme: &str) -> String {
 }
 
 /// The values a parameter's tests may use: examples, the default and the enum's values, each
-/// as the `z` block takes it.
-fn samples(raw: &Raw, primitive: &str, options: &[String]) -> Vec<Value> {
+/// as the `z` block takes it and following the schema's `format` and `pattern` (strings, and
+/// an array's string items); the notes name the document's values that break them.
+fn samples(raw: &Raw, primitive: &str, options: &[String]) -> (Vec<Value>, Notes) {
     let schema = merged(&raw.schema);
+    let items = schema.get("items").map(merged);
     let mut candidates = raw.examples.clone();
     for key in ["x-example", "example"] {
         if let Some(v) = schema.get(key) {
@@ -1344,13 +1422,55 @@ fn samples(raw: &Raw, primitive: &str, options: &[String]) -> Vec<Value> {
         }
     }
     let mut out: Vec<Value> = Vec::new();
+    let mut broken: Vec<String> = Vec::new();
     for c in candidates {
         let c = coerce(c, primitive);
-        if !c.is_null() && accepts(primitive, options, &c) && !out.contains(&c) {
+        if c.is_null() || !accepts(primitive, options, &c) || out.contains(&c) {
+            continue;
+        }
+        // An enum's own values stay (the `z` block allows nothing else, and a test needs one).
+        let fits = match &c {
+            Value::String(_) if primitive.starts_with("enum(") => true,
+            Value::String(text) => breaks(&schema, text).is_none(),
+            Value::Array(vs) => items.as_ref().is_none_or(|it| {
+                vs.iter()
+                    .all(|v| v.as_str().is_none_or(|t| breaks(it, t).is_none()))
+            }),
+            _ => true,
+        };
+        if fits {
             out.push(c);
+        } else if broken.len() < 3 {
+            broken.push(one_line(&c.to_string()));
         }
     }
-    out
+    let mut notes = Notes::new();
+    if !broken.is_empty() {
+        notes.push((
+            ReviewKind::Test,
+            format!(
+                "the document's value {} breaks its own format or pattern; the tests do not use it",
+                broken.join(", ")
+            ),
+        ));
+    }
+    (out, notes)
+}
+
+/// What of a string schema's `format` and `pattern` `text` breaks (`None`: nothing, or a
+/// pattern this crate cannot read).
+fn breaks(schema: &Value, text: &str) -> Option<&'static str> {
+    if let Some(Value::String(f)) = schema.get("format")
+        && !shape::format_ok(f, text)
+    {
+        return Some("format");
+    }
+    if let Some(Value::String(p)) = schema.get("pattern")
+        && shape::pattern_ok(p, text) == Some(false)
+    {
+        return Some("pattern");
+    }
+    None
 }
 
 /// A sample in the type the primitive wants (`"42"` for a number is 42).
@@ -1398,15 +1518,48 @@ fn made_up(p: &Param, i: usize) -> Option<Value> {
             vec![flowmcp_spec::js::number_value(n).unwrap_or(json!(1))]
         }
         "boolean()" => vec![Value::Bool(i.is_multiple_of(2))],
-        "object()" => vec![json!({})],
+        // An object with its required members, an array of made-up items (mocks and APIs check
+        // what is inside), else the simplest value.
+        "object()" => {
+            let mut budget = MADE_UP_NODES;
+            made_up_json(&p.schema, 0, &mut budget)
+                .into_iter()
+                .chain([json!({})])
+                .collect()
+        }
         "array()" => {
             let n = bound("length").unwrap_or(1.0) as usize;
             if n > MADE_UP_MAX {
                 return None;
             }
-            vec![Value::Array(vec![json!("example"); n])]
+            let mut budget = MADE_UP_NODES;
+            made_up_json(&p.schema, 0, &mut budget)
+                .filter(|v| v.as_array().is_some_and(|a| a.len() == n) || bound("length").is_none())
+                .into_iter()
+                .chain([Value::Array(vec![json!("example"); n])])
+                .collect()
         }
         _ => {
+            let low = bound("min").map_or(0, |n| n as usize);
+            let high = bound("max").map_or(MADE_UP_MAX, |n| n as usize);
+            let (low, high) = match bound("length") {
+                Some(n) => (n as usize, n as usize),
+                None => (low, high),
+            };
+            // A value of the string's pattern, which must also have its format.
+            if let Some(pattern) = &p.pattern {
+                let made = shape::from_pattern(pattern, low, high.min(MADE_UP_MAX))
+                    .map(Value::String)
+                    .filter(|v| {
+                        accepts(&p.primitive, &p.options, v)
+                            && v.as_str().is_some_and(|t| {
+                                p.format.as_deref().is_none_or(|f| shape::format_ok(f, t))
+                            })
+                    });
+                if made.is_some() {
+                    return made;
+                }
+            }
             // A value of the string's format, when it has a well-known one.
             let formatted = match p.format.as_deref() {
                 Some("date") => Some("2024-01-31"),
@@ -1426,14 +1579,7 @@ fn made_up(p: &Param, i: usize) -> Option<Value> {
                 return Some(json!(v));
             }
             // `length`, else 7 characters within `min` and `max`.
-            let len = match bound("length") {
-                Some(n) => n as usize,
-                None => {
-                    let low = bound("min").map_or(0, |n| n as usize);
-                    let high = bound("max").map_or(usize::MAX, |n| n as usize);
-                    7usize.max(low).min(high)
-                }
-            };
+            let len = 7usize.max(low).min(high);
             if len > MADE_UP_MAX {
                 return None;
             }
@@ -1445,6 +1591,101 @@ fn made_up(p: &Param, i: usize) -> Option<Value> {
     candidates
         .into_iter()
         .find(|c| accepts(&p.primitive, &p.options, c))
+}
+
+/// At most this many values in one made-up object or array.
+const MADE_UP_NODES: usize = 200;
+
+/// A value of a JSON Schema made up for a test: objects with their required members, arrays
+/// with `minItems` (at least one) items, strings of the enum, pattern, format or lengths,
+/// numbers within the bounds. `None` when it cannot be made (too deep or large, a pattern
+/// beyond the generator).
+fn made_up_json(schema: &Value, depth: usize, budget: &mut usize) -> Option<Value> {
+    if depth > 6 || *budget == 0 {
+        return None;
+    }
+    *budget -= 1;
+    let schema = merged(schema);
+    if let Some(Value::Array(vs)) = schema.get("enum") {
+        return vs.iter().find(|v| !v.is_null()).cloned();
+    }
+    for key in ["example", "default"] {
+        if let Some(v) = schema.get(key)
+            && !v.is_null()
+            && !v.is_object()
+            && !v.is_array()
+            && v.as_str().is_none_or(|t| breaks(&schema, t).is_none())
+        {
+            return Some(v.clone());
+        }
+    }
+    let size = |key: &str| schema.get(key).and_then(Value::as_u64).map(|n| n as usize);
+    let ty = type_of(&schema).or_else(|| {
+        schema
+            .get("properties")
+            .is_some()
+            .then(|| "object".to_string())
+    });
+    match ty.as_deref() {
+        Some("object") => {
+            let mut out = Map::new();
+            if let (Some(Value::Object(props)), Some(Value::Array(needed))) =
+                (schema.get("properties"), schema.get("required"))
+            {
+                for name in needed.iter().filter_map(Value::as_str) {
+                    let member = props.get(name).cloned().unwrap_or(Value::Null);
+                    out.insert(name.to_string(), made_up_json(&member, depth + 1, budget)?);
+                }
+            }
+            Some(Value::Object(out))
+        }
+        Some("array") => {
+            let n = size("minItems").unwrap_or(1).max(1);
+            if n > 16 {
+                return None;
+            }
+            let items = schema.get("items").cloned().unwrap_or(Value::Null);
+            let mut out = Vec::new();
+            for _ in 0..n {
+                out.push(made_up_json(&items, depth + 1, budget)?);
+            }
+            Some(Value::Array(out))
+        }
+        Some("integer" | "number") => {
+            let low = schema.get("minimum").and_then(Value::as_f64).unwrap_or(1.0);
+            let high = schema
+                .get("maximum")
+                .and_then(Value::as_f64)
+                .unwrap_or(f64::MAX);
+            flowmcp_spec::js::number_value(low.ceil().min(high.floor()))
+        }
+        Some("boolean") => Some(Value::Bool(true)),
+        _ => {
+            let low = size("minLength").unwrap_or(0);
+            let high = size("maxLength").unwrap_or(MADE_UP_MAX).min(MADE_UP_MAX);
+            if let Some(Value::String(pattern)) = schema.get("pattern") {
+                return shape::from_pattern(pattern, low, high).map(Value::String);
+            }
+            let formatted = match schema.get("format").and_then(Value::as_str) {
+                Some("date") => Some("2024-01-31"),
+                Some("date-time") => Some("2024-01-31T12:00:00Z"),
+                Some("email") => Some("user@example.com"),
+                Some("uuid") => Some("123e4567-e89b-42d3-a456-426614174000"),
+                Some("uri" | "url") => Some("https://example.com/"),
+                _ => None,
+            };
+            if let Some(v) = formatted.filter(|v| (low..=high).contains(&v.len())) {
+                return Some(json!(v));
+            }
+            let len = 7usize.max(low).min(high);
+            if len > MADE_UP_MAX || len < low {
+                return None;
+            }
+            let mut s = "example".repeat(len / 7 + 1);
+            s.truncate(len);
+            Some(Value::String(s))
+        }
+    }
 }
 
 /// Three tests: the first with the required parameters, the others with optional ones too,
@@ -1496,9 +1737,21 @@ fn tests_of(op: &Value, params: &[Param]) -> (Vec<Value>, Notes) {
         tests.push(Value::Object(t));
     }
     for key in made {
+        let unfollowed = user.iter().find(|p| p.key == key).and_then(|p| {
+            let pattern = p.pattern.as_ref()?;
+            let v = tests.first()?.get(&key)?.as_str()?;
+            (shape::pattern_ok(pattern, v) != Some(true)).then(|| one_line(pattern))
+        });
         notes.push((
             ReviewKind::Test,
-            format!("the document gives no example for {key:?}; the tests' value is made up"),
+            match unfollowed {
+                Some(pattern) => format!(
+                    "the document gives no example for {key:?}; the tests' value is made up and does not follow its pattern {pattern} (give one that does)"
+                ),
+                None => format!(
+                    "the document gives no example for {key:?}; the tests' value is made up"
+                ),
+            },
         ));
     }
     (tests, notes)
@@ -2064,6 +2317,8 @@ mod tests {
             samples: Vec::new(),
             required: true,
             format: None,
+            pattern: None,
+            schema: Value::Null,
         };
         assert_eq!(
             made_up(&p("string()", &["length(3)"]), 0),

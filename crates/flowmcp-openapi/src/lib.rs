@@ -34,6 +34,7 @@ mod convert;
 mod doc;
 mod emit;
 mod error;
+mod shape;
 mod zmap;
 
 use std::path::Path;

@@ -487,6 +487,7 @@ fn output_node(
         }
     }
     let nullable = schema.get("nullable") == Some(&Value::Bool(true))
+        || schema.get("x-nullable") == Some(&Value::Bool(true))
         || matches!(schema.get("type"), Some(Value::Array(ts)) if ts.iter().any(|t| t == "null"));
     if nullable {
         out.insert("nullable".into(), Value::Bool(true));

@@ -489,3 +489,183 @@ fn i41_no_shared_list_holds_the_values_of_an_enum_that_stays_inline() {
     let errors = errors(&import);
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
+
+/// A one-file OpenAPI 3.0 document of `paths` (JSON text), imported.
+fn import_paths(paths: &str) -> Import {
+    let doc = format!(
+        "{{\"openapi\": \"3.0.0\", \"info\": {{\"title\": \"T\", \"version\": \"1\"}}, \
+         \"servers\": [{{\"url\": \"https://t.example\"}}], \"paths\": {{{paths}}}}}"
+    );
+    flowmcp_openapi::import_str(&doc, "t.json", &Options::new()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn i41_test_values_follow_the_format_and_pattern() {
+    let import = import_paths(
+        r#""/rooms/{roomId}/keys/{keyId}": {"get": {"operationId": "getKey", "parameters": [
+            {"name": "roomId", "in": "path", "required": true,
+             "schema": {"type": "string", "pattern": "^RM[0-9a-fA-F]{16}$"}},
+            {"name": "keyId", "in": "path", "required": true,
+             "schema": {"type": "string", "format": "uuid"}, "example": "0f0f0f0f0f0f0f0f"},
+            {"name": "floor", "in": "query", "required": true,
+             "schema": {"type": "string", "pattern": "^(ground|upper)$"}, "example": "cellar"}],
+          "responses": {"200": {"description": "ok"}}}}"#,
+    );
+    let t = tool_text(&import, "getKey");
+    // Made up from the pattern, and from the format.
+    assert!(t.contains("roomId: 'RMaaaaaaaaaaaaaaaa'"), "{t}");
+    assert!(
+        t.contains("keyId: '123e4567-e89b-42d3-a456-426614174000'"),
+        "{t}"
+    );
+    assert!(t.contains("floor: 'ground'"), "{t}");
+    // The document's examples that break its own format or pattern are not used, and named.
+    assert!(!t.contains("0f0f0f0f0f0f0f0f'"), "{t}");
+    assert!(!t.contains("'cellar'"), "{t}");
+    let reviews = import.files()[0].reviews();
+    assert!(reviews.iter().any(|r| {
+        r.kind == ReviewKind::Test
+            && r.text
+                .contains("\"0f0f0f0f0f0f0f0f\" breaks its own format or pattern")
+    }));
+    // A pattern beyond the generator is said to be unfollowed.
+    let import = import_paths(
+        r#""/a/{id}": {"get": {"operationId": "getA", "parameters": [
+            {"name": "id", "in": "path", "required": true,
+             "schema": {"type": "string", "pattern": "^(?=x)[a-z]+$"}}],
+          "responses": {"200": {"description": "ok"}}}}"#,
+    );
+    assert!(
+        import.files()[0]
+            .reviews()
+            .iter()
+            .any(|r| r.kind == ReviewKind::Test && r.text.contains("does not follow its pattern"))
+    );
+    let errors = errors(&import);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn i41_bodies_the_format_cannot_send_drop_the_operation_or_are_left_out() {
+    let forms = import_paths(
+        r#""/upload": {"post": {"operationId": "upload", "requestBody": {"required": true,
+            "content": {"multipart/form-data": {"schema": {"type": "object",
+              "properties": {"file": {"type": "string", "format": "binary"}}}}}},
+          "responses": {"200": {"description": "ok"}}}},
+        "/notes": {"post": {"operationId": "addNote", "requestBody": {
+            "content": {"application/x-www-form-urlencoded": {"schema": {"type": "object",
+              "properties": {"text": {"type": "string"}}}}}},
+          "responses": {"200": {"description": "ok"}}}}"#,
+    );
+    assert_eq!(forms.dropped().len(), 1);
+    assert_eq!(forms.dropped()[0].pointer, "/paths/~1upload/post");
+    assert!(
+        forms.dropped()[0]
+            .reason
+            .contains("multipart/form-data only")
+    );
+    let t = tool_text(&forms, "addNote");
+    assert!(!t.contains("'text'"), "{t}");
+    assert!(
+        forms.files()[0]
+            .reviews()
+            .iter()
+            .any(|r| r.kind == ReviewKind::Parameter
+                && r.text.contains("application/x-www-form-urlencoded only"))
+    );
+    // Swagger 2.0 form fields: a required one drops the operation, optional ones are left out.
+    let library = import("library-20.json", &Options::new());
+    assert!(
+        library
+            .dropped()
+            .iter()
+            .any(|d| d.pointer == "/paths/~1books~1{isbn}~1returns/post"
+                && d.reason.contains("\"desk\" is required"))
+    );
+    let t = tool_text(&library, "noteReturn");
+    assert!(!t.contains("remark"), "{t}");
+}
+
+#[test]
+fn i41_swagger_x_nullable_is_nullable_in_output_schemas() {
+    let import = import_paths(
+        r#""/day": {"get": {"operationId": "getDay", "responses": {"200": {"description": "ok",
+            "content": {"application/json": {"schema": {"type": "object", "properties": {
+              "summary": {"type": "string", "x-nullable": true},
+              "high": {"type": "number"}}}}}}}}}"#,
+    );
+    let t = tool_text(&import, "getDay");
+    assert!(
+        t.contains("summary: { type: 'string', nullable: true }"),
+        "{t}"
+    );
+    assert!(t.contains("high: { type: 'number' }"), "{t}");
+}
+
+#[test]
+fn i41_required_headers_without_a_value_come_from_server_parameters() {
+    let import = import_paths(
+        r#""/keys/{serial}": {"delete": {"operationId": "dropKey", "parameters": [
+            {"name": "serial", "in": "path", "required": true, "schema": {"type": "string"}},
+            {"name": "X-Shop-Key", "in": "header", "required": true, "schema": {"type": "string"}},
+            {"name": "X-Note", "in": "header", "schema": {"type": "string"}}],
+          "responses": {"204": {"description": "gone"}}}}"#,
+    );
+    let t = tool_text(&import, "dropKey");
+    assert!(
+        t.contains("'X-Shop-Key': '{{SERVER_PARAM:T_EXAMPLE_X_SHOP_KEY}}'"),
+        "{t}"
+    );
+    assert!(!t.contains("'X-Note'"), "{t}");
+    assert!(
+        import.files()[0]
+            .text()
+            .contains("requiredServerParams: [ 'T_EXAMPLE_X_SHOP_KEY' ]"),
+        "{}",
+        import.files()[0].text()
+    );
+    let errors = errors(&import);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn i41_made_up_arrays_and_objects_hold_their_required_members() {
+    let import = import_paths(
+        r#""/alarms": {"post": {"operationId": "ackAlarms", "requestBody": {"required": true,
+            "content": {"application/json": {"schema": {"type": "object",
+              "required": ["acks", "where"],
+              "properties": {
+                "acks": {"type": "array", "items": {"type": "object", "required": ["alarmId", "level"],
+                  "properties": {"alarmId": {"type": "string", "pattern": "^AL-[0-9]{4}$"},
+                    "level": {"type": "integer", "minimum": 2, "maximum": 5},
+                    "note": {"type": "string"}}}},
+                "where": {"type": "object", "required": ["site"],
+                  "properties": {"site": {"type": "string", "enum": ["north", "south"]}}}}}}}},
+          "responses": {"200": {"description": "ok"}}}}"#,
+    );
+    let t = tool_text(&import, "ackAlarms");
+    assert!(
+        t.contains("acks: [ { alarmId: 'AL-0000', level: 2 } ]"),
+        "{t}"
+    );
+    assert!(t.contains("where: { site: 'north' }"), "{t}");
+    let errors = errors(&import);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn i41_an_enum_keeps_its_values_when_they_break_the_format() {
+    // `now` is no date-time, but it is the only value the enum allows: the tests use it.
+    let import = import_paths(
+        r#""/sends/{id}/schedule": {"put": {"operationId": "schedule", "parameters": [
+            {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+          "requestBody": {"required": true, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["send_at"], "properties": {
+              "send_at": {"type": "string", "format": "date-time", "enum": ["now"]}}}}}},
+          "responses": {"200": {"description": "ok"}}}}"#,
+    );
+    let t = tool_text(&import, "schedule");
+    assert!(t.contains("send_at: 'now'"), "{t}");
+    let errors = errors(&import);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
