@@ -64,6 +64,27 @@ struct Param {
     schema: Value,
 }
 
+impl Param {
+    /// A query parameter the tool always sends with `value` (a fixed text or a server-parameter
+    /// placeholder): a required `string()` the user never sees.
+    fn fixed_query(key: String, value: String) -> Param {
+        Param {
+            key,
+            value,
+            location: "query",
+            primitive: "string()".into(),
+            options: Vec::new(),
+            description: None,
+            notes: Vec::new(),
+            samples: Vec::new(),
+            required: true,
+            format: None,
+            pattern: None,
+            schema: Value::Null,
+        }
+    }
+}
+
 /// One tool as written.
 struct Tool {
     name: String,
@@ -664,20 +685,7 @@ fn tool_of(
         if params.iter().any(|p| p.location == "query" && p.key == k) {
             continue;
         }
-        params.push(Param {
-            key: k,
-            value: v,
-            location: "query",
-            primitive: "string()".into(),
-            options: Vec::new(),
-            description: None,
-            notes: Vec::new(),
-            samples: Vec::new(),
-            required: true,
-            format: None,
-            pattern: None,
-            schema: Value::Null,
-        });
+        params.push(Param::fixed_query(k, v));
     }
     if params.iter().any(|p| p.location == "body") {
         headers.push(("Content-Type".into(), "application/json".into()));
@@ -1288,23 +1296,7 @@ fn security(
                 match s.get("in").and_then(Value::as_str).unwrap_or("header") {
                     "query" => {
                         params.retain(|p| !(p.location == "query" && p.key == param));
-                        params.insert(
-                            0,
-                            Param {
-                                key: param.to_string(),
-                                value: placeholder,
-                                location: "query",
-                                primitive: "string()".into(),
-                                options: Vec::new(),
-                                description: None,
-                                notes: Vec::new(),
-                                samples: Vec::new(),
-                                required: true,
-                                format: None,
-                                pattern: None,
-                                schema: Value::Null,
-                            },
-                        );
+                        params.insert(0, Param::fixed_query(param.to_string(), placeholder));
                     }
                     "cookie" => {
                         notes.push((
