@@ -3,7 +3,7 @@
 //! reverse list index of a catalog directory, generated outputs written into a schema's text, the
 //! libraries a catalog needs, and `.env` files.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use flowmcp_catalog::grading::{GradeError, GradedFile};
 use flowmcp_catalog::libs::{self, InstallRefusal, LibraryState};
@@ -14,6 +14,7 @@ use flowmcp_spec::RuleSettings;
 use flowmcp_validate::Limits;
 
 use crate::common::examples;
+use crate::support::copy_dir;
 
 /// A fresh temporary directory for one test.
 fn temp(name: &str) -> PathBuf {
@@ -209,18 +210,4 @@ fn i40_read_env_file_reads_key_value_lines() {
     assert_eq!(values.len(), 2);
     assert!(CatalogOptions::read_env_file(&dir.join("missing")).is_err());
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Copies the directory `from` into `to`, recursively (links are not in the example catalog).
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }

@@ -246,18 +246,7 @@ fn i41_the_example_openapi_documents_round_trip_against_the_demo_upstream() {
         assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
         let list = flowmcp(&["list", "--json", "--no-cache", &s(&out)]);
         let listed: serde_json::Value = serde_json::from_str(&list.stdout).unwrap();
-        let params: Vec<String> = listed["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|t| {
-                t["missingServerParams"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default()
-            })
-            .filter_map(|p| p.as_str().map(String::from))
-            .collect();
+        let params = common::missing_server_params(&listed);
         let env: Vec<(&str, &str)> = params.iter().map(|p| (p.as_str(), "demo")).collect();
         let server = common::demo_upstream(60);
         let upstream = format!("{namespace}={}", server.base);

@@ -141,18 +141,7 @@ fn i41_prism_accepts_every_request_of_the_imported_examples() {
             .next()
             .unwrap()
             .to_string();
-        let mut params: Vec<String> = tools
-            .iter()
-            .flat_map(|t| {
-                t["missingServerParams"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default()
-            })
-            .filter_map(|p| p.as_str().map(String::from))
-            .collect();
-        params.sort();
-        params.dedup();
+        let params = crate::common::missing_server_params(&listed);
         let mock = Mock::start(&prism, &doc, &dir);
         let upstream = format!("{namespace}=http://127.0.0.1:{}", mock.port);
         // Base64 of `dummy:dummy`: a value HTTP basic accepts as well as any key scheme.

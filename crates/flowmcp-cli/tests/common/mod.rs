@@ -131,3 +131,22 @@ pub(crate) fn demo_upstream(max: usize) -> support::TestServer {
         }
     })
 }
+
+/// The server parameters the tools of a `flowmcp list --json` output still miss, sorted, each once.
+pub(crate) fn missing_server_params(listed: &serde_json::Value) -> Vec<String> {
+    let mut params: Vec<String> = listed["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|t| {
+            t["missingServerParams"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|p| p.as_str().map(String::from))
+        .collect();
+    params.sort();
+    params.dedup();
+    params
+}
