@@ -296,7 +296,11 @@ fn with_fixes(
     {
         return;
     }
-    let Ok(source) = flowmcp_files::named::read_capped_text(&f.path, opts.limits.max_file_bytes)
+    // Read as the validation read it: through the walked directory's handle when a walk found it.
+    let Some(source) =
+        flowmcp_files::read_found(f.anchor.as_deref(), &f.path, opts.limits.max_file_bytes)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
     else {
         return;
     };
