@@ -27,7 +27,10 @@
 //!   JSON text, fixed values included, form-urlencoded; omitted optional values are left out;
 //! * `body` parameters form a JSON object for POST/PUT keeping JSON types (fixed values are typed
 //!   through their `z`); on GET/DELETE they are an error under `spec` and dropped with a warning
-//!   under `compat`; POST/PUT get `Content-Type: application/json` unless a header sets it;
+//!   under `compat`; a POST/PUT body gets `Content-Type: application/json` unless a header sets
+//!   it; a POST/PUT without body parameters sends no body under `spec` (nothing to assemble) and
+//!   `{}` under `compat` (the reference's behaviour); a body a `preRequest` handler adds where
+//!   there was none is JSON with its content type too;
 //! * headers: `main.headers`, overridden (case-insensitively) by the tool's `headers`.
 
 use std::borrow::Cow;
@@ -354,6 +357,19 @@ impl PreparedRequest {
             self.headers = headers;
         }
         if let Some(b) = s.get("body").filter(|b| !b.is_null()) {
+            // A body where the route had none (a POST or PUT without body parameters under
+            // `spec`) is JSON like every other body: it gets the JSON content type unless the
+            // handler's headers name one.
+            if self.body.is_none()
+                && self.method.allows_body()
+                && !self
+                    .headers
+                    .keys()
+                    .any(|k| k.eq_ignore_ascii_case("content-type"))
+            {
+                self.headers
+                    .insert("Content-Type".into(), "application/json".into());
+            }
             self.body = Some(b.clone());
         }
         Ok(())
@@ -556,6 +572,10 @@ pub(crate) struct RequestPlan {
     body_refused: Option<String>,
     /// Under `compat`, the warnings for body parameters that are not sent.
     warnings: Vec<String>,
+    /// Whether a JSON body is sent: on POST and PUT, under `spec` only when the tool has a body
+    /// parameter (there is nothing to assemble otherwise), under `compat` always (`{}` when it has
+    /// none, as the reference does).
+    sends_body: bool,
     /// The `preload` of a tool whose preload is enabled (its responses are cached): its `ttl`,
     /// and its `description`, shown on a cache hit.
     preload: Option<(u64, Option<String>)>,
@@ -651,6 +671,8 @@ impl RequestPlan {
             headers.push((k.clone(), Template::parse(v, main, profile)));
         }
 
+        let sends_body = tool.method.allows_body()
+            && (compat || params.iter().any(|p| p.location == Location::Body));
         let body_keys = params.iter().filter(|p| p.location == Location::Body);
         let (body_refused, warnings) = if tool.method.allows_body() {
             (None, Vec::new())
@@ -682,6 +704,7 @@ impl RequestPlan {
             headers,
             body_refused,
             warnings,
+            sends_body,
             preload: tool.preload.as_ref().filter(|p| p.enabled).map(|p| {
                 let note = p.description.clone().filter(|d| !d.trim().is_empty());
                 (p.ttl, note)
@@ -821,7 +844,7 @@ impl RequestPlan {
                 method: self.method.as_str(),
             });
         }
-        let body = if self.method.allows_body() {
+        let body = if self.sends_body {
             let mut body = Map::new();
             for p in self.params.iter().filter(|p| p.location == Location::Body) {
                 let value = match &p.role {
@@ -1221,6 +1244,71 @@ mod tests {
                 .iter()
                 .any(|(k, v)| k == "Content-Type" && v.expose() == "application/json")
         );
+    }
+
+    /// Issue #41: a POST or PUT without body parameters sends no body under `spec` (an OpenAPI
+    /// operation without a request body gets none), and `{}` under `compat`, as the reference;
+    /// a body a `preRequest` handler adds is sent as JSON with its content type.
+    #[test]
+    fn i41_a_post_without_body_parameters_sends_no_body_under_spec() {
+        let main = main_of(
+            json!({"method": "POST", "path": "/run", "description": "d", "parameters": [
+                param("q", "{{USER_PARAM}}", "query", "string()")
+            ]}),
+            &["KEY"],
+        );
+        let p = params();
+        let content_type = |fin: &FinalRequest| {
+            fin.headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        };
+        let spec = build_request(
+            "t",
+            &main,
+            &inputs(json!({"q": "x"})),
+            &p,
+            Profile::Spec,
+            None,
+        )
+        .expect("spec");
+        assert_eq!(spec.to_struct_json()["body"], Value::Null);
+        let fin = finalize(&spec, &p).expect("final");
+        assert!(fin.body.is_none());
+        assert!(!content_type(&fin));
+
+        let compat = build_request(
+            "t",
+            &main,
+            &inputs(json!({"q": "x"})),
+            &p,
+            Profile::Compat,
+            None,
+        )
+        .expect("compat");
+        let fin = finalize(&compat, &p).expect("final");
+        assert_eq!(fin.body.as_ref().map(Secret::expose), Some("{}"));
+        assert!(content_type(&fin));
+
+        let mut handled = spec.clone();
+        handled
+            .apply_struct(&json!({"body": {"k": 1}}))
+            .expect("struct");
+        let fin = finalize(&handled, &p).expect("final");
+        assert_eq!(fin.body.as_ref().map(Secret::expose), Some(r#"{"k":1}"#));
+        assert!(content_type(&fin));
+
+        // Every body parameter absent still sends the (empty) object the route declares.
+        let main = main_of(
+            json!({"method": "PUT", "path": "/run", "description": "d", "parameters": [
+                param("b", "{{USER_PARAM}}", "body", "string()")
+            ]}),
+            &["KEY"],
+        );
+        let put =
+            build_request("t", &main, &inputs(json!({})), &p, Profile::Spec, None).expect("put");
+        let fin = finalize(&put, &p).expect("final");
+        assert_eq!(fin.body.as_ref().map(Secret::expose), Some("{}"));
     }
 
     #[test]

@@ -630,6 +630,10 @@ impl UreqTransport {
             })?;
             builder = builder.header(name, value);
         }
+        // A POST or PUT without a body says so with `Content-Length: 0` (an empty body of
+        // bytes), never as an empty chunked stream, which some servers refuse (411).
+        let empty: &[u8] = &[];
+        let body = body.or_else(|| method.allows_body().then_some(empty));
         let result = match body {
             Some(bytes) => {
                 let request = builder.body(bytes).map_err(|_| invalid_request(&shown()))?;

@@ -395,6 +395,24 @@ fn see_other_turns_post_into_get_without_body() {
     assert_eq!(seen[1].header("Content-Type"), None);
 }
 
+/// Issue #41: a POST or PUT without a body is sent with `Content-Length: 0`, not as an empty
+/// chunked stream (which servers that want a length refuse).
+#[test]
+fn i41_a_post_without_a_body_says_content_length_zero() {
+    let server = TestServer::start(2, |_| reply(200, Some("application/json"), "{}"));
+    for method in [Method::Post, Method::Put] {
+        let req = HttpRequest::new(method, format!("{}/run", server.base));
+        transport().send(&req).expect("sent");
+    }
+    let seen = server.finish();
+    assert_eq!(seen.len(), 2);
+    for s in &seen {
+        assert_eq!(s.header("Content-Length"), Some("0"), "{}", s.method);
+        assert_eq!(s.header("Transfer-Encoding"), None, "{}", s.method);
+        assert!(s.body.is_empty());
+    }
+}
+
 #[test]
 fn redirect_loop_stops_at_max_redirects() {
     let server = TestServer::start(10, |_| redirect(302, "/again"));
