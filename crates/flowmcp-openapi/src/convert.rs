@@ -700,6 +700,8 @@ fn tool_of(
             .any(|(h, v)| h.eq_ignore_ascii_case(&header) && *v != placeholder);
         if overridden {
             headers.retain(|(h, v)| !(h.eq_ignore_ascii_case(&header) && *v == placeholder));
+            // The line that announced the server parameter no longer holds.
+            notes.retain(|(_, text)| !text.contains(key.as_str()));
         } else if !server_params.contains(&key) {
             server_params.push(key);
         }
@@ -1161,9 +1163,26 @@ fn header_param(
     notes: &mut Notes,
 ) -> Option<(String, String)> {
     let lower = raw.name.to_ascii_lowercase();
-    if matches!(lower.as_str(), "accept" | "content-type" | "authorization") {
+    if matches!(lower.as_str(), "accept" | "content-type")
+        || (lower == "authorization" && !raw.required)
+    {
         // OpenAPI ignores these as parameters; security schemes set Authorization.
         return None;
+    }
+    if lower == "authorization" {
+        // A required Authorization parameter is ignored by OpenAPI's letter, but it says the API
+        // wants credentials the document forgot to declare as a security scheme: they come from a
+        // server parameter (never from an example token), unless a scheme sets the header.
+        let key = server_param(&ctx.namespace, &raw.name);
+        notes.push((
+            ReviewKind::Security,
+            format!(
+                "the document declares a required {:?} header parameter outside its security schemes (OpenAPI ignores such a parameter); it is sent from the server parameter {key}, unless a security scheme sets it",
+                raw.name
+            ),
+        ));
+        headers.push((raw.name.clone(), format!("{{{{SERVER_PARAM:{key}}}}}")));
+        return Some((raw.name.clone(), key));
     }
     let schema = merged(&raw.schema);
     let (fixed, what) = match schema.get("enum") {

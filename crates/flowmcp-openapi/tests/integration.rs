@@ -628,6 +628,52 @@ fn i41_required_headers_without_a_value_come_from_server_parameters() {
     assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
 
+/// A required `Authorization` header parameter (which OpenAPI's letter ignores) is the API asking
+/// for credentials outside its security schemes: it comes from a server parameter, never from the
+/// document's example token; an optional one is left out, and a security scheme's header wins.
+#[test]
+fn i41_a_required_authorization_parameter_comes_from_a_server_parameter() {
+    let import = import_paths(
+        r#""/me": {"get": {"operationId": "whoAmI", "parameters": [
+            {"name": "Authorization", "in": "header", "required": true,
+             "schema": {"type": "string"}, "example": "Bearer abc123"}],
+          "responses": {"200": {"description": "ok"}}}},
+          "/you": {"get": {"operationId": "whoAreYou", "parameters": [
+            {"name": "Authorization", "in": "header", "schema": {"type": "string"}}],
+          "responses": {"200": {"description": "ok"}}}}"#,
+    );
+    let me = tool_text(&import, "whoAmI");
+    assert!(
+        me.contains("Authorization: '{{SERVER_PARAM:T_EXAMPLE_AUTHORIZATION}}'"),
+        "{me}"
+    );
+    assert!(!me.contains("abc123"), "{me}");
+    assert!(!tool_text(&import, "whoAreYou").contains("Authorization"));
+    let errors = errors(&import);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+
+    let doc = r#"{"openapi": "3.0.0", "info": {"title": "T", "version": "1"},
+        "servers": [{"url": "https://t.example"}],
+        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "security": [{"bearer": []}],
+        "paths": {"/me": {"get": {"operationId": "whoAmI", "parameters": [
+            {"name": "Authorization", "in": "header", "required": true, "schema": {"type": "string"}}],
+          "responses": {"200": {"description": "ok"}}}}}}"#;
+    let import = flowmcp_openapi::import_str(doc, "t.json", &Options::new())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let me = tool_text(&import, "whoAmI");
+    assert!(
+        me.contains("Bearer {{SERVER_PARAM:T_EXAMPLE_BEARER}}"),
+        "{me}"
+    );
+    assert!(!me.contains("T_EXAMPLE_AUTHORIZATION"), "{me}");
+    assert!(
+        !import.files()[0].text().contains("T_EXAMPLE_AUTHORIZATION"),
+        "{}",
+        import.files()[0].text()
+    );
+}
+
 #[test]
 fn i41_made_up_arrays_and_objects_hold_their_required_members() {
     let import = import_paths(
