@@ -744,7 +744,7 @@ pub(crate) fn code_actions(s: &mut State, p: CodeActionParams) -> Vec<CodeAction
             && m.text != doc.text
         {
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
-                title: format!("Migrate this file from {}.x to 4.2.0", m.from),
+                title: format!("Migrate this file from {}.x to version {}", m.from, m.to),
                 kind: Some(CodeActionKind::REFACTOR_REWRITE),
                 edit: Some(whole(m.text)),
                 ..CodeAction::default()

@@ -470,3 +470,33 @@ fn i42_unknown_requests_and_bad_parameters_are_answered_with_errors() {
     assert_eq!(none, Value::Null);
     client.stop();
 }
+
+#[test]
+fn i42_a_file_of_an_older_version_offers_its_migration() {
+    let mut client = Client::start();
+    let u = "untitled:old.mjs";
+    let old = "export const main = {\n    namespace: 'demo',\n    version: '3.0.0',\n    root: 'https://api.example.com',\n    tools: {\n        getUser: {\n            method: 'GET',\n            path: '/users/:id',\n            description: 'Get a user',\n            parameters: []\n        }\n    }\n}\n";
+    let found = client.open(u, old);
+    assert!(codes(&found).contains(&"VAL014".to_string()), "{found:?}");
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": u }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } }, "context": { "diagnostics": [] } }),
+    );
+    let migrate = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == "refactor.rewrite")
+        .unwrap_or_else(|| panic!("a migration in {actions}"));
+    assert!(migrate["title"].as_str().unwrap().contains("3.x to version 4"));
+    let edits = migrate["edit"]["changes"][u].as_array().unwrap();
+    let new = edits[0]["newText"].as_str().unwrap();
+    assert!(new.contains("version: '4.0.0'"), "{new}");
+    assert!(new.contains("/users/{{id}}"), "{new}");
+    // The edit replaces the whole buffer: 13 lines, the end after the last line break.
+    assert_eq!(
+        edits[0]["range"]["end"],
+        json!({ "line": 13, "character": 0 })
+    );
+    client.stop();
+}
