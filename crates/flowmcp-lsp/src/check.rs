@@ -109,25 +109,17 @@ impl Checker {
         self.discovery.lists_dir_for(path)
     }
 
-    /// Checks `text`, the buffer of the file at `path` (`None`: a buffer with no file). A file
-    /// of a catalog whose buffer is what is saved gets its report from the whole catalog (every
-    /// check across files); an edited buffer gets its own rules with the catalog's shared lists.
-    /// The findings get the fixes of the catalog's rewrites (as `validate --fix` offers them).
+    /// Checks `text`, the buffer of the file at `path` (`None`: a buffer with no file, named
+    /// `name`). A file of a catalog whose buffer is what is saved gets its report from the whole
+    /// catalog (every check across files); an edited buffer gets its own rules with the catalog's
+    /// shared lists. Findings carry the fixes their rules build; those of the catalog's rewrites
+    /// come from [`Checker::attach_fixes`], asked for only when code actions are.
     pub(crate) fn check(&mut self, path: Option<&Path>, name: &str, text: &str) -> FileReport {
-        let opts = self.validation.clone();
-        let Some(path) = path else {
-            let plain =
-                |t: &str| flowmcp_validate::validate_str(t, name, &ListScope::NotSearched, &opts);
-            let mut report = plain(text);
-            flowmcp_catalog::migrate::attach_fixes(&mut report, text, &plain);
-            return report;
-        };
-        let place = self.place(path);
-        let display = self.display(path, place.as_ref());
-        let scope = self.scope(path, &display);
-        let plain = |t: &str| flowmcp_validate::validate_str(t, &display, &scope, &opts);
-        let saved = flowmcp_files::named::read_capped_text(path, opts.limits.max_file_bytes)
-            .is_ok_and(|disk| disk == text);
+        let (display, scope, place) = self.context(path, name);
+        let saved = path.is_some_and(|path| {
+            flowmcp_files::named::read_capped_text(path, self.validation.limits.max_file_bytes)
+                .is_ok_and(|disk| disk == text)
+        });
         let from_catalog = match &place {
             Some(p) if saved => {
                 let state = self.catalog(&p.root);
@@ -138,8 +130,35 @@ impl Checker {
             }
             _ => None,
         };
-        let mut report = from_catalog.unwrap_or_else(|| plain(text));
-        flowmcp_catalog::migrate::attach_fixes(&mut report, text, &plain);
-        report
+        from_catalog.unwrap_or_else(|| {
+            flowmcp_validate::validate_str(text, &display, &scope, &self.validation)
+        })
+    }
+
+    /// Gives the findings of `report`, made by [`Checker::check`] of the same text, the fixes of
+    /// the catalog's rewrites, as `validate --fix` offers them (each checked to cure its finding
+    /// and add no error: one more validation per distinct fix).
+    pub(crate) fn attach_fixes(
+        &mut self,
+        path: Option<&Path>,
+        name: &str,
+        text: &str,
+        report: &mut FileReport,
+    ) {
+        let (display, scope, _) = self.context(path, name);
+        let opts = &self.validation;
+        let plain = |t: &str| flowmcp_validate::validate_str(t, &display, &scope, opts);
+        flowmcp_catalog::migrate::attach_fixes(report, text, &plain);
+    }
+
+    /// The name a document's findings carry, the shared lists it sees and its catalog.
+    fn context(&mut self, path: Option<&Path>, name: &str) -> (String, ListScope, Option<Place>) {
+        let Some(path) = path else {
+            return (name.to_string(), ListScope::NotSearched, None);
+        };
+        let place = self.place(path);
+        let display = self.display(path, place.as_ref());
+        let scope = self.scope(path, &display);
+        (display, scope, place)
     }
 }

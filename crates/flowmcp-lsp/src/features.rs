@@ -653,6 +653,7 @@ fn key_offset(source: &str, key: &str) -> Option<usize> {
 // ---------------------------------------------------------------------------------------------
 
 pub(crate) fn code_actions(s: &mut State, p: CodeActionParams) -> Vec<CodeActionOrCommand> {
+    s.ensure_fixes(p.text_document.uri.as_str());
     let Some(doc) = s.docs.get(p.text_document.uri.as_str()) else {
         return Vec::new();
     };

@@ -223,6 +223,8 @@ impl Server<'_> {
                             text: p.text_document.text,
                             version: p.text_document.version,
                             findings: Vec::new(),
+                            report: None,
+                            fixes_attached: false,
                         },
                     );
                     self.check(&key);
@@ -315,12 +317,7 @@ impl Server<'_> {
             return;
         };
         let started = Instant::now();
-        let name = doc
-            .path
-            .as_ref()
-            .and_then(|p| p.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "untitled.mjs".into());
+        let name = doc.name();
         let report = self
             .state
             .checker
@@ -341,6 +338,8 @@ impl Server<'_> {
         let published = findings.iter().map(|(d, _)| d.clone()).collect();
         if let Some(doc) = self.state.docs.get_mut(key) {
             doc.findings = findings;
+            doc.report = Some(report);
+            doc.fixes_attached = false;
         }
         self.publish(uri, published, Some(version));
     }

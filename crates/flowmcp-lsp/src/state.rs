@@ -18,6 +18,29 @@ pub(crate) struct Doc {
     pub(crate) version: i32,
     /// The findings of the last check, as published, each with the finding it came from.
     pub(crate) findings: Vec<(LspDiagnostic, flowmcp_spec::Diagnostic)>,
+    /// The report of the last check (its findings in the same order).
+    pub(crate) report: Option<flowmcp_spec::FileReport>,
+    /// Whether the findings have the fixes of the catalog's rewrites already.
+    pub(crate) fixes_attached: bool,
+}
+
+impl Doc {
+    /// The name a buffer without a file is checked under (its URI's last segment).
+    pub(crate) fn name(&self) -> String {
+        self.path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .or_else(|| {
+                self.uri
+                    .as_str()
+                    .rsplit(['/', ':'])
+                    .next()
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| "untitled.mjs".into())
+    }
 }
 
 /// The open documents by URI, the checker and the options.
@@ -36,4 +59,29 @@ pub(crate) fn file_path(uri: &Uri) -> Option<PathBuf> {
 pub(crate) fn file_uri(path: &Path) -> Option<Uri> {
     let url = url::Url::from_file_path(path).ok()?;
     url.as_str().parse().ok()
+}
+
+impl State {
+    /// Gives the document `key`'s findings the fixes of the catalog's rewrites, once per check.
+    pub(crate) fn ensure_fixes(&mut self, key: &str) {
+        let State { docs, checker, .. } = self;
+        let Some(doc) = docs.get_mut(key) else {
+            return;
+        };
+        if doc.fixes_attached {
+            return;
+        }
+        let Some(mut report) = doc.report.take() else {
+            return;
+        };
+        let name = doc.name();
+        checker.attach_fixes(doc.path.as_deref(), &name, &doc.text, &mut report);
+        for (finding, d) in doc.findings.iter_mut().zip(report.diagnostics()) {
+            if finding.1.code == d.code && finding.1.fix.is_none() {
+                finding.1.fix = d.fix.clone();
+            }
+        }
+        doc.report = Some(report);
+        doc.fixes_attached = true;
+    }
 }

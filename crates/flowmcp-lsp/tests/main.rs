@@ -488,7 +488,12 @@ fn i42_a_file_of_an_older_version_offers_its_migration() {
         .iter()
         .find(|a| a["kind"] == "refactor.rewrite")
         .unwrap_or_else(|| panic!("a migration in {actions}"));
-    assert!(migrate["title"].as_str().unwrap().contains("3.x to version 4"));
+    assert!(
+        migrate["title"]
+            .as_str()
+            .unwrap()
+            .contains("3.x to version 4")
+    );
     let edits = migrate["edit"]["changes"][u].as_array().unwrap();
     let new = edits[0]["newText"].as_str().unwrap();
     assert!(new.contains("version: '4.0.0'"), "{new}");
