@@ -517,14 +517,16 @@ pub(crate) fn completion(s: &mut State, p: CompletionParams) -> Option<Completio
         return Some(CompletionResponse::Array(items));
     }
     let in_string = before.chars().filter(|c| *c == '\'' || *c == '"').count() % 2 == 1;
-    if in_string && before.contains("primitive") {
+    // The nearer of `primitive` and `options` before the cursor (both may be on one line).
+    let (primitive, options) = (before.rfind("primitive"), before.rfind("options"));
+    if in_string && primitive.is_some() && primitive > options {
         let items = PRIMITIVES
             .iter()
             .map(|(l, d)| item(l, CompletionItemKind::FUNCTION, d))
             .collect();
         return Some(CompletionResponse::Array(items));
     }
-    if in_string && before.contains("options") {
+    if in_string && options.is_some() {
         let items = Z_OPTIONS
             .iter()
             .map(|(l, d)| item(l, CompletionItemKind::FUNCTION, d))

@@ -70,13 +70,12 @@ struct Client {
 
 impl Client {
     fn start() -> Client {
+        Client::start_with(Options::new(flowmcp_validate::Options::new(Profile::Spec)))
+    }
+
+    fn start_with(options: Options) -> Client {
         let (server, conn) = Connection::memory();
-        let handle = std::thread::spawn(move || {
-            run(
-                server,
-                Options::new(flowmcp_validate::Options::new(Profile::Spec)),
-            )
-        });
+        let handle = std::thread::spawn(move || run(server, options));
         let mut c = Client {
             conn,
             server: Some(handle),
@@ -503,5 +502,73 @@ fn i42_a_file_of_an_older_version_offers_its_migration() {
         edits[0]["range"]["end"],
         json!({ "line": 13, "character": 0 })
     );
+    client.stop();
+}
+
+#[test]
+fn i42_a_server_parameter_hover_says_whether_it_is_declared_and_set_never_its_value() {
+    let mut options = Options::new(flowmcp_validate::Options::new(Profile::Spec));
+    options.server_param_set = Some(std::sync::Arc::new(|key: &str| key == "API_KEY"));
+    let mut client = Client::start_with(options);
+    let u = "untitled:keys.mjs";
+    let text = "export const main = {\n    namespace: 'demo',\n    requiredServerParams: [ 'API_KEY' ],\n    headers: { 'X-Key': '{{SERVER_PARAM:API_KEY}}', 'X-Other': '{{SERVER_PARAM:OTHER}}' }\n}\n";
+    client.open(u, text);
+    let (line, col) = position_of(text, "{{SERVER_PARAM:API_KEY}}");
+    let hover = client.at("textDocument/hover", u, line, col + 5);
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(
+        value.contains("Declared in `main.requiredServerParams`"),
+        "{value}"
+    );
+    assert!(value.contains("Set on this machine"), "{value}");
+    let (line, col) = position_of(text, "{{SERVER_PARAM:OTHER}}");
+    let hover = client.at("textDocument/hover", u, line, col + 5);
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(value.contains("**Not declared**"), "{value}");
+    assert!(value.contains("**Not set**"), "{value}");
+    client.stop();
+}
+
+#[test]
+fn i42_code_actions_offer_the_rewrites_of_old_forms_and_z_words_are_completed() {
+    let scratch = Scratch::new("rewrites");
+    let mut client = Client::start();
+    let u = uri(&scratch.path(SCHEMA));
+    let text = scratch.text(SCHEMA);
+    client.open(&u, &text);
+    // A 3.x path insert in a file that says 4.2.0: the catalog's rewrite is the fix.
+    let old = text.replace(
+        "path: '/holidays/{{year}}/{{countryCode}}'",
+        "path: '/holidays/:year/{{countryCode}}'",
+    );
+    assert_ne!(old, text);
+    let found = client.change(&u, 2, &old);
+    assert!(!found.is_empty());
+    let everything =
+        json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 9999, "character": 0 } });
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": u }, "range": everything, "context": { "diagnostics": [], "only": ["quickfix"] } }),
+    );
+    let edits: Vec<String> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|a| {
+            a["edit"]["changes"][u.as_str()]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|e| e["newText"].as_str().map(str::to_string))
+        .collect();
+    assert!(edits.iter().any(|t| t.contains("{{year}}")), "{actions}");
+    // `z` primitives in a `primitive:` string, options in an `options:` one.
+    let (line, col) = position_of(&text, "'number()'");
+    let items = client.at("textDocument/completion", &u, line, col + 1);
+    assert!(items.to_string().contains("\"enum(a,b)\""), "{items}");
+    let (line, col) = position_of(&text, "'min(1900)'");
+    let items = client.at("textDocument/completion", &u, line, col + 1);
+    assert!(items.to_string().contains("\"optional()\""), "{items}");
     client.stop();
 }
