@@ -316,17 +316,28 @@ impl Server<'_> {
         let Some(doc) = self.state.docs.get(key) else {
             return;
         };
+        let root = doc
+            .path
+            .as_deref()
+            .and_then(|p| self.state.checker.place(p))
+            .map(|p| p.root);
+        // A JavaScript file outside any catalog that exports none of FlowMCP's names is not ours:
+        // an editor starts the server for every JavaScript buffer.
+        if root.is_none() && !exports_flowmcp_name(&doc.text) {
+            let (uri, version) = (doc.uri.clone(), doc.version);
+            if let Some(doc) = self.state.docs.get_mut(key) {
+                doc.findings.clear();
+                doc.report = None;
+            }
+            self.publish(uri, Vec::new(), Some(version));
+            return;
+        }
         let started = Instant::now();
         let name = doc.name();
         let report = self
             .state
             .checker
             .check(doc.path.as_deref(), &name, &doc.text);
-        let root = doc
-            .path
-            .as_deref()
-            .and_then(|p| self.state.checker.place(p))
-            .map(|p| p.root);
         let findings = features::to_lsp(doc, &report, root.as_deref());
         tracing::debug!(
             "checked {} in {:.1} ms: {} findings",
@@ -360,10 +371,45 @@ impl Server<'_> {
     }
 }
 
+/// Whether `text` exports (or re-exports) one of the names that make a FlowMCP file
+/// (`FileKind::BY_EXPORT`: `main`, `list`, `skill`, `prompt`, `agent`, `selection`, `content`).
+fn exports_flowmcp_name(text: &str) -> bool {
+    if text.contains("export {") || text.contains("export{") {
+        return true;
+    }
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(3).any(|w| {
+        w[0] == "export"
+            && matches!(w[1], "const" | "let" | "var" | "function" | "async")
+            && flowmcp_spec::catalog::FileKind::BY_EXPORT
+                .iter()
+                .any(|(name, _)| w[2] == *name)
+    })
+}
+
 fn params<T: DeserializeOwned>(value: Value) -> Result<T, (ErrorCode, String)> {
     serde_json::from_value(value).map_err(|e| (ErrorCode::InvalidParams, e.to_string()))
 }
 
 fn to_json<T: serde::Serialize>(value: T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exports_flowmcp_name;
+
+    #[test]
+    fn i42_only_files_with_a_flowmcp_export_are_checked_outside_catalogs() {
+        assert!(exports_flowmcp_name("export const main = {}"));
+        assert!(exports_flowmcp_name("export  const\n list = {}"));
+        assert!(exports_flowmcp_name("const main = {}; export { main }"));
+        assert!(!exports_flowmcp_name(
+            "export const mainly = 1; export default main"
+        ));
+        assert!(!exports_flowmcp_name("import x from 'y'; console.log(x)"));
+    }
 }

@@ -467,6 +467,14 @@ fn i42_unknown_requests_and_bad_parameters_are_answered_with_errors() {
     // A document nobody opened: no answer, no crash.
     let none = client.at("textDocument/hover", "file:///nowhere.mjs", 0, 0);
     assert_eq!(none, Value::Null);
+    // Plain JavaScript outside any catalog is not a FlowMCP file: nothing is reported.
+    let plain = client.open(
+        "untitled:app.js",
+        "export default function () { return 1 }\n",
+    );
+    assert!(plain.is_empty(), "{plain:?}");
+    let ours = client.open("untitled:s.mjs", "export const main = {}\n");
+    assert!(!ours.is_empty());
     client.stop();
 }
 
