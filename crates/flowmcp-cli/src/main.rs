@@ -23,7 +23,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use commands::{
-    agent, cache, call, catalog, grade, hash, ids, import, libs, list, lists, migrate, prompt,
+    agent, cache, call, catalog, grade, hash, ids, import, libs, list, lists, lsp, migrate, prompt,
     resource, rules, search, serve, test, validate,
 };
 use output::{say, shown};
@@ -108,6 +108,8 @@ enum Command {
     Migrate(migrate::MigrateArgs),
     /// Draft schema files from an API description (`import openapi`).
     Import(import::ImportArgs),
+    // The help text is on the arguments struct (its `about` and `long_about`).
+    Lsp(lsp::LspArgs),
 }
 
 #[derive(Args, Debug)]
@@ -170,6 +172,7 @@ fn main() -> ExitCode {
         Command::Agent(a) => agent::run(a),
         Command::Migrate(a) => migrate::run(a),
         Command::Import(a) => import::run(a),
+        Command::Lsp(a) => lsp::run(a),
     };
     match result {
         Ok(code) => code,

@@ -16,6 +16,7 @@ mod grade;
 mod ids;
 mod import;
 mod libs;
+mod lsp;
 mod prism;
 mod prompt;
 mod resource;

@@ -14,6 +14,7 @@ pub(crate) mod import;
 pub(crate) mod libs;
 pub(crate) mod list;
 pub(crate) mod lists;
+pub(crate) mod lsp;
 pub(crate) mod migrate;
 pub(crate) mod prompt;
 pub(crate) mod resource;
