@@ -17,6 +17,7 @@ mod ids;
 mod import;
 mod libs;
 mod lsp;
+mod lsp_clients;
 mod prism;
 mod prompt;
 mod resource;
