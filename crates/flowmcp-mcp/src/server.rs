@@ -8,15 +8,17 @@ use flowmcp_catalog::serde_json::{Map, Value};
 use flowmcp_catalog::{Catalog, Code, Envelope, runtime::Failure};
 use rayon::prelude::*;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
-    CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock as Content, CustomRequest, CustomResult, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, Reference,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
+use crate::complete::{self, Completions};
 use crate::elicit::{self, Elicitation, Rounds, Step};
 use crate::lazy;
 use crate::malformed;
@@ -77,6 +79,8 @@ pub(crate) struct State {
     listed: Vec<Listed>,
     /// With `--agent`: the agent's elicitation settings, when it enables elicitation.
     elicitation: Option<Elicitation>,
+    /// What `completion/complete` offers for the prompts' arguments, computed with the state.
+    completions: Completions,
 }
 
 impl State {
@@ -117,11 +121,13 @@ impl State {
             .as_deref()
             .and_then(|name| catalog.agent_manifest(name))
             .and_then(|agent| Elicitation::of(&agent));
+        let completions = Completions::of(&catalog);
         Ok(State {
             catalog,
             members,
             listed,
             elicitation,
+            completions,
         })
     }
 
@@ -618,6 +624,9 @@ impl ServerHandler for McpServer {
         if self.inner.resources {
             caps.resources = all.resources;
         }
+        // Completion of prompt arguments (D128) and log messages at the client's level (D129).
+        caps.completions = Some(Default::default());
+        caps.logging = Some(Default::default());
         ServerConfig::new(caps)
             .with_server_info(Implementation::new("flowmcp", env!("CARGO_PKG_VERSION")))
     }
@@ -729,6 +738,34 @@ impl ServerHandler for McpServer {
             .await?;
         read.map(|c| registry::contents(c).into())
             .map_err(|e| registry::error(e, true))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let context = request.context.as_ref().and_then(|c| c.arguments.as_ref());
+        let completion = match &request.r#ref {
+            Reference::Prompt(p) => {
+                let st = self.state();
+                if !st.prompts().iter().any(|listed| listed.name == p.name) {
+                    return Err(registry::error(
+                        flowmcp_catalog::primitives::PrimitiveError::NotFound(p.name.clone()),
+                        false,
+                    ));
+                }
+                st.completions.prompt(
+                    &p.name,
+                    &request.argument.name,
+                    &request.argument.value,
+                    context,
+                )
+            }
+            // A document's parts (`section`, `lines`, `search`) are free text (D128).
+            _ => complete::rank(&[], &request.argument.value),
+        };
+        Ok(CompleteResult::new(completion))
     }
 
     /// A request rmcp could not decode as any it knows arrives here: for a known method (a
