@@ -124,6 +124,7 @@ mod service;
 #[cfg(feature = "http")]
 mod slots;
 mod unknown;
+mod watch;
 
 #[cfg(feature = "http")]
 pub use http::{Access, Endpoints, HttpError, HttpOptions};

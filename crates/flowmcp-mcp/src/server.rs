@@ -26,10 +26,11 @@ use crate::members::Members;
 #[cfg(feature = "metrics")]
 use crate::metrics::Metrics;
 use crate::options::{ServeError, ServeOptions};
-use crate::pool::Pool;
+use crate::pool::{Pool, Requester};
 use crate::projection::{self, Output};
 use crate::registry;
 use crate::request::RUNTIME_NOTES;
+use crate::watch::{LogLevel, Watch};
 
 /// How many entries one page of `tools/list` (and of the prompt and resource lists) holds
 /// ([`McpServer::PAGE_SIZE`]).
@@ -49,6 +50,8 @@ pub struct McpServer {
 struct Session {
     rounds: Rounds,
     requests: bool,
+    /// The level of log messages the client asked for (`logging/setLevel`).
+    level: LogLevel,
 }
 
 struct Inner {
@@ -206,6 +209,7 @@ impl McpServer {
             session: Arc::new(Session {
                 rounds: Rounds::default(),
                 requests: true,
+                level: LogLevel::default(),
             }),
         })
     }
@@ -768,6 +772,17 @@ impl ServerHandler for McpServer {
         Ok(CompleteResult::new(completion))
     }
 
+    #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); the protocol has it.
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Over stateless HTTP the session is the request: the level lasts as long (D129).
+        self.session.level.set(request.level);
+        Ok(())
+    }
+
     /// A request rmcp could not decode as any it knows arrives here: for a known method (a
     /// `tools/call` without `params`, with a `name` that is not a string, …) the answer is
     /// `-32602` invalid params saying what is wrong; only an unknown method is `-32601`.
@@ -872,13 +887,23 @@ impl ServerHandler for McpServer {
                 }
             }
         };
+        let watch = Watch::start(
+            &context.peer,
+            context.meta.get_progress_token(),
+            &self.session.level,
+            &served.id,
+        );
+        let (watch, phases) = watch.map_or((None, None), |(w, p)| (Some(w), Some(p)));
         let reply = self.inner.pool.submit(
             Arc::clone(&st.catalog),
             wire.to_string(),
             served.entry,
             served.serial,
             args,
-            info.as_ref().map(|i| Arc::clone(&i.id)),
+            Requester {
+                request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
+                phases,
+            },
         );
         let envelope = tokio::select! {
             r = reply => r.unwrap_or_else(|_| {
@@ -893,6 +918,10 @@ impl ServerHandler for McpServer {
             None => envelope,
         };
         finished(info.as_ref(), &served.id, &envelope, started);
+        if let Some(w) = watch {
+            w.end(envelope.code().map(Code::as_str), started.elapsed())
+                .await;
+        }
         Ok(projection::result(envelope, &served.output).into())
     }
 }

@@ -176,3 +176,224 @@ fn i43_completion_answers_over_http() {
     );
     running.stop().unwrap();
 }
+
+/// A client that keeps the log messages and progress notifications it hears.
+#[derive(Clone, Default)]
+struct Listener {
+    messages: std::sync::Arc<std::sync::Mutex<Vec<flowmcp_catalog::serde_json::Value>>>,
+    progress: std::sync::Arc<std::sync::Mutex<Vec<rmcp::model::ProgressNotificationParam>>>,
+}
+
+#[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); the protocol has it.
+impl rmcp::ClientHandler for Listener {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.messages
+            .lock()
+            .unwrap()
+            .push(flowmcp_catalog::serde_json::to_value(&params).unwrap());
+    }
+}
+
+/// The example catalog with its skycast-io key set to a canary and both providers answered by
+/// the local `upstream`.
+fn canary_catalog(upstream: &str) -> flowmcp_catalog::Catalog {
+    let mut o = crate::common::local_options(
+        flowmcp_catalog::Profile::Spec,
+        &[("holidaykit-net", upstream), ("skycast-io", upstream)],
+    );
+    o.env_override = Some(std::collections::BTreeMap::from([(
+        "SKYCAST_API_KEY".to_string(),
+        CANARY.to_string(),
+    )]));
+    flowmcp_catalog::Catalog::open(&crate::common::examples(), &o).unwrap()
+}
+
+const CANARY: &str = "canary-secret-i43";
+const CITY: &str = "Argumentville";
+
+/// Waits until `n` items arrived in `items` (notifications are handled off the call's reply).
+async fn wait_for<T>(items: &std::sync::Mutex<Vec<T>>, n: usize) {
+    for _ in 0..100 {
+        if items.lock().unwrap().len() >= n {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+#[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); the protocol has it.
+#[test]
+fn i43_log_messages_reach_a_client_at_its_level_without_secrets_or_arguments() {
+    use rmcp::model::{CallToolRequestParams, LoggingLevel, SetLevelRequestParams};
+    let (base, upstream) = crate::common::json_upstream(3, r#"{"temperature": 21}"#);
+    let server = McpServer::new(canary_catalog(&base), &ServeOptions::default()).unwrap();
+    let listener = Listener::default();
+    let messages = std::sync::Arc::clone(&listener.messages);
+    support::with_client(server, listener, async |client| {
+        assert!(client.peer_info().unwrap().capabilities.logging.is_some());
+        let call = || {
+            let mut args = flowmcp_catalog::serde_json::Map::new();
+            args.insert("city".into(), json!(CITY));
+            CallToolRequestParams::new("getCurrentConditions_skycast-io").with_arguments(args)
+        };
+        // Before the client asks, nothing.
+        let r = client.call_tool(call()).await.unwrap();
+        assert_ne!(r.is_error, Some(true), "{r:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert!(messages.lock().unwrap().is_empty());
+
+        client
+            .set_level(SetLevelRequestParams::new(LoggingLevel::Info))
+            .await
+            .unwrap();
+        client.call_tool(call()).await.unwrap();
+        wait_for(&messages, 3).await;
+        let heard = messages.lock().unwrap().clone();
+        let end = heard
+            .iter()
+            .find(|m| m["logger"] == json!("flowmcp::call"))
+            .unwrap_or_else(|| panic!("no call line in {heard:?}"));
+        assert_eq!(end["level"], json!("info"));
+        assert_eq!(
+            end["data"]["tool"],
+            json!("skycast-io/tool/getCurrentConditions")
+        );
+        assert_eq!(end["data"]["outcome"], json!("ok"));
+        assert!(
+            heard
+                .iter()
+                .any(|m| m["data"]["phase"] == json!("running on a worker"))
+        );
+        let text = flowmcp_catalog::serde_json::to_string(&heard).unwrap();
+        assert!(!text.contains(CANARY), "{text}");
+        assert!(!text.contains(CITY), "{text}");
+
+        // At `error`, a successful call says nothing.
+        messages.lock().unwrap().clear();
+        client
+            .set_level(SetLevelRequestParams::new(LoggingLevel::Error))
+            .await
+            .unwrap();
+        client.call_tool(call()).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert!(messages.lock().unwrap().is_empty());
+    });
+    let urls = upstream.join().unwrap();
+    assert_eq!(urls.len(), 3, "{urls:?}");
+}
+
+#[test]
+fn i43_a_call_with_a_progress_token_reports_its_phases_in_order() {
+    use rmcp::model::CallToolRequestParams;
+    let (base, upstream) =
+        crate::common::json_upstream(1, r#"{"countryCode": "DE", "holidays": []}"#);
+    let server = McpServer::new(canary_catalog(&base), &ServeOptions::default()).unwrap();
+    let listener = Listener::default();
+    let progress = std::sync::Arc::clone(&listener.progress);
+    let messages = std::sync::Arc::clone(&listener.messages);
+    support::with_client(server, listener, async |client| {
+        let call = CallToolRequestParams::new("getNextHolidays_holidaykit-net");
+        let mut args = flowmcp_catalog::serde_json::Map::new();
+        args.insert("countryCode".into(), json!("DE"));
+        let call = call.with_arguments(args);
+        let r = client.call_tool(call).await.unwrap();
+        assert_ne!(r.is_error, Some(true), "{r:?}");
+        wait_for(&progress, 3).await;
+        let got = progress.lock().unwrap().clone();
+        let said: Vec<&str> = got.iter().filter_map(|p| p.message.as_deref()).collect();
+        assert_eq!(said, ["preparing the call", "running on a worker", "done"]);
+        // rmcp's client puts a token of its own on every request; all say the same one.
+        assert!(
+            got.iter()
+                .all(|p| p.progress_token == got[0].progress_token)
+        );
+        let steps: Vec<f64> = got.iter().map(|p| p.progress).collect();
+        assert_eq!(steps, [1.0, 2.0, 3.0]);
+        assert_eq!(got[2].total, Some(3.0));
+        assert_eq!(got[0].total, None);
+        // No log level was asked for: no messages.
+        assert!(messages.lock().unwrap().is_empty());
+    });
+    assert_eq!(upstream.join().unwrap().len(), 1);
+}
+
+/// Over the stdio framing (newline-delimited JSON-RPC), a call without a progress token hears
+/// no progress, and one with a token hears its phases, the last with its total.
+#[test]
+fn i43_progress_goes_only_to_a_call_that_carries_a_token() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (base, upstream) =
+        crate::common::json_upstream(2, r#"{"countryCode": "DE", "holidays": []}"#);
+    let server = McpServer::new(canary_catalog(&base), &ServeOptions::default()).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let (a, b) = tokio::io::duplex(1 << 16);
+        let serving = tokio::spawn(server.serve_io(a));
+        let (read, mut write) = tokio::io::split(b);
+        let mut lines = BufReader::new(read).lines();
+        // Sends `message`; returns the lines up to the answer to request `id`.
+        let mut ask = async |message: flowmcp_catalog::serde_json::Value, id: Option<i64>| {
+            write
+                .write_all(format!("{message}\n").as_bytes())
+                .await
+                .unwrap();
+            let mut got = Vec::new();
+            let Some(id) = id else { return got };
+            while let Some(line) = lines.next_line().await.unwrap() {
+                let v: flowmcp_catalog::serde_json::Value =
+                    flowmcp_catalog::serde_json::from_str(&line).unwrap();
+                let done = v["id"] == json!(id);
+                got.push(v);
+                if done {
+                    break;
+                }
+            }
+            got
+        };
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "i43", "version": "1"}}});
+        ask(init, Some(1)).await;
+        ask(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            None,
+        )
+        .await;
+        let call = |id: i64, meta: flowmcp_catalog::serde_json::Value| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": "getNextHolidays_holidaykit-net", "arguments": {"countryCode": "DE"},
+                "_meta": meta}})
+        };
+        let plain = ask(call(2, json!({})), Some(2)).await;
+        assert_eq!(plain.len(), 1, "{plain:?}");
+        let watched = ask(call(3, json!({"progressToken": "p-43"})), Some(3)).await;
+        let progress: Vec<_> = watched
+            .iter()
+            .filter(|m| m["method"] == json!("notifications/progress"))
+            .map(|m| m["params"].clone())
+            .collect();
+        assert_eq!(progress.len(), 3, "{watched:?}");
+        assert!(progress.iter().all(|p| p["progressToken"] == json!("p-43")));
+        assert_eq!(progress[2]["total"], json!(3.0));
+        assert_eq!(progress[2]["message"], json!("done"));
+        drop(lines);
+        drop(write);
+        let _ = serving.await;
+    });
+    assert_eq!(upstream.join().unwrap().len(), 2);
+}
