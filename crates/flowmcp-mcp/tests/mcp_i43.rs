@@ -397,3 +397,66 @@ fn i43_progress_goes_only_to_a_call_that_carries_a_token() {
     });
     assert_eq!(upstream.join().unwrap().len(), 2);
 }
+
+/// Over stateless HTTP, `logging/setLevel` is answered (for that request only), and a call with
+/// a progress token is answered as an event stream: its progress, then its result.
+#[cfg(feature = "http")]
+#[test]
+fn i43_http_answers_set_level_and_a_call_with_a_progress_token() {
+    use flowmcp_mcp::{Endpoints, HttpOptions};
+    let (base, upstream) =
+        crate::common::json_upstream(1, r#"{"countryCode": "DE", "holidays": []}"#);
+    let server = McpServer::new(canary_catalog(&base), &ServeOptions::default()).unwrap();
+    let running = support::start(Endpoints::single(server), HttpOptions::default()).unwrap();
+    let url = format!("{}/mcp", running.base);
+    let init = support::post(&url, &[], &support::initialize());
+    assert!(init.body.contains("\"logging\""), "{}", init.body);
+    let version = [("MCP-Protocol-Version", "2025-06-18")];
+    let level = support::post(
+        &url,
+        &version,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
+            "params": {"level": "info"}}),
+    );
+    assert_eq!(level.status, 200, "{}", level.body);
+    let v: flowmcp_catalog::serde_json::Value =
+        flowmcp_catalog::serde_json::from_str(&level.body).unwrap();
+    assert_eq!(v["result"], json!({}), "{v}");
+    let call = support::post(
+        &url,
+        &version,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "getNextHolidays_holidaykit-net", "arguments": {"countryCode": "DE"},
+            "_meta": {"progressToken": "h-43"}}}),
+    );
+    assert_eq!(call.status, 200, "{}", call.body);
+    // The notifications come first in the answer's event stream, then the result.
+    let events: Vec<flowmcp_catalog::serde_json::Value> = call
+        .body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| flowmcp_catalog::serde_json::from_str(d).unwrap())
+        .collect();
+    let said: Vec<&str> = events
+        .iter()
+        .filter(|e| e["method"] == json!("notifications/progress"))
+        .map(|e| e["params"]["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        said,
+        ["preparing the call", "running on a worker", "done"],
+        "{}",
+        call.body
+    );
+    let last = events.last().unwrap();
+    assert_eq!(last["id"], json!(3), "{last}");
+    assert_eq!(last["result"]["isError"], json!(false), "{last}");
+    // The level did not outlast its request: no log messages.
+    assert!(
+        !call.body.contains("notifications/message"),
+        "{}",
+        call.body
+    );
+    running.stop().unwrap();
+    assert_eq!(upstream.join().unwrap().len(), 1);
+}
