@@ -24,14 +24,20 @@ pub(crate) type Phases = tokio::sync::mpsc::UnboundedSender<&'static str>;
 /// Runs `f` with `phases` receiving the phases of the call it runs on this thread; the first
 /// one says that the call started on a worker.
 pub(crate) fn with_phases<T>(phases: Option<Phases>, f: impl FnOnce() -> T) -> T {
+    /// Clears the sink when the call ends, also when it panics: a sink left behind would keep
+    /// its listener waiting for the end of a call that is over.
+    struct Clear;
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            PHASES.with(|c| *c.borrow_mut() = None);
+        }
+    }
     if let Some(p) = &phases {
         let _ = p.send(STARTED);
     }
-    // Set (or cleared) for every call: a call that panicked left nothing behind for the next.
     PHASES.with(|c| *c.borrow_mut() = phases);
-    let out = f();
-    PHASES.with(|c| *c.borrow_mut() = None);
-    out
+    let _clear = Clear;
+    f()
 }
 
 /// The phase a call is in when a worker starts it.
@@ -118,6 +124,11 @@ mod tests {
         );
         // Outside a listened call, notes go nowhere.
         note("Fetching fresh data...");
+        assert!(PHASES.with(|c| c.borrow().is_none()));
+        // A call that panics leaves no sink behind.
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let panicked = std::panic::catch_unwind(|| with_phases(Some(tx), || panic!("boom")));
+        assert!(panicked.is_err());
         assert!(PHASES.with(|c| c.borrow().is_none()));
     }
 }
