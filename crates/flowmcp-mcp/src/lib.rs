@@ -97,6 +97,7 @@
     allow(rustdoc::broken_intra_doc_links)
 )]
 
+mod complete;
 mod elicit;
 #[cfg(feature = "http")]
 pub mod http;
@@ -123,6 +124,7 @@ mod service;
 #[cfg(feature = "http")]
 mod slots;
 mod unknown;
+mod watch;
 
 #[cfg(feature = "http")]
 pub use http::{Access, Endpoints, HttpError, HttpOptions};

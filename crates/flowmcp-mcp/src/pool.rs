@@ -16,6 +16,8 @@ use flowmcp_catalog::serde_json::{Map, Value};
 use flowmcp_catalog::{Caller, Catalog, Code, Envelope};
 use tokio::sync::oneshot;
 
+use crate::request::Phases;
+
 /// Work that needs the catalog on the worker's thread (rendering a prompt, reading a resource).
 type Task = Box<dyn FnOnce(&Catalog, &Caller<'_>) + Send>;
 
@@ -31,6 +33,8 @@ enum Work {
         args: Map<String, Value>,
         /// The id of the MCP request it serves, if any (sent to the upstream).
         request_id: Option<Arc<str>>,
+        /// Where its phases go, when its client listens.
+        phases: Option<Phases>,
         reply: oneshot::Sender<Envelope>,
     },
     /// Anything else; it sends its own reply.
@@ -41,6 +45,13 @@ enum Work {
 struct Job {
     catalog: Arc<Catalog>,
     work: Work,
+}
+
+/// Who waits for a call: the id of the MCP request it serves, if any (sent to the upstream), and
+/// where its phases go when its client listens.
+pub(crate) struct Requester {
+    pub(crate) request_id: Option<Arc<str>>,
+    pub(crate) phases: Option<Phases>,
 }
 
 /// A fixed set of worker threads.
@@ -84,8 +95,9 @@ impl Pool {
         entry: Option<usize>,
         serial: bool,
         args: Map<String, Value>,
-        request_id: Option<Arc<str>>,
+        from: Requester,
     ) -> oneshot::Receiver<Envelope> {
+        let Requester { request_id, phases } = from;
         let (reply, rx) = oneshot::channel();
         let work = Work::Call {
             name,
@@ -93,6 +105,7 @@ impl Pool {
             serial,
             args,
             request_id,
+            phases,
             reply,
         };
         self.send(Job { catalog, work });
@@ -143,6 +156,7 @@ fn work(rx: &Mutex<Receiver<Job>>, serial_lock: &Mutex<()>) {
         // at load) are log events of the server, never bare lines on stderr.
         let caller = catalog.caller_with_log(Box::new(|line: &str| {
             tracing::info!(target: crate::request::RUNTIME_NOTES, "{line}");
+            crate::request::note(line);
         }));
         loop {
             run(job.work, &catalog, &caller, serial_lock);
@@ -163,15 +177,18 @@ fn run(work: Work, catalog: &Catalog, caller: &Caller<'_>, serial_lock: &Mutex<(
             serial,
             args,
             request_id,
+            phases,
             reply,
         } => {
             let _one_at_a_time = serial.then(|| lock(serial_lock));
             let call = || {
-                crate::request::with_request_id(request_id, || {
-                    match entry.and_then(|i| catalog.list().get(i)) {
-                        Some(e) => caller.call_entry_json(e, &args),
-                        None => caller.call_json(&name, &args),
-                    }
+                crate::request::with_phases(phases, || {
+                    crate::request::with_request_id(request_id, || {
+                        match entry.and_then(|i| catalog.list().get(i)) {
+                            Some(e) => caller.call_entry_json(e, &args),
+                            None => caller.call_json(&name, &args),
+                        }
+                    })
                 })
             };
             let envelope = std::panic::catch_unwind(AssertUnwindSafe(call)).unwrap_or_else(|_| {

@@ -8,15 +8,17 @@ use flowmcp_catalog::serde_json::{Map, Value};
 use flowmcp_catalog::{Catalog, Code, Envelope, runtime::Failure};
 use rayon::prelude::*;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
-    CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock as Content, CustomRequest, CustomResult, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, Reference,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
+use crate::complete::{self, Completions};
 use crate::elicit::{self, Elicitation, Rounds, Step};
 use crate::lazy;
 use crate::malformed;
@@ -24,10 +26,11 @@ use crate::members::Members;
 #[cfg(feature = "metrics")]
 use crate::metrics::Metrics;
 use crate::options::{ServeError, ServeOptions};
-use crate::pool::Pool;
+use crate::pool::{Pool, Requester};
 use crate::projection::{self, Output};
 use crate::registry;
 use crate::request::RUNTIME_NOTES;
+use crate::watch::{LogLevel, Watch};
 
 /// How many entries one page of `tools/list` (and of the prompt and resource lists) holds
 /// ([`McpServer::PAGE_SIZE`]).
@@ -47,6 +50,8 @@ pub struct McpServer {
 struct Session {
     rounds: Rounds,
     requests: bool,
+    /// The level of log messages the client asked for (`logging/setLevel`).
+    level: LogLevel,
 }
 
 struct Inner {
@@ -77,6 +82,8 @@ pub(crate) struct State {
     listed: Vec<Listed>,
     /// With `--agent`: the agent's elicitation settings, when it enables elicitation.
     elicitation: Option<Elicitation>,
+    /// What `completion/complete` offers for the prompts' arguments, computed with the state.
+    completions: Completions,
 }
 
 impl State {
@@ -117,11 +124,13 @@ impl State {
             .as_deref()
             .and_then(|name| catalog.agent_manifest(name))
             .and_then(|agent| Elicitation::of(&agent));
+        let completions = Completions::of(&catalog);
         Ok(State {
             catalog,
             members,
             listed,
             elicitation,
+            completions,
         })
     }
 
@@ -200,6 +209,7 @@ impl McpServer {
             session: Arc::new(Session {
                 rounds: Rounds::default(),
                 requests: true,
+                level: LogLevel::default(),
             }),
         })
     }
@@ -618,6 +628,9 @@ impl ServerHandler for McpServer {
         if self.inner.resources {
             caps.resources = all.resources;
         }
+        // Completion of prompt arguments (D128) and log messages at the client's level (D129).
+        caps.completions = Some(Default::default());
+        caps.logging = Some(Default::default());
         ServerConfig::new(caps)
             .with_server_info(Implementation::new("flowmcp", env!("CARGO_PKG_VERSION")))
     }
@@ -731,6 +744,45 @@ impl ServerHandler for McpServer {
             .map_err(|e| registry::error(e, true))
     }
 
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let context = request.context.as_ref().and_then(|c| c.arguments.as_ref());
+        let completion = match &request.r#ref {
+            Reference::Prompt(p) => {
+                let st = self.state();
+                if !st.prompts().iter().any(|listed| listed.name == p.name) {
+                    return Err(registry::error(
+                        flowmcp_catalog::primitives::PrimitiveError::NotFound(p.name.clone()),
+                        false,
+                    ));
+                }
+                st.completions.prompt(
+                    &p.name,
+                    &request.argument.name,
+                    &request.argument.value,
+                    context,
+                )
+            }
+            // A document's parts (`section`, `lines`, `search`) are free text (D128).
+            _ => complete::rank(&[], &request.argument.value),
+        };
+        Ok(CompleteResult::new(completion))
+    }
+
+    #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); the protocol has it.
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Over stateless HTTP the session is the request: the level lasts as long (D129).
+        self.session.level.set(request.level);
+        Ok(())
+    }
+
     /// A request rmcp could not decode as any it knows arrives here: for a known method (a
     /// `tools/call` without `params`, with a `name` that is not a string, …) the answer is
     /// `-32602` invalid params saying what is wrong; only an unknown method is `-32601`.
@@ -835,13 +887,23 @@ impl ServerHandler for McpServer {
                 }
             }
         };
+        let watch = Watch::start(
+            &context.peer,
+            context.meta.get_progress_token(),
+            &self.session.level,
+            &served.id,
+        );
+        let (watch, phases) = watch.map_or((None, None), |(w, p)| (Some(w), Some(p)));
         let reply = self.inner.pool.submit(
             Arc::clone(&st.catalog),
             wire.to_string(),
             served.entry,
             served.serial,
             args,
-            info.as_ref().map(|i| Arc::clone(&i.id)),
+            Requester {
+                request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
+                phases,
+            },
         );
         let envelope = tokio::select! {
             r = reply => r.unwrap_or_else(|_| {
@@ -856,6 +918,10 @@ impl ServerHandler for McpServer {
             None => envelope,
         };
         finished(info.as_ref(), &served.id, &envelope, started);
+        if let Some(w) = watch {
+            w.end(envelope.code().map(Code::as_str), started.elapsed())
+                .await;
+        }
         Ok(projection::result(envelope, &served.output).into())
     }
 }

@@ -22,6 +22,7 @@ mod http_i39;
 mod http_oauth;
 #[cfg(feature = "metrics")]
 mod http_routes;
+mod mcp_i43;
 mod prompts;
 mod registry;
 mod resources;

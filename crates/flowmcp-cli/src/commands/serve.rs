@@ -58,6 +58,13 @@ enum OutputSchemaArg {
     tools, resource queries and documents (also as resources); the prompts and skills of a \
     selection or agent, or else those of the namespaces a route or --only names. A skill whose \
     prefill runs a tool the endpoint does not serve is not served there.\n\n\
+    Clients can complete prompt and skill arguments (completion/complete: values of the enums, \
+    shared lists and defaults of the tool parameters an argument is handed to, narrowed by the \
+    arguments already chosen), ask for log messages (logging/setLevel: each tool call's phases at \
+    info and its outcome line; never arguments or secrets) and get notifications/progress for a \
+    tools/call that carries a progress token. Over stateless HTTP a level lasts for its own \
+    request only, and a call with a progress token is answered as an event stream (its progress, \
+    then its result).\n\n\
     Every exposed tool is listed with its wire name, title, description, input \
     schema, annotations (readOnlyHint, destructiveHint, openWorldHint), _meta (anthropic/alwaysLoad, \
     anthropic/searchHint, flowmcp/aliases, flowmcp/id) and output schema. A failed call is a tool \
