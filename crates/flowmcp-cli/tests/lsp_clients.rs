@@ -49,7 +49,11 @@ fn i42_pytest_lsp_drives_the_server_through_every_feature() {
     let (dir, catalog) = catalog_copy("lsp-pytest");
     let out = Command::new(python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        .args(["-o", "asyncio_default_fixture_loop_scope=function", "--rootdir"])
+        .args([
+            "-o",
+            "asyncio_default_fixture_loop_scope=function",
+            "--rootdir",
+        ])
         .arg(&dir)
         .arg(lsp_tests().join("test_flowmcp_lsp.py"))
         .current_dir(&dir)
@@ -59,7 +63,10 @@ fn i42_pytest_lsp_drives_the_server_through_every_feature() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "pytest-lsp failed:\n{stdout}\n{stderr}");
+    assert!(
+        out.status.success(),
+        "pytest-lsp failed:\n{stdout}\n{stderr}"
+    );
     // Every test of the file ran and passed (none skipped or deselected).
     assert!(
         stdout.contains(" passed") && !stdout.contains("skipped") && !stdout.contains("failed"),
