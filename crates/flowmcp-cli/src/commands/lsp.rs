@@ -17,7 +17,7 @@ use crate::context::{self, ProfileArg};
                   (the same rules, sandbox and limits as `flowmcp validate`; a file inside a \
                   catalog is checked with its catalog), and offers hover (rule codes, \
                   placeholders, tool IDs), completion, go to definition and code actions (the \
-                  fixes of `flowmcp validate --fix`, fix all, migrate to 4.2.0).\n\n\
+                  fixes of `flowmcp validate --fix`, fix all, migrate an older file to version 4).\n\n\
                   Nothing is printed on standard output but protocol messages; log lines go to \
                   standard error (RUST_LOG, default warn).\n\n\
                   Neovim: vim.lsp.config('flowmcp', { cmd = { 'flowmcp', 'lsp' }, filetypes = \
