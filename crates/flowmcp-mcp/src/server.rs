@@ -753,11 +753,14 @@ impl ServerHandler for McpServer {
         let completion = match &request.r#ref {
             Reference::Prompt(p) => {
                 let st = self.state();
+                // A prompt this server does not have completes to nothing, as an unknown
+                // argument does (MCP says an error SHOULD be given; the conformance suite asks
+                // for a prompt a server need not have and wants a result: D128).
                 if !st.prompts().iter().any(|listed| listed.name == p.name) {
-                    return Err(registry::error(
-                        flowmcp_catalog::primitives::PrimitiveError::NotFound(p.name.clone()),
-                        false,
-                    ));
+                    return Ok(CompleteResult::new(complete::rank(
+                        &[],
+                        &request.argument.value,
+                    )));
                 }
                 st.completions.prompt(
                     &p.name,
