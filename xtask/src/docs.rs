@@ -77,6 +77,10 @@ pub(crate) const FIXTURES_DIR: &str = "crates/flowmcp-validate/tests/fixtures";
 const EXAMPLE_NAME: &str = "example.mjs";
 /// What `--check` and the test say when the pages are out of date.
 const STALE: &str = "docs/rules is stale: run `cargo xtask docs`";
+/// The rule notes the language server shows on hover (each rule's why and the lines of its failing
+/// example that the finding points at), made from the pages, relative to the workspace root; the
+/// crate embeds the file, so a published package carries it.
+pub(crate) const LSP_NOTES: &str = "crates/flowmcp-lsp/src/rule_notes.md";
 
 /// Runs `cargo xtask docs [--check]`.
 pub(crate) fn run(args: &[String]) -> Result<(), String> {
@@ -96,8 +100,14 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     let prose = read_prose(&root)?;
     let pages = generate(&root.join(FIXTURES_DIR), &prose);
     let changes = changes(&out, &pages)?;
+    let notes = lsp_notes(&pages);
+    let notes_path = root.join(LSP_NOTES);
+    let notes_stale = std::fs::read(&notes_path).ok().as_deref() != Some(notes.as_bytes());
 
     if check {
+        if notes_stale {
+            return Err(format!("{STALE}\n  outdated: {LSP_NOTES}"));
+        }
         if changes.is_empty() {
             println!("{OUT_DIR} is up to date ({} files)", pages.len());
             return Ok(());
@@ -105,6 +115,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         return Err(format!("{STALE}\n{}", describe(&changes)));
     }
 
+    if notes_stale {
+        write_atomic(&notes_path, &notes)?;
+        println!("{LSP_NOTES}: updated");
+    }
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     for change in &changes {
         let path = out.join(&change.name);
@@ -227,6 +241,70 @@ pub(crate) fn generate(fixtures: &Path, prose: &ProseMap) -> BTreeMap<String, St
     }
     pages.insert("README.md".to_string(), index_page());
     pages
+}
+
+/// The language server's rule notes, made from the generated `pages`: for every code, a `## CODE`
+/// line, the page's "Why" paragraphs and, when its failing example is a module whose report names
+/// a line, the lines around it (two before and after, with their numbers), so that a hover shows
+/// why the rule exists and what it looks like without the page.
+pub(crate) fn lsp_notes(pages: &BTreeMap<String, String>) -> String {
+    let mut out = String::from(
+        "<!-- Made by `cargo xtask docs` from docs/rules; do not edit (checked in CI). -->\n",
+    );
+    for info in RULES {
+        let code = info.code.as_str();
+        let Some(page) = pages.get(&format!("{code}.md")) else {
+            continue;
+        };
+        let _ = writeln!(out, "## {code}\n");
+        if let Some(why) = section(page, "## Why\n\n") {
+            out.push_str(why.trim());
+            out.push_str("\n\n");
+        }
+        if let Some(excerpt) = failing_excerpt(page, code) {
+            out.push_str(&excerpt);
+        }
+    }
+    out
+}
+
+/// The text after `heading` up to the next `## ` heading of a page.
+fn section<'a>(page: &'a str, heading: &str) -> Option<&'a str> {
+    let start = page.find(heading)? + heading.len();
+    let rest = &page[start..];
+    Some(rest.find("\n## ").map_or(rest, |end| &rest[..end]))
+}
+
+/// The lines of a page's failing example around the line its report names for `code`.
+fn failing_excerpt(page: &str, code: &str) -> Option<String> {
+    let failing = section(page, "## Failing example\n\n")?;
+    let js = failing.strip_prefix("```js\n")?;
+    let source = &js[..js.find("\n```")?];
+    let marker = format!("{code} ");
+    let line: usize = failing.lines().find_map(|l| {
+        let rest = l.strip_prefix(&marker)?;
+        let at = rest.split_whitespace().nth(1)?;
+        at.strip_prefix(EXAMPLE_NAME)?
+            .strip_prefix(':')?
+            .split(':')
+            .next()?
+            .parse()
+            .ok()
+    })?;
+    let lines: Vec<&str> = source.lines().collect();
+    if line == 0 || line > lines.len() {
+        return None;
+    }
+    let first = line.saturating_sub(3);
+    let last = (line + 2).min(lines.len());
+    let mut out = String::from("```js\n");
+    for (i, text) in lines[first..last].iter().enumerate() {
+        let n = first + i + 1;
+        let mark = if n == line { '>' } else { ' ' };
+        let _ = writeln!(out, "{mark}{n:>4} | {text}");
+    }
+    out.push_str("```\n\n");
+    Some(out)
 }
 
 /// The index: one row per code, in registry order (by family, then number).
@@ -1599,6 +1677,34 @@ mod tests {
         let pages = generate(&root.join(FIXTURES_DIR), &read_prose(&root).unwrap());
         let changes = changes(&root.join(OUT_DIR), &pages).unwrap();
         assert!(changes.is_empty(), "{STALE}\n{}", describe(&changes));
+        let notes = std::fs::read_to_string(root.join(LSP_NOTES)).unwrap_or_default();
+        assert!(
+            notes == lsp_notes(&pages),
+            "{STALE}\n  outdated: {LSP_NOTES}"
+        );
+    }
+
+    /// Issue #42: the language server's notes hold every code's why and, where the failing
+    /// example's report names a line, that line marked among its neighbours.
+    #[test]
+    fn i42_the_rule_notes_hold_the_why_and_the_failing_lines() {
+        let root = crate::workspace_root();
+        let pages = generate(&root.join(FIXTURES_DIR), &read_prose(&root).unwrap());
+        let notes = lsp_notes(&pages);
+        for r in RULES {
+            assert!(
+                notes.contains(&format!("\n## {}\n\n", r.code)),
+                "{}",
+                r.code
+            );
+        }
+        let val087 = notes.split("\n## VAL087\n\n").nth(1).unwrap();
+        let val087 = val087.split("\n## ").next().unwrap();
+        assert!(val087.contains("A stale hash means"), "{val087}");
+        assert!(
+            val087.contains(">   8 |     schemaHash: 12345678,"),
+            "{val087}"
+        );
     }
 
     #[test]

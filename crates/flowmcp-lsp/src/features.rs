@@ -166,10 +166,27 @@ fn contains(range: Range, pos: Position) -> bool {
     after_start && before_end
 }
 
-/// A rule explained: its summary, severities, fixes and page.
+/// Each rule's why and the lines of its failing example that the finding points at, made from the
+/// rule pages by `cargo xtask docs` (which checks that the file is current).
+const RULE_NOTES: &str = include_str!("rule_notes.md");
+
+/// The note of `code` in [`RULE_NOTES`]: its why and failing lines, as Markdown.
+fn rule_note(code: Code) -> Option<&'static str> {
+    let heading = format!("\n## {}\n\n", code.as_str());
+    let start = RULE_NOTES.find(&heading)? + heading.len();
+    let rest = &RULE_NOTES[start..];
+    let note = rest.find("\n## ").map_or(rest, |end| &rest[..end]).trim();
+    (!note.is_empty()).then_some(note)
+}
+
+/// A rule explained: its summary, why, a failing example's lines, severities, fixes and page.
 fn rule_hover(code: Code) -> String {
     let info = code.info();
     let mut out = format!("**{}** — {}\n\n", info.code, info.summary);
+    if let Some(note) = rule_note(code) {
+        out.push_str(note);
+        out.push_str("\n\n");
+    }
     out.push_str(&format!(
         "Severity: {} (spec), {} (compat). Status: {}.\n",
         info.spec, info.compat, info.status
@@ -189,7 +206,7 @@ fn rule_hover(code: Code) -> String {
     }
     if let Some(page) = rule_page(code) {
         out.push_str(&format!(
-            "\n\n[Why, and a failing and a passing example]({})",
+            "\n\n[The rule's page: the whole failing and passing examples]({})",
             page.as_str()
         ));
     }

@@ -293,13 +293,18 @@ fn i42_hover_explains_placeholders_lists_rule_codes_and_tools() {
             .unwrap()
             .contains("user parameter")
     );
-    // A rule code written in a comment.
-    let with_code = format!("// see VAL014\n{text}");
+    // A rule code written in a comment: its why and the failing example's marked line.
+    let with_code = format!("// see VAL087\n{text}");
     client.change(&u, 2, &with_code);
     let hover = client.at("textDocument/hover", &u, 0, 9);
     let value = hover["contents"]["value"].as_str().unwrap();
-    assert!(value.starts_with("**VAL014**"), "{value}");
-    assert!(value.contains("docs/rules/VAL014.md"), "{value}");
+    assert!(value.starts_with("**VAL087**"), "{value}");
+    assert!(value.contains("A stale hash means"), "{value}");
+    assert!(
+        value.contains(">   8 |     schemaHash: 12345678,"),
+        "{value}"
+    );
+    assert!(value.contains("docs/rules/VAL087.md"), "{value}");
     // A tool ID in a selection: its description and parameters.
     let sel = "selections/days-off/selection.mjs";
     let su = uri(&scratch.path(sel));
