@@ -778,3 +778,25 @@ fn overlaps(a: Range, b: Range) -> bool {
     let key = |p: Position| (p.line, p.character);
     key(a.start) <= key(b.end) && key(b.start) <= key(a.end)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cross-file finding (CAT004 names the file that defined an ID first) gets that file as
+    /// related information; names that are not files of the catalog, or leave it, get none.
+    #[test]
+    fn i42_files_a_finding_names_become_related_information() {
+        let root = std::env::temp_dir().join(format!("flowmcp-lsp-related-{}", std::process::id()));
+        let file = root.join("providers/a/first.mjs");
+        flowmcp_files::named::create_dir_all(file.parent().unwrap()).unwrap();
+        flowmcp_files::named::write_atomic(&file, b"export const main = {}\n").unwrap();
+        let message = "Schema-File-ID \"a/first\" of \"providers/b/first.mjs\" is already defined by \
+                       \"providers/a/first.mjs\"; IDs must be unique in the catalog";
+        let found = related(message, &root);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].location.uri, file_uri(&file).unwrap());
+        assert!(related("see ../outside.mjs and README", &root).is_empty());
+        let _ = flowmcp_files::named::remove_dir_all(&root);
+    }
+}
