@@ -1173,16 +1173,19 @@ fn header_param(
         // A required Authorization parameter is ignored by OpenAPI's letter, but it says the API
         // wants credentials the document forgot to declare as a security scheme: they come from a
         // server parameter (never from an example token), unless a scheme sets the header.
-        let key = server_param(&ctx.namespace, &raw.name);
-        notes.push((
+        return Some(header_from_server_param(
+            ctx,
+            raw,
+            headers,
+            notes,
             ReviewKind::Security,
-            format!(
-                "the document declares a required {:?} header parameter outside its security schemes (OpenAPI ignores such a parameter); it is sent from the server parameter {key}, unless a security scheme sets it",
-                raw.name
-            ),
+            |key| {
+                format!(
+                    "the document declares a required {:?} header parameter outside its security schemes (OpenAPI ignores such a parameter); it is sent from the server parameter {key}, unless a security scheme sets it",
+                    raw.name
+                )
+            },
         ));
-        headers.push((raw.name.clone(), format!("{{{{SERVER_PARAM:{key}}}}}")));
-        return Some((raw.name.clone(), key));
     }
     let schema = merged(&raw.schema);
     let (fixed, what) = match schema.get("enum") {
@@ -1215,16 +1218,19 @@ fn header_param(
             // Required without a value (often a key the document forgot to declare as a
             // security scheme): a request without it is refused, and only a server parameter
             // can vary a header.
-            let key = server_param(&ctx.namespace, &raw.name);
-            notes.push((
+            Some(header_from_server_param(
+                ctx,
+                raw,
+                headers,
+                notes,
                 ReviewKind::Parameter,
-                format!(
-                    "the required header {:?} has no value in the document; it is sent from the server parameter {key}",
-                    raw.name
-                ),
-            ));
-            headers.push((raw.name.clone(), format!("{{{{SERVER_PARAM:{key}}}}}")));
-            Some((raw.name.clone(), key))
+                |key| {
+                    format!(
+                        "the required header {:?} has no value in the document; it is sent from the server parameter {key}",
+                        raw.name
+                    )
+                },
+            ))
         }
         (required, _) => {
             notes.push((
@@ -1242,6 +1248,22 @@ fn header_param(
             None
         }
     }
+}
+
+/// A required header sent from a server parameter named after the namespace and the header, with
+/// the line `note` writes for that parameter; the (header, parameter) pair for the caller.
+fn header_from_server_param(
+    ctx: &Ctx<'_>,
+    raw: &Raw,
+    headers: &mut Vec<(String, String)>,
+    notes: &mut Notes,
+    kind: ReviewKind,
+    note: impl FnOnce(&str) -> String,
+) -> (String, String) {
+    let key = server_param(&ctx.namespace, &raw.name);
+    notes.push((kind, note(&key)));
+    headers.push((raw.name.clone(), format!("{{{{SERVER_PARAM:{key}}}}}")));
+    (raw.name.clone(), key)
 }
 
 /// The security of an operation (its own, else the document's): headers and query parameters
@@ -2318,18 +2340,9 @@ mod tests {
     #[test]
     fn i41_made_up_values_stay_small_whatever_the_document_asks() {
         let p = |primitive: &str, options: &[&str]| Param {
-            key: "k".into(),
-            value: "{{USER_PARAM}}".into(),
-            location: "query",
             primitive: primitive.into(),
             options: options.iter().map(|o| o.to_string()).collect(),
-            description: None,
-            notes: Vec::new(),
-            samples: Vec::new(),
-            required: true,
-            format: None,
-            pattern: None,
-            schema: Value::Null,
+            ..Param::fixed_query("k".into(), "{{USER_PARAM}}".into())
         };
         assert_eq!(
             made_up(&p("string()", &["length(3)"]), 0),
