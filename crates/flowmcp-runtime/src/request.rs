@@ -360,15 +360,8 @@ impl PreparedRequest {
             // A body where the route had none (a POST or PUT without body parameters under
             // `spec`) is JSON like every other body: it gets the JSON content type unless the
             // handler's headers name one.
-            if self.body.is_none()
-                && self.method.allows_body()
-                && !self
-                    .headers
-                    .keys()
-                    .any(|k| k.eq_ignore_ascii_case("content-type"))
-            {
-                self.headers
-                    .insert("Content-Type".into(), "application/json".into());
+            if self.body.is_none() && self.method.allows_body() {
+                json_content_type(&mut self.headers);
             }
             self.body = Some(b.clone());
         }
@@ -552,6 +545,16 @@ struct PlannedParam {
 enum Piece {
     Part(Part),
     Insert { key: String, written: String },
+}
+
+/// A JSON body's content type, unless the headers already name one (in any case).
+fn json_content_type(headers: &mut IndexMap<String, String>) {
+    if !headers
+        .keys()
+        .any(|k| k.eq_ignore_ascii_case("content-type"))
+    {
+        headers.insert("Content-Type".into(), "application/json".into());
+    }
 }
 
 /// A tool's request compiled once, when its toolset is built: the root, path and header templates
@@ -876,12 +879,8 @@ impl RequestPlan {
             note(t);
             headers.insert(k.clone(), t.render(&mut slots, Encoding::Raw));
         }
-        if body.is_some()
-            && !headers
-                .keys()
-                .any(|k| k.eq_ignore_ascii_case("content-type"))
-        {
-            headers.insert("Content-Type".into(), "application/json".into());
+        if body.is_some() {
+            json_content_type(&mut headers);
         }
 
         let missing = server_params.missing(used.iter().map(String::as_str));
