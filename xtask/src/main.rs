@@ -3,6 +3,8 @@
 //! - `docs [--check]` — generate `docs/rules/<CODE>.md` and the index from the registry, the rule prose
 //!   (the `/// CODE:` doc comments next to the checks) and the fixtures.
 //! - `conformance <dir> [--profile P] [--expect FILE] [--write FILE]` — validate a corpus and compare.
+//! - `mcp-conformance [--suite-bin PATH] [--catalog DIR]…` — the official MCP conformance suite's
+//!   server scenarios against `flowmcp serve` over HTTP, compared with the expected failures.
 //! - `bench validate <dir>` — time the release binary on a corpus.
 //! - `bench call` / `bench load <dir>` — runtime per-call overhead and corpus load (release).
 //! - `bench serve [--http]` — `tools/call` over stdio (latency) or Streamable HTTP (throughput).
@@ -30,6 +32,7 @@ mod docs;
 mod features;
 mod fuzz;
 mod hack;
+mod mcp_conformance;
 mod sweep;
 mod tidy;
 
@@ -37,6 +40,10 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // Its own exit codes: 1 for an unexpected result, 2 when the suite is missing.
+    if args.first().map(String::as_str) == Some("mcp-conformance") {
+        return mcp_conformance::run(&args[1..]);
+    }
     let result = match args.first().map(String::as_str) {
         Some("docs") => docs::run(&args[1..]),
         Some("conformance") => conformance::run(&args[1..]),
@@ -54,6 +61,10 @@ fn main() -> ExitCode {
                  commands:\n  \
                  docs [--check]                                   generate docs/rules/ (or check it is current)\n  \
                  conformance <dir> [--profile spec|compat] [--expect FILE] [--write FILE]\n  \
+                 mcp-conformance [--suite-bin PATH] [--catalog DIR]...\n  \
+                 {pad}the MCP conformance suite's server scenarios over\n  \
+                 {pad}HTTP against examples/conformance and examples/catalog\n  \
+                 {pad}(suite from FLOWMCP_CONFORMANCE; exit 1 unexpected, 2 no suite)\n  \
                  bench validate <dir> [--runs N]                  time the release binary on a corpus\n  \
                  bench call [--iters N]                           runtime per-call overhead vs bare ureq\n  \
                  bench serve [--iters N]                          tools/call over stdio vs the catalog directly\n  \
