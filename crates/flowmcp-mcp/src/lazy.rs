@@ -72,7 +72,7 @@ fn build_meta_tools() -> Vec<Tool> {
 /// A tool error for a meta-tool whose own arguments are wrong (E007, as for any tool).
 pub(crate) fn input_error(tool: &str, message: &str) -> CallToolResult {
     let e = flowmcp_catalog::Envelope::error(flowmcp_catalog::Code::E007, tool, message);
-    projection::result(e, &Output::None)
+    projection::result(e, &Output::None, projection::Media::Json)
 }
 
 /// The arguments of `search_tools`: the query and the limit.

@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use rmcp::model::Tool;
 
 use crate::options::{OutputSchemas, ServeError, ServeOptions};
-use crate::projection::{self, Output};
+use crate::projection::{self, Media, Output};
 use crate::route::Selector;
 use crate::unknown;
 
@@ -40,6 +40,8 @@ pub(crate) struct Served {
     /// How its output schema is advertised.
     schemas: OutputSchemas,
     pub(crate) output: Output,
+    /// What kind of content its data is (`output.mimeType`).
+    pub(crate) media: Media,
     /// `meta.isConcurrencySafe: false`: calls run one at a time.
     pub(crate) serial: bool,
     /// `meta.alwaysLoad`: listed in lazy mode.
@@ -519,6 +521,7 @@ fn prepare(catalog: &Catalog, entries: &[&ToolEntry], schemas: OutputSchemas) ->
                 tool,
                 schemas,
                 output,
+                media: Media::of(d.output_mime_type.as_deref()),
                 serial: !d.concurrency_safe(),
                 always_load: d.always_load(),
                 entry: place,

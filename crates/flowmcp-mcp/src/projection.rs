@@ -30,6 +30,41 @@ use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, MetaObjec
 
 use crate::options::OutputSchemas;
 
+/// What kind of content a tool's data is, from its `output.mimeType` (chapter 04), decided once
+/// per tool: how the data goes into the result's `content` (D133).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Media {
+    /// `application/json`, or no output declared: the data as JSON text.
+    Json,
+    /// `text/plain`: a string result is the text itself, not a JSON string literal.
+    Text,
+    /// `image/png`: a string result (base64) is an MCP image item.
+    Png,
+}
+
+impl Media {
+    /// The media of a tool whose `output.mimeType` is `mime`.
+    pub(crate) fn of(mime: Option<&str>) -> Media {
+        match mime {
+            Some("image/png") => Media::Png,
+            Some("text/plain") => Media::Text,
+            _ => Media::Json,
+        }
+    }
+
+    /// The content item that carries `data`: an image item or the text itself for a string of
+    /// the media's kind, the data as JSON text otherwise.
+    fn content(self, data: &Value) -> Content {
+        match (self, data) {
+            (Media::Png, Value::String(b64)) => Content::image(b64.clone(), "image/png"),
+            (Media::Text, Value::String(text)) => Content::text(text.clone()),
+            _ => Content::text(
+                flowmcp_catalog::serde_json::to_string(data).unwrap_or_else(|_| "null".to_string()),
+            ),
+        }
+    }
+}
+
 /// How a tool's data is carried as structured content.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Output {
@@ -293,19 +328,15 @@ pub(crate) fn tool(entry: &ToolEntry, output: &Output, schemas: OutputSchemas) -
     tool
 }
 
-/// The `tools/call` result of `envelope`, for a tool carried as `output`.
-pub(crate) fn result(envelope: Envelope, output: &Output) -> CallToolResult {
+/// The `tools/call` result of `envelope`, for a tool carried as `output` whose data is `media`.
+pub(crate) fn result(envelope: Envelope, output: &Output, media: Media) -> CallToolResult {
     if !envelope.status() {
         return CallToolResult::error(vec![Content::text(envelope.messages().join("\n"))]);
     }
-    let text = flowmcp_catalog::serde_json::to_string(&envelope.data())
-        .unwrap_or_else(|_| "null".to_string());
+    let content = media.content(envelope.data());
     let declared = match output {
         Output::None => {
-            return with_warnings(
-                CallToolResult::success(vec![Content::text(text)]),
-                &envelope,
-            );
+            return with_warnings(CallToolResult::success(vec![content]), &envelope);
         }
         Output::Object(s) | Output::Wrapped(s) => s,
     };
@@ -322,13 +353,10 @@ pub(crate) fn result(envelope: Envelope, output: &Output) -> CallToolResult {
             Content::text(format!(
                 "the result does not match the tool's declared output schema: {why}"
             )),
-            Content::text(text),
+            content,
         ]);
     }
-    let mut r = with_warnings(
-        CallToolResult::success(vec![Content::text(text)]),
-        &envelope,
-    );
+    let mut r = with_warnings(CallToolResult::success(vec![content]), &envelope);
     // The data moves into the structured content (wrapped when the schema is not an object one).
     let data = envelope.into_data();
     r.structured_content = Some(match output {
@@ -361,7 +389,7 @@ mod tests {
         assert_eq!(out, Output::Wrapped(arr.clone()));
         let adv = out.advertised(OutputSchemas::Full).unwrap();
         assert_eq!(adv["properties"]["data"], arr);
-        let r = result(Envelope::ok(json!(["a", "b"])), &out);
+        let r = result(Envelope::ok(json!(["a", "b"])), &out, Media::Json);
         assert_eq!(r.is_error, Some(false));
         assert_eq!(r.structured_content, Some(json!({"data": ["a", "b"]})));
 
@@ -371,7 +399,7 @@ mod tests {
             out.advertised(OutputSchemas::Full).map(Value::Object),
             Some(obj)
         );
-        let r = result(Envelope::ok(json!({"n": 1})), &out);
+        let r = result(Envelope::ok(json!({"n": 1})), &out, Media::Json);
         assert_eq!(r.structured_content, Some(json!({"n": 1})));
     }
 
@@ -396,6 +424,7 @@ mod tests {
         let r = result(
             Envelope::ok(json!([{"regions": null, "name": "x"}])),
             &Output::of(Some(&declared), OutputSchemas::Full),
+            Media::Json,
         );
         assert_eq!(r.is_error, Some(false));
     }
@@ -403,18 +432,43 @@ mod tests {
     #[test]
     fn a_result_that_breaks_its_schema_is_a_tool_error_without_structured_content() {
         let out = Output::of(Some(&json!({"type": "array"})), OutputSchemas::Full);
-        let r = result(Envelope::ok(json!({"not": "an array"})), &out);
+        let r = result(Envelope::ok(json!({"not": "an array"})), &out, Media::Json);
         assert_eq!(r.is_error, Some(true));
         assert!(r.structured_content.is_none());
         let out = Output::of(Some(&json!({"type": "object"})), OutputSchemas::Full);
-        let r = result(Envelope::ok(json!([1])), &out);
+        let r = result(Envelope::ok(json!([1])), &out, Media::Json);
         assert_eq!(r.is_error, Some(true));
+    }
+
+    #[test]
+    fn i43_png_output_is_an_image_item_and_text_output_is_the_text_itself() {
+        let png = json!({"type": "string", "format": "base64"});
+        let out = Output::of(Some(&png), OutputSchemas::Full);
+        let r = result(Envelope::ok(json!("iVBORw0KGgo=")), &out, Media::Png);
+        let content = flowmcp_catalog::serde_json::to_value(&r.content).unwrap();
+        assert_eq!(
+            content,
+            json!([{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}])
+        );
+        // The structured content still carries the data, as the advertised schema says.
+        assert_eq!(r.structured_content, Some(json!({"data": "iVBORw0KGgo="})));
+        let r = result(Envelope::ok(json!("hello")), &Output::None, Media::Text);
+        let content = flowmcp_catalog::serde_json::to_value(&r.content).unwrap();
+        assert_eq!(content, json!([{"type": "text", "text": "hello"}]));
+        // Data that is not a string stays JSON text whatever the media says.
+        let r = result(Envelope::ok(json!({"n": 1})), &Output::None, Media::Png);
+        let content = flowmcp_catalog::serde_json::to_value(&r.content).unwrap();
+        assert_eq!(content, json!([{"type": "text", "text": "{\"n\":1}"}]));
+        assert_eq!(Media::of(Some("image/png")), Media::Png);
+        assert_eq!(Media::of(Some("text/plain")), Media::Text);
+        assert_eq!(Media::of(Some("application/json")), Media::Json);
+        assert_eq!(Media::of(None), Media::Json);
     }
 
     #[test]
     fn failures_are_tool_errors_with_their_code() {
         let e = Envelope::error(flowmcp_catalog::Code::E007, "t", "missing input \"city\"");
-        let r = result(e, &Output::None);
+        let r = result(e, &Output::None, Media::Json);
         assert_eq!(r.is_error, Some(true));
         let text = flowmcp_catalog::serde_json::to_value(&r.content).unwrap();
         assert!(text.to_string().contains("E007 t: missing input"), "{text}");
@@ -618,7 +672,7 @@ mod tests {
         let out = Output::of(Some(&obj), OutputSchemas::None);
         assert_eq!(out, Output::None);
         assert!(out.advertised(OutputSchemas::None).is_none());
-        let r = result(Envelope::ok(json!({"n": 1})), &out);
+        let r = result(Envelope::ok(json!({"n": 1})), &out, Media::Json);
         assert_eq!(r.is_error, Some(false));
         assert!(r.structured_content.is_none());
         let text = flowmcp_catalog::serde_json::to_string(&r.content).unwrap();

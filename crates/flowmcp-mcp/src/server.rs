@@ -845,7 +845,7 @@ impl ServerHandler for McpServer {
                 .members
                 .not_served(&st.catalog, &name, meta.map(|t| t.name.as_ref()));
             finished(info.as_ref(), &Arc::from(UNKNOWN_TOOL), &e, started);
-            return Ok(projection::result(e, &Output::None).into());
+            return Ok(projection::result(e, &Output::None, projection::Media::Json).into());
         };
         // An agent that enables elicitation asks the user for missing required parameters.
         let (args, note) = match &st.elicitation {
@@ -925,7 +925,7 @@ impl ServerHandler for McpServer {
             w.end(envelope.code().map(Code::as_str), started.elapsed())
                 .await;
         }
-        Ok(projection::result(envelope, &served.output).into())
+        Ok(projection::result(envelope, &served.output, served.media).into())
     }
 }
 

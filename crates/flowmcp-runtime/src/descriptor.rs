@@ -202,6 +202,9 @@ pub struct ToolDescriptor {
     pub input_schema: Value,
     /// `tool.output.schema`, when present.
     pub output_schema: Option<Value>,
+    /// `tool.output.mimeType` (`application/json`, `image/png` or `text/plain`), when present:
+    /// what kind of content the data is.
+    pub output_mime_type: Option<String>,
     /// MCP `annotations` (`readOnlyHint`, `destructiveHint`), when the tool has `meta`.
     pub annotations: Option<Value>,
     /// MCP `_meta` (`anthropic/alwaysLoad`, `anthropic/searchHint`, `flowmcp/aliases`), when the
@@ -448,6 +451,7 @@ pub fn describe_tool(
         params,
         input_schema,
         output_schema: tool.output.as_ref().map(|o| o.schema.clone()),
+        output_mime_type: tool.output.as_ref().map(|o| o.mime_type.clone()),
         annotations,
         meta,
         tool_meta: tool.meta.clone(),

@@ -269,6 +269,7 @@ impl Entry<'_> {
             input_schema: input_schema(&params),
             params,
             output_schema: None,
+            output_mime_type: None,
             annotations: Some(json!({
                 "readOnlyHint": !writes,
                 "destructiveHint": writes,
