@@ -890,10 +890,11 @@ impl ServerHandler for McpServer {
                 }
             }
         };
+        let level = self.session.level.for_request(context.meta.log_level());
         let watch = Watch::start(
             &context.peer,
             context.meta.get_progress_token(),
-            &self.session.level,
+            &level,
             &served.id,
         );
         let (watch, phases) = watch.map_or((None, None), |(w, p)| (Some(w), Some(p)));

@@ -41,6 +41,14 @@ impl LogLevel {
             .unwrap_or_else(PoisonError::into_inner)
             .is_some_and(|min| severity(level) >= severity(min))
     }
+
+    /// The level one request's messages go at: the level its own `_meta` names
+    /// (`io.modelcontextprotocol/logLevel`, SEP-2575: how a client without a session asks),
+    /// else the session's.
+    pub(crate) fn for_request(&self, asked: Option<LoggingLevel>) -> LogLevel {
+        let own = asked.or(*self.0.lock().unwrap_or_else(PoisonError::into_inner));
+        LogLevel(Mutex::new(own))
+    }
 }
 
 /// RFC 5424's order, least severe first.

@@ -407,7 +407,7 @@ fn i43_progress_goes_only_to_a_call_that_carries_a_token() {
 fn i43_http_answers_set_level_and_a_call_with_a_progress_token() {
     use flowmcp_mcp::{Endpoints, HttpOptions};
     let (base, upstream) =
-        crate::common::json_upstream(1, r#"{"countryCode": "DE", "holidays": []}"#);
+        crate::common::json_upstream(2, r#"{"countryCode": "DE", "holidays": []}"#);
     let server = McpServer::new(canary_catalog(&base), &ServeOptions::default()).unwrap();
     let running = support::start(Endpoints::single(server), HttpOptions::default()).unwrap();
     let url = format!("{}/mcp", running.base);
@@ -459,6 +459,40 @@ fn i43_http_answers_set_level_and_a_call_with_a_progress_token() {
         "{}",
         call.body
     );
+    // A call that names its own level in `_meta` (SEP-2575) hears its phases as log messages.
+    let call = support::post(
+        &url,
+        &version,
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "getNextHolidays_holidaykit-net", "arguments": {"countryCode": "DE"},
+            "_meta": {"io.modelcontextprotocol/logLevel": "info"}}}),
+    );
+    assert_eq!(call.status, 200, "{}", call.body);
+    let logged: Vec<flowmcp_catalog::serde_json::Value> = call
+        .body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| {
+            flowmcp_catalog::serde_json::from_str::<flowmcp_catalog::serde_json::Value>(d).unwrap()
+        })
+        .filter(|e| e["method"] == json!("notifications/message"))
+        .collect();
+    let phases: Vec<&str> = logged
+        .iter()
+        .filter_map(|e| e["params"]["data"]["phase"].as_str())
+        .collect();
+    assert_eq!(
+        phases,
+        ["preparing the call", "running on a worker"],
+        "{}",
+        call.body
+    );
+    assert_eq!(
+        logged.last().unwrap()["params"]["data"]["message"],
+        json!("tool call"),
+        "{}",
+        call.body
+    );
     running.stop().unwrap();
-    assert_eq!(upstream.join().unwrap().len(), 1);
+    assert_eq!(upstream.join().unwrap().len(), 2);
 }
