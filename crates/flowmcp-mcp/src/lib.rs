@@ -108,6 +108,7 @@ mod malformed;
 mod members;
 #[cfg(feature = "metrics")]
 mod metrics;
+mod names;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 mod options;

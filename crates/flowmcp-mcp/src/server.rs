@@ -25,6 +25,7 @@ use crate::malformed;
 use crate::members::Members;
 #[cfg(feature = "metrics")]
 use crate::metrics::Metrics;
+use crate::names::PromptNames;
 use crate::options::{ServeError, ServeOptions};
 use crate::pool::{Pool, Requester};
 use crate::projection::{self, Output};
@@ -84,6 +85,8 @@ pub(crate) struct State {
     elicitation: Option<Elicitation>,
     /// What `completion/complete` offers for the prompts' arguments, computed with the state.
     completions: Completions,
+    /// The names clients see for the prompts and skills (flat under the reference's names).
+    prompt_names: PromptNames,
 }
 
 impl State {
@@ -125,12 +128,21 @@ impl State {
             .and_then(|name| catalog.agent_manifest(name))
             .and_then(|agent| Elicitation::of(&agent));
         let completions = Completions::of(&catalog);
+        let prompt_names = PromptNames::of(
+            catalog.toolset().tool_names(),
+            catalog
+                .primitives()
+                .prompts()
+                .iter()
+                .map(|p| p.name.as_str()),
+        );
         Ok(State {
             catalog,
             members,
             listed,
             elicitation,
             completions,
+            prompt_names,
         })
     }
 
@@ -158,10 +170,16 @@ impl State {
             .collect()
     }
 
-    /// The prompts and skills served.
+    /// The prompts and skills served, with the names clients see.
     fn prompts(&self) -> Vec<flowmcp_catalog::primitives::PromptInfo> {
         let mut all = self.catalog.primitives().prompts();
         all.retain(|p| self.members.prompt(&p.name));
+        for p in &mut all {
+            let wire = self.prompt_names.wire(&p.name);
+            if wire != p.name {
+                p.name = wire.to_string();
+            }
+        }
         all
     }
 }
@@ -664,9 +682,9 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let name = request.name;
         // One snapshot: the catalog that renders is the one whose members were checked.
         let st = self.state();
+        let name = st.prompt_names.catalog(&request.name).to_string();
         if !st.members.prompt(&name) {
             return Err(registry::error(
                 flowmcp_catalog::primitives::PrimitiveError::NotFound(name),
@@ -756,14 +774,15 @@ impl ServerHandler for McpServer {
                 // A prompt this server does not have completes to nothing, as an unknown
                 // argument does (MCP says an error SHOULD be given; the conformance suite asks
                 // for a prompt a server need not have and wants a result: D128).
-                if !st.prompts().iter().any(|listed| listed.name == p.name) {
+                let name = st.prompt_names.catalog(&p.name);
+                if !st.members.prompt(name) {
                     return Ok(CompleteResult::new(complete::rank(
                         &[],
                         &request.argument.value,
                     )));
                 }
                 st.completions.prompt(
-                    &p.name,
+                    name,
                     &request.argument.name,
                     &request.argument.value,
                     context,

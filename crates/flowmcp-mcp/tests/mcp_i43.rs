@@ -496,3 +496,58 @@ fn i43_http_answers_set_level_and_a_call_with_a_progress_token() {
     running.stop().unwrap();
     assert_eq!(upstream.join().unwrap().len(), 2);
 }
+
+/// D134: under the reference's tool names, prompts and skills get flat names as tools do; the
+/// flat name lists, renders and completes, the Primitive-ID still finds the prompt, and
+/// `_meta["flowmcp/id"]` keeps the ID.
+#[test]
+fn i43_under_reference_names_prompts_get_flat_names_that_render_and_complete() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/catalog");
+    let mut opts = flowmcp_catalog::CatalogOptions::new(flowmcp_catalog::Profile::Spec);
+    opts.tool_names = flowmcp_catalog::runtime::ToolNames::Reference;
+    let catalog = std::sync::Arc::new(flowmcp_catalog::Catalog::open(&dir, &opts).unwrap());
+    let server = McpServer::shared(catalog, &ServeOptions::default()).unwrap();
+    support::with_client(server, (), async |client| {
+        let listed = client.list_all_prompts().await.unwrap();
+        let names: Vec<&str> = listed.iter().map(|p| p.name.as_str()).collect();
+        assert!(names.contains(&"bridge_days_holidaykit_net"), "{names:?}");
+        assert!(
+            names.contains(&"plan_long_weekends_holidaykit_net"),
+            "{names:?}"
+        );
+        assert!(names.iter().all(|n| !n.contains('/')), "{names:?}");
+        let bridge = listed
+            .iter()
+            .find(|p| p.name == "bridge_days_holidaykit_net")
+            .unwrap();
+        assert_eq!(
+            bridge.meta.as_ref().unwrap().0["flowmcp/id"],
+            json!(BRIDGE_DAYS)
+        );
+        let args: flowmcp_catalog::serde_json::Map<String, flowmcp_catalog::serde_json::Value> = [
+            ("countryCode".to_string(), json!("DE")),
+            ("year".to_string(), json!("2026")),
+        ]
+        .into_iter()
+        .collect();
+        for name in ["bridge_days_holidaykit_net", BRIDGE_DAYS] {
+            let got = client
+                .get_prompt(
+                    rmcp::model::GetPromptRequestParams::new(name).with_arguments(args.clone()),
+                )
+                .await
+                .unwrap();
+            let text = flowmcp_catalog::serde_json::to_string(&got.messages).unwrap();
+            assert!(text.contains("bridge days of DE in 2026"), "{name}: {text}");
+        }
+        let got = complete(
+            client,
+            "bridge_days_holidaykit_net",
+            "countryCode",
+            "D",
+            &[],
+        )
+        .await;
+        assert_eq!(got.values, ["DE"]);
+    });
+}

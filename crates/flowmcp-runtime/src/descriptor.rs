@@ -57,6 +57,18 @@ impl ToolNames {
             ToolNames::Reference => "reference",
         }
     }
+
+    /// The MCP name of the prompt or skill `id` (`namespace/prompt/name`): under
+    /// [`ToolNames::Spec`] its Primitive-ID as text; under [`ToolNames::Reference`] the flat
+    /// name a tool of that name and namespace would get ([`reference_tool_name`]:
+    /// `test-simple` of `prompt` → `test_simple_prompt`), for clients whose prompt names cannot
+    /// hold `/`. The caller resolves collisions.
+    pub fn prompt_name(self, id: &PrimitiveId) -> String {
+        match self {
+            ToolNames::Spec => id.to_string(),
+            ToolNames::Reference => reference_tool_name(&id.name, &id.namespace),
+        }
+    }
 }
 
 impl std::fmt::Display for ToolNames {

@@ -111,12 +111,19 @@ pub struct Toolset {
     problems: Vec<LoadProblem>,
     server_params: ServerParams,
     by_name: HashMap<String, usize>,
+    tool_names: ToolNames,
 }
 
 impl Toolset {
     /// The profile the toolset was loaded under; calls run under the same one.
     pub fn profile(&self) -> Profile {
         self.profile
+    }
+
+    /// How its tools were named on the wire ([`ToolsetOptions::tool_names`]); prompts served
+    /// beside them are named the same way ([`ToolNames::prompt_name`]).
+    pub fn tool_names(&self) -> ToolNames {
+        self.tool_names
     }
 
     /// The schemas, in the order they were given; [`ToolEntry::schema`] indexes them.
@@ -148,6 +155,7 @@ impl Toolset {
     ) -> Toolset {
         let mut set = Toolset {
             profile: opts.profile,
+            tool_names: opts.tool_names,
             problems,
             ..Toolset::default()
         };

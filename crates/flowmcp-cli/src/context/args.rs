@@ -43,7 +43,8 @@ pub(crate) struct SourceArgs {
     pub(crate) trust_project_config: bool,
     /// How tools are named: `spec` (`getPublicHolidays_holidaykit-net`, chapter 16) or
     /// `reference` (the JavaScript reference's names, `get_public_holidays_holidaykit_net`, for
-    /// client configurations written for servers built on it).
+    /// client configurations written for servers built on it; `serve` then gives prompts and
+    /// skills flat names the same way, `bridge_days_holidaykit_net`).
     #[arg(long, value_enum, default_value_t = ToolNamesArg::Spec)]
     pub(super) tool_names: ToolNamesArg,
 }

@@ -1,0 +1,1 @@
+export const content = `This is a simple prompt for testing. {{tool:fixedText:description}}`
