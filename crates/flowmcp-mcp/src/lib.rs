@@ -123,6 +123,7 @@ mod server;
 mod service;
 #[cfg(feature = "http")]
 mod slots;
+mod tasks;
 mod unknown;
 mod watch;
 
