@@ -482,6 +482,7 @@ impl Host for McpServer {
                 projection::result(e, &Output::None)
             }
             Some((wire, served)) => {
+                let scope = flowmcp_catalog::runtime::CancelScope::new();
                 let reply = self.inner.pool.submit(
                     Arc::clone(&st.catalog),
                     wire.to_string(),
@@ -491,13 +492,18 @@ impl Host for McpServer {
                     Requester {
                         request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
                         phases: None,
+                        scope: Some(scope.clone()),
                     },
                 );
                 let envelope = tokio::select! {
                     r = reply => r.unwrap_or_else(|_| {
                         Envelope::error(Code::E005, wire, "the call failed internally")
                     }),
-                    () = stop.notified() => return None,
+                    () = stop.notified() => {
+                        // The upstream requests in flight are ended (their connections close).
+                        scope.cancel();
+                        return None;
+                    }
                 };
                 finished(info.as_ref(), &served.id, &envelope, started);
                 projection::result(envelope, &served.output)
@@ -1019,6 +1025,7 @@ impl ServerHandler for McpServer {
             Requester {
                 request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
                 phases,
+                scope: None,
             },
         );
         let envelope = tokio::select! {

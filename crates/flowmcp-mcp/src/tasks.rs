@@ -538,6 +538,11 @@ pub(crate) async fn answer<H: Host>(
                     ),
                 );
             }
+            // The running call is stopped (its upstream requests end), then the record ends.
+            let stop = lock(&tasks.running).remove(&r.id);
+            if let Some(stop) = stop {
+                stop.notify_one();
+            }
             if tasks.finish(
                 &r.id,
                 Status::Cancelled,
@@ -545,9 +550,6 @@ pub(crate) async fn answer<H: Host>(
                 None,
             ) {
                 events.emit("cancelled", &r.id);
-            }
-            if let Some(stop) = lock(&tasks.running).remove(&r.id) {
-                stop.notify_one();
             }
             match tasks.get(&r.id, &owner, &events) {
                 Some(r) => reply(&id, Value::Object(r.task())),

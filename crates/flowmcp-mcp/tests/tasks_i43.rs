@@ -311,3 +311,57 @@ fn i43_tasks_over_stdio_are_the_sessions_own() {
         assert_eq!(listed["result"]["tasks"][0]["status"], "completed");
     });
 }
+
+/// A local upstream that takes one request and never answers it: gives its base URL and a
+/// channel that says how long after the request arrived the client closed the connection
+/// (`None`: still open after 5 s).
+fn silent_upstream() -> (String, std::sync::mpsc::Receiver<Option<Duration>>) {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = listener.accept() else {
+            return;
+        };
+        let arrived = Instant::now();
+        s.set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let mut buf = [0u8; 4096];
+        let closed = loop {
+            if arrived.elapsed() > Duration::from_secs(5) {
+                break None;
+            }
+            match s.read(&mut buf) {
+                Ok(0) => break Some(arrived.elapsed()),
+                Ok(_) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => break Some(arrived.elapsed()),
+            }
+        };
+        let _ = tx.send(closed);
+    });
+    (format!("http://127.0.0.1:{port}"), rx)
+}
+
+#[test]
+fn i43_cancelling_a_task_closes_its_upstream_connection() {
+    let (upstream, closed) = silent_upstream();
+    let server = serve_http(common::examples_at(&upstream));
+    let created = post(&server, &rpc(1, "tools/call", call_params(Some(json!({})))));
+    let id = created["result"]["task"]["taskId"].as_str().unwrap();
+    // The request reaches the upstream, which holds it.
+    std::thread::sleep(Duration::from_millis(500));
+    let cancelled = post(&server, &rpc(2, "tasks/cancel", json!({"taskId": id})));
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    let seen = closed.recv_timeout(Duration::from_secs(10)).unwrap();
+    let after = seen.expect("the upstream saw its connection close");
+    assert!(after < Duration::from_secs(3), "closed after {after:?}");
+    // The worker is free again: a plain call answers (with the upstream gone, an error).
+    let plain = post(&server, &rpc(3, "tools/call", call_params(None)));
+    assert_eq!(plain["result"]["isError"], true, "{plain}");
+}
