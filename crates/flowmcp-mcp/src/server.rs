@@ -201,6 +201,14 @@ impl McpServer {
                 .resource_templates()
                 .iter()
                 .any(|t| state.members.resource(&t.uri_template));
+        // With the preload cache in Redis, tasks live there too: every replica reads them (D131).
+        let tasks = match state.catalog.preload_cache() {
+            #[cfg(feature = "redis")]
+            Some(flowmcp_catalog::runtime::PreloadCache::Redis(redis)) => {
+                Tasks::shared_in(redis.clone())
+            }
+            _ => Tasks::default(),
+        };
         Ok(McpServer {
             inner: Arc::new(Inner {
                 state: RwLock::new(Arc::new(state)),
@@ -208,7 +216,7 @@ impl McpServer {
                 prompts,
                 resources,
                 pool: Pool::start(threads),
-                tasks: Tasks::default(),
+                tasks,
             }),
             session: Arc::new(Session {
                 rounds: Rounds::default(),

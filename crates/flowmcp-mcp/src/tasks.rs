@@ -168,12 +168,18 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The tasks of one server: their records, and a signal per running task that cancels it.
+/// The tasks of one server: their records (in memory, or in Redis shared by replicas), and a
+/// signal per running task that cancels it.
 #[derive(Default)]
 pub(crate) struct Tasks {
     records: Mutex<HashMap<String, Record>>,
     running: Mutex<HashMap<String, Arc<Notify>>>,
     made: AtomicU64,
+    /// Serialises the read-modify-writes of records in this process.
+    writing: Mutex<()>,
+    /// The preload cache's Redis: records live there, readable by every replica.
+    #[cfg(feature = "redis")]
+    shared: Option<flowmcp_catalog::runtime::RedisCache>,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -182,7 +188,39 @@ impl std::fmt::Debug for Tasks {
     }
 }
 
+/// The Redis key of a task's record, and of an owner's index of task ids.
+#[cfg(feature = "redis")]
+fn record_key(id: &str) -> String {
+    format!("flowmcp:task:v1:{id}")
+}
+
+#[cfg(feature = "redis")]
+fn owner_key(owner: &str) -> String {
+    format!("flowmcp:tasks:v1:{owner}")
+}
+
 impl Tasks {
+    /// Tasks kept in `cache` (the preload cache's Redis), shared by every replica that uses it.
+    #[cfg(feature = "redis")]
+    pub(crate) fn shared_in(cache: flowmcp_catalog::runtime::RedisCache) -> Tasks {
+        Tasks {
+            shared: Some(cache),
+            ..Tasks::default()
+        }
+    }
+
+    /// Whether the records live where other replicas read them.
+    fn is_shared(&self) -> bool {
+        #[cfg(feature = "redis")]
+        {
+            self.shared.is_some()
+        }
+        #[cfg(not(feature = "redis"))]
+        {
+            false
+        }
+    }
+
     /// A new task id: unguessable (a digest of a per-process random seed, a counter and the
     /// time), 32 hex digits.
     fn new_id(&self) -> String {
@@ -203,28 +241,83 @@ impl Tasks {
         hex(&h.finalize()[..16])
     }
 
-    /// The record `id` when `owner` owns it and it has not expired. An expired record is removed
-    /// (and counted) here.
-    fn get(&self, id: &str, owner: &str, events: &Events) -> Option<Record> {
-        let now = now_ms();
-        let mut records = lock(&self.records);
-        let r = records.get(id)?;
-        if r.expired(now) {
-            records.remove(id);
-            drop(records);
-            events.emit("expired", id);
-            return None;
+    /// The record `id`, whoever owns it (expired ones included).
+    fn load(&self, id: &str) -> Option<Record> {
+        #[cfg(feature = "redis")]
+        if let Some(redis) = &self.shared {
+            return match redis.get_value(&record_key(id)) {
+                Ok(bytes) => bytes.and_then(|b| flowmcp_catalog::serde_json::from_slice(&b).ok()),
+                Err(e) => {
+                    tracing::warn!(target: "flowmcp::task", "the task store: {e}");
+                    None
+                }
+            };
         }
-        (r.owner == owner).then(|| r.clone())
+        lock(&self.records).get(id).cloned()
     }
 
+    /// Stores `r` (in Redis until its ttl has passed).
+    fn save(&self, r: &Record) -> Result<(), String> {
+        #[cfg(feature = "redis")]
+        if let Some(redis) = &self.shared {
+            let left = r
+                .created_ms
+                .saturating_add(r.ttl_ms)
+                .saturating_sub(now_ms())
+                .max(1);
+            let bytes = flowmcp_catalog::serde_json::to_vec(r)
+                .map_err(|e| format!("the task store: {e}"))?;
+            redis
+                .put_value(&record_key(&r.id), &bytes, Duration::from_millis(left))
+                .and_then(|()| {
+                    redis.add_member(
+                        &owner_key(&r.owner),
+                        &r.id,
+                        Duration::from_millis(MAX_TTL_MS),
+                    )
+                })
+                .map_err(|e| format!("the task store: {e}"))?;
+            return Ok(());
+        }
+        lock(&self.records).insert(r.id.clone(), r.clone());
+        Ok(())
+    }
+
+    /// The record `id` when `owner` owns it and it has not expired. An expired record is removed
+    /// (and counted) here; Redis drops expired records by itself.
+    fn get(&self, id: &str, owner: &str, events: &Events) -> Option<Record> {
+        let r = self.load(id)?;
+        if r.expired(now_ms()) {
+            if lock(&self.records).remove(id).is_some() {
+                events.emit("expired", id);
+            }
+            return None;
+        }
+        (r.owner == owner).then_some(r)
+    }
+
+    #[cfg(test)]
     fn put(&self, r: Record) {
-        lock(&self.records).insert(r.id.clone(), r);
+        let _ = self.save(&r);
     }
 
     /// The live tasks of `owner`, oldest first; expired ones are removed (and counted).
     fn list(&self, owner: &str, events: &Events) -> Vec<Record> {
         let now = now_ms();
+        #[cfg(feature = "redis")]
+        if let Some(redis) = &self.shared {
+            let ids = redis.members(&owner_key(owner)).unwrap_or_else(|e| {
+                tracing::warn!(target: "flowmcp::task", "the task store: {e}");
+                Vec::new()
+            });
+            let mut mine: Vec<Record> = ids
+                .iter()
+                .filter_map(|id| self.load(id))
+                .filter(|r| r.owner == owner && !r.expired(now))
+                .collect();
+            mine.sort_by(|a, b| a.created_ms.cmp(&b.created_ms).then(a.id.cmp(&b.id)));
+            return mine;
+        }
         let mut gone = Vec::new();
         let mut mine: Vec<Record> = {
             let mut records = lock(&self.records);
@@ -258,8 +351,9 @@ impl Tasks {
         result: Option<Value>,
     ) -> bool {
         lock(&self.running).remove(id);
-        let mut records = lock(&self.records);
-        let Some(r) = records.get_mut(id) else {
+        // One writer at a time in this process; across replicas the last write wins.
+        let _one = lock(&self.writing);
+        let Some(mut r) = self.load(id) else {
             return false;
         };
         if r.status.terminal() {
@@ -269,7 +363,13 @@ impl Tasks {
         r.message = message;
         r.result = result;
         r.updated_ms = now_ms();
-        true
+        match self.save(&r) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(target: "flowmcp::task", "{e}");
+                false
+            }
+        }
     }
 }
 
@@ -626,10 +726,36 @@ fn create<H: Host>(
     };
     let task_id = record.id.clone();
     let shown = record.task();
+    if let Err(e) = tasks.save(&record) {
+        return error(id, INTERNAL_ERROR, e);
+    }
     let stop = Arc::new(Notify::new());
     lock(&tasks.running).insert(task_id.clone(), Arc::clone(&stop));
-    tasks.put(record);
     events.emit("created", &task_id);
+    if tasks.is_shared() {
+        // A cancel through another replica reaches the call through the shared record.
+        let server = server.clone();
+        let (task_id, stop) = (task_id.clone(), Arc::clone(&stop));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(POLL_INTERVAL_MS)).await;
+                let tasks = server.tasks();
+                if !lock(&tasks.running).contains_key(&task_id) {
+                    break;
+                }
+                if tasks
+                    .load(&task_id)
+                    .is_none_or(|r| r.status == Status::Cancelled)
+                {
+                    if let Some(stop) = lock(&tasks.running).remove(&task_id) {
+                        stop.notify_one();
+                    }
+                    break;
+                }
+            }
+            drop(stop);
+        });
+    }
     let server = server.clone();
     tokio::spawn(async move {
         let outcome = server.call_for_task(&name, args, info, stop).await;

@@ -365,3 +365,105 @@ fn i43_cancelling_a_task_closes_its_upstream_connection() {
     let plain = post(&server, &rpc(3, "tools/call", call_params(None)));
     assert_eq!(plain["result"]["isError"], true, "{plain}");
 }
+
+/// The example catalog sent to `upstream`, with its preload cache in the Redis at `url`.
+fn examples_sharing(upstream: &str, url: &str) -> Catalog {
+    let mut o = common::local_options(Profile::Spec, &[("holidaykit-net", upstream)]);
+    o.runner.cache = Some(
+        flowmcp_catalog::runtime::RedisCache::open(url)
+            .unwrap()
+            .into(),
+    );
+    Catalog::open(&common::examples(), &o).unwrap()
+}
+
+fn serve_with_token(catalog: Catalog, token: &str) -> web::Running {
+    let server = McpServer::new(catalog, &ServeOptions::default()).unwrap();
+    let mut opts = HttpOptions::default();
+    opts.auth_token = Some(token.to_string());
+    web::start(Endpoints::single(server), opts).unwrap()
+}
+
+fn post_as(server: &web::Running, token: &str, message: &Value) -> Value {
+    let url = format!("{}/mcp", server.base);
+    let auth = web::bearer(token);
+    let answer = web::post(
+        &url,
+        &[
+            ("MCP-Protocol-Version", "2025-11-25"),
+            (auth.0, auth.1.as_str()),
+        ],
+        message,
+    );
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    flowmcp_catalog::serde_json::from_str(&answer.body).unwrap()
+}
+
+#[test]
+fn i43_with_the_cache_in_redis_a_task_is_read_through_another_replica_by_its_owner_only() {
+    let Some(redis) = crate::runtime_support::RedisServer::start() else {
+        return;
+    };
+    let (upstream, _seen) = slow_upstream(Duration::from_secs(30));
+    let url = redis.url();
+    let a = serve_with_token(examples_sharing(&upstream, &url), "token-a");
+    let b = serve_with_token(examples_sharing(&upstream, &url), "token-a");
+    let other = serve_with_token(examples_sharing(&upstream, &url), "token-b");
+    let created = post_as(
+        &a,
+        "token-a",
+        &rpc(1, "tools/call", call_params(Some(json!({"ttl": 60000})))),
+    );
+    let id = created["result"]["task"]["taskId"].as_str().unwrap();
+    // Another replica, the same token: the task, then its result.
+    let got = post_as(&b, "token-a", &rpc(2, "tasks/get", json!({"taskId": id})));
+    assert_eq!(got["result"]["status"], "working", "{got}");
+    let result = post_as(
+        &b,
+        "token-a",
+        &rpc(3, "tasks/result", json!({"taskId": id})),
+    );
+    assert_eq!(result["result"]["isError"], false, "{result}");
+    let listed = post_as(&b, "token-a", &rpc(4, "tasks/list", json!({})));
+    assert_eq!(listed["result"]["tasks"][0]["taskId"], id);
+    assert_eq!(listed["result"]["tasks"][0]["status"], "completed");
+    // Another token: as unknown.
+    for (n, method) in ["tasks/get", "tasks/result", "tasks/cancel"]
+        .iter()
+        .enumerate()
+    {
+        let refused = post_as(
+            &other,
+            "token-b",
+            &rpc(5 + n as u64, method, json!({"taskId": id})),
+        );
+        assert_eq!(refused["error"]["code"], -32602, "{method}: {refused}");
+    }
+    let none = post_as(&other, "token-b", &rpc(9, "tasks/list", json!({})));
+    assert_eq!(none["result"]["tasks"], json!([]));
+    // No secret in the stored record.
+    let keys = redis.keys("flowmcp:task*");
+    assert!(keys.len() >= 2, "{keys:?}");
+    for k in keys {
+        assert!(!k.contains("token-a"), "{k}");
+    }
+    let record = redis.cli(&["GET", &format!("flowmcp:task:v1:{id}")]);
+    assert!(!record.contains("token-a"), "{record}");
+    assert!(record.contains("\"status\":\"completed\""), "{record}");
+    // A cancel through one replica stops the call running on another.
+    let created = post_as(
+        &a,
+        "token-a",
+        &rpc(10, "tools/call", call_params(Some(json!({})))),
+    );
+    let id = created["result"]["task"]["taskId"].as_str().unwrap();
+    let cancelled = post_as(
+        &b,
+        "token-a",
+        &rpc(11, "tasks/cancel", json!({"taskId": id})),
+    );
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    std::thread::sleep(DELAY + Duration::from_millis(500));
+    let got = post_as(&a, "token-a", &rpc(12, "tasks/get", json!({"taskId": id})));
+    assert_eq!(got["result"]["status"], "cancelled", "{got}");
+}
