@@ -159,7 +159,15 @@ fn i43_a_task_call_answers_at_once_and_its_result_equals_the_plain_call() {
 #[test]
 fn i43_a_cancelled_task_stays_cancelled_and_has_no_result() {
     let (upstream, _seen) = slow_upstream(Duration::from_secs(20));
-    let server = serve_http(common::examples_at(&upstream));
+    let mut opts = HttpOptions::default();
+    opts.metrics = Some(flowmcp_mcp::http::Metrics::new());
+    let server = web::start(
+        Endpoints::single(
+            McpServer::new(common::examples_at(&upstream), &ServeOptions::default()).unwrap(),
+        ),
+        opts,
+    )
+    .unwrap();
     let created = post(&server, &rpc(1, "tools/call", call_params(Some(json!({})))));
     let task = &created["result"]["task"];
     assert_eq!(task["ttl"], 600_000, "the default ttl");
@@ -175,6 +183,21 @@ fn i43_a_cancelled_task_stays_cancelled_and_has_no_result() {
     assert_eq!(result["error"]["code"], -32603, "{result}");
     let again = post(&server, &rpc(5, "tasks/cancel", json!({"taskId": id})));
     assert_eq!(again["error"]["code"], -32602, "{again}");
+    // A second task completes; `/metrics` counts both.
+    let created = post(&server, &rpc(6, "tools/call", call_params(Some(json!({})))));
+    let id = created["result"]["task"]["taskId"].as_str().unwrap();
+    let done = post(&server, &rpc(7, "tasks/result", json!({"taskId": id})));
+    assert_eq!(done["result"]["isError"], false, "{done}");
+    let metrics = web::get(&format!("{}/metrics", server.base)).body;
+    for line in [
+        "flowmcp_tasks_total{event=\"created\"} 2",
+        "flowmcp_tasks_total{event=\"cancelled\"} 1",
+        "flowmcp_tasks_total{event=\"completed\"} 1",
+        "flowmcp_tasks_total{event=\"failed\"} 0",
+        "flowmcp_tasks_total{event=\"expired\"} 0",
+    ] {
+        assert!(metrics.contains(line), "{line} in\n{metrics}");
+    }
 }
 
 #[test]
