@@ -127,7 +127,7 @@ pub mod runtime {
     pub use flowmcp_runtime::cache::RedisCache;
     pub use flowmcp_runtime::cache::{BindingKey, Cache, PreloadCache};
     pub use flowmcp_runtime::transport::{
-        Observer, REQUEST_ID_HEADER, TransportConfig, is_request_id,
+        CancelScope, Observer, REQUEST_ID_HEADER, TransportConfig, is_request_id,
     };
     pub use flowmcp_runtime::{
         CacheMode, Failure, Kind, LogSink, ResourceOptions, RunnerOptions, ToolDescriptor,

@@ -550,6 +550,12 @@ impl Catalog {
         self.tools.caller_with_log(log)
     }
 
+    /// The preload cache the catalog's calls use, if any (a directory, or Redis shared by
+    /// replicas).
+    pub fn preload_cache(&self) -> Option<&flowmcp_runtime::cache::PreloadCache> {
+        self.runner().cache.as_ref()
+    }
+
     /// The options every caller's runner starts from (the catalog's `runner` options).
     pub(crate) fn runner(&self) -> &RunnerOptions {
         self.tools.runner()

@@ -690,6 +690,51 @@ fn i32_5_scale_out_survives_a_replica_crash_with_one_upstream_fetch_and_every_re
         Some(victim.to_string().as_str())
     );
 
+    // Issue #43 (D131): a task created through the balancer is read through other replicas (its
+    // record is in the shared Redis); the endpoints have no token, so one principal.
+    let task_agent = agent();
+    let through = |body: Value| {
+        let mut resp = task_agent
+            .post(&mcp)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .send(body.to_string())
+            .unwrap();
+        let replica = resp
+            .headers()
+            .get("x-flowmcp-replica")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("?")
+            .to_string();
+        let text = resp.body_mut().read_to_string().unwrap();
+        (replica, message(&text).unwrap_or(Value::Null))
+    };
+    let (creator, created) = through(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": NOT_PRELOADED, "arguments": {"year": 2026, "countryCode": "DE"},
+            "task": {"ttl": 60000}}}));
+    let task_id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no task: {created}"))
+        .to_string();
+    let mut readers = std::collections::BTreeSet::new();
+    for n in 0..6 {
+        let (replica, got) = through(
+            json!({"jsonrpc": "2.0", "id": 2 + n, "method": "tasks/result",
+            "params": {"taskId": task_id}}),
+        );
+        assert_eq!(
+            got["result"]["isError"], false,
+            "tasks/result through {replica}: {got}"
+        );
+        readers.insert(replica);
+    }
+    readers.remove(&creator);
+    assert!(
+        !readers.is_empty(),
+        "the task was read only through its creator {creator}"
+    );
+
     // The load, and the crash halfway.
     let stop = Arc::new(AtomicBool::new(false));
     let _stop_on_drop = StopOnDrop(Arc::clone(&stop));

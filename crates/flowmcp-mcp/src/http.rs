@@ -71,6 +71,7 @@ pub use crate::request::RUNTIME_NOTES;
 use crate::request::current_request_id;
 use crate::route::{Route, RouteError, check_path};
 use crate::server::RequestInfo;
+use crate::tasks::{self, Plan};
 use crate::{McpServer, ServeError, ServeOptions};
 
 /// The path of the MCP endpoint when no routes are given.
@@ -647,6 +648,7 @@ impl Endpoints {
                 None => guard,
             };
             let server = e.server;
+            let tasks_server = server.clone();
             // Watch mode: reloads serve the next requests (stateless HTTP has no channel to tell
             // clients; they see the new list when they next ask).
             if let Some(every) = server.watch_interval() {
@@ -672,7 +674,7 @@ impl Endpoints {
             table.host_checks.get_or_insert_with(|| mcp.clone());
             table
                 .endpoints
-                .insert(e.path, Arc::new((mcp, guard, route)));
+                .insert(e.path, Arc::new((mcp, guard, route, tasks_server)));
         }
         Ok((table, watchers))
     }
@@ -722,9 +724,13 @@ pub(crate) struct Prepared {
 
 type Mcp = StreamableHttpService<McpServer, NeverSessionManager>;
 
+/// One endpoint: its rmcp service, guard, path and server.
+type EndpointParts = (Mcp, Guard, Arc<str>, McpServer);
+
 /// Everything one listener answers: endpoints by path and metadata documents by path.
 pub(crate) struct Table {
-    endpoints: HashMap<String, Arc<(Mcp, Guard, Arc<str>)>>,
+    /// Each endpoint's rmcp service, guard, path, and server (for the MCP tasks, D131).
+    endpoints: HashMap<String, Arc<EndpointParts>>,
     metadata: HashMap<String, Bytes>,
     /// [`HttpOptions::max_body_bytes`].
     max_body_bytes: usize,
@@ -891,7 +897,7 @@ impl Table {
         let Some(endpoint) = self.endpoints.get(path) else {
             return Answer::Closing(plain(StatusCode::NOT_FOUND, "not found\n"));
         };
-        let (mcp, guard, route) = &**endpoint;
+        let (mcp, guard, route, server) = &**endpoint;
         match guard {
             Guard::Open => {
                 // Behind a proxy, whoever reaches the proxy would call the tools.
@@ -940,6 +946,28 @@ impl Table {
         };
         #[cfg(feature = "metrics")]
         let _counted = self.metrics.as_ref().map(Metrics::inflight);
+        // MCP tasks (D131): a task request is answered here once it passed rmcp's transport
+        // checks as a `ping` with its id; `initialize` and `tools/list` answers are completed.
+        let plan = serde_json::from_slice::<serde_json::Value>(&body)
+            .map_or(Plan::Pass, |m| tasks::plan(&m, server));
+        let mut parts = parts;
+        let body = match &plan {
+            Plan::Answer(call) => {
+                parts.headers.remove(header::CONTENT_LENGTH);
+                let ping = serde_json::json!({"jsonrpc": "2.0", "id": call.id, "method": "ping"});
+                Bytes::from(ping.to_string())
+            }
+            _ => body,
+        };
+        let owner = tasks::principal(
+            "http",
+            route,
+            parts
+                .headers
+                .get(header::AUTHORIZATION)
+                .map(HeaderValue::as_bytes),
+        );
+        let info = parts.extensions.get::<RequestInfo>().cloned();
         let req = Request::from_parts(parts, Full::new(body));
         let Ok(_permit) = limit.try_acquire() else {
             return Answer::Served(plain(StatusCode::SERVICE_UNAVAILABLE, "busy\n"));
@@ -949,6 +977,29 @@ impl Table {
             Ok(r) => r,
             Err(never) => match never {},
         };
+        if answer.status() == StatusCode::OK {
+            match plan {
+                Plan::Pass => {}
+                Plan::Answer(call) => {
+                    let reply = tasks::answer(server, call, owner, info).await;
+                    replace_json(&mut answer, &reply);
+                }
+                Plan::Decorate(what) => {
+                    let body = std::mem::replace(answer.body_mut(), Full::default().boxed());
+                    let bytes = match body.collect().await {
+                        Ok(c) => c.to_bytes(),
+                        Err(never) => match never {},
+                    };
+                    match serde_json::from_slice::<serde_json::Value>(&bytes) {
+                        Ok(mut message) => {
+                            tasks::decorate(what, &mut message, server);
+                            replace_json(&mut answer, &message);
+                        }
+                        Err(_) => *answer.body_mut() = Full::new(bytes).boxed(),
+                    }
+                }
+            }
+        }
         if let Ok(v) = HeaderValue::from_str(&id) {
             answer.headers_mut().insert(REQUEST_ID, v);
         }
@@ -1015,6 +1066,16 @@ impl Table {
             Answer::Closing(r)
         }
     }
+}
+
+/// Makes `message` the JSON body of `answer`.
+fn replace_json(answer: &mut Response<Body>, message: &serde_json::Value) {
+    answer.headers_mut().remove(header::CONTENT_LENGTH);
+    answer.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    *answer.body_mut() = Full::new(Bytes::from(message.to_string())).boxed();
 }
 
 /// An `OPTIONS` request with `req`'s URI and headers and no body, for the Host and Origin

@@ -124,6 +124,7 @@ mod server;
 mod service;
 #[cfg(feature = "http")]
 mod slots;
+mod tasks;
 mod unknown;
 mod watch;
 

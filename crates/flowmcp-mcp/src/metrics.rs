@@ -56,6 +56,11 @@ struct ClassLabel {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct EventLabel {
+    event: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ResultLabel {
     result: &'static str,
 }
@@ -76,6 +81,8 @@ fn seconds_histogram() -> Histogram {
 /// `flowmcp_upstream_request_duration_seconds` (the tool's own upstream request),
 /// `flowmcp_upstream_responses_total{class}` (`2xx`…`5xx`, `error` when none arrived),
 /// `flowmcp_preload_cache_lookups_total{result}` (`hit`, `miss`),
+/// `flowmcp_tasks_total{event}` (MCP tasks `created`, `completed`, `failed`, `cancelled`,
+/// `expired`),
 /// `flowmcp_sandbox_rebuilds_total`, `flowmcp_open_connections`, `flowmcp_inflight_requests`,
 /// `flowmcp_draining`, `flowmcp_catalog_reloads_total`, `flowmcp_catalog_reload_failures_total`,
 /// `flowmcp_catalog_generation` (1, plus one per reload that changed something) and
@@ -92,6 +99,7 @@ struct Inner {
     upstream_seconds: Histogram,
     upstream: Family<ClassLabel, Counter>,
     cache: Family<ResultLabel, Counter>,
+    tasks: Family<EventLabel, Counter>,
     sandbox_rebuilds: Counter,
     connections: Gauge,
     inflight: Gauge,
@@ -100,6 +108,9 @@ struct Inner {
     reload_failures: Counter,
     generation: Gauge,
 }
+
+/// The MCP task events counted, each shown from the start (at 0).
+const TASK_EVENTS: [&str; 5] = ["created", "completed", "failed", "cancelled", "expired"];
 
 /// The status classes of [`Observer::upstream`], each shown from the start (at 0).
 const CLASSES: [&str; 7] = ["1xx", "2xx", "3xx", "4xx", "5xx", "other", "error"];
@@ -153,6 +164,16 @@ impl Metrics {
             "Preload cache lookups: hit (served from the cache) or miss (fetched)",
             cache.clone(),
         );
+        let tasks = Family::<EventLabel, Counter>::default();
+        registry.register(
+            "flowmcp_tasks",
+            "MCP tasks (task-augmented tool calls) by event: created, completed, failed, \
+             cancelled, expired",
+            tasks.clone(),
+        );
+        for event in TASK_EVENTS {
+            let _ = tasks.get_or_create(&EventLabel { event });
+        }
         let sandbox_rebuilds = Counter::default();
         registry.register(
             "flowmcp_sandbox_rebuilds",
@@ -216,6 +237,7 @@ impl Metrics {
                 upstream_seconds,
                 upstream,
                 cache,
+                tasks,
                 sandbox_rebuilds,
                 connections,
                 inflight,
@@ -235,6 +257,11 @@ impl Metrics {
             let _ = writeln!(text, "# EOF");
         }
         text
+    }
+
+    /// Counts one MCP task event (one of [`TASK_EVENTS`]).
+    pub(crate) fn task(&self, event: &'static str) {
+        self.inner.tasks.get_or_create(&EventLabel { event }).inc();
     }
 
     /// Counts one tool call of `tool` (its Primitive-ID) at `route`, ending with `outcome`

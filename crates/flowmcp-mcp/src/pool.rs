@@ -12,6 +12,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
+use flowmcp_catalog::runtime::CancelScope;
 use flowmcp_catalog::serde_json::{Map, Value};
 use flowmcp_catalog::{Caller, Catalog, Code, Envelope};
 use tokio::sync::oneshot;
@@ -35,6 +36,8 @@ enum Work {
         request_id: Option<Arc<str>>,
         /// Where its phases go, when its client listens.
         phases: Option<Phases>,
+        /// A task's call: its upstream requests end when the scope is cancelled.
+        scope: Option<CancelScope>,
         reply: oneshot::Sender<Envelope>,
     },
     /// Anything else; it sends its own reply.
@@ -52,6 +55,8 @@ struct Job {
 pub(crate) struct Requester {
     pub(crate) request_id: Option<Arc<str>>,
     pub(crate) phases: Option<Phases>,
+    /// A task's call: its upstream requests end when the scope is cancelled (D131).
+    pub(crate) scope: Option<CancelScope>,
 }
 
 /// A fixed set of worker threads.
@@ -97,7 +102,11 @@ impl Pool {
         args: Map<String, Value>,
         from: Requester,
     ) -> oneshot::Receiver<Envelope> {
-        let Requester { request_id, phases } = from;
+        let Requester {
+            request_id,
+            phases,
+            scope,
+        } = from;
         let (reply, rx) = oneshot::channel();
         let work = Work::Call {
             name,
@@ -106,6 +115,7 @@ impl Pool {
             args,
             request_id,
             phases,
+            scope,
             reply,
         };
         self.send(Job { catalog, work });
@@ -178,15 +188,24 @@ fn run(work: Work, catalog: &Catalog, caller: &Caller<'_>, serial_lock: &Mutex<(
             args,
             request_id,
             phases,
+            scope,
             reply,
         } => {
+            // A task cancelled while its call waited in the queue is not started.
+            if scope.as_ref().is_some_and(CancelScope::is_cancelled) {
+                return;
+            }
             let _one_at_a_time = serial.then(|| lock(serial_lock));
             let call = || {
                 crate::request::with_phases(phases, || {
                     crate::request::with_request_id(request_id, || {
-                        match entry.and_then(|i| catalog.list().get(i)) {
+                        let run = || match entry.and_then(|i| catalog.list().get(i)) {
                             Some(e) => caller.call_entry_json(e, &args),
                             None => caller.call_json(&name, &args),
+                        };
+                        match &scope {
+                            Some(s) => s.enter(run),
+                            None => run(),
                         }
                     })
                 })

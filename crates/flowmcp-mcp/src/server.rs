@@ -31,6 +31,7 @@ use crate::pool::{Pool, Requester};
 use crate::projection::{self, Output};
 use crate::registry;
 use crate::request::RUNTIME_NOTES;
+use crate::tasks::{Events, Host, Support, Tasks};
 use crate::watch::{LogLevel, Watch};
 
 /// How many entries one page of `tools/list` (and of the prompt and resource lists) holds
@@ -64,6 +65,8 @@ struct Inner {
     prompts: bool,
     resources: bool,
     pool: Pool,
+    /// The MCP tasks of every session of this server (D131).
+    tasks: Tasks,
 }
 
 /// One entry of `tools/list`: a served member (by its place in [`Members::order`]), whose MCP
@@ -216,6 +219,14 @@ impl McpServer {
                 .resource_templates()
                 .iter()
                 .any(|t| state.members.resource(&t.uri_template));
+        // With the preload cache in Redis, tasks live there too: every replica reads them (D131).
+        let tasks = match state.catalog.preload_cache() {
+            #[cfg(feature = "redis")]
+            Some(flowmcp_catalog::runtime::PreloadCache::Redis(redis)) => {
+                Tasks::shared_in(redis.clone())
+            }
+            _ => Tasks::default(),
+        };
         Ok(McpServer {
             inner: Arc::new(Inner {
                 state: RwLock::new(Arc::new(state)),
@@ -223,6 +234,7 @@ impl McpServer {
                 prompts,
                 resources,
                 pool: Pool::start(threads),
+                tasks,
             }),
             session: Arc::new(Session {
                 rounds: Rounds::default(),
@@ -365,9 +377,17 @@ impl McpServer {
         T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
     {
         let watch = self.watch_interval();
-        let running = ServiceExt::serve(self.clone(), io)
-            .await
-            .map_err(|e| ServeError::Session(e.to_string()))?;
+        // rmcp speaks over one end of a pipe; a pump between the client's stream and the other
+        // end answers the MCP task requests and completes `initialize` and `tools/list` (D131).
+        let (inner, outer) = tokio::io::duplex(1 << 16);
+        let pump = tokio::spawn(crate::tasks::pump(self.clone(), io, outer));
+        let running = match ServiceExt::serve(self.clone(), inner).await {
+            Ok(r) => r,
+            Err(e) => {
+                pump.abort();
+                return Err(ServeError::Session(e.to_string()));
+            }
+        };
         let watcher = watch.map(|every| {
             let peer = running.peer().clone();
             tokio::spawn(self.watch(every, Some(peer), |_| {}))
@@ -379,6 +399,8 @@ impl McpServer {
         if let Some(w) = watcher {
             w.abort();
         }
+        // What rmcp wrote last reaches the client before the stream is given up.
+        let _ = tokio::time::timeout(Duration::from_secs(5), pump).await;
         ended.map(|_| ())
     }
 
@@ -426,6 +448,111 @@ impl McpServer {
                 tracing::warn!("could not tell the client that the prompt list changed: {e}");
             }
         }
+    }
+}
+
+impl Host for McpServer {
+    type Info = RequestInfo;
+
+    /// The MCP tasks of this server.
+    fn tasks(&self) -> &Tasks {
+        &self.inner.tasks
+    }
+
+    /// Whether the tool `name` may, must or must not be called as a task: a served tool's
+    /// reserved `async` field says ([`Support::of`]); the meta-tools and agents run only as
+    /// plain calls; a name not served is `optional` (its call, a tool error, is the same either
+    /// way).
+    fn task_support(&self, name: &str) -> Support {
+        if self.inner.opts.lazy && (name == lazy::SEARCH_TOOLS || name == lazy::CALL_TOOL) {
+            return Support::Forbidden;
+        }
+        let st = self.state();
+        if st.members.agent(name).is_some() {
+            return Support::Forbidden;
+        }
+        let Some((_, served)) = st.members.tool(&st.catalog, name) else {
+            return Support::Optional;
+        };
+        let declared = served
+            .entry
+            .and_then(|i| st.catalog.list().get(i))
+            .and_then(|entry| {
+                let schema = st.catalog.toolset().schemas().get(entry.schema)?;
+                schema.main.tools.get(&entry.descriptor.tool)
+            })
+            .and_then(|tool| tool.async_.as_ref());
+        Support::of(declared)
+    }
+
+    /// Runs the tool call `name` of a task on the worker path of a plain call (without
+    /// elicitation or progress: a task has no request to report on) and gives the
+    /// `CallToolResult` as JSON; `None` when `stop` is signalled first (the task was cancelled:
+    /// the result is not waited for), `Err` when the result cannot be written.
+    async fn call_for_task(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        info: Option<RequestInfo>,
+        stop: Arc<tokio::sync::Notify>,
+    ) -> Option<Result<Value, String>> {
+        let started = std::time::Instant::now();
+        let st = self.state();
+        let result = match st.members.tool(&st.catalog, name) {
+            None => {
+                let meta = lazy::meta_tools().iter().filter(|_| self.inner.opts.lazy);
+                let e = st
+                    .members
+                    .not_served(&st.catalog, name, meta.map(|t| t.name.as_ref()));
+                finished(info.as_ref(), &Arc::from(UNKNOWN_TOOL), &e, started);
+                projection::result(e, &Output::None, projection::Media::Json)
+            }
+            Some((wire, served)) => {
+                let scope = flowmcp_catalog::runtime::CancelScope::new();
+                let reply = self.inner.pool.submit(
+                    Arc::clone(&st.catalog),
+                    wire.to_string(),
+                    served.entry,
+                    served.serial,
+                    args,
+                    Requester {
+                        request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
+                        phases: None,
+                        scope: Some(scope.clone()),
+                    },
+                );
+                let envelope = tokio::select! {
+                    r = reply => r.unwrap_or_else(|_| {
+                        Envelope::error(Code::E005, wire, "the call failed internally")
+                    }),
+                    () = stop.notified() => {
+                        // The upstream requests in flight are ended (their connections close).
+                        scope.cancel();
+                        return None;
+                    }
+                };
+                finished(info.as_ref(), &served.id, &envelope, started);
+                projection::result(envelope, &served.output, served.media)
+            }
+        };
+        let mut value = match flowmcp_catalog::serde_json::to_value(&result) {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e.to_string())),
+        };
+        // `resultType` belongs to the SEP-2663 protocol; rmcp leaves it out of a plain call's
+        // answer under 2025-11-25, and so does the task's result.
+        if let Some(obj) = value.as_object_mut() {
+            obj.remove("resultType");
+        }
+        Some(Ok(value))
+    }
+
+    fn events(info: Option<&RequestInfo>) -> Events {
+        Events::new(
+            #[cfg(feature = "metrics")]
+            info.and_then(|i| i.metrics.clone()),
+            info.map(|i| Arc::clone(&i.route)),
+        )
     }
 }
 
@@ -926,6 +1053,7 @@ impl ServerHandler for McpServer {
             Requester {
                 request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
                 phases,
+                scope: None,
             },
         );
         let envelope = tokio::select! {

@@ -26,6 +26,8 @@ mod mcp_i43;
 mod prompts;
 mod registry;
 mod resources;
+#[cfg(feature = "http")]
+mod tasks_i43;
 
 /// The in-process serving example, run as a test (so the documented example keeps working).
 #[path = "../examples/in_process.rs"]

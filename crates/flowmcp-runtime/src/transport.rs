@@ -802,14 +802,99 @@ struct Exchange {
     location: Option<String>,
 }
 
+/// A way to end the upstream requests of one call from another thread: requests that
+/// [`UreqTransport`] sends on a thread inside [`CancelScope::enter`] each use an agent of their
+/// own, and [`CancelScope::cancel`] shuts those agents down, which closes their connections (the
+/// upstream sees the close; the request fails with an I/O error). Cheap to clone (one `Arc`).
+#[derive(Clone, Debug, Default)]
+pub struct CancelScope {
+    inner: Arc<std::sync::Mutex<ScopeState>>,
+}
+
+#[derive(Debug, Default)]
+struct ScopeState {
+    cancelled: bool,
+    agents: Vec<ureq::Agent>,
+}
+
+thread_local! {
+    static CURRENT_SCOPE: std::cell::RefCell<Option<CancelScope>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+impl CancelScope {
+    /// A new scope, not cancelled.
+    pub fn new() -> CancelScope {
+        CancelScope::default()
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, ScopeState> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Runs `f` on this thread inside the scope: the upstream requests it sends can be ended by
+    /// [`CancelScope::cancel`].
+    pub fn enter<T>(&self, f: impl FnOnce() -> T) -> T {
+        /// Puts the previous scope back, also when `f` panics.
+        struct Reset<'a>(Option<CancelScope>, &'a CancelScope);
+        impl Drop for Reset<'_> {
+            fn drop(&mut self) {
+                let previous = self.0.take();
+                CURRENT_SCOPE.with(|c| c.replace(previous));
+                self.1.state().agents.clear();
+            }
+        }
+        let previous = CURRENT_SCOPE.with(|c| c.replace(Some(self.clone())));
+        let _reset = Reset(previous, self);
+        f()
+    }
+
+    /// Ends the requests in flight in the scope and makes later ones fail at once.
+    pub fn cancel(&self) {
+        let agents = {
+            let mut st = self.state();
+            st.cancelled = true;
+            std::mem::take(&mut st.agents)
+        };
+        for a in agents {
+            a.shutdown();
+        }
+    }
+
+    /// Whether [`CancelScope::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.state().cancelled
+    }
+
+    /// An agent of its own for a request sent inside the current thread's scope (`None`
+    /// outside one); shut down already when the scope was cancelled.
+    fn agent_for(config: &TransportConfig, public_only: bool) -> Option<ureq::Agent> {
+        let scope = CURRENT_SCOPE.with(|c| c.borrow().clone())?;
+        let agent = UreqTransport::agent(config, public_only);
+        let mut st = scope.state();
+        if st.cancelled {
+            drop(st);
+            agent.clone().shutdown();
+        } else {
+            st.agents.push(agent.clone());
+        }
+        Some(agent)
+    }
+}
+
 impl Transport for UreqTransport {
     fn send(&self, req: &HttpRequest) -> Result<HttpResponse, TransportError> {
         let own = Instant::now() + self.config.total_timeout;
         let deadline = req.deadline.map_or(own, |d| d.min(own));
-        let agent = if req.public_only {
-            &self.public_agent
-        } else {
-            &self.agent
+        // Inside a cancel scope the request has an agent of its own, which the scope can shut
+        // down (the upstream sees the connection close).
+        let scoped = CancelScope::agent_for(&self.config, req.public_only);
+        let agent = match &scoped {
+            Some(a) => a,
+            None if req.public_only => &self.public_agent,
+            None => &self.agent,
         };
         let redactor = req.redactor.as_deref();
         let shown = |u: &Url| show_parsed(u, redactor);

@@ -556,6 +556,51 @@ impl RedisCache {
         Ok(reply)
     }
 
+    /// One command outside the preload cache's keys (no pause, no warning), within the time
+    /// limit; an error says why without the password.
+    fn plain(&self, args: &[&[u8]]) -> io::Result<Reply> {
+        self.command(args, self.until(None))
+            .map_err(|f| io::Error::other(self.reason(&f)))
+    }
+
+    /// Stores `value` at `key` for `ttl` (`SET key value PX ms`). For values that other parts of
+    /// a server keep beside the preload cache (the MCP server's tasks), under their own prefix.
+    pub fn put_value(&self, key: &str, value: &[u8], ttl: Duration) -> io::Result<()> {
+        let px = ttl.as_millis().max(1).to_string();
+        self.plain(&[b"SET", key.as_bytes(), value, b"PX", px.as_bytes()])
+            .map(|_| ())
+    }
+
+    /// The value at `key` ([`RedisCache::put_value`]), `None` when there is none (or it expired).
+    pub fn get_value(&self, key: &str) -> io::Result<Option<Vec<u8>>> {
+        match self.plain(&[b"GET", key.as_bytes()])? {
+            Reply::Bulk(bytes) => Ok(Some(bytes)),
+            _ => Ok(None),
+        }
+    }
+
+    /// Adds `member` to the set at `key`, which expires `ttl` from now (`SADD`, `PEXPIRE`).
+    pub fn add_member(&self, key: &str, member: &str, ttl: Duration) -> io::Result<()> {
+        self.plain(&[b"SADD", key.as_bytes(), member.as_bytes()])?;
+        let px = ttl.as_millis().max(1).to_string();
+        self.plain(&[b"PEXPIRE", key.as_bytes(), px.as_bytes()])
+            .map(|_| ())
+    }
+
+    /// The members of the set at `key` (`SMEMBERS`), in no order.
+    pub fn members(&self, key: &str) -> io::Result<Vec<String>> {
+        match self.plain(&[b"SMEMBERS", key.as_bytes()])? {
+            Reply::Array(items) => Ok(items
+                .into_iter()
+                .filter_map(|r| match r {
+                    Reply::Bulk(b) => String::from_utf8(b).ok(),
+                    _ => None,
+                })
+                .collect()),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// Why a command failed, in words without the password.
     fn reason(&self, failure: &Failure) -> String {
         let text = match failure {

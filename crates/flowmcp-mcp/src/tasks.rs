@@ -1,0 +1,927 @@
+//! MCP Tasks in the 2025-11-25 shape (SEP-1686): a `tools/call` whose params carry `task: {ttl}`
+//! answers at once with the task while the call runs on the worker threads; `tasks/get`,
+//! `tasks/result`, `tasks/list` and `tasks/cancel` read and end it (D131).
+//!
+//! rmcp 3.11 knows only the newer SEP-2663 shape, drops the `task` field of `tools/call` when it
+//! decodes the request and has no `tasks` server capability nor a tool's `execution`, so this
+//! layer works on the JSON-RPC messages around rmcp: [`plan`] sorts each incoming message, the
+//! task messages are answered here ([`answer`]), and the answers to `initialize` and
+//! `tools/list` are completed with the `tasks` capability and each tool's
+//! `execution.taskSupport` ([`decorate`]). Over HTTP the listener does this per request (the
+//! request itself passes rmcp's transport checks as a `ping`); over stdio a line pump between
+//! the client's stream and rmcp does (`McpServer::serve_io`).
+//!
+//! A task belongs to the principal that created it (an HTTP endpoint and its credential, or one
+//! stdio session): another principal gets the answer of an unknown task id. Records hold the
+//! task's state and the call's result, never a credential (the principal is a digest).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use flowmcp_catalog::serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tokio::sync::Notify;
+
+#[cfg(feature = "metrics")]
+use crate::metrics::Metrics;
+
+/// What serves the tasks: the MCP server (`McpServer`; a trait, so that this module does not
+/// depend on the server's).
+pub(crate) trait Host: Clone + Send + Sync + 'static {
+    /// What the listener knows of a request (its id, route and metrics).
+    type Info: Clone + Send + Sync + 'static;
+    /// The tasks of this server.
+    fn tasks(&self) -> &Tasks;
+    /// Whether the tool `name` may, must or must not be called as a task.
+    fn task_support(&self, name: &str) -> Support;
+    /// Where the events of a request with `info` are counted.
+    fn events(info: Option<&Self::Info>) -> Events;
+    /// Runs the tool call `name` of a task: the `CallToolResult` as JSON, `Err` when the call
+    /// failed internally, `None` when `stop` was signalled first.
+    fn call_for_task(
+        &self,
+        name: &str,
+        args: Map<String, Value>,
+        info: Option<Self::Info>,
+        stop: Arc<Notify>,
+    ) -> impl std::future::Future<Output = Option<Result<Value, String>>> + Send;
+}
+
+/// The longest a task is kept, in milliseconds (a client's larger `ttl` is cut to it): one hour.
+pub(crate) const MAX_TTL_MS: u64 = 3_600_000;
+/// How long a task is kept when the client names no `ttl`: ten minutes.
+pub(crate) const DEFAULT_TTL_MS: u64 = 600_000;
+/// The polling interval suggested to clients, in milliseconds.
+pub(crate) const POLL_INTERVAL_MS: u64 = 500;
+/// How many tasks one page of `tasks/list` holds.
+const LIST_PAGE: usize = 100;
+/// The `_meta` key that ties a message to its task.
+pub(crate) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// JSON-RPC error codes.
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+const INTERNAL_ERROR: i64 = -32603;
+
+/// Whether a tool may, must or must not be called as a task (its `execution.taskSupport`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Support {
+    Forbidden,
+    Optional,
+    Required,
+}
+
+impl Support {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Support::Forbidden => "forbidden",
+            Support::Optional => "optional",
+            Support::Required => "required",
+        }
+    }
+
+    /// A catalog tool's support, from its reserved `async` field (chapter 07): the text
+    /// `"required"`, `"optional"` or `"forbidden"`, or an object whose `taskSupport` is one of
+    /// them; anything else (absent, `{"reserved": true}`) is `optional` (D131).
+    pub(crate) fn of(async_field: Option<&Value>) -> Support {
+        let named = match async_field {
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(Value::Object(o)) => o.get("taskSupport").and_then(Value::as_str),
+            _ => None,
+        };
+        match named {
+            Some("required") => Support::Required,
+            Some("forbidden") => Support::Forbidden,
+            _ => Support::Optional,
+        }
+    }
+}
+
+/// A task's status (the 2025-11-25 names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Status {
+    Working,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl Status {
+    fn terminal(self) -> bool {
+        self != Status::Working
+    }
+}
+
+/// What is kept of one task: its state, its owner's digest and, once it completed, the call's
+/// result (the `CallToolResult` as JSON). Never an argument or a credential.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct Record {
+    pub(crate) id: String,
+    pub(crate) owner: String,
+    pub(crate) status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) message: Option<String>,
+    pub(crate) created_ms: u64,
+    pub(crate) updated_ms: u64,
+    pub(crate) ttl_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) result: Option<Value>,
+}
+
+impl Record {
+    fn expired(&self, now: u64) -> bool {
+        now >= self.created_ms.saturating_add(self.ttl_ms)
+    }
+
+    /// The task as the protocol shows it.
+    fn task(&self) -> Map<String, Value> {
+        let mut t = Map::new();
+        t.insert("taskId".into(), json!(self.id));
+        t.insert("status".into(), json!(self.status));
+        if let Some(m) = &self.message {
+            t.insert("statusMessage".into(), json!(m));
+        }
+        t.insert("createdAt".into(), json!(iso(self.created_ms)));
+        t.insert("lastUpdatedAt".into(), json!(iso(self.updated_ms)));
+        t.insert("ttl".into(), json!(self.ttl_ms));
+        t.insert("pollInterval".into(), json!(POLL_INTERVAL_MS));
+        t
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn iso(ms: u64) -> String {
+    flowmcp_catalog::timestamp(UNIX_EPOCH + Duration::from_millis(ms))
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The tasks of one server: their records (in memory, or in Redis shared by replicas), and a
+/// signal per running task that cancels it.
+#[derive(Default)]
+pub(crate) struct Tasks {
+    records: Mutex<HashMap<String, Record>>,
+    running: Mutex<HashMap<String, Arc<Notify>>>,
+    made: AtomicU64,
+    /// Serialises the read-modify-writes of records in this process.
+    writing: Mutex<()>,
+    /// The preload cache's Redis: records live there, readable by every replica.
+    #[cfg(feature = "redis")]
+    shared: Option<flowmcp_catalog::runtime::RedisCache>,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tasks")
+    }
+}
+
+/// The Redis key of a task's record, and of an owner's index of task ids.
+#[cfg(feature = "redis")]
+fn record_key(id: &str) -> String {
+    format!("flowmcp:task:v1:{id}")
+}
+
+#[cfg(feature = "redis")]
+fn owner_key(owner: &str) -> String {
+    format!("flowmcp:tasks:v1:{owner}")
+}
+
+impl Tasks {
+    /// Tasks kept in `cache` (the preload cache's Redis), shared by every replica that uses it.
+    #[cfg(feature = "redis")]
+    pub(crate) fn shared_in(cache: flowmcp_catalog::runtime::RedisCache) -> Tasks {
+        Tasks {
+            shared: Some(cache),
+            ..Tasks::default()
+        }
+    }
+
+    /// Whether the records live where other replicas read them.
+    fn is_shared(&self) -> bool {
+        #[cfg(feature = "redis")]
+        {
+            self.shared.is_some()
+        }
+        #[cfg(not(feature = "redis"))]
+        {
+            false
+        }
+    }
+
+    /// A new task id: unguessable (a digest of a per-process random seed, a counter and the
+    /// time), 32 hex digits.
+    fn new_id(&self) -> String {
+        use std::hash::{BuildHasher, Hasher};
+        let n = self.made.fetch_add(1, Ordering::Relaxed);
+        let mut seed = std::collections::hash_map::RandomState::new().build_hasher();
+        seed.write_u64(n);
+        let mut h = Sha256::new();
+        h.update(seed.finish().to_le_bytes());
+        h.update(n.to_le_bytes());
+        h.update(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+                .to_le_bytes(),
+        );
+        h.update(std::process::id().to_le_bytes());
+        hex(&h.finalize()[..16])
+    }
+
+    /// The record `id`, whoever owns it (expired ones included).
+    fn load(&self, id: &str) -> Option<Record> {
+        #[cfg(feature = "redis")]
+        if let Some(redis) = &self.shared {
+            return match redis.get_value(&record_key(id)) {
+                Ok(bytes) => bytes.and_then(|b| flowmcp_catalog::serde_json::from_slice(&b).ok()),
+                Err(e) => {
+                    tracing::warn!(target: "flowmcp::task", "the task store: {e}");
+                    None
+                }
+            };
+        }
+        lock(&self.records).get(id).cloned()
+    }
+
+    /// Stores `r` (in Redis until its ttl has passed).
+    fn save(&self, r: &Record) -> Result<(), String> {
+        #[cfg(feature = "redis")]
+        if let Some(redis) = &self.shared {
+            let left = r
+                .created_ms
+                .saturating_add(r.ttl_ms)
+                .saturating_sub(now_ms())
+                .max(1);
+            let bytes = flowmcp_catalog::serde_json::to_vec(r)
+                .map_err(|e| format!("the task store: {e}"))?;
+            redis
+                .put_value(&record_key(&r.id), &bytes, Duration::from_millis(left))
+                .and_then(|()| {
+                    redis.add_member(
+                        &owner_key(&r.owner),
+                        &r.id,
+                        Duration::from_millis(MAX_TTL_MS),
+                    )
+                })
+                .map_err(|e| format!("the task store: {e}"))?;
+            return Ok(());
+        }
+        lock(&self.records).insert(r.id.clone(), r.clone());
+        Ok(())
+    }
+
+    /// The record `id` when `owner` owns it and it has not expired. An expired record is removed
+    /// (and counted) here; Redis drops expired records by itself.
+    fn get(&self, id: &str, owner: &str, events: &Events) -> Option<Record> {
+        let r = self.load(id)?;
+        if r.expired(now_ms()) {
+            if lock(&self.records).remove(id).is_some() {
+                events.emit("expired", id);
+            }
+            return None;
+        }
+        (r.owner == owner).then_some(r)
+    }
+
+    #[cfg(test)]
+    fn put(&self, r: Record) {
+        let _ = self.save(&r);
+    }
+
+    /// The live tasks of `owner`, oldest first; expired ones are removed (and counted).
+    fn list(&self, owner: &str, events: &Events) -> Vec<Record> {
+        let now = now_ms();
+        #[cfg(feature = "redis")]
+        if let Some(redis) = &self.shared {
+            let ids = redis.members(&owner_key(owner)).unwrap_or_else(|e| {
+                tracing::warn!(target: "flowmcp::task", "the task store: {e}");
+                Vec::new()
+            });
+            let mut mine: Vec<Record> = ids
+                .iter()
+                .filter_map(|id| self.load(id))
+                .filter(|r| r.owner == owner && !r.expired(now))
+                .collect();
+            mine.sort_by(|a, b| a.created_ms.cmp(&b.created_ms).then(a.id.cmp(&b.id)));
+            return mine;
+        }
+        let mut gone = Vec::new();
+        let mut mine: Vec<Record> = {
+            let mut records = lock(&self.records);
+            records.retain(|id, r| {
+                let keep = !r.expired(now);
+                if !keep {
+                    gone.push(id.clone());
+                }
+                keep
+            });
+            records
+                .values()
+                .filter(|r| r.owner == owner)
+                .cloned()
+                .collect()
+        };
+        for id in &gone {
+            events.emit("expired", id);
+        }
+        mine.sort_by(|a, b| a.created_ms.cmp(&b.created_ms).then(a.id.cmp(&b.id)));
+        mine
+    }
+
+    /// Ends a working task with `status`; `false` when it is not working any more (cancelled
+    /// meanwhile, or gone).
+    fn finish(
+        &self,
+        id: &str,
+        status: Status,
+        message: Option<String>,
+        result: Option<Value>,
+    ) -> bool {
+        lock(&self.running).remove(id);
+        // One writer at a time in this process; across replicas the last write wins.
+        let _one = lock(&self.writing);
+        let Some(mut r) = self.load(id) else {
+            return false;
+        };
+        if r.status.terminal() {
+            return false;
+        }
+        r.status = status;
+        r.message = message;
+        r.result = result;
+        r.updated_ms = now_ms();
+        match self.save(&r) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(target: "flowmcp::task", "{e}");
+                false
+            }
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// Who a request comes from, as a task owner: a digest, never the credential itself.
+pub(crate) fn principal(kind: &str, route: &str, credential: Option<&[u8]>) -> Arc<str> {
+    let mut h = Sha256::new();
+    h.update(kind.as_bytes());
+    h.update([0]);
+    h.update(route.as_bytes());
+    h.update([0]);
+    if let Some(c) = credential {
+        h.update(c);
+    }
+    Arc::from(format!("{kind}:{}", hex(&h.finalize()[..16])))
+}
+
+/// A new stdio session's principal (each session its own).
+pub(crate) fn stdio_principal() -> Arc<str> {
+    static SESSIONS: AtomicU64 = AtomicU64::new(0);
+    let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
+    principal(
+        "stdio",
+        &format!("{}:{n}", std::process::id()),
+        Some(&now_ms().to_le_bytes()),
+    )
+}
+
+/// Where task events are counted: the request's metrics (over HTTP), and the log.
+pub(crate) struct Events {
+    #[cfg(feature = "metrics")]
+    metrics: Option<Metrics>,
+    route: Arc<str>,
+}
+
+impl Events {
+    /// Events counted in `metrics` (when given) and logged with `route` (`None`: stdio).
+    pub(crate) fn new(
+        #[cfg(feature = "metrics")] metrics: Option<Metrics>,
+        route: Option<Arc<str>>,
+    ) -> Events {
+        Events {
+            #[cfg(feature = "metrics")]
+            metrics,
+            route: route.unwrap_or_else(|| Arc::from("stdio")),
+        }
+    }
+
+    /// Counts `event` of task `id` and writes its log line (`flowmcp::task`, at `info`).
+    fn emit(&self, event: &'static str, id: &str) {
+        #[cfg(feature = "metrics")]
+        if let Some(m) = &self.metrics {
+            m.task(event);
+        }
+        tracing::info!(
+            target: "flowmcp::task",
+            route = &*self.route,
+            task_id = id,
+            event,
+            "task {event}"
+        );
+    }
+}
+
+/// What to do with one incoming JSON-RPC message.
+#[derive(Debug)]
+pub(crate) enum Plan {
+    /// Hand it to rmcp unchanged.
+    Pass,
+    /// Hand it to rmcp and complete the answer ([`decorate`]).
+    Decorate(Decoration),
+    /// Answer it here ([`answer`]).
+    Answer(Call),
+}
+
+/// Which answer [`decorate`] completes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Decoration {
+    Initialize,
+    ToolsList,
+}
+
+/// A request answered here.
+#[derive(Debug)]
+pub(crate) struct Call {
+    pub(crate) id: Value,
+    method: String,
+    params: Map<String, Value>,
+}
+
+/// Sorts `message` (one parsed JSON-RPC message).
+pub(crate) fn plan(message: &Value, server: &impl Host) -> Plan {
+    let Some(obj) = message.as_object() else {
+        return Plan::Pass;
+    };
+    let (Some(method), Some(id)) = (obj.get("method").and_then(Value::as_str), obj.get("id"))
+    else {
+        return Plan::Pass;
+    };
+    let params = obj
+        .get("params")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let call = || {
+        Plan::Answer(Call {
+            id: id.clone(),
+            method: method.to_string(),
+            params: params.clone(),
+        })
+    };
+    match method {
+        "initialize" => Plan::Decorate(Decoration::Initialize),
+        "tools/list" => Plan::Decorate(Decoration::ToolsList),
+        "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => call(),
+        "tools/call" => {
+            if params.get("task").is_some_and(Value::is_object) {
+                return call();
+            }
+            let required = params
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| server.task_support(n) == Support::Required);
+            if required { call() } else { Plan::Pass }
+        }
+        _ => Plan::Pass,
+    }
+}
+
+/// Completes rmcp's answer `message` to a request sorted as `what`: the `tasks` capability in
+/// `initialize`, each tool's `execution.taskSupport` in `tools/list`.
+pub(crate) fn decorate(what: Decoration, message: &mut Value, server: &impl Host) {
+    let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) else {
+        return;
+    };
+    match what {
+        Decoration::Initialize => {
+            if let Some(caps) = result
+                .get_mut("capabilities")
+                .and_then(Value::as_object_mut)
+            {
+                caps.insert(
+                    "tasks".into(),
+                    json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
+                );
+            }
+        }
+        Decoration::ToolsList => {
+            let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
+                return;
+            };
+            for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
+                let support = tool
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map_or(Support::Forbidden, |n| server.task_support(n));
+                tool.insert("execution".into(), json!({"taskSupport": support.as_str()}));
+            }
+        }
+    }
+}
+
+fn error(id: &Value, code: i64, message: impl Into<String>) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message.into()}})
+}
+
+fn reply(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// The answer of an unknown task id, also given for another principal's task.
+fn unknown(id: &Value) -> Value {
+    error(id, INVALID_PARAMS, "unknown task id")
+}
+
+/// Answers `call` (a request [`plan`] sorted as [`Plan::Answer`]) from `owner`: the whole
+/// JSON-RPC response.
+pub(crate) async fn answer<H: Host>(
+    server: &H,
+    call: Call,
+    owner: Arc<str>,
+    info: Option<H::Info>,
+) -> Value {
+    let Call { id, method, params } = call;
+    let events = H::events(info.as_ref());
+    let tasks = server.tasks();
+    let task_id = params.get("taskId").and_then(Value::as_str);
+    match method.as_str() {
+        "tools/call" => create(server, &id, params, owner, info, events),
+        "tasks/get" => match task_id.and_then(|t| tasks.get(t, &owner, &events)) {
+            Some(r) => reply(&id, Value::Object(r.task())),
+            None => unknown(&id),
+        },
+        "tasks/result" => {
+            let Some(task_id) = task_id else {
+                return unknown(&id);
+            };
+            // Waits until the task ends (or is gone).
+            loop {
+                let Some(r) = tasks.get(task_id, &owner, &events) else {
+                    return unknown(&id);
+                };
+                match (r.status, r.result) {
+                    (Status::Working, _) => {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    (Status::Completed, Some(mut result)) => {
+                        if let Some(obj) = result.as_object_mut() {
+                            let meta = obj
+                                .entry("_meta")
+                                .or_insert_with(|| Value::Object(Map::new()));
+                            if let Some(meta) = meta.as_object_mut() {
+                                meta.insert(RELATED_TASK.into(), json!({"taskId": r.id}));
+                            }
+                        }
+                        return reply(&id, result);
+                    }
+                    (Status::Cancelled, _) => {
+                        return error(&id, INTERNAL_ERROR, "the task was cancelled");
+                    }
+                    (_, _) => {
+                        let m = r.message.unwrap_or_else(|| "the task failed".into());
+                        return error(&id, INTERNAL_ERROR, m);
+                    }
+                }
+            }
+        }
+        "tasks/list" => {
+            let all = tasks.list(&owner, &events);
+            let start = match params.get("cursor") {
+                None | Some(Value::Null) => 0,
+                Some(c) => match c.as_str().and_then(|c| c.parse::<usize>().ok()) {
+                    Some(n) if n <= all.len() => n,
+                    _ => return error(&id, INVALID_PARAMS, "unknown cursor"),
+                },
+            };
+            let end = (start + LIST_PAGE).min(all.len());
+            let page: Vec<Value> = all[start..end]
+                .iter()
+                .map(|r| Value::Object(r.task()))
+                .collect();
+            let mut result = json!({ "tasks": page });
+            if end < all.len() {
+                result["nextCursor"] = json!(end.to_string());
+            }
+            reply(&id, result)
+        }
+        "tasks/cancel" => {
+            let Some(r) = task_id.and_then(|t| tasks.get(t, &owner, &events)) else {
+                return unknown(&id);
+            };
+            if r.status.terminal() {
+                return error(
+                    &id,
+                    INVALID_PARAMS,
+                    format!(
+                        "the task is {} already",
+                        json!(r.status).as_str().unwrap_or("")
+                    ),
+                );
+            }
+            // The running call is stopped (its upstream requests end), then the record ends.
+            let stop = lock(&tasks.running).remove(&r.id);
+            if let Some(stop) = stop {
+                stop.notify_one();
+            }
+            if tasks.finish(
+                &r.id,
+                Status::Cancelled,
+                Some("cancelled by the client".into()),
+                None,
+            ) {
+                events.emit("cancelled", &r.id);
+            }
+            match tasks.get(&r.id, &owner, &events) {
+                Some(r) => reply(&id, Value::Object(r.task())),
+                None => unknown(&id),
+            }
+        }
+        _ => error(&id, METHOD_NOT_FOUND, format!("unknown method {method}")),
+    }
+}
+
+/// A `tools/call`: as a task when its params ask for one; a plain call of a tool that requires a
+/// task is refused.
+fn create<H: Host>(
+    server: &H,
+    id: &Value,
+    mut params: Map<String, Value>,
+    owner: Arc<str>,
+    info: Option<H::Info>,
+    events: Events,
+) -> Value {
+    let Some(name) = params
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+    else {
+        return error(
+            id,
+            INVALID_PARAMS,
+            "`name` (the tool's name, a string) is required",
+        );
+    };
+    let support = server.task_support(&name);
+    let Some(Value::Object(task)) = params.remove("task") else {
+        return error(
+            id,
+            METHOD_NOT_FOUND,
+            format!(
+                "tool {name} requires task augmentation (execution.taskSupport: required): \
+                 call it with `task` in the params"
+            ),
+        );
+    };
+    if support == Support::Forbidden {
+        return error(
+            id,
+            METHOD_NOT_FOUND,
+            format!(
+                "tool {name} cannot be called as a task (execution.taskSupport: forbidden): \
+                 call it without `task`"
+            ),
+        );
+    }
+    let args = match params.remove("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(a)) => a,
+        Some(_) => return error(id, INVALID_PARAMS, "`arguments` must be an object"),
+    };
+    let ttl_ms = task
+        .get("ttl")
+        .and_then(Value::as_u64)
+        .unwrap_or(DEFAULT_TTL_MS)
+        .min(MAX_TTL_MS);
+    let tasks = server.tasks();
+    let now = now_ms();
+    let record = Record {
+        id: tasks.new_id(),
+        owner: owner.to_string(),
+        status: Status::Working,
+        message: None,
+        created_ms: now,
+        updated_ms: now,
+        ttl_ms,
+        result: None,
+    };
+    let task_id = record.id.clone();
+    let shown = record.task();
+    if let Err(e) = tasks.save(&record) {
+        return error(id, INTERNAL_ERROR, e);
+    }
+    let stop = Arc::new(Notify::new());
+    lock(&tasks.running).insert(task_id.clone(), Arc::clone(&stop));
+    events.emit("created", &task_id);
+    if tasks.is_shared() {
+        // A cancel through another replica reaches the call through the shared record.
+        let server = server.clone();
+        let (task_id, stop) = (task_id.clone(), Arc::clone(&stop));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(POLL_INTERVAL_MS)).await;
+                let tasks = server.tasks();
+                if !lock(&tasks.running).contains_key(&task_id) {
+                    break;
+                }
+                if tasks
+                    .load(&task_id)
+                    .is_none_or(|r| r.status == Status::Cancelled)
+                {
+                    if let Some(stop) = lock(&tasks.running).remove(&task_id) {
+                        stop.notify_one();
+                    }
+                    break;
+                }
+            }
+            drop(stop);
+        });
+    }
+    let server = server.clone();
+    tokio::spawn(async move {
+        let outcome = server.call_for_task(&name, args, info, stop).await;
+        let tasks = server.tasks();
+        let (status, message, result, event) = match outcome {
+            Some(Ok(r)) => (Status::Completed, None, Some(r), "completed"),
+            Some(Err(m)) => (Status::Failed, Some(m), None, "failed"),
+            // Cancelled: `tasks/cancel` has ended the record.
+            None => return,
+        };
+        if tasks.finish(&task_id, status, message, result) {
+            events.emit(event, &task_id);
+        }
+    });
+    reply(id, json!({ "task": shown }))
+}
+
+/// Writes `line` and a newline to `out` and flushes; `false` when the stream is gone.
+async fn write<W: tokio::io::AsyncWrite + Unpin>(
+    out: Arc<tokio::sync::Mutex<W>>,
+    line: String,
+) -> bool {
+    use tokio::io::AsyncWriteExt;
+    let mut w = out.lock().await;
+    let ok = w.write_all(line.as_bytes()).await.is_ok() && w.write_all(b"\n").await.is_ok();
+    ok && w.flush().await.is_ok()
+}
+
+/// Carries newline-delimited JSON-RPC between the client's stream `io` and rmcp's end of a pipe
+/// `rmcp` for one stdio session: task requests are answered here ([`answer`], each on a task of
+/// its own: `tasks/result` waits), the answers to `initialize` and `tools/list` are completed
+/// ([`decorate`]), everything else passes unchanged. Ends when both directions have ended.
+pub(crate) async fn pump<H: Host, T>(server: H, io: T, rmcp: tokio::io::DuplexStream)
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let owner = stdio_principal();
+    let (client_read, client_write) = tokio::io::split(io);
+    let (rmcp_read, mut rmcp_write) = tokio::io::split(rmcp);
+    let out = Arc::new(tokio::sync::Mutex::new(client_write));
+    let pending: Arc<Mutex<HashMap<String, Decoration>>> = Arc::default();
+    // Client to rmcp.
+    let inbound = {
+        let out = Arc::clone(&out);
+        let pending = Arc::clone(&pending);
+        let server = server.clone();
+        async move {
+            let mut lines = BufReader::new(client_read).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let message = flowmcp_catalog::serde_json::from_str::<Value>(&line).ok();
+                let plan = message.as_ref().map_or(Plan::Pass, |m| plan(m, &server));
+                match plan {
+                    Plan::Answer(call) => {
+                        let (server, owner, out) =
+                            (server.clone(), Arc::clone(&owner), Arc::clone(&out));
+                        tokio::spawn(async move {
+                            let reply = answer(&server, call, owner, None::<H::Info>).await;
+                            write(out, reply.to_string()).await;
+                        });
+                        continue;
+                    }
+                    Plan::Decorate(what) => {
+                        if let Some(id) = message.as_ref().and_then(|m| m.get("id")) {
+                            lock(&pending).insert(id.to_string(), what);
+                        }
+                    }
+                    Plan::Pass => {}
+                }
+                if rmcp_write.write_all(line.as_bytes()).await.is_err()
+                    || rmcp_write.write_all(b"\n").await.is_err()
+                {
+                    break;
+                }
+            }
+            // The client closed its stream: rmcp sees the end too.
+            let _ = rmcp_write.shutdown().await;
+        }
+    };
+    let inbound = tokio::spawn(inbound);
+    // rmcp to client.
+    let mut lines = BufReader::new(rmcp_read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let mut line = line;
+        let what = flowmcp_catalog::serde_json::from_str::<Value>(&line)
+            .ok()
+            .and_then(|m| {
+                let key = m.get("id")?.to_string();
+                let what = lock(&pending).remove(&key)?;
+                Some((m, what))
+            });
+        if let Some((mut message, what)) = what {
+            decorate(what, &mut message, &server);
+            line = message.to_string();
+        }
+        if !write(Arc::clone(&out), line).await {
+            break;
+        }
+    }
+    inbound.abort();
+    let _ = out.lock().await.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn i43_task_support_comes_from_the_reserved_async_field() {
+        assert_eq!(Support::of(None), Support::Optional);
+        assert_eq!(
+            Support::of(Some(&json!({"reserved": true}))),
+            Support::Optional
+        );
+        assert_eq!(Support::of(Some(&json!("required"))), Support::Required);
+        assert_eq!(
+            Support::of(Some(&json!({"taskSupport": "forbidden"}))),
+            Support::Forbidden
+        );
+        assert_eq!(Support::of(Some(&json!("nonsense"))), Support::Optional);
+    }
+
+    #[test]
+    fn i43_a_task_is_its_owners_only_and_expires() {
+        let tasks = Tasks::default();
+        let events = Events::new(
+            #[cfg(feature = "metrics")]
+            None,
+            None,
+        );
+        let now = now_ms();
+        let mut r = Record {
+            id: tasks.new_id(),
+            owner: "a".into(),
+            status: Status::Working,
+            message: None,
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms: 60_000,
+            result: None,
+        };
+        assert_eq!(r.id.len(), 32);
+        assert_ne!(r.id, tasks.new_id());
+        tasks.put(r.clone());
+        assert!(tasks.get(&r.id, "a", &events).is_some());
+        assert!(tasks.get(&r.id, "b", &events).is_none());
+        assert_eq!(tasks.list("a", &events).len(), 1);
+        assert!(tasks.list("b", &events).is_empty());
+        r.created_ms = now - 61_000;
+        tasks.put(r.clone());
+        assert!(tasks.get(&r.id, "a", &events).is_none());
+        assert!(lock(&tasks.records).is_empty(), "an expired task is gone");
+        let shown = r.task();
+        assert_eq!(shown["status"], "working");
+        assert_eq!(shown["ttl"], 60_000);
+        assert_eq!(shown["pollInterval"], POLL_INTERVAL_MS);
+        assert!(shown["createdAt"].as_str().unwrap().ends_with('Z'));
+    }
+
+    #[test]
+    fn i43_principals_are_digests_that_differ_by_credential_and_route() {
+        let a = principal("http", "/mcp", Some(b"secret-token"));
+        assert!(!a.contains("secret"));
+        assert_ne!(a, principal("http", "/mcp", Some(b"other")));
+        assert_ne!(a, principal("http", "/other", Some(b"secret-token")));
+        assert_eq!(a, principal("http", "/mcp", Some(b"secret-token")));
+        assert_ne!(stdio_principal(), stdio_principal());
+    }
+}
