@@ -928,9 +928,18 @@ impl Table {
             }
         }
         let id = request_id(req.headers().get(REQUEST_ID));
+        // Whose request this is: the endpoint and its credential, as a digest (D131).
+        let owner = tasks::principal(
+            "http",
+            route,
+            req.headers()
+                .get(header::AUTHORIZATION)
+                .map(HeaderValue::as_bytes),
+        );
         req.extensions_mut().insert(RequestInfo {
             id: Arc::clone(&id),
             route: Arc::clone(route),
+            owner: Arc::clone(&owner),
             #[cfg(feature = "metrics")]
             metrics: self.metrics.clone(),
         });
@@ -959,14 +968,6 @@ impl Table {
             }
             _ => body,
         };
-        let owner = tasks::principal(
-            "http",
-            route,
-            parts
-                .headers
-                .get(header::AUTHORIZATION)
-                .map(HeaderValue::as_bytes),
-        );
         let info = parts.extensions.get::<RequestInfo>().cloned();
         let req = Request::from_parts(parts, Full::new(body));
         let Ok(_permit) = limit.try_acquire() else {

@@ -32,7 +32,7 @@ use crate::projection::{self, Output};
 use crate::registry;
 use crate::request::RUNTIME_NOTES;
 use crate::tasks::{Events, Host, Support, Tasks};
-use crate::watch::{LogLevel, Watch};
+use crate::watch::{Levels, LogLevel, Watch};
 
 /// How many entries one page of `tools/list` (and of the prompt and resource lists) holds
 /// ([`McpServer::PAGE_SIZE`]).
@@ -67,6 +67,8 @@ struct Inner {
     pool: Pool,
     /// The MCP tasks of every session of this server (D131).
     tasks: Tasks,
+    /// The log levels principals asked for over HTTP (D135).
+    levels: Levels,
 }
 
 /// One entry of `tools/list`: a served member (by its place in [`Members::order`]), whose MCP
@@ -220,12 +222,14 @@ impl McpServer {
                 .iter()
                 .any(|t| state.members.resource(&t.uri_template));
         // With the preload cache in Redis, tasks live there too: every replica reads them (D131).
-        let tasks = match state.catalog.preload_cache() {
+        // And so do the log levels principals asked for over HTTP (D135).
+        let (tasks, levels) = match state.catalog.preload_cache() {
             #[cfg(feature = "redis")]
-            Some(flowmcp_catalog::runtime::PreloadCache::Redis(redis)) => {
-                Tasks::shared_in(redis.clone())
-            }
-            _ => Tasks::default(),
+            Some(flowmcp_catalog::runtime::PreloadCache::Redis(redis)) => (
+                Tasks::shared_in(redis.clone()),
+                Levels::shared_in(redis.clone()),
+            ),
+            _ => (Tasks::default(), Levels::default()),
         };
         Ok(McpServer {
             inner: Arc::new(Inner {
@@ -235,6 +239,7 @@ impl McpServer {
                 resources,
                 pool: Pool::start(threads),
                 tasks,
+                levels,
             }),
             session: Arc::new(Session {
                 rounds: Rounds::default(),
@@ -925,9 +930,13 @@ impl ServerHandler for McpServer {
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        // Over stateless HTTP the session is the request: the level lasts as long (D129).
+        // Over stateless HTTP the session is the request: the level is remembered for the
+        // request's principal instead (D135).
+        if let Some(info) = RequestInfo::of(&context) {
+            self.inner.levels.set(&info.owner, request.level);
+        }
         self.session.level.set(request.level);
         Ok(())
     }
@@ -1036,7 +1045,13 @@ impl ServerHandler for McpServer {
                 }
             }
         };
-        let level = self.session.level.for_request(context.meta.log_level());
+        // The request's own level, else (over HTTP) the one its principal asked for, else the
+        // session's (D135).
+        let asked = context
+            .meta
+            .log_level()
+            .or_else(|| info.as_ref().and_then(|i| self.inner.levels.get(&i.owner)));
+        let level = self.session.level.for_request(asked);
         let watch = Watch::start(
             &context.peer,
             context.meta.get_progress_token(),
@@ -1078,11 +1093,14 @@ impl ServerHandler for McpServer {
 }
 
 /// What the listener knows of one MCP request, handed to the server in the request's extensions:
-/// its id, its endpoint's path and the metrics to count it in.
+/// its id, its endpoint's path, whose it is and the metrics to count it in.
 #[derive(Clone, Debug)]
 pub(crate) struct RequestInfo {
     pub(crate) id: Arc<str>,
     pub(crate) route: Arc<str>,
+    /// The principal: a digest of the endpoint and the request's credential (D131). Its tasks
+    /// and its remembered log level are its own.
+    pub(crate) owner: Arc<str>,
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<Metrics>,
 }

@@ -7,7 +7,9 @@
 
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); the protocol still has it.
 
-use std::sync::{Mutex, PoisonError};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use flowmcp_catalog::serde_json::json;
 use rmcp::RoleServer;
@@ -48,6 +50,88 @@ impl LogLevel {
     pub(crate) fn for_request(&self, asked: Option<LoggingLevel>) -> LogLevel {
         let own = asked.or(*self.0.lock().unwrap_or_else(PoisonError::into_inner));
         LogLevel(Mutex::new(own))
+    }
+}
+
+/// How long a principal's level is remembered over HTTP after its last `logging/setLevel`.
+const REMEMBERED_FOR: Duration = Duration::from_secs(3600);
+/// The most principals whose levels one server remembers in memory (a new one beyond it is not
+/// remembered until older ones expire).
+const MAX_REMEMBERED: usize = 10_000;
+
+/// The levels principals asked for over stateless HTTP (D135), where a request is its own
+/// session: `logging/setLevel` is remembered for its principal (the endpoint and credential,
+/// [`RequestInfo::owner`](crate::server::RequestInfo)) for an hour, in memory, or in the preload
+/// cache's Redis so that every replica knows it.
+#[derive(Default)]
+pub(crate) struct Levels {
+    memory: Mutex<HashMap<Arc<str>, (LoggingLevel, Instant)>>,
+    #[cfg(feature = "redis")]
+    shared: Option<flowmcp_catalog::runtime::RedisCache>,
+}
+
+impl std::fmt::Debug for Levels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Levels")
+    }
+}
+
+/// The Redis key of a principal's level.
+#[cfg(feature = "redis")]
+fn level_key(owner: &str) -> String {
+    format!("flowmcp:loglevel:v1:{owner}")
+}
+
+impl Levels {
+    /// Levels kept in `cache` (the preload cache's Redis), shared by every replica that uses it.
+    #[cfg(feature = "redis")]
+    pub(crate) fn shared_in(cache: flowmcp_catalog::runtime::RedisCache) -> Levels {
+        Levels {
+            shared: Some(cache),
+            ..Levels::default()
+        }
+    }
+
+    /// Remembers that `owner` asked for `level`.
+    pub(crate) fn set(&self, owner: &Arc<str>, level: LoggingLevel) {
+        #[cfg(feature = "redis")]
+        if let Some(redis) = &self.shared {
+            let Ok(text) = flowmcp_catalog::serde_json::to_vec(&level) else {
+                return;
+            };
+            if let Err(e) = redis.put_value(&level_key(owner), &text, REMEMBERED_FOR) {
+                tracing::warn!(target: "flowmcp::call", "the log level store: {e}");
+            }
+            return;
+        }
+        let now = Instant::now();
+        let mut memory = self.memory.lock().unwrap_or_else(PoisonError::into_inner);
+        if memory.len() >= MAX_REMEMBERED && !memory.contains_key(owner) {
+            memory.retain(|_, (_, at)| now.duration_since(*at) < REMEMBERED_FOR);
+            if memory.len() >= MAX_REMEMBERED {
+                return;
+            }
+        }
+        memory.insert(Arc::clone(owner), (level, now));
+    }
+
+    /// The level `owner` asked for within the last hour, if any.
+    pub(crate) fn get(&self, owner: &str) -> Option<LoggingLevel> {
+        #[cfg(feature = "redis")]
+        if let Some(redis) = &self.shared {
+            return match redis.get_value(&level_key(owner)) {
+                Ok(bytes) => bytes.and_then(|b| flowmcp_catalog::serde_json::from_slice(&b).ok()),
+                Err(e) => {
+                    tracing::warn!(target: "flowmcp::call", "the log level store: {e}");
+                    None
+                }
+            };
+        }
+        let memory = self.memory.lock().unwrap_or_else(PoisonError::into_inner);
+        memory
+            .get(owner)
+            .filter(|(_, at)| at.elapsed() < REMEMBERED_FOR)
+            .map(|(level, _)| *level)
     }
 }
 

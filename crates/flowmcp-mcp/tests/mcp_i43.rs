@@ -400,14 +400,15 @@ fn i43_progress_goes_only_to_a_call_that_carries_a_token() {
     assert_eq!(upstream.join().unwrap().len(), 2);
 }
 
-/// Over stateless HTTP, `logging/setLevel` is answered (for that request only), and a call with
-/// a progress token is answered as an event stream: its progress, then its result.
+/// Over stateless HTTP, `logging/setLevel` is answered and remembered for the request's
+/// principal (D135), and a call with a progress token is answered as an event stream: its
+/// progress, then its result.
 #[cfg(feature = "http")]
 #[test]
 fn i43_http_answers_set_level_and_a_call_with_a_progress_token() {
     use flowmcp_mcp::{Endpoints, HttpOptions};
     let (base, upstream) =
-        crate::common::json_upstream(2, r#"{"countryCode": "DE", "holidays": []}"#);
+        crate::common::json_upstream(3, r#"{"countryCode": "DE", "holidays": []}"#);
     let server = McpServer::new(canary_catalog(&base), &ServeOptions::default()).unwrap();
     let running = support::start(Endpoints::single(server), HttpOptions::default()).unwrap();
     let url = format!("{}/mcp", running.base);
@@ -453,16 +454,39 @@ fn i43_http_answers_set_level_and_a_call_with_a_progress_token() {
     let last = events.last().unwrap();
     assert_eq!(last["id"], json!(3), "{last}");
     assert_eq!(last["result"]["isError"], json!(false), "{last}");
-    // The level did not outlast its request: no log messages.
-    assert!(
-        !call.body.contains("notifications/message"),
-        "{}",
-        call.body
+    // The level is remembered for the request's principal (the endpoint and its credential,
+    // D135): the later call hears its phases as log messages too.
+    assert!(call.body.contains("notifications/message"), "{}", call.body);
+    // Another principal (another credential) asked for nothing: no log messages.
+    let other = support::post(
+        &url,
+        &[
+            ("MCP-Protocol-Version", "2025-06-18"),
+            ("Authorization", "Bearer someone-else"),
+        ],
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+            "name": "getNextHolidays_holidaykit-net", "arguments": {"countryCode": "DE"},
+            "_meta": {"progressToken": "h-43-other"}}}),
     );
-    // A call that names its own level in `_meta` (SEP-2575) hears its phases as log messages.
+    assert_eq!(other.status, 200, "{}", other.body);
+    assert!(
+        other.body.contains("notifications/progress"),
+        "{}",
+        other.body
+    );
+    assert!(
+        !other.body.contains("notifications/message"),
+        "{}",
+        other.body
+    );
+    // A call that names its own level in `_meta` (SEP-2575) hears its phases as log messages,
+    // whatever its principal asked for.
     let call = support::post(
         &url,
-        &version,
+        &[
+            ("MCP-Protocol-Version", "2025-06-18"),
+            ("Authorization", "Bearer someone-else"),
+        ],
         &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
             "name": "getNextHolidays_holidaykit-net", "arguments": {"countryCode": "DE"},
             "_meta": {"io.modelcontextprotocol/logLevel": "info"}}}),
@@ -494,7 +518,7 @@ fn i43_http_answers_set_level_and_a_call_with_a_progress_token() {
         call.body
     );
     running.stop().unwrap();
-    assert_eq!(upstream.join().unwrap().len(), 2);
+    assert_eq!(upstream.join().unwrap().len(), 3);
 }
 
 /// D134: under the reference's tool names, prompts and skills get flat names as tools do; the

@@ -489,4 +489,40 @@ fn i43_with_the_cache_in_redis_a_task_is_read_through_another_replica_by_its_own
     std::thread::sleep(DELAY + Duration::from_millis(500));
     let got = post_as(&a, "token-a", &rpc(12, "tasks/get", json!({"taskId": id})));
     assert_eq!(got["result"]["status"], "cancelled", "{got}");
+    // D135: a log level asked for through one replica holds on the other for the same
+    // principal, and not for another token.
+    let set = post_as(
+        &a,
+        "token-a",
+        &rpc(13, "logging/setLevel", json!({"level": "info"})),
+    );
+    assert_eq!(set["result"], json!({}), "{set}");
+    let plain_call = |server: &web::Running, token: &str| {
+        let auth = web::bearer(token);
+        web::post(
+            &format!("{}/mcp", server.base),
+            &[
+                ("MCP-Protocol-Version", "2025-11-25"),
+                (auth.0, auth.1.as_str()),
+            ],
+            &rpc(14, "tools/call", call_params(None)),
+        )
+    };
+    let heard = plain_call(&b, "token-a");
+    assert!(
+        heard.body.contains("notifications/message"),
+        "{}",
+        heard.body
+    );
+    let unheard = plain_call(&other, "token-b");
+    assert!(
+        !unheard.body.contains("notifications/message"),
+        "{}",
+        unheard.body
+    );
+    assert!(
+        redis.keys("flowmcp:loglevel:v1:*").len() == 1,
+        "{:?}",
+        redis.keys("flowmcp:*")
+    );
 }
