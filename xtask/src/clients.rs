@@ -20,13 +20,48 @@ use crate::workspace_root;
 const PYTHON_MCP: &str = "mcp==2.3.0";
 
 /// A child process killed when dropped.
-struct Running(Child);
+/// A child process killed when dropped.
+pub(crate) struct Running(Child);
 
 impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// Starts `serve`, a `flowmcp serve … --transport http --listen 127.0.0.1:0` command, and waits
+/// for the line that says where it listens: the running server and its URL. Earlier lines go to
+/// stderr; later ones are read and dropped, so the server never blocks on a full pipe.
+pub(crate) fn serve_http(serve: &mut Command) -> Result<(Running, String), String> {
+    let mut server = serve
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("flowmcp serve: {e}"))?;
+    let err = server.stderr.take();
+    let server = Running(server);
+    let mut url = String::new();
+    if let Some(err) = err {
+        let mut lines = BufReader::new(err).lines();
+        for line in lines.by_ref() {
+            let line = line.map_err(|e| format!("flowmcp serve: {e}"))?;
+            if let Some(at) = line.find("http://") {
+                url = line[at..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                break;
+            }
+            eprintln!("{line}");
+        }
+        std::thread::spawn(move || for _ in lines {});
+    }
+    if url.is_empty() {
+        return Err("flowmcp serve --transport http did not say where it listens".into());
+    }
+    Ok((server, url))
 }
 
 fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
@@ -132,44 +167,20 @@ pub(crate) fn run_clients(args: &[String]) -> Result<(), String> {
     )?;
 
     let token = format!("clients-{}", std::process::id());
-    let mut server = Command::new(&flowmcp)
-        .arg("serve")
-        .arg(&catalog)
-        .args([
-            "--transport",
-            "http",
-            "--listen",
-            "127.0.0.1:0",
-            "--auth-token",
-            &token,
-        ])
-        .args(["--upstream", &upstream])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("flowmcp serve: {e}"))?;
-    let err = server.stderr.take();
-    let server = Running(server);
-    let mut url = String::new();
-    if let Some(err) = err {
-        let mut lines = BufReader::new(err).lines();
-        for line in lines.by_ref() {
-            let line = line.map_err(|e| format!("flowmcp serve: {e}"))?;
-            eprintln!("{line}");
-            if let Some(at) = line.find("http://") {
-                url = line[at..]
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
-                break;
-            }
-        }
-        std::thread::spawn(move || for _ in lines {});
-    }
-    if url.is_empty() {
-        return Err("flowmcp serve --transport http did not say where it listens".into());
-    }
+    let (server, url) = serve_http(
+        Command::new(&flowmcp)
+            .arg("serve")
+            .arg(&catalog)
+            .args([
+                "--transport",
+                "http",
+                "--listen",
+                "127.0.0.1:0",
+                "--auth-token",
+                &token,
+            ])
+            .args(["--upstream", &upstream]),
+    )?;
     println!("== http: {url} (bearer token required)");
     let result = run(
         Command::new(&py)

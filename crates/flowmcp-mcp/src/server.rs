@@ -22,7 +22,7 @@ use crate::complete::{self, Completions};
 use crate::elicit::{self, Elicitation, Rounds, Step};
 use crate::lazy;
 use crate::malformed;
-use crate::members::Members;
+use crate::members::{Members, Served};
 #[cfg(feature = "metrics")]
 use crate::metrics::Metrics;
 use crate::names::PromptNames;
@@ -514,27 +514,18 @@ impl Host for McpServer {
             }
             Some((wire, served)) => {
                 let scope = flowmcp_catalog::runtime::CancelScope::new();
-                let reply = self.inner.pool.submit(
-                    Arc::clone(&st.catalog),
-                    wire.to_string(),
-                    served.entry,
-                    served.serial,
-                    args,
-                    Requester {
-                        request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
-                        phases: None,
-                        scope: Some(scope.clone()),
-                    },
-                );
-                let envelope = tokio::select! {
-                    r = reply => r.unwrap_or_else(|_| {
-                        Envelope::error(Code::E005, wire, "the call failed internally")
-                    }),
-                    () = stop.notified() => {
-                        // The upstream requests in flight are ended (their connections close).
-                        scope.cancel();
-                        return None;
-                    }
+                let run = Requester {
+                    request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
+                    phases: None,
+                    scope: Some(scope.clone()),
+                };
+                let Some(envelope) = self
+                    .run_served(&st, wire, served, args, run, stop.notified())
+                    .await
+                else {
+                    // The upstream requests in flight are ended (their connections close).
+                    scope.cancel();
+                    return None;
                 };
                 finished(info.as_ref(), &served.id, &envelope, started);
                 projection::result(envelope, &served.output, served.media)
@@ -685,6 +676,33 @@ impl McpServer {
 impl McpServer {
     /// Runs the agent `agent` for one tool call, reporting each step as progress when the client
     /// gave a progress token.
+    /// Runs the served tool `wire` with `args` on the worker threads, for `run`: its envelope,
+    /// or `None` when `stop` came first (a plain call and a task's call alike).
+    async fn run_served(
+        &self,
+        st: &State,
+        wire: &str,
+        served: &Served,
+        args: Map<String, Value>,
+        run: Requester,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Option<Envelope> {
+        let reply = self.inner.pool.submit(
+            Arc::clone(&st.catalog),
+            wire.to_string(),
+            served.entry,
+            served.serial,
+            args,
+            run,
+        );
+        tokio::select! {
+            r = reply => Some(r.unwrap_or_else(|_| {
+                Envelope::error(Code::E005, wire, "the call failed internally")
+            })),
+            () = stop => None,
+        }
+    }
+
     async fn run_agent(
         &self,
         catalog: &Arc<Catalog>,
@@ -1059,25 +1077,16 @@ impl ServerHandler for McpServer {
             &served.id,
         );
         let (watch, phases) = watch.map_or((None, None), |(w, p)| (Some(w), Some(p)));
-        let reply = self.inner.pool.submit(
-            Arc::clone(&st.catalog),
-            wire.to_string(),
-            served.entry,
-            served.serial,
-            args,
-            Requester {
-                request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
-                phases,
-                scope: None,
-            },
-        );
-        let envelope = tokio::select! {
-            r = reply => r.unwrap_or_else(|_| {
-                Envelope::error(Code::E005, wire, "the call failed internally")
-            }),
-            () = context.ct.cancelled() => {
-                return Err(ErrorData::internal_error("cancelled by the client", None));
-            }
+        let run = Requester {
+            request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
+            phases,
+            scope: None,
+        };
+        let Some(envelope) = self
+            .run_served(&st, wire, served, args, run, context.ct.cancelled())
+            .await
+        else {
+            return Err(ErrorData::internal_error("cancelled by the client", None));
         };
         let envelope = match note {
             Some(note) => envelope.with_message(note),
