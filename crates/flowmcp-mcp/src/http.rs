@@ -963,8 +963,31 @@ impl Table {
         let body = match &plan {
             Plan::Answer(call) => {
                 parts.headers.remove(header::CONTENT_LENGTH);
-                let ping = serde_json::json!({"jsonrpc": "2.0", "id": call.id, "method": "ping"});
-                Bytes::from(ping.to_string())
+                // Protocol 2026-07-28's standard headers (SEP-2243) must agree with the body
+                // rmcp checks: the method becomes the stand-in's, a tool's name and parameters
+                // go.
+                let params: Vec<header::HeaderName> = parts
+                    .headers
+                    .keys()
+                    .filter(|k| k.as_str().starts_with("mcp-param-"))
+                    .cloned()
+                    .collect();
+                for k in params {
+                    parts.headers.remove(k);
+                }
+                parts.headers.remove("mcp-name");
+                let modern = parts
+                    .headers
+                    .get("mcp-protocol-version")
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|v| v >= "2026-07-28");
+                if parts.headers.contains_key("mcp-method") {
+                    parts.headers.insert(
+                        "mcp-method",
+                        HeaderValue::from_static(tasks::Call::stand_in_method(modern)),
+                    );
+                }
+                Bytes::from(call.stand_in(modern).to_string())
             }
             _ => body,
         };

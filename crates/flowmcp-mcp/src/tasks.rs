@@ -70,7 +70,12 @@ const INTERNAL_ERROR: i64 = -32603;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Support {
     Forbidden,
+    /// No `async` field: a client may ask for a task (2025-11-25); the server does not offer one
+    /// on its own (SEP-2663).
     Optional,
+    /// `async` says `optional`: as [`Support::Optional`], and a SEP-2663 client's call of it is
+    /// answered as a task (D132).
+    Offered,
     Required,
 }
 
@@ -78,7 +83,7 @@ impl Support {
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Support::Forbidden => "forbidden",
-            Support::Optional => "optional",
+            Support::Optional | Support::Offered => "optional",
             Support::Required => "required",
         }
     }
@@ -95,6 +100,7 @@ impl Support {
         match named {
             Some("required") => Support::Required,
             Some("forbidden") => Support::Forbidden,
+            Some("optional") => Support::Offered,
             _ => Support::Optional,
         }
     }
@@ -130,11 +136,87 @@ pub(crate) struct Record {
     pub(crate) ttl_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) result: Option<Value>,
+    /// The shape its client speaks (D132); the 2025-11-25 one for records written before.
+    #[serde(default)]
+    pub(crate) shape: Shape,
+}
+
+/// Which of the two Tasks shapes a task is answered in (D132).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Shape {
+    /// MCP 2025-11-25 (SEP-1686): the client asks with `task: {ttl}`; `tasks/get` gives the task,
+    /// `tasks/result` the result.
+    #[default]
+    Spec2025,
+    /// The `io.modelcontextprotocol/tasks` extension (SEP-2663, protocol 2026-07-28): the server
+    /// answers `resultType: "task"`; `tasks/get` carries the result inline; `tasks/cancel` and
+    /// `tasks/update` are acknowledged.
+    Extension,
+}
+
+/// The SEP-2663 extension's identifier, as clients declare it in their capabilities.
+const TASKS_EXTENSION: &str = rmcp::model::TASKS_EXTENSION_ID;
+
+/// Whether a request's own `_meta` declares the client's support of the SEP-2663 tasks
+/// extension (protocol 2026-07-28 clients send their capabilities with every request).
+fn extension_client(params: &Map<String, Value>) -> bool {
+    params
+        .get("_meta")
+        .and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"))
+        .and_then(|c| c.get("extensions"))
+        .and_then(Value::as_object)
+        .is_some_and(|e| e.contains_key(TASKS_EXTENSION))
 }
 
 impl Record {
     fn expired(&self, now: u64) -> bool {
         now >= self.created_ms.saturating_add(self.ttl_ms)
+    }
+
+    /// The task as SEP-2663 shows it (rmcp's model: `ttlMs`, `pollIntervalMs`).
+    fn extension_task(&self) -> rmcp::model::Task {
+        let status = match self.status {
+            Status::Working => rmcp::model::TaskStatus::Working,
+            Status::Completed => rmcp::model::TaskStatus::Completed,
+            Status::Failed => rmcp::model::TaskStatus::Failed,
+            Status::Cancelled => rmcp::model::TaskStatus::Cancelled,
+        };
+        let mut t = rmcp::model::Task::new(
+            self.id.clone(),
+            status,
+            iso(self.created_ms),
+            iso(self.updated_ms),
+        )
+        .with_ttl_ms(self.ttl_ms)
+        .with_poll_interval_ms(POLL_INTERVAL_MS);
+        if let Some(m) = &self.message {
+            t = t.with_status_message(m.clone());
+        }
+        t
+    }
+
+    /// The `tasks/get` answer of SEP-2663: the task with its result (or error) inline.
+    fn extension_detail(&self) -> Value {
+        use rmcp::model::{DetailedTask, GetTaskResult, TaskPayload};
+        let payload = match (self.status, &self.result) {
+            (Status::Working, _) => TaskPayload::Working,
+            (Status::Cancelled, _) => TaskPayload::Cancelled,
+            (Status::Completed, Some(Value::Object(result))) => TaskPayload::Completed {
+                result: result.clone(),
+            },
+            (Status::Completed | Status::Failed, _) => {
+                let mut error = Map::new();
+                error.insert("code".into(), json!(INTERNAL_ERROR));
+                error.insert(
+                    "message".into(),
+                    json!(self.message.as_deref().unwrap_or("the task failed")),
+                );
+                TaskPayload::Failed { error }
+            }
+        };
+        let detail = GetTaskResult::new(DetailedTask::new(self.extension_task(), payload));
+        flowmcp_catalog::serde_json::to_value(detail).unwrap_or(Value::Null)
     }
 
     /// The task as the protocol shows it.
@@ -467,6 +549,25 @@ pub(crate) struct Call {
     params: Map<String, Value>,
 }
 
+impl Call {
+    /// The method of the request rmcp's HTTP transport checks in this one's place: `ping`, or
+    /// under protocol 2026-07-28 (which has no `ping`) `server/discover`; both answer at once.
+    pub(crate) fn stand_in_method(modern: bool) -> &'static str {
+        if modern { "server/discover" } else { "ping" }
+    }
+
+    /// That request: [`Call::stand_in_method`] with this one's id and `_meta` (protocol
+    /// 2026-07-28 wants the protocol version and capabilities there).
+    pub(crate) fn stand_in(&self, modern: bool) -> Value {
+        let method = Call::stand_in_method(modern);
+        let mut ping = json!({"jsonrpc": "2.0", "id": self.id, "method": method});
+        if let Some(meta) = self.params.get("_meta") {
+            ping["params"] = json!({ "_meta": meta });
+        }
+        ping
+    }
+}
+
 /// Sorts `message` (one parsed JSON-RPC message).
 pub(crate) fn plan(message: &Value, server: &impl Host) -> Plan {
     let Some(obj) = message.as_object() else {
@@ -491,16 +592,23 @@ pub(crate) fn plan(message: &Value, server: &impl Host) -> Plan {
     match method {
         "initialize" => Plan::Decorate(Decoration::Initialize),
         "tools/list" => Plan::Decorate(Decoration::ToolsList),
-        "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" => call(),
+        "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" | "tasks/update" => call(),
         "tools/call" => {
             if params.get("task").is_some_and(Value::is_object) {
                 return call();
             }
-            let required = params
+            let support = params
                 .get("name")
                 .and_then(Value::as_str)
-                .is_some_and(|n| server.task_support(n) == Support::Required);
-            if required { call() } else { Plan::Pass }
+                .map_or(Support::Optional, |n| server.task_support(n));
+            // A SEP-2663 client gets a task for a tool that requires or offers one (D132); a
+            // plain call of a tool that requires one is refused in `create`.
+            let offered = extension_client(&params) && support == Support::Offered;
+            if support == Support::Required || offered {
+                call()
+            } else {
+                Plan::Pass
+            }
         }
         _ => Plan::Pass,
     }
@@ -522,6 +630,14 @@ pub(crate) fn decorate(what: Decoration, message: &mut Value, server: &impl Host
                     "tasks".into(),
                     json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
                 );
+                // And the SEP-2663 extension, for clients that speak it (D132).
+                if let Some(extensions) = caps
+                    .entry("extensions")
+                    .or_insert_with(|| json!({}))
+                    .as_object_mut()
+                {
+                    extensions.insert(TASKS_EXTENSION.into(), json!({}));
+                }
             }
         }
         Decoration::ToolsList => {
@@ -547,6 +663,12 @@ fn reply(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
+/// SEP-2663's acknowledgement of `tasks/cancel` and `tasks/update`.
+fn ack() -> Value {
+    flowmcp_catalog::serde_json::to_value(rmcp::model::TaskAckResult::new())
+        .unwrap_or_else(|_| json!({}))
+}
+
 /// The answer of an unknown task id, also given for another principal's task.
 fn unknown(id: &Value) -> Value {
     error(id, INVALID_PARAMS, "unknown task id")
@@ -567,7 +689,34 @@ pub(crate) async fn answer<H: Host>(
     match method.as_str() {
         "tools/call" => create(server, &id, params, owner, info, events),
         "tasks/get" => match task_id.and_then(|t| tasks.get(t, &owner, &events)) {
+            Some(r) if r.shape == Shape::Extension => reply(&id, r.extension_detail()),
             Some(r) => reply(&id, Value::Object(r.task())),
+            None => unknown(&id),
+        },
+        // SEP-2663: answers to input requests. No FlowMCP task asks for input, so there is
+        // nothing outstanding: an empty answer is acknowledged, any other refused.
+        "tasks/update" => match task_id.and_then(|t| tasks.get(t, &owner, &events)) {
+            Some(r) if r.shape == Shape::Extension => {
+                let answered = params
+                    .get("inputResponses")
+                    .and_then(Value::as_object)
+                    .is_some_and(|m| !m.is_empty());
+                if answered {
+                    error(
+                        &id,
+                        INVALID_PARAMS,
+                        "the task has no outstanding input requests",
+                    )
+                } else {
+                    reply(&id, ack())
+                }
+            }
+            Some(_) => error(
+                &id,
+                METHOD_NOT_FOUND,
+                "tasks/update belongs to the tasks extension (SEP-2663); this task was created \
+                 with `task` in tools/call",
+            ),
             None => unknown(&id),
         },
         "tasks/result" => {
@@ -652,6 +801,7 @@ pub(crate) async fn answer<H: Host>(
                 events.emit("cancelled", &r.id);
             }
             match tasks.get(&r.id, &owner, &events) {
+                Some(r) if r.shape == Shape::Extension => reply(&id, ack()),
                 Some(r) => reply(&id, Value::Object(r.task())),
                 None => unknown(&id),
             }
@@ -682,15 +832,21 @@ fn create<H: Host>(
         );
     };
     let support = server.task_support(&name);
-    let Some(Value::Object(task)) = params.remove("task") else {
-        return error(
-            id,
-            METHOD_NOT_FOUND,
-            format!(
-                "tool {name} requires task augmentation (execution.taskSupport: required): \
+    let extension = extension_client(&params);
+    let (task, shape) = match params.remove("task") {
+        Some(Value::Object(task)) => (task, Shape::Spec2025),
+        // A SEP-2663 client asks for nothing: the server offers the task (D132).
+        _ if extension => (Map::new(), Shape::Extension),
+        _ => {
+            return error(
+                id,
+                METHOD_NOT_FOUND,
+                format!(
+                    "tool {name} requires task augmentation (execution.taskSupport: required): \
                  call it with `task` in the params"
-            ),
-        );
+                ),
+            );
+        }
     };
     if support == Support::Forbidden {
         return error(
@@ -723,9 +879,16 @@ fn create<H: Host>(
         updated_ms: now,
         ttl_ms,
         result: None,
+        shape,
     };
     let task_id = record.id.clone();
-    let shown = record.task();
+    let shown = match shape {
+        Shape::Spec2025 => json!({ "task": record.task() }),
+        Shape::Extension => flowmcp_catalog::serde_json::to_value(
+            rmcp::model::CreateTaskResult::new(record.extension_task()),
+        )
+        .unwrap_or(Value::Null),
+    };
     if let Err(e) = tasks.save(&record) {
         return error(id, INTERNAL_ERROR, e);
     }
@@ -770,7 +933,7 @@ fn create<H: Host>(
             events.emit(event, &task_id);
         }
     });
-    reply(id, json!({ "task": shown }))
+    reply(id, shown)
 }
 
 /// Writes `line` and a newline to `out` and flushes; `false` when the stream is gone.
@@ -876,6 +1039,8 @@ mod tests {
             Support::Forbidden
         );
         assert_eq!(Support::of(Some(&json!("nonsense"))), Support::Optional);
+        assert_eq!(Support::of(Some(&json!("optional"))), Support::Offered);
+        assert_eq!(Support::Offered.as_str(), "optional");
     }
 
     #[test]
@@ -896,6 +1061,7 @@ mod tests {
             updated_ms: now,
             ttl_ms: 60_000,
             result: None,
+            shape: Shape::Spec2025,
         };
         assert_eq!(r.id.len(), 32);
         assert_ne!(r.id, tasks.new_id());

@@ -526,3 +526,103 @@ fn i43_with_the_cache_in_redis_a_task_is_read_through_another_replica_by_its_own
         redis.keys("flowmcp:*")
     );
 }
+
+/// D132: a client of the SEP-2663 tasks extension (protocol 2026-07-28, its capabilities in each
+/// request's `_meta`) calling a tool whose `async` says `optional` gets `resultType: "task"`;
+/// `tasks/get` carries the result inline, `tasks/cancel` and `tasks/update` are acknowledged. The
+/// same call from a client without the extension is answered plainly.
+#[test]
+fn i43_a_tasks_extension_client_gets_the_sep2663_shape() {
+    let dir = Scratch::new("i43-sep2663");
+    copy_dir(&common::examples(), &dir.0);
+    let file = dir.0.join("providers/holidaykit-net/public-holidays.mjs");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let text = text.replacen(
+        "        getPublicHolidays: {\n",
+        "        getPublicHolidays: {\n            async: 'optional',\n",
+        1,
+    );
+    std::fs::write(&file, text).unwrap();
+    let (upstream, seen) = slow_upstream(Duration::from_secs(20));
+    let o = common::local_options(Profile::Spec, &[("holidaykit-net", &upstream)]);
+    let server = serve_http(Catalog::open(&dir.0, &o).unwrap());
+    let url = format!("{}/mcp", server.base);
+    let modern = |message: &Value| -> Value {
+        // Protocol 2026-07-28 sends the method (and a tool's name) as headers too (SEP-2243).
+        let method = message["method"].as_str().unwrap();
+        let mut headers = vec![
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", method),
+        ];
+        if let Some(name) = message["params"]["name"].as_str() {
+            headers.push(("Mcp-Name", name));
+        }
+        let answer = web::post(&url, &headers, message);
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        flowmcp_catalog::serde_json::from_str(&answer.body).unwrap()
+    };
+    let caps = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }
+    });
+    let init = web::post(&url, &[], &web::initialize());
+    let init: Value = flowmcp_catalog::serde_json::from_str(&init.body).unwrap();
+    assert!(
+        init["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"].is_object(),
+        "{init}"
+    );
+    let mut params = call_params(None);
+    params["_meta"] = caps.clone();
+    let created = modern(&rpc(1, "tools/call", params.clone()));
+    let task = &created["result"];
+    assert_eq!(task["resultType"], "task", "{created}");
+    assert_eq!(task["status"], "working", "{created}");
+    assert!(
+        task["ttlMs"].is_u64() && task["pollIntervalMs"].is_u64(),
+        "{created}"
+    );
+    let id = task["taskId"].as_str().unwrap().to_string();
+    let mut got = Value::Null;
+    for _ in 0..100 {
+        got = modern(&rpc(2, "tasks/get", json!({"taskId": id, "_meta": caps})));
+        if got["result"]["status"] != "working" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+    assert_eq!(got["result"]["result"]["isError"], false, "{got}");
+    assert!(got["result"]["result"]["content"].is_array(), "{got}");
+    // Nothing is outstanding: an empty update is acknowledged, an answer refused.
+    let update = modern(&rpc(
+        3,
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {}, "_meta": caps}),
+    ));
+    assert_eq!(update["result"]["resultType"], "complete", "{update}");
+    let refused = modern(&rpc(
+        4,
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {"x": {}}, "_meta": caps}),
+    ));
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    // A cancel is acknowledged and the task ends cancelled.
+    let created = modern(&rpc(5, "tools/call", params));
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let cancelled = modern(&rpc(
+        6,
+        "tasks/cancel",
+        json!({"taskId": id, "_meta": caps}),
+    ));
+    assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
+    assert!(cancelled["result"].get("status").is_none(), "{cancelled}");
+    let got = modern(&rpc(7, "tasks/get", json!({"taskId": id, "_meta": caps})));
+    assert_eq!(got["result"]["status"], "cancelled", "{got}");
+    // Without the extension the same call is answered plainly.
+    let plain = post(&server, &rpc(8, "tools/call", call_params(None)));
+    assert_eq!(plain["result"]["isError"], false, "{plain}");
+    assert!(plain["result"].get("taskId").is_none(), "{plain}");
+    assert!(seen.load(Ordering::SeqCst) >= 2);
+}
