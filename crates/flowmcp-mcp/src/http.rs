@@ -898,6 +898,9 @@ impl Table {
             return Answer::Closing(plain(StatusCode::NOT_FOUND, "not found\n"));
         };
         let (mcp, guard, route, server) = &**endpoint;
+        // The subject of an accepted OAuth access token.
+        #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
+        let mut subject: Option<String> = None;
         match guard {
             Guard::Open => {
                 // Behind a proxy, whoever reaches the proxy would call the tools.
@@ -922,20 +925,25 @@ impl Table {
             Guard::OAuth(oauth) => {
                 // Cloned, so that the wait holds no reference to the request.
                 let given = req.headers().get(header::AUTHORIZATION).cloned();
-                if let Some(refused) = oauth.refusal(given.as_ref()).await {
-                    return Answer::Closing(refused);
+                match oauth.admit(given.as_ref()).await {
+                    Ok(s) => subject = s,
+                    Err(refused) => return Answer::Closing(refused),
                 }
             }
         }
         let id = request_id(req.headers().get(REQUEST_ID));
-        // Whose request this is: the endpoint and its credential, as a digest (D131).
-        let owner = tasks::principal(
-            "http",
-            route,
-            req.headers()
-                .get(header::AUTHORIZATION)
-                .map(HeaderValue::as_bytes),
-        );
+        // Whose request this is, as a digest (D131): the endpoint and the OAuth token's subject,
+        // or else its credential (a static token, or an OAuth token without `sub`).
+        let owner = match &subject {
+            Some(sub) => tasks::principal("oauth", route, Some(sub.as_bytes())),
+            None => tasks::principal(
+                "http",
+                route,
+                req.headers()
+                    .get(header::AUTHORIZATION)
+                    .map(HeaderValue::as_bytes),
+            ),
+        };
         req.extensions_mut().insert(RequestInfo {
             id: Arc::clone(&id),
             route: Arc::clone(route),

@@ -326,6 +326,9 @@ fn usable(jwk: &Jwk) -> Option<Key> {
 
 #[derive(Deserialize)]
 struct Claims {
+    /// Whose token it is: the principal of the request (D131), kept across refreshed tokens.
+    #[serde(default)]
+    sub: Option<String>,
     #[serde(default)]
     scope: Option<Scopes>,
     #[serde(default)]
@@ -405,7 +408,7 @@ impl Verifier {
         &self,
         authorization: Option<&HeaderValue>,
         audience: &str,
-    ) -> Result<(), Rejection> {
+    ) -> Result<Option<String>, Rejection> {
         let token = bearer(authorization)?;
         if token.len() > MAX_TOKEN {
             return Err(Rejection::Invalid("the token is too long"));
@@ -447,7 +450,9 @@ impl Verifier {
         });
         for key in candidates {
             match jsonwebtoken::decode::<Claims>(token, &key.key, &validation) {
-                Ok(data) => return self.scopes_held(&data.claims),
+                Ok(data) => {
+                    return self.scopes_held(&data.claims).map(|()| data.claims.sub);
+                }
                 Err(e) if wrong_key(e.kind()) => continue,
                 Err(e) => return Err(Rejection::Invalid(describe(e.kind()))),
             }
@@ -514,16 +519,17 @@ impl Issuer {
 }
 
 impl EndpointGuard {
-    /// `None` when `authorization` (a request's `Authorization` header) carries an access token
-    /// this endpoint accepts; else the 401 or 403 answer.
-    pub(crate) async fn refusal(
+    /// The token's subject (`sub`, when it has one) when `authorization` (a request's
+    /// `Authorization` header) carries an access token this endpoint accepts; else the 401 or
+    /// 403 answer.
+    pub(crate) async fn admit(
         &self,
         authorization: Option<&HeaderValue>,
-    ) -> Option<Response<Body>> {
-        let checked = self.verifier.check(authorization, &self.audience).await;
-        checked
-            .err()
-            .map(|rejection| self.challenge.answer(&rejection))
+    ) -> Result<Option<String>, Response<Body>> {
+        self.verifier
+            .check(authorization, &self.audience)
+            .await
+            .map_err(|rejection| self.challenge.answer(&rejection))
     }
 }
 

@@ -587,3 +587,43 @@ fn oauth_refuses_static_tokens_and_insecure_urls_before_anything_is_fetched() {
         "{err}"
     );
 }
+
+/// D131: under OAuth a task belongs to the token's subject (`sub`), so a refreshed token of the
+/// same subject reads it and another subject's token gets the unknown-task answer.
+#[test]
+fn i43_a_task_belongs_to_the_oauth_subject_across_refreshed_tokens() {
+    let issuer = Issuer::start(&[rsa_key()]);
+    let server = oauth_server(issuer.options(JwksSource::Url(format!("{}/jwks", issuer.base))));
+    let mcp = format!("{}/mcp", server.base);
+    let good = claims(&issuer.base, &mcp);
+    let first = rsa_key().sign(&with(good.clone(), json!({"jti": "first"})));
+    let refreshed = rsa_key().sign(&with(good.clone(), json!({"jti": "refreshed"})));
+    let bob = rsa_key().sign(&with(good, json!({"sub": "bob"})));
+    assert_ne!(first, refreshed);
+    let ask = |token: &str, message: Value| -> Value {
+        let a = post(
+            &mcp,
+            &[
+                ("Authorization", &format!("Bearer {token}")),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+            &message,
+        );
+        assert_eq!(a.status, 200, "{}", a.body);
+        serde_json::from_str(&a.body).unwrap()
+    };
+    let created = ask(
+        &first,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "listCountries_holidaykit-net", "arguments": {}, "task": {"ttl": 60000}}}),
+    );
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let get = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": id}});
+    let again = ask(&refreshed, get.clone());
+    assert_eq!(again["result"]["taskId"], json!(id), "{again}");
+    let other = ask(&bob, get);
+    assert_eq!(other["error"]["code"], -32602, "{other}");
+}
