@@ -26,7 +26,8 @@ mod mcp_i43;
 mod prompts;
 mod registry;
 mod resources;
-#[cfg(feature = "http")]
+// `/metrics` counts tasks, and replicas share them through Redis.
+#[cfg(all(feature = "metrics", feature = "redis"))]
 mod tasks_i43;
 
 /// The in-process serving example, run as a test (so the documented example keeps working).
