@@ -549,6 +549,7 @@ pub(crate) struct Call {
     params: Map<String, Value>,
 }
 
+#[cfg(feature = "http")]
 impl Call {
     /// The method of the request rmcp's HTTP transport checks in this one's place: `ping`, or
     /// under protocol 2026-07-28 (which has no `ping`) `server/discover`; both answer at once.
