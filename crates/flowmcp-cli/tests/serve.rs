@@ -182,6 +182,82 @@ fn i30_4_serve_output_schema_none_lists_no_schemas_and_answers_with_text() {
     assert_eq!(server.finish().len(), 1);
 }
 
+/// Issue #44, scopes 1 and 2: a result over `--max-result-bytes` is cut within the budget, its
+/// structured content still matches the tool's schema (rmcp's client checks it), and the whole
+/// reads back page by page through `resources/read`.
+#[test]
+fn i44_serve_cuts_a_large_result_to_its_budget_and_serves_the_whole_in_pages() {
+    use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+    let home = Scratch::new("serve-budget");
+    let holidays: Vec<Value> = (0..600)
+        .map(|i| {
+            json!({"date": "2026-01-01", "localName": format!("Feiertag {i}"),
+            "name": format!("Holiday number {i} {}", "x".repeat(200)), "type": "public",
+            "nationwide": true, "regions": null})
+        })
+        .collect();
+    let body = Value::Array(holidays.clone()).to_string();
+    assert!(body.len() > 150_000);
+    let server = TestServer::start(1, move |_: &Seen| {
+        reply(200, Some("application/json"), body.clone())
+    });
+    let upstream = format!("holidaykit-net={}", server.base);
+    let mut cmd = tokio::process::Command::new(common::binary());
+    cmd.args(["serve", "examples/catalog", "--max-result-tokens", "10000"])
+        .args(["--result-text", "summary", "--upstream", &upstream])
+        .current_dir(repo_root())
+        .env("HOME", home.path());
+    runtime().block_on(async move {
+        let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+        let r = client
+            .call_tool(
+                CallToolRequestParams::new("getPublicHolidays_holidaykit-net")
+                    .with_arguments(args(json!({"year": 2026, "countryCode": "DE"}))),
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.is_error, Some(false), "{}", text(&r));
+        assert!(serde_json::to_string(&r).unwrap().len() <= 30_000);
+        let data = r.structured_content.as_ref().unwrap()["data"]
+            .as_array()
+            .unwrap()
+            .clone();
+        assert!(!data.is_empty() && data.len() < 600, "{}", data.len());
+        assert_eq!(data[0]["localName"], "Feiertag 0");
+        assert!(
+            text(&r).contains("The result is in structuredContent: an array"),
+            "{}",
+            text(&r)
+        );
+        let cut = &r.meta.as_ref().unwrap().0["flowmcp/cut"];
+        assert_eq!(cut["cuts"][0]["total"], json!(600));
+        let mut uri = cut["whole"]["uri"].as_str().map(str::to_string);
+        let mut whole = String::new();
+        while let Some(u) = uri {
+            let page = client
+                .read_resource(ReadResourceRequestParams::new(u))
+                .await
+                .unwrap();
+            let ResourceContents::TextResourceContents { text, meta, .. } = &page.contents[0]
+            else {
+                panic!("a page is text");
+            };
+            whole.push_str(text);
+            uri = meta
+                .as_ref()
+                .and_then(|m| m.0.get("next"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+        assert_eq!(
+            serde_json::from_str::<Value>(&whole).unwrap(),
+            Value::Array(holidays)
+        );
+        client.cancel().await.unwrap();
+    });
+    assert_eq!(server.finish().len(), 1);
+}
+
 #[test]
 fn hostile_input_gets_errors_and_the_server_keeps_answering_then_exits_at_eof() {
     use std::io::{BufRead, BufReader, Write};

@@ -118,6 +118,7 @@ mod registry;
 #[cfg(feature = "http")]
 mod reply;
 mod request;
+mod results;
 pub mod route;
 mod server;
 #[cfg(feature = "http")]
@@ -132,7 +133,7 @@ mod watch;
 pub use http::{Access, Endpoints, HttpError, HttpOptions};
 #[cfg(feature = "oauth")]
 pub use oauth::{JwksSource, OAuthError, OAuthOptions};
-pub use options::{OutputSchemas, ServeError, ServeOptions};
+pub use options::{OutputSchemas, ResultText, ServeError, ServeOptions};
 pub use request::RUNTIME_NOTES;
 pub use route::{Route, RouteError, Selector, SelectorItem};
 pub use server::McpServer;

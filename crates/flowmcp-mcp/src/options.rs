@@ -48,6 +48,28 @@ pub struct ServeOptions {
     /// How `tools/list` advertises each tool's output schema (and whether results carry
     /// structured content).
     pub output_schema: OutputSchemas,
+    /// The most bytes one tool result may take as JSON (its text and structured content
+    /// together); `None` sets no bound. A result over it is cut inside the tool's declared output
+    /// schema (arrays shortened, long strings cut), says what was cut in
+    /// `_meta["flowmcp/cut"]`, and links to the whole, kept for ten minutes and readable page by
+    /// page through `resources/read` (`flowmcp-result://…`). An image result is never cut.
+    pub max_result_bytes: Option<usize>,
+    /// What a result's text block carries next to its structured content.
+    pub result_text: ResultText,
+}
+
+/// What the text block of a tool result carries when the result also has structured content
+/// (a tool without a declared output schema always returns its data as text).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResultText {
+    /// The data's JSON text, as MCP asks for clients that read only text (the default).
+    #[default]
+    Full,
+    /// One line saying what the structured content holds and its size.
+    Summary,
+    /// No text block: the structured content alone.
+    None,
 }
 
 /// How `tools/list` advertises output schemas.

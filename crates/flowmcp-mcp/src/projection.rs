@@ -28,7 +28,10 @@ use flowmcp_catalog::serde_json::{Map, Value, json};
 use flowmcp_catalog::{Envelope, ToolEntry};
 use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, MetaObject, Tool};
 
-use crate::options::OutputSchemas;
+use flowmcp_catalog::runtime::budget;
+
+use crate::options::{OutputSchemas, ResultText};
+use crate::results::Link;
 
 /// What kind of content a tool's data is, from its `output.mimeType` (chapter 04), decided once
 /// per tool: how the data goes into the result's `content` (D133).
@@ -328,27 +331,159 @@ pub(crate) fn tool(entry: &ToolEntry, output: &Output, schemas: OutputSchemas) -
     tool
 }
 
-/// The `tools/call` result of `envelope`, for a tool carried as `output` whose data is `media`.
+/// The `tools/call` result of `envelope`, for a tool carried as `output` whose data is `media`:
+/// the whole data, its JSON text beside the structured content.
 pub(crate) fn result(envelope: Envelope, output: &Output, media: Media) -> CallToolResult {
+    shaped(envelope, output, media, &Shape::WHOLE)
+}
+
+/// How results are shaped (D140): the budget of one result and what its text block carries.
+#[derive(Clone, Copy)]
+pub(crate) struct Shape<'k> {
+    /// The most bytes the result may take as JSON; `None`: no bound.
+    pub(crate) max_bytes: Option<usize>,
+    /// What the text block carries next to structured content.
+    pub(crate) text: ResultText,
+    /// Keeps the whole data's JSON text of a cut result, readable in pages of the given size.
+    pub(crate) keep: Option<&'k (dyn Fn(String, usize) -> Option<Link> + Sync)>,
+}
+
+impl Shape<'_> {
+    /// No budget and the data's JSON text in full: results as they were before budgets.
+    pub(crate) const WHOLE: Shape<'static> = Shape {
+        max_bytes: None,
+        text: ResultText::Full,
+        keep: None,
+    };
+}
+
+/// Bytes set aside in a budget for what the result carries besides its data (the cut's note,
+/// its `_meta` and link, the JSON around them).
+const RESERVED: usize = 2048;
+
+/// The `tools/call` result of `envelope` shaped as `shape` says: over its budget, the data is cut
+/// inside the declared output schema ([`flowmcp_catalog::runtime::budget`]), the whole kept for
+/// reading in pages, and the result says what was cut (`_meta["flowmcp/cut"]`, a note and a
+/// resource link). A result that cannot be cut small enough is an E008 tool error with the link.
+pub(crate) fn shaped(
+    envelope: Envelope,
+    output: &Output,
+    media: Media,
+    shape: &Shape<'_>,
+) -> CallToolResult {
     if !envelope.status() {
         return CallToolResult::error(vec![Content::text(envelope.messages().join("\n"))]);
     }
-    let content = media.content(envelope.data());
     let declared = match output {
-        Output::None => {
-            return with_warnings(CallToolResult::success(vec![content]), &envelope);
-        }
-        Output::Object(s) | Output::Wrapped(s) => s,
+        Output::None => None,
+        Output::Object(s) | Output::Wrapped(s) => Some(s),
     };
-    let mismatches = envelope.output_mismatches(declared);
-    if !mismatches.is_empty()
-        || (matches!(output, Output::Object(_)) && !envelope.data().is_object())
-    {
-        let why = if mismatches.is_empty() {
-            "the result is not an object".to_string()
+    let mismatch = declared.and_then(|declared| {
+        let mismatches = envelope.output_mismatches(declared);
+        if !mismatches.is_empty() {
+            Some(mismatches.join("; "))
+        } else if matches!(output, Output::Object(_)) && !envelope.data().is_object() {
+            Some("the result is not an object".to_string())
         } else {
-            mismatches.join("; ")
-        };
+            None
+        }
+    });
+    // An image is not text in a model's context: it is never cut.
+    let budget = shape.max_bytes.filter(|_| media != Media::Png);
+    let Some(max) = budget else {
+        return whole(envelope, output, media, shape.text, mismatch);
+    };
+    let reserved = RESERVED + envelope.warnings().iter().map(String::len).sum::<usize>();
+    let data_size = budget::json_size(envelope.data());
+    // A first guess of the data's share: the budget over the copies the result carries.
+    let structured = mismatch.is_none() && declared.is_some();
+    let copies = if structured && shape.text != ResultText::Full {
+        1
+    } else if structured {
+        2
+    } else {
+        1
+    };
+    let mut share = max.saturating_sub(reserved) / copies;
+    // Small data fits whatever its text's escaping costs; data near its share is measured.
+    if data_size.saturating_mul(2) < share {
+        return whole(envelope, output, media, shape.text, mismatch);
+    }
+    if data_size <= share {
+        let r = whole(
+            envelope.clone(),
+            output,
+            media,
+            shape.text,
+            mismatch.clone(),
+        );
+        if serialized_size(&r) <= max {
+            return r;
+        }
+    }
+    let schema = declared.filter(|_| mismatch.is_none());
+    // The whole is kept once, readable in pages of the budget's size.
+    let link = keep_whole(envelope.data(), max.saturating_sub(RESERVED), shape);
+    let mut fitted = budget::fit(envelope.data(), schema, share);
+    for _ in 0..4 {
+        if !fitted.fits {
+            break;
+        }
+        let cut = Envelope::ok(fitted.data.clone()).with_warnings(envelope.warnings().to_vec());
+        let r = whole(cut, output, media, shape.text, mismatch.clone());
+        let r = with_cut(r, &fitted, max, data_size, link.as_ref());
+        let size = serialized_size(&r);
+        if size <= max {
+            return r;
+        }
+        // The escaped text copy took more than its share: ask for proportionally less.
+        share = share.saturating_mul(max) / size.max(1);
+        fitted = budget::fit(envelope.data(), schema, share);
+    }
+    let mut text = format!(
+        "E008 the result ({data_size} bytes of JSON) does not fit the result budget of {max} bytes, even cut."
+    );
+    match &link {
+        Some(l) => text.push_str(&format!(
+            " The whole result: {} page(s) through resources/read, from {}",
+            l.pages, l.uri
+        )),
+        None => text.push_str(" Call the tool again with narrower parameters."),
+    }
+    let mut content = vec![Content::text(text)];
+    content.extend(link.map(|l| link_item(&l, data_size)));
+    CallToolResult::error(content)
+}
+
+/// The size of `value` serialized as JSON, without building the text.
+fn serialized_size<T: serde::Serialize>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match flowmcp_catalog::serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+/// The result carrying all of `envelope`'s data, its text block as `text` says.
+fn whole(
+    envelope: Envelope,
+    output: &Output,
+    media: Media,
+    text: ResultText,
+    mismatch: Option<String>,
+) -> CallToolResult {
+    let content = media.content(envelope.data());
+    if let Some(why) = mismatch {
         return CallToolResult::error(vec![
             Content::text(format!(
                 "the result does not match the tool's declared output schema: {why}"
@@ -356,7 +491,15 @@ pub(crate) fn result(envelope: Envelope, output: &Output, media: Media) -> CallT
             content,
         ]);
     }
-    let mut r = with_warnings(CallToolResult::success(vec![content]), &envelope);
+    if matches!(output, Output::None) {
+        return with_warnings(CallToolResult::success(vec![content]), &envelope);
+    }
+    let items = match text {
+        ResultText::Full => vec![content],
+        ResultText::Summary => vec![Content::text(summary(envelope.data()))],
+        ResultText::None => Vec::new(),
+    };
+    let mut r = with_warnings(CallToolResult::success(items), &envelope);
     // The data moves into the structured content (wrapped when the schema is not an object one).
     let data = envelope.into_data();
     r.structured_content = Some(match output {
@@ -367,6 +510,110 @@ pub(crate) fn result(envelope: Envelope, output: &Output, media: Media) -> CallT
         }
         _ => data,
     });
+    r
+}
+
+/// The text block of `--result-text summary`: what the structured content holds, in one line.
+fn summary(data: &Value) -> String {
+    let size = budget::json_size(data);
+    let what = match data {
+        Value::Object(m) => {
+            let names: Vec<&str> = m.keys().take(12).map(String::as_str).collect();
+            let more = m.len().saturating_sub(names.len());
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!("an object with members {}{more}", names.join(", "))
+        }
+        Value::Array(a) => format!("an array of {} elements", a.len()),
+        Value::String(_) => "a string".to_string(),
+        _ => "a value".to_string(),
+    };
+    format!("The result is in structuredContent: {what} ({size} bytes of JSON).")
+}
+
+/// Keeps `data`'s whole JSON text for reading in pages of `page_bytes`.
+fn keep_whole(data: &Value, page_bytes: usize, shape: &Shape<'_>) -> Option<Link> {
+    let keep = shape.keep?;
+    let text = flowmcp_catalog::serde_json::to_string(data).ok()?;
+    keep(text, page_bytes)
+}
+
+/// The resource link to a kept result's first page.
+fn link_item(link: &Link, size: usize) -> Content {
+    let mut r = rmcp::model::Resource::new(link.uri.clone(), "whole result");
+    r.description = Some(format!(
+        "The whole result, {size} bytes of JSON text in {} page(s); each page's _meta names the next.",
+        link.pages
+    ));
+    r.mime_type = Some("application/json".into());
+    r.size = u64::try_from(size).ok();
+    Content::resource_link(r)
+}
+
+/// Marks `r`, made of `fitted` data, as cut: the note, the link to the whole (when kept) and
+/// `_meta["flowmcp/cut"]`.
+fn with_cut(
+    mut r: CallToolResult,
+    fitted: &budget::Fitted,
+    max: usize,
+    original: usize,
+    link: Option<&Link>,
+) -> CallToolResult {
+    let mut parts: Vec<String> = fitted
+        .cuts
+        .iter()
+        .take(5)
+        .map(|c| {
+            let unit = match c.kind {
+                budget::CutKind::Array => "elements",
+                _ => "characters",
+            };
+            let at = if c.path.is_empty() {
+                "/"
+            } else {
+                c.path.as_str()
+            };
+            format!("{at}: {} of {} {unit}", c.kept, c.total)
+        })
+        .collect();
+    let unlisted = fitted.cuts.len().saturating_sub(parts.len()) + fitted.more_cuts;
+    if unlisted > 0 {
+        parts.push(format!("{unlisted} more cuts"));
+    }
+    let mut note = format!(
+        "Result cut to fit the result budget of {max} bytes ({original} bytes of JSON became {}): {}.",
+        fitted.bytes,
+        parts.join("; ")
+    );
+    match link {
+        Some(l) => note.push_str(&format!(
+            " The whole result: {} page(s) through resources/read, from {}",
+            l.pages, l.uri
+        )),
+        None => note.push_str(" The whole result is not kept."),
+    }
+    let mut cut = Map::new();
+    cut.insert("budgetBytes".into(), json!(max));
+    cut.insert("originalBytes".into(), json!(original));
+    cut.insert("returnedBytes".into(), json!(fitted.bytes));
+    cut.insert(
+        "cuts".into(),
+        flowmcp_catalog::serde_json::to_value(&fitted.cuts).unwrap_or(Value::Null),
+    );
+    if fitted.more_cuts > 0 {
+        cut.insert("moreCuts".into(), json!(fitted.more_cuts));
+    }
+    if let Some(l) = link {
+        cut.insert("whole".into(), json!({"uri": l.uri, "pages": l.pages}));
+    }
+    r.content.push(Content::text(note));
+    r.content.extend(link.map(|l| link_item(l, original)));
+    let mut meta = r.meta.take().unwrap_or_default();
+    meta.0.insert("flowmcp/cut".into(), Value::Object(cut));
+    r.meta = Some(meta);
     r
 }
 
@@ -463,6 +710,149 @@ mod tests {
         assert_eq!(Media::of(Some("text/plain")), Media::Text);
         assert_eq!(Media::of(Some("application/json")), Media::Json);
         assert_eq!(Media::of(None), Media::Json);
+    }
+
+    fn big_list() -> Value {
+        let items: Vec<Value> = (0..400)
+            .map(|i| json!({"id": i, "title": format!("entry \"{i}\""), "body": "b".repeat(400)}))
+            .collect();
+        json!({"total": 400, "items": items})
+    }
+
+    fn shaped_with(
+        data: Value,
+        out: &Output,
+        text: ResultText,
+        max: usize,
+        kept: &crate::results::Kept,
+    ) -> CallToolResult {
+        let keep = |t: String, page: usize| kept.keep("me", t, page);
+        let shape = Shape {
+            max_bytes: Some(max),
+            text,
+            keep: Some(&keep),
+        };
+        shaped(Envelope::ok(data), out, Media::Json, &shape)
+    }
+
+    #[test]
+    fn i44_a_result_over_budget_is_cut_inside_its_schema_and_links_the_whole() {
+        let declared = json!({"type": "object", "required": ["total", "items"], "properties": {
+            "total": {"type": "integer"},
+            "items": {"type": "array", "minItems": 2, "items": {"type": "object", "required": ["id"],
+                "properties": {"id": {"type": "integer"}, "title": {"type": "string"},
+                               "body": {"type": "string"}}}}}});
+        let out = Output::of(Some(&declared), OutputSchemas::Compact);
+        let advertised = Value::Object(out.advertised(OutputSchemas::Compact).unwrap());
+        let kept = crate::results::Kept::default();
+        for (text, max) in [
+            (ResultText::Full, 30_000),
+            (ResultText::Summary, 30_000),
+            (ResultText::None, 9_000),
+        ] {
+            let r = shaped_with(big_list(), &out, text, max, &kept);
+            assert_eq!(r.is_error, Some(false), "{text:?}");
+            let wire = flowmcp_catalog::serde_json::to_string(&r).unwrap();
+            assert!(wire.len() <= max, "{text:?}: {} > {max}", wire.len());
+            let structured = r.structured_content.clone().unwrap();
+            assert!(accepts(&advertised, &structured), "{text:?}");
+            let n = structured["items"].as_array().map_or(0, Vec::len);
+            assert!((2..400).contains(&n), "{n}");
+            let meta = &r.meta.as_ref().unwrap().0["flowmcp/cut"];
+            assert_eq!(meta["budgetBytes"], json!(max));
+            assert_eq!(
+                meta["cuts"][0],
+                json!({"path": "/items", "kind": "array", "kept": n, "total": 400})
+            );
+            // The whole reads back, page by page, and is the original data.
+            let mut uri = meta["whole"]["uri"].as_str().map(str::to_string);
+            let mut whole = String::new();
+            while let Some(u) = uri {
+                let page = kept.read(&u, "me").unwrap();
+                let page = flowmcp_catalog::serde_json::to_value(&page.contents[0]).unwrap();
+                whole.push_str(page["text"].as_str().unwrap());
+                uri = page["_meta"]["next"].as_str().map(str::to_string);
+            }
+            assert_eq!(
+                flowmcp_catalog::serde_json::from_str::<Value>(&whole).unwrap(),
+                big_list()
+            );
+            let content = flowmcp_catalog::serde_json::to_value(&r.content).unwrap();
+            let texts: Vec<&str> = content
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|c| c["text"].as_str())
+                .collect();
+            assert!(
+                texts
+                    .iter()
+                    .any(|t| t.starts_with("Result cut to fit the result budget")),
+                "{texts:?}"
+            );
+            assert!(
+                content
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|c| c["type"] == "resource_link")
+            );
+            match text {
+                ResultText::Full => assert!(
+                    texts[0].starts_with("{\"items\"") || texts[0].starts_with("{\"total\"")
+                ),
+                ResultText::Summary => {
+                    assert!(texts[0].starts_with("The result is in structuredContent: an object"))
+                }
+                _ => assert_eq!(texts.len(), 1),
+            }
+        }
+    }
+
+    #[test]
+    fn i44_results_within_budget_and_images_are_whole() {
+        let kept = crate::results::Kept::default();
+        let small = json!({"n": 1});
+        let out = Output::of(Some(&json!({"type": "object"})), OutputSchemas::Compact);
+        let r = shaped_with(small.clone(), &out, ResultText::Full, 10_000, &kept);
+        assert_eq!(r, result(Envelope::ok(small), &out, Media::Json));
+        let png = "A".repeat(50_000);
+        let keep = |t: String, page: usize| kept.keep("me", t, page);
+        let shape = Shape {
+            max_bytes: Some(10_000),
+            text: ResultText::Full,
+            keep: Some(&keep),
+        };
+        let r = shaped(Envelope::ok(json!(png)), &Output::None, Media::Png, &shape);
+        assert!(r.meta.is_none() && r.is_error == Some(false));
+    }
+
+    #[test]
+    fn i44_a_result_that_cannot_be_cut_small_enough_is_e008_with_the_whole_linked() {
+        let kept = crate::results::Kept::default();
+        let many: Map<String, Value> = (0..2000).map(|i| (format!("key{i}"), json!(i))).collect();
+        let r = shaped_with(
+            Value::Object(many),
+            &Output::None,
+            ResultText::Full,
+            5_000,
+            &kept,
+        );
+        assert_eq!(r.is_error, Some(true));
+        let content = flowmcp_catalog::serde_json::to_value(&r.content).unwrap();
+        assert!(
+            content[0]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("E008 the result"),
+            "{content}"
+        );
+        assert_eq!(content[1]["type"], "resource_link");
+        // Without a schema (text only) a long array is cut as well.
+        let list = json!((0..5000).collect::<Vec<_>>());
+        let r = shaped_with(list, &Output::None, ResultText::Full, 5_000, &kept);
+        assert_eq!(r.is_error, Some(false));
+        assert!(flowmcp_catalog::serde_json::to_string(&r).unwrap().len() <= 5_000);
     }
 
     #[test]

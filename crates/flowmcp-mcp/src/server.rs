@@ -31,6 +31,7 @@ use crate::pool::{Pool, Requester};
 use crate::projection::{self, Output};
 use crate::registry;
 use crate::request::RUNTIME_NOTES;
+use crate::results::{self, Kept, PageError};
 use crate::tasks::{Events, Host, Support, Tasks};
 use crate::watch::{Levels, LogLevel, Watch};
 
@@ -69,6 +70,8 @@ struct Inner {
     tasks: Tasks,
     /// The log levels principals asked for over HTTP (D135).
     levels: Levels,
+    /// Whole results of cut ones, readable page by page (D140).
+    kept: Kept,
 }
 
 /// One entry of `tools/list`: a served member (by its place in [`Members::order`]), whose MCP
@@ -223,14 +226,18 @@ impl McpServer {
                 .any(|t| state.members.resource(&t.uri_template));
         // With the preload cache in Redis, tasks live there too: every replica reads them (D131).
         // And so do the log levels principals asked for over HTTP (D135).
-        let (tasks, levels) = match state.catalog.preload_cache() {
+        // So are the whole results of cut ones (D140).
+        let (tasks, levels, kept) = match state.catalog.preload_cache() {
             #[cfg(feature = "redis")]
             Some(flowmcp_catalog::runtime::PreloadCache::Redis(redis)) => (
                 Tasks::shared_in(redis.clone()),
                 Levels::shared_in(redis.clone()),
+                Kept::shared_in(redis.clone()),
             ),
-            _ => (Tasks::default(), Levels::default()),
+            _ => (Tasks::default(), Levels::default(), Kept::default()),
         };
+        // A cut result's whole is read as a resource.
+        let resources = resources || opts.max_result_bytes.is_some();
         Ok(McpServer {
             inner: Arc::new(Inner {
                 state: RwLock::new(Arc::new(state)),
@@ -240,6 +247,7 @@ impl McpServer {
                 pool: Pool::start(threads),
                 tasks,
                 levels,
+                kept,
             }),
             session: Arc::new(Session {
                 rounds: Rounds::default(),
@@ -528,7 +536,7 @@ impl Host for McpServer {
                     return None;
                 };
                 finished(info.as_ref(), &served.id, &envelope, started);
-                projection::result(envelope, &served.output, served.media)
+                self.shaped(envelope, served, info.as_ref())
             }
         };
         let mut value = match flowmcp_catalog::serde_json::to_value(&result) {
@@ -674,8 +682,24 @@ impl McpServer {
 }
 
 impl McpServer {
-    /// Runs the agent `agent` for one tool call, reporting each step as progress when the client
-    /// gave a progress token.
+    /// The `tools/call` result of `envelope`, a call of `served` by `info`'s principal, shaped by
+    /// the server's result budget and text setting (D140).
+    fn shaped(
+        &self,
+        envelope: Envelope,
+        served: &Served,
+        info: Option<&RequestInfo>,
+    ) -> rmcp::model::CallToolResult {
+        let owner = info.map_or(STDIO_OWNER, |i| &*i.owner);
+        let keep = |text: String, page_bytes: usize| self.inner.kept.keep(owner, text, page_bytes);
+        let shape = projection::Shape {
+            max_bytes: self.inner.opts.max_result_bytes,
+            text: self.inner.opts.result_text,
+            keep: Some(&keep),
+        };
+        projection::shaped(envelope, &served.output, served.media, &shape)
+    }
+
     /// Runs the served tool `wire` with `args` on the worker threads, for `run`: its envelope,
     /// or `None` when `stop` came first (a plain call and a task's call alike).
     async fn run_served(
@@ -896,6 +920,21 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
+        if uri.starts_with(results::SCHEME) {
+            let owner = RequestInfo::of(&context).map(|i| i.owner);
+            let owner = owner.as_deref().unwrap_or(STDIO_OWNER);
+            return match self.inner.kept.read(&uri, owner) {
+                Ok(r) => Ok(r.into()),
+                Err(PageError::Unknown) => Err(ErrorData::resource_not_found(
+                    format!("no kept result at {uri} (results are kept for ten minutes)"),
+                    None,
+                )),
+                Err(PageError::NoSuchPage(n)) => Err(ErrorData::invalid_params(
+                    format!("the kept result has no page {n}"),
+                    None,
+                )),
+            };
+        }
         let st = self.state();
         if !st.members.resource(&uri) {
             return Err(registry::error(
@@ -1097,9 +1136,13 @@ impl ServerHandler for McpServer {
             w.end(envelope.code().map(Code::as_str), started.elapsed())
                 .await;
         }
-        Ok(projection::result(envelope, &served.output, served.media).into())
+        Ok(self.shaped(envelope, served, info.as_ref()).into())
     }
 }
+
+/// The owner of what a stdio client leaves on the server (its kept results): the process serves
+/// that one client.
+const STDIO_OWNER: &str = "stdio";
 
 /// What the listener knows of one MCP request, handed to the server in the request's extensions:
 /// its id, its endpoint's path, whose it is and the metrics to count it in.

@@ -14,6 +14,18 @@ use crate::advice::activation_error;
 use crate::context::{RunArgs, SourceArgs, config, endpoint, open, profile_of};
 use crate::output::{SAY_TARGET, print_problems, say, say_as_json_logs, shown};
 
+/// The forms of `--result-text` (see [`flowmcp_mcp::ResultText`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ResultTextArg {
+    Full,
+    Summary,
+    None,
+}
+
+/// The result budget of `serve` when none is given: 25,000 tokens (where Claude Code cuts a tool
+/// result) at [`BYTES_PER_TOKEN`](flowmcp_catalog::runtime::budget::BYTES_PER_TOKEN).
+const DEFAULT_MAX_RESULT_BYTES: usize = 75_000;
+
 /// The forms of `--output-schema` (see [`flowmcp_mcp::OutputSchemas`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum OutputSchemaArg {
@@ -189,6 +201,23 @@ pub(crate) struct ServeArgs {
     /// results as text only, for clients that use neither).
     #[arg(long, value_enum, value_name = "FORM", default_value_t = OutputSchemaArg::Compact)]
     output_schema: OutputSchemaArg,
+    /// The most bytes one tool result may take as JSON, text and structured content together
+    /// (0: no bound). A larger result is cut inside the tool's output schema (arrays shortened,
+    /// long strings cut), says what was cut in `_meta["flowmcp/cut"]` and in a note, and links
+    /// to the whole, kept for ten minutes and readable page by page with `resources/read`
+    /// (`flowmcp-result://…`; in Redis with `--cache redis://…`, so any replica serves it).
+    /// Images are never cut. [default: 75000, about 25,000 tokens]
+    #[arg(long, value_name = "BYTES", conflicts_with = "max_result_tokens")]
+    max_result_bytes: Option<usize>,
+    /// The result budget in tokens, reckoned at 3 bytes of JSON per token (0: no bound).
+    #[arg(long, value_name = "TOKENS")]
+    max_result_tokens: Option<usize>,
+    /// What a result's text block carries beside its structured content: `full` (the data's
+    /// JSON text, as MCP asks for clients that read only text), `summary` (one line saying what
+    /// the structured content holds) or `none`. A tool without an output schema always returns
+    /// its data as text.
+    #[arg(long, value_enum, value_name = "FORM", default_value_t = ResultTextArg::Full)]
+    result_text: ResultTextArg,
     /// Reload the catalog when its files change: only changed files are validated again, a
     /// file that breaks keeps its previous version (its errors go to the log), and stdio clients
     /// get `notifications/tools/list_changed`.
@@ -370,6 +399,19 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         OutputSchemaArg::Compact => flowmcp_mcp::OutputSchemas::Compact,
         OutputSchemaArg::Full => flowmcp_mcp::OutputSchemas::Full,
         OutputSchemaArg::None => flowmcp_mcp::OutputSchemas::None,
+    };
+    let budget = match (a.max_result_bytes, a.max_result_tokens) {
+        (Some(bytes), _) => bytes,
+        (None, Some(tokens)) => {
+            tokens.saturating_mul(flowmcp_catalog::runtime::budget::BYTES_PER_TOKEN)
+        }
+        (None, None) => DEFAULT_MAX_RESULT_BYTES,
+    };
+    opts.max_result_bytes = (budget > 0).then_some(budget);
+    opts.result_text = match a.result_text {
+        ResultTextArg::Full => flowmcp_mcp::ResultText::Full,
+        ResultTextArg::Summary => flowmcp_mcp::ResultText::Summary,
+        ResultTextArg::None => flowmcp_mcp::ResultText::None,
     };
     opts.watch = a
         .watch
