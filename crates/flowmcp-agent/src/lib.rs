@@ -298,6 +298,9 @@ pub struct AgentRunner<'c> {
     /// Where the tool calls' notes go (cache notes, handler `console.*` lines); standard error
     /// when unset ([`AgentRunner::with_notes`]).
     notes: Option<Notes>,
+    /// The most bytes of JSON one tool result may take in the model's context
+    /// ([`AgentRunner::with_result_budget`]).
+    result_budget: Option<usize>,
 }
 
 /// A sink for the notes of the agent's tool calls, shared by the threads that call tools.
@@ -373,6 +376,7 @@ impl<'c> AgentRunner<'c> {
             endpoint,
             warnings,
             notes: None,
+            result_budget: None,
         })
     }
 
@@ -381,6 +385,14 @@ impl<'c> AgentRunner<'c> {
     /// hands them to its logger, so that every line it writes keeps its format.
     pub fn with_notes(mut self, notes: impl Fn(&str) + Send + Sync + 'static) -> AgentRunner<'c> {
         self.notes = Some(std::sync::Arc::new(notes));
+        self
+    }
+
+    /// Bounds what one tool result may take in the model's context to `max_bytes` of JSON
+    /// (`None`: no bound, the default): a larger result is cut inside the tool's output schema
+    /// and a warning in its envelope says what was cut ([`Envelope::within`]).
+    pub fn with_result_budget(mut self, max_bytes: Option<usize>) -> AgentRunner<'c> {
+        self.result_budget = max_bytes;
         self
     }
 
@@ -577,7 +589,18 @@ impl<'c> AgentRunner<'c> {
         let (id, envelope) = match self.tools.iter().find(|(w, _)| w == wire) {
             Some((_, id)) => {
                 let args = arguments.as_object().cloned().unwrap_or_else(Map::new);
-                (id.clone(), caller.call_json(wire, &args))
+                let envelope = caller.call_json(wire, &args);
+                let envelope = match self.result_budget {
+                    Some(max) => {
+                        let schema = self.catalog.find(wire);
+                        envelope.within(
+                            max,
+                            schema.and_then(|e| e.descriptor.output_schema.as_ref()),
+                        )
+                    }
+                    None => envelope,
+                };
+                (id.clone(), envelope)
             }
             None => (
                 wire.to_string(),

@@ -178,6 +178,49 @@ fn the_loop_calls_tools_through_the_catalog_and_returns_the_answer() {
     assert!(!transcript.contains("sk-test-secret-123"));
 }
 
+/// Issue #44: with a result budget, a tool result the model reads is cut inside the tool's output
+/// schema, and its envelope's warning says what was cut.
+#[test]
+fn i44_a_result_budget_bounds_what_the_model_reads_of_a_tool_result() {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let port = server.server_addr().to_ip().unwrap().port();
+    let countries: Vec<Value> = (0..200)
+        .map(|i| json!({"countryCode": format!("C{i}"), "name": format!("Country {i}"), "regionCount": i}))
+        .collect();
+    let body = Value::Array(countries).to_string();
+    std::thread::spawn(move || {
+        if let Ok(Some(request)) = server.recv_timeout(Duration::from_secs(10)) {
+            let header = tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
+            let _ = request.respond(tiny_http::Response::from_string(body).with_header(header));
+        }
+    });
+    let c = catalog(&format!("http://127.0.0.1:{port}"));
+    let (url, chat_server) = chat(vec![
+        calls(&[("listCountries_holidaykit-net", json!({}))]),
+        answer("done"),
+    ]);
+    let runner = AgentRunner::new(&c, "holiday-planner", endpoint(&url))
+        .unwrap()
+        .with_result_budget(Some(2_000));
+    runner.run("Which countries?").unwrap();
+    let seen = chat_server.join().unwrap();
+    let tool = &seen[1].0["messages"][3];
+    let envelope: Value = serde_json::from_str(tool["content"].as_str().unwrap()).unwrap();
+    let kept = envelope["data"].as_array().unwrap();
+    assert!(!kept.is_empty() && kept.len() < 200, "{}", kept.len());
+    assert!(envelope["data"].to_string().len() <= 2_000);
+    assert_eq!(kept[0]["countryCode"], json!("C0"));
+    let warning = envelope["warnings"][0].as_str().unwrap();
+    assert!(
+        warning.starts_with("result cut to fit 2000 bytes ("),
+        "{warning}"
+    );
+    assert!(
+        warning.ends_with(&format!("/: {} of 200 elements", kept.len())),
+        "{warning}"
+    );
+}
+
 #[test]
 fn a_tool_error_goes_back_to_the_model_and_max_rounds_ends_the_loop() {
     let c = catalog("http://127.0.0.1:9");

@@ -52,6 +52,56 @@ fn call_with_upstream_args_and_secret() {
     assert_eq!(seen[0].header("X-Api-Key"), Some(CANARY));
 }
 
+/// Issue #44: `call --max-result-tokens` cuts the data inside the tool's output schema and says so
+/// in a warning; without the flag the data is whole.
+#[test]
+fn i44_call_with_a_result_budget_cuts_the_data_and_warns() {
+    let home = Scratch::new("call-budget");
+    let holidays: Vec<Value> = (0..400)
+        .map(|i| {
+            json!({"date": "2026-01-01", "localName": format!("Tag {i}"), "name": "x".repeat(100),
+            "type": "public", "nationwide": true, "regions": null})
+        })
+        .collect();
+    let body = Value::Array(holidays).to_string();
+    let server = TestServer::start(2, move |_: &Seen| {
+        reply(200, Some("application/json"), body.clone())
+    });
+    let upstream = format!("holidaykit-net={}", server.base);
+    let call = |extra: &[&str]| {
+        let mut args = vec![
+            "call",
+            "getPublicHolidays_holidaykit-net",
+            "--catalog",
+            "examples/catalog",
+            "--upstream",
+            &upstream,
+            "--arg",
+            "year=2026",
+            "--arg",
+            "countryCode=DE",
+        ];
+        args.extend_from_slice(extra);
+        let run = flowmcp_env(&args, &repo_root(), &[("HOME", home.path())]);
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+        envelope(&run.stdout)
+    };
+    let cut = call(&["--max-result-tokens", "1000"]);
+    let kept = cut["data"].as_array().unwrap();
+    assert!(!kept.is_empty() && kept.len() < 400, "{}", kept.len());
+    assert!(serde_json::to_string(&cut["data"]).unwrap().len() <= 3000);
+    let warning = cut["warnings"][0].as_str().unwrap();
+    assert!(
+        warning.starts_with("result cut to fit 3000 bytes (")
+            && warning.contains(&format!("): /: {} of 400 elements; /*/name: ", kept.len())),
+        "{warning}"
+    );
+    let whole = call(&[]);
+    assert_eq!(whole["data"].as_array().unwrap().len(), 400);
+    assert!(whole.get("warnings").is_none(), "{whole}");
+    assert_eq!(server.finish().len(), 2);
+}
+
 #[test]
 fn call_failures_exit_1_with_codes_and_usage_errors_exit_2() {
     let home = Scratch::new("fail");

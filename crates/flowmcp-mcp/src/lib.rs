@@ -112,6 +112,7 @@ mod names;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 mod options;
+mod paging;
 mod pool;
 mod projection;
 mod registry;

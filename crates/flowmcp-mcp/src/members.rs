@@ -27,6 +27,7 @@ use rayon::prelude::*;
 use rmcp::model::Tool;
 
 use crate::options::{OutputSchemas, ServeError, ServeOptions};
+use crate::paging::Paging;
 use crate::projection::{self, Media, Output};
 use crate::route::Selector;
 use crate::unknown;
@@ -51,6 +52,8 @@ pub(crate) struct Served {
     pub(crate) entry: Option<usize>,
     /// Its Primitive-ID (the `tool` label of the call metrics), made once.
     pub(crate) id: Arc<str>,
+    /// How it pages through its upstream's results, when its parameters show it (D141).
+    pub(crate) paging: Option<Paging>,
 }
 
 impl Served {
@@ -526,6 +529,7 @@ fn prepare(catalog: &Catalog, entries: &[&ToolEntry], schemas: OutputSchemas) ->
                 always_load: d.always_load(),
                 entry: place,
                 id: Arc::from(d.id.to_string()),
+                paging: Paging::of(d),
             }
         })
         .collect()

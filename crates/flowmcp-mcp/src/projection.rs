@@ -31,6 +31,7 @@ use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, MetaObjec
 use flowmcp_catalog::runtime::budget;
 
 use crate::options::{OutputSchemas, ResultText};
+use crate::paging::Paging;
 use crate::results::Link;
 
 /// What kind of content a tool's data is, from its `output.mimeType` (chapter 04), decided once
@@ -346,6 +347,9 @@ pub(crate) struct Shape<'k> {
     pub(crate) text: ResultText,
     /// Keeps the whole data's JSON text of a cut result, readable in pages of the given size.
     pub(crate) keep: Option<&'k (dyn Fn(String, usize) -> Option<Link> + Sync)>,
+    /// The tool's own paging and the call's value of its parameter: a cut result says which
+    /// arguments fetch what follows (D141).
+    pub(crate) paging: Option<(&'k Paging, Option<&'k Value>)>,
 }
 
 impl Shape<'_> {
@@ -354,6 +358,7 @@ impl Shape<'_> {
         max_bytes: None,
         text: ResultText::Full,
         keep: None,
+        paging: None,
     };
 }
 
@@ -431,7 +436,14 @@ pub(crate) fn shaped(
         }
         let cut = Envelope::ok(fitted.data.clone()).with_warnings(envelope.warnings().to_vec());
         let r = whole(cut, output, media, shape.text, mismatch.clone());
-        let r = with_cut(r, &fitted, max, data_size, link.as_ref());
+        let next = shape.paging.and_then(|(paging, current)| {
+            let kept = fitted
+                .cuts
+                .iter()
+                .find(|c| c.kind == budget::CutKind::Array)?;
+            paging.next(current, envelope.data(), kept.kept)
+        });
+        let r = with_cut(r, &fitted, max, data_size, link.as_ref(), next);
         let size = serialized_size(&r);
         if size <= max {
             return r;
@@ -561,32 +573,12 @@ fn with_cut(
     max: usize,
     original: usize,
     link: Option<&Link>,
+    next: Option<Value>,
 ) -> CallToolResult {
-    let mut parts: Vec<String> = fitted
-        .cuts
-        .iter()
-        .take(5)
-        .map(|c| {
-            let unit = match c.kind {
-                budget::CutKind::Array => "elements",
-                _ => "characters",
-            };
-            let at = if c.path.is_empty() {
-                "/"
-            } else {
-                c.path.as_str()
-            };
-            format!("{at}: {} of {} {unit}", c.kept, c.total)
-        })
-        .collect();
-    let unlisted = fitted.cuts.len().saturating_sub(parts.len()) + fitted.more_cuts;
-    if unlisted > 0 {
-        parts.push(format!("{unlisted} more cuts"));
-    }
     let mut note = format!(
         "Result cut to fit the result budget of {max} bytes ({original} bytes of JSON became {}): {}.",
         fitted.bytes,
-        parts.join("; ")
+        fitted.describe()
     );
     match link {
         Some(l) => note.push_str(&format!(
@@ -594,6 +586,11 @@ fn with_cut(
             l.pages, l.uri
         )),
         None => note.push_str(" The whole result is not kept."),
+    }
+    if let Some(args) = &next {
+        note.push_str(&format!(
+            " What follows from the upstream: call the tool again with {args}."
+        ));
     }
     let mut cut = Map::new();
     cut.insert("budgetBytes".into(), json!(max));
@@ -608,6 +605,9 @@ fn with_cut(
     }
     if let Some(l) = link {
         cut.insert("whole".into(), json!({"uri": l.uri, "pages": l.pages}));
+    }
+    if let Some(args) = next {
+        cut.insert("next".into(), json!({ "arguments": args }));
     }
     r.content.push(Content::text(note));
     r.content.extend(link.map(|l| link_item(l, original)));
@@ -731,6 +731,7 @@ mod tests {
             max_bytes: Some(max),
             text,
             keep: Some(&keep),
+            paging: None,
         };
         shaped(Envelope::ok(data), out, Media::Json, &shape)
     }
@@ -822,6 +823,7 @@ mod tests {
             max_bytes: Some(10_000),
             text: ResultText::Full,
             keep: Some(&keep),
+            paging: None,
         };
         let r = shaped(Envelope::ok(json!(png)), &Output::None, Media::Png, &shape);
         assert!(r.meta.is_none() && r.is_error == Some(false));

@@ -527,6 +527,7 @@ impl Host for McpServer {
                     phases: None,
                     scope: Some(scope.clone()),
                 };
+                let current = paging_value(served, &args);
                 let Some(envelope) = self
                     .run_served(&st, wire, served, args, run, stop.notified())
                     .await
@@ -536,7 +537,7 @@ impl Host for McpServer {
                     return None;
                 };
                 finished(info.as_ref(), &served.id, &envelope, started);
-                self.shaped(envelope, served, info.as_ref())
+                self.shaped(envelope, served, info.as_ref(), current.as_ref())
             }
         };
         let mut value = match flowmcp_catalog::serde_json::to_value(&result) {
@@ -689,6 +690,7 @@ impl McpServer {
         envelope: Envelope,
         served: &Served,
         info: Option<&RequestInfo>,
+        current: Option<&Value>,
     ) -> rmcp::model::CallToolResult {
         let owner = info.map_or(STDIO_OWNER, |i| &*i.owner);
         let keep = |text: String, page_bytes: usize| self.inner.kept.keep(owner, text, page_bytes);
@@ -696,6 +698,7 @@ impl McpServer {
             max_bytes: self.inner.opts.max_result_bytes,
             text: self.inner.opts.result_text,
             keep: Some(&keep),
+            paging: served.paging.as_ref().map(|p| (p, current)),
         };
         projection::shaped(envelope, &served.output, served.media, &shape)
     }
@@ -771,13 +774,15 @@ impl McpServer {
                 }
             }
         });
+        let budget = self.inner.opts.max_result_bytes;
         let result = self
             .on_worker(catalog, &context, move |catalog, _caller| {
                 // The tool calls' notes go to the server's log, in its format (JSON or text).
                 let runner = flowmcp_agent::AgentRunner::new(catalog, &agent, endpoint)?
                     .with_notes(|line| {
                         tracing::info!(target: RUNTIME_NOTES, "{line}");
-                    });
+                    })
+                    .with_result_budget(budget);
                 runner.run_observed(&input, &mut |m| {
                     let _ = tx.send(m.to_string());
                 })
@@ -1121,6 +1126,7 @@ impl ServerHandler for McpServer {
             phases,
             scope: None,
         };
+        let current = paging_value(served, &args);
         let Some(envelope) = self
             .run_served(&st, wire, served, args, run, context.ct.cancelled())
             .await
@@ -1136,8 +1142,19 @@ impl ServerHandler for McpServer {
             w.end(envelope.code().map(Code::as_str), started.elapsed())
                 .await;
         }
-        Ok(self.shaped(envelope, served, info.as_ref()).into())
+        Ok(self
+            .shaped(envelope, served, info.as_ref(), current.as_ref())
+            .into())
     }
+}
+
+/// The call's value of `served`'s paging parameter, kept before the arguments go to the call.
+fn paging_value(served: &Served, args: &Map<String, Value>) -> Option<Value> {
+    served
+        .paging
+        .as_ref()
+        .and_then(|p| args.get(p.param()))
+        .cloned()
 }
 
 /// The owner of what a stdio client leaves on the server (its kept results): the process serves

@@ -26,6 +26,7 @@ mod mcp_i43;
 mod prompts;
 mod registry;
 mod resources;
+mod results_i44;
 // `/metrics` counts tasks, and replicas share them through Redis.
 #[cfg(all(feature = "metrics", feature = "redis"))]
 mod tasks_i43;

@@ -86,6 +86,55 @@ impl Fitted {
     pub fn is_cut(&self) -> bool {
         !self.cuts.is_empty()
     }
+
+    /// The cuts in words, for a note a person or a model reads: cuts at the same place of
+    /// different elements are told once (`/items/*/body: 17 cuts, e.g. 64 of 400 characters`),
+    /// at most five places, then how many more cuts there were.
+    pub fn describe(&self) -> String {
+        let mut places: Vec<(String, CutKind, usize, &Cut)> = Vec::new();
+        for c in &self.cuts {
+            let pattern = c
+                .path
+                .split('/')
+                .map(|seg| {
+                    if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+                        "*"
+                    } else {
+                        seg
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("/");
+            match places
+                .iter_mut()
+                .find(|(p, k, _, _)| *p == pattern && *k == c.kind)
+            {
+                Some(place) => place.2 += 1,
+                None => places.push((pattern, c.kind, 1, c)),
+            }
+        }
+        let shown = places.len().min(5);
+        let mut parts: Vec<String> = places[..shown]
+            .iter()
+            .map(|(pattern, kind, n, c)| {
+                let unit = match kind {
+                    CutKind::Array => "elements",
+                    CutKind::Text => "characters",
+                };
+                let at = if pattern.is_empty() { "/" } else { pattern };
+                if *n == 1 {
+                    format!("{at}: {} of {} {unit}", c.kept, c.total)
+                } else {
+                    format!("{at}: {n} cuts, e.g. {} of {} {unit}", c.kept, c.total)
+                }
+            })
+            .collect();
+        let hidden: usize = places[shown..].iter().map(|p| p.2).sum::<usize>() + self.more_cuts;
+        if hidden > 0 {
+            parts.push(format!("{hidden} more cuts"));
+        }
+        parts.join("; ")
+    }
 }
 
 /// The size of `value` as compact JSON, in bytes (without building the text).
@@ -369,6 +418,17 @@ mod tests {
         let many: Map<String, Value> = (0..200).map(|i| (format!("k{i}"), json!(i))).collect();
         let f = fit(&Value::Object(many), None, 100);
         assert!(!f.fits && f.bytes > 100 && !f.is_cut());
+    }
+
+    #[test]
+    fn i44_cuts_at_the_same_place_of_many_elements_are_told_once() {
+        let f = fit(&big(), None, 20_000);
+        let told = f.describe();
+        assert!(
+            told.starts_with("/items: ") && told.contains("; /items/*/text: "),
+            "{told}"
+        );
+        assert!(!told.contains("/items/0/"), "{told}");
     }
 
     #[test]

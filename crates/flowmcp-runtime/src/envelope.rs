@@ -158,6 +158,31 @@ impl Envelope {
         self
     }
 
+    /// The envelope with its data fitted into `max_bytes` of JSON inside `schema` (the tool's
+    /// declared output schema, if any; see [`budget::fit`](crate::budget::fit)), and a warning
+    /// saying what was cut and how large the data was: for `flowmcp call` and the agent runner,
+    /// which hand the envelope on whole. A failed envelope, and data within the budget, are
+    /// returned as they are.
+    pub fn within(self, max_bytes: usize, schema: Option<&Value>) -> Self {
+        if !self.status {
+            return self;
+        }
+        let fitted = crate::budget::fit(&self.data, schema, max_bytes);
+        if !fitted.is_cut() {
+            return self;
+        }
+        let note = format!(
+            "result cut to fit {max_bytes} bytes ({} bytes of JSON became {}{}): {}",
+            fitted.original_bytes,
+            fitted.bytes,
+            if fitted.fits { "" } else { ", still over" },
+            fitted.describe()
+        );
+        let mut out = Envelope::ok(fitted.data).with_warnings(self.warnings);
+        out.warnings.push(note);
+        out
+    }
+
     /// The envelope as JSON.
     pub fn to_json(&self) -> Value {
         serde_json::json!(self)
@@ -171,6 +196,24 @@ pub(crate) struct Coded(pub(crate) Code, pub(crate) String);
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn i44_an_envelope_within_a_budget_cuts_its_data_and_says_so() {
+        let e = Envelope::ok(json!({"list": (0..1000).collect::<Vec<_>>()}))
+            .with_warnings(["earlier".to_string()]);
+        let cut = e.clone().within(500, None);
+        assert!(serde_json::to_vec(cut.data()).map_or(0, |v| v.len()) <= 500);
+        assert_eq!(cut.warnings()[0], "earlier");
+        assert!(
+            cut.warnings()[1].starts_with("result cut to fit 500 bytes (")
+                && cut.warnings()[1].ends_with("became 500): /list: 150 of 1000 elements"),
+            "{:?}",
+            cut.warnings()
+        );
+        assert_eq!(e.clone().within(1 << 20, None), e);
+        let failed = Envelope::error(Code::E001, "t", "API returned 500");
+        assert_eq!(failed.clone().within(10, None), failed);
+    }
 
     /// Issue #40: a result is checked against a declared output schema by the envelope itself.
     #[test]

@@ -8,7 +8,7 @@ use flowmcp_catalog::runtime::RunnerOptions;
 
 use crate::advice::activation_error;
 use crate::context::{
-    Config, ModelArgs, RunArgs, SourceArgs, config, open, open_to_read, profile_of,
+    BudgetArgs, Config, ModelArgs, RunArgs, SourceArgs, config, open, open_to_read, profile_of,
 };
 use crate::output::{shown, shown_block, write_stdout};
 
@@ -45,6 +45,10 @@ struct RunAgentArgs {
     /// Write the transcript (every request, reply, tool call, timing and token count) here as JSON.
     #[arg(long, value_name = "FILE")]
     transcript: Option<std::path::PathBuf>,
+    /// The result budget of each tool result the model reads: cut inside the tool's output
+    /// schema, with a warning saying what was cut. Default: 75000 bytes (about 25,000 tokens).
+    #[command(flatten)]
+    budget: BudgetArgs,
     #[command(flatten)]
     model: ModelArgs,
     #[command(flatten)]
@@ -133,8 +137,10 @@ fn open_for_calls(
 
 fn run_agent(a: RunAgentArgs) -> Result<ExitCode, String> {
     let (cfg, catalog) = open_for_calls(&a.source, &a.run)?;
+    let budget = a.budget.bytes(Some(super::serve::DEFAULT_MAX_RESULT_BYTES));
     let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint(&cfg))
-        .map_err(|e| agent_error(&e))?;
+        .map_err(|e| agent_error(&e))?
+        .with_result_budget(budget);
     for w in &runner.warnings {
         eprintln!("flowmcp: agent {}: {}", a.name, shown(w));
     }

@@ -7,7 +7,7 @@ use flowmcp_spec::Code;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use crate::context::{RunArgs, SourceArgs, config, open, profile_of};
+use crate::context::{BudgetArgs, RunArgs, SourceArgs, config, open, profile_of};
 use crate::output::{print_problems, write_stdout};
 
 #[derive(Args, Debug)]
@@ -36,6 +36,10 @@ pub(crate) struct CallArgs {
     /// All inputs as one JSON object.
     #[arg(long, value_name = "JSON")]
     input: Option<String>,
+    /// The result budget (no bound unless given): the data is cut inside the tool's output
+    /// schema and a warning says what was cut.
+    #[command(flatten)]
+    budget: BudgetArgs,
     #[command(flatten)]
     run: RunArgs,
     #[command(flatten)]
@@ -101,6 +105,13 @@ pub(crate) fn run(a: CallArgs) -> Result<ExitCode, String> {
             inputs.insert(k.clone(), value);
         }
         caller.call_json(&a.tool, &inputs)
+    };
+    let envelope = match a.budget.bytes(None) {
+        Some(max) => {
+            let schema = entry.and_then(|e| e.descriptor.output_schema.as_ref());
+            envelope.within(max, schema)
+        }
+        None => envelope,
     };
     let text = serde_json::to_string_pretty(&envelope.to_json())
         .map_err(|e| format!("cannot print the envelope: {e}"))?;

@@ -11,7 +11,7 @@ use clap::Args;
 use flowmcp_mcp::{HttpError, RouteError, ServeError};
 
 use crate::advice::activation_error;
-use crate::context::{RunArgs, SourceArgs, config, endpoint, open, profile_of};
+use crate::context::{BudgetArgs, RunArgs, SourceArgs, config, endpoint, open, profile_of};
 use crate::output::{SAY_TARGET, print_problems, say, say_as_json_logs, shown};
 
 /// The forms of `--result-text` (see [`flowmcp_mcp::ResultText`]).
@@ -22,9 +22,9 @@ enum ResultTextArg {
     None,
 }
 
-/// The result budget of `serve` when none is given: 25,000 tokens (where Claude Code cuts a tool
+/// The result budget of `serve` and `agent run` when none is given: 25,000 tokens (where Claude Code cuts a tool
 /// result) at [`BYTES_PER_TOKEN`](flowmcp_catalog::runtime::budget::BYTES_PER_TOKEN).
-const DEFAULT_MAX_RESULT_BYTES: usize = 75_000;
+pub(crate) const DEFAULT_MAX_RESULT_BYTES: usize = 75_000;
 
 /// The forms of `--output-schema` (see [`flowmcp_mcp::OutputSchemas`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -201,17 +201,14 @@ pub(crate) struct ServeArgs {
     /// results as text only, for clients that use neither).
     #[arg(long, value_enum, value_name = "FORM", default_value_t = OutputSchemaArg::Compact)]
     output_schema: OutputSchemaArg,
-    /// The most bytes one tool result may take as JSON, text and structured content together
-    /// (0: no bound). A larger result is cut inside the tool's output schema (arrays shortened,
-    /// long strings cut), says what was cut in `_meta["flowmcp/cut"]` and in a note, and links
-    /// to the whole, kept for ten minutes and readable page by page with `resources/read`
-    /// (`flowmcp-result://…`; in Redis with `--cache redis://…`, so any replica serves it).
-    /// Images are never cut. [default: 75000, about 25,000 tokens]
-    #[arg(long, value_name = "BYTES", conflicts_with = "max_result_tokens")]
-    max_result_bytes: Option<usize>,
-    /// The result budget in tokens, reckoned at 3 bytes of JSON per token (0: no bound).
-    #[arg(long, value_name = "TOKENS")]
-    max_result_tokens: Option<usize>,
+    /// The result budget: the most a tool result may take as JSON, text and structured content
+    /// together. A larger result is cut inside the tool's output schema, says what was cut in
+    /// `_meta["flowmcp/cut"]` and in a note, names the call of the tool's own paging that fetches
+    /// what follows, and links to the whole, kept for ten minutes and readable page by page
+    /// with `resources/read` (`flowmcp-result://…`; in Redis with `--cache redis://…`, so any
+    /// replica serves it). Images are never cut. Default: 75000 bytes (about 25,000 tokens).
+    #[command(flatten)]
+    budget: BudgetArgs,
     /// What a result's text block carries beside its structured content: `full` (the data's
     /// JSON text, as MCP asks for clients that read only text), `summary` (one line saying what
     /// the structured content holds) or `none`. A tool without an output schema always returns
@@ -400,14 +397,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         OutputSchemaArg::Full => flowmcp_mcp::OutputSchemas::Full,
         OutputSchemaArg::None => flowmcp_mcp::OutputSchemas::None,
     };
-    let budget = match (a.max_result_bytes, a.max_result_tokens) {
-        (Some(bytes), _) => bytes,
-        (None, Some(tokens)) => {
-            tokens.saturating_mul(flowmcp_catalog::runtime::budget::BYTES_PER_TOKEN)
-        }
-        (None, None) => DEFAULT_MAX_RESULT_BYTES,
-    };
-    opts.max_result_bytes = (budget > 0).then_some(budget);
+    opts.max_result_bytes = a.budget.bytes(Some(DEFAULT_MAX_RESULT_BYTES));
     opts.result_text = match a.result_text {
         ResultTextArg::Full => flowmcp_mcp::ResultText::Full,
         ResultTextArg::Summary => flowmcp_mcp::ResultText::Summary,

@@ -58,6 +58,31 @@ pub(crate) enum ToolNamesArg {
     Reference,
 }
 
+/// The result budget of `serve`, `call` and `agent run` (D140): the most bytes of JSON one tool
+/// result may take, given in bytes or in tokens.
+#[derive(Args, Debug, Clone, Copy)]
+pub(crate) struct BudgetArgs {
+    /// The most bytes of JSON one tool result may take (0: no bound). A larger result is cut
+    /// inside the tool's output schema: arrays shortened, long strings cut, and a note says what
+    /// was cut.
+    #[arg(long, value_name = "BYTES", conflicts_with = "max_result_tokens")]
+    max_result_bytes: Option<usize>,
+    /// The result budget in tokens, reckoned at 3 bytes of JSON per token (0: no bound).
+    #[arg(long, value_name = "TOKENS")]
+    max_result_tokens: Option<usize>,
+}
+
+impl BudgetArgs {
+    /// The budget in bytes: as given, else `default`; `None` when there is none (or it is 0).
+    pub(crate) fn bytes(&self, default: Option<usize>) -> Option<usize> {
+        let per_token = flowmcp_catalog::runtime::budget::BYTES_PER_TOKEN;
+        let given = self
+            .max_result_bytes
+            .or(self.max_result_tokens.map(|t| t.saturating_mul(per_token)));
+        given.or(default).filter(|b| *b > 0)
+    }
+}
+
 /// How calls run, shared by `call`, `prompt get` and `serve`.
 #[derive(Args, Debug)]
 pub(crate) struct RunArgs {

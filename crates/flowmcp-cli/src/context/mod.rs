@@ -20,8 +20,8 @@ use flowmcp_spec::{Level, Overrides, Profile, RuleSettings, registry::RULES};
 use flowmcp_validate::Limits;
 
 pub(crate) use args::{
-    ModelArgs, ProfileArg, ResourcePlaces, ResultCacheArg, RunArgs, SharedCacheArg, SourceArgs,
-    ToolNamesArg,
+    BudgetArgs, ModelArgs, ProfileArg, ResourcePlaces, ResultCacheArg, RunArgs, SharedCacheArg,
+    SourceArgs, ToolNamesArg,
 };
 pub(crate) use config::Config;
 
