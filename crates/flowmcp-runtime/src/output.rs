@@ -141,6 +141,32 @@ fn walk(
         );
         return;
     }
+    // Alternatives, as a client's JSON Schema validator reads them: the data must satisfy
+    // exactly one of `oneOf`, at least one of `anyOf` (issue #44: the advertised schema keeps
+    // them, so structured content that this check passed must pass the client's too).
+    for (keyword, exactly_one) in [("oneOf", true), ("anyOf", false)] {
+        if let Some(Value::Array(alternatives)) = member(s, keyword) {
+            let matching = alternatives
+                .iter()
+                .filter(|alt| {
+                    let (mut scratch, mut none) = (Vec::new(), 0usize);
+                    walk(alt, data, &mut path.clone(), &mut scratch, &mut none);
+                    scratch.is_empty() && none == 0
+                })
+                .count();
+            if (exactly_one && matching != 1) || matching == 0 {
+                push(
+                    out,
+                    omitted,
+                    path,
+                    format!(
+                        "matches {matching} of the schema's {} `{keyword}` alternatives",
+                        alternatives.len()
+                    ),
+                );
+            }
+        }
+    }
     if let Some(Value::Array(allowed)) = member(s, "enum")
         && !allowed.contains(data)
     {
@@ -196,6 +222,26 @@ fn walk(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn i44_one_of_and_any_of_are_checked_as_json_schema_reads_them() {
+        // The public collection's worldbank answers: [pagination, [rows]].
+        let schema = json!({"type": "array", "items": {"oneOf": [
+            {"type": "object", "properties": {"page": {"type": "number"}}},
+            {"type": "array", "items": {"type": "object"}}]}});
+        assert!(check_output(&schema, &json!([{"page": 1}, [{"id": "x"}]])).is_empty());
+        let bad = check_output(&schema, &json!([{"page": 1}, "text"]));
+        assert_eq!(
+            bad,
+            ["output /1: matches 0 of the schema's 2 `oneOf` alternatives"]
+        );
+        let both = json!({"oneOf": [{"type": "number"}, {"type": "integer"}]});
+        assert_eq!(check_output(&both, &json!(3)).len(), 1);
+        assert!(check_output(&both, &json!(3.5)).is_empty());
+        let any = json!({"anyOf": [{"type": "number"}, {"type": "integer"}]});
+        assert!(check_output(&any, &json!(3)).is_empty());
+        assert_eq!(check_output(&any, &json!("3")).len(), 1);
+    }
 
     #[test]
     fn matching_data_has_no_warnings() {
