@@ -63,7 +63,7 @@ use crate::secret::{ServerParams, missing_params_message};
 use crate::toolset::{ToolEntry, Toolset};
 use crate::transport::{
     HeaderValue, HttpRequest, HttpResponse, Method, Observer, REQUEST_ID_HEADER, Transport,
-    decode_body, is_base64_mime, status_message,
+    TransportError, decode_body, is_base64_mime,
 };
 use flowmcp_resources::sqlite::{Cut, MAX_ROWS, QueryLimits};
 use flowmcp_spec::Code;
@@ -99,6 +99,10 @@ pub struct RunnerOptions {
     pub timeout: Duration,
     /// Most `fetch` requests one `executeRequest` call may make (compat).
     pub max_fetches: usize,
+    /// Attempts of a tool's own read-only request (GET, HEAD) that got 429, 502, 503, 504 or a
+    /// network failure, the first included: `1` sends it once; more than 10 count as 10 (D136).
+    /// Other methods are always sent once.
+    pub max_attempts: u32,
     /// Where resources live and the limits of a call into one.
     pub resources: ResourceOptions,
     /// Where the npm packages of `requiredLibraries` are installed (`--libs`); `None` fails
@@ -144,6 +148,7 @@ impl Default for RunnerOptions {
             call_timeout: host.call_timeout,
             timeout: Duration::from_secs(30),
             max_fetches: host.max_fetches,
+            max_attempts: crate::upstream::DEFAULT_MAX_ATTEMPTS,
             resources: ResourceOptions::default(),
             libraries: None,
             observer: None,
@@ -699,19 +704,59 @@ impl<'t> Runner<'t> {
             req.body = Some(b.expose().as_bytes().to_vec());
             req.body_is_secret = fin.body_has_secret;
         }
-        let sent = Instant::now();
-        let resp = self.transport.send(&req);
-        if let Some(o) = observer {
-            o.upstream(resp.as_ref().ok().map(|r| r.status), sent.elapsed());
+        // A read-only request is tried again after an answer that says "busy" or "try later"
+        // (429, 502, 503, 504) or a network failure, within the deadline (D136).
+        let attempts = if crate::upstream::is_read_only(fin.method) {
+            self.opts
+                .max_attempts
+                .clamp(1, crate::upstream::MAX_ATTEMPTS)
+        } else {
+            1
+        };
+        let mut attempt = 1;
+        loop {
+            let sent = Instant::now();
+            let resp = self.transport.send(&req);
+            if let Some(o) = observer {
+                o.upstream(resp.as_ref().ok().map(|r| r.status), sent.elapsed());
+            }
+            // The failure, and whether (and after how long) it is worth another attempt.
+            let (fail, again): (Fail, Option<Option<Duration>>) = match resp {
+                Ok(resp) if (200..300).contains(&resp.status) => {
+                    return decode_response(&resp, params).map_err(|(c, m)| Fail(c, m));
+                }
+                Ok(resp) => {
+                    let wait = resp
+                        .retry_after
+                        .as_deref()
+                        .and_then(|t| crate::upstream::retry_after(t, SystemTime::now()));
+                    let cut = crate::upstream::body_cut(&resp.body, params);
+                    let text = crate::upstream::status_text(resp.status, wait, &cut);
+                    let again = crate::upstream::is_retryable_status(resp.status).then_some(wait);
+                    (Fail(Code::E001, text), again)
+                }
+                Err(e) => {
+                    let again = matches!(e, TransportError::Network { .. }).then_some(None);
+                    let fail = match e.code() {
+                        Code::E003 if Instant::now() >= deadline => self.deadline_fail(),
+                        code => Fail(code, e.to_string()),
+                    };
+                    (fail, again)
+                }
+            };
+            let Some(asked) = again.filter(|_| attempt < attempts) else {
+                return Err(fail);
+            };
+            // The upstream's own `Retry-After` wins over the backoff; a wait that would end at or
+            // after the deadline is not begun: the last failure is the answer at once.
+            let pause = asked.unwrap_or_else(|| crate::upstream::backoff(attempt));
+            if pause >= deadline.saturating_duration_since(Instant::now())
+                || !crate::transport::pause_unless_cancelled(pause)
+            {
+                return Err(fail);
+            }
+            attempt += 1;
         }
-        let resp = resp.map_err(|e| match e.code() {
-            Code::E003 if Instant::now() >= deadline => self.deadline_fail(),
-            code => Fail(code, e.to_string()),
-        })?;
-        if !(200..300).contains(&resp.status) {
-            return Err(Fail(Code::E001, status_message(resp.status)));
-        }
-        decode_response(&resp, params).map_err(|(c, m)| Fail(c, m))
     }
 
     /// Which handler phases the tool has. Builds the schema's host (loading its libraries) when

@@ -64,6 +64,7 @@ mod schema;
 pub mod secret;
 mod toolset;
 pub mod transport;
+mod upstream;
 
 // Tools and their descriptors (the rest of the description vocabulary is in [`descriptor`]).
 pub use descriptor::{Kind, ToolDescriptor, ToolNames};
