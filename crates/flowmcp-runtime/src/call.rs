@@ -103,6 +103,10 @@ pub struct RunnerOptions {
     /// network failure, the first included: `1` sends it once; more than 10 count as 10 (D136).
     /// Other methods are always sent once.
     pub max_attempts: u32,
+    /// Each namespace's rate and concurrency limits on the tools' own requests, waited for
+    /// before each request until the call's deadline (E003 after), counted together by every
+    /// runner given a clone (D137).
+    pub limits: crate::UpstreamLimits,
     /// Where resources live and the limits of a call into one.
     pub resources: ResourceOptions,
     /// Where the npm packages of `requiredLibraries` are installed (`--libs`); `None` fails
@@ -149,6 +153,7 @@ impl Default for RunnerOptions {
             timeout: Duration::from_secs(30),
             max_fetches: host.max_fetches,
             max_attempts: crate::upstream::DEFAULT_MAX_ATTEMPTS,
+            limits: crate::UpstreamLimits::default(),
             resources: ResourceOptions::default(),
             libraries: None,
             observer: None,
@@ -498,7 +503,7 @@ impl<'t> Runner<'t> {
                 let obj = shape(&out, Phase::ExecuteRequest, strict)?;
                 execute_result(obj)?
             }
-            None => self.http(&prepared, deadline)?,
+            None => self.http(&prepared, &main.namespace, deadline)?,
         };
         self.set.server_params().redact_json(&mut raw);
         if !from_cache && let Some((cache, key, ttl)) = &cached {
@@ -670,7 +675,12 @@ impl<'t> Runner<'t> {
     }
 
     /// Sends the finalized request and decodes the body.
-    fn http(&self, prepared: &PreparedRequest, deadline: Instant) -> Result<Value, Fail> {
+    fn http(
+        &self,
+        prepared: &PreparedRequest,
+        namespace: &str,
+        deadline: Instant,
+    ) -> Result<Value, Fail> {
         self.check_deadline(deadline)?;
         let params = &self.set.server_params();
         let fin = finalize(prepared, params).map_err(|e| Fail(e.code(), e.to_string()))?;
@@ -715,8 +725,18 @@ impl<'t> Runner<'t> {
         };
         let mut attempt = 1;
         loop {
+            // The namespace's limits are waited for before every attempt; its place under the
+            // concurrency cap is held while the request is in flight (D137).
+            let slot = self
+                .opts
+                .limits
+                .acquire(namespace, deadline, &mut |key, ttl| {
+                    self.count_shared(key, ttl, deadline)
+                })
+                .map_err(|r| Fail(Code::E003, r.message(namespace, self.opts.timeout)))?;
             let sent = Instant::now();
             let resp = self.transport.send(&req);
+            drop(slot);
             if let Some(o) = observer {
                 o.upstream(resp.as_ref().ok().map(|r| r.status), sent.elapsed());
             }
@@ -757,6 +777,25 @@ impl<'t> Runner<'t> {
             }
             attempt += 1;
         }
+    }
+
+    /// Counts a request start at `key` in the Redis of the preload cache, when it is there and
+    /// answers (D137); `None` otherwise (the limit then counts in this process).
+    fn count_shared(&self, key: &str, ttl: Duration, deadline: Instant) -> Option<i64> {
+        #[cfg(feature = "redis")]
+        if let Some(PreloadCache::Redis(redis)) = &self.opts.cache {
+            return match redis.count(key, ttl, deadline) {
+                Ok(n) => Some(n),
+                Err(warning) => {
+                    if let Some(w) = warning {
+                        self.log_line(&w);
+                    }
+                    None
+                }
+            };
+        }
+        let _ = (key, ttl, deadline);
+        None
     }
 
     /// Which handler phases the tool has. Builds the schema's host (loading its libraries) when

@@ -57,6 +57,7 @@ mod envelope;
 mod generate;
 pub mod input;
 mod json;
+mod limits;
 pub mod output;
 pub mod request;
 mod resource;
@@ -75,6 +76,7 @@ pub use toolset::{LoadProblem, SchemaSource, ToolEntry, Toolset, ToolsetOptions}
 // [`output`], secrets and the redactor in [`secret`]).
 pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
 pub use envelope::{Envelope, Failure};
+pub use limits::{LimitError, UpstreamLimits};
 pub use resource::{DatabaseFile, ResourceOptions};
 
 // HTTP goes through a [`Transport`]; the default one, its settings and its errors are in

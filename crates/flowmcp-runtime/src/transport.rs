@@ -889,14 +889,18 @@ impl CancelScope {
     }
 }
 
+/// Whether this thread runs inside a [`CancelScope`] that was cancelled.
+pub(crate) fn scope_cancelled() -> bool {
+    CURRENT_SCOPE.with(|c| c.borrow().as_ref().is_some_and(CancelScope::is_cancelled))
+}
+
 /// Waits `pause` on this thread, ending early when the thread's [`CancelScope`] is cancelled
 /// (looked at every 20 ms). Returns whether the whole pause passed without a cancel.
 pub(crate) fn pause_unless_cancelled(pause: Duration) -> bool {
     const STEP: Duration = Duration::from_millis(20);
-    let scope = CURRENT_SCOPE.with(|c| c.borrow().clone());
     let until = Instant::now() + pause;
     loop {
-        if scope.as_ref().is_some_and(CancelScope::is_cancelled) {
+        if scope_cancelled() {
             return false;
         }
         let left = until.saturating_duration_since(Instant::now());
