@@ -51,14 +51,21 @@ pub(crate) fn status_text(status: u16, retry_after: Option<Duration>, cut: &str)
     text
 }
 
-/// The start of a failed answer's body as a message may show it: decoded as UTF-8 (invalid bytes
-/// replaced), every server-parameter value hidden by `params`' redactor (in every form it knows),
-/// control characters and runs of white space made one space, at most [`BODY_CUT_CHARS`]
-/// characters (`…` when more followed). Empty when the body has no text.
+/// The start of a failed answer's body as a message may show it: text only (a body that is not
+/// UTF-8, an image say, is not quoted), every server-parameter value hidden by `params`' redactor
+/// (in every form it knows), control characters and runs of white space made one space, at most
+/// [`BODY_CUT_CHARS`] characters (`…` when more followed). Empty when the body has no text.
 pub(crate) fn body_cut(body: &[u8], params: &ServerParams) -> String {
     let scanned = &body[..body.len().min(BODY_SCAN_BYTES)];
-    let text = String::from_utf8_lossy(scanned);
-    let text = params.redact_cow(&text);
+    let text = match std::str::from_utf8(scanned) {
+        Ok(text) => text,
+        // Only a character cut by the scan's end: the text before it.
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&scanned[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => return String::new(),
+    };
+    let text = params.redact_cow(text);
     let mut out = String::new();
     let mut chars = 0usize;
     let mut space = false;
@@ -184,6 +191,8 @@ mod tests {
         assert_eq!(cut.chars().count(), BODY_CUT_CHARS + 1);
         assert!(cut.ends_with('…'));
         assert_eq!(body_cut(b"  \n ", &p), "");
+        // Binary bodies are not quoted.
+        assert_eq!(body_cut(&[0x89, b'P', b'N', b'G', 0xff, 0x00], &p), "");
         // A secret right at the cut is hidden whole, never shown in part.
         let edge = format!("{}sk-live-123456", "a".repeat(295));
         let cut = body_cut(edge.as_bytes(), &p);
