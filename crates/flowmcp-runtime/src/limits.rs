@@ -296,7 +296,7 @@ mod tests {
         }
         // Two per window: the third waited for the next one, and is no more than a second late.
         let took = start.elapsed();
-        assert!(took <= Duration::from_millis(1100), "{took:?}");
+        assert!(took <= Duration::from_millis(1500), "{took:?}");
         // A start when the window cannot end before the deadline fails at once.
         let mut hourly = UpstreamLimits::default();
         hourly.set_rate("ns", "1/h").expect("a valid rate");

@@ -133,11 +133,19 @@ fn i44_when_attempts_run_out_the_message_has_status_retry_after_and_redacted_bod
             ok(r#"{"back":true}"#)
         }
     });
-    let (r, _) = runner(&set, &t, options(&server.base, Duration::from_secs(5)));
+    let statuses = Arc::new(Statuses::default());
+    let mut o = options(&server.base, Duration::from_secs(5));
+    o.observer = Some(statuses.clone());
+    let (r, _) = runner(&set, &t, o);
     let e = r.call_json("read_up", &Map::new());
     assert_eq!(*e.data(), json!({"back": true}), "{e:?}");
     drop(r);
     assert_eq!(server.finish().len(), 3);
+    // The observer (a server's metrics) is told of every attempt.
+    assert_eq!(
+        *statuses.0.lock().unwrap(),
+        vec![Some(503), Some(503), Some(200)]
+    );
 
     // One attempt only: the 503 is the answer.
     let server = TestServer::start(2, |_: &Seen| reply(503, None, ""));
@@ -150,6 +158,16 @@ fn i44_when_attempts_run_out_the_message_has_status_retry_after_and_redacted_bod
     );
     drop(r);
     assert_eq!(server.finish().len(), 1);
+}
+
+/// Records the statuses an observer is told of.
+#[derive(Default)]
+struct Statuses(std::sync::Mutex<Vec<Option<u16>>>);
+
+impl flowmcp_runtime::transport::Observer for Statuses {
+    fn upstream(&self, status: Option<u16>, _elapsed: Duration) {
+        self.0.lock().unwrap().push(status);
+    }
 }
 
 /// A POST answered 503 is sent exactly once.
@@ -179,7 +197,7 @@ fn i44_a_retry_after_beyond_the_deadline_is_not_waited_for() {
     let start = Instant::now();
     let e = r.call_json("read_up", &Map::new());
     assert!(
-        start.elapsed() < Duration::from_millis(500),
+        start.elapsed() < Duration::from_secs(1),
         "{:?}",
         start.elapsed()
     );
@@ -273,7 +291,7 @@ fn i44_a_slow_body_fails_with_e003_within_the_deadline() {
     let e = r.call_json("read_up", &Map::new());
     let took = start.elapsed();
     assert!(message(&e).starts_with("E003 read:"), "{e:?}");
-    assert!(took < Duration::from_millis(1500), "{took:?}");
+    assert!(took < Duration::from_millis(1800), "{took:?}");
     drop(r);
     handle.join().expect("server");
 }
@@ -294,7 +312,7 @@ fn i44_a_cancel_ends_the_wait_before_a_retry() {
     let start = Instant::now();
     let e = scope.enter(|| r.call_json("read_up", &Map::new()));
     assert!(
-        start.elapsed() < Duration::from_secs(1),
+        start.elapsed() < Duration::from_secs(2),
         "{:?}",
         start.elapsed()
     );
