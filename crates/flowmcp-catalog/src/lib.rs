@@ -130,7 +130,7 @@ pub mod runtime {
         CancelScope, Observer, REQUEST_ID_HEADER, TransportConfig, is_request_id,
     };
     pub use flowmcp_runtime::{
-        CacheMode, Failure, Kind, LimitError, LogSink, ResourceOptions, RunnerOptions,
+        CacheMode, Failure, Kind, LogSink, RateError, ResourceOptions, RunnerOptions,
         ToolDescriptor, ToolNames, Toolset, UpstreamLimits, descriptor::Builtin,
     };
 }

@@ -76,7 +76,7 @@ pub use toolset::{LoadProblem, SchemaSource, ToolEntry, Toolset, ToolsetOptions}
 // [`output`], secrets and the redactor in [`secret`]).
 pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
 pub use envelope::{Envelope, Failure};
-pub use limits::{LimitError, UpstreamLimits};
+pub use limits::{RateError, UpstreamLimits};
 pub use resource::{DatabaseFile, ResourceOptions};
 
 // HTTP goes through a [`Transport`]; the default one, its settings and its errors are in

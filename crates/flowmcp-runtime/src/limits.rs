@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::num::NonZeroU32;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -30,16 +31,11 @@ struct Limit {
     concurrency: Option<u32>,
 }
 
-/// Why a limit was refused.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum LimitError {
-    /// A rate that is not `<count>/<unit>` with a count from 1 and a unit `s`, `min` or `h`.
-    #[error("rate {0:?}: expected <count>/s, <count>/min or <count>/h with a count of at least 1")]
-    Rate(String),
-    /// A concurrency cap of 0.
-    #[error("a concurrency cap must be at least 1")]
-    Concurrency,
-}
+/// A rate that is not `<count>/s`, `<count>/min` or `<count>/h` with a count of at least 1 (the
+/// text as given).
+#[derive(Debug, thiserror::Error)]
+#[error("rate {0:?}: expected <count>/s, <count>/min or <count>/h with a count of at least 1")]
+pub struct RateError(String);
 
 impl fmt::Debug for UpstreamLimits {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -66,8 +62,8 @@ struct Counters {
 impl UpstreamLimits {
     /// At most `rate` requests of `namespace` start per second, minute or hour: `10/s`,
     /// `600/min`, `5000/h`.
-    pub fn set_rate(&mut self, namespace: &str, rate: &str) -> Result<(), LimitError> {
-        let parsed = parse_rate(rate).ok_or_else(|| LimitError::Rate(rate.to_string()))?;
+    pub fn set_rate(&mut self, namespace: &str, rate: &str) -> Result<(), RateError> {
+        let parsed = parse_rate(rate).ok_or_else(|| RateError(rate.to_string()))?;
         self.by_namespace
             .entry(namespace.to_string())
             .or_default()
@@ -76,15 +72,11 @@ impl UpstreamLimits {
     }
 
     /// At most `cap` requests of `namespace` are in flight at once in this process.
-    pub fn set_concurrency(&mut self, namespace: &str, cap: u32) -> Result<(), LimitError> {
-        if cap == 0 {
-            return Err(LimitError::Concurrency);
-        }
+    pub fn set_concurrency(&mut self, namespace: &str, cap: NonZeroU32) {
         self.by_namespace
             .entry(namespace.to_string())
             .or_default()
-            .concurrency = Some(cap);
-        Ok(())
+            .concurrency = Some(cap.get());
     }
 
     /// Waits for a request of `namespace` to be allowed: a place under the concurrency cap, then
@@ -273,11 +265,15 @@ mod tests {
             assert_eq!(parse_rate(bad), None, "{bad}");
         }
         let mut l = UpstreamLimits::default();
-        assert!(matches!(
-            l.set_rate("ns", "ten/s"),
-            Err(LimitError::Rate(_))
-        ));
-        assert_eq!(l.set_concurrency("ns", 0), Err(LimitError::Concurrency));
+        let refused = l.set_rate("ns", "ten/s").err().map(|e| e.to_string());
+        assert_eq!(
+            refused.as_deref(),
+            Some(
+                "rate \"ten/s\": expected <count>/s, <count>/min or <count>/h with a count of at \
+                 least 1"
+            )
+        );
+        assert!(l.by_namespace.is_empty());
         assert_eq!(rate_text(600, Duration::from_secs(60)), "600/min");
     }
 
@@ -311,7 +307,7 @@ mod tests {
     #[test]
     fn i44_concurrency_cap_waits_for_a_place_until_the_deadline() {
         let mut l = UpstreamLimits::default();
-        l.set_concurrency("ns", 1).expect("a valid cap");
+        l.set_concurrency("ns", NonZeroU32::MIN);
         let mut local = |_: &str, _: Duration| None;
         let far = Instant::now() + Duration::from_secs(5);
         let held = l.acquire("ns", far, &mut local).expect("the first place");

@@ -343,7 +343,7 @@ fn i44_the_concurrency_cap_holds_at_the_upstream() {
     let t = transport();
     let mut o = options(&base, Duration::from_secs(10));
     let mut limits = UpstreamLimits::default();
-    limits.set_concurrency("up", 2).expect("a valid cap");
+    limits.set_concurrency("up", std::num::NonZeroU32::new(2).expect("not 0"));
     o.limits = limits;
     std::thread::scope(|s| {
         for _ in 0..6 {
@@ -367,7 +367,7 @@ fn i44_the_concurrency_cap_holds_at_the_upstream() {
     });
     let mut o = options(&base, Duration::from_millis(300));
     let mut limits = UpstreamLimits::default();
-    limits.set_concurrency("up", 1).expect("a valid cap");
+    limits.set_concurrency("up", std::num::NonZeroU32::MIN);
     o.limits = limits;
     let mut slow = o.clone();
     slow.timeout = Duration::from_secs(5);

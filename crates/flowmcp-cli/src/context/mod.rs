@@ -96,10 +96,9 @@ impl RunArgs {
                     .set_rate(ns, rate)
                     .map_err(|e| format!("limits.{ns} of the configuration: {e}"))?;
             }
-            if let Some(cap) = entry.concurrency {
-                limits
-                    .set_concurrency(ns, cap)
-                    .map_err(|e| format!("limits.{ns} of the configuration: {e}"))?;
+            // The configuration's reader took only caps of at least 1.
+            if let Some(cap) = entry.concurrency.and_then(std::num::NonZeroU32::new) {
+                limits.set_concurrency(ns, cap);
             }
         }
         for text in &self.rate_limits {
@@ -110,12 +109,10 @@ impl RunArgs {
         }
         for text in &self.concurrency_limits {
             let (ns, cap) = pair("concurrency-limit", text)?;
-            let cap: u32 = cap
-                .parse()
-                .map_err(|_| format!("--concurrency-limit {text:?}: not a whole number"))?;
-            limits
-                .set_concurrency(&ns, cap)
-                .map_err(|e| format!("--concurrency-limit {text:?}: {e}"))?;
+            let cap: std::num::NonZeroU32 = cap.parse().map_err(|_| {
+                format!("--concurrency-limit {text:?}: not a whole number of at least 1")
+            })?;
+            limits.set_concurrency(&ns, cap);
         }
         Ok(limits)
     }
