@@ -132,7 +132,7 @@ pub mod runtime {
         CancelScope, Observer, REQUEST_ID_HEADER, TransportConfig, is_request_id,
     };
     pub use flowmcp_runtime::{
-        CacheMode, Failure, Kind, LogSink, ResourceOptions, RunnerOptions, ToolDescriptor,
-        ToolNames, Toolset, descriptor::Builtin,
+        CacheMode, Failure, Kind, LogSink, RateError, ResourceOptions, RunnerOptions,
+        ToolDescriptor, ToolNames, Toolset, UpstreamLimits, descriptor::Builtin,
     };
 }

@@ -1246,3 +1246,62 @@ fn i39_4_cache_status_marks_entries_kept_under_another_key() {
     );
     assert!(marked[1].contains("(1 mismatched)"), "{}", status.stdout);
 }
+
+/// Issue #44 (D136, D137): `--upstream-attempts` sets how often a GET answered 503 is sent, the
+/// E001 message carries the body's start with the key hidden, and bad limit flags are usage
+/// errors (exit 2) before anything is sent.
+#[test]
+fn i44_call_takes_upstream_attempts_and_limit_flags() {
+    let home = Scratch::new("i44-attempts");
+    let server = TestServer::start(3, |_: &Seen| {
+        reply(503, Some("text/plain"), format!("down for key {CANARY}"))
+    });
+    let upstream = format!("skycast-io={}", server.base);
+    let call = |extra: &[&str]| {
+        let mut args = vec![
+            "call",
+            "getCurrentConditions_skycast-io",
+            "--catalog",
+            "examples/catalog",
+            "--upstream",
+            &upstream,
+            "--arg",
+            "city=Berlin",
+        ];
+        args.extend_from_slice(extra);
+        flowmcp_env(
+            &args,
+            &repo_root(),
+            &[("SKYCAST_API_KEY", CANARY), ("HOME", home.path())],
+        )
+    };
+    let run = call(&[
+        "--upstream-attempts",
+        "2",
+        "--rate-limit",
+        "skycast-io=100/s",
+        "--concurrency-limit",
+        "skycast-io=1",
+    ]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        envelope(&run.stdout)["messages"][0],
+        json!("E001 getCurrentConditions: API returned 503: down for key [redacted]")
+    );
+    assert!(!run.stdout.contains(CANARY) && !run.stderr.contains(CANARY));
+    for bad in [
+        &["--upstream-attempts", "0"][..],
+        &["--upstream-attempts", "11"],
+        &["--rate-limit", "skycast-io=10/day"],
+        &["--rate-limit", "10/s"],
+        &["--concurrency-limit", "skycast-io=0"],
+    ] {
+        let run = call(bad);
+        assert_eq!(run.code, 2, "{bad:?}: {}{}", run.stdout, run.stderr);
+    }
+    assert_eq!(
+        server.finish().len(),
+        2,
+        "two attempts, and none for a usage error"
+    );
+}

@@ -63,7 +63,7 @@ use crate::secret::{ServerParams, missing_params_message};
 use crate::toolset::{ToolEntry, Toolset};
 use crate::transport::{
     HeaderValue, HttpRequest, HttpResponse, Method, Observer, REQUEST_ID_HEADER, Transport,
-    decode_body, is_base64_mime, status_message,
+    TransportError, decode_body, is_base64_mime,
 };
 use flowmcp_resources::sqlite::{Cut, MAX_ROWS, QueryLimits};
 use flowmcp_spec::Code;
@@ -99,6 +99,14 @@ pub struct RunnerOptions {
     pub timeout: Duration,
     /// Most `fetch` requests one `executeRequest` call may make (compat).
     pub max_fetches: usize,
+    /// Attempts of a tool's own read-only request (GET, HEAD) that got 429, 502, 503, 504 or a
+    /// network failure, the first included: `1` sends it once; more than 10 count as 10 (D136).
+    /// Other methods are always sent once.
+    pub max_attempts: u32,
+    /// Each namespace's rate and concurrency limits on the tools' own requests, waited for
+    /// before each request until the call's deadline (E003 after), counted together by every
+    /// runner given a clone (D137).
+    pub limits: crate::UpstreamLimits,
     /// Where resources live and the limits of a call into one.
     pub resources: ResourceOptions,
     /// Where the npm packages of `requiredLibraries` are installed (`--libs`); `None` fails
@@ -144,6 +152,8 @@ impl Default for RunnerOptions {
             call_timeout: host.call_timeout,
             timeout: Duration::from_secs(30),
             max_fetches: host.max_fetches,
+            max_attempts: crate::upstream::DEFAULT_MAX_ATTEMPTS,
+            limits: crate::UpstreamLimits::default(),
             resources: ResourceOptions::default(),
             libraries: None,
             observer: None,
@@ -493,7 +503,7 @@ impl<'t> Runner<'t> {
                 let obj = shape(&out, Phase::ExecuteRequest, strict)?;
                 execute_result(obj)?
             }
-            None => self.http(&prepared, deadline)?,
+            None => self.http(&prepared, &main.namespace, deadline)?,
         };
         self.set.server_params().redact_json(&mut raw);
         if !from_cache && let Some((cache, key, ttl)) = &cached {
@@ -665,7 +675,12 @@ impl<'t> Runner<'t> {
     }
 
     /// Sends the finalized request and decodes the body.
-    fn http(&self, prepared: &PreparedRequest, deadline: Instant) -> Result<Value, Fail> {
+    fn http(
+        &self,
+        prepared: &PreparedRequest,
+        namespace: &str,
+        deadline: Instant,
+    ) -> Result<Value, Fail> {
         self.check_deadline(deadline)?;
         let params = &self.set.server_params();
         let fin = finalize(prepared, params).map_err(|e| Fail(e.code(), e.to_string()))?;
@@ -699,19 +714,88 @@ impl<'t> Runner<'t> {
             req.body = Some(b.expose().as_bytes().to_vec());
             req.body_is_secret = fin.body_has_secret;
         }
-        let sent = Instant::now();
-        let resp = self.transport.send(&req);
-        if let Some(o) = observer {
-            o.upstream(resp.as_ref().ok().map(|r| r.status), sent.elapsed());
+        // A read-only request is tried again after an answer that says "busy" or "try later"
+        // (429, 502, 503, 504) or a network failure, within the deadline (D136).
+        let attempts = if crate::upstream::is_read_only(fin.method) {
+            self.opts
+                .max_attempts
+                .clamp(1, crate::upstream::MAX_ATTEMPTS)
+        } else {
+            1
+        };
+        let mut attempt = 1;
+        loop {
+            // The namespace's limits are waited for before every attempt; its place under the
+            // concurrency cap is held while the request is in flight (D137).
+            let slot = self
+                .opts
+                .limits
+                .acquire(namespace, deadline, &mut |key, ttl| {
+                    self.count_shared(key, ttl, deadline)
+                })
+                .map_err(|r| Fail(Code::E003, r.message(namespace, self.opts.timeout)))?;
+            let sent = Instant::now();
+            let resp = self.transport.send(&req);
+            drop(slot);
+            if let Some(o) = observer {
+                o.upstream(resp.as_ref().ok().map(|r| r.status), sent.elapsed());
+            }
+            // The failure, and whether (and after how long) it is worth another attempt.
+            let (fail, again): (Fail, Option<Option<Duration>>) = match resp {
+                Ok(resp) if (200..300).contains(&resp.status) => {
+                    return decode_response(&resp, params).map_err(|(c, m)| Fail(c, m));
+                }
+                Ok(resp) => {
+                    let wait = resp
+                        .retry_after
+                        .as_deref()
+                        .and_then(|t| crate::upstream::retry_after(t, SystemTime::now()));
+                    let cut = crate::upstream::body_cut(&resp.body, params);
+                    let text = crate::upstream::status_text(resp.status, wait, &cut);
+                    let again = crate::upstream::is_retryable_status(resp.status).then_some(wait);
+                    (Fail(Code::E001, text), again)
+                }
+                Err(e) => {
+                    let again = matches!(e, TransportError::Network { .. }).then_some(None);
+                    let fail = match e.code() {
+                        Code::E003 if Instant::now() >= deadline => self.deadline_fail(),
+                        code => Fail(code, e.to_string()),
+                    };
+                    (fail, again)
+                }
+            };
+            let Some(asked) = again.filter(|_| attempt < attempts) else {
+                return Err(fail);
+            };
+            // The upstream's own `Retry-After` wins over the backoff; a wait that would end at or
+            // after the deadline is not begun: the last failure is the answer at once.
+            let pause = asked.unwrap_or_else(|| crate::upstream::backoff(attempt));
+            if pause >= deadline.saturating_duration_since(Instant::now())
+                || !crate::transport::pause_unless_cancelled(pause)
+            {
+                return Err(fail);
+            }
+            attempt += 1;
         }
-        let resp = resp.map_err(|e| match e.code() {
-            Code::E003 if Instant::now() >= deadline => self.deadline_fail(),
-            code => Fail(code, e.to_string()),
-        })?;
-        if !(200..300).contains(&resp.status) {
-            return Err(Fail(Code::E001, status_message(resp.status)));
+    }
+
+    /// Counts a request start at `key` in the Redis of the preload cache, when it is there and
+    /// answers (D137); `None` otherwise (the limit then counts in this process).
+    fn count_shared(&self, key: &str, ttl: Duration, deadline: Instant) -> Option<i64> {
+        #[cfg(feature = "redis")]
+        if let Some(PreloadCache::Redis(redis)) = &self.opts.cache {
+            return match redis.count(key, ttl, deadline) {
+                Ok(n) => Some(n),
+                Err(warning) => {
+                    if let Some(w) = warning {
+                        self.log_line(&w);
+                    }
+                    None
+                }
+            };
         }
-        decode_response(&resp, params).map_err(|(c, m)| Fail(c, m))
+        let _ = (key, ttl, deadline);
+        None
     }
 
     /// Which handler phases the tool has. Builds the schema's host (loading its libraries) when

@@ -58,6 +58,7 @@ mod envelope;
 mod generate;
 pub mod input;
 mod json;
+mod limits;
 pub mod output;
 pub mod request;
 mod resource;
@@ -65,6 +66,7 @@ mod schema;
 pub mod secret;
 mod toolset;
 pub mod transport;
+mod upstream;
 
 // Tools and their descriptors (the rest of the description vocabulary is in [`descriptor`]).
 pub use descriptor::{Kind, ToolDescriptor, ToolNames};
@@ -75,6 +77,7 @@ pub use toolset::{LoadProblem, SchemaSource, ToolEntry, Toolset, ToolsetOptions}
 // [`output`], secrets and the redactor in [`secret`]).
 pub use call::{CacheMode, LogSink, Runner, RunnerOptions};
 pub use envelope::{Envelope, Failure};
+pub use limits::{RateError, UpstreamLimits};
 pub use resource::{DatabaseFile, ResourceOptions};
 
 // HTTP goes through a [`Transport`]; the default one, its settings and its errors are in

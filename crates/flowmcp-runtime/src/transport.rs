@@ -182,6 +182,8 @@ pub struct HttpResponse {
     pub body: Vec<u8>,
     /// The URL that produced this response, after redirects.
     pub final_url: String,
+    /// The `Retry-After` header as sent (seconds or an HTTP date), if present and valid text.
+    pub retry_after: Option<String>,
 }
 
 /// `Debug` shows the final URL without its query string and the body length only.
@@ -192,6 +194,7 @@ impl fmt::Debug for HttpResponse {
             .field("content_type", &self.content_type)
             .field("body_len", &self.body.len())
             .field("final_url", &redact_url(&self.final_url))
+            .field("retry_after", &self.retry_after)
             .finish()
     }
 }
@@ -649,6 +652,7 @@ impl UreqTransport {
         let status = response.status().as_u16();
         let content_type = header_text(&response, "content-type");
         let location = header_text(&response, "location");
+        let retry_after = header_text(&response, "retry-after");
         let body = if is_redirect(status) && location.is_some() {
             // The body of a redirect is never used; do not read it.
             Vec::new()
@@ -663,6 +667,7 @@ impl UreqTransport {
                 content_type,
                 body,
                 final_url: url.as_str().to_string(),
+                retry_after,
             },
             location,
         })
@@ -881,6 +886,28 @@ impl CancelScope {
             st.agents.push(agent.clone());
         }
         Some(agent)
+    }
+}
+
+/// Whether this thread runs inside a [`CancelScope`] that was cancelled.
+pub(crate) fn scope_cancelled() -> bool {
+    CURRENT_SCOPE.with(|c| c.borrow().as_ref().is_some_and(CancelScope::is_cancelled))
+}
+
+/// Waits `pause` on this thread, ending early when the thread's [`CancelScope`] is cancelled
+/// (looked at every 20 ms). Returns whether the whole pause passed without a cancel.
+pub(crate) fn pause_unless_cancelled(pause: Duration) -> bool {
+    const STEP: Duration = Duration::from_millis(20);
+    let until = Instant::now() + pause;
+    loop {
+        if scope_cancelled() {
+            return false;
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(STEP));
     }
 }
 

@@ -18,3 +18,4 @@ mod fixtures;
 mod requests;
 mod security;
 mod transport;
+mod upstream;

@@ -133,6 +133,7 @@ fn text_plain_becomes_a_string() {
         content_type: Some("text/plain".into()),
         body: vec![0x66, 0xff, 0x66],
         final_url: "https://example.com/".into(),
+        retry_after: None,
     };
     assert_eq!(decode_body(&bad).map_err(|e| e.0), Err(Code::E004));
 }
@@ -157,6 +158,7 @@ fn unknown_mime_tries_json_then_string() {
         content_type: ct.map(str::to_string),
         body: body.as_bytes().to_vec(),
         final_url: "https://example.com/".into(),
+        retry_after: None,
     };
     assert_eq!(decode_body(&mk(None, "[1,2]")), Ok(json!([1, 2])));
     assert_eq!(

@@ -24,7 +24,8 @@ enum PromptCommand {
     // The help text is on the arguments struct (its `about` and `long_about`).
     List(ListArgs),
     // The help text is on the arguments struct (its `about` and `long_about`).
-    Get(GetArgs),
+    // Boxed: the call settings make it much larger than `List`.
+    Get(Box<GetArgs>),
 }
 
 #[derive(Args, Debug)]
@@ -81,7 +82,7 @@ struct GetArgs {
 pub(crate) fn run(a: PromptArgs) -> Result<ExitCode, String> {
     match a.command {
         PromptCommand::List(a) => list(a),
-        PromptCommand::Get(a) => get(a),
+        PromptCommand::Get(a) => get(*a),
     }
 }
 

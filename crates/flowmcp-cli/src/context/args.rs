@@ -108,6 +108,21 @@ pub(crate) struct RunArgs {
     /// Time limit of one handler call, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1_000)]
     pub(super) handler_timeout_ms: u64,
+    /// Attempts of a tool's GET or HEAD request that the upstream answered 429, 502, 503 or 504
+    /// or that failed on the network, the first included, within the time limit (`Retry-After`
+    /// honoured when it fits). 1 sends it once; other methods are always sent once. Default:
+    /// `upstreamAttempts` of the config, else 3.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub(super) upstream_attempts: Option<u32>,
+    /// At most so many requests of a namespace start per second, minute or hour,
+    /// `namespace=10/s` (or `/min`, `/h`; repeatable; also `limits` in the config). Shared by
+    /// the replicas whose preload cache is the same Redis (`--cache redis://…`).
+    #[arg(long = "rate-limit", value_name = "NS=RATE")]
+    pub(super) rate_limits: Vec<String>,
+    /// At most so many requests of a namespace in flight at once in this process,
+    /// `namespace=4` (repeatable; also `limits` in the config).
+    #[arg(long = "concurrency-limit", value_name = "NS=N")]
+    pub(super) concurrency_limits: Vec<String>,
     #[command(flatten)]
     pub(super) places: ResourcePlaces,
     /// Time limit of one SQL statement of a resource query, in milliseconds (E003 when it passes).

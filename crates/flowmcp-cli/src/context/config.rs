@@ -20,7 +20,9 @@
 //!   "cache": "redis://127.0.0.1:6379/0",
 //!   "libs": "/home/me/.flowmcp/allowed-libraries",
 //!   "resourcesBase": "flowmcp",
-//!   "llm": { "baseUrl": "http://127.0.0.1:8000/v1", "apiKey": "…" } }
+//!   "llm": { "baseUrl": "http://127.0.0.1:8000/v1", "apiKey": "…" },
+//!   "upstreamAttempts": 3,
+//!   "limits": { "skycast-io": { "rate": "10/s", "concurrency": 4 } } }
 //! ```
 //! and, in the user configuration only, `"trustProjectConfig": true` and `"noAuth": true`.
 //! Relative paths are relative to the directory that holds `.flowmcp/`. Unknown keys are ignored
@@ -43,6 +45,8 @@
 //!   configuration), then the user configuration's `serverParams` / `llm.apiKey`; a project's
 //!   `.env` and `serverParams` only fill names the user left unset. The project's default `.env`
 //!   (beside its `.flowmcp/`) is read only when it is a regular file (not a symbolic link).
+//! * **A project may slow its upstreams down, never hurry them**: its `limits` count where the
+//!   user set none for the namespace, and its `upstreamAttempts` only up to the default (3).
 //! * **A project may tighten, never loosen**, the checks: its `rules` may raise a rule's
 //!   severity but not lower it below the active profile's; lowering needs consent. It may choose
 //!   the `profile` (`compat` is what catalogs written for the reference need), its `catalog`, and
@@ -140,6 +144,10 @@ pub(crate) struct ConfigFile {
     pub resources_base: Option<String>,
     pub llm_base_url: Option<String>,
     pub llm_api_key: Option<String>,
+    /// `upstreamAttempts`: attempts of a read-only request that the upstream answered busy.
+    pub upstream_attempts: Option<u32>,
+    /// `limits`: each namespace's rate and concurrency limits.
+    pub limits: BTreeMap<String, LimitEntry>,
     /// User configuration only: take the [`CONSENT_KEYS`] from project configurations too.
     pub trust_project_config: bool,
     /// User configuration only: `serve --transport http` may listen on a non-loopback address
@@ -180,6 +188,11 @@ pub(crate) struct Config {
     pub llm_base_url: Option<String>,
     /// The model key: `OPENROUTER_API_KEY`, else the user's `llm.apiKey`, else the project's.
     pub llm_api_key: Option<String>,
+    /// Attempts of a read-only upstream request: the user's `upstreamAttempts`, else the
+    /// project's up to the default.
+    pub upstream_attempts: Option<u32>,
+    /// Each namespace's limits: the user's entry, else the project's.
+    pub limits: BTreeMap<String, LimitEntry>,
     /// The user's home directory (`HOME`).
     pub home: Option<PathBuf>,
     /// `FLOWMCP_RESOURCES`, the folder of `${FLOWMCP_RESOURCES}` in `sqlite-gtfs` paths.
@@ -306,6 +319,14 @@ impl Config {
                 .get(vars::LLM_API_KEY)
                 .map(str::to_string)
                 .or_else(|| pick(&user.llm_api_key, &project.llm_api_key)),
+            upstream_attempts: user.upstream_attempts.or(project
+                .upstream_attempts
+                .map(|n| n.min(flowmcp_catalog::runtime::RunnerOptions::default().max_attempts))),
+            limits: {
+                let mut all = project.limits.clone();
+                all.extend(user.limits.iter().map(|(k, v)| (k.clone(), v.clone())));
+                all
+            },
             home: env.get(vars::HOME).map(PathBuf::from),
             resources_variable: env.get(vars::RESOURCES).map(str::to_string),
             npm: env.get(vars::NPM).map(PathBuf::from),
@@ -737,6 +758,30 @@ impl ConfigFile {
             }
             Some(_) => return Err("\"llm\" must be an object { baseUrl, apiKey }".into()),
         }
+        match obj.get("upstreamAttempts") {
+            None => {}
+            Some(v) => {
+                let n = v
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|n| (1..=10).contains(n))
+                    .ok_or("\"upstreamAttempts\" must be a whole number from 1 to 10")?;
+                cfg.upstream_attempts = Some(n);
+            }
+        }
+        match obj.get("limits") {
+            None => {}
+            Some(Value::Object(m)) => {
+                for (ns, v) in m {
+                    cfg.limits.insert(ns.clone(), LimitEntry::parse(ns, v)?);
+                }
+            }
+            Some(_) => {
+                return Err(
+                    "\"limits\" must be an object of namespace: { rate, concurrency }".into(),
+                );
+            }
+        }
         for (key, slot) in [
             ("trustProjectConfig", &mut cfg.trust_project_config),
             ("noAuth", &mut cfg.no_auth),
@@ -748,6 +793,45 @@ impl ConfigFile {
             }
         }
         Ok(cfg)
+    }
+}
+
+/// One namespace's `limits` entry: `{ "rate": "10/s", "concurrency": 4 }` (both optional; the
+/// rate's form is checked where the limits are made).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LimitEntry {
+    pub rate: Option<String>,
+    pub concurrency: Option<u32>,
+}
+
+impl LimitEntry {
+    fn parse(ns: &str, v: &Value) -> Result<LimitEntry, String> {
+        let shape = || format!("\"limits\".{ns} must be an object {{ rate, concurrency }}");
+        let obj = v.as_object().ok_or_else(shape)?;
+        let mut entry = LimitEntry::default();
+        match obj.get("rate") {
+            None => {}
+            Some(Value::String(r)) => entry.rate = Some(r.clone()),
+            Some(_) => {
+                return Err(format!(
+                    "\"limits\".{ns}.rate must be a string such as \"10/s\""
+                ));
+            }
+        }
+        match obj.get("concurrency") {
+            None => {}
+            Some(c) => {
+                let n = c
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| {
+                        format!("\"limits\".{ns}.concurrency must be a whole number of at least 1")
+                    })?;
+                entry.concurrency = Some(n);
+            }
+        }
+        Ok(entry)
     }
 }
 
@@ -867,6 +951,50 @@ mod tests {
             false,
         );
         assert_eq!(c.llm_api_key.as_deref(), Some("p"));
+    }
+
+    /// Issue #44 (D136, D137): `upstreamAttempts` and `limits` are read and checked; the user's
+    /// win, a project's limits fill the namespaces the user left, and a project may lower the
+    /// attempts but not raise them above the default.
+    #[test]
+    fn i44_upstream_attempts_and_limits_from_the_configurations() {
+        for bad in [
+            r#"{"upstreamAttempts":0}"#,
+            r#"{"upstreamAttempts":11}"#,
+            r#"{"upstreamAttempts":"3"}"#,
+            r#"{"limits":[]}"#,
+            r#"{"limits":{"ns":"10/s"}}"#,
+            r#"{"limits":{"ns":{"rate":10}}}"#,
+            r#"{"limits":{"ns":{"concurrency":0}}}"#,
+        ] {
+            assert!(ConfigFile::parse(bad).is_err(), "{bad}");
+        }
+        let user = file(r#"{"limits":{"a":{"rate":"10/s"}}}"#);
+        let proj = project(
+            r#"{"upstreamAttempts":9,"limits":{"a":{"concurrency":1},"b":{"rate":"1/min","concurrency":2}}}"#,
+        );
+        let c = Config::decide(Some(user), Some(proj), &Env::default(), false);
+        assert_eq!(c.upstream_attempts, Some(3), "a project may not raise it");
+        let entry = |rate: Option<&str>, concurrency| LimitEntry {
+            rate: rate.map(str::to_string),
+            concurrency,
+        };
+        assert_eq!(c.limits.get("a"), Some(&entry(Some("10/s"), None)));
+        assert_eq!(c.limits.get("b"), Some(&entry(Some("1/min"), Some(2))));
+        let c = Config::decide(
+            Some(file(r#"{"upstreamAttempts":5}"#)),
+            Some(project(r#"{"upstreamAttempts":1}"#)),
+            &Env::default(),
+            false,
+        );
+        assert_eq!(c.upstream_attempts, Some(5), "the user's wins");
+        let c = Config::decide(
+            None,
+            Some(project(r#"{"upstreamAttempts":1}"#)),
+            &Env::default(),
+            false,
+        );
+        assert_eq!(c.upstream_attempts, Some(1), "a project may lower it");
     }
 
     #[test]

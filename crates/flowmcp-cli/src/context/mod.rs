@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use flowmcp_catalog::runtime::TransportConfig;
-use flowmcp_catalog::runtime::{BindingKey, Cache, PreloadCache, RedisCache};
+use flowmcp_catalog::runtime::{BindingKey, Cache, PreloadCache, RedisCache, UpstreamLimits};
 use flowmcp_catalog::{Catalog, CatalogOptions};
 use flowmcp_catalog::{runtime::CacheMode, runtime::ResourceOptions, runtime::RunnerOptions};
 use flowmcp_spec::catalog::REGISTRY_FILE;
@@ -72,9 +72,49 @@ impl RunArgs {
                 built
             };
             built.libraries = config::open_library_dir(self.libs.as_deref(), cfg)?;
+            if let Some(n) = self.upstream_attempts.or(cfg.upstream_attempts) {
+                built.max_attempts = n;
+            }
+            built.limits = self.limits(cfg)?;
             built
         };
         Ok((transport, runner))
+    }
+
+    /// Each namespace's upstream limits: the configuration's `limits`, each flag over them.
+    fn limits(&self, cfg: &Config) -> Result<UpstreamLimits, String> {
+        let mut limits = UpstreamLimits::default();
+        let pair = |flag: &str, text: &str| -> Result<(String, String), String> {
+            text.split_once('=')
+                .filter(|(ns, v)| !ns.is_empty() && !v.is_empty())
+                .map(|(ns, v)| (ns.to_string(), v.to_string()))
+                .ok_or_else(|| format!("--{flag} {text:?}: expected NAMESPACE=VALUE"))
+        };
+        for (ns, entry) in &cfg.limits {
+            if let Some(rate) = &entry.rate {
+                limits
+                    .set_rate(ns, rate)
+                    .map_err(|e| format!("limits.{ns} of the configuration: {e}"))?;
+            }
+            // The configuration's reader took only caps of at least 1.
+            if let Some(cap) = entry.concurrency.and_then(std::num::NonZeroU32::new) {
+                limits.set_concurrency(ns, cap);
+            }
+        }
+        for text in &self.rate_limits {
+            let (ns, rate) = pair("rate-limit", text)?;
+            limits
+                .set_rate(&ns, &rate)
+                .map_err(|e| format!("--rate-limit {text:?}: {e}"))?;
+        }
+        for text in &self.concurrency_limits {
+            let (ns, cap) = pair("concurrency-limit", text)?;
+            let cap: std::num::NonZeroU32 = cap.parse().map_err(|_| {
+                format!("--concurrency-limit {text:?}: not a whole number of at least 1")
+            })?;
+            limits.set_concurrency(&ns, cap);
+        }
+        Ok(limits)
     }
 }
 

@@ -601,6 +601,27 @@ impl RedisCache {
         }
     }
 
+    /// Counts one more at `key` (`INCR`), which expires `ttl` after the first count (`PEXPIRE`):
+    /// the shared counter of an upstream rate limit ([`crate::UpstreamLimits`]). For a call, by
+    /// `deadline`, like a lookup: `Err` while Redis is paused or when it fails (with the outage's
+    /// warning once), and the caller counts without it.
+    pub(crate) fn count(
+        &self,
+        key: &str,
+        ttl: Duration,
+        deadline: Instant,
+    ) -> Result<i64, Option<String>> {
+        let n = match self.run(&[b"INCR", key.as_bytes()], deadline)? {
+            Reply::Int(n) => n,
+            _ => return Err(self.failed("INCR did not answer a number")),
+        };
+        if n == 1 {
+            let px = ttl.as_millis().max(1).to_string();
+            self.run(&[b"PEXPIRE", key.as_bytes(), px.as_bytes()], deadline)?;
+        }
+        Ok(n)
+    }
+
     /// Why a command failed, in words without the password.
     fn reason(&self, failure: &Failure) -> String {
         let text = match failure {
