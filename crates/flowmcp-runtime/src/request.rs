@@ -1112,6 +1112,74 @@ mod tests {
         p
     }
 
+    /// Issue #44: `main.auth` is applied when the request is finalized, never before: handlers
+    /// see neither the header nor its value; the signature replaces a handler's header of the same
+    /// name, is a secret header and is listed to be hidden; `Debug` shows none of it.
+    #[test]
+    fn i44_auth_is_added_at_finalize_as_a_secret_header() {
+        let mut raw = json!({
+            "namespace": "ns", "name": "N", "description": "d", "version": "4.2.0",
+            "root": "https://api.example.com/v1",
+            "requiredServerParams": ["KEY", "SECRET"],
+            "headers": {"X-Key": "{{SERVER_PARAM:KEY}}"},
+            "auth": {"kind": "signature", "digest": "hmac-sha256", "key": "{{SERVER_PARAM:SECRET}}",
+                     "parts": ["method", "path", "query", "time"], "separator": "\n",
+                     "output": "base64", "header": "X-Signature", "prefix": "v1=",
+                     "timeHeader": "X-Time"},
+            "tools": {"t": {"method": "GET", "path": "/items", "description": "d", "parameters": [
+                param("q", "{{USER_PARAM}}", "query", "string()")]}}
+        });
+        let main = SchemaMain::from_value(raw.take()).expect("schema");
+        let mut p = params();
+        p.insert("SECRET", "CANARY-hmac-key");
+        let plan = RequestPlan::compile("t", &main, Profile::Spec).expect("plan");
+        let mut prepared = plan
+            .build(&inputs(json!({"q": "a b"})), &p, None)
+            .expect("built");
+        let seen = prepared.to_struct_json().to_string();
+        assert!(
+            !seen.contains("X-Signature") && !seen.contains("X-Time"),
+            "{seen}"
+        );
+        // A handler that sets the header itself is overridden.
+        let mut handled = prepared.to_struct_json();
+        handled["headers"]["x-signature"] = json!("forged");
+        prepared.apply_struct(&handled).expect("struct");
+        let now = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        let fin = finalize_with(&prepared, &p, &AuthInputs::at(now)).expect("final");
+        let header = |name: &str| {
+            fin.headers
+                .iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.expose().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(header("X-Time"), vec!["1700000000"]);
+        let sig = header("X-Signature");
+        assert_eq!(sig.len(), 1, "{sig:?}");
+        assert!(
+            sig[0].starts_with("v1=") && sig[0].len() == 3 + 44,
+            "{sig:?}"
+        );
+        assert!(fin.secret_headers.iter().any(|h| h == "X-Signature"));
+        assert!(!fin.secret_headers.iter().any(|h| h == "X-Time"));
+        let bare = &sig[0][3..];
+        assert!(fin.auth_secrets.iter().any(|s| s.expose() == bare));
+        let debug = format!("{fin:?} {prepared:?}");
+        for hidden in [bare, "CANARY-hmac-key", "CANARY-9f3a"] {
+            assert!(!debug.contains(hidden), "{hidden} in {debug}");
+        }
+        // Another second, another signature.
+        let later = now + std::time::Duration::from_secs(1);
+        let again = finalize_with(&prepared, &p, &AuthInputs::at(later)).expect("final");
+        let other = again
+            .headers
+            .iter()
+            .find(|(k, _)| k == "X-Signature")
+            .map(|(_, v)| v.expose().to_string());
+        assert_ne!(other.as_deref(), Some(sig[0].as_str()));
+    }
+
     /// Issue #29, call plan: a tool's request is compiled once — every role decided, the path cut
     /// into text, server places and insert places (`{{key}}`, and `:key` under compat), fixed
     /// values parsed and typed — and each call builds from it alone; the result is what

@@ -562,3 +562,74 @@ fn check_token_url(text: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn required(keys: &[&str]) -> Vec<String> {
+        keys.iter().map(|k| k.to_string()).collect()
+    }
+
+    /// Issue #44: the podcastindex form reads as declared; its server parameters come in order.
+    #[test]
+    fn i44_the_podcastindex_form_reads() {
+        let v = json!({"kind": "signature", "digest": "sha1", "header": "Authorization",
+                       "timeHeader": "X-Auth-Date",
+                       "parts": ["{{SERVER_PARAM:K}}", "{{SERVER_PARAM:S}}", "time"]});
+        let auth = parse(
+            &v,
+            &JsonPath::root("main").key("auth"),
+            &required(&["K", "S"]),
+        )
+        .expect("reads");
+        assert_eq!(
+            auth,
+            Auth::Signature(Signature {
+                digest: Digest::Sha1,
+                key: None,
+                parts: vec![
+                    Part::Server("K".into()),
+                    Part::Server("S".into()),
+                    Part::Time
+                ],
+                separator: String::new(),
+                output: Output::Hex,
+                header: "Authorization".into(),
+                prefix: String::new(),
+                time_header: Some("X-Auth-Date".into()),
+            })
+        );
+        assert_eq!(auth.server_params(), vec!["K", "S"]);
+        assert_eq!(auth.kind(), "signature");
+    }
+
+    /// Issue #44: a secret as text, an undeclared key and a bad header name are each reported
+    /// with their code and path.
+    #[test]
+    fn i44_problems_carry_their_code_and_path() {
+        let base = JsonPath::root("main").key("auth");
+        let v = json!({"kind": "basic", "username": "alice", "password": "{{SERVER_PARAM:P}}"});
+        let problems = parse(&v, &base, &required(&[])).expect_err("two problems");
+        let codes: Vec<(Code, String)> = problems
+            .iter()
+            .map(|p| (p.code, p.path.to_string()))
+            .collect();
+        assert_eq!(
+            codes,
+            vec![
+                (Code::SEC023, base.key("username").to_string()),
+                (Code::SEC023, base.key("password").to_string()),
+            ]
+        );
+        let v = json!({"kind": "signature", "digest": "sha256", "parts": ["body"], "header": "Bad Header"});
+        let problems = parse(&v, &base, &[]).expect_err("a bad header");
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].code, Code::SEC022);
+        let v = json!({"kind": "oauth2-client-credentials", "tokenUrl": "https://id.example.com#x",
+                       "clientId": "{{SERVER_PARAM:I}}", "clientSecret": "{{SERVER_PARAM:S}}"});
+        let problems = parse(&v, &base, &required(&["I", "S"])).expect_err("a fragment");
+        assert_eq!(problems[0].code, Code::SEC024);
+    }
+}
