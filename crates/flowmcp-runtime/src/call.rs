@@ -47,13 +47,14 @@ use flowmcp_loader::{
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
+use crate::auth::AuthInputs;
 use crate::cache::{CacheKey, Lookup, PreloadCache, Stored};
 use crate::descriptor::{Builtin, Kind};
 use crate::encoding::Encoding;
 use crate::envelope::{Coded, Envelope, Failure};
 use crate::input::{Inputs, validate_json, validate_strings};
 use crate::output::check_output;
-use crate::request::{AuthInputs, PreparedRequest, SecretSlots, finalize_with};
+use crate::request::{PreparedRequest, SecretSlots, finalize_with};
 use crate::resource::{
     Access, OpenResources, ResourceOptions, TransportFetcher, bound_values, markdown_error,
     sql_error,

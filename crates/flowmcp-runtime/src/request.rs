@@ -47,7 +47,7 @@ use flowmcp_spec::placeholder::{InterpolationKind, colon_key_matches, find_inter
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-pub use crate::auth::AuthInputs;
+use crate::auth::AuthInputs;
 use crate::encoding::Encoding;
 use crate::envelope::Envelope;
 use crate::secret::{Secret, ServerParams};
