@@ -511,3 +511,116 @@ fn i44_an_unreadable_auth_sends_nothing() {
     drop(r);
     assert!(server.finish().is_empty(), "nothing was sent");
 }
+
+/// HMAC-SHA256 for this test (RFC 2104 over `sha2`), apart from the runtime's.
+fn test_hmac(key: &[u8], message: &[u8]) -> Vec<u8> {
+    use sha2::{Digest, Sha256};
+    let mut k = if key.len() > 64 {
+        Sha256::digest(key).to_vec()
+    } else {
+        key.to_vec()
+    };
+    k.resize(64, 0);
+    let inner: Vec<u8> = k
+        .iter()
+        .map(|b| b ^ 0x36)
+        .chain(message.iter().copied())
+        .collect();
+    let inner = Sha256::digest(&inner);
+    let outer: Vec<u8> = k
+        .iter()
+        .map(|b| b ^ 0x5c)
+        .chain(inner.iter().copied())
+        .collect();
+    Sha256::digest(&outer).to_vec()
+}
+
+fn test_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Issue #44: AWS SigV4-style header signing end to end: a server that knows the secret rebuilds
+/// the canonical request from what it received (method, path, sorted query, `host`,
+/// `x-amz-date`, the payload's SHA-256) and accepts only the matching `Authorization`.
+#[test]
+fn i44_sigv4_headers_are_checked_by_an_independent_server() {
+    const SK: &str = "CANARY-sigv4-secret";
+    let dir = Scratch::new("i44-sigv4");
+    dir.write(
+        "sig.mjs",
+        "export const main = {
+    namespace: 'gateway', name: 'Gateway', description: 'SigV4', version: '4.2.0',
+    root: 'https://gw.example.test', requiredServerParams: [ 'AK', 'SK' ],
+    auth: { kind: 'aws-sigv4', accessKey: '{{SERVER_PARAM:AK}}', secretKey: '{{SERVER_PARAM:SK}}',
+        region: 'eu-west-1', service: 'execute-api' },
+    tools: { items: { method: 'GET', path: '/prod/items', description: 'Items', parameters: [
+        { position: { key: 'zeta', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [] } },
+        { position: { key: 'alpha', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'string()', options: [] } } ] } }
+}",
+    );
+    let server = TestServer::start(1, |seen: &Seen| {
+        use sha2::{Digest, Sha256};
+        let (path, query) = seen.url.split_once('?').unwrap_or((seen.url.as_str(), ""));
+        let mut pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes())
+            .map(|(k, v)| {
+                let enc = |t: &str| {
+                    t.bytes()
+                        .map(|b| {
+                            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                                (b as char).to_string()
+                            } else {
+                                format!("%{b:02X}")
+                            }
+                        })
+                        .collect::<String>()
+                };
+                (enc(&k), enc(&v))
+            })
+            .collect();
+        pairs.sort();
+        let query: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let date = seen.header("x-amz-date").unwrap_or_default();
+        let host = seen.header("host").unwrap_or_default();
+        let canonical = format!(
+            "{}\n{path}\n{}\nhost:{host}\nx-amz-date:{date}\n\nhost;x-amz-date\n{}",
+            seen.method,
+            query.join("&"),
+            test_hex(&Sha256::digest(&seen.body))
+        );
+        let day = &date[..8.min(date.len())];
+        let scope = format!("{day}/eu-west-1/execute-api/aws4_request");
+        let to_sign = format!(
+            "AWS4-HMAC-SHA256\n{date}\n{scope}\n{}",
+            test_hex(&Sha256::digest(canonical.as_bytes()))
+        );
+        let mut key = test_hmac(format!("AWS4{SK}").as_bytes(), day.as_bytes());
+        for part in ["eu-west-1", "execute-api", "aws4_request"] {
+            key = test_hmac(&key, part.as_bytes());
+        }
+        let expected = format!(
+            "AWS4-HMAC-SHA256 Credential=AKID/{scope}, SignedHeaders=host;x-amz-date, Signature={}",
+            test_hex(&test_hmac(&key, to_sign.as_bytes()))
+        );
+        if seen.header("Authorization") == Some(expected.as_str()) {
+            json_reply(json!({"items": []}))
+        } else {
+            reply(403, None, "signature mismatch")
+        }
+    });
+    let t = transport();
+    let ups = [("gateway", server.base.as_str())];
+    let env = BTreeMap::from([
+        ("AK".to_string(), "AKID".to_string()),
+        ("SK".to_string(), SK.to_string()),
+    ]);
+    let set = load(&dir.0, Profile::Spec, env);
+    let mut o = opts(&ups);
+    o.clock = Some(TestClock::at(1_700_000_000));
+    let (r, logs) = runner(&set, &t, o);
+    let e = r.call_strings("items_gateway", [("zeta", "z z"), ("alpha", "a/b")]);
+    assert!(e.status(), "{e:?}");
+    nothing_shown(&e, &logs.borrow(), &[SK]);
+    drop(r);
+    let seen = server.finish();
+    assert_eq!(seen[0].header("x-amz-date"), Some("20231114T221320Z"));
+}
