@@ -753,7 +753,7 @@ impl fmt::Display for PreloadCache {
 /// The hash a preloaded tool's entries are bound to ([`CacheKey::with_definition`]): the
 /// lowercase hex SHA-256 of the canonical JSON of the tool's name and `main` entry and of what the
 /// schema adds to every request or handler — namespace, root, headers, server-parameter names,
-/// libraries, the shared lists the handlers receive and the handler source. Anything that can
+/// libraries, the shared lists the handlers receive, the handler source and `main.auth`. Anything that can
 /// change the raw response a tool fetches changes the hash.
 pub(crate) fn definition_hash(
     main: &flowmcp_spec::model::SchemaMain,
@@ -762,7 +762,7 @@ pub(crate) fn definition_hash(
     shared_lists: &Value,
     handlers_source: Option<&str>,
 ) -> String {
-    canonical_sha256(&json!({
+    let mut definition = json!({
         "namespace": main.namespace,
         "tool": tool,
         "entry": entry,
@@ -772,7 +772,12 @@ pub(crate) fn definition_hash(
         "requiredLibraries": main.required_libraries,
         "sharedLists": shared_lists,
         "handlers": handlers_source,
-    }))
+    });
+    // `main.auth` (D139) only when declared, so the hashes of every other schema stay as they were.
+    if let (Some(auth), Some(obj)) = (&main.auth, definition.as_object_mut()) {
+        obj.insert("auth".into(), auth.clone());
+    }
+    canonical_sha256(&definition)
 }
 
 /// The stored form of an entry — `{"meta": {…}, "data": …}` as the module documentation shows —

@@ -47,13 +47,14 @@ use flowmcp_loader::{
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
+use crate::auth::AuthInputs;
 use crate::cache::{CacheKey, Lookup, PreloadCache, Stored};
 use crate::descriptor::{Builtin, Kind};
 use crate::encoding::Encoding;
 use crate::envelope::{Coded, Envelope, Failure};
 use crate::input::{Inputs, validate_json, validate_strings};
 use crate::output::check_output;
-use crate::request::{PreparedRequest, SecretSlots, finalize};
+use crate::request::{PreparedRequest, SecretSlots, finalize_with};
 use crate::resource::{
     Access, OpenResources, ResourceOptions, TransportFetcher, bound_values, markdown_error,
     sql_error,
@@ -67,6 +68,8 @@ use crate::transport::{
 };
 use flowmcp_resources::sqlite::{Cut, MAX_ROWS, QueryLimits};
 use flowmcp_spec::Code;
+
+mod authed;
 
 /// What to do with the preload cache.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -115,6 +118,8 @@ pub struct RunnerOptions {
     /// Told about upstream answers, preload cache lookups and sandbox rebuilds, and asked for
     /// the id of the request a call serves (a server's metrics and logs); `None` tells no one.
     pub observer: Option<Arc<dyn Observer>>,
+    /// The time `main.auth` signs requests with and judges tokens by; `None` is the system clock.
+    pub clock: Option<Arc<dyn crate::auth::Clock>>,
 }
 
 impl RunnerOptions {
@@ -157,6 +162,7 @@ impl Default for RunnerOptions {
             resources: ResourceOptions::default(),
             libraries: None,
             observer: None,
+            clock: None,
         }
     }
 }
@@ -503,7 +509,13 @@ impl<'t> Runner<'t> {
                 let obj = shape(&out, Phase::ExecuteRequest, strict)?;
                 execute_result(obj)?
             }
-            None => self.http(&prepared, &main.namespace, deadline)?,
+            None => self.authed_http(
+                &prepared,
+                &main.namespace,
+                main.root.as_deref(),
+                root_override,
+                deadline,
+            )?,
         };
         self.set.server_params().redact_json(&mut raw);
         if !from_cache && let Some((cache, key, ttl)) = &cached {
@@ -674,16 +686,24 @@ impl<'t> Runner<'t> {
         Ok(data)
     }
 
-    /// Sends the finalized request and decodes the body.
+    /// Sends the finalized request (with `main.auth` applied from `auth`) and decodes the body.
+    /// With `token_retry`, a 401 fails with [`crate::auth::REFUSED_TOKEN`] so the caller can
+    /// fetch a new token and send once more (`authed`). `namespace` names the limits to wait for.
     fn http(
         &self,
         prepared: &PreparedRequest,
         namespace: &str,
+        auth: &AuthInputs,
+        token_retry: bool,
         deadline: Instant,
     ) -> Result<Value, Fail> {
         self.check_deadline(deadline)?;
         let params = &self.set.server_params();
-        let fin = finalize(prepared, params).map_err(|e| Fail(e.code(), e.to_string()))?;
+        let fin =
+            finalize_with(prepared, params, auth).map_err(|e| Fail(e.code(), e.to_string()))?;
+        // What `main.auth` added (a signature, a token) is hidden like a secret in the answer.
+        let hide =
+            crate::secret::Redactor::with_values(fin.auth_secrets.iter().map(|s| s.expose()));
         let mut req = HttpRequest::new(fin.method, fin.url.expose());
         req.deadline = Some(deadline);
         // Errors show the query with only the secrets hidden (issue #28 item 7d).
@@ -743,14 +763,19 @@ impl<'t> Runner<'t> {
             // The failure, and whether (and after how long) it is worth another attempt.
             let (fail, again): (Fail, Option<Option<Duration>>) = match resp {
                 Ok(resp) if (200..300).contains(&resp.status) => {
-                    return decode_response(&resp, params).map_err(|(c, m)| Fail(c, m));
+                    let mut data = decode_response(&resp, params).map_err(|(c, m)| Fail(c, m))?;
+                    hide.redact_json(&mut data);
+                    return Ok(data);
+                }
+                Ok(resp) if resp.status == 401 && token_retry => {
+                    return Err(Fail(Code::E001, crate::auth::REFUSED_TOKEN.into()));
                 }
                 Ok(resp) => {
                     let wait = resp
                         .retry_after
                         .as_deref()
                         .and_then(|t| crate::upstream::retry_after(t, SystemTime::now()));
-                    let cut = crate::upstream::body_cut(&resp.body, params);
+                    let cut = crate::upstream::body_cut(&resp.body, params, &hide);
                     let text = crate::upstream::status_text(resp.status, wait, &cut);
                     let again = crate::upstream::is_retryable_status(resp.status).then_some(wait);
                     (Fail(Code::E001, text), again)

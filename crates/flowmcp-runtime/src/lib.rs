@@ -49,6 +49,7 @@
 // Unit tests make their fixture files freely; the capability rule is for product code.
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
 
+pub mod auth;
 pub mod budget;
 pub mod cache;
 mod call;

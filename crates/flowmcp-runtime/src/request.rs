@@ -37,13 +37,17 @@ use std::borrow::Cow;
 use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+use std::time::SystemTime;
 
 use flowmcp_spec::Profile;
+use flowmcp_spec::model::auth::Auth;
 use flowmcp_spec::model::{Location, Method, Parameter, SchemaMain};
 use flowmcp_spec::placeholder::{InterpolationKind, colon_key_matches, find_interpolations};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
+use crate::auth::AuthInputs;
 use crate::encoding::Encoding;
 use crate::envelope::Envelope;
 use crate::secret::{Secret, ServerParams};
@@ -282,6 +286,8 @@ pub struct PreparedRequest {
     /// The server parameters the schema's own request uses, without duplicates.
     used: Vec<String>,
     warnings: Vec<String>,
+    /// `main.auth`, applied by [`finalize_with`] after the last handler (handlers never see it).
+    auth: Option<Arc<Auth>>,
 }
 
 impl PreparedRequest {
@@ -319,6 +325,15 @@ impl PreparedRequest {
     /// This call's slots.
     pub fn slots(&self) -> &SecretSlots {
         &self.slots
+    }
+
+    /// The schema's `main.auth`, which [`finalize_with`] applies.
+    pub fn auth(&self) -> Option<&Auth> {
+        self.auth.as_deref()
+    }
+
+    pub(crate) fn auth_arc(&self) -> Option<&Arc<Auth>> {
+        self.auth.as_ref()
     }
 
     /// The handler view `{ url, method, headers, body }`, with slot tokens where secrets go.
@@ -403,6 +418,9 @@ pub struct FinalRequest {
     pub body: Option<Secret>,
     /// Whether the body carries a server parameter.
     pub body_has_secret: bool,
+    /// What `main.auth` added that is no server parameter but must never be shown: signatures,
+    /// tokens and the secret header values it wrote (an API that echoes them gets them redacted).
+    pub auth_secrets: Vec<Secret>,
 }
 
 /// Why a request could not be built.
@@ -432,6 +450,9 @@ pub enum RequestError {
     InvalidUrl { tool: String, reason: String },
     #[error("refused request: it leaves the schema's origin {origin}")]
     OtherOrigin { tool: String, origin: String },
+    /// `main.auth` could not be read or applied (never holds a secret value).
+    #[error("auth: {reason}")]
+    Auth { tool: String, reason: String },
 }
 
 impl RequestError {
@@ -445,7 +466,8 @@ impl RequestError {
             | RequestError::BodyNotAllowed { tool, .. }
             | RequestError::MissingServerParams { tool, .. }
             | RequestError::InvalidUrl { tool, .. }
-            | RequestError::OtherOrigin { tool, .. } => tool,
+            | RequestError::OtherOrigin { tool, .. }
+            | RequestError::Auth { tool, .. } => tool,
         }
     }
 
@@ -582,6 +604,8 @@ pub(crate) struct RequestPlan {
     /// The `preload` of a tool whose preload is enabled (its responses are cached): its `ttl`,
     /// and its `description`, shown on a cache hit.
     preload: Option<(u64, Option<String>)>,
+    /// `main.auth`, read once.
+    auth: Option<Arc<Auth>>,
 }
 
 impl RequestPlan {
@@ -694,7 +718,18 @@ impl RequestPlan {
             (body_keys.map(|p| p.key.clone()).next(), Vec::new())
         };
 
+        let auth = main
+            .typed_auth()
+            .map_err(|problems| RequestError::Auth {
+                tool: tool_name.to_string(),
+                reason: problems
+                    .first()
+                    .map(|p| format!("{} {}", p.code.as_str(), p.message))
+                    .unwrap_or_default(),
+            })?
+            .map(Arc::new);
         Ok(RequestPlan {
+            auth,
             tool: tool_name.to_string(),
             method: tool.method,
             root: main
@@ -883,6 +918,13 @@ impl RequestPlan {
             json_content_type(&mut headers);
         }
 
+        if let Some(auth) = &self.auth {
+            for k in auth.server_params() {
+                if !used.iter().any(|u| u == k) {
+                    used.push(k.to_string());
+                }
+            }
+        }
         let missing = server_params.missing(used.iter().map(String::as_str));
         if !missing.is_empty() {
             return Err(RequestError::MissingServerParams {
@@ -891,6 +933,7 @@ impl RequestPlan {
             });
         }
         Ok(PreparedRequest {
+            auth: self.auth.clone(),
             tool: name(),
             method: self.method,
             url,
@@ -946,11 +989,22 @@ fn colon_pieces(out: &mut Vec<Piece>, text: &str, keys: &[&str], compat: bool) {
     push_text(out, &text[at..]);
 }
 
-/// Fills in the server parameters and checks that the URL keeps the schema's origin. Errors never
-/// contain a secret value.
+/// Fills in the server parameters and checks that the URL keeps the schema's origin; applies
+/// `main.auth` at the system's time ([`finalize_with`]). Errors never contain a secret value.
 pub fn finalize(
     req: &PreparedRequest,
     params: &ServerParams,
+) -> Result<FinalRequest, RequestError> {
+    finalize_with(req, params, &AuthInputs::at(SystemTime::now()))
+}
+
+/// [`finalize`] with the time and token `main.auth` uses: the headers it adds (a signature and
+/// its time, basic credentials, a bearer token) replace headers of the same name, whatever a
+/// handler set, and the ones that carry secrets are marked so ([`FinalRequest::secret_headers`]).
+pub fn finalize_with(
+    req: &PreparedRequest,
+    params: &ServerParams,
+    auth: &AuthInputs,
 ) -> Result<FinalRequest, RequestError> {
     let origin = req.origin(params)?;
     let mut missing = Vec::new();
@@ -993,6 +1047,32 @@ pub fn finalize(
             origin: params.redact(&origin.ascii_serialization()),
         });
     }
+    let mut auth_secrets = Vec::new();
+    if let Some(declared) = &req.auth {
+        let signed = crate::auth::Signed {
+            method: req.method,
+            url: &parsed,
+            body: body
+                .as_ref()
+                .filter(|_| req.method.allows_body())
+                .map(Secret::expose),
+        };
+        let added = crate::auth::apply(declared, &signed, params, auth).map_err(|reason| {
+            RequestError::Auth {
+                tool: req.tool.clone(),
+                reason: params.redact(&reason),
+            }
+        })?;
+        auth_secrets.extend(added.hide.into_iter().map(Secret::new));
+        for (name, value, secret) in added.headers {
+            headers.retain(|(k, _)| !k.eq_ignore_ascii_case(&name));
+            secret_headers.retain(|k| !k.eq_ignore_ascii_case(&name));
+            if secret {
+                secret_headers.push(name.clone());
+            }
+            headers.push((name, Secret::new(value)));
+        }
+    }
     Ok(FinalRequest {
         method: req.method,
         url: Secret::new(parsed.to_string()),
@@ -1000,6 +1080,7 @@ pub fn finalize(
         secret_headers,
         body,
         body_has_secret,
+        auth_secrets,
     })
 }
 
@@ -1029,6 +1110,74 @@ mod tests {
         let mut p = ServerParams::new();
         p.insert("KEY", "CANARY-9f3a");
         p
+    }
+
+    /// Issue #44: `main.auth` is applied when the request is finalized, never before: handlers
+    /// see neither the header nor its value; the signature replaces a handler's header of the same
+    /// name, is a secret header and is listed to be hidden; `Debug` shows none of it.
+    #[test]
+    fn i44_auth_is_added_at_finalize_as_a_secret_header() {
+        let mut raw = json!({
+            "namespace": "ns", "name": "N", "description": "d", "version": "4.2.0",
+            "root": "https://api.example.com/v1",
+            "requiredServerParams": ["KEY", "SECRET"],
+            "headers": {"X-Key": "{{SERVER_PARAM:KEY}}"},
+            "auth": {"kind": "signature", "digest": "hmac-sha256", "key": "{{SERVER_PARAM:SECRET}}",
+                     "parts": ["method", "path", "query", "time"], "separator": "\n",
+                     "output": "base64", "header": "X-Signature", "prefix": "v1=",
+                     "timeHeader": "X-Time"},
+            "tools": {"t": {"method": "GET", "path": "/items", "description": "d", "parameters": [
+                param("q", "{{USER_PARAM}}", "query", "string()")]}}
+        });
+        let main = SchemaMain::from_value(raw.take()).expect("schema");
+        let mut p = params();
+        p.insert("SECRET", "CANARY-hmac-key");
+        let plan = RequestPlan::compile("t", &main, Profile::Spec).expect("plan");
+        let mut prepared = plan
+            .build(&inputs(json!({"q": "a b"})), &p, None)
+            .expect("built");
+        let seen = prepared.to_struct_json().to_string();
+        assert!(
+            !seen.contains("X-Signature") && !seen.contains("X-Time"),
+            "{seen}"
+        );
+        // A handler that sets the header itself is overridden.
+        let mut handled = prepared.to_struct_json();
+        handled["headers"]["x-signature"] = json!("forged");
+        prepared.apply_struct(&handled).expect("struct");
+        let now = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        let fin = finalize_with(&prepared, &p, &AuthInputs::at(now)).expect("final");
+        let header = |name: &str| {
+            fin.headers
+                .iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.expose().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(header("X-Time"), vec!["1700000000"]);
+        let sig = header("X-Signature");
+        assert_eq!(sig.len(), 1, "{sig:?}");
+        assert!(
+            sig[0].starts_with("v1=") && sig[0].len() == 3 + 44,
+            "{sig:?}"
+        );
+        assert!(fin.secret_headers.iter().any(|h| h == "X-Signature"));
+        assert!(!fin.secret_headers.iter().any(|h| h == "X-Time"));
+        let bare = &sig[0][3..];
+        assert!(fin.auth_secrets.iter().any(|s| s.expose() == bare));
+        let debug = format!("{fin:?} {prepared:?}");
+        for hidden in [bare, "CANARY-hmac-key", "CANARY-9f3a"] {
+            assert!(!debug.contains(hidden), "{hidden} in {debug}");
+        }
+        // Another second, another signature.
+        let later = now + std::time::Duration::from_secs(1);
+        let again = finalize_with(&prepared, &p, &AuthInputs::at(later)).expect("final");
+        let other = again
+            .headers
+            .iter()
+            .find(|(k, _)| k == "X-Signature")
+            .map(|(_, v)| v.expose().to_string());
+        assert_ne!(other.as_deref(), Some(sig[0].as_str()));
     }
 
     /// Issue #29, call plan: a tool's request is compiled once — every role decided, the path cut

@@ -112,9 +112,16 @@ pub struct Toolset {
     server_params: ServerParams,
     by_name: HashMap<String, usize>,
     tool_names: ToolNames,
+    /// OAuth 2 access tokens of the schemas that declare client credentials (memory only).
+    tokens: crate::auth::Tokens,
 }
 
 impl Toolset {
+    /// The access tokens the runners of this toolset fetched (`main.auth`, D139).
+    pub(crate) fn tokens(&self) -> &crate::auth::Tokens {
+        &self.tokens
+    }
+
     /// The profile the toolset was loaded under; calls run under the same one.
     pub fn profile(&self) -> Profile {
         self.profile

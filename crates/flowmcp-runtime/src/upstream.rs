@@ -8,7 +8,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::secret::ServerParams;
+use crate::secret::{Redactor, ServerParams};
 use crate::transport::Method;
 
 /// Characters of a failed answer's body that an E001 message shows.
@@ -55,7 +55,7 @@ pub(crate) fn status_text(status: u16, retry_after: Option<Duration>, cut: &str)
 /// UTF-8, an image say, is not quoted), every server-parameter value hidden by `params`' redactor
 /// (in every form it knows), control characters and runs of white space made one space, at most
 /// [`BODY_CUT_CHARS`] characters (`…` when more followed). Empty when the body has no text.
-pub(crate) fn body_cut(body: &[u8], params: &ServerParams) -> String {
+pub(crate) fn body_cut(body: &[u8], params: &ServerParams, extra: &Redactor) -> String {
     let scanned = &body[..body.len().min(BODY_SCAN_BYTES)];
     let text = match std::str::from_utf8(scanned) {
         Ok(text) => text,
@@ -66,6 +66,8 @@ pub(crate) fn body_cut(body: &[u8], params: &ServerParams) -> String {
         Err(_) => return String::new(),
     };
     let text = params.redact_cow(text);
+    // What `main.auth` added to the request (a signature, a token) is hidden as well.
+    let text = extra.redact_cow(&text);
     let mut out = String::new();
     let mut chars = 0usize;
     let mut space = false;
@@ -183,19 +185,26 @@ mod tests {
         let p = params(&[("API_KEY", "sk-live-123456")]);
         let body = b"{\"error\":\"bad key sk-live-123456\",\n\t\"hint\":\"x\x07y\"}";
         assert_eq!(
-            body_cut(body, &p),
+            body_cut(body, &p, &Redactor::default()),
             "{\"error\":\"bad key [redacted]\", \"hint\":\"x y\"}"
         );
         let long = "é".repeat(400);
-        let cut = body_cut(long.as_bytes(), &p);
+        let cut = body_cut(long.as_bytes(), &p, &Redactor::default());
         assert_eq!(cut.chars().count(), BODY_CUT_CHARS + 1);
         assert!(cut.ends_with('…'));
-        assert_eq!(body_cut(b"  \n ", &p), "");
+        assert_eq!(body_cut(b"  \n ", &p, &Redactor::default()), "");
         // Binary bodies are not quoted.
-        assert_eq!(body_cut(&[0x89, b'P', b'N', b'G', 0xff, 0x00], &p), "");
+        assert_eq!(
+            body_cut(
+                &[0x89, b'P', b'N', b'G', 0xff, 0x00],
+                &p,
+                &Redactor::default()
+            ),
+            ""
+        );
         // A secret right at the cut is hidden whole, never shown in part.
         let edge = format!("{}sk-live-123456", "a".repeat(295));
-        let cut = body_cut(edge.as_bytes(), &p);
+        let cut = body_cut(edge.as_bytes(), &p, &Redactor::default());
         assert!(!cut.contains("sk-l"), "{cut}");
     }
 

@@ -11,6 +11,7 @@ mod calls;
 mod directives;
 mod support;
 
+mod auth;
 mod cache;
 mod call;
 mod descriptors;

@@ -29,6 +29,7 @@ use crate::placeholder::ParamRole;
 use crate::zod::{ZType, ZodError};
 
 mod agent;
+pub mod auth;
 pub use agent::{AgentManifest, AgentTest};
 
 /// A schema's `main` export.
@@ -81,6 +82,9 @@ pub struct SchemaMain {
     pub headers: IndexMap<String, String>,
     /// `main.sharedLists`, read leniently ([`ListRef::from_items`]).
     pub shared_lists: Vec<ListRef>,
+    /// `main.auth`, this project's extension, as written ([`SchemaMain::typed_auth`] reads it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Value>,
 }
 
 /// The shape actually read from JSON; converted into [`SchemaMain`].
@@ -129,6 +133,8 @@ struct SchemaMainRaw {
     headers: IndexMap<String, String>,
     #[serde(default, deserialize_with = "crate::lists::deserialize_refs")]
     shared_lists: Vec<ListRef>,
+    #[serde(default)]
+    auth: Option<Value>,
 }
 
 impl From<SchemaMainRaw> for SchemaMain {
@@ -160,6 +166,7 @@ impl From<SchemaMainRaw> for SchemaMain {
             required_libraries: raw.required_libraries,
             headers: raw.headers,
             shared_lists: raw.shared_lists,
+            auth: raw.auth,
         }
     }
 }
@@ -174,6 +181,20 @@ impl SchemaMain {
     /// tests and output schemas are most of its data).
     pub fn from_value(main: Value) -> Result<SchemaMain, serde_json::Error> {
         SchemaMain::deserialize(main)
+    }
+
+    /// `main.auth` read as the typed declaration ([`auth::parse`]); `Ok(None)` when the schema
+    /// has none. Fails with every problem (SEC022–SEC024) that validation reports first.
+    pub fn typed_auth(&self) -> Result<Option<auth::Auth>, Vec<auth::AuthProblem>> {
+        match &self.auth {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => auth::parse(
+                v,
+                &crate::JsonPath::root("main").key("auth"),
+                &self.required_server_params,
+            )
+            .map(Some),
+        }
     }
 
     /// `main.resources` read as the typed resource model (chapter 13), in declaration order; empty

@@ -236,6 +236,9 @@ declare_rules! {
     SEC019: Sec, Spec, "09-validation-rules.md", Off/Off, NotEmitted("SEC200–SEC204 report the check"), "Shared list contains executable code (SEC200–SEC204 are emitted instead)";
     SEC020: Sec, Spec, "05-security.md", Error/Warning, Implemented, "`requiredLibraries` entry is not on the allowlist";
     SEC021: Sec, Extension, "flowmcp-rs", Error/Error, Implemented, "A resource's file path (`path`, `database`) must stay inside its folder";
+    SEC022: Sec, Extension, "flowmcp-rs", Error/Error, Implemented, "`main.auth` (this project's extension) must have a known `kind` and that kind's fields";
+    SEC023: Sec, Extension, "flowmcp-rs", Error/Error, Implemented, "A secret of `main.auth` must be one `{{SERVER_PARAM:KEY}}` placeholder whose key `requiredServerParams` declares";
+    SEC024: Sec, Extension, "flowmcp-rs", Error/Error, Implemented, "`main.auth.tokenUrl` must be an https:// URL without credentials or fragment";
     /// SEC100: A handler called `fetch` where no network is allowed: any handler under `spec`, and
     /// `preRequest`/`postRequest` under `compat` (there `executeRequest` may fetch, through the
     /// runtime's own HTTP client). Reported at call time inside an E005 message.

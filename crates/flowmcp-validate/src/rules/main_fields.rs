@@ -124,6 +124,8 @@ pub(super) const MAIN_KEYS: &[&str] = &[
     "requiredLibraries",
     "headers",
     "sharedLists",
+    // This project's extension (D138), checked by SEC022–SEC024.
+    "auth",
 ];
 
 /// VAL001: A module that looks like a schema, because it exports `handlers`, but has no named
@@ -173,7 +175,8 @@ pub(super) fn val002_main_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// define. `main` may hold `namespace`, `name`, `description`, `version`, `schemaVersion`,
 /// `schemaHash`, `root`, `tools`, `routes`, `resources`, `prompts`, `docs`, `tags`,
 /// `termsOfService`, `termsOfServiceCheckedAt`, `termsOfServiceLanguage`, `dataLicense`,
-/// `dataLicenseName`, `requiredServerParams`, `requiredLibraries`, `headers` and `sharedLists`; a
+/// `dataLicenseName`, `requiredServerParams`, `requiredLibraries`, `headers`, `sharedLists` and
+/// `auth` (this project's extension, checked by SEC022–SEC024, under both profiles); a
 /// tool `method`, `path`, `description`, `parameters`, `output`, `preload`, `tests`, `meta`,
 /// `headers` and `async`; a parameter `position`, `z` and `description`. Each unknown key is
 /// reported at its JSON path; `main.meta`, `main.handlers` and a tool's `outputSchema` get a hint
