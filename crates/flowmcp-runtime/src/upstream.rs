@@ -65,9 +65,11 @@ pub(crate) fn body_cut(body: &[u8], params: &ServerParams, extra: &Redactor) -> 
         }
         Err(_) => return String::new(),
     };
-    let text = params.redact_cow(text);
-    // What `main.auth` added to the request (a signature, a token) is hidden as well.
-    let text = extra.redact_cow(&text);
+    // What `main.auth` added to the request (a signature, a token, a basic pair) is hidden
+    // first, whole: the server parameters' patterns would otherwise hide only the part of it
+    // that encodes a secret and leave the rest.
+    let text = extra.redact_cow(text);
+    let text = params.redact_cow(&text);
     let mut out = String::new();
     let mut chars = 0usize;
     let mut space = false;

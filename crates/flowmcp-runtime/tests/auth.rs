@@ -269,7 +269,9 @@ fn i44_basic_auth_is_sent_from_two_server_parameters() {
         if seen.header("Authorization") == Some("Basic YWxpY2U6Q0FOQVJZLWJhc2ljLTdkMWU=") {
             json_reply(json!({"ok": true, "echo": seen.header("Authorization")}))
         } else {
-            reply(401, None, "no")
+            // An API that echoes what it refused: the error's body cut must not show it.
+            let sent = seen.header("Authorization").unwrap_or_default();
+            reply(401, None, format!("refused {sent}"))
         }
     });
     let t = transport();
@@ -299,7 +301,16 @@ fn i44_basic_auth_is_sent_from_two_server_parameters() {
     let (r, logs) = runner(&set, &t, opts(&ups));
     let e = r.call_strings("find_vault", [("q", "x")]);
     assert_eq!(e.code(), Some(Code::E001), "{e:?}");
-    nothing_shown(&e, &logs.borrow(), &["CANARY-other"]);
+    assert_eq!(
+        e.messages()[0],
+        "E001 find: API returned 401: refused [redacted]",
+        "{e:?}"
+    );
+    nothing_shown(
+        &e,
+        &logs.borrow(),
+        &["CANARY-other", "YWxpY2U6Q0FOQVJZLW90aGVy"],
+    );
     drop(r);
     assert_eq!(server.finish().len(), 2);
 }
