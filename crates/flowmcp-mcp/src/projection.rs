@@ -448,8 +448,9 @@ pub(crate) fn shaped(
         if size <= max {
             return r;
         }
-        // The escaped text copy took more than its share: ask for proportionally less.
-        share = share.saturating_mul(max) / size.max(1);
+        // The escaped text copy, or the note and `_meta`, took more than was set aside: each
+        // copy of the data gives up its part of the excess, and a little more.
+        share = share.saturating_sub((size - max) / copies + 64);
         fitted = budget::fit(envelope.data(), schema, share);
     }
     let mut text = format!(
@@ -598,7 +599,7 @@ fn with_cut(
     cut.insert("returnedBytes".into(), json!(fitted.bytes));
     cut.insert(
         "cuts".into(),
-        flowmcp_catalog::serde_json::to_value(&fitted.cuts).unwrap_or(Value::Null),
+        flowmcp_catalog::serde_json::to_value(fitted.groups()).unwrap_or(Value::Null),
     );
     if fitted.more_cuts > 0 {
         cut.insert("moreCuts".into(), json!(fitted.more_cuts));
@@ -763,7 +764,7 @@ mod tests {
             assert_eq!(meta["budgetBytes"], json!(max));
             assert_eq!(
                 meta["cuts"][0],
-                json!({"path": "/items", "kind": "array", "kept": n, "total": 400})
+                json!({"path": "/items", "kind": "array", "count": 1, "kept": n, "total": 400})
             );
             // The whole reads back, page by page, and is the original data.
             let mut uri = meta["whole"]["uri"].as_str().map(str::to_string);

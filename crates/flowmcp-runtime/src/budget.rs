@@ -87,13 +87,12 @@ impl Fitted {
         !self.cuts.is_empty()
     }
 
-    /// The cuts in words, for a note a person or a model reads: cuts at the same place of
-    /// different elements are told once (`/items/*/body: 17 cuts, e.g. 64 of 400 characters`),
-    /// at most five places, then how many more cuts there were.
-    pub fn describe(&self) -> String {
-        let mut places: Vec<(String, CutKind, usize, &Cut)> = Vec::new();
+    /// The cuts by place: cuts at the same place of different elements (`/items/0/body`,
+    /// `/items/1/body`) are one group, `/items/*/body`, told by its first cut and a count.
+    pub fn groups(&self) -> Vec<CutGroup> {
+        let mut groups: Vec<CutGroup> = Vec::new();
         for c in &self.cuts {
-            let pattern = c
+            let path = c
                 .path
                 .split('/')
                 .map(|seg| {
@@ -105,36 +104,74 @@ impl Fitted {
                 })
                 .collect::<Vec<_>>()
                 .join("/");
-            match places
+            match groups
                 .iter_mut()
-                .find(|(p, k, _, _)| *p == pattern && *k == c.kind)
+                .find(|g| g.path == path && g.kind == c.kind)
             {
-                Some(place) => place.2 += 1,
-                None => places.push((pattern, c.kind, 1, c)),
+                Some(g) => g.count += 1,
+                None => groups.push(CutGroup {
+                    path,
+                    kind: c.kind,
+                    count: 1,
+                    kept: c.kept,
+                    total: c.total,
+                }),
             }
         }
-        let shown = places.len().min(5);
-        let mut parts: Vec<String> = places[..shown]
+        groups
+    }
+
+    /// The cuts in words, for a note a person or a model reads: each group of
+    /// [`Fitted::groups`] (`/items/*/body: 17 cuts, e.g. 64 of 400 characters`), at most five,
+    /// then how many more cuts there were.
+    pub fn describe(&self) -> String {
+        let groups = self.groups();
+        let shown = groups.len().min(5);
+        let mut parts: Vec<String> = groups[..shown]
             .iter()
-            .map(|(pattern, kind, n, c)| {
-                let unit = match kind {
+            .map(|g| {
+                let unit = match g.kind {
                     CutKind::Array => "elements",
                     CutKind::Text => "characters",
                 };
-                let at = if pattern.is_empty() { "/" } else { pattern };
-                if *n == 1 {
-                    format!("{at}: {} of {} {unit}", c.kept, c.total)
+                let at = if g.path.is_empty() {
+                    "/"
                 } else {
-                    format!("{at}: {n} cuts, e.g. {} of {} {unit}", c.kept, c.total)
+                    g.path.as_str()
+                };
+                if g.count == 1 {
+                    format!("{at}: {} of {} {unit}", g.kept, g.total)
+                } else {
+                    format!(
+                        "{at}: {} cuts, e.g. {} of {} {unit}",
+                        g.count, g.kept, g.total
+                    )
                 }
             })
             .collect();
-        let hidden: usize = places[shown..].iter().map(|p| p.2).sum::<usize>() + self.more_cuts;
+        let hidden: usize = groups[shown..].iter().map(|g| g.count).sum::<usize>() + self.more_cuts;
         if hidden > 0 {
             parts.push(format!("{hidden} more cuts"));
         }
         parts.join("; ")
     }
+}
+
+/// Cuts at one place of the data ([`Fitted::groups`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CutGroup {
+    /// The place, a JSON pointer whose array indexes are `*`.
+    pub path: String,
+    /// What was shortened.
+    pub kind: CutKind,
+    /// How many cuts were made there (among those listed in [`Fitted::cuts`]).
+    pub count: usize,
+    /// What the first of them kept (elements or characters).
+    pub kept: usize,
+    /// What the first of them had.
+    pub total: usize,
 }
 
 /// The size of `value` as compact JSON, in bytes (without building the text).
