@@ -22,10 +22,6 @@ enum ResultTextArg {
     None,
 }
 
-/// The result budget of `serve` and `agent run` when none is given: 25,000 tokens (where Claude Code cuts a tool
-/// result) at [`BYTES_PER_TOKEN`](flowmcp_catalog::runtime::budget::BYTES_PER_TOKEN).
-pub(crate) const DEFAULT_MAX_RESULT_BYTES: usize = 75_000;
-
 /// The forms of `--output-schema` (see [`flowmcp_mcp::OutputSchemas`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum OutputSchemaArg {
@@ -397,7 +393,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         OutputSchemaArg::Full => flowmcp_mcp::OutputSchemas::Full,
         OutputSchemaArg::None => flowmcp_mcp::OutputSchemas::None,
     };
-    opts.max_result_bytes = a.budget.bytes(Some(DEFAULT_MAX_RESULT_BYTES));
+    opts.max_result_bytes = a.budget.bytes(Some(BudgetArgs::DEFAULT_BYTES));
     opts.result_text = match a.result_text {
         ResultTextArg::Full => flowmcp_mcp::ResultText::Full,
         ResultTextArg::Summary => flowmcp_mcp::ResultText::Summary,

@@ -73,6 +73,10 @@ pub(crate) struct BudgetArgs {
 }
 
 impl BudgetArgs {
+    /// The budget of `serve` and `agent run` when none is given: 25,000 tokens (where Claude Code
+    /// cuts a tool result) at [`BYTES_PER_TOKEN`](flowmcp_catalog::runtime::budget::BYTES_PER_TOKEN).
+    pub(crate) const DEFAULT_BYTES: usize = 75_000;
+
     /// The budget in bytes: as given, else `default`; `None` when there is none (or it is 0).
     pub(crate) fn bytes(&self, default: Option<usize>) -> Option<usize> {
         let per_token = flowmcp_catalog::runtime::budget::BYTES_PER_TOKEN;
