@@ -140,6 +140,13 @@ pub(crate) struct ServeArgs {
     /// ~/.flowmcp/config.json (a project's configuration cannot say it).
     #[arg(long)]
     no_auth: bool,
+    /// HTTP: let each client bring its own values of the served tools' server parameters, one
+    /// `X-FlowMCP-Param-<NAME>: <value>` request header each, used for that request's calls
+    /// only (over the server's own values). Tools waiting for a server parameter are served; a
+    /// call without its value fails with E006. Refused on an address that is not loopback: put
+    /// a TLS-terminating proxy in front.
+    #[arg(long)]
+    client_credentials: bool,
     /// HTTP: how long a client may take to send a request's headers (and how long an idle
     /// connection stays open), in milliseconds.
     #[arg(
@@ -410,6 +417,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     opts.agent = a.agent.clone();
     opts.agent_tools = a.agent_tools.clone();
     opts.llm = Some(endpoint(a.llm_base_url.as_deref(), &cfg));
+    opts.client_credentials = a.client_credentials;
     match http {
         None => {
             let server =
@@ -587,6 +595,17 @@ fn http_setup(
 ) -> Result<Option<(Vec<flowmcp_mcp::Route>, flowmcp_mcp::HttpOptions)>, String> {
     // An empty FLOWMCP_OAUTH_ISSUER counts as unset.
     let oauth_issuer = a.oauth_issuer.clone().filter(|i| !i.is_empty());
+    if a.client_credentials && a.transport == Transport::Stdio {
+        return Err("--client-credentials needs --transport http".into());
+    }
+    if a.client_credentials && !a.listen.ip().is_loopback() {
+        return Err(format!(
+            "refusing to take per-client credentials on {}, which is not a loopback address: \
+             clients would send their keys without TLS; listen on a loopback address behind a \
+             TLS-terminating proxy",
+            a.listen
+        ));
+    }
     if a.transport == Transport::Stdio {
         if !a.routes.is_empty()
             || !a.route_tokens.is_empty()
