@@ -83,7 +83,9 @@ enum OutputSchemaArg {
     error whose text starts with its code (E001…E009).\n\n\
     Tools whose server parameters have no value are not served; which ones (of those the \
     endpoints would serve), and the variables that would enable them, is written to stderr at \
-    start, and calling one answers E006 naming its variable. stdout carries only protocol \
+    start, and calling one answers E006 naming its variable. With --client-credentials (HTTP, \
+    loopback only) they are served, and each request may bring its own values in \
+    `X-FlowMCP-Param-<NAME>` headers for its own calls. stdout carries only protocol \
     messages.\n\n\
     Claude Code: `claude mcp add flowmcp -- flowmcp serve --catalog /path/to/catalog`."
 )]
@@ -673,4 +675,50 @@ fn http_setup(
     // Before the catalog is read: an empty token, or an open endpoint off loopback.
     http.check(&routes).map_err(|e| http_error(&e))?;
     Ok(Some((routes, http)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Line {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn setup(args: &[&str]) -> Result<bool, String> {
+        let line = Line::try_parse_from(std::iter::once("serve").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        http_setup(&line.serve, false).map(|h| h.is_some())
+    }
+
+    #[test]
+    fn i44_client_credentials_need_http_on_loopback() {
+        let on_any = setup(&[
+            "--transport",
+            "http",
+            "--client-credentials",
+            "--listen",
+            "0.0.0.0:8765",
+            "--auth-token",
+            "t",
+        ]);
+        assert!(
+            on_any.as_ref().is_err_and(|e| e.contains("not a loopback")),
+            "{on_any:?}"
+        );
+        let stdio = setup(&["--client-credentials"]);
+        assert!(
+            stdio
+                .as_ref()
+                .is_err_and(|e| e.contains("--transport http")),
+            "{stdio:?}"
+        );
+        assert_eq!(
+            setup(&["--transport", "http", "--client-credentials"]),
+            Ok(true)
+        );
+    }
 }
