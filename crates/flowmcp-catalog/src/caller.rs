@@ -194,6 +194,18 @@ impl<'c> Caller<'c> {
         }
     }
 
+    /// Runs `f` with `params` as the server parameters of the calls it makes on this caller
+    /// (see [`Runner::with_server_params`](flowmcp_runtime::Runner::with_server_params)): one
+    /// client's own values laid over the catalog's with
+    /// [`ServerParams::overlaid`](flowmcp_runtime::secret::ServerParams::overlaid) (D142).
+    pub fn with_server_params<R>(
+        &self,
+        params: std::sync::Arc<flowmcp_runtime::secret::ServerParams>,
+        f: impl FnOnce() -> R,
+    ) -> R {
+        self.runner.with_server_params(params, f)
+    }
+
     /// Calls `name` with text inputs (`key=value` from a command line), converted to each
     /// parameter's type.
     pub fn call_strings<K, V>(&self, name: &str, args: impl IntoIterator<Item = (K, V)>) -> Envelope

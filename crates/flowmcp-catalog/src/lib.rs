@@ -121,13 +121,15 @@ pub fn local_file_checks() -> std::sync::Arc<dyn flowmcp_spec::files::FileChecks
 /// The runtime's vocabulary that the catalog's own types are made of, beyond [`Envelope`] and
 /// [`ToolEntry`]: the options of calls, transport, resources and the preload cache
 /// ([`CatalogOptions`]' fields), how tools are named and described, a failure as data, what a
-/// toolset reports, the request ID an [`Observer`](runtime::Observer) sees, and how a result is
+/// toolset reports, the request ID an [`Observer`](runtime::Observer) sees, server parameters
+/// ([`ServerParams`](runtime::ServerParams), one client's laid over the catalog's), and how a result is
 /// fitted into a size budget ([`budget`](runtime::budget)).
 pub mod runtime {
     pub use flowmcp_runtime::budget;
     #[cfg(feature = "redis")]
     pub use flowmcp_runtime::cache::RedisCache;
     pub use flowmcp_runtime::cache::{BindingKey, Cache, PreloadCache};
+    pub use flowmcp_runtime::secret::ServerParams;
     pub use flowmcp_runtime::transport::{
         CancelScope, Observer, REQUEST_ID_HEADER, TransportConfig, is_request_id,
     };

@@ -58,6 +58,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service;
 
+use crate::client_params::ClientParams;
 #[cfg(feature = "metrics")]
 pub use crate::metrics::Metrics;
 #[cfg(feature = "oauth")]
@@ -389,6 +390,20 @@ pub enum HttpError {
         /// The endpoints that would be open, comma-separated.
         paths: String,
     },
+    /// An endpoint takes per-client credentials
+    /// ([`ServeOptions::client_credentials`](crate::ServeOptions::client_credentials)) on an
+    /// address that is not a loopback one: clients would send their keys in clear text.
+    #[error(
+        "refusing to take per-client credentials at {path} on {addr}, which is not a loopback \
+         address: clients would send their keys without TLS; listen on a loopback address \
+         behind a TLS-terminating proxy"
+    )]
+    ClientCredentialsOffLoopback {
+        /// The listen address.
+        addr: SocketAddr,
+        /// The endpoint that takes them.
+        path: String,
+    },
     /// The metrics token is also an MCP bearer token.
     #[cfg(feature = "metrics")]
     #[error(
@@ -564,6 +579,16 @@ impl Endpoints {
                 .iter()
                 .map(|e| (e.path.as_str(), e.token.as_deref())),
         )?;
+        // Per-client credentials travel in headers: only over TLS, which a proxy in front of a
+        // loopback listener terminates (D142).
+        if !opts.listen.ip().is_loopback()
+            && let Some(e) = self.list.iter().find(|e| e.server.client_credentials())
+        {
+            return Err(HttpError::ClientCredentialsOffLoopback {
+                addr: opts.listen,
+                path: e.path.clone(),
+            });
+        }
         if let Some(paths) = open {
             tracing::warn!(
                 "serving {paths} without authentication on {} (no_auth): every client that \
@@ -944,10 +969,23 @@ impl Table {
                     .map(HeaderValue::as_bytes),
             ),
         };
+        // Per-client credentials (D142): taken off the request, so nothing after this sees them
+        // among its headers.
+        let params = if server.client_credentials() {
+            match ClientParams::take(req.headers_mut()) {
+                Ok(p) => p,
+                Err(why) => {
+                    return Answer::Closing(plain(StatusCode::BAD_REQUEST, format!("{why}\n")));
+                }
+            }
+        } else {
+            None
+        };
         req.extensions_mut().insert(RequestInfo {
             id: Arc::clone(&id),
             route: Arc::clone(route),
             owner: Arc::clone(&owner),
+            params,
             #[cfg(feature = "metrics")]
             metrics: self.metrics.clone(),
         });

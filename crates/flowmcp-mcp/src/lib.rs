@@ -97,6 +97,7 @@
     allow(rustdoc::broken_intra_doc_links)
 )]
 
+mod client_params;
 mod complete;
 mod elicit;
 #[cfg(feature = "http")]

@@ -115,18 +115,19 @@ impl Members {
         // The scope: its entries, those of them that wait for a server parameter, and the
         // prompts it names (`None`: every prompt).
         let (Scope(mut entries, mut waiting), mut named) = match (&opts.selection, &opts.agent) {
-            (Some(id), _) => selection(catalog, id, strict)?,
+            (Some(id), _) => selection(catalog, id, strict, opts.client_credentials)?,
             (None, Some(name)) => activation(catalog, name, strict)?,
             (None, None) => (Scope::default(), None),
         };
         let whole = opts.selection.is_none() && opts.agent.is_none();
         match (&selector, whole) {
             (Some(s), true) => {
-                (entries, waiting) = s.members(catalog, strict)?;
+                (entries, waiting) = s.members(catalog, strict, opts.client_credentials)?;
                 named = Some(namespace_prompts(catalog, s));
             }
             (Some(s), false) => {
-                let (picked, picked_waiting) = s.members(catalog, strict)?;
+                let (picked, picked_waiting) =
+                    s.members(catalog, strict, opts.client_credentials)?;
                 let picked: HashSet<&str> = picked
                     .into_iter()
                     .chain(picked_waiting)
@@ -142,6 +143,21 @@ impl Members {
                     .partition(|e| e.descriptor.is_exposed());
             }
             (None, false) => {}
+        }
+        // Per-client credentials (D142): a client brings the values a waiting member needs, so
+        // it is served (in catalog order), and a call without them is E006.
+        if opts.client_credentials && !waiting.is_empty() {
+            let named: HashSet<*const ToolEntry> = entries
+                .iter()
+                .chain(&waiting)
+                .map(|e| std::ptr::from_ref::<ToolEntry>(e))
+                .collect();
+            entries = catalog
+                .list()
+                .iter()
+                .filter(|e| named.contains(&std::ptr::from_ref::<ToolEntry>(e)))
+                .collect();
+            waiting.clear();
         }
         let mut seen = HashSet::new();
         entries.retain(|e| seen.insert(e.descriptor.wire_name.as_str()));
@@ -355,6 +371,7 @@ fn selection<'c>(
     catalog: &'c Catalog,
     id: &str,
     strict: bool,
+    clients_bring: bool,
 ) -> Result<(Scope<'c>, Option<Vec<String>>), ServeError> {
     let Some(sel) = catalog.library().selection(id) else {
         let known: Vec<&str> = catalog
@@ -375,7 +392,7 @@ fn selection<'c>(
     if let Some(problem) = sel.problem() {
         return Err(ServeError::Selection(problem));
     }
-    let entries = scope_entries(catalog, &sel.tools, &sel.resources, strict)
+    let entries = scope_entries(catalog, &sel.tools, &sel.resources, strict, clients_bring)
         .map_err(|why| ServeError::Selection(format!("{id}: {why}")))?;
     let prompts = sel.prompts.iter().chain(&sel.skills).cloned().collect();
     Ok((entries, Some(prompts)))
@@ -394,19 +411,21 @@ fn activation<'c>(
     for w in &act.warnings {
         tracing::warn!("agent {name}: {w}");
     }
-    let entries = scope_entries(catalog, &act.tools, &act.resources, strict)
+    let entries = scope_entries(catalog, &act.tools, &act.resources, strict, false)
         .map_err(|why| ServeError::Agent(format!("{name}: {why}")))?;
     Ok((entries, Some(act.prompts)))
 }
 
 /// The entries of `tools` and `resources` (by Primitive-ID; a resource's ID names its queries or
 /// its document), in catalog order. A member hidden by a missing server parameter is refused when
-/// `strict` (at start), and otherwise logged and kept as waiting (a reload).
+/// `strict` (at start), and otherwise logged and kept as waiting (a reload); when
+/// `clients_bring` (per-client credentials, D142) it is kept as waiting without a word.
 fn scope_entries<'c>(
     catalog: &'c Catalog,
     tools: &[String],
     resources: &[String],
     strict: bool,
+    clients_bring: bool,
 ) -> Result<Scope<'c>, String> {
     let tools: HashSet<&str> = tools.iter().map(String::as_str).collect();
     let resources: HashSet<&str> = resources.iter().map(String::as_str).collect();
@@ -422,6 +441,8 @@ fn scope_entries<'c>(
         }
         if e.descriptor.is_exposed() {
             out.0.push(e);
+        } else if clients_bring {
+            out.1.push(e);
         } else if strict {
             return Err(format!(
                 "member {} needs {} (no value set)",
@@ -471,7 +492,7 @@ fn agent_tools(
                 continue;
             }
         };
-        let runs = scope_entries(catalog, &act.tools, &act.resources, false)
+        let runs = scope_entries(catalog, &act.tools, &act.resources, false, false)
             .map(|scope| scope.0)
             .unwrap_or_default();
         if let Some(outside) = runs

@@ -56,6 +56,13 @@ pub struct ServeOptions {
     pub max_result_bytes: Option<usize>,
     /// What a result's text block carries next to its structured content.
     pub result_text: ResultText,
+    /// Per-client credentials (HTTP only, D142): a request may carry a value for a server
+    /// parameter the served tools declare in an `X-FlowMCP-Param-<NAME>` header, used for that
+    /// request's calls only, over the server's own value. Tools waiting for a server parameter
+    /// are then served; a call without the value fails with E006. A listener serving an
+    /// endpoint with this set refuses to start on an address that is not a loopback one (put a
+    /// TLS-terminating proxy in front).
+    pub client_credentials: bool,
 }
 
 /// What the text block of a tool result carries when the result also has structured content

@@ -17,6 +17,7 @@ use flowmcp_catalog::serde_json::{Map, Value};
 use flowmcp_catalog::{Caller, Catalog, Code, Envelope};
 use tokio::sync::oneshot;
 
+use crate::client_params::ClientParams;
 use crate::request::Phases;
 
 /// Work that needs the catalog on the worker's thread (rendering a prompt, reading a resource).
@@ -38,6 +39,8 @@ enum Work {
         phases: Option<Phases>,
         /// A task's call: its upstream requests end when the scope is cancelled.
         scope: Option<CancelScope>,
+        /// The server-parameter values its client brought (D142).
+        params: Option<ClientParams>,
         reply: oneshot::Sender<Envelope>,
     },
     /// Anything else; it sends its own reply.
@@ -57,6 +60,9 @@ pub(crate) struct Requester {
     pub(crate) phases: Option<Phases>,
     /// A task's call: its upstream requests end when the scope is cancelled (D131).
     pub(crate) scope: Option<CancelScope>,
+    /// The server-parameter values the client brought for its own calls (D142): laid over the
+    /// catalog's for this call only.
+    pub(crate) params: Option<ClientParams>,
 }
 
 /// A fixed set of worker threads.
@@ -106,6 +112,7 @@ impl Pool {
             request_id,
             phases,
             scope,
+            params,
         } = from;
         let (reply, rx) = oneshot::channel();
         let work = Work::Call {
@@ -116,6 +123,7 @@ impl Pool {
             request_id,
             phases,
             scope,
+            params,
             reply,
         };
         self.send(Job { catalog, work });
@@ -189,6 +197,7 @@ fn run(work: Work, catalog: &Catalog, caller: &Caller<'_>, serial_lock: &Mutex<(
             request_id,
             phases,
             scope,
+            params,
             reply,
         } => {
             // A task cancelled while its call waited in the queue is not started.
@@ -199,9 +208,14 @@ fn run(work: Work, catalog: &Catalog, caller: &Caller<'_>, serial_lock: &Mutex<(
             let call = || {
                 crate::request::with_phases(phases, || {
                     crate::request::with_request_id(request_id, || {
-                        let run = || match entry.and_then(|i| catalog.list().get(i)) {
+                        let call = || match entry.and_then(|i| catalog.list().get(i)) {
                             Some(e) => caller.call_entry_json(e, &args),
                             None => caller.call_json(&name, &args),
+                        };
+                        // The client's own values, for this call only.
+                        let run = || match &params {
+                            Some(p) => caller.with_server_params(p.over(catalog.toolset()), call),
+                            None => call(),
                         };
                         match &scope {
                             Some(s) => s.enter(run),

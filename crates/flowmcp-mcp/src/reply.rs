@@ -19,8 +19,8 @@ pub(crate) type Body = BoxBody<Bytes, Infallible>;
 pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A plain-text answer.
-pub(crate) fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
-    let mut r = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+pub(crate) fn plain(status: StatusCode, text: impl Into<Bytes>) -> Response<Body> {
+    let mut r = Response::new(Full::new(text.into()).boxed());
     *r.status_mut() = status;
     r.headers_mut().insert(
         header::CONTENT_TYPE,

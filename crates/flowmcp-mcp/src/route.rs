@@ -179,16 +179,19 @@ impl Selector {
         catalog: &'c Catalog,
         strict: bool,
     ) -> Result<Vec<&'c ToolEntry>, RouteError> {
-        self.members(catalog, strict).map(|(exposed, _)| exposed)
+        self.members(catalog, strict, false)
+            .map(|(exposed, _)| exposed)
     }
 
     /// [`Selector::entries`], and the entries it names that are hidden because a server
     /// parameter they need has no value (in the order named, each once). A member that names
-    /// only hidden entries is [`RouteError::NotServed`] when `strict`.
+    /// only hidden entries is [`RouteError::NotServed`] when `strict`, unless `clients_bring`
+    /// (per-client credentials, D142: its clients may bring the values).
     pub(crate) fn members<'c>(
         &self,
         catalog: &'c Catalog,
         strict: bool,
+        clients_bring: bool,
     ) -> Result<(Vec<&'c ToolEntry>, Vec<&'c ToolEntry>), RouteError> {
         let mut out: Vec<&'c ToolEntry> = Vec::new();
         let mut hidden: Vec<&'c ToolEntry> = Vec::new();
@@ -214,10 +217,13 @@ impl Selector {
                     SelectorItem::Namespace(ns) => RouteError::EmptyNamespace(ns.clone()),
                     SelectorItem::Tool(name) => RouteError::UnknownTool(name.clone()),
                 };
-                if strict {
+                if clients_bring && !waiting.is_empty() {
+                    // Served: each client brings the values.
+                } else if strict {
                     return Err(e);
+                } else {
+                    tracing::warn!("{e}; left out");
                 }
-                tracing::warn!("{e}; left out");
             }
             for e in found {
                 if seen.insert(e.descriptor.wire_name.as_str()) {

@@ -18,6 +18,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
+use crate::client_params::ClientParams;
 use crate::complete::{self, Completions};
 use crate::elicit::{self, Elicitation, Rounds, Step};
 use crate::lazy;
@@ -309,6 +310,13 @@ impl McpServer {
     }
 
     /// How often the catalog's files are checked, in watch mode.
+    /// Whether its HTTP requests may bring server-parameter values
+    /// ([`ServeOptions::client_credentials`]).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn client_credentials(&self) -> bool {
+        self.inner.opts.client_credentials
+    }
+
     pub(crate) fn watch_interval(&self) -> Option<Duration> {
         self.inner.opts.watch
     }
@@ -526,6 +534,7 @@ impl Host for McpServer {
                     request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
                     phases: None,
                     scope: Some(scope.clone()),
+                    params: info.as_ref().and_then(|i| i.params.clone()),
                 };
                 let current = paging_value(served, &args);
                 let Some(envelope) = self
@@ -1125,6 +1134,7 @@ impl ServerHandler for McpServer {
             request_id: info.as_ref().map(|i| Arc::clone(&i.id)),
             phases,
             scope: None,
+            params: info.as_ref().and_then(|i| i.params.clone()),
         };
         let current = paging_value(served, &args);
         let Some(envelope) = self
@@ -1170,6 +1180,9 @@ pub(crate) struct RequestInfo {
     /// The principal: a digest of the endpoint and the request's credential (D131). Its tasks
     /// and its remembered log level are its own.
     pub(crate) owner: Arc<str>,
+    /// The server-parameter values the request brought, when its endpoint takes them
+    /// ([`ServeOptions::client_credentials`], D142).
+    pub(crate) params: Option<ClientParams>,
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<Metrics>,
 }

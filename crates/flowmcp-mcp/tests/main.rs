@@ -12,6 +12,9 @@ mod runtime_support;
 mod support;
 
 mod agent_tool;
+// Per-client credentials over HTTP, counted in `/metrics`.
+#[cfg(feature = "metrics")]
+mod client_creds_i44;
 mod elicitation;
 // The tests that serve over HTTP need the features they test (all are on by default).
 #[cfg(feature = "http")]

@@ -192,6 +192,18 @@ impl CacheKey {
         self
     }
 
+    /// The key filed apart by the server-parameter values it is bound to: its parameter hash
+    /// covers their keyed hash too, so entries fetched with other values live beside it instead
+    /// of replacing it (see [`PreloadCache::bind_apart`]).
+    fn apart(mut self) -> CacheKey {
+        if let Some(mac) = &self.values_mac {
+            let input = json!({"paramHash": self.param_hash, "valuesMac": mac});
+            let hex = canonical_sha256(&input);
+            self.param_hash = Some(hex[..PARAM_HASH_LEN].to_string());
+        }
+        self
+    }
+
     /// The key bound to the definition whose hash is `definition`: an entry written under another
     /// definition (or none) is a miss for it, and is overwritten by its next store.
     pub fn with_definition(mut self, definition: impl Into<String>) -> CacheKey {
@@ -717,6 +729,14 @@ impl PreloadCache {
         Ok(key.with_values_mac(binding.mac(values)))
     }
 
+    /// [`PreloadCache::bind`], with the entry filed apart: under a name of its own for these
+    /// values, so that entries fetched with different values live side by side instead of
+    /// replacing each other. For values each client brings (`serve --client-credentials`,
+    /// D142), where one entry per tool would only be overwritten call after call.
+    pub fn bind_apart(&self, key: CacheKey, values: &Value) -> Result<CacheKey, String> {
+        self.bind(key, values).map(CacheKey::apart)
+    }
+
     /// Lists the entries (all, or those of one namespace) with expiry as of the current time;
     /// for Redis, [`EntryInfo::path`] holds the key.
     pub fn status(&self, namespace: Option<&str>) -> io::Result<Vec<EntryInfo>> {
@@ -1150,6 +1170,25 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn i44_keys_bound_apart_are_filed_by_their_values() {
+        let key = || CacheKey::new("ns", "tool", "https://x.example", Map::new());
+        let a = key().with_values_mac("mac-a".into()).apart();
+        let a2 = key().with_values_mac("mac-a".into()).apart();
+        let b = key().with_values_mac("mac-b".into()).apart();
+        assert_eq!(a.relative_path(), a2.relative_path());
+        assert_ne!(a.relative_path(), b.relative_path());
+        // Bound the usual way, every value shares the tool's one entry.
+        let shared = key().with_values_mac("mac-a".into());
+        assert_eq!(shared.relative_path(), key().relative_path());
+        assert_ne!(a.relative_path(), shared.relative_path());
+        // The entry's own meta names where it lives: not mismatched.
+        let (bytes, _) = encode_entry(&a, 60, &json!(1), SystemTime::now()).unwrap();
+        let place = |k: &CacheKey| k.relative_path();
+        let info = entry_info(&bytes, a.relative_path(), SystemTime::now(), place).unwrap();
+        assert!(!info.mismatched);
+    }
 
     #[test]
     fn timestamps_round_trip() {

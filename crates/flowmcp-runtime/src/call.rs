@@ -182,6 +182,38 @@ pub struct Runner<'t> {
     /// The resources this runner has opened (databases, documents).
     resources: OpenResources,
     log: RefCell<LogSink>,
+    /// The server parameters of the calls made now, when they are not the toolset's
+    /// ([`Runner::with_server_params`]).
+    call_params: RefCell<Option<Arc<ServerParams>>>,
+}
+
+/// The server parameters a call uses: the toolset's, or those given for the call.
+enum CallParams<'t> {
+    Set(&'t ServerParams),
+    Call(Arc<ServerParams>),
+}
+
+impl std::ops::Deref for CallParams<'_> {
+    type Target = ServerParams;
+    fn deref(&self) -> &ServerParams {
+        match self {
+            CallParams::Set(p) => p,
+            CallParams::Call(p) => p,
+        }
+    }
+}
+
+/// Puts back the parameters a runner had before [`Runner::with_server_params`], also when the
+/// call panics.
+struct Restore<'r>(
+    &'r RefCell<Option<Arc<ServerParams>>>,
+    Option<Arc<ServerParams>>,
+);
+
+impl Drop for Restore<'_> {
+    fn drop(&mut self) {
+        *self.0.borrow_mut() = self.1.take();
+    }
 }
 
 /// A failed step: the code and the message after `<code> <tool>: `.
@@ -218,6 +250,27 @@ impl<'t> Runner<'t> {
             hosts: RefCell::new(HashMap::new()),
             resources: OpenResources::default(),
             log: RefCell::new(log),
+            call_params: RefCell::new(None),
+        }
+    }
+
+    /// Runs `f` with `params` as the server parameters of every call it makes on this runner,
+    /// instead of the toolset's: the values requests are filled and signed with, the preload
+    /// cache entry is bound to, OAuth tokens are kept under, and redaction hides. A tool whose
+    /// `requiredServerParams` have no value in `params` fails with E006, whether or not the
+    /// toolset has them. Build `params` with [`ServerParams::overlaid`] over the toolset's to
+    /// keep its values (D142).
+    pub fn with_server_params<R>(&self, params: Arc<ServerParams>, f: impl FnOnce() -> R) -> R {
+        let before = self.call_params.borrow_mut().replace(params);
+        let _restore = Restore(&self.call_params, before);
+        f()
+    }
+
+    /// The server parameters of the call made now.
+    fn params(&self) -> CallParams<'t> {
+        match &*self.call_params.borrow() {
+            Some(p) => CallParams::Call(Arc::clone(p)),
+            None => CallParams::Set(self.set.server_params()),
         }
     }
 
@@ -227,7 +280,7 @@ impl<'t> Runner<'t> {
     }
 
     fn log_line(&self, line: &str) {
-        let text = self.set.server_params().redact(line);
+        let text = self.params().redact(line);
         if let Ok(mut log) = self.log.try_borrow_mut() {
             (log)(&text);
         }
@@ -323,9 +376,7 @@ impl<'t> Runner<'t> {
         };
         match result {
             Ok(data) => {
-                let warnings = warnings
-                    .into_iter()
-                    .map(|w| self.set.server_params().redact(&w));
+                let warnings = warnings.into_iter().map(|w| self.params().redact(&w));
                 Envelope::ok(data).with_warnings(warnings)
             }
             Err(f) => self.fail(tool, f),
@@ -333,11 +384,7 @@ impl<'t> Runner<'t> {
     }
 
     fn fail(&self, tool: &str, Coded(code, msg): Coded) -> Envelope {
-        Envelope::failed(Failure::new(
-            code,
-            tool,
-            self.set.server_params().redact(&msg),
-        ))
+        Envelope::failed(Failure::new(code, tool, self.params().redact(&msg)))
     }
 
     /// E003 once the call's deadline has passed.
@@ -366,11 +413,12 @@ impl<'t> Runner<'t> {
         deadline: Instant,
     ) -> Result<Value, Fail> {
         let d = &entry.descriptor;
-        if !d.missing_server_params.is_empty() {
-            return Err(Fail(
-                Code::E006,
-                missing_params_message(&d.missing_server_params),
-            ));
+        let missing = match &*self.call_params.borrow() {
+            Some(p) => Cow::Owned(p.missing(d.required_server_params.iter().map(String::as_str))),
+            None => Cow::Borrowed(&d.missing_server_params),
+        };
+        if !missing.is_empty() {
+            return Err(Fail(Code::E006, missing_params_message(&missing)));
         }
         let inputs = validate(entry, warnings)?;
         let schema = self.set.schema_of(entry);
@@ -381,7 +429,7 @@ impl<'t> Runner<'t> {
             .ok_or_else(|| Fail(Code::E007, "tool does not exist".into()))?;
         let root_override = self.opts.upstreams.get(&main.namespace).map(String::as_str);
         let mut prepared = plan
-            .build(&inputs, self.set.server_params(), root_override)
+            .build(&inputs, &self.params(), root_override)
             .map_err(|e| Fail(e.code(), e.to_string()))?;
         warnings.extend(prepared.warnings().iter().cloned());
         let mut payload =
@@ -428,15 +476,23 @@ impl<'t> Runner<'t> {
                     .with_definition(schema.cache_definition(&d.tool).unwrap_or_default());
                 // And to the server-parameter values the request is sent with: another API key
                 // (another account) never reads this one's entry.
+                let params = self.params();
                 let values: Map<String, Value> = d
                     .required_server_params
                     .iter()
                     .filter_map(|name| {
-                        let value = self.set.server_params().get(name)?.expose();
+                        let value = params.get(name)?.expose();
                         Some((name.clone(), Value::String(value.to_string())))
                     })
                     .collect();
-                match cache.bind(key, &Value::Object(values)) {
+                // One client's values (D142) get entries of their own: clients do not
+                // replace each other's.
+                let bound = if self.call_params.borrow().is_some() {
+                    cache.bind_apart(key, &Value::Object(values))
+                } else {
+                    cache.bind(key, &Value::Object(values))
+                };
+                match bound {
                     Ok(key) => Some((cache, key, ttl)),
                     Err(why) => {
                         self.log_line(&format!("the preload cache is not used: {why}"));
@@ -517,7 +573,7 @@ impl<'t> Runner<'t> {
                 deadline,
             )?,
         };
-        self.set.server_params().redact_json(&mut raw);
+        self.params().redact_json(&mut raw);
         if !from_cache && let Some((cache, key, ttl)) = &cached {
             match cache.store(key, *ttl, &raw, SystemTime::now(), deadline) {
                 Stored::Yes => self.log_line(&crate::cache::cached_for_message(*ttl)),
@@ -545,7 +601,7 @@ impl<'t> Runner<'t> {
                     self.call_handler(entry, Phase::PostRequest, &arg, Some(&prepared), deadline)?;
                 shape(&out, Phase::PostRequest, strict)?;
                 let mut data = post_result(out, arg, warnings);
-                self.set.server_params().redact_json(&mut data);
+                self.params().redact_json(&mut data);
                 data
             }
             None => raw,
@@ -698,7 +754,7 @@ impl<'t> Runner<'t> {
         deadline: Instant,
     ) -> Result<Value, Fail> {
         self.check_deadline(deadline)?;
-        let params = &self.set.server_params();
+        let params = &self.params();
         let fin =
             finalize_with(prepared, params, auth).map_err(|e| Fail(e.code(), e.to_string()))?;
         // What `main.auth` added (a signature, a token) is hidden like a secret in the answer.
@@ -1197,7 +1253,7 @@ impl Bridge<'_, '_> {
     /// Whether `url` (as the handler wrote it) is of the schema's origin, comparing the parsed
     /// origins after the slots are filled.
     fn same_origin(&self, prepared: &PreparedRequest, url: &str) -> Result<bool, String> {
-        let params = &self.runner.set.server_params();
+        let params = &self.runner.params();
         let slots = prepared.slots();
         let origin = prepared
             .origin(params)
@@ -1224,7 +1280,7 @@ impl Bridge<'_, '_> {
 
 impl HostBridge for Bridge<'_, '_> {
     fn fetch(&mut self, req: FetchRequest) -> Result<FetchResponse, FetchError> {
-        let params = &self.runner.set.server_params();
+        let params = &self.runner.params();
         let prepared = match self.prepared {
             Some(p)
                 if self.phase == Phase::ExecuteRequest && self.runner.set.profile().is_compat() =>

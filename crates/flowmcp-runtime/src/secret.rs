@@ -353,6 +353,18 @@ impl ServerParams {
         }
     }
 
+    /// These parameters with `values` laid over them: each given value replaces (or fills) the
+    /// one of its name, as [`ServerParams::insert`] does (empty values and names reserved for
+    /// flowmcp itself are ignored). The redactor hides the values of both. One call's values from
+    /// its client (`flowmcp serve --client-credentials`, D142) are laid over the server's this way.
+    pub fn overlaid<'v>(&self, values: impl IntoIterator<Item = (&'v str, &'v str)>) -> Self {
+        let mut out = self.clone();
+        for (name, value) in values {
+            out.insert(name, value);
+        }
+        out
+    }
+
     /// Looks up each of `names` in `env` (the process environment, injectable for tests), then
     /// `env_file`, then `config`; the first non-empty value wins. Names without a value are left
     /// out (see [`ServerParams::missing`]), and so are names reserved for flowmcp itself
@@ -717,6 +729,28 @@ mod tests {
              file or the config)"
         );
         assert!(!format!("{:?}", p.redactor()).contains("sk-"));
+    }
+
+    #[test]
+    fn i44_overlaid_values_replace_fill_and_are_redacted_reserved_names_never() {
+        let mut server = ServerParams::new();
+        server.insert("A", "server-a-value");
+        server.insert("B", "server-b-value");
+        let call = server.overlaid([
+            ("A", "client-a-value"),
+            ("C", "client-c-value"),
+            ("FLOWMCP_AUTH_TOKEN", "client-token"),
+            ("B", ""),
+        ]);
+        assert_eq!(call.get("A").map(Secret::expose), Some("client-a-value"));
+        assert_eq!(call.get("B").map(Secret::expose), Some("server-b-value"));
+        assert_eq!(call.get("C").map(Secret::expose), Some("client-c-value"));
+        assert!(!call.contains("FLOWMCP_AUTH_TOKEN"));
+        let shown = call.redact("client-a-value client-c-value server-a-value server-b-value");
+        assert!(!shown.contains("value"), "{shown}");
+        // The server's own parameters are untouched.
+        assert_eq!(server.get("A").map(Secret::expose), Some("server-a-value"));
+        assert!(!server.contains("C"));
     }
 
     #[test]

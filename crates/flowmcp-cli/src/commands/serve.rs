@@ -79,7 +79,9 @@ enum OutputSchemaArg {
     error whose text starts with its code (E001…E009).\n\n\
     Tools whose server parameters have no value are not served; which ones (of those the \
     endpoints would serve), and the variables that would enable them, is written to stderr at \
-    start, and calling one answers E006 naming its variable. stdout carries only protocol \
+    start, and calling one answers E006 naming its variable. With --client-credentials (HTTP, \
+    loopback only) they are served, and each request may bring its own values in \
+    `X-FlowMCP-Param-<NAME>` headers for its own calls. stdout carries only protocol \
     messages.\n\n\
     Claude Code: `claude mcp add flowmcp -- flowmcp serve --catalog /path/to/catalog`."
 )]
@@ -136,6 +138,13 @@ pub(crate) struct ServeArgs {
     /// ~/.flowmcp/config.json (a project's configuration cannot say it).
     #[arg(long)]
     no_auth: bool,
+    /// HTTP: let each client bring its own values of the served tools' server parameters, one
+    /// `X-FlowMCP-Param-<NAME>: <value>` request header each, used for that request's calls
+    /// only (over the server's own values). Tools waiting for a server parameter are served; a
+    /// call without its value fails with E006. Refused on an address that is not loopback: put
+    /// a TLS-terminating proxy in front.
+    #[arg(long)]
+    client_credentials: bool,
     /// HTTP: how long a client may take to send a request's headers (and how long an idle
     /// connection stays open), in milliseconds.
     #[arg(
@@ -406,6 +415,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
     opts.agent = a.agent.clone();
     opts.agent_tools = a.agent_tools.clone();
     opts.llm = Some(endpoint(a.llm_base_url.as_deref(), &cfg));
+    opts.client_credentials = a.client_credentials;
     match http {
         None => {
             let server =
@@ -583,6 +593,17 @@ fn http_setup(
 ) -> Result<Option<(Vec<flowmcp_mcp::Route>, flowmcp_mcp::HttpOptions)>, String> {
     // An empty FLOWMCP_OAUTH_ISSUER counts as unset.
     let oauth_issuer = a.oauth_issuer.clone().filter(|i| !i.is_empty());
+    if a.client_credentials && a.transport == Transport::Stdio {
+        return Err("--client-credentials needs --transport http".into());
+    }
+    if a.client_credentials && !a.listen.ip().is_loopback() {
+        return Err(format!(
+            "refusing to take per-client credentials on {}, which is not a loopback address: \
+             clients would send their keys without TLS; listen on a loopback address behind a \
+             TLS-terminating proxy",
+            a.listen
+        ));
+    }
     if a.transport == Transport::Stdio {
         if !a.routes.is_empty()
             || !a.route_tokens.is_empty()
@@ -650,4 +671,50 @@ fn http_setup(
     // Before the catalog is read: an empty token, or an open endpoint off loopback.
     http.check(&routes).map_err(|e| http_error(&e))?;
     Ok(Some((routes, http)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Line {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn setup(args: &[&str]) -> Result<bool, String> {
+        let line = Line::try_parse_from(std::iter::once("serve").chain(args.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        http_setup(&line.serve, false).map(|h| h.is_some())
+    }
+
+    #[test]
+    fn i44_client_credentials_need_http_on_loopback() {
+        let on_any = setup(&[
+            "--transport",
+            "http",
+            "--client-credentials",
+            "--listen",
+            "0.0.0.0:8765",
+            "--auth-token",
+            "t",
+        ]);
+        assert!(
+            on_any.as_ref().is_err_and(|e| e.contains("not a loopback")),
+            "{on_any:?}"
+        );
+        let stdio = setup(&["--client-credentials"]);
+        assert!(
+            stdio
+                .as_ref()
+                .is_err_and(|e| e.contains("--transport http")),
+            "{stdio:?}"
+        );
+        assert_eq!(
+            setup(&["--transport", "http", "--client-credentials"]),
+            Ok(true)
+        );
+    }
 }

@@ -71,7 +71,7 @@ impl Runner<'_> {
         deadline: Instant,
     ) -> Result<Secret, Fail> {
         self.check_deadline(deadline)?;
-        let params = self.set.server_params();
+        let params = &*self.params();
         self.set
             .tokens()
             .get(cc, url, params, self.now(), refresh, || {
@@ -94,7 +94,7 @@ impl Runner<'_> {
         url: &str,
         deadline: Instant,
     ) -> Result<(Secret, Option<u64>), TokenError> {
-        let params = self.set.server_params();
+        let params = &*self.params();
         let (body, headers) = auth::token_request(cc, params)?;
         let mut req = HttpRequest::new(Method::Post, url);
         req.deadline = Some(deadline);
