@@ -422,7 +422,7 @@ pub(crate) fn shaped(
             shape.text,
             mismatch.clone(),
         );
-        if serialized_size(&r) <= max {
+        if budget::json_size(&r) <= max {
             return r;
         }
     }
@@ -444,7 +444,7 @@ pub(crate) fn shaped(
             paging.next(current, envelope.data(), kept.kept)
         });
         let r = with_cut(r, &fitted, max, data_size, link.as_ref(), next);
-        let size = serialized_size(&r);
+        let size = budget::json_size(&r);
         if size <= max {
             return r;
         }
@@ -466,25 +466,6 @@ pub(crate) fn shaped(
     let mut content = vec![Content::text(text)];
     content.extend(link.map(|l| link_item(&l, data_size)));
     CallToolResult::error(content)
-}
-
-/// The size of `value` serialized as JSON, without building the text.
-fn serialized_size<T: serde::Serialize>(value: &T) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    match flowmcp_catalog::serde_json::to_writer(&mut count, value) {
-        Ok(()) => count.0,
-        Err(_) => usize::MAX,
-    }
 }
 
 /// The result carrying all of `envelope`'s data, its text block as `text` says.

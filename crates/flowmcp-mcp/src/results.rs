@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 
 use flowmcp_catalog::serde_json::{self, Value, json};
 use rmcp::model::{MetaObject, ReadResourceResult, ResourceContents};
-use sha2::{Digest, Sha256};
 
 /// The scheme of a kept result's pages.
 pub(crate) const SCHEME: &str = "flowmcp-result://";
@@ -194,29 +193,14 @@ fn page_starts(text: &str, page_bytes: usize) -> Vec<usize> {
     starts
 }
 
-/// A new result id: unguessable (a digest of a per-process random seed, the time and the text),
-/// 32 hex digits.
+/// A new result id ([`crate::tasks::unguessable_id`]), 32 hex digits.
 fn new_id(text: &str) -> String {
-    use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};
     static MADE: AtomicU64 = AtomicU64::new(0);
-    let n = MADE.fetch_add(1, Ordering::Relaxed);
-    let mut seed = std::collections::hash_map::RandomState::new().build_hasher();
-    seed.write_u64(n);
-    let mut h = Sha256::new();
-    h.update(seed.finish().to_le_bytes());
-    h.update(n.to_le_bytes());
-    h.update(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-            .to_le_bytes(),
-    );
-    h.update(text.as_bytes());
-    h.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::tasks::unguessable_id(
+        MADE.fetch_add(1, Ordering::Relaxed),
+        &text.len().to_le_bytes(),
+    )
 }
 
 #[cfg(test)]

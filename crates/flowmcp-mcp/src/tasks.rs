@@ -303,24 +303,9 @@ impl Tasks {
         }
     }
 
-    /// A new task id: unguessable (a digest of a per-process random seed, a counter and the
-    /// time), 32 hex digits.
+    /// A new task id ([`unguessable_id`]).
     fn new_id(&self) -> String {
-        use std::hash::{BuildHasher, Hasher};
-        let n = self.made.fetch_add(1, Ordering::Relaxed);
-        let mut seed = std::collections::hash_map::RandomState::new().build_hasher();
-        seed.write_u64(n);
-        let mut h = Sha256::new();
-        h.update(seed.finish().to_le_bytes());
-        h.update(n.to_le_bytes());
-        h.update(
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-                .to_le_bytes(),
-        );
-        h.update(std::process::id().to_le_bytes());
-        hex(&h.finalize()[..16])
+        unguessable_id(self.made.fetch_add(1, Ordering::Relaxed), &[])
     }
 
     /// The record `id`, whoever owns it (expired ones included).
@@ -461,6 +446,26 @@ fn hex(bytes: &[u8]) -> String {
         let _ = write!(s, "{b:02x}");
         s
     })
+}
+
+/// A new id nobody can guess (a task's, a kept result's): a digest of a per-process random
+/// seed, the caller's counter `n`, the time, the process and `extra`, as 32 hex digits.
+pub(crate) fn unguessable_id(n: u64, extra: &[u8]) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut seed = std::collections::hash_map::RandomState::new().build_hasher();
+    seed.write_u64(n);
+    let mut h = Sha256::new();
+    h.update(seed.finish().to_le_bytes());
+    h.update(n.to_le_bytes());
+    h.update(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+            .to_le_bytes(),
+    );
+    h.update(std::process::id().to_le_bytes());
+    h.update(extra);
+    hex(&h.finalize()[..16])
 }
 
 /// Who a request comes from, as a task owner: a digest, never the credential itself.

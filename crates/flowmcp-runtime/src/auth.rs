@@ -141,8 +141,8 @@ pub(crate) fn apply(
             let digest = match s.digest {
                 Digest::Sha1 => sha1(text.as_bytes()).to_vec(),
                 Digest::Sha256 => Sha256::digest(text.as_bytes()).to_vec(),
-                Digest::HmacSha1 => hmac(sha1_vec, key, text.as_bytes()),
-                Digest::HmacSha256 => hmac(sha256_vec, key, text.as_bytes()),
+                Digest::HmacSha1 => crate::cache::hmac(sha1_vec, key, text.as_bytes()),
+                Digest::HmacSha256 => crate::cache::hmac(sha256_vec, key, text.as_bytes()),
             };
             let written = match s.output {
                 Output::Hex => hex(&digest),
@@ -178,28 +178,14 @@ fn amz_date(now: SystemTime) -> String {
     let secs = unix_seconds(now);
     let days = secs / 86_400;
     let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
+    // Seconds since 1970 fit an i64 for the next 292 billion years.
+    let (y, m, d) = crate::cache::civil_from_days(i64::try_from(days).unwrap_or(i64::MAX));
     format!(
         "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
         rem / 3600,
         rem % 3600 / 60,
         rem % 60
     )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (days are never negative here).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    // Shifted so that a year starts on 1 March: leap days come last.
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + u64::from(m <= 2);
-    (y, m, d)
 }
 
 /// Percent-encodes all but `A-Z a-z 0-9 - _ . ~` with upper-case digits (SigV4's URI encoding).
@@ -257,15 +243,15 @@ fn sigv4(
         "{SIGV4}\n{stamp}\n{scope}\n{}",
         hex(&Sha256::digest(canonical.as_bytes()))
     );
-    let mut key = hmac(
+    let mut key = crate::cache::hmac(
         sha256_vec,
         format!("AWS4{secret}").as_bytes(),
         date.as_bytes(),
     );
     for part in [v.region.as_str(), v.service.as_str(), "aws4_request"] {
-        key = hmac(sha256_vec, &key, part.as_bytes());
+        key = crate::cache::hmac(sha256_vec, &key, part.as_bytes());
     }
-    let signature = hex(&hmac(sha256_vec, &key, to_sign.as_bytes()));
+    let signature = hex(&crate::cache::hmac(sha256_vec, &key, to_sign.as_bytes()));
     let value = format!(
         "{SIGV4} Credential={access}/{scope}, SignedHeaders={signed_headers}, Signature={signature}"
     );
@@ -290,23 +276,6 @@ fn sha1_vec(data: &[u8]) -> Vec<u8> {
 
 fn sha256_vec(data: &[u8]) -> Vec<u8> {
     Sha256::digest(data).to_vec()
-}
-
-/// HMAC (RFC 2104) over a hash with a 64-byte block (SHA-1, SHA-256).
-fn hmac(hash: fn(&[u8]) -> Vec<u8>, key: &[u8], message: &[u8]) -> Vec<u8> {
-    const BLOCK: usize = 64;
-    let mut block = [0_u8; BLOCK];
-    if key.len() > BLOCK {
-        let k = hash(key);
-        block[..k.len()].copy_from_slice(&k);
-    } else {
-        block[..key.len()].copy_from_slice(key);
-    }
-    let mut inner: Vec<u8> = block.iter().map(|b| b ^ 0x36).collect();
-    inner.extend_from_slice(message);
-    let mut outer: Vec<u8> = block.iter().map(|b| b ^ 0x5c).collect();
-    outer.extend_from_slice(&hash(&inner));
-    hash(&outer)
 }
 
 /// SHA-1 (FIPS 180-4). Used only where an API's signature is defined with it.
@@ -582,11 +551,19 @@ mod tests {
         );
         // RFC 2202 test case 2, RFC 4231 test case 2.
         assert_eq!(
-            hex(&hmac(sha1_vec, b"Jefe", b"what do ya want for nothing?")),
+            hex(&crate::cache::hmac(
+                sha1_vec,
+                b"Jefe",
+                b"what do ya want for nothing?"
+            )),
             "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79"
         );
         assert_eq!(
-            hex(&hmac(sha256_vec, b"Jefe", b"what do ya want for nothing?")),
+            hex(&crate::cache::hmac(
+                sha256_vec,
+                b"Jefe",
+                b"what do ya want for nothing?"
+            )),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
     }

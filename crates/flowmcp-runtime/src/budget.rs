@@ -175,7 +175,7 @@ pub struct CutGroup {
 }
 
 /// The size of `value` as compact JSON, in bytes (without building the text).
-pub fn json_size(value: &Value) -> usize {
+pub fn json_size<T: Serialize + ?Sized>(value: &T) -> usize {
     struct Count(usize);
     impl Write for Count {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -187,9 +187,11 @@ pub fn json_size(value: &Value) -> usize {
         }
     }
     let mut count = Count(0);
-    // Writing a `Value` into a counter cannot fail.
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
+    // Only a value JSON cannot hold (a map with non-string keys) fails: it fits no budget.
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
 }
 
 /// `data` fitted into `max_bytes` of compact JSON, cut only where `schema` (the tool's declared

@@ -128,6 +128,7 @@ mod binding;
 mod resp;
 #[cfg(feature = "redis")]
 mod shared;
+pub(crate) use binding::hmac;
 pub use binding::{BindingKey, BindingKeyError, KEY_FILE};
 #[cfg(feature = "redis")]
 pub use shared::{Fill, RedisCache, RedisUrlError, shown_url};
@@ -1154,7 +1155,7 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 }
 
 /// The proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;

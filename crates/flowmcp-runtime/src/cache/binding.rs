@@ -123,22 +123,30 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// HMAC-SHA256 (RFC 2104) of `message` under `key`.
-fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+/// HMAC (RFC 2104) over a hash with a 64-byte block (SHA-1, SHA-256): the one HMAC of the
+/// runtime (request signing, `auth`, uses it too).
+pub(crate) fn hmac(hash: fn(&[u8]) -> Vec<u8>, key: &[u8], message: &[u8]) -> Vec<u8> {
     const BLOCK: usize = 64;
     let mut block = [0_u8; BLOCK];
     if key.len() > BLOCK {
-        block[..32].copy_from_slice(&Sha256::digest(key));
+        let k = hash(key);
+        block[..k.len()].copy_from_slice(&k);
     } else {
         block[..key.len()].copy_from_slice(key);
     }
-    let mut inner = Sha256::new();
-    inner.update(block.map(|b| b ^ 0x36));
-    inner.update(message);
-    let mut outer = Sha256::new();
-    outer.update(block.map(|b| b ^ 0x5c));
-    outer.update(inner.finalize());
-    outer.finalize().into()
+    let mut inner: Vec<u8> = block.iter().map(|b| b ^ 0x36).collect();
+    inner.extend_from_slice(message);
+    let mut outer: Vec<u8> = block.iter().map(|b| b ^ 0x5c).collect();
+    outer.extend_from_slice(&hash(&inner));
+    hash(&outer)
+}
+
+/// HMAC-SHA256 (RFC 2104) of `message` under `key`.
+fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    let mac = hmac(|d| Sha256::digest(d).to_vec(), key, message);
+    let mut out = [0_u8; 32];
+    out.copy_from_slice(&mac);
+    out
 }
 
 #[cfg(test)]
