@@ -75,7 +75,8 @@ pub enum ResultText {
     Full,
     /// One line saying what the structured content holds and its size.
     Summary,
-    /// No text block: the structured content alone.
+    /// No copy of the data as text: the structured content alone (a cut result keeps its
+    /// one-line note and its link).
     None,
 }
 

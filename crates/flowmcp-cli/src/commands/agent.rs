@@ -137,7 +137,9 @@ fn open_for_calls(
 
 fn run_agent(a: RunAgentArgs) -> Result<ExitCode, String> {
     let (cfg, catalog) = open_for_calls(&a.source, &a.run)?;
-    let budget = a.budget.bytes(Some(BudgetArgs::DEFAULT_BYTES));
+    let budget = a
+        .budget
+        .bytes(cfg.max_result_bytes.or(Some(BudgetArgs::DEFAULT_BYTES)));
     let runner = flowmcp_agent::AgentRunner::new(&catalog, &a.name, a.model.endpoint(&cfg))
         .map_err(|e| agent_error(&e))?
         .with_result_budget(budget);

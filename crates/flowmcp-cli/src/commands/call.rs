@@ -106,7 +106,7 @@ pub(crate) fn run(a: CallArgs) -> Result<ExitCode, String> {
         }
         caller.call_json(&a.tool, &inputs)
     };
-    let envelope = match a.budget.bytes(None) {
+    let envelope = match a.budget.bytes(cfg.max_result_bytes) {
         Some(max) => {
             let schema = entry.and_then(|e| e.descriptor.output_schema.as_ref());
             envelope.within(max, schema)

@@ -216,7 +216,7 @@ pub(crate) struct ServeArgs {
     budget: BudgetArgs,
     /// What a result's text block carries beside its structured content: `full` (the data's
     /// JSON text, as MCP asks for clients that read only text), `summary` (one line saying what
-    /// the structured content holds) or `none`. A tool without an output schema always returns
+    /// the structured content holds) or `none` (a cut result still says what was cut). A tool without an output schema always returns
     /// its data as text.
     #[arg(long, value_enum, value_name = "FORM", default_value_t = ResultTextArg::Full)]
     result_text: ResultTextArg,
@@ -402,7 +402,9 @@ pub(crate) fn serve(a: ServeArgs) -> Result<ExitCode, String> {
         OutputSchemaArg::Full => flowmcp_mcp::OutputSchemas::Full,
         OutputSchemaArg::None => flowmcp_mcp::OutputSchemas::None,
     };
-    opts.max_result_bytes = a.budget.bytes(Some(BudgetArgs::DEFAULT_BYTES));
+    opts.max_result_bytes = a
+        .budget
+        .bytes(cfg.max_result_bytes.or(Some(BudgetArgs::DEFAULT_BYTES)));
     opts.result_text = match a.result_text {
         ResultTextArg::Full => flowmcp_mcp::ResultText::Full,
         ResultTextArg::Summary => flowmcp_mcp::ResultText::Summary,

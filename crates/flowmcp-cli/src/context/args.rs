@@ -77,7 +77,8 @@ impl BudgetArgs {
     /// cuts a tool result) at [`BYTES_PER_TOKEN`](flowmcp_catalog::runtime::budget::BYTES_PER_TOKEN).
     pub(crate) const DEFAULT_BYTES: usize = 75_000;
 
-    /// The budget in bytes: as given, else `default`; `None` when there is none (or it is 0).
+    /// The budget in bytes: as given, else `default` (the configuration's `maxResultBytes`, else
+    /// the command's own default); `None` when there is none (or it is 0).
     pub(crate) fn bytes(&self, default: Option<usize>) -> Option<usize> {
         let per_token = flowmcp_catalog::runtime::budget::BYTES_PER_TOKEN;
         let given = self

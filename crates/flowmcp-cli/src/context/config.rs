@@ -22,6 +22,7 @@
 //!   "resourcesBase": "flowmcp",
 //!   "llm": { "baseUrl": "http://127.0.0.1:8000/v1", "apiKey": "…" },
 //!   "upstreamAttempts": 3,
+//!   "maxResultBytes": 75000,
 //!   "limits": { "skycast-io": { "rate": "10/s", "concurrency": 4 } } }
 //! ```
 //! and, in the user configuration only, `"trustProjectConfig": true` and `"noAuth": true`.
@@ -148,6 +149,8 @@ pub(crate) struct ConfigFile {
     pub upstream_attempts: Option<u32>,
     /// `limits`: each namespace's rate and concurrency limits.
     pub limits: BTreeMap<String, LimitEntry>,
+    /// `maxResultBytes`: the result budget (0: no bound).
+    pub max_result_bytes: Option<usize>,
     /// User configuration only: take the [`CONSENT_KEYS`] from project configurations too.
     pub trust_project_config: bool,
     /// User configuration only: `serve --transport http` may listen on a non-loopback address
@@ -193,6 +196,9 @@ pub(crate) struct Config {
     pub upstream_attempts: Option<u32>,
     /// Each namespace's limits: the user's entry, else the project's.
     pub limits: BTreeMap<String, LimitEntry>,
+    /// The result budget of `serve`, `call` and `agent run` when no flag gives one: the user's
+    /// `maxResultBytes`, else the project's when it tightens the default (D140).
+    pub max_result_bytes: Option<usize>,
     /// The user's home directory (`HOME`).
     pub home: Option<PathBuf>,
     /// `FLOWMCP_RESOURCES`, the folder of `${FLOWMCP_RESOURCES}` in `sqlite-gtfs` paths.
@@ -322,6 +328,9 @@ impl Config {
             upstream_attempts: user.upstream_attempts.or(project
                 .upstream_attempts
                 .map(|n| n.min(flowmcp_catalog::runtime::RunnerOptions::default().max_attempts))),
+            max_result_bytes: user.max_result_bytes.or(project
+                .max_result_bytes
+                .filter(|n| (1..=super::args::BudgetArgs::DEFAULT_BYTES).contains(n))),
             limits: {
                 let mut all = project.limits.clone();
                 all.extend(user.limits.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -769,6 +778,16 @@ impl ConfigFile {
                 cfg.upstream_attempts = Some(n);
             }
         }
+        match obj.get("maxResultBytes") {
+            None => {}
+            Some(v) => {
+                let n = v
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or("\"maxResultBytes\" must be a whole number of bytes (0: no bound)")?;
+                cfg.max_result_bytes = Some(n);
+            }
+        }
         match obj.get("limits") {
             None => {}
             Some(Value::Object(m)) => {
@@ -951,6 +970,39 @@ mod tests {
             false,
         );
         assert_eq!(c.llm_api_key.as_deref(), Some("p"));
+    }
+
+    /// Issue #44 (D140): `maxResultBytes` is read and checked; the user's wins, and a project's
+    /// counts only when it tightens the default (a project cannot unbound or widen what a
+    /// model reads).
+    #[test]
+    fn i44_max_result_bytes_from_the_configurations() {
+        for bad in [r#"{"maxResultBytes":-1}"#, r#"{"maxResultBytes":"75000"}"#] {
+            assert!(ConfigFile::parse(bad).is_err(), "{bad}");
+        }
+        let decide = |user: Option<&str>, proj: &str| {
+            Config::decide(user.map(file), Some(project(proj)), &Env::default(), false)
+                .max_result_bytes
+        };
+        assert_eq!(decide(None, r#"{"maxResultBytes":20000}"#), Some(20_000));
+        assert_eq!(
+            decide(None, r#"{"maxResultBytes":0}"#),
+            None,
+            "no unbounding"
+        );
+        assert_eq!(
+            decide(None, r#"{"maxResultBytes":900000}"#),
+            None,
+            "no widening"
+        );
+        assert_eq!(
+            decide(
+                Some(r#"{"maxResultBytes":0}"#),
+                r#"{"maxResultBytes":20000}"#
+            ),
+            Some(0),
+            "the user's wins"
+        );
     }
 
     /// Issue #44 (D136, D137): `upstreamAttempts` and `limits` are read and checked; the user's
