@@ -297,18 +297,6 @@ fn scaled(count: usize, factor: f64, floor: usize) -> usize {
     n.max(floor).min(count)
 }
 
-/// Appends a JSON-pointer segment for `key` (`~` and `/` escaped).
-fn push_segment(path: &mut String, key: &str) {
-    path.push('/');
-    for c in key.chars() {
-        match c {
-            '~' => path.push_str("~0"),
-            '/' => path.push_str("~1"),
-            c => path.push(c),
-        }
-    }
-}
-
 fn shrink(
     value: &Value,
     schema: Option<&Value>,
@@ -352,7 +340,8 @@ fn shrink(
             let out: Map<String, Value> = members
                 .iter()
                 .map(|(k, v)| {
-                    push_segment(path, k);
+                    path.push('/');
+                    crate::output::push_escaped(path, k);
                     let v = shrink(v, member_schema(schema, k), factor, path, cuts);
                     path.truncate(len);
                     (k.clone(), v)

@@ -82,7 +82,7 @@ fn member<'a>(m: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a Va
 }
 
 /// Appends `key` to a JSON pointer, escaped (`~` → `~0`, `/` → `~1`), without a new string.
-fn push_escaped(path: &mut String, key: &str) {
+pub(crate) fn push_escaped(path: &mut String, key: &str) {
     for c in key.chars() {
         match c {
             '~' => path.push_str("~0"),
