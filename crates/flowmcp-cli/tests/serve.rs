@@ -1938,3 +1938,93 @@ fn i39_6_the_request_id_goes_upstream_without_metrics() {
         seen[0]
     );
 }
+
+/// Issue #44, scope 3: a per-namespace rate limit holds across two `serve` replicas that share
+/// one Redis. With `--rate-limit skycast-io=2/h`, two calls (one on each replica) reach the
+/// upstream and the third, on either replica, is refused at once with E003 naming the limit; the
+/// shared counter lives under `flowmcp:rate:v1:` and holds no secret.
+#[test]
+fn i44_a_rate_limit_holds_across_two_serve_replicas_sharing_redis() {
+    use common::support::RedisServer;
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    // The counter's window is the clock hour: start well inside one, so all three calls share it.
+    let into_hour = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        % 3600;
+    if into_hour > 3540 {
+        std::thread::sleep(std::time::Duration::from_secs(3601 - into_hour));
+    }
+    let upstream = TestServer::start(3, |_| {
+        reply(200, Some("application/json"), r#"{"temperature":3.5}"#)
+    });
+    let home = Scratch::new("serve-i44-rate");
+    let url = redis.url();
+    let upstream_arg = format!("skycast-io={}", upstream.base);
+    let args = [
+        "--cache",
+        url.as_str(),
+        "--rate-limit",
+        "skycast-io=2/h",
+        "--upstream",
+        upstream_arg.as_str(),
+    ];
+    let env = [("SKYCAST_API_KEY", I32_SECRET)];
+    let mut a = HttpServe::start_env(&home, "127.0.0.1:0", &args, &env);
+    let mut b = HttpServe::start_env(&home, "127.0.0.1:0", &args, &env);
+    let version = ("MCP-Protocol-Version", "2025-06-18");
+    let call = |serve: &HttpServe, id: u64| {
+        let (status, body) = post(
+            &format!("{}/mcp", serve.base),
+            &[version],
+            &tools_call(
+                id,
+                "getCurrentConditions_skycast-io",
+                json!({"city": "Berlin"}),
+            ),
+        );
+        assert_eq!(status, 200, "{body}");
+        body
+    };
+    let first = call(&a, 1);
+    assert!(
+        first.contains("3.5") && !first.contains("\"isError\":true"),
+        "{first}"
+    );
+    let second = call(&b, 2);
+    assert!(
+        second.contains("3.5") && !second.contains("\"isError\":true"),
+        "{second}"
+    );
+    for (serve, id) in [(&a, 3), (&b, 4)] {
+        let refused = call(serve, id);
+        assert!(refused.contains("\"isError\":true"), "{refused}");
+        assert!(
+            refused.contains("E003")
+                && refused
+                    .contains("the rate limit of namespace skycast-io (2/h) allowed no request"),
+            "{refused}"
+        );
+    }
+    assert_eq!(a.terminate(), Some(0));
+    assert_eq!(b.terminate(), Some(0));
+    let seen = upstream.finish();
+    assert_eq!(
+        seen.len(),
+        2,
+        "only two calls reached the upstream: {seen:?}"
+    );
+    let keys = redis.keys("flowmcp:rate:v1:*");
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    assert!(
+        keys[0].starts_with("flowmcp:rate:v1:skycast-io:"),
+        "{keys:?}"
+    );
+    assert_eq!(redis.cli(&["GET", &keys[0]]).trim(), "4");
+    for key in redis.keys("*") {
+        assert!(!key.contains(I32_SECRET), "{key}");
+    }
+}
