@@ -172,14 +172,15 @@ pub struct SchemaTests {
     pub primitives: Vec<PrimitiveTests>,
 }
 
-/// Why [`SchemaTests::with_outputs`] left a schema file's text as it was.
+/// Why [`SchemaTests::with_outputs`] or [`SchemaTests::pruned`] left a schema file's text as it was.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum OutputEditError {
-    /// A tool's `output` could not be set (its entry is not a literal object, say).
-    #[error("tool {route}: {reason}")]
+    /// A primitive's member could not be edited: a tool's `output` set, or a failing tool or
+    /// query removed (its entry is not a literal object, say).
+    #[error("{route}: {reason}")]
     Tool {
-        /// The tool's route name.
+        /// The tool's route name, or `resource.query`.
         route: String,
         /// Why.
         reason: String,
@@ -233,6 +234,70 @@ impl SchemaTests {
                 reason: e.to_string(),
             })?;
         }
+        self.checked_edit(text, after, options, discovery)
+    }
+
+    /// The routes of the primitives that failed: what chapter 21 says must be removed before
+    /// production.
+    pub fn failed_routes(&self) -> Vec<&str> {
+        self.primitives
+            .iter()
+            .filter(|p| p.verdict == Verdict::Fail)
+            .map(|p| p.route.as_str())
+            .collect()
+    }
+
+    /// `text`, this schema file's source, without the primitives that failed (the production
+    /// copy of chapter 21's partial schema policy): each failing tool's member of `main.tools`
+    /// and each failing resource query's member of its resource's `queries` removed, everything
+    /// else kept byte for byte, and a `schemaHash` made to describe the new `main`. `None` when
+    /// nothing failed. Refused like [`SchemaTests::with_outputs`] when the result would have an
+    /// error the old text did not have (a file whose every tool failed, say).
+    pub fn pruned(
+        &self,
+        text: &str,
+        options: &flowmcp_validate::Options,
+        discovery: &crate::ListDiscovery,
+    ) -> Result<Option<String>, OutputEditError> {
+        let failed: Vec<&PrimitiveTests> = self
+            .primitives
+            .iter()
+            .filter(|p| p.verdict == Verdict::Fail)
+            .collect();
+        if failed.is_empty() {
+            return Ok(None);
+        }
+        let mut after = text.to_string();
+        for p in failed {
+            let edited = match (p.remote, p.route.split_once('.')) {
+                (true, _) => {
+                    flowmcp_loader::edit::remove_member(&after, "main", &["tools"], &p.route)
+                }
+                (false, Some((resource, query))) => flowmcp_loader::edit::remove_member(
+                    &after,
+                    "main",
+                    &["resources", resource, "queries"],
+                    query,
+                ),
+                (false, None) => Err(flowmcp_loader::edit::EditError::NoMember(p.route.clone())),
+            };
+            after = edited.map_err(|e| OutputEditError::Tool {
+                route: p.route.clone(),
+                reason: e.to_string(),
+            })?;
+        }
+        self.checked_edit(text, after, options, discovery).map(Some)
+    }
+
+    /// `after`, an edit of `text`, with its `schemaHash` (when it has one) made to describe its
+    /// new `main`; refused when it has an error `text` did not have.
+    fn checked_edit(
+        &self,
+        text: &str,
+        mut after: String,
+        options: &flowmcp_validate::Options,
+        discovery: &crate::ListDiscovery,
+    ) -> Result<String, OutputEditError> {
         let loaded = flowmcp_loader::load_source(
             &self.path,
             &self.file,

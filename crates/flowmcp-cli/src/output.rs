@@ -3,6 +3,7 @@
 //! writing standard output and JSON files.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use flowmcp_catalog::Catalog;
@@ -92,4 +93,43 @@ pub(crate) fn print_problems(catalog: &Catalog) {
             &format!("flowmcp: {}: {}", shown(&p.file), shown(&p.message)),
         );
     }
+}
+
+/// The root of the directory that holds `path`, and the file's name in it: commands that rewrite a
+/// user's files (`migrate`, `test --prune`) write each through that directory's handle
+/// ([`flowmcp_files::Root`]).
+pub(crate) fn in_dir(path: &Path) -> Result<(flowmcp_files::Root, PathBuf), String> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Ok((flowmcp_files::Root::new(dir), PathBuf::from(name)))
+}
+
+/// Copies `path`'s `original` text to `<path>.bak` (refusing when that exists), then replaces
+/// `path` with `text` atomically, both through the directory's handle (a symbolic link in
+/// either place is not written through).
+pub(crate) fn write_with_backup(path: &Path, original: &str, text: &str) -> Result<(), String> {
+    let (root, name) = in_dir(path)?;
+    let mut backup = name.as_os_str().to_owned();
+    backup.push(".bak");
+    let backup = PathBuf::from(backup);
+    match root.write_new(&backup, original.as_bytes()) {
+        Ok(()) => {}
+        Err(flowmcp_files::PathError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::AlreadyExists =>
+        {
+            return Err(format!(
+                "{}.bak exists already (a backup of an earlier run?): move it away and run \
+                 again",
+                path.display()
+            ));
+        }
+        Err(e) => return Err(format!("cannot write {}.bak: {e}", path.display())),
+    }
+    root.write_atomic(&name, text.as_bytes(), &|_| true)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -350,3 +350,124 @@ fn item07_grade_llm_never_writes_the_key_the_endpoint_echoes() {
     server.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue #45, scope 3: `flowmcp grade DIR` grades every schema file under a directory, each into
+/// `OUT/<slug>/`, passing over files without a `main`; scores come from `SCORES/<slug>/`, and
+/// `OUT/grades.json` has a row per file, a refused one with its reason.
+#[test]
+fn i45_grade_takes_a_directory() {
+    let dir = temp_dir("grade-dir");
+    let catalog = repo_root().join("examples/catalog").display().to_string();
+    let out = dir.join("out");
+    let out_arg = out.display().to_string();
+    let run = flowmcp(
+        &["grade", "--emit-prompts", &catalog, "--out", &out_arg],
+        &dir,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut slugs: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    slugs.sort();
+    assert_eq!(
+        slugs,
+        [
+            "atlasdata-org_countries",
+            "fieldnotes-app_notes",
+            "holidaykit-net_public-holidays",
+            "openshelf-org_books",
+            "skycast-io_forecast"
+        ],
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .starts_with("5 schema files with prompts written, 0 refused, "),
+        "{}",
+        run.stdout
+    );
+    // The same bytes as one file's prompts.json.
+    let single = dir.join("single");
+    let holidays =
+        repo_root().join("examples/catalog/providers/holidaykit-net/public-holidays.mjs");
+    let run = flowmcp(
+        &[
+            "grade",
+            "--emit-prompts",
+            &holidays.display().to_string(),
+            "--out",
+            &single.display().to_string(),
+        ],
+        &dir,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(single.join("prompts.json")).unwrap(),
+        std::fs::read(out.join("holidaykit-net_public-holidays/prompts.json")).unwrap()
+    );
+
+    // Scores for all but one: four graded, one refused, exit 1.
+    let scores_dir = dir.join("scores");
+    for slug in &slugs[1..] {
+        std::fs::create_dir_all(scores_dir.join(slug)).unwrap();
+        std::fs::write(
+            scores_dir.join(slug).join("scores.json"),
+            scores("v1", slug, 4.5, 4.0),
+        )
+        .unwrap();
+    }
+    let graded = dir.join("graded");
+    let grade = |scores: &std::path::Path| {
+        flowmcp(
+            &[
+                "grade",
+                "--consume-scores",
+                &scores.display().to_string(),
+                &catalog,
+                "--out",
+                &graded.display().to_string(),
+            ],
+            &dir,
+        )
+    };
+    let run = grade(&scores_dir);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.starts_with("4 schema files graded, 1 refused, "),
+        "{}",
+        run.stdout
+    );
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(graded.join("grades.json")).unwrap())
+            .unwrap();
+    let rows = summary["grades"].as_array().unwrap();
+    assert_eq!(rows.len(), 5, "{summary}");
+    let refused: Vec<&Value> = rows.iter().filter(|r| r.get("error").is_some()).collect();
+    assert_eq!(refused.len(), 1, "{summary}");
+    assert_eq!(refused[0]["id"], "atlasdata-org/countries");
+    let holidays_row = rows
+        .iter()
+        .find(|r| r["id"] == "holidaykit-net/public-holidays")
+        .unwrap();
+    assert_eq!(holidays_row["grade"], "A", "{summary}");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            graded.join("holidaykit-net_public-holidays/holidaykit-net_public-holidays.grade.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(report["score"], 4.25);
+    // A file as --consume-scores with a directory as SCHEMA is a usage error.
+    let file = scores_dir.join("skycast-io_forecast/scores.json");
+    let run = grade(&file);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("must name a directory too"),
+        "{}",
+        run.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

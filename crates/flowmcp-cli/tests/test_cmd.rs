@@ -502,3 +502,134 @@ fn i31_6_a_selection_test_covers_its_prompts_and_skills() {
     );
     let _ = std::fs::remove_dir_all(&cwd);
 }
+
+/// Issue #45, scope 3: `flowmcp test --prune` removes the failing tools from their file (the
+/// original kept as `<file>.bak`, every other byte as it was), and the pruned file validates;
+/// `--dry-run` only shows the diff; a file whose result would not validate is left alone.
+#[test]
+fn i45_prune_removes_failing_tools_and_keeps_the_original() {
+    let cwd = temp_dir("test-cmd-prune-write");
+    common::copy_dir(&repo_root().join("examples/catalog"), &cwd.join("catalog"));
+    let file = cwd.join("catalog/providers/skycast-io/forecast.mjs");
+    let original = std::fs::read_to_string(&file).unwrap();
+    // The demo upstream, but the weather alerts are gone.
+    let dir = repo_root().join("examples/demo-upstream");
+    let server = TestServer::start(100, move |seen| {
+        let path = seen.url.split('?').next().unwrap_or_default().to_string();
+        match std::fs::read(dir.join(path.trim_start_matches('/'))) {
+            Ok(body) if !path.starts_with("/alerts") => reply(200, Some("application/json"), body),
+            _ => reply(404, Some("application/json"), "{}"),
+        }
+    });
+    let file_arg = file.display().to_string();
+    let upstream = format!("skycast-io={}", server.base);
+    let base = [
+        "test",
+        file_arg.as_str(),
+        "--delay-ms",
+        "0",
+        "--prune",
+        "--upstream",
+        upstream.as_str(),
+    ];
+    let mut dry = base.to_vec();
+    dry.push("--dry-run");
+    let run = flowmcp_env(&dry, &cwd, &KEYS);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("would remove from ")
+            && run.stdout.contains("-        getWeatherAlerts: {\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+    assert!(
+        !cwd.join("catalog/providers/skycast-io/forecast.mjs.bak")
+            .exists()
+    );
+
+    let run = flowmcp_env(&base, &cwd, &KEYS);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("  FAIL  tool getWeatherAlerts")
+            && run
+                .stdout
+                .contains(": removed getWeatherAlerts (original kept as "),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("catalog/providers/skycast-io/forecast.mjs.bak")).unwrap(),
+        original
+    );
+    let pruned = std::fs::read_to_string(&file).unwrap();
+    assert!(!pruned.contains("getWeatherAlerts"), "{pruned}");
+    // Only the tool's own lines went.
+    let start = original.find("        getWeatherAlerts: {\n").unwrap();
+    let tools_end = original[start..].find("\n    }").unwrap() + start;
+    let mut expected = original[..start].to_string();
+    expected.push_str(&original[tools_end + 1..]);
+    assert_eq!(pruned.trim_end(), expected.trim_end(), "{pruned}");
+    assert!(
+        run.stderr
+            .contains("registry.json's contentHash no longer matches the pruned files"),
+        "{}",
+        run.stderr
+    );
+    let index = flowmcp_env(
+        &[
+            "catalog",
+            "index",
+            &cwd.join("catalog").display().to_string(),
+        ],
+        &cwd,
+        &[],
+    );
+    assert_eq!(index.code, 0, "{}\n{}", index.stdout, index.stderr);
+    let check = flowmcp_env(&["validate", file_arg.as_str()], &cwd, &[]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    // Run again: nothing fails, nothing to prune, the backup is not touched.
+    let run = flowmcp_env(&base, &cwd, &KEYS);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(!run.stdout.contains("pruned "), "{}", run.stdout);
+    let _ = server.finish();
+
+    // Every tool of the holidays file fails: removing them all would break the catalog (its
+    // prompts, a skill and a selection name them), so the file is put back as it was, its backup
+    // removed, and the run fails.
+    let holidays = cwd.join("catalog/providers/holidaykit-net/public-holidays.mjs");
+    let before = std::fs::read_to_string(&holidays).unwrap();
+    let nothing = TestServer::start(20, |_| reply(404, Some("application/json"), "{}"));
+    let holidays_arg = holidays.display().to_string();
+    let upstream = format!("holidaykit-net={}", nothing.base);
+    let run = flowmcp_env(
+        &[
+            "test",
+            &holidays_arg,
+            "--delay-ms",
+            "0",
+            "--prune",
+            "--upstream",
+            &upstream,
+        ],
+        &cwd,
+        &[],
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("not pruned: ")
+            && run
+                .stdout
+                .contains("removing them would break the catalog ")
+            && run.stdout.contains("SEL003"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&holidays).unwrap(), before);
+    assert!(
+        !cwd.join("catalog/providers/holidaykit-net/public-holidays.mjs.bak")
+            .exists()
+    );
+    let _ = nothing.finish();
+    let _ = std::fs::remove_dir_all(&cwd);
+}

@@ -164,6 +164,51 @@ pub fn set_member(
     Ok(splice(at, at, &text))
 }
 
+/// Removes the member `key` of the object literal at `path` inside `export const <export_name> =
+/// { … }` (`path` as for [`set_member`]; empty for the export itself): its key, its value and the
+/// comma after it. When the member has its line to itself (a line comment after it counts as
+/// its own), the whole line goes; otherwise only the member and the blanks after its comma.
+/// Comments on the lines before it and every other character stay. A missing member is
+/// [`EditError::NoMember`].
+pub fn remove_member(
+    source: &str,
+    export_name: &str,
+    path: &[&str],
+    key: &str,
+) -> Result<String, EditError> {
+    let members = EditView::new(source).object_members(export_name, path)?;
+    let m = members
+        .iter()
+        .find(|m| m.name == key)
+        .ok_or_else(|| EditError::NoMember(key.to_string()))?;
+    // Byte ranges are on the source; blanks are ASCII, so stepping by bytes over them is safe.
+    let bytes = source.as_bytes();
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let mut end = m.value.end;
+    while end < bytes.len() && blank(bytes[end]) {
+        end += 1;
+    }
+    if bytes.get(end) == Some(&b',') {
+        end += 1;
+    }
+    let line_end = source[end..].find('\n').map_or(source.len(), |i| end + i);
+    let rest = source[end..line_end].trim();
+    let line_start = source[..m.key.start].rfind('\n').map_or(0, |i| i + 1);
+    let alone_before = source[line_start..m.key.start].trim().is_empty();
+    let (from, to) = if alone_before && (rest.is_empty() || rest.starts_with("//")) {
+        (line_start, (line_end + 1).min(source.len()))
+    } else {
+        while end < bytes.len() && blank(bytes[end]) {
+            end += 1;
+        }
+        (m.key.start, end)
+    };
+    let mut out = String::with_capacity(source.len());
+    out.push_str(&source[..from]);
+    out.push_str(&source[to..]);
+    Ok(out)
+}
+
 /// The indentation of the members of the object literal opened at `open` (before `end`): that of
 /// its first member's line; `None` when the first member is on the line of the `{` (a one-line
 /// object) or there is none.
@@ -773,5 +818,29 @@ mod tests {
         let b = crate::scan::blank_aligned(src);
         assert_eq!(b.len(), src.len());
         assert_eq!(b.find("export"), src.find("export"));
+    }
+
+    #[test]
+    fn i45_remove_member_takes_its_line_or_only_itself() {
+        let src = "export const main = {\n    tools: {\n        // kept\n        a: { x: 1 },\n        b: {\n            y: [ 1, 2 ]\n        }, // fails\n        c: 'z'\n    }\n}\n";
+        let out = remove_member(src, "main", &["tools"], "b").unwrap();
+        assert_eq!(
+            out,
+            "export const main = {\n    tools: {\n        // kept\n        a: { x: 1 },\n        c: 'z'\n    }\n}\n"
+        );
+        let out = remove_member(&out, "main", &["tools"], "c").unwrap();
+        assert_eq!(
+            out,
+            "export const main = {\n    tools: {\n        // kept\n        a: { x: 1 },\n    }\n}\n"
+        );
+        let one_line = "export const main = { tools: { a: 1, b: '}', c: 3 } }";
+        assert_eq!(
+            remove_member(one_line, "main", &["tools"], "b").unwrap(),
+            "export const main = { tools: { a: 1, c: 3 } }"
+        );
+        assert_eq!(
+            remove_member(one_line, "main", &["tools"], "nope"),
+            Err(EditError::NoMember("nope".into()))
+        );
     }
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use clap::Args;
-use flowmcp_catalog::grading::{GradedFile, GradedSchema};
+use flowmcp_catalog::grading::{GradeError, GradedFile, GradedSchema};
 use serde_json::Value;
 
 use crate::context::{ModelArgs, ProfileArg, config, plain_validation, profile_of};
@@ -24,11 +24,16 @@ use crate::output::{shown, write_json, write_stdout};
     error; else A >= 4.0, B >= 3.0, C >= 2.0, D below), the dimensions, the SHA-256 of the file, \
     timestamps and the validation errors.\n\n\
     Files are written atomically into the current directory or --out DIR.\n\n\
+    SCHEMA may be a directory: every schema file under it is graded (files without a `main`, \
+    such as shared lists, prompts and skills, are passed over), each into OUT/<slug>/ as one \
+    file would be (`prompts.json`, `scores.json`, `<slug>.grade.json`); --consume-scores then \
+    names a directory of the same layout (SCORES/<slug>/scores.json), and OUT/grades.json lists \
+    every file's grade, score and report (or why it was refused).\n\n\
     `--llm` scores the prompts itself with a model of an OpenAI-compatible endpoint (OpenRouter \
     by default, or --llm-base-url), each prompt in a request of its own, writes the scores.json \
     it got and then the grade report.\n\n\
     Exit codes: 0 written, 1 refused scores (unknown protocol, another schema, missing or \
-    out-of-range scores), 2 usage error or unreadable schema."
+    out-of-range scores; with a directory: any file refused), 2 usage error or unreadable schema."
 )]
 #[command(group(
     clap::ArgGroup::new("mode")
@@ -36,7 +41,7 @@ use crate::output::{shown, write_json, write_stdout};
         .args(["emit_prompts", "consume_scores", "llm"])
 ))]
 pub(crate) struct GradeArgs {
-    /// The schema file.
+    /// The schema file, or a directory of them.
     #[arg(value_name = "SCHEMA")]
     schema: PathBuf,
     /// Write prompts.json.
@@ -55,7 +60,8 @@ pub(crate) struct GradeArgs {
     model: String,
     #[command(flatten)]
     endpoint: ModelArgs,
-    /// Read the grader's scores.json and write the grade report.
+    /// Read the grader's scores.json and write the grade report (with a directory as SCHEMA: a
+    /// directory holding `<slug>/scores.json`).
     #[arg(long, value_name = "FILE")]
     consume_scores: Option<PathBuf>,
     /// Where to write (default: the current directory).
@@ -67,39 +73,92 @@ pub(crate) struct GradeArgs {
 }
 
 pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
-    let started = flowmcp_catalog::timestamp(SystemTime::now());
     let cfg = config(false)?;
     let opts = plain_validation(&cfg, profile_of(a.profile, &cfg));
-    let display = a.schema.display().to_string();
-    let bytes = flowmcp_files::named::read(&a.schema).map_err(|e| format!("{display}: {e}"))?;
-    let mut graded = GradedFile::load(&a.schema, &display, &opts).map_err(|e| e.to_string())?;
-    let schema = graded.schema().clone();
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("."));
-    if a.emit_prompts {
-        let path = out.join("prompts.json");
-        write_json(&path, &schema.prompts())?;
-        write_stdout(&format!(
+    flowmcp_files::named::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    if flowmcp_files::named::is_dir(&a.schema) {
+        return run_dir(&a, &cfg, &opts, &out);
+    }
+    if a.consume_scores
+        .as_deref()
+        .is_some_and(flowmcp_files::named::is_dir)
+    {
+        return Err(
+            "--consume-scores names a directory: give a directory as SCHEMA too, or \
+                    the scores.json of this schema"
+                .into(),
+        );
+    }
+    let display = a.schema.display().to_string();
+    let graded = GradedFile::load(&a.schema, &display, &opts).map_err(|e| e.to_string())?;
+    match grade_one(
+        &a,
+        &cfg,
+        &opts,
+        graded,
+        &a.schema,
+        &out,
+        a.consume_scores.as_deref(),
+    )? {
+        One::Prompts(path, id) => write_stdout(&format!(
             "wrote {} for {}\n",
             flowmcp_spec::diagnostic::display_path(&path),
-            shown(&schema.id)
-        ))?;
-        return Ok(ExitCode::SUCCESS);
+            shown(&id)
+        ))?,
+        One::Graded { line, .. } => write_stdout(&format!("{line}\n"))?,
+        One::Refused(e) => {
+            eprintln!("flowmcp: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What grading one schema file gave.
+enum One {
+    /// `prompts.json` written there, for the schema of this ID.
+    Prompts(PathBuf, String),
+    /// The grade report: its JSON, where it was written and the line that says so.
+    Graded {
+        report: Value,
+        path: PathBuf,
+        line: String,
+    },
+    /// Scores refused, or the model's answer unusable: why.
+    Refused(String),
+}
+
+/// Grades one loaded schema file (`--emit-prompts`, `--llm` or `--consume-scores scores`),
+/// writing into `out`.
+fn grade_one(
+    a: &GradeArgs,
+    cfg: &crate::context::Config,
+    opts: &flowmcp_validate::Options,
+    mut graded: GradedFile,
+    path: &std::path::Path,
+    out: &std::path::Path,
+    scores: Option<&std::path::Path>,
+) -> Result<One, String> {
+    let started = flowmcp_catalog::timestamp(SystemTime::now());
+    let bytes = flowmcp_files::named::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let schema = graded.schema().clone();
+    if a.emit_prompts {
+        let prompts = out.join("prompts.json");
+        write_json(&prompts, &schema.prompts())?;
+        return Ok(One::Prompts(prompts, schema.id));
     }
     let scores: Value = if a.llm {
-        let endpoint = a.endpoint.endpoint(&cfg);
+        let endpoint = a.endpoint.endpoint(cfg);
         match score_with_llm(&schema, &endpoint, &a.model) {
             Ok(v) => {
-                let path = out.join("scores.json");
-                write_json(&path, &v)?;
+                write_json(&out.join("scores.json"), &v)?;
                 v
             }
-            Err(e) => {
-                eprintln!("flowmcp: {e}");
-                return Ok(ExitCode::from(1));
-            }
+            Err(e) => return Ok(One::Refused(e)),
         }
     } else {
-        let Some(scores_path) = &a.consume_scores else {
+        let Some(scores_path) = scores else {
             return Err("give --emit-prompts, --consume-scores FILE or --llm".into());
         };
         let text = flowmcp_files::named::read_to_string(scores_path)
@@ -107,22 +166,24 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
         match serde_json::from_str(&text) {
             Ok(v) => v,
             Err(e) => {
-                eprintln!("flowmcp: {}: not JSON: {e}", scores_path.display());
-                return Ok(ExitCode::from(1));
+                return Ok(One::Refused(format!(
+                    "{}: not JSON: {e}",
+                    scores_path.display()
+                )));
             }
         }
     };
     // The same evaluation of the file is validated (not a second load).
-    let validation = graded.validate(&opts);
+    let validation = graded.validate(opts);
     let now = flowmcp_catalog::timestamp(SystemTime::now());
     let sha = flowmcp_spec::hash::sha256_hex(&bytes);
     match schema.grade(&scores, &validation, &sha, &started, &now) {
         Ok(report) => {
             let path = out.join(format!("{}.grade.json", schema.slug));
             write_json(&path, &report)?;
-            write_stdout(&format!(
-                "{}: grade {} (score {}, validation {}); wrote {}\n",
-                schema.id,
+            let line = format!(
+                "{}: grade {} (score {}, validation {}); wrote {}",
+                shown(&schema.id),
                 report["grade"].as_str().unwrap_or("?"),
                 report["score"],
                 if report["validationPassed"] == Value::Bool(true) {
@@ -131,14 +192,143 @@ pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
                     "failed"
                 },
                 path.display()
-            ))?;
-            Ok(ExitCode::SUCCESS)
+            );
+            Ok(One::Graded { report, path, line })
         }
-        Err(e) => {
-            eprintln!("flowmcp: {e}");
-            Ok(ExitCode::from(1))
+        Err(e) => Ok(One::Refused(e.to_string())),
+    }
+}
+
+/// `flowmcp grade DIR`: every schema file under `DIR` (files without a `main`, such as shared
+/// lists, prompts and skills, are passed over), each into `OUT/<slug>/` as one file would be,
+/// its scores read from `SCORES/<slug>/scores.json`; then `OUT/grades.json`, one row per file.
+fn run_dir(
+    a: &GradeArgs,
+    cfg: &crate::context::Config,
+    opts: &flowmcp_validate::Options,
+    out: &std::path::Path,
+) -> Result<ExitCode, String> {
+    let scores_dir = match &a.consume_scores {
+        Some(p) if !flowmcp_files::named::is_dir(p) => {
+            return Err(format!(
+                "{} is a directory: --consume-scores must name a directory too, holding \
+                 <slug>/scores.json for each schema (the layout --emit-prompts writes)",
+                a.schema.display()
+            ));
+        }
+        other => other.clone(),
+    };
+    let files = crate::walk::collect(std::slice::from_ref(&a.schema))?;
+    let mut rows = Vec::new();
+    let mut seen = std::collections::BTreeMap::new();
+    let (mut written, mut refused, mut passed_over) = (0usize, 0usize, 0usize);
+    let total = files.len();
+    for (i, f) in files.iter().enumerate() {
+        let graded = match GradedFile::load(&f.path, &f.display, opts) {
+            Ok(g) => g,
+            // Shared lists, prompts, skills and agents have no `main`; a file that declares one
+            // but could not be read or run is refused, not passed over.
+            Err(GradeError::NotASchema(_))
+                if !flowmcp_files::named::read_to_string(&f.path)
+                    .is_ok_and(|t| t.contains("export const main")) =>
+            {
+                passed_over += 1;
+                continue;
+            }
+            Err(e @ GradeError::NotASchema(_)) => {
+                eprintln!("flowmcp: [{}/{total}] {}", i + 1, shown(&e.to_string()));
+                rows.push(serde_json::json!({"file": f.display, "error": e.to_string()}));
+                refused += 1;
+                continue;
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        let slug = graded.schema().slug.clone();
+        let id = graded.schema().id.clone();
+        // The slug names a folder: one plain component, and one file per slug.
+        let component = std::path::Path::new(&slug);
+        let mut parts = component.components();
+        if !matches!(
+            (parts.next(), parts.next()),
+            (Some(std::path::Component::Normal(_)), None)
+        ) {
+            eprintln!(
+                "flowmcp: {}: {} cannot name a folder; passed over",
+                shown(&f.display),
+                shown(&slug)
+            );
+            refused += 1;
+            continue;
+        }
+        if let Some(other) = seen.insert(slug.clone(), f.display.clone()) {
+            eprintln!(
+                "flowmcp: {}: the same ID {} as {}; passed over",
+                shown(&f.display),
+                shown(&id),
+                shown(&other)
+            );
+            refused += 1;
+            continue;
+        }
+        let dir = out.join(&slug);
+        flowmcp_files::named::create_dir_all(&dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+        let scores = scores_dir
+            .as_ref()
+            .map(|d| d.join(&slug).join("scores.json"));
+        if let Some(s) = &scores
+            && !flowmcp_files::named::exists(s)
+        {
+            eprintln!(
+                "flowmcp: [{}/{total}] {}: no {}",
+                i + 1,
+                shown(&id),
+                s.display()
+            );
+            rows.push(serde_json::json!({"file": f.display, "id": id, "error": "no scores.json"}));
+            refused += 1;
+            continue;
+        }
+        match grade_one(a, cfg, opts, graded, &f.path, &dir, scores.as_deref())? {
+            One::Prompts(path, _) => {
+                eprintln!("flowmcp: [{}/{total}] wrote {}", i + 1, path.display());
+                written += 1;
+            }
+            One::Graded { report, path, line } => {
+                eprintln!("flowmcp: [{}/{total}] {line}", i + 1);
+                rows.push(serde_json::json!({
+                    "file": f.display, "id": id, "grade": report["grade"], "score": report["score"],
+                    "validationPassed": report["validationPassed"],
+                    "report": path.display().to_string(),
+                }));
+                written += 1;
+            }
+            One::Refused(e) => {
+                eprintln!("flowmcp: [{}/{total}] {}: {}", i + 1, shown(&id), shown(&e));
+                rows.push(serde_json::json!({"file": f.display, "id": id, "error": e}));
+                refused += 1;
+            }
         }
     }
+    let mut summary = format!(
+        "{written} schema files {}, {refused} refused, {passed_over} files without a schema passed over",
+        if a.emit_prompts {
+            "with prompts written"
+        } else {
+            "graded"
+        }
+    );
+    if !a.emit_prompts {
+        let path = out.join("grades.json");
+        write_json(&path, &serde_json::json!({"grades": rows}))?;
+        summary.push_str(&format!("; wrote {}", path.display()));
+    }
+    write_stdout(&format!("{summary}\n"))?;
+    Ok(if refused > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// The `scores.json` a model gives: each prompt of `prompts.json` sent on its own (isolated

@@ -8,6 +8,8 @@ use std::process::ExitCode;
 use clap::Args;
 use flowmcp_catalog::migrate::{self, MigrateError};
 
+use crate::output::{in_dir, write_with_backup};
+
 #[derive(Args, Debug)]
 #[command(
     about = "Migrate old schema files (1.x, 2.x, 3.x) to a newer version of the specification",
@@ -315,49 +317,11 @@ fn part_path(path: &Path, n: usize) -> PathBuf {
     path.with_file_name(format!("{stem}-part{n}.{ext}"))
 }
 
-/// The root of the directory that holds `path`, and the file's name in it: migrate writes every
-/// file through that directory's handle ([`flowmcp_files::Root`]).
-fn in_dir(path: &Path) -> Result<(flowmcp_files::Root, PathBuf), String> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    Ok((flowmcp_files::Root::new(dir), PathBuf::from(name)))
-}
-
 /// Writes `text` to the new file `path` (an existing file or link there fails; nothing is
 /// overwritten).
 fn write_new(path: &Path, text: &str) -> Result<(), String> {
     let (root, name) = in_dir(path)?;
     root.write_new(&name, text.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-/// Copies `path`'s `original` text to `<path>.bak` (refusing when that exists), then replaces
-/// `path` with `text` atomically, both through the directory's handle (a symbolic link in
-/// either place is not written through).
-fn write_with_backup(path: &Path, original: &str, text: &str) -> Result<(), String> {
-    let (root, name) = in_dir(path)?;
-    let mut backup = name.as_os_str().to_owned();
-    backup.push(".bak");
-    let backup = PathBuf::from(backup);
-    match root.write_new(&backup, original.as_bytes()) {
-        Ok(()) => {}
-        Err(flowmcp_files::PathError::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::AlreadyExists =>
-        {
-            return Err(format!(
-                "{}.bak exists already (a backup of an earlier migration?): move it away and run \
-                 again",
-                path.display()
-            ));
-        }
-        Err(e) => return Err(format!("cannot write {}.bak: {e}", path.display())),
-    }
-    root.write_atomic(&name, text.as_bytes(), &|_| true)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

@@ -23,7 +23,8 @@ use crate::output::{shown, write_stdout};
     (--delay-ms). A primitive PASSES when at least one of its tests returns a 2xx response whose \
     data matches the declared output.schema, with no handler failure, within the time limit \
     (--timeout-ms, 30 s by default); otherwise it FAILS, with the reason (chapter 21: failing \
-    primitives must be removed before production; --prune-report lists them). Each shape mismatch \
+    primitives must be removed before production; --prune-report lists them and --prune removes \
+    them). Each shape mismatch \
     is listed with its JSON path. A tool whose server parameters have no value is skipped.\n\n\
     TARGET: a schema file or catalog directory (default: --catalog, the configuration's catalog, \
     or the current directory), or an ID of the catalog: a tool or resource \
@@ -35,8 +36,13 @@ use crate::output::{shown, write_stdout};
     --capture DIR writes chapter 10's records, DIR/<timestamp>/<namespace>/<route>-<i>.json, and \
     a metrics.json per namespace (timings, sizes, error codes). --dry-run writes nothing (the \
     tests are still called). --static calls nothing and only lists the tests.\n\n\
-    Exit codes: 0 no primitive failed, 1 a primitive failed or a file is not callable, 2 usage \
-    error."
+    --prune writes the production copy of each file with a failing primitive: its failing tools \
+    and resource queries removed (nothing else in the file changes; a `schemaHash` is refreshed), \
+    the original kept as `<file>.bak` (a file whose `.bak` exists is not touched). A file whose \
+    result would not validate (every tool failed, say) is left as it is. With --dry-run the \
+    diff is printed instead.\n\n\
+    Exit codes: 0 no primitive failed (with --prune: every failing primitive was removed), 1 a \
+    primitive failed (and was not removed) or a file is not callable, 2 usage error."
 )]
 pub(crate) struct TestArgs {
     /// `single` (optional), then a schema file, a catalog directory, or an ID.
@@ -57,6 +63,10 @@ pub(crate) struct TestArgs {
     /// Print only the list of failing primitives, ready to remove before production.
     #[arg(long)]
     prune_report: bool,
+    /// Remove the failing tools and resource queries from their files (the original kept as
+    /// `<file>.bak`), as chapter 21 asks before production. With --dry-run, print the diff.
+    #[arg(long, conflicts_with_all = ["prune_report", "static_only", "update_output"])]
+    prune: bool,
     /// Write each tool's `output` from its responses (the output-schema generator): the value's
     /// text is replaced, or `output` is inserted after `parameters`; descriptions already written
     /// are kept, `schemaHash` is refreshed when present, nothing else in the file changes. A file
@@ -228,6 +238,11 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
         let text = update_outputs(&report, &v, a.dry_run)?;
         write_stdout(&text)?;
     }
+    let pruned = if a.prune {
+        prune(&report, &plain_validation(&cfg, profile), a.dry_run)?
+    } else {
+        Vec::new()
+    };
     let out = if a.prune_report {
         prune_report(&report)
     } else {
@@ -244,6 +259,10 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
                     );
                 }
                 v["autoPass"] = serde_json::json!(auto_pass);
+                if a.prune {
+                    v["pruned"] =
+                        serde_json::json!(pruned.iter().map(Pruned::to_json).collect::<Vec<_>>());
+                }
                 format!(
                     "{}\n",
                     serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
@@ -275,14 +294,24 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
                 } else {
                     Default::default()
                 };
-                tree(&report, &broken, &auto_pass, &structural, &what, &findings)
+                let mut text = tree(&report, &broken, &auto_pass, &structural, &what, &findings);
+                for p in &pruned {
+                    text.push_str(&p.line());
+                }
+                text
             }
         }
     };
     write_stdout(&out)?;
     let (_, failed, _) = report.counts();
+    // With --prune, a failure that was removed from its file no longer fails the run.
+    let failing = if a.prune && !a.dry_run {
+        pruned.iter().any(|p| p.error.is_some())
+    } else {
+        failed > 0
+    };
     Ok(
-        if failed > 0 || !broken.is_empty() || structural.iter().any(|m| !m.passed()) {
+        if failing || !broken.is_empty() || structural.iter().any(|m| !m.passed()) {
             ExitCode::from(1)
         } else {
             ExitCode::SUCCESS
@@ -394,6 +423,161 @@ fn update_outputs(
         out.push_str("no output to update (no tool call succeeded, or every output is current)\n");
     }
     Ok(out)
+}
+
+/// What `--prune` did to one file.
+struct Pruned {
+    /// The file as the report names it.
+    file: String,
+    /// The routes removed (or, with --dry-run, that would be).
+    removed: Vec<String>,
+    /// Why the file was left as it is.
+    error: Option<String>,
+    /// With --dry-run, the unified diff.
+    diff: Option<String>,
+}
+
+impl Pruned {
+    fn line(&self) -> String {
+        let removed = shown(&self.removed.join(", ")).into_owned();
+        let file = shown(&self.file);
+        match (&self.error, &self.diff) {
+            (Some(e), _) => format!("not pruned: {file}: {}\n", shown(e)),
+            (None, Some(diff)) => format!("would remove from {file}: {removed}\n{diff}"),
+            (None, None) => {
+                format!("pruned {file}: removed {removed} (original kept as {file}.bak)\n")
+            }
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({"file": self.file, "removed": self.removed, "error": self.error,
+                           "diff": self.diff})
+    }
+}
+
+/// Removes the failing primitives of each file from it (`--prune`), keeping the original as
+/// `<file>.bak`; with `dry_run` only computes the diffs. Each file's new text must validate on its
+/// own; a file inside a catalog (a directory with a `registry.json` above it) must also leave
+/// that catalog without new errors (a prompt, skill, selection or agent naming a removed tool):
+/// the catalog is validated again with the written files, and when it has new errors every file
+/// of that catalog is put back as it was and its backup removed. A file that cannot be pruned
+/// is reported and left as it is; an I/O failure stops.
+fn prune(
+    report: &TestReport,
+    opts: &flowmcp_validate::Options,
+    dry_run: bool,
+) -> Result<Vec<Pruned>, String> {
+    let discovery = flowmcp_catalog::ListDiscovery::new();
+    let mut out = Vec::new();
+    // Per catalog root (None: outside any catalog), the indices in `out` of its written files
+    // with their original text.
+    let mut locator = flowmcp_catalog::manifest::CatalogLocator::new(&discovery);
+    let mut written: std::collections::BTreeMap<Option<PathBuf>, Vec<(usize, String)>> =
+        Default::default();
+    let mut before_errors: std::collections::BTreeMap<PathBuf, Vec<String>> = Default::default();
+    for s in &report.schemas {
+        let removed: Vec<String> = s.failed_routes().into_iter().map(String::from).collect();
+        if removed.is_empty() {
+            continue;
+        }
+        let (dir, name) = crate::output::in_dir(&s.path)?;
+        let before = dir
+            .read_capped(&name, opts.limits.max_file_bytes)
+            .map_err(|e| e.to_string())?;
+        let before = String::from_utf8(before)
+            .map_err(|e| format!("{}: not UTF-8: {e}", s.path.display()))?;
+        let mut done = Pruned {
+            file: s.file.clone(),
+            removed,
+            error: None,
+            diff: None,
+        };
+        match s.pruned(&before, opts, &discovery) {
+            Ok(Some(after)) if dry_run => {
+                let diff = similar::TextDiff::from_lines(&before, &after);
+                done.diff = Some(
+                    diff.unified_diff()
+                        .header(&format!("a/{}", s.file), &format!("b/{}", s.file))
+                        .to_string(),
+                );
+            }
+            Ok(Some(after)) => {
+                let root = locator.locate(&s.path).map(|(root, _)| root);
+                if let Some(root) = &root
+                    && !before_errors.contains_key(root)
+                {
+                    before_errors.insert(root.clone(), catalog_errors(root, opts)?);
+                }
+                match crate::output::write_with_backup(&s.path, &before, &after) {
+                    Ok(()) => written.entry(root).or_default().push((out.len(), before)),
+                    Err(e) => done.error = Some(e),
+                }
+            }
+            Ok(None) => continue,
+            Err(e) => done.error = Some(e.to_string()),
+        }
+        out.push(done);
+    }
+    for (root, files) in written {
+        let Some(root) = root else { continue };
+        let old = before_errors.get(&root).cloned().unwrap_or_default();
+        let (rehash, new): (Vec<String>, Vec<String>) = catalog_errors(&root, opts)?
+            .into_iter()
+            .filter(|e| !old.contains(e))
+            .partition(|e| e.contains(": CAT008 "));
+        if new.is_empty() {
+            // The registry's contentHash covers the files just changed: registering the
+            // production copy is the next step, and the user's to take.
+            if !rehash.is_empty() {
+                eprintln!(
+                    "flowmcp: {}: registry.json's contentHash no longer matches the pruned files; \
+                     `flowmcp catalog index {}` updates it",
+                    shown(&root.display().to_string()),
+                    shown(&root.display().to_string())
+                );
+            }
+            continue;
+        }
+        for (i, original) in files {
+            let path = &report
+                .schemas
+                .iter()
+                .find(|s| s.file == out[i].file)
+                .map(|s| s.path.clone())
+                .ok_or_else(|| format!("{}: not in the report", out[i].file))?;
+            let (dir, name) = crate::output::in_dir(path)?;
+            dir.write_atomic(&name, original.as_bytes(), &|_| true)
+                .map_err(|e| format!("cannot restore {}: {e}", path.display()))?;
+            let mut backup = name.into_os_string();
+            backup.push(".bak");
+            dir.remove_file(Path::new(&backup))
+                .map_err(|e| format!("cannot remove {}.bak: {e}", path.display()))?;
+            out[i].error = Some(format!(
+                "removing them would break the catalog {} (the file is back as it was): {}",
+                root.display(),
+                new.join("; ")
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The errors of the catalog at `root` as `file: CODE message`, as `flowmcp validate` finds them.
+fn catalog_errors(root: &Path, opts: &flowmcp_validate::Options) -> Result<Vec<String>, String> {
+    let catalog = flowmcp_catalog::Catalog::open(root, &crate::context::validation_catalog(opts))
+        .map_err(|e| e.to_string())?;
+    Ok(catalog
+        .reports()
+        .iter()
+        .flat_map(|r| {
+            r.diagnostics()
+                .iter()
+                .filter(|d| d.severity == flowmcp_spec::Severity::Error)
+                .map(|d| format!("{}: {} {}", r.file(), d.code.as_str(), d.message))
+                .collect::<Vec<_>>()
+        })
+        .collect())
 }
 
 /// The failing primitives, one per line, grouped by file: what to remove before production.
