@@ -398,7 +398,9 @@ pub(crate) fn shaped(
     let Some(max) = budget else {
         return whole(envelope, output, media, shape.text, mismatch);
     };
-    let reserved = RESERVED + envelope.warnings().iter().map(String::len).sum::<usize>();
+    // What is set aside for the note, link and `_meta` of a cut: at most half a small budget.
+    let set_aside = RESERVED.min(max / 2);
+    let reserved = set_aside + envelope.warnings().iter().map(String::len).sum::<usize>();
     let data_size = budget::json_size(envelope.data());
     // A first guess of the data's share: the budget over the copies the result carries.
     let structured = mismatch.is_none() && declared.is_some();
@@ -410,11 +412,12 @@ pub(crate) fn shaped(
         1
     };
     let mut share = max.saturating_sub(reserved) / copies;
-    // Small data fits whatever its text's escaping costs; data near its share is measured.
+    // Small data fits whatever its text's escaping costs; data that may fit whole is measured
+    // (whatever was set aside: a whole result needs no note).
     if data_size.saturating_mul(2) < share {
         return whole(envelope, output, media, shape.text, mismatch);
     }
-    if data_size <= share {
+    if data_size <= max {
         let r = whole(
             envelope.clone(),
             output,
@@ -428,7 +431,7 @@ pub(crate) fn shaped(
     }
     let schema = declared.filter(|_| mismatch.is_none());
     // The whole is kept once, readable in pages of the budget's size.
-    let link = keep_whole(envelope.data(), max.saturating_sub(RESERVED), shape);
+    let link = keep_whole(envelope.data(), max.saturating_sub(set_aside), shape);
     let mut fitted = budget::fit(envelope.data(), schema, share);
     for _ in 0..4 {
         if !fitted.fits {
@@ -716,6 +719,39 @@ mod tests {
             paging: None,
         };
         shaped(Envelope::ok(data), out, Media::Json, &shape)
+    }
+
+    /// A budget below what is set aside for a cut's note still serves a small result whole (it
+    /// was E008: the data's share of a 1,500-byte budget came out as 0).
+    #[test]
+    fn i44_a_small_result_under_a_small_budget_is_served_whole() {
+        let declared = json!({"type": "object", "required": ["data"], "properties": {
+            "data": {"type": "array", "items": {"type": "object",
+                "properties": {"code": {"type": "string"}, "name": {"type": "string"}}}}}});
+        let out = Output::of(Some(&declared), OutputSchemas::Compact);
+        let kept = crate::results::Kept::default();
+        let data =
+            json!({"data": [{"code": "DE", "name": "Germany"}, {"code": "FR", "name": "France"}]});
+        for text in [ResultText::Full, ResultText::Summary, ResultText::None] {
+            let r = shaped_with(data.clone(), &out, text, 1_500, &kept);
+            assert_eq!(r.is_error, Some(false), "{text:?}: {r:?}");
+            assert_eq!(r.structured_content.as_ref(), Some(&data), "{text:?}");
+            assert!(r.meta.is_none(), "{text:?}: not cut");
+        }
+        // Over such a budget, it is cut rather than refused, and still fits.
+        let r = shaped_with(big_list(), &out_of_big(), ResultText::Full, 1_500, &kept);
+        assert_eq!(r.is_error, Some(false), "{r:?}");
+        let wire = flowmcp_catalog::serde_json::to_string(&r).unwrap();
+        assert!(wire.len() <= 1_500, "{}", wire.len());
+    }
+
+    fn out_of_big() -> Output {
+        let declared = json!({"type": "object", "required": ["total", "items"], "properties": {
+            "total": {"type": "integer"},
+            "items": {"type": "array", "items": {"type": "object", "required": ["id"],
+                "properties": {"id": {"type": "integer"}, "title": {"type": "string"},
+                               "body": {"type": "string"}}}}}});
+        Output::of(Some(&declared), OutputSchemas::Compact)
     }
 
     #[test]
