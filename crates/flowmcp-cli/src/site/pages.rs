@@ -1,0 +1,522 @@
+//! The pages: the index, one per schema file, one per tool entry, one per prompt or skill.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+use flowmcp_catalog::runtime::Kind;
+use flowmcp_catalog::{Catalog, FileReport, ToolEntry};
+use serde_json::{Map, Value, json};
+
+use super::html::{code_block, esc, json_block, page};
+use super::index::{self, first_line};
+use super::names::Names;
+
+/// Every generated file but the assets: `(file name, text)`.
+pub(crate) fn render(catalog: &Catalog, catalog_arg: &str) -> Vec<(String, String)> {
+    let site = catalog.root().file_name().map_or_else(
+        || "catalog".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let set = catalog.toolset();
+    let mut names = Names::default();
+    let schema_pages: Vec<String> = set
+        .schemas()
+        .iter()
+        .map(|s| names.name("s", &s.display))
+        .collect();
+    let tool_pages: Vec<String> = set
+        .tools()
+        .iter()
+        .map(|t| names.name("t", &t.descriptor.lookup_key()))
+        .collect();
+    let prompts = catalog.library().entries();
+    let prompt_pages: Vec<String> = prompts.iter().map(|e| names.name("p", &e.id)).collect();
+    let reports: BTreeMap<&str, &FileReport> =
+        catalog.reports().iter().map(|r| (r.file(), r)).collect();
+    // A page per rule that some finding names.
+    let codes: BTreeSet<flowmcp_spec::Code> = catalog
+        .reports()
+        .iter()
+        .flat_map(|r| r.diagnostics().iter().map(|d| d.code))
+        .collect();
+    let rules: BTreeMap<String, String> = codes
+        .iter()
+        .map(|c| (c.as_str().to_string(), names.name("r", c.as_str())))
+        .collect();
+
+    let mut files = Vec::with_capacity(2 + schema_pages.len() + tool_pages.len());
+    files.push((
+        "search-index.js".to_string(),
+        index::script(catalog, &tool_pages, &prompt_pages),
+    ));
+    files.push((
+        "index.html".to_string(),
+        page(
+            &site,
+            "Index",
+            &index_body(
+                catalog,
+                &site,
+                &schema_pages,
+                &tool_pages,
+                &prompt_pages,
+                &rules,
+            ),
+            &["search-index.js"],
+        ),
+    ));
+    for (i, s) in set.schemas().iter().enumerate() {
+        let mut body = format!("<h1>{}</h1>\n<dl>\n", esc(&s.display));
+        for (term, value) in [
+            ("Namespace", s.main.namespace.as_str()),
+            ("Name", s.main.name.as_str()),
+            ("Description", s.main.description.as_str()),
+        ] {
+            let _ = writeln!(body, "<dt>{term}</dt><dd>{}</dd>", esc(value));
+        }
+        let _ = writeln!(
+            body,
+            "<dt>Tags</dt><dd>{}</dd>\n<dt>Required server parameters</dt><dd>{}</dd>\n</dl>",
+            esc(&s.main.tags.join(", ")),
+            esc(&s.main.required_server_params.join(", "))
+        );
+        body.push_str("<h2>Tools and resource entries</h2>\n<ul>\n");
+        for (t, p) in set.tools().iter().zip(&tool_pages) {
+            if t.schema == i {
+                let d = &t.descriptor;
+                let _ = writeln!(
+                    body,
+                    "<li><a href=\"{}\">{}</a> — {}</li>",
+                    esc(p),
+                    esc(&d.lookup_key()),
+                    esc(first_line(&d.description))
+                );
+            }
+        }
+        body.push_str("</ul>\n");
+        body.push_str(&findings(reports.get(s.display.as_str()).copied(), &rules));
+        files.push((schema_pages[i].clone(), page(&site, &s.display, &body, &[])));
+    }
+    for (t, p) in set.tools().iter().zip(&tool_pages) {
+        let body = tool_body(catalog, t, &schema_pages[t.schema], catalog_arg);
+        files.push((
+            p.clone(),
+            page(&site, &t.descriptor.lookup_key(), &body, &[]),
+        ));
+    }
+    for code in &codes {
+        let info = code.info();
+        let mut body = format!(
+            "<h1>{} — {}</h1>\n<dl>\n",
+            esc(code.as_str()),
+            esc(info.summary)
+        );
+        for (term, value) in [
+            ("Severity under spec", info.spec.to_string()),
+            ("Severity under compat", info.compat.to_string()),
+            ("Status", info.status.to_string()),
+            ("Specification section", info.section.to_string()),
+        ] {
+            let _ = writeln!(body, "<dt>{term}</dt><dd>{}</dd>", esc(&value));
+        }
+        body.push_str("</dl>\n<h2>Explain it</h2>\n");
+        body.push_str(&code_block(&format!("flowmcp rules {}", code.as_str())));
+        if let Some(page_name) = rules.get(code.as_str()) {
+            files.push((page_name.clone(), page(&site, code.as_str(), &body, &[])));
+        }
+    }
+    for (e, p) in prompts.iter().zip(&prompt_pages) {
+        let mut body = format!("<h1>{}</h1>\n<dl>\n", esc(&e.id));
+        for (term, value) in [
+            ("Kind", e.kind.id_type()),
+            ("File", e.file.as_str()),
+            ("Description", e.description.as_str()),
+            ("When to use", e.when_to_use.as_deref().unwrap_or("—")),
+        ] {
+            let _ = writeln!(body, "<dt>{term}</dt><dd>{}</dd>", esc(value));
+        }
+        body.push_str("</dl>\n<h2>Content</h2>\n");
+        body.push_str(&code_block(&e.content));
+        let _ = write!(
+            body,
+            "<h2>Get it</h2>\n{}",
+            code_block(&format!(
+                "flowmcp prompt get {} --catalog {}",
+                quote(&e.id),
+                quote(catalog_arg)
+            ))
+        );
+        files.push((p.clone(), page(&site, &e.id, &body, &[])));
+    }
+    files
+}
+
+/// A word for a POSIX shell: as it is when it is plain, else in single quotes.
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@,+".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The shared list a parameter's `z` type names (`enum({{countries:alpha2}})` → `countries:alpha2`).
+fn list_reference(primitive: &str) -> Option<&str> {
+    let start = primitive.find("{{")? + 2;
+    let end = start + primitive[start..].find("}}")?;
+    let inner = &primitive[start..end];
+    inner.contains(':').then_some(inner)
+}
+
+/// The shared lists each parameter of a tool names, by parameter key.
+fn list_references(catalog: &Catalog, t: &ToolEntry) -> BTreeMap<String, String> {
+    let main = &catalog.toolset().schema_of(t).main;
+    main.tools
+        .get(&t.descriptor.tool)
+        .map(|tool| {
+            tool.parameters
+                .iter()
+                .filter_map(|p| {
+                    list_reference(&p.z.primitive).map(|l| (p.position.key.clone(), l.to_string()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A tool entry's page body.
+fn tool_body(catalog: &Catalog, t: &ToolEntry, schema_page: &str, catalog_arg: &str) -> String {
+    let d = &t.descriptor;
+    let schema = catalog.toolset().schema_of(t);
+    let kind = match &d.kind {
+        Kind::Tool => "tool".to_string(),
+        Kind::Query { resource, .. } => format!("query of resource {resource}"),
+        Kind::Document { resource } => format!("markdown resource {resource}"),
+    };
+    let mut body = format!("<h1>{}</h1>\n<dl>\n", esc(&d.lookup_key()));
+    for (term, value) in [
+        ("ID", d.id.to_string()),
+        ("MCP name", d.wire_name.clone()),
+        ("Kind", kind),
+        ("Namespace", d.namespace.clone()),
+        (
+            "Server parameters",
+            if d.required_server_params.is_empty() {
+                "none".to_string()
+            } else {
+                d.required_server_params.join(", ")
+            },
+        ),
+    ] {
+        let _ = writeln!(body, "<dt>{term}</dt><dd>{}</dd>", esc(&value));
+    }
+    let _ = writeln!(
+        body,
+        "<dt>Schema file</dt><dd><a href=\"{}\">{}</a></dd>\n</dl>",
+        esc(schema_page),
+        esc(&schema.display)
+    );
+    let _ = writeln!(
+        body,
+        "<h2>Description</h2>\n<p class=\"text\">{}</p>",
+        esc(&d.description)
+    );
+    body.push_str(&parameter_table(
+        &d.input_schema,
+        &list_references(catalog, t),
+    ));
+    let example: Map<String, Value> = schema
+        .main
+        .tools
+        .get(&d.tool)
+        .and_then(|tool| tool.tests.first())
+        .map(|test| {
+            test.iter()
+                .filter(|(k, _)| !k.starts_with('_'))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let input = Value::Object(example.clone()).to_string();
+    body.push_str("<h2>Call it</h2>\n");
+    body.push_str(&code_block(&format!(
+        "flowmcp call {} --catalog {} --input {}",
+        quote(&d.id.to_string()),
+        quote(catalog_arg),
+        quote(&input)
+    )));
+    body.push_str("<h3>As an MCP request</h3>\n");
+    body.push_str(&json_block(&json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": d.wire_name, "arguments": example},
+    })));
+    if let Some(output) = &d.output_schema {
+        body.push_str("<h2>Output schema</h2>\n");
+        body.push_str(&json_block(output));
+    }
+    if let Some(test) = schema
+        .main
+        .tools
+        .get(&d.tool)
+        .and_then(|tool| tool.tests.first())
+    {
+        body.push_str("<h2>Example test</h2>\n");
+        body.push_str(&json_block(&json!(test)));
+    }
+    body
+}
+
+/// The parameters of an input schema as a table: name, type, required, default, allowed values,
+/// shared list, description.
+fn parameter_table(schema: &Value, lists: &BTreeMap<String, String>) -> String {
+    let props = schema.get("properties").and_then(Value::as_object);
+    let Some(props) = props.filter(|p| !p.is_empty()) else {
+        return "<h2>Parameters</h2>\n<p>No parameters.</p>\n".into();
+    };
+    let required: BTreeSet<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = String::from(
+        "<h2>Parameters</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th scope=\"col\">Name</th>\
+         <th scope=\"col\">Type</th><th scope=\"col\">Required</th><th scope=\"col\">Default</th>\
+         <th scope=\"col\">Allowed values</th><th scope=\"col\">Shared list</th>\
+         <th scope=\"col\">Description</th></tr></thead>\n<tbody>\n",
+    );
+    let text = |v: Option<&Value>| match v {
+        None => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    };
+    for (name, p) in props {
+        let allowed = p
+            .get("enum")
+            .and_then(Value::as_array)
+            .map(|values| {
+                values
+                    .iter()
+                    .map(|v| text(Some(v)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<tr><th scope=\"row\"><code>{}</code></th><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td></tr>",
+            esc(name),
+            esc(&text(p.get("type"))),
+            if required.contains(name.as_str()) {
+                "yes"
+            } else {
+                "no"
+            },
+            esc(&text(p.get("default"))),
+            esc(&allowed),
+            esc(lists.get(name).map_or("", String::as_str)),
+            esc(&text(p.get("description")))
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+    out
+}
+
+/// A file's validation findings as a list (or a line saying there are none).
+fn findings(report: Option<&FileReport>, rules: &BTreeMap<String, String>) -> String {
+    match report.filter(|r| !r.diagnostics().is_empty()) {
+        Some(report) => format!("<h2>Findings</h2>\n{}", finding_list(report, rules)),
+        None => "<h2>Findings</h2>\n<p>No findings.</p>\n".into(),
+    }
+}
+
+/// A report's findings as a list: code (linked to its rule's page), severity, place, message.
+fn finding_list(report: &FileReport, rules: &BTreeMap<String, String>) -> String {
+    let mut out = String::from("<ul class=\"findings\">\n");
+    for d in report.diagnostics() {
+        let place = match (d.line, &d.path) {
+            (Some(line), _) => format!(" line {line}"),
+            (None, Some(path)) => format!(" {path}"),
+            (None, None) => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "<li><a href=\"{}\"><code>{}</code></a> {}{}: {}</li>",
+            esc(rules
+                .get(d.code.as_str())
+                .map_or("index.html", String::as_str)),
+            esc(d.code.as_str()),
+            esc(&format!("{:?}", d.severity).to_lowercase()),
+            esc(&place),
+            esc(&d.message)
+        );
+    }
+    out.push_str("</ul>\n");
+    out
+}
+
+/// The index page's body: search, namespaces with counts and tags, schema files, prompts and
+/// skills, shared lists with the tools that use them, load problems.
+fn index_body(
+    catalog: &Catalog,
+    site: &str,
+    schema_pages: &[String],
+    tool_pages: &[String],
+    prompt_pages: &[String],
+    rules: &BTreeMap<String, String>,
+) -> String {
+    let set = catalog.toolset();
+    let mut body = format!(
+        "<h1>{}</h1>\n<section aria-labelledby=\"search-h\"><h2 id=\"search-h\">Search</h2>\n\
+         <div role=\"search\"><label for=\"q\">Tools, prompts and skills (press /)</label> \
+         <input id=\"q\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\"></div>\n\
+         <p id=\"search-note\" aria-live=\"polite\"></p>\n<ol id=\"results\"></ol></section>\n",
+        esc(site)
+    );
+    // Namespace → (schema files, tools, resource entries, prompts and skills, tags).
+    #[derive(Default)]
+    struct Counts {
+        files: usize,
+        tools: usize,
+        resources: usize,
+        prompts: usize,
+        tags: BTreeSet<String>,
+    }
+    let mut spaces: BTreeMap<String, Counts> = BTreeMap::new();
+    for s in set.schemas() {
+        let c = spaces.entry(s.main.namespace.clone()).or_default();
+        c.files += 1;
+        c.tags.extend(s.main.tags.iter().cloned());
+    }
+    for t in set.tools() {
+        let c = spaces.entry(t.descriptor.namespace.clone()).or_default();
+        match t.descriptor.kind {
+            Kind::Tool => c.tools += 1,
+            _ => c.resources += 1,
+        }
+    }
+    for e in catalog.library().entries() {
+        spaces.entry(e.owner.clone()).or_default().prompts += 1;
+    }
+    body.push_str(
+        "<section aria-labelledby=\"ns-h\"><h2 id=\"ns-h\">Namespaces</h2>\n<div class=\"scroll\">\
+         <table>\n<thead><tr><th scope=\"col\">Namespace</th><th scope=\"col\">Schema files</th>\
+         <th scope=\"col\">Tools</th><th scope=\"col\">Resource entries</th>\
+         <th scope=\"col\">Prompts and skills</th><th scope=\"col\">Tags</th></tr></thead>\n<tbody>\n",
+    );
+    for (ns, c) in &spaces {
+        let tags: Vec<&str> = c.tags.iter().map(String::as_str).collect();
+        let _ = writeln!(
+            body,
+            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(ns),
+            c.files,
+            c.tools,
+            c.resources,
+            c.prompts,
+            esc(&tags.join(", "))
+        );
+    }
+    body.push_str("</tbody>\n</table></div></section>\n");
+
+    body.push_str(
+        "<section aria-labelledby=\"files-h\"><h2 id=\"files-h\">Schema files</h2>\n<ul>\n",
+    );
+    for (s, p) in set.schemas().iter().zip(schema_pages) {
+        let _ = writeln!(
+            body,
+            "<li><a href=\"{}\">{}</a> ({})</li>",
+            esc(p),
+            esc(&s.display),
+            esc(&s.main.namespace)
+        );
+    }
+    body.push_str("</ul></section>\n");
+
+    body.push_str("<section aria-labelledby=\"tools-h\"><h2 id=\"tools-h\">Tools</h2>\n<ul>\n");
+    for (t, p) in set.tools().iter().zip(tool_pages) {
+        let _ = writeln!(
+            body,
+            "<li><a href=\"{}\">{}</a> — {}</li>",
+            esc(p),
+            esc(&t.descriptor.lookup_key()),
+            esc(first_line(&t.descriptor.description))
+        );
+    }
+    body.push_str("</ul></section>\n");
+
+    let prompts = catalog.library().entries();
+    if !prompts.is_empty() {
+        body.push_str(
+            "<section aria-labelledby=\"prompts-h\"><h2 id=\"prompts-h\">Prompts and skills</h2>\n<ul>\n",
+        );
+        for (e, p) in prompts.iter().zip(prompt_pages) {
+            let _ = writeln!(
+                body,
+                "<li><a href=\"{}\">{}</a> ({}) — {}</li>",
+                esc(p),
+                esc(&e.id),
+                e.kind.id_type(),
+                esc(first_line(&e.description))
+            );
+        }
+        body.push_str("</ul></section>\n");
+    }
+
+    // Shared list → the tools (with their pages) whose parameters name it.
+    let mut lists: BTreeMap<String, BTreeSet<(String, &str)>> = BTreeMap::new();
+    for (t, p) in set.tools().iter().zip(tool_pages) {
+        for reference in list_references(catalog, t).into_values() {
+            let list = reference.split(':').next().unwrap_or_default().to_string();
+            lists
+                .entry(list)
+                .or_default()
+                .insert((t.descriptor.lookup_key(), p.as_str()));
+        }
+    }
+    if !lists.is_empty() {
+        body.push_str(
+            "<section aria-labelledby=\"lists-h\"><h2 id=\"lists-h\">Shared lists</h2>\n<dl>\n",
+        );
+        for (list, users) in &lists {
+            let links: Vec<String> = users
+                .iter()
+                .map(|(id, p)| format!("<a href=\"{}\">{}</a>", esc(p), esc(id)))
+                .collect();
+            let _ = writeln!(body, "<dt>{}</dt><dd>{}</dd>", esc(list), links.join(", "));
+        }
+        body.push_str("</dl></section>\n");
+    }
+
+    // Findings of files without a page of their own (the manifest, files that do not load).
+    let paged: BTreeSet<&str> = set.schemas().iter().map(|s| s.display.as_str()).collect();
+    let others: Vec<&FileReport> = catalog
+        .reports()
+        .iter()
+        .filter(|r| !paged.contains(r.file()) && !r.diagnostics().is_empty())
+        .collect();
+    if !others.is_empty() {
+        body.push_str(
+            "<section aria-labelledby=\"other-h\"><h2 id=\"other-h\">Other findings</h2>\n",
+        );
+        for r in others {
+            let _ = writeln!(body, "<h3>{}</h3>", esc(r.file()));
+            body.push_str(&finding_list(r, rules));
+        }
+        body.push_str("</section>\n");
+    }
+    if !set.problems().is_empty() {
+        body.push_str(
+            "<section aria-labelledby=\"problems-h\"><h2 id=\"problems-h\">Files that do not load</h2>\n<ul>\n",
+        );
+        for p in set.problems() {
+            let _ = writeln!(body, "<li>{}: {}</li>", esc(&p.file), esc(&p.message));
+        }
+        body.push_str("</ul></section>\n");
+    }
+    body
+}

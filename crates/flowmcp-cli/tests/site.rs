@@ -1,0 +1,347 @@
+//! `flowmcp catalog site` (issue #45): the pages of the example catalog, search that ranks as
+//! `flowmcp search` does (the site's own script run in QuickJS), escaping of a hostile catalog,
+//! and rebuilds that rewrite nothing unchanged and delete nothing.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{flowmcp, repo_root, temp_dir};
+
+/// Builds the example catalog's site into a fresh directory and returns it.
+fn example_site(name: &str) -> PathBuf {
+    let out = temp_dir(name).join("site");
+    let run = flowmcp(
+        &[
+            "catalog",
+            "site",
+            "examples/catalog",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &repo_root(),
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    out
+}
+
+/// Every file of a directory with its text.
+fn files(dir: &Path) -> Vec<(String, String)> {
+    let mut all: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(e.path()).unwrap_or_default())
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+/// `flowmcp list --json` of the example catalog.
+fn example_list() -> Value {
+    let run = flowmcp(
+        &["list", "--json", "--catalog", "examples/catalog"],
+        &repo_root(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+#[test]
+fn every_tool_has_a_page_with_its_names_parameters_and_a_call_command() {
+    let out = example_site("site-pages");
+    let all = files(&out);
+    let index = &all.iter().find(|(n, _)| n == "index.html").unwrap().1;
+    for ns in ["skycast-io", "holidaykit-net", "atlasdata-org"] {
+        assert!(
+            index.contains(&format!("<th scope=\"row\">{ns}</th>")),
+            "{ns}"
+        );
+    }
+    assert!(index.contains("<script src=\"search-index.js\"></script>"));
+    let listed = example_list();
+    let tools = listed["tools"].as_array().unwrap();
+    assert!(tools.len() > 5);
+    for tool in tools {
+        let (id, wire) = (
+            tool["name"].as_str().unwrap(),
+            tool["wireName"].as_str().unwrap(),
+        );
+        let page = all
+            .iter()
+            .find(|(n, t)| n.starts_with("t-") && t.contains(&format!("<h1>{id}</h1>")))
+            .unwrap_or_else(|| panic!("no page for {id}"));
+        assert!(page.1.contains(wire), "{id}: wire name");
+        assert!(
+            index.contains(&format!("href=\"{}\"", page.0)),
+            "{id}: linked"
+        );
+        assert!(
+            page.1.contains(&format!(
+                "flowmcp call {id} --catalog examples/catalog --input"
+            )),
+            "{id}: call command"
+        );
+        assert!(
+            page.1
+                .contains("&quot;method&quot;: &quot;tools/call&quot;")
+        );
+    }
+    // A parameter of a shared list says which; the table shows the enum and the default.
+    let forecast = all
+        .iter()
+        .find(|(_, t)| t.contains("<h1>skycast-io/tool/getCurrentConditions</h1>"))
+        .unwrap();
+    assert!(
+        forecast.1.contains("<td>languages:code</td>"),
+        "shared list"
+    );
+    assert!(forecast.1.contains("metric, imperial, standard"), "enum");
+    assert!(
+        forecast
+            .1
+            .contains("--input &#39;{&quot;city&quot;:&quot;Berlin&quot;}&#39;"),
+        "example input"
+    );
+    // Every page: our CSP, lang, viewport, no inline script or style.
+    for (name, text) in all.iter().filter(|(n, _)| n.ends_with(".html")) {
+        assert!(text.contains("Content-Security-Policy"), "{name}");
+        assert!(text.contains("<html lang=\"en\">") && text.contains("name=\"viewport\""));
+        assert_eq!(
+            text.matches("<script").count(),
+            text.matches("<script src=\"").count(),
+            "{name}: inline script"
+        );
+        assert!(
+            !text.contains("style=") && !text.contains("<style"),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_rebuild_rewrites_nothing_unchanged_and_deletes_nothing() {
+    let out = example_site("site-rebuild");
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let before = std::fs::metadata(out.join("index.html"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let run = flowmcp(
+        &[
+            "catalog",
+            "site",
+            "examples/catalog",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &repo_root(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("wrote 0 files"), "{}", run.stdout);
+    let after = std::fs::metadata(out.join("index.html"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after);
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    // One changed page is written again, the rest are not.
+    std::fs::write(out.join("site.css"), "changed").unwrap();
+    let run = flowmcp(
+        &[
+            "catalog",
+            "site",
+            "examples/catalog",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &repo_root(),
+    );
+    assert!(run.stdout.starts_with("wrote 1 files"), "{}", run.stdout);
+}
+
+/// The site's search run in QuickJS: the entries (IDs) of the tools it finds for `query`, best
+/// first, and the words it corrected.
+fn site_search(site: &Path, queries: &[&str]) -> Vec<(Vec<String>, Vec<String>)> {
+    let index = std::fs::read_to_string(site.join("search-index.js")).unwrap();
+    let script = std::fs::read_to_string(site.join("site.js")).unwrap();
+    let rt = rquickjs::Runtime::new().unwrap();
+    let ctx = rquickjs::Context::full(&rt).unwrap();
+    ctx.with(|ctx| {
+        ctx.eval::<(), _>(index).unwrap();
+        ctx.eval::<(), _>(script).unwrap();
+        queries
+            .iter()
+            .map(|q| {
+                let call = format!(
+                    "(function () {{ var r = flowmcpSearch(FLOWMCP_INDEX, {}); return \
+                     JSON.stringify([r.tools.map(function (h) {{ return h.entry.i; }}), \
+                     r.corrected]); }})()",
+                    serde_json::to_string(q).unwrap()
+                );
+                let text: String = ctx.eval(call).unwrap();
+                serde_json::from_str(&text).unwrap()
+            })
+            .collect()
+    })
+}
+
+/// The tools `flowmcp search --json` finds for `query`, best first.
+fn cli_search(query: &str) -> Vec<String> {
+    let run = flowmcp(
+        &[
+            "search",
+            "--json",
+            "--limit",
+            "1000",
+            "--catalog",
+            "examples/catalog",
+            query,
+        ],
+        &repo_root(),
+    );
+    let hits: Value = serde_json::from_str(&run.stdout).unwrap();
+    hits.as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h.get("wireName").is_some())
+        .map(|h| h["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn site_search_ranks_as_flowmcp_search_and_forgives_a_typo() {
+    let out = example_site("site-search");
+    let queries = [
+        "holidays",
+        "weather forecast",
+        "country",
+        "books search",
+        "getCurrentConditions",
+    ];
+    let found = site_search(&out, &queries);
+    for (q, (ids, corrected)) in queries.iter().zip(&found) {
+        let expected = cli_search(q);
+        assert!(!expected.is_empty(), "{q}");
+        assert_eq!(ids, &expected, "{q}");
+        assert!(corrected.is_empty(), "{q}");
+    }
+    // A misspelt tool name: `flowmcp search` finds nothing by it, the site corrects it and
+    // finds what the right name finds, first.
+    assert!(cli_search("getCurentConditons").is_empty());
+    let typo = &site_search(&out, &["getCurentConditons"])[0];
+    assert_eq!(typo.1, vec!["getcurrentconditions".to_string()]);
+    assert_eq!(typo.0.first(), cli_search("getCurrentConditions").first());
+}
+
+/// A schema whose every free text is markup, a script, a `javascript:` URL or a control
+/// character.
+const HOSTILE: &str = r#"export const main = {
+    namespace: 'evil',
+    name: 'Evil',
+    description: '<script>alert(1)</script> <a href="javascript:alert(2)">x</a>',
+    version: '4.2.0',
+    root: 'https://evil.example',
+    tags: [ '<img src=x onerror=alert(3)>', 'javascript:alert(4)' ],
+    tools: {
+        getThing: {
+            method: 'GET',
+            path: '/thing',
+            description: '</script><script>alert(5)</script>\u2028\u001b[31m<b onmouseover=alert(6)>',
+            parameters: [
+                {
+                    position: { key: 'q', value: '{{USER_PARAM}}', location: 'query' },
+                    z: { primitive: 'enum(<i>,"x",javascript:y)', options: [ 'default(<i>)' ] },
+                    description: '<iframe src="javascript:alert(7)">'
+                }
+            ],
+            tests: [ { _description: '<script>alert(8)</script>', q: '<i>' } ],
+            meta: { searchHint: '<svg onload=alert(9)>', aliases: [ '<u>alias</u>' ] }
+        }
+    }
+}
+"#;
+
+#[test]
+fn a_hostile_catalog_cannot_put_markup_or_scripts_into_the_site() {
+    let dir = temp_dir("site-hostile");
+    let catalog = dir.join("evil");
+    std::fs::create_dir_all(catalog.join("providers/evil")).unwrap();
+    std::fs::write(catalog.join("providers/evil/thing.mjs"), HOSTILE).unwrap();
+    let out = dir.join("site");
+    let run = flowmcp(
+        &[
+            "catalog",
+            "site",
+            catalog.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--profile",
+            "compat",
+        ],
+        &dir,
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let all = files(&out);
+    let tool = all
+        .iter()
+        .find(|(n, _)| n.starts_with("t-"))
+        .expect("the hostile tool has a page");
+    assert!(
+        tool.1.contains("&lt;/script&gt;&lt;script&gt;alert(5)"),
+        "{}",
+        tool.1
+    );
+    assert!(
+        tool.1.contains("\\u{1b}[31m"),
+        "control character shown escaped"
+    );
+    for (name, text) in &all {
+        let lower = text.to_lowercase();
+        for bad in [
+            "<img",
+            "<iframe",
+            "<svg",
+            "<b ",
+            "<i>",
+            "<u>",
+            "onerror=alert",
+            "<a href=\"javascript",
+        ] {
+            assert!(!lower.contains(bad), "{name} contains {bad}");
+        }
+        assert!(!lower.contains("href=\"javascript:"), "{name}");
+        if name.ends_with(".js") {
+            assert!(!text.contains("</script"), "{name}");
+            if name == "search-index.js" {
+                assert!(!text.contains('<') && !text.contains('\u{2028}'), "{name}");
+                assert!(text.contains("\\u003cscript\\u003e"), "{name}");
+            }
+        } else if name.ends_with(".html") {
+            assert_eq!(
+                lower.matches("<script").count(),
+                lower.matches("<script src=\"").count(),
+                "{name}"
+            );
+            for href in text.split("href=\"").skip(1) {
+                let target = href.split('"').next().unwrap();
+                assert!(
+                    target == "#main"
+                        || target == "index.html#q"
+                        || target.ends_with(".css")
+                        || (target.ends_with(".html")
+                            && target
+                                .chars()
+                                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))),
+                    "{name}: link {target}"
+                );
+            }
+        }
+    }
+}
