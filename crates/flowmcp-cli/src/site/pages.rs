@@ -245,7 +245,7 @@ fn tool_body(catalog: &Catalog, t: &ToolEntry, schema_page: &str, catalog_arg: &
     body.push_str("<h2>Call it</h2>\n");
     body.push_str(&code_block(&format!(
         "flowmcp call {} --catalog {} --input {}",
-        quote(&d.id.to_string()),
+        quote(&d.lookup_key()),
         quote(catalog_arg),
         quote(&input)
     )));
