@@ -347,3 +347,59 @@ fn a_hostile_catalog_cannot_put_markup_or_scripts_into_the_site() {
         }
     }
 }
+
+#[test]
+fn a_test_report_shows_each_entrys_results_on_its_page() {
+    let dir = temp_dir("site-tests");
+    let report = serde_json::json!({"pass": 0, "fail": 1, "skip": 0, "schemas": [{
+        "file": "providers/skycast-io/forecast.mjs", "namespace": "skycast-io",
+        "primitives": [{"id": "skycast-io/tool/getCurrentConditions", "route": "getCurrentConditions",
+            "kind": "tool", "verdict": "fail", "reason": "<b>upstream</b> down",
+            "tests": [{"index": 0, "description": "Berlin", "passed": false, "code": "E002",
+                       "messages": ["connection refused"]}]}]}]});
+    std::fs::write(dir.join("tests.json"), report.to_string()).unwrap();
+    let out = dir.join("site");
+    let run = flowmcp(
+        &[
+            "catalog",
+            "site",
+            "examples/catalog",
+            "--out",
+            out.to_str().unwrap(),
+            "--tests",
+            dir.join("tests.json").to_str().unwrap(),
+        ],
+        &repo_root(),
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let all = files(&out);
+    let with_results: Vec<&(String, String)> = all
+        .iter()
+        .filter(|(_, t)| t.contains("<h2>Test results</h2>"))
+        .collect();
+    assert_eq!(with_results.len(), 1);
+    let page = &with_results[0].1;
+    assert!(page.contains("<h1>skycast-io/tool/getCurrentConditions</h1>"));
+    assert!(page.contains("<strong>fail</strong> &lt;b&gt;upstream&lt;/b&gt; down"));
+    assert!(page.contains("<td>Berlin</td><td>false</td><td>E002</td><td>connection refused</td>"));
+    // A file that is not JSON is a usage error naming it.
+    std::fs::write(dir.join("bad.json"), "not json").unwrap();
+    let run = flowmcp(
+        &[
+            "catalog",
+            "site",
+            "examples/catalog",
+            "--out",
+            out.to_str().unwrap(),
+            "--tests",
+            dir.join("bad.json").to_str().unwrap(),
+        ],
+        &repo_root(),
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("bad.json: not a test report"),
+        "{}",
+        run.stderr
+    );
+}

@@ -121,6 +121,9 @@ pub(crate) struct SiteArgs {
     /// The directory to write the site into (created when missing).
     #[arg(long, value_name = "SITE")]
     out: PathBuf,
+    /// A report of `flowmcp test --format json`: each entry's results on its page.
+    #[arg(long, value_name = "FILE")]
+    tests: Option<PathBuf>,
     #[command(flatten)]
     results: ResultCacheArg,
     #[command(flatten)]
@@ -140,7 +143,18 @@ pub(crate) fn run(a: CatalogArgs) -> Result<ExitCode, String> {
 fn site(a: &SiteArgs) -> Result<ExitCode, String> {
     let catalog = open_to_read(&a.source, std::slice::from_ref(&a.dir), a.results.runner())?;
     crate::output::print_problems(&catalog);
-    let written = crate::site::build(&catalog, &a.dir.display().to_string(), &a.out)?;
+    let tests = match &a.tests {
+        Some(path) => {
+            let text = flowmcp_files::named::read_capped_text(path, 256 << 20)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let report: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| format!("{}: not a test report (JSON): {e}", path.display()))?;
+            Some(report)
+        }
+        None => None,
+    };
+    let shown_dir = a.dir.display().to_string();
+    let written = crate::site::build(&catalog, &shown_dir, tests.as_ref(), &a.out)?;
     write_stdout(&format!(
         "wrote {} files to {} ({} unchanged)\n",
         written.changed,

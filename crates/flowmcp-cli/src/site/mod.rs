@@ -31,13 +31,19 @@ pub(crate) struct Written {
 }
 
 /// Builds the site of `catalog` into `out` (created when missing). `catalog_arg` is how commands
-/// on the pages name the catalog (`--catalog <catalog_arg>`).
-pub(crate) fn build(catalog: &Catalog, catalog_arg: &str, out: &Path) -> Result<Written, String> {
+/// on the pages name the catalog (`--catalog <catalog_arg>`); `tests`, a report of `flowmcp test
+/// --format json`, adds each entry's results to its page.
+pub(crate) fn build(
+    catalog: &Catalog,
+    catalog_arg: &str,
+    tests: Option<&serde_json::Value>,
+    out: &Path,
+) -> Result<Written, String> {
     if flowmcp_files::named::exists(out) && !flowmcp_files::named::is_dir(out) {
         return Err(format!("{}: not a directory", out.display()));
     }
     flowmcp_files::named::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let files = pages::render(catalog, catalog_arg);
+    let files = pages::render(catalog, catalog_arg, tests);
     let mut written = Written::default();
     let assets = ASSETS.iter().map(|(n, t)| (n.to_string(), t.to_string()));
     for (name, text) in assets.chain(files) {

@@ -11,8 +11,23 @@ use super::html::{code_block, esc, json_block, page};
 use super::index::{self, first_line};
 use super::names::Names;
 
-/// Every generated file but the assets: `(file name, text)`.
-pub(crate) fn render(catalog: &Catalog, catalog_arg: &str) -> Vec<(String, String)> {
+/// Every generated file but the assets: `(file name, text)`. `tests` is a report of `flowmcp
+/// test --format json`, shown on the pages of the entries it names.
+pub(crate) fn render(
+    catalog: &Catalog,
+    catalog_arg: &str,
+    tests: Option<&Value>,
+) -> Vec<(String, String)> {
+    // Entry ID → its results in the test report.
+    let results: BTreeMap<&str, &Value> = tests
+        .and_then(|t| t.get("schemas"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.get("primitives").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|p| Some((p.get("id")?.as_str()?, p)))
+        .collect();
     let site = catalog.root().file_name().map_or_else(
         || "catalog".to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -65,6 +80,11 @@ pub(crate) fn render(catalog: &Catalog, catalog_arg: &str) -> Vec<(String, Strin
             &["search-index.js"],
         ),
     ));
+    // Schema → its tool entries, so that no page walks every tool.
+    let mut by_schema: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (at, t) in set.tools().iter().enumerate() {
+        by_schema.entry(t.schema).or_default().push(at);
+    }
     for (i, s) in set.schemas().iter().enumerate() {
         let mut body = format!("<h1>{}</h1>\n<dl>\n", esc(&s.display));
         for (term, value) in [
@@ -81,24 +101,25 @@ pub(crate) fn render(catalog: &Catalog, catalog_arg: &str) -> Vec<(String, Strin
             esc(&s.main.required_server_params.join(", "))
         );
         body.push_str("<h2>Tools and resource entries</h2>\n<ul>\n");
-        for (t, p) in set.tools().iter().zip(&tool_pages) {
-            if t.schema == i {
-                let d = &t.descriptor;
-                let _ = writeln!(
-                    body,
-                    "<li><a href=\"{}\">{}</a> — {}</li>",
-                    esc(p),
-                    esc(&d.lookup_key()),
-                    esc(first_line(&d.description))
-                );
-            }
+        for &at in by_schema.get(&i).into_iter().flatten() {
+            let d = &set.tools()[at].descriptor;
+            let _ = writeln!(
+                body,
+                "<li><a href=\"{}\">{}</a> — {}</li>",
+                esc(&tool_pages[at]),
+                esc(&d.lookup_key()),
+                esc(first_line(&d.description))
+            );
         }
         body.push_str("</ul>\n");
         body.push_str(&findings(reports.get(s.display.as_str()).copied(), &rules));
         files.push((schema_pages[i].clone(), page(&site, &s.display, &body, &[])));
     }
     for (t, p) in set.tools().iter().zip(&tool_pages) {
-        let body = tool_body(catalog, t, &schema_pages[t.schema], catalog_arg);
+        let mut body = tool_body(catalog, t, &schema_pages[t.schema], catalog_arg);
+        if let Some(r) = results.get(t.descriptor.lookup_key().as_str()) {
+            body.push_str(&test_results(r));
+        }
         files.push((
             p.clone(),
             page(&site, &t.descriptor.lookup_key(), &body, &[]),
@@ -268,6 +289,48 @@ fn tool_body(catalog: &Catalog, t: &ToolEntry, schema_page: &str, catalog_arg: &
         body.push_str(&json_block(&json!(test)));
     }
     body
+}
+
+/// An entry's results from a test report: its verdict, then each test's.
+fn test_results(primitive: &Value) -> String {
+    let text = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    };
+    let mut out = format!(
+        "<h2>Test results</h2>\n<p>Verdict: <strong>{}</strong> {}</p>\n",
+        esc(&text(primitive.get("verdict"))),
+        esc(&text(primitive.get("reason")))
+    );
+    let tests = primitive.get("tests").and_then(Value::as_array);
+    let Some(tests) = tests.filter(|t| !t.is_empty()) else {
+        return out;
+    };
+    out.push_str(
+        "<div class=\"scroll\"><table>\n<thead><tr><th scope=\"col\">Test</th>\
+         <th scope=\"col\">Passed</th><th scope=\"col\">Code</th><th scope=\"col\">Messages</th>\
+         </tr></thead>\n<tbody>\n",
+    );
+    for t in tests {
+        let messages: Vec<String> = t
+            .get("messages")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|m| text(Some(m)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&text(t.get("description"))),
+            esc(&text(t.get("passed"))),
+            esc(&text(t.get("code"))),
+            esc(&messages.join("; "))
+        );
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+    out
 }
 
 /// The parameters of an input schema as a table: name, type, required, default, allowed values,
