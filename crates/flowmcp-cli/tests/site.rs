@@ -122,6 +122,44 @@ fn every_tool_has_a_page_with_its_names_parameters_and_a_call_command() {
 }
 
 #[test]
+fn rule_pages_are_rendered_and_findings_link_to_them() {
+    let out = temp_dir("site-rules").join("site");
+    let run = flowmcp(
+        &[
+            "catalog",
+            "site",
+            "examples/catalog",
+            "--out",
+            out.to_str().unwrap(),
+            "--rules",
+            "docs/rules",
+        ],
+        &repo_root(),
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let all = files(&out);
+    let page = |name: &str| &all.iter().find(|(n, _)| n == name).unwrap().1;
+    assert!(page("r-VAL003.html").contains("<h2>Why</h2>"));
+    assert!(page("r-VAL003.html").contains("<td>Family</td><td><code>VAL</code></td>"));
+    assert!(page("index.html").contains("<a href=\"r-VAL003.html\">VAL003</a>"));
+    // Each finding on a schema page links to its rule's page, which exists.
+    let mut linked = 0;
+    for (name, text) in all.iter().filter(|(n, _)| n.starts_with("s-")) {
+        let Some(list) = text.split("<ul class=\"findings\">").nth(1) else {
+            continue;
+        };
+        let list = list.split("</ul>").next().unwrap();
+        for part in list.split("<li><a href=\"").skip(1) {
+            let target = part.split('"').next().unwrap();
+            assert!(all.iter().any(|(n, _)| n == target), "{name}: {target}");
+            assert!(target.starts_with("r-"), "{name}: {target}");
+            linked += 1;
+        }
+    }
+    assert!(linked > 0, "the example catalog has findings");
+}
+
+#[test]
 fn a_rebuild_rewrites_nothing_unchanged_and_deletes_nothing() {
     let out = example_site("site-rebuild");
     std::fs::write(out.join("notes.txt"), "mine").unwrap();

@@ -124,6 +124,10 @@ pub(crate) struct SiteArgs {
     /// A report of `flowmcp test --format json`: each entry's results on its page.
     #[arg(long, value_name = "FILE")]
     tests: Option<PathBuf>,
+    /// The rule pages to render into the site (`docs/rules` of flowmcp-rs, made by `cargo xtask
+    /// docs`); without it, a rule that a finding names gets a page from the registry.
+    #[arg(long, value_name = "DIR")]
+    rules: Option<PathBuf>,
     #[command(flatten)]
     results: ResultCacheArg,
     #[command(flatten)]
@@ -154,7 +158,13 @@ fn site(a: &SiteArgs) -> Result<ExitCode, String> {
         None => None,
     };
     let shown_dir = a.dir.display().to_string();
-    let written = crate::site::build(&catalog, &shown_dir, tests.as_ref(), &a.out)?;
+    let written = crate::site::build(
+        &catalog,
+        &shown_dir,
+        tests.as_ref(),
+        a.rules.as_deref(),
+        &a.out,
+    )?;
     write_stdout(&format!(
         "wrote {} files to {} ({} unchanged)\n",
         written.changed,

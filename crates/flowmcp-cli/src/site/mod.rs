@@ -8,9 +8,11 @@
 
 mod html;
 mod index;
+mod md;
 mod names;
 mod pages;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use flowmcp_catalog::Catalog;
@@ -32,18 +34,36 @@ pub(crate) struct Written {
 
 /// Builds the site of `catalog` into `out` (created when missing). `catalog_arg` is how commands
 /// on the pages name the catalog (`--catalog <catalog_arg>`); `tests`, a report of `flowmcp test
-/// --format json`, adds each entry's results to its page.
+/// --format json`, adds each entry's results to its page; `rules`, a directory of rule pages
+/// (`docs/rules`: `<CODE>.md` made by `cargo xtask docs`), is rendered into a page per rule.
 pub(crate) fn build(
     catalog: &Catalog,
     catalog_arg: &str,
     tests: Option<&serde_json::Value>,
+    rules: Option<&Path>,
     out: &Path,
 ) -> Result<Written, String> {
     if flowmcp_files::named::exists(out) && !flowmcp_files::named::is_dir(out) {
         return Err(format!("{}: not a directory", out.display()));
     }
     flowmcp_files::named::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let files = pages::render(catalog, catalog_arg, tests);
+    let mut rule_docs = BTreeMap::new();
+    if let Some(dir) = rules {
+        if !flowmcp_files::named::is_dir(dir) {
+            return Err(format!("{}: not a directory of rule pages", dir.display()));
+        }
+        for r in flowmcp_spec::registry::RULES {
+            let path = dir.join(format!("{}.md", r.code.as_str()));
+            match flowmcp_files::named::read_capped_text(&path, 1 << 20) {
+                Ok(text) => {
+                    rule_docs.insert(r.code.as_str().to_string(), text);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("{}: {e}", path.display())),
+            }
+        }
+    }
+    let files = pages::render(catalog, catalog_arg, tests, &rule_docs);
     let mut written = Written::default();
     let assets = ASSETS.iter().map(|(n, t)| (n.to_string(), t.to_string()));
     for (name, text) in assets.chain(files) {

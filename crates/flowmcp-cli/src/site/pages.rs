@@ -12,11 +12,14 @@ use super::index::{self, first_line};
 use super::names::Names;
 
 /// Every generated file but the assets: `(file name, text)`. `tests` is a report of `flowmcp
-/// test --format json`, shown on the pages of the entries it names.
+/// test --format json`, shown on the pages of the entries it names; `rule_docs` the rule pages'
+/// markdown by code, each rendered as its rule's page (a rule without one that a finding names
+/// gets a page from the registry).
 pub(crate) fn render(
     catalog: &Catalog,
     catalog_arg: &str,
     tests: Option<&Value>,
+    rule_docs: &BTreeMap<String, String>,
 ) -> Vec<(String, String)> {
     // Entry ID → its results in the test report.
     let results: BTreeMap<&str, &Value> = tests
@@ -49,11 +52,17 @@ pub(crate) fn render(
     let reports: BTreeMap<&str, &FileReport> =
         catalog.reports().iter().map(|r| (r.file(), r)).collect();
     // A page per rule that some finding names.
-    let codes: BTreeSet<flowmcp_spec::Code> = catalog
+    let mut codes: BTreeSet<flowmcp_spec::Code> = catalog
         .reports()
         .iter()
         .flat_map(|r| r.diagnostics().iter().map(|d| d.code))
         .collect();
+    codes.extend(
+        flowmcp_spec::registry::RULES
+            .iter()
+            .map(|r| r.code)
+            .filter(|c| rule_docs.contains_key(c.as_str())),
+    );
     let rules: BTreeMap<String, String> = codes
         .iter()
         .map(|c| (c.as_str().to_string(), names.name("r", c.as_str())))
@@ -125,23 +134,16 @@ pub(crate) fn render(
             page(&site, &t.descriptor.lookup_key(), &body, &[]),
         ));
     }
+    // A rule page's link to another rule's page (`VAL014.md`) goes to that page, if there is one.
+    let rule_link = |target: &str| {
+        let name = target.trim_start_matches("./").strip_suffix(".md")?;
+        rules.get(name).cloned()
+    };
     for code in &codes {
-        let info = code.info();
-        let mut body = format!(
-            "<h1>{} — {}</h1>\n<dl>\n",
-            esc(code.as_str()),
-            esc(info.summary)
-        );
-        for (term, value) in [
-            ("Severity under spec", info.spec.to_string()),
-            ("Severity under compat", info.compat.to_string()),
-            ("Status", info.status.to_string()),
-            ("Specification section", info.section.to_string()),
-        ] {
-            let _ = writeln!(body, "<dt>{term}</dt><dd>{}</dd>", esc(&value));
-        }
-        body.push_str("</dl>\n<h2>Explain it</h2>\n");
-        body.push_str(&code_block(&format!("flowmcp rules {}", code.as_str())));
+        let body = match rule_docs.get(code.as_str()) {
+            Some(md) => super::md::to_html(md, &rule_link),
+            None => rule_from_registry(*code),
+        };
         if let Some(page_name) = rules.get(code.as_str()) {
             files.push((page_name.clone(), page(&site, code.as_str(), &body, &[])));
         }
@@ -170,6 +172,27 @@ pub(crate) fn render(
         files.push((p.clone(), page(&site, &e.id, &body, &[])));
     }
     files
+}
+
+/// A rule's page from the registry: its summary, severities, status and section.
+fn rule_from_registry(code: flowmcp_spec::Code) -> String {
+    let info = code.info();
+    let mut body = format!(
+        "<h1>{} — {}</h1>\n<dl>\n",
+        esc(code.as_str()),
+        esc(info.summary)
+    );
+    for (term, value) in [
+        ("Severity under spec", info.spec.to_string()),
+        ("Severity under compat", info.compat.to_string()),
+        ("Status", info.status.to_string()),
+        ("Specification section", info.section.to_string()),
+    ] {
+        let _ = writeln!(body, "<dt>{term}</dt><dd>{}</dd>", esc(&value));
+    }
+    body.push_str("</dl>\n<h2>Explain it</h2>\n");
+    body.push_str(&code_block(&format!("flowmcp rules {}", code.as_str())));
+    body
 }
 
 /// A word for a POSIX shell: as it is when it is plain, else in single quotes.
@@ -555,6 +578,15 @@ fn index_body(
         body.push_str("</dl></section>\n");
     }
 
+    if !rules.is_empty() {
+        body.push_str("<section aria-labelledby=\"rules-h\"><h2 id=\"rules-h\">Rules</h2>\n<p>");
+        let links: Vec<String> = rules
+            .iter()
+            .map(|(code, p)| format!("<a href=\"{}\">{}</a>", esc(p), esc(code)))
+            .collect();
+        body.push_str(&links.join(" "));
+        body.push_str("</p></section>\n");
+    }
     // Findings of files without a page of their own (the manifest, files that do not load).
     let paged: BTreeSet<&str> = set.schemas().iter().map(|s| s.display.as_str()).collect();
     let others: Vec<&FileReport> = catalog
