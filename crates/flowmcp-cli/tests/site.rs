@@ -420,6 +420,38 @@ fn a_test_report_shows_each_entrys_results_on_its_page() {
     assert!(page.contains("<h1>skycast-io/tool/getCurrentConditions</h1>"));
     assert!(page.contains("<strong>fail</strong> &lt;b&gt;upstream&lt;/b&gt; down"));
     assert!(page.contains("<td>Berlin</td><td>false</td><td>E002</td><td>connection refused</td>"));
+    // A grade report shows on the page of the schema file whose tools it names.
+    let grade = serde_json::json!({"schemaPath": "providers/skycast-io/forecast.mjs", "grade": "B",
+        "score": 3.5, "validationPassed": true, "date": "2026-11-29",
+        "dimensions": [{"dimension": "clarity", "score": 4.0, "reasoning": "<em>clear</em>"}],
+        "primitives": ["skycast-io/tool/getCurrentConditions", "skycast-io/tool/getDailyForecast"]});
+    std::fs::write(dir.join("grade.json"), grade.to_string()).unwrap();
+    let run = flowmcp(
+        &[
+            "catalog",
+            "site",
+            "examples/catalog",
+            "--out",
+            out.to_str().unwrap(),
+            "--grades",
+            dir.join("grade.json").to_str().unwrap(),
+        ],
+        &repo_root(),
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let all = files(&out);
+    let graded: Vec<&String> = all
+        .iter()
+        .filter(|(_, t)| t.contains("<h2>Grade</h2>"))
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(
+        graded,
+        vec!["s-examples_catalog_providers_skycast-io_forecast_mjs.html"]
+    );
+    let page = &all.iter().find(|(n, _)| n == graded[0]).unwrap().1;
+    assert!(page.contains("<strong>B</strong> (score 3.5"), "{page}");
+    assert!(page.contains("<td>clarity</td><td>4.0</td><td>&lt;em&gt;clear&lt;/em&gt;</td>"));
     // A file that is not JSON is a usage error naming it.
     std::fs::write(dir.join("bad.json"), "not json").unwrap();
     let run = flowmcp(

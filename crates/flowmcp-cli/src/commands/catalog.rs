@@ -124,6 +124,10 @@ pub(crate) struct SiteArgs {
     /// A report of `flowmcp test --format json`: each entry's results on its page.
     #[arg(long, value_name = "FILE")]
     tests: Option<PathBuf>,
+    /// A grade report of `flowmcp grade` (a JSON object, or an array of them): each shown on the
+    /// page of the schema file it graded. Repeatable.
+    #[arg(long = "grades", value_name = "FILE")]
+    grades: Vec<PathBuf>,
     /// The rule pages to render into the site (`docs/rules` of flowmcp-rs, made by `cargo xtask
     /// docs`); without it, a rule that a finding names gets a page from the registry.
     #[arg(long, value_name = "DIR")]
@@ -157,11 +161,22 @@ fn site(a: &SiteArgs) -> Result<ExitCode, String> {
         }
         None => None,
     };
+    let mut grades = Vec::new();
+    for path in &a.grades {
+        let text = flowmcp_files::named::read_capped_text(path, 64 << 20)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        match serde_json::from_str(&text) {
+            Ok(serde_json::Value::Array(reports)) => grades.extend(reports),
+            Ok(report @ serde_json::Value::Object(_)) => grades.push(report),
+            _ => return Err(format!("{}: not a grade report (JSON)", path.display())),
+        }
+    }
     let shown_dir = a.dir.display().to_string();
     let written = crate::site::build(
         &catalog,
         &shown_dir,
         tests.as_ref(),
+        &grades,
         a.rules.as_deref(),
         &a.out,
     )?;

@@ -34,12 +34,14 @@ pub(crate) struct Written {
 
 /// Builds the site of `catalog` into `out` (created when missing). `catalog_arg` is how commands
 /// on the pages name the catalog (`--catalog <catalog_arg>`); `tests`, a report of `flowmcp test
-/// --format json`, adds each entry's results to its page; `rules`, a directory of rule pages
+/// --format json`, adds each entry's results to its page, `grades` (grade reports) each file's
+/// grade to its page; `rules`, a directory of rule pages
 /// (`docs/rules`: `<CODE>.md` made by `cargo xtask docs`), is rendered into a page per rule.
 pub(crate) fn build(
     catalog: &Catalog,
     catalog_arg: &str,
     tests: Option<&serde_json::Value>,
+    grades: &[serde_json::Value],
     rules: Option<&Path>,
     out: &Path,
 ) -> Result<Written, String> {
@@ -63,7 +65,7 @@ pub(crate) fn build(
             }
         }
     }
-    let files = pages::render(catalog, catalog_arg, tests, &rule_docs);
+    let files = pages::render(catalog, catalog_arg, tests, grades, &rule_docs);
     let mut written = Written::default();
     let assets = ASSETS.iter().map(|(n, t)| (n.to_string(), t.to_string()));
     for (name, text) in assets.chain(files) {

@@ -14,11 +14,13 @@ use super::names::Names;
 /// Every generated file but the assets: `(file name, text)`. `tests` is a report of `flowmcp
 /// test --format json`, shown on the pages of the entries it names; `rule_docs` the rule pages'
 /// markdown by code, each rendered as its rule's page (a rule without one that a finding names
-/// gets a page from the registry).
+/// gets a page from the registry); `grades` grade reports of `flowmcp grade`, each shown on the
+/// page of the schema file whose tools it names.
 pub(crate) fn render(
     catalog: &Catalog,
     catalog_arg: &str,
     tests: Option<&Value>,
+    grades: &[Value],
     rule_docs: &BTreeMap<String, String>,
 ) -> Vec<(String, String)> {
     // Entry ID → its results in the test report.
@@ -121,6 +123,20 @@ pub(crate) fn render(
             );
         }
         body.push_str("</ul>\n");
+        // A grade report names the primitives of the file it graded.
+        let ids: BTreeSet<String> = by_schema
+            .get(&i)
+            .into_iter()
+            .flatten()
+            .map(|&at| set.tools()[at].descriptor.lookup_key())
+            .collect();
+        for g in grades.iter().filter(|g| {
+            g.get("primitives")
+                .and_then(Value::as_array)
+                .is_some_and(|p| p.iter().filter_map(Value::as_str).any(|p| ids.contains(p)))
+        }) {
+            body.push_str(&grade(g));
+        }
         body.push_str(&findings(reports.get(s.display.as_str()).copied(), &rules));
         files.push((schema_pages[i].clone(), page(&site, &s.display, &body, &[])));
     }
@@ -312,6 +328,43 @@ fn tool_body(catalog: &Catalog, t: &ToolEntry, schema_page: &str, catalog_arg: &
         body.push_str(&json_block(&json!(test)));
     }
     body
+}
+
+/// A grade report: the letter, the score, whether validation passed, and each dimension's score.
+fn grade(report: &Value) -> String {
+    let text = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    };
+    let mut out = format!(
+        "<h2>Grade</h2>\n<p><strong>{}</strong> (score {}, validation passed: {}, {})</p>\n",
+        esc(&text(report.get("grade"))),
+        esc(&text(report.get("score"))),
+        esc(&text(report.get("validationPassed"))),
+        esc(&text(report.get("date")))
+    );
+    let dimensions = report.get("dimensions").and_then(Value::as_array);
+    if let Some(dimensions) = dimensions.filter(|d| !d.is_empty()) {
+        out.push_str(
+            "<div class=\"scroll\"><table>\n<thead><tr><th scope=\"col\">Dimension</th>\
+             <th scope=\"col\">Score</th><th scope=\"col\">Reasoning</th></tr></thead>\n<tbody>\n",
+        );
+        for d in dimensions {
+            let why = ["reasoning", "rationale", "comment", "notes"]
+                .iter()
+                .find_map(|k| d.get(*k));
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&text(d.get("dimension"))),
+                esc(&text(d.get("score"))),
+                esc(&text(why))
+            );
+        }
+        out.push_str("</tbody>\n</table></div>\n");
+    }
+    out
 }
 
 /// An entry's results from a test report: its verdict, then each test's.
