@@ -65,12 +65,18 @@ pub(crate) fn build(
             }
         }
     }
-    let files = pages::render(catalog, catalog_arg, tests, grades, &rule_docs);
     let mut written = Written::default();
-    let assets = ASSETS.iter().map(|(n, t)| (n.to_string(), t.to_string()));
-    for (name, text) in assets.chain(files) {
-        put(out, &name, text.as_bytes(), &mut written)?;
+    for (name, text) in ASSETS {
+        put(out, name, text.as_bytes(), &mut written)?;
     }
+    pages::render(
+        catalog,
+        catalog_arg,
+        tests,
+        grades,
+        &rule_docs,
+        &mut |name, text| put(out, &name, text.as_bytes(), &mut written),
+    )?;
     Ok(written)
 }
 

@@ -11,7 +11,8 @@ use super::html::{code_block, esc, json_block, page};
 use super::index::{self, first_line};
 use super::names::Names;
 
-/// Every generated file but the assets: `(file name, text)`. `tests` is a report of `flowmcp
+/// Every generated file but the assets, each given to `emit` (file name, text) as soon as it is
+/// made, so that no more than one page is held at a time. `tests` is a report of `flowmcp
 /// test --format json`, shown on the pages of the entries it names; `rule_docs` the rule pages'
 /// markdown by code, each rendered as its rule's page (a rule without one that a finding names
 /// gets a page from the registry); `grades` grade reports of `flowmcp grade`, each shown on the
@@ -22,7 +23,8 @@ pub(crate) fn render(
     tests: Option<&Value>,
     grades: &[Value],
     rule_docs: &BTreeMap<String, String>,
-) -> Vec<(String, String)> {
+    emit: &mut dyn FnMut(String, String) -> Result<(), String>,
+) -> Result<(), String> {
     // Entry ID → its results in the test report.
     let results: BTreeMap<&str, &Value> = tests
         .and_then(|t| t.get("schemas"))
@@ -70,12 +72,11 @@ pub(crate) fn render(
         .map(|c| (c.as_str().to_string(), names.name("r", c.as_str())))
         .collect();
 
-    let mut files = Vec::with_capacity(2 + schema_pages.len() + tool_pages.len());
-    files.push((
+    emit(
         "search-index.js".to_string(),
         index::script(catalog, &tool_pages, &prompt_pages),
-    ));
-    files.push((
+    )?;
+    emit(
         "index.html".to_string(),
         page(
             &site,
@@ -90,7 +91,7 @@ pub(crate) fn render(
             ),
             &["search-index.js"],
         ),
-    ));
+    )?;
     // Schema → its tool entries, so that no page walks every tool.
     let mut by_schema: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (at, t) in set.tools().iter().enumerate() {
@@ -138,17 +139,17 @@ pub(crate) fn render(
             body.push_str(&grade(g));
         }
         body.push_str(&findings(reports.get(s.display.as_str()).copied(), &rules));
-        files.push((schema_pages[i].clone(), page(&site, &s.display, &body, &[])));
+        emit(schema_pages[i].clone(), page(&site, &s.display, &body, &[]))?;
     }
     for (t, p) in set.tools().iter().zip(&tool_pages) {
         let mut body = tool_body(catalog, t, &schema_pages[t.schema], catalog_arg);
         if let Some(r) = results.get(t.descriptor.lookup_key().as_str()) {
             body.push_str(&test_results(r));
         }
-        files.push((
+        emit(
             p.clone(),
             page(&site, &t.descriptor.lookup_key(), &body, &[]),
-        ));
+        )?;
     }
     // A rule page's link to another rule's page (`VAL014.md`) goes to that page, if there is one.
     let rule_link = |target: &str| {
@@ -161,7 +162,7 @@ pub(crate) fn render(
             None => rule_from_registry(*code),
         };
         if let Some(page_name) = rules.get(code.as_str()) {
-            files.push((page_name.clone(), page(&site, code.as_str(), &body, &[])));
+            emit(page_name.clone(), page(&site, code.as_str(), &body, &[]))?;
         }
     }
     for (e, p) in prompts.iter().zip(&prompt_pages) {
@@ -185,9 +186,9 @@ pub(crate) fn render(
                 quote(catalog_arg)
             ))
         );
-        files.push((p.clone(), page(&site, &e.id, &body, &[])));
+        emit(p.clone(), page(&site, &e.id, &body, &[]))?;
     }
-    files
+    Ok(())
 }
 
 /// A rule's page from the registry: its summary, severities, status and section.
