@@ -105,6 +105,20 @@ fn every_tool_has_a_page_with_its_names_parameters_and_a_call_command() {
             .contains("--input &#39;{&quot;city&quot;:&quot;Berlin&quot;}&#39;"),
         "example input"
     );
+    // A selection's page links to its members' pages.
+    let selection = all
+        .iter()
+        .find(|(n, _)| n.starts_with("sel-"))
+        .expect("the selection has a page");
+    assert!(index.contains(&format!("href=\"{}\"", selection.0)));
+    assert!(selection.1.contains(
+        "<a href=\"t-holidaykit-net_tool_getPublicHolidays.html\">holidaykit-net/tool/getPublicHolidays</a>"
+    ));
+    assert!(
+        selection
+            .1
+            .contains("<a href=\"p-holidaykit-net_skill_plan-long-weekends.html\">")
+    );
     // Every page: our CSP, lang, viewport, no inline script or style.
     for (name, text) in all.iter().filter(|(n, _)| n.ends_with(".html")) {
         assert!(text.contains("Content-Security-Policy"), "{name}");

@@ -53,6 +53,11 @@ pub(crate) fn render(
         .collect();
     let prompts = catalog.library().entries();
     let prompt_pages: Vec<String> = prompts.iter().map(|e| names.name("p", &e.id)).collect();
+    let selections = catalog.library().selections();
+    let selection_pages: Vec<String> = selections
+        .iter()
+        .map(|e| names.name("sel", &e.id))
+        .collect();
     let reports: BTreeMap<&str, &FileReport> =
         catalog.reports().iter().map(|r| (r.file(), r)).collect();
     // A page per rule that some finding names.
@@ -87,6 +92,7 @@ pub(crate) fn render(
                 &schema_pages,
                 &tool_pages,
                 &prompt_pages,
+                &selection_pages,
                 &rules,
             ),
             &["search-index.js"],
@@ -164,6 +170,55 @@ pub(crate) fn render(
         if let Some(page_name) = rules.get(code.as_str()) {
             emit(page_name.clone(), page(&site, code.as_str(), &body, &[]))?;
         }
+    }
+    // Member ID → page: an entry's lookup key and its ID (a resource's), a prompt's or skill's ID.
+    let mut member_pages: BTreeMap<String, &str> = BTreeMap::new();
+    for (t, p) in set.tools().iter().zip(&tool_pages) {
+        member_pages.entry(t.descriptor.id.to_string()).or_insert(p);
+        member_pages.insert(t.descriptor.lookup_key(), p);
+    }
+    for (e, p) in prompts.iter().zip(&prompt_pages) {
+        member_pages.insert(e.id.clone(), p);
+    }
+    for (sel, p) in selections.iter().zip(&selection_pages) {
+        let mut body = format!("<h1>{}</h1>\n<dl>\n", esc(&sel.id));
+        for (term, value) in [
+            ("File", sel.file.as_str()),
+            ("Description", sel.description.as_str()),
+            ("When to use", sel.when_to_use.as_str()),
+        ] {
+            let _ = writeln!(body, "<dt>{term}</dt><dd>{}</dd>", esc(value));
+        }
+        body.push_str("</dl>\n");
+        for (what, members) in [
+            ("Tools", &sel.tools),
+            ("Resources", &sel.resources),
+            ("Prompts", &sel.prompts),
+            ("Skills", &sel.skills),
+            ("Members that do not resolve", &sel.unresolved),
+        ] {
+            if members.is_empty() {
+                continue;
+            }
+            let _ = writeln!(body, "<h2>{what}</h2>\n<ul>");
+            for m in members {
+                match member_pages.get(m) {
+                    Some(page_name) => {
+                        let _ = writeln!(
+                            body,
+                            "<li><a href=\"{}\">{}</a></li>",
+                            esc(page_name),
+                            esc(m)
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(body, "<li>{}</li>", esc(m));
+                    }
+                }
+            }
+            body.push_str("</ul>\n");
+        }
+        emit(p.clone(), page(&site, &sel.id, &body, &[]))?;
     }
     for (e, p) in prompts.iter().zip(&prompt_pages) {
         let mut body = format!("<h1>{}</h1>\n<dl>\n", esc(&e.id));
@@ -507,6 +562,7 @@ fn index_body(
     schema_pages: &[String],
     tool_pages: &[String],
     prompt_pages: &[String],
+    selection_pages: &[String],
     rules: &BTreeMap<String, String>,
 ) -> String {
     let set = catalog.toolset();
@@ -601,6 +657,23 @@ fn index_body(
                 esc(p),
                 esc(&e.id),
                 e.kind.id_type(),
+                esc(first_line(&e.description))
+            );
+        }
+        body.push_str("</ul></section>\n");
+    }
+
+    let selections = catalog.library().selections();
+    if !selections.is_empty() {
+        body.push_str(
+            "<section aria-labelledby=\"sel-h\"><h2 id=\"sel-h\">Selections</h2>\n<ul>\n",
+        );
+        for (e, p) in selections.iter().zip(selection_pages) {
+            let _ = writeln!(
+                body,
+                "<li><a href=\"{}\">{}</a> — {}</li>",
+                esc(p),
+                esc(&e.id),
                 esc(first_line(&e.description))
             );
         }
