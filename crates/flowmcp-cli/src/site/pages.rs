@@ -41,10 +41,18 @@ pub(crate) fn render(
     );
     let set = catalog.toolset();
     let mut names = Names::default();
+    // A schema page is named by the file's path inside the catalog (its display path otherwise).
+    let root = catalog.root().display().to_string();
     let schema_pages: Vec<String> = set
         .schemas()
         .iter()
-        .map(|s| names.name("s", &s.display))
+        .map(|s| {
+            let inside = s.display.strip_prefix(root.as_str());
+            names.name(
+                "s",
+                inside.map_or(&s.display, |p| p.trim_start_matches('/')),
+            )
+        })
         .collect();
     let tool_pages: Vec<String> = set
         .tools()
