@@ -4,7 +4,7 @@
 //!
 //! The crate's rooms: `main.rs` parses the arguments and dispatches; `commands/<name>.rs` holds
 //! one command each (its arguments, its work, its output), and no command file imports another;
-//! `context` is the one place where flags, configuration files and the environment become
+//! `site` renders a catalog as static HTML pages; `context` is the one place where flags, configuration files and the environment become
 //! library options (validation options, catalog options, call settings, caches, the opened
 //! catalog); `output`, `advice`, `listing` and `walk` are what several commands share.
 // Unit tests make their fixture files freely; the capability rule is for product code.
@@ -15,6 +15,7 @@ mod commands;
 mod context;
 mod listing;
 mod output;
+mod site;
 mod walk;
 
 use std::path::PathBuf;
@@ -66,7 +67,7 @@ enum Command {
     Rules(rules::RulesArgs),
     /// Print which tools use a shared list (the reverse index of `{{list:field}}` references).
     ListRefs(lists::ListRefsArgs),
-    /// Catalog maintenance: content hash, registry.json index, the shared-list registry.
+    /// Catalog maintenance: content hash, registry.json index, the shared-list registry, a static site.
     Catalog(catalog::CatalogArgs),
     /// Check `_lists/_registry.json` against the shared lists (`flowmcp catalog lists --check`).
     ValidateLists {

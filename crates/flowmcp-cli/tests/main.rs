@@ -24,4 +24,5 @@ mod resource;
 mod run;
 mod scale_out;
 mod serve;
+mod site;
 mod test_cmd;

@@ -1,5 +1,6 @@
-//! `flowmcp catalog hash <dir>`, `flowmcp catalog index <dir> [--check]` and
-//! `flowmcp catalog lists <dir> [--check]` (also `flowmcp validate-lists [dir]`).
+//! `flowmcp catalog hash <dir>`, `flowmcp catalog index <dir> [--check]`,
+//! `flowmcp catalog lists <dir> [--check]` (also `flowmcp validate-lists [dir]`) and
+//! `flowmcp catalog site <dir> --out <site>` (the pages are [`crate::site`]'s).
 //!
 //! `hash` prints the `contentHash` of the files `registry.json` references, computed exactly as
 //! chapter 15 describes (see [`flowmcp_spec::catalog::content_hash`]).
@@ -36,6 +37,7 @@ use flowmcp_catalog::manifest::{
 use flowmcp_spec::catalog::REGISTRY_FILE;
 
 use crate::advice::catalog_error;
+use crate::context::{ResultCacheArg, SourceArgs, open_to_read};
 use crate::output::write_stdout;
 
 #[derive(Args, Debug)]
@@ -93,6 +95,47 @@ pub(crate) enum CatalogCommand {
         #[arg(long)]
         check: bool,
     },
+    /// Write a static HTML site of the catalog: an index, a page per schema file, tool and
+    /// prompt or skill, and client-side search.
+    #[command(
+        long_about = "Write a static HTML site of the catalog into --out: index.html (namespaces \
+                      with their counts and tags, schema files, tools, prompts and skills, shared \
+                      lists and the tools that use them), a page per schema file (its findings), \
+                      per tool entry (parameters, ID and MCP name, a ready `flowmcp call` command \
+                      and the MCP tools/call request, output schema, example test) and per prompt \
+                      or skill, and search that ranks as `flowmcp search` does and forgives a typo.\n\n\
+                      The pages need no server and no network: they open from file:// under a strict \
+                      Content-Security-Policy, with one stylesheet and one script of our own. Catalog \
+                      text is escaped everywhere. Files are written atomically and only when their \
+                      bytes change; nothing in --out is deleted (pages of tools that are gone stay)."
+    )]
+    Site(SiteArgs),
+}
+
+/// `catalog site`'s arguments.
+#[derive(Args, Debug)]
+pub(crate) struct SiteArgs {
+    /// The catalog directory.
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+    /// The directory to write the site into (created when missing).
+    #[arg(long, value_name = "SITE")]
+    out: PathBuf,
+    /// A report of `flowmcp test --format json`: each entry's results on its page.
+    #[arg(long, value_name = "FILE")]
+    tests: Option<PathBuf>,
+    /// A grade report of `flowmcp grade` (a JSON object, or an array of them): each shown on the
+    /// page of the schema file it graded. Repeatable.
+    #[arg(long = "grades", value_name = "FILE")]
+    grades: Vec<PathBuf>,
+    /// The rule pages to render into the site (`docs/rules` of flowmcp-rs, made by `cargo xtask
+    /// docs`); without it, a rule that a finding names gets a page from the registry.
+    #[arg(long, value_name = "DIR")]
+    rules: Option<PathBuf>,
+    #[command(flatten)]
+    results: ResultCacheArg,
+    #[command(flatten)]
+    source: SourceArgs,
 }
 
 pub(crate) fn run(a: CatalogArgs) -> Result<ExitCode, String> {
@@ -100,7 +143,50 @@ pub(crate) fn run(a: CatalogArgs) -> Result<ExitCode, String> {
         CatalogCommand::Hash { dir } => hash(&dir),
         CatalogCommand::Index { dir, check, rename } => index(&dir, check, rename),
         CatalogCommand::Lists { dir, check } => lists(&dir, check),
+        CatalogCommand::Site(a) => site(&a),
     }
+}
+
+/// `catalog site`: the catalog opened as `list` opens it, its site written.
+fn site(a: &SiteArgs) -> Result<ExitCode, String> {
+    let catalog = open_to_read(&a.source, std::slice::from_ref(&a.dir), a.results.runner())?;
+    crate::output::print_problems(&catalog);
+    let tests = match &a.tests {
+        Some(path) => {
+            let text = flowmcp_files::named::read_capped_text(path, 256 << 20)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let report: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| format!("{}: not a test report (JSON): {e}", path.display()))?;
+            Some(report)
+        }
+        None => None,
+    };
+    let mut grades = Vec::new();
+    for path in &a.grades {
+        let text = flowmcp_files::named::read_capped_text(path, 64 << 20)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        match serde_json::from_str(&text) {
+            Ok(serde_json::Value::Array(reports)) => grades.extend(reports),
+            Ok(report @ serde_json::Value::Object(_)) => grades.push(report),
+            _ => return Err(format!("{}: not a grade report (JSON)", path.display())),
+        }
+    }
+    let shown_dir = a.dir.display().to_string();
+    let written = crate::site::build(
+        &catalog,
+        &shown_dir,
+        tests.as_ref(),
+        &grades,
+        a.rules.as_deref(),
+        &a.out,
+    )?;
+    write_stdout(&format!(
+        "wrote {} files to {} ({} unchanged)\n",
+        written.changed,
+        crate::output::shown(&a.out.display().to_string()),
+        written.unchanged
+    ))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `catalog lists` / `validate-lists`: the shared-list registry, written or checked.
