@@ -25,4 +25,5 @@ mod run;
 mod scale_out;
 mod serve;
 mod site;
+mod site_browser;
 mod test_cmd;

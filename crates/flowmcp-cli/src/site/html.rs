@@ -73,9 +73,11 @@ pub(crate) fn page(site: &str, title: &str, body: &str, scripts: &[&str]) -> Str
     out
 }
 
-/// `<pre><code>` of some text.
+/// `<pre><code>` of some text. The block scrolls sideways when a line is long, so it takes the
+/// keyboard's focus (`tabindex="0"`): a keyboard user can scroll it too (WCAG 2.1.1; axe-core's
+/// `scrollable-region-focusable`).
 pub(crate) fn code_block(text: &str) -> String {
-    format!("<pre><code>{}</code></pre>\n", esc(text))
+    format!("<pre tabindex=\"0\"><code>{}</code></pre>\n", esc(text))
 }
 
 /// `value` as indented JSON in a code block.
