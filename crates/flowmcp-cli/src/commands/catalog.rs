@@ -181,8 +181,13 @@ fn site(a: &SiteArgs) -> Result<ExitCode, String> {
         &a.out,
     )?;
     write_stdout(&format!(
-        "wrote {} files to {} ({} unchanged)\n",
+        "wrote {} {} to {} ({} unchanged)\n",
         written.changed,
+        if written.changed == 1 {
+            "file"
+        } else {
+            "files"
+        },
         crate::output::shown(&a.out.display().to_string()),
         written.unchanged
     ))?;
