@@ -68,6 +68,30 @@ fn check(site: &Path, expect: &serde_json::Value, dir: &Path) {
     assert_eq!(report["failures"], serde_json::json!([]), "{report}");
 }
 
+/// `flowmcp catalog site CATALOG --out SITE --rules docs/rules`, run in `cwd`; asserts it wrote
+/// the site (exit 0, or 1 when the catalog has errors and `errors_allowed`).
+fn build_site(catalog: &str, site: &Path, cwd: &Path, errors_allowed: bool) {
+    let rules = repo_root().join("docs/rules");
+    let run = flowmcp(
+        &[
+            "catalog",
+            "site",
+            catalog,
+            "--out",
+            &site.display().to_string(),
+            "--rules",
+            &rules.display().to_string(),
+        ],
+        cwd,
+    );
+    assert!(
+        run.code == 0 || (errors_allowed && run.code == 1),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+}
+
 /// Every `.html` file under `dir`, relative to it.
 fn pages(dir: &Path, under: &Path, out: &mut Vec<String>) {
     for entry in std::fs::read_dir(under).unwrap() {
@@ -88,19 +112,7 @@ fn i45_the_example_site_works_in_a_browser() {
     let dir = temp_dir("site-browser");
     let site = dir.join("site");
     let mut extra = Vec::new();
-    let run = flowmcp(
-        &[
-            "catalog",
-            "site",
-            "examples/catalog",
-            "--out",
-            &site.display().to_string(),
-            "--rules",
-            "docs/rules",
-        ],
-        &repo_root(),
-    );
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    build_site("examples/catalog", &site, &repo_root(), false);
     // Besides the index and the tool page the search leads to: a page of each other kind.
     let mut kinds: Vec<String> = Vec::new();
     let mut all = Vec::new();
@@ -141,53 +153,59 @@ fn i45_hostile_catalog_text_runs_nowhere_in_the_browser() {
     let dir = temp_dir("site-browser-hostile");
     let catalog = dir.join("catalog");
     crate::common::copy_dir(&repo_root().join("examples/catalog"), &catalog);
-    // Descriptions, a test's value and a tool name of one schema file made hostile (the name
-    // makes the file invalid: its findings carry the text too).
-    let file = catalog.join("providers/skycast-io/forecast.mjs");
-    let text = std::fs::read_to_string(&file).unwrap();
+    // Every description (of the file, its tools, parameters and tests) of two schema files made
+    // hostile; in one of them a tool's name too, which makes that file invalid, so its findings
+    // carry the text as well. The other stays valid: its tools get pages.
     let js = HOSTILE
         .replace('\\', "\\\\")
         .replace('\'', "\\'")
         .replace('\u{1b}', "\\u001b")
         .replace('\u{7}', "\\u0007");
-    let mut hostile = String::new();
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("description: '") {
+    for (schema, rename) in [
+        ("providers/skycast-io/forecast.mjs", true),
+        ("providers/openshelf-org/books.mjs", false),
+    ] {
+        let file = catalog.join(schema);
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut hostile = String::new();
+        for line in text.lines() {
+            let trimmed = line.trim_start();
             let indent = &line[..line.len() - trimmed.len()];
-            hostile.push_str(&format!("{indent}description: '{js}',\n"));
-        } else {
-            hostile.push_str(line);
-            hostile.push('\n');
+            match ["description: '", "_description: '"]
+                .iter()
+                .find(|key| trimmed.starts_with(**key) && trimmed.ends_with("',"))
+            {
+                Some(key) => hostile.push_str(&format!("{indent}{key}{js}',\n")),
+                None => {
+                    hostile.push_str(line);
+                    hostile.push('\n');
+                }
+            }
         }
+        if rename {
+            hostile = hostile.replacen(
+                "        getWeatherAlerts: {",
+                "        '<img src=x onerror=\"window.__flowmcpInjected=true\">': {",
+                1,
+            );
+        }
+        assert_ne!(hostile, text, "{schema}");
+        std::fs::write(&file, hostile).unwrap();
     }
-    hostile = hostile.replacen(
-        "        getWeatherAlerts: {",
-        "        '<img src=x onerror=\"window.__flowmcpInjected=true\">': {",
-        1,
-    );
-    std::fs::write(&file, hostile).unwrap();
     let site = dir.join("site");
-    let run = flowmcp(
-        &[
-            "catalog",
-            "site",
-            &catalog.display().to_string(),
-            "--out",
-            &site.display().to_string(),
-        ],
-        &dir,
-    );
-    assert!(
-        run.code == 0 || run.code == 1,
-        "{}\n{}",
-        run.stdout,
-        run.stderr
-    );
+    build_site(&catalog.display().to_string(), &site, &dir, true);
     let mut all = Vec::new();
     pages(&site, &site, &mut all);
+    // Rule pages are this repository's own text: every other page shows the catalog's.
+    all.retain(|p| !p.starts_with("r-"));
     all.sort();
-    assert!(!all.is_empty(), "no page written: {}", run.stderr);
+    assert!(all.len() > 20, "{all:?}");
+    // The hostile text is on the valid file's tool page, as text.
+    let page = std::fs::read_to_string(site.join("t-openshelf-org_tool_getBook.html")).unwrap();
+    assert!(
+        page.contains("&lt;script&gt;window.__flowmcpInjected=true&lt;/script&gt;"),
+        "{page}"
+    );
     check(
         &site,
         &serde_json::json!({"pages": all, "themes": ["light"], "axe": false}),
@@ -221,19 +239,7 @@ fn local_links(html: &str) -> Vec<String> {
 fn i45_every_link_of_the_site_resolves() {
     let dir = temp_dir("site-links");
     let site = dir.join("site");
-    let run = flowmcp(
-        &[
-            "catalog",
-            "site",
-            "examples/catalog",
-            "--out",
-            &site.display().to_string(),
-            "--rules",
-            "docs/rules",
-        ],
-        &repo_root(),
-    );
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    build_site("examples/catalog", &site, &repo_root(), false);
     let mut all = Vec::new();
     pages(&site, &site, &mut all);
     let (mut checked, mut broken) = (0, Vec::new());
