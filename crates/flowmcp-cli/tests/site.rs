@@ -215,7 +215,7 @@ fn a_rebuild_rewrites_nothing_unchanged_and_deletes_nothing() {
         ],
         &repo_root(),
     );
-    assert!(run.stdout.starts_with("wrote 1 files"), "{}", run.stdout);
+    assert!(run.stdout.starts_with("wrote 1 file to"), "{}", run.stdout);
 }
 
 /// The site's search run in QuickJS: the entries (IDs) of the tools it finds for `query`, best
