@@ -80,14 +80,18 @@ pub(crate) fn build(
     Ok(written)
 }
 
-/// Writes `bytes` to `out/name` unless the file already holds exactly them.
+/// Writes `bytes` to `out/name` unless the file already holds exactly them. Each page replaces
+/// the old one atomically (a reader sees the old page or the new one, never a part) but is not
+/// flushed to disk: the site is made again from the catalog, and a page a crash damaged differs
+/// from what the next run makes, so that run writes it again. Flushing each of the public
+/// collection's 1,951 files took 2.6 s of the 3 s a first build took (D143).
 fn put(out: &Path, name: &str, bytes: &[u8], written: &mut Written) -> Result<(), String> {
     let path = out.join(name);
     if flowmcp_files::named::read(&path).is_ok_and(|old| old == bytes) {
         written.unchanged += 1;
         return Ok(());
     }
-    flowmcp_files::named::write_atomic(&path, bytes)
+    flowmcp_files::named::write_cache_file(&path, bytes)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     written.changed += 1;
     Ok(())
