@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 : "${FLOWMCP_SITE_MODULES:?set FLOWMCP_SITE_MODULES to a node_modules with puppeteer-core and axe-core}"
 site=target/screenshot-site
 cargo run -q -p flowmcp-cli -- catalog site examples/catalog --out "$site" --rules docs/rules
+cargo run -q -p flowmcp-cli -- validate examples/catalog --format html > "$site/validate-report.html"
 node scripts/site-browser.mjs screenshots docs/screenshots \
   "index=$site/index.html" \
   "tool=$site/t-holidaykit-net_tool_getPublicHolidays.html" \
-  "schema=$site/s-providers_holidaykit-net_public-holidays_mjs.html"
+  "schema=$site/s-providers_holidaykit-net_public-holidays_mjs.html" \
+  "report=$site/validate-report.html"

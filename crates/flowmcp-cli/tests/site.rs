@@ -484,3 +484,115 @@ fn a_test_report_shows_each_entrys_results_on_its_page() {
         run.stderr
     );
 }
+
+/// Issue #45, scope 2: `validate`, `test` and `grade` write self-contained HTML reports in the
+/// site's look: the stylesheet inlined and allowed by its hash, no script, nothing loaded, and
+/// every text from the catalog escaped.
+#[test]
+fn i45_html_reports_of_validate_test_and_grade() {
+    let dir = temp_dir("site-reports");
+    // A schema file with an error whose message carries hostile text.
+    let file = dir.join("bad.mjs");
+    std::fs::write(
+        &file,
+        "export const main = { namespace: '<script>alert(1)</script>', name: 'x', \
+         description: 'd', version: '4.2.0', root: 'https://example.org', tools: {} }\n",
+    )
+    .unwrap();
+    let run = flowmcp(
+        &["validate", "--format", "html", &file.display().to_string()],
+        &dir,
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let html = &run.stdout;
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    assert!(html.contains("style-src 'sha256-"), "{html}");
+    assert!(
+        html.contains("<style>") && !html.contains("<script"),
+        "{html}"
+    );
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{html}"
+    );
+    assert!(html.contains("<th scope=\"col\">Code</th>"), "{html}");
+    assert!(
+        !html.contains("href=\"http") && !html.contains("src="),
+        "{html}"
+    );
+
+    // test: one tool's upstream answers 404, so its verdict is FAIL with the reason.
+    let server = crate::common::support::TestServer::start(20, |_| {
+        crate::common::support::reply(404, Some("application/json"), "{}")
+    });
+    let schema = repo_root().join("examples/catalog/providers/holidaykit-net/public-holidays.mjs");
+    let upstream = format!("holidaykit-net={}", server.base);
+    let run = flowmcp(
+        &[
+            "test",
+            &schema.display().to_string(),
+            "--delay-ms",
+            "0",
+            "--format",
+            "html",
+            "--upstream",
+            &upstream,
+        ],
+        &dir,
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("<p>0 PASS, 4 FAIL, 0 SKIP.</p>"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("<code>holidaykit-net/tool/getPublicHolidays</code>")
+            && run.stdout.contains("API returned 404"),
+        "{}",
+        run.stdout
+    );
+    let _ = server.finish();
+
+    // grade: the HTML page beside the JSON report.
+    let out = dir.join("graded");
+    let scores = dir.join("scores.json");
+    std::fs::write(
+        &scores,
+        serde_json::json!({
+            "schemaIdSlug": "holidaykit-net_public-holidays", "scoringProtocol": "v1",
+            "creator": {"skill": "s", "skillVersion": "1", "session": "t"},
+            "harness": {"name": "t", "version": "1", "model": "none"},
+            "timestamp": "2026-11-25T10:00:00Z",
+            "scores": [
+                {"dimension": "whenToUse", "score": 4.5, "reasoning": "<b>clear</b>"},
+                {"dimension": "parameters", "score": 3.5, "reasoning": "ok"}]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let run = flowmcp(
+        &[
+            "grade",
+            "--consume-scores",
+            &scores.display().to_string(),
+            &schema.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+            "--format",
+            "html",
+        ],
+        &dir,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page =
+        std::fs::read_to_string(out.join("holidaykit-net_public-holidays.grade.html")).unwrap();
+    assert!(page.contains("<strong>A</strong>"), "{page}");
+    assert!(page.contains("&lt;b&gt;clear&lt;/b&gt;"), "{page}");
+    assert!(
+        out.join("holidaykit-net_public-holidays.grade.json")
+            .is_file()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -265,3 +265,67 @@ fn i45_every_link_of_the_site_resolves() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue #45, scope 2: the HTML reports of `validate`, `test` and `grade` in the browser: the
+/// inlined stylesheet is allowed by the page's policy (a refused one is a console error), nothing
+/// is loaded, and axe-core finds no serious or critical violation in either theme.
+#[test]
+fn i45_the_html_reports_work_in_a_browser() {
+    if browser().is_none() {
+        return;
+    }
+    let dir = temp_dir("site-browser-reports");
+    let catalog = repo_root().join("examples/catalog").display().to_string();
+    let run = flowmcp(&["validate", "--format", "html", &catalog], &dir);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::write(dir.join("validate.html"), &run.stdout).unwrap();
+    let run = flowmcp(&["test", &catalog, "--static", "--format", "html"], &dir);
+    assert!(run.stdout.starts_with("<!DOCTYPE html>"), "{}", run.stderr);
+    std::fs::write(dir.join("test.html"), &run.stdout).unwrap();
+    let prompts = dir.join("prompts");
+    let run = flowmcp(
+        &[
+            "grade",
+            "--emit-prompts",
+            &catalog,
+            "--out",
+            &prompts.display().to_string(),
+        ],
+        &dir,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Scores for every schema file, as an external grader would write them.
+    for entry in std::fs::read_dir(&prompts).unwrap() {
+        let slug = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let scores = serde_json::json!({
+            "schemaIdSlug": slug, "scoringProtocol": "v1",
+            "creator": {"skill": "s", "skillVersion": "1", "session": "t"},
+            "harness": {"name": "t", "version": "1", "model": "none"},
+            "timestamp": "2026-11-25T10:00:00Z",
+            "scores": [{"dimension": "whenToUse", "score": 4.0, "reasoning": "r"},
+                       {"dimension": "parameters", "score": 3.0, "reasoning": "r"}]});
+        std::fs::write(prompts.join(&slug).join("scores.json"), scores.to_string()).unwrap();
+    }
+    let graded = dir.join("graded");
+    let run = flowmcp(
+        &[
+            "grade",
+            "--consume-scores",
+            &prompts.display().to_string(),
+            &catalog,
+            "--out",
+            &graded.display().to_string(),
+            "--format",
+            "html",
+        ],
+        &dir,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::copy(graded.join("grades.html"), dir.join("grade.html")).unwrap();
+    check(
+        &dir,
+        &serde_json::json!({"index": false, "pages": ["validate.html", "test.html", "grade.html"]}),
+        &dir,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

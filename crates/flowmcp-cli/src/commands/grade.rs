@@ -70,6 +70,19 @@ pub(crate) struct GradeArgs {
     /// `spec` or `compat`: the validation the grade report records. Default: spec, or the config.
     #[arg(long, value_enum)]
     profile: Option<ProfileArg>,
+    /// `html` also writes each grade report as a self-contained HTML page beside its JSON
+    /// (`<slug>.grade.html`; for a directory, `grades.html` too).
+    #[arg(long, value_enum, default_value_t = GradeFormat::Json)]
+    format: GradeFormat,
+}
+
+/// `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum GradeFormat {
+    /// The grade report as JSON only.
+    Json,
+    /// The JSON report and an HTML page of it, in the look of `flowmcp catalog site`.
+    Html,
 }
 
 pub(crate) fn run(a: GradeArgs) -> Result<ExitCode, String> {
@@ -181,6 +194,12 @@ fn grade_one(
         Ok(report) => {
             let path = out.join(format!("{}.grade.json", schema.slug));
             write_json(&path, &report)?;
+            if a.format == GradeFormat::Html {
+                write_html(
+                    &out.join(format!("{}.grade.html", schema.slug)),
+                    &crate::site::report::grades(std::slice::from_ref(&report)),
+                )?;
+            }
             let line = format!(
                 "{}: grade {} (score {}, validation {}); wrote {}",
                 shown(&schema.id),
@@ -220,6 +239,8 @@ fn run_dir(
     };
     let files = crate::walk::collect(std::slice::from_ref(&a.schema))?;
     let mut rows = Vec::new();
+    // For the HTML page: each grade report whole, each refusal as its row.
+    let mut full = Vec::new();
     let mut seen = std::collections::BTreeMap::new();
     let (mut written, mut refused, mut passed_over) = (0usize, 0usize, 0usize);
     let total = files.len();
@@ -237,7 +258,9 @@ fn run_dir(
             }
             Err(e @ GradeError::NotASchema(_)) => {
                 eprintln!("flowmcp: [{}/{total}] {}", i + 1, shown(&e.to_string()));
-                rows.push(serde_json::json!({"file": f.display, "error": e.to_string()}));
+                let row = serde_json::json!({"file": f.display, "error": e.to_string()});
+                full.push(row.clone());
+                rows.push(row);
                 refused += 1;
                 continue;
             }
@@ -285,7 +308,9 @@ fn run_dir(
                 shown(&id),
                 s.display()
             );
-            rows.push(serde_json::json!({"file": f.display, "id": id, "error": "no scores.json"}));
+            let row = serde_json::json!({"file": f.display, "id": id, "error": "no scores.json"});
+            full.push(row.clone());
+            rows.push(row);
             refused += 1;
             continue;
         }
@@ -296,6 +321,7 @@ fn run_dir(
             }
             One::Graded { report, path, line } => {
                 eprintln!("flowmcp: [{}/{total}] {line}", i + 1);
+                full.push(report.clone());
                 rows.push(serde_json::json!({
                     "file": f.display, "id": id, "grade": report["grade"], "score": report["score"],
                     "validationPassed": report["validationPassed"],
@@ -305,7 +331,9 @@ fn run_dir(
             }
             One::Refused(e) => {
                 eprintln!("flowmcp: [{}/{total}] {}: {}", i + 1, shown(&id), shown(&e));
-                rows.push(serde_json::json!({"file": f.display, "id": id, "error": e}));
+                let row = serde_json::json!({"file": f.display, "id": id, "error": e});
+                full.push(row.clone());
+                rows.push(row);
                 refused += 1;
             }
         }
@@ -322,6 +350,11 @@ fn run_dir(
         let path = out.join("grades.json");
         write_json(&path, &serde_json::json!({"grades": rows}))?;
         summary.push_str(&format!("; wrote {}", path.display()));
+        if a.format == GradeFormat::Html {
+            let path = out.join("grades.html");
+            write_html(&path, &crate::site::report::grades(&full))?;
+            summary.push_str(&format!(" and {}", path.display()));
+        }
     }
     write_stdout(&format!("{summary}\n"))?;
     Ok(if refused > 0 {
@@ -395,4 +428,10 @@ fn read_score(text: &str, dimension: &str) -> Option<(Value, Value)> {
         score,
         entry.get("reasoning").cloned().unwrap_or(Value::Null),
     ))
+}
+
+/// Writes an HTML report page atomically.
+fn write_html(path: &std::path::Path, html: &str) -> Result<(), String> {
+    flowmcp_files::named::write_atomic(path, html.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -89,6 +89,8 @@ pub(crate) enum TestFormat {
     Text,
     /// The report as JSON.
     Json,
+    /// The report as one self-contained HTML page in the look of `flowmcp catalog site`.
+    Html,
 }
 
 /// What the target names.
@@ -247,7 +249,7 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
         prune_report(&report)
     } else {
         match a.format {
-            TestFormat::Json => {
+            TestFormat::Json | TestFormat::Html => {
                 let mut v = report.to_json();
                 v["notCallable"] = serde_json::json!(broken);
                 if let Target::Selection(_) = what {
@@ -263,10 +265,14 @@ pub(crate) fn run(a: TestArgs) -> Result<ExitCode, String> {
                     v["pruned"] =
                         serde_json::json!(pruned.iter().map(Pruned::to_json).collect::<Vec<_>>());
                 }
-                format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-                )
+                if a.format == TestFormat::Html {
+                    crate::site::report::tests(&v)
+                } else {
+                    format!(
+                        "{}\n",
+                        serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+                    )
+                }
             }
             TestFormat::Text => {
                 // --static: what `flowmcp validate` says about the tests, under each file.

@@ -86,6 +86,9 @@ pub(crate) enum ValidateFormat {
     /// GitHub Actions workflow commands: one annotation per finding, with its file, line, column
     /// and the rule's title.
     Github,
+    /// One self-contained HTML page in the look of `flowmcp catalog site` (no script, nothing
+    /// loaded): the counts, then each file's findings as a table.
+    Html,
 }
 
 impl ValidateArgs {
@@ -272,6 +275,7 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
             s
         }
         ValidateFormat::Github => render::github(&report),
+        ValidateFormat::Html => crate::site::report::validation(&report),
     };
     write_stdout(&text)?;
     Ok(if report.counts().errors > 0 {

@@ -11,15 +11,19 @@ mod index;
 mod md;
 mod names;
 mod pages;
+pub(crate) mod report;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use flowmcp_catalog::Catalog;
 
+/// Our stylesheet: the site's file, and inlined in each HTML report ([`report`]).
+const SITE_CSS: &str = include_str!("assets/site.css");
+
 /// Our stylesheet, script and their file names.
 const ASSETS: [(&str, &str); 2] = [
-    ("site.css", include_str!("assets/site.css")),
+    ("site.css", SITE_CSS),
     ("site.js", include_str!("assets/site.js")),
 ];
 

@@ -66,6 +66,12 @@ pub(crate) fn render(
         .iter()
         .map(|e| names.name("sel", &e.id))
         .collect();
+    let agents: Vec<flowmcp_spec::model::AgentManifest> = catalog
+        .agent_names()
+        .iter()
+        .filter_map(|n| catalog.agent_manifest(n))
+        .collect();
+    let agent_pages: Vec<String> = agents.iter().map(|a| names.name("a", &a.name)).collect();
     let reports: BTreeMap<&str, &FileReport> =
         catalog.reports().iter().map(|r| (r.file(), r)).collect();
     // A page per rule that some finding names.
@@ -101,6 +107,7 @@ pub(crate) fn render(
                 &tool_pages,
                 &prompt_pages,
                 &selection_pages,
+                &agents.iter().zip(&agent_pages).collect::<Vec<_>>(),
                 &rules,
             ),
             &["search-index.js"],
@@ -228,6 +235,17 @@ pub(crate) fn render(
         }
         emit(p.clone(), page(&site, &sel.id, &body, &[]))?;
     }
+    for (agent, p) in agents.iter().zip(&agent_pages) {
+        emit(
+            p.clone(),
+            page(
+                &site,
+                &agent.name,
+                &agent_body(agent, &member_pages, catalog_arg),
+                &[],
+            ),
+        )?;
+    }
     for (e, p) in prompts.iter().zip(&prompt_pages) {
         let mut body = format!("<h1>{}</h1>\n<dl>\n", esc(&e.id));
         for (term, value) in [
@@ -252,6 +270,71 @@ pub(crate) fn render(
         emit(p.clone(), page(&site, &e.id, &body, &[]))?;
     }
     Ok(())
+}
+
+/// An agent's page: what its manifest says (model, limits, system prompt), its tools, prompts,
+/// skills and resources (linked where the catalog has a page for them) and the command that runs
+/// it.
+fn agent_body(
+    agent: &flowmcp_spec::model::AgentManifest,
+    member_pages: &BTreeMap<String, &str>,
+    catalog_arg: &str,
+) -> String {
+    let mut body = format!("<h1>{}</h1>\n<dl>\n", esc(&agent.name));
+    let number = |n: Option<u64>| n.map_or_else(|| "—".to_string(), |n| n.to_string());
+    for (term, value) in [
+        ("Kind", "agent".to_string()),
+        ("Description", agent.description.clone().unwrap_or_default()),
+        ("Version", agent.version.clone().unwrap_or_default()),
+        ("Model", agent.model.clone().unwrap_or_default()),
+        ("Most rounds", number(agent.max_rounds)),
+        ("Most tokens", number(agent.max_tokens)),
+        ("Tests", agent.tests.len().to_string()),
+    ] {
+        let _ = writeln!(body, "<dt>{term}</dt><dd>{}</dd>", esc(&value));
+    }
+    body.push_str("</dl>\n");
+    for (what, members) in [
+        ("Tools", &agent.tools),
+        ("Prompts", &agent.prompts),
+        ("Skills", &agent.skills),
+        ("Resources", &agent.resources),
+    ] {
+        if members.is_empty() {
+            continue;
+        }
+        let _ = writeln!(body, "<h2>{what}</h2>\n<ul>");
+        for m in members.keys() {
+            match member_pages.get(m) {
+                Some(page_name) => {
+                    let _ = writeln!(
+                        body,
+                        "<li><a href=\"{}\">{}</a></li>",
+                        esc(page_name),
+                        esc(m)
+                    );
+                }
+                None => {
+                    let _ = writeln!(body, "<li>{}</li>", esc(m));
+                }
+            }
+        }
+        body.push_str("</ul>\n");
+    }
+    if let Some(system) = &agent.system_prompt {
+        body.push_str("<h2>System prompt</h2>\n");
+        body.push_str(&code_block(system));
+    }
+    let _ = write!(
+        body,
+        "<h2>Run it</h2>\n{}",
+        code_block(&format!(
+            "flowmcp agent run {} '<your request>' --catalog {}",
+            quote(&agent.name),
+            quote(catalog_arg)
+        ))
+    );
+    body
 }
 
 /// A rule's page from the registry: its summary, severities, status and section.
@@ -571,6 +654,7 @@ fn index_body(
     tool_pages: &[String],
     prompt_pages: &[String],
     selection_pages: &[String],
+    agents: &[(&flowmcp_spec::model::AgentManifest, &String)],
     rules: &BTreeMap<String, String>,
 ) -> String {
     let set = catalog.toolset();
@@ -683,6 +767,22 @@ fn index_body(
                 esc(p),
                 esc(&e.id),
                 esc(first_line(&e.description))
+            );
+        }
+        body.push_str("</ul></section>\n");
+    }
+
+    if !agents.is_empty() {
+        body.push_str(
+            "<section aria-labelledby=\"agents-h\"><h2 id=\"agents-h\">Agents</h2>\n<ul>\n",
+        );
+        for (a, p) in agents {
+            let _ = writeln!(
+                body,
+                "<li><a href=\"{}\">{}</a> — {}</li>",
+                esc(p),
+                esc(&a.name),
+                esc(first_line(a.description.as_deref().unwrap_or_default()))
             );
         }
         body.push_str("</ul></section>\n");
