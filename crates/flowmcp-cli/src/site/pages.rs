@@ -103,11 +103,13 @@ pub(crate) fn render(
             &index_body(
                 catalog,
                 &site,
-                &schema_pages,
-                &tool_pages,
-                &prompt_pages,
-                &selection_pages,
-                &agents.iter().zip(&agent_pages).collect::<Vec<_>>(),
+                &IndexPages {
+                    schema_pages: &schema_pages,
+                    tool_pages: &tool_pages,
+                    prompt_pages: &prompt_pages,
+                    selection_pages: &selection_pages,
+                    agents: &agents.iter().zip(&agent_pages).collect::<Vec<_>>(),
+                },
                 &rules,
             ),
             &["search-index.js"],
@@ -645,18 +647,31 @@ fn finding_list(report: &FileReport, rules: &BTreeMap<String, String>) -> String
     out
 }
 
+/// The pages the index links to, in the order of what they show.
+#[derive(Clone, Copy)]
+struct IndexPages<'a> {
+    schema_pages: &'a [String],
+    tool_pages: &'a [String],
+    prompt_pages: &'a [String],
+    selection_pages: &'a [String],
+    agents: &'a [(&'a flowmcp_spec::model::AgentManifest, &'a String)],
+}
+
 /// The index page's body: search, namespaces with counts and tags, schema files, prompts and
 /// skills, shared lists with the tools that use them, load problems.
 fn index_body(
     catalog: &Catalog,
     site: &str,
-    schema_pages: &[String],
-    tool_pages: &[String],
-    prompt_pages: &[String],
-    selection_pages: &[String],
-    agents: &[(&flowmcp_spec::model::AgentManifest, &String)],
+    pages: &IndexPages<'_>,
     rules: &BTreeMap<String, String>,
 ) -> String {
+    let IndexPages {
+        schema_pages,
+        tool_pages,
+        prompt_pages,
+        selection_pages,
+        agents,
+    } = *pages;
     let set = catalog.toolset();
     let mut body = format!(
         "<h1>{}</h1>\n<section aria-labelledby=\"search-h\"><h2 id=\"search-h\">Search</h2>\n\

@@ -99,7 +99,7 @@ pub(crate) fn validation(report: &flowmcp_spec::Report) -> String {
                 ]
             })
             .collect();
-        let _ = write!(body, "<h2>{}</h2>\n", esc(r.file()));
+        let _ = writeln!(body, "<h2>{}</h2>", esc(r.file()));
         body.push_str(&table(
             &format!("Findings of {}", r.file()),
             &["Code", "Severity", "Place", "Message", "Help"],
@@ -107,11 +107,7 @@ pub(crate) fn validation(report: &flowmcp_spec::Report) -> String {
         ));
     }
     if clean > 0 {
-        let _ = write!(
-            body,
-            "<p>{} without a finding.</p>\n",
-            counted(clean, "file")
-        );
+        let _ = writeln!(body, "<p>{} without a finding.</p>", counted(clean, "file"));
     }
     page("flowmcp validate", &summary, &body)
 }
@@ -129,9 +125,9 @@ pub(crate) fn tests(report: &Value) -> String {
     let mut body = String::new();
     for s in report["schemas"].as_array().into_iter().flatten() {
         let file = s["file"].as_str().unwrap_or_default();
-        let _ = write!(
+        let _ = writeln!(
             body,
-            "<h2>{} <small>({})</small></h2>\n",
+            "<h2>{} <small>({})</small></h2>",
             esc(file),
             esc(s["namespace"].as_str().unwrap_or_default())
         );
@@ -197,12 +193,7 @@ pub(crate) fn tests(report: &Value) -> String {
             .map(|f| format!("<li>{}</li>", esc(f)))
             .collect();
         if !items.is_empty() {
-            let _ = write!(
-                body,
-                "<h2>{}</h2>\n<ul>{}</ul>\n",
-                esc(title),
-                items.concat()
-            );
+            let _ = writeln!(body, "<h2>{}</h2>\n<ul>{}</ul>", esc(title), items.concat());
         }
     }
     page("flowmcp test", &summary, &body)
@@ -270,7 +261,7 @@ pub(crate) fn grades(reports: &[Value]) -> String {
             continue;
         }
         let who = r["schemaId"].as_str().unwrap_or_default();
-        let _ = write!(body, "<h2>{}</h2>\n", esc(who));
+        let _ = writeln!(body, "<h2>{}</h2>", esc(who));
         body.push_str(&table(
             &format!("Dimensions of {who}"),
             &["Dimension", "Score", "Reasoning"],
