@@ -214,26 +214,7 @@ pub(crate) fn render(
             ("Skills", &sel.skills),
             ("Members that do not resolve", &sel.unresolved),
         ] {
-            if members.is_empty() {
-                continue;
-            }
-            let _ = writeln!(body, "<h2>{what}</h2>\n<ul>");
-            for m in members {
-                match member_pages.get(m) {
-                    Some(page_name) => {
-                        let _ = writeln!(
-                            body,
-                            "<li><a href=\"{}\">{}</a></li>",
-                            esc(page_name),
-                            esc(m)
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(body, "<li>{}</li>", esc(m));
-                    }
-                }
-            }
-            body.push_str("</ul>\n");
+            member_list(&mut body, what, members.iter(), &member_pages);
         }
         emit(p.clone(), page(&site, &sel.id, &body, &[]))?;
     }
@@ -274,6 +255,36 @@ pub(crate) fn render(
     Ok(())
 }
 
+/// A heading `what` and the list of `members` (IDs), each linked to its page when the site has
+/// one; nothing when there are none.
+fn member_list<'m>(
+    body: &mut String,
+    what: &str,
+    members: impl ExactSizeIterator<Item = &'m String>,
+    member_pages: &BTreeMap<String, &str>,
+) {
+    if members.len() == 0 {
+        return;
+    }
+    let _ = writeln!(body, "<h2>{what}</h2>\n<ul>");
+    for m in members {
+        match member_pages.get(m) {
+            Some(page_name) => {
+                let _ = writeln!(
+                    body,
+                    "<li><a href=\"{}\">{}</a></li>",
+                    esc(page_name),
+                    esc(m)
+                );
+            }
+            None => {
+                let _ = writeln!(body, "<li>{}</li>", esc(m));
+            }
+        }
+    }
+    body.push_str("</ul>\n");
+}
+
 /// An agent's page: what its manifest says (model, limits, system prompt), its tools, prompts,
 /// skills and resources (linked where the catalog has a page for them) and the command that runs
 /// it.
@@ -302,26 +313,7 @@ fn agent_body(
         ("Skills", &agent.skills),
         ("Resources", &agent.resources),
     ] {
-        if members.is_empty() {
-            continue;
-        }
-        let _ = writeln!(body, "<h2>{what}</h2>\n<ul>");
-        for m in members.keys() {
-            match member_pages.get(m) {
-                Some(page_name) => {
-                    let _ = writeln!(
-                        body,
-                        "<li><a href=\"{}\">{}</a></li>",
-                        esc(page_name),
-                        esc(m)
-                    );
-                }
-                None => {
-                    let _ = writeln!(body, "<li>{}</li>", esc(m));
-                }
-            }
-        }
-        body.push_str("</ul>\n");
+        member_list(&mut body, what, members.keys(), member_pages);
     }
     if let Some(system) = &agent.system_prompt {
         body.push_str("<h2>System prompt</h2>\n");
