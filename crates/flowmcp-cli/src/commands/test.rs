@@ -476,10 +476,10 @@ fn prune(
 ) -> Result<Vec<Pruned>, String> {
     let discovery = flowmcp_catalog::ListDiscovery::new();
     let mut out = Vec::new();
-    // Per catalog root (None: outside any catalog), the indices in `out` of its written files
-    // with their original text.
+    // Per catalog root (None: outside any catalog), its written files: their index in `out`,
+    // path and original text.
     let mut locator = flowmcp_catalog::manifest::CatalogLocator::new(&discovery);
-    let mut written: std::collections::BTreeMap<Option<PathBuf>, Vec<(usize, String)>> =
+    let mut written: std::collections::BTreeMap<Option<PathBuf>, Vec<(usize, &Path, String)>> =
         Default::default();
     let mut before_errors: std::collections::BTreeMap<PathBuf, Vec<String>> = Default::default();
     for s in &report.schemas {
@@ -516,7 +516,10 @@ fn prune(
                     before_errors.insert(root.clone(), catalog_errors(root, opts)?);
                 }
                 match crate::output::write_with_backup(&s.path, &before, &after) {
-                    Ok(()) => written.entry(root).or_default().push((out.len(), before)),
+                    Ok(()) => written
+                        .entry(root)
+                        .or_default()
+                        .push((out.len(), &s.path, before)),
                     Err(e) => done.error = Some(e),
                 }
             }
@@ -545,13 +548,7 @@ fn prune(
             }
             continue;
         }
-        for (i, original) in files {
-            let path = &report
-                .schemas
-                .iter()
-                .find(|s| s.file == out[i].file)
-                .map(|s| s.path.clone())
-                .ok_or_else(|| format!("{}: not in the report", out[i].file))?;
+        for (i, path, original) in files {
             let (dir, name) = crate::output::in_dir(path)?;
             dir.write_atomic(&name, original.as_bytes(), &|_| true)
                 .map_err(|e| format!("cannot restore {}: {e}", path.display()))?;

@@ -471,15 +471,25 @@ fn tool_body(catalog: &Catalog, t: &ToolEntry, schema_page: &str, catalog_arg: &
     body
 }
 
-/// A grade report: the letter, the score, whether validation passed, and each dimension's score.
-fn grade(report: &Value) -> String {
-    let text = |v: Option<&Value>| match v {
+/// A JSON value of a report as text: a string as itself, nothing for null or missing, anything
+/// else as JSON.
+fn text(v: Option<&Value>) -> String {
+    match v {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),
         Some(v) => v.to_string(),
-    };
+    }
+}
+
+/// A grade report: the letter, the score, whether validation passed, and each dimension's score.
+fn grade(report: &Value) -> String {
+    format!("<h2>Grade</h2>\n{}", grade_summary(report))
+}
+
+/// A grade report's letter, score, validation and date, and its dimensions as a table.
+pub(super) fn grade_summary(report: &Value) -> String {
     let mut out = format!(
-        "<h2>Grade</h2>\n<p><strong>{}</strong> (score {}, validation passed: {}, {})</p>\n",
+        "<p><strong>{}</strong> (score {}, validation passed: {}, {})</p>\n",
         esc(&text(report.get("grade"))),
         esc(&text(report.get("score"))),
         esc(&text(report.get("validationPassed"))),
@@ -510,11 +520,6 @@ fn grade(report: &Value) -> String {
 
 /// An entry's results from a test report: its verdict, then each test's.
 fn test_results(primitive: &Value) -> String {
-    let text = |v: Option<&Value>| match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(v) => v.to_string(),
-    };
     let mut out = format!(
         "<h2>Test results</h2>\n<p>Verdict: <strong>{}</strong> {}</p>\n",
         esc(&text(primitive.get("verdict"))),

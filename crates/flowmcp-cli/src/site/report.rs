@@ -241,32 +241,14 @@ pub(crate) fn grades(reports: &[Value]) -> String {
         &["Schema", "Grade", "Score", "Validation", "Refused because"],
         &rows,
     );
+    // Each graded file as its page on the site shows it, then its validation errors.
     for r in &graded {
-        let dims: Vec<Vec<String>> = r["dimensions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|d| {
-                vec![
-                    esc(d["dimension"].as_str().unwrap_or_default()),
-                    esc(&d["score"].to_string()),
-                    format!(
-                        "<span class=\"text\">{}</span>",
-                        esc(d["reasoning"].as_str().unwrap_or_default())
-                    ),
-                ]
-            })
-            .collect();
-        if dims.is_empty() {
-            continue;
-        }
-        let who = r["schemaId"].as_str().unwrap_or_default();
-        let _ = writeln!(body, "<h2>{}</h2>", esc(who));
-        body.push_str(&table(
-            &format!("Dimensions of {who}"),
-            &["Dimension", "Score", "Reasoning"],
-            &dims,
-        ));
+        let _ = writeln!(
+            body,
+            "<h2>{}</h2>",
+            esc(r["schemaId"].as_str().unwrap_or_default())
+        );
+        body.push_str(&super::pages::grade_summary(r));
         let errors: Vec<String> = r["validationErrors"]
             .as_array()
             .into_iter()
