@@ -179,23 +179,81 @@ impl ListDiscovery {
         display: &str,
         opts: &Options,
     ) -> FileReport {
+        self.report_under(Purpose::Report, anchor, path, display, opts)
+    }
+
+    /// [`ListDiscovery::validate_file_under`] with the fixes that the mechanical rewrites of the
+    /// 3 → 4 migration make ([`crate::migrate::attach_fixes`]) given to the findings they cure.
+    /// Finding them validates the file's text again per offer, so the report with its fixes is
+    /// kept in the result cache as a whole.
+    pub fn validate_file_fixed_under(
+        &self,
+        anchor: Option<&Path>,
+        path: &Path,
+        display: &str,
+        opts: &Options,
+    ) -> FileReport {
+        self.report_under(Purpose::FixedReport, anchor, path, display, opts)
+    }
+
+    /// A file's report for `purpose` ([`Purpose::Report`] or [`Purpose::FixedReport`]), through
+    /// the result cache when there is one.
+    fn report_under(
+        &self,
+        purpose: Purpose,
+        anchor: Option<&Path>,
+        path: &Path,
+        display: &str,
+        opts: &Options,
+    ) -> FileReport {
         if let Some(results) = &self.results
             && let Some(Cached::Report(report)) =
-                self.cached(results, Purpose::Report, anchor, path, display, opts)
+                self.cached(results, purpose, anchor, path, display, opts)
         {
             return report;
         }
         let scope = self.scope_for(path, display, opts);
-        let opts = on_disk(opts);
+        let disk = on_disk(opts);
         let loaded = flowmcp_loader::walk::load_file_under(
             anchor,
             path,
             display,
-            &opts.limits,
-            &opts.settings,
+            &disk.limits,
+            &disk.settings,
         );
-        let report = flowmcp_validate::validate_loaded_in(loaded, &opts, &scope, Some(path));
-        flowmcp_validate::catalog::mark_validated_alone(report, &opts.settings)
+        let source = match purpose {
+            Purpose::FixedReport => loaded.source.clone(),
+            _ => None,
+        };
+        let report = flowmcp_validate::validate_loaded_in(loaded, &disk, &scope, Some(path));
+        let mut report = flowmcp_validate::catalog::mark_validated_alone(report, &disk.settings);
+        if let Some(source) = source {
+            self.attach_fixes(&mut report, &source, display, opts, &scope);
+        }
+        report
+    }
+
+    /// Gives `report` (of the file named `display`, whose text is `source`) its migration fixes,
+    /// each checked by validating the fixed text alone with `opts` and the file's `scope`. A file
+    /// without a finding of a code some fix cures is not validated again.
+    fn attach_fixes(
+        &self,
+        report: &mut FileReport,
+        source: &str,
+        display: &str,
+        opts: &Options,
+        scope: &ListScope,
+    ) {
+        if !report.diagnostics().iter().any(|d| {
+            d.fix.is_none()
+                && flowmcp_spec::registry::fixes::fixes_of(d.code)
+                    .next()
+                    .is_some()
+        }) {
+            return;
+        }
+        let plain = |text: &str| flowmcp_validate::validate_str(text, display, scope, opts);
+        crate::migrate::attach_fixes(report, source, &plain);
     }
 
     /// The hash of the `_lists/` directory `dir` ([`hash_dir`]), computed once.
@@ -264,10 +322,11 @@ impl ListDiscovery {
             display,
             &bytes,
         );
+        let given = opts;
         let opts = on_disk(opts).into_owned();
         let checks = opts.files.clone()?;
         match purpose {
-            Purpose::Report => {
+            Purpose::Report | Purpose::FixedReport => {
                 if let Some(report) = results.get(&key, checks.as_ref()) {
                     return Some(Cached::Report(report));
                 }
@@ -285,6 +344,10 @@ impl ListDiscovery {
         let mut recorded = opts;
         recorded.files = Some(recorder.clone());
         let scope = self.scope_for(path, display, &recorded);
+        let source = match purpose {
+            Purpose::FixedReport => std::str::from_utf8(&bytes).ok().map(str::to_string),
+            _ => None,
+        };
         let mut loaded = flowmcp_loader::load_file_bytes(
             path,
             display,
@@ -295,10 +358,20 @@ impl ListDiscovery {
         let report =
             flowmcp_validate::validate_loaded_mut(&mut loaded, &recorded, &scope, Some(path));
         Some(match purpose {
-            Purpose::Report => {
+            Purpose::Report | Purpose::FixedReport => {
                 // As `flowmcp_validate::validate_file` reports a file validated alone.
-                let report =
+                let mut report =
                     flowmcp_validate::catalog::mark_validated_alone(report, &recorded.settings);
+                if let Some(source) = source {
+                    // The fixed texts are validated as the caller asked; file checks the
+                    // caller gave are recorded with the entry's.
+                    let check_opts = match given.files {
+                        Some(_) => recorded.clone(),
+                        None => given.clone(),
+                    };
+                    let check_scope = self.scope_for(path, display, &check_opts);
+                    self.attach_fixes(&mut report, &source, display, &check_opts, &check_scope);
+                }
                 results.put(&key, recorder.asked(), &report, None);
                 Cached::Report(report)
             }

@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 use flowmcp_files::{EntryKind, PathError, Root};
 use flowmcp_loader::eval::{Exports, HandlersExport};
 use flowmcp_loader::{FileKind, LoadedFile, PathItem, Unserializable, UnserializableKind};
-use flowmcp_spec::diagnostic::{JsonPath, Seg};
+use flowmcp_spec::diagnostic::{Applicability, Edit, Fix, JsonPath, Seg};
 use flowmcp_spec::files::FileChecks;
 use flowmcp_spec::gtfs::{Seal, SealError};
 use flowmcp_spec::{Code, Diagnostic, FileReport, Severity};
@@ -383,6 +383,9 @@ fn part(h: &mut Sha256, bytes: &[u8]) {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Purpose {
     Report,
+    /// A report with the fixes of [`crate::migrate::attach_fixes`] (they validate the file's
+    /// text again, once per offer, so they are worth keeping).
+    FixedReport,
     CatalogFile,
 }
 
@@ -412,6 +415,7 @@ impl Key {
             &mut h,
             match purpose {
                 Purpose::Report => b"report",
+                Purpose::FixedReport => b"fixed-report",
                 Purpose::CatalogFile => b"file",
             },
         );
@@ -722,6 +726,17 @@ struct StoredDiagnostic {
     pointer: Option<Vec<StoredSeg>>,
     path: Option<String>,
     help: Option<String>,
+    /// Absent in entries of diagnostics without a fix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fix: Option<StoredFix>,
+}
+
+/// A diagnostic's fix as stored: whether it is unsafe, and its edits as `[start, end, text]`.
+#[derive(Serialize, Deserialize)]
+struct StoredFix {
+    #[serde(rename = "unsafe")]
+    is_unsafe: bool,
+    edits: Vec<(usize, usize, String)>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -752,6 +767,14 @@ impl StoredDiagnostic {
             }),
             path: d.path.clone(),
             help: d.help.clone(),
+            fix: d.fix.as_ref().map(|f| StoredFix {
+                is_unsafe: f.applicability == Applicability::Unsafe,
+                edits: f
+                    .edits
+                    .iter()
+                    .map(|e| (e.start, e.end, e.text.clone()))
+                    .collect(),
+            }),
         }
     }
 
@@ -778,7 +801,18 @@ impl StoredDiagnostic {
             }),
             path: self.path,
             help: self.help,
-            fix: None,
+            fix: self.fix.map(|f| Fix {
+                applicability: if f.is_unsafe {
+                    Applicability::Unsafe
+                } else {
+                    Applicability::Safe
+                },
+                edits: f
+                    .edits
+                    .into_iter()
+                    .map(|(start, end, text)| Edit { start, end, text })
+                    .collect(),
+            }),
         })
     }
 }

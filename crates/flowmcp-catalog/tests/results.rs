@@ -285,3 +285,66 @@ fn i30_1_a_catalog_opened_from_the_cache_is_the_same_catalog() {
     assert_eq!(data[0]["days"][0]["condition"], "Rain", "{}", data[0]);
     assert_eq!(served.join().unwrap().len(), 2);
 }
+
+/// Issue 46: a report read from the cache keeps its fixes. Both kinds: VAL087's own (a stale
+/// `schemaHash`, found by the rule) and the migration's rewrites that `validate --format json`
+/// shows ([`ListDiscovery::validate_file_fixed_under`]). Before, the cache dropped the first, and
+/// the second were found again on every run by validating each file's text once per offer.
+#[test]
+fn i46_fixes_are_kept_in_the_cache() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../flowmcp-validate/tests/fixtures");
+    let s = Scratch::new("fixes");
+    let dir = s.0.join("fx");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    for f in flowmcp_spec::registry::fixes::FIXES {
+        let Ok(entries) = std::fs::read_dir(fixtures.join(f.code.as_str())) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            if name.starts_with("fail") && name.ends_with(".mjs") {
+                let to = dir.join(format!("{}-{name}", f.code.as_str()));
+                std::fs::copy(e.path(), &to).unwrap();
+                files.push(to);
+            }
+        }
+    }
+    files.sort();
+    files.dedup();
+    assert!(files.len() > 5, "fixtures of fixable codes: {files:?}");
+    let cache = s.cache();
+    let (mut fixed, mut own) = (0, 0);
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let profile = if text.contains("// profile: compat") {
+            Profile::Compat
+        } else {
+            Profile::Spec
+        };
+        let opts = Options::new(profile);
+        let display = path.file_name().unwrap().to_string_lossy().to_string();
+        let fresh = ListDiscovery::new().validate_file_fixed_under(None, path, &display, &opts);
+        let plain_fresh = ListDiscovery::new().validate_file(path, &display, &opts);
+        for round in ["cold", "warm"] {
+            let d = ListDiscovery::with_results(Arc::clone(&cache));
+            let r = d.validate_file_fixed_under(None, path, &display, &opts);
+            assert_eq!(r, fresh, "{display} ({round}, with fixes)");
+            let r = d.validate_file(path, &display, &opts);
+            assert_eq!(r, plain_fresh, "{display} ({round}, report)");
+        }
+        fixed += fresh
+            .diagnostics()
+            .iter()
+            .filter(|d| d.fix.is_some())
+            .count();
+        own += plain_fresh
+            .diagnostics()
+            .iter()
+            .filter(|d| d.fix.is_some())
+            .count();
+    }
+    assert!(own > 0, "no fixture has a fix of its own (VAL087)");
+    assert!(fixed > own, "no fixture has a migration fix");
+    assert!(cache.stats().hits >= 2 * files.len(), "{:?}", cache.stats());
+}

@@ -8,7 +8,6 @@ use clap::Args;
 use std::collections::BTreeMap;
 
 use flowmcp_spec::diagnostic::{Applicability, apply_fixes};
-use flowmcp_spec::registry::fixes::fixes_of;
 use flowmcp_spec::{Code, Profile, Report};
 use flowmcp_validate::render::{self, HumanStyle};
 use flowmcp_validate::{Limits, Options};
@@ -213,11 +212,12 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
     let file_reports: Vec<_> = files
         .par_iter()
         .map(|f| {
-            let mut r =
-                discovery.validate_file_under(f.anchor.as_deref(), &f.path, &f.display, &opts);
-            if a.format == ValidateFormat::Json {
-                with_fixes(&mut r, f, &discovery, &opts);
-            }
+            // The JSON report carries the fixes the catalog's rewrites make.
+            let r = if a.format == ValidateFormat::Json {
+                discovery.validate_file_fixed_under(f.anchor.as_deref(), &f.path, &f.display, &opts)
+            } else {
+                discovery.validate_file_under(f.anchor.as_deref(), &f.path, &f.display, &opts)
+            };
             if let Some(b) = &bar {
                 b.inc(1);
             }
@@ -283,34 +283,6 @@ pub(crate) fn run(a: ValidateArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// Gives the findings of the report `r` of the file `f` the fixes the catalog's rewrites make
-/// (the JSON report shows them; a file without a finding of a fixable code is not read again).
-fn with_fixes(
-    r: &mut flowmcp_spec::FileReport,
-    f: &walk::FileEntry,
-    discovery: &flowmcp_catalog::ListDiscovery,
-    opts: &Options,
-) {
-    if !r
-        .diagnostics()
-        .iter()
-        .any(|d| d.fix.is_none() && fixes_of(d.code).next().is_some())
-    {
-        return;
-    }
-    // Read as the validation read it: through the walked directory's handle when a walk found it.
-    let Some(source) =
-        flowmcp_files::read_found(f.anchor.as_deref(), &f.path, opts.limits.max_file_bytes)
-            .ok()
-            .and_then(|bytes| String::from_utf8(bytes).ok())
-    else {
-        return;
-    };
-    let scope = discovery.scope_for(&f.path, &f.display, opts);
-    let plain = |text: &str| flowmcp_validate::validate_str(text, &f.display, &scope, opts);
-    flowmcp_catalog::migrate::attach_fixes(r, &source, &plain);
 }
 
 /// How many rounds of fixes one file gets at most (a round applies the fixes that do not overlap;
