@@ -221,39 +221,17 @@ impl ListDiscovery {
             &disk.limits,
             &disk.settings,
         );
-        let source = match purpose {
-            Purpose::FixedReport => loaded.source.clone(),
-            _ => None,
-        };
         let report = flowmcp_validate::validate_loaded_in(loaded, &disk, &scope, Some(path));
         let mut report = flowmcp_validate::catalog::mark_validated_alone(report, &disk.settings);
-        if let Some(source) = source {
-            self.attach_fixes(&mut report, &source, display, opts, &scope);
+        if purpose == Purpose::FixedReport && crate::migrate::has_fixable(&report) {
+            // The fixes' edits are offsets in the file as it is on disk (a byte-order mark
+            // included, which the loader drops): read as the validation read it.
+            let raw = flowmcp_files::read_found(anchor, path, opts.limits.max_file_bytes);
+            if let Some(source) = raw.ok().and_then(|b| String::from_utf8(b).ok()) {
+                attach_fixes(&mut report, &source, display, opts, &scope);
+            }
         }
         report
-    }
-
-    /// Gives `report` (of the file named `display`, whose text is `source`) its migration fixes,
-    /// each checked by validating the fixed text alone with `opts` and the file's `scope`. A file
-    /// without a finding of a code some fix cures is not validated again.
-    fn attach_fixes(
-        &self,
-        report: &mut FileReport,
-        source: &str,
-        display: &str,
-        opts: &Options,
-        scope: &ListScope,
-    ) {
-        if !report.diagnostics().iter().any(|d| {
-            d.fix.is_none()
-                && flowmcp_spec::registry::fixes::fixes_of(d.code)
-                    .next()
-                    .is_some()
-        }) {
-            return;
-        }
-        let plain = |text: &str| flowmcp_validate::validate_str(text, display, scope, opts);
-        crate::migrate::attach_fixes(report, source, &plain);
     }
 
     /// The hash of the `_lists/` directory `dir` ([`hash_dir`]), computed once.
@@ -344,10 +322,8 @@ impl ListDiscovery {
         let mut recorded = opts;
         recorded.files = Some(recorder.clone());
         let scope = self.scope_for(path, display, &recorded);
-        let source = match purpose {
-            Purpose::FixedReport => std::str::from_utf8(&bytes).ok().map(str::to_string),
-            _ => None,
-        };
+        // The fixes' edits are offsets in the bytes read here.
+        let raw = (purpose == Purpose::FixedReport).then(|| bytes.clone());
         let mut loaded = flowmcp_loader::load_file_bytes(
             path,
             display,
@@ -362,15 +338,15 @@ impl ListDiscovery {
                 // As `flowmcp_validate::validate_file` reports a file validated alone.
                 let mut report =
                     flowmcp_validate::catalog::mark_validated_alone(report, &recorded.settings);
-                if let Some(source) = source {
+                if let Some(source) = raw.and_then(|b| String::from_utf8(b).ok()) {
                     // The fixed texts are validated as the caller asked; file checks the
                     // caller gave are recorded with the entry's.
-                    let check_opts = match given.files {
-                        Some(_) => recorded.clone(),
-                        None => given.clone(),
+                    let check = if given.files.is_some() {
+                        &recorded
+                    } else {
+                        given
                     };
-                    let check_scope = self.scope_for(path, display, &check_opts);
-                    self.attach_fixes(&mut report, &source, display, &check_opts, &check_scope);
+                    attach_fixes(&mut report, &source, display, check, &scope);
                 }
                 results.put(&key, recorder.asked(), &report, None);
                 Cached::Report(report)
@@ -381,6 +357,20 @@ impl ListDiscovery {
             }
         })
     }
+}
+
+/// Gives `report` (of the file named `display`, whose text on disk is `source`) the fixes of
+/// [`crate::migrate::attach_fixes`], each checked by validating the fixed text alone with `opts`
+/// and the file's `scope`.
+fn attach_fixes(
+    report: &mut FileReport,
+    source: &str,
+    display: &str,
+    opts: &Options,
+    scope: &ListScope,
+) {
+    let plain = |text: &str| flowmcp_validate::validate_str(text, display, scope, opts);
+    crate::migrate::attach_fixes(report, source, &plain);
 }
 
 /// What [`ListDiscovery::cached`] gives for each purpose.

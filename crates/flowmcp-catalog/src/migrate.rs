@@ -543,6 +543,13 @@ impl Edits {
     }
     /// The edits put from now on repair findings of `codes` (of `tool`, or of the file).
     fn tag(&mut self, codes: &'static [Code], tool: Option<&str>, safe: bool) {
+        // `has_fixable` finds fixable reports by the fix table.
+        debug_assert!(
+            codes
+                .iter()
+                .all(|c| flowmcp_spec::registry::fixes::fixes_of(*c).next().is_some()),
+            "a rewrite cures {codes:?}, which the fix table does not list"
+        );
         self.tag = Some(Tag {
             codes,
             tool: tool.map(str::to_string),
@@ -581,6 +588,10 @@ impl Edits {
 /// them applies each edit once). A finding that has a fix keeps it. Nothing happens when the text
 /// is not a schema with a literal `main`, or its rewrites would overlap.
 pub fn attach_fixes(report: &mut FileReport, source: &str, check: &dyn Fn(&str) -> FileReport) {
+    // Finding the rewrites reads the whole text: not for a report nothing could be fixed in.
+    if !has_fixable(report) {
+        return;
+    }
     let Ok(edits) = v3_to_v4_edits(source, &mut Vec::new(), false) else {
         return;
     };
@@ -651,6 +662,17 @@ pub fn attach_fixes(report: &mut FileReport, source: &str, check: &dyn Fn(&str) 
     if changed {
         report.set_diagnostics(diagnostics);
     }
+}
+
+/// Whether `report` has a finding without a fix whose code the fix table lists: only such a
+/// report can get fixes from [`attach_fixes`] (every [`Tag`]'s codes are in the table).
+pub(crate) fn has_fixable(report: &FileReport) -> bool {
+    report.diagnostics().iter().any(|d| {
+        d.fix.is_none()
+            && flowmcp_spec::registry::fixes::fixes_of(d.code)
+                .next()
+                .is_some()
+    })
 }
 
 /// Gives each finding of `diagnostics` named by an offer the offer's fix when the text with it
