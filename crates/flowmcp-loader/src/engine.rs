@@ -579,6 +579,9 @@ fn classify(
                 .unwrap_or(false);
             exception_failure(&message, at, is_syntax, declaring)
         }
+        CaughtError::Value(v) if v.is_null() => EvalFailure::Memory {
+            message: THROWN_NULL.into(),
+        },
         CaughtError::Value(v) => {
             let message = describe_thrown(&v);
             exception_failure(&message, None, false, declaring)
@@ -626,6 +629,13 @@ pub(crate) fn is_exhaustion_message(lower: &str) -> bool {
         || lower.contains("stack size exceeded")
         || lower.contains("stack overflow")
 }
+
+/// What a thrown `null` is reported as. QuickJS-NG throws `null` when memory runs out so far that
+/// it cannot allocate even its out-of-memory error, and by then the memory may already be given
+/// back (a module's or a function's locals), so the heap cannot tell; a script that throws `null`
+/// on purpose is reported the same way (both stop the evaluation, and nothing else throws it).
+pub(crate) const THROWN_NULL: &str =
+    "out of memory (it threw null, which the engine throws when it cannot allocate even the error)";
 
 pub(crate) fn describe_thrown(v: &Value<'_>) -> String {
     if let Some(s) = v.as_string() {

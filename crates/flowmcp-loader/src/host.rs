@@ -37,12 +37,13 @@
 //! - At most [`HostConfig::max_fetches`] `fetch` requests per call; beyond that `fetch` throws.
 //! - A breached limit (timeout, deadline, out of memory, stack overflow) or an internal engine
 //!   failure *poisons* the host: [`HandlerHost::is_poisoned`] turns true and every later call
-//!   returns [`HostError::Poisoned`]; the caller drops the host and loads a new one. After every
-//!   call the engine's memory is measured: a failure while the heap is nearly full is reported as
-//!   out of memory (a handler may catch the engine's out-of-memory error and throw something
-//!   else, or `null` when not even the error could be allocated), and a heap that stays more than
-//!   half full after a garbage collection poisons the host, so memory a handler holds on to is
-//!   given back by a rebuild.
+//!   returns [`HostError::Poisoned`]; the caller drops the host and loads a new one. A thrown
+//!   `null` is out of memory: the engine throws it when it cannot allocate even its out-of-memory
+//!   error, often after the memory is given back. After a failed load and after every call the
+//!   engine's memory is measured: a failure while the heap is nearly full is out of memory too (a
+//!   module, library or handler may catch the engine's error and throw something else), and a
+//!   heap that stays more than half full after a garbage collection poisons the host, so memory a
+//!   handler holds on to is given back by a rebuild.
 //!
 //! # Network, timers, console
 //!
@@ -80,7 +81,7 @@ use rquickjs::{
 };
 use serde_json::Value as Json;
 
-use crate::engine::{describe_thrown, is_exhaustion_message};
+use crate::engine::{THROWN_NULL, describe_thrown, is_exhaustion_message};
 use crate::extract::{Intrinsics, factory_arg, frozen_json};
 use crate::libs::LibraryDir;
 use crate::modules::{ENTRY_MODULE, LibLoader, LibResolver, ModuleState};
@@ -739,6 +740,9 @@ impl Failure {
     }
 
     fn from_value(v: &Value<'_>) -> Failure {
+        if v.is_null() {
+            return Failure::Host(HostError::Memory(THROWN_NULL.into()));
+        }
         if let Some(ex) = v.as_exception() {
             return Failure::Thrown {
                 name: ex.get::<_, String>("name").ok(),
@@ -910,7 +914,10 @@ impl HandlerHost {
         host.shared.flush_logs(&mut sink, true);
         host.shared.end();
         host.load_logs = sink.logs;
-        result?;
+        if let Err(mut e) = result {
+            host.blame_full_heap(&mut e, "loading");
+            return Err(e);
+        }
         Ok(host)
     }
 
@@ -1259,24 +1266,28 @@ impl HandlerHost {
     /// garbage collection poisons the host.
     fn check_memory(&mut self, result: &mut Result<Json, HostError>) {
         let limit = self.config.memory_bytes as i64;
-        if limit <= 0 {
+        if limit <= 0 || self.rt.memory_usage().malloc_size < limit / 2 {
             return;
         }
-        let used = self.rt.memory_usage().malloc_size;
-        if used < limit / 2 {
-            return;
-        }
-        if used >= limit / 10 * 9
-            && let Err(e) = result
-            && !e.poisons()
-        {
-            *e = HostError::Memory(
-                "out of memory (the heap was full when the handler failed)".into(),
-            );
+        if let Err(e) = result {
+            self.blame_full_heap(e, "the handler");
         }
         self.rt.run_gc();
         if self.rt.memory_usage().malloc_size >= limit / 2 {
             self.poisoned = true;
+        }
+    }
+
+    /// Reports `error` as [`HostError::Memory`] when it is not already a breached limit and the
+    /// engine's heap is nearly full (90 % of [`HostConfig::memory_bytes`]): `who` failed because
+    /// memory ran out, even when what it threw was something else (a caught and replaced
+    /// out-of-memory error, or `null` when not even the error could be allocated).
+    fn blame_full_heap(&self, error: &mut HostError, who: &str) {
+        let limit = self.config.memory_bytes as i64;
+        if limit > 0 && !error.poisons() && self.rt.memory_usage().malloc_size >= limit / 10 * 9 {
+            *error = HostError::Memory(format!(
+                "out of memory (the heap was full when {who} failed)"
+            ));
         }
     }
 

@@ -33,6 +33,22 @@ fn unbounded_allocation_hits_memory_limit() {
     assert!(matches!(e, EvalFailure::Memory { .. }), "{e:?}");
 }
 
+/// The engine throws `null` when it cannot allocate even its out-of-memory error, and by then
+/// the module's locals are freed: a thrown `null` is the memory limit (issue #46's CI run).
+#[test]
+fn a_thrown_null_is_the_memory_limit() {
+    let e = eval(
+        "const a = []; try { for(;;) a.push(new Array(100000).fill(1)); } catch (e) { throw null; }\nexport const main = {};",
+    )
+    .unwrap_err();
+    assert!(matches!(e, EvalFailure::Memory { .. }), "{e:?}");
+    let e = eval("throw null;\nexport const main = {};").unwrap_err();
+    match e {
+        EvalFailure::Memory { message } => assert!(message.contains("threw null"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn unbounded_recursion_hits_stack_limit() {
     let e =
