@@ -1248,10 +1248,11 @@ struct Text<'s> {
 
 impl<'s> Text<'s> {
     fn new(src: &'s str) -> Text<'s> {
+        let aligned = flowmcp_loader::scan::blank_aligned(src);
         Text {
             src,
-            view: edit::EditView::new(src),
-            aligned: flowmcp_loader::scan::blank_aligned(src),
+            view: edit::EditView::with_aligned(src, &aligned),
+            aligned,
         }
     }
 
@@ -1469,9 +1470,13 @@ fn v3_to_v4_edits(
     changes: &mut Vec<String>,
     version: bool,
 ) -> Result<Edits, MigrateError> {
-    let export = edit::find_export(source, "main").ok_or(MigrateError::NotASchema)?;
-    let members = edit::object_members(source, "main", &[])?;
+    // One reading of the text serves every lookup below.
     let view = Text::new(source);
+    let export = view
+        .view
+        .find_export("main")
+        .ok_or(MigrateError::NotASchema)?;
+    let members = view.view.object_members("main", &[])?;
     let mut edits = Edits::default();
     if version {
         set_version(source, &members, "4.0.0", &mut edits, changes)?;
@@ -1587,7 +1592,7 @@ fn v3_to_v4_edits(
     {
         let unit = edit::indent_unit(source);
         let has_handlers = view.handlers_start().is_some();
-        let tools = edit::object_members(source, "main", &[tools_key])?;
+        let tools = view.view.object_members("main", &[tools_key])?;
         let mut tool_names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
         for tool in tools {
             if !source[tool.value.clone()].starts_with('{') {

@@ -54,7 +54,7 @@ pub fn set_string_member(
             .nth(ci)
             .map_or(source.len(), |(b, _)| b)
     };
-    match find_member(&blanked, &chars, open, key, export_name)? {
+    match find_member(&blanked, &[], &chars, open, key, export_name)? {
         Some(start) => {
             let quote = chars.get(start).copied();
             let end = match quote {
@@ -104,7 +104,7 @@ pub fn set_member(
     let blanked: Vec<char> = scan::blank(source).chars().collect();
     let chars: Vec<char> = source.chars().collect();
     let unit = indent_unit(source);
-    let open = object_at(&blanked, &chars, export_name, path)?;
+    let open = object_at(&blanked, &[], &chars, export_name, path)?;
     let byte = |ci: usize| -> usize {
         source
             .char_indices()
@@ -118,17 +118,19 @@ pub fn set_member(
         out.push_str(&source[byte(to)..]);
         out
     };
-    let close =
-        value_end(&blanked, open).ok_or_else(|| EditError::Unclosed(export_name.to_string()))? - 1;
+    let close = value_end(&blanked, &[], open)
+        .ok_or_else(|| EditError::Unclosed(export_name.to_string()))?
+        - 1;
     let indent = member_indent(&blanked, &chars, open, close).unwrap_or_default();
     let value = js_literal(value, &indent, &unit);
-    if let Some(start) = find_member(&blanked, &chars, open, key, export_name)? {
-        let end = value_end(&blanked, start).ok_or_else(|| EditError::Unclosed(key.to_string()))?;
+    if let Some(start) = find_member(&blanked, &[], &chars, open, key, export_name)? {
+        let end =
+            value_end(&blanked, &[], start).ok_or_else(|| EditError::Unclosed(key.to_string()))?;
         return Ok(splice(start, end, &value));
     }
     // Where the new member goes: after `after`'s value (and its comma), or after the last member.
-    let anchor = match after.map(|a| find_member(&blanked, &chars, open, a, export_name)) {
-        Some(Ok(Some(start))) => value_end(&blanked, start),
+    let anchor = match after.map(|a| find_member(&blanked, &[], &chars, open, a, export_name)) {
+        Some(Ok(Some(start))) => value_end(&blanked, &[], start),
         Some(Err(e)) => return Err(e),
         _ => None,
     };
@@ -243,13 +245,20 @@ pub fn indent_unit(source: &str) -> String {
 /// The character index just after the value starting at `start`: its closing bracket for an
 /// object, array or call, its closing quote for a string, else the next `,`, `}` or `]` at the
 /// value's level (trailing white space excluded).
-fn value_end(b: &[char], start: usize) -> Option<usize> {
+fn value_end(b: &[char], close: &[u32], start: usize) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = start;
     while i < b.len() {
         let c = b[i];
         match c {
-            '{' | '[' | '(' => depth += 1,
+            '{' | '[' | '(' => {
+                depth += 1;
+                // Straight to the closing bracket, which the next turn reads.
+                if let Some(to) = jump(close, i) {
+                    i = to;
+                    continue;
+                }
+            }
             '}' | ']' | ')' => {
                 if depth == 0 {
                     break;
@@ -275,6 +284,38 @@ fn value_end(b: &[char], start: usize) -> Option<usize> {
         .find(|&j| !b[j].is_whitespace())
         .map_or(start, |j| j + 1);
     Some(end)
+}
+
+/// The index of the bracket closing the one at `open`, from a table of [`closing_brackets`]
+/// (empty: none, and the readers walk every character).
+fn jump(close: &[u32], open: usize) -> Option<usize> {
+    close
+        .get(open)
+        .filter(|&&c| c != u32::MAX)
+        .map(|&c| c as usize)
+}
+
+/// For each `{`, `[` or `(` of `blanked`, the index of the bracket that closes it (any closing
+/// bracket closes the latest open one, as the readers count depth); `u32::MAX` elsewhere and for
+/// one left open. Empty for a text too long to index by `u32`.
+fn closing_brackets(blanked: &[char]) -> Vec<u32> {
+    if u32::try_from(blanked.len()).is_err() {
+        return Vec::new();
+    }
+    let mut close = vec![u32::MAX; blanked.len()];
+    let mut open = Vec::new();
+    for (i, c) in blanked.iter().enumerate() {
+        match c {
+            '{' | '[' | '(' => open.push(i),
+            '}' | ']' | ')' => {
+                if let Some(o) = open.pop() {
+                    close[o] = i as u32;
+                }
+            }
+            _ => {}
+        }
+    }
+    close
 }
 
 /// `value` as JavaScript source in the style of schema files: single-quoted strings, keys without
@@ -389,12 +430,13 @@ fn find_export_object(b: &[char], name: &str) -> Option<usize> {
 /// starts, or `None` when the object has no such member.
 fn find_member(
     b: &[char],
+    close: &[u32],
     chars: &[char],
     open: usize,
     key: &str,
     export_name: &str,
 ) -> Result<Option<usize>, EditError> {
-    Ok(list_members(b, chars, open, export_name)?
+    Ok(list_members(b, close, chars, open, export_name)?
         .into_iter()
         .find(|m| m.name == key)
         .map(|m| m.value))
@@ -411,6 +453,7 @@ struct RawMember {
 /// spreads and computed keys are not listed).
 fn list_members(
     b: &[char],
+    close: &[u32],
     chars: &[char],
     open: usize,
     export_name: &str,
@@ -426,6 +469,10 @@ fn list_members(
                 depth += 1;
                 if depth == 1 {
                     expect_key = true;
+                } else if let Some(to) = jump(close, i) {
+                    // Nothing inside a member's value is read: straight to its closing bracket.
+                    i = to;
+                    continue;
                 }
             }
             '}' | ']' | ')' => {
@@ -501,6 +548,7 @@ pub struct ExportObject {
 /// `export const <export_name> = { … }` (the export's own `{` for an empty path).
 fn object_at(
     blanked: &[char],
+    close: &[u32],
     chars: &[char],
     export_name: &str,
     path: &[&str],
@@ -508,7 +556,7 @@ fn object_at(
     let mut open = find_export_object(blanked, export_name)
         .ok_or_else(|| EditError::NoExport(export_name.to_string()))?;
     for member in path {
-        let start = find_member(blanked, chars, open, member, export_name)?
+        let start = find_member(blanked, close, chars, open, member, export_name)?
             .ok_or_else(|| EditError::NoMember(member.to_string()))?;
         if blanked.get(start) != Some(&'{') {
             return Err(EditError::NotAnObject(member.to_string()));
@@ -521,22 +569,7 @@ fn object_at(
 /// Finds `export const <name> = { … }` (read on the blanked text, so comments and strings cannot
 /// mislead it); `None` when there is none or it is not closed.
 pub fn find_export(source: &str, name: &str) -> Option<ExportObject> {
-    let blanked: Vec<char> = scan::blank(source).chars().collect();
-    let open = find_export_object(&blanked, name)?;
-    let end = value_end(&blanked, open)?;
-    let name_start = (0..open)
-        .rev()
-        .find(|&i| {
-            blanked[i..].starts_with(&name.chars().collect::<Vec<_>>())
-                && (i == 0 || !(blanked[i - 1].is_alphanumeric() || blanked[i - 1] == '_'))
-        })
-        .unwrap_or(open);
-    let offsets = char_offsets(source);
-    let at = |ci: usize| offsets.get(ci).copied().unwrap_or(source.len());
-    Some(ExportObject {
-        name: at(name_start)..at(name_start + name.chars().count()),
-        object: at(open)..at(end),
-    })
+    EditView::new(source).find_export(name)
 }
 
 /// The `key: value` members of the object literal at `path` inside `export const <export_name> =
@@ -565,6 +598,8 @@ pub fn members_at(source: &str, open: usize) -> Result<Vec<Member>, EditError> {
 pub struct EditView<'s> {
     source: &'s str,
     blanked: Vec<char>,
+    /// [`closing_brackets`] of `blanked`: readers step over a nested value in one move.
+    close: Vec<u32>,
     chars: Vec<char>,
     offsets: Vec<usize>,
 }
@@ -572,9 +607,30 @@ pub struct EditView<'s> {
 impl<'s> EditView<'s> {
     /// The view of `source` (blanked once).
     pub fn new(source: &'s str) -> EditView<'s> {
+        let blanked: Vec<char> = scan::blank(source).chars().collect();
         EditView {
             source,
-            blanked: scan::blank(source).chars().collect(),
+            close: closing_brackets(&blanked),
+            blanked,
+            chars: source.chars().collect(),
+            offsets: char_offsets(source),
+        }
+    }
+
+    /// The view of `source` from its [`scan::blank_aligned`] form `aligned`, for a reader that
+    /// has that form already: nothing is blanked again. A kept character is where it is in
+    /// `source`, and a blanked one starts with a space there, so each character's first byte
+    /// tells which it is.
+    pub fn with_aligned(source: &'s str, aligned: &str) -> EditView<'s> {
+        let (src, al) = (source.as_bytes(), aligned.as_bytes());
+        let blanked: Vec<char> = source
+            .char_indices()
+            .map(|(b, c)| if al.get(b) == src.get(b) { c } else { ' ' })
+            .collect();
+        EditView {
+            source,
+            close: closing_brackets(&blanked),
+            blanked,
             chars: source.chars().collect(),
             offsets: char_offsets(source),
         }
@@ -585,13 +641,33 @@ impl<'s> EditView<'s> {
         self.source
     }
 
+    /// [`find_export`] on this view's text.
+    pub fn find_export(&self, name: &str) -> Option<ExportObject> {
+        let blanked = &self.blanked;
+        let open = find_export_object(blanked, name)?;
+        let end = value_end(blanked, &self.close, open)?;
+        let wanted: Vec<char> = name.chars().collect();
+        let name_start = (0..open)
+            .rev()
+            .find(|&i| {
+                blanked[i..].starts_with(&wanted)
+                    && (i == 0 || !(blanked[i - 1].is_alphanumeric() || blanked[i - 1] == '_'))
+            })
+            .unwrap_or(open);
+        let at = |ci: usize| self.offsets.get(ci).copied().unwrap_or(self.source.len());
+        Some(ExportObject {
+            name: at(name_start)..at(name_start + wanted.len()),
+            object: at(open)..at(end),
+        })
+    }
+
     /// [`object_members`] on this view's text.
     pub fn object_members(
         &self,
         export_name: &str,
         path: &[&str],
     ) -> Result<Vec<Member>, EditError> {
-        let open = object_at(&self.blanked, &self.chars, export_name, path)?;
+        let open = object_at(&self.blanked, &self.close, &self.chars, export_name, path)?;
         self.members_of(open, export_name)
     }
 
@@ -612,6 +688,7 @@ impl<'s> EditView<'s> {
         members_of(
             self.source,
             &self.blanked,
+            &self.close,
             &self.chars,
             &self.offsets,
             open,
@@ -623,13 +700,14 @@ impl<'s> EditView<'s> {
 fn members_of(
     source: &str,
     blanked: &[char],
+    close: &[u32],
     chars: &[char],
     offsets: &[usize],
     open: usize,
     export_name: &str,
 ) -> Result<Vec<Member>, EditError> {
     let at = |ci: usize| offsets.get(ci).copied().unwrap_or(source.len());
-    list_members(blanked, chars, open, export_name)?
+    list_members(blanked, close, chars, open, export_name)?
         .into_iter()
         .map(|m| {
             let key_end = if matches!(chars.get(m.key), Some('\'' | '"')) {
@@ -639,8 +717,8 @@ fn members_of(
             } else {
                 m.key + m.name.chars().count()
             };
-            let end =
-                value_end(blanked, m.value).ok_or_else(|| EditError::Unclosed(m.name.clone()))?;
+            let end = value_end(blanked, close, m.value)
+                .ok_or_else(|| EditError::Unclosed(m.name.clone()))?;
             Ok(Member {
                 key: at(m.key)..at(key_end),
                 value: at(m.value)..at(end),
@@ -664,6 +742,82 @@ mod tests {
     use super::*;
 
     const AGENT: &str = "// the agent\nexport const agent = {\n    name: 'helper', // its name\n    tools: { 'a/tool/b': null, inline: { description: 'hash: no' } },\n    hash: 'sha256:old'\n}\n";
+
+    /// A view made from the byte-aligned blanked text reads exactly what a view that blanks
+    /// the text itself reads (issue #46: the migration's reader blanks once).
+    #[test]
+    fn i46_a_view_from_the_aligned_text_is_the_view_that_blanks() {
+        let same = |src: &str| {
+            let aligned = scan::blank_aligned(src);
+            let (a, b) = (EditView::new(src), EditView::with_aligned(src, &aligned));
+            assert_eq!(a.blanked, b.blanked, "{src:?}");
+            assert_eq!((a.chars, a.offsets), (b.chars, b.offsets), "{src:?}");
+        };
+        for src in [
+            AGENT,
+            "x = /[/]/g; y = `${`${'}'}`}`",
+            "'\\\n'\"\\\r\n\"",
+            "\u{2028}// a\u{2029}b\u{FEFF} '\u{2028}' /* \u{2029} */",
+            "/* 😀\n😀 */ '😀' `😀${'😀'}😀` /😀/ é = { 'ü': \"ß\" }",
+        ] {
+            same(src);
+        }
+        let alphabet: Vec<char> = "/*'\"`${}()[]\\\n\r =>.?:;,#u0aef😀é\u{2028}"
+            .chars()
+            .collect();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..2000 {
+            let mut text = String::new();
+            for _ in 0..(state % 120) {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                text.push(alphabet[(state % alphabet.len() as u64) as usize]);
+            }
+            same(&text);
+        }
+    }
+
+    /// Stepping over nested values by the bracket table reads the members and value ends that
+    /// walking every character reads, on well-formed and broken texts alike.
+    #[test]
+    fn i46_stepping_over_brackets_reads_what_walking_reads() {
+        let alphabet: Vec<&str> = vec![
+            "{", "}", "[", "]", "(", ")", ",", ":", " ", "\n", "a", "b_1", "'k'", "\"q\"", "`t`",
+            "x: ", "y: {", "z: [", "f(", "'s, }'", "// c }\n", "/* ] */", "😀",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..3000 {
+            let mut text = String::from(if round % 2 == 0 {
+                "export const main = {"
+            } else {
+                "{"
+            });
+            for _ in 0..(next() % 60) {
+                text.push_str(alphabet[(next() % alphabet.len() as u64) as usize]);
+            }
+            let view = EditView::new(&text);
+            let (b, c, o) = (&view.blanked, &view.chars, &view.offsets);
+            for start in 0..b.len() {
+                assert_eq!(
+                    value_end(b, &view.close, start),
+                    value_end(b, &[], start),
+                    "value at {start} of {text:?}"
+                );
+                if b[start] == '{' {
+                    let walked = members_of(&text, b, &[], c, o, start, "x");
+                    let stepped = members_of(&text, b, &view.close, c, o, start, "x");
+                    assert_eq!(stepped, walked, "members at {start} of {text:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn an_existing_value_is_replaced_and_nothing_else_changes() {
