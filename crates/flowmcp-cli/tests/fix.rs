@@ -174,3 +174,27 @@ fn i42_rules_show_fixable_codes() {
         one.stdout
     );
 }
+
+/// A file that starts with a byte-order mark gets the rules' own fixes (VAL087's `schemaHash`)
+/// at their place in the file, and keeps its mark. Before D151 the rule's fix landed 3 bytes
+/// early, and `--fix` declined it: "not fixed: its fixes would leave more errors".
+#[test]
+fn i46_a_rule_fix_lands_in_a_file_with_a_byte_order_mark() {
+    let dir = setup("bom");
+    // The old forms fixed, then only the hash made stale again.
+    let first = flowmcp(&["validate", "--no-cache", "--fix", "demo.mjs"], &dir);
+    assert!(first.stderr.contains("flowmcp: fixed "), "{}", first.stderr);
+    let text = std::fs::read_to_string(dir.join("demo.mjs")).unwrap();
+    let at = text.find("schemaHash: '").unwrap() + "schemaHash: '".len();
+    let stale = format!("\u{feff}{}deadbeef{}", &text[..at], &text[at + 8..]);
+    std::fs::write(dir.join("demo.mjs"), &stale).unwrap();
+    assert!(codes(&dir).contains(&"VAL087".to_string()));
+
+    let fixed = flowmcp(&["validate", "--no-cache", "--fix", "demo.mjs"], &dir);
+    assert!(!fixed.stderr.contains("not fixed"), "{}", fixed.stderr);
+    assert!(fixed.stderr.contains("VAL087 1"), "{}", fixed.stderr);
+    let after = std::fs::read_to_string(dir.join("demo.mjs")).unwrap();
+    assert_eq!(after, format!("\u{feff}{text}"));
+    assert!(!codes(&dir).contains(&"VAL087".to_string()));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -30,9 +30,18 @@ pub struct LoadedFile {
     pub exports: Option<Exports>,
     /// LDR, SEC scan and SEC017 diagnostics, with severities of the active settings.
     pub diagnostics: Vec<Diagnostic>,
+    /// Whether the text read started with a byte-order mark, which `source` and `blanked` leave
+    /// out: a byte offset into `source` is [`LoadedFile::mark_len`] bytes earlier than the same
+    /// place in the text read.
+    pub bom: bool,
 }
 
 impl LoadedFile {
+    /// How many bytes the text read has before `source` starts: 3 after a byte-order mark, else 0.
+    pub fn mark_len(&self) -> usize {
+        if self.bom { BOM.len_utf8() } else { 0 }
+    }
+
     pub fn has_errors(&self) -> bool {
         self.diagnostics
             .iter()
@@ -183,16 +192,33 @@ fn load_bytes(
 /// `main` is data: it is hashed, shipped in catalogs and sent to MCP clients as JSON.
 /// `JSON.stringify` would silently drop or change such values, so the runtime would work with
 /// something other than what the author wrote.
+/// The byte-order mark a text may start with; the loader reads the text after it.
+const BOM: char = '\u{feff}';
+
 fn load_text(
     path: &Path,
     display: &str,
     mut text: String,
     limits: &Limits,
+    c: Collector<'_>,
+) -> LoadedFile {
+    let bom = text.starts_with(BOM);
+    if bom {
+        text.drain(..BOM.len_utf8());
+    }
+    let mut loaded = load_unmarked(path, display, text, limits, c);
+    loaded.bom = bom;
+    loaded
+}
+
+/// [`load_text`] of a text without a byte-order mark.
+fn load_unmarked(
+    path: &Path,
+    display: &str,
+    text: String,
+    limits: &Limits,
     mut c: Collector<'_>,
 ) -> LoadedFile {
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
-    }
     let (scan_kind, hits, blanked) = scan::scan_file_blanked(path, &text);
     let kind_hint = if scan_kind == ScanKind::SharedList {
         FileKind::List
@@ -455,6 +481,7 @@ fn finish(
         kind,
         exports,
         diagnostics: c.finish(),
+        bom: false,
     }
 }
 

@@ -175,6 +175,18 @@ pub(crate) fn validate_at(
                 .for_each(|d| rename(d, "main", "agent"));
         }
     }
+    // The rules' fixes are offsets in `source`; a report's are offsets in the text read.
+    let shift = loaded.mark_len();
+    if shift > 0 {
+        for edit in diagnostics
+            .iter_mut()
+            .filter_map(|d| d.fix.as_mut())
+            .flat_map(|f| f.edits.iter_mut())
+        {
+            edit.start += shift;
+            edit.end += shift;
+        }
+    }
     FileReport::new(loaded.display.clone(), loaded.kind, diagnostics)
 }
 

@@ -181,6 +181,7 @@ pub fn load_inline(display: &str, schema: &InlineSchema) -> LoadedFile {
             unserializable: Vec::new(),
         }),
         diagnostics: Vec::new(),
+        bom: false,
     }
 }
 

@@ -8,7 +8,7 @@ use clap::Args;
 use std::collections::BTreeMap;
 
 use flowmcp_spec::diagnostic::{Applicability, apply_fixes};
-use flowmcp_spec::{Code, Profile, Report};
+use flowmcp_spec::{Code, FileReport, Profile, Report, Severity};
 use flowmcp_validate::render::{self, HumanStyle};
 use flowmcp_validate::{Limits, Options};
 use rayon::prelude::*;
@@ -385,6 +385,14 @@ fn fix_file(
     };
     let first = check(&before);
     let errors_before = first.counts().errors;
+    // A file that loaded must still load: fixes that trade a finding for a load failure (an
+    // edit in the wrong place, say) leave no more errors in number, and are declined too.
+    let load_failure = |r: &FileReport| {
+        r.diagnostics()
+            .iter()
+            .any(|d| d.severity == Severity::Error && d.code.as_str().starts_with("LDR"))
+    };
+    let loaded_before = !load_failure(&first);
     let mut report = first;
     let mut text = before.clone();
     // Each finding by code and place, once however many rounds fixed it (a `schemaHash` the
@@ -413,13 +421,21 @@ fn fix_file(
         text = new;
         report = check(&text);
     }
-    if report.counts().errors > errors_before {
-        eprintln!(
-            "flowmcp: {}: not fixed: its fixes would leave more errors ({} before, {} after)",
-            shown(&entry.display),
-            errors_before,
-            report.counts().errors
-        );
+    let worse = report.counts().errors > errors_before;
+    if worse || (loaded_before && load_failure(&report)) {
+        if worse {
+            eprintln!(
+                "flowmcp: {}: not fixed: its fixes would leave more errors ({} before, {} after)",
+                shown(&entry.display),
+                errors_before,
+                report.counts().errors
+            );
+        } else {
+            eprintln!(
+                "flowmcp: {}: not fixed: with its fixes the file would no longer load",
+                shown(&entry.display)
+            );
+        }
         return Ok(FileFixes {
             entry,
             after: before.clone(),
