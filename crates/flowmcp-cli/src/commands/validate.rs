@@ -367,7 +367,7 @@ fn fix_files(a: &ValidateArgs, opts: &Options) -> Result<bool, String> {
 }
 
 /// The fixes of one file, round after round, from its text in memory; the text is kept as it
-/// was when the fixes would leave more errors than it had.
+/// was when the fixes would leave more errors than it had, or a file that loaded would not load.
 fn fix_file(
     entry: walk::FileEntry,
     discovery: &flowmcp_catalog::ListDiscovery,
