@@ -192,9 +192,6 @@ fn load_bytes(
 /// `main` is data: it is hashed, shipped in catalogs and sent to MCP clients as JSON.
 /// `JSON.stringify` would silently drop or change such values, so the runtime would work with
 /// something other than what the author wrote.
-/// The byte-order mark a text may start with; the loader reads the text after it.
-const BOM: char = '\u{feff}';
-
 fn load_text(
     path: &Path,
     display: &str,
@@ -210,6 +207,9 @@ fn load_text(
     loaded.bom = bom;
     loaded
 }
+
+/// The byte-order mark a text may start with; the loader reads the text after it.
+const BOM: char = '\u{feff}';
 
 /// [`load_text`] of a text without a byte-order mark.
 fn load_unmarked(
