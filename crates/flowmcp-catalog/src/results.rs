@@ -668,12 +668,8 @@ impl StoredLoaded {
     /// The loaded file again, named `display`, with `source` as its text (read from the file:
     /// a byte-order mark is taken off as the loader takes it off); `None` when a kind is not one
     /// this build knows.
-    fn restore(self, display: &str, source: Option<String>) -> Option<LoadedFile> {
-        let bom = source.as_deref().is_some_and(|s| s.starts_with('\u{feff}'));
-        let source = source.map(|s| match s.strip_prefix('\u{feff}') {
-            Some(rest) => rest.to_string(),
-            None => s,
-        });
+    fn restore(self, display: &str, mut source: Option<String>) -> Option<LoadedFile> {
+        let bom = source.as_mut().is_some_and(flowmcp_loader::take_mark);
         let kind = FILE_KINDS.into_iter().find(|k| k.as_str() == self.kind)?;
         let exports = match self.exports {
             None => None,

@@ -297,14 +297,7 @@ fn i46_fixes_are_kept_in_the_cache() {
     let cache = s.cache();
     let (mut fixed, mut own) = (0, 0);
     for path in &files {
-        let text = std::fs::read_to_string(path).unwrap();
-        let profile = if text.contains("// profile: compat") {
-            Profile::Compat
-        } else {
-            Profile::Spec
-        };
-        let opts = Options::new(profile);
-        let display = path.file_name().unwrap().to_string_lossy().to_string();
+        let (opts, display) = fixture_options(path);
         let fresh = ListDiscovery::new().validate_file_fixed_under(None, path, &display, &opts);
         let plain_fresh = ListDiscovery::new().validate_file(path, &display, &opts);
         for round in ["cold", "warm"] {
@@ -356,6 +349,19 @@ fn fixable_fixtures(dir: &Path, prefix: &str) -> Vec<PathBuf> {
     files
 }
 
+/// The options a fixture is validated with (its `// profile: compat` line, else `spec`) and its
+/// file name.
+fn fixture_options(path: &Path) -> (Options, String) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let profile = if text.contains("// profile: compat") {
+        Profile::Compat
+    } else {
+        Profile::Spec
+    };
+    let display = path.file_name().unwrap().to_string_lossy().to_string();
+    (Options::new(profile), display)
+}
+
 /// Issue 46: a fix's edits are byte offsets in the file as it is on disk, with or without the
 /// cache. The loader drops a byte-order mark, so a file that starts with one gets the edits of
 /// the same file without it, each 3 bytes later (before, `--no-cache` gave the offsets of the
@@ -368,14 +374,7 @@ fn i46_fixes_count_a_byte_order_mark_with_and_without_the_cache() {
     let cache = s.cache();
     let (mut shifted, mut rule_fixes) = (0, 0);
     for (a, b) in plain.iter().zip(&marked) {
-        let text = std::fs::read_to_string(a).unwrap();
-        let profile = if text.contains("// profile: compat") {
-            Profile::Compat
-        } else {
-            Profile::Spec
-        };
-        let opts = Options::new(profile);
-        let display = a.file_name().unwrap().to_string_lossy().to_string();
+        let (opts, display) = fixture_options(a);
         // The migration's fixes and the rules' own (VAL087's is made from the loader's text,
         // which leaves the mark out: D151).
         let fixes = |r: &FileReport| -> Vec<Vec<(usize, usize, String)>> {

@@ -607,14 +607,7 @@ pub struct EditView<'s> {
 impl<'s> EditView<'s> {
     /// The view of `source` (blanked once).
     pub fn new(source: &'s str) -> EditView<'s> {
-        let blanked: Vec<char> = scan::blank(source).chars().collect();
-        EditView {
-            source,
-            close: closing_brackets(&blanked),
-            blanked,
-            chars: source.chars().collect(),
-            offsets: char_offsets(source),
-        }
+        Self::of(source, scan::blank(source).chars().collect())
     }
 
     /// The view of `source` from its [`scan::blank_aligned`] form `aligned`, for a reader that
@@ -623,10 +616,15 @@ impl<'s> EditView<'s> {
     /// tells which it is.
     pub fn with_aligned(source: &'s str, aligned: &str) -> EditView<'s> {
         let (src, al) = (source.as_bytes(), aligned.as_bytes());
-        let blanked: Vec<char> = source
+        let blanked = source
             .char_indices()
             .map(|(b, c)| if al.get(b) == src.get(b) { c } else { ' ' })
             .collect();
+        Self::of(source, blanked)
+    }
+
+    /// The view of `source` whose blanked characters are `blanked`.
+    fn of(source: &'s str, blanked: Vec<char>) -> EditView<'s> {
         EditView {
             source,
             close: closing_brackets(&blanked),

@@ -199,10 +199,7 @@ fn load_text(
     limits: &Limits,
     c: Collector<'_>,
 ) -> LoadedFile {
-    let bom = text.starts_with(BOM);
-    if bom {
-        text.drain(..BOM.len_utf8());
-    }
+    let bom = take_mark(&mut text);
     let mut loaded = load_unmarked(path, display, text, limits, c);
     loaded.bom = bom;
     loaded
@@ -210,6 +207,16 @@ fn load_text(
 
 /// The byte-order mark a text may start with; the loader reads the text after it.
 const BOM: char = '\u{feff}';
+
+/// Takes the byte-order mark off the start of `text`, as the loader reads a file's text (what
+/// [`LoadedFile::source`] holds); whether there was one ([`LoadedFile::bom`]).
+pub fn take_mark(text: &mut String) -> bool {
+    let bom = text.starts_with(BOM);
+    if bom {
+        text.drain(..BOM.len_utf8());
+    }
+    bom
+}
 
 /// [`load_text`] of a text without a byte-order mark.
 fn load_unmarked(

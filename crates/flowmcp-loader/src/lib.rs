@@ -54,7 +54,7 @@ mod unserializable;
 pub mod walk;
 
 // Reading a file: size and UTF-8 checks, scan, evaluation, exports.
-pub use file::{FileKind, LoadedFile, load_file, load_file_bytes, load_source};
+pub use file::{FileKind, LoadedFile, load_file, load_file_bytes, load_source, take_mark};
 pub use flowmcp_spec::RuleSettings;
 
 // What a loaded file's exports are, and the limits of evaluating one. The steps on their own

@@ -8,6 +8,7 @@ use clap::Args;
 use std::collections::BTreeMap;
 
 use flowmcp_spec::diagnostic::{Applicability, apply_fixes};
+use flowmcp_spec::registry::Family;
 use flowmcp_spec::{Code, FileReport, Profile, Report, Severity};
 use flowmcp_validate::render::{self, HumanStyle};
 use flowmcp_validate::{Limits, Options};
@@ -390,7 +391,7 @@ fn fix_file(
     let load_failure = |r: &FileReport| {
         r.diagnostics()
             .iter()
-            .any(|d| d.severity == Severity::Error && d.code.as_str().starts_with("LDR"))
+            .any(|d| d.severity == Severity::Error && d.code.info().family == Family::Ldr)
     };
     let loaded_before = !load_failure(&first);
     let mut report = first;
