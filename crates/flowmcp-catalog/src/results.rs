@@ -742,11 +742,44 @@ struct StoredFix {
     edits: Vec<(usize, usize, String)>,
 }
 
-#[derive(Serialize, Deserialize)]
+/// A pointer segment as stored: a number is an index, a string a key.
+#[derive(Serialize)]
 #[serde(untagged)]
 enum StoredSeg {
     Index(usize),
     Key(String),
+}
+
+/// Read by the JSON token's type. A derived untagged reader would buffer every segment and try
+/// each variant in turn; restoring a warm catalog reads one for each step of every stored
+/// pointer, so that showed in the profile of a warm `list` (issue #46).
+impl<'de> Deserialize<'de> for StoredSeg {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StoredSeg, D::Error> {
+        struct Segment;
+        impl serde::de::Visitor<'_> for Segment {
+            type Value = StoredSeg;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an index or a key")
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<StoredSeg, E> {
+                usize::try_from(n)
+                    .map(StoredSeg::Index)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(n), &self))
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<StoredSeg, E> {
+                usize::try_from(n)
+                    .map(StoredSeg::Index)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(n), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, k: &str) -> Result<StoredSeg, E> {
+                Ok(StoredSeg::Key(k.to_string()))
+            }
+            fn visit_string<E: serde::de::Error>(self, k: String) -> Result<StoredSeg, E> {
+                Ok(StoredSeg::Key(k))
+            }
+        }
+        d.deserialize_any(Segment)
+    }
 }
 
 impl StoredDiagnostic {
@@ -823,6 +856,45 @@ impl StoredDiagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 46: a stored pointer segment reads back as it was written (an index as an index, a
+    /// key as a key, a key made of digits as a key) and anything else is refused, as the derived
+    /// untagged reader it replaces did.
+    #[test]
+    fn i46_a_stored_segment_reads_back_by_its_type() {
+        let segs = vec![
+            StoredSeg::Index(0),
+            StoredSeg::Index(usize::MAX),
+            StoredSeg::Key("tools".into()),
+            StoredSeg::Key("12".into()),
+            StoredSeg::Key("é \"q\"".into()),
+        ];
+        let text = serde_json::to_string(&segs).unwrap();
+        let back: Vec<StoredSeg> = serde_json::from_str(&text).unwrap();
+        let shown = |v: &[StoredSeg]| -> Vec<String> {
+            v.iter()
+                .map(|s| match s {
+                    StoredSeg::Index(i) => format!("#{i}"),
+                    StoredSeg::Key(k) => format!("k{k}"),
+                })
+                .collect()
+        };
+        assert_eq!(shown(&back), shown(&segs));
+        for bad in [
+            "-1",
+            "1.5",
+            "true",
+            "null",
+            "[]",
+            "{}",
+            "18446744073709551616",
+        ] {
+            assert!(
+                serde_json::from_str::<StoredSeg>(bad).is_err(),
+                "{bad} was read as a segment"
+            );
+        }
+    }
 
     /// Issue 40, scope 1: the build's part of a result key changes with the version of any
     /// flowmcp crate a validation runs through and with any change of the rule registry, so a
