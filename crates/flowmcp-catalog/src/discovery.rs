@@ -11,7 +11,7 @@ use flowmcp_validate::Options;
 
 use flowmcp_loader::LoadedFile;
 
-use crate::results::{Key, Purpose, Recorder, ResultCache, hash_dir, options_fingerprint};
+use crate::results::{Key, Purpose, RawMain, Recorder, ResultCache, hash_dir, options_fingerprint};
 use flowmcp_validate::lists::{display_dir, find_lists_dir_with, load_dir, search_start};
 
 /// A registry, loaded by the first thread that asks for it.
@@ -246,19 +246,20 @@ impl ListDiscovery {
 
     /// Loads and validates the file at `path` (named `display`) for a catalog: the loaded file
     /// as validation left it (its exports, for the tools), and its report. Through the result
-    /// cache when there is one.
+    /// cache when there is one: a file restored from it has its `main` export apart, as the
+    /// text it was stored as ([`RawMain`]; the caller types it or puts it back).
     pub(crate) fn load_validated(
         &self,
         anchor: Option<&Path>,
         path: &Path,
         display: &str,
         opts: &Options,
-    ) -> (LoadedFile, FileReport) {
+    ) -> (LoadedFile, FileReport, Option<RawMain>) {
         if let Some(results) = &self.results
-            && let Some(Cached::File(loaded, report)) =
+            && let Some(Cached::File(loaded, report, main)) =
                 self.cached(results, Purpose::CatalogFile, anchor, path, display, opts)
         {
-            return (*loaded, report);
+            return (*loaded, report, main);
         }
         let mut loaded = flowmcp_loader::walk::load_file_under(
             anchor,
@@ -269,7 +270,7 @@ impl ListDiscovery {
         );
         let scope = self.scope_for(path, display, opts);
         let report = flowmcp_validate::validate_loaded_mut(&mut loaded, opts, &scope, Some(path));
-        (loaded, report)
+        (loaded, report, None)
     }
 
     /// [`ListDiscovery::validate_file`] or [`ListDiscovery::load_validated`] through `results`:
@@ -311,10 +312,10 @@ impl ListDiscovery {
             }
             Purpose::CatalogFile => {
                 let source = std::str::from_utf8(&bytes).ok().map(str::to_string);
-                if let Some((report, loaded)) =
+                if let Some((report, loaded, main)) =
                     results.get_file(&key, checks.as_ref(), display, source)
                 {
-                    return Some(Cached::File(Box::new(loaded), report));
+                    return Some(Cached::File(Box::new(loaded), report, main));
                 }
             }
         }
@@ -353,7 +354,7 @@ impl ListDiscovery {
             }
             Purpose::CatalogFile => {
                 results.put(&key, recorder.asked(), &report, Some(&loaded));
-                Cached::File(Box::new(loaded), report)
+                Cached::File(Box::new(loaded), report, None)
             }
         })
     }
@@ -376,7 +377,7 @@ fn attach_fixes(
 /// What [`ListDiscovery::cached`] gives for each purpose.
 enum Cached {
     Report(FileReport),
-    File(Box<LoadedFile>, FileReport),
+    File(Box<LoadedFile>, FileReport, Option<RawMain>),
 }
 
 /// `validation` for files on disk: with the file checks of `flowmcp-resources`

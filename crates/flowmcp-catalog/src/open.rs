@@ -891,21 +891,51 @@ pub(crate) fn read_stamped(
     let v = &opts.validation;
     // A file under the catalog's root is read through the root's handle.
     let anchor = path.starts_with(root).then_some(root);
-    let (loaded, report) = discovery.load_validated(anchor, path, &display, v);
+    let (mut loaded, report, main) = discovery.load_validated(anchor, path, &display, v);
     let scope = discovery.scope_for(path, &display, v);
-    let part = Part::of(&relative(root, path), &loaded);
+    let rel = relative(root, path);
     let good = report.counts().errors == 0;
-    let callable = if loaded.kind == FileKind::Agent {
-        inline_callable(path, &report, &loaded, opts, &scope)
-    } else {
-        settle(
-            path.to_path_buf(),
-            &report,
-            loaded,
-            &scope,
-            opts.tool_names,
-            v.settings.profile.is_compat(),
-        )
+    // A schema without errors restored from the result cache is typed straight from the JSON
+    // text of its `main`, without building its value first; anything else (or a text that does
+    // not give both the part and the model) gets its `main` back as a value, as a fresh load
+    // gives it.
+    let typed = main.and_then(|main| {
+        let typed = (loaded.kind == FileKind::Schema && good)
+            .then(|| Part::of_schema_json(&rel, &loaded, main.text()))
+            .flatten()
+            .and_then(|part| Some((part, serde_json::from_str::<SchemaMain>(main.text()).ok()?)));
+        if typed.is_none() {
+            main.put_back(&mut loaded);
+        }
+        typed
+    });
+    let (part, callable) = match typed {
+        Some((part, model)) => {
+            let schema = source(
+                path.to_path_buf(),
+                report.file(),
+                model,
+                &mut loaded,
+                &scope,
+            );
+            (part, Callable::Source(Box::new(schema)))
+        }
+        None => {
+            let part = Part::of(&rel, &loaded);
+            let callable = if loaded.kind == FileKind::Agent {
+                inline_callable(path, &report, &loaded, opts, &scope)
+            } else {
+                settle(
+                    path.to_path_buf(),
+                    &report,
+                    loaded,
+                    &scope,
+                    opts.tool_names,
+                    v.settings.profile.is_compat(),
+                )
+            };
+            (part, callable)
+        }
     };
     ReadFile {
         state: FileState {

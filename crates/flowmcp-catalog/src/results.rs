@@ -228,7 +228,7 @@ impl ResultCache {
                     .root
                     .read_capped(&rel, MAX_ENTRY_BYTES)
                     .ok()
-                    .and_then(|b| serde_json::from_slice::<Entry>(&b).ok())
+                    .and_then(|b| serde_json::from_slice::<Entry<ReadData>>(&b).ok())
                     .is_some_and(|e| e.key == stem);
                 if ours {
                     let modified = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
@@ -250,30 +250,28 @@ impl ResultCache {
 
     /// The stored report for `key`, if there is one whose file checks still answer the same.
     pub(crate) fn get(&self, key: &Key, checks: &dyn FileChecks) -> Option<FileReport> {
-        self.get_entry(key, checks).map(|(report, _)| report)
+        self.counted(self.read(key, checks).map(|(report, _)| report))
     }
 
     /// The stored report and loaded file for `key` (a catalog's file, named `display`, whose text
-    /// is `source`), if there is such an entry whose file checks still answer the same.
+    /// is `source`), if there is such an entry whose file checks still answer the same and whose
+    /// loaded file can be restored (its `main` apart, as text).
     pub(crate) fn get_file(
         &self,
         key: &Key,
         checks: &dyn FileChecks,
         display: &str,
         source: Option<String>,
-    ) -> Option<(FileReport, LoadedFile)> {
-        match self.get_entry(key, checks) {
-            Some((report, Some(loaded))) => Some((report, loaded.restore(display, source)?)),
-            _ => None,
-        }
+    ) -> Option<(FileReport, LoadedFile, Option<RawMain>)> {
+        let found = self.read(key, checks).and_then(|(report, loaded)| {
+            let (loaded, main) = loaded?.restore(display, source)?;
+            Some((report, loaded, main))
+        });
+        self.counted(found)
     }
 
-    fn get_entry(
-        &self,
-        key: &Key,
-        checks: &dyn FileChecks,
-    ) -> Option<(FileReport, Option<StoredLoaded>)> {
-        let found = self.read(key, checks);
+    /// `found`, counted as a hit when there is something, else as a miss.
+    fn counted<T>(&self, found: Option<T>) -> Option<T> {
         let counter = if found.is_some() {
             &self.hits
         } else {
@@ -287,12 +285,12 @@ impl ResultCache {
         &self,
         key: &Key,
         checks: &dyn FileChecks,
-    ) -> Option<(FileReport, Option<StoredLoaded>)> {
+    ) -> Option<(FileReport, Option<StoredLoaded<ReadData>>)> {
         let bytes = self
             .root
             .read_capped(&Self::relative(key), MAX_ENTRY_BYTES)
             .ok()?;
-        let entry: Entry = serde_json::from_slice(&bytes).ok()?;
+        let entry: Entry<ReadData> = serde_json::from_slice(&bytes).ok()?;
         if entry.key != key.hex {
             return None;
         }
@@ -318,7 +316,7 @@ impl ResultCache {
         report: &FileReport,
         loaded: Option<&LoadedFile>,
     ) {
-        let entry = Entry {
+        let entry: Entry<WrittenData> = Entry {
             loaded: loaded.map(StoredLoaded::of),
             key: key.hex.clone(),
             checks,
@@ -527,7 +525,7 @@ impl FileChecks for Recorder {
 
 /// An entry on disk.
 #[derive(Serialize, Deserialize)]
-struct Entry {
+struct Entry<D> {
     key: String,
     checks: Vec<Check>,
     file: String,
@@ -535,7 +533,72 @@ struct Entry {
     diagnostics: Vec<StoredDiagnostic>,
     /// For a catalog's file, what it needs of the loaded file besides its report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    loaded: Option<StoredLoaded>,
+    loaded: Option<StoredLoaded<D>>,
+}
+
+/// The exports' data as an entry is written: borrowed from the loaded file, not copied.
+type WrittenData<'a> = &'a indexmap::IndexMap<String, serde_json::Value>;
+
+/// The exports' data as an entry is read: each export's JSON text, made a value only when
+/// asked (a schema's `main` may be typed straight from its text, [`RawMain`]).
+type ReadData = indexmap::IndexMap<String, Box<serde_json::value::RawValue>>;
+
+/// The `main` export of a file restored from the cache, as the JSON text it was stored as, and
+/// where it stood among the exports. A catalog that types it as a schema's model reads it from
+/// the text once, without building a value tree first; anything else puts it back
+/// ([`RawMain::put_back`]) and sees the file as a fresh load gives it.
+pub(crate) struct RawMain {
+    index: usize,
+    raw: Box<serde_json::value::RawValue>,
+}
+
+/// serde_json reads at most 127 levels of nesting, and a stored `main` sits four levels deep in
+/// its entry (entry, loaded file, exports, data): an entry whose `main` nests deeper than this
+/// could not be read as a whole, so it is not restored (the file is validated again), whether
+/// `main` is later read as a value or typed.
+const MAX_MAIN_NESTING: usize = 123;
+
+/// How deep the JSON text `raw` nests: the most brackets open at once outside strings.
+fn nesting(raw: &str) -> usize {
+    let (mut depth, mut most, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for b in raw.bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                most = most.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    most
+}
+
+impl RawMain {
+    /// The export's JSON text.
+    pub(crate) fn text(&self) -> &str {
+        self.raw.get()
+    }
+
+    /// Puts the export back into `loaded`'s exports as a value, where it stood.
+    pub(crate) fn put_back(self, loaded: &mut LoadedFile) {
+        let value = serde_json::from_str(self.raw.get()).unwrap_or(serde_json::Value::Null);
+        if let Some(e) = loaded.exports.as_mut() {
+            let at = self.index.min(e.data.len());
+            e.data.shift_insert(at, "main".to_string(), value);
+        }
+    }
 }
 
 /// Every file kind, to read one back by name.
@@ -595,15 +658,15 @@ fn every_kind_is_listed(f: FileKind, u: UnserializableKind) {
 /// The parts of a [`LoadedFile`] a catalog reads after validation: its kind and its exports (as
 /// validation left them). The source comes from the bytes the key was made of.
 #[derive(Serialize, Deserialize)]
-struct StoredLoaded {
+struct StoredLoaded<D> {
     kind: String,
-    exports: Option<StoredExports>,
+    exports: Option<StoredExports<D>>,
 }
 
 #[derive(Serialize, Deserialize)]
-struct StoredExports {
+struct StoredExports<D> {
     names: Vec<String>,
-    data: indexmap::IndexMap<String, serde_json::Value>,
+    data: D,
     handlers: StoredHandlers,
     unserializable: Vec<StoredUnserializable>,
 }
@@ -628,13 +691,13 @@ struct StoredUnserializable {
     detail: String,
 }
 
-impl StoredLoaded {
-    fn of(loaded: &LoadedFile) -> StoredLoaded {
+impl<'a> StoredLoaded<WrittenData<'a>> {
+    fn of(loaded: &'a LoadedFile) -> StoredLoaded<WrittenData<'a>> {
         StoredLoaded {
             kind: loaded.kind.as_str().to_string(),
             exports: loaded.exports.as_ref().map(|e| StoredExports {
                 names: e.names.clone(),
-                data: e.data.clone(),
+                data: &e.data,
                 handlers: match &e.handlers {
                     HandlersExport::Absent => StoredHandlers::Absent,
                     HandlersExport::NotFunction(what) => {
@@ -664,18 +727,39 @@ impl StoredLoaded {
             }),
         }
     }
+}
 
+impl StoredLoaded<ReadData> {
     /// The loaded file again, named `display`, with `source` as its text (read from the file:
-    /// a byte-order mark is taken off as the loader takes it off); `None` when a kind is not one
-    /// this build knows.
-    fn restore(self, display: &str, mut source: Option<String>) -> Option<LoadedFile> {
+    /// a byte-order mark is taken off as the loader takes it off), and its `main` export apart
+    /// as text; `None` when a kind is not one this build knows or an export is not JSON.
+    fn restore(
+        self,
+        display: &str,
+        mut source: Option<String>,
+    ) -> Option<(LoadedFile, Option<RawMain>)> {
         let bom = source.as_mut().is_some_and(flowmcp_loader::take_mark);
         let kind = FILE_KINDS.into_iter().find(|k| k.as_str() == self.kind)?;
+        let mut main = None;
         let exports = match self.exports {
             None => None,
             Some(e) => Some(Exports {
                 names: e.names,
-                data: e.data,
+                data: {
+                    let mut data = indexmap::IndexMap::with_capacity(e.data.len());
+                    for (index, (name, raw)) in e.data.into_iter().enumerate() {
+                        if name == "main" {
+                            // Deeper than a whole entry could be read before: not restored.
+                            if nesting(raw.get()) > MAX_MAIN_NESTING {
+                                return None;
+                            }
+                            main = Some(RawMain { index, raw });
+                        } else {
+                            data.insert(name, serde_json::from_str(raw.get()).ok()?);
+                        }
+                    }
+                    data
+                },
                 handlers: match e.handlers {
                     StoredHandlers::Absent => HandlersExport::Absent,
                     StoredHandlers::NotFunction { what } => HandlersExport::NotFunction(what),
@@ -704,7 +788,7 @@ impl StoredLoaded {
                     .collect::<Option<Vec<_>>>()?,
             }),
         };
-        Some(LoadedFile {
+        let loaded = LoadedFile {
             display: display.to_string(),
             source,
             blanked: None,
@@ -712,7 +796,8 @@ impl StoredLoaded {
             exports,
             diagnostics: Vec::new(),
             bom,
-        })
+        };
+        Some((loaded, main))
     }
 }
 
@@ -856,6 +941,34 @@ impl StoredDiagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 46: nesting counts brackets outside strings only, and a `main` put back stands
+    /// where it stood among the exports.
+    #[test]
+    fn i46_nesting_and_a_main_put_back_in_its_place() {
+        assert_eq!(nesting("1"), 0);
+        assert_eq!(nesting(r#"{"a":[1,{"b":[]}]}"#), 4);
+        assert_eq!(nesting(r#"["[[[", "\\", "\"{{", {}]"#), 2);
+        let entry: StoredLoaded<ReadData> = serde_json::from_str(
+            r#"{"kind":"schema","exports":{"names":["a","main","z"],
+                "data":{"a":1,"main":{"namespace":"x","t":[1,2]},"z":[true]},
+                "handlers":{"is":"absent"},"unserializable":[]}}"#,
+        )
+        .unwrap();
+        let (mut loaded, main) = entry.restore("f.mjs", None).unwrap();
+        let main = main.unwrap();
+        assert_eq!(main.text(), r#"{"namespace":"x","t":[1,2]}"#);
+        let keys = |l: &LoadedFile| -> Vec<String> {
+            l.exports.as_ref().unwrap().data.keys().cloned().collect()
+        };
+        assert_eq!(keys(&loaded), ["a", "z"]);
+        main.put_back(&mut loaded);
+        assert_eq!(keys(&loaded), ["a", "main", "z"]);
+        assert_eq!(
+            loaded.exports.as_ref().unwrap().data["main"],
+            serde_json::json!({"namespace": "x", "t": [1, 2]})
+        );
+    }
 
     /// Issue 46: a stored pointer segment reads back as it was written (an index as an index, a
     /// key as a key, a key made of digits as a key) and anything else is refused, as the derived

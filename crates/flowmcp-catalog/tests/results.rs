@@ -407,3 +407,79 @@ fn i46_fixes_count_a_byte_order_mark_with_and_without_the_cache() {
     assert!(shifted > 0, "no fixture has a fix");
     assert!(rule_fixes > 0, "no VAL087 fixture has its rule's fix");
 }
+
+/// Issue 46: a catalog opened warm types each clean schema straight from the JSON text its entry
+/// stored for `main`, and gives every other file its `main` back as a value. Either way it is
+/// the catalog a fresh open gives: the same reports, tools, prompts and library, for clean
+/// schemas, a schema with errors (its tools listed as rejected) and a schema whose `main` nests
+/// deeper than a stored entry can be read back (never restored: validated again each time).
+#[test]
+fn i46_a_catalog_typed_from_the_stored_text_is_the_same_catalog() {
+    let s = Scratch::new("typed");
+    std::fs::remove_file(s.file("registry.json")).unwrap();
+    let dir = s.0.join("cat");
+    let holidays = "providers/holidaykit-net/public-holidays.mjs";
+    let text = std::fs::read_to_string(s.file(holidays)).unwrap();
+    // A copy with an error: its namespace is not one.
+    let broken = text.replacen("namespace: 'holidaykit-net'", "namespace: 'Broken_NS'", 1);
+    assert_ne!(broken, text, "the fixture's namespace changed");
+    std::fs::create_dir_all(s.file("providers/broken")).unwrap();
+    std::fs::write(s.file("providers/broken/broken.mjs"), broken).unwrap();
+    // A copy whose `main` nests 150 levels deep in one member.
+    let deep = format!("{}{}", "[".repeat(150), "]".repeat(150));
+    let deeper = text
+        .replacen("namespace: 'holidaykit-net'", "namespace: 'deepkit-net'", 1)
+        .replacen("tags: [", &format!("nested: {deep},\n    tags: ["), 1);
+    assert!(deeper.contains("nested: [[["), "the fixture has tags");
+    std::fs::create_dir_all(s.file("providers/deepkit-net")).unwrap();
+    std::fs::write(s.file("providers/deepkit-net/deep.mjs"), deeper).unwrap();
+
+    let plain = crate::common::local_options(Profile::Spec, &[]);
+    let mut cached = plain.clone();
+    let cache = s.cache();
+    cached.results = Some(Arc::clone(&cache));
+    let fresh = flowmcp_catalog::Catalog::open(&dir, &plain).unwrap();
+    let filled = flowmcp_catalog::Catalog::open(&dir, &cached).unwrap();
+    let stored = cache.stats().stored;
+    let misses = cache.stats().misses;
+    let warm = flowmcp_catalog::Catalog::open(&dir, &cached).unwrap();
+    // Every entry but the deep schema's was read back; that one was validated and stored again.
+    let stats = cache.stats();
+    assert_eq!(
+        (stats.hits, stats.misses, stats.stored),
+        (stored - 1, misses + 1, stored + 1),
+        "{stats:?}"
+    );
+    let shown = |c: &flowmcp_catalog::Catalog| {
+        let tools: Vec<_> = c.list().iter().map(|e| e.descriptor.clone()).collect();
+        (
+            tools,
+            c.prompts(),
+            format!("{:?}", c.library().entries()),
+            format!("{:?}", c.library().selections()),
+            ["Broken_NS", "deepkit-net", "holidaykit-net"].map(|ns| {
+                ["getPublicHolidays", "listCountries"]
+                    .map(|t| c.library().has_tool(&format!("{ns}/tool/{t}")))
+            }),
+            format!("{:?}", c.toolset().problems()),
+        )
+    };
+    for c in [&filled, &warm] {
+        assert_eq!(c.reports(), fresh.reports());
+        assert_eq!(shown(c), shown(&fresh));
+    }
+    let report = |c: &flowmcp_catalog::Catalog, file: &str| {
+        c.reports()
+            .iter()
+            .find(|r| r.file().ends_with(file))
+            .map(|r| r.counts().errors)
+    };
+    // Both copies are rejected for their own errors, warm as cold (the problems compared above).
+    assert!(report(&warm, "broken.mjs").is_some_and(|e| e > 0));
+    assert!(report(&warm, "deep.mjs").is_some_and(|e| e > 0));
+    assert!(
+        warm.reports().iter().any(|r| r.file().ends_with("deep.mjs")
+            && r.diagnostics().iter().any(|d| d.code.as_str() == "VAL003")),
+        "the deep schema's unknown member is reported"
+    );
+}

@@ -114,7 +114,6 @@ impl Part {
     pub fn of(rel: &str, loaded: &LoadedFile) -> Part {
         // Borrowed: a schema's `main` is large, and only its names and prompts are kept.
         let get = |name: &str| loaded.exports.as_ref().and_then(|e| e.get(name));
-        let mut keep_source = true;
         let kind = match (loaded.kind, get(loaded.kind.as_str())) {
             (FileKind::Schema, _) => match get("main").and_then(Value::as_object) {
                 Some(main) => {
@@ -124,19 +123,16 @@ impl Part {
                             .map(|o| o.keys().cloned().collect())
                             .unwrap_or_default()
                     };
-                    let mut tools = names("tools");
-                    tools.extend(names("routes"));
-                    let prompts = main.get("prompts").cloned();
-                    keep_source = prompts.is_some();
-                    match main.get("namespace").and_then(Value::as_str) {
-                        Some(ns) => PartKind::Schema {
-                            namespace: ns.to_string(),
-                            tools,
-                            resources: names("resources"),
-                            prompts,
-                        },
-                        None => PartKind::Other,
-                    }
+                    schema_kind(SchemaNames {
+                        namespace: main
+                            .get("namespace")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                        tools: names("tools"),
+                        routes: names("routes"),
+                        resources: names("resources"),
+                        prompts: main.get("prompts").cloned(),
+                    })
                 }
                 None => PartKind::Other,
             },
@@ -150,9 +146,26 @@ impl Part {
             }
             _ => PartKind::Other,
         };
-        if matches!(kind, PartKind::Other | PartKind::Unloaded(_)) {
-            keep_source = false;
-        }
+        Part::with_kind(rel, loaded, kind)
+    }
+
+    /// [`Part::of`] a schema (`loaded`, of kind [`FileKind::Schema`]) whose `main` export is the
+    /// JSON text `main` rather than a value among its exports: the same part, read from the text
+    /// without building the value (only the names and `main.prompts` are kept). `None` when
+    /// `main` is not a JSON object.
+    pub fn of_schema_json(rel: &str, loaded: &LoadedFile, main: &str) -> Option<Part> {
+        let names = serde_json::from_str::<MainNames>(main).ok()?.0?;
+        Some(Part::with_kind(rel, loaded, schema_kind(names)))
+    }
+
+    /// The part of `loaded` at `rel` that gives `kind`, with the source kept when findings may
+    /// be placed on its lines.
+    fn with_kind(rel: &str, loaded: &LoadedFile, kind: PartKind) -> Part {
+        let keep_source = match &kind {
+            PartKind::Schema { prompts, .. } => prompts.is_some(),
+            PartKind::Other | PartKind::Unloaded(_) => false,
+            _ => true,
+        };
         Part {
             rel: rel.to_string(),
             display: loaded.display.clone(),
@@ -163,6 +176,153 @@ impl Part {
                 None
             },
         }
+    }
+}
+
+/// What a schema's `main` says that its part keeps: read from its value ([`Part::of`]) or from
+/// its JSON text ([`Part::of_schema_json`]).
+#[derive(Default)]
+struct SchemaNames {
+    /// `main.namespace` when it is a string.
+    namespace: Option<String>,
+    /// The keys of `main.tools`, `main.routes` and `main.resources` (empty when not objects).
+    tools: Vec<String>,
+    routes: Vec<String>,
+    resources: Vec<String>,
+    /// `main.prompts` as written, `null` included.
+    prompts: Option<Value>,
+}
+
+/// The kind of part a schema whose `main` says `names` is.
+fn schema_kind(names: SchemaNames) -> PartKind {
+    let SchemaNames {
+        namespace,
+        mut tools,
+        routes,
+        resources,
+        prompts,
+    } = names;
+    tools.extend(routes);
+    match namespace {
+        Some(namespace) => PartKind::Schema {
+            namespace,
+            tools,
+            resources,
+            prompts,
+        },
+        None => PartKind::Other,
+    }
+}
+
+/// `main` read from JSON text as [`Part::of`] reads it from a value: `None` for anything but
+/// an object; in an object, a later member of the same name wins, as it does in a value.
+struct MainNames(Option<SchemaNames>);
+
+impl<'de> serde::Deserialize<'de> for MainNames {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NamesVisitor).map(MainNames)
+    }
+}
+
+/// Reads [`SchemaNames`] from a JSON object, anything else as `None`.
+struct NamesVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NamesVisitor {
+    type Value = Option<SchemaNames>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut names = SchemaNames::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "namespace" => {
+                    names.namespace = match map.next_value::<Value>()? {
+                        Value::String(s) => Some(s),
+                        _ => None,
+                    };
+                }
+                "tools" => names.tools = map.next_value::<Keys>()?.0,
+                "routes" => names.routes = map.next_value::<Keys>()?.0,
+                "resources" => names.resources = map.next_value::<Keys>()?.0,
+                "prompts" => names.prompts = Some(map.next_value::<Value>()?),
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Some(names))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+/// The keys of a JSON object, in order and each once (a later member of the same name keeps
+/// the first one's place, as in a value); empty for anything else.
+struct Keys(Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for Keys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeysVisitor;
+        impl<'de> serde::de::Visitor<'de> for KeysVisitor {
+            type Value = Keys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+                let mut keys: Vec<String> = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    if !keys.contains(&key) {
+                        keys.push(key);
+                    }
+                }
+                Ok(Keys(keys))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Keys, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Keys(Vec::new()))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Keys, E> {
+                Ok(Keys(Vec::new()))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Keys, E> {
+                Ok(Keys(Vec::new()))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Keys, E> {
+                Ok(Keys(Vec::new()))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Keys, E> {
+                Ok(Keys(Vec::new()))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Keys, E> {
+                Ok(Keys(Vec::new()))
+            }
+            fn visit_unit<E>(self) -> Result<Keys, E> {
+                Ok(Keys(Vec::new()))
+            }
+        }
+        d.deserialize_any(KeysVisitor)
     }
 }
 
@@ -1938,6 +2098,73 @@ pub fn attach(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A schema file whose exports hold `main` (when given) and one other export.
+    fn schema_file(main: Option<Value>, prompts_source: bool) -> LoadedFile {
+        let mut data = indexmap::IndexMap::new();
+        data.insert("other".to_string(), serde_json::json!({ "a": 1 }));
+        if let Some(m) = main {
+            data.insert("main".to_string(), m);
+        }
+        LoadedFile {
+            display: "providers/x/s.mjs".into(),
+            source: prompts_source.then(|| "export const main = {}".to_string()),
+            blanked: None,
+            kind: FileKind::Schema,
+            exports: Some(flowmcp_loader::Exports {
+                names: data.keys().cloned().collect(),
+                data,
+                handlers: flowmcp_loader::HandlersExport::Absent,
+                unserializable: Vec::new(),
+            }),
+            diagnostics: Vec::new(),
+            bom: false,
+        }
+    }
+
+    /// Issue 46: a schema's part read from the JSON text of its `main` is the part read from its
+    /// value, for every shape `main` and its members can take (text with duplicate members
+    /// included: the later wins and the first keeps its place, as in a value).
+    #[test]
+    fn i46_a_part_from_the_text_of_main_is_the_part_from_its_value() {
+        let texts = [
+            r#"{"namespace":"x","tools":{"a":{},"b":1},"resources":{"r":{}},"prompts":{"p":{}}}"#,
+            r#"{"namespace":"x","tools":{"a":{}},"routes":{"b":{},"a":{}}}"#,
+            r#"{"namespace":"x","prompts":null}"#,
+            r#"{"namespace":"x","tools":[1,2],"routes":"no","resources":null}"#,
+            r#"{"namespace":7,"tools":{"a":{}}}"#,
+            r#"{"tools":{"a":{}}}"#,
+            r#"{"namespace":"x","namespace":"y","tools":{"a":1,"b":2,"a":3}}"#,
+            r#"{"namespace":"x","tools":{"a":1},"tools":{"c":1}}"#,
+            r#"{"namespace":"n\u00e9\"s","tools":{"t\\n":{"deep":[[[{"x":[]}]]]}},"prompts":[1,{"a":null}]}"#,
+            r#"[]"#,
+            r#"["x"]"#,
+            r#""main""#,
+            r#"null"#,
+            r#"3.5"#,
+            r#"true"#,
+            r#"{}"#,
+        ];
+        for text in texts {
+            let value: Value = serde_json::from_str(text).unwrap();
+            for prompts_source in [false, true] {
+                let whole = Part::of(
+                    "providers/x/s.mjs",
+                    &schema_file(Some(value.clone()), prompts_source),
+                );
+                let apart = schema_file(None, prompts_source);
+                let from_text = Part::of_schema_json("providers/x/s.mjs", &apart, text);
+                match from_text {
+                    Some(p) => assert_eq!(format!("{p:?}"), format!("{whole:?}"), "{text}"),
+                    // Only a `main` that is not an object has no part from its text.
+                    None => {
+                        assert!(!value.is_object(), "{text}");
+                        assert!(matches!(whole.kind, PartKind::Other), "{text}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn places_are_read_from_the_path() {
