@@ -21,7 +21,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
-use flowmcp_catalog::serde_json::json;
+use flowmcp_catalog::serde_json::{Value, json};
 use flowmcp_catalog::{Catalog, Code, Envelope, ToolEntry, prompts::PromptKind, runtime::Kind};
 use rayon::prelude::*;
 use rmcp::model::Tool;
@@ -40,7 +40,9 @@ pub(crate) struct Served {
     tool: OnceLock<Tool>,
     /// How its output schema is advertised.
     schemas: OutputSchemas,
-    pub(crate) output: Output,
+    /// Its declared output schema, kept only for an entry without a place in the catalog's
+    /// list; every other entry's is read from the catalog when needed ([`Served::output`]).
+    placeless_output: Option<Value>,
     /// What kind of content its data is (`output.mimeType`).
     pub(crate) media: Media,
     /// `meta.isConcurrencySafe: false`: calls run one at a time.
@@ -57,12 +59,26 @@ pub(crate) struct Served {
 }
 
 impl Served {
+    /// How its results are carried, with its declared output schema: the catalog entry's
+    /// (`catalog` is the catalog the members were made of), borrowed rather than copied for each
+    /// served tool.
+    pub(crate) fn output<'c>(&'c self, catalog: &'c Catalog) -> Output<'c> {
+        let declared = match self.entry {
+            Some(i) => catalog
+                .list()
+                .get(i)
+                .and_then(|e| e.descriptor.output_schema.as_ref()),
+            None => self.placeless_output.as_ref(),
+        };
+        Output::of(declared, self.schemas)
+    }
+
     /// Its MCP entry (`tools/list`, lookups), made from its catalog entry the first time it is
     /// asked for. `catalog` is the catalog the members were made of.
     pub(crate) fn tool(&self, catalog: &Catalog) -> &Tool {
         self.tool.get_or_init(|| {
             match self.entry.and_then(|i| catalog.list().get(i)) {
-                Some(entry) => projection::tool(entry, &self.output, self.schemas),
+                Some(entry) => projection::tool(entry, &self.output(catalog), self.schemas),
                 // Not reached: an entry without a place got its MCP entry when it was prepared.
                 None => Tool::new(self.id.to_string(), "", Arc::new(Default::default())),
             }
@@ -534,17 +550,17 @@ fn prepare(catalog: &Catalog, entries: &[&ToolEntry], schemas: OutputSchemas) ->
         .par_iter()
         .map(|entry| {
             let d = &entry.descriptor;
-            let output = Output::of(d.output_schema.as_ref(), schemas);
             let place = catalog.toolset().position(&d.wire_name);
             let tool = OnceLock::new();
             if place.is_none() {
                 // Nothing to find it by later: its MCP entry is made now.
+                let output = Output::of(d.output_schema.as_ref(), schemas);
                 let _ = tool.set(projection::tool(entry, &output, schemas));
             }
             Served {
                 tool,
                 schemas,
-                output,
+                placeless_output: place.map_or_else(|| d.output_schema.clone(), |_| None),
                 media: Media::of(d.output_mime_type.as_deref()),
                 serial: !d.concurrency_safe(),
                 always_load: d.always_load(),

@@ -69,28 +69,27 @@ impl Media {
     }
 }
 
-/// How a tool's data is carried as structured content.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Output {
+/// How a tool's data is carried as structured content, with its declared schema (borrowed from
+/// the catalog's entry: a server does not keep a copy of every tool's output schema).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Output<'a> {
     /// No declared output schema: text content only.
     None,
     /// An object schema: the data is the structured content.
-    Object(Value),
+    Object(&'a Value),
     /// Any other schema: the structured content is `{"data": <data>}`.
-    Wrapped(Value),
+    Wrapped(&'a Value),
 }
 
-impl Output {
+impl<'a> Output<'a> {
     /// The carrying of `declared`, a tool's `output.schema`, when output schemas are advertised
     /// as `schemas` says (`None`: text content only).
-    pub(crate) fn of(declared: Option<&Value>, schemas: OutputSchemas) -> Output {
+    pub(crate) fn of(declared: Option<&'a Value>, schemas: OutputSchemas) -> Output<'a> {
         match declared {
             None => Output::None,
             Some(_) if schemas == OutputSchemas::None => Output::None,
-            Some(s) if s.get("type").and_then(Value::as_str) == Some("object") => {
-                Output::Object(s.clone())
-            }
-            Some(s) => Output::Wrapped(s.clone()),
+            Some(s) if s.get("type").and_then(Value::as_str) == Some("object") => Output::Object(s),
+            Some(s) => Output::Wrapped(s),
         }
     }
 
@@ -298,7 +297,7 @@ const HTTP_TOOLS_ARE_OPEN_WORLD: bool = true;
 /// The `tools/list` entry of `entry`: wire name, title, description, input schema, annotations
 /// (`readOnlyHint`, `destructiveHint`, `openWorldHint`), `_meta` (`anthropic/alwaysLoad`,
 /// `anthropic/searchHint`, `flowmcp/aliases`, `flowmcp/id`) and the output schema.
-pub(crate) fn tool(entry: &ToolEntry, output: &Output, schemas: OutputSchemas) -> Tool {
+pub(crate) fn tool(entry: &ToolEntry, output: &Output<'_>, schemas: OutputSchemas) -> Tool {
     let d = &entry.descriptor;
     // The descriptor's own MCP entry (name, description, input schema, annotations, `_meta`;
     // its output schema is carried by `output`), with what serving adds: the title,
@@ -334,7 +333,7 @@ pub(crate) fn tool(entry: &ToolEntry, output: &Output, schemas: OutputSchemas) -
 
 /// The `tools/call` result of `envelope`, for a tool carried as `output` whose data is `media`:
 /// the whole data, its JSON text beside the structured content.
-pub(crate) fn result(envelope: Envelope, output: &Output, media: Media) -> CallToolResult {
+pub(crate) fn result(envelope: Envelope, output: &Output<'_>, media: Media) -> CallToolResult {
     shaped(envelope, output, media, &Shape::WHOLE)
 }
 
@@ -372,7 +371,7 @@ const RESERVED: usize = 2048;
 /// resource link). A result that cannot be cut small enough is an E008 tool error with the link.
 pub(crate) fn shaped(
     envelope: Envelope,
-    output: &Output,
+    output: &Output<'_>,
     media: Media,
     shape: &Shape<'_>,
 ) -> CallToolResult {
@@ -381,7 +380,7 @@ pub(crate) fn shaped(
     }
     let declared = match output {
         Output::None => None,
-        Output::Object(s) | Output::Wrapped(s) => Some(s),
+        Output::Object(s) | Output::Wrapped(s) => Some(*s),
     };
     let mismatch = declared.and_then(|declared| {
         let mismatches = envelope.output_mismatches(declared);
@@ -474,7 +473,7 @@ pub(crate) fn shaped(
 /// The result carrying all of `envelope`'s data, its text block as `text` says.
 fn whole(
     envelope: Envelope,
-    output: &Output,
+    output: &Output<'_>,
     media: Media,
     text: ResultText,
     mismatch: Option<String>,
@@ -618,7 +617,7 @@ mod tests {
     fn non_object_outputs_are_wrapped_and_object_outputs_are_not() {
         let arr = json!({"type": "array", "items": {"type": "string"}});
         let out = Output::of(Some(&arr), OutputSchemas::Full);
-        assert_eq!(out, Output::Wrapped(arr.clone()));
+        assert_eq!(out, Output::Wrapped(&arr));
         let adv = out.advertised(OutputSchemas::Full).unwrap();
         assert_eq!(adv["properties"]["data"], arr);
         let r = result(Envelope::ok(json!(["a", "b"])), &out, Media::Json);
@@ -629,7 +628,7 @@ mod tests {
         let out = Output::of(Some(&obj), OutputSchemas::Full);
         assert_eq!(
             out.advertised(OutputSchemas::Full).map(Value::Object),
-            Some(obj)
+            Some(obj.clone())
         );
         let r = result(Envelope::ok(json!({"n": 1})), &out, Media::Json);
         assert_eq!(r.structured_content, Some(json!({"n": 1})));
@@ -663,11 +662,13 @@ mod tests {
 
     #[test]
     fn a_result_that_breaks_its_schema_is_a_tool_error_without_structured_content() {
-        let out = Output::of(Some(&json!({"type": "array"})), OutputSchemas::Full);
+        let array = json!({"type": "array"});
+        let out = Output::of(Some(&array), OutputSchemas::Full);
         let r = result(Envelope::ok(json!({"not": "an array"})), &out, Media::Json);
         assert_eq!(r.is_error, Some(true));
         assert!(r.structured_content.is_none());
-        let out = Output::of(Some(&json!({"type": "object"})), OutputSchemas::Full);
+        let object = json!({"type": "object"});
+        let out = Output::of(Some(&object), OutputSchemas::Full);
         let r = result(Envelope::ok(json!([1])), &out, Media::Json);
         assert_eq!(r.is_error, Some(true));
     }
@@ -706,7 +707,7 @@ mod tests {
 
     fn shaped_with(
         data: Value,
-        out: &Output,
+        out: &Output<'_>,
         text: ResultText,
         max: usize,
         kept: &crate::results::Kept,
@@ -739,19 +740,26 @@ mod tests {
             assert!(r.meta.is_none(), "{text:?}: not cut");
         }
         // Over such a budget, it is cut rather than refused, and still fits.
-        let r = shaped_with(big_list(), &out_of_big(), ResultText::Full, 1_500, &kept);
+        let r = shaped_with(
+            big_list(),
+            &Output::of(Some(&big_declared()), OutputSchemas::Compact),
+            ResultText::Full,
+            1_500,
+            &kept,
+        );
         assert_eq!(r.is_error, Some(false), "{r:?}");
         let wire = flowmcp_catalog::serde_json::to_string(&r).unwrap();
         assert!(wire.len() <= 1_500, "{}", wire.len());
     }
 
-    fn out_of_big() -> Output {
+    /// The declared output schema of [`big_list`].
+    fn big_declared() -> Value {
         let declared = json!({"type": "object", "required": ["total", "items"], "properties": {
             "total": {"type": "integer"},
             "items": {"type": "array", "items": {"type": "object", "required": ["id"],
                 "properties": {"id": {"type": "integer"}, "title": {"type": "string"},
                                "body": {"type": "string"}}}}}});
-        Output::of(Some(&declared), OutputSchemas::Compact)
+        declared
     }
 
     #[test]
@@ -832,7 +840,8 @@ mod tests {
     fn i44_results_within_budget_and_images_are_whole() {
         let kept = crate::results::Kept::default();
         let small = json!({"n": 1});
-        let out = Output::of(Some(&json!({"type": "object"})), OutputSchemas::Compact);
+        let object = json!({"type": "object"});
+        let out = Output::of(Some(&object), OutputSchemas::Compact);
         let r = shaped_with(small.clone(), &out, ResultText::Full, 10_000, &kept);
         assert_eq!(r, result(Envelope::ok(small), &out, Media::Json));
         let png = "A".repeat(50_000);

@@ -546,7 +546,13 @@ impl Host for McpServer {
                     return None;
                 };
                 finished(info.as_ref(), &served.id, &envelope, started);
-                self.shaped(envelope, served, info.as_ref(), current.as_ref())
+                self.shaped(
+                    &st.catalog,
+                    envelope,
+                    served,
+                    info.as_ref(),
+                    current.as_ref(),
+                )
             }
         };
         let mut value = match flowmcp_catalog::serde_json::to_value(&result) {
@@ -696,6 +702,7 @@ impl McpServer {
     /// the server's result budget and text setting (D140).
     fn shaped(
         &self,
+        catalog: &Catalog,
         envelope: Envelope,
         served: &Served,
         info: Option<&RequestInfo>,
@@ -709,7 +716,7 @@ impl McpServer {
             keep: Some(&keep),
             paging: served.paging.as_ref().map(|p| (p, current)),
         };
-        projection::shaped(envelope, &served.output, served.media, &shape)
+        projection::shaped(envelope, &served.output(catalog), served.media, &shape)
     }
 
     /// Runs the served tool `wire` with `args` on the worker threads, for `run`: its envelope,
@@ -1153,7 +1160,13 @@ impl ServerHandler for McpServer {
                 .await;
         }
         Ok(self
-            .shaped(envelope, served, info.as_ref(), current.as_ref())
+            .shaped(
+                &st.catalog,
+                envelope,
+                served,
+                info.as_ref(),
+                current.as_ref(),
+            )
             .into())
     }
 }
