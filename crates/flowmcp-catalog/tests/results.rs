@@ -33,6 +33,21 @@ impl Scratch {
     fn cache(&self) -> Arc<ResultCache> {
         Arc::new(ResultCache::new(self.0.join("cache")))
     }
+    /// Catalog options of the spec profile without a result cache and with one (in this
+    /// scratch's cache directory), and that cache.
+    fn catalog_options(
+        &self,
+    ) -> (
+        flowmcp_catalog::CatalogOptions,
+        flowmcp_catalog::CatalogOptions,
+        Arc<ResultCache>,
+    ) {
+        let plain = crate::common::local_options(Profile::Spec, &[]);
+        let mut cached = plain.clone();
+        let cache = self.cache();
+        cached.results = Some(Arc::clone(&cache));
+        (plain, cached, cache)
+    }
 }
 
 impl Drop for Scratch {
@@ -243,11 +258,7 @@ fn i30_1_a_catalog_opened_from_the_cache_is_the_same_catalog() {
     // Without its manifest the copy is a directory of files, each read on its own.
     std::fs::remove_file(s.file("registry.json")).unwrap();
     let dir = s.0.join("cat");
-    let plain = crate::common::local_options(Profile::Spec, &[]);
-    let mut cached = plain.clone();
-    let cache = s.cache();
-    cached.results = Some(Arc::clone(&cache));
-
+    let (plain, cached, cache) = s.catalog_options();
     let fresh = flowmcp_catalog::Catalog::open(&dir, &plain).unwrap();
     let filled = flowmcp_catalog::Catalog::open(&dir, &cached).unwrap();
     let stored = cache.stats().stored;
@@ -434,10 +445,7 @@ fn i46_a_catalog_typed_from_the_stored_text_is_the_same_catalog() {
     std::fs::create_dir_all(s.file("providers/deepkit-net")).unwrap();
     std::fs::write(s.file("providers/deepkit-net/deep.mjs"), deeper).unwrap();
 
-    let plain = crate::common::local_options(Profile::Spec, &[]);
-    let mut cached = plain.clone();
-    let cache = s.cache();
-    cached.results = Some(Arc::clone(&cache));
+    let (plain, cached, cache) = s.catalog_options();
     let fresh = flowmcp_catalog::Catalog::open(&dir, &plain).unwrap();
     let filled = flowmcp_catalog::Catalog::open(&dir, &cached).unwrap();
     let stored = cache.stats().stored;
