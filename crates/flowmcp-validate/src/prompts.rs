@@ -216,23 +216,11 @@ fn schema_kind(names: SchemaNames) -> PartKind {
 
 /// `main` read from JSON text as [`Part::of`] reads it from a value: `None` for anything but
 /// an object; in an object, a later member of the same name wins, as it does in a value.
+#[derive(Default)]
 struct MainNames(Option<SchemaNames>);
 
-impl<'de> serde::Deserialize<'de> for MainNames {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NamesVisitor).map(MainNames)
-    }
-}
-
-/// Reads [`SchemaNames`] from a JSON object, anything else as `None`.
-struct NamesVisitor;
-
-impl<'de> serde::de::Visitor<'de> for NamesVisitor {
-    type Value = Option<SchemaNames>;
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+impl FromObject for MainNames {
+    fn from_object<'de, A: serde::de::MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         let mut names = SchemaNames::default();
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
@@ -251,78 +239,79 @@ impl<'de> serde::de::Visitor<'de> for NamesVisitor {
                 }
             }
         }
-        Ok(Some(names))
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
+        Ok(MainNames(Some(names)))
     }
 }
 
 /// The keys of a JSON object, in order and each once (a later member of the same name keeps
 /// the first one's place, as in a value); empty for anything else.
+#[derive(Default)]
 struct Keys(Vec<String>);
+
+impl FromObject for Keys {
+    fn from_object<'de, A: serde::de::MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        let mut keys: Vec<String> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            map.next_value::<serde::de::IgnoredAny>()?;
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        Ok(Keys(keys))
+    }
+}
+
+/// What is read from a JSON object member by member, and is its default for any other value
+/// (as `Value::as_object` gives nothing for one).
+trait FromObject: Default {
+    /// Reads it from the members of an object.
+    fn from_object<'de, A: serde::de::MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+}
+
+/// Reads a [`FromObject`] from any JSON value: an object by its members, anything else skipped.
+struct ObjectOr<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: FromObject> serde::de::Visitor<'de> for ObjectOr<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        T::from_object(map)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(T::default())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_unit<E>(self) -> Result<T, E> {
+        Ok(T::default())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for MainNames {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ObjectOr(std::marker::PhantomData))
+    }
+}
 
 impl<'de> serde::Deserialize<'de> for Keys {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct KeysVisitor;
-        impl<'de> serde::de::Visitor<'de> for KeysVisitor {
-            type Value = Keys;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
-                let mut keys: Vec<String> = Vec::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                    if !keys.contains(&key) {
-                        keys.push(key);
-                    }
-                }
-                Ok(Keys(keys))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Keys, A::Error> {
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(Keys(Vec::new()))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Keys, E> {
-                Ok(Keys(Vec::new()))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Keys, E> {
-                Ok(Keys(Vec::new()))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Keys, E> {
-                Ok(Keys(Vec::new()))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Keys, E> {
-                Ok(Keys(Vec::new()))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Keys, E> {
-                Ok(Keys(Vec::new()))
-            }
-            fn visit_unit<E>(self) -> Result<Keys, E> {
-                Ok(Keys(Vec::new()))
-            }
-        }
-        d.deserialize_any(KeysVisitor)
+        d.deserialize_any(ObjectOr(std::marker::PhantomData))
     }
 }
 
