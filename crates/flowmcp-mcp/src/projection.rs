@@ -224,15 +224,27 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
     if props.len() < 2 {
         return (props, Map::new());
     }
-    // Groups of names by their schema's text, in first-seen order.
-    let mut group_of: std::collections::HashMap<String, usize> = Default::default();
+    // Groups of names by their schema's text, in first-seen order. Texts are compared without
+    // being written: a fingerprint of each schema first, then, where two fingerprints agree, the
+    // schemas themselves in the same order-sensitive way (equal exactly when their texts are).
+    let schemas: Vec<&Value> = props.values().collect();
+    let mut by_print: std::collections::HashMap<u64, Vec<usize>> =
+        std::collections::HashMap::with_capacity(props.len());
+    // Each group: the index of its first schema and its names.
     let mut groups: Vec<(usize, Vec<String>)> = Vec::new();
     let mut texts = Vec::with_capacity(props.len());
-    for (name, s) in &props {
-        let text = s.to_string();
-        let len = text.len();
-        let g = *group_of.entry(text).or_insert_with(|| {
-            groups.push((len, Vec::new()));
+    for (i, (name, s)) in props.iter().enumerate() {
+        let mut h = std::hash::DefaultHasher::new();
+        fingerprint(s, &mut h);
+        let same_print = by_print.entry(std::hash::Hasher::finish(&h)).or_default();
+        let found = same_print.iter().copied().find(|&g| {
+            groups
+                .get(g)
+                .is_some_and(|(first, _)| same_text(schemas[*first], s))
+        });
+        let g = found.unwrap_or_else(|| {
+            groups.push((i, Vec::new()));
+            same_print.push(groups.len() - 1);
             groups.len() - 1
         });
         if let Some((_, names)) = groups.get_mut(g) {
@@ -251,15 +263,17 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
     let quoted = |s: &str| Value::String(s.to_string()).to_string().len();
     let merge: Vec<Option<String>> = groups
         .iter()
-        .map(|(len, names)| {
+        .map(|(first, names)| {
             if names.len() < 2 {
                 return None;
             }
+            let len = schemas[*first].to_string().len();
             let p = pattern(names);
             let before: usize = names.iter().map(|n| quoted(n) + len + 2).sum();
             (quoted(&p) + len + 2 < before).then_some(p)
         })
         .collect();
+    drop(schemas);
     let mut kept = Map::new();
     let mut merged = Map::new();
     for ((name, s), g) in props.into_iter().zip(texts) {
@@ -275,6 +289,74 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
         }
     }
     (kept, merged)
+}
+
+/// Feeds `v`'s JSON text to `h` without writing it: member order, each number's own form and
+/// each string's characters count, so equal texts give equal fingerprints.
+fn fingerprint(v: &Value, h: &mut impl std::hash::Hasher) {
+    use std::hash::Hash;
+    match v {
+        Value::Null => h.write_u8(0),
+        Value::Bool(b) => {
+            h.write_u8(1);
+            b.hash(h);
+        }
+        Value::Number(n) => {
+            h.write_u8(2);
+            number_form(n).hash(h);
+        }
+        Value::String(s) => {
+            h.write_u8(3);
+            s.hash(h);
+        }
+        Value::Array(a) => {
+            h.write_u8(4);
+            h.write_usize(a.len());
+            for x in a {
+                fingerprint(x, h);
+            }
+        }
+        Value::Object(o) => {
+            h.write_u8(5);
+            h.write_usize(o.len());
+            for (k, x) in o {
+                k.hash(h);
+                fingerprint(x, h);
+            }
+        }
+    }
+}
+
+/// A number as its JSON text tells it apart: an unsigned or a negative integer, or a float by
+/// its bits (ours are never NaN, and a float's text always differs from an integer's).
+fn number_form(n: &flowmcp_catalog::serde_json::Number) -> (u8, u64) {
+    if let Some(u) = n.as_u64() {
+        (0, u)
+    } else if let Some(i) = n.as_i64() {
+        (1, i.cast_unsigned())
+    } else {
+        (2, n.as_f64().map_or(0, f64::to_bits))
+    }
+}
+
+/// Whether `a` and `b` have the same JSON text (unlike `==`, members in another order differ).
+fn same_text(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => number_form(x) == number_form(y),
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_text(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k, p), (l, q))| k == l && same_text(p, q))
+        }
+        _ => false,
+    }
 }
 
 /// `name` as a regular expression that matches it literally, in the ECMA-262 dialect JSON Schema
@@ -1096,5 +1178,89 @@ mod tests {
         assert!(r.structured_content.is_none());
         let text = flowmcp_catalog::serde_json::to_string(&r.content).unwrap();
         assert!(text.contains(r#"{\"n\":1}"#), "{text}");
+    }
+
+    /// The groups `merge_siblings` forms, by names, as its JSON texts would form them.
+    fn groups_by_text(props: &Map<String, Value>) -> Vec<Vec<String>> {
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        for (name, s) in props {
+            let text = s.to_string();
+            match out.iter_mut().find(|(t, _)| *t == text) {
+                Some((_, names)) => names.push(name.clone()),
+                None => out.push((text, vec![name.clone()])),
+            }
+        }
+        out.into_iter().map(|(_, names)| names).collect()
+    }
+
+    #[test]
+    fn i46_siblings_are_grouped_by_their_text_without_writing_it() {
+        // Equal under `==` but not as text: members in another order, 1 against 1.0, 0.0
+        // against -0.0; equal as text: the same members in the same order, at any depth.
+        let props = json!({
+            "a": {"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "number"}}},
+            "b": {"properties": {"x": {"type": "string"}, "y": {"type": "number"}}, "type": "object"},
+            "c": {"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "number"}}},
+            "d": {"const": 1}, "e": {"const": 1.0}, "f": {"const": 1}, "g": {"const": 0.0},
+            "h": {"const": -0.0}, "i": {"const": -1}, "j": {"const": -1}, "k": {"enum": [1, "1"]},
+            "l": {"enum": ["1", 1]}, "m": {"enum": [1, "1"]}, "n": null, "o": null, "p": true,
+            "q": false, "r": {"const": 18446744073709551615_u64}, "s": {"const": 1.8446744073709552e19},
+            "t": {"const": "é\u{0}"}, "u": {"const": "é\u{0}"}, "v": [], "w": {}, "x": [],
+        });
+        let props = props.as_object().unwrap().clone();
+        let print = |v: &Value| {
+            let mut h = std::hash::DefaultHasher::new();
+            fingerprint(v, &mut h);
+            std::hash::Hasher::finish(&h)
+        };
+        for a in props.values() {
+            for b in props.values() {
+                // By the texts, not by `==` (which ignores member order).
+                let (ta, tb) = (a.to_string(), b.to_string());
+                let same = ta == tb;
+                assert_eq!(same_text(a, b), same, "{a} {b}");
+                if same {
+                    assert_eq!(print(a), print(b), "{a} {b}");
+                }
+            }
+        }
+        let expected: Vec<Vec<String>> = groups_by_text(&props)
+            .into_iter()
+            .filter(|names| names.len() > 1)
+            .collect();
+        assert_eq!(
+            expected,
+            [
+                vec!["a", "c"],
+                vec!["d", "f"],
+                vec!["i", "j"],
+                vec!["k", "m"],
+                vec!["n", "o"],
+                vec!["t", "u"],
+                vec!["v", "x"]
+            ]
+        );
+        // Every group whose pattern is shorter than its names becomes one entry, and only those.
+        let (kept, merged) = merge_siblings(props.clone());
+        let patterns: Vec<&String> = merged.keys().collect();
+        let mut merged_names = Vec::new();
+        for names in &expected {
+            let pattern = format!("^({})$", names.join("|"));
+            if merged.contains_key(&pattern) {
+                merged_names.extend(names.iter().cloned());
+                assert_eq!(merged[&pattern], props[&names[0]], "{pattern}");
+            }
+        }
+        assert!(!patterns.is_empty(), "{patterns:?}");
+        assert_eq!(
+            patterns.len(),
+            expected
+                .iter()
+                .filter(|n| merged.contains_key(&format!("^({})$", n.join("|"))))
+                .count()
+        );
+        let kept_names: Vec<&String> = kept.keys().collect();
+        let all: Vec<&String> = props.keys().filter(|n| !merged_names.contains(n)).collect();
+        assert_eq!(kept_names, all);
     }
 }
