@@ -260,14 +260,14 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
         format!("^({})$", alternatives.join("|"))
     };
     // JSON text lengths: `"name":<schema>,` for each name against `"pattern":<schema>,`.
-    let quoted = |s: &str| Value::String(s.to_string()).to_string().len();
+    let quoted = |s: &str| budget::json_size(s);
     let merge: Vec<Option<String>> = groups
         .iter()
         .map(|(first, names)| {
             if names.len() < 2 {
                 return None;
             }
-            let len = schemas[*first].to_string().len();
+            let len = budget::json_size(schemas[*first]);
             let p = pattern(names);
             let before: usize = names.iter().map(|n| quoted(n) + len + 2).sum();
             (quoted(&p) + len + 2 < before).then_some(p)
@@ -1213,7 +1213,13 @@ mod tests {
             fingerprint(v, &mut h);
             std::hash::Hasher::finish(&h)
         };
-        for a in props.values() {
+        for (name, a) in &props {
+            assert_eq!(budget::json_size(a), a.to_string().len(), "{a}");
+            assert_eq!(
+                budget::json_size(name),
+                json!(name).to_string().len(),
+                "{name}"
+            );
             for b in props.values() {
                 // By the texts, not by `==` (which ignores member order).
                 let (ta, tb) = (a.to_string(), b.to_string());
