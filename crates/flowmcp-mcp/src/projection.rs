@@ -224,27 +224,16 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
     if props.len() < 2 {
         return (props, Map::new());
     }
-    // Groups of names by their schema's text, in first-seen order. Texts are compared without
-    // being written: a fingerprint of each schema first, then, where two fingerprints agree, the
-    // schemas themselves in the same order-sensitive way (equal exactly when their texts are).
-    let schemas: Vec<&Value> = props.values().collect();
-    let mut by_print: std::collections::HashMap<u64, Vec<usize>> =
+    // Groups of names by their schema's text, in first-seen order; texts are compared without
+    // being written ([`Text`]).
+    let mut group_of: std::collections::HashMap<Text<'_>, usize> =
         std::collections::HashMap::with_capacity(props.len());
-    // Each group: the index of its first schema and its names.
-    let mut groups: Vec<(usize, Vec<String>)> = Vec::new();
+    // Each group: its schema and its names.
+    let mut groups: Vec<(&Value, Vec<String>)> = Vec::new();
     let mut texts = Vec::with_capacity(props.len());
-    for (i, (name, s)) in props.iter().enumerate() {
-        let mut h = std::hash::DefaultHasher::new();
-        fingerprint(s, &mut h);
-        let same_print = by_print.entry(std::hash::Hasher::finish(&h)).or_default();
-        let found = same_print.iter().copied().find(|&g| {
-            groups
-                .get(g)
-                .is_some_and(|(first, _)| same_text(schemas[*first], s))
-        });
-        let g = found.unwrap_or_else(|| {
-            groups.push((i, Vec::new()));
-            same_print.push(groups.len() - 1);
+    for (name, s) in &props {
+        let g = *group_of.entry(Text(s)).or_insert_with(|| {
+            groups.push((s, Vec::new()));
             groups.len() - 1
         });
         if let Some((_, names)) = groups.get_mut(g) {
@@ -252,6 +241,7 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
         }
         texts.push(g);
     }
+    drop(group_of);
     if groups.len() == props.len() {
         return (props, Map::new());
     }
@@ -263,17 +253,17 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
     let quoted = |s: &str| budget::json_size(s);
     let merge: Vec<Option<String>> = groups
         .iter()
-        .map(|(first, names)| {
+        .map(|(schema, names)| {
             if names.len() < 2 {
                 return None;
             }
-            let len = budget::json_size(schemas[*first]);
+            let len = budget::json_size(*schema);
             let p = pattern(names);
             let before: usize = names.iter().map(|n| quoted(n) + len + 2).sum();
             (quoted(&p) + len + 2 < before).then_some(p)
         })
         .collect();
-    drop(schemas);
+    drop(groups);
     let mut kept = Map::new();
     let mut merged = Map::new();
     for ((name, s), g) in props.into_iter().zip(texts) {
@@ -290,6 +280,24 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
     }
     (kept, merged)
 }
+
+/// A value keyed by its JSON text, without writing it: hashed by [`fingerprint`], compared by
+/// [`same_text`].
+struct Text<'a>(&'a Value);
+
+impl std::hash::Hash for Text<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        fingerprint(self.0, h);
+    }
+}
+
+impl PartialEq for Text<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        same_text(self.0, other.0)
+    }
+}
+
+impl Eq for Text<'_> {}
 
 /// Feeds `v`'s JSON text to `h` without writing it: member order, each number's own form and
 /// each string's characters count, so equal texts give equal fingerprints.
