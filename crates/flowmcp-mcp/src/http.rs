@@ -1060,12 +1060,12 @@ impl Table {
                         Ok(c) => c.to_bytes(),
                         Err(never) => match never {},
                     };
-                    match serde_json::from_slice::<serde_json::Value>(&bytes) {
-                        Ok(mut message) => {
-                            tasks::decorate(what, &mut message, server);
-                            replace_json(&mut answer, &message);
-                        }
-                        Err(_) => *answer.body_mut() = Full::new(bytes).boxed(),
+                    let completed = std::str::from_utf8(&bytes)
+                        .ok()
+                        .and_then(|text| tasks::decorate(what, text, server));
+                    match completed {
+                        Some(text) => replace_text(&mut answer, text),
+                        None => *answer.body_mut() = Full::new(bytes).boxed(),
                     }
                 }
             }
@@ -1140,12 +1140,17 @@ impl Table {
 
 /// Makes `message` the JSON body of `answer`.
 fn replace_json(answer: &mut Response<Body>, message: &serde_json::Value) {
+    replace_text(answer, message.to_string());
+}
+
+/// [`replace_json`] with the message's text.
+fn replace_text(answer: &mut Response<Body>, text: String) {
     answer.headers_mut().remove(header::CONTENT_LENGTH);
     answer.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    *answer.body_mut() = Full::new(Bytes::from(message.to_string())).boxed();
+    *answer.body_mut() = Full::new(Bytes::from(text)).boxed();
 }
 
 /// An `OPTIONS` request with `req`'s URI and headers and no body, for the Host and Origin

@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use flowmcp_catalog::serde_json::value::RawValue;
 use flowmcp_catalog::serde_json::{Map, Value, json};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -620,45 +621,77 @@ pub(crate) fn plan(message: &Value, server: &impl Host) -> Plan {
     }
 }
 
-/// Completes rmcp's answer `message` to a request sorted as `what`: the `tasks` capability in
-/// `initialize`, each tool's `execution.taskSupport` in `tools/list`.
-pub(crate) fn decorate(what: Decoration, message: &mut Value, server: &impl Host) {
-    let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) else {
-        return;
-    };
+/// Completes rmcp's answer `text` (one JSON-RPC message) to a request sorted as `what`: the
+/// `tasks` capability in `initialize`, each tool's `execution.taskSupport` in `tools/list`. The
+/// completed text, or `None` when there is nothing to complete (`text` is not an answer with a
+/// result of the expected shape) and `text` stands as it is.
+///
+/// A `tools/list` answer is edited as text: the members of the message, of its result and of
+/// each tool are kept as rmcp wrote them ([`RawObject`]) and only `execution` is added, so a
+/// page of a few hundred tools is not parsed into values and written again (#46). The text is
+/// the one the value edit gives: rmcp writes compact JSON, which reads back and writes again
+/// unchanged.
+pub(crate) fn decorate(what: Decoration, text: &str, server: &impl Host) -> Option<String> {
     match what {
         Decoration::Initialize => {
-            if let Some(caps) = result
-                .get_mut("capabilities")
-                .and_then(Value::as_object_mut)
+            let mut message = flowmcp_catalog::serde_json::from_str::<Value>(text).ok()?;
+            let caps = message
+                .get_mut("result")?
+                .get_mut("capabilities")?
+                .as_object_mut()?;
+            caps.insert(
+                "tasks".into(),
+                json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
+            );
+            // And the SEP-2663 extension, for clients that speak it (D132).
+            if let Some(extensions) = caps
+                .entry("extensions")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
             {
-                caps.insert(
-                    "tasks".into(),
-                    json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
-                );
-                // And the SEP-2663 extension, for clients that speak it (D132).
-                if let Some(extensions) = caps
-                    .entry("extensions")
-                    .or_insert_with(|| json!({}))
-                    .as_object_mut()
-                {
-                    extensions.insert(TASKS_EXTENSION.into(), json!({}));
-                }
+                extensions.insert(TASKS_EXTENSION.into(), json!({}));
             }
+            Some(message.to_string())
         }
-        Decoration::ToolsList => {
-            let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
-                return;
-            };
-            for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
-                let support = tool
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .map_or(Support::Forbidden, |n| server.task_support(n));
-                tool.insert("execution".into(), json!({"taskSupport": support.as_str()}));
-            }
-        }
+        Decoration::ToolsList => decorate_tools(text, &|name| server.task_support(name)),
     }
+}
+
+/// A JSON object with its members' values as written: duplicate names keep the last value at the
+/// first one's place, as `serde_json::Map` does.
+type RawObject<'a> = indexmap::IndexMap<String, &'a RawValue>;
+
+/// [`decorate`] of a `tools/list` answer, with `support` giving each tool's task support by its
+/// name (a tool without a string name is `forbidden`; an entry that is not an object is kept).
+fn decorate_tools(text: &str, support: &dyn Fn(&str) -> Support) -> Option<String> {
+    use flowmcp_catalog::serde_json::{from_str, to_string, value::to_raw_value};
+    let mut message: RawObject = from_str(text).ok()?;
+    let mut result: RawObject = from_str(message.get("result")?.get()).ok()?;
+    let tools: Vec<&RawValue> = from_str(result.get("tools")?.get()).ok()?;
+    let mut list = String::with_capacity(text.len() + tools.len() * 40);
+    list.push('[');
+    for (i, tool) in tools.iter().enumerate() {
+        if i > 0 {
+            list.push(',');
+        }
+        let Ok(mut members) = from_str::<RawObject>(tool.get()) else {
+            list.push_str(tool.get());
+            continue;
+        };
+        let name = members
+            .get("name")
+            .and_then(|n| from_str::<String>(n.get()).ok());
+        let support = name.map_or(Support::Forbidden, |n| support(&n));
+        let execution = to_raw_value(&json!({"taskSupport": support.as_str()})).ok()?;
+        members.insert("execution".into(), &execution);
+        list.push_str(&to_string(&members).ok()?);
+    }
+    list.push(']');
+    let list = RawValue::from_string(list).ok()?;
+    result.insert("tools".into(), &list);
+    let result = to_raw_value(&result).ok()?;
+    message.insert("result".into(), &result);
+    to_string(&message).ok()
 }
 
 fn error(id: &Value, code: i64, message: impl Into<String>) -> Value {
@@ -942,6 +975,14 @@ fn create<H: Host>(
     reply(id, shown)
 }
 
+/// The id of the JSON-RPC message `text` as the key of `pending` in [`pump`] (its JSON text as
+/// `serde_json` writes it), without building the rest of the message.
+fn reply_id(text: &str) -> Option<String> {
+    let message: RawObject = flowmcp_catalog::serde_json::from_str(text).ok()?;
+    let id: Value = flowmcp_catalog::serde_json::from_str(message.get("id")?.get()).ok()?;
+    Some(id.to_string())
+}
+
 /// Writes `line` and a newline to `out` and flushes; `false` when the stream is gone.
 async fn write<W: tokio::io::AsyncWrite + Unpin>(
     out: Arc<tokio::sync::Mutex<W>>,
@@ -1008,18 +1049,16 @@ where
     // rmcp to client.
     let mut lines = BufReader::new(rmcp_read).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        let mut line = line;
-        let what = flowmcp_catalog::serde_json::from_str::<Value>(&line)
-            .ok()
-            .and_then(|m| {
-                let key = m.get("id")?.to_string();
-                let what = lock(&pending).remove(&key)?;
-                Some((m, what))
-            });
-        if let Some((mut message, what)) = what {
-            decorate(what, &mut message, &server);
-            line = message.to_string();
-        }
+        // Most lines answer nothing waiting to be completed, and are not read.
+        let what = if lock(&pending).is_empty() {
+            None
+        } else {
+            reply_id(&line).and_then(|key| lock(&pending).remove(&key))
+        };
+        let line = match what.and_then(|what| decorate(what, &line, &server)) {
+            Some(completed) => completed,
+            None => line,
+        };
         if !write(Arc::clone(&out), line).await {
             break;
         }
@@ -1085,6 +1124,74 @@ mod tests {
         assert_eq!(shown["ttl"], 60_000);
         assert_eq!(shown["pollInterval"], POLL_INTERVAL_MS);
         assert!(shown["createdAt"].as_str().unwrap().ends_with('Z'));
+    }
+
+    /// The `tools/list` answer completed as text is, byte for byte, the answer read as a value,
+    /// given each object tool with a string name its support's `execution` (appended, or in
+    /// place of one it had), written again.
+    #[test]
+    fn i46_a_tools_list_answer_is_completed_as_text_as_its_value_would_be() {
+        let support = |name: &str| match name {
+            "req" => Support::Required,
+            "off" => Support::Offered,
+            "opt\u{e9}\"q" => Support::Optional,
+            _ => Support::Forbidden,
+        };
+        let tools = json!([
+            {"name": "req", "inputSchema": {"type": "object"}, "_meta": {"a": [1, 2.5, -0.0, 1e300]}},
+            {"name": "off", "title": "t", "description": "line\nbreak \u{1} \\ /"},
+            {"name": "opt\u{e9}\"q", "outputSchema": {"properties": {"b": {}, "a": {}}}},
+            {"name": "other", "execution": {"taskSupport": "required"}, "z": null},
+            {"name": 7, "x": true},
+            {"description": "no name"},
+            {},
+            "not an object",
+            [1, 2],
+            {"name": "req", "name2": u64::MAX, "neg": i64::MIN, "f": 0.1}
+        ]);
+        let messages = [
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": tools.clone(), "nextCursor": "c"}}),
+            json!({"jsonrpc": "2.0", "id": "s", "result": {"nextCursor": null, "tools": []}}),
+            json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": tools}}),
+        ];
+        for message in messages {
+            let text = message.to_string();
+            let mut expected = message.clone();
+            for tool in expected["result"]["tools"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .filter_map(Value::as_object_mut)
+            {
+                let s = tool
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map_or(Support::Forbidden, support);
+                tool.insert("execution".into(), json!({"taskSupport": s.as_str()}));
+            }
+            assert_eq!(
+                decorate_tools(&text, &support).as_deref(),
+                Some(expected.to_string().as_str()),
+                "{text}"
+            );
+        }
+        // Nothing to complete: not an object, no result, a result without a list of tools.
+        for text in [
+            "[1]",
+            "not json",
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":[]}"#,
+        ] {
+            assert_eq!(decorate_tools(text, &support), None, "{text}");
+        }
+        // The id is read as the pump keys what it waits for.
+        assert_eq!(
+            reply_id(r#"{"id":"a\u0062","result":{}}"#).as_deref(),
+            Some(r#""ab""#)
+        );
+        assert_eq!(reply_id(r#"{"id":2,"id":3}"#).as_deref(), Some("3"));
+        assert_eq!(reply_id(r#"{"method":"x"}"#), None);
     }
 
     #[test]
