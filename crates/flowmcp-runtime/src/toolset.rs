@@ -166,16 +166,20 @@ impl Toolset {
             problems,
             ..Toolset::default()
         };
-        let mut descriptors: Vec<(usize, ToolDescriptor)> = Vec::new();
         // Describing is independent per schema (and most of the work): in parallel, kept in order.
         let described: Vec<_> = schemas
             .into_par_iter()
             .map(|source| describe_schema(source, opts.profile))
             .collect();
-        for (schema, ds, problems) in described {
-            let idx = set.schemas.len();
+        // Each tool's schema and its descriptor, in two lists sized once: a descriptor is large,
+        // and a list grown step by step copies all of them at each step.
+        let count = described.iter().map(|(_, ds, _)| ds.len()).sum();
+        let (mut idx, mut ds) = (Vec::with_capacity(count), Vec::with_capacity(count));
+        set.schemas.reserve_exact(described.len());
+        for (schema, described, problems) in described {
+            idx.extend(std::iter::repeat_n(set.schemas.len(), described.len()));
+            ds.extend(described);
             set.schemas.push(schema);
-            descriptors.extend(ds.into_iter().map(|d| (idx, d)));
             set.problems.extend(problems);
         }
         // Server parameters, once for all names (repeated names are looked up once).
@@ -208,7 +212,6 @@ impl Toolset {
                 p.message = hide.redact(&p.message);
             }
         }
-        let (idx, mut ds): (Vec<usize>, Vec<ToolDescriptor>) = descriptors.into_iter().unzip();
         for d in &mut ds {
             d.missing_server_params = set
                 .server_params
@@ -220,6 +223,7 @@ impl Toolset {
             .zip(ds)
             .map(|(schema, descriptor)| ToolEntry { schema, descriptor })
             .collect();
+        set.by_name.reserve(2 * set.tools.len());
         for (i, t) in set.tools.iter().enumerate() {
             set.by_name
                 .entry(t.descriptor.wire_name.clone())
