@@ -592,11 +592,12 @@ impl<'c> AgentRunner<'c> {
                 let envelope = caller.call_json(wire, &args);
                 let envelope = match self.result_budget {
                     Some(max) => {
-                        let schema = self.catalog.find(wire);
-                        envelope.within(
-                            max,
-                            schema.and_then(|e| e.descriptor.output_schema.as_ref()),
-                        )
+                        let schema = self
+                            .catalog
+                            .find(wire)
+                            .and_then(|e| e.descriptor.output_schema.as_ref())
+                            .map(|s| s.value());
+                        envelope.within(max, schema)
                     }
                     None => envelope,
                 };

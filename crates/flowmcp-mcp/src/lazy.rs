@@ -125,11 +125,11 @@ pub(crate) fn call_args(
 }
 
 /// The `search_tools` result: the found tools' entries, best first.
-pub(crate) fn found(tools: Vec<&Tool>) -> CallToolResult {
+pub(crate) fn found(tools: Vec<Tool>) -> CallToolResult {
     let entries: Vec<Value> = tools
         .into_iter()
         .filter_map(|t| {
-            let mut v = flowmcp_catalog::serde_json::to_value(t).ok()?;
+            let mut v = flowmcp_catalog::serde_json::to_value(&t).ok()?;
             // The output schema is for the client that calls the tool directly; leave it out to
             // keep results short.
             if let Value::Object(m) = &mut v {

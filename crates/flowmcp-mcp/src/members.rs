@@ -23,6 +23,7 @@ use std::sync::{Arc, OnceLock};
 
 use flowmcp_catalog::serde_json::{Value, json};
 use flowmcp_catalog::{Catalog, Code, Envelope, ToolEntry, prompts::PromptKind, runtime::Kind};
+use flowmcp_spec::model::JsonText;
 use rayon::prelude::*;
 use rmcp::model::Tool;
 
@@ -37,12 +38,12 @@ pub(crate) struct Served {
     /// Its MCP entry, made on first use ([`Served::tool`]): making the advertised output schema
     /// of every tool before the server answers would delay the first `tools/list` page by the
     /// work of all the others.
-    tool: OnceLock<Tool>,
+    tool: OnceLock<Listing>,
     /// How its output schema is advertised.
     schemas: OutputSchemas,
     /// Its declared output schema, kept only for an entry without a place in the catalog's
     /// list; every other entry's is read from the catalog when needed ([`Served::output`]).
-    placeless_output: Option<Value>,
+    placeless_output: Option<JsonText>,
     /// What kind of content its data is (`output.mimeType`).
     pub(crate) media: Media,
     /// `meta.isConcurrencySafe: false`: calls run one at a time.
@@ -61,28 +62,92 @@ pub(crate) struct Served {
 impl Served {
     /// How its results are carried, with its declared output schema: the catalog entry's
     /// (`catalog` is the catalog the members were made of), borrowed rather than copied for each
-    /// served tool.
+    /// served tool, and read from its text on the first call and kept there (a tool called once
+    /// is likely called again).
     pub(crate) fn output<'c>(&'c self, catalog: &'c Catalog) -> Output<'c> {
-        let declared = match self.entry {
+        Output::of(self.declared(catalog).map(JsonText::value), self.schemas)
+    }
+
+    /// Its declared output schema, as the JSON text it is kept as.
+    fn declared<'c>(&'c self, catalog: &'c Catalog) -> Option<&'c JsonText> {
+        match self.entry {
             Some(i) => catalog
                 .list()
                 .get(i)
                 .and_then(|e| e.descriptor.output_schema.as_ref()),
             None => self.placeless_output.as_ref(),
-        };
-        Output::of(declared, self.schemas)
+        }
     }
 
     /// Its MCP entry (`tools/list`, lookups), made from its catalog entry the first time it is
-    /// asked for. `catalog` is the catalog the members were made of.
-    pub(crate) fn tool(&self, catalog: &Catalog) -> &Tool {
-        self.tool.get_or_init(|| {
-            match self.entry.and_then(|i| catalog.list().get(i)) {
-                Some(entry) => projection::tool(entry, &self.output(catalog), self.schemas),
+    /// asked for and kept as a [`Listing`]. `catalog` is the catalog the members were made of.
+    pub(crate) fn tool(&self, catalog: &Catalog) -> Tool {
+        let mut made = None;
+        let entry = self.entry.and_then(|i| catalog.list().get(i));
+        let listing = self.tool.get_or_init(|| {
+            let tool = match entry {
+                Some(entry) => {
+                    // Read afresh and dropped: listing every tool keeps none of their values.
+                    let declared = self.declared(catalog).map(JsonText::parse);
+                    let output = Output::of(declared.as_ref(), self.schemas);
+                    projection::tool(entry, &output, self.schemas)
+                }
                 // Not reached: an entry without a place got its MCP entry when it was prepared.
                 None => Tool::new(self.id.to_string(), "", Arc::new(Default::default())),
-            }
-        })
+            };
+            let (listing, tool) = Listing::of(tool, entry.is_some());
+            made = Some(tool);
+            listing
+        });
+        made.unwrap_or_else(|| listing.tool(entry))
+    }
+}
+
+/// A served tool's MCP entry as kept between listings: the SDK's entry without its output
+/// schema, and that schema as JSON text; for a tool with a place in the catalog's list, without
+/// its input schema either, which is the descriptor's. As values, the advertised schemas and a
+/// second copy of every input schema would hold most of a large catalog's server memory once
+/// every page has been listed; made again for each listing, they cost a few microseconds a tool.
+pub(crate) struct Listing {
+    bare: Tool,
+    output: Option<JsonText>,
+}
+
+impl Listing {
+    /// The listing of `tool`, and `tool` itself; `placed` when the tool's catalog entry gives
+    /// its input schema again ([`Listing::tool`]).
+    fn of(mut tool: Tool, placed: bool) -> (Listing, Tool) {
+        let output = tool.output_schema.take().map(|schema| {
+            let schema = Value::Object(Arc::unwrap_or_clone(schema));
+            let text = JsonText::from_value(&schema);
+            (text, schema)
+        });
+        let mut bare = tool.clone();
+        if placed {
+            bare.input_schema = Arc::default();
+        }
+        let listing = Listing {
+            bare,
+            output: output.as_ref().map(|(text, _)| text.clone()),
+        };
+        if let Some((_, Value::Object(schema))) = output {
+            tool.output_schema = Some(Arc::new(schema));
+        }
+        (listing, tool)
+    }
+
+    /// The MCP entry; `entry` is the tool's catalog entry when it has a place in the list.
+    fn tool(&self, entry: Option<&ToolEntry>) -> Tool {
+        let mut tool = self.bare.clone();
+        if let Some(entry) = entry {
+            tool.input_schema = Arc::new(projection::input_schema(entry));
+        }
+        tool.output_schema = self
+            .output
+            .as_ref()
+            .and_then(|text| flowmcp_catalog::serde_json::from_str(text.text()).ok())
+            .map(Arc::new);
+        tool
     }
 }
 
@@ -554,8 +619,9 @@ fn prepare(catalog: &Catalog, entries: &[&ToolEntry], schemas: OutputSchemas) ->
             let tool = OnceLock::new();
             if place.is_none() {
                 // Nothing to find it by later: its MCP entry is made now.
-                let output = Output::of(d.output_schema.as_ref(), schemas);
-                let _ = tool.set(projection::tool(entry, &output, schemas));
+                let declared = d.output_schema.as_ref().map(JsonText::parse);
+                let output = Output::of(declared.as_ref(), schemas);
+                let _ = tool.set(Listing::of(projection::tool(entry, &output, schemas), false).0);
             }
             Served {
                 tool,

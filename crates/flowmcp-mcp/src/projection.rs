@@ -394,11 +394,12 @@ pub(crate) fn tool(entry: &ToolEntry, output: &Output<'_>, schemas: OutputSchema
     // `openWorldHint`, the ID and the advertised output schema. Its members move into the SDK's
     // model; nothing large is copied again.
     let mut m = d.mcp_tool_members();
-    let input = match m.remove("inputSchema") {
-        Some(Value::Object(o)) => o,
-        _ => Map::new(),
-    };
-    let mut tool = Tool::new(d.wire_name.clone(), d.description.clone(), Arc::new(input));
+    m.remove("inputSchema");
+    let mut tool = Tool::new(
+        d.wire_name.clone(),
+        d.description.clone(),
+        Arc::new(input_schema(entry)),
+    );
     tool.title = Some(d.label());
     let mut annotations = match m.remove("annotations") {
         Some(Value::Object(a)) => a,
@@ -419,6 +420,14 @@ pub(crate) fn tool(entry: &ToolEntry, output: &Output<'_>, schemas: OutputSchema
     tool.meta = Some(MetaObject(meta));
     tool.output_schema = output.advertised(schemas).map(Arc::new);
     tool
+}
+
+/// The `inputSchema` of `entry`'s MCP entry: its descriptor's input schema (an object).
+pub(crate) fn input_schema(entry: &ToolEntry) -> JsonObject {
+    match &entry.descriptor.input_schema {
+        Value::Object(o) => o.clone(),
+        _ => Map::new(),
+    }
 }
 
 /// The `tools/call` result of `envelope`, for a tool carried as `output` whose data is `media`:

@@ -165,16 +165,11 @@ impl State {
                 .and_then(|wire| self.members.served(wire)),
             Listed::Fixed(_) => None,
         };
-        listed.par_iter().for_each(|l| {
-            if let Some(s) = served(l) {
-                s.tool(&self.catalog);
-            }
-        });
         listed
-            .iter()
+            .par_iter()
             .filter_map(|l| match l {
                 Listed::Fixed(t) => Some(Tool::clone(t)),
-                Listed::Served(_) => served(l).map(|s| s.tool(&self.catalog).clone()),
+                Listed::Served(_) => served(l).map(|s| s.tool(&self.catalog)),
             })
             .collect()
     }
@@ -305,7 +300,7 @@ impl McpServer {
         st.members
             .order()
             .iter()
-            .filter_map(|n| st.members.served(n).map(|s| s.tool(&st.catalog).clone()))
+            .filter_map(|n| st.members.served(n).map(|s| s.tool(&st.catalog)))
             .collect()
     }
 
@@ -1037,7 +1032,7 @@ impl ServerHandler for McpServer {
         let st = self.state();
         st.members
             .tool(&st.catalog, name)
-            .map(|(_, s)| s.tool(&st.catalog).clone())
+            .map(|(_, s)| s.tool(&st.catalog))
     }
 
     async fn call_tool(
@@ -1095,7 +1090,7 @@ impl ServerHandler for McpServer {
                     requests: self.session.requests,
                 };
                 let step = el.step(
-                    served.tool(&st.catalog),
+                    &served.tool(&st.catalog),
                     args,
                     &client,
                     &self.session.rounds,
@@ -1112,7 +1107,7 @@ impl ServerHandler for McpServer {
                         };
                         let note = match answer {
                             Ok(result) => {
-                                elicit::apply(served.tool(&st.catalog), &mut args, result)
+                                elicit::apply(&served.tool(&st.catalog), &mut args, result)
                             }
                             Err(e) => {
                                 Some(format!("the client did not answer the elicitation: {e}"))

@@ -74,6 +74,43 @@ fn output_schemas(
     })
 }
 
+/// Issue #46: a served tool's MCP entry is kept between listings with its output schema as
+/// text and its input schema left to the catalog; every later listing (and a lookup) gives the
+/// entry the first listing gave, for each way of advertising output schemas.
+#[test]
+fn i46_a_tool_listed_again_is_the_entry_first_listed() {
+    use flowmcp_mcp::OutputSchemas;
+    for schemas in [
+        OutputSchemas::Compact,
+        OutputSchemas::Full,
+        OutputSchemas::None,
+    ] {
+        let mut opts = flowmcp_mcp::ServeOptions::default();
+        opts.output_schema = schemas;
+        let server = flowmcp_mcp::McpServer::shared(support::catalog(), &opts).unwrap();
+        let text = |tools: Vec<rmcp::model::Tool>| {
+            tools
+                .iter()
+                .map(|t| flowmcp_catalog::serde_json::to_string(t).unwrap())
+                .collect::<Vec<_>>()
+        };
+        let first = text(server.tools());
+        let again = text(server.tools());
+        assert_eq!(first, again, "{schemas:?}");
+        let listed = server.tools();
+        assert!(
+            listed.iter().all(|t| !t.input_schema.is_empty()),
+            "{schemas:?}"
+        );
+        let with_output = listed.iter().filter(|t| t.output_schema.is_some()).count();
+        assert_eq!(
+            with_output > 0,
+            schemas != OutputSchemas::None,
+            "{schemas:?}"
+        );
+    }
+}
+
 /// Issue #30, scope 4: by default `tools/list` advertises output schemas without what no
 /// validator reads (the example's property descriptions), every one still an object schema.
 #[test]

@@ -607,7 +607,7 @@ impl<'t> Runner<'t> {
             None => raw,
         };
         if let Some(schema) = &d.output_schema {
-            warnings.extend(check_output(schema, &data));
+            warnings.extend(check_output(schema.value(), &data));
         }
         Ok(data)
     }
@@ -737,7 +737,7 @@ impl<'t> Runner<'t> {
         // The output schema describes rows (RES021: an array); a write's `{changes}` is not
         // checked against it unless a handler made the data.
         if let Some(schema) = d.output_schema.as_ref().filter(|_| !wrote || handled) {
-            warnings.extend(check_output(schema, &data));
+            warnings.extend(check_output(schema.value(), &data));
         }
         Ok(data)
     }

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use flowmcp_spec::Profile;
 use flowmcp_spec::id::{IdType, PrimitiveId};
-use flowmcp_spec::model::{SchemaMain, Tool, ToolMeta};
+use flowmcp_spec::model::{JsonText, SchemaMain, Tool, ToolMeta};
 use flowmcp_spec::placeholder::{InterpolationKind, find_interpolations};
 use flowmcp_spec::zod::{Primitive, ZOption, ZType};
 use serde_json::{Map, Value, json};
@@ -212,8 +212,8 @@ pub struct ToolDescriptor {
     pub params: Vec<UserParam>,
     /// JSON Schema of the input object.
     pub input_schema: Value,
-    /// `tool.output.schema`, when present.
-    pub output_schema: Option<Value>,
+    /// `tool.output.schema`, when present, as its JSON text ([`JsonText::value`] reads it).
+    pub output_schema: Option<JsonText>,
     /// `tool.output.mimeType` (`application/json`, `image/png` or `text/plain`), when present:
     /// what kind of content the data is.
     pub output_mime_type: Option<String>,
@@ -302,10 +302,10 @@ impl ToolDescriptor {
     /// (MCP requires `type: object`).
     pub fn mcp_tool(&self) -> Value {
         let mut m = self.mcp_tool_members();
-        if let Some(out) = &self.output_schema
+        if let Some(out) = self.output_schema.as_ref().map(JsonText::parse)
             && out.get("type").and_then(Value::as_str) == Some("object")
         {
-            m.insert("outputSchema".into(), out.clone());
+            m.insert("outputSchema".into(), out);
         }
         Value::Object(m)
     }

@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 use flowmcp_spec::Profile;
 use flowmcp_spec::lists::ResolvedLists;
-use flowmcp_spec::model::SchemaMain;
+use flowmcp_spec::model::{JsonText, SchemaMain};
 use indexmap::IndexMap;
 use rayon::prelude::*;
 use serde_json::Value;
@@ -417,7 +417,7 @@ fn describe_schema(
         .filter(|(_, t)| t.preload.as_ref().is_some_and(|p| p.enabled))
         .map(|(name, t)| (name.clone(), serde_json::to_value(t).unwrap_or_default()))
         .collect();
-    let mut outputs: HashMap<String, Value> = HashMap::new();
+    let mut outputs: HashMap<String, JsonText> = HashMap::new();
     for (name, tool) in main.tools.iter_mut() {
         tool.tests.truncate(1);
         if let Some(o) = tool.output.as_mut() {

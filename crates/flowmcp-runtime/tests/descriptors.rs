@@ -77,7 +77,7 @@ fn holidaykit_descriptors() {
     );
     // Array output schema: kept in the descriptor, not offered to MCP as outputSchema.
     assert_eq!(
-        list.output_schema.as_ref().map(|o| &o["type"]),
+        list.output_schema.as_ref().map(|o| &o.value()["type"]),
         Some(&json!("array"))
     );
     assert!(list.mcp_tool().get("outputSchema").is_none());

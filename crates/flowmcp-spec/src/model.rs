@@ -524,8 +524,97 @@ pub const OUTPUT_SCHEMA_MAX_DEPTH: usize = 4;
 pub struct Output {
     /// `application/json`, `image/png` or `text/plain`.
     pub mime_type: String,
-    /// The simplified JSON-Schema description of the response, as written.
-    pub schema: Value,
+    /// The simplified JSON-Schema description of the response, as written (kept as its JSON
+    /// text: [`JsonText::value`] reads it).
+    pub schema: JsonText,
+}
+
+/// A JSON value kept as its JSON text and read into a [`Value`] where it is used.
+///
+/// An output schema is held by every tool of a catalog and read by few of them (a call checks
+/// its data against it, a listing advertises it): as a tree of values it takes about ten times
+/// the memory of its text. Read from JSON text, the text is kept as written (whitespace
+/// included); made from a value ([`JsonText::from_value`], or read from a [`Value`] by serde),
+/// it is the value's compact text. [`JsonText::value`] reads it once and keeps the value (for
+/// what is used again, such as the schema of a tool that is called); [`JsonText::parse`] reads
+/// it each time and keeps nothing (for what is used once, such as a listing). Two are equal when
+/// their values are.
+#[derive(Clone, Debug)]
+pub struct JsonText {
+    text: Box<serde_json::value::RawValue>,
+    value: std::sync::OnceLock<Value>,
+}
+
+impl JsonText {
+    /// The compact JSON text of `value`.
+    pub fn from_value(value: &Value) -> JsonText {
+        // Writing a `Value` cannot fail (its map keys are strings); `null` stands in regardless.
+        let text = serde_json::value::to_raw_value(value).unwrap_or_else(|_| null_text());
+        JsonText::of(text)
+    }
+
+    fn of(text: Box<serde_json::value::RawValue>) -> JsonText {
+        JsonText {
+            text,
+            value: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The JSON text.
+    pub fn text(&self) -> &str {
+        self.text.get()
+    }
+
+    /// The value the text holds, read on first use and kept.
+    pub fn value(&self) -> &Value {
+        self.value.get_or_init(|| self.parse())
+    }
+
+    /// The value the text holds, read afresh (nothing is kept).
+    pub fn parse(&self) -> Value {
+        if let Some(v) = self.value.get() {
+            return v.clone();
+        }
+        // The text was read (or written) as JSON when this was made, so it reads again; `null`
+        // stands in regardless.
+        serde_json::from_str(self.text.get()).unwrap_or(Value::Null)
+    }
+}
+
+/// The text `null`.
+fn null_text() -> Box<serde_json::value::RawValue> {
+    serde_json::value::RawValue::NULL.to_owned()
+}
+
+/// The text `null`.
+impl Default for JsonText {
+    fn default() -> JsonText {
+        JsonText::of(null_text())
+    }
+}
+
+impl From<Value> for JsonText {
+    fn from(value: Value) -> JsonText {
+        JsonText::from_value(&value)
+    }
+}
+
+impl PartialEq for JsonText {
+    fn eq(&self, other: &JsonText) -> bool {
+        self.text() == other.text() || self.parse() == other.parse()
+    }
+}
+
+impl Serialize for JsonText {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.text.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonText {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<JsonText, D::Error> {
+        Box::<serde_json::value::RawValue>::deserialize(deserializer).map(JsonText::of)
+    }
 }
 
 /// A tool's `preload` (chapter 11).
@@ -763,6 +852,55 @@ mod tests {
         })
     }
 
+    /// Issue #46: an output schema is kept as its JSON text, read into a value where it is used;
+    /// written out it is the value it holds, and two are equal when their values are.
+    #[test]
+    fn i46_an_output_schema_is_kept_as_its_text() {
+        let text = r#"{"mimeType":"application/json","schema":{ "type": "object", "properties": {"b": {"type": "number"}, "a": {"type": "string"}}}}"#;
+        let read: Output = serde_json::from_str(text).unwrap();
+        // Read from text: the text as written.
+        assert_eq!(
+            read.schema.text(),
+            r#"{ "type": "object", "properties": {"b": {"type": "number"}, "a": {"type": "string"}}}"#
+        );
+        let value = json!({"type": "object", "properties": {"b": {"type": "number"}, "a": {"type": "string"}}});
+        assert_eq!(read.schema.parse(), value);
+        assert_eq!(read.schema.value(), &value);
+        // Read from a value: its compact text; equal to the one read from text.
+        let from_value: Output =
+            serde_json::from_value(json!({"mimeType": "application/json", "schema": value}))
+                .unwrap();
+        assert_eq!(
+            from_value.schema.text(),
+            r#"{"type":"object","properties":{"b":{"type":"number"},"a":{"type":"string"}}}"#
+        );
+        assert_eq!(from_value, read);
+        assert_eq!(JsonText::from_value(&value), read.schema);
+        assert_ne!(JsonText::from_value(&json!({"type": "array"})), read.schema);
+        // Written out, as a value or as text, it is the value it holds.
+        assert_eq!(
+            serde_json::to_value(&read).unwrap(),
+            json!({"mimeType": "application/json", "schema": value})
+        );
+        assert_eq!(
+            serde_json::to_string(&from_value).unwrap(),
+            r#"{"mimeType":"application/json","schema":{"type":"object","properties":{"b":{"type":"number"},"a":{"type":"string"}}}}"#
+        );
+        // A whole schema typed from its text or from its value holds the same output.
+        let main = json!({"namespace": "a", "name": "b", "description": "c", "version": "4.0.0",
+            "root": "https://x.test", "tools": {"t": {"method": "GET", "path": "/", "description": "d",
+            "parameters": [], "output": {"mimeType": "application/json", "schema": {"type": "array", "items": {"type": "number"}}}}}});
+        let typed = SchemaMain::from_json(&main).unwrap();
+        let from_text: SchemaMain = serde_json::from_str(&main.to_string()).unwrap();
+        let schema = |m: &SchemaMain| m.tools["t"].output.as_ref().unwrap().schema.parse();
+        assert_eq!(
+            schema(&typed),
+            json!({"type": "array", "items": {"type": "number"}})
+        );
+        assert_eq!(schema(&from_text), schema(&typed));
+        assert_eq!(JsonText::default().text(), "null");
+    }
+
     #[test]
     fn parses_a_realistic_main() {
         let main = SchemaMain::from_json(&example_main()).unwrap();
@@ -827,7 +965,7 @@ mod tests {
         assert_eq!(role(3), ParamRole::Server("ETHERSCAN_API_KEY"));
         let output = abi.output.as_ref().unwrap();
         assert_eq!(output.mime_type, "application/json");
-        assert_eq!(output.schema["type"], "object");
+        assert_eq!(output.schema.value()["type"], "object");
         assert_eq!(
             abi.preload,
             Some(Preload {

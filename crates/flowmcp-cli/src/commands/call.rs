@@ -108,7 +108,9 @@ pub(crate) fn run(a: CallArgs) -> Result<ExitCode, String> {
     };
     let envelope = match a.budget.bytes(cfg.max_result_bytes) {
         Some(max) => {
-            let schema = entry.and_then(|e| e.descriptor.output_schema.as_ref());
+            let schema = entry
+                .and_then(|e| e.descriptor.output_schema.as_ref())
+                .map(|s| s.value());
             envelope.within(max, schema)
         }
         None => envelope,

@@ -457,7 +457,7 @@ fn tool_body(catalog: &Catalog, t: &ToolEntry, schema_page: &str, catalog_arg: &
     })));
     if let Some(output) = &d.output_schema {
         body.push_str("<h2>Output schema</h2>\n");
-        body.push_str(&json_block(output));
+        body.push_str(&json_block(&output.parse()));
     }
     if let Some(test) = schema
         .main
