@@ -15,7 +15,7 @@ use flowmcp_catalog::serde_json::{self, Map, Value, json};
 use flowmcp_spec::model::AgentManifest;
 use rmcp::model::{
     ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
-    InputRequest, InputRequests, InputRequiredResult, InputResponses, Tool,
+    InputRequest, InputRequests, InputRequiredResult, InputResponses, JsonObject,
 };
 
 /// The key of the server's elicitation in an `InputRequiredResult` and in the client's answer.
@@ -96,15 +96,16 @@ impl Elicitation {
         })
     }
 
-    /// The form that asks for the required parameters of `tool` that `args` lacks: a template
-    /// naming one of them, or one made from the tool's parameters of a simple type. `None` when
-    /// nothing is missing or nothing missing can be asked for in a form.
+    /// The form that asks for the required parameters of the tool `name` (whose input schema is
+    /// `schema`) that `args` lacks: a template naming one of them, or one made from the tool's
+    /// parameters of a simple type. `None` when nothing is missing or nothing missing can be
+    /// asked for in a form.
     pub(crate) fn form(
         &self,
-        tool: &Tool,
+        name: &str,
+        schema: &JsonObject,
         args: &Map<String, Value>,
     ) -> Option<ElicitRequestParams> {
-        let schema = tool.input_schema.as_ref();
         let missing: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)
@@ -154,7 +155,7 @@ impl Elicitation {
                     fields.insert((*name).to_string(), Value::Object(field));
                 }
                 json!({
-                    "message": format!("{} needs {}", tool.name, missing.join(", ")),
+                    "message": format!("{name} needs {}", missing.join(", ")),
                     "requestedSchema": {"type": "object", "properties": fields, "required": missing},
                 })
             }
@@ -162,27 +163,26 @@ impl Elicitation {
         match serde_json::from_value::<ElicitRequestParams>(request) {
             Ok(p) => Some(p),
             Err(e) => {
-                tracing::warn!(
-                    "elicitation for {}: the form cannot be sent: {e}",
-                    tool.name
-                );
+                tracing::warn!("elicitation for {name}: the form cannot be sent: {e}");
                 None
             }
         }
     }
 
-    /// The next step for a call of `tool` with `args` from `client`: run it (with the answer the
-    /// client sent back merged in), or ask first, taking one of the session's `rounds`.
+    /// The next step for a call of the tool `name` (whose input schema is `schema`) with `args`
+    /// from `client`: run it (with the answer the client sent back merged in), or ask first,
+    /// taking one of the session's `rounds`.
     pub(crate) fn step(
         &self,
-        tool: &Tool,
+        name: &str,
+        schema: &JsonObject,
         mut args: Map<String, Value>,
         client: &Client<'_>,
         rounds: &Rounds,
     ) -> Step {
         if let Some(answer) = client.answers.and_then(|a| a.get(INPUT_KEY)) {
             let note = match serde_json::from_value::<ElicitResult>(answer.clone()) {
-                Ok(result) => apply(tool, &mut args, result),
+                Ok(result) => apply(schema, &mut args, result),
                 Err(e) => Some(format!("the answer to the elicitation cannot be read: {e}")),
             };
             return Step::Run(args, note);
@@ -194,7 +194,7 @@ impl Elicitation {
         if !can_form || !(client.modern || client.requests) {
             return Step::Run(args, None);
         }
-        let Some(form) = self.form(tool, &args) else {
+        let Some(form) = self.form(name, schema, &args) else {
             return Step::Run(args, None);
         };
         if !rounds.take(self.max_rounds) {
@@ -219,19 +219,16 @@ impl Elicitation {
     }
 }
 
-/// Puts what the user accepted into `args` (only the tool's own parameters); says why nothing was
-/// put when the user declined or cancelled.
+/// Puts what the user accepted into `args` (only the parameters of the tool's input `schema`);
+/// says why nothing was put when the user declined or cancelled.
 pub(crate) fn apply(
-    tool: &Tool,
+    schema: &JsonObject,
     args: &mut Map<String, Value>,
     result: ElicitResult,
 ) -> Option<String> {
     match result.action {
         ElicitationAction::Accept => {
-            let params = tool
-                .input_schema
-                .get("properties")
-                .and_then(Value::as_object);
+            let params = schema.get("properties").and_then(Value::as_object);
             if let (Some(Value::Object(content)), Some(params)) = (result.content, params) {
                 for (k, v) in content {
                     if params.contains_key(&k) && !args.contains_key(&k) {
@@ -253,6 +250,7 @@ pub(crate) fn apply(
 mod tests {
     #![allow(clippy::unwrap_used)] // a panic in a test is a failed test
     use super::*;
+    use rmcp::model::Tool;
     use std::sync::Arc;
 
     fn tool() -> Tool {
@@ -286,13 +284,14 @@ mod tests {
 
     #[test]
     fn a_template_naming_a_missing_parameter_is_used_else_a_form_is_made() {
+        let t = tool();
         let e = settings(json!([{"message": "Which country?", "requestedSchema": {
             "type": "object", "properties": {"countryCode": {"type": "string"}}, "required": ["countryCode"]}}]));
         let args = json!({"year": 2026}).as_object().cloned().unwrap();
-        let form = serde_json::to_value(e.form(&tool(), &args).unwrap()).unwrap();
+        let form = serde_json::to_value(e.form(&t.name, &t.input_schema, &args).unwrap()).unwrap();
         assert_eq!(form["message"], "Which country?");
         let e = settings(json!([]));
-        let form = serde_json::to_value(e.form(&tool(), &args).unwrap()).unwrap();
+        let form = serde_json::to_value(e.form(&t.name, &t.input_schema, &args).unwrap()).unwrap();
         assert_eq!(form["requestedSchema"]["required"], json!(["countryCode"]));
         assert_eq!(
             form["requestedSchema"]["properties"]["countryCode"]["type"],
@@ -302,11 +301,12 @@ mod tests {
             .as_object()
             .cloned()
             .unwrap();
-        assert!(e.form(&tool(), &full).is_none());
+        assert!(e.form(&t.name, &t.input_schema, &full).is_none());
     }
 
     #[test]
     fn rounds_are_bounded_and_answers_are_merged() {
+        let t = tool();
         let e = settings(json!([]));
         let rounds = Rounds::default();
         let caps: ClientCapabilities = serde_json::from_value(json!({"elicitation": {}})).unwrap();
@@ -318,11 +318,11 @@ mod tests {
             requests: false,
         };
         assert!(matches!(
-            e.step(&tool(), args.clone(), &client, &rounds),
+            e.step(&t.name, &t.input_schema, args.clone(), &client, &rounds),
             Step::Ask(_)
         ));
         assert!(matches!(
-            e.step(&tool(), args.clone(), &client, &rounds),
+            e.step(&t.name, &t.input_schema, args.clone(), &client, &rounds),
             Step::Run(_, Some(_))
         ));
         let mut answers = InputResponses::new();
@@ -331,7 +331,7 @@ mod tests {
             json!({"action": "accept", "content": {"year": 2026, "countryCode": "AT", "other": 1}}),
         );
         client.answers = Some(&answers);
-        let Step::Run(args, None) = e.step(&tool(), args, &client, &rounds) else {
+        let Step::Run(args, None) = e.step(&t.name, &t.input_schema, args, &client, &rounds) else {
             panic!("an answer runs the call");
         };
         assert_eq!(

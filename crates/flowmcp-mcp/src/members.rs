@@ -18,6 +18,7 @@
 //!   variables it waits for, and `flowmcp serve` lists them at start. Entries outside the
 //!   endpoint are never mentioned: for them a call answers "unknown tool".
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
@@ -25,7 +26,7 @@ use flowmcp_catalog::serde_json::{Value, json};
 use flowmcp_catalog::{Catalog, Code, Envelope, ToolEntry, prompts::PromptKind, runtime::Kind};
 use flowmcp_spec::model::JsonText;
 use rayon::prelude::*;
-use rmcp::model::Tool;
+use rmcp::model::{JsonObject, Tool};
 
 use crate::options::{OutputSchemas, ServeError, ServeOptions};
 use crate::paging::Paging;
@@ -77,6 +78,17 @@ impl Served {
                 .and_then(|e| e.descriptor.output_schema.as_ref()),
             None => self.placeless_output.as_ref(),
         }
+    }
+
+    /// Its input schema, borrowed: its catalog entry's, or for an entry without a place, its MCP
+    /// entry's (an empty schema when that is not an object). For a call, which needs no more of
+    /// its MCP entry than that.
+    pub(crate) fn input_schema<'c>(&'c self, catalog: &'c Catalog) -> Cow<'c, JsonObject> {
+        let schema = match self.entry.and_then(|i| catalog.list().get(i)) {
+            Some(entry) => entry.descriptor.input_schema.as_object(),
+            None => self.tool.get().map(|l| &*l.bare.input_schema),
+        };
+        schema.map_or_else(Cow::default, Cow::Borrowed)
     }
 
     /// Its MCP entry (`tools/list`, lookups), made from its catalog entry the first time it is
@@ -142,11 +154,10 @@ impl Listing {
         if let Some(entry) = entry {
             tool.input_schema = Arc::new(projection::input_schema(entry));
         }
-        tool.output_schema = self
-            .output
-            .as_ref()
-            .and_then(|text| flowmcp_catalog::serde_json::from_str(text.text()).ok())
-            .map(Arc::new);
+        tool.output_schema = self.output.as_ref().and_then(|text| match text.parse() {
+            Value::Object(schema) => Some(Arc::new(schema)),
+            _ => None,
+        });
         tool
     }
 }

@@ -1089,12 +1089,8 @@ impl ServerHandler for McpServer {
                     modern,
                     requests: self.session.requests,
                 };
-                let step = el.step(
-                    &served.tool(&st.catalog),
-                    args,
-                    &client,
-                    &self.session.rounds,
-                );
+                let input = served.input_schema(&st.catalog);
+                let step = el.step(wire, &input, args, &client, &self.session.rounds);
                 match step {
                     Step::Run(args, note) => (args, note),
                     Step::Ask(ask) => return Ok(ask.into()),
@@ -1106,9 +1102,7 @@ impl ServerHandler for McpServer {
                             }
                         };
                         let note = match answer {
-                            Ok(result) => {
-                                elicit::apply(&served.tool(&st.catalog), &mut args, result)
-                            }
+                            Ok(result) => elicit::apply(&input, &mut args, result),
                             Err(e) => {
                                 Some(format!("the client did not answer the elicitation: {e}"))
                             }
