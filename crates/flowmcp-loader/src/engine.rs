@@ -43,12 +43,110 @@ pub(crate) fn evaluate(
             unserializable: Vec::new(),
         });
     }
-    match fast {
-        Some(mut f) => {
-            let rewritten = std::mem::take(&mut f.source);
-            evaluate_inner(name, &rewritten, Some(f), lists, limits, timers)
-        }
-        None => evaluate_inner(name, source, None, lists, limits, timers),
+    let (module, fast) = match fast {
+        Some(mut f) => (std::mem::take(&mut f.source), Some(f)),
+        None => (source.to_string(), None),
+    };
+    let key = MemoKey {
+        name: name.to_string(),
+        main_json: fast.as_ref().map(|f| f.json.clone()),
+        module,
+        lists: lists.map(str::to_string),
+        limits: limits.clone(),
+        timers,
+    };
+    // The value a literal `main` the module cannot reach is given back as: the one read now.
+    let unreached = fast.as_ref().is_some_and(|f| !f.referenced);
+    if let Some(known) = memo::recall(&key) {
+        return match (known, fast) {
+            (Ok(mut exports), Some(f)) if unreached => {
+                if let Some(main) = exports.data.get_mut("main") {
+                    *main = f.value;
+                }
+                Ok(exports)
+            }
+            (known, _) => known,
+        };
+    }
+    let result = evaluate_inner(name, &key.module, fast, lists, limits, timers);
+    memo::keep(key, &result, unreached);
+    result
+}
+
+/// What one evaluation depends on: the module's name and the text the engine reads, the `main`
+/// value handed in (its JSON text; `{}` when the module cannot reach it), the shared lists, the
+/// limits and the timers setting.
+#[derive(PartialEq)]
+struct MemoKey {
+    name: String,
+    module: String,
+    main_json: Option<String>,
+    lists: Option<String>,
+    limits: Limits,
+    timers: bool,
+}
+
+/// The last evaluations on this thread, so that a module evaluated again with exactly the same
+/// inputs is not run again (D157). Checking a fix validates the fixed text, and most fixes change
+/// only a literal `main`, which the engine does not read: the module it runs is the same. Only an
+/// evaluation that ran to an outcome of the module's own making is kept; one stopped by the time
+/// or memory limit is run again, in a fresh runtime as always.
+mod memo {
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
+
+    use super::MemoKey;
+    use crate::evaluated::{EvalFailure, Exports};
+
+    /// How many evaluations a thread keeps: a file's own, and one fixed text of it.
+    const KEPT: usize = 2;
+
+    type Known = Result<Exports, EvalFailure>;
+
+    thread_local! {
+        static LAST: RefCell<VecDeque<(MemoKey, Known)>> = const { RefCell::new(VecDeque::new()) };
+    }
+
+    /// The outcome kept for `key`, if any.
+    pub(super) fn recall(key: &MemoKey) -> Option<Known> {
+        LAST.with_borrow(|last| {
+            last.iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, known)| known.clone())
+        })
+    }
+
+    /// Keeps `result` under `key`, unless a limit stopped it. With `unreached`, the `main` in it is
+    /// the literal read from the source, which the module could not see: it is kept as `null`, and
+    /// [`recall`]'s caller puts the literal of the text being evaluated in its place.
+    pub(super) fn keep(key: MemoKey, result: &Known, unreached: bool) {
+        let known = match result {
+            Err(EvalFailure::Timeout | EvalFailure::Memory { .. }) => return,
+            Err(e) => Err(e.clone()),
+            Ok(exports) => Ok(Exports {
+                names: exports.names.clone(),
+                data: exports
+                    .data
+                    .iter()
+                    .map(|(k, v)| {
+                        let v = if unreached && k == "main" {
+                            serde_json::Value::Null
+                        } else {
+                            v.clone()
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect(),
+                handlers: exports.handlers.clone(),
+                unserializable: exports.unserializable.clone(),
+            }),
+        };
+        LAST.with_borrow_mut(|last| {
+            if last.len() == KEPT {
+                last.pop_front();
+            }
+            last.push_back((key, known));
+        });
     }
 }
 
@@ -681,6 +779,60 @@ mod tests {
                 ..Limits::default()
             },
         )
+    }
+
+    /// D157: a module evaluated again with the same inputs is not run again; the outcome of its
+    /// first run comes back (a module that names its handler by `Math.random()` shows it). A
+    /// `main` literal the module cannot reach is not one of the inputs: the new literal comes
+    /// back with the kept handlers. A reachable one is, as are the name and the rest of the text.
+    #[test]
+    fn i46_a_module_evaluated_again_with_the_same_inputs_is_not_run_again() {
+        let limits = Limits::default();
+        let run = |name: &str, src: &str| {
+            evaluate_with_blanked(name, src, Some(&crate::scan::blank_aligned(src)), &limits)
+                .unwrap()
+        };
+        let handler = |e: &Exports| match &e.handlers {
+            HandlersExport::Function { shape: Ok(shape) } => shape[0].0.clone(),
+            other => panic!("{other:?}"),
+        };
+        let random = "export const handlers = () => ({ [String(Math.random())]: {} });\n";
+        let unreached =
+            |n: u32| format!("export const main = {{\n  namespace: 'x',\n  n: {n}\n}};\n{random}");
+        let first = run("a.mjs", &unreached(1));
+        let again = run("a.mjs", &unreached(2));
+        assert_eq!(handler(&first), handler(&again));
+        assert_eq!(
+            first.data["main"],
+            serde_json::json!({ "namespace": "x", "n": 1 })
+        );
+        assert_eq!(
+            again.data["main"],
+            serde_json::json!({ "namespace": "x", "n": 2 })
+        );
+        // Another name, or another text the engine reads, runs the module.
+        assert_ne!(handler(&first), handler(&run("b.mjs", &unreached(1))));
+        let longer = format!("{}// more\n", unreached(1));
+        assert_ne!(handler(&first), handler(&run("a.mjs", &longer)));
+        // A `main` the module reads is an input: another value runs it again.
+        let reached = |n: u32| {
+            format!(
+                "export const main = {{\n  namespace: 'x',\n  n: {n}\n}};\nexport const handlers = () => ({{ [String(main.n + Math.random())]: {{}} }});\n"
+            )
+        };
+        let one = run("c.mjs", &reached(1));
+        assert_eq!(handler(&one), handler(&run("c.mjs", &reached(1))));
+        let two = run("c.mjs", &reached(2));
+        assert_ne!(handler(&one), handler(&two));
+        assert!(handler(&two).starts_with('2'), "{}", handler(&two));
+        // Without the literal read in Rust, the whole text is the input.
+        let plain = |n: u32| format!("const n = {n};\nexport const main = {{ n }};\n{random}");
+        let p1 = eval(&plain(1));
+        assert_eq!(p1, eval(&plain(1)));
+        assert_ne!(
+            p1.as_ref().map(handler),
+            eval(&plain(2)).as_ref().map(handler)
+        );
     }
 
     #[test]

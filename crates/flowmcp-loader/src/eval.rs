@@ -2,8 +2,12 @@
 //!
 //! With the `quickjs` feature (the default) a module runs in a sandboxed QuickJS runtime. Architecture
 //! invariants:
-//! - Every evaluation gets a fresh `Runtime` (about 70 µs) that is dropped afterwards, so a runtime that
-//!   hit a limit is never reused, and nothing leaks from one file to the next.
+//! - Every evaluation that runs gets a fresh `Runtime` (about 70 µs) that is dropped afterwards, so a
+//!   runtime that hit a limit is never reused, and nothing leaks from one file to the next. A module
+//!   evaluated again on the same thread with exactly the inputs of one of the last two evaluations
+//!   there (name, the text the engine reads, a `main` it can reach, shared lists, limits, timers) is
+//!   given that outcome instead of running again, unless a limit stopped it (D157): checking a fix
+//!   validates the fixed text, and most fixes change only a `main` literal the engine never reads.
 //! - The runtime has no module loader that can find anything (every `import` fails), and QuickJS-NG as
 //!   compiled by rquickjs has no `std`/`os` modules, no `fetch`, `process`, `require` or timers.
 //!   Under profile `compat` ([`evaluate_in`] with `timers`) the module gets the handler host's timer
