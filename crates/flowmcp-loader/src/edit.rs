@@ -553,8 +553,20 @@ fn object_at(
     export_name: &str,
     path: &[&str],
 ) -> Result<usize, EditError> {
-    let mut open = find_export_object(blanked, export_name)
-        .ok_or_else(|| EditError::NoExport(export_name.to_string()))?;
+    let open = find_export_object(blanked, export_name);
+    object_in(blanked, close, chars, open, export_name, path)
+}
+
+/// [`object_at`], from `export`, the `{` of the export's object ([`find_export_object`]'s answer).
+fn object_in(
+    blanked: &[char],
+    close: &[u32],
+    chars: &[char],
+    export: Option<usize>,
+    export_name: &str,
+    path: &[&str],
+) -> Result<usize, EditError> {
+    let mut open = export.ok_or_else(|| EditError::NoExport(export_name.to_string()))?;
     for member in path {
         let start = find_member(blanked, close, chars, open, member, export_name)?
             .ok_or_else(|| EditError::NoMember(member.to_string()))?;
@@ -602,6 +614,10 @@ pub struct EditView<'s> {
     close: Vec<u32>,
     chars: Vec<char>,
     offsets: Vec<usize>,
+    /// [`find_export_object`]'s answer for each export name asked so far: a reader of one text
+    /// asks for the same export once per object it reads, and each search reads the whole text.
+    /// A lock, not a cell, so that a view stays `Sync`.
+    exports: std::sync::Mutex<Vec<(String, Option<usize>)>>,
 }
 
 impl<'s> EditView<'s> {
@@ -631,7 +647,22 @@ impl<'s> EditView<'s> {
             blanked,
             chars: source.chars().collect(),
             offsets: char_offsets(source),
+            exports: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// The character index of the `{` of `export const <name> = {`, found once per name.
+    fn export_open(&self, name: &str) -> Option<usize> {
+        let mut found = self
+            .exports
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, open)) = found.iter().find(|(n, _)| n == name) {
+            return *open;
+        }
+        let open = find_export_object(&self.blanked, name);
+        found.push((name.to_string(), open));
+        open
     }
 
     /// The text the view reads.
@@ -642,7 +673,7 @@ impl<'s> EditView<'s> {
     /// [`find_export`] on this view's text.
     pub fn find_export(&self, name: &str) -> Option<ExportObject> {
         let blanked = &self.blanked;
-        let open = find_export_object(blanked, name)?;
+        let open = self.export_open(name)?;
         let end = value_end(blanked, &self.close, open)?;
         let wanted: Vec<char> = name.chars().collect();
         let name_start = (0..open)
@@ -665,7 +696,14 @@ impl<'s> EditView<'s> {
         export_name: &str,
         path: &[&str],
     ) -> Result<Vec<Member>, EditError> {
-        let open = object_at(&self.blanked, &self.close, &self.chars, export_name, path)?;
+        let open = object_in(
+            &self.blanked,
+            &self.close,
+            &self.chars,
+            self.export_open(export_name),
+            export_name,
+            path,
+        )?;
         self.members_of(open, export_name)
     }
 
@@ -778,6 +816,46 @@ mod tests {
 
     /// Stepping over nested values by the bracket table reads the members and value ends that
     /// walking every character reads, on well-formed and broken texts alike.
+    /// One view read many times, for several exports and for one that is missing, reads what a
+    /// fresh view reads each time: the export found once per name is the export of that name.
+    #[test]
+    fn i46_a_view_asked_again_reads_what_a_fresh_view_reads() {
+        let src = "// `export const main = {` in a comment\nexport const list = { a: { b: 1 } };\nexport const main = {\n    name: 'x',\n    tools: { t: { method: 'GET' } }\n};\nexport const handlers = () => ({});\n";
+        let view = EditView::new(src);
+        let asks: [(&str, &[&str]); 7] = [
+            ("main", &[]),
+            ("main", &["tools"]),
+            ("list", &["a"]),
+            ("main", &["tools", "t"]),
+            ("handlers", &[]),
+            ("nope", &[]),
+            ("list", &[]),
+        ];
+        for _ in 0..2 {
+            for (name, path) in asks {
+                let fresh = EditView::new(src).object_members(name, path);
+                assert_eq!(
+                    format!("{:?}", view.object_members(name, path)),
+                    format!("{fresh:?}"),
+                    "{name} {path:?}"
+                );
+                assert_eq!(
+                    format!("{:?}", view.find_export(name)),
+                    format!("{:?}", EditView::new(src).find_export(name)),
+                    "{name}"
+                );
+            }
+        }
+        let main = view.find_export("main").expect("main is exported");
+        assert_eq!(&src[main.name], "main");
+        assert!(src[main.object].starts_with("{\n    name"));
+        assert!(view.find_export("nope").is_none());
+        assert!(matches!(
+            view.object_members("handlers", &[]),
+            Err(EditError::NoExport(_))
+        ));
+    }
+
     #[test]
     fn i46_stepping_over_brackets_reads_what_walking_reads() {
         let alphabet: Vec<&str> = vec![
