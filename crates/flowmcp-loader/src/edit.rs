@@ -104,7 +104,14 @@ pub fn set_member(
     let blanked: Vec<char> = scan::blank(source).chars().collect();
     let chars: Vec<char> = source.chars().collect();
     let unit = indent_unit(source);
-    let open = object_at(&blanked, &[], &chars, export_name, path)?;
+    let open = object_at(
+        &blanked,
+        &[],
+        &chars,
+        find_export_object(&blanked, export_name),
+        export_name,
+        path,
+    )?;
     let byte = |ci: usize| -> usize {
         source
             .char_indices()
@@ -545,20 +552,9 @@ pub struct ExportObject {
 }
 
 /// The char index of the `{` of the object literal that `path` names inside
-/// `export const <export_name> = { … }` (the export's own `{` for an empty path).
+/// `export const <export_name> = { … }` (the export's own `{` for an empty path), from `export`,
+/// the export's `{` as [`find_export_object`] found it.
 fn object_at(
-    blanked: &[char],
-    close: &[u32],
-    chars: &[char],
-    export_name: &str,
-    path: &[&str],
-) -> Result<usize, EditError> {
-    let open = find_export_object(blanked, export_name);
-    object_in(blanked, close, chars, open, export_name, path)
-}
-
-/// [`object_at`], from `export`, the `{` of the export's object ([`find_export_object`]'s answer).
-fn object_in(
     blanked: &[char],
     close: &[u32],
     chars: &[char],
@@ -696,7 +692,7 @@ impl<'s> EditView<'s> {
         export_name: &str,
         path: &[&str],
     ) -> Result<Vec<Member>, EditError> {
-        let open = object_in(
+        let open = object_at(
             &self.blanked,
             &self.close,
             &self.chars,
@@ -814,8 +810,6 @@ mod tests {
         }
     }
 
-    /// Stepping over nested values by the bracket table reads the members and value ends that
-    /// walking every character reads, on well-formed and broken texts alike.
     /// One view read many times, for several exports and for one that is missing, reads what a
     /// fresh view reads each time: the export found once per name is the export of that name.
     #[test]
@@ -856,6 +850,8 @@ mod tests {
         ));
     }
 
+    /// Stepping over nested values by the bracket table reads the members and value ends that
+    /// walking every character reads, on well-formed and broken texts alike.
     #[test]
     fn i46_stepping_over_brackets_reads_what_walking_reads() {
         let alphabet: Vec<&str> = vec![
