@@ -228,7 +228,7 @@ impl ListDiscovery {
             // included, which the loader drops): read as the validation read it.
             let raw = flowmcp_files::read_found(anchor, path, opts.limits.max_file_bytes);
             if let Some(source) = raw.ok().and_then(|b| String::from_utf8(b).ok()) {
-                attach_fixes(&mut report, &source, display, opts, &scope);
+                crate::migrate::attach_fixes(&mut report, &source, display, &scope, opts);
             }
         }
         report
@@ -347,7 +347,7 @@ impl ListDiscovery {
                     } else {
                         given
                     };
-                    attach_fixes(&mut report, &source, display, check, &scope);
+                    crate::migrate::attach_fixes(&mut report, &source, display, &scope, check);
                 }
                 results.put(&key, recorder.asked(), &report, None);
                 Cached::Report(report)
@@ -358,20 +358,6 @@ impl ListDiscovery {
             }
         })
     }
-}
-
-/// Gives `report` (of the file named `display`, whose text on disk is `source`) the fixes of
-/// [`crate::migrate::attach_fixes`], each checked by validating the fixed text alone with `opts`
-/// and the file's `scope`.
-fn attach_fixes(
-    report: &mut FileReport,
-    source: &str,
-    display: &str,
-    opts: &Options,
-    scope: &ListScope,
-) {
-    let plain = |text: &str| flowmcp_validate::validate_str(text, display, scope, opts);
-    crate::migrate::attach_fixes(report, source, &plain);
 }
 
 /// What [`ListDiscovery::cached`] gives for each purpose.

@@ -576,18 +576,25 @@ impl Edits {
     }
 }
 
-/// Gives the findings of `report` (the report of the schema whose text is `source`) the fixes
-/// that the mechanical rewrites of the 3 → 4 step make, wherever their pattern is found, whatever
-/// version the file declares. A finding of a code a rewrite cures is offered the rewrites of that
-/// code in its tool and in the file as a whole, the safe ones alone first, then all of them; it
-/// gets an offer as its fix only when `check` (the
-/// validation of a text as the report's was made) no longer reports it, by code and place, once
-/// they are applied, and reports no more errors in all: a fix cures its finding and makes no new
-/// ones. The offers are checked all at once (one validation), and one by one only when together
-/// they do not apply or make more errors. Findings of one place may share edits (applying
-/// them applies each edit once). A finding that has a fix keeps it. Nothing happens when the text
-/// is not a schema with a literal `main`, or its rewrites would overlap.
-pub fn attach_fixes(report: &mut FileReport, source: &str, check: &dyn Fn(&str) -> FileReport) {
+/// Gives the findings of `report` (the report of the schema named `display` whose text is
+/// `source`) the fixes that the mechanical rewrites of the 3 → 4 step make, wherever their
+/// pattern is found, whatever version the file declares. A finding of a code a rewrite cures is
+/// offered the rewrites of that code in its tool and in the file as a whole, the safe ones alone
+/// first, then all of them; it gets an offer as its fix only when the validation of the text with
+/// them applied (as `report`'s was made: with the shared lists of `scope` and `opts`, without
+/// source positions, which the check never reads) no longer reports it, by code and place, and
+/// reports no more errors in all: a fix cures its finding and makes no new ones. The offers are
+/// checked all at once (one validation), and one by one only when together they do not apply or
+/// make more errors. Findings of one place may share edits (applying them applies each edit
+/// once). A finding that has a fix keeps it. Nothing happens when the text is not a schema with a
+/// literal `main`, or its rewrites would overlap.
+pub fn attach_fixes(
+    report: &mut FileReport,
+    source: &str,
+    display: &str,
+    scope: &flowmcp_validate::ListScope,
+    opts: &flowmcp_validate::Options,
+) {
     // Finding the rewrites reads the whole text: not for a report nothing could be fixed in.
     if !has_fixable(report) {
         return;
@@ -598,6 +605,9 @@ pub fn attach_fixes(report: &mut FileReport, source: &str, check: &dyn Fn(&str) 
     if edits.list.is_empty() {
         return;
     }
+    let mut unplaced = opts.clone();
+    unplaced.positions = false;
+    let check = |text: &str| flowmcp_validate::validate_str(text, display, scope, &unplaced);
     let mut diagnostics = report.diagnostics().to_vec();
     let errors = report.counts().errors;
     // First the safe edits alone, then, for the findings they do not cure, all of them.
@@ -657,7 +667,7 @@ pub fn attach_fixes(report: &mut FileReport, source: &str, check: &dyn Fn(&str) 
                 None => offers.push((fix, vec![i])),
             }
         }
-        changed |= try_offers(&offers, &mut diagnostics, source, errors, check);
+        changed |= try_offers(&offers, &mut diagnostics, source, errors, &check);
     }
     if changed {
         report.set_diagnostics(diagnostics);

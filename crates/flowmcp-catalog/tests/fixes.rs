@@ -23,9 +23,8 @@ fn fixtures() -> PathBuf {
 fn check(text: &str, path: &Path, opts: &Options) -> FileReport {
     let display = path.display().to_string();
     let scope = flowmcp_validate::lists::scope_near(path, &display, &opts.settings, &opts.limits);
-    let plain = |t: &str| flowmcp_validate::validate_str(t, &display, &scope, opts);
-    let mut report = plain(text);
-    migrate::attach_fixes(&mut report, text, &plain);
+    let mut report = flowmcp_validate::validate_str(text, &display, &scope, opts);
+    migrate::attach_fixes(&mut report, text, &display, &scope, opts);
     report
 }
 

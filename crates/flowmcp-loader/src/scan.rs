@@ -496,7 +496,9 @@ struct Blanker<'a> {
     /// opened at that depth is its body.
     pending_expr_body: Option<usize>,
     template_exprs: Vec<usize>,
-    /// A blanked multi-byte character becomes as many spaces as it has bytes (else one).
+    /// A blanked multi-byte character becomes as many spaces as it has bytes (else one). Then
+    /// `out` starts as a copy of the source and is blanked in place (its offsets are the
+    /// source's): code is copied by moving `pos` alone.
     keep_bytes: bool,
 }
 
@@ -505,7 +507,11 @@ impl<'a> Blanker<'a> {
         Blanker {
             src,
             b: src.as_bytes(),
-            out: Vec::with_capacity(src.len()),
+            out: if keep_bytes {
+                src.as_bytes().to_vec()
+            } else {
+                Vec::with_capacity(src.len())
+            },
             pos: 0,
             stack: Vec::new(),
             prev: Prev::Stmt,
@@ -635,10 +641,35 @@ impl<'a> Blanker<'a> {
     /// Copies `n` bytes of code unchanged.
     fn copy(&mut self, n: usize) {
         let end = (self.pos + n).min(self.b.len());
-        if let Some(bytes) = self.b.get(self.pos..end) {
+        if !self.keep_bytes
+            && let Some(bytes) = self.b.get(self.pos..end)
+        {
             self.out.extend_from_slice(bytes);
         }
         self.pos = end;
+    }
+
+    /// Replaces the `n` bytes of source at `pos` by `spaces` spaces (`n` of them in place) and
+    /// moves past them.
+    fn spaces(&mut self, n: usize, spaces: usize) {
+        let end = (self.pos + n).min(self.b.len());
+        if self.keep_bytes {
+            if let Some(out) = self.out.get_mut(self.pos..end) {
+                out.fill(b' ');
+            }
+        } else {
+            self.out.resize(self.out.len() + spaces, b' ');
+        }
+        self.pos = end;
+    }
+
+    /// The length of the text written so far (with `keep_bytes`, the source offset).
+    fn written(&self) -> usize {
+        if self.keep_bytes {
+            self.pos
+        } else {
+            self.out.len()
+        }
     }
 
     /// Blanks the character at `pos`: line terminators `\n`/`\r` are kept, anything else becomes one
@@ -646,19 +677,11 @@ impl<'a> Blanker<'a> {
     fn blank_char(&mut self) {
         match self.b.get(self.pos) {
             None => {}
-            Some(&c @ (b'\n' | b'\r')) => {
-                self.out.push(c);
-                self.pos += 1;
-            }
-            Some(&c) if c < 0x80 => {
-                self.out.push(b' ');
-                self.pos += 1;
-            }
+            Some(b'\n' | b'\r') => self.copy(1),
+            Some(&c) if c < 0x80 => self.spaces(1, 1),
             Some(_) => {
                 let n = char_at(self.src, self.pos).map_or(1, char::len_utf8);
-                let spaces = if self.keep_bytes { n } else { 1 };
-                self.out.resize(self.out.len() + spaces, b' ');
-                self.pos += n;
+                self.spaces(n, 1);
             }
         }
     }
@@ -671,8 +694,7 @@ impl<'a> Blanker<'a> {
             .iter()
             .position(|&c| c >= 0x80 || c == b'\n' || c == b'\r' || stop(c))
             .unwrap_or(rest.len());
-        self.out.resize(self.out.len() + n, b' ');
-        self.pos += n;
+        self.spaces(n, n);
     }
 
     /// True at `\n`, `\r`, U+2028 or U+2029.
@@ -700,16 +722,14 @@ impl<'a> Blanker<'a> {
 
     /// `/* … */`: blanked entirely, line breaks kept.
     fn block_comment(&mut self) {
-        self.out.extend_from_slice(b"  ");
-        self.pos += 2;
+        self.spaces(2, 2);
         loop {
             self.blank_ascii_run(|c| c == b'*');
             let Some(&c) = self.b.get(self.pos) else {
                 return;
             };
             if c == b'*' && self.b.get(self.pos + 1) == Some(&b'/') {
-                self.out.extend_from_slice(b"  ");
-                self.pos += 2;
+                self.spaces(2, 2);
                 return;
             }
             self.blank_char();
@@ -762,7 +782,7 @@ impl<'a> Blanker<'a> {
                     return;
                 }
                 b'$' if self.b.get(self.pos + 1) == Some(&b'{') => {
-                    self.template_exprs.push(self.out.len());
+                    self.template_exprs.push(self.written());
                     self.copy(2);
                     self.stack.push(Frame::TemplateExpr);
                     self.token(Prev::Expr);

@@ -147,8 +147,7 @@ impl Checker {
     ) {
         let (display, scope, _) = self.context(path, name);
         let opts = &self.validation;
-        let plain = |t: &str| flowmcp_validate::validate_str(t, &display, &scope, opts);
-        flowmcp_catalog::migrate::attach_fixes(report, text, &plain);
+        flowmcp_catalog::migrate::attach_fixes(report, text, &display, &scope, opts);
     }
 
     /// The name a document's findings carry, the shared lists it sees and its catalog.

@@ -381,7 +381,7 @@ fn fix_file(
     let plain = |text: &str| flowmcp_validate::validate_str(text, &entry.display, &scope, opts);
     let check = |text: &str| {
         let mut report = plain(text);
-        flowmcp_catalog::migrate::attach_fixes(&mut report, text, &plain);
+        flowmcp_catalog::migrate::attach_fixes(&mut report, text, &entry.display, &scope, opts);
         report
     };
     let first = check(&before);
