@@ -309,25 +309,32 @@ pub fn array_index(key: &str) -> Option<u32> {
 /// `blanked`.
 fn find_declaration(source: &str, blanked: &str, name: &str) -> Result<usize, Decline> {
     let bb = blanked.as_bytes();
+    // The candidates are the few `export`s (found by a vectorised search); the bracket depth is
+    // counted only up to the declarations among them, not over the whole text.
     let mut depth: i64 = 0;
+    let mut counted = 0;
     let mut found: Option<usize> = None;
-    let mut i = 0;
-    while let Some(&c) = bb.get(i) {
-        depth += i64::from(BRACKET_DEPTH[usize::from(c)]);
-        if c == b'e' && depth == 0 && bb.get(i..).is_some_and(|t| t.starts_with(b"export")) {
-            if blanked_declaration(blanked, i, name) {
-                if found.is_some() {
-                    return Err(Decline {
-                        reason: Reason::Ambiguous,
-                        at: 0,
-                    });
-                }
-                found = Some(i);
-            }
-            i += "export".len();
+    for i in memchr::memmem::find_iter(bb, b"export") {
+        if !blanked_declaration(blanked, i, name) {
             continue;
         }
-        i += 1;
+        depth += bb
+            .get(counted..i)
+            .unwrap_or_default()
+            .iter()
+            .map(|&c| i64::from(BRACKET_DEPTH[usize::from(c)]))
+            .sum::<i64>();
+        counted = i;
+        if depth != 0 {
+            continue;
+        }
+        if found.is_some() {
+            return Err(Decline {
+                reason: Reason::Ambiguous,
+                at: 0,
+            });
+        }
+        found = Some(i);
     }
     let Some(at) = found else {
         return Err(Decline {
