@@ -1044,3 +1044,31 @@ fn i40_a_data_module_reads_as_the_engine_evaluates_it() {
         );
     }
 }
+
+/// The declaration is the one `export const main` at the top level, wherever the nested ones are
+/// and however many `export`s there are (D161 counts the bracket depth only up to candidates):
+/// a nested one before it, after it or between two top-level ones, and brackets inside strings
+/// and comments, which are blanked.
+#[test]
+fn i46_the_top_level_declaration_is_found_among_nested_ones() {
+    let cases = [
+        "function f() {\n export const main = {b:2}\n}\nexport const main = {a:1};",
+        "export const main = {a:1};\nfunction f() {\n export const main = {b:2}\n}",
+        "const s = '{ [ (';\n/* ) } */\nexport const other = [1];\nexport const main = {a:1};",
+        "if (x) {\n export const main = {b:2}\n}\nexport default 1\nexport const main = {a:1};\n{ export const main = {c:3} }",
+    ];
+    for src in cases {
+        let lit = read(src).unwrap_or_else(|d| panic!("{src:?}: {d}"));
+        assert_eq!(lit.value, serde_json::json!({"a": 1}), "{src:?}");
+    }
+    assert_eq!(
+        declines_source(
+            "{ export const main = {b:2} }\nexport const main = {a:1};\nexport const main = {c:3};"
+        ),
+        Reason::Ambiguous
+    );
+    assert_eq!(
+        declines_source("[\nexport const main = {a:1}\n"),
+        Reason::NoDeclaration
+    );
+}
