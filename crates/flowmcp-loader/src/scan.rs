@@ -649,16 +649,20 @@ impl<'a> Blanker<'a> {
         self.pos = end;
     }
 
-    /// Replaces the `n` bytes of source at `pos` by `spaces` spaces (`n` of them in place) and
-    /// moves past them.
-    fn spaces(&mut self, n: usize, spaces: usize) {
+    /// Blanks the `n` bytes of source at `pos` and moves past them: with `keep_bytes` each byte
+    /// becomes a space (in place), else each character does.
+    fn spaces(&mut self, n: usize) {
         let end = (self.pos + n).min(self.b.len());
         if self.keep_bytes {
             if let Some(out) = self.out.get_mut(self.pos..end) {
                 out.fill(b' ');
             }
         } else {
-            self.out.resize(self.out.len() + spaces, b' ');
+            let chars = self
+                .src
+                .get(self.pos..end)
+                .map_or(end - self.pos, |s| s.chars().count());
+            self.out.resize(self.out.len() + chars, b' ');
         }
         self.pos = end;
     }
@@ -678,10 +682,10 @@ impl<'a> Blanker<'a> {
         match self.b.get(self.pos) {
             None => {}
             Some(b'\n' | b'\r') => self.copy(1),
-            Some(&c) if c < 0x80 => self.spaces(1, 1),
+            Some(&c) if c < 0x80 => self.spaces(1),
             Some(_) => {
                 let n = char_at(self.src, self.pos).map_or(1, char::len_utf8);
-                self.spaces(n, 1);
+                self.spaces(n);
             }
         }
     }
@@ -694,7 +698,7 @@ impl<'a> Blanker<'a> {
             .iter()
             .position(|&c| c >= 0x80 || c == b'\n' || c == b'\r' || stop(c))
             .unwrap_or(rest.len());
-        self.spaces(n, n);
+        self.spaces(n);
     }
 
     /// True at `\n`, `\r`, U+2028 or U+2029.
@@ -722,14 +726,14 @@ impl<'a> Blanker<'a> {
 
     /// `/* … */`: blanked entirely, line breaks kept.
     fn block_comment(&mut self) {
-        self.spaces(2, 2);
+        self.spaces(2);
         loop {
             self.blank_ascii_run(|c| c == b'*');
             let Some(&c) = self.b.get(self.pos) else {
                 return;
             };
             if c == b'*' && self.b.get(self.pos + 1) == Some(&b'/') {
-                self.spaces(2, 2);
+                self.spaces(2);
                 return;
             }
             self.blank_char();
