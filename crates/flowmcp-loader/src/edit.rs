@@ -2,9 +2,11 @@
 //! the file as it is (for tools that write a value back into a module, such as an agent's
 //! `hash`).
 //!
-//! The file is read on its blanked form ([`crate::scan::blank`]: comments and string contents
-//! are spaces, characters stay aligned), so brackets and quotes inside strings or comments cannot
-//! mislead the reader. [`write_atomic`] writes a whole file so that it is never half-written, and
+//! The file is read on its blanked form ([`crate::scan::blank_aligned`]: comments and string
+//! contents are spaces, every byte stays where it is), so brackets and quotes inside strings or
+//! comments cannot mislead the reader, and a position in one text is the same position in the
+//! other. Structure (brackets, quotes, commas, colons) is ASCII, which UTF-8 never uses inside
+//! a multi-byte character; only white space and identifiers are read as characters. [`write_atomic`] writes a whole file so that it is never half-written, and
 //! [`read_capped`] reads one whole within a size limit.
 
 use crate::scan;
@@ -43,40 +45,32 @@ pub fn set_string_member(
     key: &str,
     value: &str,
 ) -> Result<String, EditError> {
-    let blanked: Vec<char> = scan::blank(source).chars().collect();
-    let chars: Vec<char> = source.chars().collect();
+    let blanked = scan::blank_aligned(source);
+    let b = blanked.as_bytes();
     let open = find_export_object(&blanked, export_name)
         .ok_or_else(|| EditError::NoExport(export_name.to_string()))?;
     let literal = format!("'{value}'");
-    let byte = |ci: usize| -> usize {
-        source
-            .char_indices()
-            .nth(ci)
-            .map_or(source.len(), |(b, _)| b)
-    };
-    match find_member(&blanked, &[], &chars, open, key, export_name)? {
+    match find_member(&blanked, &[], source, open, key, export_name)? {
         Some(start) => {
-            let quote = chars.get(start).copied();
-            let end = match quote {
-                Some(q @ ('\'' | '"' | '`')) => (start + 1..blanked.len())
-                    .find(|&i| blanked[i] == q)
-                    .filter(|&i| q != '`' || !blanked[start..i].contains(&'$'))
+            let end = match source.as_bytes().get(start).copied() {
+                Some(q @ (b'\'' | b'"' | b'`')) => (start + 1..b.len())
+                    .find(|&i| b[i] == q)
+                    .filter(|&i| q != b'`' || !b[start..i].contains(&b'$'))
                     .ok_or_else(|| EditError::NotAString(key.to_string()))?,
                 _ => return Err(EditError::NotAString(key.to_string())),
             };
             let mut out = String::with_capacity(source.len() + literal.len());
-            out.push_str(&source[..byte(start)]);
+            out.push_str(&source[..start]);
             out.push_str(&literal);
-            out.push_str(&source[byte(end + 1)..]);
+            out.push_str(&source[end + 1..]);
             Ok(out)
         }
         None => {
-            let after = open + 1;
-            let insert = match member_indent(&blanked, &chars, open, blanked.len()) {
+            let at = open + 1;
+            let insert = match member_indent(&blanked, source, open, b.len()) {
                 Some(indent) => format!("\n{indent}{key}: {literal},"),
                 _ => format!(" {key}: {literal},"),
             };
-            let at = byte(after);
             let mut out = String::with_capacity(source.len() + insert.len());
             out.push_str(&source[..at]);
             out.push_str(&insert);
@@ -101,61 +95,48 @@ pub fn set_member(
     value: &serde_json::Value,
     after: Option<&str>,
 ) -> Result<String, EditError> {
-    let blanked: Vec<char> = scan::blank(source).chars().collect();
-    let chars: Vec<char> = source.chars().collect();
+    let blanked = scan::blank_aligned(source);
+    let t = blanked.as_str();
     let unit = indent_unit(source);
     let open = object_at(
-        &blanked,
+        t,
         &[],
-        &chars,
-        find_export_object(&blanked, export_name),
+        source,
+        find_export_object(t, export_name),
         export_name,
         path,
     )?;
-    let byte = |ci: usize| -> usize {
-        source
-            .char_indices()
-            .nth(ci)
-            .map_or(source.len(), |(b, _)| b)
-    };
     let splice = |from: usize, to: usize, text: &str| -> String {
         let mut out = String::with_capacity(source.len() + text.len());
-        out.push_str(&source[..byte(from)]);
+        out.push_str(&source[..from]);
         out.push_str(text);
-        out.push_str(&source[byte(to)..]);
+        out.push_str(&source[to..]);
         out
     };
-    let close = value_end(&blanked, &[], open)
-        .ok_or_else(|| EditError::Unclosed(export_name.to_string()))?
-        - 1;
-    let indent = member_indent(&blanked, &chars, open, close).unwrap_or_default();
+    let close =
+        value_end(t, &[], open).ok_or_else(|| EditError::Unclosed(export_name.to_string()))? - 1;
+    let indent = member_indent(t, source, open, close).unwrap_or_default();
     let value = js_literal(value, &indent, &unit);
-    if let Some(start) = find_member(&blanked, &[], &chars, open, key, export_name)? {
-        let end =
-            value_end(&blanked, &[], start).ok_or_else(|| EditError::Unclosed(key.to_string()))?;
+    if let Some(start) = find_member(t, &[], source, open, key, export_name)? {
+        let end = value_end(t, &[], start).ok_or_else(|| EditError::Unclosed(key.to_string()))?;
         return Ok(splice(start, end, &value));
     }
     // Where the new member goes: after `after`'s value (and its comma), or after the last member.
-    let anchor = match after.map(|a| find_member(&blanked, &[], &chars, open, a, export_name)) {
-        Some(Ok(Some(start))) => value_end(&blanked, &[], start),
+    let anchor = match after.map(|a| find_member(t, &[], source, open, a, export_name)) {
+        Some(Ok(Some(start))) => value_end(t, &[], start),
         Some(Err(e)) => return Err(e),
         _ => None,
     };
-    let last = (open + 1..close)
-        .rev()
-        .find(|&i| !blanked[i].is_whitespace());
+    let last = last_non_space(t, open + 1, close);
     let (at, needs_comma_before) = match (anchor, last) {
-        (Some(end), _) => {
-            let next = (end..close).find(|&i| !blanked[i].is_whitespace());
-            match next {
-                Some(n) if blanked[n] == ',' => (n + 1, false),
-                _ => (end, true),
-            }
-        }
-        (None, Some(l)) => (l + 1, blanked[l] != ','),
+        (Some(end), _) => match next_non_space(t, end, close) {
+            Some(n) if t.as_bytes()[n] == b',' => (n + 1, false),
+            _ => (end, true),
+        },
+        (None, Some((l, c))) => (l + c.len_utf8(), c != ','),
         (None, None) => (open + 1, false),
     };
-    let more_after = (at..close).any(|i| !blanked[i].is_whitespace() && blanked[i] != ',');
+    let more_after = t[at..close].chars().any(|c| !c.is_whitespace() && c != ',');
     let text = if indent.is_empty() {
         format!(
             "{}{} {key}: {value}{}",
@@ -218,20 +199,38 @@ pub fn remove_member(
     Ok(out)
 }
 
-/// The indentation of the members of the object literal opened at `open` (before `end`): that of
-/// its first member's line; `None` when the first member is on the line of the `{` (a one-line
-/// object) or there is none.
-fn member_indent(blanked: &[char], chars: &[char], open: usize, end: usize) -> Option<String> {
+/// The indentation of the members of the object literal opened at byte `open` of the blanked
+/// text `t` (before `end`): that of its first member's line, from `source`; `None` when the first
+/// member is on the line of the `{` (a one-line object) or there is none.
+fn member_indent(t: &str, source: &str, open: usize, end: usize) -> Option<String> {
     let after = open + 1;
-    let first = (after..end).find(|&i| !blanked[i].is_whitespace())?;
-    if !blanked[after..first].contains(&'\n') {
+    let first = next_non_space(t, after, end)?;
+    let b = t.as_bytes();
+    if !b[after..first].contains(&b'\n') {
         return None;
     }
-    let line_start = (after..first)
+    let line_start = b[after..first]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(after, |i| after + i + 1);
+    source.get(line_start..first).map(str::to_string)
+}
+
+/// The byte offset of the first character of `t[from..to]` that is not white space.
+fn next_non_space(t: &str, from: usize, to: usize) -> Option<usize> {
+    t.get(from..to)?
+        .char_indices()
+        .find(|(_, c)| !c.is_whitespace())
+        .map(|(j, _)| from + j)
+}
+
+/// The last character of `t[from..to]` that is not white space, with its byte offset.
+fn last_non_space(t: &str, from: usize, to: usize) -> Option<(usize, char)> {
+    t.get(from..to)?
+        .char_indices()
         .rev()
-        .find(|&i| blanked[i] == '\n')
-        .map_or(after, |i| i + 1);
-    Some(chars[line_start..first].iter().collect())
+        .find(|(_, c)| !c.is_whitespace())
+        .map(|(j, c)| (from + j, c))
 }
 
 /// The file's indentation unit: a tab when its first indented line starts with one, else as many
@@ -249,16 +248,17 @@ pub fn indent_unit(source: &str) -> String {
     "    ".into()
 }
 
-/// The character index just after the value starting at `start`: its closing bracket for an
-/// object, array or call, its closing quote for a string, else the next `,`, `}` or `]` at the
-/// value's level (trailing white space excluded).
-fn value_end(b: &[char], close: &[u32], start: usize) -> Option<usize> {
+/// The byte offset just after the value starting at byte `start` of the blanked text `t`: its
+/// closing bracket for an object, array or call, its closing quote for a string, else the next
+/// `,`, `}` or `]` at the value's level (trailing white space excluded).
+fn value_end(t: &str, close: &[u32], start: usize) -> Option<usize> {
+    let b = t.as_bytes();
     let mut depth = 0usize;
     let mut i = start;
     while i < b.len() {
         let c = b[i];
         match c {
-            '{' | '[' | '(' => {
+            b'{' | b'[' | b'(' => {
                 depth += 1;
                 // Straight to the closing bracket, which the next turn reads.
                 if let Some(to) = jump(close, i) {
@@ -266,31 +266,27 @@ fn value_end(b: &[char], close: &[u32], start: usize) -> Option<usize> {
                     continue;
                 }
             }
-            '}' | ']' | ')' => {
+            b'}' | b']' | b')' => {
                 if depth == 0 {
                     break;
                 }
                 depth -= 1;
-                if depth == 0 && i >= start && matches!(b[start], '{' | '[' | '(') {
+                if depth == 0 && i >= start && matches!(b[start], b'{' | b'[' | b'(') {
                     return Some(i + 1);
                 }
             }
-            '\'' | '"' | '`' if i == start => {
+            b'\'' | b'"' | b'`' if i == start => {
                 return (start + 1..b.len()).find(|&j| b[j] == c).map(|j| j + 1);
             }
-            ',' if depth == 0 => break,
+            b',' if depth == 0 => break,
             _ => {}
         }
         i += 1;
     }
-    if matches!(b.get(start), Some('{' | '[' | '(')) {
+    if matches!(b.get(start), Some(b'{' | b'[' | b'(')) {
         return None;
     }
-    let end = (start..i)
-        .rev()
-        .find(|&j| !b[j].is_whitespace())
-        .map_or(start, |j| j + 1);
-    Some(end)
+    Some(last_non_space(t, start, i).map_or(start, |(j, c)| j + c.len_utf8()))
 }
 
 /// The index of the bracket closing the one at `open`, from a table of [`closing_brackets`]
@@ -302,10 +298,10 @@ fn jump(close: &[u32], open: usize) -> Option<usize> {
         .map(|&c| c as usize)
 }
 
-/// For each `{`, `[` or `(` of `blanked`, the index of the bracket that closes it (any closing
-/// bracket closes the latest open one, as the readers count depth); `u32::MAX` elsewhere and for
-/// one left open. Empty for a text too long to index by `u32`.
-fn closing_brackets(blanked: &[char]) -> Vec<u32> {
+/// For each `{`, `[` or `(` of `blanked`, the byte offset of the bracket that closes it (any
+/// closing bracket closes the latest open one, as the readers count depth); `u32::MAX` elsewhere
+/// and for one left open. Empty for a text too long to index by `u32`.
+fn closing_brackets(blanked: &[u8]) -> Vec<u32> {
     if u32::try_from(blanked.len()).is_err() {
         return Vec::new();
     }
@@ -313,8 +309,8 @@ fn closing_brackets(blanked: &[char]) -> Vec<u32> {
     let mut open = Vec::new();
     for (i, c) in blanked.iter().enumerate() {
         match c {
-            '{' | '[' | '(' => open.push(i),
-            '}' | ']' | ')' => {
+            b'{' | b'[' | b'(' => open.push(i),
+            b'}' | b']' | b')' => {
                 if let Some(o) = open.pop() {
                     close[o] = i as u32;
                 }
@@ -398,14 +394,13 @@ pub fn js_literal(value: &serde_json::Value, indent: &str, unit: &str) -> String
     }
 }
 
-/// The character index of the `{` of `export const <name> = {`.
-fn find_export_object(b: &[char], name: &str) -> Option<usize> {
-    let text: String = b.iter().collect();
+/// The byte offset of the `{` of `export const <name> = {` in the blanked text `t`.
+fn find_export_object(t: &str, name: &str) -> Option<usize> {
     let mut from = 0;
-    while let Some(rel) = text[from..].find("export") {
+    while let Some(rel) = t[from..].find("export") {
         let start = from + rel;
         from = start + "export".len();
-        let rest = &text[from..];
+        let rest = &t[from..];
         let rest_trim = rest.trim_start();
         let Some(after_const) = rest_trim.strip_prefix("const") else {
             continue;
@@ -426,53 +421,57 @@ fn find_export_object(b: &[char], name: &str) -> Option<usize> {
         if !brace.starts_with('{') {
             return None;
         }
-        // Back from bytes of `text` to a character index.
-        let byte_at = text.len() - brace.len();
-        return Some(text[..byte_at].chars().count());
+        return Some(t.len() - brace.len());
     }
     None
 }
 
-/// The character index where the value of the member `key` of the object opened at `open`
-/// starts, or `None` when the object has no such member.
+/// The byte offset of the value of the member `key` of the object opened at byte `open` of the
+/// blanked text `t` (`source` is the text it blanks).
 fn find_member(
-    b: &[char],
+    t: &str,
     close: &[u32],
-    chars: &[char],
+    source: &str,
     open: usize,
     key: &str,
     export_name: &str,
 ) -> Result<Option<usize>, EditError> {
-    Ok(list_members(b, close, chars, open, export_name)?
+    Ok(list_members(t, close, source, open, export_name)?
         .into_iter()
         .find(|m| m.name == key)
         .map(|m| m.value))
 }
 
-/// A `key: value` member found by [`list_members`] (character indices).
+/// A `key: value` member found by [`list_members`] (byte offsets).
 struct RawMember {
     name: String,
     key: usize,
     value: usize,
 }
 
-/// The `key: value` members of the object opened at `open`, in source order (shorthand members,
-/// spreads and computed keys are not listed).
+/// Whether `c` continues an identifier as the readers take one.
+fn ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// The `key: value` members of the object opened at byte `open` of the blanked text `t`, in
+/// source order (shorthand members, spreads and computed keys are not listed); names are read
+/// from `source`, which `t` blanks.
 fn list_members(
-    b: &[char],
+    t: &str,
     close: &[u32],
-    chars: &[char],
+    source: &str,
     open: usize,
     export_name: &str,
 ) -> Result<Vec<RawMember>, EditError> {
+    let b = t.as_bytes();
     let mut out = Vec::new();
     let mut depth = 0usize;
     let mut expect_key = true;
     let mut i = open;
     while i < b.len() {
-        let c = b[i];
-        match c {
-            '{' | '[' | '(' => {
+        match b[i] {
+            b'{' | b'[' | b'(' => {
                 depth += 1;
                 if depth == 1 {
                     expect_key = true;
@@ -482,33 +481,43 @@ fn list_members(
                     continue;
                 }
             }
-            '}' | ']' | ')' => {
+            b'}' | b']' | b')' => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
                     return Ok(out);
                 }
             }
-            ',' if depth == 1 => expect_key = true,
-            c if depth == 1 && expect_key && !c.is_whitespace() => {
+            b',' if depth == 1 => expect_key = true,
+            _ if depth == 1 && expect_key => {
+                // A key starts at a character that is not white space (the position is always
+                // a character's first byte here: every step below moves by whole characters).
+                let Some(c) = t.get(i..).and_then(|r| r.chars().next()) else {
+                    i += 1;
+                    continue;
+                };
+                if c.is_whitespace() {
+                    i += c.len_utf8();
+                    continue;
+                }
                 expect_key = false;
                 // A key: an identifier, or a quoted name (its text is in the source).
                 let (name, end) = if c == '\'' || c == '"' {
-                    let close = (i + 1..b.len()).find(|&j| b[j] == c).unwrap_or(b.len());
+                    let q = c as u8;
+                    let close = (i + 1..b.len()).find(|&j| b[j] == q).unwrap_or(b.len());
                     (
-                        chars[i + 1..close.min(chars.len())]
-                            .iter()
-                            .collect::<String>(),
+                        source.get(i + 1..close).unwrap_or_default().to_string(),
                         close + 1,
                     )
                 } else {
-                    let end = (i..b.len())
-                        .find(|&j| !(b[j].is_alphanumeric() || b[j] == '_' || b[j] == '$'))
-                        .unwrap_or(b.len());
-                    (chars[i..end].iter().collect::<String>(), end)
+                    let end = t[i..]
+                        .char_indices()
+                        .find(|(_, c)| !ident_char(*c))
+                        .map_or(b.len(), |(j, _)| i + j);
+                    (source.get(i..end).unwrap_or_default().to_string(), end)
                 };
-                let colon = (end..b.len()).find(|&j| !b[j].is_whitespace());
-                if let Some(colon) = colon.filter(|&j| b[j] == ':')
-                    && let Some(value) = (colon + 1..b.len()).find(|&j| !b[j].is_whitespace())
+                if let Some(colon) =
+                    next_non_space(t, end.min(b.len()), b.len()).filter(|&j| b[j] == b':')
+                    && let Some(value) = next_non_space(t, colon + 1, b.len())
                 {
                     out.push(RawMember {
                         name,
@@ -519,7 +528,7 @@ fn list_members(
                     i = value;
                     continue;
                 }
-                i = end.max(i + 1);
+                i = end.max(i + c.len_utf8());
                 continue;
             }
             _ => {}
@@ -551,22 +560,22 @@ pub struct ExportObject {
     pub object: std::ops::Range<usize>,
 }
 
-/// The char index of the `{` of the object literal that `path` names inside
+/// The byte offset of the `{` of the object literal that `path` names inside
 /// `export const <export_name> = { … }` (the export's own `{` for an empty path), from `export`,
 /// the export's `{` as [`find_export_object`] found it.
 fn object_at(
-    blanked: &[char],
+    t: &str,
     close: &[u32],
-    chars: &[char],
+    source: &str,
     export: Option<usize>,
     export_name: &str,
     path: &[&str],
 ) -> Result<usize, EditError> {
     let mut open = export.ok_or_else(|| EditError::NoExport(export_name.to_string()))?;
     for member in path {
-        let start = find_member(blanked, close, chars, open, member, export_name)?
+        let start = find_member(t, close, source, open, member, export_name)?
             .ok_or_else(|| EditError::NoMember(member.to_string()))?;
-        if blanked.get(start) != Some(&'{') {
+        if t.as_bytes().get(start) != Some(&b'{') {
             return Err(EditError::NotAnObject(member.to_string()));
         }
         open = start;
@@ -599,17 +608,16 @@ pub fn members_at(source: &str, open: usize) -> Result<Vec<Member>, EditError> {
     EditView::new(source).members_at(open)
 }
 
-/// One text read for edits: its blanked form, characters and byte offsets, computed once, so
+/// One text read for edits: its blanked form and where its brackets close, computed once, so
 /// that reading the members of many objects of one file costs one pass over it rather than one
 /// per object.
 #[derive(Debug)]
 pub struct EditView<'s> {
     source: &'s str,
-    blanked: Vec<char>,
+    /// [`scan::blank_aligned`] of `source`: byte offsets are the source's.
+    blanked: String,
     /// [`closing_brackets`] of `blanked`: readers step over a nested value in one move.
     close: Vec<u32>,
-    chars: Vec<char>,
-    offsets: Vec<usize>,
     /// [`find_export_object`]'s answer for each export name asked so far: a reader of one text
     /// asks for the same export once per object it reads, and each search reads the whole text.
     /// A lock, not a cell, so that a view stays `Sync`.
@@ -619,35 +627,26 @@ pub struct EditView<'s> {
 impl<'s> EditView<'s> {
     /// The view of `source` (blanked once).
     pub fn new(source: &'s str) -> EditView<'s> {
-        Self::of(source, scan::blank(source).chars().collect())
+        Self::of(source, scan::blank_aligned(source))
     }
 
     /// The view of `source` from its [`scan::blank_aligned`] form `aligned`, for a reader that
-    /// has that form already: nothing is blanked again. A kept character is where it is in
-    /// `source`, and a blanked one starts with a space there, so each character's first byte
-    /// tells which it is.
+    /// has that form already: nothing is blanked again.
     pub fn with_aligned(source: &'s str, aligned: &str) -> EditView<'s> {
-        let (src, al) = (source.as_bytes(), aligned.as_bytes());
-        let blanked = source
-            .char_indices()
-            .map(|(b, c)| if al.get(b) == src.get(b) { c } else { ' ' })
-            .collect();
-        Self::of(source, blanked)
+        Self::of(source, aligned.to_string())
     }
 
-    /// The view of `source` whose blanked characters are `blanked`.
-    fn of(source: &'s str, blanked: Vec<char>) -> EditView<'s> {
+    /// The view of `source` whose aligned blanked text is `blanked`.
+    fn of(source: &'s str, blanked: String) -> EditView<'s> {
         EditView {
             source,
-            close: closing_brackets(&blanked),
+            close: closing_brackets(blanked.as_bytes()),
             blanked,
-            chars: source.chars().collect(),
-            offsets: char_offsets(source),
             exports: std::sync::Mutex::new(Vec::new()),
         }
     }
 
-    /// The character index of the `{` of `export const <name> = {`, found once per name.
+    /// The byte offset of the `{` of `export const <name> = {`, found once per name.
     fn export_open(&self, name: &str) -> Option<usize> {
         let mut found = self
             .exports
@@ -668,20 +667,24 @@ impl<'s> EditView<'s> {
 
     /// [`find_export`] on this view's text.
     pub fn find_export(&self, name: &str) -> Option<ExportObject> {
-        let blanked = &self.blanked;
+        let t = self.blanked.as_str();
         let open = self.export_open(name)?;
-        let end = value_end(blanked, &self.close, open)?;
-        let wanted: Vec<char> = name.chars().collect();
+        let end = value_end(t, &self.close, open)?;
+        // The name as written before the `{`, not inside a longer identifier.
         let name_start = (0..open)
             .rev()
             .find(|&i| {
-                blanked[i..].starts_with(&wanted)
-                    && (i == 0 || !(blanked[i - 1].is_alphanumeric() || blanked[i - 1] == '_'))
+                t.is_char_boundary(i)
+                    && t.as_bytes()[i..].starts_with(name.as_bytes())
+                    && !t[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_alphanumeric() || c == '_')
             })
             .unwrap_or(open);
-        let at = |ci: usize| self.offsets.get(ci).copied().unwrap_or(self.source.len());
+        let at = |i: usize| i.min(self.source.len());
         Some(ExportObject {
-            name: at(name_start)..at(name_start + wanted.len()),
+            name: at(name_start)..at(name_start + name.len()),
             object: at(open)..at(end),
         })
     }
@@ -695,7 +698,7 @@ impl<'s> EditView<'s> {
         let open = object_at(
             &self.blanked,
             &self.close,
-            &self.chars,
+            self.source,
             self.export_open(export_name),
             export_name,
             path,
@@ -705,52 +708,38 @@ impl<'s> EditView<'s> {
 
     /// [`members_at`] on this view's text.
     pub fn members_at(&self, open: usize) -> Result<Vec<Member>, EditError> {
-        let not_object = || EditError::NotAnObject(format!("byte {open}"));
-        let ci = self
-            .offsets
-            .binary_search(&open)
-            .map_err(|_| not_object())?;
-        if self.blanked.get(ci) != Some(&'{') {
-            return Err(not_object());
+        if self.blanked.as_bytes().get(open) != Some(&b'{') {
+            return Err(EditError::NotAnObject(format!("byte {open}")));
         }
-        self.members_of(ci, "object")
+        self.members_of(open, "object")
     }
 
     fn members_of(&self, open: usize, export_name: &str) -> Result<Vec<Member>, EditError> {
-        members_of(
-            self.source,
-            &self.blanked,
-            &self.close,
-            &self.chars,
-            &self.offsets,
-            open,
-            export_name,
-        )
+        members_of(self.source, &self.blanked, &self.close, open, export_name)
     }
 }
 
+/// The members [`list_members`] finds, with the ends of their keys and values.
 fn members_of(
     source: &str,
-    blanked: &[char],
+    t: &str,
     close: &[u32],
-    chars: &[char],
-    offsets: &[usize],
     open: usize,
     export_name: &str,
 ) -> Result<Vec<Member>, EditError> {
-    let at = |ci: usize| offsets.get(ci).copied().unwrap_or(source.len());
-    list_members(blanked, close, chars, open, export_name)?
+    let b = t.as_bytes();
+    let at = |i: usize| i.min(source.len());
+    list_members(t, close, source, open, export_name)?
         .into_iter()
         .map(|m| {
-            let key_end = if matches!(chars.get(m.key), Some('\'' | '"')) {
-                (m.key + 1..blanked.len())
-                    .find(|&j| blanked[j] == chars[m.key])
-                    .map_or(blanked.len(), |j| j + 1)
-            } else {
-                m.key + m.name.chars().count()
+            let key_end = match source.as_bytes().get(m.key) {
+                Some(&q @ (b'\'' | b'"')) => (m.key + 1..b.len())
+                    .find(|&j| b[j] == q)
+                    .map_or(b.len(), |j| j + 1),
+                _ => m.key + m.name.len(),
             };
-            let end = value_end(blanked, close, m.value)
-                .ok_or_else(|| EditError::Unclosed(m.name.clone()))?;
+            let end =
+                value_end(t, close, m.value).ok_or_else(|| EditError::Unclosed(m.name.clone()))?;
             Ok(Member {
                 key: at(m.key)..at(key_end),
                 value: at(m.value)..at(end),
@@ -760,53 +749,67 @@ fn members_of(
         .collect()
 }
 
-/// The byte offset of each character of `source`, and one past the end.
-fn char_offsets(source: &str) -> Vec<usize> {
-    source
-        .char_indices()
-        .map(|(b, _)| b)
-        .chain(std::iter::once(source.len()))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const AGENT: &str = "// the agent\nexport const agent = {\n    name: 'helper', // its name\n    tools: { 'a/tool/b': null, inline: { description: 'hash: no' } },\n    hash: 'sha256:old'\n}\n";
 
-    /// A view made from the byte-aligned blanked text reads exactly what a view that blanks
-    /// the text itself reads (issue #46: the migration's reader blanks once).
+    /// Members are read on byte offsets, so characters of several bytes around them (white
+    /// space, identifiers, text in strings and comments) must neither shift a range nor split a
+    /// character (issue #46: the view no longer keeps a character table).
     #[test]
-    fn i46_a_view_from_the_aligned_text_is_the_view_that_blanks() {
-        let same = |src: &str| {
-            let aligned = scan::blank_aligned(src);
-            let (a, b) = (EditView::new(src), EditView::with_aligned(src, &aligned));
-            assert_eq!(a.blanked, b.blanked, "{src:?}");
-            assert_eq!((a.chars, a.offsets), (b.chars, b.offsets), "{src:?}");
-        };
-        for src in [
-            AGENT,
-            "x = /[/]/g; y = `${`${'}'}`}`",
-            "'\\\n'\"\\\r\n\"",
-            "\u{2028}// a\u{2029}b\u{FEFF} '\u{2028}' /* \u{2029} */",
-            "/* 😀\n😀 */ '😀' `😀${'😀'}😀` /😀/ é = { 'ü': \"ß\" }",
-        ] {
-            same(src);
-        }
-        let alphabet: Vec<char> = "/*'\"`${}()[]\\\n\r =>.?:;,#u0aef😀é\u{2028}"
+    fn i46_members_around_multi_byte_characters_have_their_byte_ranges() {
+        let src = "/* é */ export const main = {\u{3000}ü: 'é',\u{a0}'k😀': { a: 1 },\u{2028}n$: [ '😀' ]\u{3000}, ß: x😀y }";
+        let members = object_members(src, "main", &[]).unwrap_or_default();
+        let read: Vec<(&str, &str, &str)> = members
+            .iter()
+            .map(|m| (m.name.as_str(), &src[m.key.clone()], &src[m.value.clone()]))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("ü", "ü", "'é'"),
+                ("k😀", "'k😀'", "{ a: 1 }"),
+                ("n$", "n$", "[ '😀' ]"),
+                ("ß", "ß", "x😀y"),
+            ]
+        );
+        // A member added after a last value that ends in a character of several bytes.
+        let out = set_member(
+            "export const main = { a: é }",
+            "main",
+            &[],
+            "b",
+            &serde_json::json!(1),
+            None,
+        );
+        assert_eq!(out.as_deref(), Ok("export const main = { a: é, b: 1 }"));
+        let out = set_string_member("export const main = {\u{3000}é: 'x' }", "main", "é", "y");
+        assert_eq!(out.as_deref(), Ok("export const main = {\u{3000}é: 'y' }"));
+        // On any text, every range read is whole characters of the source.
+        let alphabet: Vec<char> = "/*'\"`${}()[]\\\n\r =>.?:;,#u0aef😀é\u{2028}\u{3000}\u{a0}"
             .chars()
             .collect();
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..2000 {
-            let mut text = String::new();
+            let mut text = String::from("export const main = {");
             for _ in 0..(state % 120) {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
                 text.push(alphabet[(state % alphabet.len() as u64) as usize]);
             }
-            same(&text);
+            let view = EditView::new(&text);
+            for open in (0..text.len()).filter(|&i| text.as_bytes()[i] == b'{') {
+                for m in view.members_at(open).unwrap_or_default() {
+                    assert!(text.get(m.key.clone()).is_some(), "{m:?} of {text:?}");
+                    assert!(text.get(m.value.clone()).is_some(), "{m:?} of {text:?}");
+                }
+            }
+            if let Some(e) = view.find_export("main") {
+                assert_eq!(&text[e.name], "main");
+            }
         }
     }
 
@@ -875,16 +878,16 @@ mod tests {
                 text.push_str(alphabet[(next() % alphabet.len() as u64) as usize]);
             }
             let view = EditView::new(&text);
-            let (b, c, o) = (&view.blanked, &view.chars, &view.offsets);
-            for start in 0..b.len() {
+            let t = view.blanked.as_str();
+            for start in (0..t.len()).filter(|&i| t.is_char_boundary(i)) {
                 assert_eq!(
-                    value_end(b, &view.close, start),
-                    value_end(b, &[], start),
+                    value_end(t, &view.close, start),
+                    value_end(t, &[], start),
                     "value at {start} of {text:?}"
                 );
-                if b[start] == '{' {
-                    let walked = members_of(&text, b, &[], c, o, start, "x");
-                    let stepped = members_of(&text, b, &view.close, c, o, start, "x");
+                if t.as_bytes()[start] == b'{' {
+                    let walked = members_of(&text, t, &[], start, "x");
+                    let stepped = members_of(&text, t, &view.close, start, "x");
                     assert_eq!(stepped, walked, "members at {start} of {text:?}");
                 }
             }
