@@ -535,6 +535,9 @@ struct Tag {
 struct Edits {
     list: Vec<(Range<usize>, String, Option<Tag>)>,
     tag: Option<Tag>,
+    /// The codes the tags from now on must be among (empty: any), so that a part of the
+    /// rewrites skipped unless one of its codes is wanted cannot tag another.
+    within: &'static [Code],
 }
 
 impl Edits {
@@ -549,6 +552,11 @@ impl Edits {
                 .iter()
                 .all(|c| flowmcp_spec::registry::fixes::fixes_of(*c).next().is_some()),
             "a rewrite cures {codes:?}, which the fix table does not list"
+        );
+        debug_assert!(
+            self.within.is_empty() || codes.iter().all(|c| self.within.contains(c)),
+            "a rewrite cures {codes:?}, outside the codes of its part ({:?})",
+            self.within
         );
         self.tag = Some(Tag {
             codes,
@@ -586,8 +594,10 @@ impl Edits {
 /// reports no more errors in all: a fix cures its finding and makes no new ones. The offers are
 /// checked all at once (one validation), and one by one only when together they do not apply or
 /// make more errors. Findings of one place may share edits (applying them applies each edit
-/// once). A finding that has a fix keeps it. Nothing happens when the text is not a schema with a
-/// literal `main`, or its rewrites would overlap.
+/// once). A finding that has a fix keeps it. Only the rewrites of the codes of findings without a
+/// fix are looked for: the tools are not read for a report whose findings no rewrite of a tool
+/// cures. Nothing happens when the text is not a schema with a literal `main`, or the part of it
+/// the wanted rewrites read cannot be read.
 pub fn attach_fixes(
     report: &mut FileReport,
     source: &str,
@@ -599,7 +609,16 @@ pub fn attach_fixes(
     if !has_fixable(report) {
         return;
     }
-    let Ok(edits) = v3_to_v4_edits(source, &mut Vec::new(), false) else {
+    // Only rewrites of the codes of findings without a fix could be offered.
+    let mut wanted: Vec<Code> = report
+        .diagnostics()
+        .iter()
+        .filter(|d| d.fix.is_none())
+        .map(|d| d.code)
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let Ok(edits) = v3_to_v4_edits(source, &mut Vec::new(), Purpose::Fix(&wanted)) else {
         return;
     };
     if edits.list.is_empty() {
@@ -1470,15 +1489,53 @@ fn set_version(
 // ---------------------------------------------------------------- 3.x → 4.0.0
 
 fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateError> {
-    v3_to_v4_edits(source, changes, true)?.apply(source)
+    v3_to_v4_edits(source, changes, Purpose::Migrate)?.apply(source)
 }
 
-/// The edits of the 3 → 4 step (with the new `version` when `version` is set), each tagged with
-/// the codes it cures.
+/// What the rewrites of the 3 → 4 step are looked for.
+#[derive(Clone, Copy)]
+enum Purpose<'a> {
+    /// A migration: every rewrite, and the new `version`.
+    Migrate,
+    /// Fixes for findings of these codes: only the rewrites tagged with one of them (no other
+    /// could be offered to a finding), and the `version` stays.
+    Fix(&'a [Code]),
+}
+
+impl Purpose<'_> {
+    /// Whether rewrites that cure findings of one of `codes` are looked for.
+    fn wants(self, codes: &[Code]) -> bool {
+        match self {
+            Purpose::Migrate => true,
+            Purpose::Fix(wanted) => codes.iter().any(|c| wanted.contains(c)),
+        }
+    }
+}
+
+/// What the rewrites of `main.root`, `main.tags` and `main.skills` cure.
+const ROOT_CODES: &[Code] = &[Code::VAL081];
+const TAG_CODES: &[Code] = &[Code::VAL089];
+const SKILL_CODES: &[Code] = &[Code::VAL016];
+/// Every code the rewrites of tools (and the server-parameter placeholders and handler keys that
+/// follow from them) are tagged with: the tools are read only when one of them is wanted. A tag
+/// outside this list is caught by [`Edits::tag`] in debug builds.
+const TOOL_CODES: &[Code] = &[
+    Code::VAL050,
+    Code::VAL085,
+    Code::TST006,
+    Code::VAL030,
+    Code::VAL061,
+    Code::VAL100,
+    Code::VAL045,
+    Code::VAL046,
+    Code::TST004,
+];
+
+/// The edits of the 3 → 4 step for `purpose`, each tagged with the codes it cures.
 fn v3_to_v4_edits(
     source: &str,
     changes: &mut Vec<String>,
-    version: bool,
+    purpose: Purpose<'_>,
 ) -> Result<Edits, MigrateError> {
     // One reading of the text serves every lookup below.
     let view = Text::new(source);
@@ -1488,26 +1545,28 @@ fn v3_to_v4_edits(
         .ok_or(MigrateError::NotASchema)?;
     let members = view.view.object_members("main", &[])?;
     let mut edits = Edits::default();
-    if version {
+    if matches!(purpose, Purpose::Migrate) {
         set_version(source, &members, "4.0.0", &mut edits, changes)?;
     }
 
     // `root` without a trailing `/` (paths start with one).
-    if let Some(root) = members.iter().find(|m| m.name == "root")
+    if purpose.wants(ROOT_CODES)
+        && let Some(root) = members.iter().find(|m| m.name == "root")
         && let Some(url) = string_value(source, root)
         && url.len() > "https://".len()
         && url.ends_with('/')
         && !source[root.value.clone()].starts_with('`')
     {
         let trimmed = url.trim_end_matches('/');
-        edits.tag(&[Code::VAL081], None, true);
+        edits.tag(ROOT_CODES, None, true);
         edits.put(root.value.clone(), quoted(trimmed));
         changes.push(format!("`main.root` lost its trailing `/` ({trimmed})"));
     }
 
     // Tags in the pattern v4 requires (`cacheTtlDaily` → `cache-ttl-daily`). The array is
     // written anew on one line, so one with comments inside is left for a person.
-    if let Some(tags) = members.iter().find(|m| m.name == "tags")
+    if purpose.wants(TAG_CODES)
+        && let Some(tags) = members.iter().find(|m| m.name == "tags")
         && let Some(Value::Array(items)) = data_value(source, tags)
         && !source[tags.value.clone()].contains("//")
         && !source[tags.value.clone()].contains("/*")
@@ -1537,7 +1596,7 @@ fn v3_to_v4_edits(
             }
         }
         if plain && !renamed.is_empty() {
-            edits.tag(&[Code::VAL089], None, true);
+            edits.tag(TAG_CODES, None, true);
             let list: Vec<String> = out.iter().map(|t| quoted(t)).collect();
             edits.put(tags.value.clone(), format!("[ {} ]", list.join(", ")));
             changes.push(format!("tags in the v4 pattern ({})", renamed.join(", ")));
@@ -1545,7 +1604,9 @@ fn v3_to_v4_edits(
     }
 
     // `main.skills` leaves (kept in a comment above `main`).
-    if let Some(s) = members.iter().find(|m| m.name == "skills") {
+    if purpose.wants(SKILL_CODES)
+        && let Some(s) = members.iter().find(|m| m.name == "skills")
+    {
         let statement = source[..export.name.start]
             .rfind("export")
             .unwrap_or(export.name.start);
@@ -1554,11 +1615,17 @@ fn v3_to_v4_edits(
             "// REVIEW: `main.skills` was removed (v4 forbids it): register these skills in a selection or an agent manifest. It was:\n{}",
             commented(&source[s.key.start..s.value.end], "")
         );
-        edits.tag(&[Code::VAL016], None, false);
+        edits.tag(SKILL_CODES, None, false);
         edits.put(line_start..line_start, note);
         edits.put(removal(source, s), "");
         changes.push("`main.skills` removed (kept in a comment above `main`)".into());
     }
+
+    // Everything below rewrites tools or follows from their rewrites.
+    if !purpose.wants(TOOL_CODES) {
+        return Ok(edits);
+    }
+    edits.within = TOOL_CODES;
 
     // Server-parameter placeholders, anywhere in `main`'s text.
     let server: Vec<String> = members
@@ -2553,6 +2620,52 @@ mod tests {
             m.text
         );
         assert_eq!(kebab_namespace("My_API2x"), "my-api2x");
+    }
+
+    /// Rewrites looked for fixes of some codes are exactly the rewrites of those codes a
+    /// migration finds (issue #46: fixes for a report whose findings no rewrite of a tool cures
+    /// do not read the tools), for every code alone and for all of them together.
+    #[test]
+    fn i46_rewrites_for_some_codes_are_the_migrations_rewrites_of_those_codes() {
+        let v3_tools = "export const main = {\n    namespace: 'demo',\n    version: '3.0.0',\n    tags: [ 'openData' ],\n    requiredServerParams: [ 'KEY' ],\n    tools: {\n        get_item: {\n            method: 'GET',\n            path: '/item/:id.json?k={{KEY}}',\n            parameters: [\n                { position: { key: 'id', value: '{{USER_PARAM}}', location: 'insert' }, z: { primitive: 'string()', options: [] } },\n                { position: { key: 'limit', value: '{{LIMIT}}', location: 'query' }, z: { primitive: 'number()', options: [] } },\n                { position: { key: 'g', value: '{{USER_PARAM}}', location: 'query' }, z: { primitive: 'enum()', options: ['values(1,2,3)', 'regex(^a$)'] } }\n            ],\n            tests: [ { _description: 'x', id: 'a', LIMIT: '10', g: '1' } ],\n            output: { mimeType: 'application/json', schema: { type: 'object', properties: { n: { type: 'integer' } } } }\n        }\n    }\n}\nexport const handlers = ( { sharedLists } ) => ({\n    get_item: { postRequest: async ( { response } ) => ( { response } ) }\n})\n";
+        // The rewrites of `e` that cure a finding of one of `ask`.
+        let of = |e: &Edits, ask: &[Code]| -> Vec<String> {
+            e.list
+                .iter()
+                .filter(|(_, _, tag)| {
+                    tag.as_ref()
+                        .is_some_and(|t| t.codes.iter().any(|c| ask.contains(c)))
+                })
+                .map(|(r, t, tag)| format!("{r:?} {t:?} {tag:?}"))
+                .collect()
+        };
+        let mut seen = 0;
+        for src in [V3, v3_tools] {
+            let all = v3_to_v4_edits(src, &mut Vec::new(), Purpose::Migrate).unwrap();
+            let mut codes: Vec<Code> = all
+                .list
+                .iter()
+                .filter_map(|(_, _, tag)| tag.as_ref())
+                .flat_map(|t| t.codes.iter().copied())
+                .collect();
+            codes.sort_unstable();
+            codes.dedup();
+            let mut asks: Vec<Vec<Code>> = codes.iter().map(|c| vec![*c]).collect();
+            asks.push(codes.clone());
+            asks.push(vec![Code::VAL001]);
+            for ask in asks {
+                let some = v3_to_v4_edits(src, &mut Vec::new(), Purpose::Fix(&ask)).unwrap();
+                let expected = of(&all, &ask);
+                assert_eq!(of(&some, &ask), expected, "{ask:?}");
+                seen += expected.len();
+                // Without a code of the tools' rewrites, nothing of the tools is read.
+                if !ask.iter().any(|c| TOOL_CODES.contains(c)) {
+                    assert_eq!(some.list.len(), expected.len(), "{ask:?}");
+                }
+            }
+            assert!(codes.len() >= 3, "{codes:?}");
+        }
+        assert!(seen > 20, "{seen}");
     }
 
     #[test]
