@@ -234,35 +234,95 @@ pub(crate) fn each_tool<'s, 'a>(ctx: &'s SchemaCtx<'a>) -> &'s [ToolRef<'a>] {
     })
 }
 
-/// One parameter of a tool, when the parameter is an object.
+/// One parameter of a tool, when the parameter is an object, with what the rules read of it
+/// most, looked up once when the list is made ([`each_parameter`]): a rule asks for them once per
+/// parameter, and every lookup in a JSON object hashes its key.
 #[derive(Clone)]
 pub(crate) struct ParamRef<'a> {
     pub tool: &'a String,
-    pub param: &'a Map<String, Value>,
     /// `main.tools.<tool>.parameters[<index>]`
     pub path: JsonPath,
+    position: Option<&'a Map<String, Value>>,
+    z: Option<&'a Map<String, Value>>,
+    /// `z.primitive` and `z.options`, whatever their type.
+    primitive: Option<&'a Value>,
+    options: Option<&'a Value>,
+    /// `position.key`, `position.value` and `position.location` when they are strings.
+    key: Option<&'a str>,
+    value: Option<&'a str>,
+    location: Option<&'a str>,
+    /// [`ParamRef::source`]'s answer.
+    source: Option<ParamSource<'a>>,
 }
 
 impl<'a> ParamRef<'a> {
+    /// The parameter `param` of `tool` at `path`; `declared` is `main.requiredServerParams`.
+    fn new(
+        tool: &'a String,
+        param: &'a Map<String, Value>,
+        path: JsonPath,
+        declared: &[&str],
+        profile: flowmcp_spec::Profile,
+    ) -> ParamRef<'a> {
+        let position = param.get("position").and_then(Value::as_object);
+        let field = |name: &str| position.and_then(|p| p.get(name)).and_then(Value::as_str);
+        let value = field("value");
+        let z = param.get("z").and_then(Value::as_object);
+        ParamRef {
+            tool,
+            path,
+            position,
+            z,
+            primitive: z.and_then(|z| z.get("primitive")),
+            options: z.and_then(|z| z.get("options")),
+            key: field("key"),
+            location: field("location"),
+            source: value.map(|v| {
+                flowmcp_spec::placeholder::param_role(v, |k| declared.contains(&k), profile)
+            }),
+            value,
+        }
+    }
     /// `position` when it is an object.
     pub(crate) fn position(&self) -> Option<&'a Map<String, Value>> {
-        self.param.get("position").and_then(Value::as_object)
+        self.position
     }
     /// `position.<field>` when it is a string.
     pub(crate) fn position_str(&self, field: &str) -> Option<&'a str> {
-        self.position()
-            .and_then(|p| p.get(field))
-            .and_then(Value::as_str)
+        match field {
+            "key" => self.key,
+            "value" => self.value,
+            "location" => self.location,
+            _ => self
+                .position
+                .and_then(|p| p.get(field))
+                .and_then(Value::as_str),
+        }
     }
     /// `z` when it is an object.
     pub(crate) fn z(&self) -> Option<&'a Map<String, Value>> {
-        self.param.get("z").and_then(Value::as_object)
+        self.z
+    }
+    /// `z.primitive`, whatever its type (`None`: no `z` object, or no `primitive` in it).
+    pub(crate) fn z_primitive(&self) -> Option<&'a Value> {
+        self.primitive
+    }
+    /// `z.options`, whatever its type (`None`: no `z` object, or no `options` in it).
+    pub(crate) fn z_options(&self) -> Option<&'a Value> {
+        self.options
+    }
+    /// The source of the parameter's value under the active profile. `None` when
+    /// `position.value` is missing or not a string (VAL042's business).
+    pub(crate) fn source(&self) -> Option<ParamSource<'a>> {
+        self.source
     }
 }
 
 /// Every parameter object of every tool. Computed once per file.
 pub(crate) fn each_parameter<'s, 'a>(ctx: &'s SchemaCtx<'a>) -> &'s [ParamRef<'a>] {
     ctx.params_cache.get_or_init(|| {
+        let declared = required_server_params(ctx);
+        let profile = ctx.opts.settings.profile;
         let mut out = Vec::new();
         for (tool, t, tool_path) in each_tool(ctx) {
             let Some(Value::Array(params)) = t.get("parameters") else {
@@ -271,11 +331,13 @@ pub(crate) fn each_parameter<'s, 'a>(ctx: &'s SchemaCtx<'a>) -> &'s [ParamRef<'a
             let base = tool_path.key("parameters");
             for (index, p) in params.iter().enumerate() {
                 if let Some(param) = p.as_object() {
-                    out.push(ParamRef {
+                    out.push(ParamRef::new(
                         tool,
-                        path: base.index(index),
                         param,
-                    });
+                        base.index(index),
+                        &declared,
+                        profile,
+                    ));
                 }
             }
         }
@@ -296,18 +358,6 @@ pub(crate) fn required_server_params<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
         .unwrap_or_default()
 }
 
-/// The source of a parameter's value under the active profile. `None` when `position.value` is
-/// missing or not a string (VAL042's business).
-pub(crate) fn param_source<'a>(ctx: &SchemaCtx<'a>, p: &ParamRef<'a>) -> Option<ParamSource<'a>> {
-    let value = p.position_str("value")?;
-    let declared = required_server_params(ctx);
-    Some(flowmcp_spec::placeholder::param_role(
-        value,
-        |k| declared.contains(&k),
-        ctx.opts.settings.profile,
-    ))
-}
-
 /// The user-facing parameters of a tool: `(position.key, param)` for each parameter whose source is
 /// [`ParamSource::User`] and whose key is a string.
 pub(crate) fn user_params<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Vec<(&'a str, ParamRef<'a>)> {
@@ -315,7 +365,7 @@ pub(crate) fn user_params<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Vec<(&'a str, 
         .get_or_init(|| {
             each_parameter(ctx)
                 .iter()
-                .filter(|p| param_source(ctx, p) == Some(ParamSource::User))
+                .filter(|p| p.source() == Some(ParamSource::User))
                 .filter_map(|p| p.position_str("key").map(|k| (k, p.clone())))
                 .collect()
         })
@@ -442,4 +492,50 @@ pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a parameter keeps from the one lookup of its fields is what looking them up each
+    /// time reads, for every shape a parameter can have (issue #46).
+    #[test]
+    fn i46_a_parameter_keeps_what_its_lookups_read() {
+        let shapes = serde_json::json!([
+            { "position": { "key": "id", "value": "{{USER_PARAM}}", "location": "insert" },
+              "z": { "primitive": "string()", "options": [ "min(1)" ] } },
+            { "position": { "key": "k", "value": "{{SERVER_PARAM:KEY}}", "location": 1 },
+              "z": { "primitive": 3 } },
+            { "position": { "key": 5, "value": "{{KEY}}" }, "z": [] },
+            { "position": { "value": "fixed {{x}}", "other": "o" }, "z": { "options": "x" } },
+            { "position": [ "not", "an", "object" ] },
+            { "z": null },
+            {}
+        ]);
+        let tool = "t".to_string();
+        for profile in [flowmcp_spec::Profile::Spec, flowmcp_spec::Profile::Compat] {
+            for (i, shape) in shapes.as_array().into_iter().flatten().enumerate() {
+                let Some(param) = shape.as_object() else {
+                    continue;
+                };
+                let p = ParamRef::new(&tool, param, JsonPath::root("main"), &["KEY"], profile);
+                let position = param.get("position").and_then(Value::as_object);
+                let z = param.get("z").and_then(Value::as_object);
+                assert_eq!(p.position(), position, "{i}");
+                assert_eq!(p.z(), z, "{i}");
+                assert_eq!(p.z_primitive(), z.and_then(|z| z.get("primitive")), "{i}");
+                assert_eq!(p.z_options(), z.and_then(|z| z.get("options")), "{i}");
+                for field in ["key", "value", "location", "other", "missing"] {
+                    let looked = position.and_then(|p| p.get(field)).and_then(Value::as_str);
+                    assert_eq!(p.position_str(field), looked, "{i} {field}");
+                }
+                let role = position
+                    .and_then(|p| p.get("value"))
+                    .and_then(Value::as_str)
+                    .map(|v| flowmcp_spec::placeholder::param_role(v, |k| k == "KEY", profile));
+                assert_eq!(p.source(), role, "{i}");
+            }
+        }
+    }
 }

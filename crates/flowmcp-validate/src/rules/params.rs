@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::context::{Place, Site, insert_params};
 use super::{
-    ParamRef, ParamSource, SchemaCtx, SchemaRule, each_parameter, each_tool, param_source,
+    ParamRef, ParamSource, SchemaCtx, SchemaRule, each_parameter, each_tool,
     required_server_params, shown, type_name,
 };
 
@@ -243,12 +243,12 @@ pub(super) fn val043_position_location(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
 
 /// `z.primitive` when it is a string.
 fn primitive_text<'a>(p: &ParamRef<'a>) -> Option<&'a str> {
-    p.z()?.get("primitive")?.as_str()
+    p.z_primitive()?.as_str()
 }
 
 /// `z.options` when it is an array: each entry with its index, strings only.
 fn option_texts<'a>(p: &ParamRef<'a>) -> Option<Vec<(usize, &'a str)>> {
-    let options = p.z()?.get("options")?.as_array()?;
+    let options = p.z_options()?.as_array()?;
     Some(
         options
             .iter()
@@ -300,9 +300,11 @@ fn caused_by_prompt_placeholder(text: &str) -> bool {
 /// `Number()`.
 pub(super) fn val044_primitive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
-        let Some(z) = p.z() else { continue };
+        if p.z().is_none() {
+            continue;
+        }
         let path = p.path.key("z").key("primitive");
-        let text = match z.get("primitive") {
+        let text = match p.z_primitive() {
             None => {
                 c.emit(
                     Code::VAL044,
@@ -417,9 +419,11 @@ fn option_message(e: &ZodError) -> String {
 pub(super) fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     for p in each_parameter(ctx) {
-        let Some(z) = p.z() else { continue };
+        if p.z().is_none() {
+            continue;
+        }
         let path = p.path.key("z").key("options");
-        let items = match z.get("options") {
+        let items = match p.z_options() {
             None => {
                 c.emit(
                     Code::VAL045,
@@ -990,14 +994,13 @@ pub(super) fn val085_unknown_placeholder(ctx: &SchemaCtx<'_>, c: &mut Collector<
 pub(super) fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     for p in each_parameter(ctx) {
-        let Some(ParamSource::Fixed(value)) = param_source(ctx, p) else {
+        let Some(ParamSource::Fixed(value)) = p.source() else {
             continue;
         };
         if !find_interpolations(value).is_empty() {
             continue;
         }
-        let (Some(primitive), Some(Value::Array(options))) =
-            (primitive_text(p), p.z().and_then(|z| z.get("options")))
+        let (Some(primitive), Some(Value::Array(options))) = (primitive_text(p), p.z_options())
         else {
             continue;
         };

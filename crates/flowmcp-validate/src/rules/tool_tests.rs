@@ -43,8 +43,8 @@ use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use super::{
-    ParamRef, ParamSource, SchemaCtx, SchemaRule, each_parameter, each_tool, param_source, shown,
-    type_name, user_params,
+    ParamRef, ParamSource, SchemaCtx, SchemaRule, each_parameter, each_tool, shown, type_name,
+    user_params,
 };
 
 /// The rules of this module, in the order they run.
@@ -337,7 +337,7 @@ pub(super) fn tst006_known_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             .filter(|p| p.tool == t.name)
             .filter_map(|p| {
                 let key = p.position_str("key")?;
-                Some((key, param_source(ctx, p), p.position_str("value")))
+                Some((key, p.source(), p.position_str("value")))
             })
             .collect();
         let is_user = |key: &str| {
@@ -494,7 +494,7 @@ fn tool_tests<'a>(ctx: &SchemaCtx<'a>) -> Vec<ToolTests<'a>> {
 
 /// True when the parameter's `z.options` hold `optional()` or a `default(...)`.
 fn is_optional(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> bool {
-    let Some(Value::Array(options)) = p.z().and_then(|z| z.get("options")) else {
+    let Some(Value::Array(options)) = p.z_options() else {
         return false;
     };
     let texts: Vec<&str> = options.iter().filter_map(Value::as_str).collect();
@@ -507,9 +507,8 @@ fn is_optional(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> bool {
 /// `{{list:field}}` enum items replaced by the values of the schema's resolved shared lists when the
 /// schema sees a list registry (see [`resolve_list_items`]).
 fn ztype(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> Option<ZType> {
-    let z = p.z()?;
-    let primitive = z.get("primitive")?.as_str()?;
-    let options: Vec<&str> = match z.get("options") {
+    let primitive = p.z_primitive()?.as_str()?;
+    let options: Vec<&str> = match p.z_options() {
         None => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
