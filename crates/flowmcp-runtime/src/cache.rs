@@ -36,7 +36,7 @@
 //! Namespaces and tool names are not unique across catalogs: a schema of any catalog the user once
 //! ran may have the trusted schema's namespace, tool name and root. So a key also carries the hash
 //! of the definition that fetches the data ([`CacheKey::with_definition`]; the runtime passes the
-//! hash the toolset computed once per preloaded tool over its `main` tool entry, the schema's root,
+//! hash computed once per preloaded tool, on its first cached call, over its `main` tool entry, the schema's root,
 //! headers, server-parameter names, libraries, shared lists and handler source). An entry another
 //! definition wrote is a miss, and the next fetch overwrites it (the definition is not part of the
 //! file's path).

@@ -29,9 +29,13 @@ pub struct LoadedSchema {
     /// Why some of the schema's shared lists are missing from [`LoadedSchema::shared_lists`]
     /// (no `_lists/` found, a list or version not found); `None` when all resolved.
     pub lists_note: Option<String>,
-    /// The definition hash of each preloaded tool, by tool name (computed once, when the schema
-    /// is described).
-    pub(crate) cache_definitions: HashMap<String, String>,
+    /// Each preloaded tool's `main` entry as written (all its tests and its output schema, which
+    /// [`LoadedSchema::main`] no longer holds), for its definition hash.
+    pub(crate) preloaded: Vec<(String, Value)>,
+    /// The definition hash of each preloaded tool, by tool name: computed on the first call
+    /// that consults the cache, once for all of them (a listing or a run without the cache
+    /// never needs them).
+    pub(crate) cache_definitions: std::sync::OnceLock<HashMap<String, String>>,
 }
 
 impl LoadedSchema {
@@ -44,6 +48,23 @@ impl LoadedSchema {
     /// [`CacheKey::with_definition`](crate::cache::CacheKey::with_definition)); `None` for a tool
     /// without `preload.enabled`.
     pub fn cache_definition(&self, tool: &str) -> Option<&str> {
-        self.cache_definitions.get(tool).map(String::as_str)
+        self.cache_definitions
+            .get_or_init(|| {
+                self.preloaded
+                    .iter()
+                    .map(|(name, entry)| {
+                        let hash = crate::cache::definition_hash(
+                            &self.main,
+                            name,
+                            entry,
+                            &self.shared_lists,
+                            self.handlers_source.as_deref(),
+                        );
+                        (name.clone(), hash)
+                    })
+                    .collect()
+            })
+            .get(tool)
+            .map(String::as_str)
     }
 }

@@ -13,8 +13,9 @@
 //!   environment, then the env file, then the config); tools with a missing one are kept but not
 //!   exposed ([`ToolDescriptor::missing_server_params`]). Names reserved for flowmcp itself
 //!   ([`crate::is_reserved_name`]) are always missing.
-//! * Each preloaded tool's definition hash (what its cache entries are bound to) is computed once,
-//!   here ([`LoadedSchema::cache_definition`]).
+//! * Each preloaded tool's entry is kept as written, for its definition hash (what its cache
+//!   entries are bound to), computed once, on the first call that consults the cache
+//!   ([`LoadedSchema::cache_definition`]).
 //! * Handler factories are not built here: a schema's source is kept when it exports `handlers`,
 //!   and [`crate::call::Runner`] builds the factory on the schema's first handler call.
 
@@ -410,7 +411,8 @@ fn describe_schema(
     // The output schemas move into the descriptors (not copied), and all tests but the first are
     // dropped: together they are most of a catalog's data, and calling needs none of them (the
     // first is the example call prompts show).
-    // Preloaded tools' entries, as written, for their definition hashes (computed below).
+    // Preloaded tools' entries, as written, for their definition hashes (computed when a call
+    // first consults the cache).
     let preloaded: Vec<(String, Value)> = main
         .tools
         .iter()
@@ -469,19 +471,6 @@ fn describe_schema(
     let shared_lists = lists
         .as_ref()
         .map_or_else(|| Value::Object(Default::default()), ResolvedLists::to_json);
-    let cache_definitions = preloaded
-        .into_iter()
-        .map(|(name, entry)| {
-            let hash = crate::cache::definition_hash(
-                &main,
-                &name,
-                &entry,
-                &shared_lists,
-                handlers_source.as_deref(),
-            );
-            (name, hash)
-        })
-        .collect();
     (
         LoadedSchema {
             path,
@@ -491,7 +480,8 @@ fn describe_schema(
             resources,
             shared_lists,
             lists_note,
-            cache_definitions,
+            preloaded,
+            cache_definitions: std::sync::OnceLock::new(),
         },
         descriptors,
         problems,

@@ -1005,6 +1005,40 @@ fn preloaded_schema(dir: &Scratch, root: &str, path: &str, ttl: u64) {
     );
 }
 
+/// Issue #46: a preloaded tool's definition hash, computed on the first call that consults the
+/// cache rather than when the catalog loads, is still made from the tool's entry as written:
+/// a second test, which the loaded `main` no longer holds, changes it; the same text gives the
+/// same hash; a tool that is not preloaded has none.
+#[test]
+fn i46_a_definition_hash_made_late_covers_the_entry_as_written() {
+    let write = |dir: &Scratch, second_test: &str| {
+        dir.write(
+            "s.mjs",
+            &format!(
+                "export const main = {{ namespace: 'pc', name: 'S', description: 'd', version: '4.2.0',
+                 root: 'https://example.com', tools: {{
+                     data: {{ method: 'GET', path: '/d', description: 'd', parameters: [],
+                         preload: {{ enabled: true, ttl: 60 }},
+                         tests: [ {{ _description: 'one' }}, {{ _description: '{second_test}' }} ] }},
+                     live: {{ method: 'GET', path: '/l', description: 'd', parameters: [] }} }} }}"
+            ),
+        );
+    };
+    let hash = |second_test: &str| {
+        let dir = Scratch::new("late-definition");
+        write(&dir, second_test);
+        let set = load(&dir.0, Profile::Spec, BTreeMap::new());
+        let schema = &set.schemas()[0];
+        assert_eq!(schema.main.tools["data"].tests.len(), 1);
+        assert_eq!(schema.cache_definition("live"), None);
+        schema.cache_definition("data").map(str::to_string)
+    };
+    let a = hash("two");
+    assert!(a.as_ref().is_some_and(|h| h.len() == 64), "{a:?}");
+    assert_eq!(hash("two"), a);
+    assert_ne!(hash("other"), a);
+}
+
 /// Issue #27 item 8: a cache entry is bound to the definition that wrote it. A schema of another
 /// catalog with the same namespace, tool and root (here: another path and a ten-year ttl) cannot
 /// plant data the trusted schema then serves: its entry is a miss for the trusted one, which
