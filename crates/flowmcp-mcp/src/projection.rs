@@ -117,45 +117,37 @@ impl<'a> Output<'a> {
 }
 
 /// `schema` in JSON Schema terms: every `nullable: true` becomes `null` among the node's types.
+/// A copy (which copies each object's index as it is, without hashing a key again) changed in
+/// place: a `nullable` member leaves, every other member keeps its place.
 fn json_schema(schema: &Value) -> Value {
+    let mut out = schema.clone();
+    to_json_schema(&mut out);
+    out
+}
+
+/// [`json_schema`] in place: on this node, and on the schemas under `properties` and `items`.
+fn to_json_schema(schema: &mut Value) {
     let Value::Object(node) = schema else {
-        return schema.clone();
+        return;
     };
-    let mut out = Map::new();
     let nullable = node.get("nullable") == Some(&Value::Bool(true));
-    for (k, v) in node {
-        match k.as_str() {
-            "nullable" => {}
-            "type" if nullable => {
-                let mut types = match v {
-                    Value::Array(a) => a.clone(),
-                    other => vec![other.clone()],
-                };
-                if !types.contains(&json!("null")) {
-                    types.push(json!("null"));
-                }
-                out.insert(k.clone(), Value::Array(types));
-            }
-            "properties" => {
-                let props = match v {
-                    Value::Object(p) => Value::Object(
-                        p.iter()
-                            .map(|(name, s)| (name.clone(), json_schema(s)))
-                            .collect(),
-                    ),
-                    other => other.clone(),
-                };
-                out.insert(k.clone(), props);
-            }
-            "items" => {
-                out.insert(k.clone(), json_schema(v));
-            }
-            _ => {
-                out.insert(k.clone(), v.clone());
-            }
+    node.shift_remove("nullable");
+    if nullable && let Some(t) = node.get_mut("type") {
+        let mut types = match std::mem::take(t) {
+            Value::Array(a) => a,
+            other => vec![other],
+        };
+        if !types.iter().any(|x| x.as_str() == Some("null")) {
+            types.push(json!("null"));
         }
+        *t = Value::Array(types);
     }
-    Value::Object(out)
+    if let Some(Value::Object(props)) = node.get_mut("properties") {
+        props.values_mut().for_each(to_json_schema);
+    }
+    if let Some(items) = node.get_mut("items") {
+        to_json_schema(items);
+    }
 }
 
 /// Keywords that only annotate a schema: no validator reads them (JSON Schema's meta-data
@@ -225,9 +217,11 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
         return (props, Map::new());
     }
     // Groups of names by their schema's text, in first-seen order; texts are compared without
-    // being written ([`Text`]).
-    let mut group_of: std::collections::HashMap<Text<'_>, usize> =
-        std::collections::HashMap::with_capacity(props.len());
+    // being written ([`Text`]). Each schema's whole tree is hashed, at every level of nesting:
+    // with a fast hasher (the groups are the same with any hasher; a crafted schema can only
+    // make its own tool's listing slower).
+    let mut group_of: std::collections::HashMap<Text<'_>, usize, foldhash::fast::RandomState> =
+        std::collections::HashMap::with_capacity_and_hasher(props.len(), Default::default());
     // Each group: its schema and its names.
     let mut groups: Vec<(&Value, Vec<String>)> = Vec::new();
     let mut texts = Vec::with_capacity(props.len());
@@ -757,6 +751,26 @@ mod tests {
             Media::Json,
         );
         assert_eq!(r.is_error, Some(false));
+    }
+
+    /// The JSON Schema form is the declared schema changed in place (issue #46): every member
+    /// keeps its place, `nullable` leaves wherever it is (also when `false`), a type list that
+    /// already has `null` gets no second one, and only `properties` and `items` are entered.
+    #[test]
+    fn i46_the_json_schema_form_keeps_every_member_in_its_place() {
+        let declared = json!({"description": "d", "nullable": true, "type": "object",
+            "properties": {
+                "b": {"nullable": false, "type": "string", "title": "t"},
+                "a": {"type": ["string", "null"], "nullable": true, "enum": ["x", null]}},
+            "required": ["a"],
+            "additionalProperties": {"type": "string", "nullable": true},
+            "items": {"type": "integer", "x": 1, "nullable": true}});
+        let out = json_schema(&declared).to_string();
+        assert_eq!(
+            out,
+            r#"{"description":"d","type":["object","null"],"properties":{"b":{"type":"string","title":"t"},"a":{"type":["string","null"],"enum":["x",null]}},"required":["a"],"additionalProperties":{"type":"string","nullable":true},"items":{"type":["integer","null"],"x":1}}"#
+        );
+        assert_eq!(json_schema(&json!(3)), json!(3));
     }
 
     #[test]
