@@ -136,7 +136,9 @@ pub fn set_member(
         (None, Some((l, c))) => (l + c.len_utf8(), c != ','),
         (None, None) => (open + 1, false),
     };
-    let more_after = t[at..close].chars().any(|c| !c.is_whitespace() && c != ',');
+    let more_after = t
+        .get(at..close)
+        .is_some_and(|rest| rest.chars().any(|c| !c.is_whitespace() && c != ','));
     let text = if indent.is_empty() {
         format!(
             "{}{} {key}: {value}{}",
@@ -809,6 +811,13 @@ mod tests {
             }
             if let Some(e) = view.find_export("main") {
                 assert_eq!(&text[e.name], "main");
+            }
+            // The editors read the same offsets: whatever the text, they answer, never panic.
+            let one = serde_json::json!(1);
+            for key in ["a", "é", "x"] {
+                let _ = set_member(&text, "main", &[], key, &one, Some("a"));
+                let _ = set_string_member(&text, "main", key, "v");
+                let _ = remove_member(&text, "main", &[], key);
             }
         }
     }
