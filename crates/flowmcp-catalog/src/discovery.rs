@@ -214,21 +214,29 @@ impl ListDiscovery {
         }
         let scope = self.scope_for(path, display, opts);
         let disk = on_disk(opts);
-        let loaded = flowmcp_loader::walk::load_file_under(
+        let mut loaded = flowmcp_loader::walk::load_file_under(
             anchor,
             path,
             display,
             &disk.limits,
             &disk.settings,
         );
-        let report = flowmcp_validate::validate_loaded_in(loaded, &disk, &scope, Some(path));
+        let report = flowmcp_validate::validate_loaded_mut(&mut loaded, &disk, &scope, Some(path));
         let mut report = flowmcp_validate::catalog::mark_validated_alone(report, &disk.settings);
         if purpose == Purpose::FixedReport && crate::migrate::has_fixable(&report) {
             // The fixes' edits are offsets in the file as it is on disk (a byte-order mark
             // included, which the loader drops): read as the validation read it.
             let raw = flowmcp_files::read_found(anchor, path, opts.limits.max_file_bytes);
             if let Some(source) = raw.ok().and_then(|b| String::from_utf8(b).ok()) {
-                crate::migrate::attach_fixes(&mut report, &source, display, &scope, opts);
+                let blanked = loaded_blanking(&loaded, &source);
+                crate::migrate::attach_fixes_blanked(
+                    &mut report,
+                    &source,
+                    blanked,
+                    display,
+                    &scope,
+                    opts,
+                );
             }
         }
         report
@@ -347,7 +355,15 @@ impl ListDiscovery {
                     } else {
                         given
                     };
-                    crate::migrate::attach_fixes(&mut report, &source, display, &scope, check);
+                    let blanked = loaded_blanking(&loaded, &source);
+                    crate::migrate::attach_fixes_blanked(
+                        &mut report,
+                        &source,
+                        blanked,
+                        display,
+                        &scope,
+                        check,
+                    );
                 }
                 results.put(&key, recorder.asked(), &report, None);
                 Cached::Report(report)
@@ -379,6 +395,14 @@ pub(crate) fn on_disk(
         built.files = Some(Arc::new(flowmcp_resources::LocalFiles));
         built
     })
+}
+
+/// The loader's blanking of `source`, when `loaded` is the loading of exactly that text (not
+/// after a byte-order mark, which the loader leaves out, nor of a file changed in between).
+fn loaded_blanking<'a>(loaded: &'a flowmcp_loader::LoadedFile, source: &str) -> Option<&'a str> {
+    (loaded.source.as_deref() == Some(source))
+        .then_some(loaded.blanked.as_deref())
+        .flatten()
 }
 
 #[cfg(test)]

@@ -605,6 +605,21 @@ pub fn attach_fixes(
     scope: &flowmcp_validate::ListScope,
     opts: &flowmcp_validate::Options,
 ) {
+    attach_fixes_blanked(report, source, None, display, scope, opts);
+}
+
+/// [`attach_fixes`] with `blanked`, the [`flowmcp_loader::scan::blank_aligned`] form of
+/// `source`, when the caller has it from loading that very text (the loader's
+/// `LoadedFile::blanked`, given only when the loader's `source` is `source`): the rewrites are
+/// found on it instead of a new blanking.
+pub(crate) fn attach_fixes_blanked(
+    report: &mut FileReport,
+    source: &str,
+    blanked: Option<&str>,
+    display: &str,
+    scope: &flowmcp_validate::ListScope,
+    opts: &flowmcp_validate::Options,
+) {
     // Finding the rewrites reads the whole text: not for a report nothing could be fixed in.
     if !has_fixable(report) {
         return;
@@ -618,7 +633,7 @@ pub fn attach_fixes(
         .collect();
     wanted.sort_unstable();
     wanted.dedup();
-    let Ok(edits) = v3_to_v4_edits(source, &mut Vec::new(), Purpose::Fix(&wanted)) else {
+    let Ok(edits) = v3_to_v4_edits(source, blanked, &mut Vec::new(), Purpose::Fix(&wanted)) else {
         return;
     };
     if edits.list.is_empty() {
@@ -1272,12 +1287,21 @@ fn kebab_namespace(name: &str) -> String {
 struct Text<'s> {
     src: &'s str,
     view: edit::EditView<'s>,
-    aligned: String,
+    aligned: std::borrow::Cow<'s, str>,
 }
 
 impl<'s> Text<'s> {
     fn new(src: &'s str) -> Text<'s> {
-        let aligned = flowmcp_loader::scan::blank_aligned(src);
+        Text::with_blanked(src, None)
+    }
+
+    /// The reading of `src` from `blanked`, its [`flowmcp_loader::scan::blank_aligned`] form,
+    /// when the caller has it (a text of another length is not taken: `src` is blanked again).
+    fn with_blanked(src: &'s str, blanked: Option<&'s str>) -> Text<'s> {
+        let aligned = match blanked {
+            Some(b) if b.len() == src.len() => std::borrow::Cow::Borrowed(b),
+            _ => std::borrow::Cow::Owned(flowmcp_loader::scan::blank_aligned(src)),
+        };
         Text {
             src,
             view: edit::EditView::with_aligned(src, &aligned),
@@ -1489,7 +1513,7 @@ fn set_version(
 // ---------------------------------------------------------------- 3.x → 4.0.0
 
 fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateError> {
-    v3_to_v4_edits(source, changes, Purpose::Migrate)?.apply(source)
+    v3_to_v4_edits(source, None, changes, Purpose::Migrate)?.apply(source)
 }
 
 /// What the rewrites of the 3 → 4 step are looked for.
@@ -1531,14 +1555,16 @@ const TOOL_CODES: &[Code] = &[
     Code::TST004,
 ];
 
-/// The edits of the 3 → 4 step for `purpose`, each tagged with the codes it cures.
+/// The edits of the 3 → 4 step for `purpose`, each tagged with the codes it cures; `blanked` is
+/// `source`'s aligned blanking when the caller has it.
 fn v3_to_v4_edits(
     source: &str,
+    blanked: Option<&str>,
     changes: &mut Vec<String>,
     purpose: Purpose<'_>,
 ) -> Result<Edits, MigrateError> {
     // One reading of the text serves every lookup below.
-    let view = Text::new(source);
+    let view = Text::with_blanked(source, blanked);
     let export = view
         .view
         .find_export("main")
@@ -2622,6 +2648,31 @@ mod tests {
         assert_eq!(kebab_namespace("My_API2x"), "my-api2x");
     }
 
+    /// Fixes found on the loader's blanking of the text are the fixes found on a new one; a
+    /// blanking of another length is not taken (issue #46: the fixes of a report no longer blank
+    /// the text a second time).
+    #[test]
+    fn i46_fixes_found_on_the_loaders_blanking_are_the_same() {
+        let opts = flowmcp_validate::Options::default();
+        let scope = flowmcp_validate::ListScope::NotFound {
+            searched_from: ".".into(),
+        };
+        let fixed = |src: &str, blanked: Option<&str>| {
+            let mut report = flowmcp_validate::validate_str(src, "s.mjs", &scope, &opts);
+            attach_fixes_blanked(&mut report, src, blanked, "s.mjs", &scope, &opts);
+            serde_json::to_string(report.diagnostics()).unwrap_or_default()
+        };
+        let shifted = format!("// é, ü: characters of several bytes before it all\n{V3}");
+        for src in [V3, shifted.as_str()] {
+            let plain = fixed(src, None);
+            assert!(plain.contains("\"fix\""), "{plain}");
+            let aligned = flowmcp_loader::scan::blank_aligned(src);
+            assert_eq!(fixed(src, Some(&aligned)), plain);
+            // Not the blanking of this text: blanked again.
+            assert_eq!(fixed(src, Some("export const main = {}")), plain);
+        }
+    }
+
     /// Rewrites looked for fixes of some codes are exactly the rewrites of those codes a
     /// migration finds (issue #46: fixes for a report whose findings no rewrite of a tool cures
     /// do not read the tools), for every code alone and for all of them together.
@@ -2641,7 +2692,7 @@ mod tests {
         };
         let mut seen = 0;
         for src in [V3, v3_tools] {
-            let all = v3_to_v4_edits(src, &mut Vec::new(), Purpose::Migrate).unwrap();
+            let all = v3_to_v4_edits(src, None, &mut Vec::new(), Purpose::Migrate).unwrap();
             let mut codes: Vec<Code> = all
                 .list
                 .iter()
@@ -2654,7 +2705,7 @@ mod tests {
             asks.push(codes.clone());
             asks.push(vec![Code::VAL001]);
             for ask in asks {
-                let some = v3_to_v4_edits(src, &mut Vec::new(), Purpose::Fix(&ask)).unwrap();
+                let some = v3_to_v4_edits(src, None, &mut Vec::new(), Purpose::Fix(&ask)).unwrap();
                 let expected = of(&all, &ask);
                 assert_eq!(of(&some, &ask), expected, "{ask:?}");
                 seen += expected.len();
