@@ -228,15 +228,7 @@ impl ListDiscovery {
             // included, which the loader drops): read as the validation read it.
             let raw = flowmcp_files::read_found(anchor, path, opts.limits.max_file_bytes);
             if let Some(source) = raw.ok().and_then(|b| String::from_utf8(b).ok()) {
-                let blanked = loaded_blanking(&loaded, &source);
-                crate::migrate::attach_fixes_blanked(
-                    &mut report,
-                    &source,
-                    blanked,
-                    display,
-                    &scope,
-                    opts,
-                );
+                attach_fixes_loaded(&mut report, &loaded, &source, display, &scope, opts);
             }
         }
         report
@@ -355,15 +347,7 @@ impl ListDiscovery {
                     } else {
                         given
                     };
-                    let blanked = loaded_blanking(&loaded, &source);
-                    crate::migrate::attach_fixes_blanked(
-                        &mut report,
-                        &source,
-                        blanked,
-                        display,
-                        &scope,
-                        check,
-                    );
+                    attach_fixes_loaded(&mut report, &loaded, &source, display, &scope, check);
                 }
                 results.put(&key, recorder.asked(), &report, None);
                 Cached::Report(report)
@@ -397,12 +381,22 @@ pub(crate) fn on_disk(
     })
 }
 
-/// The loader's blanking of `source`, when `loaded` is the loading of exactly that text (not
-/// after a byte-order mark, which the loader leaves out, nor of a file changed in between).
-fn loaded_blanking<'a>(loaded: &'a flowmcp_loader::LoadedFile, source: &str) -> Option<&'a str> {
-    (loaded.source.as_deref() == Some(source))
+/// Gives `report`, the report of `loaded`, the fixes of [`crate::migrate::attach_fixes`] for
+/// `source`, the file's text as read (the fixes' offsets are in it), found on the loader's
+/// blanking when `loaded` is the loading of exactly that text (not after a byte-order mark,
+/// which the loader leaves out, nor of a file changed in between).
+fn attach_fixes_loaded(
+    report: &mut FileReport,
+    loaded: &flowmcp_loader::LoadedFile,
+    source: &str,
+    display: &str,
+    scope: &ListScope,
+    opts: &Options,
+) {
+    let blanked = (loaded.source.as_deref() == Some(source))
         .then_some(loaded.blanked.as_deref())
-        .flatten()
+        .flatten();
+    crate::migrate::attach_fixes_blanked(report, source, blanked, display, scope, opts);
 }
 
 #[cfg(test)]
