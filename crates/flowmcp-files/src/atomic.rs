@@ -48,16 +48,44 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, ReadCappedError> {
 
 /// [`read_capped`] of a file already open (by path, or through a directory handle).
 pub(crate) fn read_open_capped(file: std::fs::File, cap: u64) -> Result<Vec<u8>, ReadCappedError> {
-    use std::io::Read;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    read_open_sized(file, size, cap)
+}
+
+/// [`read_open_capped`] of a file whose size the caller has just read from the open file (its
+/// metadata is not asked for again). The buffer holds one byte more than `size`, so a file that
+/// did not change is read with two reads: all of it, then the end.
+pub(crate) fn read_open_sized(
+    mut file: std::fs::File,
+    size: u64,
+    cap: u64,
+) -> Result<Vec<u8>, ReadCappedError> {
+    use std::io::Read;
     if size > cap {
         return Err(ReadCappedError::TooLarge(size));
     }
-    // One byte more than the size, so that the end is seen without growing the buffer.
-    let mut buf = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
-    file.take(cap.saturating_add(1))
-        .read_to_end(&mut buf)
-        .map_err(ReadCappedError::Io)?;
+    let mut buf = vec![0u8; usize::try_from(size).unwrap_or(0).saturating_add(1)];
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            // Larger than it said: read the rest, at most `cap + 1` bytes in all.
+            let limit = cap.saturating_add(1).saturating_sub(filled as u64);
+            (&mut file)
+                .take(limit)
+                .read_to_end(&mut buf)
+                .map_err(ReadCappedError::Io)?;
+            break;
+        }
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => {
+                buf.truncate(filled);
+                break;
+            }
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(ReadCappedError::Io(e)),
+        }
+    }
     if buf.len() as u64 > cap {
         return Err(ReadCappedError::TooLarge(buf.len() as u64));
     }
@@ -181,6 +209,43 @@ mod tests {
         std::fs::write(&f, [0xff, 0xfe]).expect("seed");
         let bad = crate::named::read_capped_text(&f, 10).expect_err("not text");
         assert_eq!(bad.to_string(), "not UTF-8 text");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// D169: a read sized by the size the open file reported still reads the file as it is when
+    /// that size is out of date (the file grew or shrank in between), within the cap.
+    #[test]
+    fn i46_a_sized_read_reads_what_is_there() {
+        let d = temp_dir("sized");
+        let f = d.join("schema.mjs");
+        std::fs::write(&f, b"0123456789").expect("seed");
+        let open = || std::fs::File::open(&f).expect("open");
+        for size in [0, 3, 9, 10, 11, 40] {
+            assert_eq!(
+                read_open_sized(open(), size, 50).expect("within the cap"),
+                b"0123456789",
+                "said size {size}"
+            );
+        }
+        assert_eq!(
+            read_open_sized(open(), 10, 10).expect("at the cap"),
+            b"0123456789"
+        );
+        // Grown past the cap since its size was read: refused, with at most cap + 1 bytes seen.
+        assert!(matches!(
+            read_open_sized(open(), 3, 6),
+            Err(ReadCappedError::TooLarge(7))
+        ));
+        assert!(matches!(
+            read_open_sized(open(), 9, 9),
+            Err(ReadCappedError::TooLarge(10))
+        ));
+        // A size over the cap is refused before anything is read.
+        assert!(matches!(
+            read_open_sized(open(), 11, 10),
+            Err(ReadCappedError::TooLarge(11))
+        ));
+        assert_eq!(read_capped(&f, 10).expect("fits"), b"0123456789");
         let _ = std::fs::remove_dir_all(&d);
     }
 

@@ -243,7 +243,7 @@ impl Root {
         if !meta.is_file() {
             return Err(self.not_regular(relative, "is not a regular file"));
         }
-        crate::atomic::read_open_capped(file, cap).map_err(|e| match e {
+        crate::atomic::read_open_sized(file, meta.len(), cap).map_err(|e| match e {
             crate::named::ReadCappedError::TooLarge(size) => PathError::TooLarge {
                 path: self.dir().join(relative),
                 size,

@@ -166,47 +166,66 @@ const SCHEMA_LISTS: [&str; 4] = ["oneOf", "anyOf", "allOf", "prefixItems"];
 /// `schema` (already in JSON Schema terms) without what validation does not need: it accepts
 /// exactly the values `schema` accepts (see the module docs). Keys keep their order; a node with
 /// nothing to leave out is unchanged.
-fn compact(schema: Value) -> Value {
+fn compact(mut schema: Value) -> Value {
+    compact_in_place(&mut schema);
+    schema
+}
+
+/// [`compact`] in place: members leave or change where they are, so no key is hashed again
+/// (a map rebuilt member by member hashes every key anew, most of a listing's cost).
+fn compact_in_place(schema: &mut Value) {
     let Value::Object(node) = schema else {
-        return schema;
+        return;
     };
     let declares_patterns = node.contains_key("patternProperties");
-    let mut out = Map::with_capacity(node.len());
-    for (k, v) in node {
+    node.retain(|k, _| !ANNOTATIONS.contains(&k.as_str()));
+    for (k, v) in node.iter_mut() {
         let key = k.as_str();
-        if ANNOTATIONS.contains(&key) {
-            continue;
-        }
-        let v = match v {
+        match v {
             Value::Object(m) if SCHEMA_MAPS.contains(&key) => {
-                Value::Object(m.into_iter().map(|(n, s)| (n, compact(s))).collect())
+                m.values_mut().for_each(compact_in_place);
             }
             Value::Array(a) if SCHEMA_LISTS.contains(&key) => {
-                Value::Array(a.into_iter().map(compact).collect())
+                a.iter_mut().for_each(compact_in_place);
             }
-            v if SCHEMA_ONE.contains(&key) => compact(v),
-            v => v,
-        };
-        match (key, v) {
-            ("required", Value::Array(a)) if a.is_empty() => {}
-            // A node that declares its own patterns keeps its properties as they are (a merged
-            // pattern could collide with a declared one).
-            ("properties", Value::Object(props)) if !declares_patterns => {
-                let (props, merged) = merge_siblings(props);
-                if !props.is_empty() {
-                    out.insert(k, Value::Object(props));
-                }
-                if !merged.is_empty() {
-                    out.insert("patternProperties".into(), Value::Object(merged));
-                }
-            }
-            ("properties", Value::Object(props)) if props.is_empty() => {}
-            (_, v) => {
-                out.insert(k, v);
-            }
+            v if SCHEMA_ONE.contains(&key) => compact_in_place(v),
+            _ => {}
         }
     }
-    Value::Object(out)
+    if matches!(node.get("required"), Some(Value::Array(a)) if a.is_empty()) {
+        node.shift_remove("required");
+    }
+    let Some(Value::Object(props)) = node.get_mut("properties") else {
+        return;
+    };
+    if declares_patterns {
+        // A node that declares its own patterns keeps its properties as they are (a merged
+        // pattern could collide with a declared one); only an empty map leaves.
+        if props.is_empty() {
+            node.shift_remove("properties");
+        }
+        return;
+    }
+    let (kept, merged) = merge_siblings(std::mem::take(props));
+    let kept_any = !kept.is_empty();
+    if kept_any {
+        *props = kept;
+    }
+    if merged.is_empty() && kept_any {
+        return;
+    }
+    let at = node
+        .keys()
+        .position(|k| k == "properties")
+        .unwrap_or(node.len());
+    if !kept_any {
+        node.shift_remove("properties");
+    }
+    if !merged.is_empty() {
+        // Right after the kept properties, or in their place.
+        let at = if kept_any { at + 1 } else { at };
+        node.shift_insert(at, "patternProperties".into(), Value::Object(merged));
+    }
 }
 
 /// `properties` split into the properties to keep and `patternProperties` entries, each one schema
@@ -260,10 +279,13 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
     drop(groups);
     let mut kept = Map::new();
     let mut merged = Map::new();
+    // Whether a merged group has its entry yet (its first name's schema stands for all).
+    let mut placed = vec![false; merge.len()];
     for ((name, s), g) in props.into_iter().zip(texts) {
-        match merge.get(g) {
-            Some(Some(p)) => {
-                if !merged.contains_key(p) {
+        match (merge.get(g), placed.get_mut(g)) {
+            (Some(Some(p)), Some(done)) => {
+                if !*done {
+                    *done = true;
                     merged.insert(p.clone(), s);
                 }
             }
