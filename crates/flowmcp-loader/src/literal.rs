@@ -91,6 +91,8 @@ use std::ops::Range;
 
 use serde_json::{Map, Value};
 
+use crate::scan::is_ascii_ident;
+
 /// The deepest nesting of objects and arrays the reader accepts.
 pub const MAX_NESTING: usize = 200;
 
@@ -419,6 +421,21 @@ fn word(b: &[u8], at: usize, w: &[u8]) -> Option<usize> {
     }
 }
 
+/// How many bytes at the start of `rest` a string quoted by `quote` takes as they are: up to the
+/// first quote, backslash, line break (`\n`, `\r`) or NUL, or all of `rest`. Exactly
+/// `rest.iter().position(|&c| matches!(c, b'\\' | b'\n' | b'\r' | 0) || c == quote)`; short
+/// runs byte by byte, the rest of a longer one with `memchr`.
+fn plain_run(rest: &[u8], quote: u8) -> usize {
+    let special = |c: u8| c == quote || matches!(c, b'\\' | b'\n' | b'\r' | 0);
+    let head = rest.len().min(16);
+    if let Some(n) = rest[..head].iter().position(|&c| special(c)) {
+        return n;
+    }
+    let tail = &rest[head..];
+    let n = memchr::memchr3(quote, b'\\', b'\n', tail).unwrap_or(tail.len());
+    head + memchr::memchr2(b'\r', 0, &tail[..n]).unwrap_or(n)
+}
+
 /// Skips whitespace (no comments: in blanked text they are spaces already).
 fn skip_spaces(b: &[u8], mut at: usize) -> usize {
     while let Some((len, _)) = space_at(b, at) {
@@ -430,10 +447,6 @@ fn skip_spaces(b: &[u8], mut at: usize) -> usize {
 // ---------------------------------------------------------------------------------------------------
 // Character classes
 // ---------------------------------------------------------------------------------------------------
-
-fn is_ascii_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
-}
 
 fn is_ascii_ident_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c == b'$'
@@ -590,7 +603,11 @@ impl<'a> Parser<'a> {
         loop {
             // ASCII blanks and line breaks first (indentation, mostly), then the rest of the set.
             match self.peek() {
-                Some(b' ' | b'\t') => {
+                Some(b' ') => {
+                    self.pos = crate::scan::after_spaces(self.b, self.pos);
+                    continue;
+                }
+                Some(b'\t') => {
                     self.pos += 1;
                     continue;
                 }
@@ -1075,7 +1092,8 @@ impl<'a> Parser<'a> {
                 b'\n' | b'\r' => return self.fail(Reason::Unterminated),
                 0 => return self.fail(Reason::Nul),
                 _ if high.is_some() => return self.fail(Reason::Surrogate),
-                _ => self.pos += 1,
+                // An ordinary byte: the bytes up to the next that is not are taken at once.
+                _ => self.pos += plain_run(self.b.get(self.pos..).unwrap_or_default(), quote),
             }
         }
     }
@@ -1247,4 +1265,38 @@ fn within_quickjs_digits(text: &str) -> bool {
 /// A finite number as the extractor stores it ([`flowmcp_spec::js::number_value`]).
 fn number_value(f: f64) -> Value {
     flowmcp_spec::js::number_value(f).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_run;
+
+    /// D170: the run of a string's plain bytes is what a byte-by-byte search finds, at every
+    /// length around the 16-byte head, for both quotes.
+    #[test]
+    fn i46_plain_runs_agree_with_a_byte_by_byte_search() {
+        let alphabet: &[u8] = b"'\"\\\n\r\0`$ \xc3\xa9\xe2\x80\xa8";
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..4000 {
+            let len = (next() % 80) as usize;
+            let mut text: Vec<u8> = (0..len).map(|_| b'a' + (next() % 3) as u8).collect();
+            if len > 0 && round % 4 != 0 {
+                let at = (next() as usize) % len;
+                text[at] = alphabet[(next() as usize) % alphabet.len()];
+            }
+            for quote in [b'\'', b'"'] {
+                let slow = text
+                    .iter()
+                    .position(|&c| c == quote || matches!(c, b'\\' | b'\n' | b'\r' | 0))
+                    .unwrap_or(text.len());
+                assert_eq!(plain_run(&text, quote), slow, "{text:?}");
+            }
+        }
+    }
 }

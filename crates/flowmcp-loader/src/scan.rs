@@ -313,9 +313,21 @@ fn is_boundary_before(b: &[u8], at: usize) -> bool {
 // Character classes
 // ---------------------------------------------------------------------------------------------------
 
-fn is_ascii_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+pub(crate) fn is_ascii_ident(b: u8) -> bool {
+    ASCII_IDENT[usize::from(b)]
 }
+
+/// [`is_ascii_ident`] by byte: ASCII letters, digits, `_` and `$`.
+static ASCII_IDENT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+        i += 1;
+    }
+    t
+};
 
 /// A non-ASCII character that can be part of an identifier (an approximation of ID_Continue).
 fn is_unicode_ident(c: char) -> bool {
@@ -446,6 +458,38 @@ fn skip_ws(s: &str, mut at: usize) -> usize {
     at
 }
 
+/// The length of the run at the start of `rest` of ASCII bytes that are neither a line break
+/// (`\n`, `\r`) nor one of `stops`: exactly `rest.iter().position(|&c| c >= 0x80 || c == b'\n'
+/// || c == b'\r' || stops.contains(&c))`, or all of `rest`. Short runs are read byte by byte;
+/// a longer one (the text of a string or a comment) is searched with `memchr`.
+fn ascii_run(rest: &[u8], stops: [u8; 3]) -> usize {
+    let stopping = |c: u8| c >= 0x80 || c == b'\n' || c == b'\r' || stops.contains(&c);
+    let head = rest.len().min(16);
+    if let Some(n) = rest[..head].iter().position(|&c| stopping(c)) {
+        return n;
+    }
+    let tail = &rest[head..];
+    let n = memchr::memchr3(stops[0], stops[1], stops[2], tail).unwrap_or(tail.len());
+    let seg = &tail[..n];
+    let n = if seg.is_ascii() {
+        memchr::memchr2(b'\n', b'\r', seg).unwrap_or(n)
+    } else {
+        seg.iter().position(|&c| stopping(c)).unwrap_or(n)
+    };
+    head + n
+}
+
+/// The offset after the run of spaces (U+0020 only) starting at `at`, eight at a time.
+pub(crate) fn after_spaces(b: &[u8], mut at: usize) -> usize {
+    while b.get(at..at + 8) == Some(b"        ".as_slice()) {
+        at += 8;
+    }
+    while b.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    at
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Pass 1: blanking
 // ---------------------------------------------------------------------------------------------------
@@ -531,11 +575,15 @@ impl<'a> Blanker<'a> {
             match c {
                 b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C => {
                     // A run of ASCII whitespace (indentation, mostly) at once.
-                    let run = self.b[self.pos..]
-                        .iter()
-                        .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C))
-                        .unwrap_or(self.b.len() - self.pos);
-                    self.copy(run);
+                    let mut end = self.pos;
+                    loop {
+                        end = after_spaces(self.b, end);
+                        match self.b.get(end) {
+                            Some(b'\t' | b'\n' | b'\r' | 0x0B | 0x0C) => end += 1,
+                            _ => break,
+                        }
+                    }
+                    self.copy(end - self.pos);
                 }
                 b'/' => match self.b.get(self.pos + 1) {
                     Some(b'/') => self.line_comment(),
@@ -691,13 +739,10 @@ impl<'a> Blanker<'a> {
     }
 
     /// Blanks the ASCII characters from `pos` up to (not including) the first line break, non-ASCII
-    /// byte or byte `stop` accepts, all at once: what [`Blanker::blank_char`] would do to each.
-    fn blank_ascii_run(&mut self, stop: impl Fn(u8) -> bool) {
+    /// byte or one of `stops`, all at once: what [`Blanker::blank_char`] would do to each.
+    fn blank_ascii_run(&mut self, stops: [u8; 3]) {
         let rest = self.b.get(self.pos..).unwrap_or_default();
-        let n = rest
-            .iter()
-            .position(|&c| c >= 0x80 || c == b'\n' || c == b'\r' || stop(c))
-            .unwrap_or(rest.len());
+        let n = ascii_run(rest, stops);
         self.spaces(n);
     }
 
@@ -716,7 +761,7 @@ impl<'a> Blanker<'a> {
     /// `// …` (or the `#!` line): blanked up to, not including, the line terminator.
     fn line_comment(&mut self) {
         loop {
-            self.blank_ascii_run(|_| false);
+            self.blank_ascii_run([b'\n'; 3]);
             if self.pos >= self.b.len() || self.at_line_terminator() {
                 return;
             }
@@ -728,7 +773,7 @@ impl<'a> Blanker<'a> {
     fn block_comment(&mut self) {
         self.spaces(2);
         loop {
-            self.blank_ascii_run(|c| c == b'*');
+            self.blank_ascii_run([b'*', b'\n', b'\n']);
             let Some(&c) = self.b.get(self.pos) else {
                 return;
             };
@@ -744,7 +789,7 @@ impl<'a> Blanker<'a> {
     fn string(&mut self, quote: u8) {
         self.copy(1);
         loop {
-            self.blank_ascii_run(|c| c == quote || c == b'\\');
+            self.blank_ascii_run([quote, b'\\', b'\n']);
             let Some(&c) = self.b.get(self.pos) else {
                 return;
             };
@@ -775,7 +820,7 @@ impl<'a> Blanker<'a> {
     /// (the literal is then a value) or at `${` (code resumes inside the substitution).
     fn template_text(&mut self) {
         loop {
-            self.blank_ascii_run(|c| matches!(c, b'`' | b'$' | b'\\'));
+            self.blank_ascii_run([b'`', b'$', b'\\']);
             let Some(&c) = self.b.get(self.pos) else {
                 break;
             };
@@ -1047,7 +1092,10 @@ impl Matcher<'_> {
     fn run(&mut self) {
         let mut i = 0;
         while let Some(&c) = self.b.get(i) {
-            if is_ascii_space(c) {
+            if c == b' ' {
+                // Blanked strings and comments are long runs of spaces.
+                i = after_spaces(self.b, i);
+            } else if is_ascii_space(c) {
                 i += 1;
             } else if c.is_ascii_digit() {
                 let (end, _) = ident_end(self.text, i);
@@ -1499,6 +1547,56 @@ mod tests {
         );
         let at: Vec<_> = hits.iter().map(|h| (h.pattern, h.line, h.column)).collect();
         assert_eq!(at, vec![("eval(", 1, 27), ("require(", 2, 6)]);
+    }
+
+    /// D170: the run searches give exactly what a byte-by-byte search gives, for every stop set
+    /// the blanker uses, at every length and offset around the 16-byte head and the search
+    /// after it.
+    #[test]
+    fn i46_run_searches_agree_with_a_byte_by_byte_search() {
+        let alphabet: &[u8] = b"ab \t\n\r*'\"\\`$/{}x\xc3\xa9";
+        let stop_sets: [[u8; 3]; 5] = [
+            [b'\n'; 3],
+            [b'*', b'\n', b'\n'],
+            [b'\'', b'\\', b'\n'],
+            [b'"', b'\\', b'\n'],
+            [b'`', b'$', b'\\'],
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..4000 {
+            let len = (next() % 80) as usize;
+            // Mostly letters, so that runs reach past the head; one other byte at a random place.
+            let mut text: Vec<u8> = (0..len).map(|_| b'a' + (next() % 3) as u8).collect();
+            if len > 0 && round % 4 != 0 {
+                let at = (next() as usize) % len;
+                text[at] = alphabet[(next() as usize) % alphabet.len()];
+            }
+            for stops in stop_sets {
+                let slow = text
+                    .iter()
+                    .position(|&c| c >= 0x80 || c == b'\n' || c == b'\r' || stops.contains(&c))
+                    .unwrap_or(text.len());
+                assert_eq!(ascii_run(&text, stops), slow, "{text:?} {stops:?}");
+            }
+            for at in 0..=len {
+                let slow = at + text[at..].iter().take_while(|&&c| c == b' ').count();
+                let spaced: Vec<u8> = text
+                    .iter()
+                    .map(|&c| if c == b'a' { b' ' } else { c })
+                    .collect();
+                let slow_spaced = at + spaced[at..].iter().take_while(|&&c| c == b' ').count();
+                assert_eq!(after_spaces(&text, at), slow);
+                assert_eq!(after_spaces(&spaced, at), slow_spaced);
+            }
+        }
+        assert!((0..=255u8).all(|c| is_ascii_ident(c)
+            == (c.is_ascii_alphanumeric() || c == b'_' || c == b'$')));
     }
 
     #[test]
