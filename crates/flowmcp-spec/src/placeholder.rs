@@ -285,6 +285,35 @@ pub fn is_input_key(text: &str) -> bool {
     chars.next().is_some_and(|c| c.is_ascii_lowercase()) && chars.all(|c| c.is_ascii_alphanumeric())
 }
 
+/// The byte offset of the first `cc` in `text` (`c` twice, as `{{` or `}}`; `c` is ASCII):
+/// `text.find("{{")` without setting up a substring search, which costs more than most of the
+/// short texts it is asked about (D171).
+pub fn find_double(text: &str, c: char) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = text.get(from..)?.find(c) {
+        let at = from + i;
+        if b.get(at + 1).is_some_and(|&n| char::from(n) == c) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The byte offset of the last `cc` in `text` ([`find_double`] from the end: `text.rfind("{{")`).
+fn rfind_double(text: &str, c: char) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut end = text.len();
+    while let Some(i) = text.get(..end)?.rfind(c) {
+        if i > 0 && b.get(i - 1).is_some_and(|&p| char::from(p) == c) {
+            return Some(i - 1);
+        }
+        end = i;
+    }
+    None
+}
+
 /// Finds every complete `{{...}}` interpolation in `text`, left to right, with byte
 /// positions. An interpolation ends at the first `}}` after its `{{`; when another `{{`
 /// comes in between, the innermost one is taken (`{{a{{b:c}}` yields `{{b:c}}`).
@@ -292,14 +321,14 @@ pub fn is_input_key(text: &str) -> bool {
 pub fn find_interpolations(text: &str) -> Vec<Interpolation> {
     let mut found = Vec::new();
     let mut from = 0;
-    while let Some(rel_open) = text[from..].find("{{") {
+    while let Some(rel_open) = find_double(&text[from..], '{') {
         let open = from + rel_open;
-        let Some(rel_close) = text[open + 2..].find("}}") else {
+        let Some(rel_close) = find_double(&text[open + 2..], '}') else {
             break;
         };
         let close = open + 2 + rel_close;
         // The last `{{` that starts before the closing braces.
-        let start = text[open..close].rfind("{{").map_or(open, |p| open + p);
+        let start = rfind_double(&text[open..close], '{').map_or(open, |p| open + p);
         found.push(Interpolation {
             start,
             end: close + 2,
@@ -395,6 +424,27 @@ pub fn param_role<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// D171: `find_double` and `rfind_double` are `find` and `rfind` of the doubled character,
+    /// on texts with runs of braces, other characters and characters of several bytes.
+    #[test]
+    fn i46_double_searches_are_find_and_rfind() {
+        let alphabet = ['{', '}', 'a', 'é', '{', 'x'];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..5000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 12) as usize;
+            let text: String = (0..len)
+                .map(|k| alphabet[((seed >> (4 * k)) % alphabet.len() as u64) as usize])
+                .collect();
+            for (c, pair) in [('{', "{{"), ('}', "}}")] {
+                assert_eq!(find_double(&text, c), text.find(pair), "{text:?}");
+                assert_eq!(rfind_double(&text, c), text.rfind(pair), "{text:?}");
+            }
+        }
+    }
 
     #[test]
     fn finds_interpolations_with_positions() {

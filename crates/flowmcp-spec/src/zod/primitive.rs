@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::ZodError;
-use crate::placeholder::{InterpolationKind, find_interpolations};
+use crate::placeholder::{InterpolationKind, find_double, find_interpolations};
 
 /// The six primitive names, without parentheses.
 const PRIMITIVE_NAMES: [&str; 6] = ["string", "number", "boolean", "enum", "array", "object"];
@@ -187,7 +187,7 @@ pub(super) fn parse_enum_items(argument: &str) -> Result<Vec<EnumItem>, ZodError
         if item.is_empty() {
             return Err(ZodError::EmptyEnumValue { position: i + 1 });
         }
-        if item.contains("{{") || item.contains("}}") {
+        if find_double(item, '{').is_some() || find_double(item, '}').is_some() {
             let parsed = item
                 .strip_prefix("{{")
                 .and_then(|s| s.strip_suffix("}}"))

@@ -1038,18 +1038,7 @@ pub(super) fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'
 /// Whether `s` contains `{{` (the start of a placeholder); most strings have no `{` at all, which
 /// a byte search tells at once.
 pub(super) fn has_open_pair(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut from = 0;
-    while let Some(i) = b
-        .get(from..)
-        .and_then(|t| t.iter().position(|&c| c == b'{'))
-    {
-        if b.get(from + i + 1) == Some(&b'{') {
-            return true;
-        }
-        from += i + 1;
-    }
-    false
+    flowmcp_spec::placeholder::find_double(s, '{').is_some()
 }
 
 /// PH004: A prompt placeholder (`{{tool:…}}`, `{{resource:…}}`, `{{prompt:…}}`, `{{skill:…}}`,
