@@ -242,7 +242,7 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
     let mut group_of: std::collections::HashMap<Text<'_>, usize, foldhash::fast::RandomState> =
         std::collections::HashMap::with_capacity_and_hasher(props.len(), Default::default());
     // Each group: its schema and its names.
-    let mut groups: Vec<(&Value, Vec<String>)> = Vec::new();
+    let mut groups: Vec<(&Value, Vec<&str>)> = Vec::new();
     let mut texts = Vec::with_capacity(props.len());
     for (name, s) in &props {
         let g = *group_of.entry(Text(s)).or_insert_with(|| {
@@ -250,7 +250,7 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
             groups.len() - 1
         });
         if let Some((_, names)) = groups.get_mut(g) {
-            names.push(name.clone());
+            names.push(name.as_str());
         }
         texts.push(g);
     }
@@ -258,7 +258,7 @@ fn merge_siblings(props: Map<String, Value>) -> (Map<String, Value>, Map<String,
     if groups.len() == props.len() {
         return (props, Map::new());
     }
-    let pattern = |names: &[String]| {
+    let pattern = |names: &[&str]| {
         let alternatives: Vec<String> = names.iter().map(|n| regex_escape(n)).collect();
         format!("^({})$", alternatives.join("|"))
     };
