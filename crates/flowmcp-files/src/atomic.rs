@@ -64,7 +64,11 @@ pub(crate) fn read_open_sized(
     if size > cap {
         return Err(ReadCappedError::TooLarge(size));
     }
-    let mut buf = vec![0u8; usize::try_from(size).unwrap_or(0).saturating_add(1)];
+    // Zeroed by writing, not asked for zeroed: the allocator then reuses memory already in use
+    // rather than handing out fresh pages (a page fault each).
+    let len = usize::try_from(size).unwrap_or(0).saturating_add(1);
+    let mut buf = Vec::with_capacity(len);
+    buf.resize(len, 0u8);
     let mut filled = 0;
     loop {
         if filled == buf.len() {
