@@ -67,8 +67,15 @@ pub(crate) fn read_open_sized(
     // Zeroed by writing, not asked for zeroed: the allocator then reuses memory already in use
     // rather than handing out fresh pages (a page fault each).
     let len = usize::try_from(size).unwrap_or(0).saturating_add(1);
-    let mut buf = Vec::with_capacity(len);
-    buf.resize(len, 0u8);
+    #[allow(
+        clippy::slow_vector_initialization,
+        reason = "`vec![0; len]` asks the allocator for zeroed memory, which is fresh pages"
+    )]
+    let mut buf = {
+        let mut buf = Vec::with_capacity(len);
+        buf.resize(len, 0u8);
+        buf
+    };
     let mut filled = 0;
     loop {
         if filled == buf.len() {
