@@ -870,13 +870,8 @@ mod tests {
             "{", "}", "[", "]", "(", ")", ",", ":", " ", "\n", "a", "b_1", "'k'", "\"q\"", "`t`",
             "x: ", "y: {", "z: [", "f(", "'s, }'", "// c }\n", "/* ] */", "😀",
         ];
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::test_texts::XorShift(0x2545_F491_4F6C_DD1D);
+        let mut next = || rng.next();
         for round in 0..3000 {
             let mut text = String::from(if round % 2 == 0 {
                 "export const main = {"

@@ -53,6 +53,9 @@ pub mod scan;
 mod unserializable;
 pub mod walk;
 
+#[cfg(test)]
+mod test_texts;
+
 // Reading a file: size and UTF-8 checks, scan, evaluation, exports.
 pub use file::{FileKind, LoadedFile, load_file, load_file_bytes, load_source, take_mark};
 pub use flowmcp_spec::RuleSettings;

@@ -1276,20 +1276,9 @@ mod tests {
     #[test]
     fn i46_plain_runs_agree_with_a_byte_by_byte_search() {
         let alphabet: &[u8] = b"'\"\\\n\r\0`$ \xc3\xa9\xe2\x80\xa8";
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        for round in 0..4000 {
-            let len = (next() % 80) as usize;
-            let mut text: Vec<u8> = (0..len).map(|_| b'a' + (next() % 3) as u8).collect();
-            if len > 0 && round % 4 != 0 {
-                let at = (next() as usize) % len;
-                text[at] = alphabet[(next() as usize) % alphabet.len()];
-            }
+        for text in
+            crate::test_texts::texts_with_one_other_byte(0x9e37_79b9_7f4a_7c15, alphabet, 4000)
+        {
             for quote in [b'\'', b'"'] {
                 let slow = text
                     .iter()

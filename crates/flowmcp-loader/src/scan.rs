@@ -1562,21 +1562,10 @@ mod tests {
             [b'"', b'\\', b'\n'],
             [b'`', b'$', b'\\'],
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        for round in 0..4000 {
-            let len = (next() % 80) as usize;
-            // Mostly letters, so that runs reach past the head; one other byte at a random place.
-            let mut text: Vec<u8> = (0..len).map(|_| b'a' + (next() % 3) as u8).collect();
-            if len > 0 && round % 4 != 0 {
-                let at = (next() as usize) % len;
-                text[at] = alphabet[(next() as usize) % alphabet.len()];
-            }
+        for text in
+            crate::test_texts::texts_with_one_other_byte(0x2545_f491_4f6c_dd1d, alphabet, 4000)
+        {
+            let len = text.len();
             for stops in stop_sets {
                 let slow = text
                     .iter()
