@@ -423,17 +423,9 @@ fn word(b: &[u8], at: usize, w: &[u8]) -> Option<usize> {
 
 /// How many bytes at the start of `rest` a string quoted by `quote` takes as they are: up to the
 /// first quote, backslash, line break (`\n`, `\r`) or NUL, or all of `rest`. Exactly
-/// `rest.iter().position(|&c| matches!(c, b'\\' | b'\n' | b'\r' | 0) || c == quote)`; short
-/// runs byte by byte, the rest of a longer one with `memchr`.
+/// `rest.iter().position(|&c| matches!(c, b'\\' | b'\n' | b'\r' | 0) || c == quote)`.
 fn plain_run(rest: &[u8], quote: u8) -> usize {
-    let special = |c: u8| c == quote || matches!(c, b'\\' | b'\n' | b'\r' | 0);
-    let head = rest.len().min(16);
-    if let Some(n) = rest[..head].iter().position(|&c| special(c)) {
-        return n;
-    }
-    let tail = &rest[head..];
-    let n = memchr::memchr3(quote, b'\\', b'\n', tail).unwrap_or(tail.len());
-    head + memchr::memchr2(b'\r', 0, &tail[..n]).unwrap_or(n)
+    crate::scan::run_before(rest, [quote, b'\\', b'\n'], [b'\r', 0], false)
 }
 
 /// Skips whitespace (no comments: in blanked text they are spaces already).

@@ -460,10 +460,18 @@ fn skip_ws(s: &str, mut at: usize) -> usize {
 
 /// The length of the run at the start of `rest` of ASCII bytes that are neither a line break
 /// (`\n`, `\r`) nor one of `stops`: exactly `rest.iter().position(|&c| c >= 0x80 || c == b'\n'
-/// || c == b'\r' || stops.contains(&c))`, or all of `rest`. Short runs are read byte by byte;
-/// a longer one (the text of a string or a comment) is searched with `memchr`.
+/// || c == b'\r' || stops.contains(&c))`, or all of `rest`.
 fn ascii_run(rest: &[u8], stops: [u8; 3]) -> usize {
-    let stopping = |c: u8| c >= 0x80 || c == b'\n' || c == b'\r' || stops.contains(&c);
+    run_before(rest, stops, [b'\n', b'\r'], true)
+}
+
+/// How many bytes at the start of `rest` come before the first byte of `stops` or `also` (or,
+/// with `non_ascii`, the first byte of 0x80 or above): all of `rest` when there is none. Short
+/// runs are read byte by byte; the rest of a longer one (the text of a string or a comment) is
+/// searched with `memchr` for `stops`, then within what it passed for the others.
+#[inline]
+pub(crate) fn run_before(rest: &[u8], stops: [u8; 3], also: [u8; 2], non_ascii: bool) -> usize {
+    let stopping = |c: u8| (non_ascii && c >= 0x80) || stops.contains(&c) || also.contains(&c);
     let head = rest.len().min(16);
     if let Some(n) = rest[..head].iter().position(|&c| stopping(c)) {
         return n;
@@ -471,8 +479,8 @@ fn ascii_run(rest: &[u8], stops: [u8; 3]) -> usize {
     let tail = &rest[head..];
     let n = memchr::memchr3(stops[0], stops[1], stops[2], tail).unwrap_or(tail.len());
     let seg = &tail[..n];
-    let n = if seg.is_ascii() {
-        memchr::memchr2(b'\n', b'\r', seg).unwrap_or(n)
+    let n = if !non_ascii || seg.is_ascii() {
+        memchr::memchr2(also[0], also[1], seg).unwrap_or(n)
     } else {
         seg.iter().position(|&c| stopping(c)).unwrap_or(n)
     };
