@@ -417,6 +417,31 @@ impl Root {
             root.open_dir(relative)
                 .map_err(|e| self.io_error(relative, e))?
         };
+        self.entries(&dir, relative)
+    }
+
+    /// The root's handle, for a walk that lists directory after directory through the handles
+    /// of their parents ([`Root::child_dir`], [`Root::entries`]) instead of resolving each one
+    /// from the anchor again.
+    pub(crate) fn handle(&self) -> Result<Dir, PathError> {
+        self.open(false)
+    }
+
+    /// The directory `name` (one plain component) inside `parent`, the handle of the directory at
+    /// `relative` in the root: opened through `parent`, so it cannot lie outside it.
+    pub(crate) fn child_dir(
+        &self,
+        parent: &Dir,
+        name: &std::ffi::OsStr,
+        relative: &Path,
+    ) -> Result<Dir, PathError> {
+        parent
+            .open_dir(name)
+            .map_err(|e| self.io_error(&relative.join(name), e))
+    }
+
+    /// [`Root::list`] of `dir`, the handle of the directory at `relative` in the root.
+    pub(crate) fn entries(&self, dir: &Dir, relative: &Path) -> Result<Vec<Entry>, PathError> {
         let mut out = Vec::new();
         for entry in dir.entries().map_err(|e| self.io_error(relative, e))? {
             let entry = entry.map_err(|e| self.io_error(relative, e))?;

@@ -31,10 +31,11 @@ pub fn walk_files(
     take: &dyn Fn(&str) -> bool,
 ) -> std::io::Result<MjsWalk> {
     let root = Root::new(dir);
-    // The catalog directory itself must be there; below it everything is read through its handle.
-    root.list(Path::new("")).map_err(std::io::Error::from)?;
+    // The catalog directory itself must be there; below it everything is read through its handle,
+    // each directory opened through its parent's.
+    let handle = root.handle().map_err(std::io::Error::from)?;
     let mut out = MjsWalk::default();
-    walk(dir, &root, Path::new(""), skip_dir, take, &mut out)?;
+    walk(dir, &root, &handle, Path::new(""), skip_dir, take, &mut out)?;
     Ok(out)
 }
 
@@ -43,18 +44,19 @@ pub fn mjs_files(dir: &Path, skip_dir: &dyn Fn(&str) -> bool) -> std::io::Result
     walk_mjs(dir, skip_dir).map(|w| w.files)
 }
 
-/// Walks the directory `rel` of the catalog at `dir` through `root`, the catalog's handle: real
+/// Walks `handle`, the directory `rel` of the catalog at `dir` (whose handle `root` gives): real
 /// directories are entered, links to directories never; a link to a file counts when it stays
 /// inside the catalog and is reported in [`MjsWalk::outside_links`] when it leads out.
 fn walk(
     dir: &Path,
     root: &Root,
+    handle: &cap_std::fs::Dir,
     rel: &Path,
     skip_dir: &dyn Fn(&str) -> bool,
     take: &dyn Fn(&str) -> bool,
     out: &mut MjsWalk,
 ) -> std::io::Result<()> {
-    for e in root.list(rel).map_err(std::io::Error::from)? {
+    for e in root.entries(handle, rel).map_err(std::io::Error::from)? {
         let name = e.name.to_string_lossy();
         let child = rel.join(&e.name);
         match e.kind {
@@ -66,7 +68,10 @@ fn walk(
                 {
                     continue;
                 }
-                walk(dir, root, &child, skip_dir, take, out)?;
+                let inner = root
+                    .child_dir(handle, &e.name, rel)
+                    .map_err(std::io::Error::from)?;
+                walk(dir, root, &inner, &child, skip_dir, take, out)?;
             }
             EntryKind::File if take(&name) => out.files.push(dir.join(&child)),
             EntryKind::Link if take(&name) => match root.follow_link(&child) {

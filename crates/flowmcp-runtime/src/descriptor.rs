@@ -15,7 +15,7 @@
 //!   `destructiveHint` from `isDestructive`, aliases as `_meta["flowmcp/aliases"]`.
 //! * Exposure: the server parameters the tool needs and which of them are missing.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use flowmcp_spec::Profile;
@@ -676,11 +676,11 @@ pub fn query_wire_name(names: ToolNames, query: &str, namespace: &str) -> String
 
 /// `full` when it fits in [`WIRE_NAME_MAX`] characters; otherwise cut and ending in `_` + the
 /// 6-hex-digit hash of `key` (the ID, or the ID and query of a resource query).
-fn bounded(full: String, key: &str) -> String {
+fn bounded(full: String, key: impl FnOnce() -> String) -> String {
     if full.chars().count() <= WIRE_NAME_MAX {
         full
     } else {
-        suffixed(&full, &hash6(key))
+        suffixed(&full, &hash6(&key()))
     }
 }
 
@@ -689,7 +689,7 @@ fn bounded(full: String, key: &str) -> String {
 pub(crate) fn wire_name(id: &PrimitiveId) -> String {
     bounded(
         full_name(ToolNames::Spec, id, &Kind::Tool, &id.name),
-        &id.to_string(),
+        || id.to_string(),
     )
 }
 
@@ -706,13 +706,14 @@ pub fn assign_wire_names(descriptors: &mut [ToolDescriptor]) {
 /// suffixed name equal to a plain one), the later tools in ID order get the hash of `<id>#<n>`
 /// with the smallest `n` that makes them unique.
 pub fn assign_wire_names_with(descriptors: &mut [ToolDescriptor], names: ToolNames) {
-    let ids: Vec<PrimitiveId> = descriptors.iter().map(|d| d.id.clone()).collect();
-    let keys: Vec<String> = descriptors.iter().map(ToolDescriptor::hash_key).collect();
     let fulls: Vec<String> = descriptors
         .iter()
         .map(|d| full_name(names, &d.id, &d.kind, &d.tool))
         .collect();
-    let assigned = assign_names(&ids, &keys, fulls);
+    let assigned = {
+        let ds = &*descriptors;
+        assign_names(fulls, &|i| &ds[i].id, &|i| ds[i].hash_key())
+    };
     for (d, n) in descriptors.iter_mut().zip(assigned) {
         d.wire_name = n;
     }
@@ -725,20 +726,25 @@ pub(crate) fn assign_wire_names_for(ids: &[PrimitiveId]) -> Vec<String> {
         .iter()
         .map(|id| full_name(ToolNames::Spec, id, &Kind::Tool, &id.name))
         .collect();
-    let keys: Vec<String> = ids.iter().map(ToString::to_string).collect();
-    assign_names(ids, &keys, fulls)
+    assign_names(fulls, &|i| &ids[i], &|i| ids[i].to_string())
 }
 
-/// The collision rule of [`assign_wire_names_with`] on IDs, the keys their hashes are made of
-/// ([`ToolDescriptor::hash_key`]: the ID, or the legacy key of a resource query) and their
-/// full (uncut) names, all parallel; the result is parallel to `ids`.
-fn assign_names(ids: &[PrimitiveId], keys: &[String], fulls: Vec<String>) -> Vec<String> {
-    let mut names: Vec<String> = keys
+/// The collision rule of [`assign_wire_names_with`] on full (uncut) names, given each one's ID
+/// and the key its hashes are made of ([`ToolDescriptor::hash_key`]: the ID, or the legacy key
+/// of a resource query) by its index; the result is parallel to `fulls`. A key is made only
+/// where a hash is needed, and the ID order only when suffixed names still collide: with 1,563
+/// tools that do not, ordering them and making their keys was half the work (D172).
+fn assign_names<'a>(
+    fulls: Vec<String>,
+    id: &dyn Fn(usize) -> &'a PrimitiveId,
+    key: &dyn Fn(usize) -> String,
+) -> Vec<String> {
+    let mut names: Vec<String> = fulls
         .iter()
-        .zip(&fulls)
-        .map(|(key, full)| bounded(full.clone(), key))
+        .enumerate()
+        .map(|(i, full)| bounded(full.clone(), || key(i)))
         .collect();
-    let mut count: HashMap<&str, usize> = HashMap::new();
+    let mut count: HashMap<&str, usize> = HashMap::with_capacity(names.len());
     for n in &names {
         *count.entry(n.as_str()).or_default() += 1;
     }
@@ -746,29 +752,45 @@ fn assign_names(ids: &[PrimitiveId], keys: &[String], fulls: Vec<String>) -> Vec
     drop(count);
     for (i, c) in colliding.iter().enumerate() {
         if *c {
-            names[i] = suffixed(&fulls[i], &hash6(&keys[i]));
+            names[i] = suffixed(&fulls[i], &hash6(&key(i)));
         }
     }
-    // Remaining duplicates: process in ID order (then key, then input order) for determinism.
-    let mut order: Vec<usize> = (0..ids.len()).collect();
+    // Names still shared: the tools that have them, in ID order (then key, then input order),
+    // each keeps its name when no tool before it has the same and takes the first free
+    // `<id>#<n>` hash otherwise. A tool whose name no other has keeps it, so only the sharing
+    // ones are ordered: the outcome is that of ordering all (a name once given is never given
+    // again, so "taken before" is "held by another").
+    let shared: Vec<usize> = {
+        let mut count: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+        for n in &names {
+            *count.entry(n.as_str()).or_default() += 1;
+        }
+        (0..names.len())
+            .filter(|&i| count[names[i].as_str()] > 1)
+            .collect()
+    };
+    if shared.is_empty() {
+        return names;
+    }
+    let keys: HashMap<usize, String> = shared.iter().map(|&i| (i, key(i))).collect();
+    let mut order = shared;
     order.sort_by(|a, b| {
-        ids[*a]
-            .cmp(&ids[*b])
-            .then_with(|| keys[*a].cmp(&keys[*b]))
+        id(*a)
+            .cmp(id(*b))
+            .then_with(|| keys[a].cmp(&keys[b]))
             .then(a.cmp(b))
     });
-    let mut taken: BTreeMap<String, usize> = BTreeMap::new();
+    let mut taken: HashSet<String> = HashSet::new();
     for &i in &order {
-        if !taken.contains_key(&names[i]) {
-            taken.insert(names[i].clone(), i);
+        if taken.insert(names[i].clone()) {
             continue;
         }
         let mut n = 2u32;
         loop {
-            let candidate = suffixed(&fulls[i], &hash6(&format!("{}#{n}", keys[i])));
-            if !taken.contains_key(&candidate) && !names.contains(&candidate) {
+            let candidate = suffixed(&fulls[i], &hash6(&format!("{}#{n}", keys[&i])));
+            if !names.contains(&candidate) {
                 names[i] = candidate.clone();
-                taken.insert(candidate, i);
+                taken.insert(candidate);
                 break;
             }
             n += 1;
@@ -844,6 +866,77 @@ mod tests {
         assert!(d.iter().all(|n| n.len() <= WIRE_NAME_MAX));
         assert!(d[0].starts_with("short_other_") && d[0].len() == "short_other_".len() + 6);
         assert_eq!(d, assign_wire_names_for(&[c.clone(), c]));
+    }
+
+    /// Ordering only the tools that still share a name gives what ordering every tool gave
+    /// (D172): checked against that rule, written out, on sets full of repeats and long names.
+    #[test]
+    fn i46_only_the_tools_sharing_a_name_are_ordered() {
+        fn ordering_all(
+            ids: &[PrimitiveId],
+            mut names: Vec<String>,
+            fulls: &[String],
+        ) -> Vec<String> {
+            let keys: Vec<String> = ids.iter().map(ToString::to_string).collect();
+            let mut order: Vec<usize> = (0..ids.len()).collect();
+            order.sort_by(|a, b| {
+                ids[*a]
+                    .cmp(&ids[*b])
+                    .then_with(|| keys[*a].cmp(&keys[*b]))
+                    .then(a.cmp(b))
+            });
+            let mut taken = std::collections::BTreeSet::new();
+            for &i in &order {
+                if taken.insert(names[i].clone()) {
+                    continue;
+                }
+                let mut n = 2u32;
+                loop {
+                    let candidate = suffixed(&fulls[i], &hash6(&format!("{}#{n}", keys[i])));
+                    if !taken.contains(&candidate) && !names.contains(&candidate) {
+                        names[i] = candidate.clone();
+                        taken.insert(candidate);
+                        break;
+                    }
+                    n += 1;
+                }
+            }
+            names
+        }
+        let long = "y".repeat(70);
+        let pool = ["a", "b", "dup", long.as_str(), &long[..62]];
+        let mut state = 0x2545_f491_u64;
+        for round in 0..200 {
+            let mut ids = Vec::new();
+            for _ in 0..(round % 12 + 1) {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                let name = pool[(state >> 33) as usize % pool.len()];
+                let ns = ["ns", "n2"][(state >> 40) as usize % 2];
+                ids.push(id(ns, name));
+            }
+            let fulls: Vec<String> = ids
+                .iter()
+                .map(|i| full_name(ToolNames::Spec, i, &Kind::Tool, &i.name))
+                .collect();
+            // The names after the first two steps, which both versions share.
+            let mut names: Vec<String> = ids.iter().map(wire_name).collect();
+            let mut count: HashMap<String, usize> = HashMap::new();
+            for n in &names {
+                *count.entry(n.clone()).or_default() += 1;
+            }
+            for (i, n) in names.iter_mut().enumerate() {
+                if count[n.as_str()] > 1 {
+                    *n = suffixed(&fulls[i], &hash6(&ids[i].to_string()));
+                }
+            }
+            assert_eq!(
+                assign_wire_names_for(&ids),
+                ordering_all(&ids, names, &fulls),
+                "{ids:?}"
+            );
+        }
     }
 
     #[test]
