@@ -559,21 +559,30 @@ pub(crate) struct RawMain {
 const MAX_MAIN_NESTING: usize = 123;
 
 /// How deep the JSON text `raw` nests: the most brackets open at once outside strings.
+///
+/// A string is skipped to its closing quote with a byte search (its escapes jumped over), since
+/// strings are most of a schema's text; every `main` restored from the cache is measured, and
+/// the byte-by-byte loop this replaces was a tenth of a warm start's work on a file (D172). An
+/// unterminated string ends the count, as it would have.
 fn nesting(raw: &str) -> usize {
-    let (mut depth, mut most, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for b in raw.bytes() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
+    let b = raw.as_bytes();
+    let (mut at, mut depth, mut most) = (0usize, 0usize, 0usize);
+    while let Some(&c) = b.get(at) {
+        match c {
+            b'"' => loop {
+                let Some(found) = b
+                    .get(at + 1..)
+                    .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+                else {
+                    return most;
+                };
+                at += 1 + found;
+                if b.get(at) == Some(&b'"') {
+                    break;
+                }
+                // A backslash: the byte after it is part of the string whatever it is.
+                at += 1;
+            },
             b'[' | b'{' => {
                 depth += 1;
                 most = most.max(depth);
@@ -581,6 +590,7 @@ fn nesting(raw: &str) -> usize {
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        at += 1;
     }
     most
 }
@@ -949,6 +959,46 @@ mod tests {
         assert_eq!(nesting("1"), 0);
         assert_eq!(nesting(r#"{"a":[1,{"b":[]}]}"#), 4);
         assert_eq!(nesting(r#"["[[[", "\\", "\"{{", {}]"#), 2);
+        // The same count as reading byte by byte, on every text of up to six bytes from the
+        // bytes that matter.
+        fn byte_by_byte(raw: &str) -> usize {
+            let (mut depth, mut most, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+            for b in raw.bytes() {
+                if in_string {
+                    if escaped {
+                        escaped = false;
+                    } else if b == b'\\' {
+                        escaped = true;
+                    } else if b == b'"' {
+                        in_string = false;
+                    }
+                    continue;
+                }
+                match b {
+                    b'"' => in_string = true,
+                    b'[' | b'{' => {
+                        depth += 1;
+                        most = most.max(depth);
+                    }
+                    b']' | b'}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            most
+        }
+        let alphabet = [b'"', b'\\', b'[', b'{', b'}', b'x'];
+        let mut text = Vec::new();
+        for len in 0..=6u32 {
+            for mut n in 0..alphabet.len().pow(len) {
+                text.clear();
+                for _ in 0..len {
+                    text.push(alphabet[n % alphabet.len()]);
+                    n /= alphabet.len();
+                }
+                let s = std::str::from_utf8(&text).unwrap();
+                assert_eq!(nesting(s), byte_by_byte(s), "{s}");
+            }
+        }
         let entry: StoredLoaded<ReadData> = serde_json::from_str(
             r#"{"kind":"schema","exports":{"names":["a","main","z"],
                 "data":{"a":1,"main":{"namespace":"x","t":[1,2]},"z":[true]},
