@@ -675,6 +675,7 @@ fn decorate_tools(text: &str, support: &dyn Fn(&str) -> Support) -> Option<Strin
         .deserialize_any(Complete {
             level: Level::Message,
             support,
+            room: text.len() + text.len() / 16,
         })
         .ok()??;
     reader.end().ok()?;
@@ -706,6 +707,9 @@ impl Level {
 struct Complete<'s> {
     level: Level,
     support: &'s dyn Fn(&str) -> Support,
+    /// Room for the completed text: the message's length and a sixteenth (`execution` adds
+    /// about 40 bytes to a tool of a few hundred), so no level's text grows by copying.
+    room: usize,
 }
 
 /// One member of an object being completed: as written, or completed one level down.
@@ -744,6 +748,7 @@ impl<'de> serde::de::Visitor<'de> for Complete<'_> {
                 Piece::Done(map.next_value_seed(Complete {
                     level,
                     support: self.support,
+                    room: self.room,
                 })?)
             } else {
                 Piece::Raw(map.next_value::<&'de RawValue>()?)
@@ -753,7 +758,7 @@ impl<'de> serde::de::Visitor<'de> for Complete<'_> {
                 None => members.push((key, piece)),
             }
         }
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.room);
         out.push(b'{');
         let mut found = false;
         for (i, (key, piece)) in members.iter().enumerate() {
@@ -779,7 +784,7 @@ impl<'de> serde::de::Visitor<'de> for Complete<'_> {
             while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
             return Ok(None);
         }
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.room);
         out.push(b'[');
         let mut first = true;
         loop {
