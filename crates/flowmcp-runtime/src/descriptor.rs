@@ -706,16 +706,33 @@ pub fn assign_wire_names(descriptors: &mut [ToolDescriptor]) {
 /// suffixed name equal to a plain one), the later tools in ID order get the hash of `<id>#<n>`
 /// with the smallest `n` that makes them unique.
 pub fn assign_wire_names_with(descriptors: &mut [ToolDescriptor], names: ToolNames) {
-    let fulls: Vec<String> = descriptors
-        .iter()
-        .map(|d| full_name(names, &d.id, &d.kind, &d.tool))
+    assign_wire_names_in(descriptors, names, |d| d);
+}
+
+/// [`assign_wire_names_with`] on the descriptors that `descriptor` finds in `items` (the
+/// toolset's entries, which hold them), so that they need not be gathered into a list of their
+/// own first.
+pub(crate) fn assign_wire_names_in<T>(
+    items: &mut [T],
+    names: ToolNames,
+    descriptor: impl Fn(&mut T) -> &mut ToolDescriptor,
+) {
+    let fulls: Vec<String> = items
+        .iter_mut()
+        .map(|t| {
+            let d = descriptor(t);
+            full_name(names, &d.id, &d.kind, &d.tool)
+        })
         .collect();
     let assigned = {
-        let ds = &*descriptors;
+        let mut ds: Vec<&ToolDescriptor> = Vec::with_capacity(items.len());
+        for t in items.iter_mut() {
+            ds.push(descriptor(t));
+        }
         assign_names(fulls, &|i| &ds[i].id, &|i| ds[i].hash_key())
     };
-    for (d, n) in descriptors.iter_mut().zip(assigned) {
-        d.wire_name = n;
+    for (t, n) in items.iter_mut().zip(assigned) {
+        descriptor(t).wire_name = n;
     }
 }
 

@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::descriptor::{
-    DescribeOptions, Kind, ToolDescriptor, ToolNames, assign_wire_names_with, describe_tool,
+    DescribeOptions, Kind, ToolDescriptor, ToolNames, assign_wire_names_in, describe_tool,
 };
 use crate::schema::LoadedSchema;
 use crate::secret::ServerParams;
@@ -172,14 +172,19 @@ impl Toolset {
             .into_par_iter()
             .map(|source| describe_schema(source, opts.profile))
             .collect();
-        // Each tool's schema and its descriptor, in two lists sized once: a descriptor is large,
-        // and a list grown step by step copies all of them at each step.
+        // Each tool's entry (its schema's index and its descriptor) in one list sized once: a
+        // descriptor is large, and a list grown step by step, or gathered into a second list,
+        // copies all of them again (D172).
         let count = described.iter().map(|(_, ds, _)| ds.len()).sum();
-        let (mut idx, mut ds) = (Vec::with_capacity(count), Vec::with_capacity(count));
+        set.tools.reserve_exact(count);
         set.schemas.reserve_exact(described.len());
         for (schema, described, problems) in described {
-            idx.extend(std::iter::repeat_n(set.schemas.len(), described.len()));
-            ds.extend(described);
+            let index = set.schemas.len();
+            set.tools
+                .extend(described.into_iter().map(|descriptor| ToolEntry {
+                    schema: index,
+                    descriptor,
+                }));
             set.schemas.push(schema);
             set.problems.extend(problems);
         }
@@ -213,17 +218,15 @@ impl Toolset {
                 p.message = hide.redact(&p.message);
             }
         }
-        for d in &mut ds {
-            d.missing_server_params = set
-                .server_params
-                .missing(d.required_server_params.iter().map(String::as_str));
+        for t in &mut set.tools {
+            t.descriptor.missing_server_params = set.server_params.missing(
+                t.descriptor
+                    .required_server_params
+                    .iter()
+                    .map(String::as_str),
+            );
         }
-        assign_wire_names_with(&mut ds, opts.tool_names);
-        set.tools = idx
-            .into_iter()
-            .zip(ds)
-            .map(|(schema, descriptor)| ToolEntry { schema, descriptor })
-            .collect();
+        assign_wire_names_in(&mut set.tools, opts.tool_names, |t| &mut t.descriptor);
         set.by_name.reserve(2 * set.tools.len());
         for (i, t) in set.tools.iter().enumerate() {
             set.by_name
