@@ -253,7 +253,7 @@ pub fn indent_unit(source: &str) -> String {
 /// The byte offset just after the value starting at byte `start` of the blanked text `t`: its
 /// closing bracket for an object, array or call, its closing quote for a string, else the next
 /// `,`, `}` or `]` at the value's level (trailing white space excluded).
-fn value_end(t: &str, close: &[u32], start: usize) -> Option<usize> {
+fn value_end(t: &str, close: &[(u32, u32)], start: usize) -> Option<usize> {
     let b = t.as_bytes();
     let mut depth = 0usize;
     let mut i = start;
@@ -293,34 +293,55 @@ fn value_end(t: &str, close: &[u32], start: usize) -> Option<usize> {
 
 /// The index of the bracket closing the one at `open`, from a table of [`closing_brackets`]
 /// (empty: none, and the readers walk every character).
-fn jump(close: &[u32], open: usize) -> Option<usize> {
+fn jump(close: &[(u32, u32)], open: usize) -> Option<usize> {
+    let open = u32::try_from(open).ok()?;
+    let at = close.binary_search_by_key(&open, |&(o, _)| o).ok()?;
     close
-        .get(open)
-        .filter(|&&c| c != u32::MAX)
-        .map(|&c| c as usize)
+        .get(at)
+        .map(|&(_, c)| c)
+        .filter(|&c| c != u32::MAX)
+        .map(|c| c as usize)
 }
 
-/// For each `{`, `[` or `(` of `blanked`, the byte offset of the bracket that closes it (any
-/// closing bracket closes the latest open one, as the readers count depth); `u32::MAX` elsewhere
-/// and for one left open. Empty for a text too long to index by `u32`.
-fn closing_brackets(blanked: &[u8]) -> Vec<u32> {
+/// Each `{`, `[` or `(` of `blanked` with the byte offset of the bracket that closes it (any
+/// closing bracket closes the latest open one, as the readers count depth; `u32::MAX` for one
+/// left open), in the order they open. Empty for a text too long to index by `u32`. One pair a
+/// bracket rather than an entry a byte: a schema is mostly strings and names, and a table as long
+/// as the text was filled and faulted in for every file read for edits (D172).
+fn closing_brackets(blanked: &[u8]) -> Vec<(u32, u32)> {
     if u32::try_from(blanked.len()).is_err() {
         return Vec::new();
     }
-    let mut close = vec![u32::MAX; blanked.len()];
-    let mut open = Vec::new();
-    for (i, c) in blanked.iter().enumerate() {
-        match c {
-            b'{' | b'[' | b'(' => open.push(i),
-            b'}' | b']' | b')' => {
-                if let Some(o) = open.pop() {
-                    close[o] = i as u32;
-                }
+    // The next opening and the next closing bracket, each found with a byte search: brackets
+    // are a few hundredths of the text.
+    let after = |from: usize, [a, b, c]: [u8; 3]| {
+        blanked
+            .get(from..)
+            .and_then(|rest| memchr::memchr3(a, b, c, rest))
+            .map(|k| from + k)
+    };
+    const OPENING: [u8; 3] = [b'{', b'[', b'('];
+    const CLOSING: [u8; 3] = [b'}', b']', b')'];
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    let (mut next_open, mut next_close) = (after(0, OPENING), after(0, CLOSING));
+    loop {
+        match (next_open, next_close) {
+            (Some(o), c) if c.is_none_or(|c| o < c) => {
+                open.push(pairs.len());
+                pairs.push((o as u32, u32::MAX));
+                next_open = after(o + 1, OPENING);
             }
-            _ => {}
+            (_, Some(c)) => {
+                if let Some(pair) = open.pop().and_then(|k| pairs.get_mut(k)) {
+                    pair.1 = c as u32;
+                }
+                next_close = after(c + 1, CLOSING);
+            }
+            // An opening bracket with none closing after it is taken by the first arm.
+            (_, None) => return pairs,
         }
     }
-    close
 }
 
 /// `value` as JavaScript source in the style of schema files: single-quoted strings, keys without
@@ -432,7 +453,7 @@ fn find_export_object(t: &str, name: &str) -> Option<usize> {
 /// blanked text `t` (`source` is the text it blanks).
 fn find_member(
     t: &str,
-    close: &[u32],
+    close: &[(u32, u32)],
     source: &str,
     open: usize,
     key: &str,
@@ -461,7 +482,7 @@ fn ident_char(c: char) -> bool {
 /// from `source`, which `t` blanks.
 fn list_members(
     t: &str,
-    close: &[u32],
+    close: &[(u32, u32)],
     source: &str,
     open: usize,
     export_name: &str,
@@ -567,7 +588,7 @@ pub struct ExportObject {
 /// the export's `{` as [`find_export_object`] found it.
 fn object_at(
     t: &str,
-    close: &[u32],
+    close: &[(u32, u32)],
     source: &str,
     export: Option<usize>,
     export_name: &str,
@@ -619,7 +640,7 @@ pub struct EditView<'s> {
     /// [`scan::blank_aligned`] of `source`: byte offsets are the source's.
     blanked: String,
     /// [`closing_brackets`] of `blanked`: readers step over a nested value in one move.
-    close: Vec<u32>,
+    close: Vec<(u32, u32)>,
     /// [`find_export_object`]'s answer for each export name asked so far: a reader of one text
     /// asks for the same export once per object it reads, and each search reads the whole text.
     /// A lock, not a cell, so that a view stays `Sync`.
@@ -725,7 +746,7 @@ impl<'s> EditView<'s> {
 fn members_of(
     source: &str,
     t: &str,
-    close: &[u32],
+    close: &[(u32, u32)],
     open: usize,
     export_name: &str,
 ) -> Result<Vec<Member>, EditError> {
@@ -883,6 +904,24 @@ mod tests {
             }
             let view = EditView::new(&text);
             let t = view.blanked.as_str();
+            // The table is what reading byte by byte gives.
+            let mut by_byte: Vec<(u32, u32)> = Vec::new();
+            let mut open = Vec::new();
+            for (i, c) in t.bytes().enumerate() {
+                match c {
+                    b'{' | b'[' | b'(' => {
+                        open.push(by_byte.len());
+                        by_byte.push((i as u32, u32::MAX));
+                    }
+                    b'}' | b']' | b')' => {
+                        if let Some(k) = open.pop() {
+                            by_byte[k].1 = i as u32;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            assert_eq!(view.close, by_byte, "{text:?}");
             for start in (0..t.len()).filter(|&i| t.is_char_boundary(i)) {
                 assert_eq!(
                     value_end(t, &view.close, start),
