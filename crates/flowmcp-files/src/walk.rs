@@ -145,23 +145,9 @@ mod tests {
     /// the order of the names at every level, as a walk one directory after the other gives it.
     #[test]
     fn i46_directories_walked_at_once_come_back_in_name_order() {
-        fn one_by_one(dir: &Path, out: &mut Vec<PathBuf>) {
-            let mut names: Vec<_> = std::fs::read_dir(dir)
-                .expect("list")
-                .map(|e| e.expect("entry").path())
-                .collect();
-            names.sort();
-            for p in names {
-                if p.is_dir() {
-                    one_by_one(&p, out);
-                } else if p.extension().is_some_and(|x| x == "mjs") {
-                    out.push(p);
-                }
-            }
-        }
         let base = std::env::temp_dir().join(format!("flowmcp-walk-order-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
-        for (i, rel) in [
+        let rels: Vec<String> = [
             "a.mjs",
             "b/x.mjs",
             "b/a/y.mjs",
@@ -176,20 +162,23 @@ mod tests {
             "z/0/2.mjs",
         ]
         .iter()
-        .enumerate()
-        {
+        .map(|r| r.to_string())
+        .chain((0..40).map(|n| format!("p/{n:02}/s.mjs")))
+        .collect();
+        for rel in &rels {
             let path = base.join(rel);
             std::fs::create_dir_all(path.parent().expect("parent")).expect("dirs");
-            std::fs::write(&path, format!("export const main = {{ n: {i} }}")).expect("file");
+            std::fs::write(&path, "export const main = {}").expect("file");
         }
-        for n in 0..40 {
-            let path = base.join(format!("p/{n:02}/s.mjs"));
-            std::fs::create_dir_all(path.parent().expect("parent")).expect("dirs");
-            std::fs::write(&path, "").expect("file");
-        }
-        let mut expected = Vec::new();
-        one_by_one(&base, &mut expected);
+        // A path sorts component by component, which is the order of names at every level.
+        let mut expected: Vec<PathBuf> = rels
+            .iter()
+            .filter(|r| r.ends_with(".mjs"))
+            .map(|r| base.join(r))
+            .collect();
+        expected.sort();
         assert_eq!(expected.len(), 51);
+        assert_eq!(expected.get(1), Some(&base.join("b/a/c/z.mjs")));
         assert_eq!(walk_mjs(&base, &|_| false).expect("walk").files, expected);
         let _ = std::fs::remove_dir_all(&base);
     }
