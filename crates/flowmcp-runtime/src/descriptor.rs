@@ -706,34 +706,39 @@ pub fn assign_wire_names(descriptors: &mut [ToolDescriptor]) {
 /// suffixed name equal to a plain one), the later tools in ID order get the hash of `<id>#<n>`
 /// with the smallest `n` that makes them unique.
 pub fn assign_wire_names_with(descriptors: &mut [ToolDescriptor], names: ToolNames) {
-    assign_wire_names_in(descriptors, names, |d| d);
+    let assigned = wire_names_of(descriptors, names, |d| d);
+    for (d, n) in descriptors.iter_mut().zip(assigned) {
+        d.wire_name = n;
+    }
 }
 
-/// [`assign_wire_names_with`] on the descriptors that `descriptor` finds in `items` (the
-/// toolset's entries, which hold them), so that they need not be gathered into a list of their
-/// own first.
-pub(crate) fn assign_wire_names_in<T>(
-    items: &mut [T],
+/// The wire names [`assign_wire_names_with`] gives the descriptors that `descriptor` finds in
+/// `items` (the toolset's entries, which hold them), parallel to `items`: the descriptors need
+/// not be gathered into a list of their own first.
+pub(crate) fn wire_names_of<T>(
+    items: &[T],
     names: ToolNames,
-    descriptor: impl Fn(&mut T) -> &mut ToolDescriptor,
-) {
+    descriptor: impl Fn(&T) -> &ToolDescriptor,
+) -> Vec<String> {
     let fulls: Vec<String> = items
-        .iter_mut()
+        .iter()
         .map(|t| {
             let d = descriptor(t);
             full_name(names, &d.id, &d.kind, &d.tool)
         })
         .collect();
-    let assigned = {
-        let mut ds: Vec<&ToolDescriptor> = Vec::with_capacity(items.len());
-        for t in items.iter_mut() {
-            ds.push(descriptor(t));
-        }
-        assign_names(fulls, &|i| &ds[i].id, &|i| ds[i].hash_key())
-    };
-    for (t, n) in items.iter_mut().zip(assigned) {
-        descriptor(t).wire_name = n;
+    assign_names(fulls, &|i| &descriptor(&items[i]).id, &|i| {
+        descriptor(&items[i]).hash_key()
+    })
+}
+
+/// For each of `names`, whether another of them is the same.
+fn shared_names(names: &[String]) -> Vec<bool> {
+    let mut count: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+    for n in names {
+        *count.entry(n.as_str()).or_default() += 1;
     }
+    names.iter().map(|n| count[n.as_str()] > 1).collect()
 }
 
 /// [`assign_wire_names`] on bare IDs; the result is parallel to `ids`.
@@ -761,12 +766,7 @@ fn assign_names<'a>(
         .enumerate()
         .map(|(i, full)| bounded(full.clone(), || key(i)))
         .collect();
-    let mut count: HashMap<&str, usize> = HashMap::with_capacity(names.len());
-    for n in &names {
-        *count.entry(n.as_str()).or_default() += 1;
-    }
-    let colliding: Vec<bool> = names.iter().map(|n| count[n.as_str()] > 1).collect();
-    drop(count);
+    let colliding = shared_names(&names);
     for (i, c) in colliding.iter().enumerate() {
         if *c {
             names[i] = suffixed(&fulls[i], &hash6(&key(i)));
@@ -777,15 +777,11 @@ fn assign_names<'a>(
     // `<id>#<n>` hash otherwise. A tool whose name no other has keeps it, so only the sharing
     // ones are ordered: the outcome is that of ordering all (a name once given is never given
     // again, so "taken before" is "held by another").
-    let shared: Vec<usize> = {
-        let mut count: HashMap<&str, usize> = HashMap::with_capacity(names.len());
-        for n in &names {
-            *count.entry(n.as_str()).or_default() += 1;
-        }
-        (0..names.len())
-            .filter(|&i| count[names[i].as_str()] > 1)
-            .collect()
-    };
+    let shared: Vec<usize> = shared_names(&names)
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &s)| s.then_some(i))
+        .collect();
     if shared.is_empty() {
         return names;
     }
@@ -939,13 +935,9 @@ mod tests {
                 .collect();
             // The names after the first two steps, which both versions share.
             let mut names: Vec<String> = ids.iter().map(wire_name).collect();
-            let mut count: HashMap<String, usize> = HashMap::new();
-            for n in &names {
-                *count.entry(n.clone()).or_default() += 1;
-            }
-            for (i, n) in names.iter_mut().enumerate() {
-                if count[n.as_str()] > 1 {
-                    *n = suffixed(&fulls[i], &hash6(&ids[i].to_string()));
+            for (i, shared) in shared_names(&names).into_iter().enumerate() {
+                if shared {
+                    names[i] = suffixed(&fulls[i], &hash6(&ids[i].to_string()));
                 }
             }
             assert_eq!(

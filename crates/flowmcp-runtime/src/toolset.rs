@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::descriptor::{
-    DescribeOptions, Kind, ToolDescriptor, ToolNames, assign_wire_names_in, describe_tool,
+    DescribeOptions, Kind, ToolDescriptor, ToolNames, describe_tool, wire_names_of,
 };
 use crate::schema::LoadedSchema;
 use crate::secret::ServerParams;
@@ -226,7 +226,10 @@ impl Toolset {
                     .map(String::as_str),
             );
         }
-        assign_wire_names_in(&mut set.tools, opts.tool_names, |t| &mut t.descriptor);
+        let wire = wire_names_of(&set.tools, opts.tool_names, |t| &t.descriptor);
+        for (t, n) in set.tools.iter_mut().zip(wire) {
+            t.descriptor.wire_name = n;
+        }
         set.by_name.reserve(2 * set.tools.len());
         for (i, t) in set.tools.iter().enumerate() {
             set.by_name
