@@ -741,7 +741,6 @@ impl<'de> serde::de::Visitor<'de> for Complete<'_> {
             {}
             return Ok(None);
         };
-        // Duplicate names: the last value at the first one's place (as in `RawObject`).
         let mut members: Vec<(String, Piece<'de>)> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
             let piece = if key == inner {
@@ -753,10 +752,7 @@ impl<'de> serde::de::Visitor<'de> for Complete<'_> {
             } else {
                 Piece::Raw(map.next_value::<&'de RawValue>()?)
             };
-            match members.iter_mut().find(|(k, _)| *k == key) {
-                Some(slot) => slot.1 = piece,
-                None => members.push((key, piece)),
-            }
+            put_member(&mut members, key, piece);
         }
         let mut out = Vec::with_capacity(self.room);
         out.push(b'{');
@@ -826,6 +822,15 @@ impl<'de> serde::de::Visitor<'de> for Complete<'_> {
     }
 }
 
+/// Adds a member read from an object to `members`, as `RawObject` (and `serde_json::Map`) does: a
+/// repeated name keeps the last value at the first one's place.
+fn put_member<V>(members: &mut Vec<(String, V)>, key: String, value: V) {
+    match members.iter_mut().find(|(k, _)| *k == key) {
+        Some(slot) => slot.1 = value,
+        None => members.push((key, value)),
+    }
+}
+
 /// Writes `key` as serde_json writes an object's member name, and the `:` after it.
 fn push_key(out: &mut Vec<u8>, key: &str) {
     // Writing a string into a vector cannot fail.
@@ -867,10 +872,7 @@ impl<'de> serde::de::Visitor<'de> for ToolEntry<'_, '_> {
         let mut members: Vec<(String, &'de RawValue)> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
             let value = map.next_value::<&'de RawValue>()?;
-            match members.iter_mut().find(|(k, _)| *k == key) {
-                Some(slot) => slot.1 = value,
-                None => members.push((key, value)),
-            }
+            put_member(&mut members, key, value);
         }
         let support = members
             .iter()
