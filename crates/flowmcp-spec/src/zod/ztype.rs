@@ -19,6 +19,12 @@ pub struct ZType {
     pub options: Options,
 }
 
+/// Whether a primitive that failed to parse may still become an enum: in compat, `enum()` is
+/// acceptable when `values(...)` options supply the values.
+fn enum_from_values(parsed: &Result<Primitive, ZodError>, compat: bool) -> bool {
+    compat && *parsed == Err(ZodError::EmptyEnum)
+}
+
 impl ZType {
     /// Parses `z.primitive` and `z.options`. Fails on the first problem, in this order: an
     /// invalid primitive, an unknown or malformed option, a `default(...)` that cannot be
@@ -30,14 +36,30 @@ impl ZType {
         compat: bool,
     ) -> Result<ZType, ZodError> {
         let parsed = Primitive::parse(primitive);
-        // In compat, `enum()` is acceptable when `values(...)` supplies the values.
-        let empty_enum = compat && parsed == Err(ZodError::EmptyEnum);
+        // The primitive's problem comes first: then the options need not be read.
+        let options = if parsed.is_err() && !enum_from_values(&parsed, compat) {
+            Ok(Options::default())
+        } else {
+            Options::parse(options, compat)
+        };
+        ZType::from_parts(parsed, options, compat)
+    }
+
+    /// [`ZType::parse`] of a primitive and options parsed already ([`Primitive::parse`] of
+    /// `z.primitive`, [`Options::parse`] of `z.options`): the same `ZType`, or the same first
+    /// problem. For a caller that keeps the parsed parts, such as a validator whose rules each
+    /// read a parameter's `z`.
+    pub fn from_parts(
+        parsed: Result<Primitive, ZodError>,
+        options: Result<Options, ZodError>,
+        compat: bool,
+    ) -> Result<ZType, ZodError> {
         if let Err(e) = &parsed
-            && !empty_enum
+            && !enum_from_values(&parsed, compat)
         {
             return Err(e.clone());
         }
-        let options = Options::parse(options, compat)?;
+        let options = options?;
         let mut primitive = match parsed {
             Ok(p) => p,
             Err(e) if options.values_items().is_empty() => return Err(e),
@@ -269,6 +291,41 @@ mod tests {
             ZType::parse("enum()", &["bogus()", "values(a)"], true),
             Err(ZodError::UnknownOption { index: 0, .. })
         ));
+    }
+
+    /// Parsing the parts first and putting them together gives what parsing the block does, under
+    /// both profiles, for good blocks and for each kind of problem in either part (issue #46).
+    #[test]
+    fn i46_from_parts_is_parse() {
+        let blocks: &[(&str, &[&str])] = &[
+            ("string()", &[]),
+            ("string()", &["min(1)", "max(5)", "default(ab)"]),
+            ("number()", &["default(x)"]),
+            ("number()", &["min(1)", "bogus()", "max(2)"]),
+            ("enum()", &["values(a,b)", "default(a)"]),
+            ("enum()", &["default(a)"]),
+            ("enum()", &["bogus()", "values(a)"]),
+            ("enum(a,b)", &["default(c)"]),
+            ("enum(a, b)", &["optional()"]),
+            ("strin()", &["bogus()"]),
+            ("String()", &[]),
+            ("array()", &["regex(^a$)", "optional()"]),
+            ("boolean()", &["", "default(true)"]),
+            ("object()", &["values(a)"]),
+        ];
+        for compat in [false, true] {
+            for (primitive, options) in blocks {
+                assert_eq!(
+                    ZType::from_parts(
+                        Primitive::parse(primitive),
+                        Options::parse(options, compat),
+                        compat
+                    ),
+                    ZType::parse(primitive, options, compat),
+                    "{primitive} {options:?} compat={compat}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -5,10 +5,12 @@
 
 use std::cell::OnceCell;
 use std::path::Path;
+use std::rc::Rc;
 
 use flowmcp_loader::Exports;
 use flowmcp_loader::LoadedFile;
 use flowmcp_spec::placeholder::{Interpolation, find_interpolations};
+use flowmcp_spec::zod::{Options as ZOptions, Primitive, ZType, ZodError};
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
@@ -253,6 +255,20 @@ pub(crate) struct ParamRef<'a> {
     location: Option<&'a str>,
     /// [`ParamRef::source`]'s answer.
     source: Option<ParamSource<'a>>,
+    /// Whether the active profile is `compat` (how `z` is parsed).
+    compat: bool,
+    /// What `z` parses to, worked out when a rule first asks and shared by every copy of this
+    /// reference: several rules read the same parameter's `z`.
+    parsed: Rc<ZParts>,
+}
+
+/// A parameter's `z`, parsed ([`ParamRef::primitive_parsed`], [`ParamRef::options_parsed`],
+/// [`ParamRef::ztype`]).
+#[derive(Default)]
+struct ZParts {
+    primitive: OnceCell<Option<Result<Primitive, ZodError>>>,
+    options: OnceCell<Option<(ZOptions, Vec<ZodError>)>>,
+    ztype: OnceCell<Option<Result<ZType, ZodError>>>,
 }
 
 impl<'a> ParamRef<'a> {
@@ -281,6 +297,8 @@ impl<'a> ParamRef<'a> {
                 flowmcp_spec::placeholder::param_role(v, |k| declared.contains(&k), profile)
             }),
             value,
+            compat: profile.is_compat(),
+            parsed: Rc::default(),
         }
     }
     /// `position` when it is an object.
@@ -315,6 +333,49 @@ impl<'a> ParamRef<'a> {
     /// `position.value` is missing or not a string (VAL042's business).
     pub(crate) fn source(&self) -> Option<ParamSource<'a>> {
         self.source
+    }
+    /// [`Primitive::parse`] of `z.primitive`, when it is a string.
+    pub(crate) fn primitive_parsed(&self) -> Option<&Result<Primitive, ZodError>> {
+        self.parsed
+            .primitive
+            .get_or_init(|| self.primitive.and_then(Value::as_str).map(Primitive::parse))
+            .as_ref()
+    }
+    /// [`ZOptions::parse_lenient`] of the strings among `z.options` (in their order, without the
+    /// entries that are not strings) under the active profile, when `z.options` is an array.
+    pub(crate) fn options_parsed(&self) -> Option<&(ZOptions, Vec<ZodError>)> {
+        self.parsed
+            .options
+            .get_or_init(|| {
+                let items = self.options?.as_array()?;
+                let texts: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+                Some(ZOptions::parse_lenient(&texts, self.compat))
+            })
+            .as_ref()
+    }
+    /// [`ZType::parse`] of `z.primitive` and `z.options` under the active profile, when the
+    /// primitive is a string and `z.options` is absent (no options) or an array of strings only.
+    pub(crate) fn ztype(&self) -> Option<&Result<ZType, ZodError>> {
+        self.parsed
+            .ztype
+            .get_or_init(|| {
+                let primitive = self.primitive_parsed()?.clone();
+                let options = match self.options {
+                    None => Ok(ZOptions::default()),
+                    Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
+                        // Every entry is a string, so the lenient parse saw them all, at their own
+                        // indices: its first problem is the one a strict parse stops at.
+                        let (options, errors) = self.options_parsed()?;
+                        match errors.first() {
+                            Some(e) => Err(e.clone()),
+                            None => Ok(options.clone()),
+                        }
+                    }
+                    Some(_) => return None,
+                };
+                Some(ZType::from_parts(primitive, options, self.compat))
+            })
+            .as_ref()
     }
 }
 
@@ -511,7 +572,13 @@ mod tests {
             { "position": { "value": "fixed {{x}}", "other": "o" }, "z": { "options": "x" } },
             { "position": [ "not", "an", "object" ] },
             { "z": null },
-            {}
+            {},
+            { "z": { "primitive": "enum(a,b)", "options": [ "default(c)" ] } },
+            { "z": { "primitive": "enum()", "options": [ "values(a,b)", 4, "default(a)" ] } },
+            { "z": { "primitive": "enum()", "options": [ "values(a,b)", "default(a)" ] } },
+            { "z": { "primitive": "number()", "options": [ "bogus()", "min(1)", "regex(^a$)" ] } },
+            { "z": { "primitive": "strin()", "options": [ "optional()" ] } },
+            { "z": { "primitive": "number()" } }
         ]);
         let tool = "t".to_string();
         for profile in [flowmcp_spec::Profile::Spec, flowmcp_spec::Profile::Compat] {
@@ -535,6 +602,29 @@ mod tests {
                     .and_then(Value::as_str)
                     .map(|v| flowmcp_spec::placeholder::param_role(v, |k| k == "KEY", profile));
                 assert_eq!(p.source(), role, "{i}");
+                // The parsed `z` is what parsing the texts on each use gave.
+                let compat = profile.is_compat();
+                let primitive = z.and_then(|z| z.get("primitive")).and_then(Value::as_str);
+                let options = z.and_then(|z| z.get("options"));
+                assert_eq!(
+                    p.primitive_parsed(),
+                    primitive.map(Primitive::parse).as_ref(),
+                    "{i}"
+                );
+                let lenient = options.and_then(Value::as_array).map(|items| {
+                    let texts: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+                    ZOptions::parse_lenient(&texts, compat)
+                });
+                assert_eq!(p.options_parsed(), lenient.as_ref(), "{i}");
+                let texts: Option<Vec<&str>> = match options {
+                    None => Some(Vec::new()),
+                    Some(Value::Array(items)) => items.iter().map(Value::as_str).collect(),
+                    Some(_) => None,
+                };
+                let whole = primitive
+                    .zip(texts)
+                    .map(|(primitive, texts)| ZType::parse(primitive, &texts, compat));
+                assert_eq!(p.ztype(), whole.as_ref(), "{i}");
             }
         }
     }

@@ -677,10 +677,8 @@ fn enum_sites(ctx: &SchemaCtx<'_>) -> Vec<(JsonPath, Vec<EnumItem>)> {
     for p in each_parameter(ctx) {
         let Some(z) = p.z() else { continue };
         let z_path = p.path.key("z");
-        if let Some(text) = z.get("primitive").and_then(Value::as_str)
-            && let Ok(Primitive::Enum(items)) = Primitive::parse(text)
-        {
-            out.push((z_path.key("primitive"), items));
+        if let Some(Ok(Primitive::Enum(items))) = p.primitive_parsed() {
+            out.push((z_path.key("primitive"), items.clone()));
         }
         if ctx.is_compat()
             && let Some(Value::Array(options)) = z.get("options")

@@ -10,7 +10,7 @@ use flowmcp_loader::HandlersExport;
 use flowmcp_spec::placeholder::{
     InterpolationKind, colon_key_matches, colon_names, find_interpolations,
 };
-use flowmcp_spec::zod::{EnumItem, Options, Primitive, ZType, ZodError, enum_has_padded_values};
+use flowmcp_spec::zod::{EnumItem, Options, ZodError, enum_has_padded_values};
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::Value;
 
@@ -264,12 +264,8 @@ fn has_values_option(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> bool {
     if !ctx.is_compat() {
         return false;
     }
-    let Some(options) = option_texts(p) else {
-        return false;
-    };
-    let texts: Vec<&str> = options.iter().map(|(_, s)| *s).collect();
-    let (parsed, _) = Options::parse_lenient(&texts, true);
-    !parsed.values_items().is_empty()
+    p.options_parsed()
+        .is_some_and(|(parsed, _)| !parsed.values_items().is_empty())
 }
 
 /// True for the text between `{{` and `}}` of a prompt placeholder: `tool:…`, `resource:…`,
@@ -324,7 +320,10 @@ pub(super) fn val044_primitive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             }
         };
         let found = shown(&Value::String(text.clone()));
-        match Primitive::parse(text) {
+        let Some(parsed) = p.primitive_parsed() else {
+            continue;
+        };
+        match parsed {
             Ok(_) => {
                 if !ctx.is_compat() && enum_has_padded_values(text) {
                     c.emit_help(
@@ -338,7 +337,7 @@ pub(super) fn val044_primitive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             Err(ZodError::EmptyEnum | ZodError::InterpolationOutsideEnum { .. }) => {}
             Err(_) if caused_by_prompt_placeholder(text) => {}
             Err(e) => {
-                c.emit(Code::VAL044, Some(&path), primitive_message(&e, &found));
+                c.emit(Code::VAL044, Some(&path), primitive_message(e, &found));
             }
         }
     }
@@ -417,7 +416,6 @@ fn option_message(e: &ZodError) -> String {
 /// specification leaves out regular expressions on purpose; real catalogs use them, which is why
 /// `compat` accepts them.
 pub(super) fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let compat = ctx.is_compat();
     for p in each_parameter(ctx) {
         if p.z().is_none() {
             continue;
@@ -460,10 +458,10 @@ pub(super) fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             .filter(|(_, v)| v.is_string())
             .map(|(i, _)| i)
             .collect();
-        let (_, errors) = Options::parse_lenient(&texts, compat);
+        let errors = p.options_parsed().map_or(&[][..], |(_, e)| e.as_slice());
         let had_errors = !errors.is_empty();
         for e in errors {
-            let Some(local) = option_error_index(&e) else {
+            let Some(local) = option_error_index(e) else {
                 continue;
             };
             let index = indices.get(local).copied().unwrap_or(local);
@@ -474,7 +472,7 @@ pub(super) fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 Code::VAL045,
                 joined.then_some("joined"),
                 Some(&path.index(index)),
-                option_message(&e),
+                option_message(e),
             );
         }
         // A default(...) that cannot be read as the primitive's type; only judged when the
@@ -482,14 +480,11 @@ pub(super) fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         if had_errors || !all_strings {
             continue;
         }
-        let Some(primitive) = primitive_text(p) else {
-            continue;
-        };
-        if let Err(e @ ZodError::InvalidDefault { .. }) = ZType::parse(primitive, &texts, compat)
-            && let Some(local) = option_error_index(&e)
+        if let Some(Err(e @ ZodError::InvalidDefault { .. })) = p.ztype()
+            && let Some(local) = option_error_index(e)
         {
             let index = indices.get(local).copied().unwrap_or(local);
-            c.emit(Code::VAL045, Some(&path.index(index)), option_message(&e));
+            c.emit(Code::VAL045, Some(&path.index(index)), option_message(e));
         }
     }
 }
@@ -518,7 +513,7 @@ pub(super) fn val046_empty_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         let Some(text) = primitive_text(p) else {
             continue;
         };
-        if Primitive::parse(text) != Err(ZodError::EmptyEnum) || has_values_option(ctx, p) {
+        if p.primitive_parsed() != Some(&Err(ZodError::EmptyEnum)) || has_values_option(ctx, p) {
             continue;
         }
         let help = if ctx.is_compat() {
@@ -549,12 +544,11 @@ pub(super) fn val046_empty_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// makes sense as the values of an enum.
 pub(super) fn val047_interpolation_outside_enum(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for p in each_parameter(ctx) {
-        if let Some(text) = primitive_text(p)
-            && let Err(ZodError::InterpolationOutsideEnum {
-                name,
-                interpolation,
-            }) = Primitive::parse(text)
-            && !caused_by_prompt_placeholder(&interpolation)
+        if let Some(Err(ZodError::InterpolationOutsideEnum {
+            name,
+            interpolation,
+        })) = p.primitive_parsed()
+            && !caused_by_prompt_placeholder(interpolation)
         {
             c.emit(
                 Code::VAL047,
@@ -637,9 +631,7 @@ pub(super) fn val048_list_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let declared = declared_lists(ctx);
     for p in each_parameter(ctx) {
         let mut refs: Vec<(JsonPath, String, String)> = Vec::new();
-        if let Some(text) = primitive_text(p)
-            && let Ok(primitive) = Primitive::parse(text)
-        {
+        if let Some(Ok(primitive)) = p.primitive_parsed() {
             for (list, field) in primitive.list_refs() {
                 refs.push((
                     p.path.key("z").key("primitive"),
@@ -992,7 +984,6 @@ pub(super) fn val085_unknown_placeholder(ctx: &SchemaCtx<'_>, c: &mut Collector<
 /// Chapter 02 requires fixed values to pass their validation at load time. A failing value means
 /// every call sends something the schema itself declares invalid.
 pub(super) fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let compat = ctx.is_compat();
     for p in each_parameter(ctx) {
         let Some(ParamSource::Fixed(value)) = p.source() else {
             continue;
@@ -1000,18 +991,11 @@ pub(super) fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'
         if !find_interpolations(value).is_empty() {
             continue;
         }
-        let (Some(primitive), Some(Value::Array(options))) = (primitive_text(p), p.z_options())
-        else {
+        // Only a `z` with an options array (all strings) is judged here.
+        if !matches!(p.z_options(), Some(Value::Array(_))) {
             continue;
-        };
-        let Some(texts) = options
-            .iter()
-            .map(Value::as_str)
-            .collect::<Option<Vec<&str>>>()
-        else {
-            continue;
-        };
-        let Ok(zt) = ZType::parse(primitive, &texts, compat) else {
+        }
+        let Some(Ok(zt)) = p.ztype() else {
             continue;
         };
         let result = zt

@@ -38,7 +38,7 @@
 use std::collections::BTreeSet;
 
 use flowmcp_loader::{PathItem, Unserializable, UnserializableKind};
-use flowmcp_spec::zod::{Options, Primitive, ZType, ZodError};
+use flowmcp_spec::zod::{Primitive, ZType, ZodError};
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
@@ -213,7 +213,7 @@ pub(super) fn tst003_required_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>)
     for t in tool_tests(ctx) {
         let mut required: Vec<&str> = Vec::new();
         for (key, p) in user_params(ctx, t.name) {
-            if !is_optional(ctx, &p) && !required.contains(&key) {
+            if !is_optional(&p) && !required.contains(&key) {
                 required.push(key);
             }
         }
@@ -444,7 +444,7 @@ pub(super) fn tst008_optional_usage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
             continue;
         }
         for (key, p) in user_params(ctx, t.name) {
-            if is_optional(ctx, &p) && !objects.iter().any(|o| o.contains_key(key)) {
+            if is_optional(&p) && !objects.iter().any(|o| o.contains_key(key)) {
                 c.emit(
                     Code::TST008,
                     Some(&p.path),
@@ -493,30 +493,16 @@ fn tool_tests<'a>(ctx: &SchemaCtx<'a>) -> Vec<ToolTests<'a>> {
 }
 
 /// True when the parameter's `z.options` hold `optional()` or a `default(...)`.
-fn is_optional(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> bool {
-    let Some(Value::Array(options)) = p.z_options() else {
-        return false;
-    };
-    let texts: Vec<&str> = options.iter().filter_map(Value::as_str).collect();
-    Options::parse_lenient(&texts, ctx.is_compat())
-        .0
-        .is_optional()
+fn is_optional(p: &ParamRef<'_>) -> bool {
+    p.options_parsed()
+        .is_some_and(|(options, _)| options.is_optional())
 }
 
 /// The parameter's `z` when it parses under the active profile (`options` may be absent), with its
 /// `{{list:field}}` enum items replaced by the values of the schema's resolved shared lists when the
 /// schema sees a list registry (see [`resolve_list_items`]).
 fn ztype(ctx: &SchemaCtx<'_>, p: &ParamRef<'_>) -> Option<ZType> {
-    let primitive = p.z_primitive()?.as_str()?;
-    let options: Vec<&str> = match p.z_options() {
-        None => Vec::new(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(Value::as_str)
-            .collect::<Option<Vec<_>>>()?,
-        Some(_) => return None,
-    };
-    let zt = ZType::parse(primitive, &options, ctx.is_compat()).ok()?;
+    let zt = p.ztype()?.as_ref().ok()?.clone();
     Some(resolve_list_items(ctx, zt))
 }
 
