@@ -1129,24 +1129,28 @@ const MODULE_RULE_WORDS: [&str; 14] = [
 /// (no ASCII letter, digit, `_` or `$` on either side). Each module rule fires on an identifier
 /// whose decoded name is one of those words; an identifier is a maximal run of identifier
 /// characters, and one with an escape has a backslash, so a text without either gives no hit.
-/// Cheaper than matching: one byte search a word over text that is mostly spaces (issue #46).
+/// Cheaper than matching: one multi-word search over text that is mostly spaces (issue #46).
 fn module_may_hit(b: &[u8]) -> bool {
-    static FINDERS: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
+    static WORDS: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
         std::sync::LazyLock::new(|| {
-            MODULE_RULE_WORDS
-                .iter()
-                .map(|w| memchr::memmem::Finder::new(w.as_bytes()))
-                .collect()
+            aho_corasick::AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                .build(MODULE_RULE_WORDS)
+                .ok()
         });
     if memchr::memchr(b'\\', b).is_some() {
         return true;
     }
+    let Some(words) = WORDS.as_ref() else {
+        return true;
+    };
     let ident_at = |i: usize| b.get(i).is_some_and(|&c| is_ascii_ident(c));
-    FINDERS.iter().any(|f| {
-        let len = f.needle().len();
-        f.find_iter(b)
-            .any(|at| !(at.checked_sub(1).is_some_and(ident_at) || ident_at(at + len)))
-    })
+    // The longest word at the leftmost place, then on after it. A whole word is never missed:
+    // every word is made of identifier characters, so no other occurrence can reach across the
+    // boundaries of a whole one, and at its start the longest word is the whole one.
+    words
+        .find_iter(b)
+        .any(|m| !(m.start().checked_sub(1).is_some_and(ident_at) || ident_at(m.end())))
 }
 
 impl Matcher<'_> {
