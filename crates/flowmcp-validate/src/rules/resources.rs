@@ -1534,7 +1534,7 @@ pub(super) fn res035_path_variable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// database may still work, so this is a warning about the drift, not an error. The range widens
 /// when a newer revision is supported.
 pub(super) fn res032_res033_res034_gtfs_seal(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let (Some(schema_dir), Some(files)) = (ctx.schema_dir(), ctx.opts.files.as_deref()) else {
+    let Some(files) = ctx.opts.files.as_deref() else {
         return;
     };
     let settings = c.settings();
@@ -1548,6 +1548,10 @@ pub(super) fn res032_res033_res034_gtfs_seal(ctx: &SchemaCtx<'_>, c: &mut Collec
     if paths.is_empty() {
         return;
     }
+    // The disk is asked only for a schema that has such a database.
+    let Some(schema_dir) = ctx.schema_dir() else {
+        return;
+    };
     for (r, path) in paths {
         // An unresolvable variable is RES035's.
         let Ok(resolved) = resolve_gtfs_path(ctx, path) else {
@@ -1624,7 +1628,7 @@ fn expected_revisions() -> String {
 /// are not checked. A `file-based` database is created with `flowmcp resource init` (and must be
 /// `project`, RES037), so a missing file is expected there.
 pub(super) fn res020_inline_database_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let (Some(schema_dir), Some(files)) = (ctx.schema_dir(), ctx.opts.files.as_deref()) else {
+    let Some(files) = ctx.opts.files.as_deref() else {
         return;
     };
     for r in each_resource(ctx) {
@@ -1636,6 +1640,10 @@ pub(super) fn res020_inline_database_exists(ctx: &SchemaCtx<'_>, c: &mut Collect
         }
         let Some(name) = r.str_field("name") else {
             continue;
+        };
+        // The disk is asked only for a schema that has an inline database (once per file).
+        let Some(schema_dir) = ctx.schema_dir() else {
+            return;
         };
         // A name that is not a plain `.db` file name is reported by RES003, RES004 and RES027.
         if files.inline_database_present(schema_dir, name) == Some(false) {
