@@ -608,6 +608,10 @@ impl<'a> Parser<'a> {
                     line_break = true;
                     continue;
                 }
+                // Any other ASCII byte but `/`, VT and FF (the rest of `space_at`'s ASCII set)
+                // ends the trivia: the token that follows, most of the time.
+                Some(c) if c < 0x80 && !matches!(c, b'/' | 0x0B | 0x0C) => return Ok(line_break),
+                None => return Ok(line_break),
                 _ => {}
             }
             if let Some((len, lt)) = space_at(self.b, self.pos) {
