@@ -307,7 +307,7 @@ fn jump(close: &[(u32, u32)], open: usize) -> Option<usize> {
 /// closing bracket closes the latest open one, as the readers count depth; `u32::MAX` for one
 /// left open), in the order they open. Empty for a text too long to index by `u32`. One pair a
 /// bracket rather than an entry a byte: a schema is mostly strings and names, and a table as long
-/// as the text was filled and faulted in for every file read for edits (D172).
+/// as the text was filled and faulted in for every file read for edits (D173).
 fn closing_brackets(blanked: &[u8]) -> Vec<(u32, u32)> {
     if u32::try_from(blanked.len()).is_err() {
         return Vec::new();

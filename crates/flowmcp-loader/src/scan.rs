@@ -1659,6 +1659,8 @@ mod tests {
     /// and a letter), so every side of the search is reached.
     #[test]
     fn i46_the_word_search_passes_over_no_hit() {
+        // The rule words are spelled out here rather than taken from `MODULE_RULE_WORDS`: a word
+        // the list lacks must still reach the matcher, or the test could not notice it missing.
         let pieces: &[&str] = &[
             "import",
             "require",
