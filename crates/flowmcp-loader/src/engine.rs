@@ -26,11 +26,12 @@ pub(crate) fn evaluate(
     name: &str,
     source: &str,
     blanked: Option<&str>,
+    pre_read: Option<crate::literal::PreRead>,
     lists: Option<&str>,
     limits: &Limits,
     timers: bool,
 ) -> Result<Exports, EvalFailure> {
-    let mut fast = blanked.and_then(|b| FastMain::prepare(source, b));
+    let mut fast = blanked.and_then(|b| FastMain::prepare(source, b, pre_read));
     if let Some(f) = fast.take_if(|f| f.data_only) {
         // The module is nothing but `export const main = <literal>`: running it could only
         // produce the value already read, so the engine is not started at all.
@@ -167,8 +168,13 @@ pub(crate) struct FastMain {
 }
 
 impl FastMain {
-    pub(crate) fn prepare(source: &str, blanked: &str) -> Option<FastMain> {
-        let lit = crate::literal::read_data_export(source, blanked, "main")?;
+    /// `pre_read`: the literal the scan read while blanking `source`, if any.
+    pub(crate) fn prepare(
+        source: &str,
+        blanked: &str,
+        pre_read: Option<crate::literal::PreRead>,
+    ) -> Option<FastMain> {
+        let lit = crate::literal::read_export(source, blanked, "main", pre_read).ok()?;
         let literal = source.get(lit.range.clone())?;
         if memchr::memmem::find(source.as_bytes(), MAIN_GLOBAL.as_bytes()).is_some() {
             return None;
@@ -871,7 +877,7 @@ mod tests {
             ),
         ] {
             let blanked = crate::scan::blank(src);
-            assert!(FastMain::prepare(src, &blanked).is_some_and(|f| !f.data_only));
+            assert!(FastMain::prepare(src, &blanked, None).is_some_and(|f| !f.data_only));
             match evaluate_with_blanked("t.mjs", src, Some(&blanked), &limits) {
                 Err(EvalFailure::Threw { at: Some(p), .. }) => assert_eq!(p, at, "{src}"),
                 other => panic!("{src}: {other:?}"),

@@ -72,15 +72,48 @@ pub fn evaluate_in(
     timers: bool,
 ) -> Result<Exports, EvalFailure> {
     let lists_json = shared_lists.and_then(|v| serde_json::to_string(v).ok());
-    let lists = lists_json.as_deref();
+    evaluate_lists(
+        name,
+        source,
+        blanked,
+        None,
+        limits,
+        lists_json.as_deref(),
+        timers,
+    )
+}
+
+/// [`evaluate_in`] of a file just scanned, without shared lists: `pre_read` is the `main`
+/// literal the scan's blanker read ([`crate::scan::scan_file_read`]).
+pub(crate) fn evaluate_read(
+    name: &str,
+    source: &str,
+    blanked: Option<&str>,
+    pre_read: Option<crate::literal::PreRead>,
+    limits: &Limits,
+    timers: bool,
+) -> Result<Exports, EvalFailure> {
+    evaluate_lists(name, source, blanked, pre_read, limits, None, timers)
+}
+
+/// [`evaluate_in`] with the shared lists as JSON text.
+fn evaluate_lists(
+    name: &str,
+    source: &str,
+    blanked: Option<&str>,
+    pre_read: Option<crate::literal::PreRead>,
+    limits: &Limits,
+    lists: Option<&str>,
+    timers: bool,
+) -> Result<Exports, EvalFailure> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         #[cfg(feature = "quickjs")]
         {
-            crate::engine::evaluate(name, source, blanked, lists, limits, timers)
+            crate::engine::evaluate(name, source, blanked, pre_read, lists, limits, timers)
         }
         #[cfg(not(feature = "quickjs"))]
         {
-            let _ = (name, lists, limits, timers);
+            let _ = (name, lists, limits, timers, pre_read);
             without_engine(source, blanked)
         }
     }));

@@ -226,7 +226,7 @@ fn load_unmarked(
     limits: &Limits,
     mut c: Collector<'_>,
 ) -> LoadedFile {
-    let (scan_kind, hits, blanked) = scan::scan_file_blanked(path, &text);
+    let (scan_kind, hits, blanked, pre_read) = scan::scan_file_read(path, &text);
     let kind_hint = if scan_kind == ScanKind::SharedList {
         FileKind::List
     } else {
@@ -257,13 +257,14 @@ fn load_unmarked(
 
     // Under compat the module has the timer globals the handler host gives it (issue #31 item 5).
     let timers = c.settings().profile.is_compat();
-    let exports = match eval::evaluate_in(display, &text, Some(&blanked), limits, None, timers) {
-        Ok(e) => e,
-        Err(failure) => {
-            report_failure(&mut c, failure, limits, &text, &blanked);
-            return finish(display, Some(text), kind_hint, None, c);
-        }
-    };
+    let exports =
+        match eval::evaluate_read(display, &text, Some(&blanked), pre_read, limits, timers) {
+            Ok(e) => e,
+            Err(failure) => {
+                report_failure(&mut c, failure, limits, &text, &blanked);
+                return finish(display, Some(text), kind_hint, None, c);
+            }
+        };
 
     let kind = match FileKind::from_exports(|name| exports.has(name)) {
         FileKind::Unknown => kind_hint,

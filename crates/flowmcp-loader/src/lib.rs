@@ -34,6 +34,7 @@
 // Unit tests make their fixture files freely; the capability rule is for product code.
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
 
+mod bytes;
 pub mod edit;
 #[cfg(feature = "quickjs")]
 mod engine;

@@ -91,7 +91,7 @@ use std::ops::Range;
 
 use serde_json::{Map, Value};
 
-use crate::scan::is_ascii_ident;
+use crate::bytes::is_ascii_ident;
 
 /// The deepest nesting of objects and arrays the reader accepts.
 pub const MAX_NESTING: usize = 200;
@@ -209,10 +209,40 @@ pub fn try_read_data_export(
     blanked: &str,
     name: &str,
 ) -> Result<DataLiteral, Decline> {
+    read_export(source, blanked, name, None)
+}
+
+/// What [`read_literal`] gives: the value and the offset after it, or why it was declined.
+pub(crate) type LiteralRead = Result<(Value, usize), Decline>;
+
+/// A literal of `source` read while it was blanked ([`crate::scan`]): what [`read_literal`] gives
+/// for the bracket at `at`.
+#[derive(Debug)]
+pub(crate) struct PreRead {
+    pub(crate) at: usize,
+    pub(crate) read: LiteralRead,
+}
+
+/// [`try_read_data_export`], taking the literal from `pre` when it was read from the very bracket
+/// the declaration found opens (the same function on the same text gives the same result);
+/// otherwise it is read here.
+pub(crate) fn read_export(
+    source: &str,
+    blanked: &str,
+    name: &str,
+    pre: Option<PreRead>,
+) -> Result<DataLiteral, Decline> {
     let export_at = find_declaration(source, blanked, name)?;
     let mut p = Parser::new(source, export_at);
     let start = p.declaration(name)?;
-    let value = p.literal()?;
+    let value = match pre {
+        Some(pre) if pre.at == start => {
+            let (value, end) = pre.read?;
+            p.pos = end;
+            value
+        }
+        _ => p.literal()?,
+    };
     let end = p.pos;
     p.tail()?;
     Ok(DataLiteral {
@@ -284,6 +314,24 @@ pub fn read_literal(source: &str, at: usize) -> Result<(Value, usize), Decline> 
     }
     let value = p.literal()?;
     Ok((value, p.pos))
+}
+
+/// [`read_literal`], also giving the ranges of the literal that the scan's blanker turns into
+/// spaces but for their line breaks (`\n`, `\r`): the text of every string and template, between
+/// its quotes, and every comment, whole. The ranges are given only with a value.
+pub(crate) fn read_literal_blanks(source: &str, at: usize) -> (LiteralRead, Vec<Range<usize>>) {
+    let mut p = Parser::new(source, at);
+    p.blanks = Some(Vec::new());
+    let read = if matches!(p.peek(), Some(b'{' | b'[')) {
+        p.literal().map(|value| (value, p.pos))
+    } else {
+        p.fail(Reason::Unexpected)
+    };
+    let blanks = match read {
+        Ok(_) => p.blanks.take().unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    (read, blanks)
 }
 
 /// JavaScript's `Number.prototype.toString()` (radix 10); see [`flowmcp_spec::js::number_to_string`].
@@ -425,7 +473,7 @@ fn word(b: &[u8], at: usize, w: &[u8]) -> Option<usize> {
 /// first quote, backslash, line break (`\n`, `\r`) or NUL, or all of `rest`. Exactly
 /// `rest.iter().position(|&c| matches!(c, b'\\' | b'\n' | b'\r' | 0) || c == quote)`.
 fn plain_run(rest: &[u8], quote: u8) -> usize {
-    crate::scan::run_before(rest, [quote, b'\\', b'\n'], [b'\r', 0], false)
+    crate::bytes::run_before(rest, [quote, b'\\', b'\n'], [b'\r', 0], false)
 }
 
 /// Skips whitespace (no comments: in blanked text they are spaces already).
@@ -553,6 +601,9 @@ struct Parser<'a> {
     pos: usize,
     /// Scratch space for numbers with separators.
     digits: String,
+    /// When kept, the byte ranges the scan's blanker turns into spaces (all but their line
+    /// breaks): the text of each string and template (not its quotes) and each comment whole.
+    blanks: Option<Vec<Range<usize>>>,
 }
 
 impl<'a> Parser<'a> {
@@ -562,6 +613,14 @@ impl<'a> Parser<'a> {
             b: src.as_bytes(),
             pos,
             digits: String::new(),
+            blanks: None,
+        }
+    }
+
+    /// Notes `range` as one the blanker blanks, when such ranges are kept.
+    fn blanked(&mut self, range: Range<usize>) {
+        if let Some(blanks) = self.blanks.as_mut() {
+            blanks.push(range);
         }
     }
 
@@ -592,11 +651,11 @@ impl<'a> Parser<'a> {
     /// U+2028 or U+2029, or one inside a block comment).
     fn skip_trivia(&mut self) -> Result<bool, Decline> {
         let mut line_break = false;
-        loop {
+        'trivia: loop {
             // ASCII blanks and line breaks first (indentation, mostly), then the rest of the set.
             match self.peek() {
                 Some(b' ') => {
-                    self.pos = crate::scan::after_spaces(self.b, self.pos);
+                    self.pos = crate::bytes::after_spaces(self.b, self.pos);
                     continue;
                 }
                 Some(b'\t') => {
@@ -624,6 +683,7 @@ impl<'a> Parser<'a> {
             }
             match self.peek_at(1) {
                 Some(b'/') => {
+                    let open = self.pos;
                     self.pos += 2;
                     while let Some(c) = self.peek() {
                         if c == b'\n' || c == b'\r' {
@@ -634,11 +694,13 @@ impl<'a> Parser<'a> {
                         }
                         if is_ls_ps(self.b, self.pos) {
                             // QuickJS ends the comment here but does not count the line break.
+                            self.blanked(open..self.pos);
                             self.pos += 3;
-                            break;
+                            continue 'trivia;
                         }
                         self.pos += 1;
                     }
+                    self.blanked(open..self.pos);
                 }
                 Some(b'*') => {
                     let open = self.pos;
@@ -651,6 +713,7 @@ impl<'a> Parser<'a> {
                             }
                             Some(b'*') if self.peek_at(1) == Some(b'/') => {
                                 self.pos += 2;
+                                self.blanked(open..self.pos);
                                 break;
                             }
                             Some(b'\n' | b'\r') => {
@@ -1060,6 +1123,7 @@ impl<'a> Parser<'a> {
     /// A `'…'` or `"…"` literal at the current position.
     fn string(&mut self, quote: u8) -> Result<String, Decline> {
         self.pos += 1;
+        let text_start = self.pos;
         let mut out = String::new();
         // A high surrogate waiting for its low half.
         let mut high: Option<u32> = None;
@@ -1073,6 +1137,7 @@ impl<'a> Parser<'a> {
                     return self.fail(Reason::Surrogate);
                 }
                 out.push_str(self.slice(run)?);
+                self.blanked(text_start..self.pos);
                 self.pos += 1;
                 return Ok(out);
             }
@@ -1211,6 +1276,7 @@ impl<'a> Parser<'a> {
     /// A template literal without substitutions or backslashes.
     fn template(&mut self) -> Result<String, Decline> {
         self.pos += 1;
+        let text_start = self.pos;
         let mut out = String::new();
         let mut run = self.pos;
         loop {
@@ -1219,6 +1285,7 @@ impl<'a> Parser<'a> {
                 Some(0) => return self.fail(Reason::Nul),
                 Some(b'`') => {
                     out.push_str(self.slice(run)?);
+                    self.blanked(text_start..self.pos);
                     self.pos += 1;
                     return Ok(out);
                 }

@@ -65,6 +65,10 @@ use std::path::{Component, Path};
 
 use flowmcp_spec::Code;
 
+pub(crate) use crate::bytes::is_ascii_ident;
+use crate::bytes::{after_spaces, run_before};
+use crate::literal::PreRead;
+
 /// Which rule family a file is scanned with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScanKind {
@@ -236,14 +240,25 @@ pub fn scan_file(path: &Path, source: &str) -> (ScanKind, Vec<ScanHit>) {
 /// As [`scan_file`], also returning the blanked text for reuse: [`blank_aligned`]'s, which has the
 /// byte offsets of `source`.
 pub fn scan_file_blanked(path: &Path, source: &str) -> (ScanKind, Vec<ScanHit>, String) {
-    let blanked = Blanker::new(source, true).run();
+    let (kind, hits, blanked, _) = scan_file_read(path, source);
+    (kind, hits, blanked)
+}
+
+/// [`scan_file_blanked`], also giving the literal of `export const main = …` when the blanker
+/// read it ([`PreRead`]; the loader reads it no second time).
+pub(crate) fn scan_file_read(
+    path: &Path,
+    source: &str,
+) -> (ScanKind, Vec<ScanHit>, String, Option<PreRead>) {
+    let mut blanked = Blanker::new(source, true).run();
     let kind = if under_lists_dir(path) || declares_list(&blanked.text) {
         ScanKind::SharedList
     } else {
         ScanKind::Module
     };
     let hits = scan_blanked(source, &blanked, kind);
-    (kind, hits, blanked.text)
+    let pre_read = blanked.pre_read.take();
+    (kind, hits, blanked.text, pre_read)
 }
 
 /// True when the file is a shared list: it lies under a directory named `_lists`, or its blanked text
@@ -312,22 +327,6 @@ fn is_boundary_before(b: &[u8], at: usize) -> bool {
 // ---------------------------------------------------------------------------------------------------
 // Character classes
 // ---------------------------------------------------------------------------------------------------
-
-pub(crate) fn is_ascii_ident(b: u8) -> bool {
-    ASCII_IDENT[usize::from(b)]
-}
-
-/// [`is_ascii_ident`] by byte: ASCII letters, digits, `_` and `$`.
-static ASCII_IDENT: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 256 {
-        let c = i as u8;
-        t[i] = c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
-        i += 1;
-    }
-    t
-};
 
 /// A non-ASCII character that can be part of an identifier (an approximation of ID_Continue).
 fn is_unicode_ident(c: char) -> bool {
@@ -465,37 +464,22 @@ fn ascii_run(rest: &[u8], stops: [u8; 3]) -> usize {
     run_before(rest, stops, [b'\n', b'\r'], true)
 }
 
-/// How many bytes at the start of `rest` come before the first byte of `stops` or `also` (or,
-/// with `non_ascii`, the first byte of 0x80 or above): all of `rest` when there is none. Short
-/// runs are read byte by byte; the rest of a longer one (the text of a string or a comment) is
-/// searched with `memchr` for `stops`, then within what it passed for the others.
-#[inline]
-pub(crate) fn run_before(rest: &[u8], stops: [u8; 3], also: [u8; 2], non_ascii: bool) -> usize {
-    let stopping = |c: u8| (non_ascii && c >= 0x80) || stops.contains(&c) || also.contains(&c);
-    let head = rest.len().min(16);
-    if let Some(n) = rest[..head].iter().position(|&c| stopping(c)) {
-        return n;
+/// Whether the code before `at` in `blanked` (blanked up to `at`) ends with `export const main =`:
+/// the words whole, separated by ASCII whitespace (a comment is blanked to spaces). Only a hint
+/// of where a `main` literal starts: the loader takes a literal read there only when the
+/// declaration it finds itself opens at `at`.
+fn declares_main_before(blanked: &[u8], at: usize) -> bool {
+    let mut end = at.min(blanked.len());
+    for word in [&b"="[..], b"main", b"const", b"export"] {
+        while end > 0 && blanked[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        if !blanked[..end].ends_with(word) {
+            return false;
+        }
+        end -= word.len();
     }
-    let tail = &rest[head..];
-    let n = memchr::memchr3(stops[0], stops[1], stops[2], tail).unwrap_or(tail.len());
-    let seg = &tail[..n];
-    let n = if !non_ascii || seg.is_ascii() {
-        memchr::memchr2(also[0], also[1], seg).unwrap_or(n)
-    } else {
-        seg.iter().position(|&c| stopping(c)).unwrap_or(n)
-    };
-    head + n
-}
-
-/// The offset after the run of spaces (U+0020 only) starting at `at`, eight at a time.
-pub(crate) fn after_spaces(b: &[u8], mut at: usize) -> usize {
-    while b.get(at..at + 8) == Some(b"        ".as_slice()) {
-        at += 8;
-    }
-    while b.get(at) == Some(&b' ') {
-        at += 1;
-    }
-    at
+    end == 0 || !(is_ascii_ident(blanked[end - 1]) || matches!(blanked[end - 1], b'.' | 0x80..))
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -531,6 +515,8 @@ struct Blanked {
     text: String,
     /// Offsets (in `text`) of the `$` of every template substitution `${`.
     template_exprs: Vec<usize>,
+    /// The literal of `export const main = …`, read while blanking it ([`Blanker::data_literal`]).
+    pre_read: Option<PreRead>,
 }
 
 struct Blanker<'a> {
@@ -552,6 +538,10 @@ struct Blanker<'a> {
     /// `out` starts as a copy of the source and is blanked in place (its offsets are the
     /// source's): code is copied by moving `pos` alone.
     keep_bytes: bool,
+    /// Whether a `main` literal may be read and blanked at once ([`Blanker::data_literal`]);
+    /// with `keep_bytes` only. Off only to test that it changes nothing.
+    read_ahead: bool,
+    pre_read: Option<PreRead>,
 }
 
 impl<'a> Blanker<'a> {
@@ -572,6 +562,8 @@ impl<'a> Blanker<'a> {
             pending_expr_body: None,
             template_exprs: Vec::new(),
             keep_bytes,
+            read_ahead: keep_bytes,
+            pre_read: None,
         }
     }
 
@@ -613,7 +605,11 @@ impl<'a> Blanker<'a> {
                     self.copy(1);
                     self.template_text();
                 }
-                b'{' => self.open_brace(),
+                b'{' => {
+                    if !self.data_literal() {
+                        self.open_brace();
+                    }
+                }
                 b'}' => self.close_brace(),
                 b'(' => {
                     let frame = if self.control_kw {
@@ -684,7 +680,54 @@ impl<'a> Blanker<'a> {
         Blanked {
             text,
             template_exprs: self.template_exprs,
+            pre_read: self.pre_read,
         }
+    }
+
+    /// At a `{` that opens the literal of `export const main = {…}` at the top level, reads the
+    /// literal with the literal reader and, when it is pure data, blanks it from the ranges the
+    /// reader found and moves past it: whether it did. The reading is kept ([`PreRead`]), so that
+    /// the loader does not read the same literal again.
+    ///
+    /// Exactly what blanking token by token gives (D177). In a literal the reader accepts, the
+    /// only bytes that are not code are the texts of strings and templates (no `${`, no
+    /// backslash in a template) and comments; the blanker finds each of them by its first
+    /// character wherever it stands (a `/` outside them would depend on the state, and there is
+    /// none), and turns every byte of them but `\n` and `\r` into a space, as the reader's ranges
+    /// are blanked here. After the closing `}` the state is the one the tokens leave, given the
+    /// state at the `{` required here: no open bracket, an expression expected, and no pending
+    /// keyword: the literal's own `{` closes as an object, every frame opened inside is closed, a
+    /// `function` or `class` key's pending body is dropped with its frame, and the last token
+    /// clears the keyword flags.
+    fn data_literal(&mut self) -> bool {
+        if !self.read_ahead
+            || self.pre_read.is_some()
+            || !self.stack.is_empty()
+            || self.prev != Prev::Expr
+            || self.control_kw
+            || self.after_dot
+            || self.pending_expr_body.is_some()
+            || !declares_main_before(&self.out, self.pos)
+        {
+            return false;
+        }
+        let at = self.pos;
+        let (read, blanks) = crate::literal::read_literal_blanks(self.src, at);
+        let end = read.as_ref().ok().map(|(_, end)| *end);
+        self.pre_read = Some(PreRead { at, read });
+        let Some(end) = end else {
+            return false;
+        };
+        for range in blanks {
+            if let Some(bytes) = self.out.get_mut(range) {
+                for b in bytes.iter_mut().filter(|b| !matches!(**b, b'\n' | b'\r')) {
+                    *b = b' ';
+                }
+            }
+        }
+        self.pos = end;
+        self.token(Prev::Value);
+        true
     }
 
     /// Records the end of a token.
@@ -1798,5 +1841,243 @@ mod tests {
             hits[0].message(),
             "Forbidden pattern \"process.\" found at line 1"
         );
+    }
+
+    /// Blanks `src` as the loader does, reading a `main` literal ahead or not.
+    fn blanked_with(src: &str, read_ahead: bool) -> Blanked {
+        let mut blanker = Blanker::new(src, true);
+        blanker.read_ahead = read_ahead;
+        blanker.run()
+    }
+
+    /// A random data literal (or, one time in twelve, something the literal reader declines),
+    /// with every kind of string, template, comment, key and number the reader knows.
+    fn random_literal(rng: &mut crate::test_texts::XorShift, depth: usize, out: &mut String) {
+        const TRIVIA: &[&str] = &[
+            "",
+            " ",
+            "\n",
+            "\t",
+            "\r\n",
+            "// c\n",
+            "// é \u{2028}",
+            "/* a\r\nb */",
+            "/*é*/",
+            "\u{a0}",
+            "/**/",
+            "// x // y\r",
+            "/* // */",
+        ];
+        const KEYS: &[&str] = &[
+            "a",
+            "class",
+            "function",
+            "if",
+            "return",
+            "typeof",
+            "async",
+            "else",
+            "'q'",
+            "\"k\\\"\"",
+            "'é'",
+            "1",
+            "0x1F",
+            "$x",
+            "_y",
+            "'a\\\nb'",
+            "\"/* */\"",
+            "'//'",
+        ];
+        const SCALARS: &[&str] = &[
+            "'s'",
+            "\"d\"",
+            "'it\\'s'",
+            "\"\\\\\"",
+            "'\\n\\t'",
+            "'\\u{1F600}'",
+            "'\\x41'",
+            "'a\\\nb'",
+            "'a\\\r\nb'",
+            "'\u{2028}'",
+            "'é€😀'",
+            "'//'",
+            "'/*'",
+            "'`'",
+            "'${x}'",
+            "`t`",
+            "`a\nb`",
+            "`a\r\nb`",
+            "`$`",
+            "`é`",
+            "``",
+            "1",
+            "-2.5",
+            "0x1F",
+            "1_000",
+            ".5",
+            "1e3",
+            "- 1",
+            "true",
+            "false",
+            "null",
+            "'a/b'",
+            "\"}\"",
+            "'{'",
+        ];
+        const BAD: &[&str] = &[
+            "f()", "`${x}`", "`\\n`", "x", "'open", "1 / 2", "[,]", "a.b",
+        ];
+        let pick = |rng: &mut crate::test_texts::XorShift, list: &[&'static str]| -> &'static str {
+            list[(rng.next() as usize) % list.len()]
+        };
+        out.push_str(pick(rng, TRIVIA));
+        let roll = rng.next() % 12;
+        if roll == 0 {
+            out.push_str(pick(rng, BAD));
+        } else if depth < 4 && roll < 5 {
+            out.push('{');
+            for i in 0..(rng.next() % 4) {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(pick(rng, TRIVIA));
+                out.push_str(pick(rng, KEYS));
+                out.push_str(pick(rng, TRIVIA));
+                out.push(':');
+                random_literal(rng, depth + 1, out);
+            }
+            out.push_str(pick(rng, TRIVIA));
+            out.push('}');
+        } else if depth < 4 && roll < 8 {
+            out.push('[');
+            for i in 0..(rng.next() % 4) {
+                if i > 0 {
+                    out.push(',');
+                }
+                random_literal(rng, depth + 1, out);
+            }
+            out.push(']');
+        } else {
+            out.push_str(pick(rng, SCALARS));
+        }
+        out.push_str(pick(rng, TRIVIA));
+    }
+
+    /// Reading a `main` literal ahead while blanking (D177) gives the very text, template
+    /// offsets and reading of blanking token by token: on 20,000 random modules (states before
+    /// the declaration, literals of every token kind, literals the reader declines, code after)
+    /// and on every module of the example catalog and the rule fixtures.
+    #[test]
+    fn i46_a_main_literal_read_ahead_blanks_as_token_by_token() {
+        fn same(src: &str) -> bool {
+            let mut ahead = blanked_with(src, true);
+            let plain = blanked_with(src, false);
+            assert_eq!(ahead.text, plain.text, "blanked differently: {src:?}");
+            assert_eq!(ahead.template_exprs, plain.template_exprs, "{src:?}");
+            assert!(plain.pre_read.is_none());
+            // The reading kept is `read_literal`'s at its offset.
+            if let Some(pre) = &ahead.pre_read {
+                let again = crate::literal::read_literal(src, pre.at);
+                assert_eq!(format!("{:?}", pre.read), format!("{again:?}"), "{src:?}");
+            }
+            let read = ahead.pre_read.as_ref().is_some_and(|p| p.read.is_ok());
+            // And the loader's reading of `main` with it is the reading without it.
+            let with = crate::literal::read_export(src, &ahead.text, "main", ahead.pre_read.take());
+            let without = crate::literal::try_read_data_export(src, &plain.text, "main");
+            assert_eq!(format!("{with:?}"), format!("{without:?}"), "{src:?}");
+            read
+        }
+        const BEFORE: &[&str] = &[
+            "",
+            "// c\n",
+            "/* c */ ",
+            "const f = function ",
+            "x = class ",
+            "if (a) ",
+            "`${",
+            "({",
+            "a.",
+            "let r = /x/; ",
+            "const main = 1;\n",
+            "export const list = [];\n",
+            "}",
+            ";",
+            "#!/usr/bin/env node\n",
+            "'",
+        ];
+        const DECLARATIONS: &[&str] = &[
+            "export const main = ",
+            "export const main=",
+            "export  const\tmain /* m */ = ",
+            "export const main == ",
+            "export const mainly = ",
+            "xexport const main = ",
+        ];
+        const AFTER: &[&str] = &[
+            "",
+            ";",
+            "\nexport const handlers = () => ({})",
+            " / 2 /x/g",
+            // A `/` after the literal divides: a regular expression would keep the quotes' text.
+            " / 'x' / 2",
+            "\n/re/.test(x)",
+            "\n/'q'/.test(s)",
+            ".x",
+            "\nexport const main = {}",
+            "`",
+        ];
+        let mut rng = crate::test_texts::XorShift(0x2545_f491_4f6c_dd1d);
+        let (mut read, mut declined) = (0, 0);
+        for _ in 0..20_000 {
+            let pick = |rng: &mut crate::test_texts::XorShift, list: &[&'static str]| {
+                list[(rng.next() as usize) % list.len()]
+            };
+            let mut src = String::new();
+            src.push_str(pick(&mut rng, BEFORE));
+            src.push_str(pick(&mut rng, DECLARATIONS));
+            if rng.next().is_multiple_of(4) {
+                random_literal(&mut rng, 0, &mut src);
+            } else {
+                // Mostly an object, as `main` is.
+                src.push('{');
+                src.push_str("a:");
+                random_literal(&mut rng, 1, &mut src);
+                src.push('}');
+            }
+            src.push_str(pick(&mut rng, AFTER));
+            if same(&src) {
+                read += 1;
+            } else {
+                declined += 1;
+            }
+        }
+        assert!(
+            read > 1_000 && declined > 1_000,
+            "{read} read ahead, {declined} not"
+        );
+        // Real modules.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = 0;
+        let mut dirs = vec![
+            root.join("../../examples"),
+            root.join("../flowmcp-validate/tests"),
+        ];
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "mjs" || e == "js")
+                    && let Ok(src) = std::fs::read_to_string(&path)
+                {
+                    same(&src);
+                    files += 1;
+                }
+            }
+        }
+        assert!(files > 300, "only {files} modules found");
     }
 }
