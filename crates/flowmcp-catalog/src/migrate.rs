@@ -37,7 +37,7 @@ use std::ops::Range;
 
 use flowmcp_loader::edit::{self, EditError, Member};
 use flowmcp_spec::diagnostic::{Applicability, Edit as FixEdit, Fix, Seg};
-use flowmcp_spec::{Code, FileReport};
+use flowmcp_spec::{Code, FileReport, Level, RuleSettings};
 use serde_json::Value;
 
 /// The newest major version of the specification migrations lead to.
@@ -641,6 +641,7 @@ pub(crate) fn attach_fixes_blanked(
     }
     let mut unplaced = opts.clone();
     unplaced.positions = false;
+    unplaced.settings = check_settings(&opts.settings, &wanted);
     let check = |text: &str| flowmcp_validate::validate_str(text, display, scope, &unplaced);
     let mut diagnostics = report.diagnostics().to_vec();
     let errors = report.counts().errors;
@@ -706,6 +707,26 @@ pub(crate) fn attach_fixes_blanked(
     if changed {
         report.set_diagnostics(diagnostics);
     }
+}
+
+/// The settings a fix is checked with: `settings`, with every code turned off that is neither
+/// an error under them (in any variant) nor among `wanted` (sorted). The check reads nothing
+/// else of the fixed text's report: its number of errors, and whether the findings being fixed
+/// are still there (D178); a rule all of whose codes are off does not run.
+fn check_settings(settings: &RuleSettings, wanted: &[Code]) -> RuleSettings {
+    let mut out = settings.clone();
+    for info in flowmcp_spec::registry::RULES {
+        let code = info.code;
+        let error = settings.level(code, None) == Level::Error
+            || info
+                .variants
+                .iter()
+                .any(|v| settings.level(code, Some(v.name)) == Level::Error);
+        if !error && wanted.binary_search(&code).is_err() {
+            out.overrides.set(code, Level::Off);
+        }
+    }
+    out
 }
 
 /// Whether `report` has a finding without a fix whose code the fix table lists: only such a
@@ -2671,6 +2692,74 @@ mod tests {
             // Not the blanking of this text: blanked again.
             assert_eq!(fixed(src, Some("export const main = {}")), plain);
         }
+    }
+
+    /// A fixed text validated under a check's settings (D178) shows what the check reads exactly
+    /// as under the report's own settings: the number of errors, and each finding of the codes
+    /// being fixed, by code and place. For texts before and after the 3 → 4 rewrites and the
+    /// example catalog's schemas, under both profiles and with overrides that raise a note to an
+    /// error and turn an error off.
+    #[test]
+    fn i46_a_fix_check_reads_the_same_under_its_settings() {
+        let scope = flowmcp_validate::ListScope::NotFound {
+            searched_from: ".".into(),
+        };
+        let mut texts = vec![V3.to_string()];
+        let edits = v3_to_v4_edits(V3, None, &mut Vec::new(), Purpose::Migrate).unwrap();
+        texts.push(edits.apply(V3).unwrap());
+        let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/catalog");
+        let mut dirs = vec![std::path::PathBuf::from(examples)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "mjs") {
+                    texts.push(std::fs::read_to_string(&path).unwrap());
+                }
+            }
+        }
+        assert!(texts.len() > 8, "{} texts", texts.len());
+        let mut settings = Vec::new();
+        for profile in [flowmcp_spec::Profile::Compat, flowmcp_spec::Profile::Spec] {
+            settings.push(RuleSettings::new(profile));
+            let mut raised = RuleSettings::new(profile);
+            raised.overrides.set(Code::TST008, Level::Error);
+            raised.overrides.set(Code::VAL001, Level::Off);
+            settings.push(raised);
+        }
+        let mut compared = 0;
+        for text in &texts {
+            for settings in &settings {
+                let mut opts = flowmcp_validate::Options::new(settings.profile);
+                opts.settings = settings.clone();
+                opts.positions = false;
+                let full = flowmcp_validate::validate_str(text, "s.mjs", &scope, &opts);
+                // Every code the report shows, and none, as the codes being fixed.
+                let mut shown: Vec<Code> = full.diagnostics().iter().map(|d| d.code).collect();
+                shown.sort_unstable();
+                shown.dedup();
+                for wanted in [shown.clone(), Vec::new()] {
+                    let mut narrow = opts.clone();
+                    narrow.settings = check_settings(settings, &wanted);
+                    let checked = flowmcp_validate::validate_str(text, "s.mjs", &scope, &narrow);
+                    assert_eq!(checked.counts().errors, full.counts().errors);
+                    let places = |r: &FileReport| -> Vec<String> {
+                        let mut v: Vec<String> = r
+                            .diagnostics()
+                            .iter()
+                            .filter(|d| wanted.contains(&d.code))
+                            .map(|d| format!("{} {:?}", d.code, d.pointer))
+                            .collect();
+                        v.sort();
+                        v
+                    };
+                    assert_eq!(places(&checked), places(&full));
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared >= 40, "{compared}");
     }
 
     /// Rewrites looked for fixes of some codes are exactly the rewrites of those codes a

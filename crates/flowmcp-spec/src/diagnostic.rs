@@ -468,6 +468,12 @@ impl<'s> Collector<'s> {
         self.out.len()
     }
 
+    /// The codes of the diagnostics collected after the first `start` (what one rule added, given
+    /// [`Collector::len`] before it ran).
+    pub fn codes_since(&self, start: usize) -> impl Iterator<Item = Code> + '_ {
+        self.out.iter().skip(start).map(|d| d.code)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.out.is_empty()
     }

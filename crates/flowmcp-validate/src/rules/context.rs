@@ -145,8 +145,8 @@ impl<'a> SchemaCtx<'a> {
 
 /// A registered rule: the codes it can emit and its check.
 pub(crate) struct SchemaRule {
-    /// The codes the check can emit (a test holds the registry to them).
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// The codes the check can emit (a test holds the registry to them, and a debug build the
+    /// check to them); a rule whose codes are all off does not run.
     pub(crate) codes: &'static [Code],
     pub(crate) check: fn(&SchemaCtx<'_>, &mut Collector<'_>),
 }
@@ -553,6 +553,39 @@ pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
         }
     }
     out
+}
+
+/// Runs `rules` in order, passing over a rule every code of which is off under the collector's
+/// settings (all it could report would be dropped). In a debug build each rule is held to the
+/// codes it declares, which is what makes passing over it exact.
+pub(crate) fn run<'r>(
+    rules: impl IntoIterator<Item = &'r SchemaRule>,
+    ctx: &SchemaCtx<'_>,
+    c: &mut Collector<'_>,
+) {
+    for rule in rules {
+        if rule.codes.iter().all(|&code| is_off(c.settings(), code)) {
+            continue;
+        }
+        let before = c.len();
+        (rule.check)(ctx, c);
+        debug_assert!(
+            c.codes_since(before).all(|code| rule.codes.contains(&code)),
+            "a rule declared {:?} but reported {:?}",
+            rule.codes,
+            c.codes_since(before).collect::<Vec<_>>()
+        );
+    }
+}
+
+/// Whether `code` is off under `settings` in each of its variants (nothing of it is reported).
+pub(crate) fn is_off(settings: &flowmcp_spec::RuleSettings, code: Code) -> bool {
+    settings.level(code, None) == flowmcp_spec::Level::Off
+        && code
+            .info()
+            .variants
+            .iter()
+            .all(|v| settings.level(code, Some(v.name)) == flowmcp_spec::Level::Off)
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ mod tools;
 
 use flowmcp_spec::diagnostic::Collector;
 
+use context::run;
 pub(crate) use context::{
     ParamRef, ParamSource, SchemaCtx, SchemaRule, check_string_array, each_parameter, each_tool,
     main_path, required_server_params, required_string, shown, type_name, user_params,
@@ -57,9 +58,7 @@ pub(crate) fn schema_rules() -> impl Iterator<Item = &'static SchemaRule> {
 
 /// Runs every schema rule.
 pub(crate) fn run_schema_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for rule in schema_rules() {
-        (rule.check)(ctx, c);
-    }
+    run(schema_rules(), ctx, c);
 }
 
 /// The rules of a skill file (`export const skill`), in the order they run.
@@ -69,9 +68,7 @@ pub(crate) fn skill_rules() -> impl Iterator<Item = &'static SchemaRule> {
 
 /// Runs every skill-file rule.
 pub(crate) fn run_skill_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for rule in skill_rules() {
-        (rule.check)(ctx, c);
-    }
+    run(skill_rules(), ctx, c);
 }
 
 /// The rules of a prompt file (`export const prompt`), a content file (`export const content`)
@@ -87,30 +84,22 @@ pub(crate) fn prompt_file_rules() -> impl Iterator<Item = &'static SchemaRule> {
 
 /// Runs the rules of a prompt file.
 pub(crate) fn run_prompt_file_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for rule in prompts::FILE_RULES {
-        (rule.check)(ctx, c);
-    }
+    run(prompts::FILE_RULES, ctx, c);
 }
 
 /// Runs the rules of an agent manifest.
 pub(crate) fn run_agent_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for rule in agents::RULES {
-        (rule.check)(ctx, c);
-    }
+    run(agents::RULES, ctx, c);
 }
 
 /// Runs the rules of a selection file.
 pub(crate) fn run_selection_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for rule in selections::RULES {
-        (rule.check)(ctx, c);
-    }
+    run(selections::RULES, ctx, c);
 }
 
 /// Runs the rules of a content file.
 pub(crate) fn run_content_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for rule in prompts::CONTENT_RULES {
-        (rule.check)(ctx, c);
-    }
+    run(prompts::CONTENT_RULES, ctx, c);
 }
 
 #[cfg(test)]
@@ -118,6 +107,23 @@ mod registry_tests {
     use flowmcp_spec::registry::Status;
 
     use super::{prompt_file_rules, schema_rules, skill_rules};
+
+    /// SEL004 runs the skill rules on each inline skill, so it declares their codes: a rule is
+    /// passed over when all its codes are off, and the skill findings must not go with it.
+    #[test]
+    fn sel004_declares_every_code_of_the_skill_rules() {
+        let sel004 = super::selections::RULES
+            .iter()
+            .find(|r| r.codes.first() == Some(&flowmcp_spec::Code::SEL004))
+            .map(|r| r.codes)
+            .unwrap_or_default();
+        for code in skill_rules().flat_map(|r| r.codes) {
+            assert!(
+                sel004.contains(code),
+                "SEL004's rule does not declare {code}"
+            );
+        }
+    }
 
     #[test]
     fn every_code_a_rule_emits_is_implemented_in_the_registry() {

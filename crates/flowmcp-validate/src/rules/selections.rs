@@ -20,7 +20,28 @@ pub(super) static RULES: &[SchemaRule] = &[
         check: sel002_members,
     },
     SchemaRule {
-        codes: &[Code::SEL004],
+        // SEL004 and every code of the skill rules it runs on each inline skill (a test holds
+        // this list to theirs).
+        codes: &[
+            Code::SEL004,
+            Code::SKL002,
+            Code::SKL004,
+            Code::SKL007,
+            Code::SKL010,
+            Code::SKL011,
+            Code::VAL091,
+            Code::VAL092,
+            Code::VAL093,
+            Code::SKL012,
+            Code::SKL013,
+            Code::SKL014,
+            Code::SKL015,
+            Code::SKL009,
+            Code::SKL008,
+            Code::PH001,
+            Code::PH002,
+            Code::PH003,
+        ],
         check: sel004_inline_skills,
     },
     SchemaRule {
@@ -145,9 +166,7 @@ fn sel004_inline_skills(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         };
         let inner = SchemaCtx::new(&exports, ctx.opts, ctx.loaded);
         let mut found = Collector::new(c.settings(), None);
-        for rule in super::skills::RULES {
-            (rule.check)(&inner, &mut found);
-        }
+        super::context::run(super::skills::RULES, &inner, &mut found);
         for mut d in found.finish() {
             // `/skill/…` of the inline skill is `/selection/skills/<i>/…` of the file.
             let rest: Vec<Seg> = d
