@@ -1781,7 +1781,8 @@ fn v3_to_v4_edits(
                     integers += 1;
                 }
             }
-            if fields.iter().any(|f| f.name == "meta") {
+            // A drafted `meta` cures VAL100 alone: not drafted when that is not wanted.
+            if fields.iter().any(|f| f.name == "meta") || !purpose.wants(&[Code::VAL100]) {
                 continue;
             }
             let method = get("method").unwrap_or_else(|| "GET".into()).to_uppercase();

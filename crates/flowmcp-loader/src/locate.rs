@@ -106,8 +106,8 @@ fn positions(source: &str, offsets: &[Option<usize>], answers: &mut [Option<Pos>
     for (offset, n) in order {
         let offset = offset.min(bytes.len());
         if let Some(segment) = bytes.get(at..offset) {
-            let breaks = segment.iter().filter(|&&c| c == b'\n').count();
-            let tail = match segment.iter().rposition(|&c| c == b'\n') {
+            let breaks = memchr::memchr_iter(b'\n', segment).count();
+            let tail = match memchr::memrchr(b'\n', segment) {
                 Some(last) => {
                     line += breaks;
                     column = 0;
@@ -245,6 +245,19 @@ impl<'a> Reader<'a> {
 
     fn skip_ws(&self, mut i: usize) -> usize {
         while i < self.b.len() {
+            // ASCII first (the spaces eight at a time); `char::is_whitespace` for the rest.
+            match self.b[i] {
+                b' ' => {
+                    i = crate::bytes::after_spaces(self.b, i);
+                    continue;
+                }
+                b'\t' | b'\n' | 0x0B | 0x0C | b'\r' => {
+                    i += 1;
+                    continue;
+                }
+                c if c < 0x80 => break,
+                _ => {}
+            }
             let c = self.at(i);
             if !c.is_whitespace() {
                 break;
@@ -478,6 +491,11 @@ impl<'a> Reader<'a> {
         let mut j = i;
         while let Some(&c) = self.b.get(j) {
             match c {
+                // Runs of spaces (indentation, blanked strings) at once.
+                b' ' => {
+                    j = crate::bytes::after_spaces(self.b, j);
+                    continue;
+                }
                 b'{' | b'[' | b'(' => depth += 1,
                 b'}' | b']' | b')' => {
                     depth = depth.saturating_sub(1);
@@ -498,6 +516,11 @@ impl<'a> Reader<'a> {
         let mut j = i;
         while let Some(&c) = self.b.get(j) {
             match c {
+                // Runs of spaces (indentation, blanked strings) at once.
+                b' ' => {
+                    j = crate::bytes::after_spaces(self.b, j);
+                    continue;
+                }
                 b'{' | b'[' | b'(' => depth += 1,
                 b'}' | b']' | b')' => {
                     if depth == 0 {
@@ -631,6 +654,31 @@ mod tests {
             None
         );
         assert_eq!(string_at("", &k(&["main", "namespace"])), None);
+    }
+
+    /// `skip_ws` takes ASCII whitespace byte by byte: the six bytes it knows are exactly the
+    /// ASCII characters `char::is_whitespace` accepts, and a run of any of them (spaces eight at
+    /// a time) ends where the character-by-character loop ends.
+    #[test]
+    fn i46_ascii_whitespace_is_skipped_as_char_is_whitespace_says() {
+        let known = [b' ', b'\t', b'\n', 0x0B, 0x0C, b'\r'];
+        for c in 0u8..0x80 {
+            assert_eq!(char::from(c).is_whitespace(), known.contains(&c), "{c:#x}");
+        }
+        let text = "  \t\n\u{b}\u{c}\r         \u{a0}\u{2028} x           y";
+        let reader = Reader::new(text, text);
+        let by_chars = |mut i: usize| {
+            while let Some(c) = text.get(i..).and_then(|t| t.chars().next()) {
+                if !c.is_whitespace() {
+                    break;
+                }
+                i += c.len_utf8();
+            }
+            i
+        };
+        for (i, _) in text.char_indices() {
+            assert_eq!(reader.skip_ws(i), by_chars(i), "from {i}");
+        }
     }
 
     #[test]
