@@ -579,12 +579,16 @@ pub(crate) fn input_schema(params: &[UserParam]) -> Value {
             required.push(p.key.clone());
         }
     }
-    json!({
-        "type": "object",
-        "properties": props,
-        "required": required,
-        "additionalProperties": false
-    })
+    // Built in place: `json!` would copy `props` through the serializer.
+    let mut schema = Map::with_capacity(4);
+    schema.insert("type".into(), Value::String("object".into()));
+    schema.insert("properties".into(), Value::Object(props));
+    schema.insert(
+        "required".into(),
+        Value::Array(required.into_iter().map(Value::String).collect()),
+    );
+    schema.insert("additionalProperties".into(), Value::Bool(false));
+    Value::Object(schema)
 }
 
 /// The first [`WIRE_HASH_LEN`] hex digits of SHA-256 over `text`.
