@@ -308,12 +308,7 @@ pub fn read_data_module(
 /// Reads the pure-data literal that starts with the `{` or `[` at byte `at` of `source`. Returns the
 /// value and the offset just after the closing bracket; nothing after it is looked at.
 pub fn read_literal(source: &str, at: usize) -> Result<(Value, usize), Decline> {
-    let mut p = Parser::new(source, at);
-    if !matches!(p.peek(), Some(b'{' | b'[')) {
-        return p.fail(Reason::Unexpected);
-    }
-    let value = p.literal()?;
-    Ok((value, p.pos))
+    Parser::new(source, at).bracketed()
 }
 
 /// [`read_literal`], also giving the ranges of the literal that the scan's blanker turns into
@@ -322,11 +317,7 @@ pub fn read_literal(source: &str, at: usize) -> Result<(Value, usize), Decline> 
 pub(crate) fn read_literal_blanks(source: &str, at: usize) -> (LiteralRead, Vec<Range<usize>>) {
     let mut p = Parser::new(source, at);
     p.blanks = Some(Vec::new());
-    let read = if matches!(p.peek(), Some(b'{' | b'[')) {
-        p.literal().map(|value| (value, p.pos))
-    } else {
-        p.fail(Reason::Unexpected)
-    };
+    let read = p.bracketed();
     let blanks = match read {
         Ok(_) => p.blanks.take().unwrap_or_default(),
         Err(_) => Vec::new(),
@@ -615,6 +606,15 @@ impl<'a> Parser<'a> {
             digits: String::new(),
             blanks: None,
         }
+    }
+
+    /// The literal that starts with the `{` or `[` at the position, and the offset after it.
+    fn bracketed(&mut self) -> LiteralRead {
+        if !matches!(self.peek(), Some(b'{' | b'[')) {
+            return self.fail(Reason::Unexpected);
+        }
+        let value = self.literal()?;
+        Ok((value, self.pos))
     }
 
     /// Notes `range` as one the blanker blanks, when such ranges are kept.

@@ -1927,26 +1927,23 @@ mod tests {
         const BAD: &[&str] = &[
             "f()", "`${x}`", "`\\n`", "x", "'open", "1 / 2", "[,]", "a.b",
         ];
-        let pick = |rng: &mut crate::test_texts::XorShift, list: &[&'static str]| -> &'static str {
-            list[(rng.next() as usize) % list.len()]
-        };
-        out.push_str(pick(rng, TRIVIA));
+        out.push_str(rng.pick(TRIVIA));
         let roll = rng.next() % 12;
         if roll == 0 {
-            out.push_str(pick(rng, BAD));
+            out.push_str(rng.pick(BAD));
         } else if depth < 4 && roll < 5 {
             out.push('{');
             for i in 0..(rng.next() % 4) {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(pick(rng, TRIVIA));
-                out.push_str(pick(rng, KEYS));
-                out.push_str(pick(rng, TRIVIA));
+                out.push_str(rng.pick(TRIVIA));
+                out.push_str(rng.pick(KEYS));
+                out.push_str(rng.pick(TRIVIA));
                 out.push(':');
                 random_literal(rng, depth + 1, out);
             }
-            out.push_str(pick(rng, TRIVIA));
+            out.push_str(rng.pick(TRIVIA));
             out.push('}');
         } else if depth < 4 && roll < 8 {
             out.push('[');
@@ -1958,9 +1955,9 @@ mod tests {
             }
             out.push(']');
         } else {
-            out.push_str(pick(rng, SCALARS));
+            out.push_str(rng.pick(SCALARS));
         }
-        out.push_str(pick(rng, TRIVIA));
+        out.push_str(rng.pick(TRIVIA));
     }
 
     /// Reading a `main` literal ahead while blanking (D177) gives the very text, template
@@ -2029,12 +2026,9 @@ mod tests {
         let mut rng = crate::test_texts::XorShift(0x2545_f491_4f6c_dd1d);
         let (mut read, mut declined) = (0, 0);
         for _ in 0..20_000 {
-            let pick = |rng: &mut crate::test_texts::XorShift, list: &[&'static str]| {
-                list[(rng.next() as usize) % list.len()]
-            };
             let mut src = String::new();
-            src.push_str(pick(&mut rng, BEFORE));
-            src.push_str(pick(&mut rng, DECLARATIONS));
+            src.push_str(rng.pick(BEFORE));
+            src.push_str(rng.pick(DECLARATIONS));
             if rng.next().is_multiple_of(4) {
                 random_literal(&mut rng, 0, &mut src);
             } else {
@@ -2044,7 +2038,7 @@ mod tests {
                 random_literal(&mut rng, 1, &mut src);
                 src.push('}');
             }
-            src.push_str(pick(&mut rng, AFTER));
+            src.push_str(rng.pick(AFTER));
             if same(&src) {
                 read += 1;
             } else {

@@ -10,6 +10,11 @@ impl XorShift {
         self.0 ^= self.0 << 17;
         self.0
     }
+
+    /// One of `list`, at random.
+    pub(crate) fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str {
+        list[(self.next() as usize) % list.len()]
+    }
 }
 
 /// `rounds` texts of up to 79 bytes: letters (`a`, `b`, `c`), so that runs reach past a

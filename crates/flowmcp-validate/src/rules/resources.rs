@@ -10,7 +10,7 @@ use flowmcp_spec::gtfs::{
     EARLIEST_SPEC_REVISION, PathVarError, SUPPORTED_SPEC_REVISION, SealError, resolve_path,
     spec_revision_in_range,
 };
-use flowmcp_spec::{Code, Level, diagnostic::Collector};
+use flowmcp_spec::{Code, diagnostic::Collector};
 use serde_json::{Map, Value};
 
 use flowmcp_loader::PathItem;
@@ -1537,13 +1537,6 @@ pub(super) fn res032_res033_res034_gtfs_seal(ctx: &SchemaCtx<'_>, c: &mut Collec
     let Some(files) = ctx.opts.files.as_deref() else {
         return;
     };
-    let settings = c.settings();
-    if [Code::RES032, Code::RES033, Code::RES034]
-        .iter()
-        .all(|code| settings.level(*code, None) == Level::Off)
-    {
-        return;
-    }
     let paths = gtfs_paths(ctx);
     if paths.is_empty() {
         return;
