@@ -228,7 +228,7 @@ impl ListDiscovery {
             // included, which the loader drops): read as the validation read it.
             let raw = flowmcp_files::read_found(anchor, path, opts.limits.max_file_bytes);
             if let Some(source) = raw.ok().and_then(|b| String::from_utf8(b).ok()) {
-                attach_fixes_loaded(&mut report, &loaded, &source, display, &scope, opts);
+                attach_fixes_loaded(&mut report, &mut loaded, &source, display, &scope, opts);
             }
         }
         report
@@ -347,7 +347,7 @@ impl ListDiscovery {
                     } else {
                         given
                     };
-                    attach_fixes_loaded(&mut report, &loaded, &source, display, &scope, check);
+                    attach_fixes_loaded(&mut report, &mut loaded, &source, display, &scope, check);
                 }
                 results.put(&key, recorder.asked(), &report, None);
                 Cached::Report(report)
@@ -383,20 +383,18 @@ pub(crate) fn on_disk(
 
 /// Gives `report`, the report of `loaded`, the fixes of [`crate::migrate::attach_fixes`] for
 /// `source`, the file's text as read (the fixes' offsets are in it), found on the loader's
-/// blanking when `loaded` is the loading of exactly that text (not after a byte-order mark,
-/// which the loader leaves out, nor of a file changed in between).
+/// blanking and checked from the loaded file when `loaded` is the loading of exactly that text
+/// (not after a byte-order mark, which the loader leaves out, nor of a file changed in between).
 fn attach_fixes_loaded(
     report: &mut FileReport,
-    loaded: &flowmcp_loader::LoadedFile,
+    loaded: &mut flowmcp_loader::LoadedFile,
     source: &str,
     display: &str,
     scope: &ListScope,
     opts: &Options,
 ) {
-    let blanked = (loaded.source.as_deref() == Some(source))
-        .then_some(loaded.blanked.as_deref())
-        .flatten();
-    crate::migrate::attach_fixes_blanked(report, source, blanked, display, scope, opts);
+    let same = (loaded.source.as_deref() == Some(source)).then_some(loaded);
+    crate::migrate::attach_fixes_loaded(report, source, same, display, scope, opts);
 }
 
 #[cfg(test)]

@@ -605,17 +605,17 @@ pub fn attach_fixes(
     scope: &flowmcp_validate::ListScope,
     opts: &flowmcp_validate::Options,
 ) {
-    attach_fixes_blanked(report, source, None, display, scope, opts);
+    attach_fixes_loaded(report, source, None, display, scope, opts);
 }
 
-/// [`attach_fixes`] with `blanked`, the [`flowmcp_loader::scan::blank_aligned`] form of
-/// `source`, when the caller has it from loading that very text (the loader's
-/// `LoadedFile::blanked`, given only when the loader's `source` is `source`): the rewrites are
-/// found on it instead of a new blanking.
-pub(crate) fn attach_fixes_blanked(
+/// [`attach_fixes`] with `loaded`, the loading of that very text (given only when the loader's
+/// `source` is `source`), with `opts`' limits and profile: the rewrites are found on its
+/// blanking instead of a new one, and a fixed text is validated from it when only its literal
+/// `main` changed ([`flowmcp_validate::validate_edited`]).
+pub(crate) fn attach_fixes_loaded(
     report: &mut FileReport,
     source: &str,
-    blanked: Option<&str>,
+    mut loaded: Option<&mut flowmcp_loader::LoadedFile>,
     display: &str,
     scope: &flowmcp_validate::ListScope,
     opts: &flowmcp_validate::Options,
@@ -633,6 +633,7 @@ pub(crate) fn attach_fixes_blanked(
         .collect();
     wanted.sort_unstable();
     wanted.dedup();
+    let blanked = loaded.as_deref().and_then(|l| l.blanked.as_deref());
     let Ok(edits) = v3_to_v4_edits(source, blanked, &mut Vec::new(), Purpose::Fix(&wanted)) else {
         return;
     };
@@ -642,7 +643,15 @@ pub(crate) fn attach_fixes_blanked(
     let mut unplaced = opts.clone();
     unplaced.positions = false;
     unplaced.settings = check_settings(&opts.settings, &wanted);
-    let check = |text: &str| flowmcp_validate::validate_str(text, display, scope, &unplaced);
+    let mut check = |edits: &[&FixEdit]| {
+        let again = loaded.as_deref_mut().and_then(|first| {
+            flowmcp_validate::validate_edited(first, edits, display, scope, &unplaced)
+        });
+        again.unwrap_or_else(|| {
+            let text = flowmcp_spec::diagnostic::apply_edits(source, edits);
+            flowmcp_validate::validate_str(&text, display, scope, &unplaced)
+        })
+    };
     let mut diagnostics = report.diagnostics().to_vec();
     let errors = report.counts().errors;
     // First the safe edits alone, then, for the findings they do not cure, all of them.
@@ -702,7 +711,7 @@ pub(crate) fn attach_fixes_blanked(
                 None => offers.push((fix, vec![i])),
             }
         }
-        changed |= try_offers(&offers, &mut diagnostics, source, errors, &check);
+        changed |= try_offers(&offers, &mut diagnostics, source, errors, &mut check);
     }
     if changed {
         report.set_diagnostics(diagnostics);
@@ -749,14 +758,14 @@ fn try_offers(
     diagnostics: &mut [flowmcp_spec::Diagnostic],
     source: &str,
     errors: usize,
-    check: &dyn Fn(&str) -> FileReport,
+    check: &mut dyn FnMut(&[&FixEdit]) -> FileReport,
 ) -> bool {
     if offers.is_empty() {
         return false;
     }
-    let (text, applied) =
-        flowmcp_spec::diagnostic::apply_fixes(source, offers.iter().map(|(f, _)| f));
-    let together = applied.iter().all(|a| *a).then(|| check(&text));
+    let (edits, applied) =
+        flowmcp_spec::diagnostic::fix_edits(source, offers.iter().map(|(f, _)| f));
+    let together = applied.iter().all(|a| *a).then(|| check(&edits));
     let trials: Vec<(Vec<usize>, FileReport)> = match together {
         Some(after) if after.counts().errors <= errors => {
             vec![((0..offers.len()).collect(), after)]
@@ -765,8 +774,8 @@ fn try_offers(
             .iter()
             .enumerate()
             .filter_map(|(k, (fix, _))| {
-                let (text, applied) = flowmcp_spec::diagnostic::apply_fixes(source, [fix]);
-                let after = (applied == [true]).then(|| check(&text))?;
+                let (edits, applied) = flowmcp_spec::diagnostic::fix_edits(source, [fix]);
+                let after = (applied == [true]).then(|| check(&edits))?;
                 (after.counts().errors <= errors).then_some((vec![k], after))
             })
             .collect(),
@@ -2679,19 +2688,26 @@ mod tests {
         let scope = flowmcp_validate::ListScope::NotFound {
             searched_from: ".".into(),
         };
-        let fixed = |src: &str, blanked: Option<&str>| {
+        let fixed = |src: &str, loaded: Option<&mut flowmcp_loader::LoadedFile>| {
             let mut report = flowmcp_validate::validate_str(src, "s.mjs", &scope, &opts);
-            attach_fixes_blanked(&mut report, src, blanked, "s.mjs", &scope, &opts);
+            attach_fixes_loaded(&mut report, src, loaded, "s.mjs", &scope, &opts);
             serde_json::to_string(report.diagnostics()).unwrap_or_default()
         };
         let shifted = format!("// é, ü: characters of several bytes before it all\n{V3}");
         for src in [V3, shifted.as_str()] {
             let plain = fixed(src, None);
             assert!(plain.contains("\"fix\""), "{plain}");
-            let aligned = flowmcp_loader::scan::blank_aligned(src);
-            assert_eq!(fixed(src, Some(&aligned)), plain);
+            let path = std::path::Path::new("s.mjs");
+            let mut loaded =
+                flowmcp_loader::load_source(path, "s.mjs", src, &opts.limits, &opts.settings);
+            assert_eq!(
+                loaded.blanked.as_deref(),
+                Some(flowmcp_loader::scan::blank_aligned(src).as_str())
+            );
+            assert_eq!(fixed(src, Some(&mut loaded)), plain);
             // Not the blanking of this text: blanked again.
-            assert_eq!(fixed(src, Some("export const main = {}")), plain);
+            loaded.blanked = Some("export const main = {}".into());
+            assert_eq!(fixed(src, Some(&mut loaded)), plain);
         }
     }
 

@@ -806,6 +806,7 @@ impl StoredLoaded<ReadData> {
             exports,
             diagnostics: Vec::new(),
             bom,
+            main_literal: None,
         };
         Some((loaded, main))
     }

@@ -39,6 +39,30 @@ pub(crate) fn run_before(rest: &[u8], stops: [u8; 3], also: [u8; 2], non_ascii: 
     head + n
 }
 
+/// The offset of the first `{`, `}`, `[` or `]` in `b` at or after `at`, eight bytes at a time
+/// (blanked literals are mostly spaces and text between their brackets).
+pub(crate) fn next_bracket(b: &[u8], mut at: usize) -> Option<usize> {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The lowest flagged byte of `v` is its first zero byte (flags above it may be false).
+    let zero_bytes = |v: u64| v.wrapping_sub(LOW) & !v & HIGH;
+    while let Some(chunk) = b.get(at..at + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // With bit 5 set, `[` and `]` become `{` and `}`, and no other byte becomes either.
+        let w = u64::from_le_bytes(word) | (0x20 * LOW);
+        let hit = zero_bytes(w ^ (u64::from(b'{') * LOW)) | zero_bytes(w ^ (u64::from(b'}') * LOW));
+        if hit != 0 {
+            return Some(at + (hit.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let rest = b.get(at..)?;
+    rest.iter()
+        .position(|c| matches!(c, b'{' | b'}' | b'[' | b']'))
+        .map(|n| at + n)
+}
+
 /// The offset after the run of spaces (U+0020 only) starting at `at`, eight at a time.
 pub(crate) fn after_spaces(b: &[u8], mut at: usize) -> usize {
     while b.get(at..at + 8) == Some(b"        ".as_slice()) {
@@ -48,4 +72,36 @@ pub(crate) fn after_spaces(b: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first bracket found eight bytes at a time is the first one found byte by byte, from
+    /// every offset of random texts with brackets, their neighbours with and without bit 5 and
+    /// bytes above 0x7F.
+    #[test]
+    fn i46_next_bracket_is_the_first_bracket() {
+        let alphabet = b"{}[]{}[][]{}\x5a\x5c\x7a\x7c\x3b\x3d\xfb\xdb ";
+        let texts = crate::test_texts::texts_with_one_other_byte(46, alphabet, 3000);
+        let mut rng = crate::test_texts::XorShift(0x46b5);
+        let mut found = 0;
+        for mut text in texts {
+            for c in text.iter_mut() {
+                if rng.next().is_multiple_of(3) {
+                    *c = alphabet[(rng.next() as usize) % alphabet.len()];
+                }
+            }
+            for at in 0..=text.len() + 1 {
+                let plain = text
+                    .get(at..)
+                    .and_then(|r| r.iter().position(|c| b"{}[]".contains(c)))
+                    .map(|n| at + n);
+                assert_eq!(next_bracket(&text, at), plain, "{text:?} from {at}");
+                found += usize::from(plain.is_some());
+            }
+        }
+        assert!(found > 10_000, "{found}");
+    }
 }

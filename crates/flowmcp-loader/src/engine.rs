@@ -3,6 +3,7 @@
 //! without the engine does instead is in [`crate::eval`].
 
 use std::cell::{Cell, RefCell};
+use std::ops::Range;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -17,11 +18,14 @@ use rquickjs::{
 use serde_json::Value as Json;
 
 use crate::evaluated::{DATA_EXPORTS, EvalFailure, Exports, HandlersExport, Limits, Position};
+use crate::evaluated::{MAIN_GLOBAL, names_main_global, only_declares_main};
 use crate::extract::{Abort, Extractor, Intrinsics, frozen_json, handler_shape};
 
 /// Evaluates `source` (see [`crate::eval::evaluate_in`]): a module that is nothing but
 /// `export const main = <literal>` is read without starting the engine; otherwise the engine runs
-/// it, given a literal `main` as a value rather than as source text.
+/// it, given a literal `main` as a value rather than as source text. With the exports, the byte
+/// range of the literal when the `main` export is exactly its value (read here, and not
+/// reachable by the module's code).
 pub(crate) fn evaluate(
     name: &str,
     source: &str,
@@ -30,19 +34,20 @@ pub(crate) fn evaluate(
     lists: Option<&str>,
     limits: &Limits,
     timers: bool,
-) -> Result<Exports, EvalFailure> {
+) -> Result<(Exports, Option<Range<usize>>), EvalFailure> {
     let mut fast = blanked.and_then(|b| FastMain::prepare(source, b, pre_read));
     if let Some(f) = fast.take_if(|f| f.data_only) {
         // The module is nothing but `export const main = <literal>`: running it could only
         // produce the value already read, so the engine is not started at all.
         let mut data = IndexMap::new();
         data.insert("main".to_string(), f.value);
-        return Ok(Exports {
+        let exports = Exports {
             names: vec!["main".to_string()],
             data,
             handlers: HandlersExport::Absent,
             unserializable: Vec::new(),
-        });
+        };
+        return Ok((exports, Some(f.range)));
     }
     let (module, fast) = match fast {
         Some(mut f) => (std::mem::take(&mut f.source), Some(f)),
@@ -58,20 +63,28 @@ pub(crate) fn evaluate(
     };
     // The value a literal `main` the module cannot reach is given back as: the one read now.
     let unreached = fast.as_ref().is_some_and(|f| !f.referenced);
+    let literal = fast.as_ref().filter(|_| unreached).map(|f| f.range.clone());
+    // Whether the exports' `main` is the literal's value.
+    let with_range = |exports: Exports| {
+        let range = literal
+            .clone()
+            .filter(|_| exports.data.contains_key("main"));
+        (exports, range)
+    };
     if let Some(known) = memo::recall(&key) {
         return match (known, fast) {
             (Ok(mut exports), Some(f)) if unreached => {
                 if let Some(main) = exports.data.get_mut("main") {
                     *main = f.value;
                 }
-                Ok(exports)
+                Ok(with_range(exports))
             }
-            (known, _) => known,
+            (known, _) => known.map(|e| (e, None)),
         };
     }
     let result = evaluate_inner(name, &key.module, fast, lists, limits, timers);
     memo::keep(key, &result, unreached);
-    result
+    result.map(with_range)
 }
 
 /// What one evaluation depends on: the module's name and the text the engine reads, the `main`
@@ -151,12 +164,11 @@ mod memo {
     }
 }
 
-/// The name of the global that carries a pre-read `main` into the module.
-const MAIN_GLOBAL: &str = "__flowmcp_main__";
-
 /// A `main` literal read in Rust, and the source with the literal replaced by [`MAIN_GLOBAL`].
 pub(crate) struct FastMain {
     pub(crate) source: String,
+    /// The literal's bytes in the module's text.
+    pub(crate) range: Range<usize>,
     /// The value as JSON text for the engine (`{}` when the module cannot reach it).
     pub(crate) json: String,
     pub(crate) value: Json,
@@ -176,27 +188,16 @@ impl FastMain {
     ) -> Option<FastMain> {
         let lit = crate::literal::read_export(source, blanked, "main", pre_read).ok()?;
         let literal = source.get(lit.range.clone())?;
-        if memchr::memmem::find(source.as_bytes(), MAIN_GLOBAL.as_bytes()).is_some() {
+        if names_main_global(source) {
             return None;
         }
         let range = blanked_range(source, blanked, &lit.range);
-        // Compared without whitespace, reading only as far as needed to tell.
-        let data_only = blanked.get(..range.start).is_some_and(|b| {
-            b.chars()
-                .filter(|c| !c.is_whitespace())
-                .eq("exportconstmain=".chars())
-        }) && blanked.get(range.end..).is_some_and(|a| {
-            let mut after = a.chars().filter(|c| !c.is_whitespace());
-            match after.next() {
-                None => true,
-                Some(';') => after.next().is_none(),
-                Some(_) => false,
-            }
-        });
+        let data_only = only_declares_main(blanked, &range);
         if data_only {
             // Nothing will run, so no rewritten source is needed.
             return Some(FastMain {
                 data_only,
+                range: lit.range,
                 source: String::new(),
                 json: String::new(),
                 value: lit.value,
@@ -236,6 +237,7 @@ impl FastMain {
         };
         Some(FastMain {
             data_only,
+            range: lit.range,
             source: rewritten,
             json,
             value: lit.value,

@@ -81,10 +81,13 @@ pub fn evaluate_in(
         lists_json.as_deref(),
         timers,
     )
+    .map(|(exports, _)| exports)
 }
 
 /// [`evaluate_in`] of a file just scanned, without shared lists: `pre_read` is the `main`
-/// literal the scan's blanker read ([`crate::scan::scan_file_read`]).
+/// literal the scan's blanker read ([`crate::scan::scan_file_read`]). With the exports, the byte
+/// range of that literal when the `main` export is exactly its value (read without the engine,
+/// and out of the module's reach).
 pub(crate) fn evaluate_read(
     name: &str,
     source: &str,
@@ -92,7 +95,7 @@ pub(crate) fn evaluate_read(
     pre_read: Option<crate::literal::PreRead>,
     limits: &Limits,
     timers: bool,
-) -> Result<Exports, EvalFailure> {
+) -> Result<(Exports, Option<std::ops::Range<usize>>), EvalFailure> {
     evaluate_lists(name, source, blanked, pre_read, limits, None, timers)
 }
 
@@ -105,7 +108,7 @@ fn evaluate_lists(
     limits: &Limits,
     lists: Option<&str>,
     timers: bool,
-) -> Result<Exports, EvalFailure> {
+) -> Result<(Exports, Option<std::ops::Range<usize>>), EvalFailure> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         #[cfg(feature = "quickjs")]
         {
@@ -114,7 +117,7 @@ fn evaluate_lists(
         #[cfg(not(feature = "quickjs"))]
         {
             let _ = (name, lists, limits, timers, pre_read);
-            without_engine(source, blanked)
+            without_engine(source, blanked).map(|exports| (exports, None))
         }
     }));
     match outcome {

@@ -1,6 +1,7 @@
 //! What evaluating a module gives: its exports as data, or why it failed, and the limits it ran
 //! under. The types of [`crate::eval`] (re-exported there), apart from the code that evaluates,
-//! so that the engine and the entry points both depend on them and not on each other.
+//! so that the engine and the entry points both depend on them and not on each other; with them,
+//! the facts about a literal `main` that both the engine and a reload (`file::reload_edited`) read.
 
 use std::time::Duration;
 
@@ -116,4 +117,31 @@ impl Exports {
         let quoted: Vec<String> = self.names.iter().map(|n| format!("`{n}`")).collect();
         format!("exports {}", quoted.join(", "))
     }
+}
+
+/// The name of the global that carries a pre-read `main` into the module.
+pub(crate) const MAIN_GLOBAL: &str = "__flowmcp_main__";
+
+/// Whether `text` names the global that carries a pre-read `main` into a module: such a text
+/// has its `main` read by the engine (the engine's reading of a literal `main` declines it).
+pub(crate) fn names_main_global(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), MAIN_GLOBAL.as_bytes()).is_some()
+}
+
+/// Whether the blanked module `blanked` is nothing but `export const main = ` before the byte
+/// range `literal` and at most a `;` after it (whitespace and comments aside): then nothing but
+/// the literal is run. Compared without whitespace, reading only as far as needed to tell.
+pub(crate) fn only_declares_main(blanked: &str, literal: &std::ops::Range<usize>) -> bool {
+    blanked.get(..literal.start).is_some_and(|b| {
+        b.chars()
+            .filter(|c| !c.is_whitespace())
+            .eq("exportconstmain=".chars())
+    }) && blanked.get(literal.end..).is_some_and(|a| {
+        let mut after = a.chars().filter(|c| !c.is_whitespace());
+        match after.next() {
+            None => true,
+            Some(';') => after.next().is_none(),
+            Some(_) => false,
+        }
+    })
 }

@@ -34,6 +34,12 @@ pub struct LoadedFile {
     /// out: a byte offset into `source` is [`LoadedFile::mark_len`] bytes earlier than the same
     /// place in the text read.
     pub bom: bool,
+    /// The byte range in `source` of the literal `export const main =` declares, while the
+    /// `main` export is exactly that literal's value (read without the engine, and out of reach
+    /// of the module's code) and the exports are as loading made them. A validation that changes
+    /// the exports (a `handlers` factory run again with the shared lists, a v3 agent read as an
+    /// agent) sets it to `None`. [`reload_edited`] needs it.
+    pub main_literal: Option<std::ops::Range<usize>>,
 }
 
 impl LoadedFile {
@@ -232,16 +238,7 @@ fn load_unmarked(
     } else {
         FileKind::Unknown
     };
-    for hit in hits {
-        let message = format!(
-            "Forbidden pattern \"{}\" found at line {}",
-            hit.pattern, hit.line
-        );
-        if let Some(d) = c.emit(hit.code, None, message) {
-            d.line = Some(hit.line);
-            d.column = Some(hit.column);
-        }
-    }
+    emit_hits(&mut c, hits);
     if text.trim().is_empty() {
         c.emit(
             Code::LDR008,
@@ -257,7 +254,7 @@ fn load_unmarked(
 
     // Under compat the module has the timer globals the handler host gives it (issue #31 item 5).
     let timers = c.settings().profile.is_compat();
-    let exports =
+    let (exports, main_literal) =
         match eval::evaluate_read(display, &text, Some(&blanked), pre_read, limits, timers) {
             Ok(e) => e,
             Err(failure) => {
@@ -265,7 +262,231 @@ fn load_unmarked(
                 return finish(display, Some(text), kind_hint, None, c);
             }
         };
+    let mut loaded = finish_loaded(display, text, blanked, kind_hint, exports, c);
+    loaded.main_literal = main_literal;
+    loaded
+}
 
+/// `first` loaded again as its text with `edits` applied (byte ranges of `first.source`, sorted
+/// by position, not overlapping), named as `first` and as if found at `path`, with the limits and
+/// the profile `first` was loaded with (`settings` may turn other codes off): exactly what
+/// [`load_source`] gives for the edited text, without scanning it and reading its `main` again.
+/// The edited file borrows `first`'s exports, with its `main` edited in place, until
+/// [`Reloaded::give_back`] returns them as they were.
+///
+/// Every edit must be inside `first`'s literal `main` ([`LoadedFile::main_literal`]). Only the
+/// values of the literal that hold the edits are read again, in place of the old ones in the
+/// `main` export (the literal reader's walk tells which); the blanking is the old one with those
+/// values blanked anew, and the static scan runs on it again. The module is not evaluated again:
+/// its code is the same, and when it runs at all (it is more than the declaration) the edits may
+/// not add or remove a line break, nor touch the literal's last line, so that the engine would be
+/// given exactly the text it was given before.
+///
+/// `None`, with `first` untouched, when that cannot be told without loading the edited text
+/// whole: `first` has no literal `main` (or not as loaded), started with a byte-order mark, or did
+/// not load; an edit is outside the literal or its values no longer read as pure data; the
+/// edited text is too large, names the engine's `main` global, is a shared list, or has a scan
+/// finding that is an error.
+pub fn reload_edited(
+    first: &mut LoadedFile,
+    path: &Path,
+    edits: &[&flowmcp_spec::diagnostic::Edit],
+    limits: &Limits,
+    settings: &RuleSettings,
+) -> Option<Reloaded> {
+    let source = first.source.as_deref()?;
+    let blanked = first.blanked.as_deref()?;
+    let literal = first.main_literal.clone()?;
+    let main = first.exports.as_ref()?.get("main")?;
+    if first.bom {
+        return None;
+    }
+    let ranges: Vec<std::ops::Range<usize>> = edits.iter().map(|e| e.start..e.end).collect();
+    let held = crate::literal::edited_values(source, blanked, literal.clone(), &ranges)?;
+    if !crate::evaluated::only_declares_main(blanked, &literal) {
+        let breaks = ['\n', '\r', '\u{2028}', '\u{2029}'];
+        let last_line = literal.start + source.get(literal.clone())?.rfind(breaks).unwrap_or(0);
+        let moves_lines = |e: &&flowmcp_spec::diagnostic::Edit| {
+            e.end > last_line || e.text.contains(breaks) || source[e.start..e.end].contains(breaks)
+        };
+        if edits.iter().any(moves_lines) {
+            return None;
+        }
+    }
+    // The edited text, and how far the edits before each one move the text after them.
+    let text = flowmcp_spec::diagnostic::apply_edits(source, edits);
+    let mut shift: Vec<isize> = Vec::with_capacity(edits.len() + 1);
+    let mut delta = 0isize;
+    shift.push(0);
+    for e in edits {
+        delta += e.text.len() as isize - (e.end - e.start) as isize;
+        shift.push(delta);
+    }
+    if text.len() as u64 > limits.max_file_bytes || crate::evaluated::names_main_global(&text) {
+        return None;
+    }
+    // The old blanking between the held values, each held value read and blanked anew.
+    let mut values = Vec::with_capacity(held.len());
+    let mut out = text.as_bytes().to_vec();
+    let mut old_at = 0;
+    for h in held {
+        let before = *shift.get(h.edits.start)?;
+        let kept = blanked.as_bytes().get(old_at..h.span.start)?;
+        let to = old_at.checked_add_signed(before)?;
+        out.get_mut(to..to + kept.len())?.copy_from_slice(kept);
+        let start = h.span.start.checked_add_signed(before)?;
+        let end = h.span.end.checked_add_signed(*shift.get(h.edits.end)?)?;
+        let (read, blanks) = crate::literal::read_value_blanks(&text, start, h.enclosing);
+        let (value, read_end) = read.ok()?;
+        if read_end != end || value_in(main, &h.path).is_none() {
+            return None;
+        }
+        scan::blank_ranges(&mut out, &blanks);
+        values.push((h.path, value));
+        old_at = h.span.end;
+    }
+    let kept = blanked.as_bytes().get(old_at..)?;
+    let to = old_at.checked_add_signed(delta)?;
+    out.get_mut(to..to + kept.len())?.copy_from_slice(kept);
+    let (hits, new_blanked) = scan::scan_module_blanked(path, &text, String::from_utf8(out).ok()?)?;
+    let mut c = Collector::new(settings, Some(first.display.clone()));
+    emit_hits(&mut c, hits);
+    if c.has_errors() {
+        return None;
+    }
+    let end = literal.end.checked_add_signed(delta)?;
+    // Nothing can fail from here on: `first`'s exports move to the edited file, the values the
+    // edits hold swapped in (they do not nest, so each path stays valid).
+    let mut exports = first.exports.take()?;
+    let handlers = exports.handlers.clone();
+    let mut undo: Vec<(Vec<crate::literal::Step>, serde_json::Value)> =
+        Vec::with_capacity(values.len());
+    let main = exports.data.get_mut("main")?;
+    for (path, value) in values {
+        let Some(slot) = value_at(main, &path) else {
+            // Not reached: every path was found above. Put back what was swapped.
+            for (path, old) in undo.into_iter().rev() {
+                if let Some(slot) = value_at(main, &path) {
+                    *slot = old;
+                }
+            }
+            first.exports = Some(exports);
+            return None;
+        };
+        undo.push((path, std::mem::replace(slot, value)));
+    }
+    let mut file = finish_loaded(
+        &first.display,
+        text,
+        new_blanked,
+        FileKind::Unknown,
+        exports,
+        c,
+    );
+    file.main_literal = Some(literal.start..end);
+    Some(Reloaded {
+        file,
+        undo,
+        handlers,
+    })
+}
+
+/// A file [`reload_edited`] made of another's exports, which it holds until
+/// [`Reloaded::give_back`].
+#[derive(Debug)]
+pub struct Reloaded {
+    file: LoadedFile,
+    /// The values of the other file's `main` that the edited ones took the place of.
+    undo: Vec<(Vec<crate::literal::Step>, serde_json::Value)>,
+    handlers: crate::evaluated::HandlersExport,
+}
+
+impl Reloaded {
+    /// The file loaded from the edited text, to validate.
+    pub fn file(&mut self) -> &mut LoadedFile {
+        &mut self.file
+    }
+
+    /// Gives `first` (the file it was made from) its exports back as they were: its `main` with
+    /// its own values again and its `handlers` export as loaded (a validation may have run the
+    /// factory again). Should what was done with the edited file have changed its `main` other
+    /// than that (validation does not), `first` is left without exports and without
+    /// [`LoadedFile::main_literal`].
+    pub fn give_back(self, first: &mut LoadedFile) {
+        let Some(mut exports) = self.file.exports else {
+            first.main_literal = None;
+            return;
+        };
+        exports.handlers = self.handlers;
+        let Some(main) = exports.data.get_mut("main") else {
+            first.main_literal = None;
+            return;
+        };
+        for (path, value) in self.undo.into_iter().rev() {
+            match value_at(main, &path) {
+                Some(slot) => *slot = value,
+                None => {
+                    first.main_literal = None;
+                    return;
+                }
+            }
+        }
+        first.exports = Some(exports);
+    }
+}
+
+/// The value at `path` in `value`, to read.
+fn value_in<'v>(
+    mut value: &'v serde_json::Value,
+    path: &[crate::literal::Step],
+) -> Option<&'v serde_json::Value> {
+    for step in path {
+        value = match step {
+            crate::literal::Step::Key(k) => value.as_object()?.get(k)?,
+            crate::literal::Step::Index(i) => value.as_array()?.get(*i)?,
+        };
+    }
+    Some(value)
+}
+
+/// The value at `path` in `value`.
+fn value_at<'v>(
+    mut value: &'v mut serde_json::Value,
+    path: &[crate::literal::Step],
+) -> Option<&'v mut serde_json::Value> {
+    for step in path {
+        value = match step {
+            crate::literal::Step::Key(k) => value.as_object_mut()?.get_mut(k)?,
+            crate::literal::Step::Index(i) => value.as_array_mut()?.get_mut(*i)?,
+        };
+    }
+    Some(value)
+}
+
+/// Reports the static scan's `hits` as the loader does.
+fn emit_hits(c: &mut Collector<'_>, hits: Vec<scan::ScanHit>) {
+    for hit in hits {
+        let message = format!(
+            "Forbidden pattern \"{}\" found at line {}",
+            hit.pattern, hit.line
+        );
+        if let Some(d) = c.emit(hit.code, None, message) {
+            d.line = Some(hit.line);
+            d.column = Some(hit.column);
+        }
+    }
+}
+
+/// The file loaded from `text` (blanked as `blanked`) whose evaluation gave `exports`: its kind
+/// (`kind_hint` when the exports do not tell), and what the exports show (LDR008, SEC017).
+fn finish_loaded(
+    display: &str,
+    text: String,
+    blanked: String,
+    kind_hint: FileKind,
+    exports: Exports,
+    mut c: Collector<'_>,
+) -> LoadedFile {
     let kind = match FileKind::from_exports(|name| exports.has(name)) {
         FileKind::Unknown => kind_hint,
         k => k,
@@ -490,6 +711,7 @@ fn finish(
         exports,
         diagnostics: c.finish(),
         bom: false,
+        main_literal: None,
     }
 }
 
@@ -503,4 +725,265 @@ fn line_col(prefix: &str) -> (u32, u32) {
         .unwrap_or(0) as u32
         + 1;
     (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_texts::XorShift;
+    use flowmcp_spec::diagnostic::Edit;
+    use std::ops::Range;
+
+    /// Every field of two loaded files, compared.
+    fn assert_same(a: &LoadedFile, b: &LoadedFile, what: &str) {
+        assert_eq!(a.display, b.display, "{what}");
+        assert_eq!(a.source, b.source, "{what}");
+        assert_eq!(a.blanked, b.blanked, "{what}");
+        assert_eq!(a.kind, b.kind, "{what}");
+        assert_eq!(a.exports, b.exports, "{what}");
+        assert_eq!(a.diagnostics, b.diagnostics, "{what}");
+        assert_eq!(a.bom, b.bom, "{what}");
+        assert_eq!(a.main_literal, b.main_literal, "{what}");
+    }
+
+    const DATA: &str = "export const main = {\n    namespace: 'demo',\n    tags: [ 'a', \"b\", `c` ],\n    n: -1.5e3, m: + /* s */ 0x1F,\n    o: { a: 1, 'a': 2, 7: [ true, null ], \"x y\": 'é\\u00e9\\\n' }, // c\n    deep: [ [ [ { k: 'v', timeout: 1 } ] ] ],\n    t: { get: { path: '/x/{{USER_PARAM}}', tests: [ { _description: 'd', q: '10' } ] } }\n};\n";
+
+    /// Snippets an edit puts in: values, keys, broken syntax, comments, line breaks, names the
+    /// scan reports, the engine's own global, non-ASCII text.
+    const SNIPPETS: &[&str] = &[
+        "",
+        "1",
+        "-2.5",
+        "'s'",
+        "\"q\\\"\"",
+        "`t`",
+        "`${x}`",
+        "{}",
+        "[ 1, [ 2 ] ]",
+        "{ a: [ { b: 'c' } ] }",
+        ", z: 2",
+        "z: 3, ",
+        "// c\n",
+        "/* c */",
+        "\n",
+        "\u{2028}",
+        "setTimeout",
+        "x: setTimeout,",
+        "process.exit",
+        "__proto__: 1,",
+        "__flowmcp_main__",
+        "}",
+        "[",
+        "'",
+        "\u{a0}",
+        "é",
+        "undefined",
+        "'{{SERVER_PARAM:KEY}}'",
+        "'line\\\nbreak'",
+        "k: 'v'",
+    ];
+
+    /// Values an edit puts in place of a string.
+    const STRINGS: &[&str] = &[
+        "'x'",
+        "\"y\"",
+        "'é'",
+        "'{{USER_PARAM}}'",
+        "'a\\'b'",
+        "`t`",
+        "'10'",
+        "10",
+        "[ 'a-b', 'c' ]",
+        "'process.env'",
+    ];
+
+    /// Up to three random edits of `text` (sorted, not overlapping) near or inside `literal`:
+    /// whole string values replaced, ranges replaced by snippets, text put inside strings.
+    fn random_edits(rng: &mut XorShift, text: &str, literal: &Range<usize>) -> Vec<Edit> {
+        let b = text.as_bytes();
+        let mut edits: Vec<Edit> = Vec::new();
+        for _ in 0..1 + rng.next() % 3 {
+            let span = literal.len().max(1) + 4;
+            let mut start = (literal.start + (rng.next() as usize) % span).saturating_sub(2);
+            start = start.min(text.len());
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let edit = match rng.next() % 4 {
+                // A string from its opening quote to its closing one.
+                0 | 1 => {
+                    let Some(q) = b[start..].iter().position(|c| matches!(c, b'\'' | b'"')) else {
+                        continue;
+                    };
+                    let open = start + q;
+                    let Some(len) = b[open + 1..].iter().position(|c| *c == b[open]) else {
+                        continue;
+                    };
+                    let value = if rng.next().is_multiple_of(3) {
+                        rng.pick(SNIPPETS)
+                    } else {
+                        rng.pick(STRINGS)
+                    };
+                    Edit {
+                        start: open,
+                        end: open + len + 2,
+                        text: value.to_string(),
+                    }
+                }
+                2 => {
+                    let mut end = (start + (rng.next() as usize) % 9).min(text.len());
+                    while !text.is_char_boundary(end) {
+                        end += 1;
+                    }
+                    Edit {
+                        start,
+                        end,
+                        text: rng.pick(SNIPPETS).to_string(),
+                    }
+                }
+                _ => Edit {
+                    start,
+                    end: start,
+                    text: rng.pick(&["x", "é", "{{A}}", "\\n", "\\'"]).to_string(),
+                },
+            };
+            edits.push(edit);
+        }
+        edits.sort_by_key(|e| (e.start, e.end));
+        let mut kept: Vec<Edit> = Vec::new();
+        for e in edits {
+            if kept.last().is_none_or(|l| l.end < e.start) {
+                kept.push(e);
+            }
+        }
+        kept
+    }
+
+    /// A file loaded again after edits of its literal `main` ([`reload_edited`]) is exactly the
+    /// file loaded from the edited text, whenever it is given at all: random edits of the example
+    /// catalog's files and of modules with and without code, under both profiles. It declines
+    /// edits outside the literal, text that no longer reads as data, a module whose code reaches
+    /// `main`, and in a module with code, edits that move lines.
+    #[test]
+    fn i46_a_file_reloaded_after_edits_is_the_file_loaded_from_the_edited_text() {
+        let handlers = "export const handlers = ( { sharedLists } ) => ({\n    get: { postRequest: async ( { response } ) => ( { response } ) }\n})\n";
+        let mut texts: Vec<(String, String)> = vec![
+            ("data.mjs".into(), DATA.to_string()),
+            ("code.mjs".into(), format!("{DATA}{handlers}")),
+            (
+                "reaches.mjs".into(),
+                format!(
+                    "{DATA}export const handlers = () => ({{ [Object.keys(main)[0]]: {{}} }})\n"
+                ),
+            ),
+            (
+                "one-line.mjs".into(),
+                "export const main = { a: 'x', b: [ 1, 2 ] }; export const handlers = () => ({})\n"
+                    .into(),
+            ),
+            ("_lists/l.mjs".into(), DATA.replace("main", "list")),
+            // Handler names that tell the line the module's code runs on.
+            (
+                "lines.mjs".into(),
+                format!(
+                    "{DATA}export const handlers = () => ({{ [new Error().stack]: {{ postRequest: async ( {{ response }} ) => ( {{ response }} ) }} }})\n"
+                ),
+            ),
+        ];
+        let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/catalog");
+        let mut dirs = vec![std::path::PathBuf::from(examples)];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "mjs") {
+                    let name = path.strip_prefix(examples).unwrap().display().to_string();
+                    texts.push((name, std::fs::read_to_string(&path).unwrap()));
+                }
+            }
+        }
+        let limits = Limits::default();
+        let mut rng = XorShift(0x5eed_46d1);
+        let (mut reloaded, mut declined) = (0, 0);
+        for profile in [flowmcp_spec::Profile::Compat, flowmcp_spec::Profile::Spec] {
+            let settings = RuleSettings::new(profile);
+            for (name, text) in &texts {
+                let path = Path::new(name);
+                let mut first = load_source(path, name, text, &limits, &settings);
+                let loaded = first.clone();
+                let Some(literal) = first.main_literal.clone() else {
+                    assert!(
+                        !name.contains("data") && !name.contains("code"),
+                        "{name}: main not read"
+                    );
+                    continue;
+                };
+                assert!(!name.contains("reaches"), "{name}: main is reachable");
+                for _ in 0..150 {
+                    let edits = random_edits(&mut rng, text, &literal);
+                    let refs: Vec<&Edit> = edits.iter().collect();
+                    let edited = flowmcp_spec::diagnostic::apply_edits(text, &refs);
+                    let what = format!("{name}: {edits:?}");
+                    match reload_edited(&mut first, path, &refs, &limits, &settings) {
+                        Some(mut again) => {
+                            let full = load_source(path, name, &edited, &limits, &settings);
+                            assert_same(again.file(), &full, &what);
+                            again.give_back(&mut first);
+                            reloaded += 1;
+                        }
+                        None => declined += 1,
+                    }
+                    // Given back as it was, or untouched.
+                    assert_same(&first, &loaded, &what);
+                }
+            }
+        }
+        assert!(
+            reloaded > 400 && declined > 400,
+            "{reloaded} reloaded, {declined} declined"
+        );
+
+        // Chosen edits: of a key's first value when the key is written twice (the object is read
+        // again, and keeps the last value), at the deepest nesting the reader takes (one level
+        // more is the engine's to read), and one that adds a line in a module with code.
+        let deep = format!(
+            "export const main = {{ d: {}1{} }}\n",
+            "[".repeat(crate::literal::MAX_NESTING - 1),
+            "]".repeat(crate::literal::MAX_NESTING - 1)
+        );
+        let lines = &texts.iter().find(|(n, _)| n == "lines.mjs").unwrap().1;
+        let first_a = DATA.find("a: 1").unwrap() + 3;
+        let deepest = deep.find('1').unwrap();
+        let demo = lines.find("'demo'").unwrap();
+        let cases: [(&str, &str, Range<usize>, &str, bool); 4] = [
+            ("twice.mjs", DATA, first_a..first_a + 1, "5", true),
+            ("deep.mjs", &deep, deepest..deepest + 1, "2", true),
+            ("deeper.mjs", &deep, deepest..deepest + 1, "[ 1 ]", false),
+            ("lines.mjs", lines, demo..demo + 6, "'demo'\n", false),
+        ];
+        let settings = RuleSettings::new(flowmcp_spec::Profile::Spec);
+        for (name, text, range, new, given) in cases {
+            let path = Path::new(name);
+            let mut first = load_source(path, name, text, &limits, &settings);
+            let edit = Edit {
+                start: range.start,
+                end: range.end,
+                text: new.to_string(),
+            };
+            let again = reload_edited(&mut first, path, &[&edit], &limits, &settings);
+            assert_eq!(again.is_some(), given, "{name}");
+            let edited = flowmcp_spec::diagnostic::apply_edits(text, &[&edit]);
+            let full = load_source(path, name, &edited, &limits, &settings);
+            if let Some(mut again) = again {
+                assert_same(again.file(), &full, name);
+            }
+            if name == "deeper.mjs" {
+                assert!(
+                    full.main_literal.is_none(),
+                    "the reader takes no deeper literal"
+                );
+            }
+        }
+    }
 }

@@ -58,7 +58,10 @@ pub mod walk;
 mod test_texts;
 
 // Reading a file: size and UTF-8 checks, scan, evaluation, exports.
-pub use file::{FileKind, LoadedFile, load_file, load_file_bytes, load_source, take_mark};
+pub use file::{
+    FileKind, LoadedFile, Reloaded, load_file, load_file_bytes, load_source, reload_edited,
+    take_mark,
+};
 pub use flowmcp_spec::RuleSettings;
 
 // What a loaded file's exports are, and the limits of evaluating one. The steps on their own

@@ -325,6 +325,222 @@ pub(crate) fn read_literal_blanks(source: &str, at: usize) -> (LiteralRead, Vec<
     (read, blanks)
 }
 
+/// [`read_literal_blanks`] of any value (not only a bracketed one) that starts at `at` inside a
+/// larger literal, where `enclosing` objects and arrays hold it (they count towards
+/// [`MAX_NESTING`] as they do when the whole literal is read).
+pub(crate) fn read_value_blanks(
+    source: &str,
+    at: usize,
+    enclosing: usize,
+) -> (LiteralRead, Vec<Range<usize>>) {
+    let mut p = Parser::new(source, at);
+    p.blanks = Some(Vec::new());
+    p.enclosing = enclosing;
+    let read = p.literal().map(|value| (value, p.pos));
+    let blanks = match read {
+        Ok(_) => p.blanks.take().unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    (read, blanks)
+}
+
+/// One step from a literal's root towards a value inside it: an object's key (an array-index key
+/// as its decimal text, as the value's object stores it) or an array's index.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// A value of a literal that holds some of the edits given to [`edited_values`].
+#[derive(Debug, PartialEq)]
+pub(crate) struct Held {
+    /// Where the value is in the literal's value.
+    pub(crate) path: Vec<Step>,
+    /// Its bytes in the text before the edits: from its first character (an opening bracket, a
+    /// quote, a sign or the first of a scalar) to just after its last.
+    pub(crate) span: Range<usize>,
+    /// How many objects and arrays enclose it.
+    pub(crate) enclosing: usize,
+    /// The indices of the edits it holds (a run of the sorted edits).
+    pub(crate) edits: Range<usize>,
+}
+
+/// The values of the literal `literal` (the byte range of `source` from its opening bracket to
+/// just after its closing one) which hold `edits` (byte ranges of `source`, sorted, not
+/// overlapping, each strictly inside the literal's brackets), each as deep as it can be: the
+/// innermost value whose text holds an edit whole (an insertion at either end of a value is its
+/// container's), unless a key on the way to it is written twice in its object (a repeated key's
+/// value is its last one, so an edit of another makes no change there): then that object. In the
+/// order of `source`, not overlapping; no edit is outside them. So the literal with the edits
+/// applied is the literal with each of these values replaced by what its edited text reads as.
+///
+/// The literal must be one [`read_literal`] accepts, and `blanked` the aligned blanking of
+/// `source` (comments and the text of strings turned into spaces at the same offsets) that the
+/// scan made: values are skipped on it by their brackets and quotes. `None` when the text is not
+/// as expected or an edit is not inside the literal.
+pub(crate) fn edited_values(
+    source: &str,
+    blanked: &str,
+    literal: Range<usize>,
+    edits: &[Range<usize>],
+) -> Option<Vec<Held>> {
+    let inside = edits
+        .iter()
+        .all(|e| literal.start < e.start && e.start <= e.end && e.end < literal.end);
+    let sorted = edits.windows(2).all(|w| w[0].end <= w[1].start);
+    let bracket = matches!(blanked.as_bytes().get(literal.start), Some(b'{' | b'['));
+    if source.len() != blanked.len() || edits.is_empty() || !inside || !sorted || !bracket {
+        return None;
+    }
+    let walk = Walk {
+        src: source,
+        blanked: blanked.as_bytes(),
+    };
+    let mut out = Vec::new();
+    walk.visit(literal, 0, edits, 0, &mut Vec::new(), &mut out)?;
+    Some(out)
+}
+
+/// The walk of [`edited_values`] over one text and its blanking.
+struct Walk<'a> {
+    src: &'a str,
+    blanked: &'a [u8],
+}
+
+impl Walk<'_> {
+    /// The end of the value that starts at `p`'s position, where `p` is then left: a bracketed
+    /// value ends at its matching bracket and a string at its closing quote (found on the
+    /// blanking, where brackets and quotes inside strings and comments are spaces), any other
+    /// scalar where the reader ends it.
+    fn value_end(&self, p: &mut Parser<'_>) -> Option<usize> {
+        let at = p.pos;
+        let end = match *self.blanked.get(at)? {
+            b'{' | b'[' => {
+                let (mut depth, mut i) = (0usize, at);
+                loop {
+                    i = crate::bytes::next_bracket(self.blanked, i)?;
+                    if matches!(self.blanked[i], b'{' | b'[') {
+                        depth += 1;
+                    } else {
+                        depth = depth.checked_sub(1)?;
+                        if depth == 0 {
+                            break i + 1;
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            q @ (b'\'' | b'"' | b'`') => at + 2 + memchr::memchr(q, self.blanked.get(at + 1..)?)?,
+            _ => {
+                p.scalar().ok()?;
+                p.pos
+            }
+        };
+        p.pos = end;
+        Some(end)
+    }
+
+    /// Finds the values of the object or array `span` (enclosed by `enclosing` others, at `path`)
+    /// that hold `edits` (the run of the sorted edits from index `first`), pushing them to `out`.
+    fn visit(
+        &self,
+        span: Range<usize>,
+        enclosing: usize,
+        edits: &[Range<usize>],
+        first: usize,
+        path: &mut Vec<Step>,
+        out: &mut Vec<Held>,
+    ) -> Option<()> {
+        let object = self.blanked.get(span.start) == Some(&b'{');
+        let close = if object { b'}' } else { b']' };
+        let mut p = Parser::new(self.src, span.start + 1);
+        p.skip_trivia().ok()?;
+        let mut children: Vec<(Step, Range<usize>)> = Vec::new();
+        while p.peek() != Some(close) {
+            let step = if object {
+                match p.key().ok()? {
+                    Key::Index(n) => Step::Key(n.to_string()),
+                    Key::Name(k) => Step::Key(k),
+                }
+            } else {
+                Step::Index(children.len())
+            };
+            let start = p.pos;
+            let end = self.value_end(&mut p)?;
+            children.push((step, start..end));
+            p.skip_trivia().ok()?;
+            match p.peek() {
+                Some(b',') => {
+                    p.pos += 1;
+                    p.skip_trivia().ok()?;
+                }
+                Some(c) if c == close => {}
+                _ => return None,
+            }
+        }
+        if p.pos + 1 != span.end {
+            return None;
+        }
+        // The child holding each edit, in order; none for one of them, or a child under a
+        // repeated key, and this value is the one the edits are in.
+        let holds = |r: &Range<usize>, e: &Range<usize>| {
+            r.start <= e.start
+                && e.end <= r.end
+                && !(e.is_empty() && (e.start == r.start || e.start == r.end))
+        };
+        let mut groups: Vec<(usize, Range<usize>)> = Vec::new();
+        let mut k = 0;
+        for (i, e) in edits.iter().enumerate() {
+            while k < children.len() && children[k].1.end < e.end {
+                k += 1;
+            }
+            let Some((step, _)) = children.get(k).filter(|(_, r)| holds(r, e)) else {
+                groups.clear();
+                break;
+            };
+            let repeated = object && children.iter().filter(|(s, _)| s == step).count() > 1;
+            if repeated {
+                groups.clear();
+                break;
+            }
+            match groups.last_mut() {
+                Some((last, run)) if *last == k => run.end = i + 1,
+                _ => groups.push((k, i..i + 1)),
+            }
+        }
+        if groups.is_empty() {
+            out.push(Held {
+                path: path.clone(),
+                span,
+                enclosing,
+                edits: first..first + edits.len(),
+            });
+            return Some(());
+        }
+        for (k, run) in groups {
+            let (step, r) = children.get(k)?;
+            let held = edits.get(run.clone())?;
+            path.push(step.clone());
+            let deeper = matches!(self.blanked.get(r.start), Some(b'{' | b'['))
+                && held.iter().all(|e| r.start < e.start && e.end < r.end);
+            let run = first + run.start..first + run.end;
+            if deeper {
+                self.visit(r.clone(), enclosing + 1, held, run.start, path, out)?;
+            } else {
+                out.push(Held {
+                    path: path.clone(),
+                    span: r.clone(),
+                    enclosing: enclosing + 1,
+                    edits: run,
+                });
+            }
+            path.pop();
+        }
+        Some(())
+    }
+}
+
 /// JavaScript's `Number.prototype.toString()` (radix 10); see [`flowmcp_spec::js::number_to_string`].
 pub use flowmcp_spec::js::number_to_string as js_number_to_string;
 
@@ -595,6 +811,9 @@ struct Parser<'a> {
     /// When kept, the byte ranges the scan's blanker turns into spaces (all but their line
     /// breaks): the text of each string and template (not its quotes) and each comment whole.
     blanks: Option<Vec<Range<usize>>>,
+    /// How many objects and arrays enclose the value being read (it is part of a larger literal),
+    /// which count towards [`MAX_NESTING`].
+    enclosing: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -605,6 +824,7 @@ impl<'a> Parser<'a> {
             pos,
             digits: String::new(),
             blanks: None,
+            enclosing: 0,
         }
     }
 
@@ -797,7 +1017,7 @@ impl<'a> Parser<'a> {
             // A value starts here (trivia already skipped).
             let mut value = match self.peek() {
                 Some(b'{') => {
-                    if stack.len() >= MAX_NESTING {
+                    if stack.len() + self.enclosing >= MAX_NESTING {
                         return self.fail(Reason::TooDeep);
                     }
                     self.pos += 1;
@@ -812,7 +1032,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Some(b'[') => {
-                    if stack.len() >= MAX_NESTING {
+                    if stack.len() + self.enclosing >= MAX_NESTING {
                         return self.fail(Reason::TooDeep);
                     }
                     self.pos += 1;

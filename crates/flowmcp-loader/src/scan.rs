@@ -251,14 +251,52 @@ pub(crate) fn scan_file_read(
     source: &str,
 ) -> (ScanKind, Vec<ScanHit>, String, Option<PreRead>) {
     let mut blanked = Blanker::new(source, true).run();
-    let kind = if under_lists_dir(path) || declares_list(&blanked.text) {
-        ScanKind::SharedList
-    } else {
-        ScanKind::Module
-    };
+    let kind = kind_of(path, &blanked.text);
     let hits = scan_blanked(source, &blanked, kind);
     let pre_read = blanked.pre_read.take();
     (kind, hits, blanked.text, pre_read)
+}
+
+/// What the file at `path` whose blanked text is `blanked` is to the scan.
+fn kind_of(path: &Path, blanked: &str) -> ScanKind {
+    if under_lists_dir(path) || declares_list(blanked) {
+        ScanKind::SharedList
+    } else {
+        ScanKind::Module
+    }
+}
+
+/// [`scan_file_read`]'s hits for the file at `path` whose text is `source` and whose aligned
+/// blanking the caller made otherwise (`blanked`, given back), when it is a module: `None` for a
+/// shared list, whose scan also needs the places of template substitutions that only blanking
+/// finds.
+pub(crate) fn scan_module_blanked(
+    path: &Path,
+    source: &str,
+    blanked: String,
+) -> Option<(Vec<ScanHit>, String)> {
+    if kind_of(path, &blanked) != ScanKind::Module {
+        return None;
+    }
+    let blanked = Blanked {
+        text: blanked,
+        template_exprs: Vec::new(),
+        pre_read: None,
+    };
+    let hits = scan_blanked(source, &blanked, ScanKind::Module);
+    Some((hits, blanked.text))
+}
+
+/// Turns the bytes of `ranges` of an aligned blanking into spaces, but for their line breaks
+/// (`\n`, `\r`): how the ranges a literal's reading gives ([`crate::literal`]) are blanked.
+pub(crate) fn blank_ranges(out: &mut [u8], ranges: &[std::ops::Range<usize>]) {
+    for range in ranges {
+        if let Some(bytes) = out.get_mut(range.clone()) {
+            for b in bytes.iter_mut().filter(|b| !matches!(**b, b'\n' | b'\r')) {
+                *b = b' ';
+            }
+        }
+    }
 }
 
 /// True when the file is a shared list: it lies under a directory named `_lists`, or its blanked text
@@ -718,13 +756,7 @@ impl<'a> Blanker<'a> {
         let Some(end) = end else {
             return false;
         };
-        for range in blanks {
-            if let Some(bytes) = self.out.get_mut(range) {
-                for b in bytes.iter_mut().filter(|b| !matches!(**b, b'\n' | b'\r')) {
-                    *b = b' ';
-                }
-            }
-        }
+        blank_ranges(&mut self.out, &blanks);
         self.pos = end;
         self.token(Prev::Value);
         true

@@ -305,6 +305,16 @@ pub fn apply_fixes<'f>(
     source: &str,
     fixes: impl IntoIterator<Item = &'f Fix>,
 ) -> (String, Vec<bool>) {
+    let (taken, applied) = fix_edits(source, fixes);
+    (apply_edits(source, &taken), applied)
+}
+
+/// The edits [`apply_fixes`] makes for `fixes` (each once, sorted by position, none conflicting
+/// with another), and for each fix whether it was applied.
+pub fn fix_edits<'f>(
+    source: &str,
+    fixes: impl IntoIterator<Item = &'f Fix>,
+) -> (Vec<&'f Edit>, Vec<bool>) {
     let mut taken: Vec<&Edit> = Vec::new();
     let mut applied = Vec::new();
     for fix in fixes {
@@ -325,15 +335,21 @@ pub fn apply_fixes<'f>(
         applied.push(fits);
     }
     taken.sort_by_key(|e| (e.start, e.end));
+    (taken, applied)
+}
+
+/// `source` with `edits` applied: edits as [`fix_edits`] gives them (sorted by position, not
+/// conflicting, on character boundaries of `source`).
+pub fn apply_edits(source: &str, edits: &[&Edit]) -> String {
     let mut out = String::with_capacity(source.len() + 64);
     let mut at = 0;
-    for e in taken {
-        out.push_str(&source[at..e.start]);
+    for e in edits {
+        out.push_str(source.get(at..e.start).unwrap_or_default());
         out.push_str(&e.text);
         at = e.end;
     }
-    out.push_str(&source[at..]);
-    (out, applied)
+    out.push_str(source.get(at..).unwrap_or_default());
+    out
 }
 
 impl Fix {

@@ -47,7 +47,57 @@ pub fn validate_str(
 ) -> FileReport {
     let path = Path::new(name);
     let mut loaded = load_source(path, name, source, &opts.limits, &opts.settings);
-    let report = validate_at(&mut loaded, opts, lists, Some(path), false);
+    report_named(&mut loaded, path, lists, opts)
+}
+
+/// [`validate_str`] of the text of `first` with `edits` applied (byte ranges of its text, sorted
+/// by position, not overlapping), named `name`, when [`flowmcp_loader::reload_edited`] can load
+/// that text from `first` without reading it whole (every edit is inside `first`'s literal
+/// `main`; see there): the same report, for less work. `None` when it cannot. `first` must have
+/// been loaded with the limits and the profile of `opts`; it lends its exports to the edited
+/// file and has them back as they were.
+///
+/// ```
+/// use flowmcp_validate::{ListScope, Options, Profile, validate_edited, validate_str};
+/// use flowmcp_spec::diagnostic::Edit;
+///
+/// let source = "export const main = {\n    namespace: 'Demo',\n    tags: [ 'x' ]\n}\n";
+/// let opts = Options::new(Profile::Spec);
+/// let mut first = flowmcp_loader::load_source("d.mjs".as_ref(), "d.mjs", source, &opts.limits, &opts.settings);
+/// let at = source.find("'Demo'").unwrap();
+/// let edit = Edit { start: at, end: at + 6, text: "'demo'".into() };
+/// let scope = ListScope::NotSearched;
+/// let again = validate_edited(&mut first, &[&edit], "d.mjs", &scope, &opts).unwrap();
+/// let edited = source.replace("'Demo'", "'demo'");
+/// assert_eq!(again, validate_str(&edited, "d.mjs", &scope, &opts));
+/// ```
+pub fn validate_edited(
+    first: &mut LoadedFile,
+    edits: &[&flowmcp_spec::diagnostic::Edit],
+    name: &str,
+    lists: &lists::ListScope,
+    opts: &Options,
+) -> Option<FileReport> {
+    let path = Path::new(name);
+    // A v3 agent's `main` is read as an agent, which would change the borrowed exports.
+    if named_agent(path) {
+        return None;
+    }
+    let mut again =
+        flowmcp_loader::reload_edited(first, path, edits, &opts.limits, &opts.settings)?;
+    let report = report_named(again.file(), path, lists, opts);
+    again.give_back(first);
+    Some(report)
+}
+
+/// The report of `loaded`, a text validated as a file named `path` ([`validate_str`]).
+fn report_named(
+    loaded: &mut LoadedFile,
+    path: &Path,
+    lists: &lists::ListScope,
+    opts: &Options,
+) -> FileReport {
+    let report = validate_at(loaded, opts, lists, Some(path), false);
     mark_validated_alone(report, &opts.settings)
 }
 
@@ -195,11 +245,8 @@ pub(crate) fn validate_at(
 /// becomes the `agent` export, and `tools` given as an array of IDs becomes the object of
 /// `ID: null` the agents chapter defines. Returns whether it did.
 fn read_v3_agent(loaded: &mut LoadedFile, path: Option<&Path>) -> bool {
-    let named_agent = path
-        .or_else(|| Some(Path::new(&loaded.display)))
-        .and_then(|p| p.file_name())
-        .is_some_and(|n| n == "agent.mjs");
-    if !named_agent || loaded.kind != FileKind::Schema {
+    let named = named_agent(path.unwrap_or(Path::new(&loaded.display)));
+    if !named || loaded.kind != FileKind::Schema {
         return false;
     }
     let Some(exports) = loaded.exports.as_mut() else {
@@ -227,7 +274,14 @@ fn read_v3_agent(loaded: &mut LoadedFile, path: Option<&Path>) -> bool {
     exports.names.retain(|n| n != "main");
     exports.names.push("agent".to_string());
     loaded.kind = FileKind::Agent;
+    loaded.main_literal = None;
     true
+}
+
+/// Whether a file at `path` is named as an agent manifest (`agent.mjs`), which a v3 agent's
+/// `main` is read as under compat ([`read_v3_agent`]).
+fn named_agent(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "agent.mjs")
 }
 
 /// A list file without a `list` export gets LST001; the loader's LDR008 (no recognised export) for the
@@ -272,6 +326,7 @@ fn rerun_factory_with_lists(loaded: &mut LoadedFile, opts: &Options, lists: &lis
     ) && let Some(exports) = loaded.exports.as_mut()
     {
         exports.handlers = again.handlers;
+        loaded.main_literal = None;
     }
 }
 

@@ -182,6 +182,7 @@ pub fn load_inline(display: &str, schema: &InlineSchema) -> LoadedFile {
         }),
         diagnostics: Vec::new(),
         bom: false,
+        main_literal: None,
     }
 }
 

@@ -59,7 +59,9 @@ pub use catalog::validate_catalog;
 pub use ids::validate_id;
 
 // The entry points.
-pub use entry::{validate_file, validate_loaded_in, validate_loaded_mut, validate_str};
+pub use entry::{
+    validate_edited, validate_file, validate_loaded_in, validate_loaded_mut, validate_str,
+};
 
 /// The libraries every runtime accepts in `requiredLibraries` (chapter 05, "Default Allowlist").
 pub const DEFAULT_ALLOWLIST: &[&str] = &[

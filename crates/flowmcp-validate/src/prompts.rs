@@ -2108,6 +2108,7 @@ mod tests {
             }),
             diagnostics: Vec::new(),
             bom: false,
+            main_literal: None,
         }
     }
 
