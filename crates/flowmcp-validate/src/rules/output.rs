@@ -171,6 +171,27 @@ fn schema_nodes<'a>(root: &'a Value, root_path: JsonPath) -> Nodes<'a> {
     }
 }
 
+/// Whether a node of [`schema_nodes`]`(root)` is deeper than `max` (the root is at depth 1),
+/// found without listing them.
+fn deeper_than(root: &Value, max: usize) -> bool {
+    let mut stack = vec![(root, 1usize)];
+    while let Some((value, depth)) = stack.pop() {
+        if depth > max {
+            return true;
+        }
+        let Some(obj) = value.as_object() else {
+            continue;
+        };
+        if let Some(Value::Object(props)) = obj.get("properties") {
+            stack.extend(props.values().map(|child| (child, depth + 1)));
+        }
+        if let Some(items @ Value::Object(_)) = obj.get("items") {
+            stack.push((items, depth + 1));
+        }
+    }
+    false
+}
+
 /// The node's `type` when it is one of [`SCHEMA_TYPES`].
 fn valid_type(node: &Map<String, Value>) -> Option<&str> {
     node.get("type")
@@ -436,11 +457,12 @@ pub(super) fn val063_output_depth(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         let Some(schema) = output.get("schema") else {
             continue;
         };
-        let nodes = schema_nodes(schema, path.key("schema"));
-        let deepest = nodes.list.iter().map(|n| n.depth).max().unwrap_or(0);
-        if deepest <= MAX_DEPTH {
+        // Most schemas are shallow: told without listing their nodes.
+        if !deeper_than(schema, MAX_DEPTH) {
             continue;
         }
+        let nodes = schema_nodes(schema, path.key("schema"));
+        let deepest = nodes.list.iter().map(|n| n.depth).max().unwrap_or(0);
         if let Some(first) = nodes.list.iter().position(|n| n.depth == MAX_DEPTH + 1) {
             c.emit(
                 Code::VAL063,
@@ -506,6 +528,38 @@ pub(super) fn val065_items_only_on_array(ctx: &SchemaCtx<'_>, c: &mut Collector<
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Whether a schema is deeper than a limit, told without listing its nodes, is what the
+    /// deepest listed node says: for schemas nested by properties, items and both, with
+    /// properties and items that are not objects, at every limit up to past their depth.
+    #[test]
+    fn i46_deeper_than_is_the_deepest_listed_node() {
+        let mut schemas = vec![
+            json!("x"),
+            json!({}),
+            json!({ "type": "string" }),
+            json!({ "properties": [1, 2], "items": [ { "properties": {} } ] }),
+            json!({ "properties": { "a": 1, "b": [ { "properties": { "c": {} } } ] } }),
+        ];
+        let mut deep = json!({ "type": "string" });
+        for level in 0..9 {
+            deep = if level % 3 == 0 {
+                json!({ "type": "array", "items": deep })
+            } else {
+                json!({ "type": "object", "properties": { "k": deep, "s": { "type": "string" } } })
+            };
+            schemas.push(deep.clone());
+            schemas
+                .push(json!({ "properties": { "x": 1, "y": deep.clone() }, "items": { "t": 1 } }));
+        }
+        for schema in &schemas {
+            let nodes = schema_nodes(schema, JsonPath::root("s"));
+            let deepest = nodes.list.iter().map(|n| n.depth).max().unwrap_or(0);
+            for max in 0..14 {
+                assert_eq!(deeper_than(schema, max), deepest > max, "{schema} at {max}");
+            }
+        }
+    }
 
     #[test]
     fn nodes_in_declaration_order_with_depth() {
