@@ -2724,17 +2724,10 @@ mod tests {
         let mut texts = vec![V3.to_string()];
         let edits = v3_to_v4_edits(V3, None, &mut Vec::new(), Purpose::Migrate).unwrap();
         texts.push(edits.apply(V3).unwrap());
-        let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/catalog");
-        let mut dirs = vec![std::path::PathBuf::from(examples)];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "mjs") {
-                    texts.push(std::fs::read_to_string(&path).unwrap());
-                }
-            }
+        let examples =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+        for path in flowmcp_files::walk::mjs_files(&examples, &|_| false).unwrap() {
+            texts.push(std::fs::read_to_string(&path).unwrap());
         }
         assert!(texts.len() > 8, "{} texts", texts.len());
         let mut settings = Vec::new();

@@ -890,19 +890,13 @@ mod tests {
                 ),
             ),
         ];
-        let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/catalog");
-        let mut dirs = vec![std::path::PathBuf::from(examples)];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "mjs") {
-                    let name = path.strip_prefix(examples).unwrap().display().to_string();
-                    texts.push((name, std::fs::read_to_string(&path).unwrap()));
-                }
-            }
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
+        for path in flowmcp_files::walk::mjs_files(&examples, &|_| false).unwrap() {
+            let name = path.strip_prefix(&examples).unwrap_or(&path);
+            let text = std::fs::read_to_string(&path).unwrap();
+            texts.push((name.display().to_string(), text));
         }
+        assert!(texts.len() > 12, "{} texts", texts.len());
         let limits = Limits::default();
         let mut rng = XorShift(0x5eed_46d1);
         let (mut reloaded, mut declined) = (0, 0);
