@@ -2711,6 +2711,72 @@ mod tests {
         }
     }
 
+    /// Fixes checked from the report's own loaded file (D180: a fixed text whose edits are
+    /// inside `main` is loaded from it) are the fixes checked from the fixed text alone, for
+    /// every failing fixture of a code with fixes, under the fixture's profile; and the loaded
+    /// file has its exports back as they were.
+    #[test]
+    fn i46_fixes_checked_from_the_loaded_file_are_the_same() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../flowmcp-validate/tests/fixtures");
+        let mut codes: Vec<Code> = flowmcp_spec::registry::fixes::FIXES
+            .iter()
+            .map(|f| f.code)
+            .collect();
+        codes.dedup();
+        let (mut compared, mut with_fixes) = (0, 0);
+        for code in codes {
+            let Ok(dir) = std::fs::read_dir(fixtures.join(code.as_str())) else {
+                continue;
+            };
+            for path in dir.flatten().map(|e| e.path()) {
+                let name = path.file_name().unwrap().to_string_lossy().to_string();
+                if !name.starts_with("fail") || !name.ends_with(".mjs") {
+                    continue;
+                }
+                let src = std::fs::read_to_string(&path).unwrap();
+                let profile = if src.contains("// profile: compat") {
+                    flowmcp_spec::Profile::Compat
+                } else {
+                    flowmcp_spec::Profile::Spec
+                };
+                let opts = flowmcp_validate::Options::new(profile);
+                let scope = flowmcp_validate::ListScope::NotFound {
+                    searched_from: ".".into(),
+                };
+                let display = path.display().to_string();
+                let mut loaded = flowmcp_loader::load_source(
+                    &path,
+                    &display,
+                    &src,
+                    &opts.limits,
+                    &opts.settings,
+                );
+                let before = loaded.exports.clone();
+                let mut report =
+                    flowmcp_validate::validate_loaded_mut(&mut loaded, &opts, &scope, None);
+                let mut plain = report.clone();
+                attach_fixes(&mut plain, &src, &display, &scope, &opts);
+                attach_fixes_loaded(
+                    &mut report,
+                    &src,
+                    Some(&mut loaded),
+                    &display,
+                    &scope,
+                    &opts,
+                );
+                assert_eq!(report, plain, "{display}");
+                assert_eq!(loaded.exports, before, "{display}");
+                compared += 1;
+                with_fixes += usize::from(report.diagnostics().iter().any(|d| d.fix.is_some()));
+            }
+        }
+        assert!(
+            compared > 20 && with_fixes > 10,
+            "{compared} compared, {with_fixes} with fixes"
+        );
+    }
+
     /// A fixed text validated under a check's settings (D178) shows what the check reads exactly
     /// as under the report's own settings: the number of errors, and each finding of the codes
     /// being fixed, by code and place. For texts before and after the 3 → 4 rewrites and the
