@@ -85,6 +85,14 @@
 //! (an explicit stack bounded by [`MAX_NESTING`]). Allocation is only for the output value: elements
 //! and entries wait on two shared stacks, so every array and object is allocated once at its final
 //! size. Objects with array-index keys sort those keys (O(k log k) for k such keys).
+//!
+//! # Reading again after edits
+//!
+//! A literal that was read, then edited inside, need not be read whole again: the walk of
+//! `edited_values` finds the innermost values that hold the edits (stepping over the others by
+//! their brackets and quotes on the blanked text), and `read_value_blanks` reads each of them from
+//! the edited text at the depth it has in the literal. The file loader uses them to load a fixed
+//! text from the first load of the original (`reload_edited`, D180 in docs/decisions.md).
 
 use std::fmt;
 use std::ops::Range;
