@@ -228,7 +228,14 @@ impl ListDiscovery {
             // included, which the loader drops): read as the validation read it.
             let raw = flowmcp_files::read_found(anchor, path, opts.limits.max_file_bytes);
             if let Some(source) = raw.ok().and_then(|b| String::from_utf8(b).ok()) {
-                attach_fixes_loaded(&mut report, &mut loaded, &source, display, &scope, opts);
+                crate::migrate::attach_fixes_loaded(
+                    &mut report,
+                    &source,
+                    Some(&mut loaded),
+                    display,
+                    &scope,
+                    opts,
+                );
             }
         }
         report
@@ -347,7 +354,14 @@ impl ListDiscovery {
                     } else {
                         given
                     };
-                    attach_fixes_loaded(&mut report, &mut loaded, &source, display, &scope, check);
+                    crate::migrate::attach_fixes_loaded(
+                        &mut report,
+                        &source,
+                        Some(&mut loaded),
+                        display,
+                        &scope,
+                        check,
+                    );
                 }
                 results.put(&key, recorder.asked(), &report, None);
                 Cached::Report(report)
@@ -379,22 +393,6 @@ pub(crate) fn on_disk(
         built.files = Some(Arc::new(flowmcp_resources::LocalFiles));
         built
     })
-}
-
-/// Gives `report`, the report of `loaded`, the fixes of [`crate::migrate::attach_fixes`] for
-/// `source`, the file's text as read (the fixes' offsets are in it), found on the loader's
-/// blanking and checked from the loaded file when `loaded` is the loading of exactly that text
-/// (not after a byte-order mark, which the loader leaves out, nor of a file changed in between).
-fn attach_fixes_loaded(
-    report: &mut FileReport,
-    loaded: &mut flowmcp_loader::LoadedFile,
-    source: &str,
-    display: &str,
-    scope: &ListScope,
-    opts: &Options,
-) {
-    let same = (loaded.source.as_deref() == Some(source)).then_some(loaded);
-    crate::migrate::attach_fixes_loaded(report, source, same, display, scope, opts);
 }
 
 #[cfg(test)]

@@ -608,18 +608,20 @@ pub fn attach_fixes(
     attach_fixes_loaded(report, source, None, display, scope, opts);
 }
 
-/// [`attach_fixes`] with `loaded`, the loading of that very text (given only when the loader's
-/// `source` is `source`), with `opts`' limits and profile: the rewrites are found on its
-/// blanking instead of a new one, and a fixed text is validated from it when only its literal
-/// `main` changed ([`flowmcp_validate::validate_edited`]).
+/// [`attach_fixes`] with `loaded`, a loading of the file with `opts`' limits and profile: when it
+/// is the loading of exactly `source` (not after a byte-order mark, which the loader leaves out,
+/// nor of a file changed in between; the fixes' offsets are in `source`), the rewrites are found
+/// on its blanking instead of a new one, and a fixed text is validated from it when only its
+/// literal `main` changed ([`flowmcp_validate::validate_edited`]).
 pub(crate) fn attach_fixes_loaded(
     report: &mut FileReport,
     source: &str,
-    mut loaded: Option<&mut flowmcp_loader::LoadedFile>,
+    loaded: Option<&mut flowmcp_loader::LoadedFile>,
     display: &str,
     scope: &flowmcp_validate::ListScope,
     opts: &flowmcp_validate::Options,
 ) {
+    let mut loaded = loaded.filter(|l| l.source.as_deref() == Some(source));
     // Finding the rewrites reads the whole text: not for a report nothing could be fixed in.
     if !has_fixable(report) {
         return;

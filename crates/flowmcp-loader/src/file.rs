@@ -262,9 +262,14 @@ fn load_unmarked(
                 return finish(display, Some(text), kind_hint, None, c);
             }
         };
-    let mut loaded = finish_loaded(display, text, blanked, kind_hint, exports, c);
-    loaded.main_literal = main_literal;
-    loaded
+    finish_loaded(
+        display,
+        text,
+        blanked,
+        kind_hint,
+        (exports, main_literal),
+        c,
+    )
 }
 
 /// `first` loaded again as its text with `edits` applied (byte ranges of `first.source`, sorted
@@ -297,8 +302,7 @@ pub fn reload_edited(
     let source = first.source.as_deref()?;
     let blanked = first.blanked.as_deref()?;
     let literal = first.main_literal.clone()?;
-    let main = first.exports.as_ref()?.get("main")?;
-    if first.bom {
+    if first.bom || first.exports.as_ref()?.get("main").is_none() {
         return None;
     }
     let ranges: Vec<std::ops::Range<usize>> = edits.iter().map(|e| e.start..e.end).collect();
@@ -338,7 +342,7 @@ pub fn reload_edited(
         let end = h.span.end.checked_add_signed(*shift.get(h.edits.end)?)?;
         let (read, blanks) = crate::literal::read_value_blanks(&text, start, h.enclosing);
         let (value, read_end) = read.ok()?;
-        if read_end != end || value_in(main, &h.path).is_none() {
+        if read_end != end {
             return None;
         }
         scan::blank_ranges(&mut out, &blanks);
@@ -355,8 +359,8 @@ pub fn reload_edited(
         return None;
     }
     let end = literal.end.checked_add_signed(delta)?;
-    // Nothing can fail from here on: `first`'s exports move to the edited file, the values the
-    // edits hold swapped in (they do not nest, so each path stays valid).
+    // `first`'s exports move to the edited file, the values the edits hold swapped in (they do
+    // not nest, so each path stays valid).
     let mut exports = first.exports.take()?;
     let handlers = exports.handlers.clone();
     let mut undo: Vec<(Vec<crate::literal::Step>, serde_json::Value)> =
@@ -364,7 +368,8 @@ pub fn reload_edited(
     let main = exports.data.get_mut("main")?;
     for (path, value) in values {
         let Some(slot) = value_at(main, &path) else {
-            // Not reached: every path was found above. Put back what was swapped.
+            // Not reached: each path was walked in the literal `main` was read from. Put back
+            // what was swapped.
             for (path, old) in undo.into_iter().rev() {
                 if let Some(slot) = value_at(main, &path) {
                     *slot = old;
@@ -375,15 +380,14 @@ pub fn reload_edited(
         };
         undo.push((path, std::mem::replace(slot, value)));
     }
-    let mut file = finish_loaded(
+    let file = finish_loaded(
         &first.display,
         text,
         new_blanked,
         FileKind::Unknown,
-        exports,
+        (exports, Some(literal.start..end)),
         c,
     );
-    file.main_literal = Some(literal.start..end);
     Some(Reloaded {
         file,
         undo,
@@ -435,20 +439,6 @@ impl Reloaded {
     }
 }
 
-/// The value at `path` in `value`, to read.
-fn value_in<'v>(
-    mut value: &'v serde_json::Value,
-    path: &[crate::literal::Step],
-) -> Option<&'v serde_json::Value> {
-    for step in path {
-        value = match step {
-            crate::literal::Step::Key(k) => value.as_object()?.get(k)?,
-            crate::literal::Step::Index(i) => value.as_array()?.get(*i)?,
-        };
-    }
-    Some(value)
-}
-
 /// The value at `path` in `value`.
 fn value_at<'v>(
     mut value: &'v mut serde_json::Value,
@@ -477,14 +467,15 @@ fn emit_hits(c: &mut Collector<'_>, hits: Vec<scan::ScanHit>) {
     }
 }
 
-/// The file loaded from `text` (blanked as `blanked`) whose evaluation gave `exports`: its kind
-/// (`kind_hint` when the exports do not tell), and what the exports show (LDR008, SEC017).
+/// The file loaded from `text` (blanked as `blanked`) whose evaluation gave `exports` (and the
+/// range of the literal its `main` is, [`LoadedFile::main_literal`]): its kind (`kind_hint` when
+/// the exports do not tell), and what the exports show (LDR008, SEC017).
 fn finish_loaded(
     display: &str,
     text: String,
     blanked: String,
     kind_hint: FileKind,
-    exports: Exports,
+    (exports, main_literal): (Exports, Option<std::ops::Range<usize>>),
     mut c: Collector<'_>,
 ) -> LoadedFile {
     let kind = match FileKind::from_exports(|name| exports.has(name)) {
@@ -518,6 +509,7 @@ fn finish_loaded(
     }
     let mut loaded = finish(display, Some(text), kind, Some(exports), c);
     loaded.blanked = Some(blanked);
+    loaded.main_literal = main_literal;
     loaded
 }
 

@@ -323,14 +323,14 @@ pub fn read_literal(source: &str, at: usize) -> Result<(Value, usize), Decline> 
 /// spaces but for their line breaks (`\n`, `\r`): the text of every string and template, between
 /// its quotes, and every comment, whole. The ranges are given only with a value.
 pub(crate) fn read_literal_blanks(source: &str, at: usize) -> (LiteralRead, Vec<Range<usize>>) {
-    let mut p = Parser::new(source, at);
-    p.blanks = Some(Vec::new());
-    let read = p.bracketed();
-    let blanks = match read {
-        Ok(_) => p.blanks.take().unwrap_or_default(),
-        Err(_) => Vec::new(),
-    };
-    (read, blanks)
+    if !matches!(source.as_bytes().get(at), Some(b'{' | b'[')) {
+        let unexpected = Decline {
+            reason: Reason::Unexpected,
+            at,
+        };
+        return (Err(unexpected), Vec::new());
+    }
+    read_value_blanks(source, at, 0)
 }
 
 /// [`read_literal_blanks`] of any value (not only a bracketed one) that starts at `at` inside a
