@@ -289,7 +289,8 @@ fn load_unmarked(
 ///
 /// `None`, with `first` untouched, when that cannot be told without loading the edited text
 /// whole: `first` has no literal `main` (or not as loaded), started with a byte-order mark, or did
-/// not load; an edit is outside the literal or its values no longer read as pure data; the
+/// not load; an edit is outside the literal, not on character boundaries, or its values no longer
+/// read as pure data; the
 /// edited text is too large, names the engine's `main` global, is a shared list, or has a scan
 /// finding that is an error.
 pub fn reload_edited(
@@ -302,7 +303,10 @@ pub fn reload_edited(
     let source = first.source.as_deref()?;
     let blanked = first.blanked.as_deref()?;
     let literal = first.main_literal.clone()?;
-    if first.bom || first.exports.as_ref()?.get("main").is_none() {
+    let on_chars = |e: &&flowmcp_spec::diagnostic::Edit| {
+        source.is_char_boundary(e.start) && source.is_char_boundary(e.end)
+    };
+    if first.bom || first.exports.as_ref()?.get("main").is_none() || !edits.iter().all(on_chars) {
         return None;
     }
     let ranges: Vec<std::ops::Range<usize>> = edits.iter().map(|e| e.start..e.end).collect();
@@ -942,8 +946,17 @@ mod tests {
         let first_a = DATA.find("a: 1").unwrap() + 3;
         let deepest = deep.find('1').unwrap();
         let demo = lines.find("'demo'").unwrap();
-        let cases: [(&str, &str, Range<usize>, &str, bool); 4] = [
+        let code = format!("{DATA}export const handlers = () => ({{}})\n");
+        let e_acute = code.find('é').unwrap();
+        let cases: [(&str, &str, Range<usize>, &str, bool); 5] = [
             ("twice.mjs", DATA, first_a..first_a + 1, "5", true),
+            (
+                "inside-a-character.mjs",
+                &code,
+                e_acute + 1..e_acute + 1,
+                "x",
+                false,
+            ),
             ("deep.mjs", &deep, deepest..deepest + 1, "2", true),
             ("deeper.mjs", &deep, deepest..deepest + 1, "[ 1 ]", false),
             ("lines.mjs", lines, demo..demo + 6, "'demo'\n", false),
