@@ -73,9 +73,13 @@ pub(crate) fn write_stdout(text: &str) -> Result<(), String> {
 }
 
 /// Standard output, buffered, for `write` to fill; flushed at the end. A closed pipe (`flowmcp …
-/// | head`) is not an error worth reporting.
+/// | head`) is not an error worth reporting. The buffer is passed as its own type: a serializer
+/// writes a token at a time, and each write is then a copy into the buffer, not a call through a
+/// vtable (D182).
 pub(crate) fn stream_stdout(
-    write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+    write: &mut dyn FnMut(
+        &mut std::io::BufWriter<std::io::StdoutLock<'static>>,
+    ) -> std::io::Result<()>,
 ) -> Result<(), String> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     match write(&mut out).and_then(|()| out.flush()) {

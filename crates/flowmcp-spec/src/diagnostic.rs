@@ -111,10 +111,14 @@ impl JsonPath {
     }
     /// The segments from the root.
     pub fn segments(&self) -> Vec<Seg> {
+        self.segment_refs().into_iter().cloned().collect()
+    }
+    /// The segments from the root, borrowed from the path (the renderings below need no copies).
+    fn segment_refs(&self) -> Vec<&Seg> {
         let mut out = Vec::with_capacity(self.len());
         let mut cur = self;
         while let Some(n) = &cur.0 {
-            out.push(n.seg.clone());
+            out.push(&n.seg);
             cur = &n.parent;
         }
         out.reverse();
@@ -133,12 +137,24 @@ impl JsonPath {
     }
     /// RFC 6901 JSON pointer: `/main/tools/getAbi`.
     pub fn pointer(&self) -> String {
+        use std::fmt::Write as _;
         let mut out = String::new();
-        for s in self.segments() {
+        for s in self.segment_refs() {
             out.push('/');
             match s {
-                Seg::Key(k) => out.push_str(&k.replace('~', "~0").replace('/', "~1")),
-                Seg::Index(i) => out.push_str(&i.to_string()),
+                Seg::Key(k) if !k.bytes().any(|b| b == b'~' || b == b'/') => out.push_str(k),
+                Seg::Key(k) => {
+                    for c in k.chars() {
+                        match c {
+                            '~' => out.push_str("~0"),
+                            '/' => out.push_str("~1"),
+                            c => out.push(c),
+                        }
+                    }
+                }
+                Seg::Index(i) => {
+                    let _ = write!(out, "{i}");
+                }
             }
         }
         out
@@ -146,24 +162,23 @@ impl JsonPath {
     /// Readable dotted form: `main.tools.getAbi.parameters[0]`, keys that are not identifiers quoted
     /// in brackets (`main.tools["/block/:id"]`).
     pub fn dotted(&self) -> String {
+        use std::fmt::Write as _;
         let mut out = String::new();
-        for s in self.segments() {
+        for s in self.segment_refs() {
             match s {
-                Seg::Key(k) if is_ident(&k) => {
+                Seg::Key(k) if is_ident(k) => {
                     if !out.is_empty() {
                         out.push('.');
                     }
-                    out.push_str(&k);
+                    out.push_str(k);
                 }
                 Seg::Key(k) => {
                     out.push('[');
-                    out.push_str(&serde_json::to_string(&k).unwrap_or_default());
+                    out.push_str(&serde_json::to_string(k).unwrap_or_default());
                     out.push(']');
                 }
                 Seg::Index(i) => {
-                    out.push('[');
-                    out.push_str(&i.to_string());
-                    out.push(']');
+                    let _ = write!(out, "[{i}]");
                 }
             }
         }
@@ -197,7 +212,7 @@ impl Eq for JsonPath {}
 
 impl std::hash::Hash for JsonPath {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.segments().hash(state);
+        self.segment_refs().hash(state);
     }
 }
 
@@ -917,6 +932,10 @@ mod tests {
             .index(0);
         assert_eq!(p.dotted(), r#"main.tools["/block/:id"].parameters[0]"#);
         assert_eq!(p.pointer(), "/main/tools/~1block~1:id/parameters/0");
+        // RFC 6901: `~` before `/`, so an escape is never escaped again.
+        let q = JsonPath::root("main").key("a~1/b").index(12).key("é");
+        assert_eq!(q.pointer(), "/main/a~01~1b/12/é");
+        assert_eq!(q.dotted(), r#"main["a~1/b"][12]["é"]"#);
     }
 
     #[test]

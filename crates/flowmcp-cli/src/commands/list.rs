@@ -1,5 +1,6 @@
 //! `flowmcp list`: the tools, resource entries and prompts of a catalog.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -1,6 +1,6 @@
 //! `flowmcp validate`: schema files, directories of them and catalogs checked, one report.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -163,7 +163,11 @@ pub fn json(report: &Report) -> String {
 
 /// [`json`], written to `out` as it is produced (a large report is never held whole in memory).
 pub fn write_json(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(out, report).map_err(std::io::Error::from)
+    // serde_json writes a token at a time: a buffer of a known type takes those writes without a
+    // call through `out`'s vtable each, and hands `out` whole blocks (D182).
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut buffered, report).map_err(std::io::Error::from)?;
+    std::io::Write::flush(&mut buffered)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use flowmcp_spec::id::PrimitiveId;
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule, required_string, shown, type_name};
 
 /// The rules of an agent manifest, in the order they run.
@@ -124,7 +125,7 @@ fn non_empty<'a>(
 fn fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(a) = agent(ctx) else { return };
     let name_path = at("name");
-    if let Some(name) = required_string(a.get("name"), &name_path, "name", Code::AGT001, c) {
+    if let Some(name) = required_string(a.field("name"), &name_path, "name", Code::AGT001, c) {
         if !is_agent_name(name) {
             c.emit(
                 Code::AGT001,
@@ -157,7 +158,13 @@ fn fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         );
     }
     let version_path = at("version");
-    if let Some(v) = required_string(a.get("version"), &version_path, "version", Code::AGT004, c) {
+    if let Some(v) = required_string(
+        a.field("version"),
+        &version_path,
+        "version",
+        Code::AGT004,
+        c,
+    ) {
         if v == V3_VERSION {
             c.emit_variant(
                 Code::AGT004,
@@ -230,7 +237,7 @@ fn slash_value(key: &str, value: &Value, path: &JsonPath, c: &mut Collector<'_>)
 fn tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(a) = agent(ctx) else { return };
     let path = at("tools");
-    let tools = match a.get("tools") {
+    let tools = match a.field("tools") {
         None => {
             c.emit(
                 Code::AGT006,
@@ -372,14 +379,14 @@ fn prompts_skills_resources(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 continue;
             };
             match key {
-                "prompts" if !def.get("file").is_some_and(Value::is_string) => {
+                "prompts" if !def.field("file").is_some_and(Value::is_string) => {
                     c.emit(
                         code,
                         Some(&p),
                         "Needs a string `file` (the prompt file, relative to the manifest)",
                     );
                 }
-                "resources" if !def.get("source").is_some_and(Value::is_string) => {
+                "resources" if !def.field("source").is_some_and(Value::is_string) => {
                     c.emit(
                         code,
                         Some(&p),
@@ -433,7 +440,7 @@ fn prompts_skills_resources(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 fn tests(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(a) = agent(ctx) else { return };
     let path = at("tests");
-    let tests = match a.get("tests") {
+    let tests = match a.field("tests") {
         None => {
             c.emit(
                 Code::AGT008,
@@ -466,14 +473,14 @@ fn tests(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let mut combinations: BTreeSet<Vec<&str>> = BTreeSet::new();
     for (i, t) in tests.iter().enumerate() {
         let p = path.index(i);
-        if !t.get("input").is_some_and(Value::is_string) {
+        if !t.field("input").is_some_and(Value::is_string) {
             c.emit(
                 Code::AGT009,
                 Some(&p),
                 "Needs a string `input` (what the agent is asked)",
             );
         }
-        match t.get("expectedTools") {
+        match t.field("expectedTools") {
             Some(Value::Array(tools)) if !tools.is_empty() => {
                 let mut ids: Vec<&str> = Vec::new();
                 for (k, tool) in tools.iter().enumerate() {
@@ -505,7 +512,7 @@ fn tests(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         }
     }
     let asserts_content = tests.iter().any(|t| {
-        t.get("expectedContent")
+        t.field("expectedContent")
             .and_then(Value::as_array)
             .is_some_and(|a| !a.is_empty())
     });
@@ -532,16 +539,16 @@ fn tests(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// It bounds how often the agent may ask the user for more input; zero, a negative or a fraction
 /// cannot bound anything.
 fn elicitation(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(e) = agent(ctx).and_then(|a| a.get("elicitation")) else {
+    let Some(e) = agent(ctx).and_then(|a| a.field("elicitation")) else {
         return;
     };
     let path = at("elicitation").key("maxRounds");
     let ok = e
-        .get("maxRounds")
+        .field("maxRounds")
         .and_then(Value::as_f64)
         .is_some_and(|n| n >= 1.0 && n.fract() == 0.0);
     if !ok {
-        let found = e.get("maxRounds").map_or_else(|| "nothing".into(), shown);
+        let found = e.field("maxRounds").map_or_else(|| "nothing".into(), shown);
         c.emit(
             Code::AGT031,
             Some(&path),

@@ -17,6 +17,35 @@ use serde_json::{Map, Value};
 use crate::Options;
 use crate::lists::{ListRef, ListRegistry, ListScope, Resolved};
 
+/// A member of a JSON object by name. Objects in schemas are small, and for a small one a scan of
+/// its keys is cheaper than hashing the name (serde_json's maps hash with SipHash); the answer is
+/// the same, keys being unique (D182).
+pub(crate) trait Field {
+    /// The value under `key`, if this is an object that has it.
+    fn field(&self, key: &str) -> Option<&Value>;
+}
+
+/// Objects up to this many members are scanned rather than hashed.
+const SCANNED: usize = 8;
+
+impl Field for Map<String, Value> {
+    #[inline]
+    fn field(&self, key: &str) -> Option<&Value> {
+        if self.len() <= SCANNED {
+            self.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+        } else {
+            self.get(key)
+        }
+    }
+}
+
+impl Field for Value {
+    #[inline]
+    fn field(&self, key: &str) -> Option<&Value> {
+        self.as_object().and_then(|m| m.field(key))
+    }
+}
+
 /// The scope of a context built without one.
 static NOT_SEARCHED: ListScope = ListScope::NotSearched;
 
@@ -130,10 +159,10 @@ impl<'a> SchemaCtx<'a> {
     /// an object, with the key they live under.
     pub(crate) fn tools(&self) -> Option<(&'static str, &'a Map<String, Value>)> {
         let main = self.main()?;
-        if let Some(t) = main.get("tools") {
+        if let Some(t) = main.field("tools") {
             return t.as_object().map(|o| ("tools", o));
         }
-        main.get("routes")
+        main.field("routes")
             .and_then(Value::as_object)
             .map(|o| ("routes", o))
     }
@@ -280,17 +309,17 @@ impl<'a> ParamRef<'a> {
         declared: &[&str],
         profile: flowmcp_spec::Profile,
     ) -> ParamRef<'a> {
-        let position = param.get("position").and_then(Value::as_object);
+        let position = param.field("position").and_then(Value::as_object);
         let field = |name: &str| position.and_then(|p| p.get(name)).and_then(Value::as_str);
         let value = field("value");
-        let z = param.get("z").and_then(Value::as_object);
+        let z = param.field("z").and_then(Value::as_object);
         ParamRef {
             tool,
             path,
             position,
             z,
-            primitive: z.and_then(|z| z.get("primitive")),
-            options: z.and_then(|z| z.get("options")),
+            primitive: z.and_then(|z| z.field("primitive")),
+            options: z.and_then(|z| z.field("options")),
             key: field("key"),
             location: field("location"),
             source: value.map(|v| {
@@ -386,7 +415,7 @@ pub(crate) fn each_parameter<'s, 'a>(ctx: &'s SchemaCtx<'a>) -> &'s [ParamRef<'a
         let profile = ctx.opts.settings.profile;
         let mut out = Vec::new();
         for (tool, t, tool_path) in each_tool(ctx) {
-            let Some(Value::Array(params)) = t.get("parameters") else {
+            let Some(Value::Array(params)) = t.field("parameters") else {
                 continue;
             };
             let base = tool_path.key("parameters");
@@ -413,7 +442,7 @@ pub(crate) use flowmcp_spec::placeholder::ParamRole as ParamSource;
 /// `main.requiredServerParams` entries that are strings.
 pub(crate) fn required_server_params<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
     ctx.main()
-        .and_then(|m| m.get("requiredServerParams"))
+        .and_then(|m| m.field("requiredServerParams"))
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
@@ -490,7 +519,7 @@ pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
     let Some(main) = ctx.main() else {
         return out;
     };
-    if let Some(Value::String(root)) = main.get("root") {
+    if let Some(Value::String(root)) = main.field("root") {
         out.push(Site {
             place: Place::Root,
             path: main_path("root"),
@@ -518,12 +547,12 @@ pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
             .unwrap_or_default()
     };
     out.extend(header_sites(
-        main.get("headers"),
+        main.field("headers"),
         main_path("headers"),
         Place::MainHeader,
     ));
     for (name, tool, tool_path) in each_tool(ctx) {
-        if let Some(Value::String(path)) = tool.get("path") {
+        if let Some(Value::String(path)) = tool.field("path") {
             out.push(Site {
                 place: Place::Path,
                 path: tool_path.key("path"),
@@ -536,7 +565,7 @@ pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
             });
         }
         out.extend(header_sites(
-            tool.get("headers"),
+            tool.field("headers"),
             tool_path.key("headers"),
             Place::ToolHeader,
         ));
@@ -592,6 +621,23 @@ pub(crate) fn is_off(settings: &flowmcp_spec::RuleSettings, code: Code) -> bool 
 mod tests {
     use super::*;
 
+    /// A field found by scanning a small object is the one its map finds, on both sides of the
+    /// size where the scan stops (issue #46, D182).
+    #[test]
+    fn i46_a_field_is_what_the_map_holds() {
+        for size in [0, 1, SCANNED - 1, SCANNED, SCANNED + 1, 3 * SCANNED] {
+            let map: Map<String, Value> = (0..size)
+                .map(|i| (format!("k{i}"), Value::from(i)))
+                .collect();
+            let value = Value::Object(map.clone());
+            for key in (0..size + 2).map(|i| format!("k{i}")).chain(["".into(), "k".into()]) {
+                assert_eq!(map.field(&key), map.get(&key), "{size} {key}");
+                assert_eq!(value.field(&key), map.get(&key), "{size} {key}");
+            }
+        }
+        assert_eq!(Value::from("k0").field("k0"), None);
+    }
+
     /// What a parameter keeps from the one lookup of its fields is what looking them up each
     /// time reads, for every shape a parameter can have (issue #46).
     #[test]
@@ -620,25 +666,25 @@ mod tests {
                     continue;
                 };
                 let p = ParamRef::new(&tool, param, JsonPath::root("main"), &["KEY"], profile);
-                let position = param.get("position").and_then(Value::as_object);
-                let z = param.get("z").and_then(Value::as_object);
+                let position = param.field("position").and_then(Value::as_object);
+                let z = param.field("z").and_then(Value::as_object);
                 assert_eq!(p.position(), position, "{i}");
                 assert_eq!(p.z(), z, "{i}");
-                assert_eq!(p.z_primitive(), z.and_then(|z| z.get("primitive")), "{i}");
-                assert_eq!(p.z_options(), z.and_then(|z| z.get("options")), "{i}");
+                assert_eq!(p.z_primitive(), z.and_then(|z| z.field("primitive")), "{i}");
+                assert_eq!(p.z_options(), z.and_then(|z| z.field("options")), "{i}");
                 for field in ["key", "value", "location", "other", "missing"] {
                     let looked = position.and_then(|p| p.get(field)).and_then(Value::as_str);
                     assert_eq!(p.position_str(field), looked, "{i} {field}");
                 }
                 let role = position
-                    .and_then(|p| p.get("value"))
+                    .and_then(|p| p.field("value"))
                     .and_then(Value::as_str)
                     .map(|v| flowmcp_spec::placeholder::param_role(v, |k| k == "KEY", profile));
                 assert_eq!(p.source(), role, "{i}");
                 // The parsed `z` is what parsing the texts on each use gave.
                 let compat = profile.is_compat();
-                let primitive = z.and_then(|z| z.get("primitive")).and_then(Value::as_str);
-                let options = z.and_then(|z| z.get("options"));
+                let primitive = z.and_then(|z| z.field("primitive")).and_then(Value::as_str);
+                let options = z.and_then(|z| z.field("options"));
                 assert_eq!(
                     p.primitive_parsed(),
                     primitive.map(Primitive::parse).as_ref(),

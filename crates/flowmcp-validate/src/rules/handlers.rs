@@ -4,6 +4,7 @@ use flowmcp_loader::HandlersExport;
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::Value;
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule};
 
 /// The rules of this module, in the order they run.
@@ -52,7 +53,7 @@ pub(super) fn val005_handler_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     // Resource handlers are keyed by resource, then query (chapter 13).
     let resources = ctx
         .main()
-        .and_then(|m| m.get("resources"))
+        .and_then(|m| m.field("resources"))
         .and_then(Value::as_object);
     for (name, _) in entries {
         let known = tools.is_some_and(|t| t.contains_key(name))

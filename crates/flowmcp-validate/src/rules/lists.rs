@@ -17,6 +17,7 @@ use flowmcp_spec::zod::{EnumItem, Options, Primitive};
 use flowmcp_spec::{Code, JsonPath, hash};
 use serde_json::{Map, Value};
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule, each_parameter, main_path, shown, type_name};
 
 /// The rules of this module, in the order they run.
@@ -70,7 +71,7 @@ pub(super) static RULES: &[SchemaRule] = &[
 /// Every entry of `main.sharedLists` that is an object: `(entry, path)` with path
 /// `main.sharedLists[<i>]`. (VAL024 reports a `sharedLists` that is not an array of objects.)
 fn each_list_ref<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a Map<String, Value>, JsonPath)> {
-    let Some(Value::Array(entries)) = ctx.main().and_then(|m| m.get("sharedLists")) else {
+    let Some(Value::Array(entries)) = ctx.main().and_then(|m| m.field("sharedLists")) else {
         return Vec::new();
     };
     let path = main_path("sharedLists");
@@ -101,7 +102,7 @@ fn is_semver(text: &str) -> bool {
 pub(super) fn val070_list_ref(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (entry, path) in each_list_ref(ctx) {
         let path = path.key("ref");
-        match entry.get("ref") {
+        match entry.field("ref") {
             None => {
                 let help = entry
                     .contains_key("name")
@@ -134,7 +135,7 @@ pub(super) fn val070_list_ref(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 pub(super) fn val071_list_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (entry, path) in each_list_ref(ctx) {
         let path = path.key("version");
-        match entry.get("version") {
+        match entry.field("version") {
             None => {
                 c.emit(
                     Code::VAL071,
@@ -178,7 +179,7 @@ const FILTER_FORMS: &str = "{ key, exists: true }, { key, value } or { key, in: 
 /// apply it, and the schema would receive the wrong entries.
 pub(super) fn val074_list_filter(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (entry, path) in each_list_ref(ctx) {
-        let Some(filter) = entry.get("filter") else {
+        let Some(filter) = entry.field("filter") else {
             continue;
         };
         let path = path.key("filter");
@@ -234,7 +235,7 @@ pub(super) fn val074_list_filter(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 
 /// VAL074 for the filter's `key` (or its alias `field`).
 fn check_filter_key(c: &mut Collector<'_>, f: &Map<String, Value>, path: &JsonPath) {
-    let (name, value) = match (f.get("key"), f.get("field")) {
+    let (name, value) = match (f.field("key"), f.field("field")) {
         (Some(_), Some(_)) => {
             c.emit(
                 Code::VAL074,
@@ -343,7 +344,7 @@ pub(super) fn val075_unused_list(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         .into_iter()
         .filter_map(|(entry, path)| {
             entry
-                .get("ref")
+                .field("ref")
                 .and_then(Value::as_str)
                 .filter(|r| !r.is_empty())
                 .map(|r| (r, path))
@@ -564,7 +565,7 @@ pub(super) fn val088_registry_rules_skipped(ctx: &SchemaCtx<'_>, c: &mut Collect
         return;
     };
     let declares = matches!(
-        ctx.main().and_then(|m| m.get("sharedLists")),
+        ctx.main().and_then(|m| m.field("sharedLists")),
         Some(Value::Array(items)) if !items.is_empty()
     );
     if !declares {
@@ -681,7 +682,7 @@ fn enum_sites(ctx: &SchemaCtx<'_>) -> Vec<(JsonPath, Vec<EnumItem>)> {
             out.push((z_path.key("primitive"), items.clone()));
         }
         if ctx.is_compat()
-            && let Some(Value::Array(options)) = z.get("options")
+            && let Some(Value::Array(options)) = z.field("options")
         {
             for (i, option) in options.iter().enumerate() {
                 let Some(text) = option.as_str() else {
@@ -742,7 +743,7 @@ pub(super) fn val049_list_field_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
             }
         }
     }
-    let Some(Value::Array(entries)) = ctx.main().and_then(|m| m.get("sharedLists")) else {
+    let Some(Value::Array(entries)) = ctx.main().and_then(|m| m.field("sharedLists")) else {
         return;
     };
     for r in ctx.list_refs() {
@@ -751,12 +752,12 @@ pub(super) fn val049_list_field_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
         };
         let Some(filter) = entries
             .get(r.index)
-            .and_then(|e| e.get("filter"))
+            .and_then(|e| e.field("filter"))
             .and_then(Value::as_object)
         else {
             continue;
         };
-        let (name, key) = match (filter.get("key"), filter.get("field")) {
+        let (name, key) = match (filter.field("key"), filter.field("field")) {
             (Some(Value::String(k)), _) => ("key", k),
             (None, Some(Value::String(k))) => ("field", k),
             _ => continue,
@@ -842,7 +843,7 @@ pub(super) fn val107_hardcoded_list_values(ctx: &SchemaCtx<'_>, c: &mut Collecto
 /// `schemaVersion` versions the schema itself, independently of the specification version, so that
 /// catalogs can compare revisions; that needs semver.
 pub(super) fn val086_schema_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(value) = ctx.main().and_then(|m| m.get("schemaVersion")) else {
+    let Some(value) = ctx.main().and_then(|m| m.field("schemaVersion")) else {
         return;
     };
     let path = main_path("schemaVersion");
@@ -877,7 +878,7 @@ pub(super) fn val087_schema_hash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.exports.get("main") else {
         return;
     };
-    let Some(value) = main.as_object().and_then(|m| m.get("schemaHash")) else {
+    let Some(value) = main.as_object().and_then(|m| m.field("schemaHash")) else {
         return;
     };
     let expected = hash::schema_hash(main);

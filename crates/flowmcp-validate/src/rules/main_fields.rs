@@ -4,6 +4,7 @@ use flowmcp_loader::HandlersExport;
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::Value;
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule, check_string_array, main_path, shown, type_name};
 
 /// The rules of this module, in the order they run.
@@ -241,7 +242,7 @@ pub(super) use flowmcp_spec::catalog::is_namespace;
 /// Namespaces appear in IDs, directory names and MCP tool names (`getAbi_etherscan-io`). A small
 /// alphabet keeps them portable across file systems and clients and unambiguous to parse.
 pub(super) fn val011_namespace_format(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(Value::String(ns)) = ctx.main().and_then(|m| m.get("namespace")) else {
+    let Some(Value::String(ns)) = ctx.main().and_then(|m| m.field("namespace")) else {
         return;
     };
     if !is_namespace(ns) {
@@ -355,7 +356,7 @@ fn has_tools(ctx: &SchemaCtx<'_>) -> bool {
 pub(super) fn val015_root_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     let path = main_path("root");
-    match main.get("root") {
+    match main.field("root") {
         Some(Value::String(r)) if !r.is_empty() => {}
         Some(Value::String(_)) | None => {
             if has_tools(ctx) {
@@ -510,7 +511,7 @@ pub(super) fn val021_tags(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 pub(super) fn val089_tag_pattern(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(tags) = ctx
         .main()
-        .and_then(|m| m.get("tags"))
+        .and_then(|m| m.field("tags"))
         .and_then(Value::as_array)
     else {
         return;
@@ -601,7 +602,7 @@ pub(super) fn val022_required_server_params(ctx: &SchemaCtx<'_>, c: &mut Collect
 ///
 /// These headers are sent with every request of the schema, and HTTP header values are text.
 pub(super) fn val023_headers(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(headers) = ctx.main().and_then(|m| m.get("headers")) else {
+    let Some(headers) = ctx.main().and_then(|m| m.field("headers")) else {
         return;
     };
     let path = main_path("headers");
@@ -635,7 +636,7 @@ pub(super) fn val023_headers(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// Each entry is a reference `{ ref, version, filter }` that the runtime resolves, version-checks
 /// and filters at load time.
 pub(super) fn val024_shared_lists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(lists) = ctx.main().and_then(|m| m.get("sharedLists")) else {
+    let Some(lists) = ctx.main().and_then(|m| m.field("sharedLists")) else {
         return;
     };
     let path = main_path("sharedLists");
@@ -681,7 +682,7 @@ pub(super) fn val025_required_libraries(ctx: &SchemaCtx<'_>, c: &mut Collector<'
 /// Requests carry API keys and user input, which plain HTTP would expose. The runtime speaks HTTPS
 /// only and also refuses redirects that leave HTTPS.
 pub(super) fn val080_root_https(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(Value::String(root)) = ctx.main().and_then(|m| m.get("root")) else {
+    let Some(Value::String(root)) = ctx.main().and_then(|m| m.field("root")) else {
         return;
     };
     if root.is_empty() || root.starts_with("https://") {
@@ -706,7 +707,7 @@ pub(super) fn val080_root_https(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// Paths start with `/` (VAL033), so a root that ends with one produces `//` in every URL, which
 /// many servers treat as a different resource.
 pub(super) fn val081_root_trailing_slash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(Value::String(root)) = ctx.main().and_then(|m| m.get("root")) else {
+    let Some(Value::String(root)) = ctx.main().and_then(|m| m.field("root")) else {
         return;
     };
     if root.ends_with('/') {

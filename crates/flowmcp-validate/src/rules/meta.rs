@@ -8,6 +8,7 @@
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule, each_tool, shown, type_name};
 
 /// The rules of this module, in the order they run.
@@ -47,7 +48,7 @@ fn each_meta<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a Map<String, Value>, JsonPath)>
     each_tool(ctx)
         .iter()
         .filter_map(|(_, tool, path)| {
-            tool.get("meta")
+            tool.field("meta")
                 .and_then(Value::as_object)
                 .map(|m| (m, path.key("meta")))
         })
@@ -65,7 +66,7 @@ fn each_meta<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a Map<String, Value>, JsonPath)>
 pub(super) fn val100_meta_block(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, path) in each_tool(ctx) {
         let path = path.key("meta");
-        match tool.get("meta") {
+        match tool.field("meta") {
             found @ (None | Some(Value::Null)) => {
                 let null = if found.is_some() { " (found null)" } else { "" };
                 c.emit_help(
@@ -153,7 +154,7 @@ pub(super) fn val103_is_destructive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
 pub(super) fn val104_search_hint(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (meta, path) in each_meta(ctx) {
         let path = path.key("searchHint");
-        match meta.get("searchHint") {
+        match meta.field("searchHint") {
             None => {
                 c.emit(
                     Code::VAL104,
@@ -190,7 +191,7 @@ pub(super) fn val104_search_hint(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 pub(super) fn val105_aliases(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (meta, path) in each_meta(ctx) {
         let path = path.key("aliases");
-        match meta.get("aliases") {
+        match meta.field("aliases") {
             None => {
                 c.emit(
                     Code::VAL105,

@@ -28,8 +28,8 @@ use flowmcp_spec::diagnostic::Collector;
 
 use context::run;
 pub(crate) use context::{
-    ParamRef, ParamSource, SchemaCtx, SchemaRule, check_string_array, each_parameter, each_tool,
-    main_path, required_server_params, required_string, shown, type_name, user_params,
+    Field, ParamRef, ParamSource, SchemaCtx, SchemaRule, check_string_array, each_parameter,
+    each_tool, main_path, required_server_params, required_string, shown, type_name, user_params,
 };
 
 /// The rules of each family module, in the order they run. Each module declares its own `RULES`

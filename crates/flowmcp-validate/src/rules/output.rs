@@ -16,6 +16,7 @@
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule, each_tool, shown, type_name};
 
 /// The rules of this module, in the order they run.
@@ -72,7 +73,7 @@ fn each_output<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a String, &'a Map<String, Valu
     each_tool(ctx)
         .iter()
         .filter_map(|(name, tool, path)| {
-            tool.get("output")
+            tool.field("output")
                 .and_then(Value::as_object)
                 .map(|o| (*name, o, path.key("output")))
         })
@@ -143,7 +144,7 @@ fn schema_nodes<'a>(root: &'a Value, root_path: JsonPath) -> Nodes<'a> {
         if let Some(obj) = node.value.as_object() {
             let here = Some(out.len());
             let mut children = Vec::new();
-            if let Some(Value::Object(props)) = obj.get("properties") {
+            if let Some(Value::Object(props)) = obj.field("properties") {
                 for (key, child) in props {
                     children.push(Node {
                         value: child,
@@ -153,7 +154,7 @@ fn schema_nodes<'a>(root: &'a Value, root_path: JsonPath) -> Nodes<'a> {
                     });
                 }
             }
-            if let Some(items @ Value::Object(_)) = obj.get("items") {
+            if let Some(items @ Value::Object(_)) = obj.field("items") {
                 children.push(Node {
                     value: items,
                     depth: node.depth + 1,
@@ -182,10 +183,10 @@ fn deeper_than(root: &Value, max: usize) -> bool {
         let Some(obj) = value.as_object() else {
             continue;
         };
-        if let Some(Value::Object(props)) = obj.get("properties") {
+        if let Some(Value::Object(props)) = obj.field("properties") {
             stack.extend(props.values().map(|child| (child, depth + 1)));
         }
-        if let Some(items @ Value::Object(_)) = obj.get("items") {
+        if let Some(items @ Value::Object(_)) = obj.field("items") {
             stack.push((items, depth + 1));
         }
     }
@@ -194,7 +195,7 @@ fn deeper_than(root: &Value, max: usize) -> bool {
 
 /// The node's `type` when it is one of [`SCHEMA_TYPES`].
 fn valid_type(node: &Map<String, Value>) -> Option<&str> {
-    node.get("type")
+    node.field("type")
         .and_then(Value::as_str)
         .filter(|t| SCHEMA_TYPES.contains(t))
 }
@@ -227,7 +228,7 @@ fn checked_nodes<'a>(ctx: &SchemaCtx<'_>, schema: &'a Value, path: JsonPath) -> 
 pub(super) fn val060_output_mime_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, output, path) in each_output(ctx) {
         let path = path.key("mimeType");
-        match output.get("mimeType") {
+        match output.field("mimeType") {
             None => {
                 c.emit(
                     Code::VAL060,
@@ -265,7 +266,7 @@ pub(super) fn val060_output_mime_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>
 /// documentation generators read. A malformed one describes nothing.
 pub(super) fn val061_output_schema_valid(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, tool_path) in each_tool(ctx) {
-        let Some(output) = tool.get("output") else {
+        let Some(output) = tool.field("output") else {
             continue;
         };
         let path = tool_path.key("output");
@@ -281,7 +282,7 @@ pub(super) fn val061_output_schema_valid(ctx: &SchemaCtx<'_>, c: &mut Collector<
             continue;
         };
         let schema_path = path.key("schema");
-        let Some(schema) = output.get("schema") else {
+        let Some(schema) = output.field("schema") else {
             c.emit(
                 Code::VAL061,
                 Some(&schema_path),
@@ -311,7 +312,7 @@ pub(super) fn val061_output_schema_valid(ctx: &SchemaCtx<'_>, c: &mut Collector<
 
 /// VAL061 for one node's `type`.
 fn check_node_type(c: &mut Collector<'_>, node: &Map<String, Value>, path: &dyn Fn() -> JsonPath) {
-    match node.get("type") {
+    match node.field("type") {
         None => {
             c.emit(
                 Code::VAL061,
@@ -389,13 +390,13 @@ fn check_node_keywords(
 pub(super) fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, output, path) in each_output(ctx) {
         let Some(mime) = output
-            .get("mimeType")
+            .field("mimeType")
             .and_then(Value::as_str)
             .filter(|m| MIME_TYPES.contains(m))
         else {
             continue;
         };
-        let Some(schema) = output.get("schema").and_then(Value::as_object) else {
+        let Some(schema) = output.field("schema").and_then(Value::as_object) else {
             continue;
         };
         let Some(ty) = valid_type(schema) else {
@@ -420,7 +421,7 @@ pub(super) fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collecto
             continue;
         }
         if mime == "image/png" {
-            match schema.get("format") {
+            match schema.field("format") {
                 Some(Value::String(f)) if f == "base64" => {}
                 None => {
                     c.emit(
@@ -454,7 +455,7 @@ pub(super) fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collecto
 /// excess is a warning rather than a rejection.
 pub(super) fn val063_output_depth(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, output, path) in each_output(ctx) {
-        let Some(schema) = output.get("schema") else {
+        let Some(schema) = output.field("schema") else {
             continue;
         };
         // Most schemas are shallow: told without listing their nodes.
@@ -482,7 +483,7 @@ fn keyword_only_on(
     owner: &str,
 ) {
     for (_, output, path) in each_output(ctx) {
-        let Some(schema) = output.get("schema") else {
+        let Some(schema) = output.field("schema") else {
             continue;
         };
         let nodes = checked_nodes(ctx, schema, path.key("schema"));

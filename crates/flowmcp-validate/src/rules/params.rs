@@ -14,6 +14,7 @@ use flowmcp_spec::zod::{EnumItem, Options, ZodError, enum_has_padded_values};
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::Value;
 
+use super::Field as _;
 use super::context::{Place, Site, insert_params};
 use super::{
     ParamRef, ParamSource, SchemaCtx, SchemaRule, each_parameter, each_tool,
@@ -103,7 +104,7 @@ pub(super) const PROMPT_PLACEHOLDER_TYPES: &[&str] =
 /// specification rejects a parameter without either at load time.
 pub(super) fn val040_position_and_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, tool_path) in each_tool(ctx) {
-        let Some(Value::Array(params)) = tool.get("parameters") else {
+        let Some(Value::Array(params)) = tool.field("parameters") else {
             continue;
         };
         for (i, p) in params.iter().enumerate() {
@@ -214,7 +215,7 @@ pub(super) fn val043_position_location(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
             continue;
         };
         let path = p.path.key("position").key("location");
-        match position.get("location") {
+        match position.field("location") {
             None => {
                 c.emit(
                     Code::VAL043,
@@ -606,16 +607,16 @@ fn is_list_interpolation(inner: &str) -> bool {
 /// The list names declared in `main.sharedLists`: each entry's `ref` (or its `name`, as the
 /// parameters chapter writes it, when `ref` is absent).
 fn declared_lists<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
-    let Some(Value::Array(entries)) = ctx.main().and_then(|m| m.get("sharedLists")) else {
+    let Some(Value::Array(entries)) = ctx.main().and_then(|m| m.field("sharedLists")) else {
         return Vec::new();
     };
     entries
         .iter()
         .filter_map(Value::as_object)
         .filter_map(|e| {
-            e.get("ref")
+            e.field("ref")
                 .and_then(Value::as_str)
-                .or_else(|| e.get("name").and_then(Value::as_str))
+                .or_else(|| e.field("name").and_then(Value::as_str))
         })
         .collect()
 }
@@ -733,7 +734,7 @@ fn tool_hooks<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Option<Vec<&'a str>> {
 pub(super) fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let compat = ctx.is_compat();
     for (name, tool, tool_path) in each_tool(ctx) {
-        let Some(Value::String(path)) = tool.get("path") else {
+        let Some(Value::String(path)) = tool.field("path") else {
             continue;
         };
         let inserts = insert_params(ctx, name);
@@ -821,7 +822,7 @@ pub(super) fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<
 /// parameter on another method a load-time error, so the value is not silently dropped.
 pub(super) fn val082_body_on_get_delete(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, _) in each_tool(ctx) {
-        let Some(method @ ("GET" | "DELETE")) = tool.get("method").and_then(Value::as_str) else {
+        let Some(method @ ("GET" | "DELETE")) = tool.field("method").and_then(Value::as_str) else {
             continue;
         };
         for p in each_parameter(ctx).iter().filter(|p| p.tool == *name) {

@@ -5,6 +5,7 @@ use flowmcp_spec::zod::Options;
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule, each_tool, shown, type_name, user_params};
 
 /// The rules of this module, in the order they run.
@@ -49,7 +50,7 @@ fn each_preload<'a>(ctx: &SchemaCtx<'a>) -> Vec<PreloadRef<'a>> {
     each_tool(ctx)
         .iter()
         .filter_map(|(tool_name, tool, path)| {
-            tool.get("preload")
+            tool.field("preload")
                 .and_then(Value::as_object)
                 .map(|preload| PreloadRef {
                     tool_name,
@@ -68,8 +69,8 @@ fn enabled_preloads<'a>(ctx: &SchemaCtx<'a>) -> Vec<(PreloadRef<'a>, Vec<&'a str
     each_preload(ctx)
         .into_iter()
         .filter(|p| {
-            p.preload.get("enabled") == Some(&Value::Bool(true))
-                && p.tool.get("parameters").is_some_and(Value::is_array)
+            p.preload.field("enabled") == Some(&Value::Bool(true))
+                && p.tool.field("parameters").is_some_and(Value::is_array)
         })
         .map(|p| {
             let required = user_params(ctx, p.tool_name)
@@ -85,7 +86,7 @@ fn enabled_preloads<'a>(ctx: &SchemaCtx<'a>) -> Vec<(PreloadRef<'a>, Vec<&'a str
 /// Whether a parameter's `z.options` make it optional (`optional()` or `default(...)`). Entries that
 /// are not strings or do not parse are ignored here (VAL045 reports them).
 fn is_optional(z: Option<&Map<String, Value>>) -> bool {
-    let Some(Value::Array(options)) = z.and_then(|z| z.get("options")) else {
+    let Some(Value::Array(options)) = z.and_then(|z| z.field("options")) else {
         return false;
     };
     let texts: Vec<&str> = options.iter().filter_map(Value::as_str).collect();
@@ -102,7 +103,7 @@ fn is_optional(z: Option<&Map<String, Value>>) -> bool {
 /// in the same order, so that each code has one meaning.
 pub(super) fn pre001_preload_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
-        let Some(preload) = tool.get("preload") else {
+        let Some(preload) = tool.field("preload") else {
             continue;
         };
         if !preload.is_object() {
@@ -125,7 +126,7 @@ pub(super) fn pre001_preload_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
 pub(super) fn pre002_enabled_boolean(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for PreloadRef { preload, path, .. } in each_preload(ctx) {
         let path = path.key("enabled");
-        match preload.get("enabled") {
+        match preload.field("enabled") {
             None => {
                 c.emit(
                     Code::PRE002,
@@ -167,7 +168,7 @@ fn is_positive_integer(n: &serde_json::Number) -> bool {
 pub(super) fn pre003_ttl_positive_integer(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for PreloadRef { preload, path, .. } in each_preload(ctx) {
         let path = path.key("ttl");
-        match preload.get("ttl") {
+        match preload.field("ttl") {
             None => {
                 c.emit(Code::PRE003, Some(&path), "Missing required field \"ttl\"");
             }
@@ -194,7 +195,7 @@ pub(super) fn pre003_ttl_positive_integer(ctx: &SchemaCtx<'_>, c: &mut Collector
 /// bad value does not block loading.
 pub(super) fn pre004_description_string(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for PreloadRef { preload, path, .. } in each_preload(ctx) {
-        if let Some(d) = preload.get("description")
+        if let Some(d) = preload.field("description")
             && !d.is_string()
         {
             c.emit(
@@ -243,7 +244,7 @@ pub(super) fn pre006_required_params_documented(ctx: &SchemaCtx<'_>, c: &mut Col
             continue;
         }
         let (name, path) = (p.tool_name, p.path);
-        let documented = match p.preload.get("description") {
+        let documented = match p.preload.field("description") {
             None => false,
             Some(Value::String(s)) => !s.trim().is_empty(),
             Some(_) => true,

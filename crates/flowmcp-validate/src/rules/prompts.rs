@@ -11,6 +11,7 @@ use flowmcp_spec::placeholder::{ContentPlaceholder, ContentType, find_interpolat
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule, main_path, required_string, type_name};
 
 /// The rules that run on a schema's `main.prompts`, in order.
@@ -79,12 +80,12 @@ pub(crate) fn is_prompt_name(name: &str) -> bool {
 /// The owner a prompt definition names: `(namespace, agent)`, each when it is a string (a valid
 /// definition sets one). Under `compat` a 3.0 prompt file's `provider` stands for `namespace`.
 pub(crate) fn prompt_owner(def: &Map<String, Value>, compat: bool) -> (Option<&str>, Option<&str>) {
-    let namespace = def.get("namespace").and_then(Value::as_str).or_else(|| {
+    let namespace = def.field("namespace").and_then(Value::as_str).or_else(|| {
         compat
-            .then(|| def.get("provider").and_then(Value::as_str))
+            .then(|| def.field("provider").and_then(Value::as_str))
             .flatten()
     });
-    (namespace, def.get("agent").and_then(Value::as_str))
+    (namespace, def.field("agent").and_then(Value::as_str))
 }
 
 /// Checks the fields of one prompt definition at `path`.
@@ -158,7 +159,7 @@ pub(crate) fn check_definition(
 ) {
     // PRM001
     let name_path = path.key("name");
-    if let Some(name) = required_string(def.get("name"), &name_path, "name", Code::PRM001, c)
+    if let Some(name) = required_string(def.field("name"), &name_path, "name", Code::PRM001, c)
         && !is_prompt_name(name)
     {
         c.emit(
@@ -170,7 +171,7 @@ pub(crate) fn check_definition(
     // PRM002
     let version_path = path.key("version");
     if let Some(v) = required_string(
-        def.get("version"),
+        def.field("version"),
         &version_path,
         "version",
         Code::PRM002,
@@ -244,7 +245,7 @@ pub(crate) fn check_definition(
     let lenient = file_provider && compat;
     // PRM004, PRM005
     let tested_path = path.key("testedWith");
-    match def.get("testedWith") {
+    match def.field("testedWith") {
         None if agent_prompt => {
             c.emit(
                 Code::PRM004,
@@ -278,7 +279,7 @@ pub(crate) fn check_definition(
     // PRM010, PRM011
     let inline = agent_prompt || file_provider;
     let content_path = path.key("content");
-    match def.get("content") {
+    match def.field("content") {
         Some(_) if !inline => {
             c.emit(
                 Code::PRM010,
@@ -306,7 +307,7 @@ pub(crate) fn check_definition(
         _ => {}
     }
     let file_path = path.key("contentFile");
-    match def.get("contentFile") {
+    match def.field("contentFile") {
         Some(_) if inline => {
             c.emit(
                 Code::PRM011,
@@ -337,7 +338,7 @@ pub(crate) fn check_definition(
     }
     // PRM013
     let refs_path = path.key("references");
-    match def.get("references") {
+    match def.field("references") {
         None => {
             c.emit(
                 Code::PRM013,
@@ -383,10 +384,10 @@ pub(crate) fn content_file_problem(file: &str) -> Option<String> {
 /// PRM001–PRM005, PRM010, PRM011, PRM013 on every entry of `main.prompts`.
 fn provider_prompts(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
-    let Some(prompts) = main.get("prompts").and_then(Value::as_object) else {
+    let Some(prompts) = main.field("prompts").and_then(Value::as_object) else {
         return;
     };
-    let Some(ns) = main.get("namespace").and_then(Value::as_str) else {
+    let Some(ns) = main.field("namespace").and_then(Value::as_str) else {
         return;
     };
     let compat = ctx.is_compat();
@@ -428,7 +429,7 @@ fn prompt_file_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     if let Some(text) = ctx
         .exports
         .get("prompt")
-        .and_then(|p| p.get("content"))
+        .and_then(|p| p.field("content"))
         .and_then(Value::as_str)
     {
         check_syntax(text, &JsonPath::root("prompt").key("content"), c);

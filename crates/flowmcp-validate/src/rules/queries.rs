@@ -4,6 +4,7 @@
 use flowmcp_spec::JsonPath;
 use serde_json::{Map, Value};
 
+use super::Field as _;
 use super::{SchemaCtx, main_path};
 
 /// One resource that is an object.
@@ -24,11 +25,11 @@ pub(super) struct QueryRef<'a> {
 
 impl<'a> QueryRef<'a> {
     pub(super) fn sql(&self) -> Option<&'a str> {
-        self.query.get("sql").and_then(Value::as_str)
+        self.query.field("sql").and_then(Value::as_str)
     }
     /// The parameter objects with their paths.
     pub(super) fn params(&self) -> Vec<(&'a Map<String, Value>, JsonPath)> {
-        let Some(Value::Array(params)) = self.query.get("parameters") else {
+        let Some(Value::Array(params)) = self.query.field("parameters") else {
             return Vec::new();
         };
         let base = self.path.key("parameters");
@@ -42,7 +43,7 @@ impl<'a> QueryRef<'a> {
 
 /// `main.resources` when it is an object.
 pub(super) fn resources<'a>(ctx: &SchemaCtx<'a>) -> Option<&'a Map<String, Value>> {
-    ctx.main()?.get("resources")?.as_object()
+    ctx.main()?.field("resources")?.as_object()
 }
 
 /// Every resource that is an object.
@@ -65,7 +66,7 @@ pub(super) fn each_resource<'a>(ctx: &SchemaCtx<'a>) -> Vec<ResRef<'a>> {
 pub(super) fn each_query<'a>(ctx: &SchemaCtx<'a>) -> Vec<QueryRef<'a>> {
     let mut out = Vec::new();
     for r in each_resource(ctx) {
-        let Some(queries) = r.res.get("queries").and_then(Value::as_object) else {
+        let Some(queries) = r.res.field("queries").and_then(Value::as_object) else {
             continue;
         };
         let base = r.path.key("queries");
@@ -88,7 +89,7 @@ pub(super) fn each_query<'a>(ctx: &SchemaCtx<'a>) -> Vec<QueryRef<'a>> {
 pub(super) fn query_test_lists<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a [Value], JsonPath)> {
     each_query(ctx)
         .into_iter()
-        .filter_map(|q| match q.query.get("tests") {
+        .filter_map(|q| match q.query.field("tests") {
             Some(Value::Array(tests)) => Some((tests.as_slice(), q.path.key("tests"))),
             _ => None,
         })

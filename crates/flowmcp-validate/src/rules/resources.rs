@@ -18,6 +18,7 @@ use flowmcp_spec::model::Builtin;
 use flowmcp_spec::placeholder::ParamRole;
 use flowmcp_spec::zod::ZType;
 
+use super::Field as _;
 use super::queries::{QueryRef, ResRef, each_query, each_resource, resources};
 use super::tool_tests::{
     check_test_values, report_unserializable, resolve_list_items, unserializable_paths,
@@ -193,7 +194,7 @@ impl<'a> ResRef<'a> {
     /// `source` when it is one of [`SOURCES`].
     fn source(&self) -> Option<&'a str> {
         self.res
-            .get("source")
+            .field("source")
             .and_then(Value::as_str)
             .filter(|s| SOURCES.contains(s))
     }
@@ -237,7 +238,7 @@ pub(super) fn res001_source(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             );
             continue;
         };
-        match res.get("source") {
+        match res.field("source") {
             None => {
                 c.emit(
                     Code::RES001,
@@ -268,7 +269,7 @@ pub(super) fn res002_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for r in each_resource(ctx) {
         let path = r.path.key("description");
         let found = required_string(
-            r.res.get("description"),
+            r.res.field("description"),
             &path,
             "description",
             Code::RES002,
@@ -357,7 +358,7 @@ fn require_string(q: &QueryRef<'_>, c: &mut Collector<'_>, key: &str, code: Code
 /// The SQL statement is the query: without it there is nothing to run.
 pub(super) fn res007_sql(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for r in each_resource(ctx) {
-        let Some(queries) = r.res.get("queries").and_then(Value::as_object) else {
+        let Some(queries) = r.res.field("queries").and_then(Value::as_object) else {
             continue;
         };
         for (name, q) in queries {
@@ -398,7 +399,7 @@ pub(super) fn res008_query_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
 pub(super) fn res009_parameters_array(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for q in each_query(ctx) {
         let path = q.path.key("parameters");
-        match q.query.get("parameters") {
+        match q.query.field("parameters") {
             None => {
                 c.emit_help(
                     Code::RES009,
@@ -428,7 +429,7 @@ pub(super) fn res009_parameters_array(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>
 pub(super) fn res010_output(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for q in each_query(ctx) {
         let path = q.path.key("output");
-        let Some(output) = q.query.get("output") else {
+        let Some(output) = q.query.field("output") else {
             c.emit(
                 Code::RES010,
                 Some(&path),
@@ -444,14 +445,14 @@ pub(super) fn res010_output(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             );
             continue;
         };
-        if !output.get("mimeType").is_some_and(Value::is_string) {
+        if !output.field("mimeType").is_some_and(Value::is_string) {
             c.emit(
                 Code::RES010,
                 Some(&path.key("mimeType")),
                 "`output.mimeType` is required and must be a string",
             );
         }
-        if !output.get("schema").is_some_and(Value::is_object) {
+        if !output.field("schema").is_some_and(Value::is_object) {
             c.emit(
                 Code::RES010,
                 Some(&path.key("schema")),
@@ -557,7 +558,7 @@ pub(super) fn res014_placeholder_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
         if sql.contains("{{DYNAMIC_SQL}}") {
             continue;
         }
-        let Some(Value::Array(params)) = q.query.get("parameters") else {
+        let Some(Value::Array(params)) = q.query.field("parameters") else {
             continue;
         };
         let (_, placeholders) = sql_tokens(sql);
@@ -584,7 +585,7 @@ pub(super) fn res014_placeholder_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
 pub(super) fn res015_no_location(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for q in each_query(ctx) {
         for (param, path) in q.params() {
-            let Some(position) = param.get("position").and_then(Value::as_object) else {
+            let Some(position) = param.field("position").and_then(Value::as_object) else {
                 continue;
             };
             if position.contains_key("location") {
@@ -611,9 +612,9 @@ pub(super) fn res016_no_server_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>
     for q in each_query(ctx) {
         for (param, path) in q.params() {
             let Some(value) = param
-                .get("position")
+                .field("position")
                 .and_then(Value::as_object)
-                .and_then(|p| p.get("value"))
+                .and_then(|p| p.field("value"))
                 .and_then(Value::as_str)
             else {
                 continue;
@@ -662,7 +663,7 @@ pub(super) fn res017_resource_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// with tool names.
 pub(super) fn res018_query_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for r in each_resource(ctx) {
-        let Some(queries) = r.res.get("queries").and_then(Value::as_object) else {
+        let Some(queries) = r.res.field("queries").and_then(Value::as_object) else {
             continue;
         };
         for name in queries.keys() {
@@ -688,9 +689,9 @@ pub(super) fn res019_scalar_primitives(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
         for (param, path) in q.params() {
             let path = path.key("z").key("primitive");
             let primitive = param
-                .get("z")
+                .field("z")
                 .and_then(Value::as_object)
-                .and_then(|z| z.get("primitive"));
+                .and_then(|z| z.field("primitive"));
             let Some(Value::String(p)) = primitive else {
                 c.emit(
                     Code::RES019,
@@ -725,14 +726,14 @@ pub(super) fn res021_output_array(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for q in each_query(ctx) {
         let Some(schema) = q
             .query
-            .get("output")
+            .field("output")
             .and_then(Value::as_object)
-            .and_then(|o| o.get("schema"))
+            .and_then(|o| o.field("schema"))
             .and_then(Value::as_object)
         else {
             continue;
         };
-        let ty = schema.get("type");
+        let ty = schema.field("type");
         if ty.and_then(Value::as_str) != Some("array") {
             c.emit(
                 Code::RES021,
@@ -761,7 +762,7 @@ pub(super) fn res024_http_url(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             continue;
         }
         let path = r.path.key("url");
-        match r.res.get("url") {
+        match r.res.field("url") {
             None if r.str_field("path").is_some() => {
                 c.emit_variant(
                     Code::RES024,
@@ -839,9 +840,9 @@ pub(super) fn sec021_paths_stay_inside(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
 fn compat_database(ctx: &SchemaCtx<'_>, r: &ResRef<'_>) -> bool {
     ctx.is_compat()
         && r.source() == Some("sqlite")
-        && matches!(r.res.get("database"), Some(Value::String(_)))
-        && r.res.get("origin").is_none()
-        && r.res.get("name").is_none()
+        && matches!(r.res.field("database"), Some(Value::String(_)))
+        && r.res.field("origin").is_none()
+        && r.res.field("name").is_none()
 }
 
 /// RES025: A `sqlite` resource whose `mode` is missing or not `in-memory` / `file-based`.
@@ -856,7 +857,7 @@ pub(super) fn res025_sqlite_mode(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             continue;
         }
         let path = r.path.key("mode");
-        match r.res.get("mode") {
+        match r.res.field("mode") {
             None if compat_database(ctx, &r) => {}
             None => {
                 c.emit(Code::RES025, Some(&path), "Missing required field \"mode\"");
@@ -888,7 +889,7 @@ pub(super) fn res026_origin(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for r in each_resource(ctx) {
         let Some(source) = r.source() else { continue };
         let path = r.path.key("origin");
-        match r.res.get("origin") {
+        match r.res.field("origin") {
             None if compat_database(ctx, &r) => {}
             None if source == "sqlite" || source == "markdown" => {
                 c.emit(
@@ -927,7 +928,7 @@ pub(super) fn res027_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             continue;
         }
         let path = r.path.key("name");
-        match r.res.get("name") {
+        match r.res.field("name") {
             None if compat_database(ctx, &r) => {}
             None => {
                 c.emit(Code::RES027, Some(&path), "Missing required field \"name\"");
@@ -964,7 +965,7 @@ pub(super) fn res027_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// defines resources decides: at most 7, and RES006 is not reported.
 pub(super) fn res028_query_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for r in each_resource(ctx) {
-        let Some(queries) = r.res.get("queries").and_then(Value::as_object) else {
+        let Some(queries) = r.res.field("queries").and_then(Value::as_object) else {
             continue;
         };
         let count = queries
@@ -992,8 +993,8 @@ pub(super) fn res028_query_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// replaces it.
 pub(super) fn res029_select_or_with(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for q in each_query(ctx) {
-        let source = q.res.get("source").and_then(Value::as_str);
-        let mode = q.res.get("mode").and_then(Value::as_str);
+        let source = q.res.field("source").and_then(Value::as_str);
+        let mode = q.res.field("mode").and_then(Value::as_str);
         let read_only =
             source == Some("http") || (source == Some("sqlite") && mode == Some("in-memory"));
         if !read_only {
@@ -1028,7 +1029,7 @@ pub(super) fn res029_select_or_with(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
 pub(super) fn res011_has_tests(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for q in each_query(ctx) {
         let path = q.path.key("tests");
-        match q.query.get("tests") {
+        match q.query.field("tests") {
             Some(Value::Array(tests)) if !tests.is_empty() => {}
             Some(Value::Array(_)) => {
                 c.emit(Code::RES011, Some(&path), "A query needs at least one test");
@@ -1064,7 +1065,7 @@ pub(super) fn res030_gtfs_file_based(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>)
             continue;
         }
         let path = r.path.key("mode");
-        match r.res.get("mode") {
+        match r.res.field("mode") {
             Some(Value::String(m)) if m == "file-based" => {}
             None => {
                 c.emit(
@@ -1099,7 +1100,7 @@ pub(super) fn res031_gtfs_addon(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             continue;
         }
         let path = r.path.key("addon");
-        match r.res.get("addon") {
+        match r.res.field("addon") {
             Some(Value::String(a)) if !a.trim().is_empty() => {}
             None => {
                 c.emit(
@@ -1205,12 +1206,12 @@ fn query_user_types<'a>(ctx: &SchemaCtx<'a>, q: &QueryRef<'a>) -> Vec<(&'a str, 
     let declared = required_server_params(ctx);
     let mut out: Vec<(&'a str, Option<ZType>)> = Vec::new();
     for (param, _) in q.params() {
-        let Some(position) = param.get("position").and_then(Value::as_object) else {
+        let Some(position) = param.field("position").and_then(Value::as_object) else {
             continue;
         };
         let (Some(key), Some(value)) = (
-            position.get("key").and_then(Value::as_str),
-            position.get("value").and_then(Value::as_str),
+            position.field("key").and_then(Value::as_str),
+            position.field("value").and_then(Value::as_str),
         ) else {
             continue;
         };
@@ -1230,10 +1231,10 @@ fn query_user_types<'a>(ctx: &SchemaCtx<'a>, q: &QueryRef<'a>) -> Vec<(&'a str, 
 /// A parameter's `z` when it parses under the active profile, with shared-list enum items
 /// resolved as for tool tests.
 fn param_ztype(ctx: &SchemaCtx<'_>, param: &Map<String, Value>) -> Option<ZType> {
-    let z = param.get("z")?.as_object()?;
+    let z = param.field("z")?.as_object()?;
     // A primitive that is not scalar is RES019's; its test values are not checked against it.
-    let primitive = z.get("primitive")?.as_str().filter(|p| is_scalar(p))?;
-    let options: Vec<&str> = match z.get("options") {
+    let primitive = z.field("primitive")?.as_str().filter(|p| is_scalar(p))?;
+    let options: Vec<&str> = match z.field("options") {
         None => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
@@ -1256,7 +1257,7 @@ fn param_ztype(ctx: &SchemaCtx<'_>, param: &Map<String, Value>) -> Option<ZType>
 pub(super) fn res022_test_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let bad = unserializable_paths(ctx);
     for q in each_query(ctx) {
-        let Some(Value::Array(tests)) = q.query.get("tests") else {
+        let Some(Value::Array(tests)) = q.query.field("tests") else {
             continue;
         };
         let types = query_user_types(ctx, &q);
@@ -1307,7 +1308,7 @@ pub(super) fn res041_source_fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         let Some(source) = r.source() else { continue };
         if source == "sqlite" || source == "http" {
             let path = r.path.key("queries");
-            match r.res.get("queries") {
+            match r.res.field("queries") {
                 Some(Value::Object(_)) => {}
                 None => {
                     c.emit_help(
@@ -1328,7 +1329,7 @@ pub(super) fn res041_source_fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         }
         if source == "http" {
             let path = r.path.key("cacheTtl");
-            match r.res.get("cacheTtl") {
+            match r.res.field("cacheTtl") {
                 Some(Value::Number(n)) if n.as_f64().is_some_and(|f| f > 0.0) => {}
                 None => {
                     c.emit(
@@ -1351,7 +1352,7 @@ pub(super) fn res041_source_fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         }
         if source == "sqlite-gtfs" {
             let path = r.path.key("path");
-            match r.res.get("path") {
+            match r.res.field("path") {
                 Some(Value::String(p)) if !p.trim().is_empty() => {}
                 None => {
                     c.emit(
@@ -1382,7 +1383,7 @@ pub(super) fn res041_source_fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// a string key and value the parameter can be neither offered nor bound.
 pub(super) fn resource_param_positions(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for q in each_query(ctx) {
-        let Some(Value::Array(params)) = q.query.get("parameters") else {
+        let Some(Value::Array(params)) = q.query.field("parameters") else {
             continue;
         };
         let base = q.path.key("parameters");
@@ -1399,7 +1400,7 @@ pub(super) fn resource_param_positions(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
                 );
                 continue;
             };
-            let position = match param.get("position") {
+            let position = match param.field("position") {
                 Some(Value::Object(position)) => position,
                 None => {
                     c.emit(
@@ -1670,7 +1671,7 @@ pub(super) fn res042_get_schema_hint(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>)
         if r.source() != Some("sqlite") || r.str_field("mode") != Some("file-based") {
             continue;
         }
-        let Some(queries) = r.res.get("queries").and_then(Value::as_object) else {
+        let Some(queries) = r.res.field("queries").and_then(Value::as_object) else {
             continue;
         };
         if !queries.contains_key("getSchema") {

@@ -4,6 +4,7 @@
 use flowmcp_spec::{Code, diagnostic::Collector};
 use serde_json::Value;
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule, main_path};
 
 /// The rules of this module, in the order they run.
@@ -28,7 +29,7 @@ pub(super) static RULES: &[SchemaRule] = &[
 /// Libraries run inside handlers with the full power of JavaScript. The allowlist makes the code a
 /// schema can pull in explicit, reviewable and closed by default.
 pub(super) fn sec020_library_allowlist(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(Value::Array(libs)) = ctx.main().and_then(|m| m.get("requiredLibraries")) else {
+    let Some(Value::Array(libs)) = ctx.main().and_then(|m| m.field("requiredLibraries")) else {
         return;
     };
     for (i, lib) in libs.iter().enumerate() {
@@ -90,10 +91,10 @@ pub(super) fn sec020_library_allowlist(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
 /// replacing the namespace's root with an upstream: a token URL of the root's origin follows it.
 pub(super) fn sec022_to_sec024_auth(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
-    let Some(auth) = main.get("auth").filter(|a| !a.is_null()) else {
+    let Some(auth) = main.field("auth").filter(|a| !a.is_null()) else {
         return;
     };
-    let required: Vec<String> = match main.get("requiredServerParams") {
+    let required: Vec<String> = match main.field("requiredServerParams") {
         Some(Value::Array(items)) => items
             .iter()
             .filter_map(Value::as_str)

@@ -7,6 +7,7 @@ use flowmcp_spec::{Code, JsonPath, diagnostic::Collector, diagnostic::Seg};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule, required_string};
 
 /// The rules of a selection file, in the order they run.
@@ -67,7 +68,7 @@ fn selection<'a>(ctx: &SchemaCtx<'a>) -> Option<&'a Map<String, Value>> {
 fn sel001_when_to_use(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(s) = selection(ctx) else { return };
     let path = JsonPath::root("selection").key("whenToUse");
-    if let Some(text) = required_string(s.get("whenToUse"), &path, "whenToUse", Code::SEL001, c)
+    if let Some(text) = required_string(s.field("whenToUse"), &path, "whenToUse", Code::SEL001, c)
         && text.trim().is_empty()
     {
         c.emit(Code::SEL001, Some(&path), "Must not be empty");
@@ -139,7 +140,7 @@ fn val110_slash_rule(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// An inline skill is delivered like a skill file, so it must meet the same rules; the note
 /// records that they ran on it.
 fn sel004_inline_skills(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(Value::Array(skills)) = selection(ctx).and_then(|s| s.get("skills")) else {
+    let Some(Value::Array(skills)) = selection(ctx).and_then(|s| s.field("skills")) else {
         return;
     };
     for (i, skill) in skills.iter().enumerate() {
@@ -148,7 +149,7 @@ fn sel004_inline_skills(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         }
         let at = JsonPath::root("selection").key("skills").index(i);
         let name = skill
-            .get("name")
+            .field("name")
             .and_then(Value::as_str)
             .unwrap_or("(unnamed)");
         c.emit(

@@ -10,6 +10,7 @@ use flowmcp_spec::placeholder::{ContentPlaceholder, find_interpolations, is_inpu
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule, required_string, shown, type_name};
 
 /// The rules of this module, in the order they run.
@@ -67,7 +68,7 @@ pub(super) static RULES: &[SchemaRule] = &[
 /// PH001–PH003 on the placeholders of `skill.content` (see [`super::prompts::check_syntax`]).
 fn content_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     if let Some(text) = skill(ctx)
-        .and_then(|s| s.get("content"))
+        .and_then(|s| s.field("content"))
         .and_then(Value::as_str)
     {
         super::prompts::check_syntax(text, &skill_path("content"), c);
@@ -117,7 +118,7 @@ fn skill_path(key: &str) -> JsonPath {
 /// The entries of `skill.input` that are objects, with their paths (a non-array `input` or a
 /// non-object entry is SKL012's).
 fn inputs(s: &Map<String, Value>) -> Vec<(&Map<String, Value>, JsonPath)> {
-    let Some(items) = s.get("input").and_then(Value::as_array) else {
+    let Some(items) = s.field("input").and_then(Value::as_array) else {
         return Vec::new();
     };
     items
@@ -136,7 +137,7 @@ fn inputs(s: &Map<String, Value>) -> Vec<(&Map<String, Value>, JsonPath)> {
 pub(super) fn skl002_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(s) = skill(ctx) else { return };
     let path = skill_path("name");
-    let Some(name) = required_string(s.get("name"), &path, "name", Code::SKL002, c) else {
+    let Some(name) = required_string(s.field("name"), &path, "name", Code::SKL002, c) else {
         return;
     };
     let mut chars = name.chars();
@@ -162,7 +163,8 @@ pub(super) fn skl002_name(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 pub(super) fn skl004_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(s) = skill(ctx) else { return };
     let path = skill_path("version");
-    let Some(version) = required_string(s.get("version"), &path, "version", Code::SKL004, c) else {
+    let Some(version) = required_string(s.field("version"), &path, "version", Code::SKL004, c)
+    else {
         return;
     };
     if version == DEPRECATED_SKILL_VERSION {
@@ -189,8 +191,13 @@ pub(super) fn skl004_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 pub(super) fn skl007_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(s) = skill(ctx) else { return };
     let path = skill_path("description");
-    let Some(d) = required_string(s.get("description"), &path, "description", Code::SKL007, c)
-    else {
+    let Some(d) = required_string(
+        s.field("description"),
+        &path,
+        "description",
+        Code::SKL007,
+        c,
+    ) else {
         return;
     };
     let n = d.chars().count();
@@ -255,7 +262,7 @@ pub(super) fn val091_when_to_use(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 pub(super) fn val092_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(s) = skill(ctx) else { return };
     let path = skill_path("type");
-    if let Some(ty) = required_string(s.get("type"), &path, "type", Code::VAL092, c)
+    if let Some(ty) = required_string(s.field("type"), &path, "type", Code::VAL092, c)
         && !SKILL_TYPES.contains(&ty)
     {
         c.emit(
@@ -284,7 +291,7 @@ pub(super) fn val093_unknown_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             format!("\"{key}\" is not a field of a skill"),
         );
     }
-    if let Some(requires) = s.get("requires").and_then(Value::as_object) {
+    if let Some(requires) = s.field("requires").and_then(Value::as_object) {
         for key in requires
             .keys()
             .filter(|k| !REQUIRES_KEYS.contains(&k.as_str()))
@@ -329,7 +336,7 @@ pub(super) fn val093_unknown_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// gets the prompt, and may leave out one that is not.
 pub(super) fn skl012_to_skl015_input_fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(s) = skill(ctx) else { return };
-    match s.get("input") {
+    match s.field("input") {
         None | Some(Value::Array(_)) => {}
         Some(other) => {
             c.emit(
@@ -340,7 +347,7 @@ pub(super) fn skl012_to_skl015_input_fields(ctx: &SchemaCtx<'_>, c: &mut Collect
             return;
         }
     }
-    if let Some(items) = s.get("input").and_then(Value::as_array) {
+    if let Some(items) = s.field("input").and_then(Value::as_array) {
         for (i, item) in items.iter().enumerate().filter(|(_, v)| !v.is_object()) {
             c.emit(
                 Code::SKL012,
@@ -351,7 +358,7 @@ pub(super) fn skl012_to_skl015_input_fields(ctx: &SchemaCtx<'_>, c: &mut Collect
     }
     for (input, path) in inputs(s) {
         let key_path = path.key("key");
-        if let Some(key) = required_string(input.get("key"), &key_path, "key", Code::SKL012, c)
+        if let Some(key) = required_string(input.field("key"), &key_path, "key", Code::SKL012, c)
             && !is_input_key(key)
         {
             c.emit(
@@ -361,7 +368,7 @@ pub(super) fn skl012_to_skl015_input_fields(ctx: &SchemaCtx<'_>, c: &mut Collect
             );
         }
         let type_path = path.key("type");
-        if let Some(t) = required_string(input.get("type"), &type_path, "type", Code::SKL013, c)
+        if let Some(t) = required_string(input.field("type"), &type_path, "type", Code::SKL013, c)
             && !INPUT_TYPES.contains(&t)
         {
             c.emit(
@@ -372,7 +379,7 @@ pub(super) fn skl012_to_skl015_input_fields(ctx: &SchemaCtx<'_>, c: &mut Collect
         }
         let desc_path = path.key("description");
         if let Some(d) = required_string(
-            input.get("description"),
+            input.field("description"),
             &desc_path,
             "description",
             Code::SKL014,
@@ -382,7 +389,7 @@ pub(super) fn skl012_to_skl015_input_fields(ctx: &SchemaCtx<'_>, c: &mut Collect
             c.emit(Code::SKL014, Some(&desc_path), "Must not be empty");
         }
         let req_path = path.key("required");
-        match input.get("required") {
+        match input.field("required") {
             Some(Value::Bool(_)) => {}
             None => {
                 c.emit(
@@ -412,11 +419,11 @@ pub(super) fn skl012_to_skl015_input_fields(ctx: &SchemaCtx<'_>, c: &mut Collect
 pub(super) fn skl009_enum_values(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(s) = skill(ctx) else { return };
     for (input, path) in inputs(s) {
-        let Some(t) = input.get("type").and_then(Value::as_str) else {
+        let Some(t) = input.field("type").and_then(Value::as_str) else {
             continue;
         };
         let values_path = path.key("values");
-        match (t, input.get("values")) {
+        match (t, input.field("values")) {
             ("enum", None) => {
                 c.emit(
                     Code::SKL009,
@@ -456,12 +463,12 @@ pub(super) fn skl009_enum_values(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// not declared can never be given, so the text would keep a hole.
 pub(super) fn skl008_input_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(s) = skill(ctx) else { return };
-    let Some(content) = s.get("content").and_then(Value::as_str) else {
+    let Some(content) = s.field("content").and_then(Value::as_str) else {
         return;
     };
     let declared: Vec<&str> = inputs(s)
         .iter()
-        .filter_map(|(i, _)| i.get("key").and_then(Value::as_str))
+        .filter_map(|(i, _)| i.field("key").and_then(Value::as_str))
         .collect();
     let mut reported: Vec<String> = Vec::new();
     for found in find_interpolations(content) {

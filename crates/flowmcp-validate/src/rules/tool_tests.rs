@@ -42,6 +42,7 @@ use flowmcp_spec::zod::{Primitive, ZType, ZodError};
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::{Map, Value};
 
+use super::Field as _;
 use super::{
     ParamRef, ParamSource, SchemaCtx, SchemaRule, each_parameter, each_tool, shown, type_name,
     user_params,
@@ -107,7 +108,7 @@ pub(super) fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             .iter()
             .find(|(p, _)| *p == tests_path)
             .map(|(_, u)| u.kind);
-        match tool.get("tests") {
+        match tool.field("tests") {
             None => no_tests(c, name, &tests_path),
             Some(Value::Null) if lost == Some(UnserializableKind::Undefined) => {
                 no_tests(c, name, &tests_path)
@@ -481,7 +482,7 @@ impl<'a> ToolTests<'a> {
 fn tool_tests<'a>(ctx: &SchemaCtx<'a>) -> Vec<ToolTests<'a>> {
     each_tool(ctx)
         .iter()
-        .filter_map(|(name, tool, path)| match tool.get("tests") {
+        .filter_map(|(name, tool, path)| match tool.field("tests") {
             Some(Value::Array(tests)) => Some(ToolTests {
                 name,
                 path: path.key("tests"),

@@ -4,6 +4,7 @@ use flowmcp_spec::model::Method;
 use flowmcp_spec::{Code, diagnostic::Collector};
 use serde_json::Value;
 
+use super::Field as _;
 use super::{SchemaCtx, SchemaRule, each_tool, main_path, shown, type_name};
 
 /// The rules of this module, in the order they run.
@@ -82,7 +83,7 @@ pub(super) fn val003_unknown_tool_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
                 help,
             );
         }
-        let Some(Value::Array(params)) = tool.get("parameters") else {
+        let Some(Value::Array(params)) = tool.field("parameters") else {
             continue;
         };
         for (i, p) in params.iter().enumerate() {
@@ -159,7 +160,7 @@ pub(super) fn val031_max_tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// allowed.
 pub(super) fn val032_method(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
-        match tool.get("method") {
+        match tool.field("method") {
             None => {
                 c.emit(
                     Code::VAL032,
@@ -190,7 +191,7 @@ pub(super) fn val032_method(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// name.
 pub(super) fn val033_path(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
-        match tool.get("path") {
+        match tool.field("path") {
             None => {
                 c.emit(
                     Code::VAL033,
@@ -228,7 +229,7 @@ pub(super) fn val033_path(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// them.
 pub(super) fn val034_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
-        match tool.get("description") {
+        match tool.field("description") {
             None => {
                 c.emit(
                     Code::VAL034,
@@ -256,7 +257,7 @@ pub(super) fn val034_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// `[]` states that the tool takes no input.
 pub(super) fn val035_parameters(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (_, tool, path) in each_tool(ctx) {
-        match tool.get("parameters") {
+        match tool.field("parameters") {
             None => {
                 c.emit(
                     Code::VAL035,
