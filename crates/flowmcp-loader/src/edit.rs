@@ -278,9 +278,14 @@ fn value_end(t: &str, close: &[(u32, u32)], start: usize) -> Option<usize> {
                 }
             }
             b'\'' | b'"' | b'`' if i == start => {
-                return (start + 1..b.len()).find(|&j| b[j] == c).map(|j| j + 1);
+                return closing_quote(b, start).map(|j| j + 1);
             }
             b',' if depth == 0 => break,
+            // A run of spaces (indentation, a blanked string) at once.
+            b' ' => {
+                i = crate::bytes::after_spaces(b, i);
+                continue;
+            }
             _ => {}
         }
         i += 1;
@@ -289,6 +294,13 @@ fn value_end(t: &str, close: &[(u32, u32)], start: usize) -> Option<usize> {
         return None;
     }
     Some(last_non_space(t, start, i).map_or(start, |(j, c)| j + c.len_utf8()))
+}
+
+/// The offset of the quote that closes the one at `open` in the blanked text `b` (whose strings
+/// hold no quotes of their own): the next byte equal to it.
+fn closing_quote(b: &[u8], open: usize) -> Option<usize> {
+    let q = *b.get(open)?;
+    memchr::memchr(q, b.get(open + 1..)?).map(|j| open + 1 + j)
 }
 
 /// The index of the bracket closing the one at `open`, from a table of [`closing_brackets`]
@@ -511,6 +523,11 @@ fn list_members(
                 }
             }
             b',' if depth == 1 => expect_key = true,
+            // A run of spaces (indentation, a blanked string) at once.
+            b' ' => {
+                i = crate::bytes::after_spaces(b, i);
+                continue;
+            }
             _ if depth == 1 && expect_key => {
                 // A key starts at a character that is not white space (the position is always
                 // a character's first byte here: every step below moves by whole characters).
@@ -525,8 +542,7 @@ fn list_members(
                 expect_key = false;
                 // A key: an identifier, or a quoted name (its text is in the source).
                 let (name, end) = if c == '\'' || c == '"' {
-                    let q = c as u8;
-                    let close = (i + 1..b.len()).find(|&j| b[j] == q).unwrap_or(b.len());
+                    let close = closing_quote(b, i).unwrap_or(b.len());
                     (
                         source.get(i + 1..close).unwrap_or_default().to_string(),
                         close + 1,
@@ -756,9 +772,7 @@ fn members_of(
         .into_iter()
         .map(|m| {
             let key_end = match source.as_bytes().get(m.key) {
-                Some(&q @ (b'\'' | b'"')) => (m.key + 1..b.len())
-                    .find(|&j| b[j] == q)
-                    .map_or(b.len(), |j| j + 1),
+                Some(b'\'' | b'"') => closing_quote(b, m.key).map_or(b.len(), |j| j + 1),
                 _ => m.key + m.name.len(),
             };
             let end =

@@ -287,13 +287,16 @@ pub fn is_input_key(text: &str) -> bool {
 
 /// The byte offset of the first `cc` in `text` (`c` twice, as `{{` or `}}`; `c` is ASCII):
 /// `text.find("{{")` without setting up a substring search, which costs more than most of the
-/// short texts it is asked about (D171).
+/// short texts it is asked about (D171). The byte is found with `memchr` (D182).
 pub fn find_double(text: &str, c: char) -> Option<usize> {
+    let Some(byte) = ascii_byte(c) else {
+        return text.find(String::from_iter([c, c]).as_str());
+    };
     let b = text.as_bytes();
     let mut from = 0;
-    while let Some(i) = text.get(from..)?.find(c) {
+    while let Some(i) = memchr::memchr(byte, b.get(from..)?) {
         let at = from + i;
-        if b.get(at + 1).is_some_and(|&n| char::from(n) == c) {
+        if b.get(at + 1) == Some(&byte) {
             return Some(at);
         }
         from = at + 1;
@@ -303,15 +306,23 @@ pub fn find_double(text: &str, c: char) -> Option<usize> {
 
 /// The byte offset of the last `cc` in `text` ([`find_double`] from the end: `text.rfind("{{")`).
 fn rfind_double(text: &str, c: char) -> Option<usize> {
+    let Some(byte) = ascii_byte(c) else {
+        return text.rfind(String::from_iter([c, c]).as_str());
+    };
     let b = text.as_bytes();
-    let mut end = text.len();
-    while let Some(i) = text.get(..end)?.rfind(c) {
-        if i > 0 && b.get(i - 1).is_some_and(|&p| char::from(p) == c) {
+    let mut end = b.len();
+    while let Some(i) = memchr::memrchr(byte, b.get(..end)?) {
+        if i > 0 && b.get(i - 1) == Some(&byte) {
             return Some(i - 1);
         }
         end = i;
     }
     None
+}
+
+/// `c` as its byte, when it is ASCII (its one byte in UTF-8 is then always a whole character).
+fn ascii_byte(c: char) -> Option<u8> {
+    u8::try_from(c).ok().filter(u8::is_ascii)
 }
 
 /// Finds every complete `{{...}}` interpolation in `text`, left to right, with byte
@@ -439,7 +450,7 @@ mod tests {
             let text: String = (0..len)
                 .map(|k| alphabet[((seed >> (4 * k)) % alphabet.len() as u64) as usize])
                 .collect();
-            for (c, pair) in [('{', "{{"), ('}', "}}")] {
+            for (c, pair) in [('{', "{{"), ('}', "}}"), ('é', "éé")] {
                 assert_eq!(find_double(&text, c), text.find(pair), "{text:?}");
                 assert_eq!(rfind_double(&text, c), text.rfind(pair), "{text:?}");
             }

@@ -80,7 +80,7 @@ fn non_empty<'a>(
     c: &mut Collector<'_>,
 ) -> Option<&'a str> {
     let path = at(key);
-    let text = required_string(a.get(key), &path, key, code, c)?;
+    let text = required_string(a.field(key), &path, key, code, c)?;
     if text.trim().is_empty() {
         c.emit(code, Some(&path), "Must not be empty");
         return None;
@@ -281,7 +281,7 @@ fn tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         }
         let missing: Vec<&str> = ["method", "path", "description"]
             .into_iter()
-            .filter(|k| !value.get(*k).is_some_and(Value::is_string))
+            .filter(|k| !value.field(*k).is_some_and(Value::is_string))
             .collect();
         if !value.is_object() {
             c.emit(
@@ -334,7 +334,7 @@ fn prompts_skills_resources(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         ("resources", Code::AGT015, "resource"),
     ] {
         let path = at(key);
-        let items = match a.get(key) {
+        let items = match a.field(key) {
             None => continue,
             Some(Value::Object(o)) => o,
             Some(other) => {

@@ -26,7 +26,7 @@ pub(crate) trait Field {
 }
 
 /// Objects up to this many members are scanned rather than hashed.
-const SCANNED: usize = 8;
+const SCANNED: usize = 16;
 
 impl Field for Map<String, Value> {
     #[inline]
@@ -226,7 +226,7 @@ pub(crate) fn check_string_array(
     code: Code,
 ) {
     let Some(main) = ctx.main() else { return };
-    let Some(value) = main.get(key) else { return };
+    let Some(value) = main.field(key) else { return };
     let path = main_path(key);
     match value {
         Value::Array(items) => {
@@ -310,7 +310,7 @@ impl<'a> ParamRef<'a> {
         profile: flowmcp_spec::Profile,
     ) -> ParamRef<'a> {
         let position = param.field("position").and_then(Value::as_object);
-        let field = |name: &str| position.and_then(|p| p.get(name)).and_then(Value::as_str);
+        let field = |name: &str| position.and_then(|p| p.field(name)).and_then(Value::as_str);
         let value = field("value");
         let z = param.field("z").and_then(Value::as_object);
         ParamRef {
@@ -342,7 +342,7 @@ impl<'a> ParamRef<'a> {
             "location" => self.location,
             _ => self
                 .position
-                .and_then(|p| p.get(field))
+                .and_then(|p| p.field(field))
                 .and_then(Value::as_str),
         }
     }
@@ -630,7 +630,10 @@ mod tests {
                 .map(|i| (format!("k{i}"), Value::from(i)))
                 .collect();
             let value = Value::Object(map.clone());
-            for key in (0..size + 2).map(|i| format!("k{i}")).chain(["".into(), "k".into()]) {
+            for key in (0..size + 2)
+                .map(|i| format!("k{i}"))
+                .chain(["".into(), "k".into()])
+            {
                 assert_eq!(map.field(&key), map.get(&key), "{size} {key}");
                 assert_eq!(value.field(&key), map.get(&key), "{size} {key}");
             }

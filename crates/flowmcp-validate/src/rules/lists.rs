@@ -269,7 +269,7 @@ fn check_filter_key(c: &mut Collector<'_>, f: &Map<String, Value>, path: &JsonPa
 
 /// VAL074 for the filter's single operator.
 fn check_filter_operator(c: &mut Collector<'_>, f: &Map<String, Value>, path: &JsonPath, op: &str) {
-    let Some(value) = f.get(op) else { return };
+    let Some(value) = f.field(op) else { return };
     let at = path.key(op);
     match op {
         "exists" => {

@@ -219,7 +219,7 @@ fn required_string(
     code: Code,
 ) -> Option<String> {
     let main = ctx.main()?;
-    super::required_string(main.get(key), &main_path(key), key, code, c).map(str::to_string)
+    super::required_string(main.field(key), &main_path(key), key, code, c).map(str::to_string)
 }
 
 /// VAL010: `main.namespace` is missing or not a string.
@@ -408,7 +408,7 @@ pub(super) fn val016_tools_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         "routes"
     };
     let has_other_primitives = main.contains_key("resources") || main.contains_key("prompts");
-    match main.get(key) {
+    match main.field(key) {
         None => {
             if !has_other_primitives {
                 c.emit(
@@ -550,7 +550,7 @@ pub(super) fn val090_informational_fields(ctx: &SchemaCtx<'_>, c: &mut Collector
         "dataLicenseName",
     ] {
         let path = main_path(key);
-        let text = match main.get(key) {
+        let text = match main.field(key) {
             None | Some(Value::Null) => continue,
             Some(Value::String(text)) => text.as_str(),
             Some(other) => {

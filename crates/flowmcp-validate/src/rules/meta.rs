@@ -96,7 +96,7 @@ pub(super) fn val100_meta_block(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 fn check_boolean(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>, code: Code, field: &str) {
     for (meta, path) in each_meta(ctx) {
         let path = path.key(field);
-        match meta.get(field) {
+        match meta.field(field) {
             None => {
                 c.emit(
                     code,

@@ -121,7 +121,7 @@ pub(super) fn val040_position_and_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
                 continue;
             };
             for block in ["position", "z"] {
-                match param.get(block) {
+                match param.field(block) {
                     None => {
                         c.emit(
                             Code::VAL040,
@@ -152,7 +152,7 @@ fn check_position_string<'a>(
 ) -> Option<&'a str> {
     let position = p.position()?;
     let path = p.path.key("position").key(field);
-    match position.get(field) {
+    match position.field(field) {
         None => {
             c.emit(
                 code,

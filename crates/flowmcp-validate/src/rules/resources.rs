@@ -199,7 +199,7 @@ impl<'a> ResRef<'a> {
             .filter(|s| SOURCES.contains(s))
     }
     fn str_field(&self, key: &str) -> Option<&'a str> {
-        self.res.get(key).and_then(Value::as_str)
+        self.res.field(key).and_then(Value::as_str)
     }
 }
 
@@ -347,7 +347,7 @@ pub(super) fn res005_at_most_two(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 
 /// Reports `code` when `query.<key>` is missing or not a string.
 fn require_string(q: &QueryRef<'_>, c: &mut Collector<'_>, key: &str, code: Code) {
-    required_string(q.query.get(key), &q.path.key(key), key, code, c);
+    required_string(q.query.field(key), &q.path.key(key), key, code, c);
 }
 
 /// RES007: A resource query without `sql`, or with `sql` that is not a string; also a query that
@@ -1421,7 +1421,7 @@ pub(super) fn resource_param_positions(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
             };
             for (field, code) in [("key", Code::VAL041), ("value", Code::VAL042)] {
                 let at = path.key("position").key(field);
-                match position.get(field) {
+                match position.field(field) {
                     None => {
                         c.emit(
                             code,

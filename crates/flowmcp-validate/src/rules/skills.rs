@@ -214,7 +214,7 @@ pub(super) fn skl007_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 fn non_empty(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>, key: &str, code: Code) {
     let Some(s) = skill(ctx) else { return };
     let path = skill_path(key);
-    if let Some(text) = required_string(s.get(key), &path, key, code, c)
+    if let Some(text) = required_string(s.field(key), &path, key, code, c)
         && text.trim().is_empty()
     {
         c.emit(code, Some(&path), "Must not be empty");

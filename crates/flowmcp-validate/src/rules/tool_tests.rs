@@ -415,7 +415,7 @@ pub(super) fn tst007_enum_coverage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             let default = zt.default_value().ok().flatten();
             let covered: BTreeSet<&str> = objects
                 .iter()
-                .filter_map(|o| o.get(key).or(default.as_ref()))
+                .filter_map(|o| o.field(key).or(default.as_ref()))
                 .filter_map(Value::as_str)
                 .collect();
             if let [only] = covered.iter().collect::<Vec<_>>().as_slice() {
