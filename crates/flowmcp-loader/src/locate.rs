@@ -489,51 +489,40 @@ impl<'a> Reader<'a> {
     fn skip_group(&self, i: usize) -> usize {
         let mut depth = 0usize;
         let mut j = i;
-        while let Some(&c) = self.b.get(j) {
-            match c {
-                // Runs of spaces (indentation, blanked strings) at once.
-                b' ' => {
-                    j = crate::bytes::after_spaces(self.b, j);
-                    continue;
+        while let Some(k) = crate::bytes::next_delimiter(self.b, j, false) {
+            if matches!(self.b[k], b'{' | b'[' | b'(') {
+                depth += 1;
+            } else {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return k + 1;
                 }
-                b'{' | b'[' | b'(' => depth += 1,
-                b'}' | b']' | b')' => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        return j + 1;
-                    }
-                }
-                _ => {}
             }
-            j += 1;
+            j = k + 1;
         }
-        j.max(i)
+        self.b.len().max(i)
     }
 
-    /// Skips an expression: up to the next `,` or closing bracket at depth 0.
+    /// Skips an expression: up to the next `,` or closing bracket at depth 0. The delimiters are
+    /// found eight bytes at a time (in the blanked text, strings and comments hold none).
     fn skip_expression(&self, i: usize) -> usize {
         let mut depth = 0usize;
         let mut j = i;
-        while let Some(&c) = self.b.get(j) {
-            match c {
-                // Runs of spaces (indentation, blanked strings) at once.
-                b' ' => {
-                    j = crate::bytes::after_spaces(self.b, j);
-                    continue;
-                }
+        while let Some(k) = crate::bytes::next_delimiter(self.b, j, depth == 0) {
+            match self.b[k] {
                 b'{' | b'[' | b'(' => depth += 1,
                 b'}' | b']' | b')' => {
                     if depth == 0 {
-                        return j;
+                        return k;
                     }
                     depth -= 1;
                 }
-                b',' | b';' if depth == 0 => return j,
-                _ => {}
+                // `,` or `;` at depth 0 (only then are they searched for).
+                _ => return k,
             }
-            j += 1;
+            j = k + 1;
         }
-        j.max(i)
+        self.b.len().max(i)
     }
 }
 
