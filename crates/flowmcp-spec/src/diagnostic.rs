@@ -138,8 +138,9 @@ impl JsonPath {
     /// RFC 6901 JSON pointer: `/main/tools/getAbi`.
     pub fn pointer(&self) -> String {
         use std::fmt::Write as _;
-        let mut out = String::new();
-        for s in self.segment_refs() {
+        let segments = self.segment_refs();
+        let mut out = String::with_capacity(rendered_len(&segments));
+        for s in segments {
             out.push('/');
             match s {
                 Seg::Key(k) if !k.bytes().any(|b| b == b'~' || b == b'/') => out.push_str(k),
@@ -163,8 +164,9 @@ impl JsonPath {
     /// in brackets (`main.tools["/block/:id"]`).
     pub fn dotted(&self) -> String {
         use std::fmt::Write as _;
-        let mut out = String::new();
-        for s in self.segment_refs() {
+        let segments = self.segment_refs();
+        let mut out = String::with_capacity(rendered_len(&segments));
+        for s in segments {
             match s {
                 Seg::Key(k) if is_ident(k) => {
                     if !out.is_empty() {
@@ -220,6 +222,18 @@ impl std::fmt::Debug for JsonPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "JsonPath({})", self.pointer())
     }
+}
+
+/// About the length of a path written out (its keys, and room for the punctuation and indices
+/// around them), so that the rendering allocates once.
+fn rendered_len(segments: &[&Seg]) -> usize {
+    segments
+        .iter()
+        .map(|s| match s {
+            Seg::Key(k) => k.len() + 4,
+            Seg::Index(_) => 6,
+        })
+        .sum()
 }
 
 fn is_ident(k: &str) -> bool {

@@ -281,7 +281,7 @@ fn tools(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         }
         let missing: Vec<&str> = ["method", "path", "description"]
             .into_iter()
-            .filter(|k| !value.field(*k).is_some_and(Value::is_string))
+            .filter(|k| !value.field(k).is_some_and(Value::is_string))
             .collect();
         if !value.is_object() {
             c.emit(

@@ -83,7 +83,7 @@ fn sel001_when_to_use(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// A selection is a set of primitives; an empty one activates nothing.
 fn sel002_members(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(s) = selection(ctx) else { return };
-    let has_members = MEMBER_LISTS.iter().any(|k| match s.field(*k) {
+    let has_members = MEMBER_LISTS.iter().any(|k| match s.field(k) {
         Some(Value::Array(a)) => !a.is_empty(),
         Some(Value::Object(o)) => !o.is_empty(),
         _ => false,
