@@ -669,25 +669,25 @@ mod tests {
                     continue;
                 };
                 let p = ParamRef::new(&tool, param, JsonPath::root("main"), &["KEY"], profile);
-                let position = param.field("position").and_then(Value::as_object);
-                let z = param.field("z").and_then(Value::as_object);
+                let position = param.get("position").and_then(Value::as_object);
+                let z = param.get("z").and_then(Value::as_object);
                 assert_eq!(p.position(), position, "{i}");
                 assert_eq!(p.z(), z, "{i}");
-                assert_eq!(p.z_primitive(), z.and_then(|z| z.field("primitive")), "{i}");
-                assert_eq!(p.z_options(), z.and_then(|z| z.field("options")), "{i}");
+                assert_eq!(p.z_primitive(), z.and_then(|z| z.get("primitive")), "{i}");
+                assert_eq!(p.z_options(), z.and_then(|z| z.get("options")), "{i}");
                 for field in ["key", "value", "location", "other", "missing"] {
                     let looked = position.and_then(|p| p.get(field)).and_then(Value::as_str);
                     assert_eq!(p.position_str(field), looked, "{i} {field}");
                 }
                 let role = position
-                    .and_then(|p| p.field("value"))
+                    .and_then(|p| p.get("value"))
                     .and_then(Value::as_str)
                     .map(|v| flowmcp_spec::placeholder::param_role(v, |k| k == "KEY", profile));
                 assert_eq!(p.source(), role, "{i}");
                 // The parsed `z` is what parsing the texts on each use gave.
                 let compat = profile.is_compat();
-                let primitive = z.and_then(|z| z.field("primitive")).and_then(Value::as_str);
-                let options = z.and_then(|z| z.field("options"));
+                let primitive = z.and_then(|z| z.get("primitive")).and_then(Value::as_str);
+                let options = z.and_then(|z| z.get("options"));
                 assert_eq!(
                     p.primitive_parsed(),
                     primitive.map(Primitive::parse).as_ref(),
