@@ -223,20 +223,18 @@ impl ListDiscovery {
         );
         let report = flowmcp_validate::validate_loaded_mut(&mut loaded, &disk, &scope, Some(path));
         let mut report = flowmcp_validate::catalog::mark_validated_alone(report, &disk.settings);
-        if purpose == Purpose::FixedReport && crate::migrate::has_fixable(&report) {
-            // The fixes' edits are offsets in the file as it is on disk (a byte-order mark
-            // included, which the loader drops): read as the validation read it.
-            let raw = flowmcp_files::read_found(anchor, path, opts.limits.max_file_bytes);
-            if let Some(source) = raw.ok().and_then(|b| String::from_utf8(b).ok()) {
-                crate::migrate::attach_fixes_loaded(
-                    &mut report,
-                    &source,
-                    Some(&mut loaded),
-                    display,
-                    &scope,
-                    opts,
-                );
-            }
+        if purpose == Purpose::FixedReport
+            && crate::migrate::has_fixable(&report)
+            && let Some(source) = text_as_read(&loaded)
+        {
+            crate::migrate::attach_fixes_loaded(
+                &mut report,
+                &source,
+                Some(&mut loaded),
+                display,
+                &scope,
+                opts,
+            );
         }
         report
     }
@@ -330,8 +328,6 @@ impl ListDiscovery {
         let mut recorded = opts;
         recorded.files = Some(recorder.clone());
         let scope = self.scope_for(path, display, &recorded);
-        // The fixes' edits are offsets in the bytes read here.
-        let raw = (purpose == Purpose::FixedReport).then(|| bytes.clone());
         let mut loaded = flowmcp_loader::load_file_bytes(
             path,
             display,
@@ -346,7 +342,8 @@ impl ListDiscovery {
                 // As `flowmcp_validate::validate_file` reports a file validated alone.
                 let mut report =
                     flowmcp_validate::catalog::mark_validated_alone(report, &recorded.settings);
-                if let Some(source) = raw.and_then(|b| String::from_utf8(b).ok()) {
+                let fixed = purpose == Purpose::FixedReport;
+                if let Some(source) = text_as_read(&loaded).filter(|_| fixed) {
                     // The fixed texts are validated as the caller asked; file checks the
                     // caller gave are recorded with the entry's.
                     let check = if given.files.is_some() {
@@ -378,6 +375,18 @@ impl ListDiscovery {
 enum Cached {
     Report(FileReport),
     File(Box<LoadedFile>, FileReport, Option<RawMain>),
+}
+
+/// A loaded file's text as it was read, byte-order mark included: the fixes' edits are offsets
+/// in it, and the loader's `source` starts after the mark. Taken from the load rather than read
+/// again, so it is the text the report was made from.
+fn text_as_read(loaded: &flowmcp_loader::LoadedFile) -> Option<String> {
+    let source = loaded.source.as_deref()?;
+    Some(if loaded.bom {
+        format!("\u{feff}{source}")
+    } else {
+        source.to_string()
+    })
 }
 
 /// `validation` for files on disk: with the file checks of `flowmcp-resources`
