@@ -227,14 +227,14 @@ pub(crate) fn check_string_array(
 ) {
     let Some(main) = ctx.main() else { return };
     let Some(value) = main.field(key) else { return };
-    let path = main_path(key);
+    let path = || main_path(key);
     match value {
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 if !item.is_string() {
                     c.emit(
                         code,
-                        Some(&path.index(i)),
+                        Some(&path().index(i)),
                         format!("Must be a string (found {})", type_name(item)),
                     );
                 }
@@ -243,7 +243,7 @@ pub(crate) fn check_string_array(
         other => {
             c.emit(
                 code,
-                Some(&path),
+                Some(&path()),
                 format!("Must be an array of strings (found {})", type_name(other)),
             );
         }
@@ -503,12 +503,24 @@ impl Place {
 /// A string in one of the five places.
 pub(crate) struct Site<'a> {
     pub(super) place: Place,
-    pub(super) path: JsonPath,
+    /// Where the string is: `base`, then `keys` ([`Site::path`], made for a finding only).
+    pub(super) base: JsonPath,
+    pub(super) keys: [Option<&'a str>; 2],
     pub(super) text: &'a str,
     /// The insert keys of the tool (for [`Place::Path`]).
     pub(super) insert_keys: Vec<&'a str>,
     /// The `{{…}}` in `text`.
     pub(super) found: Vec<Interpolation>,
+}
+
+impl Site<'_> {
+    /// The path of the string.
+    pub(super) fn path(&self) -> JsonPath {
+        self.keys
+            .iter()
+            .flatten()
+            .fold(self.base.clone(), |p, k| p.key(k))
+    }
 }
 
 /// Every string in the five places: `main.root`, each tool's `path`, each `main.headers` value,
@@ -522,7 +534,8 @@ pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
     if let Some(Value::String(root)) = main.field("root") {
         out.push(Site {
             place: Place::Root,
-            path: main_path("root"),
+            base: JsonPath::root("main"),
+            keys: [Some("root"), None],
             text: root,
             insert_keys: Vec::new(),
             found: find_interpolations(root),
@@ -536,7 +549,8 @@ pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
                     .filter_map(|(k, v)| {
                         v.as_str().map(|text| Site {
                             place,
-                            path: base.key(k),
+                            base: base.clone(),
+                            keys: [Some(k.as_str()), None],
                             text,
                             insert_keys: Vec::new(),
                             found: find_interpolations(text),
@@ -555,7 +569,8 @@ pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
         if let Some(Value::String(path)) = tool.field("path") {
             out.push(Site {
                 place: Place::Path,
-                path: tool_path.key("path"),
+                base: tool_path.clone(),
+                keys: [Some("path"), None],
                 text: path,
                 insert_keys: insert_params(ctx, name)
                     .into_iter()
@@ -574,7 +589,8 @@ pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
         if let Some(value) = p.position_str("value") {
             out.push(Site {
                 place: Place::Value,
-                path: p.path.key("position").key("value"),
+                base: p.path.clone(),
+                keys: [Some("position"), Some("value")],
                 text: value,
                 insert_keys: Vec::new(),
                 found: find_interpolations(value),

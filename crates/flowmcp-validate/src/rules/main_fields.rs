@@ -219,7 +219,12 @@ fn required_string(
     code: Code,
 ) -> Option<String> {
     let main = ctx.main()?;
-    super::required_string(main.field(key), &main_path(key), key, code, c).map(str::to_string)
+    let value = main.field(key);
+    // The path is made for a finding only.
+    if let Some(Value::String(text)) = value {
+        return Some(text.clone());
+    }
+    super::required_string(value, &main_path(key), key, code, c).map(str::to_string)
 }
 
 /// VAL010: `main.namespace` is missing or not a string.
@@ -549,14 +554,14 @@ pub(super) fn val090_informational_fields(ctx: &SchemaCtx<'_>, c: &mut Collector
         "dataLicense",
         "dataLicenseName",
     ] {
-        let path = main_path(key);
+        let path = || main_path(key);
         let text = match main.field(key) {
             None | Some(Value::Null) => continue,
             Some(Value::String(text)) => text.as_str(),
             Some(other) => {
                 c.emit(
                     Code::VAL090,
-                    Some(&path),
+                    Some(&path()),
                     format!("Must be a string or null (found {})", type_name(other)),
                 );
                 continue;
@@ -577,7 +582,7 @@ pub(super) fn val090_informational_fields(ctx: &SchemaCtx<'_>, c: &mut Collector
         if let Some(problem) = problem {
             c.emit(
                 Code::VAL090,
-                Some(&path),
+                Some(&path()),
                 format!("{problem} (found {text:?})"),
             );
         }

@@ -65,13 +65,13 @@ fn each_meta<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a Map<String, Value>, JsonPath)>
 /// destructive) and find them through tool search.
 pub(super) fn val100_meta_block(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, path) in each_tool(ctx) {
-        let path = path.key("meta");
+        let path = || path.key("meta");
         match tool.field("meta") {
             found @ (None | Some(Value::Null)) => {
                 let null = if found.is_some() { " (found null)" } else { "" };
                 c.emit_help(
                     Code::VAL100,
-                    Some(&path),
+                    Some(&path()),
                     format!("Missing required field \"meta\" in tool \"{name}\"{null}"),
                     Some(
                         "add `meta: { isReadOnly: true, isConcurrencySafe: true, isDestructive: false, searchHint: '…', aliases: [], alwaysLoad: false }`"
@@ -84,7 +84,7 @@ pub(super) fn val100_meta_block(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 c.emit_variant(
                     Code::VAL100,
                     Some("not-object"),
-                    Some(&path),
+                    Some(&path()),
                     format!("Must be an object (found {})", type_name(other)),
                 );
             }

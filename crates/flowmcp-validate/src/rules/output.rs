@@ -68,16 +68,22 @@ pub(super) const SCHEMA_KEYWORDS: &[&str] = &[
 /// profiles, although one chapter calls it a rejection); the root is level 1.
 pub(super) const MAX_DEPTH: usize = flowmcp_spec::model::OUTPUT_SCHEMA_MAX_DEPTH;
 
-/// Every tool whose `output` is an object: `(name, output, path of output)`.
+/// Every tool whose `output` is an object: `(name, output, path of the tool)`. The paths under
+/// it are made only for a finding ([`output_path`], [`Nodes::path`]): most outputs have none.
 fn each_output<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a String, &'a Map<String, Value>, JsonPath)> {
     each_tool(ctx)
         .iter()
         .filter_map(|(name, tool, path)| {
             tool.field("output")
                 .and_then(Value::as_object)
-                .map(|o| (*name, o, path.key("output")))
+                .map(|o| (*name, o, path.clone()))
         })
         .collect()
+}
+
+/// `<tool>.output.<key>`, for the path `tool` of a tool.
+fn output_path(tool: &JsonPath, key: &str) -> JsonPath {
+    tool.key("output").key(key)
 }
 
 /// One node of an output schema tree, found by [`schema_nodes`]. Its path is built only when a
@@ -103,36 +109,36 @@ enum Step<'a> {
     Items,
 }
 
-/// The nodes of a schema tree and the path of its root.
+/// The nodes of the `output.schema` tree of a tool, and the tool's path (the paths of the nodes
+/// are made for a finding only).
 struct Nodes<'a> {
-    root: JsonPath,
+    tool: JsonPath,
     list: Vec<Node<'a>>,
 }
 
 impl Nodes<'_> {
     /// The JSON path of node `i`.
     fn path(&self, i: usize) -> JsonPath {
+        let root = output_path(&self.tool, "schema");
         let mut steps = Vec::new();
         let mut at = Some(i);
         while let Some(n) = at.and_then(|n| self.list.get(n)) {
             steps.push(n.step);
             at = n.parent;
         }
-        steps
-            .iter()
-            .rev()
-            .fold(self.root.clone(), |p, step| match step {
-                Step::Root => p,
-                Step::Property(key) => p.key("properties").key(key),
-                Step::Items => p.key("items"),
-            })
+        steps.iter().rev().fold(root, |p, step| match step {
+            Step::Root => p,
+            Step::Property(key) => p.key("properties").key(key),
+            Step::Items => p.key("items"),
+        })
     }
 }
 
-/// Every node of the schema tree under `root`, depth first in declaration order. Children are the
+/// Every node of the schema tree under `root` (the `output.schema` of the tool at `tool`), depth
+/// first in declaration order. Children are the
 /// values of `properties` (when it is an object) and `items` (when it is an object), whatever the
 /// node's `type` says. Uses an explicit stack, so a deeply nested input cannot exhaust the call stack.
-fn schema_nodes<'a>(root: &'a Value, root_path: JsonPath) -> Nodes<'a> {
+fn schema_nodes<'a>(root: &'a Value, tool: JsonPath) -> Nodes<'a> {
     let mut out = Vec::new();
     let mut stack = vec![Node {
         value: root,
@@ -166,10 +172,7 @@ fn schema_nodes<'a>(root: &'a Value, root_path: JsonPath) -> Nodes<'a> {
         }
         out.push(node);
     }
-    Nodes {
-        root: root_path,
-        list: out,
-    }
+    Nodes { tool, list: out }
 }
 
 /// Whether a node of [`schema_nodes`]`(root)` is deeper than `max` (the root is at depth 1),
@@ -202,10 +205,10 @@ fn valid_type(node: &Map<String, Value>) -> Option<&str> {
 
 /// The nodes a profile checks for VAL061, VAL064 and VAL065: all of them under `spec`, the root only
 /// under `compat`.
-fn checked_nodes<'a>(ctx: &SchemaCtx<'_>, schema: &'a Value, path: JsonPath) -> Nodes<'a> {
+fn checked_nodes<'a>(ctx: &SchemaCtx<'_>, schema: &'a Value, tool: JsonPath) -> Nodes<'a> {
     if ctx.is_compat() {
         return Nodes {
-            root: path,
+            tool,
             list: vec![Node {
                 value: schema,
                 depth: 1,
@@ -214,7 +217,7 @@ fn checked_nodes<'a>(ctx: &SchemaCtx<'_>, schema: &'a Value, path: JsonPath) -> 
             }],
         };
     }
-    schema_nodes(schema, path)
+    schema_nodes(schema, tool)
 }
 
 /// VAL060: `output.mimeType` is missing or not one of `application/json`, `image/png` and
@@ -226,13 +229,13 @@ fn checked_nodes<'a>(ctx: &SchemaCtx<'_>, schema: &'a Value, path: JsonPath) -> 
 /// The MIME type tells the runtime how to deliver the response (JSON, a base64 image, text) and
 /// which schema types can describe it.
 pub(super) fn val060_output_mime_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for (_, output, path) in each_output(ctx) {
-        let path = path.key("mimeType");
+    for (_, output, tool) in each_output(ctx) {
+        let path = || output_path(&tool, "mimeType");
         match output.field("mimeType") {
             None => {
                 c.emit(
                     Code::VAL060,
-                    Some(&path),
+                    Some(&path()),
                     "Missing required field \"mimeType\"",
                 );
             }
@@ -240,7 +243,7 @@ pub(super) fn val060_output_mime_type(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>
             Some(other) => {
                 c.emit(
                     Code::VAL060,
-                    Some(&path),
+                    Some(&path()),
                     format!(
                         "Must be one of {} (found {})",
                         MIME_TYPES.join(", "),
@@ -269,11 +272,10 @@ pub(super) fn val061_output_schema_valid(ctx: &SchemaCtx<'_>, c: &mut Collector<
         let Some(output) = tool.field("output") else {
             continue;
         };
-        let path = tool_path.key("output");
         let Some(output) = output.as_object() else {
             c.emit(
                 Code::VAL061,
-                Some(&path),
+                Some(&tool_path.key("output")),
                 format!(
                     "Must be an object {{ mimeType, schema }} (found {})",
                     type_name(output)
@@ -281,17 +283,16 @@ pub(super) fn val061_output_schema_valid(ctx: &SchemaCtx<'_>, c: &mut Collector<
             );
             continue;
         };
-        let schema_path = path.key("schema");
         let Some(schema) = output.field("schema") else {
             c.emit(
                 Code::VAL061,
-                Some(&schema_path),
+                Some(&output_path(tool_path, "schema")),
                 "Missing required field \"schema\"",
             );
             continue;
         };
         let deep = !ctx.is_compat();
-        let nodes = checked_nodes(ctx, schema, schema_path);
+        let nodes = checked_nodes(ctx, schema, tool_path.clone());
         for (i, node) in nodes.list.iter().enumerate() {
             let path = || nodes.path(i);
             let Some(obj) = node.value.as_object() else {
@@ -388,7 +389,7 @@ fn check_node_keywords(
 /// The runtime decodes the response according to the MIME type, so the declared shape must be one
 /// that type can produce.
 pub(super) fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for (_, output, path) in each_output(ctx) {
+    for (_, output, tool) in each_output(ctx) {
         let Some(mime) = output
             .field("mimeType")
             .and_then(Value::as_str)
@@ -402,7 +403,7 @@ pub(super) fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collecto
         let Some(ty) = valid_type(schema) else {
             continue;
         };
-        let schema_path = path.key("schema");
+        let schema_path = || output_path(&tool, "schema");
         let allowed: &[&str] = match mime {
             "application/json" => &["object", "array"],
             _ => &["string"],
@@ -415,7 +416,7 @@ pub(super) fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collecto
                 .join(" or ");
             c.emit(
                 Code::VAL062,
-                Some(&schema_path.key("type")),
+                Some(&schema_path().key("type")),
                 format!("Must be {expected} for mimeType \"{mime}\" (found \"{ty}\")"),
             );
             continue;
@@ -426,14 +427,14 @@ pub(super) fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collecto
                 None => {
                     c.emit(
                         Code::VAL062,
-                        Some(&schema_path.key("format")),
+                        Some(&schema_path().key("format")),
                         "Missing required field \"format\" (must be \"base64\" for mimeType \"image/png\")",
                     );
                 }
                 Some(other) => {
                     c.emit(
                         Code::VAL062,
-                        Some(&schema_path.key("format")),
+                        Some(&schema_path().key("format")),
                         format!(
                             "Must be \"base64\" for mimeType \"image/png\" (found {})",
                             shown(other)
@@ -454,7 +455,7 @@ pub(super) fn val062_output_type_fits_mime(ctx: &SchemaCtx<'_>, c: &mut Collecto
 /// Deeply nested shapes are hard for AI clients to reason about. The data is still usable, so the
 /// excess is a warning rather than a rejection.
 pub(super) fn val063_output_depth(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    for (_, output, path) in each_output(ctx) {
+    for (_, output, tool) in each_output(ctx) {
         let Some(schema) = output.field("schema") else {
             continue;
         };
@@ -462,7 +463,7 @@ pub(super) fn val063_output_depth(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         if !deeper_than(schema, MAX_DEPTH) {
             continue;
         }
-        let nodes = schema_nodes(schema, path.key("schema"));
+        let nodes = schema_nodes(schema, tool);
         let deepest = nodes.list.iter().map(|n| n.depth).max().unwrap_or(0);
         if let Some(first) = nodes.list.iter().position(|n| n.depth == MAX_DEPTH + 1) {
             c.emit(
@@ -482,11 +483,11 @@ fn keyword_only_on(
     keyword: &str,
     owner: &str,
 ) {
-    for (_, output, path) in each_output(ctx) {
+    for (_, output, tool) in each_output(ctx) {
         let Some(schema) = output.field("schema") else {
             continue;
         };
-        let nodes = checked_nodes(ctx, schema, path.key("schema"));
+        let nodes = checked_nodes(ctx, schema, tool);
         for (i, node) in nodes.list.iter().enumerate() {
             let Some(obj) = node.value.as_object() else {
                 continue;
@@ -578,11 +579,11 @@ mod tests {
         assert_eq!(
             seen,
             vec![
-                ("s".to_string(), 1),
-                ("s.properties.a".to_string(), 2),
-                ("s.properties.a.items".to_string(), 3),
-                ("s.properties.b".to_string(), 2),
-                ("s.properties.b.properties.c".to_string(), 3),
+                ("s.output.schema".to_string(), 1),
+                ("s.output.schema.properties.a".to_string(), 2),
+                ("s.output.schema.properties.a.items".to_string(), 3),
+                ("s.output.schema.properties.b".to_string(), 2),
+                ("s.output.schema.properties.b.properties.c".to_string(), 3),
             ]
         );
     }

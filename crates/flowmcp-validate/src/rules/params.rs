@@ -151,12 +151,13 @@ fn check_position_string<'a>(
     field: &str,
 ) -> Option<&'a str> {
     let position = p.position()?;
-    let path = p.path.key("position").key(field);
+    // Built only for a finding: most parameters have none.
+    let path = || p.path.key("position").key(field);
     match position.field(field) {
         None => {
             c.emit(
                 code,
-                Some(&path),
+                Some(&path()),
                 format!("Missing required field \"{field}\""),
             );
             None
@@ -165,7 +166,7 @@ fn check_position_string<'a>(
         Some(other) => {
             c.emit(
                 code,
-                Some(&path),
+                Some(&path()),
                 format!("Must be a string (found {})", type_name(other)),
             );
             None
@@ -214,12 +215,12 @@ pub(super) fn val043_position_location(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
         let Some(position) = p.position() else {
             continue;
         };
-        let path = p.path.key("position").key("location");
+        let path = || p.path.key("position").key("location");
         match position.field("location") {
             None => {
                 c.emit(
                     Code::VAL043,
-                    Some(&path),
+                    Some(&path()),
                     "Missing required field \"location\"",
                 );
             }
@@ -227,7 +228,7 @@ pub(super) fn val043_position_location(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
             Some(other) => {
                 c.emit(
                     Code::VAL043,
-                    Some(&path),
+                    Some(&path()),
                     format!(
                         "Must be one of insert, query, body (found {})",
                         shown(other)
@@ -300,12 +301,13 @@ pub(super) fn val044_primitive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         if p.z().is_none() {
             continue;
         }
-        let path = p.path.key("z").key("primitive");
+        // The path and the quoted text are made only for a finding: most parameters have none.
+        let path = || p.path.key("z").key("primitive");
         let text = match p.z_primitive() {
             None => {
                 c.emit(
                     Code::VAL044,
-                    Some(&path),
+                    Some(&path()),
                     "Missing required field \"primitive\"",
                 );
                 continue;
@@ -314,13 +316,13 @@ pub(super) fn val044_primitive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             Some(other) => {
                 c.emit(
                     Code::VAL044,
-                    Some(&path),
+                    Some(&path()),
                     format!("Must be a string (found {})", type_name(other)),
                 );
                 continue;
             }
         };
-        let found = shown(&Value::String(text.clone()));
+        let found = || shown(&Value::String(text.clone()));
         let Some(parsed) = p.primitive_parsed() else {
             continue;
         };
@@ -329,8 +331,11 @@ pub(super) fn val044_primitive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 if !ctx.is_compat() && enum_has_padded_values(text) {
                     c.emit_help(
                         Code::VAL044,
-                        Some(&path),
-                        format!("Must not have spaces around enum values (found {found})"),
+                        Some(&path()),
+                        format!(
+                            "Must not have spaces around enum values (found {})",
+                            found()
+                        ),
                         Some("write enum(a,b) without spaces around the commas".to_string()),
                     );
                 }
@@ -338,7 +343,7 @@ pub(super) fn val044_primitive(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             Err(ZodError::EmptyEnum | ZodError::InterpolationOutsideEnum { .. }) => {}
             Err(_) if caused_by_prompt_placeholder(text) => {}
             Err(e) => {
-                c.emit(Code::VAL044, Some(&path), primitive_message(e, &found));
+                c.emit(Code::VAL044, Some(&path()), primitive_message(e, &found()));
             }
         }
     }
@@ -421,12 +426,12 @@ pub(super) fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         if p.z().is_none() {
             continue;
         }
-        let path = p.path.key("z").key("options");
+        let path = || p.path.key("z").key("options");
         let items = match p.z_options() {
             None => {
                 c.emit(
                     Code::VAL045,
-                    Some(&path),
+                    Some(&path()),
                     "Missing required field \"options\" (use [] for none)",
                 );
                 continue;
@@ -435,7 +440,7 @@ pub(super) fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             Some(other) => {
                 c.emit(
                     Code::VAL045,
-                    Some(&path),
+                    Some(&path()),
                     format!("Must be an array of strings (found {})", type_name(other)),
                 );
                 continue;
@@ -447,32 +452,35 @@ pub(super) fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 all_strings = false;
                 c.emit(
                     Code::VAL045,
-                    Some(&path.index(i)),
+                    Some(&path().index(i)),
                     format!("Must be a string (found {})", type_name(item)),
                 );
             }
         }
-        let texts: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
-        let indices: Vec<usize> = items
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| v.is_string())
-            .map(|(i, _)| i)
-            .collect();
+        // Option errors count the string options only: the `local`-th string and its index
+        // among all the options (looked up for a finding only).
+        let string_at = |local: usize| {
+            items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.as_str().map(|t| (i, t)))
+                .nth(local)
+        };
         let errors = p.options_parsed().map_or(&[][..], |(_, e)| e.as_slice());
         let had_errors = !errors.is_empty();
         for e in errors {
             let Some(local) = option_error_index(e) else {
                 continue;
             };
-            let index = indices.get(local).copied().unwrap_or(local);
+            let string = string_at(local);
+            let index = string.map_or(local, |(i, _)| i);
             // Several options in one string (`'optional(), default(1000)'`): the reference reads
             // the first by its prefix; a warning under compat (variant "joined").
-            let joined = texts.get(local).is_some_and(|t| t.contains("),"));
+            let joined = string.is_some_and(|(_, t)| t.contains("),"));
             c.emit_variant(
                 Code::VAL045,
                 joined.then_some("joined"),
-                Some(&path.index(index)),
+                Some(&path().index(index)),
                 option_message(e),
             );
         }
@@ -484,8 +492,8 @@ pub(super) fn val045_options(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         if let Some(Err(e @ ZodError::InvalidDefault { .. })) = p.ztype()
             && let Some(local) = option_error_index(e)
         {
-            let index = indices.get(local).copied().unwrap_or(local);
-            c.emit(Code::VAL045, Some(&path.index(index)), option_message(e));
+            let index = string_at(local).map_or(local, |(i, _)| i);
+            c.emit(Code::VAL045, Some(&path().index(index)), option_message(e));
         }
     }
 }
@@ -584,7 +592,7 @@ pub(super) fn val047_interpolation_outside_enum(ctx: &SchemaCtx<'_>, c: &mut Col
             if site.verdict(ctx, &found.inner) == Verdict::List {
                 c.emit(
                     Code::VAL047,
-                    Some(&site.path),
+                    Some(&site.path()),
                     format!(
                         "List interpolation must be inside enum() (found {} in {})",
                         found.text(),
@@ -779,7 +787,8 @@ pub(super) fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<
         // Placeholder → insert parameter.
         let site = Site {
             place: Place::Path,
-            path: tool_path.key("path"),
+            base: tool_path.clone(),
+            keys: [Some("path"), None],
             text: path,
             insert_keys: keys.clone(),
             found: find_interpolations(path),
@@ -790,7 +799,7 @@ pub(super) fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<
                     .then(|| format!("a server param is written {{{{SERVER_PARAM:{x}}}}}"));
                 c.emit_help(
                     Code::VAL050,
-                    Some(&site.path),
+                    Some(&site.path()),
                     format!(
                         "Placeholder {} must name an insert parameter (found none with key \"{x}\")",
                         found.text()
@@ -803,7 +812,7 @@ pub(super) fn val050_insert_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<
             for seg in unmatched_colon_segments(path, &keys) {
                 c.emit(
                     Code::VAL050,
-                    Some(&site.path),
+                    Some(&site.path()),
                     format!(
                         "Path segment :{seg} must name an insert parameter (found none with key \"{seg}\")"
                     ),
@@ -904,7 +913,7 @@ pub(super) fn val083_server_param_declared(ctx: &SchemaCtx<'_>, c: &mut Collecto
             if let Verdict::UndeclaredServer(key) = site.verdict(ctx, &found.inner) {
                 c.emit_help(
                     Code::VAL083,
-                    Some(&site.path),
+                    Some(&site.path()),
                     format!(
                         "Server param \"{key}\" must be declared in main.requiredServerParams (found {})",
                         found.text()
@@ -959,7 +968,7 @@ pub(super) fn val085_unknown_placeholder(ctx: &SchemaCtx<'_>, c: &mut Collector<
             };
             c.emit_help(
                 Code::VAL085,
-                Some(&site.path),
+                Some(&site.path()),
                 format!(
                     "Placeholder in {} must be {expected} (found {text})",
                     site.place.describe()

@@ -103,19 +103,24 @@ const DESCRIPTION: &str = "_description";
 pub(super) fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let bad = unserializable_paths(ctx);
     for (name, tool, path) in each_tool(ctx) {
-        let tests_path = path.key("tests");
-        let lost = bad
-            .iter()
-            .find(|(p, _)| *p == tests_path)
-            .map(|(_, u)| u.kind);
+        // Made for a finding or a value that does not serialize only: most tools have neither.
+        let tests_path = || path.key("tests");
+        let lost = (!bad.is_empty())
+            .then(|| {
+                let tests_path = tests_path();
+                bad.iter()
+                    .find(|(p, _)| *p == tests_path)
+                    .map(|(_, u)| u.kind)
+            })
+            .flatten();
         match tool.field("tests") {
-            None => no_tests(c, name, &tests_path),
+            None => no_tests(c, name, &tests_path()),
             Some(Value::Null) if lost == Some(UnserializableKind::Undefined) => {
-                no_tests(c, name, &tests_path)
+                no_tests(c, name, &tests_path())
             }
-            Some(Value::Array(tests)) if tests.is_empty() => no_tests(c, name, &tests_path),
+            Some(Value::Array(tests)) if tests.is_empty() => no_tests(c, name, &tests_path()),
             Some(Value::Array(tests)) if tests.len() < MIN_TESTS => {
-                too_few_tests(c, &tests_path, tests.len());
+                too_few_tests(c, &tests_path(), tests.len());
             }
             Some(Value::Array(_)) => {}
             Some(other) => {
@@ -123,7 +128,7 @@ pub(super) fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 c.emit_variant(
                     Code::TST001,
                     Some("none"),
-                    Some(&tests_path),
+                    Some(&tests_path()),
                     format!("Must be an array of tests (found {found})"),
                 );
             }
@@ -164,15 +169,17 @@ fn no_tests(c: &mut Collector<'_>, tool: &str, path: &JsonPath) {
 pub(super) fn tst002_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let bad = unserializable_paths(ctx);
     for t in tool_tests(ctx) {
+        // Made once a tool and a test, only when needed: most tests are well-formed.
+        let tests_path = std::cell::OnceCell::new();
         for (i, test) in t.tests.iter().enumerate() {
-            let path = t.path.index(i);
-            if touched(&bad, &path) && test.is_null() {
+            let path = || tests_path.get_or_init(|| t.path()).index(i);
+            if test.is_null() && touched(&bad, &path()) {
                 continue;
             }
             let Some(obj) = test.as_object() else {
                 c.emit(
                     Code::TST002,
-                    Some(&path),
+                    Some(&path()),
                     format!(
                         "Must be an object with `_description` and parameter values (found {})",
                         type_name(test)
@@ -184,13 +191,13 @@ pub(super) fn tst002_description(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 None => {
                     c.emit(
                         Code::TST002,
-                        Some(&path),
+                        Some(&path()),
                         "Missing required field \"_description\"",
                     );
                 }
                 Some(Value::String(_)) => {}
                 Some(other) => {
-                    let field = path.key(DESCRIPTION);
+                    let field = path().key(DESCRIPTION);
                     if !touched(&bad, &field) {
                         c.emit(
                             Code::TST002,
@@ -223,7 +230,7 @@ pub(super) fn tst003_required_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>)
                 if !test.contains_key(*key) {
                     c.emit(
                         Code::TST003,
-                        Some(&t.path.index(i)),
+                        Some(&t.path().index(i)),
                         format!("Missing value for required parameter \"{key}\""),
                     );
                 }
@@ -248,7 +255,7 @@ pub(super) fn tst004_values_pass_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                 types.push((key, ztype(ctx, &p)));
             }
         }
-        check_test_values(Code::TST004, t.objects(), &t.path, &types, &bad, c);
+        check_test_values(Code::TST004, t.objects(), &t.path(), &types, &bad, c);
     }
 }
 
@@ -268,14 +275,15 @@ pub(super) fn check_test_values<'a>(
             let Some((_, Some(zt))) = types.iter().find(|(k, _)| k == key) else {
                 continue;
             };
-            let path = tests_path.index(i).key(key);
-            if touched(bad, &path) {
+            // Made only when needed: there is rarely a value that does not serialize, or a finding.
+            let path = || tests_path.index(i).key(key);
+            if !bad.is_empty() && touched(bad, &path()) {
                 continue;
             }
             if let Err(e) = zt.validate(value) {
                 c.emit(
                     code,
-                    Some(&path),
+                    Some(&path()),
                     format!("Must pass the z validation of \"{key}\": {e}"),
                 );
             }
@@ -374,7 +382,7 @@ pub(super) fn tst006_known_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
                     });
                 c.emit_help(
                     Code::TST006,
-                    Some(&t.path.index(i).key(key)),
+                    Some(&t.path().index(i).key(key)),
                     format!(
                         "Must be a user parameter key or _description (found {})",
                         shown(&Value::String(key.clone()))
@@ -463,12 +471,16 @@ pub(super) fn tst008_optional_usage(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) 
 /// A tool whose `tests` is an array.
 struct ToolTests<'a> {
     name: &'a String,
-    /// `main.tools.<tool>.tests`
-    path: JsonPath,
+    /// `main.tools.<tool>` (the path of the tests is [`ToolTests::path`], made for a finding)
+    tool_path: JsonPath,
     tests: &'a [Value],
 }
 
 impl<'a> ToolTests<'a> {
+    /// `main.tools.<tool>.tests`
+    fn path(&self) -> JsonPath {
+        self.tool_path.key("tests")
+    }
     /// The tests that are objects, with their index.
     fn objects(&self) -> impl Iterator<Item = (usize, &'a Map<String, Value>)> + use<'a> {
         self.tests
@@ -485,7 +497,7 @@ fn tool_tests<'a>(ctx: &SchemaCtx<'a>) -> Vec<ToolTests<'a>> {
         .filter_map(|(name, tool, path)| match tool.field("tests") {
             Some(Value::Array(tests)) => Some(ToolTests {
                 name,
-                path: path.key("tests"),
+                tool_path: path.clone(),
                 tests,
             }),
             _ => None,
