@@ -653,8 +653,9 @@ pub fn members_at(source: &str, open: usize) -> Result<Vec<Member>, EditError> {
 #[derive(Debug)]
 pub struct EditView<'s> {
     source: &'s str,
-    /// [`scan::blank_aligned`] of `source`: byte offsets are the source's.
-    blanked: String,
+    /// [`scan::blank_aligned`] of `source`: byte offsets are the source's. Borrowed when the
+    /// caller has it already (the loader's blanking of the same text).
+    blanked: std::borrow::Cow<'s, str>,
     /// [`closing_brackets`] of `blanked`: readers step over a nested value in one move.
     close: Vec<(u32, u32)>,
     /// [`find_export_object`]'s answer for each export name asked so far: a reader of one text
@@ -666,17 +667,29 @@ pub struct EditView<'s> {
 impl<'s> EditView<'s> {
     /// The view of `source` (blanked once).
     pub fn new(source: &'s str) -> EditView<'s> {
-        Self::of(source, scan::blank_aligned(source))
+        Self::of(source, std::borrow::Cow::Owned(scan::blank_aligned(source)))
     }
 
     /// The view of `source` from its [`scan::blank_aligned`] form `aligned`, for a reader that
-    /// has that form already: nothing is blanked again.
-    pub fn with_aligned(source: &'s str, aligned: &str) -> EditView<'s> {
-        Self::of(source, aligned.to_string())
+    /// has that form already: nothing is blanked again, nor copied.
+    pub fn with_aligned(source: &'s str, aligned: &'s str) -> EditView<'s> {
+        Self::of(source, std::borrow::Cow::Borrowed(aligned))
+    }
+
+    /// The view's blanked text ([`scan::blank_aligned`] of its source): strings and comments are
+    /// spaces, byte offsets are the source's.
+    pub fn blanked(&self) -> &str {
+        &self.blanked
+    }
+
+    /// The byte offset of the bracket that closes the `{`, `[` or `(` at `open` (any closing
+    /// bracket closes the latest open one), if it is closed.
+    pub fn closing(&self, open: usize) -> Option<usize> {
+        jump(&self.close, open)
     }
 
     /// The view of `source` whose aligned blanked text is `blanked`.
-    fn of(source: &'s str, blanked: String) -> EditView<'s> {
+    fn of(source: &'s str, blanked: std::borrow::Cow<'s, str>) -> EditView<'s> {
         EditView {
             source,
             close: closing_brackets(blanked.as_bytes()),
@@ -706,7 +719,7 @@ impl<'s> EditView<'s> {
 
     /// [`find_export`] on this view's text.
     pub fn find_export(&self, name: &str) -> Option<ExportObject> {
-        let t = self.blanked.as_str();
+        let t: &str = &self.blanked;
         let open = self.export_open(name)?;
         let end = value_end(t, &self.close, open)?;
         // The name as written before the `{`, not inside a longer identifier.
@@ -917,7 +930,7 @@ mod tests {
                 text.push_str(alphabet[(next() % alphabet.len() as u64) as usize]);
             }
             let view = EditView::new(&text);
-            let t = view.blanked.as_str();
+            let t = view.blanked();
             // The table is what reading byte by byte gives.
             let mut by_byte: Vec<(u32, u32)> = Vec::new();
             let mut open = Vec::new();

@@ -1364,7 +1364,14 @@ impl<'a> Parser<'a> {
                 if high.is_some() {
                     return self.fail(Reason::Surrogate);
                 }
-                out.push_str(self.slice(run)?);
+                let rest = self.slice(run)?;
+                // A string without escapes (most of them) is allocated once, at its size.
+                let out = if out.is_empty() {
+                    rest.to_owned()
+                } else {
+                    out.push_str(rest);
+                    out
+                };
                 self.blanked(text_start..self.pos);
                 self.pos += 1;
                 return Ok(out);
