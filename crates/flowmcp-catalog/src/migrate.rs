@@ -633,11 +633,12 @@ pub(crate) fn attach_fixes_loaded(
     if !has_fixable(report) {
         return;
     }
-    // Only rewrites of the codes of findings without a fix could be offered.
+    // Only rewrites of the codes of findings without a fix could be offered, and only codes the
+    // fix table lists have rewrites: the check needs no other code than those and the errors.
     let mut wanted: Vec<Code> = report
         .diagnostics()
         .iter()
-        .filter(|d| d.fix.is_none())
+        .filter(|d| fixable(d))
         .map(|d| d.code)
         .collect();
     wanted.sort_unstable();
@@ -750,12 +751,16 @@ fn check_settings(settings: &RuleSettings, wanted: &[Code]) -> RuleSettings {
 /// Whether `report` has a finding without a fix whose code the fix table lists: only such a
 /// report can get fixes from [`attach_fixes`] (every [`Tag`]'s codes are in the table).
 pub(crate) fn has_fixable(report: &FileReport) -> bool {
-    report.diagnostics().iter().any(|d| {
-        d.fix.is_none()
-            && flowmcp_spec::registry::fixes::fixes_of(d.code)
-                .next()
-                .is_some()
-    })
+    report.diagnostics().iter().any(fixable)
+}
+
+/// Whether `d` has no fix yet and its code is one the fix table lists (every [`Tag`]'s codes
+/// are): a finding [`attach_fixes`] could give a fix.
+fn fixable(d: &flowmcp_spec::Diagnostic) -> bool {
+    d.fix.is_none()
+        && flowmcp_spec::registry::fixes::fixes_of(d.code)
+            .next()
+            .is_some()
 }
 
 /// Gives each finding of `diagnostics` named by an offer the offer's fix when the text with it
