@@ -877,7 +877,25 @@ impl<'a> Parser<'a> {
 
     /// Skips whitespace and comments; returns whether a line break was among them (a raw LF, CR,
     /// U+2028 or U+2029, or one inside a block comment).
+    #[inline]
     fn skip_trivia(&mut self) -> Result<bool, Decline> {
+        // Most calls find a token at once, or after one space (`key: value`): answered here,
+        // without the call. A token byte is ASCII above the space, but not `/` (a comment may
+        // start there).
+        let token = |c: Option<&u8>| c.is_some_and(|&c| c > b' ' && c < 0x80 && c != b'/');
+        if token(self.b.get(self.pos)) {
+            return Ok(false);
+        }
+        if self.b.get(self.pos) == Some(&b' ') && token(self.b.get(self.pos + 1)) {
+            self.pos += 1;
+            return Ok(false);
+        }
+        self.skip_trivia_rest()
+    }
+
+    /// [`Parser::skip_trivia`] past its two quick answers.
+    #[inline(never)]
+    fn skip_trivia_rest(&mut self) -> Result<bool, Decline> {
         let mut line_break = false;
         'trivia: loop {
             // ASCII blanks and line breaks first (indentation, mostly), then the rest of the set.
