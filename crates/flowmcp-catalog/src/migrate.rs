@@ -476,13 +476,6 @@ fn run_removal(source: &str, first: &Member, last: &Member) -> Range<usize> {
     start..end
 }
 
-/// The offset in `b` of its first bracket, opening or closing.
-fn next_bracket(b: &[u8]) -> Option<usize> {
-    let open = memchr::memchr3(b'{', b'[', b'(', b);
-    let close = memchr::memchr3(b'}', b']', b')', &b[..open.unwrap_or(b.len())]);
-    close.or(open)
-}
-
 /// The marker lines (`// REVIEW:`, `// TODO:`) of a text, trimmed, with how often each occurs:
 /// what [`new_markers`] compares against. Only marker lines can make a line of the new text a
 /// new marker, so only they are kept, and a source is read for them once however many texts
@@ -1354,32 +1347,9 @@ impl<'s> Text<'s> {
     }
 
     /// The byte offsets of the `{` of the object literals that are elements of the array
-    /// literal `range`: each `{` one bracket deep in it (any closing bracket closes the latest
-    /// open one). A bracket nested deeper is stepped over to where it closes.
+    /// literal `range` ([`edit::EditView::array_objects`]).
     fn array_objects(&self, range: Range<usize>) -> Vec<usize> {
-        let b = self.view.blanked().as_bytes();
-        let end = range.end.min(b.len());
-        let mut out = Vec::new();
-        let mut depth = 0usize;
-        let mut at = range.start;
-        while let Some(i) = b.get(at..end).and_then(next_bracket).map(|k| at + k) {
-            at = i + 1;
-            match b[i] {
-                b'{' | b'[' | b'(' if depth >= 1 => {
-                    if depth == 1 && b[i] == b'{' {
-                        out.push(i);
-                    }
-                    // Its inside is deeper still: on after its closing bracket, at this depth.
-                    match self.view.closing(i) {
-                        Some(close) if close < end => at = close + 1,
-                        _ => break,
-                    }
-                }
-                b'{' | b'[' | b'(' => depth += 1,
-                _ => depth = depth.saturating_sub(1),
-            }
-        }
-        out
+        self.view.array_objects(range)
     }
 
     /// Where `export const handlers` starts, if the file has it.
@@ -2691,58 +2661,6 @@ mod tests {
             m.text
         );
         assert_eq!(kebab_namespace("My_API2x"), "my-api2x");
-    }
-
-    /// The objects one bracket deep in a range, found by stepping over nested brackets, are the
-    /// ones a count of every bracket finds: random texts of brackets, letters and spaces, from
-    /// every start to every end (issue #46).
-    #[test]
-    fn i46_array_objects_are_the_objects_one_bracket_deep() {
-        fn counted(b: &[u8], range: Range<usize>) -> Vec<usize> {
-            let mut out = Vec::new();
-            let mut depth = 0usize;
-            for i in range {
-                match b.get(i) {
-                    Some(b'{' | b'[' | b'(') => {
-                        if depth == 1 && b[i] == b'{' {
-                            out.push(i);
-                        }
-                        depth += 1;
-                    }
-                    Some(b'}' | b']' | b')') => depth = depth.saturating_sub(1),
-                    _ => {}
-                }
-            }
-            out
-        }
-        let alphabet = b"{}[]()a  ";
-        let mut state: u64 = 0x46a0;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let mut found = 0;
-        for _ in 0..400 {
-            let len = (next() % 40) as usize;
-            let text: String = (0..len)
-                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize] as char)
-                .collect();
-            let view = Text::new(&text);
-            for start in 0..=len {
-                for end in start..=len + 1 {
-                    let want = counted(text.as_bytes(), start..end);
-                    found += want.len();
-                    assert_eq!(
-                        view.array_objects(start..end),
-                        want,
-                        "{text:?} {start}..{end}"
-                    );
-                }
-            }
-        }
-        assert!(found > 1000, "{found}");
     }
 
     /// Fixes found on the loader's blanking of the text are the fixes found on a new one; a

@@ -682,10 +682,37 @@ impl<'s> EditView<'s> {
         &self.blanked
     }
 
-    /// The byte offset of the bracket that closes the `{`, `[` or `(` at `open` (any closing
-    /// bracket closes the latest open one), if it is closed.
-    pub fn closing(&self, open: usize) -> Option<usize> {
-        jump(&self.close, open)
+    /// The byte offsets of the `{` of the object literals that are elements of the array
+    /// literal `range` (its brackets included): each `{` one bracket deep in it, any closing
+    /// bracket closing the latest open one. A value nested deeper is stepped over to where it
+    /// closes, by the view's table of matching brackets.
+    pub fn array_objects(&self, range: std::ops::Range<usize>) -> Vec<usize> {
+        let b = self.blanked.as_bytes();
+        let end = range.end.min(b.len());
+        let mut out = Vec::new();
+        let mut depth = 0usize;
+        let mut at = range.start;
+        while let Some(i) = crate::bytes::next_delimiter(b, at, false).filter(|&i| i < end) {
+            at = i + 1;
+            match b[i] {
+                b'{' | b'[' | b'(' if depth >= 1 => {
+                    if depth == 1 && b[i] == b'{' {
+                        out.push(i);
+                    }
+                    match jump(&self.close, i) {
+                        // Its inside is deeper still: on after its closing bracket.
+                        Some(close) if close < end => at = close + 1,
+                        // Closed past the range: nothing after it is one bracket deep.
+                        Some(_) => break,
+                        // Never closed, or no table (a text too long for one): count on.
+                        None => depth += 1,
+                    }
+                }
+                b'{' | b'[' | b'(' => depth += 1,
+                _ => depth = depth.saturating_sub(1),
+            }
+        }
+        out
     }
 
     /// The view of `source` whose aligned blanked text is `blanked`.
@@ -912,6 +939,58 @@ mod tests {
 
     /// Stepping over nested values by the bracket table reads the members and value ends that
     /// walking every character reads, on well-formed and broken texts alike.
+    /// The objects one bracket deep in a range, found by stepping over nested brackets, are the
+    /// ones a count of every bracket finds: random texts of brackets, letters and spaces, from
+    /// every start to every end (issue #46).
+    #[test]
+    fn i46_array_objects_are_the_objects_one_bracket_deep() {
+        fn counted(b: &[u8], range: std::ops::Range<usize>) -> Vec<usize> {
+            let mut out = Vec::new();
+            let mut depth = 0usize;
+            for i in range {
+                match b.get(i) {
+                    Some(b'{' | b'[' | b'(') => {
+                        if depth == 1 && b[i] == b'{' {
+                            out.push(i);
+                        }
+                        depth += 1;
+                    }
+                    Some(b'}' | b']' | b')') => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            out
+        }
+        let alphabet = b"{}[]()a  ";
+        let mut state: u64 = 0x46a0;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut found = 0;
+        for _ in 0..400 {
+            let len = (next() % 40) as usize;
+            let text: String = (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize] as char)
+                .collect();
+            let view = EditView::new(&text);
+            for start in 0..=len {
+                for end in start..=len + 1 {
+                    let want = counted(text.as_bytes(), start..end);
+                    found += want.len();
+                    assert_eq!(
+                        view.array_objects(start..end),
+                        want,
+                        "{text:?} {start}..{end}"
+                    );
+                }
+            }
+        }
+        assert!(found > 1000, "{found}");
+    }
+
     #[test]
     fn i46_stepping_over_brackets_reads_what_walking_reads() {
         let alphabet: Vec<&str> = vec![

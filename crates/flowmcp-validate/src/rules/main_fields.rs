@@ -219,12 +219,7 @@ fn required_string(
     code: Code,
 ) -> Option<String> {
     let main = ctx.main()?;
-    let value = main.field(key);
-    // The path is made for a finding only.
-    if let Some(Value::String(text)) = value {
-        return Some(text.clone());
-    }
-    super::required_string(value, &main_path(key), key, code, c).map(str::to_string)
+    super::required_string(main.field(key), &main_path(key), key, code, c).map(str::to_string)
 }
 
 /// VAL010: `main.namespace` is missing or not a string.

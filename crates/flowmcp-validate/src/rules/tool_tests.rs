@@ -105,14 +105,14 @@ pub(super) fn tst001_test_count(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     for (name, tool, path) in each_tool(ctx) {
         // Made for a finding or a value that does not serialize only: most tools have neither.
         let tests_path = || path.key("tests");
-        let lost = (!bad.is_empty())
-            .then(|| {
-                let tests_path = tests_path();
-                bad.iter()
-                    .find(|(p, _)| *p == tests_path)
-                    .map(|(_, u)| u.kind)
-            })
-            .flatten();
+        let lost = if bad.is_empty() {
+            None
+        } else {
+            let tests_path = tests_path();
+            bad.iter()
+                .find(|(p, _)| *p == tests_path)
+                .map(|(_, u)| u.kind)
+        };
         match tool.field("tests") {
             None => no_tests(c, name, &tests_path()),
             Some(Value::Null) if lost == Some(UnserializableKind::Undefined) => {
