@@ -637,7 +637,14 @@ pub(crate) fn attach_fixes_loaded(
     wanted.sort_unstable();
     wanted.dedup();
     let blanked = loaded.as_deref().and_then(|l| l.blanked.as_deref());
-    let Ok(edits) = v3_to_v4_edits(source, blanked, &mut Vec::new(), Purpose::Fix(&wanted)) else {
+    let literal = loaded.as_deref().and_then(|l| l.main_literal.clone());
+    let Ok(edits) = v3_to_v4_edits(
+        source,
+        blanked,
+        literal,
+        &mut Vec::new(),
+        Purpose::Fix(&wanted),
+    ) else {
         return;
     };
     if edits.list.is_empty() {
@@ -1527,7 +1534,7 @@ fn set_version(
 // ---------------------------------------------------------------- 3.x → 4.0.0
 
 fn v3_to_v4(source: &str, changes: &mut Vec<String>) -> Result<String, MigrateError> {
-    v3_to_v4_edits(source, None, changes, Purpose::Migrate)?.apply(source)
+    v3_to_v4_edits(source, None, None, changes, Purpose::Migrate)?.apply(source)
 }
 
 /// What the rewrites of the 3 → 4 step are looked for.
@@ -1570,20 +1577,43 @@ const TOOL_CODES: &[Code] = &[
 ];
 
 /// The edits of the 3 → 4 step for `purpose`, each tagged with the codes it cures; `blanked` is
-/// `source`'s aligned blanking when the caller has it.
+/// `source`'s aligned blanking when the caller has it, and `literal` the byte range of `main`'s
+/// object literal when a loader has read it whole.
 fn v3_to_v4_edits(
     source: &str,
     blanked: Option<&str>,
+    literal: Option<Range<usize>>,
     changes: &mut Vec<String>,
     purpose: Purpose<'_>,
 ) -> Result<Edits, MigrateError> {
     // One reading of the text serves every lookup below.
     let view = Text::with_blanked(source, blanked);
-    let export = view
-        .view
-        .find_export("main")
-        .ok_or(MigrateError::NotASchema)?;
-    let members = view.view.object_members("main", &[])?;
+    // Fixes of `main.root` and `main.tags` alone read `main` only as far as those members when
+    // it is a literal read whole (closed, so the members read are the first of its list); the
+    // rest of the text is not read at all (D185).
+    let leading = match (purpose, literal) {
+        (Purpose::Fix(_), Some(literal))
+            if !purpose.wants(SKILL_CODES) && !purpose.wants(TOOL_CODES) =>
+        {
+            let names: Vec<&str> = [("root", ROOT_CODES), ("tags", TAG_CODES)]
+                .into_iter()
+                .filter(|(_, codes)| purpose.wants(codes))
+                .map(|(name, _)| name)
+                .collect();
+            Some((literal, names))
+        }
+        _ => None,
+    };
+    let (export, members) = match leading {
+        Some((literal, names)) => (None, view.view.leading_members("main", literal, &names)?),
+        None => {
+            let export = view
+                .view
+                .find_export("main")
+                .ok_or(MigrateError::NotASchema)?;
+            (Some(export), view.view.object_members("main", &[])?)
+        }
+    };
     let mut edits = Edits::default();
     if matches!(purpose, Purpose::Migrate) {
         set_version(source, &members, "4.0.0", &mut edits, changes)?;
@@ -1645,6 +1675,7 @@ fn v3_to_v4_edits(
 
     // `main.skills` leaves (kept in a comment above `main`).
     if purpose.wants(SKILL_CODES)
+        && let Some(export) = &export
         && let Some(s) = members.iter().find(|m| m.name == "skills")
     {
         let statement = source[..export.name.start]
@@ -1661,10 +1692,11 @@ fn v3_to_v4_edits(
         changes.push("`main.skills` removed (kept in a comment above `main`)".into());
     }
 
-    // Everything below rewrites tools or follows from their rewrites.
-    if !purpose.wants(TOOL_CODES) {
+    // Everything below rewrites tools or follows from their rewrites (and has read the export
+    // whole: a reading of the leading members wants no tool).
+    let Some(export) = export.filter(|_| purpose.wants(TOOL_CODES)) else {
         return Ok(edits);
-    }
+    };
     edits.within = TOOL_CODES;
 
     // Server-parameter placeholders, anywhere in `main`'s text.
@@ -2772,7 +2804,7 @@ mod tests {
             searched_from: ".".into(),
         };
         let mut texts = vec![V3.to_string()];
-        let edits = v3_to_v4_edits(V3, None, &mut Vec::new(), Purpose::Migrate).unwrap();
+        let edits = v3_to_v4_edits(V3, None, None, &mut Vec::new(), Purpose::Migrate).unwrap();
         texts.push(edits.apply(V3).unwrap());
         let examples =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog");
@@ -2839,9 +2871,22 @@ mod tests {
                 .map(|(r, t, tag)| format!("{r:?} {t:?} {tag:?}"))
                 .collect()
         };
+        // `root` and `tags` after other members and before `skills` and the tools.
+        let v3_root = "export const main = {\n    namespace: 'demo',\n    name: 'Demo',\n    version: '3.0.0',\n    headers: { 'X-A': [ 1, { b: '}' } ] },\n    root: 'https://api.example.com/v1/',\n    tags: [ 'openData', \"cacheTtlDaily\" ],\n    skills: [ { name: 'x' } ],\n    tools: {}\n}\n";
+        let settings = flowmcp_spec::RuleSettings::default();
         let mut seen = 0;
-        for src in [V3, v3_tools] {
-            let all = v3_to_v4_edits(src, None, &mut Vec::new(), Purpose::Migrate).unwrap();
+        let mut leading = 0;
+        for src in [V3, v3_tools, v3_root] {
+            // The loader's reading of the text: its blanking and the range of its literal `main`.
+            let loaded = flowmcp_loader::load_source(
+                std::path::Path::new("s.mjs"),
+                "s.mjs",
+                src,
+                &flowmcp_loader::Limits::default(),
+                &settings,
+            );
+            assert!(loaded.main_literal.is_some(), "{src}");
+            let all = v3_to_v4_edits(src, None, None, &mut Vec::new(), Purpose::Migrate).unwrap();
             let mut codes: Vec<Code> = all
                 .list
                 .iter()
@@ -2853,10 +2898,33 @@ mod tests {
             let mut asks: Vec<Vec<Code>> = codes.iter().map(|c| vec![*c]).collect();
             asks.push(codes.clone());
             asks.push(vec![Code::VAL001]);
+            asks.push([ROOT_CODES, TAG_CODES].concat());
             for ask in asks {
-                let some = v3_to_v4_edits(src, None, &mut Vec::new(), Purpose::Fix(&ask)).unwrap();
+                let some =
+                    v3_to_v4_edits(src, None, None, &mut Vec::new(), Purpose::Fix(&ask)).unwrap();
                 let expected = of(&all, &ask);
                 assert_eq!(of(&some, &ask), expected, "{ask:?}");
+                // With the loader's literal (fixes of `root` and `tags` alone then read `main` only
+                // as far as those members: D185), exactly the same rewrites.
+                let read = v3_to_v4_edits(
+                    src,
+                    loaded.blanked.as_deref(),
+                    loaded.main_literal.clone(),
+                    &mut Vec::new(),
+                    Purpose::Fix(&ask),
+                )
+                .unwrap();
+                assert_eq!(
+                    format!("{:?}", read.list),
+                    format!("{:?}", some.list),
+                    "{ask:?}"
+                );
+                if !ask
+                    .iter()
+                    .any(|c| TOOL_CODES.contains(c) || SKILL_CODES.contains(c))
+                {
+                    leading += read.list.len();
+                }
                 seen += expected.len();
                 // Without a code of the tools' rewrites, nothing of the tools is read.
                 if !ask.iter().any(|c| TOOL_CODES.contains(c)) {
@@ -2866,6 +2934,8 @@ mod tests {
             assert!(codes.len() >= 3, "{codes:?}");
         }
         assert!(seen > 20, "{seen}");
+        // Root and tag rewrites were found by the leading reading.
+        assert!(leading >= 4, "{leading}");
     }
 
     #[test]

@@ -471,7 +471,7 @@ fn find_member(
     key: &str,
     export_name: &str,
 ) -> Result<Option<usize>, EditError> {
-    Ok(list_members(t, close, source, open, export_name)?
+    Ok(list_members(t, close, source, open, export_name, &[])?
         .into_iter()
         .find(|m| m.name == key)
         .map(|m| m.value))
@@ -491,13 +491,15 @@ fn ident_char(c: char) -> bool {
 
 /// The `key: value` members of the object opened at byte `open` of the blanked text `t`, in
 /// source order (shorthand members, spreads and computed keys are not listed); names are read
-/// from `source`, which `t` blanks.
+/// from `source`, which `t` blanks. With `until` not empty, the list ends at the member by which
+/// every name of `until` has been listed.
 fn list_members(
     t: &str,
     close: &[(u32, u32)],
     source: &str,
     open: usize,
     export_name: &str,
+    until: &[&str],
 ) -> Result<Vec<RawMember>, EditError> {
     let b = t.as_bytes();
     let mut out = Vec::new();
@@ -563,6 +565,9 @@ fn list_members(
                         key: i,
                         value,
                     });
+                    if !until.is_empty() && until.iter().all(|u| out.iter().any(|m| m.name == *u)) {
+                        return Ok(out);
+                    }
                     // Continue at the value: its brackets count.
                     i = value;
                     continue;
@@ -656,8 +661,9 @@ pub struct EditView<'s> {
     /// [`scan::blank_aligned`] of `source`: byte offsets are the source's. Borrowed when the
     /// caller has it already (the loader's blanking of the same text).
     blanked: std::borrow::Cow<'s, str>,
-    /// [`closing_brackets`] of `blanked`: readers step over a nested value in one move.
-    close: Vec<(u32, u32)>,
+    /// [`closing_brackets`] of `blanked`, made when a reader first needs it: readers step over a
+    /// nested value in one move.
+    close: std::sync::OnceLock<Vec<(u32, u32)>>,
     /// [`find_export_object`]'s answer for each export name asked so far: a reader of one text
     /// asks for the same export once per object it reads, and each search reads the whole text.
     /// A lock, not a cell, so that a view stays `Sync`.
@@ -699,7 +705,7 @@ impl<'s> EditView<'s> {
                     if depth == 1 && b[i] == b'{' {
                         out.push(i);
                     }
-                    match jump(&self.close, i) {
+                    match jump(self.close(), i) {
                         // Its inside is deeper still: on after its closing bracket.
                         Some(close) if close < end => at = close + 1,
                         // Closed past the range: nothing after it is one bracket deep.
@@ -719,7 +725,7 @@ impl<'s> EditView<'s> {
     fn of(source: &'s str, blanked: std::borrow::Cow<'s, str>) -> EditView<'s> {
         EditView {
             source,
-            close: closing_brackets(blanked.as_bytes()),
+            close: std::sync::OnceLock::new(),
             blanked,
             exports: std::sync::Mutex::new(Vec::new()),
         }
@@ -748,7 +754,7 @@ impl<'s> EditView<'s> {
     pub fn find_export(&self, name: &str) -> Option<ExportObject> {
         let t: &str = &self.blanked;
         let open = self.export_open(name)?;
-        let end = value_end(t, &self.close, open)?;
+        let end = value_end(t, self.close(), open)?;
         // The name as written before the `{`, not inside a longer identifier.
         let name_start = (0..open)
             .rev()
@@ -776,7 +782,7 @@ impl<'s> EditView<'s> {
     ) -> Result<Vec<Member>, EditError> {
         let open = object_at(
             &self.blanked,
-            &self.close,
+            self.close(),
             self.source,
             self.export_open(export_name),
             export_name,
@@ -794,21 +800,56 @@ impl<'s> EditView<'s> {
     }
 
     fn members_of(&self, open: usize, export_name: &str) -> Result<Vec<Member>, EditError> {
-        members_of(self.source, &self.blanked, &self.close, open, export_name)
+        members_of(
+            self.source,
+            &self.blanked,
+            self.close(),
+            open,
+            export_name,
+            &[],
+        )
+    }
+
+    /// The view's table of matching brackets, made on first use.
+    fn close(&self) -> &[(u32, u32)] {
+        self.close
+            .get_or_init(|| closing_brackets(self.blanked.as_bytes()))
+    }
+
+    /// The first members of `export const <export_name> = { … }` in the list
+    /// [`object_members`](Self::object_members) gives, up to the first member named by each of
+    /// `names` (all of them when one is missing), for a caller that knows the export's object to
+    /// be the literal `literal` (its `{` to its `}`), which a loader has read whole and so is
+    /// closed. The object is read only as far as those members, a character at a time, without
+    /// the view's table of matching brackets (which reads the whole text). When the export's `{`
+    /// is not `literal`'s, this is [`object_members`](Self::object_members).
+    pub fn leading_members(
+        &self,
+        export_name: &str,
+        literal: std::ops::Range<usize>,
+        names: &[&str],
+    ) -> Result<Vec<Member>, EditError> {
+        match self.export_open(export_name) {
+            Some(open) if open == literal.start => {
+                members_of(self.source, &self.blanked, &[], open, export_name, names)
+            }
+            _ => self.object_members(export_name, &[]),
+        }
     }
 }
 
-/// The members [`list_members`] finds, with the ends of their keys and values.
+/// The members [`list_members`] finds (up to `until`), with the ends of their keys and values.
 fn members_of(
     source: &str,
     t: &str,
     close: &[(u32, u32)],
     open: usize,
     export_name: &str,
+    until: &[&str],
 ) -> Result<Vec<Member>, EditError> {
     let b = t.as_bytes();
     let at = |i: usize| i.min(source.len());
-    list_members(t, close, source, open, export_name)?
+    list_members(t, close, source, open, export_name, until)?
         .into_iter()
         .map(|m| {
             let key_end = match source.as_bytes().get(m.key) {
@@ -1010,6 +1051,28 @@ mod tests {
             }
             let view = EditView::new(&text);
             let t = view.blanked();
+            // The leading members of a closed export are the first of all its members.
+            if let (Some(export), Ok(all)) =
+                (view.find_export("main"), view.object_members("main", &[]))
+            {
+                for names in [&["x"][..], &["y", "x"], &["z"], &["nothing"], &[]] {
+                    let seen =
+                        |k: usize| names.iter().all(|n| all[..k].iter().any(|m| m.name == *n));
+                    let upto = (1..=all.len()).find(|&k| seen(k)).unwrap_or(all.len());
+                    let upto = if names.is_empty() { all.len() } else { upto };
+                    let fresh = EditView::new(&text);
+                    let leading = fresh.leading_members("main", export.object.clone(), names);
+                    assert_eq!(
+                        leading.as_deref(),
+                        Ok(&all[..upto]),
+                        "{names:?} of {text:?}"
+                    );
+                    assert!(
+                        fresh.close.get().is_none(),
+                        "the table was made for {text:?}"
+                    );
+                }
+            }
             // The table is what reading byte by byte gives.
             let mut by_byte: Vec<(u32, u32)> = Vec::new();
             let mut open = Vec::new();
@@ -1027,16 +1090,16 @@ mod tests {
                     _ => {}
                 }
             }
-            assert_eq!(view.close, by_byte, "{text:?}");
+            assert_eq!(view.close(), by_byte, "{text:?}");
             for start in (0..t.len()).filter(|&i| t.is_char_boundary(i)) {
                 assert_eq!(
-                    value_end(t, &view.close, start),
+                    value_end(t, view.close(), start),
                     value_end(t, &[], start),
                     "value at {start} of {text:?}"
                 );
                 if t.as_bytes()[start] == b'{' {
-                    let walked = members_of(&text, t, &[], start, "x");
-                    let stepped = members_of(&text, t, &view.close, start, "x");
+                    let walked = members_of(&text, t, &[], start, "x", &[]);
+                    let stepped = members_of(&text, t, view.close(), start, "x", &[]);
                     assert_eq!(stepped, walked, "members at {start} of {text:?}");
                 }
             }
