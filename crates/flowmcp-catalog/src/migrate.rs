@@ -637,7 +637,9 @@ pub(crate) fn attach_fixes_loaded(
     wanted.sort_unstable();
     wanted.dedup();
     let blanked = loaded.as_deref().and_then(|l| l.blanked.as_deref());
-    let literal = loaded.as_deref().and_then(|l| l.main_literal.clone());
+    let literal = loaded
+        .as_deref()
+        .and_then(|l| l.main_literal.as_ref().map(|r| r.start));
     let Ok(edits) = v3_to_v4_edits(
         source,
         blanked,
@@ -1577,12 +1579,12 @@ const TOOL_CODES: &[Code] = &[
 ];
 
 /// The edits of the 3 → 4 step for `purpose`, each tagged with the codes it cures; `blanked` is
-/// `source`'s aligned blanking when the caller has it, and `literal` the byte range of `main`'s
-/// object literal when a loader has read it whole.
+/// `source`'s aligned blanking when the caller has it, and `literal` the byte offset of the `{`
+/// of `main`'s object literal when a loader has read it whole.
 fn v3_to_v4_edits(
     source: &str,
     blanked: Option<&str>,
-    literal: Option<Range<usize>>,
+    literal: Option<usize>,
     changes: &mut Vec<String>,
     purpose: Purpose<'_>,
 ) -> Result<Edits, MigrateError> {
@@ -1591,7 +1593,7 @@ fn v3_to_v4_edits(
     // Fixes of `main.root` and `main.tags` alone read `main` only as far as those members when
     // it is a literal read whole (closed, so the members read are the first of its list); the
     // rest of the text is not read at all (D185).
-    let leading = match (purpose, literal) {
+    let (export, members) = match (purpose, literal) {
         (Purpose::Fix(_), Some(literal))
             if !purpose.wants(SKILL_CODES) && !purpose.wants(TOOL_CODES) =>
         {
@@ -1600,13 +1602,9 @@ fn v3_to_v4_edits(
                 .filter(|(_, codes)| purpose.wants(codes))
                 .map(|(name, _)| name)
                 .collect();
-            Some((literal, names))
+            (None, view.view.leading_members("main", literal, &names)?)
         }
-        _ => None,
-    };
-    let (export, members) = match leading {
-        Some((literal, names)) => (None, view.view.leading_members("main", literal, &names)?),
-        None => {
+        _ => {
             let export = view
                 .view
                 .find_export("main")
@@ -2909,7 +2907,7 @@ mod tests {
                 let read = v3_to_v4_edits(
                     src,
                     loaded.blanked.as_deref(),
-                    loaded.main_literal.clone(),
+                    loaded.main_literal.as_ref().map(|r| r.start),
                     &mut Vec::new(),
                     Purpose::Fix(&ask),
                 )

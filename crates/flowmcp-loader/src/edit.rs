@@ -819,18 +819,18 @@ impl<'s> EditView<'s> {
     /// The first members of `export const <export_name> = { … }` in the list
     /// [`object_members`](Self::object_members) gives, up to the first member named by each of
     /// `names` (all of them when one is missing), for a caller that knows the export's object to
-    /// be the literal `literal` (its `{` to its `}`), which a loader has read whole and so is
-    /// closed. The object is read only as far as those members, a character at a time, without
-    /// the view's table of matching brackets (which reads the whole text). When the export's `{`
-    /// is not `literal`'s, this is [`object_members`](Self::object_members).
+    /// be the literal opened at byte `literal`, which a loader has read whole and so is closed.
+    /// The object is read only as far as those members, a character at a time, without the
+    /// view's table of matching brackets (which reads the whole text). When the export's `{` is
+    /// not at `literal`, this is [`object_members`](Self::object_members).
     pub fn leading_members(
         &self,
         export_name: &str,
-        literal: std::ops::Range<usize>,
+        literal: usize,
         names: &[&str],
     ) -> Result<Vec<Member>, EditError> {
         match self.export_open(export_name) {
-            Some(open) if open == literal.start => {
+            Some(open) if open == literal => {
                 members_of(self.source, &self.blanked, &[], open, export_name, names)
             }
             _ => self.object_members(export_name, &[]),
@@ -1061,7 +1061,7 @@ mod tests {
                     let upto = (1..=all.len()).find(|&k| seen(k)).unwrap_or(all.len());
                     let upto = if names.is_empty() { all.len() } else { upto };
                     let fresh = EditView::new(&text);
-                    let leading = fresh.leading_members("main", export.object.clone(), names);
+                    let leading = fresh.leading_members("main", export.object.start, names);
                     assert_eq!(
                         leading.as_deref(),
                         Ok(&all[..upto]),
