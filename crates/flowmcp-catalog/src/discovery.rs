@@ -221,7 +221,14 @@ impl ListDiscovery {
             &disk.limits,
             &disk.settings,
         );
-        let report = flowmcp_validate::validate_loaded_mut(&mut loaded, &disk, &scope, Some(path));
+        // What the rules read is noted only when fixes will be checked (D186).
+        let (report, trace) = if purpose == Purpose::FixedReport {
+            flowmcp_validate::validate_loaded_traced(&mut loaded, &disk, &scope, Some(path))
+        } else {
+            let report =
+                flowmcp_validate::validate_loaded_mut(&mut loaded, &disk, &scope, Some(path));
+            (report, flowmcp_validate::RuleTrace::default())
+        };
         let mut report = flowmcp_validate::catalog::mark_validated_alone(report, &disk.settings);
         if purpose == Purpose::FixedReport
             && crate::migrate::has_fixable(&report)
@@ -230,7 +237,7 @@ impl ListDiscovery {
             crate::migrate::attach_fixes_loaded(
                 &mut report,
                 &source,
-                Some(&mut loaded),
+                Some((&mut loaded, &trace)),
                 display,
                 &scope,
                 opts,
@@ -335,8 +342,14 @@ impl ListDiscovery {
             &recorded.limits,
             &recorded.settings,
         );
-        let report =
-            flowmcp_validate::validate_loaded_mut(&mut loaded, &recorded, &scope, Some(path));
+        // What the rules read is noted only when fixes will be checked (D186).
+        let (report, trace) = if purpose == Purpose::FixedReport {
+            flowmcp_validate::validate_loaded_traced(&mut loaded, &recorded, &scope, Some(path))
+        } else {
+            let report =
+                flowmcp_validate::validate_loaded_mut(&mut loaded, &recorded, &scope, Some(path));
+            (report, flowmcp_validate::RuleTrace::default())
+        };
         Some(match purpose {
             Purpose::Report | Purpose::FixedReport => {
                 // As `flowmcp_validate::validate_file` reports a file validated alone.
@@ -354,7 +367,7 @@ impl ListDiscovery {
                     crate::migrate::attach_fixes_loaded(
                         &mut report,
                         &source,
-                        Some(&mut loaded),
+                        Some((&mut loaded, &trace)),
                         display,
                         &scope,
                         check,

@@ -608,19 +608,28 @@ pub fn attach_fixes(
     attach_fixes_loaded(report, source, None, display, scope, opts);
 }
 
-/// [`attach_fixes`] with `loaded`, a loading of the file with `opts`' limits and profile: when it
-/// is the loading of exactly `source` (not after a byte-order mark, which the loader leaves out,
-/// nor of a file changed in between; the fixes' offsets are in `source`), the rewrites are found
-/// on its blanking instead of a new one, and a fixed text is validated from it when only its
-/// literal `main` changed ([`flowmcp_validate::validate_edited`]).
+/// [`attach_fixes`] with `loaded`, a loading of the file with `opts`' limits and profile, and
+/// the [`flowmcp_validate::RuleTrace`] of its validation with `scope` and `opts`' settings (an
+/// empty one when it was not traced): when it is the loading of exactly `source` (not after a
+/// byte-order mark, which the loader leaves out, nor of a file changed in between; the fixes'
+/// offsets are in `source`), the rewrites are found on its blanking instead of a new one, and a
+/// fixed text is validated from it when only its literal `main` changed
+/// ([`flowmcp_validate::validate_edited`]), running again only the rules that read what changed.
 pub(crate) fn attach_fixes_loaded(
     report: &mut FileReport,
     source: &str,
-    loaded: Option<&mut flowmcp_loader::LoadedFile>,
+    loaded: Option<(
+        &mut flowmcp_loader::LoadedFile,
+        &flowmcp_validate::RuleTrace<'_>,
+    )>,
     display: &str,
     scope: &flowmcp_validate::ListScope,
     opts: &flowmcp_validate::Options,
 ) {
+    let (loaded, trace) = match loaded {
+        Some((loaded, trace)) => (Some(loaded), Some(trace)),
+        None => (None, None),
+    };
     let mut loaded = loaded.filter(|l| l.source.as_deref() == Some(source));
     // Finding the rewrites reads the whole text: not for a report nothing could be fixed in.
     if !has_fixable(report) {
@@ -657,7 +666,7 @@ pub(crate) fn attach_fixes_loaded(
     unplaced.settings = check_settings(&opts.settings, &wanted);
     let mut check = |edits: &[&FixEdit]| {
         let again = loaded.as_deref_mut().and_then(|first| {
-            flowmcp_validate::validate_edited(first, edits, display, scope, &unplaced)
+            flowmcp_validate::validate_edited(first, trace, edits, display, scope, &unplaced)
         });
         again.unwrap_or_else(|| {
             let text = flowmcp_spec::diagnostic::apply_edits(source, edits);
@@ -2704,6 +2713,8 @@ mod tests {
         };
         let fixed = |src: &str, loaded: Option<&mut flowmcp_loader::LoadedFile>| {
             let mut report = flowmcp_validate::validate_str(src, "s.mjs", &scope, &opts);
+            let untraced = flowmcp_validate::RuleTrace::default();
+            let loaded = loaded.map(|l| (l, &untraced));
             attach_fixes_loaded(&mut report, src, loaded, "s.mjs", &scope, &opts);
             serde_json::to_string(report.diagnostics()).unwrap_or_default()
         };
@@ -2767,14 +2778,25 @@ mod tests {
                     &opts.settings,
                 );
                 let before = loaded.exports.clone();
-                let mut report =
-                    flowmcp_validate::validate_loaded_mut(&mut loaded, &opts, &scope, None);
+                let (mut report, trace) =
+                    flowmcp_validate::validate_loaded_traced(&mut loaded, &opts, &scope, None);
                 let mut plain = report.clone();
                 attach_fixes(&mut plain, &src, &display, &scope, &opts);
+                let mut untraced = report.clone();
+                attach_fixes_loaded(
+                    &mut untraced,
+                    &src,
+                    Some((&mut loaded, &flowmcp_validate::RuleTrace::default())),
+                    &display,
+                    &scope,
+                    &opts,
+                );
+                assert_eq!(untraced, plain, "{display}");
+                // Rules that read nothing the fix changed are not run again (D186).
                 attach_fixes_loaded(
                     &mut report,
                     &src,
-                    Some(&mut loaded),
+                    Some((&mut loaded, &trace)),
                     &display,
                     &scope,
                     &opts,

@@ -415,6 +415,16 @@ impl Reloaded {
         &mut self.file
     }
 
+    /// The members of `main` whose values the edits changed, by name, one per value read
+    /// again (a member may come more than once); `None` for an edit that changed `main` as a
+    /// whole.
+    pub fn edited_members(&self) -> impl Iterator<Item = Option<&str>> + '_ {
+        self.undo.iter().map(|(path, _)| match path.first() {
+            Some(crate::literal::Step::Key(member)) => Some(member.as_str()),
+            _ => None,
+        })
+    }
+
     /// Gives `first` (the file it was made from) its exports back as they were: its `main` with
     /// its own values again and its `handlers` export as loaded (a validation may have run the
     /// factory again). Should what was done with the edited file have changed its `main` other

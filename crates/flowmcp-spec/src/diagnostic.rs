@@ -519,6 +519,11 @@ impl<'s> Collector<'s> {
         self.out.iter().skip(start).map(|d| d.code)
     }
 
+    /// The diagnostics collected after the first `start`.
+    pub fn since(&self, start: usize) -> &[Diagnostic] {
+        self.out.get(start..).unwrap_or_default()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.out.is_empty()
     }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use flowmcp_loader::{FileKind, LoadedFile, load_file, load_source};
 use flowmcp_loader::{locate::Key, locate::locate_paths, locate::locate_paths_blanked};
-use flowmcp_spec::{Code, Diagnostic, FileReport, diagnostic::Collector};
+use flowmcp_spec::{Code, Diagnostic, FileReport, RuleSettings, diagnostic::Collector};
 
 use crate::{Options, lists, rules};
 
@@ -47,7 +47,19 @@ pub fn validate_str(
 ) -> FileReport {
     let path = Path::new(name);
     let mut loaded = load_source(path, name, source, &opts.limits, &opts.settings);
-    report_named(&mut loaded, path, lists, opts)
+    report_named(&mut loaded, path, lists, opts, rules::Trace::None)
+}
+
+/// What the schema rules of one validation read and reported, rule by rule
+/// ([`validate_loaded_traced`]). Given to [`validate_edited`] with the file it was made of, it
+/// lets the validation of an edited text take, for every rule that read none of the members of
+/// `main` the edits changed, what that rule reported before, instead of running it again: a
+/// rule reaches its input only through accessors that note what it read.
+#[derive(Clone, Debug, Default)]
+pub struct RuleTrace<'s> {
+    /// The settings and the shared lists the rules ran with, when they were a schema's rules.
+    made: Option<(RuleSettings, &'s lists::ListScope)>,
+    runs: Vec<Option<rules::Ran>>,
 }
 
 /// [`validate_str`] of the text of `first` with `edits` applied (byte ranges of its text, sorted
@@ -56,6 +68,11 @@ pub fn validate_str(
 /// `main`; see there): the same report, for less work. `None` when it cannot. `first` must have
 /// been loaded with the limits and the profile of `opts`; it lends its exports to the edited
 /// file and has them back as they were.
+///
+/// With `trace`, the [`RuleTrace`] of `first`'s validation under settings of which
+/// `opts.settings` turns at most some codes off (the profile the same), a rule that read nothing
+/// of what the edits changed is not run again: what it reported then is reported. The trace is
+/// used only when it was made with this very `lists`.
 ///
 /// ```
 /// use flowmcp_validate::{ListScope, Options, Profile, validate_edited, validate_str};
@@ -67,12 +84,13 @@ pub fn validate_str(
 /// let at = source.find("'Demo'").unwrap();
 /// let edit = Edit { start: at, end: at + 6, text: "'demo'".into() };
 /// let scope = ListScope::NotSearched;
-/// let again = validate_edited(&mut first, &[&edit], "d.mjs", &scope, &opts).unwrap();
+/// let again = validate_edited(&mut first, None, &[&edit], "d.mjs", &scope, &opts).unwrap();
 /// let edited = source.replace("'Demo'", "'demo'");
 /// assert_eq!(again, validate_str(&edited, "d.mjs", &scope, &opts));
 /// ```
 pub fn validate_edited(
     first: &mut LoadedFile,
+    trace: Option<&RuleTrace<'_>>,
     edits: &[&flowmcp_spec::diagnostic::Edit],
     name: &str,
     lists: &lists::ListScope,
@@ -85,8 +103,35 @@ pub fn validate_edited(
     }
     let mut again =
         flowmcp_loader::reload_edited(first, path, edits, &opts.limits, &opts.settings)?;
-    let report = report_named(again.file(), path, lists, opts);
+    let changed = again
+        .edited_members()
+        .fold(rules::Reads::default(), |all, member| {
+            all.with(member.map_or(rules::Reads::ALL, rules::Reads::member))
+        });
+    let trace = trace.filter(|t| t.made.as_ref().is_some_and(|m| std::ptr::eq(m.1, lists)));
+    let reuse = match trace {
+        Some(RuleTrace {
+            made: Some((settings, _)),
+            runs,
+        }) => rules::Trace::Reuse {
+            runs,
+            settings,
+            changed,
+        },
+        _ => rules::Trace::None,
+    };
+    let report = report_named(again.file(), path, lists, opts, reuse);
     again.give_back(first);
+    // Every test that checks a fix checks this too: what was taken is what running gives.
+    #[cfg(debug_assertions)]
+    if trace.is_some() {
+        let ran = validate_edited(first, None, edits, name, lists, opts);
+        debug_assert_eq!(
+            ran.as_ref(),
+            Some(&report),
+            "a rule's findings were taken from before an edit that changed what it reads"
+        );
+    }
     Some(report)
 }
 
@@ -96,8 +141,9 @@ fn report_named(
     path: &Path,
     lists: &lists::ListScope,
     opts: &Options,
+    trace: rules::Trace<'_>,
 ) -> FileReport {
-    let report = validate_at(loaded, opts, lists, Some(path), false);
+    let report = validate_at(loaded, opts, lists, Some(path), false, trace);
     mark_validated_alone(report, &opts.settings)
 }
 
@@ -123,7 +169,30 @@ pub fn validate_loaded_mut(
     lists: &lists::ListScope,
     path: Option<&Path>,
 ) -> FileReport {
-    validate_at(loaded, opts, lists, path, true)
+    validate_at(loaded, opts, lists, path, true, rules::Trace::None)
+}
+
+/// [`validate_loaded_mut`], with what each schema rule read and reported: the [`RuleTrace`] that
+/// lets [`validate_edited`] of an edit of the file's `main` run only the rules it concerns.
+pub fn validate_loaded_traced<'s>(
+    loaded: &mut LoadedFile,
+    opts: &Options,
+    lists: &'s lists::ListScope,
+    path: Option<&Path>,
+) -> (FileReport, RuleTrace<'s>) {
+    let mut trace = RuleTrace::default();
+    let report = validate_at(
+        loaded,
+        opts,
+        lists,
+        path,
+        true,
+        rules::Trace::Record(&mut trace.runs),
+    );
+    if !trace.runs.is_empty() {
+        trace.made = Some((opts.settings.clone(), lists));
+    }
+    (report, trace)
 }
 
 /// [`validate_loaded_mut`] for a file at `path`, which is on disk only when `on_disk` says so: a
@@ -135,6 +204,7 @@ pub(crate) fn validate_at(
     lists: &lists::ListScope,
     path: Option<&Path>,
     on_disk: bool,
+    trace: rules::Trace<'_>,
 ) -> FileReport {
     let disk = path.filter(|_| on_disk);
     rerun_factory_with_lists(loaded, opts, lists);
@@ -148,7 +218,7 @@ pub(crate) fn validate_at(
                 let ctx = rules::SchemaCtx::new(exports, opts, loaded)
                     .with_lists(lists)
                     .with_file(disk);
-                rules::run_schema_rules(&ctx, &mut c);
+                rules::run_schema_rules(&ctx, &mut c, trace);
             }
             FileKind::List => {
                 list_file = true;
@@ -189,7 +259,7 @@ pub(crate) fn validate_at(
                 if let Some(agent) = exports.get("agent") {
                     inline_findings =
                         crate::inline::findings(agent, &loaded.display, opts, |made| {
-                            validate_at(made, opts, lists, path, on_disk)
+                            validate_at(made, opts, lists, path, on_disk, rules::Trace::None)
                         });
                 }
             }

@@ -60,7 +60,8 @@ pub use ids::validate_id;
 
 // The entry points.
 pub use entry::{
-    validate_edited, validate_file, validate_loaded_in, validate_loaded_mut, validate_str,
+    RuleTrace, validate_edited, validate_file, validate_loaded_in, validate_loaded_mut,
+    validate_loaded_traced, validate_str,
 };
 
 /// The libraries every runtime accepts in `requiredLibraries` (chapter 05, "Default Allowlist").

@@ -57,7 +57,7 @@ const V3_VERSION: &str = "flowmcp/3.0.0";
 
 /// `agent` when it is an object.
 fn agent<'a>(ctx: &SchemaCtx<'a>) -> Option<&'a Map<String, Value>> {
-    ctx.exports.get("agent").and_then(Value::as_object)
+    ctx.export("agent").and_then(Value::as_object)
 }
 
 /// `agent.<key>` as a path.

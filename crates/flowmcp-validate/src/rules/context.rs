@@ -3,7 +3,7 @@
 //! rule is ([`SchemaRule`]) and the small readers rules share. Below the family modules and
 //! `rules/mod.rs` (which lists the rules and re-exports this file for them); it uses none of them.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::path::Path;
 use std::rc::Rc;
 
@@ -49,13 +49,87 @@ impl Field for Value {
 /// The scope of a context built without one.
 static NOT_SEARCHED: ListScope = ListScope::NotSearched;
 
-/// What a schema rule sees.
+/// The members of `main` a rule can be told to have read one by one ([`Reads`]); a member not
+/// named here is read as all of `main`.
+const MEMBERS: [&str; 23] = [
+    "namespace",
+    "name",
+    "description",
+    "version",
+    "docs",
+    "tags",
+    "root",
+    "headers",
+    "requiredServerParams",
+    "requiredLibraries",
+    "sharedLists",
+    "tools",
+    "routes",
+    "resources",
+    "prompts",
+    "skills",
+    "auth",
+    "schemaVersion",
+    "termsOfService",
+    "termsOfServiceCheckedAt",
+    "termsOfServiceLanguage",
+    "dataLicense",
+    "dataLicenseName",
+];
+
+/// What of its input a rule read while it ran: members of `main` by name, or everything (all of
+/// `main`, the file's text, the options, the disk). The shared lists it sees are not counted: a
+/// run's findings are taken again only with the very same scope. Recorded by [`SchemaCtx`]'s
+/// accessors, which are the only way a rule reaches its input, so a rule that read nothing a
+/// change touched reports what it reported before the change (D186).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Reads(u32);
+
+impl Reads {
+    /// Everything: no change leaves such a rule's findings as they were.
+    pub(crate) const ALL: Reads = Reads(1 << 31);
+
+    /// The member `name` of `main` ([`Reads::ALL`] for a member [`MEMBERS`] does not name).
+    pub(crate) fn member(name: &str) -> Reads {
+        match MEMBERS.iter().position(|m| *m == name) {
+            Some(i) => Reads(1 << i),
+            None => Reads::ALL,
+        }
+    }
+
+    /// Both.
+    pub(crate) fn with(self, other: Reads) -> Reads {
+        Reads(self.0 | other.0)
+    }
+
+    /// Whether something read as `self` may have changed in a change of `changed`.
+    pub(crate) fn meets(self, changed: Reads) -> bool {
+        let all = Reads::ALL.0;
+        if self.0 == 0 || changed.0 == 0 {
+            return false;
+        }
+        self.0 & all != 0 || changed.0 & all != 0 || self.0 & changed.0 != 0
+    }
+}
+
+/// The members the tools are read from.
+fn tool_members() -> Reads {
+    Reads::member("tools").with(Reads::member("routes"))
+}
+
+/// The members a tool's parameters are read from (their roles need `requiredServerParams`).
+fn param_members() -> Reads {
+    tool_members().with(Reads::member("requiredServerParams"))
+}
+
+/// What a schema rule sees. Its fields are private: a rule reads them through the accessors,
+/// which record what it read ([`Reads`]).
 pub(crate) struct SchemaCtx<'a> {
-    pub exports: &'a Exports,
-    pub opts: &'a Options,
-    pub loaded: &'a LoadedFile,
+    exports: &'a Exports,
+    opts: &'a Options,
+    loaded: &'a LoadedFile,
     /// The shared lists the schema sees (a `_lists/` found by walking up, or a catalog's).
-    pub lists: &'a ListScope,
+    lists: &'a ListScope,
     /// The schema file on disk, when the caller named one (see [`SchemaCtx::schema_dir`]).
     pub(crate) file: Option<&'a Path>,
     tools_cache: OnceCell<Vec<ToolRef<'a>>>,
@@ -66,6 +140,8 @@ pub(crate) struct SchemaCtx<'a> {
     /// [`user_params`] of every tool, in order.
     user_params_cache: OnceCell<Vec<(&'a str, ParamRef<'a>)>>,
     dir_cache: OnceCell<Option<&'a Path>>,
+    /// What the running rule has read so far ([`SchemaCtx::take_reads`]).
+    reads: Cell<Reads>,
 }
 
 /// `(name, tool, path)` of a tool that is an object.
@@ -86,7 +162,85 @@ impl<'a> SchemaCtx<'a> {
             sites_cache: OnceCell::new(),
             user_params_cache: OnceCell::new(),
             dir_cache: OnceCell::new(),
+            reads: Cell::new(Reads::default()),
         }
+    }
+
+    /// Notes that the running rule read `what`.
+    fn read(&self, what: Reads) {
+        self.reads.set(self.reads.get().with(what));
+    }
+
+    /// What was read since the last call, forgotten.
+    pub(crate) fn take_reads(&self) -> Reads {
+        self.reads.take()
+    }
+
+    /// The export `name`. All of `main` when it is `main`; another export is the same in a text
+    /// whose `main` changed (the module is not run again for such a change).
+    pub(crate) fn export(&self, name: &str) -> Option<&'a Value> {
+        if name == "main" {
+            self.read(Reads::ALL);
+        }
+        self.exports.get(name)
+    }
+
+    /// Whether the module exports `name` (whatever its value).
+    pub(crate) fn has_export(&self, name: &str) -> bool {
+        self.exports.has(name)
+    }
+
+    /// The `handlers` export. Its shape may come from running the factory again with the
+    /// schema's shared lists, so it counts as reading `main.sharedLists`.
+    pub(crate) fn handlers(&self) -> &'a flowmcp_loader::HandlersExport {
+        self.read(Reads::member("sharedLists"));
+        &self.exports.handlers
+    }
+
+    /// The values of the exports that JSON cannot hold (functions, symbols, …). A `main` whose
+    /// members can be edited without running the module again is pure data, so none of these is
+    /// in it, and they are the same in the edited text: not a read of `main`.
+    pub(crate) fn unserializable(&self) -> &'a [flowmcp_loader::Unserializable] {
+        &self.exports.unserializable
+    }
+
+    /// The file as loaded (its text, its blanking, the loader's findings): everything.
+    pub(crate) fn loaded(&self) -> &'a LoadedFile {
+        self.read(Reads::ALL);
+        self.loaded
+    }
+
+    /// The options: everything (they hold the disk checks, the allowed libraries, …). The rule
+    /// settings and the profile are [`SchemaCtx::profile`] and [`SchemaCtx::is_compat`].
+    pub(crate) fn options(&self) -> &'a Options {
+        self.read(Reads::ALL);
+        self.opts
+    }
+
+    /// The active profile.
+    pub(crate) fn profile(&self) -> flowmcp_spec::Profile {
+        self.opts.settings.profile
+    }
+
+    /// The shared lists the schema sees (the same for an edited text: a reuse of findings
+    /// requires the very same scope).
+    pub(crate) fn lists(&self) -> &'a ListScope {
+        self.lists
+    }
+
+    /// `main` when it is an object, read member by member ([`MainView`]).
+    pub(crate) fn main_view(&self) -> Option<MainView<'_, 'a>> {
+        let map = self.exports.get("main").and_then(Value::as_object)?;
+        Some(MainView { ctx: self, map })
+    }
+
+    /// The member `key` of `main`, when `main` is an object that has it.
+    pub(crate) fn main_field(&self, key: &str) -> Option<&'a Value> {
+        self.read(Reads::member(key));
+        self.exports
+            .get("main")
+            .and_then(Value::as_object)
+            .and_then(|m| m.field(key))
     }
 
     /// The same context with the shared lists of `lists`.
@@ -109,6 +263,7 @@ impl<'a> SchemaCtx<'a> {
     /// schema validated from a string (`validate_str`, whose path is only a name) touches no disk.
     /// Asked of the disk once per file.
     pub(crate) fn schema_dir(&self) -> Option<&'a Path> {
+        self.read(Reads::ALL);
         *self.dir_cache.get_or_init(|| {
             let file = self.file.filter(|f| flowmcp_files::named::is_file(f))?;
             match file.parent() {
@@ -120,11 +275,12 @@ impl<'a> SchemaCtx<'a> {
 
     /// The list registry, when the schema sees one.
     pub(crate) fn registry(&self) -> Option<&'a ListRegistry> {
-        self.lists.registry()
+        self.lists().registry()
     }
 
     /// The entries of `main.sharedLists` that name a list. Computed once per file.
     pub(crate) fn list_refs(&self) -> &[ListRef] {
+        self.read(Reads::member("sharedLists"));
         self.list_refs_cache.get_or_init(|| {
             self.exports
                 .get("main")
@@ -136,6 +292,7 @@ impl<'a> SchemaCtx<'a> {
     /// The schema's shared lists resolved against the registry (filters applied), when there is a
     /// registry. Computed once per file.
     pub(crate) fn resolved_lists(&self) -> Option<&Resolved<'a>> {
+        self.read(Reads::member("sharedLists"));
         self.resolved_cache
             .get_or_init(|| {
                 let registry = self.registry()?;
@@ -147,18 +304,25 @@ impl<'a> SchemaCtx<'a> {
     /// Every string placeholders may appear in (`root`, paths, headers, `position.value`), with
     /// the `{{…}}` found in each. Computed once per file.
     pub(crate) fn placeholder_sites(&self) -> &[Site<'a>] {
+        self.read(
+            param_members()
+                .with(Reads::member("root"))
+                .with(Reads::member("headers")),
+        );
         self.sites_cache.get_or_init(|| placeholder_sites(self))
     }
 
-    /// `main` when it is an object.
+    /// `main` when it is an object: all of it ([`SchemaCtx::main_field`] reads one member).
     pub(crate) fn main(&self) -> Option<&'a Map<String, Value>> {
+        self.read(Reads::ALL);
         self.exports.get("main").and_then(Value::as_object)
     }
 
     /// The tools (`main.tools`, or the deprecated `main.routes` when `tools` is absent) when they are
     /// an object, with the key they live under.
     pub(crate) fn tools(&self) -> Option<(&'static str, &'a Map<String, Value>)> {
-        let main = self.main()?;
+        self.read(tool_members());
+        let main = self.exports.get("main").and_then(Value::as_object)?;
         if let Some(t) = main.field("tools") {
             return t.as_object().map(|o| ("tools", o));
         }
@@ -169,6 +333,32 @@ impl<'a> SchemaCtx<'a> {
 
     pub(crate) fn is_compat(&self) -> bool {
         self.opts.settings.profile.is_compat()
+    }
+}
+
+/// `main`, an object, read member by member: each member read is noted ([`Reads::member`]).
+/// That `main` is an object, and which members it has, is the same in a text whose members'
+/// values were edited, so neither is noted.
+pub(crate) struct MainView<'c, 'a> {
+    ctx: &'c SchemaCtx<'a>,
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> MainView<'_, 'a> {
+    /// The member `key`.
+    pub(crate) fn field(&self, key: &str) -> Option<&'a Value> {
+        self.ctx.read(Reads::member(key));
+        self.map.field(key)
+    }
+
+    /// Whether there is a member `key`.
+    pub(crate) fn contains_key(&self, key: &str) -> bool {
+        self.map.contains_key(key)
+    }
+
+    /// The members' names, in order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &'a String> + use<'a> {
+        self.map.keys()
     }
 }
 
@@ -225,8 +415,9 @@ pub(crate) fn check_string_array(
     key: &str,
     code: Code,
 ) {
-    let Some(main) = ctx.main() else { return };
-    let Some(value) = main.field(key) else { return };
+    let Some(value) = ctx.main_field(key) else {
+        return;
+    };
     let path = || main_path(key);
     match value {
         Value::Array(items) => {
@@ -253,6 +444,7 @@ pub(crate) fn check_string_array(
 /// Every tool that is an object: `(name, tool, path)` with path `main.tools.<name>`. Computed once
 /// per file.
 pub(crate) fn each_tool<'s, 'a>(ctx: &'s SchemaCtx<'a>) -> &'s [ToolRef<'a>] {
+    ctx.read(tool_members());
     ctx.tools_cache.get_or_init(|| {
         let Some((key, tools)) = ctx.tools() else {
             return Vec::new();
@@ -410,9 +602,10 @@ impl<'a> ParamRef<'a> {
 
 /// Every parameter object of every tool. Computed once per file.
 pub(crate) fn each_parameter<'s, 'a>(ctx: &'s SchemaCtx<'a>) -> &'s [ParamRef<'a>] {
+    ctx.read(param_members());
     ctx.params_cache.get_or_init(|| {
         let declared = required_server_params(ctx);
-        let profile = ctx.opts.settings.profile;
+        let profile = ctx.profile();
         let mut out = Vec::new();
         for (tool, t, tool_path) in each_tool(ctx) {
             let Some(Value::Array(params)) = t.field("parameters") else {
@@ -441,8 +634,7 @@ pub(crate) use flowmcp_spec::placeholder::ParamRole as ParamSource;
 
 /// `main.requiredServerParams` entries that are strings.
 pub(crate) fn required_server_params<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
-    ctx.main()
-        .and_then(|m| m.field("requiredServerParams"))
+    ctx.main_field("requiredServerParams")
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
@@ -451,6 +643,7 @@ pub(crate) fn required_server_params<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
 /// The user-facing parameters of a tool: `(position.key, param)` for each parameter whose source is
 /// [`ParamSource::User`] and whose key is a string.
 pub(crate) fn user_params<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Vec<(&'a str, ParamRef<'a>)> {
+    ctx.read(param_members());
     ctx.user_params_cache
         .get_or_init(|| {
             each_parameter(ctx)
@@ -528,7 +721,8 @@ impl Site<'_> {
 /// Computed once per file: [`SchemaCtx::placeholder_sites`].
 pub(crate) fn placeholder_sites<'a>(ctx: &SchemaCtx<'a>) -> Vec<Site<'a>> {
     let mut out = Vec::new();
-    let Some(main) = ctx.main() else {
+    // What this reads is noted by [`SchemaCtx::placeholder_sites`], the one caller.
+    let Some(main) = ctx.exports.get("main").and_then(Value::as_object) else {
         return out;
     };
     if let Some(Value::String(root)) = main.field("root") {
@@ -608,11 +802,66 @@ pub(crate) fn run<'r>(
     ctx: &SchemaCtx<'_>,
     c: &mut Collector<'_>,
 ) {
-    for rule in rules {
+    run_with(rules, ctx, c, Trace::None);
+}
+
+/// What one run of a rule read and reported ([`Trace::Record`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Ran {
+    pub(crate) reads: Reads,
+    pub(crate) found: Vec<flowmcp_spec::diagnostic::Diagnostic>,
+}
+
+/// What [`run_with`] does besides running the rules.
+pub(crate) enum Trace<'t> {
+    /// Nothing.
+    None,
+    /// Note, for each rule in order, what it read and reported (`None`: it did not run).
+    Record(&'t mut Vec<Option<Ran>>),
+    /// Take, for a rule that read nothing of `changed`, what it reported in the run `runs` was
+    /// recorded in (made under `settings`, of a text that differs from this one only in the
+    /// members of `main` that `changed` names), instead of running it again.
+    Reuse {
+        runs: &'t [Option<Ran>],
+        settings: &'t flowmcp_spec::RuleSettings,
+        changed: Reads,
+    },
+}
+
+/// [`run`], with what `trace` asks for.
+pub(crate) fn run_with<'r>(
+    rules: impl IntoIterator<Item = &'r SchemaRule>,
+    ctx: &SchemaCtx<'_>,
+    c: &mut Collector<'_>,
+    mut trace: Trace<'_>,
+) {
+    for (i, rule) in rules.into_iter().enumerate() {
         if rule.codes.iter().all(|&code| is_off(c.settings(), code)) {
+            if let Trace::Record(runs) = &mut trace {
+                runs.push(None);
+            }
+            continue;
+        }
+        if let Trace::Reuse {
+            runs,
+            settings,
+            changed,
+        } = &trace
+            && settings.profile == c.settings().profile
+            && let Some(Some(ran)) = runs.get(i)
+            && !ran.reads.meets(*changed)
+            && rule
+                .codes
+                .iter()
+                .all(|&code| levels_kept(settings, c.settings(), code))
+        {
+            for d in &ran.found {
+                c.push(d.clone());
+            }
             continue;
         }
         let before = c.len();
+        ctx.take_reads();
         (rule.check)(ctx, c);
         debug_assert!(
             c.codes_since(before).all(|code| rule.codes.contains(&code)),
@@ -620,7 +869,28 @@ pub(crate) fn run<'r>(
             rule.codes,
             c.codes_since(before).collect::<Vec<_>>()
         );
+        if let Trace::Record(runs) = &mut trace {
+            runs.push(Some(Ran {
+                reads: ctx.take_reads(),
+                found: c.since(before).to_vec(),
+            }));
+        }
     }
+}
+
+/// Whether every level of `code` under `now` is off or what it was under `then`: what a rule
+/// reported of `code` under `then`, its severities set anew under `now`, is then what it reports
+/// under `now`.
+fn levels_kept(
+    then: &flowmcp_spec::RuleSettings,
+    now: &flowmcp_spec::RuleSettings,
+    code: Code,
+) -> bool {
+    let kept = |variant: Option<&str>| {
+        let level = now.level(code, variant);
+        level == flowmcp_spec::Level::Off || level == then.level(code, variant)
+    };
+    kept(None) && code.info().variants.iter().all(|v| kept(Some(v.name)))
 }
 
 /// Whether `code` is off under `settings` in each of its variants (nothing of it is reported).
@@ -725,5 +995,186 @@ mod tests {
                 assert_eq!(p.ztype(), whole.as_ref(), "{i}");
             }
         }
+    }
+
+    thread_local! {
+        /// How many times the test rules below ran.
+        static RAN: Cell<u32> = const { Cell::new(0) };
+    }
+
+    fn reads_tags(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+        RAN.with(|r| r.set(r.get() + 1));
+        if let Some(tags) = ctx.main_field("tags") {
+            c.emit(Code::VAL089, None, tags.to_string());
+        }
+    }
+
+    fn reads_main(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
+        RAN.with(|r| r.set(r.get() + 1));
+        if let Some(main) = ctx.main() {
+            c.emit(Code::VAL021, None, main.len().to_string());
+        }
+    }
+
+    /// A rule that read none of the changed members is not run again and reports what it
+    /// reported before; one that read a changed member, or all of `main`, runs again (D186).
+    #[test]
+    fn i46_a_rule_runs_again_only_when_it_read_what_changed() {
+        let rules = [
+            SchemaRule {
+                codes: &[Code::VAL089],
+                check: reads_tags,
+            },
+            SchemaRule {
+                codes: &[Code::VAL021],
+                check: reads_main,
+            },
+        ];
+        let opts = Options::new(flowmcp_spec::Profile::Spec);
+        let loaded = flowmcp_loader::load_source(
+            Path::new("s.mjs"),
+            "s.mjs",
+            "export const main = { root: 'https://a.example', tags: [ 'before' ] }\n",
+            &opts.limits,
+            &opts.settings,
+        );
+        let exports = loaded.exports.clone().unwrap();
+        let mut edited = exports.clone();
+        edited.data["main"]["tags"] = serde_json::json!(["after"]);
+        let mut runs = Vec::new();
+        let ctx = SchemaCtx::new(&exports, &opts, &loaded);
+        let mut c = Collector::new(&opts.settings, None);
+        run_with(&rules, &ctx, &mut c, Trace::Record(&mut runs));
+        let before: Vec<String> = c.finish().into_iter().map(|d| d.message).collect();
+        assert_eq!(before, ["[\"before\"]", "2"]);
+        assert_eq!(
+            runs[0].as_ref().map(|r| r.reads),
+            Some(Reads::member("tags"))
+        );
+        assert_eq!(runs[1].as_ref().map(|r| r.reads), Some(Reads::ALL));
+        let again = |changed: Reads| {
+            RAN.with(|r| r.set(0));
+            let ctx = SchemaCtx::new(&edited, &opts, &loaded);
+            let mut c = Collector::new(&opts.settings, None);
+            let trace = Trace::Reuse {
+                runs: &runs,
+                settings: &opts.settings,
+                changed,
+            };
+            run_with(&rules, &ctx, &mut c, trace);
+            let found: Vec<String> = c.finish().into_iter().map(|d| d.message).collect();
+            (RAN.with(Cell::get), found)
+        };
+        // The tags changed: both run, and the new tags are reported.
+        assert_eq!(
+            again(Reads::member("tags")),
+            (2, vec!["[\"after\"]".into(), "2".into()])
+        );
+        // Said to be the root: the tags rule is not run, its old finding is taken.
+        assert_eq!(again(Reads::member("root")), (1, before.clone()));
+        // A member the list does not name counts as all of `main`.
+        assert_eq!(Reads::member("x-custom"), Reads::ALL);
+        assert_eq!(again(Reads::member("x-custom")).0, 2);
+        // Under settings that give VAL089 another level, nothing is taken.
+        let mut other = opts.settings.clone();
+        let level = match opts.settings.level(Code::VAL089, None) {
+            flowmcp_spec::Level::Info => flowmcp_spec::Level::Error,
+            _ => flowmcp_spec::Level::Info,
+        };
+        other.overrides.set(Code::VAL089, level);
+        let ctx = SchemaCtx::new(&edited, &opts, &loaded);
+        let mut c = Collector::new(&other, None);
+        RAN.with(|r| r.set(0));
+        let trace = Trace::Reuse {
+            runs: &runs,
+            settings: &opts.settings,
+            changed: Reads::member("root"),
+        };
+        run_with(&rules, &ctx, &mut c, trace);
+        assert_eq!(RAN.with(Cell::get), 2);
+    }
+
+    /// What a rule is recorded to have read is all its findings depend on: for every schema
+    /// fixture, under both profiles, each member of `main` is given other values in turn, and
+    /// every rule whose reads do not meet that member reports exactly what it reported before
+    /// (D186). A rule that reached a member without its accessor noting it fails here.
+    #[test]
+    fn i46_a_rule_reads_no_more_than_it_is_recorded_to() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut files: Vec<_> = std::fs::read_dir(&fixtures)
+            .unwrap()
+            .flatten()
+            .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten().flatten())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "mjs"))
+            .collect();
+        files.sort();
+        let others = [
+            Value::Null,
+            Value::from("changed"),
+            serde_json::json!(["changed", 1]),
+            serde_json::json!({ "changed": { "path": "/x", "parameters": [] } }),
+        ];
+        let (mut compared, mut kept) = (0usize, 0usize);
+        for file in &files {
+            let Ok(source) = std::fs::read_to_string(file) else {
+                continue;
+            };
+            for profile in [flowmcp_spec::Profile::Spec, flowmcp_spec::Profile::Compat] {
+                let opts = Options::new(profile);
+                let display = file.display().to_string();
+                let loaded = flowmcp_loader::load_source(
+                    file,
+                    &display,
+                    &source,
+                    &opts.limits,
+                    &opts.settings,
+                );
+                let Some(exports) = loaded.exports.as_ref() else {
+                    continue;
+                };
+                let Some(main) = exports.get("main").and_then(Value::as_object) else {
+                    continue;
+                };
+                let record = |exports: &Exports| {
+                    let ctx = SchemaCtx::new(exports, &opts, &loaded);
+                    let mut c = Collector::new(&opts.settings, None);
+                    let mut runs = Vec::new();
+                    run_with(
+                        crate::rules::schema_rules(),
+                        &ctx,
+                        &mut c,
+                        Trace::Record(&mut runs),
+                    );
+                    runs
+                };
+                let first = record(exports);
+                for member in main.keys() {
+                    for other in &others {
+                        let mut changed = exports.clone();
+                        changed.data["main"][member.as_str()] = other.clone();
+                        let again = record(&changed);
+                        for (i, (was, now)) in first.iter().zip(&again).enumerate() {
+                            let (Some(was), Some(now)) = (was, now) else {
+                                continue;
+                            };
+                            compared += 1;
+                            if was.reads.meets(Reads::member(member)) {
+                                continue;
+                            }
+                            kept += 1;
+                            assert_eq!(
+                                was.found, now.found,
+                                "{display}: rule {i} said it did not read main.{member}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            compared > 10_000 && kept > 1_000,
+            "{compared} compared, {kept} kept"
+        );
     }
 }

@@ -4,7 +4,6 @@ use flowmcp_loader::HandlersExport;
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::Value;
 
-use super::Field as _;
 use super::{SchemaCtx, SchemaRule};
 
 /// The rules of this module, in the order they run.
@@ -27,7 +26,7 @@ pub(super) static RULES: &[SchemaRule] = &[
 /// Handlers are a factory, `handlers( { sharedLists, libraries } )`, so that the runtime can inject
 /// the frozen shared lists and the approved libraries. An object cannot receive them.
 pub(super) fn val004_handlers_function(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    if let HandlersExport::NotFunction(t) = &ctx.exports.handlers {
+    if let HandlersExport::NotFunction(t) = ctx.handlers() {
         c.emit_help(
             Code::VAL004,
             Some(&JsonPath::root("handlers")),
@@ -46,15 +45,12 @@ pub(super) fn val004_handlers_function(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
 /// A handler keyed by a misspelt or removed tool name is never called, so the transformation it
 /// implements silently stops applying.
 pub(super) fn val005_handler_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let HandlersExport::Function { shape: Ok(entries) } = &ctx.exports.handlers else {
+    let HandlersExport::Function { shape: Ok(entries) } = ctx.handlers() else {
         return;
     };
     let tools = ctx.tools().map(|(_, t)| t);
     // Resource handlers are keyed by resource, then query (chapter 13).
-    let resources = ctx
-        .main()
-        .and_then(|m| m.field("resources"))
-        .and_then(Value::as_object);
+    let resources = ctx.main_field("resources").and_then(Value::as_object);
     for (name, _) in entries {
         let known = tools.is_some_and(|t| t.contains_key(name))
             || resources.is_some_and(|r| r.contains_key(name));

@@ -71,7 +71,7 @@ pub(super) static RULES: &[SchemaRule] = &[
 /// Every entry of `main.sharedLists` that is an object: `(entry, path)` with path
 /// `main.sharedLists[<i>]`. (VAL024 reports a `sharedLists` that is not an array of objects.)
 fn each_list_ref<'a>(ctx: &SchemaCtx<'a>) -> Vec<(&'a Map<String, Value>, JsonPath)> {
-    let Some(Value::Array(entries)) = ctx.main().and_then(|m| m.field("sharedLists")) else {
+    let Some(Value::Array(entries)) = ctx.main_field("sharedLists") else {
         return Vec::new();
     };
     let path = main_path("sharedLists");
@@ -356,10 +356,10 @@ pub(super) fn val075_unused_list(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     let Some(main) = ctx.main() else { return };
     let interpolated = interpolated_lists(main);
     let Some(outside) = ctx
-        .loaded
+        .loaded()
         .source
         .as_deref()
-        .and_then(|source| SourceOutsideMain::new(source, ctx.loaded.blanked.as_deref()))
+        .and_then(|source| SourceOutsideMain::new(source, ctx.loaded().blanked.as_deref()))
     else {
         return;
     };
@@ -561,11 +561,11 @@ fn main_literal(text: &str) -> Option<(usize, usize)> {
 /// Failing it for what cannot be judged would be wrong, and passing it silently would hide that
 /// checks did not run; validating it inside its catalog runs them.
 pub(super) fn val088_registry_rules_skipped(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(reason) = ctx.lists.missing_reason() else {
+    let Some(reason) = ctx.lists().missing_reason() else {
         return;
     };
     let declares = matches!(
-        ctx.main().and_then(|m| m.field("sharedLists")),
+        ctx.main_field("sharedLists"),
         Some(Value::Array(items)) if !items.is_empty()
     );
     if !declares {
@@ -743,7 +743,7 @@ pub(super) fn val049_list_field_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
             }
         }
     }
-    let Some(Value::Array(entries)) = ctx.main().and_then(|m| m.field("sharedLists")) else {
+    let Some(Value::Array(entries)) = ctx.main_field("sharedLists") else {
         return;
     };
     for r in ctx.list_refs() {
@@ -843,7 +843,7 @@ pub(super) fn val107_hardcoded_list_values(ctx: &SchemaCtx<'_>, c: &mut Collecto
 /// `schemaVersion` versions the schema itself, independently of the specification version, so that
 /// catalogs can compare revisions; that needs semver.
 pub(super) fn val086_schema_version(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(value) = ctx.main().and_then(|m| m.field("schemaVersion")) else {
+    let Some(value) = ctx.main_field("schemaVersion") else {
         return;
     };
     let path = main_path("schemaVersion");
@@ -875,7 +875,7 @@ fn is_hash_shape(s: &str) -> bool {
 /// The hash lets catalogs and agents notice that a schema changed. A stale hash means the schema
 /// was edited without being re-hashed, so that signal is wrong.
 pub(super) fn val087_schema_hash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.exports.get("main") else {
+    let Some(main) = ctx.export("main") else {
         return;
     };
     let Some(value) = main.as_object().and_then(|m| m.field("schemaHash")) else {
@@ -915,7 +915,7 @@ pub(super) fn val087_schema_hash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// replaced by `expected` (safe: the hash is a function of `main`). `None` when the source does
 /// not show it as one literal member of a literal `main`.
 fn schema_hash_fix(ctx: &SchemaCtx<'_>, expected: &str) -> Option<Fix> {
-    let source = ctx.loaded.source.as_deref()?;
+    let source = ctx.loaded().source.as_deref()?;
     let members = flowmcp_loader::edit::object_members(source, "main", &[]).ok()?;
     let member = members.iter().rev().find(|m| m.name == "schemaHash")?;
     let written = source.get(member.value.clone())?;

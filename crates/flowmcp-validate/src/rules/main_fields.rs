@@ -4,7 +4,6 @@ use flowmcp_loader::HandlersExport;
 use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::Value;
 
-use super::Field as _;
 use super::{SchemaCtx, SchemaRule, check_string_array, main_path, shown, type_name};
 
 /// The rules of this module, in the order they run.
@@ -137,7 +136,7 @@ pub(super) const MAIN_KEYS: &[&str] = &[
 /// `main` is the declarative part of a schema: namespace, tools, parameters. Without it the runtime
 /// has nothing to register and the handlers have no tools to attach to.
 pub(super) fn val001_main_export(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    if !ctx.exports.has("main") && ctx.exports.has("handlers") {
+    if !ctx.has_export("main") && ctx.has_export("handlers") {
         c.emit(
             Code::VAL001,
             None,
@@ -154,13 +153,16 @@ pub(super) fn val001_main_export(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// Every other schema rule reads fields of `main`, and the runtime hashes and ships it as a JSON
 /// object.
 pub(super) fn val002_main_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.exports.get("main") else {
+    // An object `main` stays one when its members change: that is not a read of them.
+    if ctx.main_view().is_some() {
+        return;
+    }
+    let Some(main) = ctx.export("main") else {
         return;
     };
     // A non-serialisable `main` (a function, say) is SEC017 at `main`; do not report it twice.
     let root_unserializable = ctx
-        .exports
-        .unserializable
+        .unserializable()
         .iter()
         .any(|u| u.export == "main" && u.path.is_empty());
     if !main.is_object() && !root_unserializable {
@@ -190,7 +192,7 @@ pub(super) fn val002_main_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// catalogs written for the JavaScript reference carry such keys, and `outputSchema` is read as
 /// `output` when `output` is absent.
 pub(super) fn val003_unknown_main_keys(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.main() else { return };
+    let Some(main) = ctx.main_view() else { return };
     for key in main.keys() {
         if key == "skills" || MAIN_KEYS.contains(&key.as_str()) {
             continue;
@@ -218,7 +220,7 @@ fn required_string(
     key: &str,
     code: Code,
 ) -> Option<String> {
-    let main = ctx.main()?;
+    let main = ctx.main_view()?;
     super::required_string(main.field(key), &main_path(key), key, code, c).map(str::to_string)
 }
 
@@ -242,7 +244,7 @@ pub(super) use flowmcp_spec::catalog::is_namespace;
 /// Namespaces appear in IDs, directory names and MCP tool names (`getAbi_etherscan-io`). A small
 /// alphabet keeps them portable across file systems and clients and unambiguous to parse.
 pub(super) fn val011_namespace_format(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(Value::String(ns)) = ctx.main().and_then(|m| m.field("namespace")) else {
+    let Some(Value::String(ns)) = ctx.main_field("namespace") else {
         return;
     };
     if !is_namespace(ns) {
@@ -328,7 +330,7 @@ fn all_tools_execute(ctx: &SchemaCtx<'_>) -> bool {
     };
     let HandlersExport::Function {
         shape: Ok(handlers),
-    } = &ctx.exports.handlers
+    } = ctx.handlers()
     else {
         return false;
     };
@@ -354,7 +356,7 @@ fn has_tools(ctx: &SchemaCtx<'_>) -> bool {
 /// whose handlers perform every request never use the root, which the JavaScript reference
 /// tolerates, hence the `compat` relaxation.
 pub(super) fn val015_root_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.main() else { return };
+    let Some(main) = ctx.main_view() else { return };
     let path = main_path("root");
     match main.field("root") {
         Some(Value::String(r)) if !r.is_empty() => {}
@@ -389,7 +391,7 @@ pub(super) fn val015_root_required(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// Tools are what a schema provides; a schema with nothing to offer is almost certainly a mistake.
 /// Skills moved out of `main` in version 4.
 pub(super) fn val016_tools_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.main() else { return };
+    let Some(main) = ctx.main_view() else { return };
     if main.contains_key("skills") {
         c.emit_help(
             Code::VAL016,
@@ -453,7 +455,7 @@ pub(super) fn val016_tools_object(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// `routes` is the old name of `tools`. With both present it is unclear which set the runtime
 /// should register.
 pub(super) fn val017_tools_and_routes(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.main() else { return };
+    let Some(main) = ctx.main_view() else { return };
     if main.contains_key("tools") && main.contains_key("routes") {
         c.emit(
             Code::VAL017,
@@ -470,7 +472,7 @@ pub(super) fn val017_tools_and_routes(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>
 /// `routes` still loads, but the specification and current tooling use `tools`; the rename is
 /// mechanical.
 pub(super) fn val018_routes_deprecated(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.main() else { return };
+    let Some(main) = ctx.main_view() else { return };
     if main.contains_key("routes") && !main.contains_key("tools") {
         c.emit(
             Code::VAL018,
@@ -509,11 +511,7 @@ pub(super) fn val021_tags(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// warning, as the JavaScript reference does not check tag spelling and real catalogs use tags
 /// such as `cacheTtlDaily`.
 pub(super) fn val089_tag_pattern(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(tags) = ctx
-        .main()
-        .and_then(|m| m.field("tags"))
-        .and_then(Value::as_array)
-    else {
+    let Some(tags) = ctx.main_field("tags").and_then(Value::as_array) else {
         return;
     };
     for (i, tag) in tags.iter().enumerate() {
@@ -541,7 +539,7 @@ pub(super) fn val089_tag_pattern(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// string, a calendar date, a language code. Under `compat` this is a warning, as the JavaScript
 /// reference checks none of them.
 pub(super) fn val090_informational_fields(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.main() else { return };
+    let Some(main) = ctx.main_view() else { return };
     for key in [
         "termsOfService",
         "termsOfServiceCheckedAt",
@@ -602,7 +600,7 @@ pub(super) fn val022_required_server_params(ctx: &SchemaCtx<'_>, c: &mut Collect
 ///
 /// These headers are sent with every request of the schema, and HTTP header values are text.
 pub(super) fn val023_headers(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(headers) = ctx.main().and_then(|m| m.field("headers")) else {
+    let Some(headers) = ctx.main_field("headers") else {
         return;
     };
     let path = main_path("headers");
@@ -636,7 +634,7 @@ pub(super) fn val023_headers(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// Each entry is a reference `{ ref, version, filter }` that the runtime resolves, version-checks
 /// and filters at load time.
 pub(super) fn val024_shared_lists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(lists) = ctx.main().and_then(|m| m.field("sharedLists")) else {
+    let Some(lists) = ctx.main_field("sharedLists") else {
         return;
     };
     let path = main_path("sharedLists");
@@ -682,7 +680,7 @@ pub(super) fn val025_required_libraries(ctx: &SchemaCtx<'_>, c: &mut Collector<'
 /// Requests carry API keys and user input, which plain HTTP would expose. The runtime speaks HTTPS
 /// only and also refuses redirects that leave HTTPS.
 pub(super) fn val080_root_https(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(Value::String(root)) = ctx.main().and_then(|m| m.field("root")) else {
+    let Some(Value::String(root)) = ctx.main_field("root") else {
         return;
     };
     if root.is_empty() || root.starts_with("https://") {
@@ -707,7 +705,7 @@ pub(super) fn val080_root_https(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// Paths start with `/` (VAL033), so a root that ends with one produces `//` in every URL, which
 /// many servers treat as a different resource.
 pub(super) fn val081_root_trailing_slash(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(Value::String(root)) = ctx.main().and_then(|m| m.field("root")) else {
+    let Some(Value::String(root)) = ctx.main_field("root") else {
         return;
     };
     if root.ends_with('/') {

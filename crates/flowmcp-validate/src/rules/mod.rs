@@ -31,6 +31,7 @@ pub(crate) use context::{
     Field, ParamRef, ParamSource, SchemaCtx, SchemaRule, check_string_array, each_parameter,
     each_tool, main_path, required_server_params, required_string, shown, type_name, user_params,
 };
+pub(crate) use context::{Ran, Reads, Trace};
 
 /// The rules of each family module, in the order they run. Each module declares its own `RULES`
 /// table, so adding a rule touches only its module.
@@ -57,8 +58,8 @@ pub(crate) fn schema_rules() -> impl Iterator<Item = &'static SchemaRule> {
 }
 
 /// Runs every schema rule.
-pub(crate) fn run_schema_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    run(schema_rules(), ctx, c);
+pub(crate) fn run_schema_rules(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>, trace: Trace<'_>) {
+    context::run_with(schema_rules(), ctx, c, trace);
 }
 
 /// The rules of a skill file (`export const skill`), in the order they run.

@@ -615,7 +615,7 @@ fn is_list_interpolation(inner: &str) -> bool {
 /// The list names declared in `main.sharedLists`: each entry's `ref` (or its `name`, as the
 /// parameters chapter writes it, when `ref` is absent).
 fn declared_lists<'a>(ctx: &SchemaCtx<'a>) -> Vec<&'a str> {
-    let Some(Value::Array(entries)) = ctx.main().and_then(|m| m.field("sharedLists")) else {
+    let Some(Value::Array(entries)) = ctx.main_field("sharedLists") else {
         return Vec::new();
     };
     entries
@@ -714,7 +714,7 @@ fn unmatched_colon_segments<'a>(path: &'a str, keys: &[&str]) -> Vec<&'a str> {
 /// The handler hooks of a tool: `Some(hooks)` when known (empty when there is no handler), `None`
 /// when the `handlers` factory could not be inspected (it threw or needs real shared lists).
 fn tool_hooks<'a>(ctx: &SchemaCtx<'a>, tool: &str) -> Option<Vec<&'a str>> {
-    match &ctx.exports.handlers {
+    match ctx.handlers() {
         HandlersExport::Function { shape: Ok(entries) } => Some(
             entries
                 .iter()
@@ -1045,7 +1045,7 @@ pub(super) fn has_open_pair(s: &str) -> bool {
 /// interpolation). Prompt placeholders are resolved only when prompt or skill content is rendered,
 /// so in `main` they would reach the API verbatim.
 pub(super) fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.exports.get("main") else {
+    let Some(main) = ctx.export("main") else {
         return;
     };
     // Most schemas have none: find that out without building a path for every value.

@@ -383,7 +383,7 @@ pub(crate) fn content_file_problem(file: &str) -> Option<String> {
 
 /// PRM001–PRM005, PRM010, PRM011, PRM013 on every entry of `main.prompts`.
 fn provider_prompts(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.main() else { return };
+    let Some(main) = ctx.main_view() else { return };
     let Some(prompts) = main.field("prompts").and_then(Value::as_object) else {
         return;
     };
@@ -408,7 +408,7 @@ fn provider_prompts(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 
 /// The fields of `export const prompt`.
 fn prompt_file(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(def) = ctx.exports.get("prompt") else {
+    let Some(def) = ctx.export("prompt") else {
         return;
     };
     let path = JsonPath::root("prompt");
@@ -427,8 +427,7 @@ fn prompt_file(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// The placeholders of a prompt file's `content`.
 fn prompt_file_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     if let Some(text) = ctx
-        .exports
-        .get("prompt")
+        .export("prompt")
         .and_then(|p| p.field("content"))
         .and_then(Value::as_str)
     {
@@ -438,7 +437,7 @@ fn prompt_file_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 
 /// The placeholders of a content file's `content`.
 fn content_file_placeholders(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    if let Some(text) = ctx.exports.get("content").and_then(Value::as_str) {
+    if let Some(text) = ctx.export("content").and_then(Value::as_str) {
         check_syntax(text, &JsonPath::root("content"), c);
     }
 }

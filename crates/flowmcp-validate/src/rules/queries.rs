@@ -43,7 +43,7 @@ impl<'a> QueryRef<'a> {
 
 /// `main.resources` when it is an object.
 pub(super) fn resources<'a>(ctx: &SchemaCtx<'a>) -> Option<&'a Map<String, Value>> {
-    ctx.main()?.field("resources")?.as_object()
+    ctx.main_field("resources")?.as_object()
 }
 
 /// Every resource that is an object.

@@ -622,7 +622,7 @@ pub(super) fn res016_no_server_params(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>
             let role = flowmcp_spec::placeholder::param_role(
                 value,
                 |k| declared.contains(&k),
-                ctx.opts.settings.profile,
+                ctx.profile(),
             );
             if let flowmcp_spec::placeholder::ParamRole::Server(key) = role {
                 c.emit(
@@ -1215,11 +1215,8 @@ fn query_user_types<'a>(ctx: &SchemaCtx<'a>, q: &QueryRef<'a>) -> Vec<(&'a str, 
         ) else {
             continue;
         };
-        let role = flowmcp_spec::placeholder::param_role(
-            value,
-            |k| declared.contains(&k),
-            ctx.opts.settings.profile,
-        );
+        let role =
+            flowmcp_spec::placeholder::param_role(value, |k| declared.contains(&k), ctx.profile());
         if role != ParamRole::User || out.iter().any(|(k, _)| *k == key) {
             continue;
         }
@@ -1450,11 +1447,11 @@ pub(super) fn resource_param_positions(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
 /// [`crate::Options`]: `FLOWMCP_RESOURCES` and the home directory (an empty one counts as unset).
 fn resolve_gtfs_path(ctx: &SchemaCtx<'_>, path: &str) -> Result<PathBuf, PathVarError> {
     let home = ctx
-        .opts
+        .options()
         .home
         .as_deref()
         .filter(|h| !h.as_os_str().is_empty());
-    resolve_path(path, ctx.opts.resources_variable.as_deref(), home)
+    resolve_path(path, ctx.options().resources_variable.as_deref(), home)
 }
 
 /// The `path` of every `sqlite-gtfs` resource where it is a non-empty string (otherwise RES041),
@@ -1535,7 +1532,7 @@ pub(super) fn res035_path_variable(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 /// database may still work, so this is a warning about the drift, not an error. The range widens
 /// when a newer revision is supported.
 pub(super) fn res032_res033_res034_gtfs_seal(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(files) = ctx.opts.files.as_deref() else {
+    let Some(files) = ctx.options().files.as_deref() else {
         return;
     };
     let paths = gtfs_paths(ctx);
@@ -1622,7 +1619,7 @@ fn expected_revisions() -> String {
 /// are not checked. A `file-based` database is created with `flowmcp resource init` (and must be
 /// `project`, RES037), so a missing file is expected there.
 pub(super) fn res020_inline_database_exists(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(files) = ctx.opts.files.as_deref() else {
+    let Some(files) = ctx.options().files.as_deref() else {
         return;
     };
     for r in each_resource(ctx) {

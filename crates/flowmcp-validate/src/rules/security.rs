@@ -4,7 +4,6 @@
 use flowmcp_spec::{Code, diagnostic::Collector};
 use serde_json::Value;
 
-use super::Field as _;
 use super::{SchemaCtx, SchemaRule, main_path};
 
 /// The rules of this module, in the order they run.
@@ -29,12 +28,12 @@ pub(super) static RULES: &[SchemaRule] = &[
 /// Libraries run inside handlers with the full power of JavaScript. The allowlist makes the code a
 /// schema can pull in explicit, reviewable and closed by default.
 pub(super) fn sec020_library_allowlist(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(Value::Array(libs)) = ctx.main().and_then(|m| m.field("requiredLibraries")) else {
+    let Some(Value::Array(libs)) = ctx.main_field("requiredLibraries") else {
         return;
     };
     for (i, lib) in libs.iter().enumerate() {
         let Some(name) = lib.as_str() else { continue };
-        if !ctx.opts.library_allowed(name) {
+        if !ctx.options().library_allowed(name) {
             c.emit_help(
                 Code::SEC020,
                 Some(&main_path("requiredLibraries").index(i)),
@@ -90,7 +89,7 @@ pub(super) fn sec020_library_allowlist(ctx: &SchemaCtx<'_>, c: &mut Collector<'_
 /// anyone on the path reads them. A token endpoint on the local machine is reached by
 /// replacing the namespace's root with an upstream: a token URL of the root's origin follows it.
 pub(super) fn sec022_to_sec024_auth(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.main() else { return };
+    let Some(main) = ctx.main_view() else { return };
     let Some(auth) = main.field("auth").filter(|a| !a.is_null()) else {
         return;
     };

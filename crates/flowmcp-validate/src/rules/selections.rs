@@ -56,7 +56,7 @@ pub(crate) const MEMBER_LISTS: [&str; 4] = ["tools", "skills", "resources", "pro
 
 /// `selection` when it is an object.
 fn selection<'a>(ctx: &SchemaCtx<'a>) -> Option<&'a Map<String, Value>> {
-    ctx.exports.get("selection").and_then(Value::as_object)
+    ctx.export("selection").and_then(Value::as_object)
 }
 
 /// SEL001: `whenToUse` is missing, not a string, or empty.
@@ -165,7 +165,7 @@ fn sel004_inline_skills(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
             handlers: HandlersExport::Absent,
             unserializable: Vec::new(),
         };
-        let inner = SchemaCtx::new(&exports, ctx.opts, ctx.loaded);
+        let inner = SchemaCtx::new(&exports, ctx.options(), ctx.loaded());
         let mut found = Collector::new(c.settings(), None);
         super::context::run(super::skills::RULES, &inner, &mut found);
         for mut d in found.finish() {

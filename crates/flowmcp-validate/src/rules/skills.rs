@@ -107,7 +107,7 @@ const INPUT_TYPES: [&str; 4] = ["string", "number", "boolean", "enum"];
 
 /// `skill` when it is an object.
 fn skill<'a>(ctx: &SchemaCtx<'a>) -> Option<&'a Map<String, Value>> {
-    ctx.exports.get("skill").and_then(Value::as_object)
+    ctx.export("skill").and_then(Value::as_object)
 }
 
 /// `skill.<key>` as a path.

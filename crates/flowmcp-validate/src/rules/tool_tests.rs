@@ -319,7 +319,7 @@ pub(super) fn report_unserializable(
     code: Code,
     in_tests: impl Fn(&[PathItem]) -> bool,
 ) {
-    for u in &ctx.exports.unserializable {
+    for u in ctx.unserializable() {
         if u.export == "main" && in_tests(u.path.as_slice()) {
             c.emit(
                 code,
@@ -554,8 +554,7 @@ pub(super) fn json_path(u: &Unserializable) -> JsonPath {
 
 /// Every non-serializable value of `main`, with its location.
 pub(super) fn unserializable_paths<'a>(ctx: &SchemaCtx<'a>) -> Vec<(JsonPath, &'a Unserializable)> {
-    ctx.exports
-        .unserializable
+    ctx.unserializable()
         .iter()
         .filter(|u| u.export == "main")
         .map(|u| (json_path(u), u))
