@@ -221,14 +221,7 @@ impl ListDiscovery {
             &disk.limits,
             &disk.settings,
         );
-        // What the rules read is noted only when fixes will be checked (D186).
-        let (report, trace) = if purpose == Purpose::FixedReport {
-            flowmcp_validate::validate_loaded_traced(&mut loaded, &disk, &scope, Some(path))
-        } else {
-            let report =
-                flowmcp_validate::validate_loaded_mut(&mut loaded, &disk, &scope, Some(path));
-            (report, flowmcp_validate::RuleTrace::default())
-        };
+        let (report, trace) = validate_for(purpose, &mut loaded, &disk, &scope, path);
         let mut report = flowmcp_validate::catalog::mark_validated_alone(report, &disk.settings);
         if purpose == Purpose::FixedReport
             && crate::migrate::has_fixable(&report)
@@ -342,14 +335,7 @@ impl ListDiscovery {
             &recorded.limits,
             &recorded.settings,
         );
-        // What the rules read is noted only when fixes will be checked (D186).
-        let (report, trace) = if purpose == Purpose::FixedReport {
-            flowmcp_validate::validate_loaded_traced(&mut loaded, &recorded, &scope, Some(path))
-        } else {
-            let report =
-                flowmcp_validate::validate_loaded_mut(&mut loaded, &recorded, &scope, Some(path));
-            (report, flowmcp_validate::RuleTrace::default())
-        };
+        let (report, trace) = validate_for(purpose, &mut loaded, &recorded, &scope, path);
         Some(match purpose {
             Purpose::Report | Purpose::FixedReport => {
                 // As `flowmcp_validate::validate_file` reports a file validated alone.
@@ -400,6 +386,24 @@ fn text_as_read(loaded: &flowmcp_loader::LoadedFile) -> Option<String> {
     } else {
         source.to_string()
     })
+}
+
+/// The report of `loaded`, the file at `path`, validated with `opts` and the shared lists of
+/// `scope`, and what its rules read and reported: noted only when `purpose` will have fixes
+/// checked (D186), empty otherwise.
+fn validate_for<'s>(
+    purpose: Purpose,
+    loaded: &mut LoadedFile,
+    opts: &Options,
+    scope: &'s ListScope,
+    path: &Path,
+) -> (FileReport, flowmcp_validate::RuleTrace<'s>) {
+    if purpose == Purpose::FixedReport {
+        flowmcp_validate::validate_loaded_traced(loaded, opts, scope, Some(path))
+    } else {
+        let report = flowmcp_validate::validate_loaded_mut(loaded, opts, scope, Some(path));
+        (report, flowmcp_validate::RuleTrace::default())
+    }
 }
 
 /// `validation` for files on disk: with the file checks of `flowmcp-resources`
