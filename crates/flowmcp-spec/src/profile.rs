@@ -106,11 +106,47 @@ impl RuleSettings {
             Profile::Compat => compat,
         }
     }
+
+    /// Whether these settings are `base` with at most some codes turned off: every level they
+    /// give, of every code in every variant, is off or the level `base` gives. (`false` may
+    /// also mean it cannot be told from the overrides alone: an override of a code `base` does
+    /// not override, to a level other than off.)
+    pub fn only_turns_off(&self, base: &RuleSettings) -> bool {
+        self.profile == base.profile
+            && self.overrides.0.iter().all(|(code, level)| {
+                *level == Level::Off || base.overrides.get(*code) == Some(*level)
+            })
+            && base
+                .overrides
+                .0
+                .keys()
+                .all(|code| self.overrides.0.contains_key(code))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Settings that only turn codes off say so; any other change of a level does not (D186).
+    #[test]
+    fn i46_settings_that_only_turn_codes_off() {
+        let mut base = RuleSettings::new(Profile::Compat);
+        base.overrides.set(Code::VAL089, Level::Error);
+        let mut narrowed = base.clone();
+        narrowed.overrides.set(Code::VAL021, Level::Off);
+        narrowed.overrides.set(Code::VAL089, Level::Off);
+        assert!(narrowed.only_turns_off(&base) && base.only_turns_off(&base));
+        let mut raised = base.clone();
+        raised.overrides.set(Code::VAL021, Level::Error);
+        assert!(!raised.only_turns_off(&base));
+        let mut dropped = base.clone();
+        dropped.overrides = Overrides::new();
+        assert!(!dropped.only_turns_off(&base));
+        let mut other = narrowed.clone();
+        other.profile = Profile::Spec;
+        assert!(!other.only_turns_off(&base));
+    }
 
     #[test]
     fn levels_order() {

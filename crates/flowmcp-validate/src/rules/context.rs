@@ -90,8 +90,13 @@ impl Reads {
     pub(crate) const ALL: Reads = Reads(1 << 31);
 
     /// The member `name` of `main` ([`Reads::ALL`] for a member [`MEMBERS`] does not name).
+    #[inline]
     pub(crate) fn member(name: &str) -> Reads {
-        match MEMBERS.iter().position(|m| *m == name) {
+        // Looked up by length first: most names are told apart by it.
+        match MEMBERS
+            .iter()
+            .position(|m| m.len() == name.len() && *m == name)
+        {
             Some(i) => Reads(1 << i),
             None => Reads::ALL,
         }
@@ -835,6 +840,12 @@ pub(crate) fn run_with<'r>(
     c: &mut Collector<'_>,
     mut trace: Trace<'_>,
 ) {
+    // Settings that only turn codes off keep every level that is on: no rule's levels need
+    // comparing then.
+    let narrowed = match &trace {
+        Trace::Reuse { settings, .. } => c.settings().only_turns_off(settings),
+        _ => false,
+    };
     for (i, rule) in rules.into_iter().enumerate() {
         if rule.codes.iter().all(|&code| is_off(c.settings(), code)) {
             if let Trace::Record(runs) = &mut trace {
@@ -850,10 +861,11 @@ pub(crate) fn run_with<'r>(
             && settings.profile == c.settings().profile
             && let Some(Some(ran)) = runs.get(i)
             && !ran.reads.meets(*changed)
-            && rule
-                .codes
-                .iter()
-                .all(|&code| levels_kept(settings, c.settings(), code))
+            && (narrowed
+                || rule
+                    .codes
+                    .iter()
+                    .all(|&code| levels_kept(settings, c.settings(), code)))
         {
             for d in &ran.found {
                 c.push(d.clone());
