@@ -142,6 +142,7 @@ pub(crate) struct SchemaCtx<'a> {
     list_refs_cache: OnceCell<Vec<ListRef>>,
     resolved_cache: OnceCell<Option<Resolved<'a>>>,
     sites_cache: OnceCell<Vec<Site<'a>>>,
+    paired_cache: OnceCell<Vec<(&'a str, &'a str)>>,
     /// [`user_params`] of every tool, in order.
     user_params_cache: OnceCell<Vec<(&'a str, ParamRef<'a>)>>,
     dir_cache: OnceCell<Option<&'a Path>>,
@@ -165,6 +166,7 @@ impl<'a> SchemaCtx<'a> {
             list_refs_cache: OnceCell::new(),
             resolved_cache: OnceCell::new(),
             sites_cache: OnceCell::new(),
+            paired_cache: OnceCell::new(),
             user_params_cache: OnceCell::new(),
             dir_cache: OnceCell::new(),
             reads: Cell::new(Reads::default()),
@@ -317,10 +319,40 @@ impl<'a> SchemaCtx<'a> {
         self.sites_cache.get_or_init(|| placeholder_sites(self))
     }
 
-    /// `main` when it is an object: all of it ([`SchemaCtx::main_field`] reads one member).
-    pub(crate) fn main(&self) -> Option<&'a Map<String, Value>> {
+    /// Every string of `main` that holds a `{{`, with the name of the member of `main` it is in
+    /// (empty when `main` is not an object), as a walk of `main` meets them: where the rules
+    /// that look at every string of `main` (PH004, VAL075) look for placeholders. Computed once
+    /// per file; reads all of `main`.
+    pub(crate) fn paired_strings(&self) -> &[(&'a str, &'a str)] {
         self.read(Reads::ALL);
-        self.exports.get("main").and_then(Value::as_object)
+        self.paired_cache.get_or_init(|| {
+            let mut out = Vec::new();
+            let Some(main) = self.exports.get("main") else {
+                return out;
+            };
+            let members: Vec<(&str, &Value)> = match main {
+                Value::Object(map) => map.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+                other => vec![("", other)],
+            };
+            // An explicit stack: `main` may be nested arbitrarily deep.
+            let mut stack: Vec<&Value> = Vec::new();
+            for (member, value) in members {
+                stack.push(value);
+                while let Some(v) = stack.pop() {
+                    match v {
+                        Value::String(s)
+                            if flowmcp_spec::placeholder::find_double(s, '{').is_some() =>
+                        {
+                            out.push((member, s.as_str()));
+                        }
+                        Value::Array(items) => stack.extend(items.iter().rev()),
+                        Value::Object(map) => stack.extend(map.values().rev()),
+                        _ => {}
+                    }
+                }
+            }
+            out
+        })
     }
 
     /// The tools (`main.tools`, or the deprecated `main.routes` when `tools` is absent) when they are
@@ -1023,7 +1055,7 @@ mod tests {
 
     fn reads_main(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         RAN.with(|r| r.set(r.get() + 1));
-        if let Some(main) = ctx.main() {
+        if let Some(Value::Object(main)) = ctx.export("main") {
             c.emit(Code::VAL021, None, main.len().to_string());
         }
     }

@@ -353,8 +353,10 @@ pub(super) fn val075_unused_list(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
     if refs.is_empty() {
         return;
     }
-    let Some(main) = ctx.main() else { return };
-    let interpolated = interpolated_lists(main);
+    if ctx.main_view().is_none() {
+        return;
+    }
+    let interpolated = interpolated_lists(ctx);
     let Some(outside) = ctx
         .loaded()
         .source
@@ -382,25 +384,17 @@ pub(super) fn val075_unused_list(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
 
 /// The list names of every `{{list:field}}` interpolation in a string of `main`, except under
 /// `main.sharedLists`. Walks with an explicit stack.
-fn interpolated_lists(main: &Map<String, Value>) -> HashSet<String> {
+fn interpolated_lists(ctx: &SchemaCtx<'_>) -> HashSet<String> {
     let mut found = HashSet::new();
-    let mut stack: Vec<&Value> = main
+    for (_, s) in ctx
+        .paired_strings()
         .iter()
-        .filter(|(k, _)| k.as_str() != "sharedLists")
-        .map(|(_, v)| v)
-        .collect();
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::String(s) if super::params::has_open_pair(s) => {
-                for i in find_interpolations(s) {
-                    if let Some((list, _)) = i.as_list_ref() {
-                        found.insert(list.to_string());
-                    }
-                }
+        .filter(|(member, _)| *member != "sharedLists")
+    {
+        for i in find_interpolations(s) {
+            if let Some((list, _)) = i.as_list_ref() {
+                found.insert(list.to_string());
             }
-            Value::Array(items) => stack.extend(items),
-            Value::Object(map) => stack.extend(map.values()),
-            _ => {}
         }
     }
     found
@@ -978,7 +972,17 @@ export const handlers = ( { sharedLists } ) => {
             "tools": { "t": { "parameters": [ { "z": { "primitive": "enum(x,{{c:alias}})", "options": [] } } ] } },
             "resources": { "r": { "queries": { "q": { "parameters": [ { "z": { "primitive": "enum({{d:id}})" } } ] } } } }
         });
-        let found = interpolated_lists(main.as_object().unwrap());
+        let opts = crate::Options::default();
+        let source = format!("export const main = {main}\n");
+        let loaded = flowmcp_loader::load_source(
+            std::path::Path::new("s.mjs"),
+            "s.mjs",
+            &source,
+            &opts.limits,
+            &opts.settings,
+        );
+        let exports = loaded.exports.as_ref().unwrap();
+        let found = interpolated_lists(&SchemaCtx::new(exports, &opts, &loaded));
         let mut names: Vec<_> = found.into_iter().collect();
         names.sort();
         assert_eq!(names, vec!["c", "d"]);

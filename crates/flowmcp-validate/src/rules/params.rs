@@ -1045,18 +1045,15 @@ pub(super) fn has_open_pair(s: &str) -> bool {
 /// interpolation). Prompt placeholders are resolved only when prompt or skill content is rendered,
 /// so in `main` they would reach the API verbatim.
 pub(super) fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
-    let Some(main) = ctx.export("main") else {
+    // Most schemas have none: find that out without building a path for every value.
+    let found = ctx.paired_strings().iter().any(|(_, s)| {
+        find_interpolations(s)
+            .iter()
+            .any(|f| is_prompt_placeholder(&f.inner))
+    });
+    let Some(main) = ctx.export("main").filter(|_| found) else {
         return;
     };
-    // Most schemas have none: find that out without building a path for every value.
-    if !any_string(main, |s| {
-        has_open_pair(s)
-            && find_interpolations(s)
-                .iter()
-                .any(|f| is_prompt_placeholder(&f.inner))
-    }) {
-        return;
-    }
     // An explicit stack: `main` may be nested arbitrarily deep.
     let mut stack: Vec<(JsonPath, &Value)> = vec![(JsonPath::root("main"), main)];
     let mut found_strings: Vec<(JsonPath, &str)> = Vec::new();
@@ -1094,20 +1091,6 @@ pub(super) fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Col
             }
         }
     }
-}
-
-/// Whether any string inside `v` satisfies `pred` (iterative, no allocation per value).
-fn any_string(v: &Value, pred: impl Fn(&str) -> bool) -> bool {
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::String(s) if pred(s) => return true,
-            Value::Array(items) => stack.extend(items.iter()),
-            Value::Object(map) => stack.extend(map.values()),
-            _ => {}
-        }
-    }
-    false
 }
 
 #[cfg(test)]
