@@ -340,9 +340,7 @@ impl<'a> SchemaCtx<'a> {
                 stack.push(value);
                 while let Some(v) = stack.pop() {
                     match v {
-                        Value::String(s)
-                            if flowmcp_spec::placeholder::find_double(s, '{').is_some() =>
-                        {
+                        Value::String(s) if has_open_pair(s) => {
                             out.push((member, s.as_str()));
                         }
                         Value::Array(items) => stack.extend(items.iter().rev()),
@@ -397,6 +395,12 @@ impl<'a> MainView<'_, 'a> {
     pub(crate) fn keys(&self) -> impl Iterator<Item = &'a String> + use<'a> {
         self.map.keys()
     }
+}
+
+/// Whether `s` contains `{{` (the start of a placeholder); most strings have no `{` at all, which
+/// a byte search tells at once.
+pub(crate) fn has_open_pair(s: &str) -> bool {
+    flowmcp_spec::placeholder::find_double(s, '{').is_some()
 }
 
 /// A registered rule: the codes it can emit and its check.

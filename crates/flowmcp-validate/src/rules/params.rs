@@ -15,7 +15,7 @@ use flowmcp_spec::{Code, JsonPath, diagnostic::Collector};
 use serde_json::Value;
 
 use super::Field as _;
-use super::context::{Place, Site, insert_params};
+use super::context::{Place, Site, has_open_pair, insert_params};
 use super::{
     ParamRef, ParamSource, SchemaCtx, SchemaRule, each_parameter, each_tool,
     required_server_params, shown, type_name,
@@ -1028,12 +1028,6 @@ pub(super) fn val084_fixed_value_fits_z(ctx: &SchemaCtx<'_>, c: &mut Collector<'
 // ---------------------------------------------------------------------------------------
 // PH004: prompt placeholders in main
 // ---------------------------------------------------------------------------------------
-
-/// Whether `s` contains `{{` (the start of a placeholder); most strings have no `{` at all, which
-/// a byte search tells at once.
-pub(super) fn has_open_pair(s: &str) -> bool {
-    flowmcp_spec::placeholder::find_double(s, '{').is_some()
-}
 
 /// PH004: A prompt placeholder (`{{tool:…}}`, `{{resource:…}}`, `{{prompt:…}}`, `{{skill:…}}`,
 /// `{{input:…}}` or `{{prefill:…}}`) in any string inside the schema's `main` block, for example in
