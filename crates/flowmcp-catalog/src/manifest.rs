@@ -115,10 +115,12 @@ fn read_registry_text(path: &Path) -> Result<Option<String>, CatalogError> {
 /// Whether the `registry.json` of `dir` is a grading list, not a catalog manifest
 /// ([`flowmcp_validate::catalog::is_grading_list`]); `false` when there is none or it does not parse.
 pub fn has_grading_list(dir: &Path) -> bool {
-    matches!(
-        read_registry(&dir.join(REGISTRY_FILE)),
-        Ok(Some(registry)) if flowmcp_validate::catalog::is_grading_list(&registry)
-    )
+    read_registry_text(&dir.join(REGISTRY_FILE)).is_ok_and(|text| {
+        text.is_some_and(|text| {
+            let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            flowmcp_validate::catalog::is_grading_list_text(body)
+        })
+    })
 }
 
 /// What to say about a `registry.json` that is a grading list ([`has_grading_list`]): with

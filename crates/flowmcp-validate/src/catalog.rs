@@ -67,19 +67,14 @@ pub fn is_catalog(dir: &Path) -> bool {
 /// `file`. The public schema collection keeps such a list at its root. A catalog manifest is
 /// never one: its entries name their files by `file`.
 pub fn is_grading_list(registry: &Map<String, Value>) -> bool {
-    let manifest_member = ["name", "schemaSpec", "shared"]
-        .iter()
-        .any(|k| registry.contains_key(*k));
-    let graded_entries = registry
-        .get("schemas")
-        .and_then(Value::as_array)
-        .filter(|a| !a.is_empty())
-        .is_some_and(|entries| {
-            entries.iter().all(|e| {
-                e.get("schemaPath").is_some_and(Value::is_string) && e.get("file").is_none()
-            })
-        });
-    !manifest_member && graded_entries
+    crate::grading::is_grading_list(registry).unwrap_or(false)
+}
+
+/// [`is_grading_list`] of the text of a `registry.json` (after any byte-order mark), read without
+/// making its tree: `false` when the text is not a JSON object.
+pub fn is_grading_list_text(text: &str) -> bool {
+    let mut de = serde_json::Deserializer::from_str(text);
+    crate::grading::is_grading_list(&mut de).is_ok_and(|graded| graded && de.end().is_ok())
 }
 
 /// Validates a whole catalog: one report for the catalog itself (`registry.json`, CAT rules,

@@ -36,6 +36,7 @@
 
 pub mod catalog;
 mod entry;
+mod grading;
 mod ids;
 pub mod inline;
 pub mod lists;
