@@ -807,6 +807,7 @@ impl StoredLoaded<ReadData> {
             diagnostics: Vec::new(),
             bom,
             main_literal: None,
+            main_keys_once: false,
         };
         Some((loaded, main))
     }

@@ -15,6 +15,7 @@ use rquickjs::{
     CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Persistent, Runtime, Value,
 };
 
+use crate::literal::MainLiteral;
 use serde_json::Value as Json;
 
 use crate::evaluated::{DATA_EXPORTS, EvalFailure, Exports, HandlersExport, Limits, Position};
@@ -34,11 +35,12 @@ pub(crate) fn evaluate(
     lists: Option<&str>,
     limits: &Limits,
     timers: bool,
-) -> Result<(Exports, Option<Range<usize>>), EvalFailure> {
+) -> Result<(Exports, Option<MainLiteral>), EvalFailure> {
     let mut fast = blanked.and_then(|b| FastMain::prepare(source, b, pre_read));
     if let Some(f) = fast.take_if(|f| f.data_only) {
         // The module is nothing but `export const main = <literal>`: running it could only
         // produce the value already read, so the engine is not started at all.
+        let literal = f.literal();
         let mut data = IndexMap::new();
         data.insert("main".to_string(), f.value);
         let exports = Exports {
@@ -47,7 +49,7 @@ pub(crate) fn evaluate(
             handlers: HandlersExport::Absent,
             unserializable: Vec::new(),
         };
-        return Ok((exports, Some(f.range)));
+        return Ok((exports, Some(literal)));
     }
     let (module, fast) = match fast {
         Some(mut f) => (std::mem::take(&mut f.source), Some(f)),
@@ -63,7 +65,7 @@ pub(crate) fn evaluate(
     };
     // The value a literal `main` the module cannot reach is given back as: the one read now.
     let unreached = fast.as_ref().is_some_and(|f| !f.referenced);
-    let literal = fast.as_ref().filter(|_| unreached).map(|f| f.range.clone());
+    let literal = fast.as_ref().filter(|_| unreached).map(FastMain::literal);
     // Whether the exports' `main` is the literal's value.
     let with_range = |exports: Exports| {
         let range = literal
@@ -177,16 +179,27 @@ pub(crate) struct FastMain {
     pub(crate) referenced: bool,
     /// Whether the module consists of the declaration alone (comments and whitespace aside).
     pub(crate) data_only: bool,
+    /// Whether no object of the literal writes a key twice.
+    pub(crate) keys_once: bool,
 }
 
 impl FastMain {
+    /// Where the literal is, for [`crate::LoadedFile::main_literal`].
+    fn literal(&self) -> MainLiteral {
+        MainLiteral {
+            range: self.range.clone(),
+            keys_once: self.keys_once,
+        }
+    }
+
     /// `pre_read`: the literal the scan read while blanking `source`, if any.
     pub(crate) fn prepare(
         source: &str,
         blanked: &str,
         pre_read: Option<crate::literal::PreRead>,
     ) -> Option<FastMain> {
-        let lit = crate::literal::read_export(source, blanked, "main", pre_read).ok()?;
+        let (lit, keys_once) =
+            crate::literal::read_export(source, blanked, "main", pre_read).ok()?;
         let literal = source.get(lit.range.clone())?;
         if names_main_global(source) {
             return None;
@@ -202,6 +215,7 @@ impl FastMain {
                 json: String::new(),
                 value: lit.value,
                 referenced: false,
+                keys_once,
             });
         }
         // Same lines and columns after the literal: the global's name, then only the line breaks of
@@ -242,6 +256,7 @@ impl FastMain {
             json,
             value: lit.value,
             referenced,
+            keys_once,
         })
     }
 }

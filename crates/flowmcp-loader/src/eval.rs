@@ -95,7 +95,7 @@ pub(crate) fn evaluate_read(
     pre_read: Option<crate::literal::PreRead>,
     limits: &Limits,
     timers: bool,
-) -> Result<(Exports, Option<std::ops::Range<usize>>), EvalFailure> {
+) -> Result<(Exports, Option<crate::literal::MainLiteral>), EvalFailure> {
     evaluate_lists(name, source, blanked, pre_read, limits, None, timers)
 }
 
@@ -108,7 +108,7 @@ fn evaluate_lists(
     limits: &Limits,
     lists: Option<&str>,
     timers: bool,
-) -> Result<(Exports, Option<std::ops::Range<usize>>), EvalFailure> {
+) -> Result<(Exports, Option<crate::literal::MainLiteral>), EvalFailure> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         #[cfg(feature = "quickjs")]
         {

@@ -40,6 +40,10 @@ pub struct LoadedFile {
     /// the exports (a `handlers` factory run again with the shared lists, a v3 agent read as an
     /// agent) sets it to `None`. [`reload_edited`] needs it.
     pub main_literal: Option<std::ops::Range<usize>>,
+    /// With [`LoadedFile::main_literal`]: whether no object of that literal writes a key twice (a
+    /// repeated key's value is its last). [`reload_edited`] then stops reading the literal's
+    /// members once it has passed the edits. `false` when it is not known.
+    pub main_keys_once: bool,
 }
 
 impl LoadedFile {
@@ -310,7 +314,13 @@ pub fn reload_edited(
         return None;
     }
     let ranges: Vec<std::ops::Range<usize>> = edits.iter().map(|e| e.start..e.end).collect();
-    let held = crate::literal::edited_values(source, blanked, literal.clone(), &ranges)?;
+    let held = crate::literal::edited_values(
+        source,
+        blanked,
+        literal.clone(),
+        &ranges,
+        first.main_keys_once,
+    )?;
     if !crate::evaluated::only_declares_main(blanked, &literal) {
         let breaks = ['\n', '\r', '\u{2028}', '\u{2029}'];
         let last_line = literal.start + source.get(literal.clone())?.rfind(breaks).unwrap_or(0);
@@ -344,7 +354,7 @@ pub fn reload_edited(
         out.get_mut(to..to + kept.len())?.copy_from_slice(kept);
         let start = h.span.start.checked_add_signed(before)?;
         let end = h.span.end.checked_add_signed(*shift.get(h.edits.end)?)?;
-        let (read, blanks) = crate::literal::read_value_blanks(&text, start, h.enclosing);
+        let (read, blanks, _) = crate::literal::read_value_blanks(&text, start, h.enclosing);
         let (value, read_end) = read.ok()?;
         if read_end != end {
             return None;
@@ -389,7 +399,14 @@ pub fn reload_edited(
         text,
         new_blanked,
         FileKind::Unknown,
-        (exports, Some(literal.start..end)),
+        (
+            exports,
+            // Whether the edited values write a key twice is not asked.
+            Some(crate::literal::MainLiteral {
+                range: literal.start..end,
+                keys_once: false,
+            }),
+        ),
         c,
     );
     Some(Reloaded {
@@ -489,7 +506,7 @@ fn finish_loaded(
     text: String,
     blanked: String,
     kind_hint: FileKind,
-    (exports, main_literal): (Exports, Option<std::ops::Range<usize>>),
+    (exports, main_literal): (Exports, Option<crate::literal::MainLiteral>),
     mut c: Collector<'_>,
 ) -> LoadedFile {
     let kind = match FileKind::from_exports(|name| exports.has(name)) {
@@ -523,7 +540,10 @@ fn finish_loaded(
     }
     let mut loaded = finish(display, Some(text), kind, Some(exports), c);
     loaded.blanked = Some(blanked);
-    loaded.main_literal = main_literal;
+    if let Some(lit) = main_literal {
+        loaded.main_literal = Some(lit.range);
+        loaded.main_keys_once = lit.keys_once;
+    }
     loaded
 }
 
@@ -718,6 +738,7 @@ fn finish(
         diagnostics: c.finish(),
         bom: false,
         main_literal: None,
+        main_keys_once: false,
     }
 }
 
@@ -876,6 +897,12 @@ mod tests {
         let mut texts: Vec<(String, String)> = vec![
             ("data.mjs".into(), DATA.to_string()),
             ("code.mjs".into(), format!("{DATA}{handlers}")),
+            // No key written twice: the walk stops reading members once past the edits.
+            ("once-data.mjs".into(), DATA.replace("'a': 2", "'b': 2")),
+            (
+                "once-code.mjs".into(),
+                format!("{}{handlers}", DATA.replace("'a': 2", "'b': 2")),
+            ),
             (
                 "reaches.mjs".into(),
                 format!(
@@ -920,6 +947,8 @@ mod tests {
                     continue;
                 };
                 assert!(!name.contains("reaches"), "{name}: main is reachable");
+                // DATA writes `a` twice in one object; the other texts write each key once.
+                assert_eq!(first.main_keys_once, !text.contains("'a': 2"), "{name}");
                 for _ in 0..150 {
                     let edits = random_edits(&mut rng, text, &literal);
                     let refs: Vec<&Edit> = edits.iter().collect();

@@ -217,7 +217,18 @@ pub fn try_read_data_export(
     blanked: &str,
     name: &str,
 ) -> Result<DataLiteral, Decline> {
-    read_export(source, blanked, name, None)
+    read_export(source, blanked, name, None).map(|(lit, _)| lit)
+}
+
+/// Where a module's literal `main` is, while its `main` export is exactly that literal's value
+/// ([`crate::LoadedFile::main_literal`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MainLiteral {
+    /// The literal's bytes in the module's text.
+    pub(crate) range: Range<usize>,
+    /// Whether no object of the literal writes a key twice
+    /// ([`crate::LoadedFile::main_keys_once`]).
+    pub(crate) keys_once: bool,
 }
 
 /// What [`read_literal`] gives: the value and the offset after it, or why it was declined.
@@ -229,34 +240,40 @@ pub(crate) type LiteralRead = Result<(Value, usize), Decline>;
 pub(crate) struct PreRead {
     pub(crate) at: usize,
     pub(crate) read: LiteralRead,
+    /// Whether no object of the literal writes a key twice ([`read_value_blanks`]).
+    pub(crate) keys_once: bool,
 }
 
 /// [`try_read_data_export`], taking the literal from `pre` when it was read from the very bracket
 /// the declaration found opens (the same function on the same text gives the same result);
-/// otherwise it is read here.
+/// otherwise it is read here. With the literal, whether no object of it writes a key twice.
 pub(crate) fn read_export(
     source: &str,
     blanked: &str,
     name: &str,
     pre: Option<PreRead>,
-) -> Result<DataLiteral, Decline> {
+) -> Result<(DataLiteral, bool), Decline> {
     let export_at = find_declaration(source, blanked, name)?;
     let mut p = Parser::new(source, export_at);
     let start = p.declaration(name)?;
-    let value = match pre {
+    let (value, keys_once) = match pre {
         Some(pre) if pre.at == start => {
             let (value, end) = pre.read?;
             p.pos = end;
-            value
+            (value, pre.keys_once)
         }
-        _ => p.literal()?,
+        _ => {
+            let value = p.literal()?;
+            (value, !p.repeats)
+        }
     };
     let end = p.pos;
     p.tail()?;
-    Ok(DataLiteral {
+    let lit = DataLiteral {
         range: start..end,
         value,
-    })
+    };
+    Ok((lit, keys_once))
 }
 
 /// Reads a module that is nothing but data: one or more `export const NAME = <literal>`
@@ -321,26 +338,31 @@ pub fn read_literal(source: &str, at: usize) -> Result<(Value, usize), Decline> 
 
 /// [`read_literal`], also giving the ranges of the literal that the scan's blanker turns into
 /// spaces but for their line breaks (`\n`, `\r`): the text of every string and template, between
-/// its quotes, and every comment, whole. The ranges are given only with a value.
-pub(crate) fn read_literal_blanks(source: &str, at: usize) -> (LiteralRead, Vec<Range<usize>>) {
+/// its quotes, and every comment, whole. The ranges are given only with a value. Last, whether
+/// no object of the literal writes a key twice.
+pub(crate) fn read_literal_blanks(
+    source: &str,
+    at: usize,
+) -> (LiteralRead, Vec<Range<usize>>, bool) {
     if !matches!(source.as_bytes().get(at), Some(b'{' | b'[')) {
         let unexpected = Decline {
             reason: Reason::Unexpected,
             at,
         };
-        return (Err(unexpected), Vec::new());
+        return (Err(unexpected), Vec::new(), false);
     }
     read_value_blanks(source, at, 0)
 }
 
 /// [`read_literal_blanks`] of any value (not only a bracketed one) that starts at `at` inside a
 /// larger literal, where `enclosing` objects and arrays hold it (they count towards
-/// [`MAX_NESTING`] as they do when the whole literal is read).
+/// [`MAX_NESTING`] as they do when the whole literal is read). Last, whether no object of the
+/// value writes a key twice (`false` when it is not read).
 pub(crate) fn read_value_blanks(
     source: &str,
     at: usize,
     enclosing: usize,
-) -> (LiteralRead, Vec<Range<usize>>) {
+) -> (LiteralRead, Vec<Range<usize>>, bool) {
     let mut p = Parser::new(source, at);
     p.blanks = Some(Vec::new());
     p.enclosing = enclosing;
@@ -349,7 +371,8 @@ pub(crate) fn read_value_blanks(
         Ok(_) => p.blanks.take().unwrap_or_default(),
         Err(_) => Vec::new(),
     };
-    (read, blanks)
+    let keys_once = read.is_ok() && !p.repeats;
+    (read, blanks, keys_once)
 }
 
 /// One step from a literal's root towards a value inside it: an object's key (an array-index key
@@ -387,11 +410,18 @@ pub(crate) struct Held {
 /// `source` (comments and the text of strings turned into spaces at the same offsets) that the
 /// scan made: values are skipped on it by their brackets and quotes. `None` when the text is not
 /// as expected or an edit is not inside the literal.
+///
+/// `keys_once`: the reader found that no object of the literal writes a key twice
+/// ([`crate::LoadedFile::main_keys_once`]). Then, as in an array, no member after the ones that
+/// hold the edits can change which value holds them, and an object's members are read only
+/// until the last edit is passed (an edit at the top of `main`, such as its `tags`, reads a few
+/// members instead of all of them).
 pub(crate) fn edited_values(
     source: &str,
     blanked: &str,
     literal: Range<usize>,
     edits: &[Range<usize>],
+    keys_once: bool,
 ) -> Option<Vec<Held>> {
     let inside = edits
         .iter()
@@ -404,6 +434,7 @@ pub(crate) fn edited_values(
     let walk = Walk {
         src: source,
         blanked: blanked.as_bytes(),
+        keys_once,
     };
     let mut out = Vec::new();
     walk.visit(literal, 0, edits, 0, &mut Vec::new(), &mut out)?;
@@ -414,6 +445,9 @@ pub(crate) fn edited_values(
 struct Walk<'a> {
     src: &'a str,
     blanked: &'a [u8],
+    /// Whether no object of the literal writes a key twice: its members need not be read past
+    /// the edits.
+    keys_once: bool,
 }
 
 impl Walk<'_> {
@@ -465,7 +499,14 @@ impl Walk<'_> {
         let mut p = Parser::new(self.src, span.start + 1);
         p.skip_trivia().ok()?;
         let mut children: Vec<(Step, Range<usize>)> = Vec::new();
+        // The members after the one that reaches past the last edit tell nothing when no key
+        // can come again (always so in an array); the literal was read whole, so it is closed.
+        let last_edit = edits.last().map_or(0, |e| e.end);
+        let read_all = object && !self.keys_once;
         while p.peek() != Some(close) {
+            if !read_all && children.last().is_some_and(|(_, r)| r.end >= last_edit) {
+                break;
+            }
             let step = if object {
                 match p.key().ok()? {
                     Key::Index(n) => Step::Key(n.to_string()),
@@ -487,7 +528,7 @@ impl Walk<'_> {
                 _ => return None,
             }
         }
-        if p.pos + 1 != span.end {
+        if p.peek() == Some(close) && p.pos + 1 != span.end {
             return None;
         }
         // The child holding each edit, in order; none for one of them, or a child under a
@@ -822,6 +863,9 @@ struct Parser<'a> {
     /// How many objects and arrays enclose the value being read (it is part of a larger literal),
     /// which count towards [`MAX_NESTING`].
     enclosing: usize,
+    /// Whether an object read so far wrote a key twice (its value has fewer members than it
+    /// wrote).
+    repeats: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -833,6 +877,7 @@ impl<'a> Parser<'a> {
             digits: String::new(),
             blanks: None,
             enclosing: 0,
+            repeats: false,
         }
     }
 
@@ -1131,7 +1176,10 @@ impl<'a> Parser<'a> {
                         Value::Array(values.drain(start.min(values.len())..).collect())
                     }
                     Some(Frame::Object(start, _)) => {
-                        build_object(entries.drain(start.min(entries.len())..))
+                        let written = entries.len().saturating_sub(start);
+                        let object = build_object(entries.drain(start.min(entries.len())..));
+                        self.repeats |= object.as_object().map_or(0, Map::len) != written;
+                        object
                     }
                     None => return self.fail(Reason::Unexpected),
                 };
@@ -1585,7 +1633,29 @@ fn number_value(f: f64) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::plain_run;
+    use super::{plain_run, read_literal_blanks};
+
+    /// D188: the reader notes an object that writes a key twice, at any depth, index keys by
+    /// their number.
+    #[test]
+    fn i46_the_reader_tells_whether_a_key_is_written_twice() {
+        let cases = [
+            ("{ a: 1, b: { a: 2 } }", true),
+            ("{ a: 1, a: 2 }", false),
+            ("{ a: 1, 'a': 2 }", false),
+            ("{ 1: 1, '1': 2 }", false),
+            ("{ 1: 1, '01': 2, 2: [ { x: 1 }, { x: 2 } ] }", true),
+            ("[ { k: [ { k: 1, j: { k: 2, k: 3 } } ] } ]", false),
+            ("{ o: {}, p: [], q: { '': 1, ' ': 2 } }", true),
+        ];
+        for (text, once) in cases {
+            let (read, _, keys_once) = read_literal_blanks(text, 0);
+            assert!(read.is_ok(), "{text}");
+            assert_eq!(keys_once, once, "{text}");
+        }
+        // Not read: not known.
+        assert!(!read_literal_blanks("{ a: x }", 0).2);
+    }
 
     /// D170: the run of a string's plain bytes is what a byte-by-byte search finds, at every
     /// length around the 16-byte head, for both quotes.

@@ -750,9 +750,13 @@ impl<'a> Blanker<'a> {
             return false;
         }
         let at = self.pos;
-        let (read, blanks) = crate::literal::read_literal_blanks(self.src, at);
+        let (read, blanks, keys_once) = crate::literal::read_literal_blanks(self.src, at);
         let end = read.as_ref().ok().map(|(_, end)| *end);
-        self.pre_read = Some(PreRead { at, read });
+        self.pre_read = Some(PreRead {
+            at,
+            read,
+            keys_once,
+        });
         let Some(end) = end else {
             return false;
         };
@@ -2010,9 +2014,10 @@ mod tests {
                 assert_eq!(format!("{:?}", pre.read), format!("{again:?}"), "{src:?}");
             }
             let read = ahead.pre_read.as_ref().is_some_and(|p| p.read.is_ok());
-            // And the loader's reading of `main` with it is the reading without it.
+            // And the loader's reading of `main` with it is the reading without it (whether a key
+            // is written twice included).
             let with = crate::literal::read_export(src, &ahead.text, "main", ahead.pre_read.take());
-            let without = crate::literal::try_read_data_export(src, &plain.text, "main");
+            let without = crate::literal::read_export(src, &plain.text, "main", None);
             assert_eq!(format!("{with:?}"), format!("{without:?}"), "{src:?}");
             read
         }

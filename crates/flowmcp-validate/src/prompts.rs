@@ -2109,6 +2109,7 @@ mod tests {
             diagnostics: Vec::new(),
             bom: false,
             main_literal: None,
+            main_keys_once: false,
         }
     }
 
