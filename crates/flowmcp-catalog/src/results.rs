@@ -808,6 +808,7 @@ impl StoredLoaded<ReadData> {
             bom,
             main_literal: None,
             main_keys_once: false,
+            main_index: None,
         };
         Some((loaded, main))
     }

@@ -179,8 +179,8 @@ pub(crate) struct FastMain {
     pub(crate) referenced: bool,
     /// Whether the module consists of the declaration alone (comments and whitespace aside).
     pub(crate) data_only: bool,
-    /// Whether no object of the literal writes a key twice.
-    pub(crate) keys_once: bool,
+    /// What the reader learnt of the literal besides its value.
+    pub(crate) facts: crate::literal::Facts,
 }
 
 impl FastMain {
@@ -188,7 +188,7 @@ impl FastMain {
     fn literal(&self) -> MainLiteral {
         MainLiteral {
             range: self.range.clone(),
-            keys_once: self.keys_once,
+            facts: self.facts.clone(),
         }
     }
 
@@ -198,8 +198,7 @@ impl FastMain {
         blanked: &str,
         pre_read: Option<crate::literal::PreRead>,
     ) -> Option<FastMain> {
-        let (lit, keys_once) =
-            crate::literal::read_export(source, blanked, "main", pre_read).ok()?;
+        let (lit, facts) = crate::literal::read_export(source, blanked, "main", pre_read).ok()?;
         let literal = source.get(lit.range.clone())?;
         if names_main_global(source) {
             return None;
@@ -215,7 +214,7 @@ impl FastMain {
                 json: String::new(),
                 value: lit.value,
                 referenced: false,
-                keys_once,
+                facts,
             });
         }
         // Same lines and columns after the literal: the global's name, then only the line breaks of
@@ -256,7 +255,7 @@ impl FastMain {
             json,
             value: lit.value,
             referenced,
-            keys_once,
+            facts,
         })
     }
 }

@@ -44,6 +44,12 @@ pub struct LoadedFile {
     /// repeated key's value is its last). [`reload_edited`] then stops reading the literal's
     /// members once it has passed the edits. `false` when it is not known.
     pub main_keys_once: bool,
+    /// With [`LoadedFile::main_literal`]: where the values of that literal start, noted as it was
+    /// read, when the text locator ([`crate::locate`]) would find each of them at the same place
+    /// (no key written twice, every key an identifier or a string without escapes, not an array
+    /// index). [`LoadedFile::locate_paths`] then answers paths into `main` without reading the
+    /// text again.
+    pub main_index: Option<crate::locate::LiteralIndex>,
 }
 
 impl LoadedFile {
@@ -354,7 +360,8 @@ pub fn reload_edited(
         out.get_mut(to..to + kept.len())?.copy_from_slice(kept);
         let start = h.span.start.checked_add_signed(before)?;
         let end = h.span.end.checked_add_signed(*shift.get(h.edits.end)?)?;
-        let (read, blanks, _) = crate::literal::read_value_blanks(&text, start, h.enclosing);
+        let crate::literal::BlankRead { read, blanks, .. } =
+            crate::literal::read_value_blanks(&text, start, h.enclosing);
         let (value, read_end) = read.ok()?;
         if read_end != end {
             return None;
@@ -401,10 +408,10 @@ pub fn reload_edited(
         FileKind::Unknown,
         (
             exports,
-            // Whether the edited values write a key twice is not asked.
+            // Whether the edited values write a key twice, and where they start, is not asked.
             Some(crate::literal::MainLiteral {
                 range: literal.start..end,
-                keys_once: false,
+                facts: crate::literal::Facts::default(),
             }),
         ),
         c,
@@ -542,7 +549,8 @@ fn finish_loaded(
     loaded.blanked = Some(blanked);
     if let Some(lit) = main_literal {
         loaded.main_literal = Some(lit.range);
-        loaded.main_keys_once = lit.keys_once;
+        loaded.main_keys_once = lit.facts.keys_once;
+        loaded.main_index = lit.facts.index;
     }
     loaded
 }
@@ -739,6 +747,7 @@ fn finish(
         bom: false,
         main_literal: None,
         main_keys_once: false,
+        main_index: None,
     }
 }
 

@@ -226,9 +226,19 @@ pub fn try_read_data_export(
 pub(crate) struct MainLiteral {
     /// The literal's bytes in the module's text.
     pub(crate) range: Range<usize>,
+    /// What the reader learnt of it besides its value.
+    pub(crate) facts: Facts,
+}
+
+/// What the literal reader learnt of a literal besides its value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Facts {
     /// Whether no object of the literal writes a key twice
     /// ([`crate::LoadedFile::main_keys_once`]).
     pub(crate) keys_once: bool,
+    /// Where its values start, when they were noted and the text locator would find them there
+    /// ([`crate::LoadedFile::main_index`]).
+    pub(crate) index: Option<crate::locate::LiteralIndex>,
 }
 
 /// What [`read_literal`] gives: the value and the offset after it, or why it was declined.
@@ -240,31 +250,36 @@ pub(crate) type LiteralRead = Result<(Value, usize), Decline>;
 pub(crate) struct PreRead {
     pub(crate) at: usize,
     pub(crate) read: LiteralRead,
-    /// Whether no object of the literal writes a key twice ([`read_value_blanks`]).
-    pub(crate) keys_once: bool,
+    /// What the reading learnt besides the value ([`BlankRead::facts`]).
+    pub(crate) facts: Facts,
 }
 
 /// [`try_read_data_export`], taking the literal from `pre` when it was read from the very bracket
 /// the declaration found opens (the same function on the same text gives the same result);
-/// otherwise it is read here. With the literal, whether no object of it writes a key twice.
+/// otherwise it is read here (then without the index of its values). With the literal, what the
+/// reading learnt of it.
 pub(crate) fn read_export(
     source: &str,
     blanked: &str,
     name: &str,
     pre: Option<PreRead>,
-) -> Result<(DataLiteral, bool), Decline> {
+) -> Result<(DataLiteral, Facts), Decline> {
     let export_at = find_declaration(source, blanked, name)?;
     let mut p = Parser::new(source, export_at);
     let start = p.declaration(name)?;
-    let (value, keys_once) = match pre {
+    let (value, facts) = match pre {
         Some(pre) if pre.at == start => {
             let (value, end) = pre.read?;
             p.pos = end;
-            (value, pre.keys_once)
+            (value, pre.facts)
         }
         _ => {
             let value = p.literal()?;
-            (value, !p.repeats)
+            let facts = Facts {
+                keys_once: !p.repeats,
+                index: None,
+            };
+            (value, facts)
         }
     };
     let end = p.pos;
@@ -273,7 +288,7 @@ pub(crate) fn read_export(
         range: start..end,
         value,
     };
-    Ok((lit, keys_once))
+    Ok((lit, facts))
 }
 
 /// Reads a module that is nothing but data: one or more `export const NAME = <literal>`
@@ -336,43 +351,68 @@ pub fn read_literal(source: &str, at: usize) -> Result<(Value, usize), Decline> 
     Parser::new(source, at).bracketed()
 }
 
+/// What [`read_literal_blanks`] and [`read_value_blanks`] give.
+#[derive(Debug)]
+pub(crate) struct BlankRead {
+    /// The value and the offset after it, or why it was declined.
+    pub(crate) read: LiteralRead,
+    /// The ranges the scan's blanker turns into spaces (given only with a value).
+    pub(crate) blanks: Vec<Range<usize>>,
+    /// What the reading learnt besides the value (`keys_once` is `false` without a value).
+    pub(crate) facts: Facts,
+}
+
 /// [`read_literal`], also giving the ranges of the literal that the scan's blanker turns into
 /// spaces but for their line breaks (`\n`, `\r`): the text of every string and template, between
-/// its quotes, and every comment, whole. The ranges are given only with a value. Last, whether
-/// no object of the literal writes a key twice.
-pub(crate) fn read_literal_blanks(
-    source: &str,
-    at: usize,
-) -> (LiteralRead, Vec<Range<usize>>, bool) {
+/// its quotes, and every comment, whole, and where its values start (the scan reads `main` so).
+pub(crate) fn read_literal_blanks(source: &str, at: usize) -> BlankRead {
     if !matches!(source.as_bytes().get(at), Some(b'{' | b'[')) {
         let unexpected = Decline {
             reason: Reason::Unexpected,
             at,
         };
-        return (Err(unexpected), Vec::new(), false);
+        return BlankRead {
+            read: Err(unexpected),
+            blanks: Vec::new(),
+            facts: Facts::default(),
+        };
     }
-    read_value_blanks(source, at, 0)
+    read_blanks(source, at, 0, true)
 }
 
 /// [`read_literal_blanks`] of any value (not only a bracketed one) that starts at `at` inside a
 /// larger literal, where `enclosing` objects and arrays hold it (they count towards
-/// [`MAX_NESTING`] as they do when the whole literal is read). Last, whether no object of the
-/// value writes a key twice (`false` when it is not read).
-pub(crate) fn read_value_blanks(
-    source: &str,
-    at: usize,
-    enclosing: usize,
-) -> (LiteralRead, Vec<Range<usize>>, bool) {
+/// [`MAX_NESTING`] as they do when the whole literal is read); without the index of its values.
+pub(crate) fn read_value_blanks(source: &str, at: usize, enclosing: usize) -> BlankRead {
+    read_blanks(source, at, enclosing, false)
+}
+
+/// [`read_value_blanks`], noting where the values start when `indexed`.
+fn read_blanks(source: &str, at: usize, enclosing: usize, indexed: bool) -> BlankRead {
     let mut p = Parser::new(source, at);
     p.blanks = Some(Vec::new());
     p.enclosing = enclosing;
+    if indexed {
+        p.spans = Some(Vec::new());
+    }
     let read = p.literal().map(|value| (value, p.pos));
     let blanks = match read {
         Ok(_) => p.blanks.take().unwrap_or_default(),
         Err(_) => Vec::new(),
     };
     let keys_once = read.is_ok() && !p.repeats;
-    (read, blanks, keys_once)
+    // The index serves the locator only where the locator would find the same places: each key
+    // written once, as it reads keys.
+    let index = p
+        .spans
+        .take()
+        .filter(|_| keys_once && p.plain)
+        .map(crate::locate::LiteralIndex::new);
+    BlankRead {
+        read,
+        blanks,
+        facts: Facts { keys_once, index },
+    }
 }
 
 /// One step from a literal's root towards a value inside it: an object's key (an array-index key
@@ -814,11 +854,12 @@ impl Key {
 /// An open container. Elements and entries of all open containers live on two shared stacks, so
 /// each finished array or object is allocated once, at its exact size.
 enum Frame {
-    /// An array whose elements start at this index of the value stack.
-    Array(usize),
-    /// An object whose entries start at this index of the entry stack, and the key waiting for its
-    /// value.
-    Object(usize, Option<Key>),
+    /// An array whose elements start at this index of the value stack, and its place among the
+    /// spans when they are kept.
+    Array(usize, usize),
+    /// An object whose entries start at this index of the entry stack, its place among the spans,
+    /// and the key waiting for its value.
+    Object(usize, usize, Option<Key>),
 }
 
 /// Builds an object from its entries in source order: array-index keys first, ascending, then the
@@ -866,6 +907,13 @@ struct Parser<'a> {
     /// Whether an object read so far wrote a key twice (its value has fewer members than it
     /// wrote).
     repeats: bool,
+    /// When kept, where each value starts and how many values its span holds, itself included, in
+    /// the order the values start ([`crate::locate::LiteralIndex`]).
+    spans: Option<Vec<(usize, usize)>>,
+    /// Whether every key so far was written as the text locator reads it: an identifier, or a
+    /// string without a backslash, neither an array index; and no trivia held a character
+    /// beyond ASCII ([`crate::locate::LiteralIndex`]).
+    plain: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -878,6 +926,8 @@ impl<'a> Parser<'a> {
             blanks: None,
             enclosing: 0,
             repeats: false,
+            spans: None,
+            plain: true,
         }
     }
 
@@ -965,6 +1015,8 @@ impl<'a> Parser<'a> {
                 _ => {}
             }
             if let Some((len, lt)) = space_at(self.b, self.pos) {
+                // A space beyond ASCII: the text locator's idea of a space may differ.
+                self.plain &= len == 1;
                 self.pos += len;
                 line_break |= lt;
                 continue;
@@ -1086,6 +1138,13 @@ impl<'a> Parser<'a> {
         let mut entries: Vec<(Key, Value)> = Vec::new();
         'value: loop {
             // A value starts here (trivia already skipped).
+            let span = match self.spans.as_mut() {
+                Some(spans) => {
+                    spans.push((self.pos, 1));
+                    spans.len() - 1
+                }
+                None => 0,
+            };
             let mut value = match self.peek() {
                 Some(b'{') => {
                     if stack.len() + self.enclosing >= MAX_NESTING {
@@ -1098,7 +1157,7 @@ impl<'a> Parser<'a> {
                         Value::Object(Map::new())
                     } else {
                         let key = self.key()?;
-                        stack.push(Frame::Object(entries.len(), Some(key)));
+                        stack.push(Frame::Object(entries.len(), span, Some(key)));
                         continue 'value;
                     }
                 }
@@ -1115,7 +1174,7 @@ impl<'a> Parser<'a> {
                         }
                         Some(b',') => return self.fail(Reason::Hole),
                         _ => {
-                            stack.push(Frame::Array(values.len()));
+                            stack.push(Frame::Array(values.len(), span));
                             continue 'value;
                         }
                     }
@@ -1129,7 +1188,7 @@ impl<'a> Parser<'a> {
                 };
                 self.skip_trivia()?;
                 let close = match top {
-                    Frame::Array(_) => {
+                    Frame::Array(..) => {
                         values.push(value);
                         match self.peek() {
                             Some(b',') => {
@@ -1146,7 +1205,7 @@ impl<'a> Parser<'a> {
                             Some(_) => return self.fail(Reason::Unexpected),
                         }
                     }
-                    Frame::Object(_, key) => {
+                    Frame::Object(_, _, key) => {
                         if let Some(key) = key.take() {
                             entries.push((key, value));
                         }
@@ -1171,18 +1230,27 @@ impl<'a> Parser<'a> {
                     continue 'value;
                 }
                 self.pos += 1;
-                value = match stack.pop() {
-                    Some(Frame::Array(start)) => {
-                        Value::Array(values.drain(start.min(values.len())..).collect())
-                    }
-                    Some(Frame::Object(start, _)) => {
+                let (closed, span) = match stack.pop() {
+                    Some(Frame::Array(start, span)) => (
+                        Value::Array(values.drain(start.min(values.len())..).collect()),
+                        span,
+                    ),
+                    Some(Frame::Object(start, span, _)) => {
                         let written = entries.len().saturating_sub(start);
                         let object = build_object(entries.drain(start.min(entries.len())..));
                         self.repeats |= object.as_object().map_or(0, Map::len) != written;
-                        object
+                        (object, span)
                     }
                     None => return self.fail(Reason::Unexpected),
                 };
+                // The container's span holds every value read since it opened.
+                if let Some(spans) = self.spans.as_mut() {
+                    let held = spans.len() - span;
+                    if let Some(s) = spans.get_mut(span) {
+                        s.1 = held;
+                    }
+                }
+                value = closed;
             }
         }
     }
@@ -1227,17 +1295,34 @@ impl<'a> Parser<'a> {
     fn key(&mut self) -> Result<Key, Decline> {
         let start = self.pos;
         let key = match self.peek() {
-            Some(q @ (b'"' | b'\'')) => Key::from_string(self.string(q)?),
-            _ if self.at_number() => Key::from_string(js_number_to_string(self.number()?)),
+            Some(q @ (b'"' | b'\'')) => {
+                let text = self.string(q)?;
+                if self
+                    .b
+                    .get(start..self.pos)
+                    .is_none_or(|raw| raw.contains(&b'\\'))
+                {
+                    self.plain = false;
+                }
+                Key::from_string(text)
+            }
+            _ if self.at_number() => {
+                self.plain = false;
+                Key::from_string(js_number_to_string(self.number()?))
+            }
             Some(_) => {
                 let name = self.identifier()?;
                 Key::Name(name.to_string())
             }
             None => return self.fail(Reason::Unterminated),
         };
-        if matches!(&key, Key::Name(k) if k == "__proto__") {
-            self.pos = start;
-            return self.fail(Reason::Proto);
+        match &key {
+            Key::Name(k) if k == "__proto__" => {
+                self.pos = start;
+                return self.fail(Reason::Proto);
+            }
+            Key::Index(_) => self.plain = false,
+            Key::Name(_) => {}
         }
         self.skip_trivia()?;
         if self.peek() != Some(b':') {
@@ -1649,12 +1734,12 @@ mod tests {
             ("{ o: {}, p: [], q: { '': 1, ' ': 2 } }", true),
         ];
         for (text, once) in cases {
-            let (read, _, keys_once) = read_literal_blanks(text, 0);
-            assert!(read.is_ok(), "{text}");
-            assert_eq!(keys_once, once, "{text}");
+            let read = read_literal_blanks(text, 0);
+            assert!(read.read.is_ok(), "{text}");
+            assert_eq!(read.facts.keys_once, once, "{text}");
         }
         // Not read: not known.
-        assert!(!read_literal_blanks("{ a: x }", 0).2);
+        assert!(!read_literal_blanks("{ a: x }", 0).facts.keys_once);
     }
 
     /// D170: the run of a string's plain bytes is what a byte-by-byte search finds, at every

@@ -61,34 +61,121 @@ pub fn locate_paths(source: &str, paths: &[Vec<Key>]) -> Vec<Option<Pos>> {
 /// bytes). Columns are counted in characters of the source, in one sweep at the end.
 pub fn locate_paths_blanked(source: &str, blanked: &str, paths: &[Vec<Key>]) -> Vec<Option<Pos>> {
     let mut answers = vec![None; paths.len()];
+    if let Some(offsets) = offsets_blanked(source, blanked, paths) {
+        positions(source, &offsets, &mut answers);
+    }
+    answers
+}
+
+/// [`locate_paths_blanked`]'s byte offsets; `None` when the blanking does not fit the source.
+fn offsets_blanked(source: &str, blanked: &str, paths: &[Vec<Key>]) -> Option<Vec<Option<usize>>> {
+    let mut offsets: Vec<Option<usize>> = vec![None; paths.len()];
     if paths.is_empty() {
-        return answers;
+        return Some(offsets);
     }
     let realigned;
     let b: &str = if source.len() == blanked.len() {
         blanked
     } else {
-        match scan::byte_aligned(source, blanked) {
-            Some(text) => {
-                realigned = text;
-                &realigned
-            }
-            None => return answers,
-        }
+        realigned = scan::byte_aligned(source, blanked)?;
+        &realigned
     };
     let mut trie = Trie::default();
     for (n, p) in paths.iter().enumerate() {
         trie.insert(p, n);
     }
     let reader = Reader::new(b, source);
-    let mut offsets: Vec<Option<usize>> = vec![None; paths.len()];
     for (export, node) in &trie.names {
         if let Some(start) = reader.declaration(export) {
             reader.value(start, node, &mut offsets, 0);
         }
     }
-    positions(source, &offsets, &mut answers);
-    answers
+    Some(offsets)
+}
+
+/// Where each value of a literal starts, noted by the literal reader as it read the literal
+/// ([`crate::LoadedFile::main_index`]): for every value, in the order the values start (a
+/// container before the values inside it), its first byte and how many values its span holds,
+/// itself included. With the literal's value it answers a path the way the text locator
+/// would, without reading the text again.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LiteralIndex {
+    spans: Vec<(usize, usize)>,
+}
+
+impl LiteralIndex {
+    pub(crate) fn new(spans: Vec<(usize, usize)>) -> LiteralIndex {
+        LiteralIndex { spans }
+    }
+
+    /// The byte where the value at `path` below `root` (the literal's value) starts or, when the
+    /// path leaves the value, where the deepest value on it does. An object's members are in the
+    /// order the literal writes them (each key once, none an array index), so the n-th member's
+    /// span follows the spans of the n − 1 before it.
+    fn offset(&self, root: &serde_json::Value, path: &[Key]) -> Option<usize> {
+        use serde_json::Value;
+        let mut value = root;
+        let mut at = 0usize;
+        for key in path {
+            let (nth, child) = match (value, key) {
+                (Value::Object(members), Key::Name(name)) => {
+                    match members.iter().enumerate().find(|(_, (k, _))| *k == name) {
+                        Some((nth, (_, child))) => (nth, child),
+                        None => break,
+                    }
+                }
+                (Value::Array(items), Key::Index(i)) => match items.get(*i) {
+                    Some(child) => (*i, child),
+                    None => break,
+                },
+                _ => break,
+            };
+            let mut child_at = at + 1;
+            for _ in 0..nth {
+                child_at += self.spans.get(child_at)?.1;
+            }
+            value = child;
+            at = child_at;
+        }
+        self.spans.get(at).map(|&(start, _)| start)
+    }
+}
+
+impl crate::LoadedFile {
+    /// [`locate_paths_blanked`] of the file's text (each path starting with an export's name):
+    /// paths into a literal `main` the loader read with its index
+    /// ([`crate::LoadedFile::main_index`]) are answered from it, the others by reading the
+    /// text. `None` for every path when the file has no text.
+    pub fn locate_paths(&self, paths: &[Vec<Key>]) -> Vec<Option<Pos>> {
+        let mut answers = vec![None; paths.len()];
+        let Some(source) = self.source.as_deref() else {
+            return answers;
+        };
+        let indexed = self.main_literal.as_ref().and(self.main_index.as_ref());
+        let main = indexed.and_then(|index| Some((index, self.exports.as_ref()?.get("main")?)));
+        let mut offsets: Vec<Option<usize>> = vec![None; paths.len()];
+        let mut rest: Vec<usize> = Vec::new();
+        for (n, path) in paths.iter().enumerate() {
+            match (main, path.split_first()) {
+                (Some((index, root)), Some((Key::Name(export), below))) if export == "main" => {
+                    offsets[n] = index.offset(root, below);
+                }
+                _ => rest.push(n),
+            }
+        }
+        if !rest.is_empty() {
+            let asked: Vec<Vec<Key>> = rest.iter().map(|&n| paths[n].clone()).collect();
+            let found = match self.blanked.as_deref() {
+                Some(blanked) => offsets_blanked(source, blanked, &asked),
+                None => offsets_blanked(source, &scan::blank_aligned(source), &asked),
+            };
+            for (&n, offset) in rest.iter().zip(found.unwrap_or_default()) {
+                offsets[n] = offset;
+            }
+        }
+        positions(source, &offsets, &mut answers);
+        answers
+    }
 }
 
 /// Converts byte offsets of `source` into 1-based lines (counted by `\n`) and columns (in
@@ -545,6 +632,195 @@ fn unescape_simple(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+
+    /// Every path into `value` (below `at`), with a few that leave it: a member that is not
+    /// there, an index past the end, a step below a scalar, a name on an array and an index on an
+    /// object.
+    fn paths_into(value: &serde_json::Value, at: &mut Vec<Key>, out: &mut Vec<Vec<Key>>) {
+        use serde_json::Value;
+        out.push(at.clone());
+        let mut leave = |key: Key| {
+            let mut p = at.clone();
+            p.push(key);
+            out.push(p);
+        };
+        match value {
+            Value::Object(members) => {
+                leave(Key::Name("__not_there__".into()));
+                leave(Key::Index(0));
+                for (k, v) in members {
+                    at.push(Key::Name(k.clone()));
+                    paths_into(v, at, out);
+                    at.pop();
+                }
+            }
+            Value::Array(items) => {
+                leave(Key::Index(items.len()));
+                leave(Key::Name("0".into()));
+                for (i, v) in items.iter().enumerate() {
+                    at.push(Key::Index(i));
+                    paths_into(v, at, out);
+                    at.pop();
+                }
+            }
+            _ => {
+                leave(Key::Name("x".into()));
+                leave(Key::Index(0));
+            }
+        }
+    }
+
+    /// The positions of `text`'s paths into `main` (and a few into other exports) by the
+    /// loader's index and by reading the text, compared; whether the index was there.
+    fn same_by_index_and_text(name: &str, text: &str) -> bool {
+        let limits = crate::Limits::default();
+        let settings = flowmcp_spec::RuleSettings::new(flowmcp_spec::Profile::Compat);
+        let loaded = crate::file::load_source(Path::new(name), name, text, &limits, &settings);
+        let (Some(_), Some(main)) = (
+            loaded.main_index.as_ref(),
+            loaded.exports.as_ref().and_then(|e| e.get("main")),
+        ) else {
+            return false;
+        };
+        let mut paths = Vec::new();
+        paths_into(main, &mut vec![Key::Name("main".into())], &mut paths);
+        paths.push(vec![Key::Name("handlers".into())]);
+        paths.push(vec![Key::Name("nothing".into()), Key::Index(1)]);
+        let blanked = loaded.blanked.as_deref().unwrap_or_default();
+        let by_text = locate_paths_blanked(text, blanked, &paths);
+        let by_index = loaded.locate_paths(&paths);
+        for ((path, t), i) in paths.iter().zip(&by_text).zip(&by_index) {
+            assert_eq!(t, i, "{name}: {path:?}");
+        }
+        true
+    }
+
+    /// D188: the positions of paths into a literal `main` that the loader answers from the
+    /// literal reader's index are the text locator's, for every schema fixture of the
+    /// validator, the example catalogs and random literals (keys quoted, escaped, numeric and
+    /// repeated, comments and spaces beyond ASCII); the index is there for most files.
+    #[test]
+    fn i46_a_literal_main_is_located_by_its_index_as_by_its_text() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        for dir in ["crates/flowmcp-validate/tests", "examples"] {
+            files.extend(flowmcp_files::walk::mjs_files(&root.join(dir), &|_| false).unwrap());
+        }
+        let (mut indexed, mut read) = (0, 0);
+        for path in &files {
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            read += 1;
+            indexed += usize::from(same_by_index_and_text(&path.display().to_string(), &text));
+        }
+        assert!(
+            read > 900 && indexed > 400,
+            "{indexed} of {read} files indexed"
+        );
+
+        // Random literals: members whose keys and spacing the index may or may not take.
+        let keys = [
+            "a",
+            "b",
+            "é",
+            "$x",
+            "'a'",
+            "\"b\"",
+            "'a b'",
+            "'\\x41'",
+            "'c\\'d'",
+            "1",
+            "'2'",
+            "1.5",
+            "0x1F",
+            "'01'",
+            "`t`",
+            "a /* é */",
+            "b\u{2028}",
+            "c\u{a0}",
+            "'é'",
+        ];
+        let gaps = [
+            " ",
+            "",
+            "\n  ",
+            " /* c */ ",
+            " // c\n",
+            "\u{feff}",
+            "\u{3000}",
+            "\t",
+        ];
+        let scalars = [
+            "1",
+            "- 2",
+            "+ /* s */ 0x1F",
+            "'s'",
+            "\"q\"",
+            "`t`",
+            "null",
+            "true",
+            "1_000",
+        ];
+        let mut rng = crate::test_texts::XorShift(0x10ca_7e46);
+        let mut indexed = 0;
+        for round in 0..2_000 {
+            fn value(
+                rng: &mut crate::test_texts::XorShift,
+                depth: usize,
+                k: &[&str],
+                g: &[&str],
+                s: &[&str],
+            ) -> String {
+                match rng.next() % 5 {
+                    0 | 1 if depth < 4 => {
+                        let n = rng.next() % 4;
+                        let members: Vec<String> = (0..n)
+                            .map(|_| {
+                                format!(
+                                    "{}{}:{}{}",
+                                    rng.pick(k),
+                                    rng.pick(g),
+                                    rng.pick(g),
+                                    value(rng, depth + 1, k, g, s)
+                                )
+                            })
+                            .collect();
+                        format!("{{{}{}}}", rng.pick(g), members.join(","))
+                    }
+                    2 if depth < 4 => {
+                        let n = rng.next() % 4;
+                        let items: Vec<String> = (0..n)
+                            .map(|_| format!("{}{}", rng.pick(g), value(rng, depth + 1, k, g, s)))
+                            .collect();
+                        format!("[{}]", items.join(","))
+                    }
+                    _ => rng.pick(s).to_string(),
+                }
+            }
+            let members: Vec<String> = (0..1 + rng.next() % 4)
+                .map(|_| {
+                    format!(
+                        "{}: {}",
+                        rng.pick(&keys),
+                        value(&mut rng, 1, &keys, &gaps, &scalars)
+                    )
+                })
+                .collect();
+            let text = format!(
+                "// r{round}\nexport const main = {{ {} }}\n{}",
+                members.join(",\n  "),
+                if round % 2 == 0 {
+                    "export const handlers = () => ({})\n"
+                } else {
+                    ""
+                }
+            );
+            indexed += usize::from(same_by_index_and_text(&format!("r{round}.mjs"), &text));
+        }
+        assert!(indexed > 100, "{indexed} random literals indexed");
+    }
 
     fn k(parts: &[&str]) -> Vec<Key> {
         parts

@@ -750,13 +750,13 @@ impl<'a> Blanker<'a> {
             return false;
         }
         let at = self.pos;
-        let (read, blanks, keys_once) = crate::literal::read_literal_blanks(self.src, at);
-        let end = read.as_ref().ok().map(|(_, end)| *end);
-        self.pre_read = Some(PreRead {
-            at,
+        let crate::literal::BlankRead {
             read,
-            keys_once,
-        });
+            blanks,
+            facts,
+        } = crate::literal::read_literal_blanks(self.src, at);
+        let end = read.as_ref().ok().map(|(_, end)| *end);
+        self.pre_read = Some(PreRead { at, read, facts });
         let Some(end) = end else {
             return false;
         };
@@ -2015,9 +2015,11 @@ mod tests {
             }
             let read = ahead.pre_read.as_ref().is_some_and(|p| p.read.is_ok());
             // And the loader's reading of `main` with it is the reading without it (whether a key
-            // is written twice included).
-            let with = crate::literal::read_export(src, &ahead.text, "main", ahead.pre_read.take());
-            let without = crate::literal::read_export(src, &plain.text, "main", None);
+            // is written twice included; only the read ahead notes where the values start).
+            let with = crate::literal::read_export(src, &ahead.text, "main", ahead.pre_read.take())
+                .map(|(lit, facts)| (lit, facts.keys_once));
+            let without = crate::literal::read_export(src, &plain.text, "main", None)
+                .map(|(lit, facts)| (lit, facts.keys_once));
             assert_eq!(format!("{with:?}"), format!("{without:?}"), "{src:?}");
             read
         }

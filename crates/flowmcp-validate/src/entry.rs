@@ -272,7 +272,7 @@ pub(crate) fn validate_at(
     if list_file {
         drop_ldr008_for_lists(&mut diagnostics);
     }
-    if let Some(source) = loaded.source.as_ref().filter(|_| opts.positions) {
+    if loaded.source.is_some() && opts.positions {
         // A 3.0 agent manifest's `/agent/…` is `/main/…` in its source.
         let rename = |d: &mut Diagnostic, from: &str, to: &str| {
             if let Some(p) = d.pointer.as_mut() {
@@ -288,7 +288,8 @@ pub(crate) fn validate_at(
                 .iter_mut()
                 .for_each(|d| rename(d, "agent", "main"));
         }
-        add_source_positions(source, loaded.blanked.as_deref(), &mut diagnostics);
+        // The file's own locator: a literal `main` read with its index is not read again.
+        add_positions(&mut diagnostics, |paths| loaded.locate_paths(paths));
         if v3_agent {
             diagnostics
                 .iter_mut()
@@ -429,6 +430,18 @@ pub(crate) fn add_source_positions(
     blanked: Option<&str>,
     diagnostics: &mut [Diagnostic],
 ) {
+    add_positions(diagnostics, |paths| match blanked {
+        Some(b) => locate_paths_blanked(source, b, paths),
+        None => locate_paths(source, paths),
+    });
+}
+
+/// [`add_source_positions`] with the paths answered by `locate` (one position, or none, for each
+/// path asked, in order).
+fn add_positions(
+    diagnostics: &mut [Diagnostic],
+    locate: impl FnOnce(&[Vec<Key>]) -> Vec<Option<flowmcp_loader::locate::Pos>>,
+) {
     let wanted: Vec<usize> = diagnostics
         .iter()
         .enumerate()
@@ -449,10 +462,7 @@ pub(crate) fn add_source_positions(
                 .collect()
         })
         .collect();
-    let found = match blanked {
-        Some(b) => locate_paths_blanked(source, b, &paths),
-        None => locate_paths(source, &paths),
-    };
+    let found = locate(&paths);
     for (&i, pos) in wanted.iter().zip(found) {
         if let Some(pos) = pos {
             diagnostics[i].line = Some(pos.line);

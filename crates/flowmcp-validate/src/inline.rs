@@ -184,6 +184,7 @@ pub fn load_inline(display: &str, schema: &InlineSchema) -> LoadedFile {
         bom: false,
         main_literal: None,
         main_keys_once: false,
+        main_index: None,
     }
 }
 

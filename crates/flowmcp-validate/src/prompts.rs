@@ -2110,6 +2110,7 @@ mod tests {
             bom: false,
             main_literal: None,
             main_keys_once: false,
+            main_index: None,
         }
     }
 
