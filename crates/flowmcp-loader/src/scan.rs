@@ -292,8 +292,13 @@ pub(crate) fn scan_module_blanked(
 pub(crate) fn blank_ranges(out: &mut [u8], ranges: &[std::ops::Range<usize>]) {
     for range in ranges {
         if let Some(bytes) = out.get_mut(range.clone()) {
-            for b in bytes.iter_mut().filter(|b| !matches!(**b, b'\n' | b'\r')) {
-                *b = b' ';
+            // A select rather than a branch: the loop is vectorised.
+            for b in bytes.iter_mut() {
+                *b = if matches!(*b, b'\n' | b'\r') {
+                    *b
+                } else {
+                    b' '
+                };
             }
         }
     }

@@ -3,8 +3,10 @@
 use flowmcp_spec::{
     Diagnostic, FileReport, Report, Severity, diagnostic::Counts, diagnostic::escape_controls,
 };
+use indented::Indented;
 
 mod github;
+mod indented;
 pub mod sarif;
 pub use github::github;
 pub use sarif::sarif;
@@ -166,7 +168,8 @@ pub fn write_json(report: &Report, out: &mut dyn std::io::Write) -> std::io::Res
     // serde_json writes a token at a time: a buffer of a known type takes those writes without a
     // call through `out`'s vtable each, and hands `out` whole blocks (D182).
     let mut buffered = std::io::BufWriter::with_capacity(1 << 16, out);
-    serde_json::to_writer_pretty(&mut buffered, report).map_err(std::io::Error::from)?;
+    let mut ser = serde_json::Serializer::with_formatter(&mut buffered, Indented::default());
+    serde::Serialize::serialize(report, &mut ser).map_err(std::io::Error::from)?;
     std::io::Write::flush(&mut buffered)
 }
 
