@@ -49,7 +49,7 @@ pub struct LoadedFile {
     /// (no key written twice, every key an identifier or a string without escapes, not an array
     /// index). [`LoadedFile::locate_paths`] then answers paths into `main` without reading the
     /// text again.
-    pub main_index: Option<crate::locate::LiteralIndex>,
+    pub main_index: Option<crate::literal::LiteralIndex>,
 }
 
 impl LoadedFile {

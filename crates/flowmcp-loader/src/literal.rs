@@ -230,6 +230,23 @@ pub(crate) struct MainLiteral {
     pub(crate) facts: Facts,
 }
 
+/// Where each value of a literal starts, noted by the literal reader as it read the literal
+/// ([`crate::LoadedFile::main_index`]): for every value, in the order the values start (a
+/// container before the values inside it), its first byte and how many values its span holds,
+/// itself included. With the literal's value it answers a path the way the text locator
+/// ([`crate::locate`]) would, without reading the text again ([`crate::LoadedFile::locate_paths`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LiteralIndex {
+    spans: Vec<(usize, usize)>,
+}
+
+impl LiteralIndex {
+    /// Each value's first byte and how many values its span holds, in the order values start.
+    pub(crate) fn spans(&self) -> &[(usize, usize)] {
+        &self.spans
+    }
+}
+
 /// What the literal reader learnt of a literal besides its value.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Facts {
@@ -238,7 +255,7 @@ pub(crate) struct Facts {
     pub(crate) keys_once: bool,
     /// Where its values start, when they were noted and the text locator would find them there
     /// ([`crate::LoadedFile::main_index`]).
-    pub(crate) index: Option<crate::locate::LiteralIndex>,
+    pub(crate) index: Option<LiteralIndex>,
 }
 
 /// What [`read_literal`] gives: the value and the offset after it, or why it was declined.
@@ -407,7 +424,7 @@ fn read_blanks(source: &str, at: usize, enclosing: usize, indexed: bool) -> Blan
         .spans
         .take()
         .filter(|_| keys_once && p.plain)
-        .map(crate::locate::LiteralIndex::new);
+        .map(|spans| LiteralIndex { spans });
     BlankRead {
         read,
         blanks,
@@ -908,11 +925,11 @@ struct Parser<'a> {
     /// wrote).
     repeats: bool,
     /// When kept, where each value starts and how many values its span holds, itself included, in
-    /// the order the values start ([`crate::locate::LiteralIndex`]).
+    /// the order the values start ([`LiteralIndex`]).
     spans: Option<Vec<(usize, usize)>>,
     /// Whether every key so far was written as the text locator reads it: an identifier, or a
     /// string without a backslash, neither an array index; and no trivia held a character
-    /// beyond ASCII ([`crate::locate::LiteralIndex`]).
+    /// beyond ASCII ([`LiteralIndex`]).
     plain: bool,
 }
 

@@ -14,6 +14,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
+use crate::literal::LiteralIndex;
 use crate::scan;
 
 /// How many `name` → `const name = …` hops are followed for one value.
@@ -93,52 +94,38 @@ fn offsets_blanked(source: &str, blanked: &str, paths: &[Vec<Key>]) -> Option<Ve
     Some(offsets)
 }
 
-/// Where each value of a literal starts, noted by the literal reader as it read the literal
-/// ([`crate::LoadedFile::main_index`]): for every value, in the order the values start (a
-/// container before the values inside it), its first byte and how many values its span holds,
-/// itself included. With the literal's value it answers a path the way the text locator
-/// would, without reading the text again.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LiteralIndex {
-    spans: Vec<(usize, usize)>,
-}
-
-impl LiteralIndex {
-    pub(crate) fn new(spans: Vec<(usize, usize)>) -> LiteralIndex {
-        LiteralIndex { spans }
-    }
-
-    /// The byte where the value at `path` below `root` (the literal's value) starts or, when the
-    /// path leaves the value, where the deepest value on it does. An object's members are in the
-    /// order the literal writes them (each key once, none an array index), so the n-th member's
-    /// span follows the spans of the n − 1 before it.
-    fn offset(&self, root: &serde_json::Value, path: &[Key]) -> Option<usize> {
-        use serde_json::Value;
-        let mut value = root;
-        let mut at = 0usize;
-        for key in path {
-            let (nth, child) = match (value, key) {
-                (Value::Object(members), Key::Name(name)) => {
-                    match members.iter().enumerate().find(|(_, (k, _))| *k == name) {
-                        Some((nth, (_, child))) => (nth, child),
-                        None => break,
-                    }
-                }
-                (Value::Array(items), Key::Index(i)) => match items.get(*i) {
-                    Some(child) => (*i, child),
+/// The byte where the value at `path` below `root` (the value of the literal `index` was noted
+/// for) starts or, when the path leaves the value, where the deepest value on it does. An
+/// object's members are in the order the literal writes them (each key once, none an array
+/// index: the index is kept only then), so the n-th member's span follows the spans of the
+/// n − 1 before it.
+fn indexed_offset(index: &LiteralIndex, root: &serde_json::Value, path: &[Key]) -> Option<usize> {
+    use serde_json::Value;
+    let spans = index.spans();
+    let mut value = root;
+    let mut at = 0usize;
+    for key in path {
+        let (nth, child) = match (value, key) {
+            (Value::Object(members), Key::Name(name)) => {
+                match members.iter().enumerate().find(|(_, (k, _))| *k == name) {
+                    Some((nth, (_, child))) => (nth, child),
                     None => break,
-                },
-                _ => break,
-            };
-            let mut child_at = at + 1;
-            for _ in 0..nth {
-                child_at += self.spans.get(child_at)?.1;
+                }
             }
-            value = child;
-            at = child_at;
+            (Value::Array(items), Key::Index(i)) => match items.get(*i) {
+                Some(child) => (*i, child),
+                None => break,
+            },
+            _ => break,
+        };
+        let mut child_at = at + 1;
+        for _ in 0..nth {
+            child_at += spans.get(child_at)?.1;
         }
-        self.spans.get(at).map(|&(start, _)| start)
+        value = child;
+        at = child_at;
     }
+    spans.get(at).map(|&(start, _)| start)
 }
 
 impl crate::LoadedFile {
@@ -158,7 +145,7 @@ impl crate::LoadedFile {
         for (n, path) in paths.iter().enumerate() {
             match (main, path.split_first()) {
                 (Some((index, root)), Some((Key::Name(export), below))) if export == "main" => {
-                    offsets[n] = index.offset(root, below);
+                    offsets[n] = indexed_offset(index, root, below);
                 }
                 _ => rest.push(n),
             }
