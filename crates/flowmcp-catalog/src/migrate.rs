@@ -648,7 +648,7 @@ pub(crate) fn attach_fixes_loaded(
     let blanked = loaded.as_deref().and_then(|l| l.blanked.as_deref());
     let literal = loaded
         .as_deref()
-        .and_then(|l| l.main_literal.as_ref().map(|r| r.start));
+        .and_then(|l| l.main_literal.as_ref().map(|m| m.range.start));
     let Ok(edits) = v3_to_v4_edits(
         source,
         blanked,
@@ -2929,7 +2929,7 @@ mod tests {
                 let read = v3_to_v4_edits(
                     src,
                     loaded.blanked.as_deref(),
-                    loaded.main_literal.as_ref().map(|r| r.start),
+                    loaded.main_literal.as_ref().map(|m| m.range.start),
                     &mut Vec::new(),
                     Purpose::Fix(&ask),
                 )

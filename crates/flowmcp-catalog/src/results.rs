@@ -807,8 +807,6 @@ impl StoredLoaded<ReadData> {
             diagnostics: Vec::new(),
             bom,
             main_literal: None,
-            main_keys_once: false,
-            main_index: None,
         };
         Some((loaded, main))
     }

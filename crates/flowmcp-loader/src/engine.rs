@@ -40,9 +40,9 @@ pub(crate) fn evaluate(
     if let Some(f) = fast.take_if(|f| f.data_only) {
         // The module is nothing but `export const main = <literal>`: running it could only
         // produce the value already read, so the engine is not started at all.
-        let literal = f.literal();
         let mut data = IndexMap::new();
         data.insert("main".to_string(), f.value);
+        let literal = MainLiteral::new(f.range, f.facts);
         let exports = Exports {
             names: vec!["main".to_string()],
             data,
@@ -51,7 +51,7 @@ pub(crate) fn evaluate(
         };
         return Ok((exports, Some(literal)));
     }
-    let (module, fast) = match fast {
+    let (module, mut fast) = match fast {
         Some(mut f) => (std::mem::take(&mut f.source), Some(f)),
         None => (source.to_string(), None),
     };
@@ -65,12 +65,14 @@ pub(crate) fn evaluate(
     };
     // The value a literal `main` the module cannot reach is given back as: the one read now.
     let unreached = fast.as_ref().is_some_and(|f| !f.referenced);
-    let literal = fast.as_ref().filter(|_| unreached).map(FastMain::literal);
+    // What the reading learnt moves to the loaded file; the engine needs none of it.
+    let literal = fast
+        .as_mut()
+        .filter(|_| unreached)
+        .map(|f| MainLiteral::new(f.range.clone(), std::mem::take(&mut f.facts)));
     // Whether the exports' `main` is the literal's value.
-    let with_range = |exports: Exports| {
-        let range = literal
-            .clone()
-            .filter(|_| exports.data.contains_key("main"));
+    let with_range = move |exports: Exports| {
+        let range = literal.filter(|_| exports.data.contains_key("main"));
         (exports, range)
     };
     if let Some(known) = memo::recall(&key) {
@@ -184,14 +186,6 @@ pub(crate) struct FastMain {
 }
 
 impl FastMain {
-    /// Where the literal is, for [`crate::LoadedFile::main_literal`].
-    fn literal(&self) -> MainLiteral {
-        MainLiteral {
-            range: self.range.clone(),
-            facts: self.facts.clone(),
-        }
-    }
-
     /// `pre_read`: the literal the scan read while blanking `source`, if any.
     pub(crate) fn prepare(
         source: &str,

@@ -34,22 +34,12 @@ pub struct LoadedFile {
     /// out: a byte offset into `source` is [`LoadedFile::mark_len`] bytes earlier than the same
     /// place in the text read.
     pub bom: bool,
-    /// The byte range in `source` of the literal `export const main =` declares, while the
-    /// `main` export is exactly that literal's value (read without the engine, and out of reach
+    /// Where in `source` the literal `export const main =` declares is, and what reading it told,
+    /// while the `main` export is exactly that literal's value (read without the engine, and out of reach
     /// of the module's code) and the exports are as loading made them. A validation that changes
     /// the exports (a `handlers` factory run again with the shared lists, a v3 agent read as an
     /// agent) sets it to `None`. [`reload_edited`] needs it.
-    pub main_literal: Option<std::ops::Range<usize>>,
-    /// With [`LoadedFile::main_literal`]: whether no object of that literal writes a key twice (a
-    /// repeated key's value is its last). [`reload_edited`] then stops reading the literal's
-    /// members once it has passed the edits. `false` when it is not known.
-    pub main_keys_once: bool,
-    /// With [`LoadedFile::main_literal`]: where the values of that literal start, noted as it was
-    /// read, when the text locator ([`crate::locate`]) would find each of them at the same place
-    /// (no key written twice, every key an identifier or a string without escapes, not an array
-    /// index). [`LoadedFile::locate_paths`] then answers paths into `main` without reading the
-    /// text again.
-    pub main_index: Option<crate::literal::LiteralIndex>,
+    pub main_literal: Option<crate::literal::MainLiteral>,
 }
 
 impl LoadedFile {
@@ -312,7 +302,8 @@ pub fn reload_edited(
 ) -> Option<Reloaded> {
     let source = first.source.as_deref()?;
     let blanked = first.blanked.as_deref()?;
-    let literal = first.main_literal.clone()?;
+    let main = first.main_literal.as_ref()?;
+    let (literal, keys_once) = (main.range.clone(), main.keys_once);
     let on_chars = |e: &&flowmcp_spec::diagnostic::Edit| {
         source.is_char_boundary(e.start) && source.is_char_boundary(e.end)
     };
@@ -320,13 +311,7 @@ pub fn reload_edited(
         return None;
     }
     let ranges: Vec<std::ops::Range<usize>> = edits.iter().map(|e| e.start..e.end).collect();
-    let held = crate::literal::edited_values(
-        source,
-        blanked,
-        literal.clone(),
-        &ranges,
-        first.main_keys_once,
-    )?;
+    let held = crate::literal::edited_values(source, blanked, literal.clone(), &ranges, keys_once)?;
     if !crate::evaluated::only_declares_main(blanked, &literal) {
         let breaks = ['\n', '\r', '\u{2028}', '\u{2029}'];
         let last_line = literal.start + source.get(literal.clone())?.rfind(breaks).unwrap_or(0);
@@ -411,7 +396,8 @@ pub fn reload_edited(
             // Whether the edited values write a key twice, and where they start, is not asked.
             Some(crate::literal::MainLiteral {
                 range: literal.start..end,
-                facts: crate::literal::Facts::default(),
+                keys_once: false,
+                index: None,
             }),
         ),
         c,
@@ -547,11 +533,7 @@ fn finish_loaded(
     }
     let mut loaded = finish(display, Some(text), kind, Some(exports), c);
     loaded.blanked = Some(blanked);
-    if let Some(lit) = main_literal {
-        loaded.main_literal = Some(lit.range);
-        loaded.main_keys_once = lit.facts.keys_once;
-        loaded.main_index = lit.facts.index;
-    }
+    loaded.main_literal = main_literal;
     loaded
 }
 
@@ -746,8 +728,6 @@ fn finish(
         diagnostics: c.finish(),
         bom: false,
         main_literal: None,
-        main_keys_once: false,
-        main_index: None,
     }
 }
 
@@ -779,7 +759,9 @@ mod tests {
         assert_eq!(a.exports, b.exports, "{what}");
         assert_eq!(a.diagnostics, b.diagnostics, "{what}");
         assert_eq!(a.bom, b.bom, "{what}");
-        assert_eq!(a.main_literal, b.main_literal, "{what}");
+        // Where the literal is; what reading it told is not asked of a reloaded file.
+        let range = |f: &LoadedFile| f.main_literal.as_ref().map(|m| m.range.clone());
+        assert_eq!(range(a), range(b), "{what}");
     }
 
     const DATA: &str = "export const main = {\n    namespace: 'demo',\n    tags: [ 'a', \"b\", `c` ],\n    n: -1.5e3, m: + /* s */ 0x1F,\n    o: { a: 1, 'a': 2, 7: [ true, null ], \"x y\": 'é\\u00e9\\\n' }, // c\n    deep: [ [ [ { k: 'v', timeout: 1 } ] ] ],\n    t: { get: { path: '/x/{{USER_PARAM}}', tests: [ { _description: 'd', q: '10' } ] } }\n};\n";
@@ -948,7 +930,7 @@ mod tests {
                 let path = Path::new(name);
                 let mut first = load_source(path, name, text, &limits, &settings);
                 let loaded = first.clone();
-                let Some(literal) = first.main_literal.clone() else {
+                let Some(main) = first.main_literal.clone() else {
                     assert!(
                         !name.contains("data") && !name.contains("code"),
                         "{name}: main not read"
@@ -957,7 +939,8 @@ mod tests {
                 };
                 assert!(!name.contains("reaches"), "{name}: main is reachable");
                 // DATA writes `a` twice in one object; the other texts write each key once.
-                assert_eq!(first.main_keys_once, !text.contains("'a': 2"), "{name}");
+                assert_eq!(main.keys_once, !text.contains("'a': 2"), "{name}");
+                let literal = main.range;
                 for _ in 0..150 {
                     let edits = random_edits(&mut rng, text, &literal);
                     let refs: Vec<&Edit> = edits.iter().collect();

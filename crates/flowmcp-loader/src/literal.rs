@@ -220,18 +220,37 @@ pub fn try_read_data_export(
     read_export(source, blanked, name, None).map(|(lit, _)| lit)
 }
 
-/// Where a module's literal `main` is, while its `main` export is exactly that literal's value
-/// ([`crate::LoadedFile::main_literal`]).
+/// Where a module's literal `main` is, and what reading it told, while its `main` export is
+/// exactly that literal's value ([`crate::LoadedFile::main_literal`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct MainLiteral {
+pub struct MainLiteral {
     /// The literal's bytes in the module's text.
-    pub(crate) range: Range<usize>,
-    /// What the reader learnt of it besides its value.
-    pub(crate) facts: Facts,
+    pub range: Range<usize>,
+    /// Whether no object of the literal writes a key twice (a repeated key's value is its last):
+    /// [`crate::reload_edited`] then stops reading the literal's members once it has passed the
+    /// edits. `false` when it is not known.
+    pub keys_once: bool,
+    /// Where the values of the literal start, noted as it was read, when the text locator
+    /// ([`crate::locate`]) would find each of them at the same place (no key written twice,
+    /// every key an identifier or a string without escapes, not an array index):
+    /// [`crate::LoadedFile::locate_paths`] then answers paths into `main` without reading the
+    /// text again.
+    pub index: Option<LiteralIndex>,
+}
+
+impl MainLiteral {
+    /// The literal at `range`, with what its reading learnt.
+    pub(crate) fn new(range: Range<usize>, facts: Facts) -> MainLiteral {
+        MainLiteral {
+            range,
+            keys_once: facts.keys_once,
+            index: facts.index,
+        }
+    }
 }
 
 /// Where each value of a literal starts, noted by the literal reader as it read the literal
-/// ([`crate::LoadedFile::main_index`]): for every value, in the order the values start (a
+/// ([`MainLiteral::index`]): for every value, in the order the values start (a
 /// container before the values inside it), its first byte and how many values its span holds,
 /// itself included. With the literal's value it answers a path the way the text locator
 /// ([`crate::locate`]) would, without reading the text again ([`crate::LoadedFile::locate_paths`]).
@@ -250,11 +269,10 @@ impl LiteralIndex {
 /// What the literal reader learnt of a literal besides its value.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Facts {
-    /// Whether no object of the literal writes a key twice
-    /// ([`crate::LoadedFile::main_keys_once`]).
+    /// Whether no object of the literal writes a key twice ([`MainLiteral::keys_once`]).
     pub(crate) keys_once: bool,
     /// Where its values start, when they were noted and the text locator would find them there
-    /// ([`crate::LoadedFile::main_index`]).
+    /// ([`MainLiteral::index`]).
     pub(crate) index: Option<LiteralIndex>,
 }
 
@@ -469,7 +487,7 @@ pub(crate) struct Held {
 /// as expected or an edit is not inside the literal.
 ///
 /// `keys_once`: the reader found that no object of the literal writes a key twice
-/// ([`crate::LoadedFile::main_keys_once`]). Then, as in an array, no member after the ones that
+/// ([`MainLiteral::keys_once`]). Then, as in an array, no member after the ones that
 /// hold the edits can change which value holds them, and an object's members are read only
 /// until the last edit is passed (an edit at the top of `main`, such as its `tags`, reads a few
 /// members instead of all of them).
@@ -1314,10 +1332,12 @@ impl<'a> Parser<'a> {
         let key = match self.peek() {
             Some(q @ (b'"' | b'\'')) => {
                 let text = self.string(q)?;
-                if self
-                    .b
-                    .get(start..self.pos)
-                    .is_none_or(|raw| raw.contains(&b'\\'))
+                // Asked only while the index is kept, the one reader of `plain`.
+                if self.spans.is_some()
+                    && self
+                        .b
+                        .get(start..self.pos)
+                        .is_none_or(|raw| raw.contains(&b'\\'))
                 {
                     self.plain = false;
                 }

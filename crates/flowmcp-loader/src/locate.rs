@@ -131,14 +131,14 @@ fn indexed_offset(index: &LiteralIndex, root: &serde_json::Value, path: &[Key]) 
 impl crate::LoadedFile {
     /// [`locate_paths_blanked`] of the file's text (each path starting with an export's name):
     /// paths into a literal `main` the loader read with its index
-    /// ([`crate::LoadedFile::main_index`]) are answered from it, the others by reading the
+    /// ([`crate::literal::MainLiteral::index`]) are answered from it, the others by reading the
     /// text. `None` for every path when the file has no text.
     pub fn locate_paths(&self, paths: &[Vec<Key>]) -> Vec<Option<Pos>> {
         let mut answers = vec![None; paths.len()];
         let Some(source) = self.source.as_deref() else {
             return answers;
         };
-        let indexed = self.main_literal.as_ref().and(self.main_index.as_ref());
+        let indexed = self.main_literal.as_ref().and_then(|m| m.index.as_ref());
         let main = indexed.and_then(|index| Some((index, self.exports.as_ref()?.get("main")?)));
         let mut offsets: Vec<Option<usize>> = vec![None; paths.len()];
         let mut rest: Vec<usize> = Vec::new();
@@ -665,7 +665,7 @@ mod tests {
         let settings = flowmcp_spec::RuleSettings::new(flowmcp_spec::Profile::Compat);
         let loaded = crate::file::load_source(Path::new(name), name, text, &limits, &settings);
         let (Some(_), Some(main)) = (
-            loaded.main_index.as_ref(),
+            loaded.main_literal.as_ref().and_then(|m| m.index.as_ref()),
             loaded.exports.as_ref().and_then(|e| e.get("main")),
         ) else {
             return false;

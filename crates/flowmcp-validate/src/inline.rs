@@ -183,8 +183,6 @@ pub fn load_inline(display: &str, schema: &InlineSchema) -> LoadedFile {
         diagnostics: Vec::new(),
         bom: false,
         main_literal: None,
-        main_keys_once: false,
-        main_index: None,
     }
 }
 

@@ -2109,8 +2109,6 @@ mod tests {
             diagnostics: Vec::new(),
             bom: false,
             main_literal: None,
-            main_keys_once: false,
-            main_index: None,
         }
     }
 
