@@ -239,7 +239,9 @@ pub struct MainLiteral {
 }
 
 impl MainLiteral {
-    /// The literal at `range`, with what its reading learnt.
+    /// The literal at `range`, with what its reading learnt (only the engine reads a literal
+    /// `main` so).
+    #[cfg_attr(not(feature = "quickjs"), allow(dead_code))]
     pub(crate) fn new(range: Range<usize>, facts: Facts) -> MainLiteral {
         MainLiteral {
             range,
