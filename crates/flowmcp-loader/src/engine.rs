@@ -169,6 +169,8 @@ mod memo {
 }
 
 /// A `main` literal read in Rust, and the source with the literal replaced by [`MAIN_GLOBAL`].
+/// Made only of a source that does not name [`MAIN_GLOBAL`]: a file loaded with a
+/// [`MainLiteral`] does not name it (`reload_edited` reads only the edited pieces for it).
 pub(crate) struct FastMain {
     pub(crate) source: String,
     /// The literal's bytes in the module's text.
@@ -194,7 +196,7 @@ impl FastMain {
     ) -> Option<FastMain> {
         let (lit, facts) = crate::literal::read_export(source, blanked, "main", pre_read).ok()?;
         let literal = source.get(lit.range.clone())?;
-        if names_main_global(source) {
+        if names_main_global(source.as_bytes()) {
             return None;
         }
         let range = blanked_range(source, blanked, &lit.range);

@@ -124,8 +124,8 @@ pub(crate) const MAIN_GLOBAL: &str = "__flowmcp_main__";
 
 /// Whether `text` names the global that carries a pre-read `main` into a module: such a text
 /// has its `main` read by the engine (the engine's reading of a literal `main` declines it).
-pub(crate) fn names_main_global(text: &str) -> bool {
-    memchr::memmem::find(text.as_bytes(), MAIN_GLOBAL.as_bytes()).is_some()
+pub(crate) fn names_main_global(text: &[u8]) -> bool {
+    memchr::memmem::find(text, MAIN_GLOBAL.as_bytes()).is_some()
 }
 
 /// Whether the blanked module `blanked` is nothing but `export const main = ` before the byte

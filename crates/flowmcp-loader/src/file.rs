@@ -331,33 +331,37 @@ pub fn reload_edited(
         delta += e.text.len() as isize - (e.end - e.start) as isize;
         shift.push(delta);
     }
-    if text.len() as u64 > limits.max_file_bytes || crate::evaluated::names_main_global(&text) {
+    if text.len() as u64 > limits.max_file_bytes || names_main_global_near(&text, edits, &shift) {
         return None;
     }
-    // The old blanking between the held values, each held value read and blanked anew.
+    // The old blanking between the held values, each held value read and blanked anew: the
+    // pieces in order, each where the edits before it moved it.
     let mut values = Vec::with_capacity(held.len());
-    let mut out = text.as_bytes().to_vec();
+    let mut out: Vec<u8> = Vec::with_capacity(text.len());
     let mut old_at = 0;
     for h in held {
         let before = *shift.get(h.edits.start)?;
-        let kept = blanked.as_bytes().get(old_at..h.span.start)?;
-        let to = old_at.checked_add_signed(before)?;
-        out.get_mut(to..to + kept.len())?.copy_from_slice(kept);
+        out.extend_from_slice(blanked.as_bytes().get(old_at..h.span.start)?);
         let start = h.span.start.checked_add_signed(before)?;
         let end = h.span.end.checked_add_signed(*shift.get(h.edits.end)?)?;
+        if out.len() != start {
+            return None;
+        }
         let crate::literal::BlankRead { read, blanks, .. } =
             crate::literal::read_value_blanks(&text, start, h.enclosing);
         let (value, read_end) = read.ok()?;
         if read_end != end {
             return None;
         }
+        out.extend_from_slice(text.as_bytes().get(start..end)?);
         scan::blank_ranges(&mut out, &blanks);
         values.push((h.path, value));
         old_at = h.span.end;
     }
-    let kept = blanked.as_bytes().get(old_at..)?;
-    let to = old_at.checked_add_signed(delta)?;
-    out.get_mut(to..to + kept.len())?.copy_from_slice(kept);
+    out.extend_from_slice(blanked.as_bytes().get(old_at..)?);
+    if out.len() != text.len() {
+        return None;
+    }
     let (hits, new_blanked) = scan::scan_module_blanked(path, &text, String::from_utf8(out).ok()?)?;
     let mut c = Collector::new(settings, Some(first.display.clone()));
     emit_hits(&mut c, hits);
@@ -409,6 +413,31 @@ pub fn reload_edited(
     })
 }
 
+/// Whether the text `text`, made by `edits` of a text with a literal `main` (which therefore
+/// does not name [`crate::evaluated::MAIN_GLOBAL`], see [`crate::engine::FastMain`]), names it:
+/// only where a name could cross or lie in an edited piece, `shift` telling how far the edits
+/// before each one moved it.
+fn names_main_global_near(
+    text: &str,
+    edits: &[&flowmcp_spec::diagnostic::Edit],
+    shift: &[isize],
+) -> bool {
+    let reach = crate::evaluated::MAIN_GLOBAL.len() - 1;
+    edits.iter().zip(shift).any(|(e, &before)| {
+        let Some(start) = e.start.checked_add_signed(before) else {
+            return true;
+        };
+        let from = start.saturating_sub(reach);
+        let to = start
+            .saturating_add(e.text.len())
+            .saturating_add(reach)
+            .min(text.len());
+        text.as_bytes()
+            .get(from..to)
+            .is_none_or(crate::evaluated::names_main_global)
+    })
+}
+
 /// A file [`reload_edited`] made of another's exports, which it holds until
 /// [`Reloaded::give_back`].
 #[derive(Debug)]
@@ -425,13 +454,21 @@ impl Reloaded {
         &mut self.file
     }
 
-    /// The members of `main` whose values the edits changed, by name, one per value read
-    /// again (a member may come more than once); `None` for an edit that changed `main` as a
-    /// whole.
-    pub fn edited_members(&self) -> impl Iterator<Item = Option<&str>> + '_ {
-        self.undo.iter().map(|(path, _)| match path.first() {
-            Some(crate::literal::Step::Key(member)) => Some(member.as_str()),
-            _ => None,
+    /// Each value of `main` the edits replaced, one per value read again: the member of `main`
+    /// it is in, by name (`None` for an edit that replaced `main` as a whole; a member may come
+    /// more than once), the value as it was, and the value as it is now. What a rule read of
+    /// `main` changed only where these differ.
+    pub fn replaced(
+        &self,
+    ) -> impl Iterator<Item = (Option<&str>, &serde_json::Value, Option<&serde_json::Value>)> + '_
+    {
+        let main = self.file.exports.as_ref().and_then(|e| e.get("main"));
+        self.undo.iter().map(move |(path, old)| {
+            let member = match path.first() {
+                Some(crate::literal::Step::Key(member)) => Some(member.as_str()),
+                _ => None,
+            };
+            (member, old, main.and_then(|m| value_in(m, path)))
         })
     }
 
@@ -472,6 +509,20 @@ fn value_at<'v>(
         value = match step {
             crate::literal::Step::Key(k) => value.as_object_mut()?.get_mut(k)?,
             crate::literal::Step::Index(i) => value.as_array_mut()?.get_mut(*i)?,
+        };
+    }
+    Some(value)
+}
+
+/// The value at `path` in `value`, read only.
+fn value_in<'v>(
+    mut value: &'v serde_json::Value,
+    path: &[crate::literal::Step],
+) -> Option<&'v serde_json::Value> {
+    for step in path {
+        value = match step {
+            crate::literal::Step::Key(k) => value.as_object()?.get(k)?,
+            crate::literal::Step::Index(i) => value.as_array()?.get(*i)?,
         };
     }
     Some(value)
@@ -979,7 +1030,14 @@ mod tests {
         let demo = lines.find("'demo'").unwrap();
         let code = format!("{DATA}export const handlers = () => ({{}})\n");
         let e_acute = code.find('é').unwrap();
-        let cases: [(&str, &str, Range<usize>, &str, bool); 5] = [
+        // The engine's global, whole only once an edit joins its halves: by writing the part
+        // before it, or by taking out what kept the halves apart.
+        let half = "export const main = { a: 'flowmcp_main__', b: 'x' }\n";
+        let half_at = half.find("flowmcp").unwrap();
+        let apart =
+            "export const main = { a: '__flowmcXYp_main__' }; export const handlers = () => ({})\n";
+        let apart_at = apart.find("XY").unwrap();
+        let cases: [(&str, &str, Range<usize>, &str, bool); 8] = [
             ("twice.mjs", DATA, first_a..first_a + 1, "5", true),
             (
                 "inside-a-character.mjs",
@@ -991,6 +1049,9 @@ mod tests {
             ("deep.mjs", &deep, deepest..deepest + 1, "2", true),
             ("deeper.mjs", &deep, deepest..deepest + 1, "[ 1 ]", false),
             ("lines.mjs", lines, demo..demo + 6, "'demo'\n", false),
+            ("half.mjs", half, half_at..half_at, "__", false),
+            ("half-kept.mjs", half, half_at..half_at, "_", true),
+            ("apart.mjs", apart, apart_at..apart_at + 2, "", false),
         ];
         let settings = RuleSettings::new(flowmcp_spec::Profile::Spec);
         for (name, text, range, new, given) in cases {

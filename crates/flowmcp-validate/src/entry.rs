@@ -104,9 +104,9 @@ pub fn validate_edited(
     let mut again =
         flowmcp_loader::reload_edited(first, path, edits, &opts.limits, &opts.settings)?;
     let changed = again
-        .edited_members()
-        .fold(rules::Reads::default(), |all, member| {
-            all.with(member.map_or(rules::Reads::ALL, rules::Reads::member))
+        .replaced()
+        .fold(rules::Reads::default(), |all, (member, old, new)| {
+            all.with(rules::Reads::replaced(member, old, new))
         });
     let trace = trace.filter(|t| t.made.as_ref().is_some_and(|m| std::ptr::eq(m.1, lists)));
     let reuse = match trace {
@@ -519,4 +519,58 @@ pub fn mark_validated_alone(
     let mut report = report;
     report.extend(added);
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flowmcp_spec::diagnostic::Edit;
+
+    /// An edit that writes, or removes, a string holding a prompt placeholder in a member no
+    /// rule reads by name (the tags) still runs PH004 again: the strings holding a `{{` are a
+    /// read of their own, changed by such an edit and by no other (D189). With a trace, the
+    /// report is the one of the edited text validated from scratch.
+    #[test]
+    fn i46_an_edit_that_writes_or_removes_a_placeholder_runs_ph004_again() {
+        let opts = Options::new(flowmcp_spec::Profile::Spec);
+        let scope = lists::ListScope::NotSearched;
+        let plain = "[ 'alpha', 'beta' ]";
+        let placed = "[ 'alpha', '{{input:query}}' ]";
+        for (before, after, ph004) in [
+            (plain, placed, 1),
+            (placed, plain, 0),
+            (plain, "[ 'alpha', 'gamma' ]", 0),
+        ] {
+            let source = format!(
+                "export const main = {{\n    namespace: 'demo',\n    name: 'Demo',\n    \
+                 description: 'A demo',\n    version: '4.2.0',\n    tags: {before},\n    \
+                 root: 'https://example.org',\n    tools: {{}}\n}}\n"
+            );
+            let mut first = flowmcp_loader::load_source(
+                "d.mjs".as_ref(),
+                "d.mjs",
+                &source,
+                &opts.limits,
+                &opts.settings,
+            );
+            let (_, trace) = validate_loaded_traced(&mut first, &opts, &scope, None);
+            let at = source.find(before).unwrap();
+            let edit = Edit {
+                start: at,
+                end: at + before.len(),
+                text: after.into(),
+            };
+            let again = validate_edited(&mut first, Some(&trace), &[&edit], "d.mjs", &scope, &opts)
+                .expect("an edit inside main is loaded from the first load");
+            let edited = source.replace(before, after);
+            let fresh = validate_str(&edited, "d.mjs", &scope, &opts);
+            assert_eq!(again, fresh, "{before} → {after}");
+            let found = again
+                .diagnostics()
+                .iter()
+                .filter(|d| d.code == Code::PH004)
+                .count();
+            assert_eq!(found, ph004, "{before} → {after}");
+        }
+    }
 }

@@ -89,6 +89,10 @@ impl Reads {
     /// Everything: no change leaves such a rule's findings as they were.
     pub(crate) const ALL: Reads = Reads(1 << 31);
 
+    /// The strings of `main` that hold a `{{`, and the members they are in
+    /// ([`SchemaCtx::paired_strings`]).
+    pub(crate) const PAIRED: Reads = Reads(1 << 30);
+
     /// The member `name` of `main` ([`Reads::ALL`] for a member [`MEMBERS`] does not name).
     #[inline]
     pub(crate) fn member(name: &str) -> Reads {
@@ -99,6 +103,18 @@ impl Reads {
         {
             Some(i) => Reads(1 << i),
             None => Reads::ALL,
+        }
+    }
+
+    /// What replacing the value `old` of `main`'s member `member` (`None`: not a member, or
+    /// `main` itself) with `new` (`None`: unknown) changes: the member, and the strings holding
+    /// a `{{` when either value holds one ([`Reads::PAIRED`]).
+    pub(crate) fn replaced(member: Option<&str>, old: &Value, new: Option<&Value>) -> Reads {
+        let changed = member.map_or(Reads::ALL, Reads::member);
+        if new.is_none_or(holds_open_pair) || holds_open_pair(old) {
+            changed.with(Reads::PAIRED)
+        } else {
+            changed
         }
     }
 
@@ -322,9 +338,10 @@ impl<'a> SchemaCtx<'a> {
     /// Every string of `main` that holds a `{{`, with the name of the member of `main` it is in
     /// (empty when `main` is not an object), as a walk of `main` meets them: where the rules
     /// that look at every string of `main` (PH004, VAL075) look for placeholders. Computed once
-    /// per file; reads all of `main`.
+    /// per file; read as [`Reads::PAIRED`] (an edit changes it only when a string it replaces, or
+    /// one it writes, holds a `{{`: the members are the same and are walked in the same order).
     pub(crate) fn paired_strings(&self) -> &[(&'a str, &'a str)] {
-        self.read(Reads::ALL);
+        self.read(Reads::PAIRED);
         self.paired_cache.get_or_init(|| {
             let mut out = Vec::new();
             let Some(main) = self.exports.get("main") else {
@@ -334,20 +351,9 @@ impl<'a> SchemaCtx<'a> {
                 Value::Object(map) => map.iter().map(|(k, v)| (k.as_str(), v)).collect(),
                 other => vec![("", other)],
             };
-            // An explicit stack: `main` may be nested arbitrarily deep.
             let mut stack: Vec<&Value> = Vec::new();
             for (member, value) in members {
-                stack.push(value);
-                while let Some(v) = stack.pop() {
-                    match v {
-                        Value::String(s) if has_open_pair(s) => {
-                            out.push((member, s.as_str()));
-                        }
-                        Value::Array(items) => stack.extend(items.iter().rev()),
-                        Value::Object(map) => stack.extend(map.values().rev()),
-                        _ => {}
-                    }
-                }
+                open_pair_strings(value, &mut stack, &mut |s| out.push((member, s)));
             }
             out
         })
@@ -401,6 +407,33 @@ impl<'a> MainView<'_, 'a> {
 /// a byte search tells at once.
 pub(crate) fn has_open_pair(s: &str) -> bool {
     flowmcp_spec::placeholder::find_double(s, '{').is_some()
+}
+
+/// Hands `found` every string of `value` that holds a `{{` ([`has_open_pair`]), in the order a
+/// walk meets them (members and items in order, depth first). `stack` is scratch space: `value`
+/// may be nested arbitrarily deep.
+fn open_pair_strings<'v>(
+    value: &'v Value,
+    stack: &mut Vec<&'v Value>,
+    found: &mut impl FnMut(&'v str),
+) {
+    stack.clear();
+    stack.push(value);
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) if has_open_pair(s) => found(s),
+            Value::Array(items) => stack.extend(items.iter().rev()),
+            Value::Object(map) => stack.extend(map.values().rev()),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a string of `value` holds a `{{` ([`SchemaCtx::paired_strings`] may hold it).
+fn holds_open_pair(value: &Value) -> bool {
+    let mut any = false;
+    open_pair_strings(value, &mut Vec::new(), &mut |_| any = true);
+    any
 }
 
 /// A registered rule: the codes it can emit and its check.
@@ -1162,6 +1195,9 @@ mod tests {
             Value::from("changed"),
             serde_json::json!(["changed", 1]),
             serde_json::json!({ "changed": { "path": "/x", "parameters": [] } }),
+            // Strings holding a `{{` (one a prompt placeholder, which PH004 reports).
+            Value::from("{{input:query}}"),
+            serde_json::json!({ "changed": ["{{ nothing }}", { "d": "{{tool:x}}" }] }),
         ];
         let (mut compared, mut kept) = (0usize, 0usize);
         for file in &files {
@@ -1207,7 +1243,9 @@ mod tests {
                                 continue;
                             };
                             compared += 1;
-                            if was.reads.meets(Reads::member(member)) {
+                            let changed =
+                                Reads::replaced(Some(member), &main[member.as_str()], Some(other));
+                            if was.reads.meets(changed) {
                                 continue;
                             }
                             kept += 1;

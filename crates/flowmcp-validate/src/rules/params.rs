@@ -1045,7 +1045,11 @@ pub(super) fn ph004_prompt_placeholders_in_main(ctx: &SchemaCtx<'_>, c: &mut Col
             .iter()
             .any(|f| is_prompt_placeholder(&f.inner))
     });
-    let Some(main) = ctx.export("main").filter(|_| found) else {
+    // Only then is `main` read as a whole (the paired strings are a read of their own).
+    if !found {
+        return;
+    }
+    let Some(main) = ctx.export("main") else {
         return;
     };
     // An explicit stack: `main` may be nested arbitrarily deep.
