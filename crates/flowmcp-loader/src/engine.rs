@@ -384,14 +384,17 @@ fn evaluate_inner(
 /// A fresh QuickJS runtime with the sandbox's limits (memory, stack, the `interrupt` check), a module
 /// loader that finds nothing (every `import` fails), and a context with only the intrinsics schema
 /// modules and handlers use. Left out: typed arrays, WeakRef, performance, DOMException (about
-/// 60 µs less per runtime). Shared by module evaluation and the handler host.
+/// 60 µs less per runtime). The engine allocates through the process's global allocator (the
+/// CLI's jemalloc) rather than the C library's `malloc`: one allocator for both sides, fewer page
+/// faults (D192); its memory limit counts the same sizes. Shared by module evaluation and the
+/// handler host.
 pub(crate) fn sandbox(
     memory_bytes: usize,
     stack_bytes: usize,
     interrupt: Box<dyn FnMut() -> bool>,
     with_libraries: bool,
 ) -> Result<(Runtime, Context), rquickjs::Error> {
-    let rt = Runtime::new()?;
+    let rt = Runtime::new_with_alloc(rquickjs::allocator::RustAllocator)?;
     rt.set_memory_limit(memory_bytes);
     rt.set_max_stack_size(stack_bytes);
     rt.set_loader(BuiltinResolver::default(), BuiltinLoader::default());
