@@ -232,7 +232,13 @@ fn load_unmarked(
     limits: &Limits,
     mut c: Collector<'_>,
 ) -> LoadedFile {
-    let (scan_kind, hits, blanked, pre_read) = scan::scan_file_read(path, &text);
+    let scan::ReadScan {
+        kind: scan_kind,
+        hits,
+        blanked,
+        pre_read,
+        free,
+    } = scan::scan_file_read(path, &text);
     let kind_hint = if scan_kind == ScanKind::SharedList {
         FileKind::List
     } else {
@@ -254,7 +260,7 @@ fn load_unmarked(
 
     // Under compat the module has the timer globals the handler host gives it (issue #31 item 5).
     let timers = c.settings().profile.is_compat();
-    let (exports, main_literal) =
+    let (exports, mut main_literal) =
         match eval::evaluate_read(display, &text, Some(&blanked), pre_read, limits, timers) {
             Ok(e) => e,
             Err(failure) => {
@@ -262,6 +268,9 @@ fn load_unmarked(
                 return finish(display, Some(text), kind_hint, None, c);
             }
         };
+    if let Some(m) = main_literal.as_mut() {
+        m.scan_free = free;
+    }
     finish_loaded(
         display,
         text,
@@ -303,7 +312,7 @@ pub fn reload_edited(
     let source = first.source.as_deref()?;
     let blanked = first.blanked.as_deref()?;
     let main = first.main_literal.as_ref()?;
-    let (literal, keys_once) = (main.range.clone(), main.keys_once);
+    let (literal, keys_once, scan_free) = (main.range.clone(), main.keys_once, main.scan_free);
     let on_chars = |e: &&flowmcp_spec::diagnostic::Edit| {
         source.is_char_boundary(e.start) && source.is_char_boundary(e.end)
     };
@@ -337,6 +346,8 @@ pub fn reload_edited(
     // The old blanking between the held values, each held value read and blanked anew: the
     // pieces in order, each where the edits before it moved it.
     let mut values = Vec::with_capacity(held.len());
+    // Where the values read anew are in the edited text: all its blanking that is not the old.
+    let mut pieces = Vec::with_capacity(held.len());
     let mut out: Vec<u8> = Vec::with_capacity(text.len());
     let mut old_at = 0;
     for h in held {
@@ -355,6 +366,7 @@ pub fn reload_edited(
         }
         out.extend_from_slice(text.as_bytes().get(start..end)?);
         scan::blank_ranges(&mut out, &blanks);
+        pieces.push(start..end);
         values.push((h.path, value));
         old_at = h.span.end;
     }
@@ -362,7 +374,9 @@ pub fn reload_edited(
     if out.len() != text.len() {
         return None;
     }
-    let (hits, new_blanked) = scan::scan_module_blanked(path, &text, String::from_utf8(out).ok()?)?;
+    let edited = scan_free.then_some(pieces.as_slice());
+    let (hits, new_blanked, scan_free) =
+        scan::scan_module_blanked(path, &text, String::from_utf8(out).ok()?, edited)?;
     let mut c = Collector::new(settings, Some(first.display.clone()));
     emit_hits(&mut c, hits);
     if c.has_errors() {
@@ -402,6 +416,7 @@ pub fn reload_edited(
                 range: literal.start..end,
                 keys_once: false,
                 index: None,
+                scan_free,
             }),
         ),
         c,
@@ -810,9 +825,12 @@ mod tests {
         assert_eq!(a.exports, b.exports, "{what}");
         assert_eq!(a.diagnostics, b.diagnostics, "{what}");
         assert_eq!(a.bom, b.bom, "{what}");
-        // Where the literal is; what reading it told is not asked of a reloaded file.
+        // Where the literal is, and whether the scan had nothing to look at; what reading it
+        // told is not asked of a reloaded file.
         let range = |f: &LoadedFile| f.main_literal.as_ref().map(|m| m.range.clone());
         assert_eq!(range(a), range(b), "{what}");
+        let free = |f: &LoadedFile| f.main_literal.as_ref().map(|m| m.scan_free);
+        assert_eq!(free(a), free(b), "{what}");
     }
 
     const DATA: &str = "export const main = {\n    namespace: 'demo',\n    tags: [ 'a', \"b\", `c` ],\n    n: -1.5e3, m: + /* s */ 0x1F,\n    o: { a: 1, 'a': 2, 7: [ true, null ], \"x y\": 'é\\u00e9\\\n' }, // c\n    deep: [ [ [ { k: 'v', timeout: 1 } ] ] ],\n    t: { get: { path: '/x/{{USER_PARAM}}', tests: [ { _description: 'd', q: '10' } ] } }\n};\n";
@@ -864,6 +882,9 @@ mod tests {
         "10",
         "[ 'a-b', 'c' ]",
         "'process.env'",
+        // Data whose keys are names the scan reports: a reload scans them.
+        "{ eval: 1 }",
+        "[ { node: [ 2 ], fs: 3 } ]",
     ];
 
     /// Up to three random edits of `text` (sorted, not overlapping) near or inside `literal`:
@@ -957,6 +978,11 @@ mod tests {
                     .into(),
             ),
             ("_lists/l.mjs".into(), DATA.replace("main", "list")),
+            // Scanned whole on every reload: the module names `fs`.
+            (
+                "named.mjs".into(),
+                format!("{DATA}export const handlers = () => ({{ fs: {{}} }})\n"),
+            ),
             // Handler names that tell the line the module's code runs on.
             (
                 "lines.mjs".into(),
@@ -991,6 +1017,9 @@ mod tests {
                 assert!(!name.contains("reaches"), "{name}: main is reachable");
                 // DATA writes `a` twice in one object; the other texts write each key once.
                 assert_eq!(main.keys_once, !text.contains("'a': 2"), "{name}");
+                if name.ends_with("code.mjs") || name.ends_with("named.mjs") {
+                    assert_eq!(main.scan_free, name.ends_with("code.mjs"), "{name}");
+                }
                 let literal = main.range;
                 for _ in 0..150 {
                     let edits = random_edits(&mut rng, text, &literal);

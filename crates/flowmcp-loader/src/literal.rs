@@ -236,6 +236,10 @@ pub struct MainLiteral {
     /// [`crate::LoadedFile::locate_paths`] then answers paths into `main` without reading the
     /// text again.
     pub index: Option<LiteralIndex>,
+    /// Whether the static scan's matcher had nothing to look at in the module's blanking (no
+    /// backslash, no whole word a module rule reports): [`crate::reload_edited`] then scans an
+    /// edited text only near its edits. `false` when it is not known.
+    pub scan_free: bool,
 }
 
 impl MainLiteral {
@@ -247,6 +251,7 @@ impl MainLiteral {
             range,
             keys_once: facts.keys_once,
             index: facts.index,
+            scan_free: false,
         }
     }
 }

@@ -240,21 +240,36 @@ pub fn scan_file(path: &Path, source: &str) -> (ScanKind, Vec<ScanHit>) {
 /// As [`scan_file`], also returning the blanked text for reuse: [`blank_aligned`]'s, which has the
 /// byte offsets of `source`.
 pub fn scan_file_blanked(path: &Path, source: &str) -> (ScanKind, Vec<ScanHit>, String) {
-    let (kind, hits, blanked, _) = scan_file_read(path, source);
-    (kind, hits, blanked)
+    let read = scan_file_read(path, source);
+    (read.kind, read.hits, read.blanked)
 }
 
 /// [`scan_file_blanked`], also giving the literal of `export const main = …` when the blanker
 /// read it ([`PreRead`]; the loader reads it no second time).
-pub(crate) fn scan_file_read(
-    path: &Path,
-    source: &str,
-) -> (ScanKind, Vec<ScanHit>, String, Option<PreRead>) {
+pub(crate) fn scan_file_read(path: &Path, source: &str) -> ReadScan {
     let mut blanked = Blanker::new(source, true).run();
     let kind = kind_of(path, &blanked.text);
-    let hits = scan_blanked(source, &blanked, kind);
+    let (hits, free) = scan_blanked_free(source, &blanked, kind);
     let pre_read = blanked.pre_read.take();
-    (kind, hits, blanked.text, pre_read)
+    ReadScan {
+        kind,
+        hits,
+        blanked: blanked.text,
+        pre_read,
+        free,
+    }
+}
+
+/// What [`scan_file_read`] found in a file.
+pub(crate) struct ReadScan {
+    pub(crate) kind: ScanKind,
+    pub(crate) hits: Vec<ScanHit>,
+    /// The aligned blanking of the text.
+    pub(crate) blanked: String,
+    pub(crate) pre_read: Option<PreRead>,
+    /// Whether the file is a module whose blanking gives the matcher nothing to look at (no
+    /// backslash, no whole word a module rule reports: [`module_may_hit`] is false).
+    pub(crate) free: bool,
 }
 
 /// What the file at `path` whose blanked text is `blanked` is to the scan.
@@ -270,21 +285,51 @@ fn kind_of(path: &Path, blanked: &str) -> ScanKind {
 /// blanking the caller made otherwise (`blanked`, given back), when it is a module: `None` for a
 /// shared list, whose scan also needs the places of template substitutions that only blanking
 /// finds.
+///
+/// `edited`: when the text was made by edits of a module whose blanking was
+/// [`ReadScan::free`], the byte ranges of `blanked` the edits made anew (sorted, not
+/// overlapping); everything else is the old blanking, moved. The matcher then has nothing to look
+/// at unless one of those ranges, widened to the identifier characters around it, has a backslash
+/// or a whole rule word: a word wholly elsewhere, with its neighbours, was in the old blanking. The
+/// third value tells whether the new blanking is free in the same sense.
 pub(crate) fn scan_module_blanked(
     path: &Path,
     source: &str,
     blanked: String,
-) -> Option<(Vec<ScanHit>, String)> {
+    edited: Option<&[std::ops::Range<usize>]>,
+) -> Option<(Vec<ScanHit>, String, bool)> {
     if kind_of(path, &blanked) != ScanKind::Module {
         return None;
+    }
+    if let Some(pieces) = edited
+        && pieces
+            .iter()
+            .all(|p| piece_free(blanked.as_bytes(), p.clone()))
+    {
+        return Some((Vec::new(), blanked, true));
     }
     let blanked = Blanked {
         text: blanked,
         template_exprs: Vec::new(),
         pre_read: None,
     };
-    let hits = scan_blanked(source, &blanked, ScanKind::Module);
-    Some((hits, blanked.text))
+    let (hits, free) = scan_blanked_free(source, &blanked, ScanKind::Module);
+    Some((hits, blanked.text, free))
+}
+
+/// Whether `piece` of the blanking `b`, widened to the identifier characters on either side, has
+/// neither a backslash nor a whole word [`module_may_hit`] looks for. The widened piece's ends are
+/// ends of identifier runs, so a word in it is whole in `b` exactly when it is whole in the piece.
+fn piece_free(b: &[u8], piece: std::ops::Range<usize>) -> bool {
+    let mut start = piece.start.min(b.len());
+    let mut end = piece.end.clamp(start, b.len());
+    while start > 0 && b.get(start - 1).is_some_and(|&c| is_ascii_ident(c)) {
+        start -= 1;
+    }
+    while b.get(end).is_some_and(|&c| is_ascii_ident(c)) {
+        end += 1;
+    }
+    b.get(start..end).is_some_and(|w| !module_may_hit(w))
 }
 
 /// Turns the bytes of `ranges` of an aligned blanking into spaces, but for their line breaks
@@ -1150,13 +1195,19 @@ struct Matcher<'a> {
 /// An expression computes a value while the file loads, so the list would no longer be exactly what
 /// its file says.
 fn scan_blanked(source: &str, blanked: &Blanked, kind: ScanKind) -> Vec<ScanHit> {
+    scan_blanked_free(source, blanked, kind).0
+}
+
+/// [`scan_blanked`], and whether the text was a module the matcher had nothing to look at in
+/// ([`ReadScan::free`]).
+fn scan_blanked_free(source: &str, blanked: &Blanked, kind: ScanKind) -> (Vec<ScanHit>, bool) {
     // `blanked` is `blank_aligned`'s blanking of `source`: the hits' lines and columns are counted
     // in `source` (at the same byte offsets), so a blanked multi-byte character is one column.
     let list = kind == ScanKind::SharedList;
     if !list && !module_may_hit(blanked.text.as_bytes()) {
-        return Vec::new();
+        return (Vec::new(), true);
     }
-    locate(source, &raw_hits(blanked, list))
+    (locate(source, &raw_hits(blanked, list)), false)
 }
 
 /// Every hit of the matcher in `blanked`, sorted by offset and code, without repeats.
@@ -1816,6 +1867,54 @@ mod tests {
         assert!(
             passed > 1_000 && hit > 1_000,
             "{passed} passed over, {hit} with hits"
+        );
+    }
+
+    /// What a reload's scan leans on (`scan_module_blanked` with edited ranges): when a blanking
+    /// the word search passes over has a range replaced, and that range, widened to the identifier
+    /// characters around it, passes too, the whole new blanking passes. Old texts and new ranges
+    /// are made of words, parts of words and the characters that end them, so that a word can be
+    /// joined across either end of a range or split by it.
+    #[test]
+    fn i46_an_edited_range_that_names_no_rule_word_leaves_the_text_free() {
+        let parts: &[&str] = &[
+            "ev", "al", "eval", "re", "quire", "fs", "f", "s", "node", "no", "de", "x", "1", "$",
+            "_", " ", "\n", ".", ":", ",", "{", "}", "[", "]", "\\", "\u{e9}",
+        ];
+        let mut rng = crate::test_texts::XorShift(0x46_f4ee);
+        let make = |rng: &mut crate::test_texts::XorShift, max: u64| -> String {
+            let n = (rng.next() % max) as usize;
+            (0..n)
+                .map(|_| parts[(rng.next() as usize) % parts.len()])
+                .collect()
+        };
+        let (mut free, mut caught) = (0, 0);
+        for _ in 0..50_000 {
+            let old = make(&mut rng, 8);
+            if module_may_hit(old.as_bytes()) {
+                continue;
+            }
+            let mut start = (rng.next() as usize) % (old.len() + 1);
+            while !old.is_char_boundary(start) {
+                start -= 1;
+            }
+            let mut end = start + (rng.next() as usize) % (old.len() - start + 1);
+            while !old.is_char_boundary(end) {
+                end += 1;
+            }
+            let new_piece = make(&mut rng, 3);
+            let new = format!("{}{new_piece}{}", &old[..start], &old[end..]);
+            let piece = start..start + new_piece.len();
+            if piece_free(new.as_bytes(), piece) {
+                free += 1;
+                assert!(!module_may_hit(new.as_bytes()), "{old:?} → {new:?}");
+            } else if module_may_hit(new.as_bytes()) {
+                caught += 1;
+            }
+        }
+        assert!(
+            free > 5_000 && caught > 1_000,
+            "{free} free, {caught} caught"
         );
     }
 
