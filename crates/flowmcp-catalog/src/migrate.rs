@@ -744,6 +744,27 @@ pub(crate) fn attach_fixes_loaded(
 /// else of the fixed text's report: its number of errors, and whether the findings being fixed
 /// are still there (D178); a rule all of whose codes are off does not run.
 fn check_settings(settings: &RuleSettings, wanted: &[Code]) -> RuleSettings {
+    // A run checks fixes of many files with the same settings and mostly the same few codes: the
+    // last answer of this thread is kept and given again for the same question.
+    type Last = Option<(RuleSettings, Vec<Code>, RuleSettings)>;
+    thread_local! {
+        static LAST: std::cell::RefCell<Last> = const { std::cell::RefCell::new(None) };
+    }
+    let known = LAST.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(s, w, _)| s == settings && w == wanted)
+            .map(|(_, _, out)| out.clone())
+    });
+    if let Some(out) = known {
+        return out;
+    }
+    let out = check_settings_anew(settings, wanted);
+    LAST.set(Some((settings.clone(), wanted.to_vec(), out.clone())));
+    out
+}
+
+/// [`check_settings`], worked out.
+fn check_settings_anew(settings: &RuleSettings, wanted: &[Code]) -> RuleSettings {
     let mut out = settings.clone();
     for info in flowmcp_spec::registry::RULES {
         let code = info.code;
@@ -1755,6 +1776,7 @@ fn v3_to_v4_edits(
                 continue;
             }
             let fields = view.members_at(tool.value.start)?;
+            let mut params = ToolParams::new(&fields);
             let get = |name: &str| {
                 fields
                     .iter()
@@ -1766,7 +1788,7 @@ fn v3_to_v4_edits(
             if let Some(p) = fields.iter().find(|f| f.name == "path")
                 && let Some(path) = string_value(source, p)
             {
-                let new = colon_paths(&path, &insert_keys(&view, &fields)?);
+                let new = colon_paths(&path, &insert_keys(&view, &mut params)?);
                 if new != path && !source[p.value.clone()].starts_with('`') {
                     let with_server = server_placeholders(&new, &server);
                     placeholders += with_server.1;
@@ -1780,11 +1802,12 @@ fn v3_to_v4_edits(
             if has_handlers {
                 edits.tag(&[Code::VAL050], Some(&tool.name), false);
                 handler_inserts +=
-                    handler_read_inserts(&view, &fields, &migrated_path, &mut edits)?;
+                    handler_read_inserts(&view, &mut params, &migrated_path, &mut edits)?;
             }
             edits.tag(&[Code::VAL085, Code::TST006], Some(&tool.name), true);
-            user_params += named_user_params(&view, &fields, &server, &mut edits)?;
-            let (v, n, r) = enum_values_and_test_numbers(&view, &fields, &tool.name, &mut edits)?;
+            user_params += named_user_params(&view, &fields, &mut params, &server, &mut edits)?;
+            let (v, n, r) =
+                enum_values_and_test_numbers(&view, &fields, &mut params, &tool.name, &mut edits)?;
             enum_values += v;
             test_numbers += n;
             regex_options += r;
@@ -1947,12 +1970,12 @@ fn v3_to_v4_edits(
 /// itself or the tool's `executeRequest` makes no request. Returns how many.
 fn handler_read_inserts(
     view: &Text<'_>,
-    fields: &[Member],
+    tool_params: &mut ToolParams<'_>,
     path: &str,
     edits: &mut Edits,
 ) -> Result<usize, MigrateError> {
     let source = view.src;
-    let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
+    let Some(params) = tool_params.member else {
         return Ok(0);
     };
     // The REVIEW comment goes on its own line above `parameters`; without one, nothing moves.
@@ -1961,7 +1984,7 @@ fn handler_read_inserts(
         return Ok(0);
     }
     let mut moved: Vec<String> = Vec::new();
-    for param in parameters(view, params)? {
+    for param in tool_params.get(view)? {
         let Some(pos) = &param.position else {
             continue;
         };
@@ -1999,15 +2022,16 @@ fn handler_read_inserts(
 fn named_user_params(
     view: &Text<'_>,
     fields: &[Member],
+    params: &mut ToolParams<'_>,
     server: &[String],
     edits: &mut Edits,
 ) -> Result<usize, MigrateError> {
     let source = view.src;
     let mut renamed: Vec<(String, String)> = Vec::new();
-    let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
+    if params.member.is_none() {
         return Ok(0);
-    };
-    for param in parameters(view, params)? {
+    }
+    for param in params.get(view)? {
         let Some(pos) = &param.position else {
             continue;
         };
@@ -2059,16 +2083,17 @@ fn named_user_params(
 fn enum_values_and_test_numbers(
     view: &Text<'_>,
     fields: &[Member],
+    tool_params: &mut ToolParams<'_>,
     tool: &str,
     edits: &mut Edits,
 ) -> Result<(usize, usize, usize), MigrateError> {
     let source = view.src;
     let (mut values, mut numbers, mut regexes) = (0, 0, 0);
-    let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
+    let Some(params) = tool_params.member else {
         return Ok((0, 0, 0));
     };
     let mut number_keys: Vec<String> = Vec::new();
-    for param in parameters(view, params)? {
+    for param in tool_params.get(view)? {
         let (Some(pos), Some(z)) = (
             &param.position,
             param.members.iter().find(|m| m.name == "z"),
@@ -2287,6 +2312,34 @@ struct Param {
 }
 
 /// The objects of the `parameters` array `params` (a tool's member).
+/// A tool's `parameters` member and its parameters, read from the text the first time a rewrite
+/// asks for them: every rewrite of the tool reads the same ones.
+struct ToolParams<'m> {
+    member: Option<&'m Member>,
+    read: Option<Vec<Param>>,
+}
+
+impl<'m> ToolParams<'m> {
+    fn new(fields: &'m [Member]) -> Self {
+        ToolParams {
+            member: fields.iter().find(|f| f.name == "parameters"),
+            read: None,
+        }
+    }
+
+    /// The parameters (none without a `parameters` member); reading them fails as
+    /// [`parameters`] does, each time it is asked.
+    fn get(&mut self, view: &Text<'_>) -> Result<&[Param], MigrateError> {
+        let Some(member) = self.member else {
+            return Ok(&[]);
+        };
+        if self.read.is_none() {
+            self.read = Some(parameters(view, member)?);
+        }
+        Ok(self.read.as_deref().unwrap_or_default())
+    }
+}
+
 fn parameters(view: &Text<'_>, params: &Member) -> Result<Vec<Param>, MigrateError> {
     let source = view.src;
     let mut out = Vec::new();
@@ -2308,13 +2361,10 @@ fn parameters(view: &Text<'_>, params: &Member) -> Result<Vec<Param>, MigrateErr
 }
 
 /// The keys of a tool's `insert` parameters.
-fn insert_keys(view: &Text<'_>, fields: &[Member]) -> Result<Vec<String>, MigrateError> {
+fn insert_keys(view: &Text<'_>, params: &mut ToolParams<'_>) -> Result<Vec<String>, MigrateError> {
     let source = view.src;
     let mut keys = Vec::new();
-    let Some(params) = fields.iter().find(|f| f.name == "parameters") else {
-        return Ok(keys);
-    };
-    for param in parameters(view, params)? {
+    for param in params.get(view)? {
         let Some(pos) = &param.position else {
             continue;
         };
@@ -2872,6 +2922,33 @@ mod tests {
             }
         }
         assert!(compared >= 40, "{compared}");
+    }
+
+    /// The settings a check is made with are the same when this thread asked the same before
+    /// and when it asked something else in between (the last answer is kept).
+    #[test]
+    fn i46_check_settings_kept_are_the_settings_worked_out() {
+        let mut raised = RuleSettings::new(flowmcp_spec::Profile::Compat);
+        raised.overrides.set(Code::TST008, Level::Error);
+        let all = [
+            RuleSettings::new(flowmcp_spec::Profile::Compat),
+            RuleSettings::new(flowmcp_spec::Profile::Spec),
+            raised,
+        ];
+        let wanted: [&[Code]; 3] = [&[Code::VAL089], &[Code::TST008, Code::VAL089], &[]];
+        for round in 0..3 {
+            for (i, settings) in all.iter().enumerate() {
+                for (j, codes) in wanted.iter().enumerate() {
+                    let asked = check_settings(settings, codes);
+                    assert_eq!(
+                        asked,
+                        check_settings_anew(settings, codes),
+                        "{round} {i} {j}"
+                    );
+                    assert_eq!(asked, check_settings(settings, codes), "{round} {i} {j}");
+                }
+            }
+        }
     }
 
     /// Rewrites looked for fixes of some codes are exactly the rewrites of those codes a
