@@ -1380,6 +1380,9 @@ impl<'a> Parser<'a> {
     /// An identifier key: ASCII identifier characters and the safe Latin letters.
     fn identifier(&mut self) -> Result<&'a str, Decline> {
         let start = self.pos;
+        // The ASCII run first, counted on the slice (most keys are nothing else).
+        let rest = self.b.get(start..).unwrap_or_default();
+        self.pos += rest.iter().take_while(|&&c| is_ascii_ident(c)).count();
         while let Some(c) = self.peek() {
             if is_ascii_ident(c) {
                 self.pos += 1;

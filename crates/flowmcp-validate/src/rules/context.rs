@@ -915,8 +915,13 @@ pub(crate) fn run_with<'r>(
         Trace::Reuse { settings, .. } => c.settings().only_turns_off(settings),
         _ => false,
     };
+    let off = off_codes(c.settings());
     for (i, rule) in rules.into_iter().enumerate() {
-        if rule.codes.iter().all(|&code| is_off(c.settings(), code)) {
+        if rule
+            .codes
+            .iter()
+            .all(|&code| off.get(code as usize) == Some(&true))
+        {
             if let Trace::Record(runs) = &mut trace {
                 runs.push(None);
             }
@@ -974,6 +979,39 @@ fn levels_kept(
     kept(None) && code.info().variants.iter().all(|v| kept(Some(v.name)))
 }
 
+/// [`is_off`] of every code under `settings`, by the code's place in the registry. A thread
+/// validates many files under the same few settings (a run's own, and those a fix is checked
+/// with): the last few answers are kept and given again for equal settings.
+fn off_codes(settings: &flowmcp_spec::RuleSettings) -> std::rc::Rc<Vec<bool>> {
+    type Known = Vec<(flowmcp_spec::RuleSettings, std::rc::Rc<Vec<bool>>)>;
+    const KEPT: usize = 4;
+    thread_local! {
+        static KNOWN: std::cell::RefCell<Known> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let known = KNOWN.with_borrow(|known| {
+        known
+            .iter()
+            .find(|(s, _)| s == settings)
+            .map(|(_, off)| off.clone())
+    });
+    if let Some(off) = known {
+        return off;
+    }
+    let off: std::rc::Rc<Vec<bool>> = std::rc::Rc::new(
+        flowmcp_spec::registry::RULES
+            .iter()
+            .map(|info| is_off(settings, info.code))
+            .collect(),
+    );
+    KNOWN.with_borrow_mut(|known| {
+        if known.len() == KEPT {
+            known.remove(0);
+        }
+        known.push((settings.clone(), off.clone()));
+    });
+    off
+}
+
 /// Whether `code` is off under `settings` in each of its variants (nothing of it is reported).
 pub(crate) fn is_off(settings: &flowmcp_spec::RuleSettings, code: Code) -> bool {
     settings.level(code, None) == flowmcp_spec::Level::Off
@@ -987,6 +1025,37 @@ pub(crate) fn is_off(settings: &flowmcp_spec::RuleSettings, code: Code) -> bool 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The codes kept as off for some settings are the codes off under them, whatever settings
+    /// were asked about before (more than are kept, so some are worked out again).
+    #[test]
+    fn i46_codes_kept_as_off_are_the_codes_off() {
+        use flowmcp_spec::{Level, Profile, RuleSettings};
+        let mut all = Vec::new();
+        for profile in [Profile::Compat, Profile::Spec] {
+            all.push(RuleSettings::new(profile));
+            for (code, level) in [
+                (Code::VAL089, Level::Off),
+                (Code::TST008, Level::Error),
+                (Code::VAL001, Level::Off),
+            ] {
+                let mut one = RuleSettings::new(profile);
+                one.overrides.set(code, level);
+                all.push(one);
+            }
+        }
+        assert!(all.len() > 4);
+        for round in 0..3 {
+            for settings in all.iter().chain(all.iter().rev()) {
+                let off = off_codes(settings);
+                let worked: Vec<bool> = flowmcp_spec::registry::RULES
+                    .iter()
+                    .map(|info| is_off(settings, info.code))
+                    .collect();
+                assert_eq!(*off, worked, "round {round}: {settings:?}");
+            }
+        }
+    }
 
     /// A field found by scanning a small object is the one its map finds, on both sides of the
     /// size where the scan stops (issue #46, D182).
