@@ -1785,7 +1785,10 @@ fn v3_to_v4_edits(
             };
             // The path with its placeholders in the v4 form (empty without a plain string path).
             let mut migrated_path = String::new();
-            if let Some(p) = fields.iter().find(|f| f.name == "path")
+            // Each rewrite below is looked for only when a code it cures is wanted (the path's
+            // is also what the handlers' inserts are read against).
+            if purpose.wants(&[Code::VAL050, Code::VAL085])
+                && let Some(p) = fields.iter().find(|f| f.name == "path")
                 && let Some(path) = string_value(source, p)
             {
                 let new = colon_paths(&path, &insert_keys(&view, &mut params)?);
@@ -1799,20 +1802,30 @@ fn v3_to_v4_edits(
                 }
                 migrated_path = new;
             }
-            if has_handlers {
+            if has_handlers && purpose.wants(&[Code::VAL050]) {
                 edits.tag(&[Code::VAL050], Some(&tool.name), false);
                 handler_inserts +=
                     handler_read_inserts(&view, &mut params, &migrated_path, &mut edits)?;
             }
-            edits.tag(&[Code::VAL085, Code::TST006], Some(&tool.name), true);
-            user_params += named_user_params(&view, &fields, &mut params, &server, &mut edits)?;
-            let (v, n, r) =
-                enum_values_and_test_numbers(&view, &fields, &mut params, &tool.name, &mut edits)?;
-            enum_values += v;
-            test_numbers += n;
-            regex_options += r;
+            if purpose.wants(&[Code::VAL085, Code::TST006]) {
+                edits.tag(&[Code::VAL085, Code::TST006], Some(&tool.name), true);
+                user_params += named_user_params(&view, &fields, &mut params, &server, &mut edits)?;
+            }
+            if purpose.wants(&[Code::VAL045, Code::VAL046, Code::TST004]) {
+                let (v, n, r) = enum_values_and_test_numbers(
+                    &view,
+                    &fields,
+                    &mut params,
+                    &tool.name,
+                    &mut edits,
+                )?;
+                enum_values += v;
+                test_numbers += n;
+                regex_options += r;
+            }
             let camel = camel_tool_name(&tool.name);
-            if camel != tool.name && !tool_names.contains(&camel) {
+            if purpose.wants(&[Code::VAL030]) && camel != tool.name && !tool_names.contains(&camel)
+            {
                 let line_start = source[..tool.key.start].rfind('\n').map_or(0, |i| i + 1);
                 edits.tag(&[Code::VAL030], Some(&tool.name), false);
                 if source[line_start..tool.key.start].trim().is_empty() {
@@ -1829,7 +1842,9 @@ fn v3_to_v4_edits(
                 tool_names.push(camel.clone());
                 renames.push((tool.name.clone(), camel));
             }
-            if let Some(output) = fields.iter().find(|f| f.name == "output") {
+            if purpose.wants(&[Code::VAL061])
+                && let Some(output) = fields.iter().find(|f| f.name == "output")
+            {
                 edits.tag(&[Code::VAL061], Some(&tool.name), true);
                 for at in integer_types(source, output.value.clone()) {
                     edits.put(at..at + "integer".len(), "number");
@@ -1875,7 +1890,7 @@ fn v3_to_v4_edits(
         ));
     }
     let main_text = &source[export.object.clone()];
-    for key in &server {
+    for key in server.iter().filter(|_| purpose.wants(&[Code::VAL085])) {
         let old = format!("{{{{{key}}}}}");
         for (i, _) in main_text.match_indices(&old) {
             let at = export.object.start + i;
