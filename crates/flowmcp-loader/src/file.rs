@@ -291,10 +291,11 @@ fn load_unmarked(
 /// Every edit must be inside `first`'s literal `main` ([`LoadedFile::main_literal`]). Only the
 /// values of the literal that hold the edits are read again, in place of the old ones in the
 /// `main` export (the literal reader's walk tells which); the blanking is the old one with those
-/// values blanked anew, and the static scan runs on it again. The module is not evaluated again:
-/// its code is the same, and when it runs at all (it is more than the declaration) the edits may
-/// not add or remove a line break, nor touch the literal's last line, so that the engine would be
-/// given exactly the text it was given before.
+/// values blanked anew, and the static scan runs on it again (only near those values when the
+/// first load's scan had nothing to look at, [`crate::literal::MainLiteral::scan_free`]). The
+/// module is not evaluated again: its code is the same, and when it runs at all (it is more than
+/// the declaration) the edits may not add or remove a line break, nor touch the literal's last
+/// line, so that the engine would be given exactly the text it was given before.
 ///
 /// `None`, with `first` untouched, when that cannot be told without loading the edited text
 /// whole: `first` has no literal `main` (or not as loaded), started with a byte-order mark, or did
