@@ -1776,7 +1776,7 @@ fn v3_to_v4_edits(
                 continue;
             }
             let fields = view.members_at(tool.value.start)?;
-            let mut params = ToolParams::new(&fields);
+            let mut tool_fields = ToolFields::new(&fields);
             let get = |name: &str| {
                 fields
                     .iter()
@@ -1791,7 +1791,7 @@ fn v3_to_v4_edits(
                 && let Some(p) = fields.iter().find(|f| f.name == "path")
                 && let Some(path) = string_value(source, p)
             {
-                let new = colon_paths(&path, &insert_keys(&view, &mut params)?);
+                let new = colon_paths(&path, &insert_keys(&view, &mut tool_fields)?);
                 if new != path && !source[p.value.clone()].starts_with('`') {
                     let with_server = server_placeholders(&new, &server);
                     placeholders += with_server.1;
@@ -1805,20 +1805,15 @@ fn v3_to_v4_edits(
             if has_handlers && purpose.wants(&[Code::VAL050]) {
                 edits.tag(&[Code::VAL050], Some(&tool.name), false);
                 handler_inserts +=
-                    handler_read_inserts(&view, &mut params, &migrated_path, &mut edits)?;
+                    handler_read_inserts(&view, &mut tool_fields, &migrated_path, &mut edits)?;
             }
             if purpose.wants(&[Code::VAL085, Code::TST006]) {
                 edits.tag(&[Code::VAL085, Code::TST006], Some(&tool.name), true);
-                user_params += named_user_params(&view, &fields, &mut params, &server, &mut edits)?;
+                user_params += named_user_params(&view, &mut tool_fields, &server, &mut edits)?;
             }
             if purpose.wants(&[Code::VAL045, Code::VAL046, Code::TST004]) {
-                let (v, n, r) = enum_values_and_test_numbers(
-                    &view,
-                    &fields,
-                    &mut params,
-                    &tool.name,
-                    &mut edits,
-                )?;
+                let (v, n, r) =
+                    enum_values_and_test_numbers(&view, &mut tool_fields, &tool.name, &mut edits)?;
                 enum_values += v;
                 test_numbers += n;
                 regex_options += r;
@@ -1985,7 +1980,7 @@ fn v3_to_v4_edits(
 /// itself or the tool's `executeRequest` makes no request. Returns how many.
 fn handler_read_inserts(
     view: &Text<'_>,
-    tool_params: &mut ToolParams<'_>,
+    tool_params: &mut ToolFields<'_>,
     path: &str,
     edits: &mut Edits,
 ) -> Result<usize, MigrateError> {
@@ -2036,17 +2031,17 @@ fn handler_read_inserts(
 /// Returns how many parameters were rewritten.
 fn named_user_params(
     view: &Text<'_>,
-    fields: &[Member],
-    params: &mut ToolParams<'_>,
+    tool_params: &mut ToolFields<'_>,
     server: &[String],
     edits: &mut Edits,
 ) -> Result<usize, MigrateError> {
     let source = view.src;
+    let fields = tool_params.fields;
     let mut renamed: Vec<(String, String)> = Vec::new();
-    if params.member.is_none() {
+    if tool_params.member.is_none() {
         return Ok(0);
     }
-    for param in params.get(view)? {
+    for param in tool_params.get(view)? {
         let Some(pos) = &param.position else {
             continue;
         };
@@ -2097,13 +2092,13 @@ fn named_user_params(
 /// string of decimal digits (`'10'`) becomes the number. Returns how many of each.
 fn enum_values_and_test_numbers(
     view: &Text<'_>,
-    fields: &[Member],
-    tool_params: &mut ToolParams<'_>,
+    tool_params: &mut ToolFields<'_>,
     tool: &str,
     edits: &mut Edits,
 ) -> Result<(usize, usize, usize), MigrateError> {
     let source = view.src;
     let (mut values, mut numbers, mut regexes) = (0, 0, 0);
+    let fields = tool_params.fields;
     let Some(params) = tool_params.member else {
         return Ok((0, 0, 0));
     };
@@ -2326,17 +2321,19 @@ struct Param {
     position: Option<Vec<Member>>,
 }
 
-/// The objects of the `parameters` array `params` (a tool's member).
-/// A tool's `parameters` member and its parameters, read from the text the first time a rewrite
-/// asks for them: every rewrite of the tool reads the same ones.
-struct ToolParams<'m> {
+/// A tool's members, and its parameters read from the text the first time a rewrite asks for
+/// them: every rewrite of the tool reads the same ones.
+struct ToolFields<'m> {
+    fields: &'m [Member],
+    /// The `parameters` member.
     member: Option<&'m Member>,
     read: Option<Vec<Param>>,
 }
 
-impl<'m> ToolParams<'m> {
+impl<'m> ToolFields<'m> {
     fn new(fields: &'m [Member]) -> Self {
-        ToolParams {
+        ToolFields {
+            fields,
             member: fields.iter().find(|f| f.name == "parameters"),
             read: None,
         }
@@ -2355,6 +2352,7 @@ impl<'m> ToolParams<'m> {
     }
 }
 
+/// The objects of the `parameters` array `params` (a tool's member).
 fn parameters(view: &Text<'_>, params: &Member) -> Result<Vec<Param>, MigrateError> {
     let source = view.src;
     let mut out = Vec::new();
@@ -2376,10 +2374,13 @@ fn parameters(view: &Text<'_>, params: &Member) -> Result<Vec<Param>, MigrateErr
 }
 
 /// The keys of a tool's `insert` parameters.
-fn insert_keys(view: &Text<'_>, params: &mut ToolParams<'_>) -> Result<Vec<String>, MigrateError> {
+fn insert_keys(
+    view: &Text<'_>,
+    tool_params: &mut ToolFields<'_>,
+) -> Result<Vec<String>, MigrateError> {
     let source = view.src;
     let mut keys = Vec::new();
-    for param in params.get(view)? {
+    for param in tool_params.get(view)? {
         let Some(pos) = &param.position else {
             continue;
         };
