@@ -50,7 +50,9 @@ pub enum JsRegexError {
 #[derive(Clone, Debug)]
 pub struct JsRegex {
     source: String,
-    regex: Regex,
+    /// Shared by clones: a `Regex`'s own clone shares the compiled program but starts a new pool
+    /// of search caches, whose lazy DFA then has to be built again on its first search.
+    regex: std::sync::Arc<Regex>,
 }
 
 impl PartialEq for JsRegex {
@@ -63,7 +65,7 @@ impl JsRegex {
     /// Compiles the text written inside `regex(...)`.
     pub fn new(text: &str) -> Result<JsRegex, JsRegexError> {
         // Rules parse the same options several times per file; compiled patterns are cached per
-        // thread (`Regex` clones share the compiled program).
+        // thread (clones share the compiled program and its search caches).
         thread_local! {
             static CACHE: std::cell::RefCell<std::collections::HashMap<String, Result<JsRegex, JsRegexError>>> =
                 std::cell::RefCell::new(std::collections::HashMap::new());
@@ -105,7 +107,7 @@ impl JsRegex {
             .map_err(|e| regex_error(&e))?;
         Ok(JsRegex {
             source: text.to_string(),
-            regex,
+            regex: std::sync::Arc::new(regex),
         })
     }
 
