@@ -39,16 +39,23 @@ type Slot = OnceLock<Arc<ListRegistry>>;
 #[derive(Debug, Default)]
 pub struct ListDiscovery {
     /// A file's directory, as given and made canonical → the `_lists/` directory it sees.
-    walks: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    ///
+    /// The path caches are keyed by a path's bytes ([`PathKey`]).
+    walks: Mutex<HashMap<PathKey, Option<PathBuf>>>,
     /// `_lists/` directory and profile → its registry (loaded on first use).
     registries: Mutex<HashMap<(PathBuf, Profile), Arc<Slot>>>,
     /// Where [`ListDiscovery::validate_file`] keeps and finds its reports, if anywhere.
     results: Option<Arc<ResultCache>>,
     /// `_lists/` directory → the hash of its files (part of a result's key), computed once.
-    list_hashes: Mutex<HashMap<PathBuf, Option<[u8; 32]>>>,
+    list_hashes: Mutex<HashMap<PathKey, Option<[u8; 32]>>>,
     /// A directory as given → its canonical path ([`ListDiscovery::canonical_dir`]).
-    canonical: Mutex<HashMap<PathBuf, Option<PathBuf>>>,
+    canonical: Mutex<HashMap<PathKey, Option<PathBuf>>>,
 }
+
+/// A path as the key of a cache: its bytes. `Path`'s own hash walks the path a component at a
+/// time (so that `a//b` and `a/b` hash alike), several times the cost of hashing the bytes. Two
+/// spellings of one directory are then two entries with the same answer, each worked out once.
+pub(crate) type PathKey = std::ffi::OsString;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -78,7 +85,7 @@ impl ListDiscovery {
         } else {
             dir
         };
-        if let Some(known) = lock(&self.canonical).get(dir) {
+        if let Some(known) = lock(&self.canonical).get(dir.as_os_str()) {
             return known.clone();
         }
         let found = match (dir.parent(), dir.components().next_back()) {
@@ -97,7 +104,7 @@ impl ListDiscovery {
             // The root, `.`, `..` and prefixes: asked of the system.
             _ => flowmcp_files::named::canonical(dir).ok(),
         };
-        lock(&self.canonical).insert(dir.to_path_buf(), found.clone());
+        lock(&self.canonical).insert(dir.as_os_str().to_owned(), found.clone());
         found
     }
 
@@ -120,20 +127,21 @@ impl ListDiscovery {
     /// The `_lists/` directory the file at `file` sees (each directory is walked once).
     pub fn lists_dir_for(&self, file: &Path) -> Option<PathBuf> {
         let given = file.parent().unwrap_or(Path::new("")).to_path_buf();
-        if let Some(found) = lock(&self.walks).get(&given) {
+        if let Some(found) = lock(&self.walks).get(given.as_os_str()) {
             return found.clone();
         }
         let start = self
             .canonical_dir(&given)
             .unwrap_or_else(|| search_start(file));
         // Directories walked through share the answer: siblings stop at their common parent.
-        let (found, walked) = find_lists_dir_with(&start, |d| lock(&self.walks).get(d).cloned());
+        let (found, walked) =
+            find_lists_dir_with(&start, |d| lock(&self.walks).get(d.as_os_str()).cloned());
         let mut walks = lock(&self.walks);
         for d in walked {
-            walks.insert(d, found.clone());
+            walks.insert(d.into_os_string(), found.clone());
         }
-        walks.insert(start, found.clone());
-        walks.insert(given, found.clone());
+        walks.insert(start.into_os_string(), found.clone());
+        walks.insert(given.into_os_string(), found.clone());
         found
     }
 
@@ -241,11 +249,11 @@ impl ListDiscovery {
 
     /// The hash of the `_lists/` directory `dir` ([`hash_dir`]), computed once.
     fn lists_hash(&self, dir: &Path) -> Option<[u8; 32]> {
-        if let Some(h) = lock(&self.list_hashes).get(dir) {
+        if let Some(h) = lock(&self.list_hashes).get(dir.as_os_str()) {
             return *h;
         }
         let h = hash_dir(dir);
-        lock(&self.list_hashes).insert(dir.to_path_buf(), h);
+        lock(&self.list_hashes).insert(dir.as_os_str().to_owned(), h);
         h
     }
 
@@ -433,6 +441,53 @@ mod tests {
     }
 
     const LIST: &str = "export const list = { meta: { name: 'abc', version: '1.0.0', description: 'd', fields: [ { key: 'a', type: 'string', description: 'a' } ] }, entries: [ { a: 'x' } ] }\n";
+
+    /// The caches are keyed by a path's bytes: other spellings of one directory (a doubled
+    /// separator, a `.` component, a trailing separator) are other entries, and get the same
+    /// answers as the plain spelling, whichever is asked first.
+    #[test]
+    fn i46_spellings_of_one_directory_get_the_same_answers() {
+        let root = temp("spellings");
+        std::fs::create_dir_all(root.join("_lists")).unwrap();
+        std::fs::create_dir_all(root.join("providers/x")).unwrap();
+        std::fs::write(root.join("_lists/abc.mjs"), LIST).unwrap();
+        std::fs::write(root.join("registry.json"), r#"{"name":"c","schemas":[]}"#).unwrap();
+        std::fs::write(root.join("providers/x/s.mjs"), "").unwrap();
+        let base = root.to_string_lossy().into_owned();
+        let spellings = [
+            format!("{base}/providers/x"),
+            format!("{base}//providers/./x"),
+            format!("{base}/providers/x/"),
+            format!("{base}/./providers//x//"),
+        ];
+        for first in 0..spellings.len() {
+            let d = ListDiscovery::new();
+            let mut locator = crate::manifest::CatalogLocator::new(&d);
+            let order = (0..spellings.len()).map(|i| (first + i) % spellings.len());
+            let mut answers = Vec::new();
+            for i in order {
+                let dir = Path::new(&spellings[i]);
+                let file = dir.join("s.mjs");
+                answers.push((
+                    d.canonical_dir(dir),
+                    d.lists_dir_for(&file),
+                    d.canonical_file(&file),
+                    locator.locate(&file),
+                ));
+            }
+            let canonical_root = std::fs::canonicalize(&root).unwrap();
+            let want = (
+                Some(canonical_root.join("providers/x")),
+                Some(canonical_root.join("_lists")),
+                Some(canonical_root.join("providers/x/s.mjs")),
+                Some((canonical_root.clone(), "providers/x/s.mjs".to_string())),
+            );
+            for got in answers {
+                assert_eq!(got, want, "first asked: {}", spellings[first]);
+            }
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
 
     #[test]
     fn walks_up_and_loads_each_lists_directory_once() {

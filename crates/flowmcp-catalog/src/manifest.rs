@@ -784,7 +784,8 @@ fn mjs_files(dir: &Path) -> Vec<String> {
 #[derive(Debug)]
 pub struct CatalogLocator<'a> {
     discovery: &'a crate::ListDiscovery,
-    known: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    /// Folder (its bytes, [`crate::discovery::PathKey`]) → the catalog root it lies in.
+    known: std::collections::HashMap<crate::discovery::PathKey, Option<PathBuf>>,
 }
 
 impl<'a> CatalogLocator<'a> {
@@ -806,7 +807,7 @@ impl<'a> CatalogLocator<'a> {
         let mut walked = Vec::new();
         let mut root = None;
         for d in start.ancestors() {
-            if let Some(found) = self.known.get(d) {
+            if let Some(found) = self.known.get(d.as_os_str()) {
                 root = found.clone();
                 break;
             }
@@ -817,7 +818,7 @@ impl<'a> CatalogLocator<'a> {
             }
         }
         for d in walked {
-            self.known.insert(d, root.clone());
+            self.known.insert(d.into_os_string(), root.clone());
         }
         let root = root?;
         let rel = file
