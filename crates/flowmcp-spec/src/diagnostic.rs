@@ -236,10 +236,12 @@ fn rendered_len(segments: &[&Seg]) -> usize {
         .sum()
 }
 
+/// Whether `k` is written bare in a dotted path: ASCII letters, digits, `_` and `$`, not starting
+/// with a digit (a byte beyond ASCII is part of a character that is none of these).
 fn is_ident(k: &str) -> bool {
-    let mut chars = k.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    let mut bytes = k.bytes();
+    matches!(bytes.next(), Some(c) if c.is_ascii_alphabetic() || c == b'_' || c == b'$')
+        && bytes.all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$')
 }
 
 impl std::fmt::Display for JsonPath {

@@ -651,6 +651,11 @@ pub(super) fn val048_list_declared(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         }
         if ctx.is_compat() {
             for (i, option) in option_texts(p).unwrap_or_default() {
+                // A list item of `values(...)` is written `{{list:field}}`: an option without a
+                // `{{` names no list, and most options are not parsed at all.
+                if !has_open_pair(option) {
+                    continue;
+                }
                 let Ok(parsed) = Options::parse(&[option], true) else {
                     continue;
                 };
