@@ -1026,6 +1026,58 @@ pub(crate) fn is_off(settings: &flowmcp_spec::RuleSettings, code: Code) -> bool 
 mod tests {
     use super::*;
 
+    /// The walk for strings holding `{{` finds what a plain recursive walk finds, in the same
+    /// order (members and items in order, depth first), on random trees: strings with and without
+    /// a pair, at every depth, after and before nested containers, in empty and full containers.
+    #[test]
+    fn i46_the_walk_for_paired_strings_meets_them_in_document_order() {
+        fn reference<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
+            match v {
+                Value::String(s) if has_open_pair(s) => out.push(s),
+                Value::Array(items) => items.iter().for_each(|i| reference(i, out)),
+                Value::Object(map) => map.values().for_each(|i| reference(i, out)),
+                _ => {}
+            }
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut counter = 0;
+        fn tree(depth: u32, next: &mut impl FnMut(u64) -> u64, counter: &mut u32) -> Value {
+            *counter += 1;
+            let kind = if depth == 0 { next(3) } else { next(5) };
+            match kind {
+                0 => Value::String(format!("{{{{s{counter}}}}}")),
+                1 => Value::String(format!("plain {counter} {{")),
+                2 => Value::from(*counter),
+                3 => Value::Array(
+                    (0..next(4))
+                        .map(|_| tree(depth - 1, next, counter))
+                        .collect(),
+                ),
+                _ => Value::Object(
+                    (0..next(4))
+                        .map(|i| (format!("k{i}"), tree(depth - 1, next, counter)))
+                        .collect(),
+                ),
+            }
+        }
+        for round in 0..500 {
+            let mut stack = Vec::new();
+            let v = tree(1 + round % 6, &mut next, &mut counter);
+            let mut want = Vec::new();
+            reference(&v, &mut want);
+            let mut got = Vec::new();
+            open_pair_strings(&v, &mut stack, &mut |s| got.push(s));
+            assert_eq!(got, want, "round {round}: {v}");
+            assert_eq!(holds_open_pair(&v), !want.is_empty());
+        }
+    }
+
     /// The codes kept as off for some settings are the codes off under them, whatever settings
     /// were asked about before (more than are kept, so some are worked out again).
     #[test]
