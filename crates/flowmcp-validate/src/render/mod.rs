@@ -3,10 +3,9 @@
 use flowmcp_spec::{
     Diagnostic, FileReport, Report, Severity, diagnostic::Counts, diagnostic::escape_controls,
 };
-use indented::Indented;
 
 mod github;
-mod indented;
+mod json;
 pub mod sarif;
 pub use github::github;
 pub use sarif::sarif;
@@ -158,19 +157,19 @@ pub fn human(reports: &[FileReport], style: HumanStyle) -> String {
     out
 }
 
-/// Renders a run as pretty JSON (the shape documented in `flowmcp_spec::diagnostic`).
+/// Renders a run as pretty JSON (the shape documented in `flowmcp_spec::diagnostic`): the bytes
+/// `serde_json::to_string_pretty` makes of the report, written directly (D194).
 pub fn json(report: &Report) -> String {
-    serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    let mut out = Vec::new();
+    // Writing to a vector cannot fail, and every piece written is UTF-8.
+    let _ = json::write_report(report, &mut out);
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-/// [`json`], written to `out` as it is produced (a large report is never held whole in memory).
+/// [`json`], written to `out` as it is produced, a block of 64 KiB at a time (a large report is
+/// never held whole in memory).
 pub fn write_json(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    // serde_json writes a token at a time: a buffer of a known type takes those writes without a
-    // call through `out`'s vtable each, and hands `out` whole blocks (D182).
-    let mut buffered = std::io::BufWriter::with_capacity(1 << 16, out);
-    let mut ser = serde_json::Serializer::with_formatter(&mut buffered, Indented::default());
-    serde::Serialize::serialize(report, &mut ser).map_err(std::io::Error::from)?;
-    std::io::Write::flush(&mut buffered)
+    json::write_report(report, out)
 }
 
 #[cfg(test)]
