@@ -324,18 +324,18 @@ mod tests {
             variant: (i % 4 == 1).then_some("a-variant"),
             severity: [Severity::Error, Severity::Warning, Severity::Info][i % 3],
             message: awkward(i),
-            file: (i % 5 != 0).then(|| format!("dir/{}", awkward(i + 1))),
+            file: (!i.is_multiple_of(5)).then(|| format!("dir/{}", awkward(i + 1))),
             line: (i % 3 != 2).then_some(i as u32 * 37),
             column: (i % 4 != 3).then_some(i as u32),
-            pointer: (i % 2 == 0).then(|| {
+            pointer: i.is_multiple_of(2).then(|| {
                 JsonPath::root("main")
                     .key("tools")
                     .key(&awkward(i + 2))
                     .index(i)
                     .key("a/b~c")
             }),
-            path: (i % 3 == 0).then(|| awkward(i + 3)),
-            help: (i % 4 == 0).then(|| awkward(i + 4)),
+            path: i.is_multiple_of(3).then(|| awkward(i + 3)),
+            help: i.is_multiple_of(4).then(|| awkward(i + 4)),
             fix: None,
         };
         if i % 3 == 1 {
