@@ -679,10 +679,18 @@ pub(crate) fn attach_fixes_loaded(
     let mut changed = false;
     for with_unsafe in [false, true] {
         let mut offers: Vec<(Fix, Vec<usize>)> = Vec::new();
+        // A finding whose code no rewrite cures gets no offer: passed over before its tool is
+        // read from its pointer.
+        let cured = |code: &Code| {
+            edits
+                .list
+                .iter()
+                .any(|(_, _, tag)| tag.as_ref().is_some_and(|t| t.codes.contains(code)))
+        };
         for (i, d) in diagnostics
             .iter()
             .enumerate()
-            .filter(|(_, d)| d.fix.is_none())
+            .filter(|(_, d)| d.fix.is_none() && cured(&d.code))
         {
             let tool = d
                 .pointer
