@@ -677,16 +677,16 @@ pub(crate) fn attach_fixes_loaded(
     let errors = report.counts().errors;
     // First the safe edits alone, then, for the findings they do not cure, all of them.
     let mut changed = false;
+    // A finding whose code no rewrite cures gets no offer: passed over before its tool is read
+    // from its pointer.
+    let cured = |code: &Code| {
+        edits
+            .list
+            .iter()
+            .any(|(_, _, tag)| tag.as_ref().is_some_and(|t| t.codes.contains(code)))
+    };
     for with_unsafe in [false, true] {
         let mut offers: Vec<(Fix, Vec<usize>)> = Vec::new();
-        // A finding whose code no rewrite cures gets no offer: passed over before its tool is
-        // read from its pointer.
-        let cured = |code: &Code| {
-            edits
-                .list
-                .iter()
-                .any(|(_, _, tag)| tag.as_ref().is_some_and(|t| t.codes.contains(code)))
-        };
         for (i, d) in diagnostics
             .iter()
             .enumerate()

@@ -166,8 +166,8 @@ pub fn json(report: &Report) -> String {
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-/// [`json`], written to `out` as it is produced, a block of 64 KiB at a time (a large report is
-/// never held whole in memory).
+/// [`json`], written to `out` as it is produced: the files' reports are handed over in blocks of
+/// at least 64 KiB (a large run's report is never held whole in memory).
 pub fn write_json(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     json::write_report(report, out)
 }
