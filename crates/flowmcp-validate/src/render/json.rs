@@ -139,6 +139,18 @@ impl Json {
         self.buf.extend_from_slice(b"\": ");
     }
 
+    /// An array, the value of a member at `depth`: each item on a line of its own, one level
+    /// deeper, written by `item`. (The files' reports are written as it does, with the output
+    /// handed over between them: [`write_report`].)
+    fn array<T>(&mut self, items: &[T], depth: usize, mut item: impl FnMut(&mut Json, &T)) {
+        self.buf.push(b'[');
+        for (i, x) in items.iter().enumerate() {
+            self.line(i == 0, depth + 1);
+            item(self, x);
+        }
+        self.close(!items.is_empty(), depth, b"]");
+    }
+
     /// Closes an array or object: on a line of its own when it held anything.
     fn close(&mut self, had_items: bool, depth: usize, bracket: &[u8]) {
         if had_items {
@@ -202,12 +214,7 @@ impl Json {
         self.counts(D, r.counts());
         self.key(false, D, "diagnostics");
         let diagnostics = r.diagnostics();
-        self.buf.push(b'[');
-        for (i, d) in diagnostics.iter().enumerate() {
-            self.line(i == 0, D + 1);
-            self.diagnostic(d);
-        }
-        self.close(!diagnostics.is_empty(), D, b"]");
+        self.array(diagnostics, D, Json::diagnostic);
         self.close(true, D - 1, b"}");
     }
 
@@ -263,19 +270,16 @@ impl Json {
         self.key(true, D, "applicability");
         self.string(fix.applicability.as_str());
         self.key(false, D, "edits");
-        self.buf.push(b'[');
-        for (i, e) in fix.edits.iter().enumerate() {
-            self.line(i == 0, D + 1);
-            self.buf.push(b'{');
-            self.key(true, D + 2, "start");
-            self.number(e.start as u64);
-            self.key(false, D + 2, "end");
-            self.number(e.end as u64);
-            self.key(false, D + 2, "text");
-            self.string(&e.text);
-            self.close(true, D + 1, b"}");
-        }
-        self.close(!fix.edits.is_empty(), D, b"]");
+        self.array(&fix.edits, D, |w, e| {
+            w.buf.push(b'{');
+            w.key(true, D + 2, "start");
+            w.number(e.start as u64);
+            w.key(false, D + 2, "end");
+            w.number(e.end as u64);
+            w.key(false, D + 2, "text");
+            w.string(&e.text);
+            w.close(true, D + 1, b"}");
+        });
         self.close(true, D - 1, b"}");
     }
 }
