@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::{binary, flowmcp, temp_dir, test_home};
+use crate::common::{binary, flowmcp, huge_pages_enabled, temp_dir, test_home};
 
 #[test]
 fn i42_lsp_help_says_what_it_is_and_how_editors_start_it() {
@@ -84,6 +84,8 @@ fn i42_lsp_over_stdio_initializes_publishes_and_shuts_down() {
     );
     let init = next();
     assert_eq!(init["id"], 1);
+    // A long-lived process keeps its memory in small pages (D195).
+    assert_ne!(huge_pages_enabled(child.id()), Some(true));
     assert_eq!(init["result"]["capabilities"]["positionEncoding"], "utf-16");
     assert_eq!(init["result"]["serverInfo"]["name"], "flowmcp");
     send(

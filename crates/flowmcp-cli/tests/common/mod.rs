@@ -103,6 +103,14 @@ pub(crate) fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// Whether the running process `pid` may be given transparent huge pages, as Linux reports it
+/// (`THP_enabled` in `/proc/<pid>/status`; `None` elsewhere or on kernels that do not say).
+pub(crate) fn huge_pages_enabled(pid: u32) -> Option<bool> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("THP_enabled:"))?;
+    Some(line.trim_start_matches("THP_enabled:").trim() != "0")
+}
+
 /// A fresh temporary directory for one test.
 pub(crate) fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("flowmcp-test-{name}-{}", std::process::id()));
