@@ -357,21 +357,29 @@ pub(super) fn val075_unused_list(ctx: &SchemaCtx<'_>, c: &mut Collector<'_>) {
         return;
     }
     let interpolated = interpolated_lists(ctx);
-    let Some(outside) = ctx
-        .loaded()
-        .source
-        .as_deref()
-        .and_then(|source| SourceOutsideMain::new(source, ctx.loaded().blanked.as_deref()))
+    // Only the names no interpolation uses are looked for in the code.
+    let unused: Vec<&(&str, JsonPath)> = refs
+        .iter()
+        .filter(|(name, _)| !interpolated.contains(*name))
+        .collect();
+    if unused.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = unused.iter().map(|(name, _)| *name).collect();
+    let Some(mentioned) =
+        ctx.loaded().source.as_deref().and_then(|source| {
+            mentioned_outside_main(source, ctx.loaded().blanked.as_deref(), &names)
+        })
     else {
         return;
     };
-    for (name, path) in refs {
-        if interpolated.contains(name) || outside.mentions(name) {
+    for ((name, path), mentioned) in unused.into_iter().zip(mentioned) {
+        if mentioned {
             continue;
         }
         c.emit_help(
             Code::VAL075,
-            Some(&path),
+            Some(path),
             format!(
                 "Shared list \"{name}\" is declared but used by no parameter ({{{{{name}:field}}}}) or handler"
             ),
@@ -408,73 +416,92 @@ fn is_ident_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
 }
 
-/// The identifiers and plain string literals of a source text outside its `main` object literal,
-/// with comments ignored (read from the blanked source, see [`blank`]).
-struct SourceOutsideMain {
-    identifiers: HashSet<String>,
-    strings: HashSet<String>,
-}
-
-impl SourceOutsideMain {
-    /// `None` when the `main` literal cannot be located. `blanked` is the loader's blanking of
-    /// `source` when it has one (computed once per file, at the source's byte offsets); otherwise
-    /// the source is blanked here.
-    fn new(source: &str, blanked: Option<&str>) -> Option<SourceOutsideMain> {
-        let owned;
-        let blanked = match blanked.filter(|b| b.len() == source.len()) {
-            Some(b) => b,
-            None => {
-                owned = blank_aligned(source);
-                &owned
-            }
-        };
-        let (open, close) = main_literal(blanked)?;
-        let mut out = SourceOutsideMain {
-            identifiers: HashSet::new(),
-            strings: HashSet::new(),
-        };
-        let b = blanked.as_bytes();
-        // Byte offsets, always at the start of a character (every step is a whole one).
-        let mut i = 0;
-        while let Some(ch) = blanked.get(i..).and_then(|t| t.chars().next()) {
-            if i == open {
-                i = close + 1;
-                continue;
-            }
-            if matches!(ch, '\'' | '"' | '`') {
-                // Contents are blanked to spaces, so a literal runs to the next identical quote and
-                // holds only spaces in between. Anything else (a template with `${ … }`, a line
-                // continuation, a quote inside a regular expression) is read on as code.
-                let plain_end = b[i + 1..]
-                    .iter()
-                    .position(|c| *c != b' ')
-                    .map(|n| i + 1 + n)
-                    .filter(|end| b[*end] == ch as u8);
-                if let Some(end) = plain_end {
-                    out.strings.insert(source.get(i + 1..end)?.to_string());
-                    i = end + 1;
-                } else {
-                    i += 1;
-                }
-                continue;
-            }
-            if is_ident_start(ch) && !blanked[..i].chars().next_back().is_some_and(is_ident_char) {
-                let end = blanked[i..]
-                    .char_indices()
-                    .find(|(_, c)| !is_ident_char(*c))
-                    .map_or(blanked.len(), |(k, _)| i + k);
-                out.identifiers.insert(blanked[i..end].to_string());
-                i = end;
-                continue;
-            }
-            i += ch.len_utf8();
+/// Which of `names` a source text mentions outside its `main` object literal: as an identifier, or
+/// as the whole text of a string literal without escapes or substitutions; comments ignored. The
+/// text is read from its blanking (the loader's, when it has one: computed once per file, at the
+/// source's byte offsets; otherwise the source is blanked here), in which strings and comments are
+/// spaces. `None` when the `main` literal cannot be located.
+///
+/// One walk from the start: a quote followed by spaces and the same quote is a plain string (its
+/// text is the source's between them); a run of identifier characters not preceded by one, and
+/// starting with a letter, `_` or `$`, is an identifier; anything else is passed over a character
+/// at a time, and the `main` literal at once.
+fn mentioned_outside_main(
+    source: &str,
+    blanked: Option<&str>,
+    names: &[&str],
+) -> Option<Vec<bool>> {
+    let owned;
+    let blanked = match blanked.filter(|b| b.len() == source.len()) {
+        Some(b) => b,
+        None => {
+            owned = blank_aligned(source);
+            &owned
         }
-        Some(out)
+    };
+    let (open, close) = main_literal(blanked)?;
+    let mut found = vec![false; names.len()];
+    let mut left = names.len();
+    let mut note = |text: &str| {
+        for (i, name) in names.iter().enumerate() {
+            if !found[i] && *name == text {
+                found[i] = true;
+                left -= 1;
+            }
+        }
+        left == 0
+    };
+    let b = blanked.as_bytes();
+    // The character at a byte offset (always a character's first byte: every step is a whole one).
+    let char_at = |i: usize| match b.get(i) {
+        Some(&c) if c < 0x80 => Some(char::from(c)),
+        Some(_) => blanked.get(i..).and_then(|t| t.chars().next()),
+        None => None,
+    };
+    let ident_before = |i: usize| match i.checked_sub(1).and_then(|j| b.get(j)) {
+        None => false,
+        Some(&c) if c < 0x80 => is_ident_char(char::from(c)),
+        Some(_) => blanked[..i].chars().next_back().is_some_and(is_ident_char),
+    };
+    let mut i = 0;
+    while let Some(ch) = char_at(i) {
+        if i == open {
+            i = close + 1;
+            continue;
+        }
+        if matches!(ch, '\'' | '"' | '`') {
+            // Contents are blanked to spaces, so a literal runs to the next identical quote and
+            // holds only spaces in between. Anything else (a template with `${ … }`, a line
+            // continuation, a quote inside a regular expression) is read on as code.
+            let plain_end = b[i + 1..]
+                .iter()
+                .position(|c| *c != b' ')
+                .map(|n| i + 1 + n)
+                .filter(|end| b[*end] == ch as u8);
+            if let Some(end) = plain_end {
+                if note(source.get(i + 1..end)?) {
+                    break;
+                }
+                i = end + 1;
+            } else {
+                i += 1;
+            }
+            continue;
+        }
+        if is_ident_start(ch) && !ident_before(i) {
+            let mut end = i + ch.len_utf8();
+            while let Some(c) = char_at(end).filter(|c| is_ident_char(*c)) {
+                end += c.len_utf8();
+            }
+            if note(&blanked[i..end]) {
+                break;
+            }
+            i = end;
+            continue;
+        }
+        i += ch.len_utf8();
     }
-
-    fn mentions(&self, name: &str) -> bool {
-        self.identifiers.contains(name) || self.strings.contains(name)
-    }
+    Some(found)
 }
 
 /// The byte offsets of the `{` and `}` of the object literal in `const|let|var main = { … }`
@@ -931,6 +958,78 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Every identifier and plain string outside `main`, collected character by character by the
+    /// walk [`mentioned_outside_main`] makes (VAL075 read the code this way before it looked only
+    /// for its names): the reference its answers are held to.
+    struct SourceOutsideMain {
+        identifiers: HashSet<String>,
+        strings: HashSet<String>,
+    }
+
+    impl SourceOutsideMain {
+        /// `None` when the `main` literal cannot be located. `blanked` is the loader's blanking of
+        /// `source` when it has one (computed once per file, at the source's byte offsets); otherwise
+        /// the source is blanked here.
+        fn new(source: &str, blanked: Option<&str>) -> Option<SourceOutsideMain> {
+            let owned;
+            let blanked = match blanked.filter(|b| b.len() == source.len()) {
+                Some(b) => b,
+                None => {
+                    owned = blank_aligned(source);
+                    &owned
+                }
+            };
+            let (open, close) = main_literal(blanked)?;
+            let mut out = SourceOutsideMain {
+                identifiers: HashSet::new(),
+                strings: HashSet::new(),
+            };
+            let b = blanked.as_bytes();
+            // Byte offsets, always at the start of a character (every step is a whole one).
+            let mut i = 0;
+            while let Some(ch) = blanked.get(i..).and_then(|t| t.chars().next()) {
+                if i == open {
+                    i = close + 1;
+                    continue;
+                }
+                if matches!(ch, '\'' | '"' | '`') {
+                    // Contents are blanked to spaces, so a literal runs to the next identical quote and
+                    // holds only spaces in between. Anything else (a template with `${ … }`, a line
+                    // continuation, a quote inside a regular expression) is read on as code.
+                    let plain_end = b[i + 1..]
+                        .iter()
+                        .position(|c| *c != b' ')
+                        .map(|n| i + 1 + n)
+                        .filter(|end| b[*end] == ch as u8);
+                    if let Some(end) = plain_end {
+                        out.strings.insert(source.get(i + 1..end)?.to_string());
+                        i = end + 1;
+                    } else {
+                        i += 1;
+                    }
+                    continue;
+                }
+                if is_ident_start(ch)
+                    && !blanked[..i].chars().next_back().is_some_and(is_ident_char)
+                {
+                    let end = blanked[i..]
+                        .char_indices()
+                        .find(|(_, c)| !is_ident_char(*c))
+                        .map_or(blanked.len(), |(k, _)| i + k);
+                    out.identifiers.insert(blanked[i..end].to_string());
+                    i = end;
+                    continue;
+                }
+                i += ch.len_utf8();
+            }
+            Some(out)
+        }
+
+        fn mentions(&self, name: &str) -> bool {
+            self.identifiers.contains(name) || self.strings.contains(name)
+        }
+    }
+
     #[test]
     fn finds_the_main_literal() {
         let src =
@@ -955,14 +1054,93 @@ export const handlers = ( { sharedLists } ) => {
     const t = `${ sharedLists.templ }`
     return {}
 }"#;
-        let s = SourceOutsideMain::new(src, None).unwrap();
-        for used in ["tokens", "chains", "other", "templ", "sharedLists"] {
-            assert!(s.mentions(used), "{used}");
+        let used = ["tokens", "chains", "other", "templ", "sharedLists"];
+        let unused = ["evmChains", "fiat", "commented", "chain"];
+        let names: Vec<&str> = used.iter().chain(&unused).copied().collect();
+        let found = mentioned_outside_main(src, None, &names).unwrap();
+        for (name, found) in names.iter().zip(found) {
+            assert_eq!(found, used.contains(name), "{name}");
         }
-        for unused in ["evmChains", "fiat", "commented", "chain"] {
-            assert!(!s.mentions(unused), "{unused}");
+        assert!(mentioned_outside_main("export const main = make()", None, &["x"]).is_none());
+    }
+
+    #[test]
+    fn i46_names_looked_for_are_found_where_the_whole_walk_finds_them() {
+        // Texts of fragments around a `main` literal: identifiers of several scripts, digits
+        // before letters, plain strings, strings with text, templates, comments and stray quotes.
+        let pieces = [
+            "a",
+            "ab",
+            "_x",
+            "$y",
+            "é",
+            "ñame",
+            "9a",
+            "a9",
+            "名",
+            "x\\u0041",
+            " ",
+            "\n",
+            ".",
+            "(",
+            ")",
+            "'ab'",
+            "\"a\"",
+            "`ab`",
+            "'a b'",
+            "`${a}`",
+            "'",
+            "\"",
+            "`",
+            "// ab\n",
+            "/* a */",
+            "=",
+            "{",
+            "}",
+            ",",
+            "main",
+            "const ",
+            "let main = { ab: 'a' }",
+            "\u{a0}",
+            "\u{2028}",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let candidates = [
+            "a", "ab", "_x", "$y", "é", "ñame", "a9", "名", "a b", "x", "main", "y", "ab2", "",
+        ];
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..20_000 {
+            let mut src = String::new();
+            for _ in 0..next(12) {
+                src.push_str(pieces[next(pieces.len())]);
+            }
+            src.push_str("export const main = { ab: 'a', é: \"ñame\" }");
+            for _ in 0..next(16) {
+                src.push_str(pieces[next(pieces.len())]);
+            }
+            let whole = SourceOutsideMain::new(&src, None);
+            let names: Vec<&str> = (0..next(5))
+                .map(|_| candidates[next(candidates.len())])
+                .collect();
+            let found = mentioned_outside_main(&src, None, &names);
+            match (whole, found) {
+                (None, None) => {}
+                (Some(whole), Some(found)) => {
+                    for (name, found) in names.iter().zip(found) {
+                        assert_eq!(found, whole.mentions(name), "{name:?} in {src:?}");
+                        *(if found { &mut yes } else { &mut no }) += 1;
+                    }
+                }
+                (whole, found) => panic!("{src:?}: {:?} against {found:?}", whole.is_some()),
+            }
         }
-        assert!(SourceOutsideMain::new("export const main = make()", None).is_none());
+        assert!(yes > 1_000 && no > 1_000, "{yes} found, {no} not");
     }
 
     #[test]
