@@ -294,13 +294,7 @@ mod tests {
             r#"[]"#,
             r#""s""#,
         ];
-        let mut seed = 0x2545_f491_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = crate::test_rng::below(0x2545_f491);
         let mut graded = 0;
         for _ in 0..2_000 {
             let members: Vec<String> = (0..next(4))

@@ -161,6 +161,24 @@ impl Options {
 /// newer release never serves results an older one cached.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The random sequence the crate's randomised tests draw from (xorshift64): fixed seeds, so a
+/// failure is found again on the next run.
+#[cfg(test)]
+pub(crate) mod test_rng {
+    /// Advances `seed` one step and returns it.
+    pub(crate) fn step(seed: &mut u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed
+    }
+
+    /// Numbers below the `n` given at each call, from `seed`.
+    pub(crate) fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| (step(&mut seed) % n as u64) as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1039,13 +1039,8 @@ mod tests {
                 _ => {}
             }
         }
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut below = crate::test_rng::below(0x2545_f491_4f6c_dd1d);
+        let mut next = move |n: u64| below(n as usize) as u64;
         let mut counter = 0;
         fn tree(depth: u32, next: &mut impl FnMut(u64) -> u64, counter: &mut u32) -> Value {
             *counter += 1;

@@ -470,15 +470,7 @@ fn mentioned_outside_main(
             continue;
         }
         if matches!(ch, '\'' | '"' | '`') {
-            // Contents are blanked to spaces, so a literal runs to the next identical quote and
-            // holds only spaces in between. Anything else (a template with `${ … }`, a line
-            // continuation, a quote inside a regular expression) is read on as code.
-            let plain_end = b[i + 1..]
-                .iter()
-                .position(|c| *c != b' ')
-                .map(|n| i + 1 + n)
-                .filter(|end| b[*end] == ch as u8);
-            if let Some(end) = plain_end {
+            if let Some(end) = plain_string_end(b, i) {
                 if note(source.get(i + 1..end)?) {
                     break;
                 }
@@ -502,6 +494,17 @@ fn mentioned_outside_main(
         i += ch.len_utf8();
     }
     Some(found)
+}
+
+/// Where the plain string literal opened by the quote at `open` ends (its closing quote), in a
+/// blanked text `b`. Contents are blanked to spaces, so such a literal runs to the next identical
+/// quote and holds only spaces in between; `None` for anything else (a template with `${ … }`, a
+/// line continuation, a quote inside a regular expression), which is read on as code.
+fn plain_string_end(b: &[u8], open: usize) -> Option<usize> {
+    let quote = *b.get(open)?;
+    let rest = b.get(open + 1..)?;
+    let end = open + 1 + rest.iter().position(|c| *c != b' ')?;
+    (b[end] == quote).then_some(end)
 }
 
 /// The byte offsets of the `{` and `}` of the object literal in `const|let|var main = { … }`
@@ -993,15 +996,7 @@ mod tests {
                     continue;
                 }
                 if matches!(ch, '\'' | '"' | '`') {
-                    // Contents are blanked to spaces, so a literal runs to the next identical quote and
-                    // holds only spaces in between. Anything else (a template with `${ … }`, a line
-                    // continuation, a quote inside a regular expression) is read on as code.
-                    let plain_end = b[i + 1..]
-                        .iter()
-                        .position(|c| *c != b' ')
-                        .map(|n| i + 1 + n)
-                        .filter(|end| b[*end] == ch as u8);
-                    if let Some(end) = plain_end {
+                    if let Some(end) = plain_string_end(b, i) {
                         out.strings.insert(source.get(i + 1..end)?.to_string());
                         i = end + 1;
                     } else {
@@ -1104,13 +1099,7 @@ export const handlers = ( { sharedLists } ) => {
             "\u{a0}",
             "\u{2028}",
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = crate::test_rng::below(0x2545_f491_4f6c_dd1d);
         let candidates = [
             "a", "ab", "_x", "$y", "é", "ñame", "a9", "名", "a b", "x", "main", "y", "ab2", "",
         ];
