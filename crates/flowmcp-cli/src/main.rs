@@ -133,11 +133,11 @@ enum DevCommand {
 /// jemalloc instead of the system allocator: loading and validating a catalog allocates a great
 /// deal from several threads, where glibc's allocator spent about a third of the time.
 ///
-/// The workspace builds it to back its heap with transparent huge pages where the system allows
-/// them on request (`thp:always`, set in `.cargo/config.toml`): a batch command such as `validate`
-/// or `list` then takes about 60 % fewer page faults and 3–6 % less CPU. A long-lived process
-/// would keep more memory resident that way, so `serve` and `lsp` turn huge pages off for
-/// themselves first ([`small_pages_only`]).
+/// It keeps its default options: asking the kernel for transparent huge pages on its heap saved
+/// page faults but, where the kernel compacts memory to grant them, cost more CPU than it saved
+/// (docs/decisions.md, D196). Where the system gives huge pages to every process, `serve` and
+/// `lsp` turn them off for themselves first ([`small_pages_only`]): a long-lived process would
+/// keep more memory resident with them.
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
