@@ -51,6 +51,26 @@ pub(crate) fn evaluate(
         };
         return Ok((exports, Some(literal)));
     }
+    if let Some(read) = fast
+        .as_ref()
+        .filter(|f| !f.referenced)
+        .and_then(|f| crate::factory::read(&f.source))
+        && let Some(f) = fast.take()
+    {
+        // The rest of the module is a `handlers` factory whose call only builds its routes: read
+        // without starting the engine, as the engine would give it (D197).
+        let mut data = IndexMap::new();
+        data.insert("main".to_string(), f.value);
+        let exports = Exports {
+            names: read.names,
+            data,
+            handlers: HandlersExport::Function {
+                shape: Ok(read.shape),
+            },
+            unserializable: Vec::new(),
+        };
+        return Ok((exports, Some(MainLiteral::new(f.range, f.facts))));
+    }
     let (module, mut fast) = match fast {
         Some(mut f) => (std::mem::take(&mut f.source), Some(f)),
         None => (source.to_string(), None),
@@ -907,5 +927,170 @@ mod tests {
             Some(Position { line: 3, column: 6 })
         );
         assert_eq!(position_in_stack("    at <eval>:1:1\n", "t.mjs"), None);
+    }
+
+    /// The engine's outcome for `src` (which declares a literal `main`), given the literal as a
+    /// value as `evaluate` does, and what `factory::read` made of the same text.
+    fn engine_and_reader(
+        src: &str,
+    ) -> (Result<Exports, EvalFailure>, Option<crate::factory::Read>) {
+        let blanked = crate::scan::blank_aligned(src);
+        let fast = FastMain::prepare(src, &blanked, None).expect("a literal `main`");
+        assert!(!fast.referenced && !fast.data_only, "{src}");
+        let module = fast.source.clone();
+        let read = crate::factory::read(&module);
+        let engine = evaluate_inner("t.mjs", &module, Some(fast), None, &Limits::default(), true);
+        (engine, read)
+    }
+
+    /// Whether the reader read `src`; when it did, it gave what the engine gives.
+    fn read_as_engine(src: &str) -> bool {
+        let (engine, read) = engine_and_reader(src);
+        let Some(read) = read else { return false };
+        let exports =
+            engine.unwrap_or_else(|e| panic!("read, but the engine failed: {e:?}\n{src}"));
+        assert_eq!(exports.names, read.names, "{src}");
+        assert_eq!(
+            exports.handlers,
+            HandlersExport::Function {
+                shape: Ok(read.shape)
+            },
+            "{src}"
+        );
+        assert!(exports.unserializable.is_empty());
+        true
+    }
+
+    fn with_main(code: &str) -> String {
+        format!("export const main = {{\n    namespace: 'x',\n    tools: {{}}\n}}\n\n{code}\n")
+    }
+
+    /// D197: modules of the common shape are read without the engine, and give exactly its exports:
+    /// names sorted, routes and hooks in insertion order (a key written twice keeps its first place
+    /// and its last value), methods and function values as hooks, other values left out.
+    #[test]
+    fn i46_a_handlers_factory_is_read_as_the_engine_evaluates_it() {
+        let read = [
+            "export const handlers = ( { sharedLists, libraries } ) => ( {\n    getA: {\n        preRequest: async ( { struct, payload } ) => {\n            struct.url = `${struct.url}?q=${encodeURIComponent( payload.q ?? '' )}`\n            return { struct }\n        },\n        postRequest: async function ( { response } ) { return { response: response?.items?.map( ( i ) => i.id ) } }\n    },\n    'get-b': { note: 'x', count: 3, postRequest( { response } ) { return { response } } },\n    getA2: {},\n    getA: { executeRequest: async () => ( { struct: {} } ), limit: -1 }\n} )",
+            "export const handlers = () => ({})",
+            "export const handlers = ( { libraries } ) => {\n    const ethers = libraries['ethers']\n    const other = libraries.other\n    const table = { a: [ 1, 2, { b: null } ], re: /a+(?:b|c)\\d{2,3}$/giu, t: `plain`, n: -2.5, big: 10n }\n    function helper( x ) { return x * 2 }\n    const twice = ( x ) => helper( x ) + table.n\n    return {\n        signMessage: {\n            executeRequest: async ( { struct, payload } ) => {\n                class Kept { #p = 1; static s = 2; static { this.t = 3 } get p() { return #p in this ? this.#p : 0 } }\n                try { struct.data = await ethers.sign( payload.userParams ) } catch( e ) { struct.status = false }\n                label: for( const [ k, v ] of Object.entries( table ) ) { if( v ) break label }\n                return { struct, n: twice( 2 ) ?? 0, o: { ...struct }, s: String.raw`a${1}` }\n            }\n        }\n    }\n}",
+            "const LIMIT = 50\nfunction clamp( n ) { return Math.min( n, LIMIT ) }\nexport const VERSION = '2'\nexport function helper() { return clamp( 1 ) }\nexport const handlers = ( { sharedLists } ) => ( {\n    'ünïcode': { preRequest: async ( { struct } ) => ( { struct } ) },\n    \"quoted\\u0041\": { postRequest: async ( x ) => x }\n} )",
+        ];
+        for code in read {
+            assert!(read_as_engine(&with_main(code)), "not read:\n{code}");
+        }
+    }
+
+    /// D197: what the reader declines is evaluated; where it declines because the text is wrong,
+    /// the engine finds it wrong too. Each case here is declined.
+    #[test]
+    fn i46_the_handlers_reader_declines_what_it_cannot_know() {
+        let errors = [
+            "export const handlers = () => ({ a: { pre: async () => { let x = 1; let x = 2 } } })",
+            "export const handlers = () => ({ a: { pre: () => { await 1 } } })",
+            "export const handlers = () => ({ a: { pre: async () => { return ( } } })",
+            "export const handlers = () => ({ a: { pre: () => /(/ } })",
+            "export const handlers = () => ({ a: { pre: () => { with( x ) {} } } })",
+            "export const handlers = () => ({})\nexport const handlers2 = 1\nexport { handlers2 as handlers }",
+        ];
+        for code in errors {
+            let (engine, read) = engine_and_reader(&with_main(code));
+            assert!(read.is_none(), "read:\n{code}");
+            assert!(
+                matches!(engine, Err(EvalFailure::Syntax { .. })),
+                "{engine:?}\n{code}"
+            );
+        }
+        let declined = [
+            // Computed, prototype and index keys, getters, spreads.
+            "export const handlers = () => ({ ['a' + 1]: {} })",
+            "export const handlers = () => ({ __proto__: { a: {} } })",
+            "export const handlers = () => ({ b: {}, 1: {} })",
+            "export const handlers = () => ({ a: { get pre() { return () => 1 } } })",
+            "export const handlers = () => ({ ...{ a: {} } })",
+            // Code that runs: in the factory, at the top level, in a route's value.
+            "export const handlers = ( { sharedLists } ) => { const chains = sharedLists.EVM.filter( ( c ) => c ); return {} }",
+            "export const handlers = () => ({ a: make() })",
+            "export const handlers = () => ({ a: { pre: make() } })",
+            "const routes = build()\nexport const handlers = () => ({})",
+            "console.log( 1 )\nexport const handlers = () => ({})",
+            "export const handlers = async () => ({})",
+            "export const handlers = ( { sharedLists = {} } ) => ({})",
+            "export const handlers = ( { other } ) => { const x = other.y; return {} }",
+            "export const handlers = ( { libraries } ) => { const x = libraries.a.b; return {} }",
+            "export const handlers = function () { return {} }",
+            "export const handlers = () => { if( true ) {} return {} }",
+            "export const handlers = 5",
+            "export const list = { a: 1 }\nexport const handlers = () => ({})",
+            "import x from 'y'\nexport const handlers = () => ({})",
+            // Syntax the engine may not know.
+            "export const handlers = () => ({ a: { pre: () => /[\\p{L}--[a-z]]/v } })",
+            "export const handlers = () => ({ a: { pre: () => /(?i:a)b/ } })",
+            "export const handlers = () => ({ a: { pre: () => /(?<y>a)|(?<y>b)/ } })",
+            "export const handlers = () => ({ a: { pre: () => { using r = res() } } })",
+            "export const handlers = () => ({ a: { pre: () => import( 'x' ) } })",
+        ];
+        for code in declined {
+            let (_, read) = engine_and_reader(&with_main(code));
+            assert!(read.is_none(), "read:\n{code}");
+        }
+        // No handlers, or a `main` the engine must build: nothing for the reader.
+        let (_, read) = engine_and_reader(&with_main("export const other = 1"));
+        assert!(read.is_none());
+    }
+
+    /// D197: at the deepest tree the reader reads, the engine compiles every shape within its
+    /// default stack limit and agrees; one level more is declined. A text nested far deeper than
+    /// any stack it runs on is declined without exhausting it.
+    #[test]
+    fn i46_at_the_depth_bound_the_engine_agrees() {
+        let shapes: [(&str, &str, &str); 12] = [
+            ("(", "1", ")"),
+            ("[", "1", "]"),
+            ("{ a: ", "1", " }"),
+            ("f(", "1", ")"),
+            ("!", "x", ""),
+            ("a ? b : ", "1", ""),
+            ("x => ", "1", ""),
+            ("`${", "1", "}`"),
+            ("[...", "x", "]"),
+            ("new ", "X", ""),
+            ("(function () { return ", "1", " })"),
+            ("a = ", "1", ""),
+        ];
+        for (open, inner, close) in shapes {
+            let module = |n: usize| {
+                with_main(&format!(
+                    "export const handlers = () => ({{ a: {{ pre: () => ({}{inner}{}) }} }})",
+                    open.repeat(n),
+                    close.repeat(n)
+                ))
+            };
+            let mut n = 1;
+            while read_as_engine(&module(n)) {
+                n += 1;
+                assert!(n < 4 * crate::factory::MAX_DEPTH as usize, "{open}");
+            }
+            assert!(n > 8, "only {n} levels of {open} read");
+            let (_, read) = engine_and_reader(&module(n));
+            assert!(read.is_none());
+        }
+        // 20,000 brackets on a thread with a quarter of a megabyte of stack.
+        let deep = with_main(&format!(
+            "export const handlers = () => ({{ a: {}1{} }})",
+            "(".repeat(20_000),
+            ")".repeat(20_000)
+        ));
+        let declined = std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || {
+                let blanked = crate::scan::blank_aligned(&deep);
+                let fast = FastMain::prepare(&deep, &blanked, None).expect("literal");
+                crate::factory::read(&fast.source).is_none()
+            })
+            .expect("thread")
+            .join()
+            .expect("no overflow");
+        assert!(declined);
     }
 }

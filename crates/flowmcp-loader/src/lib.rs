@@ -42,6 +42,8 @@ pub mod eval;
 mod evaluated;
 #[cfg(feature = "quickjs")]
 mod extract;
+#[cfg(feature = "quickjs")]
+mod factory;
 mod file;
 #[cfg(feature = "quickjs")]
 pub mod host;
