@@ -11,30 +11,52 @@
 //! exports the engine would give.
 //!
 //! It declines (returns `None`, and the engine runs the module as before) on anything else:
-//! a syntax error (the engine words the finding), any statement or value that runs code of the
-//! module at load time or in the factory call, keys whose order or meaning is not plain insertion
-//! (`__proto__`, array indices, computed keys), syntax the engine may not know (decorators,
-//! `using`, regular-expression modifiers and sets), nesting deeper than the engine is sure to
-//! compile within its stack limit, and texts larger than [`MAX_TEXT`]. The parser recurses
-//! without a limit of its own, so it runs on a stack sized from the text (`stack_for`): the
-//! thread's own when that has room, else one made for the read.
+//! a syntax error (the engine words the finding); any statement or value that runs code of the
+//! module at load time or in the factory call; a `handlers` declared with `var` (a later `var`
+//! may replace it); keys whose order or meaning is not plain insertion (`__proto__`, array
+//! indices, computed keys) or that hold a NUL (the engine hands keys over as C strings); syntax
+//! the engine may not know or reads otherwise (decorators, `using`, `import()`, names beyond
+//! ASCII, regular expressions with the `v` flag, modifiers, a group name given twice or near the
+//! engine's limits, a regular expression or a division where the engine's look-ahead for arrow
+//! parameters tells them apart otherwise than the grammar, class fields named like modifiers, a
+//! hashbang line); nesting deeper than the engine is sure to compile within its stack limit;
+//! texts larger than [`MAX_TEXT`]; and inputs besides the text the engine might fail on
+//! ([`inputs_allow`]). The parser recurses without a limit of its own, so it runs on a stack
+//! sized from the text (`stack_for`): the thread's own when that has room, else one made for the
+//! read, and no read asks for more than [`MAX_STACK`].
 
 use oxc_allocator::Allocator;
 use oxc_ast::AstKind;
 use oxc_ast::ast::{
-    ArrowFunctionBody, BindingPattern, Declaration, Expression, FormalParameters, ObjectExpression,
-    ObjectPropertyKind, Program, PropertyKey, PropertyKind, RegExpFlags, Statement, UnaryOperator,
-    VariableDeclarationKind,
+    ArrowFunctionBody, BinaryOperator, BindingPattern, Comment, Declaration, Expression,
+    FormalParameters, ObjectExpression, ObjectPropertyKind, Program, PropertyKey, PropertyKind,
+    RegExpFlags, Statement, UnaryOperator, VariableDeclarationKind,
 };
 use oxc_ast_visit::{Visit, walk};
 use oxc_parser::{ParseOptions, Parser};
 use oxc_semantic::SemanticBuilder;
-use oxc_span::SourceType;
+use oxc_span::{GetSpan, SourceType};
 
 use crate::evaluated::{DATA_EXPORTS, MAIN_GLOBAL};
 
 /// The largest module text read here; a longer one is evaluated.
 pub(crate) const MAX_TEXT: usize = 64 * 1024;
+
+/// The largest shared lists (as JSON text) given with a module read here: the engine copies them
+/// into the sandbox before it runs the module, within its memory limit, and larger ones are left
+/// to it.
+pub(crate) const MAX_LISTS: usize = 1 << 20;
+
+/// Whether the engine, given these inputs besides the text, surely does what a read assumes: it
+/// has at least the default limits (the bound on depth and size was measured with them), and the
+/// shared lists are an object (reading a member of one cannot throw) of at most [`MAX_LISTS`].
+pub(crate) fn inputs_allow(lists: Option<&str>, limits: &crate::evaluated::Limits) -> bool {
+    let least = crate::evaluated::Limits::default();
+    lists.is_none_or(|l| l.len() <= MAX_LISTS && l.trim_start().starts_with('{'))
+        && limits.memory_bytes >= least.memory_bytes
+        && limits.stack_bytes >= least.stack_bytes
+        && limits.eval_timeout >= least.eval_timeout
+}
 
 /// The deepest syntax tree read here (nodes from the program down). The engine compiles within
 /// its stack limit (512 KiB by default) trees several times deeper; `tests::at_the_depth_bound`
@@ -74,8 +96,15 @@ pub(crate) fn read(module: &str) -> Option<Read> {
         return None;
     }
     let stack = stack_for(module);
+    if stack > MAX_STACK {
+        return None;
+    }
     stacker::maybe_grow(stack, stack, || read_on_stack(module))
 }
+
+/// The most stack a read may ask for: a text that needs more is evaluated (a stack that cannot be
+/// had would end the read in a panic, not in the engine's answer).
+const MAX_STACK: usize = 32 << 20;
 
 /// An arena kept between reads on a thread, unless a large text grew it past this.
 const KEPT_ARENA: usize = 4 << 20;
@@ -113,7 +142,17 @@ fn read_in(allocator: &Allocator, module: &str) -> Option<Read> {
     if !checked.diagnostics.is_empty() {
         return None;
     }
-    let mut guard = Guard::default();
+    // A hashbang line is left to the engine.
+    if parsed.program.hashbang.is_some() {
+        return None;
+    }
+    let mut guard = Guard {
+        text: module,
+        comments: &parsed.program.comments,
+        depth: 0,
+        deepest: 0,
+        refused: false,
+    };
     guard.visit_program(&parsed.program);
     if guard.refused || guard.deepest > MAX_DEPTH {
         return None;
@@ -122,14 +161,15 @@ fn read_in(allocator: &Allocator, module: &str) -> Option<Read> {
 }
 
 /// Refuses syntax the engine may not share with the parser, and measures the tree's depth.
-#[derive(Default)]
-struct Guard {
+struct Guard<'t> {
+    text: &'t str,
+    comments: &'t [Comment],
     depth: u32,
     deepest: u32,
     refused: bool,
 }
 
-impl<'a> Visit<'a> for Guard {
+impl<'a> Visit<'a> for Guard<'_> {
     fn enter_node(&mut self, kind: AstKind<'a>) {
         self.depth += 1;
         self.deepest = self.deepest.max(self.depth);
@@ -144,8 +184,32 @@ impl<'a> Visit<'a> for Guard {
             ),
             AstKind::RegExpLiteral(r) => {
                 r.regex.flags.contains(RegExpFlags::V)
-                    || !plain_groups(r.regex.pattern.text.as_str())
+                    || !plain_pattern(r.regex.pattern.text.as_str())
+                    || !self.regex_may_follow(r.span.start as usize)
             }
+            // The engine's look-ahead for arrow parameters reads a `/` after a template as the
+            // start of a regular expression.
+            AstKind::BinaryExpression(b) => {
+                b.operator == BinaryOperator::Division
+                    && (b.left.span().end as usize)
+                        .checked_sub(1)
+                        .and_then(|k| self.text.as_bytes().get(k))
+                        == Some(&b'`')
+            }
+            // A class field named like a modifier, which the engine misreads before a generator.
+            AstKind::PropertyDefinition(p) => {
+                !p.computed
+                    && matches!(
+                        p.key.static_name().as_deref(),
+                        Some("get" | "set" | "static" | "async" | "accessor")
+                    )
+            }
+            // The parser knows a newer Unicode than the engine: only ASCII names are read.
+            AstKind::IdentifierName(i) => !i.name.is_ascii(),
+            AstKind::IdentifierReference(i) => !i.name.is_ascii(),
+            AstKind::BindingIdentifier(i) => !i.name.is_ascii(),
+            AstKind::LabelIdentifier(i) => !i.name.is_ascii(),
+            AstKind::PrivateIdentifier(i) => !i.name.is_ascii(),
             _ => false,
         };
         self.refused |= refused;
@@ -169,11 +233,61 @@ impl<'a> Visit<'a> for Guard {
     }
 }
 
+impl Guard<'_> {
+    /// Whether the engine's look-ahead, which tells a regular expression from a division by the
+    /// token before it, reads the one at `start` as the parser did: not after `)`, `}`, `]`, `+`,
+    /// `-`, a name (other than a keyword after which the engine expects an expression) or anything
+    /// it cannot tell (a character beyond ASCII).
+    fn regex_may_follow(&self, start: usize) -> bool {
+        let b = self.text.as_bytes();
+        let mut i = start;
+        loop {
+            while i > 0 && matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r') {
+                i -= 1;
+            }
+            match self.comments.iter().find(|c| c.span.end as usize == i) {
+                Some(c) => i = c.span.start as usize,
+                None => break,
+            }
+        }
+        let Some(&before) = i.checked_sub(1).and_then(|k| b.get(k)) else {
+            return true;
+        };
+        if before.is_ascii_alphanumeric() || before == b'_' || before == b'$' {
+            let word_start = b[..i]
+                .iter()
+                .rposition(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c == b'$'))
+                .map_or(0, |k| k + 1);
+            return matches!(
+                &b[word_start..i],
+                b"return"
+                    | b"typeof"
+                    | b"case"
+                    | b"do"
+                    | b"else"
+                    | b"in"
+                    | b"instanceof"
+                    | b"new"
+                    | b"delete"
+                    | b"void"
+                    | b"throw"
+            );
+        }
+        !matches!(before, b')' | b'}' | b']' | b'+' | b'-') && before.is_ascii()
+    }
+}
+
 /// Whether the groups of a regular expression's pattern are of the kinds every engine has long
 /// known: `(…)`, `(?:…)`, look-arounds and named groups with distinct names (no modifiers such as
 /// `(?i:…)`, no name given twice). A `(` in a character class counts too, which only declines more.
-fn plain_groups(pattern: &str) -> bool {
+/// Also whether the pattern stays well inside the engine's own limits (captures, group names,
+/// alternatives, Unicode property classes, nesting): short, with few groups, ASCII names.
+fn plain_pattern(pattern: &str) -> bool {
     let b = pattern.as_bytes();
+    let count = |needle: &[u8]| memchr::memmem::find_iter(b, needle).count();
+    if b.len() > 256 || count(b"(") > 64 || count(b"|") > 128 || count(b"\\p") + count(b"\\P") > 4 {
+        return false;
+    }
     let mut names: Vec<&[u8]> = Vec::new();
     let mut i = 0;
     while i < b.len() {
@@ -190,7 +304,7 @@ fn plain_groups(pattern: &str) -> bool {
                                 return false;
                             };
                             let name = &rest[..end];
-                            if names.contains(&name) {
+                            if names.contains(&name) || !name.is_ascii() || name.len() > 64 {
                                 return false;
                             }
                             names.push(name);
@@ -223,6 +337,8 @@ fn exports(program: &Program<'_>) -> Option<Read> {
                         let name = id.name.as_str();
                         let init = d.init.as_ref()?;
                         match name {
+                            // A `var` could be declared again, and set, further on.
+                            "handlers" if v.kind == VariableDeclarationKind::Var => return None,
                             "handlers" => factory = Some(init),
                             "main" => {
                                 let Expression::Identifier(global) = init else {
@@ -417,7 +533,8 @@ fn plain_member<'b, 'a>(
         _ => return None,
     };
     // `__proto__: v` sets the prototype; a key of digits may be an array index, listed first.
-    if key == "__proto__" || key.starts_with(|c: char| c.is_ascii_digit()) {
+    // The engine hands keys over as C strings, cut at a NUL.
+    if key == "__proto__" || key.starts_with(|c: char| c.is_ascii_digit()) || key.contains('\0') {
         return None;
     }
     Some((key.to_string(), (!p.method).then_some(&p.value)))
@@ -471,7 +588,9 @@ mod tests {
     /// estimate: an estimate too small ends the test binary here.
     #[test]
     fn the_stack_estimate_holds() {
-        let expressions: [(&str, &str, &str); 14] = [
+        let expressions: [(&str, &str, &str); 16] = [
+            ("a.", "a", ""),
+            ("1+", "1", ""),
             ("(", "1", ")"),
             ("[", "1", "]"),
             ("{a:", "1", "}"),
@@ -513,10 +632,17 @@ mod tests {
     }
 
     #[test]
-    fn regular_expression_groups() {
-        assert!(plain_groups(r"a(b)(?:c)(?=d)(?!e)(?<=f)(?<!g)(?<n>h)\(?i)"));
-        assert!(!plain_groups("(?i:a)"));
-        assert!(!plain_groups("(?<n>a)|(?<n>b)"));
-        assert!(!plain_groups("(?<n"));
+    fn regular_expression_patterns() {
+        assert!(plain_pattern(
+            r"a(b)(?:c)(?=d)(?!e)(?<=f)(?<!g)(?<n>h)\(?i)\p{L}"
+        ));
+        assert!(!plain_pattern("(?i:a)"));
+        assert!(!plain_pattern("(?<n>a)|(?<n>b)"));
+        assert!(!plain_pattern("(?<n"));
+        assert!(!plain_pattern(&"()".repeat(65)));
+        assert!(!plain_pattern(&"a|".repeat(129)));
+        assert!(!plain_pattern(&r"\p{L}".repeat(5)));
+        assert!(!plain_pattern(&"a".repeat(257)));
+        assert!(!plain_pattern(&format!("(?<{}>a)", "n".repeat(65))));
     }
 }
