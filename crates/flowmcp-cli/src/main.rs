@@ -153,6 +153,11 @@ fn main() -> ExitCode {
     if matches!(cli.command, Command::Serve(_) | Command::Lsp(_)) {
         small_pages_only();
     }
+    // The shared worker threads load modules: with the stack the loader asks for, reading a
+    // module's `handlers` factory never maps a stack of its own (D197). Address space only.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .stack_size(flowmcp_loader::THREAD_STACK_BYTES)
+        .build_global();
     let result = match cli.command {
         Command::Validate(a)
         | Command::Dev(DevArgs {

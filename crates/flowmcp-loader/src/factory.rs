@@ -105,6 +105,7 @@ pub(crate) fn read(module: &str) -> Option<Read> {
 /// The most stack a read may ask for: a text that needs more is evaluated (a stack that cannot be
 /// had would end the read in a panic, not in the engine's answer).
 const MAX_STACK: usize = 32 << 20;
+const _: () = assert!(MAX_STACK + (1 << 20) < crate::THREAD_STACK_BYTES);
 
 /// An arena kept between reads on a thread, unless a large text grew it past this.
 const KEPT_ARENA: usize = 4 << 20;

@@ -85,3 +85,10 @@ pub const JAVASCRIPT_ENGINE: bool = cfg!(feature = "quickjs");
 /// entries by the version of every flowmcp crate a validation runs through, so a fixed rule in a
 /// newer release never serves results an older one cached.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The stack a thread that loads modules should be given (40 MiB of address space, used only as
+/// far as it is touched). A module's `handlers` factory is read by a parser that recurses as
+/// deep as the text nests, on a stack sized from the text; on a thread with less room each such
+/// read maps a stack of its own and unmaps it after, which costs a cold run of many files about
+/// a tenth of its CPU time (D197). Below this, reads need no stack of their own.
+pub const THREAD_STACK_BYTES: usize = 40 << 20;

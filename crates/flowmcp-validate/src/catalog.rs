@@ -1414,7 +1414,7 @@ fn load_all(
             .map(|part| {
                 let one = &one;
                 std::thread::Builder::new()
-                    .stack_size(8 << 20)
+                    .stack_size(flowmcp_loader::THREAD_STACK_BYTES)
                     .spawn_scoped(s, move || {
                         part.iter()
                             .map(|(rel, file)| one(rel, file))
