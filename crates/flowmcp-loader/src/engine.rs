@@ -23,8 +23,9 @@ use crate::evaluated::{MAIN_GLOBAL, names_main_global, only_declares_main};
 use crate::extract::{Abort, Extractor, Intrinsics, frozen_json, handler_shape};
 
 /// Evaluates `source` (see [`crate::eval::evaluate_in`]): a module that is nothing but
-/// `export const main = <literal>` is read without starting the engine; otherwise the engine runs
-/// it, given a literal `main` as a value rather than as source text. With the exports, the byte
+/// `export const main = <literal>` is read without starting the engine, and so is one whose code
+/// beside a literal `main` is a `handlers` factory that [`crate::factory::read`] can read (D197);
+/// otherwise the engine runs it, given a literal `main` as a value rather than as source text. With the exports, the byte
 /// range of the literal when the `main` export is exactly its value (read here, and not
 /// reachable by the module's code).
 pub(crate) fn evaluate(

@@ -58,9 +58,9 @@ pub(crate) fn inputs_allow(lists: Option<&str>, limits: &crate::evaluated::Limit
         && limits.eval_timeout >= least.eval_timeout
 }
 
-/// The deepest syntax tree read here (nodes from the program down). The engine compiles within
-/// its stack limit (512 KiB by default) trees several times deeper; `tests::at_the_depth_bound`
-/// holds the engine to every shape at this depth.
+/// The deepest syntax tree read here (nodes from the program down): a depth at which the engine
+/// compiles every measured shape of nesting within its default stack limit (512 KiB);
+/// `engine::tests::i46_at_the_depth_bound_the_engine_agrees` holds it to that.
 pub(crate) const MAX_DEPTH: u32 = 120;
 
 /// Stack the parser and its checks may take: a base, plus for each opening bracket (a level of
@@ -111,11 +111,12 @@ const _: () = assert!(MAX_STACK + (1 << 20) < crate::THREAD_STACK_BYTES);
 const KEPT_ARENA: usize = 4 << 20;
 
 thread_local! {
-    /// The parser's arena for the next read on this thread: allocating and freeing a fresh one for
-    /// every module cost more page faults than the parse saved.
+    /// The parser's arena for the next read on this thread, so that each read does not allocate
+    /// and free the arena's blocks again.
     static ARENA: std::cell::Cell<Option<Allocator>> = const { std::cell::Cell::new(None) };
 }
 
+/// [`read`] on the stack the thread has, whatever its room (the tests give it an exact one).
 pub(crate) fn read_on_stack(module: &str) -> Option<Read> {
     let mut allocator = ARENA.take().unwrap_or_default();
     let read = read_in(&allocator, module);
@@ -134,17 +135,17 @@ fn read_in(allocator: &Allocator, module: &str) -> Option<Read> {
     let parsed = Parser::new(allocator, module, SourceType::mjs())
         .with_options(options)
         .parse();
-    if parsed.panicked || !parsed.diagnostics.is_empty() {
+    // A hashbang line is left to the engine.
+    if parsed.panicked || !parsed.diagnostics.is_empty() || parsed.program.hashbang.is_some() {
         return None;
     }
+    // What the module would export, first: most modules that are declined are declined here,
+    // before the longer checks.
+    let read = exports(&parsed.program)?;
     let checked = SemanticBuilder::new()
         .with_check_syntax_error(true)
         .build(&parsed.program);
     if !checked.diagnostics.is_empty() {
-        return None;
-    }
-    // A hashbang line is left to the engine.
-    if parsed.program.hashbang.is_some() {
         return None;
     }
     let mut guard = Guard {
@@ -155,10 +156,7 @@ fn read_in(allocator: &Allocator, module: &str) -> Option<Read> {
         refused: false,
     };
     guard.visit_program(&parsed.program);
-    if guard.refused || guard.deepest > MAX_DEPTH {
-        return None;
-    }
-    exports(&parsed.program)
+    (!guard.refused && guard.deepest <= MAX_DEPTH).then_some(read)
 }
 
 /// Refuses syntax the engine may not share with the parser, and measures the tree's depth.
@@ -613,14 +611,27 @@ mod tests {
             ("a:", "x;", ""),
             ("if(a){}else ", "x;", ""),
         ];
-        let texts = expressions
+        // Inside a hook of a module otherwise read, so that every step of a read walks them: a
+        // few levels are read.
+        let shapes = expressions
             .iter()
-            .map(|s| ("x = ", s))
-            .chain(statements.iter().map(|s| ("", s)))
-            .map(|(head, (open, inner, close))| {
-                format!("{head}{}{inner}{}", open.repeat(3000), close.repeat(3000))
-            });
-        for text in texts {
+            .map(|s| (("(", ")"), s))
+            .chain(statements.iter().map(|s| (("{", "}"), s)));
+        let text = |((head, tail), (open, inner, close)): ((&str, &str), &(&str, &str, &str)),
+                    n: usize| {
+            format!(
+                "export const main = {MAIN_GLOBAL}\nexport const handlers = () => ({{ a: {{ pre: () => {head}{}{inner}{}{tail} }} }})",
+                open.repeat(n),
+                close.repeat(n)
+            )
+        };
+        for shape in shapes.clone() {
+            // A label used twice within itself is an early error.
+            if shape.1.0 != "a:" {
+                assert!(read_on_stack(&text(shape, 3)).is_some(), "{shape:?}");
+            }
+        }
+        for text in shapes.map(|shape| text(shape, 3000)) {
             let stack = stack_for(&text);
             let read = std::thread::Builder::new()
                 .stack_size(stack)
