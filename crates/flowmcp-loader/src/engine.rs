@@ -983,6 +983,19 @@ mod tests {
         }
     }
 
+    /// Each of `codes` (after a literal `main`) is declined by the reader, and the engine finds a
+    /// syntax error in it.
+    fn declined_as_syntax_errors(codes: &[&str]) {
+        for code in codes {
+            let (engine, read) = engine_and_reader(&with_main(code));
+            assert!(read.is_none(), "read:\n{code}");
+            assert!(
+                matches!(engine, Err(EvalFailure::Syntax { .. })),
+                "{engine:?}\n{code}"
+            );
+        }
+    }
+
     /// D197: what the reader declines is evaluated; where it declines because the text is wrong,
     /// the engine finds it wrong too. Each case here is declined.
     #[test]
@@ -995,14 +1008,7 @@ mod tests {
             "export const handlers = () => ({ a: { pre: () => { with( x ) {} } } })",
             "export const handlers = () => ({})\nexport const handlers2 = 1\nexport { handlers2 as handlers }",
         ];
-        for code in errors {
-            let (engine, read) = engine_and_reader(&with_main(code));
-            assert!(read.is_none(), "read:\n{code}");
-            assert!(
-                matches!(engine, Err(EvalFailure::Syntax { .. })),
-                "{engine:?}\n{code}"
-            );
-        }
+        declined_as_syntax_errors(&errors);
         let declined = [
             // Computed, prototype and index keys, getters, spreads.
             "export const handlers = () => ({ ['a' + 1]: {} })",
@@ -1032,10 +1038,6 @@ mod tests {
             "export const handlers = () => ({ a: { pre: () => { using r = res() } } })",
             "export const handlers = () => ({ a: { pre: () => import( 'x' ) } })",
         ];
-        for code in declined {
-            let (_, read) = engine_and_reader(&with_main(code));
-            assert!(read.is_none(), "read:\n{code}");
-        }
         // What the engine reads otherwise than the parser (its look-ahead for arrow parameters
         // takes a `/` after a template for a regular expression and one after `)` for a division;
         // a class field named `get` before a generator; its limits in regular expressions; a
@@ -1050,14 +1052,7 @@ mod tests {
             ),
             "export const handlers = () => ({ a: { pre: () => { let \u{0558} = 1 } } })",
         ];
-        for code in misread {
-            let (engine, read) = engine_and_reader(&with_main(code));
-            assert!(read.is_none(), "read:\n{code}");
-            assert!(
-                matches!(engine, Err(EvalFailure::Syntax { .. })),
-                "{engine:?}\n{code}"
-            );
-        }
+        declined_as_syntax_errors(&misread);
         // Where a read would differ from the engine's outcome: a `var` declared again, a key
         // the engine cuts at a NUL. And names beyond ASCII, which the engine may not know.
         let differ = [
@@ -1065,7 +1060,7 @@ mod tests {
             "export const handlers = () => ({ 'a\\0b': { pre() {} } })",
             "export const handlers = () => ({ a: { pre: () => { const é = 1; return é } } })",
         ];
-        for code in differ {
+        for code in declined.iter().chain(&differ) {
             let (_, read) = engine_and_reader(&with_main(code));
             assert!(read.is_none(), "read:\n{code}");
         }
@@ -1089,21 +1084,7 @@ mod tests {
     /// any stack it runs on is declined without exhausting it.
     #[test]
     fn i46_at_the_depth_bound_the_engine_agrees() {
-        let shapes: [(&str, &str, &str); 12] = [
-            ("(", "1", ")"),
-            ("[", "1", "]"),
-            ("{ a: ", "1", " }"),
-            ("f(", "1", ")"),
-            ("!", "x", ""),
-            ("a ? b : ", "1", ""),
-            ("x => ", "1", ""),
-            ("`${", "1", "}`"),
-            ("[...", "x", "]"),
-            ("new ", "X", ""),
-            ("(function () { return ", "1", " })"),
-            ("a = ", "1", ""),
-        ];
-        for (open, inner, close) in shapes {
+        for (open, inner, close) in crate::factory::tests::NESTING {
             let module = |n: usize| {
                 with_main(&format!(
                     "export const handlers = () => ({{ a: {{ pre: () => ({}{inner}{}) }} }})",

@@ -37,6 +37,7 @@ use oxc_parser::{ParseOptions, Parser};
 use oxc_semantic::SemanticBuilder;
 use oxc_span::{GetSpan, SourceType};
 
+use crate::bytes::is_ascii_ident;
 use crate::evaluated::{DATA_EXPORTS, MAIN_GLOBAL};
 
 /// The largest module text read here; a longer one is evaluated.
@@ -252,10 +253,10 @@ impl Guard<'_> {
         let Some(&before) = i.checked_sub(1).and_then(|k| b.get(k)) else {
             return true;
         };
-        if before.is_ascii_alphanumeric() || before == b'_' || before == b'$' {
+        if is_ascii_ident(before) {
             let word_start = b[..i]
                 .iter()
-                .rposition(|c| !(c.is_ascii_alphanumeric() || *c == b'_' || *c == b'$'))
+                .rposition(|c| !is_ascii_ident(*c))
                 .map_or(0, |k| k + 1);
             return matches!(
                 &b[word_start..i],
@@ -580,31 +581,35 @@ fn inert(e: &Expression<'_>) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Nestings of expressions that cost the parser (and the engine) the most stack per level:
+    /// each an opening, the innermost expression and a closing. Shared by the tests of the stack
+    /// estimate and of the depth bound.
+    pub(crate) const NESTING: [(&str, &str, &str); 16] = [
+        ("a.", "a", ""),
+        ("1+", "1", ""),
+        ("(", "1", ")"),
+        ("[", "1", "]"),
+        ("{a:", "1", "}"),
+        ("f(", "1", ")"),
+        ("`${", "1", "}`"),
+        ("[...", "x", "]"),
+        ("!", "x", ""),
+        ("a?b:", "1", ""),
+        ("a=", "1", ""),
+        ("a=>", "1", ""),
+        ("new ", "X", ""),
+        ("a**", "1", ""),
+        ("typeof ", "x", ""),
+        ("function f(){return ", "1", "}"),
+    ];
 
     /// The deepest shapes, far beyond what is read, parsed on a thread whose stack is exactly the
     /// estimate: an estimate too small ends the test binary here.
     #[test]
     fn the_stack_estimate_holds() {
-        let expressions: [(&str, &str, &str); 16] = [
-            ("a.", "a", ""),
-            ("1+", "1", ""),
-            ("(", "1", ")"),
-            ("[", "1", "]"),
-            ("{a:", "1", "}"),
-            ("f(", "1", ")"),
-            ("`${", "1", "}`"),
-            ("[...", "x", "]"),
-            ("!", "x", ""),
-            ("a?b:", "1", ""),
-            ("a=", "1", ""),
-            ("a=>", "1", ""),
-            ("new ", "X", ""),
-            ("a**", "1", ""),
-            ("typeof ", "x", ""),
-            ("function f(){return ", "1", "}"),
-        ];
         let statements: [(&str, &str, &str); 4] = [
             ("if(a)", "x;", ""),
             ("{", "x;", "}"),
@@ -613,7 +618,7 @@ mod tests {
         ];
         // Inside a hook of a module otherwise read, so that every step of a read walks them: a
         // few levels are read.
-        let shapes = expressions
+        let shapes = NESTING
             .iter()
             .map(|s| (("(", ")"), s))
             .chain(statements.iter().map(|s| (("{", "}"), s)));
